@@ -1,0 +1,126 @@
+package ad
+
+import (
+	"fmt"
+	"math"
+)
+
+// Graph records operations so that they can be replayed forward and
+// differentiated backward. The zero value is an empty graph ready to use.
+type Graph struct {
+	nodes []*Node
+}
+
+// Node is a value in a Graph: an input, a parameter, or the result of an
+// operation. Value is recomputed in place by Forward; Grad, present when
+// the node depends on a parameter, is filled by Backward.
+type Node struct {
+	Value *Tensor
+	Grad  *Tensor
+
+	op     op
+	inputs []*Node
+}
+
+// op is one operation's forward and backward pass. forward recomputes
+// out.Value from out.inputs; backward adds the contribution of out.Grad to
+// the Grad of every input that has one.
+type op interface {
+	forward(out *Node)
+	backward(out *Node)
+}
+
+// Input adds a constant to the graph. Its value may be changed in place
+// between calls to Forward; no gradient flows into it.
+func (g *Graph) Input(t *Tensor) *Node {
+	n := &Node{Value: t}
+	g.nodes = append(g.nodes, n)
+	return n
+}
+
+// Param adds a parameter: a leaf whose gradient Backward computes. The
+// gradient is written to grad, which must have t's shape; if grad is nil a
+// new tensor is allocated.
+func (g *Graph) Param(t, grad *Tensor) *Node {
+	if grad == nil {
+		grad = NewTensor(t.Shape...)
+	} else if !grad.sameShape(t) {
+		panic(fmt.Sprintf("ad: gradient shape %v for a parameter of shape %v", grad.Shape, t.Shape))
+	}
+	n := &Node{Value: t, Grad: grad}
+	g.nodes = append(g.nodes, n)
+	return n
+}
+
+// apply adds the result of o on inputs, with a value of the given shape,
+// and computes it once.
+func (g *Graph) apply(o op, shape []int, inputs ...*Node) *Node {
+	n := &Node{Value: NewTensor(shape...), op: o, inputs: inputs}
+	for _, in := range inputs {
+		if in.Grad != nil {
+			n.Grad = NewTensor(shape...)
+			break
+		}
+	}
+	o.forward(n)
+	g.nodes = append(g.nodes, n)
+	return n
+}
+
+// Forward recomputes every node in the order it was added.
+func (g *Graph) Forward() {
+	for _, n := range g.nodes {
+		if n.op != nil {
+			n.op.forward(n)
+		}
+	}
+}
+
+// Backward computes the gradient of the scalar loss with respect to every
+// node that depends on a parameter, overwriting the gradients of the
+// previous call. loss must be a single-element node of this graph.
+func (g *Graph) Backward(loss *Node) {
+	if loss.Value.Len() != 1 {
+		panic(fmt.Sprintf("ad: Backward from a node of shape %v, want a scalar", loss.Value.Shape))
+	}
+	if loss.Grad == nil {
+		return // the loss does not depend on any parameter
+	}
+	last := -1
+	for i, n := range g.nodes {
+		if n.Grad != nil {
+			n.Grad.Zero()
+		}
+		if n == loss {
+			last = i
+		}
+	}
+	if last < 0 {
+		panic("ad: Backward from a node of another graph")
+	}
+	loss.Grad.Data[0] = 1
+	for i := last; i >= 0; i-- {
+		n := g.nodes[i]
+		if n.op != nil && n.Grad != nil {
+			n.op.backward(n)
+		}
+	}
+}
+
+// Scalar returns the value of a single-element node.
+func (n *Node) Scalar() float64 {
+	if n.Value.Len() != 1 {
+		panic(fmt.Sprintf("ad: Scalar of a node of shape %v", n.Value.Shape))
+	}
+	return n.Value.Data[0]
+}
+
+// IsFinite reports whether every element of the node's value is finite.
+func (n *Node) IsFinite() bool {
+	for _, v := range n.Value.Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,36 @@
+// Package dataset provides the data of the library's regression and
+// classification tasks as float64 matrices: tables read from CSV files and the
+// synthetic tasks of the paper's finite-depth kernel machine experiments.
+//
+// # CSV tables
+//
+// ReadCSV and LoadCSV read a CSV file whose first row names the columns. Every
+// field is a number, except the target column of a classification task, whose
+// fields are class labels. CSVOptions says which column is the target (if any)
+// and which columns are features; the features end up in Table.X with one row
+// per sample, the target in Table.Y (regression) or Table.Labels and
+// Table.Classes (classification).
+//
+// Selecting features by name lets a model trained on one file be applied to
+// another whose columns come in a different order or which holds extra
+// columns, such as the target itself or an identifier: those are not read.
+//
+// Problems with the data are returned as *ParseError values naming the file,
+// the line and the column, for example
+//
+//	train.csv: row 7, column "x2": value is NaN
+//
+// so that a user can find and fix the offending field. Missing values, NaN and
+// infinities are rejected rather than passed on to the models.
+//
+// WriteCSV and Table.Save write CSV files atomically: an existing file is
+// either replaced whole or, on error, left untouched.
+//
+// # Synthetic tasks
+//
+// The paper (Figure 3) fits the polynomial p(x, y) = (2x-1)² + 2y + xy - 3 on
+// a 6×6 grid of [0,1]² (PolynomialGrid) and interpolates a noisy sine,
+// sin(x²/2) plus uniform noise on [0,1), from 100 random points of [0,8]
+// (NoisySine). SineGrid gives the noise-free curve, shifted by the noise mean
+// 0.5, at evenly spaced points for testing.
+package dataset

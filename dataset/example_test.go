@@ -1,0 +1,68 @@
+package dataset_test
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/parametric-machines/machines/dataset"
+)
+
+func ExampleReadCSV() {
+	const data = `sepal length,petal length,species
+5.1,1.4,setosa
+7.0,4.7,versicolor
+6.3,6.0,virginica
+4.9,1.4,setosa
+`
+	t, err := dataset.ReadCSV(strings.NewReader(data), "flowers.csv", dataset.CSVOptions{
+		Target:   "species",
+		Classify: true,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("features %q\n", t.Features)
+	fmt.Printf("X = %v\n", mat.Formatted(t.X, mat.Prefix("    ")))
+	fmt.Printf("classes %q, labels %v\n", t.Classes, t.Labels)
+
+	// Output:
+	// features ["sepal length" "petal length"]
+	// X = ⎡5.1  1.4⎤
+	//     ⎢  7  4.7⎥
+	//     ⎢6.3    6⎥
+	//     ⎣4.9  1.4⎦
+	// classes ["setosa" "versicolor" "virginica"], labels [0 1 2 0]
+}
+
+func ExampleParseError() {
+	const data = "x1,x2,y\n0,0,-2\n0.5,NaN,-2.375\n"
+	_, err := dataset.ReadCSV(strings.NewReader(data), "train.csv", dataset.CSVOptions{Target: "y"})
+	fmt.Println(err)
+
+	var pe *dataset.ParseError
+	if errors.As(err, &pe) {
+		fmt.Println(pe.Row, pe.Column, errors.Is(err, dataset.ErrNaN))
+	}
+
+	// Output:
+	// train.csv: row 3, column "x2": value is NaN
+	// 3 x2 true
+}
+
+func ExamplePolynomialGrid() {
+	X, y := dataset.PolynomialGrid(6)
+	for i := range 3 {
+		fmt.Printf("p(%.1f, %.1f) = %.2f\n", X.At(i, 0), X.At(i, 1), y[i])
+	}
+	fmt.Println(len(y), "points")
+
+	// Output:
+	// p(0.0, 0.0) = -2.00
+	// p(0.0, 0.2) = -1.60
+	// p(0.0, 0.4) = -1.20
+	// 36 points
+}

@@ -1,0 +1,87 @@
+package dataset
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// SineEnd is the right end of the interval [0, SineEnd] of the noisy sine
+// task.
+const SineEnd = 8
+
+// Polynomial is the ground truth of the paper's surface fitting task,
+// p(x, y) = (2x-1)² + 2y + xy - 3.
+func Polynomial(x, y float64) float64 {
+	return (2*x-1)*(2*x-1) + 2*y + x*y - 3
+}
+
+// PolynomialGrid returns the n×n uniform grid on [0,1]² as the rows of X,
+// with y holding Polynomial at each point. Rows run through the grid with x
+// in the outer loop: (0, 0), (0, 1/(n-1)), ..., (0, 1), (1/(n-1), 0), ....
+// The paper trains on n = 6. PolynomialGrid panics if n < 2.
+func PolynomialGrid(n int) (X *mat.Dense, y []float64) {
+	if n < 2 {
+		panic("dataset: grid needs at least 2 points per side")
+	}
+	X = mat.NewDense(n*n, 2, nil)
+	y = make([]float64, n*n)
+	for i := range n {
+		u := float64(i) / float64(n-1)
+		for j := range n {
+			v := float64(j) / float64(n-1)
+			r := i*n + j
+			X.Set(r, 0, u)
+			X.Set(r, 1, v)
+			y[r] = Polynomial(u, v)
+		}
+	}
+	return X, y
+}
+
+// NoisySine returns n samples of the paper's noisy interpolation task: x
+// uniform on [0, SineEnd) in the single column of X, and y = sin(x²/2) + e
+// with noise e uniform on [0, 1). For each sample x is drawn before e. If
+// rnd is nil, the global source of math/rand/v2 is used. NoisySine panics if
+// n < 1.
+func NoisySine(n int, rnd *rand.Rand) (X *mat.Dense, y []float64) {
+	if n < 1 {
+		panic("dataset: no samples requested")
+	}
+	uniform := rand.Float64
+	if rnd != nil {
+		uniform = rnd.Float64
+	}
+	X = mat.NewDense(n, 1, nil)
+	y = make([]float64, n)
+	for i := range n {
+		x := SineEnd * uniform()
+		X.Set(i, 0, x)
+		y[i] = math.Sin(x*x/2) + uniform()
+	}
+	return X, y
+}
+
+// SineTruth is the expected value of the noisy sine at x, sin(x²/2) + 0.5,
+// the noise being uniform on [0, 1).
+func SineTruth(x float64) float64 {
+	return math.Sin(x*x/2) + 0.5
+}
+
+// SineGrid returns n evenly spaced points of [0, SineEnd], both ends
+// included, in the single column of X, with y holding SineTruth at each
+// point; n = 801 gives a step of 0.01. SineGrid panics if n < 2.
+func SineGrid(n int) (X *mat.Dense, y []float64) {
+	if n < 2 {
+		panic("dataset: grid needs at least 2 points")
+	}
+	X = mat.NewDense(n, 1, nil)
+	y = make([]float64, n)
+	for i := range n {
+		x := SineEnd * float64(i) / float64(n-1)
+		X.Set(i, 0, x)
+		y[i] = SineTruth(x)
+	}
+	return X, y
+}

@@ -1,0 +1,150 @@
+package atomicfile
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func writeString(s string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := io.WriteString(w, s)
+		return err
+	}
+}
+
+// entries lists the names in dir, so tests can see stray temporary files.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+	}
+	return names
+}
+
+func TestWriteFile(t *testing.T) {
+	errWrite := errors.New("write failed")
+	for _, test := range []struct {
+		name    string
+		old     string // content before the write; empty means no file
+		write   func(io.Writer) error
+		want    string // content after the write
+		wantErr error
+	}{
+		{name: "new file", write: writeString("hello\n"), want: "hello\n"},
+		{name: "replace", old: "old\n", write: writeString("new\n"), want: "new\n"},
+		{name: "empty content", old: "old\n", write: writeString(""), want: ""},
+		{
+			name: "failing write keeps old",
+			old:  "old\n",
+			write: func(w io.Writer) error {
+				io.WriteString(w, "partial")
+				return errWrite
+			},
+			want:    "old\n",
+			wantErr: errWrite,
+		},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "out.csv")
+			if test.old != "" {
+				if err := os.WriteFile(path, []byte(test.old), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := WriteFile(path, test.write)
+			if !errors.Is(err, test.wantErr) {
+				t.Fatalf("unexpected error: got %v, want %v", err, test.wantErr)
+			}
+			if test.old == "" && test.wantErr != nil {
+				if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("file exists after failed write: %v", err)
+				}
+			} else {
+				got, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(got) != test.want {
+					t.Errorf("unexpected content: got %q, want %q", got, test.want)
+				}
+			}
+			if names := entries(t, dir); len(names) > 1 || (len(names) == 1 && names[0] != "out.csv") {
+				t.Errorf("stray files left in directory: %q", names)
+			}
+		})
+	}
+}
+
+func TestWriteFilePanicCleansUp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.csv")
+	func() {
+		defer func() { recover() }()
+		WriteFile(path, func(io.Writer) error { panic("boom") })
+	}()
+	if names := entries(t, dir); len(names) != 0 {
+		t.Errorf("files left after panic: %q", names)
+	}
+}
+
+func TestWriteFileMode(t *testing.T) {
+	dir := t.TempDir()
+	fresh := filepath.Join(dir, "fresh")
+	if err := WriteFile(fresh, writeString("x")); err != nil {
+		t.Fatal(err)
+	}
+	kept := filepath.Join(dir, "kept")
+	if err := os.WriteFile(kept, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// WriteFile sets the mode explicitly, so the umask does not apply to
+	// the new file; os.WriteFile above is subject to it, hence re-reading.
+	fi, err := os.Stat(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKept := fi.Mode().Perm()
+	if err := WriteFile(kept, writeString("x")); err != nil {
+		t.Fatal(err)
+	}
+	for _, test := range []struct {
+		path string
+		want fs.FileMode
+	}{
+		{fresh, newFileMode},
+		{kept, wantKept},
+	} {
+		fi, err := os.Stat(test.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != test.want {
+			t.Errorf("%s: unexpected mode: got %v, want %v", filepath.Base(test.path), got, test.want)
+		}
+	}
+}
+
+func TestWriteFileMissingDir(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "no", "such", "dir", "out.csv")
+	called := false
+	err := WriteFile(path, func(io.Writer) error { called = true; return nil })
+	if err == nil {
+		t.Fatal("expected an error for a missing directory")
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("unexpected error kind: %v", err)
+	}
+	if called {
+		t.Error("write was called although the file could not be created")
+	}
+}

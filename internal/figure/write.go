@@ -1,0 +1,129 @@
+package figure
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Layout arranges the panels of a figure. Zero fields take the defaults.
+type Layout struct {
+	// Cols is the number of panels per row; zero puts all panels on
+	// one row.
+	Cols int
+
+	// Width and Height are the size of one panel; zero means the
+	// default of the figure type (6×4 inches for charts and histograms,
+	// 4.25×4.5 inches for heatmaps).
+	Width, Height vg.Length
+
+	// DPI is the resolution of the PNG file in dots per inch; zero
+	// means 120. The SVG file is resolution independent.
+	DPI int
+}
+
+const defaultDPI = 120
+
+// grid returns the number of columns and rows for n panels.
+func (l Layout) grid(n int) (cols, rows int) {
+	cols = l.Cols
+	if cols <= 0 || cols > n {
+		cols = n
+	}
+	return cols, (n + cols - 1) / cols
+}
+
+// panelSize returns the size of one panel, using w and h for zero fields.
+func (l Layout) panelSize(w, h vg.Length) (vg.Length, vg.Length) {
+	if l.Width > 0 {
+		w = l.Width
+	}
+	if l.Height > 0 {
+		h = l.Height
+	}
+	return w, h
+}
+
+func (l Layout) dpi() int {
+	if l.DPI > 0 {
+		return l.DPI
+	}
+	return defaultDPI
+}
+
+func (l Layout) check() error {
+	switch {
+	case l.Cols < 0:
+		return fmt.Errorf("figure: layout has %d columns", l.Cols)
+	case l.Width < 0 || l.Height < 0:
+		return fmt.Errorf("figure: layout has negative panel size %v×%v", l.Width, l.Height)
+	case l.DPI < 0:
+		return fmt.Errorf("figure: layout has negative DPI %d", l.DPI)
+	}
+	return nil
+}
+
+// save draws the figure onto a w×h canvas once per format and writes
+// base.png and base.svg atomically. It returns the paths written so far.
+func save(base string, w, h vg.Length, dpi int, drawFn func(draw.Canvas)) ([]string, error) {
+	canvases := []struct {
+		ext string
+		new func() (vg.Canvas, io.WriterTo)
+	}{
+		{".png", func() (vg.Canvas, io.WriterTo) {
+			c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
+			return c, vgimg.PngCanvas{Canvas: c}
+		}},
+		{".svg", func() (vg.Canvas, io.WriterTo) {
+			c := vgsvg.New(w, h)
+			return c, c
+		}},
+	}
+	var written []string
+	for _, f := range canvases {
+		c, wt := f.new()
+		drawFn(draw.NewCanvas(c, w, h))
+		path := base + f.ext
+		if err := writeAtomic(path, wt); err != nil {
+			return written, err
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}
+
+// writeAtomic writes wt to a temporary file next to path and renames it
+// to path, removing the temporary file on failure.
+func writeAtomic(path string, wt io.WriterTo) (err error) {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+name+".tmp*")
+	if err != nil {
+		return fmt.Errorf("figure: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			err = fmt.Errorf("figure: writing %s: %w", path, err)
+		}
+	}()
+	if _, err = wt.WriteTo(f); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,230 @@
+package kernel
+
+import (
+	"fmt"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/dataset"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Combine says how the Gaussian kernels of the blocks below a level are
+// combined into that level's kernel.
+type Combine int
+
+const (
+	// Additive sums one Gaussian per block:
+	// K_i = sum_{l<i} exp(-|h_l - h'_l|^2 / (2 sigma^2)).
+	Additive Combine = iota
+	// Multiplicative multiplies them, which is one Gaussian on all the
+	// blocks below the level: K_i = exp(-|h_<i - h'_<i|^2 / (2 sigma^2)).
+	Multiplicative
+)
+
+func (c Combine) String() string {
+	switch c {
+	case Additive:
+		return "additive"
+	case Multiplicative:
+		return "multiplicative"
+	}
+	return fmt.Sprintf("Combine(%d)", int(c))
+}
+
+// ParseCombine parses the names that String returns.
+func ParseCombine(s string) (Combine, error) {
+	for _, c := range []Combine{Additive, Multiplicative} {
+		if s == c.String() {
+			return c, nil
+		}
+	}
+	return 0, fmt.Errorf("kernel: unknown kernel %q (want additive or multiplicative)", s)
+}
+
+// Architecture is the shape of a kernel machine: what the training
+// settings and a fitted machine share.
+type Architecture struct {
+	// Dims is the filtration: the sizes of the blocks of the machine
+	// space. The first block holds only augmented input, the last is the
+	// output. At least two entries, each at least 1.
+	Dims []int
+	// Kernel combines the per-block Gaussians; the zero value is Additive.
+	Kernel Combine
+	// Bandwidth is the Gaussian's sigma; 0 means 1.
+	Bandwidth float64
+}
+
+func (a Architecture) check() error {
+	if len(a.Dims) < 2 {
+		return fmt.Errorf("kernel: dims %v: need at least two blocks (input and output)", a.Dims)
+	}
+	for i, d := range a.Dims {
+		if d < 1 {
+			return fmt.Errorf("kernel: dims %v: block %d has size %d, want at least 1", a.Dims, i, d)
+		}
+	}
+	if a.Bandwidth < 0 {
+		return fmt.Errorf("kernel: bandwidth %v, want > 0", a.Bandwidth)
+	}
+	if a.Kernel != Additive && a.Kernel != Multiplicative {
+		return fmt.Errorf("kernel: unknown kernel %v", a.Kernel)
+	}
+	return nil
+}
+
+func (a Architecture) sigma() float64 {
+	if a.Bandwidth == 0 {
+		return 1
+	}
+	return a.Bandwidth
+}
+
+// size returns the dimension of the machine space, sum(Dims).
+func (a Architecture) size() int {
+	s := 0
+	for _, d := range a.Dims {
+		s += d
+	}
+	return s
+}
+
+// Outputs returns the size of the last block.
+func (a Architecture) Outputs() int { return a.Dims[len(a.Dims)-1] }
+
+// Params returns the number of trainable parameters for the given input
+// dimension and number of anchors: the augmenter sum(Dims) x inputs and
+// the coefficients (sum(Dims) - Dims[0]) x anchors.
+func (a Architecture) Params(inputs, anchors int) int {
+	s := a.size()
+	return s*inputs + (s-a.Dims[0])*anchors
+}
+
+// network is the graph of a kernel machine's forward pass on a set of
+// points, the first m of which (or the listed ones) are the anchors.
+type network struct {
+	out  *ad.Node // output block, Outputs() x points
+	norm *ad.Node // sum over levels of the RKHS norm of the level's map
+}
+
+// build records the stable state of the machine with augmenter a
+// (size x inputs) and coefficients c ((size - d0) x anchors) on the points
+// that are the columns of x. anchors lists the columns of x that are the
+// anchor points, in the order of c's columns; nil means every column.
+func (arch Architecture) build(g *ad.Graph, a, c, x *ad.Node, anchors []int) network {
+	sigma := arch.sigma()
+	z := g.MatMul(a, x, false, false)
+	lo := arch.Dims[0]
+	state := g.RowBlock(z, 0, lo)
+	var k, norm *ad.Node
+	crow := 0
+	for _, d := range arch.Dims[1:] {
+		var gram *ad.Node
+		if anchors == nil {
+			gram = g.Gaussian(state, state, sigma)
+		} else {
+			gram = g.Gaussian(g.SelectCols(state, anchors), state, sigma)
+		}
+		switch {
+		case k == nil:
+			k = gram
+		case arch.Kernel == Additive:
+			k = g.Add(k, gram)
+		default:
+			k = g.Mul(k, gram)
+		}
+		ci := g.RowBlock(c, crow, crow+d)
+		val := g.MatMul(ci, k, false, false)
+		state = g.Add(g.RowBlock(z, lo, lo+d), val)
+		// <c_i, K_i c_i> is the squared RKHS norm of this level's map:
+		// its values at the anchors paired with its coefficients.
+		atAnchors := val
+		if anchors != nil {
+			atAnchors = g.SelectCols(val, anchors)
+		}
+		if n := g.Dot(atAnchors, ci); norm == nil {
+			norm = n
+		} else {
+			norm = g.Add(norm, n)
+		}
+		lo += d
+		crow += d
+	}
+	return network{out: state, norm: norm}
+}
+
+// Machine is a fitted finite-depth kernel machine.
+type Machine struct {
+	Architecture
+	// A is the augmenter, sum(Dims) x inputs.
+	A *mat.Dense
+	// C holds the coefficients of levels 1..n, (sum(Dims) - Dims[0]) x m:
+	// one column per anchor.
+	C *mat.Dense
+	// Anchors holds the anchor points' inputs, one per row (m x inputs),
+	// already standardised.
+	Anchors *mat.Dense
+	// Input, if not nil, standardises inputs before they enter the
+	// machine; Output, if not nil, maps a regression's outputs back to
+	// the units of the targets.
+	Input, Output *dataset.Scaler
+}
+
+// Inputs returns the input dimension.
+func (m *Machine) Inputs() int { _, c := m.A.Dims(); return c }
+
+// NumParams returns the number of trained parameters.
+func (m *Machine) NumParams() int {
+	r, _ := m.Anchors.Dims()
+	return m.Params(m.Inputs(), r)
+}
+
+// Predict writes the machine's output for each row of x to the rows of
+// dst (len(rows) x Outputs()): regression values, or class scores (logits)
+// for a classifier. dst may be nil, in which case a new matrix is
+// allocated and returned.
+func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
+	n, d := x.Dims()
+	if d != m.Inputs() {
+		panic(fmt.Sprintf("kernel: %d input columns for a machine of %d inputs", d, m.Inputs()))
+	}
+	if dst == nil {
+		dst = mat.NewDense(n, m.Outputs(), nil)
+	} else if r, c := dst.Dims(); r != n || c != m.Outputs() {
+		panic(mat.ErrShape)
+	}
+	na, _ := m.Anchors.Dims()
+	if m.Input != nil {
+		x = m.Input.Transform(x)
+	}
+	// The anchors' stable states depend only on each other, so they are
+	// recomputed here alongside the queries, as the first na columns.
+	pts := ad.NewTensor(d, na+n)
+	for i := range d {
+		row := pts.Data[i*(na+n) : (i+1)*(na+n)]
+		mat.Col(row[:na], i, m.Anchors)
+		mat.Col(row[na:], i, x)
+	}
+	anchors := make([]int, na)
+	for j := range anchors {
+		anchors[j] = j
+	}
+	var g ad.Graph
+	net := m.build(&g, g.Input(tensorOf(m.A)), g.Input(tensorOf(m.C)), g.Input(pts), anchors)
+	dst.Copy(mat.NewDense(m.Outputs(), na+n, net.out.Value.Data).Slice(0, m.Outputs(), na, na+n).T())
+	if m.Output != nil {
+		m.Output.Invert(dst)
+	}
+	return dst
+}
+
+// tensorOf copies a gonum matrix into a tensor.
+func tensorOf(a mat.Matrix) *ad.Tensor {
+	r, c := a.Dims()
+	t := ad.NewTensor(r, c)
+	for i := range r {
+		for j := range c {
+			t.Data[i*c+j] = a.At(i, j)
+		}
+	}
+	return t
+}

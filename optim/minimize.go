@@ -1,0 +1,194 @@
+package optim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/optimize"
+)
+
+// Func returns a loss at x and writes its gradient to grad.
+type Func func(x, grad []float64) float64
+
+// Method is a full-batch minimisation method.
+type Method int
+
+const (
+	LBFGS Method = iota // limited-memory BFGS, the default
+	CG                  // nonlinear conjugate gradients
+)
+
+func (m Method) String() string {
+	switch m {
+	case LBFGS:
+		return "L-BFGS"
+	case CG:
+		return "CG"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// Settings configures Minimize. The zero value runs L-BFGS for at most
+// 1000 iterations until the gradient norm falls below 1e-8 or the loss
+// stops improving.
+type Settings struct {
+	Method Method
+	// MaxIter bounds the number of major iterations; 0 means 1000.
+	MaxIter int
+	// GradTol stops when the gradient's infinity norm falls below it;
+	// 0 means 1e-8.
+	GradTol float64
+	// Exact runs all MaxIter iterations unless the gradient vanishes,
+	// never stopping early because the loss stalls: benchmarks want a
+	// fixed amount of work.
+	Exact bool
+	// Iteration, if not nil, is called after every major iteration with
+	// its number (from 1), the loss and the parameters there. An error
+	// stops the fit and is returned.
+	Iteration func(iter int, loss float64, x []float64) error
+}
+
+// Result is the outcome of Minimize.
+type Result struct {
+	X           []float64
+	Loss        float64
+	Iterations  int
+	Evaluations int
+	// Status says why the fit stopped, in gonum's words.
+	Status string
+}
+
+// DivergedError reports a fit whose loss stopped being a finite number.
+type DivergedError struct {
+	Iteration int // the major iteration at which it happened (0: at the start)
+	Loss      float64
+}
+
+func (e *DivergedError) Error() string {
+	return fmt.Sprintf("optim: fit diverged: loss is %v at iteration %d", e.Loss, e.Iteration)
+}
+
+// Minimize minimises f from x0, which it does not modify.
+func Minimize(f Func, x0 []float64, s Settings) (Result, error) {
+	c := &cache{f: f, grad: make([]float64, len(x0))}
+	if loss := c.eval(x0); math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return Result{X: slices.Clone(x0), Loss: loss}, &DivergedError{Loss: loss}
+	}
+	maxIter := s.MaxIter
+	if maxIter == 0 {
+		maxIter = 1000
+	}
+	gradTol := s.GradTol
+	if gradTol == 0 {
+		gradTol = 1e-8
+	}
+	rec := &recorder{iteration: s.Iteration}
+	settings := &optimize.Settings{
+		GradientThreshold: gradTol,
+		MajorIterations:   maxIter,
+		Recorder:          rec,
+	}
+	if s.Exact {
+		settings.Converger = optimize.NeverTerminate{}
+	}
+	var method optimize.Method
+	switch s.Method {
+	case LBFGS:
+		method = &optimize.LBFGS{}
+	case CG:
+		method = &optimize.CG{}
+	default:
+		panic(fmt.Sprintf("optim: unknown method %v", s.Method))
+	}
+	p := optimize.Problem{
+		Func: func(x []float64) float64 {
+			loss := c.eval(x)
+			if math.IsNaN(loss) {
+				// A NaN compares false with everything and would stall
+				// the line search; +Inf makes it backtrack instead.
+				return math.Inf(1)
+			}
+			return loss
+		},
+		Grad: c.gradient,
+	}
+	r, err := optimize.Minimize(p, x0, settings, method)
+	if r == nil {
+		return Result{}, err
+	}
+	res := Result{X: r.X, Loss: r.F, Iterations: r.MajorIterations, Evaluations: c.evals, Status: r.Status.String()}
+	if math.IsNaN(r.F) || math.IsInf(r.F, 0) {
+		return res, &DivergedError{Iteration: rec.iter, Loss: r.F}
+	}
+	var stop *stopError
+	if errors.As(err, &stop) {
+		return res, stop.err
+	}
+	// gonum does not record the iteration that meets a stopping
+	// criterion; report it so that the caller sees every iteration.
+	if rec.iter < r.MajorIterations && s.Iteration != nil {
+		if err := s.Iteration(r.MajorIterations, r.F, r.X); err != nil {
+			return res, err
+		}
+	}
+	// A line search that can make no more progress has found the minimum
+	// as well as floating point allows; that is a result, not a failure.
+	return res, nil
+}
+
+// cache evaluates the loss and gradient together, as the engine computes
+// them, and hands the gradient out when the optimiser asks for it at the
+// same point.
+type cache struct {
+	f     Func
+	x     []float64
+	grad  []float64
+	loss  float64
+	evals int
+}
+
+func (c *cache) eval(x []float64) float64 {
+	if c.x != nil && slices.Equal(x, c.x) {
+		return c.loss
+	}
+	c.loss = c.f(x, c.grad)
+	c.x = append(c.x[:0], x...)
+	c.evals++
+	return c.loss
+}
+
+func (c *cache) gradient(grad, x []float64) {
+	c.eval(x)
+	copy(grad, c.grad)
+}
+
+// stopError carries an error returned by the caller's Iteration function
+// through gonum's optimiser.
+type stopError struct{ err error }
+
+func (e *stopError) Error() string { return e.err.Error() }
+
+type recorder struct {
+	iteration func(int, float64, []float64) error
+	iter      int
+}
+
+func (r *recorder) Init() error { return nil }
+
+func (r *recorder) Record(loc *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
+	if op != optimize.MajorIteration {
+		return nil
+	}
+	r.iter++
+	if math.IsNaN(loc.F) || math.IsInf(loc.F, 0) {
+		return &DivergedError{Iteration: r.iter, Loss: loc.F}
+	}
+	if r.iteration != nil {
+		if err := r.iteration(r.iter, loc.F, loc.X); err != nil {
+			return &stopError{err}
+		}
+	}
+	return nil
+}

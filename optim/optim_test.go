@@ -1,0 +1,97 @@
+package optim
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+)
+
+func rosenbrock(x, grad []float64) float64 {
+	a, b := 1-x[0], x[1]-x[0]*x[0]
+	grad[0] = -2*a - 400*x[0]*b
+	grad[1] = 200 * b
+	return a*a + 100*b*b
+}
+
+func TestMinimize(t *testing.T) {
+	for _, m := range []Method{LBFGS, CG} {
+		t.Run(m.String(), func(t *testing.T) {
+			iters := 0
+			r, err := Minimize(rosenbrock, []float64{-1.2, 1}, Settings{Method: m, MaxIter: 10000,
+				Iteration: func(it int, _ float64, _ []float64) error { iters = it; return nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, x := range r.X {
+				if !scalar.EqualWithinAbs(x, 1, 1e-5) {
+					t.Errorf("x[%d] = %v, want 1", i, x)
+				}
+			}
+			if iters != r.Iterations || iters == 0 {
+				t.Errorf("Iteration called up to %d, result says %d iterations", iters, r.Iterations)
+			}
+		})
+	}
+}
+
+func TestMinimizeExact(t *testing.T) {
+	r, err := Minimize(rosenbrock, []float64{-1.2, 1}, Settings{MaxIter: 7, Exact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Iterations != 7 {
+		t.Errorf("Exact fit ran %d iterations, want 7", r.Iterations)
+	}
+}
+
+func TestMinimizeDiverged(t *testing.T) {
+	nan := func(x, grad []float64) float64 { grad[0] = 1; return math.NaN() }
+	_, err := Minimize(nan, []float64{0}, Settings{})
+	var d *DivergedError
+	if !errors.As(err, &d) || d.Iteration != 0 {
+		t.Errorf("error %v, want a DivergedError at iteration 0", err)
+	}
+}
+
+func TestMinimizeStop(t *testing.T) {
+	stop := errors.New("stop here")
+	_, err := Minimize(rosenbrock, []float64{-1.2, 1}, Settings{
+		Iteration: func(it int, _ float64, _ []float64) error {
+			if it == 3 {
+				return stop
+			}
+			return nil
+		}})
+	if !errors.Is(err, stop) {
+		t.Errorf("error %v, want the Iteration function's", err)
+	}
+}
+
+func TestSteppers(t *testing.T) {
+	// f(x) = sum (x_i - i)^2 has its minimum at x_i = i.
+	for _, tc := range []struct {
+		name string
+		s    Stepper
+	}{
+		{"Adam", &Adam{LR: 0.05}},
+		{"SGD", &SGD{LR: 0.1}},
+		{"SGDMomentum", &SGD{LR: 0.05, Momentum: 0.9}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, g := make([]float64, 4), make([]float64, 4)
+			for range 2000 {
+				for i := range x {
+					g[i] = 2 * (x[i] - float64(i))
+				}
+				tc.s.Step(x, g)
+			}
+			for i, v := range x {
+				if !scalar.EqualWithinAbs(v, float64(i), 1e-3) {
+					t.Errorf("x[%d] = %v, want %d", i, v, i)
+				}
+			}
+		})
+	}
+}
