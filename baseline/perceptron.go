@@ -1,0 +1,245 @@
+package baseline
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/optim"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Activation is the nonlinearity of a perceptron's hidden layers.
+type Activation int
+
+const (
+	ReLU Activation = iota
+	Sigmoid
+	Tanh
+)
+
+func (a Activation) String() string {
+	switch a {
+	case ReLU:
+		return "relu"
+	case Sigmoid:
+		return "sigmoid"
+	case Tanh:
+		return "tanh"
+	}
+	return fmt.Sprintf("Activation(%d)", int(a))
+}
+
+// Perceptron is a fitted multilayer perceptron for regression: affine
+// layers with an activation between them and none after the last.
+type Perceptron struct {
+	Activation Activation
+	// W[l] is the weight of layer l, outputs x inputs; B[l] its bias.
+	W []*mat.Dense
+	B [][]float64
+	// Input and Output, if not nil, standardise the inputs and map the
+	// outputs back to the targets' units, as in kernel.Machine.
+	Input, Output *dataset.Scaler
+}
+
+// PerceptronParams returns the number of weights and biases of a
+// perceptron with the given layer widths.
+func PerceptronParams(inputs, outputs int, hidden []int) int {
+	n, in := 0, inputs
+	for _, h := range append(hidden[:len(hidden):len(hidden)], outputs) {
+		n += (in + 1) * h
+		in = h
+	}
+	return n
+}
+
+// HiddenForParams returns the width w of `layers` equal hidden layers
+// whose perceptron has the parameter count closest to target: the way the
+// paper matches a perceptron to a kernel machine.
+func HiddenForParams(inputs, outputs, layers, target int) []int {
+	best, bestDiff := 1, math.MaxInt
+	for w := 1; w <= target; w++ {
+		hidden := make([]int, layers)
+		for i := range hidden {
+			hidden[i] = w
+		}
+		d := PerceptronParams(inputs, outputs, hidden) - target
+		if d < 0 {
+			d = -d
+		}
+		if d < bestDiff {
+			best, bestDiff = w, d
+		}
+		if PerceptronParams(inputs, outputs, hidden) > target {
+			break
+		}
+	}
+	hidden := make([]int, layers)
+	for i := range hidden {
+		hidden[i] = best
+	}
+	return hidden
+}
+
+// NumParams returns the number of weights and biases.
+func (p *Perceptron) NumParams() int {
+	n := 0
+	for l, w := range p.W {
+		r, c := w.Dims()
+		n += r*c + len(p.B[l])
+	}
+	return n
+}
+
+// PerceptronSettings configures FitPerceptron. The zero value fits a
+// perceptron without hidden layers by L-BFGS, with no weight decay.
+type PerceptronSettings struct {
+	Hidden     []int
+	Activation Activation
+	// WeightDecay adds WeightDecay * |W|^2 (biases excluded) to the mean
+	// squared error.
+	WeightDecay float64
+	// Standardize fits on inputs and targets scaled to mean 0 and
+	// standard deviation 1.
+	Standardize bool
+	Seed        uint64
+	Method      optim.Method
+	MaxIter     int
+	// Iteration, if not nil, is called after every iteration with the
+	// perceptron as it is then.
+	Iteration func(iter int, loss float64, p *Perceptron) error
+}
+
+// FitPerceptron fits a perceptron to the rows of x and y by full-batch
+// minimisation of the mean squared error plus weight decay.
+func FitPerceptron(x, y mat.Matrix, s PerceptronSettings) (*Perceptron, optim.Result, error) {
+	n, d := x.Dims()
+	ny, k := y.Dims()
+	if n == 0 || d == 0 || ny != n || k == 0 {
+		return nil, optim.Result{}, fmt.Errorf("baseline: inputs %dx%d and targets %dx%d do not make a data set", n, d, ny, k)
+	}
+	if s.WeightDecay < 0 {
+		return nil, optim.Result{}, fmt.Errorf("baseline: weight decay %v, want >= 0", s.WeightDecay)
+	}
+	var in, out *dataset.Scaler
+	if s.Standardize {
+		in, out = dataset.FitScaler(x), dataset.FitScaler(y)
+		x, y = in.Transform(x), out.Transform(y)
+	}
+	sizes := append(append([]int{d}, s.Hidden...), k)
+	flat := make([]float64, PerceptronParams(d, k, s.Hidden))
+	grad := make([]float64, len(flat))
+	rnd := rand.New(rand.NewPCG(s.Seed, 0x6d6c70))
+	var g ad.Graph
+	var weights, biases []*ad.Node
+	off := 0
+	for l := 1; l < len(sizes); l++ {
+		r, c := sizes[l], sizes[l-1]
+		w := ad.View(flat[off:off+r*c], r, c)
+		limit := math.Sqrt(6 / float64(r+c))
+		for i := range w.Data {
+			w.Data[i] = limit * (2*rnd.Float64() - 1)
+		}
+		weights = append(weights, g.Param(w, ad.View(grad[off:off+r*c], r, c)))
+		off += r * c
+		biases = append(biases, g.Param(ad.View(flat[off:off+r], r, 1), ad.View(grad[off:off+r], r, 1)))
+		off += r
+	}
+	xt := g.Input(tensorOf(x.T()))
+	pred := forward(&g, s.Activation, weights, biases, xt)
+	loss := g.MSE(pred, g.Input(tensorOf(y.T())))
+	if s.WeightDecay > 0 {
+		var norm *ad.Node
+		for _, w := range weights {
+			if nw := g.Dot(w, w); norm == nil {
+				norm = nw
+			} else {
+				norm = g.Add(norm, nw)
+			}
+		}
+		loss = g.Add(loss, g.Scale(norm, s.WeightDecay))
+	}
+	perceptron := func(params []float64) *Perceptron {
+		copy(flat, params)
+		p := &Perceptron{Activation: s.Activation, Input: in, Output: out}
+		for l, w := range weights {
+			p.W = append(p.W, mat.DenseCopyOf(mat.NewDense(w.Value.Rows(), w.Value.Cols(), w.Value.Data)))
+			p.B = append(p.B, append([]float64(nil), biases[l].Value.Data...))
+		}
+		return p
+	}
+	settings := optim.Settings{Method: s.Method, MaxIter: s.MaxIter}
+	if s.Iteration != nil {
+		settings.Iteration = func(iter int, l float64, params []float64) error {
+			return s.Iteration(iter, l, perceptron(params))
+		}
+	}
+	r, err := optim.Minimize(func(params, dst []float64) float64 {
+		copy(flat, params)
+		g.Forward()
+		g.Backward(loss)
+		copy(dst, grad)
+		return loss.Scalar()
+	}, append([]float64(nil), flat...), settings)
+	if err != nil {
+		return nil, r, fmt.Errorf("baseline: %w", err)
+	}
+	return perceptron(r.X), r, nil
+}
+
+// forward records the perceptron on the columns of x.
+func forward(g *ad.Graph, act Activation, weights, biases []*ad.Node, x *ad.Node) *ad.Node {
+	h := x
+	for l, w := range weights {
+		h = g.AddCol(g.MatMul(w, h, false, false), biases[l])
+		if l == len(weights)-1 {
+			break
+		}
+		switch act {
+		case ReLU:
+			h = g.ReLU(h)
+		case Sigmoid:
+			h = g.Sigmoid(h)
+		case Tanh:
+			h = g.Tanh(h)
+		default:
+			panic(fmt.Sprintf("baseline: unknown activation %v", act))
+		}
+	}
+	return h
+}
+
+// Predict writes the perceptron's outputs for the rows of x to dst
+// (allocated if nil) and returns it.
+func (p *Perceptron) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
+	n, _ := x.Dims()
+	if p.Input != nil {
+		x = p.Input.Transform(x)
+	}
+	var g ad.Graph
+	var weights, biases []*ad.Node
+	for l, w := range p.W {
+		weights = append(weights, g.Input(tensorOf(w)))
+		biases = append(biases, g.Input(ad.Matrix(len(p.B[l]), 1, p.B[l])))
+	}
+	out := forward(&g, p.Activation, weights, biases, g.Input(tensorOf(x.T())))
+	k := out.Value.Rows()
+	if dst == nil {
+		dst = mat.NewDense(n, k, nil)
+	}
+	dst.Copy(mat.NewDense(k, n, out.Value.Data).T())
+	if p.Output != nil {
+		p.Output.Invert(dst)
+	}
+	return dst
+}
+
+// tensorOf copies a matrix into a tensor.
+func tensorOf(a mat.Matrix) *ad.Tensor {
+	r, c := a.Dims()
+	t := ad.NewTensor(r, c)
+	t.Data = mat.DenseCopyOf(a).RawMatrix().Data
+	return t
+}
