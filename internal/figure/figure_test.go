@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"image/png"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -374,29 +373,6 @@ func TestMissingDirectory(t *testing.T) {
 	}
 	if len(paths) != 0 {
 		t.Errorf("paths = %q", paths)
-	}
-}
-
-type failingWriter struct{}
-
-func (failingWriter) WriteTo(w io.Writer) (int64, error) {
-	n, _ := io.WriteString(w, "partial")
-	return int64(n), errors.New("broken")
-}
-
-func TestWriteAtomicFailure(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "fig.png")
-	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	err := writeAtomic(path, failingWriter{})
-	if err == nil || !strings.Contains(err.Error(), "broken") {
-		t.Fatalf("error = %v, want the writer's", err)
-	}
-	assertOnly(t, dir, "fig.png")
-	if b, _ := os.ReadFile(path); string(b) != "old" {
-		t.Errorf("file holds %q after a failed write, want the old content", b)
 	}
 }
 

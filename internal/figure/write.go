@@ -2,9 +2,8 @@ package figure
 
 import (
 	"fmt"
+	"github.com/parametric-machines/machines/internal/atomicfile"
 	"io"
-	"os"
-	"path/filepath"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -90,40 +89,14 @@ func save(base string, w, h vg.Length, dpi int, drawFn func(draw.Canvas)) ([]str
 		c, wt := f.new()
 		drawFn(draw.NewCanvas(c, w, h))
 		path := base + f.ext
-		if err := writeAtomic(path, wt); err != nil {
-			return written, err
+		err := atomicfile.WriteFile(path, func(w io.Writer) error {
+			_, err := wt.WriteTo(w)
+			return err
+		})
+		if err != nil {
+			return written, fmt.Errorf("figure: writing %s: %w", path, err)
 		}
 		written = append(written, path)
 	}
 	return written, nil
-}
-
-// writeAtomic writes wt to a temporary file next to path and renames it
-// to path, removing the temporary file on failure.
-func writeAtomic(path string, wt io.WriterTo) (err error) {
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+name+".tmp*")
-	if err != nil {
-		return fmt.Errorf("figure: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			err = fmt.Errorf("figure: writing %s: %w", path, err)
-		}
-	}()
-	if _, err = wt.WriteTo(f); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

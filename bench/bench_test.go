@@ -1,0 +1,50 @@
+package bench
+
+import (
+	"testing"
+)
+
+func TestWorkloadsSetUp(t *testing.T) {
+	for _, w := range Workloads() {
+		t.Run(w.Name+"/"+w.Dtype, func(t *testing.T) {
+			if testing.Short() && w.Name == "W4fit" {
+				t.Skip("a full fit")
+			}
+			// setup checks the W4 gradients against finite differences.
+			unit, err := w.setup()
+			if err != nil {
+				t.Fatal(err)
+			}
+			unit()
+		})
+	}
+}
+
+func TestRun(t *testing.T) {
+	w := Workloads()[2] // W4: fast
+	r, err := Run(w, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Name != "W4" || r.Runs != 3 || r.Reps < 1 || r.MedianNS <= 0 || r.TargetNS != int64(w.Target) {
+		t.Errorf("Run(W4, 3) = %+v", r)
+	}
+	if _, err := Run(w, 0); err == nil {
+		t.Error("Run with 0 runs: no error")
+	}
+}
+
+// BenchmarkWorkloads runs the workloads under go test -bench.
+func BenchmarkWorkloads(b *testing.B) {
+	for _, w := range Workloads() {
+		b.Run(w.Name+"/"+w.Dtype, func(b *testing.B) {
+			unit, err := w.setup()
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				unit()
+			}
+		})
+	}
+}

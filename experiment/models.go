@@ -1,0 +1,258 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/parametric-machines/machines/baseline"
+	"github.com/parametric-machines/machines/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// task is a regression problem with a training and a test set, one
+// sample per row.
+type task struct {
+	x, y   *mat.Dense
+	xt, yt *mat.Dense
+}
+
+// curvePoint is the state of a fit after one optimiser iteration.
+type curvePoint struct {
+	iter        int
+	train, test float64
+}
+
+// fitted is a trained model, its record for the report and, for
+// iterative fits, its learning curve.
+type fitted struct {
+	Model
+	predict predictor
+	curve   []curvePoint
+}
+
+// mse returns the mean squared difference between a and b.
+func mse(a, b mat.Matrix) float64 {
+	var d mat.Dense
+	d.Sub(a, b)
+	r, c := d.Dims()
+	n := mat.Norm(&d, 2)
+	return n * n / float64(r*c)
+}
+
+func (t task) score(f *fitted) {
+	f.TrainMSE = mse(f.predict(t.x), t.y)
+	f.TestMSE = mse(f.predict(t.xt), t.yt)
+}
+
+// track appends the train and test error of the model that predict
+// evaluates to a learning curve; fits call it after every iteration.
+func (t task) track(curve *[]curvePoint, iter int, predict func(*mat.Dense) *mat.Dense) {
+	*curve = append(*curve, curvePoint{iter, mse(predict(t.x), t.y), mse(predict(t.xt), t.yt)})
+}
+
+// predictor is a fitted model's prediction function.
+type predictor func(x *mat.Dense) *mat.Dense
+
+// crossValidate returns the candidate value with the smallest mean
+// squared error over cvFolds folds of the training set (the first on a
+// tie), fitting with fit(x, y, value) on each fold's complement.
+func (t task) crossValidate(name string, seed uint64, candidates []float64, fit func(x, y *mat.Dense, v float64) (predictor, error), c Config) (float64, error) {
+	n, _ := t.x.Dims()
+	perm := rand.New(rand.NewPCG(seed, 0x6376)).Perm(n)
+	best, bestErr := candidates[0], math.Inf(1)
+	for _, v := range candidates {
+		total := 0.0
+		for k := range cvFolds {
+			var train, val []int
+			for i, r := range perm {
+				if i%cvFolds == k {
+					val = append(val, r)
+				} else {
+					train = append(train, r)
+				}
+			}
+			predict, err := fit(rows(t.x, train), rows(t.y, train), v)
+			if err != nil {
+				return 0, fmt.Errorf("%s: cross-validation: %w", name, err)
+			}
+			total += mse(predict(rows(t.x, val)), rows(t.y, val)) * float64(len(val))
+		}
+		c.logf("%s: %g: cross-validated MSE %.4g", name, v, total/float64(n))
+		if total < bestErr {
+			best, bestErr = v, total
+		}
+	}
+	return best, nil
+}
+
+// cvFolds is the number of cross-validation folds.
+const cvFolds = 6
+
+// Candidates for the regularisation of kernel machines (cost) and
+// perceptrons (weight decay), chosen by cross-validation.
+var (
+	costs  = []float64{0, 1e-5, 1e-4, 1e-3, 1e-2}
+	decays = []float64{0, 1e-5, 1e-4, 1e-3, 1e-2}
+)
+
+var cvSelection = fmt.Sprintf("by %d-fold cross-validation on the training set", cvFolds)
+
+// curveSampler decides at which iterations a learning curve is sampled:
+// every one of the first ten, then about 10% apart, so that a long fit
+// costs a few dozen evaluations of the test error, not thousands.
+type curveSampler struct{ next int }
+
+func (s *curveSampler) due(iter int) bool {
+	if iter < s.next {
+		return false
+	}
+	s.next = max(iter+1, iter*11/10)
+	return true
+}
+
+// recorder samples a learning curve during a fit and keeps the time that
+// costs, which is not the fit's.
+type recorder struct {
+	t      task
+	f      *fitted
+	sample curveSampler
+	spent  time.Duration
+}
+
+func (r *recorder) record(iter int, predict predictor) {
+	if r.sample.due(iter) {
+		start := time.Now()
+		r.t.track(&r.f.curve, iter, predict)
+		r.spent += time.Since(start)
+	}
+}
+
+// fitKernel fits a kernel machine, with the cost chosen among costs by
+// cross-validation if chooseCost is set.
+func (t task) fitKernel(name string, s kernel.Settings, chooseCost bool, c Config) (*fitted, error) {
+	start := time.Now()
+	selection := ""
+	if chooseCost {
+		cost, err := t.crossValidate(name+" cost", s.Seed, costs, func(x, y *mat.Dense, v float64) (predictor, error) {
+			s := s
+			s.Cost = v
+			m, _, err := kernel.FitRegression(x, y, s)
+			if err != nil {
+				return nil, err
+			}
+			return func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) }, nil
+		}, c)
+		if err != nil {
+			return nil, err
+		}
+		s.Cost, selection = cost, "cost "+cvSelection
+	}
+	f := &fitted{}
+	rec := &recorder{t: t, f: f}
+	s.Iteration = func(iter int, _ float64, m *kernel.Machine) error {
+		rec.record(iter, func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) })
+		return nil
+	}
+	s.Progress = c.Progress
+	c.logf("%s: fitting a kernel machine, dims %v, cost %g", name, s.Dims, s.Cost)
+	m, r, err := kernel.FitRegression(t.x, t.y, s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	cost := s.Cost
+	f.Model = Model{Name: name, Params: m.NumParams(), FitSeconds: (time.Since(start) - rec.spent).Seconds(), Iterations: r.Iterations,
+		Settings: Settings{Optimizer: "L-BFGS (gonum/optimize)", MaxIter: s.MaxIter, Dims: s.Dims,
+			Kernel: s.Kernel.String(), Bandwidth: m.Bandwidth, Cost: &cost, Standardize: s.Standardize}}
+	if selection != "" {
+		f.Settings.Candidates, f.Settings.Selection = costs, selection
+	}
+	f.predict = func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) }
+	t.score(f)
+	c.logf("%s: %d parameters, cost %g, train MSE %.3g, test MSE %.3g, %d iterations, %.2fs",
+		name, f.Params, cost, f.TrainMSE, f.TestMSE, f.Iterations, f.FitSeconds)
+	return f, nil
+}
+
+// fitPerceptron chooses the weight decay by cross-validation on the
+// training set, then fits on all of it.
+func (t task) fitPerceptron(name string, s baseline.PerceptronSettings, c Config) (*fitted, error) {
+	start := time.Now()
+	best, err := t.crossValidate(name+" weight decay", s.Seed, decays, func(x, y *mat.Dense, v float64) (predictor, error) {
+		s := s
+		s.WeightDecay = v
+		p, _, err := baseline.FitPerceptron(x, y, s)
+		if err != nil {
+			return nil, err
+		}
+		return func(x *mat.Dense) *mat.Dense { return p.Predict(nil, x) }, nil
+	}, c)
+	if err != nil {
+		return nil, err
+	}
+	f := &fitted{}
+	s.WeightDecay = best
+	rec := &recorder{t: t, f: f}
+	s.Iteration = func(iter int, _ float64, p *baseline.Perceptron) error {
+		rec.record(iter, func(x *mat.Dense) *mat.Dense { return p.Predict(nil, x) })
+		return nil
+	}
+	p, r, err := baseline.FitPerceptron(t.x, t.y, s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	f.Model = Model{Name: name, Params: p.NumParams(), FitSeconds: (time.Since(start) - rec.spent).Seconds(), Iterations: r.Iterations,
+		Settings: Settings{Optimizer: "L-BFGS (gonum/optimize), full batch", MaxIter: s.MaxIter, Hidden: s.Hidden,
+			Activation: s.Activation.String(), WeightDecay: &best, Candidates: decays,
+			Selection: "weight decay " + cvSelection, Standardize: s.Standardize}}
+	f.predict = func(x *mat.Dense) *mat.Dense { return p.Predict(nil, x) }
+	t.score(f)
+	c.logf("%s: %d parameters, weight decay %g, train MSE %.3g, test MSE %.3g, %.2fs",
+		name, f.Params, best, f.TrainMSE, f.TestMSE, f.FitSeconds)
+	return f, nil
+}
+
+// fitRidge fits kernel ridge regression with its bandwidth and penalty
+// chosen by leave-one-out cross-validation. The targets are centred so
+// that the model, which has no intercept, need not spend its kernel on
+// the mean.
+func (t task) fitRidge(name string, c Config) (*fitted, error) {
+	start := time.Now()
+	var mean float64
+	n, _ := t.y.Dims()
+	for i := range n {
+		mean += t.y.At(i, 0) / float64(n)
+	}
+	centred := mat.DenseCopyOf(t.y)
+	centred.Apply(func(_, _ int, v float64) float64 { return v - mean }, centred)
+	var m baseline.KernelRidge
+	if err := m.Fit(t.x, centred); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	f := &fitted{}
+	f.Model = Model{Name: name, Params: m.Params(), FitSeconds: time.Since(start).Seconds(),
+		Settings: Settings{Optimizer: "Cholesky solve", Sigma: m.Sigma, Lambda: m.Lambda,
+			Selection: "sigma and lambda by leave-one-out cross-validation"}}
+	f.predict = func(x *mat.Dense) *mat.Dense {
+		p := m.Predict(nil, x)
+		p.Apply(func(_, _ int, v float64) float64 { return v + mean }, p)
+		return p
+	}
+	t.score(f)
+	c.logf("%s: sigma %.3g, lambda %.3g, train MSE %.3g, test MSE %.3g", name, m.Sigma, m.Lambda, f.TrainMSE, f.TestMSE)
+	return f, nil
+}
+
+// rows returns the listed rows of a.
+func rows(a *mat.Dense, idx []int) *mat.Dense {
+	_, c := a.Dims()
+	out := mat.NewDense(len(idx), c, nil)
+	for i, r := range idx {
+		out.SetRow(i, a.RawRowView(r))
+	}
+	return out
+}
+
+// column returns a as a one-column matrix.
+func column(a []float64) *mat.Dense { return mat.NewDense(len(a), 1, a) }

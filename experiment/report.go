@@ -1,0 +1,142 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/parametric-machines/machines/internal/atomicfile"
+)
+
+// Config is what every experiment takes. The zero value writes to "out"
+// with seed 0 and the full settings.
+type Config struct {
+	// Out is the directory for the report and figures; it is created if
+	// needed. Empty means "out".
+	Out string
+	// Seed seeds the data (where it is random), the initial parameters
+	// and the cross-validation folds.
+	Seed uint64
+	// Quick runs fewer optimiser iterations, for a fast look.
+	Quick bool
+	// Progress, if not nil, receives a line per step of the work.
+	Progress io.Writer
+}
+
+func (c Config) dir() string {
+	if c.Out == "" {
+		return "out"
+	}
+	return c.Out
+}
+
+func (c Config) logf(format string, args ...any) {
+	if c.Progress != nil {
+		fmt.Fprintf(c.Progress, format+"\n", args...)
+	}
+}
+
+// Model is one fitted model in a report.
+type Model struct {
+	Name       string  `json:"name"`
+	Params     int     `json:"params"`
+	TrainMSE   float64 `json:"train_mse"`
+	TestMSE    float64 `json:"test_mse"`
+	FitSeconds float64 `json:"fit_seconds"`
+	Iterations int     `json:"iterations"`
+	// Cost is the regularisation cost of a kernel machine in a sweep.
+	Cost     *float64 `json:"cost,omitempty"`
+	Settings Settings `json:"settings"`
+}
+
+// Settings records how a model was trained.
+type Settings struct {
+	Optimizer   string    `json:"optimizer"`
+	MaxIter     int       `json:"max_iter,omitempty"`
+	Dims        []int     `json:"dims,omitempty"`
+	Kernel      string    `json:"kernel,omitempty"`
+	Bandwidth   float64   `json:"bandwidth,omitempty"`
+	Cost        *float64  `json:"cost,omitempty"`
+	Hidden      []int     `json:"hidden,omitempty"`
+	Activation  string    `json:"activation,omitempty"`
+	WeightDecay *float64  `json:"weight_decay,omitempty"`
+	Candidates  []float64 `json:"weight_decay_candidates,omitempty"`
+	Sigma       float64   `json:"sigma,omitempty"`
+	Lambda      float64   `json:"lambda,omitempty"`
+	Selection   string    `json:"selection,omitempty"`
+	Standardize bool      `json:"standardize"`
+}
+
+// Report is the JSON an experiment writes.
+type Report struct {
+	Experiment string   `json:"experiment"`
+	Seed       uint64   `json:"seed"`
+	Quick      bool     `json:"quick"`
+	Models     []Model  `json:"models"`
+	Figures    []string `json:"figures"`
+}
+
+// Model returns the model with the given name, or nil.
+func (r *Report) Model(name string) *Model {
+	for i := range r.Models {
+		if r.Models[i].Name == name {
+			return &r.Models[i]
+		}
+	}
+	return nil
+}
+
+// write saves the report as DIR/NAME.json, atomically.
+func (r *Report) write(dir string) error {
+	path := filepath.Join(dir, r.Experiment+".json")
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	})
+}
+
+// Runner runs one experiment.
+type Runner func(Config) (*Report, error)
+
+var registry = map[string]Runner{
+	"polynomial": Polynomial,
+	"sine":       Sine,
+	"sine-cost":  SineCost,
+}
+
+// Names returns the names of the experiments Run knows, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Run runs the named experiment: it creates the output directory, writes
+// the figures and the JSON report, and returns the report.
+func Run(name string, c Config) (*Report, error) {
+	run, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("experiment: unknown experiment %q (known: %v)", name, Names())
+	}
+	if err := os.MkdirAll(c.dir(), 0o755); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	r, err := run(c)
+	if err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	r.Experiment, r.Seed, r.Quick = name, c.Seed, c.Quick
+	r.Figures = slices.Clip(r.Figures)
+	if err := r.write(c.dir()); err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	return r, nil
+}
