@@ -228,7 +228,10 @@ func TestBadInput(t *testing.T) {
 		name, want string
 		fit        func() error
 	}{
-		{"short dims", "at least two blocks", func() error { _, _, err := FitRegression(x, y, Settings{Architecture: Architecture{Dims: []int{1}}}); return err }},
+		{"short dims", "at least two blocks", func() error {
+			_, _, err := FitRegression(x, y, Settings{Architecture: Architecture{Dims: []int{1}}})
+			return err
+		}},
 		{"zero dim", "block 1 has size 0", func() error {
 			_, _, err := FitRegression(x, y, Settings{Architecture: Architecture{Dims: []int{1, 0, 1}}})
 			return err

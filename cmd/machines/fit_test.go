@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fitTestRun runs the command line args and returns its exit status and
+// output.
+func fitTestRun(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// fitTestReadCSV reads a whole CSV file, header included.
+func fitTestReadCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func fitTestFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestFitPredictRegression(t *testing.T) {
+	dir := t.TempDir()
+	model, pred := filepath.Join(dir, "model.json"), filepath.Join(dir, "pred.csv")
+	code, stdout, stderr := fitTestRun("fit", "-data", "testdata/fit_reg_train.csv", "-target", "y",
+		"-task", "regression", "-iters", "300", "-seed", "2", "-model", model)
+	if code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	for _, want := range []string{"fit: 36 rows, 2 features, 272 parameters, ", " iterations, train MSE ", "wrote " + model} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("fit printed %q, want it to contain %q", stdout, want)
+		}
+	}
+	if n := strings.Count(stdout, "\n"); n != 1 {
+		t.Errorf("fit printed %d lines, want 1: %q", n, stdout)
+	}
+
+	// The file's header fields, as other programs see them.
+	b, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var head struct {
+		Format, Kind, Task, Target string
+		Version                    int
+		Features                   []string
+		Classes                    []string
+		Machine                    struct{ Dims []int }
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		t.Fatalf("model file is not JSON: %v", err)
+	}
+	if head.Format != "machines-model" || head.Version != 1 || head.Kind != "kernel-machine" ||
+		head.Task != "regression" || head.Target != "y" || !slices.Equal(head.Features, []string{"x1", "x2"}) ||
+		head.Classes != nil || !slices.Equal(head.Machine.Dims, []int{3, 3, 3, 1}) {
+		t.Errorf("model file header is %+v", head)
+	}
+
+	code, stdout, stderr = fitTestRun("predict", "-model", model, "-data", "testdata/fit_reg_new.csv", "-out", pred)
+	if code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	if want := "predict: 6 rows; wrote " + pred + "\n"; stdout != want {
+		t.Errorf("predict printed %q, want %q", stdout, want)
+	}
+	got := fitTestReadCSV(t, pred)
+	in := fitTestReadCSV(t, "testdata/fit_reg_new.csv") // id,x2,x1
+	if len(got) != len(in) || !slices.Equal(got[0], []string{"y"}) {
+		t.Fatalf("pred.csv is %q", got)
+	}
+	for i := 1; i < len(in); i++ {
+		x1, x2 := fitTestFloat(t, in[i][2]), fitTestFloat(t, in[i][1])
+		want := math.Sin(3*x1) + x2*x2 - 0.5
+		if y := fitTestFloat(t, got[i][0]); math.Abs(y-want) > 0.1 {
+			t.Errorf("prediction at (%v, %v) is %v, want %v", x1, x2, y, want)
+		}
+	}
+}
+
+func TestFitPredictClassification(t *testing.T) {
+	dir := t.TempDir()
+	model, pred := filepath.Join(dir, "model.json"), filepath.Join(dir, "pred.csv")
+	code, stdout, stderr := fitTestRun("fit", "-data", "testdata/fit_cls_train.csv", "-target", "color",
+		"-task", "classification", "-kernel", "multiplicative", "-iters", "200", "-model", model)
+	if code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	if want := "fit: 30 rows, 2 features, 3 classes, "; !strings.HasPrefix(stdout, want) {
+		t.Errorf("fit printed %q, want it to start with %q", stdout, want)
+	}
+	if want := "train accuracy 100% (30/30)"; !strings.Contains(stdout, want) {
+		t.Errorf("fit printed %q, want it to contain %q", stdout, want)
+	}
+
+	code, _, stderr = fitTestRun("predict", "-model", model, "-data", "testdata/fit_cls_new.csv", "-out", pred)
+	if code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	got := fitTestReadCSV(t, pred)
+	in := fitTestReadCSV(t, "testdata/fit_cls_new.csv") // x2,x1,truth
+	if len(got) != len(in) || !slices.Equal(got[0], []string{"color", "p_blue", "p_green", "p_red"}) {
+		t.Fatalf("pred.csv is %q", got)
+	}
+	right := 0
+	for i := 1; i < len(in); i++ {
+		if got[i][0] == in[i][2] {
+			right++
+		}
+		var sum, best float64
+		likeliest := ""
+		for j, s := range got[i][1:] {
+			p := fitTestFloat(t, s)
+			if p < 0 || p > 1 {
+				t.Errorf("row %d: probability %v", i, p)
+			}
+			sum += p
+			if p > best {
+				best, likeliest = p, strings.TrimPrefix(got[0][j+1], "p_")
+			}
+		}
+		if likeliest != got[i][0] {
+			t.Errorf("row %d: predicted %s, but %s is the most probable", i, got[i][0], likeliest)
+		}
+		if math.Abs(sum-1) > 1e-12 {
+			t.Errorf("row %d: probabilities add up to %v", i, sum)
+		}
+	}
+	if right != len(in)-1 {
+		t.Errorf("%d of %d test points classified right", right, len(in)-1)
+	}
+}
+
+func TestPredictHandWrittenModel(t *testing.T) {
+	// The machine of model_valid.json computes 0.5*x + 2*exp(-x^2/2).
+	pred := filepath.Join(t.TempDir(), "pred.csv")
+	code, _, stderr := fitTestRun("predict", "-model", "testdata/model_valid.json",
+		"-data", "testdata/model_predict.csv", "-out", pred)
+	if code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	got := fitTestReadCSV(t, pred)
+	want := [][]string{{"y"}, {"2"}, {strconv.FormatFloat(0.5+2*math.Exp(-0.5), 'g', -1, 64)}}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("pred.csv is %q, want %q", got, want)
+	}
+}
+
+func TestFitErrors(t *testing.T) {
+	reg := []string{"-target", "y", "-task", "regression", "-iters", "20"}
+	cls := []string{"-data", "testdata/fit_cls_train.csv", "-target", "color", "-task", "classification", "-iters", "20"}
+	train := []string{"-data", "testdata/fit_reg_train.csv"}
+	join := func(parts ...[]string) []string { return slices.Concat(parts...) }
+	for _, tc := range []struct {
+		name string
+		args []string // without -model
+		code int
+		want []string // in stderr
+	}{
+		{"NaN", join(reg, []string{"-data", "testdata/fit_nan.csv"}), 1,
+			[]string{`testdata/fit_nan.csv: row 4, column "x2": value is NaN`}},
+		{"Inf", join(reg, []string{"-data", "testdata/fit_inf.csv"}), 1,
+			[]string{`testdata/fit_inf.csv: row 3, column "y": value is infinite`}},
+		{"ragged", join(reg, []string{"-data", "testdata/fit_ragged.csv"}), 1,
+			[]string{"testdata/fit_ragged.csv: row 3: wrong number of fields: 2, header has 3"}},
+		{"empty", join(reg, []string{"-data", "testdata/fit_empty.csv"}), 1,
+			[]string{"testdata/fit_empty.csv: empty file"}},
+		{"no file", join(reg, []string{"-data", "testdata/no_such.csv"}), 1,
+			[]string{"testdata/no_such.csv", "no such file"}},
+		{"unknown target", join(train, []string{"-target", "z", "-task", "regression"}), 1,
+			[]string{`testdata/fit_reg_train.csv: column "z": no such column; the file has "x1", "x2", "y"`}},
+		{"regression dims", join(train, reg, []string{"-dims", "3,3,2"}), 2,
+			[]string{"-dims 3,3,2: the last block is the output and must be 1 for regression", "machines fit -h"}},
+		{"classification dims", join(cls, []string{"-dims", "4,4,1"}), 2,
+			[]string{`-dims 4,4,1: the last block is the output and must be 3, one entry for each of the 3 classes of column "color"`}},
+		{"dims syntax", join(train, reg, []string{"-dims", "3,x,1"}), 2,
+			[]string{`-dims 3,x,1: entry 2 is "x", want a whole number >= 1`}},
+		{"dims zero", join(train, reg, []string{"-dims", "3,0,1"}), 2,
+			[]string{`-dims 3,0,1: entry 2 is "0"`}},
+		{"one block", join(train, reg, []string{"-dims", "1"}), 2,
+			[]string{"-dims 1: want at least two blocks"}},
+		{"negative cost", join(train, reg, []string{"-cost", "-1"}), 2,
+			[]string{"-cost -1: want a finite number >= 0"}},
+		{"NaN cost", join(train, reg, []string{"-cost", "NaN"}), 2,
+			[]string{"-cost NaN: want a finite number >= 0"}},
+		{"zero bandwidth", join(train, reg, []string{"-bandwidth", "0"}), 2,
+			[]string{"-bandwidth 0: want a finite number > 0"}},
+		{"unknown task", join(train, []string{"-target", "y", "-task", "ranking"}), 2,
+			[]string{`-task "ranking": want regression or classification`}},
+		{"unknown kernel", join(train, reg, []string{"-kernel", "gaussian"}), 2,
+			[]string{`-kernel "gaussian": want additive or multiplicative`}},
+		{"too many anchors", join(train, reg, []string{"-anchors", "37"}), 2,
+			[]string{"-anchors 37: testdata/fit_reg_train.csv has only 36 rows"}},
+		{"negative anchors", join(train, reg, []string{"-anchors", "-1"}), 2,
+			[]string{"-anchors -1: want 0 (every row) or more"}},
+		{"zero iterations", join(train, reg[:4], []string{"-iters", "0"}), 2,
+			[]string{"-iters 0: want at least 1"}},
+		{"unknown flag", join(train, reg, []string{"-bogus"}), 2,
+			[]string{"flag provided but not defined: -bogus", "usage: machines fit"}},
+		{"stray argument", join(train, reg, []string{"extra"}), 2,
+			[]string{`unexpected arguments ["extra" `}},
+		{"diverges", join(reg, []string{"-data", "testdata/fit_huge.csv"}), 1,
+			[]string{"fitting testdata/fit_huge.csv: the fit diverged: the loss is +Inf at the initial parameters"}},
+		{"diverges unstandardized", join(reg, []string{"-data", "testdata/fit_huge.csv", "-standardize=false"}), 1,
+			[]string{"the fit diverged", "try -standardize=true"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			model := filepath.Join(t.TempDir(), "model.json")
+			code, stdout, stderr := fitTestRun(join([]string{"fit"}, tc.args, []string{"-model", model})...)
+			if code != tc.code {
+				t.Errorf("exit status %d, want %d; stderr: %s", code, tc.code, stderr)
+			}
+			if !strings.HasPrefix(stderr, "machines fit: ") && !strings.Contains(stderr, "usage: machines fit") {
+				t.Errorf("stderr does not name the command: %q", stderr)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr %q does not contain %q", stderr, want)
+				}
+			}
+			if stdout != "" {
+				t.Errorf("failed fit printed %q", stdout)
+			}
+			if _, err := os.Stat(model); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("failed fit left a model file: %v", err)
+			}
+		})
+	}
+}
+
+func TestMissingFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"fit -data", []string{"fit", "-target", "y", "-task", "regression", "-model", "m.json"}, "missing required flag -data\n"},
+		{"fit -target", []string{"fit", "-data", "d.csv", "-task", "regression", "-model", "m.json"}, "missing required flag -target\n"},
+		{"fit -task", []string{"fit", "-data", "d.csv", "-target", "y", "-model", "m.json"}, "missing required flag -task\n"},
+		{"fit -model", []string{"fit", "-data", "d.csv", "-target", "y", "-task", "regression"}, "missing required flag -model\n"},
+		{"fit -model=", []string{"fit", "-data", "d.csv", "-target", "y", "-task", "regression", "-model="}, "missing required flag -model\n"},
+		{"fit all", []string{"fit"}, "missing required flags -data, -target, -task, -model\n"},
+		{"predict -model", []string{"predict", "-data", "d.csv", "-out", "p.csv"}, "missing required flag -model\n"},
+		{"predict -data", []string{"predict", "-model", "m.json", "-out", "p.csv"}, "missing required flag -data\n"},
+		{"predict -out", []string{"predict", "-model", "m.json", "-data", "d.csv"}, "missing required flag -out\n"},
+		{"predict unknown flag", []string{"predict", "-x"}, "flag provided but not defined: -x"},
+		{"unknown command", []string{"frobnicate"}, `machines: unknown command "frobnicate"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := fitTestRun(tc.args...)
+			if code != 2 {
+				t.Errorf("exit status %d, want 2", code)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.want)
+			}
+			if !strings.Contains(stderr, "usage") {
+				t.Errorf("stderr %q does not point to the usage", stderr)
+			}
+		})
+	}
+}
+
+func TestPredictErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, model, data string
+		want              string
+	}{
+		{"truncated", "model_truncated.json", "model_predict.csv",
+			"testdata/model_truncated.json: truncated or not JSON: unexpected end of JSON input"},
+		{"newer version", "model_v2.json", "model_predict.csv",
+			"testdata/model_v2.json has format version 2; this machines reads version 1: upgrade machines"},
+		{"not a model", "model_not_model.json", "model_predict.csv",
+			"testdata/model_not_model.json is not a machines model file"},
+		{"a CSV file", "fit_reg_train.csv", "model_predict.csv",
+			"testdata/fit_reg_train.csv: truncated or not JSON: invalid character"},
+		{"unknown kind", "model_bad_kind.json", "model_predict.csv",
+			`testdata/model_bad_kind.json: unknown model kind "neural-net"; this machines knows "kernel-machine"`},
+		{"unknown task", "model_bad_task.json", "model_predict.csv",
+			`testdata/model_bad_task.json: unknown task "ranking", want "regression" or "classification"`},
+		{"bad machine", "model_bad_machine.json", "model_predict.csv",
+			"testdata/model_bad_machine.json: kernel: decoding machine: c is 1x2, want 1x1"},
+		{"no model", "no_such.json", "model_predict.csv", "open testdata/no_such.json: no such file"},
+		{"missing feature", "model_valid.json", "predict_missing_feature.csv",
+			`testdata/predict_missing_feature.csv: column "x": no such column; the file has "x1", "y"`},
+		{"empty data", "model_valid.json", "fit_empty.csv", "testdata/fit_empty.csv: empty file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "pred.csv")
+			code, stdout, stderr := fitTestRun("predict", "-model", "testdata/"+tc.model,
+				"-data", "testdata/"+tc.data, "-out", out)
+			if code != 1 {
+				t.Errorf("exit status %d, want 1", code)
+			}
+			if want := "machines predict: " + tc.want; !strings.HasPrefix(stderr, want) {
+				t.Errorf("stderr is %q, want it to start with %q", stderr, want)
+			}
+			if stdout != "" {
+				t.Errorf("failed predict printed %q", stdout)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("failed predict left an output file: %v", err)
+			}
+		})
+	}
+}

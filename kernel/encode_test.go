@@ -1,0 +1,204 @@
+package kernel_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestMachineJSONRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		settings kernel.Settings
+	}{
+		{"additive", kernel.Settings{Architecture: kernel.Architecture{Dims: []int{3, 3, 3, 1}}, Cost: 0.001}},
+		{"multiplicative standardized", kernel.Settings{
+			Architecture: kernel.Architecture{Dims: []int{2, 2, 1}, Kernel: kernel.Multiplicative, Bandwidth: 0.7},
+			Standardize:  true,
+		}},
+		{"anchors", kernel.Settings{Architecture: kernel.Architecture{Dims: []int{3, 2, 1}}, Anchors: 5, Standardize: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(1, 1))
+			const n = 12
+			x, y := mat.NewDense(n, 2, nil), mat.NewDense(n, 1, nil)
+			for i := range n {
+				a, b := 4*rnd.Float64(), rnd.Float64()
+				x.Set(i, 0, a)
+				x.Set(i, 1, b)
+				y.Set(i, 0, 10*math.Sin(a)+b)
+			}
+			s := tc.settings
+			s.Seed = 3
+			s.MaxIter = 30
+			m, _, err := kernel.FitRegression(x, y, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got kernel.Machine
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatalf("decoding %s: %v", b, err)
+			}
+			q := mat.NewDense(20, 2, nil)
+			for i := range 20 {
+				q.Set(i, 0, 5*rnd.Float64()-0.5)
+				q.Set(i, 1, rnd.Float64())
+			}
+			want, have := m.Predict(nil, q), got.Predict(nil, q)
+			for i := range 20 {
+				if w, h := want.At(i, 0), have.At(i, 0); math.Float64bits(w) != math.Float64bits(h) {
+					t.Errorf("prediction %d: decoded machine gives %v, original %v", i, h, w)
+				}
+			}
+			again, err := json.Marshal(&got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(again) != string(b) {
+				t.Errorf("re-encoding differs:\n%s\n%s", again, b)
+			}
+		})
+	}
+}
+
+// validMachineJSON is a machine of one input, dims [1,1] and one anchor.
+const validMachineJSON = `{"dims":[1,1],"kernel":"additive","bandwidth":1,` +
+	`"a":[[1],[2]],"c":[[0.5]],"anchors":[[0]],` +
+	`"input":{"mean":[0],"scale":[1]},"output":{"mean":[3],"scale":[2]}}`
+
+func TestMachineUnmarshalErrors(t *testing.T) {
+	var m kernel.Machine
+	if err := json.Unmarshal([]byte(validMachineJSON), &m); err != nil {
+		t.Fatalf("valid machine: %v", err)
+	}
+	// edit replaces old by new in the valid machine.
+	edit := func(old, new string) string {
+		if !strings.Contains(validMachineJSON, old) {
+			panic("test: " + old + " not in the valid machine")
+		}
+		return strings.Replace(validMachineJSON, old, new, 1)
+	}
+	for _, tc := range []struct {
+		name, json, want string
+	}{
+		{"not an object", `[1,2]`, "the machine is a JSON array, want an object"},
+		{"unknown field", edit(`"dims"`, `"extra":1,"dims"`), `unknown field "extra"`},
+		{"missing dims", edit(`"dims":[1,1],`, ``), `missing field "dims"`},
+		{"missing kernel", edit(`"kernel":"additive",`, ``), `missing field "kernel"`},
+		{"missing bandwidth", edit(`"bandwidth":1,`, ``), `missing field "bandwidth"`},
+		{"missing a", edit(`"a":[[1],[2]],`, ``), `missing field "a"`},
+		{"missing c", edit(`"c":[[0.5]],`, ``), `missing field "c"`},
+		{"missing anchors", edit(`"anchors":[[0]],`, ``), `missing field "anchors"`},
+		{"missing scale", edit(`,"scale":[1]`, ``), `missing field "scale" in input`},
+		{"one block", edit(`[1,1]`, `[2]`), "dims [2]: need at least two blocks"},
+		{"empty block", edit(`[1,1]`, `[1,0,1]`), "dims [1 0 1]: block 1 has size 0"},
+		{"fractional dims", edit(`[1,1]`, `[1,1.5]`), `field "dims" holds a JSON number 1.5, want int`},
+		{"unknown kernel", edit(`"additive"`, `"gaussian"`), `unknown kernel "gaussian", want "additive" or "multiplicative"`},
+		{"negative bandwidth", edit(`"bandwidth":1`, `"bandwidth":-1`), "bandwidth is -1"},
+		{"string bandwidth", edit(`"bandwidth":1`, `"bandwidth":"1"`), `bandwidth is "1", want a number`},
+		{"a rows", edit(`[[1],[2]]`, `[[1],[2],[3]]`), "a is 3x1, want 2x1"},
+		{"a empty", edit(`[[1],[2]]`, `[]`), "a has no rows"},
+		{"a no columns", edit(`[[1],[2]]`, `[[],[]]`), "a has no columns"},
+		{"a ragged", edit(`[[1],[2]]`, `[[1],[2,3]]`), "a is ragged: row 1 has 2 entries, row 0 has 1"},
+		{"c rows", edit(`[[0.5]]`, `[[0.5],[1]]`), "c is 2x1, want 1x1"},
+		{"c columns", edit(`[[0.5]]`, `[[0.5,1]]`), "c is 1x2, want 1x1"},
+		{"anchors columns", edit(`"anchors":[[0]]`, `"anchors":[[0,1]]`), "anchors is 1x2, want 1x1"},
+		{"too large", edit(`[[1],[2]]`, `[[1],[1e999]]`), "a[1][0] is 1e999, too large for a float64"},
+		{"null entry", edit(`[[0.5]]`, `[[null]]`), "c[0][0] is null, want a number"},
+		{"string entry", edit(`"anchors":[[0]]`, `"anchors":[["NaN"]]`), `anchors[0][0] is "NaN", want a number`},
+		{"input scaler length", edit(`"mean":[0]`, `"mean":[0,1]`), "input scaler has 2 means and 1 scales, want 1, one per input"},
+		{"output zero scale", edit(`"scale":[2]`, `"scale":[0]`), "output.scale[0] is 0"},
+		{"output scaler huge", edit(`"mean":[3]`, `"mean":[-1e400]`), "output.mean[0] is -1e400, too large"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := kernel.Machine{Architecture: kernel.Architecture{Dims: []int{7, 7}}}
+			err := json.Unmarshal([]byte(tc.json), &m)
+			if err == nil {
+				t.Fatalf("no error decoding %s", tc.json)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not contain %q", err, tc.want)
+			}
+			if len(m.Dims) != 2 || m.Dims[0] != 7 || m.A != nil {
+				t.Errorf("failed decoding changed the machine to %+v", m)
+			}
+		})
+	}
+}
+
+func TestMachineMarshalErrors(t *testing.T) {
+	valid := func() *kernel.Machine {
+		return &kernel.Machine{
+			Architecture: kernel.Architecture{Dims: []int{1, 1}, Bandwidth: 1},
+			A:            mat.NewDense(2, 1, []float64{1, 2}),
+			C:            mat.NewDense(1, 1, []float64{0.5}),
+			Anchors:      mat.NewDense(1, 1, []float64{0}),
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(m *kernel.Machine)
+		want string
+	}{
+		{"no A", func(m *kernel.Machine) { m.A = nil }, "no matrix a"},
+		{"NaN in C", func(m *kernel.Machine) { m.C.Set(0, 0, math.NaN()) }, "c[0][0] is NaN"},
+		{"A shape", func(m *kernel.Machine) { m.A = mat.NewDense(3, 1, nil) }, "a is 3x1, want 2x1"},
+		{"kernel", func(m *kernel.Machine) { m.Kernel = 5 }, "unknown kernel Combine(5)"},
+		{"scaler", func(m *kernel.Machine) { m.Input = &dataset.Scaler{Mean: []float64{0}} }, "input scaler has 1 means and 0 scales"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := valid()
+			if _, err := json.Marshal(m); err != nil {
+				t.Fatalf("valid machine: %v", err)
+			}
+			tc.edit(m)
+			_, err := json.Marshal(m)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func ExampleMachine_MarshalJSON() {
+	// A machine with one input, an input block of one entry and an
+	// output of one entry, and a single anchor at 0.
+	m := &kernel.Machine{
+		Architecture: kernel.Architecture{Dims: []int{1, 1}, Bandwidth: 1},
+		A:            mat.NewDense(2, 1, []float64{1, 0.5}),
+		C:            mat.NewDense(1, 1, []float64{2}),
+		Anchors:      mat.NewDense(1, 1, []float64{0}),
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(b))
+
+	var back kernel.Machine
+	if err := json.Unmarshal(b, &back); err != nil {
+		fmt.Println(err)
+		return
+	}
+	// 0.5*x + 2*exp(-x^2/2) at x = 0 and x = 1.
+	y := back.Predict(nil, mat.NewDense(2, 1, []float64{0, 1}))
+	fmt.Printf("%.6f %.6f\n", y.At(0, 0), y.At(1, 0))
+	// Output:
+	// {"dims":[1,1],"kernel":"additive","bandwidth":1,"a":[[1],[0.5]],"c":[[2]],"anchors":[[0]]}
+	// 2.000000 1.713061
+}
