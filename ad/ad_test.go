@@ -53,6 +53,10 @@ func TestGradients(t *testing.T) {
 		{"GaussianAnchors", [][2]int{{2, 6}}, func(g *Graph, p []*Node) *Node {
 			return g.Gaussian(g.SelectCols(p[0], []int{1, 3}), p[0], 1)
 		}},
+		{"AddGaussian", [][2]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph, p []*Node) *Node { return g.AddGaussian(p[0], p[1], p[2], 0.9) }},
+		{"AddGaussianSymmetric", [][2]int{{5, 5}, {2, 5}}, func(g *Graph, p []*Node) *Node { return g.AddGaussian(p[0], p[1], p[1], 1.1) }},
+		{"MulGaussian", [][2]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph, p []*Node) *Node { return g.MulGaussian(p[0], p[1], p[2], 0.9) }},
+		{"MulGaussianSymmetric", [][2]int{{5, 5}, {2, 5}}, func(g *Graph, p []*Node) *Node { return g.MulGaussian(p[0], p[1], p[1], 1.1) }},
 		{"MSE", [][2]int{{3, 4}, {3, 4}}, func(g *Graph, p []*Node) *Node { return g.MSE(p[0], p[1]) }},
 		{"SoftmaxCrossEntropy", [][2]int{{3, 5}}, func(g *Graph, p []*Node) *Node { return g.SoftmaxCrossEntropy(p[0], labels) }},
 	} {

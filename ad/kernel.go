@@ -5,14 +5,26 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 )
 
-// gaussian keeps the weighted gradient between backward calls so that
-// replaying the graph allocates nothing.
+// combine says how a Gaussian op merges its kernel with a previous one.
+type combine int
+
+const (
+	alone combine = iota
+	plus
+	times
+)
+
+// gaussian keeps its scratch between calls so that replaying the graph
+// allocates nothing.
 type gaussian struct {
-	gamma float64 // 1/(2 sigma^2)
-	w     *Tensor // upstream gradient times kernel value
-	sum   []float64
+	gamma   float64 // 1/(2 sigma^2)
+	combine combine
+	k       *Tensor // the kernel values when they are combined with a previous kernel
+	w       *Tensor // upstream gradient times kernel value
+	sum     []float64
 }
 
 // Gaussian returns the m x n matrix of Gaussian kernel values between the
@@ -24,6 +36,23 @@ type gaussian struct {
 // the exponentials are computed: the exponential dominates the cost of the
 // finite-depth kernel machine.
 func (g *Graph) Gaussian(v, u *Node, sigma float64) *Node {
+	return g.gaussian(alone, nil, v, u, sigma)
+}
+
+// AddGaussian returns k + Gaussian(v, u, sigma) as one operation: the
+// additive kernel of a filtration accumulates level by level, and fusing
+// the sum saves a pass over the matrix and a gradient buffer.
+func (g *Graph) AddGaussian(k, v, u *Node, sigma float64) *Node {
+	return g.gaussian(plus, k, v, u, sigma)
+}
+
+// MulGaussian returns the elementwise product k .* Gaussian(v, u, sigma)
+// as one operation, for multiplicative kernels.
+func (g *Graph) MulGaussian(k, v, u *Node, sigma float64) *Node {
+	return g.gaussian(times, k, v, u, sigma)
+}
+
+func (g *Graph) gaussian(c combine, k, v, u *Node, sigma float64) *Node {
 	if v.Value.Rows() != u.Value.Rows() {
 		panic(fmt.Sprintf("ad: Gaussian of points of dimension %d and %d", v.Value.Rows(), u.Value.Rows()))
 	}
@@ -31,46 +60,59 @@ func (g *Graph) Gaussian(v, u *Node, sigma float64) *Node {
 		panic(fmt.Sprintf("ad: Gaussian bandwidth %v, want > 0", sigma))
 	}
 	m, n := v.Value.Cols(), u.Value.Cols()
-	o := &gaussian{gamma: 1 / (2 * sigma * sigma), w: NewTensor(m, n), sum: make([]float64, max(m, n))}
-	return g.apply(o, []int{m, n}, v, u)
+	o := &gaussian{gamma: 1 / (2 * sigma * sigma), combine: c, w: NewTensor(m, n), sum: make([]float64, max(m, n))}
+	if c == alone {
+		return g.apply(o, []int{m, n}, v, u)
+	}
+	if k.Value.Rows() != m || k.Value.Cols() != n {
+		panic(fmt.Sprintf("ad: combining a kernel of shape %v with a %dx%d Gaussian", k.Value.Shape, m, n))
+	}
+	o.k = NewTensor(m, n)
+	return g.apply(o, []int{m, n}, v, u, k)
 }
 
 func (o *gaussian) forward(out *Node) {
 	v, u := out.inputs[0].Value, out.inputs[1].Value
-	m, n := v.Cols(), u.Cols()
+	d, m, n := v.Rows(), v.Cols(), u.Cols()
 	sym := out.inputs[0] == out.inputs[1]
-	k := out.Value.Data
-	clear(k)
-	for r := range v.Rows() {
-		vr, ur := v.Data[r*m:(r+1)*m], u.Data[r*n:(r+1)*n]
-		for i, vi := range vr {
-			lo := 0
-			if sym {
-				lo = i
-			}
-			row := k[i*n+lo : (i+1)*n]
-			for j, uj := range ur[lo:] {
-				d := vi - uj
-				row[j] += d * d
-			}
-		}
+	kt := out.Value
+	if o.combine != alone {
+		kt = o.k
 	}
+	k := kt.Data
 	for i := range m {
 		lo := 0
 		if sym {
-			lo = i
+			k[i*n+i] = 1
+			lo = i + 1
 		}
+		// Squared distances from point i, one coordinate at a time so
+		// that the inner loops run over contiguous memory.
 		row := k[i*n+lo : (i+1)*n]
-		for j, d2 := range row {
-			row[j] = expNonPos(-o.gamma * d2)
-		}
-	}
-	if sym {
-		for i := range m {
-			for j := range i {
-				k[i*n+j] = k[j*n+i]
+		for r := range d {
+			x, ur := v.Data[r*m+i], u.Data[r*n+lo:(r+1)*n]
+			if r == 0 {
+				for j, y := range ur {
+					row[j] = (x - y) * (x - y)
+				}
+				continue
+			}
+			for j, y := range ur {
+				row[j] += (x - y) * (x - y)
 			}
 		}
+		negExp(row, o.gamma)
+		if sym {
+			for j, e := range row {
+				k[(lo+j)*n+i] = e
+			}
+		}
+	}
+	switch o.combine {
+	case plus:
+		floats.AddTo(out.Value.Data, out.inputs[2].Value.Data, k)
+	case times:
+		floats.MulTo(out.Value.Data, out.inputs[2].Value.Data, k)
 	}
 }
 
@@ -78,8 +120,23 @@ func (o *gaussian) backward(out *Node) {
 	v, u := out.inputs[0], out.inputs[1]
 	m, n := v.Value.Cols(), u.Value.Cols()
 	w := o.w.Data
-	for i, d := range out.Grad.Data {
-		w[i] = d * out.Value.Data[i]
+	// w is the upstream gradient times the kernel value (for a product
+	// with a previous kernel, times that kernel too: the output).
+	kv := out.Value.Data
+	if o.combine == plus {
+		kv = o.k.Data
+	}
+	floats.MulTo(w, out.Grad.Data, kv)
+	if o.combine != alone {
+		if prev := out.inputs[2]; prev.Grad != nil {
+			if o.combine == plus {
+				axpy(1, out.Grad.Data, prev.Grad.Data)
+			} else {
+				for i, d := range out.Grad.Data {
+					prev.Grad.Data[i] += d * o.k.Data[i]
+				}
+			}
+		}
 	}
 	c := 2 * o.gamma // 1/sigma^2
 	if v == u {
@@ -116,9 +173,7 @@ func (o *gaussian) addGrad(dst, other, self, w *Tensor, t blas.Transpose, c floa
 	for i := range m {
 		row := w.Data[i*n : (i+1)*n]
 		if t == blas.NoTrans {
-			for j, x := range row {
-				sums[j] += x
-			}
+			floats.Add(sums, row)
 		} else {
 			s := 0.0
 			for _, x := range row {

@@ -118,19 +118,17 @@ func (arch Architecture) build(g *ad.Graph, a, c, x *ad.Node, anchors []int) net
 	var k, norm *ad.Node
 	crow := 0
 	for _, d := range arch.Dims[1:] {
-		var gram *ad.Node
-		if anchors == nil {
-			gram = g.Gaussian(state, state, sigma)
-		} else {
-			gram = g.Gaussian(g.SelectCols(state, anchors), state, sigma)
+		anchorState := state
+		if anchors != nil {
+			anchorState = g.SelectCols(state, anchors)
 		}
 		switch {
 		case k == nil:
-			k = gram
+			k = g.Gaussian(anchorState, state, sigma)
 		case arch.Kernel == Additive:
-			k = g.Add(k, gram)
+			k = g.AddGaussian(k, anchorState, state, sigma)
 		default:
-			k = g.Mul(k, gram)
+			k = g.MulGaussian(k, anchorState, state, sigma)
 		}
 		ci := g.RowBlock(c, crow, crow+d)
 		val := g.MatMul(ci, k, false, false)
