@@ -105,8 +105,11 @@ type PerceptronSettings struct {
 	// standard deviation 1.
 	Standardize bool
 	Seed        uint64
-	Method      optim.Method
-	MaxIter     int
+	// Adam, if not nil, trains by full-batch Adam steps (MaxIter of
+	// them, default 1000) instead of Method.
+	Adam    *optim.Adam
+	Method  optim.Method
+	MaxIter int
 	// Iteration, if not nil, is called after every iteration with the
 	// perceptron as it is then.
 	Iteration func(iter int, loss float64, p *Perceptron) error
@@ -170,23 +173,54 @@ func FitPerceptron(x, y mat.Matrix, s PerceptronSettings) (*Perceptron, optim.Re
 		}
 		return p
 	}
-	settings := optim.Settings{Method: s.Method, MaxIter: s.MaxIter}
-	if s.Iteration != nil {
-		settings.Iteration = func(iter int, l float64, params []float64) error {
-			return s.Iteration(iter, l, perceptron(params))
-		}
-	}
-	r, err := optim.Minimize(func(params, dst []float64) float64 {
+	f := func(params, dst []float64) float64 {
 		copy(flat, params)
 		g.Forward()
 		g.Backward(loss)
 		copy(dst, grad)
 		return loss.Scalar()
-	}, append([]float64(nil), flat...), settings)
+	}
+	var r optim.Result
+	var err error
+	if s.Adam != nil {
+		r, err = descend(f, flat, s.Adam, s.MaxIter, s.Iteration, perceptron)
+	} else {
+		settings := optim.Settings{Method: s.Method, MaxIter: s.MaxIter}
+		if s.Iteration != nil {
+			settings.Iteration = func(iter int, l float64, params []float64) error {
+				return s.Iteration(iter, l, perceptron(params))
+			}
+		}
+		r, err = optim.Minimize(f, append([]float64(nil), flat...), settings)
+	}
 	if err != nil {
 		return nil, r, fmt.Errorf("baseline: %w", err)
 	}
 	return perceptron(r.X), r, nil
+}
+
+// descend minimises f from x0 by steps of the given stepper.
+func descend(f optim.Func, x0 []float64, step optim.Stepper, steps int, iteration func(int, float64, *Perceptron) error, perceptron func([]float64) *Perceptron) (optim.Result, error) {
+	if steps == 0 {
+		steps = 1000
+	}
+	x := append([]float64(nil), x0...)
+	grad := make([]float64, len(x))
+	var loss float64
+	for it := 1; it <= steps; it++ {
+		loss = f(x, grad)
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
+			return optim.Result{X: x, Loss: loss, Iterations: it}, &optim.DivergedError{Iteration: it, Loss: loss}
+		}
+		step.Step(x, grad)
+		if iteration != nil {
+			if err := iteration(it, loss, perceptron(x)); err != nil {
+				return optim.Result{X: x, Loss: loss, Iterations: it}, err
+			}
+		}
+	}
+	loss = f(x, grad)
+	return optim.Result{X: x, Loss: loss, Iterations: steps, Evaluations: steps + 1, Status: "step limit"}, nil
 }
 
 // forward records the perceptron on the columns of x.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
 )
@@ -65,6 +66,31 @@ func TestFitPerceptron(t *testing.T) {
 				t.Errorf("training MSE %v, want <= 1e-2", mse)
 			}
 		})
+	}
+}
+
+func TestFitPerceptronAdam(t *testing.T) {
+	x, y := sineData(20)
+	var first, last float64
+	p, r, err := FitPerceptron(x, y, PerceptronSettings{Hidden: []int{10}, Activation: Tanh, Seed: 1, MaxIter: 2000,
+		Adam: &optim.Adam{LR: 0.01},
+		Iteration: func(it int, loss float64, _ *Perceptron) error {
+			if it == 1 {
+				first = loss
+			}
+			last = loss
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Iterations != 2000 || !(last < first/100) {
+		t.Errorf("%d Adam steps took the loss from %v to %v", r.Iterations, first, last)
+	}
+	var d mat.Dense
+	d.Sub(p.Predict(nil, x), y)
+	if mse := mat.Dot(d.ColView(0), d.ColView(0)) / 20; !scalar.EqualWithinAbsOrRel(mse, r.Loss, 1e-12, 1e-9) {
+		t.Errorf("Predict MSE %v, final loss %v", mse, r.Loss)
 	}
 }
 

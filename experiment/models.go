@@ -8,6 +8,7 @@ import (
 
 	"github.com/parametric-machines/machines/baseline"
 	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -93,9 +94,12 @@ const cvFolds = 6
 // Candidates for the regularisation of kernel machines (cost) and
 // perceptrons (weight decay), chosen by cross-validation.
 var (
-	costs  = []float64{0, 1e-5, 1e-4, 1e-3, 1e-2}
-	decays = []float64{0, 1e-5, 1e-4, 1e-3, 1e-2}
+	costs  = []float64{0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2}
+	decays = []float64{0, 1e-6, 1e-5, 1e-4, 1e-3}
 )
+
+// restarts is the number of starting points of a perceptron's final fit.
+const restarts = 3
 
 var cvSelection = fmt.Sprintf("by %d-fold cross-validation on the training set", cvFolds)
 
@@ -178,7 +182,7 @@ func (t task) fitKernel(name string, s kernel.Settings, chooseCost bool, c Confi
 // fitPerceptron chooses the weight decay by cross-validation on the
 // training set, then fits on all of it.
 func (t task) fitPerceptron(name string, s baseline.PerceptronSettings, c Config) (*fitted, error) {
-	start := time.Now()
+	begin := time.Now()
 	best, err := t.crossValidate(name+" weight decay", s.Seed, decays, func(x, y *mat.Dense, v float64) (predictor, error) {
 		s := s
 		s.WeightDecay = v
@@ -191,21 +195,38 @@ func (t task) fitPerceptron(name string, s baseline.PerceptronSettings, c Config
 	if err != nil {
 		return nil, err
 	}
-	f := &fitted{}
+	// A wide perceptron fitted by L-BFGS sometimes settles on a poor
+	// stationary point (with sigmoids, the constant function); the best
+	// training loss of a few starts avoids judging it by one bad start.
+	var f *fitted
+	var p *baseline.Perceptron
+	var r optim.Result
+	var spent time.Duration
 	s.WeightDecay = best
-	rec := &recorder{t: t, f: f}
-	s.Iteration = func(iter int, _ float64, p *baseline.Perceptron) error {
-		rec.record(iter, func(x *mat.Dense) *mat.Dense { return p.Predict(nil, x) })
-		return nil
+	for start := range uint64(restarts) {
+		try := &fitted{}
+		rec := &recorder{t: t, f: try}
+		s := s
+		s.Seed += start
+		s.Iteration = func(iter int, _ float64, p *baseline.Perceptron) error {
+			rec.record(iter, func(x *mat.Dense) *mat.Dense { return p.Predict(nil, x) })
+			return nil
+		}
+		tp, tr, err := baseline.FitPerceptron(t.x, t.y, s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		spent += rec.spent
+		c.logf("%s: start %d: training loss %.4g", name, start+1, tr.Loss)
+		if f == nil || tr.Loss < r.Loss {
+			f, p, r = try, tp, tr
+		}
 	}
-	p, r, err := baseline.FitPerceptron(t.x, t.y, s)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	f.Model = Model{Name: name, Params: p.NumParams(), FitSeconds: (time.Since(start) - rec.spent).Seconds(), Iterations: r.Iterations,
+	f.Model = Model{Name: name, Params: p.NumParams(), FitSeconds: (time.Since(begin) - spent).Seconds(), Iterations: r.Iterations,
 		Settings: Settings{Optimizer: "L-BFGS (gonum/optimize), full batch", MaxIter: s.MaxIter, Hidden: s.Hidden,
 			Activation: s.Activation.String(), WeightDecay: &best, Candidates: decays,
-			Selection: "weight decay " + cvSelection, Standardize: s.Standardize}}
+			Selection:   fmt.Sprintf("weight decay %s; best training loss of %d starts", cvSelection, restarts),
+			Standardize: s.Standardize}}
 	f.predict = func(x *mat.Dense) *mat.Dense { return p.Predict(nil, x) }
 	t.score(f)
 	c.logf("%s: %d parameters, weight decay %g, train MSE %.3g, test MSE %.3g, %.2fs",

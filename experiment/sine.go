@@ -34,7 +34,7 @@ const sineCost = 0.003
 // and sigmoid activations of about 609 parameters, and kernel ridge.
 func Sine(c Config) (*Report, error) {
 	t := sineTask(c.Seed)
-	km, err := t.fitKernel("kernel machine", sineMachine(c, sineCost), false, c)
+	km, err := t.fitKernel("kernel machine", sineMachine(c, sineCost), true, c)
 	if err != nil {
 		return nil, err
 	}
