@@ -107,8 +107,9 @@ func SineCost(c Config) (*Report, error) {
 			{Name: "train", X: sweepCosts, Y: train},
 			{Name: "test", X: sweepCosts, Y: test, Dashed: true},
 		}}
-	// Three costs across the range show under- and over-regularisation.
-	shown := []*fitted{models[2], models[4], models[len(models)-1]}
+	// Three costs across the range: one so large that the constant
+	// function wins, one in the middle, one small enough to overfit.
+	shown := []*fitted{models[4], models[6], models[8]}
 	paths, err := figure.Panels(filepath.Join(c.dir(), "sine-cost"), figure.Layout{Cols: 2, Width: 480, Height: 320},
 		sweep, sineFits(t, "sine: fits at three costs", shown))
 	if err != nil {
