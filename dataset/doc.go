@@ -26,6 +26,20 @@
 // WriteCSV and Table.Save write CSV files atomically: an existing file is
 // either replaced whole or, on error, left untouched.
 //
+// # IDX images
+//
+// LoadIDX reads a split of MNIST or of a data set in the same format, such as
+// Fashion-MNIST (installed by Debian's dataset-fashion-mnist package in
+// /usr/share/datasets/fashion-mnist): the "train" split from
+// train-images-idx3-ubyte and train-labels-idx1-ubyte, the "t10k" split from
+// t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte, each file optionally
+// gzip-compressed. The result, Images, keeps the pixels as bytes; Image and
+// Image32 scale one image to [0, 1] for a model, Subset copies selected
+// images, and OnePerClass draws the one-image-per-class training set of a
+// one-shot task. Headers, sizes and label counts are checked, and problems are
+// returned as *IDXError values naming the file. Batches deals out the indices
+// of a training set in minibatches, shuffled anew each epoch.
+//
 // # Synthetic tasks
 //
 // The paper (Figure 3) fits the polynomial p(x, y) = (2x-1)² + 2y + xy - 3 on
