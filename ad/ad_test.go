@@ -9,68 +9,91 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
-func randMatrix(rnd *rand.Rand, rows, cols int) *Tensor {
-	t := NewTensor(rows, cols)
+func randMatrix[T Float](rnd *rand.Rand, rows, cols int) *Tensor[T] {
+	t := NewTensor[T](rows, cols)
 	for i := range t.Data {
-		t.Data[i] = rnd.Float64()*2 - 1
+		t.Data[i] = T(rnd.Float64()*2 - 1)
 	}
 	return t
 }
 
-// TestGradients checks every operation's backward pass against central
-// finite differences. Each case reduces the op's output to a scalar with
-// a fixed random weighting so that every output element matters.
-func TestGradients(t *testing.T) {
+// opCase is an operation built on parameters of the given shapes.
+type opCase[T Float] struct {
+	name   string
+	shapes [][2]int
+	build  func(g *Graph[T], p []*Node[T]) *Node[T]
+}
+
+// opCases lists every operation. The list is generic so that the
+// finite-difference test in float64 and the comparisons of other element
+// types against float64 cover the same cases.
+func opCases[T Float]() []opCase[T] {
 	labels := []int{2, 0, 1, 2, 1}
-	for _, tc := range []struct {
-		name   string
-		shapes [][2]int
-		build  func(g *Graph, p []*Node) *Node
-	}{
-		{"MatMul", [][2]int{{3, 4}, {4, 5}}, func(g *Graph, p []*Node) *Node { return g.MatMul(p[0], p[1], false, false) }},
-		{"MatMulTA", [][2]int{{4, 3}, {4, 5}}, func(g *Graph, p []*Node) *Node { return g.MatMul(p[0], p[1], true, false) }},
-		{"MatMulTB", [][2]int{{3, 4}, {5, 4}}, func(g *Graph, p []*Node) *Node { return g.MatMul(p[0], p[1], false, true) }},
-		{"MatMulTT", [][2]int{{4, 3}, {5, 4}}, func(g *Graph, p []*Node) *Node { return g.MatMul(p[0], p[1], true, true) }},
-		{"MatMulSame", [][2]int{{4, 4}}, func(g *Graph, p []*Node) *Node { return g.MatMul(p[0], p[0], false, true) }},
-		{"Add", [][2]int{{3, 4}, {3, 4}}, func(g *Graph, p []*Node) *Node { return g.Add(p[0], p[1]) }},
-		{"Sub", [][2]int{{3, 4}, {3, 4}}, func(g *Graph, p []*Node) *Node { return g.Sub(p[0], p[1]) }},
-		{"Mul", [][2]int{{3, 4}, {3, 4}}, func(g *Graph, p []*Node) *Node { return g.Mul(p[0], p[1]) }},
-		{"MulSame", [][2]int{{3, 4}}, func(g *Graph, p []*Node) *Node { return g.Mul(p[0], p[0]) }},
-		{"Scale", [][2]int{{3, 4}}, func(g *Graph, p []*Node) *Node { return g.Scale(p[0], -2.5) }},
-		{"AddCol", [][2]int{{3, 4}, {3, 1}}, func(g *Graph, p []*Node) *Node { return g.AddCol(p[0], p[1]) }},
-		{"Tanh", [][2]int{{3, 4}}, func(g *Graph, p []*Node) *Node { return g.Tanh(p[0]) }},
-		{"Sigmoid", [][2]int{{3, 4}}, func(g *Graph, p []*Node) *Node { return g.Sigmoid(p[0]) }},
-		{"ReLU", [][2]int{{3, 4}}, func(g *Graph, p []*Node) *Node { return g.ReLU(p[0]) }},
-		{"Exp", [][2]int{{3, 4}}, func(g *Graph, p []*Node) *Node { return g.Exp(p[0]) }},
-		{"Square", [][2]int{{3, 4}}, func(g *Graph, p []*Node) *Node { return g.Square(p[0]) }},
-		{"Sum", [][2]int{{3, 4}}, func(g *Graph, p []*Node) *Node { return g.Sum(p[0]) }},
-		{"Dot", [][2]int{{3, 4}, {3, 4}}, func(g *Graph, p []*Node) *Node { return g.Dot(p[0], p[1]) }},
-		{"DotSame", [][2]int{{3, 4}}, func(g *Graph, p []*Node) *Node { return g.Dot(p[0], p[0]) }},
-		{"RowBlock", [][2]int{{5, 4}}, func(g *Graph, p []*Node) *Node { return g.RowBlock(p[0], 1, 4) }},
-		{"SelectCols", [][2]int{{3, 5}}, func(g *Graph, p []*Node) *Node { return g.SelectCols(p[0], []int{4, 0, 4, 2}) }},
-		{"Gaussian", [][2]int{{3, 4}, {3, 6}}, func(g *Graph, p []*Node) *Node { return g.Gaussian(p[0], p[1], 0.8) }},
-		{"GaussianSymmetric", [][2]int{{2, 6}}, func(g *Graph, p []*Node) *Node { return g.Gaussian(p[0], p[0], 1.3) }},
-		{"GaussianAnchors", [][2]int{{2, 6}}, func(g *Graph, p []*Node) *Node {
+	return []opCase[T]{
+		{"MatMul", [][2]int{{3, 4}, {4, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[1], false, false) }},
+		{"MatMulTA", [][2]int{{4, 3}, {4, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[1], true, false) }},
+		{"MatMulTB", [][2]int{{3, 4}, {5, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[1], false, true) }},
+		{"MatMulTT", [][2]int{{4, 3}, {5, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[1], true, true) }},
+		{"MatMulSame", [][2]int{{4, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[0], false, true) }},
+		{"Add", [][2]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Add(p[0], p[1]) }},
+		{"Sub", [][2]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sub(p[0], p[1]) }},
+		{"Mul", [][2]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Mul(p[0], p[1]) }},
+		{"MulSame", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Mul(p[0], p[0]) }},
+		{"Scale", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Scale(p[0], -2.5) }},
+		{"AddCol", [][2]int{{3, 4}, {3, 1}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddCol(p[0], p[1]) }},
+		{"Tanh", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Tanh(p[0]) }},
+		{"Sigmoid", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sigmoid(p[0]) }},
+		{"ReLU", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.ReLU(p[0]) }},
+		{"Exp", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Exp(p[0]) }},
+		{"Square", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Square(p[0]) }},
+		{"Sum", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sum(p[0]) }},
+		{"Dot", [][2]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Dot(p[0], p[1]) }},
+		{"DotSame", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Dot(p[0], p[0]) }},
+		{"RowBlock", [][2]int{{5, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.RowBlock(p[0], 1, 4) }},
+		{"SelectCols", [][2]int{{3, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.SelectCols(p[0], []int{4, 0, 4, 2}) }},
+		{"Gaussian", [][2]int{{3, 4}, {3, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Gaussian(p[0], p[1], 0.8) }},
+		{"GaussianSymmetric", [][2]int{{2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Gaussian(p[0], p[0], 1.3) }},
+		{"GaussianAnchors", [][2]int{{2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] {
 			return g.Gaussian(g.SelectCols(p[0], []int{1, 3}), p[0], 1)
 		}},
-		{"AddGaussian", [][2]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph, p []*Node) *Node { return g.AddGaussian(p[0], p[1], p[2], 0.9) }},
-		{"AddGaussianSymmetric", [][2]int{{5, 5}, {2, 5}}, func(g *Graph, p []*Node) *Node { return g.AddGaussian(p[0], p[1], p[1], 1.1) }},
-		{"MulGaussian", [][2]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph, p []*Node) *Node { return g.MulGaussian(p[0], p[1], p[2], 0.9) }},
-		{"MulGaussianSymmetric", [][2]int{{5, 5}, {2, 5}}, func(g *Graph, p []*Node) *Node { return g.MulGaussian(p[0], p[1], p[1], 1.1) }},
-		{"MSE", [][2]int{{3, 4}, {3, 4}}, func(g *Graph, p []*Node) *Node { return g.MSE(p[0], p[1]) }},
-		{"SoftmaxCrossEntropy", [][2]int{{3, 5}}, func(g *Graph, p []*Node) *Node { return g.SoftmaxCrossEntropy(p[0], labels) }},
-	} {
+		{"AddGaussian", [][2]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[2], 0.9) }},
+		{"AddGaussianSymmetric", [][2]int{{5, 5}, {2, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[1], 1.1) }},
+		{"MulGaussian", [][2]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[2], 0.9) }},
+		{"MulGaussianSymmetric", [][2]int{{5, 5}, {2, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[1], 1.1) }},
+		{"MSE", [][2]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MSE(p[0], p[1]) }},
+		{"SoftmaxCrossEntropy", [][2]int{{3, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.SoftmaxCrossEntropy(p[0], labels) }},
+	}
+}
+
+// caseGraph is an op case built on random parameters, its output reduced
+// to a scalar loss with a fixed random weighting so that every output
+// element matters.
+type caseGraph[T Float] struct {
+	g                  Graph[T]
+	params             []*Node[T]
+	out, weights, loss *Node[T]
+}
+
+func buildCase[T Float](tc opCase[T]) *caseGraph[T] {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	c := new(caseGraph[T])
+	c.params = make([]*Node[T], len(tc.shapes))
+	for i, s := range tc.shapes {
+		c.params[i] = c.g.Param(randMatrix[T](rnd, s[0], s[1]), nil)
+	}
+	c.out = tc.build(&c.g, c.params)
+	c.weights = c.g.Input(randMatrix[T](rnd, c.out.Value.Rows(), c.out.Value.Cols()))
+	c.loss = c.g.Dot(c.out, c.weights)
+	return c
+}
+
+// TestGradients checks every operation's backward pass against central
+// finite differences.
+func TestGradients(t *testing.T) {
+	for _, tc := range opCases[float64]() {
 		t.Run(tc.name, func(t *testing.T) {
-			rnd := rand.New(rand.NewPCG(1, 1))
-			var g Graph
-			params := make([]*Node, len(tc.shapes))
-			for i, s := range tc.shapes {
-				params[i] = g.Param(randMatrix(rnd, s[0], s[1]), nil)
-			}
-			out := tc.build(&g, params)
-			weights := g.Input(randMatrix(rnd, out.Value.Rows(), out.Value.Cols()))
-			loss := g.Dot(out, weights)
-			if e := CheckGradient(&g, loss, params, 1e-6); e.Rel > 1e-7 {
+			c := buildCase(tc)
+			if e := CheckGradient(&c.g, c.loss, c.params, 1e-6); e.Rel > 1e-7 {
 				t.Errorf("relative gradient error %.3g: parameter %d element %d analytic %v numeric %v",
 					e.Rel, e.Param, e.Index, e.Analytic, e.Numeric)
 			}
@@ -78,21 +101,98 @@ func TestGradients(t *testing.T) {
 	}
 }
 
+// TestGradientsFloat32 runs the finite-difference check on float32
+// graphs with the step and tolerance that CheckGradient documents.
+func TestGradientsFloat32(t *testing.T) {
+	for _, tc := range opCases[float32]() {
+		t.Run(tc.name, func(t *testing.T) {
+			c := buildCase(tc)
+			if e := CheckGradient(&c.g, c.loss, c.params, 1e-3); e.Rel > 2e-3 {
+				t.Errorf("relative gradient error %.3g: parameter %d element %d analytic %v numeric %v",
+					e.Rel, e.Param, e.Index, e.Analytic, e.Numeric)
+			}
+		})
+	}
+}
+
+type (
+	namedFloat32 float32
+	namedFloat64 float64
+)
+
+// TestAgainstFloat64 checks every operation in other element types
+// against float64: forward values and gradients of the same graph on the
+// same inputs must agree to the precision of the type. Named float types
+// take the BLAS and exponential routines of their underlying type.
+func TestAgainstFloat64(t *testing.T) {
+	t.Run("float32", func(t *testing.T) { testAgainstFloat64[float32](t, 1e-5) })
+	t.Run("namedFloat32", func(t *testing.T) { testAgainstFloat64[namedFloat32](t, 1e-5) })
+	t.Run("namedFloat64", func(t *testing.T) { testAgainstFloat64[namedFloat64](t, 1e-14) })
+}
+
+func testAgainstFloat64[T Float](t *testing.T, tol float64) {
+	want := opCases[float64]()
+	for i, tc := range opCases[T]() {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ref := buildCase(tc), buildCase(want[i])
+			// The same inputs: the float64 graph gets the rounded values.
+			for j, p := range got.params {
+				copyTo(ref.params[j].Value.Data, p.Value.Data)
+			}
+			copyTo(ref.weights.Value.Data, got.weights.Value.Data)
+			got.run()
+			ref.run()
+			if e := relDiff(got.out.Value.Data, ref.out.Value.Data); e > tol {
+				t.Errorf("output: relative difference %.3g from float64", e)
+			}
+			for j, p := range got.params {
+				if e := relDiff(p.Grad.Data, ref.params[j].Grad.Data); e > tol {
+					t.Errorf("gradient of parameter %d: relative difference %.3g from float64", j, e)
+				}
+			}
+		})
+	}
+}
+
+func (c *caseGraph[T]) run() {
+	c.g.Forward()
+	c.g.Backward(c.loss)
+}
+
+func copyTo[T, U Float](dst []T, src []U) {
+	for i, v := range src {
+		dst[i] = T(v)
+	}
+}
+
+// relDiff returns max |got - want| / max |want|, a scale-free measure of
+// the distance between two tensors.
+func relDiff[T Float](got []T, want []float64) float64 {
+	maxDiff, maxWant := 0.0, 0.0
+	for i, w := range want {
+		maxDiff = math.Max(maxDiff, math.Abs(float64(got[i])-w))
+		maxWant = math.Max(maxWant, math.Abs(w))
+	}
+	if maxDiff == 0 {
+		return 0
+	}
+	return maxDiff / maxWant
+}
+
 // TestCheckGradientDetects makes sure the checker itself can fail: a
 // deliberately wrong derivative must be reported.
 func TestCheckGradientDetects(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 1))
-	var g Graph
-	x := g.Param(randMatrix(rnd, 2, 3), nil)
-	wrong := unary{math.Sin, func(x, _ float64) float64 { return math.Sin(x) }}
-	loss := g.Sum(g.apply(wrong, x.Value.Shape, x))
-	if e := CheckGradient(&g, loss, []*Node{x}, 0); e.Rel < 0.1 {
+	var g Graph[float64]
+	x := g.Param(randMatrix[float64](rnd, 2, 3), nil)
+	loss := g.Sum(g.unary(math.Sin, func(x, _ float64) float64 { return math.Sin(x) }, x))
+	if e := CheckGradient(&g, loss, []*Node[float64]{x}, 0); e.Rel < 0.1 {
 		t.Errorf("wrong derivative passed the check: relative error %g", e.Rel)
 	}
 }
 
 func TestForwardValues(t *testing.T) {
-	var g Graph
+	var g Graph[float64]
 	a := g.Param(Matrix(2, 2, []float64{1, 2, 3, 4}), nil)
 	b := g.Input(Matrix(2, 2, []float64{0, 1, 1, 0}))
 	prod := g.MatMul(a, b, false, false)
@@ -118,7 +218,7 @@ func TestForwardValues(t *testing.T) {
 // changes and that Backward overwrites rather than accumulates across
 // calls.
 func TestReplay(t *testing.T) {
-	var g Graph
+	var g Graph[float64]
 	x := g.Input(Matrix(1, 3, []float64{1, 2, 3}))
 	w := g.Param(Matrix(1, 3, []float64{1, 1, 1}), nil)
 	loss := g.Dot(g.Mul(x, w), w)
@@ -137,16 +237,18 @@ func TestReplay(t *testing.T) {
 func TestShapePanics(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		f    func(g *Graph)
+		f    func(g *Graph[float64])
 	}{
-		{"MatMul", func(g *Graph) { g.MatMul(g.Input(NewTensor(2, 3)), g.Input(NewTensor(2, 3)), false, false) }},
-		{"Add", func(g *Graph) { g.Add(g.Input(NewTensor(2, 3)), g.Input(NewTensor(3, 2))) }},
-		{"RowBlock", func(g *Graph) { g.RowBlock(g.Input(NewTensor(2, 3)), 1, 3) }},
-		{"SelectCols", func(g *Graph) { g.SelectCols(g.Input(NewTensor(2, 3)), []int{3}) }},
-		{"Gaussian bandwidth", func(g *Graph) { x := g.Input(NewTensor(2, 3)); g.Gaussian(x, x, 0) }},
-		{"labels", func(g *Graph) { g.SoftmaxCrossEntropy(g.Input(NewTensor(2, 3)), []int{0}) }},
-		{"label range", func(g *Graph) { g.SoftmaxCrossEntropy(g.Input(NewTensor(2, 1)), []int{2}) }},
-		{"Backward non-scalar", func(g *Graph) { x := g.Param(NewTensor(2, 3), nil); g.Backward(x) }},
+		{"MatMul", func(g *Graph[float64]) {
+			g.MatMul(g.Input(NewTensor[float64](2, 3)), g.Input(NewTensor[float64](2, 3)), false, false)
+		}},
+		{"Add", func(g *Graph[float64]) { g.Add(g.Input(NewTensor[float64](2, 3)), g.Input(NewTensor[float64](3, 2))) }},
+		{"RowBlock", func(g *Graph[float64]) { g.RowBlock(g.Input(NewTensor[float64](2, 3)), 1, 3) }},
+		{"SelectCols", func(g *Graph[float64]) { g.SelectCols(g.Input(NewTensor[float64](2, 3)), []int{3}) }},
+		{"Gaussian bandwidth", func(g *Graph[float64]) { x := g.Input(NewTensor[float64](2, 3)); g.Gaussian(x, x, 0) }},
+		{"labels", func(g *Graph[float64]) { g.SoftmaxCrossEntropy(g.Input(NewTensor[float64](2, 3)), []int{0}) }},
+		{"label range", func(g *Graph[float64]) { g.SoftmaxCrossEntropy(g.Input(NewTensor[float64](2, 1)), []int{2}) }},
+		{"Backward non-scalar", func(g *Graph[float64]) { x := g.Param(NewTensor[float64](2, 3), nil); g.Backward(x) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
@@ -154,18 +256,74 @@ func TestShapePanics(t *testing.T) {
 					t.Errorf("no panic")
 				}
 			}()
-			tc.f(new(Graph))
+			tc.f(new(Graph[float64]))
 		})
 	}
 }
 
+// TestReplayAllocates checks that replaying a graph allocates nothing:
+// the full-batch optimisers replay it hundreds of times.
+func TestReplayAllocates(t *testing.T) {
+	t.Run("float64", testReplayAllocates[float64])
+	t.Run("float32", testReplayAllocates[float32])
+	t.Run("namedFloat32", testReplayAllocates[namedFloat32])
+}
+
+func testReplayAllocates[T Float](t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	var g Graph[T]
+	a := g.Param(randMatrix[T](rnd, 4, 3), nil)
+	x := g.Input(randMatrix[T](rnd, 3, 10))
+	z := g.MatMul(a, x, false, false)
+	k := g.AddGaussian(g.Gaussian(z, z, 1), z, z, 2)
+	loss := g.Add(g.Dot(k, k), g.MSE(g.Tanh(z), g.Exp(z)))
+	if n := testing.AllocsPerRun(10, func() {
+		g.Forward()
+		g.Backward(loss)
+	}); n != 0 {
+		t.Errorf("%v allocations per Forward and Backward, want 0", n)
+	}
+}
+
 func BenchmarkGaussian(b *testing.B) {
+	b.Run("float64", benchmarkGaussian[float64])
+	b.Run("float32", benchmarkGaussian[float32])
+}
+
+func benchmarkGaussian[T Float](b *testing.B) {
 	for _, n := range []int{36, 100, 400} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			rnd := rand.New(rand.NewPCG(1, 1))
-			var g Graph
-			x := g.Param(randMatrix(rnd, 3, n), nil)
+			var g Graph[T]
+			x := g.Param(randMatrix[T](rnd, 3, n), nil)
 			loss := g.Sum(g.Gaussian(x, x, 1))
+			for b.Loop() {
+				g.Forward()
+				g.Backward(loss)
+			}
+		})
+	}
+}
+
+// BenchmarkMatMul times the product of two n x n matrices, forward only
+// (workload W1) and forward with backward.
+func BenchmarkMatMul(b *testing.B) {
+	b.Run("float64", benchmarkMatMul[float64])
+	b.Run("float32", benchmarkMatMul[float32])
+}
+
+func benchmarkMatMul[T Float](b *testing.B) {
+	for _, n := range []int{64, 512} {
+		rnd := rand.New(rand.NewPCG(1, 1))
+		var g Graph[T]
+		x, y := g.Param(randMatrix[T](rnd, n, n), nil), g.Param(randMatrix[T](rnd, n, n), nil)
+		loss := g.Sum(g.MatMul(x, y, false, false))
+		b.Run(fmt.Sprintf("n=%d/forward", n), func(b *testing.B) {
+			for b.Loop() {
+				g.Forward()
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/backward", n), func(b *testing.B) {
 			for b.Loop() {
 				g.Forward()
 				g.Backward(loss)

@@ -6,12 +6,19 @@ import (
 	"testing"
 )
 
-func TestNegExp(t *testing.T) {
+// expArgs returns arguments for the exponential: special points and
+// random ones over the range where the result is not yet 0.
+func expArgs(scale float64) []float64 {
 	rnd := rand.New(rand.NewPCG(1, 1))
-	xs := []float64{0, 1e-300, 0.5, math.Ln2 / 512, math.Ln2 / 2, math.Ln2, 1, 10, 100, 700, 707.9, 708, 708.5, 1000, math.Inf(1)}
+	xs := []float64{0, 1e-300, 0.5, math.Ln2 / 512, math.Ln2 / 2, math.Ln2, 1, 10, 87.3, 100, 103.9, 104, 104.5, 700, 707.9, 708, 708.5, 1000, math.Inf(1)}
 	for range 100000 {
-		xs = append(xs, rnd.ExpFloat64()*50)
+		xs = append(xs, rnd.ExpFloat64()*scale)
 	}
+	return xs
+}
+
+func TestNegExp(t *testing.T) {
+	xs := expArgs(50)
 	got := append([]float64(nil), xs...)
 	negExp(got, 1)
 	for i, x := range xs {
@@ -24,6 +31,32 @@ func TestNegExp(t *testing.T) {
 		}
 		if rel := math.Abs(got[i]-want) / want; rel > 1e-15 {
 			t.Fatalf("negExp(%v) = %v, math.Exp(-x) = %v: relative error %.2g", x, got[i], want, rel)
+		}
+	}
+}
+
+// TestNegExpFloat32 checks that the float32 exponential is correctly
+// rounded but for an occasional last bit.
+func TestNegExpFloat32(t *testing.T) {
+	xs := expArgs(10)
+	got := make([]float32, len(xs))
+	for i, x := range xs {
+		got[i] = float32(x)
+	}
+	negExp(got, 1)
+	for i, x := range xs {
+		x := float64(float32(x))
+		want := float32(math.Exp(-x))
+		if x > 104 {
+			if got[i] != 0 {
+				t.Fatalf("negExp(%v) = %v, want 0", x, got[i])
+			}
+			continue
+		}
+		// One unit in the last place, or the smallest subnormal.
+		ulp := math.Max(float64(math.Nextafter32(want, 1)-want), math.SmallestNonzeroFloat32)
+		if diff := math.Abs(float64(got[i] - want)); diff > ulp {
+			t.Fatalf("negExp(%v) = %v, math.Exp(-x) = %v: %.2g ulp apart", x, got[i], want, diff/ulp)
 		}
 	}
 }
@@ -45,6 +78,30 @@ func BenchmarkExp(b *testing.B) {
 		for b.Loop() {
 			copy(dst, xs)
 			negExp(dst, 1)
+		}
+	})
+	xs32 := make([]float32, len(xs))
+	copyTo(xs32, xs)
+	dst32 := make([]float32, len(xs))
+	b.Run("float32/math.Exp", func(b *testing.B) {
+		for b.Loop() {
+			for i, x := range xs32 {
+				dst32[i] = float32(math.Exp(-float64(x)))
+			}
+		}
+	})
+	b.Run("float32/negExp64", func(b *testing.B) {
+		// The float64 routine on converted values.
+		for b.Loop() {
+			copyTo(dst, xs32)
+			negExp64(dst, 1)
+			copyTo(dst32, dst)
+		}
+	})
+	b.Run("float32/negExp", func(b *testing.B) {
+		for b.Loop() {
+			copy(dst32, xs32)
+			negExp(dst32, 1)
 		}
 	})
 }

@@ -7,33 +7,33 @@ import (
 
 // Graph records operations so that they can be replayed forward and
 // differentiated backward. The zero value is an empty graph ready to use.
-type Graph struct {
-	nodes []*Node
+type Graph[T Float] struct {
+	nodes []*Node[T]
 }
 
 // Node is a value in a Graph: an input, a parameter, or the result of an
 // operation. Value is recomputed in place by Forward; Grad, present when
 // the node depends on a parameter, is filled by Backward.
-type Node struct {
-	Value *Tensor
-	Grad  *Tensor
+type Node[T Float] struct {
+	Value *Tensor[T]
+	Grad  *Tensor[T]
 
-	op     op
-	inputs []*Node
+	op     op[T]
+	inputs []*Node[T]
 }
 
 // op is one operation's forward and backward pass. forward recomputes
 // out.Value from out.inputs; backward adds the contribution of out.Grad to
 // the Grad of every input that has one.
-type op interface {
-	forward(out *Node)
-	backward(out *Node)
+type op[T Float] interface {
+	forward(out *Node[T])
+	backward(out *Node[T])
 }
 
 // Input adds a constant to the graph. Its value may be changed in place
 // between calls to Forward; no gradient flows into it.
-func (g *Graph) Input(t *Tensor) *Node {
-	n := &Node{Value: t}
+func (g *Graph[T]) Input(t *Tensor[T]) *Node[T] {
+	n := &Node[T]{Value: t}
 	g.nodes = append(g.nodes, n)
 	return n
 }
@@ -41,24 +41,24 @@ func (g *Graph) Input(t *Tensor) *Node {
 // Param adds a parameter: a leaf whose gradient Backward computes. The
 // gradient is written to grad, which must have t's shape; if grad is nil a
 // new tensor is allocated.
-func (g *Graph) Param(t, grad *Tensor) *Node {
+func (g *Graph[T]) Param(t, grad *Tensor[T]) *Node[T] {
 	if grad == nil {
-		grad = NewTensor(t.Shape...)
+		grad = NewTensor[T](t.Shape...)
 	} else if !grad.sameShape(t) {
 		panic(fmt.Sprintf("ad: gradient shape %v for a parameter of shape %v", grad.Shape, t.Shape))
 	}
-	n := &Node{Value: t, Grad: grad}
+	n := &Node[T]{Value: t, Grad: grad}
 	g.nodes = append(g.nodes, n)
 	return n
 }
 
 // apply adds the result of o on inputs, with a value of the given shape,
 // and computes it once.
-func (g *Graph) apply(o op, shape []int, inputs ...*Node) *Node {
-	n := &Node{Value: NewTensor(shape...), op: o, inputs: inputs}
+func (g *Graph[T]) apply(o op[T], shape []int, inputs ...*Node[T]) *Node[T] {
+	n := &Node[T]{Value: NewTensor[T](shape...), op: o, inputs: inputs}
 	for _, in := range inputs {
 		if in.Grad != nil {
-			n.Grad = NewTensor(shape...)
+			n.Grad = NewTensor[T](shape...)
 			break
 		}
 	}
@@ -68,7 +68,7 @@ func (g *Graph) apply(o op, shape []int, inputs ...*Node) *Node {
 }
 
 // Forward recomputes every node in the order it was added.
-func (g *Graph) Forward() {
+func (g *Graph[T]) Forward() {
 	for _, n := range g.nodes {
 		if n.op != nil {
 			n.op.forward(n)
@@ -79,7 +79,7 @@ func (g *Graph) Forward() {
 // Backward computes the gradient of the scalar loss with respect to every
 // node that depends on a parameter, overwriting the gradients of the
 // previous call. loss must be a single-element node of this graph.
-func (g *Graph) Backward(loss *Node) {
+func (g *Graph[T]) Backward(loss *Node[T]) {
 	if loss.Value.Len() != 1 {
 		panic(fmt.Sprintf("ad: Backward from a node of shape %v, want a scalar", loss.Value.Shape))
 	}
@@ -108,7 +108,7 @@ func (g *Graph) Backward(loss *Node) {
 }
 
 // Scalar returns the value of a single-element node.
-func (n *Node) Scalar() float64 {
+func (n *Node[T]) Scalar() T {
 	if n.Value.Len() != 1 {
 		panic(fmt.Sprintf("ad: Scalar of a node of shape %v", n.Value.Shape))
 	}
@@ -116,9 +116,9 @@ func (n *Node) Scalar() float64 {
 }
 
 // IsFinite reports whether every element of the node's value is finite.
-func (n *Node) IsFinite() bool {
+func (n *Node[T]) IsFinite() bool {
 	for _, v := range n.Value.Data {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if x := float64(v); math.IsNaN(x) || math.IsInf(x, 0) {
 			return false
 		}
 	}

@@ -5,30 +5,30 @@ import (
 	"math"
 )
 
-type mse struct{}
+type mse[T Float] struct{}
 
 // MSE returns the mean over all elements of (pred - target)^2 as a 1x1
 // node.
-func (g *Graph) MSE(pred, target *Node) *Node {
+func (g *Graph[T]) MSE(pred, target *Node[T]) *Node[T] {
 	if !pred.Value.sameShape(target.Value) {
 		panic(fmt.Sprintf("ad: MSE of shapes %v and %v", pred.Value.Shape, target.Value.Shape))
 	}
-	return g.apply(mse{}, []int{1, 1}, pred, target)
+	return g.apply(mse[T]{}, []int{1, 1}, pred, target)
 }
 
-func (mse) forward(out *Node) {
+func (mse[T]) forward(out *Node[T]) {
 	p, t := out.inputs[0].Value.Data, out.inputs[1].Value.Data
-	s := 0.0
+	var s T
 	for i, pi := range p {
 		d := pi - t[i]
 		s += d * d
 	}
-	out.Value.Data[0] = s / float64(len(p))
+	out.Value.Data[0] = s / T(len(p))
 }
 
-func (mse) backward(out *Node) {
+func (mse[T]) backward(out *Node[T]) {
 	p, t := out.inputs[0], out.inputs[1]
-	c := 2 * out.Grad.Data[0] / float64(p.Value.Len())
+	c := 2 * out.Grad.Data[0] / T(p.Value.Len())
 	for i, pi := range p.Value.Data {
 		d := c * (pi - t.Value.Data[i])
 		if p.Grad != nil {
@@ -41,10 +41,11 @@ func (mse) backward(out *Node) {
 }
 
 // softmaxCE keeps the class probabilities of the last forward pass for
-// the backward pass.
-type softmaxCE struct {
+// the backward pass. The exponentials, their sums and the loss are
+// computed in float64 whatever the element type.
+type softmaxCE[T Float] struct {
 	labels []int
-	prob   *Tensor
+	prob   *Tensor[T]
 }
 
 // SoftmaxCrossEntropy returns the mean over samples of the cross-entropy
@@ -52,16 +53,16 @@ type softmaxCE struct {
 // classes x samples (a column per sample); labels holds one class index
 // per sample. The graph keeps labels, not a copy, so a minibatch loop may
 // overwrite it in place before each Forward.
-func (g *Graph) SoftmaxCrossEntropy(logits *Node, labels []int) *Node {
+func (g *Graph[T]) SoftmaxCrossEntropy(logits *Node[T], labels []int) *Node[T] {
 	k, n := logits.Value.Rows(), logits.Value.Cols()
 	if len(labels) != n {
 		panic(fmt.Sprintf("ad: %d labels for %d samples", len(labels), n))
 	}
-	o := &softmaxCE{labels: labels, prob: NewTensor(k, n)}
+	o := &softmaxCE[T]{labels: labels, prob: NewTensor[T](k, n)}
 	return g.apply(o, []int{1, 1}, logits)
 }
 
-func (o *softmaxCE) forward(out *Node) {
+func (o *softmaxCE[T]) forward(out *Node[T]) {
 	z := out.inputs[0].Value
 	k, n := z.Rows(), z.Cols()
 	p := o.prob.Data
@@ -69,33 +70,33 @@ func (o *softmaxCE) forward(out *Node) {
 	for j := range n {
 		mx := math.Inf(-1)
 		for c := range k {
-			mx = math.Max(mx, z.Data[c*n+j])
+			mx = math.Max(mx, float64(z.Data[c*n+j]))
 		}
 		s := 0.0
 		for c := range k {
-			e := math.Exp(z.Data[c*n+j] - mx)
-			p[c*n+j] = e
+			e := math.Exp(float64(z.Data[c*n+j]) - mx)
+			p[c*n+j] = T(e)
 			s += e
 		}
 		for c := range k {
-			p[c*n+j] /= s
+			p[c*n+j] = T(float64(p[c*n+j]) / s)
 		}
 		y := o.labels[j]
 		if y < 0 || y >= k {
 			panic(fmt.Sprintf("ad: label %d of sample %d outside 0..%d", y, j, k-1))
 		}
-		loss -= z.Data[y*n+j] - mx - math.Log(s)
+		loss -= float64(z.Data[y*n+j]) - mx - math.Log(s)
 	}
-	out.Value.Data[0] = loss / float64(n)
+	out.Value.Data[0] = T(loss / float64(n))
 }
 
-func (o *softmaxCE) backward(out *Node) {
+func (o *softmaxCE[T]) backward(out *Node[T]) {
 	dz := out.inputs[0].Grad
 	if dz == nil {
 		return
 	}
 	n := dz.Cols()
-	c := out.Grad.Data[0] / float64(n)
+	c := out.Grad.Data[0] / T(n)
 	for i, p := range o.prob.Data {
 		dz.Data[i] += c * p
 	}

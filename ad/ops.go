@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 )
 
 func transOf(t bool) blas.Transpose {
@@ -15,11 +14,12 @@ func transOf(t bool) blas.Transpose {
 	return blas.NoTrans
 }
 
-type matMul struct{ ta, tb bool }
+type matMul[T Float] struct{ ta, tb bool }
 
 // MatMul returns op(a)*op(b), where op transposes its argument when the
-// matching flag is set. The product runs through gonum's BLAS.
-func (g *Graph) MatMul(a, b *Node, transA, transB bool) *Node {
+// matching flag is set. The product runs through gonum's blas64 or
+// blas32, according to the element type.
+func (g *Graph[T]) MatMul(a, b *Node[T], transA, transB bool) *Node[T] {
 	m, k := a.Value.Rows(), a.Value.Cols()
 	if transA {
 		m, k = k, m
@@ -31,29 +31,29 @@ func (g *Graph) MatMul(a, b *Node, transA, transB bool) *Node {
 	if k != kb {
 		panic(fmt.Sprintf("ad: MatMul of shapes %v (trans %t) and %v (trans %t)", a.Value.Shape, transA, b.Value.Shape, transB))
 	}
-	return g.apply(matMul{transA, transB}, []int{m, n}, a, b)
+	return g.apply(matMul[T]{transA, transB}, []int{m, n}, a, b)
 }
 
-func (o matMul) forward(out *Node) {
+func (o matMul[T]) forward(out *Node[T]) {
 	a, b := out.inputs[0].Value, out.inputs[1].Value
-	blas64.Gemm(transOf(o.ta), transOf(o.tb), 1, a.general(), b.general(), 0, out.Value.general())
+	gemm(transOf(o.ta), transOf(o.tb), 1, a, b, 0, out.Value)
 }
 
-func (o matMul) backward(out *Node) {
+func (o matMul[T]) backward(out *Node[T]) {
 	a, b := out.inputs[0], out.inputs[1]
-	dc := out.Grad.general()
+	dc := out.Grad
 	if a.Grad != nil {
 		if o.ta {
-			blas64.Gemm(transOf(o.tb), blas.Trans, 1, b.Value.general(), dc, 1, a.Grad.general())
+			gemm(transOf(o.tb), blas.Trans, 1, b.Value, dc, 1, a.Grad)
 		} else {
-			blas64.Gemm(blas.NoTrans, transOf(!o.tb), 1, dc, b.Value.general(), 1, a.Grad.general())
+			gemm(blas.NoTrans, transOf(!o.tb), 1, dc, b.Value, 1, a.Grad)
 		}
 	}
 	if b.Grad != nil {
 		if o.tb {
-			blas64.Gemm(blas.Trans, transOf(o.ta), 1, dc, a.Value.general(), 1, b.Grad.general())
+			gemm(blas.Trans, transOf(o.ta), 1, dc, a.Value, 1, b.Grad)
 		} else {
-			blas64.Gemm(transOf(!o.ta), blas.NoTrans, 1, a.Value.general(), dc, 1, b.Grad.general())
+			gemm(transOf(!o.ta), blas.NoTrans, 1, a.Value, dc, 1, b.Grad)
 		}
 	}
 }
@@ -66,25 +66,25 @@ const (
 	mul
 )
 
-type binary struct{ kind binaryKind }
+type binary[T Float] struct{ kind binaryKind }
 
 // Add returns a+b elementwise.
-func (g *Graph) Add(a, b *Node) *Node { return g.binary(add, a, b) }
+func (g *Graph[T]) Add(a, b *Node[T]) *Node[T] { return g.binary(add, a, b) }
 
 // Sub returns a-b elementwise.
-func (g *Graph) Sub(a, b *Node) *Node { return g.binary(sub, a, b) }
+func (g *Graph[T]) Sub(a, b *Node[T]) *Node[T] { return g.binary(sub, a, b) }
 
 // Mul returns the elementwise (Hadamard) product of a and b.
-func (g *Graph) Mul(a, b *Node) *Node { return g.binary(mul, a, b) }
+func (g *Graph[T]) Mul(a, b *Node[T]) *Node[T] { return g.binary(mul, a, b) }
 
-func (g *Graph) binary(k binaryKind, a, b *Node) *Node {
+func (g *Graph[T]) binary(k binaryKind, a, b *Node[T]) *Node[T] {
 	if !a.Value.sameShape(b.Value) {
 		panic(fmt.Sprintf("ad: elementwise operation on shapes %v and %v", a.Value.Shape, b.Value.Shape))
 	}
-	return g.apply(binary{k}, a.Value.Shape, a, b)
+	return g.apply(binary[T]{k}, a.Value.Shape, a, b)
 }
 
-func (o binary) forward(out *Node) {
+func (o binary[T]) forward(out *Node[T]) {
 	a, b, c := out.inputs[0].Value.Data, out.inputs[1].Value.Data, out.Value.Data
 	switch o.kind {
 	case add:
@@ -102,7 +102,7 @@ func (o binary) forward(out *Node) {
 	}
 }
 
-func (o binary) backward(out *Node) {
+func (o binary[T]) backward(out *Node[T]) {
 	a, b, dc := out.inputs[0], out.inputs[1], out.Grad.Data
 	if a.Grad != nil {
 		da := a.Grad.Data
@@ -137,19 +137,19 @@ func (o binary) backward(out *Node) {
 	}
 }
 
-type scale struct{ c float64 }
+type scale[T Float] struct{ c T }
 
 // Scale returns c*a.
-func (g *Graph) Scale(a *Node, c float64) *Node { return g.apply(scale{c}, a.Value.Shape, a) }
+func (g *Graph[T]) Scale(a *Node[T], c T) *Node[T] { return g.apply(scale[T]{c}, a.Value.Shape, a) }
 
-func (o scale) forward(out *Node) {
+func (o scale[T]) forward(out *Node[T]) {
 	a := out.inputs[0].Value.Data
 	for i := range out.Value.Data {
 		out.Value.Data[i] = o.c * a[i]
 	}
 }
 
-func (o scale) backward(out *Node) {
+func (o scale[T]) backward(out *Node[T]) {
 	if da := out.inputs[0].Grad; da != nil {
 		for i, d := range out.Grad.Data {
 			da.Data[i] += o.c * d
@@ -157,18 +157,18 @@ func (o scale) backward(out *Node) {
 	}
 }
 
-type addCol struct{}
+type addCol[T Float] struct{}
 
 // AddCol returns a with the column vector b (rows x 1) added to each of
 // its columns: a bias added to every sample.
-func (g *Graph) AddCol(a, b *Node) *Node {
+func (g *Graph[T]) AddCol(a, b *Node[T]) *Node[T] {
 	if b.Value.Cols() != 1 || b.Value.Rows() != a.Value.Rows() {
 		panic(fmt.Sprintf("ad: AddCol of shapes %v and %v", a.Value.Shape, b.Value.Shape))
 	}
-	return g.apply(addCol{}, a.Value.Shape, a, b)
+	return g.apply(addCol[T]{}, a.Value.Shape, a, b)
 }
 
-func (addCol) forward(out *Node) {
+func (addCol[T]) forward(out *Node[T]) {
 	a, b := out.inputs[0].Value, out.inputs[1].Value.Data
 	n := a.Cols()
 	for i, bi := range b {
@@ -179,7 +179,7 @@ func (addCol) forward(out *Node) {
 	}
 }
 
-func (addCol) backward(out *Node) {
+func (addCol[T]) backward(out *Node[T]) {
 	a, b := out.inputs[0], out.inputs[1]
 	n := out.Value.Cols()
 	for i := range out.Value.Rows() {
@@ -191,7 +191,7 @@ func (addCol) backward(out *Node) {
 			}
 		}
 		if b.Grad != nil {
-			s := 0.0
+			var s T
 			for _, d := range row {
 				s += d
 			}
@@ -201,78 +201,87 @@ func (addCol) backward(out *Node) {
 }
 
 // unary is an elementwise function; df gives the derivative from the
-// input x and the output y, whichever is cheaper.
-type unary struct {
+// input x and the output y, whichever is cheaper. Both compute in float64
+// whatever the element type: the transcendental functions of package math
+// are float64 only, and converting a float32 to float64 and back is exact
+// up to the final rounding.
+type unary[T Float] struct {
 	f  func(x float64) float64
 	df func(x, y float64) float64
 }
-
-var (
-	tanhOp    = unary{math.Tanh, func(_, y float64) float64 { return 1 - y*y }}
-	sigmoidOp = unary{sigmoid, func(_, y float64) float64 { return y * (1 - y) }}
-	reluOp    = unary{relu, func(x, _ float64) float64 { return step(x) }}
-	expOp     = unary{math.Exp, func(_, y float64) float64 { return y }}
-	squareOp  = unary{func(x float64) float64 { return x * x }, func(x, _ float64) float64 { return 2 * x }}
-)
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 func relu(x float64) float64 { return math.Max(x, 0) }
 
-func step(x float64) float64 {
+func square(x float64) float64 { return x * x }
+
+func dTanh(_, y float64) float64 { return 1 - y*y }
+
+func dSigmoid(_, y float64) float64 { return y * (1 - y) }
+
+func dReLU(x, _ float64) float64 {
 	if x > 0 {
 		return 1
 	}
 	return 0
 }
 
+func dExp(_, y float64) float64 { return y }
+
+func dSquare(x, _ float64) float64 { return 2 * x }
+
 // Tanh returns tanh(a) elementwise.
-func (g *Graph) Tanh(a *Node) *Node { return g.apply(tanhOp, a.Value.Shape, a) }
+func (g *Graph[T]) Tanh(a *Node[T]) *Node[T] { return g.unary(math.Tanh, dTanh, a) }
 
 // Sigmoid returns the logistic function of a, elementwise.
-func (g *Graph) Sigmoid(a *Node) *Node { return g.apply(sigmoidOp, a.Value.Shape, a) }
+func (g *Graph[T]) Sigmoid(a *Node[T]) *Node[T] { return g.unary(sigmoid, dSigmoid, a) }
 
 // ReLU returns max(a, 0) elementwise.
-func (g *Graph) ReLU(a *Node) *Node { return g.apply(reluOp, a.Value.Shape, a) }
+func (g *Graph[T]) ReLU(a *Node[T]) *Node[T] { return g.unary(relu, dReLU, a) }
 
 // Exp returns e^a elementwise.
-func (g *Graph) Exp(a *Node) *Node { return g.apply(expOp, a.Value.Shape, a) }
+func (g *Graph[T]) Exp(a *Node[T]) *Node[T] { return g.unary(math.Exp, dExp, a) }
 
 // Square returns a^2 elementwise.
-func (g *Graph) Square(a *Node) *Node { return g.apply(squareOp, a.Value.Shape, a) }
+func (g *Graph[T]) Square(a *Node[T]) *Node[T] { return g.unary(square, dSquare, a) }
 
-func (o unary) forward(out *Node) {
+func (g *Graph[T]) unary(f func(x float64) float64, df func(x, y float64) float64, a *Node[T]) *Node[T] {
+	return g.apply(unary[T]{f, df}, a.Value.Shape, a)
+}
+
+func (o unary[T]) forward(out *Node[T]) {
 	a := out.inputs[0].Value.Data
 	for i, x := range a {
-		out.Value.Data[i] = o.f(x)
+		out.Value.Data[i] = T(o.f(float64(x)))
 	}
 }
 
-func (o unary) backward(out *Node) {
+func (o unary[T]) backward(out *Node[T]) {
 	in := out.inputs[0]
 	if in.Grad == nil {
 		return
 	}
 	x, y := in.Value.Data, out.Value.Data
 	for i, d := range out.Grad.Data {
-		in.Grad.Data[i] += d * o.df(x[i], y[i])
+		in.Grad.Data[i] += d * T(o.df(float64(x[i]), float64(y[i])))
 	}
 }
 
-type sum struct{}
+type sum[T Float] struct{}
 
 // Sum returns the sum of all elements of a, as a 1x1 node.
-func (g *Graph) Sum(a *Node) *Node { return g.apply(sum{}, []int{1, 1}, a) }
+func (g *Graph[T]) Sum(a *Node[T]) *Node[T] { return g.apply(sum[T]{}, []int{1, 1}, a) }
 
-func (sum) forward(out *Node) {
-	s := 0.0
+func (sum[T]) forward(out *Node[T]) {
+	var s T
 	for _, v := range out.inputs[0].Value.Data {
 		s += v
 	}
 	out.Value.Data[0] = s
 }
 
-func (sum) backward(out *Node) {
+func (sum[T]) backward(out *Node[T]) {
 	if da := out.inputs[0].Grad; da != nil {
 		d := out.Grad.Data[0]
 		for i := range da.Data {
@@ -281,23 +290,22 @@ func (sum) backward(out *Node) {
 	}
 }
 
-type dot struct{}
+type dotOp[T Float] struct{}
 
 // Dot returns the Frobenius inner product sum(a .* b) as a 1x1 node. Dot(a, a)
 // is the squared norm of a.
-func (g *Graph) Dot(a, b *Node) *Node {
+func (g *Graph[T]) Dot(a, b *Node[T]) *Node[T] {
 	if !a.Value.sameShape(b.Value) {
 		panic(fmt.Sprintf("ad: Dot of shapes %v and %v", a.Value.Shape, b.Value.Shape))
 	}
-	return g.apply(dot{}, []int{1, 1}, a, b)
+	return g.apply(dotOp[T]{}, []int{1, 1}, a, b)
 }
 
-func (dot) forward(out *Node) {
-	a, b := out.inputs[0].Value.Data, out.inputs[1].Value.Data
-	out.Value.Data[0] = blas64.Dot(blas64.Vector{N: len(a), Inc: 1, Data: a}, blas64.Vector{N: len(b), Inc: 1, Data: b})
+func (dotOp[T]) forward(out *Node[T]) {
+	out.Value.Data[0] = dot(out.inputs[0].Value.Data, out.inputs[1].Value.Data)
 }
 
-func (dot) backward(out *Node) {
+func (dotOp[T]) backward(out *Node[T]) {
 	a, b := out.inputs[0], out.inputs[1]
 	d := out.Grad.Data[0]
 	if a.Grad != nil {
@@ -308,48 +316,43 @@ func (dot) backward(out *Node) {
 	}
 }
 
-// axpy adds alpha*x to y.
-func axpy(alpha float64, x, y []float64) {
-	blas64.Axpy(alpha, blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(y), Inc: 1, Data: y})
-}
-
-type rowBlock struct{ lo, hi int }
+type rowBlock[T Float] struct{ lo, hi int }
 
 // RowBlock returns rows lo..hi-1 of a matrix.
-func (g *Graph) RowBlock(a *Node, lo, hi int) *Node {
+func (g *Graph[T]) RowBlock(a *Node[T], lo, hi int) *Node[T] {
 	if lo < 0 || hi > a.Value.Rows() || lo > hi {
 		panic(fmt.Sprintf("ad: rows %d:%d of shape %v", lo, hi, a.Value.Shape))
 	}
-	return g.apply(rowBlock{lo, hi}, []int{hi - lo, a.Value.Cols()}, a)
+	return g.apply(rowBlock[T]{lo, hi}, []int{hi - lo, a.Value.Cols()}, a)
 }
 
-func (o rowBlock) forward(out *Node) {
+func (o rowBlock[T]) forward(out *Node[T]) {
 	a := out.inputs[0].Value
 	n := a.Cols()
 	copy(out.Value.Data, a.Data[o.lo*n:o.hi*n])
 }
 
-func (o rowBlock) backward(out *Node) {
+func (o rowBlock[T]) backward(out *Node[T]) {
 	if da := out.inputs[0].Grad; da != nil {
 		n := da.Cols()
 		axpy(1, out.Grad.Data, da.Data[o.lo*n:o.hi*n])
 	}
 }
 
-type selectCols struct{ idx []int }
+type selectCols[T Float] struct{ idx []int }
 
 // SelectCols returns the columns of a listed in idx, in that order; a
 // column may be listed more than once.
-func (g *Graph) SelectCols(a *Node, idx []int) *Node {
+func (g *Graph[T]) SelectCols(a *Node[T], idx []int) *Node[T] {
 	for _, j := range idx {
 		if j < 0 || j >= a.Value.Cols() {
 			panic(fmt.Sprintf("ad: column %d of shape %v", j, a.Value.Shape))
 		}
 	}
-	return g.apply(selectCols{append([]int(nil), idx...)}, []int{a.Value.Rows(), len(idx)}, a)
+	return g.apply(selectCols[T]{append([]int(nil), idx...)}, []int{a.Value.Rows(), len(idx)}, a)
 }
 
-func (o selectCols) forward(out *Node) {
+func (o selectCols[T]) forward(out *Node[T]) {
 	a := out.inputs[0].Value
 	n, m := a.Cols(), len(o.idx)
 	for i := range a.Rows() {
@@ -360,7 +363,7 @@ func (o selectCols) forward(out *Node) {
 	}
 }
 
-func (o selectCols) backward(out *Node) {
+func (o selectCols[T]) backward(out *Node[T]) {
 	da := out.inputs[0].Grad
 	if da == nil {
 		return

@@ -135,8 +135,8 @@ func FitPerceptron(x, y mat.Matrix, s PerceptronSettings) (*Perceptron, optim.Re
 	flat := make([]float64, PerceptronParams(d, k, s.Hidden))
 	grad := make([]float64, len(flat))
 	rnd := rand.New(rand.NewPCG(s.Seed, 0x6d6c70))
-	var g ad.Graph
-	var weights, biases []*ad.Node
+	var g ad.Graph[float64]
+	var weights, biases []*ad.Node[float64]
 	off := 0
 	for l := 1; l < len(sizes); l++ {
 		r, c := sizes[l], sizes[l-1]
@@ -154,7 +154,7 @@ func FitPerceptron(x, y mat.Matrix, s PerceptronSettings) (*Perceptron, optim.Re
 	pred := forward(&g, s.Activation, weights, biases, xt)
 	loss := g.MSE(pred, g.Input(tensorOf(y.T())))
 	if s.WeightDecay > 0 {
-		var norm *ad.Node
+		var norm *ad.Node[float64]
 		for _, w := range weights {
 			if nw := g.Dot(w, w); norm == nil {
 				norm = nw
@@ -224,7 +224,7 @@ func descend(f optim.Func, x0 []float64, step optim.Stepper, steps int, iteratio
 }
 
 // forward records the perceptron on the columns of x.
-func forward(g *ad.Graph, act Activation, weights, biases []*ad.Node, x *ad.Node) *ad.Node {
+func forward(g *ad.Graph[float64], act Activation, weights, biases []*ad.Node[float64], x *ad.Node[float64]) *ad.Node[float64] {
 	h := x
 	for l, w := range weights {
 		h = g.AddCol(g.MatMul(w, h, false, false), biases[l])
@@ -252,8 +252,8 @@ func (p *Perceptron) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 	if p.Input != nil {
 		x = p.Input.Transform(x)
 	}
-	var g ad.Graph
-	var weights, biases []*ad.Node
+	var g ad.Graph[float64]
+	var weights, biases []*ad.Node[float64]
 	for l, w := range p.W {
 		weights = append(weights, g.Input(tensorOf(w)))
 		biases = append(biases, g.Input(ad.Matrix(len(p.B[l]), 1, p.B[l])))
@@ -271,9 +271,7 @@ func (p *Perceptron) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 }
 
 // tensorOf copies a matrix into a tensor.
-func tensorOf(a mat.Matrix) *ad.Tensor {
+func tensorOf(a mat.Matrix) *ad.Tensor[float64] {
 	r, c := a.Dims()
-	t := ad.NewTensor(r, c)
-	t.Data = mat.DenseCopyOf(a).RawMatrix().Data
-	return t
+	return ad.View(mat.DenseCopyOf(a).RawMatrix().Data, r, c)
 }

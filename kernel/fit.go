@@ -42,12 +42,12 @@ type Objective struct {
 	inputs  int
 	anchors int
 
-	g      ad.Graph
+	g      ad.Graph[float64]
 	params []float64 // values of A and C, viewed by the graph
 	grad   []float64 // their gradients, likewise
-	a, c   *ad.Node
-	loss   *ad.Node
-	data   *ad.Node // the data term of the loss
+	a, c   *ad.Node[float64]
+	loss   *ad.Node[float64]
+	data   *ad.Node[float64] // the data term of the loss
 }
 
 // NewObjective returns the loss of p for machines of the given
@@ -91,7 +91,7 @@ func NewObjective(arch Architecture, p Problem) (*Objective, error) {
 	o.grad = make([]float64, len(o.params))
 	o.a = o.g.Param(ad.View(o.params[:na], size, d), ad.View(o.grad[:na], size, d))
 	o.c = o.g.Param(ad.View(o.params[na:], size-arch.Dims[0], m), ad.View(o.grad[na:], size-arch.Dims[0], m))
-	x := o.g.Input(ad.NewTensor(d, n))
+	x := o.g.Input(ad.NewTensor[float64](d, n))
 	for i := range n {
 		for j := range d {
 			x.Value.Data[j*n+i] = p.X.At(i, j)

@@ -102,20 +102,20 @@ func (a Architecture) Params(inputs, anchors int) int {
 // network is the graph of a kernel machine's forward pass on a set of
 // points, the first m of which (or the listed ones) are the anchors.
 type network struct {
-	out  *ad.Node // output block, Outputs() x points
-	norm *ad.Node // sum over levels of the RKHS norm of the level's map
+	out  *ad.Node[float64] // output block, Outputs() x points
+	norm *ad.Node[float64] // sum over levels of the RKHS norm of the level's map
 }
 
 // build records the stable state of the machine with augmenter a
 // (size x inputs) and coefficients c ((size - d0) x anchors) on the points
 // that are the columns of x. anchors lists the columns of x that are the
 // anchor points, in the order of c's columns; nil means every column.
-func (arch Architecture) build(g *ad.Graph, a, c, x *ad.Node, anchors []int) network {
+func (arch Architecture) build(g *ad.Graph[float64], a, c, x *ad.Node[float64], anchors []int) network {
 	sigma := arch.sigma()
 	z := g.MatMul(a, x, false, false)
 	lo := arch.Dims[0]
 	state := g.RowBlock(z, 0, lo)
-	var k, norm *ad.Node
+	var k, norm *ad.Node[float64]
 	crow := 0
 	for _, d := range arch.Dims[1:] {
 		anchorState := state
@@ -196,7 +196,7 @@ func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 	}
 	// The anchors' stable states depend only on each other, so they are
 	// recomputed here alongside the queries, as the first na columns.
-	pts := ad.NewTensor(d, na+n)
+	pts := ad.NewTensor[float64](d, na+n)
 	for i := range d {
 		row := pts.Data[i*(na+n) : (i+1)*(na+n)]
 		mat.Col(row[:na], i, m.Anchors)
@@ -206,7 +206,7 @@ func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 	for j := range anchors {
 		anchors[j] = j
 	}
-	var g ad.Graph
+	var g ad.Graph[float64]
 	net := m.build(&g, g.Input(tensorOf(m.A)), g.Input(tensorOf(m.C)), g.Input(pts), anchors)
 	dst.Copy(mat.NewDense(m.Outputs(), na+n, net.out.Value.Data).Slice(0, m.Outputs(), na, na+n).T())
 	if m.Output != nil {
@@ -216,9 +216,9 @@ func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 }
 
 // tensorOf copies a gonum matrix into a tensor.
-func tensorOf(a mat.Matrix) *ad.Tensor {
+func tensorOf(a mat.Matrix) *ad.Tensor[float64] {
 	r, c := a.Dims()
-	t := ad.NewTensor(r, c)
+	t := ad.NewTensor[float64](r, c)
 	for i := range r {
 		for j := range c {
 			t.Data[i*c+j] = a.At(i, j)
