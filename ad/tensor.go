@@ -2,6 +2,8 @@ package ad
 
 import (
 	"fmt"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // Float is the element type of tensors: float64 where precision matters,
@@ -86,4 +88,10 @@ func (t *Tensor[T]) sameShape(u *Tensor[T]) bool {
 		}
 	}
 	return true
+}
+
+// FromMatrix returns a float64 tensor holding a copy of the matrix a.
+func FromMatrix(a mat.Matrix) *Tensor[float64] {
+	r, c := a.Dims()
+	return View(mat.DenseCopyOf(a).RawMatrix().Data, r, c)
 }

@@ -150,9 +150,9 @@ func FitPerceptron(x, y mat.Matrix, s PerceptronSettings) (*Perceptron, optim.Re
 		biases = append(biases, g.Param(ad.View(flat[off:off+r], r, 1), ad.View(grad[off:off+r], r, 1)))
 		off += r
 	}
-	xt := g.Input(tensorOf(x.T()))
+	xt := g.Input(ad.FromMatrix(x.T()))
 	pred := forward(&g, s.Activation, weights, biases, xt)
-	loss := g.MSE(pred, g.Input(tensorOf(y.T())))
+	loss := g.MSE(pred, g.Input(ad.FromMatrix(y.T())))
 	if s.WeightDecay > 0 {
 		var norm *ad.Node[float64]
 		for _, w := range weights {
@@ -255,10 +255,10 @@ func (p *Perceptron) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 	var g ad.Graph[float64]
 	var weights, biases []*ad.Node[float64]
 	for l, w := range p.W {
-		weights = append(weights, g.Input(tensorOf(w)))
+		weights = append(weights, g.Input(ad.FromMatrix(w)))
 		biases = append(biases, g.Input(ad.Matrix(len(p.B[l]), 1, p.B[l])))
 	}
-	out := forward(&g, p.Activation, weights, biases, g.Input(tensorOf(x.T())))
+	out := forward(&g, p.Activation, weights, biases, g.Input(ad.FromMatrix(x.T())))
 	k := out.Value.Rows()
 	if dst == nil {
 		dst = mat.NewDense(n, k, nil)
@@ -268,10 +268,4 @@ func (p *Perceptron) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 		p.Output.Invert(dst)
 	}
 	return dst
-}
-
-// tensorOf copies a matrix into a tensor.
-func tensorOf(a mat.Matrix) *ad.Tensor[float64] {
-	r, c := a.Dims()
-	return ad.View(mat.DenseCopyOf(a).RawMatrix().Data, r, c)
 }

@@ -109,7 +109,7 @@ func NewObjective(arch Architecture, p Problem) (*Objective, error) {
 		if err := checkFinite("target", p.Y); err != nil {
 			return nil, err
 		}
-		o.data = o.g.MSE(net.out, o.g.Input(tensorOf(p.Y.T())))
+		o.data = o.g.MSE(net.out, o.g.Input(ad.FromMatrix(p.Y.T())))
 	case p.Labels != nil:
 		if len(p.Labels) != n {
 			return nil, fmt.Errorf("kernel: %d labels for %d samples", len(p.Labels), n)

@@ -207,22 +207,10 @@ func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 		anchors[j] = j
 	}
 	var g ad.Graph[float64]
-	net := m.build(&g, g.Input(tensorOf(m.A)), g.Input(tensorOf(m.C)), g.Input(pts), anchors)
+	net := m.build(&g, g.Input(ad.FromMatrix(m.A)), g.Input(ad.FromMatrix(m.C)), g.Input(pts), anchors)
 	dst.Copy(mat.NewDense(m.Outputs(), na+n, net.out.Value.Data).Slice(0, m.Outputs(), na, na+n).T())
 	if m.Output != nil {
 		m.Output.Invert(dst)
 	}
 	return dst
-}
-
-// tensorOf copies a gonum matrix into a tensor.
-func tensorOf(a mat.Matrix) *ad.Tensor[float64] {
-	r, c := a.Dims()
-	t := ad.NewTensor[float64](r, c)
-	for i := range r {
-		for j := range c {
-			t.Data[i*c+j] = a.At(i, j)
-		}
-	}
-	return t
 }
