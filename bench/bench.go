@@ -12,6 +12,7 @@ import (
 
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
+	"github.com/parametric-machines/machines/volterra"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -53,9 +54,11 @@ func (r Result) Median() time.Duration { return time.Duration(r.MedianNS) }
 // none).
 func (r Result) Met() bool { return r.TargetNS == 0 || r.MedianNS <= r.TargetNS }
 
-// Workloads returns the workloads, in the order of WORKLOADS.md.
+// Workloads returns the workloads: those of WORKLOADS.md in its order,
+// then the Volterra solvers' (general against fast, at 100 and 1000
+// time points).
 func Workloads() []Workload {
-	return []Workload{
+	ws := []Workload{
 		{Name: "W1", Dtype: "float64", Unit: "512x512 product", Reference: "PyTorch/OpenBLAS 5.19 ms", setup: matmul64},
 		{Name: "W1", Dtype: "float32", Unit: "512x512 product", Reference: "PyTorch/OpenBLAS 2.56 ms", setup: matmul32},
 		{Name: "W4", Dtype: "float64", Unit: "loss+gradient", Target: 50 * time.Microsecond, Reference: "PyTorch 540 µs",
@@ -65,6 +68,10 @@ func Workloads() []Workload {
 		{Name: "W4fit", Dtype: "float64", Unit: "500-iteration L-BFGS fit", Target: 60 * time.Millisecond, Reference: "PyTorch 0.81 s",
 			setup: kernelFit},
 	}
+	for _, w := range volterra.BenchWorkloads() {
+		ws = append(ws, Workload{Name: w.Name, Dtype: "float64", Unit: w.Unit, setup: w.Setup})
+	}
+	return ws
 }
 
 // Run measures w: one warm-up, then runs samples of enough repetitions

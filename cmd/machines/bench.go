@@ -21,7 +21,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return usagef("-runs %d: want at least 1", *runs)
 	}
 	var results []bench.Result
-	fmt.Fprintf(stdout, "%-6s %-8s %12s  %-26s %10s  %s\n", "name", "dtype", "median", "per", "target", "prototype")
+	fmt.Fprintf(stdout, "%-22s %-8s %12s  %-26s %10s  %s\n", "name", "dtype", "median", "per", "target", "prototype")
 	for _, w := range bench.Workloads() {
 		fmt.Fprintf(stderr, "bench: %s %s ...\n", w.Name, w.Dtype)
 		r, err := bench.Run(w, *runs)
@@ -36,7 +36,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				target += " MISSED"
 			}
 		}
-		fmt.Fprintf(stdout, "%-6s %-8s %12v  %-26s %10s  %s\n", r.Name, r.Dtype, r.Median(), r.Unit, target, w.Reference)
+		fmt.Fprintf(stdout, "%-22s %-8s %12v  %-26s %10s  %s\n", r.Name, r.Dtype, r.Median(), r.Unit, target, w.Reference)
 	}
 	if *jsonPath == "" {
 		return nil
