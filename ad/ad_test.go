@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
@@ -329,5 +330,35 @@ func benchmarkMatMul[T Float](b *testing.B) {
 				g.Backward(loss)
 			}
 		})
+	}
+}
+
+// twice is an Op defined as a user outside the package would: 2*x.
+type twice struct{}
+
+func (twice) Forward(out *Node[float64]) {
+	for i, v := range out.Inputs()[0].Value.Data {
+		out.Value.Data[i] = 2 * v
+	}
+}
+
+func (twice) Backward(out *Node[float64]) {
+	if in := out.Inputs()[0]; in.Grad != nil {
+		for i, d := range out.Grad.Data {
+			in.Grad.Data[i] += 2 * d
+		}
+	}
+}
+
+func TestApply(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	var g Graph[float64]
+	x := g.Param(randMatrix[float64](rnd, 2, 3), nil)
+	loss := g.Dot(g.Apply(twice{}, x.Value.Shape, x), x)
+	if want := 2 * floats.Dot(x.Value.Data, x.Value.Data); !scalar.EqualWithinAbsOrRel(loss.Scalar(), want, 1e-14, 1e-14) {
+		t.Errorf("loss %v, want %v", loss.Scalar(), want)
+	}
+	if e := CheckGradient(&g, loss, []*Node[float64]{x}, 1e-6); e.Rel > 1e-7 {
+		t.Errorf("relative gradient error %.3g", e.Rel)
 	}
 }

@@ -30,6 +30,32 @@ type op[T Float] interface {
 	backward(out *Node[T])
 }
 
+// Op is an operation defined outside this package, with its own forward
+// and backward passes: a layer whose backward pass is itself a solve, for
+// example, rather than a replay of elementary operations.
+type Op[T Float] interface {
+	// Forward recomputes out.Value from out.Inputs().
+	Forward(out *Node[T])
+	// Backward adds the contribution of out.Grad to the Grad of every
+	// input whose Grad is not nil.
+	Backward(out *Node[T])
+}
+
+// external adapts an Op to the package's own operation interface.
+type external[T Float] struct{ o Op[T] }
+
+func (e external[T]) forward(out *Node[T])  { e.o.Forward(out) }
+func (e external[T]) backward(out *Node[T]) { e.o.Backward(out) }
+
+// Apply adds the result of o on the inputs, a value of the given shape,
+// and computes it once. The node has a gradient if any input has one.
+func (g *Graph[T]) Apply(o Op[T], shape []int, inputs ...*Node[T]) *Node[T] {
+	return g.apply(external[T]{o}, shape, inputs...)
+}
+
+// Inputs returns the nodes an operation's result was computed from.
+func (n *Node[T]) Inputs() []*Node[T] { return n.inputs }
+
 // Input adds a constant to the graph. Its value may be changed in place
 // between calls to Forward; no gradient flows into it.
 func (g *Graph[T]) Input(t *Tensor[T]) *Node[T] {
