@@ -5,15 +5,24 @@ import (
 	"math"
 )
 
-// Stepper updates parameters in place from a gradient, one minibatch at a
-// time.
+// Float is an element type of parameter vectors: float64 for full-batch
+// fits, float32 for image models.
+type Float interface {
+	~float32 | ~float64
+}
+
+// Stepper updates float64 parameters in place from a gradient, one
+// minibatch at a time. Adam and SGD also update float32 parameters
+// through Step32.
 type Stepper interface {
 	Step(x, grad []float64)
 }
 
 // Adam is the adaptive-moment method of Kingma and Ba, with decoupled
 // weight decay (AdamW) when WeightDecay is set. Zero fields mean the usual
-// defaults: LR 1e-3, Beta1 0.9, Beta2 0.999, Eps 1e-8.
+// defaults: LR 1e-3, Beta1 0.9, Beta2 0.999, Eps 1e-8. Its moments are
+// kept in float64 whatever the parameters' type. One Adam serves one
+// parameter vector.
 type Adam struct {
 	LR, Beta1, Beta2, Eps, WeightDecay float64
 
@@ -22,8 +31,13 @@ type Adam struct {
 }
 
 // Step applies one Adam update.
-func (a *Adam) Step(x, grad []float64) {
-	checkLen(x, grad)
+func (a *Adam) Step(x, grad []float64) { adamStep(a, x, grad) }
+
+// Step32 applies one Adam update to float32 parameters.
+func (a *Adam) Step32(x, grad []float32) { adamStep(a, x, grad) }
+
+func adamStep[T Float](a *Adam, x, grad []T) {
+	checkLen(len(x), len(grad))
 	if a.m == nil {
 		a.m, a.v = make([]float64, len(x)), make([]float64, len(x))
 	}
@@ -31,10 +45,12 @@ func (a *Adam) Step(x, grad []float64) {
 	a.t++
 	c1 := 1 - math.Pow(b1, float64(a.t))
 	c2 := 1 - math.Pow(b2, float64(a.t))
-	for i, g := range grad {
+	for i, gi := range grad {
+		g := float64(gi)
 		a.m[i] = b1*a.m[i] + (1-b1)*g
 		a.v[i] = b2*a.v[i] + (1-b2)*g*g
-		x[i] -= lr * (a.m[i]/c1/(math.Sqrt(a.v[i]/c2)+eps) + a.WeightDecay*x[i])
+		xi := float64(x[i])
+		x[i] = T(xi - lr*(a.m[i]/c1/(math.Sqrt(a.v[i]/c2)+eps)+a.WeightDecay*xi))
 	}
 }
 
@@ -47,12 +63,17 @@ type SGD struct {
 }
 
 // Step applies one SGD update.
-func (s *SGD) Step(x, grad []float64) {
-	checkLen(x, grad)
+func (s *SGD) Step(x, grad []float64) { sgdStep(s, x, grad) }
+
+// Step32 applies one SGD update to float32 parameters.
+func (s *SGD) Step32(x, grad []float32) { sgdStep(s, x, grad) }
+
+func sgdStep[T Float](s *SGD, x, grad []T) {
+	checkLen(len(x), len(grad))
 	lr := orDefault(s.LR, 1e-2)
 	if s.Momentum == 0 {
 		for i, g := range grad {
-			x[i] -= lr * (g + s.WeightDecay*x[i])
+			x[i] = T(float64(x[i]) - lr*(float64(g)+s.WeightDecay*float64(x[i])))
 		}
 		return
 	}
@@ -60,8 +81,8 @@ func (s *SGD) Step(x, grad []float64) {
 		s.vel = make([]float64, len(x))
 	}
 	for i, g := range grad {
-		s.vel[i] = s.Momentum*s.vel[i] + g + s.WeightDecay*x[i]
-		x[i] -= lr * s.vel[i]
+		s.vel[i] = s.Momentum*s.vel[i] + float64(g) + s.WeightDecay*float64(x[i])
+		x[i] = T(float64(x[i]) - lr*s.vel[i])
 	}
 }
 
@@ -72,8 +93,8 @@ func orDefault(v, def float64) float64 {
 	return v
 }
 
-func checkLen(x, grad []float64) {
-	if len(x) != len(grad) {
-		panic(fmt.Sprintf("optim: %d parameters and %d gradient entries", len(x), len(grad)))
+func checkLen(x, grad int) {
+	if x != grad {
+		panic(fmt.Sprintf("optim: %d parameters and %d gradient entries", x, grad))
 	}
 }
