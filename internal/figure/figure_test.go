@@ -108,6 +108,14 @@ func TestWrite(t *testing.T) {
 			h: pixels(heatmapHeight+2*margin, 72),
 		},
 		{
+			name: "Diagrams",
+			write: func(base string) ([]string, error) {
+				return Diagrams(base, Layout{Cols: 2, DPI: 96}, diagram("start"), diagram("end"))
+			},
+			w: pixels(2*diagramWidth+2*margin, 96),
+			h: pixels(diagramHeight+2*margin, 96),
+		},
+		{
 			name: "Histograms",
 			write: func(base string) ([]string, error) {
 				return Histograms(base, Layout{Cols: 1, DPI: 96}, histogram("a"), histogram("b"))

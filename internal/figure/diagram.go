@@ -1,0 +1,147 @@
+package figure
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Diagram is a drawing of a directed graph laid out in layers, such as an
+// architecture: nodes are placed left to right by layer, edges coloured
+// by kind (for example conv and linear), one legend entry per kind.
+type Diagram struct {
+	Title string
+	Nodes []DiagramNode
+	Edges []DiagramEdge
+}
+
+// DiagramNode is a node of a Diagram.
+type DiagramNode struct {
+	Label string
+	// Layer is the node's column, from 0 at the left; nodes of a layer
+	// are spread vertically in the order given.
+	Layer int
+}
+
+// DiagramEdge is a directed edge of a Diagram between nodes From and To
+// (indices into Nodes).
+type DiagramEdge struct {
+	From, To int
+	Kind     string
+	// Width scales the line, 1 being normal; 0 means 1.
+	Width float64
+}
+
+const (
+	diagramWidth  = 7 * vg.Inch
+	diagramHeight = 4.5 * vg.Inch
+)
+
+// Diagrams writes diagrams side by side as base.png and base.svg and
+// returns the paths written.
+func Diagrams(base string, l Layout, ds ...Diagram) ([]string, error) {
+	if err := l.check(); err != nil {
+		return nil, err
+	}
+	if len(ds) == 0 {
+		return nil, fmt.Errorf("figure: %s: no diagrams", base)
+	}
+	panels := make([]panel, len(ds))
+	for i, d := range ds {
+		p, err := d.panel()
+		if err != nil {
+			return nil, fmt.Errorf("figure: %s: %s: %w", base, describe("diagram", i, d.Title), err)
+		}
+		panels[i] = p
+	}
+	t := newTiled(panels, l, diagramWidth, diagramHeight)
+	w, h := t.size()
+	return save(base, w, h, l.dpi(), t.draw)
+}
+
+func (d Diagram) panel() (panel, error) {
+	if len(d.Nodes) == 0 {
+		return panel{}, fmt.Errorf("no nodes")
+	}
+	// Positions: x is the layer, y spreads the nodes of a layer over [0, 1].
+	perLayer := map[int]int{}
+	for i, n := range d.Nodes {
+		if n.Layer < 0 {
+			return panel{}, fmt.Errorf("node %d %q: negative layer %d", i, n.Label, n.Layer)
+		}
+		perLayer[n.Layer]++
+	}
+	seen := map[int]int{}
+	pos := make([]plotter.XY, len(d.Nodes))
+	for i, n := range d.Nodes {
+		k, m := seen[n.Layer], perLayer[n.Layer]
+		seen[n.Layer]++
+		pos[i] = plotter.XY{X: float64(n.Layer), Y: (float64(k) + 0.5) / float64(m)}
+	}
+
+	p := newPlot(d.Title, "", "")
+	p.HideAxes()
+	leg := &legend{corner: BottomRight}
+	colours := map[string]color.Color{}
+	for i, e := range d.Edges {
+		if e.From < 0 || e.From >= len(d.Nodes) || e.To < 0 || e.To >= len(d.Nodes) {
+			return panel{}, fmt.Errorf("edge %d (%s): node index out of range: %d -> %d", i, e.Kind, e.From, e.To)
+		}
+		col, ok := colours[e.Kind]
+		if !ok {
+			col = plotutil.Color(len(colours))
+			colours[e.Kind] = col
+		}
+		w := e.Width
+		if w == 0 {
+			w = 1
+		}
+		ln := &plotter.Line{XYs: arc(pos[e.From], pos[e.To]), LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1.2 * w)}}
+		p.Add(ln)
+		if !ok {
+			leg.add(e.Kind, ln)
+		}
+	}
+	nodes := make(plotter.XYs, len(pos))
+	copy(nodes, pos)
+	sc := &plotter.Scatter{XYs: nodes, GlyphStyle: draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}}
+	p.Add(sc)
+	labels := make([]string, len(d.Nodes))
+	for i, n := range d.Nodes {
+		labels[i] = n.Label
+	}
+	lab, err := plotter.NewLabels(plotter.XYLabels{XYs: nodes, Labels: labels})
+	if err != nil {
+		return panel{}, err
+	}
+	for i := range lab.TextStyle {
+		lab.TextStyle[i].XAlign = draw.XCenter
+	}
+	lab.Offset = vg.Point{Y: vg.Points(6)}
+	p.Add(lab)
+	p.X.Min, p.X.Max = -0.5, p.X.Max+0.5
+	p.Y.Min, p.Y.Max = -0.05, 1.1
+	if len(leg.names) == 0 {
+		leg = nil
+	}
+	return panel{plot: p, legend: leg}, nil
+}
+
+// arc returns a polyline from a to b that bows upwards in proportion to
+// the number of layers it spans, so that long edges do not run through
+// the nodes in between.
+func arc(a, b plotter.XY) plotter.XYs {
+	const n = 24
+	bow := 0.08 * math.Max(0, math.Abs(b.X-a.X)-1)
+	out := make(plotter.XYs, n+1)
+	for i := range out {
+		t := float64(i) / n
+		out[i] = plotter.XY{X: a.X + t*(b.X-a.X), Y: a.Y + t*(b.Y-a.Y) + bow*4*t*(1-t)}
+	}
+	return out
+}
