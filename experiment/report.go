@@ -25,6 +25,15 @@ type Config struct {
 	Quick bool
 	// Progress, if not nil, receives a line per step of the work.
 	Progress io.Writer
+
+	// Data is the directory of an IDX data set, for the experiments on
+	// images (oneshot).
+	Data string
+	// MaxFreqs and Costs are the architectures (Fourier components) and
+	// regularisation costs of the oneshot sweeps; nil means the paper's
+	// {2, 5, 10, 20} and {0, 0.001, 0.01, 0.1, 1}.
+	MaxFreqs []int
+	Costs    []float64
 }
 
 func (c Config) dir() string {
@@ -78,6 +87,10 @@ type Report struct {
 	Quick      bool     `json:"quick"`
 	Models     []Model  `json:"models"`
 	Figures    []string `json:"figures"`
+
+	// OneShot, set by the oneshot experiment, is what its JSON holds
+	// instead of the fields above, in a shape of its own.
+	OneShot *OneShotReport `json:"-"`
 }
 
 // Model returns the model with the given name, or nil.
@@ -96,6 +109,9 @@ func (r *Report) write(dir string) error {
 	return atomicfile.WriteFile(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
+		if r.OneShot != nil {
+			return enc.Encode(r.OneShot)
+		}
 		return enc.Encode(r)
 	})
 }
@@ -107,6 +123,7 @@ var registry = map[string]Runner{
 	"polynomial": Polynomial,
 	"sine":       Sine,
 	"sine-cost":  SineCost,
+	"oneshot":    OneShot,
 }
 
 // Names returns the names of the experiments Run knows, sorted.

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/parametric-machines/machines/experiment"
@@ -14,8 +16,13 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "out", "directory for the JSON report and the figures")
 	seed := fs.Uint64("seed", 1, "seed of the data, the initial parameters and the folds")
 	quick := fs.Bool("quick", false, "run fewer iterations, for a fast look")
+	data := fs.String("data", "", "directory of the IDX data set (oneshot)")
+	var maxFreqs intList
+	var costs costList
+	fs.Var(&maxFreqs, "maxfreq", "comma-separated Fourier component counts, each at least 1 (oneshot; default 2,5,10,20)")
+	fs.Var(&costs, "cost", "comma-separated regularisation costs, each at least 0 (oneshot; default 0,0.001,0.01,0.1,1)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: machines experiment NAME [-out DIR] [-seed N] [-quick]\n\nNAME is one of: %s\n\n",
+		fmt.Fprintf(stderr, "usage: machines experiment NAME [-out DIR] [-seed N] [-quick] [-data DIR] [-maxfreq LIST] [-cost LIST]\n\nNAME is one of: %s\n\n",
 			strings.Join(experiment.Names(), ", "))
 		fs.PrintDefaults()
 	}
@@ -29,17 +36,92 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if name == "" {
 		return usagef("missing experiment name (one of %s)", strings.Join(experiment.Names(), ", "))
 	}
-	r, err := experiment.Run(name, experiment.Config{Out: *out, Seed: *seed, Quick: *quick, Progress: stderr})
+	if name == "oneshot" && *data == "" {
+		return usagef("oneshot needs -data DIR, the directory of an IDX data set")
+	}
+	r, err := experiment.Run(name, experiment.Config{Out: *out, Seed: *seed, Quick: *quick, Progress: stderr,
+		Data: *data, MaxFreqs: maxFreqs, Costs: costs})
 	if err != nil {
 		if strings.Contains(err.Error(), "unknown experiment") {
 			return usagef("%v", err)
 		}
 		return err
 	}
+	if o := r.OneShot; o != nil {
+		for _, st := range o.Settings {
+			fmt.Fprintf(stdout, "kernel machine maxfreq %-3d cost %-6g accuracy %.4f ± %.4f  loss %.4f  (%d seeds)\n",
+				st.MaxFreq, st.Cost, st.AccuracyMean, st.AccuracyStd, st.LossMean, st.Seeds)
+		}
+		for _, b := range o.Baselines {
+			fmt.Fprintf(stdout, "%-38s accuracy %.4f ± %.4f\n", b.Name, b.AccuracyMean, b.AccuracyStd)
+		}
+		fmt.Fprintf(stdout, "%.1fs; wrote %s/%s.json and %d figure files\n", o.Seconds, *out, name, len(r.Figures))
+		return nil
+	}
 	for _, m := range r.Models {
 		fmt.Fprintf(stdout, "%-28s params %4d  train MSE %.4g  test MSE %.4g  %5d iterations  %.2fs\n",
 			m.Name, m.Params, m.TrainMSE, m.TestMSE, m.Iterations, m.FitSeconds)
 	}
 	fmt.Fprintf(stdout, "wrote %s/%s.json and %d figure files\n", *out, name, len(r.Figures))
+	return nil
+}
+
+// intList is a flag of comma-separated Fourier component counts.
+type intList []int
+
+func (l *intList) String() string {
+	if l == nil {
+		return ""
+	}
+	parts := make([]string, len(*l))
+	for i, v := range *l {
+		parts[i] = strconv.Itoa(v)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *intList) Set(s string) error {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", f)
+		}
+		if v < 1 {
+			return fmt.Errorf("maxfreq %d, want at least 1", v)
+		}
+		out = append(out, v)
+	}
+	*l = out
+	return nil
+}
+
+// costList is a flag of comma-separated regularisation costs.
+type costList []float64
+
+func (l *costList) String() string {
+	if l == nil {
+		return ""
+	}
+	parts := make([]string, len(*l))
+	for i, v := range *l {
+		parts[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *costList) Set(s string) error {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", f)
+		}
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("cost %v, want a finite value >= 0", v)
+		}
+		out = append(out, v)
+	}
+	*l = out
 	return nil
 }

@@ -1,0 +1,67 @@
+// Package infinite implements the infinite-depth kernel machines of
+// section 4.3 of "Parametric machines" (Vertechi and Bergomi, arXiv
+// 2007.02777).
+//
+// # The machine
+//
+// The space is X = L²([0, 1], ℝⁿ), filtered by Xₜ = L²([0, t], ℝⁿ), and the
+// operator-valued kernel is
+//
+//	(K(x₁, x₂)x)(t) = ∫₀ᵗ k(x₁(s), x₂(s)) ds · x(t),
+//
+// with the Gaussian k(u, v) = exp(-γ|u - v|²) (Settings.Gamma, by default
+// γ = 1/2). A machine f = Σⱼ K(·, xⱼ)cⱼ has m anchors xⱼ and coefficients
+// in a truncated Fourier basis,
+//
+//	cⱼ(t) = Σ_{k<MaxFreq} c_jk·cos(2πkt),  c_jk ∈ ℝⁿ,
+//
+// and its stable state with initial condition ψ solves the Volterra
+// equation of eq. 10 of the paper,
+//
+//	u(t) = ψ(t) + ∫₀ᵗ Σⱼ k(u(s), xⱼ(s))·cⱼ(t) ds,
+//
+// whose kernel is separable: Theorem 5 turns it into an ODE, which
+// volterra.SolveSeparable integrates with RK4. Here ψ is constant in t.
+//
+// By the representer theorem (Theorem 4) the machine that minimises a
+// loss of the stable states of the training inputs plus its norm is
+// anchored at the training inputs' own trajectories. Machine.Forward
+// therefore solves the training inputs together, as one equation in
+// (x₁, …, xₘ) where each xᵢ follows the kernel anchored at all of them,
+// and returns their Trajectory; Trajectory.Query then solves new inputs
+// against those anchors. The anchors are solved on twice as many steps as
+// the queries so that every RK4 stage of a query finds them on the grid.
+//
+// # The norm
+//
+// The squared RKHS norm of f is Σᵢⱼ ⟨cᵢ, K(xᵢ, xⱼ)cⱼ⟩_X. The operator
+// K(xᵢ, xⱼ) multiplies by zᵢⱼ(t) = ∫₀ᵗ k(xᵢ(s), xⱼ(s)) ds, the very state
+// of the ODE of Theorem 5, and Σⱼ zᵢⱼ(t)cⱼ(t) = xᵢ(t) - ψᵢ, so
+//
+//	|f|²_H = ∫₀¹ Σᵢ ⟨cᵢ(t), xᵢ(t) - ψᵢ⟩ dt,
+//
+// the continuous form of the Σᵢ⟨valᵢ, Cᵢ⟩ of the finite-depth machine.
+// Trajectory.Norm computes it with Simpson's rule on the anchors' grid.
+//
+// # As a layer
+//
+// Forward maps the anchors' initial conditions to their stable states;
+// Trajectory.Backward is its vector-Jacobian product, with respect to the
+// initial conditions and the coefficients, for a loss of the final states
+// plus a multiple of the norm. A layer before the machine (an input map,
+// or anything else) receives the gradient with respect to ψ and carries
+// on. Query and QueryVJP do the same for new inputs with the machine held
+// fixed.
+//
+// # Classification
+//
+// Classifier is the set-up of the paper's one-shot experiment: a linear
+// input map ψ(x) = A·x + b into ℝⁿ (the authors used a small convolution),
+// the machine anchored at the training images, and as class scores the
+// last Classes coordinates of the final state u(1), a fixed read-out: the
+// machine has to move each input's state to its class, rather than a
+// learned output layer doing it. Train minimises the mean softmax
+// cross-entropy of the training images plus Cost·(|f|²_H + |A|²) with
+// Adam, by default with the authors' learning rate 0.04 and decoupled
+// weight decay 0.01.
+package infinite

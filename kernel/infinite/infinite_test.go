@@ -1,0 +1,379 @@
+package infinite
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/volterra"
+	"gonum.org/v1/gonum/floats/scalar"
+	"gonum.org/v1/gonum/mat"
+)
+
+func randomMachine(t *testing.T, s Settings, scale float64, rnd *rand.Rand) (*Machine, []float64) {
+	t.Helper()
+	mc, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range mc.Coef {
+		mc.Coef[i] = scale * rnd.NormFloat64()
+	}
+	psi := make([]float64, s.Anchors*s.Dim)
+	for i := range psi {
+		psi[i] = rnd.NormFloat64()
+	}
+	return mc, psi
+}
+
+func TestSettingsErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    Settings
+		want string
+	}{
+		{"maxfreq 0", Settings{Dim: 2, Anchors: 2, MaxFreq: 0}, "maxfreq 0"},
+		{"maxfreq -1", Settings{Dim: 2, Anchors: 2, MaxFreq: -1}, "maxfreq -1"},
+		{"dim", Settings{Dim: 0, Anchors: 2, MaxFreq: 1}, "dimension"},
+		{"anchors", Settings{Dim: 2, Anchors: 0, MaxFreq: 1}, "anchors"},
+		{"gamma", Settings{Dim: 2, Anchors: 1, MaxFreq: 1, Gamma: -1}, "width"},
+		{"gamma NaN", Settings{Dim: 2, Anchors: 1, MaxFreq: 1, Gamma: math.NaN()}, "width"},
+		{"steps", Settings{Dim: 2, Anchors: 1, MaxFreq: 1, Steps: -3}, "steps"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(tc.s)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("New(%+v) = %v, want an error about %q", tc.s, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestTrainErrors(t *testing.T) {
+	x := mat.NewDense(3, 2, []float64{0, 1, 1, 0, 1, 1})
+	labels := []int{0, 1, 2}
+	for _, tc := range []struct {
+		name    string
+		labels  []int
+		classes int
+		c       Config
+		want    string
+	}{
+		{"maxfreq 0", labels, 3, Config{MaxFreq: 0}, "maxfreq 0"},
+		{"maxfreq -2", labels, 3, Config{MaxFreq: -2}, "maxfreq -2"},
+		{"negative cost", labels, 3, Config{MaxFreq: 2, Cost: -1}, "cost"},
+		{"dim below classes", labels, 3, Config{MaxFreq: 2, Dim: 2}, "less than the 3 classes"},
+		{"label out of range", []int{0, 1, 3}, 3, Config{MaxFreq: 2}, "label 3"},
+		{"label count", []int{0, 1}, 3, Config{MaxFreq: 2}, "2 labels for 3 rows"},
+		{"one class", []int{0, 0, 0}, 1, Config{MaxFreq: 2}, "1 classes"},
+		{"iterations", labels, 3, Config{MaxFreq: 2, Iterations: -1}, "iterations"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Train(x, tc.labels, tc.classes, tc.c)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Train = %v, want an error about %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// generalKernel is eq. 10 for the anchors written as a general Volterra
+// kernel, φ(t, s, U)ᵢ = Σⱼ k(uᵢ(s), uⱼ(s))·cⱼ(t), with no use of its
+// separable structure.
+func generalKernel(mc *Machine) volterra.KernelFunc {
+	m, n, f := mc.Anchors, mc.Dim, mc.MaxFreq
+	return volterra.KernelFunc{N: m * n, F: func(dst []float64, t, _ float64, u []float64) {
+		clear(dst)
+		for i := range m {
+			for j := range m {
+				kij := gaussian(mc.gamma(), u[i*n:(i+1)*n], u[j*n:(j+1)*n])
+				for k := range f {
+					ck := math.Cos(2 * math.Pi * float64(k) * t)
+					for r := range n {
+						dst[i*n+r] += kij * ck * mc.Coef[(j*f+k)*n+r]
+					}
+				}
+			}
+		}
+	}}
+}
+
+// TestForwardMatchesSolve checks Theorem 5 in action: the separable
+// solve of Forward agrees with the general trapezoidal Volterra solver on
+// the same equation.
+func TestForwardMatchesSolve(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	mc, psi := randomMachine(t, Settings{Dim: 3, Anchors: 4, MaxFreq: 3, Steps: 10}, 0.7, rnd)
+	tr, err := mc.Forward(psi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fine = 400
+	sol, err := volterra.Solve(&volterra.Equation{T0: 0, T: 1, Psi: volterra.Const(psi), Kernel: generalKernel(mc)}, fine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mn := mc.Anchors * mc.Dim
+	ratio := fine / (len(tr.T) - 1)
+	var change float64
+	for g := range tr.T {
+		for i := range mn {
+			want := sol.U[g*ratio*mn+i]
+			got := tr.U[g*mn+i]
+			change = max(change, math.Abs(got-psi[i]))
+			if !scalar.EqualWithinAbsOrRel(got, want, 1e-4, 1e-4) {
+				t.Fatalf("u(%g)[%d] = %v, general solver %v", tr.T[g], i, got, want)
+			}
+		}
+	}
+	if change < 0.1 {
+		t.Errorf("the states moved by at most %g: too little to test anything", change)
+	}
+}
+
+// TestQueryAnchors checks that an anchor's own initial condition, queried
+// against the anchors, follows the anchor's trajectory.
+func TestQueryAnchors(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(2, 1))
+	mc, psi := randomMachine(t, Settings{Dim: 2, Anchors: 3, MaxFreq: 4, Steps: 20}, 0.7, rnd)
+	tr, err := mc.Forward(psi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tr.Query(nil, psi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tr.Final(nil)
+	for i := range got {
+		if !scalar.EqualWithinAbsOrRel(got[i], want[i], 1e-5, 1e-5) {
+			t.Errorf("query of anchor state %d = %v, anchor %v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestNorm checks the closed form of the RKHS norm against its
+// definition Σᵢⱼ ∫ ⟨cᵢ(t), cⱼ(t)⟩·∫₀ᵗ k(xᵢ(s), xⱼ(s)) ds dt.
+func TestNorm(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 1))
+	mc, psi := randomMachine(t, Settings{Dim: 2, Anchors: 3, MaxFreq: 3, Steps: 200}, 0.5, rnd)
+	tr, err := mc.Forward(psi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, n, f := mc.Anchors, mc.Dim, mc.MaxFreq
+	z := make([]float64, m*m)
+	c, cos := make([]float64, m*n), make([]float64, f)
+	var want, prevInt float64
+	prevK := make([]float64, m*m)
+	for g, tg := range tr.T {
+		u := tr.U[g*m*n : (g+1)*m*n]
+		h := 0.0
+		if g > 0 {
+			h = tr.T[g] - tr.T[g-1]
+		}
+		coefAt(c, mc.Coef, m, f, n, tg, cos)
+		var integrand float64
+		for i := range m {
+			for j := range m {
+				k := gaussian(mc.gamma(), u[i*n:(i+1)*n], u[j*n:(j+1)*n])
+				z[i*m+j] += h / 2 * (k + prevK[i*m+j])
+				prevK[i*m+j] = k
+				var dot float64
+				for r := range n {
+					dot += c[i*n+r] * c[j*n+r]
+				}
+				integrand += dot * z[i*m+j]
+			}
+		}
+		want += h / 2 * (integrand + prevInt)
+		prevInt = integrand
+	}
+	if got := tr.Norm(); !scalar.EqualWithinAbsOrRel(got, want, 1e-4, 1e-4) {
+		t.Errorf("Norm = %v, definition %v", got, want)
+	}
+}
+
+// centralDiff returns the central difference of f along coordinate i of x.
+func centralDiff(f func() float64, x []float64, i int, h float64) float64 {
+	old := x[i]
+	x[i] = old + h
+	fp := f()
+	x[i] = old - h
+	fm := f()
+	x[i] = old
+	return (fp - fm) / (2 * h)
+}
+
+func checkGrad(t *testing.T, name string, got []float64, f func() float64, x []float64) {
+	t.Helper()
+	for i := range x {
+		want := centralDiff(f, x, i, 1e-5)
+		if !scalar.EqualWithinAbsOrRel(got[i], want, 1e-6, 1e-5) {
+			t.Errorf("%s[%d]: gradient %v, finite difference %v", name, i, got[i], want)
+		}
+	}
+}
+
+func TestBackward(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(4, 1))
+	mc, psi := randomMachine(t, Settings{Dim: 2, Anchors: 3, MaxFreq: 2, Steps: 6}, 0.6, rnd)
+	w := make([]float64, len(psi))
+	for i := range w {
+		w[i] = rnd.NormFloat64()
+	}
+	const lambda = 0.7
+	loss := func() float64 {
+		tr, err := mc.Forward(psi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l float64
+		for i, v := range tr.Final(nil) {
+			l += w[i] * v
+		}
+		return l + lambda*tr.Norm()
+	}
+	tr, err := mc.Forward(psi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dpsi, dcoef := make([]float64, len(psi)), make([]float64, len(mc.Coef))
+	if err := tr.Backward(dpsi, dcoef, w, lambda); err != nil {
+		t.Fatal(err)
+	}
+	checkGrad(t, "dpsi", dpsi, loss, psi)
+	checkGrad(t, "dcoef", dcoef, loss, mc.Coef)
+}
+
+func TestQueryVJP(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 1))
+	mc, anchors := randomMachine(t, Settings{Dim: 3, Anchors: 2, MaxFreq: 3, Steps: 8}, 0.6, rnd)
+	tr, err := mc.Forward(anchors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	psi := make([]float64, 4*mc.Dim)
+	w := make([]float64, len(psi))
+	for i := range psi {
+		psi[i], w[i] = rnd.NormFloat64(), rnd.NormFloat64()
+	}
+	loss := func() float64 {
+		u, err := tr.Query(nil, psi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l float64
+		for i, v := range u {
+			l += w[i] * v
+		}
+		return l
+	}
+	dpsi, err := tr.QueryVJP(nil, psi, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGrad(t, "dpsi", dpsi, loss, psi)
+}
+
+// TestTrainingGradient checks the gradient of the training loss with
+// respect to every parameter group: the input map A, its offset b and the
+// Fourier coefficients.
+func TestTrainingGradient(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(6, 1))
+	const rows, inputs, classes = 3, 4, 3
+	x := mat.NewDense(rows, inputs, nil)
+	for i := range rows {
+		for j := range inputs {
+			x.Set(i, j, rnd.Float64())
+		}
+	}
+	cfg := Config{Dim: 4, MaxFreq: 2, Cost: 0.3, Steps: 5}
+	mc, err := New(Settings{Dim: cfg.Dim, Anchors: rows, MaxFreq: cfg.MaxFreq, Steps: cfg.Steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := &Classifier{Classes: classes, A: mat.NewDense(cfg.Dim, inputs, nil), B: make([]float64, cfg.Dim), Machine: mc}
+	cl.initInput(x, rnd)
+	p := &problem{x: x, labels: []int{2, 0, 1}, cfg: cfg, cl: cl}
+	params := p.params()
+	for i := range params {
+		params[i] += 0.5 * rnd.NormFloat64()
+	}
+	grad := make([]float64, len(params))
+	p.set(params)
+	if _, err := p.lossGrad(grad); err != nil {
+		t.Fatal(err)
+	}
+	loss := func() float64 {
+		p.set(params)
+		l, err := p.lossGrad(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	na, nb := cfg.Dim*inputs, cfg.Dim
+	for _, g := range []struct {
+		name   string
+		lo, hi int
+	}{{"A", 0, na}, {"b", na, na + nb}, {"coef", na + nb, len(params)}} {
+		sub := params[g.lo:g.hi]
+		checkGrad(t, g.name, grad[g.lo:g.hi], loss, sub)
+	}
+}
+
+// blobs returns points of k Gaussian blobs in d dimensions, per per blob.
+func blobs(rnd *rand.Rand, centres [][]float64, per int, spread float64) (*mat.Dense, []int) {
+	d := len(centres[0])
+	x := mat.NewDense(len(centres)*per, d, nil)
+	labels := make([]int, 0, len(centres)*per)
+	for c, ctr := range centres {
+		for p := range per {
+			for j := range d {
+				x.Set(c*per+p, j, ctr[j]+spread*rnd.NormFloat64())
+			}
+			labels = append(labels, c)
+		}
+	}
+	return x, labels
+}
+
+func TestTrainSeparable(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 1))
+	centres := make([][]float64, 3)
+	for c := range centres {
+		centres[c] = make([]float64, 8)
+		for j := range centres[c] {
+			centres[c][j] = rnd.Float64()
+		}
+	}
+	x, labels := blobs(rnd, centres, 2, 0.1)
+	xt, lt := blobs(rnd, centres, 50, 0.1)
+	var losses []float64
+	cl, err := Train(x, labels, 3, Config{Dim: 6, MaxFreq: 3, Cost: 0.01, Iterations: 60, Seed: 1,
+		Observe: func(_ int, loss float64, _ []float64) { losses = append(losses, loss) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(losses) != 61 || losses[60] > losses[0]/4 {
+		t.Errorf("training loss went from %v to %v in %d records", losses[0], losses[len(losses)-1], len(losses))
+	}
+	acc, loss, err := cl.Evaluate(xt, lt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc < 0.95 {
+		t.Errorf("test accuracy %v (loss %v), want at least 0.95", acc, loss)
+	}
+	pred, err := cl.Predict(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pred {
+		if p != labels[i] {
+			t.Errorf("training row %d predicted %d, label %d", i, p, labels[i])
+		}
+	}
+}

@@ -1,0 +1,215 @@
+package infinite
+
+import (
+	"math"
+
+	"github.com/parametric-machines/machines/volterra"
+)
+
+// gaussian returns exp(-γ|u - v|²).
+func gaussian(gamma float64, u, v []float64) float64 {
+	var d float64
+	for i, x := range u {
+		e := x - v[i]
+		d += e * e
+	}
+	return math.Exp(-gamma * d)
+}
+
+// coefAt sets dst[j*n+r] = cⱼ(t)[r] = Σₖ c_jk[r]·cos(2πkt) for the
+// coefficients coef laid out as in Machine.Coef.
+func coefAt(dst, coef []float64, m, freqs, n int, t float64, cos []float64) {
+	for k := range freqs {
+		cos[k] = math.Cos(2 * math.Pi * float64(k) * t)
+	}
+	for j := range m {
+		cj := dst[j*n : (j+1)*n]
+		clear(cj)
+		for k, ck := range cos[:freqs] {
+			row := coef[(j*freqs+k)*n : (j*freqs+k+1)*n]
+			for r, v := range row {
+				cj[r] += ck * v
+			}
+		}
+	}
+}
+
+// anchorKernel is the kernel of eq. 10 of the paper for the anchors
+// themselves: their trajectories x₁, …, xₘ evolve together as one state
+// U = (x₁, …, xₘ) ∈ ℝᵐⁿ with
+//
+//	xᵢ(t) = ψᵢ + ∫₀ᵗ Σⱼ k(xᵢ(s), xⱼ(s))·cⱼ(t) ds.
+//
+// As a volterra.Separable it has m terms, one per anchor j, with the
+// Elementwise product on ℝᵐⁿ: term j is φⱼ(s, U) = (k(x₁, xⱼ)·1ₙ, …,
+// k(xₘ, xⱼ)·1ₙ) and its coefficient is cⱼ(t) repeated for each anchor i.
+// The ODE state z then holds zᵢⱼ = ∫₀ᵗ k(xᵢ, xⱼ) ds, n times over: a
+// redundancy that costs m²n entries but keeps every product O(m²n),
+// where the MatVec form would be a dense block-diagonal mn×m² matrix.
+// Its parameters are the Fourier coefficients of the machine.
+type anchorKernel struct {
+	m, n, freqs int
+	gamma       float64
+	coef        []float64
+	c, cos      []float64
+}
+
+func newAnchorKernel(s Settings, coef []float64) *anchorKernel {
+	return &anchorKernel{m: s.Anchors, n: s.Dim, freqs: s.MaxFreq, gamma: s.gamma(), coef: coef,
+		c: make([]float64, s.Anchors*s.Dim), cos: make([]float64, s.MaxFreq)}
+}
+
+func (k *anchorKernel) Dim() int     { return k.m * k.n }
+func (k *anchorKernel) Terms() int   { return k.m }
+func (k *anchorKernel) TermDim() int { return k.m * k.n }
+
+func (k *anchorKernel) Product() volterra.Product { return volterra.Elementwise }
+
+func (k *anchorKernel) Phi(dst []float64, _ float64, u []float64) {
+	m, n := k.m, k.n
+	d := m * n
+	for i := range m {
+		xi := u[i*n : (i+1)*n]
+		for j := i; j < m; j++ {
+			v := 1.0
+			if j != i {
+				v = gaussian(k.gamma, xi, u[j*n:(j+1)*n])
+			}
+			fill(dst[j*d+i*n:j*d+(i+1)*n], v)
+			fill(dst[i*d+j*n:i*d+(j+1)*n], v)
+		}
+	}
+}
+
+func fill(dst []float64, v float64) {
+	for i := range dst {
+		dst[i] = v
+	}
+}
+
+// Coef sets C(t), (mn)×m row by row: C[(i·n+r)·m + j] = cⱼ(t)[r].
+func (k *anchorKernel) Coef(dst []float64, t float64) {
+	m, n := k.m, k.n
+	coefAt(k.c, k.coef, m, k.freqs, n, t, k.cos)
+	for r := range n {
+		row := dst[r*m : (r+1)*m]
+		for j := range m {
+			row[j] = k.c[j*n+r]
+		}
+	}
+	for i := 1; i < m; i++ {
+		copy(dst[i*n*m:(i+1)*n*m], dst[:n*m])
+	}
+}
+
+func (k *anchorKernel) NumParams() int { return len(k.coef) }
+
+// PhiVJP: the terms do not depend on the coefficients, so dp = 0; with
+// Wᵢⱼ = Σᵣ w[j, i, r], ∂k(xᵢ, xⱼ)/∂xᵢ = -2γ·k·(xᵢ - xⱼ) = -∂k/∂xⱼ.
+func (k *anchorKernel) PhiVJP(dv, dp []float64, _ float64, u, w []float64) {
+	clear(dp)
+	clear(dv)
+	m, n := k.m, k.n
+	d := m * n
+	for i := range m {
+		xi := u[i*n : (i+1)*n]
+		for j := i + 1; j < m; j++ {
+			xj := u[j*n : (j+1)*n]
+			var wij float64
+			for _, v := range w[j*d+i*n : j*d+(i+1)*n] {
+				wij += v
+			}
+			for _, v := range w[i*d+j*n : i*d+(j+1)*n] {
+				wij += v
+			}
+			g := -2 * k.gamma * gaussian(k.gamma, xi, xj) * wij
+			dvi, dvj := dv[i*n:(i+1)*n], dv[j*n:(j+1)*n]
+			for r, a := range xi {
+				e := g * (a - xj[r])
+				dvi[r] += e
+				dvj[r] -= e
+			}
+		}
+	}
+}
+
+// CoefVJP sets dp[j, k, r] = cos(2πkt)·Σᵢ w[(i·n+r)·m + j].
+func (k *anchorKernel) CoefVJP(dp []float64, t float64, w []float64) {
+	m, n := k.m, k.n
+	s := k.c // m·n scratch: s[j*n+r] = Σᵢ w[(i·n+r)·m + j]
+	clear(s)
+	for i := range m {
+		for r := range n {
+			row := w[(i*n+r)*m : (i*n+r+1)*m]
+			for j, v := range row {
+				s[j*n+r] += v
+			}
+		}
+	}
+	for kk := range k.freqs {
+		ck := math.Cos(2 * math.Pi * float64(kk) * t)
+		for j := range m {
+			dst := dp[(j*k.freqs+kk)*n : (j*k.freqs+kk+1)*n]
+			for r, v := range s[j*n : (j+1)*n] {
+				dst[r] = ck * v
+			}
+		}
+	}
+}
+
+// queryKernel is the kernel of eq. 10 for new inputs, one state u ∈ ℝⁿ
+// per member of a batch, with the anchors' trajectories given:
+// φ(t, s, v) = Σⱼ k(v, xⱼ(s))·cⱼ(t), m scalar terms with the MatVec
+// product, C(t) = [c₁(t) … cₘ(t)] ∈ ℝⁿˣᵐ. It has no parameters: the
+// gradient it serves is that with respect to the free term.
+type queryKernel struct {
+	m, n, freqs int
+	gamma       float64
+	coef        []float64
+	anchors     *Trajectory
+	c, cos, x   []float64
+}
+
+func newQueryKernel(tr *Trajectory) *queryKernel {
+	s := tr.s
+	return &queryKernel{m: s.Anchors, n: s.Dim, freqs: s.MaxFreq, gamma: s.gamma(), coef: tr.coef, anchors: tr,
+		c: make([]float64, s.Anchors*s.Dim), cos: make([]float64, s.MaxFreq), x: make([]float64, s.Anchors*s.Dim)}
+}
+
+func (k *queryKernel) Dim() int                  { return k.n }
+func (k *queryKernel) Terms() int                { return k.m }
+func (k *queryKernel) TermDim() int              { return 1 }
+func (k *queryKernel) Product() volterra.Product { return volterra.MatVec }
+
+func (k *queryKernel) Phi(dst []float64, s float64, v []float64) {
+	x := k.anchors.at(k.x, s)
+	for j := range k.m {
+		dst[j] = gaussian(k.gamma, v, x[j*k.n:(j+1)*k.n])
+	}
+}
+
+// Coef sets C(t)[r·m + j] = cⱼ(t)[r].
+func (k *queryKernel) Coef(dst []float64, t float64) {
+	coefAt(k.c, k.coef, k.m, k.freqs, k.n, t, k.cos)
+	for r := range k.n {
+		for j := range k.m {
+			dst[r*k.m+j] = k.c[j*k.n+r]
+		}
+	}
+}
+
+func (k *queryKernel) NumParams() int { return 0 }
+
+func (k *queryKernel) PhiVJP(dv, _ []float64, s float64, v, w []float64) {
+	x := k.anchors.at(k.x, s)
+	clear(dv)
+	for j := range k.m {
+		xj := x[j*k.n : (j+1)*k.n]
+		g := -2 * k.gamma * gaussian(k.gamma, v, xj) * w[j]
+		for r, a := range v {
+			dv[r] += g * (a - xj[r])
+		}
+	}
+}
+
+func (k *queryKernel) CoefVJP([]float64, float64, []float64) {}
