@@ -57,6 +57,10 @@ type Model struct {
 	TestMSE    float64 `json:"test_mse"`
 	FitSeconds float64 `json:"fit_seconds"`
 	Iterations int     `json:"iterations"`
+	// InitialLoss and FinalLoss are the held-out loss before and after
+	// training, for minibatch experiments.
+	InitialLoss *float64 `json:"initial_loss,omitempty"`
+	FinalLoss   *float64 `json:"final_loss,omitempty"`
 	// Cost is the regularisation cost of a kernel machine in a sweep.
 	Cost     *float64 `json:"cost,omitempty"`
 	Settings Settings `json:"settings"`
@@ -124,6 +128,8 @@ var registry = map[string]Runner{
 	"sine":       Sine,
 	"sine-cost":  SineCost,
 	"oneshot":    OneShot,
+	"shift":      Shift,
+	"depth":      Depth,
 }
 
 // Names returns the names of the experiments Run knows, sorted.

@@ -1,0 +1,85 @@
+// Package finite implements machines of finite depth as layers: dense,
+// convolutional and recurrent machines whose weight is strictly block
+// triangular on a filtration.
+//
+// # The construction
+//
+// The paper builds a finite-depth network as a sum of independent
+// square-zero machines on a filtration of the machine space (its sections
+// 2.3 and 4.2). Here the machine space has D = sum(dims) channels, split
+// into blocks of sizes dims = [d0, d1, ..., dn], and the machine is
+//
+//	y = y0 + W z,  z = z0 + s ⊙ sigma(y)
+//
+// with sigma pointwise, s a learned per-channel scaling or 1, and W
+// strictly block lower triangular: block i of y depends only on blocks
+// j < i of z. The stable state is therefore exact after n+1 steps, one
+// per block: z_0 = z0_0 + sigma(y0_0), and for i = 1..n
+//
+//	y_i = y0_i + sum_{j<i} W_ij z_j,  z_i = z0_i + s_i ⊙ sigma(y_i).
+//
+// Each step is one product of a block row of W with the blocks of z
+// already computed; W is never formed as a masked copy, and its blocks on
+// and above the diagonal are never read.
+//
+// The backward pass is a machine of the same kind. Given the cotangents
+// dz and dy of the outputs z and y, the cotangents u of z and v of y solve
+//
+//	u = dz + W' v,  v = dy + s ⊙ sigma'(y) ⊙ u
+//
+// where W' is the transpose of W (for convolutions the flipped kernel: its
+// input and output channels swapped and its spatial offsets negated), which
+// is strictly block triangular on the reversed filtration: the solve runs
+// for i = n..0. Then the cotangent of y0 is v, that of z0 is u, the
+// gradient of W is v z' restricted to the blocks the filtration allows (one
+// product per block row), and that of s is the sum of sigma(y) ⊙ u. The
+// backward pass therefore costs about what the forward pass costs, plus
+// the weight-gradient product.
+//
+// # Kinds
+//
+// NewDense makes a dense machine: W is a D x D matrix.
+//
+// NewConv makes a convolutional machine for 1-D or 2-D signals: the
+// filtration runs over channels, and W holds a kernel of size 2*pad+1 (per
+// signal dimension) for every pair of channels, zero-padded so that the
+// state has the size of the signal. Signals shorter than the kernel are
+// an error.
+//
+// NewRecur makes a recurrent machine: a causal convolution over time whose
+// kernel spans the delays 0..pad. Its filtration runs over blocks of
+// timeblock time steps and, within each, over the blocks of channels, in
+// that order. A weight W[i, k, j] (output channel i, delay k, input channel
+// j) with delay k < timeblock may link two time steps of the same time
+// block, so it is used only below the diagonal of the channel blocks (j
+// in an earlier block than i); with delay k >= timeblock the source lies
+// in an earlier time block, and every channel pair is used. The mask
+// depends on the delay only, so the machine remains a convolution in
+// time; with timeblock 1 it is the familiar recurrence in which the
+// present sees the lower channel blocks and the past sees all channels.
+// The forward solve takes (n+1) * ceil(L/timeblock) steps, each over
+// timeblock steps of all samples at once; the backward solve runs the same
+// steps in reverse, anticausally.
+//
+// Weights are initialised Glorot-uniform, with limit sqrt(6/(K*2D)) for K
+// kernel positions, as if W were a full D x D (x K) operator.
+//
+// # Layout
+//
+// A state is a D x N matrix in the convention of package ad: channels in
+// rows, samples in columns. For signals, column p*B + b holds position p
+// (row-major over the signal's shape) of sample b: samples vary fastest,
+// so that a shift in space or time moves whole runs of columns. The input
+// y0 (and z0, if given) may have fewer than D rows; the missing rows are
+// zero. A 1x1 convolution read-out is then a plain matrix product with
+// the state, as Apply's result composes with ad's MatMul, AddCol, losses
+// and the optimisers of package optim.
+//
+// # Use
+//
+// Bind adds the machine's parameters to a graph of package ad and Apply
+// adds the machine as one operation with its own forward and backward
+// passes (graph nodes for y0, z0, W and the scaling); a Solver runs the
+// passes on plain tensors, which is what the benchmarks time. Save and
+// Load keep a machine in a versioned JSON file.
+package finite

@@ -1,0 +1,53 @@
+package finite_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/finite"
+)
+
+// A dense machine on the filtration [2, 3, 1]: its stable state is built
+// in three steps, and its backward pass is one more solve.
+func ExampleNewDense() {
+	m, err := finite.NewDense[float64]([]int{2, 3, 1}, finite.Tanh, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		panic(err)
+	}
+	var g ad.Graph[float64]
+	p := m.Bind(&g, nil, nil)
+	// Two samples of the input block; the other 4 channels start at 0.
+	y0 := g.Param(ad.Matrix(2, 2, []float64{1, -1, 0.5, 2}), nil)
+	z := m.Apply(&g, p, y0, nil)
+	out := g.RowBlock(z, 5, 6) // the last block
+	loss := g.Sum(out)
+	g.Backward(loss)
+	fmt.Println("state:", z.Value.Shape, "weight:", m.WeightShape(), "parameters:", m.Params())
+	fmt.Println("gradient of the weight's first row (unused):", p.W.Grad.Data[:6])
+	// Output:
+	// state: [6 2] weight: [6 6] parameters: 11
+	// gradient of the weight's first row (unused): [0 0 0 0 0 0]
+}
+
+// A 1-D convolutional machine: signals of 8 positions, 3 samples, one
+// input channel. Columns run over positions and, fastest, samples.
+func ExampleNewConv() {
+	m, err := finite.NewConv[float32]([]int{1, 4, 4}, finite.Tanh, []int{2}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		panic(err)
+	}
+	s, err := m.NewSolver(8)
+	if err != nil {
+		panic(err)
+	}
+	y0 := ad.NewTensor[float32](1, 8*3)
+	y0.Data[4*3+1] = 1 // an impulse at position 4 of sample 1
+	_, z := s.Forward(y0, nil)
+	fmt.Println("steps:", s.Steps(), "state:", z.Shape)
+	_, err = m.NewSolver(4)
+	fmt.Println(err)
+	// Output:
+	// steps: 3 state: [9 24]
+	// finite: shape mismatch: conv machine with kernel size 5 along dimension 0 given signals of shape [4]: shorter than the kernel
+}

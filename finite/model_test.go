@@ -1,0 +1,145 @@
+package finite
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/optim"
+)
+
+// TestTrainInModel trains each kind of machine, followed by a 1x1
+// read-out and a bias, with Adam on a small regression, then saves and
+// loads the machine and checks that it computes the same state.
+func TestTrainInModel(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		new   func(rnd *rand.Rand) (*Machine[float64], error)
+		shape []int
+	}{
+		{"dense", func(r *rand.Rand) (*Machine[float64], error) { return NewDense[float64]([]int{2, 4, 4}, Tanh, r) }, nil},
+		{"conv", func(r *rand.Rand) (*Machine[float64], error) {
+			return NewConv[float64]([]int{2, 4, 4}, Tanh, []int{1}, r)
+		}, []int{8}},
+		{"recur", func(r *rand.Rand) (*Machine[float64], error) { return NewRecur[float64]([]int{2, 4, 4}, Tanh, 2, 3, r) }, []int{8}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(5, 5))
+			m, err := c.new(rnd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.LearnScale()
+			d := m.Size()
+			// All parameters live in one flat vector, the optimiser's.
+			nw := len(m.W.Data)
+			flat := make([]float64, nw+d+d+1)
+			grad := make([]float64, len(flat))
+			copy(flat, m.W.Data)
+			copy(flat[nw:], m.Scale.Data)
+			if err := m.SetWeight(ad.View(flat[:nw], m.WeightShape()...)); err != nil {
+				t.Fatal(err)
+			}
+			m.Scale = ad.View(flat[nw:nw+d], d)
+			var g ad.Graph[float64]
+			p := m.Bind(&g, ad.View(grad[:nw], m.WeightShape()...), ad.View(grad[nw:nw+d], d))
+			readout := ad.View(flat[nw+d:nw+2*d], 1, d)
+			for i := range readout.Data {
+				readout.Data[i] = 0.3 * (2*rnd.Float64() - 1)
+			}
+			r := g.Param(readout, ad.View(grad[nw+d:nw+2*d], 1, d))
+			bias := g.Param(ad.View(flat[nw+2*d:], 1, 1), ad.View(grad[nw+2*d:], 1, 1))
+
+			pos := 1
+			for _, n := range c.shape {
+				pos *= n
+			}
+			n := pos * 16
+			x := ad.NewTensor[float64](2, n)
+			y := ad.NewTensor[float64](1, n)
+			for q := range n {
+				a, b := 2*rnd.Float64()-1, 2*rnd.Float64()-1
+				x.Data[q], x.Data[n+q] = a, b
+				y.Data[q] = math.Sin(2*a) * b
+			}
+			z := m.Apply(&g, p, g.Input(x), nil, c.shape...)
+			loss := g.MSE(g.AddCol(g.MatMul(r, z, false, false), bias), g.Input(y))
+			adam := &optim.Adam{LR: 0.02}
+			first := loss.Scalar()
+			for range 300 {
+				g.Forward()
+				g.Backward(loss)
+				adam.Step(flat, grad)
+			}
+			g.Forward()
+			if last := loss.Scalar(); !(last < first/3) {
+				t.Errorf("loss from %v to %v, want a third or less", first, last)
+			}
+
+			path := filepath.Join(t.TempDir(), "m.json")
+			if err := m.Save(path); err != nil {
+				t.Fatal(err)
+			}
+			l, err := Load[float64](path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s1, _ := m.NewSolver(c.shape...)
+			s2, _ := l.NewSolver(c.shape...)
+			_, z1 := s1.Forward(x, nil)
+			_, z2 := s2.Forward(x, nil)
+			for i := range z1.Data {
+				if z1.Data[i] != z2.Data[i] {
+					t.Fatalf("loaded machine differs at %d: %v, %v", i, z1.Data[i], z2.Data[i])
+				}
+			}
+		})
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	m, _ := NewRecur[float64]([]int{1, 2}, Tanh, 2, 2, rand.New(rand.NewPCG(1, 1)))
+	var buf bytes.Buffer
+	if err := m.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	for _, c := range []struct{ name, old, new, want string }{
+		{"format", `"machines-finite-machine"`, `"other"`, "format"},
+		{"version", `"version": 1`, `"version": 9`, "version 9"},
+		{"kind", `"recur"`, `"tree"`, "unknown machine kind"},
+		{"activation", `"tanh"`, `"swish"`, "unknown activation"},
+		{"dims", `"dims": [`, `"dims": [0,`, "block 0 has size 0"},
+		{"timeblock", `"timeblock": 2`, `"timeblock": 0`, "timeblock 0"},
+		{"weight shape", `"weight_shape": [`, `"weight_shape": [1,`, "weight of shape"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Decode[float64](strings.NewReader(strings.Replace(good, c.old, c.new, 1)))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one mentioning %q", err, c.want)
+			}
+		})
+	}
+	if _, err := Load[float64](filepath.Join(t.TempDir(), "none.json")); err == nil || !os.IsNotExist(errUnwrap(err)) {
+		t.Errorf("missing file: %v", err)
+	}
+	custom, _ := NewDense[float64]([]int{1, 1}, Activation{Name: "cube", F: func(x float64) float64 { return x * x * x }, DF: func(x, _ float64) float64 { return 3 * x * x }}, nil)
+	if err := custom.Encode(&buf); err == nil || !strings.Contains(err.Error(), "cube") {
+		t.Errorf("saving a custom activation: %v", err)
+	}
+}
+
+func errUnwrap(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}

@@ -1,0 +1,130 @@
+package finite
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/parametric-machines/machines/internal/atomicfile"
+)
+
+// Format and Version identify the JSON a machine is saved as.
+const (
+	Format  = "machines-finite-machine"
+	Version = 1
+)
+
+// file is the saved form of a machine.
+type file struct {
+	Format      string    `json:"format"`
+	Version     int       `json:"version"`
+	Kind        string    `json:"kind"`
+	Dims        []int     `json:"dims"`
+	Activation  string    `json:"activation"`
+	Pad         []int     `json:"pad,omitempty"`
+	TimeBlock   int       `json:"timeblock,omitempty"`
+	WeightShape []int     `json:"weight_shape"`
+	Weight      []float64 `json:"weight"`
+	Scale       []float64 `json:"scale,omitempty"`
+}
+
+// Encode writes the machine as JSON: "format" and "version", the "kind"
+// (dense, conv or recur), "dims", the "activation" by name, "pad" and
+// "timeblock" where the kind has them, the "weight_shape" and the
+// "weight" in row-major order, and the "scale" if the machine learns
+// one. The activation must be one ActivationNamed knows.
+func (m *Machine[T]) Encode(w io.Writer) error {
+	if _, err := ActivationNamed(m.sigma.Name); err != nil {
+		return fmt.Errorf("finite: cannot save a machine with activation %q: only tanh, sigmoid, relu and identity have names", m.sigma.Name)
+	}
+	f := file{Format: Format, Version: Version, Kind: m.kind.String(), Dims: m.dims, Activation: m.sigma.Name,
+		Pad: m.pad, TimeBlock: m.timeblock, WeightShape: m.W.Shape, Weight: toFloat64(m.W.Data)}
+	if m.Scale != nil {
+		f.Scale = toFloat64(m.Scale.Data)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(f)
+}
+
+// Save writes the machine to path as Encode does, atomically: a
+// temporary file renamed into place.
+func (m *Machine[T]) Save(path string) error {
+	return atomicfile.WriteFile(path, m.Encode)
+}
+
+// Decode reads a machine that Encode wrote.
+func Decode[T Float](r io.Reader) (*Machine[T], error) {
+	var f file
+	if err := json.NewDecoder(r).Decode(&f); err != nil {
+		return nil, fmt.Errorf("finite: reading a machine: %w", err)
+	}
+	if f.Format != Format {
+		return nil, fmt.Errorf("finite: format %q, want %q", f.Format, Format)
+	}
+	if f.Version != Version {
+		return nil, fmt.Errorf("finite: %s version %d, this library reads version %d", Format, f.Version, Version)
+	}
+	sigma, err := ActivationNamed(f.Activation)
+	if err != nil {
+		return nil, err
+	}
+	var m *Machine[T]
+	switch f.Kind {
+	case "dense":
+		m, err = NewDense[T](f.Dims, sigma, nil)
+	case "conv":
+		m, err = NewConv[T](f.Dims, sigma, f.Pad, nil)
+	case "recur":
+		if len(f.Pad) != 1 {
+			return nil, fmt.Errorf("finite: recurrent machine with pad %v, want one entry", f.Pad)
+		}
+		m, err = NewRecur[T](f.Dims, sigma, f.Pad[0], f.TimeBlock, nil)
+	default:
+		return nil, fmt.Errorf("finite: unknown machine kind %q", f.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(f.WeightShape, m.WeightShape()) || len(f.Weight) != len(m.W.Data) {
+		return nil, fmt.Errorf("%w: saved %s machine with dims %v has a weight of shape %v and %d values, want shape %v",
+			ErrShape, f.Kind, f.Dims, f.WeightShape, len(f.Weight), m.WeightShape())
+	}
+	for i, x := range f.Weight {
+		m.W.Data[i] = T(x)
+	}
+	if f.Scale != nil {
+		if len(f.Scale) != m.Size() {
+			return nil, fmt.Errorf("%w: saved scaling of %d values for %d channels", ErrShape, len(f.Scale), m.Size())
+		}
+		m.LearnScale()
+		for i, x := range f.Scale {
+			m.Scale.Data[i] = T(x)
+		}
+	}
+	return m, nil
+}
+
+// Load reads a machine that Save wrote.
+func Load[T Float](path string) (*Machine[T], error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("finite: %w", err)
+	}
+	defer f.Close()
+	m, err := Decode[T](f)
+	if err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, path)
+	}
+	return m, nil
+}
+
+func toFloat64[T Float](x []T) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
+}
