@@ -11,7 +11,13 @@ import (
 )
 
 func randMatrix[T Float](rnd *rand.Rand, rows, cols int) *Tensor[T] {
-	t := NewTensor[T](rows, cols)
+	return randTensor[T](rnd, rows, cols)
+}
+
+// randTensor returns a tensor of the given shape with elements uniform
+// in [-1, 1).
+func randTensor[T Float](rnd *rand.Rand, shape ...int) *Tensor[T] {
+	t := NewTensor[T](shape...)
 	for i := range t.Data {
 		t.Data[i] = T(rnd.Float64()*2 - 1)
 	}
@@ -21,7 +27,7 @@ func randMatrix[T Float](rnd *rand.Rand, rows, cols int) *Tensor[T] {
 // opCase is an operation built on parameters of the given shapes.
 type opCase[T Float] struct {
 	name   string
-	shapes [][2]int
+	shapes [][]int
 	build  func(g *Graph[T], p []*Node[T]) *Node[T]
 }
 
@@ -31,38 +37,59 @@ type opCase[T Float] struct {
 func opCases[T Float]() []opCase[T] {
 	labels := []int{2, 0, 1, 2, 1}
 	return []opCase[T]{
-		{"MatMul", [][2]int{{3, 4}, {4, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[1], false, false) }},
-		{"MatMulTA", [][2]int{{4, 3}, {4, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[1], true, false) }},
-		{"MatMulTB", [][2]int{{3, 4}, {5, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[1], false, true) }},
-		{"MatMulTT", [][2]int{{4, 3}, {5, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[1], true, true) }},
-		{"MatMulSame", [][2]int{{4, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[0], false, true) }},
-		{"Add", [][2]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Add(p[0], p[1]) }},
-		{"Sub", [][2]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sub(p[0], p[1]) }},
-		{"Mul", [][2]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Mul(p[0], p[1]) }},
-		{"MulSame", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Mul(p[0], p[0]) }},
-		{"Scale", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Scale(p[0], -2.5) }},
-		{"AddCol", [][2]int{{3, 4}, {3, 1}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddCol(p[0], p[1]) }},
-		{"Tanh", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Tanh(p[0]) }},
-		{"Sigmoid", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sigmoid(p[0]) }},
-		{"ReLU", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.ReLU(p[0]) }},
-		{"Exp", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Exp(p[0]) }},
-		{"Square", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Square(p[0]) }},
-		{"Sum", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sum(p[0]) }},
-		{"Dot", [][2]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Dot(p[0], p[1]) }},
-		{"DotSame", [][2]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Dot(p[0], p[0]) }},
-		{"RowBlock", [][2]int{{5, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.RowBlock(p[0], 1, 4) }},
-		{"SelectCols", [][2]int{{3, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.SelectCols(p[0], []int{4, 0, 4, 2}) }},
-		{"Gaussian", [][2]int{{3, 4}, {3, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Gaussian(p[0], p[1], 0.8) }},
-		{"GaussianSymmetric", [][2]int{{2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Gaussian(p[0], p[0], 1.3) }},
-		{"GaussianAnchors", [][2]int{{2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] {
+		{"MatMul", [][]int{{3, 4}, {4, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[1], false, false) }},
+		{"MatMulTA", [][]int{{4, 3}, {4, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[1], true, false) }},
+		{"MatMulTB", [][]int{{3, 4}, {5, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[1], false, true) }},
+		{"MatMulTT", [][]int{{4, 3}, {5, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[1], true, true) }},
+		{"MatMulSame", [][]int{{4, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MatMul(p[0], p[0], false, true) }},
+		{"Add", [][]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Add(p[0], p[1]) }},
+		{"Sub", [][]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sub(p[0], p[1]) }},
+		{"Mul", [][]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Mul(p[0], p[1]) }},
+		{"MulSame", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Mul(p[0], p[0]) }},
+		{"Scale", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Scale(p[0], -2.5) }},
+		{"AddCol", [][]int{{3, 4}, {3, 1}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddCol(p[0], p[1]) }},
+		{"Tanh", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Tanh(p[0]) }},
+		{"Sigmoid", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sigmoid(p[0]) }},
+		{"ReLU", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.ReLU(p[0]) }},
+		{"Exp", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Exp(p[0]) }},
+		{"Square", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Square(p[0]) }},
+		{"Sum", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sum(p[0]) }},
+		{"Dot", [][]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Dot(p[0], p[1]) }},
+		{"DotSame", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Dot(p[0], p[0]) }},
+		{"RowBlock", [][]int{{5, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.RowBlock(p[0], 1, 4) }},
+		{"SelectCols", [][]int{{3, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.SelectCols(p[0], []int{4, 0, 4, 2}) }},
+		{"Gaussian", [][]int{{3, 4}, {3, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Gaussian(p[0], p[1], 0.8) }},
+		{"GaussianSymmetric", [][]int{{2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Gaussian(p[0], p[0], 1.3) }},
+		{"GaussianAnchors", [][]int{{2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] {
 			return g.Gaussian(g.SelectCols(p[0], []int{1, 3}), p[0], 1)
 		}},
-		{"AddGaussian", [][2]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[2], 0.9) }},
-		{"AddGaussianSymmetric", [][2]int{{5, 5}, {2, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[1], 1.1) }},
-		{"MulGaussian", [][2]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[2], 0.9) }},
-		{"MulGaussianSymmetric", [][2]int{{5, 5}, {2, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[1], 1.1) }},
-		{"MSE", [][2]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MSE(p[0], p[1]) }},
-		{"SoftmaxCrossEntropy", [][2]int{{3, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.SoftmaxCrossEntropy(p[0], labels) }},
+		{"AddGaussian", [][]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[2], 0.9) }},
+		{"AddGaussianSymmetric", [][]int{{5, 5}, {2, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[1], 1.1) }},
+		{"MulGaussian", [][]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[2], 0.9) }},
+		{"MulGaussianSymmetric", [][]int{{5, 5}, {2, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[1], 1.1) }},
+		{"MSE", [][]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MSE(p[0], p[1]) }},
+		{"SoftmaxCrossEntropy", [][]int{{3, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.SoftmaxCrossEntropy(p[0], labels) }},
+		{"Conv2DSame", [][]int{{2, 3, 5, 4}, {2, 3, 3, 3}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Conv2D(p[0], p[1], 1) }},
+		{"Conv2DValid", [][]int{{2, 2, 5, 6}, {3, 2, 2, 3}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Conv2D(p[0], p[1], 0) }},
+		{"Conv2DWidePad", [][]int{{1, 2, 4, 3}, {3, 2, 3, 3}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Conv2D(p[0], p[1], 2) }},
+		{"Conv2DManyIn", [][]int{{2, 5, 4, 4}, {2, 5, 3, 3}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Conv2D(p[0], p[1], 1) }},
+		{"Conv2DConstInput", [][]int{{4, 1, 3, 3}}, func(g *Graph[T], p []*Node[T]) *Node[T] {
+			x := g.Input(randTensor[T](rand.New(rand.NewPCG(2, 2)), 3, 1, 6, 5))
+			return g.Conv2D(x, p[0], 1)
+		}},
+		{"MaxPool2", [][]int{{2, 3, 4, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MaxPool2(p[0]) }},
+		{"Upsample2", [][]int{{2, 2, 3, 2}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Upsample2(p[0]) }},
+		{"ReLU6", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.ReLU6(g.Scale(p[0], 8)) }},
+		{"Reshape", [][]int{{2, 3, 2, 2}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Reshape(p[0], 2, 12) }},
+		{"Transpose", [][]int{{3, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Transpose(p[0]) }},
+		{"ImageModel", [][]int{{5, 2, 4, 4}, {3, 2, 3, 3}, {3, 3, 3, 3}, {3, 48}}, func(g *Graph[T], p []*Node[T]) *Node[T] {
+			// convolution, pooling and back up, a linear head and the loss,
+			// as a sculpted hypergraph machine has them
+			h := g.MaxPool2(g.ReLU6(g.Scale(g.Conv2D(p[0], p[1], 1), 4)))
+			h = g.Upsample2(g.ReLU6(g.Conv2D(h, p[2], 1)))
+			logits := g.MatMul(p[3], g.Reshape(h, 5, 48), false, true)
+			return g.SoftmaxCrossEntropy(logits, labels)
+		}},
 	}
 }
 
@@ -80,10 +107,10 @@ func buildCase[T Float](tc opCase[T]) *caseGraph[T] {
 	c := new(caseGraph[T])
 	c.params = make([]*Node[T], len(tc.shapes))
 	for i, s := range tc.shapes {
-		c.params[i] = c.g.Param(randMatrix[T](rnd, s[0], s[1]), nil)
+		c.params[i] = c.g.Param(randTensor[T](rnd, s...), nil)
 	}
 	c.out = tc.build(&c.g, c.params)
-	c.weights = c.g.Input(randMatrix[T](rnd, c.out.Value.Rows(), c.out.Value.Cols()))
+	c.weights = c.g.Input(randTensor[T](rnd, c.out.Value.Shape...))
 	c.loss = c.g.Dot(c.out, c.weights)
 	return c
 }

@@ -212,20 +212,11 @@ type unary[T Float] struct {
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
-func relu(x float64) float64 { return math.Max(x, 0) }
-
 func square(x float64) float64 { return x * x }
 
 func dTanh(_, y float64) float64 { return 1 - y*y }
 
 func dSigmoid(_, y float64) float64 { return y * (1 - y) }
-
-func dReLU(x, _ float64) float64 {
-	if x > 0 {
-		return 1
-	}
-	return 0
-}
 
 func dExp(_, y float64) float64 { return y }
 
@@ -237,8 +228,26 @@ func (g *Graph[T]) Tanh(a *Node[T]) *Node[T] { return g.unary(math.Tanh, dTanh, 
 // Sigmoid returns the logistic function of a, elementwise.
 func (g *Graph[T]) Sigmoid(a *Node[T]) *Node[T] { return g.unary(sigmoid, dSigmoid, a) }
 
+// reluOp is ReLU with its own loops: as a unary it cost a call and an
+// unpredictable branch per element, most of the time of a small conv net.
+type reluOp[T Float] struct{}
+
 // ReLU returns max(a, 0) elementwise.
-func (g *Graph[T]) ReLU(a *Node[T]) *Node[T] { return g.unary(relu, dReLU, a) }
+func (g *Graph[T]) ReLU(a *Node[T]) *Node[T] { return g.apply(reluOp[T]{}, a.Value.Shape, a) }
+
+func (reluOp[T]) forward(out *Node[T]) {
+	a := out.inputs[0].Value.Data
+	y := out.Value.Data[:len(a)]
+	for i, v := range a {
+		y[i] = max(v, 0)
+	}
+}
+
+func (reluOp[T]) backward(out *Node[T]) {
+	if in := out.inputs[0]; in.Grad != nil {
+		addInside(in.Grad.Data, out.Grad.Data, in.Value.Data, T(math.Inf(1)))
+	}
+}
 
 // Exp returns e^a elementwise.
 func (g *Graph[T]) Exp(a *Node[T]) *Node[T] { return g.unary(math.Exp, dExp, a) }

@@ -61,6 +61,8 @@ func Workloads() []Workload {
 	ws := []Workload{
 		{Name: "W1", Dtype: "float64", Unit: "512x512 product", Reference: "PyTorch/OpenBLAS 5.19 ms", setup: matmul64},
 		{Name: "W1", Dtype: "float32", Unit: "512x512 product", Reference: "PyTorch/OpenBLAS 2.56 ms", setup: matmul32},
+		{Name: "W3", Dtype: "float32", Unit: "conv fwd+kernel grads, batch 32", Target: 2300 * time.Microsecond, Reference: "PyTorch 2.27 ms",
+			setup: conv3},
 		{Name: "W4", Dtype: "float64", Unit: "loss+gradient", Target: 50 * time.Microsecond, Reference: "PyTorch 540 µs",
 			setup: func() (func(), error) { return kernelLoss("W4") }},
 		{Name: "W4b", Dtype: "float64", Unit: "loss+gradient", Target: 300 * time.Microsecond, Reference: "PyTorch 655 µs",

@@ -14,15 +14,20 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	jsonPath := fs.String("json", "", "also write the results to this JSON file")
 	runs := fs.Int("runs", 9, "timed samples per workload; the median is reported")
+	suite := fs.String("suite", "default", "the workloads to time: default or machines")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if *runs < 1 {
 		return usagef("-runs %d: want at least 1", *runs)
 	}
+	workloads, err := bench.Suite(*suite)
+	if err != nil {
+		return usagef("-suite %q: want one of %v", *suite, bench.Suites())
+	}
 	var results []bench.Result
 	fmt.Fprintf(stdout, "%-22s %-8s %12s  %-26s %10s  %s\n", "name", "dtype", "median", "per", "target", "prototype")
-	for _, w := range bench.Workloads() {
+	for _, w := range workloads {
 		fmt.Fprintf(stderr, "bench: %s %s ...\n", w.Name, w.Dtype)
 		r, err := bench.Run(w, *runs)
 		if err != nil {
@@ -38,14 +43,23 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%-22s %-8s %12v  %-26s %10s  %s\n", r.Name, r.Dtype, r.Median(), r.Unit, target, w.Reference)
 	}
+	ratios := bench.Ratios(results)
+	if len(ratios) > 0 {
+		fmt.Fprintf(stdout, "\n%-36s %8s %6s\n", "ratio", "value", "goal")
+		for _, r := range ratios {
+			goal := fmt.Sprintf("<= %g", r.Goal)
+			if !r.Met() {
+				goal += " MISSED"
+			}
+			fmt.Fprintf(stdout, "%-36s %8.2f %6s\n", r.Name, r.Value, goal)
+		}
+	}
 	if *jsonPath == "" {
 		return nil
 	}
 	return atomicfile.WriteFile(*jsonPath, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Workloads []bench.Result `json:"workloads"`
-		}{results})
+		return enc.Encode(bench.Report{Suite: *suite, Workloads: results, Ratios: ratios})
 	})
 }

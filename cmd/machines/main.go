@@ -10,6 +10,7 @@
 //	fit               fit a finite-depth kernel machine to a CSV file
 //	predict           predict with a fitted model
 //	bench             time the library's workloads
+//	sculpt            sculpt a hypergraph architecture on an image data set
 //
 // Run "machines <command> -h" for the flags of a command.
 //
@@ -38,6 +39,12 @@
 //	            figures oneshot-4a..4d. -maxfreq and -cost take comma lists
 //	            (defaults 2,5,10,20 and 0,0.001,0.01,0.1,1); Fashion-MNIST is
 //	            at /usr/share/datasets/fashion-mnist on Debian
+//	shift       convolutional and recurrent machines of finite depth (dims 1,4,4,4)
+//	            trained by Adam to predict a delayed sine from a noisy one; also
+//	            writes DIR/shift-losses.json with each model's held-out loss
+//	            before and after training (initial_loss, final_loss)
+//	depth       a machine's stable state built up block by block: one picture
+//	            per step of the solve of a conv and a recurrent machine
 //
 // Each writes DIR/NAME.json (default DIR is "out") with the experiment,
 // the seed, and for every model its name, parameter count, train and
@@ -82,14 +89,59 @@
 // target; for classification the predicted class, in a column named after
 // the target, and then the probability of each class, in columns p_CLASS.
 //
+// # Sculpting
+//
+//	machines sculpt -data DIR [-nodes 10] [-channels 4] [-epochs 7] [-finetune 3] \
+//	    [-lambda 0.085] [-tol 1e-6] [-out out] [-seed 1] [-resume] [-plain] [-lr 0.001] [-batch 32]
+//
+// trains the generous hypergraph architecture of section 3.1 of the paper
+// (Figure 2) on the train split of the IDX data set in DIR and prunes it
+// while it trains. The architecture has -nodes hidden nodes of -channels
+// channels, each a ReLU6 followed by a resampling (identity, max-pool or
+// upsample; sizes between a half and a quarter of the input), a 3x3
+// convolution from every earlier node of the size a node reads, and a
+// linear head from every node into the class logits. The loss is the
+// cross-entropy plus -lambda times the sum over edges of sqrt(weights) times
+// the edge's weight norm (group lasso); Adam (-lr) takes the steps and a
+// proximal step (block soft-thresholding) after each sets weak edges to
+// exactly zero. -plain adds the penalty's subgradient to the gradient
+// instead, which seldom drives a norm below -tol. An edge whose norm falls
+// below -tol is pruned, and so is a node whose inputs or outputs are all
+// pruned, with its edges; pruned edges are removed from the machine at
+// the end of the epoch, so they cost nothing afterwards. The last
+// -finetune of the -epochs train the sculpted machine without the
+// penalty, which undoes its shrinkage of the surviving weights.
+//
+// It draws a progress bar on standard error (images/s, loss, live edges),
+// prints the test accuracy on the t10k split after each epoch and writes
+// a checkpoint, DIR/checkpoint.json of -out, after each, atomically; after
+// an interruption, the same command with -resume continues after the last
+// finished epoch and gives the same result as an uninterrupted run. A
+// checkpoint of another architecture or other settings is refused; only
+// -epochs may grow. At the end it writes, in the -out directory,
+// sculpt.json ("epochs", "test_accuracy" per epoch, "edges_initial",
+// "edges_live", "flops_initial", "flops_live", "seconds_per_epoch", and
+// "accuracy_pruned" against "accuracy_unpruned", the generous machine
+// with the same weights), the final machine sculpt-model.json (a saved
+// hypergraph machine), the architecture at the start and at the end as
+// Graphviz files sculpt-start.dot and sculpt-end.dot, and the pictures
+// sculpt-architecture.png and .svg. "machines experiment sculpt -quick"
+// runs one epoch on part of the data (by default Fashion-MNIST at
+// /usr/share/datasets/fashion-mnist).
+//
 // # Benchmarks
 //
-//	machines bench [-json FILE] [-runs N]
+//	machines bench [-suite default|machines] [-json FILE] [-runs N]
 //
 // times the workloads of the project's WORKLOADS.md single-threaded and
 // prints the median time of each: W1 (matmul), W4, W4b and W4fit (the
 // finite-depth kernel machine) and the Volterra solvers, general against
-// fast, at 100 and 1000 time points.
+// fast, at 100 and 1000 time points. -suite machines times instead the
+// forward and backward passes of dense, conv and recurrent machines of
+// package finite (workloads KIND-SIZE-PASS, float32, tanh) and the
+// reference layers KIND-medium-reference (one masked product or im2col
+// convolution), and prints the backward/forward and forward/reference
+// ratios, which the JSON also holds under "ratios".
 //
 // Errors in flags or arguments print the usage and exit with status 2;
 // other failures exit with status 1.
@@ -115,6 +167,7 @@ func commands() []command {
 		{"fit", "fit a kernel machine to a CSV file", runFit},
 		{"predict", "predict with a fitted model", runPredict},
 		{"bench", "time the library's workloads", runBench},
+		{"sculpt", "sculpt a hypergraph architecture on an image data set", runSculpt},
 	}
 }
 

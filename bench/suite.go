@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Suites returns the names of the benchmark suites.
+func Suites() []string { return []string{"default", "machines"} }
+
+// Suite returns the workloads of the named suite: "default" is
+// Workloads, "machines" is MachineWorkloads.
+func Suite(name string) ([]Workload, error) {
+	switch name {
+	case "default":
+		return Workloads(), nil
+	case "machines":
+		return MachineWorkloads(), nil
+	}
+	return nil, fmt.Errorf("bench: unknown suite %q (known: %s)", name, strings.Join(Suites(), ", "))
+}
+
+// Ratio is the quotient of the median times of two workloads, with the
+// goal it should not exceed.
+type Ratio struct {
+	// Name says what is compared, for example "conv-medium
+	// backward/forward".
+	Name        string  `json:"name"`
+	Numerator   string  `json:"numerator"`
+	Denominator string  `json:"denominator"`
+	Value       float64 `json:"ratio"`
+	Goal        float64 `json:"goal"`
+}
+
+// Met reports whether the ratio is within its goal.
+func (r Ratio) Met() bool { return r.Value <= r.Goal }
+
+// Ratios pairs the results of the machines suite: every KIND-SIZE-backward
+// with its KIND-SIZE-forward (goal 1), and every KIND-SIZE-forward with
+// its KIND-SIZE-reference (goal 2). Results of other suites have none.
+func Ratios(rs []Result) []Ratio {
+	byName := make(map[string]Result, len(rs))
+	for _, r := range rs {
+		byName[r.Name] = r
+	}
+	var out []Ratio
+	add := func(base, num, den string, goal float64) {
+		n, ok1 := byName[base+"-"+num]
+		d, ok2 := byName[base+"-"+den]
+		if !ok1 || !ok2 || d.MedianNS == 0 {
+			return
+		}
+		out = append(out, Ratio{Name: base + " " + num + "/" + den, Numerator: n.Name, Denominator: d.Name,
+			Value: float64(n.MedianNS) / float64(d.MedianNS), Goal: goal})
+	}
+	for _, r := range rs {
+		base, ok := strings.CutSuffix(r.Name, "-forward")
+		if !ok {
+			continue
+		}
+		add(base, "backward", "forward", 1)
+		add(base, "forward", "reference", 2)
+	}
+	return out
+}
+
+// Report is the JSON the bench command writes: the suite, every result
+// and, for the machines suite, the ratios.
+type Report struct {
+	Suite     string   `json:"suite"`
+	Workloads []Result `json:"workloads"`
+	Ratios    []Ratio  `json:"ratios,omitempty"`
+}

@@ -1,0 +1,374 @@
+package hypergraph
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/atomicfile"
+)
+
+// The format name and version of spec files. A spec file of a later
+// version is refused rather than half understood.
+const (
+	SpecFormat  = "machines-hypergraph"
+	SpecVersion = 1
+)
+
+// Spec is an architecture written as data: a hypergraph whose vertices
+// have spaces and activations and whose hyperedges have map kinds. It is
+// the content of a spec file (see the package documentation for the
+// format and the kinds).
+type Spec struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// Inputs and Outputs name the vertices a machine built from the spec
+	// receives and returns; empty lists mean the defaults of Config.
+	Inputs   []string     `json:"inputs,omitempty"`
+	Outputs  []string     `json:"outputs,omitempty"`
+	Vertices []VertexSpec `json:"vertices"`
+	Edges    []EdgeSpec   `json:"edges"`
+}
+
+// VertexSpec is a vertex of a spec: its name, the shape of its space and
+// its activation (none means the identity).
+type VertexSpec struct {
+	Name       string     `json:"name"`
+	Shape      []int      `json:"shape"`
+	Activation Activation `json:"activation,omitempty"`
+}
+
+// EdgeSpec is a hyperedge of a spec: its name, the kind of its map and the
+// names of its sources and targets.
+type EdgeSpec struct {
+	Name    string   `json:"name"`
+	Kind    string   `json:"kind"`
+	Sources []string `json:"sources"`
+	Targets []string `json:"targets"`
+}
+
+// MaxParams bounds the number of parameters of a machine built from a
+// spec, and the size of each vertex's space, so that a mistyped shape
+// gives an error instead of exhausting memory.
+const MaxParams = 1 << 28
+
+// compiled is a checked spec, with names resolved to indices.
+type compiled struct {
+	h               Hypergraph
+	spaces          []Space
+	edges           []edgeKind
+	inputs, outputs []int
+}
+
+// Validate checks a spec: names present, unique and known, shapes with
+// positive dimensions, known activations and kinds, no cycle (a
+// *CycleError, wrapped) and shapes that fit every hyperedge's kind. The
+// Format and Version fields are checked by ReadSpec, not here.
+func (s *Spec) Validate() error {
+	_, err := s.compile()
+	return err
+}
+
+func (s *Spec) compile() (*compiled, error) {
+	c := &compiled{}
+	index := map[string]int{}
+	for i, v := range s.Vertices {
+		switch _, dup := index[v.Name]; {
+		case v.Name == "":
+			return nil, fmt.Errorf("hypergraph: vertex %d has no name", i)
+		case dup:
+			return nil, fmt.Errorf("hypergraph: vertex name %q used twice", v.Name)
+		case len(v.Shape) == 0:
+			return nil, fmt.Errorf("hypergraph: vertex %s has no shape", v.Name)
+		case slices.Min(v.Shape) < 1:
+			return nil, fmt.Errorf("hypergraph: vertex %s: shape %v, want dimensions of at least 1", v.Name, v.Shape)
+		case !v.Activation.valid():
+			return nil, fmt.Errorf("hypergraph: vertex %s: unknown activation %q (known: identity, relu, relu6, sigmoid, tanh)", v.Name, v.Activation)
+		case boundedSize(v.Shape) < 0:
+			return nil, fmt.Errorf("hypergraph: vertex %s: shape %v has more than %d elements", v.Name, v.Shape, MaxParams)
+		}
+		index[v.Name] = i
+		c.h.Vertices = append(c.h.Vertices, v.Name)
+		c.spaces = append(c.spaces, Space{Shape: slices.Clone(v.Shape), Activation: v.Activation})
+	}
+	resolve := func(edge, role string, names []string) ([]int, error) {
+		list := []int{}
+		for _, name := range names {
+			v, ok := index[name]
+			if !ok {
+				return nil, fmt.Errorf("hypergraph: edge %s: unknown %s vertex %q", edge, role, name)
+			}
+			if slices.Contains(list, v) {
+				return nil, fmt.Errorf("hypergraph: edge %s: %s vertex %q listed twice", edge, role, name)
+			}
+			list = append(list, v)
+		}
+		return list, nil
+	}
+	edgeNames := map[string]bool{}
+	for i, e := range s.Edges {
+		switch {
+		case e.Name == "":
+			return nil, fmt.Errorf("hypergraph: edge %d has no name", i)
+		case edgeNames[e.Name]:
+			return nil, fmt.Errorf("hypergraph: edge name %q used twice", e.Name)
+		}
+		edgeNames[e.Name] = true
+		if _, ok := kinds[e.Kind]; !ok {
+			return nil, fmt.Errorf("hypergraph: edge %s: unknown kind %q (known kinds: %s)", e.Name, e.Kind, kindNames())
+		}
+		src, err := resolve(e.Name, "source", e.Sources)
+		if err != nil {
+			return nil, err
+		}
+		tgt, err := resolve(e.Name, "target", e.Targets)
+		if err != nil {
+			return nil, err
+		}
+		c.h.Edges = append(c.h.Edges, Edge{Name: e.Name, Sources: src, Targets: tgt})
+	}
+	for _, io := range []struct {
+		field string
+		names []string
+		dst   *[]int
+	}{{"inputs", s.Inputs, &c.inputs}, {"outputs", s.Outputs, &c.outputs}} {
+		for _, name := range io.names {
+			v, ok := index[name]
+			if !ok {
+				return nil, fmt.Errorf("hypergraph: %s: unknown vertex %q", io.field, name)
+			}
+			if slices.Contains(*io.dst, v) {
+				return nil, fmt.Errorf("hypergraph: %s: vertex %q listed twice", io.field, name)
+			}
+			*io.dst = append(*io.dst, v)
+		}
+	}
+	if len(s.Inputs) == 0 {
+		c.inputs = c.h.unwritten()
+	}
+	if len(s.Outputs) == 0 {
+		c.outputs = c.h.unread(c.inputs)
+	}
+	if err := c.h.Acyclic(); err != nil {
+		return nil, err
+	}
+	ports := func(list []int) []port {
+		ps := make([]port, len(list))
+		for i, v := range list {
+			ps[i] = port{name: c.h.Vertices[v], shape: c.spaces[v].Shape}
+		}
+		return ps
+	}
+	total := 0
+	for i, e := range s.Edges {
+		E := c.h.Edges[i]
+		ek, err := checkKind(e.Kind, ports(E.Sources), ports(E.Targets))
+		if err != nil {
+			return nil, fmt.Errorf("hypergraph: edge %s (%s): %v", e.Name, e.Kind, err)
+		}
+		for _, p := range ek.params {
+			n := boundedSize(p)
+			if n < 0 || total+n > MaxParams {
+				return nil, fmt.Errorf("hypergraph: edge %s (%s): the spec has more than %d parameters", e.Name, e.Kind, MaxParams)
+			}
+			total += n
+		}
+		c.edges = append(c.edges, ek)
+	}
+	return c, nil
+}
+
+// boundedSize returns the number of elements of an array of the given
+// shape, whose dimensions are at least 1, or -1 if it exceeds MaxParams.
+func boundedSize(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		if d > MaxParams || n*d > MaxParams {
+			return -1
+		}
+		n *= d
+	}
+	return n
+}
+
+// FromSpec returns the machine that a spec describes, with random initial
+// weights drawn from a generator seeded with seed. The spec is checked as
+// by Validate.
+func FromSpec[T ad.Float](s *Spec, seed uint64) (*Machine[T], error) {
+	c, err := s.compile()
+	if err != nil {
+		return nil, err
+	}
+	rnd := rand.New(rand.NewPCG(seed, 0x6879706572))
+	maps := make([]Map[T], len(c.edges))
+	for e, ek := range c.edges {
+		maps[e] = newSpecMap[T](ek, rnd)
+	}
+	m, err := New(Config[T]{Hypergraph: &c.h, Spaces: c.spaces, Maps: maps, Inputs: c.inputs, Outputs: c.outputs})
+	if err != nil {
+		return nil, err
+	}
+	m.spec = s.clone()
+	m.spec.Format, m.spec.Version = SpecFormat, SpecVersion
+	return m, nil
+}
+
+// Spec returns a copy of the spec the machine was built from, or nil for
+// a machine built by New.
+func (m *Machine[T]) Spec() *Spec {
+	if m.spec == nil {
+		return nil
+	}
+	return m.spec.clone()
+}
+
+func (s *Spec) clone() *Spec {
+	c := *s
+	c.Inputs, c.Outputs = slices.Clone(s.Inputs), slices.Clone(s.Outputs)
+	c.Vertices = make([]VertexSpec, len(s.Vertices))
+	for i, v := range s.Vertices {
+		v.Shape = slices.Clone(v.Shape)
+		c.Vertices[i] = v
+	}
+	c.Edges = make([]EdgeSpec, len(s.Edges))
+	for i, e := range s.Edges {
+		e.Sources, e.Targets = slices.Clone(e.Sources), slices.Clone(e.Targets)
+		c.Edges[i] = e
+	}
+	return &c
+}
+
+// ReadSpec reads and checks a spec file's content. A file of another
+// format, of a later version or with fields this version does not know
+// is refused.
+func ReadSpec(r io.Reader) (*Spec, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("hypergraph: %w", err)
+	}
+	s, err := parseSpec(data)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// LoadSpec reads and checks the spec file at path, as ReadSpec does;
+// errors name the file.
+func LoadSpec(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("hypergraph: %w", err)
+	}
+	s, err := parseSpec(data)
+	if err != nil {
+		return nil, inFile(path, err)
+	}
+	return s, nil
+}
+
+func parseSpec(data []byte) (*Spec, error) {
+	if err := checkHeader(data, SpecFormat, SpecVersion); err != nil {
+		return nil, err
+	}
+	var s Spec
+	if err := decodeStrict(data, &s); err != nil {
+		return nil, err
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// SaveSpec checks s and writes it to path as a spec file, replacing the
+// file atomically.
+func SaveSpec(path string, s *Spec) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	c := s.clone()
+	c.Format, c.Version = SpecFormat, SpecVersion
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
+		if err := writeSpec(w, c, ""); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
+	})
+}
+
+// fileKinds names the formats of this package, for messages.
+var fileKinds = map[string]string{
+	SpecFormat:    "a hypergraph spec",
+	MachineFormat: "a saved hypergraph machine",
+}
+
+// checkHeader checks the format and version fields of a JSON file before
+// the rest is decoded: a file of another format or a later version need
+// not follow this version's schema.
+func checkHeader(data []byte, format string, version int) error {
+	var head struct {
+		Format  *string         `json:"format"`
+		Version json.RawMessage `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return fmt.Errorf("hypergraph: invalid JSON at byte %d: %v", syn.Offset, err)
+		}
+		return fmt.Errorf("hypergraph: not %s: %v", fileKinds[format], err)
+	}
+	switch {
+	case head.Format == nil:
+		return fmt.Errorf("hypergraph: not %s (no \"format\": %q)", fileKinds[format], format)
+	case *head.Format != format && fileKinds[*head.Format] != "":
+		return fmt.Errorf("hypergraph: this is %s (format %q), not %s", fileKinds[*head.Format], *head.Format, fileKinds[format])
+	case *head.Format != format:
+		return fmt.Errorf("hypergraph: not %s (format %q, want %q)", fileKinds[format], *head.Format, format)
+	case head.Version == nil:
+		return fmt.Errorf("hypergraph: missing \"version\"")
+	}
+	v, err := strconv.Atoi(string(head.Version))
+	if err != nil || v < 1 {
+		return fmt.Errorf("hypergraph: version %s, want a whole number from 1", head.Version)
+	}
+	if v > version {
+		return fmt.Errorf("hypergraph: %s version %d is newer than this library reads (version %d)", format, v, version)
+	}
+	return nil
+}
+
+// decodeStrict decodes data, which checkHeader has seen to be one JSON
+// object, into dst, refusing unknown fields.
+func decodeStrict(data []byte, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return fmt.Errorf("hypergraph: %v", err)
+	}
+	return nil
+}
+
+// fileError is an error of this package about a file; it names the file
+// after the package prefix.
+type fileError struct {
+	path string
+	err  error
+}
+
+func inFile(path string, err error) error { return &fileError{path, err} }
+
+func (e *fileError) Error() string {
+	return "hypergraph: " + e.path + ": " + strings.TrimPrefix(e.err.Error(), "hypergraph: ")
+}
+
+func (e *fileError) Unwrap() error { return e.err }

@@ -1,0 +1,366 @@
+package hypergraph
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/optim"
+)
+
+func loadMachine[T ad.Float](t *testing.T, path string, seed uint64) *Machine[T] {
+	t.Helper()
+	s, err := LoadSpec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := FromSpec[T](s, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// adam runs steps Adam updates of the machine's parameters on the loss of
+// g and returns the loss before and after them.
+func adam[T ad.Float](g *ad.Graph[T], loss *ad.Node[T], m *Machine[T], steps int, lr float64) (first, last float64) {
+	opt := &optim.Adam{LR: lr}
+	x := make([]float64, len(m.Params()))
+	grad := make([]float64, len(x))
+	for i, v := range m.Params() {
+		x[i] = float64(v)
+	}
+	for k := range steps {
+		g.Forward()
+		if k == 0 {
+			first = float64(loss.Scalar())
+		}
+		g.Backward(loss)
+		for i, d := range m.Grad() {
+			grad[i] = float64(d)
+		}
+		opt.Step(x, grad)
+		for i, v := range x {
+			m.Params()[i] = T(v)
+		}
+	}
+	g.Forward()
+	return first, float64(loss.Scalar())
+}
+
+// classes returns n samples of d standard normal features, a column
+// each, labelled by the largest of k fixed random linear functions.
+func classes[T ad.Float](rnd *rand.Rand, d, k, n int) (*ad.Tensor[T], []int) {
+	a := make([]float64, k*d)
+	for i := range a {
+		a[i] = rnd.NormFloat64()
+	}
+	x := ad.NewTensor[T](d, n)
+	for i := range x.Data {
+		x.Data[i] = T(rnd.NormFloat64())
+	}
+	labels := make([]int, n)
+	for j := range n {
+		best := math.Inf(-1)
+		for c := range k {
+			s := 0.0
+			for i := range d {
+				s += a[c*d+i] * float64(x.Data[i*n+j])
+			}
+			if s > best {
+				best, labels[j] = s, c
+			}
+		}
+	}
+	return x, labels
+}
+
+// images returns n random 8x8 one-channel images, their masks (1 where
+// the pixel is positive) and a label per image (1 if its mean is
+// positive).
+func images[T ad.Float](rnd *rand.Rand, n int) (x, mask *ad.Tensor[T], labels []int) {
+	x, mask = ad.NewTensor[T](n, 1, 8, 8), ad.NewTensor[T](n, 1, 8, 8)
+	labels = make([]int, n)
+	for j := range n {
+		shift := rnd.NormFloat64()
+		sum := 0.0
+		for i := range 64 {
+			v := shift + rnd.NormFloat64()
+			x.Data[j*64+i] = T(v)
+			if v > 0 {
+				mask.Data[j*64+i] = 1
+			}
+			sum += v
+		}
+		if sum > 0 {
+			labels[j] = 1
+		}
+	}
+	return x, mask, labels
+}
+
+func TestVectorSpecs(t *testing.T) {
+	for _, test := range []struct {
+		file   string
+		layers int
+	}{
+		{"perceptron.json", 3},
+		// stem, block 1 in, block 1 out with its shortcut, block 2 in,
+		// block 2 out with its shortcut, the head with the long shortcut.
+		{"resnet.json", 6},
+	} {
+		t.Run(test.file, func(t *testing.T) {
+			path := filepath.Join("testdata", test.file)
+			m := loadMachine[float64](t, path, 1)
+			if got := len(m.Layers()); got != test.layers {
+				t.Errorf("%d layers, want %d", got, test.layers)
+			}
+			rnd := rand.New(rand.NewPCG(1, 2))
+			x, _ := classes[float64](rnd, 4, 3, 3)
+			init := make([]*ad.Tensor[float64], len(m.spaces))
+			init[m.Inputs()[0]] = x
+			checkAgainstIterate(t, m, init)
+			checkGradient(t, m, init, rnd, 1e-6)
+
+			for _, seed := range []uint64{1, 2} {
+				m := loadMachine[float64](t, path, seed)
+				x, labels := classes[float64](rnd, 4, 3, 64)
+				var g ad.Graph[float64]
+				out := m.Build(&g, nil, []*ad.Node[float64]{g.Input(x)})
+				loss := g.SoftmaxCrossEntropy(out[0], labels)
+				first, last := adam(&g, loss, m, 100, 0.01)
+				t.Logf("seed %d: cross-entropy %.4g -> %.4g", seed, first, last)
+				if !(last < 0.5*first) {
+					t.Errorf("seed %d: cross-entropy from %.4g to %.4g in 100 Adam steps", seed, first, last)
+				}
+			}
+		})
+	}
+}
+
+func TestUNetSpec(t *testing.T) {
+	path := filepath.Join("testdata", "unet.json")
+	m := loadMachine[float64](t, path, 1)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	x, _, _ := images[float64](rnd, 2)
+	init := make([]*ad.Tensor[float64], len(m.spaces))
+	init[m.Inputs()[0]] = x
+	checkAgainstIterate(t, m, init)
+	checkGradient(t, m, init, rnd, 1e-5)
+
+	// Train in float32, the type for image models.
+	m32 := loadMachine[float32](t, path, 1)
+	x32, mask, labels := images[float32](rnd, 16)
+	var g ad.Graph[float32]
+	out := m32.Build(&g, nil, []*ad.Node[float32]{g.Input(x32)})
+	if got, want := out[0].Value.Shape, []int{16, 1, 8, 8}; !slices.Equal(got, want) {
+		t.Fatalf("mask shape %v, want %v", got, want)
+	}
+	if got, want := out[1].Value.Shape, []int{2, 16}; !slices.Equal(got, want) {
+		t.Fatalf("logits shape %v, want %v", got, want)
+	}
+	loss := g.Add(g.MSE(out[0], g.Input(mask)), g.SoftmaxCrossEntropy(out[1], labels))
+	first, last := adam(&g, loss, m32, 60, 0.01)
+	t.Logf("loss %.4g -> %.4g", first, last)
+	if !(last < 0.5*first) {
+		t.Errorf("loss from %.4g to %.4g in 60 Adam steps", first, last)
+	}
+}
+
+// TestEmptySourcesAndTargets checks a dense edge without sources (a
+// learned constant), one without targets, and a vertex that nothing
+// writes and that is not an input.
+func TestEmptySourcesAndTargets(t *testing.T) {
+	s, err := ReadSpec(strings.NewReader(`{
+		"format": "machines-hypergraph", "version": 1,
+		"inputs": ["x"], "outputs": ["h", "z"],
+		"vertices": [{"name": "x", "shape": [2]}, {"name": "h", "shape": [3]}, {"name": "z", "shape": [2]}],
+		"edges": [
+			{"name": "bias", "kind": "dense", "sources": [], "targets": ["h"]},
+			{"name": "lin", "kind": "linear", "sources": ["x"], "targets": ["h"]},
+			{"name": "sink", "kind": "dense", "sources": ["h"], "targets": []}
+		]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := FromSpec[float64](s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, w := m.EdgeParams(0), m.EdgeParams(1)
+	if len(b) != 1 || len(w) != 1 || len(m.EdgeParams(2)) != 0 {
+		t.Fatalf("parameter counts %d, %d, %d, want 1, 1, 0", len(b), len(w), len(m.EdgeParams(2)))
+	}
+	copy(b[0].Data, []float64{1, 2, 3})
+	var g ad.Graph[float64]
+	x := ad.Matrix(2, 2, []float64{1, 2, 3, 4})
+	out := m.Build(&g, nil, []*ad.Node[float64]{g.Input(x)})
+	for i := range 3 {
+		for j := range 2 {
+			want := b[0].Data[i] + w[0].At(i, 0)*x.At(0, j) + w[0].At(i, 1)*x.At(1, j)
+			if got := out[0].Value.At(i, j); !equalWithin(got, want, 1e-14) {
+				t.Errorf("h[%d,%d] = %v, want %v", i, j, got, want)
+			}
+		}
+	}
+	if !slices.Equal(out[1].Value.Data, make([]float64, 4)) {
+		t.Errorf("unwritten vertex z = %v, want zero", out[1].Value.Data)
+	}
+}
+
+func TestDefaultInputsOutputs(t *testing.T) {
+	s, err := LoadSpec(filepath.Join("testdata", "unet.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Inputs, s.Outputs = nil, nil
+	m, err := FromSpec[float32](s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(list []int) []string {
+		var out []string
+		for _, v := range list {
+			out = append(out, m.Hypergraph().Vertices[v])
+		}
+		return out
+	}
+	if got, want := names(m.Inputs()), []string{"image"}; !slices.Equal(got, want) {
+		t.Errorf("inputs %v, want %v", got, want)
+	}
+	if got, want := names(m.Outputs()), []string{"mask", "logits"}; !slices.Equal(got, want) {
+		t.Errorf("outputs %v, want %v", got, want)
+	}
+}
+
+func TestSaveSpec(t *testing.T) {
+	s, err := LoadSpec(filepath.Join("testdata", "resnet.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "copy.json")
+	if err := SaveSpec(path, s); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadSpec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, s) {
+		t.Errorf("spec changed in a round trip:\n%+v\nwant\n%+v", back, s)
+	}
+	bad := s.clone()
+	bad.Edges[0].Kind = "dense2"
+	if err := SaveSpec(path, bad); err == nil || !strings.Contains(err.Error(), `edge stem: unknown kind "dense2"`) {
+		t.Errorf("SaveSpec of an invalid spec: %v", err)
+	}
+}
+
+func TestSpecFileErrors(t *testing.T) {
+	for _, test := range []struct {
+		file, want string
+	}{
+		{"cyclic.json", "hypergraph: testdata/cyclic.json: cycle v1 -E2-> v3 -E4-> v1"},
+		{"version2.json", "hypergraph: testdata/version2.json: machines-hypergraph version 2 is newer than this library reads (version 1)"},
+		{"not_a_spec.json", `hypergraph: testdata/not_a_spec.json: not a hypergraph spec (format "machines-model", want "machines-hypergraph")`},
+		{"missing.json", "no such file"},
+	} {
+		t.Run(test.file, func(t *testing.T) {
+			_, err := LoadSpec("testdata/" + test.file)
+			if err == nil || !strings.Contains(err.Error(), test.want) {
+				t.Errorf("error %v, want it to contain %q", err, test.want)
+			}
+		})
+	}
+	_, err := LoadSpec("testdata/cyclic.json")
+	var ce *CycleError
+	if !errors.As(err, &ce) || len(ce.Path.Edges) != 2 {
+		t.Errorf("error %v does not wrap the *CycleError", err)
+	}
+}
+
+func TestSpecErrors(t *testing.T) {
+	const head = `"format": "machines-hypergraph", "version": 1, `
+	vec := func(name string, d int) string { return `{"name": "` + name + `", "shape": [` + strconv.Itoa(d) + `]}` }
+	for _, test := range []struct {
+		name, json, want string
+	}{
+		{"invalid JSON", `{"format": "machines-hypergraph",`, "invalid JSON at byte"},
+		{"not an object", `[1, 2]`, "not a hypergraph spec"},
+		{"no format", `{"version": 1}`, `not a hypergraph spec (no "format": "machines-hypergraph")`},
+		{"saved machine", `{"format": "machines-hypergraph-machine", "version": 1}`, `this is a saved hypergraph machine (format "machines-hypergraph-machine"), not a hypergraph spec`},
+		{"no version", `{"format": "machines-hypergraph"}`, `missing "version"`},
+		{"bad version", `{"format": "machines-hypergraph", "version": 1.5}`, "version 1.5, want a whole number from 1"},
+		{"version 0", `{"format": "machines-hypergraph", "version": 0}`, "version 0, want a whole number from 1"},
+		{"unknown field", `{` + head + `"vertices": [], "edges": [{"name": "E", "kind": "dense", "sourcs": []}]}`, `unknown field "sourcs"`},
+		{"trailing data", `{` + head + `"vertices": [], "edges": []} {}`, "invalid character '{' after top-level value"},
+		{"vertex without name", `{` + head + `"vertices": [{"shape": [2]}], "edges": []}`, "vertex 0 has no name"},
+		{"duplicate vertex", `{` + head + `"vertices": [` + vec("a", 2) + `, ` + vec("a", 3) + `], "edges": []}`, `vertex name "a" used twice`},
+		{"no shape", `{` + head + `"vertices": [{"name": "a"}], "edges": []}`, "vertex a has no shape"},
+		{"zero dimension", `{` + head + `"vertices": [{"name": "a", "shape": [3, 0, 2]}], "edges": []}`, "vertex a: shape [3 0 2], want dimensions of at least 1"},
+		{"unknown activation", `{` + head + `"vertices": [{"name": "a", "shape": [2], "activation": "gelu"}], "edges": []}`, `vertex a: unknown activation "gelu"`},
+		{"edge without name", `{` + head + `"vertices": [` + vec("a", 2) + `], "edges": [{"kind": "relu"}]}`, "edge 0 has no name"},
+		{"duplicate edge", `{` + head + `"vertices": [` + vec("a", 2) + `], "edges": [{"name": "E", "kind": "relu"}, {"name": "E", "kind": "relu"}]}`, `edge name "E" used twice`},
+		{"unknown kind", `{` + head + `"vertices": [` + vec("a", 2) + `], "edges": [{"name": "E", "kind": "conv5x5"}]}`, `edge E: unknown kind "conv5x5" (known kinds: conv3x3, dense, flatten, identity, linear, maxpool, relu, relu6, sigmoid, tanh, upsample)`},
+		{"unknown source", `{` + head + `"vertices": [` + vec("a", 2) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["b"], "targets": ["a"]}]}`, `edge E: unknown source vertex "b"`},
+		{"unknown target", `{` + head + `"vertices": [` + vec("a", 2) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["c"]}]}`, `edge E: unknown target vertex "c"`},
+		{"source twice", `{` + head + `"vertices": [` + vec("a", 2) + `, ` + vec("b", 2) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a", "a"], "targets": ["b"]}]}`, `edge E: source vertex "a" listed twice`},
+		{"unknown input", `{` + head + `"inputs": ["x"], "vertices": [` + vec("a", 2) + `], "edges": []}`, `inputs: unknown vertex "x"`},
+		{"unknown output", `{` + head + `"outputs": ["y"], "vertices": [` + vec("a", 2) + `], "edges": []}`, `outputs: unknown vertex "y"`},
+		{"self-loop", `{` + head + `"vertices": [` + vec("a", 2) + `], "edges": [{"name": "E", "kind": "tanh", "sources": ["a"], "targets": ["a"]}]}`, "hypergraph: cycle a -E-> a"},
+		{"dense on an image", `{` + head + `"vertices": [{"name": "img", "shape": [1, 4, 4]}, ` + vec("h", 2) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["img"], "targets": ["h"]}]}`, "edge E (dense): vertex img has shape [1 4 4], want a vector [D]"},
+		{"identity of another shape", `{` + head + `"vertices": [` + vec("a", 4) + `, ` + vec("b", 5) + `], "edges": [{"name": "skip", "kind": "identity", "sources": ["a"], "targets": ["b"]}]}`, "edge skip (identity): source a of shape [4] gives shape [4], but target b has shape [5]"},
+		{"pairing", `{` + head + `"vertices": [` + vec("a", 4) + `, ` + vec("b", 4) + `, ` + vec("c", 4) + `], "edges": [{"name": "E", "kind": "relu", "sources": ["a", "b"], "targets": ["c"]}]}`, "edge E (relu): kind relu maps each source to the target in the same position, but there are 2 sources and 1 targets"},
+		{"convolution size", `{` + head + `"vertices": [{"name": "a", "shape": [1, 8, 8]}, {"name": "b", "shape": [2, 4, 4]}], "edges": [{"name": "c", "kind": "conv3x3", "sources": ["a"], "targets": ["b"]}]}`, "edge c (conv3x3): vertex b is 4x4 but vertex a is 8x8"},
+		{"convolution of a vector", `{` + head + `"vertices": [` + vec("a", 4) + `, {"name": "b", "shape": [2, 4, 4]}], "edges": [{"name": "c", "kind": "conv3x3", "sources": ["a"], "targets": ["b"]}]}`, "edge c (conv3x3): vertex a has shape [4], want an image [C H W]"},
+		{"odd pooling", `{` + head + `"vertices": [{"name": "a", "shape": [1, 5, 4]}, {"name": "b", "shape": [1, 2, 2]}], "edges": [{"name": "p", "kind": "maxpool", "sources": ["a"], "targets": ["b"]}]}`, "edge p (maxpool): source a: shape [1 5 4]: max-pooling needs an even height and width"},
+		{"pooling size", `{` + head + `"vertices": [{"name": "a", "shape": [1, 4, 4]}, {"name": "b", "shape": [1, 4, 4]}], "edges": [{"name": "p", "kind": "maxpool", "sources": ["a"], "targets": ["b"]}]}`, "edge p (maxpool): source a of shape [1 4 4] gives shape [1 2 2], but target b has shape [1 4 4]"},
+		{"upsampling size", `{` + head + `"vertices": [{"name": "a", "shape": [1, 4, 4]}, {"name": "b", "shape": [1, 4, 4]}], "edges": [{"name": "u", "kind": "upsample", "sources": ["a"], "targets": ["b"]}]}`, "edge u (upsample): source a of shape [1 4 4] gives shape [1 8 8], but target b has shape [1 4 4]"},
+		{"flatten size", `{` + head + `"vertices": [{"name": "a", "shape": [2, 2, 2]}, ` + vec("b", 4) + `], "edges": [{"name": "f", "kind": "flatten", "sources": ["a"], "targets": ["b"]}]}`, "edge f (flatten): source a of shape [2 2 2] gives shape [8], but target b has shape [4]"},
+		{"huge vertex", `{` + head + `"vertices": [{"name": "a", "shape": [65536, 65536, 65536, 65536]}], "edges": []}`, "vertex a: shape [65536 65536 65536 65536] has more than 268435456 elements"},
+		{"too many parameters", `{` + head + `"vertices": [` + vec("a", 100000) + `, ` + vec("b", 100000) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "edge E (dense): the spec has more than 268435456 parameters"},
+		{"flatten a vector", `{` + head + `"vertices": [` + vec("a", 4) + `, ` + vec("b", 4) + `], "edges": [{"name": "f", "kind": "flatten", "sources": ["a"], "targets": ["b"]}]}`, "edge f (flatten): source a: shape [4] is not an image [C H W]"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			_, err := ReadSpec(strings.NewReader(test.json))
+			if err == nil || !strings.Contains(err.Error(), test.want) {
+				t.Errorf("error %v,\nwant it to contain %q", err, test.want)
+			}
+			if err != nil && !strings.HasPrefix(err.Error(), "hypergraph: ") {
+				t.Errorf("error %q lacks the package prefix", err)
+			}
+		})
+	}
+}
+
+// TestTestdataIsSpecs keeps the fixtures honest: every file in testdata
+// is a saved machine (*.machine.json) that loads, a spec that loads or
+// one of the fixtures for errors.
+func TestTestdataIsSpecs(t *testing.T) {
+	bad := []string{"cyclic.json", "not_a_spec.json", "version2.json"}
+	entries, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		path := filepath.Join("testdata", e.Name())
+		if strings.HasSuffix(path, ".machine.json") {
+			if _, err := Load[float32](path); err != nil {
+				t.Error(err)
+			}
+			continue
+		}
+		_, err := LoadSpec(path)
+		if got, want := err != nil, slices.Contains(bad, e.Name()); got != want {
+			t.Errorf("%s: error %v", e.Name(), err)
+		}
+	}
+}
