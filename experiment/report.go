@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/parametric-machines/machines/internal/atomicfile"
+	"github.com/parametric-machines/machines/sculpt"
 )
 
 // Config is what every experiment takes. The zero value writes to "out"
@@ -95,6 +96,8 @@ type Report struct {
 	// OneShot, set by the oneshot experiment, is what its JSON holds
 	// instead of the fields above, in a shape of its own.
 	OneShot *OneShotReport `json:"-"`
+	// Sculpt, set by the sculpt experiment, is likewise its JSON.
+	Sculpt *sculpt.Report `json:"-"`
 }
 
 // Model returns the model with the given name, or nil.
@@ -116,6 +119,9 @@ func (r *Report) write(dir string) error {
 		if r.OneShot != nil {
 			return enc.Encode(r.OneShot)
 		}
+		if r.Sculpt != nil {
+			return enc.Encode(r.Sculpt)
+		}
 		return enc.Encode(r)
 	})
 }
@@ -130,6 +136,7 @@ var registry = map[string]Runner{
 	"oneshot":    OneShot,
 	"shift":      Shift,
 	"depth":      Depth,
+	"sculpt":     Sculpt,
 }
 
 // Names returns the names of the experiments Run knows, sorted.

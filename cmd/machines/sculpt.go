@@ -1,0 +1,83 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/sculpt"
+)
+
+func runSculpt(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sculpt", flag.ContinueOnError)
+	data := fs.String("data", "", "directory of the IDX data set (train and t10k splits)")
+	nodes := fs.Int("nodes", 10, "hidden nodes of the generous architecture")
+	channels := fs.Int("channels", 4, "channels of each node")
+	epochs := fs.Int("epochs", sculpt.DefaultEpochs, "epochs in all")
+	finetune := fs.Int("finetune", sculpt.DefaultFinetune, "final epochs that train without the penalty")
+	lambda := fs.Float64("lambda", sculpt.DefaultLambda, "weight of the group-lasso penalty (0 turns it off)")
+	tol := fs.Float64("tol", 1e-6, "prune an edge when its weight norm falls below this")
+	lr := fs.Float64("lr", 1e-3, "Adam learning rate")
+	batch := fs.Int("batch", 32, "minibatch size")
+	plain := fs.Bool("plain", false, "subgradient of the penalty instead of the proximal step")
+	out := fs.String("out", "out", "directory for the checkpoint, the report and the pictures")
+	seed := fs.Uint64("seed", 1, "seed of the initial weights and the minibatch order")
+	resume := fs.Bool("resume", false, "continue from the checkpoint in -out")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: machines sculpt -data DIR [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-out DIR] [-seed N] [-resume] [-plain]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	switch {
+	case *data == "":
+		return usagef("missing -data DIR, the directory of an IDX data set")
+	case *nodes < 1 || *channels < 1 || *batch < 1:
+		return usagef("-nodes %d, -channels %d and -batch %d must be at least 1", *nodes, *channels, *batch)
+	case *epochs < 1 || *finetune < 0:
+		return usagef("-epochs %d and -finetune %d, want at least 1 and 0", *epochs, *finetune)
+	case !(*lambda >= 0) || math.IsInf(*lambda, 0):
+		return usagef("-lambda %g, want a finite number of at least 0", *lambda)
+	case !(*tol >= 0) || math.IsInf(*tol, 0):
+		return usagef("-tol %g, want a finite number of at least 0", *tol)
+	case !(*lr > 0) || math.IsInf(*lr, 0):
+		return usagef("-lr %g, want a positive number", *lr)
+	}
+	if *lambda == 0 {
+		*lambda = -1 // sculpt.Config: negative turns the penalty off
+	}
+	if *finetune == 0 {
+		*finetune = -1 // likewise no fine-tuning
+	}
+	train, err := dataset.LoadIDX(*data, "train")
+	if err != nil {
+		return err
+	}
+	test, err := dataset.LoadIDXClasses(*data, "t10k", train.Classes)
+	if err != nil {
+		return err
+	}
+	rep, err := sculpt.Run(sculpt.Config{Nodes: *nodes, Channels: *channels, Epochs: *epochs, Finetune: *finetune, Batch: *batch, LR: *lr,
+		Lambda: *lambda, Tol: *tol, Plain: *plain, Seed: *seed, Out: *out, Resume: *resume, Progress: stderr}, train, test)
+	if err != nil {
+		return err
+	}
+	printSculpt(stdout, rep)
+	fmt.Fprintf(stdout, "wrote %s and %d more files\n", filepath.Join(*out, sculpt.ReportFile), len(rep.Files))
+	return nil
+}
+
+// printSculpt writes the summary of a sculpting run.
+func printSculpt(w io.Writer, rep *sculpt.Report) {
+	for i, acc := range rep.TestAccuracy {
+		fmt.Fprintf(w, "epoch %d: test accuracy %.4f, live edges %d, %.1fs\n", i+1, acc, rep.History[i].EdgesLive, rep.SecondsPerEpoch[i])
+	}
+	fmt.Fprintf(w, "edges %d -> %d (%.0f%% pruned), nodes %d -> %d, FLOPs per image %d -> %d\n",
+		rep.EdgesInitial, rep.EdgesLive, 100*float64(rep.EdgesInitial-rep.EdgesLive)/float64(rep.EdgesInitial),
+		rep.NodesInitial, rep.NodesLive, rep.FLOPsInitial, rep.FLOPsLive)
+	fmt.Fprintf(w, "test accuracy pruned %.4f, unpruned (same weights) %.4f\n", rep.AccuracyPruned, rep.AccuracyUnpruned)
+}

@@ -1,0 +1,295 @@
+package sculpt
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/dataset"
+)
+
+// blobs returns n images of size x size pixels in classes classes: a
+// bright 2x2 block whose position depends on the class, on noise.
+func blobs(rnd *rand.Rand, n, size, classes int) *dataset.Images {
+	im := &dataset.Images{N: n, Rows: size, Cols: size, Classes: classes,
+		Pixels: make([]uint8, n*size*size), Labels: make([]int, n)}
+	for i := range n {
+		c := rnd.IntN(classes)
+		im.Labels[i] = c
+		p := im.Pixels[i*size*size : (i+1)*size*size]
+		for j := range p {
+			p[j] = uint8(rnd.IntN(60))
+		}
+		r, col := (2*c)%(size-1), (3*c)%(size-1)
+		for _, d := range [][2]int{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
+			p[(r+d[0])*size+col+d[1]] = 255
+		}
+	}
+	return im
+}
+
+func TestGenerous(t *testing.T) {
+	a := Generous(1, 28, 28, 10, 10, 4)
+	var sizes []int
+	for _, n := range a.Nodes {
+		sizes = append(sizes, n.Out[0])
+	}
+	if want := []int{14, 14, 7, 7, 14, 14, 7, 7, 14, 14}; !slices.Equal(sizes, want) {
+		t.Errorf("node sizes %v, want %v", sizes, want)
+	}
+	edges, params, flops := a.Count(nil)
+	if edges != 36 {
+		t.Errorf("%d edges, want 26 convs and 10 heads", edges)
+	}
+	for i, e := range a.Edges {
+		if e.Kind == "conv3x3" && a.outSize(e.From) != a.Nodes[e.To-1].In {
+			t.Errorf("edge %s from a %v node into a %v node", e.Name, a.outSize(e.From), a.Nodes[e.To-1].In)
+		}
+		if e.Kind == "conv3x3" && a.EdgeFLOPs(i) != 2*a.EdgeParams(i)*a.Nodes[e.To-1].In[0]*a.Nodes[e.To-1].In[1] {
+			t.Errorf("edge %s: %d FLOPs for %d weights", e.Name, a.EdgeFLOPs(i), a.EdgeParams(i))
+		}
+	}
+	for k := 1; k <= 10; k++ {
+		if a.Edge("c"+strconv.Itoa(k-1)+"."+strconv.Itoa(k)) < 0 {
+			t.Errorf("node %d does not read node %d", k, k-1)
+		}
+	}
+	m := machine(a, nil, (&run{arch: a, cfg: Config{Seed: 1}}).initial().Weights)
+	if len(m.Params()) != params {
+		t.Errorf("machine with %d weights, Count says %d", len(m.Params()), params)
+	}
+	if flops <= 0 {
+		t.Errorf("%d FLOPs", flops)
+	}
+	// Odd sizes cannot be pooled: every node keeps the input size.
+	for _, n := range Generous(1, 5, 5, 2, 4, 2).Nodes {
+		if n.Resample != "identity" || n.Out != [2]int{5, 5} {
+			t.Errorf("node %+v of a 5x5 input", n)
+		}
+	}
+}
+
+func TestLive(t *testing.T) {
+	a := Generous(1, 8, 8, 3, 4, 2)
+	// Node 2 reads only node 1 (c1.2); pruning that edge kills node 2
+	// and the edges hanging on it.
+	if a.Edge("c1.2") < 0 {
+		t.Fatalf("no edge c1.2 in %v", a.Edges)
+	}
+	edges, nodes := a.Live(map[string]bool{"c1.2": true})
+	if nodes[2] {
+		t.Errorf("node 2 live without inputs")
+	}
+	for i, e := range a.Edges {
+		if (e.From == 2 || e.To == 2) && edges[i] {
+			t.Errorf("edge %s of dead node 2 is live", e.Name)
+		}
+	}
+	// Pruning node 4's head and every edge it feeds kills it.
+	_, nodes = a.Live(map[string]bool{"h4": true})
+	if nodes[4] {
+		t.Errorf("node 4 live without outputs")
+	}
+	if err := a.Spec(map[string]bool{"c1.2": true, "h4": true}).Validate(); err != nil {
+		t.Errorf("pruned spec: %v", err)
+	}
+}
+
+// TestRemovedEqualsZeroed checks that removing edges whose weights are
+// zero, and the nodes that hang on them, does not change the logits.
+func TestRemovedEqualsZeroed(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 3))
+	a := Generous(1, 8, 8, 3, 6, 2)
+	w := (&run{arch: a, cfg: Config{Seed: 2}}).initial().Weights
+	pruned := map[string]bool{"c1.2": true, "h3": true, "c0.1": false}
+	for name, p := range pruned {
+		if p {
+			clear(w[name])
+		}
+	}
+	im := blobs(rnd, 20, 8, 3)
+	logits := func(pruned map[string]bool) []float32 {
+		var g ad.Graph[float32]
+		m := machine(a, pruned, w)
+		x, out := newGraph(&g, m, im.N, nil, 8, 8)
+		load(x, nil, im, seq(im.N))
+		g.Forward()
+		return out.Value.Data
+	}
+	full, cut := logits(nil), logits(pruned)
+	for i := range full {
+		if d := full[i] - cut[i]; d > 1e-5 || d < -1e-5 {
+			t.Fatalf("logit %d: %g with the edges, %g without", i, full[i], cut[i])
+		}
+	}
+}
+
+func smallConfig(dir string) Config {
+	return Config{Nodes: 4, Channels: 2, Epochs: 2, Finetune: 1, Batch: 8, LR: 0.01, Lambda: 0.05, Seed: 5, Out: dir}
+}
+
+func smallData() (train, test *dataset.Images) {
+	rnd := rand.New(rand.NewPCG(4, 4))
+	return blobs(rnd, 160, 8, 3), blobs(rnd, 60, 8, 3)
+}
+
+func TestRunAndResume(t *testing.T) {
+	train, test := smallData()
+	whole := t.TempDir()
+	rep, err := Run(smallConfig(whole), train, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Epochs != 2 || len(rep.TestAccuracy) != 2 || len(rep.SecondsPerEpoch) != 2 {
+		t.Errorf("report %+v, want two epochs", rep)
+	}
+	if rep.TestAccuracy[1] < 0.6 {
+		t.Errorf("test accuracy %v on an easy task", rep.TestAccuracy)
+	}
+	if rep.AccuracyPruned != rep.AccuracyUnpruned {
+		t.Errorf("accuracy %v pruned, %v unpruned", rep.AccuracyPruned, rep.AccuracyUnpruned)
+	}
+	for _, f := range []string{ReportFile, ModelFile, CheckpointFile, "sculpt-start.dot", "sculpt-end.dot", "sculpt-architecture.png", "sculpt-architecture.svg"} {
+		if _, err := os.Stat(filepath.Join(whole, f)); err != nil {
+			t.Errorf("missing output: %v", err)
+		}
+	}
+
+	// One epoch, then a resumed second one, gives the same run.
+	split := t.TempDir()
+	c := smallConfig(split)
+	c.Epochs = 1
+	if _, err := Run(c, train, test); err != nil {
+		t.Fatal(err)
+	}
+	c.Epochs, c.Resume = 2, true
+	var log bytes.Buffer
+	c.Progress = &log
+	rep2, err := Run(c, train, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "resuming") || strings.Count(log.String(), "test accuracy") != 1 {
+		t.Errorf("resumed run logged\n%s", log.String())
+	}
+	if !slices.Equal(rep.TestAccuracy, rep2.TestAccuracy) || !slices.Equal(rep.PrunedEdges, rep2.PrunedEdges) {
+		t.Errorf("resumed run: accuracy %v, pruned %v; uninterrupted %v, %v",
+			rep2.TestAccuracy, rep2.PrunedEdges, rep.TestAccuracy, rep.PrunedEdges)
+	}
+
+	// A checkpoint of another architecture or other settings is refused.
+	for _, change := range []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"nodes", func(c *Config) { c.Nodes = 5 }, "another architecture"},
+		{"channels", func(c *Config) { c.Channels = 3 }, "another architecture"},
+		{"lambda", func(c *Config) { c.Lambda = 0.2 }, "other settings"},
+	} {
+		c := smallConfig(split)
+		c.Epochs, c.Resume = 3, true
+		change.edit(&c)
+		if _, err := Run(c, train, test); err == nil || !strings.Contains(err.Error(), change.want) {
+			t.Errorf("%s changed: error %v, want %q", change.name, err, change.want)
+		}
+	}
+	c = smallConfig(t.TempDir())
+	c.Resume = true
+	if _, err := Run(c, train, test); err == nil {
+		t.Errorf("resumed without a checkpoint")
+	}
+	bad := t.TempDir()
+	os.WriteFile(filepath.Join(bad, CheckpointFile), []byte(`{"format": "machines-hypergraph-machine", "version": 1}`), 0o644)
+	c = smallConfig(bad)
+	c.Resume = true
+	if _, err := Run(c, train, test); err == nil || !strings.Contains(err.Error(), "format") {
+		t.Errorf("checkpoint of another format: %v", err)
+	}
+}
+
+// TestProxPrunes compares the proximal step with the plain subgradient
+// at the same penalty: the first drives edges to exactly zero, the
+// second leaves norms hovering above the tolerance.
+func TestProxPrunes(t *testing.T) {
+	train, test := smallData()
+	pruned := map[bool]int{}
+	for _, plain := range []bool{false, true} {
+		c := smallConfig("")
+		c.Epochs, c.Finetune, c.Lambda, c.Plain = 4, -1, 1, plain
+		rep, err := Run(c, train, test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pruned[plain] = rep.EdgesInitial - rep.EdgesLive
+		t.Logf("plain %v: %d of %d edges pruned, accuracy %.3f", plain, pruned[plain], rep.EdgesInitial, rep.AccuracyPruned)
+		if rep.AccuracyPruned != rep.AccuracyUnpruned {
+			t.Errorf("plain %v: accuracy %v pruned, %v unpruned", plain, rep.AccuracyPruned, rep.AccuracyUnpruned)
+		}
+	}
+	if pruned[false] == 0 || pruned[false] <= pruned[true] {
+		t.Errorf("edges pruned: %d with the proximal step, %d with the subgradient", pruned[false], pruned[true])
+	}
+}
+
+func TestDOT(t *testing.T) {
+	a := Generous(1, 8, 8, 3, 4, 2)
+	var b bytes.Buffer
+	if err := a.WriteDOT(&b, map[string]bool{"h4": true}); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	if !strings.HasPrefix(s, "digraph sculpt {") || strings.Contains(s, `"h4"`) || !strings.Contains(s, `"h1", color=red`) {
+		t.Errorf("DOT file:\n%s", s)
+	}
+	live, _ := a.Live(map[string]bool{"h4": true})
+	n := 0
+	for _, ok := range live {
+		n += btoi(ok)
+	}
+	if got := strings.Count(s, "->"); got != n {
+		t.Errorf("%d edges in the DOT file, want %d", got, n)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	train, test := smallData()
+	for _, c := range []Config{{LR: -1}, {Tol: -1}, {Batch: 1, Workers: 2}, {Nodes: -1}} {
+		if _, err := Run(c, train, test); err == nil {
+			t.Errorf("config %+v accepted", c)
+		}
+	}
+	if _, err := Run(Config{}, train, &dataset.Images{Rows: 8, Cols: 8}); err == nil {
+		t.Errorf("empty test set accepted")
+	}
+}
+
+// TestFashionMNIST sculpts for one epoch on part of Fashion-MNIST, if it
+// is installed.
+func TestFashionMNIST(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real data")
+	}
+	const dir = "/usr/share/datasets/fashion-mnist"
+	train, err := dataset.LoadIDX(dir, "train")
+	if err != nil {
+		t.Skip(err)
+	}
+	test, err := dataset.LoadIDX(dir, "t10k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(Config{Epochs: 1, Finetune: -1, MaxTrain: 4000, MaxTest: 1000, Seed: 1}, train, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.TestAccuracy[0] < 0.6 || rep.AccuracyPruned != rep.AccuracyUnpruned {
+		t.Errorf("accuracy %v, pruned %v, unpruned %v", rep.TestAccuracy, rep.AccuracyPruned, rep.AccuracyUnpruned)
+	}
+}

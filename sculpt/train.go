@@ -1,0 +1,564 @@
+package sculpt
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/optim"
+)
+
+// Config holds the settings of a sculpting run. Zero fields mean the
+// defaults given with each.
+type Config struct {
+	// Nodes is the number of hidden nodes of the generous architecture
+	// (10) and Channels their width (4).
+	Nodes, Channels int
+	// Epochs is the number of passes over the training images (7).
+	Epochs int
+	// Batch is the minibatch size (32) and LR the Adam learning rate
+	// (1e-3).
+	Batch int
+	LR    float64
+	// Lambda weighs the group-lasso penalty (0.085); a negative value
+	// turns it off. Tol is the norm below which an edge is pruned (1e-6).
+	Lambda, Tol float64
+	// Finetune is the number of final epochs of the budget that train
+	// the sculpted machine without the penalty, to undo the shrinkage
+	// of the surviving weights (3); a negative value means none.
+	Finetune int
+	// Plain adds the penalty's subgradient to the loss gradient instead
+	// of taking a proximal step after each update.
+	Plain bool
+	// Seed seeds the initial weights and the order of the minibatches.
+	Seed uint64
+	// Workers is the number of goroutines a minibatch is split over;
+	// zero means min(2, GOMAXPROCS).
+	Workers int
+	// Out is the directory of the checkpoint and the results; empty
+	// means no checkpoint and no files.
+	Out string
+	// Resume continues from the checkpoint in Out.
+	Resume bool
+	// Progress, if not nil, receives a progress bar during each epoch
+	// and a line after it.
+	Progress io.Writer
+	// MaxTrain and MaxTest, if positive, use only the first images of
+	// each split, for a quick run.
+	MaxTrain, MaxTest int
+}
+
+func (c Config) withDefaults() Config {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.Nodes, 10)
+	def(&c.Channels, 4)
+	def(&c.Epochs, DefaultEpochs)
+	def(&c.Batch, 32)
+	def(&c.Finetune, DefaultFinetune)
+	c.Finetune = max(c.Finetune, 0)
+	def(&c.Workers, min(2, runtime.GOMAXPROCS(0)))
+	if c.LR == 0 {
+		c.LR = 1e-3
+	}
+	switch {
+	case c.Lambda == 0:
+		c.Lambda = DefaultLambda
+	case c.Lambda < 0:
+		c.Lambda = 0
+	}
+	if c.Tol == 0 {
+		c.Tol = 1e-6
+	}
+	return c
+}
+
+// DefaultLambda is the weight of the group-lasso penalty when Config
+// leaves it zero.
+const DefaultLambda = 0.085
+
+// DefaultEpochs is the number of epochs when Config leaves it zero.
+const DefaultEpochs = 7
+
+// DefaultFinetune is the number of fine-tuning epochs when Config leaves
+// it zero.
+const DefaultFinetune = 3
+
+// check returns an error for settings no run can use.
+func (c Config) check() error {
+	switch {
+	case c.Nodes < 1 || c.Channels < 1 || c.Epochs < 1 || c.Batch < 1 || c.Workers < 1:
+		return fmt.Errorf("sculpt: nodes %d, channels %d, epochs %d, batch %d and workers %d must be at least 1",
+			c.Nodes, c.Channels, c.Epochs, c.Batch, c.Workers)
+	case !(c.LR > 0) || math.IsInf(c.LR, 0):
+		return fmt.Errorf("sculpt: learning rate %g, want a positive number", c.LR)
+	case !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0):
+		return fmt.Errorf("sculpt: lambda %g, want a finite number", c.Lambda)
+	case !(c.Tol >= 0) || math.IsInf(c.Tol, 0):
+		return fmt.Errorf("sculpt: tolerance %g, want a finite number of at least 0", c.Tol)
+	case c.Batch < c.Workers:
+		return fmt.Errorf("sculpt: batch %d smaller than the %d workers", c.Batch, c.Workers)
+	}
+	return nil
+}
+
+// group is an edge with weights of the live machine, as a range of its
+// parameter vector.
+type group struct {
+	name   string
+	lo, hi int
+	lasso  optim.GroupLasso // the edge's own penalty, weight λ·sqrt(size)
+	frozen bool             // pruned during this epoch
+}
+
+// run is a sculpting run in progress.
+type run struct {
+	cfg         Config
+	arch        *Arch
+	train, test *dataset.Images
+	st          *state
+}
+
+// Run sculpts the generous architecture (see Generous) on the training
+// images and tests it on the test images after each epoch; with
+// Config.Out set it writes a checkpoint after each epoch and, at the end,
+// the report, the final machine and the pictures (see WriteResults).
+func Run(c Config, train, test *dataset.Images) (*Report, error) {
+	c = c.withDefaults()
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if train.N == 0 || test.N == 0 {
+		return nil, errors.New("sculpt: no training or no test images")
+	}
+	if train.Rows != test.Rows || train.Cols != test.Cols {
+		return nil, fmt.Errorf("sculpt: training images are %dx%d but test images %dx%d", train.Rows, train.Cols, test.Rows, test.Cols)
+	}
+	classes := max(train.Classes, test.Classes)
+	if c.MaxTrain > 0 && c.MaxTrain < train.N {
+		train = train.Subset(seq(c.MaxTrain))
+	}
+	if c.MaxTest > 0 && c.MaxTest < test.N {
+		test = test.Subset(seq(c.MaxTest))
+	}
+	if train.N < c.Batch {
+		return nil, fmt.Errorf("sculpt: %d training images, fewer than a batch of %d", train.N, c.Batch)
+	}
+	r := &run{cfg: c, arch: Generous(1, train.Rows, train.Cols, classes, c.Nodes, c.Channels), train: train, test: test}
+	ckpt := ""
+	if c.Out != "" {
+		if err := os.MkdirAll(c.Out, 0o755); err != nil {
+			return nil, fmt.Errorf("sculpt: %w", err)
+		}
+		ckpt = filepath.Join(c.Out, CheckpointFile)
+	}
+	if c.Resume {
+		if ckpt == "" {
+			return nil, errors.New("sculpt: resuming needs an output directory")
+		}
+		st, err := readCheckpoint(ckpt, r.arch, r.settings())
+		if err != nil {
+			return nil, err
+		}
+		r.st = st
+		r.logf("resuming %s after epoch %d of %d\n", ckpt, len(st.History), c.Epochs)
+	} else {
+		r.st = r.initial()
+	}
+	for len(r.st.History) < c.Epochs {
+		if err := r.epoch(); err != nil {
+			return nil, err
+		}
+		if ckpt != "" {
+			if err := writeCheckpoint(ckpt, r.arch, r.settings(), r.st); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rep, err := r.report()
+	if err != nil {
+		return nil, err
+	}
+	if c.Out != "" {
+		if err := WriteResults(c.Out, r.arch, r.st, rep); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func (r *run) logf(format string, args ...any) {
+	if r.cfg.Progress != nil {
+		fmt.Fprintf(r.cfg.Progress, format, args...)
+	}
+}
+
+// settings are the parts of the configuration a checkpoint must agree on.
+func (r *run) settings() Settings {
+	c := r.cfg
+	mode := "prox"
+	if c.Plain {
+		mode = "plain"
+	}
+	return Settings{Nodes: c.Nodes, Channels: c.Channels, Batch: c.Batch, LR: c.LR, Lambda: c.Lambda, Tol: c.Tol, Finetune: c.Finetune,
+		Penalty: mode, Optimizer: "adam", Seed: c.Seed, TrainImages: r.train.N, TestImages: r.test.N}
+}
+
+// initial returns the state before training: the generous machine's
+// random weights.
+func (r *run) initial() *state {
+	m, err := hypergraph.FromSpec[float32](r.arch.Spec(nil), r.cfg.Seed)
+	if err != nil {
+		panic(fmt.Sprintf("sculpt: internal error: generous architecture: %v", err))
+	}
+	st := &state{Weights: map[string][]float32{}, Pruned: map[string]bool{}}
+	storeWeights(st.Weights, m)
+	return st
+}
+
+// storeWeights copies the weights of every edge of m that has some into
+// w, by edge name.
+func storeWeights(w map[string][]float32, m *hypergraph.Machine[float32]) {
+	for e, E := range m.Hypergraph().Edges {
+		if ps := m.EdgeParams(e); len(ps) == 1 {
+			w[E.Name] = slices.Clone(ps[0].Data)
+		}
+	}
+}
+
+// machine builds the machine of the architecture without the edges in
+// pruned and gives it the weights in w.
+func machine(a *Arch, pruned map[string]bool, w map[string][]float32) *hypergraph.Machine[float32] {
+	m, err := hypergraph.FromSpec[float32](a.Spec(pruned), 0)
+	if err != nil {
+		panic(fmt.Sprintf("sculpt: internal error: pruned architecture: %v", err))
+	}
+	for e, E := range m.Hypergraph().Edges {
+		if ps := m.EdgeParams(e); len(ps) == 1 {
+			copy(ps[0].Data, w[E.Name])
+		}
+	}
+	return m
+}
+
+// groups returns the edges with weights of m as ranges of Params, in the
+// order the machine lays them out.
+func groups(m *hypergraph.Machine[float32], lambda float64) []group {
+	var gs []group
+	off := 0
+	for e, E := range m.Hypergraph().Edges {
+		for _, t := range m.EdgeParams(e) {
+			n := t.Len()
+			gs = append(gs, group{name: E.Name, lo: off, hi: off + n,
+				lasso: optim.GroupLasso{Lambda: lambda * math.Sqrt(float64(n)), Groups: [][2]int{{off, off + n}}}})
+			off += n
+		}
+	}
+	if off != len(m.Params()) {
+		panic("sculpt: internal error: parameter layout")
+	}
+	return gs
+}
+
+// replica is one copy of the training graph, for a share of a minibatch.
+type replica struct {
+	g      ad.Graph[float32]
+	x      *ad.Tensor[float32]
+	labels []int
+	loss   *ad.Node[float32]
+	grad   []float32
+}
+
+// paramNodes adds the parameters of m to g in the machine's layout:
+// constants if grad is nil, else parameters whose gradients are views
+// of grad.
+func paramNodes(g *ad.Graph[float32], m *hypergraph.Machine[float32], grad []float32) []*ad.Node[float32] {
+	var nodes []*ad.Node[float32]
+	off := 0
+	for e := range m.Hypergraph().Edges {
+		for _, t := range m.EdgeParams(e) {
+			if grad == nil {
+				nodes = append(nodes, g.Input(t))
+			} else {
+				nodes = append(nodes, g.Param(t, ad.View(grad[off:off+t.Len()], t.Shape...)))
+			}
+			off += t.Len()
+		}
+	}
+	return nodes
+}
+
+// newGraph builds the machine onto g for a batch of n images and returns
+// the input tensor and the logits.
+func newGraph(g *ad.Graph[float32], m *hypergraph.Machine[float32], n int, grad []float32, rows, cols int) (*ad.Tensor[float32], *ad.Node[float32]) {
+	x := ad.NewTensor[float32](n, 1, rows, cols)
+	logits := m.Build(g, paramNodes(g, m, grad), []*ad.Node[float32]{g.Input(x)})[0]
+	return x, logits
+}
+
+func newReplica(m *hypergraph.Machine[float32], n, rows, cols int) *replica {
+	r := &replica{labels: make([]int, n), grad: make([]float32, len(m.Params()))}
+	x, logits := newGraph(&r.g, m, n, r.grad, rows, cols)
+	r.x = x
+	r.loss = r.g.SoftmaxCrossEntropy(logits, r.labels)
+	return r
+}
+
+// load copies the images idx of im into x and their labels into labels.
+func load(x *ad.Tensor[float32], labels []int, im *dataset.Images, idx []int) {
+	size := im.Rows * im.Cols
+	for i, j := range idx {
+		im.Image32(x.Data[i*size:(i+1)*size], j)
+		if labels != nil {
+			labels[i] = im.Labels[j]
+		}
+	}
+}
+
+// epoch trains for one epoch, prunes, and tests.
+func (r *run) epoch() error {
+	c, st := r.cfg, r.st
+	k := len(st.History)
+	start := time.Now()
+	m := machine(r.arch, st.Pruned, st.Weights)
+	params := m.Params()
+	lambda := c.Lambda
+	if k >= c.Epochs-c.Finetune {
+		lambda = 0
+	}
+	gs := groups(m, lambda)
+	reps := make([]*replica, c.Workers)
+	for w := range reps {
+		// The minibatch is split as evenly as the workers allow.
+		reps[w] = newReplica(m, c.Batch/c.Workers+btoi(w < c.Batch%c.Workers), r.train.Rows, r.train.Cols)
+	}
+	grad := make([]float32, len(params))
+	adam := &optim.Adam{LR: c.LR}
+	batches := dataset.NewBatches(r.train.N, c.Batch, rand.New(rand.NewPCG(c.Seed, uint64(k)+1)))
+	batches.DropLast = true
+	nb := batches.Len()
+	lossSum, steps := 0.0, 0
+	var newlyPruned []string
+	frozen := map[string][]float32{}
+	lastShown := time.Time{}
+	var wg sync.WaitGroup
+	for step := 0; ; step++ {
+		idx, ok := batches.Next()
+		if !ok {
+			break
+		}
+		off := 0
+		for w, rp := range reps {
+			part := idx[off : off+len(rp.labels)]
+			off += len(rp.labels)
+			if w == len(reps)-1 {
+				r.stepReplica(rp, part)
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.stepReplica(rp, part)
+			}()
+		}
+		wg.Wait()
+		clear(grad)
+		loss := 0.0
+		for _, rp := range reps {
+			share := float32(len(rp.labels)) / float32(c.Batch)
+			for i, g := range rp.grad {
+				grad[i] += share * g
+			}
+			loss += float64(share) * float64(rp.loss.Scalar())
+		}
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
+			return fmt.Errorf("sculpt: epoch %d, step %d: the loss is %v; try a smaller learning rate", k+1, step+1, loss)
+		}
+		lossSum += loss
+		steps++
+		if c.Plain && lambda > 0 {
+			for _, g := range gs {
+				if g.frozen {
+					continue
+				}
+				if n := norm(params[g.lo:g.hi]); n > 0 {
+					s := float32(g.lasso.Lambda / n)
+					for i := g.lo; i < g.hi; i++ {
+						grad[i] += s * params[i]
+					}
+				}
+			}
+		}
+		adam.Step32(params, grad)
+		for i := range gs {
+			g := &gs[i]
+			if g.frozen {
+				copy(params[g.lo:g.hi], frozen[g.name])
+				continue
+			}
+			if !c.Plain && lambda > 0 {
+				g.lasso.Prox(params, c.LR)
+			}
+			if norm(params[g.lo:g.hi]) < c.Tol {
+				g.frozen = true
+				frozen[g.name] = slices.Clone(params[g.lo:g.hi])
+				st.Pruned[g.name] = true
+				newlyPruned = append(newlyPruned, g.name)
+			}
+		}
+		if c.Progress != nil && (time.Since(lastShown) > 500*time.Millisecond || step == nb-1) {
+			lastShown = time.Now()
+			live, _, _ := r.arch.Count(st.Pruned)
+			r.bar(k, step+1, nb, float64((step+1)*c.Batch)/time.Since(start).Seconds(), lossSum/float64(steps), live)
+		}
+	}
+	storeWeights(st.Weights, m)
+	trainSeconds := time.Since(start).Seconds()
+	acc := accuracy(machine(r.arch, st.Pruned, st.Weights), r.test, c.Workers)
+	live, _, flops := r.arch.Count(st.Pruned)
+	e := Epoch{TestAccuracy: acc, TrainLoss: lossSum / float64(steps), Penalty: r.penalty(),
+		EdgesLive: live, FLOPsLive: flops, Pruned: newlyPruned,
+		Seconds: time.Since(start).Seconds(), ImagesPerSecond: float64(steps*c.Batch) / trainSeconds}
+	st.History = append(st.History, e)
+	r.logf("\nepoch %d/%d: test accuracy %.4f, loss %.4f + penalty %.4f, live edges %d/%d, %.1fs\n",
+		k+1, c.Epochs, acc, e.TrainLoss, e.Penalty, live, len(r.arch.Edges), e.Seconds)
+	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// stepReplica computes the loss and gradient of a replica on the images
+// idx.
+func (r *run) stepReplica(rp *replica, idx []int) {
+	load(rp.x, rp.labels, r.train, idx)
+	rp.g.Forward()
+	rp.g.Backward(rp.loss)
+}
+
+// bar draws the progress bar of an epoch.
+func (r *run) bar(epoch, step, steps int, rate, loss float64, live int) {
+	const width = 30
+	done := width * step / steps
+	bar := make([]byte, width)
+	for i := range bar {
+		switch {
+		case i < done:
+			bar[i] = '='
+		case i == done:
+			bar[i] = '>'
+		default:
+			bar[i] = ' '
+		}
+	}
+	r.logf("\repoch %d/%d [%s] %3d%%  %6.0f images/s  loss %.4f  live edges %d/%d ",
+		epoch+1, r.cfg.Epochs, bar, 100*step/steps, rate, loss, live, len(r.arch.Edges))
+}
+
+// penalty returns the group-lasso penalty of the live edges.
+func (r *run) penalty() float64 {
+	s := 0.0
+	for i, e := range r.arch.Edges {
+		if !r.st.Pruned[e.Name] {
+			w := r.st.Weights[e.Name]
+			s += r.cfg.Lambda * math.Sqrt(float64(r.arch.EdgeParams(i))) * norm(w)
+		}
+	}
+	return s
+}
+
+func norm(x []float32) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += float64(v) * float64(v)
+	}
+	return math.Sqrt(s)
+}
+
+// evalBatch is the size of the batches accuracy evaluates.
+const evalBatch = 250
+
+// accuracy returns the fraction of the images that m classifies right,
+// split over workers goroutines.
+func accuracy(m *hypergraph.Machine[float32], im *dataset.Images, workers int) float64 {
+	chunks := (im.N + evalBatch - 1) / evalBatch
+	right := make([]int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			graphs := map[int]*evalGraph{}
+			for ch := w; ch < chunks; ch += workers {
+				lo, hi := ch*evalBatch, min((ch+1)*evalBatch, im.N)
+				eg := graphs[hi-lo]
+				if eg == nil {
+					eg = &evalGraph{}
+					eg.x, eg.logits = newGraph(&eg.g, m, hi-lo, nil, im.Rows, im.Cols)
+					graphs[hi-lo] = eg
+				}
+				load(eg.x, nil, im, seq(hi)[lo:])
+				eg.g.Forward()
+				right[w] += eg.count(im.Labels[lo:hi])
+			}
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, n := range right {
+		total += n
+	}
+	return float64(total) / float64(im.N)
+}
+
+type evalGraph struct {
+	g      ad.Graph[float32]
+	x      *ad.Tensor[float32]
+	logits *ad.Node[float32]
+}
+
+// count returns how many columns of the logits have their maximum at the
+// label.
+func (eg *evalGraph) count(labels []int) int {
+	z := eg.logits.Value
+	k, n := z.Rows(), z.Cols()
+	right := 0
+	for j, y := range labels {
+		best := 0
+		for c := 1; c < k; c++ {
+			if z.Data[c*n+j] > z.Data[best*n+j] {
+				best = c
+			}
+		}
+		if best == y {
+			right++
+		}
+	}
+	return right
+}
