@@ -148,6 +148,20 @@ func (a *Arch) shortLabel(k int) string {
 	return "n" + strconv.Itoa(k)
 }
 
+// level is the row of node k in a picture: how many halvings of the
+// input's size its state has (0 for the input and the logits), so that
+// the picture reads like the resolutions of a U-Net.
+func (a *Arch) level(k int) int {
+	if k == 0 || k == len(a.Nodes)+1 {
+		return 0
+	}
+	l := 0
+	for size := a.Nodes[k-1].In[0]; size < a.Rows; size *= 2 {
+		l++
+	}
+	return l
+}
+
 // Diagram draws the live part of the architecture when the edges in
 // pruned are removed: a node per activation, conv and linear edges in
 // two colours.
@@ -159,7 +173,7 @@ func (a *Arch) Diagram(title string, pruned map[string]bool) figure.Diagram {
 		index[k] = -1
 		if ok {
 			index[k] = len(d.Nodes)
-			d.Nodes = append(d.Nodes, figure.DiagramNode{Label: a.shortLabel(k), Layer: k})
+			d.Nodes = append(d.Nodes, figure.DiagramNode{Label: a.shortLabel(k), Layer: k, Row: a.level(k)})
 		}
 	}
 	for i, e := range a.Edges {

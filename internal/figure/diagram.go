@@ -23,9 +23,12 @@ type Diagram struct {
 // DiagramNode is a node of a Diagram.
 type DiagramNode struct {
 	Label string
-	// Layer is the node's column, from 0 at the left; nodes of a layer
-	// are spread vertically in the order given.
+	// Layer is the node's column, from 0 at the left.
 	Layer int
+	// Row is the node's row, from 0 at the top, such as the resolution
+	// level of an image node. Nodes sharing a layer and a row are spread
+	// vertically in the order given.
+	Row int
 }
 
 // DiagramEdge is a directed edge of a Diagram between nodes From and To
@@ -68,20 +71,27 @@ func (d Diagram) panel() (panel, error) {
 	if len(d.Nodes) == 0 {
 		return panel{}, fmt.Errorf("no nodes")
 	}
-	// Positions: x is the layer, y spreads the nodes of a layer over [0, 1].
-	perLayer := map[int]int{}
+	// Positions: x is the layer, y the row (downwards), nodes sharing
+	// both spread over the row's height.
+	type cell struct{ layer, row int }
+	perCell := map[cell]int{}
 	for i, n := range d.Nodes {
-		if n.Layer < 0 {
-			return panel{}, fmt.Errorf("node %d %q: negative layer %d", i, n.Label, n.Layer)
+		if n.Layer < 0 || n.Row < 0 {
+			return panel{}, fmt.Errorf("node %d %q: negative layer %d or row %d", i, n.Label, n.Layer, n.Row)
 		}
-		perLayer[n.Layer]++
+		perCell[cell{n.Layer, n.Row}]++
 	}
-	seen := map[int]int{}
+	seen := map[cell]int{}
 	pos := make([]plotter.XY, len(d.Nodes))
 	for i, n := range d.Nodes {
-		k, m := seen[n.Layer], perLayer[n.Layer]
-		seen[n.Layer]++
-		pos[i] = plotter.XY{X: float64(n.Layer), Y: (float64(k) + 0.5) / float64(m)}
+		c := cell{n.Layer, n.Row}
+		k, m := seen[c], perCell[c]
+		seen[c]++
+		pos[i] = plotter.XY{X: float64(n.Layer), Y: -float64(n.Row) - (float64(k)+0.5)/float64(m) + 0.5}
+	}
+	yMin, yMax := math.Inf(1), math.Inf(-1)
+	for _, q := range pos {
+		yMin, yMax = math.Min(yMin, q.Y), math.Max(yMax, q.Y)
 	}
 
 	p := newPlot(d.Title, "", "")
@@ -101,7 +111,11 @@ func (d Diagram) panel() (panel, error) {
 		if w == 0 {
 			w = 1
 		}
-		ln := &plotter.Line{XYs: arc(pos[e.From], pos[e.To]), LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1.2 * w)}}
+		xys := arc(pos[e.From], pos[e.To])
+		for _, q := range xys {
+			yMax = math.Max(yMax, q.Y)
+		}
+		ln := &plotter.Line{XYs: xys, LineStyle: draw.LineStyle{Color: col, Width: vg.Points(1.2 * w)}}
 		p.Add(ln)
 		if !ok {
 			leg.add(e.Kind, ln)
@@ -121,11 +135,14 @@ func (d Diagram) panel() (panel, error) {
 	}
 	for i := range lab.TextStyle {
 		lab.TextStyle[i].XAlign = draw.XCenter
+		lab.TextStyle[i].YAlign = draw.YTop
+		lab.TextStyle[i].Font.Size = vg.Points(9)
 	}
-	lab.Offset = vg.Point{Y: vg.Points(6)}
+	// Labels go below the nodes, where no arc runs.
+	lab.Offset = vg.Point{Y: -vg.Points(6)}
 	p.Add(lab)
 	p.X.Min, p.X.Max = -0.5, p.X.Max+0.5
-	p.Y.Min, p.Y.Max = -0.05, 1.1
+	p.Y.Min, p.Y.Max = yMin-0.35, yMax+0.1
 	if len(leg.names) == 0 {
 		leg = nil
 	}
@@ -137,7 +154,7 @@ func (d Diagram) panel() (panel, error) {
 // the nodes in between.
 func arc(a, b plotter.XY) plotter.XYs {
 	const n = 24
-	bow := 0.08 * math.Max(0, math.Abs(b.X-a.X)-1)
+	bow := 0.1 * math.Max(0, math.Abs(b.X-a.X)-1)
 	out := make(plotter.XYs, n+1)
 	for i := range out {
 		t := float64(i) / n
