@@ -8,20 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/internal/testutil"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
 )
-
-// panics runs f and returns the panic value as text, if it panicked.
-func panics(f func()) (msg string, panicked bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg, panicked = fmt.Sprint(r), true
-		}
-	}()
-	f()
-	return "", false
-}
 
 // randDense returns an r×c matrix of standard normal entries times scale.
 func randDense(rnd *rand.Rand, r, c int, scale float64) *mat.Dense {
@@ -406,7 +396,7 @@ func TestPanics(t *testing.T) {
 		{"HasEdge out of range", func() { NewGraph(3).HasEdge(-1, 0) }, "vertex -1 out of range"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			msg, ok := panics(test.f)
+			msg, ok := testutil.Panics(test.f)
 			if !ok {
 				t.Fatal("did not panic")
 			}

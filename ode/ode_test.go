@@ -2,25 +2,14 @@ package ode
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/internal/testutil"
 	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/floats/scalar"
 )
-
-// panics runs f and returns the panic value as text, if it panicked.
-func panics(f func()) (msg string, panicked bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg, panicked = fmt.Sprint(r), true
-		}
-	}()
-	f()
-	return "", false
-}
 
 func linspace(a, b float64, n int) []float64 {
 	ts := make([]float64, n+1)
@@ -319,7 +308,7 @@ func TestPanics(t *testing.T) {
 		}, "DropSteps"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			msg, ok := panics(tc.f)
+			msg, ok := testutil.Panics(tc.f)
 			if !ok {
 				t.Fatal("no panic")
 			}

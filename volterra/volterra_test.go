@@ -7,21 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/ode"
 	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/floats/scalar"
 )
-
-// panics runs f and returns the panic value as text, if it panicked.
-func panics(f func()) (msg string, panicked bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg, panicked = fmt.Sprint(r), true
-		}
-	}()
-	f()
-	return "", false
-}
 
 // sepFunc is a Separable kernel made of functions.
 type sepFunc struct {
@@ -577,7 +567,7 @@ func TestPanics(t *testing.T) {
 		}, "not a ParamForcing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			msg, ok := panics(tc.f)
+			msg, ok := testutil.Panics(tc.f)
 			if !ok {
 				t.Fatal("no panic")
 			}
