@@ -51,7 +51,6 @@ func shiftBatchInto(rnd *rand.Rand, x, y *ad.Tensor[float64]) {
 // shiftModel is a machine with a 1x1 read-out and bias, all of whose
 // parameters live in one flat vector for Adam.
 type shiftModel struct {
-	name   string
 	m      *finite.Machine[float64]
 	params []float64
 	grad   []float64
@@ -61,10 +60,10 @@ type shiftModel struct {
 	loss   *ad.Node[float64]
 }
 
-func newShiftModel(name string, m *finite.Machine[float64], rnd *rand.Rand) (*shiftModel, error) {
+func newShiftModel(m *finite.Machine[float64], rnd *rand.Rand) (*shiftModel, error) {
 	d := m.Size()
 	nw := len(m.W.Data)
-	s := &shiftModel{name: name, m: m, params: make([]float64, nw+d+1)}
+	s := &shiftModel{m: m, params: make([]float64, nw+d+1)}
 	s.grad = make([]float64, len(s.params))
 	copy(s.params, m.W.Data)
 	if err := m.SetWeight(ad.View(s.params[:nw], m.WeightShape()...)); err != nil {
@@ -133,7 +132,7 @@ func Shift(c Config) (*Report, error) {
 		{"conv machine", conv, "pad 3"},
 		{"recurrent machine", recur, "pad 6, timeblock 5"},
 	} {
-		model, err := newShiftModel(spec.name, spec.m, seed(uint64(10+i)))
+		model, err := newShiftModel(spec.m, seed(uint64(10+i)))
 		if err != nil {
 			return nil, err
 		}

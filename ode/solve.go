@@ -244,7 +244,7 @@ func (in *integrator) errNorm(h float64) float64 {
 // accept moves to the end of the trial step of size h, which ends at tNew.
 func (in *integrator) accept(h, tNew float64) error {
 	if in.rec != nil {
-		in.rec.record(in.t, h, tNew, in.y, in.k, in.ynew)
+		in.rec.record(h, tNew, in.k, in.ynew)
 	}
 	in.y, in.ynew = in.ynew, in.y
 	in.t = tNew
@@ -262,7 +262,7 @@ func (in *integrator) accept(h, tNew float64) error {
 }
 
 // record appends an accepted step to the solution.
-func (sol *Solution) record(t, h, tNew float64, y []float64, k [][]float64, ynew []float64) {
+func (sol *Solution) record(h, tNew float64, k [][]float64, ynew []float64) {
 	for _, ki := range k {
 		sol.stepK = append(sol.stepK, ki...)
 	}

@@ -121,7 +121,7 @@ func (f *fastSystem) addInput(dp []float64, t float64, z, dv []float64) {
 // interval, so that the cost is 4·steps evaluations of Φ, C and ψ, and the
 // error is fourth order; Settings.ODE selects adaptive Dormand–Prince.
 // The steps are recorded for the gradient unless Settings.Grad is
-// ode.Adjoint (or Settings.ODE drops them).
+// ode.Adjoint, which needs no record.
 //
 // SolveSeparable panics unless T0 < T, steps >= 1, Psi and Kernel are set
 // with consistent dimensions and the settings are valid. A non-finite
@@ -145,7 +145,9 @@ func SolveSeparable(eq *SeparableEquation, steps int, s *Settings) (*Solution, e
 		rk := &ode.Settings{DropSteps: sol.settings.Grad == ode.Adjoint}
 		sol.z, err = ode.RK4(f, z0, ts, rk)
 	} else {
-		sol.z, err = ode.DormandPrince(f, z0, ts, odeSettings)
+		dp := *odeSettings
+		dp.DropSteps = dp.DropSteps || sol.settings.Grad == ode.Adjoint
+		sol.z, err = ode.DormandPrince(f, z0, ts, &dp)
 	}
 	sol.Evals = f.evals
 	if err != nil {

@@ -228,7 +228,8 @@ type resetter interface{ Reset() }
 // previous points. This is the discrete form of the decomposition of
 // section 3.2 of the paper into machines on the intervals [tᵢ₋₁, tᵢ]: for
 // a kernel with Lipschitz constant λ the map contracts when λh/2 < 1,
-// which the paper's steps > λ²(T - T0)² implies. The cost is
+// that is steps > λ(T - T0)/2 (the paper's steps > λ²(T - T0)² implies
+// it when λ(T - T0) >= 1/2). The cost is
 // steps²/2 kernel evaluations.
 //
 // Solve panics unless T0 < T, steps >= 1, Psi and Kernel are set and the

@@ -44,10 +44,10 @@ type Config struct {
 	LR, WeightDecay float64
 	// Seed seeds the initial input map.
 	Seed uint64
-	// Observe, if not nil, is called before the first step and after
-	// every step with the iteration (0 before the first), the training
-	// loss at the parameters before the step and the current
-	// coefficients, which it must not keep or modify.
+	// Observe, if not nil, is called before the first Adam step and
+	// after every step with the number of steps taken so far, the
+	// training loss and the coefficients after that many steps, which it
+	// must not keep or modify.
 	Observe func(iter int, loss float64, coef []float64)
 }
 
@@ -100,6 +100,7 @@ func orDefault(v, def float64) float64 {
 // machine itself must carry an input to its class), turned into
 // probabilities by the softmax.
 type Classifier struct {
+	// Classes is the number of classes, the size of the read-out.
 	Classes int
 	// A is the Dim×inputs input map and B its offset.
 	A *mat.Dense
@@ -323,8 +324,9 @@ func (cl *Classifier) psi(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 	return dst
 }
 
-// chunk is the number of inputs Scores solves together.
-const chunk = 250
+// chunk is the number of inputs Scores solves together; a variable so
+// that a test can make it small.
+var chunk = 250
 
 // Scores sets dst (allocated if nil) to the class scores of the rows of
 // x, one row of Classes per input: the last coordinates of the stable
@@ -340,6 +342,8 @@ func (cl *Classifier) Scores(dst *mat.Dense, x mat.Matrix) (*mat.Dense, error) {
 	}
 	if dst == nil {
 		dst = mat.NewDense(rows, cl.Classes, nil)
+	} else if r, c := dst.Dims(); r != rows || c != cl.Classes {
+		panic(fmt.Sprintf("infinite: scores into a %dx%d matrix, want %dx%d", r, c, rows, cl.Classes))
 	}
 	n := cl.Machine.Dim
 	var (
@@ -353,6 +357,12 @@ func (cl *Classifier) Scores(dst *mat.Dense, x mat.Matrix) (*mat.Dense, error) {
 		go func() {
 			defer wg.Done()
 			for lo := range next {
+				mu.Lock()
+				failed := first != nil
+				mu.Unlock()
+				if failed {
+					continue // drain the queue: the result is an error anyway
+				}
 				hi := min(lo+chunk, rows)
 				var sub mat.Matrix = x
 				if d, ok := x.(*mat.Dense); ok {
@@ -364,7 +374,9 @@ func (cl *Classifier) Scores(dst *mat.Dense, x mat.Matrix) (*mat.Dense, error) {
 				final, err := cl.Anchors.Query(nil, psi.RawMatrix().Data)
 				if err != nil {
 					mu.Lock()
-					first = err
+					if first == nil {
+						first = err
+					}
 					mu.Unlock()
 					continue
 				}
@@ -380,7 +392,10 @@ func (cl *Classifier) Scores(dst *mat.Dense, x mat.Matrix) (*mat.Dense, error) {
 	}
 	close(next)
 	wg.Wait()
-	return dst, first
+	if first != nil {
+		return nil, first
+	}
+	return dst, nil
 }
 
 // subRows is rows [lo, hi) of a matrix.

@@ -376,4 +376,20 @@ func TestTrainSeparable(t *testing.T) {
 			t.Errorf("training row %d predicted %d, label %d", i, p, labels[i])
 		}
 	}
+
+	// Scores in many small chunks, solved by several workers, must give
+	// what one chunk gives.
+	whole, err := cl.Scores(nil, xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(c int) { chunk = c }(chunk)
+	chunk = 7
+	parts, err := cl.Scores(nil, xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(whole, parts) {
+		t.Errorf("scores differ between one chunk and chunks of 7")
+	}
 }
