@@ -40,9 +40,11 @@
 //	            (defaults 2,5,10,20 and 0,0.001,0.01,0.1,1); Fashion-MNIST is
 //	            at /usr/share/datasets/fashion-mnist on Debian
 //	shift       convolutional and recurrent machines of finite depth (dims 1,4,4,4)
-//	            trained by Adam to predict a delayed sine from a noisy one; also
-//	            writes DIR/shift-losses.json with each model's held-out loss
-//	            before and after training (initial_loss, final_loss)
+//	            trained by Adam to predict a delayed sine from a noisy one; each
+//	            model's held-out loss before and after training is in
+//	            DIR/shift.json as initial_loss and final_loss
+//	sculpt      a short sculpting run (see Sculpting below) on -data DIR,
+//	            by default /usr/share/datasets/fashion-mnist
 //	depth       a machine's stable state built up block by block: one picture
 //	            per step of the solve of a conv and a recurrent machine
 //
