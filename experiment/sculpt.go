@@ -12,11 +12,12 @@ const DefaultImageData = "/usr/share/datasets/fashion-mnist"
 
 // Sculpt sculpts the generous hypergraph architecture of section 3.1 of
 // the paper (Figure 2) on the IDX data set in Config.Data with the
-// defaults of package sculpt, and writes what sculpt.WriteResults
-// writes: DIR/sculpt.json in the shape of sculpt.Report, the final
+// defaults of package sculpt, and writes what sculpt.Run writes with
+// an output directory: DIR/sculpt.json in the shape of sculpt.Report, the final
 // machine, DOT files and the pictures sculpt-architecture.png and .svg.
-// Quick trains one epoch on the first 6000 training images and tests on
-// the first 2000 test images.
+// Quick trains one epoch, with the penalty and without fine-tuning, on
+// the first 6000 training images and tests on the first 2000 test
+// images.
 func Sculpt(c Config) (*Report, error) {
 	dir := c.Data
 	if dir == "" {
@@ -32,7 +33,8 @@ func Sculpt(c Config) (*Report, error) {
 	}
 	sc := sculpt.Config{Seed: c.Seed, Out: c.dir(), Progress: c.Progress}
 	if c.Quick {
-		sc.Epochs, sc.MaxTrain, sc.MaxTest = 1, 6000, 2000
+		// A single epoch with the penalty: no fine-tuning.
+		sc.Epochs, sc.Finetune, sc.MaxTrain, sc.MaxTest = 1, -1, 6000, 2000
 	}
 	rep, err := sculpt.Run(sc, train, test)
 	if err != nil {

@@ -293,6 +293,24 @@ func TestRandomHypergraphs(t *testing.T) {
 				}
 			}
 		}
+		// Minimal height: each edge is in the layer of its depth, the
+		// length of the longest path of the line graph that ends at it.
+		lg := h.LineGraph()
+		depth := make([]int, ne)
+		for range ne {
+			for a := range ne {
+				for b := range ne {
+					if lg.HasEdge(a, b) {
+						depth[b] = max(depth[b], depth[a]+1)
+					}
+				}
+			}
+		}
+		for e := range ne {
+			if layer[e] != depth[e] {
+				t.Fatalf("trial %d: edge %d in layer %d, but its longest path has %d edges before it; layers %v", trial, e, layer[e], depth[e], layers)
+			}
+		}
 	}
 	if cyclic < 50 || cyclic > 450 {
 		t.Errorf("%d of 500 random hypergraphs cyclic; the test needs a better mix", cyclic)

@@ -306,8 +306,9 @@ func (m *Machine[T]) Outputs() []int { return slices.Clone(m.outputs) }
 func (m *Machine[T]) Params() []T { return m.params }
 
 // Grad returns the vector of the gradients of the parameters, laid out
-// like Params, which Backward overwrites on any graph the machine was
-// built onto.
+// like Params. Backward overwrites it on a graph the machine was built
+// onto with the parameter nodes of ParamNodes or with nil params; with
+// other parameter nodes the gradients go where those nodes say.
 func (m *Machine[T]) Grad() []T { return m.grad }
 
 // EdgeParams returns the parameters of hyperedge e, as views of Params.

@@ -69,8 +69,9 @@ type compiled struct {
 }
 
 // Validate checks a spec: names present, unique and known, shapes with
-// positive dimensions, known activations and kinds, no cycle (a
-// *CycleError, wrapped) and shapes that fit every hyperedge's kind. The
+// positive dimensions, known activations and kinds, no cycle (the
+// error is then the *CycleError itself), at least one input vertex and
+// shapes that fit every hyperedge's kind. The
 // Format and Version fields are checked by ReadSpec, not here.
 func (s *Spec) Validate() error {
 	_, err := s.compile()
@@ -159,6 +160,9 @@ func (s *Spec) compile() (*compiled, error) {
 	}
 	if err := c.h.Acyclic(); err != nil {
 		return nil, err
+	}
+	if len(c.inputs) == 0 {
+		return nil, errors.New("hypergraph: no input vertex: the spec lists no inputs and every vertex is written by an edge, so a machine would have no input to take the batch size from")
 	}
 	ports := func(list []int) []port {
 		ps := make([]port, len(list))
@@ -254,11 +258,7 @@ func ReadSpec(r io.Reader) (*Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hypergraph: %w", err)
 	}
-	s, err := parseSpec(data)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return parseSpec(data)
 }
 
 // LoadSpec reads and checks the spec file at path, as ReadSpec does;

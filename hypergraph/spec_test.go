@@ -315,6 +315,8 @@ func TestSpecErrors(t *testing.T) {
 		{"source twice", `{` + head + `"vertices": [` + vec("a", 2) + `, ` + vec("b", 2) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a", "a"], "targets": ["b"]}]}`, `edge E: source vertex "a" listed twice`},
 		{"unknown input", `{` + head + `"inputs": ["x"], "vertices": [` + vec("a", 2) + `], "edges": []}`, `inputs: unknown vertex "x"`},
 		{"unknown output", `{` + head + `"outputs": ["y"], "vertices": [` + vec("a", 2) + `], "edges": []}`, `outputs: unknown vertex "y"`},
+		{"no input", `{` + head + `"vertices": [` + vec("a", 2) + `, ` + vec("b", 2) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}, {"name": "F", "kind": "dense", "sources": [], "targets": ["a"]}]}`, "hypergraph: no input vertex"},
+		{"no vertex", `{` + head + `"vertices": [], "edges": []}`, "hypergraph: no input vertex"},
 		{"self-loop", `{` + head + `"vertices": [` + vec("a", 2) + `], "edges": [{"name": "E", "kind": "tanh", "sources": ["a"], "targets": ["a"]}]}`, "hypergraph: cycle a -E-> a"},
 		{"dense on an image", `{` + head + `"vertices": [{"name": "img", "shape": [1, 4, 4]}, ` + vec("h", 2) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["img"], "targets": ["h"]}]}`, "edge E (dense): vertex img has shape [1 4 4], want a vector [D]"},
 		{"identity of another shape", `{` + head + `"vertices": [` + vec("a", 4) + `, ` + vec("b", 5) + `], "edges": [{"name": "skip", "kind": "identity", "sources": ["a"], "targets": ["b"]}]}`, "edge skip (identity): source a of shape [4] gives shape [4], but target b has shape [5]"},

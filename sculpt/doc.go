@@ -45,8 +45,9 @@
 // machine and shuffles the minibatches with a generator seeded by the
 // seed and the epoch, so that a resumed run is the run that was
 // interrupted, and an interruption loses at most the epoch in progress.
-// At the end WriteResults writes the report sculpt.json, the final
+// At the end Run writes the report sculpt.json, the final
 // machine, DOT files of the architecture before and after, and pictures
-// of it (Figure 2a-c). The minibatch is split over two goroutines, each
-// with its own copy of the graph, and their gradients are summed.
+// of it (Figure 2a-c). The minibatch is split over Config.Workers
+// goroutines (by default min(2, GOMAXPROCS)), each with its own copy of
+// the graph, and their gradients are summed.
 package sculpt

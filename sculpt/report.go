@@ -68,19 +68,19 @@ func (r *run) report() (*Report, error) {
 	return rep, nil
 }
 
-// The files WriteResults writes in its directory.
+// The files Run writes in its output directory.
 const (
 	ReportFile = "sculpt.json"
 	ModelFile  = "sculpt-model.json"
 )
 
-// WriteResults writes the report as dir/sculpt.json, the final machine as
+// writeResults writes the report as dir/sculpt.json, the final machine as
 // dir/sculpt-model.json (a saved hypergraph machine), the architecture at
 // the start and at the end as the Graphviz files dir/sculpt-start.dot and
 // dir/sculpt-end.dot, and the pictures dir/sculpt-architecture.png and
 // .svg: the generous architecture, the one after the first epoch and the
 // final one (Figure 2a-c of the paper).
-func WriteResults(dir string, a *Arch, st *state, rep *Report) error {
+func writeResults(dir string, a *Arch, st *state, rep *Report) error {
 	m := machine(a, st.Pruned, st.Weights)
 	var files []string
 	path := filepath.Join(dir, ModelFile)

@@ -2,6 +2,7 @@ package sculpt
 
 import (
 	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -107,7 +108,7 @@ func TestRemovedEqualsZeroed(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 3))
 	a := Generous(1, 8, 8, 3, 6, 2)
 	w := (&run{arch: a, cfg: Config{Seed: 2}}).initial().Weights
-	pruned := map[string]bool{"c1.2": true, "h3": true, "c0.1": false}
+	pruned := map[string]bool{"c1.2": true, "h3": true}
 	for name, p := range pruned {
 		if p {
 			clear(w[name])
@@ -164,11 +165,11 @@ func TestRunAndResume(t *testing.T) {
 	// One epoch, then a resumed second one, gives the same run.
 	split := t.TempDir()
 	c := smallConfig(split)
-	c.Epochs = 1
+	c.Epochs, c.Finetune = 1, -1 // the penalty epoch of the whole run
 	if _, err := Run(c, train, test); err != nil {
 		t.Fatal(err)
 	}
-	c.Epochs, c.Resume = 2, true
+	c.Epochs, c.Finetune, c.Resume = 2, 1, true
 	var log bytes.Buffer
 	c.Progress = &log
 	rep2, err := Run(c, train, test)
@@ -181,6 +182,35 @@ func TestRunAndResume(t *testing.T) {
 	if !slices.Equal(rep.TestAccuracy, rep2.TestAccuracy) || !slices.Equal(rep.PrunedEdges, rep2.PrunedEdges) {
 		t.Errorf("resumed run: accuracy %v, pruned %v; uninterrupted %v, %v",
 			rep2.TestAccuracy, rep2.PrunedEdges, rep.TestAccuracy, rep.PrunedEdges)
+	}
+	ckWhole, ckSplit := readCheckpointFile(t, whole), readCheckpointFile(t, split)
+	if ckWhole.Settings != ckSplit.Settings {
+		t.Errorf("settings %+v resumed, %+v uninterrupted", ckSplit.Settings, ckWhole.Settings)
+	}
+	if len(ckWhole.Weights) != len(ckSplit.Weights) {
+		t.Errorf("%d edges resumed, %d uninterrupted", len(ckSplit.Weights), len(ckWhole.Weights))
+	}
+	for name, w := range ckWhole.Weights {
+		if !slices.Equal(w, ckSplit.Weights[name]) {
+			t.Errorf("edge %s: final weights differ between the resumed and the uninterrupted run", name)
+		}
+	}
+
+	// Extending the finished run fine-tunes to its new end: the penalty
+	// does not come back.
+	c = smallConfig(whole)
+	c.Epochs, c.Resume = 4, true
+	rep3, err := Run(c, train, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, e := range rep3.History {
+		if fine := k >= 1; (e.Penalty == 0) != fine {
+			t.Errorf("extended run, epoch %d: penalty %g, want it zero exactly when fine-tuning (from epoch 2)", k+1, e.Penalty)
+		}
+	}
+	if ck := readCheckpointFile(t, whole); ck.Settings.FinetuneFrom != 1 {
+		t.Errorf("extended run: fine-tuning from %d, want 1", ck.Settings.FinetuneFrom)
 	}
 
 	// A checkpoint of another architecture or other settings is refused.
@@ -258,15 +288,92 @@ func TestDOT(t *testing.T) {
 	}
 }
 
+// readCheckpointFile decodes the checkpoint in dir.
+func readCheckpointFile(t *testing.T, dir string) checkpoint {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck checkpoint
+	if err := json.Unmarshal(b, &ck); err != nil {
+		t.Fatal(err)
+	}
+	return ck
+}
+
+// TestFewEpochsPrune checks that a run of no more epochs than
+// DefaultFinetune still applies the penalty and prunes.
+func TestFewEpochsPrune(t *testing.T) {
+	train, test := smallData()
+	for _, epochs := range []int{1, 2, DefaultFinetune} {
+		t.Run("epochs="+strconv.Itoa(epochs), func(t *testing.T) {
+			c := smallConfig("")
+			c.Epochs, c.Finetune, c.Lambda = epochs, 0, 1.5
+			rep, err := Run(c, train, test)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.EdgesLive >= rep.EdgesInitial {
+				t.Errorf("%d of %d edges live: nothing pruned", rep.EdgesLive, rep.EdgesInitial)
+			}
+			if rep.History[0].EdgesLive > 0 && rep.History[0].Penalty == 0 {
+				t.Errorf("no penalty in the first epoch")
+			}
+			if last := rep.History[epochs-1]; epochs > 1 && last.Penalty != 0 {
+				t.Errorf("penalty %g in the last epoch, which fine-tunes", last.Penalty)
+			}
+		})
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	train, test := smallData()
-	for _, c := range []Config{{LR: -1}, {Tol: -1}, {Batch: 1, Workers: 2}, {Nodes: -1}} {
-		if _, err := Run(c, train, test); err == nil {
-			t.Errorf("config %+v accepted", c)
+	for _, tc := range []struct {
+		c    Config
+		want string
+	}{
+		{Config{LR: -1}, "learning rate"},
+		{Config{Tol: -1}, "tolerance"},
+		{Config{Batch: 1, Workers: 2}, "workers"},
+		{Config{Nodes: -1}, "nodes -1"},
+		{Config{Epochs: 2, Finetune: 2}, "fine-tuning"},
+	} {
+		_, err := Run(tc.c, train, test)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("config %+v: error %v, want a mention of %q", tc.c, err, tc.want)
 		}
 	}
-	if _, err := Run(Config{}, train, &dataset.Images{Rows: 8, Cols: 8}); err == nil {
-		t.Errorf("empty test set accepted")
+	// Without the penalty every epoch may fine-tune.
+	if err := (Config{Epochs: 2, Finetune: 2, Lambda: -1}).withDefaults().check(); err != nil {
+		t.Errorf("no penalty, all fine-tuning: %v", err)
+	}
+	if _, err := Run(Config{}, train, &dataset.Images{Rows: 8, Cols: 8}); err == nil || !strings.Contains(err.Error(), "no training or no test images") {
+		t.Errorf("empty test set: %v", err)
+	}
+}
+
+// TestBadLabels checks that labels outside the classes are errors.
+func TestBadLabels(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(train, test *dataset.Images)
+		want string
+	}{
+		{"no classes", func(train, test *dataset.Images) { train.Classes, test.Classes = 0, 0 }, "0 classes"},
+		{"train label too large", func(train, test *dataset.Images) { train.Labels[7] = 3 }, "training image 7 has label 3"},
+		{"test label negative", func(train, test *dataset.Images) { test.Labels[5] = -1 }, "test image 5 has label -1"},
+		{"missing labels", func(train, test *dataset.Images) { test.Labels = test.Labels[:10] }, "10 test labels"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			train, test := smallData()
+			tc.edit(train, test)
+			c := smallConfig("")
+			_, err := Run(c, train, test)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want a mention of %q", err, tc.want)
+			}
+		})
 	}
 }
 

@@ -18,7 +18,7 @@ const CheckpointFile = "checkpoint.json"
 // The format name and version of checkpoints.
 const (
 	CheckpointFormat  = "machines-sculpt-checkpoint"
-	CheckpointVersion = 1
+	CheckpointVersion = 2
 )
 
 // state is what a checkpoint holds: the weights of every edge of the
@@ -32,30 +32,57 @@ type state struct {
 
 // Epoch records one epoch of a run.
 type Epoch struct {
-	TestAccuracy    float64  `json:"test_accuracy"`
-	TrainLoss       float64  `json:"train_loss"`
-	Penalty         float64  `json:"penalty"`
-	EdgesLive       int      `json:"edges_live"`
-	FLOPsLive       int      `json:"flops_live"`
-	Pruned          []string `json:"pruned"`
-	Seconds         float64  `json:"seconds"`
-	ImagesPerSecond float64  `json:"images_per_second"`
+	// TestAccuracy is the fraction of the test images that the machine
+	// classifies right at the end of the epoch.
+	TestAccuracy float64 `json:"test_accuracy"`
+	// TrainLoss is the mean cross-entropy of the epoch's minibatches,
+	// without the penalty, as the weights changed during the epoch.
+	TrainLoss float64 `json:"train_loss"`
+	// Penalty is the group-lasso penalty λ Σ_E sqrt(n_E) |w_E| of the
+	// edges live at the end of the epoch, with the epoch's λ: zero in
+	// the fine-tuning epochs and with the penalty off.
+	Penalty float64 `json:"penalty"`
+	// EdgesLive and FLOPsLive are the number of live edges and the
+	// FLOPs per image (as Arch.Count counts them) of the machine at the
+	// end of the epoch.
+	EdgesLive int `json:"edges_live"`
+	FLOPsLive int `json:"flops_live"`
+	// Pruned names the edges whose norm fell below the tolerance during
+	// this epoch, in the order they did; edges that died only because a
+	// node they hang on did are not listed.
+	Pruned []string `json:"pruned"`
+	// Seconds is the wall time of the epoch, training and testing, and
+	// ImagesPerSecond the training throughput.
+	Seconds         float64 `json:"seconds"`
+	ImagesPerSecond float64 `json:"images_per_second"`
 }
 
-// Settings are the settings of a run that its checkpoint must share.
+// Settings are the settings of a run that its checkpoint must share; all
+// but FinetuneFrom must be equal to resume.
 type Settings struct {
-	Nodes       int     `json:"nodes"`
-	Channels    int     `json:"channels"`
-	Batch       int     `json:"batch"`
-	LR          float64 `json:"lr"`
-	Lambda      float64 `json:"lambda"`
-	Tol         float64 `json:"tol"`
-	Finetune    int     `json:"finetune_epochs"`
-	Penalty     string  `json:"penalty"` // "prox" or "plain"
-	Optimizer   string  `json:"optimizer"`
-	Seed        uint64  `json:"seed"`
-	TrainImages int     `json:"train_images"`
-	TestImages  int     `json:"test_images"`
+	// Nodes, Channels, Batch, LR, Lambda, Tol and Seed are those of
+	// Config after its defaults, Lambda zero with the penalty off.
+	Nodes    int     `json:"nodes"`
+	Channels int     `json:"channels"`
+	Batch    int     `json:"batch"`
+	LR       float64 `json:"lr"`
+	Lambda   float64 `json:"lambda"`
+	Tol      float64 `json:"tol"`
+	// FinetuneFrom is the index, from 0, of the first epoch without the
+	// penalty: Config.Epochs-Config.Finetune when the run started, or
+	// later if the run was resumed with another schedule before its
+	// fine-tuning began. A run resumed after that epoch keeps it, so
+	// that fine-tuning goes on to the end of a run extended to more
+	// epochs and the penalty never comes back.
+	FinetuneFrom int `json:"finetune_from"`
+	// Penalty is "prox" for the proximal step, "plain" for the
+	// subgradient (Config.Plain), and Optimizer is "adam".
+	Penalty   string `json:"penalty"`
+	Optimizer string `json:"optimizer"`
+	Seed      uint64 `json:"seed"`
+	// TrainImages and TestImages are the number of images used.
+	TrainImages int `json:"train_images"`
+	TestImages  int `json:"test_images"`
 }
 
 // archShape is how a checkpoint names its architecture.
@@ -105,12 +132,13 @@ func writeCheckpoint(path string, a *Arch, s Settings, st *state) error {
 }
 
 // readCheckpoint reads a checkpoint and checks that it belongs to the
-// architecture a and the settings s; only the number of epochs may
-// differ, so that a run can be continued for longer.
-func readCheckpoint(path string, a *Arch, s Settings) (*state, error) {
+// architecture a and the settings s; only the number of epochs, and so
+// FinetuneFrom, may differ, so that a run can be continued for longer.
+// It returns the state and the checkpoint's FinetuneFrom.
+func readCheckpoint(path string, a *Arch, s Settings) (*state, int, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("sculpt: %w", err)
+		return nil, 0, fmt.Errorf("sculpt: %w", err)
 	}
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("sculpt: checkpoint %s: %s", path, fmt.Sprintf(format, args...))
@@ -120,47 +148,49 @@ func readCheckpoint(path string, a *Arch, s Settings) (*state, error) {
 		Version int    `json:"version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fail("not a checkpoint: %v", err)
+		return nil, 0, fail("not a checkpoint: %v", err)
 	}
 	if head.Format != CheckpointFormat {
-		return nil, fail("format %q, want %q", head.Format, CheckpointFormat)
+		return nil, 0, fail("format %q, want %q", head.Format, CheckpointFormat)
 	}
 	if head.Version != CheckpointVersion {
-		return nil, fail("version %d, this program reads version %d", head.Version, CheckpointVersion)
+		return nil, 0, fail("version %d, this program reads version %d", head.Version, CheckpointVersion)
 	}
 	var ck checkpoint
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ck); err != nil {
-		return nil, fail("%v", err)
+		return nil, 0, fail("%v", err)
 	}
 	if want := shapeOf(a); !slices.Equal(ck.Arch.Input, want.Input) || ck.Arch.Classes != want.Classes ||
 		ck.Arch.Nodes != want.Nodes || ck.Arch.Channels != want.Channels {
-		return nil, fail("it was written for another architecture, %v, not %v; use the same -nodes, -channels and data, or start anew without -resume",
+		return nil, 0, fail("it was written for another architecture, %v, not %v; use the same -nodes, -channels and data, or start anew without -resume",
 			ck.Arch, want)
 	}
-	if ck.Settings != s {
-		return nil, fail("it was written with other settings, %+v, not %+v; resume with the same settings, or start anew without -resume",
+	other := ck.Settings
+	other.FinetuneFrom = s.FinetuneFrom // may differ
+	if other != s {
+		return nil, 0, fail("it was written with other settings, %+v, not %+v; resume with the same settings, or start anew without -resume",
 			ck.Settings, s)
 	}
 	st := &state{Weights: ck.Weights, Pruned: map[string]bool{}, History: ck.History}
 	for i := range a.Edges {
 		name := a.Edges[i].Name
 		if w, ok := st.Weights[name]; !ok || len(w) != a.EdgeParams(i) {
-			return nil, fail("edge %s has %d weights, want %d", name, len(st.Weights[name]), a.EdgeParams(i))
+			return nil, 0, fail("edge %s has %d weights, want %d", name, len(st.Weights[name]), a.EdgeParams(i))
 		}
 	}
 	if len(st.Weights) != len(a.Edges) {
-		return nil, fail("%d edges with weights, want %d", len(st.Weights), len(a.Edges))
+		return nil, 0, fail("%d edges with weights, want %d", len(st.Weights), len(a.Edges))
 	}
 	for _, name := range ck.Pruned {
 		if a.Edge(name) < 0 {
-			return nil, fail("pruned edge %q is not in the architecture", name)
+			return nil, 0, fail("pruned edge %q is not in the architecture", name)
 		}
 		st.Pruned[name] = true
 	}
 	if len(st.History) == 0 {
-		return nil, fail("no epoch recorded")
+		return nil, 0, fail("no epoch recorded")
 	}
-	return st, nil
+	return st, ck.Settings.FinetuneFrom, nil
 }

@@ -32,11 +32,18 @@ type Config struct {
 	Batch int
 	LR    float64
 	// Lambda weighs the group-lasso penalty (0.085); a negative value
-	// turns it off. Tol is the norm below which an edge is pruned (1e-6).
+	// turns it off. Tol is the norm below which an edge is pruned (1e-6);
+	// it cannot be zero, which means the default, so an edge is pruned
+	// only once its norm is below a positive tolerance.
 	Lambda, Tol float64
 	// Finetune is the number of final epochs of the budget that train
 	// the sculpted machine without the penalty, to undo the shrinkage
-	// of the surviving weights (3); a negative value means none.
+	// of the surviving weights (min(DefaultFinetune, Epochs-1), so that
+	// at least one epoch applies the penalty); a negative value means
+	// none. With the penalty on it must be smaller than Epochs. A run
+	// resumed before its fine-tuning began follows the new Epochs and
+	// Finetune; one resumed after fine-tunes to its new end (see
+	// Settings.FinetuneFrom).
 	Finetune int
 	// Plain adds the penalty's subgradient to the loss gradient instead
 	// of taking a proximal step after each update.
@@ -69,7 +76,7 @@ func (c Config) withDefaults() Config {
 	def(&c.Channels, 4)
 	def(&c.Epochs, DefaultEpochs)
 	def(&c.Batch, 32)
-	def(&c.Finetune, DefaultFinetune)
+	def(&c.Finetune, min(DefaultFinetune, c.Epochs-1))
 	c.Finetune = max(c.Finetune, 0)
 	def(&c.Workers, min(2, runtime.GOMAXPROCS(0)))
 	if c.LR == 0 {
@@ -95,7 +102,8 @@ const DefaultLambda = 0.085
 const DefaultEpochs = 7
 
 // DefaultFinetune is the number of fine-tuning epochs when Config leaves
-// it zero.
+// it zero, if Epochs is larger; with fewer epochs all but the first
+// fine-tune.
 const DefaultFinetune = 3
 
 // check returns an error for settings no run can use.
@@ -108,8 +116,10 @@ func (c Config) check() error {
 		return fmt.Errorf("sculpt: learning rate %g, want a positive number", c.LR)
 	case !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0):
 		return fmt.Errorf("sculpt: lambda %g, want a finite number", c.Lambda)
-	case !(c.Tol >= 0) || math.IsInf(c.Tol, 0):
-		return fmt.Errorf("sculpt: tolerance %g, want a finite number of at least 0", c.Tol)
+	case !(c.Tol > 0) || math.IsInf(c.Tol, 0):
+		return fmt.Errorf("sculpt: tolerance %g, want a finite positive number", c.Tol)
+	case c.Lambda > 0 && c.Finetune >= c.Epochs:
+		return fmt.Errorf("sculpt: %d fine-tuning epochs of %d leave none for the penalty; want finetune smaller than epochs", c.Finetune, c.Epochs)
 	case c.Batch < c.Workers:
 		return fmt.Errorf("sculpt: batch %d smaller than the %d workers", c.Batch, c.Workers)
 	}
@@ -131,12 +141,18 @@ type run struct {
 	arch        *Arch
 	train, test *dataset.Images
 	st          *state
+	// finetuneFrom is the index of the first epoch without the penalty.
+	finetuneFrom int
 }
 
 // Run sculpts the generous architecture (see Generous) on the training
 // images and tests it on the test images after each epoch; with
 // Config.Out set it writes a checkpoint after each epoch and, at the end,
-// the report, the final machine and the pictures (see WriteResults).
+// the report ReportFile, the final machine ModelFile (a saved hypergraph
+// machine), the Graphviz files sculpt-start.dot and sculpt-end.dot of the
+// architecture at the start and the end, and the pictures
+// sculpt-architecture.png and .svg (Figure 2a-c); Report.Files lists all
+// but the report.
 func Run(c Config, train, test *dataset.Images) (*Report, error) {
 	c = c.withDefaults()
 	if err := c.check(); err != nil {
@@ -149,16 +165,33 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 		return nil, fmt.Errorf("sculpt: training images are %dx%d but test images %dx%d", train.Rows, train.Cols, test.Rows, test.Cols)
 	}
 	classes := max(train.Classes, test.Classes)
+	if classes < 1 {
+		return nil, fmt.Errorf("sculpt: %d classes, want at least 1", classes)
+	}
 	if c.MaxTrain > 0 && c.MaxTrain < train.N {
 		train = train.Subset(seq(c.MaxTrain))
 	}
 	if c.MaxTest > 0 && c.MaxTest < test.N {
 		test = test.Subset(seq(c.MaxTest))
 	}
+	for _, split := range []struct {
+		name string
+		im   *dataset.Images
+	}{{"training", train}, {"test", test}} {
+		if len(split.im.Labels) != split.im.N {
+			return nil, fmt.Errorf("sculpt: %d %s labels for %d images", len(split.im.Labels), split.name, split.im.N)
+		}
+		for i, y := range split.im.Labels {
+			if y < 0 || y >= classes {
+				return nil, fmt.Errorf("sculpt: %s image %d has label %d, want one of the %d classes 0 to %d", split.name, i, y, classes, classes-1)
+			}
+		}
+	}
 	if train.N < c.Batch {
 		return nil, fmt.Errorf("sculpt: %d training images, fewer than a batch of %d", train.N, c.Batch)
 	}
-	r := &run{cfg: c, arch: Generous(1, train.Rows, train.Cols, classes, c.Nodes, c.Channels), train: train, test: test}
+	r := &run{cfg: c, arch: Generous(1, train.Rows, train.Cols, classes, c.Nodes, c.Channels), train: train, test: test,
+		finetuneFrom: c.Epochs - c.Finetune}
 	ckpt := ""
 	if c.Out != "" {
 		if err := os.MkdirAll(c.Out, 0o755); err != nil {
@@ -170,11 +203,20 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 		if ckpt == "" {
 			return nil, errors.New("sculpt: resuming needs an output directory")
 		}
-		st, err := readCheckpoint(ckpt, r.arch, r.settings())
+		st, from, err := readCheckpoint(ckpt, r.arch, r.settings())
 		if err != nil {
 			return nil, err
 		}
 		r.st = st
+		if done := len(st.History); done > from {
+			// Fine-tuning has begun: it goes on to the end, however
+			// long the run now is, rather than the penalty coming back.
+			r.finetuneFrom = from
+		} else {
+			// The epochs done all had the penalty; the new schedule
+			// applies from here.
+			r.finetuneFrom = max(r.finetuneFrom, done)
+		}
 		r.logf("resuming %s after epoch %d of %d\n", ckpt, len(st.History), c.Epochs)
 	} else {
 		r.st = r.initial()
@@ -194,7 +236,7 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 		return nil, err
 	}
 	if c.Out != "" {
-		if err := WriteResults(c.Out, r.arch, r.st, rep); err != nil {
+		if err := writeResults(c.Out, r.arch, r.st, rep); err != nil {
 			return nil, err
 		}
 	}
@@ -222,8 +264,8 @@ func (r *run) settings() Settings {
 	if c.Plain {
 		mode = "plain"
 	}
-	return Settings{Nodes: c.Nodes, Channels: c.Channels, Batch: c.Batch, LR: c.LR, Lambda: c.Lambda, Tol: c.Tol, Finetune: c.Finetune,
-		Penalty: mode, Optimizer: "adam", Seed: c.Seed, TrainImages: r.train.N, TestImages: r.test.N}
+	return Settings{Nodes: c.Nodes, Channels: c.Channels, Batch: c.Batch, LR: c.LR, Lambda: c.Lambda, Tol: c.Tol,
+		FinetuneFrom: r.finetuneFrom, Penalty: mode, Optimizer: "adam", Seed: c.Seed, TrainImages: r.train.N, TestImages: r.test.N}
 }
 
 // initial returns the state before training: the generous machine's
@@ -344,10 +386,7 @@ func (r *run) epoch() error {
 	start := time.Now()
 	m := machine(r.arch, st.Pruned, st.Weights)
 	params := m.Params()
-	lambda := c.Lambda
-	if k >= c.Epochs-c.Finetune {
-		lambda = 0
-	}
+	lambda := r.lambda(k)
 	gs := groups(m, lambda)
 	reps := make([]*replica, c.Workers)
 	for w := range reps {
@@ -361,6 +400,7 @@ func (r *run) epoch() error {
 	nb := batches.Len()
 	lossSum, steps := 0.0, 0
 	var newlyPruned []string
+	var norms [1]float64
 	frozen := map[string][]float32{}
 	lastShown := time.Time{}
 	var wg sync.WaitGroup
@@ -403,7 +443,7 @@ func (r *run) epoch() error {
 				if g.frozen {
 					continue
 				}
-				if n := norm(params[g.lo:g.hi]); n > 0 {
+				if n := g.lasso.Norms(norms[:], params)[0]; n > 0 {
 					s := float32(g.lasso.Lambda / n)
 					for i := g.lo; i < g.hi; i++ {
 						grad[i] += s * params[i]
@@ -421,7 +461,7 @@ func (r *run) epoch() error {
 			if !c.Plain && lambda > 0 {
 				g.lasso.Prox(params, c.LR)
 			}
-			if norm(params[g.lo:g.hi]) < c.Tol {
+			if g.lasso.Norms(norms[:], params)[0] < c.Tol {
 				g.frozen = true
 				frozen[g.name] = slices.Clone(params[g.lo:g.hi])
 				st.Pruned[g.name] = true
@@ -438,7 +478,7 @@ func (r *run) epoch() error {
 	trainSeconds := time.Since(start).Seconds()
 	acc := accuracy(machine(r.arch, st.Pruned, st.Weights), r.test, c.Workers)
 	live, _, flops := r.arch.Count(st.Pruned)
-	e := Epoch{TestAccuracy: acc, TrainLoss: lossSum / float64(steps), Penalty: r.penalty(),
+	e := Epoch{TestAccuracy: acc, TrainLoss: lossSum / float64(steps), Penalty: r.penalty(lambda),
 		EdgesLive: live, FLOPsLive: flops, Pruned: newlyPruned,
 		Seconds: time.Since(start).Seconds(), ImagesPerSecond: float64(steps*c.Batch) / trainSeconds}
 	st.History = append(st.History, e)
@@ -481,24 +521,33 @@ func (r *run) bar(epoch, step, steps int, rate, loss float64, live int) {
 		epoch+1, r.cfg.Epochs, bar, 100*step/steps, rate, loss, live, len(r.arch.Edges))
 }
 
-// penalty returns the group-lasso penalty of the live edges.
-func (r *run) penalty() float64 {
+// lambda returns the weight of the penalty in epoch k (from 0): zero
+// once fine-tuning has begun.
+func (r *run) lambda(k int) float64 {
+	if k >= r.finetuneFrom {
+		return 0
+	}
+	return r.cfg.Lambda
+}
+
+// penalty returns the group-lasso penalty, with weight lambda, of the
+// live edges of the architecture: those neither pruned nor hanging on a
+// dead node.
+func (r *run) penalty(lambda float64) float64 {
+	if lambda == 0 {
+		return 0
+	}
+	live, _ := r.arch.Live(r.st.Pruned)
 	s := 0.0
+	var norms [1]float64
 	for i, e := range r.arch.Edges {
-		if !r.st.Pruned[e.Name] {
+		if live[i] {
 			w := r.st.Weights[e.Name]
-			s += r.cfg.Lambda * math.Sqrt(float64(r.arch.EdgeParams(i))) * norm(w)
+			l := optim.GroupLasso{Lambda: lambda * math.Sqrt(float64(len(w))), Groups: [][2]int{{0, len(w)}}}
+			s += l.Lambda * l.Norms(norms[:], w)[0]
 		}
 	}
 	return s
-}
-
-func norm(x []float32) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += float64(v) * float64(v)
-	}
-	return math.Sqrt(s)
 }
 
 // evalBatch is the size of the batches accuracy evaluates.

@@ -93,7 +93,7 @@
 //
 // # Sculpting
 //
-//	machines sculpt -data DIR [-nodes 10] [-channels 4] [-epochs 7] [-finetune 3] \
+//	machines sculpt -data DIR [-nodes 10] [-channels 4] [-epochs 7] [-finetune N] \
 //	    [-lambda 0.085] [-tol 1e-6] [-out out] [-seed 1] [-resume] [-plain] [-lr 0.001] [-batch 32]
 //
 // trains the generous hypergraph architecture of section 3.1 of the paper
@@ -111,8 +111,10 @@
 // below -tol is pruned, and so is a node whose inputs or outputs are all
 // pruned, with its edges; pruned edges are removed from the machine at
 // the end of the epoch, so they cost nothing afterwards. The last
-// -finetune of the -epochs train the sculpted machine without the
-// penalty, which undoes its shrinkage of the surviving weights.
+// -finetune of the -epochs (by default 3, or one fewer than -epochs for
+// short runs; 0 for none) train the sculpted machine without the
+// penalty, which undoes its shrinkage of the surviving weights. -tol
+// must be greater than 0.
 //
 // It draws a progress bar on standard error (images/s, loss, live edges),
 // prints the test accuracy on the t10k split after each epoch and writes
@@ -120,7 +122,7 @@
 // an interruption, the same command with -resume continues after the last
 // finished epoch and gives the same result as an uninterrupted run. A
 // checkpoint of another architecture or other settings is refused; only
-// -epochs may grow. At the end it writes, in the -out directory,
+// -epochs may grow, and once fine-tuning has begun it goes on to the end. At the end it writes, in the -out directory,
 // sculpt.json ("epochs", "test_accuracy" per epoch, "edges_initial",
 // "edges_live", "flops_initial", "flops_live", "seconds_per_epoch", and
 // "accuracy_pruned" against "accuracy_unpruned", the generous machine

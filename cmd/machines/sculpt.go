@@ -17,9 +17,9 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	nodes := fs.Int("nodes", 10, "hidden nodes of the generous architecture")
 	channels := fs.Int("channels", 4, "channels of each node")
 	epochs := fs.Int("epochs", sculpt.DefaultEpochs, "epochs in all")
-	finetune := fs.Int("finetune", sculpt.DefaultFinetune, "final epochs that train without the penalty")
+	finetune := fs.Int("finetune", -1, fmt.Sprintf("final epochs that train without the penalty; -1 means min(%d, epochs-1)", sculpt.DefaultFinetune))
 	lambda := fs.Float64("lambda", sculpt.DefaultLambda, "weight of the group-lasso penalty (0 turns it off)")
-	tol := fs.Float64("tol", 1e-6, "prune an edge when its weight norm falls below this")
+	tol := fs.Float64("tol", 1e-6, "prune an edge when its weight norm falls below this (> 0)")
 	lr := fs.Float64("lr", 1e-3, "Adam learning rate")
 	batch := fs.Int("batch", 32, "minibatch size")
 	plain := fs.Bool("plain", false, "subgradient of the penalty instead of the proximal step")
@@ -38,20 +38,25 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 		return usagef("missing -data DIR, the directory of an IDX data set")
 	case *nodes < 1 || *channels < 1 || *batch < 1:
 		return usagef("-nodes %d, -channels %d and -batch %d must be at least 1", *nodes, *channels, *batch)
-	case *epochs < 1 || *finetune < 0:
-		return usagef("-epochs %d and -finetune %d, want at least 1 and 0", *epochs, *finetune)
+	case *epochs < 1 || *finetune < -1:
+		return usagef("-epochs %d and -finetune %d, want at least 1 and -1", *epochs, *finetune)
+	case *lambda > 0 && *finetune >= *epochs:
+		return usagef("-finetune %d of -epochs %d leaves no epoch for the penalty; want fewer", *finetune, *epochs)
 	case !(*lambda >= 0) || math.IsInf(*lambda, 0):
 		return usagef("-lambda %g, want a finite number of at least 0", *lambda)
-	case !(*tol >= 0) || math.IsInf(*tol, 0):
-		return usagef("-tol %g, want a finite number of at least 0", *tol)
+	case !(*tol > 0) || math.IsInf(*tol, 0):
+		return usagef("-tol %g: tol must be > 0 (and finite)", *tol)
 	case !(*lr > 0) || math.IsInf(*lr, 0):
 		return usagef("-lr %g, want a positive number", *lr)
 	}
 	if *lambda == 0 {
 		*lambda = -1 // sculpt.Config: negative turns the penalty off
 	}
-	if *finetune == 0 {
+	switch *finetune {
+	case 0:
 		*finetune = -1 // likewise no fine-tuning
+	case -1:
+		*finetune = 0 // the default of sculpt.Config
 	}
 	train, err := dataset.LoadIDX(*data, "train")
 	if err != nil {

@@ -138,6 +138,9 @@ func TestSculptUsageErrors(t *testing.T) {
 		{"nodes 0", []string{"sculpt", "-data", "x", "-nodes", "0"}, "-nodes 0"},
 		{"negative lambda", []string{"sculpt", "-data", "x", "-lambda", "-1"}, "-lambda -1"},
 		{"NaN tol", []string{"sculpt", "-data", "x", "-tol", "NaN"}, "-tol NaN"},
+		{"zero tol", []string{"sculpt", "-data", "x", "-tol", "0"}, "tol must be > 0"},
+		{"finetune all epochs", []string{"sculpt", "-data", "x", "-epochs", "2", "-finetune", "2"}, "no epoch for the penalty"},
+		{"finetune -2", []string{"sculpt", "-data", "x", "-finetune", "-2"}, "-finetune -2"},
 		{"stray argument", []string{"sculpt", "-data", "x", "y"}, "unexpected"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
