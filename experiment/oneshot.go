@@ -14,6 +14,7 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/kernel/infinite"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -260,16 +261,12 @@ func oneHot(labels []int, classes int) *mat.Dense {
 	return y
 }
 
+// argmaxRows returns the index of the largest entry of each row.
 func argmaxRows(scores *mat.Dense) []int {
 	r, _ := scores.Dims()
 	out := make([]int, r)
 	for i := range out {
-		row := scores.RawRowView(i)
-		for k, v := range row {
-			if v > row[out[i]] {
-				out[i] = k
-			}
-		}
+		out[i] = floats.MaxIdx(scores.RawRowView(i))
 	}
 	return out
 }

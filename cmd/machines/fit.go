@@ -12,6 +12,7 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -148,7 +149,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if classify {
 		right := 0
 		for i, l := range t.Labels {
-			if argmaxRow(pred.RawRowView(i)) == l {
+			if floats.MaxIdx(pred.RawRowView(i)) == l {
 				right++
 			}
 		}
@@ -225,7 +226,7 @@ func predictionRecords(md *modelFile, pred *mat.Dense) (header []string, records
 	for i := range records {
 		softmaxTo(p, pred.RawRowView(i))
 		rec := make([]string, 0, len(header))
-		rec = append(rec, md.Classes[argmaxRow(p)])
+		rec = append(rec, md.Classes[floats.MaxIdx(p)])
 		for _, v := range p {
 			rec = append(rec, dataset.FormatFloat(v))
 		}
@@ -248,18 +249,6 @@ func softmaxTo(dst, x []float64) {
 	for i := range dst {
 		dst[i] /= sum
 	}
-}
-
-// argmaxRow returns the index of the largest entry of x, the first if
-// several tie.
-func argmaxRow(x []float64) int {
-	best := 0
-	for i, v := range x {
-		if v > x[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 // parseDimsFlag parses the value of -dims: at least two positive whole

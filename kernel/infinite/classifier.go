@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/parametric-machines/machines/optim"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -426,7 +427,7 @@ func (cl *Classifier) Evaluate(x mat.Matrix, labels []int) (accuracy, loss float
 	for i, l := range labels {
 		row := scores.RawRowView(i)
 		loss += crossEntropy(nil, row, l, 1)
-		if argmax(row) == l {
+		if floats.MaxIdx(row) == l {
 			correct++
 		}
 	}
@@ -442,17 +443,7 @@ func (cl *Classifier) Predict(x mat.Matrix) ([]int, error) {
 	rows, _ := scores.Dims()
 	out := make([]int, rows)
 	for i := range out {
-		out[i] = argmax(scores.RawRowView(i))
+		out[i] = floats.MaxIdx(scores.RawRowView(i))
 	}
 	return out, nil
-}
-
-func argmax(v []float64) int {
-	best := 0
-	for i, x := range v {
-		if x > v[best] {
-			best = i
-		}
-	}
-	return best
 }
