@@ -143,10 +143,10 @@ type Machine[T ad.Float] struct {
 	layers          [][]int
 
 	params, grad []T
-	// values and grads are the parameter tensors, views of params and
-	// grad; edgeParams[e] lists the parameters of edge e.
-	values, grads []*ad.Tensor[T]
-	edgeParams    [][]int
+	// values are the parameter tensors, views of params laid end to end;
+	// edgeParams[e] lists the parameters of edge e.
+	values     []*ad.Tensor[T]
+	edgeParams [][]int
 
 	spec *Spec // the spec the machine was built from, or nil
 }
@@ -270,7 +270,6 @@ func (m *Machine[T]) collectParams() {
 		n := t.Len()
 		copy(m.params[off:off+n], t.Data)
 		m.values = append(m.values, ad.View(m.params[off:off+n:off+n], t.Shape...))
-		m.grads = append(m.grads, ad.View(m.grad[off:off+n:off+n], t.Shape...))
 		off += n
 	}
 }
@@ -324,9 +323,26 @@ func (m *Machine[T]) EdgeParams(e int) []*ad.Tensor[T] {
 // one per parameter tensor. Their values are views of Params and their
 // gradients views of Grad.
 func (m *Machine[T]) ParamNodes(g *ad.Graph[T]) []*ad.Node[T] {
+	return m.ParamNodesInto(g, m.grad)
+}
+
+// ParamNodesInto is ParamNodes with the gradients written to grad, laid
+// out like Params, instead of Grad, so that several graphs of one machine
+// (one per worker, say) can run at once. A nil grad adds the parameters
+// as constants.
+func (m *Machine[T]) ParamNodesInto(g *ad.Graph[T], grad []T) []*ad.Node[T] {
+	if grad != nil && len(grad) != len(m.params) {
+		panic(fmt.Sprintf("hypergraph: gradient vector of %d entries for %d parameters", len(grad), len(m.params)))
+	}
 	nodes := make([]*ad.Node[T], len(m.values))
+	off := 0
 	for i, t := range m.values {
-		nodes[i] = g.Param(t, m.grads[i])
+		if grad == nil {
+			nodes[i] = g.Input(t)
+		} else {
+			nodes[i] = g.Param(t, ad.View(grad[off:off+t.Len()], t.Shape...))
+		}
+		off += t.Len()
 	}
 	return nodes
 }

@@ -333,30 +333,11 @@ type replica struct {
 	grad   []float32
 }
 
-// paramNodes adds the parameters of m to g in the machine's layout:
-// constants if grad is nil, else parameters whose gradients are views
-// of grad.
-func paramNodes(g *ad.Graph[float32], m *hypergraph.Machine[float32], grad []float32) []*ad.Node[float32] {
-	var nodes []*ad.Node[float32]
-	off := 0
-	for e := range m.Hypergraph().Edges {
-		for _, t := range m.EdgeParams(e) {
-			if grad == nil {
-				nodes = append(nodes, g.Input(t))
-			} else {
-				nodes = append(nodes, g.Param(t, ad.View(grad[off:off+t.Len()], t.Shape...)))
-			}
-			off += t.Len()
-		}
-	}
-	return nodes
-}
-
 // newGraph builds the machine onto g for a batch of n images and returns
 // the input tensor and the logits.
 func newGraph(g *ad.Graph[float32], m *hypergraph.Machine[float32], n int, grad []float32, rows, cols int) (*ad.Tensor[float32], *ad.Node[float32]) {
 	x := ad.NewTensor[float32](n, 1, rows, cols)
-	logits := m.Build(g, paramNodes(g, m, grad), []*ad.Node[float32]{g.Input(x)})[0]
+	logits := m.Build(g, m.ParamNodesInto(g, grad), []*ad.Node[float32]{g.Input(x)})[0]
 	return x, logits
 }
 
