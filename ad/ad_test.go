@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/parametric-machines/machines/internal/testutil"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/floats/scalar"
 )
@@ -262,6 +263,15 @@ func TestReplay(t *testing.T) {
 	}
 }
 
+// mustPanic runs f as subtest name and fails it unless f panics.
+func mustPanic(t *testing.T, name string, f func()) {
+	t.Run(name, func(t *testing.T) {
+		if _, ok := testutil.Panics(f); !ok {
+			t.Errorf("no panic")
+		}
+	})
+}
+
 func TestShapePanics(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -278,14 +288,7 @@ func TestShapePanics(t *testing.T) {
 		{"label range", func(g *Graph[float64]) { g.SoftmaxCrossEntropy(g.Input(NewTensor[float64](2, 1)), []int{2}) }},
 		{"Backward non-scalar", func(g *Graph[float64]) { x := g.Param(NewTensor[float64](2, 3), nil); g.Backward(x) }},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("no panic")
-				}
-			}()
-			tc.f(new(Graph[float64]))
-		})
+		mustPanic(t, tc.name, func() { tc.f(new(Graph[float64])) })
 	}
 }
 

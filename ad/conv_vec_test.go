@@ -102,14 +102,7 @@ func TestVecKernelPanics(t *testing.T) {
 		{"addRows short destination", func() { addRows(buf[:20], 10, buf, 10, 3, 10) }},
 		{"addRows wide rows", func() { addRows(buf, 10, buf, 10, 3, 11) }},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("no panic")
-				}
-			}()
-			tc.f()
-		})
+		mustPanic(t, tc.name, tc.f)
 	}
 }
 

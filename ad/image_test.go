@@ -115,14 +115,7 @@ func TestImageShapePanics(t *testing.T) {
 		{"Reshape negative", func(g *Graph[float64]) { g.Reshape(img(g, 2, 3), -2, -3) }},
 		{"Transpose not a matrix", func(g *Graph[float64]) { g.Transpose(img(g, 1, 2, 3)) }},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("no panic")
-				}
-			}()
-			tc.f(new(Graph[float64]))
-		})
+		mustPanic(t, tc.name, func() { tc.f(new(Graph[float64])) })
 	}
 }
 
