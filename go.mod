@@ -3,6 +3,7 @@ module github.com/parametric-machines/machines
 go 1.24.0
 
 require (
+	golang.org/x/sys v0.35.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )

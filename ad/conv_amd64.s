@@ -167,25 +167,6 @@ sum:
 	VZEROUPPER
 	RET
 
-// func cpuid(leaf, sub uint32) (a, b, c, d uint32)
-TEXT ·cpuid(SB), NOSPLIT, $0-24
-	MOVL leaf+0(FP), AX
-	MOVL sub+4(FP), CX
-	CPUID
-	MOVL AX, a+8(FP)
-	MOVL BX, b+12(FP)
-	MOVL CX, c+16(FP)
-	MOVL DX, d+20(FP)
-	RET
-
-// func xgetbv0() (a, d uint32)
-TEXT ·xgetbv0(SB), NOSPLIT, $0-8
-	XORL   CX, CX
-	XGETBV
-	MOVL   AX, a+0(FP)
-	MOVL   DX, d+4(FP)
-	RET
-
 // func copyRowsKernel(dst []float32, ldDst int, src []float32, ldSrc int, rows, cols int)
 //
 // dst[r*ldDst+j] = src[r*ldSrc+j] for r < rows, j < cols.

@@ -17,8 +17,10 @@
 // or float64, and one graph holds a single type: Graph[float64] or
 // Graph[float32]. Every operation has one implementation for both. Where
 // the type matters the operation chooses once per call, not per element:
-// matrix products and inner products go to gonum's blas64 or blas32, the
-// exponential of the Gaussian kernel has a float32 routine of its own.
+// matrix products go to the AVX/FMA kernels of internal/matmul (or to
+// gonum's blas64 and blas32 where those are faster or missing), inner
+// products to gonum, and the exponential of the Gaussian kernel has a
+// float32 routine of its own.
 // Other transcendental functions (tanh, the logistic function, the
 // exponentials and logarithm of the softmax) are evaluated in float64 and
 // rounded to the element type.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/parametric-machines/machines/internal/matmul"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/volterra"
@@ -128,7 +129,7 @@ func matmul64() (func(), error) {
 		return g
 	}
 	a, b, c := mk(), mk(), mk()
-	return func() { blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c) }, nil
+	return func() { matmul.F64(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c) }, nil
 }
 
 func matmul32() (func(), error) {
@@ -142,7 +143,7 @@ func matmul32() (func(), error) {
 		return g
 	}
 	a, b, c := mk(), mk(), mk()
-	return func() { blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c) }, nil
+	return func() { matmul.F32(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c) }, nil
 }
 
 //go:embed w4_data.json

@@ -3,6 +3,7 @@ package finite
 import (
 	"unsafe"
 
+	"github.com/parametric-machines/machines/internal/matmul"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -30,9 +31,8 @@ func (b block[T]) slice() []T {
 	return b.data[b.r0*b.stride+b.c0 : (b.r1-1)*b.stride+b.c1]
 }
 
-// gemm computes c += op(a)*op(b) on parts of matrices, through gonum's
-// blas32 or blas64 according to the element type. Empty products do
-// nothing.
+// gemm computes c += op(a)*op(b) on parts of matrices, through the
+// engine's internal/matmul. Empty products do nothing.
 func gemm[T Float](tA, tB blas.Transpose, a, b, c block[T]) {
 	k := a.cols()
 	if tA == blas.Trans {
@@ -46,10 +46,10 @@ func gemm[T Float](tA, tB blas.Transpose, a, b, c block[T]) {
 		return
 	}
 	if single[T]() {
-		blas32.Gemm(tA, tB, 1, gen32(a), gen32(b), 1, gen32(c))
+		matmul.F32(tA, tB, 1, gen32(a), gen32(b), 1, gen32(c))
 		return
 	}
-	blas64.Gemm(tA, tB, 1, gen64(a), gen64(b), 1, gen64(c))
+	matmul.F64(tA, tB, 1, gen64(a), gen64(b), 1, gen64(c))
 }
 
 // smallProduct is the number of multiply-adds below which a product is

@@ -1,0 +1,19 @@
+//go:build !noasm
+
+package matmul
+
+import "golang.org/x/sys/cpu"
+
+// useKernels reports whether the processor runs the kernels: AVX and
+// FMA, with the operating system saving the 256-bit registers (which
+// cpu.X86.HasAVX includes).
+var useKernels = cpu.X86.HasAVX && cpu.X86.HasFMA
+
+// kernel6x16 and kernel6x8, in kernel_amd64.s, compute what kernel says
+// for float32 and float64.
+
+//go:noescape
+func kernel6x16(k int, a, b, c []float32, ldc int)
+
+//go:noescape
+func kernel6x8(k int, a, b, c []float64, ldc int)

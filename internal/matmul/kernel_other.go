@@ -1,0 +1,10 @@
+//go:build !amd64 || noasm
+
+package matmul
+
+// Without the assembly kernels F32 and F64 call gonum.
+const useKernels = false
+
+func kernel6x16(k int, a, b, c []float32, ldc int) { panic("matmul: no kernels in this build") }
+
+func kernel6x8(k int, a, b, c []float64, ldc int) { panic("matmul: no kernels in this build") }

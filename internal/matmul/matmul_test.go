@@ -1,0 +1,196 @@
+package matmul
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/internal/testutil"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// general returns a rows x cols matrix with the given extra stride, its
+// entries uniform in [-1, 1) and the padding past each row NaN, so that a
+// product that reads or writes outside the matrix shows.
+func general[T float](rnd *rand.Rand, rows, cols, pad int) matrix[T] {
+	g := matrix[T]{Rows: rows, Cols: cols, Stride: max(1, cols+pad)}
+	g.Data = make([]T, max(0, (rows-1)*g.Stride+cols))
+	for i := range g.Data {
+		if i%g.Stride < cols {
+			g.Data[i] = T(2*rnd.Float64() - 1)
+		} else {
+			g.Data[i] = T(math.NaN())
+		}
+	}
+	return g
+}
+
+func gen32(m matrix[float32]) blas32.General {
+	return blas32.General{Rows: m.Rows, Cols: m.Cols, Stride: m.Stride, Data: m.Data}
+}
+
+func gen64(m matrix[float64]) blas64.General {
+	return blas64.General{Rows: m.Rows, Cols: m.Cols, Stride: m.Stride, Data: m.Data}
+}
+
+// naive computes alpha*op(a)*op(b) + beta*c in float64.
+func naive[T float](tA, tB blas.Transpose, alpha T, a, b matrix[T], beta T, c matrix[T]) []float64 {
+	at := func(g matrix[T], t blas.Transpose, i, j int) float64 {
+		if t != blas.NoTrans {
+			i, j = j, i
+		}
+		return float64(g.Data[i*g.Stride+j])
+	}
+	k := a.Cols
+	if tA != blas.NoTrans {
+		k = a.Rows
+	}
+	out := make([]float64, c.Rows*c.Cols)
+	for i := range c.Rows {
+		for j := range c.Cols {
+			var s float64
+			for p := range k {
+				s += at(a, tA, i, p) * at(b, tB, p, j)
+			}
+			v := float64(alpha) * s
+			if beta != 0 {
+				v += float64(beta) * float64(c.Data[i*c.Stride+j])
+			}
+			out[i*c.Cols+j] = v
+		}
+	}
+	return out
+}
+
+func TestGemm(t *testing.T) {
+	t.Run("float32", func(t *testing.T) {
+		testGemm(t, 1e-5, func(tA, tB blas.Transpose, alpha float32, a, b matrix[float32], beta float32, c matrix[float32]) {
+			F32(tA, tB, alpha, gen32(a), gen32(b), beta, gen32(c))
+		})
+	})
+	t.Run("float64", func(t *testing.T) {
+		testGemm(t, 1e-13, func(tA, tB blas.Transpose, alpha float64, a, b matrix[float64], beta float64, c matrix[float64]) {
+			F64(tA, tB, alpha, gen64(a), gen64(b), beta, gen64(c))
+		})
+	})
+	if !useKernels {
+		t.Skip("no kernels in this build or on this processor: F32 and F64 call gonum")
+	}
+	// The kernels on every size, thin ones included, which F32 and F64
+	// give to gonum.
+	t.Run("float32 kernels", func(t *testing.T) {
+		testGemm(t, 1e-5, func(tA, tB blas.Transpose, alpha float32, a, b matrix[float32], beta float32, c matrix[float32]) {
+			product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, a, b, beta, c, &pool32)
+		})
+	})
+	t.Run("float64 kernels", func(t *testing.T) {
+		testGemm(t, 1e-13, func(tA, tB blas.Transpose, alpha float64, a, b matrix[float64], beta float64, c matrix[float64]) {
+			product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, a, b, beta, c, &pool64)
+		})
+	})
+}
+
+func testGemm[T float](t *testing.T, eps float64, gemm func(tA, tB blas.Transpose, alpha T, a, b matrix[T], beta T, c matrix[T])) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	// Sizes around the tile (6 x 8 or 16) and block (96, 256, 256) edges.
+	sizes := [][3]int{
+		{1, 1, 1}, {6, 16, 1}, {6, 8, 2}, {5, 15, 3}, {7, 17, 9}, {12, 32, 64},
+		{13, 33, 257}, {97, 40, 20}, {30, 257, 11}, {100, 300, 260}, {6, 16, 0},
+	}
+	trans := []blas.Transpose{blas.NoTrans, blas.Trans}
+	for _, sz := range sizes {
+		m, n, k := sz[0], sz[1], sz[2]
+		for _, tA := range trans {
+			for _, tB := range trans {
+				for _, ab := range [][2]T{{1, 1}, {1, 0}, {-0.5, 2}} {
+					name := fmt.Sprintf("%dx%dx%d/%c%c/alpha=%g,beta=%g", m, n, k, tA, tB, ab[0], ab[1])
+					ar, ac := m, k
+					if tA != blas.NoTrans {
+						ar, ac = k, m
+					}
+					br, bc := k, n
+					if tB != blas.NoTrans {
+						br, bc = n, k
+					}
+					a, b := general[T](rnd, ar, ac, 3), general[T](rnd, br, bc, 1)
+					c := general[T](rnd, m, n, 2)
+					if ab[1] == 0 {
+						// beta 0 ignores what c held, NaN included.
+						c.Data[0] = T(math.NaN())
+					}
+					want := naive(tA, tB, ab[0], a, b, ab[1], c)
+					gemm(tA, tB, ab[0], a, b, ab[1], c)
+					tol := eps * float64(k+1)
+					for i := range m {
+						for j := range n {
+							got := float64(c.Data[i*c.Stride+j])
+							if w := want[i*n+j]; !(math.Abs(got-w) <= tol*(1+math.Abs(w))) {
+								t.Fatalf("%s: c[%d,%d] = %g, want %g", name, i, j, got, w)
+							}
+						}
+						for q := i*c.Stride + n; q < min(len(c.Data), (i+1)*c.Stride); q++ {
+							if !math.IsNaN(float64(c.Data[q])) {
+								t.Fatalf("%s: padding of row %d written", name, i)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestGemmBadShapes(t *testing.T) {
+	g := func(r, c int) blas32.General {
+		return blas32.General{Rows: r, Cols: c, Stride: c, Data: make([]float32, r*c)}
+	}
+	short := g(4, 4)
+	short.Data = short.Data[:10]
+	tests := []struct {
+		name    string
+		a, b, c blas32.General
+	}{
+		{"inner", g(2, 3), g(4, 5), g(2, 5)},
+		{"rows", g(2, 3), g(3, 5), g(3, 5)},
+		{"short data", g(4, 4), short, g(4, 4)},
+		{"stride", g(2, 3), blas32.General{Rows: 3, Cols: 4, Stride: 2, Data: make([]float32, 12)}, g(2, 4)},
+	}
+	for _, tt := range tests {
+		msg, ok := testutil.Panics(func() { F32(blas.NoTrans, blas.NoTrans, 1, tt.a, tt.b, 0, tt.c) })
+		if !ok || !strings.HasPrefix(msg, "matmul: ") {
+			t.Errorf("%s: panic %q, %v", tt.name, msg, ok)
+		}
+	}
+}
+
+func BenchmarkGemm(b *testing.B) {
+	for _, n := range []int{32, 128, 512} {
+		rnd := rand.New(rand.NewPCG(1, 1))
+		x, y, z := general[float32](rnd, n, n, 0), general[float32](rnd, n, n, 0), general[float32](rnd, n, n, 0)
+		b.Run(fmt.Sprintf("F32/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				F32(blas.NoTrans, blas.NoTrans, 1, gen32(x), gen32(y), 1, gen32(z))
+			}
+		})
+		b.Run(fmt.Sprintf("blas32/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, gen32(x), gen32(y), 1, gen32(z))
+			}
+		})
+		u, v, w := general[float64](rnd, n, n, 0), general[float64](rnd, n, n, 0), general[float64](rnd, n, n, 0)
+		b.Run(fmt.Sprintf("F64/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				F64(blas.NoTrans, blas.NoTrans, 1, gen64(u), gen64(v), 1, gen64(w))
+			}
+		})
+		b.Run(fmt.Sprintf("blas64/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen64(u), gen64(v), 1, gen64(w))
+			}
+		})
+	}
+}
