@@ -36,8 +36,10 @@ type Ratio struct {
 func (r Ratio) Met() bool { return r.Value <= r.Goal }
 
 // Ratios pairs the results of the machines suite: every KIND-SIZE-backward
-// with its KIND-SIZE-forward (goal 1), and every KIND-SIZE-forward with
-// its KIND-SIZE-reference (goal 2). Results of other suites have none.
+// with its KIND-SIZE-forward (goal 1), every KIND-SIZE-gradient with it
+// too (goal 2: the whole backward pass does twice the forward's
+// products), and every KIND-SIZE-forward with its KIND-SIZE-reference
+// (goal 2). Results of other suites have none.
 func Ratios(rs []Result) []Ratio {
 	byName := make(map[string]Result, len(rs))
 	for _, r := range rs {
@@ -59,6 +61,7 @@ func Ratios(rs []Result) []Ratio {
 			continue
 		}
 		add(base, "backward", "forward", 1)
+		add(base, "gradient", "forward", 2)
 		add(base, "forward", "reference", 2)
 	}
 	return out

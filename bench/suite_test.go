@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,7 @@ func TestSuite(t *testing.T) {
 	}
 	for _, kind := range []string{"dense", "conv", "recur"} {
 		for _, size := range []string{"small", "medium"} {
-			for _, pass := range []string{"forward", "backward"} {
+			for _, pass := range []string{"forward", "backward", "gradient"} {
 				if !names[kind+"-"+size+"-"+pass] {
 					t.Errorf("no workload %s-%s-%s", kind, size, pass)
 				}
@@ -52,13 +53,28 @@ func TestRatios(t *testing.T) {
 	rs := []Result{
 		{Name: "conv-medium-forward", MedianNS: 100},
 		{Name: "conv-medium-backward", MedianNS: 90},
+		{Name: "conv-medium-gradient", MedianNS: 210},
 		{Name: "conv-medium-reference", MedianNS: 40},
 		{Name: "recur-small-forward", MedianNS: 10},
 		{Name: "W1", MedianNS: 5},
 	}
+	want := []struct {
+		name  string
+		value float64
+		met   bool
+	}{
+		{"conv-medium backward/forward", 0.9, true},
+		{"conv-medium gradient/forward", 2.1, false},
+		{"conv-medium forward/reference", 2.5, false},
+	}
 	got := Ratios(rs)
-	if len(got) != 2 || got[0].Value != 0.9 || !got[0].Met() || got[1].Value != 2.5 || got[1].Met() {
-		t.Errorf("Ratios = %+v", got)
+	if len(got) != len(want) {
+		t.Fatalf("Ratios = %+v, want %d ratios", got, len(want))
+	}
+	for i, w := range want {
+		if g := got[i]; g.Name != w.name || math.Abs(g.Value-w.value) > 1e-12 || g.Met() != w.met {
+			t.Errorf("ratio %d = %+v, want %s = %g (met %v)", i, g, w.name, w.value, w.met)
+		}
 	}
 }
 

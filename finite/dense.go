@@ -10,13 +10,14 @@ func offsets(dims []int) []int {
 }
 
 // densePlan solves block by block over all samples at once. The
-// unfolded state is the state itself (one tap), so the forward step of
-// block i reads the columns 0..off[i] of W, and the backward step of
-// block j the rows off[j+1]..D of W, transposed.
+// unfolded state is the state itself (one tap, so both orders of the
+// unfolded state agree and the plan counts as tap-major), so the forward
+// step of block i reads the columns 0..off[i] of W, and the backward step
+// of block j the rows off[j+1]..D of W, transposed.
 func densePlan(dims []int) plan {
 	off := offsets(dims)
 	d := off[len(dims)]
-	p := plan{kind: Dense, d: d, k: 1, positions: 1}
+	p := plan{kind: Dense, d: d, k: 1, positions: 1, tapMajor: true}
 	for i := range dims {
 		p.fwd = append(p.fwd, step{r0: off[i], r1: off[i+1], t1: 1, segs: nonEmpty(seg{0, off[i]})})
 	}

@@ -34,7 +34,9 @@
 // gradient of W is v z' restricted to the blocks the filtration allows (one
 // product per block row), and that of s is the sum of sigma(y) ⊙ u. The
 // backward pass therefore costs about what the forward pass costs, plus
-// the weight-gradient product.
+// the weight-gradient product. Dense and recurrent machines read W' from W
+// in place, as transposed products; convolutional machines copy the
+// flipped kernel once per backward pass.
 //
 // # Kinds
 //

@@ -247,7 +247,7 @@ func (s *Solver[T]) backward(dy, dz *ad.Tensor[T], gw, gs []T) {
 	} else {
 		clear(s.v)
 	}
-	if p.kind != Dense {
+	if !p.tapMajor {
 		s.flip(w)
 	}
 	df := s.m.sigma.DF
@@ -255,10 +255,18 @@ func (s *Solver[T]) backward(dy, dz *ad.Tensor[T], gw, gs []T) {
 		q0, q1 := st.t0*s.b, st.t1*s.b
 		out := part(s.u, n, st.r0, st.r1, q0, q1)
 		for _, sg := range st.segs {
-			if p.kind == Dense {
-				gemm(blas.Trans, blas.NoTrans, part(w, d, sg.lo, sg.hi, st.r0, st.r1), part(s.v, n, sg.lo, sg.hi, q0, q1), out)
-			} else {
+			if !p.tapMajor {
 				gemm(blas.NoTrans, blas.NoTrans, part(s.wf, dk, st.r0, st.r1, sg.lo, sg.hi), part(s.vc, n, sg.lo, sg.hi, q0, q1), out)
+				continue
+			}
+			// The rows k*D+i of the segment read W[i, k*D+j] for the
+			// channels j of the step: the transposed block of delay k,
+			// which the product takes as it is, without a flipped copy.
+			for lo := sg.lo; lo < sg.hi; {
+				k := lo / d
+				hi := min(sg.hi, (k+1)*d)
+				gemm(blas.Trans, blas.NoTrans, part(w, dk, lo-k*d, hi-k*d, k*d+st.r0, k*d+st.r1), part(s.vc, n, lo, hi, q0, q1), out)
+				lo = hi
 			}
 		}
 		for r := st.r0; r < st.r1; r++ {
@@ -295,8 +303,10 @@ func (s *Solver[T]) backward(dy, dz *ad.Tensor[T], gw, gs []T) {
 	}
 }
 
-// flip writes the weight of the backward solve: row j holds W[i, j, k]
-// where the forward weight's row i holds W[i, j, k].
+// flip writes the weight of the backward solve of a channel-major plan:
+// row j holds W[i, j, k] where the forward weight's row i holds W[i, j,
+// k], each kernel kept whole. Tap-major plans need no copy (see
+// backward).
 func (s *Solver[T]) flip(w []T) {
 	p := &s.p
 	d, k := p.d, p.k
@@ -305,22 +315,14 @@ func (s *Solver[T]) flip(w []T) {
 		s.wf = make([]T, len(w))
 	}
 	wf := s.wf
-	if p.tapMajor {
-		// W[i, k*D+j] -> Wf[j, k*D+i]: a transpose per delay.
-		for i := range d {
-			for t := range k {
-				src := w[i*dk+t*d : i*dk+t*d+d]
-				for j, x := range src {
-					wf[j*dk+t*d+i] = x
-				}
-			}
-		}
-		return
-	}
-	// W[i, j*K+t] -> Wf[j, i*K+t]: the kernels move, each kept whole.
 	for i := range d {
 		for j := range d {
-			copy(wf[j*dk+i*k:j*dk+i*k+k], w[i*dk+j*k:i*dk+j*k+k])
+			// A plain loop: copy would call memmove for every kernel
+			// of a few entries.
+			dst, src := wf[j*dk+i*k:j*dk+i*k+k], w[i*dk+j*k:i*dk+j*k+k]
+			for t, x := range src {
+				dst[t] = x
+			}
 		}
 	}
 }

@@ -140,12 +140,16 @@
 // times the workloads of the project's WORKLOADS.md single-threaded and
 // prints the median time of each: W1 (matmul), W4, W4b and W4fit (the
 // finite-depth kernel machine) and the Volterra solvers, general against
-// fast, at 100 and 1000 time points. -suite machines times instead the
-// forward and backward passes of dense, conv and recurrent machines of
-// package finite (workloads KIND-SIZE-PASS, float32, tanh) and the
-// reference layers KIND-medium-reference (one masked product or im2col
-// convolution), and prints the backward/forward and forward/reference
-// ratios, which the JSON also holds under "ratios".
+// fast, at 100 and 1000 time points. -suite machines times instead dense,
+// conv and recurrent machines of package finite (workloads
+// KIND-SIZE-PASS, float32, tanh) in three passes: forward (the forward
+// solve), backward (the reversed solve, giving the cotangents of y0 and
+// z0, as the authors time their backward pass) and gradient (the
+// reversed solve and the weight gradient), and the reference layers
+// KIND-medium-reference (one masked product or im2col convolution); it
+// prints the backward/forward (goal 1), gradient/forward (goal 2) and
+// forward/reference (goal 2) ratios, which the JSON also holds under
+// "ratios".
 //
 // Errors in flags or arguments print the usage and exit with status 2;
 // other failures exit with status 1.
