@@ -66,20 +66,6 @@ func problems() []problem {
 	}
 }
 
-// maxErr returns the largest error of sol at its output times.
-func maxErr(sol *Solution, exact func([]float64, float64)) float64 {
-	n := sol.Dim()
-	want := make([]float64, n)
-	var e float64
-	for k, t := range sol.T {
-		exact(want, t)
-		for r := range n {
-			e = max(e, math.Abs(sol.Y[k*n+r]-want[r]))
-		}
-	}
-	return e
-}
-
 func TestKnownSolutions(t *testing.T) {
 	for _, p := range problems() {
 		ts := linspace(p.t0, p.T, 4)
@@ -88,7 +74,7 @@ func TestKnownSolutions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e := maxErr(sol, p.exact); e > 1e-8 {
+			if e := testutil.MaxErr(sol.T, sol.Y, p.exact); e > 1e-8 {
 				t.Errorf("max error %g at the outputs, want <= 1e-8", e)
 			}
 			// Dense output is fourth order: a few orders above the
@@ -110,7 +96,7 @@ func TestKnownSolutions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e := maxErr(sol, p.exact); e > 1e-9 {
+			if e := testutil.MaxErr(sol.T, sol.Y, p.exact); e > 1e-9 {
 				t.Errorf("max error %g, want <= 1e-9", e)
 			}
 			want, got := make([]float64, len(p.y0)), make([]float64, len(p.y0))
@@ -181,7 +167,7 @@ func TestTolerance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := maxErr(sol, p.exact)
+		e := testutil.MaxErr(sol.T, sol.Y, p.exact)
 		if e > 100*tol || e < tol/1e4 {
 			t.Errorf("tol %g: error %g out of [tol/1e4, 100·tol]", tol, e)
 		}

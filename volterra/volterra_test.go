@@ -103,20 +103,6 @@ func closedForms() []closedForm {
 	}
 }
 
-// maxErr returns the largest error of sol on its grid.
-func maxErr(sol *Solution, exact func([]float64, float64)) float64 {
-	n := sol.Dim()
-	want := make([]float64, n)
-	var e float64
-	for i, t := range sol.T {
-		exact(want, t)
-		for r := range n {
-			e = max(e, math.Abs(sol.U[i*n+r]-want[r]))
-		}
-	}
-	return e
-}
-
 // slope fits log(err) against log(h) by least squares.
 func slope(hs, errs []float64) float64 {
 	var sx, sy, sxx, sxy float64
@@ -163,7 +149,7 @@ func TestClosedForm(t *testing.T) {
 				if s.order == 4 {
 					tol = 1e-9
 				}
-				e := maxErr(sol, c.exact)
+				e := testutil.MaxErr(sol.T, sol.U, c.exact)
 				t.Logf("max error %.3g with 200 steps", e)
 				if e > tol {
 					t.Errorf("max error %g, want <= %g", e, tol)
@@ -178,7 +164,7 @@ func TestClosedForm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e := maxErr(sol, c.exact); e > 1e-8 {
+		if e := testutil.MaxErr(sol.T, sol.U, c.exact); e > 1e-8 {
 			t.Errorf("%s/Dormand-Prince: max error %g, want <= 1e-8", c.name, e)
 		}
 	}
@@ -197,7 +183,7 @@ func TestOrder(t *testing.T) {
 						t.Fatal(err)
 					}
 					hs = append(hs, (c.t1-c.t0)/float64(steps))
-					errs = append(errs, maxErr(sol, c.exact))
+					errs = append(errs, testutil.MaxErr(sol.T, sol.U, c.exact))
 				}
 				got := slope(hs, errs)
 				t.Logf("errors %.3g: order %.3f", errs, got)
@@ -535,6 +521,9 @@ func TestPanics(t *testing.T) {
 		{"T0 > T", func() { SolveSeparable(&SeparableEquation{T0: 2, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, nil) }, "want finite T0 < T"},
 		{"no steps", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 0, nil) }, "want at least 1"},
 		{"negative tol", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 10, &Settings{Tol: -1}) }, "invalid tolerance"},
+		{"negative MaxIter", func() {
+			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, &Settings{MaxIter: -1})
+		}, "negative MaxIter"},
 		{"negative ODE tol", func() {
 			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, &Settings{ODE: &ode.Settings{RTol: -1}})
 		}, "invalid RTol"},
