@@ -16,7 +16,7 @@ import (
 	"github.com/parametric-machines/machines/internal/atomicfile"
 )
 
-// Errors wrapped by ParseError. Test for them with errors.Is.
+// Errors wrapped by ParseError for CSV files. Test for them with errors.Is.
 var (
 	ErrEmpty      = errors.New("empty file")
 	ErrNoRows     = errors.New("no data rows after the header")
@@ -29,38 +29,6 @@ var (
 	ErrInf        = errors.New("value is infinite")
 	ErrOneClass   = errors.New("target has a single class")
 )
-
-// ParseError reports a problem with the content of a CSV file.
-type ParseError struct {
-	File   string // name of the file, as given to ReadCSV
-	Row    int    // 1-based line number in the file; 0 if no line applies
-	Column string // column name; empty if no single column applies
-	Err    error  // what is wrong
-}
-
-func (e *ParseError) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		b.WriteString(": ")
-	}
-	if e.Row > 0 {
-		fmt.Fprintf(&b, "row %d", e.Row)
-		if e.Column != "" {
-			b.WriteString(", ")
-		}
-	}
-	if e.Column != "" {
-		fmt.Fprintf(&b, "column %q", e.Column)
-	}
-	if e.Row > 0 || e.Column != "" {
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
-
-func (e *ParseError) Unwrap() error { return e.Err }
 
 // CSVOptions says how to read a CSV file. The zero value reads every column as
 // a feature.

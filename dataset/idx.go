@@ -17,9 +17,9 @@ import (
 	"strings"
 )
 
-// Errors wrapped by IDXError and returned by Images.OnePerClass. Test for
-// them with errors.Is. A missing IDX file is reported with an error wrapping
-// fs.ErrNotExist.
+// Errors wrapped by ParseError for IDX files and returned by
+// Images.OnePerClass. Test for them with errors.Is. A missing IDX file is
+// reported with an error wrapping fs.ErrNotExist.
 var (
 	ErrMagic        = errors.New("wrong magic number")
 	ErrDataType     = errors.New("unsupported data type")
@@ -33,21 +33,6 @@ var (
 	ErrNoIDX        = errors.New("no IDX files found")
 	ErrMissingClass = errors.New("missing class")
 )
-
-// IDXError reports a problem with an IDX file.
-type IDXError struct {
-	File string // name of the file, as given to ReadIDXImages or ReadIDXLabels
-	Err  error  // what is wrong
-}
-
-func (e *IDXError) Error() string {
-	if e.File == "" {
-		return e.Err.Error()
-	}
-	return e.File + ": " + e.Err.Error()
-}
-
-func (e *IDXError) Unwrap() error { return e.Err }
 
 // Magic numbers of the IDX files of MNIST: unsigned bytes (0x08) in three
 // dimensions (images) or one (labels).
@@ -184,7 +169,7 @@ func (im *Images) OnePerClass(rnd *rand.Rand) ([]int, error) {
 // "t10k". Each file may be gzip-compressed, with or without a .gz suffix in
 // its name; if both names exist, the one without .gz is read.
 //
-// Problems with the content are returned as *IDXError values naming the file.
+// Problems with the content are returned as *ParseError values naming the file.
 // The number of classes is 1 + the largest label.
 func LoadIDX(dir, split string) (*Images, error) {
 	return LoadIDXClasses(dir, split, 0)
@@ -223,12 +208,12 @@ func LoadIDXClasses(dir, split string, classes int) (*Images, error) {
 	}
 
 	if len(im.Labels) != im.N {
-		return nil, &IDXError{File: labelsPath,
+		return nil, &ParseError{File: labelsPath,
 			Err: fmt.Errorf("%w: %d labels for %d images in %s", ErrLabelCount, len(im.Labels), im.N, imagesPath)}
 	}
 	for i, l := range im.Labels {
 		if classes > 0 && l >= classes {
-			return nil, &IDXError{File: labelsPath,
+			return nil, &ParseError{File: labelsPath,
 				Err: fmt.Errorf("%w: label %d of image %d, want below %d classes", ErrLabel, l, i, classes)}
 		}
 		im.Classes = max(im.Classes, l+1)
@@ -273,7 +258,7 @@ func findIDX(dir, base string) (string, error) {
 	if len(found) > show {
 		list += fmt.Sprintf(" and %d more", len(found)-show)
 	}
-	return "", &IDXError{File: filepath.Join(dir, base) + "[.gz]",
+	return "", &ParseError{File: filepath.Join(dir, base) + "[.gz]",
 		Err: fmt.Errorf("%w; the directory holds %s", fs.ErrNotExist, list)}
 }
 
@@ -291,22 +276,22 @@ func readIDXFile(path string, read func(io.Reader) error) error {
 // gzip-compressed. It returns the number of images, their size and their
 // pixels, image after image, row by row. The name is used in error messages.
 //
-// Problems with the content are returned as *IDXError values.
+// Problems with the content are returned as *ParseError values.
 func ReadIDXImages(r io.Reader, name string) (n, rows, cols int, pixels []uint8, err error) {
 	r, err = idxReader(r)
 	if err != nil {
-		return 0, 0, 0, nil, &IDXError{File: name, Err: err}
+		return 0, 0, 0, nil, &ParseError{File: name, Err: err}
 	}
 	dims, err := readIDXHeader(r, idxImagesMagic)
 	if err != nil {
-		return 0, 0, 0, nil, &IDXError{File: name, Err: err}
+		return 0, 0, 0, nil, &ParseError{File: name, Err: err}
 	}
 	shape := fmt.Sprintf("%d images of %dx%d", dims[0], dims[1], dims[2])
 	if dims[0] == 0 || dims[1] == 0 || dims[2] == 0 {
-		return 0, 0, 0, nil, &IDXError{File: name, Err: fmt.Errorf("%w: %s", ErrSize, shape)}
+		return 0, 0, 0, nil, &ParseError{File: name, Err: fmt.Errorf("%w: %s", ErrSize, shape)}
 	}
 	if dims[1]*dims[2] > maxIDXBytes || dims[0]*dims[1]*dims[2] > maxIDXBytes {
-		return 0, 0, 0, nil, &IDXError{File: name,
+		return 0, 0, 0, nil, &ParseError{File: name,
 			Err: fmt.Errorf("%w: %s would take more than %d bytes", ErrSize, shape, uint64(maxIDXBytes))}
 	}
 	n, rows, cols = int(dims[0]), int(dims[1]), int(dims[2])
@@ -320,7 +305,7 @@ func ReadIDXImages(r io.Reader, name string) (n, rows, cols int, pixels []uint8,
 		err = checkIDXEnd(r, shape)
 	}
 	if err != nil {
-		return 0, 0, 0, nil, &IDXError{File: name, Err: err}
+		return 0, 0, 0, nil, &ParseError{File: name, Err: err}
 	}
 	return n, rows, cols, pixels, nil
 }
@@ -329,22 +314,22 @@ func ReadIDXImages(r io.Reader, name string) (n, rows, cols int, pixels []uint8,
 // train-labels-idx1-ubyte of MNIST, from r, decompressing it if it is
 // gzip-compressed. The name is used in error messages.
 //
-// Problems with the content are returned as *IDXError values.
+// Problems with the content are returned as *ParseError values.
 func ReadIDXLabels(r io.Reader, name string) ([]int, error) {
 	r, err := idxReader(r)
 	if err != nil {
-		return nil, &IDXError{File: name, Err: err}
+		return nil, &ParseError{File: name, Err: err}
 	}
 	dims, err := readIDXHeader(r, idxLabelsMagic)
 	if err != nil {
-		return nil, &IDXError{File: name, Err: err}
+		return nil, &ParseError{File: name, Err: err}
 	}
 	shape := fmt.Sprintf("%d labels", dims[0])
 	if dims[0] == 0 {
-		return nil, &IDXError{File: name, Err: fmt.Errorf("%w: %s", ErrSize, shape)}
+		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: %s", ErrSize, shape)}
 	}
 	if dims[0] > maxIDXBytes {
-		return nil, &IDXError{File: name,
+		return nil, &ParseError{File: name,
 			Err: fmt.Errorf("%w: %s would take more than %d bytes", ErrSize, shape, uint64(maxIDXBytes))}
 	}
 	n := int(dims[0])
@@ -357,7 +342,7 @@ func ReadIDXLabels(r io.Reader, name string) ([]int, error) {
 		err = checkIDXEnd(r, shape)
 	}
 	if err != nil {
-		return nil, &IDXError{File: name, Err: err}
+		return nil, &ParseError{File: name, Err: err}
 	}
 	labels := make([]int, n)
 	for i, b := range data {

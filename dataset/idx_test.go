@@ -478,9 +478,9 @@ func checkIDXError(t *testing.T, err, target error, message string) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	var ie *dataset.IDXError
-	if !errors.As(err, &ie) {
-		t.Errorf("error is %T, not *IDXError: %v", err, err)
+	var pe *dataset.ParseError
+	if !errors.As(err, &pe) {
+		t.Errorf("error is %T, not *ParseError: %v", err, err)
 	}
 	if !errors.Is(err, target) {
 		t.Errorf("error %v does not wrap %v", err, target)
