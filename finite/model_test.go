@@ -117,6 +117,8 @@ func TestLoadErrors(t *testing.T) {
 		{"dims", `"dims": [`, `"dims": [0,`, "block 0 has size 0"},
 		{"timeblock", `"timeblock": 2`, `"timeblock": 0`, "timeblock 0"},
 		{"weight shape", `"weight_shape": [`, `"weight_shape": [1,`, "weight of shape"},
+		{"unknown field", `"kind":`, `"colour": 1, "kind":`, `unknown field "colour"`},
+		{"malformed", `]`, `]}`, "invalid JSON at byte"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Decode[float64](strings.NewReader(strings.Replace(good, c.old, c.new, 1)))

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/parametric-machines/machines/internal/atomicfile"
+	"github.com/parametric-machines/machines/internal/jsonfile"
 )
 
 // Format and Version identify the JSON a machine is saved as.
@@ -15,6 +16,8 @@ const (
 	Format  = "machines-finite-machine"
 	Version = 1
 )
+
+var fileFormat = jsonfile.Format{Name: Format, What: "a saved finite machine", Oldest: 1, Newest: Version}
 
 // file is the saved form of a machine.
 type file struct {
@@ -57,15 +60,13 @@ func (m *Machine[T]) Save(path string) error {
 
 // Decode reads a machine that Encode wrote.
 func Decode[T Float](r io.Reader) (*Machine[T], error) {
-	var f file
-	if err := json.NewDecoder(r).Decode(&f); err != nil {
+	data, err := io.ReadAll(r)
+	if err != nil {
 		return nil, fmt.Errorf("finite: reading a machine: %w", err)
 	}
-	if f.Format != Format {
-		return nil, fmt.Errorf("finite: format %q, want %q", f.Format, Format)
-	}
-	if f.Version != Version {
-		return nil, fmt.Errorf("finite: %s version %d, this library reads version %d", Format, f.Version, Version)
+	var f file
+	if err := fileFormat.Decode(data, &f); err != nil {
+		return nil, fmt.Errorf("finite: %w", err)
 	}
 	sigma, err := ActivationNamed(f.Activation)
 	if err != nil {

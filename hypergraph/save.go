@@ -14,6 +14,7 @@ import (
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/internal/atomicfile"
+	"github.com/parametric-machines/machines/internal/jsonfile"
 )
 
 // The format name and version of saved machines.
@@ -21,6 +22,9 @@ const (
 	MachineFormat  = "machines-hypergraph-machine"
 	MachineVersion = 1
 )
+
+// machineFormat reads saved machines of every version up to MachineVersion.
+var machineFormat = jsonfile.Format{Name: MachineFormat, What: "a saved hypergraph machine", Oldest: 1, Newest: MachineVersion}
 
 // savedMachine is the content of a saved machine: the spec and the
 // parameters of every hyperedge that has some, in float64 whatever the
@@ -206,11 +210,8 @@ func readMachine(path string) (*savedMachine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hypergraph: %w", err)
 	}
-	if err := checkHeader(data, MachineFormat, MachineVersion); err != nil {
-		return nil, inFile(path, err)
-	}
 	var sm savedMachine
-	if err := decodeStrict(data, &sm); err != nil {
+	if err := machineFormat.Decode(data, &sm); err != nil {
 		return nil, inFile(path, err)
 	}
 	if sm.Spec == nil {
@@ -219,7 +220,7 @@ func readMachine(path string) (*savedMachine, error) {
 	// The embedded spec carries its own format and version.
 	spec, err := json.Marshal(sm.Spec)
 	if err == nil {
-		err = checkHeader(spec, SpecFormat, SpecVersion)
+		err = specFormat.Check(spec)
 	}
 	if err == nil {
 		err = sm.Spec.Validate()

@@ -172,13 +172,13 @@ func TestSaveErrors(t *testing.T) {
 	for _, test := range []struct {
 		name, path, want string
 	}{
-		{"spec, not machine", "testdata/perceptron.json", `testdata/perceptron.json: this is a hypergraph spec (format "machines-hypergraph"), not a saved hypergraph machine`},
-		{"newer version", write("v2.json", edit(`"version": 1`, `"version": 2`)), "machines-hypergraph-machine version 2 is newer than this library reads (version 1)"},
+		{"spec, not machine", "testdata/perceptron.json", `testdata/perceptron.json: not a saved hypergraph machine (format "machines-hypergraph", want "machines-hypergraph-machine")`},
+		{"newer version", write("v2.json", edit(`"version": 1`, `"version": 2`)), "machines-hypergraph-machine version 2 is newer than this program reads (version 1)"},
 		{"other format", "testdata/not_a_spec.json", `not a saved hypergraph machine (format "machines-model", want "machines-hypergraph-machine")`},
 		{"no spec", write("nospec.json", `{"format": "machines-hypergraph-machine", "version": 1, "params": []}`), `no "spec"`},
 		{"newer spec inside", write("spec2.json", edit(`"version": 1,
     "inputs"`, `"version": 3,
-    "inputs"`)), "spec: hypergraph: machines-hypergraph version 3 is newer"},
+    "inputs"`)), "spec: machines-hypergraph version 3 is newer"},
 		{"bad spec inside", write("badspec.json", edit(`"kind":"dense"`, `"kind":"dens"`)), `spec: hypergraph: edge layer1: unknown kind "dens"`},
 		{"tensor shape", write("shape.json", edit(`"shape": [16,4]`, `"shape": [4,16]`)), "edge layer1: parameter 0 has shape [4 16] and 64 values, want shape [16 4]"},
 		{"unknown field", write("extra.json", edit(`"edge": "layer3"`, `"edge": "layer3", "x": 1`)), `unknown field "x"`},

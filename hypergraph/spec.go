@@ -1,19 +1,17 @@
 package hypergraph
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/internal/atomicfile"
+	"github.com/parametric-machines/machines/internal/jsonfile"
 )
 
 // The format name and version of spec files. A spec file of a later
@@ -22,6 +20,9 @@ const (
 	SpecFormat  = "machines-hypergraph"
 	SpecVersion = 1
 )
+
+// specFormat reads spec files of every version up to SpecVersion.
+var specFormat = jsonfile.Format{Name: SpecFormat, What: "a hypergraph spec", Oldest: 1, Newest: SpecVersion}
 
 // Spec is an architecture written as data: a hypergraph whose vertices
 // have spaces and activations and whose hyperedges have map kinds. It is
@@ -276,12 +277,9 @@ func LoadSpec(path string) (*Spec, error) {
 }
 
 func parseSpec(data []byte) (*Spec, error) {
-	if err := checkHeader(data, SpecFormat, SpecVersion); err != nil {
-		return nil, err
-	}
 	var s Spec
-	if err := decodeStrict(data, &s); err != nil {
-		return nil, err
+	if err := specFormat.Decode(data, &s); err != nil {
+		return nil, fmt.Errorf("hypergraph: %w", err)
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -304,58 +302,6 @@ func SaveSpec(path string, s *Spec) error {
 		_, err := io.WriteString(w, "\n")
 		return err
 	})
-}
-
-// fileKinds names the formats of this package, for messages.
-var fileKinds = map[string]string{
-	SpecFormat:    "a hypergraph spec",
-	MachineFormat: "a saved hypergraph machine",
-}
-
-// checkHeader checks the format and version fields of a JSON file before
-// the rest is decoded: a file of another format or a later version need
-// not follow this version's schema.
-func checkHeader(data []byte, format string, version int) error {
-	var head struct {
-		Format  *string         `json:"format"`
-		Version json.RawMessage `json:"version"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			return fmt.Errorf("hypergraph: invalid JSON at byte %d: %v", syn.Offset, err)
-		}
-		return fmt.Errorf("hypergraph: not %s: %v", fileKinds[format], err)
-	}
-	switch {
-	case head.Format == nil:
-		return fmt.Errorf("hypergraph: not %s (no \"format\": %q)", fileKinds[format], format)
-	case *head.Format != format && fileKinds[*head.Format] != "":
-		return fmt.Errorf("hypergraph: this is %s (format %q), not %s", fileKinds[*head.Format], *head.Format, fileKinds[format])
-	case *head.Format != format:
-		return fmt.Errorf("hypergraph: not %s (format %q, want %q)", fileKinds[format], *head.Format, format)
-	case head.Version == nil:
-		return fmt.Errorf("hypergraph: missing \"version\"")
-	}
-	v, err := strconv.Atoi(string(head.Version))
-	if err != nil || v < 1 {
-		return fmt.Errorf("hypergraph: version %s, want a whole number from 1", head.Version)
-	}
-	if v > version {
-		return fmt.Errorf("hypergraph: %s version %d is newer than this library reads (version %d)", format, v, version)
-	}
-	return nil
-}
-
-// decodeStrict decodes data, which checkHeader has seen to be one JSON
-// object, into dst, refusing unknown fields.
-func decodeStrict(data []byte, dst any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		return fmt.Errorf("hypergraph: %v", err)
-	}
-	return nil
 }
 
 // fileError is an error of this package about a file; it names the file

@@ -269,7 +269,7 @@ func TestSpecFileErrors(t *testing.T) {
 		file, want string
 	}{
 		{"cyclic.json", "hypergraph: testdata/cyclic.json: cycle v1 -E2-> v3 -E4-> v1"},
-		{"version2.json", "hypergraph: testdata/version2.json: machines-hypergraph version 2 is newer than this library reads (version 1)"},
+		{"version2.json", "hypergraph: testdata/version2.json: machines-hypergraph version 2 is newer than this program reads (version 1)"},
 		{"not_a_spec.json", `hypergraph: testdata/not_a_spec.json: not a hypergraph spec (format "machines-model", want "machines-hypergraph")`},
 		{"missing.json", "no such file"},
 	} {
@@ -296,7 +296,7 @@ func TestSpecErrors(t *testing.T) {
 		{"invalid JSON", `{"format": "machines-hypergraph",`, "invalid JSON at byte"},
 		{"not an object", `[1, 2]`, "not a hypergraph spec"},
 		{"no format", `{"version": 1}`, `not a hypergraph spec (no "format": "machines-hypergraph")`},
-		{"saved machine", `{"format": "machines-hypergraph-machine", "version": 1}`, `this is a saved hypergraph machine (format "machines-hypergraph-machine"), not a hypergraph spec`},
+		{"saved machine", `{"format": "machines-hypergraph-machine", "version": 1}`, `hypergraph: not a hypergraph spec (format "machines-hypergraph-machine", want "machines-hypergraph")`},
 		{"no version", `{"format": "machines-hypergraph"}`, `missing "version"`},
 		{"bad version", `{"format": "machines-hypergraph", "version": 1.5}`, "version 1.5, want a whole number from 1"},
 		{"version 0", `{"format": "machines-hypergraph", "version": 0}`, "version 0, want a whole number from 1"},

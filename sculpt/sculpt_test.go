@@ -235,12 +235,20 @@ func TestRunAndResume(t *testing.T) {
 	if _, err := Run(c, train, test); err == nil {
 		t.Errorf("resumed without a checkpoint")
 	}
-	bad := t.TempDir()
-	os.WriteFile(filepath.Join(bad, CheckpointFile), []byte(`{"format": "machines-hypergraph-machine", "version": 1}`), 0o644)
-	c = smallConfig(bad)
-	c.Resume = true
-	if _, err := Run(c, train, test); err == nil || !strings.Contains(err.Error(), "format") {
-		t.Errorf("checkpoint of another format: %v", err)
+	for _, bad := range []struct{ name, file, want string }{
+		{"another format", `{"format": "machines-hypergraph-machine", "version": 1}`,
+			`not a sculpt checkpoint (format "machines-hypergraph-machine", want "machines-sculpt-checkpoint")`},
+		{"version 1", `{"format": "machines-sculpt-checkpoint", "version": 1}`,
+			"machines-sculpt-checkpoint version 1 is older than this program reads (version 2)"},
+	} {
+		c = smallConfig(t.TempDir())
+		c.Resume = true
+		if err := os.WriteFile(filepath.Join(c.Out, CheckpointFile), []byte(bad.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(c, train, test); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("checkpoint of %s: error %v, want %q", bad.name, err, bad.want)
+		}
 	}
 }
 

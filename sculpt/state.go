@@ -1,7 +1,6 @@
 package sculpt
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/parametric-machines/machines/internal/atomicfile"
+	"github.com/parametric-machines/machines/internal/jsonfile"
 )
 
 // CheckpointFile is the name of the checkpoint in the output directory.
@@ -20,6 +20,12 @@ const (
 	CheckpointFormat  = "machines-sculpt-checkpoint"
 	CheckpointVersion = 2
 )
+
+// checkpointFormat reads only checkpoints of the current version: an older
+// one lacks state that a resumed run needs (version 1 did not record the
+// epoch fine-tuning starts).
+var checkpointFormat = jsonfile.Format{Name: CheckpointFormat, What: "a sculpt checkpoint",
+	Oldest: CheckpointVersion, Newest: CheckpointVersion}
 
 // state is what a checkpoint holds: the weights of every edge of the
 // generous architecture (removed edges keep the values they had when
@@ -143,23 +149,8 @@ func readCheckpoint(path string, a *Arch, s Settings) (*state, int, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("sculpt: checkpoint %s: %s", path, fmt.Sprintf(format, args...))
 	}
-	var head struct {
-		Format  string `json:"format"`
-		Version int    `json:"version"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, 0, fail("not a checkpoint: %v", err)
-	}
-	if head.Format != CheckpointFormat {
-		return nil, 0, fail("format %q, want %q", head.Format, CheckpointFormat)
-	}
-	if head.Version != CheckpointVersion {
-		return nil, 0, fail("version %d, this program reads version %d", head.Version, CheckpointVersion)
-	}
 	var ck checkpoint
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ck); err != nil {
+	if err := checkpointFormat.Decode(data, &ck); err != nil {
 		return nil, 0, fail("%v", err)
 	}
 	if want := shapeOf(a); !slices.Equal(ck.Arch.Input, want.Input) || ck.Arch.Classes != want.Classes ||

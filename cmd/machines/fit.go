@@ -131,7 +131,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 
 	md := &modelFile{
-		Format:   modelFormat,
+		Format:   modelFormat.Name,
 		Version:  modelVersion,
 		Kind:     kindKernel,
 		Task:     *task,

@@ -295,13 +295,13 @@ func TestPredictErrors(t *testing.T) {
 		want              string
 	}{
 		{"truncated", "model_truncated.json", "model_predict.csv",
-			"testdata/model_truncated.json: truncated or not JSON: unexpected end of JSON input"},
+			"testdata/model_truncated.json: invalid JSON at byte 122: unexpected end of JSON input"},
 		{"newer version", "model_v2.json", "model_predict.csv",
-			"testdata/model_v2.json has format version 2; this machines reads version 1: upgrade machines"},
+			"testdata/model_v2.json: machines-model version 2 is newer than this program reads (version 1): upgrade the program"},
 		{"not a model", "model_not_model.json", "model_predict.csv",
-			"testdata/model_not_model.json is not a machines model file"},
+			"testdata/model_not_model.json: not a machines model file"},
 		{"a CSV file", "fit_reg_train.csv", "model_predict.csv",
-			"testdata/fit_reg_train.csv: truncated or not JSON: invalid character"},
+			"testdata/fit_reg_train.csv: invalid JSON at byte 1: invalid character"},
 		{"unknown kind", "model_bad_kind.json", "model_predict.csv",
 			`testdata/model_bad_kind.json: unknown model kind "neural-net"; this machines knows "kernel-machine"`},
 		{"unknown task", "model_bad_task.json", "model_predict.csv",

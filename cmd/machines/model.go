@@ -8,19 +8,22 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 
 	"github.com/parametric-machines/machines/internal/atomicfile"
+	"github.com/parametric-machines/machines/internal/jsonfile"
 	"github.com/parametric-machines/machines/kernel"
 )
 
-// The model file's format name, the version this program writes and reads,
-// and the kinds of model it knows.
+// The version of the model file this program writes and the kinds of
+// model it knows.
 const (
-	modelFormat  = "machines-model"
 	modelVersion = 1
 	kindKernel   = "kernel-machine"
 )
+
+// modelFormat is the model file's format; this program reads every
+// version up to the one it writes.
+var modelFormat = jsonfile.Format{Name: "machines-model", What: "a machines model file", Oldest: 1, Newest: modelVersion}
 
 // The tasks a model can be fitted for.
 const (
@@ -74,43 +77,8 @@ func readModel(path string) (*modelFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !json.Valid(data) {
-		var v any
-		err := json.Unmarshal(data, &v)
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("%s: truncated or not JSON: %v (at byte %d)", path, err, se.Offset)
-		}
-		return nil, fmt.Errorf("%s: truncated or not JSON: %v", path, err)
-	}
-	// Look at the format and version first: a file of another format or
-	// of a later version need not follow the rest of this schema.
-	var head struct {
-		Format  string          `json:"format"`
-		Version json.RawMessage `json:"version"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil || head.Format != modelFormat {
-		return nil, fmt.Errorf("%s is not a machines model file (no \"format\": %q)", path, modelFormat)
-	}
-	if head.Version == nil {
-		return nil, fmt.Errorf("%s: missing field \"version\"", path)
-	}
-	version, err := strconv.Atoi(string(head.Version))
-	if err != nil || version < 1 {
-		return nil, fmt.Errorf("%s: format version %s, want a whole number from 1", path, head.Version)
-	}
-	if version > modelVersion {
-		return nil, fmt.Errorf("%s has format version %d; this machines reads version %d: upgrade machines", path, version, modelVersion)
-	}
-
 	md := new(modelFile)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(md); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, fmt.Errorf("%s: field %q holds a JSON %s, want %v", path, te.Field, te.Value, te.Type)
-		}
+	if err := modelFormat.Decode(data, md); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := md.check(); err != nil {

@@ -1,0 +1,100 @@
+// Package jsonfile reads the module's versioned JSON files: objects whose
+// "format" field names their schema and whose "version" field, a whole
+// number from 1, says which revision of the schema the rest follows.
+//
+// The header is checked before the rest is decoded, because a file of
+// another format or of another version need not follow this schema, and
+// decoding it anyway would report a confusing field rather than the real
+// problem. The errors say what was found and what was wanted but not the
+// file, which the caller names.
+package jsonfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Format is a versioned JSON file format.
+type Format struct {
+	// Name is the value of the "format" field, such as "machines-model".
+	Name string
+	// What says what a file of the format is, for messages, such as
+	// "a machines model file".
+	What string
+	// Oldest and Newest are the first and last versions this program
+	// reads.
+	Oldest, Newest int
+}
+
+// Check checks that data is one JSON object whose "format" is f.Name and
+// whose "version" is between f.Oldest and f.Newest. A syntax error is
+// returned wrapped, with its offset in the message.
+func (f Format) Check(data []byte) error {
+	var head struct {
+		Format  json.RawMessage `json:"format"`
+		Version json.RawMessage `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return fmt.Errorf("invalid JSON at byte %d: %w", syn.Offset, err)
+		}
+		// Otherwise data is valid JSON but not an object, as the fields
+		// of head take any value.
+		found := "value"
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			found = te.Value
+		}
+		return fmt.Errorf("not %s (a JSON %s, want an object with \"format\": %q)", f.What, found, f.Name)
+	}
+	if head.Format == nil {
+		return fmt.Errorf("not %s (no \"format\": %q)", f.What, f.Name)
+	}
+	var name string
+	if json.Unmarshal(head.Format, &name) != nil || name != f.Name {
+		return fmt.Errorf("not %s (format %s, want %q)", f.What, head.Format, f.Name)
+	}
+	if head.Version == nil {
+		return errors.New("missing \"version\"")
+	}
+	v, err := strconv.Atoi(string(head.Version))
+	switch {
+	case err != nil || v < 1:
+		return fmt.Errorf("version %s, want a whole number from 1", head.Version)
+	case v > f.Newest:
+		return fmt.Errorf("%s version %d is newer than this program reads (%s): upgrade the program", f.Name, v, f.versions())
+	case v < f.Oldest:
+		return fmt.Errorf("%s version %d is older than this program reads (%s)", f.Name, v, f.versions())
+	}
+	return nil
+}
+
+func (f Format) versions() string {
+	if f.Oldest == f.Newest {
+		return fmt.Sprintf("version %d", f.Newest)
+	}
+	return fmt.Sprintf("versions %d to %d", f.Oldest, f.Newest)
+}
+
+// Decode checks data as Check does and decodes it into dst, refusing the
+// fields that dst does not have.
+func (f Format) Decode(data []byte, dst any) error {
+	if err := f.Check(data); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		// The default message names the Go struct rather than the JSON.
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return fmt.Errorf("field %q holds a JSON %s, want %v", te.Field, te.Value, te.Type)
+		}
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package jsonfile
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	one := Format{Name: "test-format", What: "a test file", Oldest: 1, Newest: 1}
+	range2to3 := Format{Name: "test-format", What: "a test file", Oldest: 2, Newest: 3}
+	for _, tc := range []struct {
+		name string
+		f    Format
+		data string
+		want string // "" for no error
+	}{
+		{"valid", one, `{"format": "test-format", "version": 1, "other": [1, 2]}`, ""},
+		{"in range", range2to3, `{"version": 3, "format": "test-format"}`, ""},
+		{"escaped name", one, `{"format": "test\u002dformat", "version": 1}`, ""},
+		{"truncated", one, `{"format": "test-format", "vers`, "invalid JSON at byte 31: unexpected end of JSON input"},
+		{"not JSON", one, `format: test-format`, "invalid JSON at byte 2: invalid character 'o' in literal false (expecting 'a')"},
+		{"trailing data", one, `{"format": "test-format", "version": 1} {}`, "invalid JSON at byte 41: invalid character '{' after top-level value"},
+		{"array", one, `[1, 2]`, `not a test file (a JSON array, want an object with "format": "test-format")`},
+		{"string", one, `"test-format"`, `not a test file (a JSON string, want an object with "format": "test-format")`},
+		{"null", one, `null`, `not a test file (no "format": "test-format")`},
+		{"no format", one, `{"version": 1}`, `not a test file (no "format": "test-format")`},
+		{"other format", one, `{"format": "other", "version": 1}`, `not a test file (format "other", want "test-format")`},
+		{"number format", one, `{"format": 7, "version": 1}`, `not a test file (format 7, want "test-format")`},
+		{"null format", one, `{"format": null, "version": 1}`, `not a test file (format null, want "test-format")`},
+		{"no version", one, `{"format": "test-format"}`, `missing "version"`},
+		{"fractional version", one, `{"format": "test-format", "version": 1.5}`, "version 1.5, want a whole number from 1"},
+		{"string version", one, `{"format": "test-format", "version": "1"}`, `version "1", want a whole number from 1`},
+		{"version 0", one, `{"format": "test-format", "version": 0}`, "version 0, want a whole number from 1"},
+		{"newer", one, `{"format": "test-format", "version": 2}`,
+			"test-format version 2 is newer than this program reads (version 1): upgrade the program"},
+		{"newer than range", range2to3, `{"format": "test-format", "version": 4}`,
+			"test-format version 4 is newer than this program reads (versions 2 to 3): upgrade the program"},
+		{"older", range2to3, `{"format": "test-format", "version": 1}`,
+			"test-format version 1 is older than this program reads (versions 2 to 3)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.f.Check([]byte(tc.data))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("unexpected error %v", err)
+			case tc.want != "" && (err == nil || err.Error() != tc.want):
+				t.Errorf("error %v, want %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckWrapsSyntaxError(t *testing.T) {
+	f := Format{Name: "test-format", What: "a test file", Oldest: 1, Newest: 1}
+	var syn *json.SyntaxError
+	if err := f.Check([]byte(`{"format"`)); !errors.As(err, &syn) {
+		t.Errorf("error %v does not wrap a *json.SyntaxError", err)
+	}
+}
+
+func TestDecode(t *testing.T) {
+	type file struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+		Size    int    `json:"size"`
+	}
+	f := Format{Name: "test-format", What: "a test file", Oldest: 1, Newest: 1}
+	for _, tc := range []struct {
+		name string
+		data string
+		want string // "" for no error
+	}{
+		{"valid", `{"format": "test-format", "version": 1, "size": 3}`, ""},
+		{"header first", `{"format": "other", "version": 1, "size": "big"}`, `not a test file (format "other", want "test-format")`},
+		{"unknown field", `{"format": "test-format", "version": 1, "sise": 3}`, `json: unknown field "sise"`},
+		{"wrong type", `{"format": "test-format", "version": 1, "size": "big"}`, `field "size" holds a JSON string, want int`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got file
+			err := f.Decode([]byte(tc.data), &got)
+			switch {
+			case tc.want != "":
+				if err == nil || err.Error() != tc.want {
+					t.Errorf("error %v, want %s", err, tc.want)
+				}
+			case err != nil:
+				t.Errorf("unexpected error %v", err)
+			case got != file{Format: "test-format", Version: 1, Size: 3}:
+				t.Errorf("decoded %+v", got)
+			}
+		})
+	}
+}
