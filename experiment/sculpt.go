@@ -10,14 +10,23 @@ import (
 // Config.Data is empty.
 const DefaultImageData = "/usr/share/datasets/fashion-mnist"
 
+// The quick sculpt run: with the default penalty, 0.085, a few hundred
+// steps prune nothing; at 0.3 this run prunes 12 of 36 edges (seed 1).
+const (
+	quickSculptEpochs = 4
+	quickSculptTrain  = 10000
+	quickSculptLambda = 0.3
+)
+
 // Sculpt sculpts the generous hypergraph architecture of section 3.1 of
 // the paper (Figure 2) on the IDX data set in Config.Data with the
 // defaults of package sculpt, and writes what sculpt.Run writes with
 // an output directory: DIR/sculpt.json in the shape of sculpt.Report, the final
 // machine, DOT files and the pictures sculpt-architecture.png and .svg.
-// Quick trains one epoch, with the penalty and without fine-tuning, on
-// the first 6000 training images and tests on the first 2000 test
-// images.
+// Quick trains four epochs, three with the penalty and one of
+// fine-tuning, on the first 10000 training images and tests on the first
+// 2000 test images. The penalty is larger than the default because a quick
+// run takes a sixth of the default run's steps with the penalty.
 func Sculpt(c Config) (*Report, error) {
 	dir := c.Data
 	if dir == "" {
@@ -33,8 +42,8 @@ func Sculpt(c Config) (*Report, error) {
 	}
 	sc := sculpt.Config{Seed: c.Seed, Out: c.dir(), Progress: c.Progress}
 	if c.Quick {
-		// A single epoch with the penalty: no fine-tuning.
-		sc.Epochs, sc.Finetune, sc.MaxTrain, sc.MaxTest = 1, -1, 6000, 2000
+		sc.Epochs, sc.Finetune, sc.MaxTrain, sc.MaxTest = quickSculptEpochs, 1, quickSculptTrain, 2000
+		sc.Lambda = quickSculptLambda
 	}
 	rep, err := sculpt.Run(sc, train, test)
 	if err != nil {
