@@ -32,26 +32,30 @@ import (
 // panics if the shapes do not match, which blas32.Gemm does not check
 // for b.
 func F32(tA, tB blas.Transpose, alpha float32, a, b blas32.General, beta float32, c blas32.General) {
-	am, bm, cm := matrix32(a), matrix32(b), matrix32(c)
-	check(tA, tB, am, bm, cm)
-	if !useKernels || thin(tA, am, cm) {
+	if !withKernels(tA, tB, alpha, matrix32(a), matrix32(b), beta, matrix32(c), &pool32) {
 		blas32.Gemm(tA, tB, alpha, a, b, beta, c)
-		return
 	}
-	product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, am, bm, beta, cm, &pool32)
 }
 
 // F64 computes c = alpha*op(a)*op(b) + beta*c, as blas64.Gemm does. It
 // panics if the shapes do not match, which blas64.Gemm does not check
 // for b.
 func F64(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	am, bm, cm := matrix64(a), matrix64(b), matrix64(c)
-	check(tA, tB, am, bm, cm)
-	if !useKernels || thin(tA, am, cm) {
+	if !withKernels(tA, tB, alpha, matrix64(a), matrix64(b), beta, matrix64(c), &pool64) {
 		blas64.Gemm(tA, tB, alpha, a, b, beta, c)
-		return
 	}
-	product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, am, bm, beta, cm, &pool64)
+}
+
+// withKernels checks the arguments and computes the product with the
+// kernels if they pay; it reports false, having done nothing, when gonum
+// should compute it instead.
+func withKernels[T float](tA, tB blas.Transpose, alpha T, a, b matrix[T], beta T, c matrix[T], pool *sync.Pool) bool {
+	check(tA, tB, a, b, c)
+	if !useKernels || thin(tA, a, c) {
+		return false
+	}
+	product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, a, b, beta, c, pool)
+	return true
 }
 
 type float interface{ ~float32 | ~float64 }

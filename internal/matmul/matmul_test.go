@@ -169,27 +169,29 @@ func TestGemmBadShapes(t *testing.T) {
 
 func BenchmarkGemm(b *testing.B) {
 	for _, n := range []int{32, 128, 512} {
-		rnd := rand.New(rand.NewPCG(1, 1))
-		x, y, z := general[float32](rnd, n, n, 0), general[float32](rnd, n, n, 0), general[float32](rnd, n, n, 0)
-		b.Run(fmt.Sprintf("F32/%d", n), func(b *testing.B) {
-			for b.Loop() {
-				F32(blas.NoTrans, blas.NoTrans, 1, gen32(x), gen32(y), 1, gen32(z))
-			}
-		})
-		b.Run(fmt.Sprintf("blas32/%d", n), func(b *testing.B) {
-			for b.Loop() {
+		benchmarkGemm(b, n, "32", func(x, y, z matrix[float32]) { F32(blas.NoTrans, blas.NoTrans, 1, gen32(x), gen32(y), 1, gen32(z)) },
+			func(x, y, z matrix[float32]) {
 				blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, gen32(x), gen32(y), 1, gen32(z))
-			}
-		})
-		u, v, w := general[float64](rnd, n, n, 0), general[float64](rnd, n, n, 0), general[float64](rnd, n, n, 0)
-		b.Run(fmt.Sprintf("F64/%d", n), func(b *testing.B) {
+			})
+		benchmarkGemm(b, n, "64", func(x, y, z matrix[float64]) { F64(blas.NoTrans, blas.NoTrans, 1, gen64(x), gen64(y), 1, gen64(z)) },
+			func(x, y, z matrix[float64]) {
+				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen64(x), gen64(y), 1, gen64(z))
+			})
+	}
+}
+
+// benchmarkGemm times n x n products with the kernels (F32 or F64) and
+// with gonum (blas32 or blas64).
+func benchmarkGemm[T float](b *testing.B, n int, bits string, ours, gonum func(x, y, z matrix[T])) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	x, y, z := general[T](rnd, n, n, 0), general[T](rnd, n, n, 0), general[T](rnd, n, n, 0)
+	for _, impl := range []struct {
+		name string
+		f    func(x, y, z matrix[T])
+	}{{"F" + bits, ours}, {"blas" + bits, gonum}} {
+		b.Run(fmt.Sprintf("%s/%d", impl.name, n), func(b *testing.B) {
 			for b.Loop() {
-				F64(blas.NoTrans, blas.NoTrans, 1, gen64(u), gen64(v), 1, gen64(w))
-			}
-		})
-		b.Run(fmt.Sprintf("blas64/%d", n), func(b *testing.B) {
-			for b.Loop() {
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen64(u), gen64(v), 1, gen64(w))
+				impl.f(x, y, z)
 			}
 		})
 	}
