@@ -11,9 +11,9 @@
 //
 //	y = y0 + W z,  z = z0 + s ⊙ sigma(y)
 //
-// with sigma pointwise, s a learned per-channel scaling or 1, and W
-// strictly block lower triangular: block i of y depends only on blocks
-// j < i of z. The stable state is therefore exact after n+1 steps, one
+// with sigma pointwise, s a learned scaling (per channel or per entry) or
+// 1, and W strictly block lower triangular: block i of y depends only on
+// blocks j < i of z. The stable state is therefore exact after n+1 steps, one
 // per block: z_0 = z0_0 + sigma(y0_0), and for i = 1..n
 //
 //	y_i = y0_i + sum_{j<i} W_ij z_j,  z_i = z0_i + s_i ⊙ sigma(y_i).
@@ -32,7 +32,8 @@
 // is strictly block triangular on the reversed filtration: the solve runs
 // for i = n..0. Then the cotangent of y0 is v, that of z0 is u, the
 // gradient of W is v z' restricted to the blocks the filtration allows (one
-// product per block row), and that of s is the sum of sigma(y) ⊙ u. The
+// product per block row), and that of s is the sum of sigma(y) ⊙ u over
+// the samples (and, for a scaling per channel, the positions). The
 // backward pass therefore costs about what the forward pass costs, plus
 // the weight-gradient product. Dense and recurrent machines read W' from W
 // in place, as transposed products; convolutional machines copy the

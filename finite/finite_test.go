@@ -2,13 +2,13 @@ package finite
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/testutil"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
@@ -119,15 +119,46 @@ func naiveMap(m *Machine[float64], shape []int, b int, y0, z0, z []float64) (y, 
 		}
 	}
 	for i := range d {
-		c := 1.0
-		if m.Scale != nil {
-			c = m.Scale.Data[i]
-		}
 		for q := range n {
+			c := 1.0
+			switch {
+			case m.Scale == nil:
+			case len(m.Scale.Data) == d:
+				c = m.Scale.Data[i]
+			default:
+				c = m.Scale.Data[i*pos+q/b]
+			}
 			out[i*n+q] += c * m.sigma.F(y[i*n+q])
 		}
 	}
 	return y, out
+}
+
+// scaleKinds are the scalings a machine may learn.
+var scaleKinds = []string{"none", "channel", "entry"}
+
+// learnScale gives m a scaling of the given kind with values in [0.5,
+// 1.5).
+func learnScale(t *testing.T, m *Machine[float64], kind string, shape []int, rnd *rand.Rand) {
+	t.Helper()
+	switch kind {
+	case "none":
+		return
+	case "channel":
+		if err := m.LearnScale(); err != nil {
+			t.Fatal(err)
+		}
+	case "entry":
+		if m.kind == Dense {
+			// One position: per entry is per channel, as a D x 1 tensor.
+			m.Scale = ad.NewTensor[float64](m.Size(), 1)
+		} else if err := m.LearnScale(shape...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range m.Scale.Data {
+		m.Scale.Data[i] = 0.5 + rnd.Float64()
+	}
 }
 
 // TestForwardIsStableState checks the solve against the fixed point of
@@ -136,38 +167,41 @@ func naiveMap(m *Machine[float64], shape []int, b int, y0, z0, z []float64) (y, 
 // order that makes it exact.
 func TestForwardIsStableState(t *testing.T) {
 	for _, c := range cases() {
-		t.Run(c.name, func(t *testing.T) {
-			rnd := rand.New(rand.NewPCG(1, 1))
-			m, err := c.new(rnd)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m.LearnScale()
-			for i := range m.Scale.Data {
-				m.Scale.Data[i] = 0.5 + rnd.Float64()
-			}
-			s, err := m.NewSolver(c.shape...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := s.Positions() * c.batch
-			d := m.Size()
-			y0 := randTensor(rnd, 1, m.dims[0], n)
-			z0 := randTensor(rnd, 1, d, n)
-			y, z := s.Forward(y0, z0)
-			full := make([]float64, d*n)
-			copy(full, y0.Data)
-			iter := append([]float64(nil), z0.Data...)
-			var ny []float64
-			for range s.Steps() + 1 {
-				ny, iter = naiveMap(m, c.shape, c.batch, full, z0.Data, iter)
-			}
-			for i := range iter {
-				if !scalar.EqualWithinAbsOrRel(z.Data[i], iter[i], 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(y.Data[i], ny[i], 1e-12, 1e-12) {
-					t.Fatalf("entry %d: solve y %v z %v, fixed point y %v z %v", i, y.Data[i], z.Data[i], ny[i], iter[i])
-				}
-			}
-		})
+		for _, scale := range scaleKinds {
+			t.Run(c.name+"/scale="+scale, func(t *testing.T) {
+				testForwardIsStableState(t, c, scale)
+			})
+		}
+	}
+}
+
+func testForwardIsStableState(t *testing.T, c testCase, scale string) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	m, err := c.new(rnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	learnScale(t, m, scale, c.shape, rnd)
+	s, err := m.NewSolver(c.shape...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := s.Positions() * c.batch
+	d := m.Size()
+	y0 := randTensor(rnd, 1, m.dims[0], n)
+	z0 := randTensor(rnd, 1, d, n)
+	y, z := s.Forward(y0, z0)
+	full := make([]float64, d*n)
+	copy(full, y0.Data)
+	iter := append([]float64(nil), z0.Data...)
+	var ny []float64
+	for range s.Steps() + 1 {
+		ny, iter = naiveMap(m, c.shape, c.batch, full, z0.Data, iter)
+	}
+	for i := range iter {
+		if !scalar.EqualWithinAbsOrRel(z.Data[i], iter[i], 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(y.Data[i], ny[i], 1e-12, 1e-12) {
+			t.Fatalf("entry %d: solve y %v z %v, fixed point y %v z %v", i, y.Data[i], z.Data[i], ny[i], iter[i])
+		}
 	}
 }
 
@@ -175,8 +209,8 @@ func TestForwardIsStableState(t *testing.T) {
 // and the scaling against central finite differences.
 func TestGradients(t *testing.T) {
 	for _, c := range cases() {
-		for _, withScale := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/scale=%t", c.name, withScale), func(t *testing.T) {
+		for _, scale := range scaleKinds {
+			t.Run(c.name+"/scale="+scale, func(t *testing.T) {
 				rnd := rand.New(rand.NewPCG(2, 2))
 				m, err := c.new(rnd)
 				if err != nil {
@@ -185,12 +219,7 @@ func TestGradients(t *testing.T) {
 				for i := range m.W.Data {
 					m.W.Data[i] *= 3 // make the nonlinearity matter
 				}
-				if withScale {
-					m.LearnScale()
-					for i := range m.Scale.Data {
-						m.Scale.Data[i] = 0.5 + rnd.Float64()
-					}
-				}
+				learnScale(t, m, scale, c.shape, rnd)
 				s, _ := m.NewSolver(c.shape...)
 				n := s.Positions() * c.batch
 				var g ad.Graph[float64]
@@ -200,7 +229,7 @@ func TestGradients(t *testing.T) {
 				z := m.Apply(&g, p, y0, z0, c.shape...)
 				loss := g.Dot(z, g.Input(randTensor(rnd, 1, m.Size(), n)))
 				params := []*ad.Node[float64]{y0, z0, p.W}
-				if withScale {
+				if p.Scale != nil {
 					params = append(params, p.Scale)
 				}
 				if e := ad.CheckGradient(&g, loss, params, 1e-6); e.Rel > 1e-6 {
@@ -354,15 +383,18 @@ func TestBadShapes(t *testing.T) {
 		t.Errorf("columns not a whole number of signals: %v", err)
 	}
 
+	if err := dense.LearnScale(4); !errors.Is(err, ErrShape) {
+		t.Errorf("dense scaling per entry of a signal: %v", err)
+	}
+	if err := conv.LearnScale(4); !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "shorter than the kernel") {
+		t.Errorf("conv scaling per entry of a short signal: %v", err)
+	}
+
 	mustPanic := func(name, want string, f func()) {
 		t.Helper()
-		defer func() {
-			r := recover()
-			if r == nil || !strings.Contains(fmt.Sprint(r), want) {
-				t.Errorf("%s: panic %v, want one mentioning %q", name, r, want)
-			}
-		}()
-		f()
+		if msg, ok := testutil.Panics(f); !ok || !strings.Contains(msg, want) {
+			t.Errorf("%s: panic %q (%v), want one mentioning %q", name, msg, ok, want)
+		}
 	}
 	var g ad.Graph[float64]
 	p := dense.Bind(&g, nil, nil)
@@ -378,6 +410,19 @@ func TestBadShapes(t *testing.T) {
 	})
 	mustPanic("z0 columns", "z0 has 3 columns", func() {
 		dense.Apply(&g, p, g.Input(ad.NewTensor[float64](1, 2)), g.Input(ad.NewTensor[float64](1, 3)))
+	})
+
+	// A scaling per entry of signals of length 6 fits no other length.
+	if err := conv.LearnScale(6); err != nil {
+		t.Fatal(err)
+	}
+	mustPanic("scaling for another length", "scaling of shape [3 6], want [3] or [3 8]", func() {
+		cp := conv.Bind(&g, nil, nil)
+		conv.Apply(&g, cp, g.Input(ad.NewTensor[float64](1, 8)), nil, 8)
+	})
+	s8, _ := conv.NewSolver(8)
+	mustPanic("solver for another length", "scaling of shape [3 6]", func() {
+		s8.Forward(ad.NewTensor[float64](1, 8), nil)
 	})
 }
 
@@ -397,6 +442,21 @@ func TestParams(t *testing.T) {
 		}
 		if got := m.Params(); got != c.want {
 			t.Errorf("%s: %d parameters, want %d", c.name, got, c.want)
+		}
+		if err := m.LearnScale(); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Params(); got != c.want+13 {
+			t.Errorf("%s with a scaling per channel: %d parameters, want %d", c.name, got, c.want+13)
+		}
+		if m.kind == Dense {
+			continue
+		}
+		if err := m.LearnScale(10); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Params(); got != c.want+130 {
+			t.Errorf("%s with a scaling per entry: %d parameters, want %d", c.name, got, c.want+130)
 		}
 	}
 }

@@ -45,8 +45,10 @@ func (m *Machine[T]) Apply(g *ad.Graph[T], p Params[T], y0, z0 *ad.Node[T], shap
 		}
 		panic(fmt.Sprintf("%v: %s machine with dims %v given a weight of shape %v, want %v", ErrShape, m.kind, m.dims, got, m.WeightShape()))
 	}
-	if p.Scale != nil && !slices.Equal(p.Scale.Value.Shape, []int{m.Size()}) {
-		panic(fmt.Sprintf("%v: %s machine given a scaling of shape %v, want [%d]", ErrShape, m.kind, p.Scale.Value.Shape, m.Size()))
+	if p.Scale != nil {
+		if err := s.CheckScale(p.Scale.Value.Shape); err != nil {
+			panic(err.Error())
+		}
 	}
 	if err := s.CheckInput(y0.Value.Shape); err != nil {
 		panic(err.Error() + " (y0)")

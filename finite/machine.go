@@ -96,8 +96,10 @@ type Machine[T Float] struct {
 	// recurrent machine, with D = sum(Dims). Entries that the filtration
 	// excludes are never read and get zero gradient.
 	W *ad.Tensor[T]
-	// Scale, if not nil, is a learned per-channel scaling of the
-	// activation: z = z0 + Scale ⊙ sigma(y), with Scale of shape [D].
+	// Scale, if not nil, is a learned scaling of the activation: z = z0
+	// + Scale ⊙ sigma(y), with Scale of shape [D], one value per channel,
+	// or [D, P], one value per entry of signals of P positions (row-major
+	// over their shape; P = 1 for a dense machine), shared by the samples.
 	// With Identity as activation the machine's nonlinearity is then a
 	// learned scaling alone.
 	Scale *ad.Tensor[T]
@@ -225,16 +227,28 @@ func (m *Machine[T]) SetWeight(w *ad.Tensor[T]) error {
 	return nil
 }
 
-// LearnScale gives the machine a learned per-channel scaling, initially
-// 1, if it has none.
-func (m *Machine[T]) LearnScale() {
-	if m.Scale != nil {
-		return
+// LearnScale gives the machine a learned scaling, initially 1: one value
+// per channel, or with the spatial shape of its signals (see NewSolver)
+// one value per entry, which then ties the machine to signals of that
+// shape. It replaces any scaling the machine had, and returns an error if
+// the shape does not fit the machine.
+func (m *Machine[T]) LearnScale(shape ...int) error {
+	scale := ad.NewTensor[T](m.Size())
+	if len(shape) > 0 {
+		if err := m.checkShape(shape); err != nil {
+			return err
+		}
+		pos := 1
+		for _, n := range shape {
+			pos *= n
+		}
+		scale = ad.NewTensor[T](m.Size(), pos)
 	}
-	m.Scale = ad.NewTensor[T](m.Size())
-	for i := range m.Scale.Data {
-		m.Scale.Data[i] = 1
+	for i := range scale.Data {
+		scale.Data[i] = 1
 	}
+	m.Scale = scale
+	return nil
 }
 
 // Params returns the number of parameters the filtration lets the
@@ -255,7 +269,7 @@ func (m *Machine[T]) Params() int {
 		n = lower*short + d*d*(m.pad[0]+1-short)
 	}
 	if m.Scale != nil {
-		n += d
+		n += len(m.Scale.Data)
 	}
 	return n
 }

@@ -2,10 +2,12 @@ package finite
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,7 +36,9 @@ func TestTrainInModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m.LearnScale()
+			if err := m.LearnScale(); err != nil {
+				t.Fatal(err)
+			}
 			d := m.Size()
 			// All parameters live in one flat vector, the optimiser's.
 			nw := len(m.W.Data)
@@ -99,6 +103,47 @@ func TestTrainInModel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSaveScalePerEntry saves and loads a machine with a scaling per
+// entry: the loaded machine has its shape and computes the same state.
+func TestSaveScalePerEntry(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(6, 6))
+	m, err := NewConv[float64]([]int{1, 2, 2}, Tanh, []int{1}, rnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.LearnScale(5); err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.Scale.Data {
+		m.Scale.Data[i] = 0.5 + rnd.Float64()
+	}
+	var buf bytes.Buffer
+	if err := m.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	saved := buf.String()
+	l, err := Decode[float64](&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(l.Scale.Shape, []int{5, 5}) {
+		t.Fatalf("loaded scaling of shape %v, want [5 5]", l.Scale.Shape)
+	}
+	x := randTensor(rnd, 1, 1, 5*3)
+	s1, _ := m.NewSolver(5)
+	s2, _ := l.NewSolver(5)
+	_, z1 := s1.Forward(x, nil)
+	_, z2 := s2.Forward(x, nil)
+	if !slices.Equal(z1.Data, z2.Data) {
+		t.Errorf("loaded machine computes %v, want %v", z2.Data, z1.Data)
+	}
+	// 7 more values make 32, not a multiple of the 5 channels.
+	bad := strings.Replace(saved, `"scale": [`, `"scale": [1, 2, 3, 4, 5, 6, 7, `, 1)
+	if _, err := Decode[float64](strings.NewReader(bad)); !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "32 values for 5 channels") {
+		t.Errorf("scaling of a wrong length: %v", err)
 	}
 }
 

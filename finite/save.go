@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/internal/atomicfile"
 	"github.com/parametric-machines/machines/internal/jsonfile"
 )
@@ -37,7 +38,7 @@ type file struct {
 // (dense, conv or recur), "dims", the "activation" by name, "pad" and
 // "timeblock" where the kind has them, the "weight_shape" and the
 // "weight" in row-major order, and the "scale" if the machine learns
-// one. The activation must be one ActivationNamed knows.
+// one: D values, or D x P in row-major order for a scaling per entry. The activation must be one ActivationNamed knows.
 func (m *Machine[T]) Encode(w io.Writer) error {
 	if _, err := ActivationNamed(m.sigma.Name); err != nil {
 		return fmt.Errorf("finite: cannot save a machine with activation %q: only tanh, sigmoid, relu and identity have names", m.sigma.Name)
@@ -97,10 +98,14 @@ func Decode[T Float](r io.Reader) (*Machine[T], error) {
 		m.W.Data[i] = T(x)
 	}
 	if f.Scale != nil {
-		if len(f.Scale) != m.Size() {
-			return nil, fmt.Errorf("%w: saved scaling of %d values for %d channels", ErrShape, len(f.Scale), m.Size())
+		d := m.Size()
+		if len(f.Scale) == 0 || len(f.Scale)%d != 0 {
+			return nil, fmt.Errorf("%w: saved scaling of %d values for %d channels, want a multiple of %d", ErrShape, len(f.Scale), d, d)
 		}
-		m.LearnScale()
+		m.Scale = ad.NewTensor[T](d)
+		if pos := len(f.Scale) / d; pos > 1 {
+			m.Scale = ad.NewTensor[T](d, pos)
+		}
 		for i, x := range f.Scale {
 			m.Scale.Data[i] = T(x)
 		}

@@ -2,6 +2,7 @@ package finite
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/blas"
@@ -132,10 +133,14 @@ func (s *Solver[T]) resize(n int) {
 // Forward solves the machine for the inputs y0 and z0 (nil for zero),
 // matrices of at most D rows that are extended with zero rows, and
 // returns y and z, D x N matrices that the solver owns until the next
-// Forward. It panics if an input does not fit (see CheckInput).
+// Forward. It panics if an input or the machine's scaling does not fit
+// (see CheckInput and CheckScale).
 func (s *Solver[T]) Forward(y0, z0 *ad.Tensor[T]) (y, z *ad.Tensor[T]) {
 	var sc []T
 	if s.m.Scale != nil {
+		if err := s.CheckScale(s.m.Scale.Shape); err != nil {
+			panic(err.Error())
+		}
 		sc = s.m.Scale.Data
 	}
 	s.forward(s.m.W.Data, sc, y0, z0)
@@ -177,15 +182,19 @@ func (s *Solver[T]) forward(w, scale []T, y0, z0 *ad.Tensor[T]) {
 			gemm(blas.NoTrans, blas.NoTrans, part(w, dk, st.r0, st.r1, sg.lo, sg.hi), part(s.zc, n, sg.lo, sg.hi, q0, q1), out)
 		}
 		for r := st.r0; r < st.r1; r++ {
-			c := T(1)
-			if scale != nil {
-				c = scale[r]
-			}
-			ys, as, zs := s.y[r*n+q0:r*n+q1], s.a[r*n+q0:r*n+q1], s.z[r*n+q0:r*n+q1]
-			for q, x := range ys {
-				v := T(f(float64(x)))
-				as[q] = v
-				zs[q] += c * v
+			sr, step := s.scaleRow(scale, r)
+			for t := st.t0; t < st.t1; t++ {
+				c := T(1)
+				if sr != nil {
+					c = sr[t*step]
+				}
+				lo, hi := r*n+t*s.b, r*n+(t+1)*s.b
+				ys, as, zs := s.y[lo:hi], s.a[lo:hi], s.z[lo:hi]
+				for q, x := range ys {
+					v := T(f(float64(x)))
+					as[q] = v
+					zs[q] += c * v
+				}
 			}
 		}
 		if p.kind != Dense {
@@ -215,8 +224,8 @@ func (s *Solver[T]) Backward(dy, dz, dW, dScale *ad.Tensor[T]) (dy0, dz0 *ad.Ten
 		gw = dW.Data
 	}
 	if dScale != nil {
-		if len(dScale.Data) != s.p.d {
-			panic(fmt.Sprintf("%v: scaling gradient of shape %v, want [%d]", ErrShape, dScale.Shape, s.p.d))
+		if len(dScale.Data) != len(s.lastScale) {
+			panic(fmt.Sprintf("%v: scaling gradient of shape %v for a scaling of %d values", ErrShape, dScale.Shape, len(s.lastScale)))
 		}
 		gs = dScale.Data
 	}
@@ -270,14 +279,17 @@ func (s *Solver[T]) backward(dy, dz *ad.Tensor[T], gw, gs []T) {
 			}
 		}
 		for r := st.r0; r < st.r1; r++ {
-			c := 1.0
-			if scale != nil {
-				c = float64(scale[r])
-			}
-			lo, hi := r*n+q0, r*n+q1
-			ys, as, us, vs := s.y[lo:hi], s.a[lo:hi], s.u[lo:hi], s.v[lo:hi]
-			for q, x := range ys {
-				vs[q] += T(c*df(float64(x), float64(as[q]))) * us[q]
+			sr, step := s.scaleRow(scale, r)
+			for t := st.t0; t < st.t1; t++ {
+				c := 1.0
+				if sr != nil {
+					c = float64(sr[t*step])
+				}
+				lo, hi := r*n+t*s.b, r*n+(t+1)*s.b
+				ys, as, us, vs := s.y[lo:hi], s.a[lo:hi], s.u[lo:hi], s.v[lo:hi]
+				for q, x := range ys {
+					vs[q] += T(c*df(float64(x), float64(as[q]))) * us[q]
+				}
 			}
 		}
 		if p.kind != Dense {
@@ -293,14 +305,44 @@ func (s *Solver[T]) backward(dy, dz *ad.Tensor[T], gw, gs []T) {
 	}
 	if gs != nil {
 		for r := range d {
-			var acc T
-			as, us := s.a[r*n:(r+1)*n], s.u[r*n:(r+1)*n]
-			for q, a := range as {
-				acc += a * us[q]
+			gr, step := s.scaleRow(gs, r)
+			for t := range p.positions {
+				var acc T
+				lo, hi := r*n+t*s.b, r*n+(t+1)*s.b
+				us := s.u[lo:hi]
+				for q, a := range s.a[lo:hi] {
+					acc += a * us[q]
+				}
+				gr[t*step] += acc
 			}
-			gs[r] += acc
 		}
 	}
+}
+
+// scaleRow returns the part of a scaling (or of its gradient) that
+// belongs to channel r, and the step between the values of successive
+// positions: all of row r and 1 for a scaling per entry, the single value
+// and 0 for a scaling per channel. It returns nil for no scaling.
+func (s *Solver[T]) scaleRow(scale []T, r int) (row []T, step int) {
+	if scale == nil {
+		return nil, 0
+	}
+	if len(scale) == s.p.d {
+		return scale[r : r+1], 0
+	}
+	pos := s.p.positions
+	return scale[r*pos : (r+1)*pos], 1
+}
+
+// CheckScale reports whether a tensor of the given shape can scale the
+// machine's activation in this solver: [D] (per channel) or [D, P] (per
+// entry) for signals of P positions.
+func (s *Solver[T]) CheckScale(shape []int) error {
+	if slices.Equal(shape, []int{s.p.d}) || slices.Equal(shape, []int{s.p.d, s.p.positions}) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s machine with %d channels on signals of %d positions given a scaling of shape %v, want [%d] or [%d %d]",
+		ErrShape, s.m.kind, s.p.d, s.p.positions, shape, s.p.d, s.p.d, s.p.positions)
 }
 
 // flip writes the weight of the backward solve of a channel-major plan:
