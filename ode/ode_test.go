@@ -112,20 +112,6 @@ func TestKnownSolutions(t *testing.T) {
 	}
 }
 
-// slope fits log(err) against log(h) by least squares.
-func slope(hs, errs []float64) float64 {
-	var sx, sy, sxx, sxy float64
-	for i := range hs {
-		x, y := math.Log(hs[i]), math.Log(errs[i])
-		sx += x
-		sy += y
-		sxx += x * x
-		sxy += x * y
-	}
-	n := float64(len(hs))
-	return (n*sxy - sx*sy) / (n*sxx - sx*sx)
-}
-
 // TestOrder measures the order of each method from its error at the end
 // of the interval with 20, 40, 80 and 160 fixed steps.
 func TestOrder(t *testing.T) {
@@ -147,7 +133,7 @@ func TestOrder(t *testing.T) {
 					hs = append(hs, (p.T-p.t0)/float64(n))
 					errs = append(errs, e)
 				}
-				got := slope(hs, errs)
+				got := testutil.Order(hs, errs)
 				t.Logf("errors %.3g: order %.3f", errs, got)
 				if math.Abs(got-float64(tab.order)) > 0.3 {
 					t.Errorf("empirical order %.3f, want %d ± 0.3", got, tab.order)

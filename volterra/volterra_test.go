@@ -103,20 +103,6 @@ func closedForms() []closedForm {
 	}
 }
 
-// slope fits log(err) against log(h) by least squares.
-func slope(hs, errs []float64) float64 {
-	var sx, sy, sxx, sxy float64
-	for i := range hs {
-		x, y := math.Log(hs[i]), math.Log(errs[i])
-		sx += x
-		sy += y
-		sxx += x * x
-		sxy += x * y
-	}
-	n := float64(len(hs))
-	return (n*sxy - sx*sy) / (n*sxx - sx*sx)
-}
-
 type solver struct {
 	name  string
 	order float64
@@ -185,7 +171,7 @@ func TestOrder(t *testing.T) {
 					hs = append(hs, (c.t1-c.t0)/float64(steps))
 					errs = append(errs, testutil.MaxErr(sol.T, sol.U, c.exact))
 				}
-				got := slope(hs, errs)
+				got := testutil.Order(hs, errs)
 				t.Logf("errors %.3g: order %.3f", errs, got)
 				if math.Abs(got-s.order) > 0.3 {
 					t.Errorf("empirical order %.3f, want %v ± 0.3", got, s.order)
