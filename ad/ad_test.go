@@ -265,11 +265,7 @@ func TestReplay(t *testing.T) {
 
 // mustPanic runs f as subtest name and fails it unless f panics.
 func mustPanic(t *testing.T, name string, f func()) {
-	t.Run(name, func(t *testing.T) {
-		if _, ok := testutil.Panics(f); !ok {
-			t.Errorf("no panic")
-		}
-	})
+	t.Run(name, func(t *testing.T) { testutil.CheckPanic(t, f, "") })
 }
 
 func TestShapePanics(t *testing.T) {

@@ -391,10 +391,7 @@ func TestBadShapes(t *testing.T) {
 	}
 
 	mustPanic := func(name, want string, f func()) {
-		t.Helper()
-		if msg, ok := testutil.Panics(f); !ok || !strings.Contains(msg, want) {
-			t.Errorf("%s: panic %q (%v), want one mentioning %q", name, msg, ok, want)
-		}
+		t.Run(name, func(t *testing.T) { testutil.CheckPanic(t, f, want) })
 	}
 	var g ad.Graph[float64]
 	p := dense.Bind(&g, nil, nil)
