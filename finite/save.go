@@ -18,6 +18,7 @@ const (
 	Version = 1
 )
 
+// fileFormat reads saved machines of every version up to Version.
 var fileFormat = jsonfile.Format{Name: Format, What: "a saved finite machine", Oldest: 1, Newest: Version}
 
 // file is the saved form of a machine.
