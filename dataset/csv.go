@@ -231,8 +231,7 @@ func selectColumns(name string, headerRow int, cols []string, opts CSVOptions) (
 	find := func(col string) (int, error) {
 		i := slices.Index(cols, col)
 		if i < 0 {
-			return -1, &ParseError{File: name, Column: col,
-				Err: fmt.Errorf("%w; the file has %s", ErrNoColumn, quoteList(cols))}
+			return -1, noColumnError(name, col, cols)
 		}
 		if slices.Contains(cols[i+1:], col) {
 			return -1, &ParseError{File: name, Row: headerRow, Column: col, Err: ErrDuplicate}
@@ -274,6 +273,13 @@ func selectColumns(name string, headerRow int, cols []string, opts CSVOptions) (
 		return nil, -1, &ParseError{File: name, Row: headerRow, Err: errors.New("no feature columns")}
 	}
 	return features, target, nil
+}
+
+// noColumnError reports that the file name, whose columns are cols, has no
+// column col.
+func noColumnError(name, col string, cols []string) error {
+	return &ParseError{File: name, Column: col,
+		Err: fmt.Errorf("%w; the file has %s", ErrNoColumn, quoteList(cols))}
 }
 
 func quoteList(names []string) string {

@@ -26,6 +26,35 @@
 // WriteCSV and Table.Save write CSV files atomically: an existing file is
 // either replaced whole or, on error, left untouched.
 //
+// # Tables with text and gaps
+//
+// Tables as users have them hold more than numbers: factors ("VC", "0-5yrs"),
+// TRUE and FALSE, empty cells. ReadFrame and LoadFrame read such a CSV file
+// as text into a Frame, checking only its shape: a header of unique,
+// non-empty names and rows of as many fields.
+//
+// A cell is missing if it is empty or one of NA, N/A, ?, NaN and null, in any
+// case. Each column has a kind, inferred from its other cells: boolean if
+// they are all true, false, yes or no (in any case), numeric if they are all
+// numbers, and categorical otherwise, the numbers in a categorical column
+// being levels like any other text. An infinite number in a numeric column is
+// an error, and so is a column with no value at all.
+//
+// Frame.Target reads the target of a task: the numbers of a regression, or
+// the class names of a classification, sorted as strings. Rows without a
+// target are dropped, and Target says which rows are kept.
+//
+// An Encoder turns the other columns into numbers for a model. FitEncoder
+// learns it from the training rows: a numeric column is copied and a boolean
+// one becomes 0 or 1, their missing cells taking the training mean; a
+// categorical column becomes one 0/1 column per training level, its missing
+// cells taking the most frequent level; and each column with gaps in the
+// training rows gains an indicator column, 1 where the cell is missing, so
+// that a model can tell an imputed value from a real one. Encoder.Transform
+// applies the same rules to any frame with those columns, such as new data
+// to predict; a level unseen in training encodes as zeros, with a Warning.
+// The Encoder is saved with a model as JSON.
+//
 // # IDX images
 //
 // LoadIDX reads a split of MNIST or of a data set in the same format, such as

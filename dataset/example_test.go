@@ -38,6 +38,42 @@ func ExampleReadCSV() {
 	// classes ["setosa" "versicolor" "virginica"], labels [0 1 2 0]
 }
 
+func ExampleFitEncoder() {
+	const data = `len,supp,dose,fresh
+4.2,VC,1.5,TRUE
+11.5,OJ,NA,FALSE
+7.3,VC,2,true
+5.8,OJ,1,no
+`
+	f, err := dataset.ReadFrame(strings.NewReader(data), "teeth.csv")
+	if err != nil {
+		log.Fatal(err)
+	}
+	y, err := f.Target("len", false)
+	if err != nil {
+		log.Fatal(err)
+	}
+	e, _, err := dataset.FitEncoder(f, []string{"supp", "dose", "fresh"}, y.Rows)
+	if err != nil {
+		log.Fatal(err)
+	}
+	x, _, err := e.Transform(f, y.Rows)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("y = %v\n", y.Values)
+	fmt.Printf("%q\n", e.Names())
+	fmt.Printf("X = %v\n", mat.Formatted(x, mat.Prefix("    ")))
+
+	// Output:
+	// y = [4.2 11.5 7.3 5.8]
+	// ["supp=OJ" "supp=VC" "dose" "dose:missing" "fresh"]
+	// X = ⎡  0    1  1.5    0    1⎤
+	//     ⎢  1    0  1.5    1    0⎥
+	//     ⎢  0    1    2    0    1⎥
+	//     ⎣  1    0    1    0    0⎦
+}
+
 func ExampleParseError() {
 	const data = "x1,x2,y\n0,0,-2\n0.5,NaN,-2.375\n"
 	_, err := dataset.ReadCSV(strings.NewReader(data), "train.csv", dataset.CSVOptions{Target: "y"})

@@ -1,0 +1,396 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Warning reports something suspicious in the data that does not stop a
+// fit or a prediction.
+type Warning struct {
+	Column  string // the column concerned
+	Value   string // an example of the value concerned, if any
+	Rows    int    // how many rows are concerned
+	Message string // what is suspicious, and what to do about it
+}
+
+// String returns the warning on one line.
+func (w Warning) String() string {
+	return fmt.Sprintf("column %q: %s", w.Column, w.Message)
+}
+
+// An identifier-like column is a categorical column whose distinct values
+// number at least idShare of its cells, over at least idMinRows cells: its
+// levels would each describe a row or two and could not generalise.
+const (
+	idShare   = 0.9
+	idMinRows = 10
+)
+
+// Encoder turns the feature columns of a Frame into a matrix of numbers,
+// with the rules learned from the training rows by FitEncoder:
+//
+//   - a numeric column is copied, with missing cells set to the training
+//     mean;
+//   - a boolean column is 1 for true and yes, 0 for false and no, with
+//     missing cells set to the training fraction of true;
+//   - a categorical column becomes one 0/1 column per training level,
+//     sorted, with missing cells set to the most frequent training level
+//     (the first in sorted order on a tie); a level not seen in training
+//     encodes as all zeros;
+//   - a column with missing cells among the training rows is followed by
+//     an indicator column, 1 where the cell was missing and 0 elsewhere.
+//
+// The encoder does not scale its outputs. It implements json.Marshaler and
+// json.Unmarshaler so that it can be saved with a model.
+type Encoder struct {
+	columns []encodedColumn
+}
+
+// encodedColumn is the rule for one input column. Its fields are those of
+// the JSON form.
+type encodedColumn struct {
+	Name string `json:"name"`
+	Kind kind   `json:"kind"`
+
+	// Fill replaces a missing numeric or boolean cell.
+	Fill *float64 `json:"fill,omitempty"`
+
+	// Levels are the sorted training levels of a categorical column, and
+	// Mode the one that replaces a missing cell.
+	Levels []string `json:"levels,omitempty"`
+	Mode   *string  `json:"mode,omitempty"`
+
+	// Indicator adds a column that is 1 where the cell is missing.
+	Indicator bool `json:"missing_indicator"`
+}
+
+// width returns the number of encoded columns c produces.
+func (c *encodedColumn) width() int {
+	w := 1
+	if c.Kind == categorical {
+		w = len(c.Levels)
+	}
+	if c.Indicator {
+		w++
+	}
+	return w
+}
+
+// FitEncoder learns how to encode the named feature columns of f from the
+// given rows (nil: all rows). The kind of each column is inferred from those
+// rows: see the package documentation. Each column must have a value in at
+// least one of them. The warnings point out columns that look like
+// identifiers.
+//
+// FitEncoder panics if features is empty or names a column twice, or if a
+// row is out of range.
+func FitEncoder(f *Frame, features []string, rows []int) (*Encoder, []Warning, error) {
+	if len(features) == 0 {
+		panic("dataset: no feature columns")
+	}
+	for i, name := range features {
+		if slices.Contains(features[:i], name) {
+			panic(fmt.Sprintf("dataset: feature %q listed twice", name))
+		}
+	}
+	rows = f.allRows(rows)
+	e := &Encoder{columns: make([]encodedColumn, len(features))}
+	var warnings []Warning
+	for i, name := range features {
+		col, err := f.Column(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		k, err := f.inferKind(col, rows)
+		if err != nil {
+			return nil, nil, err
+		}
+		var w *Warning
+		e.columns[i], w = fitColumn(f, col, k, rows)
+		if w != nil {
+			warnings = append(warnings, *w)
+		}
+	}
+	return e, warnings, nil
+}
+
+// fitColumn learns the rule for column col of f, of kind k, from the given
+// rows. It warns if the column looks like an identifier.
+func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) {
+	c := encodedColumn{Name: f.columns[col], Kind: k}
+	var (
+		values  []float64 // the numbers, or the booleans as 0 and 1
+		present int
+		counts  = make(map[string]int) // rows of each categorical level
+	)
+	for _, r := range rows {
+		cell := f.cells[r][col]
+		if isMissing(cell) {
+			c.Indicator = true
+			continue
+		}
+		present++
+		switch k {
+		case numeric:
+			v, _ := strconv.ParseFloat(cell, 64)
+			values = append(values, v)
+		case boolean:
+			b, _ := parseBool(cell)
+			values = append(values, zeroOne(b))
+		case categorical:
+			counts[cell]++
+		}
+	}
+	if k != categorical {
+		m := mean(values)
+		c.Fill = &m
+		return c, nil
+	}
+
+	for level := range counts {
+		// A cell shares its memory with its whole line.
+		c.Levels = append(c.Levels, strings.Clone(level))
+	}
+	slices.Sort(c.Levels)
+	mode := c.Levels[0]
+	for _, level := range c.Levels {
+		if counts[level] > counts[mode] {
+			mode = level
+		}
+	}
+	c.Mode = &mode
+	if present < idMinRows || float64(len(c.Levels)) < idShare*float64(present) {
+		return c, nil
+	}
+	return c, &Warning{Column: c.Name, Rows: present,
+		Message: fmt.Sprintf("%d different texts in %d rows: it looks like an identifier, "+
+			"which cannot help to predict; consider leaving it out or carrying it as an id",
+			len(c.Levels), present)}
+}
+
+// zeroOne returns 1 for true and 0 for false.
+func zeroOne(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// mean returns the mean of values, which are finite, without overflowing.
+func mean(values []float64) float64 {
+	n := float64(len(values))
+	m := floats.Sum(values) / n
+	if math.IsInf(m, 0) {
+		m = 0
+		for _, v := range values {
+			m += v / n
+		}
+	}
+	return m
+}
+
+// Features returns the names of the input columns the encoder reads.
+func (e *Encoder) Features() []string {
+	names := make([]string, len(e.columns))
+	for i, c := range e.columns {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// Names returns the names of the encoded columns: the column name for a
+// numeric or boolean column, name=level for each level of a categorical
+// column, and name:missing for an indicator column.
+func (e *Encoder) Names() []string {
+	var names []string
+	for _, c := range e.columns {
+		if c.Kind == categorical {
+			for _, level := range c.Levels {
+				names = append(names, c.Name+"="+level)
+			}
+		} else {
+			names = append(names, c.Name)
+		}
+		if c.Indicator {
+			names = append(names, c.Name+":missing")
+		}
+	}
+	return names
+}
+
+// Width returns the number of encoded columns.
+func (e *Encoder) Width() int {
+	w := 0
+	for i := range e.columns {
+		w += e.columns[i].width()
+	}
+	return w
+}
+
+// Transform encodes the given rows of f (nil: all rows), one row of the
+// result for each. f must have the encoder's feature columns, in any order
+// and among others. A cell that does not fit its column's kind, such as
+// text in a numeric column, is a *ParseError. The warnings report, for each
+// categorical column, the rows with levels not seen in training.
+func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error) {
+	rows = f.allRows(rows)
+	if len(rows) == 0 {
+		// gonum has no empty matrices.
+		return &mat.Dense{}, nil, nil
+	}
+	x := mat.NewDense(len(rows), e.Width(), nil)
+	var warnings []Warning
+	at := 0 // first encoded column of the current input column
+	for _, c := range e.columns {
+		col, err := f.Column(c.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		var (
+			unseen      int
+			firstUnseen string
+		)
+		for i, r := range rows {
+			cell := f.cells[r][col]
+			missing := isMissing(cell)
+			if missing {
+				if c.Indicator {
+					x.Set(i, at+c.width()-1, 1)
+				}
+				if c.Mode != nil {
+					cell = *c.Mode
+				}
+			}
+			switch c.Kind {
+			case numeric:
+				v := *c.Fill
+				if !missing {
+					if v, err = parseNumber(cell); err != nil {
+						return nil, nil, f.cellError(r, col, fmt.Errorf("%w; the column held numbers in training", err))
+					}
+				}
+				x.Set(i, at, v)
+			case boolean:
+				v := *c.Fill
+				if !missing {
+					b, ok := parseBool(cell)
+					if !ok {
+						return nil, nil, f.cellError(r, col, fmt.Errorf("%w: %q; the column held true/false or yes/no in training", ErrBoolean, cell))
+					}
+					v = zeroOne(b)
+				}
+				x.Set(i, at, v)
+			default:
+				level, ok := slices.BinarySearch(c.Levels, cell)
+				if ok {
+					x.Set(i, at+level, 1)
+					continue
+				}
+				if unseen == 0 {
+					firstUnseen = cell
+				}
+				unseen++
+			}
+		}
+		if unseen > 0 {
+			warnings = append(warnings, Warning{Column: c.Name, Value: firstUnseen, Rows: unseen,
+				Message: fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as no level at all",
+					unseen, firstUnseen)})
+		}
+		at += c.width()
+	}
+	return x, warnings, nil
+}
+
+// encoderJSON is the JSON form of an Encoder.
+type encoderJSON struct {
+	Columns []encodedColumn `json:"columns"`
+}
+
+// MarshalJSON implements json.Marshaler.
+func (e *Encoder) MarshalJSON() ([]byte, error) {
+	return json.Marshal(encoderJSON{Columns: e.columns})
+}
+
+// UnmarshalJSON implements json.Unmarshaler. It checks that the encoder
+// makes sense: known kinds, unique names, finite fill values, and for
+// categorical columns a sorted list of distinct levels holding the mode.
+func (e *Encoder) UnmarshalJSON(data []byte) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	var ej encoderJSON
+	if err := d.Decode(&ej); err != nil {
+		return fmt.Errorf("encoder: %w", err)
+	}
+	if len(ej.Columns) == 0 {
+		return errors.New("encoder: no columns")
+	}
+	for i := range ej.Columns {
+		if err := ej.Columns[i].check(ej.Columns[:i]); err != nil {
+			return fmt.Errorf("encoder: columns[%d]: %w", i, err)
+		}
+	}
+	e.columns = ej.Columns
+	return nil
+}
+
+// check returns an error naming the field of c that is wrong; before are the
+// columns preceding c.
+func (c *encodedColumn) check(before []encodedColumn) error {
+	if c.Name == "" || c.Name != strings.TrimSpace(c.Name) {
+		return fmt.Errorf("name %q: empty or not trimmed", c.Name)
+	}
+	for _, b := range before {
+		if b.Name == c.Name {
+			return fmt.Errorf("name %q: repeated", c.Name)
+		}
+	}
+	switch c.Kind {
+	case numeric, boolean:
+		switch {
+		case c.Fill == nil:
+			return fmt.Errorf("fill: absent from a %s column", c.Kind)
+		case math.IsNaN(*c.Fill) || math.IsInf(*c.Fill, 0):
+			return fmt.Errorf("fill: %v is not finite", *c.Fill)
+		case c.Kind == boolean && (*c.Fill < 0 || *c.Fill > 1):
+			return fmt.Errorf("fill: %v is not a fraction in [0, 1]", *c.Fill)
+		case c.Levels != nil:
+			return fmt.Errorf("levels: present in a %s column", c.Kind)
+		case c.Mode != nil:
+			return fmt.Errorf("mode: present in a %s column", c.Kind)
+		}
+	case categorical:
+		switch {
+		case c.Fill != nil:
+			return errors.New("fill: present in a categorical column")
+		case len(c.Levels) == 0:
+			return errors.New("levels: none")
+		case c.Mode == nil:
+			return errors.New("mode: absent")
+		}
+		for i, level := range c.Levels {
+			switch {
+			case isMissing(level) || level != strings.TrimSpace(level):
+				return fmt.Errorf("levels[%d]: %q can be no cell's text", i, level)
+			case i > 0 && level <= c.Levels[i-1]:
+				return fmt.Errorf("levels[%d]: %q is not after %q: levels must be sorted and distinct", i, level, c.Levels[i-1])
+			}
+		}
+		if _, ok := slices.BinarySearch(c.Levels, *c.Mode); !ok {
+			return fmt.Errorf("mode: %q is not among the levels", *c.Mode)
+		}
+	default:
+		return errors.New("kind: absent")
+	}
+	return nil
+}

@@ -1,0 +1,401 @@
+package dataset
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+	"gonum.org/v1/gonum/mat"
+)
+
+// checkMatrix compares x with the rows want, written out by hand.
+func checkMatrix(t *testing.T, x *mat.Dense, want [][]float64) {
+	t.Helper()
+	r, c := x.Dims()
+	if r != len(want) || c != len(want[0]) {
+		t.Fatalf("matrix is %d×%d, want %d×%d", r, c, len(want), len(want[0]))
+	}
+	for i, row := range want {
+		for j, w := range row {
+			if got := x.At(i, j); !scalar.EqualWithinAbsOrRel(got, w, 1e-12, 1e-12) {
+				t.Errorf("x[%d][%d] = %v, want %v", i, j, got, w)
+			}
+		}
+	}
+}
+
+func loadMessy(t *testing.T) *Frame {
+	t.Helper()
+	f, err := LoadFrame(filepath.Join("testdata", "messy.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestEncoder encodes testdata/messy.csv, in which every column has a gap:
+//
+//	len  supp  dose  fresh
+//	4.2  VC    0.5   TRUE
+//	11.5 OJ          FALSE
+//	     VC    1     True
+//	7.3  NA    2
+//	5.8  OJ    1e3   no
+func TestEncoder(t *testing.T) {
+	f := loadMessy(t)
+	e, warnings, err := FitEncoder(f, []string{"len", "supp", "dose", "fresh"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 0 {
+		t.Errorf("warnings %v", warnings)
+	}
+	wantNames := []string{"len", "len:missing", "supp=OJ", "supp=VC", "supp:missing",
+		"dose", "dose:missing", "fresh", "fresh:missing"}
+	if got := e.Names(); !slices.Equal(got, wantNames) {
+		t.Errorf("names %q, want %q", got, wantNames)
+	}
+	if e.Width() != len(wantNames) {
+		t.Errorf("width %d, want %d", e.Width(), len(wantNames))
+	}
+	if got, want := e.Features(), []string{"len", "supp", "dose", "fresh"}; !slices.Equal(got, want) {
+		t.Errorf("features %q, want %q", got, want)
+	}
+	x, warnings, err := e.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 0 {
+		t.Errorf("warnings %v", warnings)
+	}
+	// len: mean (4.2+11.5+7.3+5.8)/4 = 7.2. supp: OJ and VC tie with two
+	// rows each; OJ comes first. dose: mean (0.5+1+2+1000)/4 = 250.875.
+	// fresh: two of four true.
+	checkMatrix(t, x, [][]float64{
+		{4.2, 0, 0, 1, 0, 0.5, 0, 1, 0},
+		{11.5, 0, 1, 0, 0, 250.875, 1, 0, 0},
+		{7.2, 1, 0, 1, 0, 1, 0, 1, 0},
+		{7.3, 0, 1, 0, 1, 2, 0, 0.5, 1},
+		{5.8, 0, 1, 0, 0, 1000, 0, 0, 0},
+	})
+
+	// Selected rows, in the order given.
+	x, _, err = e.Transform(f, []int{4, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMatrix(t, x, [][]float64{
+		{5.8, 0, 1, 0, 0, 1000, 0, 0, 0},
+		{4.2, 0, 0, 1, 0, 0.5, 0, 1, 0},
+	})
+}
+
+// TestEncoderTrainingRows fits on rows without gaps: no indicator columns,
+// but missing cells elsewhere are still imputed from the training rows.
+func TestEncoderTrainingRows(t *testing.T) {
+	f := readFrameString(t, `x,c,b
+1,u,yes
+2,v,no
+3,v,yes
+4,w,yes
+NA,,
+`)
+	e, _, err := FitEncoder(f, []string{"x", "c", "b"}, []int{0, 1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.Names(), []string{"x", "c=u", "c=v", "c=w", "b"}; !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+	x, _, err := e.Transform(f, []int{4, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Mean 2.5, most frequent level v, three of four yes.
+	checkMatrix(t, x, [][]float64{
+		{2.5, 0, 1, 0, 0.75},
+		{1, 1, 0, 0, 1},
+	})
+
+	// Fitting on other rows learns other values.
+	e, _, err = FitEncoder(f, []string{"x", "c", "b"}, []int{3, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _, err = e.Transform(f, []int{4, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Mean 2.5, levels u and w tied (u first), two of two yes; level v
+	// was not seen.
+	checkMatrix(t, x, [][]float64{
+		{2.5, 1, 0, 1},
+		{2, 0, 0, 0},
+	})
+}
+
+// TestEncoderMean checks that the mean of huge numbers does not overflow.
+func TestEncoderMean(t *testing.T) {
+	f := readFrameString(t, "x\n1.5e308\n1.7e308\nNA\n")
+	e, _, err := FitEncoder(f, []string{"x"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _, err := e.Transform(f, []int{2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMatrix(t, x, [][]float64{{1.6e308, 1}})
+}
+
+func TestEncoderUnseen(t *testing.T) {
+	train := readFrameString(t, "a,b,c\nx,p,1\ny,q,2\nx,p,3\n")
+	// Columns in another order, an extra column, unseen levels.
+	test := readFrameString(t, "c,extra,b,a\n1,0,q,z\n2,0,r,x\n3,0,s,w\n4,0,p,NA\n")
+	e, _, err := FitEncoder(train, []string{"a", "b", "c"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, warnings, err := e.Transform(test, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMatrix(t, x, [][]float64{
+		{0, 0, 0, 1, 1},
+		{1, 0, 0, 0, 2},
+		{0, 0, 0, 0, 3},
+		{1, 0, 1, 0, 4},
+	})
+	want := []Warning{
+		{Column: "a", Value: "z", Rows: 2, Message: `2 rows hold levels not seen in training, such as "z"; they are encoded as no level at all`},
+		{Column: "b", Value: "r", Rows: 2, Message: `2 rows hold levels not seen in training, such as "r"; they are encoded as no level at all`},
+	}
+	if !slices.Equal(warnings, want) {
+		t.Errorf("warnings\n%v\nwant\n%v", warnings, want)
+	}
+	if got, want := warnings[0].String(), `column "a": 2 rows hold levels not seen in training, such as "z"; they are encoded as no level at all`; got != want {
+		t.Errorf("String() = %s, want %s", got, want)
+	}
+}
+
+func TestEncoderIDWarning(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("name,group,x\n")
+	for i := range 20 {
+		// 19 distinct names in 20 rows, two groups.
+		fmt.Fprintf(&b, "n%d,g%d,%d\n", min(i, 18), i%2, i)
+	}
+	f := readFrameString(t, b.String())
+	_, warnings, err := FitEncoder(f, []string{"name", "group", "x"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || warnings[0].Column != "name" || warnings[0].Rows != 20 {
+		t.Fatalf("warnings %v, want one about column name", warnings)
+	}
+	want := `column "name": 19 different texts in 20 rows: it looks like an identifier, which cannot help to predict; consider leaving it out or carrying it as an id`
+	if got := warnings[0].String(); got != want {
+		t.Errorf("warning\n%s\nwant\n%s", got, want)
+	}
+	// Fewer distinct values is not an identifier.
+	_, warnings, err = FitEncoder(f, []string{"name"}, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 18, 19, 19})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 0 {
+		t.Errorf("warnings %v for 11 texts in 13 rows", warnings)
+	}
+}
+
+func TestFitEncoderErrors(t *testing.T) {
+	f := readFrameString(t, "x,e,i\n1,,2\n2,NA,Inf\n")
+	for _, test := range []struct {
+		features []string
+		err      error
+		msg      string
+	}{
+		{[]string{"x", "e"}, ErrEmptyColumn, `test.csv: column "e": column has no values: every row is missing one`},
+		{[]string{"i"}, ErrInf, `test.csv: row 3, column "i": value is infinite: "Inf"`},
+		{[]string{"x", "y"}, ErrNoColumn, `test.csv: column "y": no such column; the file has "x", "e", "i"`},
+	} {
+		_, _, err := FitEncoder(f, test.features, nil)
+		if !errors.Is(err, test.err) {
+			t.Errorf("FitEncoder(%q): error %v does not wrap %v", test.features, err, test.err)
+		}
+		if err == nil || err.Error() != test.msg {
+			t.Errorf("FitEncoder(%q): error\n%v\nwant\n%s", test.features, err, test.msg)
+		}
+	}
+}
+
+func TestTransformErrors(t *testing.T) {
+	train := readFrameString(t, "n,b,c\n1,true,u\n2,false,v\n")
+	e, _, err := FitEncoder(train, []string{"n", "b", "c"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, test := range []struct {
+		name, data string
+		err        error
+		msg        string
+	}{
+		{"text in numeric", "n,b,c\n1,true,u\nabc,true,u\n", ErrNumber,
+			`new.csv: row 3, column "n": not a number: "abc"; the column held numbers in training`},
+		{"infinity", "n,b,c\n1e999,true,u\n", ErrInf,
+			`new.csv: row 2, column "n": value is infinite: "1e999"; the column held numbers in training`},
+		{"text in boolean", "n,b,c\n1,true,u\n2,1,u\n", ErrBoolean,
+			`new.csv: row 3, column "b": not a boolean: "1"; the column held true/false or yes/no in training`},
+		{"missing column", "n,c\n1,u\n", ErrNoColumn,
+			`new.csv: column "b": no such column; the file has "n", "c"`},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			f, err := ReadFrame(strings.NewReader(test.data), "new.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = e.Transform(f, nil)
+			if !errors.Is(err, test.err) {
+				t.Errorf("error %v does not wrap %v", err, test.err)
+			}
+			if err == nil || err.Error() != test.msg {
+				t.Errorf("error\n%v\nwant\n%s", err, test.msg)
+			}
+		})
+	}
+}
+
+func TestFitEncoderPanics(t *testing.T) {
+	f := readFrameString(t, "a,b\n1,2\n")
+	for _, features := range [][]string{nil, {"a", "b", "a"}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("FitEncoder(%q) did not panic", features)
+				}
+			}()
+			FitEncoder(f, features, nil)
+		}()
+	}
+}
+
+func TestEncoderJSON(t *testing.T) {
+	f := loadMessy(t)
+	e, _, err := FitEncoder(f, []string{"fresh", "supp", "len", "note"}, []int{0, 1, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"columns":[` +
+		`{"name":"fresh","kind":"boolean","fill":0.5,"missing_indicator":true},` +
+		`{"name":"supp","kind":"categorical","levels":["OJ","VC"],"mode":"OJ","missing_indicator":true},` +
+		`{"name":"len","kind":"numeric","fill":7.666666666666667,"missing_indicator":false},` +
+		`{"name":"note","kind":"categorical","levels":["a","b","d"],"mode":"a","missing_indicator":false}]}`
+	if string(data) != want {
+		t.Errorf("JSON\n%s\nwant\n%s", data, want)
+	}
+	var back Encoder
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	x, _, err := e.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _, err := back.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(x, y) {
+		t.Errorf("decoded encoder gives\n%v\nwant\n%v", mat.Formatted(y), mat.Formatted(x))
+	}
+	if !slices.Equal(back.Names(), e.Names()) {
+		t.Errorf("decoded names %q, want %q", back.Names(), e.Names())
+	}
+}
+
+func TestEncoderJSONErrors(t *testing.T) {
+	for _, test := range []struct{ name, data, msg string }{
+		{"not an object", `[]`, "encoder: json: cannot unmarshal array into Go value of type dataset.encoderJSON"},
+		{"unknown field", `{"columns":[{"name":"x","kind":"numeric","fill":1,"scale":2}]}`, `encoder: json: unknown field "scale"`},
+		{"no columns", `{"columns":[]}`, "encoder: no columns"},
+		{"null", `null`, "encoder: no columns"},
+		{"empty name", `{"columns":[{"name":"","kind":"numeric","fill":1}]}`, `encoder: columns[0]: name "": empty or not trimmed`},
+		{"untrimmed name", `{"columns":[{"name":" x","kind":"numeric","fill":1}]}`, `encoder: columns[0]: name " x": empty or not trimmed`},
+		{"repeated name", `{"columns":[{"name":"x","kind":"numeric","fill":1},{"name":"x","kind":"boolean","fill":1}]}`, `encoder: columns[1]: name "x": repeated`},
+		{"unknown kind", `{"columns":[{"name":"x","kind":"text"}]}`, `encoder: kind "text" is not numeric, boolean or categorical`},
+		{"no kind", `{"columns":[{"name":"x","fill":1}]}`, "encoder: columns[0]: kind: absent"},
+		{"no fill", `{"columns":[{"name":"x","kind":"numeric"}]}`, "encoder: columns[0]: fill: absent from a numeric column"},
+		{"huge fill", `{"columns":[{"name":"x","kind":"numeric","fill":1e999}]}`, "encoder: json: cannot unmarshal number 1e999 into Go struct field encodedColumn.columns.fill of type float64"},
+		{"boolean fill", `{"columns":[{"name":"x","kind":"boolean","fill":1.5}]}`, "encoder: columns[0]: fill: 1.5 is not a fraction in [0, 1]"},
+		{"numeric levels", `{"columns":[{"name":"x","kind":"numeric","fill":1,"levels":["a"]}]}`, "encoder: columns[0]: levels: present in a numeric column"},
+		{"numeric mode", `{"columns":[{"name":"x","kind":"numeric","fill":1,"mode":"a"}]}`, "encoder: columns[0]: mode: present in a numeric column"},
+		{"categorical fill", `{"columns":[{"name":"x","kind":"categorical","fill":1,"levels":["a"],"mode":"a"}]}`, "encoder: columns[0]: fill: present in a categorical column"},
+		{"no levels", `{"columns":[{"name":"x","kind":"categorical","levels":[],"mode":"a"}]}`, "encoder: columns[0]: levels: none"},
+		{"no mode", `{"columns":[{"name":"x","kind":"categorical","levels":["a"]}]}`, "encoder: columns[0]: mode: absent"},
+		{"unsorted", `{"columns":[{"name":"x","kind":"categorical","levels":["b","a"],"mode":"a"}]}`, `encoder: columns[0]: levels[1]: "a" is not after "b": levels must be sorted and distinct`},
+		{"repeated level", `{"columns":[{"name":"x","kind":"categorical","levels":["a","a"],"mode":"a"}]}`, `encoder: columns[0]: levels[1]: "a" is not after "a": levels must be sorted and distinct`},
+		{"missing level", `{"columns":[{"name":"x","kind":"categorical","levels":["NA","a"],"mode":"a"}]}`, `encoder: columns[0]: levels[0]: "NA" can be no cell's text`},
+		{"untrimmed level", `{"columns":[{"name":"x","kind":"categorical","levels":["a "],"mode":"a "}]}`, `encoder: columns[0]: levels[0]: "a " can be no cell's text`},
+		{"stray mode", `{"columns":[{"name":"x","kind":"categorical","levels":["a","b"],"mode":"c"}]}`, `encoder: columns[0]: mode: "c" is not among the levels`},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			var e Encoder
+			err := json.Unmarshal([]byte(test.data), &e)
+			if err == nil || err.Error() != test.msg {
+				t.Errorf("error\n%v\nwant\n%s", err, test.msg)
+			}
+		})
+	}
+}
+
+func FuzzEncoderJSON(f *testing.F) {
+	f.Add([]byte(`{"columns":[{"name":"x","kind":"numeric","fill":1.5,"missing_indicator":true},` +
+		`{"name":"c","kind":"categorical","levels":["a","b"],"mode":"b","missing_indicator":false},` +
+		`{"name":"b","kind":"boolean","fill":0.25,"missing_indicator":false}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var e Encoder
+		if err := json.Unmarshal(data, &e); err != nil {
+			return
+		}
+		if e.Width() != len(e.Names()) || e.Width() < len(e.Features()) {
+			t.Fatalf("width %d, %d names, %d features", e.Width(), len(e.Names()), len(e.Features()))
+		}
+		again, err := json.Marshal(&e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Encoder
+		if err := json.Unmarshal(again, &back); err != nil {
+			t.Fatalf("encoder does not read back: %v\n%s", err, again)
+		}
+		if twice, _ := json.Marshal(&back); string(twice) != string(again) {
+			t.Fatalf("JSON changed on a round trip:\n%s\n%s", again, twice)
+		}
+		// Encode a frame with every feature and one row, all missing.
+		var b strings.Builder
+		w := csv.NewWriter(&b)
+		w.Write(e.Features())
+		missing := make([]string, len(e.columns))
+		for i := range missing {
+			missing[i] = "NA"
+		}
+		w.Write(missing)
+		w.Flush()
+		fr, err := ReadFrame(strings.NewReader(b.String()), "fuzz.csv")
+		if err != nil {
+			t.Fatalf("reading the encoder's columns back: %v", err)
+		}
+		if _, _, err := e.Transform(fr, nil); err != nil {
+			t.Fatalf("Transform of missing cells: %v", err)
+		}
+	})
+}

@@ -1,0 +1,307 @@
+package dataset
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrEmptyColumn is wrapped by the ParseError for a column that has no
+// value in any of the rows read from it.
+var ErrEmptyColumn = errors.New("column has no values: every row is missing one")
+
+// ErrBoolean is wrapped by the ParseError for a cell of a boolean column
+// that is neither missing nor one of true, false, yes and no.
+var ErrBoolean = errors.New("not a boolean")
+
+// Frame is a table read from a CSV file as text: a header naming the
+// columns and one row of cells for each later line. The cells keep their
+// text, trimmed of surrounding spaces; Target and FitEncoder decide how to
+// read them.
+type Frame struct {
+	name    string
+	columns []string
+	cells   [][]string // cells[row][column]
+	lines   []int      // lines[row] is the 1-based file line of the row
+}
+
+// LoadFrame reads the CSV file at path; see ReadFrame.
+func LoadFrame(path string) (*Frame, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadFrame(f, path)
+}
+
+// ReadFrame reads a table in CSV format from r. The first row names the
+// columns: names are trimmed of spaces and of a leading byte order mark, and
+// must be non-empty and unique. Every later row must have as many fields as
+// the header, and there must be at least one. name identifies the input in
+// errors, which are *ParseError values for problems with the content.
+func ReadFrame(r io.Reader, name string) (*Frame, error) {
+	cr := csv.NewReader(r)
+	// Rows of the wrong length are reported below, with the header's count.
+	cr.FieldsPerRecord = -1
+	// Allows a space between a comma and an opening quote.
+	cr.TrimLeadingSpace = true
+
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, &ParseError{File: name, Err: ErrEmpty}
+	}
+	if err != nil {
+		return nil, readError(name, err)
+	}
+	headerRow, _ := cr.FieldPos(0)
+	// Spreadsheet programs often start UTF-8 files with a byte order mark.
+	header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	f := &Frame{name: name, columns: make([]string, len(header))}
+	for j, h := range header {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			return nil, &ParseError{File: name, Row: headerRow,
+				Err: fmt.Errorf("field %d of the header is empty", j+1)}
+		}
+		if slices.Contains(f.columns[:j], h) {
+			return nil, &ParseError{File: name, Row: headerRow, Column: h, Err: ErrDuplicate}
+		}
+		f.columns[j] = h
+	}
+
+	for {
+		// Each record is a fresh slice whose fields share one string, so
+		// the frame holds about as many bytes as the file.
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, readError(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(f.columns) {
+			return nil, &ParseError{File: name, Row: line,
+				Err: fmt.Errorf("%w: %d, header has %d", ErrFieldCount, len(rec), len(f.columns))}
+		}
+		for j := range rec {
+			rec[j] = strings.TrimSpace(rec[j])
+		}
+		f.cells = append(f.cells, rec)
+		f.lines = append(f.lines, line)
+	}
+	if len(f.cells) == 0 {
+		return nil, &ParseError{File: name, Err: ErrNoRows}
+	}
+	return f, nil
+}
+
+// Name returns the name of the file, as used in errors.
+func (f *Frame) Name() string { return f.name }
+
+// Len returns the number of data rows.
+func (f *Frame) Len() int { return len(f.cells) }
+
+// Columns returns the column names in file order. The caller must not
+// modify the slice.
+func (f *Frame) Columns() []string { return f.columns }
+
+// Column returns the index of the named column. If there is none, the error
+// is a *ParseError wrapping ErrNoColumn that lists the file's columns.
+func (f *Frame) Column(name string) (int, error) {
+	j := slices.Index(f.columns, name)
+	if j < 0 {
+		return -1, noColumnError(f.name, name, f.columns)
+	}
+	return j, nil
+}
+
+// Cell returns the trimmed text of the cell in the given row and column.
+func (f *Frame) Cell(row, col int) string { return f.cells[row][col] }
+
+// Line returns the 1-based line of the file on which data row row starts.
+func (f *Frame) Line(row int) int { return f.lines[row] }
+
+// allRows returns rows, or all rows of f if rows is nil.
+func (f *Frame) allRows(rows []int) []int {
+	if rows != nil {
+		return rows
+	}
+	all := make([]int, f.Len())
+	for i := range all {
+		all[i] = i
+	}
+	return all
+}
+
+// cellError locates err in the given row and column of f.
+func (f *Frame) cellError(row, col int, err error) error {
+	return &ParseError{File: f.name, Row: f.lines[row], Column: f.columns[col], Err: err}
+}
+
+// isMissing reports whether a trimmed cell stands for a missing value: it
+// is empty or one of the words NA, N/A, ?, NaN and null in any case.
+func isMissing(cell string) bool {
+	switch strings.ToLower(cell) {
+	case "", "na", "n/a", "?", "nan", "null":
+		return true
+	}
+	return false
+}
+
+// parseBool reads true, false, yes and no in any case.
+func parseBool(cell string) (value, ok bool) {
+	switch strings.ToLower(cell) {
+	case "true", "yes":
+		return true, true
+	case "false", "no":
+		return false, true
+	}
+	return false, false
+}
+
+// kind is how the cells of a column are read.
+type kind int
+
+const (
+	numeric kind = iota + 1
+	boolean
+	categorical
+)
+
+var kindNames = map[kind]string{numeric: "numeric", boolean: "boolean", categorical: "categorical"}
+
+func (k kind) String() string { return kindNames[k] }
+
+// MarshalText implements encoding.TextMarshaler for the JSON form of an
+// Encoder.
+func (k kind) MarshalText() ([]byte, error) {
+	if _, ok := kindNames[k]; !ok {
+		return nil, fmt.Errorf("dataset: invalid kind %d", int(k))
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (k *kind) UnmarshalText(text []byte) error {
+	for kk, name := range kindNames {
+		if name == string(text) {
+			*k = kk
+			return nil
+		}
+	}
+	return fmt.Errorf("kind %q is not numeric, boolean or categorical", text)
+}
+
+// inferKind returns the kind of column col over the given rows of f, ignoring
+// missing cells: boolean if every other cell is a boolean, numeric if every
+// other cell is a number, categorical otherwise. A numeric column holding an
+// infinite value and a column with no value in any row are errors.
+func (f *Frame) inferKind(col int, rows []int) (kind, error) {
+	present := -1 // some row with a value, to report an infinity
+	isBool, isNum := true, true
+	inf := -1
+	for _, r := range rows {
+		cell := f.cells[r][col]
+		if isMissing(cell) {
+			continue
+		}
+		present = r
+		if _, ok := parseBool(cell); !ok {
+			isBool = false
+		}
+		if isNum {
+			v, err := strconv.ParseFloat(cell, 64)
+			switch {
+			case math.IsInf(v, 0):
+				if inf < 0 {
+					inf = r
+				}
+			case err != nil:
+				isNum = false
+			}
+		}
+		if !isBool && !isNum {
+			return categorical, nil
+		}
+	}
+	switch {
+	case present < 0:
+		return 0, &ParseError{File: f.name, Column: f.columns[col], Err: ErrEmptyColumn}
+	case isBool:
+		return boolean, nil
+	case inf >= 0:
+		_, err := parseNumber(f.cells[inf][col])
+		return 0, f.cellError(inf, col, err)
+	}
+	return numeric, nil
+}
+
+// Target is the target column of a task, read from a Frame.
+type Target struct {
+	Rows    []int     // frame rows kept (target present), ascending
+	Dropped int       // rows dropped because the target was missing
+	Values  []float64 // regression: one per kept row
+	Classes []string  // classification: the sorted class names
+	Labels  []int     // classification: index into Classes, one per kept row
+}
+
+// Target reads the named column as the target of a regression task, or of
+// a classification task if classify is true. Rows whose target is missing
+// are dropped. For regression every other cell must be a finite number. For
+// classification the classes are the distinct texts of the cells, sorted as
+// strings, and there must be at least two.
+func (f *Frame) Target(column string, classify bool) (*Target, error) {
+	col, err := f.Column(column)
+	if err != nil {
+		return nil, err
+	}
+	t := new(Target)
+	for r, rec := range f.cells {
+		if isMissing(rec[col]) {
+			t.Dropped++
+			continue
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	if len(t.Rows) == 0 {
+		return nil, &ParseError{File: f.name, Column: column,
+			Err: fmt.Errorf("%w, so no row is left to learn from", ErrEmptyColumn)}
+	}
+	if !classify {
+		t.Values = make([]float64, len(t.Rows))
+		for i, r := range t.Rows {
+			v, err := parseNumber(f.cells[r][col])
+			if err != nil {
+				return nil, f.cellError(r, col, err)
+			}
+			t.Values[i] = v
+		}
+		return t, nil
+	}
+	for _, r := range t.Rows {
+		t.Classes = append(t.Classes, f.cells[r][col])
+	}
+	slices.Sort(t.Classes)
+	t.Classes = slices.Clip(slices.Compact(t.Classes))
+	for i, c := range t.Classes {
+		// A cell shares its memory with its whole line.
+		t.Classes[i] = strings.Clone(c)
+	}
+	if len(t.Classes) == 1 {
+		return nil, &ParseError{File: f.name, Column: column,
+			Err: fmt.Errorf("%w %q", ErrOneClass, t.Classes[0])}
+	}
+	t.Labels = make([]int, len(t.Rows))
+	for i, r := range t.Rows {
+		t.Labels[i], _ = slices.BinarySearch(t.Classes, f.cells[r][col])
+	}
+	return t, nil
+}

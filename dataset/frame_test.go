@@ -1,0 +1,347 @@
+package dataset
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func readFrameString(t *testing.T, data string) *Frame {
+	t.Helper()
+	f, err := ReadFrame(strings.NewReader(data), "test.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestReadFrame(t *testing.T) {
+	f, err := LoadFrame(filepath.Join("testdata", "messy.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.Columns(), []string{"len", "supp", "dose", "fresh", "note"}; !slices.Equal(got, want) {
+		t.Errorf("columns %q, want %q", got, want)
+	}
+	if f.Len() != 5 {
+		t.Errorf("Len() = %d, want 5", f.Len())
+	}
+	if got := f.Name(); got != filepath.Join("testdata", "messy.csv") {
+		t.Errorf("Name() = %q", got)
+	}
+	for _, c := range []struct {
+		row, col int
+		want     string
+	}{
+		{0, 1, "VC"}, // quoted
+		{1, 2, ""},   // empty
+		{3, 1, "NA"},
+		{4, 2, "1e3"},
+		{2, 3, "True"},
+	} {
+		if got := f.Cell(c.row, c.col); got != c.want {
+			t.Errorf("Cell(%d, %d) = %q, want %q", c.row, c.col, got, c.want)
+		}
+	}
+	if j, err := f.Column("fresh"); err != nil || j != 3 {
+		t.Errorf("Column(fresh) = %d, %v, want 3", j, err)
+	}
+}
+
+func TestReadFrameText(t *testing.T) {
+	// A byte order mark, spaces around names and cells, a quoted field
+	// spanning two lines and a blank line.
+	const data = "\ufeff a , b \n 1 , \"x\"\n\n2,\"y\nz\"\n3, w \n"
+	f := readFrameString(t, data)
+	if got, want := f.Columns(), []string{"a", "b"}; !slices.Equal(got, want) {
+		t.Errorf("columns %q, want %q", got, want)
+	}
+	var cells []string
+	var lines []int
+	for r := range f.Len() {
+		cells = append(cells, f.Cell(r, 0), f.Cell(r, 1))
+		lines = append(lines, f.Line(r))
+	}
+	if want := []string{"1", "x", "2", "y\nz", "3", "w"}; !slices.Equal(cells, want) {
+		t.Errorf("cells %q, want %q", cells, want)
+	}
+	if want := []int{2, 4, 6}; !slices.Equal(lines, want) {
+		t.Errorf("lines %v, want %v", lines, want)
+	}
+}
+
+func TestReadFrameErrors(t *testing.T) {
+	for _, test := range []struct {
+		name, data string
+		err        error  // wrapped sentinel, if any
+		msg        string // the whole message
+	}{
+		{"empty", "", ErrEmpty, "test.csv: empty file"},
+		{"header only", "a,b\n", ErrNoRows, "test.csv: no data rows after the header"},
+		{"empty name", "a,,c\n1,2,3\n", nil, "test.csv: row 1: field 2 of the header is empty"},
+		{"blank name", "a, \n1,2\n", nil, "test.csv: row 1: field 2 of the header is empty"},
+		{"duplicate", "a,b, a\n1,2,3\n", ErrDuplicate, `test.csv: row 1, column "a": duplicate column name`},
+		{"short row", "a,b\n1,2\n3\n", ErrFieldCount, "test.csv: row 3: wrong number of fields: 1, header has 2"},
+		{"long row", "a,b\n1,2\n\n3,4,5\n", ErrFieldCount, "test.csv: row 4: wrong number of fields: 3, header has 2"},
+		{"bare quote", "a,b\n1,x\"y\n", nil, `test.csv: row 2: bare " in non-quoted-field`},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			_, err := ReadFrame(strings.NewReader(test.data), "test.csv")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if test.err != nil && !errors.Is(err, test.err) {
+				t.Errorf("error %v does not wrap %v", err, test.err)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Errorf("error %v is not a *ParseError", err)
+			}
+			if err.Error() != test.msg {
+				t.Errorf("error\n%s\nwant\n%s", err, test.msg)
+			}
+		})
+	}
+}
+
+func TestFrameColumnError(t *testing.T) {
+	f := readFrameString(t, "a,b\n1,2\n")
+	_, err := f.Column("c")
+	if !errors.Is(err, ErrNoColumn) {
+		t.Errorf("error %v does not wrap ErrNoColumn", err)
+	}
+	if want := `test.csv: column "c": no such column; the file has "a", "b"`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}
+
+// column returns a one-column frame holding cells, for type inference.
+func column(t *testing.T, cells ...string) *Frame {
+	t.Helper()
+	return readFrameString(t, "x\n"+strings.Join(cells, "\n")+"\n")
+}
+
+func TestInferKind(t *testing.T) {
+	for _, test := range []struct {
+		name  string
+		cells []string
+		want  kind
+	}{
+		{"numbers", []string{"1", "-2.5", "1e3", "0.25"}, numeric},
+		{"quoted numbers", []string{`"1"`, `" 2.5"`, "3"}, numeric},
+		{"whole numbers", []string{"0", "1", "1", "0"}, numeric},
+		{"empty", []string{"1", `""`, "2"}, numeric},
+		{"NA", []string{"1", "NA", "na", "2"}, numeric},
+		{"N/A", []string{"1", "N/A", "n/a"}, numeric},
+		{"question mark", []string{"?", "1"}, numeric},
+		{"NaN", []string{"NaN", "nan", "NAN", "1"}, numeric},
+		{"null", []string{"null", "NULL", "Null", "1"}, numeric},
+		{"true false", []string{"true", "false"}, boolean},
+		{"TRUE FALSE", []string{"TRUE", "FALSE", "NA"}, boolean},
+		{"True False", []string{"True", "False"}, boolean},
+		{"yes no", []string{"yes", "no", "YES", "No", ""}, boolean},
+		{"mixed booleans", []string{"true", "no"}, boolean},
+		{"words", []string{"VC", "OJ"}, categorical},
+		{"text among numbers", []string{"1", "2", "a"}, categorical},
+		{"number among booleans", []string{"true", "1"}, categorical},
+		{"levels like ranges", []string{"0-5yrs", "6-11yrs"}, categorical},
+		{"infinity among text", []string{"Inf", "big"}, categorical},
+		{"T and F are text", []string{"T", "F"}, categorical},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			f := column(t, test.cells...)
+			got, err := f.inferKind(0, f.allRows(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != test.want {
+				t.Errorf("kind %v, want %v", got, test.want)
+			}
+		})
+	}
+}
+
+func TestInferKindErrors(t *testing.T) {
+	for _, test := range []struct {
+		name  string
+		cells []string
+		err   error
+		msg   string
+	}{
+		{"all missing", []string{"NA", "", "?"}, ErrEmptyColumn,
+			`test.csv: column "x": column has no values: every row is missing one`},
+		{"Inf", []string{"1", "Inf", "2"}, ErrInf, `test.csv: row 3, column "x": value is infinite: "Inf"`},
+		{"overflow", []string{"1", "NA", "-1e999"}, ErrInf, `test.csv: row 4, column "x": value is infinite: "-1e999"`},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			f := column(t, test.cells...)
+			_, err := f.inferKind(0, f.allRows(nil))
+			if !errors.Is(err, test.err) {
+				t.Errorf("error %v does not wrap %v", err, test.err)
+			}
+			if err == nil || err.Error() != test.msg {
+				t.Errorf("error\n%v\nwant\n%s", err, test.msg)
+			}
+		})
+	}
+}
+
+func TestTarget(t *testing.T) {
+	f := readFrameString(t, "x,y,c\n1,2.5,b\n2,NA,a\n3,-1,\n4,1e3,b\n")
+	reg, err := f.Target("y", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 2, 3}; !slices.Equal(reg.Rows, want) {
+		t.Errorf("regression rows %v, want %v", reg.Rows, want)
+	}
+	if want := []float64{2.5, -1, 1000}; !slices.Equal(reg.Values, want) {
+		t.Errorf("values %v, want %v", reg.Values, want)
+	}
+	if reg.Dropped != 1 || reg.Classes != nil || reg.Labels != nil {
+		t.Errorf("regression target %+v", reg)
+	}
+
+	cls, err := f.Target("c", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 1, 3}; !slices.Equal(cls.Rows, want) {
+		t.Errorf("classification rows %v, want %v", cls.Rows, want)
+	}
+	if want := []string{"a", "b"}; !slices.Equal(cls.Classes, want) {
+		t.Errorf("classes %q, want %q", cls.Classes, want)
+	}
+	if want := []int{1, 0, 1}; !slices.Equal(cls.Labels, want) {
+		t.Errorf("labels %v, want %v", cls.Labels, want)
+	}
+	if cls.Dropped != 1 || cls.Values != nil {
+		t.Errorf("classification target %+v", cls)
+	}
+
+	// Classes are the raw text, sorted as strings.
+	num, err := f.Target("x", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"1", "2", "3", "4"}; !slices.Equal(num.Classes, want) {
+		t.Errorf("classes %q, want %q", num.Classes, want)
+	}
+}
+
+func TestTargetErrors(t *testing.T) {
+	f := readFrameString(t, "x,y,c,e\n1,2.5,b,\n2,high,b,NA\n3,Inf,b,\n")
+	for _, test := range []struct {
+		column   string
+		classify bool
+		err      error
+		msg      string
+	}{
+		{"y", false, ErrNumber, `test.csv: row 3, column "y": not a number: "high"`},
+		{"c", true, ErrOneClass, `test.csv: column "c": target has a single class "b"`},
+		{"e", false, ErrEmptyColumn, `test.csv: column "e": column has no values: every row is missing one, so no row is left to learn from`},
+		{"e", true, ErrEmptyColumn, `test.csv: column "e": column has no values: every row is missing one, so no row is left to learn from`},
+		{"z", false, ErrNoColumn, `test.csv: column "z": no such column; the file has "x", "y", "c", "e"`},
+	} {
+		_, err := f.Target(test.column, test.classify)
+		if !errors.Is(err, test.err) {
+			t.Errorf("Target(%q, %t): error %v does not wrap %v", test.column, test.classify, err, test.err)
+		}
+		if err == nil || err.Error() != test.msg {
+			t.Errorf("Target(%q, %t): error\n%v\nwant\n%s", test.column, test.classify, err, test.msg)
+		}
+	}
+	f = readFrameString(t, "y\n1\nInf\n")
+	if _, err := f.Target("y", false); !errors.Is(err, ErrInf) {
+		t.Errorf("infinite target: error %v does not wrap ErrInf", err)
+	}
+}
+
+// TestPanelData reads the tables users hand over, R's and scikit-learn's
+// data sets, and encodes every column.
+func TestPanelData(t *testing.T) {
+	const dir = "/work/shared/panel/data"
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+	if len(paths) == 0 {
+		t.Skipf("no CSV files in %s", dir)
+	}
+	// The encoded columns of a few tables, by the rules of FitEncoder.
+	names := map[string][]string{
+		"airquality.csv":  {"Ozone", "Ozone:missing", "Solar.R", "Solar.R:missing", "Wind", "Temp", "Month", "Day"},
+		"toothgrowth.csv": {"len", "supp=OJ", "supp=VC", "dose"},
+		"infert.csv": {"education=0-5yrs", "education=12+ yrs", "education=6-11yrs",
+			"age", "parity", "induced", "case", "spontaneous", "stratum", "pooled.stratum"},
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			f, err := LoadFrame(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _, err := FitEncoder(f, f.Columns(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, ok := names[filepath.Base(path)]; ok && !slices.Equal(e.Names(), want) {
+				t.Errorf("names %q, want %q", e.Names(), want)
+			}
+			x, _, err := e.Transform(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, c := x.Dims(); r != f.Len() || c != len(e.Names()) {
+				t.Errorf("%d×%d matrix for %d rows and %d names", r, c, f.Len(), len(e.Names()))
+			}
+		})
+	}
+}
+
+func FuzzReadFrame(f *testing.F) {
+	for _, name := range []string{"messy.csv", "train.csv", "flowers.csv"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fr, err := ReadFrame(strings.NewReader(string(data)), "fuzz.csv")
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+			return
+		}
+		if fr.Len() == 0 || len(fr.Columns()) == 0 {
+			t.Fatalf("%d rows, %d columns", fr.Len(), len(fr.Columns()))
+		}
+		for r := range fr.Len() {
+			if len(fr.cells[r]) != len(fr.Columns()) {
+				t.Fatalf("row %d has %d cells", r, len(fr.cells[r]))
+			}
+			if r > 0 && fr.Line(r) <= fr.Line(r-1) {
+				t.Fatalf("line %d of row %d after line %d", fr.Line(r), r, fr.Line(r-1))
+			}
+		}
+		e, _, err := FitEncoder(fr, fr.Columns(), nil)
+		if err != nil {
+			return
+		}
+		if e.Width()*fr.Len() > 1e6 {
+			// Distinct texts in every row make a matrix of size
+			// rows², too slow to fill.
+			return
+		}
+		x, _, err := e.Transform(fr, nil)
+		if err != nil {
+			t.Fatalf("Transform of the training rows: %v", err)
+		}
+		if _, c := x.Dims(); c != len(e.Names()) {
+			t.Fatalf("%d columns, %d names", c, len(e.Names()))
+		}
+	})
+}
