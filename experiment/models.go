@@ -3,10 +3,10 @@ package experiment
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/parametric-machines/machines/baseline"
+	"github.com/parametric-machines/machines/crossval"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/mat"
@@ -58,27 +58,19 @@ type predictor func(x *mat.Dense) *mat.Dense
 
 // crossValidate returns the candidate value with the smallest mean
 // squared error over cvFolds folds of the training set (the first on a
-// tie), fitting with fit(x, y, value) on each fold's complement.
+// tie), fitting with fit(x, y, value) on each fold's training part.
 func (t task) crossValidate(name string, seed uint64, candidates []float64, fit func(x, y *mat.Dense, v float64) (predictor, error), c Config) (float64, error) {
 	n, _ := t.x.Dims()
-	perm := rand.New(rand.NewPCG(seed, 0x6376)).Perm(n)
+	folds := crossval.KFold(n, cvFolds, seed)
 	best, bestErr := candidates[0], math.Inf(1)
 	for _, v := range candidates {
 		total := 0.0
-		for k := range cvFolds {
-			var train, val []int
-			for i, r := range perm {
-				if i%cvFolds == k {
-					val = append(val, r)
-				} else {
-					train = append(train, r)
-				}
-			}
-			predict, err := fit(rows(t.x, train), rows(t.y, train), v)
+		for _, f := range folds {
+			predict, err := fit(rows(t.x, f.Train), rows(t.y, f.Train), v)
 			if err != nil {
 				return 0, fmt.Errorf("%s: cross-validation: %w", name, err)
 			}
-			total += mse(predict(rows(t.x, val)), rows(t.y, val)) * float64(len(val))
+			total += mse(predict(rows(t.x, f.Test)), rows(t.y, f.Test)) * float64(len(f.Test))
 		}
 		c.logf("%s: %g: cross-validated MSE %.4g", name, v, total/float64(n))
 		if total < bestErr {
@@ -137,44 +129,29 @@ func (r *recorder) record(iter int, predict predictor) {
 	}
 }
 
-// fitKernel fits a kernel machine, with the cost chosen among costs by
-// cross-validation if chooseCost is set.
-func (t task) fitKernel(name string, s kernel.Settings, chooseCost bool, c Config) (*fitted, error) {
+// fitKernel fits a kernel machine. Its cost is s.Costs[0] if that is
+// the only one, else the one that the kernel package's cross-validation
+// chooses among them.
+func (t task) fitKernel(name string, s kernel.Settings, c Config) (*fitted, error) {
 	start := time.Now()
-	selection := ""
-	if chooseCost {
-		cost, err := t.crossValidate(name+" cost", s.Seed, costs, func(x, y *mat.Dense, v float64) (predictor, error) {
-			s := s
-			s.Cost = v
-			m, _, err := kernel.FitRegression(x, y, s)
-			if err != nil {
-				return nil, err
-			}
-			return func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) }, nil
-		}, c)
-		if err != nil {
-			return nil, err
-		}
-		s.Cost, selection = cost, "cost "+cvSelection
-	}
 	f := &fitted{}
 	rec := &recorder{t: t, f: f}
 	s.Iteration = func(iter int, _ float64, m *kernel.Machine) error {
 		rec.record(iter, func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) })
 		return nil
 	}
-	s.Progress = c.Progress
-	c.logf("%s: fitting a kernel machine, dims %v, cost %g", name, s.Dims, s.Cost)
+	s.Progress, s.Folds = c.Progress, cvFolds
+	c.logf("%s: fitting a kernel machine, dims %v, costs %v", name, s.Dims, s.Costs)
 	m, r, err := kernel.FitRegression(t.x, t.y, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	cost := s.Cost
+	cost := r.Cost
 	f.Model = Model{Name: name, Params: m.NumParams(), FitSeconds: (time.Since(start) - rec.spent).Seconds(), Iterations: r.Iterations,
 		Settings: Settings{Optimizer: "L-BFGS (gonum/optimize)", MaxIter: s.MaxIter, Dims: s.Dims,
-			Kernel: s.Kernel.String(), Bandwidth: m.Bandwidth, Cost: &cost, Standardize: s.Standardize}}
-	if selection != "" {
-		f.Settings.Candidates, f.Settings.Selection = costs, selection
+			Kernel: s.Kernel.String(), Bandwidth: m.Bandwidth, Cost: &cost, Standardize: !s.Raw}}
+	if r.Selection != nil {
+		f.Settings.CostCandidates, f.Settings.Selection = s.Costs, "cost "+cvSelection
 	}
 	f.predict = func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) }
 	t.score(f)
@@ -247,7 +224,7 @@ func (t task) fitPerceptron(name string, s baseline.PerceptronSettings, c Config
 	f := tries[k]
 	f.Model = Model{Name: name, Params: p.NumParams(), FitSeconds: (time.Since(begin) - spent).Seconds(), Iterations: r.Iterations,
 		Settings: Settings{Optimizer: "L-BFGS (gonum/optimize), full batch", MaxIter: s.MaxIter, Hidden: s.Hidden,
-			Activation: s.Activation.String(), WeightDecay: &best, Candidates: decays,
+			Activation: s.Activation.String(), WeightDecay: &best, DecayCandidates: decays,
 			Selection:   fmt.Sprintf("weight decay %s; best training loss of %d starts", cvSelection, restarts),
 			Standardize: s.Standardize}}
 	f.predict = func(x *mat.Dense) *mat.Dense { return p.Predict(nil, x) }

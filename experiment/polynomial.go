@@ -32,9 +32,10 @@ func Polynomial(c Config) (*Report, error) {
 	xt, yt := dataset.PolynomialGrid(101)
 	t := task{x: x, y: column(y), xt: xt, yt: column(yt)}
 	km, err := t.fitKernel("kernel machine", kernel.Settings{
-		Architecture: kernel.Architecture{Dims: []int{2, 3, 3, 2, 1}},
-		Standardize:  true, Seed: c.Seed, MaxIter: c.maxIter(),
-	}, true, c)
+		Dims: []int{2, 3, 3, 2, 1}, Costs: costs, Bandwidths: []float64{1}, Seed: c.Seed, MaxIter: c.maxIter(),
+		// The surface is noise-free: fit to the exact minimum.
+		LossTol: -1,
+	}, c)
 	if err != nil {
 		return nil, err
 	}

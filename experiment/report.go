@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/parametric-machines/machines/internal/atomicfile"
 	"github.com/parametric-machines/machines/sculpt"
@@ -69,20 +70,23 @@ type Model struct {
 
 // Settings records how a model was trained.
 type Settings struct {
-	Optimizer   string    `json:"optimizer"`
-	MaxIter     int       `json:"max_iter,omitempty"`
-	Dims        []int     `json:"dims,omitempty"`
-	Kernel      string    `json:"kernel,omitempty"`
-	Bandwidth   float64   `json:"bandwidth,omitempty"`
-	Cost        *float64  `json:"cost,omitempty"`
-	Hidden      []int     `json:"hidden,omitempty"`
-	Activation  string    `json:"activation,omitempty"`
-	WeightDecay *float64  `json:"weight_decay,omitempty"`
-	Candidates  []float64 `json:"weight_decay_candidates,omitempty"`
-	Sigma       float64   `json:"sigma,omitempty"`
-	Lambda      float64   `json:"lambda,omitempty"`
-	Selection   string    `json:"selection,omitempty"`
-	Standardize bool      `json:"standardize"`
+	Optimizer   string   `json:"optimizer"`
+	MaxIter     int      `json:"max_iter,omitempty"`
+	Dims        []int    `json:"dims,omitempty"`
+	Kernel      string   `json:"kernel,omitempty"`
+	Bandwidth   float64  `json:"bandwidth,omitempty"`
+	Cost        *float64 `json:"cost,omitempty"`
+	Hidden      []int    `json:"hidden,omitempty"`
+	Activation  string   `json:"activation,omitempty"`
+	WeightDecay *float64 `json:"weight_decay,omitempty"`
+	// CostCandidates and DecayCandidates are the values a selection
+	// chose the cost or the weight decay among.
+	CostCandidates  []float64 `json:"cost_candidates,omitempty"`
+	DecayCandidates []float64 `json:"weight_decay_candidates,omitempty"`
+	Sigma           float64   `json:"sigma,omitempty"`
+	Lambda          float64   `json:"lambda,omitempty"`
+	Selection       string    `json:"selection,omitempty"`
+	Standardize     bool      `json:"standardize"`
 }
 
 // Report is the JSON an experiment writes.
@@ -161,12 +165,22 @@ func Run(name string, c Config) (*Report, error) {
 	}
 	r, err := run(c)
 	if err != nil {
-		return nil, fmt.Errorf("experiment %s: %w", name, err)
+		return nil, wrap(name, err)
 	}
 	r.Experiment, r.Seed, r.Quick = name, c.Seed, c.Quick
 	r.Figures = slices.Clip(r.Figures)
 	if err := r.write(c.dir()); err != nil {
-		return nil, fmt.Errorf("experiment %s: %w", name, err)
+		return nil, wrap(name, err)
 	}
 	return r, nil
+}
+
+// wrap prefixes an error of the named experiment with the package and the
+// name, saying each once: the errors of package sculpt, behind the
+// experiment of that name, already begin with it.
+func wrap(name string, err error) error {
+	if strings.HasPrefix(err.Error(), name+": ") {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	return fmt.Errorf("experiment: %s: %w", name, err)
 }

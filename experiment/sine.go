@@ -21,20 +21,18 @@ func sineTask(seed uint64) task {
 }
 
 // sineMachine is the kernel machine of the sine task: dims (2,2,2,1),
-// about 514 parameters on 100 points, and the authors' cost 0.003.
-func sineMachine(c Config, cost float64) kernel.Settings {
-	return kernel.Settings{Architecture: kernel.Architecture{Dims: []int{2, 2, 2, 1}},
-		Cost: cost, Standardize: true, Seed: c.Seed, MaxIter: c.maxIter()}
+// about 514 parameters on 100 points, with its cost chosen among costs.
+func sineMachine(c Config, costs ...float64) kernel.Settings {
+	return kernel.Settings{Dims: []int{2, 2, 2, 1}, Costs: costs, Bandwidths: []float64{1},
+		Seed: c.Seed, MaxIter: c.maxIter()}
 }
-
-const sineCost = 0.003
 
 // Sine fits 100 noisy samples of sin(x^2/2) (Figure 3c): a kernel machine
 // of about 514 parameters against one-hidden-layer perceptrons with ReLU
 // and sigmoid activations of about 609 parameters, and kernel ridge.
 func Sine(c Config) (*Report, error) {
 	t := sineTask(c.Seed)
-	km, err := t.fitKernel("kernel machine", sineMachine(c, sineCost), true, c)
+	km, err := t.fitKernel("kernel machine", sineMachine(c, costs...), c)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +91,7 @@ func SineCost(c Config) (*Report, error) {
 	var models []*fitted
 	train, test := make([]float64, len(sweepCosts)), make([]float64, len(sweepCosts))
 	for i, cost := range sweepCosts {
-		f, err := t.fitKernel(fmt.Sprintf("kernel machine cost=%g", cost), sineMachine(c, cost), false, c)
+		f, err := t.fitKernel(fmt.Sprintf("kernel machine cost=%g", cost), sineMachine(c, cost), c)
 		if err != nil {
 			return nil, err
 		}

@@ -18,12 +18,11 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 		name     string
 		settings kernel.Settings
 	}{
-		{"additive", kernel.Settings{Architecture: kernel.Architecture{Dims: []int{3, 3, 3, 1}}, Cost: 0.001}},
+		{"additive", kernel.Settings{Dims: []int{3, 3, 3, 1}, Costs: []float64{0.001}, Bandwidths: []float64{1}, Raw: true}},
 		{"multiplicative standardized", kernel.Settings{
-			Architecture: kernel.Architecture{Dims: []int{2, 2, 1}, Kernel: kernel.Multiplicative, Bandwidth: 0.7},
-			Standardize:  true,
+			Dims: []int{2, 2, 1}, Kernel: kernel.Multiplicative, Costs: []float64{0}, Bandwidths: []float64{0.7},
 		}},
-		{"anchors", kernel.Settings{Architecture: kernel.Architecture{Dims: []int{3, 2, 1}}, Anchors: 5, Standardize: true}},
+		{"anchors", kernel.Settings{Dims: []int{3, 2, 1}, Costs: []float64{0}, Bandwidths: []float64{1}, Anchors: 5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(1, 1))

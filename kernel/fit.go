@@ -3,15 +3,11 @@ package kernel
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"time"
 
 	"github.com/parametric-machines/machines/ad"
-	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -197,128 +193,4 @@ func checkFinite(what string, a mat.Matrix) error {
 		}
 	}
 	return nil
-}
-
-// Settings configures a fit. Zero fields mean: additive kernel, bandwidth
-// 1, no regularisation, every training point an anchor, no
-// standardisation, seed 0, L-BFGS for at most 1000 iterations.
-type Settings struct {
-	Architecture
-	// Cost weighs the regulariser |A|^2 + RKHS norm; it must not be
-	// negative.
-	Cost float64
-	// Anchors is the number of Nystrom anchor points, drawn at random
-	// from the training rows; 0 means all of them.
-	Anchors int
-	// Standardize scales every input column, and every regression
-	// target, to mean 0 and standard deviation 1 before fitting; the
-	// machine undoes it when it predicts.
-	Standardize bool
-	// Seed seeds the initial parameters and the choice of anchors.
-	Seed uint64
-	// Method, MaxIter and GradTol configure the optimiser, as in
-	// optim.Settings.
-	Method  optim.Method
-	MaxIter int
-	GradTol float64
-	// Progress, if not nil, receives a line with the iteration and loss
-	// about once a second.
-	Progress io.Writer
-	// Iteration, if not nil, is called after every iteration with the
-	// machine as it is then; an error stops the fit.
-	Iteration func(iter int, loss float64, m *Machine) error
-}
-
-// Result describes a fit.
-type Result struct {
-	Loss        float64 // final loss, regulariser included
-	DataLoss    float64 // final mean squared error or cross-entropy
-	Iterations  int
-	Evaluations int
-	Seconds     float64
-	Status      string
-}
-
-// FitRegression fits a machine to the rows of x and y (one column per
-// output; the last block of Dims must match) by minimising the mean
-// squared error plus the regulariser.
-func FitRegression(x, y mat.Matrix, s Settings) (*Machine, Result, error) {
-	return fit(x, y, nil, s)
-}
-
-// FitClassifier fits a machine to the rows of x and their classes,
-// 0 to Dims[len(Dims)-1]-1, by minimising the softmax cross-entropy plus
-// the regulariser. The fitted machine predicts class scores (logits).
-func FitClassifier(x mat.Matrix, labels []int, s Settings) (*Machine, Result, error) {
-	if labels == nil {
-		labels = []int{}
-	}
-	return fit(x, nil, labels, s)
-}
-
-func fit(x, y mat.Matrix, labels []int, s Settings) (*Machine, Result, error) {
-	start := time.Now()
-	n, _ := x.Dims()
-	if s.Anchors < 0 || s.Anchors > n {
-		return nil, Result{}, fmt.Errorf("kernel: %d anchors for %d training points", s.Anchors, n)
-	}
-	if s.MaxIter < 0 {
-		return nil, Result{}, fmt.Errorf("kernel: maximum of %d iterations, want >= 0", s.MaxIter)
-	}
-	rnd := rand.New(rand.NewPCG(s.Seed, 0x6b65726e656c))
-	var in, out *dataset.Scaler
-	if s.Standardize {
-		in = dataset.FitScaler(x)
-		x = in.Transform(x)
-		if y != nil {
-			out = dataset.FitScaler(y)
-			y = out.Transform(y)
-		}
-	}
-	p := Problem{X: x, Y: y, Labels: labels, Cost: s.Cost}
-	if s.Anchors > 0 && s.Anchors < n {
-		p.Anchors = rnd.Perm(n)[:s.Anchors]
-		slices.Sort(p.Anchors)
-	}
-	o, err := NewObjective(s.Architecture, p)
-	if err != nil {
-		return nil, Result{}, err
-	}
-	anchorRows := p.Anchors
-	if anchorRows == nil {
-		anchorRows = make([]int, n)
-		for i := range anchorRows {
-			anchorRows[i] = i
-		}
-	}
-	anchors := mat.NewDense(len(anchorRows), o.inputs, nil)
-	for i, r := range anchorRows {
-		for j := range o.inputs {
-			anchors.Set(i, j, x.At(r, j))
-		}
-	}
-	withScaling := func(m *Machine) *Machine {
-		m.Input, m.Output = in, out
-		return m
-	}
-	last := time.Now()
-	settings := optim.Settings{Method: s.Method, MaxIter: s.MaxIter, GradTol: s.GradTol,
-		Iteration: func(iter int, loss float64, params []float64) error {
-			if s.Progress != nil && time.Since(last) >= time.Second {
-				last = time.Now()
-				fmt.Fprintf(s.Progress, "kernel: iteration %d, loss %.6g\n", iter, loss)
-			}
-			if s.Iteration != nil {
-				return s.Iteration(iter, loss, withScaling(o.machine(params, anchors)))
-			}
-			return nil
-		}}
-	r, err := optim.Minimize(o.Func, o.Init(nil, rnd), settings)
-	res := Result{Loss: r.Loss, Iterations: r.Iterations, Evaluations: r.Evaluations,
-		Seconds: time.Since(start).Seconds(), Status: r.Status}
-	if err != nil {
-		return nil, res, fmt.Errorf("kernel: %w", err)
-	}
-	_, res.DataLoss = o.Loss(r.X)
-	return withScaling(o.machine(r.X, anchors)), res, nil
 }

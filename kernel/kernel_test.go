@@ -152,9 +152,9 @@ func TestPredictMatchesTraining(t *testing.T) {
 		name string
 		s    Settings
 	}{
-		{"all anchors", Settings{Architecture: Architecture{Dims: []int{2, 2, 1}}, MaxIter: 50}},
-		{"nystrom", Settings{Architecture: Architecture{Dims: []int{2, 2, 1}}, Anchors: 6, MaxIter: 50}},
-		{"standardized", Settings{Architecture: Architecture{Dims: []int{2, 2, 1}}, MaxIter: 50, Standardize: true}},
+		{"all anchors", Settings{Dims: []int{2, 2, 1}, Costs: []float64{0}, Bandwidths: []float64{1}, Raw: true, MaxIter: 50}},
+		{"nystrom", Settings{Dims: []int{2, 2, 1}, Costs: []float64{0}, Bandwidths: []float64{1}, Raw: true, Anchors: 6, MaxIter: 50}},
+		{"standardized", Settings{Dims: []int{2, 2, 1}, Costs: []float64{0}, Bandwidths: []float64{1}, MaxIter: 50}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, r, err := FitRegression(x, mat.NewDense(16, 1, y), tc.s)
@@ -167,7 +167,7 @@ func TestPredictMatchesTraining(t *testing.T) {
 				got += (p.At(i, 0) - v) * (p.At(i, 0) - v) / 16
 			}
 			want := r.DataLoss
-			if tc.s.Standardize {
+			if !tc.s.Raw {
 				want *= m.Output.Scale[0] * m.Output.Scale[0]
 			}
 			if !scalar.EqualWithinAbsOrRel(got, want, 1e-12, 1e-9) {
@@ -184,7 +184,7 @@ func TestFitPolynomial(t *testing.T) {
 	x, y := dataset.PolynomialGrid(6)
 	xt, yt := dataset.PolynomialGrid(21)
 	m, _, err := FitRegression(x, mat.NewDense(36, 1, y), Settings{
-		Architecture: Architecture{Dims: []int{2, 3, 3, 2, 1}}, Cost: 1e-4, Standardize: true, Seed: 1, MaxIter: 1000})
+		Dims: []int{2, 3, 3, 2, 1}, Costs: []float64{1e-4}, Bandwidths: []float64{1}, Seed: 1, MaxIter: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestFitClassifier(t *testing.T) {
 			labels[i] = 1
 		}
 	}
-	m, _, err := FitClassifier(x, labels, Settings{Architecture: Architecture{Dims: []int{2, 2, 2}}, Cost: 1e-3, MaxIter: 300})
+	m, _, err := FitClassifier(x, labels, 2, Settings{Dims: []int{2, 2, 2}, Costs: []float64{1e-3}, Bandwidths: []float64{1}, Raw: true, MaxIter: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,37 +223,37 @@ func TestBadInput(t *testing.T) {
 	x := mat.NewDense(3, 1, []float64{0, 1, 2})
 	y := mat.NewDense(3, 1, []float64{0, 1, 4})
 	nan := mat.NewDense(3, 1, []float64{0, math.NaN(), 2})
-	arch := Architecture{Dims: []int{2, 1}}
+	dims := []int{2, 1}
 	for _, tc := range []struct {
 		name, want string
 		fit        func() error
 	}{
 		{"short dims", "at least two blocks", func() error {
-			_, _, err := FitRegression(x, y, Settings{Architecture: Architecture{Dims: []int{1}}})
+			_, _, err := FitRegression(x, y, Settings{Dims: []int{1}})
 			return err
 		}},
 		{"zero dim", "block 1 has size 0", func() error {
-			_, _, err := FitRegression(x, y, Settings{Architecture: Architecture{Dims: []int{1, 0, 1}}})
+			_, _, err := FitRegression(x, y, Settings{Dims: []int{1, 0, 1}})
 			return err
 		}},
-		{"negative cost", "cost -1", func() error { _, _, err := FitRegression(x, y, Settings{Architecture: arch, Cost: -1}); return err }},
-		{"NaN input", "input row 1, column 0 is NaN", func() error { _, _, err := FitRegression(nan, y, Settings{Architecture: arch}); return err }},
-		{"NaN target", "target row 1, column 0 is NaN", func() error { _, _, err := FitRegression(x, nan, Settings{Architecture: arch}); return err }},
+		{"negative cost", "cost -1", func() error { _, _, err := FitRegression(x, y, Settings{Dims: dims, Costs: []float64{-1}}); return err }},
+		{"NaN input", "input row 1, column 0 is NaN", func() error { _, _, err := FitRegression(nan, y, Settings{Dims: dims}); return err }},
+		{"NaN target", "target row 1, column 0 is NaN", func() error { _, _, err := FitRegression(x, nan, Settings{Dims: dims}); return err }},
 		{"outputs", "want 3x2", func() error {
-			_, _, err := FitRegression(x, y, Settings{Architecture: Architecture{Dims: []int{1, 2}}})
+			_, _, err := FitRegression(x, y, Settings{Dims: []int{1, 2}, Costs: []float64{0}, Bandwidths: []float64{1}})
 			return err
 		}},
-		{"anchors", "4 anchors for 3", func() error { _, _, err := FitRegression(x, y, Settings{Architecture: arch, Anchors: 4}); return err }},
+		{"anchors", "4 anchors for 3", func() error { _, _, err := FitRegression(x, y, Settings{Dims: dims, Anchors: 4}); return err }},
 		{"label range", "label 2 of row 1", func() error {
-			_, _, err := FitClassifier(x, []int{0, 2, 1}, Settings{Architecture: Architecture{Dims: []int{1, 2}}})
+			_, _, err := FitClassifier(x, []int{0, 2, 1}, 2, Settings{Dims: []int{1, 2}, Costs: []float64{0}, Bandwidths: []float64{1}})
 			return err
 		}},
 		{"labels count", "2 labels for 3", func() error {
-			_, _, err := FitClassifier(x, []int{0, 1}, Settings{Architecture: Architecture{Dims: []int{1, 2}}})
+			_, _, err := FitClassifier(x, []int{0, 1}, 2, Settings{Dims: []int{1, 2}, Costs: []float64{0}, Bandwidths: []float64{1}})
 			return err
 		}},
 		{"bandwidth", "bandwidth -1", func() error {
-			_, _, err := FitRegression(x, y, Settings{Architecture: Architecture{Dims: []int{1, 1}, Bandwidth: -1}})
+			_, _, err := FitRegression(x, y, Settings{Dims: []int{1, 1}, Bandwidths: []float64{-1}})
 			return err
 		}},
 	} {

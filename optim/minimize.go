@@ -40,6 +40,11 @@ type Settings struct {
 	// GradTol stops when the gradient's infinity norm falls below it;
 	// 0 means 1e-8.
 	GradTol float64
+	// LossTol stops when the loss has improved by less than LossTol
+	// times its size over the last 10 iterations, a looser rule for fits
+	// that need a good model rather than an exact minimum; 0 means the
+	// loss must stall (improve by less than 1e-10) for 100 iterations.
+	LossTol float64
 	// Exact runs all MaxIter iterations unless the gradient vanishes,
 	// never stopping early because the loss stalls: benchmarks want a
 	// fixed amount of work.
@@ -56,6 +61,8 @@ type Result struct {
 	Loss        float64
 	Iterations  int
 	Evaluations int
+	// Converged is false when the iteration limit stopped the fit.
+	Converged bool
 	// Status says why the fit stopped, in gonum's words.
 	Status string
 }
@@ -90,8 +97,11 @@ func Minimize(f Func, x0 []float64, s Settings) (Result, error) {
 		MajorIterations:   maxIter,
 		Recorder:          rec,
 	}
-	if s.Exact {
+	switch {
+	case s.Exact:
 		settings.Converger = optimize.NeverTerminate{}
+	case s.LossTol > 0:
+		settings.Converger = &optimize.FunctionConverge{Relative: s.LossTol, Iterations: 10}
 	}
 	var method optimize.Method
 	switch s.Method {
@@ -118,7 +128,8 @@ func Minimize(f Func, x0 []float64, s Settings) (Result, error) {
 	if r == nil {
 		return Result{}, err
 	}
-	res := Result{X: r.X, Loss: r.F, Iterations: r.MajorIterations, Evaluations: c.evals, Status: r.Status.String()}
+	res := Result{X: r.X, Loss: r.F, Iterations: r.MajorIterations, Evaluations: c.evals,
+		Converged: r.Status != optimize.IterationLimit, Status: r.Status.String()}
 	if math.IsNaN(r.F) || math.IsInf(r.F, 0) {
 		return res, &DivergedError{Iteration: rec.iter, Loss: r.F}
 	}

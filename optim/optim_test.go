@@ -29,6 +29,9 @@ func TestMinimize(t *testing.T) {
 					t.Errorf("x[%d] = %v, want 1", i, x)
 				}
 			}
+			if !r.Converged {
+				t.Errorf("not converged after %d iterations (%s)", r.Iterations, r.Status)
+			}
 			if iters != r.Iterations || iters == 0 {
 				t.Errorf("Iteration called up to %d, result says %d iterations", iters, r.Iterations)
 			}
@@ -41,8 +44,41 @@ func TestMinimizeExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Iterations != 7 {
-		t.Errorf("Exact fit ran %d iterations, want 7", r.Iterations)
+	if r.Iterations != 7 || r.Converged {
+		t.Errorf("Exact fit ran %d iterations, converged %v; want 7, stopped at the limit", r.Iterations, r.Converged)
+	}
+}
+
+// TestMinimizeLossTol checks that a relative loss tolerance stops a fit
+// early and that the result is still close to the minimum.
+func TestMinimizeLossTol(t *testing.T) {
+	// A long, slowly converging quadratic valley.
+	valley := func(x, grad []float64) float64 {
+		loss := 0.0
+		for i, v := range x {
+			w := 1 / float64(1+i*i*i)
+			loss += w * v * v
+			grad[i] = 2 * w * v
+		}
+		return loss + 1
+	}
+	x0 := make([]float64, 60)
+	for i := range x0 {
+		x0[i] = 1
+	}
+	tight, err := Minimize(valley, x0, Settings{Method: CG})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loose, err := Minimize(valley, x0, Settings{Method: CG, LossTol: 1e-3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loose.Iterations >= tight.Iterations {
+		t.Errorf("LossTol 1e-3: %d iterations, default: %d; want fewer", loose.Iterations, tight.Iterations)
+	}
+	if loose.Loss > 1.01 || loose.Status != "FunctionConvergence" {
+		t.Errorf("LossTol 1e-3 stopped at loss %v (%s), want <= 1.01 by FunctionConvergence", loose.Loss, loose.Status)
 	}
 }
 

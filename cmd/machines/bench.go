@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/parametric-machines/machines/bench"
 	"github.com/parametric-machines/machines/internal/atomicfile"
@@ -14,7 +15,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	jsonPath := fs.String("json", "", "also write the results to this JSON file")
 	runs := fs.Int("runs", 9, "timed samples per workload; the median is reported")
-	suite := fs.String("suite", "default", "the workloads to time: default or machines")
+	suite := fs.String("suite", "default", "the workloads to time: "+strings.Join(bench.Suites(), " or "))
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: machines bench [-suite NAME] [-runs N] [-json FILE]\n\n"+
+			"times the workloads of bench/WORKLOADS.md single-threaded and prints the median of each\n\nflags:")
+		fs.PrintDefaults()
+	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,19 +23,25 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&maxFreqs, "maxfreq", "comma-separated Fourier component counts, each at least 1 (oneshot; default 2,5,10,20)")
 	fs.Var(&costs, "cost", "comma-separated regularisation costs, each at least 0 (oneshot; default 0,0.001,0.01,0.1,1)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: machines experiment NAME [-out DIR] [-seed N] [-quick] [-data DIR] [-maxfreq LIST] [-cost LIST]\n\nNAME is one of: %s\n\n",
+		fmt.Fprintf(fs.Output(), "usage: machines experiment [flags] NAME [flags]\n\nNAME is one of: %s\n\nflags:\n",
 			strings.Join(experiment.Names(), ", "))
 		fs.PrintDefaults()
 	}
-	var name string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args, stderr); err != nil {
+	names, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	if name == "" {
+	var name string
+	switch len(names) {
+	case 0:
 		return usagef("missing experiment name (one of %s)", strings.Join(experiment.Names(), ", "))
+	case 1:
+		name = names[0]
+	default:
+		return usagef("want one experiment name, got %q", names)
+	}
+	if !slices.Contains(experiment.Names(), name) {
+		return usagef("unknown experiment %q (one of %s)", name, strings.Join(experiment.Names(), ", "))
 	}
 	if name == "oneshot" && *data == "" {
 		return usagef("oneshot needs -data DIR, the directory of an IDX data set")
@@ -42,9 +49,6 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	r, err := experiment.Run(name, experiment.Config{Out: *out, Seed: *seed, Quick: *quick, Progress: stderr,
 		Data: *data, MaxFreqs: maxFreqs, Costs: costs})
 	if err != nil {
-		if strings.Contains(err.Error(), "unknown experiment") {
-			return usagef("%v", err)
-		}
 		return err
 	}
 	if o := r.OneShot; o != nil {

@@ -6,63 +6,66 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
-
-// hiddenDims are the blocks before the output block that fit uses when
-// -dims is not given.
-var hiddenDims = []int{3, 3, 3}
 
 func runFit(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	var (
 		data        = fs.String("data", "", "training data: a CSV `file` with a header row (required)")
-		target      = fs.String("target", "", "the `column` to predict; every other column is an input (required)")
-		task        = fs.String("task", "", "the `task`: regression or classification (required)")
+		target      = fs.String("target", "", "the `column` to predict (required)")
+		task        = fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers only, classification otherwise)")
+		ignore      = fs.String("ignore", "", "comma-separated `columns` to leave out of the inputs")
+		id          = fs.String("id", "", "a `column` that identifies rows: not an input; predict copies it to its output")
 		dimsFlag    = fs.String("dims", "", "comma-separated `list` of the block sizes of the machine space, the output block last;\nthe output block must be 1 for regression and the number of classes for classification\n(default 3,3,3,<outputs>)")
 		kernelName  = fs.String("kernel", kernel.Additive.String(), "`name` of the way the blocks' Gaussians combine: additive or multiplicative")
-		bandwidth   = fs.Float64("bandwidth", 1, "bandwidth `sigma` of the Gaussian kernel, > 0")
-		cost        = fs.Float64("cost", 0.001, "weight `C` of the regulariser |A|^2 + RKHS norm, >= 0")
-		anchors     = fs.Int("anchors", 0, "number `M` of anchor points, drawn from the training rows; 0 means every row")
+		bandwidth   = fs.Float64("bandwidth", 0, "bandwidth `sigma` of the Gaussian kernel, > 0 (default: chosen by cross-validation)")
+		cost        = fs.Float64("cost", 0, "weight `C` of the regulariser |A|^2 + RKHS norm, >= 0 (default: chosen by cross-validation)")
+		folds       = fs.Int("folds", 0, "number `k` of cross-validation folds for choosing -cost and -bandwidth (default 5)")
+		anchors     = fs.Int("anchors", 0, "number `M` of anchor points, k-means++ centres of the training rows\n(default: every row for small tables, a fixed number for large ones)")
 		standardize = fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1")
-		seed        = fs.Uint64("seed", 1, "`seed` of the initial parameters and the choice of anchors")
-		iters       = fs.Int("iters", 1000, "maximum `number` of L-BFGS iterations")
+		seed        = fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters")
+		iters       = fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)")
 		modelPath   = fs.String("model", "", "write the fitted model to this JSON `file` (required)")
 	)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: machines fit -data FILE -target COLUMN -task regression|classification [flags] -model FILE\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: machines fit -data FILE -target COLUMN [flags] -model FILE\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if err := requireFlags(fs, "data", "target", "task", "model"); err != nil {
+	if err := requireFlags(fs, "data", "target", "model"); err != nil {
 		return err
 	}
-	if *task != taskRegression && *task != taskClassification {
+	set := setFlags(fs)
+	if *task != "" && *task != taskRegression && *task != taskClassification {
 		return usagef("-task %q: want %s or %s", *task, taskRegression, taskClassification)
 	}
 	comb, err := kernel.ParseCombine(*kernelName)
 	if err != nil {
 		return usagef("-kernel %q: want %s or %s", *kernelName, kernel.Additive, kernel.Multiplicative)
 	}
-	if !(*bandwidth > 0) || math.IsInf(*bandwidth, 0) {
+	if set["bandwidth"] && (!(*bandwidth > 0) || math.IsInf(*bandwidth, 0)) {
 		return usagef("-bandwidth %v: want a finite number > 0", *bandwidth)
 	}
-	if !(*cost >= 0) || math.IsInf(*cost, 0) {
+	if set["cost"] && (!(*cost >= 0) || math.IsInf(*cost, 0)) {
 		return usagef("-cost %v: want a finite number >= 0", *cost)
 	}
 	if *anchors < 0 {
-		return usagef("-anchors %d: want 0 (every row) or more", *anchors)
+		return usagef("-anchors %d: want 0 (automatic) or more", *anchors)
 	}
-	if *iters < 1 {
+	if set["folds"] && *folds < 2 {
+		return usagef("-folds %d: want at least 2", *folds)
+	}
+	if set["iters"] && *iters < 1 {
 		return usagef("-iters %d: want at least 1", *iters)
 	}
 	var dims []int
@@ -72,46 +75,80 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	classify := *task == taskClassification
-	t, err := dataset.LoadCSV(*data, dataset.CSVOptions{Target: *target, Classify: classify})
+	f, err := dataset.LoadFrame(*data)
 	if err != nil {
 		return err
 	}
-	rows, _ := t.X.Dims()
-	if *anchors > rows {
-		return usagef("-anchors %d: %s has only %d rows", *anchors, *data, rows)
+	features, err := featureColumns(f, *target, *id, *ignore)
+	if err != nil {
+		return err
 	}
+	if *task == "" {
+		*task = inferTask(f, *target)
+		fmt.Fprintf(stderr, "machines fit: -task not given: %s, since column %q %s\n", *task, *target,
+			map[string]string{taskRegression: "holds numbers only", taskClassification: "holds text"}[*task])
+	}
+	classify := *task == taskClassification
+	t, err := f.Target(*target, classify)
+	if err != nil {
+		return err
+	}
+	if t.Dropped > 0 {
+		fmt.Fprintf(stderr, "machines fit: %s: dropped %d of %d rows with no value in column %q\n", *data, t.Dropped, f.Len(), *target)
+	}
+	if *anchors > len(t.Rows) {
+		return usagef("-anchors %d: %s has only %d usable rows", *anchors, *data, len(t.Rows))
+	}
+	enc, warnings, err := dataset.FitEncoder(f, features, t.Rows)
+	if err != nil {
+		return err
+	}
+	printWarnings(stderr, "fit", warnings)
+	x, warnings, err := enc.Transform(f, t.Rows)
+	if err != nil {
+		return err
+	}
+	printWarnings(stderr, "fit", warnings)
+
 	outputs := 1
 	if classify {
 		outputs = len(t.Classes)
 	}
-	if dims == nil {
-		dims = append(append([]int(nil), hiddenDims...), outputs)
-	} else if last := dims[len(dims)-1]; last != outputs {
-		if classify {
-			return usagef("-dims %s: the last block is the output and must be %d, one entry for each of the %d classes of column %q",
-				*dimsFlag, outputs, outputs, *target)
+	if dims != nil {
+		if last := dims[len(dims)-1]; last != outputs {
+			if classify {
+				return usagef("-dims %s: the last block is the output and must be %d, one entry for each of the %d classes of column %q",
+					*dimsFlag, outputs, outputs, *target)
+			}
+			return usagef("-dims %s: the last block is the output and must be 1 for regression", *dimsFlag)
 		}
-		return usagef("-dims %s: the last block is the output and must be 1 for regression", *dimsFlag)
 	}
-
 	s := kernel.Settings{
-		Architecture: kernel.Architecture{Dims: dims, Kernel: comb, Bandwidth: *bandwidth},
-		Cost:         *cost,
-		Anchors:      *anchors,
-		Standardize:  *standardize,
-		Seed:         *seed,
-		MaxIter:      *iters,
-		Progress:     stderr,
+		Dims:     dims,
+		Kernel:   comb,
+		Folds:    *folds,
+		Anchors:  *anchors,
+		Raw:      !*standardize,
+		Seed:     *seed,
+		MaxIter:  *iters,
+		Progress: stderr,
+	}
+	if set["cost"] {
+		s.Costs = []float64{*cost}
+	}
+	if set["bandwidth"] {
+		s.Bandwidths = []float64{*bandwidth}
 	}
 	var (
 		m   *kernel.Machine
 		res kernel.Result
+		y   *mat.Dense
 	)
 	if classify {
-		m, res, err = kernel.FitClassifier(t.X, t.Labels, s)
+		m, res, err = kernel.FitClassifier(x, t.Labels, len(t.Classes), s)
 	} else {
-		m, res, err = kernel.FitRegression(t.X, t.TargetMatrix(), s)
+		y = mat.NewDense(len(t.Values), 1, t.Values)
+		m, res, err = kernel.FitRegression(x, y, s)
 	}
 	var de *optim.DivergedError
 	if errors.As(err, &de) {
@@ -135,120 +172,106 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Version:  modelVersion,
 		Kind:     kindKernel,
 		Task:     *task,
-		Features: t.Features,
-		Target:   t.Target,
+		Features: features,
+		Target:   *target,
+		ID:       *id,
 		Classes:  t.Classes,
-		Machine:  m,
+		Encoder:  enc,
+		Fit: &fitRecord{
+			Data: *data, Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed,
+			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, Anchors: res.Anchors,
+			Iterations: res.Iterations, Converged: res.Converged, Status: res.Status, Seconds: res.Seconds,
+			Selection: res.Selection,
+		},
+		Machine: m,
 	}
 	if err := writeModel(*modelPath, md); err != nil {
 		return err
 	}
 
-	pred := m.Predict(nil, t.X)
-	var quality string
+	fmt.Fprintf(stdout, "fit: %d rows, %d columns encoded as %d inputs", len(t.Rows), len(features), len(enc.Names()))
 	if classify {
-		right := 0
-		for i, l := range t.Labels {
-			if floats.MaxIdx(pred.RawRowView(i)) == l {
-				right++
-			}
-		}
-		quality = fmt.Sprintf("train accuracy %.4g%% (%d/%d)", 100*float64(right)/float64(rows), right, rows)
+		fmt.Fprintf(stdout, ", %d classes", outputs)
+	}
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, "fit: %s\n", describeSettings(res))
+	if res.Converged {
+		fmt.Fprintf(stdout, "fit: converged after %d iterations (%s)\n", res.Iterations, res.Status)
 	} else {
-		var sse float64
-		for i, y := range t.Y {
-			d := pred.At(i, 0) - y
-			sse += d * d
-		}
-		quality = fmt.Sprintf("train MSE %.6g", sse/float64(rows))
+		fmt.Fprintf(stdout, "fit: stopped at the limit of %d iterations (%s); -iters raises it\n", res.Iterations, res.Status)
 	}
-	classes := ""
-	if classify {
-		classes = fmt.Sprintf(", %d classes", outputs)
-	}
-	fmt.Fprintf(stdout, "fit: %d rows, %d features%s, %d parameters, %d iterations, %s, %.3g s; wrote %s\n",
-		rows, len(t.Features), classes, m.NumParams(), res.Iterations, quality, res.Seconds, *modelPath)
+	fmt.Fprintf(stdout, "fit: training %s; %d parameters, %.3g s; wrote %s\n", evaluate(md, m.Predict(nil, x), t), m.NumParams(), res.Seconds, *modelPath)
 	return nil
 }
 
-func runPredict(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
-	var (
-		modelPath = fs.String("model", "", "the model JSON `file` written by machines fit (required)")
-		data      = fs.String("data", "", "inputs: a CSV `file` with a header row holding the model's feature columns;\nother columns are ignored (required)")
-		out       = fs.String("out", "", "write the predictions to this CSV `file` (required)")
-	)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: machines predict -model FILE -data FILE -out FILE\n\nflags:")
-		fs.PrintDefaults()
+// featureColumns returns the columns of f that are inputs: all but the
+// target, the id column and the ignored ones. Every column named on the
+// command line must exist.
+func featureColumns(f *dataset.Frame, target, id, ignore string) ([]string, error) {
+	skip := []string{target}
+	if id != "" {
+		skip = append(skip, id)
 	}
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
+	if ignore != "" {
+		for _, c := range strings.Split(ignore, ",") {
+			skip = append(skip, strings.TrimSpace(c))
+		}
 	}
-	if err := requireFlags(fs, "model", "data", "out"); err != nil {
-		return err
+	for _, c := range skip {
+		if _, err := f.Column(c); err != nil {
+			return nil, err
+		}
 	}
-	md, err := readModel(*modelPath)
-	if err != nil {
-		return err
+	var features []string
+	for _, c := range f.Columns() {
+		if !slices.Contains(skip, c) {
+			features = append(features, c)
+		}
 	}
-	t, err := dataset.LoadCSV(*data, dataset.CSVOptions{Features: md.Features})
-	if err != nil {
-		return err
+	if len(features) == 0 {
+		return nil, fmt.Errorf("%s: no input columns left besides the target %q, the id and the ignored columns", f.Name(), target)
 	}
-	pred := md.Machine.Predict(nil, t.X)
-	header, records := predictionRecords(md, pred)
-	if err := dataset.WriteCSV(*out, header, records); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "predict: %d rows; wrote %s\n", len(records), *out)
-	return nil
+	return features, nil
 }
 
-// predictionRecords returns the CSV header and rows for the machine's
-// outputs pred: the target's value for regression; for classification
-// the most probable class and the probability of each class, the
-// softmax of the outputs.
-func predictionRecords(md *modelFile, pred *mat.Dense) (header []string, records [][]string) {
-	rows, _ := pred.Dims()
-	records = make([][]string, rows)
-	if md.Task == taskRegression {
-		for i := range records {
-			records[i] = []string{dataset.FormatFloat(pred.At(i, 0))}
-		}
-		return []string{md.Target}, records
+// inferTask returns regression when every present value of the target
+// column is a number, classification otherwise.
+func inferTask(f *dataset.Frame, target string) string {
+	if _, err := f.Target(target, false); err != nil {
+		return taskClassification
 	}
-	header = []string{md.Target}
-	for _, c := range md.Classes {
-		header = append(header, "p_"+c)
-	}
-	p := make([]float64, len(md.Classes))
-	for i := range records {
-		softmaxTo(p, pred.RawRowView(i))
-		rec := make([]string, 0, len(header))
-		rec = append(rec, md.Classes[floats.MaxIdx(p)])
-		for _, v := range p {
-			rec = append(rec, dataset.FormatFloat(v))
-		}
-		records[i] = rec
-	}
-	return header, records
+	return taskRegression
 }
 
-// softmaxTo writes the softmax of the scores x to dst.
-func softmaxTo(dst, x []float64) {
-	hi := math.Inf(-1)
-	for _, v := range x {
-		hi = math.Max(hi, v)
+// describeSettings says which cost and bandwidth the fit used and how
+// they were chosen.
+func describeSettings(res kernel.Result) string {
+	chosen := fmt.Sprintf("cost %g, bandwidth %g, dims %v, %d anchors", res.Cost, res.Bandwidth, res.Dims, res.Anchors)
+	sel := res.Selection
+	if sel == nil {
+		return chosen + " (fixed by the flags)"
 	}
-	var sum float64
-	for i, v := range x {
-		dst[i] = math.Exp(v - hi)
-		sum += dst[i]
+	c := sel.Candidates[sel.Best]
+	how := fmt.Sprintf("%d-fold cross-validation", sel.Folds)
+	if sel.Repeats > 1 {
+		how = fmt.Sprintf("%d-fold cross-validation repeated %d times", sel.Folds, sel.Repeats)
 	}
-	for i := range dst {
-		dst[i] /= sum
+	return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g ± %.2g, %s %.4g ± %.2g",
+		chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, c.ScoreStd, sel.Loss, c.Loss, c.LossStd)
+}
+
+// printWarnings prints each warning on its own line of stderr.
+func printWarnings(stderr io.Writer, cmd string, warnings []dataset.Warning) {
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "machines %s: warning: %s\n", cmd, w)
 	}
+}
+
+// setFlags returns the names of the flags given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := make(map[string]bool)
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
 }
 
 // parseDimsFlag parses the value of -dims: at least two positive whole
@@ -272,8 +295,7 @@ func parseDimsFlag(s string) ([]int, error) {
 // requireFlags returns a usage error listing those of the named flags
 // that were not set on the command line.
 func requireFlags(fs *flag.FlagSet, names ...string) error {
-	set := make(map[string]bool)
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := setFlags(fs)
 	var missing []string
 	for _, n := range names {
 		if !set[n] || fs.Lookup(n).Value.String() == "" {

@@ -47,42 +47,70 @@ func fitTestFloat(t *testing.T, s string) float64 {
 	return v
 }
 
+// fitTestModel reads the header fields of a model file as other programs
+// see them.
+type fitTestModel struct {
+	Format, Kind, Task, Target, ID string
+	Version                        int
+	Features, Classes              []string
+	Fit                            struct {
+		Rows            int
+		DroppedRows     int `json:"dropped_rows"`
+		Cost, Bandwidth float64
+		Converged       bool
+		Selection       *struct {
+			Folds, Rows, Best int
+			Candidates        []struct{ Cost, Bandwidth, Score float64 }
+		}
+	}
+	Machine struct{ Dims []int }
+}
+
+func fitTestReadModel(t *testing.T, path string) fitTestModel {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m fitTestModel
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("model file is not JSON: %v", err)
+	}
+	return m
+}
+
 func TestFitPredictRegression(t *testing.T) {
 	dir := t.TempDir()
 	model, pred := filepath.Join(dir, "model.json"), filepath.Join(dir, "pred.csv")
 	code, stdout, stderr := fitTestRun("fit", "-data", "testdata/fit_reg_train.csv", "-target", "y",
-		"-task", "regression", "-iters", "300", "-seed", "2", "-model", model)
+		"-task", "regression", "-seed", "2", "-model", model)
 	if code != 0 {
 		t.Fatalf("fit exited with %d: %s", code, stderr)
 	}
-	for _, want := range []string{"fit: 36 rows, 2 features, 272 parameters, ", " iterations, train MSE ", "wrote " + model} {
+	for _, want := range []string{"fit: 36 rows, 2 columns encoded as 2 inputs\n", "chosen by 5-fold cross-validation repeated 3 times over 18 settings on 36 rows",
+		" settings on 36 rows: r2 ", " iterations (", "fit: training R² ", "wrote " + model} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("fit printed %q, want it to contain %q", stdout, want)
 		}
 	}
-	if n := strings.Count(stdout, "\n"); n != 1 {
-		t.Errorf("fit printed %d lines, want 1: %q", n, stdout)
-	}
-
-	// The file's header fields, as other programs see them.
-	b, err := os.ReadFile(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var head struct {
-		Format, Kind, Task, Target string
-		Version                    int
-		Features                   []string
-		Classes                    []string
-		Machine                    struct{ Dims []int }
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		t.Fatalf("model file is not JSON: %v", err)
-	}
-	if head.Format != "machines-model" || head.Version != 1 || head.Kind != "kernel-machine" ||
+	head := fitTestReadModel(t, model)
+	if head.Format != "machines-model" || head.Version != 2 || head.Kind != "kernel-machine" ||
 		head.Task != "regression" || head.Target != "y" || !slices.Equal(head.Features, []string{"x1", "x2"}) ||
-		head.Classes != nil || !slices.Equal(head.Machine.Dims, []int{3, 3, 3, 1}) {
+		head.Classes != nil || !slices.Equal(head.Machine.Dims, []int{3, 3, 3, 1}) || head.Fit.Rows != 36 {
 		t.Errorf("model file header is %+v", head)
+	}
+	sel := head.Fit.Selection
+	if sel == nil || sel.Folds != 5 || sel.Rows != 36 || len(sel.Candidates) < 4 {
+		t.Fatalf("model file records the selection %+v", sel)
+	}
+	best := sel.Candidates[sel.Best]
+	if best.Cost != head.Fit.Cost || best.Bandwidth != head.Fit.Bandwidth {
+		t.Errorf("the model was fitted with cost %v and bandwidth %v, but the selection chose %+v", head.Fit.Cost, head.Fit.Bandwidth, best)
+	}
+	for _, c := range sel.Candidates {
+		if c.Score > best.Score+1e-12 {
+			t.Errorf("candidate %+v has a better cross-validated R² than the chosen %+v", c, best)
+		}
 	}
 
 	code, stdout, stderr = fitTestRun("predict", "-model", model, "-data", "testdata/fit_reg_new.csv", "-out", pred)
@@ -100,9 +128,50 @@ func TestFitPredictRegression(t *testing.T) {
 	for i := 1; i < len(in); i++ {
 		x1, x2 := fitTestFloat(t, in[i][2]), fitTestFloat(t, in[i][1])
 		want := math.Sin(3*x1) + x2*x2 - 0.5
-		if y := fitTestFloat(t, got[i][0]); math.Abs(y-want) > 0.1 {
+		if y := fitTestFloat(t, got[i][0]); math.Abs(y-want) > 0.15 {
 			t.Errorf("prediction at (%v, %v) is %v, want %v", x1, x2, y, want)
 		}
+	}
+}
+
+func TestFitFixedSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		flags      []string
+		search     bool // whether a selection is recorded
+		cost, bw   float64
+		fixedPrint string
+	}{
+		{"both", []string{"-cost", "0.01", "-bandwidth", "2"}, false, 0.01, 2, "(fixed by the flags)"},
+		{"cost", []string{"-cost", "0.01"}, true, 0.01, 0, "cross-validation"},
+		{"bandwidth", []string{"-bandwidth", "2"}, true, 0, 2, "cross-validation"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			model := filepath.Join(t.TempDir(), "model.json")
+			code, stdout, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", "testdata/fit_reg_train.csv",
+				"-target", "y", "-iters", "50", "-model", model}, tc.flags)...)
+			if code != 0 {
+				t.Fatalf("fit exited with %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, tc.fixedPrint) {
+				t.Errorf("fit printed %q, want it to contain %q", stdout, tc.fixedPrint)
+			}
+			head := fitTestReadModel(t, model)
+			if (head.Fit.Selection != nil) != tc.search {
+				t.Fatalf("selection recorded: %v, want %v", head.Fit.Selection != nil, tc.search)
+			}
+			if tc.cost != 0 && head.Fit.Cost != tc.cost || tc.bw != 0 && head.Fit.Bandwidth != tc.bw {
+				t.Errorf("fitted with cost %v and bandwidth %v", head.Fit.Cost, head.Fit.Bandwidth)
+			}
+			if head.Fit.Selection == nil {
+				return
+			}
+			for _, c := range head.Fit.Selection.Candidates {
+				if tc.cost != 0 && c.Cost != tc.cost || tc.bw != 0 && c.Bandwidth != tc.bw {
+					t.Errorf("the search tried %+v although a flag fixed a value", c)
+				}
+			}
+		})
 	}
 }
 
@@ -110,14 +179,17 @@ func TestFitPredictClassification(t *testing.T) {
 	dir := t.TempDir()
 	model, pred := filepath.Join(dir, "model.json"), filepath.Join(dir, "pred.csv")
 	code, stdout, stderr := fitTestRun("fit", "-data", "testdata/fit_cls_train.csv", "-target", "color",
-		"-task", "classification", "-kernel", "multiplicative", "-iters", "200", "-model", model)
+		"-kernel", "multiplicative", "-model", model)
 	if code != 0 {
 		t.Fatalf("fit exited with %d: %s", code, stderr)
 	}
-	if want := "fit: 30 rows, 2 features, 3 classes, "; !strings.HasPrefix(stdout, want) {
+	if want := "fit: 30 rows, 2 columns encoded as 2 inputs, 3 classes\n"; !strings.HasPrefix(stdout, want) {
 		t.Errorf("fit printed %q, want it to start with %q", stdout, want)
 	}
-	if want := "train accuracy 100% (30/30)"; !strings.Contains(stdout, want) {
+	if want := `-task not given: classification, since column "color" holds text`; !strings.Contains(stderr, want) {
+		t.Errorf("fit's stderr %q does not contain %q", stderr, want)
+	}
+	if want := "fit: training accuracy 1, log-loss "; !strings.Contains(stdout, want) {
 		t.Errorf("fit printed %q, want it to contain %q", stdout, want)
 	}
 
@@ -157,6 +229,144 @@ func TestFitPredictClassification(t *testing.T) {
 	if right != len(in)-1 {
 		t.Errorf("%d of %d test points classified right", right, len(in)-1)
 	}
+
+	// score's accuracy and log-loss, against the same figures computed
+	// here from predict's probabilities on the labelled training file.
+	scores := filepath.Join(dir, "scores.json")
+	code, stdout, stderr = fitTestRun("predict", "-model", model, "-data", "testdata/fit_cls_train.csv", "-out", pred)
+	if code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	got = fitTestReadCSV(t, pred)
+	in = fitTestReadCSV(t, "testdata/fit_cls_train.csv") // x1,x2,color
+	var wantAcc, wantLoss float64
+	for i := 1; i < len(in); i++ {
+		if got[i][0] == in[i][2] {
+			wantAcc++
+		}
+		wantLoss -= math.Log(fitTestFloat(t, got[i][1+slices.Index(got[0][1:], "p_"+in[i][2])]))
+	}
+	n := float64(len(in) - 1)
+	wantAcc, wantLoss = wantAcc/n, wantLoss/n
+	code, stdout, stderr = fitTestRun("score", "-model", model, "-data", "testdata/fit_cls_train.csv", "-json", scores)
+	if code != 0 {
+		t.Fatalf("score exited with %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "score: 30 rows: accuracy ") {
+		t.Errorf("score printed %q", stdout)
+	}
+	var e struct {
+		Task     string
+		Rows     int
+		Accuracy float64
+		LogLoss  float64 `json:"log_loss"`
+	}
+	fitTestReadJSON(t, scores, &e)
+	if e.Task != "classification" || e.Rows != 30 || e.Accuracy != wantAcc || math.Abs(e.LogLoss-wantLoss) > 1e-9*wantLoss {
+		t.Errorf("score wrote %+v, want accuracy %v and log-loss %v", e, wantAcc, wantLoss)
+	}
+}
+
+func fitTestReadJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestFitMessyTable fits a table as users have them (quoted numbers,
+// factors, TRUE/FALSE, empty and NA cells, an id column, a column to
+// leave out, a row without a target) and predicts for new rows with an
+// unseen category and a gap.
+func TestFitMessyTable(t *testing.T) {
+	dir := t.TempDir()
+	model, scores := filepath.Join(dir, "model.json"), filepath.Join(dir, "scores.json")
+	code, stdout, stderr := fitTestRun("fit", "-data", "testdata/fit_messy_train.csv", "-target", "y",
+		"-id", "name", "-ignore", "note", "-model", model)
+	if code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	if want := `dropped 1 of 48 rows with no value in column "y"`; !strings.Contains(stderr, want) {
+		t.Errorf("fit's stderr %q does not contain %q", stderr, want)
+	}
+	// group: 3 levels; flag: 1; x: value and gap indicator.
+	if want := "fit: 47 rows, 3 columns encoded as 6 inputs\n"; !strings.HasPrefix(stdout, want) {
+		t.Errorf("fit printed %q, want it to start with %q", stdout, want)
+	}
+	head := fitTestReadModel(t, model)
+	if head.ID != "name" || !slices.Equal(head.Features, []string{"group", "flag", "x"}) || head.Fit.DroppedRows != 1 {
+		t.Errorf("model file header is %+v", head)
+	}
+
+	code, stdout, stderr = fitTestRun("predict", "-model", model, "-data", "testdata/fit_messy_new.csv", "-out", "-")
+	if code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	if n := strings.Count(stderr, "warning"); n != 1 || !strings.Contains(stderr, `"group"`) || !strings.Contains(stderr, `"D"`) {
+		t.Errorf("predict's stderr is %q, want one warning about the unseen level \"D\" of \"group\"", stderr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if err != nil {
+		t.Fatalf("predict -out - printed %q: %v", stdout, err)
+	}
+	if len(recs) != 5 || !slices.Equal(recs[0], []string{"name", "y"}) {
+		t.Fatalf("predict -out - printed %q", recs)
+	}
+	// y = 2x + 3[group B] + [flag]; rows n1 and n2 are fully known.
+	for i, want := range map[int]float64{1: 3, 2: 2} {
+		if y := fitTestFloat(t, recs[i][1]); math.Abs(y-want) > 0.5 {
+			t.Errorf("row %s: predicted %v, want about %v", recs[i][0], y, want)
+		}
+	}
+	for i, id := range []string{"n1", "n2", "n3", "n4"} {
+		if recs[i+1][0] != id {
+			t.Errorf("row %d has id %q, want %q", i+1, recs[i+1][0], id)
+		}
+	}
+
+	// score's R^2 and MSE against the same figures computed here from
+	// predict's output on the labelled file.
+	pred := filepath.Join(dir, "pred.csv")
+	if code, _, stderr = fitTestRun("predict", "-model", model, "-data", "testdata/fit_messy_train.csv", "-out", pred); code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	got, in := fitTestReadCSV(t, pred), fitTestReadCSV(t, "testdata/fit_messy_train.csv")
+	yCol := slices.Index(in[0], "y")
+	var ys, ps []float64
+	for i := 1; i < len(in); i++ {
+		if in[i][yCol] != "NA" {
+			ys = append(ys, fitTestFloat(t, in[i][yCol]))
+			ps = append(ps, fitTestFloat(t, got[i][1]))
+		}
+	}
+	var mean, sse, sst float64
+	for _, y := range ys {
+		mean += y / float64(len(ys))
+	}
+	for i, y := range ys {
+		sse += (ps[i] - y) * (ps[i] - y)
+		sst += (y - mean) * (y - mean)
+	}
+	code, stdout, stderr = fitTestRun("score", "-model", model, "-data", "testdata/fit_messy_train.csv", "-json", scores)
+	if code != 0 {
+		t.Fatalf("score exited with %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "score: 47 rows: R² ") || !strings.Contains(stderr, "left out 1 of 48 rows") {
+		t.Errorf("score printed %q and %q", stdout, stderr)
+	}
+	var e struct {
+		Rows    int
+		R2, MSE float64
+	}
+	fitTestReadJSON(t, scores, &e)
+	if wantMSE, wantR2 := sse/float64(len(ys)), 1-sse/sst; e.Rows != 47 ||
+		math.Abs(e.MSE-wantMSE) > 1e-9*wantMSE || math.Abs(e.R2-wantR2) > 1e-9 {
+		t.Errorf("score wrote %+v, want MSE %v and R² %v", e, wantMSE, wantR2)
+	}
 }
 
 func TestPredictHandWrittenModel(t *testing.T) {
@@ -185,8 +395,6 @@ func TestFitErrors(t *testing.T) {
 		code int
 		want []string // in stderr
 	}{
-		{"NaN", join(reg, []string{"-data", "testdata/fit_nan.csv"}), 1,
-			[]string{`testdata/fit_nan.csv: row 4, column "x2": value is NaN`}},
 		{"Inf", join(reg, []string{"-data", "testdata/fit_inf.csv"}), 1,
 			[]string{`testdata/fit_inf.csv: row 3, column "y": value is infinite`}},
 		{"ragged", join(reg, []string{"-data", "testdata/fit_ragged.csv"}), 1,
@@ -218,18 +426,32 @@ func TestFitErrors(t *testing.T) {
 		{"unknown kernel", join(train, reg, []string{"-kernel", "gaussian"}), 2,
 			[]string{`-kernel "gaussian": want additive or multiplicative`}},
 		{"too many anchors", join(train, reg, []string{"-anchors", "37"}), 2,
-			[]string{"-anchors 37: testdata/fit_reg_train.csv has only 36 rows"}},
+			[]string{"-anchors 37: testdata/fit_reg_train.csv has only 36 usable rows"}},
 		{"negative anchors", join(train, reg, []string{"-anchors", "-1"}), 2,
-			[]string{"-anchors -1: want 0 (every row) or more"}},
+			[]string{"-anchors -1: want 0 (automatic) or more"}},
 		{"zero iterations", join(train, reg[:4], []string{"-iters", "0"}), 2,
 			[]string{"-iters 0: want at least 1"}},
+		{"one fold", join(train, reg, []string{"-folds", "1"}), 2,
+			[]string{"-folds 1: want at least 2"}},
+		{"unknown ignored column", join(train, reg, []string{"-ignore", "x1,q"}), 1,
+			[]string{`testdata/fit_reg_train.csv: column "q": no such column`}},
+		{"unknown id column", join(train, reg, []string{"-id", "q"}), 1,
+			[]string{`testdata/fit_reg_train.csv: column "q": no such column`}},
+		{"nothing left", join(train, reg, []string{"-ignore", "x1", "-id", "x2"}), 1,
+			[]string{`testdata/fit_reg_train.csv: no input columns left`}},
+		{"no target values", join(reg, []string{"-data", "testdata/fit_no_target.csv"}), 1,
+			[]string{"testdata/fit_no_target.csv", `"y"`}},
+		{"one class", []string{"-data", "testdata/fit_one_class.csv", "-target", "y", "-task", "classification"}, 1,
+			[]string{"testdata/fit_one_class.csv", `"y"`, "single class"}},
+		{"empty column", []string{"-data", "testdata/fit_empty_column.csv", "-target", "y", "-task", "classification"}, 1,
+			[]string{"testdata/fit_empty_column.csv", `"e"`}},
 		{"unknown flag", join(train, reg, []string{"-bogus"}), 2,
-			[]string{"flag provided but not defined: -bogus", "usage: machines fit"}},
+			[]string{"flag provided but not defined: -bogus", "run 'machines fit -h' for usage"}},
 		{"stray argument", join(train, reg, []string{"extra"}), 2,
 			[]string{`unexpected arguments ["extra" `}},
-		{"diverges", join(reg, []string{"-data", "testdata/fit_huge.csv"}), 1,
+		{"diverges", join(reg, []string{"-data", "testdata/fit_huge.csv", "-cost", "0.001", "-bandwidth", "1"}), 1,
 			[]string{"fitting testdata/fit_huge.csv: the fit diverged: the loss is +Inf at the initial parameters"}},
-		{"diverges unstandardized", join(reg, []string{"-data", "testdata/fit_huge.csv", "-standardize=false"}), 1,
+		{"diverges unstandardized", join(reg, []string{"-data", "testdata/fit_huge.csv", "-cost", "0.001", "-bandwidth", "1", "-standardize=false"}), 1,
 			[]string{"the fit diverged", "try -standardize=true"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -264,10 +486,9 @@ func TestMissingFlags(t *testing.T) {
 	}{
 		{"fit -data", []string{"fit", "-target", "y", "-task", "regression", "-model", "m.json"}, "missing required flag -data\n"},
 		{"fit -target", []string{"fit", "-data", "d.csv", "-task", "regression", "-model", "m.json"}, "missing required flag -target\n"},
-		{"fit -task", []string{"fit", "-data", "d.csv", "-target", "y", "-model", "m.json"}, "missing required flag -task\n"},
 		{"fit -model", []string{"fit", "-data", "d.csv", "-target", "y", "-task", "regression"}, "missing required flag -model\n"},
 		{"fit -model=", []string{"fit", "-data", "d.csv", "-target", "y", "-task", "regression", "-model="}, "missing required flag -model\n"},
-		{"fit all", []string{"fit"}, "missing required flags -data, -target, -task, -model\n"},
+		{"fit all", []string{"fit"}, "missing required flags -data, -target, -model\n"},
 		{"predict -model", []string{"predict", "-data", "d.csv", "-out", "p.csv"}, "missing required flag -model\n"},
 		{"predict -data", []string{"predict", "-model", "m.json", "-out", "p.csv"}, "missing required flag -data\n"},
 		{"predict -out", []string{"predict", "-model", "m.json", "-data", "d.csv"}, "missing required flag -out\n"},
@@ -282,8 +503,8 @@ func TestMissingFlags(t *testing.T) {
 			if !strings.Contains(stderr, tc.want) {
 				t.Errorf("stderr %q does not contain %q", stderr, tc.want)
 			}
-			if !strings.Contains(stderr, "usage") {
-				t.Errorf("stderr %q does not point to the usage", stderr)
+			if !strings.Contains(stderr, "run 'machines") {
+				t.Errorf("stderr %q does not say where the usage is", stderr)
 			}
 		})
 	}
@@ -296,8 +517,8 @@ func TestPredictErrors(t *testing.T) {
 	}{
 		{"truncated", "model_truncated.json", "model_predict.csv",
 			"testdata/model_truncated.json: invalid JSON at byte 122: unexpected end of JSON input"},
-		{"newer version", "model_v2.json", "model_predict.csv",
-			"testdata/model_v2.json: machines-model version 2 is newer than this program reads (version 1): upgrade the program"},
+		{"newer version", "model_v3.json", "model_predict.csv",
+			"testdata/model_v3.json: machines-model version 3 is newer than this program reads (versions 1 to 2): upgrade the program"},
 		{"not a model", "model_not_model.json", "model_predict.csv",
 			"testdata/model_not_model.json: not a machines model file"},
 		{"a CSV file", "fit_reg_train.csv", "model_predict.csv",

@@ -9,14 +9,18 @@
 //	experiment NAME   run one of the paper's experiments and write its JSON and figures
 //	fit               fit a finite-depth kernel machine to a CSV file
 //	predict           predict with a fitted model
+//	score             score a fitted model on labelled data
 //	bench             time the library's workloads
 //	sculpt            sculpt a hypergraph architecture on an image data set
+//	version           print the version of machines and of Go it was built with
+//	help [COMMAND]    print this overview, or the help of COMMAND
 //
-// Run "machines <command> -h" for the flags of a command.
+// "machines help COMMAND", "machines COMMAND -h" and "-help" or "--help"
+// print the flags of a command on standard output.
 //
 // # Experiments
 //
-//	machines experiment NAME [-out DIR] [-seed N] [-quick]
+//	machines experiment [-out DIR] [-seed N] [-quick] NAME [flags]
 //	machines experiment oneshot -data DIR [-maxfreq 2,5,10,20] [-cost 0,0.001,0.01,0.1,1]
 //
 // NAME is one of:
@@ -51,45 +55,76 @@
 // Each writes DIR/NAME.json (default DIR is "out") with the experiment,
 // the seed, and for every model its name, parameter count, train and
 // test mean squared error, fit time, iterations and settings; and its
-// figures as DIR/NAME-*.png and .svg. -quick runs fewer iterations.
+// figures as DIR/NAME-*.png and .svg. -quick runs fewer iterations. The
+// flags may come before or after NAME.
 //
 // # Fitting your own data
 //
-//	machines fit -data train.csv -target COLUMN -task regression|classification \
-//	    [-dims 3,3,3,1] [-kernel additive|multiplicative] [-bandwidth 1] \
-//	    [-cost 0.001] [-anchors 0] [-standardize=true] [-seed 1] [-iters 1000] \
-//	    -model model.json
-//	machines predict -model model.json -data new.csv -out pred.csv
+//	machines fit -data train.csv -target COLUMN [-task regression|classification] \
+//	    [-ignore a,b] [-id COLUMN] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
+//	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-standardize=true] \
+//	    [-seed 0] [-iters N] -model model.json
+//	machines predict -model model.json -data new.csv -out pred.csv|-
 //
-// The CSV files have a header row. fit reads every column of train.csv but
-// the target as an input; for classification the target holds class
-// labels, any text. It fits a finite-depth kernel machine with L-BFGS,
-// reporting the loss on standard error about once a second, prints a
-// one-line summary (rows, parameters, iterations, training error or
-// accuracy, time) and writes the model.
+// The CSV files have a header row and may look as real tables do: numbers,
+// quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
+// (empty, NA, ? or NaN); and categories, any other text. fit uses every
+// column but the target, the -ignore columns and the -id column as an
+// input. Categories are one-hot encoded; missing values are replaced by the
+// training mean (numbers) or the most frequent value, with an indicator
+// column for every column that had gaps. Rows whose target is missing are
+// dropped, and fit says how many. Without -task the target decides: a
+// column of numbers only means regression, anything else classification.
+//
+// fit standardises the encoded inputs (and a regression target) and fits a
+// finite-depth kernel machine with L-BFGS. Unless -cost and -bandwidth are
+// both given, it first chooses them by k-fold cross-validation (-folds,
+// stratified by class for classification, repeated on new shuffles for
+// small tables) over the grid of the kernel package (DefaultCosts x
+// DefaultBandwidths), running the folds in parallel on all cores, on at
+// most kernel.SelectionRows rows; it prints every setting's cross-validated
+// score and then the chosen one, with its mean and standard deviation.
+// Above kernel.AutoAnchors rows the anchor points are that many k-means++
+// centres of the rows (-anchors M sets their number), so that time and
+// memory grow linearly with the rows. The final fit stops when the loss
+// improves by less than 0.1% over 10 iterations or at -iters; fit says
+// which. It reports progress on standard error, then a summary: rows,
+// columns and inputs, the settings and how they were chosen, the training
+// score, the parameters and the time.
 //
 // -dims lists the sizes of the blocks of the machine space, the input block
 // first and the output block last; the last entry must be 1 for regression
 // and the number of classes for classification, and fit says so if it is
 // not. Without -dims the blocks are 3,3,3 and then the output block.
-// -anchors M fits with M training rows, drawn at random, as anchor points
-// (Nystrom) instead of all of them. -standardize scales the inputs, and
-// regression targets, to mean 0 and standard deviation 1 for the fit; the
-// model undoes it when it predicts.
 //
-// The model file is JSON: "format": "machines-model", "version": 1,
-// "kind": "kernel-machine", the "task", the "features" and "target" column
-// names, for classification the "classes" in order, and the "machine": its
-// "dims", "kernel", "bandwidth", the matrices "a", "c" and "anchors" as
-// arrays of rows, and the "input" and "output" scalers ("mean", "scale") if
-// the fit standardised. It is written atomically: a temporary file renamed
-// into place.
+// The model file is JSON: "format": "machines-model", "version": 2,
+// "kind": "kernel-machine", the "task", the "target" and "id" column names,
+// the "features" (the table's input columns), for classification the
+// "classes" in order, the "encoder" (each column's kind, categories,
+// imputed value and indicator), the "fit" record (data file, rows,
+// dropped rows, seed, chosen settings, iterations, whether the optimiser
+// converged, time and the whole "selection" with every candidate's
+// scores), and the "machine": its "dims", "kernel", "bandwidth", the
+// matrices "a", "c" and "anchors" as arrays of rows, and the "input" and
+// "output" scalers ("mean", "scale"). Files of version 1 are still read. It
+// is written atomically: a temporary file renamed into place.
 //
 // predict reads the model's feature columns from new.csv by name, in any
-// order, ignoring other columns, and writes pred.csv, also atomically, with
-// one row per row of new.csv: for regression a column named after the
-// target; for classification the predicted class, in a column named after
-// the target, and then the probability of each class, in columns p_CLASS.
+// order, ignoring other columns, encodes them as fit did (a category not
+// seen in training encodes as all zeros, with one warning per column) and
+// writes pred.csv, also atomically, or standard output for -out -: the id
+// column if the model has one (or -id names one), then for regression a
+// column named after the target, for classification the predicted class
+// in a column named after the target and the probability of each class in
+// columns p_CLASS.
+//
+//	machines score -model model.json -data test.csv [-json FILE]
+//
+// score reads labelled data, with the model's feature columns and its
+// target column, predicts every row and prints the coefficient of
+// determination R^2 and the mean squared error for a regression model, or
+// the accuracy and the log-loss for a classifier; -json also writes them
+// to a JSON file.
 //
 // # Sculpting
 //
@@ -138,22 +173,31 @@
 //
 //	machines bench [-suite default|machines] [-json FILE] [-runs N]
 //
-// times the workloads of the project's WORKLOADS.md single-threaded and
-// prints the median time of each: W1 (matmul), W4, W4b and W4fit (the
-// finite-depth kernel machine) and the Volterra solvers, general against
-// fast, at 100 and 1000 time points. -suite machines times instead dense,
-// conv and recurrent machines of package finite (workloads
-// KIND-SIZE-PASS, float32, tanh) in three passes: forward (the forward
-// solve), backward (the reversed solve, giving the cotangents of y0 and
-// z0, as the authors time their backward pass) and gradient (the
-// reversed solve and the weight gradient), and the reference layers
-// KIND-medium-reference (one masked product or im2col convolution); it
-// prints the backward/forward (goal 1), gradient/forward (goal 2) and
-// forward/reference (goal 2) ratios, which the JSON also holds under
-// "ratios".
+// times the workloads described in bench/WORKLOADS.md single-threaded and
+// prints the median time of each: W1 (matmul), W3 (convolution), W4, W4b
+// and W4fit (the finite-depth kernel machine) and the Volterra solvers,
+// general against fast, at 100 and 1000 time points. -suite machines
+// times instead dense, conv and recurrent machines of package finite
+// (workloads KIND-SIZE-PASS, float32, tanh) in three passes: forward
+// (the forward solve), backward (the reversed solve, giving the
+// cotangents of y0 and z0, as the authors time their backward pass) and
+// gradient (the reversed solve and the weight gradient), and the
+// reference layers KIND-medium-reference (one masked product or im2col
+// convolution); it prints the backward/forward (goal 1),
+// gradient/forward (goal 2) and forward/reference (goal 2) ratios, which
+// the JSON also holds under "ratios".
 //
-// Errors in flags or arguments print the usage and exit with status 2;
-// other failures exit with status 1.
+// # Version
+//
+//	machines version
+//
+// prints the module version of machines ("(devel)" for a build from a
+// source tree), the VCS revision it was built from, marked "dirty" if the
+// tree had uncommitted changes, and the Go version.
+//
+// Errors in flags or arguments print one line saying what is wrong and a
+// hint to run the command with -h, and exit with status 2; other failures
+// exit with status 1.
 package main
 
 import (
@@ -162,6 +206,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"strings"
 )
 
 // command is a subcommand: it parses its own flags from args.
@@ -175,9 +221,20 @@ func commands() []command {
 		{"experiment", "run one of the paper's experiments", runExperiment},
 		{"fit", "fit a kernel machine to a CSV file", runFit},
 		{"predict", "predict with a fitted model", runPredict},
+		{"score", "score a fitted model on labelled data", runScore},
 		{"bench", "time the library's workloads", runBench},
 		{"sculpt", "sculpt a hypergraph architecture on an image data set", runSculpt},
+		{"version", "print the version of machines and of Go", runVersion},
 	}
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 // usageError marks errors in the command line: they exit with status 2.
@@ -189,42 +246,90 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
+// helpError is returned by parseFlags when the command line asks for help.
+// It carries the flag set, so that run can print the help on standard
+// output, where a reader who asked for it expects it.
+type helpError struct{ fs *flag.FlagSet }
+
+func (e *helpError) Error() string { return flag.ErrHelp.Error() }
+func (e *helpError) Unwrap() error { return flag.ErrHelp }
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run executes the command line args and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		usage(stdout)
 		return 0
+	case "help":
+		return runHelp(args[1:], stdout, stderr)
 	}
-	for _, c := range commands() {
-		if c.name != args[0] {
-			continue
-		}
-		err := c.run(args[1:], stdout, stderr)
-		var ue *usageError
-		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, flag.ErrHelp):
-			return 0
-		case errors.As(err, &ue):
-			fmt.Fprintf(stderr, "machines %s: %v\n", c.name, err)
-			fmt.Fprintf(stderr, "run 'machines %s -h' for usage\n", c.name)
+	c, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "machines: unknown command %q\n", args[0])
+		fmt.Fprintln(stderr, "run 'machines help' for the list of commands")
+		return 2
+	}
+	return exitStatus(c, c.run(args[1:], stdout, stderr), stdout, stderr)
+}
+
+// runHelp prints the overview, or the help of the command named in args.
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	switch len(args) {
+	case 0:
+		usage(stdout)
+		return 0
+	case 1:
+		c, ok := lookup(args[0])
+		if !ok {
+			fmt.Fprintf(stderr, "machines help: unknown command %q\n", args[0])
+			fmt.Fprintln(stderr, "run 'machines help' for the list of commands")
 			return 2
-		default:
-			fmt.Fprintf(stderr, "machines %s: %v\n", c.name, err)
-			return 1
 		}
+		// Every command stops at -h before doing any work.
+		return exitStatus(c, c.run([]string{"-h"}, stdout, stderr), stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "machines help: want at most one command, got %q\n", args)
+		return 2
 	}
-	fmt.Fprintf(stderr, "machines: unknown command %q\n", args[0])
-	usage(stderr)
-	return 2
+}
+
+// exitStatus reports the error err of command c and returns the exit status.
+func exitStatus(c command, err error, stdout, stderr io.Writer) int {
+	var he *helpError
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &he):
+		he.fs.SetOutput(stdout)
+		he.fs.Usage()
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "machines %s: %s\n", c.name, trimPrefix(err, c.name))
+		fmt.Fprintf(stderr, "run 'machines %s -h' for usage\n", c.name)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "machines %s: %s\n", c.name, trimPrefix(err, c.name))
+		return 1
+	}
+}
+
+// trimPrefix returns the message of err without a leading "name: ". The
+// packages behind the commands prefix their errors with the package name,
+// as Go packages do; where that is the command's name (experiment,
+// sculpt, bench), printing it after "machines name: " would say it twice.
+func trimPrefix(err error, name string) string {
+	return strings.TrimPrefix(err.Error(), name+": ")
 }
 
 func usage(w io.Writer) {
@@ -232,21 +337,100 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nrun 'machines <command> -h' for the flags of a command")
+	fmt.Fprintf(w, "  %-11s %s\n", "help", "print this overview, or with a command its help")
+	fmt.Fprintln(w, "\nrun 'machines help <command>' or 'machines <command> -h' for the flags of a command")
 }
 
 // parseFlags parses args with fs, turning flag errors and stray arguments
-// into usage errors. fs must use flag.ContinueOnError.
+// into usage errors, and a request for help into a *helpError. fs must use
+// flag.ContinueOnError. It prints nothing, to stderr or elsewhere: run
+// reports the errors and prints the help.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return &usageError{err.Error()}
+	if err := parseSilently(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments %q", fs.Args())
 	}
 	return nil
+}
+
+// parseSilently parses args with fs without printing anything: the flag
+// package would print the whole flag list on any error, where one line
+// and a hint to run -h read better, and it would print help to the flag
+// set's output, where run wants standard output. It leaves fs's output
+// discarded; exitStatus sets it when it prints the help.
+func parseSilently(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	usage := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		return &helpError{fs}
+	default:
+		return &usageError{err.Error()}
+	}
+}
+
+// parseInterspersed parses args with fs, allowing flags after positional
+// arguments, which the flag package stops at, and returns the positional
+// arguments in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := parseSilently(fs, args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: machines version\n\nprints the module version, the VCS revision and the Go version of this build")
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	bi, _ := debug.ReadBuildInfo()
+	fmt.Fprintln(stdout, versionLine(bi))
+	return nil
+}
+
+// versionLine describes the build bi, which may be nil when the binary
+// carries no build information.
+func versionLine(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "machines (devel), no build information"
+	}
+	version := bi.Main.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	var revision, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	line := "machines " + version
+	if revision != "" {
+		line += ", revision " + revision
+		if modified == "true" {
+			line += " (dirty)"
+		}
+	}
+	return line + ", " + bi.GoVersion
 }

@@ -6,18 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 
+	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/atomicfile"
 	"github.com/parametric-machines/machines/internal/jsonfile"
 	"github.com/parametric-machines/machines/kernel"
+	"gonum.org/v1/gonum/mat"
 )
 
 // The version of the model file this program writes and the kinds of
-// model it knows.
+// model it knows. Version 1 files hold numeric features only and no
+// encoder; version 2 adds the encoder, the id column and the fit record.
 const (
-	modelVersion = 1
+	modelVersion = 2
 	kindKernel   = "kernel-machine"
 )
 
@@ -33,14 +38,79 @@ const (
 
 // modelFile is the JSON content of a model file written by fit.
 type modelFile struct {
-	Format   string          `json:"format"`
-	Version  int             `json:"version"`
-	Kind     string          `json:"kind"`
-	Task     string          `json:"task"`
-	Features []string        `json:"features"`
-	Target   string          `json:"target"`
-	Classes  []string        `json:"classes,omitempty"`
-	Machine  *kernel.Machine `json:"machine"`
+	Format   string   `json:"format"`
+	Version  int      `json:"version"`
+	Kind     string   `json:"kind"`
+	Task     string   `json:"task"`
+	Features []string `json:"features"` // the input columns of the data file
+	Target   string   `json:"target"`
+	ID       string   `json:"id,omitempty"`
+	Classes  []string `json:"classes,omitempty"`
+	// Encoder turns the feature columns into the machine's inputs; nil
+	// in version 1 files, whose features are numbers used as they are.
+	Encoder *dataset.Encoder `json:"encoder,omitempty"`
+	// Fit records how the machine was fitted; predict does not need it.
+	Fit     *fitRecord      `json:"fit,omitempty"`
+	Machine *kernel.Machine `json:"machine"`
+}
+
+// fitRecord is what fit stores about the fit: the data, the settings it
+// used and how it chose them, and how the optimiser ended.
+type fitRecord struct {
+	Data       string            `json:"data"`
+	Rows       int               `json:"rows"`
+	Dropped    int               `json:"dropped_rows"`
+	Seed       uint64            `json:"seed"`
+	Dims       []int             `json:"dims"`
+	Cost       float64           `json:"cost"`
+	Bandwidth  float64           `json:"bandwidth"`
+	Anchors    int               `json:"anchors"`
+	Iterations int               `json:"iterations"`
+	Converged  bool              `json:"converged"`
+	Status     string            `json:"status"`
+	Seconds    float64           `json:"seconds"`
+	Selection  *kernel.Selection `json:"selection,omitempty"`
+}
+
+// inputs returns the machine's inputs for the given rows of f (nil: all
+// rows), printing the encoder's warnings on stderr.
+func (md *modelFile) inputs(f *dataset.Frame, rows []int, stderr io.Writer, cmd string) (*mat.Dense, error) {
+	if md.Encoder == nil {
+		return numericColumns(f, md.Features, rows)
+	}
+	x, warnings, err := md.Encoder.Transform(f, rows)
+	if err != nil {
+		return nil, err
+	}
+	printWarnings(stderr, cmd, warnings)
+	return x, nil
+}
+
+// numericColumns reads the named columns of the given rows of f (nil: all
+// rows) as numbers, as version 1 model files expect.
+func numericColumns(f *dataset.Frame, names []string, rows []int) (*mat.Dense, error) {
+	if rows == nil {
+		rows = make([]int, f.Len())
+		for i := range rows {
+			rows[i] = i
+		}
+	}
+	x := mat.NewDense(len(rows), len(names), nil)
+	for j, name := range names {
+		c, err := f.Column(name)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range rows {
+			v, err := strconv.ParseFloat(f.Cell(r, c), 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, &dataset.ParseError{File: f.Name(), Row: f.Line(r), Column: name,
+					Err: fmt.Errorf("%q is not a finite number", f.Cell(r, c))}
+			}
+			x.Set(i, j, v)
+		}
+	}
+	return x, nil
 }
 
 // writeModel checks md and writes it to path, replacing the file
@@ -120,8 +190,23 @@ func (md *modelFile) check() error {
 		// Only a machine built in code, not a decoded one, lacks A.
 		return errors.New("the machine has no matrix a")
 	}
-	if m.Inputs() != len(md.Features) {
-		return fmt.Errorf("the machine has %d inputs for the %d features %q", m.Inputs(), len(md.Features), md.Features)
+	if md.Encoder == nil {
+		if md.Version > 1 {
+			return errors.New("missing field \"encoder\"")
+		}
+		if m.Inputs() != len(md.Features) {
+			return fmt.Errorf("the machine has %d inputs for the %d features %q", m.Inputs(), len(md.Features), md.Features)
+		}
+	} else {
+		if !slices.Equal(md.Encoder.Features(), md.Features) {
+			return fmt.Errorf("the encoder reads the columns %q, the model lists the features %q", md.Encoder.Features(), md.Features)
+		}
+		if n := len(md.Encoder.Names()); m.Inputs() != n {
+			return fmt.Errorf("the machine has %d inputs for the %d columns of the encoder", m.Inputs(), n)
+		}
+	}
+	if md.ID != "" && (md.ID == md.Target || slices.Contains(md.Features, md.ID)) {
+		return fmt.Errorf("the id column %q is also the target or a feature", md.ID)
 	}
 	switch md.Task {
 	case taskRegression:

@@ -27,7 +27,7 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the initial weights and the minibatch order")
 	resume := fs.Bool("resume", false, "continue from the checkpoint in -out")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: machines sculpt -data DIR [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-out DIR] [-seed N] [-resume] [-plain]\n\n")
+		fmt.Fprintf(fs.Output(), "usage: machines sculpt -data DIR [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-out DIR] [-seed N] [-resume] [-plain] [-lr LR] [-batch B]\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {

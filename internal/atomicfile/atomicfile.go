@@ -20,6 +20,10 @@ const newFileMode fs.FileMode = 0o644
 // returns an error, or flushing, syncing or renaming fails, the temporary file
 // is removed, the file at path is left as it was and the error is returned.
 // An existing file keeps its permission bits; a new one gets mode 0644.
+//
+// Errors of the file system name path, not the temporary file, which no
+// longer exists when the caller sees them; an error returned by write is
+// returned as it is.
 func WriteFile(path string, write func(io.Writer) error) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -34,7 +38,7 @@ func WriteFile(path string, write func(io.Writer) error) error {
 
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
-		return err
+		return pathError("create", path, err)
 	}
 	tmp := f.Name()
 	// The deferred cleanup also runs if write panics, so no temporary file
@@ -47,7 +51,7 @@ func WriteFile(path string, write func(io.Writer) error) error {
 		}
 	}()
 
-	w := bufio.NewWriter(f)
+	w := bufio.NewWriter(destWriter{f, path})
 	if err := write(w); err != nil {
 		return err
 	}
@@ -55,20 +59,50 @@ func WriteFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	if err := f.Chmod(mode); err != nil {
-		return err
+		return pathError("chmod", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		return err
+		return pathError("sync", path, err)
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return pathError("close", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return err
+		return pathError("rename", path, err)
 	}
 	renamed = true
 	syncDir(dir)
 	return nil
+}
+
+// destWriter writes to the temporary file f and reports its errors under
+// the destination's path.
+type destWriter struct {
+	f    *os.File
+	path string
+}
+
+func (w destWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		err = pathError("write", w.path, err)
+	}
+	return n, err
+}
+
+// pathError returns err of operation op as an error about path: the
+// os package names the temporary file in its errors, a name that means
+// nothing to the user and no longer exists.
+func pathError(op, path string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return &fs.PathError{Op: op, Path: path, Err: err}
 }
 
 // syncDir asks for the directory entry written by the rename to reach stable

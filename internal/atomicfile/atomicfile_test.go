@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -146,5 +147,69 @@ func TestWriteFileMissingDir(t *testing.T) {
 	}
 	if called {
 		t.Error("write was called although the file could not be created")
+	}
+}
+
+// TestWriteFileErrorsNameDestination checks that the errors of the file
+// system name the destination, never the temporary file.
+func TestWriteFileErrorsNameDestination(t *testing.T) {
+	for _, test := range []struct {
+		name   string
+		path   func(dir string) string
+		wantOp string
+	}{
+		{
+			name:   "missing directory",
+			path:   func(dir string) string { return filepath.Join(dir, "no", "out.csv") },
+			wantOp: "create",
+		},
+		{
+			name: "destination is a directory",
+			path: func(dir string) string {
+				sub := filepath.Join(dir, "out.csv")
+				if err := os.MkdirAll(filepath.Join(sub, "child"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return sub
+			},
+			wantOp: "rename",
+		},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := test.path(dir)
+			err := WriteFile(path, writeString("x"))
+			var pe *fs.PathError
+			if !errors.As(err, &pe) {
+				t.Fatalf("got error %v, want a *fs.PathError", err)
+			}
+			if pe.Op != test.wantOp || pe.Path != path {
+				t.Errorf("got op %q path %q, want %q %q", pe.Op, pe.Path, test.wantOp, path)
+			}
+			if strings.Contains(err.Error(), ".tmp") {
+				t.Errorf("error %q names the temporary file", err)
+			}
+			if names := entries(t, dir); len(names) > 1 {
+				t.Errorf("stray files left in directory: %q", names)
+			}
+		})
+	}
+}
+
+// TestDestWriterNamesDestination checks the write errors, which a full
+// disk would cause and a test cannot easily: a closed file stands in.
+func TestDestWriterNamesDestination(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), ".out.csv.tmp*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = destWriter{f, "out.csv"}.Write([]byte("x"))
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Op != "write" || pe.Path != "out.csv" {
+		t.Fatalf("got error %v, want write out.csv: ...", err)
+	}
+	if !errors.Is(err, os.ErrClosed) {
+		t.Errorf("error %v lost its cause, os.ErrClosed", err)
 	}
 }

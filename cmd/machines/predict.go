@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/parametric-machines/machines/dataset"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+func runPredict(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
+	var (
+		modelPath = fs.String("model", "", "the model JSON `file` written by machines fit (required)")
+		data      = fs.String("data", "", "inputs: a CSV `file` with a header row holding the model's input columns;\nother columns are ignored (required)")
+		out       = fs.String("out", "", "write the predictions to this CSV `file`, or to standard output if it is - (required)")
+		id        = fs.String("id", "", "copy this `column` to the predictions (default: the model's -id column, when the file has it)")
+	)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: machines predict -model FILE -data FILE -out FILE|-\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if err := requireFlags(fs, "model", "data", "out"); err != nil {
+		return err
+	}
+	md, err := readModel(*modelPath)
+	if err != nil {
+		return err
+	}
+	f, err := dataset.LoadFrame(*data)
+	if err != nil {
+		return err
+	}
+	idCol := -1
+	switch {
+	case *id != "":
+		if idCol, err = f.Column(*id); err != nil {
+			return err
+		}
+	case md.ID != "":
+		if idCol, err = f.Column(md.ID); err != nil {
+			idCol = -1
+			fmt.Fprintf(stderr, "machines predict: %s has no id column %q: the predictions carry none\n", *data, md.ID)
+		}
+	}
+	x, err := md.inputs(f, nil, stderr, "predict")
+	if err != nil {
+		return err
+	}
+	header, records := predictionRecords(md, md.Machine.Predict(nil, x))
+	if idCol >= 0 {
+		header = append([]string{f.Columns()[idCol]}, header...)
+		for i := range records {
+			records[i] = append([]string{f.Cell(i, idCol)}, records[i]...)
+		}
+	}
+	if *out == "-" {
+		w := csv.NewWriter(stdout)
+		w.Write(header)
+		w.WriteAll(records) // flushes and reports the first error
+		if err := w.Error(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "machines predict: %d rows\n", len(records))
+		return nil
+	}
+	if err := dataset.WriteCSV(*out, header, records); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "predict: %d rows; wrote %s\n", len(records), *out)
+	return nil
+}
+
+// predictionRecords returns the CSV header and rows for the machine's
+// outputs pred: the target's value for regression; for classification
+// the most probable class and the probability of each class, the
+// softmax of the outputs.
+func predictionRecords(md *modelFile, pred *mat.Dense) (header []string, records [][]string) {
+	rows, _ := pred.Dims()
+	records = make([][]string, rows)
+	if md.Task == taskRegression {
+		for i := range records {
+			records[i] = []string{dataset.FormatFloat(pred.At(i, 0))}
+		}
+		return []string{md.Target}, records
+	}
+	header = []string{md.Target}
+	for _, c := range md.Classes {
+		header = append(header, "p_"+c)
+	}
+	p := make([]float64, len(md.Classes))
+	for i := range records {
+		softmaxTo(p, pred.RawRowView(i))
+		rec := make([]string, 0, len(header))
+		rec = append(rec, md.Classes[floats.MaxIdx(p)])
+		for _, v := range p {
+			rec = append(rec, dataset.FormatFloat(v))
+		}
+		records[i] = rec
+	}
+	return header, records
+}
+
+// softmaxTo writes the softmax of the scores x to dst.
+func softmaxTo(dst, x []float64) {
+	hi := math.Inf(-1)
+	for _, v := range x {
+		hi = math.Max(hi, v)
+	}
+	var sum float64
+	for i, v := range x {
+		dst[i] = math.Exp(v - hi)
+		sum += dst[i]
+	}
+	for i := range dst {
+		dst[i] /= sum
+	}
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/atomicfile"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+func runScore(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+	var (
+		modelPath = fs.String("model", "", "the model JSON `file` written by machines fit (required)")
+		data      = fs.String("data", "", "labelled data: a CSV `file` with the model's input columns and its target column (required)")
+		jsonPath  = fs.String("json", "", "also write the scores to this JSON `file`")
+	)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: machines score -model FILE -data FILE [-json FILE]\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if err := requireFlags(fs, "model", "data"); err != nil {
+		return err
+	}
+	md, err := readModel(*modelPath)
+	if err != nil {
+		return err
+	}
+	f, err := dataset.LoadFrame(*data)
+	if err != nil {
+		return err
+	}
+	t, err := f.Target(md.Target, md.Task == taskClassification)
+	if err != nil {
+		return err
+	}
+	if t.Dropped > 0 {
+		fmt.Fprintf(stderr, "machines score: %s: left out %d of %d rows with no value in column %q\n", *data, t.Dropped, f.Len(), md.Target)
+	}
+	if md.Task == taskClassification {
+		// The file's classes are numbered among themselves: renumber them
+		// as the model's.
+		for i, l := range t.Labels {
+			k := slices.Index(md.Classes, t.Classes[l])
+			if k < 0 {
+				r := t.Rows[i]
+				return &dataset.ParseError{File: *data, Row: f.Line(r), Column: md.Target,
+					Err: fmt.Errorf("class %q is not one of the model's classes %q", t.Classes[l], md.Classes)}
+			}
+			t.Labels[i] = k
+		}
+		t.Classes = md.Classes
+	}
+	x, err := md.inputs(f, t.Rows, stderr, "score")
+	if err != nil {
+		return err
+	}
+	e := evaluate(md, md.Machine.Predict(nil, x), t)
+	fmt.Fprintf(stdout, "score: %d rows: %s\n", e.Rows, e)
+	if *jsonPath != "" {
+		return atomicfile.WriteFile(*jsonPath, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(e)
+		})
+	}
+	return nil
+}
+
+// evaluation holds the scores of a model on labelled rows: R^2 and the
+// mean squared error for regression, accuracy and log-loss (the mean
+// negative log-probability of the true class) for classification.
+type evaluation struct {
+	Task     string   `json:"task"`
+	Rows     int      `json:"rows"`
+	R2       *float64 `json:"r2,omitempty"`
+	MSE      *float64 `json:"mse,omitempty"`
+	Accuracy *float64 `json:"accuracy,omitempty"`
+	LogLoss  *float64 `json:"log_loss,omitempty"`
+}
+
+func (e evaluation) String() string {
+	if e.Task == taskRegression {
+		return fmt.Sprintf("R² %.4g, MSE %.4g", *e.R2, *e.MSE)
+	}
+	return fmt.Sprintf("accuracy %.4g, log-loss %.4g", *e.Accuracy, *e.LogLoss)
+}
+
+// minProbability bounds the probabilities that enter the log-loss, so
+// that one confident mistake gives a large but finite loss.
+const minProbability = 1e-15
+
+// evaluate scores the machine's outputs pred for the rows of t, whose
+// labels index md.Classes.
+func evaluate(md *modelFile, pred *mat.Dense, t *dataset.Target) evaluation {
+	e := evaluation{Task: md.Task, Rows: len(t.Rows)}
+	n := float64(len(t.Rows))
+	if md.Task == taskRegression {
+		mean := floats.Sum(t.Values) / n
+		var sse, sst float64
+		for i, y := range t.Values {
+			d := pred.At(i, 0) - y
+			sse += d * d
+			sst += (y - mean) * (y - mean)
+		}
+		mse, r2 := sse/n, 1-sse/sst
+		e.MSE, e.R2 = &mse, &r2
+		return e
+	}
+	p := make([]float64, len(md.Classes))
+	var right, loss float64
+	for i, l := range t.Labels {
+		softmaxTo(p, pred.RawRowView(i))
+		if floats.MaxIdx(p) == l {
+			right++
+		}
+		loss -= math.Log(math.Max(p[l], minProbability))
+	}
+	acc, ll := right/n, loss/n
+	e.Accuracy, e.LogLoss = &acc, &ll
+	return e
+}

@@ -1,0 +1,145 @@
+package crossval
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/parametric-machines/machines/internal/testutil"
+)
+
+// checkPartition fails unless the folds' test parts partition 0..n-1 with
+// sizes differing by at most one and each train part is the complement of
+// its test part.
+func checkPartition(t *testing.T, folds []Fold, n int) {
+	t.Helper()
+	seen := make([]int, n)
+	lo, hi := n, 0
+	for i, f := range folds {
+		if !slices.IsSorted(f.Train) || !slices.IsSorted(f.Test) {
+			t.Errorf("fold %d: rows not in increasing order", i)
+		}
+		if len(f.Train)+len(f.Test) != n {
+			t.Errorf("fold %d: %d train + %d test rows, want %d", i, len(f.Train), len(f.Test), n)
+		}
+		in := map[int]bool{}
+		for _, r := range f.Test {
+			seen[r]++
+			in[r] = true
+		}
+		for _, r := range f.Train {
+			if in[r] {
+				t.Errorf("fold %d: row %d in both parts", i, r)
+			}
+		}
+		lo, hi = min(lo, len(f.Test)), max(hi, len(f.Test))
+	}
+	for r, c := range seen {
+		if c != 1 {
+			t.Errorf("row %d in %d test parts, want 1", r, c)
+		}
+	}
+	if hi-lo > 1 {
+		t.Errorf("test parts of %d to %d rows", lo, hi)
+	}
+}
+
+func TestKFold(t *testing.T) {
+	for _, tc := range []struct{ n, k int }{{10, 2}, {11, 5}, {5, 5}, {103, 7}} {
+		t.Run(fmt.Sprintf("n=%d,k=%d", tc.n, tc.k), func(t *testing.T) {
+			folds := KFold(tc.n, tc.k, 1)
+			if len(folds) != tc.k {
+				t.Fatalf("%d folds, want %d", len(folds), tc.k)
+			}
+			checkPartition(t, folds, tc.n)
+			if !slices.Equal(folds[0].Test, KFold(tc.n, tc.k, 1)[0].Test) {
+				t.Error("same seed, different folds")
+			}
+		})
+	}
+	// A shuffle, not consecutive blocks, and one that depends on the seed.
+	a, b := KFold(100, 2, 1)[0].Test, KFold(100, 2, 2)[0].Test
+	if slices.Equal(a, b) || slices.Equal(a, allRows(50)) {
+		t.Errorf("seeds 1 and 2 give the same first fold %v", a)
+	}
+}
+
+func TestStratified(t *testing.T) {
+	// 60 of class 0, 30 of class 1, 3 of class 2 (fewer than the folds).
+	var labels []int
+	for i := range 93 {
+		switch {
+		case i%31 == 30:
+			labels = append(labels, 2)
+		case i%3 == 0:
+			labels = append(labels, 1)
+		default:
+			labels = append(labels, 0)
+		}
+	}
+	count := func(rows []int, class int) int {
+		c := 0
+		for _, r := range rows {
+			if labels[r] == class {
+				c++
+			}
+		}
+		return c
+	}
+	total := []int{count(allRows(93), 0), count(allRows(93), 1), count(allRows(93), 2)}
+	folds := Stratified(labels, 5, 1)
+	checkPartition(t, folds, len(labels))
+	for i, f := range folds {
+		for class, n := range total {
+			got := count(f.Test, class)
+			if lo := n / 5; got < lo || got > lo+1 {
+				t.Errorf("fold %d: %d test rows of class %d (of %d), want %d or %d", i, got, class, n, lo, lo+1)
+			}
+		}
+	}
+}
+
+func allRows(n int) []int {
+	r := make([]int, n)
+	for i := range r {
+		r[i] = i
+	}
+	return r
+}
+
+func TestRun(t *testing.T) {
+	for _, workers := range []int{0, 1, 3, 20} {
+		out := make([]int, 17)
+		if err := Run(len(out), workers, func(i int) error { out[i] = i * i; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range out {
+			if v != i*i {
+				t.Fatalf("%d workers: job %d wrote %d", workers, i, v)
+			}
+		}
+	}
+	bad := errors.New("job 3 failed")
+	if err := Run(10, 1, func(i int) error {
+		if i >= 3 {
+			return fmt.Errorf("job %d failed", i)
+		}
+		return nil
+	}); err == nil || err.Error() != bad.Error() {
+		t.Errorf("error %v, want %v", err, bad)
+	}
+}
+
+func TestPanics(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		f          func()
+	}{
+		{"one fold", "1 folds of 10 rows", func() { KFold(10, 1, 0) }},
+		{"more folds than rows", "4 folds of 3 rows", func() { KFold(3, 4, 0) }},
+		{"stratified", "3 folds of 2 rows", func() { Stratified([]int{0, 1}, 3, 0) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testutil.CheckPanic(t, tc.f, tc.want) })
+	}
+}

@@ -1,0 +1,14 @@
+// Package crossval splits a training set into the folds of k-fold
+// cross-validation and runs independent jobs, such as the fits of a
+// hyperparameter grid, in parallel.
+//
+// Folds are drawn from a seeded shuffle, so the same seed gives the same
+// folds on every machine. Stratified folds give every fold each class in
+// proportion to its frequency, which keeps a rare class from vanishing from
+// a fold's training part. Run executes jobs by index on a fixed number of
+// goroutines; because each job writes only its own results, the outcome
+// does not depend on the number of workers or on their scheduling.
+//
+// The kernel package selects its cost and bandwidth with these folds; the
+// experiments select the perceptrons' weight decay with them.
+package crossval
