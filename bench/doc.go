@@ -1,7 +1,10 @@
-// Package bench defines the library's timed workloads: the ones of the
-// project's WORKLOADS.md that measure this library against the paper's
-// PyTorch and Julia prototypes, with the data and initial values those
-// measurements used (w4_data.json, embedded).
+// Package bench defines the library's timed workloads, described in
+// WORKLOADS.md in this directory: the ones that measure this library
+// against the paper's PyTorch and Julia prototypes, with the data and
+// initial values those measurements used (w4_data.json, embedded); the
+// machines suite of finite-depth machines; and the tabular suite, fits of
+// the default kernel machine on Friedman 1, to be read against the random
+// forest timed by friedman_rf.py.
 //
 // Timings are single-threaded medians of repeated samples after a
 // warm-up; Run sets GOMAXPROCS to 1 while it measures. Each workload

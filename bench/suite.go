@@ -6,16 +6,19 @@ import (
 )
 
 // Suites returns the names of the benchmark suites.
-func Suites() []string { return []string{"default", "machines"} }
+func Suites() []string { return []string{"default", "machines", "tabular"} }
 
 // Suite returns the workloads of the named suite: "default" is
-// Workloads, "machines" is MachineWorkloads.
+// Workloads, "machines" is MachineWorkloads, "tabular" is
+// TabularWorkloads.
 func Suite(name string) ([]Workload, error) {
 	switch name {
 	case "default":
 		return Workloads(), nil
 	case "machines":
 		return MachineWorkloads(), nil
+	case "tabular":
+		return TabularWorkloads(), nil
 	}
 	return nil, fmt.Errorf("bench: unknown suite %q (known: %s)", name, strings.Join(Suites(), ", "))
 }

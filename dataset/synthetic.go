@@ -85,3 +85,40 @@ func SineGrid(n int) (X *mat.Dense, y []float64) {
 	}
 	return X, y
 }
+
+// Friedman1Features is the number of input columns of Friedman1.
+const Friedman1Features = 10
+
+// Friedman1Truth is the noise-free target of Friedman's first regression
+// problem at x (at least 5 entries; the rest are ignored):
+// 10 sin(π x0 x1) + 20 (x2 − 0.5)² + 10 x3 + 5 x4.
+func Friedman1Truth(x []float64) float64 {
+	return 10*math.Sin(math.Pi*x[0]*x[1]) + 20*(x[2]-0.5)*(x[2]-0.5) + 10*x[3] + 5*x[4]
+}
+
+// Friedman1 returns n samples of Friedman's first regression problem as
+// scikit-learn's make_friedman1 draws it with its default 10 features and
+// noise 1: the Friedman1Features columns of X uniform on [0, 1), only the
+// first five of which matter, and y = Friedman1Truth(x) + e with e standard
+// normal. For each sample the ten inputs are drawn in column order, then e.
+// If rnd is nil, the global source of math/rand/v2 is used. Friedman1
+// panics if n < 1.
+func Friedman1(n int, rnd *rand.Rand) (X *mat.Dense, y []float64) {
+	if n < 1 {
+		panic("dataset: no samples requested")
+	}
+	uniform, normal := rand.Float64, rand.NormFloat64
+	if rnd != nil {
+		uniform, normal = rnd.Float64, rnd.NormFloat64
+	}
+	X = mat.NewDense(n, Friedman1Features, nil)
+	y = make([]float64, n)
+	for i := range n {
+		row := X.RawRowView(i)
+		for j := range row {
+			row[j] = uniform()
+		}
+		y[i] = Friedman1Truth(row) + normal()
+	}
+	return X, y
+}
