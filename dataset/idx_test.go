@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the fixtures in testdata/idx")
@@ -655,7 +656,7 @@ func TestFashionMNIST(t *testing.T) {
 		t.Skip("reading Fashion-MNIST is slow")
 	}
 	if _, err := os.Stat(fashionMNIST); err != nil {
-		t.Skipf("Fashion-MNIST is not installed: %v", err)
+		testutil.Missing(t, "Fashion-MNIST (Debian package dataset-fashion-mnist)", err)
 	}
 	im, err := dataset.LoadIDXClasses(fashionMNIST, "t10k", 10)
 	if err != nil {

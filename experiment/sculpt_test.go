@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/parametric-machines/machines/internal/testutil"
 )
 
 // TestSculptQuick runs the quick sculpt experiment on Fashion-MNIST: it
@@ -15,7 +17,7 @@ func TestSculptQuick(t *testing.T) {
 		t.Skip("trains a convolutional network")
 	}
 	if _, err := os.Stat(filepath.Join(DefaultImageData, "train-labels-idx1-ubyte.gz")); err != nil {
-		t.Skipf("no Fashion-MNIST (Debian package dataset-fashion-mnist): %v", err)
+		testutil.Missing(t, "Fashion-MNIST (Debian package dataset-fashion-mnist)", err)
 	}
 	dir := t.TempDir()
 	r, err := Run("sculpt", Config{Out: dir, Seed: 1, Quick: true})

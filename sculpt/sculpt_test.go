@@ -13,6 +13,7 @@ import (
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/testutil"
 )
 
 // blobs returns n images of size x size pixels in classes classes: a
@@ -394,7 +395,7 @@ func TestFashionMNIST(t *testing.T) {
 	const dir = "/usr/share/datasets/fashion-mnist"
 	train, err := dataset.LoadIDX(dir, "train")
 	if err != nil {
-		t.Skip(err)
+		testutil.Missing(t, "Fashion-MNIST (Debian package dataset-fashion-mnist)", err)
 	}
 	test, err := dataset.LoadIDX(dir, "t10k")
 	if err != nil {

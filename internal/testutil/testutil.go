@@ -3,6 +3,7 @@ package testutil
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -28,4 +29,16 @@ func CheckPanic(t testing.TB, f func(), want string) {
 	case !strings.Contains(msg, want):
 		t.Errorf("panic %q, want one mentioning %q", msg, want)
 	}
+}
+
+// Missing skips t because the external data it needs (what) is absent,
+// with err saying why; under CI (the environment variable CI is "true")
+// it fails t instead, since CI installs every dependency and a skip there
+// would hide a broken install.
+func Missing(t testing.TB, what string, err error) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is missing under CI: %v", what, err)
+	}
+	t.Skipf("%s is missing: %v", what, err)
 }
