@@ -220,6 +220,42 @@ func TestCheckGradientDetects(t *testing.T) {
 	}
 }
 
+// TestGaussianLarge checks kernels big enough to be computed on several
+// goroutines against the definition, with and without symmetry.
+func TestGaussianLarge(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 3))
+	const d, m, n, sigma = 3, 150, 700, 1.3
+	if m*n*(d+4) < parallelWork {
+		t.Fatalf("%dx%d kernel is below the parallel threshold", m, n)
+	}
+	v, u := randTensor[float64](rnd, d, m), randTensor[float64](rnd, d, n)
+	var g Graph[float64]
+	vn, un := g.Input(v), g.Input(u)
+	for _, tc := range []struct {
+		name string
+		k    *Node[float64]
+		a, b *Tensor[float64]
+	}{
+		{"anchors", g.Gaussian(vn, un, sigma), v, u},
+		{"symmetric", g.Gaussian(un, un, sigma), u, u},
+	} {
+		rows, cols := tc.a.Cols(), tc.b.Cols()
+		for i := range rows {
+			for j := range cols {
+				var dist float64
+				for r := range d {
+					x := tc.a.At(r, i) - tc.b.At(r, j)
+					dist += x * x
+				}
+				want := math.Exp(-dist / (2 * sigma * sigma))
+				if got := tc.k.Value.At(i, j); !scalar.EqualWithinAbsOrRel(got, want, 1e-15, 1e-14) {
+					t.Fatalf("%s: K[%d,%d] = %v, want %v", tc.name, i, j, got, want)
+				}
+			}
+		}
+	}
+}
+
 func TestForwardValues(t *testing.T) {
 	var g Graph[float64]
 	a := g.Param(Matrix(2, 2, []float64{1, 2, 3, 4}), nil)

@@ -79,7 +79,32 @@ func (o *gaussian[T]) forward(out *Node[T]) {
 		kt = o.k
 	}
 	k := kt.Data
-	for i := range m {
+	if p := workers(m, m*n*(d+4)); p > 1 {
+		o.kernelRowsParallel(k, v, u, sym, p)
+	} else {
+		o.kernelRows(k, v, u, sym, 0, m)
+	}
+	if o.combine == alone {
+		return
+	}
+	dst, prev := out.Value.Data, out.inputs[2].Value.Data
+	if o.combine == plus {
+		addTo(dst, prev, k)
+		return
+	}
+	dst, k = dst[:len(prev)], k[:len(prev)]
+	for i, p := range prev {
+		dst[i] = p * k[i]
+	}
+}
+
+// kernelRows writes rows first to last-1 of the Gaussian kernel between
+// the columns of v and of u to k, and for a symmetric kernel (v is u)
+// their mirror images below the diagonal. Row i writes only row i and
+// the entries (j, i) with j > i, so disjoint ranges can run at once.
+func (o *gaussian[T]) kernelRows(k []T, v, u *Tensor[T], sym bool, first, last int) {
+	d, m, n := v.Rows(), v.Cols(), u.Cols()
+	for i := first; i < last; i++ {
 		lo := 0
 		if sym {
 			k[i*n+i] = 1
@@ -107,18 +132,13 @@ func (o *gaussian[T]) forward(out *Node[T]) {
 			}
 		}
 	}
-	if o.combine == alone {
-		return
-	}
-	dst, prev := out.Value.Data, out.inputs[2].Value.Data
-	if o.combine == plus {
-		addTo(dst, prev, k)
-		return
-	}
-	dst, k = dst[:len(prev)], k[:len(prev)]
-	for i, p := range prev {
-		dst[i] = p * k[i]
-	}
+}
+
+// kernelRowsParallel is kernelRows over all the rows on p goroutines. It
+// is a function of its own so that the variables of forward, which the
+// goroutines would otherwise capture, stay on the stack.
+func (o *gaussian[T]) kernelRowsParallel(k []T, v, u *Tensor[T], sym bool, p int) {
+	inParallel(v.Cols(), p, func(first, last int) { o.kernelRows(k, v, u, sym, first, last) })
 }
 
 func (o *gaussian[T]) backward(out *Node[T]) {

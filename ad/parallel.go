@@ -1,0 +1,38 @@
+package ad
+
+import (
+	"runtime"
+	"sync"
+)
+
+// parallelWork is the work (roughly, floating-point operations) below
+// which an operation runs on one goroutine: smaller ones finish in less
+// time than it takes to start and join goroutines. It was set on the
+// Gaussian of a finite-depth kernel machine, where 100 anchors and 320
+// points gain nothing from a second core and 2000 points do.
+const parallelWork = 1 << 18
+
+// workers returns the number of goroutines for an operation of the given
+// work over n independent rows: 1 below parallelWork, else up to
+// GOMAXPROCS.
+func workers(n, work int) int {
+	if work < parallelWork {
+		return 1
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), n))
+}
+
+// inParallel calls body on p consecutive ranges of [0, n) that together
+// cover it, each on its own goroutine, and waits for them.
+func inParallel(n, p int, body func(first, last int)) {
+	var wg sync.WaitGroup
+	for w := range p {
+		first, last := w*n/p, (w+1)*n/p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body(first, last)
+		}()
+	}
+	wg.Wait()
+}
