@@ -1,0 +1,133 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// noisySine returns n points of y = sin(3x) + noise on [-1, 1].
+func noisySine(rnd *rand.Rand, n int, noise float64) (x, y *mat.Dense) {
+	x, y = mat.NewDense(n, 1, nil), mat.NewDense(n, 1, nil)
+	for i := range n {
+		v := 2*rnd.Float64() - 1
+		x.Set(i, 0, v)
+		y.Set(i, 0, math.Sin(3*v)+noise*rnd.NormFloat64())
+	}
+	return x, y
+}
+
+// TestSelection checks what the cross-validation records and chooses: a
+// candidate per pair of settings, the best one of lowest mean held-out
+// loss, and the machine refitted with it.
+func TestSelection(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(1, 2)), 60, 0.05)
+	costs, bandwidths := []float64{1e-4, 100}, []float64{0.5, 1}
+	_, res, err := FitRegression(x, y, Settings{Costs: costs, Bandwidths: bandwidths, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := res.Selection
+	if sel == nil {
+		t.Fatal("no selection recorded")
+	}
+	if sel.Folds != DefaultFolds || sel.Rows != 60 || sel.Loss != "mse" || sel.Score != "r2" {
+		t.Errorf("selection over %d folds, %d rows, %s/%s; want %d folds, 60 rows, mse/r2", sel.Folds, sel.Rows, sel.Loss, sel.Score, DefaultFolds)
+	}
+	// 60 rows are few: the k-fold split is repeated on new shuffles.
+	if want := min(maxRepeats, repeatRows/60); sel.Repeats != want {
+		t.Errorf("%d repeats, want %d", sel.Repeats, want)
+	}
+	if len(sel.Candidates) != len(costs)*len(bandwidths) {
+		t.Fatalf("%d candidates, want %d", len(sel.Candidates), len(costs)*len(bandwidths))
+	}
+	for i, c := range sel.Candidates {
+		if want := costs[i%len(costs)]; c.Cost != want || c.Bandwidth != bandwidths[i/len(costs)] {
+			t.Errorf("candidate %d is cost %g bandwidth %g, want cost %g bandwidth %g", i, c.Cost, c.Bandwidth, want, bandwidths[i/len(costs)])
+		}
+		if c.Loss < sel.Candidates[sel.Best].Loss {
+			t.Errorf("candidate %d has loss %g below the chosen one's %g", i, c.Loss, sel.Candidates[sel.Best].Loss)
+		}
+	}
+	// A cost of 100 shrinks the machine to almost nothing: the sine
+	// needs the small one, which must explain most of the variance.
+	best := sel.Candidates[sel.Best]
+	if best.Cost != 1e-4 || best.Score < 0.9 {
+		t.Errorf("chose cost %g with R^2 %.3f, want cost 1e-4 and R^2 >= 0.9", best.Cost, best.Score)
+	}
+	if res.Cost != best.Cost || res.Bandwidth != best.Bandwidth {
+		t.Errorf("refitted with cost %g bandwidth %g, chosen cost %g bandwidth %g", res.Cost, res.Bandwidth, best.Cost, best.Bandwidth)
+	}
+}
+
+// TestSelectionClassifier checks that a classifier is scored by log-loss
+// and accuracy on stratified folds.
+func TestSelectionClassifier(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(4, 4))
+	x := randomData(rnd, 40, 2)
+	labels := make([]int, 40)
+	for i := range labels {
+		if x.At(i, 0) > 0 {
+			labels[i] = 1
+		}
+	}
+	_, res, err := FitClassifier(x, labels, 2, Settings{Costs: []float64{1e-3, 1e-1}, Bandwidths: []float64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := res.Selection
+	if sel.Loss != "log-loss" || sel.Score != "accuracy" {
+		t.Errorf("classifier scored by %s/%s, want log-loss/accuracy", sel.Loss, sel.Score)
+	}
+	if acc := sel.Candidates[sel.Best].Score; acc < 0.85 {
+		t.Errorf("cross-validated accuracy %.3f on a linear boundary, want >= 0.85", acc)
+	}
+}
+
+// TestFixedSettings checks that a single cost and bandwidth skip the
+// selection, and that the result is the same machine whatever the number
+// of workers of a selection.
+func TestFixedSettings(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(5, 6)), 30, 0.1)
+	_, res, err := FitRegression(x, y, Settings{Costs: []float64{0.01}, Bandwidths: []float64{0.7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Selection != nil || res.Cost != 0.01 || res.Bandwidth != 0.7 {
+		t.Errorf("fixed settings: selection %v, cost %g, bandwidth %g; want none, 0.01, 0.7", res.Selection, res.Cost, res.Bandwidth)
+	}
+	var machines []*Machine
+	var selections []*Selection
+	for _, w := range []int{1, 3} {
+		m, res, err := FitRegression(x, y, Settings{Costs: []float64{1e-3, 1e-1}, Bandwidths: []float64{0.5, 2}, Workers: w, MaxIter: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		machines, selections = append(machines, m), append(selections, res.Selection)
+	}
+	if !reflect.DeepEqual(selections[0], selections[1]) || !mat.Equal(machines[0].C, machines[1].C) {
+		t.Error("the selection depends on the number of workers")
+	}
+}
+
+// TestDefaultSettings checks that the zero Settings search the default
+// grid with the default architecture.
+func TestDefaultSettings(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(7, 7)), 25, 0.1)
+	_, res, err := FitRegression(x, y, Settings{MaxIter: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := append(append([]int(nil), DefaultHidden...), 1); !reflect.DeepEqual(res.Dims, want) {
+		t.Errorf("dims %v, want %v", res.Dims, want)
+	}
+	if n := len(res.Selection.Candidates); n != len(DefaultCosts)*len(DefaultBandwidths) {
+		t.Errorf("%d candidates, want the %d of the default grid", n, len(DefaultCosts)*len(DefaultBandwidths))
+	}
+	if res.Anchors != 25 {
+		t.Errorf("%d anchors for 25 rows, want every row", res.Anchors)
+	}
+}
