@@ -11,6 +11,7 @@ import (
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/optim"
+	"github.com/parametric-machines/machines/train"
 	"gonum.org/v1/plot/plotutil"
 )
 
@@ -33,57 +34,65 @@ const (
 // three blocks of 4 channels.
 var shiftDims = []int{1, 4, 4, 4}
 
-// shiftBatchInto fills x (1 x L*B) with noisy sines of random phase and
-// y (1 x L*B) with the clean sines delayed by shiftDelay steps; column
-// t*B + b holds time t of sample b.
-func shiftBatchInto(rnd *rand.Rand, x, y *ad.Tensor[float64]) {
+// shiftSignal writes signal i of the task's training set, determined by
+// seed and i alone, to column j of x and its target to column j of y
+// (both 1 x L*B, column t*B + b holding time t of sample b).
+func shiftSignal(seed uint64, i, j int, x, y *ad.Tensor[float64]) {
+	rnd := rand.New(rand.NewPCG(seed, uint64(i)))
 	b := len(x.Data) / shiftLength
-	for s := range b {
-		phase := 2 * math.Pi * rnd.Float64()
-		for t := range shiftLength {
-			at := float64(t) * shiftDT
-			x.Data[t*b+s] = math.Sin(at+phase) + shiftNoise*rnd.NormFloat64()
-			y.Data[t*b+s] = math.Sin(at - shiftDelay*shiftDT + phase)
-		}
+	phase := 2 * math.Pi * rnd.Float64()
+	for t := range shiftLength {
+		at := float64(t) * shiftDT
+		x.Data[t*b+j] = math.Sin(at+phase) + shiftNoise*rnd.NormFloat64()
+		y.Data[t*b+j] = math.Sin(at - shiftDelay*shiftDT + phase)
 	}
 }
 
-// shiftModel is a machine with a 1x1 read-out and bias, all of whose
-// parameters live in one flat vector for Adam.
+// shiftModel is a machine with a 1x1 read-out and bias, trained by
+// train.Run on a set of signals generated from a seed.
 type shiftModel struct {
-	m      *finite.Machine[float64]
-	params []float64
-	grad   []float64
+	params ad.Params[float64]
+	seed   uint64 // of the training signals
 	g      ad.Graph[float64]
 	x, y   *ad.Tensor[float64] // the graph's input and target
 	pred   *ad.Node[float64]
 	loss   *ad.Node[float64]
+	losses []float64 // the loss of every training minibatch
 }
 
-func newShiftModel(m *finite.Machine[float64], rnd *rand.Rand) (*shiftModel, error) {
+func newShiftModel(m *finite.Machine[float64], rnd *rand.Rand, seed uint64) *shiftModel {
 	d := m.Size()
-	nw := len(m.W.Data)
-	s := &shiftModel{m: m, params: make([]float64, nw+d+1)}
-	s.grad = make([]float64, len(s.params))
-	copy(s.params, m.W.Data)
-	if err := m.SetWeight(ad.View(s.params[:nw], m.WeightShape()...)); err != nil {
-		return nil, err
-	}
-	readout := ad.View(s.params[nw:nw+d], 1, d)
+	s := &shiftModel{seed: seed}
+	readout := ad.NewTensor[float64](1, d)
 	limit := math.Sqrt(6 / float64(d+1))
 	for i := range readout.Data {
 		readout.Data[i] = limit * (2*rnd.Float64() - 1)
 	}
 	g := &s.g
-	p := m.Bind(g, ad.View(s.grad[:nw], m.WeightShape()...), nil)
-	r := g.Param(readout, ad.View(s.grad[nw:nw+d], 1, d))
-	bias := g.Param(ad.View(s.params[nw+d:], 1, 1), ad.View(s.grad[nw+d:], 1, 1))
 	n := shiftLength * shiftBatch
 	s.x, s.y = ad.NewTensor[float64](1, n), ad.NewTensor[float64](1, n)
-	z := m.Apply(g, p, g.Input(s.x), nil, shiftLength)
+	z := m.Apply(g, m.Use(g, &s.params, "machine"), g.Input(s.x), nil, shiftLength)
+	r := s.params.Use(g, "readout", readout)
+	bias := s.params.Use(g, "bias", ad.NewTensor[float64](1, 1))
 	s.pred = g.AddCol(g.MatMul(r, z, false, false), bias)
 	s.loss = g.MSE(s.pred, g.Input(s.y))
-	return s, nil
+	return s
+}
+
+func (s *shiftModel) Params() *ad.Params[float64] { return &s.params }
+
+// Loss implements train.Model: the loss on the training signals listed
+// in batch.
+func (s *shiftModel) Loss(batch []int, backward bool) (float64, error) {
+	for j, i := range batch {
+		shiftSignal(s.seed, i, j, s.x, s.y)
+	}
+	s.g.Forward()
+	if backward {
+		s.g.Backward(s.loss)
+		s.losses = append(s.losses, s.loss.Scalar())
+	}
+	return s.loss.Scalar(), nil
 }
 
 // eval returns the loss on the batch (x, y) and leaves the prediction in
@@ -119,7 +128,10 @@ func Shift(c Config) (*Report, error) {
 	}
 	n := shiftLength * shiftBatch
 	testX, testY := ad.NewTensor[float64](1, n), ad.NewTensor[float64](1, n)
-	shiftBatchInto(seed(3), testX, testY)
+	testSeed := seed(3).Uint64()
+	for j := range shiftBatch {
+		shiftSignal(testSeed, j, j, testX, testY)
+	}
 
 	r := &Report{}
 	var curves []figure.Series
@@ -132,36 +144,27 @@ func Shift(c Config) (*Report, error) {
 		{"conv machine", conv, "pad 3"},
 		{"recurrent machine", recur, "pad 6, timeblock 5"},
 	} {
-		model, err := newShiftModel(spec.m, seed(uint64(10+i)))
-		if err != nil {
-			return nil, err
-		}
+		model := newShiftModel(spec.m, seed(uint64(10+i)), seed(uint64(20+i)).Uint64())
 		initial := model.eval(testX, testY)
-		data := seed(uint64(20 + i))
-		adam := &optim.Adam{LR: shiftLR}
 		start := time.Now()
-		var it, losses []float64
-		var last float64
-		for step := 1; step <= steps; step++ {
-			shiftBatchInto(data, model.x, model.y)
-			model.g.Forward()
-			model.g.Backward(model.loss)
-			last = model.loss.Scalar()
-			if math.IsNaN(last) || math.IsInf(last, 0) {
-				return nil, fmt.Errorf("%s: loss %v at step %d", spec.name, last, step)
-			}
-			adam.Step(model.params, model.grad)
-			it, losses = append(it, float64(step)), append(losses, last)
-			if step%100 == 0 {
-				c.logf("%s: step %d, minibatch loss %.4g", spec.name, step, last)
-			}
+		// One epoch over steps minibatches of fresh signals.
+		_, err := train.Run[float64](model, steps*shiftBatch, train.Config{Epochs: 1, Batch: shiftBatch,
+			Optimizer: &optim.Adam{LR: shiftLR}, Seed: c.Seed, Progress: c.Progress})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", spec.name, err)
 		}
+		last := model.losses[len(model.losses)-1]
+		it := make([]float64, len(model.losses))
+		for k := range it {
+			it[k] = float64(k + 1)
+		}
+		losses := model.losses
 		secs := time.Since(start).Seconds()
 		final := model.eval(testX, testY)
 		c.logf("%s (%s): %d parameters, held-out loss %.4g before training, %.4g after %d steps (%.1fs)",
-			spec.name, spec.settings, model.paramCount(), initial, final, steps, secs)
+			spec.name, spec.settings, model.paramCount(spec.m), initial, final, steps, secs)
 		r.Models = append(r.Models, Model{
-			Name: spec.name, Params: model.paramCount(), TrainMSE: last, TestMSE: final,
+			Name: spec.name, Params: model.paramCount(spec.m), TrainMSE: last, TestMSE: final,
 			InitialLoss: &initial, FinalLoss: &final,
 			FitSeconds: secs, Iterations: steps,
 			Settings: Settings{Optimizer: fmt.Sprintf("adam lr %g, minibatch %d, %s", shiftLR, shiftBatch, spec.settings),
@@ -201,6 +204,9 @@ func Shift(c Config) (*Report, error) {
 	return r, nil
 }
 
-// paramCount counts the parameters the model uses: the machine's, the
-// read-out's and the bias.
-func (s *shiftModel) paramCount() int { return s.m.Params() + s.m.Size() + 1 }
+// paramCount counts the parameters the model trains: the machine's
+// (those its structure does not fix at zero), the read-out's and the
+// bias.
+func (s *shiftModel) paramCount(m *finite.Machine[float64]) int {
+	return m.Params() + s.params.Value("readout").Len() + s.params.Value("bias").Len()
+}

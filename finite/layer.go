@@ -23,6 +23,18 @@ func (m *Machine[T]) Bind(g *ad.Graph[T], wGrad, scaleGrad *ad.Tensor[T]) Params
 	return p
 }
 
+// Use registers the machine's weight in ps as name+".weight", and its
+// scaling if it has one as name+".scale", unless they are registered
+// already, and returns their nodes in g: the parameters of a model built
+// from several layers, without offsets into one vector.
+func (m *Machine[T]) Use(g *ad.Graph[T], ps *ad.Params[T], name string) Params[T] {
+	p := Params[T]{W: ps.Use(g, name+".weight", m.W)}
+	if m.Scale != nil {
+		p.Scale = ps.Use(g, name+".scale", m.Scale)
+	}
+	return p
+}
+
 // Apply adds the machine to g as one operation and returns its stable
 // state z, a D x N node. y0 and z0 (nil for zero) are matrices of at most
 // D rows and N columns, extended with zero rows; for signals, shape is

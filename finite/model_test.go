@@ -40,24 +40,23 @@ func TestTrainInModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := m.Size()
-			// All parameters live in one flat vector, the optimiser's.
-			nw := len(m.W.Data)
-			flat := make([]float64, nw+d+d+1)
-			grad := make([]float64, len(flat))
-			copy(flat, m.W.Data)
-			copy(flat[nw:], m.Scale.Data)
-			if err := m.SetWeight(ad.View(flat[:nw], m.WeightShape()...)); err != nil {
-				t.Fatal(err)
-			}
-			m.Scale = ad.View(flat[nw:nw+d], d)
+			// The model's parameters: the machine's, a read-out and a bias,
+			// registered by name; the optimiser sees one vector.
+			var ps ad.Params[float64]
 			var g ad.Graph[float64]
-			p := m.Bind(&g, ad.View(grad[:nw], m.WeightShape()...), ad.View(grad[nw:nw+d], d))
-			readout := ad.View(flat[nw+d:nw+2*d], 1, d)
+			p := m.Use(&g, &ps, "machine")
+			readout := ad.NewTensor[float64](1, d)
 			for i := range readout.Data {
 				readout.Data[i] = 0.3 * (2*rnd.Float64() - 1)
 			}
-			r := g.Param(readout, ad.View(grad[nw+d:nw+2*d], 1, d))
-			bias := g.Param(ad.View(flat[nw+2*d:], 1, 1), ad.View(grad[nw+2*d:], 1, 1))
+			r := ps.Use(&g, "readout", readout)
+			bias := ps.Use(&g, "bias", ad.NewTensor[float64](1, 1))
+			if want := []string{"machine.weight", "machine.scale", "readout", "bias"}; !slices.Equal(ps.Names(), want) {
+				t.Errorf("parameters %v, want %v", ps.Names(), want)
+			}
+			if ps.Len() != len(m.W.Data)+2*d+1 {
+				t.Errorf("%d parameters, want %d", ps.Len(), len(m.W.Data)+2*d+1)
+			}
 
 			pos := 1
 			for _, n := range c.shape {
@@ -78,7 +77,7 @@ func TestTrainInModel(t *testing.T) {
 			for range 300 {
 				g.Forward()
 				g.Backward(loss)
-				adam.Step(flat, grad)
+				adam.Step(ps.Values(), ps.Grads())
 			}
 			g.Forward()
 			if last := loss.Scalar(); !(last < first/3) {

@@ -1,6 +1,7 @@
 package optim
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 )
@@ -40,6 +41,8 @@ func adamStep[T Float](a *Adam, x, grad []T) {
 	checkLen(len(x), len(grad))
 	if a.m == nil {
 		a.m, a.v = make([]float64, len(x)), make([]float64, len(x))
+	} else if len(a.m) != len(x) {
+		panic(fmt.Sprintf("optim: Adam has moments for %d parameters, given %d", len(a.m), len(x)))
 	}
 	lr, b1, b2, eps := orDefault(a.LR, 1e-3), orDefault(a.Beta1, 0.9), orDefault(a.Beta2, 0.999), orDefault(a.Eps, 1e-8)
 	a.t++
@@ -79,6 +82,8 @@ func sgdStep[T Float](s *SGD, x, grad []T) {
 	}
 	if s.vel == nil {
 		s.vel = make([]float64, len(x))
+	} else if len(s.vel) != len(x) {
+		panic(fmt.Sprintf("optim: SGD has a velocity for %d parameters, given %d", len(s.vel), len(x)))
 	}
 	for i, g := range grad {
 		s.vel[i] = s.Momentum*s.vel[i] + float64(g) + s.WeightDecay*float64(x[i])
@@ -97,4 +102,59 @@ func checkLen(x, grad int) {
 	if x != grad {
 		panic(fmt.Sprintf("optim: %d parameters and %d gradient entries", x, grad))
 	}
+}
+
+// adamJSON is Adam's state in a checkpoint: its settings, step count and
+// moments.
+type adamJSON struct {
+	LR          float64   `json:"lr"`
+	Beta1       float64   `json:"beta1"`
+	Beta2       float64   `json:"beta2"`
+	Eps         float64   `json:"eps"`
+	WeightDecay float64   `json:"weight_decay"`
+	T           int       `json:"t"`
+	M           []float64 `json:"m"`
+	V           []float64 `json:"v"`
+}
+
+// MarshalJSON encodes the settings and the state of a, so that a
+// training run can be checkpointed and resumed exactly.
+func (a *Adam) MarshalJSON() ([]byte, error) {
+	return json.Marshal(adamJSON{a.LR, a.Beta1, a.Beta2, a.Eps, a.WeightDecay, a.t, a.m, a.v})
+}
+
+// UnmarshalJSON restores what MarshalJSON encoded.
+func (a *Adam) UnmarshalJSON(data []byte) error {
+	var w adamJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("optim: Adam state: %w", err)
+	}
+	if len(w.M) != len(w.V) || w.T < 0 {
+		return fmt.Errorf("optim: Adam state with %d first and %d second moments at step %d", len(w.M), len(w.V), w.T)
+	}
+	*a = Adam{LR: w.LR, Beta1: w.Beta1, Beta2: w.Beta2, Eps: w.Eps, WeightDecay: w.WeightDecay, t: w.T, m: w.M, v: w.V}
+	return nil
+}
+
+// sgdJSON is SGD's state in a checkpoint.
+type sgdJSON struct {
+	LR          float64   `json:"lr"`
+	Momentum    float64   `json:"momentum"`
+	WeightDecay float64   `json:"weight_decay"`
+	Velocity    []float64 `json:"velocity"`
+}
+
+// MarshalJSON encodes the settings and the velocity of s.
+func (s *SGD) MarshalJSON() ([]byte, error) {
+	return json.Marshal(sgdJSON{s.LR, s.Momentum, s.WeightDecay, s.vel})
+}
+
+// UnmarshalJSON restores what MarshalJSON encoded.
+func (s *SGD) UnmarshalJSON(data []byte) error {
+	var w sgdJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("optim: SGD state: %w", err)
+	}
+	*s = SGD{LR: w.LR, Momentum: w.Momentum, WeightDecay: w.WeightDecay, vel: w.Velocity}
+	return nil
 }

@@ -1,0 +1,288 @@
+package ad
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/parametric-machines/machines/internal/atomicfile"
+	"github.com/parametric-machines/machines/internal/jsonfile"
+)
+
+// Params is the named set of a model's trainable parameters. Layers
+// register their tensors into it under names of their choosing, such as
+// "conv.weight", and ask it for the graph nodes that read them; the set
+// then lists and counts the parameters, hands their values and gradients
+// to an optimiser as two flat vectors, and saves and loads them, so that
+// a model made of several layers needs no offsets into a parameter
+// vector.
+//
+// The first call of Values or Grads moves every registered tensor's data
+// into one contiguous vector (and the gradients into another). The
+// tensors keep their identity, so the nodes of graphs built before or
+// after read the same numbers; registering a new parameter after that
+// panics. The zero value is an empty set ready to use.
+type Params[T Float] struct {
+	entries []paramEntry[T]
+	index   map[string]int
+	values  []T // the packed values, nil until packed
+	grads   []T
+}
+
+type paramEntry[T Float] struct {
+	name        string
+	value, grad *Tensor[T]
+}
+
+// Add registers value under name and returns value. It panics if the
+// name is taken or empty, or if the set is already packed.
+func (p *Params[T]) Add(name string, value *Tensor[T]) *Tensor[T] {
+	switch {
+	case name == "":
+		panic("ad: a parameter needs a name")
+	case p.values != nil:
+		panic(fmt.Sprintf("ad: parameter %q registered after the parameters were packed into one vector", name))
+	}
+	if _, ok := p.index[name]; ok {
+		panic(fmt.Sprintf("ad: parameter %q registered twice", name))
+	}
+	if p.index == nil {
+		p.index = make(map[string]int)
+	}
+	p.index[name] = len(p.entries)
+	p.entries = append(p.entries, paramEntry[T]{name: name, value: value, grad: NewTensor[T](value.Shape...)})
+	return value
+}
+
+// Node returns a parameter node of g that reads the parameter called
+// name and writes its gradient to the set's gradient of it. It panics if
+// there is no such parameter. Several graphs may read one parameter;
+// each Backward overwrites the gradient.
+func (p *Params[T]) Node(g *Graph[T], name string) *Node[T] {
+	e := p.entry(name)
+	return g.Param(e.value, e.grad)
+}
+
+// Use registers value under name, unless a parameter of that name
+// exists already, and returns the node of g that reads the parameter:
+// the one call a layer needs. It panics if the existing parameter of
+// that name is another tensor.
+func (p *Params[T]) Use(g *Graph[T], name string, value *Tensor[T]) *Node[T] {
+	if i, ok := p.index[name]; ok {
+		if p.entries[i].value != value {
+			panic(fmt.Sprintf("ad: parameter %q is registered with another tensor", name))
+		}
+	} else {
+		p.Add(name, value)
+	}
+	return p.Node(g, name)
+}
+
+func (p *Params[T]) entry(name string) paramEntry[T] {
+	i, ok := p.index[name]
+	if !ok {
+		panic(fmt.Sprintf("ad: no parameter %q", name))
+	}
+	return p.entries[i]
+}
+
+// Value returns the tensor of the parameter called name, or nil.
+func (p *Params[T]) Value(name string) *Tensor[T] {
+	if i, ok := p.index[name]; ok {
+		return p.entries[i].value
+	}
+	return nil
+}
+
+// Grad returns the gradient of the parameter called name, or nil.
+func (p *Params[T]) Grad(name string) *Tensor[T] {
+	if i, ok := p.index[name]; ok {
+		return p.entries[i].grad
+	}
+	return nil
+}
+
+// Names returns the parameters' names in the order they were
+// registered, which is the order of Values.
+func (p *Params[T]) Names() []string {
+	names := make([]string, len(p.entries))
+	for i, e := range p.entries {
+		names[i] = e.name
+	}
+	return names
+}
+
+// Len returns the number of scalar parameters.
+func (p *Params[T]) Len() int {
+	n := 0
+	for _, e := range p.entries {
+		n += e.value.Len()
+	}
+	return n
+}
+
+// Values returns every parameter's values as one vector, in the order of
+// Names, each tensor in row-major order. Writing to it writes to the
+// parameters: it is what an optimiser updates.
+func (p *Params[T]) Values() []T {
+	p.pack()
+	return p.values
+}
+
+// Grads returns every parameter's gradient as one vector laid out like
+// Values.
+func (p *Params[T]) Grads() []T {
+	p.pack()
+	return p.grads
+}
+
+// pack moves the tensors' data into the contiguous vectors.
+func (p *Params[T]) pack() {
+	if p.values != nil {
+		return
+	}
+	n := p.Len()
+	p.values, p.grads = make([]T, n), make([]T, n)
+	off := 0
+	for _, e := range p.entries {
+		k := e.value.Len()
+		copy(p.values[off:off+k], e.value.Data)
+		copy(p.grads[off:off+k], e.grad.Data)
+		e.value.Data = p.values[off : off+k : off+k]
+		e.grad.Data = p.grads[off : off+k : off+k]
+		off += k
+	}
+}
+
+// ParamsFormat and ParamsVersion name and version the file format of
+// Params.Encode.
+const (
+	ParamsFormat  = "machines-params"
+	ParamsVersion = 1
+)
+
+var paramsFormat = jsonfile.Format{Name: ParamsFormat, What: "a parameter file", Oldest: 1, Newest: ParamsVersion}
+
+type paramsFile struct {
+	Format  string       `json:"format"`
+	Version int          `json:"version"`
+	Params  []paramsJSON `json:"params"`
+}
+
+type paramsJSON struct {
+	Name  string    `json:"name"`
+	Shape []int     `json:"shape"`
+	Data  []float64 `json:"data"`
+}
+
+// Encode writes the parameters as a JSON object: "format"
+// (ParamsFormat), "version" and "params", a list of {"name", "shape",
+// "data"} with the data in row-major order. float32 values are written
+// exactly, as the float64 of the same value.
+func (p *Params[T]) Encode(w io.Writer) error {
+	f := paramsFile{Format: ParamsFormat, Version: ParamsVersion, Params: make([]paramsJSON, len(p.entries))}
+	for i, e := range p.entries {
+		data := make([]float64, e.value.Len())
+		for j, v := range e.value.Data {
+			data[j] = float64(v)
+		}
+		f.Params[i] = paramsJSON{Name: e.name, Shape: e.value.Shape, Data: data}
+	}
+	return json.NewEncoder(w).Encode(f)
+}
+
+// Save writes the parameters to path as Encode does, atomically: a
+// temporary file renamed into place, so that an interrupted save leaves
+// the previous file whole.
+func (p *Params[T]) Save(path string) error {
+	return atomicfile.WriteFile(path, p.Encode)
+}
+
+// Decode reads parameters that Encode wrote into the set, which must
+// hold parameters of the same names and shapes, in any order. Nothing is
+// changed unless every parameter reads correctly; the error names the
+// parameter and what is wrong with it.
+func (p *Params[T]) Decode(r io.Reader) error {
+	if err := p.decode(r); err != nil {
+		return fmt.Errorf("ad: %w", err)
+	}
+	return nil
+}
+
+func (p *Params[T]) decode(r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("reading parameters: %w", err)
+	}
+	var f paramsFile
+	if err := paramsFormat.Decode(data, &f); err != nil {
+		return err
+	}
+	if len(f.Params) != len(p.entries) {
+		return fmt.Errorf("the file holds %d parameters, the model %d", len(f.Params), len(p.entries))
+	}
+	seen := make(map[string]bool, len(f.Params))
+	for _, fp := range f.Params {
+		i, ok := p.index[fp.Name]
+		switch {
+		case !ok:
+			return fmt.Errorf("the file holds parameter %q, which the model does not have", fp.Name)
+		case seen[fp.Name]:
+			return fmt.Errorf("parameter %q appears twice in the file", fp.Name)
+		case !slices.Equal(fp.Shape, p.entries[i].value.Shape):
+			return fmt.Errorf("parameter %q has shape %v in the file, %v in the model", fp.Name, fp.Shape, p.entries[i].value.Shape)
+		case len(fp.Data) != p.entries[i].value.Len():
+			return fmt.Errorf("parameter %q has %d values in the file, want %d for shape %v", fp.Name, len(fp.Data), p.entries[i].value.Len(), fp.Shape)
+		}
+		seen[fp.Name] = true
+		for j, v := range fp.Data {
+			// float32 parameters also refuse values beyond their range.
+			if x := float64(T(v)); math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("parameter %q, value %d is %v, not a finite %s", fp.Name, j, v, precision[T]())
+			}
+		}
+	}
+	for _, fp := range f.Params {
+		dst := p.entries[p.index[fp.Name]].value.Data
+		for j, v := range fp.Data {
+			dst[j] = T(v)
+		}
+	}
+	return nil
+}
+
+// maxBytesPerParam bounds the size of a parameter file that Load reads
+// before it allocates: a float64 in JSON takes at most 24 bytes and a
+// comma; the rest is room for names, shapes and white space.
+const maxBytesPerParam = 32
+
+// Load reads parameters from the file at path, as Decode does. A file
+// far larger than the model's parameters could fill is refused unread.
+func (p *Params[T]) Load(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("ad: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("ad: %w", err)
+	}
+	if limit := int64(maxBytesPerParam*p.Len() + 1<<20); fi.Size() > limit {
+		return fmt.Errorf("ad: %s: %d bytes, more than the %d a file of the model's %d parameters can take", path, fi.Size(), limit, p.Len())
+	}
+	if err := p.decode(f); err != nil {
+		return fmt.Errorf("ad: %s: %w", path, err)
+	}
+	return nil
+}
+
+func precision[T Float]() string {
+	if single[T]() {
+		return "float32"
+	}
+	return "float64"
+}

@@ -1,0 +1,285 @@
+package train
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/optim"
+	"gonum.org/v1/gonum/mat"
+)
+
+// linear is least-squares regression y = w.x + b on fixed data, written
+// with the engine: a minimal real model.
+type linear[T ad.Float] struct {
+	params ad.Params[T]
+	x, y   [][]float64
+	g      ad.Graph[T]
+	in, tg *ad.Tensor[T]
+	loss   *ad.Node[T]
+	batch  int
+}
+
+func newLinear[T ad.Float](x, y [][]float64, batch int) *linear[T] {
+	d := len(x[0])
+	m := &linear[T]{x: x, y: y, batch: batch}
+	m.in, m.tg = ad.NewTensor[T](d, batch), ad.NewTensor[T](1, batch)
+	w := m.params.Use(&m.g, "w", ad.NewTensor[T](1, d))
+	b := m.params.Use(&m.g, "b", ad.NewTensor[T](1, 1))
+	pred := m.g.AddCol(m.g.MatMul(w, m.g.Input(m.in), false, false), b)
+	m.loss = m.g.MSE(pred, m.g.Input(m.tg))
+	return m
+}
+
+func (m *linear[T]) Params() *ad.Params[T] { return &m.params }
+
+// Loss evaluates full minibatches only, so that the graph keeps one
+// shape; the tests use sizes that divide evenly.
+func (m *linear[T]) Loss(batch []int, backward bool) (float64, error) {
+	if len(batch) != m.batch {
+		return 0, errors.New("uneven minibatch")
+	}
+	d := len(m.x[0])
+	for j, i := range batch {
+		for r := range d {
+			m.in.Data[r*m.batch+j] = T(m.x[i][r])
+		}
+		m.tg.Data[j] = T(m.y[i][0])
+	}
+	m.g.Forward()
+	if backward {
+		m.g.Backward(m.loss)
+	}
+	return float64(m.loss.Scalar()), nil
+}
+
+// regressionData returns n points of y = 2 x0 - x1 + 0.5 + noise.
+func regressionData(n int, seed uint64) (x, y [][]float64) {
+	rnd := rand.New(rand.NewPCG(seed, 1))
+	for range n {
+		a, b := rnd.NormFloat64(), rnd.NormFloat64()
+		x = append(x, []float64{a, b})
+		y = append(y, []float64{2*a - b + 0.5 + 0.1*rnd.NormFloat64()})
+	}
+	return x, y
+}
+
+// leastSquares returns the exact minimiser [w0, w1, b].
+func leastSquares(x, y [][]float64) []float64 {
+	a := mat.NewDense(len(x), 3, nil)
+	v := mat.NewVecDense(len(x), nil)
+	for i := range x {
+		a.SetRow(i, []float64{x[i][0], x[i][1], 1})
+		v.SetVec(i, y[i][0])
+	}
+	var sol mat.VecDense
+	if err := sol.SolveVec(a, v); err != nil {
+		panic(err)
+	}
+	return sol.RawVector().Data
+}
+
+// TestRunConverges checks that the loop steps the optimiser over every
+// minibatch: SGD on a linear model reaches the least-squares solution.
+func TestRunConverges(t *testing.T) {
+	x, y := regressionData(64, 1)
+	m := newLinear[float64](x, y, 16)
+	res, err := Run[float64](m, 64, Config{Epochs: 200, Batch: 16, Optimizer: &optim.SGD{LR: 0.05}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := leastSquares(x, y)
+	got := m.params.Values()
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 0.02 {
+			t.Errorf("parameters %v, want the least-squares %v", got, want)
+			break
+		}
+	}
+	if len(res.Epochs) != 200 || res.Best != 200 || res.Train != 64 || res.Validation != 0 {
+		t.Errorf("%d epochs, best %d, %d+%d examples; want 200, 200, 64+0", len(res.Epochs), res.Best, res.Train, res.Validation)
+	}
+	if first, last := res.Epochs[0].TrainLoss, res.Epochs[199].TrainLoss; !(last < first/10) {
+		t.Errorf("training loss went from %v to %v", first, last)
+	}
+}
+
+// TestRunSeeded checks that a seed fixes the run and another seed
+// changes it.
+func TestRunSeeded(t *testing.T) {
+	x, y := regressionData(48, 2)
+	run := func(seed uint64) []float32 {
+		m := newLinear[float32](x, y, 8)
+		if _, err := Run[float32](m, 48, Config{Epochs: 3, Batch: 8, Seed: seed, Optimizer: &optim.Adam{LR: 0.05}}); err != nil {
+			t.Fatal(err)
+		}
+		return m.params.Values()
+	}
+	a, b, c := run(1), run(1), run(2)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("same seed, parameters %v and %v", a, b)
+	}
+	if reflect.DeepEqual(a, c) {
+		t.Error("seeds 1 and 2 gave the same parameters: the shuffle ignores the seed")
+	}
+}
+
+// counter is a model of one parameter that SGD with learning rate 1
+// raises by one per minibatch; its validation loss is a function of the
+// parameter, so that a test scripts the validation curve.
+type counter struct {
+	params ad.Params[float64]
+	val    func(p float64) float64
+	seen   []int // every training example given, in order
+}
+
+func newCounter(val func(float64) float64) *counter {
+	c := &counter{val: val}
+	c.params.Add("p", ad.NewTensor[float64](1, 1))
+	return c
+}
+
+func (c *counter) Params() *ad.Params[float64] { return &c.params }
+
+func (c *counter) Loss(batch []int, backward bool) (float64, error) {
+	p := c.params.Values()[0]
+	if !backward {
+		return c.val(p), nil
+	}
+	c.seen = append(c.seen, batch...)
+	c.params.Grads()[0] = -1
+	return p, nil
+}
+
+// TestEarlyStopping: 20 examples, 4 for validation, minibatches of 4,
+// so the parameter rises by 4 an epoch. The validation loss is lowest
+// at p = 12 (epoch 3); with patience 2 the run stops after epoch 5 and
+// restores p = 12.
+func TestEarlyStopping(t *testing.T) {
+	m := newCounter(func(p float64) float64 { return math.Abs(p - 12) })
+	res, err := Run[float64](m, 20, Config{Epochs: 50, Batch: 4, Validation: 0.2, Patience: 2, Optimizer: &optim.SGD{LR: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Epochs) != 5 || !res.EarlyStop || res.Best != 3 {
+		t.Errorf("%d epochs, early stop %v, best %d; want 5, true, 3", len(res.Epochs), res.EarlyStop, res.Best)
+	}
+	if p := m.params.Values()[0]; p != 12 {
+		t.Errorf("parameter %v at the end, want the best epoch's 12", p)
+	}
+	if res.Train != 16 || res.Validation != 4 {
+		t.Errorf("%d training and %d validation examples, want 16 and 4", res.Train, res.Validation)
+	}
+	// Validation examples never reach a training step, and every epoch
+	// visits each training example once.
+	count := map[int]int{}
+	for _, i := range m.seen {
+		count[i]++
+	}
+	if len(count) != 16 {
+		t.Errorf("%d distinct examples trained on, want 16", len(count))
+	}
+	for i, k := range count {
+		if k != 5 {
+			t.Errorf("example %d trained on %d times in 5 epochs", i, k)
+		}
+	}
+}
+
+// TestResume checks that a run interrupted after an epoch and resumed
+// from its checkpoint ends exactly where an uninterrupted run ends.
+func TestResume(t *testing.T) {
+	x, y := regressionData(40, 3)
+	cfg := func(path string) Config {
+		return Config{Epochs: 6, Batch: 8, Seed: 4, Validation: 0.2, Patience: -1, Optimizer: &optim.Adam{LR: 0.02}, Checkpoint: path}
+	}
+	whole := newLinear[float64](x, y, 8)
+	want, err := Run[float64](whole, 40, cfg(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	path := filepath.Join(t.TempDir(), "ck.json")
+	stop := errors.New("interrupted")
+	first := newLinear[float64](x, y, 8)
+	c := cfg(path)
+	c.AfterEpoch = func(e Epoch) error {
+		if e.Epoch == 2 {
+			return stop
+		}
+		return nil
+	}
+	if _, err := Run[float64](first, 40, c); !errors.Is(err, stop) {
+		t.Fatalf("interrupted run returned %v", err)
+	}
+	second := newLinear[float64](x, y, 8)
+	got, err := Run[float64](second, 40, cfg(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Resumed != 2 {
+		t.Errorf("resumed after %d epochs, want 2", got.Resumed)
+	}
+	if !reflect.DeepEqual(second.params.Values(), whole.params.Values()) {
+		t.Errorf("resumed run ends at %v, uninterrupted at %v", second.params.Values(), whole.params.Values())
+	}
+	for i := range want.Epochs {
+		if got.Epochs[i].TrainLoss != want.Epochs[i].TrainLoss || *got.Epochs[i].ValidationLoss != *want.Epochs[i].ValidationLoss {
+			t.Errorf("epoch %d: resumed %+v, uninterrupted %+v", i+1, got.Epochs[i], want.Epochs[i])
+		}
+	}
+	if got.Best != want.Best {
+		t.Errorf("best epoch %d, uninterrupted %d", got.Best, want.Best)
+	}
+
+	// Another run's settings must not resume from this file.
+	other := cfg(path)
+	other.Batch = 4
+	if _, err := Run[float64](newLinear[float64](x, y, 4), 40, other); err == nil || !strings.Contains(err.Error(), "minibatch 8") {
+		t.Errorf("resuming with another minibatch size: %v", err)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	x, y := regressionData(8, 5)
+	for _, tc := range []struct {
+		name string
+		n    int
+		c    Config
+		want string
+	}{
+		{"no examples", 0, Config{}, "0 examples"},
+		{"negative epochs", 8, Config{Epochs: -1}, "epochs"},
+		{"validation 1", 8, Config{Validation: 1}, "validation fraction 1"},
+		{"validation takes all", 1, Config{Validation: 0.5}, "leaves none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Run[float64](newLinear[float64](x, y, 8), tc.n, tc.c)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	nan := newCounter(nil)
+	nan.params.Values()[0] = math.NaN()
+	_, err := Run[float64](nan, 8, Config{Batch: 4, Optimizer: &optim.SGD{LR: 1}})
+	if err == nil || !strings.Contains(err.Error(), "epoch 1, minibatch 1: the loss is NaN") {
+		t.Errorf("NaN loss gave %v", err)
+	}
+	if _, err := Run[float32](newLinear[float32](x, y, 8), 8, Config{Optimizer: stepOnly{}}); err == nil || !strings.Contains(err.Error(), "float32") {
+		t.Errorf("float64-only optimiser on float32 parameters gave %v", err)
+	}
+	ck := filepath.Join(t.TempDir(), "ck.json")
+	if _, err := Run[float64](newLinear[float64](x, y, 8), 8, Config{Epochs: 1, Batch: 8, Optimizer: stepOnly{}, Checkpoint: ck}); err == nil || !strings.Contains(err.Error(), "cannot be saved") {
+		t.Errorf("checkpointing an optimiser without state encoding gave %v", err)
+	}
+}
+
+type stepOnly struct{}
+
+func (stepOnly) Step(x, grad []float64) {}
