@@ -43,4 +43,17 @@
 // As a rule: Backprop when the steps fit in memory, which makes the
 // gradient consistent with the loss that was computed; Adjoint for long
 // solves of large states.
+//
+// # Right-hand sides written with package ad
+//
+// A hand-written ParamSystem supplies its own VJP. NewGraphSystem instead
+// takes f(t, y; θ) written with the operations of the reverse-mode
+// engine, package ad, as in a neural ODE: the graph is recorded once,
+// Deriv replays its forward pass and VJP its backward pass seeded with
+// the cotangent, without allocating. The result is a ParamSystem like
+// any other, for both solvers and both gradient methods, and its
+// parameters are a flat []float64 that an optimiser such as optim.Minimize
+// updates in place. A hand-written system remains the faster choice for
+// a small fixed right-hand side, where the engine's per-operation cost
+// dominates: see BenchmarkGraphSystem.
 package ode
