@@ -301,14 +301,58 @@ func (m *Machine[T]) Outputs() []int { return slices.Clone(m.outputs) }
 
 // Params returns the vector of all parameters. It is the machine's own
 // storage: an optimiser may update it in place between calls to Forward
-// on a graph that the machine was built onto.
-func (m *Machine[T]) Params() []T { return m.params }
+// on a graph that the machine was built onto. It panics once the
+// parameters have moved into an ad.Params (see Use).
+func (m *Machine[T]) Params() []T {
+	m.checkOwned()
+	return m.params
+}
 
 // Grad returns the vector of the gradients of the parameters, laid out
 // like Params. Backward overwrites it on a graph the machine was built
 // onto with the parameter nodes of ParamNodes or with nil params; with
-// other parameter nodes the gradients go where those nodes say.
-func (m *Machine[T]) Grad() []T { return m.grad }
+// other parameter nodes the gradients go where those nodes say. It
+// panics once the parameters have moved into an ad.Params.
+func (m *Machine[T]) Grad() []T {
+	m.checkOwned()
+	return m.grad
+}
+
+// Use registers the machine's parameters in ps, each tensor of hyperedge
+// E as name+"."+E+"."+k, k counting the edge's tensors from 0 (a tensor
+// that edges share, under the first), and returns their nodes in g, one
+// per tensor as ParamNodes returns them. This is how the machine becomes
+// one layer of a model whose parameters ps holds: once ps packs them
+// into its vector, they live there, and the machine's own Params and
+// Grad vectors, which they no longer share, are refused.
+func (m *Machine[T]) Use(g *ad.Graph[T], ps *ad.Params[T], name string) []*ad.Node[T] {
+	names := make([]string, len(m.values))
+	for e, idx := range m.edgeParams {
+		for k, i := range idx {
+			if names[i] == "" {
+				names[i] = fmt.Sprintf("%s.%s.%d", name, m.h.Edges[e].Name, k)
+			}
+		}
+	}
+	nodes := make([]*ad.Node[T], len(m.values))
+	for i, t := range m.values {
+		nodes[i] = ps.Use(g, names[i], t)
+	}
+	return nodes
+}
+
+// checkOwned panics if the parameter tensors no longer view the
+// machine's vector, which happens when an ad.Params packs them.
+func (m *Machine[T]) checkOwned() {
+	for _, t := range m.values {
+		if len(t.Data) > 0 { // the first tensor with data starts the vector
+			if &t.Data[0] != &m.params[0] {
+				panic("hypergraph: the machine's parameters live in an ad.Params (see Use); use its Values and Grads")
+			}
+			return
+		}
+	}
+}
 
 // EdgeParams returns the parameters of hyperedge e, as views of Params.
 func (m *Machine[T]) EdgeParams(e int) []*ad.Tensor[T] {
@@ -331,6 +375,7 @@ func (m *Machine[T]) ParamNodes(g *ad.Graph[T]) []*ad.Node[T] {
 // (one per worker, say) can run at once. A nil grad adds the parameters
 // as constants.
 func (m *Machine[T]) ParamNodesInto(g *ad.Graph[T], grad []T) []*ad.Node[T] {
+	m.checkOwned()
 	if grad != nil && len(grad) != len(m.params) {
 		panic(fmt.Sprintf("hypergraph: gradient vector of %d entries for %d parameters", len(grad), len(m.params)))
 	}
