@@ -57,7 +57,11 @@ func TestParamsPanics(t *testing.T) {
 	}{
 		{"empty name", func(p *Params[float32]) { p.Add("", NewTensor[float32](1)) }},
 		{"twice", func(p *Params[float32]) { p.Add("a", NewTensor[float32](1)); p.Add("a", NewTensor[float32](1)) }},
-		{"after packing", func(p *Params[float32]) { p.Add("a", NewTensor[float32](1)); p.Values(); p.Add("b", NewTensor[float32](1)) }},
+		{"after packing", func(p *Params[float32]) {
+			p.Add("a", NewTensor[float32](1))
+			p.Values()
+			p.Add("b", NewTensor[float32](1))
+		}},
 		{"unknown", func(p *Params[float32]) { var g Graph[float32]; p.Node(&g, "a") }},
 		{"other tensor", func(p *Params[float32]) {
 			var g Graph[float32]
