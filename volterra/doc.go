@@ -42,6 +42,19 @@
 // through the stored steps or by the continuous adjoint method, as
 // Settings.Grad selects (see package ode for their costs).
 //
+// # Kernels written with package ad
+//
+// The kernel interfaces ask for vector-Jacobian products. NewGraphKernel
+// and NewGraphSeparable instead take φ, or the terms Φ and coefficients
+// C of a separable kernel, written with the operations of the
+// reverse-mode engine, package ad, which derives the products: each
+// function is recorded once on a graph and replayed, without allocating,
+// by every evaluation and VJP. The parameters are a flat []float64 read
+// in place, as optimisers such as optim.Minimize expect. NeuralODE of an
+// ode.GraphSystem is the same for a neural ODE. The engine pays for each
+// operation it replays, so a hand-written kernel remains the fast path
+// for a small fixed kernel; see BenchmarkGraphKernel.
+//
 // # Batches
 //
 // Equation.Batch and SeparableEquation.Batch solve several equations with
