@@ -50,6 +50,27 @@
 // this computation. A cycle in the graph is reported by a *CycleError that
 // names it.
 //
+// # One layout for samples
+//
+// Every batch in the library holds its samples first: a matrix has a row
+// per sample and a column per coordinate (as Iterate's h and g here, the
+// tables of package dataset, the inputs of kernel.FitRegression, the
+// layers of kernel, hypergraph and finite, ad's losses), and a tensor
+// has the sample as its leading dimension (images N×C×H×W, signals
+// N×C×L, as in package ad). This is the layout of the data people have —
+// tables and CSV files, gonum's statistics, image files, PyTorch's
+// batch-first tensors — so a program passes data between the packages
+// without transposing it. The paper writes samples as columns, a layer
+// being W·X; where an algorithm runs faster that way (the solve of a
+// finite machine, the kernel matrices of a kernel machine), the package
+// converts inside, and the few lower-level types that expose the
+// working layout (finite.Solver, ad.Gaussian) say so. Shape errors name
+// the layout they expected.
+//
+// A model made of several layers keeps its parameters in one
+// ad.Params, in which each layer registers its tensors by name, and
+// package train is the loop that trains any such model.
+//
 // # Conventions
 //
 // Results are written to a dst argument, which is resized when empty.

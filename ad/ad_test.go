@@ -48,7 +48,7 @@ func opCases[T Float]() []opCase[T] {
 		{"Mul", [][]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Mul(p[0], p[1]) }},
 		{"MulSame", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Mul(p[0], p[0]) }},
 		{"Scale", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Scale(p[0], -2.5) }},
-		{"AddCol", [][]int{{3, 4}, {3, 1}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddCol(p[0], p[1]) }},
+		{"AddRow", [][]int{{4, 3}, {1, 3}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddRow(p[0], p[1]) }},
 		{"Tanh", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Tanh(p[0]) }},
 		{"Sigmoid", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sigmoid(p[0]) }},
 		{"ReLU", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.ReLU(p[0]) }},
@@ -69,7 +69,7 @@ func opCases[T Float]() []opCase[T] {
 		{"MulGaussian", [][]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[2], 0.9) }},
 		{"MulGaussianSymmetric", [][]int{{5, 5}, {2, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[1], 1.1) }},
 		{"MSE", [][]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MSE(p[0], p[1]) }},
-		{"SoftmaxCrossEntropy", [][]int{{3, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.SoftmaxCrossEntropy(p[0], labels) }},
+		{"SoftmaxCrossEntropy", [][]int{{5, 3}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.SoftmaxCrossEntropy(p[0], labels) }},
 		{"Conv2DSame", [][]int{{2, 3, 5, 4}, {2, 3, 3, 3}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Conv2D(p[0], p[1], 1) }},
 		{"Conv2DValid", [][]int{{2, 2, 5, 6}, {3, 2, 2, 3}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Conv2D(p[0], p[1], 0) }},
 		{"Conv2DWidePad", [][]int{{1, 2, 4, 3}, {3, 2, 3, 3}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Conv2D(p[0], p[1], 2) }},
@@ -88,7 +88,7 @@ func opCases[T Float]() []opCase[T] {
 			// as a sculpted hypergraph machine has them
 			h := g.MaxPool2(g.ReLU6(g.Scale(g.Conv2D(p[0], p[1], 1), 4)))
 			h = g.Upsample2(g.ReLU6(g.Conv2D(h, p[2], 1)))
-			logits := g.MatMul(p[3], g.Reshape(h, 5, 48), false, true)
+			logits := g.MatMul(g.Reshape(h, 5, 48), p[3], false, true)
 			return g.SoftmaxCrossEntropy(logits, labels)
 		}},
 	}
@@ -317,7 +317,7 @@ func TestShapePanics(t *testing.T) {
 		{"SelectCols", func(g *Graph[float64]) { g.SelectCols(g.Input(NewTensor[float64](2, 3)), []int{3}) }},
 		{"Gaussian bandwidth", func(g *Graph[float64]) { x := g.Input(NewTensor[float64](2, 3)); g.Gaussian(x, x, 0) }},
 		{"labels", func(g *Graph[float64]) { g.SoftmaxCrossEntropy(g.Input(NewTensor[float64](2, 3)), []int{0}) }},
-		{"label range", func(g *Graph[float64]) { g.SoftmaxCrossEntropy(g.Input(NewTensor[float64](2, 1)), []int{2}) }},
+		{"label range", func(g *Graph[float64]) { g.SoftmaxCrossEntropy(g.Input(NewTensor[float64](1, 2)), []int{2}) }},
 		{"Backward non-scalar", func(g *Graph[float64]) { x := g.Param(NewTensor[float64](2, 3), nil); g.Backward(x) }},
 	} {
 		mustPanic(t, tc.name, func() { tc.f(new(Graph[float64])) })

@@ -2,38 +2,32 @@ package ad
 
 import "fmt"
 
-type concatCols[T Float] struct{}
+type concatRows[T Float] struct{}
 
-// ConcatCols returns the matrix [a b]: the columns of a followed by
-// those of b, which must have as many rows. A layer that computes
-// learned points together with a batch, such as the anchors of a kernel
-// machine, stacks them this way.
-func (g *Graph[T]) ConcatCols(a, b *Node[T]) *Node[T] {
-	if a.Value.Rows() != b.Value.Rows() {
-		panic(fmt.Sprintf("ad: ConcatCols of shapes %v and %v", a.Value.Shape, b.Value.Shape))
+// ConcatRows returns the rows of a followed by those of b, which must
+// have as many columns: two batches stacked into one. A layer that
+// computes learned points together with a batch, such as the anchors of
+// a kernel machine, stacks them this way.
+func (g *Graph[T]) ConcatRows(a, b *Node[T]) *Node[T] {
+	if len(a.Value.Shape) != 2 || len(b.Value.Shape) != 2 || a.Value.Cols() != b.Value.Cols() {
+		panic(fmt.Sprintf("ad: ConcatRows of shapes %v and %v", a.Value.Shape, b.Value.Shape))
 	}
-	return g.apply(concatCols[T]{}, []int{a.Value.Rows(), a.Value.Cols() + b.Value.Cols()}, a, b)
+	return g.apply(concatRows[T]{}, []int{a.Value.Rows() + b.Value.Rows(), a.Value.Cols()}, a, b)
 }
 
-func (concatCols[T]) forward(out *Node[T]) {
-	a, b := out.inputs[0].Value, out.inputs[1].Value
-	na, nb, n := a.Cols(), b.Cols(), out.Value.Cols()
-	for i := range a.Rows() {
-		copy(out.Value.Data[i*n:i*n+na], a.Data[i*na:(i+1)*na])
-		copy(out.Value.Data[i*n+na:(i+1)*n], b.Data[i*nb:(i+1)*nb])
-	}
+func (concatRows[T]) forward(out *Node[T]) {
+	a := out.inputs[0].Value.Data
+	copy(out.Value.Data, a)
+	copy(out.Value.Data[len(a):], out.inputs[1].Value.Data)
 }
 
-func (concatCols[T]) backward(out *Node[T]) {
-	n := out.Value.Cols()
+func (concatRows[T]) backward(out *Node[T]) {
 	lo := 0
 	for _, in := range out.inputs {
-		m := in.Value.Cols()
+		n := in.Value.Len()
 		if in.Grad != nil {
-			for i := range in.Value.Rows() {
-				axpy(1, out.Grad.Data[i*n+lo:i*n+lo+m], in.Grad.Data[i*m:(i+1)*m])
-			}
+			axpy(1, out.Grad.Data[lo:lo+n], in.Grad.Data)
 		}
-		lo += m
+		lo += n
 	}
 }

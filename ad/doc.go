@@ -33,21 +33,28 @@
 // half the memory traffic and BLAS kernels that handle twice as many
 // elements per instruction matter more than the lost digits.
 //
-// Matrices follow the mathematical convention of the paper: the columns
-// of a data matrix are samples and its rows are coordinates, so a linear
-// layer is W*X and a Gaussian kernel compares columns.
+// # Layout
+//
+// A batch holds its samples first, as everywhere in the library (see
+// the root package): a batch of vectors is a samples x features matrix,
+// a row per sample, and a batch of images a four-dimensional tensor in
+// NCHW order (image, channel, row, column). A linear layer is therefore
+// MatMul(x, W, false, true) (x times W transposed, W being outputs x
+// inputs), AddRow adds a bias to every sample, and
+// SoftmaxCrossEntropy takes samples x classes logits. The exceptions
+// are the primitives of kernel machines, Gaussian and its combinations
+// and SelectCols, which compare points stored as columns, the layout in
+// which their loops run over contiguous memory; package kernel's layers
+// take batches as rows and convert.
 //
 // # Images
 //
-// Batches of images are four-dimensional tensors in NCHW order: image,
-// channel, row, column. Conv2D convolves them with a bank of kernels
-// [F C KH KW] (stride 1, zero padding, no bias); MaxPool2 halves and
-// Upsample2 doubles height and width; ReLU6 clamps to [0, 6]. Reshape
-// flattens a batch into a matrix with a row per image, and Transpose
-// turns that into the column-per-sample convention above, so that a
-// bias-free linear layer is MatMul and the classifier's loss is
-// SoftmaxCrossEntropy: log-softmax followed by the negative
-// log-likelihood of the true class, fused into one operation.
+// Conv2D convolves NCHW images with a bank of kernels [F C KH KW]
+// (stride 1, zero padding, no bias); MaxPool2 halves and Upsample2
+// doubles height and width; ReLU6 clamps to [0, 6]. Reshape flattens a
+// batch of images into a matrix with a row per image, ready for a
+// linear layer and for SoftmaxCrossEntropy: log-softmax followed by the
+// negative log-likelihood of the true class, fused into one operation.
 //
 // Conv2D works directly on the padded image rows, without an im2col
 // copy, and skips the input's gradient when the input has none, as the

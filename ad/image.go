@@ -188,8 +188,7 @@ type reshape[T Float] struct{}
 // Reshape returns the elements of x, in row-major order, as a tensor of
 // the given shape, which must hold the same number of elements.
 // Reshape(x, N, C*H*W) flattens a batch of images into a matrix with a
-// row per image; Transpose turns that into the column-per-sample
-// convention of MatMul and SoftmaxCrossEntropy.
+// row per image, the layout of every other batch.
 func (g *Graph[T]) Reshape(x *Node[T], shape ...int) *Node[T] {
 	n := 1
 	for _, s := range shape {

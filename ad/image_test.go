@@ -140,7 +140,7 @@ func testImageReplayAllocates[T Float](t *testing.T) {
 	h := g.MaxPool2(g.ReLU6(g.Conv2D(x, w1, 1)))
 	h = g.Conv2D(g.Upsample2(h), w2, 0)
 	h = g.MaxPool2(g.ReLU6(h))
-	logits := g.MatMul(head, g.Transpose(g.Reshape(h, 4, 2*3*3)), false, false)
+	logits := g.MatMul(g.Reshape(h, 4, 2*3*3), head, false, true)
 	loss := g.SoftmaxCrossEntropy(logits, []int{0, 4, 2, 1})
 	if n := testing.AllocsPerRun(10, func() {
 		g.Forward()

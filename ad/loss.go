@@ -50,42 +50,42 @@ type softmaxCE[T Float] struct {
 
 // SoftmaxCrossEntropy returns the mean over samples of the cross-entropy
 // between softmax(logits) and the true classes, as a 1x1 node. logits is
-// classes x samples (a column per sample); labels holds one class index
-// per sample. The graph keeps labels, not a copy, so a minibatch loop may
+// samples x classes (a row per sample); labels holds one class index per
+// sample. The graph keeps labels, not a copy, so a minibatch loop may
 // overwrite it in place before each Forward.
 func (g *Graph[T]) SoftmaxCrossEntropy(logits *Node[T], labels []int) *Node[T] {
-	k, n := logits.Value.Rows(), logits.Value.Cols()
+	n, k := logits.Value.Rows(), logits.Value.Cols()
 	if len(labels) != n {
-		panic(fmt.Sprintf("ad: %d labels for %d samples", len(labels), n))
+		panic(fmt.Sprintf("ad: %d labels for logits of shape %v (samples x classes)", len(labels), logits.Value.Shape))
 	}
-	o := &softmaxCE[T]{labels: labels, prob: NewTensor[T](k, n)}
+	o := &softmaxCE[T]{labels: labels, prob: NewTensor[T](n, k)}
 	return g.apply(o, []int{1, 1}, logits)
 }
 
 func (o *softmaxCE[T]) forward(out *Node[T]) {
 	z := out.inputs[0].Value
-	k, n := z.Rows(), z.Cols()
-	p := o.prob.Data
+	n, k := z.Rows(), z.Cols()
 	loss := 0.0
 	for j := range n {
+		row, p := z.Data[j*k:(j+1)*k], o.prob.Data[j*k:(j+1)*k]
 		mx := math.Inf(-1)
-		for c := range k {
-			mx = math.Max(mx, float64(z.Data[c*n+j]))
+		for _, v := range row {
+			mx = math.Max(mx, float64(v))
 		}
 		s := 0.0
-		for c := range k {
-			e := math.Exp(float64(z.Data[c*n+j]) - mx)
-			p[c*n+j] = T(e)
+		for c, v := range row {
+			e := math.Exp(float64(v) - mx)
+			p[c] = T(e)
 			s += e
 		}
-		for c := range k {
-			p[c*n+j] = T(float64(p[c*n+j]) / s)
+		for c := range p {
+			p[c] = T(float64(p[c]) / s)
 		}
 		y := o.labels[j]
 		if y < 0 || y >= k {
 			panic(fmt.Sprintf("ad: label %d of sample %d outside 0..%d", y, j, k-1))
 		}
-		loss -= float64(z.Data[y*n+j]) - mx - math.Log(s)
+		loss -= float64(row[y]) - mx - math.Log(s)
 	}
 	out.Value.Data[0] = T(loss / float64(n))
 }
@@ -95,12 +95,12 @@ func (o *softmaxCE[T]) backward(out *Node[T]) {
 	if dz == nil {
 		return
 	}
-	n := dz.Cols()
+	n, k := dz.Rows(), dz.Cols()
 	c := out.Grad.Data[0] / T(n)
 	for i, p := range o.prob.Data {
 		dz.Data[i] += c * p
 	}
 	for j, y := range o.labels {
-		dz.Data[y*n+j] -= c
+		dz.Data[j*k+y] -= c
 	}
 }

@@ -157,45 +157,36 @@ func (o scale[T]) backward(out *Node[T]) {
 	}
 }
 
-type addCol[T Float] struct{}
+type addRow[T Float] struct{}
 
-// AddCol returns a with the column vector b (rows x 1) added to each of
-// its columns: a bias added to every sample.
-func (g *Graph[T]) AddCol(a, b *Node[T]) *Node[T] {
-	if b.Value.Cols() != 1 || b.Value.Rows() != a.Value.Rows() {
-		panic(fmt.Sprintf("ad: AddCol of shapes %v and %v", a.Value.Shape, b.Value.Shape))
+// AddRow returns a with the row vector b (1 x cols) added to each of its
+// rows: a bias added to every sample.
+func (g *Graph[T]) AddRow(a, b *Node[T]) *Node[T] {
+	if b.Value.Rows() != 1 || b.Value.Cols() != a.Value.Cols() {
+		panic(fmt.Sprintf("ad: AddRow of shapes %v and %v: want a 1 x %d bias for a batch of shape %v (samples x features)",
+			a.Value.Shape, b.Value.Shape, a.Value.Cols(), a.Value.Shape))
 	}
-	return g.apply(addCol[T]{}, a.Value.Shape, a, b)
+	return g.apply(addRow[T]{}, a.Value.Shape, a, b)
 }
 
-func (addCol[T]) forward(out *Node[T]) {
+func (addRow[T]) forward(out *Node[T]) {
 	a, b := out.inputs[0].Value, out.inputs[1].Value.Data
-	n := a.Cols()
-	for i, bi := range b {
+	n := len(b)
+	for i := range a.Rows() {
 		row, dst := a.Data[i*n:(i+1)*n], out.Value.Data[i*n:(i+1)*n]
-		for j, v := range row {
-			dst[j] = v + bi
-		}
+		addTo(dst, row, b)
 	}
 }
 
-func (addCol[T]) backward(out *Node[T]) {
+func (addRow[T]) backward(out *Node[T]) {
 	a, b := out.inputs[0], out.inputs[1]
-	n := out.Value.Cols()
-	for i := range out.Value.Rows() {
-		row := out.Grad.Data[i*n : (i+1)*n]
-		if a.Grad != nil {
-			da := a.Grad.Data[i*n : (i+1)*n]
-			for j, d := range row {
-				da[j] += d
-			}
-		}
-		if b.Grad != nil {
-			var s T
-			for _, d := range row {
-				s += d
-			}
-			b.Grad.Data[i] += s
+	if a.Grad != nil {
+		axpy(1, out.Grad.Data, a.Grad.Data)
+	}
+	if b.Grad != nil {
+		n := len(b.Grad.Data)
+		for i := range out.Value.Rows() {
+			axpy(1, out.Grad.Data[i*n:(i+1)*n], b.Grad.Data)
 		}
 	}
 }

@@ -147,12 +147,11 @@ func FitPerceptron(x, y mat.Matrix, s PerceptronSettings) (*Perceptron, optim.Re
 		}
 		weights = append(weights, g.Param(w, ad.View(grad[off:off+r*c], r, c)))
 		off += r * c
-		biases = append(biases, g.Param(ad.View(flat[off:off+r], r, 1), ad.View(grad[off:off+r], r, 1)))
+		biases = append(biases, g.Param(ad.View(flat[off:off+r], 1, r), ad.View(grad[off:off+r], 1, r)))
 		off += r
 	}
-	xt := g.Input(ad.FromMatrix(x.T()))
-	pred := forward(&g, s.Activation, weights, biases, xt)
-	loss := g.MSE(pred, g.Input(ad.FromMatrix(y.T())))
+	pred := forward(&g, s.Activation, weights, biases, g.Input(ad.FromMatrix(x)))
+	loss := g.MSE(pred, g.Input(ad.FromMatrix(y)))
 	if s.WeightDecay > 0 {
 		var norm *ad.Node[float64]
 		for _, w := range weights {
@@ -223,11 +222,11 @@ func descend(f optim.Func, x0 []float64, step optim.Stepper, steps int, iteratio
 	return optim.Result{X: x, Loss: loss, Iterations: steps, Evaluations: steps + 1, Status: "step limit"}, nil
 }
 
-// forward records the perceptron on the columns of x.
+// forward records the perceptron on the rows of x.
 func forward(g *ad.Graph[float64], act Activation, weights, biases []*ad.Node[float64], x *ad.Node[float64]) *ad.Node[float64] {
 	h := x
 	for l, w := range weights {
-		h = g.AddCol(g.MatMul(w, h, false, false), biases[l])
+		h = g.AddRow(g.MatMul(h, w, false, true), biases[l])
 		if l == len(weights)-1 {
 			break
 		}
@@ -256,14 +255,14 @@ func (p *Perceptron) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 	var weights, biases []*ad.Node[float64]
 	for l, w := range p.W {
 		weights = append(weights, g.Input(ad.FromMatrix(w)))
-		biases = append(biases, g.Input(ad.Matrix(len(p.B[l]), 1, p.B[l])))
+		biases = append(biases, g.Input(ad.Matrix(1, len(p.B[l]), p.B[l])))
 	}
-	out := forward(&g, p.Activation, weights, biases, g.Input(ad.FromMatrix(x.T())))
-	k := out.Value.Rows()
+	out := forward(&g, p.Activation, weights, biases, g.Input(ad.FromMatrix(x)))
+	k := out.Value.Cols()
 	if dst == nil {
 		dst = mat.NewDense(n, k, nil)
 	}
-	dst.Copy(mat.NewDense(k, n, out.Value.Data).T())
+	dst.Copy(mat.NewDense(n, k, out.Value.Data))
 	if p.Output != nil {
 		p.Output.Invert(dst)
 	}

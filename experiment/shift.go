@@ -35,16 +35,15 @@ const (
 var shiftDims = []int{1, 4, 4, 4}
 
 // shiftSignal writes signal i of the task's training set, determined by
-// seed and i alone, to column j of x and its target to column j of y
-// (both 1 x L*B, column t*B + b holding time t of sample b).
+// seed and i alone, as sample j of the batch x (B x 1 x L, samples first)
+// and its target as sample j of y (B*L x 1, time fastest).
 func shiftSignal(seed uint64, i, j int, x, y *ad.Tensor[float64]) {
 	rnd := rand.New(rand.NewPCG(seed, uint64(i)))
-	b := len(x.Data) / shiftLength
 	phase := 2 * math.Pi * rnd.Float64()
 	for t := range shiftLength {
 		at := float64(t) * shiftDT
-		x.Data[t*b+j] = math.Sin(at+phase) + shiftNoise*rnd.NormFloat64()
-		y.Data[t*b+j] = math.Sin(at - shiftDelay*shiftDT + phase)
+		x.Data[j*shiftLength+t] = math.Sin(at+phase) + shiftNoise*rnd.NormFloat64()
+		y.Data[j*shiftLength+t] = math.Sin(at - shiftDelay*shiftDT + phase)
 	}
 }
 
@@ -63,18 +62,18 @@ type shiftModel struct {
 func newShiftModel(m *finite.Machine[float64], rnd *rand.Rand, seed uint64) *shiftModel {
 	d := m.Size()
 	s := &shiftModel{seed: seed}
-	readout := ad.NewTensor[float64](1, d)
+	readout := ad.NewTensor[float64](1, d, 1, 1) // a 1x1 convolution over time
 	limit := math.Sqrt(6 / float64(d+1))
 	for i := range readout.Data {
 		readout.Data[i] = limit * (2*rnd.Float64() - 1)
 	}
 	g := &s.g
-	n := shiftLength * shiftBatch
-	s.x, s.y = ad.NewTensor[float64](1, n), ad.NewTensor[float64](1, n)
-	z := m.Apply(g, m.Use(g, &s.params, "machine"), g.Input(s.x), nil, shiftLength)
+	s.x, s.y = ad.NewTensor[float64](shiftBatch, 1, shiftLength), ad.NewTensor[float64](shiftBatch*shiftLength, 1)
+	z := m.Apply(g, m.Use(g, &s.params, "machine"), g.Input(s.x), nil)
 	r := s.params.Use(g, "readout", readout)
 	bias := s.params.Use(g, "bias", ad.NewTensor[float64](1, 1))
-	s.pred = g.AddCol(g.MatMul(r, z, false, false), bias)
+	out := g.Conv2D(g.Reshape(z, shiftBatch, d, 1, shiftLength), r, 0)
+	s.pred = g.AddRow(g.Reshape(out, shiftBatch*shiftLength, 1), bias)
 	s.loss = g.MSE(s.pred, g.Input(s.y))
 	return s
 }
@@ -126,8 +125,7 @@ func Shift(c Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := shiftLength * shiftBatch
-	testX, testY := ad.NewTensor[float64](1, n), ad.NewTensor[float64](1, n)
+	testX, testY := ad.NewTensor[float64](shiftBatch, 1, shiftLength), ad.NewTensor[float64](shiftBatch*shiftLength, 1)
 	testSeed := seed(3).Uint64()
 	for j := range shiftBatch {
 		shiftSignal(testSeed, j, j, testX, testY)
@@ -177,7 +175,7 @@ func Shift(c Config) (*Report, error) {
 		in, target, pred := make([]float64, shiftLength), make([]float64, shiftLength), make([]float64, shiftLength)
 		for t := range shiftLength {
 			tx[t] = float64(t) * shiftDT
-			in[t], target[t], pred[t] = testX.Data[t*shiftBatch], testY.Data[t*shiftBatch], model.pred.Value.Data[t*shiftBatch]
+			in[t], target[t], pred[t] = testX.Data[t], testY.Data[t], model.pred.Value.Data[t]
 		}
 		charts = append(charts, figure.Chart{
 			Title: fmt.Sprintf("%s: held-out loss %.3g", spec.name, final), XLabel: "time", YLabel: "signal", Legend: figure.BottomLeft,

@@ -69,20 +69,25 @@
 //
 // # Layout
 //
-// A state is a D x N matrix in the convention of package ad: channels in
-// rows, samples in columns. For signals, column p*B + b holds position p
-// (row-major over the signal's shape) of sample b: samples vary fastest,
-// so that a shift in space or time moves whole runs of columns. The input
-// y0 (and z0, if given) may have fewer than D rows; the missing rows are
-// zero. A 1x1 convolution read-out is then a plain matrix product with
-// the state, as Apply's result composes with ad's MatMul, AddCol, losses
-// and the optimisers of package optim.
+// Batches hold their samples first, as everywhere in the library: Apply
+// takes y0 (and z0) as N x C matrices for a dense machine and as
+// N x C x L or N x C x H x W tensors for signals, the layout of ad's
+// images (NCHW), and returns the state z with D channels in the same
+// layout. C may be below D; the missing channels are zero.
+//
+// The solve itself works on channels x (positions x samples): a D x N·P
+// matrix whose column p*N + b holds position p (row-major over the
+// signal's shape) of sample b. With samples fastest, a shift in space
+// or time moves whole runs of columns, and every step is one matrix
+// product. Apply converts on the way in and out; a Solver takes and
+// returns matrices in this working layout directly.
 //
 // # Use
 //
-// Bind adds the machine's parameters to a graph of package ad and Apply
-// adds the machine as one operation with its own forward and backward
-// passes (graph nodes for y0, z0, W and the scaling); a Solver runs the
-// passes on plain tensors, which is what the benchmarks time. Save and
-// Load keep a machine in a versioned JSON file.
+// Use registers the machine's weight and scaling in an ad.Params (Bind
+// adds them to a graph without one) and Apply adds the machine as one
+// operation with its own forward and backward passes (graph nodes for
+// y0, z0, W and the scaling); a Solver runs the passes on plain
+// tensors, which is what the benchmarks time. Save and Load keep a
+// machine in a versioned JSON file.
 package finite

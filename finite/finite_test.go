@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -220,14 +221,14 @@ func TestGradients(t *testing.T) {
 					m.W.Data[i] *= 3 // make the nonlinearity matter
 				}
 				learnScale(t, m, scale, c.shape, rnd)
-				s, _ := m.NewSolver(c.shape...)
-				n := s.Positions() * c.batch
 				var g ad.Graph[float64]
 				p := m.Bind(&g, nil, nil)
-				y0 := g.Param(randTensor(rnd, 1, min(m.dims[0]+1, m.Size()), n), nil)
-				z0 := g.Param(randTensor(rnd, 1, m.Size(), n), nil)
-				z := m.Apply(&g, p, y0, z0, c.shape...)
-				loss := g.Dot(z, g.Input(randTensor(rnd, 1, m.Size(), n)))
+				// Batches hold samples first: samples x channels x positions.
+				batch := func(channels int) []int { return append([]int{c.batch, channels}, c.shape...) }
+				y0 := g.Param(randTensor(rnd, 1, batch(min(m.dims[0]+1, m.Size()))...), nil)
+				z0 := g.Param(randTensor(rnd, 1, batch(m.Size())...), nil)
+				z := m.Apply(&g, p, y0, z0)
+				loss := g.Dot(z, g.Input(randTensor(rnd, 1, batch(m.Size())...)))
 				params := []*ad.Node[float64]{y0, z0, p.W}
 				if p.Scale != nil {
 					params = append(params, p.Scale)
@@ -395,18 +396,22 @@ func TestBadShapes(t *testing.T) {
 	}
 	var g ad.Graph[float64]
 	p := dense.Bind(&g, nil, nil)
-	mustPanic("too many channels", "given an input of 4 channels", func() {
-		dense.Apply(&g, p, g.Input(ad.NewTensor[float64](4, 2)), nil)
+	mustPanic("too many channels", "given y0 of shape [2 4] (y0 [2 4]), want [samples, channels] with 1 to 3 channels", func() {
+		dense.Apply(&g, p, g.Input(ad.NewTensor[float64](2, 4)), nil)
+	})
+	mustPanic("rank", "want [samples, channels, positions...]", func() {
+		cp := conv.Bind(&g, nil, nil)
+		conv.Apply(&g, cp, g.Input(ad.NewTensor[float64](2, 1)), nil)
 	})
 	mustPanic("wrong weight", "weight of shape [2 2]", func() {
-		dense.Apply(&g, Params[float64]{W: g.Input(ad.NewTensor[float64](2, 2))}, g.Input(ad.NewTensor[float64](1, 2)), nil)
+		dense.Apply(&g, Params[float64]{W: g.Input(ad.NewTensor[float64](2, 2))}, g.Input(ad.NewTensor[float64](2, 1)), nil)
 	})
 	mustPanic("short signal", "shorter than the kernel", func() {
 		cp := conv.Bind(&g, nil, nil)
-		conv.Apply(&g, cp, g.Input(ad.NewTensor[float64](1, 8)), nil, 4)
+		conv.Apply(&g, cp, g.Input(ad.NewTensor[float64](1, 1, 4)), nil)
 	})
-	mustPanic("z0 columns", "z0 has 3 columns", func() {
-		dense.Apply(&g, p, g.Input(ad.NewTensor[float64](1, 2)), g.Input(ad.NewTensor[float64](1, 3)))
+	mustPanic("z0 shape", "given z0 of shape [3 1] (y0 [2 1])", func() {
+		dense.Apply(&g, p, g.Input(ad.NewTensor[float64](2, 1)), g.Input(ad.NewTensor[float64](3, 1)))
 	})
 
 	// A scaling per entry of signals of length 6 fits no other length.
@@ -415,7 +420,7 @@ func TestBadShapes(t *testing.T) {
 	}
 	mustPanic("scaling for another length", "scaling of shape [3 6], want [3] or [3 8]", func() {
 		cp := conv.Bind(&g, nil, nil)
-		conv.Apply(&g, cp, g.Input(ad.NewTensor[float64](1, 8)), nil, 8)
+		conv.Apply(&g, cp, g.Input(ad.NewTensor[float64](1, 1, 8)), nil)
 	})
 	s8, _ := conv.NewSolver(8)
 	mustPanic("solver for another length", "scaling of shape [3 6]", func() {
@@ -467,5 +472,49 @@ func TestGlorot(t *testing.T) {
 	}
 	if maxAbs > limit || maxAbs < limit/2 {
 		t.Errorf("largest weight %v, want within the Glorot limit %v", maxAbs, limit)
+	}
+}
+
+// TestApplyLayout checks that Apply, which takes and returns batches
+// with samples first, computes the solver's state, which has channels in
+// rows and, in columns, positions with samples fastest.
+func TestApplyLayout(t *testing.T) {
+	for _, c := range cases() {
+		t.Run(c.name, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(6, 6))
+			m, err := c.new(rnd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := m.NewSolver(c.shape...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pos, d, ch := s.Positions(), m.Size(), m.dims[0]
+			x := randTensor(rnd, 1, append([]int{c.batch, ch}, c.shape...)...)
+			solverX := ad.NewTensor[float64](ch, pos*c.batch)
+			for b := range c.batch {
+				for k := range ch {
+					for p := range pos {
+						solverX.Data[k*pos*c.batch+p*c.batch+b] = x.Data[(b*ch+k)*pos+p]
+					}
+				}
+			}
+			_, want := s.Forward(solverX, nil)
+			var g ad.Graph[float64]
+			z := m.Apply(&g, m.Bind(&g, nil, nil), g.Input(x), nil).Value
+			if wantShape := append([]int{c.batch, d}, c.shape...); !slices.Equal(z.Shape, wantShape) {
+				t.Fatalf("state of shape %v, want %v", z.Shape, wantShape)
+			}
+			for b := range c.batch {
+				for k := range d {
+					for p := range pos {
+						if got, w := z.Data[(b*d+k)*pos+p], want.Data[k*pos*c.batch+p*c.batch+b]; got != w {
+							t.Fatalf("sample %d channel %d position %d: Apply %v, solver %v", b, k, p, got, w)
+						}
+					}
+				}
+			}
+		})
 	}
 }

@@ -45,7 +45,8 @@ func TestTrainInModel(t *testing.T) {
 			var ps ad.Params[float64]
 			var g ad.Graph[float64]
 			p := m.Use(&g, &ps, "machine")
-			readout := ad.NewTensor[float64](1, d)
+			// A 1x1 convolution from the d channels to one, at every position.
+			readout := ad.NewTensor[float64](1, d, 1, 1)
 			for i := range readout.Data {
 				readout.Data[i] = 0.3 * (2*rnd.Float64() - 1)
 			}
@@ -62,16 +63,21 @@ func TestTrainInModel(t *testing.T) {
 			for _, n := range c.shape {
 				pos *= n
 			}
-			n := pos * 16
-			x := ad.NewTensor[float64](2, n)
-			y := ad.NewTensor[float64](1, n)
-			for q := range n {
-				a, b := 2*rnd.Float64()-1, 2*rnd.Float64()-1
-				x.Data[q], x.Data[n+q] = a, b
-				y.Data[q] = math.Sin(2*a) * b
+			// 16 samples of 2 channels at every position; the target at a
+			// position depends on the inputs there.
+			const samples = 16
+			x := ad.NewTensor[float64](append([]int{samples, 2}, c.shape...)...)
+			y := ad.NewTensor[float64](samples*pos, 1)
+			for b := range samples {
+				for q := range pos {
+					u, v := 2*rnd.Float64()-1, 2*rnd.Float64()-1
+					x.Data[(b*2)*pos+q], x.Data[(b*2+1)*pos+q] = u, v
+					y.Data[b*pos+q] = math.Sin(2*u) * v
+				}
 			}
-			z := m.Apply(&g, p, g.Input(x), nil, c.shape...)
-			loss := g.MSE(g.AddCol(g.MatMul(r, z, false, false), bias), g.Input(y))
+			z := m.Apply(&g, p, g.Input(x), nil)
+			out := g.Conv2D(g.Reshape(z, samples, d, 1, pos), r, 0)
+			loss := g.MSE(g.AddRow(g.Reshape(out, samples*pos, 1), bias), g.Input(y))
 			adam := &optim.Adam{LR: 0.02}
 			first := loss.Scalar()
 			for range 300 {
@@ -92,10 +98,9 @@ func TestTrainInModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s1, _ := m.NewSolver(c.shape...)
-			s2, _ := l.NewSolver(c.shape...)
-			_, z1 := s1.Forward(x, nil)
-			_, z2 := s2.Forward(x, nil)
+			var g1, g2 ad.Graph[float64]
+			z1 := m.Apply(&g1, m.Bind(&g1, nil, nil), g1.Input(x), nil).Value
+			z2 := l.Apply(&g2, l.Bind(&g2, nil, nil), g2.Input(x), nil).Value
 			for i := range z1.Data {
 				if z1.Data[i] != z2.Data[i] {
 					t.Fatalf("loaded machine differs at %d: %v, %v", i, z1.Data[i], z2.Data[i])

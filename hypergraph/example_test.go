@@ -76,9 +76,9 @@ func ExampleFromSpec() {
 	copy(m.EdgeParams(1)[0].Data, []float64{2, 0, 0, 2})
 
 	var g ad.Graph[float64]
-	x := g.Input(ad.Matrix(2, 2, []float64{ // two samples, a column each
-		1, -1,
-		-3, 2,
+	x := g.Input(ad.Matrix(2, 2, []float64{ // two samples, a row each
+		1, -3,
+		-1, 2,
 	}))
 	y := m.Build(&g, nil, []*ad.Node[float64]{x})[0]
 	fmt.Println("parameters:", len(m.Params()))
@@ -87,5 +87,5 @@ func ExampleFromSpec() {
 	// Output:
 	// parameters: 8
 	// layers: [[0 2] [1]]
-	// y: [1 3 -1 2]
+	// y: [1 -1 3 2]
 }

@@ -161,7 +161,8 @@ func (m *specMap[T]) Build(g *ad.Graph[T], n int, params, x []*ad.Node[T]) []*ad
 				if m.name == "conv3x3" {
 					z = g.Conv2D(x[j], w, 1)
 				} else {
-					z = g.MatMul(w, x[j], false, false)
+					z = g.MatMul(x[j], w, false, true) // samples x sources times W'
+
 				}
 				if acc == nil {
 					acc = z
@@ -173,7 +174,9 @@ func (m *specMap[T]) Build(g *ad.Graph[T], n int, params, x []*ad.Node[T]) []*ad
 				acc = g.Input(ad.NewTensor[T](batched(t.shape, n)...))
 			}
 			if m.name == "dense" {
-				acc = g.AddCol(acc, params[weights+i])
+				// The bias is stored as a column, the shape of saved
+				// machines; it is added to every sample's row.
+				acc = g.AddRow(acc, g.Reshape(params[weights+i], 1, t.shape[0]))
 			}
 			y[i] = acc
 		}
@@ -204,8 +207,8 @@ func pairOp[T ad.Float](g *ad.Graph[T], name string, x *ad.Node[T], shape []int)
 	case "upsample":
 		return g.Upsample2(x)
 	case "flatten":
-		// [n C H W] -> [n, C*H*W] -> a column per sample.
-		return g.Transpose(g.Reshape(x, x.Value.Shape[0], shape[0]))
+		// [n C H W] -> [n, C*H*W], a row per sample.
+		return g.Reshape(x, x.Value.Shape[0], shape[0])
 	}
 	panic(fmt.Sprintf("hypergraph: internal error: no operation for kind %q", name))
 }

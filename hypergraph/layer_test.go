@@ -10,23 +10,22 @@ import (
 )
 
 // TestLayerInModel uses a spec-built residual network as one layer of a
-// model built directly with the engine: logits = resnet(tanh(W x)).
+// model built directly with the engine, logits = resnet(tanh(x W')),
+// whose parameters one ad.Params holds.
 func TestLayerInModel(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(9, 9))
 	m := loadMachine[float64](t, "testdata/resnet.json", 3)
 	x, labels := classes[float64](rnd, 4, 3, 64)
 
-	// W and the machine's parameters live in one vector for the optimiser.
-	params := make([]float64, 16+len(m.Params()))
-	grads := make([]float64, len(params))
-	w := ad.View(params[:16], 4, 4)
+	var ps ad.Params[float64]
+	var g ad.Graph[float64]
+	w := ad.NewTensor[float64](4, 4)
 	for i := range w.Data {
 		w.Data[i] = 0.5 * rnd.NormFloat64()
 	}
-	var g ad.Graph[float64]
-	wn := g.Param(w, ad.View(grads[:16], 4, 4))
-	mp := m.ParamNodes(&g)
-	logits := m.Build(&g, mp, []*ad.Node[float64]{g.Tanh(g.MatMul(wn, g.Input(x), false, false))})[0]
+	wn := ps.Use(&g, "in", w)
+	mp := m.Use(&g, &ps, "resnet")
+	logits := m.Build(&g, mp, []*ad.Node[float64]{g.Tanh(g.MatMul(g.Input(x), wn, false, true))})[0]
 	loss := g.SoftmaxCrossEntropy(logits, labels)
 
 	if e := ad.CheckGradient(&g, loss, append([]*ad.Node[float64]{wn}, mp...), 1e-6); e.Rel > 1e-6 {
@@ -34,19 +33,15 @@ func TestLayerInModel(t *testing.T) {
 	}
 
 	opt := &optim.Adam{LR: 0.01}
-	copy(params[16:], m.Params())
 	var first float64
 	for k := range 100 {
-		copy(m.Params(), params[16:])
 		g.Forward()
 		if k == 0 {
 			first = loss.Scalar()
 		}
 		g.Backward(loss)
-		copy(grads[16:], m.Grad())
-		opt.Step(params, grads)
+		opt.Step(ps.Values(), ps.Grads())
 	}
-	copy(m.Params(), params[16:])
 	g.Forward()
 	if last := loss.Scalar(); !(last < 0.5*first) {
 		t.Errorf("cross-entropy from %.4g to %.4g in 100 Adam steps", first, last)

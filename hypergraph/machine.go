@@ -50,9 +50,9 @@ func activate[T ad.Float](g *ad.Graph[T], a Activation, x *ad.Node[T]) *ad.Node[
 
 // Space is the space M_v of a vertex: real arrays of the given shape,
 // such as [D] for a vector or [C, H, W] for an image with C channels.
-// A batch of n samples is stored, in the conventions of package ad, as a
-// D×n matrix (a column per sample) for a vector, and with the batch as a
-// leading dimension, [n, C, H, W], for any other shape.
+// A batch of n samples has the batch as its leading dimension, as
+// everywhere in the library: an n×D matrix (a row per sample) for a
+// vector, [n, C, H, W] for an image.
 type Space struct {
 	Shape []int
 	// Activation is applied to the vertex's state whenever a hyperedge
@@ -60,25 +60,19 @@ type Space struct {
 	Activation Activation
 }
 
-// batched returns the shape of the tensor holding n samples of shape s.
+// batched returns the shape of the tensor holding n samples of shape s:
+// the samples first, as everywhere in the library.
 func batched(s []int, n int) []int {
-	if len(s) == 1 {
-		return []int{s[0], n}
-	}
 	return append([]int{n}, s...)
 }
 
 // batchOf returns the number of samples in a tensor for a vertex of shape
 // s, or -1 if the tensor's rank is wrong.
 func batchOf(s, tensor []int) int {
-	switch {
-	case len(tensor) != len(s)+1:
+	if len(tensor) != len(s)+1 {
 		return -1
-	case len(s) == 1:
-		return tensor[1]
-	default:
-		return tensor[0]
 	}
+	return tensor[0]
 }
 
 // Map is the map p_E of a hyperedge E, from the values of its sources to

@@ -30,7 +30,7 @@ func newTanhMap(rnd *rand.Rand, src, tgt []int) *tanhMap {
 			row = append(row, randTensor(rnd, 1, dt, ds))
 		}
 		m.w = append(m.w, row)
-		m.b = append(m.b, randTensor(rnd, 1, dt, 1))
+		m.b = append(m.b, randTensor(rnd, 1, 1, dt))
 	}
 	return m
 }
@@ -56,12 +56,12 @@ func (m *tanhMap) Build(g *ad.Graph[float64], n int, params, x []*ad.Node[float6
 	var y []*ad.Node[float64]
 	k := 0
 	for t := range m.w {
-		acc := g.Input(ad.NewTensor[float64](m.b[t].Shape[0], n))
+		acc := g.Input(ad.NewTensor[float64](n, m.b[t].Shape[1]))
 		for s := range x {
-			acc = g.Add(acc, g.MatMul(params[k], x[s], false, false))
+			acc = g.Add(acc, g.MatMul(x[s], params[k], false, true))
 			k++
 		}
-		y = append(y, g.Tanh(g.AddCol(acc, params[k])))
+		y = append(y, g.Tanh(g.AddRow(acc, params[k])))
 		k++
 	}
 	return y
@@ -71,17 +71,17 @@ func (m *tanhMap) Build(g *ad.Graph[float64], n int, params, x []*ad.Node[float6
 func (m *tanhMap) eval(x ...*mat.Dense) []*mat.Dense {
 	var y []*mat.Dense
 	for t, row := range m.w {
-		r, n := m.b[t].Shape[0], 1
+		r, n := m.b[t].Shape[1], 1
 		if len(x) > 0 {
-			_, n = x[0].Dims()
+			n, _ = x[0].Dims()
 		}
-		acc := mat.NewDense(r, n, nil)
+		acc := mat.NewDense(n, r, nil)
 		for s, w := range row {
 			var p mat.Dense
-			p.Mul(mat.NewDense(w.Shape[0], w.Shape[1], w.Data), x[s])
+			p.Mul(x[s], mat.NewDense(w.Shape[0], w.Shape[1], w.Data).T())
 			acc.Add(acc, &p)
 		}
-		acc.Apply(func(i, _ int, v float64) float64 { return math.Tanh(v + m.b[t].Data[i]) }, acc)
+		acc.Apply(func(_, j int, v float64) float64 { return math.Tanh(v + m.b[t].Data[j]) }, acc)
 		y = append(y, acc)
 	}
 	return y
@@ -148,7 +148,7 @@ func TestFigure1(t *testing.T) {
 	var g ad.Graph[float64]
 	init := make([]*ad.Node[float64], len(dims))
 	for v, d := range dims {
-		init[v] = g.Input(randTensor(rnd, 1, d, n))
+		init[v] = g.Input(randTensor(rnd, 1, n, d))
 		x[v] = dense(init[v].Value)
 	}
 	states := m.StableState(&g, nil, init)
@@ -222,11 +222,7 @@ func toTensor(h *mat.Dense, shape []int, off int) *ad.Tensor[float64] {
 	t := ad.NewTensor[float64](batched(shape, n)...)
 	for j := range n {
 		for i := range k {
-			if len(shape) == 1 {
-				t.Data[i*n+j] = h.At(j, off+i)
-			} else {
-				t.Data[j*k+i] = h.At(j, off+i)
-			}
+			t.Data[j*k+i] = h.At(j, off+i)
 		}
 	}
 	return t
@@ -239,11 +235,7 @@ func addFromTensor(dst *mat.Dense, t *ad.Tensor[float64], shape []int, off int) 
 	k := size(shape)
 	for j := range n {
 		for i := range k {
-			v := t.Data[j*k+i]
-			if len(shape) == 1 {
-				v = t.Data[i*n+j]
-			}
-			dst.Set(j, off+i, dst.At(j, off+i)+v)
+			dst.Set(j, off+i, dst.At(j, off+i)+t.Data[j*k+i])
 		}
 	}
 }
@@ -295,7 +287,7 @@ func TestFigure1Iterate(t *testing.T) {
 	m, _ := figure1Machine(t, rnd, dims)
 	init := make([]*ad.Tensor[float64], len(dims))
 	for v, d := range dims {
-		init[v] = randTensor(rnd, 1, d, 4)
+		init[v] = randTensor(rnd, 1, 4, d)
 	}
 	checkAgainstIterate(t, m, init)
 	// With only the inputs v1 and v2 given, as Build does.
@@ -345,7 +337,7 @@ func TestFigure1Gradient(t *testing.T) {
 	m, _ := figure1Machine(t, rnd, dims)
 	init := make([]*ad.Tensor[float64], len(dims))
 	for v, d := range dims {
-		init[v] = randTensor(rnd, 1, d, 3)
+		init[v] = randTensor(rnd, 1, 3, d)
 	}
 	checkGradient(t, m, init, rnd, 1e-7)
 }
@@ -366,7 +358,7 @@ func TestSharedParams(t *testing.T) {
 	if got, want := len(m.Params()), 3*3+3; got != want {
 		t.Errorf("%d parameters, want %d", got, want)
 	}
-	checkGradient(t, m, []*ad.Tensor[float64]{randTensor(rnd, 1, 3, 2), nil, nil}, rnd, 1e-7)
+	checkGradient(t, m, []*ad.Tensor[float64]{randTensor(rnd, 1, 2, 3), nil, nil}, rnd, 1e-7)
 }
 
 func TestMachinePanics(t *testing.T) {
@@ -401,9 +393,9 @@ func TestMachinePanics(t *testing.T) {
 		{"shape", "vertex b: invalid shape [0]", func() { c := good(); c.Spaces[1] = vec(0); New(c) }},
 		{"activation", `vertex a: unknown activation "softplus"`, func() { c := good(); c.Spaces[0].Activation = "softplus"; New(c) }},
 		{"inputs", "invalid input or output list [2]", func() { c := good(); c.Inputs = []int{2}; New(c) }},
-		{"map output", "edge E: map returned shape [4 1] for target b, want [3 1]", func() { wm.Build(&ad.Graph[float64]{}, nil, in(2, 1)) }},
+		{"map output", "edge E: map returned shape [1 4] for target b, want [1 3]", func() { wm.Build(&ad.Graph[float64]{}, nil, in(1, 2)) }},
 		{"input count", "0 inputs for a machine with 1 input vertices", func() { gm.Build(&ad.Graph[float64]{}, nil, nil) }},
-		{"input shape", "vertex a: input of shape [3 1], want [2 1]", func() { gm.Build(&ad.Graph[float64]{}, nil, in(3, 1)) }},
+		{"input shape", "vertex a: input of shape [1 3], want [1 2]", func() { gm.Build(&ad.Graph[float64]{}, nil, in(1, 3)) }},
 		{"input rank", "vertex a: input of shape [2]", func() { gm.Build(&ad.Graph[float64]{}, nil, in(2)) }},
 	} {
 		t.Run(test.name, func(t *testing.T) {

@@ -34,7 +34,7 @@ func TestUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := ad.Matrix(2, 3, []float64{1, -2, 0.5, 3, 0, -1})
+	x := ad.Matrix(3, 2, []float64{1, -2, 0.5, 3, 0, -1}) // three samples
 	var alone ad.Graph[float64]
 	want := m.Build(&alone, nil, []*ad.Node[float64]{alone.Input(x)})[0].Value.Data
 

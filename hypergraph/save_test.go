@@ -102,7 +102,7 @@ func TestSavedFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	var g ad.Graph[float64]
-	x := g.Input(ad.Matrix(2, 1, []float64{1, 2}))
+	x := g.Input(ad.Matrix(1, 2, []float64{1, 2}))
 	y := m.Build(&g, nil, []*ad.Node[float64]{x})[0].Value.Data
 	if want := math.Tanh(0.5*1 - 1*2 + 0.25); !equalWithin(y[0], want, 1e-15) {
 		t.Errorf("y = %v, want %v", y[0], want)

@@ -56,14 +56,14 @@ func adam[T ad.Float](g *ad.Graph[T], loss *ad.Node[T], m *Machine[T], steps int
 	return first, float64(loss.Scalar())
 }
 
-// classes returns n samples of d standard normal features, a column
-// each, labelled by the largest of k fixed random linear functions.
+// classes returns n samples of d standard normal features, a row each,
+// labelled by the largest of k fixed random linear functions.
 func classes[T ad.Float](rnd *rand.Rand, d, k, n int) (*ad.Tensor[T], []int) {
 	a := make([]float64, k*d)
 	for i := range a {
 		a[i] = rnd.NormFloat64()
 	}
-	x := ad.NewTensor[T](d, n)
+	x := ad.NewTensor[T](n, d)
 	for i := range x.Data {
 		x.Data[i] = T(rnd.NormFloat64())
 	}
@@ -73,7 +73,7 @@ func classes[T ad.Float](rnd *rand.Rand, d, k, n int) (*ad.Tensor[T], []int) {
 		for c := range k {
 			s := 0.0
 			for i := range d {
-				s += a[c*d+i] * float64(x.Data[i*n+j])
+				s += a[c*d+i] * float64(x.Data[j*d+i])
 			}
 			if s > best {
 				best, labels[j] = s, c
@@ -164,7 +164,7 @@ func TestUNetSpec(t *testing.T) {
 	if got, want := out[0].Value.Shape, []int{16, 1, 8, 8}; !slices.Equal(got, want) {
 		t.Fatalf("mask shape %v, want %v", got, want)
 	}
-	if got, want := out[1].Value.Shape, []int{2, 16}; !slices.Equal(got, want) {
+	if got, want := out[1].Value.Shape, []int{16, 2}; !slices.Equal(got, want) {
 		t.Fatalf("logits shape %v, want %v", got, want)
 	}
 	loss := g.Add(g.MSE(out[0], g.Input(mask)), g.SoftmaxCrossEntropy(out[1], labels))
@@ -201,12 +201,12 @@ func TestEmptySourcesAndTargets(t *testing.T) {
 	}
 	copy(b[0].Data, []float64{1, 2, 3})
 	var g ad.Graph[float64]
-	x := ad.Matrix(2, 2, []float64{1, 2, 3, 4})
+	x := ad.Matrix(2, 2, []float64{1, 2, 3, 4}) // two samples, a row each
 	out := m.Build(&g, nil, []*ad.Node[float64]{g.Input(x)})
 	for i := range 3 {
 		for j := range 2 {
-			want := b[0].Data[i] + w[0].At(i, 0)*x.At(0, j) + w[0].At(i, 1)*x.At(1, j)
-			if got := out[0].Value.At(i, j); !equalWithin(got, want, 1e-14) {
+			want := b[0].Data[i] + w[0].At(i, 0)*x.At(j, 0) + w[0].At(i, 1)*x.At(j, 1)
+			if got := out[0].Value.At(j, i); !equalWithin(got, want, 1e-14) {
 				t.Errorf("h[%d,%d] = %v, want %v", i, j, got, want)
 			}
 		}

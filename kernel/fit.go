@@ -115,7 +115,7 @@ func NewObjective(arch Architecture, p Problem) (*Objective, error) {
 				return nil, fmt.Errorf("kernel: label %d of row %d is outside the %d classes of the last block of dims", l, i, arch.Outputs())
 			}
 		}
-		o.data = o.g.SoftmaxCrossEntropy(net.out, slices.Clone(p.Labels))
+		o.data = o.g.SoftmaxCrossEntropy(o.g.Transpose(net.out), slices.Clone(p.Labels))
 	default:
 		return nil, errors.New("kernel: a problem needs regression targets or class labels")
 	}

@@ -18,7 +18,7 @@ type Layer struct {
 	Arch Architecture
 	// A is the augmenter (sum(Dims) x inputs), C the coefficients
 	// ((sum(Dims) - Dims[0]) x anchors) and Points the anchors' inputs
-	// (inputs x anchors, a column per anchor).
+	// (anchors x inputs, a row per anchor, like Machine.Anchors).
 	A, C, Points *ad.Tensor[float64]
 }
 
@@ -36,7 +36,7 @@ func NewLayer(arch Architecture, inputs, anchors int, rnd *rand.Rand) (*Layer, e
 	}
 	size := arch.size()
 	l := &Layer{Arch: arch, A: ad.NewTensor[float64](size, inputs),
-		C: ad.NewTensor[float64](size-arch.Dims[0], anchors), Points: ad.NewTensor[float64](inputs, anchors)}
+		C: ad.NewTensor[float64](size-arch.Dims[0], anchors), Points: ad.NewTensor[float64](anchors, inputs)}
 	for _, t := range []*ad.Tensor[float64]{l.A, l.C} {
 		r := math.Sqrt(6 / float64(t.Rows()+t.Cols()))
 		for i := range t.Data {
@@ -49,28 +49,29 @@ func NewLayer(arch Architecture, inputs, anchors int, rnd *rand.Rand) (*Layer, e
 	return l, nil
 }
 
-// Apply adds the layer to g for the batch x (inputs x N, a column per
+// Apply adds the layer to g for the batch x (N x inputs, a row per
 // sample) and registers its parameters in ps as name+".a", name+".c"
-// and name+".anchors". It returns the output block (Outputs() x N) and
+// and name+".anchors". It returns the output block (N x Outputs()) and
 // the regulariser |A|^2 + |f|^2_H of the paper's loss, whose multiple a
 // model adds to its loss.
 func (l *Layer) Apply(g *ad.Graph[float64], ps *ad.Params[float64], name string, x *ad.Node[float64]) (out, reg *ad.Node[float64]) {
-	if x.Value.Rows() != l.A.Cols() {
-		panic(fmt.Sprintf("kernel: a layer of %d inputs given a batch of shape %v (inputs x samples)", l.A.Cols(), x.Value.Shape))
+	if len(x.Value.Shape) != 2 || x.Value.Cols() != l.A.Cols() {
+		panic(fmt.Sprintf("kernel: a layer of %d inputs given a batch of shape %v, want [samples, %d]", l.A.Cols(), x.Value.Shape, l.A.Cols()))
 	}
 	a := ps.Use(g, name+".a", l.A)
 	c := ps.Use(g, name+".c", l.C)
 	points := ps.Use(g, name+".anchors", l.Points)
-	// The anchors' states are computed with the batch's, as the first
-	// columns: they depend only on each other.
-	m := l.Points.Cols()
+	// The machine works on points as columns. The anchors' states are
+	// computed with the batch's, as the first columns: they depend only
+	// on each other.
+	m := l.Points.Rows()
 	anchors := allRows(m)
-	net := l.Arch.build(g, a, c, g.ConcatCols(points, x), anchors)
-	batch := make([]int, x.Value.Cols())
+	net := l.Arch.build(g, a, c, g.Transpose(g.ConcatRows(points, x)), anchors)
+	batch := make([]int, x.Value.Rows())
 	for j := range batch {
 		batch[j] = m + j
 	}
-	return g.SelectCols(net.out, batch), g.Add(g.Dot(a, a), net.norm)
+	return g.Transpose(g.SelectCols(net.out, batch)), g.Add(g.Dot(a, a), net.norm)
 }
 
 // Machine returns the layer's current machine, which Predict and the
@@ -80,7 +81,7 @@ func (l *Layer) Machine() *Machine {
 		Architecture: Architecture{Dims: append([]int(nil), l.Arch.Dims...), Kernel: l.Arch.Kernel, Bandwidth: l.Arch.sigma()},
 		A:            denseCopy(l.A),
 		C:            denseCopy(l.C),
-		Anchors:      mat.DenseCopyOf(denseCopy(l.Points).T()),
+		Anchors:      denseCopy(l.Points),
 	}
 }
 

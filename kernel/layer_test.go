@@ -25,18 +25,18 @@ func TestLayer(t *testing.T) {
 			}
 			const n = 5
 			rows := randomData(rnd, n, 3)
-			x := ad.FromMatrix(rows.T())
+			x := ad.FromMatrix(rows)
 			var ps ad.Params[float64]
 			var g ad.Graph[float64]
 			xn := g.Param(x, nil)
 			out, reg := l.Apply(&g, &ps, "head", xn)
-			if r, c := out.Value.Rows(), out.Value.Cols(); r != 2 || c != n {
-				t.Fatalf("output %dx%d, want 2x%d", r, c, n)
+			if r, c := out.Value.Rows(), out.Value.Cols(); r != n || c != 2 {
+				t.Fatalf("output %dx%d, want %dx2", r, c, n)
 			}
 			want := l.Machine().Predict(nil, rows)
 			for i := range n {
 				for k := range 2 {
-					if got := out.Value.At(k, i); !scalar.EqualWithinAbsOrRel(got, want.At(i, k), 1e-12, 1e-12) {
+					if got := out.Value.At(i, k); !scalar.EqualWithinAbsOrRel(got, want.At(i, k), 1e-12, 1e-12) {
 						t.Errorf("sample %d output %d: layer %v, Predict %v", i, k, got, want.At(i, k))
 					}
 				}
@@ -55,7 +55,7 @@ func TestLayer(t *testing.T) {
 				t.Errorf("parameters %v", names)
 			}
 
-			weights := g.Input(ad.FromMatrix(randomData(rnd, 2, n)))
+			weights := g.Input(ad.FromMatrix(randomData(rnd, n, 2)))
 			total := g.Add(g.Dot(out, weights), g.Scale(reg, 0.3))
 			// Nodes of the set read and write the layer's own tensors.
 			check := []*ad.Node[float64]{xn, ps.Node(&g, "head.a"), ps.Node(&g, "head.c"), ps.Node(&g, "head.anchors")}

@@ -113,7 +113,9 @@ func ExampleNewGraphSystem() {
 		w1 := g.Reshape(g.RowBlock(theta, 0, h*n), h, n)
 		b1 := g.RowBlock(theta, h*n, h*n+h)
 		w2 := g.Reshape(g.RowBlock(theta, h*n+h, h*n+h+n*h), n, h)
-		return g.MatMul(w2, g.Tanh(g.Add(g.MatMul(w1, y, false, false), b1)), false, false)
+		// The state y is a row, so W₁y is y W₁ᵀ.
+		hidden := g.Tanh(g.AddRow(g.MatMul(y, w1, false, true), g.Reshape(b1, 1, h)))
+		return g.MatMul(hidden, w2, false, true)
 	})
 
 	// The loss is half the squared distance to the trajectory; the system

@@ -25,11 +25,13 @@ type GraphSystem struct {
 
 // NewGraphSystem records the right-hand side f of a system of dimension
 // n with parameters theta. build receives the graph and three nodes: t,
-// a 1×1 input; y, the n×1 state; and theta, a len(theta)×1 parameter
-// node that reads theta itself. It returns the node of f(t, y; θ), whose
-// n elements are the derivative in row-major order. Matrix parameters
-// are blocks of theta, for example g.Reshape(g.RowBlock(theta, 0, 6), 3, 2)
-// for a 3×2 matrix stored row by row in theta[0:6].
+// a 1×1 input; y, the 1×n state (one sample, a row, as every batch of
+// the library); and theta, a len(theta)×1 parameter node that reads
+// theta itself. It returns the node of f(t, y; θ), whose n elements are
+// the derivative in row-major order. Matrix parameters are blocks of
+// theta, for example g.Reshape(g.RowBlock(theta, 0, 6), 3, 2) for a 3×2
+// matrix stored row by row in theta[0:6]; a layer W y + b is then
+// g.AddRow(g.MatMul(y, w, false, true), g.Reshape(b, 1, rows)).
 //
 // build is called once, at y = 0, t = 0 and the current theta; the
 // values it sees are not used afterwards. NewGraphSystem panics if n < 1
@@ -40,7 +42,7 @@ func NewGraphSystem(n int, theta []float64, build func(g *ad.Graph[float64], t, 
 	}
 	s := &GraphSystem{n: n, numParams: len(theta)}
 	s.t = s.g.Input(ad.NewTensor[float64](1, 1))
-	s.y = s.g.Param(ad.NewTensor[float64](n, 1), nil)
+	s.y = s.g.Param(ad.NewTensor[float64](1, n), nil)
 	s.theta = s.g.Param(ad.View(theta, len(theta), 1), nil)
 	s.f = build(&s.g, s.t, s.y, s.theta)
 	if s.f.Value.Len() != n {

@@ -104,8 +104,9 @@ func mlpGraph(n, h int) func(g *ad.Graph[float64], t, y, theta *ad.Node[float64]
 			return g.Reshape(b, rows, cols)
 		}
 		w1, b1, c, w2, b2 := block(h, n), block(h, 1), block(h, 1), block(n, h), block(n, 1)
-		z := g.Add(g.Add(g.MatMul(w1, y, false, false), b1), g.MatMul(c, t, false, false))
-		return g.Add(g.MatMul(w2, g.Tanh(z), false, false), b2)
+		// The state is a row: W y becomes y W'.
+		z := g.Add(g.AddRow(g.MatMul(y, w1, false, true), g.Reshape(b1, 1, h)), g.MatMul(t, c, false, true))
+		return g.AddRow(g.MatMul(g.Tanh(z), w2, false, true), g.Reshape(b2, 1, n))
 	}
 }
 

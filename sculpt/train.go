@@ -573,16 +573,17 @@ type evalGraph struct {
 	logits *ad.Node[float32]
 }
 
-// count returns how many columns of the logits have their maximum at the
-// label.
+// count returns how many rows of the logits (a row per image) have their
+// maximum at the label.
 func (eg *evalGraph) count(labels []int) int {
 	z := eg.logits.Value
-	k, n := z.Rows(), z.Cols()
+	k := z.Cols()
 	right := 0
 	for j, y := range labels {
+		row := z.Data[j*k : (j+1)*k]
 		best := 0
-		for c := 1; c < k; c++ {
-			if z.Data[c*n+j] > z.Data[best*n+j] {
+		for c, v := range row {
+			if v > row[best] {
 				best = c
 			}
 		}

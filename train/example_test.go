@@ -14,16 +14,16 @@ import (
 type line struct {
 	params ad.Params[float64]
 	g      ad.Graph[float64]
-	x, y   *ad.Tensor[float64] // the minibatch, one column per example
+	x, y   *ad.Tensor[float64] // the minibatch, a row per example
 	loss   *ad.Node[float64]
 	xs, ys []float64
 }
 
 func newLine(xs, ys []float64, batch int) *line {
-	l := &line{xs: xs, ys: ys, x: ad.NewTensor[float64](1, batch), y: ad.NewTensor[float64](1, batch)}
+	l := &line{xs: xs, ys: ys, x: ad.NewTensor[float64](batch, 1), y: ad.NewTensor[float64](batch, 1)}
 	a := l.params.Use(&l.g, "a", ad.NewTensor[float64](1, 1))
 	b := l.params.Use(&l.g, "b", ad.NewTensor[float64](1, 1))
-	pred := l.g.AddCol(l.g.MatMul(a, l.g.Input(l.x), false, false), b)
+	pred := l.g.AddRow(l.g.MatMul(l.g.Input(l.x), a, false, false), b)
 	l.loss = l.g.MSE(pred, l.g.Input(l.y))
 	return l
 }

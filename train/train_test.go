@@ -28,10 +28,10 @@ type linear[T ad.Float] struct {
 func newLinear[T ad.Float](x, y [][]float64, batch int) *linear[T] {
 	d := len(x[0])
 	m := &linear[T]{x: x, y: y, batch: batch}
-	m.in, m.tg = ad.NewTensor[T](d, batch), ad.NewTensor[T](1, batch)
+	m.in, m.tg = ad.NewTensor[T](batch, d), ad.NewTensor[T](batch, 1)
 	w := m.params.Use(&m.g, "w", ad.NewTensor[T](1, d))
 	b := m.params.Use(&m.g, "b", ad.NewTensor[T](1, 1))
-	pred := m.g.AddCol(m.g.MatMul(w, m.g.Input(m.in), false, false), b)
+	pred := m.g.AddRow(m.g.MatMul(m.g.Input(m.in), w, false, true), b)
 	m.loss = m.g.MSE(pred, m.g.Input(m.tg))
 	return m
 }
@@ -47,7 +47,7 @@ func (m *linear[T]) Loss(batch []int, backward bool) (float64, error) {
 	d := len(m.x[0])
 	for j, i := range batch {
 		for r := range d {
-			m.in.Data[r*m.batch+j] = T(m.x[i][r])
+			m.in.Data[j*d+r] = T(m.x[i][r])
 		}
 		m.tg.Data[j] = T(m.y[i][0])
 	}

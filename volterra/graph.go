@@ -22,7 +22,7 @@ type GraphKernel struct {
 
 // NewGraphKernel records the kernel φ of an equation of dimension n with
 // parameters theta. build receives the graph and four nodes: t and s,
-// 1×1 inputs; u, the n×1 state; and theta, a len(theta)×1 parameter node
+// 1×1 inputs; u, the 1×n state (a row, as every sample of the library); and theta, a len(theta)×1 parameter node
 // that reads theta itself. It returns the node of φ(t, s, u; θ), whose n
 // elements are the value in row-major order. build is called once, at
 // zero times and state; NewGraphKernel panics if n < 1 or if the node
@@ -65,9 +65,9 @@ type SeparableGraph struct {
 	Dim, Terms, TermDim int
 	Product             Product
 	// Phi builds Φ(s, v) = (φ₁(s, v), …, φₘ(s, v)) from s, a 1×1 input,
-	// the n×1 state v and the parameters θ, a node whose m·d elements
+	// the 1×n state v and the parameters θ, a node whose m·d elements
 	// hold φⱼ in elements j·d to (j+1)·d - 1 in row-major order: an m×d
-	// matrix, for example, or an m·d×1 column.
+	// matrix, for example, or a 1×m·d row.
 	Phi func(g *ad.Graph[float64], s, v, theta *ad.Node[float64]) *ad.Node[float64]
 	// Coef builds C(t) from t, a 1×1 input, and θ, in the layout of
 	// Separable.Coef: the n×m·d matrix for MatVec, n×m for Elementwise.
@@ -147,7 +147,7 @@ func (k *GraphSeparable) CoefVJP(dp []float64, t float64, w []float64) {
 type recorded struct {
 	g     ad.Graph[float64]
 	times []*ad.Node[float64] // 1×1 inputs
-	x     *ad.Node[float64]   // n×1, a parameter so that it gets a gradient; nil for n = 0
+	x     *ad.Node[float64]   // 1×n, a parameter so that it gets a gradient; nil for n = 0
 	theta *ad.Node[float64]   // len(θ)×1, a view of θ
 	out   *ad.Node[float64]
 }
@@ -159,7 +159,7 @@ func (r *recorded) record(n, nt int, theta []float64, size int, what string, f f
 		r.times = append(r.times, r.g.Input(ad.NewTensor[float64](1, 1)))
 	}
 	if n > 0 {
-		r.x = r.g.Param(ad.NewTensor[float64](n, 1), nil)
+		r.x = r.g.Param(ad.NewTensor[float64](1, n), nil)
 	}
 	r.theta = r.g.Param(ad.View(theta, len(theta), 1), nil)
 	r.out = f(&r.g, r.times, r.x, r.theta)

@@ -48,7 +48,7 @@ func tanhDecayGraph(g *ad.Graph[float64], t, s, u, theta *ad.Node[float64]) *ad.
 	p0, p1, p2 := g.RowBlock(theta, 0, 1), g.RowBlock(theta, 1, 2), g.RowBlock(theta, 2, 3)
 	e := g.Mul(p0, g.Exp(g.Scale(g.Mul(p1, g.Sub(t, s)), -1)))
 	a := g.Mul(p2, g.Tanh(g.Mul(t, s)))
-	return g.Add(g.MatMul(g.Tanh(u), e, false, false), g.MatMul(u, a, false, false))
+	return g.Add(g.MatMul(e, g.Tanh(u), false, false), g.MatMul(a, u, false, false))
 }
 
 // expCoefKernel is the separable kernel of tanhKernel with the
@@ -89,12 +89,13 @@ func tanhTermsGraph(n, m, d int, prod Product) SeparableGraph {
 		Phi: func(g *ad.Graph[float64], s, v, theta *ad.Node[float64]) *ad.Node[float64] {
 			a := g.Reshape(g.RowBlock(theta, 0, md*n), md, n)
 			b := g.RowBlock(theta, md*n, md*n+md)
-			ones := ad.NewTensor[float64](md, 1)
+			ones := ad.NewTensor[float64](1, md)
 			for i := range ones.Data {
 				ones.Data[i] = 1
 			}
-			shift := g.MatMul(g.Input(ones), s, false, false)
-			return g.Tanh(g.Add(g.Add(g.MatMul(a, v, false, false), b), shift))
+			shift := g.MatMul(s, g.Input(ones), false, false)
+			// The state is a row: A·v is v Aᵀ.
+			return g.Tanh(g.Add(g.AddRow(g.MatMul(v, a, false, true), g.Reshape(b, 1, md)), shift))
 		},
 		Coef: func(g *ad.Graph[float64], t, theta *ad.Node[float64]) *ad.Node[float64] {
 			off := md*n + md
@@ -385,7 +386,7 @@ func TestGraphPanics(t *testing.T) {
 			k := good
 			k.Terms = 3
 			NewGraphSeparable(k, theta)
-		}, "terms Φ of shape [2 1], want 3 elements"},
+		}, "terms Φ of shape [1 2], want 3 elements"},
 		{"coefficients size", func() {
 			k := good
 			k.Coef = func(g *ad.Graph[float64], t, _ *ad.Node[float64]) *ad.Node[float64] { return t }
