@@ -8,7 +8,9 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/optim"
+	"github.com/parametric-machines/machines/train"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -153,30 +155,70 @@ func Train(x *mat.Dense, labels []int, classes int, c Config) (*Classifier, erro
 	}
 	cl := &Classifier{Classes: classes, A: mat.NewDense(n, inputs, nil), B: make([]float64, n), Machine: mc}
 	cl.initInput(x, rand.New(rand.NewPCG(c.Seed, 0x696e66)))
-	p := &problem{x: x, labels: labels, cfg: c, cl: cl}
-	params := p.params()
-	grad := make([]float64, len(params))
+	m := newClassifierModel(&problem{x: x, labels: labels, cfg: c, cl: cl})
 	wd := orDefault(c.WeightDecay, DefaultWeightDecay)
-	adam := &optim.Adam{LR: orDefault(c.LR, DefaultLR), WeightDecay: max(wd, 0)}
 	iters := c.Iterations
 	if iters == 0 {
 		iters = DefaultIterations
 	}
-	for it := 0; it <= iters; it++ {
-		p.set(params)
-		loss, err := p.lossGrad(grad)
-		if err != nil {
-			return nil, err
-		}
-		if c.Observe != nil {
-			c.Observe(it, loss, mc.Coef)
-		}
-		if it == iters {
-			break
-		}
-		adam.Step(params, grad)
+	// Every step sees the whole training set: the anchors are the
+	// training inputs, which a minibatch cannot split.
+	_, err = train.Run[float64](m, rows, train.Config{Epochs: iters, Batch: rows,
+		Optimizer: &optim.Adam{LR: orDefault(c.LR, DefaultLR), WeightDecay: max(wd, 0)}})
+	if err != nil {
+		return nil, fmt.Errorf("infinite: %w", err)
+	}
+	// The loss at the final parameters also solves the anchors' final
+	// trajectory, which the classifier keeps.
+	if _, err := m.Loss(nil, false); err != nil {
+		return nil, err
 	}
 	return cl, nil
+}
+
+// classifierModel is the training problem of a Classifier as a
+// train.Model: its parameters A, b and the coefficients, registered by
+// name, with the classifier's matrices viewing the set's vector.
+type classifierModel struct {
+	p      *problem
+	params ad.Params[float64]
+	steps  int // the Adam steps taken so far
+}
+
+func newClassifierModel(p *problem) *classifierModel {
+	m := &classifierModel{p: p}
+	cl := p.cl
+	n, inputs := cl.A.Dims()
+	m.params.Add("input.a", ad.View(cl.A.RawMatrix().Data, n, inputs))
+	m.params.Add("input.b", ad.View(cl.B, 1, n))
+	m.params.Add("machine.coef", ad.View(cl.Machine.Coef, len(cl.Machine.Coef)))
+	m.params.Values() // packs the three into one vector, which the classifier then views
+	cl.A = mat.NewDense(n, inputs, m.params.Value("input.a").Data)
+	cl.B = m.params.Value("input.b").Data
+	cl.Machine.Coef = m.params.Value("machine.coef").Data
+	return m
+}
+
+func (m *classifierModel) Params() *ad.Params[float64] { return &m.params }
+
+// Loss returns the training loss on the whole set, whatever the batch,
+// and reports it to Config.Observe before the step it leads to.
+func (m *classifierModel) Loss(_ []int, backward bool) (float64, error) {
+	var grad []float64
+	if backward {
+		grad = m.params.Grads()
+	}
+	loss, err := m.p.lossGrad(grad)
+	if err != nil {
+		return loss, err
+	}
+	if obs := m.p.cfg.Observe; obs != nil {
+		obs(m.steps, loss, m.p.cl.Machine.Coef)
+	}
+	if backward {
+		m.steps++
+	}
+	return loss, nil
 }
 
 // initInput draws A with N(0, 1) entries, rescaled so that the median
@@ -212,22 +254,6 @@ func sqDist(u, v []float64) float64 {
 		d += e * e
 	}
 	return d
-}
-
-// params returns a fresh vector (A, b, coef) and set copies one back.
-func (p *problem) params() []float64 {
-	cl := p.cl
-	out := append([]float64(nil), cl.A.RawMatrix().Data...)
-	out = append(out, cl.B...)
-	return append(out, cl.Machine.Coef...)
-}
-
-func (p *problem) set(params []float64) {
-	cl := p.cl
-	a := cl.A.RawMatrix().Data
-	copy(a, params)
-	copy(cl.B, params[len(a):])
-	copy(cl.Machine.Coef, params[len(a)+len(cl.B):])
 }
 
 // lossGrad solves the anchors at the current parameters, stores their

@@ -3,6 +3,7 @@ package infinite
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -296,19 +297,18 @@ func TestTrainingGradient(t *testing.T) {
 	}
 	cl := &Classifier{Classes: classes, A: mat.NewDense(cfg.Dim, inputs, nil), B: make([]float64, cfg.Dim), Machine: mc}
 	cl.initInput(x, rnd)
-	p := &problem{x: x, labels: []int{2, 0, 1}, cfg: cfg, cl: cl}
-	params := p.params()
+	m := newClassifierModel(&problem{x: x, labels: []int{2, 0, 1}, cfg: cfg, cl: cl})
+	// The model's parameter vector is the classifier's storage.
+	params := m.Params().Values()
 	for i := range params {
 		params[i] += 0.5 * rnd.NormFloat64()
 	}
-	grad := make([]float64, len(params))
-	p.set(params)
-	if _, err := p.lossGrad(grad); err != nil {
+	if _, err := m.Loss(nil, true); err != nil {
 		t.Fatal(err)
 	}
+	grad := slices.Clone(m.Params().Grads())
 	loss := func() float64 {
-		p.set(params)
-		l, err := p.lossGrad(nil)
+		l, err := m.Loss(nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
