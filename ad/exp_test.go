@@ -35,6 +35,25 @@ func TestNegExp(t *testing.T) {
 	}
 }
 
+// TestNegExpVec checks that the vector exponential computes what the
+// loop does, bit for bit, on slices of every length modulo 4 and over
+// the whole range, the cutoff, infinity and NaN included.
+func TestNegExpVec(t *testing.T) {
+	xs := append(expArgs(50), math.NaN(), 1e300)
+	for _, c := range []float64{1, 0.125, 3} {
+		for _, n := range []int{0, 1, 3, 4, 7, len(xs)} {
+			got, want := append([]float64(nil), xs[:n]...), append([]float64(nil), xs[:n]...)
+			negExp64(got, c)
+			negExp64Go(want, c)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+					t.Fatalf("c=%v, n=%d: negExp64(%v) = %v, negExp64Go gives %v", c, n, xs[i], got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
 // TestNegExpFloat32 checks that the float32 exponential is correctly
 // rounded but for an occasional last bit.
 func TestNegExpFloat32(t *testing.T) {
@@ -78,6 +97,12 @@ func BenchmarkExp(b *testing.B) {
 		for b.Loop() {
 			copy(dst, xs)
 			negExp(dst, 1)
+		}
+	})
+	b.Run("negExp64Go", func(b *testing.B) {
+		for b.Loop() {
+			copy(dst, xs)
+			negExp64Go(dst, 1)
 		}
 	})
 	xs32 := make([]float32, len(xs))
