@@ -17,3 +17,12 @@ func kernel6x16(k int, a, b, c []float32, ldc int)
 
 //go:noescape
 func kernel6x8(k int, a, b, c []float64, ldc int)
+
+// axpyRowsKernel and dots4Kernel, in thin_amd64.s, compute what axpyRows
+// and dots4 say.
+
+//go:noescape
+func axpyRowsKernel(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64)
+
+//go:noescape
+func dots4Kernel(lanes, a, b []float64, ldb int)

@@ -8,3 +8,9 @@ const useKernels = false
 func kernel6x16(k int, a, b, c []float32, ldc int) { panic("matmul: no kernels in this build") }
 
 func kernel6x8(k int, a, b, c []float64, ldc int) { panic("matmul: no kernels in this build") }
+
+func axpyRowsKernel(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64) {
+	axpyRowsGo(c, b, ldb, s, sinc, k, alpha)
+}
+
+func dots4Kernel(lanes, a, b []float64, ldb int) { dots4Go(lanes, a, b, ldb, 4) }

@@ -13,9 +13,10 @@
 // Edge tiles are computed into a scratch tile from zero-padded panels
 // and added to C.
 //
-// Thin products, with a dimension below 8, go to gonum too, and so does
-// everything without the kernels: other architectures, the build tag
-// noasm, or a processor without AVX and FMA.
+// Thin products, with a dimension below 8, have kernels of their own in
+// float64 where they pay (see thin.go) and go to gonum otherwise, and so
+// does everything without the kernels: other architectures, the build
+// tag noasm, or a processor without AVX and FMA.
 package matmul
 
 import (
@@ -51,7 +52,13 @@ func F64(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64
 // should compute it instead.
 func withKernels[T float](tA, tB blas.Transpose, alpha T, a, b matrix[T], beta T, c matrix[T], pool *sync.Pool) bool {
 	check(tA, tB, a, b, c)
-	if !useKernels || thin(tA, a, c) {
+	if !useKernels {
+		return false
+	}
+	if thin(tA, a, c) {
+		if a, ok := any(a).(matrix[float64]); ok {
+			return thin64(tA, tB, float64(alpha), a, any(b).(matrix[float64]), float64(beta), any(c).(matrix[float64]))
+		}
 		return false
 	}
 	product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, a, b, beta, c, pool)

@@ -99,6 +99,10 @@ func testGemm[T float](t *testing.T, eps float64, gemm func(tA, tB blas.Transpos
 	sizes := [][3]int{
 		{1, 1, 1}, {6, 16, 1}, {6, 8, 2}, {5, 15, 3}, {7, 17, 9}, {12, 32, 64},
 		{13, 33, 257}, {97, 40, 20}, {30, 257, 11}, {100, 300, 260}, {6, 16, 0},
+		// Thin products of the kinds that thin64 computes: a few rows
+		// times a long matrix, with and without a remainder of columns,
+		// and the small inner dimension of a rank-3 update.
+		{3, 48, 100}, {1, 37, 20}, {7, 100, 3}, {3, 7, 300}, {2, 5, 13},
 	}
 	trans := []blas.Transpose{blas.NoTrans, blas.Trans}
 	for _, sz := range sizes {
@@ -190,6 +194,106 @@ func benchmarkGemm[T float](b *testing.B, n int, bits string, ours, gonum func(x
 		b.Run(fmt.Sprintf("%s/%d", impl.name, n), func(b *testing.B) {
 			for b.Loop() {
 				impl.f(x, y, z)
+			}
+		})
+	}
+}
+
+// TestThinKernels checks that the thin products give gonum's results bit
+// for bit, with the kernels and with their Go versions, on strides that
+// are not multiples of the vector width.
+func TestThinKernels(t *testing.T) {
+	if !useKernels {
+		t.Skip("no kernels in this build or on this processor: F64 calls gonum")
+	}
+	rnd := rand.New(rand.NewPCG(1, 3))
+	for _, sz := range [][3]int{{3, 48, 100}, {1, 37, 21}, {7, 100, 3}, {3, 17, 301}, {6, 20, 40}, {2, 19, 13}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		for _, tr := range [][2]blas.Transpose{{blas.NoTrans, blas.NoTrans}, {blas.Trans, blas.NoTrans}, {blas.NoTrans, blas.Trans}} {
+			tA, tB := tr[0], tr[1]
+			ar, ac := m, k
+			if tA != blas.NoTrans {
+				ar, ac = k, m
+			}
+			br, bc := k, n
+			if tB != blas.NoTrans {
+				br, bc = n, k
+			}
+			a, b := general[float64](rnd, ar, ac, 3), general[float64](rnd, br, bc, 1)
+			c := general[float64](rnd, m, n, 2)
+			want := matrix[float64]{Rows: m, Cols: n, Stride: c.Stride, Data: append([]float64(nil), c.Data...)}
+			blas64.Gemm(tA, tB, -0.7, gen64(a), gen64(b), 1.5, gen64(want))
+			if !thin64(tA, tB, -0.7, a, b, 1.5, c) {
+				t.Fatalf("%v %c%c: thin64 declined", sz, tA, tB)
+			}
+			for i := range m {
+				for j := range n {
+					if got, w := c.Data[i*c.Stride+j], want.Data[i*c.Stride+j]; got != w {
+						t.Fatalf("%v %c%c: c[%d,%d] = %v, gonum gives %v", sz, tA, tB, i, j, got, w)
+					}
+				}
+			}
+		}
+	}
+	// The kernels against their Go versions.
+	rnds := func(n int) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = 2*rnd.Float64() - 1
+		}
+		return x
+	}
+	for _, tc := range []struct{ cols, k, ldb, sinc int }{{16, 1, 16, 1}, {32, 5, 37, 3}, {48, 100, 50, 1}} {
+		b, s := rnds((tc.k-1)*tc.ldb+tc.cols), rnds((tc.k-1)*tc.sinc+1)
+		got := rnds(tc.cols)
+		want := append([]float64(nil), got...)
+		axpyRows(got, b, tc.ldb, s, tc.sinc, tc.k, -0.5)
+		axpyRowsGo(want, b, tc.ldb, s, tc.sinc, tc.k, -0.5)
+		for j := range got {
+			if got[j] != want[j] {
+				t.Errorf("axpyRows %v: c[%d] = %v, want %v", tc, j, got[j], want[j])
+			}
+		}
+	}
+	for _, tc := range []struct{ k, ldb int }{{0, 3}, {4, 4}, {66, 71}} {
+		a, b := rnds(tc.k), rnds(3*tc.ldb+tc.k)
+		var got, want [16]float64
+		dots4(got[:], a, b, tc.ldb)
+		dots4Go(want[:], a, b, tc.ldb, 4)
+		if got != want {
+			t.Errorf("dots4 %v: lanes %v, want %v", tc, got, want)
+		}
+	}
+	testutil.CheckPanic(t, func() { axpyRows(make([]float64, 15), make([]float64, 15), 15, []float64{1}, 1, 1, 1) }, "matmul: ")
+	testutil.CheckPanic(t, func() { dots4(make([]float64, 16), make([]float64, 8), make([]float64, 31), 8) }, "matmul: ")
+}
+
+// BenchmarkThin times the thin products of a kernel machine's level: 3
+// coefficient rows times a 100 x 2000 kernel matrix (NN), the gradient
+// of the coefficients (NT) and the rank-3 update of the kernel's
+// gradient (TN), with the thin kernels and with gonum.
+func BenchmarkThin(b *testing.B) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	const d, m, n = 3, 100, 2000
+	c, k, v := general[float64](rnd, d, m, 0), general[float64](rnd, m, n, 0), general[float64](rnd, d, n, 0)
+	dc, dk := general[float64](rnd, d, m, 0), general[float64](rnd, m, n, 0)
+	for _, tc := range []struct {
+		name    string
+		tA, tB  blas.Transpose
+		x, y, z matrix[float64]
+	}{
+		{"NN", blas.NoTrans, blas.NoTrans, c, k, v},
+		{"NT", blas.NoTrans, blas.Trans, v, k, dc},
+		{"TN", blas.Trans, blas.NoTrans, c, v, dk},
+	} {
+		b.Run(tc.name+"/F64", func(b *testing.B) {
+			for b.Loop() {
+				F64(tc.tA, tc.tB, 1, gen64(tc.x), gen64(tc.y), 1, gen64(tc.z))
+			}
+		})
+		b.Run(tc.name+"/blas64", func(b *testing.B) {
+			for b.Loop() {
+				blas64.Gemm(tc.tA, tc.tB, 1, gen64(tc.x), gen64(tc.y), 1, gen64(tc.z))
 			}
 		})
 	}

@@ -1,0 +1,143 @@
+package matmul
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+// Thin float64 products, with a dimension below 8, have kernels of their
+// own. The packed kernels would pad the small dimension to a tile and
+// copy the large operands; gonum runs them as one AXPY or dot product
+// per pair of rows, two elements per instruction, with the long rows of
+// c or b going through the cache once per term. The kernel machines'
+// products are of this kind: c K, with c a few rows of coefficients and
+// K a kernel matrix of 100 anchors by thousands of points, and the
+// products of its backward pass.
+//
+// axpyRows computes a whole row of c at once, keeping 16 columns in
+// registers while the rows of b go by; dots4 computes the inner products
+// of a row of a with four rows of b at once. Both do gonum's operations
+// in gonum's order, four elements per instruction: each product is
+// rounded and then added (no fused multiply-add), the terms of an AXPY
+// sequence in turn, a dot product in gonum's four partial sums. So the
+// results are those of gonum's serial loops, bit for bit, and a fit
+// follows the same path as before these kernels, three times faster
+// (BenchmarkThin). (gonum splits the inner dimension of products with b
+// transposed into blocks of 64 when it computes them in parallel, for
+// large matrices; there the sums differ in rounding.)
+
+// thin64 computes c = alpha*op(a)*op(b) + beta*c for a thin product with
+// the thin kernels and reports true, or reports false, having done
+// nothing, if they do not apply: a and b both transposed, or too few
+// columns of op(b) to fill the kernels' tiles.
+func thin64(tA, tB blas.Transpose, alpha float64, a, b matrix[float64], beta float64, c matrix[float64]) bool {
+	m, n := c.Rows, c.Cols
+	k := a.Cols
+	if tA != blas.NoTrans {
+		k = a.Rows
+	}
+	switch {
+	case tB == blas.NoTrans && n >= 16:
+		scale(beta, c)
+		if alpha == 0 || k == 0 || m == 0 {
+			return true
+		}
+		// op(a)[i,l] is a[i*Stride+l] or, transposed, a[l*Stride+i].
+		sinc, step := 1, a.Stride
+		if tA != blas.NoTrans {
+			sinc, step = a.Stride, 1
+		}
+		n16 := n &^ 15
+		for i := range m {
+			s := a.Data[i*step:]
+			row := c.Data[i*c.Stride : i*c.Stride+n]
+			axpyRows(row[:n16], b.Data, b.Stride, s, sinc, k, alpha)
+			axpyRowsGo(row[n16:], b.Data[n16:], b.Stride, s, sinc, k, alpha)
+		}
+		return true
+	case tA == blas.NoTrans && tB != blas.NoTrans && n >= 4:
+		scale(beta, c)
+		if alpha == 0 || m == 0 {
+			return true
+		}
+		var lanes [16]float64
+		for r := range m {
+			ar := a.Data[r*a.Stride : r*a.Stride+k]
+			cr := c.Data[r*c.Stride : r*c.Stride+n]
+			i := 0
+			for ; i+4 <= n; i += 4 {
+				dots4(lanes[:], ar, b.Data[i*b.Stride:], b.Stride)
+				for q := range 4 {
+					cr[i+q] += alpha * finishDot(lanes[4*q:4*q+4], ar, b.Data[(i+q)*b.Stride:])
+				}
+			}
+			for ; i < n; i++ {
+				dots4Go(lanes[:4], ar, b.Data[i*b.Stride:], 0, 1)
+				cr[i] += alpha * finishDot(lanes[:4], ar, b.Data[i*b.Stride:])
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// axpyRows adds alpha*s[l*sinc] * b[l*ldb:][:len(c)] to c for l = 0..k-1
+// in turn, len(c) being a multiple of 16. It checks the lengths the
+// assembly relies on.
+func axpyRows(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64) {
+	if len(c)%16 != 0 || k > 0 && (len(b) < (k-1)*ldb+len(c) || len(s) < (k-1)*sinc+1) {
+		panic(fmt.Sprintf("matmul: axpyRows of %d columns, %d terms on %d elements of b (stride %d) and %d of s (stride %d)", len(c), k, len(b), ldb, len(s), sinc))
+	}
+	if len(c) == 0 || k == 0 {
+		return
+	}
+	axpyRowsKernel(c, b, ldb, s, sinc, k, alpha)
+}
+
+// axpyRowsGo is axpyRows in Go, for any length of c.
+func axpyRowsGo(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64) {
+	for j, acc := range c {
+		for l := range k {
+			acc += alpha * s[l*sinc] * b[l*ldb+j]
+		}
+		c[j] = acc
+	}
+}
+
+// dots4 sets lanes[4q:4q+4] to the four partial sums of the inner
+// product of a with b[q*ldb:][:len(a)] for q < 4: lane j sums the
+// products of the elements 4p+j below len(a) rounded down to a multiple
+// of 4. finishDot completes them.
+func dots4(lanes, a, b []float64, ldb int) {
+	if len(lanes) < 16 || len(b) < 3*ldb+len(a) || ldb < len(a) {
+		panic(fmt.Sprintf("matmul: dots4 of %d elements on %d elements of b with stride %d", len(a), len(b), ldb))
+	}
+	dots4Kernel(lanes, a[:len(a)&^3], b, ldb)
+}
+
+// dots4Go is dots4 in Go for rows of b of any number (len(lanes)/4).
+func dots4Go(lanes, a, b []float64, ldb, rows int) {
+	a = a[:len(a)&^3]
+	for q := range rows {
+		s := lanes[4*q : 4*q+4]
+		clear(s)
+		bq := b[q*ldb : q*ldb+len(a)]
+		for p := 0; p < len(a); p += 4 {
+			for j := range 4 {
+				s[j] += a[p+j] * bq[p+j]
+			}
+		}
+	}
+}
+
+// finishDot returns the inner product of a and b[:len(a)] from the four
+// partial sums of dots4, as gonum's DotUnitary ends: the last len(a)%4
+// products go into the first sum, and the sums are added in pairs.
+func finishDot(lanes, a, b []float64) float64 {
+	s0 := lanes[0]
+	for l := len(a) &^ 3; l < len(a); l++ {
+		s0 += a[l] * b[l]
+	}
+	return (lanes[1] + lanes[3]) + (s0 + lanes[2])
+}

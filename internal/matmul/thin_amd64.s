@@ -1,0 +1,108 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// func axpyRowsKernel(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64)
+//
+// c[j] += (alpha s[l*sinc]) b[l*ldb+j] for l = 0..k-1 in turn, 16
+// columns at a time: the chunk of c stays in Y0-Y3 while the k rows of b
+// go by. Each term is rounded, then added, as gonum's AXPY does. len(c)
+// is a multiple of 16 and k at least 1.
+TEXT ·axpyRowsKernel(SB), NOSPLIT, $0-104
+	MOVQ         c_base+0(FP), DI
+	MOVQ         c_len+8(FP), CX
+	SHRQ         $4, CX
+	MOVQ         b_base+24(FP), SI
+	MOVQ         ldb+48(FP), R8
+	SHLQ         $3, R8
+	MOVQ         s_base+56(FP), R9
+	MOVQ         sinc+80(FP), R10
+	SHLQ         $3, R10
+	MOVQ         k+88(FP), R11
+	VBROADCASTSD alpha+96(FP), Y15
+
+chunk:
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	MOVQ    SI, AX
+	MOVQ    R9, BX
+	MOVQ    R11, DX
+
+term:
+	VBROADCASTSD (BX), Y4
+	VMULPD       Y15, Y4, Y4  // alpha s[l]
+	VMULPD       (AX), Y4, Y5
+	VMULPD       32(AX), Y4, Y6
+	VMULPD       64(AX), Y4, Y7
+	VMULPD       96(AX), Y4, Y8
+	VADDPD       Y5, Y0, Y0
+	VADDPD       Y6, Y1, Y1
+	VADDPD       Y7, Y2, Y2
+	VADDPD       Y8, Y3, Y3
+	ADDQ         R8, AX
+	ADDQ         R10, BX
+	DECQ         DX
+	JNE          term
+
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ    $128, DI
+	ADDQ    $128, SI
+	DECQ    CX
+	JNE     chunk
+	VZEROUPPER
+	RET
+
+// func dots4Kernel(lanes, a, b []float64, ldb int)
+//
+// lanes[4q+j] = sum over p of a[4p+j] * b[q*ldb+4p+j] for q, j < 4 and
+// 4p < len(a), a multiple of 4: the four partial sums of gonum's dot
+// product, for four rows of b at once, each product rounded and then
+// added in order.
+TEXT ·dots4Kernel(SB), NOSPLIT, $0-80
+	MOVQ   lanes_base+0(FP), DI
+	MOVQ   a_base+24(FP), SI
+	MOVQ   a_len+32(FP), CX
+	SHRQ   $2, CX
+	MOVQ   b_base+48(FP), R8
+	MOVQ   ldb+72(FP), R9
+	SHLQ   $3, R9
+	LEAQ   (R8)(R9*1), R10
+	LEAQ   (R10)(R9*1), R11
+	LEAQ   (R11)(R9*1), R12
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	TESTQ  CX, CX
+	JE     store
+
+loop:
+	VMOVUPD (SI), Y8
+	VMULPD  (R8), Y8, Y4
+	VMULPD  (R10), Y8, Y5
+	VMULPD  (R11), Y8, Y6
+	VMULPD  (R12), Y8, Y7
+	VADDPD  Y4, Y0, Y0
+	VADDPD  Y5, Y1, Y1
+	VADDPD  Y6, Y2, Y2
+	VADDPD  Y7, Y3, Y3
+	ADDQ    $32, SI
+	ADDQ    $32, R8
+	ADDQ    $32, R10
+	ADDQ    $32, R11
+	ADDQ    $32, R12
+	DECQ    CX
+	JNE     loop
+
+store:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VZEROUPPER
+	RET
