@@ -5,7 +5,8 @@ package ad
 import "golang.org/x/sys/cpu"
 
 // expVec reports whether negExp64 runs four exponentials at a time in
-// negExp64x4, which needs AVX2 for the table lookup (a gather).
+// negExp64x4, which needs AVX2 for the table lookup (a gather), and
+// whether the Gaussian's squared distances run in sqDistKernel.
 var expVec = cpu.X86.HasAVX2
 
 // expConsts are the constants of negExp64, in the order the assembly
@@ -19,3 +20,8 @@ var expConsts = [...]float64{708, expInvLn2, 0.5, expLn2Hi, expLn2Lo, 1.0 / 24, 
 //
 //go:noescape
 func negExp64x4(x []float64, c float64)
+
+// sqDistKernel, in gauss_amd64.s, is sqDistGo on 16 columns at a time.
+//
+//go:noescape
+func sqDistKernel(dst, x []float64, incX, d int, u []float64, ldu int)
