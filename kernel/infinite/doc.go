@@ -53,6 +53,19 @@
 // on. Query and QueryVJP do the same for new inputs with the machine held
 // fixed.
 //
+// # As a layer with learned anchors
+//
+// Inside a bigger model trained by minibatches the training inputs are
+// not all at hand, so Layer anchors the machine instead at a fixed number
+// of learned points, as the authors allow: the anchors' initial
+// conditions ψⱼ are parameters, trained with the coefficients and the
+// rest of the model (package train). For every minibatch Layer.Apply
+// solves the anchors among themselves exactly as Forward does and the
+// batch against them exactly as Query does, and returns the batch's final
+// states and |f|²_H. Its backward pass carries the gradient from the
+// batch into the anchors' trajectory and on, through the anchors' own
+// solve, to their ψⱼ and the coefficients.
+//
 // # Classification
 //
 // Classifier is the set-up of the paper's one-shot experiment: a linear
