@@ -69,6 +69,17 @@
 // returned as *ParseError values naming the file. Batches deals out the indices
 // of a training set in minibatches, shuffled anew each epoch.
 //
+// # Image folders
+//
+// LoadImageFolder reads images as they are usually kept, one folder per
+// class, in a train and a test folder or in one folder of which a seeded
+// fraction of each class is held out: PNG and JPEG files, grey or in colour
+// (Images.Channels 1 or 3, the pixels of each image channel after channel),
+// of one size or resized to one with golang.org/x/image/draw. Each file's
+// header is checked before its pixels are decoded, and problems are returned
+// as *ParseError values naming the file or folder. LoadImages reads either
+// kind of data set, IDX or folder, from a directory.
+//
 // # Synthetic tasks
 //
 // The paper (Figure 3) fits the polynomial p(x, y) = (2x-1)² + 2y + xy - 3 on

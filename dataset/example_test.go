@@ -102,3 +102,21 @@ func ExamplePolynomialGrid() {
 	// p(0.0, 0.4) = -1.20
 	// 36 points
 }
+
+// A folder of class folders, colour PNG and JPEG images of 6x4 pixels,
+// read with a fifth of each class held out for testing and resized to
+// 3x2.
+func ExampleLoadImageFolder() {
+	f, err := dataset.LoadImageFolder("testdata/images/colour", dataset.FolderOptions{Rows: 2, Cols: 3, Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("classes %q, %g held out\n", f.Names, f.Split)
+	for _, im := range []*dataset.Images{f.Train, f.Test} {
+		fmt.Printf("%d images of %d channels of %dx%d pixels, %d values each\n", im.N, im.Channels, im.Rows, im.Cols, im.ImageLen())
+	}
+	// Output:
+	// classes ["blue" "green" "red"], 0.2 held out
+	// 12 images of 3 channels of 2x3 pixels, 18 values each
+	// 3 images of 3 channels of 2x3 pixels, 18 values each
+}

@@ -46,12 +46,31 @@ const (
 // header cannot make the reader allocate without limit.
 const maxIDXBytes = min(1<<31, math.MaxInt)
 
-// Images is a set of labelled greyscale images, stored as raw bytes.
+// Images is a set of labelled images, grey or in colour, stored as raw
+// bytes.
 type Images struct {
-	N, Rows, Cols int     // number of images and their size in pixels
-	Pixels        []uint8 // N*Rows*Cols, image i at [i*Rows*Cols, (i+1)*Rows*Cols), row-major
-	Labels        []int   // N labels
-	Classes       int     // labels are 0..Classes-1; LoadIDX sets 1 + the largest label (10 for MNIST)
+	N, Rows, Cols int // number of images and their size in pixels
+	// Channels is the number of colour channels: 3 for RGB, and 1 or 0
+	// (as LoadIDX leaves it) for grey.
+	Channels int
+	// Pixels holds N*ImageLen() bytes: image i at [i*ImageLen(),
+	// (i+1)*ImageLen()), channel after channel, each row-major, the
+	// layout of one image of an N x C x H x W batch.
+	Pixels  []uint8
+	Labels  []int // N labels
+	Classes int   // labels are 0..Classes-1; LoadIDX sets 1 + the largest label (10 for MNIST)
+}
+
+// NumChannels returns the number of channels of each image: Channels, or
+// 1 if Channels is 0.
+func (im *Images) NumChannels() int {
+	return max(im.Channels, 1)
+}
+
+// ImageLen returns the number of values of each image,
+// NumChannels()*Rows*Cols.
+func (im *Images) ImageLen() int {
+	return im.NumChannels() * im.Rows * im.Cols
 }
 
 // pixelScale maps a pixel byte to its value in [0, 1].
@@ -68,16 +87,16 @@ func (im *Images) image(i, dstLen int, isNil bool) []uint8 {
 	if i < 0 || i >= im.N {
 		panic(fmt.Sprintf("dataset: image %d of %d", i, im.N))
 	}
-	size := im.Rows * im.Cols
+	size := im.ImageLen()
 	if !isNil && dstLen != size {
-		panic(fmt.Sprintf("dataset: destination of length %d for a %dx%d image", dstLen, im.Rows, im.Cols))
+		panic(fmt.Sprintf("dataset: destination of length %d for a %dx%dx%d image (channels x rows x columns)", dstLen, im.NumChannels(), im.Rows, im.Cols))
 	}
 	return im.Pixels[i*size : (i+1)*size]
 }
 
-// Image stores the pixels of image i, row by row and scaled from 0..255 to
-// [0, 1], in dst and returns it. If dst is nil, a new slice is allocated;
-// otherwise its length must be Rows*Cols.
+// Image stores the pixels of image i, in the layout of Pixels and scaled
+// from 0..255 to [0, 1], in dst and returns it. If dst is nil, a new slice
+// is allocated; otherwise its length must be ImageLen().
 func (im *Images) Image(dst []float64, i int) []float64 {
 	src := im.image(i, len(dst), dst == nil)
 	if dst == nil {
@@ -105,14 +124,15 @@ func (im *Images) Image32(dst []float32, i int) []float32 {
 // may be listed more than once. The copy keeps the number of classes of im,
 // even if some classes have no image in it.
 func (im *Images) Subset(idx []int) *Images {
-	size := im.Rows * im.Cols
+	size := im.ImageLen()
 	s := &Images{
-		N:       len(idx),
-		Rows:    im.Rows,
-		Cols:    im.Cols,
-		Pixels:  make([]uint8, len(idx)*size),
-		Labels:  make([]int, len(idx)),
-		Classes: im.Classes,
+		N:        len(idx),
+		Rows:     im.Rows,
+		Cols:     im.Cols,
+		Channels: im.Channels,
+		Pixels:   make([]uint8, len(idx)*size),
+		Labels:   make([]int, len(idx)),
+		Classes:  im.Classes,
 	}
 	for k, i := range idx {
 		if i < 0 || i >= im.N {
@@ -246,7 +266,7 @@ func findIDX(dir, base string) (string, error) {
 	}
 	var found []string
 	for _, e := range entries {
-		if name := e.Name(); strings.Contains(name, "-idx") && strings.Contains(name, "-ubyte") {
+		if name := e.Name(); isIDXName(name) {
 			found = append(found, name)
 		}
 	}
@@ -260,6 +280,12 @@ func findIDX(dir, base string) (string, error) {
 	}
 	return "", &ParseError{File: filepath.Join(dir, base) + "[.gz]",
 		Err: fmt.Errorf("%w; the directory holds %s", fs.ErrNotExist, list)}
+}
+
+// isIDXName reports whether a file name is that of an IDX file of MNIST,
+// such as train-images-idx3-ubyte.gz.
+func isIDXName(name string) bool {
+	return strings.Contains(name, "-idx") && strings.Contains(name, "-ubyte")
 }
 
 func readIDXFile(path string, read func(io.Reader) error) error {

@@ -557,8 +557,8 @@ func TestIDXPanics(t *testing.T) {
 	}{
 		{"image index", func() { im.Image(nil, 3) }, "dataset: image 3 of 3"},
 		{"negative index", func() { im.Image32(nil, -1) }, "dataset: image -1 of 3"},
-		{"dst length", func() { im.Image(make([]float64, 19), 0) }, "dataset: destination of length 19 for a 4x5 image"},
-		{"dst32 length", func() { im.Image32([]float32{}, 0) }, "dataset: destination of length 0 for a 4x5 image"},
+		{"dst length", func() { im.Image(make([]float64, 19), 0) }, "dataset: destination of length 19 for a 1x4x5 image (channels x rows x columns)"},
+		{"dst32 length", func() { im.Image32([]float32{}, 0) }, "dataset: destination of length 0 for a 1x4x5 image (channels x rows x columns)"},
 		{"subset", func() { im.Subset([]int{0, 3}) }, "dataset: subset index 3 of 3 images"},
 		{"classes", func() { dataset.LoadIDXClasses(idxDir, "train", -1) }, "dataset: -1 classes"},
 		{"batch size", func() { dataset.NewBatches(10, 0, rand.New(rand.NewPCG(1, 1))) }, "dataset: batches of size 0 from 10 indices"},

@@ -29,7 +29,7 @@ type Config struct {
 	Progress io.Writer
 
 	// Data is the directory of an IDX data set, for the experiments on
-	// images (oneshot).
+	// images (oneshot), or of an IDX data set or an image folder (sculpt).
 	Data string
 	// MaxFreqs and Costs are the architectures (Fourier components) and
 	// regularisation costs of the oneshot sweeps; nil means the paper's

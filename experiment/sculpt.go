@@ -19,9 +19,10 @@ const (
 )
 
 // Sculpt sculpts the generous hypergraph architecture of section 3.1 of
-// the paper (Figure 2) on the IDX data set in Config.Data with the
-// defaults of package sculpt, and writes what sculpt.Run writes with
-// an output directory: DIR/sculpt.json in the shape of sculpt.Report, the final
+// the paper (Figure 2) on the IDX data set or the image folder in
+// Config.Data (see dataset.LoadImages, with the seed of the run) with the
+// defaults of package sculpt, and writes what sculpt.Run writes with an
+// output directory: DIR/sculpt.json in the shape of sculpt.Report, the final
 // machine, DOT files and the pictures sculpt-architecture.png and .svg.
 // Quick trains four epochs, three with the penalty and one of
 // fine-tuning, on the first 10000 training images and tests on the first
@@ -32,11 +33,7 @@ func Sculpt(c Config) (*Report, error) {
 	if dir == "" {
 		dir = DefaultImageData
 	}
-	train, err := dataset.LoadIDX(dir, "train")
-	if err != nil {
-		return nil, err
-	}
-	test, err := dataset.LoadIDXClasses(dir, "t10k", train.Classes)
+	train, test, err := dataset.LoadImages(dir, dataset.FolderOptions{Seed: c.Seed})
 	if err != nil {
 		return nil, err
 	}

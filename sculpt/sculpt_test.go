@@ -119,7 +119,7 @@ func TestRemovedEqualsZeroed(t *testing.T) {
 	logits := func(pruned map[string]bool) []float32 {
 		var g ad.Graph[float32]
 		m := machine(a, pruned, w)
-		x, out := newGraph(&g, m, im.N, nil, 8, 8)
+		x, out := newGraph(&g, m, im.N, nil, im)
 		load(x, nil, im, seq(im.N))
 		g.Forward()
 		return out.Value.Data

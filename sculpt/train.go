@@ -161,8 +161,9 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 	if train.N == 0 || test.N == 0 {
 		return nil, errors.New("sculpt: no training or no test images")
 	}
-	if train.Rows != test.Rows || train.Cols != test.Cols {
-		return nil, fmt.Errorf("sculpt: training images are %dx%d but test images %dx%d", train.Rows, train.Cols, test.Rows, test.Cols)
+	if train.NumChannels() != test.NumChannels() || train.Rows != test.Rows || train.Cols != test.Cols {
+		return nil, fmt.Errorf("sculpt: training images are %dx%dx%d but test images %dx%dx%d (channels x rows x columns)",
+			train.NumChannels(), train.Rows, train.Cols, test.NumChannels(), test.Rows, test.Cols)
 	}
 	classes := max(train.Classes, test.Classes)
 	if classes < 1 {
@@ -190,7 +191,7 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 	if train.N < c.Batch {
 		return nil, fmt.Errorf("sculpt: %d training images, fewer than a batch of %d", train.N, c.Batch)
 	}
-	r := &run{cfg: c, arch: Generous(1, train.Rows, train.Cols, classes, c.Nodes, c.Channels), train: train, test: test,
+	r := &run{cfg: c, arch: Generous(train.NumChannels(), train.Rows, train.Cols, classes, c.Nodes, c.Channels), train: train, test: test,
 		finetuneFrom: c.Epochs - c.Finetune}
 	ckpt := ""
 	if c.Out != "" {
@@ -333,17 +334,17 @@ type replica struct {
 	grad   []float32
 }
 
-// newGraph builds the machine onto g for a batch of n images and returns
-// the input tensor and the logits.
-func newGraph(g *ad.Graph[float32], m *hypergraph.Machine[float32], n int, grad []float32, rows, cols int) (*ad.Tensor[float32], *ad.Node[float32]) {
-	x := ad.NewTensor[float32](n, 1, rows, cols)
+// newGraph builds the machine onto g for a batch of n images of the shape
+// of those of im and returns the input tensor and the logits.
+func newGraph(g *ad.Graph[float32], m *hypergraph.Machine[float32], n int, grad []float32, im *dataset.Images) (*ad.Tensor[float32], *ad.Node[float32]) {
+	x := ad.NewTensor[float32](n, im.NumChannels(), im.Rows, im.Cols)
 	logits := m.Build(g, m.ParamNodesInto(g, grad), []*ad.Node[float32]{g.Input(x)})[0]
 	return x, logits
 }
 
-func newReplica(m *hypergraph.Machine[float32], n, rows, cols int) *replica {
+func newReplica(m *hypergraph.Machine[float32], n int, im *dataset.Images) *replica {
 	r := &replica{labels: make([]int, n), grad: make([]float32, len(m.Params()))}
-	x, logits := newGraph(&r.g, m, n, r.grad, rows, cols)
+	x, logits := newGraph(&r.g, m, n, r.grad, im)
 	r.x = x
 	r.loss = r.g.SoftmaxCrossEntropy(logits, r.labels)
 	return r
@@ -351,7 +352,7 @@ func newReplica(m *hypergraph.Machine[float32], n, rows, cols int) *replica {
 
 // load copies the images idx of im into x and their labels into labels.
 func load(x *ad.Tensor[float32], labels []int, im *dataset.Images, idx []int) {
-	size := im.Rows * im.Cols
+	size := im.ImageLen()
 	for i, j := range idx {
 		im.Image32(x.Data[i*size:(i+1)*size], j)
 		if labels != nil {
@@ -372,7 +373,7 @@ func (r *run) epoch() error {
 	reps := make([]*replica, c.Workers)
 	for w := range reps {
 		// The minibatch is split as evenly as the workers allow.
-		reps[w] = newReplica(m, c.Batch/c.Workers+btoi(w < c.Batch%c.Workers), r.train.Rows, r.train.Cols)
+		reps[w] = newReplica(m, c.Batch/c.Workers+btoi(w < c.Batch%c.Workers), r.train)
 	}
 	grad := make([]float32, len(params))
 	adam := &optim.Adam{LR: c.LR}
@@ -550,7 +551,7 @@ func accuracy(m *hypergraph.Machine[float32], im *dataset.Images, workers int) f
 				eg := graphs[hi-lo]
 				if eg == nil {
 					eg = &evalGraph{}
-					eg.x, eg.logits = newGraph(&eg.g, m, hi-lo, nil, im.Rows, im.Cols)
+					eg.x, eg.logits = newGraph(&eg.g, m, hi-lo, nil, im)
 					graphs[hi-lo] = eg
 				}
 				load(eg.x, nil, im, seq(hi)[lo:])

@@ -17,7 +17,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "out", "directory for the JSON report and the figures")
 	seed := fs.Uint64("seed", 1, "seed of the data, the initial parameters and the folds")
 	quick := fs.Bool("quick", false, "run fewer iterations, for a fast look")
-	data := fs.String("data", "", "directory of the IDX data set (oneshot)")
+	data := fs.String("data", "", "directory of the IDX data set (oneshot), or of the IDX data set or image folders (sculpt)")
 	var maxFreqs intList
 	var costs costList
 	fs.Var(&maxFreqs, "maxfreq", "comma-separated Fourier component counts, each at least 1 (oneshot; default 2,5,10,20)")

@@ -128,12 +128,12 @@
 //
 // # Sculpting
 //
-//	machines sculpt -data DIR [-nodes 10] [-channels 4] [-epochs 7] [-finetune N] \
+//	machines sculpt -data DIR [-size N|WxH] [-split 0.2] [-nodes 10] [-channels 4] [-epochs 7] [-finetune N] \
 //	    [-lambda 0.085] [-tol 1e-6] [-out out] [-seed 1] [-resume] [-plain] [-lr 0.001] [-batch 32]
 //
 // trains the generous hypergraph architecture of section 3.1 of the paper
-// (Figure 2) on the train split of the IDX data set in DIR and prunes it
-// while it trains. The architecture has -nodes hidden nodes of -channels
+// (Figure 2) on the training images in DIR (see Image data below) and
+// prunes it while it trains. The architecture has -nodes hidden nodes of -channels
 // channels, each a ReLU6 followed by a resampling (identity, max-pool or
 // upsample; sizes between a half and a quarter of the input), a 3x3
 // convolution from every earlier node of the size a node reads, and a
@@ -150,6 +150,24 @@
 // short runs; 0 for none) train the sculpted machine without the
 // penalty, which undoes its shrinkage of the surviving weights. -tol
 // must be greater than 0.
+//
+// # Image data
+//
+// -data DIR of sculpt, and of "experiment sculpt", is either an IDX data
+// set (MNIST's format: the train split for training, t10k for testing) or
+// a folder of PNG and JPEG images, one folder per class:
+// DIR/train/CLASS/*.png and DIR/test/CLASS/*.png with the same classes,
+// or DIR/CLASS/*.png (or .jpg, .jpeg), of which the fraction -split of each
+// class (0.2; drawn by -seed) is held out for testing. The classes are the
+// folder names, sorted. The images are grey if every file is grey and RGB
+// otherwise, with the input of the architecture as many channels;
+// transparency is dropped. -size N or -size WxH resizes every image
+// (Catmull-Rom interpolation); without it the images must all be of one
+// size, and the error names the first that is not. Errors name the file
+// or folder at fault: a file that is not a readable PNG or JPEG, one of
+// more than 2^25 pixels, a class folder without images, a class in one
+// split only. -size and -split are for folders only, and "experiment
+// sculpt" reads a folder with their defaults (one size, 0.2 held out).
 //
 // It draws a progress bar on standard error (images/s, loss, live edges),
 // prints the test accuracy on the t10k split after each epoch and writes

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/sculpt"
@@ -13,7 +16,10 @@ import (
 
 func runSculpt(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sculpt", flag.ContinueOnError)
-	data := fs.String("data", "", "directory of the IDX data set (train and t10k splits)")
+	data := fs.String("data", "", "directory of the IDX data set (train and t10k splits) or of image folders (CLASS/*.png or train/CLASS and test/CLASS)")
+	var size imageSize
+	fs.Var(&size, "size", "resize the images of a folder to N x N or W x H pixels (N or WxH); without it they must be of one size")
+	split := fs.Float64("split", dataset.DefaultSplit, "fraction of each class held out for testing, for a folder without train and test folders")
 	nodes := fs.Int("nodes", 10, "hidden nodes of the generous architecture")
 	channels := fs.Int("channels", 4, "channels of each node")
 	epochs := fs.Int("epochs", sculpt.DefaultEpochs, "epochs in all")
@@ -27,7 +33,7 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the initial weights and the minibatch order")
 	resume := fs.Bool("resume", false, "continue from the checkpoint in -out")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: machines sculpt -data DIR [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-out DIR] [-seed N] [-resume] [-plain] [-lr LR] [-batch B]\n\nflags:\n")
+		fmt.Fprintf(fs.Output(), "usage: machines sculpt -data DIR [-size N|WxH] [-split F] [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-out DIR] [-seed N] [-resume] [-plain] [-lr LR] [-batch B]\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -35,7 +41,9 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case *data == "":
-		return usagef("missing -data DIR, the directory of an IDX data set")
+		return usagef("missing -data DIR, the directory of an IDX data set or of image folders")
+	case !(*split > 0 && *split < 1):
+		return usagef("-split %g, want a fraction between 0 and 1", *split)
 	case *nodes < 1 || *channels < 1 || *batch < 1:
 		return usagef("-nodes %d, -channels %d and -batch %d must be at least 1", *nodes, *channels, *batch)
 	case *epochs < 1 || *finetune < -1:
@@ -58,11 +66,14 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	case -1:
 		*finetune = 0 // the default of sculpt.Config
 	}
-	train, err := dataset.LoadIDX(*data, "train")
-	if err != nil {
-		return err
+	opt := dataset.FolderOptions{Rows: size.rows, Cols: size.cols, Seed: *seed}
+	if setFlags(fs)["split"] {
+		opt.Split = *split
 	}
-	test, err := dataset.LoadIDXClasses(*data, "t10k", train.Classes)
+	train, test, err := dataset.LoadImages(*data, opt)
+	if errors.Is(err, dataset.ErrImageSize) {
+		return fmt.Errorf("%w (-size)", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -85,4 +96,28 @@ func printSculpt(w io.Writer, rep *sculpt.Report) {
 		rep.EdgesInitial, rep.EdgesLive, 100*float64(rep.EdgesInitial-rep.EdgesLive)/float64(rep.EdgesInitial),
 		rep.NodesInitial, rep.NodesLive, rep.FLOPsInitial, rep.FLOPsLive)
 	fmt.Fprintf(w, "test accuracy pruned %.4f, unpruned (same weights) %.4f\n", rep.AccuracyPruned, rep.AccuracyUnpruned)
+}
+
+// imageSize is the -size flag: N for N x N pixels, or WxH.
+type imageSize struct{ rows, cols int }
+
+func (s *imageSize) String() string {
+	if s == nil || s.rows == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%dx%d", s.cols, s.rows)
+}
+
+func (s *imageSize) Set(v string) error {
+	w, h, ok := strings.Cut(strings.ToLower(v), "x")
+	if !ok {
+		h = w
+	}
+	cols, err1 := strconv.Atoi(w)
+	rows, err2 := strconv.Atoi(h)
+	if err1 != nil || err2 != nil || cols < 1 || rows < 1 {
+		return fmt.Errorf("%q is not a size: want N or WxH, positive whole numbers of pixels", v)
+	}
+	s.rows, s.cols = rows, cols
+	return nil
 }

@@ -115,7 +115,7 @@ func TestSculptBadData(t *testing.T) {
 		{"truncated", corrupt("t10k", "images-idx3-ubyte", func(b []byte) []byte { return b[:len(b)-10] }), "truncated"},
 		{"label count", wrongCount, "label count"},
 		{"label out of range", extraClass, "label"},
-		{"empty directory", t.TempDir(), "no IDX"},
+		{"empty directory", t.TempDir(), "no images"},
 		{"missing directory", filepath.Join(t.TempDir(), "none"), "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeImages writes n PNG images of each of classes classes into
+// dir/CLASS, of size w x h (and of 2w x 2h for every third image if mixed)
+// in colour if colour: a bright square, whose corner depends on the class,
+// on noise.
+func writeImages(t *testing.T, dir string, n, classes, w, h int, colour, mixed bool) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(uint64(n), 11))
+	for c := range classes {
+		class := filepath.Join(dir, string(rune('a'+c)))
+		if err := os.MkdirAll(class, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			s := 1 + btoi(mixed && i%3 == 0)
+			var img image.Image
+			at := func(x, y int) uint8 {
+				if x/s >= c && x/s < c+3 && y/s >= c && y/s < c+3 {
+					return 255
+				}
+				return uint8(rnd.IntN(60))
+			}
+			r := image.Rect(0, 0, s*w, s*h)
+			if colour {
+				im := image.NewNRGBA(r)
+				for y := range s * h {
+					for x := range s * w {
+						im.SetNRGBA(x, y, color.NRGBA{uint8(rnd.IntN(256)), at(x, y), 40, 255})
+					}
+				}
+				img = im
+			} else {
+				im := image.NewGray(r)
+				for y := range s * h {
+					for x := range s * w {
+						im.SetGray(x, y, color.Gray{at(x, y)})
+					}
+				}
+				img = im
+			}
+			var b bytes.Buffer
+			if err := png.Encode(&b, img); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(class, string(rune('0'+i/10))+string(rune('0'+i%10))+".png"), b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestSculptImageFolders(t *testing.T) {
+	colour := t.TempDir() // one folder, mixed sizes
+	writeImages(t, colour, 20, 3, 8, 8, true, true)
+	grey := t.TempDir() // train and test folders, one size
+	writeImages(t, filepath.Join(grey, "train"), 16, 2, 6, 8, false, false)
+	writeImages(t, filepath.Join(grey, "test"), 4, 2, 6, 8, false, false)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		input string // the input shape in the checkpoint
+	}{
+		{"colour resized", []string{"-data", colour, "-size", "8", "-split", "0.25"}, `"input":[3,8,8]`},
+		{"grey train and test", []string{"-data", grey}, `"input":[1,8,6]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append([]string{"sculpt", "-out", out, "-nodes", "2", "-channels", "2", "-epochs", "1", "-batch", "4"}, tc.args...)
+			var stdout, stderr bytes.Buffer
+			if code := run(args, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit status %d; stderr:\n%s", code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), "edges ") {
+				t.Errorf("stdout:\n%s", stdout.String())
+			}
+			ck, err := os.ReadFile(filepath.Join(out, "checkpoint.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(strings.Join(strings.Fields(string(ck)), ""), tc.input) {
+				t.Errorf("checkpoint without %s:\n%.300s", tc.input, ck)
+			}
+		})
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"mixed sizes", []string{"-data", colour}, 1, filepath.Join(colour, "a", "01.png") + ": image of another size: 8x8, but " + filepath.Join(colour, "a", "00.png") + " is 16x16; resize them to one size (-size)"},
+		{"split of train and test", []string{"-data", grey, "-split", "0.3"}, 1, "own train and test folders"},
+		{"size of IDX", []string{"-data", idxDir(t), "-size", "4"}, 1, "IDX"},
+		{"bad size", []string{"-data", colour, "-size", "8x"}, 2, `"8x" is not a size`},
+		{"zero size", []string{"-data", colour, "-size", "0"}, 2, "not a size"},
+		{"split 1", []string{"-data", colour, "-split", "1"}, 2, "-split 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"sculpt", "-out", t.TempDir(), "-nodes", "2", "-epochs", "1"}, tc.args...)
+			if code := run(args, &stdout, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("exit status %d, stderr %q; want %d and a mention of %q", code, stderr.String(), tc.code, tc.want)
+			}
+		})
+	}
+}

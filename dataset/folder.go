@@ -1,0 +1,479 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/image/draw"
+)
+
+// Errors wrapped by the *ParseError values of LoadImageFolder. A class
+// folder of the training images without a namesake among the test images,
+// or the other way round, is reported with an error wrapping
+// ErrMissingClass.
+var (
+	ErrNoImages   = errors.New("no images")
+	ErrEmptyClass = errors.New("empty class folder")
+	ErrImage      = errors.New("not a readable PNG or JPEG image")
+	ErrImageSize  = errors.New("image of another size")
+	ErrTooLarge   = errors.New("image too large")
+)
+
+// DefaultSplit is the fraction of the images of each class held out for
+// testing when a folder has no train and test folders and
+// FolderOptions.Split is zero.
+const DefaultSplit = 0.2
+
+// MaxImagePixels is the largest width times height of an image file that
+// LoadImageFolder decodes, or resizes to: a 8192x4096 photograph. It is
+// checked against the file's header before the decoder allocates the
+// pixels, so that a corrupt or hostile header cannot claim gigabytes.
+const MaxImagePixels = 1 << 25
+
+// imageExts are the suffixes, in lower case, of the files read as images.
+var imageExts = []string{".png", ".jpg", ".jpeg"}
+
+// FolderOptions says how LoadImageFolder reads a folder of images. The zero
+// value reads images of one size as they are, holding out DefaultSplit of a
+// single folder for testing.
+type FolderOptions struct {
+	// Rows and Cols, if not zero, are the size every image is resized to;
+	// otherwise all images must be of one size. Both or neither must be
+	// set.
+	Rows, Cols int
+	// Split is the fraction of the images of each class held out for
+	// testing when the folder has no train and test folders; zero means
+	// DefaultSplit. It must be zero when it has them.
+	Split float64
+	// Seed seeds the split and the order of the images.
+	Seed uint64
+}
+
+// ImageFolder is a data set read from a folder of images.
+type ImageFolder struct {
+	Train, Test *Images
+	// Names are the classes: label i is the class folder Names[i].
+	Names []string
+	// Split is the fraction of each class held out for testing, or zero
+	// if the folder had its own train and test folders.
+	Split float64
+}
+
+// imageFile is one image to read: its path and label, and from its
+// header its size.
+type imageFile struct {
+	path       string
+	label      int
+	rows, cols int
+	grey       bool
+}
+
+// LoadImageFolder reads the images of a classification task from dir,
+// which holds either a train and a test folder, each with one folder of
+// images per class, the same classes in both:
+//
+//	dir/train/CLASS/*.png, *.jpg, *.jpeg
+//	dir/test/CLASS/*.png, *.jpg, *.jpeg
+//
+// or the class folders alone, dir/CLASS/*.png and so on, of which a
+// fraction o.Split of each class, drawn by o.Seed, is held out for
+// testing. The classes are the folder names in sorted order; other files,
+// and names that begin with a dot, are ignored.
+//
+// The images are grey (one channel) if every file is grey, as a grey PNG
+// or JPEG or a PNG whose palette is grey is, and RGB (three channels)
+// otherwise; transparency is dropped. If o.Rows and o.Cols are set, every
+// image is resized to that size by Catmull-Rom interpolation, whose kernel
+// widens as it shrinks an image so that it averages away detail rather
+// than aliasing it, as a sampling of the four nearest pixels
+// (draw.ApproxBiLinear) would; otherwise the images must all be of one
+// size. Each split comes in an order shuffled by o.Seed, so that its
+// first images, as quick runs take, hold every class.
+//
+// Problems with the data are returned as *ParseError values naming the
+// file or folder at fault: a file that cannot be decoded (ErrImage), one
+// larger than MaxImagePixels (ErrTooLarge) or of another size than the
+// first (ErrImageSize), a class folder without images (ErrEmptyClass), a
+// class in one split only (ErrMissingClass), and a folder without class
+// folders (ErrNoImages).
+func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
+	if o.Rows < 0 || o.Cols < 0 || (o.Rows == 0) != (o.Cols == 0) || !(o.Split >= 0 && o.Split < 1) {
+		panic(fmt.Sprintf("dataset: folder options %+v", o))
+	}
+	if o.Rows > MaxImagePixels/max(o.Cols, 1) {
+		return nil, fmt.Errorf("dataset: %w: resizing to %dx%d, more than %d pixels", ErrTooLarge, o.Cols, o.Rows, MaxImagePixels)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, err
+	}
+	trainDir, testDir := filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	hasTrain, hasTest := isDir(trainDir), isDir(testDir)
+	f := &ImageFolder{}
+	var train, test []imageFile
+	switch {
+	case hasTrain && hasTest:
+		if o.Split != 0 {
+			return nil, &ParseError{File: dir, Err: fmt.Errorf("a split of %g, but the folder has its own train and test folders", o.Split)}
+		}
+		var testNames []string
+		var err error
+		if f.Names, train, err = classFiles(trainDir); err != nil {
+			return nil, err
+		}
+		if testNames, test, err = classFiles(testDir); err != nil {
+			return nil, err
+		}
+		if err := sameClasses(trainDir, testDir, f.Names, testNames); err != nil {
+			return nil, err
+		}
+	case hasTrain || hasTest:
+		have, missing := trainDir, testDir
+		if hasTest {
+			have, missing = testDir, trainDir
+		}
+		return nil, &ParseError{File: missing, Err: fmt.Errorf("%w: there is %s but not this folder", fs.ErrNotExist, have)}
+	default:
+		f.Split = o.Split
+		if f.Split == 0 {
+			f.Split = DefaultSplit
+		}
+		var err error
+		if f.Names, train, err = classFiles(dir); err != nil {
+			return nil, err
+		}
+	}
+
+	// First the headers, in the order of the names, which give the number
+	// of channels and the size before a pixel is decoded and the pixels
+	// are allocated.
+	grey := true
+	var first *imageFile
+	for _, files := range [][]imageFile{train, test} {
+		for i := range files {
+			file := &files[i]
+			if err := readHeader(file); err != nil {
+				return nil, err
+			}
+			grey = grey && file.grey
+			switch {
+			case o.Rows != 0:
+			case first == nil:
+				first = file
+			case file.rows != first.rows || file.cols != first.cols:
+				return nil, &ParseError{File: file.path, Err: fmt.Errorf("%w: %dx%d, but %s is %dx%d; resize them to one size",
+					ErrImageSize, file.cols, file.rows, first.path, first.cols, first.rows)}
+			}
+		}
+	}
+	rows, cols := o.Rows, o.Cols
+	if rows == 0 {
+		rows, cols = first.rows, first.cols
+	}
+	channels := 3
+	if grey {
+		channels = 1
+	}
+	n := len(train) + len(test)
+	if total := n * channels * rows * cols; total/n != channels*rows*cols || total > maxIDXBytes {
+		return nil, &ParseError{File: dir, Err: fmt.Errorf("%w: %d images of %dx%dx%d would take more than %d bytes",
+			ErrTooLarge, n, channels, rows, cols, uint64(maxIDXBytes))}
+	}
+
+	rnd := rand.New(rand.NewPCG(o.Seed, 0x666f6c646572)) // "folder": a stream of its own
+	if f.Split != 0 {
+		train, test = splitClasses(train, len(f.Names), f.Split, rnd)
+	}
+	rnd.Shuffle(len(train), func(i, j int) { train[i], train[j] = train[j], train[i] })
+	rnd.Shuffle(len(test), func(i, j int) { test[i], test[j] = test[j], test[i] })
+
+	var err error
+	var conv converter
+	if f.Train, err = conv.read(train, len(f.Names), channels, rows, cols); err != nil {
+		return nil, err
+	}
+	if f.Test, err = conv.read(test, len(f.Names), channels, rows, cols); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// hidden reports whether a directory entry is to be ignored.
+func hidden(name string) bool { return strings.HasPrefix(name, ".") }
+
+// classFiles returns the class folders of dir, sorted, and their image
+// files, labelled by the index of their folder.
+func classFiles(dir string) ([]string, []imageFile, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
+	var files []imageFile
+	for _, e := range entries { // os.ReadDir sorts them by name
+		if hidden(e.Name()) || !isDir(filepath.Join(dir, e.Name())) {
+			continue
+		}
+		classDir := filepath.Join(dir, e.Name())
+		inner, err := os.ReadDir(classDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		n := len(files)
+		for _, f := range inner {
+			ext := strings.ToLower(filepath.Ext(f.Name()))
+			if !hidden(f.Name()) && !f.IsDir() && slices.Contains(imageExts, ext) {
+				files = append(files, imageFile{path: filepath.Join(classDir, f.Name()), label: len(names)})
+			}
+		}
+		if len(files) == n {
+			return nil, nil, &ParseError{File: classDir, Err: fmt.Errorf("%w: no %s files", ErrEmptyClass, strings.Join(imageExts, ", "))}
+		}
+		names = append(names, e.Name())
+	}
+	if names == nil {
+		return nil, nil, &ParseError{File: dir, Err: fmt.Errorf("%w: no class folders, want CLASS/*.png or train/CLASS/*.png and test/CLASS/*.png", ErrNoImages)}
+	}
+	return names, files, nil
+}
+
+// sameClasses checks that the training and test images have the same
+// classes, naming the first class folder without a namesake.
+func sameClasses(trainDir, testDir string, train, test []string) error {
+	for _, c := range train {
+		if !slices.Contains(test, c) {
+			return &ParseError{File: filepath.Join(testDir, c), Err: fmt.Errorf("%w: %s is a class of the training images but has no test folder", ErrMissingClass, c)}
+		}
+	}
+	for _, c := range test {
+		if !slices.Contains(train, c) {
+			return &ParseError{File: filepath.Join(trainDir, c), Err: fmt.Errorf("%w: %s is a class of the test images but has no training folder", ErrMissingClass, c)}
+		}
+	}
+	return nil
+}
+
+// splitClasses holds out the fraction split of the files of each class,
+// at least one and leaving at least one, for testing; a class of one
+// image keeps it for training.
+func splitClasses(files []imageFile, classes int, split float64, rnd *rand.Rand) (train, test []imageFile) {
+	byClass := make([][]imageFile, classes)
+	for _, f := range files {
+		byClass[f.label] = append(byClass[f.label], f)
+	}
+	for _, class := range byClass {
+		k := 0
+		if n := len(class); n > 1 {
+			k = min(max(int(split*float64(n)+0.5), 1), n-1)
+		}
+		rnd.Shuffle(len(class), func(i, j int) { class[i], class[j] = class[j], class[i] })
+		test = append(test, class[:k]...)
+		train = append(train, class[k:]...)
+	}
+	return train, test
+}
+
+// readHeader reads the size and colour model of an image file.
+func readHeader(file *imageFile) error {
+	fh, err := os.Open(file.path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	file.cols, file.rows, file.grey, _, err = imageHeader(fh)
+	if err != nil {
+		return &ParseError{File: file.path, Err: err}
+	}
+	return nil
+}
+
+var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
+// imageHeader reads the header of a PNG or JPEG image from r and returns
+// its size, whether it is grey and the decoder of its format. The size
+// must be at most MaxImagePixels. The format is told by the file's
+// signature, not by the decoders registered with package image, so that
+// no other format slips in.
+func imageHeader(r io.Reader) (width, height int, grey bool, decode func(io.Reader) (image.Image, error), err error) {
+	br := bufio.NewReader(r)
+	// The colour type of a PNG is byte 25, in its header chunk.
+	head, _ := br.Peek(26)
+	var cfg image.Config
+	isPNG := bytes.HasPrefix(head, pngMagic)
+	switch {
+	case isPNG:
+		cfg, err = png.DecodeConfig(br)
+		decode = png.Decode
+	case bytes.HasPrefix(head, []byte{0xff, 0xd8}):
+		cfg, err = jpeg.DecodeConfig(br)
+		decode = jpeg.Decode
+	default:
+		return 0, 0, false, nil, fmt.Errorf("%w: neither the PNG nor the JPEG signature", ErrImage)
+	}
+	if err != nil {
+		return 0, 0, false, nil, fmt.Errorf("%w: %v", ErrImage, err)
+	}
+	if cfg.Width < 1 || cfg.Height < 1 {
+		return 0, 0, false, nil, fmt.Errorf("%w: %dx%d pixels", ErrImage, cfg.Width, cfg.Height)
+	}
+	if cfg.Width > MaxImagePixels/cfg.Height {
+		return 0, 0, false, nil, fmt.Errorf("%w: %dx%d, more than %d pixels", ErrTooLarge, cfg.Width, cfg.Height, MaxImagePixels)
+	}
+	switch m := cfg.ColorModel.(type) {
+	case color.Palette:
+		grey = true
+		for _, c := range m {
+			r, g, b, _ := c.RGBA()
+			grey = grey && r == g && g == b
+		}
+	default:
+		const greyAlpha = 4 // the PNG colour type of grey with alpha, decoded as NRGBA
+		grey = m == color.GrayModel || m == color.Gray16Model || isPNG && len(head) == 26 && head[25] == greyAlpha
+	}
+	return cfg.Width, cfg.Height, grey, decode, nil
+}
+
+// decodeImage decodes the PNG or JPEG image in r, after checking its
+// header as imageHeader does, and returns it with whether it is grey.
+func decodeImage(r io.ReadSeeker) (image.Image, bool, error) {
+	width, height, grey, decode, err := imageHeader(r)
+	if err != nil {
+		return nil, false, err
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, false, err
+	}
+	img, err := decode(bufio.NewReader(r))
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %v", ErrImage, err)
+	}
+	// The header was read again above, so this holds unless a decoder
+	// disagrees with itself.
+	if b := img.Bounds(); b.Dx() != width || b.Dy() != height {
+		return nil, false, fmt.Errorf("%w: header says %dx%d, pixels are %dx%d", ErrImage, width, height, b.Dx(), b.Dy())
+	}
+	return img, grey, nil
+}
+
+// converter turns decoded images into the bytes of Images, keeping its
+// scratch image between them.
+type converter struct {
+	rgba *image.RGBA
+}
+
+// read decodes the files into Images of the given shape.
+func (c *converter) read(files []imageFile, classes, channels, rows, cols int) (*Images, error) {
+	im := &Images{N: len(files), Rows: rows, Cols: cols, Channels: channels, Classes: classes,
+		Pixels: make([]uint8, len(files)*channels*rows*cols), Labels: make([]int, len(files))}
+	size := im.ImageLen()
+	for i, file := range files {
+		if err := c.readFile(im.Pixels[i*size:(i+1)*size], file, channels, rows, cols); err != nil {
+			return nil, err
+		}
+		im.Labels[i] = file.label
+	}
+	return im, nil
+}
+
+func (c *converter) readFile(dst []uint8, file imageFile, channels, rows, cols int) error {
+	fh, err := os.Open(file.path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	img, grey, err := decodeImage(fh)
+	if err == nil && (grey != file.grey || img.Bounds().Dx() != file.cols || img.Bounds().Dy() != file.rows) {
+		err = errors.New("the file changed while it was read")
+	}
+	if err != nil {
+		return &ParseError{File: file.path, Err: err}
+	}
+	c.convert(dst, img, channels, rows, cols)
+	return nil
+}
+
+// convert stores img, resized to rows x cols if it is of another size, in
+// dst as channels (1 or 3) planes of bytes. A grey image is stored by its
+// luma, which for a grey image is its grey level.
+func (c *converter) convert(dst []uint8, img image.Image, channels, rows, cols int) {
+	r := image.Rect(0, 0, cols, rows)
+	if c.rgba == nil || c.rgba.Rect != r {
+		c.rgba = image.NewRGBA(r)
+	}
+	// An RGBA destination takes the fast paths of both packages for the
+	// image types the decoders return.
+	if b := img.Bounds(); b.Size() == r.Size() {
+		draw.Draw(c.rgba, r, img, b.Min, draw.Src)
+	} else {
+		draw.CatmullRom.Scale(c.rgba, r, img, b, draw.Src, nil)
+	}
+	plane := rows * cols
+	pix := c.rgba.Pix
+	for p := range plane {
+		q := pix[4*p : 4*p+4 : 4*p+4]
+		red, green, blue := unpremultiply(q[0], q[3]), unpremultiply(q[1], q[3]), unpremultiply(q[2], q[3])
+		if channels == 1 {
+			// The weights of color.GrayModel, which give back r when
+			// r, g and b are equal.
+			dst[p] = uint8((19595*uint32(red) + 38470*uint32(green) + 7471*uint32(blue) + 1<<15) >> 16)
+			continue
+		}
+		dst[p], dst[plane+p], dst[2*plane+p] = red, green, blue
+	}
+}
+
+// unpremultiply returns the colour value of a pixel whose value v is
+// premultiplied by its alpha a, dropping the transparency: a fully
+// transparent pixel is black.
+func unpremultiply(v, a uint8) uint8 {
+	if a == 0xff || a == 0 {
+		return v
+	}
+	// A resampled pixel may be a little brighter than its alpha allows.
+	return uint8(min((uint32(v)*0xff+uint32(a)/2)/uint32(a), 0xff))
+}
+
+// LoadImages reads the training and test images of dir: an IDX data set,
+// the "train" and "t10k" splits of LoadIDX, if dir holds IDX files, and
+// otherwise a folder of images as LoadImageFolder reads it with the
+// options o, which must be zero for an IDX data set.
+func LoadImages(dir string, o FolderOptions) (train, test *Images, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return isIDXName(e.Name()) }) {
+		f, err := LoadImageFolder(dir, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f.Train, f.Test, nil
+	}
+	if o != (FolderOptions{Seed: o.Seed}) {
+		return nil, nil, &ParseError{File: dir, Err: errors.New("an IDX data set, which is read as it is: resizing and splitting are for folders of images")}
+	}
+	if train, err = LoadIDX(dir, "train"); err != nil {
+		return nil, nil, err
+	}
+	if test, err = LoadIDXClasses(dir, "t10k", train.Classes); err != nil {
+		return nil, nil, err
+	}
+	return train, test, nil
+}

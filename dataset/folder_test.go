@@ -1,0 +1,344 @@
+package dataset_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"image"
+	"image/png"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/dataset"
+)
+
+// The fixtures in testdata/images:
+//
+//	grey/train, grey/test: classes circle and square, 6x4 grey images of
+//	    5x + 20y + 120*label as grey PNG, a PNG with a grey palette, a
+//	    PNG of grey and alpha (alpha 100) and a grey JPEG, with a text
+//	    file and a hidden folder to ignore; 7 training and 2 test images
+//	colour: classes blue, green and red, five 6x4 images each (RGB PNG,
+//	    PNG with alpha 128 named .PNG, JPEG, paletted PNG) with channel
+//	    label 200, channel label+1 5x + 20y and channel label+2 10
+//	sizes: classes a (a flat grey 6x4 image of 60 and a 12x8 grey image
+//	    of 20x) and b (6x4 and 3x2 images of the colour 200, 100, 50)
+var imagesDir = filepath.Join("testdata", "images")
+
+// greyAt and colourAt are the fixtures' pixel values.
+func greyAt(label, x, y int) int { return 5*x + 20*y + 120*label }
+
+func colourAt(label, ch, x, y int) int {
+	switch (ch - label + 3) % 3 {
+	case 0:
+		return 200
+	case 1:
+		return 5*x + 20*y
+	}
+	return 10
+}
+
+func TestLoadImageFolder(t *testing.T) {
+	for _, test := range []struct {
+		name                string
+		dir                 string
+		opt                 dataset.FolderOptions
+		names               []string
+		channels, rows, col int
+		train, test         int
+		split               float64
+		// want is the value of channel ch at x, y of an image of label;
+		// tol allows for JPEG's losses, above all those of its halved
+		// colour resolution.
+		want func(label, ch, x, y int) int
+		tol  int
+	}{
+		{name: "grey train and test", dir: "grey", names: []string{"circle", "square"}, channels: 1, rows: 4, col: 6,
+			train: 7, test: 2, want: func(l, _, x, y int) int { return greyAt(l, x, y) }, tol: 3},
+		{name: "colour split", dir: "colour", names: []string{"blue", "green", "red"}, channels: 3, rows: 4, col: 6,
+			train: 12, test: 3, split: dataset.DefaultSplit, want: colourAt, tol: 16},
+		{name: "colour split 0.4", dir: "colour", opt: dataset.FolderOptions{Split: 0.4, Seed: 3}, names: []string{"blue", "green", "red"},
+			channels: 3, rows: 4, col: 6, train: 9, test: 6, split: 0.4, want: colourAt, tol: 16},
+		{name: "grey resized", dir: "grey", opt: dataset.FolderOptions{Rows: 4, Cols: 6}, names: []string{"circle", "square"}, channels: 1,
+			rows: 4, col: 6, train: 7, test: 2, want: func(l, _, x, y int) int { return greyAt(l, x, y) }, tol: 3},
+		{name: "sizes resized", dir: "sizes", opt: dataset.FolderOptions{Rows: 2, Cols: 3}, names: []string{"a", "b"}, channels: 3,
+			rows: 2, col: 3, train: 2, test: 2, split: dataset.DefaultSplit},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			f, err := dataset.LoadImageFolder(filepath.Join(imagesDir, test.dir), test.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(f.Names, test.names) || f.Split != test.split {
+				t.Errorf("classes %q, split %g; want %q, %g", f.Names, f.Split, test.names, test.split)
+			}
+			for _, s := range []struct {
+				name string
+				im   *dataset.Images
+				n    int
+			}{{"train", f.Train, test.train}, {"test", f.Test, test.test}} {
+				im := s.im
+				if im.N != s.n || im.Channels != test.channels || im.Rows != test.rows || im.Cols != test.col ||
+					im.Classes != len(test.names) || len(im.Labels) != im.N || len(im.Pixels) != im.N*im.ImageLen() {
+					t.Fatalf("%s: %d images of %dx%dx%d, %d classes, %d labels, %d bytes; want %d of %dx%dx%d, %d classes",
+						s.name, im.N, im.Channels, im.Rows, im.Cols, im.Classes, len(im.Labels), len(im.Pixels),
+						s.n, test.channels, test.rows, test.col, len(test.names))
+				}
+				perClass := make([]int, im.Classes)
+				for i := range im.N {
+					perClass[im.Labels[i]]++
+					if test.want != nil {
+						checkPixels(t, im, i, test.want, test.tol)
+					}
+				}
+				if s.name == "test" && test.split > 0 && slices.Min(perClass) != slices.Max(perClass) {
+					t.Errorf("test images per class %v, want a split of each class alike", perClass)
+				}
+			}
+		})
+	}
+}
+
+// checkPixels compares image i of im with want.
+func checkPixels(t *testing.T, im *dataset.Images, i int, want func(label, ch, x, y int) int, tol int) {
+	t.Helper()
+	px := im.Pixels[i*im.ImageLen() : (i+1)*im.ImageLen()]
+	for ch := range im.NumChannels() {
+		for y := range im.Rows {
+			for x := range im.Cols {
+				got, w := int(px[(ch*im.Rows+y)*im.Cols+x]), want(im.Labels[i], ch, x, y)
+				if got < w-tol || got > w+tol {
+					t.Fatalf("image %d, label %d: channel %d at x %d, y %d is %d, want %d±%d", i, im.Labels[i], ch, x, y, got, w, tol)
+				}
+			}
+		}
+	}
+}
+
+// TestResize checks the images of testdata/images/sizes, resized to 3x2:
+// colours and grey levels kept, grey images in three equal channels, and
+// the 12x8 gradient along x still one.
+func TestResize(t *testing.T) {
+	f, err := dataset.LoadImageFolder(filepath.Join(imagesDir, "sizes"), dataset.FolderOptions{Rows: 2, Cols: 3, Split: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gradients := 0
+	for _, im := range []*dataset.Images{f.Train, f.Test} {
+		for i := range im.N {
+			px := im.Image(nil, i)
+			plane := func(ch int) []float64 { return px[ch*6 : (ch+1)*6] }
+			switch {
+			case im.Labels[i] == 1:
+				for ch, want := range []float64{200, 100, 50} {
+					for _, v := range plane(ch) {
+						if d := v*255 - want; d < -3 || d > 3 {
+							t.Errorf("image %d of class b: channel %d is %v, want %v", i, ch, plane(ch), want/255)
+						}
+					}
+				}
+			case !slices.Equal(plane(0), plane(1)) || !slices.Equal(plane(0), plane(2)):
+				t.Errorf("grey image %d in unequal channels %v", i, px)
+			case px[0] == px[1]:
+				if p := plane(0); slices.Min(p) != slices.Max(p) || p[0] != 60.0/255 {
+					t.Errorf("flat grey image %d is %v, want 60/255 throughout", i, p)
+				}
+			default:
+				gradients++
+				p := plane(0)
+				if !(p[0] < p[1] && p[1] < p[2]) || !slices.Equal(p[:3], p[3:]) {
+					t.Errorf("gradient image %d is %v, want rising along x and alike along y", i, p)
+				}
+			}
+		}
+	}
+	if gradients != 1 {
+		t.Errorf("found %d gradient images, want 1", gradients)
+	}
+}
+
+// TestImageFolderSeed checks that the seed alone decides the split and the
+// order: the same seed gives the same images, and some other seed others.
+func TestImageFolderSeed(t *testing.T) {
+	load := func(seed uint64) *dataset.ImageFolder {
+		f, err := dataset.LoadImageFolder(filepath.Join(imagesDir, "colour"), dataset.FolderOptions{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	a, b := load(1), load(1)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("two loads with seed 1 differ")
+	}
+	for seed := uint64(2); seed < 10; seed++ {
+		if c := load(seed); !slices.Equal(c.Train.Pixels, a.Train.Pixels) {
+			return
+		}
+	}
+	t.Error("seeds 1 to 9 give the same images")
+}
+
+func TestImagesChannels(t *testing.T) {
+	f, err := dataset.LoadImageFolder(filepath.Join(imagesDir, "colour"), dataset.FolderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := f.Train
+	x, x32 := im.Image(nil, 2), im.Image32(nil, 2)
+	if len(x) != 3*4*6 || len(x32) != len(x) {
+		t.Fatalf("images of %d and %d values, want 3x4x6", len(x), len(x32))
+	}
+	for j, p := range im.Pixels[2*72 : 3*72] {
+		if x[j] != float64(p)/255 || x32[j] != float32(p)/255 {
+			t.Fatalf("value %d is %v and %v, want %d/255", j, x[j], x32[j], p)
+		}
+	}
+	s := im.Subset([]int{2})
+	if s.Channels != 3 || !slices.Equal(s.Image(nil, 0), x) {
+		t.Errorf("subset of %d channels, image %v; want 3 and %v", s.Channels, s.Image(nil, 0), x)
+	}
+}
+
+func TestLoadImages(t *testing.T) {
+	train, test, err := dataset.LoadImages(idxDir, dataset.FolderOptions{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTrain, err := dataset.LoadIDX(idxDir, "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTest, err := dataset.LoadIDXClasses(idxDir, "t10k", wantTrain.Classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(train, wantTrain) || !reflect.DeepEqual(test, wantTest) {
+		t.Error("the IDX data set read by LoadImages differs from LoadIDX's")
+	}
+	if _, _, err := dataset.LoadImages(idxDir, dataset.FolderOptions{Rows: 2, Cols: 2}); err == nil || !strings.Contains(err.Error(), "IDX") {
+		t.Errorf("resizing IDX images: error %v", err)
+	}
+	dir := filepath.Join(imagesDir, "grey")
+	train, test, err = dataset.LoadImages(dir, dataset.FolderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := dataset.LoadImageFolder(dir, dataset.FolderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(train, f.Train) || !reflect.DeepEqual(test, f.Test) {
+		t.Error("the folder read by LoadImages differs from LoadImageFolder's")
+	}
+}
+
+// pngBytes returns a w x h grey PNG.
+func pngBytes(t *testing.T, w, h int) []byte {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// hugePNG returns a 1x1 PNG whose header claims 100000x100000 pixels.
+func hugePNG(t *testing.T) []byte {
+	b := pngBytes(t, 1, 1)
+	ihdr := b[8+8 : 8+8+13] // after the signature, the chunk length and type
+	binary.BigEndian.PutUint32(ihdr, 100000)
+	binary.BigEndian.PutUint32(ihdr[4:], 100000)
+	binary.BigEndian.PutUint32(b[8+8+13:], crc32.ChecksumIEEE(b[8+4:8+8+13]))
+	return b
+}
+
+func TestImageFolderErrors(t *testing.T) {
+	good := pngBytes(t, 4, 3)
+	for _, test := range []struct {
+		name  string
+		files map[string][]byte // relative path: content; nil content makes an empty folder
+		link  string            // a dangling symbolic link
+		opt   dataset.FolderOptions
+		want  error
+		at    string // the file or folder the error names, if any
+		noAt  bool
+	}{
+		{name: "undecodable", files: map[string][]byte{"a/1.png": good, "b/1.png": good, "b/2.jpg": []byte("not a JPEG")},
+			want: dataset.ErrImage, at: "b/2.jpg"},
+		{name: "truncated", files: map[string][]byte{"a/1.png": good, "a/2.png": good[:len(good)-20], "b/1.png": good},
+			want: dataset.ErrImage, at: "a/2.png"},
+		{name: "unreadable", files: map[string][]byte{"a/1.png": good, "b/1.png": good}, link: "b/0.png",
+			want: fs.ErrNotExist, at: "b/0.png"},
+		{name: "class without images", files: map[string][]byte{"a/1.png": good, "b/readme.txt": []byte("x")},
+			want: dataset.ErrEmptyClass, at: "b"},
+		{name: "class missing from test", files: map[string][]byte{"train/a/1.png": good, "train/b/1.png": good, "test/a/1.png": good},
+			want: dataset.ErrMissingClass, at: "test/b"},
+		{name: "class missing from train", files: map[string][]byte{"train/a/1.png": good, "test/a/1.png": good, "test/c/1.png": good},
+			want: dataset.ErrMissingClass, at: "train/c"},
+		{name: "no test folder", files: map[string][]byte{"train/a/1.png": good},
+			want: fs.ErrNotExist, at: "test"},
+		{name: "no images", files: map[string][]byte{"1.png": good, ".git/a.png": good},
+			want: dataset.ErrNoImages, at: ""},
+		{name: "too large", files: map[string][]byte{"a/1.png": good, "b/1.png": hugePNG(t)},
+			want: dataset.ErrTooLarge, at: "b/1.png"},
+		{name: "sizes differ", files: map[string][]byte{"a/1.png": good, "a/2.png": good, "b/1.png": pngBytes(t, 3, 4)},
+			want: dataset.ErrImageSize, at: "b/1.png"},
+		{name: "resized too large", files: map[string][]byte{"a/1.png": good}, opt: dataset.FolderOptions{Rows: 1 << 13, Cols: 1 << 13},
+			want: dataset.ErrTooLarge, noAt: true},
+		{name: "empty class", files: map[string][]byte{"a/1.png": good, "b": nil},
+			want: dataset.ErrEmptyClass, at: "b"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, data := range test.files {
+				path := filepath.Join(dir, filepath.FromSlash(name))
+				if data == nil {
+					path = filepath.Join(path, "x")
+				}
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if data != nil {
+					if err := os.WriteFile(path, data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if test.link != "" {
+				if err := os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, filepath.FromSlash(test.link))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := dataset.LoadImageFolder(dir, test.opt)
+			if !errors.Is(err, test.want) {
+				t.Fatalf("error %v, want %v (result %+v)", err, test.want, f)
+			}
+			if at := filepath.Join(dir, filepath.FromSlash(test.at)); !test.noAt && !strings.Contains(err.Error(), at+":") {
+				t.Errorf("error %q does not name %s", err, at)
+			}
+		})
+	}
+}
+
+// TestImageFolderMixedSizes checks that, without resizing, the fixture of
+// several sizes is refused with an error that names the first image of
+// another size and the image it differs from, and that a folder with
+// train and test folders refuses a split.
+func TestImageFolderMixedSizes(t *testing.T) {
+	_, err := dataset.LoadImageFolder(filepath.Join(imagesDir, "sizes"), dataset.FolderOptions{})
+	want := filepath.Join(imagesDir, "sizes", "a", "2.png") + ": image of another size: 12x8, but " +
+		filepath.Join(imagesDir, "sizes", "a", "1.png") + " is 6x4"
+	if !errors.Is(err, dataset.ErrImageSize) || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %v, want one starting %q", err, want)
+	}
+	_, err = dataset.LoadImageFolder(filepath.Join(imagesDir, "grey"), dataset.FolderOptions{Split: 0.3})
+	if err == nil || !strings.Contains(err.Error(), "own train and test folders") {
+		t.Errorf("a split of a folder with train and test folders: error %v", err)
+	}
+}
