@@ -10,12 +10,14 @@ import (
 // Config.Data is empty.
 const DefaultImageData = "/usr/share/datasets/fashion-mnist"
 
-// The quick sculpt run: with the default penalty, 0.085, a few hundred
-// steps prune nothing; at 0.3 this run prunes 12 of 36 edges (seed 1).
+// The quick sculpt run takes a tenth of the default run's steps, too few
+// for the default penalty to prune anything (seed 1: 36 edges left);
+// 0.19, which sculpt scales to 0.30 for its 9,000 training images,
+// prunes 29 of 36 edges at 77.6% test accuracy.
 const (
 	quickSculptEpochs = 4
 	quickSculptTrain  = 10000
-	quickSculptLambda = 0.3
+	quickSculptLambda = 0.19
 )
 
 // Sculpt sculpts the generous hypergraph architecture of section 3.1 of
@@ -27,7 +29,7 @@ const (
 // Quick trains four epochs, three with the penalty and one of
 // fine-tuning, on the first 10000 training images and tests on the first
 // 2000 test images. The penalty is larger than the default because a quick
-// run takes a sixth of the default run's steps with the penalty.
+// run takes a tenth of the default run's steps.
 func Sculpt(c Config) (*Report, error) {
 	dir := c.Data
 	if dir == "" {

@@ -14,13 +14,19 @@ import (
 
 // Report is the result of a run, written as sculpt.json.
 type Report struct {
-	Epochs          int       `json:"epochs"`
-	TestAccuracy    []float64 `json:"test_accuracy"`
-	EdgesInitial    int       `json:"edges_initial"`
-	EdgesLive       int       `json:"edges_live"`
-	FLOPsInitial    int       `json:"flops_initial"`
-	FLOPsLive       int       `json:"flops_live"`
-	SecondsPerEpoch []float64 `json:"seconds_per_epoch"`
+	Epochs int `json:"epochs"`
+	// LambdaEffective is the weight the penalty had: Settings.Lambda
+	// times (ReferenceImages / training images)^(1/4).
+	LambdaEffective float64 `json:"lambda_effective"`
+	// ValidationAccuracy is the accuracy on the validation split after
+	// each epoch; the test images are classified only for
+	// AccuracyPruned and AccuracyUnpruned, at the end.
+	ValidationAccuracy []float64 `json:"validation_accuracy"`
+	EdgesInitial       int       `json:"edges_initial"`
+	EdgesLive          int       `json:"edges_live"`
+	FLOPsInitial       int       `json:"flops_initial"`
+	FLOPsLive          int       `json:"flops_live"`
+	SecondsPerEpoch    []float64 `json:"seconds_per_epoch"`
 
 	// NodesInitial and NodesLive count hidden nodes, ParamsInitial and
 	// ParamsLive weights.
@@ -46,11 +52,12 @@ type Report struct {
 // report summarises the run.
 func (r *run) report() (*Report, error) {
 	a, st := r.arch, r.st
-	rep := &Report{Epochs: len(st.History), History: st.History, Settings: r.settings()}
+	rep := &Report{Epochs: len(st.History), History: st.History, Settings: r.settings(),
+		LambdaEffective: r.cfg.Lambda * lambdaScale(r.train.N)}
 	rep.EdgesInitial, rep.ParamsInitial, rep.FLOPsInitial = a.Count(nil)
 	rep.EdgesLive, rep.ParamsLive, rep.FLOPsLive = a.Count(st.Pruned)
 	for _, e := range st.History {
-		rep.TestAccuracy = append(rep.TestAccuracy, e.TestAccuracy)
+		rep.ValidationAccuracy = append(rep.ValidationAccuracy, e.ValidationAccuracy)
 		rep.SecondsPerEpoch = append(rep.SecondsPerEpoch, e.Seconds)
 	}
 	liveEdges, liveNodes := a.Live(st.Pruned)

@@ -3,6 +3,7 @@ package sculpt
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -148,11 +149,11 @@ func TestRunAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Epochs != 2 || len(rep.TestAccuracy) != 2 || len(rep.SecondsPerEpoch) != 2 {
+	if rep.Epochs != 2 || len(rep.ValidationAccuracy) != 2 || len(rep.SecondsPerEpoch) != 2 {
 		t.Errorf("report %+v, want two epochs", rep)
 	}
-	if rep.TestAccuracy[1] < 0.6 {
-		t.Errorf("test accuracy %v on an easy task", rep.TestAccuracy)
+	if rep.ValidationAccuracy[1] < 0.6 {
+		t.Errorf("validation accuracy %v on an easy task", rep.ValidationAccuracy)
 	}
 	if rep.AccuracyPruned != rep.AccuracyUnpruned {
 		t.Errorf("accuracy %v pruned, %v unpruned", rep.AccuracyPruned, rep.AccuracyUnpruned)
@@ -177,12 +178,12 @@ func TestRunAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(log.String(), "resuming") || strings.Count(log.String(), "test accuracy") != 1 {
+	if !strings.Contains(log.String(), "resuming") || strings.Count(log.String(), "validation accuracy") != 1 {
 		t.Errorf("resumed run logged\n%s", log.String())
 	}
-	if !slices.Equal(rep.TestAccuracy, rep2.TestAccuracy) || !slices.Equal(rep.PrunedEdges, rep2.PrunedEdges) {
+	if !slices.Equal(rep.ValidationAccuracy, rep2.ValidationAccuracy) || !slices.Equal(rep.PrunedEdges, rep2.PrunedEdges) {
 		t.Errorf("resumed run: accuracy %v, pruned %v; uninterrupted %v, %v",
-			rep2.TestAccuracy, rep2.PrunedEdges, rep.TestAccuracy, rep.PrunedEdges)
+			rep2.ValidationAccuracy, rep2.PrunedEdges, rep.ValidationAccuracy, rep.PrunedEdges)
 	}
 	ckWhole, ckSplit := readCheckpointFile(t, whole), readCheckpointFile(t, split)
 	if ckWhole.Settings != ckSplit.Settings {
@@ -240,7 +241,7 @@ func TestRunAndResume(t *testing.T) {
 		{"another format", `{"format": "machines-hypergraph-machine", "version": 1}`,
 			`not a sculpt checkpoint (format "machines-hypergraph-machine", want "machines-sculpt-checkpoint")`},
 		{"version 1", `{"format": "machines-sculpt-checkpoint", "version": 1}`,
-			"machines-sculpt-checkpoint version 1 is older than this program reads (version 2)"},
+			"machines-sculpt-checkpoint version 1 is older than this program reads (version 3)"},
 	} {
 		c = smallConfig(t.TempDir())
 		c.Resume = true
@@ -274,6 +275,35 @@ func TestProxPrunes(t *testing.T) {
 	}
 	if pruned[false] == 0 || pruned[false] <= pruned[true] {
 		t.Errorf("edges pruned: %d with the proximal step, %d with the subgradient", pruned[false], pruned[true])
+	}
+}
+
+// TestPlainShrinks checks what the plain subgradient must do: pull every
+// edge towards zero, so that the weights end with a smaller total norm
+// than the same run without the penalty. A subgradient of the wrong sign
+// would push them out instead.
+func TestPlainShrinks(t *testing.T) {
+	train, test := smallData()
+	total := func(lambda float64) float64 {
+		c := smallConfig(t.TempDir())
+		c.Epochs, c.Finetune, c.Lambda, c.Plain = 2, -1, lambda, true
+		if _, err := Run(c, train, test); err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		for _, w := range readCheckpointFile(t, c.Out).Weights {
+			var sq float64
+			for _, v := range w {
+				sq += float64(v) * float64(v)
+			}
+			sum += math.Sqrt(sq)
+		}
+		return sum
+	}
+	off, plain := total(-1), total(0.5)
+	t.Logf("sum of edge norms: %.4g without the penalty, %.4g with the plain subgradient", off, plain)
+	if !(plain < 0.9*off) {
+		t.Errorf("sum of edge norms %.4g with the plain subgradient, %.4g without: want at least 10%% smaller", plain, off)
 	}
 }
 
@@ -312,10 +342,10 @@ func readCheckpointFile(t *testing.T, dir string) checkpoint {
 }
 
 // TestFewEpochsPrune checks that a run of no more epochs than
-// DefaultFinetune still applies the penalty and prunes.
+// three still applies the penalty and prunes.
 func TestFewEpochsPrune(t *testing.T) {
 	train, test := smallData()
-	for _, epochs := range []int{1, 2, DefaultFinetune} {
+	for _, epochs := range []int{1, 2, 3} {
 		t.Run("epochs="+strconv.Itoa(epochs), func(t *testing.T) {
 			c := smallConfig("")
 			c.Epochs, c.Finetune, c.Lambda = epochs, 0, 1.5
@@ -405,7 +435,30 @@ func TestFashionMNIST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.TestAccuracy[0] < 0.6 || rep.AccuracyPruned != rep.AccuracyUnpruned {
-		t.Errorf("accuracy %v, pruned %v, unpruned %v", rep.TestAccuracy, rep.AccuracyPruned, rep.AccuracyUnpruned)
+	if rep.ValidationAccuracy[0] < 0.6 || rep.AccuracyPruned != rep.AccuracyUnpruned {
+		t.Errorf("accuracy %v, pruned %v, unpruned %v", rep.ValidationAccuracy, rep.AccuracyPruned, rep.AccuracyUnpruned)
+	}
+}
+
+// TestLambdaScale pins the rule that makes the penalty mean the same on
+// any data set: Lambda as given at ReferenceImages training images,
+// times the fourth root of ReferenceImages over the images.
+func TestLambdaScale(t *testing.T) {
+	for _, tc := range []struct {
+		images int
+		want   float64
+	}{{ReferenceImages, 1}, {ReferenceImages / 625, 5}, {ReferenceImages * 16, 0.5}} {
+		if got := lambdaScale(tc.images); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("lambdaScale(%d) = %v, want %v", tc.images, got, tc.want)
+		}
+	}
+	train, test := smallData()
+	c := smallConfig("")
+	rep, err := Run(c, train, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := c.Lambda * lambdaScale(rep.Settings.TrainImages); math.Abs(rep.LambdaEffective-want) > 1e-15 || rep.LambdaEffective <= c.Lambda {
+		t.Errorf("effective lambda %v for %d training images, want %v", rep.LambdaEffective, rep.Settings.TrainImages, want)
 	}
 }

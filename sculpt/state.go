@@ -18,12 +18,12 @@ const CheckpointFile = "checkpoint.json"
 // The format name and version of checkpoints.
 const (
 	CheckpointFormat  = "machines-sculpt-checkpoint"
-	CheckpointVersion = 2
+	CheckpointVersion = 3
 )
 
 // checkpointFormat reads only checkpoints of the current version: an older
 // one lacks state that a resumed run needs (version 1 did not record the
-// epoch fine-tuning starts).
+// epoch fine-tuning starts, version 2 the validation split).
 var checkpointFormat = jsonfile.Format{Name: CheckpointFormat, What: "a sculpt checkpoint",
 	Oldest: CheckpointVersion, Newest: CheckpointVersion}
 
@@ -38,9 +38,9 @@ type state struct {
 
 // Epoch records one epoch of a run.
 type Epoch struct {
-	// TestAccuracy is the fraction of the test images that the machine
-	// classifies right at the end of the epoch.
-	TestAccuracy float64 `json:"test_accuracy"`
+	// ValidationAccuracy is the fraction of the validation images that
+	// the machine classifies right at the end of the epoch.
+	ValidationAccuracy float64 `json:"validation_accuracy"`
 	// TrainLoss is the mean cross-entropy of the epoch's minibatches,
 	// without the penalty, as the weights changed during the epoch.
 	TrainLoss float64 `json:"train_loss"`
@@ -86,9 +86,11 @@ type Settings struct {
 	Penalty   string `json:"penalty"`
 	Optimizer string `json:"optimizer"`
 	Seed      uint64 `json:"seed"`
-	// TrainImages and TestImages are the number of images used.
-	TrainImages int `json:"train_images"`
-	TestImages  int `json:"test_images"`
+	// TrainImages, ValidationImages and TestImages are the number of
+	// images of each part.
+	TrainImages      int `json:"train_images"`
+	ValidationImages int `json:"validation_images"`
+	TestImages       int `json:"test_images"`
 }
 
 // archShape is how a checkpoint names its architecture.

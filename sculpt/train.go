@@ -25,7 +25,10 @@ type Config struct {
 	// Nodes is the number of hidden nodes of the generous architecture
 	// (10) and Channels their width (4).
 	Nodes, Channels int
-	// Epochs is the number of passes over the training images (7).
+	// Epochs is the number of passes over the training images; zero
+	// means as many as make about DefaultSteps minibatch steps (7 on
+	// Fashion-MNIST), so that the penalty means the same on any data set
+	// (see the package documentation).
 	Epochs int
 	// Batch is the minibatch size (32) and LR the Adam learning rate
 	// (1e-3).
@@ -38,9 +41,9 @@ type Config struct {
 	Lambda, Tol float64
 	// Finetune is the number of final epochs of the budget that train
 	// the sculpted machine without the penalty, to undo the shrinkage
-	// of the surviving weights (min(DefaultFinetune, Epochs-1), so that
-	// at least one epoch applies the penalty); a negative value means
-	// none. With the penalty on it must be smaller than Epochs. A run
+	// of the surviving weights (3/7 of Epochs, rounded, and at most
+	// Epochs-1, so that at least one epoch applies the penalty); a
+	// negative value means none. With the penalty on it must be smaller than Epochs. A run
 	// resumed before its fine-tuning began follows the new Epochs and
 	// Finetune; one resumed after fine-tunes to its new end (see
 	// Settings.FinetuneFrom).
@@ -64,6 +67,30 @@ type Config struct {
 	// MaxTrain and MaxTest, if positive, use only the first images of
 	// each split, for a quick run.
 	MaxTrain, MaxTest int
+	// Validation is the fraction of the training images held out, by a
+	// draw from Seed, to measure the accuracy after every epoch; zero
+	// means DefaultValidation, at most MaxValidation images. The test
+	// images are classified once, at the end: nothing is chosen on them.
+	Validation float64
+}
+
+// DefaultValidation and MaxValidation size the validation split when
+// Config.Validation is zero.
+const (
+	DefaultValidation = 0.1
+	MaxValidation     = 5000
+)
+
+// DefaultSteps is the training budget, in minibatch steps, when
+// Config.Epochs is zero: 7 epochs of the 55,000 Fashion-MNIST training
+// images that the validation split leaves, at minibatches of 32.
+const DefaultSteps = 12000
+
+// defaultEpochs returns the number of epochs that make about
+// DefaultSteps steps of minibatches of batch images out of n.
+func defaultEpochs(n, batch int) int {
+	stepsPerEpoch := max(n/batch, 1)
+	return max(1, int(math.Round(float64(DefaultSteps)/float64(stepsPerEpoch))))
 }
 
 func (c Config) withDefaults() Config {
@@ -74,10 +101,10 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.Nodes, 10)
 	def(&c.Channels, 4)
-	def(&c.Epochs, DefaultEpochs)
 	def(&c.Batch, 32)
-	def(&c.Finetune, min(DefaultFinetune, c.Epochs-1))
-	c.Finetune = max(c.Finetune, 0)
+	if c.Epochs > 0 {
+		c.defaultFinetune()
+	}
 	def(&c.Workers, min(2, runtime.GOMAXPROCS(0)))
 	if c.LR == 0 {
 		c.LR = 1e-3
@@ -94,22 +121,24 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// defaultFinetune sets a zero Finetune to 3/7 of Epochs, the share of
+// the fine-tuning epochs in the 7 of a Fashion-MNIST run, keeping at
+// least one epoch with the penalty, and a negative one to none.
+func (c *Config) defaultFinetune() {
+	if c.Finetune == 0 {
+		c.Finetune = min(int(math.Round(float64(c.Epochs)*3/7)), c.Epochs-1)
+	}
+	c.Finetune = max(c.Finetune, 0)
+}
+
 // DefaultLambda is the weight of the group-lasso penalty when Config
 // leaves it zero.
 const DefaultLambda = 0.085
 
-// DefaultEpochs is the number of epochs when Config leaves it zero.
-const DefaultEpochs = 7
-
-// DefaultFinetune is the number of fine-tuning epochs when Config leaves
-// it zero, if Epochs is larger; with fewer epochs all but the first
-// fine-tune.
-const DefaultFinetune = 3
-
 // check returns an error for settings no run can use.
 func (c Config) check() error {
 	switch {
-	case c.Nodes < 1 || c.Channels < 1 || c.Epochs < 1 || c.Batch < 1 || c.Workers < 1:
+	case c.Nodes < 1 || c.Channels < 1 || c.Epochs < 0 || c.Batch < 1 || c.Workers < 1:
 		return fmt.Errorf("sculpt: nodes %d, channels %d, epochs %d, batch %d and workers %d must be at least 1",
 			c.Nodes, c.Channels, c.Epochs, c.Batch, c.Workers)
 	case !(c.LR > 0) || math.IsInf(c.LR, 0):
@@ -118,7 +147,9 @@ func (c Config) check() error {
 		return fmt.Errorf("sculpt: lambda %g, want a finite number", c.Lambda)
 	case !(c.Tol > 0) || math.IsInf(c.Tol, 0):
 		return fmt.Errorf("sculpt: tolerance %g, want a finite positive number", c.Tol)
-	case c.Lambda > 0 && c.Finetune >= c.Epochs:
+	case !(c.Validation >= 0 && c.Validation < 1):
+		return fmt.Errorf("sculpt: validation fraction %g, want one in [0, 1)", c.Validation)
+	case c.Lambda > 0 && c.Epochs > 0 && c.Finetune >= c.Epochs:
 		return fmt.Errorf("sculpt: %d fine-tuning epochs of %d leave none for the penalty; want finetune smaller than epochs", c.Finetune, c.Epochs)
 	case c.Batch < c.Workers:
 		return fmt.Errorf("sculpt: batch %d smaller than the %d workers", c.Batch, c.Workers)
@@ -137,16 +168,18 @@ type group struct {
 
 // run is a sculpting run in progress.
 type run struct {
-	cfg         Config
-	arch        *Arch
-	train, test *dataset.Images
-	st          *state
+	cfg              Config
+	arch             *Arch
+	train, val, test *dataset.Images
+	st               *state
 	// finetuneFrom is the index of the first epoch without the penalty.
 	finetuneFrom int
 }
 
 // Run sculpts the generous architecture (see Generous) on the training
-// images and tests it on the test images after each epoch; with
+// images, less a validation split on which it measures the accuracy
+// after each epoch, and tests the final machine once on the test
+// images; with
 // Config.Out set it writes a checkpoint after each epoch and, at the end,
 // the report ReportFile, the final machine ModelFile (a saved hypergraph
 // machine), the Graphviz files sculpt-start.dot and sculpt-end.dot of the
@@ -188,10 +221,18 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 			}
 		}
 	}
+	train, val := splitValidation(train, c.Validation, c.Seed)
 	if train.N < c.Batch {
-		return nil, fmt.Errorf("sculpt: %d training images, fewer than a batch of %d", train.N, c.Batch)
+		return nil, fmt.Errorf("sculpt: %d training images after holding out %d for validation, fewer than a batch of %d", train.N, val.N, c.Batch)
 	}
-	r := &run{cfg: c, arch: Generous(train.NumChannels(), train.Rows, train.Cols, classes, c.Nodes, c.Channels), train: train, test: test,
+	if c.Epochs == 0 {
+		c.Epochs = defaultEpochs(train.N, c.Batch)
+		c.defaultFinetune()
+		if err := c.check(); err != nil {
+			return nil, err
+		}
+	}
+	r := &run{cfg: c, arch: Generous(train.NumChannels(), train.Rows, train.Cols, classes, c.Nodes, c.Channels), train: train, val: val, test: test,
 		finetuneFrom: c.Epochs - c.Finetune}
 	ckpt := ""
 	if c.Out != "" {
@@ -244,6 +285,26 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 	return rep, nil
 }
 
+// validationStream keeps the validation draw apart from the other uses
+// of the seed.
+const validationStream = 0x76616c
+
+// splitValidation holds out a seeded draw of the images for validation:
+// the given fraction of them (DefaultValidation, at most MaxValidation
+// images, if it is zero), at least one. The rest train.
+func splitValidation(im *dataset.Images, fraction float64, seed uint64) (train, val *dataset.Images) {
+	n := int(math.Ceil(fraction * float64(im.N)))
+	if fraction == 0 {
+		n = min(int(math.Ceil(DefaultValidation*float64(im.N))), MaxValidation)
+	}
+	n = max(n, 1)
+	perm := rand.New(rand.NewPCG(seed, validationStream)).Perm(im.N)
+	held, rest := perm[:n], perm[n:]
+	slices.Sort(held)
+	slices.Sort(rest)
+	return im.Subset(rest), im.Subset(held)
+}
+
 func seq(n int) []int {
 	s := make([]int, n)
 	for i := range s {
@@ -266,7 +327,8 @@ func (r *run) settings() Settings {
 		mode = "plain"
 	}
 	return Settings{Nodes: c.Nodes, Channels: c.Channels, Batch: c.Batch, LR: c.LR, Lambda: c.Lambda, Tol: c.Tol,
-		FinetuneFrom: r.finetuneFrom, Penalty: mode, Optimizer: "adam", Seed: c.Seed, TrainImages: r.train.N, TestImages: r.test.N}
+		FinetuneFrom: r.finetuneFrom, Penalty: mode, Optimizer: "adam", Seed: c.Seed,
+		TrainImages: r.train.N, ValidationImages: r.val.N, TestImages: r.test.N}
 }
 
 // initial returns the state before training: the generous machine's
@@ -458,13 +520,13 @@ func (r *run) epoch() error {
 	}
 	storeWeights(st.Weights, m)
 	trainSeconds := time.Since(start).Seconds()
-	acc := accuracy(machine(r.arch, st.Pruned, st.Weights), r.test, c.Workers)
+	acc := accuracy(machine(r.arch, st.Pruned, st.Weights), r.val, c.Workers)
 	live, _, flops := r.arch.Count(st.Pruned)
-	e := Epoch{TestAccuracy: acc, TrainLoss: lossSum / float64(steps), Penalty: r.penalty(lambda),
+	e := Epoch{ValidationAccuracy: acc, TrainLoss: lossSum / float64(steps), Penalty: r.penalty(lambda),
 		EdgesLive: live, FLOPsLive: flops, Pruned: newlyPruned,
 		Seconds: time.Since(start).Seconds(), ImagesPerSecond: float64(steps*c.Batch) / trainSeconds}
 	st.History = append(st.History, e)
-	r.logf("\nepoch %d/%d: test accuracy %.4f, loss %.4f + penalty %.4f, live edges %d/%d, %.1fs\n",
+	r.logf("\nepoch %d/%d: validation accuracy %.4f, loss %.4f + penalty %.4f, live edges %d/%d, %.1fs\n",
 		k+1, c.Epochs, acc, e.TrainLoss, e.Penalty, live, len(r.arch.Edges), e.Seconds)
 	return nil
 }
@@ -509,7 +571,21 @@ func (r *run) lambda(k int) float64 {
 	if k >= r.finetuneFrom {
 		return 0
 	}
-	return r.cfg.Lambda
+	return r.cfg.Lambda * lambdaScale(r.train.N)
+}
+
+// ReferenceImages is the training-set size at which Config.Lambda is
+// the weight of the penalty as given: the Fashion-MNIST training images
+// less the default validation split.
+const ReferenceImages = 55000
+
+// lambdaScale is the factor by which Config.Lambda is multiplied for a
+// training set of n images, (ReferenceImages/n)^(1/4): a smaller set is
+// fitted more closely by the end of its steps, so the edges it does not
+// need keep consistent gradients longer and need a stronger pull to die.
+// The exponent was measured (see the package documentation).
+func lambdaScale(n int) float64 {
+	return math.Pow(ReferenceImages/float64(n), 0.25)
 }
 
 // penalty returns the group-lasso penalty, with weight lambda, of the

@@ -235,9 +235,9 @@ func TestNoDoubledPrefix(t *testing.T) {
 		want string
 	}{
 		{"experiment of a package", []string{"experiment", "sculpt", "-data", few, "-out", t.TempDir()},
-			"machines experiment: sculpt: 16 training images, fewer than a batch of 32\n"},
+			"machines experiment: sculpt: 14 training images after holding out 2 for validation, fewer than a batch of 32\n"},
 		{"sculpt", []string{"sculpt", "-data", few, "-out", t.TempDir()},
-			"machines sculpt: 16 training images, fewer than a batch of 32\n"},
+			"machines sculpt: 14 training images after holding out 2 for validation, fewer than a batch of 32\n"},
 		{"experiment writing its report", []string{"experiment", "polynomial", "-quick", "-out", "/dev/null/out"},
 			"machines experiment: mkdir /dev/null: not a directory\n"},
 	} {

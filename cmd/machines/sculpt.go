@@ -22,8 +22,9 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	split := fs.Float64("split", dataset.DefaultSplit, "fraction of each class held out for testing, for a folder without train and test folders")
 	nodes := fs.Int("nodes", 10, "hidden nodes of the generous architecture")
 	channels := fs.Int("channels", 4, "channels of each node")
-	epochs := fs.Int("epochs", sculpt.DefaultEpochs, "epochs in all")
-	finetune := fs.Int("finetune", -1, fmt.Sprintf("final epochs that train without the penalty; -1 means min(%d, epochs-1)", sculpt.DefaultFinetune))
+	epochs := fs.Int("epochs", 0, fmt.Sprintf("epochs in all; 0 means about %d minibatch steps (7 epochs of Fashion-MNIST)", sculpt.DefaultSteps))
+	finetune := fs.Int("finetune", -1, "final epochs that train without the penalty; -1 means 3/7 of the epochs")
+	validation := fs.Float64("validation", 0, fmt.Sprintf("fraction of the training images held out to measure each epoch; 0 means %g, at most %d images", sculpt.DefaultValidation, sculpt.MaxValidation))
 	lambda := fs.Float64("lambda", sculpt.DefaultLambda, "weight of the group-lasso penalty (0 turns it off)")
 	tol := fs.Float64("tol", 1e-6, "prune an edge when its weight norm falls below this (> 0)")
 	lr := fs.Float64("lr", 1e-3, "Adam learning rate")
@@ -33,7 +34,7 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the initial weights and the minibatch order")
 	resume := fs.Bool("resume", false, "continue from the checkpoint in -out")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: machines sculpt -data DIR [-size N|WxH] [-split F] [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-out DIR] [-seed N] [-resume] [-plain] [-lr LR] [-batch B]\n\nflags:\n")
+		fmt.Fprintf(fs.Output(), "usage: machines sculpt -data DIR [-size N|WxH] [-split F] [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-validation V] [-out DIR] [-seed N] [-resume] [-plain] [-lr LR] [-batch B]\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -46,9 +47,11 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 		return usagef("-split %g, want a fraction between 0 and 1", *split)
 	case *nodes < 1 || *channels < 1 || *batch < 1:
 		return usagef("-nodes %d, -channels %d and -batch %d must be at least 1", *nodes, *channels, *batch)
-	case *epochs < 1 || *finetune < -1:
-		return usagef("-epochs %d and -finetune %d, want at least 1 and -1", *epochs, *finetune)
-	case *lambda > 0 && *finetune >= *epochs:
+	case *epochs < 0 || *finetune < -1:
+		return usagef("-epochs %d and -finetune %d, want at least 0 and -1", *epochs, *finetune)
+	case !(*validation >= 0 && *validation < 1):
+		return usagef("-validation %g, want a fraction in [0, 1)", *validation)
+	case *lambda > 0 && *epochs > 0 && *finetune >= *epochs:
 		return usagef("-finetune %d of -epochs %d leaves no epoch for the penalty; want fewer", *finetune, *epochs)
 	case !(*lambda >= 0) || math.IsInf(*lambda, 0):
 		return usagef("-lambda %g, want a finite number of at least 0", *lambda)
@@ -78,7 +81,7 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep, err := sculpt.Run(sculpt.Config{Nodes: *nodes, Channels: *channels, Epochs: *epochs, Finetune: *finetune, Batch: *batch, LR: *lr,
-		Lambda: *lambda, Tol: *tol, Plain: *plain, Seed: *seed, Out: *out, Resume: *resume, Progress: stderr}, train, test)
+		Lambda: *lambda, Tol: *tol, Plain: *plain, Seed: *seed, Out: *out, Resume: *resume, Validation: *validation, Progress: stderr}, train, test)
 	if err != nil {
 		return err
 	}
@@ -89,8 +92,8 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 
 // printSculpt writes the summary of a sculpting run.
 func printSculpt(w io.Writer, rep *sculpt.Report) {
-	for i, acc := range rep.TestAccuracy {
-		fmt.Fprintf(w, "epoch %d: test accuracy %.4f, live edges %d, %.1fs\n", i+1, acc, rep.History[i].EdgesLive, rep.SecondsPerEpoch[i])
+	for i, acc := range rep.ValidationAccuracy {
+		fmt.Fprintf(w, "epoch %d: validation accuracy %.4f, live edges %d, %.1fs\n", i+1, acc, rep.History[i].EdgesLive, rep.SecondsPerEpoch[i])
 	}
 	fmt.Fprintf(w, "edges %d -> %d (%.0f%% pruned), nodes %d -> %d, FLOPs per image %d -> %d\n",
 		rep.EdgesInitial, rep.EdgesLive, 100*float64(rep.EdgesInitial-rep.EdgesLive)/float64(rep.EdgesInitial),

@@ -52,7 +52,7 @@ func TestSculptCommand(t *testing.T) {
 	if code := run(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit status %d; stderr:\n%s", code, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "epoch 2: test accuracy") || !strings.Contains(stderr.String(), "images/s") {
+	if !strings.Contains(stdout.String(), "epoch 2: validation accuracy") || !strings.Contains(stderr.String(), "images/s") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
 	raw, err := os.ReadFile(filepath.Join(out, "sculpt.json"))
@@ -63,7 +63,7 @@ func TestSculptCommand(t *testing.T) {
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"epochs", "test_accuracy", "edges_initial", "edges_live", "flops_initial", "flops_live", "seconds_per_epoch"} {
+	for _, key := range []string{"epochs", "validation_accuracy", "accuracy_pruned", "edges_initial", "edges_live", "flops_initial", "flops_live", "seconds_per_epoch"} {
 		if _, ok := rep[key]; !ok {
 			t.Errorf("sculpt.json has no %q", key)
 		}
