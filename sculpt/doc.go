@@ -70,6 +70,20 @@
 // the test images are classified once, at the end, so that nothing is
 // chosen on them.
 //
+// # The regularisation path
+//
+// With Config.Path (`machines sculpt -path`), Run trains along
+// increasing penalties instead, each point starting where the previous
+// one ended, the penalty epochs of the schedule shared among the points.
+// Each point is judged on a copy fine-tuned without the penalty for
+// Config.Finetune epochs, by its validation accuracy, live edges and
+// FLOPs; the copy kept is that of the point of fewest FLOPs whose
+// validation accuracy is within Config.PathTolerance (half a point) of
+// the first point's, or of the first point within Config.Budget edges,
+// and it is tested once. The report holds every point, and sculpt-path.png and
+// .svg draw accuracy against FLOPs with the kept point marked. A path
+// cannot be resumed.
+//
 // # Runs, checkpoints and results
 //
 // Run trains for Config.Epochs epochs, validating after each, and writes a

@@ -44,7 +44,11 @@ type Report struct {
 	// on a removed node, in the order of the architecture.
 	PrunedEdges []string `json:"pruned_edges"`
 	History     []Epoch  `json:"history"`
-	Settings    Settings `json:"settings"`
+	// Path holds the points of a regularisation path (Config.Path) and
+	// PathChosen the index of the one kept.
+	Path       []PathPoint `json:"path,omitempty"`
+	PathChosen int         `json:"path_chosen,omitempty"`
+	Settings   Settings    `json:"settings"`
 	// Files are the files written besides sculpt.json.
 	Files []string `json:"files,omitempty"`
 }
@@ -53,7 +57,7 @@ type Report struct {
 func (r *run) report() (*Report, error) {
 	a, st := r.arch, r.st
 	rep := &Report{Epochs: len(st.History), History: st.History, Settings: r.settings(),
-		LambdaEffective: r.cfg.Lambda * lambdaScale(r.train.N)}
+		LambdaEffective: r.cfg.Lambda * lambdaScale(r.train.N), Path: r.pathPoints, PathChosen: r.chosen}
 	rep.EdgesInitial, rep.ParamsInitial, rep.FLOPsInitial = a.Count(nil)
 	rep.EdgesLive, rep.ParamsLive, rep.FLOPsLive = a.Count(st.Pruned)
 	for _, e := range st.History {
@@ -119,7 +123,24 @@ func writeResults(dir string, a *Arch, st *state, rep *Report) error {
 	if err != nil {
 		return fmt.Errorf("sculpt: %w", err)
 	}
-	rep.Files = append(files, figs...)
+	files = append(files, figs...)
+	if len(rep.Path) > 0 {
+		x, y := rep.pathSeries()
+		c := rep.Path[rep.PathChosen]
+		figs, err := figure.Lines(filepath.Join(dir, "sculpt-path"), figure.Chart{
+			Title:  fmt.Sprintf("regularisation path: kept lambda %g, %d edges", c.Lambda, c.EdgesLive),
+			XLabel: "FLOPs per image", YLabel: "validation accuracy (%)", Legend: figure.BottomRight,
+			Series: []figure.Series{
+				{Name: "path, penalty increasing", X: x, Y: y},
+				{Name: "kept", X: []float64{x[rep.PathChosen]}, Y: []float64{y[rep.PathChosen]}, Points: true},
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("sculpt: %w", err)
+		}
+		files = append(files, figs...)
+	}
+	rep.Files = files
 	err = atomicfile.WriteFile(filepath.Join(dir, ReportFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

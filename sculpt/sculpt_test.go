@@ -377,6 +377,8 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Batch: 1, Workers: 2}, "workers"},
 		{Config{Nodes: -1}, "nodes -1"},
 		{Config{Epochs: 2, Finetune: 2}, "fine-tuning"},
+		{Config{Path: []float64{1, 0.5}}, "increasing"},
+		{Config{Budget: -1}, "budget -1"},
 	} {
 		_, err := Run(tc.c, train, test)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -67,6 +67,16 @@ type Config struct {
 	// MaxTrain and MaxTest, if positive, use only the first images of
 	// each split, for a quick run.
 	MaxTrain, MaxTest int
+	// Path, if not empty, lists the penalties of a regularisation path,
+	// increasing, which Run trains along instead of the fixed schedule
+	// (see the package documentation); DefaultPath is the command's.
+	Path []float64
+	// PathTolerance is how far below the first point's validation
+	// accuracy the chosen point may be (0.005, half a point); Budget, if
+	// positive, ends the path at the first point with at most that many
+	// live edges, which is then chosen.
+	PathTolerance float64
+	Budget        int
 	// Validation is the fraction of the training images held out, by a
 	// draw from Seed, to measure the accuracy after every epoch; zero
 	// means DefaultValidation, at most MaxValidation images. The test
@@ -115,6 +125,9 @@ func (c Config) withDefaults() Config {
 	case c.Lambda < 0:
 		c.Lambda = 0
 	}
+	if c.PathTolerance == 0 {
+		c.PathTolerance = DefaultPathTolerance
+	}
 	if c.Tol == 0 {
 		c.Tol = 1e-6
 	}
@@ -147,6 +160,10 @@ func (c Config) check() error {
 		return fmt.Errorf("sculpt: lambda %g, want a finite number", c.Lambda)
 	case !(c.Tol > 0) || math.IsInf(c.Tol, 0):
 		return fmt.Errorf("sculpt: tolerance %g, want a finite positive number", c.Tol)
+	case !(c.PathTolerance >= 0) || c.Budget < 0:
+		return fmt.Errorf("sculpt: path tolerance %g and budget %d, want both at least 0", c.PathTolerance, c.Budget)
+	case !pathIncreasing(c.Path):
+		return fmt.Errorf("sculpt: path %v, want finite penalties, at least 0 and increasing", c.Path)
 	case !(c.Validation >= 0 && c.Validation < 1):
 		return fmt.Errorf("sculpt: validation fraction %g, want one in [0, 1)", c.Validation)
 	case c.Lambda > 0 && c.Epochs > 0 && c.Finetune >= c.Epochs:
@@ -174,6 +191,12 @@ type run struct {
 	st               *state
 	// finetuneFrom is the index of the first epoch without the penalty.
 	finetuneFrom int
+	// pathLambda, on a regularisation path, is the penalty of the
+	// current epoch, before lambdaScale; it overrides the schedule.
+	pathLambda *float64
+	// pathPoints and chosen record the path.
+	pathPoints []PathPoint
+	chosen     int
 }
 
 // Run sculpts the generous architecture (see Generous) on the training
@@ -263,7 +286,15 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 	} else {
 		r.st = r.initial()
 	}
-	for len(r.st.History) < c.Epochs {
+	if len(c.Path) > 0 {
+		if c.Resume {
+			return nil, errors.New("sculpt: a regularisation path cannot be resumed; start it anew")
+		}
+		if err := r.path(); err != nil {
+			return nil, err
+		}
+	}
+	for len(c.Path) == 0 && len(r.st.History) < c.Epochs {
 		if err := r.epoch(); err != nil {
 			return nil, err
 		}
@@ -568,6 +599,9 @@ func (r *run) bar(epoch, step, steps int, rate, loss float64, live int) {
 // lambda returns the weight of the penalty in epoch k (from 0): zero
 // once fine-tuning has begun.
 func (r *run) lambda(k int) float64 {
+	if r.pathLambda != nil {
+		return *r.pathLambda * lambdaScale(r.train.N)
+	}
 	if k >= r.finetuneFrom {
 		return 0
 	}

@@ -33,8 +33,11 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "out", "directory for the checkpoint, the report and the pictures")
 	seed := fs.Uint64("seed", 1, "seed of the initial weights and the minibatch order")
 	resume := fs.Bool("resume", false, "continue from the checkpoint in -out")
+	path := fs.Bool("path", false, "train along a regularisation path of increasing penalties (-lambda/2 to 4 -lambda by half octaves), keep the\nsparsest machine within -tolerance of the first point's validation accuracy, fine-tune it and test it once")
+	tolerance := fs.Float64("tolerance", sculpt.DefaultPathTolerance, "with -path: accuracy the kept machine may lose on the validation split")
+	budget := fs.Int("budget", 0, "with -path: stop at the first point with at most this many live edges and keep it")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: machines sculpt -data DIR [-size N|WxH] [-split F] [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-validation V] [-out DIR] [-seed N] [-resume] [-plain] [-lr LR] [-batch B]\n\nflags:\n")
+		fmt.Fprintf(fs.Output(), "usage: machines sculpt -data DIR [-size N|WxH] [-split F] [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-validation V] [-path [-tolerance T] [-budget EDGES]] [-out DIR] [-seed N] [-resume] [-plain] [-lr LR] [-batch B]\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -60,6 +63,20 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	case !(*lr > 0) || math.IsInf(*lr, 0):
 		return usagef("-lr %g, want a positive number", *lr)
 	}
+	set := setFlags(fs)
+	var lambdas []float64
+	switch {
+	case *path && *lambda == 0:
+		return usagef("-path needs a penalty; -lambda 0 turns it off")
+	case *path:
+		for _, f := range sculpt.DefaultPath {
+			lambdas = append(lambdas, f/sculpt.DefaultLambda**lambda)
+		}
+	case *budget != 0 || set["tolerance"]:
+		return usagef("-budget and -tolerance apply to -path only")
+	case *budget < 0 || !(*tolerance >= 0):
+		return usagef("-budget %d and -tolerance %g, want at least 0", *budget, *tolerance)
+	}
 	if *lambda == 0 {
 		*lambda = -1 // sculpt.Config: negative turns the penalty off
 	}
@@ -81,7 +98,8 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep, err := sculpt.Run(sculpt.Config{Nodes: *nodes, Channels: *channels, Epochs: *epochs, Finetune: *finetune, Batch: *batch, LR: *lr,
-		Lambda: *lambda, Tol: *tol, Plain: *plain, Seed: *seed, Out: *out, Resume: *resume, Validation: *validation, Progress: stderr}, train, test)
+		Lambda: *lambda, Tol: *tol, Plain: *plain, Seed: *seed, Out: *out, Resume: *resume, Validation: *validation,
+		Path: lambdas, PathTolerance: *tolerance, Budget: *budget, Progress: stderr}, train, test)
 	if err != nil {
 		return err
 	}
@@ -98,6 +116,14 @@ func printSculpt(w io.Writer, rep *sculpt.Report) {
 	fmt.Fprintf(w, "edges %d -> %d (%.0f%% pruned), nodes %d -> %d, FLOPs per image %d -> %d\n",
 		rep.EdgesInitial, rep.EdgesLive, 100*float64(rep.EdgesInitial-rep.EdgesLive)/float64(rep.EdgesInitial),
 		rep.NodesInitial, rep.NodesLive, rep.FLOPsInitial, rep.FLOPsLive)
+	for i, p := range rep.Path {
+		kept := ""
+		if i == rep.PathChosen {
+			kept = " (kept)"
+		}
+		fmt.Fprintf(w, "path: lambda %g: validation accuracy %.4f, live edges %d, FLOPs per image %d%s\n",
+			p.Lambda, p.ValidationAccuracy, p.EdgesLive, p.FLOPsLive, kept)
+	}
 	fmt.Fprintf(w, "test accuracy pruned %.4f, unpruned (same weights) %.4f\n", rep.AccuracyPruned, rep.AccuracyUnpruned)
 }
 
