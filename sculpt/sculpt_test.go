@@ -3,10 +3,13 @@ package sculpt
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -366,6 +369,45 @@ func TestFewEpochsPrune(t *testing.T) {
 	}
 }
 
+// TestWorkersReproducible checks that two runs with the same seed and
+// the same number of workers train the same weights and history, with
+// and without pruning during the epochs, and that the workers default to
+// one per core.
+func TestWorkersReproducible(t *testing.T) {
+	if w := (Config{}).withDefaults().Workers; w != runtime.GOMAXPROCS(0) {
+		t.Errorf("default workers %d, want GOMAXPROCS %d", w, runtime.GOMAXPROCS(0))
+	}
+	train, test := smallData()
+	for _, workers := range []int{1, 2, 3} {
+		for _, lambda := range []float64{0.05, 1.5} {
+			t.Run(fmt.Sprintf("workers=%d/lambda=%g", workers, lambda), func(t *testing.T) {
+				var cks [2]checkpoint
+				for i := range cks {
+					c := smallConfig(t.TempDir())
+					c.Workers, c.Lambda, c.Epochs = workers, lambda, 3
+					if _, err := Run(c, train, test); err != nil {
+						t.Fatal(err)
+					}
+					cks[i] = readCheckpointFile(t, c.Out)
+					for j := range cks[i].History {
+						e := &cks[i].History[j]
+						e.Seconds, e.ImagesPerSecond = 0, 0
+					}
+				}
+				if lambda > 1 && len(cks[0].Pruned) == 0 {
+					t.Error("nothing pruned")
+				}
+				if !reflect.DeepEqual(cks[0].History, cks[1].History) || !reflect.DeepEqual(cks[0].Pruned, cks[1].Pruned) {
+					t.Errorf("histories differ:\n%+v\n%+v", cks[0].History, cks[1].History)
+				}
+				if !reflect.DeepEqual(cks[0].Weights, cks[1].Weights) {
+					t.Error("the weights differ")
+				}
+			})
+		}
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	train, test := smallData()
 	for _, tc := range []struct {
@@ -462,5 +504,36 @@ func TestLambdaScale(t *testing.T) {
 	}
 	if want := c.Lambda * lambdaScale(rep.Settings.TrainImages); math.Abs(rep.LambdaEffective-want) > 1e-15 || rep.LambdaEffective <= c.Lambda {
 		t.Errorf("effective lambda %v for %d training images, want %v", rep.LambdaEffective, rep.Settings.TrainImages, want)
+	}
+}
+
+// BenchmarkEpoch times one epoch of the generous architecture on the
+// first 10,000 Fashion-MNIST training images with one worker and with
+// one per core, as the sculpt suite of package bench does.
+func BenchmarkEpoch(b *testing.B) {
+	const dir = "/usr/share/datasets/fashion-mnist"
+	train, err := dataset.LoadIDX(dir, "train")
+	if err != nil {
+		b.Skip(err)
+	}
+	test, err := dataset.LoadIDX(dir, "t10k")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, w := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run("workers="+strconv.Itoa(w), func(b *testing.B) {
+			if w == 1 {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			}
+			images := 0.0
+			for range b.N {
+				rep, err := Run(Config{Epochs: 1, MaxTrain: 10000, MaxTest: 32, Seed: 1, Workers: w}, train, test)
+				if err != nil {
+					b.Fatal(err)
+				}
+				images += rep.History[0].ImagesPerSecond
+			}
+			b.ReportMetric(images/float64(b.N), "images/s")
+		})
 	}
 }

@@ -54,7 +54,10 @@ type Config struct {
 	// Seed seeds the initial weights and the order of the minibatches.
 	Seed uint64
 	// Workers is the number of goroutines a minibatch is split over;
-	// zero means min(2, GOMAXPROCS).
+	// zero means GOMAXPROCS, one per core. A run is reproducible for a
+	// given seed and number of workers, but its weights depend on the
+	// number: each worker sums the gradient of its share of the
+	// minibatch, in float32, before the shares are summed.
 	Workers int
 	// Out is the directory of the checkpoint and the results; empty
 	// means no checkpoint and no files.
@@ -115,7 +118,7 @@ func (c Config) withDefaults() Config {
 	if c.Epochs > 0 {
 		c.defaultFinetune()
 	}
-	def(&c.Workers, min(2, runtime.GOMAXPROCS(0)))
+	def(&c.Workers, runtime.GOMAXPROCS(0))
 	if c.LR == 0 {
 		c.LR = 1e-3
 	}
@@ -181,6 +184,10 @@ type group struct {
 	lo, hi int
 	lasso  optim.GroupLasso // the edge's own penalty, weight λ·sqrt(size)
 	frozen bool             // pruned during this epoch
+	// justFrozen marks an edge pruned in the last step, and saved holds
+	// the weights a frozen edge is kept at.
+	justFrozen bool
+	saved      []float32
 }
 
 // run is a sculpting run in progress.
@@ -460,85 +467,49 @@ func (r *run) epoch() error {
 	k := len(st.History)
 	start := time.Now()
 	m := machine(r.arch, st.Pruned, st.Weights)
-	params := m.Params()
 	lambda := r.lambda(k)
 	gs := groups(m, lambda)
-	reps := make([]*replica, c.Workers)
-	for w := range reps {
+	u := &update{params: m.Params(), gs: gs, reps: make([]*replica, c.Workers), shards: shards(gs, c.Workers, c.LR),
+		lambda: lambda, lr: c.LR, tol: c.Tol, plain: c.Plain}
+	for w := range u.reps {
 		// The minibatch is split as evenly as the workers allow.
-		reps[w] = newReplica(m, c.Batch/c.Workers+btoi(w < c.Batch%c.Workers), r.train)
+		u.reps[w] = newReplica(m, c.Batch/c.Workers+btoi(w < c.Batch%c.Workers), r.train)
 	}
-	grad := make([]float32, len(params))
-	adam := &optim.Adam{LR: c.LR}
+	if c.Workers > 1 {
+		u.grad = make([]float32, len(u.params))
+	}
 	batches := dataset.NewBatches(r.train.N, c.Batch, rand.New(rand.NewPCG(c.Seed, uint64(k)+1)))
 	batches.DropLast = true
 	nb := batches.Len()
 	lossSum, steps := 0.0, 0
 	var newlyPruned []string
-	var norms [1]float64
-	frozen := map[string][]float32{}
 	lastShown := time.Time{}
-	var wg sync.WaitGroup
 	for step := 0; ; step++ {
 		idx, ok := batches.Next()
 		if !ok {
 			break
 		}
-		off := 0
-		for w, rp := range reps {
-			part := idx[off : off+len(rp.labels)]
-			off += len(rp.labels)
-			if w == len(reps)-1 {
-				r.stepReplica(rp, part)
-				continue
+		parallel(len(u.reps), func(w int) {
+			rp := u.reps[w]
+			lo := 0
+			for _, q := range u.reps[:w] {
+				lo += len(q.labels)
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r.stepReplica(rp, part)
-			}()
-		}
-		wg.Wait()
-		clear(grad)
+			r.stepReplica(rp, idx[lo:lo+len(rp.labels)])
+		})
 		loss := 0.0
-		for _, rp := range reps {
-			share := float32(len(rp.labels)) / float32(c.Batch)
-			for i, g := range rp.grad {
-				grad[i] += share * g
-			}
-			loss += float64(share) * float64(rp.loss.Scalar())
+		for _, rp := range u.reps {
+			loss += float64(u.share(rp)) * float64(rp.loss.Scalar())
 		}
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
 			return fmt.Errorf("sculpt: epoch %d, step %d: the loss is %v; try a smaller learning rate", k+1, step+1, loss)
 		}
 		lossSum += loss
 		steps++
-		if c.Plain && lambda > 0 {
-			for _, g := range gs {
-				if g.frozen {
-					continue
-				}
-				if n := g.lasso.Norms(norms[:], params)[0]; n > 0 {
-					s := float32(g.lasso.Lambda / n)
-					for i := g.lo; i < g.hi; i++ {
-						grad[i] += s * params[i]
-					}
-				}
-			}
-		}
-		adam.Step32(params, grad)
+		parallel(len(u.shards), func(w int) { u.step(&u.shards[w]) })
 		for i := range gs {
-			g := &gs[i]
-			if g.frozen {
-				copy(params[g.lo:g.hi], frozen[g.name])
-				continue
-			}
-			if !c.Plain && lambda > 0 {
-				g.lasso.Prox(params, c.LR)
-			}
-			if g.lasso.Norms(norms[:], params)[0] < c.Tol {
-				g.frozen = true
-				frozen[g.name] = slices.Clone(params[g.lo:g.hi])
+			if g := &gs[i]; g.justFrozen {
+				g.justFrozen = false
 				st.Pruned[g.name] = true
 				newlyPruned = append(newlyPruned, g.name)
 			}
@@ -560,6 +531,139 @@ func (r *run) epoch() error {
 	r.logf("\nepoch %d/%d: validation accuracy %.4f, loss %.4f + penalty %.4f, live edges %d/%d, %.1fs\n",
 		k+1, c.Epochs, acc, e.TrainLoss, e.Penalty, live, len(r.arch.Edges), e.Seconds)
 	return nil
+}
+
+// parallel calls f(0), ..., f(n-1), each but the last on its own
+// goroutine, and waits for them.
+func parallel(n int, f func(w int)) {
+	var wg sync.WaitGroup
+	for w := range n - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(w)
+		}()
+	}
+	f(n - 1)
+	wg.Wait()
+}
+
+// update is the step that follows the replicas' gradients: their sum,
+// Adam, the penalty and the pruning. The parameters are split into
+// shards of whole groups, one per worker, each updated on its own
+// goroutine; every parameter's update is the same whatever the split.
+type update struct {
+	params []float32
+	// grad is the minibatch's gradient, the replicas' weighted sum
+	// (nil with a single replica, whose gradient is used as it is).
+	grad            []float32
+	gs              []group
+	reps            []*replica
+	shards          []shard
+	lambda, lr, tol float64
+	plain           bool
+}
+
+// shard is a worker's share of the update: the groups gs[g0:g1], which
+// hold the parameters [lo, hi), with their own Adam.
+type shard struct {
+	g0, g1, lo, hi int
+	adam           optim.Adam
+	norms          [1]float64
+	_              [64]byte // no false sharing between the shards' states
+}
+
+// shards splits the groups gs into n runs of consecutive groups with
+// about the same number of parameters each.
+func shards(gs []group, n int, lr float64) []shard {
+	total := 0
+	if len(gs) > 0 {
+		total = gs[len(gs)-1].hi
+	}
+	s := make([]shard, n)
+	g := 0
+	for w := range s {
+		s[w].g0, s[w].lo = g, 0
+		if g < len(gs) {
+			s[w].lo = gs[g].lo
+		} else if g > 0 {
+			s[w].lo = gs[g-1].hi
+		}
+		// Take groups while their end is nearer the shard's share of
+		// the parameters than their start is.
+		end := (w + 1) * total / n
+		for g < len(gs) && (w == n-1 || gs[g].hi-end <= end-gs[g].lo) {
+			g++
+		}
+		s[w].g1, s[w].hi = g, s[w].lo
+		if g > s[w].g0 {
+			s[w].hi = gs[g-1].hi
+		}
+		s[w].adam.LR = lr
+	}
+	return s
+}
+
+// share returns the weight of a replica's mean loss in the minibatch's.
+func (u *update) share(rp *replica) float32 {
+	n := 0
+	for _, q := range u.reps {
+		n += len(q.labels)
+	}
+	return float32(len(rp.labels)) / float32(n)
+}
+
+// step updates the parameters of shard s.
+func (u *update) step(s *shard) {
+	params := u.params
+	var grad []float32
+	if u.grad == nil {
+		grad = u.reps[0].grad[s.lo:s.hi]
+	} else {
+		grad = u.grad[s.lo:s.hi]
+		for w, rp := range u.reps {
+			share := u.share(rp)
+			g := rp.grad[s.lo:s.hi]
+			if w == 0 {
+				for i, v := range g {
+					grad[i] = share * v
+				}
+				continue
+			}
+			for i, v := range g {
+				grad[i] += share * v
+			}
+		}
+	}
+	gs := u.gs[s.g0:s.g1]
+	if u.plain && u.lambda > 0 {
+		for _, g := range gs {
+			if g.frozen {
+				continue
+			}
+			if n := g.lasso.Norms(s.norms[:], params)[0]; n > 0 {
+				f := float32(g.lasso.Lambda / n)
+				for i := g.lo; i < g.hi; i++ {
+					grad[i-s.lo] += f * params[i]
+				}
+			}
+		}
+	}
+	s.adam.Step32(params[s.lo:s.hi], grad)
+	for i := range gs {
+		g := &gs[i]
+		if g.frozen {
+			copy(params[g.lo:g.hi], g.saved)
+			continue
+		}
+		if !u.plain && u.lambda > 0 {
+			g.lasso.Prox(params, u.lr)
+		}
+		if g.lasso.Norms(s.norms[:], params)[0] < u.tol {
+			g.frozen, g.justFrozen = true, true
+			g.saved = slices.Clone(params[g.lo:g.hi])
+		}
+	}
 }
 
 func btoi(b bool) int {
