@@ -31,6 +31,14 @@ type Workload struct {
 	// (0: none), and Reference what the prototypes measured.
 	Target    time.Duration
 	Reference string
+	// Procs is the GOMAXPROCS Run measures with: 0 means 1, a negative
+	// number every core (the GOMAXPROCS Run is called with).
+	Procs int
+	// Items, if positive, is the number of items a unit processes, of
+	// the kind ItemName names ("images"); Run then reports items per
+	// second.
+	Items    int
+	ItemName string
 	// setup prepares the data and returns the function that does one
 	// unit of work.
 	setup func() (func(), error)
@@ -46,6 +54,12 @@ type Result struct {
 	Reps     int    `json:"reps"`
 	Unit     string `json:"unit"`
 	TargetNS int64  `json:"target_ns,omitempty"`
+	// Procs is the GOMAXPROCS of the measurement.
+	Procs int `json:"procs"`
+	// PerSecond is the workload's items per second at the median time
+	// (0 if it counts none), and Item what they are.
+	PerSecond float64 `json:"per_second,omitempty"`
+	Item      string  `json:"item,omitempty"`
 }
 
 // Median returns the median time per unit.
@@ -78,13 +92,17 @@ func Workloads() []Workload {
 }
 
 // Run measures w: one warm-up, then runs samples of enough repetitions
-// to last about minSample each, single-threaded. It returns the median
-// time per unit.
+// to last about minSample each, single-threaded unless w.Procs says
+// otherwise. It returns the median time per unit.
 func Run(w Workload, runs int) (Result, error) {
 	if runs < 1 {
 		return Result{}, fmt.Errorf("bench: %d runs, want at least 1", runs)
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	procs := max(w.Procs, 1)
+	if w.Procs < 0 {
+		procs = runtime.GOMAXPROCS(0)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	unit, err := w.setup()
 	if err != nil {
 		return Result{}, fmt.Errorf("bench: %s: %w", w.Name, err)
@@ -114,8 +132,12 @@ func Run(w Workload, runs int) (Result, error) {
 	if runs%2 == 0 {
 		median = (samples[runs/2-1] + samples[runs/2]) / 2
 	}
-	return Result{Name: w.Name, Dtype: w.Dtype, MedianNS: int64(median), Runs: runs, Reps: reps,
-		Unit: w.Unit, TargetNS: int64(w.Target)}, nil
+	r := Result{Name: w.Name, Dtype: w.Dtype, MedianNS: int64(median), Runs: runs, Reps: reps,
+		Unit: w.Unit, TargetNS: int64(w.Target), Procs: procs}
+	if w.Items > 0 {
+		r.PerSecond, r.Item = float64(w.Items)/median.Seconds(), w.ItemName
+	}
+	return r, nil
 }
 
 func matmul64() (func(), error) {

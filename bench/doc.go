@@ -2,12 +2,13 @@
 // WORKLOADS.md in this directory: the ones that measure this library
 // against the paper's PyTorch and Julia prototypes, with the data and
 // initial values those measurements used (w4_data.json, embedded); the
-// machines suite of finite-depth machines; and the tabular suite, fits of
+// machines suite of finite-depth machines; the tabular suite, fits of
 // the default kernel machine on Friedman 1, to be read against the random
-// forest timed by friedman_rf.py.
+// forest timed by friedman_rf.py; and the sculpt suite, an epoch of
+// package sculpt on Fashion-MNIST on one core and on every core.
 //
-// Timings are single-threaded medians of repeated samples after a
-// warm-up; Run sets GOMAXPROCS to 1 while it measures. Each workload
-// carries the figure it should reach on the project's machines, so that
-// the command can print both.
+// Timings are medians of repeated samples after a warm-up, single-threaded
+// unless a workload's Procs says otherwise; Run sets GOMAXPROCS while it
+// measures. Each workload carries the figure it should reach on the
+// project's machines, so that the command can print both.
 package bench

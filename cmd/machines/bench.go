@@ -18,7 +18,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	suite := fs.String("suite", "default", "the workloads to time: "+strings.Join(bench.Suites(), " or "))
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: machines bench [-suite NAME] [-runs N] [-json FILE]\n\n"+
-			"times the workloads of bench/WORKLOADS.md single-threaded and prints the median of each\n\nflags:")
+			"times the workloads of bench/WORKLOADS.md (single-threaded but for sculpt-epoch-all) and prints the median of each\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -48,12 +48,18 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		fmt.Fprintf(stdout, "%-22s %-8s %12v  %-26s %10s  %s\n", r.Name, r.Dtype, r.Median(), r.Unit, target, w.Reference)
+		if r.PerSecond > 0 {
+			fmt.Fprintf(stdout, "%-22s %.0f %s/s, GOMAXPROCS %d\n", "", r.PerSecond, r.Item, r.Procs)
+		}
 	}
 	ratios := bench.Ratios(results)
 	if len(ratios) > 0 {
 		fmt.Fprintf(stdout, "\n%-36s %8s %6s\n", "ratio", "value", "goal")
 		for _, r := range ratios {
 			goal := fmt.Sprintf("<= %g", r.Goal)
+			if r.AtLeast {
+				goal = fmt.Sprintf(">= %g", r.Goal)
+			}
 			if !r.Met() {
 				goal += " MISSED"
 			}

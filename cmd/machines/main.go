@@ -189,7 +189,7 @@
 //
 // # Benchmarks
 //
-//	machines bench [-suite default|machines] [-json FILE] [-runs N]
+//	machines bench [-suite default|machines|tabular|sculpt] [-json FILE] [-runs N]
 //
 // times the workloads described in bench/WORKLOADS.md single-threaded and
 // prints the median time of each: W1 (matmul), W3 (convolution), W4, W4b
@@ -203,7 +203,11 @@
 // reference layers KIND-medium-reference (one masked product or im2col
 // convolution); it prints the backward/forward (goal 1),
 // gradient/forward (goal 2) and forward/reference (goal 2) ratios, which
-// the JSON also holds under "ratios".
+// the JSON also holds under "ratios". -suite tabular times fits of the
+// default kernel machine on Friedman 1. -suite sculpt times one epoch of
+// package sculpt on the first 10,000 Fashion-MNIST training images, on
+// one core (sculpt-epoch-1) and on every core (sculpt-epoch-all), and
+// prints the images per second of each and the speed-up (goal 1.8).
 //
 // # Version
 //
