@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parametric-machines/machines/ad"
@@ -484,12 +485,14 @@ func (r *run) epoch() error {
 	lossSum, steps := 0.0, 0
 	var newlyPruned []string
 	lastShown := time.Time{}
+	workers := newGang(c.Workers)
+	defer workers.stop()
 	for step := 0; ; step++ {
 		idx, ok := batches.Next()
 		if !ok {
 			break
 		}
-		parallel(len(u.reps), func(w int) {
+		workers.run(func(w int) {
 			rp := u.reps[w]
 			lo := 0
 			for _, q := range u.reps[:w] {
@@ -506,7 +509,7 @@ func (r *run) epoch() error {
 		}
 		lossSum += loss
 		steps++
-		parallel(len(u.shards), func(w int) { u.step(&u.shards[w]) })
+		workers.run(func(w int) { u.step(&u.shards[w]) })
 		for i := range gs {
 			if g := &gs[i]; g.justFrozen {
 				g.justFrozen = false
@@ -533,19 +536,82 @@ func (r *run) epoch() error {
 	return nil
 }
 
-// parallel calls f(0), ..., f(n-1), each but the last on its own
-// goroutine, and waits for them.
-func parallel(n int, f func(w int)) {
-	var wg sync.WaitGroup
-	for w := range n - 1 {
-		wg.Add(1)
+// gang runs a function on n workers, the caller as the last one and
+// n-1 goroutines that live as long as the gang. A step of an epoch has
+// two parts, the replicas and the update, of a few milliseconds or less
+// each; a goroutine started for each would wait some 100µs for the
+// runtime to wake a thread, so the gang's goroutines wait for work, and
+// the caller for them, spinning a while before they sleep.
+type gang struct {
+	f     func(w int)
+	start []chan struct{} // one token per job for each goroutine
+	left  atomic.Int64    // workers yet to finish the current job
+	done  chan struct{}   // one token per job, from the last to finish
+}
+
+// spinFor is how long a gang's worker polls for work, and its caller
+// for the end of a job, before sleeping.
+const spinFor = 200 * time.Microsecond
+
+func newGang(n int) *gang {
+	g := &gang{start: make([]chan struct{}, n-1), done: make(chan struct{}, 1)}
+	for w := range g.start {
+		g.start[w] = make(chan struct{}, 1)
 		go func() {
-			defer wg.Done()
-			f(w)
+			for wait(g.start[w]) {
+				g.f(w)
+				g.finish()
+			}
 		}()
 	}
-	f(n - 1)
-	wg.Wait()
+	return g
+}
+
+// run calls f(0), ..., f(n-1) on the gang's workers and returns when all
+// have returned.
+func (g *gang) run(f func(w int)) {
+	g.f = f
+	g.left.Store(int64(len(g.start) + 1))
+	for _, ch := range g.start {
+		ch <- struct{}{}
+	}
+	f(len(g.start))
+	g.finish()
+	wait(g.done)
+}
+
+func (g *gang) finish() {
+	if g.left.Add(-1) == 0 {
+		g.done <- struct{}{}
+	}
+}
+
+// stop ends the gang's goroutines.
+func (g *gang) stop() {
+	for _, ch := range g.start {
+		close(ch)
+	}
+}
+
+// wait receives from ch, polling for spinFor before it blocks, and
+// reports whether it received a token rather than ch being closed.
+func wait(ch chan struct{}) bool {
+	deadline := time.Now().Add(spinFor)
+	for i := 1; ; i++ {
+		select {
+		case _, ok := <-ch:
+			return ok
+		default:
+		}
+		if i%64 == 0 {
+			if time.Now().After(deadline) {
+				break
+			}
+			runtime.Gosched()
+		}
+	}
+	_, ok := <-ch
+	return ok
 }
 
 // update is the step that follows the replicas' gradients: their sum,
