@@ -95,11 +95,11 @@
 // At the end Run writes the report sculpt.json, the final
 // machine, DOT files of the architecture before and after, and pictures
 // of it (Figure 2a-c). The minibatch is split over Config.Workers
-// goroutines (by default one per core, GOMAXPROCS), each with its own
-// copy of the graph; then each worker sums the gradients, takes the Adam
-// and proximal steps and checks the pruning of its own share of the
-// edges, so that every core is busy throughout a step. A run is
-// reproducible for a given seed and number of workers; a different
-// number sums the gradient in a different order, which changes the
-// float32 weights a little.
+// goroutines (by default one per core, GOMAXPROCS, at most one per
+// image), each with its own copy of the graph; then each worker sums the
+// gradients, takes the Adam and proximal steps and checks the pruning of
+// its own share of the edges, so that every core is busy throughout a
+// step. A run is reproducible for a given seed and number of workers; a
+// different number sums the gradient in a different order, which changes
+// the float32 weights a little.
 package sculpt

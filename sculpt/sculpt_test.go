@@ -374,8 +374,11 @@ func TestFewEpochsPrune(t *testing.T) {
 // and without pruning during the epochs, and that the workers default to
 // one per core.
 func TestWorkersReproducible(t *testing.T) {
-	if w := (Config{}).withDefaults().Workers; w != runtime.GOMAXPROCS(0) {
-		t.Errorf("default workers %d, want GOMAXPROCS %d", w, runtime.GOMAXPROCS(0))
+	if w := (Config{}).withDefaults().Workers; w != min(runtime.GOMAXPROCS(0), 32) {
+		t.Errorf("default workers %d, want GOMAXPROCS %d (at most the batch of 32)", w, runtime.GOMAXPROCS(0))
+	}
+	if w := (Config{Batch: 1}).withDefaults().Workers; w != 1 {
+		t.Errorf("default workers %d with a batch of 1", w)
 	}
 	train, test := smallData()
 	for _, workers := range []int{1, 2, 3} {

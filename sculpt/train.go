@@ -55,10 +55,11 @@ type Config struct {
 	// Seed seeds the initial weights and the order of the minibatches.
 	Seed uint64
 	// Workers is the number of goroutines a minibatch is split over;
-	// zero means GOMAXPROCS, one per core. A run is reproducible for a
-	// given seed and number of workers, but its weights depend on the
-	// number: each worker sums the gradient of its share of the
-	// minibatch, in float32, before the shares are summed.
+	// zero means GOMAXPROCS, one per core, or Batch if that is smaller.
+	// A run is reproducible for a given seed and number of workers, but
+	// its weights depend on the number: each worker sums the gradient of
+	// its share of the minibatch, in float32, before the shares are
+	// summed.
 	Workers int
 	// Out is the directory of the checkpoint and the results; empty
 	// means no checkpoint and no files.
@@ -119,7 +120,7 @@ func (c Config) withDefaults() Config {
 	if c.Epochs > 0 {
 		c.defaultFinetune()
 	}
-	def(&c.Workers, runtime.GOMAXPROCS(0))
+	def(&c.Workers, min(runtime.GOMAXPROCS(0), c.Batch))
 	if c.LR == 0 {
 		c.LR = 1e-3
 	}
