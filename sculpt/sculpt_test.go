@@ -530,7 +530,7 @@ func BenchmarkEpoch(b *testing.B) {
 			}
 			images := 0.0
 			for range b.N {
-				rep, err := Run(Config{Epochs: 1, MaxTrain: 10000, MaxTest: 32, Seed: 1, Workers: w}, train, test)
+				rep, err := Run(Config{Epochs: 1, MaxTrain: 10000, MaxTest: 32, Validation: 1e-9, Seed: 1, Workers: w}, train, test)
 				if err != nil {
 					b.Fatal(err)
 				}
