@@ -86,7 +86,7 @@ func (r *run) path() error {
 		restore(onPath)
 		r.pathPoints = append(r.pathPoints, PathPoint{Lambda: lambda, LambdaEffective: lambda * lambdaScale(r.train.N),
 			Epochs: perPoint, ValidationAccuracy: last.ValidationAccuracy, EdgesLive: last.EdgesLive, FLOPsLive: last.FLOPsLive})
-		r.logf("path: lambda %g (%g effective): validation accuracy %.4f after fine-tuning, %d live edges, %d FLOPs per image\n",
+		r.logf("path: lambda %.3g (%.3g effective): validation accuracy %.4f after fine-tuning, %d live edges, %d FLOPs per image\n",
 			lambda, lambda*lambdaScale(r.train.N), last.ValidationAccuracy, last.EdgesLive, last.FLOPsLive)
 		if last.EdgesLive == 0 || (c.Budget > 0 && last.EdgesLive <= c.Budget) {
 			break
@@ -94,7 +94,7 @@ func (r *run) path() error {
 	}
 	r.chosen = choosePoint(r.pathPoints, c.PathTolerance, c.Budget)
 	p := r.pathPoints[r.chosen]
-	r.logf("path: keeping lambda %g: %d live edges, %d FLOPs per image, validation accuracy %.4f\n",
+	r.logf("path: keeping lambda %.3g: %d live edges, %d FLOPs per image, validation accuracy %.4f\n",
 		p.Lambda, p.EdgesLive, p.FLOPsLive, p.ValidationAccuracy)
 	restore(tuned[r.chosen])
 	return nil

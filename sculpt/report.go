@@ -128,7 +128,7 @@ func writeResults(dir string, a *Arch, st *state, rep *Report) error {
 		x, y := rep.pathSeries()
 		c := rep.Path[rep.PathChosen]
 		figs, err := figure.Lines(filepath.Join(dir, "sculpt-path"), figure.Chart{
-			Title:  fmt.Sprintf("regularisation path: kept lambda %g, %d edges", c.Lambda, c.EdgesLive),
+			Title:  fmt.Sprintf("regularisation path: kept lambda %.3g, %d edges", c.Lambda, c.EdgesLive),
 			XLabel: "FLOPs per image", YLabel: "validation accuracy (%)", Legend: figure.BottomRight,
 			Series: []figure.Series{
 				{Name: "path, penalty increasing", X: x, Y: y},

@@ -121,7 +121,7 @@ func printSculpt(w io.Writer, rep *sculpt.Report) {
 		if i == rep.PathChosen {
 			kept = " (kept)"
 		}
-		fmt.Fprintf(w, "path: lambda %g: validation accuracy %.4f, live edges %d, FLOPs per image %d%s\n",
+		fmt.Fprintf(w, "path: lambda %.3g: validation accuracy %.4f, live edges %d, FLOPs per image %d%s\n",
 			p.Lambda, p.ValidationAccuracy, p.EdgesLive, p.FLOPsLive, kept)
 	}
 	fmt.Fprintf(w, "test accuracy pruned %.4f, unpruned (same weights) %.4f\n", rep.AccuracyPruned, rep.AccuracyUnpruned)
