@@ -128,8 +128,9 @@
 //
 // # Sculpting
 //
-//	machines sculpt -data DIR [-size N|WxH] [-split 0.2] [-nodes 10] [-channels 4] [-epochs 7] [-finetune N] \
-//	    [-lambda 0.085] [-tol 1e-6] [-out out] [-seed 1] [-resume] [-plain] [-lr 0.001] [-batch 32]
+//	machines sculpt -data DIR [-size N|WxH] [-split 0.2] [-nodes 10] [-channels 4] [-epochs E] [-finetune N] \
+//	    [-lambda 0.085] [-tol 1e-6] [-validation 0.1] [-path [-tolerance 0.005] [-budget EDGES]] \
+//	    [-out out] [-seed 1] [-resume] [-plain] [-lr 0.001] [-batch 32]
 //
 // trains the generous hypergraph architecture of section 3.1 of the paper
 // (Figure 2) on the training images in DIR (see Image data below) and
@@ -146,10 +147,28 @@
 // below -tol is pruned, and so is a node whose inputs or outputs are all
 // pruned, with its edges; pruned edges are removed from the machine at
 // the end of the epoch, so they cost nothing afterwards. The last
-// -finetune of the -epochs (by default 3, or one fewer than -epochs for
-// short runs; 0 for none) train the sculpted machine without the
+// -finetune of the -epochs (by default 3/7 of them, at most one fewer
+// than -epochs; 0 for none) train the sculpted machine without the
 // penalty, which undoes its shrinkage of the surviving weights. -tol
 // must be greater than 0.
+//
+// So that the defaults prune as much on a thousand images as on sixty
+// thousand, a run without -epochs takes about 12,000 minibatch steps (7
+// epochs of Fashion-MNIST), and -lambda is the penalty at 55,000
+// training images, scaled by the fourth root of 55,000 over the number
+// of training images (sculpt.json records it as "lambda_effective"; go
+// doc ./sculpt says how the rule was measured). -validation (0.1, at most
+// 5,000 images) of the training images are held out and measured after
+// every epoch; the test images are classified once, at the end.
+//
+// -path trains along seven penalties from -lambda/2 to 4 -lambda, half an
+// octave apart, each starting where the last ended; each point is judged
+// by the validation accuracy of a copy fine-tuned without the penalty,
+// and the sparsest within -tolerance of the first point's is kept (or
+// the first with at most -budget live edges), then tested.
+// sculpt-path.png and .svg draw validation accuracy against FLOPs with
+// the kept point marked, and sculpt.json lists the points ("path",
+// "path_chosen"). A path cannot be resumed.
 //
 // # Image data
 //
@@ -170,13 +189,13 @@
 // sculpt" reads a folder with their defaults (one size, 0.2 held out).
 //
 // It draws a progress bar on standard error (images/s, loss, live edges),
-// prints the test accuracy on the t10k split after each epoch and writes
+// prints the validation accuracy after each epoch and writes
 // a checkpoint, DIR/checkpoint.json of -out, after each, atomically; after
 // an interruption, the same command with -resume continues after the last
 // finished epoch and gives the same result as an uninterrupted run. A
 // checkpoint of another architecture or other settings is refused; only
 // -epochs may grow, and once fine-tuning has begun it goes on to the end. At the end it writes, in the -out directory,
-// sculpt.json ("epochs", "test_accuracy" per epoch, "edges_initial",
+// sculpt.json ("epochs", "validation_accuracy" per epoch, "edges_initial",
 // "edges_live", "flops_initial", "flops_live", "seconds_per_epoch", and
 // "accuracy_pruned" against "accuracy_unpruned", the generous machine
 // with the same weights), the final machine sculpt-model.json (a saved
