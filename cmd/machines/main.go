@@ -202,7 +202,7 @@
 // hypergraph machine), the architecture at the start and at the end as
 // Graphviz files sculpt-start.dot and sculpt-end.dot, and the pictures
 // sculpt-architecture.png and .svg. "machines experiment sculpt -quick"
-// runs four epochs on a sixth of the training images with a larger
+// runs four epochs on 10,000 of the training images with a larger
 // penalty, a few seconds that still prune (by default Fashion-MNIST at
 // /usr/share/datasets/fashion-mnist).
 //
