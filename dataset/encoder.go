@@ -228,6 +228,40 @@ func (e *Encoder) Names() []string {
 	return names
 }
 
+// ColumnRule is how an Encoder encodes one input column: the rules of
+// the Encoder's documentation, for code that applies them elsewhere, such
+// as a model exported to another runtime.
+type ColumnRule struct {
+	Name string
+	// Kind is "numeric", "boolean" or "categorical".
+	Kind string
+	// Fill replaces a missing numeric or boolean cell.
+	Fill float64
+	// Levels are the sorted training levels of a categorical column,
+	// each encoded as a 0/1 column in this order, and Mode the level that
+	// replaces a missing cell.
+	Levels []string
+	Mode   string
+	// Indicator says the column is followed by a missing indicator.
+	Indicator bool
+}
+
+// Rules returns the rule of each input column, in the order of Features.
+func (e *Encoder) Rules() []ColumnRule {
+	rules := make([]ColumnRule, len(e.columns))
+	for i, c := range e.columns {
+		r := ColumnRule{Name: c.Name, Kind: c.Kind.String(), Levels: slices.Clone(c.Levels), Indicator: c.Indicator}
+		if c.Fill != nil {
+			r.Fill = *c.Fill
+		}
+		if c.Mode != nil {
+			r.Mode = *c.Mode
+		}
+		rules[i] = r
+	}
+	return rules
+}
+
 // Width returns the number of encoded columns.
 func (e *Encoder) Width() int {
 	w := 0

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -398,4 +399,30 @@ func FuzzEncoderJSON(f *testing.F) {
 			t.Fatalf("Transform of missing cells: %v", err)
 		}
 	})
+}
+
+// TestEncoderRules checks the rules an encoder gives code that applies it
+// elsewhere, and that changing them does not change the encoder.
+func TestEncoderRules(t *testing.T) {
+	f, err := ReadFrame(strings.NewReader("n,b,c\n1,yes,x\nNA,no,y\n3,,y\n"), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _, err := FitEncoder(f, []string{"n", "b", "c"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ColumnRule{
+		{Name: "n", Kind: "numeric", Fill: 2, Indicator: true},
+		{Name: "b", Kind: "boolean", Fill: 0.5, Indicator: true},
+		{Name: "c", Kind: "categorical", Levels: []string{"x", "y"}, Mode: "y"},
+	}
+	got := e.Rules()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rules %+v, want %+v", got, want)
+	}
+	got[2].Levels[0] = "z"
+	if e.Rules()[2].Levels[0] != "x" {
+		t.Error("changing the rules changed the encoder")
+	}
 }

@@ -146,22 +146,37 @@ func (f *Frame) cellError(row, col int, err error) error {
 	return &ParseError{File: f.name, Row: f.lines[row], Column: f.columns[col], Err: err}
 }
 
+// The texts, in lower case, that stand for a missing cell and for true
+// and false.
+var (
+	missingTexts = []string{"", "na", "n/a", "?", "nan", "null"}
+	trueTexts    = []string{"true", "yes"}
+	falseTexts   = []string{"false", "no"}
+)
+
+// MissingTexts returns the texts that stand for a missing cell, in lower
+// case: a trimmed cell is missing if its lower-case form is one of them.
+// Code that reads cells elsewhere, such as an exported model, uses them to
+// agree with this package.
+func MissingTexts() []string { return slices.Clone(missingTexts) }
+
+// BoolTexts returns the texts, in lower case, that a boolean column reads
+// as true and as false, in any case.
+func BoolTexts() (yes, no []string) { return slices.Clone(trueTexts), slices.Clone(falseTexts) }
+
 // isMissing reports whether a trimmed cell stands for a missing value: it
 // is empty or one of the words NA, N/A, ?, NaN and null in any case.
 func isMissing(cell string) bool {
-	switch strings.ToLower(cell) {
-	case "", "na", "n/a", "?", "nan", "null":
-		return true
-	}
-	return false
+	return slices.Contains(missingTexts, strings.ToLower(cell))
 }
 
 // parseBool reads true, false, yes and no in any case.
 func parseBool(cell string) (value, ok bool) {
-	switch strings.ToLower(cell) {
-	case "true", "yes":
+	lower := strings.ToLower(cell)
+	switch {
+	case slices.Contains(trueTexts, lower):
 		return true, true
-	case "false", "no":
+	case slices.Contains(falseTexts, lower):
 		return false, true
 	}
 	return false, false
