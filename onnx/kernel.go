@@ -1,0 +1,344 @@
+package onnx
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/onnx/onnxpb"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The names of the outputs of an exported kernel machine.
+const (
+	OutputPrediction    = "prediction"
+	OutputScores        = "scores"
+	OutputProbabilities = "probabilities"
+	OutputLabel         = "label"
+)
+
+// KernelModel is a fitted kernel machine with what it needs to read a
+// table: the model files of "machines fit" hold one.
+type KernelModel struct {
+	Machine *kernel.Machine
+	// Encoder turns the Features into the machine's inputs; nil means
+	// the features are numbers used as they are.
+	Encoder  *dataset.Encoder
+	Features []string
+	// Target names what a regression predicts; it goes into the model's
+	// metadata.
+	Target string
+	// Classes are a classifier's classes in the order of the machine's
+	// outputs; nil for a regression.
+	Classes []string
+}
+
+// Codes of the LabelEncoder that reads a string column: a missing cell,
+// and a text that is none of the keys.
+const (
+	codeMissing = -2
+	codeUnknown = -1
+)
+
+// Kernel returns the ONNX model of km: see the package documentation for
+// its inputs and outputs. Its errors name the part that cannot be
+// exported.
+func Kernel(km KernelModel) (*onnxpb.ModelProto, error) {
+	m := km.Machine
+	if err := checkKernel(km); err != nil {
+		return nil, fmt.Errorf("onnx: kernel machine: %w", err)
+	}
+	b := newBuilder("kernel machine")
+
+	// The encoded inputs, as [N, w] doubles, column by column.
+	var cols []string
+	if km.Encoder == nil {
+		for _, f := range km.Features {
+			b.g.Input = append(b.g.Input, valueInfo(f, "numeric: a double", onnxpb.TensorProto_DOUBLE, 1))
+			cols = append(cols, f)
+		}
+	} else {
+		for _, r := range km.Encoder.Rules() {
+			c, err := b.encode(r)
+			if err != nil {
+				return nil, fmt.Errorf("onnx: kernel machine: encoder: column %q: %w", r.Name, err)
+			}
+			cols = append(cols, c...)
+		}
+	}
+	x := cols[0]
+	if len(cols) > 1 {
+		x = b.op("Concat", cols, intAttr("axis", 1))
+	}
+	d := m.Inputs()
+	if m.Input != nil {
+		x = b.op("Sub", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Mean)})
+		x = b.op("Div", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Scale)})
+	}
+	out := b.machine(m, x)
+	if m.Output != nil {
+		k := int64(m.Outputs())
+		out = b.op("Mul", []string{out, b.doubles([]int64{1, k}, m.Output.Scale)})
+		out = b.op("Add", []string{out, b.doubles([]int64{1, k}, m.Output.Mean)})
+	}
+
+	k := int64(m.Outputs())
+	meta := [][2]string{{"kind", "kernel-machine"}, {"target", km.Target}}
+	doc := "a finite-depth kernel machine fitted by github.com/parametric-machines/machines, with its preprocessing"
+	if km.Classes == nil {
+		meta = append(meta, [2]string{"task", "regression"})
+		b.rename(out, OutputPrediction)
+		b.g.Output = append(b.g.Output, valueInfo(OutputPrediction, "the predicted "+km.Target, onnxpb.TensorProto_DOUBLE, 1))
+	} else {
+		meta = append(meta, [2]string{"task", "classification"}, [2]string{"classes", strings.Join(km.Classes, "\n")})
+		b.rename(out, OutputScores)
+		b.rename(b.op("Softmax", []string{out}, intAttr("axis", 1)), OutputProbabilities)
+		best := b.op("ArgMax", []string{out}, intAttr("axis", 1), intAttr("keepdims", 0))
+		b.rename(b.op("Gather", []string{b.strings([]int64{k}, km.Classes), best}), OutputLabel)
+		b.g.Output = append(b.g.Output,
+			valueInfo(OutputScores, "the machine's score of each class, in the order of the metadata's classes", onnxpb.TensorProto_DOUBLE, k),
+			valueInfo(OutputProbabilities, "the probability of each class: the softmax of the scores", onnxpb.TensorProto_DOUBLE, k),
+			valueInfo(OutputLabel, "the most probable class", onnxpb.TensorProto_STRING))
+	}
+	return b.model(doc, meta...), nil
+}
+
+// checkKernel reports what keeps km from being exported.
+func checkKernel(km KernelModel) error {
+	m := km.Machine
+	switch {
+	case m == nil:
+		return errors.New("no machine")
+	case m.A == nil || m.C == nil || m.Anchors == nil:
+		return errors.New("the machine has no augmenter, coefficients or anchors")
+	case m.Kernel != kernel.Additive && m.Kernel != kernel.Multiplicative:
+		return fmt.Errorf("kernel %v: only additive and multiplicative kernels can be exported", m.Kernel)
+	case len(km.Features) == 0:
+		return errors.New("no features")
+	}
+	if km.Encoder != nil {
+		if !slices.Equal(km.Encoder.Features(), km.Features) {
+			return fmt.Errorf("the encoder reads the columns %q, the model lists the features %q", km.Encoder.Features(), km.Features)
+		}
+		if w := km.Encoder.Width(); w != m.Inputs() {
+			return fmt.Errorf("the encoder makes %d columns for a machine of %d inputs", w, m.Inputs())
+		}
+	} else if len(km.Features) != m.Inputs() {
+		return fmt.Errorf("%d features for a machine of %d inputs", len(km.Features), m.Inputs())
+	}
+	if km.Classes != nil && len(km.Classes) != m.Outputs() {
+		return fmt.Errorf("%d classes for a machine of %d outputs", len(km.Classes), m.Outputs())
+	}
+	if km.Classes == nil && m.Outputs() != 1 {
+		return fmt.Errorf("a regression machine of %d outputs: only one can be exported", m.Outputs())
+	}
+	outputs := []string{OutputPrediction, OutputScores, OutputProbabilities, OutputLabel}
+	for i, f := range km.Features {
+		switch {
+		case f == "":
+			return fmt.Errorf("feature %d has no name", i)
+		case strings.HasPrefix(f, internalPrefix):
+			return fmt.Errorf("feature %q: names starting with %q are the graph's own", f, internalPrefix)
+		case slices.Contains(outputs, f):
+			return fmt.Errorf("feature %q has the name of an output of the graph", f)
+		case slices.Contains(km.Features[:i], f):
+			return fmt.Errorf("feature %q is listed twice", f)
+		}
+	}
+	return nil
+}
+
+// encode adds the input of the column of rule r and returns the encoded
+// columns it makes, as [N, w] doubles.
+func (b *builder) encode(r dataset.ColumnRule) ([]string, error) {
+	var (
+		cols    []string
+		missing string // bool [N, 1]
+	)
+	switch r.Kind {
+	case "numeric":
+		b.g.Input = append(b.g.Input, valueInfo(r.Name, "numeric: a double, NaN where the cell is missing", onnxpb.TensorProto_DOUBLE, 1))
+		missing = b.op("IsNaN", []string{r.Name})
+		cols = append(cols, b.op("Where", []string{missing, b.scalar(r.Fill), r.Name}))
+	case "boolean":
+		yes, no := dataset.BoolTexts()
+		b.g.Input = append(b.g.Input, valueInfo(r.Name, "boolean: a string, "+strings.Join(append(yes, no...), ", ")+" in any case, or a missing cell's text", onnxpb.TensorProto_STRING, 1))
+		var keys []string
+		var values []int64
+		for v, texts := range [][]string{no, yes} {
+			for _, t := range texts {
+				for _, k := range caseVariants(t) {
+					keys, values = append(keys, k), append(values, int64(v))
+				}
+			}
+		}
+		code := b.readStrings(r.Name, keys, values)
+		missing = b.op("Equal", []string{code, b.int64s([]int64{1}, []int64{codeMissing})})
+		unknown := b.op("Equal", []string{code, b.int64s([]int64{1}, []int64{codeUnknown})})
+		v := b.op("Cast", []string{code}, intAttr("to", int64(onnxpb.TensorProto_DOUBLE)))
+		v = b.op("Where", []string{missing, b.scalar(r.Fill), v})
+		cols = append(cols, b.op("Where", []string{unknown, b.scalar(nan), v}))
+	case "categorical":
+		b.g.Input = append(b.g.Input, valueInfo(r.Name, "categorical: a string, one of the levels "+quoteList(r.Levels)+", another text (no level) or a missing cell's text", onnxpb.TensorProto_STRING, 1))
+		mode, ok := slices.BinarySearch(r.Levels, r.Mode)
+		if !ok {
+			return nil, fmt.Errorf("the mode %q is not a level", r.Mode)
+		}
+		values := make([]int64, len(r.Levels))
+		for i := range values {
+			values[i] = int64(i)
+		}
+		code := b.readStrings(r.Name, r.Levels, values)
+		missing = b.op("Equal", []string{code, b.int64s([]int64{1}, []int64{codeMissing})})
+		code = b.op("Where", []string{missing, b.int64s([]int64{1}, []int64{int64(mode)}), code})
+		hot := b.op("Equal", []string{code, b.int64s([]int64{1, int64(len(values))}, values)})
+		cols = append(cols, b.op("Cast", []string{hot}, intAttr("to", int64(onnxpb.TensorProto_DOUBLE))))
+	default:
+		return nil, fmt.Errorf("kind %q cannot be exported", r.Kind)
+	}
+	if r.Indicator {
+		cols = append(cols, b.op("Cast", []string{missing}, intAttr("to", int64(onnxpb.TensorProto_DOUBLE))))
+	}
+	return cols, nil
+}
+
+// readStrings maps the string input name to int64 codes: values[i] for
+// keys[i], codeMissing for a missing cell's text and codeUnknown for any
+// other text.
+func (b *builder) readStrings(name string, keys []string, values []int64) string {
+	keys, values = slices.Clone(keys), slices.Clone(values)
+	for _, t := range dataset.MissingTexts() {
+		for _, k := range caseVariants(t) {
+			keys, values = append(keys, k), append(values, codeMissing)
+		}
+	}
+	return b.domainOp(mlDomain, "LabelEncoder", []string{name},
+		stringsAttr("keys_strings", keys), intsAttr("values_int64s", values), intAttr("default_int64", codeUnknown))
+}
+
+// caseVariants returns every spelling of the lower-case ASCII text s in
+// upper and lower case: the texts that are s in any case.
+func caseVariants(s string) []string {
+	variants := []string{""}
+	for _, r := range s {
+		lo, up := strings.ToLower(string(r)), strings.ToUpper(string(r))
+		next := make([]string, 0, 2*len(variants))
+		for _, v := range variants {
+			next = append(next, v+lo)
+			if up != lo {
+				next = append(next, v+up)
+			}
+		}
+		variants = next
+	}
+	return variants
+}
+
+func quoteList(levels []string) string {
+	q := make([]string, len(levels))
+	for i, l := range levels {
+		q[i] = fmt.Sprintf("%q", l)
+	}
+	return strings.Join(q, ", ")
+}
+
+// machine adds the stable state of m on the standardised inputs x,
+// [N, inputs], and returns its output block, [N, outputs]. The anchors'
+// states, which do not depend on x, are computed here once.
+func (b *builder) machine(m *kernel.Machine, x string) string {
+	anchors := anchorStates(m)
+	na, _ := m.Anchors.Dims()
+	at := mat.DenseCopyOf(m.A.T())
+	size, _ := m.A.Dims()
+	z := b.op("MatMul", []string{x, b.doubles([]int64{int64(m.Inputs()), int64(size)}, at.RawMatrix().Data)})
+	gamma := gammaOf(m)
+	lo := m.Dims[0]
+	state := b.slice(z, 0, lo)
+	var k string
+	crow := 0
+	for i, d := range m.Dims[1:] {
+		// The squared distances between the rows of the last block's
+		// state and the anchors' states of that block: [N, na].
+		prev := anchors[i]
+		_, pd := prev.Dims()
+		diff := b.op("Sub", []string{
+			b.op("Unsqueeze", []string{state, b.int64s([]int64{1}, []int64{1})}),
+			b.doubles([]int64{1, int64(na), int64(pd)}, prev.RawMatrix().Data),
+		})
+		dist := b.op("ReduceSum", []string{b.op("Mul", []string{diff, diff}), b.int64s([]int64{1}, []int64{2})}, intAttr("keepdims", 0))
+		g := b.op("Exp", []string{b.op("Mul", []string{dist, b.scalar(-gamma)})})
+		switch {
+		case k == "":
+			k = g
+		case m.Kernel == kernel.Additive:
+			k = b.op("Add", []string{k, g})
+		default:
+			k = b.op("Mul", []string{k, g})
+		}
+		ct := mat.DenseCopyOf(m.C.Slice(crow, crow+d, 0, na).T())
+		val := b.op("MatMul", []string{k, b.doubles([]int64{int64(na), int64(d)}, ct.RawMatrix().Data)})
+		state = b.op("Add", []string{b.slice(z, lo, lo+d), val})
+		lo += d
+		crow += d
+	}
+	return state
+}
+
+// gammaOf returns the factor 1/(2 sigma^2) of m's Gaussians.
+func gammaOf(m *kernel.Machine) float64 {
+	s := m.Bandwidth
+	if s == 0 {
+		s = 1
+	}
+	return 1 / (2 * s * s)
+}
+
+// anchorStates returns the anchors' states of every block of m but the
+// last, one matrix per block with a row per anchor: the recurrence of the
+// machine's stable state on the anchors alone, which is what they are
+// in every prediction.
+func anchorStates(m *kernel.Machine) []*mat.Dense {
+	na, _ := m.Anchors.Dims()
+	var z mat.Dense
+	z.Mul(m.Anchors, m.A.T())
+	gamma := gammaOf(m)
+	lo := m.Dims[0]
+	states := []*mat.Dense{mat.DenseCopyOf(z.Slice(0, na, 0, lo))}
+	k := mat.NewDense(na, na, nil)
+	crow := 0
+	for i, d := range m.Dims[1:] {
+		s := states[i]
+		for p := range na {
+			for q := range na {
+				var dist float64
+				for j, v := range s.RawRowView(p) {
+					e := v - s.At(q, j)
+					dist += e * e
+				}
+				g := math.Exp(-gamma * dist)
+				switch {
+				case i == 0:
+					k.Set(p, q, g)
+				case m.Kernel == kernel.Additive:
+					k.Set(p, q, k.At(p, q)+g)
+				default:
+					k.Set(p, q, k.At(p, q)*g)
+				}
+			}
+		}
+		if i == len(m.Dims)-2 {
+			break // the output block's state is not needed
+		}
+		var next mat.Dense
+		next.Mul(k, m.C.Slice(crow, crow+d, 0, na).T())
+		next.Add(&next, z.Slice(0, na, lo, lo+d))
+		states = append(states, &next)
+		lo += d
+		crow += d
+	}
+	return states
+}

@@ -1,0 +1,280 @@
+package onnx
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/kernel"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Tolerances of the agreement with the library: relative differences
+// in float64.
+const (
+	tolDouble = 1e-9
+)
+
+// fitted is a kernel model fitted on a table, with the table.
+type fitted struct {
+	km    KernelModel
+	frame *dataset.Frame
+}
+
+// fitTable fits a kernel machine to the table f as "machines fit" does,
+// with the cost and bandwidth fixed and few iterations: the agreement, not
+// the fit, is under test.
+func fitTable(t *testing.T, f *dataset.Frame, target string, ignore []string, classify bool, comb kernel.Combine) fitted {
+	t.Helper()
+	tg, err := f.Target(target, classify)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var features []string
+	for _, c := range f.Columns() {
+		if c != target && !slices.Contains(ignore, c) {
+			features = append(features, c)
+		}
+	}
+	enc, _, err := dataset.FitEncoder(f, features, tg.Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _, err := enc.Transform(f, tg.Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := kernel.Settings{Kernel: comb, Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30, Seed: 1}
+	km := KernelModel{Encoder: enc, Features: features, Target: target}
+	if classify {
+		km.Machine, _, err = kernel.FitClassifier(x, tg.Labels, len(tg.Classes), s)
+		km.Classes = tg.Classes
+	} else {
+		km.Machine, _, err = kernel.FitRegression(x, mat.NewDense(len(tg.Values), 1, tg.Values), s)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fitted{km: km, frame: f}
+}
+
+// rawInputs returns the model's inputs for every row of f: the cells of
+// each feature column as the exported graph reads them.
+func rawInputs(t *testing.T, km KernelModel, f *dataset.Frame) map[string]tensorJSON {
+	t.Helper()
+	kinds := make(map[string]string)
+	if km.Encoder != nil {
+		for _, r := range km.Encoder.Rules() {
+			kinds[r.Name] = r.Kind
+		}
+	}
+	in := make(map[string]tensorJSON)
+	for _, name := range km.Features {
+		col, err := f.Column(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells := make([]string, f.Len())
+		for i := range cells {
+			cells[i] = f.Cell(i, col)
+		}
+		if k := kinds[name]; k == "boolean" || k == "categorical" {
+			in[name] = stringColumn(cells)
+			continue
+		}
+		v := make([]float64, len(cells))
+		for i, c := range cells {
+			if slices.Contains(dataset.MissingTexts(), strings.ToLower(c)) {
+				v[i] = math.NaN()
+			} else if v[i], err = strconv.ParseFloat(c, 64); err != nil {
+				t.Fatalf("column %q, row %d: %v", name, i, err)
+			}
+		}
+		in[name] = doubleColumn(v)
+	}
+	return in
+}
+
+// agreement exports fm, runs it in ONNX Runtime on every row of the table
+// f (nil: fm's own table) and returns the largest relative difference
+// from the library's predictions; it fails t if a label differs or the
+// model does not check.
+func agreement(t *testing.T, fm fitted, f *dataset.Frame) float64 {
+	t.Helper()
+	model, err := Kernel(fm.km)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "model.onnx")
+	if err := Write(path, model); err != nil {
+		t.Fatal(err)
+	}
+	checkModel(t, path)
+	if f == nil {
+		f = fm.frame
+	}
+	out := runModel(t, path, rawInputs(t, fm.km, f))
+
+	x, _, err := fm.km.Encoder.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fm.km.Machine.Predict(nil, x)
+	n, k := want.Dims()
+	var worst float64
+	compare := func(name string, got []float64, want func(i, j int) float64) {
+		if len(got) != n*k {
+			t.Fatalf("output %q has %d values, want %d", name, len(got), n*k)
+		}
+		for i := range n {
+			for j := range k {
+				worst = math.Max(worst, relDiff(got[i*k+j], want(i, j)))
+			}
+		}
+	}
+	if fm.km.Classes == nil {
+		compare(OutputPrediction, out[OutputPrediction].doubles(), want.At)
+		return worst
+	}
+	compare(OutputScores, out[OutputScores].doubles(), want.At)
+	p := mat.NewDense(n, k, nil)
+	for i := range n {
+		softmax(p.RawRowView(i), want.RawRowView(i))
+	}
+	compare(OutputProbabilities, out[OutputProbabilities].doubles(), p.At)
+	labels := out[OutputLabel].Data
+	for i := range n {
+		if w := fm.km.Classes[floats.MaxIdx(want.RawRowView(i))]; labels[i] != w {
+			t.Errorf("row %d: label %v, want %q", i, labels[i], w)
+		}
+	}
+	return worst
+}
+
+// softmax writes the softmax of x to dst, as "machines predict" does.
+func softmax(dst, x []float64) {
+	hi := floats.Max(x)
+	for i, v := range x {
+		dst[i] = math.Exp(v - hi)
+	}
+	floats.Scale(1/floats.Sum(dst), dst)
+}
+
+// randomTable returns a table of n rows with every kind of column and
+// missing cells in each, written in assorted cases, and a numeric target
+// y and a class target c that depend on the columns. With unseen, some
+// categories are ones that a table without it never holds.
+func randomTable(t *testing.T, n int, unseen bool, rnd *rand.Rand) *dataset.Frame {
+	t.Helper()
+	missing := []string{"", "NA", "na", "N/A", "?", "NaN", "null", "NULL"}
+	colours := []string{"red", "green", "blue", "Blue"}
+	sizes := []string{"S", "M", "L"}
+	if unseen {
+		colours = append(colours, "purple")
+		sizes = append(sizes, "XL")
+	}
+	var b strings.Builder
+	b.WriteString("x1,x2,flag,colour,size,y,c\n")
+	for i := range n {
+		x1, x2 := rnd.NormFloat64(), 10*rnd.Float64()
+		flag := rnd.IntN(2) == 1
+		colour := rnd.IntN(len(colours))
+		flagText := []string{"false", "no", "FALSE"}[rnd.IntN(3)]
+		if flag {
+			flagText = []string{"TRUE", "Yes", "true"}[rnd.IntN(3)]
+		}
+		cells := []string{strconv.FormatFloat(x1, 'g', -1, 64), strconv.FormatFloat(x2, 'g', -1, 64),
+			flagText, colours[colour], sizes[rnd.IntN(len(sizes))]}
+		for j := range cells {
+			if rnd.Float64() < 0.1 {
+				cells[j] = missing[rnd.IntN(len(missing))]
+			}
+		}
+		y := math.Sin(x1) + x2/10 + 0.5*float64(colour)
+		if flag {
+			y++
+		}
+		c := "lo"
+		switch {
+		case i%7 == 0:
+			c = "mid"
+		case y > 2:
+			c = "hi"
+		}
+		fmt.Fprintf(&b, "%s,%s,%s\n", strings.Join(cells, ","), strconv.FormatFloat(y, 'g', -1, 64), c)
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "random.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestKernelRandom checks exported models of every task and kernel on
+// random tables with every kind of column, missing cells, and levels
+// not seen in training, against the library's predictions.
+func TestKernelRandom(t *testing.T) {
+	needRuntime(t)
+	for _, tc := range []struct {
+		target   string
+		classify bool
+		comb     kernel.Combine
+	}{
+		{"y", false, kernel.Additive},
+		{"y", false, kernel.Multiplicative},
+		{"c", true, kernel.Additive},
+		{"c", true, kernel.Multiplicative},
+	} {
+		name := fmt.Sprintf("%s-%v", tc.target, tc.comb)
+		t.Run(name, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(1, 2))
+			other := []string{"y", "c"}
+			fm := fitTable(t, randomTable(t, 150, false, rnd), tc.target, other, tc.classify, tc.comb)
+			// 150 rows beyond the anchors exercise the batch dimension.
+			d := agreement(t, fm, randomTable(t, 300, true, rnd))
+			t.Logf("%s: max relative difference %.2g", name, d)
+			if d > tolDouble {
+				t.Errorf("max relative difference %.2g, want at most %g", d, tolDouble)
+			}
+		})
+	}
+}
+
+// TestKernelTables checks exported models fitted to real tables: numbers
+// with missing cells (airquality), categories (esoph, warpbreaks, infert)
+// and classes (iris, infert), against the library's predictions.
+func TestKernelTables(t *testing.T) {
+	needRuntime(t)
+	for _, tc := range []struct {
+		table, target string
+		classify      bool
+	}{
+		{"iris", "class", true},
+		{"airquality", "Ozone", false},
+		{"esoph", "ncases", false},
+		{"infert", "case", true},
+		{"warpbreaks", "breaks", false},
+	} {
+		for _, comb := range []kernel.Combine{kernel.Additive, kernel.Multiplicative} {
+			name := fmt.Sprintf("%s-%v", tc.table, comb)
+			t.Run(name, func(t *testing.T) {
+				f, err := dataset.LoadFrame(filepath.Join("testdata", tc.table+".csv"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := agreement(t, fitTable(t, f, tc.target, nil, tc.classify, comb), nil)
+				t.Logf("%s: max relative difference %.2g", name, d)
+				if d > tolDouble {
+					t.Errorf("max relative difference %.2g, want at most %g", d, tolDouble)
+				}
+			})
+		}
+	}
+}

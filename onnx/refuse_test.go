@@ -1,0 +1,70 @@
+package onnx
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestKernelRefuses checks that what cannot be exported gets an error
+// naming the part at fault.
+func TestKernelRefuses(t *testing.T) {
+	machine := func(comb kernel.Combine, outputs int) *kernel.Machine {
+		return &kernel.Machine{
+			Architecture: kernel.Architecture{Dims: []int{2, outputs}, Kernel: comb},
+			A:            mat.NewDense(2+outputs, 2, nil),
+			C:            mat.NewDense(outputs, 3, nil),
+			Anchors:      mat.NewDense(3, 2, nil),
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		km   KernelModel
+		want string
+	}{
+		{"no machine", KernelModel{Features: []string{"a", "b"}}, "no machine"},
+		{"unknown kernel", KernelModel{Machine: machine(kernel.Combine(7), 1), Features: []string{"a", "b"}}, "kernel Combine(7)"},
+		{"features", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a"}}, "1 features for a machine of 2 inputs"},
+		{"classes", KernelModel{Machine: machine(kernel.Additive, 2), Features: []string{"a", "b"}, Classes: []string{"x", "y", "z"}}, "3 classes for a machine of 2 outputs"},
+		{"regression outputs", KernelModel{Machine: machine(kernel.Additive, 2), Features: []string{"a", "b"}}, "regression machine of 2 outputs"},
+		{"output name", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "prediction"}}, `feature "prediction" has the name of an output`},
+		{"internal name", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"machines/1", "b"}}, `feature "machines/1"`},
+		{"twice", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "a"}}, `feature "a" is listed twice`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Kernel(tc.km)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	// A machine that can be exported, to show that the cases above fail
+	// for their own reason.
+	if _, err := Kernel(KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "b"}}); err != nil {
+		t.Errorf("a valid machine: %v", err)
+	}
+}
+
+func TestCaseVariants(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", []string{""}},
+		{"?", []string{"?"}},
+		{"n/a", []string{"n/a", "n/A", "N/a", "N/A"}},
+	} {
+		got := caseVariants(tc.in)
+		slices.Sort(got)
+		slices.Sort(tc.want)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("caseVariants(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if n := len(caseVariants("null")); n != 16 {
+		t.Errorf("%d variants of null, want 16", n)
+	}
+}

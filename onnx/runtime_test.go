@@ -1,0 +1,127 @@
+package onnx
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/parametric-machines/machines/internal/testutil"
+)
+
+// tensorJSON is a tensor as runtime/run.js reads and prints it; a nil
+// number is NaN.
+type tensorJSON struct {
+	Type string `json:"type"`
+	Dims []int  `json:"dims"`
+	Data []any  `json:"data"`
+}
+
+// doubles returns the tensor's numbers, NaN for null.
+func (t tensorJSON) doubles() []float64 {
+	v := make([]float64, len(t.Data))
+	for i, d := range t.Data {
+		if f, ok := d.(float64); ok {
+			v[i] = f
+		} else {
+			v[i] = math.NaN()
+		}
+	}
+	return v
+}
+
+func doubleColumn(v []float64) tensorJSON {
+	data := make([]any, len(v))
+	for i, x := range v {
+		if !math.IsNaN(x) {
+			data[i] = x
+		}
+	}
+	return tensorJSON{Type: "double", Dims: []int{len(v), 1}, Data: data}
+}
+
+func stringColumn(v []string) tensorJSON {
+	data := make([]any, len(v))
+	for i, s := range v {
+		data[i] = s
+	}
+	return tensorJSON{Type: "string", Dims: []int{len(v), 1}, Data: data}
+}
+
+// runtimeDir holds run.js and, once "npm install --ignore-scripts" has
+// run there, ONNX Runtime's Node binding.
+const runtimeDir = "runtime"
+
+// needRuntime skips t, or fails it under CI, unless node and ONNX
+// Runtime's Node binding are installed.
+func needRuntime(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		testutil.Missing(t, "node", err)
+	}
+	if _, err := os.Stat(filepath.Join(runtimeDir, "node_modules", "onnxruntime-node")); err != nil {
+		testutil.Missing(t, "onnxruntime-node (npm install --ignore-scripts in onnx/runtime)", err)
+	}
+}
+
+// runModel runs the model file path in ONNX Runtime on inputs and returns
+// its outputs.
+func runModel(t *testing.T, path string, inputs map[string]tensorJSON) map[string]tensorJSON {
+	t.Helper()
+	in, err := json.Marshal(inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", "run.js", abs)
+	cmd.Dir = runtimeDir
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ONNX Runtime on %s: %v\n%s", path, err, stderr.Bytes())
+	}
+	var outputs map[string]tensorJSON
+	if err := json.Unmarshal(out, &outputs); err != nil {
+		t.Fatalf("ONNX Runtime on %s printed %q: %v", path, out, err)
+	}
+	return outputs
+}
+
+// python is Debian's Python, whose python3-onnx holds ONNX's checker.
+const python = "/usr/bin/python3"
+
+// checkModel validates the model file path with ONNX's own checker, with
+// full checking of the operators' types and shapes.
+func checkModel(t *testing.T, path string) {
+	t.Helper()
+	if err := exec.Command(python, "-c", "import onnx").Run(); err != nil {
+		testutil.Missing(t, "python3-onnx (apt-get install python3-onnx)", errors.Join(err, errors.New("cannot import onnx in "+python)))
+	}
+	script := `import sys, onnx
+m = onnx.load(sys.argv[1])
+onnx.checker.check_model(m, full_check=True)`
+	if out, err := exec.Command(python, "-c", script, path).CombinedOutput(); err != nil {
+		t.Errorf("ONNX's checker refuses %s: %v\n%s", path, err, out)
+	}
+}
+
+// relDiff returns the relative difference of a and b, |a-b| / max(|a|,
+// |b|), 0 if both are 0 and +Inf if only one is NaN.
+func relDiff(a, b float64) float64 {
+	switch {
+	case math.IsNaN(a) && math.IsNaN(b), a == b:
+		return 0
+	case math.IsNaN(a) || math.IsNaN(b):
+		return math.Inf(1)
+	}
+	return math.Abs(a-b) / math.Max(math.Abs(a), math.Abs(b))
+}
