@@ -10,6 +10,7 @@
 //	fit               fit a finite-depth kernel machine to a CSV file
 //	predict           predict with a fitted model
 //	score             score a fitted model on labelled data
+//	export            write a fitted model as an ONNX model
 //	bench             time the library's workloads
 //	sculpt            sculpt a hypergraph architecture on an image data set
 //	version           print the version of machines and of Go it was built with
@@ -125,6 +126,25 @@
 // determination R^2 and the mean squared error for a regression model, or
 // the accuracy and the log-loss for a classifier; -json also writes them
 // to a JSON file.
+//
+// # Exporting to ONNX
+//
+//	machines export -model model.json -onnx model.onnx
+//
+// writes the model of fit as an ONNX model (opset 17, ai.onnx.ml 2, IR
+// version 8), atomically, for ONNX Runtime and the other runtimes that
+// read ONNX. The model computes what predict does, preprocessing included,
+// in float64: its inputs are the feature columns, one per column, named
+// after it, of shape [N, 1] for a batch of N rows: a numeric column as a
+// double with NaN for a missing cell; a boolean or categorical column as
+// a string, the cell's text as the CSV file has it. Its outputs are
+// "prediction" ([N, 1]) for regression, and for classification "scores"
+// ([N, K], the machine's outputs), "probabilities" (their softmax, the
+// p_CLASS columns of predict) and "label" (the predicted class, [N]
+// strings). The model's metadata holds the target, the task and the
+// classes, and each input's documentation says what it takes; "go doc
+// github.com/parametric-machines/machines/onnx" tells the rest. Saved
+// hypergraph and finite machines are not exported yet, and export says so.
 //
 // # Sculpting
 //
@@ -263,6 +283,7 @@ func commands() []command {
 		{"fit", "fit a kernel machine to a CSV file", runFit},
 		{"predict", "predict with a fitted model", runPredict},
 		{"score", "score a fitted model on labelled data", runScore},
+		{"export", "write a fitted model as an ONNX model", runExport},
 		{"bench", "time the library's workloads", runBench},
 		{"sculpt", "sculpt a hypergraph architecture on an image data set", runSculpt},
 		{"version", "print the version of machines and of Go", runVersion},
