@@ -278,3 +278,43 @@ func TestKernelTables(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelUnreadable checks what the exported graph does with cells the
+// library would refuse or not know: a boolean that is neither true nor
+// false makes the row's outputs NaN, and only that row's; an unseen
+// category is no level at all, as in the library.
+func TestKernelUnreadable(t *testing.T) {
+	needRuntime(t)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	fm := fitTable(t, randomTable(t, 60, false, rnd), "y", []string{"c"}, false, kernel.Additive)
+	model, err := Kernel(fm.km)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "model.onnx")
+	if err := Write(path, model); err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]tensorJSON{
+		"x1":     doubleColumn([]float64{0.5, 0.5}),
+		"x2":     doubleColumn([]float64{3, 3}),
+		"flag":   stringColumn([]string{"maybe", "yes"}),
+		"colour": stringColumn([]string{"red", "purple"}),
+		"size":   stringColumn([]string{"S", "S"}),
+	}
+	got := runModel(t, path, in)[OutputPrediction].doubles()
+	if !math.IsNaN(got[0]) || math.IsNaN(got[1]) {
+		t.Fatalf("predictions %v, want NaN for the row with flag \"maybe\" only", got)
+	}
+	f, err := dataset.ReadFrame(strings.NewReader("x1,x2,flag,colour,size\n0.5,3,yes,purple,S\n"), "unseen.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _, err := fm.km.Encoder.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fm.km.Machine.Predict(nil, x).At(0, 0); relDiff(got[1], want) > tolDouble {
+		t.Errorf("unseen colour: prediction %v, want %v", got[1], want)
+	}
+}
