@@ -99,10 +99,10 @@ type PerceptronSettings struct {
 	Hidden     []int
 	Activation Activation
 	// WeightDecay adds WeightDecay * |W|^2 (biases excluded) to the mean
-	// squared error.
+	// squared error (or, in FitSoftmaxPerceptron, the cross-entropy).
 	WeightDecay float64
 	// Standardize fits on inputs and targets scaled to mean 0 and
-	// standard deviation 1.
+	// standard deviation 1 (inputs only in FitSoftmaxPerceptron).
 	Standardize bool
 	Seed        uint64
 	// Adam, if not nil, trains by full-batch Adam steps (MaxIter of
@@ -131,6 +131,16 @@ func FitPerceptron(x, y mat.Matrix, s PerceptronSettings) (*Perceptron, optim.Re
 		in, out = dataset.FitScaler(x), dataset.FitScaler(y)
 		x, y = in.Transform(x), out.Transform(y)
 	}
+	return fitNetwork(x, k, s, in, out, func(g *ad.Graph[float64], pred *ad.Node[float64]) *ad.Node[float64] {
+		return g.MSE(pred, g.Input(ad.FromMatrix(y)))
+	})
+}
+
+// fitNetwork fits a perceptron with k outputs to the rows of x, already
+// scaled by in, by minimising data(outputs) plus weight decay; in and out
+// are kept in the perceptron.
+func fitNetwork(x mat.Matrix, k int, s PerceptronSettings, in, out *dataset.Scaler, data func(g *ad.Graph[float64], pred *ad.Node[float64]) *ad.Node[float64]) (*Perceptron, optim.Result, error) {
+	_, d := x.Dims()
 	sizes := append(append([]int{d}, s.Hidden...), k)
 	flat := make([]float64, PerceptronParams(d, k, s.Hidden))
 	grad := make([]float64, len(flat))
@@ -151,7 +161,7 @@ func FitPerceptron(x, y mat.Matrix, s PerceptronSettings) (*Perceptron, optim.Re
 		off += r
 	}
 	pred := forward(&g, s.Activation, weights, biases, g.Input(ad.FromMatrix(x)))
-	loss := g.MSE(pred, g.Input(ad.FromMatrix(y)))
+	loss := data(&g, pred)
 	if s.WeightDecay > 0 {
 		var norm *ad.Node[float64]
 		for _, w := range weights {
