@@ -3,9 +3,11 @@ package experiment
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,16 +46,30 @@ func writeIDX(t *testing.T, dir, split string, perClass int, rnd *rand.Rand) {
 	}
 }
 
+// writeLabels overwrites the labels of split in dir.
+func writeLabels(t *testing.T, dir, split string, labels []int) {
+	t.Helper()
+	lab := binary.BigEndian.AppendUint32(nil, 0x801)
+	lab = binary.BigEndian.AppendUint32(lab, uint32(len(labels)))
+	for _, l := range labels {
+		lab = append(lab, byte(l))
+	}
+	if err := os.WriteFile(filepath.Join(dir, split+"-labels-idx1-ubyte"), lab, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestOneShotSynthetic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains kernel machines")
 	}
 	data := t.TempDir()
 	rnd := rand.New(rand.NewPCG(1, 1))
-	writeIDX(t, data, "train", 3, rnd)
+	writeIDX(t, data, "train", 4, rnd)
 	writeIDX(t, data, "t10k", 5, rnd)
 	out := t.TempDir()
-	r, err := Run("oneshot", Config{Out: out, Seed: 1, Quick: true, Data: data, MaxFreqs: []int{1, 2}, Costs: []float64{0, 0.1}})
+	cfg := Config{Out: out, Seed: 1, Quick: true, Data: data, MaxFreqs: []int{1, 2}, Costs: []float64{0, 0.1}}
+	r, err := Run("oneshot", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,31 +78,32 @@ func TestOneShotSynthetic(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
-		Settings  []map[string]any
-		Baselines []map[string]any
-		Seconds   *float64
+		Models      []map[string]any
+		Comparisons []map[string]any
+		Settings    []map[string]any
+		Seconds     *float64
 	}
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	// (1, 0.1) and (2, 0.1) from the maxfreq sweep, (2, 0) from the cost sweep.
-	if len(got.Settings) != 3 || len(got.Baselines) != 3 || got.Seconds == nil || *got.Seconds <= 0 {
+	// The grid is {1, 2} × {0, 0.1}; three baselines, each compared.
+	if len(got.Settings) != 4 || len(got.Models) != 4 || len(got.Comparisons) != 3 || got.Seconds == nil || *got.Seconds <= 0 {
 		t.Fatalf("report %s", b)
 	}
-	for _, s := range got.Settings {
-		for _, key := range []string{"maxfreq", "cost", "accuracy_mean", "accuracy_std", "loss_mean", "seeds"} {
-			if _, ok := s[key]; !ok {
-				t.Errorf("setting %v has no %q", s, key)
+	for _, m := range got.Models {
+		for _, key := range []string{"name", "grid", "chosen", "val_accuracies", "accuracies", "accuracy_mean", "accuracy_std"} {
+			if _, ok := m[key]; !ok {
+				t.Errorf("model %v has no %q", m["name"], key)
 			}
 		}
-		if s["seeds"].(float64) != 2 {
-			t.Errorf("setting %v: want 2 seeds in the quick run", s)
+		if n := len(m["chosen"].([]any)); n != 2 {
+			t.Errorf("model %v: %d chosen settings, want 2 seeds in the quick run", m["name"], n)
 		}
 	}
-	for _, bl := range got.Baselines {
-		for _, key := range []string{"name", "accuracy_mean", "accuracy_std"} {
-			if _, ok := bl[key]; !ok {
-				t.Errorf("baseline %v has no %q", bl, key)
+	for _, p := range got.Comparisons {
+		for _, key := range []string{"baseline", "differences", "mean", "ci_low", "ci_high", "wins", "losses", "ties", "sign_p"} {
+			if _, ok := p[key]; !ok {
+				t.Errorf("comparison %v has no %q", p["baseline"], key)
 			}
 		}
 	}
@@ -100,15 +117,76 @@ func TestOneShotSynthetic(t *testing.T) {
 	}
 	// The classes are easy: one example each should do much better than
 	// chance for the machine and the baselines.
-	for _, s := range r.OneShot.Settings {
-		if s.Cost > 0 && s.AccuracyMean < 0.6 {
-			t.Errorf("kernel machine maxfreq %d cost %g: accuracy %v", s.MaxFreq, s.Cost, s.AccuracyMean)
+	for _, m := range r.OneShot.Models {
+		if m.AccuracyMean < 0.6 {
+			t.Errorf("%s: accuracy %v", m.Name, m.AccuracyMean)
 		}
 	}
-	for _, bl := range r.OneShot.Baselines {
-		if bl.AccuracyMean < 0.6 {
-			t.Errorf("%s: accuracy %v", bl.Name, bl.AccuracyMean)
+
+	// The choices must not see the test labels: with the test labels
+	// permuted, every model chooses the same settings with the same
+	// validation accuracies, while its test accuracies change.
+	labels := make([]int, 50)
+	for i := range labels {
+		labels[i] = i % 10
+	}
+	rnd.Shuffle(len(labels), func(i, j int) { labels[i], labels[j] = labels[j], labels[i] })
+	writeLabels(t, data, "t10k", labels)
+	cfg.Out = t.TempDir()
+	r2, err := Run("oneshot", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := false
+	for i, m := range r.OneShot.Models {
+		m2 := r2.OneShot.Models[i]
+		if !slices.Equal(m.Chosen, m2.Chosen) || !slices.Equal(m.ValAccuracies, m2.ValAccuracies) {
+			t.Errorf("%s: chose %v (validation %v), with permuted test labels %v (%v)", m.Name, m.Chosen, m.ValAccuracies, m2.Chosen, m2.ValAccuracies)
 		}
+		changed = changed || !slices.Equal(m.Accuracies, m2.Accuracies)
+	}
+	if !changed {
+		t.Error("permuting the test labels changed no test accuracy: the test is not reaching the models")
+	}
+}
+
+func TestDrawShots(t *testing.T) {
+	labels := make([]int, 200)
+	for i := range labels {
+		labels[i] = (i * 7) % 4
+	}
+	for _, tc := range []struct{ shots, val int }{{1, 10}, {5, 10}, {10, 40}, {1, 49}} {
+		t.Run(fmt.Sprintf("shots %d val %d", tc.shots, tc.val), func(t *testing.T) {
+			shots, val, err := drawShots(labels, 4, tc.shots, tc.val, rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[int]bool{}
+			perClass := map[[2]int]int{}
+			for k, idx := range [][]int{shots, val} {
+				for _, i := range idx {
+					if seen[i] {
+						t.Fatalf("image %d drawn twice", i)
+					}
+					seen[i] = true
+					perClass[[2]int{k, labels[i]}]++
+				}
+			}
+			for cl := range 4 {
+				if perClass[[2]int{0, cl}] != tc.shots || perClass[[2]int{1, cl}] != tc.val {
+					t.Errorf("class %d: %d shots and %d validation images", cl, perClass[[2]int{0, cl}], perClass[[2]int{1, cl}])
+				}
+			}
+		})
+	}
+	if _, _, err := drawShots(labels, 4, 1, 50, rand.New(rand.NewPCG(1, 1))); err == nil {
+		t.Error("50 shots and validation images from 50 per class: no error")
+	}
+	if v, err := validationSize(labels, 4, 45, 10); err != nil || v != 5 {
+		t.Errorf("validationSize with 5 spare per class = %d, %v; want 5", v, err)
+	}
+	if _, err := validationSize(labels, 4, 50, 10); err == nil {
+		t.Error("validationSize with no spare images: no error")
 	}
 }
 
@@ -125,6 +203,8 @@ func TestOneShotErrors(t *testing.T) {
 		{"maxfreq 0", Config{Data: data, MaxFreqs: []int{2, 0}}, "maxfreq 0"},
 		{"negative cost", Config{Data: data, Costs: []float64{-1}}, "cost -1"},
 		{"missing files", Config{Data: t.TempDir()}, "no IDX"},
+		{"no validation images", Config{Data: data}, "too few"},
+		{"negative shots", Config{Data: data, Shots: -1}, "shots -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.c.Out = t.TempDir()

@@ -36,6 +36,9 @@ type Config struct {
 	// {2, 5, 10, 20} and {0, 0.001, 0.01, 0.1, 1}.
 	MaxFreqs []int
 	Costs    []float64
+	// Shots is the number of training images per class of oneshot; 0
+	// means 1.
+	Shots int
 }
 
 func (c Config) dir() string {

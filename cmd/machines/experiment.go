@@ -18,6 +18,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the data, the initial parameters and the folds")
 	quick := fs.Bool("quick", false, "run fewer iterations, for a fast look")
 	data := fs.String("data", "", "directory of the IDX data set (oneshot), or of the IDX data set or image folders (sculpt)")
+	shots := fs.Int("shots", 1, "training images per class (oneshot); the kernel machine's training time grows fast with them: 5 shots take about a minute per grid point")
 	var maxFreqs intList
 	var costs costList
 	fs.Var(&maxFreqs, "maxfreq", "comma-separated Fourier component counts, each at least 1 (oneshot; default 2,5,10,20)")
@@ -43,21 +44,30 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if !slices.Contains(experiment.Names(), name) {
 		return usagef("unknown experiment %q (one of %s)", name, strings.Join(experiment.Names(), ", "))
 	}
+	if *shots < 1 {
+		return usagef("shots %d, want at least 1", *shots)
+	}
 	if name == "oneshot" && *data == "" {
 		return usagef("oneshot needs -data DIR, the directory of an IDX data set")
 	}
 	r, err := experiment.Run(name, experiment.Config{Out: *out, Seed: *seed, Quick: *quick, Progress: stderr,
-		Data: *data, MaxFreqs: maxFreqs, Costs: costs})
+		Data: *data, MaxFreqs: maxFreqs, Costs: costs, Shots: *shots})
 	if err != nil {
 		return err
 	}
 	if o := r.OneShot; o != nil {
-		for _, st := range o.Settings {
-			fmt.Fprintf(stdout, "kernel machine maxfreq %-3d cost %-6g accuracy %.4f ± %.4f  loss %.4f  (%d seeds)\n",
-				st.MaxFreq, st.Cost, st.AccuracyMean, st.AccuracyStd, st.LossMean, st.Seeds)
+		fmt.Fprintf(stdout, "%d-shot, %d validation images per class, %d seeds; test accuracy of the setting chosen on validation:\n",
+			o.Shots, o.ValidationPerClass, len(o.Seeds))
+		for _, m := range o.Models {
+			fmt.Fprintf(stdout, "%-22s %.4f ± %.4f\n", m.Name, m.AccuracyMean, m.AccuracyStd)
 		}
-		for _, b := range o.Baselines {
-			fmt.Fprintf(stdout, "%-38s accuracy %.4f ± %.4f\n", b.Name, b.AccuracyMean, b.AccuracyStd)
+		for _, p := range o.Comparisons {
+			best := ""
+			if p.Baseline == o.BestBaseline {
+				best = " (best baseline)"
+			}
+			fmt.Fprintf(stdout, "kernel machine − %s%s: %+.4f, %g%% CI [%+.4f, %+.4f]; wins %d, losses %d, ties %d, sign test p %.3g\n",
+				p.Baseline, best, p.Mean, 100*p.Level, p.CILow, p.CIHigh, p.Wins, p.Losses, p.Ties, p.SignP)
 		}
 		fmt.Fprintf(stdout, "%.1fs; wrote %s/%s.json and %d figure files\n", o.Seconds, *out, name, len(r.Figures))
 		return nil

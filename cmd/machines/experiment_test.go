@@ -2,8 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parametric-machines/machines/experiment"
+	"github.com/parametric-machines/machines/internal/testutil"
 )
 
 func TestExperimentUsageErrors(t *testing.T) {
@@ -17,6 +23,7 @@ func TestExperimentUsageErrors(t *testing.T) {
 		{"negative cost", []string{"experiment", "oneshot", "-data", "x", "-cost", "0.1,-1"}, "cost -1"},
 		{"cost NaN", []string{"experiment", "oneshot", "-data", "x", "-cost", "NaN"}, "cost NaN"},
 		{"no data", []string{"experiment", "oneshot"}, "-data"},
+		{"shots 0", []string{"experiment", "oneshot", "-data", "x", "-shots", "0"}, "shots 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -27,5 +34,63 @@ func TestExperimentUsageErrors(t *testing.T) {
 				t.Errorf("stderr %q, want it to mention %q", stderr.String(), tc.want)
 			}
 		})
+	}
+}
+
+// TestExperimentOneShotQuick runs the quick oneshot on Fashion-MNIST end
+// to end, on a small grid: the table, the progress and the report.
+func TestExperimentOneShotQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains kernel machines on Fashion-MNIST")
+	}
+	data := experiment.DefaultImageData
+	if _, err := os.Stat(filepath.Join(data, "t10k-labels-idx1-ubyte.gz")); err != nil {
+		testutil.Missing(t, "Fashion-MNIST (Debian package dataset-fashion-mnist)", err)
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"experiment", "-quick", "-out", out, "oneshot", "-data", data, "-maxfreq", "2,5", "-cost", "0.01,0.1"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit status %d; stderr %s", code, stderr.String())
+	}
+	for _, want := range []string{"kernel machine ", "k-nearest-neighbour ", "kernel ridge ", "softmax perceptron ", "(best baseline)", "sign test"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout has no %q:\n%s", want, stdout.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), "kernel machine chose") {
+		t.Errorf("no progress on stderr:\n%s", stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "oneshot.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Shots  int `json:"shots"`
+		Models []struct {
+			Name       string
+			Grid       []string
+			Chosen     []string
+			Accuracies []float64
+		}
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Models) != 4 {
+		t.Fatalf("%d models, want the kernel machine and 3 baselines", len(rep.Models))
+	}
+	if g := rep.Models[0].Grid; len(g) != 4 {
+		t.Errorf("kernel machine grid %v, want 2 maxfreqs × 2 costs", g)
+	}
+	for _, m := range rep.Models {
+		if len(m.Chosen) != 2 || len(m.Accuracies) != 2 {
+			t.Errorf("%s: chosen %v, accuracies %v; want 2 seeds", m.Name, m.Chosen, m.Accuracies)
+		}
+		// Ten classes: a model that learned nothing scores 0.1.
+		for _, a := range m.Accuracies {
+			if a < 0.25 {
+				t.Errorf("%s: test accuracy %v", m.Name, a)
+			}
+		}
 	}
 }

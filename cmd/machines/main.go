@@ -22,7 +22,7 @@
 // # Experiments
 //
 //	machines experiment [-out DIR] [-seed N] [-quick] NAME [flags]
-//	machines experiment oneshot -data DIR [-maxfreq 2,5,10,20] [-cost 0,0.001,0.01,0.1,1]
+//	machines experiment oneshot -data DIR [-shots 1] [-maxfreq 2,5,10,20] [-cost 0,0.001,0.01,0.1,1]
 //
 // NAME is one of:
 //
@@ -33,17 +33,22 @@
 //	            sin(x^2/2) + 0.5: kernel machine against ReLU and sigmoid
 //	            perceptrons and kernel ridge (Figure 3c)
 //	sine-cost   the sine task over a sweep of regularisation costs (Figure 3d)
-//	oneshot     an infinite-depth kernel machine trained on one image per class
-//	            of the IDX data set in -data DIR and tested on its whole test
-//	            split, for each -maxfreq (at cost 0.1) and each -cost (at the
-//	            largest maxfreq), against 1-nearest-neighbour, kernel ridge and a
-//	            perceptron on the same images, over several seeds of the choice
-//	            (Figure 4); it writes DIR/oneshot.json with "settings" (maxfreq,
-//	            cost, accuracy_mean, accuracy_std, loss_mean, seeds), "baselines"
-//	            (name, accuracy_mean, accuracy_std) and "seconds", and the
-//	            figures oneshot-4a..4d. -maxfreq and -cost take comma lists
-//	            (defaults 2,5,10,20 and 0,0.001,0.01,0.1,1); Fashion-MNIST is
-//	            at /usr/share/datasets/fashion-mnist on Debian
+//	oneshot     an infinite-depth kernel machine trained on -shots images per
+//	            class (default 1) of the IDX data set in -data DIR and tested on
+//	            its whole test split, against k-nearest-neighbours, kernel ridge
+//	            and a softmax perceptron on the same images, over 10 seeds of
+//	            the choice (2 with -quick). Each seed also draws 10 validation
+//	            images per class from the other training images; every model
+//	            picks its setting there (the kernel machine over the grid of
+//	            -maxfreq × -cost, comma lists, defaults 2,5,10,20 and
+//	            0,0.001,0.01,0.1,1) and only that setting is tested. It writes
+//	            DIR/oneshot.json with "models" (name, grid, chosen setting,
+//	            validation and test accuracy per seed), "comparisons" (the
+//	            kernel machine minus each baseline per seed, a paired t 95%
+//	            interval and a sign test), "settings" (the grid on validation)
+//	            and "seconds", and the figures oneshot-4a..4d of the grid on
+//	            validation. Fashion-MNIST is at /usr/share/datasets/fashion-mnist
+//	            on Debian
 //	shift       convolutional and recurrent machines of finite depth (dims 1,4,4,4)
 //	            trained by Adam to predict a delayed sine from a noisy one; each
 //	            model's held-out loss before and after training is in
