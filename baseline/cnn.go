@@ -1,0 +1,207 @@
+package baseline
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/optim"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// CNN is a small convolutional classifier of one-channel images: blocks
+// of a 3x3 convolution ("same" padding, no bias), ReLU and 2x2 max
+// pooling, then a ReLU hidden layer and a linear layer to the logits.
+type CNN struct {
+	Rows, Cols int
+	// Kernels[l] is block l's kernel, [out in 3 3].
+	Kernels []*ad.Tensor[float64]
+	// Hidden and Out are the dense layers, outputs x inputs, with biases.
+	Hidden, Out   *mat.Dense
+	HiddenB, OutB []float64
+}
+
+// CNNSettings configures FitCNN.
+type CNNSettings struct {
+	// Channels are the output channels of the convolution blocks; each
+	// block halves the image, so Rows and Cols must divide by
+	// 2^len(Channels).
+	Channels []int
+	// Hidden is the width of the hidden dense layer.
+	Hidden int
+	// WeightDecay adds WeightDecay * |W|^2 over all weights (biases
+	// excluded) to the mean softmax cross-entropy.
+	WeightDecay float64
+	Seed        uint64
+	// MaxIter bounds the L-BFGS iterations; 0 means 1000.
+	MaxIter int
+}
+
+// CNNParams returns the number of weights and biases of a CNN.
+func CNNParams(rows, cols, classes int, s CNNSettings) int {
+	n, in := 0, 1
+	for _, c := range s.Channels {
+		n += c * in * 9
+		in = c
+		rows, cols = rows/2, cols/2
+	}
+	features := in * rows * cols
+	return n + (features+1)*s.Hidden + (s.Hidden+1)*classes
+}
+
+// cnnGraph is a CNN recorded on a graph over a batch of images.
+type cnnGraph struct {
+	g       ad.Graph[float64]
+	params  []*ad.Node[float64]
+	weights []*ad.Node[float64] // the decayed ones
+	logits  *ad.Node[float64]
+}
+
+// record builds the CNN on the rows of x (n images of rows x cols) with
+// parameter tensors taken from flat, and their gradients from grad if
+// not nil, in the order kernels, hidden weight, hidden bias, output
+// weight, output bias.
+func recordCNN(x []float64, n, rows, cols, classes int, s CNNSettings, flat, grad []float64) *cnnGraph {
+	c := new(cnnGraph)
+	off := 0
+	param := func(shape ...int) *ad.Node[float64] {
+		size := 1
+		for _, v := range shape {
+			size *= v
+		}
+		var gt *ad.Tensor[float64]
+		if grad != nil {
+			gt = ad.View(grad[off:off+size], shape...)
+		}
+		p := c.g.Param(ad.View(flat[off:off+size], shape...), gt)
+		off += size
+		c.params = append(c.params, p)
+		return p
+	}
+	h := c.g.Input(ad.View(x, n, 1, rows, cols))
+	in := 1
+	for _, ch := range s.Channels {
+		k := param(ch, in, 3, 3)
+		c.weights = append(c.weights, k)
+		h = c.g.MaxPool2(c.g.ReLU(c.g.Conv2D(h, k, 1)))
+		in, rows, cols = ch, rows/2, cols/2
+	}
+	features := in * rows * cols
+	h = c.g.Reshape(h, n, features)
+	w1 := param(s.Hidden, features)
+	b1 := param(1, s.Hidden)
+	w2 := param(classes, s.Hidden)
+	b2 := param(1, classes)
+	c.weights = append(c.weights, w1, w2)
+	h = c.g.ReLU(c.g.AddRow(c.g.MatMul(h, w1, false, true), b1))
+	c.logits = c.g.AddRow(c.g.MatMul(h, w2, false, true), b2)
+	return c
+}
+
+// FitCNN fits a CNN to the rows of x, images of rows x cols pixels in
+// row-major order, and their labels in [0, classes), by L-BFGS on the
+// mean softmax cross-entropy plus weight decay, from Glorot-uniform
+// weights and zero biases.
+func FitCNN(x mat.Matrix, rows, cols int, labels []int, classes int, s CNNSettings) (*CNN, optim.Result, error) {
+	n, d := x.Dims()
+	if n == 0 || d != rows*cols || len(labels) != n || classes < 2 || s.Hidden < 1 || len(s.Channels) == 0 {
+		return nil, optim.Result{}, fmt.Errorf("baseline: CNN on %dx%d inputs as %dx%d images, %d labels, %d classes, hidden %d, channels %v",
+			n, d, rows, cols, len(labels), classes, s.Hidden, s.Channels)
+	}
+	if f := 1 << len(s.Channels); rows%f != 0 || cols%f != 0 {
+		return nil, optim.Result{}, fmt.Errorf("baseline: %dx%d images do not halve %d times", rows, cols, len(s.Channels))
+	}
+	for i, l := range labels {
+		if l < 0 || l >= classes {
+			return nil, optim.Result{}, fmt.Errorf("baseline: label %d of row %d outside [0, %d)", l, i, classes)
+		}
+	}
+	if s.WeightDecay < 0 {
+		return nil, optim.Result{}, fmt.Errorf("baseline: weight decay %v, want >= 0", s.WeightDecay)
+	}
+	xs := mat.DenseCopyOf(x).RawMatrix().Data
+	flat := make([]float64, CNNParams(rows, cols, classes, s))
+	grad := make([]float64, len(flat))
+	c := recordCNN(xs, n, rows, cols, classes, s, flat, grad)
+	rnd := rand.New(rand.NewPCG(s.Seed, 0x636e6e))
+	for _, w := range c.weights {
+		sh := w.Value.Shape
+		fanOut, fanIn := sh[0], 1
+		for _, v := range sh[1:] {
+			fanIn *= v
+		}
+		if len(sh) == 4 {
+			fanOut *= sh[2] * sh[3]
+		}
+		limit := math.Sqrt(6 / float64(fanIn+fanOut))
+		for i := range w.Value.Data {
+			w.Value.Data[i] = limit * (2*rnd.Float64() - 1)
+		}
+	}
+	loss := c.g.SoftmaxCrossEntropy(c.logits, append([]int(nil), labels...))
+	if s.WeightDecay > 0 {
+		for _, w := range c.weights {
+			loss = c.g.Add(loss, c.g.Scale(c.g.Dot(w, w), s.WeightDecay))
+		}
+	}
+	f := func(params, dst []float64) float64 {
+		copy(flat, params)
+		c.g.Forward()
+		c.g.Backward(loss)
+		copy(dst, grad)
+		return loss.Scalar()
+	}
+	r, err := optim.Minimize(f, append([]float64(nil), flat...), optim.Settings{MaxIter: s.MaxIter})
+	if err != nil {
+		return nil, r, fmt.Errorf("baseline: %w", err)
+	}
+	copy(flat, r.X)
+	out := &CNN{Rows: rows, Cols: cols}
+	np := len(c.params)
+	for _, k := range c.params[:np-4] {
+		out.Kernels = append(out.Kernels, ad.View(append([]float64(nil), k.Value.Data...), k.Value.Shape...))
+	}
+	dense := func(p *ad.Node[float64]) *mat.Dense {
+		return mat.NewDense(p.Value.Shape[0], p.Value.Shape[1], append([]float64(nil), p.Value.Data...))
+	}
+	out.Hidden, out.Out = dense(c.params[np-4]), dense(c.params[np-2])
+	out.HiddenB = append([]float64(nil), c.params[np-3].Value.Data...)
+	out.OutB = append([]float64(nil), c.params[np-1].Value.Data...)
+	return out, r, nil
+}
+
+// cnnChunk is the number of images classified at once: the activations
+// of a whole test set would not fit in memory.
+const cnnChunk = 256
+
+// Classify returns the class of the largest logit for each row of x.
+func (m *CNN) Classify(x mat.Matrix) []int {
+	n, d := x.Dims()
+	if d != m.Rows*m.Cols {
+		panic(mat.ErrShape)
+	}
+	s := CNNSettings{Hidden: len(m.HiddenB)}
+	var flat []float64
+	for _, k := range m.Kernels {
+		s.Channels = append(s.Channels, k.Shape[0])
+		flat = append(flat, k.Data...)
+	}
+	flat = append(append(append(append(flat, m.Hidden.RawMatrix().Data...), m.HiddenB...), m.Out.RawMatrix().Data...), m.OutB...)
+	classes := len(m.OutB)
+	pred := make([]int, 0, n)
+	for lo := 0; lo < n; lo += cnnChunk {
+		hi := min(lo+cnnChunk, n)
+		xs := make([]float64, 0, (hi-lo)*d)
+		for i := lo; i < hi; i++ {
+			xs = append(xs, mat.Row(nil, i, x)...)
+		}
+		// Recording the graph computes it.
+		c := recordCNN(xs, hi-lo, m.Rows, m.Cols, classes, s, flat, nil)
+		for i := range hi - lo {
+			pred = append(pred, floats.MaxIdx(c.logits.Value.Data[i*classes:(i+1)*classes]))
+		}
+	}
+	return pred
+}
