@@ -86,8 +86,8 @@ func TestOneShotSynthetic(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	// The grid is {1, 2} × {0, 0.1}; three baselines, each compared.
-	if len(got.Settings) != 4 || len(got.Models) != 4 || len(got.Comparisons) != 3 || got.Seconds == nil || *got.Seconds <= 0 {
+	// The grid is {1, 2} × {0, 0.1}; four baselines, each compared.
+	if len(got.Settings) != 4 || len(got.Models) != 5 || len(got.Comparisons) != 4 || got.Seconds == nil || *got.Seconds <= 0 {
 		t.Fatalf("report %s", b)
 	}
 	for _, m := range got.Models {

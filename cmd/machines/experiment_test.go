@@ -52,7 +52,7 @@ func TestExperimentOneShotQuick(t *testing.T) {
 	if code := run([]string{"experiment", "-quick", "-out", out, "oneshot", "-data", data, "-maxfreq", "2,5", "-cost", "0.01,0.1"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit status %d; stderr %s", code, stderr.String())
 	}
-	for _, want := range []string{"kernel machine ", "k-nearest-neighbour ", "kernel ridge ", "softmax perceptron ", "(best baseline)", "sign test"} {
+	for _, want := range []string{"kernel machine ", "k-nearest-neighbour ", "kernel ridge ", "softmax perceptron ", "CNN ", "(best baseline)", "sign test"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout has no %q:\n%s", want, stdout.String())
 		}
@@ -76,8 +76,8 @@ func TestExperimentOneShotQuick(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Models) != 4 {
-		t.Fatalf("%d models, want the kernel machine and 3 baselines", len(rep.Models))
+	if len(rep.Models) != 5 {
+		t.Fatalf("%d models, want the kernel machine and 4 baselines", len(rep.Models))
 	}
 	if g := rep.Models[0].Grid; len(g) != 4 {
 		t.Errorf("kernel machine grid %v, want 2 maxfreqs × 2 costs", g)

@@ -35,8 +35,9 @@
 //	sine-cost   the sine task over a sweep of regularisation costs (Figure 3d)
 //	oneshot     an infinite-depth kernel machine trained on -shots images per
 //	            class (default 1) of the IDX data set in -data DIR and tested on
-//	            its whole test split, against k-nearest-neighbours, kernel ridge
-//	            and a softmax perceptron on the same images, over 10 seeds of
+//	            its whole test split, against k-nearest-neighbours, kernel
+//	            ridge, a softmax perceptron and a CNN of about the machine's
+//	            parameter count on the same images, over 10 seeds of
 //	            the choice (2 with -quick). Each seed also draws 10 validation
 //	            images per class from the other training images; every model
 //	            picks its setting there (the kernel machine over the grid of
