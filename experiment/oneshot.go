@@ -282,7 +282,7 @@ func OneShot(c Config) (*Report, error) {
 					return
 				}
 				cls[i] = cl
-				s.Params = cl.Machine.NumParams() + len(cl.A.RawMatrix().Data) + len(cl.B)
+				s.Params = cl.Params.Len()
 				s.ValAccuracies = append(s.ValAccuracies, acc)
 				s.ValLosses = append(s.ValLosses, loss)
 				logf("oneshot: seed %d: kernel machine %s: validation accuracy %.4f loss %.4f (%.1fs)",

@@ -23,6 +23,19 @@ const (
 	DefaultWeightDecay = 0.01
 )
 
+// Augmenter is the map from an input to the initial condition ψ of its
+// state.
+type Augmenter int
+
+const (
+	// Linear is ψ = A·x + b.
+	Linear Augmenter = iota
+	// Conv is the authors' convolutional augmenter: a 3×3 convolution of
+	// the image with stride 2 and padding 1 (Config.Channels channels,
+	// with a bias per channel), a ReLU, then ψ = A·features + b.
+	Conv
+)
+
 // Config sets up and trains a Classifier. Zero fields mean the defaults,
 // except MaxFreq, which must be given.
 type Config struct {
@@ -32,12 +45,29 @@ type Config struct {
 	Dim int
 	// MaxFreq is the number of Fourier components of the cⱼ, at least 1.
 	MaxFreq int
-	// Cost weighs the regulariser |f|²_H + |A|² of the loss; it must be
-	// at least 0.
+	// Cost weighs the regulariser |f|²_H + |A|² of the loss, A being
+	// every weight of the augmenter (not its biases); it must be at
+	// least 0.
 	Cost float64
-	// Gamma and Steps are as in Settings.
+	// Gamma, Steps, Sine and Tol are as in Settings.
 	Gamma float64
 	Steps int
+	Sine  bool
+	Tol   float64
+	// Anchors is the number of anchors: zero anchors the machine at every
+	// training input, the representer theorem's machine, whose cost
+	// grows with the square of the training set; a positive number
+	// anchors it instead at that many learned points (see Layer), at
+	// most the number of training inputs, which start at the ψ of
+	// training inputs taken class by class in turn.
+	Anchors int
+	// Augmenter maps the inputs to ψ. Conv needs Height and Width, the
+	// sides of the images, whose pixels are the inputs row by row;
+	// Channels is its number of channels, zero meaning the authors'
+	// 8·MaxFreq.
+	Augmenter     Augmenter
+	Height, Width int
+	Channels      int
 	// Iterations is the number of Adam steps, each on the whole training
 	// set; zero means DefaultIterations.
 	Iterations int
@@ -45,7 +75,7 @@ type Config struct {
 	// every parameter); zero means DefaultLR and DefaultWeightDecay, a
 	// negative WeightDecay none. The defaults are the authors'.
 	LR, WeightDecay float64
-	// Seed seeds the initial input map.
+	// Seed seeds the initial augmenter.
 	Seed uint64
 	// Observe, if not nil, is called before the first Adam step and
 	// after every step with the number of steps taken so far, the
@@ -79,7 +109,22 @@ func (c Config) check(inputs, rows, classes int) error {
 	if rows < 1 || inputs < 1 {
 		return fmt.Errorf("infinite: %d×%d training inputs, want at least one row and column", rows, inputs)
 	}
-	return nil
+	if c.Anchors < 0 || c.Anchors > rows {
+		return fmt.Errorf("infinite: %d anchors for %d training inputs, want 0 (every input) up to %d", c.Anchors, rows, rows)
+	}
+	switch c.Augmenter {
+	case Linear:
+	case Conv:
+		if c.Height < 1 || c.Width < 1 || c.Height*c.Width != inputs {
+			return fmt.Errorf("infinite: convolutional augmenter on %d×%d images, want sides whose product is the %d inputs", c.Height, c.Width, inputs)
+		}
+		if c.Channels < 0 {
+			return fmt.Errorf("infinite: %d channels, want at least 1 (or 0 for 8·maxfreq)", c.Channels)
+		}
+	default:
+		return fmt.Errorf("infinite: unknown augmenter %d", c.Augmenter)
+	}
+	return c.settings(1).Check()
 }
 
 func (c Config) dim() int {
@@ -89,6 +134,11 @@ func (c Config) dim() int {
 	return c.Dim
 }
 
+// settings returns the settings of the machine with m anchors.
+func (c Config) settings(m int) Settings {
+	return Settings{Dim: c.dim(), Anchors: m, MaxFreq: c.MaxFreq, Gamma: c.Gamma, Steps: c.Steps, Sine: c.Sine, Tol: c.Tol}
+}
+
 func orDefault(v, def float64) float64 {
 	if v == 0 {
 		return def
@@ -96,124 +146,286 @@ func orDefault(v, def float64) float64 {
 	return v
 }
 
-// Classifier is an infinite-depth kernel machine for classification: a
-// linear input map ψ(x) = A·x + b into ℝⁿ, the machine, with the
-// training inputs as anchors, and the last Classes coordinates of the
-// final state u(1) as the class scores (a fixed read-out, so that the
-// machine itself must carry an input to its class), turned into
-// probabilities by the softmax.
+// Classifier is an infinite-depth kernel machine for classification: an
+// augmenter ψ(x) into ℝⁿ, the machine, anchored at the training inputs
+// or at learned points, and the last Classes coordinates of the final
+// state u(1) as the class scores (a fixed read-out, so that the machine
+// itself must carry an input to its class), turned into probabilities by
+// the softmax.
 type Classifier struct {
 	// Classes is the number of classes, the size of the read-out.
 	Classes int
-	// A is the Dim×inputs input map and B its offset.
-	A *mat.Dense
-	B []float64
-	// Machine holds the coefficients and Anchors its stable state for the
-	// training inputs.
+	// Params holds every parameter: the augmenter's ("conv.w", "conv.b"
+	// for Conv, then "input.a", the n×features matrix A, and "input.b"),
+	// the machine's coefficients ("machine.coef") and, with learned
+	// anchors, their ψⱼ ("machine.anchors").
+	Params ad.Params[float64]
+	// Machine holds the coefficients, viewing Params, and Anchors its
+	// stable state for the anchors, against which new inputs are
+	// queried.
 	Machine *Machine
 	Anchors *Trajectory
+
+	cfg   Config
+	aug   *augmenter
+	layer *Layer // the machine with learned anchors, or nil
 }
 
-// problem is the training objective of a Classifier on fixed data.
-type problem struct {
-	x      *mat.Dense
-	labels []int
-	cfg    Config
-	cl     *Classifier
-	// scratch
-	psi *mat.Dense
+// augmenter is the map x ↦ ψ of a Classifier, on the engine.
+type augmenter struct {
+	conv     bool
+	h, w     int
+	channels int
+	// convW (channels×1×3×3) and convB (1×channels) are the convolution,
+	// expand copies a channel's bias to its every output, and keep lists
+	// the outputs of the stride-1 convolution that stride 2 keeps.
+	convW, convB, expand *ad.Tensor[float64]
+	keep                 []int
+	// a is A, n×features, and b is the offset, 1×n.
+	a, b *ad.Tensor[float64]
+}
+
+func newAugmenter(c Config, inputs int) *augmenter {
+	a := &augmenter{conv: c.Augmenter == Conv}
+	features := inputs
+	if a.conv {
+		a.h, a.w, a.channels = c.Height, c.Width, c.Channels
+		if a.channels == 0 {
+			a.channels = 8 * c.MaxFreq
+		}
+		ho, wo := (a.h+1)/2, (a.w+1)/2
+		a.convW, a.convB = ad.NewTensor[float64](a.channels, 1, 3, 3), ad.NewTensor[float64](1, a.channels)
+		a.expand = ad.NewTensor[float64](a.channels, a.channels*ho*wo)
+		for ch := range a.channels {
+			for i := range ho {
+				for j := range wo {
+					a.expand.Data[ch*a.channels*ho*wo+ch*ho*wo+i*wo+j] = 1
+					a.keep = append(a.keep, ch*a.h*a.w+2*i*a.w+2*j)
+				}
+			}
+		}
+		features = a.channels * ho * wo
+	}
+	a.a, a.b = ad.NewTensor[float64](c.dim(), features), ad.NewTensor[float64](1, c.dim())
+	return a
+}
+
+// features adds to g the features of the rows of x that A maps: x
+// itself, or the ReLU of the strided convolution.
+func (a *augmenter) features(g *ad.Graph[float64], ps *ad.Params[float64], x *ad.Node[float64]) *ad.Node[float64] {
+	if !a.conv {
+		return x
+	}
+	rows := x.Value.Rows()
+	w, b := ps.Use(g, "conv.w", a.convW), ps.Use(g, "conv.b", a.convB)
+	y := g.Conv2D(g.Reshape(x, rows, 1, a.h, a.w), w, 1)
+	y = g.SelectCols(g.Reshape(y, rows, a.channels*a.h*a.w), a.keep)
+	return g.ReLU(g.AddRow(y, g.MatMul(b, g.Input(a.expand), false, false)))
+}
+
+// apply adds to g the ψ of the rows of x and |A|², the sum of the
+// squares of the augmenter's weights.
+func (a *augmenter) apply(g *ad.Graph[float64], ps *ad.Params[float64], x *ad.Node[float64]) (psi, weights2 *ad.Node[float64]) {
+	f := a.features(g, ps, x)
+	am, bm := ps.Use(g, "input.a", a.a), ps.Use(g, "input.b", a.b)
+	psi = g.AddRow(g.MatMul(f, am, false, true), bm)
+	weights2 = g.Sum(g.Square(am))
+	if a.conv {
+		weights2 = g.Add(weights2, g.Sum(g.Square(ps.Node(g, "conv.w"))))
+	}
+	return psi, weights2
+}
+
+// init draws the convolution's weights with N(0, 2/9) entries (He's
+// scale for 9 inputs) and A with N(0, 1) entries, rescaled so that the
+// median squared distance between the ψ of the rows of x is 1/γ; the
+// biases start at zero.
+func (a *augmenter) init(ps *ad.Params[float64], x *ad.Tensor[float64], gamma float64, rnd *rand.Rand) {
+	if a.conv {
+		for i := range a.convW.Data {
+			a.convW.Data[i] = math.Sqrt(2.0/9) * rnd.NormFloat64()
+		}
+	}
+	for i := range a.a.Data {
+		a.a.Data[i] = rnd.NormFloat64()
+	}
+	var g ad.Graph[float64]
+	psi, _ := a.apply(&g, ps, g.Input(x))
+	rows, n := psi.Value.Rows(), psi.Value.Cols()
+	var d2 []float64
+	for i := range rows {
+		for j := range i {
+			d2 = append(d2, sqDist(psi.Value.Data[i*n:(i+1)*n], psi.Value.Data[j*n:(j+1)*n]))
+		}
+	}
+	if len(d2) == 0 {
+		d2 = append(d2, floats.Dot(psi.Value.Data, psi.Value.Data))
+	}
+	slices.Sort(d2)
+	med := d2[len(d2)/2]
+	if med > 0 && !math.IsInf(med, 0) {
+		floats.Scale(math.Sqrt(1/(gamma*med)), a.a.Data)
+	}
+}
+
+// psi returns the ψ of the rows of x, a row per input.
+func (cl *Classifier) psi(x *ad.Tensor[float64]) []float64 {
+	var g ad.Graph[float64]
+	psi, _ := cl.aug.apply(&g, &cl.Params, g.Input(x))
+	return psi.Value.Data
+}
+
+// classifierModel is the training problem of a Classifier on fixed
+// data as a train.Model: the graph of the loss on the whole set, which
+// every call replays.
+type classifierModel struct {
+	cl         *Classifier
+	g          ad.Graph[float64]
+	loss, norm *ad.Node[float64]
+	err        error // of the machine's solves
+	steps      int   // the Adam steps taken so far
+}
+
+// newClassifier returns the untrained classifier of the rows of x and
+// its training problem, or an error for bad settings or data.
+func newClassifier(x *mat.Dense, labels []int, classes int, c Config) (*Classifier, *classifierModel, error) {
+	rows, inputs := x.Dims()
+	if err := c.check(inputs, rows, classes); err != nil {
+		return nil, nil, err
+	}
+	if len(labels) != rows {
+		return nil, nil, fmt.Errorf("infinite: %d labels for %d rows", len(labels), rows)
+	}
+	for i, l := range labels {
+		if l < 0 || l >= classes {
+			return nil, nil, fmt.Errorf("infinite: label %d of row %d outside [0, %d)", l, i, classes)
+		}
+	}
+	cl := &Classifier{Classes: classes, cfg: c, aug: newAugmenter(c, inputs)}
+	xt := ad.FromMatrix(x)
+	s := c.settings(rows)
+	cl.aug.init(&cl.Params, xt, s.gamma(), rand.New(rand.NewPCG(c.Seed, 0x696e66)))
+	m := &classifierModel{cl: cl}
+	g := &m.g
+	psi, weights2 := cl.aug.apply(g, &cl.Params, g.Input(xt))
+	var out *ad.Node[float64]
+	if c.Anchors == 0 {
+		coef := ad.NewTensor[float64](rows*s.Basis(), s.Dim)
+		op := &representerOp{s: s, anchorState: anchorState{err: &m.err}}
+		out = g.Apply(op, psi.Value.Shape, psi, cl.Params.Use(g, "machine.coef", coef))
+		m.norm = g.Apply(&normOp{main: &op.anchorState}, []int{1, 1}, psi, cl.Params.Node(g, "machine.coef"))
+	} else {
+		s.Anchors = c.Anchors
+		cl.layer = &Layer{Settings: s, Anchors: ad.NewTensor[float64](s.Anchors, s.Dim),
+			Coef: ad.NewTensor[float64](s.Anchors*s.Basis(), s.Dim)}
+		for j, i := range classRoundRobin(labels, classes)[:s.Anchors] {
+			copy(cl.layer.Anchors.Data[j*s.Dim:(j+1)*s.Dim], psi.Value.Data[i*s.Dim:(i+1)*s.Dim])
+		}
+		out, m.norm = cl.layer.Apply(g, &cl.Params, "machine", psi)
+	}
+	cols := make([]int, classes)
+	for i := range cols {
+		cols[i] = s.Dim - classes + i
+	}
+	m.loss = g.SoftmaxCrossEntropy(g.SelectCols(out, cols), labels)
+	if c.Cost > 0 {
+		m.loss = g.Add(m.loss, g.Scale(g.Add(m.norm, weights2), c.Cost))
+	}
+	cl.Params.Values() // packs the parameters into one vector, which the machine then views
+	cl.Machine = &Machine{Settings: s, Coef: cl.Params.Value("machine.coef").Data}
+	return cl, m, nil
+}
+
+// classRoundRobin returns the indices of labels taking one of each class
+// in turn, in order within a class.
+func classRoundRobin(labels []int, classes int) []int {
+	byClass := make([][]int, classes)
+	for i, l := range labels {
+		byClass[l] = append(byClass[l], i)
+	}
+	var out []int
+	for len(out) < len(labels) {
+		for cl, idx := range byClass {
+			if len(idx) > 0 {
+				out = append(out, idx[0])
+				byClass[cl] = idx[1:]
+			}
+		}
+	}
+	return out
 }
 
 // Train fits a Classifier to the rows of x with the given labels in
-// [0, classes): every row is an anchor. The loss is the mean softmax
-// cross-entropy of the anchors' scores plus Cost·(|f|²_H + |A|²_F), where
-// |f|²_H is the squared RKHS norm of the machine (Trajectory.Norm),
-// minimised by Adam over A, b and the coefficients, from A with Gaussian
-// entries scaled so that the median squared distance between the
-// training inputs' ψ is 1/γ, and b = 0, c = 0.
+// [0, classes). The loss is the mean softmax cross-entropy of the
+// training inputs' scores plus Cost·(|f|²_H + |A|²), where |f|²_H is the
+// squared RKHS norm of the machine (Trajectory.Norm) and |A|² the sum of
+// the squares of the augmenter's weights, minimised by Adam (train.Run,
+// every step on the whole set) over the augmenter, the coefficients and
+// any learned anchors, from the augmenter's initial draw (see
+// Augmenter), zero coefficients and learned anchors at the ψ of
+// training inputs.
 //
 // Bad settings and data (labels out of range, a Dim below the number of
 // classes, MaxFreq < 1) are errors, as is a loss that stops being finite.
 func Train(x *mat.Dense, labels []int, classes int, c Config) (*Classifier, error) {
-	rows, inputs := x.Dims()
-	if err := c.check(inputs, rows, classes); err != nil {
-		return nil, err
-	}
-	if len(labels) != rows {
-		return nil, fmt.Errorf("infinite: %d labels for %d rows", len(labels), rows)
-	}
-	for i, l := range labels {
-		if l < 0 || l >= classes {
-			return nil, fmt.Errorf("infinite: label %d of row %d outside [0, %d)", l, i, classes)
-		}
-	}
-	n := c.dim()
-	s := Settings{Dim: n, Anchors: rows, MaxFreq: c.MaxFreq, Gamma: c.Gamma, Steps: c.Steps}
-	mc, err := New(s)
+	cl, m, err := newClassifier(x, labels, classes, c)
 	if err != nil {
 		return nil, err
 	}
-	cl := &Classifier{Classes: classes, A: mat.NewDense(n, inputs, nil), B: make([]float64, n), Machine: mc}
-	cl.initInput(x, rand.New(rand.NewPCG(c.Seed, 0x696e66)))
-	m := newClassifierModel(&problem{x: x, labels: labels, cfg: c, cl: cl})
+	rows, _ := x.Dims()
 	wd := orDefault(c.WeightDecay, DefaultWeightDecay)
 	iters := c.Iterations
 	if iters == 0 {
 		iters = DefaultIterations
 	}
-	// Every step sees the whole training set: the anchors are the
-	// training inputs, which a minibatch cannot split.
+	// Every step sees the whole training set: the representer theorem's
+	// anchors are the training inputs, which a minibatch cannot split,
+	// and a few-shot set is small.
 	_, err = train.Run[float64](m, rows, train.Config{Epochs: iters, Batch: rows,
 		Optimizer: &optim.Adam{LR: orDefault(c.LR, DefaultLR), WeightDecay: max(wd, 0)}})
 	if err != nil {
 		return nil, fmt.Errorf("infinite: %w", err)
 	}
-	// The loss at the final parameters also solves the anchors' final
-	// trajectory, which the classifier keeps.
+	// The loss after the last step, for Observe.
 	if _, err := m.Loss(nil, false); err != nil {
+		return nil, err
+	}
+	// The anchors' trajectory at the final parameters, against which
+	// new inputs are queried.
+	anchors := cl.Params.Value("machine.anchors")
+	var psi []float64
+	if anchors != nil {
+		psi = anchors.Data
+	} else {
+		psi = cl.psi(ad.FromMatrix(x))
+	}
+	if cl.Anchors, err = cl.Machine.Forward(psi); err != nil {
 		return nil, err
 	}
 	return cl, nil
 }
 
-// classifierModel is the training problem of a Classifier as a
-// train.Model: its parameters A, b and the coefficients, registered by
-// name, with the classifier's matrices viewing the set's vector.
-type classifierModel struct {
-	p      *problem
-	params ad.Params[float64]
-	steps  int // the Adam steps taken so far
-}
-
-func newClassifierModel(p *problem) *classifierModel {
-	m := &classifierModel{p: p}
-	cl := p.cl
-	n, inputs := cl.A.Dims()
-	m.params.Add("input.a", ad.View(cl.A.RawMatrix().Data, n, inputs))
-	m.params.Add("input.b", ad.View(cl.B, 1, n))
-	m.params.Add("machine.coef", ad.View(cl.Machine.Coef, len(cl.Machine.Coef)))
-	m.params.Values() // packs the three into one vector, which the classifier then views
-	cl.A = mat.NewDense(n, inputs, m.params.Value("input.a").Data)
-	cl.B = m.params.Value("input.b").Data
-	cl.Machine.Coef = m.params.Value("machine.coef").Data
-	return m
-}
-
-func (m *classifierModel) Params() *ad.Params[float64] { return &m.params }
+func (m *classifierModel) Params() *ad.Params[float64] { return &m.cl.Params }
 
 // Loss returns the training loss on the whole set, whatever the batch,
 // and reports it to Config.Observe before the step it leads to.
 func (m *classifierModel) Loss(_ []int, backward bool) (float64, error) {
-	var grad []float64
+	m.g.Forward()
+	loss := m.loss.Scalar()
+	if err := m.solveErr(); err != nil {
+		return math.NaN(), err
+	}
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return loss, errNonFinite
+	}
 	if backward {
-		grad = m.params.Grads()
+		m.g.Backward(m.loss)
+		if err := m.solveErr(); err != nil {
+			return math.NaN(), err
+		}
 	}
-	loss, err := m.p.lossGrad(grad)
-	if err != nil {
-		return loss, err
-	}
-	if obs := m.p.cfg.Observe; obs != nil {
-		obs(m.steps, loss, m.p.cl.Machine.Coef)
+	if obs := m.cl.cfg.Observe; obs != nil {
+		obs(m.steps, loss, m.cl.Machine.Coef)
 	}
 	if backward {
 		m.steps++
@@ -221,30 +433,60 @@ func (m *classifierModel) Loss(_ []int, backward bool) (float64, error) {
 	return loss, nil
 }
 
-// initInput draws A with N(0, 1) entries, rescaled so that the median
-// squared distance between the ψ of the training rows is 1/γ.
-func (cl *Classifier) initInput(x *mat.Dense, rnd *rand.Rand) {
-	raw := cl.A.RawMatrix().Data
-	for i := range raw {
-		raw[i] = rnd.NormFloat64()
+// solveErr returns and forgets the error of the machine's last solve.
+func (m *classifierModel) solveErr() error {
+	if m.cl.layer != nil {
+		return m.cl.layer.Err()
 	}
-	var psi mat.Dense
-	psi.Mul(x, cl.A.T())
-	rows, _ := psi.Dims()
-	var d2 []float64
-	for i := range rows {
-		for j := range i {
-			d2 = append(d2, sqDist(psi.RawRowView(i), psi.RawRowView(j)))
+	err := m.err
+	m.err = nil
+	return err
+}
+
+// representerOp is the machine anchored at its input rows ψ, whose
+// final states it returns: Machine.Forward on the engine, with
+// Trajectory.Backward, which also carries the norm, as its backward
+// pass.
+type representerOp struct {
+	anchorState
+	s Settings
+}
+
+func (o *representerOp) Forward(out *ad.Node[float64]) {
+	in := out.Inputs()
+	o.tr = nil
+	tr, err := (&Machine{Settings: o.s, Coef: in[1].Value.Data}).Forward(in[0].Value.Data)
+	if err != nil {
+		*o.err = err
+		for i := range out.Value.Data {
+			out.Value.Data[i] = math.NaN()
 		}
+		return
 	}
-	if len(d2) == 0 {
-		d2 = append(d2, mat.Norm(&psi, 2)*mat.Norm(&psi, 2))
+	o.tr = tr
+	tr.Final(out.Value.Data)
+}
+
+func (o *representerOp) Backward(out *ad.Node[float64]) {
+	w := o.normWeight
+	o.normWeight = 0
+	if o.tr == nil {
+		return
 	}
-	slices.Sort(d2)
-	med := d2[len(d2)/2]
-	if med > 0 && !math.IsInf(med, 0) {
-		cl.A.Scale(math.Sqrt(1/(cl.Machine.gamma()*med)), cl.A)
+	in := out.Inputs()
+	var dpsi, dcoef []float64
+	if in[0].Grad != nil {
+		dpsi = make([]float64, len(in[0].Value.Data))
 	}
+	if in[1].Grad != nil {
+		dcoef = make([]float64, len(in[1].Value.Data))
+	}
+	if err := o.tr.Backward(dpsi, dcoef, out.Grad.Data, w); err != nil {
+		*o.err = err
+		return
+	}
+	addTo(in[0].Grad, dpsi)
+	addTo(in[1].Grad, dcoef)
 }
 
 func sqDist(u, v []float64) float64 {
@@ -254,65 +496,6 @@ func sqDist(u, v []float64) float64 {
 		d += e * e
 	}
 	return d
-}
-
-// lossGrad solves the anchors at the current parameters, stores their
-// trajectory in the classifier and returns the training loss and its
-// gradient with respect to (A, b, coef).
-func (p *problem) lossGrad(grad []float64) (float64, error) {
-	cl := p.cl
-	n := cl.Machine.Dim
-	rows, _ := p.x.Dims()
-	psi := cl.psi(p.psi, p.x)
-	p.psi = psi
-	tr, err := cl.Machine.Forward(psi.RawMatrix().Data)
-	if err != nil {
-		return math.NaN(), err
-	}
-	cl.Anchors = tr
-	final := tr.Final(nil)
-	dfinal := make([]float64, len(final))
-	var loss float64
-	for i := range rows {
-		scores := final[(i+1)*n-cl.Classes : (i+1)*n]
-		loss += crossEntropy(dfinal[(i+1)*n-cl.Classes:(i+1)*n], scores, p.labels[i], 1/float64(rows))
-	}
-	loss /= float64(rows)
-	a := cl.A.RawMatrix().Data
-	cost := p.cfg.Cost
-	if cost > 0 {
-		var a2 float64
-		for _, v := range a {
-			a2 += v * v
-		}
-		loss += cost * (tr.Norm() + a2)
-	}
-	if math.IsNaN(loss) || math.IsInf(loss, 0) {
-		return loss, errNonFinite
-	}
-	if grad == nil {
-		return loss, nil
-	}
-	dpsi := make([]float64, len(final))
-	na, nb := len(a), len(cl.B)
-	if err := tr.Backward(dpsi, grad[na+nb:], dfinal, cost); err != nil {
-		return math.NaN(), err
-	}
-	// ψ = X·Aᵀ + 1·bᵀ: dA = dΨᵀ·X, db = Σ rows of dΨ.
-	dPsi := mat.NewDense(rows, n, dpsi)
-	dA := mat.NewDense(n, len(a)/n, grad[:na])
-	dA.Mul(dPsi.T(), p.x)
-	db := grad[na : na+nb]
-	clear(db)
-	for i := range rows {
-		for r, v := range dpsi[i*n : (i+1)*n] {
-			db[r] += v
-		}
-	}
-	for i, v := range a {
-		grad[i] += 2 * cost * v
-	}
-	return loss, nil
 }
 
 // crossEntropy returns -log softmax(scores)[label] and sets
@@ -333,24 +516,6 @@ func crossEntropy(dst, scores []float64, label int, scale float64) float64 {
 	return lz - scores[label]
 }
 
-// psi sets dst (allocated if nil) to the initial conditions of the rows
-// of x, one row per input.
-func (cl *Classifier) psi(dst *mat.Dense, x mat.Matrix) *mat.Dense {
-	if dst == nil {
-		r, _ := x.Dims()
-		dst = mat.NewDense(r, cl.Machine.Dim, nil)
-	}
-	dst.Mul(x, cl.A.T())
-	r, _ := dst.Dims()
-	for i := range r {
-		row := dst.RawRowView(i)
-		for k, b := range cl.B {
-			row[k] += b
-		}
-	}
-	return dst
-}
-
 // chunk is the number of inputs Scores solves together; a variable so
 // that a test can make it small.
 var chunk = 250
@@ -364,7 +529,7 @@ func (cl *Classifier) Scores(dst *mat.Dense, x mat.Matrix) (*mat.Dense, error) {
 		panic("infinite: Scores of an untrained classifier")
 	}
 	rows, cols := x.Dims()
-	if _, in := cl.A.Dims(); cols != in {
+	if in := cl.inputs(); cols != in {
 		panic(fmt.Sprintf("infinite: %d input columns, want %d", cols, in))
 	}
 	if dst == nil {
@@ -397,8 +562,8 @@ func (cl *Classifier) Scores(dst *mat.Dense, x mat.Matrix) (*mat.Dense, error) {
 				} else {
 					sub = subRows{x, lo, hi}
 				}
-				psi := cl.psi(nil, sub)
-				final, err := cl.Anchors.Query(nil, psi.RawMatrix().Data)
+				psi := cl.psi(ad.FromMatrix(sub))
+				final, err := cl.Anchors.Query(nil, psi)
 				if err != nil {
 					mu.Lock()
 					if first == nil {
@@ -423,6 +588,14 @@ func (cl *Classifier) Scores(dst *mat.Dense, x mat.Matrix) (*mat.Dense, error) {
 		return nil, first
 	}
 	return dst, nil
+}
+
+// inputs returns the number of inputs the classifier takes.
+func (cl *Classifier) inputs() int {
+	if cl.aug.conv {
+		return cl.aug.h * cl.aug.w
+	}
+	return cl.aug.a.Cols()
 }
 
 // subRows is rows [lo, hi) of a matrix.

@@ -13,7 +13,12 @@
 // γ = 1/2). A machine f = Σⱼ K(·, xⱼ)cⱼ has m anchors xⱼ and coefficients
 // in a truncated Fourier basis,
 //
-//	cⱼ(t) = Σ_{k<MaxFreq} c_jk·cos(2πkt),  c_jk ∈ ℝⁿ,
+//	cⱼ(t) = Σ_{k<MaxFreq} c_jk·cos(2πkt)  [+ Σ_{0<k<MaxFreq} s_jk·sin(2πkt)],  c_jk, s_jk ∈ ℝⁿ.
+//
+// The paper's truncated Fourier series has both; by default this package,
+// like the authors' code, keeps the cosines only, a departure from the
+// paper that restricts the cⱼ to functions symmetric about t = 1/2;
+// Settings.Sine adds the sines.
 //
 // and its stable state with initial condition ψ solves the Volterra
 // equation of eq. 10 of the paper,
@@ -21,7 +26,10 @@
 //	u(t) = ψ(t) + ∫₀ᵗ Σⱼ k(u(s), xⱼ(s))·cⱼ(t) ds,
 //
 // whose kernel is separable: Theorem 5 turns it into an ODE, which
-// volterra.SolveSeparable integrates with RK4. Here ψ is constant in t.
+// volterra.SolveSeparable integrates with RK4 on a fixed grid, gradients
+// by backpropagation through the steps, or, with Settings.Tol, as the
+// authors did: adaptive Dormand–Prince (they used rtol = atol = 1e-3)
+// with adjoint gradients. Here ψ is constant in t.
 //
 // By the representer theorem (Theorem 4) the machine that minimises a
 // loss of the stable states of the training inputs plus its norm is
@@ -68,13 +76,18 @@
 //
 // # Classification
 //
-// Classifier is the set-up of the paper's one-shot experiment: a linear
-// input map ψ(x) = A·x + b into ℝⁿ (the authors used a small convolution),
-// the machine anchored at the training images, and as class scores the
-// last Classes coordinates of the final state u(1), a fixed read-out: the
-// machine has to move each input's state to its class, rather than a
-// learned output layer doing it. Train minimises the mean softmax
-// cross-entropy of the training images plus Cost·(|f|²_H + |A|²) with
-// Adam, by default with the authors' learning rate 0.04 and decoupled
-// weight decay 0.01.
+// Classifier is the set-up of the paper's one-shot experiment: an
+// augmenter into ℝⁿ, either linear, ψ(x) = A·x + b, or the authors'
+// convolution (3×3, stride 2, by default 8·MaxFreq channels, then a ReLU
+// and ψ = A·features + b); the machine, anchored at the training images
+// (the representer theorem) or at a fixed number of learned anchors (a
+// Layer), which makes the cost linear in the training set rather than
+// quadratic; and as class scores the last Classes coordinates of the
+// final state u(1), a fixed read-out: the machine has to move each
+// input's state to its class, rather than a learned output layer doing
+// it. The whole model is a graph of the engine (package ad) with its
+// parameters in one ad.Params, trained by train.Run: Train minimises the
+// mean softmax cross-entropy of the training images plus
+// Cost·(|f|²_H + |A|²) with Adam, by default with the authors' learning
+// rate 0.04 and decoupled weight decay 0.01.
 package infinite

@@ -163,9 +163,9 @@ func TestNorm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, n, f := mc.Anchors, mc.Dim, mc.MaxFreq
+	m, n := mc.Anchors, mc.Dim
 	z := make([]float64, m*m)
-	c, cos := make([]float64, m*n), make([]float64, f)
+	c, basis := make([]float64, m*n), make([]float64, mc.Basis())
 	var want, prevInt float64
 	prevK := make([]float64, m*m)
 	for g, tg := range tr.T {
@@ -174,7 +174,7 @@ func TestNorm(t *testing.T) {
 		if g > 0 {
 			h = tr.T[g] - tr.T[g-1]
 		}
-		coefAt(c, mc.Coef, m, f, n, tg, cos)
+		coefAt(c, mc.Coef, m, n, mc.basisAt(basis, tg))
 		var integrand float64
 		for i := range m {
 			for j := range m {
@@ -209,9 +209,16 @@ func centralDiff(f func() float64, x []float64, i int, h float64) float64 {
 
 func checkGrad(t *testing.T, name string, got []float64, f func() float64, x []float64) {
 	t.Helper()
+	checkGradTol(t, name, got, f, x, 1e-5)
+}
+
+// checkGradTol is checkGrad with relative tolerance rtol (and absolute
+// rtol/10).
+func checkGradTol(t *testing.T, name string, got []float64, f func() float64, x []float64, rtol float64) {
+	t.Helper()
 	for i := range x {
 		want := centralDiff(f, x, i, 1e-5)
-		if !scalar.EqualWithinAbsOrRel(got[i], want, 1e-6, 1e-5) {
+		if !scalar.EqualWithinAbsOrRel(got[i], want, rtol/10, rtol) {
 			t.Errorf("%s[%d]: gradient %v, finite difference %v", name, i, got[i], want)
 		}
 	}
@@ -279,48 +286,53 @@ func TestQueryVJP(t *testing.T) {
 }
 
 // TestTrainingGradient checks the gradient of the training loss with
-// respect to every parameter group: the input map A, its offset b and the
-// Fourier coefficients.
+// respect to every parameter group of every form of the classifier: the
+// augmenter (A, b and the convolution), the Fourier coefficients (with
+// and without sines) and the learned anchors, with RK4 and with the
+// adaptive solver and its adjoint.
 func TestTrainingGradient(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(6, 1))
-	const rows, inputs, classes = 3, 4, 3
-	x := mat.NewDense(rows, inputs, nil)
-	for i := range rows {
-		for j := range inputs {
-			x.Set(i, j, rnd.Float64())
-		}
-	}
-	cfg := Config{Dim: 4, MaxFreq: 2, Cost: 0.3, Steps: 5}
-	mc, err := New(Settings{Dim: cfg.Dim, Anchors: rows, MaxFreq: cfg.MaxFreq, Steps: cfg.Steps})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := &Classifier{Classes: classes, A: mat.NewDense(cfg.Dim, inputs, nil), B: make([]float64, cfg.Dim), Machine: mc}
-	cl.initInput(x, rnd)
-	m := newClassifierModel(&problem{x: x, labels: []int{2, 0, 1}, cfg: cfg, cl: cl})
-	// The model's parameter vector is the classifier's storage.
-	params := m.Params().Values()
-	for i := range params {
-		params[i] += 0.5 * rnd.NormFloat64()
-	}
-	if _, err := m.Loss(nil, true); err != nil {
-		t.Fatal(err)
-	}
-	grad := slices.Clone(m.Params().Grads())
-	loss := func() float64 {
-		l, err := m.Loss(nil, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	na, nb := cfg.Dim*inputs, cfg.Dim
-	for _, g := range []struct {
-		name   string
-		lo, hi int
-	}{{"A", 0, na}, {"b", na, na + nb}, {"coef", na + nb, len(params)}} {
-		sub := params[g.lo:g.hi]
-		checkGrad(t, g.name, grad[g.lo:g.hi], loss, sub)
+	const rows, side, classes = 3, 4, 3
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		rtol float64
+	}{
+		{"linear", Config{Dim: 4, MaxFreq: 2, Cost: 0.3, Steps: 5}, 1e-5},
+		{"sine", Config{Dim: 4, MaxFreq: 3, Cost: 0.3, Steps: 5, Sine: true}, 1e-5},
+		{"conv", Config{Dim: 4, MaxFreq: 2, Cost: 0.3, Steps: 5, Augmenter: Conv, Height: side, Width: side, Channels: 2}, 1e-5},
+		{"learned anchors", Config{Dim: 4, MaxFreq: 2, Cost: 0.3, Steps: 5, Anchors: 2}, 1e-5},
+		// The adjoint is the gradient of the exact solution, which the
+		// adaptive solve reaches to about its tolerance.
+		{"adaptive", Config{Dim: 4, MaxFreq: 2, Cost: 0.3, Steps: 5, Tol: 1e-10}, 1e-4},
+		{"adaptive learned anchors", Config{Dim: 4, MaxFreq: 2, Cost: 0.3, Steps: 5, Tol: 1e-10, Anchors: 2, Sine: true}, 1e-4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(6, 1))
+			x := mat.NewDense(rows, side*side, nil)
+			x.Apply(func(_, _ int, _ float64) float64 { return rnd.Float64() }, x)
+			cl, m, err := newClassifier(x, []int{2, 0, 1}, classes, tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			params := m.Params().Values()
+			for i := range params {
+				params[i] += 0.5 * rnd.NormFloat64()
+			}
+			if _, err := m.Loss(nil, true); err != nil {
+				t.Fatal(err)
+			}
+			loss := func() float64 {
+				l, err := m.Loss(nil, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return l
+			}
+			for _, name := range cl.Params.Names() {
+				got := slices.Clone(cl.Params.Grad(name).Data)
+				checkGradTol(t, name, got, loss, cl.Params.Value(name).Data, tc.rtol)
+			}
+		})
 	}
 }
 

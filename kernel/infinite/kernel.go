@@ -16,17 +16,16 @@ func gaussian(gamma float64, u, v []float64) float64 {
 	return math.Exp(-gamma * d)
 }
 
-// coefAt sets dst[j*n+r] = cⱼ(t)[r] = Σₖ c_jk[r]·cos(2πkt) for the
-// coefficients coef laid out as in Machine.Coef.
-func coefAt(dst, coef []float64, m, freqs, n int, t float64, cos []float64) {
-	for k := range freqs {
-		cos[k] = math.Cos(2 * math.Pi * float64(k) * t)
-	}
+// coefAt sets dst[j*n+r] = cⱼ(t)[r] = Σₖ c_jk[r]·bₖ(t) for the
+// coefficients coef laid out as in Machine.Coef, given the basis
+// functions at t.
+func coefAt(dst, coef []float64, m, n int, basis []float64) {
+	nb := len(basis)
 	for j := range m {
 		cj := dst[j*n : (j+1)*n]
 		clear(cj)
-		for k, ck := range cos[:freqs] {
-			row := coef[(j*freqs+k)*n : (j*freqs+k+1)*n]
+		for k, ck := range basis {
+			row := coef[(j*nb+k)*n : (j*nb+k+1)*n]
 			for r, v := range row {
 				cj[r] += ck * v
 			}
@@ -48,15 +47,16 @@ func coefAt(dst, coef []float64, m, freqs, n int, t float64, cos []float64) {
 // where the MatVec form would be a dense block-diagonal mn×m² matrix.
 // Its parameters are the Fourier coefficients of the machine.
 type anchorKernel struct {
-	m, n, freqs int
-	gamma       float64
-	coef        []float64
-	c, cos      []float64
+	s        Settings
+	m, n     int
+	gamma    float64
+	coef     []float64
+	c, basis []float64
 }
 
 func newAnchorKernel(s Settings, coef []float64) *anchorKernel {
-	return &anchorKernel{m: s.Anchors, n: s.Dim, freqs: s.MaxFreq, gamma: s.gamma(), coef: coef,
-		c: make([]float64, s.Anchors*s.Dim), cos: make([]float64, s.MaxFreq)}
+	return &anchorKernel{s: s, m: s.Anchors, n: s.Dim, gamma: s.gamma(), coef: coef,
+		c: make([]float64, s.Anchors*s.Dim), basis: make([]float64, s.Basis())}
 }
 
 func (k *anchorKernel) Dim() int     { return k.m * k.n }
@@ -90,7 +90,7 @@ func fill(dst []float64, v float64) {
 // Coef sets C(t), (mn)×m row by row: C[(i·n+r)·m + j] = cⱼ(t)[r].
 func (k *anchorKernel) Coef(dst []float64, t float64) {
 	m, n := k.m, k.n
-	coefAt(k.c, k.coef, m, k.freqs, n, t, k.cos)
+	coefAt(k.c, k.coef, m, n, k.s.basisAt(k.basis, t))
 	for r := range n {
 		row := dst[r*m : (r+1)*m]
 		for j := range m {
@@ -133,7 +133,7 @@ func (k *anchorKernel) PhiVJP(dv, dp []float64, _ float64, u, w []float64) {
 	}
 }
 
-// CoefVJP sets dp[j, k, r] = cos(2πkt)·Σᵢ w[(i·n+r)·m + j].
+// CoefVJP sets dp[j, k, r] = bₖ(t)·Σᵢ w[(i·n+r)·m + j].
 func (k *anchorKernel) CoefVJP(dp []float64, t float64, w []float64) {
 	m, n := k.m, k.n
 	s := k.c // m·n scratch: s[j*n+r] = Σᵢ w[(i·n+r)·m + j]
@@ -146,10 +146,11 @@ func (k *anchorKernel) CoefVJP(dp []float64, t float64, w []float64) {
 			}
 		}
 	}
-	for kk := range k.freqs {
-		ck := math.Cos(2 * math.Pi * float64(kk) * t)
+	basis := k.s.basisAt(k.basis, t)
+	nb := len(basis)
+	for kk, ck := range basis {
 		for j := range m {
-			dst := dp[(j*k.freqs+kk)*n : (j*k.freqs+kk+1)*n]
+			dst := dp[(j*nb+kk)*n : (j*nb+kk+1)*n]
 			for r, v := range s[j*n : (j+1)*n] {
 				dst[r] = ck * v
 			}
@@ -163,17 +164,17 @@ func (k *anchorKernel) CoefVJP(dp []float64, t float64, w []float64) {
 // product, C(t) = [c₁(t) … cₘ(t)] ∈ ℝⁿˣᵐ. It has no parameters: the
 // gradient it serves is that with respect to the free term.
 type queryKernel struct {
-	m, n, freqs int
+	m, n        int
 	gamma       float64
 	coef        []float64
 	anchors     *Trajectory
-	c, cos, x   []float64
+	c, basis, x []float64
 }
 
 func newQueryKernel(tr *Trajectory) *queryKernel {
 	s := tr.s
-	return &queryKernel{m: s.Anchors, n: s.Dim, freqs: s.MaxFreq, gamma: s.gamma(), coef: tr.coef, anchors: tr,
-		c: make([]float64, s.Anchors*s.Dim), cos: make([]float64, s.MaxFreq), x: make([]float64, s.Anchors*s.Dim)}
+	return &queryKernel{m: s.Anchors, n: s.Dim, gamma: s.gamma(), coef: tr.coef, anchors: tr,
+		c: make([]float64, s.Anchors*s.Dim), basis: make([]float64, s.Basis()), x: make([]float64, s.Anchors*s.Dim)}
 }
 
 func (k *queryKernel) Dim() int                  { return k.n }
@@ -190,7 +191,7 @@ func (k *queryKernel) Phi(dst []float64, s float64, v []float64) {
 
 // Coef sets C(t)[r·m + j] = cⱼ(t)[r].
 func (k *queryKernel) Coef(dst []float64, t float64) {
-	coefAt(k.c, k.coef, k.m, k.freqs, k.n, t, k.cos)
+	coefAt(k.c, k.coef, k.m, k.n, k.anchors.s.basisAt(k.basis, t))
 	for r := range k.n {
 		for j := range k.m {
 			dst[r*k.m+j] = k.c[j*k.n+r]

@@ -20,7 +20,7 @@ type Layer struct {
 	// Anchors holds the anchors' initial conditions ψⱼ, Anchors×Dim, a
 	// row per anchor.
 	Anchors *ad.Tensor[float64]
-	// Coef holds the coefficients, (Anchors·MaxFreq)×Dim: row j·MaxFreq+k
+	// Coef holds the coefficients, (Anchors·Basis)×Dim: row j·Basis+k
 	// is c_jk, the layout of Machine.Coef.
 	Coef *ad.Tensor[float64]
 
@@ -35,7 +35,7 @@ func NewLayer(s Settings, rnd *rand.Rand) (*Layer, error) {
 		return nil, err
 	}
 	l := &Layer{Settings: s, Anchors: ad.NewTensor[float64](s.Anchors, s.Dim),
-		Coef: ad.NewTensor[float64](s.Anchors*s.MaxFreq, s.Dim)}
+		Coef: ad.NewTensor[float64](s.Anchors*s.Basis(), s.Dim)}
 	for i := range l.Anchors.Data {
 		l.Anchors.Data[i] = rnd.NormFloat64()
 	}
@@ -61,7 +61,8 @@ func (l *Layer) Machine() *Machine {
 //
 // the anchors among themselves as in Machine.Forward, every member of
 // the batch against the anchors as in Trajectory.Query, on the same grids
-// (the anchors on 2·Steps intervals, the batch on Steps). The gradient
+// (the anchors on 2·Steps intervals, the batch on Steps, or on 2·Steps
+// with Tol). The gradient
 // reaches the batch's ψ, the coefficients, and the anchors both through
 // their own evolution and through the batch's dependence on them.
 //
@@ -73,7 +74,7 @@ func (l *Layer) Apply(g *ad.Graph[float64], ps *ad.Params[float64], name string,
 	if err := l.Settings.Check(); err != nil {
 		panic(err)
 	}
-	m, n, f := l.Settings.Anchors, l.Dim, l.MaxFreq
+	m, n, f := l.Settings.Anchors, l.Dim, l.Basis()
 	switch {
 	case len(psi.Value.Shape) != 2 || psi.Value.Cols() != n || psi.Value.Rows() < 1:
 		panic(fmt.Sprintf("infinite: a layer of dimension %d given a batch of shape %v, want [samples, %d]", n, psi.Value.Shape, n))
@@ -84,11 +85,12 @@ func (l *Layer) Apply(g *ad.Graph[float64], ps *ad.Params[float64], name string,
 	}
 	anchors := ps.Use(g, name+".anchors", l.Anchors)
 	coef := ps.Use(g, name+".coef", l.Coef)
-	op := &layerOp{l: l}
+	op := &layerOp{l: l, anchorState: anchorState{err: &l.err}}
 	out = g.Apply(op, psi.Value.Shape, psi, anchors, coef)
 	// The norm is computed from the trajectory that out's Forward has just
-	// solved: it is added after out, so every replay recomputes it after.
-	norm = g.Apply(&normOp{main: op}, []int{1, 1}, anchors, coef)
+	// solved: it is added after out, so every replay recomputes it after,
+	// and its backward pass runs before out's.
+	norm = g.Apply(&normOp{main: &op.anchorState}, []int{1, 1}, anchors, coef)
 	return out, norm
 }
 
@@ -100,12 +102,26 @@ func (l *Layer) Err() error {
 	return err
 }
 
+// anchorState is what an op that solves the anchors shares with the
+// normOp of the same machine.
+type anchorState struct {
+	// tr is the trajectory of the last successful solve, nil after a
+	// failed one.
+	tr *Trajectory
+	// normWeight is the loss's gradient with respect to the norm, left
+	// by normOp's backward pass, which runs first, for the solver op's,
+	// so that one backward solve of the anchors serves both.
+	normWeight float64
+	// err receives the errors of the solves.
+	err *error
+}
+
 // layerOp solves the anchors with Machine.Forward, then the batch
 // against their trajectory with a batchKernel, whose parameters include
 // that trajectory so that the batch's gradient flows back into it.
 type layerOp struct {
+	anchorState
 	l   *Layer
-	tr  *Trajectory
 	k   *batchKernel
 	sol *volterra.Solution
 }
@@ -115,7 +131,7 @@ func (o *layerOp) Forward(out *ad.Node[float64]) {
 	psi, anchors, coef := in[0].Value.Data, in[1].Value.Data, in[2].Value.Data
 	o.tr, o.sol = nil, nil
 	fail := func(err error) {
-		o.l.err = err
+		*o.err = err
 		for i := range out.Value.Data {
 			out.Value.Data[i] = math.NaN()
 		}
@@ -128,7 +144,7 @@ func (o *layerOp) Forward(out *ad.Node[float64]) {
 	o.k = newBatchKernel(tr)
 	eq := &volterra.SeparableEquation{T0: 0, T: 1, Psi: volterra.Const(append([]float64(nil), psi...)), Kernel: o.k,
 		Batch: len(psi) / tr.s.Dim}
-	sol, err := volterra.SolveSeparable(eq, tr.s.steps(), nil)
+	sol, err := volterra.SolveSeparable(eq, tr.s.querySteps(), tr.s.solver())
 	if err != nil {
 		fail(fmt.Errorf("infinite: layer batch: %w", err))
 		return
@@ -138,6 +154,8 @@ func (o *layerOp) Forward(out *ad.Node[float64]) {
 }
 
 func (o *layerOp) Backward(out *ad.Node[float64]) {
+	w := o.normWeight
+	o.normWeight = 0
 	if o.sol == nil {
 		return // the forward solve failed; Err says why
 	}
@@ -151,7 +169,7 @@ func (o *layerOp) Backward(out *ad.Node[float64]) {
 	}
 	dp := make([]float64, o.k.NumParams())
 	if err := o.sol.Gradient(dpsi, dp, du); err != nil {
-		o.l.err = fmt.Errorf("infinite: layer batch: %w", err)
+		*o.err = fmt.Errorf("infinite: layer batch: %w", err)
 		return
 	}
 	addTo(psi.Grad, dpsi)
@@ -162,10 +180,10 @@ func (o *layerOp) Backward(out *ad.Node[float64]) {
 	}
 	// dp[nc:] is the gradient with respect to the anchors' states on
 	// their grid, in the layout of Trajectory.U: the cotangent of the
-	// anchors' own solve.
+	// anchors' own solve, to which the norm adds its own.
 	gq, gp := make([]float64, len(anchors.Value.Data)), make([]float64, nc)
-	if err := o.tr.sol.Gradient(gq, gp, dp[nc:]); err != nil {
-		o.l.err = fmt.Errorf("infinite: layer anchors: %w", err)
+	if err := o.tr.backward(gq, gp, dp[nc:], w); err != nil {
+		*o.err = fmt.Errorf("infinite: layer anchors: %w", err)
 		return
 	}
 	addTo(anchors.Grad, gq)
@@ -182,8 +200,11 @@ func addTo(t *ad.Tensor[float64], v []float64) {
 	}
 }
 
-// normOp is |f|²_H of the trajectory its main op solved last.
-type normOp struct{ main *layerOp }
+// normOp is |f|²_H of the trajectory its main op solved last. Its
+// inputs are those of the anchors' solve (their ψ and the
+// coefficients), but its backward pass only hands its weight to the
+// main op's.
+type normOp struct{ main *anchorState }
 
 func (o *normOp) Forward(out *ad.Node[float64]) {
 	if o.main.tr == nil {
@@ -193,23 +214,7 @@ func (o *normOp) Forward(out *ad.Node[float64]) {
 	out.Value.Data[0] = o.main.tr.Norm()
 }
 
-func (o *normOp) Backward(out *ad.Node[float64]) {
-	tr, w := o.main.tr, out.Grad.Data[0]
-	// A loss without the norm still runs this backward, with w = 0:
-	// skipping saves a solve of the anchors' gradient.
-	if tr == nil || w == 0 {
-		return
-	}
-	in := out.Inputs()
-	anchors, coef := in[0], in[1]
-	dpsi, dcoef := make([]float64, len(tr.psi)), make([]float64, len(tr.coef))
-	if err := tr.Backward(dpsi, dcoef, make([]float64, len(tr.psi)), w); err != nil {
-		o.main.l.err = err
-		return
-	}
-	addTo(anchors.Grad, dpsi)
-	addTo(coef.Grad, dcoef)
-}
+func (o *normOp) Backward(out *ad.Node[float64]) { o.main.normWeight = out.Grad.Data[0] }
 
 // batchKernel is the kernel of eq. 10 for the members of a batch
 // against the anchors' trajectory, queryKernel differentiable with
@@ -228,17 +233,17 @@ func (o *normOp) Backward(out *ad.Node[float64]) {
 // n times larger, and for m = 10, B = 32, n = 16 it was measured 20%
 // slower, the recording of the RK4 steps dominating.
 type batchKernel struct {
-	m, n, freqs int
+	m, n        int
 	gamma       float64
 	coef        []float64
 	anchors     *Trajectory
-	c, cos, x   []float64
+	c, basis, x []float64
 }
 
 func newBatchKernel(tr *Trajectory) *batchKernel {
 	s := tr.s
-	return &batchKernel{m: s.Anchors, n: s.Dim, freqs: s.MaxFreq, gamma: s.gamma(), coef: tr.coef, anchors: tr,
-		c: make([]float64, s.Anchors*s.Dim), cos: make([]float64, s.MaxFreq), x: make([]float64, s.Anchors*s.Dim)}
+	return &batchKernel{m: s.Anchors, n: s.Dim, gamma: s.gamma(), coef: tr.coef, anchors: tr,
+		c: make([]float64, s.Anchors*s.Dim), basis: make([]float64, s.Basis()), x: make([]float64, s.Anchors*s.Dim)}
 }
 
 func (k *batchKernel) Dim() int                  { return k.n }
@@ -270,7 +275,7 @@ func (k *batchKernel) Phi(dst []float64, s float64, v []float64) {
 
 // Coef sets C(t)[r·m + j] = cⱼ(t)[r].
 func (k *batchKernel) Coef(dst []float64, t float64) {
-	coefAt(k.c, k.coef, k.m, k.freqs, k.n, t, k.cos)
+	coefAt(k.c, k.coef, k.m, k.n, k.anchors.s.basisAt(k.basis, t))
 	for r := range k.n {
 		for j := range k.m {
 			dst[r*k.m+j] = k.c[j*k.n+r]
@@ -305,15 +310,16 @@ func (k *batchKernel) PhiVJP(dv, dp []float64, s float64, v, w []float64) {
 	}
 }
 
-// CoefVJP sets dp[j, k, r] = cos(2πkt)·w[r·m + j]; the coefficients do
+// CoefVJP sets dp[j, k, r] = bₖ(t)·w[r·m + j]; the coefficients do
 // not depend on the anchors.
 func (k *batchKernel) CoefVJP(dp []float64, t float64, w []float64) {
 	m, n := k.m, k.n
 	clear(dp[len(k.coef):])
-	for kk := range k.freqs {
-		ck := math.Cos(2 * math.Pi * float64(kk) * t)
+	basis := k.anchors.s.basisAt(k.basis, t)
+	nb := len(basis)
+	for kk, ck := range basis {
 		for j := range m {
-			dst := dp[(j*k.freqs+kk)*n : (j*k.freqs+kk+1)*n]
+			dst := dp[(j*nb+kk)*n : (j*nb+kk+1)*n]
 			for r := range dst {
 				dst[r] = ck * w[r*m+j]
 			}

@@ -1,9 +1,12 @@
 package infinite
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/parametric-machines/machines/ad"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -16,21 +19,28 @@ import (
 // squared RKHS norm Σᵢⱼ ∫₀¹ zᵢⱼ(t)⟨cᵢ(t), cⱼ(t)⟩ dt by the trapezoidal
 // rule, and |A|². The cost is large enough that dropping either term of
 // the regulariser moves the loss by far more than the tolerance, which
-// covers the package's coarser grid.
+// covers the package's coarser grid. With sines, cⱼ(t) has them too, as
+// the paper's truncated Fourier series.
 func TestClassifierLossMatchesPaper(t *testing.T) {
+	for _, sine := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sine=%v", sine), func(t *testing.T) { testClassifierLoss(t, sine) })
+	}
+}
+
+func testClassifierLoss(t *testing.T, sine bool) {
 	rnd := rand.New(rand.NewPCG(31, 31))
 	const rows, inputs, classes, dim, freqs, cost = 3, 4, 3, 4, 2, 0.5
 	x := mat.NewDense(rows, inputs, nil)
 	x.Apply(func(_, _ int, _ float64) float64 { return rnd.Float64() }, x)
 	labels := []int{2, 0, 1}
-	cfg := Config{Dim: dim, MaxFreq: freqs, Cost: cost, Steps: 64}
-	mc, err := New(Settings{Dim: dim, Anchors: rows, MaxFreq: freqs, Steps: cfg.Steps})
+	cfg := Config{Dim: dim, MaxFreq: freqs, Cost: cost, Steps: 64, Sine: sine}
+	cl, m, err := newClassifier(x, labels, classes, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := &Classifier{Classes: classes, A: mat.NewDense(dim, inputs, nil), B: make([]float64, dim), Machine: mc}
-	cl.initInput(x, rnd)
-	m := newClassifierModel(&problem{x: x, labels: labels, cfg: cfg, cl: cl})
+	mc := cl.Machine
+	a := mat.NewDense(dim, inputs, cl.Params.Value("input.a").Data)
+	bias := cl.Params.Value("input.b").Data
 	for i, v := range m.Params().Values() {
 		m.Params().Values()[i] = v + 0.6*rnd.NormFloat64()
 	}
@@ -44,7 +54,7 @@ func TestClassifierLossMatchesPaper(t *testing.T) {
 	for i := range rows {
 		psi[i] = make([]float64, dim)
 		for r := range dim {
-			psi[i][r] = cl.B[r] + mat.Dot(cl.A.RowView(r), x.RowView(i))
+			psi[i][r] = bias[r] + mat.Dot(a.RowView(r), x.RowView(i))
 		}
 	}
 	// c returns cⱼ(t) for every anchor j.
@@ -52,10 +62,16 @@ func TestClassifierLossMatchesPaper(t *testing.T) {
 		out := make([][]float64, rows)
 		for j := range rows {
 			out[j] = make([]float64, dim)
+			var basis []float64
 			for k := range freqs {
-				w := math.Cos(2 * math.Pi * float64(k) * t)
+				basis = append(basis, math.Cos(2*math.Pi*float64(k)*t))
+			}
+			for k := 1; sine && k < freqs; k++ {
+				basis = append(basis, math.Sin(2*math.Pi*float64(k)*t))
+			}
+			for k, w := range basis {
 				for r := range dim {
-					out[j][r] += w * mc.Coef[(j*freqs+k)*dim+r]
+					out[j][r] += w * mc.Coef[(j*len(basis)+k)*dim+r]
 				}
 			}
 		}
@@ -135,12 +151,61 @@ func TestClassifierLossMatchesPaper(t *testing.T) {
 		}
 		ce += (math.Log(sum) - scores[labels[i]]) / rows
 	}
-	a2 := mat.Norm(cl.A, 2) * mat.Norm(cl.A, 2)
+	a2 := mat.Norm(a, 2) * mat.Norm(a, 2)
 	want := ce + cost*(norm+a2)
 	if math.Abs(got-want) > 1e-3*math.Abs(want) {
 		t.Errorf("loss %.6f, want %.6f (cross-entropy %.6f, RKHS norm %.6f, |A|^2 %.6f)", got, want, ce, norm, a2)
 	}
 	if cost*norm < 1e-2*math.Abs(want) || cost*a2 < 1e-2*math.Abs(want) {
 		t.Errorf("the terms are too small to test: norm %.3g, |A|^2 %.3g against a loss of %.3g", cost*norm, cost*a2, want)
+	}
+}
+
+// TestConvAugmenter recomputes ψ of the convolutional augmenter by loops:
+// a 3×3 convolution with padding 1 evaluated at every other pixel, a
+// bias per channel, the ReLU and the affine map.
+func TestConvAugmenter(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 5))
+	const rows, h, w, ch, dim = 2, 5, 4, 3, 4
+	x := mat.NewDense(rows, h*w, nil)
+	x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)
+	cl, m, err := newClassifier(x, []int{0, 1}, 2, Config{Dim: dim, MaxFreq: 1, Augmenter: Conv, Height: h, Width: w, Channels: ch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.Params().Values() {
+		m.Params().Values()[i] = rnd.NormFloat64()
+	}
+	kw, kb := cl.Params.Value("conv.w").Data, cl.Params.Value("conv.b").Data
+	a, b := cl.Params.Value("input.a").Data, cl.Params.Value("input.b").Data
+	ho, wo := (h+1)/2, (w+1)/2
+	got := cl.psi(ad.FromMatrix(x))
+	for n := range rows {
+		var feat []float64
+		for c := range ch {
+			for i := range ho {
+				for j := range wo {
+					v := kb[c]
+					for dy := range 3 {
+						for dx := range 3 {
+							y, z := 2*i+dy-1, 2*j+dx-1
+							if y >= 0 && y < h && z >= 0 && z < w {
+								v += kw[c*9+dy*3+dx] * x.At(n, y*w+z)
+							}
+						}
+					}
+					feat = append(feat, max(v, 0))
+				}
+			}
+		}
+		for r := range dim {
+			want := b[r]
+			for f, v := range feat {
+				want += a[r*len(feat)+f] * v
+			}
+			if g := got[n*dim+r]; math.Abs(g-want) > 1e-12*math.Max(1, math.Abs(want)) {
+				t.Errorf("psi[%d][%d] = %v, want %v", n, r, g, want)
+			}
+		}
 	}
 }

@@ -31,8 +31,20 @@ type Settings struct {
 	Gamma float64
 	// Steps is the number of RK4 steps on [0, 1] of a query; the anchors
 	// are solved with 2·Steps, so that their states are known at every
-	// stage of a query step. Zero means DefaultSteps.
+	// stage of a query step. Zero means DefaultSteps. With Tol set, it is
+	// the number of intervals of the output grid instead.
 	Steps int
+	// Sine adds the sines sin(2πkt), k = 1, …, MaxFreq-1, to the cosines
+	// of the basis of the cⱼ: the paper's truncated Fourier series, where
+	// the cosines alone (the default) span only the functions symmetric
+	// about t = 1/2.
+	Sine bool
+	// Tol, if positive, solves by adaptive Dormand–Prince with relative
+	// and absolute tolerance Tol (the authors' 1e-3) and differentiates
+	// by the adjoint method, rather than by RK4 on a fixed grid with
+	// backpropagation through its steps. A query then finds the anchors
+	// at any time by linear interpolation on their grid.
+	Tol float64
 }
 
 // Check reports invalid settings.
@@ -48,6 +60,8 @@ func (s Settings) Check() error {
 		return fmt.Errorf("infinite: Gaussian width %v, want a finite value > 0 (or 0 for the default)", s.Gamma)
 	case s.Steps < 0:
 		return fmt.Errorf("infinite: %d steps, want at least 1 (or 0 for the default)", s.Steps)
+	case s.Tol < 0 || math.IsNaN(s.Tol) || math.IsInf(s.Tol, 0):
+		return fmt.Errorf("infinite: tolerance %v, want a finite value > 0 (or 0 for RK4)", s.Tol)
 	}
 	return nil
 }
@@ -66,13 +80,69 @@ func (s Settings) steps() int {
 	return s.Steps
 }
 
+// querySteps returns the intervals of the grid of a solve against the
+// anchors: Steps, whose RK4 stages fall on the anchors' grid, or, for the
+// adaptive solver, the anchors' own grid, so that no step crosses a kink
+// of their linear interpolation, which the solver's error estimate,
+// made for smooth solutions, would misjudge.
+func (s Settings) querySteps() int {
+	if s.Tol > 0 {
+		return 2 * s.steps()
+	}
+	return s.steps()
+}
+
+// Basis returns the number of basis functions of each cⱼ: MaxFreq
+// cosines, and MaxFreq-1 sines with Sine.
+func (s Settings) Basis() int {
+	if s.Sine {
+		return 2*s.MaxFreq - 1
+	}
+	return s.MaxFreq
+}
+
+// basisAt sets dst (Basis entries) to the basis functions at t: the
+// cosines cos(2πkt), k < MaxFreq, then with Sine the sines sin(2πkt),
+// 0 < k < MaxFreq.
+func (s Settings) basisAt(dst []float64, t float64) []float64 {
+	for k := range s.MaxFreq {
+		dst[k] = math.Cos(2 * math.Pi * float64(k) * t)
+		if s.Sine && k > 0 {
+			dst[s.MaxFreq+k-1] = math.Sin(2 * math.Pi * float64(k) * t)
+		}
+	}
+	return dst[:s.Basis()]
+}
+
+// solver returns the settings of the solves whose gradient is wanted:
+// nil, RK4 with its steps recorded for backpropagation, or adaptive
+// Dormand–Prince with the adjoint.
+func (s Settings) solver() *volterra.Settings {
+	if s.Tol == 0 {
+		return nil
+	}
+	return &volterra.Settings{ODE: &ode.Settings{RTol: s.Tol, ATol: s.Tol}, Grad: ode.Adjoint}
+}
+
+// noGradSolver returns the settings of a solve whose gradient is not
+// wanted, which need not record its steps.
+func (s Settings) noGradSolver() *volterra.Settings {
+	v := s.solver()
+	if v == nil {
+		v = &volterra.Settings{}
+	}
+	v.Grad = ode.Adjoint
+	return v
+}
+
 // Machine is an infinite-depth kernel machine f = Σⱼ K(·, xⱼ)cⱼ on
 // L²([0, 1], ℝⁿ): its Fourier coefficients, the anchors being given to
 // Forward as the initial conditions of their trajectories.
 type Machine struct {
 	Settings
-	// Coef holds the coefficients c_jk ∈ ℝⁿ of
-	// cⱼ(t) = Σₖ c_jk·cos(2πkt): c_jk[r] is Coef[(j·MaxFreq + k)·Dim + r].
+	// Coef holds the coefficients c_jk ∈ ℝⁿ of cⱼ(t) = Σₖ c_jk·bₖ(t),
+	// bₖ the basis functions (Settings.Basis): c_jk[r] is
+	// Coef[(j·Basis + k)·Dim + r].
 	Coef []float64
 }
 
@@ -82,18 +152,18 @@ func New(s Settings) (*Machine, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
-	return &Machine{Settings: s, Coef: make([]float64, s.Anchors*s.MaxFreq*s.Dim)}, nil
+	return &Machine{Settings: s, Coef: make([]float64, s.Anchors*s.Basis()*s.Dim)}, nil
 }
 
-// NumParams returns the number of coefficients, Anchors·MaxFreq·Dim.
-func (mc *Machine) NumParams() int { return mc.Anchors * mc.MaxFreq * mc.Dim }
+// NumParams returns the number of coefficients, Anchors·Basis·Dim.
+func (mc *Machine) NumParams() int { return mc.Anchors * mc.Basis() * mc.Dim }
 
 func (mc *Machine) checkCoef() {
 	if err := mc.Settings.Check(); err != nil {
 		panic(err)
 	}
 	if len(mc.Coef) != mc.NumParams() {
-		panic(fmt.Sprintf("infinite: %d coefficients, want Anchors·MaxFreq·Dim = %d", len(mc.Coef), mc.NumParams()))
+		panic(fmt.Sprintf("infinite: %d coefficients, want Anchors·Basis·Dim = %d", len(mc.Coef), mc.NumParams()))
 	}
 }
 
@@ -122,7 +192,7 @@ type Trajectory struct {
 // states selects is a combination of K(·, xⱼ)). psi holds the constant
 // initial conditions ψᵢ, m·n entries. The equation is separable and is
 // solved through the ODE of Theorem 5 (volterra.SolveSeparable), with
-// RK4 on 2·Steps intervals.
+// RK4 on 2·Steps intervals (or adaptively, with Tol).
 //
 // Forward panics on a psi of the wrong length; a solution that is not
 // finite is an error.
@@ -134,7 +204,7 @@ func (mc *Machine) Forward(psi []float64) (*Trajectory, error) {
 	tr := &Trajectory{s: mc.Settings, coef: append([]float64(nil), mc.Coef...), psi: append([]float64(nil), psi...)}
 	k := newAnchorKernel(tr.s, tr.coef)
 	eq := &volterra.SeparableEquation{T0: 0, T: 1, Psi: volterra.Const(append([]float64(nil), psi...)), Kernel: k}
-	sol, err := volterra.SolveSeparable(eq, 2*tr.s.steps(), nil)
+	sol, err := volterra.SolveSeparable(eq, 2*tr.s.steps(), tr.s.solver())
 	if err != nil {
 		return nil, fmt.Errorf("infinite: anchors: %w", err)
 	}
@@ -182,12 +252,12 @@ func simpson(ts []float64) []float64 {
 // zᵢⱼ(t) = ∫₀ᵗ k(xᵢ(s), xⱼ(s)) ds, and Σⱼ zᵢⱼ(t)cⱼ(t) = xᵢ(t) - ψᵢ is what
 // the solver already holds.
 func (tr *Trajectory) Norm() float64 {
-	m, n, f := tr.s.Anchors, tr.s.Dim, tr.s.MaxFreq
-	c, cos := make([]float64, m*n), make([]float64, f)
+	m, n := tr.s.Anchors, tr.s.Dim
+	c, basis := make([]float64, m*n), make([]float64, tr.s.Basis())
 	w := simpson(tr.T)
 	var sum float64
 	for g, t := range tr.T {
-		coefAt(c, tr.coef, m, f, n, t, cos)
+		coefAt(c, tr.coef, m, n, tr.s.basisAt(basis, t))
 		u := tr.U[g*m*n : (g+1)*m*n]
 		var acc float64
 		for i, ci := range c {
@@ -207,28 +277,37 @@ func (tr *Trajectory) Norm() float64 {
 // vector-Jacobian product of the layer, for a loss whose gradient with
 // respect to the final states is dfinal. Either destination may be nil.
 // The gradient is that of the computed solution (backpropagation through
-// the RK4 steps).
+// the RK4 steps), or with Tol that of the exact one by the adjoint.
 func (tr *Trajectory) Backward(dpsi, dcoef, dfinal []float64, normWeight float64) error {
-	m, n, f := tr.s.Anchors, tr.s.Dim, tr.s.MaxFreq
-	mn := m * n
+	mn := tr.s.Anchors * tr.s.Dim
 	if len(dfinal) != mn {
 		panic(fmt.Sprintf("infinite: len(dfinal) = %d, want Anchors·Dim = %d", len(dfinal), mn))
 	}
+	du := make([]float64, len(tr.U))
+	copy(du[len(du)-mn:], dfinal)
+	return tr.backward(dpsi, dcoef, du, normWeight)
+}
+
+// backward is Backward for a loss whose gradient with respect to the
+// anchors' states on the whole grid is du (laid out as U), which it
+// overwrites.
+func (tr *Trajectory) backward(dpsi, dcoef, du []float64, normWeight float64) error {
+	m, n, nb := tr.s.Anchors, tr.s.Dim, tr.s.Basis()
+	mn := m * n
 	if dpsi != nil && len(dpsi) != mn {
 		panic(fmt.Sprintf("infinite: len(dpsi) = %d, want Anchors·Dim = %d", len(dpsi), mn))
 	}
 	if dcoef != nil && len(dcoef) != len(tr.coef) {
 		panic(fmt.Sprintf("infinite: len(dcoef) = %d, want %d", len(dcoef), len(tr.coef)))
 	}
-	du := make([]float64, len(tr.U))
-	copy(du[len(du)-mn:], dfinal)
 	directPsi := make([]float64, mn)
 	directCoef := make([]float64, len(tr.coef))
 	if normWeight != 0 {
-		c, cos := make([]float64, mn), make([]float64, f)
+		c, basis := make([]float64, mn), make([]float64, nb)
 		w := simpson(tr.T)
 		for g, t := range tr.T {
-			coefAt(c, tr.coef, m, f, n, t, cos)
+			b := tr.s.basisAt(basis, t)
+			coefAt(c, tr.coef, m, n, b)
 			u := tr.U[g*mn : (g+1)*mn]
 			dug := du[g*mn : (g+1)*mn]
 			a := normWeight * w[g]
@@ -237,10 +316,10 @@ func (tr *Trajectory) Backward(dpsi, dcoef, dfinal []float64, normWeight float64
 				directPsi[i] -= a * ci
 			}
 			for j := range m {
-				for k, ck := range cos {
-					row := directCoef[(j*f+k)*n : (j*f+k+1)*n]
+				for k, bk := range b {
+					row := directCoef[(j*nb+k)*n : (j*nb+k+1)*n]
 					for r := range row {
-						row[r] += a * ck * (u[j*n+r] - tr.psi[j*n+r])
+						row[r] += a * bk * (u[j*n+r] - tr.psi[j*n+r])
 					}
 				}
 			}
@@ -300,7 +379,8 @@ func (tr *Trajectory) queryEquation(psi []float64) *volterra.SeparableEquation {
 //
 //	u(t) = ψ + ∫₀ᵗ Σⱼ k(u(s), xⱼ(s))·cⱼ(t) ds
 //
-// with the anchors' trajectories xⱼ of tr, by RK4 on Steps intervals, and
+// with the anchors' trajectories xⱼ of tr, by RK4 on Steps intervals (or
+// adaptively, with Tol), and
 // sets dst to the final states u(1), in the layout of psi. A nil dst is
 // allocated. An anchor's own ψ gives back its trajectory, to the
 // accuracy of the solvers. Query is safe for concurrent use.
@@ -311,7 +391,7 @@ func (tr *Trajectory) Query(dst, psi []float64) ([]float64, error) {
 	} else if len(dst) != len(psi) {
 		panic(fmt.Sprintf("infinite: len(dst) = %d, want len(psi) = %d", len(dst), len(psi)))
 	}
-	sol, err := volterra.SolveSeparable(eq, tr.s.steps(), &volterra.Settings{Grad: ode.Adjoint})
+	sol, err := volterra.SolveSeparable(eq, tr.s.querySteps(), tr.s.noGradSolver())
 	if err != nil {
 		return nil, fmt.Errorf("infinite: query: %w", err)
 	}
@@ -333,7 +413,7 @@ func (tr *Trajectory) QueryVJP(dpsi, psi, dfinal []float64) ([]float64, error) {
 	} else if len(dpsi) != len(psi) {
 		panic(fmt.Sprintf("infinite: len(dpsi) = %d, want len(psi) = %d", len(dpsi), len(psi)))
 	}
-	sol, err := volterra.SolveSeparable(eq, tr.s.steps(), nil)
+	sol, err := volterra.SolveSeparable(eq, tr.s.querySteps(), tr.s.solver())
 	if err != nil {
 		return nil, fmt.Errorf("infinite: query: %w", err)
 	}
