@@ -84,6 +84,31 @@ func (b *builder) doubles(dims []int64, v []float64) string {
 	return b.constant(&onnxpb.TensorProto{DataType: proto.Int32(int32(onnxpb.TensorProto_DOUBLE)), Dims: dims, DoubleData: v})
 }
 
+// reals adds a constant of element type elem, FLOAT or DOUBLE, with the
+// values v.
+func (b *builder) reals(elem onnxpb.TensorProto_DataType, dims []int64, v []float64) string {
+	return b.constant(realTensor(elem, dims, v))
+}
+
+// realTensor returns an unnamed tensor of element type elem, FLOAT or
+// DOUBLE, with the values v.
+func realTensor(elem onnxpb.TensorProto_DataType, dims []int64, v []float64) *onnxpb.TensorProto {
+	checkSize(dims, len(v))
+	t := &onnxpb.TensorProto{DataType: proto.Int32(int32(elem)), Dims: dims}
+	switch elem {
+	case onnxpb.TensorProto_DOUBLE:
+		t.DoubleData = v
+	case onnxpb.TensorProto_FLOAT:
+		t.FloatData = make([]float32, len(v))
+		for i, x := range v {
+			t.FloatData[i] = float32(x)
+		}
+	default:
+		panic(fmt.Sprintf("onnx: real tensor of element type %v", elem))
+	}
+	return t
+}
+
 func (b *builder) int64s(dims []int64, v []int64) string {
 	checkSize(dims, len(v))
 	return b.constant(&onnxpb.TensorProto{DataType: proto.Int32(int32(onnxpb.TensorProto_INT64)), Dims: dims, Int64Data: v})
@@ -141,6 +166,14 @@ func intAttr(name string, v int64) *onnxpb.AttributeProto {
 
 func intsAttr(name string, v []int64) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
+}
+
+func stringAttr(name, v string) *onnxpb.AttributeProto {
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_STRING.Enum(), S: []byte(v)}
+}
+
+func tensorAttr(name string, t *onnxpb.TensorProto) *onnxpb.AttributeProto {
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_TENSOR.Enum(), T: t}
 }
 
 func stringsAttr(name string, v []string) *onnxpb.AttributeProto {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/hypergraph"
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -44,6 +46,55 @@ func TestKernelRefuses(t *testing.T) {
 	// A machine that can be exported, to show that the cases above fail
 	// for their own reason.
 	if _, err := Kernel(KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "b"}}); err != nil {
+		t.Errorf("a valid machine: %v", err)
+	}
+}
+
+// goMap is a hypergraph map written in Go: the identity.
+type goMap struct{}
+
+func (goMap) Params() []*ad.Tensor[float32] { return nil }
+
+func (goMap) Build(_ *ad.Graph[float32], _ int, _, x []*ad.Node[float32]) []*ad.Node[float32] {
+	return x
+}
+
+// TestHypergraphRefuses checks that the hypergraph machines that cannot
+// be exported get an error naming the part at fault.
+func TestHypergraphRefuses(t *testing.T) {
+	h := &hypergraph.Hypergraph{Vertices: []string{"x", "y"}, Edges: []hypergraph.Edge{{Name: "E", Sources: []int{0}, Targets: []int{1}}}}
+	goMachine, err := hypergraph.New(hypergraph.Config[float32]{Hypergraph: h,
+		Spaces: []hypergraph.Space{{Shape: []int{2}}, {Shape: []int{2}}}, Maps: []hypergraph.Map[float32]{goMap{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := func(inputs, outputs []string, x string) *hypergraph.Machine[float32] {
+		s := &hypergraph.Spec{Inputs: inputs, Outputs: outputs,
+			Vertices: []hypergraph.VertexSpec{{Name: x, Shape: []int{2}}, {Name: "y", Shape: []int{2}}},
+			Edges:    []hypergraph.EdgeSpec{{Name: "E", Kind: "linear", Sources: []string{x}, Targets: []string{"y"}}}}
+		m, err := hypergraph.FromSpec[float32](s, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name string
+		m    *hypergraph.Machine[float32]
+		want string
+	}{
+		{"go map", goMachine, "not built from a spec"},
+		{"input and output", spec([]string{"x"}, []string{"x", "y"}, "x"), `vertex "x" is both an input and an output`},
+		{"internal name", spec(nil, nil, "machines/x"), `vertex "machines/x": names starting with "machines/"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Hypergraph(tc.m)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Hypergraph(spec(nil, nil, "x")); err != nil {
 		t.Errorf("a valid machine: %v", err)
 	}
 }

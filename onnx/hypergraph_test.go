@@ -1,0 +1,242 @@
+package onnx
+
+import (
+	"maps"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/internal/testutil"
+	"github.com/parametric-machines/machines/sculpt"
+)
+
+// tolSingle is the relative difference from the library allowed in
+// float32.
+const tolSingle = 1e-5
+
+// oddSpec exercises the corners of the export: a vertex that is neither
+// an input nor written (zero), a dense map from two sources into two
+// targets, and an edge into a vertex no output depends on (dead).
+const oddSpec = `{
+  "format": "machines-hypergraph", "version": 1,
+  "inputs": ["x"], "outputs": ["y", "s"],
+  "vertices": [
+    {"name": "x", "shape": [3]},
+    {"name": "zero", "shape": [2]},
+    {"name": "h", "shape": [4], "activation": "tanh"},
+    {"name": "y", "shape": [2], "activation": "sigmoid"},
+    {"name": "s", "shape": [4]},
+    {"name": "dead", "shape": [5]}
+  ],
+  "edges": [
+    {"name": "mix", "kind": "dense", "sources": ["x", "zero"], "targets": ["h", "y"]},
+    {"name": "out", "kind": "linear", "sources": ["h"], "targets": ["y"]},
+    {"name": "squash", "kind": "relu6", "sources": ["h"], "targets": ["s"]},
+    {"name": "unused", "kind": "dense", "sources": ["x"], "targets": ["dead"]}
+  ]
+}`
+
+// TestHypergraphAgreement exports spec-built machines with random weights
+// and compares ONNX Runtime's outputs on random inputs with the
+// library's, in float32 and float64.
+func TestHypergraphAgreement(t *testing.T) {
+	specs := map[string]*hypergraph.Spec{}
+	for _, name := range []string{"perceptron", "resnet", "unet"} {
+		s, err := hypergraph.LoadSpec(filepath.Join("..", "hypergraph", "testdata", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs[name] = s
+	}
+	odd, err := hypergraph.ReadSpec(strings.NewReader(oddSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs["odd"] = odd
+	specs["sculpt-generous"] = sculpt.Generous(1, 8, 8, 3, 6, 2).Spec(map[string]bool{"c1.2": true, "h3": true})
+	for _, name := range slices.Sorted(maps.Keys(specs)) {
+		t.Run(name+"/float32", func(t *testing.T) {
+			m, err := hypergraph.FromSpec[float32](specs[name], 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := hypergraphAgreement(t, m, randomInputs(m, 7, 1))
+			t.Logf("max relative difference %.3g", d)
+			if d > tolSingle {
+				t.Errorf("max relative difference %.3g, want at most %g", d, tolSingle)
+			}
+		})
+		t.Run(name+"/float64", func(t *testing.T) {
+			m, err := hypergraph.FromSpec[float64](specs[name], 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := hypergraphAgreement(t, m, randomInputs(m, 7, 1))
+			t.Logf("max relative difference %.3g", d)
+			if d > tolDouble {
+				t.Errorf("max relative difference %.3g, want at most %g", d, tolDouble)
+			}
+		})
+	}
+}
+
+// TestHypergraphLiveEdges checks that only the edges on a path to an
+// output are exported: the dead edge of oddSpec leaves no node.
+func TestHypergraphLiveEdges(t *testing.T) {
+	s, err := hypergraph.ReadSpec(strings.NewReader(oddSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := hypergraph.FromSpec[float32](s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := Hypergraph(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	matmuls := 0
+	for _, n := range model.GetGraph().GetNode() {
+		if n.GetOpType() == "MatMul" {
+			matmuls++
+		}
+	}
+	// mix: x and zero into h and y, four products; out: one; unused: none.
+	if matmuls != 5 {
+		t.Errorf("%d MatMul nodes, want 5: the dead edge must not be exported", matmuls)
+	}
+}
+
+// TestHypergraphSculpted sculpts a machine on Fashion-MNIST, briefly,
+// and compares ONNX Runtime's logits on test images with the library's.
+func TestHypergraphSculpted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sculpts a machine")
+	}
+	dir := "/usr/share/datasets/fashion-mnist"
+	train, err := dataset.LoadIDX(dir, "train")
+	if err != nil {
+		testutil.Missing(t, "Fashion-MNIST (Debian package dataset-fashion-mnist)", err)
+	}
+	test, err := dataset.LoadIDXClasses(dir, "t10k", train.Classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	// A penalty that prunes some edges within two short epochs.
+	rep, err := sculpt.Run(sculpt.Config{Epochs: 2, Finetune: -1, Lambda: 0.3, MaxTrain: 2000, MaxTest: 10, Seed: 1, Out: out}, train, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.EdgesLive == 0 || rep.EdgesLive == rep.EdgesInitial {
+		t.Fatalf("%d of %d edges live: want a machine with some pruned", rep.EdgesLive, rep.EdgesInitial)
+	}
+	m, err := hypergraph.Load[float32](filepath.Join(out, sculpt.ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const batch = 64
+	x := make([]float32, 0, batch*test.ImageLen())
+	for i := range batch {
+		x = append(x, test.Image32(nil, i)...)
+	}
+	in := ad.View(x, batch, 1, test.Rows, test.Cols)
+	d := hypergraphAgreement(t, m, []*ad.Tensor[float32]{in})
+	t.Logf("max relative difference %.3g on %d test images, %d of %d edges live", d, batch, rep.EdgesLive, rep.EdgesInitial)
+	if d > tolSingle {
+		t.Errorf("max relative difference %.3g, want at most %g", d, tolSingle)
+	}
+}
+
+// randomInputs returns a batch of n inputs of m, uniform in [-1, 1).
+func randomInputs[T ad.Float](m *hypergraph.Machine[T], n int, seed uint64) []*ad.Tensor[T] {
+	rnd := rand.New(rand.NewPCG(seed, 1))
+	var xs []*ad.Tensor[T]
+	for _, v := range m.Inputs() {
+		x := ad.NewTensor[T](append([]int{n}, m.Space(v).Shape...)...)
+		for i := range x.Data {
+			x.Data[i] = T(2*rnd.Float64() - 1)
+		}
+		xs = append(xs, x)
+	}
+	return xs
+}
+
+// hypergraphAgreement exports m, checks the file, runs it in ONNX
+// Runtime on the inputs xs and returns the largest relative difference
+// of its outputs from those of m.Build (see outputDiff).
+func hypergraphAgreement[T ad.Float](t *testing.T, m *hypergraph.Machine[T], xs []*ad.Tensor[T]) float64 {
+	t.Helper()
+	model, err := Hypergraph(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "machine.onnx")
+	if err := Write(path, model); err != nil {
+		t.Fatal(err)
+	}
+	checkModel(t, path)
+	needRuntime(t)
+	var g ad.Graph[T]
+	in := map[string]tensorJSON{}
+	var nodes []*ad.Node[T]
+	for i, v := range m.Inputs() {
+		nodes = append(nodes, g.Input(xs[i]))
+		in[m.Hypergraph().Vertices[v]] = realJSON(xs[i])
+	}
+	want := m.Build(&g, nil, nodes)
+	got := runModel(t, path, in)
+	worst := 0.0
+	for i, v := range m.Outputs() {
+		name := m.Hypergraph().Vertices[v]
+		o, ok := got[name]
+		if !ok {
+			t.Fatalf("no output %q from ONNX Runtime", name)
+		}
+		if !slices.Equal(o.Dims, want[i].Value.Shape) {
+			t.Fatalf("output %q of shape %v, want %v", name, o.Dims, want[i].Value.Shape)
+		}
+		worst = math.Max(worst, outputDiff(o.doubles(), float64s(want[i].Value.Data)))
+	}
+	return worst
+}
+
+// outputDiff returns the largest difference between got and want
+// relative to want's largest magnitude, or +Inf if only one is NaN at
+// some place: outputs near zero are sums of larger terms that cancel, so
+// only their absolute error means anything.
+func outputDiff(got, want []float64) float64 {
+	scale, worst := 0.0, 0.0
+	for i, w := range want {
+		if math.IsInf(relDiff(got[i], w), 1) {
+			return math.Inf(1)
+		}
+		scale = math.Max(scale, math.Abs(w))
+		if !math.IsNaN(w) {
+			worst = math.Max(worst, math.Abs(got[i]-w))
+		}
+	}
+	if worst == 0 {
+		return 0
+	}
+	return worst / scale
+}
+
+// realJSON returns the tensor as run.js reads it.
+func realJSON[T ad.Float](x *ad.Tensor[T]) tensorJSON {
+	typ := "double"
+	if elemType[T]() == elemType[float32]() {
+		typ = "float"
+	}
+	data := make([]any, len(x.Data))
+	for i, v := range x.Data {
+		data[i] = float64(v)
+	}
+	return tensorJSON{Type: typ, Dims: slices.Clone(x.Shape), Data: data}
+}
