@@ -1,0 +1,162 @@
+package onnx
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/finite"
+)
+
+// finiteCase is a finite machine to export: how to make it, in either
+// element type, and the spatial shape of its signals.
+type finiteCase struct {
+	name  string
+	kind  finite.Kind
+	dims  []int
+	sigma finite.Activation
+	pad   []int
+	tb    int
+	shape []int
+	// scale is nil for no scaling, [] for one per channel, the signal
+	// shape for one per entry.
+	scale []int
+}
+
+var finiteCases = []finiteCase{
+	{name: "dense", kind: finite.Dense, dims: []int{3, 4, 2, 3}, sigma: finite.Tanh, scale: []int{}},
+	{name: "conv1d", kind: finite.Conv, dims: []int{1, 3, 2}, sigma: finite.Sigmoid, pad: []int{2}, shape: []int{9}},
+	{name: "conv2d", kind: finite.Conv, dims: []int{2, 3, 3}, sigma: finite.ReLU, pad: []int{1, 2}, shape: []int{5, 6}, scale: []int{5, 6}},
+	{name: "recur-tb1", kind: finite.Recur, dims: []int{2, 3, 2}, sigma: finite.Tanh, pad: []int{2}, tb: 1, shape: []int{7}, scale: []int{}},
+	{name: "recur-tb3", kind: finite.Recur, dims: []int{1, 2, 2}, sigma: finite.Identity, pad: []int{4}, tb: 3, shape: []int{10}, scale: []int{10}},
+	{name: "recur-shift", kind: finite.Recur, dims: []int{1, 4, 4, 4}, sigma: finite.Tanh, pad: []int{6}, tb: 5, shape: []int{16}},
+}
+
+// finiteMachine returns the machine of c with random weights and a
+// random scaling.
+func finiteMachine[T ad.Float](t *testing.T, c finiteCase, rnd *rand.Rand) *finite.Machine[T] {
+	t.Helper()
+	var m *finite.Machine[T]
+	var err error
+	switch c.kind {
+	case finite.Dense:
+		m, err = finite.NewDense[T](c.dims, c.sigma, rnd)
+	case finite.Conv:
+		m, err = finite.NewConv[T](c.dims, c.sigma, c.pad, rnd)
+	case finite.Recur:
+		m, err = finite.NewRecur[T](c.dims, c.sigma, c.pad[0], c.tb, rnd)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Weights large enough that every block matters.
+	for i := range m.W.Data {
+		m.W.Data[i] *= 3
+	}
+	if c.scale != nil {
+		if err := m.LearnScale(c.scale...); err != nil {
+			t.Fatal(err)
+		}
+		for i := range m.Scale.Data {
+			m.Scale.Data[i] = T(0.5 + rnd.Float64())
+		}
+	}
+	return m
+}
+
+// TestFiniteAgreement exports finite machines of every kind and compares
+// ONNX Runtime's state with the library's on random inputs.
+func TestFiniteAgreement(t *testing.T) {
+	for _, c := range finiteCases {
+		t.Run(c.name+"/float32", func(t *testing.T) {
+			m := finiteMachine[float32](t, c, rand.New(rand.NewPCG(1, 1)))
+			d := finiteAgreement(t, m, c.shape)
+			t.Logf("max relative difference %.3g", d)
+			if d > tolSingle {
+				t.Errorf("max relative difference %.3g, want at most %g", d, tolSingle)
+			}
+		})
+		t.Run(c.name+"/float64", func(t *testing.T) {
+			m := finiteMachine[float64](t, c, rand.New(rand.NewPCG(1, 1)))
+			d := finiteAgreement(t, m, c.shape)
+			t.Logf("max relative difference %.3g", d)
+			if d > tolDouble {
+				t.Errorf("max relative difference %.3g, want at most %g", d, tolDouble)
+			}
+		})
+	}
+}
+
+// finiteAgreement exports m for signals of the given shape, checks the
+// file, runs it in ONNX Runtime on random inputs and returns the largest
+// relative difference of its state from that of m.Apply (see
+// outputDiff).
+func finiteAgreement[T ad.Float](t *testing.T, m *finite.Machine[T], shape []int) float64 {
+	t.Helper()
+	model, err := Finite(m, shape...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "machine.onnx")
+	if err := Write(path, model); err != nil {
+		t.Fatal(err)
+	}
+	checkModel(t, path)
+	needRuntime(t)
+	rnd := rand.New(rand.NewPCG(2, 1))
+	y0 := ad.NewTensor[T](slices.Concat([]int{5, m.Dims()[0]}, shape)...)
+	for i := range y0.Data {
+		y0.Data[i] = T(2*rnd.Float64() - 1)
+	}
+	var g ad.Graph[T]
+	want := m.Apply(&g, m.Bind(&g, nil, nil), g.Input(y0), nil)
+	got := runModel(t, path, map[string]tensorJSON{InputY0: realJSON(y0)})[OutputZ]
+	if !slices.Equal(got.Dims, want.Value.Shape) {
+		t.Fatalf("output of shape %v, want %v", got.Dims, want.Value.Shape)
+	}
+	return outputDiff(got.doubles(), float64s(want.Value.Data))
+}
+
+// TestFiniteRefuses checks the errors of machines and shapes that cannot
+// be exported.
+func TestFiniteRefuses(t *testing.T) {
+	conv, err := finite.NewConv[float64]([]int{1, 2}, finite.Tanh, []int{1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd, err := finite.NewDense[float64]([]int{1, 2}, finite.Activation{Name: "softplus", F: func(x float64) float64 { return x }, DF: func(x, y float64) float64 { return 1 }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scaled, err := finite.NewConv[float64]([]int{1, 2}, finite.Tanh, []int{1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := scaled.LearnScale(8); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		m     *finite.Machine[float64]
+		shape []int
+		want  string
+	}{
+		{"no shape", conv, nil, "1-D conv machine given signals of shape []"},
+		{"short", conv, []int{2}, "shorter than the kernel"},
+		{"activation", odd, nil, `activation "softplus"`},
+		{"scale", scaled, []int{9}, "scaling of shape [3 8]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Finite(tc.m, tc.shape...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Finite(scaled, 8); err != nil {
+		t.Errorf("a valid machine: %v", err)
+	}
+}
