@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
 	"github.com/parametric-machines/machines/onnx"
+	"github.com/parametric-machines/machines/onnx/onnxpb"
 	"github.com/parametric-machines/machines/sculpt"
 	"github.com/parametric-machines/machines/train"
 )
@@ -19,12 +21,16 @@ import (
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	var (
-		modelPath = fs.String("model", "", "the model `file` to export: a model JSON file written by machines fit (required)")
+		modelPath = fs.String("model", "", "the model `file` to export: a model of machines fit, a saved hypergraph machine (sculpt's sculpt-model.json) or a saved finite machine (required)")
 		out       = fs.String("onnx", "", "write the ONNX model to this `file` (required)")
+		double    = fs.Bool("float64", false, "hypergraph and finite machines: compute in float64 rather than float32")
+		shape     = fs.String("shape", "", "finite conv and recurrent machines: the signals' `shape`, L or H,W (required for them)")
 	)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: machines export -model FILE -onnx OUT.onnx\n\n"+
-			"writes the model as an ONNX model that takes the raw feature columns\n(see 'go doc github.com/parametric-machines/machines/onnx')\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: machines export -model FILE -onnx OUT.onnx [-float64] [-shape L|H,W]\n\n"+
+			"writes the model as an ONNX model: a kernel machine with its preprocessing, a hypergraph\n"+
+			"machine's live edges, a finite machine unrolled block by block\n"+
+			"(see 'go doc github.com/parametric-machines/machines/onnx')\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -33,22 +39,45 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if err := requireFlags(fs, "model", "onnx"); err != nil {
 		return err
 	}
-	if err := refuseOtherFiles(*modelPath); err != nil {
-		return err
-	}
-	md, err := readModel(*modelPath)
+	format, err := fileFormat(*modelPath)
 	if err != nil {
 		return err
 	}
-	model, err := onnx.Kernel(onnx.KernelModel{
-		Machine:  md.Machine,
-		Encoder:  md.Encoder,
-		Features: md.Features,
-		Target:   md.Target,
-		Classes:  md.Classes,
-	})
+	if *shape != "" && format != finite.Format {
+		return usagef("-shape %s: only finite machines take a signal shape", *shape)
+	}
+	var model *onnxpb.ModelProto
+	switch format {
+	case hypergraph.MachineFormat:
+		if *double {
+			model, err = exportHypergraph[float64](*modelPath)
+		} else {
+			model, err = exportHypergraph[float32](*modelPath)
+		}
+	case finite.Format:
+		var dims []int
+		if *shape != "" {
+			if dims, err = parseShape(*shape); err != nil {
+				return err
+			}
+		}
+		if *double {
+			model, err = exportFinite[float64](*modelPath, dims)
+		} else {
+			model, err = exportFinite[float32](*modelPath, dims)
+		}
+	case hypergraph.SpecFormat:
+		return fmt.Errorf("%s: a hypergraph spec (%q) has no weights to export: export a saved machine, such as the sculpt-model.json of machines sculpt", *modelPath, format)
+	case ad.ParamsFormat, train.CheckpointFormat, sculpt.CheckpointFormat:
+		return fmt.Errorf("%s: a parameter or checkpoint file (%q), not a model: export takes the model files of machines fit and saved hypergraph and finite machines", *modelPath, format)
+	default:
+		if *double {
+			return usagef("-float64: kernel machines are always exported in float64")
+		}
+		model, err = exportKernel(*modelPath)
+	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", *modelPath, err)
+		return err
 	}
 	if err := onnx.Write(*out, model); err != nil {
 		return err
@@ -65,28 +94,78 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// refuseOtherFiles returns an error for the files of the library that
-// hold no model that export can write: hypergraph and finite machines,
-// which it does not export yet, and parameters and checkpoints. Other
-// files, model files among them, it leaves to readModel.
-func refuseOtherFiles(path string) error {
+// fileFormat returns the "format" of a JSON file of the library, or ""
+// for a file that has none, such as a model file of machines fit of
+// version 1, or that is not JSON, which readModel reports.
+func fileFormat(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var head struct {
 		Format string `json:"format"`
 	}
 	if json.Unmarshal(data, &head) != nil {
-		return nil // readModel reports what is wrong
+		return "", nil
 	}
-	switch head.Format {
-	case hypergraph.MachineFormat, hypergraph.SpecFormat:
-		return fmt.Errorf("%s: a hypergraph machine (%q): hypergraph machines are not exported to ONNX yet; export takes the kernel machines of machines fit", path, head.Format)
-	case finite.Format:
-		return fmt.Errorf("%s: a finite machine (%q): finite machines are not exported to ONNX yet; export takes the kernel machines of machines fit", path, head.Format)
-	case ad.ParamsFormat, train.CheckpointFormat, sculpt.CheckpointFormat:
-		return fmt.Errorf("%s: a parameter or checkpoint file (%q), not a model: export takes the model files of machines fit", path, head.Format)
+	return head.Format, nil
+}
+
+func exportKernel(path string) (*onnxpb.ModelProto, error) {
+	md, err := readModel(path)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	model, err := onnx.Kernel(onnx.KernelModel{
+		Machine:  md.Machine,
+		Encoder:  md.Encoder,
+		Features: md.Features,
+		Target:   md.Target,
+		Classes:  md.Classes,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return model, nil
+}
+
+func exportHypergraph[T ad.Float](path string) (*onnxpb.ModelProto, error) {
+	m, err := hypergraph.Load[T](path)
+	if err != nil {
+		return nil, err
+	}
+	model, err := onnx.Hypergraph(m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return model, nil
+}
+
+func exportFinite[T ad.Float](path string, shape []int) (*onnxpb.ModelProto, error) {
+	m, err := finite.Load[T](path)
+	if err != nil {
+		return nil, err
+	}
+	if m.Kind() != finite.Dense && shape == nil {
+		return nil, usagef("%s: a %s machine: -shape L (or H,W for 2-D convolutions) must give its signals' shape", path, m.Kind())
+	}
+	model, err := onnx.Finite(m, shape...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return model, nil
+}
+
+// parseShape parses the value of -shape: positive whole numbers
+// separated by commas.
+func parseShape(s string) ([]int, error) {
+	var dims []int
+	for i, p := range strings.Split(s, ",") {
+		d, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || d < 1 {
+			return nil, usagef("-shape %s: entry %d is %q, want a whole number >= 1", s, i+1, strings.TrimSpace(p))
+		}
+		dims = append(dims, d)
+	}
+	return dims, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/finite"
+	"github.com/parametric-machines/machines/hypergraph"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -45,6 +47,68 @@ func TestExport(t *testing.T) {
 	}
 }
 
+// TestExportMachines exports a saved hypergraph machine and saved finite
+// machines, in float32 and float64: the ONNX file's inputs and outputs
+// are the machine's with the element type asked for. Package onnx checks
+// the models' outputs in ONNX Runtime.
+func TestExportMachines(t *testing.T) {
+	dir := t.TempDir()
+	spec, err := hypergraph.LoadSpec("../../hypergraph/testdata/unet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := hypergraph.FromSpec[float32](spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unet := filepath.Join(dir, "unet.json")
+	if err := h.Save(unet); err != nil {
+		t.Fatal(err)
+	}
+	recur, err := finite.NewRecur[float64]([]int{1, 3}, finite.Tanh, 2, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recurPath := filepath.Join(dir, "recur.json")
+	if err := recur.Save(recurPath); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.onnx")
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stdout string
+		input  string // name and element type of the first input
+	}{
+		{"hypergraph", []string{"-model", unet}, "inputs image; outputs mask, logits", "image:FLOAT"},
+		{"hypergraph float64", []string{"-model", unet, "-float64"}, "inputs image; outputs mask, logits", "image:DOUBLE"},
+		{"recurrent", []string{"-model", recurPath, "-shape", "9"}, "inputs y0; outputs z", "y0:FLOAT"},
+		{"recurrent float64", []string{"-model", recurPath, "-shape", "9", "-float64"}, "inputs y0; outputs z", "y0:DOUBLE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := fitTestRun(append([]string{"export", "-onnx", out}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("export exited with %d: %s", code, stderr)
+			}
+			if want := "export: wrote " + out + ": " + tc.stdout + "\n"; stdout != want {
+				t.Errorf("export printed %q, want %q", stdout, want)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m onnxpb.ModelProto
+			if err := proto.Unmarshal(data, &m); err != nil {
+				t.Fatalf("%s: %v", out, err)
+			}
+			in := m.GetGraph().GetInput()[0]
+			if got := in.GetName() + ":" + onnxpb.TensorProto_DataType(in.GetType().GetTensorType().GetElemType()).String(); got != tc.input {
+				t.Errorf("first input %s, want %s", got, tc.input)
+			}
+		})
+	}
+}
+
 // TestExportErrors checks that export names what it cannot do.
 func TestExportErrors(t *testing.T) {
 	dir := t.TempDir()
@@ -56,6 +120,14 @@ func TestExportErrors(t *testing.T) {
 		return path
 	}
 	out := filepath.Join(dir, "out.onnx")
+	conv := filepath.Join(dir, "conv.json")
+	m, err := finite.NewConv[float64]([]int{1, 2}, finite.Tanh, []int{1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(conv); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -65,10 +137,15 @@ func TestExportErrors(t *testing.T) {
 		{"no flags", nil, 2, "missing required flags -model, -onnx"},
 		{"no output", []string{"-model", "testdata/model_valid.json"}, 2, "missing required flag -onnx"},
 		{"unknown kind", []string{"-model", "testdata/model_bad_kind.json", "-onnx", out}, 1, `unknown model kind "neural-net"`},
-		{"hypergraph", []string{"-model", file("h.json", `{"format": "machines-hypergraph-machine", "version": 1}`), "-onnx", out}, 1,
-			"hypergraph machines are not exported to ONNX yet"},
-		{"finite", []string{"-model", file("f.json", `{"format": "machines-finite-machine", "version": 1}`), "-onnx", out}, 1,
-			"finite machines are not exported to ONNX yet"},
+		{"hypergraph spec", []string{"-model", "../../hypergraph/testdata/unet.json", "-onnx", out}, 1,
+			"a hypergraph spec (\"machines-hypergraph\") has no weights to export"},
+		{"broken hypergraph", []string{"-model", file("h.json", `{"format": "machines-hypergraph-machine", "version": 1}`), "-onnx", out}, 1,
+			`no "spec"`},
+		{"finite without shape", []string{"-model", conv, "-onnx", out}, 2, "a conv machine: -shape L"},
+		{"finite short", []string{"-model", conv, "-onnx", out, "-shape", "2"}, 1, "shorter than the kernel"},
+		{"bad shape", []string{"-model", conv, "-onnx", out, "-shape", "8,x"}, 2, `-shape 8,x: entry 2 is "x"`},
+		{"shape of a kernel model", []string{"-model", "testdata/model_valid.json", "-onnx", out, "-shape", "8"}, 2, "only finite machines take a signal shape"},
+		{"float64 kernel model", []string{"-model", "testdata/model_valid.json", "-onnx", out, "-float64"}, 2, "kernel machines are always exported in float64"},
 		{"checkpoint", []string{"-model", file("c.json", `{"format": "machines-sculpt-checkpoint", "version": 1}`), "-onnx", out}, 1,
 			"not a model"},
 		{"no file", []string{"-model", filepath.Join(dir, "absent.json"), "-onnx", out}, 1, "no such file"},

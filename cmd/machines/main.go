@@ -10,7 +10,7 @@
 //	fit               fit a finite-depth kernel machine to a CSV file
 //	predict           predict with a fitted model
 //	score             score a fitted model on labelled data
-//	export            write a fitted model as an ONNX model
+//	export            write a fitted, sculpted or saved model as an ONNX model
 //	bench             time the library's workloads
 //	sculpt            sculpt a hypergraph architecture on an image data set
 //	version           print the version of machines and of Go it was built with
@@ -149,8 +149,27 @@
 // p_CLASS columns of predict) and "label" (the predicted class, [N]
 // strings). The model's metadata holds the target, the task and the
 // classes, and each input's documentation says what it takes; "go doc
-// github.com/parametric-machines/machines/onnx" tells the rest. Saved
-// hypergraph and finite machines are not exported yet, and export says so.
+// github.com/parametric-machines/machines/onnx" tells the rest.
+//
+//	machines export -model sculpt-model.json -onnx machine.onnx [-float64]
+//	machines export -model finite.json -onnx machine.onnx [-shape L|H,W] [-float64]
+//
+// export also takes a saved hypergraph machine (the sculpt-model.json of
+// sculpt, or a machine built from a spec and saved) and a saved finite
+// machine, and knows each file by its "format". They compute in float32,
+// or float64 with -float64, with a dynamic batch. A hypergraph machine's
+// inputs and outputs are its input and output vertices, named after them
+// ([N, C, H, W] for images, [N, D] for vectors; an output is the vertex's
+// activated state); only its live edges, those on a path to an output,
+// are exported. A finite machine takes "y0", its input block, and returns
+// "z", its stable state, unrolled block by block (a recurrent machine
+// time step by time step); a convolutional or recurrent machine needs
+// -shape, its signals' length L or height and width H,W, which the graph
+// fixes. A hypergraph spec has no weights and is refused, as are
+// parameter and checkpoint files. The infinite-depth machines of
+// kernel/infinite are not exported: the library saves no file of them,
+// and their stable state is an ODE solve anchored on the training
+// trajectories, which export does not unroll.
 //
 // # Sculpting
 //
@@ -289,7 +308,7 @@ func commands() []command {
 		{"fit", "fit a kernel machine to a CSV file", runFit},
 		{"predict", "predict with a fitted model", runPredict},
 		{"score", "score a fitted model on labelled data", runScore},
-		{"export", "write a fitted model as an ONNX model", runExport},
+		{"export", "write a fitted, sculpted or saved model as an ONNX model", runExport},
 		{"bench", "time the library's workloads", runBench},
 		{"sculpt", "sculpt a hypergraph architecture on an image data set", runSculpt},
 		{"version", "print the version of machines and of Go", runVersion},
