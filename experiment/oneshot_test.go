@@ -68,7 +68,7 @@ func TestOneShotSynthetic(t *testing.T) {
 	writeIDX(t, data, "train", 4, rnd)
 	writeIDX(t, data, "t10k", 5, rnd)
 	out := t.TempDir()
-	cfg := Config{Out: out, Seed: 1, Quick: true, Data: data, MaxFreqs: []int{1, 2}, Costs: []float64{0, 0.1}}
+	cfg := Config{Out: out, Seed: 1, Quick: true, Data: data, MaxFreqs: []int{1, 2}, Costs: []float64{0, 0.1}, Shots: []int{1, 2}}
 	r, err := Run("oneshot", cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -77,18 +77,33 @@ func TestOneShotSynthetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got struct {
-		Models      []map[string]any
-		Comparisons []map[string]any
-		Settings    []map[string]any
-		Seconds     *float64
+	var rep struct {
+		Runs []struct {
+			Shots       int
+			Models      []map[string]any
+			Comparisons []map[string]any
+			Settings    []map[string]any
+			Seconds     *float64
+		}
 	}
-	if err := json.Unmarshal(b, &got); err != nil {
+	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	// The grid is {1, 2} × {0, 0.1}; four baselines, each compared.
-	if len(got.Settings) != 4 || len(got.Models) != 5 || len(got.Comparisons) != 4 || got.Seconds == nil || *got.Seconds <= 0 {
+	if len(rep.Runs) != 2 || rep.Runs[0].Shots != 1 || rep.Runs[1].Shots != 2 {
+		t.Fatalf("report %s, want runs of 1 and 2 shots", b)
+	}
+	got := rep.Runs[1]
+	// The grid is the sweeps maxfreq {1, 2} at cost 0.1 and cost {0} at
+	// maxfreq 2; four baselines, each compared.
+	if len(got.Settings) != 3 || len(got.Models) != 5 || len(got.Comparisons) != 4 || got.Seconds == nil || *got.Seconds <= 0 {
 		t.Fatalf("report %s", b)
+	}
+	for _, st := range got.Settings {
+		for _, key := range []string{"val_accuracies", "test_accuracies", "test_accuracy_mean", "histogram", "params"} {
+			if _, ok := st[key]; !ok {
+				t.Errorf("setting %v has no %q", st, key)
+			}
+		}
 	}
 	for _, m := range got.Models {
 		for _, key := range []string{"name", "grid", "chosen", "val_accuracies", "accuracies", "accuracy_mean", "accuracy_std"} {
@@ -107,8 +122,8 @@ func TestOneShotSynthetic(t *testing.T) {
 			}
 		}
 	}
-	if len(r.Figures) != 8 {
-		t.Errorf("figures %v, want 4 as PNG and SVG", r.Figures)
+	if len(r.Figures) != 16 {
+		t.Errorf("figures %v, want 4 per run as PNG and SVG", r.Figures)
 	}
 	for _, f := range r.Figures {
 		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
@@ -117,9 +132,11 @@ func TestOneShotSynthetic(t *testing.T) {
 	}
 	// The classes are easy: one example each should do much better than
 	// chance for the machine and the baselines.
-	for _, m := range r.OneShot.Models {
-		if m.AccuracyMean < 0.6 {
-			t.Errorf("%s: accuracy %v", m.Name, m.AccuracyMean)
+	for _, run := range r.OneShot.Runs {
+		for _, m := range run.Models {
+			if m.AccuracyMean < 0.6 {
+				t.Errorf("%d-shot %s: accuracy %v", run.Shots, m.Name, m.AccuracyMean)
+			}
 		}
 	}
 
@@ -138,8 +155,8 @@ func TestOneShotSynthetic(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed := false
-	for i, m := range r.OneShot.Models {
-		m2 := r2.OneShot.Models[i]
+	for i, m := range r.OneShot.Runs[0].Models {
+		m2 := r2.OneShot.Runs[0].Models[i]
 		if !slices.Equal(m.Chosen, m2.Chosen) || !slices.Equal(m.ValAccuracies, m2.ValAccuracies) {
 			t.Errorf("%s: chose %v (validation %v), with permuted test labels %v (%v)", m.Name, m.Chosen, m.ValAccuracies, m2.Chosen, m2.ValAccuracies)
 		}
@@ -204,7 +221,7 @@ func TestOneShotErrors(t *testing.T) {
 		{"negative cost", Config{Data: data, Costs: []float64{-1}}, "cost -1"},
 		{"missing files", Config{Data: t.TempDir()}, "no IDX"},
 		{"no validation images", Config{Data: data}, "too few"},
-		{"negative shots", Config{Data: data, Shots: -1}, "shots -1"},
+		{"negative shots", Config{Data: data, Shots: []int{-1}}, "shots -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.c.Out = t.TempDir()

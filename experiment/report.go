@@ -32,13 +32,14 @@ type Config struct {
 	// images (oneshot), or of an IDX data set or an image folder (sculpt).
 	Data string
 	// MaxFreqs and Costs are the architectures (Fourier components) and
-	// regularisation costs of the oneshot sweeps; nil means the paper's
-	// {2, 5, 10, 20} and {0, 0.001, 0.01, 0.1, 1}.
+	// regularisation costs of the oneshot sweeps, the first at cost 0.1
+	// (or the largest cost), the second at the largest maxfreq; nil
+	// means the paper's {2, 5, 10, 20} and {0, 0.001, 0.01, 0.1, 1}.
 	MaxFreqs []int
 	Costs    []float64
-	// Shots is the number of training images per class of oneshot; 0
-	// means 1.
-	Shots int
+	// Shots are the numbers of training images per class of oneshot,
+	// one run each; nil means 1, 5 and 10.
+	Shots []int
 }
 
 func (c Config) dir() string {

@@ -18,8 +18,8 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the data, the initial parameters and the folds")
 	quick := fs.Bool("quick", false, "run fewer iterations, for a fast look")
 	data := fs.String("data", "", "directory of the IDX data set (oneshot), or of the IDX data set or image folders (sculpt)")
-	shots := fs.Int("shots", 1, "training images per class (oneshot); the kernel machine's training time grows fast with them: 5 shots take about a minute per grid point")
-	var maxFreqs intList
+	maxFreqs, shots := intList{what: "maxfreq"}, intList{what: "shots"}
+	fs.Var(&shots, "shots", "comma-separated training images per class, a run each (oneshot; default 1,5,10)")
 	var costs costList
 	fs.Var(&maxFreqs, "maxfreq", "comma-separated Fourier component counts, each at least 1 (oneshot; default 2,5,10,20)")
 	fs.Var(&costs, "cost", "comma-separated regularisation costs, each at least 0 (oneshot; default 0,0.001,0.01,0.1,1)")
@@ -44,32 +44,31 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if !slices.Contains(experiment.Names(), name) {
 		return usagef("unknown experiment %q (one of %s)", name, strings.Join(experiment.Names(), ", "))
 	}
-	if *shots < 1 {
-		return usagef("shots %d, want at least 1", *shots)
-	}
 	if name == "oneshot" && *data == "" {
 		return usagef("oneshot needs -data DIR, the directory of an IDX data set")
 	}
 	r, err := experiment.Run(name, experiment.Config{Out: *out, Seed: *seed, Quick: *quick, Progress: stderr,
-		Data: *data, MaxFreqs: maxFreqs, Costs: costs, Shots: *shots})
+		Data: *data, MaxFreqs: maxFreqs.v, Costs: costs, Shots: shots.v})
 	if err != nil {
 		return err
 	}
-	if o := r.OneShot; o != nil {
-		fmt.Fprintf(stdout, "%d-shot, %d validation images per class, %d seeds; test accuracy of the setting chosen on validation:\n",
-			o.Shots, o.ValidationPerClass, len(o.Seeds))
-		for _, m := range o.Models {
-			fmt.Fprintf(stdout, "%-22s %.4f ± %.4f\n", m.Name, m.AccuracyMean, m.AccuracyStd)
-		}
-		for _, p := range o.Comparisons {
-			best := ""
-			if p.Baseline == o.BestBaseline {
-				best = " (best baseline)"
+	if rep := r.OneShot; rep != nil {
+		for _, o := range rep.Runs {
+			fmt.Fprintf(stdout, "%d-shot, %d validation images per class, %d seeds; test accuracy of the setting chosen on validation:\n",
+				o.Shots, o.ValidationPerClass, len(o.Seeds))
+			for _, m := range o.Models {
+				fmt.Fprintf(stdout, "%-22s %.4f ± %.4f\n", m.Name, m.AccuracyMean, m.AccuracyStd)
 			}
-			fmt.Fprintf(stdout, "kernel machine − %s%s: %+.4f, %g%% CI [%+.4f, %+.4f]; wins %d, losses %d, ties %d, sign test p %.3g\n",
-				p.Baseline, best, p.Mean, 100*p.Level, p.CILow, p.CIHigh, p.Wins, p.Losses, p.Ties, p.SignP)
+			for _, p := range o.Comparisons {
+				best := ""
+				if p.Baseline == o.BestBaseline {
+					best = " (best baseline)"
+				}
+				fmt.Fprintf(stdout, "kernel machine − %s%s: %+.4f, %g%% CI [%+.4f, %+.4f]; wins %d, losses %d, ties %d, sign test p %.3g\n",
+					p.Baseline, best, p.Mean, 100*p.Level, p.CILow, p.CIHigh, p.Wins, p.Losses, p.Ties, p.SignP)
+			}
 		}
-		fmt.Fprintf(stdout, "%.1fs; wrote %s/%s.json and %d figure files\n", o.Seconds, *out, name, len(r.Figures))
+		fmt.Fprintf(stdout, "%.1fs; wrote %s/%s.json and %d figure files\n", rep.Seconds, *out, name, len(r.Figures))
 		return nil
 	}
 	for _, m := range r.Models {
@@ -80,15 +79,18 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// intList is a flag of comma-separated Fourier component counts.
-type intList []int
+// intList is a flag of comma-separated counts of what, each at least 1.
+type intList struct {
+	what string
+	v    []int
+}
 
 func (l *intList) String() string {
 	if l == nil {
 		return ""
 	}
-	parts := make([]string, len(*l))
-	for i, v := range *l {
+	parts := make([]string, len(l.v))
+	for i, v := range l.v {
 		parts[i] = strconv.Itoa(v)
 	}
 	return strings.Join(parts, ",")
@@ -102,11 +104,11 @@ func (l *intList) Set(s string) error {
 			return fmt.Errorf("%q is not an integer", f)
 		}
 		if v < 1 {
-			return fmt.Errorf("maxfreq %d, want at least 1", v)
+			return fmt.Errorf("%s %d, want at least 1", l.what, v)
 		}
 		out = append(out, v)
 	}
-	*l = out
+	l.v = out
 	return nil
 }
 

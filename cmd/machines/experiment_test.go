@@ -49,7 +49,7 @@ func TestExperimentOneShotQuick(t *testing.T) {
 	}
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"experiment", "-quick", "-out", out, "oneshot", "-data", data, "-maxfreq", "2,5", "-cost", "0.01,0.1"}, &stdout, &stderr); code != 0 {
+	if code := run([]string{"experiment", "-quick", "-out", out, "oneshot", "-data", data, "-shots", "1", "-maxfreq", "2,5", "-cost", "0.01,0.1"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit status %d; stderr %s", code, stderr.String())
 	}
 	for _, want := range []string{"kernel machine ", "k-nearest-neighbour ", "kernel ridge ", "softmax perceptron ", "CNN ", "(best baseline)", "sign test"} {
@@ -64,23 +64,29 @@ func TestExperimentOneShotQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep struct {
-		Shots  int `json:"shots"`
-		Models []struct {
-			Name       string
-			Grid       []string
-			Chosen     []string
-			Accuracies []float64
+	var all struct {
+		Runs []struct {
+			Shots  int `json:"shots"`
+			Models []struct {
+				Name       string
+				Grid       []string
+				Chosen     []string
+				Accuracies []float64
+			}
 		}
 	}
-	if err := json.Unmarshal(b, &rep); err != nil {
+	if err := json.Unmarshal(b, &all); err != nil {
 		t.Fatal(err)
 	}
+	if len(all.Runs) != 1 || all.Runs[0].Shots != 1 {
+		t.Fatalf("report %s, want one 1-shot run", b)
+	}
+	rep := all.Runs[0]
 	if len(rep.Models) != 5 {
 		t.Fatalf("%d models, want the kernel machine and 4 baselines", len(rep.Models))
 	}
-	if g := rep.Models[0].Grid; len(g) != 4 {
-		t.Errorf("kernel machine grid %v, want 2 maxfreqs × 2 costs", g)
+	if g := rep.Models[0].Grid; len(g) != 3 {
+		t.Errorf("kernel machine grid %v, want 2 maxfreqs at cost 0.1 and cost 0.01 at maxfreq 5", g)
 	}
 	for _, m := range rep.Models {
 		if len(m.Chosen) != 2 || len(m.Accuracies) != 2 {
