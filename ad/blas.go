@@ -72,18 +72,18 @@ func axpy[T Float](alpha T, x, y []T) {
 	}
 }
 
-// addTo sets dst = a + b elementwise. For float64 it is gonum's
-// floats.AddTo, in assembly on amd64 and faster than the plain loop that
-// serves float32.
+// addTo sets dst = a + b elementwise: gonum's floats.AddTo for float64,
+// addVec32 for float32, both in assembly on amd64.
 func addTo[T Float](dst, a, b []T) {
 	if d, ok := any(dst).([]float64); ok {
 		floats.AddTo(d, any(a).([]float64), any(b).([]float64))
 		return
 	}
-	dst, b = dst[:len(a)], b[:len(a)]
-	for i, x := range a {
-		dst[i] = x + b[i]
+	if single[T]() {
+		addVec32(retypeSlice[float32](dst), retypeSlice[float32](a), retypeSlice[float32](b))
+		return
 	}
+	addTo(retypeSlice[float64](dst), retypeSlice[float64](a), retypeSlice[float64](b))
 }
 
 // general64 and general32 view a matrix with the given data as a BLAS

@@ -1,11 +1,15 @@
 package ad
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parametric-machines/machines/internal/matmul"
+)
 
 // convVec computes a float32 convolution with small kernels for 256-bit
 // vectors with fused multiply-add, in assembly on amd64: rowTaps4 and
-// dots4x3 do the arithmetic, copyRows and addRows move rows between the
-// layouts. rowTaps4 keeps its sums in registers across all taps, where
+// matmul.Dots4x3 do the arithmetic, copyRows and addRows move rows
+// between the layouts. rowTaps4 keeps its sums in registers across all taps, where
 // gonum's Ger loads and stores the output once per tap, and gonum's
 // kernels use 128-bit vectors without fused multiply-add. On the layers
 // of W3 this path was measured 2.5-4x faster than the other path of
@@ -21,8 +25,9 @@ import "fmt"
 //     ky*wp - kx], where dwide holds the output gradient after margin
 //     zeros: rowTaps4 again, on four input channels at a time;
 //   - the kernel gradient dw[f, c, ky, kx] is the inner product of
-//     dwide[f][margin:] with xpad shifted as forward: dots4x3, on four
-//     output channels and three kx at a time.
+//     dwide[f][margin:] with xpad shifted as forward: matmul.Dots4x3
+//     with rows of b one element apart, on four output channels and
+//     three kx at a time.
 //
 // Rows are rounded up to whole vectors, and the buffers carry zeros
 // enough that the rounding reads nothing but zeros into any kept result.
@@ -159,7 +164,7 @@ func (v *convVec) kernelGrad(dw []float32) {
 			for ky := range v.kh {
 				base := c*chanIn + ky*v.wp
 				for kx := 0; kx < v.kw; kx += 3 {
-					dots4x3(sums[:], a, v.lde, v.xpad[base+kx:], v.ldw)
+					matmul.Dots4x3(sums[:], a, v.lde, v.xpad[base+kx:], 1, v.ldw)
 					for r := range min(4, v.f-f0) {
 						at := (((f0+r)*v.c+c)*v.kh+ky)*v.kw + kx
 						for j := range min(3, v.kw-kx) {
@@ -189,16 +194,6 @@ func rowTaps4(dst []float32, ld int, src []float32, offs []int, w []float32, n i
 	rowTaps4Kernel(dst, ld, src, offs, w, n)
 }
 
-// dots4x3 sets sums[3r+j] to the inner product of a[r*lda : r*lda+n]
-// with b[j : j+n], for r = 0..3 and j = 0..2. n must be a multiple of 8
-// and at most lda.
-func dots4x3(sums, a []float32, lda int, b []float32, n int) {
-	if n%8 != 0 || n > lda || len(sums) < 12 || len(a) < 3*lda+n || len(b) < n+2 {
-		panic(fmt.Sprintf("ad: dots4x3 of %d values in rows %d apart, %d and %d values", n, lda, len(a), len(b)))
-	}
-	dots4x3Kernel(sums, a, lda, b, n)
-}
-
 // copyRows sets dst[r*ldDst+j] = src[r*ldSrc+j] for r < rows, j < cols:
 // a copy between images with different row lengths.
 func copyRows(dst []float32, ldDst int, src []float32, ldSrc int, rows, cols int) {
@@ -222,8 +217,9 @@ func checkRows(name string, dst []float32, ldDst int, src []float32, ldSrc int, 
 	}
 }
 
-// rowTaps4Go, dots4x3Go, copyRowsGo and addRowsGo are the kernels in plain Go: the reference the
-// assembly is tested against, and the kernels where there is none.
+// rowTaps4Go, copyRowsGo and addRowsGo are the kernels in plain Go: the
+// reference the assembly is tested against, and the kernels where there
+// is none.
 
 func rowTaps4Go(dst []float32, ld int, src []float32, offs []int, w []float32, n int) {
 	for r := range 4 {
@@ -235,19 +231,6 @@ func rowTaps4Go(dst []float32, ld int, src []float32, offs []int, w []float32, n
 				row[p] += a * x
 			}
 		}
-	}
-}
-
-func dots4x3Go(sums, a []float32, lda int, b []float32, n int) {
-	b = b[:n+2]
-	for r := range 4 {
-		var s0, s1, s2 float32
-		for p, x := range a[r*lda : r*lda+n] {
-			s0 += x * b[p]
-			s1 += x * b[p+1]
-			s2 += x * b[p+2]
-		}
-		sums[3*r], sums[3*r+1], sums[3*r+2] = s0, s1, s2
 	}
 }
 

@@ -52,16 +52,6 @@ func TestVecKernels(t *testing.T) {
 				}
 			})
 		}
-		t.Run(fmt.Sprintf("dots4x3/n=%d", n), func(t *testing.T) {
-			lda := n + 8
-			a, b := randFloats(rnd, 4*lda), randFloats(rnd, n+2)
-			got, want := make([]float32, 12), make([]float32, 12)
-			dots4x3(got, a, lda, b, n)
-			dots4x3Go(want, a, lda, b, n)
-			if !closeFloats(got, want, n) {
-				t.Errorf("%v, want %v", got, want)
-			}
-		})
 	}
 	for _, cols := range []int{0, 1, 7, 8, 9, 28, 30} {
 		t.Run(fmt.Sprintf("rows/cols=%d", cols), func(t *testing.T) {
@@ -95,9 +85,6 @@ func TestVecKernelPanics(t *testing.T) {
 		{"rowTaps4 tap past the input", func() { rowTaps4(buf, 16, buf, []int{90}, buf, 16) }},
 		{"rowTaps4 negative tap", func() { rowTaps4(buf, 16, buf, []int{-1}, buf, 16) }},
 		{"rowTaps4 short weights", func() { rowTaps4(buf, 16, buf, make([]int, 30), buf, 16) }},
-		{"dots4x3 n", func() { dots4x3(buf, buf, 20, buf, 4) }},
-		{"dots4x3 short rows", func() { dots4x3(buf, buf, 32, buf, 16) }},
-		{"dots4x3 short b", func() { dots4x3(buf, buf, 16, buf[:17], 16) }},
 		{"copyRows short source", func() { copyRows(buf, 10, buf[:20], 10, 3, 10) }},
 		{"addRows short destination", func() { addRows(buf[:20], 10, buf, 10, 3, 10) }},
 		{"addRows wide rows", func() { addRows(buf, 10, buf, 10, 3, 11) }},

@@ -126,6 +126,10 @@ func (g *Graph[T]) ReLU6(a *Node[T]) *Node[T] { return g.apply(relu6[T]{}, a.Val
 
 func (relu6[T]) forward(out *Node[T]) {
 	a := out.inputs[0].Value.Data
+	if single[T]() {
+		clampVec32(retypeSlice[float32](out.Value.Data), retypeSlice[float32](a), 6)
+		return
+	}
 	y := out.Value.Data[:len(a)]
 	for i, v := range a {
 		y[i] = min(max(v, 0), 6)
@@ -157,23 +161,8 @@ func addInside[T Float](da, dy, x []T, hi T) {
 	}
 }
 
-// The IEEE bits of a float x, read as an unsigned integer u, satisfy
-// 0 < x < hi exactly when 1 <= u < bits(hi): zero is all zeros, a
-// negative number or -0 has the top bit set, and NaN compares above any
-// number. So x is inside when u-1 < bits(hi)-1 without wrapping around,
-// and the borrow of that subtraction, negated, is an all-ones mask.
-
-func addInside32(da, dy, x []float32, hi float32) {
-	top := uint64(math.Float32bits(hi)) - 1
-	da, dy = da[:len(x)], dy[:len(x)]
-	for i, v := range x {
-		// In 64 bits the difference of two 32-bit values is negative
-		// exactly when the subtraction borrows.
-		mask := uint32(int64(uint64(math.Float32bits(v)-1)-top) >> 63)
-		da[i] += math.Float32frombits(math.Float32bits(dy[i]) & mask)
-	}
-}
-
+// addInside64 selects as addInside32 does (see elementwise.go), in 64
+// bits: x is inside when the subtraction u-1 - (bits(hi)-1) borrows.
 func addInside64(da, dy, x []float64, hi float64) {
 	top := math.Float64bits(hi) - 1
 	da, dy = da[:len(x)], dy[:len(x)]

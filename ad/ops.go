@@ -88,9 +88,7 @@ func (o binary[T]) forward(out *Node[T]) {
 	a, b, c := out.inputs[0].Value.Data, out.inputs[1].Value.Data, out.Value.Data
 	switch o.kind {
 	case add:
-		for i := range c {
-			c[i] = a[i] + b[i]
-		}
+		addTo(c, a, b)
 	case sub:
 		for i := range c {
 			c[i] = a[i] - b[i]
@@ -112,18 +110,14 @@ func (o binary[T]) backward(out *Node[T]) {
 				da[i] += d * bv[i]
 			}
 		} else {
-			for i, d := range dc {
-				da[i] += d
-			}
+			addTo(da, da, dc)
 		}
 	}
 	if b.Grad != nil {
 		db := b.Grad.Data
 		switch o.kind {
 		case add:
-			for i, d := range dc {
-				db[i] += d
-			}
+			addTo(db, db, dc)
 		case sub:
 			for i, d := range dc {
 				db[i] -= d

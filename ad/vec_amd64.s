@@ -75,101 +75,33 @@ done:
 	VZEROUPPER
 	RET
 
-// HSUM leaves the sum of the eight lanes of Y in the low lane of X (the
-// same register), using T.
-#define HSUM(Y, X, T) \
-	VEXTRACTF128 $1, Y, T   \
-	VADDPS       T, X, X    \
-	VPERMILPS    $0x4e, X, T \
-	VADDPS       T, X, X    \
-	VPERMILPS    $0xb1, X, T \
-	VADDSS       T, X, X
+// TAILMASK sets BX to the bytes of the last cols%8 elements of a row of
+// cols (in CX) and Y15 to the mask of as many leading lanes, for the
+// masked moves that finish each row.
+#define TAILMASK \
+	MOVQ     CX, BX                 \
+	ANDQ     $7, BX                 \
+	SHLQ     $2, BX                 \
+	LEAQ     tailMask<>+32(SB), R11 \
+	SUBQ     BX, R11                \
+	VMOVUPS  (R11), Y15
 
-// func dots4x3Kernel(sums []float32, a []float32, lda int, b []float32, n int)
-//
-// sums[3r+j] is set to the sum over p < n of a[r*lda+p] * b[p+j], for
-// r = 0..3, j = 0..2 and n a multiple of 8. The twelve sums stay in
-// Y0-Y11; b's three shifts are loaded once for the four rows of a.
-TEXT ·dots4x3Kernel(SB), NOSPLIT, $0-88
-	MOVQ   sums_base+0(FP), R9
-	MOVQ   a_base+24(FP), SI
-	MOVQ   lda+48(FP), R8
-	SHLQ   $2, R8
-	MOVQ   b_base+56(FP), DI
-	MOVQ   n+80(FP), CX
-	LEAQ   (SI)(R8*1), R10
-	LEAQ   (R10)(R8*1), R11
-	LEAQ   (R11)(R8*1), R12
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	VXORPS Y10, Y10, Y10
-	VXORPS Y11, Y11, Y11
-	XORQ   AX, AX
-
-loop:
-	CMPQ        AX, CX
-	JGE         sum
-	VMOVUPS     (DI)(AX*4), Y12
-	VMOVUPS     4(DI)(AX*4), Y13
-	VMOVUPS     8(DI)(AX*4), Y14
-	VMOVUPS     (SI)(AX*4), Y15
-	VFMADD231PS Y12, Y15, Y0
-	VFMADD231PS Y13, Y15, Y1
-	VFMADD231PS Y14, Y15, Y2
-	VMOVUPS     (R10)(AX*4), Y15
-	VFMADD231PS Y12, Y15, Y3
-	VFMADD231PS Y13, Y15, Y4
-	VFMADD231PS Y14, Y15, Y5
-	VMOVUPS     (R11)(AX*4), Y15
-	VFMADD231PS Y12, Y15, Y6
-	VFMADD231PS Y13, Y15, Y7
-	VFMADD231PS Y14, Y15, Y8
-	VMOVUPS     (R12)(AX*4), Y15
-	VFMADD231PS Y12, Y15, Y9
-	VFMADD231PS Y13, Y15, Y10
-	VFMADD231PS Y14, Y15, Y11
-	ADDQ        $8, AX
-	JMP         loop
-
-sum:
-	HSUM(Y0, X0, X12)
-	VMOVSS X0, (R9)
-	HSUM(Y1, X1, X12)
-	VMOVSS X1, 4(R9)
-	HSUM(Y2, X2, X12)
-	VMOVSS X2, 8(R9)
-	HSUM(Y3, X3, X12)
-	VMOVSS X3, 12(R9)
-	HSUM(Y4, X4, X12)
-	VMOVSS X4, 16(R9)
-	HSUM(Y5, X5, X12)
-	VMOVSS X5, 20(R9)
-	HSUM(Y6, X6, X12)
-	VMOVSS X6, 24(R9)
-	HSUM(Y7, X7, X12)
-	VMOVSS X7, 28(R9)
-	HSUM(Y8, X8, X12)
-	VMOVSS X8, 32(R9)
-	HSUM(Y9, X9, X12)
-	VMOVSS X9, 36(R9)
-	HSUM(Y10, X10, X12)
-	VMOVSS X10, 40(R9)
-	HSUM(Y11, X11, X12)
-	VMOVSS X11, 44(R9)
-	VZEROUPPER
-	RET
+// tailMask is eight lanes of ones and eight of zeros: the eight lanes
+// from byte 32-4t are a mask of the first t.
+DATA tailMask<>+0(SB)/8, $-1
+DATA tailMask<>+8(SB)/8, $-1
+DATA tailMask<>+16(SB)/8, $-1
+DATA tailMask<>+24(SB)/8, $-1
+DATA tailMask<>+32(SB)/8, $0
+DATA tailMask<>+40(SB)/8, $0
+DATA tailMask<>+48(SB)/8, $0
+DATA tailMask<>+56(SB)/8, $0
+GLOBL tailMask<>(SB), RODATA|NOPTR, $64
 
 // func copyRowsKernel(dst []float32, ldDst int, src []float32, ldSrc int, rows, cols int)
 //
-// dst[r*ldDst+j] = src[r*ldSrc+j] for r < rows, j < cols.
+// dst[r*ldDst+j] = src[r*ldSrc+j] for r < rows, j < cols: whole vectors,
+// then one masked move for the rest of the row.
 TEXT ·copyRowsKernel(SB), NOSPLIT, $0-80
 	MOVQ  dst_base+0(FP), DI
 	MOVQ  ldDst+24(FP), R8
@@ -179,8 +111,9 @@ TEXT ·copyRowsKernel(SB), NOSPLIT, $0-80
 	SHLQ  $2, R9
 	MOVQ  rows+64(FP), R10
 	MOVQ  cols+72(FP), CX
+	TAILMASK
 	MOVQ  CX, DX
-	SUBQ  $8, DX
+	ANDQ  $-8, DX
 	TESTQ R10, R10
 	JLE   copyDone
 
@@ -189,19 +122,17 @@ copyRow:
 
 copyVec:
 	CMPQ    AX, DX
-	JG      copyTail
+	JGE     copyTail
 	VMOVUPS (SI)(AX*4), Y0
 	VMOVUPS Y0, (DI)(AX*4)
 	ADDQ    $8, AX
 	JMP     copyVec
 
 copyTail:
-	CMPQ AX, CX
-	JGE  copyNext
-	MOVL (SI)(AX*4), R11
-	MOVL R11, (DI)(AX*4)
-	INCQ AX
-	JMP  copyTail
+	TESTQ      BX, BX
+	JE         copyNext
+	VMASKMOVPS (SI)(AX*4), Y15, Y0
+	VMASKMOVPS Y0, Y15, (DI)(AX*4)
 
 copyNext:
 	ADDQ R8, DI
@@ -215,7 +146,11 @@ copyDone:
 
 // func addRowsKernel(dst []float32, ldDst int, src []float32, ldSrc int, rows, cols int)
 //
-// dst[r*ldDst+j] += src[r*ldSrc+j] for r < rows, j < cols.
+// dst[r*ldDst+j] += src[r*ldSrc+j] for r < rows, j < cols: whole vectors,
+// then four elements if as many are left, then one at a time. A masked
+// move would finish a row in one instruction, as in copyRowsKernel, but
+// its store, reaching into the next row, holds up the loads of that row
+// from dst: measured a third slower on rows of 14.
 TEXT ·addRowsKernel(SB), NOSPLIT, $0-80
 	MOVQ  dst_base+0(FP), DI
 	MOVQ  ldDst+24(FP), R8
@@ -226,7 +161,7 @@ TEXT ·addRowsKernel(SB), NOSPLIT, $0-80
 	MOVQ  rows+64(FP), R10
 	MOVQ  cols+72(FP), CX
 	MOVQ  CX, DX
-	SUBQ  $8, DX
+	ANDQ  $-8, DX
 	TESTQ R10, R10
 	JLE   addDone
 
@@ -235,12 +170,21 @@ addRow:
 
 addVec:
 	CMPQ    AX, DX
-	JG      addTail
+	JGE     addQuad
 	VMOVUPS (SI)(AX*4), Y0
 	VADDPS  (DI)(AX*4), Y0, Y0
 	VMOVUPS Y0, (DI)(AX*4)
 	ADDQ    $8, AX
 	JMP     addVec
+
+addQuad:
+	LEAQ    4(AX), BX
+	CMPQ    BX, CX
+	JG      addTail
+	VMOVUPS (SI)(AX*4), X0
+	VADDPS  (DI)(AX*4), X0, X0
+	VMOVUPS X0, (DI)(AX*4)
+	MOVQ    BX, AX
 
 addTail:
 	CMPQ   AX, CX
@@ -258,5 +202,153 @@ addNext:
 	JNZ  addRow
 
 addDone:
+	VZEROUPPER
+	RET
+
+// ELEMENTS sets CX to the length of the first slice argument, DX to it
+// rounded down to whole vectors, and BX and Y15 as TAILMASK does, for the
+// elementwise kernels below: they run whole vectors and then one masked
+// vector, and AX counts the elements done.
+#define ELEMENTS \
+	MOVQ dst_len+8(FP), CX \
+	TAILMASK               \
+	MOVQ CX, DX            \
+	ANDQ $-8, DX           \
+	XORQ AX, AX
+
+// func addVecKernel(dst, a, b []float32)
+//
+// dst[i] = a[i] + b[i] for i < len(dst).
+TEXT ·addVecKernel(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), DI
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), R8
+	ELEMENTS
+
+addVec2:
+	LEAQ    16(AX), R9
+	CMPQ    R9, DX
+	JG      addVec1
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y1
+	VADDPS  (R8)(AX*4), Y0, Y0
+	VADDPS  32(R8)(AX*4), Y1, Y1
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	MOVQ    R9, AX
+	JMP     addVec2
+
+addVec1:
+	CMPQ    AX, DX
+	JGE     addVecTail
+	VMOVUPS (SI)(AX*4), Y0
+	VADDPS  (R8)(AX*4), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+
+addVecTail:
+	MOVQ       CX, AX
+	ANDQ       $-8, AX
+	TESTQ      BX, BX
+	JE         addVecDone
+	VMASKMOVPS (SI)(AX*4), Y15, Y0
+	VMASKMOVPS (R8)(AX*4), Y15, Y1
+	VADDPS     Y1, Y0, Y0
+	VMASKMOVPS Y0, Y15, (DI)(AX*4)
+
+addVecDone:
+	VZEROUPPER
+	RET
+
+// func clampVecKernel(dst, a []float32, hi float32)
+//
+// dst[i] = min(max(a[i], 0), hi) for i < len(dst), as Go computes it:
+// NaN stays NaN (VMAXPS and VMINPS return their second source, here a[i],
+// when either is NaN), and -0 becomes +0 (the maximum keeps -0, adding
+// +0 turns it into +0 and changes nothing else).
+TEXT ·clampVecKernel(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         a_base+24(FP), SI
+	VBROADCASTSS hi+48(FP), Y14
+	VXORPS       Y13, Y13, Y13
+	ELEMENTS
+
+clampVec2:
+	LEAQ    16(AX), R9
+	CMPQ    R9, DX
+	JG      clampVec1
+	VMAXPS  (SI)(AX*4), Y13, Y0
+	VMAXPS  32(SI)(AX*4), Y13, Y1
+	VMINPS  Y0, Y14, Y0
+	VMINPS  Y1, Y14, Y1
+	VADDPS  Y13, Y0, Y0
+	VADDPS  Y13, Y1, Y1
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	MOVQ    R9, AX
+	JMP     clampVec2
+
+clampVec1:
+	CMPQ    AX, DX
+	JGE     clampVecTail
+	VMAXPS  (SI)(AX*4), Y13, Y0
+	VMINPS  Y0, Y14, Y0
+	VADDPS  Y13, Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+
+clampVecTail:
+	MOVQ       CX, AX
+	ANDQ       $-8, AX
+	TESTQ      BX, BX
+	JE         clampVecDone
+	VMASKMOVPS (SI)(AX*4), Y15, Y0
+	VMAXPS     Y0, Y13, Y0
+	VMINPS     Y0, Y14, Y0
+	VADDPS     Y13, Y0, Y0
+	VMASKMOVPS Y0, Y15, (DI)(AX*4)
+
+clampVecDone:
+	VZEROUPPER
+	RET
+
+// func addInsideVecKernel(dst, dy, x []float32, hi float32)
+//
+// dst[i] += dy[i] where 0 < x[i] < hi, for i < len(dst): the ordered
+// comparisons are false for NaN, and elsewhere dy[i] is masked to +0,
+// as addInside32 does.
+TEXT ·addInsideVecKernel(SB), NOSPLIT, $0-76
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         dy_base+24(FP), SI
+	MOVQ         x_base+48(FP), R8
+	VBROADCASTSS hi+72(FP), Y14
+	VXORPS       Y13, Y13, Y13
+	ELEMENTS
+
+insideVec1:
+	CMPQ    AX, DX
+	JGE     insideVecTail
+	VMOVUPS (R8)(AX*4), Y0
+	VCMPPS  $0x1e, Y13, Y0, Y1 // x > 0
+	VCMPPS  $0x11, Y14, Y0, Y2 // x < hi
+	VANDPS  Y2, Y1, Y1
+	VANDPS  (SI)(AX*4), Y1, Y1
+	VADDPS  (DI)(AX*4), Y1, Y1
+	VMOVUPS Y1, (DI)(AX*4)
+	ADDQ    $8, AX
+	JMP     insideVec1
+
+insideVecTail:
+	TESTQ      BX, BX
+	JE         insideVecDone
+	VMASKMOVPS (R8)(AX*4), Y15, Y0
+	VMASKMOVPS (SI)(AX*4), Y15, Y3
+	VMASKMOVPS (DI)(AX*4), Y15, Y4
+	VCMPPS     $0x1e, Y13, Y0, Y1
+	VCMPPS     $0x11, Y14, Y0, Y2
+	VANDPS     Y2, Y1, Y1
+	VANDPS     Y3, Y1, Y1
+	VADDPS     Y4, Y1, Y1
+	VMASKMOVPS Y1, Y15, (DI)(AX*4)
+
+insideVecDone:
 	VZEROUPPER
 	RET

@@ -26,3 +26,8 @@ func axpyRowsKernel(c, b []float64, ldb int, s []float64, sinc, k int, alpha flo
 
 //go:noescape
 func dots4Kernel(lanes, a, b []float64, ldb int)
+
+// dots4x3Kernel, in dots_amd64.s, computes what Dots4x3 says.
+//
+//go:noescape
+func dots4x3Kernel(sums, a []float32, lda int, b []float32, ldb, k int)

@@ -14,3 +14,7 @@ func axpyRowsKernel(c, b []float64, ldb int, s []float64, sinc, k int, alpha flo
 }
 
 func dots4Kernel(lanes, a, b []float64, ldb int) { dots4Go(lanes, a, b, ldb, 4) }
+
+func dots4x3Kernel(sums, a []float32, lda int, b []float32, ldb, k int) {
+	dots4x3Go(sums, a, lda, b, ldb, k)
+}

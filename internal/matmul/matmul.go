@@ -14,8 +14,10 @@
 // and added to C.
 //
 // Thin products, with a dimension below 8, have kernels of their own in
-// float64 where they pay (see thin.go) and go to gonum otherwise, and so
-// does everything without the kernels: other architectures, the build
+// float64 where they pay (see thin.go) and go to gonum otherwise;
+// float32 products of a matrix with a transposed one of at most 16 rows
+// are inner products of rows (see dots.go). Everything goes to gonum
+// without the kernels: other architectures, the build
 // tag noasm, or a processor without AVX and FMA.
 package matmul
 
@@ -60,6 +62,10 @@ func withKernels[T float](tA, tB blas.Transpose, alpha T, a, b matrix[T], beta T
 			return thin64(tA, tB, float64(alpha), a, any(b).(matrix[float64]), float64(beta), any(c).(matrix[float64]))
 		}
 		return false
+	}
+	if c32, ok := any(c).(matrix[float32]); ok && tA == blas.NoTrans && tB != blas.NoTrans && c.Cols <= dotsCols {
+		dotsNT(any(alpha).(float32), any(a).(matrix[float32]), any(b).(matrix[float32]), any(beta).(float32), c32)
+		return true
 	}
 	product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, a, b, beta, c, pool)
 	return true

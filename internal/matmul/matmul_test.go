@@ -103,6 +103,10 @@ func testGemm[T float](t *testing.T, eps float64, gemm func(tA, tB blas.Transpos
 		// times a long matrix, with and without a remainder of columns,
 		// and the small inner dimension of a rank-3 update.
 		{3, 48, 100}, {1, 37, 20}, {7, 100, 3}, {3, 7, 300}, {2, 5, 13},
+		// Few columns, which dotsNT computes in float32 with b
+		// transposed: groups of rows and columns that come out even or
+		// not, inner dimensions with and without a rest of a vector.
+		{8, 9, 16}, {13, 10, 37}, {9, 16, 200}, {32, 10, 196},
 	}
 	trans := []blas.Transpose{blas.NoTrans, blas.Trans}
 	for _, sz := range sizes {
@@ -297,4 +301,43 @@ func BenchmarkThin(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestDots4x3 checks the kernel against its Go version on lengths with
+// and without a masked rest, rows of b apart and overlapping (ldb 1, a
+// correlation's shifts), with NaN just past every row so that an element
+// read beyond k shows.
+func TestDots4x3(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for _, k := range []int{0, 1, 7, 8, 9, 16, 23, 196} {
+		for _, ldb := range []int{1, k + 3} {
+			t.Run(fmt.Sprintf("k=%d,ldb=%d", k, ldb), func(t *testing.T) {
+				a := general[float32](rnd, 4, k, 5)
+				b := general[float32](rnd, 1, 2*ldb+k, 0).Data
+				if ldb > 1 {
+					b = general[float32](rnd, 3, k, ldb-k).Data
+				}
+				got, want := make([]float32, 12), make([]float32, 12)
+				Dots4x3(got, a.Data, a.Stride, b, ldb, k)
+				dots4x3Go(want, a.Data, a.Stride, b, ldb, k)
+				for i := range want {
+					if math.Abs(float64(got[i]-want[i])) > 1e-5*float64(k+1) {
+						t.Fatalf("sums %v, want %v", got, want)
+					}
+				}
+			})
+		}
+	}
+	mustPanic := func(name string, f func()) {
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s did not panic", name)
+			}
+		}()
+		f()
+	}
+	buf := make([]float32, 40)
+	mustPanic("short a", func() { Dots4x3(buf, buf[:30], 10, buf, 1, 8) })
+	mustPanic("short b", func() { Dots4x3(buf, buf, 8, buf[:20], 8, 8) })
+	mustPanic("short sums", func() { Dots4x3(buf[:11], buf, 8, buf, 8, 8) })
 }
