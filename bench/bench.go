@@ -42,6 +42,10 @@ type Workload struct {
 	// setup prepares the data and returns the function that does one
 	// unit of work.
 	setup func() (func(), error)
+	// measure, if not nil, replaces setup for work timed outside Go: it
+	// prepares the work, times runs samples as Run does and returns the
+	// median time of a unit and the repetitions of each sample.
+	measure func(runs int) (median time.Duration, reps int, err error)
 }
 
 // Result is the measured time of a workload, as the JSON report has it.
@@ -103,11 +107,30 @@ func Run(w Workload, runs int) (Result, error) {
 		procs = runtime.GOMAXPROCS(0)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-	unit, err := w.setup()
+	measure := w.measure
+	if measure == nil {
+		measure = func(runs int) (time.Duration, int, error) { return timeUnit(w.setup, runs) }
+	}
+	median, reps, err := measure(runs)
 	if err != nil {
 		return Result{}, fmt.Errorf("bench: %s: %w", w.Name, err)
 	}
-	const minSample = 20 * time.Millisecond
+	r := Result{Name: w.Name, Dtype: w.Dtype, MedianNS: int64(median), Runs: runs, Reps: reps,
+		Unit: w.Unit, TargetNS: int64(w.Target), Procs: procs}
+	if w.Items > 0 {
+		r.PerSecond, r.Item = float64(w.Items)/median.Seconds(), w.ItemName
+	}
+	return r, nil
+}
+
+// timeUnit sets up a unit of work, runs it once, then doubles the
+// repetitions until a sample lasts minSample, and returns the median
+// time of a unit over runs samples and the repetitions of each.
+func timeUnit(setup func() (func(), error), runs int) (time.Duration, int, error) {
+	unit, err := setup()
+	if err != nil {
+		return 0, 0, err
+	}
 	reps := 1
 	for {
 		start := time.Now()
@@ -132,13 +155,11 @@ func Run(w Workload, runs int) (Result, error) {
 	if runs%2 == 0 {
 		median = (samples[runs/2-1] + samples[runs/2]) / 2
 	}
-	r := Result{Name: w.Name, Dtype: w.Dtype, MedianNS: int64(median), Runs: runs, Reps: reps,
-		Unit: w.Unit, TargetNS: int64(w.Target), Procs: procs}
-	if w.Items > 0 {
-		r.PerSecond, r.Item = float64(w.Items)/median.Seconds(), w.ItemName
-	}
-	return r, nil
+	return median, reps, nil
 }
+
+// minSample is the least time a timed sample lasts.
+const minSample = 20 * time.Millisecond
 
 func matmul64() (func(), error) {
 	const n = 512

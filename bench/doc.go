@@ -4,8 +4,10 @@
 // initial values those measurements used (w4_data.json, embedded); the
 // machines suite of finite-depth machines; the tabular suite, fits of
 // the default kernel machine on Friedman 1, to be read against the random
-// forest timed by friedman_rf.py; and the sculpt suite, an epoch of
-// package sculpt on Fashion-MNIST on one core and on every core.
+// forest timed by friedman_rf.py; the sculpt suite, an epoch of
+// package sculpt on Fashion-MNIST on one core and on every core; and the
+// onnx suite, inference with a sculpted machine in the library and, as
+// exported by package onnx, in ONNX Runtime.
 //
 // Timings are medians of repeated samples after a warm-up, single-threaded
 // unless a workload's Procs says otherwise; Run sets GOMAXPROCS while it

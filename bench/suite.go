@@ -6,11 +6,11 @@ import (
 )
 
 // Suites returns the names of the benchmark suites.
-func Suites() []string { return []string{"default", "machines", "tabular", "sculpt"} }
+func Suites() []string { return []string{"default", "machines", "tabular", "sculpt", "onnx"} }
 
 // Suite returns the workloads of the named suite: "default" is
 // Workloads, "machines" is MachineWorkloads, "tabular" is
-// TabularWorkloads, "sculpt" is SculptWorkloads.
+// TabularWorkloads, "sculpt" is SculptWorkloads, "onnx" is ONNXWorkloads.
 func Suite(name string) ([]Workload, error) {
 	switch name {
 	case "default":
@@ -21,6 +21,8 @@ func Suite(name string) ([]Workload, error) {
 		return TabularWorkloads(), nil
 	case "sculpt":
 		return SculptWorkloads(), nil
+	case "onnx":
+		return ONNXWorkloads(), nil
 	}
 	return nil, fmt.Errorf("bench: unknown suite %q (known: %s)", name, strings.Join(Suites(), ", "))
 }

@@ -16,8 +16,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	jsonPath := fs.String("json", "", "also write the results to this JSON file")
 	runs := fs.Int("runs", 9, "timed samples per workload; the median is reported")
 	suite := fs.String("suite", "default", "the workloads to time: "+strings.Join(bench.Suites(), " or "))
+	model := fs.String("model", bench.SculptedModel, "the onnx suite: the sculpted machine to time, a sculpt-model.json `file`")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: machines bench [-suite NAME] [-runs N] [-json FILE]\n\n"+
+		fmt.Fprintln(fs.Output(), "usage: machines bench [-suite NAME] [-runs N] [-json FILE] [-model FILE]\n\n"+
 			"times the workloads of bench/WORKLOADS.md (single-threaded but for sculpt-epoch-all) and prints the median of each\n\nflags:")
 		fs.PrintDefaults()
 	}
@@ -27,6 +28,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *runs < 1 {
 		return usagef("-runs %d: want at least 1", *runs)
 	}
+	bench.SculptedModel = *model
 	workloads, err := bench.Suite(*suite)
 	if err != nil {
 		return usagef("-suite %q: want one of %v", *suite, bench.Suites())

@@ -263,7 +263,7 @@
 //
 // # Benchmarks
 //
-//	machines bench [-suite default|machines|tabular|sculpt] [-json FILE] [-runs N]
+//	machines bench [-suite default|machines|tabular|sculpt|onnx] [-json FILE] [-runs N] [-model FILE]
 //
 // times the workloads described in bench/WORKLOADS.md single-threaded and
 // prints the median time of each: W1 (matmul), W3 (convolution), W4, W4b
@@ -282,6 +282,13 @@
 // package sculpt on the first 10,000 Fashion-MNIST training images, on
 // one core (sculpt-epoch-1) and on every core (sculpt-epoch-all), and
 // prints the images per second of each and the speed-up (goal 1.8).
+// -suite onnx times inference of a batch of 256 Fashion-MNIST test images
+// through the sculpted machine of -model (default out/sculpt-model.json,
+// where sculpt writes it), on one thread, by the library (onnx-library)
+// and exported to ONNX in ONNX Runtime (onnx-runtime, through
+// onnx/runtime/time.js; run it from the repository's root), after
+// checking that the runtime's logits agree with the library's within
+// 1e-5, and prints the images per second of each.
 //
 // # Version
 //
