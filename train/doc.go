@@ -19,4 +19,12 @@
 // optimiser's state and the history; it is written after every epoch
 // to a temporary file renamed into place, so that an interrupted run
 // loses at most the epoch it was in.
+//
+// A model that changes between epochs, such as package sculpt's network,
+// whose pruned edges leave its graphs, whose penalty follows a schedule
+// and whose optimiser does the data-parallel update with a proximal
+// step, brings its own optimiser and rebuilds itself in BeforeEpoch;
+// one that keeps a checkpoint of its own continues a run with
+// FirstEpoch, which takes the shuffles the later epochs would have
+// taken in one run.
 package train

@@ -39,8 +39,12 @@ type Config struct {
 	// DefaultEpochs.
 	Epochs int
 	// Batch is the minibatch size; 0 means DefaultBatch. The last
-	// minibatch of an epoch may be smaller.
+	// minibatch of an epoch may be smaller, unless DropLast.
 	Batch int
+	// DropLast leaves out the last minibatch of an epoch when it is
+	// smaller than Batch, so that every step sees Batch examples: for a
+	// model whose graphs are built for one minibatch size.
+	DropLast bool
 	// Optimizer steps the parameters after every minibatch; nil means
 	// &optim.Adam{}. For float32 parameters it must have a Step32 method,
 	// as optim.Adam and optim.SGD do. To checkpoint, it must also
@@ -64,6 +68,17 @@ type Config struct {
 	// Progress, if not nil, receives a line about once a second and one
 	// per epoch.
 	Progress io.Writer
+	// FirstEpoch is the number of the first epoch to train, 0 meaning 1,
+	// for a caller that keeps its own state between calls and continues
+	// a run by training its later epochs: they take the shuffles they
+	// would have taken in one run. It cannot be combined with
+	// Checkpoint, which decides by itself where a run resumes.
+	FirstEpoch int
+	// BeforeEpoch, if not nil, is called before every epoch with its
+	// number, for a model that changes between epochs (a schedule of
+	// penalties, a graph rebuilt for a smaller network); an error stops
+	// the run and is returned.
+	BeforeEpoch func(epoch int) error
 	// AfterEpoch, if not nil, is called after every epoch with its
 	// record; an error stops the run and is returned.
 	AfterEpoch func(Epoch) error
@@ -76,7 +91,11 @@ type Epoch struct {
 	// ValidationLoss is the mean loss over the validation examples; nil
 	// without a validation split.
 	ValidationLoss *float64 `json:"validation_loss,omitempty"`
-	Seconds        float64  `json:"seconds"`
+	// Seconds is the wall time of the epoch, training and validation;
+	// Examples is the number of examples trained on, fewer than the
+	// training examples when DropLast leaves some out.
+	Seconds  float64 `json:"seconds"`
+	Examples int     `json:"examples"`
 }
 
 // Result describes a run.
@@ -125,7 +144,7 @@ func Run[T ad.Float](m Model[T], n int, c Config) (*Result, error) {
 			return nil, err
 		}
 	}
-	for e := len(r.res.Epochs) + 1; e <= c.Epochs && !r.res.EarlyStop; e++ {
+	for e := max(c.FirstEpoch, len(r.res.Epochs)+1); e <= c.Epochs && !r.res.EarlyStop; e++ {
 		if err := r.epoch(e); err != nil {
 			return r.res, err
 		}
@@ -160,6 +179,13 @@ func (c Config) withDefaults(n int) (Config, error) {
 		return c, fmt.Errorf("train: validation fraction %v, want one in [0, 1)", c.Validation)
 	case c.Validation > 0 && n-int(math.Ceil(c.Validation*float64(n))) < 1:
 		return c, fmt.Errorf("train: a validation fraction of %v leaves none of the %d examples for training", c.Validation, n)
+	case c.DropLast && n-int(math.Ceil(c.Validation*float64(n))) < c.Batch:
+		return c, fmt.Errorf("train: %d training examples, fewer than one minibatch of %d, and DropLast leaves out a smaller one",
+			n-int(math.Ceil(c.Validation*float64(n))), c.Batch)
+	case c.FirstEpoch < 0 || c.FirstEpoch > c.Epochs:
+		return c, fmt.Errorf("train: first epoch %d of %d", c.FirstEpoch, c.Epochs)
+	case c.FirstEpoch > 1 && c.Checkpoint != "":
+		return c, fmt.Errorf("train: first epoch %d with checkpoint %s: a checkpoint decides where the run resumes", c.FirstEpoch, c.Checkpoint)
 	}
 	return c, nil
 }
@@ -205,12 +231,21 @@ type runner[T ad.Float] struct {
 }
 
 func (r *runner[T]) epoch(e int) error {
+	if r.c.BeforeEpoch != nil {
+		if err := r.c.BeforeEpoch(e); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	order := slices.Clone(r.train)
 	rand.New(rand.NewPCG(r.c.Seed, shuffleStream+uint64(e))).Shuffle(len(order), func(i, j int) {
 		order[i], order[j] = order[j], order[i]
 	})
 	batches := (len(order) + r.c.Batch - 1) / r.c.Batch
+	if r.c.DropLast {
+		batches = len(order) / r.c.Batch
+		order = order[:batches*r.c.Batch]
+	}
 	var sum float64
 	last := start
 	for b := range batches {
@@ -231,7 +266,7 @@ func (r *runner[T]) epoch(e int) error {
 				e, r.c.Epochs, b+1, batches, sum/float64(done), float64(done)/time.Since(start).Seconds())
 		}
 	}
-	rec := Epoch{Epoch: e, TrainLoss: sum / float64(len(order))}
+	rec := Epoch{Epoch: e, TrainLoss: sum / float64(len(order)), Examples: len(order)}
 	note := ""
 	if len(r.val) > 0 {
 		v, err := r.validate()

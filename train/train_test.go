@@ -257,6 +257,9 @@ func TestRunErrors(t *testing.T) {
 		{"negative epochs", 8, Config{Epochs: -1}, "epochs"},
 		{"validation 1", 8, Config{Validation: 1}, "validation fraction 1"},
 		{"validation takes all", 1, Config{Validation: 0.5}, "leaves none"},
+		{"no whole minibatch", 8, Config{Batch: 5, Validation: 0.5, DropLast: true}, "fewer than one minibatch of 5"},
+		{"first epoch past the last", 8, Config{Epochs: 2, FirstEpoch: 3}, "first epoch 3 of 2"},
+		{"first epoch and checkpoint", 8, Config{Epochs: 2, FirstEpoch: 2, Checkpoint: "ck.json"}, "checkpoint decides"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Run[float64](newLinear[float64](x, y, 8), tc.n, tc.c)
@@ -283,3 +286,52 @@ func TestRunErrors(t *testing.T) {
 type stepOnly struct{}
 
 func (stepOnly) Step(x, grad []float64) {}
+
+// TestDropLastFirstEpoch checks the options of a caller that keeps its
+// own state between epochs: DropLast trains only whole minibatches,
+// BeforeEpoch runs before each epoch with its number, and a run that
+// starts at FirstEpoch takes the steps the same epochs take in one run.
+func TestDropLastFirstEpoch(t *testing.T) {
+	run := func(first int) (*counter, []int, *Result) {
+		m := newCounter(nil)
+		var before []int
+		res, err := Run[float64](m, 10, Config{Epochs: 3, FirstEpoch: first, Batch: 4, DropLast: true, Seed: 7,
+			Optimizer: &optim.SGD{LR: 1}, BeforeEpoch: func(e int) error { before = append(before, e); return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, before, res
+	}
+	whole, before, res := run(0)
+	if len(whole.seen) != 3*8 || whole.params.Values()[0] != 6 {
+		t.Errorf("%d examples in 3 epochs and parameter %v, want 24 (two minibatches of 4 of 10 an epoch) and 6",
+			len(whole.seen), whole.params.Values()[0])
+	}
+	if !reflect.DeepEqual(before, []int{1, 2, 3}) {
+		t.Errorf("BeforeEpoch called with %v, want 1, 2, 3", before)
+	}
+	for _, e := range res.Epochs {
+		// The loss of a minibatch is the parameter before its step.
+		if want := float64(2*(e.Epoch-1)) + 0.5; e.Examples != 8 || e.TrainLoss != want {
+			t.Errorf("epoch %d: %d examples, loss %v; want 8 and %v", e.Epoch, e.Examples, e.TrainLoss, want)
+		}
+	}
+	later, before, res := run(2)
+	if !reflect.DeepEqual(later.seen, whole.seen[8:]) || !reflect.DeepEqual(before, []int{2, 3}) || len(res.Epochs) != 2 {
+		t.Errorf("from epoch 2: examples %v, BeforeEpoch %v, %d epochs; want %v, [2 3], 2",
+			later.seen, before, len(res.Epochs), whole.seen[8:])
+	}
+
+	stop := errors.New("stop")
+	m := newCounter(nil)
+	_, err := Run[float64](m, 10, Config{Epochs: 3, Batch: 4, Optimizer: &optim.SGD{LR: 1},
+		BeforeEpoch: func(e int) error {
+			if e == 2 {
+				return stop
+			}
+			return nil
+		}})
+	if !errors.Is(err, stop) || len(m.seen) != 10 {
+		t.Errorf("BeforeEpoch failing in epoch 2: error %v after %d examples, want %v after 10", err, len(m.seen), stop)
+	}
+}
