@@ -48,7 +48,11 @@
 // learns it from the training rows: a numeric column is copied and a boolean
 // one becomes 0 or 1, their missing cells taking the training mean; a
 // categorical column becomes one 0/1 column per training level, its missing
-// cells taking the most frequent level; and each column with gaps in the
+// cells taking the most frequent level, unless its levels are bins of a
+// quantity, three or more that each begin with a different number ("25-34",
+// "75+", "0-39g/day"): such an ordinal column becomes the number its level
+// begins with, keeping the order that one-hot columns would lose, with the
+// training mean for a missing cell or an unseen level; and each column with gaps in the
 // training rows gains an indicator column, 1 where the cell is missing, so
 // that a model can tell an imputed value from a real one. Encoder.Transform
 // applies the same rules to any frame with those columns, such as new data

@@ -332,7 +332,7 @@ func TestEncoderJSONErrors(t *testing.T) {
 		{"empty name", `{"columns":[{"name":"","kind":"numeric","fill":1}]}`, `encoder: columns[0]: name "": empty or not trimmed`},
 		{"untrimmed name", `{"columns":[{"name":" x","kind":"numeric","fill":1}]}`, `encoder: columns[0]: name " x": empty or not trimmed`},
 		{"repeated name", `{"columns":[{"name":"x","kind":"numeric","fill":1},{"name":"x","kind":"boolean","fill":1}]}`, `encoder: columns[1]: name "x": repeated`},
-		{"unknown kind", `{"columns":[{"name":"x","kind":"text"}]}`, `encoder: kind "text" is not numeric, boolean or categorical`},
+		{"unknown kind", `{"columns":[{"name":"x","kind":"text"}]}`, `encoder: kind "text" is not numeric, boolean, categorical or ordinal`},
 		{"no kind", `{"columns":[{"name":"x","fill":1}]}`, "encoder: columns[0]: kind: absent"},
 		{"no fill", `{"columns":[{"name":"x","kind":"numeric"}]}`, "encoder: columns[0]: fill: absent from a numeric column"},
 		{"huge fill", `{"columns":[{"name":"x","kind":"numeric","fill":1e999}]}`, "encoder: json: cannot unmarshal number 1e999 into Go struct field encodedColumn.columns.fill of type float64"},
@@ -346,6 +346,13 @@ func TestEncoderJSONErrors(t *testing.T) {
 		{"repeated level", `{"columns":[{"name":"x","kind":"categorical","levels":["a","a"],"mode":"a"}]}`, `encoder: columns[0]: levels[1]: "a" is not after "a": levels must be sorted and distinct`},
 		{"missing level", `{"columns":[{"name":"x","kind":"categorical","levels":["NA","a"],"mode":"a"}]}`, `encoder: columns[0]: levels[0]: "NA" can be no cell's text`},
 		{"untrimmed level", `{"columns":[{"name":"x","kind":"categorical","levels":["a "],"mode":"a "}]}`, `encoder: columns[0]: levels[0]: "a " can be no cell's text`},
+		{"categorical values", `{"columns":[{"name":"x","kind":"categorical","levels":["a"],"mode":"a","values":[1]}]}`, "encoder: columns[0]: values: present in a categorical column"},
+		{"numeric values", `{"columns":[{"name":"x","kind":"numeric","fill":1,"values":[1]}]}`, "encoder: columns[0]: values: present in a numeric column"},
+		{"ordinal no fill", `{"columns":[{"name":"x","kind":"ordinal","levels":["1","2"],"values":[1,2]}]}`, "encoder: columns[0]: fill: absent from an ordinal column"},
+		{"ordinal mode", `{"columns":[{"name":"x","kind":"ordinal","fill":1,"levels":["1","2"],"values":[1,2],"mode":"1"}]}`, "encoder: columns[0]: mode: present in an ordinal column"},
+		{"ordinal values", `{"columns":[{"name":"x","kind":"ordinal","fill":1,"levels":["1","2"],"values":[1]}]}`, "encoder: columns[0]: values: 1 for 2 levels"},
+		{"ordinal unsorted", `{"columns":[{"name":"x","kind":"ordinal","fill":1,"levels":["2","1"],"values":[2,1]}]}`, `encoder: columns[0]: levels[1]: "1" is not after "2": levels must be sorted and distinct`},
+		{"ordinal no levels", `{"columns":[{"name":"x","kind":"ordinal","fill":1,"levels":[],"values":[]}]}`, "encoder: columns[0]: levels: none"},
 		{"stray mode", `{"columns":[{"name":"x","kind":"categorical","levels":["a","b"],"mode":"c"}]}`, `encoder: columns[0]: mode: "c" is not among the levels`},
 	} {
 		t.Run(test.name, func(t *testing.T) {
@@ -424,5 +431,65 @@ func TestEncoderRules(t *testing.T) {
 	got[2].Levels[0] = "z"
 	if e.Rules()[2].Levels[0] != "x" {
 		t.Error("changing the rules changed the encoder")
+	}
+}
+
+// TestEncoderOrdinal checks the ordinal rule: levels that each begin with a
+// different number, at least three of them, encode as that number, with
+// the training mean for a missing cell (and its indicator) or an unseen
+// level; other columns of text stay categorical.
+func TestEncoderOrdinal(t *testing.T) {
+	train := readFrameString(t, "age,dose,pair,twice,mixed\n"+
+		"25-34,0-39g/day,1a,1a,10-19\n"+
+		"35-44,40-79,2b,1b,x\n"+
+		"75+,120+,1a,2a,30+\n"+
+		"75+,NA,2b,2b,10-19\n")
+	e, _, err := FitEncoder(train, []string{"age", "dose", "pair", "twice", "mixed"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two levels, a repeated leading number, or a level without one:
+	// categorical.
+	wantNames := []string{"age", "dose", "dose:missing", "pair=1a", "pair=2b",
+		"twice=1a", "twice=1b", "twice=2a", "twice=2b", "mixed=10-19", "mixed=30+", "mixed=x"}
+	if got := e.Names(); !slices.Equal(got, wantNames) {
+		t.Fatalf("names %q, want %q", got, wantNames)
+	}
+	rules := e.Rules()
+	// Levels sorted as text: "25-34" < "35-44" < "75+".
+	if r := rules[0]; r.Kind != "ordinal" || !slices.Equal(r.Values, []float64{25, 35, 75}) || r.Fill != (25+35+75+75)/4.0 {
+		t.Errorf("age rule %+v, want ordinal values [25 35 75], fill 52.5", r)
+	}
+	if r := rules[1]; r.Kind != "ordinal" || !slices.Equal(r.Levels, []string{"0-39g/day", "120+", "40-79"}) ||
+		!slices.Equal(r.Values, []float64{0, 120, 40}) || r.Fill != (0+40+120)/3.0 || !r.Indicator {
+		t.Errorf("dose rule %+v, want ordinal levels [0-39g/day 120+ 40-79], values [0 120 40], fill 53.33, indicator", r)
+	}
+	test := readFrameString(t, "age,dose,pair,twice,mixed\n35-44,,1a,1a,x\n85+,80-119,2b,2b,x\n")
+	x, warnings, err := e.Transform(test, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMatrix(t, x.Slice(0, 2, 0, 3).(*mat.Dense), [][]float64{
+		{35, 160.0 / 3, 1},
+		{52.5, 160.0 / 3, 0},
+	})
+	want := []Warning{
+		{Column: "age", Value: "85+", Rows: 1, Message: `1 rows hold levels not seen in training, such as "85+"; they are encoded as the training mean`},
+		{Column: "dose", Value: "80-119", Rows: 1, Message: `1 rows hold levels not seen in training, such as "80-119"; they are encoded as the training mean`},
+	}
+	if !slices.Equal(warnings, want) {
+		t.Errorf("warnings\n%v\nwant\n%v", warnings, want)
+	}
+	// The rule travels with the model.
+	data, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Encoder
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Rules(), rules) {
+		t.Errorf("decoded rules %+v, want %+v", back.Rules(), rules)
 	}
 }

@@ -189,9 +189,12 @@ const (
 	numeric kind = iota + 1
 	boolean
 	categorical
+	// ordinal is a categorical column whose levels are ordered numbers
+	// (see orderedLevels); FitEncoder makes it, inferKind never does.
+	ordinal
 )
 
-var kindNames = map[kind]string{numeric: "numeric", boolean: "boolean", categorical: "categorical"}
+var kindNames = map[kind]string{numeric: "numeric", boolean: "boolean", categorical: "categorical", ordinal: "ordinal"}
 
 func (k kind) String() string { return kindNames[k] }
 
@@ -212,7 +215,7 @@ func (k *kind) UnmarshalText(text []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("kind %q is not numeric, boolean or categorical", text)
+	return fmt.Errorf("kind %q is not numeric, boolean, categorical or ordinal", text)
 }
 
 // inferKind returns the kind of column col over the given rows of f, ignoring

@@ -276,8 +276,8 @@ func TestPanelData(t *testing.T) {
 	names := map[string][]string{
 		"airquality.csv":  {"Ozone", "Ozone:missing", "Solar.R", "Solar.R:missing", "Wind", "Temp", "Month", "Day"},
 		"toothgrowth.csv": {"len", "supp=OJ", "supp=VC", "dose"},
-		"infert.csv": {"education=0-5yrs", "education=12+ yrs", "education=6-11yrs",
-			"age", "parity", "induced", "case", "spontaneous", "stratum", "pooled.stratum"},
+		"infert.csv":      {"education", "age", "parity", "induced", "case", "spontaneous", "stratum", "pooled.stratum"},
+		"esoph.csv":       {"agegp", "alcgp", "tobgp", "ncases", "ncontrols"},
 	}
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {

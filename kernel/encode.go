@@ -24,6 +24,7 @@ type machineJSON[N any] struct {
 	Anchors   [][]N          `json:"anchors"`
 	Input     *scalerJSON[N] `json:"input,omitempty"`
 	Output    *scalerJSON[N] `json:"output,omitempty"`
+	LogTarget bool           `json:"log_target,omitempty"`
 }
 
 type scalerJSON[N any] struct {
@@ -41,7 +42,8 @@ type scalerJSON[N any] struct {
 //	  "c": C, sum(dims)-d0 rows of one entry per anchor,
 //	  "anchors": one row per anchor of one entry per input,
 //	  "input": {"mean": [...], "scale": [...]}, one entry per input (optional),
-//	  "output": {"mean": [...], "scale": [...]}, one entry per output (optional)
+//	  "output": {"mean": [...], "scale": [...]}, one entry per output (optional),
+//	  "log_target": true when the machine predicts exp(output) - 1 (optional)
 //	}
 //
 // Numbers are written in the shortest form that reads back to the same
@@ -60,6 +62,7 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 		A:         rowsOf(m.A),
 		C:         rowsOf(m.C),
 		Anchors:   rowsOf(m.Anchors),
+		LogTarget: m.LogTarget,
 	}
 	if m.Input != nil {
 		w.Input = &scalerJSON[float64]{Mean: m.Input.Mean, Scale: m.Input.Scale}
@@ -124,7 +127,7 @@ func decodeMachine(data []byte) (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bandwidth %w", err)
 	}
-	m := &Machine{Architecture: Architecture{Dims: w.Dims, Kernel: k, Bandwidth: bw}}
+	m := &Machine{Architecture: Architecture{Dims: w.Dims, Kernel: k, Bandwidth: bw}, LogTarget: w.LogTarget}
 	if m.A, err = matrixFrom("a", w.A); err != nil {
 		return nil, err
 	}

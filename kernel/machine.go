@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
@@ -165,6 +166,10 @@ type Machine struct {
 	// machine; Output, if not nil, maps a regression's outputs back to
 	// the units of the targets.
 	Input, Output *dataset.Scaler
+	// LogTarget says the machine was fitted to log(1 + y): Predict
+	// returns exp(v) - 1 of the output v, after Output has mapped v to
+	// the log units.
+	LogTarget bool
 }
 
 // Inputs returns the input dimension.
@@ -211,6 +216,9 @@ func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 	dst.Copy(mat.NewDense(m.Outputs(), na+n, net.out.Value.Data).Slice(0, m.Outputs(), na, na+n).T())
 	if m.Output != nil {
 		m.Output.Invert(dst)
+	}
+	if m.LogTarget {
+		dst.Apply(func(_, _ int, v float64) float64 { return math.Expm1(v) }, dst)
 	}
 	return dst
 }

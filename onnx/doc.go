@@ -14,10 +14,10 @@
 // shape [N, 1] with a dynamic batch dimension N:
 //
 //   - a numeric column is a double, NaN where the cell is missing;
-//   - a boolean or categorical column is a string, the cell's text as the
-//     CSV file has it (trimmed): true, false, yes or no in any case for a
-//     boolean, a level for a category, and for a missing cell the empty
-//     string or NA, N/A, ?, NaN or null in any case.
+//   - a boolean, categorical or ordinal column is a string, the cell's
+//     text as the CSV file has it (trimmed): true, false, yes or no in any
+//     case for a boolean, a level for a category, and for a missing cell
+//     the empty string or NA, N/A, ?, NaN or null in any case.
 //
 // Categories enter as strings so that a user passes the table as it is,
 // with no vocabulary to apply by hand. The graph maps a column's texts to

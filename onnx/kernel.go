@@ -85,6 +85,9 @@ func Kernel(km KernelModel) (*onnxpb.ModelProto, error) {
 		out = b.op("Mul", []string{out, b.doubles([]int64{1, k}, m.Output.Scale)})
 		out = b.op("Add", []string{out, b.doubles([]int64{1, k}, m.Output.Mean)})
 	}
+	if m.LogTarget {
+		out = b.op("Sub", []string{b.op("Exp", []string{out}), b.scalar(1)})
+	}
 
 	k := int64(m.Outputs())
 	meta := [][2]string{{"kind", "kernel-machine"}, {"target", km.Target}}
@@ -197,6 +200,20 @@ func (b *builder) encode(r dataset.ColumnRule) ([]string, error) {
 		code = b.op("Where", []string{missing, b.int64s([]int64{1}, []int64{int64(mode)}), code})
 		hot := b.op("Equal", []string{code, b.int64s([]int64{1, int64(len(values))}, values)})
 		cols = append(cols, b.op("Cast", []string{hot}, intAttr("to", int64(onnxpb.TensorProto_DOUBLE))))
+	case "ordinal":
+		b.g.Input = append(b.g.Input, valueInfo(r.Name, "ordinal: a string, one of the levels "+quoteList(r.Levels)+", another text or a missing cell's text (both the training mean)", onnxpb.TensorProto_STRING, 1))
+		indices := make([]int64, len(r.Levels))
+		for i := range indices {
+			indices[i] = int64(i)
+		}
+		code := b.readStrings(r.Name, r.Levels, indices)
+		missing = b.op("Equal", []string{code, b.int64s([]int64{1}, []int64{codeMissing})})
+		// Missing and unknown texts have negative codes: gather any level,
+		// then put the training mean in their place.
+		other := b.op("Less", []string{code, b.int64s([]int64{1}, []int64{0})})
+		level := b.op("Max", []string{code, b.int64s([]int64{1}, []int64{0})})
+		v := b.op("Gather", []string{b.doubles([]int64{int64(len(r.Values))}, r.Values), level})
+		cols = append(cols, b.op("Where", []string{other, b.scalar(r.Fill), v}))
 	default:
 		return nil, fmt.Errorf("kind %q cannot be exported", r.Kind)
 	}

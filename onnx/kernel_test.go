@@ -85,7 +85,7 @@ func rawInputs(t *testing.T, km KernelModel, f *dataset.Frame) map[string]tensor
 		for i := range cells {
 			cells[i] = f.Cell(i, col)
 		}
-		if k := kinds[name]; k == "boolean" || k == "categorical" {
+		if kinds[name] != "numeric" {
 			in[name] = stringColumn(cells)
 			continue
 		}
@@ -249,27 +249,34 @@ func TestKernelRandom(t *testing.T) {
 
 // TestKernelTables checks exported models fitted to real tables: numbers
 // with missing cells (airquality), categories (esoph, warpbreaks, infert)
-// and classes (iris, infert), against the library's predictions.
+// and classes (iris, infert), against the library's predictions; esoph's
+// counts also as a machine of log targets, which predicts exp(output) - 1.
 func TestKernelTables(t *testing.T) {
 	needRuntime(t)
 	for _, tc := range []struct {
-		table, target string
-		classify      bool
+		table, target       string
+		classify, logTarget bool
 	}{
-		{"iris", "class", true},
-		{"airquality", "Ozone", false},
-		{"esoph", "ncases", false},
-		{"infert", "case", true},
-		{"warpbreaks", "breaks", false},
+		{"iris", "class", true, false},
+		{"airquality", "Ozone", false, false},
+		{"esoph", "ncases", false, false},
+		{"esoph", "ncases", false, true},
+		{"infert", "case", true, false},
+		{"warpbreaks", "breaks", false, false},
 	} {
 		for _, comb := range []kernel.Combine{kernel.Additive, kernel.Multiplicative} {
 			name := fmt.Sprintf("%s-%v", tc.table, comb)
+			if tc.logTarget {
+				name += "-log"
+			}
 			t.Run(name, func(t *testing.T) {
 				f, err := dataset.LoadFrame(filepath.Join("testdata", tc.table+".csv"))
 				if err != nil {
 					t.Fatal(err)
 				}
-				d := agreement(t, fitTable(t, f, tc.target, nil, tc.classify, comb), nil)
+				fm := fitTable(t, f, tc.target, nil, tc.classify, comb)
+				fm.km.Machine.LogTarget = tc.logTarget
+				d := agreement(t, fm, nil)
 				t.Logf("%s: max relative difference %.2g", name, d)
 				if d > tolDouble {
 					t.Errorf("max relative difference %.2g, want at most %g", d, tolDouble)
@@ -316,5 +323,31 @@ func TestKernelUnreadable(t *testing.T) {
 	}
 	if want := fm.km.Machine.Predict(nil, x).At(0, 0); relDiff(got[1], want) > tolDouble {
 		t.Errorf("unseen colour: prediction %v, want %v", got[1], want)
+	}
+}
+
+// TestKernelOrdinal checks an ordinal column's rule in the exported graph
+// beside the library's on the cells it has no level for: a missing cell
+// and an unseen level both take the training mean, and a seen level its
+// number.
+func TestKernelOrdinal(t *testing.T) {
+	needRuntime(t)
+	f, err := dataset.LoadFrame(filepath.Join("testdata", "esoph.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := fitTable(t, f, "ncases", nil, false, kernel.Additive)
+	if k := fm.km.Encoder.Rules()[0]; k.Name != "agegp" || k.Kind != "ordinal" {
+		t.Fatalf("first rule %+v, want the ordinal agegp", k)
+	}
+	odd, err := dataset.ReadFrame(strings.NewReader("agegp,alcgp,tobgp,ncontrols\n"+
+		"85+,0-39g/day,0-9g/day,10\nNA,40-79,10-19,5\n45-54,120+,,20\n"), "odd.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := agreement(t, fm, odd)
+	t.Logf("max relative difference %.2g", d)
+	if d > tolDouble {
+		t.Errorf("max relative difference %.2g, want at most %g", d, tolDouble)
 	}
 }

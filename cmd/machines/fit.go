@@ -30,6 +30,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		cost        = fs.Float64("cost", 0, "weight `C` of the regulariser |A|^2 + RKHS norm, >= 0 (default: chosen by cross-validation)")
 		folds       = fs.Int("folds", 0, "number `k` of cross-validation folds for choosing -cost and -bandwidth (default 5)")
 		anchors     = fs.Int("anchors", 0, "number `M` of anchor points, k-means++ centres of the training rows\n(default: every row for small tables, a fixed number for large ones)")
+		targetScale = fs.String("target-scale", kernel.AutoScale.String(), "`scale` on which a regression's target is fitted: linear, log (log(1+y), for nonnegative targets),\nor auto: cross-validation also tries log when the target is nonnegative and skewed")
 		standardize = fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1")
 		seed        = fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters")
 		iters       = fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)")
@@ -123,15 +124,23 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			return usagef("-dims %s: the last block is the output and must be 1 for regression", *dimsFlag)
 		}
 	}
+	scale, err := kernel.ParseTargetScale(*targetScale)
+	if err != nil {
+		return usagef("-target-scale %q: want auto, linear or log", *targetScale)
+	}
+	if classify && scale == kernel.LogScale {
+		return usagef("-target-scale log: column %q is a classification target", *target)
+	}
 	s := kernel.Settings{
-		Dims:     dims,
-		Kernel:   comb,
-		Folds:    *folds,
-		Anchors:  *anchors,
-		Raw:      !*standardize,
-		Seed:     *seed,
-		MaxIter:  *iters,
-		Progress: stderr,
+		TargetScale: scale,
+		Dims:        dims,
+		Kernel:      comb,
+		Folds:       *folds,
+		Anchors:     *anchors,
+		Raw:         !*standardize,
+		Seed:        *seed,
+		MaxIter:     *iters,
+		Progress:    stderr,
 	}
 	if set["cost"] {
 		s.Costs = []float64{*cost}
@@ -179,7 +188,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Encoder:  enc,
 		Fit: &fitRecord{
 			Data: *data, Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed,
-			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, Anchors: res.Anchors,
+			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
 			Iterations: res.Iterations, Converged: res.Converged, Status: res.Status, Seconds: res.Seconds,
 			Selection: res.Selection,
 		},
@@ -247,6 +256,9 @@ func inferTask(f *dataset.Frame, target string) string {
 // they were chosen.
 func describeSettings(res kernel.Result) string {
 	chosen := fmt.Sprintf("cost %g, bandwidth %g, dims %v, %d anchors", res.Cost, res.Bandwidth, res.Dims, res.Anchors)
+	if res.LogTarget {
+		chosen += ", fitted to log(1 + target)"
+	}
 	sel := res.Selection
 	if sel == nil {
 		return chosen + " (fixed by the flags)"

@@ -79,7 +79,7 @@
 //
 //	machines fit -data train.csv -target COLUMN [-task regression|classification] \
 //	    [-ignore a,b] [-id COLUMN] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
-//	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-standardize=true] \
+//	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-standardize=true] \
 //	    [-seed 0] [-iters N] -model model.json
 //	machines predict -model model.json -data new.csv -out pred.csv|-
 //
@@ -87,9 +87,12 @@
 // quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
 // (empty, NA, ? or NaN); and categories, any other text. fit uses every
 // column but the target, the -ignore columns and the -id column as an
-// input. Categories are one-hot encoded; missing values are replaced by the
-// training mean (numbers) or the most frequent value, with an indicator
-// column for every column that had gaps. Rows whose target is missing are
+// input. Categories are one-hot encoded, except bins of a quantity (three
+// or more levels that each begin with a different number, such as age
+// groups "25-34" ... "75+"), which become that number so that their order
+// counts; missing values are replaced by the training mean (numbers) or the
+// most frequent value, with an indicator column for every column that had
+// gaps. Rows whose target is missing are
 // dropped, and fit says how many. Without -task the target decides: a
 // column of numbers only means regression, anything else classification.
 //
@@ -100,7 +103,11 @@
 // small tables) over the grid of the kernel package (DefaultCosts x
 // DefaultBandwidths), running the folds in parallel on all cores, on at
 // most kernel.SelectionRows rows; it prints every setting's cross-validated
-// score and then the chosen one, with its mean and standard deviation.
+// score and then the chosen one, with its mean and standard deviation. A
+// nonnegative, right-skewed regression target (counts, amounts: sample
+// skewness above kernel.SkewedTarget) is also tried on the log scale,
+// log(1 + y), judged on its predictions of y; -target-scale linear or log
+// fixes the scale.
 // Above kernel.AutoAnchors rows the anchor points are that many k-means++
 // centres of the rows (-anchors M sets their number), so that time and
 // memory grow linearly with the rows. The final fit stops when the loss
@@ -152,8 +159,8 @@
 // read ONNX. The model computes what predict does, preprocessing included,
 // in float64: its inputs are the feature columns, one per column, named
 // after it, of shape [N, 1] for a batch of N rows: a numeric column as a
-// double with NaN for a missing cell; a boolean or categorical column as
-// a string, the cell's text as the CSV file has it. Its outputs are
+// double with NaN for a missing cell; a boolean, categorical or ordinal
+// column as a string, the cell's text as the CSV file has it. Its outputs are
 // "prediction" ([N, 1]) for regression, and for classification "scores"
 // ([N, K], the machine's outputs), "probabilities" (their softmax, the
 // p_CLASS columns of predict) and "label" (the predicted class, [N]

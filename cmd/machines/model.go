@@ -64,6 +64,7 @@ type fitRecord struct {
 	Dims       []int             `json:"dims"`
 	Cost       float64           `json:"cost"`
 	Bandwidth  float64           `json:"bandwidth"`
+	LogTarget  bool              `json:"log_target,omitempty"`
 	Anchors    int               `json:"anchors"`
 	Iterations int               `json:"iterations"`
 	Converged  bool              `json:"converged"`
@@ -228,8 +229,8 @@ func (md *modelFile) check() error {
 		if m.Outputs() != len(md.Classes) {
 			return fmt.Errorf("the machine has %d outputs for %d classes", m.Outputs(), len(md.Classes))
 		}
-		if m.Output != nil {
-			return errors.New("a classification machine has an output scaler")
+		if m.Output != nil || m.LogTarget {
+			return errors.New("a classification machine has an output scaler or a log target")
 		}
 	}
 	return nil
