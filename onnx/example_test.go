@@ -3,11 +3,14 @@ package onnx_test
 import (
 	"fmt"
 	"log"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/finite"
+	"github.com/parametric-machines/machines/hypergraph"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/onnx"
 	"gonum.org/v1/gonum/mat"
@@ -70,4 +73,85 @@ func ExampleKernel() {
 	// input size: numeric: a double, NaN where the cell is missing
 	// input colour: categorical: a string, one of the levels "blue", "green", "red", another text (no level) or a missing cell's text
 	// output prediction: the predicted price
+}
+
+// A hypergraph machine built from a spec, here a residual block, becomes
+// an ONNX model with an input and an output per input and output vertex
+// and a dynamic batch; the edge into a vertex no output reads is left
+// out.
+func ExampleHypergraph() {
+	spec, err := hypergraph.ReadSpec(strings.NewReader(`{
+	  "format": "machines-hypergraph", "version": 1,
+	  "inputs": ["x"], "outputs": ["y"],
+	  "vertices": [
+	    {"name": "x", "shape": [1, 8, 8]},
+	    {"name": "h", "shape": [4, 8, 8], "activation": "relu6"},
+	    {"name": "y", "shape": [1, 8, 8]},
+	    {"name": "unused", "shape": [1, 4, 4]}
+	  ],
+	  "edges": [
+	    {"name": "in", "kind": "conv3x3", "sources": ["x"], "targets": ["h"]},
+	    {"name": "out", "kind": "conv3x3", "sources": ["h"], "targets": ["y"]},
+	    {"name": "shortcut", "kind": "identity", "sources": ["x"], "targets": ["y"]},
+	    {"name": "pool", "kind": "maxpool", "sources": ["x"], "targets": ["unused"]}
+	  ]
+	}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := hypergraph.FromSpec[float32](spec, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	model, err := onnx.Hypergraph(m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, in := range model.GetGraph().GetInput() {
+		fmt.Printf("input %s: %s\n", in.GetName(), in.GetDocString())
+	}
+	for _, out := range model.GetGraph().GetOutput() {
+		fmt.Printf("output %s: %s\n", out.GetName(), out.GetDocString())
+	}
+	var ops []string
+	for _, n := range model.GetGraph().GetNode() {
+		ops = append(ops, n.GetOpType())
+	}
+	fmt.Println("operators:", strings.Join(ops, " "))
+
+	// Output:
+	// input x: vertex x: images of shape [N, 1, 8, 8]
+	// output y: vertex y: its state with activation identity, images of shape [N, 1, 8, 8]
+	// operators: Conv Clip Conv Add Identity
+}
+
+// A recurrent finite machine unrolls, for signals of a given length, time
+// step by time step and block by block.
+func ExampleFinite() {
+	m, err := finite.NewRecur[float64]([]int{1, 2, 2}, finite.Tanh, 3, 2, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	model, err := onnx.Finite(m, 10)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, in := range model.GetGraph().GetInput() {
+		fmt.Printf("input %s: %s\n", in.GetName(), in.GetDocString())
+	}
+	for _, out := range model.GetGraph().GetOutput() {
+		fmt.Printf("output %s: %s\n", out.GetName(), out.GetDocString())
+	}
+	products := 0
+	for _, n := range model.GetGraph().GetNode() {
+		if n.GetOpType() == "MatMul" {
+			products++
+		}
+	}
+	fmt.Println("products:", products)
+
+	// Output:
+	// input y0: the input block, of shape [N, 1, 10]
+	// output z: the stable state of every block, of shape [N, 5, 10]
+	// products: 28
 }

@@ -54,7 +54,8 @@ func Finite[T ad.Float](m *finite.Machine[T], shape ...int) (*onnxpb.ModelProto,
 	b := f.b
 	dims := m.Dims()
 	d := f.off[len(dims)]
-	b.g.Input = append(b.g.Input, valueInfo(InputY0, fmt.Sprintf("the input block: %d channels", dims[0]), f.elem, int64s(append([]int{dims[0]}, shape...))...))
+	inShape, outShape := append([]int{dims[0]}, shape...), append([]int{d}, shape...)
+	b.g.Input = append(b.g.Input, valueInfo(InputY0, "the input block, of shape "+batchShape(inShape), f.elem, int64s(inShape)...))
 	var z string
 	if m.Kind() == finite.Recur {
 		z = f.recur()
@@ -70,7 +71,7 @@ func Finite[T ad.Float](m *finite.Machine[T], shape ...int) (*onnxpb.ModelProto,
 		z = b.op("Concat", blocks, intAttr("axis", 1))
 	}
 	b.rename(z, OutputZ)
-	b.g.Output = append(b.g.Output, valueInfo(OutputZ, fmt.Sprintf("the stable state: %d channels", d), f.elem, int64s(append([]int{d}, shape...))...))
+	b.g.Output = append(b.g.Output, valueInfo(OutputZ, "the stable state of every block, of shape "+batchShape(outShape), f.elem, int64s(outShape)...))
 	meta := [][2]string{{"kind", "finite-machine"}, {"machine", m.Kind().String()}, {"dims", strings.Trim(fmt.Sprint(dims), "[]")},
 		{"activation", m.Activation().Name}}
 	return b.model("a finite machine of github.com/parametric-machines/machines, unrolled block by block", meta...), nil

@@ -2,7 +2,6 @@ package onnx
 
 import (
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -70,42 +69,23 @@ func finiteMachine[T ad.Float](t *testing.T, c finiteCase, rnd *rand.Rand) *fini
 // TestFiniteAgreement exports finite machines of every kind and compares
 // ONNX Runtime's state with the library's on random inputs.
 func TestFiniteAgreement(t *testing.T) {
+	var cases []agreementCase
 	for _, c := range finiteCases {
-		t.Run(c.name+"/float32", func(t *testing.T) {
-			m := finiteMachine[float32](t, c, rand.New(rand.NewPCG(1, 1)))
-			d := finiteAgreement(t, m, c.shape)
-			t.Logf("max relative difference %.3g", d)
-			if d > tolSingle {
-				t.Errorf("max relative difference %.3g, want at most %g", d, tolSingle)
-			}
-		})
-		t.Run(c.name+"/float64", func(t *testing.T) {
-			m := finiteMachine[float64](t, c, rand.New(rand.NewPCG(1, 1)))
-			d := finiteAgreement(t, m, c.shape)
-			t.Logf("max relative difference %.3g", d)
-			if d > tolDouble {
-				t.Errorf("max relative difference %.3g, want at most %g", d, tolDouble)
-			}
-		})
+		cases = append(cases,
+			finiteAgreement(t, c.name+"/float32", finiteMachine[float32](t, c, rand.New(rand.NewPCG(1, 1))), c.shape),
+			finiteAgreement(t, c.name+"/float64", finiteMachine[float64](t, c, rand.New(rand.NewPCG(1, 1))), c.shape))
 	}
+	runAgreement(t, cases)
 }
 
-// finiteAgreement exports m for signals of the given shape, checks the
-// file, runs it in ONNX Runtime on random inputs and returns the largest
-// relative difference of its state from that of m.Apply (see
-// outputDiff).
-func finiteAgreement[T ad.Float](t *testing.T, m *finite.Machine[T], shape []int) float64 {
+// finiteAgreement exports m for signals of the given shape and compares
+// the runtime's state on random inputs with that of m.Apply.
+func finiteAgreement[T ad.Float](t *testing.T, name string, m *finite.Machine[T], shape []int) agreementCase {
 	t.Helper()
 	model, err := Finite(m, shape...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "machine.onnx")
-	if err := Write(path, model); err != nil {
-		t.Fatal(err)
-	}
-	checkModel(t, path)
-	needRuntime(t)
 	rnd := rand.New(rand.NewPCG(2, 1))
 	y0 := ad.NewTensor[T](slices.Concat([]int{5, m.Dims()[0]}, shape)...)
 	for i := range y0.Data {
@@ -113,11 +93,15 @@ func finiteAgreement[T ad.Float](t *testing.T, m *finite.Machine[T], shape []int
 	}
 	var g ad.Graph[T]
 	want := m.Apply(&g, m.Bind(&g, nil, nil), g.Input(y0), nil)
-	got := runModel(t, path, map[string]tensorJSON{InputY0: realJSON(y0)})[OutputZ]
-	if !slices.Equal(got.Dims, want.Value.Shape) {
-		t.Fatalf("output of shape %v, want %v", got.Dims, want.Value.Shape)
+	diff := func(t *testing.T, outputs map[string]tensorJSON) float64 {
+		got := outputs[OutputZ]
+		if !slices.Equal(got.Dims, want.Value.Shape) {
+			t.Fatalf("output of shape %v, want %v", got.Dims, want.Value.Shape)
+		}
+		return outputDiff(got.doubles(), float64s(want.Value.Data))
 	}
-	return outputDiff(got.doubles(), float64s(want.Value.Data))
+	return agreementCase{name: name, path: writeModel(t, model), inputs: map[string]tensorJSON{InputY0: realJSON(y0)},
+		tol: tolerance[T](), diff: diff}
 }
 
 // TestFiniteRefuses checks the errors of machines and shapes that cannot

@@ -294,11 +294,17 @@ func shapeDoc(shape []int) string {
 	if len(shape) == 3 {
 		kind = "images"
 	}
-	dims := make([]string, len(shape))
-	for i, d := range shape {
-		dims[i] = fmt.Sprint(d)
+	return kind + " of shape " + batchShape(shape)
+}
+
+// batchShape writes the shape of a batch of arrays of the given shape,
+// as [N, 1, 28, 28].
+func batchShape(shape []int) string {
+	dims := []string{batch}
+	for _, d := range shape {
+		dims = append(dims, fmt.Sprint(d))
 	}
-	return fmt.Sprintf("%s of shape [N, %s]", kind, strings.Join(dims, ", "))
+	return "[" + strings.Join(dims, ", ") + "]"
 }
 
 func activationName(a hypergraph.Activation) string {

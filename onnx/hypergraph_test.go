@@ -13,6 +13,7 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/hypergraph"
 	"github.com/parametric-machines/machines/internal/testutil"
+	"github.com/parametric-machines/machines/onnx/onnxpb"
 	"github.com/parametric-machines/machines/sculpt"
 )
 
@@ -60,30 +61,21 @@ func TestHypergraphAgreement(t *testing.T) {
 	}
 	specs["odd"] = odd
 	specs["sculpt-generous"] = sculpt.Generous(1, 8, 8, 3, 6, 2).Spec(map[string]bool{"c1.2": true, "h3": true})
+	var cases []agreementCase
 	for _, name := range slices.Sorted(maps.Keys(specs)) {
-		t.Run(name+"/float32", func(t *testing.T) {
-			m, err := hypergraph.FromSpec[float32](specs[name], 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := hypergraphAgreement(t, m, randomInputs(m, 7, 1))
-			t.Logf("max relative difference %.3g", d)
-			if d > tolSingle {
-				t.Errorf("max relative difference %.3g, want at most %g", d, tolSingle)
-			}
-		})
-		t.Run(name+"/float64", func(t *testing.T) {
-			m, err := hypergraph.FromSpec[float64](specs[name], 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := hypergraphAgreement(t, m, randomInputs(m, 7, 1))
-			t.Logf("max relative difference %.3g", d)
-			if d > tolDouble {
-				t.Errorf("max relative difference %.3g, want at most %g", d, tolDouble)
-			}
-		})
+		m32, err := hypergraph.FromSpec[float32](specs[name], 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m64, err := hypergraph.FromSpec[float64](specs[name], 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases,
+			hypergraphCase(t, name+"/float32", m32, randomInputs(m32, 7, 1)),
+			hypergraphCase(t, name+"/float64", m64, randomInputs(m64, 7, 1)))
 	}
+	runAgreement(t, cases)
 }
 
 // TestHypergraphLiveEdges checks that only the edges on a path to an
@@ -147,11 +139,8 @@ func TestHypergraphSculpted(t *testing.T) {
 		x = append(x, test.Image32(nil, i)...)
 	}
 	in := ad.View(x, batch, 1, test.Rows, test.Cols)
-	d := hypergraphAgreement(t, m, []*ad.Tensor[float32]{in})
-	t.Logf("max relative difference %.3g on %d test images, %d of %d edges live", d, batch, rep.EdgesLive, rep.EdgesInitial)
-	if d > tolSingle {
-		t.Errorf("max relative difference %.3g, want at most %g", d, tolSingle)
-	}
+	t.Logf("%d test images, %d of %d edges live", batch, rep.EdgesLive, rep.EdgesInitial)
+	runAgreement(t, []agreementCase{hypergraphCase(t, "sculpted", m, []*ad.Tensor[float32]{in})})
 }
 
 // randomInputs returns a batch of n inputs of m, uniform in [-1, 1).
@@ -168,21 +157,67 @@ func randomInputs[T ad.Float](m *hypergraph.Machine[T], n int, seed uint64) []*a
 	return xs
 }
 
-// hypergraphAgreement exports m, checks the file, runs it in ONNX
-// Runtime on the inputs xs and returns the largest relative difference
-// of its outputs from those of m.Build (see outputDiff).
-func hypergraphAgreement[T ad.Float](t *testing.T, m *hypergraph.Machine[T], xs []*ad.Tensor[T]) float64 {
+// agreementCase is a model exported to a file, the inputs to run it on
+// in ONNX Runtime, and how far its outputs may differ from the library's.
+type agreementCase struct {
+	name   string
+	path   string
+	inputs map[string]tensorJSON
+	tol    float64
+	// diff returns the largest relative difference of the runtime's
+	// outputs from the library's (see outputDiff).
+	diff func(t *testing.T, got map[string]tensorJSON) float64
+}
+
+// runAgreement checks the cases' files and runs them in one process of
+// ONNX Runtime, then checks each case's outputs in a subtest.
+func runAgreement(t *testing.T, cases []agreementCase) {
+	t.Helper()
+	paths := make([]string, len(cases))
+	jobs := make([]runJob, len(cases))
+	for i, c := range cases {
+		paths[i], jobs[i] = c.path, runJob{Model: c.path, Inputs: c.inputs}
+	}
+	checkModel(t, paths...)
+	needRuntime(t)
+	outputs := runModels(t, jobs)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := c.diff(t, outputs[i])
+			t.Logf("max relative difference %.3g", d)
+			if !(d <= c.tol) {
+				t.Errorf("max relative difference %.3g, want at most %g", d, c.tol)
+			}
+		})
+	}
+}
+
+// tolerance returns the relative difference allowed in T.
+func tolerance[T ad.Float]() float64 {
+	if elemType[T]() == elemType[float32]() {
+		return tolSingle
+	}
+	return tolDouble
+}
+
+// writeModel writes model to a new file and returns its path.
+func writeModel(t *testing.T, model *onnxpb.ModelProto) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "model.onnx")
+	if err := Write(path, model); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// hypergraphCase exports m and compares the runtime's outputs on the
+// inputs xs with those of m.Build.
+func hypergraphCase[T ad.Float](t *testing.T, name string, m *hypergraph.Machine[T], xs []*ad.Tensor[T]) agreementCase {
 	t.Helper()
 	model, err := Hypergraph(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "machine.onnx")
-	if err := Write(path, model); err != nil {
-		t.Fatal(err)
-	}
-	checkModel(t, path)
-	needRuntime(t)
 	var g ad.Graph[T]
 	in := map[string]tensorJSON{}
 	var nodes []*ad.Node[T]
@@ -191,20 +226,22 @@ func hypergraphAgreement[T ad.Float](t *testing.T, m *hypergraph.Machine[T], xs 
 		in[m.Hypergraph().Vertices[v]] = realJSON(xs[i])
 	}
 	want := m.Build(&g, nil, nodes)
-	got := runModel(t, path, in)
-	worst := 0.0
-	for i, v := range m.Outputs() {
-		name := m.Hypergraph().Vertices[v]
-		o, ok := got[name]
-		if !ok {
-			t.Fatalf("no output %q from ONNX Runtime", name)
+	diff := func(t *testing.T, got map[string]tensorJSON) float64 {
+		worst := 0.0
+		for i, v := range m.Outputs() {
+			name := m.Hypergraph().Vertices[v]
+			o, ok := got[name]
+			if !ok {
+				t.Fatalf("no output %q from ONNX Runtime", name)
+			}
+			if !slices.Equal(o.Dims, want[i].Value.Shape) {
+				t.Fatalf("output %q of shape %v, want %v", name, o.Dims, want[i].Value.Shape)
+			}
+			worst = math.Max(worst, outputDiff(o.doubles(), float64s(want[i].Value.Data)))
 		}
-		if !slices.Equal(o.Dims, want[i].Value.Shape) {
-			t.Fatalf("output %q of shape %v, want %v", name, o.Dims, want[i].Value.Shape)
-		}
-		worst = math.Max(worst, outputDiff(o.doubles(), float64s(want[i].Value.Data)))
+		return worst
 	}
-	return worst
+	return agreementCase{name: name, path: writeModel(t, model), inputs: in, tol: tolerance[T](), diff: diff}
 }
 
 // outputDiff returns the largest difference between got and want

@@ -72,26 +72,42 @@ func needRuntime(t *testing.T) {
 // its outputs.
 func runModel(t *testing.T, path string, inputs map[string]tensorJSON) map[string]tensorJSON {
 	t.Helper()
-	in, err := json.Marshal(inputs)
+	return runModels(t, []runJob{{Model: path, Inputs: inputs}})[0]
+}
+
+// runJob is a model file and its inputs, as run.js reads them.
+type runJob struct {
+	Model  string                `json:"model"`
+	Inputs map[string]tensorJSON `json:"inputs"`
+}
+
+// runModels runs the jobs in one process of ONNX Runtime and returns the
+// outputs of each.
+func runModels(t *testing.T, jobs []runJob) []map[string]tensorJSON {
+	t.Helper()
+	for i, j := range jobs {
+		abs, err := filepath.Abs(j.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs[i].Model = abs
+	}
+	in, err := json.Marshal(jobs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("node", "run.js", abs)
+	cmd := exec.Command("node", "run.js")
 	cmd.Dir = runtimeDir
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("ONNX Runtime on %s: %v\n%s", path, err, stderr.Bytes())
+		t.Fatalf("ONNX Runtime on %d models: %v\n%s", len(jobs), err, stderr.Bytes())
 	}
-	var outputs map[string]tensorJSON
-	if err := json.Unmarshal(out, &outputs); err != nil {
-		t.Fatalf("ONNX Runtime on %s printed %q: %v", path, out, err)
+	var outputs []map[string]tensorJSON
+	if err := json.Unmarshal(out, &outputs); err != nil || len(outputs) != len(jobs) {
+		t.Fatalf("ONNX Runtime on %d models printed %q: %v", len(jobs), out, err)
 	}
 	return outputs
 }
@@ -99,18 +115,21 @@ func runModel(t *testing.T, path string, inputs map[string]tensorJSON) map[strin
 // python is Debian's Python, whose python3-onnx holds ONNX's checker.
 const python = "/usr/bin/python3"
 
-// checkModel validates the model file path with ONNX's own checker, with
-// full checking of the operators' types and shapes.
-func checkModel(t *testing.T, path string) {
+// checkModel validates the model files paths with ONNX's own checker,
+// with full checking of the operators' types and shapes, in one process.
+func checkModel(t *testing.T, paths ...string) {
 	t.Helper()
 	if err := exec.Command(python, "-c", "import onnx").Run(); err != nil {
 		testutil.Missing(t, "python3-onnx (apt-get install python3-onnx)", errors.Join(err, errors.New("cannot import onnx in "+python)))
 	}
 	script := `import sys, onnx
-m = onnx.load(sys.argv[1])
-onnx.checker.check_model(m, full_check=True)`
-	if out, err := exec.Command(python, "-c", script, path).CombinedOutput(); err != nil {
-		t.Errorf("ONNX's checker refuses %s: %v\n%s", path, err, out)
+for path in sys.argv[1:]:
+    try:
+        onnx.checker.check_model(onnx.load(path), full_check=True)
+    except Exception as e:
+        sys.exit(path + ": " + str(e))`
+	if out, err := exec.Command(python, append([]string{"-c", script}, paths...)...).CombinedOutput(); err != nil {
+		t.Errorf("ONNX's checker refuses a model: %v\n%s", err, out)
 	}
 }
 
