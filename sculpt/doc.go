@@ -86,20 +86,25 @@
 //
 // # Runs, checkpoints and results
 //
-// Run trains for Config.Epochs epochs, validating after each, and writes a
-// checkpoint after each, atomically, to Config.Out; with Config.Resume it
-// continues from there. Each epoch starts a fresh Adam on the rebuilt
-// machine and shuffles the minibatches with a generator seeded by the
-// seed and the epoch, so that a resumed run is the run that was
+// Run trains for Config.Epochs epochs with the library's one training
+// loop, train.Run, validating after each, and writes a checkpoint after
+// each, atomically, to Config.Out; with Config.Resume it continues from
+// there. The weights of every edge live in one ad.Params; before each
+// epoch the graphs are rebuilt without the pruned edges and a fresh
+// update is made: Adam, the epoch's penalty and the pruning, which
+// train.Run calls as its optimiser after each minibatch. train.Run
+// shuffles the minibatches with a generator seeded by the seed and the
+// epoch and leaves out the last partial one, so that a resumed run (from
+// its next epoch, with train.Config.FirstEpoch) is the run that was
 // interrupted, and an interruption loses at most the epoch in progress.
 // At the end Run writes the report sculpt.json, the final
 // machine, DOT files of the architecture before and after, and pictures
 // of it (Figure 2a-c). The minibatch is split over Config.Workers
 // goroutines (by default one per core, GOMAXPROCS, at most one per
 // image), each with its own copy of the graph; then each worker sums the
-// gradients, takes the Adam and proximal steps and checks the pruning of
-// its own share of the edges, so that every core is busy throughout a
-// step. A run is reproducible for a given seed and number of workers; a
+// gradients of its own share of the edges and, in the update, takes the
+// Adam and proximal steps and checks their pruning, so that every core
+// is busy throughout a step. A run is reproducible for a given seed and number of workers; a
 // different number sums the gradient in a different order, which changes
 // the float32 weights a little.
 package sculpt

@@ -65,12 +65,7 @@ func (r *run) path() error {
 	restore := func(s snapshot) { r.st.Weights, r.st.Pruned = cloneWeights(s.weights), maps.Clone(s.pruned) }
 	train := func(lambda float64, epochs int) error {
 		r.pathLambda = &lambda
-		for range epochs {
-			if err := r.epoch(); err != nil {
-				return err
-			}
-		}
-		return nil
+		return r.trainEpochs(epochs)
 	}
 	var tuned []snapshot // each point's fine-tuned machine
 	for _, lambda := range c.Path {

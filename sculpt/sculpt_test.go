@@ -123,7 +123,7 @@ func TestRemovedEqualsZeroed(t *testing.T) {
 	logits := func(pruned map[string]bool) []float32 {
 		var g ad.Graph[float32]
 		m := machine(a, pruned, w)
-		x, out := newGraph(&g, m, im.N, nil, im)
+		x, out := newGraph(&g, m, m.ParamNodesInto(&g, nil), im.N, im)
 		load(x, nil, im, seq(im.N))
 		g.Forward()
 		return out.Value.Data

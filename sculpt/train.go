@@ -18,6 +18,7 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/hypergraph"
 	"github.com/parametric-machines/machines/optim"
+	"github.com/parametric-machines/machines/train"
 )
 
 // Config holds the settings of a sculpting run. Zero fields mean the
@@ -179,19 +180,6 @@ func (c Config) check() error {
 	return nil
 }
 
-// group is an edge with weights of the live machine, as a range of its
-// parameter vector.
-type group struct {
-	name   string
-	lo, hi int
-	lasso  optim.GroupLasso // the edge's own penalty, weight λ·sqrt(size)
-	frozen bool             // pruned during this epoch
-	// justFrozen marks an edge pruned in the last step, and saved holds
-	// the weights a frozen edge is kept at.
-	justFrozen bool
-	saved      []float32
-}
-
 // run is a sculpting run in progress.
 type run struct {
 	cfg              Config
@@ -206,6 +194,10 @@ type run struct {
 	// pathPoints and chosen record the path.
 	pathPoints []PathPoint
 	chosen     int
+	// ckpt is the checkpoint file, if any, and l the model train.Run
+	// trains.
+	ckpt string
+	l    *learner
 }
 
 // Run sculpts the generous architecture (see Generous) on the training
@@ -295,6 +287,9 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 	} else {
 		r.st = r.initial()
 	}
+	r.ckpt = ckpt
+	r.l = newLearner(r)
+	defer r.l.gang.stop()
 	if len(c.Path) > 0 {
 		if c.Resume {
 			return nil, errors.New("sculpt: a regularisation path cannot be resumed; start it anew")
@@ -302,16 +297,8 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 		if err := r.path(); err != nil {
 			return nil, err
 		}
-	}
-	for len(c.Path) == 0 && len(r.st.History) < c.Epochs {
-		if err := r.epoch(); err != nil {
-			return nil, err
-		}
-		if ckpt != "" {
-			if err := writeCheckpoint(ckpt, r.arch, r.settings(), r.st); err != nil {
-				return nil, err
-			}
-		}
+	} else if err := r.trainEpochs(c.Epochs - len(r.st.History)); err != nil {
+		return nil, err
 	}
 	rep, err := r.report()
 	if err != nil {
@@ -408,48 +395,23 @@ func machine(a *Arch, pruned map[string]bool, w map[string][]float32) *hypergrap
 	return m
 }
 
-// groups returns the edges with weights of m as ranges of Params, in the
-// order the machine lays them out.
-func groups(m *hypergraph.Machine[float32], lambda float64) []group {
-	var gs []group
-	off := 0
-	for e, E := range m.Hypergraph().Edges {
-		for _, t := range m.EdgeParams(e) {
-			n := t.Len()
-			gs = append(gs, group{name: E.Name, lo: off, hi: off + n,
-				lasso: optim.GroupLasso{Lambda: lambda * math.Sqrt(float64(n)), Groups: [][2]int{{off, off + n}}}})
-			off += n
-		}
-	}
-	if off != len(m.Params()) {
-		panic("sculpt: internal error: parameter layout")
-	}
-	return gs
-}
-
 // replica is one copy of the training graph, for a share of a minibatch.
 type replica struct {
 	g      ad.Graph[float32]
 	x      *ad.Tensor[float32]
 	labels []int
 	loss   *ad.Node[float32]
-	grad   []float32
+	grad   []float32 // laid out like the learner's parameters
+	lo     int       // the replica's first image in a minibatch
 }
 
 // newGraph builds the machine onto g for a batch of n images of the shape
-// of those of im and returns the input tensor and the logits.
-func newGraph(g *ad.Graph[float32], m *hypergraph.Machine[float32], n int, grad []float32, im *dataset.Images) (*ad.Tensor[float32], *ad.Node[float32]) {
+// of those of im, reading the weights params, and returns the input
+// tensor and the logits.
+func newGraph(g *ad.Graph[float32], m *hypergraph.Machine[float32], params []*ad.Node[float32], n int, im *dataset.Images) (*ad.Tensor[float32], *ad.Node[float32]) {
 	x := ad.NewTensor[float32](n, im.NumChannels(), im.Rows, im.Cols)
-	logits := m.Build(g, m.ParamNodesInto(g, grad), []*ad.Node[float32]{g.Input(x)})[0]
+	logits := m.Build(g, params, []*ad.Node[float32]{g.Input(x)})[0]
 	return x, logits
-}
-
-func newReplica(m *hypergraph.Machine[float32], n int, im *dataset.Images) *replica {
-	r := &replica{labels: make([]int, n), grad: make([]float32, len(m.Params()))}
-	x, logits := newGraph(&r.g, m, n, r.grad, im)
-	r.x = x
-	r.loss = r.g.SoftmaxCrossEntropy(logits, r.labels)
-	return r
 }
 
 // load copies the images idx of im into x and their labels into labels.
@@ -463,77 +425,176 @@ func load(x *ad.Tensor[float32], labels []int, im *dataset.Images, idx []int) {
 	}
 }
 
-// epoch trains for one epoch, prunes, and tests.
-func (r *run) epoch() error {
-	c, st := r.cfg, r.st
-	k := len(st.History)
-	start := time.Now()
-	m := machine(r.arch, st.Pruned, st.Weights)
-	lambda := r.lambda(k)
-	gs := groups(m, lambda)
-	u := &update{params: m.Params(), gs: gs, reps: make([]*replica, c.Workers), shards: shards(gs, c.Workers, c.LR),
-		lambda: lambda, lr: c.LR, tol: c.Tol, plain: c.Plain}
-	for w := range u.reps {
+// learner is the model that train.Run trains: the weights of every edge
+// of the generous architecture, in one ad.Params under the edges' names,
+// and the graphs of the epoch's live machine, one replica per worker,
+// whose parameter nodes read those weights and write their gradients to
+// the replica's own vector (the set's, with one worker). Each epoch
+// rebuilds the graphs without the edges pruned so far, so that they cost
+// nothing, and a fresh update: Adam, the penalty of the epoch and the
+// edges' pruning (see update).
+type learner struct {
+	r      *run
+	ps     ad.Params[float32]
+	offset map[string]int // where each edge's weights start in ps's vector
+	gang   *gang
+	reps   []*replica
+	u      *update
+	start  time.Time // of the epoch
+}
+
+func newLearner(r *run) *learner {
+	l := &learner{r: r, offset: map[string]int{}, gang: newGang(r.cfg.Workers)}
+	m, err := hypergraph.FromSpec[float32](r.arch.Spec(nil), 0)
+	if err != nil {
+		panic(fmt.Sprintf("sculpt: internal error: generous architecture: %v", err))
+	}
+	off := 0
+	for e, E := range m.Hypergraph().Edges {
+		for _, t := range m.EdgeParams(e) {
+			l.ps.Add(E.Name, ad.NewTensor[float32](t.Shape...))
+			l.offset[E.Name] = off
+			off += t.Len()
+		}
+	}
+	l.reps = make([]*replica, r.cfg.Workers)
+	lo := 0
+	for w := range l.reps {
 		// The minibatch is split as evenly as the workers allow.
-		u.reps[w] = newReplica(m, c.Batch/c.Workers+btoi(w < c.Batch%c.Workers), r.train)
-	}
-	if c.Workers > 1 {
-		u.grad = make([]float32, len(u.params))
-	}
-	batches := dataset.NewBatches(r.train.N, c.Batch, rand.New(rand.NewPCG(c.Seed, uint64(k)+1)))
-	batches.DropLast = true
-	nb := batches.Len()
-	lossSum, steps := 0.0, 0
-	var newlyPruned []string
-	lastShown := time.Time{}
-	workers := newGang(c.Workers)
-	defer workers.stop()
-	for step := 0; ; step++ {
-		idx, ok := batches.Next()
-		if !ok {
-			break
+		n := r.cfg.Batch/r.cfg.Workers + btoi(w < r.cfg.Batch%r.cfg.Workers)
+		rp := &replica{labels: make([]int, n), lo: lo, grad: l.ps.Grads()}
+		if r.cfg.Workers > 1 {
+			rp.grad = make([]float32, l.ps.Len())
 		}
-		workers.run(func(w int) {
-			rp := u.reps[w]
-			lo := 0
-			for _, q := range u.reps[:w] {
-				lo += len(q.labels)
+		l.reps[w] = rp
+		lo += n
+	}
+	l.u = &update{gang: l.gang, lr: r.cfg.LR, tol: r.cfg.Tol, plain: r.cfg.Plain, st: r.st}
+	return l
+}
+
+func (l *learner) Params() *ad.Params[float32] { return &l.ps }
+
+// Loss runs the replicas on their shares of the minibatch and returns
+// the mean loss; backward, the gradient is the replicas' gradients
+// weighted by their shares, summed in float32 on the workers, each over
+// its shard of the edges.
+func (l *learner) Loss(batch []int, backward bool) (float64, error) {
+	if len(batch) != l.r.cfg.Batch {
+		panic(fmt.Sprintf("sculpt: internal error: minibatch of %d images, the graphs take %d", len(batch), l.r.cfg.Batch))
+	}
+	l.gang.run(func(w int) {
+		rp := l.reps[w]
+		load(rp.x, rp.labels, l.r.train, batch[rp.lo:rp.lo+len(rp.labels)])
+		rp.g.Forward()
+		if backward {
+			rp.g.Backward(rp.loss)
+		}
+	})
+	loss := 0.0
+	for _, rp := range l.reps {
+		loss += float64(l.share(rp)) * float64(rp.loss.Scalar())
+	}
+	if backward && len(l.reps) > 1 {
+		grad := l.ps.Grads()
+		l.gang.run(func(w int) {
+			for _, g := range l.u.gs[l.u.shards[w].g0:l.u.shards[w].g1] {
+				sum := grad[g.lo:g.hi]
+				for i, rp := range l.reps {
+					share := l.share(rp)
+					part := rp.grad[g.lo:g.hi]
+					if i == 0 {
+						for j, v := range part {
+							sum[j] = share * v
+						}
+						continue
+					}
+					for j, v := range part {
+						sum[j] += share * v
+					}
+				}
 			}
-			r.stepReplica(rp, idx[lo:lo+len(rp.labels)])
 		})
-		loss := 0.0
-		for _, rp := range u.reps {
-			loss += float64(u.share(rp)) * float64(rp.loss.Scalar())
-		}
-		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return fmt.Errorf("sculpt: epoch %d, step %d: the loss is %v; try a smaller learning rate", k+1, step+1, loss)
-		}
-		lossSum += loss
-		steps++
-		workers.run(func(w int) { u.step(&u.shards[w]) })
-		for i := range gs {
-			if g := &gs[i]; g.justFrozen {
-				g.justFrozen = false
-				st.Pruned[g.name] = true
-				newlyPruned = append(newlyPruned, g.name)
-			}
-		}
-		if c.Progress != nil && (time.Since(lastShown) > 500*time.Millisecond || step == nb-1) {
-			lastShown = time.Now()
-			live, _, _ := r.arch.Count(st.Pruned)
-			r.bar(k, step+1, nb, float64((step+1)*c.Batch)/time.Since(start).Seconds(), lossSum/float64(steps), live)
+	}
+	return loss, nil
+}
+
+// share returns the weight of a replica's mean loss in the minibatch's.
+func (l *learner) share(rp *replica) float32 {
+	return float32(len(rp.labels)) / float32(l.r.cfg.Batch)
+}
+
+// beforeEpoch builds the graphs of the live machine for epoch e (from 1)
+// and a fresh update with the epoch's penalty.
+func (l *learner) beforeEpoch(e int) error {
+	r := l.r
+	m, err := hypergraph.FromSpec[float32](r.arch.Spec(r.st.Pruned), 0)
+	if err != nil {
+		panic(fmt.Sprintf("sculpt: internal error: pruned architecture: %v", err))
+	}
+	lambda := r.lambda(e - 1)
+	var gs []group
+	for e, E := range m.Hypergraph().Edges {
+		for _, t := range m.EdgeParams(e) {
+			lo := l.offset[E.Name]
+			gs = append(gs, group{name: E.Name, lo: lo, hi: lo + t.Len(), adam: optim.Adam{LR: r.cfg.LR},
+				lasso: optim.GroupLasso{Lambda: lambda * math.Sqrt(float64(t.Len())), Groups: [][2]int{{lo, lo + t.Len()}}}})
 		}
 	}
-	storeWeights(st.Weights, m)
-	trainSeconds := time.Since(start).Seconds()
-	acc := accuracy(machine(r.arch, st.Pruned, st.Weights), r.val, c.Workers)
+	l.u.reset(gs, lambda, len(l.reps))
+	for _, rp := range l.reps {
+		rp.g = ad.Graph[float32]{}
+		params := make([]*ad.Node[float32], len(gs))
+		for i, g := range gs {
+			v := l.ps.Value(g.name)
+			params[i] = rp.g.Param(v, ad.View(rp.grad[g.lo:g.hi], v.Shape...))
+		}
+		var logits *ad.Node[float32]
+		rp.x, logits = newGraph(&rp.g, m, params, len(rp.labels), r.train)
+		rp.loss = rp.g.SoftmaxCrossEntropy(logits, rp.labels)
+	}
+	l.start = time.Now()
+	return nil
+}
+
+// afterEpoch records epoch rec: it stores the weights in the run's
+// state, measures the validation accuracy, and writes the checkpoint
+// (not on a regularisation path, which cannot be resumed).
+func (l *learner) afterEpoch(rec train.Epoch) error {
+	r, st := l.r, l.r.st
+	for name, w := range st.Weights {
+		copy(w, l.ps.Value(name).Data)
+	}
+	acc := accuracy(machine(r.arch, st.Pruned, st.Weights), r.val, r.cfg.Workers)
 	live, _, flops := r.arch.Count(st.Pruned)
-	e := Epoch{ValidationAccuracy: acc, TrainLoss: lossSum / float64(steps), Penalty: r.penalty(lambda),
-		EdgesLive: live, FLOPsLive: flops, Pruned: newlyPruned,
-		Seconds: time.Since(start).Seconds(), ImagesPerSecond: float64(steps*c.Batch) / trainSeconds}
+	e := Epoch{ValidationAccuracy: acc, TrainLoss: rec.TrainLoss, Penalty: r.penalty(l.u.lambda),
+		EdgesLive: live, FLOPsLive: flops, Pruned: l.u.pruned,
+		Seconds: time.Since(l.start).Seconds(), ImagesPerSecond: float64(rec.Examples) / rec.Seconds}
 	st.History = append(st.History, e)
-	r.logf("\nepoch %d/%d: validation accuracy %.4f, loss %.4f + penalty %.4f, live edges %d/%d, %.1fs\n",
-		k+1, c.Epochs, acc, e.TrainLoss, e.Penalty, live, len(r.arch.Edges), e.Seconds)
+	r.logf("epoch %d/%d: validation accuracy %.4f, loss %.4f + penalty %.4f, live edges %d/%d, %.0f images/s, %.1fs\n",
+		rec.Epoch, r.cfg.Epochs, acc, e.TrainLoss, e.Penalty, live, len(r.arch.Edges), e.ImagesPerSecond, e.Seconds)
+	if r.ckpt != "" && len(r.cfg.Path) == 0 {
+		return writeCheckpoint(r.ckpt, r.arch, r.settings(), st)
+	}
+	return nil
+}
+
+// trainEpochs trains the next epochs epochs from the weights of the
+// run's state, with train.Run.
+func (r *run) trainEpochs(epochs int) error {
+	if epochs < 1 {
+		return nil
+	}
+	for name, w := range r.st.Weights {
+		copy(r.l.ps.Value(name).Data, w)
+	}
+	done := len(r.st.History)
+	_, err := train.Run[float32](r.l, r.train.N, train.Config{Epochs: done + epochs, FirstEpoch: done + 1,
+		Batch: r.cfg.Batch, DropLast: true, Optimizer: r.l.u, Seed: r.cfg.Seed, Progress: r.cfg.Progress,
+		BeforeEpoch: r.l.beforeEpoch, AfterEpoch: r.l.afterEpoch})
+	if err != nil {
+		return fmt.Errorf("sculpt: %w", err)
+	}
 	return nil
 }
 
@@ -615,112 +676,106 @@ func wait(ch chan struct{}) bool {
 	return ok
 }
 
-// update is the step that follows the replicas' gradients: their sum,
-// Adam, the penalty and the pruning. The parameters are split into
-// shards of whole groups, one per worker, each updated on its own
-// goroutine; every parameter's update is the same whatever the split.
+// update is the optimiser of the learner: after each minibatch, Adam,
+// the penalty and the pruning, on the edges of the live machine. The
+// edges are split into shards of whole edges, one per worker, each
+// updated on its own goroutine; every weight's update is the same
+// whatever the split. Adam is elementwise, so each edge has its own.
 type update struct {
-	params []float32
-	// grad is the minibatch's gradient, the replicas' weighted sum
-	// (nil with a single replica, whose gradient is used as it is).
-	grad            []float32
+	gang            *gang
 	gs              []group
-	reps            []*replica
 	shards          []shard
 	lambda, lr, tol float64
 	plain           bool
+	// pruned names the edges pruned in this epoch, in order.
+	pruned []string
+	st     *state
 }
 
-// shard is a worker's share of the update: the groups gs[g0:g1], which
-// hold the parameters [lo, hi), with their own Adam.
+// group is an edge with weights of the live machine, as a range of the
+// learner's parameter vector.
+type group struct {
+	name   string
+	lo, hi int
+	adam   optim.Adam
+	lasso  optim.GroupLasso // the edge's own penalty, weight λ·sqrt(size)
+	frozen bool             // pruned during this epoch
+	// justFrozen marks an edge pruned in the last step, and saved holds
+	// the weights a frozen edge is kept at.
+	justFrozen bool
+	saved      []float32
+}
+
+// shard is a worker's share of the update: the groups gs[g0:g1].
 type shard struct {
-	g0, g1, lo, hi int
-	adam           optim.Adam
-	norms          [1]float64
-	_              [64]byte // no false sharing between the shards' states
+	g0, g1 int
+	norms  [1]float64
+	_      [64]byte // no false sharing between the shards' states
+}
+
+// reset starts the update of an epoch on the groups gs with penalty
+// lambda, shared among n workers.
+func (u *update) reset(gs []group, lambda float64, n int) {
+	u.gs, u.shards, u.lambda, u.pruned = gs, shards(gs, n), lambda, nil
 }
 
 // shards splits the groups gs into n runs of consecutive groups with
 // about the same number of parameters each.
-func shards(gs []group, n int, lr float64) []shard {
+func shards(gs []group, n int) []shard {
 	total := 0
-	if len(gs) > 0 {
-		total = gs[len(gs)-1].hi
+	for _, g := range gs {
+		total += g.hi - g.lo
 	}
 	s := make([]shard, n)
-	g := 0
+	g, done := 0, 0
 	for w := range s {
-		s[w].g0, s[w].lo = g, 0
-		if g < len(gs) {
-			s[w].lo = gs[g].lo
-		} else if g > 0 {
-			s[w].lo = gs[g-1].hi
-		}
+		s[w].g0 = g
 		// Take groups while their end is nearer the shard's share of
 		// the parameters than their start is.
 		end := (w + 1) * total / n
-		for g < len(gs) && (w == n-1 || gs[g].hi-end <= end-gs[g].lo) {
+		for g < len(gs) && (w == n-1 || done+gs[g].hi-gs[g].lo-end <= end-done) {
+			done += gs[g].hi - gs[g].lo
 			g++
 		}
-		s[w].g1, s[w].hi = g, s[w].lo
-		if g > s[w].g0 {
-			s[w].hi = gs[g-1].hi
-		}
-		s[w].adam.LR = lr
+		s[w].g1 = g
 	}
 	return s
 }
 
-// share returns the weight of a replica's mean loss in the minibatch's.
-func (u *update) share(rp *replica) float32 {
-	n := 0
-	for _, q := range u.reps {
-		n += len(q.labels)
-	}
-	return float32(len(rp.labels)) / float32(n)
+// Step panics: the update steps float32 weights, with Step32.
+func (u *update) Step(x, grad []float64) {
+	panic("sculpt: internal error: float64 step of the float32 update")
 }
 
-// step updates the parameters of shard s.
-func (u *update) step(s *shard) {
-	params := u.params
-	var grad []float32
-	if u.grad == nil {
-		grad = u.reps[0].grad[s.lo:s.hi]
-	} else {
-		grad = u.grad[s.lo:s.hi]
-		for w, rp := range u.reps {
-			share := u.share(rp)
-			g := rp.grad[s.lo:s.hi]
-			if w == 0 {
-				for i, v := range g {
-					grad[i] = share * v
-				}
-				continue
-			}
-			for i, v := range g {
-				grad[i] += share * v
-			}
+// Step32 updates the weights x from their gradient grad on the workers,
+// and records the edges it prunes.
+func (u *update) Step32(x, grad []float32) {
+	u.gang.run(func(w int) { u.step(&u.shards[w], x, grad) })
+	for i := range u.gs {
+		if g := &u.gs[i]; g.justFrozen {
+			g.justFrozen = false
+			u.st.Pruned[g.name] = true
+			u.pruned = append(u.pruned, g.name)
 		}
 	}
-	gs := u.gs[s.g0:s.g1]
-	if u.plain && u.lambda > 0 {
-		for _, g := range gs {
-			if g.frozen {
-				continue
-			}
+}
+
+// step updates the weights of shard s.
+func (u *update) step(s *shard, params, grad []float32) {
+	for i := s.g0; i < s.g1; i++ {
+		g := &u.gs[i]
+		x, d := params[g.lo:g.hi], grad[g.lo:g.hi]
+		if u.plain && u.lambda > 0 && !g.frozen {
 			if n := g.lasso.Norms(s.norms[:], params)[0]; n > 0 {
 				f := float32(g.lasso.Lambda / n)
-				for i := g.lo; i < g.hi; i++ {
-					grad[i-s.lo] += f * params[i]
+				for j, v := range x {
+					d[j] += f * v
 				}
 			}
 		}
-	}
-	s.adam.Step32(params[s.lo:s.hi], grad)
-	for i := range gs {
-		g := &gs[i]
+		g.adam.Step32(x, d)
 		if g.frozen {
-			copy(params[g.lo:g.hi], g.saved)
+			copy(x, g.saved)
 			continue
 		}
 		if !u.plain && u.lambda > 0 {
@@ -728,7 +783,7 @@ func (u *update) step(s *shard) {
 		}
 		if g.lasso.Norms(s.norms[:], params)[0] < u.tol {
 			g.frozen, g.justFrozen = true, true
-			g.saved = slices.Clone(params[g.lo:g.hi])
+			g.saved = slices.Clone(x)
 		}
 	}
 }
@@ -738,33 +793,6 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// stepReplica computes the loss and gradient of a replica on the images
-// idx.
-func (r *run) stepReplica(rp *replica, idx []int) {
-	load(rp.x, rp.labels, r.train, idx)
-	rp.g.Forward()
-	rp.g.Backward(rp.loss)
-}
-
-// bar draws the progress bar of an epoch.
-func (r *run) bar(epoch, step, steps int, rate, loss float64, live int) {
-	const width = 30
-	done := width * step / steps
-	bar := make([]byte, width)
-	for i := range bar {
-		switch {
-		case i < done:
-			bar[i] = '='
-		case i == done:
-			bar[i] = '>'
-		default:
-			bar[i] = ' '
-		}
-	}
-	r.logf("\repoch %d/%d [%s] %3d%%  %6.0f images/s  loss %.4f  live edges %d/%d ",
-		epoch+1, r.cfg.Epochs, bar, 100*step/steps, rate, loss, live, len(r.arch.Edges))
 }
 
 // lambda returns the weight of the penalty in epoch k (from 0): zero
@@ -832,7 +860,7 @@ func accuracy(m *hypergraph.Machine[float32], im *dataset.Images, workers int) f
 				eg := graphs[hi-lo]
 				if eg == nil {
 					eg = &evalGraph{}
-					eg.x, eg.logits = newGraph(&eg.g, m, hi-lo, nil, im)
+					eg.x, eg.logits = newGraph(&eg.g, m, m.ParamNodesInto(&eg.g, nil), hi-lo, im)
 					graphs[hi-lo] = eg
 				}
 				load(eg.x, nil, im, seq(hi)[lo:])
