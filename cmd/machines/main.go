@@ -250,8 +250,9 @@
 // split only. -size and -split are for folders only, and "experiment
 // sculpt" reads a folder with their defaults (one size, 0.2 held out).
 //
-// It draws a progress bar on standard error (images/s, loss, live edges),
-// prints the validation accuracy after each epoch and writes
+// It trains with the library's one training loop, which reports the loss
+// and images/s on standard error about once a second; after each epoch it
+// prints the validation accuracy, live edges and images/s, and writes
 // a checkpoint, DIR/checkpoint.json of -out, after each, atomically; after
 // an interruption, the same command with -resume continues after the last
 // finished epoch and gives the same result as an uninterrupted run. A
