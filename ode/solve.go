@@ -78,10 +78,17 @@ func solve(sys System, y0, ts []float64, s *Settings, tab *tableau, adaptive boo
 	}
 	in := newIntegrator(sys, tab, v, adaptive, ts[0], y0)
 	if !v.drop {
+		// RK4 takes exactly one step per interval and an adaptive solve
+		// at least as many: the record is sized for that, so that it
+		// grows, copying what it holds, only for the extra adaptive
+		// steps.
+		steps, st := len(ts)-1, tab.stages()
+		sol.stepT = append(make([]float64, 0, steps+1), ts[0])
+		sol.stepH = make([]float64, 0, steps)
+		sol.stepY = append(make([]float64, 0, (steps+1)*n), y0...)
+		sol.stepK = make([]float64, 0, steps*st*n)
+		sol.outAt = append(make([]int, 0, len(ts)), 0)
 		in.rec = sol
-		sol.stepT = append(sol.stepT, ts[0])
-		sol.stepY = append(sol.stepY, y0...)
-		sol.outAt = append(sol.outAt, 0)
 	}
 	for k := 1; k < len(ts); k++ {
 		err := in.advance(ts[k])

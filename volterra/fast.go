@@ -16,6 +16,7 @@ import (
 type fastSystem struct {
 	k     Separable
 	pk    ParamSeparable
+	add   PhiVJPAdder // pk, if it adds
 	psi   Forcing
 	ppsi  ParamForcing
 	prod  Product
@@ -38,6 +39,7 @@ func newFastSystem(eq *SeparableEquation) *fastSystem {
 	checkPsi(eq.Psi, f.batch*f.n)
 	if pk, ok := k.(ParamSeparable); ok {
 		f.pk, f.np = pk, pk.NumParams()
+		f.add, _ = pk.(PhiVJPAdder)
 	}
 	if pp, ok := eq.Psi.(ParamForcing); ok {
 		f.ppsi, f.nq = pp, pp.NumParams()
@@ -81,10 +83,14 @@ func (f *fastSystem) VJP(dz, dp []float64, t float64, z, w []float64) {
 	f.state(t, z)
 	clear(dp)
 	for b := range f.batch {
-		dv := f.dv[b*f.n : (b+1)*f.n]
-		f.pk.PhiVJP(dv, f.dp[:f.np], t, f.u[b*f.n:(b+1)*f.n], w[b*f.nz:(b+1)*f.nz])
-		for i, g := range f.dp[:f.np] {
-			dp[i] += g
+		dv, u, wb := f.dv[b*f.n:(b+1)*f.n], f.u[b*f.n:(b+1)*f.n], w[b*f.nz:(b+1)*f.nz]
+		if f.add != nil {
+			f.add.AddPhiVJP(dv, dp[:f.np], t, u, wb)
+		} else {
+			f.pk.PhiVJP(dv, f.dp[:f.np], t, u, wb)
+			for i, g := range f.dp[:f.np] {
+				dp[i] += g
+			}
 		}
 		mixT(dz[b*f.nz:(b+1)*f.nz], f.prod, f.c, dv)
 	}

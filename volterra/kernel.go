@@ -147,6 +147,19 @@ type ParamSeparable interface {
 	CoefVJP(dp []float64, t float64, w []float64)
 }
 
+// PhiVJPAdder is a ParamSeparable that can add the parameter gradient of
+// its terms to dp rather than set it. SolveSeparable's gradient then
+// accumulates a batch's members into one dp, which a kernel whose terms
+// depend on few of its parameters at any (s, v), such as one that reads
+// states interpolated on a grid, touches only there; PhiVJP alone makes
+// it clear and sum every parameter for every member at every stage.
+type PhiVJPAdder interface {
+	ParamSeparable
+	// AddPhiVJP sets dv = wᵀ·∂Φ/∂v, as PhiVJP does, and adds
+	// wᵀ·∂Φ/∂p to dp.
+	AddPhiVJP(dv, dp []float64, s float64, v, w []float64)
+}
+
 // coefLen returns the length of C(t).
 func coefLen(k Separable) int {
 	if k.Product() == Elementwise {

@@ -33,6 +33,36 @@ func coefAt(dst, coef []float64, m, n int, basis []float64) {
 	}
 }
 
+// coefByTime memoises the C(t) of a kernel, whose coefficients stay
+// fixed while it lives: a solve and its gradient ask for C at the same
+// few times over and over (RK4's stages fall on a grid of half steps,
+// and backpropagation revisits every stage), and C(t), Σₖ c_jk·bₖ(t)
+// for every anchor, costs about as much as the terms themselves. The
+// times of an adaptive solve rarely repeat: past maxCoefTimes it stops
+// keeping new ones.
+type coefByTime struct {
+	fill func(dst []float64, t float64)
+	at   map[float64][]float64
+}
+
+const maxCoefTimes = 256
+
+func newCoefByTime(fill func(dst []float64, t float64)) coefByTime {
+	return coefByTime{fill: fill, at: make(map[float64][]float64)}
+}
+
+// get sets dst to C(t).
+func (c *coefByTime) get(dst []float64, t float64) {
+	if v, ok := c.at[t]; ok {
+		copy(dst, v)
+		return
+	}
+	c.fill(dst, t)
+	if len(c.at) < maxCoefTimes {
+		c.at[t] = append([]float64(nil), dst...)
+	}
+}
+
 // anchorKernel is the kernel of eq. 10 of the paper for the anchors
 // themselves: their trajectories x₁, …, xₘ evolve together as one state
 // U = (x₁, …, xₘ) ∈ ℝᵐⁿ with
@@ -52,11 +82,14 @@ type anchorKernel struct {
 	gamma    float64
 	coef     []float64
 	c, basis []float64
+	cache    coefByTime
 }
 
 func newAnchorKernel(s Settings, coef []float64) *anchorKernel {
-	return &anchorKernel{s: s, m: s.Anchors, n: s.Dim, gamma: s.gamma(), coef: coef,
+	k := &anchorKernel{s: s, m: s.Anchors, n: s.Dim, gamma: s.gamma(), coef: coef,
 		c: make([]float64, s.Anchors*s.Dim), basis: make([]float64, s.Basis())}
+	k.cache = newCoefByTime(k.coefAt)
+	return k
 }
 
 func (k *anchorKernel) Dim() int     { return k.m * k.n }
@@ -87,8 +120,10 @@ func fill(dst []float64, v float64) {
 	}
 }
 
-// Coef sets C(t), (mn)×m row by row: C[(i·n+r)·m + j] = cⱼ(t)[r].
-func (k *anchorKernel) Coef(dst []float64, t float64) {
+func (k *anchorKernel) Coef(dst []float64, t float64) { k.cache.get(dst, t) }
+
+// coefAt sets C(t), (mn)×m row by row: C[(i·n+r)·m + j] = cⱼ(t)[r].
+func (k *anchorKernel) coefAt(dst []float64, t float64) {
 	m, n := k.m, k.n
 	coefAt(k.c, k.coef, m, n, k.s.basisAt(k.basis, t))
 	for r := range n {
@@ -169,12 +204,15 @@ type queryKernel struct {
 	coef        []float64
 	anchors     *Trajectory
 	c, basis, x []float64
+	cache       coefByTime
 }
 
 func newQueryKernel(tr *Trajectory) *queryKernel {
 	s := tr.s
-	return &queryKernel{m: s.Anchors, n: s.Dim, gamma: s.gamma(), coef: tr.coef, anchors: tr,
+	k := &queryKernel{m: s.Anchors, n: s.Dim, gamma: s.gamma(), coef: tr.coef, anchors: tr,
 		c: make([]float64, s.Anchors*s.Dim), basis: make([]float64, s.Basis()), x: make([]float64, s.Anchors*s.Dim)}
+	k.cache = newCoefByTime(func(dst []float64, t float64) { matVecCoef(dst, k.c, k.coef, k.m, k.n, tr.s.basisAt(k.basis, t)) })
+	return k
 }
 
 func (k *queryKernel) Dim() int                  { return k.n }
@@ -189,12 +227,15 @@ func (k *queryKernel) Phi(dst []float64, s float64, v []float64) {
 	}
 }
 
-// Coef sets C(t)[r·m + j] = cⱼ(t)[r].
-func (k *queryKernel) Coef(dst []float64, t float64) {
-	coefAt(k.c, k.coef, k.m, k.n, k.anchors.s.basisAt(k.basis, t))
-	for r := range k.n {
-		for j := range k.m {
-			dst[r*k.m+j] = k.c[j*k.n+r]
+func (k *queryKernel) Coef(dst []float64, t float64) { k.cache.get(dst, t) }
+
+// matVecCoef sets the C(t) of the MatVec product, C[r·m + j] = cⱼ(t)[r],
+// given the basis functions at t, with c (m·n entries) as scratch.
+func matVecCoef(dst, c, coef []float64, m, n int, basis []float64) {
+	coefAt(c, coef, m, n, basis)
+	for r := range n {
+		for j := range m {
+			dst[r*m+j] = c[j*n+r]
 		}
 	}
 }

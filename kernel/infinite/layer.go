@@ -227,23 +227,24 @@ func (o *normOp) Backward(out *ad.Node[float64]) { o.main.normWeight = out.Grad.
 // grid points around s.
 //
 // The members are solved as a volterra Batch, like Query's, so that
-// their states are Query's bit for bit. The dense dp is then cleared and
-// summed once per member and stage; one joint state (u₁, …, u_B) with the
-// Elementwise product of anchorKernel avoids that but makes the ODE state
-// n times larger, and for m = 10, B = 32, n = 16 it was measured 20%
-// slower, the recording of the RK4 steps dominating.
+// their states are Query's bit for bit; as a volterra.PhiVJPAdder it
+// adds each member's gradient to the two grid points it touches, where
+// PhiVJP alone would clear and sum the whole dp per member and stage.
 type batchKernel struct {
 	m, n        int
 	gamma       float64
 	coef        []float64
 	anchors     *Trajectory
 	c, basis, x []float64
+	cache       coefByTime
 }
 
 func newBatchKernel(tr *Trajectory) *batchKernel {
 	s := tr.s
-	return &batchKernel{m: s.Anchors, n: s.Dim, gamma: s.gamma(), coef: tr.coef, anchors: tr,
+	k := &batchKernel{m: s.Anchors, n: s.Dim, gamma: s.gamma(), coef: tr.coef, anchors: tr,
 		c: make([]float64, s.Anchors*s.Dim), basis: make([]float64, s.Basis()), x: make([]float64, s.Anchors*s.Dim)}
+	k.cache = newCoefByTime(func(dst []float64, t float64) { matVecCoef(dst, k.c, k.coef, k.m, k.n, s.basisAt(k.basis, t)) })
+	return k
 }
 
 func (k *batchKernel) Dim() int                  { return k.n }
@@ -273,21 +274,19 @@ func (k *batchKernel) Phi(dst []float64, s float64, v []float64) {
 	}
 }
 
-// Coef sets C(t)[r·m + j] = cⱼ(t)[r].
-func (k *batchKernel) Coef(dst []float64, t float64) {
-	coefAt(k.c, k.coef, k.m, k.n, k.anchors.s.basisAt(k.basis, t))
-	for r := range k.n {
-		for j := range k.m {
-			dst[r*k.m+j] = k.c[j*k.n+r]
-		}
-	}
+// Coef sets C(t)[r·m + j] = cⱼ(t)[r], as queryKernel's.
+func (k *batchKernel) Coef(dst []float64, t float64) { k.cache.get(dst, t) }
+
+func (k *batchKernel) PhiVJP(dv, dp []float64, s float64, v, w []float64) {
+	clear(dp)
+	k.AddPhiVJP(dv, dp, s, v, w)
 }
 
-// PhiVJP: with e = -2γ·k(v, xⱼ)·w[j]·(v - xⱼ), v receives e and xⱼ(s)
-// receives -e, which goes to the grid points that xⱼ(s) interpolates.
-func (k *batchKernel) PhiVJP(dv, dp []float64, s float64, v, w []float64) {
+// AddPhiVJP: with e = -2γ·k(v, xⱼ)·w[j]·(v - xⱼ), v receives e and xⱼ(s)
+// receives -e, which goes to the grid points that xⱼ(s) interpolates,
+// the only parameters it touches.
+func (k *batchKernel) AddPhiVJP(dv, dp []float64, s float64, v, w []float64) {
 	clear(dv)
-	clear(dp)
 	x := k.anchors.at(k.x, s)
 	n, mn := k.n, k.m*k.n
 	i, a := k.bracket(s)

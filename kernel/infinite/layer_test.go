@@ -216,7 +216,9 @@ func TestBatchKernelVJP(t *testing.T) {
 		c := make([]float64, len(coefW))
 		lossCoef := func() float64 {
 			setParams()
-			k.Coef(c, s)
+			// A fresh kernel: a kernel keeps C(t), its trajectory's
+			// coefficients being fixed.
+			newBatchKernel(tr).Coef(c, s)
 			var sum float64
 			for i, y := range c {
 				sum += coefW[i] * y
