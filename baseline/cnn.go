@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/optim"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -51,27 +51,29 @@ func CNNParams(rows, cols, classes int, s CNNSettings) int {
 	return n + (features+1)*s.Hidden + (s.Hidden+1)*classes
 }
 
-// cnnGraph is a CNN recorded on a graph over a batch of images.
+// cnnGraph is a CNN recorded on a graph over a batch of images, in
+// float32: the one-shot experiment's CNN measured 3.4 times faster than
+// in float64, and CNNs are commonly trained in single precision.
 type cnnGraph struct {
-	g       ad.Graph[float64]
-	params  []*ad.Node[float64]
-	weights []*ad.Node[float64] // the decayed ones
-	logits  *ad.Node[float64]
+	g       ad.Graph[float32]
+	params  []*ad.Node[float32]
+	weights []*ad.Node[float32] // the decayed ones
+	logits  *ad.Node[float32]
 }
 
 // record builds the CNN on the rows of x (n images of rows x cols) with
 // parameter tensors taken from flat, and their gradients from grad if
 // not nil, in the order kernels, hidden weight, hidden bias, output
 // weight, output bias.
-func recordCNN(x []float64, n, rows, cols, classes int, s CNNSettings, flat, grad []float64) *cnnGraph {
+func recordCNN(x []float32, n, rows, cols, classes int, s CNNSettings, flat, grad []float32) *cnnGraph {
 	c := new(cnnGraph)
 	off := 0
-	param := func(shape ...int) *ad.Node[float64] {
+	param := func(shape ...int) *ad.Node[float32] {
 		size := 1
 		for _, v := range shape {
 			size *= v
 		}
-		var gt *ad.Tensor[float64]
+		var gt *ad.Tensor[float32]
 		if grad != nil {
 			gt = ad.View(grad[off:off+size], shape...)
 		}
@@ -103,7 +105,8 @@ func recordCNN(x []float64, n, rows, cols, classes int, s CNNSettings, flat, gra
 // FitCNN fits a CNN to the rows of x, images of rows x cols pixels in
 // row-major order, and their labels in [0, classes), by L-BFGS on the
 // mean softmax cross-entropy plus weight decay, from Glorot-uniform
-// weights and zero biases.
+// weights and zero biases. The network computes in float32, L-BFGS in
+// float64.
 func FitCNN(x mat.Matrix, rows, cols int, labels []int, classes int, s CNNSettings) (*CNN, optim.Result, error) {
 	n, d := x.Dims()
 	if n == 0 || d != rows*cols || len(labels) != n || classes < 2 || s.Hidden < 1 || len(s.Channels) == 0 {
@@ -121,9 +124,14 @@ func FitCNN(x mat.Matrix, rows, cols int, labels []int, classes int, s CNNSettin
 	if s.WeightDecay < 0 {
 		return nil, optim.Result{}, fmt.Errorf("baseline: weight decay %v, want >= 0", s.WeightDecay)
 	}
-	xs := mat.DenseCopyOf(x).RawMatrix().Data
-	flat := make([]float64, CNNParams(rows, cols, classes, s))
-	grad := make([]float64, len(flat))
+	xs := make([]float32, 0, n*d)
+	for i := range n {
+		for j := range d {
+			xs = append(xs, float32(x.At(i, j)))
+		}
+	}
+	flat := make([]float32, CNNParams(rows, cols, classes, s))
+	grad := make([]float32, len(flat))
 	c := recordCNN(xs, n, rows, cols, classes, s, flat, grad)
 	rnd := rand.New(rand.NewPCG(s.Seed, 0x636e6e))
 	for _, w := range c.weights {
@@ -137,38 +145,53 @@ func FitCNN(x mat.Matrix, rows, cols int, labels []int, classes int, s CNNSettin
 		}
 		limit := math.Sqrt(6 / float64(fanIn+fanOut))
 		for i := range w.Value.Data {
-			w.Value.Data[i] = limit * (2*rnd.Float64() - 1)
+			w.Value.Data[i] = float32(limit * (2*rnd.Float64() - 1))
 		}
 	}
 	loss := c.g.SoftmaxCrossEntropy(c.logits, append([]int(nil), labels...))
 	if s.WeightDecay > 0 {
 		for _, w := range c.weights {
-			loss = c.g.Add(loss, c.g.Scale(c.g.Dot(w, w), s.WeightDecay))
+			loss = c.g.Add(loss, c.g.Scale(c.g.Dot(w, w), float32(s.WeightDecay)))
 		}
 	}
 	f := func(params, dst []float64) float64 {
-		copy(flat, params)
+		for i, v := range params {
+			flat[i] = float32(v)
+		}
 		c.g.Forward()
 		c.g.Backward(loss)
-		copy(dst, grad)
-		return loss.Scalar()
+		for i, v := range grad {
+			dst[i] = float64(v)
+		}
+		return float64(loss.Scalar())
 	}
-	r, err := optim.Minimize(f, append([]float64(nil), flat...), optim.Settings{MaxIter: s.MaxIter})
+	x0 := make([]float64, len(flat))
+	for i, v := range flat {
+		x0[i] = float64(v)
+	}
+	r, err := optim.Minimize(f, x0, optim.Settings{MaxIter: s.MaxIter})
 	if err != nil {
 		return nil, r, fmt.Errorf("baseline: %w", err)
 	}
-	copy(flat, r.X)
+	// The parameters in the order of recordCNN, taken from L-BFGS's
+	// float64 optimum.
 	out := &CNN{Rows: rows, Cols: cols}
-	np := len(c.params)
+	np, off := len(c.params), 0
+	next := func(p *ad.Node[float32]) []float64 {
+		v := slices.Clone(r.X[off : off+p.Value.Len()])
+		off += len(v)
+		return v
+	}
 	for _, k := range c.params[:np-4] {
-		out.Kernels = append(out.Kernels, ad.View(append([]float64(nil), k.Value.Data...), k.Value.Shape...))
+		out.Kernels = append(out.Kernels, ad.View(next(k), k.Value.Shape...))
 	}
-	dense := func(p *ad.Node[float64]) *mat.Dense {
-		return mat.NewDense(p.Value.Shape[0], p.Value.Shape[1], append([]float64(nil), p.Value.Data...))
+	dense := func(p *ad.Node[float32]) *mat.Dense {
+		return mat.NewDense(p.Value.Shape[0], p.Value.Shape[1], next(p))
 	}
-	out.Hidden, out.Out = dense(c.params[np-4]), dense(c.params[np-2])
-	out.HiddenB = append([]float64(nil), c.params[np-3].Value.Data...)
-	out.OutB = append([]float64(nil), c.params[np-1].Value.Data...)
+	out.Hidden = dense(c.params[np-4])
+	out.HiddenB = next(c.params[np-3])
+	out.Out = dense(c.params[np-2])
+	out.OutB = next(c.params[np-1])
 	return out, r, nil
 }
 
@@ -183,24 +206,40 @@ func (m *CNN) Classify(x mat.Matrix) []int {
 		panic(mat.ErrShape)
 	}
 	s := CNNSettings{Hidden: len(m.HiddenB)}
-	var flat []float64
+	var flat []float32
+	add := func(v []float64) {
+		for _, e := range v {
+			flat = append(flat, float32(e))
+		}
+	}
 	for _, k := range m.Kernels {
 		s.Channels = append(s.Channels, k.Shape[0])
-		flat = append(flat, k.Data...)
+		add(k.Data)
 	}
-	flat = append(append(append(append(flat, m.Hidden.RawMatrix().Data...), m.HiddenB...), m.Out.RawMatrix().Data...), m.OutB...)
+	add(m.Hidden.RawMatrix().Data)
+	add(m.HiddenB)
+	add(m.Out.RawMatrix().Data)
+	add(m.OutB)
 	classes := len(m.OutB)
 	pred := make([]int, 0, n)
 	for lo := 0; lo < n; lo += cnnChunk {
 		hi := min(lo+cnnChunk, n)
-		xs := make([]float64, 0, (hi-lo)*d)
+		xs := make([]float32, 0, (hi-lo)*d)
 		for i := lo; i < hi; i++ {
-			xs = append(xs, mat.Row(nil, i, x)...)
+			for j := range d {
+				xs = append(xs, float32(x.At(i, j)))
+			}
 		}
 		// Recording the graph computes it.
 		c := recordCNN(xs, hi-lo, m.Rows, m.Cols, classes, s, flat, nil)
 		for i := range hi - lo {
-			pred = append(pred, floats.MaxIdx(c.logits.Value.Data[i*classes:(i+1)*classes]))
+			best, row := 0, c.logits.Value.Data[i*classes:(i+1)*classes]
+			for j, v := range row {
+				if v > row[best] {
+					best = j
+				}
+			}
+			pred = append(pred, best)
 		}
 	}
 	return pred
