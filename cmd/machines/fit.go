@@ -131,6 +131,14 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if classify && scale == kernel.LogScale {
 		return usagef("-target-scale log: column %q is a classification target", *target)
 	}
+	if scale == kernel.LogScale {
+		for i, v := range t.Values {
+			if v < 0 {
+				return fmt.Errorf("%s: row %d, column %q: %v is negative, and -target-scale log needs nonnegative targets",
+					*data, f.Line(t.Rows[i]), *target, v)
+			}
+		}
+	}
 	s := kernel.Settings{
 		TargetScale: scale,
 		Dims:        dims,
