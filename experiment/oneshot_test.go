@@ -167,6 +167,48 @@ func TestOneShotSynthetic(t *testing.T) {
 	}
 }
 
+// TestOneShotOptions runs the authors' options of the kernel machine,
+// which must reach it (its parameter count grows by the convolution's
+// and the sines') and the report.
+func TestOneShotOptions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains kernel machines")
+	}
+	data := t.TempDir()
+	rnd := rand.New(rand.NewPCG(1, 1))
+	writeIDX(t, data, "train", 3, rnd)
+	writeIDX(t, data, "t10k", 2, rnd)
+	base := Config{Seed: 1, Quick: true, Data: data, MaxFreqs: []int{2}, Costs: []float64{0.1}, Shots: []int{1}}
+	run := func(c Config) OneShotRun {
+		t.Helper()
+		c.Out = t.TempDir()
+		r, err := Run("oneshot", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.OneShot.Runs[0]
+	}
+	plain := run(base)
+	opts := base
+	opts.Conv, opts.Sine, opts.Tol = true, true, 1e-3
+	got := run(opts)
+	// 16 channels of 3x3 weights and a bias, 16x16 features per state
+	// coordinate instead of 64 pixels, one sine per anchor and dimension.
+	const n, anchors = oneShotDim, 10
+	want := plain.Settings[0].Params + oneShotChannels*10 + n*(oneShotChannels*16-64) + anchors*n
+	if got.Settings[0].Params != want {
+		t.Errorf("%d parameters with the options, want %d (%d without)", got.Settings[0].Params, want, plain.Settings[0].Params)
+	}
+	for _, f := range []struct{ name, got, want string }{
+		{"augmenter", got.Augmenter, "convolution"}, {"basis", got.Basis, "sines"}, {"solver", got.Solver, "Dormand-Prince"},
+		{"plain augmenter", plain.Augmenter, "linear"}, {"plain basis", plain.Basis, "cosines"}, {"plain solver", plain.Solver, "RK4"},
+	} {
+		if !strings.Contains(f.got, f.want) {
+			t.Errorf("%s %q, want %q in it", f.name, f.got, f.want)
+		}
+	}
+}
+
 func TestDrawShots(t *testing.T) {
 	labels := make([]int, 200)
 	for i := range labels {
@@ -222,6 +264,7 @@ func TestOneShotErrors(t *testing.T) {
 		{"missing files", Config{Data: t.TempDir()}, "no IDX"},
 		{"no validation images", Config{Data: data}, "too few"},
 		{"negative shots", Config{Data: data, Shots: []int{-1}}, "shots -1"},
+		{"negative tolerance", Config{Data: data, Tol: -1}, "tolerance -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.c.Out = t.TempDir()

@@ -40,6 +40,14 @@ type Config struct {
 	// Shots are the numbers of training images per class of oneshot,
 	// one run each; nil means 1, 5 and 10.
 	Shots []int
+	// Conv, Sine and Tol are the authors' options of oneshot's kernel
+	// machine (see infinite.Config): the convolutional augmenter, with
+	// 16 channels, sines beside the cosines of the Fourier basis, and
+	// adaptive Dormand–Prince at relative and absolute tolerance Tol
+	// with the adjoint. The zero values are the linear augmenter,
+	// cosines and RK4.
+	Conv, Sine bool
+	Tol        float64
 }
 
 func (c Config) dir() string {

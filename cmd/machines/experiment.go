@@ -23,6 +23,9 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	var costs costList
 	fs.Var(&maxFreqs, "maxfreq", "comma-separated Fourier component counts, each at least 1 (oneshot; default 2,5,10,20)")
 	fs.Var(&costs, "cost", "comma-separated regularisation costs, each at least 0 (oneshot; default 0,0.001,0.01,0.1,1)")
+	conv := fs.Bool("conv", false, "oneshot: the kernel machine's convolutional augmenter (16 channels) rather than the linear one")
+	sine := fs.Bool("sine", false, "oneshot: sines beside the cosines of the kernel machine's Fourier basis")
+	tol := fs.Float64("tol", 0, "oneshot: solve the kernel machine by adaptive Dormand-Prince at this tolerance, with the adjoint (0: RK4)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: machines experiment [flags] NAME [flags]\n\nNAME is one of: %s\n\nflags:\n",
 			strings.Join(experiment.Names(), ", "))
@@ -47,8 +50,11 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if name == "oneshot" && *data == "" {
 		return usagef("oneshot needs -data DIR, the directory of an IDX data set")
 	}
+	if *tol < 0 || math.IsNaN(*tol) || math.IsInf(*tol, 0) {
+		return usagef("-tol: tolerance %v, want a finite value >= 0 (0 for RK4)", *tol)
+	}
 	r, err := experiment.Run(name, experiment.Config{Out: *out, Seed: *seed, Quick: *quick, Progress: stderr,
-		Data: *data, MaxFreqs: maxFreqs.v, Costs: costs, Shots: shots.v})
+		Data: *data, MaxFreqs: maxFreqs.v, Costs: costs, Shots: shots.v, Conv: *conv, Sine: *sine, Tol: *tol})
 	if err != nil {
 		return err
 	}
@@ -56,6 +62,12 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		for _, o := range rep.Runs {
 			fmt.Fprintf(stdout, "%d-shot, %d validation images per class, %d seeds; test accuracy of the setting chosen on validation:\n",
 				o.Shots, o.ValidationPerClass, len(o.Seeds))
+			anchors := "the training images"
+			if o.Anchors > 0 {
+				anchors = fmt.Sprintf("%d learned", o.Anchors)
+			}
+			fmt.Fprintf(stdout, "kernel machine: state %d, anchors %s, %s augmenter, %s, %s, %d Adam steps\n",
+				o.Dim, anchors, o.Augmenter, o.Basis, o.Solver, o.Iterations)
 			for _, m := range o.Models {
 				fmt.Fprintf(stdout, "%-22s %.4f ± %.4f\n", m.Name, m.AccuracyMean, m.AccuracyStd)
 			}

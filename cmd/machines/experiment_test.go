@@ -24,6 +24,7 @@ func TestExperimentUsageErrors(t *testing.T) {
 		{"cost NaN", []string{"experiment", "oneshot", "-data", "x", "-cost", "NaN"}, "cost NaN"},
 		{"no data", []string{"experiment", "oneshot"}, "-data"},
 		{"shots 0", []string{"experiment", "oneshot", "-data", "x", "-shots", "0"}, "shots 0"},
+		{"negative tolerance", []string{"experiment", "oneshot", "-data", "x", "-tol", "-1"}, "tolerance -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
