@@ -25,4 +25,12 @@
 //
 // Classification works through one-hot targets (see dataset.Table.TargetMatrix):
 // fit one output per class and predict the class whose output is largest.
+//
+// The classifiers of the few-shot experiment are NearestNeighbours (on
+// raw or standardised inputs), FitSoftmaxPerceptron (a perceptron with a
+// softmax cross-entropy head, fitted by L-BFGS) and FitCNN (convolution
+// blocks, a hidden layer and the same head). The CNN's network computes
+// in float32, as CNNs usually are, under L-BFGS in float64: its
+// evaluations measured 3.4 times faster than in float64, which a run of
+// ten seeds and three shot counts needs to fit in ten minutes.
 package baseline

@@ -11,4 +11,28 @@
 // training set, kernel ridge with its bandwidth and penalty chosen by
 // leave-one-out cross-validation. The settings each model used are part of
 // the report.
+//
+// Figure 4 is OneShot: an infinite-depth kernel machine trained on 1, 5
+// or 10 images per class of an IDX data set, against k-nearest-neighbours,
+// kernel ridge, a softmax perceptron and a CNN. Every model, the machine
+// included, picks its setting on a validation draw of other training
+// images, and only the picked setting's test accuracy enters the table;
+// the machine and each baseline are compared seed by seed (paired t
+// interval and sign test). On Fashion-MNIST, with
+//
+//	machines experiment oneshot -data /usr/share/datasets/fashion-mnist
+//
+// (seed 1, 10 seeds of the draw, 4 min 20 s on two shared cores), the test
+// accuracy in %, mean ± std, was
+//
+//	shots  kernel machine  k-NN        kernel ridge  perceptron  CNN
+//	1      48.5 ± 6.3      44.9 ± 4.7  46.3 ± 5.7    46.5 ± 5.2  46.1 ± 5.9
+//	5      66.1 ± 2.4      59.7 ± 2.9  65.2 ± 2.6    66.0 ± 2.3  60.0 ± 4.1
+//	10     70.1 ± 1.1      63.3 ± 1.5  69.5 ± 1.0    70.4 ± 1.0  65.7 ± 3.3
+//
+// and the machine minus the perceptron, the best baseline at every shot
+// count, +2.0 points (95% interval [+0.4, +3.5], 8 wins in 10), +0.1
+// [-0.8, +0.9] and -0.3 [-0.9, +0.4]. On 8x8 images (Fashion-MNIST
+// downscaled, scikit-learn's digits) the machine lost to the best baseline
+// at every shot count; README.md has that table.
 package experiment

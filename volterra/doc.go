@@ -60,4 +60,7 @@
 // Equation.Batch and SeparableEquation.Batch solve several equations with
 // the same kernel and different free terms together, as one state of
 // Batch·n entries; the parameter gradients are summed over the members.
+// A separable kernel whose terms touch few of its parameters at a time
+// implements PhiVJPAdder, so that each member adds to the sum only
+// those.
 package volterra
