@@ -51,6 +51,22 @@ func CNNParams(rows, cols, classes int, s CNNSettings) int {
 	return n + (features+1)*s.Hidden + (s.Hidden+1)*classes
 }
 
+// CNNHiddenForParams returns the hidden width, at least 1, that brings
+// the number of parameters of a CNN with the given channels closest to
+// target.
+func CNNHiddenForParams(rows, cols, classes int, channels []int, target int) int {
+	best, bestDiff := 1, math.MaxInt
+	for w := 1; ; w++ {
+		p := CNNParams(rows, cols, classes, CNNSettings{Channels: channels, Hidden: w})
+		if d := max(p-target, target-p); d < bestDiff {
+			best, bestDiff = w, d
+		}
+		if p >= target {
+			return best
+		}
+	}
+}
+
 // cnnGraph is a CNN recorded on a graph over a batch of images, in
 // float32: the one-shot experiment's CNN measured 3.4 times faster than
 // in float64, and CNNs are commonly trained in single precision.

@@ -44,6 +44,13 @@ func TestFitCNN(t *testing.T) {
 	if got, want := CNNParams(8, 8, 4, s), 4*9+8*4*9+(8*2*2+1)*8+9*4; got != want {
 		t.Errorf("CNNParams %d, want %d", got, want)
 	}
+	// Each hidden unit costs 33 inputs and 4 outputs: 8 units make 624
+	// parameters, 9 make 661; 642 is nearer the first, 643 the second.
+	for _, tc := range []struct{ target, want int }{{624, 8}, {642, 8}, {643, 9}, {1, 1}} {
+		if got := CNNHiddenForParams(8, 8, 4, s.Channels, tc.target); got != tc.want {
+			t.Errorf("CNNHiddenForParams(%d) = %d, want %d", tc.target, got, tc.want)
+		}
+	}
 	right := 0
 	for i, c := range m.Classify(xt) {
 		if c == lt[i] {

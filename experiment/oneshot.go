@@ -28,6 +28,9 @@ var (
 	oneShotMaxFreqs = []int{2, 5, 10, 20}
 	oneShotCosts    = []float64{0, 0.001, 0.01, 0.1, 1}
 	oneShotShots    = []int{1, 5, 10}
+	// oneShotCNNChannels are the channels of the CNN baseline's two
+	// convolution blocks.
+	oneShotCNNChannels = []int{8, 16}
 )
 
 // The sizes of the run, fixed by measuring time alone (never accuracy)
@@ -115,6 +118,11 @@ type OneShotRun struct {
 	WeightDecay float64 `json:"weight_decay"`
 	Gamma       float64 `json:"gamma"`
 	Steps       int     `json:"steps"`
+	// CNNHidden is the width of the CNN's hidden layer, which brings its
+	// parameter count, CNNParams, nearest the kernel machine's at the
+	// largest maxfreq, or the number of classes if that is more.
+	CNNHidden int `json:"cnn_hidden"`
+	CNNParams int `json:"cnn_params"`
 }
 
 // OneShotModel is one model over the seeds: its grid, the setting chosen
@@ -312,6 +320,16 @@ func oneShotRun(c Config, train, test *dataset.Images, xt *mat.Dense, shots int,
 	if c.Tol > 0 {
 		run.Solver = fmt.Sprintf("adaptive Dormand-Prince, rtol = atol = %g, adjoint gradients", c.Tol)
 	}
+	// The CNN's budget is the machine's parameter count at the largest
+	// maxfreq of the grid, but its hidden layer is at least as wide as
+	// the classes, lest it be a bottleneck.
+	top := base
+	for _, s := range settings {
+		top.MaxFreq = max(top.MaxFreq, s.MaxFreq)
+	}
+	run.CNNHidden = max(train.Classes, baseline.CNNHiddenForParams(train.Rows, train.Cols, train.Classes, oneShotCNNChannels,
+		top.NumParams(train.Classes*shots, train.Rows*train.Cols)))
+	run.CNNParams = baseline.CNNParams(train.Rows, train.Cols, train.Classes, baseline.CNNSettings{Channels: oneShotCNNChannels, Hidden: run.CNNHidden})
 	km := &OneShotModel{Name: "kernel machine"}
 	for _, s := range settings {
 		km.Grid = append(km.Grid, settingName(s))
@@ -343,7 +361,7 @@ func oneShotRun(c Config, train, test *dataset.Images, xt *mat.Dense, shots int,
 		x, xv := imageMatrix(sub), imageMatrix(vsub)
 		bres[k] = make([]baselineResult, len(baselines))
 		kres[k] = make([]kmResult, len(settings))
-		for i, grid := range baselineGrids(x, train.Rows, train.Cols, train.Classes, seed, mlpIters) {
+		for i, grid := range baselineGrids(x, train.Rows, train.Cols, train.Classes, run.CNNHidden, seed, mlpIters) {
 			jobs = append(jobs, func() error {
 				t0 := time.Now()
 				r := baselineResult{val: -1}
@@ -531,8 +549,9 @@ func drawShots(labels []int, classes, shots, val int, rnd *rand.Rand) (shotIdx, 
 }
 
 // baselineGrids returns the candidate settings of the baselines, in the
-// order of OneShot's baselines, for the training images x.
-func baselineGrids(x *mat.Dense, rows, cols, classes int, seed uint64, mlpIters int) [][]candidate {
+// order of OneShot's baselines, for the training images x, the CNN's
+// hidden layer being cnnHidden wide.
+func baselineGrids(x *mat.Dense, rows, cols, classes, cnnHidden int, seed uint64, mlpIters int) [][]candidate {
 	n, _ := x.Dims()
 	var knn []candidate
 	for _, std := range []bool{false, true} {
@@ -585,14 +604,11 @@ func baselineGrids(x *mat.Dense, rows, cols, classes int, seed uint64, mlpIters 
 			}})
 		}
 	}
-	// The CNN has about the kernel machine's parameter count (25,084
-	// against 25,760 on 28x28 images): two convolution blocks of 8 and
-	// 16 channels and a hidden layer of 30 units.
 	var cnn []candidate
 	for _, wd := range []float64{1e-4, 1e-3, 1e-2, 1e-1} {
 		cnn = append(cnn, candidate{fmt.Sprintf("weight decay %g", wd), func(x *mat.Dense, labels []int) (func(*mat.Dense) []int, error) {
 			m, _, err := baseline.FitCNN(x, rows, cols, labels, classes, baseline.CNNSettings{
-				Channels: []int{8, 16}, Hidden: 30, WeightDecay: wd, Seed: seed, MaxIter: mlpIters})
+				Channels: oneShotCNNChannels, Hidden: cnnHidden, WeightDecay: wd, Seed: seed, MaxIter: mlpIters})
 			if err != nil {
 				return nil, err
 			}

@@ -199,6 +199,17 @@ func TestOneShotOptions(t *testing.T) {
 	if got.Settings[0].Params != want {
 		t.Errorf("%d parameters with the options, want %d (%d without)", got.Settings[0].Params, want, plain.Settings[0].Params)
 	}
+	// The CNN's budget follows the machine's: on 8x8 images a hidden
+	// unit costs 16·2·2 + 1 + 10 = 75 parameters, so the nearest width
+	// is within half of that, unless it is the floor of 10 units.
+	for _, r := range []OneShotRun{plain, got} {
+		if d := r.CNNParams - r.Settings[0].Params; (d < -37 || d > 37) && !(r.CNNHidden == 10 && d > 0) {
+			t.Errorf("CNN of %d parameters (%d hidden units) for a machine of %d", r.CNNParams, r.CNNHidden, r.Settings[0].Params)
+		}
+	}
+	if got.CNNHidden <= plain.CNNHidden {
+		t.Errorf("the CNN has %d hidden units beside a machine of %d parameters, %d beside %d", got.CNNHidden, got.Settings[0].Params, plain.CNNHidden, plain.Settings[0].Params)
+	}
 	for _, f := range []struct{ name, got, want string }{
 		{"augmenter", got.Augmenter, "convolution"}, {"basis", got.Basis, "sines"}, {"solver", got.Solver, "Dormand-Prince"},
 		{"plain augmenter", plain.Augmenter, "linear"}, {"plain basis", plain.Basis, "cosines"}, {"plain solver", plain.Solver, "RK4"},

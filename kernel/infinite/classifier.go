@@ -139,6 +139,27 @@ func (c Config) settings(m int) Settings {
 	return Settings{Dim: c.dim(), Anchors: m, MaxFreq: c.MaxFreq, Gamma: c.Gamma, Steps: c.Steps, Sine: c.Sine, Tol: c.Tol}
 }
 
+// NumParams returns the number of parameters of the Classifier that
+// Train fits with c to rows inputs of the given length: the augmenter's,
+// the coefficients and any learned anchors. It panics on invalid
+// settings, as Train returns an error for them.
+func (c Config) NumParams(rows, inputs int) int {
+	if err := c.check(inputs, rows, 2); err != nil {
+		panic(err)
+	}
+	a := newAugmenter(c, inputs)
+	n := a.a.Len() + a.b.Len()
+	if a.conv {
+		n += a.convW.Len() + a.convB.Len()
+	}
+	m := rows
+	if c.Anchors > 0 {
+		m = c.Anchors
+		n += m * c.dim()
+	}
+	return n + m*c.settings(m).Basis()*c.dim()
+}
+
 func orDefault(v, def float64) float64 {
 	if v == 0 {
 		return def

@@ -315,6 +315,9 @@ func TestTrainingGradient(t *testing.T) {
 				t.Fatal(err)
 			}
 			params := m.Params().Values()
+			if want := tc.cfg.NumParams(rows, side*side); len(params) != want {
+				t.Errorf("%d parameters, NumParams says %d", len(params), want)
+			}
 			for i := range params {
 				params[i] += 0.5 * rnd.NormFloat64()
 			}
