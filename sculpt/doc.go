@@ -72,17 +72,36 @@
 //
 // # The regularisation path
 //
-// With Config.Path (`machines sculpt -path`), Run trains along
-// increasing penalties instead, each point starting where the previous
-// one ended, the penalty epochs of the schedule shared among the points.
+// With Config.Path (`machines sculpt -path`), Run trains along increasing
+// penalties instead, each point starting where the previous one ended and
+// training as many epochs with its penalty as a run without a path does
+// before fine-tuning, so that no point is trained less than that run.
 // Each point is judged on a copy fine-tuned without the penalty for
 // Config.Finetune epochs, by its validation accuracy, live edges and
-// FLOPs; the copy kept is that of the point of fewest FLOPs whose
-// validation accuracy is within Config.PathTolerance (half a point) of
-// the first point's, or of the first point within Config.Budget edges,
-// and it is tested once. The report holds every point, and sculpt-path.png and
-// .svg draw accuracy against FLOPs with the kept point marked. A path
-// cannot be resumed.
+// FLOPs. A point may be kept if its validation accuracy is at least the
+// best point's less Config.PathTolerance (half a point) or, if larger,
+// the standard error of the best point's accuracy, sqrt(p(1-p)/n) on n
+// validation images: the one-standard-error rule of Breiman et al.
+// (1984). The best point is the reference, not the densest, because each
+// is one noisy draw (three 21-edge machines of equal FLOPs on
+// Fashion-MNIST scored from 90.18% to 90.86%) and the first is trained
+// least; the standard error matters on small sets, where 150 validation
+// images cannot tell apart machines less than 3 points apart. Then, up to
+// PathRefinements times, the path adds a point between the sparsest point
+// that may be kept and the first sparser one, trained from the kept
+// point's machine at a penalty that halves the step on a logarithmic
+// scale: between two points of the grid the live edges can fall from 21
+// to 4. The copy kept is that of the point of fewest FLOPs that may be
+// kept (the more accurate of equal FLOPs), or of the first point within
+// Config.Budget edges, and it is tested once. The report holds every
+// point, in the order of their penalties, and the threshold;
+// sculpt-path.png and .svg draw accuracy against FLOPs with the kept
+// point and the threshold marked. A path cannot be resumed.
+//
+// On Fashion-MNIST (seed 1) the path kept 11 edges at 89.03% test
+// accuracy where the run without it keeps 15 at 89.15%; with seed 2,
+// 11 edges at 89.24% where the run without it keeps 4 at 87.39%. The
+// seed-1 path took 3 min 20 s on two cores, a run without it 30 to 45 s.
 //
 // # Runs, checkpoints and results
 //

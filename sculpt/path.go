@@ -1,6 +1,7 @@
 package sculpt
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"slices"
@@ -21,12 +22,20 @@ var DefaultPath = func() []float64 {
 // validation accuracy.
 const DefaultPathTolerance = 0.005
 
+// PathRefinements is the number of points a path adds at most, after
+// its grid, between the point kept so far and the first sparser one: on
+// Fashion-MNIST the grid's half octaves still jump from 20 live edges to
+// 9, or from 21 to 4.
+const PathRefinements = 3
+
 // PathPoint is one point of a regularisation path: the machine after
-// training with one penalty, starting where the previous point ended.
+// training with one penalty, starting where the grid's previous point
+// ended or, for a refinement, from the point kept before it.
 type PathPoint struct {
 	Lambda             float64 `json:"lambda"`
 	LambdaEffective    float64 `json:"lambda_effective"`
-	Epochs             int     `json:"epochs"` // epochs trained at this point
+	Epochs             int     `json:"epochs"` // epochs trained with the penalty at this point
+	Refined            bool    `json:"refined,omitempty"`
 	ValidationAccuracy float64 `json:"validation_accuracy"`
 	EdgesLive          int     `json:"edges_live"`
 	FLOPsLive          int     `json:"flops_live"`
@@ -41,57 +50,79 @@ func pathIncreasing(path []float64) bool {
 	return true
 }
 
-// path trains along Config.Path with warm starts: the penalty epochs of
-// the schedule are shared out among the points (at least one each).
-// After each point a copy of the machine is fine-tuned without the
-// penalty for Config.Finetune epochs (at least one), as a run without a
-// path is at its end, so that every architecture is judged as it would
-// serve rather than while still shrinking, and its validation accuracy,
-// live edges and FLOPs are recorded; the path goes on from the point's
-// weights before that fine-tuning. The machine kept is the fine-tuned
-// copy of the point of fewest FLOPs whose validation accuracy is within
-// PathTolerance of the first point's, or of the first point within
-// Budget.
+// snapshot is a copy of a run's weights and pruned edges.
+type snapshot struct {
+	weights map[string][]float32
+	pruned  map[string]bool
+}
+
+// Training changes the state's maps in place, so snapshots are copies
+// both ways.
+func (r *run) save() snapshot { return snapshot{cloneWeights(r.st.Weights), maps.Clone(r.st.Pruned)} }
+func (r *run) restore(s snapshot) {
+	r.st.Weights, r.st.Pruned = cloneWeights(s.weights), maps.Clone(s.pruned)
+}
+
+// path trains along Config.Path with warm starts, then refines it (see
+// the package documentation). Each point trains the penalty epochs of a
+// run without a path, Epochs-Finetune, so that it is trained at least as
+// long as that run at its penalty: with a share of them each (one epoch
+// on Fashion-MNIST), the path jumped from 26 live edges to 4 between two
+// points, and its 26-edge point scored 0.6 points below the plain run's
+// 15-edge machine on the validation split.
 func (r *run) path() error {
 	c := r.cfg
-	perPoint := max(1, int(math.Round(float64(c.Epochs-c.Finetune)/float64(len(c.Path)))))
-	type snapshot struct {
-		weights map[string][]float32
-		pruned  map[string]bool
-	}
-	// Training changes the state's maps in place, so snapshots are
-	// copies both ways.
-	save := func() snapshot { return snapshot{cloneWeights(r.st.Weights), maps.Clone(r.st.Pruned)} }
-	restore := func(s snapshot) { r.st.Weights, r.st.Pruned = cloneWeights(s.weights), maps.Clone(s.pruned) }
-	train := func(lambda float64, epochs int) error {
+	perPoint := max(1, c.Epochs-c.Finetune)
+	// onPath and tuned hold each point's machine before and after its
+	// fine-tuning, in the order of r.pathPoints, of increasing penalty.
+	var onPath, tuned []snapshot
+	point := func(at int, lambda float64, refined bool) error {
 		r.pathLambda = &lambda
-		return r.trainEpochs(epochs)
-	}
-	var tuned []snapshot // each point's fine-tuned machine
-	for _, lambda := range c.Path {
-		if err := train(lambda, perPoint); err != nil {
+		if err := r.trainEpochs(perPoint); err != nil {
 			return err
 		}
-		onPath := save()
-		if err := train(0, max(1, c.Finetune)); err != nil {
+		on := r.save()
+		zero := 0.0
+		r.pathLambda = &zero
+		if err := r.trainEpochs(max(1, c.Finetune)); err != nil {
 			return err
 		}
 		last := r.st.History[len(r.st.History)-1]
-		tuned = append(tuned, save())
-		restore(onPath)
-		r.pathPoints = append(r.pathPoints, PathPoint{Lambda: lambda, LambdaEffective: lambda * lambdaScale(r.train.N),
-			Epochs: perPoint, ValidationAccuracy: last.ValidationAccuracy, EdgesLive: last.EdgesLive, FLOPsLive: last.FLOPsLive})
+		p := PathPoint{Lambda: lambda, LambdaEffective: lambda * lambdaScale(r.train.N),
+			Epochs: perPoint, Refined: refined, ValidationAccuracy: last.ValidationAccuracy, EdgesLive: last.EdgesLive, FLOPsLive: last.FLOPsLive}
+		r.pathPoints = slices.Insert(r.pathPoints, at, p)
+		onPath = slices.Insert(onPath, at, on)
+		tuned = slices.Insert(tuned, at, r.save())
+		r.restore(on)
 		r.logf("path: lambda %.3g (%.3g effective): validation accuracy %.4f after fine-tuning, %d live edges, %d FLOPs per image\n",
-			lambda, lambda*lambdaScale(r.train.N), last.ValidationAccuracy, last.EdgesLive, last.FLOPsLive)
+			lambda, p.LambdaEffective, p.ValidationAccuracy, p.EdgesLive, p.FLOPsLive)
+		return nil
+	}
+	for _, lambda := range c.Path {
+		if err := point(len(r.pathPoints), lambda, false); err != nil {
+			return err
+		}
+		last := r.pathPoints[len(r.pathPoints)-1]
 		if last.EdgesLive == 0 || (c.Budget > 0 && last.EdgesLive <= c.Budget) {
 			break
 		}
 	}
-	r.chosen = choosePoint(r.pathPoints, c.PathTolerance, c.Budget)
+	for range PathRefinements {
+		from, lambda, ok := refinement(r.pathPoints, c.PathTolerance, c.Budget, r.val.N)
+		if !ok {
+			break
+		}
+		r.restore(onPath[from])
+		at, _ := slices.BinarySearchFunc(r.pathPoints, lambda, func(p PathPoint, l float64) int { return cmp.Compare(p.Lambda, l) })
+		if err := point(at, lambda, true); err != nil {
+			return err
+		}
+	}
+	r.chosen, r.threshold = choosePoint(r.pathPoints, c.PathTolerance, c.Budget, r.val.N)
 	p := r.pathPoints[r.chosen]
 	r.logf("path: keeping lambda %.3g: %d live edges, %d FLOPs per image, validation accuracy %.4f\n",
 		p.Lambda, p.EdgesLive, p.FLOPsLive, p.ValidationAccuracy)
-	restore(tuned[r.chosen])
+	r.restore(tuned[r.chosen])
 	return nil
 }
 
@@ -103,21 +134,63 @@ func cloneWeights(w map[string][]float32) map[string][]float32 {
 	return out
 }
 
-// choosePoint returns the index of the point of fewest FLOPs (the later
-// on ties) whose validation accuracy is at least the first point's less
-// tol; with a budget of edges that the last point meets, the last point.
-func choosePoint(points []PathPoint, tol float64, budget int) int {
+// refinement returns the penalty of a point to add to a path of points
+// of increasing penalty, to be trained from the machine of point from:
+// the point choosePoint keeps. Its penalty bisects, on a logarithmic
+// scale, the step from the point before the first sparser one after the
+// kept point to that sparser one (halves it if the step starts at
+// zero), so that repeated refinements close in on the first machine
+// sparser than the kept one. It reports false when no later point is
+// sparser by two edges or more.
+func refinement(points []PathPoint, tol float64, budget, n int) (from int, lambda float64, ok bool) {
+	i, _ := choosePoint(points, tol, budget, n)
+	j := i + 1
+	for j < len(points) && points[j].EdgesLive >= points[i].EdgesLive {
+		j++
+	}
+	if j == len(points) || points[j].EdgesLive == points[i].EdgesLive-1 {
+		return 0, 0, false
+	}
+	a, b := points[j-1].Lambda, points[j].Lambda
+	if a == 0 {
+		return i, b / 2, true
+	}
+	return i, math.Sqrt(a * b), true
+}
+
+// choosePoint returns the index of the point of fewest FLOPs (on ties
+// the more accurate, then the earlier) whose validation accuracy, measured on n images, is at least
+// pathThreshold's, and that threshold; with a budget of edges that the
+// last point meets, it returns the last point and no threshold.
+func choosePoint(points []PathPoint, tol float64, budget, n int) (int, float64) {
 	last := len(points) - 1
 	if budget > 0 && points[last].EdgesLive <= budget {
-		return last
+		return last, 0
 	}
-	best := 0
+	low := pathThreshold(points, tol, n)
+	chosen := 0
 	for i, p := range points {
-		if p.ValidationAccuracy >= points[0].ValidationAccuracy-tol && p.FLOPsLive <= points[best].FLOPsLive {
-			best = i
+		c := points[chosen]
+		if p.ValidationAccuracy >= low && (p.FLOPsLive < c.FLOPsLive || p.FLOPsLive == c.FLOPsLive && p.ValidationAccuracy > c.ValidationAccuracy) {
+			chosen = i
 		}
 	}
-	return best
+	return chosen, low
+}
+
+// pathThreshold returns the validation accuracy a point of the path
+// must reach to be kept: the best point's, measured on n images, less
+// tol or, if larger, its standard error, the one-standard-error rule of
+// Breiman et al. (1984). The best point rather than the densest is the
+// reference because each is one noisy draw and the first is trained
+// least; the standard error keeps a small validation split from telling
+// apart machines it cannot.
+func pathThreshold(points []PathPoint, tol float64, n int) float64 {
+	best := 0.0
+	for _, p := range points {
+		best = max(best, p.ValidationAccuracy)
+	}
+	return best - max(tol, math.Sqrt(best*(1-best)/float64(n)))
 }
 
 // pathSeries returns the path as FLOPs and validation accuracy in percent.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,11 +45,14 @@ type Report struct {
 	// on a removed node, in the order of the architecture.
 	PrunedEdges []string `json:"pruned_edges"`
 	History     []Epoch  `json:"history"`
-	// Path holds the points of a regularisation path (Config.Path) and
-	// PathChosen the index of the one kept.
-	Path       []PathPoint `json:"path,omitempty"`
-	PathChosen int         `json:"path_chosen,omitempty"`
-	Settings   Settings    `json:"settings"`
+	// Path holds the points of a regularisation path (Config.Path), in
+	// the order of their penalties, PathChosen the index of the one
+	// kept and PathThreshold the validation accuracy a point needed to
+	// be kept (zero when it was chosen by the budget).
+	Path          []PathPoint `json:"path,omitempty"`
+	PathChosen    int         `json:"path_chosen,omitempty"`
+	PathThreshold float64     `json:"path_threshold,omitempty"`
+	Settings      Settings    `json:"settings"`
 	// Files are the files written besides sculpt.json.
 	Files []string `json:"files,omitempty"`
 }
@@ -57,7 +61,7 @@ type Report struct {
 func (r *run) report() (*Report, error) {
 	a, st := r.arch, r.st
 	rep := &Report{Epochs: len(st.History), History: st.History, Settings: r.settings(),
-		LambdaEffective: r.cfg.Lambda * lambdaScale(r.train.N), Path: r.pathPoints, PathChosen: r.chosen}
+		LambdaEffective: r.cfg.Lambda * lambdaScale(r.train.N), Path: r.pathPoints, PathChosen: r.chosen, PathThreshold: r.threshold}
 	rep.EdgesInitial, rep.ParamsInitial, rep.FLOPsInitial = a.Count(nil)
 	rep.EdgesLive, rep.ParamsLive, rep.FLOPsLive = a.Count(st.Pruned)
 	for _, e := range st.History {
@@ -127,13 +131,17 @@ func writeResults(dir string, a *Arch, st *state, rep *Report) error {
 	if len(rep.Path) > 0 {
 		x, y := rep.pathSeries()
 		c := rep.Path[rep.PathChosen]
+		series := []figure.Series{
+			{Name: "points of the path", X: x, Y: y, Points: true},
+			{Name: "kept", X: []float64{x[rep.PathChosen]}, Y: []float64{y[rep.PathChosen]}, Points: true},
+		}
+		if t := 100 * rep.PathThreshold; t > 0 {
+			series = append(series, figure.Series{Name: "threshold", X: []float64{slices.Min(x), slices.Max(x)}, Y: []float64{t, t}, Dashed: true})
+		}
 		figs, err := figure.Lines(filepath.Join(dir, "sculpt-path"), figure.Chart{
 			Title:  fmt.Sprintf("regularisation path: kept lambda %.3g, %d edges", c.Lambda, c.EdgesLive),
 			XLabel: "FLOPs per image", YLabel: "validation accuracy (%)", Legend: figure.BottomRight,
-			Series: []figure.Series{
-				{Name: "path, penalty increasing", X: x, Y: y},
-				{Name: "kept", X: []float64{x[rep.PathChosen]}, Y: []float64{y[rep.PathChosen]}, Points: true},
-			},
+			Series: series,
 		})
 		if err != nil {
 			return fmt.Errorf("sculpt: %w", err)

@@ -77,8 +77,9 @@ type Config struct {
 	// increasing, which Run trains along instead of the fixed schedule
 	// (see the package documentation); DefaultPath is the command's.
 	Path []float64
-	// PathTolerance is how far below the first point's validation
-	// accuracy the chosen point may be (0.005, half a point); Budget, if
+	// PathTolerance is how far below the best point's validation
+	// accuracy the chosen point may be (0.005, half a point), or the
+	// standard error of that accuracy if it is larger; Budget, if
 	// positive, ends the path at the first point with at most that many
 	// live edges, which is then chosen.
 	PathTolerance float64
@@ -191,9 +192,10 @@ type run struct {
 	// pathLambda, on a regularisation path, is the penalty of the
 	// current epoch, before lambdaScale; it overrides the schedule.
 	pathLambda *float64
-	// pathPoints and chosen record the path.
+	// pathPoints, chosen and threshold record the path.
 	pathPoints []PathPoint
 	chosen     int
+	threshold  float64
 	// ckpt is the checkpoint file, if any, and l the model train.Run
 	// trains.
 	ckpt string

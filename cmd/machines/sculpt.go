@@ -33,8 +33,8 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "out", "directory for the checkpoint, the report and the pictures")
 	seed := fs.Uint64("seed", 1, "seed of the initial weights and the minibatch order")
 	resume := fs.Bool("resume", false, "continue from the checkpoint in -out")
-	path := fs.Bool("path", false, "train along a regularisation path of increasing penalties (-lambda/2 to 4 -lambda by half octaves), keep the\nsparsest machine within -tolerance of the first point's validation accuracy, fine-tune it and test it once")
-	tolerance := fs.Float64("tolerance", sculpt.DefaultPathTolerance, "with -path: accuracy the kept machine may lose on the validation split")
+	path := fs.Bool("path", false, "train along a regularisation path of increasing penalties (-lambda/2 to 4 -lambda by half octaves, then up to\nthree points between the kept one and the next sparser), keep the sparsest machine within -tolerance of the best point's\nvalidation accuracy, and test it once")
+	tolerance := fs.Float64("tolerance", sculpt.DefaultPathTolerance, "with -path: accuracy the kept machine may lose on the validation split, below the best point's\n(or the standard error of that accuracy, if larger)")
 	budget := fs.Int("budget", 0, "with -path: stop at the first point with at most this many live edges and keep it")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: machines sculpt -data DIR [-size N|WxH] [-split F] [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-validation V] [-path [-tolerance T] [-budget EDGES]] [-out DIR] [-seed N] [-resume] [-plain] [-lr LR] [-batch B]\n\nflags:\n")
@@ -117,12 +117,18 @@ func printSculpt(w io.Writer, rep *sculpt.Report) {
 		rep.EdgesInitial, rep.EdgesLive, 100*float64(rep.EdgesInitial-rep.EdgesLive)/float64(rep.EdgesInitial),
 		rep.NodesInitial, rep.NodesLive, rep.FLOPsInitial, rep.FLOPsLive)
 	for i, p := range rep.Path {
-		kept := ""
+		note := ""
+		if p.Refined {
+			note = " (refined)"
+		}
 		if i == rep.PathChosen {
-			kept = " (kept)"
+			note += " (kept)"
 		}
 		fmt.Fprintf(w, "path: lambda %.3g: validation accuracy %.4f, live edges %d, FLOPs per image %d%s\n",
-			p.Lambda, p.ValidationAccuracy, p.EdgesLive, p.FLOPsLive, kept)
+			p.Lambda, p.ValidationAccuracy, p.EdgesLive, p.FLOPsLive, note)
+	}
+	if rep.PathThreshold > 0 {
+		fmt.Fprintf(w, "path: kept the sparsest point of validation accuracy at least %.4f\n", rep.PathThreshold)
 	}
 	fmt.Fprintf(w, "test accuracy pruned %.4f, unpruned (same weights) %.4f\n", rep.AccuracyPruned, rep.AccuracyUnpruned)
 }
