@@ -37,7 +37,7 @@
 //     shuffles, since one split of a few dozen rows ranks the settings by
 //     noise. The fits of the selection run in parallel, one job per fold
 //     and bandwidth along the costs from the smallest up, each warm-started
-//     from the previous one, stopped after 100 iterations or when the loss
+//     from the previous one, stopped after 50 iterations or when the loss
 //     improves by less than 0.1% over 10. Sets larger than SelectionRows
 //     choose on a seeded subsample of that many rows. The chosen pair is
 //     refitted on all the rows; Result.Selection keeps every candidate's
@@ -73,5 +73,8 @@
 // final fit after 329 iterations at the R^2 that 1000 iterations reach
 // (0.956). Trying the log scale on the panel's four skewed targets moved
 // esoph from 0.233 to 0.272 held-out R^2 and warpbreaks from -0.176 to
-// -0.136, and left airquality and friedman2 where they were.
+// -0.136, and left airquality and friedman2 where they were. Stopping the
+// selection's fits after 50 iterations rather than 100 left the panel's
+// mean rank (2.18) and worst gap (-0.043) as they were and took a 2000-row
+// Friedman 1 fit from 4.6 to 3.3 seconds on one core.
 package kernel

@@ -47,7 +47,7 @@ const (
 	// selectionMaxIter and selectionLossTol stop the fits of the
 	// selection early: they rank settings, which needs a good model
 	// rather than the exact minimum.
-	selectionMaxIter = 100
+	selectionMaxIter = 50
 	selectionLossTol = 1e-3
 	// A selection on fewer than repeatRows/2 rows repeats the k-fold
 	// cross-validation repeatRows/rows times, at most maxRepeats.
