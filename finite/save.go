@@ -74,6 +74,13 @@ func Decode[T Float](r io.Reader) (*Machine[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	// The machine's weight is allocated from its dims and pad: check
+	// first that the file holds that many values, so that a corrupt file
+	// cannot ask for more memory than its own size.
+	if !weightFits(f.Kind, f.Dims, f.Pad, len(f.Weight)) {
+		return nil, fmt.Errorf("%w: saved %s machine with dims %v and pad %v has %d weight values, not the number they call for",
+			ErrShape, f.Kind, f.Dims, f.Pad, len(f.Weight))
+	}
 	var m *Machine[T]
 	switch f.Kind {
 	case "dense":
@@ -112,6 +119,50 @@ func Decode[T Float](r io.Reader) (*Machine[T], error) {
 		}
 	}
 	return m, nil
+}
+
+// weightFits reports whether a machine of the given kind, dims and pad
+// has exactly n weights, computing their number without overflow. Kinds
+// and sizes that Decode or the constructors refuse (blocks or pads below
+// 1) report true and are left to them.
+func weightFits(kind string, dims, pad []int, n int) bool {
+	factors := []int{0, 0} // D, D
+	for _, d := range dims {
+		if d < 1 || d > n {
+			return d < 1
+		}
+		factors[0] += d
+	}
+	factors[1] = factors[0]
+	for _, p := range pad {
+		if p > n {
+			return false // a kernel wider than the values, and no overflow below
+		}
+	}
+	switch kind {
+	case "dense":
+	case "conv":
+		for _, p := range pad {
+			factors = append(factors, 2*p+1)
+		}
+	case "recur":
+		for _, p := range pad {
+			factors = append(factors, p+1)
+		}
+	default:
+		return true // Decode names the unknown kind
+	}
+	size := 1
+	for _, k := range factors {
+		if k < 1 {
+			return true
+		}
+		if k > n || size > n/k {
+			return false
+		}
+		size *= k
+	}
+	return size == n
 }
 
 // Load reads a machine that Save wrote.

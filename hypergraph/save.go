@@ -34,6 +34,8 @@ type savedMachine struct {
 	Version int           `json:"version"`
 	Spec    *Spec         `json:"spec"`
 	Params  []savedParams `json:"params"`
+
+	byEdge map[string]savedParams // Params by edge, once checked
 }
 
 type savedParams struct {
@@ -175,9 +177,7 @@ func Load[T ad.Float](path string) (*Machine[T], error) {
 	if err != nil {
 		return nil, inFile(path, err)
 	}
-	if err := m.setParams(sm); err != nil {
-		return nil, inFile(path, err)
-	}
+	m.setParams(sm)
 	return m, nil
 }
 
@@ -198,9 +198,7 @@ func (m *Machine[T]) LoadParams(path string) error {
 	if d := architectureDiff(sm.Spec, m.spec); d != "" {
 		return inFile(path, fmt.Errorf("architecture differs from the machine's: %s", d))
 	}
-	if err := m.setParams(sm); err != nil {
-		return inFile(path, err)
-	}
+	m.setParams(sm)
 	return nil
 }
 
@@ -222,48 +220,59 @@ func readMachine(path string) (*savedMachine, error) {
 	if err == nil {
 		err = specFormat.Check(spec)
 	}
+	var c *compiled
 	if err == nil {
-		err = sm.Spec.Validate()
+		c, err = sm.Spec.compile()
 	}
 	if err != nil {
 		return nil, inFile(path, fmt.Errorf("spec: %w", err))
 	}
+	// The parameters are checked against the spec before a machine
+	// allocates them, so that a small file cannot ask for much memory.
+	if sm.byEdge, err = checkParams(c, &sm); err != nil {
+		return nil, inFile(path, err)
+	}
 	return &sm, nil
 }
 
-// setParams copies the saved parameters into m after checking that they
-// fit, so that m is unchanged on error.
-func (m *Machine[T]) setParams(sm *savedMachine) error {
+// checkParams checks that the saved parameters are those of the edges
+// of c, in number and shape, and returns them by edge name.
+func checkParams(c *compiled, sm *savedMachine) (map[string]savedParams, error) {
 	byEdge := map[string]savedParams{}
 	for _, p := range sm.Params {
 		if _, dup := byEdge[p.Edge]; dup {
-			return fmt.Errorf("parameters of edge %q given twice", p.Edge)
+			return nil, fmt.Errorf("parameters of edge %q given twice", p.Edge)
 		}
-		if m.h.edge(p.Edge) < 0 {
-			return fmt.Errorf("parameters for edge %q, which the machine does not have", p.Edge)
+		if c.h.edge(p.Edge) < 0 {
+			return nil, fmt.Errorf("parameters for edge %q, which the machine does not have", p.Edge)
 		}
 		byEdge[p.Edge] = p
 	}
-	for e, E := range m.h.Edges {
-		want := m.EdgeParams(e)
+	for e, E := range c.h.Edges {
+		want := c.edges[e].params
 		got := byEdge[E.Name].Tensors
 		if len(got) != len(want) {
-			return fmt.Errorf("edge %s: %d parameter tensors, want %d", E.Name, len(got), len(want))
+			return nil, fmt.Errorf("edge %s: %d parameter tensors, want %d", E.Name, len(got), len(want))
 		}
 		for i, t := range got {
-			if !slices.Equal(t.Shape, want[i].Shape) || len(t.Data) != want[i].Len() {
-				return fmt.Errorf("edge %s: parameter %d has shape %v and %d values, want shape %v", E.Name, i, t.Shape, len(t.Data), want[i].Shape)
+			if !slices.Equal(t.Shape, want[i]) || len(t.Data) != boundedSize(want[i]) {
+				return nil, fmt.Errorf("edge %s: parameter %d has shape %v and %d values, want shape %v", E.Name, i, t.Shape, len(t.Data), want[i])
 			}
 		}
 	}
+	return byEdge, nil
+}
+
+// setParams copies the parameters that readMachine checked into m, whose
+// architecture is that of their spec.
+func (m *Machine[T]) setParams(sm *savedMachine) {
 	for e, E := range m.h.Edges {
 		for i, t := range m.EdgeParams(e) {
-			for j, v := range byEdge[E.Name].Tensors[i].Data {
+			for j, v := range sm.byEdge[E.Name].Tensors[i].Data {
 				t.Data[j] = T(v)
 			}
 		}
 	}
-	return nil
 }
 
 // edge returns the index of the edge with the given name, or -1.
