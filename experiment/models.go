@@ -94,8 +94,13 @@ var (
 	decays = []float64{0, 1e-7, 1e-6, 1e-5}
 )
 
-// restarts is the number of starting points of a perceptron's final fit.
-const restarts = 3
+// restarts is the number of starting points of every final fit, the
+// perceptrons' and the kernel machines': the loss of either is not
+// convex, and from one start a fit now and then stalls near a constant
+// function. On 30 development seeds of the noisy sine (101-130, not the
+// experiment's), the kernel machine's mean test MSE was 0.087 from one
+// start, 0.047 from the best of 3 and 0.039 from the best of 5.
+const restarts = 5
 
 var cvSelection = fmt.Sprintf("by %d-fold cross-validation on the training set", cvFolds)
 
@@ -129,29 +134,47 @@ func (r *recorder) record(iter int, predict predictor) {
 	}
 }
 
-// fitKernel fits a kernel machine. Its cost is s.Costs[0] if that is
-// the only one, else the one that the kernel package's cross-validation
-// chooses among them.
+// fitKernel fits a kernel machine from restarts initial points. Its cost
+// is s.Costs[0] if that is the only one, else the one that the kernel
+// package's cross-validation chooses among them.
 func (t task) fitKernel(name string, s kernel.Settings, c Config) (*fitted, error) {
 	start := time.Now()
-	f := &fitted{}
-	rec := &recorder{t: t, f: f}
+	// The fit follows its starts in turn; each start's iterations count
+	// afresh, and each gets its own learning curve.
+	var tries []*fitted
+	var recs []*recorder
+	last := 0
 	s.Iteration = func(iter int, _ float64, m *kernel.Machine) error {
-		rec.record(iter, func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) })
+		if tries == nil || iter <= last {
+			tries = append(tries, &fitted{})
+			recs = append(recs, &recorder{t: t, f: tries[len(tries)-1]})
+		}
+		last = iter
+		recs[len(recs)-1].record(iter, func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) })
 		return nil
 	}
-	s.Progress, s.Folds = c.Progress, cvFolds
+	s.Progress, s.Folds, s.Starts = c.Progress, cvFolds, restarts
 	c.logf("%s: fitting a kernel machine, dims %v, costs %v", name, s.Dims, s.Costs)
 	m, r, err := kernel.FitRegression(t.x, t.y, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	var spent time.Duration
+	for _, rec := range recs {
+		spent += rec.spent
+	}
+	f := &fitted{}
+	if r.Start < len(tries) {
+		f = tries[r.Start]
+	}
 	cost := r.Cost
-	f.Model = Model{Name: name, Params: m.NumParams(), FitSeconds: (time.Since(start) - rec.spent).Seconds(), Iterations: r.Iterations,
+	f.Model = Model{Name: name, Params: m.NumParams(), FitSeconds: (time.Since(start) - spent).Seconds(), Iterations: r.Iterations,
 		Settings: Settings{Optimizer: "L-BFGS (gonum/optimize)", MaxIter: s.MaxIter, Dims: s.Dims,
-			Kernel: s.Kernel.String(), Bandwidth: m.Bandwidth, Cost: &cost, Standardize: !s.Raw}}
+			Kernel: s.Kernel.String(), Bandwidth: m.Bandwidth, Cost: &cost, Standardize: !s.Raw,
+			Selection: fmt.Sprintf("best training loss of %d starts", restarts)}}
 	if r.Selection != nil {
-		f.Settings.CostCandidates, f.Settings.Selection = s.Costs, "cost "+cvSelection
+		f.Settings.CostCandidates = s.Costs
+		f.Settings.Selection = fmt.Sprintf("cost %s; best training loss of %d starts", cvSelection, restarts)
 	}
 	f.predict = func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) }
 	t.score(f)

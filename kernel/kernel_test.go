@@ -252,6 +252,7 @@ func TestBadInput(t *testing.T) {
 			_, _, err := FitClassifier(x, []int{0, 1}, 2, Settings{Dims: []int{1, 2}, Costs: []float64{0}, Bandwidths: []float64{1}})
 			return err
 		}},
+		{"starts", "-1 starts", func() error { _, _, err := FitRegression(x, y, Settings{Dims: dims, Starts: -1}); return err }},
 		{"bandwidth", "bandwidth -1", func() error {
 			_, _, err := FitRegression(x, y, Settings{Dims: []int{1, 1}, Bandwidths: []float64{-1}})
 			return err

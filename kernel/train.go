@@ -106,12 +106,18 @@ type Settings struct {
 	MaxIter int
 	GradTol float64
 	LossTol float64
+	// Starts is the number of initial points of the final fit; the
+	// machine with the lowest loss, regulariser included, is kept. A deep
+	// machine's loss is not convex, and a fit from one start now and then
+	// stalls on a near-constant function. 0 means 1.
+	Starts int
 	// Progress, if not nil, receives the selection's progress and its
 	// score for every candidate, then the final fit's iteration and
 	// loss about once a second.
 	Progress io.Writer
 	// Iteration, if not nil, is called after every iteration of the
 	// final fit with the machine as it is then; an error stops the fit.
+	// With several Starts it follows each start in turn.
 	Iteration func(iter int, loss float64, m *Machine) error
 }
 
@@ -176,6 +182,10 @@ type Result struct {
 	// Converged is false when the final fit stopped at its iteration
 	// limit.
 	Converged bool
+	// Start is the initial point, from 0 to Settings.Starts-1, whose fit
+	// was kept; Loss, DataLoss, Iterations, Evaluations, Status and
+	// Converged describe that fit.
+	Start int
 	// Dims, Cost and Bandwidth are the settings of the machine, chosen or
 	// fixed; LogTarget says a regression was fitted to log(1 + y);
 	// Anchors is its number of anchor points.
@@ -220,7 +230,7 @@ const (
 )
 
 func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Result, error) {
-	start := time.Now()
+	begin := time.Now()
 	arch, costs, bandwidths, err := s.resolve(outputs)
 	if err != nil {
 		return nil, Result{}, err
@@ -320,11 +330,12 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		return m
 	}
 	last := time.Now()
+	start := 0
 	settings := optim.Settings{Method: s.Method, MaxIter: s.MaxIter, GradTol: s.GradTol, LossTol: s.LossTol,
 		Iteration: func(iter int, loss float64, params []float64) error {
 			if s.Progress != nil && time.Since(last) >= time.Second {
 				last = time.Now()
-				fmt.Fprintf(s.Progress, "kernel: iteration %d, loss %.6g\n", iter, loss)
+				fmt.Fprintf(s.Progress, "kernel: %siteration %d, loss %.6g\n", startLabel(start, s.Starts), iter, loss)
 			}
 			if s.Iteration != nil {
 				return s.Iteration(iter, loss, withScaling(o.machine(params, anchors)))
@@ -340,15 +351,35 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	case settings.LossTol < 0:
 		settings.LossTol = 0
 	}
-	r, err := optim.Minimize(o.Func, o.Init(nil, rand.New(rand.NewPCG(s.Seed, initStream))), settings)
-	res.Loss, res.Iterations, res.Evaluations = r.Loss, r.Iterations, r.Evaluations
-	res.Converged, res.Status = r.Converged, r.Status
-	res.Seconds = time.Since(start).Seconds()
-	if err != nil {
-		return nil, res, fmt.Errorf("kernel: %w", err)
+	var best optim.Result
+	for ; start < max(s.Starts, 1); start++ {
+		// Start 0 draws from the seed's own stream, so that one start
+		// gives the machine that Starts 0 always gave.
+		init := o.Init(nil, rand.New(rand.NewPCG(s.Seed, initStream+uint64(start))))
+		r, err := optim.Minimize(o.Func, init, settings)
+		if err != nil {
+			res.Seconds = time.Since(begin).Seconds()
+			return nil, res, fmt.Errorf("kernel: %s%w", startLabel(start, s.Starts), err)
+		}
+		if start == 0 || r.Loss < best.Loss {
+			best = r
+			res.Start = start
+			res.Loss, res.Iterations, res.Evaluations = r.Loss, r.Iterations, r.Evaluations
+			res.Converged, res.Status = r.Converged, r.Status
+		}
 	}
-	_, res.DataLoss = o.Loss(r.X)
-	return withScaling(o.machine(r.X, anchors)), res, nil
+	res.Seconds = time.Since(begin).Seconds()
+	_, res.DataLoss = o.Loss(best.X)
+	return withScaling(o.machine(best.X, anchors)), res, nil
+}
+
+// startLabel names start k of several in messages, and nothing when there
+// is only one.
+func startLabel(k, starts int) string {
+	if starts <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("start %d of %d: ", k+1, starts)
 }
 
 // resolve returns the architecture and the candidate costs and bandwidths
@@ -379,6 +410,8 @@ func (s Settings) resolve(outputs int) (Architecture, []float64, []float64, erro
 		return arch, nil, nil, fmt.Errorf("kernel: %d anchors, want >= 0", s.Anchors)
 	case s.MaxIter < 0:
 		return arch, nil, nil, fmt.Errorf("kernel: maximum of %d iterations, want >= 0", s.MaxIter)
+	case s.Starts < 0:
+		return arch, nil, nil, fmt.Errorf("kernel: %d starts, want >= 0", s.Starts)
 	}
 	for _, c := range costs {
 		if !(c >= 0) || math.IsInf(c, 0) {

@@ -34,6 +34,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		standardize = fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1")
 		seed        = fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters")
 		iters       = fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)")
+		starts      = fs.Int("starts", 1, "fit the final machine from this `number` of initial points and keep the one of lowest loss")
 		modelPath   = fs.String("model", "", "write the fitted model to this JSON `file` (required)")
 	)
 	fs.Usage = func() {
@@ -68,6 +69,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	if set["iters"] && *iters < 1 {
 		return usagef("-iters %d: want at least 1", *iters)
+	}
+	if *starts < 1 {
+		return usagef("-starts %d: want at least 1", *starts)
 	}
 	var dims []int
 	if *dimsFlag != "" {
@@ -148,6 +152,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Raw:         !*standardize,
 		Seed:        *seed,
 		MaxIter:     *iters,
+		Starts:      *starts,
 		Progress:    stderr,
 	}
 	if set["cost"] {
@@ -197,8 +202,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Fit: &fitRecord{
 			Data: *data, Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed,
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
-			Iterations: res.Iterations, Converged: res.Converged, Status: res.Status, Seconds: res.Seconds,
-			Selection: res.Selection,
+			Starts: *starts, Start: res.Start, Iterations: res.Iterations, Converged: res.Converged, Status: res.Status,
+			Seconds: res.Seconds, Selection: res.Selection,
 		},
 		Machine: m,
 	}

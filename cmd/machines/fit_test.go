@@ -58,6 +58,7 @@ type fitTestModel struct {
 		DroppedRows     int `json:"dropped_rows"`
 		Cost, Bandwidth float64
 		Converged       bool
+		Starts, Start   int
 		Selection       *struct {
 			Folds, Rows, Best int
 			Candidates        []struct{ Cost, Bandwidth, Score float64 }
@@ -143,6 +144,7 @@ func TestFitFixedSettings(t *testing.T) {
 		fixedPrint string
 	}{
 		{"both", []string{"-cost", "0.01", "-bandwidth", "2"}, false, 0.01, 2, "(fixed by the flags)"},
+		{"starts", []string{"-cost", "0.01", "-bandwidth", "2", "-starts", "3"}, false, 0.01, 2, "(fixed by the flags)"},
 		{"cost", []string{"-cost", "0.01"}, true, 0.01, 0, "cross-validation"},
 		{"bandwidth", []string{"-bandwidth", "2"}, true, 0, 2, "cross-validation"},
 	} {
@@ -163,6 +165,9 @@ func TestFitFixedSettings(t *testing.T) {
 			if tc.cost != 0 && head.Fit.Cost != tc.cost || tc.bw != 0 && head.Fit.Bandwidth != tc.bw {
 				t.Errorf("fitted with cost %v and bandwidth %v", head.Fit.Cost, head.Fit.Bandwidth)
 			}
+			if want := max(1, flagInt(tc.flags, "-starts")); head.Fit.Starts != want || head.Fit.Start >= want {
+				t.Errorf("recorded start %d of %d, want one of %d", head.Fit.Start, head.Fit.Starts, want)
+			}
 			if head.Fit.Selection == nil {
 				return
 			}
@@ -173,6 +178,15 @@ func TestFitFixedSettings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flagInt returns the value that args give flag, or 0.
+func flagInt(args []string, flag string) int {
+	if i := slices.Index(args, flag); i >= 0 {
+		v, _ := strconv.Atoi(args[i+1])
+		return v
+	}
+	return 0
 }
 
 func TestFitPredictClassification(t *testing.T) {
@@ -431,6 +445,8 @@ func TestFitErrors(t *testing.T) {
 			[]string{"-anchors -1: want 0 (automatic) or more"}},
 		{"zero iterations", join(train, reg[:4], []string{"-iters", "0"}), 2,
 			[]string{"-iters 0: want at least 1"}},
+		{"no starts", join(train, reg, []string{"-starts", "0"}), 2,
+			[]string{"-starts 0: want at least 1"}},
 		{"one fold", join(train, reg, []string{"-folds", "1"}), 2,
 			[]string{"-folds 1: want at least 2"}},
 		{"unknown ignored column", join(train, reg, []string{"-ignore", "x1,q"}), 1,

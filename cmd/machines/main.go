@@ -90,7 +90,7 @@
 //	machines fit -data train.csv -target COLUMN [-task regression|classification] \
 //	    [-ignore a,b] [-id COLUMN] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
 //	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-standardize=true] \
-//	    [-seed 0] [-iters N] -model model.json
+//	    [-seed 0] [-iters N] [-starts 1] -model model.json
 //	machines predict -model model.json -data new.csv -out pred.csv|-
 //
 // The CSV files have a header row and may look as real tables do: numbers,
@@ -122,7 +122,9 @@
 // centres of the rows (-anchors M sets their number), so that time and
 // memory grow linearly with the rows. The final fit stops when the loss
 // improves by less than 0.1% over 10 iterations or at -iters; fit says
-// which. It reports progress on standard error, then a summary: rows,
+// which. -starts N fits the final machine from N initial points and keeps
+// the one of lowest loss, for a deep -dims whose fit from one start may
+// stall near a constant function. It reports progress on standard error, then a summary: rows,
 // columns and inputs, the settings and how they were chosen, the training
 // score, the parameters and the time.
 //

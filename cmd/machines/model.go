@@ -66,6 +66,8 @@ type fitRecord struct {
 	Bandwidth  float64           `json:"bandwidth"`
 	LogTarget  bool              `json:"log_target,omitempty"`
 	Anchors    int               `json:"anchors"`
+	Starts     int               `json:"starts,omitempty"` // initial points of the final fit
+	Start      int               `json:"start,omitempty"`  // the one kept, from 0
 	Iterations int               `json:"iterations"`
 	Converged  bool              `json:"converged"`
 	Status     string            `json:"status"`
