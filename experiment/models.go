@@ -134,23 +134,40 @@ func (r *recorder) record(iter int, predict predictor) {
 	}
 }
 
+// startCurves samples a learning curve for each of the restarts starts
+// of a final fit, so that the report shows the kept start's.
+type startCurves []*recorder
+
+func newStartCurves(t task) startCurves {
+	c := make(startCurves, restarts)
+	for k := range c {
+		c[k] = &recorder{t: t, f: &fitted{}}
+	}
+	return c
+}
+
+func (c startCurves) record(k, iter int, predict predictor) { c[k].record(iter, predict) }
+
+// kept returns start k's fitted model, curve included.
+func (c startCurves) kept(k int) *fitted { return c[k].f }
+
+// spent is the time that sampling the curves took, which is not the fit's.
+func (c startCurves) spent() time.Duration {
+	var d time.Duration
+	for _, r := range c {
+		d += r.spent
+	}
+	return d
+}
+
 // fitKernel fits a kernel machine from restarts initial points. Its cost
 // is s.Costs[0] if that is the only one, else the one that the kernel
 // package's cross-validation chooses among them.
 func (t task) fitKernel(name string, s kernel.Settings, c Config) (*fitted, error) {
 	start := time.Now()
-	// The fit follows its starts in turn; each start's iterations count
-	// afresh, and each gets its own learning curve.
-	var tries []*fitted
-	var recs []*recorder
-	last := 0
-	s.Iteration = func(iter int, _ float64, m *kernel.Machine) error {
-		if tries == nil || iter <= last {
-			tries = append(tries, &fitted{})
-			recs = append(recs, &recorder{t: t, f: tries[len(tries)-1]})
-		}
-		last = iter
-		recs[len(recs)-1].record(iter, func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) })
+	curves := newStartCurves(t)
+	s.Iteration = func(k, iter int, _ float64, m *kernel.Machine) error {
+		curves.record(k, iter, func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) })
 		return nil
 	}
 	s.Progress, s.Folds, s.Starts = c.Progress, cvFolds, restarts
@@ -159,16 +176,9 @@ func (t task) fitKernel(name string, s kernel.Settings, c Config) (*fitted, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	var spent time.Duration
-	for _, rec := range recs {
-		spent += rec.spent
-	}
-	f := &fitted{}
-	if r.Start < len(tries) {
-		f = tries[r.Start]
-	}
+	f := curves.kept(r.Start)
 	cost := r.Cost
-	f.Model = Model{Name: name, Params: m.NumParams(), FitSeconds: (time.Since(start) - spent).Seconds(), Iterations: r.Iterations,
+	f.Model = Model{Name: name, Params: m.NumParams(), FitSeconds: (time.Since(start) - curves.spent()).Seconds(), Iterations: r.Iterations,
 		Settings: Settings{Optimizer: "L-BFGS (gonum/optimize)", MaxIter: s.MaxIter, Dims: s.Dims,
 			Kernel: s.Kernel.String(), Bandwidth: m.Bandwidth, Cost: &cost, Standardize: !s.Raw,
 			Selection: fmt.Sprintf("best training loss of %d starts", restarts)}}
@@ -227,25 +237,18 @@ func (t task) fitPerceptron(name string, s baseline.PerceptronSettings, c Config
 		return nil, err
 	}
 	s.WeightDecay = best
-	tries := make([]*fitted, restarts)
-	recs := make([]*recorder, restarts)
+	curves := newStartCurves(t)
 	p, r, k, err := bestStart(t.x, t.y, s, func(k int) func(int, float64, *baseline.Perceptron) error {
-		tries[k] = &fitted{}
-		recs[k] = &recorder{t: t, f: tries[k]}
 		return func(iter int, _ float64, p *baseline.Perceptron) error {
-			recs[k].record(iter, func(x *mat.Dense) *mat.Dense { return p.Predict(nil, x) })
+			curves.record(k, iter, func(x *mat.Dense) *mat.Dense { return p.Predict(nil, x) })
 			return nil
 		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	var spent time.Duration
-	for _, rec := range recs {
-		spent += rec.spent
-	}
-	f := tries[k]
-	f.Model = Model{Name: name, Params: p.NumParams(), FitSeconds: (time.Since(begin) - spent).Seconds(), Iterations: r.Iterations,
+	f := curves.kept(k)
+	f.Model = Model{Name: name, Params: p.NumParams(), FitSeconds: (time.Since(begin) - curves.spent()).Seconds(), Iterations: r.Iterations,
 		Settings: Settings{Optimizer: "L-BFGS (gonum/optimize), full batch", MaxIter: s.MaxIter, Hidden: s.Hidden,
 			Activation: s.Activation.String(), WeightDecay: &best, DecayCandidates: decays,
 			Selection:   fmt.Sprintf("weight decay %s; best training loss of %d starts", cvSelection, restarts),

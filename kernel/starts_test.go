@@ -1,7 +1,10 @@
 package kernel
 
 import (
+	"errors"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parametric-machines/machines/dataset"
@@ -28,25 +31,29 @@ func TestStarts(t *testing.T) {
 		t.Errorf("Starts 1 gives loss %v, Starts 0 %v: want the same machine", r1.Loss, r0.Loss)
 	}
 
-	// Follow every start through Iteration: its iteration count begins
-	// afresh, and its last loss is the start's final one.
+	// Follow every start through Iteration: the starts come in turn, each
+	// counting its iterations from 1, and a start's last loss is its
+	// final one.
 	several := fixed
 	several.Starts = 4
-	var final []float64
-	lastIter := 0
-	several.Iteration = func(iter int, loss float64, _ *Machine) error {
-		if iter <= lastIter || final == nil {
-			final = append(final, 0)
+	final := make([]float64, several.Starts)
+	var order []int
+	several.Iteration = func(k, iter int, loss float64, _ *Machine) error {
+		if len(order) == 0 || order[len(order)-1] != k {
+			order = append(order, k)
+			if iter != 1 {
+				t.Errorf("start %d begins at iteration %d, want 1", k, iter)
+			}
 		}
-		final[len(final)-1], lastIter = loss, iter
+		final[k] = loss
 		return nil
 	}
 	m, r, err := FitRegression(x, y, several)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(final) != several.Starts {
-		t.Fatalf("Iteration followed %d starts, want %d", len(final), several.Starts)
+	if !slices.Equal(order, []int{0, 1, 2, 3}) {
+		t.Fatalf("Iteration saw the starts in the order %v, want 0 to 3", order)
 	}
 	best := 0
 	for k, l := range final {
@@ -92,5 +99,31 @@ func TestStartsAvoidCollapse(t *testing.T) {
 	}
 	if best.DataLoss > 0.3 {
 		t.Errorf("best of 5 starts: training MSE %.3g, want below 0.3 (one start: %.3g)", best.DataLoss, single.DataLoss)
+	}
+}
+
+// TestStartsNamedInErrors checks that an error of a fit from several
+// starts says which start it stopped, and that a fit from one says none.
+func TestStartsNamedInErrors(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(3, 4)), 20, 0.1)
+	stop := errors.New("stopped by the caller")
+	for _, tc := range []struct {
+		starts, stopAt int
+		want           string
+	}{
+		{3, 1, "kernel: start 2 of 3: "},
+		{1, 0, "kernel: "},
+	} {
+		s := Settings{Dims: []int{1, 2, 1}, Costs: []float64{1e-3}, Bandwidths: []float64{1}, MaxIter: 5, Starts: tc.starts,
+			Iteration: func(k, _ int, _ float64, _ *Machine) error {
+				if k == tc.stopAt {
+					return stop
+				}
+				return nil
+			}}
+		_, _, err := FitRegression(x, y, s)
+		if !errors.Is(err, stop) || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "start 1 of") {
+			t.Errorf("%d starts, stopped in start %d: error %q, want it to begin %q", tc.starts, tc.stopAt+1, err, tc.want)
+		}
 	}
 }

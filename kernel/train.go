@@ -116,9 +116,10 @@ type Settings struct {
 	// loss about once a second.
 	Progress io.Writer
 	// Iteration, if not nil, is called after every iteration of the
-	// final fit with the machine as it is then; an error stops the fit.
-	// With several Starts it follows each start in turn.
-	Iteration func(iter int, loss float64, m *Machine) error
+	// final fit with the start it belongs to (from 0; the starts run in
+	// turn, each counting its iterations from 1) and the machine as it is
+	// then; an error stops the fit.
+	Iteration func(start, iter int, loss float64, m *Machine) error
 }
 
 // TargetScale is the scale on which a regression's targets are fitted.
@@ -338,7 +339,7 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 				fmt.Fprintf(s.Progress, "kernel: %siteration %d, loss %.6g\n", startLabel(start, s.Starts), iter, loss)
 			}
 			if s.Iteration != nil {
-				return s.Iteration(iter, loss, withScaling(o.machine(params, anchors)))
+				return s.Iteration(start, iter, loss, withScaling(o.machine(params, anchors)))
 			}
 			return nil
 		}}
