@@ -342,85 +342,186 @@ func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error)
 	}
 	x := mat.NewDense(len(rows), e.Width(), nil)
 	var warnings []Warning
-	at := 0 // first encoded column of the current input column
-	for _, c := range e.columns {
+	cells := make([]string, len(rows))
+	for j, c := range e.columns {
 		col, err := f.Column(c.Name)
 		if err != nil {
 			return nil, nil, err
 		}
-		var (
-			unseen      int
-			firstUnseen string
-		)
 		for i, r := range rows {
-			cell := f.cells[r][col]
-			missing := isMissing(cell)
-			if missing {
-				if c.Indicator {
-					x.Set(i, at+c.width()-1, 1)
-				}
-				if c.Mode != nil {
-					cell = *c.Mode
-				}
-			}
-			switch c.Kind {
-			case numeric:
-				v := *c.Fill
-				if !missing {
-					if v, err = parseNumber(cell); err != nil {
-						return nil, nil, f.cellError(r, col, fmt.Errorf("%w; the column held numbers in training", err))
-					}
-				}
-				x.Set(i, at, v)
-			case boolean:
-				v := *c.Fill
-				if !missing {
-					b, ok := parseBool(cell)
-					if !ok {
-						return nil, nil, f.cellError(r, col, fmt.Errorf("%w: %q; the column held true/false or yes/no in training", ErrBoolean, cell))
-					}
-					v = zeroOne(b)
-				}
-				x.Set(i, at, v)
-			case ordinal:
-				level, ok := slices.BinarySearch(c.Levels, cell)
-				switch {
-				case ok:
-					x.Set(i, at, c.Values[level])
-					continue
-				case missing:
-					x.Set(i, at, *c.Fill)
-					continue
-				}
-				x.Set(i, at, *c.Fill)
-				if unseen == 0 {
-					firstUnseen = cell
-				}
-				unseen++
-			default:
-				level, ok := slices.BinarySearch(c.Levels, cell)
-				if ok {
-					x.Set(i, at+level, 1)
-					continue
-				}
-				if unseen == 0 {
-					firstUnseen = cell
-				}
-				unseen++
-			}
+			cells[i] = f.cells[r][col]
 		}
-		if unseen > 0 {
-			as := "no level at all"
-			if c.Kind == ordinal {
-				as = "the training mean"
-			}
-			warnings = append(warnings, Warning{Column: c.Name, Value: firstUnseen, Rows: unseen,
-				Message: fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as %s",
-					unseen, firstUnseen, as)})
+		w, err := e.encodeColumn(x, j, nil, cells)
+		var ce *encodeError
+		if errors.As(err, &ce) {
+			return nil, nil, f.cellError(rows[ce.row], col, ce.err)
 		}
-		at += c.width()
+		if w != nil {
+			warnings = append(warnings, *w)
+		}
 	}
 	return x, warnings, nil
+}
+
+// EncodeColumn encodes the cells of input column j (in the order of
+// Features) of n rows into dst, an n x Width() matrix, setting every
+// encoded column that input column makes, so that dst may hold old
+// values. The cells are either numbers, for a numeric column only, with
+// NaN for a missing cell, or texts as a CSV file holds them, for a column
+// of any kind; exactly one of numbers and texts has n entries. Each cell
+// is encoded as Transform encodes it: texts and numbers that stand for
+// the same value give the same bits. A cell that does not fit the
+// column is a *ParseError whose Row is the cell's position from 1; the
+// warning, if not nil, reports levels not seen in training.
+//
+// EncodeColumn panics if j is out of range, if the cells do not number
+// the rows of dst, or if numbers are given for a column that is not
+// numeric.
+func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts []string) (*Warning, error) {
+	w, err := e.encodeColumn(dst, j, numbers, texts)
+	var ce *encodeError
+	if errors.As(err, &ce) {
+		return nil, &ParseError{Row: ce.row + 1, Column: e.columns[j].Name, Err: ce.err}
+	}
+	return w, err
+}
+
+// encodeError locates an error of encodeColumn in its cells, from 0.
+type encodeError struct {
+	row int
+	err error
+}
+
+func (e *encodeError) Error() string { return fmt.Sprintf("cell %d: %v", e.row, e.err) }
+
+// encodeColumn is EncodeColumn, with errors of a cell as a *encodeError.
+func (e *Encoder) encodeColumn(dst *mat.Dense, j int, numbers []float64, texts []string) (*Warning, error) {
+	c := &e.columns[j]
+	n, width := dst.Dims()
+	if width != e.Width() || len(numbers)+len(texts) != n || (numbers != nil && texts != nil) {
+		panic(fmt.Sprintf("dataset: encoding %d numbers and %d texts into a %dx%d matrix, want %d columns", len(numbers), len(texts), n, width, e.Width()))
+	}
+	if numbers != nil && c.Kind != numeric {
+		panic(fmt.Sprintf("dataset: numbers for the %s column %q", c.Kind, c.Name))
+	}
+	at := e.offset(j)
+	var (
+		unseen      int
+		firstUnseen string
+	)
+	for i := range n {
+		out := dst.RawRowView(i)[at : at+c.width()]
+		clear(out)
+		var (
+			ok  bool
+			err error
+		)
+		if numbers != nil {
+			c.encodeNumber(out, numbers[i])
+			ok = true
+		} else {
+			ok, err = c.encodeText(out, texts[i])
+		}
+		if err != nil {
+			return nil, &encodeError{row: i, err: err}
+		}
+		if !ok {
+			if unseen == 0 {
+				firstUnseen = texts[i]
+			}
+			unseen++
+		}
+	}
+	if unseen == 0 {
+		return nil, nil
+	}
+	as := "no level at all"
+	if c.Kind == ordinal {
+		as = "the training mean"
+	}
+	return &Warning{Column: c.Name, Value: firstUnseen, Rows: unseen,
+		Message: fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as %s",
+			unseen, firstUnseen, as)}, nil
+}
+
+// offset returns the first encoded column of input column j.
+func (e *Encoder) offset(j int) int {
+	at := 0
+	for i := range j {
+		at += e.columns[i].width()
+	}
+	return at
+}
+
+// encodeNumber writes the encoding of the number v of a numeric column
+// (NaN: missing) to out, its encoded columns, which hold zeros.
+func (c *encodedColumn) encodeNumber(out []float64, v float64) {
+	if math.IsNaN(v) {
+		c.encodeMissing(out)
+		return
+	}
+	out[0] = v
+}
+
+// encodeMissing writes the encoding of a missing cell of a numeric or
+// boolean column to out, which holds zeros.
+func (c *encodedColumn) encodeMissing(out []float64) {
+	out[0] = *c.Fill
+	if c.Indicator {
+		out[len(out)-1] = 1
+	}
+}
+
+// encodeText writes the encoding of the cell to out, the column's encoded
+// columns, which hold zeros. It reports false for a level not seen in
+// training, and an error for a cell that does not fit the column's kind.
+func (c *encodedColumn) encodeText(out []float64, cell string) (bool, error) {
+	missing := isMissing(cell)
+	if missing {
+		if c.Indicator {
+			out[len(out)-1] = 1
+		}
+		if c.Mode != nil {
+			cell = *c.Mode
+		}
+	}
+	switch c.Kind {
+	case numeric:
+		if missing {
+			out[0] = *c.Fill
+			return true, nil
+		}
+		v, err := parseNumber(cell)
+		if err != nil {
+			return true, fmt.Errorf("%w; the column held numbers in training", err)
+		}
+		out[0] = v
+	case boolean:
+		if missing {
+			out[0] = *c.Fill
+			return true, nil
+		}
+		b, ok := parseBool(cell)
+		if !ok {
+			return true, fmt.Errorf("%w: %q; the column held true/false or yes/no in training", ErrBoolean, cell)
+		}
+		out[0] = zeroOne(b)
+	case ordinal:
+		level, ok := slices.BinarySearch(c.Levels, cell)
+		if ok {
+			out[0] = c.Values[level]
+			return true, nil
+		}
+		out[0] = *c.Fill
+		return missing, nil
+	default:
+		level, ok := slices.BinarySearch(c.Levels, cell)
+		if ok {
+			out[level] = 1
+		}
+		return ok, nil
+	}
+	return true, nil
 }
 
 // encoderJSON is the JSON form of an Encoder.

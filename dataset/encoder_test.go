@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -491,5 +493,116 @@ func TestEncoderOrdinal(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back.Rules(), rules) {
 		t.Errorf("decoded rules %+v, want %+v", back.Rules(), rules)
+	}
+}
+
+// TestEncodeColumn encodes the columns of testdata/messy.csv one at a
+// time into a matrix of stale values, the numeric ones also from numbers
+// with NaN for the gaps: every cell gives the bits Transform gives it.
+func TestEncodeColumn(t *testing.T) {
+	f := loadMessy(t)
+	features := []string{"len", "supp", "dose", "fresh"}
+	e, _, err := FitEncoder(f, features, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := e.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := f.Len()
+	for _, numbers := range []bool{false, true} {
+		got := mat.NewDense(n, e.Width(), nil)
+		for i := range n {
+			for j := range e.Width() {
+				got.Set(i, j, -7) // stale values, overwritten
+			}
+		}
+		for j, name := range features {
+			col, err := f.Column(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts := make([]string, n)
+			for i := range n {
+				texts[i] = f.Cell(i, col)
+			}
+			var w *Warning
+			if numbers && e.Rules()[j].Kind == "numeric" {
+				values := make([]float64, n)
+				for i, s := range texts {
+					values[i] = math.NaN()
+					if !isMissing(s) {
+						values[i], _ = strconv.ParseFloat(s, 64)
+					}
+				}
+				w, err = e.EncodeColumn(got, j, values, nil)
+			} else {
+				w, err = e.EncodeColumn(got, j, nil, texts)
+			}
+			if err != nil || w != nil {
+				t.Fatalf("column %s: warning %v, error %v", name, w, err)
+			}
+		}
+		if !mat.Equal(got, want) {
+			t.Errorf("numbers %v: encoded\n%v\nwant\n%v", numbers, mat.Formatted(got), mat.Formatted(want))
+		}
+	}
+}
+
+// TestEncodeColumnErrors checks the warnings, errors and panics of
+// EncodeColumn: the row of a bad cell counts from 1.
+func TestEncodeColumnErrors(t *testing.T) {
+	train := readFrameString(t, "a,b,c\nx,yes,1\ny,no,2\nx,yes,3\n")
+	e, _, err := FitEncoder(train, []string{"a", "b", "c"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := mat.NewDense(3, e.Width(), nil)
+	w, err := e.EncodeColumn(dst, 0, nil, []string{"x", "z", "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantW := Warning{Column: "a", Value: "z", Rows: 2, Message: `2 rows hold levels not seen in training, such as "z"; they are encoded as no level at all`}
+	if w == nil || *w != wantW {
+		t.Errorf("warning %v, want %v", w, wantW)
+	}
+	for _, tc := range []struct {
+		j       int
+		numbers []float64
+		texts   []string
+		want    string
+	}{
+		{1, nil, []string{"yes", "maybe", "no"}, `row 2, column "b": not a boolean: "maybe"; the column held true/false or yes/no in training`},
+		{2, nil, []string{"1", "2", "x"}, `row 3, column "c": not a number: "x"; the column held numbers in training`},
+		{2, nil, []string{"Inf", "2", "3"}, `row 1, column "c": value is infinite: "Inf"; the column held numbers in training`},
+	} {
+		_, err := e.EncodeColumn(dst, tc.j, tc.numbers, tc.texts)
+		var pe *ParseError
+		if !errors.As(err, &pe) || err.Error() != tc.want {
+			t.Errorf("column %d: error %v, want %s", tc.j, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		dst     *mat.Dense
+		j       int
+		numbers []float64
+		texts   []string
+	}{
+		{"numbers for categories", dst, 0, []float64{1, 2, 3}, nil},
+		{"too few cells", dst, 2, nil, []string{"1"}},
+		{"both", dst, 2, []float64{1, 2, 3}, []string{"1", "2", "3"}},
+		{"narrow", mat.NewDense(3, 2, nil), 2, nil, []string{"1", "2", "3"}},
+		{"column", dst, 3, nil, []string{"1", "2", "3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			e.EncodeColumn(tc.dst, tc.j, tc.numbers, tc.texts)
+		})
 	}
 }
