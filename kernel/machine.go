@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
@@ -105,6 +104,9 @@ func (a Architecture) Params(inputs, anchors int) int {
 type network struct {
 	out  *ad.Node[float64] // output block, Outputs() x points
 	norm *ad.Node[float64] // sum over levels of the RKHS norm of the level's map
+	// states holds the states of the blocks that the kernels read, all
+	// but the output, each Dims[i] x points.
+	states []*ad.Node[float64]
 }
 
 // build records the stable state of the machine with augmenter a
@@ -112,15 +114,28 @@ type network struct {
 // that are the columns of x. anchors lists the columns of x that are the
 // anchor points, in the order of c's columns; nil means every column.
 func (arch Architecture) build(g *ad.Graph[float64], a, c, x *ad.Node[float64], anchors []int) network {
+	return arch.buildFrom(g, a, c, x, anchors, nil)
+}
+
+// buildFrom is build, but for points other than the anchors when fixed
+// is not nil: fixed then holds the states of the anchors, one node per
+// block that the kernels read (the states of a build on the anchors), and
+// the network has no norm.
+func (arch Architecture) buildFrom(g *ad.Graph[float64], a, c, x *ad.Node[float64], anchors []int, fixed []*ad.Node[float64]) network {
 	sigma := arch.sigma()
 	z := g.MatMul(a, x, false, false)
 	lo := arch.Dims[0]
 	state := g.RowBlock(z, 0, lo)
 	var k, norm *ad.Node[float64]
+	var states []*ad.Node[float64]
 	crow := 0
-	for _, d := range arch.Dims[1:] {
+	for i, d := range arch.Dims[1:] {
+		states = append(states, state)
 		anchorState := state
-		if anchors != nil {
+		switch {
+		case fixed != nil:
+			anchorState = fixed[i]
+		case anchors != nil:
 			anchorState = g.SelectCols(state, anchors)
 		}
 		switch {
@@ -134,6 +149,11 @@ func (arch Architecture) build(g *ad.Graph[float64], a, c, x *ad.Node[float64], 
 		ci := g.RowBlock(c, crow, crow+d)
 		val := g.MatMul(ci, k, false, false)
 		state = g.Add(g.RowBlock(z, lo, lo+d), val)
+		lo += d
+		crow += d
+		if fixed != nil {
+			continue
+		}
 		// <c_i, K_i c_i> is the squared RKHS norm of this level's map:
 		// its values at the anchors paired with its coefficients.
 		atAnchors := val
@@ -145,10 +165,8 @@ func (arch Architecture) build(g *ad.Graph[float64], a, c, x *ad.Node[float64], 
 		} else {
 			norm = g.Add(norm, n)
 		}
-		lo += d
-		crow += d
 	}
-	return network{out: state, norm: norm}
+	return network{out: state, norm: norm, states: states}
 }
 
 // Machine is a fitted finite-depth kernel machine.
@@ -186,39 +204,5 @@ func (m *Machine) NumParams() int {
 // for a classifier. dst may be nil, in which case a new matrix is
 // allocated and returned.
 func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
-	n, d := x.Dims()
-	if d != m.Inputs() {
-		panic(fmt.Sprintf("kernel: %d input columns for a machine of %d inputs", d, m.Inputs()))
-	}
-	if dst == nil {
-		dst = mat.NewDense(n, m.Outputs(), nil)
-	} else if r, c := dst.Dims(); r != n || c != m.Outputs() {
-		panic(mat.ErrShape)
-	}
-	na, _ := m.Anchors.Dims()
-	if m.Input != nil {
-		x = m.Input.Transform(x)
-	}
-	// The anchors' stable states depend only on each other, so they are
-	// recomputed here alongside the queries, as the first na columns.
-	pts := ad.NewTensor[float64](d, na+n)
-	for i := range d {
-		row := pts.Data[i*(na+n) : (i+1)*(na+n)]
-		mat.Col(row[:na], i, m.Anchors)
-		mat.Col(row[na:], i, x)
-	}
-	anchors := make([]int, na)
-	for j := range anchors {
-		anchors[j] = j
-	}
-	var g ad.Graph[float64]
-	net := m.build(&g, g.Input(ad.FromMatrix(m.A)), g.Input(ad.FromMatrix(m.C)), g.Input(pts), anchors)
-	dst.Copy(mat.NewDense(m.Outputs(), na+n, net.out.Value.Data).Slice(0, m.Outputs(), na, na+n).T())
-	if m.Output != nil {
-		m.Output.Invert(dst)
-	}
-	if m.LogTarget {
-		dst.Apply(func(_, _ int, v float64) float64 { return math.Expm1(v) }, dst)
-	}
-	return dst
+	return m.NewPredictor().Predict(dst, x)
 }
