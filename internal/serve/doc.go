@@ -1,0 +1,75 @@
+// Package serve serves the model files of a directory over the Open
+// Inference Protocol's REST API (KServe V2), which Triton, KServe,
+// Seldon and ONNX Runtime's server speak: the server of machines serve.
+//
+// # Endpoints
+//
+//	GET  /v2                                          server metadata
+//	GET  /v2/health/live, /v2/health/ready            health
+//	GET  /v2/models/NAME[/versions/VERSION]           model metadata
+//	GET  /v2/models/NAME[/versions/VERSION]/ready     model health
+//	POST /v2/models/NAME[/versions/VERSION]/infer     inference
+//	GET  /metrics                                     Prometheus metrics
+//
+// Requests and responses are the protocol's JSON; a tensor's data may be
+// flat or nested. Errors are {"error": "..."} with a 4xx status for a
+// request at fault (400 malformed, 401 without the token, 404 no such
+// model or version, 405 wrong method, 408 body too slow, 413 body too
+// large, 429 too many requests in flight) and a 5xx for the server's own
+// (500 a model that failed, 503 a model not loaded, a full memory budget
+// or a model that did not answer in time). A ready endpoint answers 200
+// for true and 400 for false, as the protocol has it, with a JSON body
+// that says why. A response's "parameters" hold "warnings" from the
+// model about the request's data, one per line.
+//
+// # Models
+//
+// Each file NAME.json of the directory, hidden files aside, is the model
+// NAME, NAME made of letters, digits, '.', '_' and '-'. A Kind loads the
+// files of one "format" into a Model: the package has HypergraphKind and
+// FiniteKind; the command adds the kernel machines of machines fit.
+// Another kind of model is one more Model and Kind. A model's version is
+// the first 12 hexadecimal digits of the SHA-256 of its file.
+//
+// The directory is read every Config.Poll: a file added is loaded, a file
+// replaced (by renaming a new file onto it, as the module's writers do)
+// is loaded and served in place of the old version, and a file removed
+// stops being served. Requests in flight finish on the version they
+// started with: a request holds its version from its arrival to its
+// answer, and the old version's batches run until its queue is empty. A
+// file that fails to load leaves the previous version serving; the log
+// and the model's ready endpoint say why.
+//
+// # Batches
+//
+// The requests to one model are computed in batches: each version has a
+// queue and Config.Workers goroutines that take from it. A worker takes
+// the first request waiting and adds the others of the same row shape,
+// up to Config.BatchSize rows; with Config.BatchDelay it waits that long
+// for more once the queue is empty, and without it computes at once, so
+// that batches form while the workers are busy. A request's inputs are
+// checked and encoded (Model.Prepare) in its own goroutine, so a bad row
+// fails its request only; the batch stacks the encoded rows and the
+// model computes them as one (Model.Infer). Buffers are pooled.
+//
+// # Limits
+//
+// A request body holds at most Config.MaxBody bytes and must arrive
+// within Config.Timeout, as must the answer. At most Config.MaxInFlight
+// inference requests are admitted at once, and at most Config.MaxMemory
+// bytes of them, each counted as six times its body; beyond, requests
+// are refused at once (429, 503), never queued without bound. JSON nests
+// at most Config.MaxDepth levels; a tensor's data are counted, and
+// checked against its shape and the model's, before anything is stored.
+// Model names are looked up among the files read, never used as paths.
+//
+// # Operations
+//
+// /metrics gives, in Prometheus' text format, the inference requests by
+// model and status code, the failures by model and reason, the
+// latency and the batch sizes by model as histograms, the loads of model
+// files, the requests in flight and the models served, with the Go
+// runtime's and the process's metrics. The log (log/slog) has a line per
+// model loaded, replaced, removed or failed at level Info (Error for a
+// failure) and a line per request at level Debug.
+package serve

@@ -1,0 +1,302 @@
+package serve
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// modelExt is the extension of the model files the server reads: model
+// NAME is the file NAME.json.
+const modelExt = ".json"
+
+// maxModelFile bounds the size of a model file the server reads.
+const maxModelFile = 1 << 30
+
+// registry keeps the models of the directory: for each file, the
+// version being served and the last failure to load it.
+type registry struct {
+	dir     string
+	kinds   []Kind
+	log     *slog.Logger
+	metrics *metrics
+	batch   batching
+
+	mu      sync.RWMutex
+	entries map[string]*entry
+}
+
+// entry is what the registry knows of one model file.
+type entry struct {
+	current *version    // the version served, nil if none has loaded
+	stat    os.FileInfo // the file when current was loaded, or when it failed
+	failed  error       // why the file as it is now did not load, if it did not
+}
+
+// validName reports whether a file name without its extension may name
+// a model: letters, digits, '.', '_' and '-', not starting with '.'.
+func validName(name string) bool {
+	if name == "" || name[0] == '.' {
+		return false
+	}
+	for _, c := range name {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// acquire returns the current version of the named model with a
+// reference taken, or nil if it has none; known is false if there is no
+// such model, and failed says why its file, as it is now, did not load.
+func (r *registry) acquire(name string) (v *version, known bool, failed error) {
+	for {
+		r.mu.RLock()
+		var e *entry
+		e, known = r.entries[name]
+		v, failed = nil, nil
+		if known {
+			v, failed = e.current, e.failed
+		}
+		r.mu.RUnlock()
+		if v == nil || v.acquire() {
+			return v, known, failed
+		}
+		// Retired between the lookup and the reference: the scan has
+		// already put its successor in place, or removed the model.
+	}
+}
+
+// scan reads the directory and loads the files that are new or have
+// changed since the last scan, and drops the models whose files are
+// gone. A file that fails to load leaves its previous version serving.
+func (r *registry) scan() error {
+	list, err := os.ReadDir(r.dir)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, de := range list {
+		name, ok := strings.CutSuffix(de.Name(), modelExt)
+		if !ok || strings.HasPrefix(de.Name(), ".") || de.IsDir() {
+			continue
+		}
+		path := filepath.Join(r.dir, de.Name())
+		if !validName(name) {
+			r.log.Warn("model file skipped: a model's name holds letters, digits, '.', '_' and '-' only", "file", path)
+			continue
+		}
+		seen[name] = true
+		r.refresh(name, path)
+	}
+	r.mu.Lock()
+	var gone []*version
+	for name, e := range r.entries {
+		if seen[name] {
+			continue
+		}
+		delete(r.entries, name)
+		if e.current != nil {
+			gone = append(gone, e.current)
+		}
+		r.log.Info("model removed", "model", name)
+	}
+	r.metrics.models.Set(float64(r.serving()))
+	r.mu.Unlock()
+	for _, v := range gone {
+		v.retire()
+	}
+	return nil
+}
+
+// serving counts the models with a version; r.mu must be held.
+func (r *registry) serving() int {
+	n := 0
+	for _, e := range r.entries {
+		if e.current != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// refresh loads the file of the named model if it has changed since it
+// was last loaded or failed.
+func (r *registry) refresh(name, path string) {
+	before, err := os.Stat(path)
+	if err != nil {
+		return // removed since the directory was read; the next scan drops it
+	}
+	r.mu.RLock()
+	e := r.entries[name]
+	r.mu.RUnlock()
+	if e != nil && sameFile(e.stat, before) {
+		return
+	}
+	v, err := r.load(name, path)
+	after, statErr := os.Stat(path)
+	if statErr != nil || !sameFile(before, after) {
+		return // the file changed while it loaded: the next scan loads it again
+	}
+	r.install(name, v, err, after)
+}
+
+// install makes v, loaded from the file of the given stat, the version
+// of the named model and starts it, or records err.
+func (r *registry) install(name string, v *version, err error, stat os.FileInfo) {
+	r.mu.Lock()
+	e := r.entries[name]
+	if e == nil {
+		e = &entry{}
+		r.entries[name] = e
+	}
+	e.stat = stat
+	old := e.current
+	replaced := false
+	switch {
+	case err != nil:
+		e.failed = err
+	case old != nil && old.id == v.id:
+		// The same content in a new file: the loaded version serves on.
+		e.failed = nil
+	default:
+		e.current, e.failed = v, nil
+		v.start(r.batch)
+		replaced = true
+	}
+	r.metrics.models.Set(float64(r.serving()))
+	r.mu.Unlock()
+
+	switch {
+	case err != nil:
+		r.metrics.loads.WithLabelValues(name, "failed").Inc()
+		msg := "model failed to load; no version is served"
+		if old != nil {
+			msg = "model failed to load; the previous version is still served"
+		}
+		r.log.Error(msg, "model", name, "error", err.Error())
+	case replaced:
+		r.metrics.loads.WithLabelValues(name, "loaded").Inc()
+		action := "model loaded"
+		if old != nil {
+			action = "model replaced"
+			old.retire()
+		}
+		r.log.Info(action, "model", name, "version", v.id, "file", v.file, "platform", v.meta.Platform)
+	}
+}
+
+// sameFile reports whether two file infos describe the same file with
+// the same content as far as the file system tells: the same inode, size
+// and modification time. A file replaced by renaming another onto it is
+// a new inode.
+func sameFile(a, b os.FileInfo) bool {
+	return a != nil && b != nil && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// load reads the model file at path into a version, not yet started.
+func (r *registry) load(name, path string) (*version, error) {
+	data, err := readModelFile(path)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	var head struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return nil, fmt.Errorf("%s: not JSON: byte %d: %v", path, syn.Offset, err)
+		}
+	}
+	k := slices.IndexFunc(r.kinds, func(k Kind) bool { return k.Format == head.Format })
+	if k < 0 {
+		return nil, fmt.Errorf("%s: format %q is not a model this server loads (%s)", path, head.Format, r.formats())
+	}
+	m, err := r.kinds[k].Load(path)
+	if err != nil {
+		return nil, err
+	}
+	meta := m.Metadata()
+	if err := meta.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	v := &version{name: name, id: hex.EncodeToString(sum[:6]), file: path, model: m, meta: meta,
+		loaded: time.Now(), queue: make(chan *job, r.batch.queue), metrics: r.metrics.model(name)}
+	return v, nil
+}
+
+// formats lists the formats of the registry's kinds, for messages.
+func (r *registry) formats() string {
+	var names []string
+	for _, k := range r.kinds {
+		if k.Format == "" {
+			names = append(names, "files without a format")
+		} else {
+			names = append(names, fmt.Sprintf("%q", k.Format))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// readModelFile reads a model file of at most maxModelFile bytes.
+func readModelFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+	}
+	if fi.Size() > maxModelFile {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a model file may have", path, fi.Size(), maxModelFile)
+	}
+	return io.ReadAll(io.LimitReader(f, maxModelFile+1))
+}
+
+// failure returns why the file of the named model, as it is now, did
+// not load, or nil.
+func (r *registry) failure(name string) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if e := r.entries[name]; e != nil {
+		return e.failed
+	}
+	return nil
+}
+
+// retireAll retires every version and forgets the models, for the
+// server's end, and returns the versions.
+func (r *registry) retireAll() []*version {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var all []*version
+	for _, e := range r.entries {
+		if e.current != nil {
+			e.current.retire()
+			all = append(all, e.current)
+		}
+	}
+	clear(r.entries)
+	return all
+}

@@ -1,0 +1,631 @@
+package serve
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Config configures a Server. Its zero fields mean the defaults, which
+// are those of machines serve.
+type Config struct {
+	// Dir is the directory of the model files: the server serves each
+	// file NAME.json in it, hidden files aside, as the model NAME.
+	Dir string
+	// Kinds are the kinds of model file the server loads.
+	Kinds []Kind
+	// Version is the server's version, given by the server metadata
+	// endpoint.
+	Version string
+	// Token, if not empty, is the bearer token that every request must
+	// carry in its Authorization header, except the server's health
+	// checks, /v2/health/live and /v2/health/ready.
+	Token string
+	// BatchSize is the most rows of one model computed as one batch
+	// (default 256); a larger request is computed alone.
+	BatchSize int
+	// BatchDelay is how long a batch waits for more requests once the
+	// queue is empty; the default, 0, computes it at once, so that
+	// batches form only while the model is busy.
+	BatchDelay time.Duration
+	// Workers is the number of batches of one model computed at once
+	// (default GOMAXPROCS).
+	Workers int
+	// MaxBody is the largest request body in bytes (default 4 MiB).
+	MaxBody int64
+	// MaxInFlight is the most inference requests admitted at once
+	// (default 256); beyond it, requests get 429 Too Many Requests.
+	MaxInFlight int
+	// MaxMemory bounds the memory of the admitted requests in bytes
+	// (default 512 MiB), each counted as memoryFactor times its body;
+	// beyond it, requests get 503 Service Unavailable.
+	MaxMemory int64
+	// Timeout bounds the time from a request's arrival to its answer
+	// (default 10 s): a body not read by then gets 408 Request Timeout,
+	// a model not done by then 503 Service Unavailable.
+	Timeout time.Duration
+	// MaxDepth bounds the nesting of arrays and objects in a request
+	// (default 32).
+	MaxDepth int
+	// Poll is how often the directory is read for changes (default 1 s).
+	Poll time.Duration
+	// Logger receives a line per model load at level Info and per
+	// request at Debug (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// memoryFactor is what a request is counted as against MaxMemory, in
+// multiples of its body: the body and the tensors decoded from it, at 8
+// bytes per number and 16 per string plus its bytes.
+const memoryFactor = 6
+
+func (c Config) withDefaults() Config {
+	or := func(v, def int) int {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	c.BatchSize = or(c.BatchSize, 256)
+	c.Workers = or(c.Workers, runtime.GOMAXPROCS(0))
+	c.MaxInFlight = or(c.MaxInFlight, 256)
+	c.MaxDepth = or(c.MaxDepth, 32)
+	if c.MaxBody == 0 {
+		c.MaxBody = 4 << 20
+	}
+	if c.MaxMemory == 0 {
+		c.MaxMemory = 512 << 20
+	}
+	if c.Timeout == 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.Poll == 0 {
+		c.Poll = time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// check reports the first field of c that makes no sense.
+func (c Config) check() error {
+	switch {
+	case c.Dir == "":
+		return errors.New("serve: no directory of models")
+	case len(c.Kinds) == 0:
+		return errors.New("serve: no kinds of model")
+	case c.BatchSize < 0, c.Workers < 0, c.MaxInFlight < 0, c.MaxDepth < 0, c.MaxBody < 0, c.MaxMemory < 0,
+		c.BatchDelay < 0, c.Timeout < 0, c.Poll < 0:
+		return fmt.Errorf("serve: negative setting in %+v", c)
+	case c.MaxBody*memoryFactor > c.MaxMemory:
+		return fmt.Errorf("serve: a body of MaxBody %d bytes counts %d bytes, more than MaxMemory %d", c.MaxBody, c.MaxBody*memoryFactor, c.MaxMemory)
+	}
+	return nil
+}
+
+// Server serves the models of a directory over the Open Inference
+// Protocol's REST API. It is an http.Handler.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	models  *registry
+	metrics *metrics
+	exposer http.Handler // /metrics
+	scratch sync.Pool    // *scratch
+	rows    rowsPool
+
+	admitMu  sync.Mutex
+	inFlight int
+	memory   int64
+
+	stop    chan struct{}
+	polling sync.WaitGroup
+	closing sync.Once
+}
+
+// scratch holds a request's buffers between requests.
+type scratch struct {
+	body  []byte
+	arena []float64
+	out   []byte
+}
+
+// New returns a server of the models in cfg.Dir, having loaded them,
+// and starts reading the directory for changes every cfg.Poll. A file
+// that fails to load is reported in the log and by the model's ready
+// endpoint.
+func New(cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(cfg.Dir); err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("serve: %s is not a directory", cfg.Dir)
+	}
+	m := newMetrics()
+	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, stop: make(chan struct{}),
+		exposer: promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})}
+	s.models = &registry{dir: cfg.Dir, kinds: cfg.Kinds, log: cfg.Logger, metrics: m, entries: map[string]*entry{},
+		batch: batching{size: cfg.BatchSize, delay: cfg.BatchDelay, workers: cfg.Workers, queue: cfg.MaxInFlight, pool: &s.rows}}
+	if err := s.models.scan(); err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	s.polling.Add(1)
+	go s.poll()
+	return s, nil
+}
+
+// poll scans the directory every cfg.Poll until Close.
+func (s *Server) poll() {
+	defer s.polling.Done()
+	t := time.NewTicker(s.cfg.Poll)
+	defer t.Stop()
+	var last string // the last error, logged once
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		err := s.models.scan()
+		switch {
+		case err != nil && err.Error() != last:
+			s.log.Error("cannot read the directory of models; the loaded models are still served", "error", err.Error())
+			last = err.Error()
+		case err == nil:
+			last = ""
+		}
+	}
+}
+
+// Close stops reading the directory and retires every model, whose
+// queued requests are still computed; it waits for them. Close the HTTP
+// server first, so that no request arrives after.
+func (s *Server) Close() {
+	s.closing.Do(func() {
+		close(s.stop)
+		s.polling.Wait()
+		for _, v := range s.models.retireAll() {
+			v.stopped.Wait()
+		}
+	})
+}
+
+// The endpoints of the server.
+type endpoint int
+
+const (
+	noEndpoint endpoint = iota
+	serverMetadata
+	serverLive
+	serverReady
+	modelMetadata
+	modelReady
+	modelInfer
+	metricsEndpoint
+)
+
+// target is what a request's path asks for.
+type target struct {
+	endpoint       endpoint
+	model, version string
+}
+
+// parseTarget reads the escaped path of a request. Model names and
+// versions are looked up in the server's own tables, never used as
+// paths: a name that is not a model's, such as "..", is an error.
+func parseTarget(path string) (target, error) {
+	if path == "/metrics" {
+		return target{endpoint: metricsEndpoint}, nil
+	}
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	for i, seg := range segs {
+		v, err := url.PathUnescape(seg)
+		if err != nil {
+			return target{}, badRequest("bad escape in the path %q", path)
+		}
+		segs[i] = v
+	}
+	if segs[0] != "v2" {
+		return target{}, nil
+	}
+	rest := segs[1:]
+	switch {
+	case len(rest) == 0:
+		return target{endpoint: serverMetadata}, nil
+	case len(rest) == 2 && rest[0] == "health" && rest[1] == "live":
+		return target{endpoint: serverLive}, nil
+	case len(rest) == 2 && rest[0] == "health" && rest[1] == "ready":
+		return target{endpoint: serverReady}, nil
+	case len(rest) < 2 || rest[0] != "models":
+		return target{}, nil
+	}
+	t := target{model: rest[1]}
+	if !validName(t.model) {
+		return target{}, badRequest("model name %q: model names hold letters, digits, '.', '_' and '-', and do not start with '.'", t.model)
+	}
+	rest = rest[2:]
+	if len(rest) >= 2 && rest[0] == "versions" {
+		t.version, rest = rest[1], rest[2:]
+	}
+	switch {
+	case len(rest) == 0:
+		t.endpoint = modelMetadata
+	case len(rest) == 1 && rest[0] == "ready":
+		t.endpoint = modelReady
+	case len(rest) == 1 && rest[0] == "infer":
+		t.endpoint = modelInfer
+	}
+	return t, nil
+}
+
+// outcome is how a request ended, for the log and the metrics.
+type outcome struct {
+	status int
+	model  *modelMetrics // nil if the request reached no model
+	reason string        // why an inference request failed
+	rows   int
+}
+
+// ServeHTTP answers a request of the protocol, or /metrics.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	t, err := parseTarget(r.URL.EscapedPath())
+	var o outcome
+	switch {
+	case err != nil:
+		o = s.fail(w, err, "bad_request")
+	case s.cfg.Token != "" && t.endpoint != serverLive && t.endpoint != serverReady && !s.authorized(r):
+		w.Header().Set("WWW-Authenticate", `Bearer realm="machines"`)
+		o = s.fail(w, &requestError{http.StatusUnauthorized, "this server wants an Authorization: Bearer token"}, "unauthorized")
+	default:
+		o = s.route(w, r, t)
+	}
+	if t.endpoint == modelInfer {
+		s.metrics.request(o.model, o.status, o.reason)
+		if o.model != nil && o.status == http.StatusOK {
+			o.model.latency.Observe(time.Since(start).Seconds())
+		}
+	}
+	if s.log.Enabled(r.Context(), slog.LevelDebug) {
+		s.log.LogAttrs(r.Context(), slog.LevelDebug, "request", slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Int("status", o.status), slog.Int("rows", o.rows),
+			slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr))
+	}
+}
+
+// authorized reports whether r carries the server's bearer token.
+func (s *Server) authorized(r *http.Request) bool {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.Token)) == 1
+}
+
+// route answers r, which asks for t.
+func (s *Server) route(w http.ResponseWriter, r *http.Request, t target) outcome {
+	method := http.MethodGet
+	if t.endpoint == modelInfer {
+		method = http.MethodPost
+	}
+	switch {
+	case t.endpoint == noEndpoint:
+		return s.fail(w, &requestError{http.StatusNotFound, fmt.Sprintf("no endpoint %s: the server's are /v2, /v2/health/live, /v2/health/ready, "+
+			"/v2/models/NAME[/versions/VERSION][/ready|/infer] and /metrics", r.URL.Path)}, "not_found")
+	case r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead):
+		w.Header().Set("Allow", method)
+		return s.fail(w, &requestError{http.StatusMethodNotAllowed, fmt.Sprintf("method %s: %s takes %s", r.Method, r.URL.Path, method)}, "bad_request")
+	}
+	switch t.endpoint {
+	case metricsEndpoint:
+		s.exposer.ServeHTTP(w, r)
+		return outcome{status: http.StatusOK}
+	case serverMetadata:
+		return s.reply(w, http.StatusOK, map[string]any{"name": "machines", "version": s.cfg.Version, "extensions": []string{}})
+	case serverLive:
+		return s.reply(w, http.StatusOK, map[string]bool{"live": true})
+	case serverReady:
+		return s.serverReady(w)
+	case modelInfer:
+		return s.infer(w, r, t)
+	}
+	v, status, err := s.version(t)
+	if t.endpoint == modelReady {
+		return s.modelReady(w, t, v, status, err)
+	}
+	if err != nil {
+		return s.fail(w, &requestError{status, err.Error()}, "")
+	}
+	defer v.release()
+	return s.reply(w, http.StatusOK, map[string]any{"name": t.model, "versions": []string{v.id},
+		"platform": v.meta.Platform, "inputs": v.meta.Inputs, "outputs": v.meta.Outputs})
+}
+
+// version returns the version of the model that t asks for, with a
+// reference taken, or the status and error of its absence.
+func (s *Server) version(t target) (*version, int, error) {
+	v, known, failed := s.models.acquire(t.model)
+	switch {
+	case !known:
+		return nil, http.StatusNotFound, fmt.Errorf("no model %q", t.model)
+	case v == nil:
+		return nil, http.StatusServiceUnavailable, fmt.Errorf("model %q is not ready: its file did not load: %v", t.model, failed)
+	case t.version != "" && t.version != v.id:
+		v.release()
+		return nil, http.StatusNotFound, fmt.Errorf("model %q has no version %q; it serves version %q", t.model, t.version, v.id)
+	}
+	return v, http.StatusOK, nil
+}
+
+// modelReady answers the model ready endpoint: 200 if a version is
+// served, 400 if none is (the protocol's 4xx for false). A file that
+// did not load is reported even while the previous version serves.
+func (s *Server) modelReady(w http.ResponseWriter, t target, v *version, status int, err error) outcome {
+	if status == http.StatusNotFound {
+		return s.fail(w, &requestError{status, err.Error()}, "")
+	}
+	body := map[string]any{"name": t.model, "ready": v != nil}
+	if v == nil {
+		body["error"] = err.Error()
+		return s.reply(w, http.StatusBadRequest, body)
+	}
+	defer v.release()
+	body["version"] = v.id
+	if failed := s.models.failure(t.model); failed != nil {
+		body["error"] = fmt.Sprintf("the file changed and did not load; the version loaded before is served: %v", failed)
+	}
+	return s.reply(w, http.StatusOK, body)
+}
+
+// serverReady answers the server ready endpoint: ready when every model
+// file has a version served.
+func (s *Server) serverReady(w http.ResponseWriter) outcome {
+	var waiting []string
+	s.models.mu.RLock()
+	for name, e := range s.models.entries {
+		if e.current == nil {
+			waiting = append(waiting, name)
+		}
+	}
+	s.models.mu.RUnlock()
+	if len(waiting) == 0 {
+		return s.reply(w, http.StatusOK, map[string]bool{"ready": true})
+	}
+	sort.Strings(waiting)
+	return s.reply(w, http.StatusBadRequest, map[string]any{"ready": false,
+		"error": "models not ready: " + strings.Join(waiting, ", ")})
+}
+
+// reply writes v as a JSON response with the given status.
+func (s *Server) reply(w http.ResponseWriter, status int, v any) outcome {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // the server's replies always marshal
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+	return outcome{status: status}
+}
+
+// fail writes err as the protocol's JSON error: a *requestError with its
+// status, other errors, the server's own, with 500.
+func (s *Server) fail(w http.ResponseWriter, err error, reason string) outcome {
+	status := http.StatusInternalServerError
+	var re *requestError
+	if errors.As(err, &re) {
+		status = re.status
+	}
+	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	o := s.reply(w, status, map[string]string{"error": err.Error()})
+	o.reason = reason
+	return o
+}
+
+// infer answers an inference request.
+func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome {
+	v, status, err := s.version(t)
+	if err != nil {
+		reason := "not_found"
+		if status == http.StatusServiceUnavailable {
+			reason = "unavailable"
+		}
+		return s.fail(w, &requestError{status, err.Error()}, reason)
+	}
+	held := true
+	defer func() {
+		if held {
+			v.release()
+		}
+	}()
+	o, body, done := s.admitted(w, r, v)
+	if done != nil {
+		defer done()
+	}
+	if body == nil {
+		return o
+	}
+	ctx, cancel := context.WithDeadline(r.Context(), body.deadline)
+	defer cancel()
+	req, err := decodeInfer(body.data, &v.meta, s.cfg.MaxDepth, &body.sc.arena)
+	if err != nil {
+		return s.failModel(w, v, err, "bad_request")
+	}
+	rows := s.rows.get()
+	if err := prepare(v.model, rows, req.inputs); err != nil {
+		s.rows.put(rows)
+		return s.failModel(w, v, err, "bad_request")
+	}
+	n, warnings := rows.N, slices.Clone(rows.Warnings)
+	j := &job{ctx: ctx, rows: rows, n: n, done: make(chan struct{})}
+	v.queue <- j // never blocks: the queue holds MaxInFlight jobs
+	v.release()
+	held = false
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		if r.Context().Err() != nil {
+			return outcome{status: 499, model: v.metrics, reason: "canceled"} // the client has gone
+		}
+		return s.failModel(w, v, &requestError{http.StatusServiceUnavailable,
+			fmt.Sprintf("the model did not answer within %v", s.cfg.Timeout)}, "timeout")
+	}
+	if j.err != nil {
+		s.log.Error("inference failed", "model", v.name, "version", v.id, "error", j.err.Error())
+		return s.failModel(w, v, fmt.Errorf("the model failed; the server's log says why"), "internal")
+	}
+	out := appendResponse(body.sc.out[:0], &response{model: v.name, version: v.id, req: req, warnings: warnings,
+		outputs: j.outputs, lo: j.lo, hi: j.hi})
+	body.sc.out = out
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(out)
+	return outcome{status: http.StatusOK, model: v.metrics, rows: n}
+}
+
+// failModel is fail for a request that reached model v.
+func (s *Server) failModel(w http.ResponseWriter, v *version, err error, reason string) outcome {
+	o := s.fail(w, err, reason)
+	o.model = v.metrics
+	return o
+}
+
+// prepare calls m.Prepare, making its errors the client's and a panic
+// the server's error.
+func prepare(m Model, rows *Rows, in []Tensor) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the model panicked preparing the request: %v\n%s", p, debug.Stack())
+		}
+	}()
+	if err := m.Prepare(rows, in); err != nil {
+		return badRequest("%v", err)
+	}
+	return nil
+}
+
+// body is a request's body, read within the request's time.
+type body struct {
+	data     []byte
+	deadline time.Time
+	sc       *scratch
+}
+
+// admitted admits r within the server's limits and reads its body. It
+// returns the body, or nil with the outcome of a refusal; done, if not
+// nil, gives back what the request took.
+func (s *Server) admitted(w http.ResponseWriter, r *http.Request, v *version) (outcome, *body, func()) {
+	if r.ContentLength > s.cfg.MaxBody {
+		return s.failModel(w, v, &requestError{http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("a body of %d bytes, more than the %d this server takes", r.ContentLength, s.cfg.MaxBody)}, "too_large"), nil, nil
+	}
+	weight := s.cfg.MaxBody * memoryFactor
+	if r.ContentLength >= 0 {
+		weight = r.ContentLength * memoryFactor
+	}
+	if err := s.admit(weight); err != nil {
+		return s.failModel(w, v, err, "overloaded"), nil, nil
+	}
+	sc, _ := s.scratch.Get().(*scratch)
+	if sc == nil {
+		sc = new(scratch)
+	}
+	done := func() {
+		s.unadmit(weight)
+		if cap(sc.body) <= maxPooled && cap(sc.arena) <= maxPooled && cap(sc.out) <= maxPooled {
+			s.scratch.Put(sc)
+		}
+	}
+	b := &body{deadline: time.Now().Add(s.cfg.Timeout), sc: sc}
+	sc.arena = sc.arena[:0]
+	var err error
+	if b.data, err = s.readBody(w, r, sc, b.deadline); err != nil {
+		return s.failModel(w, v, err, "bad_request"), nil, done
+	}
+	return outcome{}, b, done
+}
+
+// admit takes a place among the requests in flight and weight bytes of
+// the memory budget, or returns the error of a request refused.
+func (s *Server) admit(weight int64) error {
+	s.admitMu.Lock()
+	defer s.admitMu.Unlock()
+	switch {
+	case s.inFlight >= s.cfg.MaxInFlight:
+		return &requestError{http.StatusTooManyRequests, fmt.Sprintf("%d requests in flight, the most this server takes; retry later", s.inFlight)}
+	case s.memory+weight > s.cfg.MaxMemory:
+		return &requestError{http.StatusServiceUnavailable, "the requests in flight fill this server's memory budget; retry later"}
+	}
+	s.inFlight++
+	s.memory += weight
+	s.metrics.inFlight.Set(float64(s.inFlight))
+	return nil
+}
+
+// unadmit gives back what admit took.
+func (s *Server) unadmit(weight int64) {
+	s.admitMu.Lock()
+	defer s.admitMu.Unlock()
+	s.inFlight--
+	s.memory -= weight
+	s.metrics.inFlight.Set(float64(s.inFlight))
+}
+
+// readBody reads the body of r into sc.body, by the deadline and up to
+// MaxBody bytes. On error the connection is closed after the answer,
+// rather than drained of a body that may never end.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, sc *scratch, deadline time.Time) ([]byte, error) {
+	// A ResponseWriter that cannot set deadlines (a test recorder) has
+	// no slow clients; the server's ReadTimeout backs this one up.
+	rc := http.NewResponseController(w)
+	hasDeadline := rc.SetReadDeadline(deadline) == nil
+	in := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	buf := sc.body[:0]
+	if r.ContentLength > int64(cap(buf)) {
+		buf = make([]byte, 0, r.ContentLength+1)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := in.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		sc.body = buf
+		if err == nil {
+			continue
+		}
+		if err == io.EOF {
+			if hasDeadline {
+				rc.SetReadDeadline(time.Time{})
+			}
+			return buf, nil
+		}
+		w.Header().Set("Connection", "close")
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			return nil, &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("a body of more than the %d bytes this server takes", s.cfg.MaxBody)}
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, &requestError{http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %v", s.cfg.Timeout)}
+		}
+		return nil, badRequest("reading the body: %v", err)
+	}
+}

@@ -1,0 +1,557 @@
+package serve
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestEndpoints checks every endpoint of the protocol, and /metrics,
+// with what they answer for a model that serves and one whose file did
+// not load.
+func TestEndpoints(t *testing.T) {
+	s, _ := newTestServer(t, Config{Version: "v9"}, map[string]testFile{
+		"a": {Value: 1, Width: 1},
+		"b": {Fail: "broken on purpose"},
+	})
+	id := versionOf(t, testFile{Value: 1, Width: 1})
+	infer := testRequest([]float64{2})
+	for _, tc := range []struct {
+		method, path, body string
+		status             int
+		want               string
+	}{
+		{"GET", "/v2", "", 200, `{"extensions":[],"name":"machines","version":"v9"}`},
+		{"GET", "/v2/health/live", "", 200, `{"live":true}`},
+		{"GET", "/v2/health/ready", "", 400, `{"error":"models not ready: b","ready":false}`},
+		{"GET", "/v2/models/a", "", 200, `{"inputs":[{"name":"x","datatype":"FP64","shape":[-1,1]},{"name":"tag","datatype":"BYTES","shape":[-1,1]}],` +
+			`"name":"a","outputs":[{"name":"y","datatype":"FP64","shape":[-1,1]},{"name":"echo","datatype":"BYTES","shape":[-1]}],"platform":"test","versions":["` + id + `"]}`},
+		{"HEAD", "/v2/models/a", "", 200, ``},
+		{"GET", "/v2/models/a/versions/" + id, "", 200, `"versions":["` + id + `"]`},
+		{"GET", "/v2/models/a/versions/1", "", 404, `{"error":"model \"a\" has no version \"1\"; it serves version \"` + id + `\""}`},
+		{"GET", "/v2/models/a/ready", "", 200, `{"name":"a","ready":true,"version":"` + id + `"}`},
+		{"GET", "/v2/models/a/versions/" + id + "/ready", "", 200, `"ready":true`},
+		{"GET", "/v2/models/b/ready", "", 400, `{"error":"model \"b\" is not ready: its file did not load: `},
+		{"GET", "/v2/models/b", "", 503, `broken on purpose`},
+		{"POST", "/v2/models/b/infer", infer, 503, `{"error":"model \"b\" is not ready`},
+		{"GET", "/v2/models/c", "", 404, `{"error":"no model \"c\""}`},
+		{"GET", "/v2/models/c/ready", "", 404, `{"error":"no model \"c\""}`},
+		{"POST", "/v2/models/a/infer", infer, 200, `{"model_name":"a","model_version":"` + id + `","outputs":[{"name":"y","datatype":"FP64","shape":[1,1],"data":[3]},` +
+			`{"name":"echo","datatype":"BYTES","shape":[1],"data":["0"]}]}`},
+		{"POST", "/v2/models/a/versions/" + id + "/infer", infer, 200, `"data":[3]`},
+		{"POST", "/v2/models/a/versions/0/infer", infer, 404, `has no version \"0\"`},
+		{"GET", "/v2/models/a/infer", "", 405, `{"error":"method GET: /v2/models/a/infer takes POST"}`},
+		{"POST", "/v2/models/a", infer, 405, `takes GET`},
+		{"PUT", "/v2", "", 405, `takes GET`},
+		{"GET", "/v3", "", 404, `{"error":"no endpoint /v3: the server's are`},
+		{"GET", "/v2/models/a/ready/x", "", 404, `no endpoint`},
+		{"GET", "/v2/models", "", 404, `no endpoint`},
+		{"GET", "/metrics", "", 200, `machines_serve_requests_total{code="200",model="a"} 2`},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			status, body := do(t, s, tc.method, tc.path, tc.body)
+			if status != tc.status || !strings.Contains(body, tc.want) {
+				t.Errorf("%d %s\nwant %d and %s", status, body, tc.status, tc.want)
+			}
+		})
+	}
+}
+
+// TestInfer checks what an inference response holds: the request's id,
+// the outputs requested in their order, nulls for missing values and the
+// warnings of the model.
+func TestInfer(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 0.5, Width: 1}})
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"all outputs", testRequest([]float64{1, 2.25}, "3", "odd"), 200,
+			`"parameters":{"warnings":"row 2 is odd"},"outputs":[{"name":"y","datatype":"FP64","shape":[2,1],"data":[1.5,2.75]},{"name":"echo","datatype":"BYTES","shape":[2],"data":["3","NaN"]}]}`},
+		{"id and one output", `{"id":"r-1","outputs":[{"name":"echo"}],` + testRequest([]float64{1}, "7")[1:], 200,
+			`"id":"r-1","outputs":[{"name":"echo","datatype":"BYTES","shape":[1],"data":["7"]}]}`},
+		{"outputs reordered", `{"outputs":[{"name":"echo"},{"name":"y"}],` + testRequest([]float64{1})[1:], 200,
+			`"outputs":[{"name":"echo","datatype":"BYTES","shape":[1],"data":["0"]},{"name":"y","datatype":"FP64","shape":[1,1],"data":[1.5]}]}`},
+		{"missing value", `{"inputs":[{"name":"x","datatype":"FP64","shape":[1,1],"data":[null]},{"name":"tag","datatype":"BYTES","shape":[1,1],"data":["1"]}]}`, 200,
+			`"data":[null]`},
+		{"nested data", `{"inputs":[{"name":"x","datatype":"FP64","shape":[2,1],"data":[[1],[2]]},{"name":"tag","datatype":"BYTES","shape":[2,1],"data":[["1"],["2"]]}]}`, 200,
+			`"data":[1.5,2.5]`},
+		{"model refuses", testRequest([]float64{1, 2}, "1", "bad"), 400, `{"error":"input \"tag\", row 2: bad"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := do(t, s, "POST", "/v2/models/a/infer", tc.body)
+			if status != tc.status || !strings.Contains(body, tc.want) {
+				t.Errorf("%d %s\nwant %d and %s", status, body, tc.status, tc.want)
+			}
+			if status == 200 {
+				decodeResponse(t, body) // valid JSON of the protocol's fields
+			}
+		})
+	}
+}
+
+// hostileRequest is a malformed or hostile request and the status it
+// must get.
+type hostileRequest struct {
+	name   string
+	status int
+	send   func(url string) (*http.Response, error)
+}
+
+// post returns a hostileRequest posting body to path.
+func post(name string, status int, path, body string) hostileRequest {
+	return hostileRequest{name, status, func(url string) (*http.Response, error) {
+		return http.Post(url+path, "application/json", strings.NewReader(body))
+	}}
+}
+
+// raw returns a hostileRequest writing text to the connection as it is,
+// for what an HTTP client would not send, and then, if hangUp, closing
+// its side.
+func raw(name string, status int, text string, hangUp bool) hostileRequest {
+	return hostileRequest{name, status, func(url string) (*http.Response, error) {
+		c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := io.WriteString(c, text); err != nil {
+			return nil, err
+		}
+		if hangUp {
+			c.(*net.TCPConn).CloseWrite()
+		}
+		return http.ReadResponse(bufio.NewReader(c), nil)
+	}}
+}
+
+// hostileRequests returns the kinds of malformed and hostile requests
+// of TestHostile: bad JSON, wrong shapes and datatypes, missing inputs,
+// huge declared shapes, deep JSON, unknown models, path traversal,
+// oversized and slow bodies and more. maxBody is the server's MaxBody.
+func hostileRequests(maxBody int) []hostileRequest {
+	const infer = "/v2/models/a/infer"
+	good := testRequest([]float64{1})
+	input := func(x string) string {
+		return `{"inputs":[` + x + `,{"name":"tag","datatype":"BYTES","shape":[1,1],"data":["1"]}]}`
+	}
+	return []hostileRequest{
+		post("not JSON", 400, infer, `hello`),
+		post("empty body", 400, infer, ``),
+		post("truncated JSON", 400, infer, good[:len(good)/2]),
+		post("a JSON array", 400, infer, `[1,2,3]`),
+		post("trailing garbage", 400, infer, good+`}`),
+		post("unknown field", 400, infer, `{"inputz":[]}`),
+		post("no inputs", 400, infer, `{}`),
+		post("missing input", 400, infer, `{"inputs":[{"name":"x","datatype":"FP64","shape":[1,1],"data":[1]}]}`),
+		post("unknown input", 400, infer, input(`{"name":"x","datatype":"FP64","shape":[1,1],"data":[1]},{"name":"z","datatype":"FP64","shape":[1,1],"data":[1]}`)),
+		post("input twice", 400, infer, input(`{"name":"x","datatype":"FP64","shape":[1,1],"data":[1]},{"name":"x","datatype":"FP64","shape":[1,1],"data":[1]}`)),
+		post("wrong datatype", 400, infer, input(`{"name":"x","datatype":"FP32","shape":[1,1],"data":[1]}`)),
+		post("unknown datatype", 400, infer, input(`{"name":"x","datatype":"COMPLEX","shape":[1,1],"data":[1]}`)),
+		post("wrong rank", 400, infer, input(`{"name":"x","datatype":"FP64","shape":[1],"data":[1]}`)),
+		post("wrong dimension", 400, infer, input(`{"name":"x","datatype":"FP64","shape":[1,2],"data":[1,2]}`)),
+		post("data short of shape", 400, infer, input(`{"name":"x","datatype":"FP64","shape":[1,1],"data":[]}`)),
+		post("huge declared shape", 400, infer, input(`{"name":"x","datatype":"FP64","shape":[1099511627776,1],"data":[1]}`)),
+		post("overflowing shape", 400, "/v2/models/w/infer", `{"inputs":[{"name":"x","datatype":"FP64","shape":[1099511627776,1099511627776],"data":[1]}]}`),
+		post("negative shape", 400, infer, input(`{"name":"x","datatype":"FP64","shape":[-5,1],"data":[1]}`)),
+		post("texts for numbers", 400, infer, input(`{"name":"x","datatype":"FP64","shape":[1,1],"data":["1"]}`)),
+		post("NaN literal", 400, infer, input(`{"name":"x","datatype":"FP64","shape":[1,1],"data":[NaN]}`)),
+		post("number out of range", 400, infer, input(`{"name":"x","datatype":"FP64","shape":[1,1],"data":[1e400]}`)),
+		post("deep JSON", 400, infer, `{"inputs":[{"name":"x","data":`+strings.Repeat("[", 100000)),
+		post("deep parameters", 400, infer, `{"parameters":{"p":`+strings.Repeat(`{"p":`, 10000)),
+		post("invalid UTF-8", 400, infer, `{"id":"`+"\xc3\x28"+`"}`),
+		post("unknown output", 400, infer, `{"outputs":[{"name":"secret"}],`+good[1:]),
+		post("unknown model", 404, "/v2/models/nobody/infer", good),
+		post("path traversal, escaped", 400, "/v2/models/..%2F..%2Fetc%2Fpasswd/infer", good),
+		raw("path traversal, raw", 400, "POST /v2/models/../../etc/passwd HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", false),
+		post("hidden file's name", 400, "/v2/models/.a.tmp/infer", good),
+		post("model refuses the data", 400, infer, testRequest([]float64{1}, "bad")),
+		hostileRequest{"GET on infer", 405, func(url string) (*http.Response, error) { return http.Get(url + infer) }},
+		post("oversized body", 413, infer, strings.Repeat(" ", maxBody+1)+good),
+		hostileRequest{"oversized body, chunked", 413, func(url string) (*http.Response, error) {
+			// A reader of unknown length makes the client send chunks.
+			return http.Post(url+infer, "application/json", io.MultiReader(strings.NewReader(strings.Repeat(" ", maxBody)), strings.NewReader(good)))
+		}},
+		raw("body short of Content-Length", 400, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inputs\":", true),
+		raw("slow body", 408, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inp", false),
+	}
+}
+
+// TestHostile sends every kind of hostile request many times over: each
+// gets its status with the protocol's JSON error, the server's memory
+// stays bounded and the server still serves. It logs a table of the
+// kinds with their status and error (go test -run Hostile -v).
+func TestHostile(t *testing.T) {
+	const maxBody = 1 << 20
+	s, _ := newTestServer(t, Config{MaxBody: maxBody, Timeout: 300 * time.Millisecond}, map[string]testFile{"a": {Value: 1, Width: 1}, "w": {Value: 1}})
+	s.log = s.log.With() // keep the server's debug lines out of this test's table
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	kinds := hostileRequests(maxBody)
+	if len(kinds) < 25 {
+		t.Fatalf("%d kinds of hostile request, want at least 25", len(kinds))
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapInuse
+	}
+	before := heap()
+	rounds := 5
+	if testing.Short() {
+		rounds = 1
+	}
+	for round := range rounds {
+		for i, k := range kinds {
+			resp, err := k.send(ts.URL)
+			if err != nil {
+				t.Fatalf("%s: %v", k.name, err)
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var body struct{ Error string }
+			if resp.StatusCode != k.status || json.Unmarshal(data, &body) != nil || body.Error == "" ||
+				resp.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("%s: %d %s, want %d with a JSON error", k.name, resp.StatusCode, data, k.status)
+			}
+			if round == 0 {
+				t.Logf("%2d  %-28s %d  %.100s", i+1, k.name, resp.StatusCode, body.Error)
+			}
+		}
+	}
+	after := heap()
+	if after > before+32<<20 {
+		t.Errorf("heap in use grew from %d to %d bytes", before, after)
+	}
+	t.Logf("heap in use: %.1f MiB before, %.1f MiB after %d rounds of %d kinds", float64(before)/(1<<20), float64(after)/(1<<20), rounds, len(kinds))
+	resp, err := http.Post(ts.URL+"/v2/models/a/infer", "application/json", strings.NewReader(testRequest([]float64{1})))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("after the hostile requests: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+// TestAuth checks that a token guards every endpoint but the server's
+// health checks.
+func TestAuth(t *testing.T) {
+	s, _ := newTestServer(t, Config{Token: "s3cret"}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	for _, tc := range []struct {
+		path, auth string
+		status     int
+	}{
+		{"/v2/health/live", "", 200},
+		{"/v2/health/ready", "", 200},
+		{"/v2", "", 401},
+		{"/v2", "Bearer s3cret", 200},
+		{"/v2", "Bearer s3cre", 401},
+		{"/v2", "Basic s3cret", 401},
+		{"/v2", "s3cret", 401},
+		{"/v2/models/a", "", 401},
+		{"/v2/models/a/ready", "", 401},
+		{"/v2/models/a/ready", "Bearer s3cret", 200},
+		{"/v2/models/nobody", "", 401},
+		{"/metrics", "", 401},
+		{"/metrics", "Bearer s3cret", 200},
+		{"/elsewhere", "", 401},
+	} {
+		r := httptest.NewRequest("GET", tc.path, nil)
+		if tc.auth != "" {
+			r.Header.Set("Authorization", tc.auth)
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		if w.Code != tc.status {
+			t.Errorf("%s with %q: %d %s, want %d", tc.path, tc.auth, w.Code, w.Body, tc.status)
+		}
+		if w.Code == 401 && w.Header().Get("WWW-Authenticate") == "" {
+			t.Errorf("%s: 401 without WWW-Authenticate", tc.path)
+		}
+	}
+	req := httptest.NewRequest("POST", "/v2/models/a/infer", strings.NewReader(testRequest([]float64{1})))
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	if w.Code != 401 {
+		t.Errorf("inference without the token: %d", w.Code)
+	}
+}
+
+// TestLimits checks the answers beyond the server's limits: requests in
+// flight (429), memory (503), the model's time (503) and the body's
+// (408).
+func TestLimits(t *testing.T) {
+	slow := map[string]testFile{"a": {Value: 1, Width: 1, DelayMS: 300}}
+	body := testRequest([]float64{1})
+	for _, tc := range []struct {
+		name   string
+		cfg    Config
+		status int
+		want   string
+	}{
+		{"in flight", Config{MaxInFlight: 1}, 429, "1 requests in flight, the most this server takes"},
+		{"memory", Config{MaxBody: int64(len(body)), MaxMemory: int64(len(body)) * memoryFactor * 3 / 2}, 503, "memory budget"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := newTestServer(t, tc.cfg, slow)
+			first := make(chan int)
+			go func() {
+				status, _ := do(t, s, "POST", "/v2/models/a/infer", body)
+				first <- status
+			}()
+			waitFor(t, func() bool { s.admitMu.Lock(); defer s.admitMu.Unlock(); return s.inFlight == 1 })
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, httptest.NewRequest("POST", "/v2/models/a/infer", strings.NewReader(body)))
+			if w.Code != tc.status || !strings.Contains(w.Body.String(), tc.want) || w.Header().Get("Retry-After") == "" {
+				t.Errorf("second request: %d %s %v, want %d and %q with Retry-After", w.Code, w.Body, w.Header(), tc.status, tc.want)
+			}
+			if status := <-first; status != 200 {
+				t.Errorf("first request: %d", status)
+			}
+			if status, _ := do(t, s, "POST", "/v2/models/a/infer", body); status != 200 {
+				t.Errorf("third request, after the first: %d", status)
+			}
+		})
+	}
+	t.Run("model time", func(t *testing.T) {
+		s, _ := newTestServer(t, Config{Timeout: 50 * time.Millisecond}, slow)
+		status, got := do(t, s, "POST", "/v2/models/a/infer", body)
+		if status != 503 || !strings.Contains(got, "the model did not answer within 50ms") {
+			t.Errorf("%d %s", status, got)
+		}
+	})
+}
+
+// waitFor waits up to 5 s for cond.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for range 500 {
+		if cond() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("timed out")
+}
+
+// TestBatching sends concurrent requests of samples of two widths to a
+// model whose batches wait for each other: they are computed in batches
+// of several requests, only those of one width together, and each
+// request gets its own rows back.
+func TestBatching(t *testing.T) {
+	s, _ := newTestServer(t, Config{BatchDelay: 50 * time.Millisecond, Workers: 1, BatchSize: 8}, map[string]testFile{"a": {Value: 100}})
+	const requests = 24
+	var wg sync.WaitGroup
+	for i := range requests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			width, rows := 1+i%2, 1+i%3
+			x := make([]float64, width*rows)
+			for j := range x {
+				x[j] = float64(i)
+			}
+			xs, _ := json.Marshal(x)
+			tags, _ := json.Marshal(strings.Split(strings.Repeat(strconv.Itoa(i)+",", rows), ",")[:rows])
+			body := fmt.Sprintf(`{"inputs":[{"name":"x","datatype":"FP64","shape":[%d,%d],"data":%s},{"name":"tag","datatype":"BYTES","shape":[%d,1],"data":%s}]}`,
+				rows, width, xs, rows, tags)
+			status, got := do(t, s, "POST", "/v2/models/a/infer", body)
+			r := decodeResponse(t, got)
+			if status != 200 || len(r.Outputs) != 2 || len(r.Outputs[0].Data) != rows {
+				t.Errorf("request %d: %d %s", i, status, got)
+				return
+			}
+			for j := range rows {
+				if y, echo := r.Outputs[0].Data[j], r.Outputs[1].Data[j]; y != float64(100+width*i) || echo != strconv.Itoa(i) {
+					t.Errorf("request %d of width %d, row %d: y %v, echo %v", i, width, j, y, echo)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	_, metrics := do(t, s, "GET", "/metrics", "")
+	count := regexp.MustCompile(`machines_serve_batch_rows_count\{model="a"\} (\d+)`).FindStringSubmatch(metrics)
+	sum := regexp.MustCompile(`machines_serve_batch_rows_sum\{model="a"\} (\d+)`).FindStringSubmatch(metrics)
+	if count == nil || sum == nil {
+		t.Fatalf("no batch metrics in\n%s", metrics)
+	}
+	batches, _ := strconv.Atoi(count[1])
+	rows, _ := strconv.Atoi(sum[1])
+	if rows != 48 || batches >= requests/2 {
+		t.Errorf("%d rows in %d batches, want 48 rows in fewer than %d", rows, batches, requests/2)
+	}
+	t.Logf("%d requests, %d rows, in %d batches", requests, rows, batches)
+}
+
+// TestReload changes the directory under a server: models added,
+// replaced, broken, mended and removed, and names and files that are
+// not models.
+func TestReload(t *testing.T) {
+	s, dir := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	infer := func(name string) (int, string) {
+		return do(t, s, "POST", "/v2/models/"+name+"/infer", testRequest([]float64{0}))
+	}
+	ready := func(name string) string { _, body := do(t, s, "GET", "/v2/models/"+name+"/ready", ""); return body }
+	scan := func() {
+		if err := s.models.scan(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		name   string
+		change func()
+		model  string
+		status int
+		want   string
+	}{
+		{"added", func() { writeModel(t, dir, "c", testFile{Value: 7, Width: 1}) }, "c", 200, `"data":[7]`},
+		{"replaced", func() { writeModel(t, dir, "a", testFile{Value: 2, Width: 1}) }, "a", 200,
+			`"model_version":"` + versionOf(t, testFile{Value: 2, Width: 1}) + `"`},
+		{"broken: the last version serves on", func() { writeModel(t, dir, "a", testFile{Fail: "no good"}) }, "a", 200, `"data":[2]`},
+		{"mended", func() { writeModel(t, dir, "a", testFile{Value: 3, Width: 1}) }, "a", 200, `"data":[3]`},
+		{"removed", func() { os.Remove(filepath.Join(dir, "c.json")) }, "c", 404, `no model \"c\"`},
+		{"bad name", func() { writeModel(t, dir, "b c", testFile{Value: 1, Width: 1}) }, "b%20c", 400, `model name \"b c\"`},
+		{"hidden", func() { writeModel(t, dir, ".d", testFile{Value: 1, Width: 1}) }, ".d", 400, `model name \".d\"`},
+		{"another extension", func() { os.WriteFile(filepath.Join(dir, "e.txt"), []byte("{}"), 0o644) }, "e", 404, `no model \"e\"`},
+		{"a directory", func() { os.Mkdir(filepath.Join(dir, "f.json"), 0o755) }, "f", 404, `no model \"f\"`},
+		{"not a model", func() { os.WriteFile(filepath.Join(dir, "g.json"), []byte(`{"format":"other"}`), 0o644) }, "g", 503,
+			`format \"other\" is not a model this server loads (\"serve-test-model\", \"machines-hypergraph-machine\", \"machines-finite-machine\")`},
+		{"not JSON", func() { os.WriteFile(filepath.Join(dir, "h.json"), []byte(`{"format":`), 0o644) }, "h", 503, `not JSON`},
+	}
+	for _, st := range steps {
+		st.change()
+		scan()
+		status, body := infer(st.model)
+		if status != st.status || !strings.Contains(body, st.want) {
+			t.Errorf("%s: %d %s\nwant %d and %s", st.name, status, body, st.status, st.want)
+		}
+		if st.name == "broken: the last version serves on" && (!strings.Contains(ready("a"), `"ready":true`) ||
+			!strings.Contains(ready("a"), "no good")) {
+			t.Errorf("%s: ready says %s", st.name, ready("a"))
+		}
+		if st.name == "mended" && strings.Contains(ready("a"), "error") {
+			t.Errorf("%s: ready says %s", st.name, ready("a"))
+		}
+	}
+	// The same content written anew keeps its version.
+	before := ready("a")
+	writeModel(t, dir, "a", testFile{Value: 3, Width: 1})
+	scan()
+	if after := ready("a"); after != before {
+		t.Errorf("the same file written again: ready %s, was %s", after, before)
+	}
+}
+
+// TestPoll checks that the server finds a new model file by itself.
+func TestPoll(t *testing.T) {
+	s, dir := newTestServer(t, Config{Poll: 10 * time.Millisecond}, nil)
+	writeModel(t, dir, "a", testFile{Value: 1, Width: 1})
+	waitFor(t, func() bool { status, _ := do(t, s, "GET", "/v2/models/a/ready", ""); return status == 200 })
+}
+
+// TestReplaceUnderLoad replaces a model ten times while requests stream
+// in (run it with -race): no request fails, and every response is
+// computed by the version it names, which is the one the request
+// started on.
+func TestReplaceUnderLoad(t *testing.T) {
+	s, dir := newTestServer(t, Config{Logger: discardLogger()}, map[string]testFile{"a": {Value: 0, Width: 1, DelayMS: 1}})
+	values := map[string]float64{versionOf(t, testFile{Value: 0, Width: 1, DelayMS: 1}): 0}
+	for v := 1; v <= 10; v++ {
+		values[versionOf(t, testFile{Value: float64(v), Width: 1, DelayMS: 1})] = float64(v)
+	}
+	var (
+		stop     atomic.Bool
+		wg       sync.WaitGroup
+		requests atomic.Int64
+		seen     sync.Map // versions that answered
+	)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; !stop.Load(); i++ {
+				x := float64(g*1000 + i%1000)
+				status, body := do(t, s, "POST", "/v2/models/a/infer", testRequest([]float64{x}))
+				requests.Add(1)
+				if status != 200 {
+					t.Errorf("%d %s", status, body)
+					return
+				}
+				r := decodeResponse(t, body)
+				value, ok := values[r.ModelVersion]
+				if y := r.Outputs[0].Data[0]; !ok || y != value+x {
+					t.Errorf("version %s (value %v) gave %v for x %v", r.ModelVersion, value, y, x)
+					return
+				}
+				seen.Store(r.ModelVersion, true)
+			}
+		}()
+	}
+	for v := 1; v <= 10; v++ {
+		time.Sleep(20 * time.Millisecond)
+		writeModel(t, dir, "a", testFile{Value: float64(v), Width: 1, DelayMS: 1})
+		if err := s.models.scan(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(20 * time.Millisecond)
+	stop.Store(true)
+	wg.Wait()
+	versions := 0
+	seen.Range(func(any, any) bool { versions++; return true })
+	if versions < 5 {
+		t.Errorf("%d versions answered, want most of the 11", versions)
+	}
+	t.Logf("%d requests, answered by %d versions", requests.Load(), versions)
+}
+
+// TestClose checks that closing the server lets the queued requests
+// finish on their version.
+func TestClose(t *testing.T) {
+	s, _ := newTestServer(t, Config{Workers: 1}, map[string]testFile{"a": {Value: 1, Width: 1, DelayMS: 50}})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if status, body := do(t, s, "POST", "/v2/models/a/infer", testRequest([]float64{1})); status != 200 {
+				t.Errorf("%d %s", status, body)
+			}
+		}()
+	}
+	waitFor(t, func() bool { s.admitMu.Lock(); defer s.admitMu.Unlock(); return s.inFlight == 4 })
+	s.Close()
+	wg.Wait()
+	if status, _ := do(t, s, "POST", "/v2/models/a/infer", testRequest([]float64{1})); status != 404 {
+		t.Errorf("after Close: %d, want 404", status)
+	}
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestModelFaults checks that a model that panics gets 500 with the
+// protocol's JSON error, and that the server serves on.
+func TestModelFaults(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}, "p": {Panic: true, Width: 1}})
+	status, body := do(t, s, "POST", "/v2/models/p/infer", testRequest([]float64{1}))
+	if status != 500 || body != `{"error":"the model failed; the server's log says why"}`+"\n" {
+		t.Errorf("%d %s", status, body)
+	}
+	if status, _ := do(t, s, "POST", "/v2/models/a/infer", testRequest([]float64{1})); status != 200 {
+		t.Errorf("the other model: %d", status)
+	}
+}
