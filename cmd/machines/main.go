@@ -13,6 +13,7 @@
 //	export            write a fitted, sculpted or saved model as an ONNX model
 //	bench             time the library's workloads
 //	sculpt            sculpt a hypergraph architecture on an image data set
+//	serve             serve model files over the Open Inference Protocol
 //	version           print the version of machines and of Go it was built with
 //	help [COMMAND]    print this overview, or the help of COMMAND
 //
@@ -317,6 +318,75 @@
 // checking that the runtime's logits agree with the library's within
 // 1e-5, and prints the images per second of each.
 //
+// # Serving
+//
+//	machines serve -models DIR [-addr 127.0.0.1:8080] [-token-file FILE] [-insecure] \
+//	    [-batch-size 256] [-batch-delay 0] [-workers N] [-max-body 4MiB] [-max-inflight 256] \
+//	    [-max-memory 512MiB] [-timeout 10s] [-grace 30s] [-poll 1s] [-log-level INFO]
+//
+// serves every file NAME.json of DIR (hidden files aside; NAME of
+// letters, digits, '.', '_' and '-') as the model NAME over the Open
+// Inference Protocol's REST API (KServe V2), which Triton, KServe,
+// Seldon and ONNX Runtime's server speak, so that their clients work
+// unchanged. The files are models of fit, saved hypergraph machines
+// (sculpt's sculpt-model.json, or a spec-built machine saved) and saved
+// finite machines, each known by its "format". The endpoints:
+//
+//	GET  /v2                                       the server's name and version
+//	GET  /v2/health/live, /v2/health/ready         200 when live; ready when every file has a model served
+//	GET  /v2/models/NAME[/versions/V]              inputs and outputs: names, datatypes, shapes (-1: any size)
+//	GET  /v2/models/NAME[/versions/V]/ready        200 when a version is served, 400 when none is
+//	POST /v2/models/NAME[/versions/V]/infer        tensors in, tensors out
+//	GET  /metrics                                  Prometheus metrics
+//
+// A model of fit takes the inputs of its ONNX export: one per feature
+// column, of shape [N, 1], FP64 for a numeric column (null for a
+// missing cell) and BYTES for a boolean, categorical or ordinal one (the
+// cell's text, missing texts included); it returns "prediction" ([N, 1])
+// for regression, and "scores", "probabilities" ([N, K]) and "label"
+// ([N]) for classification. The rows are encoded as predict encodes them,
+// and the numbers are predict's to the last digit; a level not seen in
+// training gives predict's warning in the response's
+// "parameters": {"warnings": "..."}. A hypergraph machine takes and
+// returns FP32 tensors named after its input and output vertices, [N, C,
+// H, W] or [N, D]; a finite machine takes "y0", [N, d0] or [N, d0, L...],
+// and returns "z", its stable state, computed in float32. A request's
+// "outputs" selects outputs; its "id" comes back with the response. A
+// model's version, in "model_version" and the metadata's "versions", is
+// the first 12 hexadecimal digits of the SHA-256 of its file.
+//
+// The requests to one model are computed in batches of up to -batch-size
+// rows: while -workers batches are being computed, new requests wait and
+// join the next batch, which -batch-delay may hold open a little longer.
+// The directory is read every -poll: a file added is served, a file
+// replaced (write it elsewhere in the directory and rename it onto the
+// old one, as fit and sculpt do) is served in place of the old version,
+// and a file removed stops being served; requests in flight finish on
+// the version they started with. A file that fails to load leaves the
+// previous version serving, and the log and the model's ready endpoint
+// say why.
+//
+// Errors are the protocol's {"error": "..."}: 400 for a malformed request
+// (bad JSON, JSON nested deeper than 32 levels, unknown or missing
+// inputs, wrong datatypes or shapes, data that do not fill the shape,
+// cells the model cannot read), 401 without the token, 404 for an
+// unknown model or version, 405 for a wrong method, 408 for a body not
+// sent within -timeout, 413 for one larger than -max-body, 429 beyond
+// -max-inflight requests in flight; 503 when the memory budget
+// -max-memory is full (a request counts six times its body), when a
+// model did not answer within -timeout or its file has not loaded, and
+// 500 when a model fails. Model names are never used as paths.
+//
+// serve listens on loopback only unless -token-file is given, whose
+// first line is a bearer token that every request but /v2/health/live
+// and /v2/health/ready must then carry (Authorization: Bearer TOKEN; the
+// file must not be readable by others), or -insecure. It prints
+// "serve: listening on ADDRESS" on standard output, and logs on standard
+// error a line per model load at level INFO and per request at DEBUG. On
+// SIGTERM or SIGINT it stops taking connections, finishes the requests
+// in flight within -grace, and exits with status 0 (1 if some did not
+// finish).
+//
 // # Version
 //
 //	machines version
@@ -355,6 +425,7 @@ func commands() []command {
 		{"export", "write a fitted, sculpted or saved model as an ONNX model", runExport},
 		{"bench", "time the library's workloads", runBench},
 		{"sculpt", "sculpt a hypergraph architecture on an image data set", runSculpt},
+		{"serve", "serve model files over the Open Inference Protocol", runServe},
 		{"version", "print the version of machines and of Go", runVersion},
 	}
 }

@@ -580,6 +580,14 @@ func (s *Server) admit(weight int64) error {
 	return nil
 }
 
+// InFlight returns the number of inference requests admitted and not
+// yet answered.
+func (s *Server) InFlight() int {
+	s.admitMu.Lock()
+	defer s.admitMu.Unlock()
+	return s.inFlight
+}
+
 // unadmit gives back what admit took.
 func (s *Server) unadmit(weight int64) {
 	s.admitMu.Lock()

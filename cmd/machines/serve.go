@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/parametric-machines/machines/internal/serve"
+)
+
+// serveOptions are the parsed flags of serve.
+type serveOptions struct {
+	cfg   serve.Config
+	addr  string
+	grace time.Duration
+}
+
+func runServe(args []string, stdout, stderr io.Writer) error {
+	o, err := parseServe(args, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveUntil(ctx, o, stdout)
+}
+
+// parseServe parses and checks the flags of serve.
+func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var (
+		o         serveOptions
+		maxBody   = byteSize(4 << 20)
+		maxMemory = byteSize(512 << 20)
+		level     = slog.LevelInfo
+	)
+	dir := fs.String("models", "", "serve every model file NAME.json of this `directory` as the model NAME (required)")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on this `address`; beyond loopback only with -token-file or -insecure")
+	tokenFile := fs.String("token-file", "", "require the bearer token held in this `file` on every endpoint but /v2/health/live and /v2/health/ready")
+	insecure := fs.Bool("insecure", false, "allow an -addr beyond loopback without -token-file")
+	fs.IntVar(&o.cfg.BatchSize, "batch-size", 256, "the most `rows` of one model computed as one batch")
+	fs.DurationVar(&o.cfg.BatchDelay, "batch-delay", 0, "how long a batch waits for more requests once the queue is empty")
+	fs.IntVar(&o.cfg.Workers, "workers", 0, "batches of one model computed at once (default: the cores, GOMAXPROCS)")
+	fs.Var(&maxBody, "max-body", "the largest request body, in bytes or with KiB, MiB or GiB")
+	fs.IntVar(&o.cfg.MaxInFlight, "max-inflight", 256, "the most inference requests in flight; more get 429")
+	fs.Var(&maxMemory, "max-memory", "the memory budget of the requests in flight, each counted as 6 times its body; beyond it requests get 503")
+	fs.DurationVar(&o.cfg.Timeout, "timeout", 10*time.Second, "the most time from a request's arrival to its answer")
+	fs.DurationVar(&o.grace, "grace", 30*time.Second, "on SIGTERM or SIGINT, the most time to finish the requests in flight")
+	fs.DurationVar(&o.cfg.Poll, "poll", time.Second, "how often to read the directory for changed models")
+	fs.TextVar(&level, "log-level", slog.LevelInfo, "log `level`: DEBUG (a line per request), INFO (per model load), WARN or ERROR")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: machines serve -models DIR [-addr 127.0.0.1:8080] [-token-file FILE] [-insecure] [flags]\n\n"+
+			"serves the model files of DIR over the Open Inference Protocol (KServe V2, REST)\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return nil, err
+	}
+	if err := requireFlags(fs, "models"); err != nil {
+		return nil, err
+	}
+	for _, f := range []struct {
+		name  string
+		value int64
+	}{{"batch-size", int64(o.cfg.BatchSize)}, {"workers", int64(o.cfg.Workers)}, {"max-inflight", int64(o.cfg.MaxInFlight)},
+		{"max-body", int64(maxBody)}, {"max-memory", int64(maxMemory)}, {"batch-delay", int64(o.cfg.BatchDelay)},
+		{"timeout", int64(o.cfg.Timeout)}, {"grace", int64(o.grace)}, {"poll", int64(o.cfg.Poll)}} {
+		if f.value < 0 || (f.value == 0 && f.name != "workers" && f.name != "batch-delay") {
+			return nil, usagef("-%s %s: want a positive value", f.name, fs.Lookup(f.name).Value)
+		}
+	}
+	if int64(maxBody)*6 > int64(maxMemory) {
+		return nil, usagef("-max-memory %s: want at least 6 times -max-body %s", &maxMemory, &maxBody)
+	}
+	if err := checkAddr(o.addr, *tokenFile != "", *insecure); err != nil {
+		return nil, err
+	}
+	o.cfg.Dir, o.cfg.MaxBody, o.cfg.MaxMemory = *dir, int64(maxBody), int64(maxMemory)
+	o.cfg.Kinds = []serve.Kind{kernelKind(), serve.HypergraphKind(), serve.FiniteKind()}
+	o.cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		o.cfg.Version = bi.Main.Version
+	}
+	if *tokenFile != "" {
+		token, err := readToken(*tokenFile)
+		if err != nil {
+			return nil, err
+		}
+		o.cfg.Token = token
+	}
+	return &o, nil
+}
+
+// checkAddr refuses an address beyond loopback unless a token guards it
+// or insecure says so.
+func checkAddr(addr string, token, insecure bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("-addr %s: %v", addr, err)
+	}
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
+	if !loopback && !token && !insecure {
+		return usagef("-addr %s listens beyond loopback: give -token-file FILE to require a bearer token, or -insecure to serve anyone who can connect", addr)
+	}
+	return nil
+}
+
+// readToken reads a bearer token from the first line of the file at
+// path, which others than its owner must not be able to read.
+func readToken(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("-token-file %s: mode %v lets others read the token: chmod 600 %s", path, fi.Mode().Perm(), path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	token, _, _ := strings.Cut(string(data), "\n")
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return "", fmt.Errorf("-token-file %s: no token on its first line", path)
+	}
+	return token, nil
+}
+
+// serveUntil serves until ctx is done, then stops taking connections,
+// finishes the requests in flight within the grace period and returns.
+func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer) error {
+	logger := o.cfg.Logger
+	srv, err := serve.New(o.cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		srv.Close()
+		return err
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: o.cfg.Timeout,
+		WriteTimeout:      2 * o.cfg.Timeout,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          log.New(slogWriter{logger}, "", 0),
+	}
+	// The line that scripts wait for, with the port chosen for ":0".
+	fmt.Fprintf(stdout, "serve: listening on %s\n", ln.Addr())
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		srv.Close()
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: no new connections; finishing the requests in flight", "in_flight", srv.InFlight(), "grace", o.grace)
+	sctx, cancel := context.WithTimeout(context.Background(), o.grace)
+	defer cancel()
+	err = hs.Shutdown(sctx)
+	if err != nil {
+		left := srv.InFlight()
+		hs.Close()
+		srv.Close()
+		return fmt.Errorf("%d requests still in flight after the grace period of %v: %w", left, o.grace, err)
+	}
+	srv.Close()
+	logger.Info("stopped: every request in flight answered")
+	return nil
+}
+
+// slogWriter passes the net/http server's own messages (TLS handshakes,
+// malformed requests it answers itself) to the log at level Warn.
+type slogWriter struct{ l *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.l.Warn(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// byteSize is a flag of a size in bytes, given as a whole number with
+// an optional suffix KiB, MiB or GiB.
+type byteSize int64
+
+func (b *byteSize) String() string {
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if int64(*b) >= u.size && int64(*b)%u.size == 0 {
+			return strconv.FormatInt(int64(*b)/u.size, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(int64(*b), 10)
+}
+
+func (b *byteSize) Set(s string) error {
+	num, unit := s, int64(1)
+	for suffix, size := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if v, ok := strings.CutSuffix(s, suffix); ok {
+			num, unit = v, size
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/unit {
+		return errors.New("want a whole number of bytes, with KiB, MiB or GiB if you like")
+	}
+	*b = byteSize(n * unit)
+	return nil
+}

@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/serve"
+)
+
+// TestServeMatchesPredict fits a messy regression table and a
+// classification table, and checks that the server's answers for the
+// rows of new tables, sent all at once and one by one, are predict's to
+// the last digit, with the same warning for an unseen level.
+func TestServeMatchesPredict(t *testing.T) {
+	for _, tc := range []struct {
+		name, train, target, new string
+		fitArgs                  []string
+		warning                  string
+	}{
+		{"regression", "testdata/fit_messy_train.csv", "y", "testdata/fit_messy_new.csv", []string{"-id", "name", "-ignore", "note"},
+			`column "group": 1 rows hold levels not seen in training, such as "D"; they are encoded as no level at all`},
+		{"classification", "testdata/fit_cls_train.csv", "color", "testdata/fit_cls_new.csv", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			model := filepath.Join(dir, "m.json")
+			args := append([]string{"fit", "-data", tc.train, "-target", tc.target, "-cost", "0.1", "-bandwidth", "1", "-model", model}, tc.fitArgs...)
+			if code, _, stderr := fitTestRun(args...); code != 0 {
+				t.Fatalf("fit exited with %d: %s", code, stderr)
+			}
+			code, stdout, stderr := fitTestRun("predict", "-model", model, "-data", tc.new, "-out", "-")
+			if code != 0 {
+				t.Fatalf("predict exited with %d: %s", code, stderr)
+			}
+			want, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.warning != "" && !strings.Contains(stderr, tc.warning) {
+				t.Fatalf("predict's stderr %q lacks the warning %q", stderr, tc.warning)
+			}
+			s, err := serve.New(serve.Config{Dir: dir, Kinds: []serve.Kind{kernelKind()}, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			f, err := dataset.LoadFrame(tc.new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := serveInfer(t, s, f, nil)
+			if got := all.Parameters["warnings"]; got != tc.warning {
+				t.Errorf("warnings %q, want %q", got, tc.warning)
+			}
+			for i := range f.Len() {
+				checkPredictRow(t, all, i, want[0], want[i+1])
+				one := serveInfer(t, s, f, []int{i})
+				checkPredictRow(t, one, 0, want[0], want[i+1])
+			}
+		})
+	}
+}
+
+// serveResponse is the part of an inference response the tests read.
+type serveResponse struct {
+	Parameters map[string]string `json:"parameters"`
+	Outputs    []struct {
+		Name string            `json:"name"`
+		Data []json.RawMessage `json:"data"`
+	} `json:"outputs"`
+}
+
+// serveInfer asks s for the given rows of f (nil: all) through the model
+// "m", each input in the datatype of the model's metadata.
+func serveInfer(t *testing.T, s *serve.Server, f *dataset.Frame, rows []int) serveResponse {
+	t.Helper()
+	if rows == nil {
+		for i := range f.Len() {
+			rows = append(rows, i)
+		}
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("GET", "/v2/models/m", nil))
+	var meta struct{ Inputs []serve.TensorSpec }
+	if err := json.Unmarshal(w.Body.Bytes(), &meta); err != nil {
+		t.Fatalf("metadata %s: %v", w.Body, err)
+	}
+	var inputs []string
+	for _, in := range meta.Inputs {
+		col, err := f.Column(in.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data []any
+		for _, r := range rows {
+			cell := f.Cell(r, col)
+			if in.Datatype == serve.BYTES {
+				data = append(data, cell)
+			} else if v, err := strconv.ParseFloat(cell, 64); err == nil {
+				data = append(data, v)
+			} else {
+				data = append(data, nil) // a missing cell
+			}
+		}
+		d, _ := json.Marshal(data)
+		inputs = append(inputs, fmt.Sprintf(`{"name":%q,"datatype":%q,"shape":[%d,1],"data":%s}`, in.Name, in.Datatype, len(rows), d))
+	}
+	w = httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("POST", "/v2/models/m/infer", strings.NewReader(`{"inputs":[`+strings.Join(inputs, ",")+`]}`)))
+	var resp serveResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &resp); w.Code != 200 || err != nil {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	return resp
+}
+
+// checkPredictRow compares row i of a response with a record of
+// predict, whose columns header names: the target's for regression,
+// the class and p_CLASS for classification, and others (an id) ignored.
+func checkPredictRow(t *testing.T, r serveResponse, i int, header, record []string) {
+	t.Helper()
+	out := map[string][]json.RawMessage{}
+	for _, o := range r.Outputs {
+		out[o.Name] = o.Data
+	}
+	k := len(out["probabilities"]) / max(len(out["label"]), 1)
+	class := 0
+	for j, name := range header {
+		var got string
+		switch {
+		case out["prediction"] != nil && j == len(header)-1:
+			got = string(out["prediction"][i])
+		case out["label"] != nil && strings.HasPrefix(name, "p_"):
+			got = string(out["probabilities"][i*k+class])
+			class++
+		case out["label"] != nil && j == len(header)-1-k:
+			got = strings.Trim(string(out["label"][i]), `"`)
+		default:
+			continue
+		}
+		if got != record[j] {
+			t.Errorf("row %d, %s: served %s, predict %s", i, name, got, record[j])
+		}
+	}
+}
+
+// TestServeFlags checks the refusals of serve's command line.
+func TestServeFlags(t *testing.T) {
+	dir := t.TempDir()
+	token := filepath.Join(dir, "token")
+	os.WriteFile(token, []byte("s3cret\n"), 0o600)
+	open := filepath.Join(dir, "open")
+	os.WriteFile(open, []byte("s3cret\n"), 0o644)
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, []byte("\n"), 0o600)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{}, 2, "missing required flag -models"},
+		{[]string{"-models", dir, "-addr", "0.0.0.0:8080"}, 2, "-addr 0.0.0.0:8080 listens beyond loopback: give -token-file FILE"},
+		{[]string{"-models", dir, "-addr", ":8080"}, 2, "listens beyond loopback"},
+		{[]string{"-models", dir, "-addr", "example.org:80"}, 2, "listens beyond loopback"},
+		{[]string{"-models", dir, "-addr", "8080"}, 2, "-addr 8080: address 8080: missing port in address"},
+		{[]string{"-models", dir, "-token-file", open}, 1, "lets others read the token: chmod 600"},
+		{[]string{"-models", dir, "-token-file", empty}, 1, "no token on its first line"},
+		{[]string{"-models", dir, "-token-file", filepath.Join(dir, "none")}, 1, "no such file"},
+		{[]string{"-models", dir, "-batch-size", "0"}, 2, "-batch-size 0: want a positive value"},
+		{[]string{"-models", dir, "-timeout", "-1s"}, 2, "-timeout -1s: want a positive value"},
+		{[]string{"-models", dir, "-max-body", "4MB"}, 2, `invalid value "4MB" for flag -max-body`},
+		{[]string{"-models", dir, "-max-body", "100MiB"}, 2, "-max-memory 512MiB: want at least 6 times -max-body 100MiB"},
+		{[]string{"-models", dir, "-log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
+		{[]string{"-models", filepath.Join(dir, "none")}, 1, "no such file or directory"},
+		{[]string{"-models", token}, 1, "is not a directory"},
+	} {
+		code, _, stderr := fitTestRun(append([]string{"serve"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("serve %q: exit %d, %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+	for _, args := range [][]string{
+		{"-models", dir, "-addr", "0.0.0.0:0", "-insecure"},
+		{"-models", dir, "-addr", "0.0.0.0:0", "-token-file", token},
+		{"-models", dir, "-addr", "[::1]:0", "-max-body", "1KiB", "-max-memory", "6KiB"},
+		{"-models", dir, "-addr", "localhost:0", "-log-level", "debug"},
+	} {
+		o, err := parseServe(args, io.Discard)
+		if err != nil {
+			t.Errorf("serve %q: %v", args, err)
+			continue
+		}
+		if slices := strings.Join(args, " "); strings.Contains(slices, "token") && o.cfg.Token != "s3cret" {
+			t.Errorf("serve %q: token %q", args, o.cfg.Token)
+		}
+	}
+}
+
+// TestServeShutdown starts serve, begins a request whose body is still
+// on its way, and stops the server as SIGTERM does: the request in flight
+// completes, new connections are refused, and serve returns without
+// error.
+func TestServeShutdown(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := fitTestRun("fit", "-data", "testdata/fit_cls_train.csv", "-target", "color", "-cost", "0.1", "-bandwidth", "1",
+		"-model", filepath.Join(dir, "m.json")); code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	o, err := parseServe([]string{"-models", dir, "-addr", "127.0.0.1:0", "-grace", "5s"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.cfg.Logger = slog.New(slog.DiscardHandler)
+	ctx, stop := context.WithCancel(context.Background())
+	out, lines := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- serveUntil(ctx, o, lines) }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimSpace(strings.TrimPrefix(line, "serve: listening on "))
+
+	body := `{"inputs":[{"name":"x1","datatype":"FP64","shape":[1,1],"data":[0.5]},{"name":"x2","datatype":"FP64","shape":[1,1],"data":[1]}]}`
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /v2/models/m/infer HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:20])
+	time.Sleep(50 * time.Millisecond) // the server reads the headers: the request is in flight
+	stop()
+	for range 100 { // until the listener is closed
+		if probe, err := net.Dial("tcp", addr); err != nil {
+			break
+		} else {
+			probe.Close()
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if _, err := net.Dial("tcp", addr); err == nil {
+		t.Error("new connections are still accepted")
+	}
+	io.WriteString(c, body[20:])
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("the request in flight: %v", err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(got), `"name":"label"`) {
+		t.Errorf("the request in flight: %d %s", resp.StatusCode, got)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not return")
+	}
+}
