@@ -42,10 +42,20 @@ type Workload struct {
 	// setup prepares the data and returns the function that does one
 	// unit of work.
 	setup func() (func(), error)
-	// measure, if not nil, replaces setup for work timed outside Go: it
-	// prepares the work, times runs samples as Run does and returns the
-	// median time of a unit and the repetitions of each sample.
-	measure func(runs int) (median time.Duration, reps int, err error)
+	// measure, if not nil, replaces setup for work timed outside Go or
+	// by other means: it prepares the work, times runs samples as Run
+	// does and returns the median time of a unit and the repetitions of
+	// each sample.
+	measure func(runs int) (measurement, error)
+}
+
+// measurement is what a workload's measure returns.
+type measurement struct {
+	median time.Duration
+	reps   int
+	// p99 is the 99th percentile of the latency of a unit, for work
+	// whose units overlap (the serve suite's requests); 0 otherwise.
+	p99 time.Duration
 }
 
 // Result is the measured time of a workload, as the JSON report has it.
@@ -64,6 +74,10 @@ type Result struct {
 	// (0 if it counts none), and Item what they are.
 	PerSecond float64 `json:"per_second,omitempty"`
 	Item      string  `json:"item,omitempty"`
+	// P99NS is the 99th percentile of the latency of a unit, for the
+	// serve suite, whose units (requests) overlap: there the median time
+	// is the wall time over the units, the inverse of their rate.
+	P99NS int64 `json:"p99_ns,omitempty"`
 }
 
 // Median returns the median time per unit.
@@ -109,16 +123,19 @@ func Run(w Workload, runs int) (Result, error) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	measure := w.measure
 	if measure == nil {
-		measure = func(runs int) (time.Duration, int, error) { return timeUnit(w.setup, runs) }
+		measure = func(runs int) (measurement, error) {
+			median, reps, err := timeUnit(w.setup, runs)
+			return measurement{median: median, reps: reps}, err
+		}
 	}
-	median, reps, err := measure(runs)
+	m, err := measure(runs)
 	if err != nil {
 		return Result{}, fmt.Errorf("bench: %s: %w", w.Name, err)
 	}
-	r := Result{Name: w.Name, Dtype: w.Dtype, MedianNS: int64(median), Runs: runs, Reps: reps,
-		Unit: w.Unit, TargetNS: int64(w.Target), Procs: procs}
+	r := Result{Name: w.Name, Dtype: w.Dtype, MedianNS: int64(m.median), Runs: runs, Reps: m.reps,
+		Unit: w.Unit, TargetNS: int64(w.Target), Procs: procs, P99NS: int64(m.p99)}
 	if w.Items > 0 {
-		r.PerSecond, r.Item = float64(w.Items)/median.Seconds(), w.ItemName
+		r.PerSecond, r.Item = float64(w.Items)/m.median.Seconds(), w.ItemName
 	}
 	return r, nil
 }

@@ -92,34 +92,34 @@ func libraryInference() (func(), error) {
 
 // runtimeInference exports the sculpted machine, times it in ONNX
 // Runtime with time.js and checks its logits against the library's.
-func runtimeInference(runs int) (time.Duration, int, error) {
+func runtimeInference(runs int) (measurement, error) {
 	m, x, err := sculptedBatch()
 	if err != nil {
-		return 0, 0, err
+		return measurement{}, err
 	}
 	script := filepath.Join(ONNXRuntime, "time.js")
 	if _, err := os.Stat(filepath.Join(ONNXRuntime, "node_modules", "onnxruntime-node")); err != nil {
-		return 0, 0, fmt.Errorf("the onnx suite needs node and ONNX Runtime's Node binding (npm install --ignore-scripts in %s, and run from the repository's root): %w", ONNXRuntime, err)
+		return measurement{}, fmt.Errorf("the onnx suite needs node and ONNX Runtime's Node binding (npm install --ignore-scripts in %s, and run from the repository's root): %w", ONNXRuntime, err)
 	}
 	model, err := onnx.Hypergraph(m)
 	if err != nil {
-		return 0, 0, err
+		return measurement{}, err
 	}
 	dir, err := os.MkdirTemp("", "bench-onnx")
 	if err != nil {
-		return 0, 0, err
+		return measurement{}, err
 	}
 	defer os.RemoveAll(dir)
 	modelPath, inputPath := filepath.Join(dir, "sculpted.onnx"), filepath.Join(dir, "input.f32")
 	if err := onnx.Write(modelPath, model); err != nil {
-		return 0, 0, err
+		return measurement{}, err
 	}
 	var buf bytes.Buffer
 	if err := binary.Write(&buf, binary.LittleEndian, x.Data); err != nil {
-		return 0, 0, err
+		return measurement{}, err
 	}
 	if err := os.WriteFile(inputPath, buf.Bytes(), 0o644); err != nil {
-		return 0, 0, err
+		return measurement{}, err
 	}
 	dims := make([]string, len(x.Shape))
 	for i, d := range x.Shape {
@@ -130,7 +130,7 @@ func runtimeInference(runs int) (time.Duration, int, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return 0, 0, fmt.Errorf("node %s: %w: %s", script, err, stderr.Bytes())
+		return measurement{}, fmt.Errorf("node %s: %w: %s", script, err, stderr.Bytes())
 	}
 	var res struct {
 		MedianNS int64 `json:"median_ns"`
@@ -140,14 +140,14 @@ func runtimeInference(runs int) (time.Duration, int, error) {
 		} `json:"outputs"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
-		return 0, 0, fmt.Errorf("node %s printed %q: %w", script, out, err)
+		return measurement{}, fmt.Errorf("node %s printed %q: %w", script, out, err)
 	}
 	_, logits := forward(m, x)
 	name := m.Hypergraph().Vertices[m.Outputs()[0]]
 	if d := maxRelDiff(res.Outputs[name].Data, logits.Value.Data); !(d <= onnxTol) {
-		return 0, 0, fmt.Errorf("ONNX Runtime's %s differ from the library's by %.3g of their largest magnitude, want at most %g", name, d, onnxTol)
+		return measurement{}, fmt.Errorf("ONNX Runtime's %s differ from the library's by %.3g of their largest magnitude, want at most %g", name, d, onnxTol)
 	}
-	return time.Duration(res.MedianNS), res.Reps, nil
+	return measurement{median: time.Duration(res.MedianNS), reps: res.Reps}, nil
 }
 
 // maxRelDiff returns the largest difference between got and want

@@ -6,11 +6,12 @@ import (
 )
 
 // Suites returns the names of the benchmark suites.
-func Suites() []string { return []string{"default", "machines", "tabular", "sculpt", "onnx"} }
+func Suites() []string { return []string{"default", "machines", "tabular", "sculpt", "onnx", "serve"} }
 
 // Suite returns the workloads of the named suite: "default" is
 // Workloads, "machines" is MachineWorkloads, "tabular" is
-// TabularWorkloads, "sculpt" is SculptWorkloads, "onnx" is ONNXWorkloads.
+// TabularWorkloads, "sculpt" is SculptWorkloads, "onnx" is ONNXWorkloads,
+// "serve" is ServeWorkloads.
 func Suite(name string) ([]Workload, error) {
 	switch name {
 	case "default":
@@ -23,6 +24,8 @@ func Suite(name string) ([]Workload, error) {
 		return SculptWorkloads(), nil
 	case "onnx":
 		return ONNXWorkloads(), nil
+	case "serve":
+		return ServeWorkloads(), nil
 	}
 	return nil, fmt.Errorf("bench: unknown suite %q (known: %s)", name, strings.Join(Suites(), ", "))
 }

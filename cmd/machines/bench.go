@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/parametric-machines/machines/bench"
 	"github.com/parametric-machines/machines/internal/atomicfile"
@@ -29,6 +31,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return usagef("-runs %d: want at least 1", *runs)
 	}
 	bench.SculptedModel = *model
+	if self, err := os.Executable(); err == nil {
+		bench.Machines = self // the serve suite runs fit and serve
+	}
+	bench.ServeLog = stderr
 	workloads, err := bench.Suite(*suite)
 	if err != nil {
 		return usagef("-suite %q: want one of %v", *suite, bench.Suites())
@@ -52,6 +58,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-22s %-8s %12v  %-26s %10s  %s\n", r.Name, r.Dtype, r.Median(), r.Unit, target, w.Reference)
 		if r.PerSecond > 0 {
 			fmt.Fprintf(stdout, "%-22s %.0f %s/s, GOMAXPROCS %d\n", "", r.PerSecond, r.Item, r.Procs)
+		}
+		if r.P99NS > 0 {
+			fmt.Fprintf(stdout, "%-22s latency p99 %v\n", "", time.Duration(r.P99NS))
 		}
 	}
 	ratios := bench.Ratios(results)

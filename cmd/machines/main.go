@@ -291,7 +291,7 @@
 //
 // # Benchmarks
 //
-//	machines bench [-suite default|machines|tabular|sculpt|onnx] [-json FILE] [-runs N] [-model FILE]
+//	machines bench [-suite default|machines|tabular|sculpt|onnx|serve] [-json FILE] [-runs N] [-model FILE]
 //
 // times the workloads described in bench/WORKLOADS.md single-threaded and
 // prints the median time of each: W1 (matmul), W3 (convolution), W4, W4b
@@ -316,7 +316,16 @@
 // and exported to ONNX in ONNX Runtime (onnx-runtime, through
 // onnx/runtime/time.js; run it from the repository's root), after
 // checking that the runtime's logits agree with the library's within
-// 1e-5, and prints the images per second of each.
+// 1e-5, and prints the images per second of each. -suite serve runs this
+// program's serve on loopback, serving a model of fit on Friedman 1 (10
+// numeric columns), loaded by Debian's wrk from 64 connections of one-row
+// requests (serve-single) and 8 of 256-row requests (serve-256), and
+// prints the rows per second and the 99th percentile of the latency of
+// each; serve-replace replaces the model 10 times in 30 s of load and
+// fails if a request fails or an answer is not that of the version it
+// names; serve-sigterm sends serve SIGTERM under load and fails unless
+// serve answers the requests in flight and exits 0
+// (bench/WORKLOADS.md).
 //
 // # Serving
 //
