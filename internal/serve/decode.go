@@ -50,9 +50,9 @@ const (
 func decodeInfer(data []byte, md *Metadata, depth int, arena *[]float64) (*inferRequest, error) {
 	d := &inferDecoder{s: scanner{data: data, max: depth}, md: md, arena: arena,
 		req: &inferRequest{inputs: make([]Tensor, len(md.Inputs))}}
-	var seen fieldSet
+	var seen uint32
 	err := d.s.object(func(key []byte) error {
-		if err := seen.add(key, "the request"); err != nil {
+		if err := field(key, requestFields, &seen, object{"the request", -1}); err != nil {
 			return err
 		}
 		switch string(key) {
@@ -63,11 +63,9 @@ func decodeInfer(data []byte, md *Metadata, depth int, arena *[]float64) (*infer
 		case "parameters":
 			return d.parameters()
 		case "inputs":
-			return d.s.array(func(i int) error { return d.input(i) })
-		case "outputs":
-			return d.s.array(func(int) error { return d.output() })
+			return d.s.array(d.input)
 		}
-		return badRequest("unknown field %q in the request; the protocol's are id, parameters, inputs and outputs", key)
+		return d.s.array(func(int) error { return d.output() })
 	})
 	if err != nil {
 		return nil, err
@@ -93,15 +91,42 @@ type inferDecoder struct {
 	first string // name of the first input read
 }
 
-// fieldSet tracks the fields of one object, to refuse one given twice.
-type fieldSet []string
+// The fields of the protocol's objects: the request, an input tensor
+// and a requested output.
+var (
+	requestFields = []string{"id", "parameters", "inputs", "outputs"}
+	inputFields   = []string{"name", "shape", "datatype", "parameters", "data"}
+	outputFields  = []string{"name", "parameters"}
+)
 
-func (f *fieldSet) add(key []byte, where string) error {
-	if slices.Contains(*f, string(key)) {
-		return badRequest("field %q given twice in %s", key, where)
+// field checks that key is one of the known fields of an object and not
+// given twice, marking it in seen; what says which object, for messages.
+func field(key []byte, known []string, seen *uint32, what object) error {
+	for i, name := range known {
+		if name != string(key) {
+			continue
+		}
+		if *seen&(1<<i) != 0 {
+			return badRequest("field %q given twice in %s", key, what)
+		}
+		*seen |= 1 << i
+		return nil
 	}
-	*f = append(*f, string(key))
-	return nil
+	return badRequest("unknown field %q in %s; the protocol's are %s", key, what, strings.Join(known, ", "))
+}
+
+// object names an object of the request for messages: "the request",
+// "input 2".
+type object struct {
+	kind  string
+	index int // -1 for none
+}
+
+func (o object) String() string {
+	if o.index < 0 {
+		return o.kind
+	}
+	return fmt.Sprintf("%s %d", o.kind, o.index)
 }
 
 // parameters reads a parameters object, which the server ignores: an
@@ -135,10 +160,10 @@ func (ds *dataScan) count() int { return ds.numbers + ds.nulls + ds.texts + ds.o
 // input reads input tensor i of the request.
 func (d *inferDecoder) input(i int) error {
 	var in rawInput
-	var seen fieldSet
-	where := fmt.Sprintf("input %d", i)
+	var seen uint32
+	where := object{"input", i}
 	err := d.s.object(func(key []byte) error {
-		if err := seen.add(key, where); err != nil {
+		if err := field(key, inputFields, &seen, where); err != nil {
 			return err
 		}
 		var err error
@@ -159,11 +184,9 @@ func (d *inferDecoder) input(i int) error {
 			})
 		case "parameters":
 			err = d.parameters()
-		case "data":
+		default: // "data"
 			in.hasData = true
 			err = d.scanData(&in.data)
-		default:
-			err = badRequest("unknown field %q in %s; the protocol's are name, shape, datatype, parameters and data", key, where)
 		}
 		return err
 	})
@@ -328,20 +351,17 @@ func (d *inferDecoder) elements(t *Tensor, ds *dataScan) error {
 // output reads a requested output.
 func (d *inferDecoder) output() error {
 	var name []byte
-	var seen fieldSet
+	var seen uint32
 	err := d.s.object(func(key []byte) error {
-		if err := seen.add(key, "a requested output"); err != nil {
+		if err := field(key, outputFields, &seen, object{"a requested output", -1}); err != nil {
 			return err
 		}
-		switch string(key) {
-		case "name":
-			var err error
-			name, err = d.s.str()
-			return err
-		case "parameters":
+		if string(key) == "parameters" {
 			return d.parameters()
 		}
-		return badRequest("unknown field %q in a requested output; the protocol's are name and parameters", key)
+		var err error
+		name, err = d.s.str()
+		return err
 	})
 	if err != nil {
 		return err

@@ -2,8 +2,10 @@ package serve
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -221,4 +223,35 @@ func FuzzDecodeInfer(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkDecodeInfer decodes requests of ten FP64 inputs of shape
+// [rows, 1], as those of a kernel model on ten numeric columns.
+func BenchmarkDecodeInfer(b *testing.B) {
+	md := Metadata{Outputs: []TensorSpec{{Name: "y", Datatype: FP64, Shape: []int{-1, 1}}}}
+	for j := range 10 {
+		md.Inputs = append(md.Inputs, TensorSpec{Name: fmt.Sprintf("x%d", j+1), Datatype: FP64, Shape: []int{-1, 1}})
+	}
+	for _, rows := range []int{1, 256} {
+		var inputs []string
+		for j := range 10 {
+			data := make([]string, rows)
+			for i := range data {
+				data[i] = strconv.FormatFloat(float64(i*10+j)/2561, 'g', -1, 64)
+			}
+			inputs = append(inputs, fmt.Sprintf(`{"name":"x%d","datatype":"FP64","shape":[%d,1],"data":[%s]}`, j+1, rows, strings.Join(data, ",")))
+		}
+		body := []byte(`{"inputs":[` + strings.Join(inputs, ",") + `]}`)
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			var arena []float64
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				arena = arena[:0]
+				if _, err := decodeInfer(body, &md, 32, &arena); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
