@@ -375,19 +375,32 @@ func (s *serveSetup) runWrk(url string, rows, conns int, d time.Duration, check 
 	return wait()
 }
 
-// serveThroughput times runs samples of requests of the given rows on
-// conns connections, after a second of warm-up.
-func serveThroughput(rows, conns, runs int) (measurement, error) {
+// withServe prepares a workload's directory, starts serve on it logging
+// at level, and calls work with both; it cleans up after.
+func withServe(level string, work func(*serveSetup, *serveProcess) (measurement, error)) (measurement, error) {
 	s, err := newServeSetup()
 	if err != nil {
 		return measurement{}, err
 	}
 	defer s.close()
-	srv, err := startServe(s.models, "WARN")
+	srv, err := startServe(s.models, level)
 	if err != nil {
 		return measurement{}, err
 	}
 	defer srv.kill()
+	return work(s, srv)
+}
+
+// serveThroughput times runs samples of requests of the given rows on
+// conns connections, after a second of warm-up.
+func serveThroughput(rows, conns, runs int) (measurement, error) {
+	return withServe("WARN", func(s *serveSetup, srv *serveProcess) (measurement, error) {
+		return throughput(s, srv, rows, conns, runs)
+	})
+}
+
+// throughput is serveThroughput's work.
+func throughput(s *serveSetup, srv *serveProcess, rows, conns, runs int) (measurement, error) {
 	samples := make([]measurement, runs)
 	for i := -1; i < runs; i++ {
 		d := ServeSample
@@ -415,16 +428,11 @@ func serveThroughput(rows, conns, runs int) (measurement, error) {
 // serveReplace loads the server for ServeReplaceTime while the model file
 // is replaced serveReplacements times, and checks every response.
 func serveReplace() (measurement, error) {
-	s, err := newServeSetup()
-	if err != nil {
-		return measurement{}, err
-	}
-	defer s.close()
-	srv, err := startServe(s.models, "INFO")
-	if err != nil {
-		return measurement{}, err
-	}
-	defer srv.kill()
+	return withServe("INFO", replace)
+}
+
+// replace is serveReplace's work.
+func replace(s *serveSetup, srv *serveProcess) (measurement, error) {
 	wait, err := s.startWrk(srv.url, 1, 64, ServeReplaceTime, true)
 	if err != nil {
 		return measurement{}, err
@@ -468,16 +476,11 @@ func serveReplace() (measurement, error) {
 // halfway: every answer must be 200, and serve must answer the requests
 // in flight and exit 0.
 func serveSigterm() (measurement, error) {
-	s, err := newServeSetup()
-	if err != nil {
-		return measurement{}, err
-	}
-	defer s.close()
-	srv, err := startServe(s.models, "INFO")
-	if err != nil {
-		return measurement{}, err
-	}
-	defer srv.kill()
+	return withServe("INFO", sigterm)
+}
+
+// sigterm is serveSigterm's work.
+func sigterm(s *serveSetup, srv *serveProcess) (measurement, error) {
 	wait, err := s.startWrk(srv.url, 1, 64, ServeSample, false)
 	if err != nil {
 		return measurement{}, err

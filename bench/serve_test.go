@@ -37,7 +37,9 @@ func TestServeWorkloads(t *testing.T) {
 	if _, err := exec.LookPath("wrk"); err != nil {
 		testutil.Missing(t, "wrk (Debian package wrk)", err)
 	}
-	defer func(m string, sample, replace time.Duration) { Machines, ServeSample, ServeReplaceTime = m, sample, replace }(Machines, ServeSample, ServeReplaceTime)
+	defer func(m string, sample, replace time.Duration) {
+		Machines, ServeSample, ServeReplaceTime = m, sample, replace
+	}(Machines, ServeSample, ServeReplaceTime)
 	Machines = filepath.Join(t.TempDir(), "machines")
 	if out, err := exec.Command("go", "build", "-o", Machines, "../cmd/machines").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v: %s", err, out)

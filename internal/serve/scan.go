@@ -49,18 +49,7 @@ func (s *scanner) enter() error {
 // object reads the object at the scanner's place, calling field for
 // each key with the scanner at the key's value, which field must read.
 func (s *scanner) object(field func(key []byte) error) error {
-	if s.next() != '{' {
-		return s.syntaxError("want an object")
-	}
-	if err := s.enter(); err != nil {
-		return err
-	}
-	if s.next() == '}' {
-		s.pos++
-		s.depth--
-		return nil
-	}
-	for {
+	return s.sequence('{', '}', "an object", func(int) error {
 		if s.next() != '"' {
 			return s.syntaxError("want a field name")
 		}
@@ -72,49 +61,43 @@ func (s *scanner) object(field func(key []byte) error) error {
 			return s.syntaxError("want ':' after a field name")
 		}
 		s.pos++
-		if err := field(key); err != nil {
-			return err
-		}
-		switch s.next() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			s.depth--
-			return nil
-		default:
-			return s.syntaxError("want ',' or '}' in an object")
-		}
-	}
+		return field(key)
+	})
 }
 
 // array reads the array at the scanner's place, calling elem for each
 // element with the scanner at it, which elem must read.
 func (s *scanner) array(elem func(i int) error) error {
-	if s.next() != '[' {
-		return s.syntaxError("want an array")
+	return s.sequence('[', ']', "an array", elem)
+}
+
+// sequence reads the array or object, as open and close say, at the
+// scanner's place, calling item to read each of its items.
+func (s *scanner) sequence(open, close byte, what string, item func(i int) error) error {
+	if s.next() != open {
+		return s.syntaxError("want %s", what)
 	}
 	if err := s.enter(); err != nil {
 		return err
 	}
-	if s.next() == ']' {
+	if s.next() == close {
 		s.pos++
 		s.depth--
 		return nil
 	}
 	for i := 0; ; i++ {
-		if err := elem(i); err != nil {
+		if err := item(i); err != nil {
 			return err
 		}
 		switch s.next() {
 		case ',':
 			s.pos++
-		case ']':
+		case close:
 			s.pos++
 			s.depth--
 			return nil
 		default:
-			return s.syntaxError("want ',' or ']' in an array")
+			return s.syntaxError("want ',' or '%c' in %s", close, what)
 		}
 	}
 }
