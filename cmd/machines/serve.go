@@ -52,7 +52,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	tokenFile := fs.String("token-file", "", "require the bearer token held in this `file` on every endpoint but /v2/health/live and /v2/health/ready")
 	insecure := fs.Bool("insecure", false, "allow an -addr beyond loopback without -token-file")
 	fs.IntVar(&o.cfg.BatchSize, "batch-size", 256, "the most `rows` of one model computed as one batch")
-	fs.DurationVar(&o.cfg.BatchDelay, "batch-delay", 0, "how long a batch waits for more requests once the queue is empty")
+	fs.DurationVar(&o.cfg.BatchDelay, "batch-delay", 200*time.Microsecond, "the most time a batch waits for more requests")
 	fs.IntVar(&o.cfg.Workers, "workers", 0, "batches of one model computed at once (default: the cores, GOMAXPROCS)")
 	fs.Var(&maxBody, "max-body", "the largest request body, in bytes or with KiB, MiB or GiB")
 	fs.IntVar(&o.cfg.MaxInFlight, "max-inflight", 256, "the most inference requests in flight; more get 429")
@@ -78,7 +78,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	}{{"batch-size", int64(o.cfg.BatchSize)}, {"workers", int64(o.cfg.Workers)}, {"max-inflight", int64(o.cfg.MaxInFlight)},
 		{"max-body", int64(maxBody)}, {"max-memory", int64(maxMemory)}, {"batch-delay", int64(o.cfg.BatchDelay)},
 		{"timeout", int64(o.cfg.Timeout)}, {"grace", int64(o.grace)}, {"poll", int64(o.cfg.Poll)}} {
-		if f.value < 0 || (f.value == 0 && f.name != "workers" && f.name != "batch-delay") {
+		if f.value < 0 || (f.value == 0 && f.name != "workers") {
 			return nil, usagef("-%s %s: want a positive value", f.name, fs.Lookup(f.name).Value)
 		}
 	}

@@ -82,7 +82,7 @@ func (v *version) retire() {
 // batching is how the workers of a version form batches.
 type batching struct {
 	size    int           // rows at most
-	delay   time.Duration // wait for more requests once the queue is empty
+	delay   time.Duration // wait for more requests once the queue is empty, > 0
 	workers int
 	queue   int // capacity of a version's queue
 	pool    *rowsPool
@@ -106,12 +106,9 @@ func (v *version) work(b batching) {
 		pending []*job // taken from the queue, not yet in a batch
 		batch   []*job
 		stacked Rows
-		timer   *time.Timer
+		timer   = time.NewTimer(b.delay)
 	)
-	if b.delay > 0 {
-		timer = time.NewTimer(b.delay)
-		timer.Stop()
-	}
+	timer.Stop()
 	for {
 		if len(pending) == 0 {
 			j, ok := <-v.queue
@@ -130,9 +127,9 @@ func (v *version) work(b batching) {
 // collect forms a batch: the first pending job and the pending and
 // queued jobs of the same row shape, in order, up to b.size rows (a
 // first job of more rows is computed alone). It takes queued jobs until
-// the batch is full or the queue is empty, after b.delay with timer if
-// that is not zero. Jobs that do not fit stay pending, for the next
-// batch; jobs whose requests have given up are dropped.
+// the batch is full or b.delay, timed by timer, has passed. Jobs that do
+// not fit stay pending, for the next batch; jobs whose requests have
+// given up are dropped.
 func (v *version) collect(batch, pending []*job, b batching, timer *time.Timer) ([]*job, []*job) {
 	rows := 0
 	var shape []int
@@ -156,10 +153,11 @@ func (v *version) collect(batch, pending []*job, b batching, timer *time.Timer) 
 			kept = append(kept, j)
 		}
 	}
-	if timer != nil && len(batch) > 0 {
-		timer.Reset(b.delay)
-		defer timer.Stop()
+	if len(batch) == 0 {
+		return batch, kept
 	}
+	timer.Reset(b.delay)
+	defer timer.Stop()
 	for rows < b.size {
 		var (
 			j  *job
@@ -167,15 +165,8 @@ func (v *version) collect(batch, pending []*job, b batching, timer *time.Timer) 
 		)
 		select {
 		case j, ok = <-v.queue:
-		default:
-			if timer == nil || len(batch) == 0 {
-				return batch, kept
-			}
-			select {
-			case j, ok = <-v.queue:
-			case <-timer.C:
-				return batch, kept
-			}
+		case <-timer.C:
+			return batch, kept
 		}
 		if !ok {
 			break

@@ -45,9 +45,9 @@
 // The requests to one model are computed in batches: each version has a
 // queue and Config.Workers goroutines that take from it. A worker takes
 // the first request waiting and adds the others of the same row shape,
-// up to Config.BatchSize rows; with Config.BatchDelay it waits that long
-// for more once the queue is empty, and without it computes at once, so
-// that batches form while the workers are busy. A request's inputs are
+// up to Config.BatchSize rows, waiting at most Config.BatchDelay for
+// them; while the workers are busy, requests queue and join the next
+// batch. A request's inputs are
 // checked and encoded (Model.Prepare) in its own goroutine, so a bad row
 // fails its request only; the batch stacks the encoded rows and the
 // model computes them as one (Model.Infer). Buffers are pooled.

@@ -41,8 +41,9 @@ type Config struct {
 	// (default 256); a larger request is computed alone.
 	BatchSize int
 	// BatchDelay is how long a batch waits for more requests once the
-	// queue is empty; the default, 0, computes it at once, so that
-	// batches form only while the model is busy.
+	// queue is empty (default 200 µs): on a model of fit on 10 columns
+	// under load from 64 connections, 100 µs to 1 ms took a fifth less
+	// CPU per request than computing at once.
 	BatchDelay time.Duration
 	// Workers is the number of batches of one model computed at once
 	// (default GOMAXPROCS).
@@ -91,6 +92,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxMemory == 0 {
 		c.MaxMemory = 512 << 20
+	}
+	if c.BatchDelay == 0 {
+		c.BatchDelay = 200 * time.Microsecond
 	}
 	if c.Timeout == 0 {
 		c.Timeout = 10 * time.Second
