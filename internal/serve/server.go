@@ -417,13 +417,17 @@ func (s *Server) serverReady(w http.ResponseWriter) outcome {
 		"error": "models not ready: " + strings.Join(waiting, ", ")})
 }
 
+// jsonType is the Content-Type of every answer, shared so that setting
+// it allocates nothing; net/http only reads it.
+var jsonType = []string{"application/json"}
+
 // reply writes v as a JSON response with the given status.
 func (s *Server) reply(w http.ResponseWriter, status int, v any) outcome {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // the server's replies always marshal
 	}
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = jsonType
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
 	return outcome{status: status}
@@ -500,7 +504,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	out := appendResponse(body.sc.out[:0], &response{model: v.name, version: v.id, req: req, warnings: warnings,
 		outputs: j.outputs, lo: j.lo, hi: j.hi})
 	body.sc.out = out
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = jsonType
 	w.Write(out)
 	return outcome{status: http.StatusOK, model: v.metrics, rows: n}
 }
