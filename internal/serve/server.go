@@ -311,9 +311,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if s.log.Enabled(r.Context(), slog.LevelDebug) {
+		model := ""
+		if o.model != nil {
+			model = o.model.name
+		}
 		s.log.LogAttrs(r.Context(), slog.LevelDebug, "request", slog.String("method", r.Method),
-			slog.String("path", r.URL.Path), slog.Int("status", o.status), slog.Int("rows", o.rows),
-			slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr))
+			slog.String("path", r.URL.EscapedPath()), slog.String("model", model), slog.Int("status", o.status),
+			slog.Int("rows", o.rows), slog.Duration("duration", time.Since(start)), slog.String("remote", r.RemoteAddr))
 	}
 }
 
