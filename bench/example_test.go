@@ -26,7 +26,7 @@ func ExampleSuite() {
 	}
 
 	// Output:
-	// [default machines tabular sculpt onnx]
+	// [default machines tabular sculpt onnx serve]
 	// W1                    float64 -      512x512 product
 	// W1                    float32 -      512x512 product
 	// W3                    float32 2.3ms  conv fwd+kernel grads, batch 32
