@@ -555,3 +555,19 @@ func TestModelFaults(t *testing.T) {
 		t.Errorf("the other model: %d", status)
 	}
 }
+
+// BenchmarkInfer times the answer to one-row requests of ten values,
+// from decoding to the response, the test model computing nothing.
+func BenchmarkInfer(b *testing.B) {
+	s, _ := newTestServer(b, Config{Logger: discardLogger(), BatchDelay: time.Nanosecond}, map[string]testFile{"a": {Value: 1, Width: 10}})
+	body := `{"inputs":[{"name":"x","datatype":"FP64","shape":[1,10],"data":[0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1]},{"name":"tag","datatype":"BYTES","shape":[1,1],"data":["1"]}]}`
+	w := httptest.NewRecorder()
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Body.Reset()
+		s.ServeHTTP(w, httptest.NewRequest("POST", "/v2/models/a/infer", strings.NewReader(body)))
+	}
+	if w.Code != 200 {
+		b.Fatal(w.Code, w.Body)
+	}
+}
