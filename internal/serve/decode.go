@@ -309,7 +309,7 @@ func checkShape(spec TensorSpec, shape []int) error {
 }
 
 // elements reads the elements of t from its data, which scanData has
-// checked.
+// checked: strings, numbers in JSON's grammar and nulls.
 func (d *inferDecoder) elements(t *Tensor, ds *dataScan) error {
 	size := ds.count()
 	if t.Datatype == BYTES {
@@ -338,7 +338,7 @@ func (d *inferDecoder) elements(t *Tensor, ds *dataScan) error {
 			s.pos += len("null")
 			t.Numbers = append(t.Numbers, math.NaN())
 		default:
-			text, _ := s.number()
+			text := s.token()
 			v, err := strconv.ParseFloat(string(text), 64)
 			if err != nil || (t.Datatype == FP32 && math.Abs(v) > math.MaxFloat32) {
 				return badRequest("input %q: element %d, %s, is out of the range of %s", t.Name, len(t.Numbers), text, t.Datatype)

@@ -233,26 +233,18 @@ func unescape(raw []byte) []byte {
 // number reads the number at the scanner's place and returns its text.
 func (s *scanner) number() ([]byte, error) {
 	start := s.pos
-	digits := func() int {
-		n := 0
-		for s.pos < len(s.data) && '0' <= s.data[s.pos] && s.data[s.pos] <= '9' {
-			s.pos++
-			n++
-		}
-		return n
-	}
 	if s.pos < len(s.data) && s.data[s.pos] == '-' {
 		s.pos++
 	}
 	switch {
 	case s.pos < len(s.data) && s.data[s.pos] == '0':
 		s.pos++
-	case digits() == 0:
+	case s.digits() == 0:
 		return nil, s.syntaxError("want a value")
 	}
 	if s.pos < len(s.data) && s.data[s.pos] == '.' {
 		s.pos++
-		if digits() == 0 {
+		if s.digits() == 0 {
 			return nil, s.syntaxError("want digits after a decimal point")
 		}
 	}
@@ -261,11 +253,35 @@ func (s *scanner) number() ([]byte, error) {
 		if s.pos < len(s.data) && (s.data[s.pos] == '+' || s.data[s.pos] == '-') {
 			s.pos++
 		}
-		if digits() == 0 {
+		if s.digits() == 0 {
 			return nil, s.syntaxError("want digits in an exponent")
 		}
 	}
 	return s.data[start:s.pos], nil
+}
+
+// digits steps over the decimal digits at the scanner's place and
+// returns how many there were.
+func (s *scanner) digits() int {
+	start := s.pos
+	for s.pos < len(s.data) && s.data[s.pos]-'0' <= 9 {
+		s.pos++
+	}
+	return s.pos - start
+}
+
+// token steps over a number or literal that number or literal has
+// already checked, and returns its text.
+func (s *scanner) token() []byte {
+	start := s.pos
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ',', ']', '}', ' ', '\t', '\n', '\r':
+			return s.data[start:s.pos]
+		}
+		s.pos++
+	}
+	return s.data[start:]
 }
 
 // literal reads the literal word (true, false or null) at the scanner's
