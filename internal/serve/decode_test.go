@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -194,8 +195,9 @@ func TestUnescape(t *testing.T) {
 }
 
 // FuzzDecodeInfer checks that the decoder never panics, refuses what it
-// does not accept with a 400, and accepts only tensors whose data fill
-// their shapes, which fit the model's. The seeds are in
+// does not accept with a 400, and accepts only valid JSON (as
+// encoding/json judges it) with tensors whose data fill their shapes,
+// which fit the model's. The seeds are in
 // testdata/fuzz/FuzzDecodeInfer.
 func FuzzDecodeInfer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -207,6 +209,9 @@ func FuzzDecodeInfer(f *testing.F) {
 				t.Fatalf("error %v is not a 400", err)
 			}
 			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("accepted JSON that encoding/json finds invalid: %q", body)
 		}
 		rows := req.inputs[0].Shape[0]
 		for k, in := range req.inputs {
