@@ -31,8 +31,8 @@ type testFile struct {
 	DelayMS int `json:"delay_ms,omitempty"`
 	// Fail, if set, is the error of loading the file.
 	Fail string `json:"fail,omitempty"`
-	// Panic, if set, makes Infer panic.
-	Panic bool `json:"panic,omitempty"`
+	// Panic, if set, makes Load, Prepare or Infer panic.
+	Panic string `json:"panic,omitempty"`
 }
 
 // testModel is the model of a test file: its inputs are "x" (FP64,
@@ -58,6 +58,9 @@ func testKind() Kind {
 		if f.Fail != "" {
 			return nil, fmt.Errorf("%s: %s", path, f.Fail)
 		}
+		if f.Panic == "Load" {
+			panic("test model panics in Load")
+		}
 		width := f.Width
 		if width == 0 {
 			width = -1
@@ -74,6 +77,9 @@ func (m *testModel) Metadata() Metadata { return m.meta }
 // Prepare makes a row of the sample's x and a code for its tag: its
 // index among the tags of the request.
 func (m *testModel) Prepare(rows *Rows, in []Tensor) error {
+	if m.f.Panic == "Prepare" {
+		panic("test model panics in Prepare")
+	}
 	x, tag := in[0], in[1]
 	n, w := x.Shape[0], x.Shape[1]
 	rows.Reset(n, w+1)
@@ -96,8 +102,8 @@ func (m *testModel) Prepare(rows *Rows, in []Tensor) error {
 
 func (m *testModel) Infer(rows *Rows) ([]Tensor, error) {
 	time.Sleep(time.Duration(m.f.DelayMS) * time.Millisecond)
-	if m.f.Panic {
-		panic("test model panics")
+	if m.f.Panic == "Infer" {
+		panic("test model panics in Infer")
 	}
 	y := Tensor{Name: "y", Datatype: FP64, Shape: []int{rows.N, 1}, Numbers: make([]float64, rows.N)}
 	echo := Tensor{Name: "echo", Datatype: BYTES, Shape: []int{rows.N}, Texts: make([]string, rows.N)}

@@ -228,7 +228,7 @@ func (r *registry) load(name, path string) (*version, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("%s: format %q is not a model this server loads (%s)", path, head.Format, r.formats())
 	}
-	m, err := r.kinds[k].Load(path)
+	m, err := loadKind(r.kinds[k], path)
 	if err != nil {
 		return nil, err
 	}
@@ -239,6 +239,17 @@ func (r *registry) load(name, path string) (*version, error) {
 	v := &version{name: name, id: hex.EncodeToString(sum[:6]), file: path, model: m, meta: meta,
 		loaded: time.Now(), queue: make(chan *job, r.batch.queue), metrics: r.metrics.model(name)}
 	return v, nil
+}
+
+// loadKind loads the file at path with kind k, turning a panic of its
+// loader into an error, so that a bad file cannot stop the server.
+func loadKind(k Kind, path string) (m Model, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: the loader of %q panicked: %v", path, k.Format, p)
+		}
+	}()
+	return k.Load(path)
 }
 
 // formats lists the formats of the registry's kinds, for messages.

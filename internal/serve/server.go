@@ -485,25 +485,30 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	rows := s.rows.get()
 	if err := prepare(v.model, rows, req.inputs); err != nil {
 		s.rows.put(rows)
-		return s.failModel(w, v, err, "bad_request")
+		if errors.As(err, new(*requestError)) {
+			return s.failModel(w, v, err, "bad_request")
+		}
+		return s.modelFault(w, v, err)
 	}
 	n, warnings := rows.N, slices.Clone(rows.Warnings)
 	j := &job{ctx: ctx, rows: rows, n: n, done: make(chan struct{})}
-	v.queue <- j // never blocks: the queue holds MaxInFlight jobs
+	// The queue holds MaxInFlight jobs, but those of requests that have
+	// given up stay in it until a worker drops them.
+	select {
+	case v.queue <- j:
+	case <-ctx.Done():
+		s.rows.put(rows)
+		return s.gaveUp(w, r, v)
+	}
 	v.release()
 	held = false
 	select {
 	case <-j.done:
 	case <-ctx.Done():
-		if r.Context().Err() != nil {
-			return outcome{status: 499, model: v.metrics, reason: "canceled"} // the client has gone
-		}
-		return s.failModel(w, v, &requestError{http.StatusServiceUnavailable,
-			fmt.Sprintf("the model did not answer within %v", s.cfg.Timeout)}, "timeout")
+		return s.gaveUp(w, r, v)
 	}
 	if j.err != nil {
-		s.log.Error("inference failed", "model", v.name, "version", v.id, "error", j.err.Error())
-		return s.failModel(w, v, fmt.Errorf("the model failed; the server's log says why"), "internal")
+		return s.modelFault(w, v, j.err)
 	}
 	out := appendResponse(body.sc.out[:0], &response{model: v.name, version: v.id, req: req, warnings: warnings,
 		outputs: j.outputs, lo: j.lo, hi: j.hi})
@@ -511,6 +516,23 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	w.Header()["Content-Type"] = jsonType
 	w.Write(out)
 	return outcome{status: http.StatusOK, model: v.metrics, rows: n}
+}
+
+// gaveUp answers a request to model v whose time ran out, or whose
+// client has gone.
+func (s *Server) gaveUp(w http.ResponseWriter, r *http.Request, v *version) outcome {
+	if r.Context().Err() != nil {
+		return outcome{status: 499, model: v.metrics, reason: "canceled"} // no one to answer
+	}
+	return s.failModel(w, v, &requestError{http.StatusServiceUnavailable,
+		fmt.Sprintf("the model did not answer within %v", s.cfg.Timeout)}, "timeout")
+}
+
+// modelFault logs a failure of model v and answers 500, without the
+// details, which are for the server's operator.
+func (s *Server) modelFault(w http.ResponseWriter, v *version, err error) outcome {
+	s.log.Error("the model failed", "model", v.name, "version", v.id, "error", err.Error())
+	return s.failModel(w, v, errors.New("the model failed; the server's log says why"), "internal")
 }
 
 // failModel is fail for a request that reached model v.

@@ -543,16 +543,49 @@ func TestClose(t *testing.T) {
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// TestModelFaults checks that a model that panics gets 500 with the
-// protocol's JSON error, and that the server serves on.
+// TestModelFaults checks that a model that panics in Prepare or Infer
+// gets 500 with the protocol's JSON error, and no detail, that one whose
+// loader panics is reported as not loaded, and that the server serves
+// on.
 func TestModelFaults(t *testing.T) {
-	s, _ := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}, "p": {Panic: true, Width: 1}})
-	status, body := do(t, s, "POST", "/v2/models/p/infer", testRequest([]float64{1}))
-	if status != 500 || body != `{"error":"the model failed; the server's log says why"}`+"\n" {
-		t.Errorf("%d %s", status, body)
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1},
+		"p": {Panic: "Prepare", Width: 1}, "i": {Panic: "Infer", Width: 1}, "l": {Panic: "Load", Width: 1}})
+	for _, name := range []string{"p", "i"} {
+		status, body := do(t, s, "POST", "/v2/models/"+name+"/infer", testRequest([]float64{1}))
+		if status != 500 || body != `{"error":"the model failed; the server's log says why"}`+"\n" {
+			t.Errorf("%s: %d %s", name, status, body)
+		}
+	}
+	if _, body := do(t, s, "GET", "/v2/models/l/ready", ""); !strings.Contains(body, `the loader of \"serve-test-model\" panicked: test model panics in Load`) {
+		t.Errorf("a loader that panics: %s", body)
 	}
 	if status, _ := do(t, s, "POST", "/v2/models/a/infer", testRequest([]float64{1})); status != 200 {
 		t.Errorf("the other model: %d", status)
+	}
+}
+
+// TestStaleQueue fills a model's queue with the job of a request that
+// has given up: the next request waits for a place in the queue no
+// longer than its time.
+func TestStaleQueue(t *testing.T) {
+	s, _ := newTestServer(t, Config{MaxInFlight: 2, Workers: 1, Timeout: 100 * time.Millisecond},
+		map[string]testFile{"a": {Value: 1, Width: 1, DelayMS: 1000}})
+	body := testRequest([]float64{1})
+	statuses := make(chan int, 3)
+	for range 3 { // the first keeps the worker busy; the others' jobs fill the queue
+		go func() { status, _ := do(t, s, "POST", "/v2/models/a/infer", body); statuses <- status }()
+		time.Sleep(20 * time.Millisecond)
+		waitFor(t, func() bool { s.admitMu.Lock(); defer s.admitMu.Unlock(); return s.inFlight < 2 })
+	}
+	for range 3 {
+		if status := <-statuses; status != 503 {
+			t.Errorf("a request that outlived its time: %d", status)
+		}
+	}
+	start := time.Now()
+	status, got := do(t, s, "POST", "/v2/models/a/infer", body)
+	if status != 503 || time.Since(start) > 700*time.Millisecond {
+		t.Errorf("behind a full queue: %d %s after %v", status, got, time.Since(start))
 	}
 }
 
