@@ -371,8 +371,9 @@
 // connections, a delay of 100 us to 1 ms took a fifth less CPU per
 // request than none.
 // The directory is read every -poll: a file added is served, a file
-// replaced (write it elsewhere in the directory and rename it onto the
-// old one, as fit and sculpt do) is served in place of the old version,
+// replaced (write a hidden file, one whose name starts with '.', in the
+// directory and rename it onto the old one, as fit and sculpt do) is
+// served in place of the old version,
 // and a file removed stops being served; requests in flight finish on
 // the version they started with. A file that fails to load leaves the
 // previous version serving, and the log and the model's ready endpoint
@@ -389,10 +390,10 @@
 // model did not answer within -timeout or its file has not loaded, and
 // 500 when a model fails. Model names are never used as paths.
 //
-// serve listens on loopback only unless -token-file is given, whose
-// first line is a bearer token that every request but /v2/health/live
-// and /v2/health/ready must then carry (Authorization: Bearer TOKEN; the
-// file must not be readable by others), or -insecure. It prints
+// serve refuses an -addr beyond loopback unless -token-file is given,
+// whose first line is a bearer token that every request but
+// /v2/health/live and /v2/health/ready must then carry (Authorization:
+// Bearer TOKEN; the file must not be readable by others), or -insecure. It prints
 // "serve: listening on ADDRESS" on standard output, and logs on standard
 // error a line per model load at level INFO and per request at DEBUG. On
 // SIGTERM or SIGINT it stops taking connections, finishes the requests
