@@ -56,6 +56,14 @@ func (v *version) acquire() bool {
 	return true
 }
 
+// arriving reports whether a request holds a reference to v: it may be
+// about to queue a job.
+func (v *version) arriving() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.refs > 0
+}
+
 // release gives back a reference taken by acquire.
 func (v *version) release() {
 	v.mu.Lock()
@@ -127,9 +135,10 @@ func (v *version) work(b batching) {
 // collect forms a batch: the first pending job and the pending and
 // queued jobs of the same row shape, in order, up to b.size rows (a
 // first job of more rows is computed alone). It takes queued jobs until
-// the batch is full or b.delay, timed by timer, has passed. Jobs that do
-// not fit stay pending, for the next batch; jobs whose requests have
-// given up are dropped.
+// the batch is full, or b.delay, timed by timer, has passed, or the
+// queue is empty and no request holds the version on its way to it.
+// Jobs that do not fit stay pending, for the next batch; jobs whose
+// requests have given up are dropped.
 func (v *version) collect(batch, pending []*job, b batching, timer *time.Timer) ([]*job, []*job) {
 	rows := 0
 	var shape []int
@@ -165,8 +174,15 @@ func (v *version) collect(batch, pending []*job, b batching, timer *time.Timer) 
 		)
 		select {
 		case j, ok = <-v.queue:
-		case <-timer.C:
-			return batch, kept
+		default:
+			if !v.arriving() {
+				return batch, kept // no request is on its way: waiting is in vain
+			}
+			select {
+			case j, ok = <-v.queue:
+			case <-timer.C:
+				return batch, kept
+			}
 		}
 		if !ok {
 			break

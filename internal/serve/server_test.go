@@ -349,11 +349,11 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 // TestBatching sends concurrent requests of samples of two widths to a
-// model whose batches wait for each other: they are computed in batches
-// of several requests, only those of one width together, and each
-// request gets its own rows back.
+// model of one worker that takes its time, so that requests queue while
+// it works: they are computed in batches of several requests, only those
+// of one width together, and each request gets its own rows back.
 func TestBatching(t *testing.T) {
-	s, _ := newTestServer(t, Config{BatchDelay: 50 * time.Millisecond, Workers: 1, BatchSize: 8}, map[string]testFile{"a": {Value: 100}})
+	s, _ := newTestServer(t, Config{Workers: 1, BatchSize: 8}, map[string]testFile{"a": {Value: 100, DelayMS: 50}})
 	const requests = 24
 	var wg sync.WaitGroup
 	for i := range requests {
@@ -395,6 +395,19 @@ func TestBatching(t *testing.T) {
 		t.Errorf("%d rows in %d batches, want 48 rows in fewer than %d", rows, batches, requests/2)
 	}
 	t.Logf("%d requests, %d rows, in %d batches", requests, rows, batches)
+}
+
+// TestBatchAlone checks that a lone request does not wait for others to
+// join its batch: no other request is on its way.
+func TestBatchAlone(t *testing.T) {
+	s, _ := newTestServer(t, Config{BatchDelay: 2 * time.Second}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	start := time.Now()
+	if status, body := do(t, s, "POST", "/v2/models/a/infer", testRequest([]float64{1})); status != 200 {
+		t.Fatalf("%d %s", status, body)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("a lone request took %v, with a batch delay of 2s", d)
+	}
 }
 
 // TestReload changes the directory under a server: models added,
