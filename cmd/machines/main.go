@@ -366,7 +366,7 @@
 //
 // The requests to one model are computed in batches of up to -batch-size
 // rows, each waiting at most -batch-delay for requests to join it (not
-// at all when no other request to the model has arrived): while
+// at all when no other request to the model is in flight): while
 // -workers batches are being computed, new requests queue and join the
 // next one. On a model of fit on 10 columns under load from 64
 // connections, a delay of 100 us to 1 ms took a fifth less CPU per

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,6 +24,10 @@ type version struct {
 	loaded   time.Time
 	queue    chan *job
 	metrics  *modelMetrics
+
+	// active counts the inference requests to v in flight, from their
+	// arrival to their answer.
+	active atomic.Int32
 
 	mu      sync.Mutex
 	refs    int
@@ -54,14 +59,6 @@ func (v *version) acquire() bool {
 	}
 	v.refs++
 	return true
-}
-
-// arriving reports whether a request holds a reference to v: it may be
-// about to queue a job.
-func (v *version) arriving() bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.refs > 0
 }
 
 // release gives back a reference taken by acquire.
@@ -136,7 +133,9 @@ func (v *version) work(b batching) {
 // queued jobs of the same row shape, in order, up to b.size rows (a
 // first job of more rows is computed alone). It takes queued jobs until
 // the batch is full, or b.delay, timed by timer, has passed, or the
-// queue is empty and no request holds the version on its way to it.
+// queue is empty and every inference request in flight to v is in the
+// batch or pending: under light load a batch does not wait in vain,
+// under heavy load it waits for the requests of the clients it answers.
 // Jobs that do not fit stay pending, for the next batch; jobs whose
 // requests have given up are dropped.
 func (v *version) collect(batch, pending []*job, b batching, timer *time.Timer) ([]*job, []*job) {
@@ -175,8 +174,8 @@ func (v *version) collect(batch, pending []*job, b batching, timer *time.Timer) 
 		select {
 		case j, ok = <-v.queue:
 		default:
-			if !v.arriving() {
-				return batch, kept // no request is on its way: waiting is in vain
+			if int(v.active.Load()) <= len(batch)+len(kept) {
+				return batch, kept // every request in flight is here: waiting is in vain
 			}
 			select {
 			case j, ok = <-v.queue:

@@ -46,7 +46,7 @@
 // queue and Config.Workers goroutines that take from it. A worker takes
 // the first request waiting and adds the others of the same row shape,
 // up to Config.BatchSize rows, waiting at most Config.BatchDelay for
-// them, and not at all when no other request to the model is on its way;
+// them, and not at all when no other request to the model is in flight;
 // while the workers are busy, requests queue and join the next batch. A request's inputs are
 // checked and encoded (Model.Prepare) in its own goroutine, so a bad row
 // fails its request only; the batch stacks the encoded rows and the

@@ -469,6 +469,8 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 			v.release()
 		}
 	}()
+	v.active.Add(1)
+	defer v.active.Add(-1)
 	o, body, done := s.admitted(w, r, v)
 	if done != nil {
 		defer done()

@@ -398,7 +398,7 @@ func TestBatching(t *testing.T) {
 }
 
 // TestBatchAlone checks that a lone request does not wait for others to
-// join its batch: no other request is on its way.
+// join its batch: no other request is in flight.
 func TestBatchAlone(t *testing.T) {
 	s, _ := newTestServer(t, Config{BatchDelay: 2 * time.Second}, map[string]testFile{"a": {Value: 1, Width: 1}})
 	start := time.Now()
