@@ -83,7 +83,7 @@ func NewObjective(arch Architecture, p Problem) (*Objective, error) {
 	o := &Objective{arch: arch, inputs: d, anchors: m}
 	size := arch.size()
 	na := size * d
-	o.params = make([]float64, arch.Params(d, m))
+	o.params = make([]float64, arch.NumParams(d, m))
 	o.grad = make([]float64, len(o.params))
 	o.a = o.g.Param(ad.View(o.params[:na], size, d), ad.View(o.grad[:na], size, d))
 	o.c = o.g.Param(ad.View(o.params[na:], size-arch.Dims[0], m), ad.View(o.grad[na:], size-arch.Dims[0], m))
@@ -93,7 +93,7 @@ func NewObjective(arch Architecture, p Problem) (*Objective, error) {
 			x.Value.Data[j*n+i] = p.X.At(i, j)
 		}
 	}
-	net := arch.build(&o.g, o.a, o.c, x, anchors)
+	net := build(arch, &o.g, o.a, o.c, x, anchors)
 	switch {
 	case p.Y != nil && p.Labels != nil:
 		return nil, errors.New("kernel: a problem has either regression targets or class labels, not both")

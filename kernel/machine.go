@@ -92,31 +92,31 @@ func (a Architecture) size() int {
 // Outputs returns the size of the last block.
 func (a Architecture) Outputs() int { return a.Dims[len(a.Dims)-1] }
 
-// Params returns the number of trainable parameters for the given input
-// dimension and number of anchors: the augmenter sum(Dims) x inputs and
-// the coefficients (sum(Dims) - Dims[0]) x anchors.
-func (a Architecture) Params(inputs, anchors int) int {
+// NumParams returns the number of trainable parameters for the given
+// input dimension and number of anchors: the augmenter sum(Dims) x inputs
+// and the coefficients (sum(Dims) - Dims[0]) x anchors.
+func (a Architecture) NumParams(inputs, anchors int) int {
 	s := a.size()
 	return s*inputs + (s-a.Dims[0])*anchors
 }
 
 // network is the graph of a kernel machine's forward pass on a set of
 // points, the first m of which (or the listed ones) are the anchors.
-type network struct {
-	out  *ad.Node[float64] // output block, Outputs() x points
-	norm *ad.Node[float64] // sum over levels of the RKHS norm of the level's map
+type network[T ad.Float] struct {
+	out  *ad.Node[T] // output block, Outputs() x points
+	norm *ad.Node[T] // sum over levels of the RKHS norm of the level's map
 }
 
 // build records the stable state of the machine with augmenter a
 // (size x inputs) and coefficients c ((size - d0) x anchors) on the points
 // that are the columns of x. anchors lists the columns of x that are the
 // anchor points, in the order of c's columns; nil means every column.
-func (arch Architecture) build(g *ad.Graph[float64], a, c, x *ad.Node[float64], anchors []int) network {
-	sigma := arch.sigma()
+func build[T ad.Float](arch Architecture, g *ad.Graph[T], a, c, x *ad.Node[T], anchors []int) network[T] {
+	sigma := T(arch.sigma())
 	z := g.MatMul(a, x, false, false)
 	lo := arch.Dims[0]
 	state := g.RowBlock(z, 0, lo)
-	var k, norm *ad.Node[float64]
+	var k, norm *ad.Node[T]
 	crow := 0
 	for _, d := range arch.Dims[1:] {
 		anchorState := state
@@ -148,7 +148,7 @@ func (arch Architecture) build(g *ad.Graph[float64], a, c, x *ad.Node[float64], 
 		lo += d
 		crow += d
 	}
-	return network{out: state, norm: norm}
+	return network[T]{out: state, norm: norm}
 }
 
 // Machine is a fitted finite-depth kernel machine.
@@ -178,7 +178,7 @@ func (m *Machine) Inputs() int { _, c := m.A.Dims(); return c }
 // NumParams returns the number of trained parameters.
 func (m *Machine) NumParams() int {
 	r, _ := m.Anchors.Dims()
-	return m.Params(m.Inputs(), r)
+	return m.Architecture.NumParams(m.Inputs(), r)
 }
 
 // Predict writes the machine's output for each row of x to the rows of
@@ -212,7 +212,7 @@ func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 		anchors[j] = j
 	}
 	var g ad.Graph[float64]
-	net := m.build(&g, g.Input(ad.FromMatrix(m.A)), g.Input(ad.FromMatrix(m.C)), g.Input(pts), anchors)
+	net := build(m.Architecture, &g, g.Input(ad.FromMatrix(m.A)), g.Input(ad.FromMatrix(m.C)), g.Input(pts), anchors)
 	dst.Copy(mat.NewDense(m.Outputs(), na+n, net.out.Value.Data).Slice(0, m.Outputs(), na, na+n).T())
 	if m.Output != nil {
 		m.Output.Invert(dst)

@@ -3,7 +3,7 @@
 // fitted here can run where this library does not.
 //
 // Kernel builds the graph of a fitted finite-depth kernel machine with its
-// preprocessing, Hypergraph that of a hypergraph machine, Finite that of
+// preprocessing, Model that of a model of package model, Finite that of
 // a finite machine, and Write saves a model atomically. The tests run
 // every kind in ONNX Runtime and compare its outputs with the library's.
 //
@@ -38,25 +38,24 @@
 // "probabilities" (their softmax) and "label" (the most probable class,
 // [N] strings). Everything is computed in float64, as the library does.
 //
-// # Hypergraph machines
+// # Models
 //
-// Hypergraph exports a machine built from a spec, such as the
-// sculpt-model.json that package sculpt writes: its inputs and outputs
-// are the input and output vertices, named after them, images [N, C, H,
-// W] and vectors [N, D] with a dynamic batch N; an output is the vertex's
-// state with its activation applied, what Machine.Build returns. Only the
-// live edges, those on a path to an output, are exported: a sculpted
-// machine has its pruned edges removed already, and an edge nothing reads
-// costs nothing in the runtime. The graph computes in the machine's
-// element type; the vertices' states sum their input and the edges'
-// contributions in the order the library does.
+// Model exports a model of package model, such as the sculpt-model.json
+// that package sculpt writes: its inputs and outputs are the input and
+// output spaces, named after them, images [N, C, H, W] and vectors
+// [N, D] with a dynamic batch N; an output is what Model.Predict
+// returns. Only the live layers, those on a path to an output, are
+// exported: a sculpted machine has its pruned edges removed already, and
+// a layer nothing reads costs nothing in the runtime. The graph computes
+// in the model's element type; the spaces' states sum their input and
+// the layers' contributions in the order the library does.
 //
 // # Finite machines
 //
 // Finite exports a dense, convolutional or recurrent machine of package
 // finite for signals of one shape, which the graph fixes (the batch stays
 // dynamic). Its input "y0" is the input block and its output "z" the
-// stable state of all channels, as Machine.Apply computes for a zero z0.
+// stable state of all channels, as a Layer computes for a zero z0.
 // The solve is unrolled block by block: the state of block i is the
 // activation, scaled, of the product of the weight's block row with the
 // states of the blocks before it. A recurrent machine is unrolled time

@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
 	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/onnx"
 	"gonum.org/v1/gonum/mat"
 )
@@ -75,11 +77,11 @@ func ExampleKernel() {
 	// output prediction: the predicted price
 }
 
-// A hypergraph machine built from a spec, here a residual block, becomes
-// an ONNX model with an input and an output per input and output vertex
-// and a dynamic batch; the edge into a vertex no output reads is left
+// A model built from a hypergraph spec, here a residual block, becomes
+// an ONNX model with an input and an output per input and output space
+// and a dynamic batch; the layer into a space no output reads is left
 // out.
-func ExampleHypergraph() {
+func ExampleModel() {
 	spec, err := hypergraph.ReadSpec(strings.NewReader(`{
 	  "format": "machines-hypergraph", "version": 1,
 	  "inputs": ["x"], "outputs": ["y"],
@@ -99,36 +101,36 @@ func ExampleHypergraph() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	m, err := hypergraph.FromSpec[float32](spec, 1)
+	m, err := model.FromSpec[float32](spec, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	model, err := onnx.Hypergraph(m)
+	proto, err := onnx.Model(m)
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, in := range model.GetGraph().GetInput() {
+	for _, in := range proto.GetGraph().GetInput() {
 		fmt.Printf("input %s: %s\n", in.GetName(), in.GetDocString())
 	}
-	for _, out := range model.GetGraph().GetOutput() {
+	for _, out := range proto.GetGraph().GetOutput() {
 		fmt.Printf("output %s: %s\n", out.GetName(), out.GetDocString())
 	}
 	var ops []string
-	for _, n := range model.GetGraph().GetNode() {
+	for _, n := range proto.GetGraph().GetNode() {
 		ops = append(ops, n.GetOpType())
 	}
 	fmt.Println("operators:", strings.Join(ops, " "))
 
 	// Output:
-	// input x: vertex x: images of shape [N, 1, 8, 8]
-	// output y: vertex y: its state with activation identity, images of shape [N, 1, 8, 8]
+	// input x: space x: images of shape [N, 1, 8, 8]
+	// output y: space y: its state with activation identity, images of shape [N, 1, 8, 8]
 	// operators: Conv Clip Conv Add Identity
 }
 
 // A recurrent finite machine unrolls, for signals of a given length, time
 // step by time step and block by block.
 func ExampleFinite() {
-	m, err := finite.NewRecur[float64]([]int{1, 2, 2}, finite.Tanh, 3, 2, rand.New(rand.NewPCG(1, 1)))
+	m, err := finite.NewRecur[float64]([]int{1, 2, 2}, ad.Tanh, 3, 2, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		log.Fatal(err)
 	}

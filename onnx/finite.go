@@ -46,11 +46,6 @@ func Finite[T ad.Float](m *finite.Machine[T], shape ...int) (*onnxpb.ModelProto,
 	for _, d := range m.Dims() {
 		f.off = append(f.off, f.off[len(f.off)-1]+d)
 	}
-	switch name := m.Activation().Name; name {
-	case "tanh", "sigmoid", "relu", "identity":
-	default:
-		return nil, fmt.Errorf("onnx: finite machine: activation %q: only tanh, sigmoid, relu and identity can be exported", name)
-	}
 	b := f.b
 	dims := m.Dims()
 	d := f.off[len(dims)]
@@ -73,7 +68,7 @@ func Finite[T ad.Float](m *finite.Machine[T], shape ...int) (*onnxpb.ModelProto,
 	b.rename(z, OutputZ)
 	b.g.Output = append(b.g.Output, valueInfo(OutputZ, "the stable state of every block, of shape "+batchShape(outShape), f.elem, int64s(outShape)...))
 	meta := [][2]string{{"kind", "finite-machine"}, {"machine", m.Kind().String()}, {"dims", strings.Trim(fmt.Sprint(dims), "[]")},
-		{"activation", m.Activation().Name}}
+		{"activation", m.Activation().String()}}
 	return b.model("a finite machine of github.com/parametric-machines/machines, unrolled block by block", meta...), nil
 }
 
@@ -150,17 +145,7 @@ func (f *finitePass[T]) product(i int, z []string) string {
 }
 
 // activate returns the activation of y.
-func (f *finitePass[T]) activate(y string) string {
-	switch f.m.Activation().Name {
-	case "tanh":
-		return f.b.op("Tanh", []string{y})
-	case "sigmoid":
-		return f.b.op("Sigmoid", []string{y})
-	case "relu":
-		return f.b.op("Relu", []string{y})
-	}
-	return y
-}
+func (f *finitePass[T]) activate(y string) string { return f.b.activation(f.elem, f.m.Activation(), y) }
 
 // scale returns z of block i, the scaling times a, the activation of
 // its y; t is the time step of a recurrent machine's a, [N, d_i], or -1

@@ -8,6 +8,7 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/hypergraph"
 	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/model"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -50,29 +51,25 @@ func TestKernelRefuses(t *testing.T) {
 	}
 }
 
-// goMap is a hypergraph map written in Go: the identity.
-type goMap struct{}
+// goLayer is a layer written in Go, which no export knows.
+type goLayer struct{}
 
-func (goMap) Params() []*ad.Tensor[float32] { return nil }
+func (goLayer) Init(_ *ad.Scope[float32], in [][]int) ([][]int, error) { return in, nil }
 
-func (goMap) Build(_ *ad.Graph[float32], _ int, _, x []*ad.Node[float32]) []*ad.Node[float32] {
-	return x
+func (goLayer) Apply(_ *ad.Scope[float32], x []*ad.Node[float32]) ([]*ad.Node[float32], error) {
+	return x, nil
 }
 
-// TestHypergraphRefuses checks that the hypergraph machines that cannot
-// be exported get an error naming the part at fault.
-func TestHypergraphRefuses(t *testing.T) {
-	h := &hypergraph.Hypergraph{Vertices: []string{"x", "y"}, Edges: []hypergraph.Edge{{Name: "E", Sources: []int{0}, Targets: []int{1}}}}
-	goMachine, err := hypergraph.New(hypergraph.Config[float32]{Hypergraph: h,
-		Spaces: []hypergraph.Space{{Shape: []int{2}}, {Shape: []int{2}}}, Maps: []hypergraph.Map[float32]{goMap{}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := func(inputs, outputs []string, x string) *hypergraph.Machine[float32] {
+// TestModelRefuses checks that the models that cannot be exported get an
+// error naming the part at fault.
+func TestModelRefuses(t *testing.T) {
+	goModel := model.New[float32](nil)
+	goModel.Add("E", goLayer{}, goModel.Input("x", 2))
+	spec := func(inputs, outputs []string, x string) *model.Model[float32] {
 		s := &hypergraph.Spec{Inputs: inputs, Outputs: outputs,
 			Vertices: []hypergraph.VertexSpec{{Name: x, Shape: []int{2}}, {Name: "y", Shape: []int{2}}},
 			Edges:    []hypergraph.EdgeSpec{{Name: "E", Kind: "linear", Sources: []string{x}, Targets: []string{"y"}}}}
-		m, err := hypergraph.FromSpec[float32](s, 1)
+		m, err := model.FromSpec[float32](s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,22 +77,22 @@ func TestHypergraphRefuses(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		m    *hypergraph.Machine[float32]
+		m    *model.Model[float32]
 		want string
 	}{
-		{"go map", goMachine, "not built from a spec"},
-		{"input and output", spec([]string{"x"}, []string{"x", "y"}, "x"), `vertex "x" is both an input and an output`},
-		{"internal name", spec(nil, nil, "machines/x"), `vertex "machines/x": names starting with "machines/"`},
+		{"go layer", goModel, "layer E: a layer of type onnx.goLayer is not exported"},
+		{"input and output", spec([]string{"x"}, []string{"x", "y"}, "x"), `space "x" is both an input and an output`},
+		{"internal name", spec(nil, nil, "machines/x"), `space "machines/x": names starting with "machines/"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Hypergraph(tc.m)
+			_, err := Model(tc.m)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := Hypergraph(spec(nil, nil, "x")); err != nil {
-		t.Errorf("a valid machine: %v", err)
+	if _, err := Model(spec(nil, nil, "x")); err != nil {
+		t.Errorf("a valid model: %v", err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/train"
 )
@@ -363,35 +365,29 @@ func (r *run) settings() Settings {
 // initial returns the state before training: the generous machine's
 // random weights.
 func (r *run) initial() *state {
-	m, err := hypergraph.FromSpec[float32](r.arch.Spec(nil), r.cfg.Seed)
+	m, err := model.FromSpec[float32](r.arch.Spec(nil), hypergraph.SpecRand(r.cfg.Seed))
 	if err != nil {
-		panic(fmt.Sprintf("sculpt: internal error: generous architecture: %v", err))
+		panic(fmt.Errorf("%w: sculpt: internal error: generous architecture: %v", ad.ErrState, err))
 	}
 	st := &state{Weights: map[string][]float32{}, Pruned: map[string]bool{}}
-	storeWeights(st.Weights, m)
+	for _, E := range r.arch.Spec(nil).Edges {
+		if w := m.Params().Value(E.Name + ".weight"); w != nil {
+			st.Weights[E.Name] = slices.Clone(w.Data)
+		}
+	}
 	return st
 }
 
-// storeWeights copies the weights of every edge of m that has some into
-// w, by edge name.
-func storeWeights(w map[string][]float32, m *hypergraph.Machine[float32]) {
-	for e, E := range m.Hypergraph().Edges {
-		if ps := m.EdgeParams(e); len(ps) == 1 {
-			w[E.Name] = slices.Clone(ps[0].Data)
-		}
-	}
-}
-
-// machine builds the machine of the architecture without the edges in
-// pruned and gives it the weights in w.
-func machine(a *Arch, pruned map[string]bool, w map[string][]float32) *hypergraph.Machine[float32] {
-	m, err := hypergraph.FromSpec[float32](a.Spec(pruned), 0)
+// machine returns the model of the architecture without the edges in
+// pruned, with the weights in w.
+func machine(a *Arch, pruned map[string]bool, w map[string][]float32) *model.Model[float32] {
+	m, err := model.FromSpec[float32](a.Spec(pruned), nil)
 	if err != nil {
-		panic(fmt.Sprintf("sculpt: internal error: pruned architecture: %v", err))
+		panic(fmt.Errorf("%w: sculpt: internal error: pruned architecture: %v", ad.ErrState, err))
 	}
-	for e, E := range m.Hypergraph().Edges {
-		if ps := m.EdgeParams(e); len(ps) == 1 {
-			copy(ps[0].Data, w[E.Name])
+	for name, v := range w {
+		if t := m.Params().Value(name + ".weight"); t != nil {
+			copy(t.Data, v)
 		}
 	}
 	return m
@@ -408,12 +404,15 @@ type replica struct {
 }
 
 // newGraph builds the machine onto g for a batch of n images of the shape
-// of those of im, reading the weights params, and returns the input
+// of those of im, reading the weights of ps, and returns the input
 // tensor and the logits.
-func newGraph(g *ad.Graph[float32], m *hypergraph.Machine[float32], params []*ad.Node[float32], n int, im *dataset.Images) (*ad.Tensor[float32], *ad.Node[float32]) {
+func newGraph(g *ad.Graph[float32], m *hypergraph.Machine[float32], ps *ad.Params[float32], n int, im *dataset.Images) (*ad.Tensor[float32], *ad.Node[float32]) {
 	x := ad.NewTensor[float32](n, im.NumChannels(), im.Rows, im.Cols)
-	logits := m.Build(g, params, []*ad.Node[float32]{g.Input(x)})[0]
-	return x, logits
+	out, err := m.Apply(ad.NewScope(g, ps, "", nil), []*ad.Node[float32]{g.Input(x)})
+	if err != nil {
+		panic(fmt.Errorf("%w: sculpt: internal error: %v", ad.ErrState, err))
+	}
+	return x, out[0]
 }
 
 // load copies the images idx of im into x and their labels into labels.
@@ -447,17 +446,13 @@ type learner struct {
 
 func newLearner(r *run) *learner {
 	l := &learner{r: r, offset: map[string]int{}, gang: newGang(r.cfg.Workers)}
-	m, err := hypergraph.FromSpec[float32](r.arch.Spec(nil), 0)
-	if err != nil {
-		panic(fmt.Sprintf("sculpt: internal error: generous architecture: %v", err))
-	}
+	generous := machine(r.arch, nil, nil).Params()
 	off := 0
-	for e, E := range m.Hypergraph().Edges {
-		for _, t := range m.EdgeParams(e) {
-			l.ps.Add(E.Name, ad.NewTensor[float32](t.Shape...))
-			l.offset[E.Name] = off
-			off += t.Len()
-		}
+	for _, name := range generous.Names() {
+		t := generous.Value(name)
+		l.ps.Add(name, ad.NewTensor[float32](t.Shape...))
+		l.offset[strings.TrimSuffix(name, ".weight")] = off
+		off += t.Len()
 	}
 	l.reps = make([]*replica, r.cfg.Workers)
 	lo := 0
@@ -530,14 +525,14 @@ func (l *learner) share(rp *replica) float32 {
 // and a fresh update with the epoch's penalty.
 func (l *learner) beforeEpoch(e int) error {
 	r := l.r
-	m, err := hypergraph.FromSpec[float32](r.arch.Spec(r.st.Pruned), 0)
+	m, err := hypergraph.FromSpec[float32](r.arch.Spec(r.st.Pruned))
 	if err != nil {
-		panic(fmt.Sprintf("sculpt: internal error: pruned architecture: %v", err))
+		panic(fmt.Errorf("%w: sculpt: internal error: pruned architecture: %v", ad.ErrState, err))
 	}
 	lambda := r.lambda(e - 1)
 	var gs []group
-	for e, E := range m.Hypergraph().Edges {
-		for _, t := range m.EdgeParams(e) {
+	for _, E := range m.Hypergraph().Edges {
+		if t := l.ps.Value(E.Name + ".weight"); t != nil {
 			lo := l.offset[E.Name]
 			gs = append(gs, group{name: E.Name, lo: lo, hi: lo + t.Len(), adam: optim.Adam{LR: r.cfg.LR},
 				lasso: optim.GroupLasso{Lambda: lambda * math.Sqrt(float64(t.Len())), Groups: [][2]int{{lo, lo + t.Len()}}}})
@@ -546,13 +541,8 @@ func (l *learner) beforeEpoch(e int) error {
 	l.u.reset(gs, lambda, len(l.reps))
 	for _, rp := range l.reps {
 		rp.g = ad.Graph[float32]{}
-		params := make([]*ad.Node[float32], len(gs))
-		for i, g := range gs {
-			v := l.ps.Value(g.name)
-			params[i] = rp.g.Param(v, ad.View(rp.grad[g.lo:g.hi], v.Shape...))
-		}
 		var logits *ad.Node[float32]
-		rp.x, logits = newGraph(&rp.g, m, params, len(rp.labels), r.train)
+		rp.x, logits = newGraph(&rp.g, m, l.ps.WithGrads(rp.grad), len(rp.labels), r.train)
 		rp.loss = rp.g.SoftmaxCrossEntropy(logits, rp.labels)
 	}
 	l.start = time.Now()
@@ -565,7 +555,7 @@ func (l *learner) beforeEpoch(e int) error {
 func (l *learner) afterEpoch(rec train.Epoch) error {
 	r, st := l.r, l.r.st
 	for name, w := range st.Weights {
-		copy(w, l.ps.Value(name).Data)
+		copy(w, l.ps.Value(name+".weight").Data)
 	}
 	acc := accuracy(machine(r.arch, st.Pruned, st.Weights), r.val, r.cfg.Workers)
 	live, _, flops := r.arch.Count(st.Pruned)
@@ -588,7 +578,7 @@ func (r *run) trainEpochs(epochs int) error {
 		return nil
 	}
 	for name, w := range r.st.Weights {
-		copy(r.l.ps.Value(name).Data, w)
+		copy(r.l.ps.Value(name+".weight").Data, w)
 	}
 	done := len(r.st.History)
 	_, err := train.Run[float32](r.l, r.train.N, train.Config{Epochs: done + epochs, FirstEpoch: done + 1,
@@ -848,7 +838,12 @@ const evalBatch = 250
 
 // accuracy returns the fraction of the images that m classifies right,
 // split over workers goroutines.
-func accuracy(m *hypergraph.Machine[float32], im *dataset.Images, workers int) float64 {
+func accuracy(m *model.Model[float32], im *dataset.Images, workers int) float64 {
+	mc, err := m.Machine()
+	if err != nil {
+		panic(fmt.Errorf("%w: sculpt: internal error: %v", ad.ErrState, err))
+	}
+	ps := m.Params().WithGrads(nil)
 	chunks := (im.N + evalBatch - 1) / evalBatch
 	right := make([]int, workers)
 	var wg sync.WaitGroup
@@ -862,7 +857,7 @@ func accuracy(m *hypergraph.Machine[float32], im *dataset.Images, workers int) f
 				eg := graphs[hi-lo]
 				if eg == nil {
 					eg = &evalGraph{}
-					eg.x, eg.logits = newGraph(&eg.g, m, m.ParamNodesInto(&eg.g, nil), hi-lo, im)
+					eg.x, eg.logits = newGraph(&eg.g, mc, ps, hi-lo, im)
 					graphs[hi-lo] = eg
 				}
 				load(eg.x, nil, im, seq(hi)[lo:])

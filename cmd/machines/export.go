@@ -12,6 +12,8 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/internal/jsonfile"
+	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/onnx"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
 	"github.com/parametric-machines/machines/sculpt"
@@ -46,13 +48,13 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if *shape != "" && format != finite.Format {
 		return usagef("-shape %s: only finite machines take a signal shape", *shape)
 	}
-	var model *onnxpb.ModelProto
+	var proto *onnxpb.ModelProto
 	switch format {
-	case hypergraph.MachineFormat:
+	case jsonfile.Envelope, model.LegacyFormat:
 		if *double {
-			model, err = exportHypergraph[float64](*modelPath)
+			proto, err = exportModel[float64](*modelPath)
 		} else {
-			model, err = exportHypergraph[float32](*modelPath)
+			proto, err = exportModel[float32](*modelPath)
 		}
 	case finite.Format:
 		var dims []int
@@ -62,9 +64,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if *double {
-			model, err = exportFinite[float64](*modelPath, dims)
+			proto, err = exportFinite[float64](*modelPath, dims)
 		} else {
-			model, err = exportFinite[float32](*modelPath, dims)
+			proto, err = exportFinite[float32](*modelPath, dims)
 		}
 	case hypergraph.SpecFormat:
 		return fmt.Errorf("%s: a hypergraph spec (%q) has no weights to export: export a saved machine, such as the sculpt-model.json of machines sculpt", *modelPath, format)
@@ -74,20 +76,20 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		if *double {
 			return usagef("-float64: kernel machines are always exported in float64")
 		}
-		model, err = exportKernel(*modelPath)
+		proto, err = exportKernel(*modelPath)
 	}
 	if err != nil {
 		return err
 	}
-	if err := onnx.Write(*out, model); err != nil {
+	if err := onnx.Write(*out, proto); err != nil {
 		return err
 	}
 	describe := func(names []string) string { return strings.Join(names, ", ") }
 	var ins, outs []string
-	for _, v := range model.GetGraph().GetInput() {
+	for _, v := range proto.GetGraph().GetInput() {
 		ins = append(ins, v.GetName())
 	}
-	for _, v := range model.GetGraph().GetOutput() {
+	for _, v := range proto.GetGraph().GetOutput() {
 		outs = append(outs, v.GetName())
 	}
 	fmt.Fprintf(stdout, "export: wrote %s: inputs %s; outputs %s\n", *out, describe(ins), describe(outs))
@@ -129,16 +131,16 @@ func exportKernel(path string) (*onnxpb.ModelProto, error) {
 	return model, nil
 }
 
-func exportHypergraph[T ad.Float](path string) (*onnxpb.ModelProto, error) {
-	m, err := hypergraph.Load[T](path)
+func exportModel[T ad.Float](path string) (*onnxpb.ModelProto, error) {
+	m, err := model.Load[T](path)
 	if err != nil {
 		return nil, err
 	}
-	model, err := onnx.Hypergraph(m)
+	proto, err := onnx.Model(m)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return model, nil
+	return proto, nil
 }
 
 func exportFinite[T ad.Float](path string, shape []int) (*onnxpb.ModelProto, error) {

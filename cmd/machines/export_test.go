@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -57,7 +59,7 @@ func TestExportMachines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := hypergraph.FromSpec[float32](spec, 1)
+	h, err := model.FromSpec[float32](spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestExportMachines(t *testing.T) {
 	if err := h.Save(unet); err != nil {
 		t.Fatal(err)
 	}
-	recur, err := finite.NewRecur[float64]([]int{1, 3}, finite.Tanh, 2, 1, nil)
+	recur, err := finite.NewRecur[float64]([]int{1, 3}, ad.Tanh, 2, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +123,7 @@ func TestExportErrors(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.onnx")
 	conv := filepath.Join(dir, "conv.json")
-	m, err := finite.NewConv[float64]([]int{1, 2}, finite.Tanh, []int{1}, nil)
+	m, err := finite.NewConv[float64]([]int{1, 2}, ad.Tanh, []int{1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
