@@ -90,6 +90,7 @@ func (s *Scope[T]) join(name string) string {
 // allocates, with an error wrapping ErrBudget if the set would hold more
 // than its Limit.
 func (s *Scope[T]) NewParam(suffix string, shape ...int) *Tensor[T] {
+	s.mustParams()
 	if limit := s.Params.Limit; limit > 0 && s.Params.Len()+size(shape, limit) > limit {
 		panic(fmt.Errorf("%w: parameter %s of shape %v takes the set beyond %d values", ErrBudget, s.join(suffix), shape, limit))
 	}
@@ -113,15 +114,27 @@ func size(shape []int, limit int) int {
 // under the scope's name and suffix. It panics if there is none: Init
 // registers what Apply reads.
 func (s *Scope[T]) Param(suffix string) *Node[T] {
+	s.mustParams()
 	if s.Graph == nil {
 		panic(fmt.Errorf("%w: Param(%q) of scope %q without a graph (during Init?)", ErrNil, suffix, s.Name))
 	}
 	return s.Params.Node(s.Graph, s.join(suffix))
 }
 
+// mustParams panics if the scope has no parameter set: a layer's
+// parameters never live outside one.
+func (s *Scope[T]) mustParams() {
+	if s.Params == nil {
+		panic(fmt.Errorf("%w: scope %q has no parameter set", ErrNil, s.Name))
+	}
+}
+
 // Value returns the tensor of the parameter registered under the
 // scope's name and suffix, or nil.
-func (s *Scope[T]) Value(suffix string) *Tensor[T] { return s.Params.Value(s.join(suffix)) }
+func (s *Scope[T]) Value(suffix string) *Tensor[T] {
+	s.mustParams()
+	return s.Params.Value(s.join(suffix))
+}
 
 // Penalize adds term, a scalar node of s.Graph, to the penalties of the
 // model's loss: a kernel machine's cost times its norm, say.

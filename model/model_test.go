@@ -202,6 +202,20 @@ func TestEvaluate(t *testing.T) {
 	if score.Samples != 11 || score.Accuracy != float64(right)/11 || math.Abs(score.Loss-loss/11) > 1e-12 {
 		t.Errorf("score %+v, want accuracy %v and loss %v over 11 samples", score, float64(right)/11, loss/11)
 	}
+	// The training loss adds the penalties of the two kernel machines,
+	// which have a cost.
+	task := m.Classifier(labels, x)
+	total, err := task.Loss(seq(0, 11), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pen := task.graphs[11].penalties
+	if len(pen) != 2 || !(pen[0].Scalar() >= 0 && pen[1].Scalar() > 0) { // the infinite machine starts at the identity, of norm 0
+		t.Fatalf("penalties %v, want two, the kernel head's positive", pen)
+	}
+	if want := loss/11 + pen[0].Scalar() + pen[1].Scalar(); math.Abs(total-want) > 1e-12 {
+		t.Errorf("training loss %v, want the data's %v plus the penalties", total, want)
+	}
 }
 
 // TestTrainRegressor trains a small regression through the same tasks:
