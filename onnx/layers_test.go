@@ -138,9 +138,9 @@ func anchorOnData[T ad.Float](t *testing.T, m *model.Model[T], x []*ad.Tensor[T]
 // head, on 28x28 images.
 func mixedShaped[T ad.Float]() *model.Model[T] {
 	m := model.New[T](nil)
-	h := m.Add("front", hypergraph.Conv[T]{Out: []int{8}}, m.Input("image", 1, 28, 28))
+	h := m.Add("front", hypergraph.Conv[T]{Out: []int{16}}, m.Input("image", 1, 28, 28))
 	h = m.Add("pool1", hypergraph.Each[T]{Kind: "maxpool"}, m.Add("relu", hypergraph.Each[T]{Kind: "relu"}, h))
-	h = m.Add("machine", finite.Layer[T]{Kind: finite.Conv, Dims: []int{8, 8}, Pad: []int{1, 1}, Activation: ad.Tanh}, h)
+	h = m.Add("machine", finite.Layer[T]{Kind: finite.Conv, Dims: []int{16, 16}, Pad: []int{1, 1}, Activation: ad.Tanh}, h)
 	h = m.Add("down", hypergraph.Linear[T]{Out: []int{16}, Bias: true}, m.Add("flat", hypergraph.Flatten[T](), m.Add("pool2", hypergraph.Each[T]{Kind: "maxpool"}, h)))
 	h = m.Add("flow", infinite.Layer[T]{Settings: infinite.Settings{Anchors: 16, MaxFreq: 2, Steps: 4}}, h)
 	m.Add("logits", kernel.Layer[T]{Architecture: kernel.Architecture{Dims: []int{16, 16, 10}}, Anchors: 32}, h)
