@@ -100,6 +100,18 @@ func (l Layer[T]) field() Field {
 	return l.Field
 }
 
+// WithDefaults returns the layer with the values that its zero fields
+// stand for: MLP{Hidden: 16} for a nil Field, tanh for an MLP's zero
+// Activation, 1 for a zero End.
+func (l Layer[T]) WithDefaults() Layer[T] {
+	l.Field, l.End = l.field(), l.end()
+	if f, ok := l.Field.(MLP); ok {
+		f.Activation = f.sigma()
+		l.Field = f
+	}
+	return l
+}
+
 func (l Layer[T]) end() float64 {
 	if l.End == 0 {
 		return 1

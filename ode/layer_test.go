@@ -142,3 +142,21 @@ func TestLayerTrains(t *testing.T) {
 		t.Errorf("mean squared error from %.4g to %.4g in 40 epochs", first, last)
 	}
 }
+
+func TestLayerWithDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		l     Layer[float32]
+		field Field
+		end   float64
+	}{
+		{"zero", Layer[float32]{}, MLP{Hidden: 16, Activation: ad.Tanh}, 1},
+		{"mlp", Layer[float32]{Field: MLP{Hidden: 3}, End: 2}, MLP{Hidden: 3, Activation: ad.Tanh}, 2},
+		{"set", Layer[float32]{Field: MLP{Hidden: 3, Activation: ad.ReLU}, End: 0.5}, MLP{Hidden: 3, Activation: ad.ReLU}, 0.5},
+	} {
+		got := tc.l.WithDefaults()
+		if got.Field != tc.field || got.End != tc.end {
+			t.Errorf("%s: field %+v and end %v, want %+v and %v", tc.name, got.Field, got.End, tc.field, tc.end)
+		}
+	}
+}

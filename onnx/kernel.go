@@ -79,7 +79,7 @@ func Kernel(km KernelModel) (*onnxpb.ModelProto, error) {
 		x = b.op("Sub", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Mean)})
 		x = b.op("Div", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Scale)})
 	}
-	out := b.machine(m, x)
+	out := b.machine(onnxpb.TensorProto_DOUBLE, m, x)
 	if m.Output != nil {
 		k := int64(m.Outputs())
 		out = b.op("Mul", []string{out, b.doubles([]int64{1, k}, m.Output.Scale)})
@@ -264,30 +264,23 @@ func quoteList(levels []string) string {
 }
 
 // machine adds the stable state of m on the standardised inputs x,
-// [N, inputs], and returns its output block, [N, outputs]. The anchors'
-// states, which do not depend on x, are computed here once.
-func (b *builder) machine(m *kernel.Machine, x string) string {
+// [N, inputs] of element type elem, and returns its output block, [N,
+// outputs]. The anchors' states, which do not depend on x, are computed
+// here once.
+func (b *builder) machine(elem onnxpb.TensorProto_DataType, m *kernel.Machine, x string) string {
 	anchors := anchorStates(m)
 	na, _ := m.Anchors.Dims()
-	at := mat.DenseCopyOf(m.A.T())
 	size, _ := m.A.Dims()
-	z := b.op("MatMul", []string{x, b.doubles([]int64{int64(m.Inputs()), int64(size)}, at.RawMatrix().Data)})
+	z := b.matMulT(elem, x, mat.DenseCopyOf(m.A).RawMatrix().Data, size, m.Inputs())
 	gamma := gammaOf(m)
 	lo := m.Dims[0]
 	state := b.slice(z, 0, lo)
 	var k string
 	crow := 0
 	for i, d := range m.Dims[1:] {
-		// The squared distances between the rows of the last block's
-		// state and the anchors' states of that block: [N, na].
 		prev := anchors[i]
 		_, pd := prev.Dims()
-		diff := b.op("Sub", []string{
-			b.op("Unsqueeze", []string{state, b.int64s([]int64{1}, []int64{1})}),
-			b.doubles([]int64{1, int64(na), int64(pd)}, prev.RawMatrix().Data),
-		})
-		dist := b.op("ReduceSum", []string{b.op("Mul", []string{diff, diff}), b.int64s([]int64{1}, []int64{2})}, intAttr("keepdims", 0))
-		g := b.op("Exp", []string{b.op("Mul", []string{dist, b.scalar(-gamma)})})
+		g := b.gaussians(elem, state, prev.RawMatrix().Data, na, pd, gamma)
 		switch {
 		case k == "":
 			k = g
@@ -296,13 +289,25 @@ func (b *builder) machine(m *kernel.Machine, x string) string {
 		default:
 			k = b.op("Mul", []string{k, g})
 		}
-		ct := mat.DenseCopyOf(m.C.Slice(crow, crow+d, 0, na).T())
-		val := b.op("MatMul", []string{k, b.doubles([]int64{int64(na), int64(d)}, ct.RawMatrix().Data)})
+		ci := mat.DenseCopyOf(m.C.Slice(crow, crow+d, 0, na))
+		val := b.matMulT(elem, k, ci.RawMatrix().Data, d, na)
 		state = b.op("Add", []string{b.slice(z, lo, lo+d), val})
 		lo += d
 		crow += d
 	}
 	return state
+}
+
+// gaussians returns exp(-gamma |x_p - a_q|^2) for the rows x_p of the
+// batch x, [N, d], and the points a_q, the rows of anchors, [na, d] in
+// row-major order: [N, na].
+func (b *builder) gaussians(elem onnxpb.TensorProto_DataType, x string, anchors []float64, na, d int, gamma float64) string {
+	diff := b.op("Sub", []string{
+		b.op("Unsqueeze", []string{x, b.int64s([]int64{1}, []int64{1})}),
+		b.reals(elem, []int64{1, int64(na), int64(d)}, anchors),
+	})
+	dist := b.op("ReduceSum", []string{b.op("Mul", []string{diff, diff}), b.int64s([]int64{1}, []int64{2})}, intAttr("keepdims", 0))
+	return b.op("Exp", []string{b.op("Mul", []string{dist, b.reals(elem, []int64{1}, []float64{-gamma})})})
 }
 
 // gammaOf returns the factor 1/(2 sigma^2) of m's Gaussians.

@@ -7,14 +7,19 @@ import (
 	"strings"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/kernel/infinite"
 	"github.com/parametric-machines/machines/model"
+	"github.com/parametric-machines/machines/ode"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
 )
 
 // Model returns the ONNX model of m, a model of package model: built in
 // code, loaded from a file, or a sculpted hypergraph machine, computing in
-// m's element type, float32 or float64.
+// m's element type, float32 or float64, with layers of every family (see
+// the package documentation for how each is exported).
 //
 // The graph has an input per input space and an output per output space,
 // named after the space, with a dynamic batch dimension N: [N, D] for a
@@ -42,40 +47,20 @@ func Model[T ad.Float](m *model.Model[T]) (*onnxpb.ModelProto, error) {
 
 	elem := elemType[T]()
 	b := newBuilder("model")
-	p := &hgPass[T]{b: b, m: mc, ps: m.Params(), elem: elem,
-		init:    make([]string, len(h.Vertices)),
-		contrib: make([][]string, len(h.Vertices)),
-		states:  make([]string, len(h.Vertices)),
-		emitted: make([]string, len(h.Vertices)),
-	}
-	for _, v := range inputs {
+	x := make([]string, len(inputs))
+	for i, v := range inputs {
 		name := h.Vertices[v]
 		b.g.Input = append(b.g.Input, valueInfo(name, "space "+name+": "+shapeDoc(mc.Space(v).Shape), elem, int64s(mc.Space(v).Shape)...))
-		p.init[v] = name
+		x[i] = name
 	}
-	live := liveEdges(mc)
-	for _, layer := range mc.Layers() {
-		for _, e := range layer {
-			if !live[e] {
-				continue
-			}
-			E := h.Edges[e]
-			x := make([]string, len(E.Sources))
-			for i, v := range E.Sources {
-				x[i] = p.emit(v)
-			}
-			y, err := p.edge(e, x)
-			if err != nil {
-				return nil, fmt.Errorf("onnx: model: layer %s: %w", E.Name, err)
-			}
-			for i, out := range y {
-				p.contrib[E.Targets[i]] = append(p.contrib[E.Targets[i]], out)
-			}
-		}
+	p := newPass(b, mc, m.Params(), "", x)
+	if err := p.run(); err != nil {
+		return nil, fmt.Errorf("onnx: model: %w", err)
 	}
-	for _, v := range outputs {
+	for i, y := range p.outputs() {
+		v := outputs[i]
 		name, s := h.Vertices[v], mc.Space(v)
-		b.rename(p.emit(v), name)
+		b.rename(y, name)
 		b.g.Output = append(b.g.Output, valueInfo(name, "space "+name+": its state with activation "+s.Activation.String()+", "+shapeDoc(s.Shape), elem, int64s(s.Shape)...))
 	}
 	names := func(list []int) string {
@@ -118,16 +103,76 @@ func liveEdges[T ad.Float](m *hypergraph.Machine[T]) []bool {
 // hgPass builds the stable state of a hypergraph machine as the library
 // does (hypergraph.Machine's run): each vertex's state is its input plus
 // the contributions of the edges that write it, in the order they are
-// evaluated, so that the sums round alike.
+// evaluated, so that the sums round alike. A machine that is a layer of
+// another gets a pass of its own on the same builder.
 type hgPass[T ad.Float] struct {
-	b       *builder
-	m       *hypergraph.Machine[T]
-	ps      *ad.Params[T]
-	elem    onnxpb.TensorProto_DataType
-	init    []string   // the graph input of each input vertex
+	b     *builder
+	m     *hypergraph.Machine[T]
+	ps    *ad.Params[T]
+	elem  onnxpb.TensorProto_DataType
+	scope string // the machine's scope: its parameters' names start with it
+	// batchOf is a value whose first dimension is the batch: the first
+	// input.
+	batchOf string
+	init    []string   // the value of each input vertex
 	contrib [][]string // the contributions written to each vertex
 	states  []string
 	emitted []string
+}
+
+// newPass returns the pass of the machine m, whose parameters ps holds
+// under scope, on the values x of its input vertices.
+func newPass[T ad.Float](b *builder, m *hypergraph.Machine[T], ps *ad.Params[T], scope string, x []string) *hgPass[T] {
+	n := len(m.Hypergraph().Vertices)
+	p := &hgPass[T]{b: b, m: m, ps: ps, elem: elemType[T](), scope: scope,
+		init:    make([]string, n),
+		contrib: make([][]string, n),
+		states:  make([]string, n),
+		emitted: make([]string, n),
+	}
+	for i, v := range m.Inputs() {
+		p.init[v] = x[i]
+	}
+	if len(x) > 0 {
+		p.batchOf = x[0]
+	}
+	return p
+}
+
+// run adds the live edges, layer by layer; its errors name the edge.
+func (p *hgPass[T]) run() error {
+	h := p.m.Hypergraph()
+	live := liveEdges(p.m)
+	for _, layer := range p.m.Layers() {
+		for _, e := range layer {
+			if !live[e] {
+				continue
+			}
+			E := h.Edges[e]
+			x := make([]string, len(E.Sources))
+			for i, v := range E.Sources {
+				x[i] = p.emit(v)
+			}
+			y, err := p.edge(e, x)
+			if err != nil {
+				return fmt.Errorf("layer %s: %w", E.Name, err)
+			}
+			for i, out := range y {
+				p.contrib[E.Targets[i]] = append(p.contrib[E.Targets[i]], out)
+			}
+		}
+	}
+	return nil
+}
+
+// outputs returns what the machine returns: the emitted values of its
+// output vertices.
+func (p *hgPass[T]) outputs() []string {
+	var y []string
+	for _, v := range p.m.Outputs() {
+		y = append(y, p.emit(v))
+	}
+	return y
 }
 
 func (p *hgPass[T]) state(v int) string {
@@ -140,7 +185,7 @@ func (p *hgPass[T]) state(v int) string {
 	}
 	var s string
 	if len(terms) == 0 {
-		s = p.zeros(p.m.Space(v).Shape)
+		s = p.b.zeros(p.elem, p.batchOf, p.m.Space(v).Shape)
 	} else {
 		s = terms[0]
 		for _, t := range terms[1:] {
@@ -151,14 +196,12 @@ func (p *hgPass[T]) state(v int) string {
 	return s
 }
 
-// zeros returns zeros of the batched shape of a vertex that no input or
-// edge writes, the batch taken from the first input.
-func (p *hgPass[T]) zeros(shape []int) string {
-	b := p.b
-	first := p.m.Hypergraph().Vertices[p.m.Inputs()[0]]
-	n := b.op("Slice", []string{b.op("Shape", []string{first}), b.int64s([]int64{1}, []int64{0}), b.int64s([]int64{1}, []int64{1})})
+// zeros returns zeros of element type elem and of the batched shape, the
+// batch taken from the first dimension of the value like.
+func (b *builder) zeros(elem onnxpb.TensorProto_DataType, like string, shape []int) string {
+	n := b.op("Slice", []string{b.op("Shape", []string{like}), b.int64s([]int64{1}, []int64{0}), b.int64s([]int64{1}, []int64{1})})
 	dims := b.op("Concat", []string{n, b.int64s([]int64{int64(len(shape))}, int64s(shape))}, intAttr("axis", 0))
-	return b.op("ConstantOfShape", []string{dims}, tensorAttr("value", realTensor(p.elem, []int64{1}, []float64{0})))
+	return b.op("ConstantOfShape", []string{dims}, tensorAttr("value", realTensor(elem, []int64{1}, []float64{0})))
 }
 
 func (p *hgPass[T]) emit(v int) string {
@@ -191,8 +234,14 @@ func (b *builder) activation(elem onnxpb.TensorProto_DataType, a ad.Activation, 
 // sources, and returns its contribution to each target.
 func (p *hgPass[T]) edge(e int, x []string) ([]string, error) {
 	l, scope := p.m.Layer(e)
+	if p.scope != "" {
+		scope = p.scope + "." + scope
+	}
 	E := p.m.Hypergraph().Edges[e]
-	tgt := make([][]int, len(E.Targets))
+	src, tgt := make([][]int, len(E.Sources)), make([][]int, len(E.Targets))
+	for i, v := range E.Sources {
+		src[i] = p.m.Space(v).Shape
+	}
 	for i, v := range E.Targets {
 		tgt[i] = p.m.Space(v).Shape
 	}
@@ -209,6 +258,20 @@ func (p *hgPass[T]) edge(e int, x []string) ([]string, error) {
 			y[i] = p.b.op("Reshape", []string{x[i], p.b.int64s([]int64{int64(len(tgt[i]) + 1)}, append([]int64{-1}, int64s(tgt[i])...))})
 		}
 		return y, nil
+	case *hypergraph.Machine[T]:
+		sub := newPass(p.b, l, p.ps, scope, x)
+		if err := sub.run(); err != nil {
+			return nil, err
+		}
+		return sub.outputs(), nil
+	case finite.Layer[T]:
+		return finiteLayer(p.b, l, p.ps, scope, x, src)
+	case kernel.Layer[T]:
+		return kernelLayer(p.b, l, p.ps, scope, x)
+	case infinite.Layer[T]:
+		return infiniteLayer(p.b, l, p.ps, scope, x)
+	case ode.Layer[T]:
+		return odeLayer(p.b, l, p.ps, scope, x, src[0][0])
 	}
 	return nil, fmt.Errorf("a layer of type %T is not exported", l)
 }
@@ -226,15 +289,7 @@ func (p *hgPass[T]) mix(scope string, x []string, tgt [][]int, bias, conv bool) 
 			if conv {
 				z = b.conv(p.elem, x[j], w.Shape, float64s(w.Data), []int{1, 1}, shape[1:])
 			} else {
-				// x W' with W [t, s], stored transposed.
-				t, s := w.Shape[0], w.Shape[1]
-				wt := make([]float64, t*s)
-				for r := range t {
-					for c := range s {
-						wt[c*t+r] = float64(w.Data[r*s+c])
-					}
-				}
-				z = b.op("MatMul", []string{x[j], b.reals(p.elem, []int64{int64(s), int64(t)}, wt)})
+				z = b.matMulT(p.elem, x[j], float64s(w.Data), w.Shape[0], w.Shape[1])
 			}
 			if acc == "" {
 				acc = z
@@ -243,7 +298,7 @@ func (p *hgPass[T]) mix(scope string, x []string, tgt [][]int, bias, conv bool) 
 			}
 		}
 		if acc == "" {
-			acc = p.zeros(shape)
+			acc = b.zeros(p.elem, p.batchOf, shape)
 		}
 		if bias {
 			bv := p.ps.Value(scope + "." + biasName(i, len(tgt)))
@@ -252,6 +307,19 @@ func (p *hgPass[T]) mix(scope string, x []string, tgt [][]int, bias, conv bool) 
 		y[i] = acc
 	}
 	return y
+}
+
+// matMulT returns x W', for the batch x, [N, cols], and W of shape
+// [rows, cols] in row-major order: the product the library's layers
+// compute as MatMul(x, w, false, true).
+func (b *builder) matMulT(elem onnxpb.TensorProto_DataType, x string, w []float64, rows, cols int) string {
+	wt := make([]float64, rows*cols)
+	for r := range rows {
+		for c := range cols {
+			wt[c*rows+r] = w[r*cols+c]
+		}
+	}
+	return b.op("MatMul", []string{x, b.reals(elem, []int64{int64(cols), int64(rows)}, wt)})
 }
 
 // weightName and biasName are the names hypergraph's mixing layers give

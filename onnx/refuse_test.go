@@ -8,7 +8,9 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/hypergraph"
 	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/kernel/infinite"
 	"github.com/parametric-machines/machines/model"
+	"github.com/parametric-machines/machines/ode"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -60,6 +62,9 @@ func (goLayer) Apply(_ *ad.Scope[float32], x []*ad.Node[float32]) ([]*ad.Node[fl
 	return x, nil
 }
 
+// otherField is a neural ODE's field that is not an ode.MLP.
+type otherField struct{ ode.MLP }
+
 // TestModelRefuses checks that the models that cannot be exported get an
 // error naming the part at fault.
 func TestModelRefuses(t *testing.T) {
@@ -75,14 +80,49 @@ func TestModelRefuses(t *testing.T) {
 		}
 		return m
 	}
+	// one is a model of the layer l on vectors of 2 values.
+	one := func(l ad.Layer[float32]) *model.Model[float32] {
+		m := model.New[float32](nil)
+		m.Add("L", l, m.Input("x", 2))
+		if err := m.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	inner, err := hypergraph.New(hypergraph.Config[float32]{
+		Hypergraph: &hypergraph.Hypergraph{Vertices: []string{"a", "b"}, Edges: []hypergraph.Edge{{Name: "E", Sources: []int{0}, Targets: []int{1}}}},
+		Spaces:     []hypergraph.Space{{Shape: []int{2}}, {Shape: []int{2}}},
+		Layers:     []ad.Layer[float32]{goLayer{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two ODEs of different sizes under one scope: the second finds the
+	// first's theta.
+	shared, err := hypergraph.New(hypergraph.Config[float32]{
+		Hypergraph: &hypergraph.Hypergraph{Vertices: []string{"a", "b", "c"}, Edges: []hypergraph.Edge{
+			{Name: "E1", Sources: []int{0}, Targets: []int{1}}, {Name: "E2", Sources: []int{1}, Targets: []int{2}}}},
+		Spaces: []hypergraph.Space{{Shape: []int{2}}, {Shape: []int{2}}, {Shape: []int{2}}},
+		Layers: []ad.Layer[float32]{ode.Layer[float32]{Field: ode.MLP{Hidden: 2}, Steps: 1}, ode.Layer[float32]{Field: ode.MLP{Hidden: 3}, Steps: 1}},
+		Shared: []string{"f", "f"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flow := infinite.Layer[float32]{Settings: infinite.Settings{Anchors: 2, MaxFreq: 1, Tol: 1e-3}}
 	for _, tc := range []struct {
 		name string
 		m    *model.Model[float32]
 		want string
 	}{
 		{"go layer", goModel, "layer E: a layer of type onnx.goLayer is not exported"},
+		{"nested go layer", one(inner), "layer L: layer E: a layer of type onnx.goLayer is not exported"},
 		{"input and output", spec([]string{"x"}, []string{"x", "y"}, "x"), `space "x" is both an input and an output`},
 		{"internal name", spec(nil, nil, "machines/x"), `space "machines/x": names starting with "machines/"`},
+		{"adaptive infinite", one(flow), "layer L: an infinite-depth layer solved adaptively (Tol 0.001) is not exported: Dormand-Prince chooses its step sizes from the data"},
+		{"adaptive ode", one(ode.Layer[float32]{}), "layer L: a neural ODE solved adaptively (Steps 0: Dormand-Prince) is not exported: its step sizes depend on the data"},
+		{"shared theta", one(shared), "layer L: layer E2: no theta of 20 values, an MLP's of 3 hidden units on vectors of 2, in the parameters"},
+		{"ode field", one(ode.Layer[float32]{Field: otherField{ode.MLP{Hidden: 2}}, Steps: 2}), "layer L: a neural ODE whose field is a onnx.otherField is not exported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Model(tc.m)
@@ -91,8 +131,17 @@ func TestModelRefuses(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Model(spec(nil, nil, "x")); err != nil {
-		t.Errorf("a valid model: %v", err)
+	// Models like those above that can be exported, to show that the
+	// cases above fail for their own reason.
+	flow.Tol = 0
+	for name, m := range map[string]*model.Model[float32]{
+		"spec":     spec(nil, nil, "x"),
+		"infinite": one(flow),
+		"ode":      one(ode.Layer[float32]{Field: ode.MLP{Hidden: 2}, Steps: 2}),
+	} {
+		if _, err := Model(m); err != nil {
+			t.Errorf("a valid model (%s): %v", name, err)
+		}
 	}
 }
 

@@ -23,15 +23,15 @@ import (
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	var (
-		modelPath = fs.String("model", "", "the model `file` to export: a model of machines fit, a saved hypergraph machine (sculpt's sculpt-model.json) or a saved finite machine (required)")
+		modelPath = fs.String("model", "", "the model `file` to export: a model of machines fit, a saved model of any family (sculpt's sculpt-model.json among them) or a saved finite machine (required)")
 		out       = fs.String("onnx", "", "write the ONNX model to this `file` (required)")
-		double    = fs.Bool("float64", false, "hypergraph and finite machines: compute in float64 rather than float32")
+		double    = fs.Bool("float64", false, "saved models and finite machines: compute in float64 rather than float32")
 		shape     = fs.String("shape", "", "finite conv and recurrent machines: the signals' `shape`, L or H,W (required for them)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: machines export -model FILE -onnx OUT.onnx [-float64] [-shape L|H,W]\n\n"+
-			"writes the model as an ONNX model: a kernel machine with its preprocessing, a hypergraph\n"+
-			"machine's live edges, a finite machine unrolled block by block\n"+
+			"writes the model as an ONNX model: a kernel machine with its preprocessing, a saved model's\n"+
+			"live layers of every family in one graph, a finite machine unrolled block by block\n"+
 			"(see 'go doc github.com/parametric-machines/machines/onnx')\n\nflags:")
 		fs.PrintDefaults()
 	}

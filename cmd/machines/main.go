@@ -180,25 +180,29 @@
 // classes, and each input's documentation says what it takes; "go doc
 // github.com/parametric-machines/machines/onnx" tells the rest.
 //
-//	machines export -model sculpt-model.json -onnx machine.onnx [-float64]
+//	machines export -model mixed.model.json -onnx model.onnx [-float64]
 //	machines export -model finite.json -onnx machine.onnx [-shape L|H,W] [-float64]
 //
-// export also takes a saved hypergraph machine (the sculpt-model.json of
-// sculpt, or a machine built from a spec and saved) and a saved finite
-// machine, and knows each file by its "format". They compute in float32,
-// or float64 with -float64, with a dynamic batch. A hypergraph machine's
-// inputs and outputs are its input and output vertices, named after them
-// ([N, C, H, W] for images, [N, D] for vectors; an output is the vertex's
-// activated state); only its live edges, those on a path to an output,
-// are exported. A finite machine takes "y0", its input block, and returns
-// "z", its stable state, unrolled block by block (a recurrent machine
-// time step by time step); a convolutional or recurrent machine needs
-// -shape, its signals' length L or height and width H,W, which the graph
-// fixes. A hypergraph spec has no weights and is refused, as are
-// parameter and checkpoint files. The infinite-depth machines of
-// kernel/infinite are not exported: the library saves no file of them,
-// and their stable state is an ODE solve anchored on the training
-// trajectories, which export does not unroll.
+// export also takes a model file of package model (any model built
+// through its layers and saved, such as the mixed.model.json of
+// examples/mixed; a saved hypergraph machine, such as the
+// sculpt-model.json of sculpt) and a saved finite machine, and knows
+// each file by its "format". They compute in float32, or float64 with
+// -float64, with a dynamic batch. A model's inputs and outputs are its
+// input and output spaces, named after them ([N, C, H, W] for images,
+// [N, D] for vectors; an output is the space's activated state), in one
+// graph whatever its layers' families; only its live layers, those on a
+// path to an output, are exported. Finite machines are unrolled block by
+// block, kernel machines' anchors' states stored as constants, and
+// infinite-depth kernel layers and neural ODEs unrolled RK4 step by
+// step; such a layer solved adaptively (an infinite-depth layer with a
+// tolerance, a neural ODE with 0 steps) is refused, since its step sizes
+// depend on the data. A saved finite machine takes "y0", its input
+// block, and returns "z", its stable state, unrolled block by block (a
+// recurrent machine time step by time step); a convolutional or
+// recurrent machine needs -shape, its signals' length L or height and
+// width H,W, which the graph fixes. A hypergraph spec has no weights and
+// is refused, as are parameter and checkpoint files.
 //
 // # Sculpting
 //
