@@ -198,8 +198,12 @@ func (m *Model[T]) Output(names ...string) {
 	m.outputs = m.outputs[:0]
 	for _, name := range names {
 		v := m.h.Vertex(name)
-		if v < 0 {
+		switch {
+		case v < 0:
 			m.fail("output %q is not a space of the model", name)
+			return
+		case slices.Contains(m.outputs, v):
+			m.fail("output %q listed twice", name)
 			return
 		}
 		m.outputs = append(m.outputs, v)

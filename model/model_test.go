@@ -279,6 +279,7 @@ func TestBuilderErrors(t *testing.T) {
 		{"init", func(m *Model[float64]) { m.Add("c", hypergraph.Conv[float64]{Out: []int{2}}, m.Input("x", 2)) }, "layer c: input 0 has shape [2], want an image"},
 		{"into shape", func(m *Model[float64]) { x := m.Input("x", 2); m.Into(x, "s", lin, x) }, "layer s gives shapes [[3]], but space x has shape [2]"},
 		{"output", func(m *Model[float64]) { m.Add("a", lin, m.Input("x", 2)); m.Output("b") }, `output "b" is not a space`},
+		{"output twice", func(m *Model[float64]) { m.Add("a", lin, m.Input("x", 2)); m.Output("a", "a") }, `output "a" listed twice`},
 		{"no layer", func(m *Model[float64]) { m.Input("x", 2) }, "a model needs an input and a layer"},
 	} {
 		m := New[float64](nil)
