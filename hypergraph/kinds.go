@@ -96,16 +96,18 @@ func (l Conv[T]) Apply(s *ad.Scope[T], x []*ad.Node[T]) ([]*ad.Node[T], error) {
 	return mixApply(s, x, len(l.Out), false, shape[0], func(t, n int) []int { return []int{n, l.Out[t], shape[2], shape[3]} })
 }
 
-// weightName and biasName name the parameters of a mixing layer with
-// the given numbers of inputs and outputs.
-func weightName(t, s, inputs, outputs int) string {
+// WeightName and BiasName name the parameters of Linear and Conv layers
+// with the given numbers of inputs and outputs: the weight from input s
+// to output t, and the bias of output t.
+func WeightName(t, s, inputs, outputs int) string {
 	if inputs == 1 && outputs == 1 {
 		return "weight"
 	}
 	return fmt.Sprintf("weight.%d.%d", t, s)
 }
 
-func biasName(t, outputs int) string {
+// BiasName: see WeightName.
+func BiasName(t, outputs int) string {
 	if outputs == 1 {
 		return "bias"
 	}
@@ -154,7 +156,7 @@ func mixInit[T ad.Float](s *ad.Scope[T], in [][]int, out []int, bias bool, k int
 			if k == 9 {
 				wshape = append(wshape, 3, 3)
 			}
-			w := s.NewParam(weightName(t, j, len(in), len(out)), wshape...)
+			w := s.NewParam(WeightName(t, j, len(in), len(out)), wshape...)
 			for i := range w.Data {
 				w.Data[i] = T(limit * (2*s.Rand.Float64() - 1))
 			}
@@ -162,7 +164,7 @@ func mixInit[T ad.Float](s *ad.Scope[T], in [][]int, out []int, bias bool, k int
 	}
 	if bias {
 		for t, d := range out {
-			s.NewParam(biasName(t, len(out)), d, 1)
+			s.NewParam(BiasName(t, len(out)), d, 1)
 		}
 	}
 }
@@ -176,7 +178,7 @@ func mixApply[T ad.Float](s *ad.Scope[T], x []*ad.Node[T], outputs int, bias boo
 	for t := range outputs {
 		var acc *ad.Node[T]
 		for j, xj := range x {
-			w := s.Param(weightName(t, j, len(x), outputs))
+			w := s.Param(WeightName(t, j, len(x), outputs))
 			var z *ad.Node[T]
 			if len(w.Value.Shape) == 4 {
 				z = g.Conv2D(xj, w, 1)
@@ -195,7 +197,7 @@ func mixApply[T ad.Float](s *ad.Scope[T], x []*ad.Node[T], outputs int, bias boo
 		if bias {
 			// The bias is stored as a column, the shape of saved
 			// machines; it is added to every sample's row.
-			b := s.Param(biasName(t, outputs))
+			b := s.Param(BiasName(t, outputs))
 			acc = g.AddRow(acc, g.Reshape(b, 1, b.Value.Shape[0]))
 		}
 		y[t] = acc

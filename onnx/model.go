@@ -284,7 +284,7 @@ func (p *hgPass[T]) mix(scope string, x []string, tgt [][]int, bias, conv bool) 
 	for i, shape := range tgt {
 		var acc string
 		for j := range x {
-			w := p.ps.Value(scope + "." + weightName(i, j, len(x), len(tgt)))
+			w := p.ps.Value(scope + "." + hypergraph.WeightName(i, j, len(x), len(tgt)))
 			var z string
 			if conv {
 				z = b.conv(p.elem, x[j], w.Shape, float64s(w.Data), []int{1, 1}, shape[1:])
@@ -301,7 +301,7 @@ func (p *hgPass[T]) mix(scope string, x []string, tgt [][]int, bias, conv bool) 
 			acc = b.zeros(p.elem, p.batchOf, shape)
 		}
 		if bias {
-			bv := p.ps.Value(scope + "." + biasName(i, len(tgt)))
+			bv := p.ps.Value(scope + "." + hypergraph.BiasName(i, len(tgt)))
 			acc = b.op("Add", []string{acc, b.reals(p.elem, []int64{int64(bv.Len())}, float64s(bv.Data))})
 		}
 		y[i] = acc
@@ -322,21 +322,6 @@ func (b *builder) matMulT(elem onnxpb.TensorProto_DataType, x string, w []float6
 	return b.op("MatMul", []string{x, b.reals(elem, []int64{int64(cols), int64(rows)}, wt)})
 }
 
-// weightName and biasName are the names hypergraph's mixing layers give
-// their parameters.
-func weightName(t, s, inputs, outputs int) string {
-	if inputs == 1 && outputs == 1 {
-		return "weight"
-	}
-	return fmt.Sprintf("weight.%d.%d", t, s)
-}
-
-func biasName(t, outputs int) string {
-	if outputs == 1 {
-		return "bias"
-	}
-	return fmt.Sprintf("bias.%d", t)
-}
 
 // each applies the pointwise kind to each source.
 func (p *hgPass[T]) each(kind string, x []string, tgt [][]int) []string {
