@@ -153,7 +153,7 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 		present++
 		switch k {
 		case numeric:
-			v, _ := strconv.ParseFloat(cell, 64)
+			v, _ := f.number(cell)
 			values = append(values, v)
 		case boolean:
 			b, _ := parseBool(cell)
@@ -367,7 +367,7 @@ func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error)
 			case numeric:
 				v := *c.Fill
 				if !missing {
-					if v, err = parseNumber(cell); err != nil {
+					if v, err = f.number(cell); err != nil {
 						return nil, nil, f.cellError(r, col, fmt.Errorf("%w; the column held numbers in training", err))
 					}
 				}
