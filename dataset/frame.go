@@ -154,6 +154,9 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 // modify the slice.
 func (fr *FrameReader) Columns() []string { return fr.format.columns }
 
+// Name returns the name of the file, as used in errors.
+func (fr *FrameReader) Name() string { return fr.format.name }
+
 // Read returns the next rows of the table, at most max of them (all the
 // rest if max <= 0), as a Frame whose Line numbers count from the start
 // of the file. At the end of the table it returns io.EOF.
