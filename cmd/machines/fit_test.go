@@ -471,8 +471,11 @@ func TestFitErrors(t *testing.T) {
 			[]string{"flag provided but not defined: -bogus", "run 'machines fit -h' for usage"}},
 		{"stray argument", join(train, reg, []string{"extra"}), 2,
 			[]string{`unexpected arguments ["extra" `}},
-		{"diverges", join(reg, []string{"-data", "testdata/fit_huge.csv", "-cost", "0.001", "-bandwidth", "1"}), 1,
-			[]string{"fitting testdata/fit_huge.csv: the fit diverged: the loss is +Inf at the initial parameters"}},
+		{"diverges", join(train, reg, []string{"-cost", "0.001", "-bandwidth", "1e-200"}), 1,
+			[]string{"fitting testdata/fit_reg_train.csv: the fit diverged: the loss is +Inf at the initial parameters",
+				"try a larger -cost or another -bandwidth"}},
+		{"diverges at a huge cost", join(train, reg, []string{"-cost", "1e308", "-bandwidth", "1"}), 1,
+			[]string{"the fit diverged: the loss is +Inf at the initial parameters", "try a smaller -cost"}},
 		{"diverges unstandardized", join(reg, []string{"-data", "testdata/fit_huge.csv", "-cost", "0.001", "-bandwidth", "1", "-standardize=false"}), 1,
 			[]string{"the fit diverged", "try -standardize=true"}},
 	} {
