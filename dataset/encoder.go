@@ -321,6 +321,17 @@ func (e *Encoder) Rules() []ColumnRule {
 	return rules
 }
 
+// Widths returns the number of encoded columns of each input column, in
+// the order of Features; in the encoded matrix each column's follow the
+// previous column's.
+func (e *Encoder) Widths() []int {
+	widths := make([]int, len(e.columns))
+	for i := range e.columns {
+		widths[i] = e.columns[i].width()
+	}
+	return widths
+}
+
 // Width returns the number of encoded columns.
 func (e *Encoder) Width() int {
 	w := 0

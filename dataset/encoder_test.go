@@ -65,6 +65,9 @@ func TestEncoder(t *testing.T) {
 	if e.Width() != len(wantNames) {
 		t.Errorf("width %d, want %d", e.Width(), len(wantNames))
 	}
+	if got, want := e.Widths(), []int{2, 3, 2, 2}; !slices.Equal(got, want) {
+		t.Errorf("widths %v, want %v", got, want)
+	}
 	if got, want := e.Features(), []string{"len", "supp", "dose", "fresh"}; !slices.Equal(got, want) {
 		t.Errorf("features %q, want %q", got, want)
 	}

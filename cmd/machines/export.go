@@ -39,6 +39,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if err := requireFlags(fs, "model", "onnx"); err != nil {
 		return err
 	}
+	if err := checkOutput("onnx", *out, "model.onnx"); err != nil {
+		return err
+	}
 	format, err := fileFormat(*modelPath)
 	if err != nil {
 		return err

@@ -169,7 +169,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if set["bandwidth"] {
 		s.Bandwidths = []float64{*bandwidth}
 	}
-	if err := checkFitSize(sizeFit(len(t.Rows), enc.Width(), outputs, s), stderr); err != nil {
+	if err := checkFitSize(len(t.Rows), enc.Width(), outputs, s, stderr); err != nil {
 		return err
 	}
 	var (

@@ -47,12 +47,32 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t, err := f.Target(md.Target, md.Task == taskClassification)
+	t, x, err := md.labelled(f, stderr, "score")
 	if err != nil {
 		return err
 	}
+	pred, err := md.predictFinite(f, t, x)
+	if err != nil {
+		return err
+	}
+	e := evaluate(md, pred, t)
+	fmt.Fprintf(stdout, "score: %d rows: %s\n", e.Rows, e)
+	if *jsonPath != "" {
+		return writeJSON(*jsonPath, e)
+	}
+	return nil
+}
+
+// labelled returns the rows of f that have a target, with their targets
+// (for a classifier, labels that index the model's classes) and the
+// machine's inputs. It says on stderr how many rows are left out.
+func (md *modelFile) labelled(f *dataset.Frame, stderr io.Writer, cmd string) (*dataset.Target, *mat.Dense, error) {
+	t, err := f.Target(md.Target, md.Task == taskClassification)
+	if err != nil {
+		return nil, nil, err
+	}
 	if t.Dropped > 0 {
-		fmt.Fprintf(stderr, "machines score: %s: left out %d of %d rows with no value in column %q\n", f.Name(), t.Dropped, f.Len(), md.Target)
+		fmt.Fprintf(stderr, "machines %s: %s: left out %d of %d rows with no value in column %q\n", cmd, f.Name(), t.Dropped, f.Len(), md.Target)
 	}
 	if md.Task == taskClassification {
 		// The file's classes are numbered among themselves: renumber them
@@ -61,33 +81,40 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 			k := slices.Index(md.Classes, t.Classes[l])
 			if k < 0 {
 				r := t.Rows[i]
-				return &dataset.ParseError{File: f.Name(), Row: f.Line(r), Column: md.Target,
+				return nil, nil, &dataset.ParseError{File: f.Name(), Row: f.Line(r), Column: md.Target,
 					Err: fmt.Errorf("class %q is not one of the model's classes %q", t.Classes[l], md.Classes)}
 			}
 			t.Labels[i] = k
 		}
 		t.Classes = md.Classes
 	}
-	x, err := md.inputs(f, t.Rows, stderr, "score")
+	x, err := md.inputs(f, t.Rows, stderr, cmd)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
+	return t, x, nil
+}
+
+// predictFinite returns the machine's outputs for the inputs x of the
+// rows of t, or an error naming the rows of f whose outputs are not
+// finite numbers, on which no score means anything.
+func (md *modelFile) predictFinite(f *dataset.Frame, t *dataset.Target, x *mat.Dense) (*mat.Dense, error) {
 	pred := md.Machine.Predict(nil, x)
 	if bad := nonFinite(pred); len(bad) > 0 {
-		return fmt.Errorf("%s: %d of %d predictions are not finite numbers (%s): their inputs lie far outside the training data, "+
+		return nil, fmt.Errorf("%s: %d of %d predictions are not finite numbers (%s): their inputs lie far outside the training data, "+
 			"or the model's outputs overflow; the scores would mean nothing. Check those rows, or leave them out",
 			f.Name(), len(bad), len(t.Rows), describeLines(f, t.Rows, bad))
 	}
-	e := evaluate(md, pred, t)
-	fmt.Fprintf(stdout, "score: %d rows: %s\n", e.Rows, e)
-	if *jsonPath != "" {
-		return atomicfile.WriteFile(*jsonPath, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(e)
-		})
-	}
-	return nil
+	return pred, nil
+}
+
+// writeJSON writes v to path as indented JSON, atomically.
+func writeJSON(path string, v any) error {
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
 }
 
 // evaluation holds the scores of a model on labelled rows: R^2 and the
@@ -183,7 +210,11 @@ func scoreRegression(e *evaluation, pred *mat.Dense, y []float64) {
 	} else {
 		e.Notes = append(e.Notes, fmt.Sprintf("the MSE exceeds the largest float64 (root mean squared error %.4g)", math.Sqrt(sse/n)*scale))
 	}
-	if spread == 0 {
+	switch {
+	case len(y) == 1:
+		e.Notes = append(e.Notes, "R² undefined on a single row")
+		return
+	case spread == 0:
 		e.Notes = append(e.Notes, fmt.Sprintf("R² undefined: the target is %s on every row", dataset.FormatFloat(y[0])))
 		return
 	}
