@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -114,6 +115,34 @@ func TestDetectSeparatorLongSample(t *testing.T) {
 	}
 	if _, err := f.Number(f.Len()-1, 0); !errors.Is(err, ErrNumber) {
 		t.Errorf("3,5 after the sample read with error %v, want ErrNumber", err)
+	}
+}
+
+// TestDetectSeparatorLongLines detects the separator of a file whose
+// lines are so long that the sample ends within the 15th: the part of it
+// there, short of fields, must not count.
+func TestDetectSeparatorLongLines(t *testing.T) {
+	var b strings.Builder
+	for j := range 400 {
+		if j > 0 {
+			b.WriteByte(';')
+		}
+		fmt.Fprintf(&b, "c%d", j)
+	}
+	b.WriteByte('\n')
+	line := strings.Repeat("1234567890;", 399) + "1234567890\n"
+	for range 20 {
+		b.WriteString(line)
+	}
+	if sampleSize%len(line) == 0 {
+		t.Fatal("the sample ends at the end of a line")
+	}
+	f, err := ReadFrame(strings.NewReader(b.String()), "long.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Comma() != ';' || len(f.Columns()) != 400 {
+		t.Errorf("separator %q, %d columns; want ';' and 400", f.Comma(), len(f.Columns()))
 	}
 }
 

@@ -76,7 +76,15 @@ func (s *Scaler) Transform(a mat.Matrix) *mat.Dense {
 func (s *Scaler) Invert(a *mat.Dense) {
 	_, c := a.Dims()
 	s.check(c)
-	a.Apply(func(_, j int, v float64) float64 { return v*s.Scale[j] + s.Mean[j] }, a)
+	a.Apply(func(_, j int, v float64) float64 {
+		x := v*s.Scale[j] + s.Mean[j]
+		if math.IsInf(x, 0) && finite(v) {
+			// v*Scale overflowed though the sum may not: values of both
+			// signs near 1e308.
+			x = 2 * (v*(s.Scale[j]/2) + s.Mean[j]/2)
+		}
+		return x
+	}, a)
 }
 
 func (s *Scaler) check(cols int) {

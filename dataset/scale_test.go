@@ -45,6 +45,8 @@ func TestScalerHuge(t *testing.T) {
 		{"positive", []float64{1e308, 1.5e308, 1.7e308, 0.2e308}, 1},
 		{"both signs", []float64{-1.7e308, 1.7e308, -1.6e308, 1.6e308}, 1.9061304607e308 / math.MaxFloat64},
 		{"one huge", []float64{1, 2, 3, 1.7e308}, 1},
+		// A value minus the mean overflows.
+		{"one negative", []float64{-1.7e308, 1.7e308, 1.7e308, 1.7e308}, 1},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			a := mat.NewDense(len(test.col), 1, test.col)
