@@ -15,6 +15,11 @@ import (
 	"github.com/parametric-machines/machines/kernel"
 )
 
+// maxStarts bounds fit's -starts: a few starts find a deep machine's
+// fit, and a thousand already multiply the final fit's time by a
+// thousand.
+const maxStarts = 1000
+
 // What fit refuses and announces. A fit whose estimate exceeds the
 // memory available, or maxFitTime, cannot finish on this machine in any
 // useful sense; one beyond announceTime is announced with its size, so

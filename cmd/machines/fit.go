@@ -35,7 +35,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		standardize = fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1")
 		seed        = fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters")
 		iters       = fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)")
-		starts      = fs.Int("starts", 1, "fit the final machine from this `number` of initial points and keep the one of lowest loss")
+		starts      = fs.Int("starts", 1, "fit the final machine from this `number` of initial points, at most 1000, and keep the one of lowest loss")
 		modelPath   = fs.String("model", "", "write the fitted model to this JSON `file` (required)")
 	)
 	fs.Usage = func() {
@@ -71,8 +71,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if set["iters"] && *iters < 1 {
 		return usagef("-iters %d: want at least 1", *iters)
 	}
-	if *starts < 1 {
-		return usagef("-starts %d: want at least 1", *starts)
+	if *starts < 1 || *starts > maxStarts {
+		return usagef("-starts %d: want 1 to %d", *starts, maxStarts)
 	}
 	var dims []int
 	if *dimsFlag != "" {

@@ -149,8 +149,8 @@
 // centres of the rows (-anchors M sets their number), so that time and
 // memory grow linearly with the rows. The final fit stops when the loss
 // improves by less than 0.1% over 10 iterations or at -iters; fit says
-// which. -starts N fits the final machine from N initial points and keeps
-// the one of lowest loss, for a deep -dims whose fit from one start may
+// which. -starts N (at most 1,000) fits the final machine from N initial
+// points and keeps the one of lowest loss, for a deep -dims whose fit from one start may
 // stall near a constant function. It reports progress on standard error, then a summary: rows,
 // columns and inputs, the settings and how they were chosen, the training
 // score, the parameters and the time.
@@ -247,8 +247,11 @@
 // "z", its stable state, unrolled block by block (a recurrent machine
 // time step by time step); a convolutional or recurrent machine needs
 // -shape, its signals' length L or height and width H,W, which the graph
-// fixes. A hypergraph spec has no weights and is refused, as are
-// parameter and checkpoint files. The infinite-depth machines of
+// fixes; a recurrent machine's graph grows with L (about a kilobyte a
+// time step for a small machine), and an L whose file would exceed the 2
+// GiB that ONNX files hold, or whose building would exceed the memory
+// available, is refused. A hypergraph spec has no weights and is
+// refused, as are parameter and checkpoint files. The infinite-depth machines of
 // kernel/infinite are not exported: the library saves no file of them,
 // and their stable state is an ODE solve anchored on the training
 // trajectories, which export does not unroll.

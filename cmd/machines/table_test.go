@@ -472,7 +472,7 @@ func TestFitSize(t *testing.T) {
 	}{
 		{"huge blocks", []string{"-dims", "100000,100000,1"}, 2,
 			"-dims 100000,100000,1: block 1 has 100000 dimensions, but its states span at most 38, the 2 inputs as encoded plus the 36 anchors"},
-		{"a billion starts", []string{"-starts", "1000000000"}, 1, "the fit would take about"},
+		{"a billion starts", []string{"-starts", "1000000000"}, 2, "-starts 1000000000: want 1 to 1000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			model := filepath.Join(t.TempDir(), "model.json")
