@@ -69,6 +69,8 @@ type fitSize struct {
 	bytes     float64 // peak memory
 	seconds   float64 // typical time
 	selection int     // fits of the cross-validation; 0 without one
+	// folds and selectionRows are the cross-validation's folds and rows.
+	folds, selectionRows int
 	// span bounds the dimension that the states of a block of the final
 	// machine can span: the inputs, as encoded, plus the anchors.
 	span int
@@ -113,6 +115,7 @@ func sizeFit(rows, inputs, outputs int, s kernel.Settings) fitSize {
 			folds = kernel.DefaultFolds
 		}
 		n := min(rows, kernel.SelectionRows)
+		size.folds, size.selectionRows = folds, n
 		train := n - n/folds
 		fold := machineCost{dims: dims, inputs: inputs, rows: train, anchors: anchors(train)}
 		repeats := min(3, max(1, 300/n))
@@ -184,6 +187,9 @@ func checkFitSize(rows, inputs, outputs int, s kernel.Settings, stderr io.Writer
 			return usagef("-dims %s: block %d has %d dimensions, but its states span at most %d, the %d inputs as encoded plus the %d anchors: "+
 				"a larger block only costs; want at most %d", joinInts(size.dims), i+1, d, size.span, inputs, size.span-inputs, size.span)
 		}
+	}
+	if size.folds > size.selectionRows {
+		return usagef("-folds %d: the cross-validation runs on %d rows; want at most %d", size.folds, size.selectionRows, size.selectionRows)
 	}
 	what := fmt.Sprintf("a machine of %s parameters", groupDigits(size.params))
 	if size.selection > 0 {

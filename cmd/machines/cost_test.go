@@ -58,6 +58,11 @@ func TestCheckFitSize(t *testing.T) {
 			"-dims 3,39,1: block 2 has 39 dimensions, but its states span at most 38"},
 		{"the largest blocks", 36, 2, 1, kernel.Settings{Dims: []int{38, 38, 1}, Costs: []float64{1}, Bandwidths: []float64{1}}, false, ""},
 		{"many classes", 36, 2, 50, kernel.Settings{}, false, ""},
+		{"more folds than rows", 36, 2, 1, kernel.Settings{Folds: 5000}, true,
+			"-folds 5000: the cross-validation runs on 36 rows; want at most 36"},
+		{"more folds than the selection's rows", 20000, 2, 1, kernel.Settings{Folds: 5000}, true,
+			"-folds 5000: the cross-validation runs on 400 rows; want at most 400"},
+		{"no selection", 36, 2, 1, kernel.Settings{Folds: 5000, Costs: []float64{1}, Bandwidths: []float64{1}}, false, ""},
 		{"a wide table", 20, 10000, 1, kernel.Settings{}, false,
 			"machines fit: this fit will take about 2.5 minutes (a machine of 100,140 parameters, 270 fits to choose its settings) and 160 MB of memory\n"},
 	} {

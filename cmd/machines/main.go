@@ -124,8 +124,9 @@
 // that is a directory or cannot be written; a regression target with the
 // same value on every row, or one row only. It warns of classes with a
 // single row, which a model can hardly learn. It sizes the fit from the
-// table and the settings: a hidden block of -dims larger than the inputs
-// (as encoded) plus the anchors is refused, since its states span no more
+// table and the settings: more -folds than the rows the cross-validation
+// runs on are refused, and so is a hidden block of -dims larger than the
+// inputs (as encoded) plus the anchors, since its states span no more
 // dimensions than that; a fit whose estimated memory exceeds what the
 // machine has available, or whose estimated time exceeds a day, is
 // refused with what it would take; and one estimated at over a minute is
