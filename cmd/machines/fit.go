@@ -22,7 +22,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		data        = fs.String("data", "", "training data: a CSV `file` with a header row, or - for standard input (required)")
 		sep         = sepFlag(fs)
 		target      = fs.String("target", "", "the `column` to predict (required)")
-		task        = fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers only, classification otherwise)")
+		task        = fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers of more than two values, classification otherwise)")
 		ignore      = fs.String("ignore", "", "comma-separated `columns` to leave out of the inputs")
 		id          = fs.String("id", "", "a `column` that identifies rows: not an input; predict copies it to its output")
 		dimsFlag    = fs.String("dims", "", "comma-separated `list` of the block sizes of the machine space, the output block last;\nthe output block must be 1 for regression and the number of classes for classification\n(default 3,3,3,<outputs>)")
@@ -110,7 +110,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "machines fit: %s: dropped %d of %d rows with no value in column %q\n", f.Name(), t.Dropped, f.Len(), *target)
 	}
 	if *anchors > len(t.Rows) {
-		return usagef("-anchors %d: %s has only %d usable rows", *anchors, *data, len(t.Rows))
+		return usagef("-anchors %d: %s has only %d usable rows", *anchors, f.Name(), len(t.Rows))
 	}
 	enc, warnings, err := dataset.FitEncoder(f, features, t.Rows)
 	if err != nil {

@@ -79,9 +79,9 @@ type predictor struct {
 	rows     int
 	warnings []dataset.Warning
 	// bad counts the predictions that are not finite numbers, and lines
-	// describes the first few.
+	// holds the file lines of the first few.
 	bad   int
-	lines string
+	lines []int
 }
 
 // write writes the predictions for the rows of fr to w as CSV.
@@ -95,11 +95,11 @@ func (p *predictor) write(fr *dataset.FrameReader, w io.Writer) error {
 			}
 		}
 		pred := p.md.Machine.Predict(nil, x)
-		if bad := nonFinite(pred); len(bad) > 0 {
-			if p.bad == 0 {
-				p.lines = describeLines(f, nil, bad)
+		for _, i := range nonFinite(pred) {
+			if len(p.lines) < shownLines {
+				p.lines = append(p.lines, f.Line(i))
 			}
-			p.bad += len(bad)
+			p.bad++
 		}
 		records := predictionRecords(p.md, pred)
 		for i, rec := range records {
@@ -154,7 +154,7 @@ func (p *predictor) report() {
 	printWarnings(p.stderr, "predict", p.warnings)
 	if p.bad > 0 {
 		fmt.Fprintf(p.stderr, "machines predict: warning: %d of %d predictions are not finite numbers (%s): their cells are left empty. "+
-			"Their inputs lie far outside the training data, or the model's outputs overflow: check those rows\n", p.bad, p.rows, p.lines)
+			"Their inputs lie far outside the training data, or the model's outputs overflow: check those rows\n", p.bad, p.rows, formatLines(p.lines, p.bad))
 	}
 }
 

@@ -235,23 +235,35 @@ func nonFinite(pred *mat.Dense) []int {
 	return rows
 }
 
+// shownLines is the number of rows that messages name.
+const shownLines = 3
+
 // describeLines names the file lines of the first few of the listed
 // rows; rows maps them to rows of f (nil: the same).
 func describeLines(f *dataset.Frame, rows, listed []int) string {
-	var lines []string
-	for _, i := range listed[:min(3, len(listed))] {
+	var lines []int
+	for _, i := range listed[:min(shownLines, len(listed))] {
 		r := i
 		if rows != nil {
 			r = rows[i]
 		}
-		lines = append(lines, strconv.Itoa(f.Line(r)))
+		lines = append(lines, f.Line(r))
 	}
-	s := "row " + lines[0]
-	if len(lines) > 1 {
-		s = "rows " + strings.Join(lines, ", ")
+	return formatLines(lines, len(listed))
+}
+
+// formatLines names the file lines of the first few of total rows.
+func formatLines(lines []int, total int) string {
+	s := make([]string, len(lines))
+	for i, l := range lines {
+		s[i] = strconv.Itoa(l)
 	}
-	if more := len(listed) - len(lines); more > 0 {
-		s += fmt.Sprintf(" and %d more", more)
+	text := "row " + s[0]
+	if len(s) > 1 {
+		text = "rows " + strings.Join(s, ", ")
 	}
-	return s
+	if more := total - len(lines); more > 0 {
+		text += fmt.Sprintf(" and %d more", more)
+	}
+	return text
 }

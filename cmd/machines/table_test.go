@@ -296,6 +296,22 @@ func TestNonFinitePredictions(t *testing.T) {
 	if want := "warning: 1 of 3 predictions are not finite numbers (row 3): their cells are left empty"; !strings.Contains(stderr, want) {
 		t.Errorf("predict's stderr %q does not contain %q", stderr, want)
 	}
+	// Two overflowing rows, in two parts of the table.
+	var b strings.Builder
+	b.WriteString("x\n")
+	for i := range predictRows + 10 {
+		x := 1
+		if i == 0 || i == predictRows+5 {
+			x = 1000
+		}
+		fmt.Fprintf(&b, "%d\n", x)
+	}
+	withStdin(t, b.String(), func() {
+		code, _, stderr = fitTestRun("predict", "-model", "testdata/model_overflow.json", "-data", "-", "-out", "-")
+	})
+	if want := fmt.Sprintf("warning: 2 of %d predictions are not finite numbers (rows 2, %d)", predictRows+10, predictRows+7); code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("predict exited with %d, stderr %q; want %q", code, stderr, want)
+	}
 	for _, cmd := range []string{"score", "explain"} {
 		code, stdout, stderr = fitTestRun(cmd, "-model", "testdata/model_overflow.json", "-data", "testdata/model_overflow.csv")
 		if want := "testdata/model_overflow.csv: 1 of 3 predictions are not finite numbers (row 3)"; code != 1 || stdout != "" || !strings.Contains(stderr, want) {
