@@ -41,6 +41,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if err := requireFlags(fs, "model", "onnx"); err != nil {
 		return err
 	}
+	if err := checkOutput("onnx", *out, "model.onnx"); err != nil {
+		return err
+	}
 	format, err := fileFormat(*modelPath)
 	if err != nil {
 		return err
@@ -151,6 +154,16 @@ func exportFinite[T ad.Float](path string, shape []int) (*onnxpb.ModelProto, err
 	if m.Kind() != finite.Dense && shape == nil {
 		return nil, usagef("%s: a %s machine: -shape L (or H,W for 2-D convolutions) must give its signals' shape", path, m.Kind())
 	}
+	if m.Kind() == finite.Recur {
+		var zero T
+		elem := 8
+		if _, ok := any(zero).(float32); ok {
+			elem = 4
+		}
+		if err := checkUnrolled(m.Dims(), m.Pad()[0], shape[0], elem); err != nil {
+			return nil, err
+		}
+	}
 	model, err := onnx.Finite(m, shape...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -170,4 +183,36 @@ func parseShape(s string) ([]int, error) {
 		dims = append(dims, d)
 	}
 	return dims, nil
+}
+
+// The size of a recurrent machine unrolled into ONNX, measured on
+// machines of 2 and 4 blocks of up to 16 channels: each time step holds
+// the weights of the delays it reads, and some nodes per block; building
+// the graph takes up to 8 times the file's size in memory. Protocol
+// buffers, and so ONNX files, hold at most 2 GiB.
+const (
+	unrolledNodeBytes = 450
+	unrolledMemory    = 8
+	maxONNXBytes      = 2 << 30
+)
+
+// checkUnrolled refuses to unroll a recurrent machine of the given
+// blocks, delay span pad and element size over steps time steps when the
+// ONNX file would exceed what protocol buffers hold, or building it the
+// memory available, saying what it would take.
+func checkUnrolled(dims []int, pad, steps, elem int) error {
+	d := 0
+	for _, b := range dims {
+		d += b
+	}
+	file := float64(steps) * float64(elem*(pad+1)*d*d+unrolledNodeBytes*len(dims))
+	if file > maxONNXBytes {
+		return usagef("-shape %d: the recurrent machine unrolled over %d time steps would make an ONNX file of about %s, "+
+			"more than the 2 GiB that ONNX files hold; export a shorter signal", steps, steps, formatBytes(file))
+	}
+	if avail, ok := availableMemory(); ok && unrolledMemory*file > float64(avail) {
+		return fmt.Errorf("-shape %d: unrolling the recurrent machine over %d time steps would need about %s of memory, and %s are available; "+
+			"export a shorter signal", steps, steps, formatBytes(unrolledMemory*file), formatBytes(float64(avail)))
+	}
+	return nil
 }

@@ -170,6 +170,14 @@ func TestExportErrors(t *testing.T) {
 	if err := m.Save(conv); err != nil {
 		t.Fatal(err)
 	}
+	recur := filepath.Join(dir, "recur.json")
+	r, err := finite.NewRecur[float64]([]int{1, 3}, finite.Tanh, 2, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Save(recur); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -177,6 +185,9 @@ func TestExportErrors(t *testing.T) {
 		want string
 	}{
 		{"no flags", nil, 2, "missing required flags -model, -onnx"},
+		// 1,092 bytes a time step in float32: 1.1 KB measured.
+		{"long recurrent signal", []string{"-model", recur, "-onnx", out, "-shape", "9000000"}, 2,
+			"-shape 9000000: the recurrent machine unrolled over 9000000 time steps would make an ONNX file of about 9.8 GB, more than the 2 GiB"},
 		{"no output", []string{"-model", "testdata/model_valid.json"}, 2, "missing required flag -onnx"},
 		{"unknown kind", []string{"-model", "testdata/model_bad_kind.json", "-onnx", out}, 1, `unknown model kind "neural-net"`},
 		{"adaptive solve", []string{"-model", saveEveryKind(t, dir, 1e-3), "-onnx", out}, 1,

@@ -19,9 +19,10 @@ import (
 func runFit(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	var (
-		data        = fs.String("data", "", "training data: a CSV `file` with a header row (required)")
+		data        = fs.String("data", "", "training data: a CSV `file` with a header row, or - for standard input (required)")
+		sep         = sepFlag(fs)
 		target      = fs.String("target", "", "the `column` to predict (required)")
-		task        = fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers only, classification otherwise)")
+		task        = fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers of more than two values, classification otherwise)")
 		ignore      = fs.String("ignore", "", "comma-separated `columns` to leave out of the inputs")
 		id          = fs.String("id", "", "a `column` that identifies rows: not an input; predict copies it to its output")
 		dimsFlag    = fs.String("dims", "", "comma-separated `list` of the block sizes of the machine space, the output block last;\nthe output block must be 1 for regression and the number of classes for classification\n(default 3,3,3,<outputs>)")
@@ -34,7 +35,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		standardize = fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1")
 		seed        = fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters")
 		iters       = fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)")
-		starts      = fs.Int("starts", 1, "fit the final machine from this `number` of initial points and keep the one of lowest loss")
+		starts      = fs.Int("starts", 1, "fit the final machine from this `number` of initial points, at most 1000, and keep the one of lowest loss")
 		modelPath   = fs.String("model", "", "write the fitted model to this JSON `file` (required)")
 	)
 	fs.Usage = func() {
@@ -70,8 +71,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if set["iters"] && *iters < 1 {
 		return usagef("-iters %d: want at least 1", *iters)
 	}
-	if *starts < 1 {
-		return usagef("-starts %d: want at least 1", *starts)
+	if *starts < 1 || *starts > maxStarts {
+		return usagef("-starts %d: want 1 to %d", *starts, maxStarts)
 	}
 	var dims []int
 	if *dimsFlag != "" {
@@ -79,30 +80,37 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := checkFitFlags(*target, *id, *modelPath); err != nil {
+		return err
+	}
 
-	f, err := dataset.LoadFrame(*data)
+	f, err := loadTable(*data, *sep, stderr, "fit")
 	if err != nil {
 		return err
 	}
+	*id = idColumn(f, *id, *target, stderr)
 	features, err := featureColumns(f, *target, *id, *ignore)
 	if err != nil {
 		return err
 	}
 	if *task == "" {
-		*task = inferTask(f, *target)
-		fmt.Fprintf(stderr, "machines fit: -task not given: %s, since column %q %s\n", *task, *target,
-			map[string]string{taskRegression: "holds numbers only", taskClassification: "holds text"}[*task])
+		var why string
+		*task, why = inferTask(f, *target)
+		fmt.Fprintf(stderr, "machines fit: -task not given: %s, since column %q %s\n", *task, *target, why)
 	}
 	classify := *task == taskClassification
 	t, err := f.Target(*target, classify)
 	if err != nil {
 		return err
 	}
+	if err := checkTarget(f, t, *target, stderr); err != nil {
+		return err
+	}
 	if t.Dropped > 0 {
-		fmt.Fprintf(stderr, "machines fit: %s: dropped %d of %d rows with no value in column %q\n", *data, t.Dropped, f.Len(), *target)
+		fmt.Fprintf(stderr, "machines fit: %s: dropped %d of %d rows with no value in column %q\n", f.Name(), t.Dropped, f.Len(), *target)
 	}
 	if *anchors > len(t.Rows) {
-		return usagef("-anchors %d: %s has only %d usable rows", *anchors, *data, len(t.Rows))
+		return usagef("-anchors %d: %s has only %d usable rows", *anchors, f.Name(), len(t.Rows))
 	}
 	enc, warnings, err := dataset.FitEncoder(f, features, t.Rows)
 	if err != nil {
@@ -161,6 +169,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if set["bandwidth"] {
 		s.Bandwidths = []float64{*bandwidth}
 	}
+	if err := checkFitSize(len(t.Rows), enc.Width(), outputs, s, stderr); err != nil {
+		return err
+	}
 	var (
 		m   *kernel.Machine
 		res kernel.Result
@@ -179,6 +190,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			when = "at the initial parameters"
 		}
 		hint := "a larger -cost or another -bandwidth"
+		if set["cost"] && *cost > 1e100 {
+			hint = "a smaller -cost"
+		}
 		if !*standardize {
 			hint = "-standardize=true, " + hint
 		}
@@ -200,7 +214,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Classes:  t.Classes,
 		Encoder:  enc,
 		Fit: &fitRecord{
-			Data: *data, Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed,
+			Data: f.Name(), Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed,
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
 			Starts: *starts, Start: res.Start, Iterations: res.Iterations, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,
@@ -227,12 +241,15 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 }
 
 // featureColumns returns the columns of f that are inputs: all but the
-// target, the id column and the ignored ones. Every column named on the
-// command line must exist.
+// target, the id column, the row names and the ignored ones. Every column
+// named on the command line must exist.
 func featureColumns(f *dataset.Frame, target, id, ignore string) ([]string, error) {
 	skip := []string{target}
 	if id != "" {
 		skip = append(skip, id)
+	}
+	if rows := f.RowNames(); rows != "" {
+		skip = append(skip, rows)
 	}
 	if ignore != "" {
 		for _, c := range strings.Split(ignore, ",") {
@@ -254,15 +271,6 @@ func featureColumns(f *dataset.Frame, target, id, ignore string) ([]string, erro
 		return nil, fmt.Errorf("%s: no input columns left besides the target %q, the id and the ignored columns", f.Name(), target)
 	}
 	return features, nil
-}
-
-// inferTask returns regression when every present value of the target
-// column is a number, classification otherwise.
-func inferTask(f *dataset.Frame, target string) string {
-	if _, err := f.Target(target, false); err != nil {
-		return taskClassification
-	}
-	return taskRegression
 }
 
 // describeSettings says which cost and bandwidth the fit used and how

@@ -10,6 +10,7 @@
 //	fit               fit a finite-depth kernel machine to a CSV file
 //	predict           predict with a fitted model
 //	score             score a fitted model on labelled data
+//	explain           measure how much each input column matters to a fitted model
 //	export            write a fitted, sculpted or saved model as an ONNX model
 //	bench             time the library's workloads
 //	sculpt            sculpt a hypergraph architecture on an image data set
@@ -87,24 +88,51 @@
 //
 // # Fitting your own data
 //
-//	machines fit -data train.csv -target COLUMN [-task regression|classification] \
+//	machines fit -data train.csv|- -target COLUMN [-task regression|classification] [-sep ;] \
 //	    [-ignore a,b] [-id COLUMN] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
 //	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-standardize=true] \
 //	    [-seed 0] [-iters N] [-starts 1] -model model.json
-//	machines predict -model model.json -data new.csv -out pred.csv|-
+//	machines predict -model model.json -data new.csv|- [-sep ;] -out pred.csv|-
 //
 // The CSV files have a header row and may look as real tables do: numbers,
 // quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
-// (empty, NA, ? or NaN); and categories, any other text. fit uses every
-// column but the target, the -ignore columns and the -id column as an
-// input. Categories are one-hot encoded, except bins of a quantity (three
+// (empty, NA, ? or NaN); and categories, any other text. Their fields are
+// separated by commas, semicolons, tabs or vertical bars, whichever splits
+// the first lines evenly (-sep sets it: one character, or tab). Numbers
+// may have thousands separators (4,599.0) and a percent sign, which is
+// dropped (17.5% reads as 17.5); a file separated by other than commas
+// whose first 64 KiB hold a decimal comma (3,14) is read with decimal
+// commas and points between thousands (1.234,5), as spreadsheets write
+// them in much of Europe. A first column without a name holds row names,
+// as R's write.csv and pandas' to_csv write them: it is named "row.names"
+// and is the id column unless -id names another. -data - reads standard
+// input. fit uses every column but the target, the -ignore columns, the
+// row names and the -id column as an input. Categories are one-hot encoded, except bins of a quantity (three
 // or more levels that each begin with a different number, such as age
 // groups "25-34" ... "75+"), which become that number so that their order
 // counts; missing values are replaced by the training mean (numbers) or the
 // most frequent value, with an indicator column for every column that had
 // gaps. Rows whose target is missing are
 // dropped, and fit says how many. Without -task the target decides: a
-// column of numbers only means regression, anything else classification.
+// column of numbers means regression, except numbers that take two values
+// only, such as the 0 and 1 of a yes-or-no outcome, which mean
+// classification, as does anything else; fit says which it chose and why,
+// and -task regression fits two values as numbers.
+//
+// Before it fits, fit checks what would make the fit fail or mean
+// nothing, and says what and where: -id naming the target; a -model path
+// that is a directory or cannot be written; a regression target with the
+// same value on every row, or one row only. It warns of classes with a
+// single row, which a model can hardly learn. It sizes the fit from the
+// table and the settings: more -folds than the rows the cross-validation
+// runs on are refused, and so is a hidden block of -dims larger than the
+// inputs (as encoded) plus the anchors, since its states span no more
+// dimensions than that; a fit whose estimated memory exceeds what the
+// machine has available, or whose estimated time exceeds a day, is
+// refused with what it would take; and one estimated at over a minute is
+// announced with its size. The estimates are rough: measured fits took
+// 0.6 to 1.3 times the memory estimated, and a seventh to twice the
+// time, the iterations a fit needs varying most.
 //
 // fit standardises the encoded inputs (and a regression target) and fits a
 // finite-depth kernel machine with L-BFGS. Unless -cost and -bandwidth are
@@ -122,8 +150,8 @@
 // centres of the rows (-anchors M sets their number), so that time and
 // memory grow linearly with the rows. The final fit stops when the loss
 // improves by less than 0.1% over 10 iterations or at -iters; fit says
-// which. -starts N fits the final machine from N initial points and keeps
-// the one of lowest loss, for a deep -dims whose fit from one start may
+// which. -starts N (at most 1,000) fits the final machine from N initial
+// points and keeps the one of lowest loss, for a deep -dims whose fit from one start may
 // stall near a constant function. It reports progress on standard error, then a summary: rows,
 // columns and inputs, the settings and how they were chosen, the training
 // score, the parameters and the time.
@@ -137,7 +165,8 @@
 // "kind": "kernel-machine", the "task", the "target" and "id" column names,
 // the "features" (the table's input columns), for classification the
 // "classes" in order, the "encoder" (each column's kind, categories,
-// imputed value and indicator), the "fit" record (data file, rows,
+// imputed value and indicator), the "fit" record (data file, or
+// "standard input", rows,
 // dropped rows, seed, chosen settings, iterations, whether the optimiser
 // converged, time and the whole "selection" with every candidate's
 // scores), and the "machine": its "dims", "kernel", "bandwidth", the
@@ -152,15 +181,40 @@
 // column if the model has one (or -id names one), then for regression a
 // column named after the target, for classification the predicted class
 // in a column named after the target and the probability of each class in
-// columns p_CLASS.
+// columns p_CLASS. It reads, predicts and writes 4,096 rows at a time, so
+// that its memory does not grow with the file. A prediction that is not a
+// finite number (inputs far outside the training data, or an output that
+// overflows) is left empty, and a warning says how many and where.
 //
-//	machines score -model model.json -data test.csv [-json FILE]
+//	machines score -model model.json -data test.csv|- [-json FILE]
 //
 // score reads labelled data, with the model's feature columns and its
 // target column, predicts every row and prints the coefficient of
 // determination R^2 and the mean squared error for a regression model, or
 // the accuracy and the log-loss for a classifier; -json also writes them
-// to a JSON file.
+// to a JSON file. R^2 is undefined when the target does not vary, as on a
+// single row, and the MSE when it exceeds the largest float64: score says
+// so instead of printing a number, and the JSON leaves them out with a
+// note. A prediction that is not a finite number makes score fail, naming
+// the rows.
+//
+//	machines explain -model model.json -data test.csv|- [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]
+//
+// explain measures how much each input column matters to the model:
+// the permutation importance, the drop in the model's score (R^2 for
+// regression, accuracy for classification) on the labelled rows of
+// test.csv when the column's values are shuffled among the rows, averaged
+// over -repeats shuffles (at most 1,000), with a 95% interval: each row's
+// share of the drop, averaged over the shuffles, gives a Student t
+// interval of the mean over the rows, which speaks of the sample of rows
+// as well as of the shuffles. A categorical column's one-hot columns and
+// a column's missing indicator move with it. It prints a table, the most
+// important column first; -json writes the score, its value on the rows
+// as they are ("baseline") and each column's importance, interval and
+// per-shuffle drops; -figure BASE draws the importances as bars with
+// their intervals in BASE.png and BASE.svg. Measure on rows the model was
+// not fitted to, as on a held-out test set: on its training rows it shows
+// what the model memorised.
 //
 // # Exporting to ONNX
 //
@@ -201,8 +255,11 @@
 // block, and returns "z", its stable state, unrolled block by block (a
 // recurrent machine time step by time step); a convolutional or
 // recurrent machine needs -shape, its signals' length L or height and
-// width H,W, which the graph fixes. A hypergraph spec has no weights and
-// is refused, as are parameter and checkpoint files.
+// width H,W, which the graph fixes; a recurrent machine's graph grows with
+// L (about a kilobyte a time step for a small machine), and an L whose
+// file would exceed the 2 GiB that ONNX files hold, or whose building
+// would exceed the memory available, is refused. A hypergraph spec has
+// no weights and is refused, as are parameter and checkpoint files.
 //
 // # Sculpting
 //
@@ -329,6 +386,10 @@
 // source tree), the VCS revision it was built from, marked "dirty" if the
 // tree had uncommitted changes, and the Go version.
 //
+// fit, predict, score, export and explain check that their output files
+// can be written (not a directory, in a directory that exists and is
+// writable) before any work.
+//
 // Errors in flags or arguments print one line saying what is wrong and a
 // hint to run the command with -h, and exit with status 2; other failures
 // exit with status 1.
@@ -356,6 +417,7 @@ func commands() []command {
 		{"fit", "fit a kernel machine to a CSV file", runFit},
 		{"predict", "predict with a fitted model", runPredict},
 		{"score", "score a fitted model on labelled data", runScore},
+		{"explain", "measure how much each input column matters to a fitted model", runExplain},
 		{"export", "write a fitted, sculpted or saved model as an ONNX model", runExport},
 		{"bench", "time the library's workloads", runBench},
 		{"sculpt", "sculpt a hypergraph architecture on an image data set", runSculpt},

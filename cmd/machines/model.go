@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
-	"strconv"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/atomicfile"
@@ -89,6 +87,31 @@ func (md *modelFile) inputs(f *dataset.Frame, rows []int, stderr io.Writer, cmd 
 	return x, nil
 }
 
+// inputsEach encodes a table that comes in parts: it calls next for each
+// part until next returns io.EOF, and each with the part and its inputs.
+// It returns the encoder's warnings about the whole table.
+func (md *modelFile) inputsEach(next func() (*dataset.Frame, error), each func(f *dataset.Frame, x *mat.Dense) error) ([]dataset.Warning, error) {
+	if md.Encoder != nil {
+		return md.Encoder.TransformEach(next, each)
+	}
+	for {
+		f, err := next()
+		if err == io.EOF {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		x, err := numericColumns(f, md.Features, nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := each(f, x); err != nil {
+			return nil, err
+		}
+	}
+}
+
 // numericColumns reads the named columns of the given rows of f (nil: all
 // rows) as numbers, as version 1 model files expect.
 func numericColumns(f *dataset.Frame, names []string, rows []int) (*mat.Dense, error) {
@@ -105,10 +128,9 @@ func numericColumns(f *dataset.Frame, names []string, rows []int) (*mat.Dense, e
 			return nil, err
 		}
 		for i, r := range rows {
-			v, err := strconv.ParseFloat(f.Cell(r, c), 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, &dataset.ParseError{File: f.Name(), Row: f.Line(r), Column: name,
-					Err: fmt.Errorf("%q is not a finite number", f.Cell(r, c))}
+			v, err := f.Number(r, c)
+			if err != nil {
+				return nil, err
 			}
 			x.Set(i, j, v)
 		}
