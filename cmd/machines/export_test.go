@@ -171,7 +171,7 @@ func TestExportErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	recur := filepath.Join(dir, "recur.json")
-	r, err := finite.NewRecur[float64]([]int{1, 3}, finite.Tanh, 2, 1, nil)
+	r, err := finite.NewRecur[float64]([]int{1, 3}, ad.Tanh, 2, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
