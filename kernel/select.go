@@ -47,6 +47,7 @@ type Candidate struct {
 	Cost      float64 `json:"cost"`
 	Bandwidth float64 `json:"bandwidth"`
 	LogTarget bool    `json:"log_target,omitempty"`
+	Shallow   bool    `json:"shallow,omitempty"`
 	Loss      float64 `json:"loss"`
 	LossStd   float64 `json:"loss_std"`
 	Score     float64 `json:"score"`
@@ -95,6 +96,9 @@ func (p problemData) rows(r []int) problemData {
 type heldOut struct {
 	loss, score float64
 	diverged    bool
+	// pred holds the predictions for the fold's test rows on the scale
+	// the machine fits (before a log target is mapped back).
+	pred *mat.Dense
 }
 
 // selectSettings scores every pair of costs and bandwidths by k-fold
@@ -108,7 +112,7 @@ type heldOut struct {
 // most regularised machine down, was measured to stay stuck near it (on
 // R's CO2 table, cross-validated R^2 0.62 against 0.85). The jobs run in
 // parallel.
-func selectSettings(variants []problemData, arch Architecture, costs, bandwidths []float64, s Settings) (*Selection, error) {
+func selectSettings(variants []problemData, arch Architecture, costs, bandwidths []float64, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
 	d := variants[0]
 	n, _ := d.x.Dims()
 	k := s.Folds
@@ -126,7 +130,7 @@ func selectSettings(variants []problemData, arch Architecture, costs, bandwidths
 		d = variants[0]
 	}
 	if len(rows) < k {
-		return nil, fmt.Errorf("kernel: %d rows are too few for %d-fold cross-validation; fix the cost and the bandwidth or use fewer folds", len(rows), k)
+		return nil, calibration{}, fmt.Errorf("kernel: %d rows are too few for %d-fold cross-validation; fix the cost and the bandwidth or use fewer folds", len(rows), k)
 	}
 	// Small sets repeat the cross-validation on new shuffles: one k-fold
 	// split of a few dozen rows scores the settings too noisily to rank
@@ -183,7 +187,7 @@ func selectSettings(variants []problemData, arch Architecture, costs, bandwidths
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, calibration{}, err
 	}
 	sel.Best = -1
 	losses, scores := make([]float64, k), make([]float64, k)
@@ -210,15 +214,48 @@ func selectSettings(variants []problemData, arch Architecture, costs, bandwidths
 			}
 		}
 	}
-	if sel.Best < 0 {
-		return nil, errors.New("kernel: cross-validation: every setting diverged on some fold")
+	if shallow != nil {
+		cand := shallow.sel.Candidates[shallow.sel.Best]
+		v := variants[0]
+		if cand.LogTarget {
+			v = variants[len(variants)-1]
+		}
+		for f := range k {
+			h := shallow.heldOut(v, rows, folds[f])
+			losses[f], scores[f] = h.loss, h.score
+		}
+		cand.Loss, cand.LossStd = stat.MeanStdDev(losses, nil)
+		cand.Score, cand.ScoreStd = stat.MeanStdDev(scores, nil)
+		if sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss {
+			sel.Best = len(sel.Candidates)
+		}
+		sel.Candidates = append(sel.Candidates, cand)
+		if s.Progress != nil {
+			fmt.Fprintf(s.Progress, "kernel: shallow %s: %s\n", cand.setting(), cand.scores(sel))
+		}
 	}
-	return sel, nil
+	if sel.Best < 0 {
+		return nil, calibration{}, errors.New("kernel: cross-validation: every setting diverged on some fold")
+	}
+	if best := sel.Candidates[sel.Best]; best.Shallow {
+		return sel, shallow.cal, nil
+	}
+	// The chosen deep candidate's held-out predictions calibrate it.
+	v, b, c := sel.Best/(len(bandwidths)*len(costs)), sel.Best/len(costs)%len(bandwidths), sel.Best%len(costs)
+	preds, parts := make([]*mat.Dense, k), make([]problemData, k)
+	for f := range k {
+		preds[f] = out[(v*len(bandwidths)+b)*k+f][c].pred
+		parts[f] = variants[v].rows(folds[f].Test)
+	}
+	return sel, calibrate(preds, parts), nil
 }
 
 // setting describes the candidate's settings for the progress lines.
 func (c Candidate) setting() string {
 	s := fmt.Sprintf("cost %g, bandwidth %g", c.Cost, c.Bandwidth)
+	if c.Shallow {
+		s = "shallow " + s
+	}
 	if c.LogTarget {
 		s += ", log target"
 	}
@@ -279,10 +316,12 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 		}
 		params = r.X
 		pred := o.machine(params, anchors).Predict(nil, test.x)
+		raw := mat.DenseCopyOf(pred)
 		if d.back != nil {
 			d.back(pred)
 		}
 		out[c] = evaluate(pred, test)
+		out[c].pred = raw
 	}
 	return out, nil
 }

@@ -36,6 +36,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		iters       = fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)")
 		starts      = fs.Int("starts", 1, "fit the final machine from this `number` of initial points and keep the one of lowest loss")
 		modelPath   = fs.String("model", "", "write the fitted model to this JSON `file` (required)")
+		learner     = addLearnerFlags(fs)
 	)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: machines fit -data FILE -target COLUMN [flags] -model FILE\n\nflags:")
@@ -155,6 +156,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Starts:      *starts,
 		Progress:    stderr,
 	}
+	if err := learner.apply(&s); err != nil {
+		return err
+	}
 	if set["cost"] {
 		s.Costs = []float64{*cost}
 	}
@@ -200,12 +204,22 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Classes:  t.Classes,
 		Encoder:  enc,
 		Fit: &fitRecord{
-			Data: *data, Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed,
+			Data: *data, Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed, Shallow: res.Shallow,
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
 			Starts: *starts, Start: res.Start, Iterations: res.Iterations, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,
 		},
 		Machine: m,
+	}
+	if res.Selection != nil {
+		cal := res.Calibration
+		md.Fit.Calibration = &cal
+	}
+	if r := res.Calibration.Residuals; r != nil {
+		md.Intervals = &intervalRecord{Residuals: make([][]float64, len(r))}
+		for j := range r {
+			md.Intervals.Residuals[j] = thinResiduals(r[j])
+		}
 	}
 	if err := writeModel(*modelPath, md); err != nil {
 		return err
@@ -217,6 +231,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "fit: %s\n", describeSettings(res))
+	if c := describeCalibration(res.Calibration); c != "" {
+		fmt.Fprintf(stdout, "fit: %s\n", c)
+	}
 	if res.Converged {
 		fmt.Fprintf(stdout, "fit: converged after %d iterations (%s)\n", res.Iterations, res.Status)
 	} else {
@@ -334,4 +351,17 @@ func requireFlags(fs *flag.FlagSet, names ...string) error {
 		return usagef("missing required flag %s", missing[0])
 	}
 	return usagef("missing required flags %s", strings.Join(missing, ", "))
+}
+
+// describeCalibration says how the chosen setting's held-out predictions
+// calibrated the machine, or nothing when there were none.
+func describeCalibration(c kernel.Calibration) string {
+	switch {
+	case c.LogitScale > 0:
+		return fmt.Sprintf("class scores multiplied by %.3g, the factor of lowest held-out log-loss (calibrated probabilities)", c.LogitScale)
+	case c.Shrinkage != nil:
+		s := fmt.Sprintf("predictions shrunk towards the mean by the factor %.3g fitted to the held-out predictions; ", c.Shrinkage[0])
+		return s + fmt.Sprintf("%d held-out residuals kept for predict -interval", len(c.Residuals[0]))
+	}
+	return ""
 }

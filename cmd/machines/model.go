@@ -20,9 +20,10 @@ import (
 
 // The version of the model file this program writes and the kinds of
 // model it knows. Version 1 files hold numeric features only and no
-// encoder; version 2 adds the encoder, the id column and the fit record.
+// encoder; version 2 adds the encoder, the id column and the fit record;
+// version 3 the intervals and the calibration.
 const (
-	modelVersion = 2
+	modelVersion = 3
 	kindKernel   = "kernel-machine"
 )
 
@@ -50,17 +51,50 @@ type modelFile struct {
 	// in version 1 files, whose features are numbers used as they are.
 	Encoder *dataset.Encoder `json:"encoder,omitempty"`
 	// Fit records how the machine was fitted; predict does not need it.
-	Fit     *fitRecord      `json:"fit,omitempty"`
-	Machine *kernel.Machine `json:"machine"`
+	Fit *fitRecord `json:"fit,omitempty"`
+	// Intervals holds what predict -interval needs; nil when fit chose
+	// no settings by cross-validation, and in files before version 3.
+	Intervals *intervalRecord `json:"intervals,omitempty"`
+	Machine   *kernel.Machine `json:"machine"`
+}
+
+// intervalRecord holds, for each regression target, the absolute
+// held-out residuals of the chosen setting, sorted, on the scale the
+// machine fits (kernel.Calibration.Residuals), thinned to at most
+// maxResiduals evenly spaced order statistics.
+type intervalRecord struct {
+	Residuals [][]float64 `json:"residuals"`
+}
+
+// maxResiduals bounds the residuals a model file keeps per target: beyond
+// a thousand, more order statistics move a 90% interval by less than the
+// rows' own noise.
+const maxResiduals = 1000
+
+// thinResiduals returns at most maxResiduals of the sorted residuals r:
+// the ceil(i n/m)-th smallest for i = 1..m, so that the k-th of them is
+// at least the residual of the same rank in r.
+func thinResiduals(r []float64) []float64 {
+	n := len(r)
+	if n <= maxResiduals {
+		return r
+	}
+	out := make([]float64, maxResiduals)
+	for i := range out {
+		out[i] = r[(n*(i+1)+maxResiduals-1)/maxResiduals-1]
+	}
+	return out
 }
 
 // fitRecord is what fit stores about the fit: the data, the settings it
 // used and how it chose them, and how the optimiser ended.
 type fitRecord struct {
-	Data       string            `json:"data"`
-	Rows       int               `json:"rows"`
-	Dropped    int               `json:"dropped_rows"`
-	Seed       uint64            `json:"seed"`
+	Data    string `json:"data"`
+	Rows    int    `json:"rows"`
+	Dropped int    `json:"dropped_rows"`
+	Seed    uint64 `json:"seed"`
+	// Shallow says the machine is the shallow one of kernel.Shallow.
+	Shallow    bool              `json:"shallow,omitempty"`
 	Dims       []int             `json:"dims"`
 	Cost       float64           `json:"cost"`
 	Bandwidth  float64           `json:"bandwidth"`
@@ -73,6 +107,9 @@ type fitRecord struct {
 	Status     string            `json:"status"`
 	Seconds    float64           `json:"seconds"`
 	Selection  *kernel.Selection `json:"selection,omitempty"`
+	// Calibration is the logit scale or the shrinkage that the chosen
+	// setting's held-out predictions gave the machine.
+	Calibration *kernel.Calibration `json:"calibration,omitempty"`
 }
 
 // inputs returns the machine's inputs for the given rows of f (nil: all
@@ -206,6 +243,21 @@ func (md *modelFile) check() error {
 		}
 		if n := len(md.Encoder.Names()); m.Inputs() != n {
 			return fmt.Errorf("the machine has %d inputs for the %d columns of the encoder", m.Inputs(), n)
+		}
+	}
+	if md.Intervals != nil {
+		if md.Task != taskRegression {
+			return errors.New("a classification model has intervals")
+		}
+		if len(md.Intervals.Residuals) != m.Outputs() {
+			return fmt.Errorf("the intervals hold residuals of %d targets, the machine has %d outputs", len(md.Intervals.Residuals), m.Outputs())
+		}
+		for j, r := range md.Intervals.Residuals {
+			for i, v := range r {
+				if !(v >= 0) || math.IsInf(v, 0) || (i > 0 && v < r[i-1]) {
+					return fmt.Errorf("interval residual %d of target %d is %v: want finite values >= 0 in increasing order", i, j+1, v)
+				}
+			}
 		}
 	}
 	if md.ID != "" && (md.ID == md.Target || slices.Contains(md.Features, md.ID)) {

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -19,6 +20,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		data      = fs.String("data", "", "inputs: a CSV `file` with a header row holding the model's input columns;\nother columns are ignored (required)")
 		out       = fs.String("out", "", "write the predictions to this CSV `file`, or to standard output if it is - (required)")
 		id        = fs.String("id", "", "copy this `column` to the predictions (default: the model's -id column, when the file has it)")
+		interval  = fs.Float64("interval", 0, "regression: add the columns lower and upper, a conformal prediction interval of this `level`\n(between 0 and 1, such as 0.9) made of the model's held-out residuals")
 	)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: machines predict -model FILE -data FILE -out FILE|-\n\nflags:")
@@ -31,6 +33,10 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	md, err := readModel(*modelPath)
+	if err != nil {
+		return err
+	}
+	halfWidth, err := intervalHalfWidth(md, *modelPath, *interval, setFlags(fs)["interval"])
 	if err != nil {
 		return err
 	}
@@ -54,7 +60,13 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	header, records := predictionRecords(md, md.Machine.Predict(nil, x))
+	var header []string
+	var records [][]string
+	if halfWidth != nil {
+		header, records = intervalRecords(md, x, halfWidth)
+	} else {
+		header, records = predictionRecords(md, md.Machine.Predict(nil, x))
+	}
 	if idCol >= 0 {
 		header = append([]string{f.Columns()[idCol]}, header...)
 		for i := range records {
@@ -122,4 +134,44 @@ func softmaxTo(dst, x []float64) {
 	for i := range dst {
 		dst[i] /= sum
 	}
+}
+
+// intervalHalfWidth checks the -interval flag (given says it was set)
+// against the model read from path and returns the conformal half width
+// of each target on the scale the machine fits, or nil without the flag.
+func intervalHalfWidth(md *modelFile, path string, level float64, given bool) ([]float64, error) {
+	if !given {
+		return nil, nil
+	}
+	if !(level > 0 && level < 1) {
+		return nil, usagef("-interval %v: want a level between 0 and 1, such as 0.9", level)
+	}
+	if md.Task != taskRegression {
+		return nil, usagef("-interval: %s is a classification model; its probabilities are the p_CLASS columns", path)
+	}
+	if md.Intervals == nil {
+		return nil, fmt.Errorf("%s: -interval: the model holds no held-out residuals (fit chooses its settings by cross-validation unless -cost and -bandwidth are both given; files before version 3 have none)", path)
+	}
+	h := make([]float64, len(md.Intervals.Residuals))
+	for j, r := range md.Intervals.Residuals {
+		h[j] = kernel.Conformal(r, level)
+		if math.IsInf(h[j], 1) {
+			return nil, fmt.Errorf("%s: -interval %v: %d held-out residuals are too few for that level; want at most %.3g",
+				path, level, len(r), float64(len(r))/float64(len(r)+1))
+		}
+	}
+	return h, nil
+}
+
+// intervalRecords returns the CSV header and rows of a regression's
+// predictions of the rows x with their intervals: the target, then lower
+// and upper.
+func intervalRecords(md *modelFile, x *mat.Dense, halfWidth []float64) (header []string, records [][]string) {
+	pred, lower, upper := md.Machine.PredictInterval(nil, nil, nil, x, halfWidth)
+	rows, _ := pred.Dims()
+	records = make([][]string, rows)
+	for i := range records {
+		records[i] = []string{dataset.FormatFloat(pred.At(i, 0)), dataset.FormatFloat(lower.At(i, 0)), dataset.FormatFloat(upper.At(i, 0))}
+	}
+	return []string{md.Target, "lower", "upper"}, records
 }

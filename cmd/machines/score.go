@@ -20,6 +20,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		modelPath = fs.String("model", "", "the model JSON `file` written by machines fit (required)")
 		data      = fs.String("data", "", "labelled data: a CSV `file` with the model's input columns and its target column (required)")
 		jsonPath  = fs.String("json", "", "also write the scores to this JSON `file`")
+		interval  = fs.Float64("interval", 0, "regression: also report the coverage and mean width of the conformal prediction intervals of this `level`")
 	)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: machines score -model FILE -data FILE [-json FILE]\n\nflags:")
@@ -32,6 +33,10 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	md, err := readModel(*modelPath)
+	if err != nil {
+		return err
+	}
+	halfWidth, err := intervalHalfWidth(md, *modelPath, *interval, setFlags(fs)["interval"])
 	if err != nil {
 		return err
 	}
@@ -65,6 +70,9 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	e := evaluate(md, md.Machine.Predict(nil, x), t)
+	if halfWidth != nil {
+		e.intervals(md, x, t, *interval, halfWidth)
+	}
 	fmt.Fprintf(stdout, "score: %d rows: %s\n", e.Rows, e)
 	if *jsonPath != "" {
 		return atomicfile.WriteFile(*jsonPath, func(w io.Writer) error {
@@ -86,13 +94,43 @@ type evaluation struct {
 	MSE      *float64 `json:"mse,omitempty"`
 	Accuracy *float64 `json:"accuracy,omitempty"`
 	LogLoss  *float64 `json:"log_loss,omitempty"`
+	// Brier is the mean over rows of the squared distance between the
+	// predicted probabilities and the one-hot true class.
+	Brier *float64 `json:"brier,omitempty"`
+	// Interval is the level of score -interval; Coverage the fraction of
+	// rows whose target lies in its interval, and Width the intervals'
+	// mean width.
+	Interval *float64 `json:"interval,omitempty"`
+	Coverage *float64 `json:"coverage,omitempty"`
+	Width    *float64 `json:"mean_width,omitempty"`
 }
 
 func (e evaluation) String() string {
 	if e.Task == taskRegression {
-		return fmt.Sprintf("R² %.4g, MSE %.4g", *e.R2, *e.MSE)
+		s := fmt.Sprintf("R² %.4g, MSE %.4g", *e.R2, *e.MSE)
+		if e.Interval != nil {
+			s += fmt.Sprintf(", %g intervals: coverage %.4g, mean width %.4g", *e.Interval, *e.Coverage, *e.Width)
+		}
+		return s
 	}
-	return fmt.Sprintf("accuracy %.4g, log-loss %.4g", *e.Accuracy, *e.LogLoss)
+	return fmt.Sprintf("accuracy %.4g, log-loss %.4g, Brier score %.4g", *e.Accuracy, *e.LogLoss, *e.Brier)
+}
+
+// intervals adds the coverage and the mean width of the intervals of the
+// given level and half widths on the rows x, whose targets are t.
+func (e *evaluation) intervals(md *modelFile, x *mat.Dense, t *dataset.Target, level float64, halfWidth []float64) {
+	_, lower, upper := md.Machine.PredictInterval(nil, nil, nil, x, halfWidth)
+	var in, width float64
+	for i, y := range t.Values {
+		lo, hi := lower.At(i, 0), upper.At(i, 0)
+		if lo <= y && y <= hi {
+			in++
+		}
+		width += hi - lo
+	}
+	n := float64(len(t.Values))
+	cov, w := in/n, width/n
+	e.Interval, e.Coverage, e.Width = &level, &cov, &w
 }
 
 // minProbability bounds the probabilities that enter the log-loss, so
@@ -117,15 +155,21 @@ func evaluate(md *modelFile, pred *mat.Dense, t *dataset.Target) evaluation {
 		return e
 	}
 	p := make([]float64, len(md.Classes))
-	var right, loss float64
+	var right, loss, brier float64
 	for i, l := range t.Labels {
 		softmaxTo(p, pred.RawRowView(i))
 		if floats.MaxIdx(p) == l {
 			right++
 		}
 		loss -= math.Log(math.Max(p[l], minProbability))
+		for k, v := range p {
+			if k == l {
+				v--
+			}
+			brier += v * v
+		}
 	}
-	acc, ll := right/n, loss/n
-	e.Accuracy, e.LogLoss = &acc, &ll
+	acc, ll, b := right/n, loss/n, brier/n
+	e.Accuracy, e.LogLoss, e.Brier = &acc, &ll, &b
 	return e
 }
