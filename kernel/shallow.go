@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/crossval"
+	"gonum.org/v1/gonum/stat"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -26,17 +27,24 @@ import (
 // follow from one eigendecomposition per bandwidth.
 
 // shallowBasis holds, for one bandwidth, the features Z = [X, Psi] of the
-// training rows and the eigendecomposition Z^T Z = V diag(e) V^T, from
-// which the fit and the leave-one-out residuals at every cost follow.
+// training rows and the map from the coefficients of Psi to those of the
+// anchors.
 type shallowBasis struct {
 	sigma  float64
 	inputs int
 	z      *mat.Dense // n x p: the inputs, then the anchor features
 	toC    *mat.Dense // m x r: the anchor coefficients c = toC * beta_psi
-	e      []float64  // eigenvalues of Z^T Z, p
-	zv     *mat.Dense // Z V, n x p
-	zv2    *mat.Dense // its squared entries
-	v      *mat.Dense // V, p x p
+}
+
+// ridge solves the ridge regression on some rows of a basis at every
+// cost from one eigendecomposition of their weighted Gram matrix
+// Z^T W Z = V diag(e) V^T.
+type ridge struct {
+	rows int
+	e    []float64
+	v    *mat.Dense // V, p x p
+	zv   *mat.Dense // Z V on the rows
+	w    []float64  // the rows' weights, nil for 1
 }
 
 // eigenFloor is the relative size below which eigenvalues of the anchors'
@@ -91,21 +99,40 @@ func newShallowBasis(x *mat.Dense, anchors *mat.Dense, sigma float64) (*shallowB
 	z := mat.NewDense(n, p, nil)
 	z.Slice(0, n, 0, d).(*mat.Dense).Copy(x)
 	z.Slice(0, n, d, p).(*mat.Dense).Mul(knm, toC)
+	return &shallowBasis{sigma: sigma, inputs: d, z: z, toC: toC}, nil
+}
+
+// ridge returns the solver on the listed rows of the basis (nil: all)
+// with weights w (nil: 1), one per listed row.
+func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
+	z := b.z
+	if rows != nil {
+		z = pickRows(b.z, rows)
+	}
+	n, p := z.Dims()
+	zw := z
+	if w != nil {
+		zw = mat.DenseCopyOf(z)
+		for i := range n {
+			row := zw.RawRowView(i)
+			for j := range row {
+				row[j] *= math.Sqrt(w[i])
+			}
+		}
+	}
 	gram := mat.NewSymDense(p, nil)
-	gram.SymOuterK(1, z.T())
+	gram.SymOuterK(1, zw.T())
+	var eig mat.EigenSym
 	if !eig.Factorize(gram, true) {
 		return nil, errors.New("kernel: eigendecomposition of the features' Gram matrix failed")
 	}
-	b := &shallowBasis{sigma: sigma, inputs: d, z: z, toC: toC, e: eig.Values(nil), v: new(mat.Dense)}
-	for i, v := range b.e {
-		b.e[i] = max(v, 0)
+	r := &ridge{rows: n, e: eig.Values(nil), v: new(mat.Dense), zv: new(mat.Dense), w: w}
+	for i, v := range r.e {
+		r.e[i] = max(v, 0)
 	}
-	eig.VectorsTo(b.v)
-	b.zv = new(mat.Dense)
-	b.zv.Mul(z, b.v)
-	b.zv2 = new(mat.Dense)
-	b.zv2.MulElem(b.zv, b.zv)
-	return b, nil
+	eig.VectorsTo(r.v)
+	r.zv.Mul(z, r.v)
+	return r, nil
 }
 
 func sqDistance(u, v []float64) float64 {
@@ -117,36 +144,59 @@ func sqDistance(u, v []float64) float64 {
 	return s
 }
 
-// project returns V^T Z^T y, the targets in the eigenbasis, p x k.
-func (b *shallowBasis) project(y mat.Matrix) *mat.Dense {
+// project returns V^T Z^T W y, the weighted targets of the rows in the
+// eigenbasis, p x k.
+func (r *ridge) project(y mat.Matrix) *mat.Dense {
+	wy := mat.DenseCopyOf(y)
+	if r.w != nil {
+		wy.Apply(func(i, _ int, v float64) float64 { return r.w[i] * v }, wy)
+	}
 	var t mat.Dense
-	t.Mul(b.zv.T(), y)
+	t.Mul(r.zv.T(), wy)
 	return &t
 }
 
-// weights returns 1/(e + n cost) for the eigenvalues.
-func (b *shallowBasis) weights(cost float64) []float64 {
-	n, _ := b.z.Dims()
-	w := make([]float64, len(b.e))
-	for i, e := range b.e {
-		w[i] = 1 / (e + float64(n)*cost)
+// coefficients returns the ridge solution at the given cost for the
+// targets whose projection is t, in the eigenbasis: diag(1/(e + n cost)) t.
+func (r *ridge) coefficients(t *mat.Dense, cost float64) *mat.Dense {
+	var wt mat.Dense
+	wt.Apply(func(i, _ int, v float64) float64 { return v / (r.e[i] + float64(r.rows)*cost) }, t)
+	return &wt
+}
+
+// predict returns the predictions at the given cost for the rows zt of
+// the basis (nil: the solver's own rows).
+func (r *ridge) predict(zt *mat.Dense, t *mat.Dense, cost float64) *mat.Dense {
+	var pred mat.Dense
+	if zt == nil {
+		pred.Mul(r.zv, r.coefficients(t, cost))
+		return &pred
 	}
-	return w
+	var beta mat.Dense
+	beta.Mul(r.v, r.coefficients(t, cost))
+	pred.Mul(zt, &beta)
+	return &pred
 }
 
 // looPredictions writes to dst (n x k) the leave-one-out predictions at
-// the given cost for the targets y, whose projection is t. It returns
-// false if some row's leverage is 1, where leaving it out is undefined.
-func (b *shallowBasis) looPredictions(dst *mat.Dense, y mat.Matrix, t *mat.Dense, cost float64) bool {
-	w := b.weights(cost)
-	var wt mat.Dense
-	wt.Apply(func(i, _ int, v float64) float64 { return w[i] * v }, t)
-	dst.Mul(b.zv, &wt) // the fitted values
-	var h mat.VecDense
-	h.MulVec(b.zv2, mat.NewVecDense(len(w), w))
+// the given cost for the targets y, whose projection is t: each row's
+// prediction by the machine fitted to the other rows, from the fitted
+// value and the leverage w_i z_i^T (Z^T W Z + n cost I)^-1 z_i. It
+// returns false if some row's leverage is 1, where leaving it out is
+// undefined.
+func (r *ridge) looPredictions(dst *mat.Dense, y mat.Matrix, t *mat.Dense, cost float64) bool {
+	dst.Copy(r.predict(nil, t, cost))
 	n, k := dst.Dims()
+	nc := float64(r.rows) * cost
 	for i := range n {
-		slack := 1 - h.AtVec(i)
+		var h float64
+		for j, v := range r.zv.RawRowView(i) {
+			h += v * v / (r.e[j] + nc)
+		}
+		if r.w != nil {
+			h *= r.w[i]
+		}
+		slack := 1 - h
 		if !(slack > 1e-12) {
 			return false
 		}
@@ -158,13 +208,12 @@ func (b *shallowBasis) looPredictions(dst *mat.Dense, y mat.Matrix, t *mat.Dense
 	return true
 }
 
-// machine returns the shallow machine fitted to the targets (projection
-// t) at the given cost, with the anchors' inputs as anchors.
-func (b *shallowBasis) machine(t *mat.Dense, cost float64, anchors *mat.Dense, cal calibration) *Machine {
-	w := b.weights(cost)
-	var wt, beta mat.Dense
-	wt.Apply(func(i, _ int, v float64) float64 { return w[i] * v }, t)
-	beta.Mul(b.v, &wt) // p x k
+// machine returns the shallow machine of basis b fitted by the solver r
+// on all its rows to the targets of projection t at the given cost,
+// calibrated, with the anchors' inputs as anchors.
+func (b *shallowBasis) machine(r *ridge, t *mat.Dense, cost float64, anchors *mat.Dense, cal calibration) *Machine {
+	var beta mat.Dense
+	beta.Mul(r.v, r.coefficients(t, cost)) // p x k
 	cal.apply(&beta, cal.residuals == nil)
 	d := b.inputs
 	p, k := beta.Dims()
@@ -215,6 +264,7 @@ type shallowFit struct {
 	sel        *Selection
 	best       Candidate
 	basis      *shallowBasis
+	ridge      *ridge
 	t          *mat.Dense
 	outputs    int
 	anchors    *mat.Dense
@@ -224,17 +274,24 @@ type shallowFit struct {
 
 // selectShallow scores the shallow machine at every cost of ShallowCosts
 // and every bandwidth of ShallowBandwidths times the median distance
-// between the anchors, on each scale of the targets tried, by the exact
-// leave-one-out residuals, and keeps the best with its calibration.
-func selectShallow(p *prepared, outputs int, s Settings) (*shallowFit, error) {
+// between the anchors, on each scale of the targets tried, and keeps the
+// best with its calibration. It scores by the exact leave-one-out
+// residuals, or on the folds of val when they are grouped or move
+// forward in time, where leaving out one row would judge a row by its
+// group or its future.
+func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shallowFit, error) {
 	variants := p.variants()
 	x := mat.DenseCopyOf(variants[0].x)
 	n, _ := x.Dims()
 	anchorRows := seedAnchors(x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
 	anchors := pickRows(x, anchorRows)
 	med := medianDistance(anchors)
+	folded := val != nil && val.split != ""
 	sel := &Selection{Folds: n, Repeats: 1, Rows: n, Loss: "mse", Score: "r2", Best: -1}
-	if variants[0].labels != nil {
+	if folded {
+		sel = val.header()
+		sel.Best = -1
+	} else if variants[0].labels != nil {
 		sel.Loss, sel.Score = "log-loss", "accuracy"
 	}
 	for _, f := range ShallowBandwidths {
@@ -243,48 +300,27 @@ func selectShallow(p *prepared, outputs int, s Settings) (*shallowFit, error) {
 			return nil, err
 		}
 		for _, v := range variants {
-			y, t := b.targets(v, outputs)
-			_, k := y.Dims()
-			pred := mat.NewDense(n, k, nil)
+			sc, err := b.scorer(v, val, folded, outputs)
+			if err != nil {
+				return nil, err
+			}
 			for _, c := range ShallowCosts {
 				cand := Candidate{Cost: c, Bandwidth: f * med, LogTarget: v.back != nil, Shallow: true}
-				if !b.looPredictions(pred, y, t, c) {
-					cand.Diverged = true
-				} else {
-					if v.labels != nil {
-						// Classifiers are judged with calibrated
-						// scores: least squares scores are not logits.
-						pred.Scale(fitLogitScale(pred, v.labels), pred)
-					}
-					if v.back != nil {
-						v.back(pred)
-					}
-					h := evaluate(pred, v)
-					cand.Loss, cand.Score = h.loss, h.score
-					if sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss {
-						sel.Best = len(sel.Candidates)
-					}
+				cand.Loss, cand.Score, cand.Diverged = sc.score(c)
+				if !cand.Diverged && (sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss) {
+					sel.Best = len(sel.Candidates)
 				}
 				sel.Candidates = append(sel.Candidates, cand)
 			}
 		}
 	}
 	if sel.Best < 0 {
-		return nil, errors.New("kernel: leave-one-out: every setting of the shallow machine diverged")
+		return nil, errors.New("kernel: every setting of the shallow machine diverged")
 	}
-	if s.Progress != nil {
-		best := sel.Candidates[sel.Best]
-		fmt.Fprintf(s.Progress, "kernel: leave-one-out over %d settings of the shallow machine chose %s: %s\n", len(sel.Candidates), best.setting(), best.scores(sel))
-	}
-	return newShallowFit(sel, variants, outputs, anchors, anchorRows)
-}
-
-// newShallowFit rebuilds the basis of the best candidate of sel and
-// calibrates it on its leave-one-out predictions.
-func newShallowFit(sel *Selection, variants []problemData, outputs int, anchors *mat.Dense, anchorRows []int) (*shallowFit, error) {
 	best := sel.Candidates[sel.Best]
-	x := mat.DenseCopyOf(variants[0].x)
-	n, _ := x.Dims()
+	if s.Progress != nil {
+		fmt.Fprintf(s.Progress, "kernel: %d settings of the shallow machine scored; chose %s: %s\n", len(sel.Candidates), best.setting(), best.scores(sel))
+	}
 	b, err := newShallowBasis(x, anchors, best.Bandwidth)
 	if err != nil {
 		return nil, err
@@ -293,18 +329,128 @@ func newShallowFit(sel *Selection, variants []problemData, outputs int, anchors 
 	if best.LogTarget {
 		v = variants[len(variants)-1]
 	}
-	y, t := b.targets(v, outputs)
-	_, k := y.Dims()
-	pred := mat.NewDense(n, k, nil)
-	b.looPredictions(pred, y, t, best.Cost)
-	return &shallowFit{sel: sel, best: best, basis: b, t: t, outputs: outputs, anchors: anchors, anchorRows: anchorRows,
-		cal: calibrate([]*mat.Dense{pred}, []problemData{v})}, nil
+	r, err := b.ridge(nil, v.w)
+	if err != nil {
+		return nil, err
+	}
+	y := targetsOf(v, outputs)
+	sc, err := b.scorer(v, val, folded, outputs)
+	if err != nil {
+		return nil, err
+	}
+	preds, _ := sc.predictions(best.Cost)
+	return &shallowFit{sel: sel, best: best, basis: b, ridge: r, t: r.project(y), outputs: outputs,
+		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, sc.tests())}, nil
+}
+
+// shallowScorer scores the shallow machine of one basis on one variant
+// of the data at any cost by its held-out predictions: leave-one-out on
+// all the rows, or on each fold of a validation.
+type shallowScorer struct {
+	parts   []scorerPart
+	outputs int
+}
+
+// scorerPart is the solver of the rows a part is fitted on, the
+// projection of their targets, and the held-out rows: their features
+// (nil for leave-one-out, which holds out the solver's own rows) and
+// data.
+type scorerPart struct {
+	r    *ridge
+	t    *mat.Dense
+	zt   *mat.Dense
+	test problemData
+}
+
+// scorer returns the scorer of the shallow machine of basis b on the data
+// v: leave-one-out, or on the folds of val if folded.
+func (b *shallowBasis) scorer(v problemData, val *validation, folded bool, outputs int) (*shallowScorer, error) {
+	sc := &shallowScorer{outputs: outputs}
+	if !folded {
+		r, err := b.ridge(nil, v.w)
+		if err != nil {
+			return nil, err
+		}
+		sc.parts = []scorerPart{{r: r, t: r.project(targetsOf(v, outputs)), test: v}}
+		return sc, nil
+	}
+	for _, fold := range val.folds {
+		train, test := pick(val.rows, fold.Train), pick(val.rows, fold.Test)
+		r, err := b.ridge(train, pick(v.w, train))
+		if err != nil {
+			return nil, err
+		}
+		sc.parts = append(sc.parts, scorerPart{r: r, t: r.project(targetsOf(v.rows(train), outputs)), zt: pickRows(b.z, test), test: v.rows(test)})
+	}
+	return sc, nil
+}
+
+// predictions returns the held-out predictions of each part at the given
+// cost on the scale the machine fits, and false if leaving a row out is
+// undefined at that cost.
+func (sc *shallowScorer) predictions(cost float64) ([]*mat.Dense, bool) {
+	preds := make([]*mat.Dense, len(sc.parts))
+	for i, p := range sc.parts {
+		if p.zt != nil {
+			preds[i] = p.r.predict(p.zt, p.t, cost)
+			continue
+		}
+		n, _ := p.test.x.Dims()
+		_, k := p.t.Dims()
+		preds[i] = mat.NewDense(n, k, nil)
+		if !p.r.looPredictions(preds[i], targetsOf(p.test, sc.outputs), p.t, cost) {
+			return nil, false
+		}
+	}
+	return preds, true
+}
+
+// score returns the mean held-out loss and score over the parts at the
+// given cost, or diverged.
+func (sc *shallowScorer) score(cost float64) (loss, score float64, diverged bool) {
+	preds, ok := sc.predictions(cost)
+	if !ok {
+		return 0, 0, true
+	}
+	losses, scores := make([]float64, len(preds)), make([]float64, len(preds))
+	for i, pred := range preds {
+		test := sc.parts[i].test
+		if test.labels != nil {
+			// Classifiers are judged with calibrated scores: least
+			// squares scores are not logits.
+			pred.Scale(fitLogitScale(pred, test.labels), pred)
+		}
+		if test.back != nil {
+			test.back(pred)
+		}
+		h := evaluate(pred, test)
+		losses[i], scores[i] = h.loss, h.score
+	}
+	return stat.Mean(losses, nil), stat.Mean(scores, nil), false
+}
+
+// tests returns the held-out rows of each part.
+func (sc *shallowScorer) tests() []problemData {
+	out := make([]problemData, len(sc.parts))
+	for i, p := range sc.parts {
+		out[i] = p.test
+	}
+	return out
+}
+
+// targetsOf returns the targets the machine fits for v: one-hot labels
+// for a classifier.
+func targetsOf(v problemData, outputs int) mat.Matrix {
+	if v.labels != nil {
+		return oneHot(v.labels, outputs)
+	}
+	return v.targets()
 }
 
 // result returns the fitted shallow machine and res completed for it.
 func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine, Result, error) {
 	classify := p.linear.labels != nil
-	m := f.basis.machine(f.t, f.best.Cost, f.anchors, f.cal)
+	m := f.basis.machine(f.ridge, f.t, f.best.Cost, f.anchors, f.cal)
 	m.Input, m.Output, m.LogTarget = p.in, p.scaling(f.best.LogTarget), f.best.LogTarget
 	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
 	res.Anchors, res.Shallow = len(f.anchorRows), true
@@ -312,16 +458,6 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	res.Calibration = f.cal.record(classify)
 	res.Seconds = time.Since(begin).Seconds()
 	return m, res, nil
-}
-
-// targets returns the targets the machine fits for v, one-hot labels for
-// a classifier, and their projection on the basis.
-func (b *shallowBasis) targets(v problemData, outputs int) (mat.Matrix, *mat.Dense) {
-	y := v.targets()
-	if v.labels != nil {
-		y = oneHot(v.labels, outputs)
-	}
-	return y, b.project(y)
 }
 
 func oneHot(labels []int, k int) *mat.Dense {
@@ -377,45 +513,30 @@ func fitLogitScale(scores *mat.Dense, labels []int) float64 {
 }
 
 // heldOut fits the chosen setting to the training rows of a fold and
-// returns its loss and score on the test rows; rows maps the fold's rows,
-// which index v, to the rows of the basis.
+// returns its calibrated loss and score on the test rows; rows maps the
+// fold's rows, which index v, to the rows of the basis.
 func (f *shallowFit) heldOut(v problemData, rows []int, fold crossval.Fold) heldOut {
-	b := f.basis
-	_, p := b.z.Dims()
-	ztr := pickRows(b.z, pick(rows, fold.Train))
-	zte := pickRows(b.z, pick(rows, fold.Test))
-	train, test := v.rows(fold.Train), v.rows(fold.Test)
-	y := train.targets()
-	if v.labels != nil {
-		y = oneHot(train.labels, f.outputs)
-	}
-	gram := mat.NewSymDense(p, nil)
-	gram.SymOuterK(1, ztr.T())
-	nt := float64(len(fold.Train))
-	for i := range p {
-		gram.SetSym(i, i, gram.At(i, i)+nt*f.best.Cost)
-	}
-	var chol mat.Cholesky
-	if !chol.Factorize(gram) {
+	train := pick(rows, fold.Train)
+	r, err := f.basis.ridge(train, pick(v.w, fold.Train))
+	if err != nil {
 		return heldOut{diverged: true}
 	}
-	var zty, beta, pred mat.Dense
-	zty.Mul(ztr.T(), y)
-	if err := chol.SolveTo(&beta, &zty); err != nil {
-		return heldOut{diverged: true}
-	}
-	pred.Mul(zte, &beta)
-	f.cal.apply(&pred, v.labels != nil)
+	pred := r.predict(pickRows(f.basis.z, pick(rows, fold.Test)), r.project(targetsOf(v.rows(fold.Train), f.outputs)), f.best.Cost)
+	f.cal.apply(pred, v.labels != nil)
 	if v.back != nil {
-		v.back(&pred)
+		v.back(pred)
 	}
-	return evaluate(&pred, test)
+	return evaluate(pred, v.rows(fold.Test))
 }
 
-func pick(rows, idx []int) []int {
-	out := make([]int, len(idx))
+// pick returns the listed elements of x, or nil for a nil x.
+func pick[T any](x []T, idx []int) []T {
+	if x == nil {
+		return nil
+	}
+	out := make([]T, len(idx))
 	for i, j := range idx {
-		out[i] = rows[j]
+		out[i] = x[j]
 	}
 	return out
 }

@@ -11,14 +11,17 @@ import (
 )
 
 // TestShallowLeaveOneOut checks the closed-form leave-one-out predictions
-// against refitting the ridge regression without each row, and the
-// machine built from the solution against the features it was fitted on.
+// against refitting the ridge regression without each row, with and
+// without weights, and the machine built from the solution against the
+// features it was fitted on.
 func TestShallowLeaveOneOut(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 5))
 	x := randomData(rnd, 30, 2)
 	y := mat.NewDense(30, 1, nil)
+	weights := make([]float64, 30)
 	for i := range 30 {
 		y.Set(i, 0, math.Sin(2*x.At(i, 0))+x.At(i, 1)+0.1*rnd.NormFloat64())
+		weights[i] = 0.2 + 2*rnd.Float64()
 	}
 	anchors := pickRows(x, []int{0, 3, 5, 8, 13, 21, 29})
 	const cost = 1e-3
@@ -26,46 +29,57 @@ func TestShallowLeaveOneOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loo := mat.NewDense(30, 1, nil)
-	if !b.looPredictions(loo, y, b.project(y), cost) {
-		t.Fatal("leverage 1 at a cost of 1e-3")
-	}
-	n, p := b.z.Dims()
-	for i := range n {
-		rest := slices.Delete(allRows(n), i, i+1)
-		z, yr := pickRows(b.z, rest), pickRows(y, rest)
-		gram := mat.NewSymDense(p, nil)
-		gram.SymOuterK(1, z.T())
-		for j := range p {
-			gram.SetSym(j, j, gram.At(j, j)+float64(n)*cost)
-		}
-		var chol mat.Cholesky
-		if !chol.Factorize(gram) {
-			t.Fatal("Gram matrix not positive definite")
-		}
-		var zty, beta mat.Dense
-		zty.Mul(z.T(), yr)
-		if err := chol.SolveTo(&beta, &zty); err != nil {
+	for _, w := range [][]float64{nil, weights} {
+		r, err := b.ridge(nil, w)
+		if err != nil {
 			t.Fatal(err)
 		}
-		want := mat.Dot(b.z.RowView(i), beta.ColView(0))
-		if got := loo.At(i, 0); math.Abs(got-want) > 1e-8 {
-			t.Errorf("row %d: leave-one-out prediction %v, refit %v", i, got, want)
+		loo := mat.NewDense(30, 1, nil)
+		if !r.looPredictions(loo, y, r.project(y), cost) {
+			t.Fatal("leverage 1 at a cost of 1e-3")
 		}
-	}
-	// The machine's output on the training rows is the ridge fit Z beta.
-	m := b.machine(b.project(y), cost, anchors, calibration{factor: []float64{1}})
-	if len(m.Dims) != 2 || m.Dims[0] != 2 || m.Dims[1] != 1 {
-		t.Fatalf("dims %v, want [2 1]", m.Dims)
-	}
-	pred := m.Predict(nil, x)
-	w := b.weights(cost)
-	var wt, fitted mat.Dense
-	wt.Apply(func(i, _ int, v float64) float64 { return w[i] * v }, b.project(y))
-	fitted.Mul(b.zv, &wt)
-	for i := range n {
-		if d := math.Abs(pred.At(i, 0) - fitted.At(i, 0)); d > 1e-9 {
-			t.Errorf("row %d: machine predicts %v, the ridge fit is %v", i, pred.At(i, 0), fitted.At(i, 0))
+		n, p := b.z.Dims()
+		for i := range n {
+			rest := slices.Delete(allRows(n), i, i+1)
+			z, yr := pickRows(b.z, rest), pickRows(y, rest)
+			if w != nil {
+				for k, row := range rest {
+					sw := math.Sqrt(w[row])
+					for j := range p {
+						z.Set(k, j, z.At(k, j)*sw)
+					}
+					yr.Set(k, 0, yr.At(k, 0)*sw)
+				}
+			}
+			gram := mat.NewSymDense(p, nil)
+			gram.SymOuterK(1, z.T())
+			for j := range p {
+				gram.SetSym(j, j, gram.At(j, j)+float64(n)*cost)
+			}
+			var chol mat.Cholesky
+			if !chol.Factorize(gram) {
+				t.Fatal("Gram matrix not positive definite")
+			}
+			var zty, beta mat.Dense
+			zty.Mul(z.T(), yr)
+			if err := chol.SolveTo(&beta, &zty); err != nil {
+				t.Fatal(err)
+			}
+			want := mat.Dot(b.z.RowView(i), beta.ColView(0))
+			if got := loo.At(i, 0); math.Abs(got-want) > 1e-8 {
+				t.Errorf("weighted %v, row %d: leave-one-out prediction %v, refit %v", w != nil, i, got, want)
+			}
+		}
+		// The machine's output on the training rows is the ridge fit.
+		m := b.machine(r, r.project(y), cost, anchors, calibration{factor: []float64{1}})
+		if len(m.Dims) != 2 || m.Dims[0] != 2 || m.Dims[1] != 1 {
+			t.Fatalf("dims %v, want [2 1]", m.Dims)
+		}
+		pred, fitted := m.Predict(nil, x), r.predict(nil, r.project(y), cost)
+		for i := range n {
+			if d := math.Abs(pred.At(i, 0) - fitted.At(i, 0)); d > 1e-9 {
+				t.Errorf("row %d: machine predicts %v, the ridge fit is %v", i, pred.At(i, 0), fitted.At(i, 0))
+			}
 		}
 	}
 }
@@ -238,5 +252,83 @@ func TestIntervalCoverage(t *testing.T) {
 		if c := stat.Mean(in, nil); c < 0.86 || c > 0.94 {
 			t.Errorf("log scale %v: coverage %.3f of 0.9 intervals", logScale, c)
 		}
+	}
+}
+
+// TestWeights checks that a row of weight 0 counts as a row left out, and
+// that weights choose the shallow machine, the only one that weighs.
+func TestWeights(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(6, 1))
+	x := randomData(rnd, 20, 2)
+	y := mat.NewDense(20, 1, nil)
+	y.Apply(func(i, _ int, _ float64) float64 { return x.At(i, 0) - x.At(i, 1)*x.At(i, 1) }, y)
+	w := make([]float64, 20)
+	var kept []int
+	for i := range w {
+		if i%3 != 0 {
+			w[i] = 1
+			kept = append(kept, i)
+		}
+	}
+	b, err := newShallowBasis(x, pickRows(x, []int{1, 4, 7, 10}), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weighted, err := b.ridge(nil, meanOne(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	subset, err := b.ridge(kept, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := weighted.predict(b.z, weighted.project(y), 1e-2)
+	want := subset.predict(b.z, subset.project(pickRows(y, kept)), 1e-2)
+	if !mat.EqualApprox(got, want, 1e-9) {
+		t.Error("weights of 0 and 1 do not fit as the rows of weight 1 alone")
+	}
+	_, res, err := FitRegression(x, y, Settings{Weights: w})
+	if err != nil || !res.Shallow {
+		t.Errorf("weighted fit: shallow %v, error %v; want the shallow machine", res.Shallow, err)
+	}
+	for _, s := range []Settings{{Weights: w, Family: Deep}, {Weights: w, Costs: []float64{1}}, {Weights: w[1:]}, {Weights: make([]float64, 20)}} {
+		if _, _, err := FitRegression(x, y, s); err == nil {
+			t.Errorf("settings %+v: no error", s)
+		}
+	}
+}
+
+// TestGroupedAndForward checks that groups and times give their folds to
+// both machines, the shallow one included.
+func TestGroupedAndForward(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(5, 5)), 40, 0.1)
+	groups, times := make([]int, 40), make([]float64, 40)
+	for i := range groups {
+		groups[i], times[i] = i/4, float64(i)
+	}
+	for _, tc := range []struct {
+		split string
+		s     Settings
+	}{
+		{"grouped", Settings{Groups: groups, MaxIter: 30}},
+		{"forward", Settings{Times: times, MaxIter: 30}},
+	} {
+		_, res, err := FitRegression(x, y, tc.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel := res.Selection
+		if sel.Split != tc.split || sel.Folds != DefaultFolds || sel.Repeats != 1 {
+			t.Errorf("%s: split %q, %d folds, %d repeats", tc.split, sel.Split, sel.Folds, sel.Repeats)
+		}
+		if !slices.ContainsFunc(sel.Candidates, func(c Candidate) bool { return c.Shallow }) {
+			t.Errorf("%s: no shallow candidate", tc.split)
+		}
+	}
+	if _, _, err := FitRegression(x, y, Settings{Groups: make([]int, 40)}); err == nil {
+		t.Error("one group: no error")
+	}
+	if _, _, err := FitRegression(x, y, Settings{Groups: groups, Times: times}); err == nil {
+		t.Error("groups and times at once: no error")
 	}
 }

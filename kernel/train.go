@@ -106,6 +106,20 @@ type Settings struct {
 	MaxIter int
 	GradTol float64
 	LossTol float64
+	// Weights, if not nil, weighs each row's loss (sample weights, one
+	// per row, >= 0, not all 0; only their ratios count), in the fit and
+	// in the scores of the selection. Only the shallow machine weighs its
+	// rows, so weights choose it.
+	Weights []float64
+	// Groups, if not nil, labels each row's group: the folds of the
+	// selection never split a group between training and held-out rows,
+	// and the shallow machine is then scored on those folds rather than
+	// by leave-one-out.
+	Groups []int
+	// Times, if not nil, gives each row's time: the folds move forward
+	// in time (crossval.Forward), each trained on the rows before the
+	// ones it holds out; the shallow machine is scored on them too.
+	Times []float64
 	// Family says which machines the selection compares. The zero value
 	// AutoFamily compares the shallow machine with the deep one, unless
 	// Dims, Costs or Bandwidths is given: they describe the deep machine,
@@ -170,12 +184,63 @@ func ParseFamily(s string) (Family, error) {
 	return 0, fmt.Errorf("kernel: unknown family %q (want auto, shallow or deep)", s)
 }
 
-// family resolves AutoFamily: settings of the deep machine mean it alone.
-func (s Settings) family() Family {
-	if s.Family == AutoFamily && (s.Dims != nil || s.Costs != nil || s.Bandwidths != nil) {
-		return Deep
+// family checks the rows' weights, groups and times against the n rows
+// and resolves AutoFamily: settings of the deep machine mean it alone,
+// and weights the shallow machine alone, the only one whose loss weighs
+// its rows.
+func (s Settings) family(n int) (Family, error) {
+	deepSettings := s.Dims != nil || s.Costs != nil || s.Bandwidths != nil
+	switch {
+	case s.Weights != nil && len(s.Weights) != n:
+		return 0, fmt.Errorf("kernel: %d weights for %d rows", len(s.Weights), n)
+	case s.Groups != nil && len(s.Groups) != n:
+		return 0, fmt.Errorf("kernel: %d groups for %d rows", len(s.Groups), n)
+	case s.Times != nil && len(s.Times) != n:
+		return 0, fmt.Errorf("kernel: %d times for %d rows", len(s.Times), n)
+	case s.Groups != nil && s.Times != nil:
+		return 0, errors.New("kernel: folds by groups and by time at once")
 	}
-	return s.Family
+	var sum float64
+	for i, w := range s.Weights {
+		if !(w >= 0) || math.IsInf(w, 0) {
+			return 0, fmt.Errorf("kernel: weight of row %d is %v, want a finite value >= 0", i, w)
+		}
+		sum += w
+	}
+	if s.Weights != nil && sum == 0 {
+		return 0, errors.New("kernel: every weight is 0")
+	}
+	for i, t := range s.Times {
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return 0, fmt.Errorf("kernel: time of row %d is %v", i, t)
+		}
+	}
+	if s.Weights != nil {
+		if s.Family == Deep || deepSettings {
+			return 0, errors.New("kernel: weighted rows need the shallow machine: the deep machine's loss does not weigh them (drop Dims, Costs and Bandwidths)")
+		}
+		return Shallow, nil
+	}
+	if s.Family == AutoFamily && deepSettings {
+		return Deep, nil
+	}
+	return s.Family, nil
+}
+
+// meanOne returns the weights w scaled to mean 1, or nil for nil.
+func meanOne(w []float64) []float64 {
+	if w == nil {
+		return nil
+	}
+	var sum float64
+	for _, v := range w {
+		sum += v
+	}
+	out := make([]float64, len(w))
+	for i, v := range w {
+		out[i] = v * float64(len(w)) / sum
+	}
+	return out
 }
 
 // TargetScale is the scale on which a regression's targets are fitted.
@@ -334,16 +399,27 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 			return nil, Result{}, err
 		}
 	}
-	family := s.family()
+	family, err := s.family(n)
+	if err != nil {
+		return nil, Result{}, err
+	}
 	search := family == Shallow || len(costs) > 1 || len(bandwidths) > 1
 	p, err := prepare(x, y, labels, s.TargetScale, s.Raw, search)
 	if err != nil {
 		return nil, Result{}, err
 	}
+	p.linear.w, p.linear.groups, p.linear.times = meanOne(s.Weights), s.Groups, s.Times
+	p.logarithmic.w, p.logarithmic.groups, p.logarithmic.times = p.linear.w, s.Groups, s.Times
 	res := Result{Dims: arch.Dims, Cost: costs[0], Bandwidth: bandwidths[0], LogTarget: p.scale == LogScale}
+	var val *validation
+	if search {
+		if val, err = newValidation(p.linear, s); err != nil {
+			return nil, res, err
+		}
+	}
 	var shallow *shallowFit
 	if family != Deep {
-		if shallow, err = selectShallow(p, outputs, s); err != nil {
+		if shallow, err = selectShallow(p, val, outputs, s); err != nil {
 			return nil, res, err
 		}
 	}
@@ -353,7 +429,7 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		res.Selection = shallow.sel
 		return shallow.result(p, res, begin)
 	case search:
-		sel, c, err := selectSettings(p.variants(), arch, costs, bandwidths, s, shallow)
+		sel, c, err := selectSettings(p.variants(), val, arch, costs, bandwidths, s, shallow)
 		if err != nil {
 			return nil, res, err
 		}
