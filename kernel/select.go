@@ -58,6 +58,9 @@ type Candidate struct {
 	Score     float64 `json:"score"`
 	ScoreStd  float64 `json:"score_std"`
 	Diverged  bool    `json:"diverged,omitempty"`
+	// Skipped marks a candidate whose folds were not all fitted within
+	// Settings.Budget; it is never chosen.
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 // problemData are the rows a machine is fitted to: inputs and either
@@ -241,6 +244,9 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 		last = time.Now()
 	)
 	err := crossval.Run(jobs, s.Workers, func(job int) error {
+		if s.deadline.After(time.Time{}) && time.Now().After(s.deadline) {
+			return nil // over the budget: the job's candidates are skipped
+		}
 		v, b, f := job/(k*len(bandwidths)), job/k%len(bandwidths), job%k
 		a := arch
 		a.Bandwidth = bandwidths[b]
@@ -269,11 +275,15 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 			for c, cost := range costs {
 				cand := Candidate{Cost: cost, Bandwidth: bw, LogTarget: vd.back != nil}
 				for f := range k {
-					h := out[(v*len(bandwidths)+b)*k+f][c]
-					cand.Diverged = cand.Diverged || h.diverged
-					losses[f], scores[f] = h.loss, h.score
+					job := out[(v*len(bandwidths)+b)*k+f]
+					if job == nil {
+						cand.Skipped = true
+						continue
+					}
+					cand.Diverged = cand.Diverged || job[c].diverged
+					losses[f], scores[f] = job[c].loss, job[c].score
 				}
-				if !cand.Diverged {
+				if !cand.Diverged && !cand.Skipped {
 					cand.Loss, cand.LossStd = stat.MeanStdDev(losses, nil)
 					cand.Score, cand.ScoreStd = stat.MeanStdDev(scores, nil)
 					if sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss {
@@ -308,7 +318,7 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 		}
 	}
 	if sel.Best < 0 {
-		return nil, calibration{}, errors.New("kernel: cross-validation: every setting diverged on some fold")
+		return nil, calibration{}, errors.New("kernel: cross-validation: no setting was scored on every fold: each diverged on some fold or was skipped over the budget")
 	}
 	if best := sel.Candidates[sel.Best]; best.Shallow {
 		return sel, shallow.cal, nil
@@ -337,8 +347,11 @@ func (c Candidate) setting() string {
 
 // scores describes the candidate's scores for the progress lines.
 func (c Candidate) scores(sel *Selection) string {
-	if c.Diverged {
+	switch {
+	case c.Diverged:
 		return "diverged"
+	case c.Skipped:
+		return "skipped: over the budget"
 	}
 	return fmt.Sprintf("%s %.4g ± %.2g, %s %.4g ± %.2g", sel.Loss, c.Loss, c.LossStd, sel.Score, c.Score, c.ScoreStd)
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -330,5 +331,33 @@ func TestGroupedAndForward(t *testing.T) {
 	}
 	if _, _, err := FitRegression(x, y, Settings{Groups: groups, Times: times}); err == nil {
 		t.Error("groups and times at once: no error")
+	}
+}
+
+// TestBudget checks that a spent budget skips the deep machine's
+// cross-validation, leaving the shallow machine, and stops a final fit.
+func TestBudget(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(2, 2)), 40, 0.1)
+	_, res, err := FitRegression(x, y, Settings{Budget: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Selection.Candidates {
+		if c.Skipped == c.Shallow {
+			t.Errorf("candidate %+v: skipped %v", c, c.Skipped)
+		}
+	}
+	if !res.Shallow {
+		t.Error("the deep machine was chosen over the budget")
+	}
+	if _, _, err := FitRegression(x, y, Settings{Budget: time.Nanosecond, Family: Deep}); err == nil {
+		t.Error("deep family over the budget: no error")
+	}
+	_, res, err = FitRegression(x, y, Settings{Costs: []float64{1e-6}, Bandwidths: []float64{0.3}, LossTol: -1, MaxIter: 100000, Budget: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Converged || res.Status != "stopped by the budget" {
+		t.Errorf("final fit: converged %v, status %q; want stopped by the budget", res.Converged, res.Status)
 	}
 }

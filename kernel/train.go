@@ -120,6 +120,15 @@ type Settings struct {
 	// in time (crossval.Forward), each trained on the rows before the
 	// ones it holds out; the shallow machine is scored on them too.
 	Times []float64
+	// Budget, if not 0, bounds the time of the fit: the deep machine's
+	// cross-validation fits that have not started by then are skipped,
+	// with the candidates they belong to, and its final fit stops there
+	// (Result.Converged false). The shallow machine, whose selection
+	// takes a small part of a fit, is always scored, so that a fit over
+	// the budget still returns the best machine found.
+	Budget time.Duration
+	// deadline is begin + Budget, set by the fit.
+	deadline time.Time
 	// Family says which machines the selection compares. The zero value
 	// AutoFamily compares the shallow machine with the deep one, unless
 	// Dims, Costs or Bandwidths is given: they describe the deep machine,
@@ -378,6 +387,12 @@ const (
 
 func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Result, error) {
 	begin := time.Now()
+	if s.Budget < 0 {
+		return nil, Result{}, fmt.Errorf("kernel: budget %v, want 0 (none) or more", s.Budget)
+	}
+	if s.Budget > 0 {
+		s.deadline = begin.Add(s.Budget)
+	}
 	arch, costs, bandwidths, err := s.resolve(outputs)
 	if err != nil {
 		return nil, Result{}, err
@@ -554,6 +569,7 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 	}
 	last := time.Now()
 	start := 0
+	var latest optim.Result // the last iteration, kept when the budget stops a fit
 	settings := optim.Settings{Method: s.Method, MaxIter: s.MaxIter, GradTol: s.GradTol, LossTol: s.LossTol,
 		Iteration: func(iter int, loss float64, params []float64) error {
 			if s.Progress != nil && time.Since(last) >= time.Second {
@@ -561,7 +577,13 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 				fmt.Fprintf(s.Progress, "kernel: %siteration %d, loss %.6g\n", startLabel(start, s.Starts), iter, loss)
 			}
 			if s.Iteration != nil {
-				return s.Iteration(start, iter, loss, withScaling(o.machine(params, anchors)))
+				if err := s.Iteration(start, iter, loss, withScaling(o.machine(params, anchors))); err != nil {
+					return err
+				}
+			}
+			if !s.deadline.IsZero() && time.Now().After(s.deadline) {
+				latest = optim.Result{X: slices.Clone(params), Loss: loss, Iterations: iter, Status: "stopped by the budget"}
+				return errBudget
 			}
 			return nil
 		}}
@@ -580,6 +602,12 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 		// gives the machine that Starts 0 always gave.
 		init := o.Init(nil, rand.New(rand.NewPCG(s.Seed, initStream+uint64(start))))
 		r, err := optim.Minimize(o.Func, init, settings)
+		if errors.Is(err, errBudget) {
+			r, err = latest, nil
+			if start > 0 && r.Loss >= best.Loss {
+				break
+			}
+		}
 		if err != nil {
 			return nil, res, fmt.Errorf("kernel: %s%w", startLabel(start, s.Starts), err)
 		}
@@ -589,6 +617,9 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 			res.Loss, res.Iterations, res.Evaluations = r.Loss, r.Iterations, r.Evaluations
 			res.Converged, res.Status = r.Converged, r.Status
 		}
+		if r.Status == latest.Status && latest.Status != "" {
+			break // the budget is spent: no more starts
+		}
 	}
 	_, res.DataLoss = o.Loss(best.X)
 	if cal != nil {
@@ -596,6 +627,9 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 	}
 	return withScaling(o.machine(best.X, anchors)), res, nil
 }
+
+// errBudget stops the final fit of the deep machine at Settings.Budget.
+var errBudget = errors.New("kernel: the budget is spent")
 
 // startLabel names start k of several in messages, and nothing when there
 // is only one.
