@@ -305,8 +305,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shal
 				return nil, err
 			}
 			for _, c := range ShallowCosts {
-				cand := Candidate{Cost: c, Bandwidth: f * med, LogTarget: v.back != nil, Shallow: true}
-				cand.Loss, cand.Score, cand.Diverged = sc.score(c)
+				cand := sc.score(Candidate{Cost: c, Bandwidth: f * med, LogTarget: v.back != nil, Shallow: true})
 				if !cand.Diverged && (sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss) {
 					sel.Best = len(sel.Candidates)
 				}
@@ -405,12 +404,14 @@ func (sc *shallowScorer) predictions(cost float64) ([]*mat.Dense, bool) {
 	return preds, true
 }
 
-// score returns the mean held-out loss and score over the parts at the
-// given cost, or diverged.
-func (sc *shallowScorer) score(cost float64) (loss, score float64, diverged bool) {
-	preds, ok := sc.predictions(cost)
+// score returns the candidate at the given cost with the mean held-out
+// loss and score over the parts and their standard deviations, or
+// diverged.
+func (sc *shallowScorer) score(c Candidate) Candidate {
+	preds, ok := sc.predictions(c.Cost)
 	if !ok {
-		return 0, 0, true
+		c.Diverged = true
+		return c
 	}
 	losses, scores := make([]float64, len(preds)), make([]float64, len(preds))
 	for i, pred := range preds {
@@ -426,7 +427,13 @@ func (sc *shallowScorer) score(cost float64) (loss, score float64, diverged bool
 		h := evaluate(pred, test)
 		losses[i], scores[i] = h.loss, h.score
 	}
-	return stat.Mean(losses, nil), stat.Mean(scores, nil), false
+	if len(preds) == 1 {
+		c.Loss, c.Score = losses[0], scores[0]
+		return c
+	}
+	c.Loss, c.LossStd = stat.MeanStdDev(losses, nil)
+	c.Score, c.ScoreStd = stat.MeanStdDev(scores, nil)
+	return c
 }
 
 // tests returns the held-out rows of each part.

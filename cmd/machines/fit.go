@@ -49,6 +49,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	set := setFlags(fs)
+	if err := learner.check(set, *target); err != nil {
+		return err
+	}
 	if *task != "" && *task != taskRegression && *task != taskClassification {
 		return usagef("-task %q: want %s or %s", *task, taskRegression, taskClassification)
 	}
@@ -85,7 +88,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	features, err := featureColumns(f, *target, *id, *ignore)
+	features, err := featureColumns(f, *target, *id, learner.ignored(*ignore))
 	if err != nil {
 		return err
 	}
@@ -156,7 +159,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Starts:      *starts,
 		Progress:    stderr,
 	}
-	if err := learner.apply(&s); err != nil {
+	if err := learner.apply(&s, f, t, classify); err != nil {
 		return err
 	}
 	if set["cost"] {
@@ -205,6 +208,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Encoder:  enc,
 		Fit: &fitRecord{
 			Data: *data, Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed, Shallow: res.Shallow,
+			Weight: *learner.weight, Balance: *learner.balance, Group: *learner.group, Time: *learner.time, Budget: learner.budgetText(),
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
 			Starts: *starts, Start: res.Start, Iterations: res.Iterations, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,
@@ -295,8 +299,19 @@ func describeSettings(res kernel.Result) string {
 	}
 	c := sel.Candidates[sel.Best]
 	how := fmt.Sprintf("%d-fold cross-validation", sel.Folds)
-	if sel.Repeats > 1 {
+	switch {
+	case sel.Folds == sel.Rows:
+		how = "leave-one-out cross-validation"
+	case sel.Split == "grouped":
+		how = fmt.Sprintf("%d-fold cross-validation by groups", sel.Folds)
+	case sel.Split == "forward":
+		how = fmt.Sprintf("%d folds forward in time", sel.Folds)
+	case sel.Repeats > 1:
 		how = fmt.Sprintf("%d-fold cross-validation repeated %d times", sel.Folds, sel.Repeats)
+	}
+	if sel.Folds == sel.Rows {
+		return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g, %s %.4g",
+			chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, sel.Loss, c.Loss)
 	}
 	return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g ± %.2g, %s %.4g ± %.2g",
 		chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, c.ScoreStd, sel.Loss, c.Loss, c.LossStd)

@@ -93,6 +93,14 @@ type fitRecord struct {
 	Rows    int    `json:"rows"`
 	Dropped int    `json:"dropped_rows"`
 	Seed    uint64 `json:"seed"`
+	// Weight, Balance, Group and Time are fit's flags of those names:
+	// the columns of the weights, the groups and the times, and whether
+	// the classes were balanced; Budget its -budget.
+	Weight  string `json:"weight,omitempty"`
+	Balance bool   `json:"balance,omitempty"`
+	Group   string `json:"group,omitempty"`
+	Time    string `json:"time,omitempty"`
+	Budget  string `json:"budget,omitempty"`
 	// Shallow says the machine is the shallow one of kernel.Shallow.
 	Shallow    bool              `json:"shallow,omitempty"`
 	Dims       []int             `json:"dims"`
