@@ -141,6 +141,11 @@ func agreement(t *testing.T, fm fitted, f *dataset.Frame) float64 {
 	}
 	if fm.km.Classes == nil {
 		compare(OutputPrediction, out[OutputPrediction].doubles(), want.At)
+		if fm.km.HalfWidth != nil {
+			_, lower, upper := fm.km.Machine.PredictInterval(nil, nil, nil, x, fm.km.HalfWidth)
+			compare(OutputLower, out[OutputLower].doubles(), lower.At)
+			compare(OutputUpper, out[OutputUpper].doubles(), upper.At)
+		}
 		return worst
 	}
 	compare(OutputScores, out[OutputScores].doubles(), want.At)
@@ -237,6 +242,9 @@ func TestKernelRandom(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(1, 2))
 			other := []string{"y", "c"}
 			fm := fitTable(t, randomTable(t, 150, false, rnd), tc.target, other, tc.classify, tc.comb)
+			if !tc.classify {
+				fm.km.HalfWidth = []float64{0.3} // on the standardised scale
+			}
 			// 150 rows beyond the anchors exercise the batch dimension.
 			d := agreement(t, fm, randomTable(t, 300, true, rnd))
 			t.Logf("%s: max relative difference %.2g", name, d)
@@ -276,6 +284,9 @@ func TestKernelTables(t *testing.T) {
 				}
 				fm := fitTable(t, f, tc.target, nil, tc.classify, comb)
 				fm.km.Machine.LogTarget = tc.logTarget
+				if !tc.classify {
+					fm.km.HalfWidth = []float64{0.2}
+				}
 				d := agreement(t, fm, nil)
 				t.Logf("%s: max relative difference %.2g", name, d)
 				if d > tolDouble {

@@ -154,6 +154,12 @@ func TestPredictInterval(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "Brier score ") {
 		t.Errorf("score of a classifier: exit %d, %q; want a Brier score", code, stdout)
 	}
+	if code, _, stderr := fitTestRun("export", "-model", model, "-onnx", filepath.Join(dir, "m.onnx"), "-interval", "0.9"); code != 0 {
+		t.Errorf("export -interval: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := fitTestRun("export", "-model", cls, "-onnx", filepath.Join(dir, "c.onnx"), "-interval", "0.9"); code != 2 || !strings.Contains(stderr, "is a classification model") {
+		t.Errorf("export -interval of a classifier: exit %d: %s", code, stderr)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
