@@ -88,9 +88,19 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	features, err := featureColumns(f, *target, *id, learner.ignored(*ignore))
+	names, err := targetNames(*target)
 	if err != nil {
 		return err
+	}
+	features, err := featureColumns(f, names[0], *id, learner.ignored(*ignore, names[1:]...))
+	if err != nil {
+		return err
+	}
+	if len(names) > 1 && *task == taskClassification {
+		return usagef("-target %s: several targets make a regression; classify one target at a time", *target)
+	}
+	if len(names) > 1 {
+		*task = taskRegression
 	}
 	if *task == "" {
 		*task = inferTask(f, *target)
@@ -98,7 +108,12 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			map[string]string{taskRegression: "holds numbers only", taskClassification: "holds text"}[*task])
 	}
 	classify := *task == taskClassification
-	t, err := f.Target(*target, classify)
+	var t *dataset.Target
+	if classify {
+		t, err = f.Target(*target, true)
+	} else {
+		t, err = readTargets(f, names)
+	}
 	if err != nil {
 		return err
 	}
@@ -119,7 +134,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	printWarnings(stderr, "fit", warnings)
 
-	outputs := 1
+	outputs := len(names)
 	if classify {
 		outputs = len(t.Classes)
 	}
@@ -129,7 +144,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 				return usagef("-dims %s: the last block is the output and must be %d, one entry for each of the %d classes of column %q",
 					*dimsFlag, outputs, outputs, *target)
 			}
-			return usagef("-dims %s: the last block is the output and must be 1 for regression", *dimsFlag)
+			return usagef("-dims %s: the last block is the output and must be %d, one entry for each regression target", *dimsFlag, outputs)
 		}
 	}
 	scale, err := kernel.ParseTargetScale(*targetScale)
@@ -143,7 +158,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		for i, v := range t.Values {
 			if v < 0 {
 				return fmt.Errorf("%s: row %d, column %q: %v is negative, and -target-scale log needs nonnegative targets",
-					*data, f.Line(t.Rows[i]), *target, v)
+					*data, f.Line(t.Rows[i/outputs]), names[i%outputs], v)
 			}
 		}
 	}
@@ -176,7 +191,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if classify {
 		m, res, err = kernel.FitClassifier(x, t.Labels, len(t.Classes), s)
 	} else {
-		y = mat.NewDense(len(t.Values), 1, t.Values)
+		y = mat.NewDense(len(t.Rows), outputs, t.Values)
 		m, res, err = kernel.FitRegression(x, y, s)
 	}
 	var de *optim.DivergedError
@@ -202,7 +217,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Kind:     kindKernel,
 		Task:     *task,
 		Features: features,
-		Target:   *target,
+		Target:   names[0],
 		ID:       *id,
 		Classes:  t.Classes,
 		Encoder:  enc,
@@ -214,6 +229,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			Seconds: res.Seconds, Selection: res.Selection,
 		},
 		Machine: m,
+	}
+	if len(names) > 1 {
+		md.Targets = names
 	}
 	if res.Selection != nil {
 		cal := res.Calibration
@@ -375,7 +393,11 @@ func describeCalibration(c kernel.Calibration) string {
 	case c.LogitScale > 0:
 		return fmt.Sprintf("class scores multiplied by %.3g, the factor of lowest held-out log-loss (calibrated probabilities)", c.LogitScale)
 	case c.Shrinkage != nil:
-		s := fmt.Sprintf("predictions shrunk towards the mean by the factor %.3g fitted to the held-out predictions; ", c.Shrinkage[0])
+		f := make([]string, len(c.Shrinkage))
+		for j, v := range c.Shrinkage {
+			f[j] = fmt.Sprintf("%.3g", v)
+		}
+		s := fmt.Sprintf("predictions shrunk towards the mean by the factor %s fitted to the held-out predictions; ", strings.Join(f, ", "))
 		return s + fmt.Sprintf("%d held-out residuals kept for predict -interval", len(c.Residuals[0]))
 	}
 	return ""

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,9 +49,10 @@ func (lf *learnerFlags) columns() []string {
 	return c
 }
 
-// ignored adds the flags' columns to the -ignore list.
-func (lf *learnerFlags) ignored(ignore string) string {
-	cols := lf.columns()
+// ignored adds the flags' columns, and the other columns given, to the
+// -ignore list.
+func (lf *learnerFlags) ignored(ignore string, other ...string) string {
+	cols := append(lf.columns(), other...)
 	if ignore != "" {
 		cols = append([]string{ignore}, cols...)
 	}
@@ -84,7 +86,7 @@ func (lf *learnerFlags) check(set map[string]bool, target string) error {
 		return usagef("-budget %v: want a duration > 0, such as 30s", *lf.budget)
 	}
 	for _, c := range lf.columns() {
-		if c == target {
+		if slices.Contains(strings.Split(target, ","), c) {
 			return usagef("column %q is the target; -weight, -group and -time name other columns", c)
 		}
 	}

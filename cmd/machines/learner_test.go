@@ -175,3 +175,58 @@ func TestPredictInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestSeveralTargets checks a regression of two targets through fit,
+// predict (with intervals) and score, and the refusals of -target lists.
+func TestSeveralTargets(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model.json")
+	if code, _, stderr := fitTestRun("fit", "-data", "testdata/learner_train.csv", "-target", "y, w", "-ignore", "cls", "-model", model); code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	var r struct {
+		Target   string   `json:"target"`
+		Targets  []string `json:"targets"`
+		Features []string `json:"features"`
+		Machine  struct {
+			Dims []int `json:"dims"`
+		} `json:"machine"`
+	}
+	fitTestReadJSON(t, model, &r)
+	if r.Target != "y" || !slices.Equal(r.Targets, []string{"y", "w"}) || slices.Contains(r.Features, "w") || r.Machine.Dims[len(r.Machine.Dims)-1] != 2 {
+		t.Errorf("model file records %+v", r)
+	}
+	out := filepath.Join(dir, "pred.csv")
+	if code, _, stderr := fitTestRun("predict", "-model", model, "-data", "testdata/learner_train.csv", "-out", out, "-interval", "0.8"); code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	recs := fitTestReadCSV(t, out)
+	if want := []string{"y", "w", "lower_y", "upper_y", "lower_w", "upper_w"}; !slices.Equal(recs[0], want) {
+		t.Errorf("header %q, want %q", recs[0], want)
+	}
+	for _, rec := range recs[1:] {
+		for j := range 2 {
+			p, lo, hi := fitTestFloat(t, rec[j]), fitTestFloat(t, rec[2+2*j]), fitTestFloat(t, rec[3+2*j])
+			if !(lo <= p && p <= hi) {
+				t.Errorf("target %d: interval [%v, %v] does not hold %v", j, lo, hi, p)
+			}
+		}
+	}
+	if code, stdout, stderr := fitTestRun("score", "-model", model, "-data", "testdata/learner_train.csv", "-interval", "0.8"); code != 0 || !strings.Contains(stdout, "R² ") {
+		t.Errorf("score: exit %d, %q %q", code, stdout, stderr)
+	}
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"-target", "y,y"}, `column "y" is named twice`},
+		{[]string{"-target", "y,"}, "entry 2 is empty"},
+		{[]string{"-target", "y,w", "-task", "classification"}, "several targets make a regression"},
+		{[]string{"-target", "y,w", "-dims", "3,1"}, "must be 2, one entry for each regression target"},
+	} {
+		args := append([]string{"fit", "-data", "testdata/learner_train.csv", "-ignore", "cls", "-model", filepath.Join(dir, "m.json")}, tc.flags...)
+		if code, _, stderr := fitTestRun(args...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want a usage error with %q", tc.flags, code, stderr, tc.want)
+		}
+	}
+}

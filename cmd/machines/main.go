@@ -139,6 +139,11 @@
 // such as 2024-01-31) folds that move forward in time, each trained on
 // earlier rows than it holds out; the shallow machine is then scored on
 // those folds rather than by leave-one-out. These columns are not inputs.
+// -target a,b fits several regression targets at once, one output of
+// the machine each, on the rows where all of them have a value; predict
+// writes one column per target (and lower_a, upper_a, ... with
+// -interval), score averages R^2 and MSE over them, and export refuses
+// such a model.
 // -budget 30s bounds the fit's time: the deep machine's cross-validation
 // fits not started by then are skipped (their settings marked "skipped")
 // and its final fit stops there; the shallow machine is always scored,

@@ -45,8 +45,12 @@ type modelFile struct {
 	Task     string   `json:"task"`
 	Features []string `json:"features"` // the input columns of the data file
 	Target   string   `json:"target"`
-	ID       string   `json:"id,omitempty"`
-	Classes  []string `json:"classes,omitempty"`
+	// Targets lists a regression's target columns when there are
+	// several, in the order of the machine's outputs; Target is then the
+	// first.
+	Targets []string `json:"targets,omitempty"`
+	ID      string   `json:"id,omitempty"`
+	Classes []string `json:"classes,omitempty"`
 	// Encoder turns the feature columns into the machine's inputs; nil
 	// in version 1 files, whose features are numbers used as they are.
 	Encoder *dataset.Encoder `json:"encoder,omitempty"`
@@ -224,7 +228,7 @@ func (md *modelFile) check() error {
 		switch {
 		case f == "":
 			return fmt.Errorf("feature %d has an empty name", i)
-		case f == md.Target:
+		case slices.Contains(md.targets(), f):
 			return fmt.Errorf("the target %q is also a feature", f)
 		case slices.Contains(md.Features[:i], f):
 			return fmt.Errorf("feature %q is listed twice", f)
@@ -268,7 +272,7 @@ func (md *modelFile) check() error {
 			}
 		}
 	}
-	if md.ID != "" && (md.ID == md.Target || slices.Contains(md.Features, md.ID)) {
+	if md.ID != "" && (slices.Contains(md.targets(), md.ID) || slices.Contains(md.Features, md.ID)) {
 		return fmt.Errorf("the id column %q is also the target or a feature", md.ID)
 	}
 	switch md.Task {
@@ -276,10 +280,16 @@ func (md *modelFile) check() error {
 		if md.Classes != nil {
 			return errors.New("a regression model lists classes")
 		}
-		if m.Outputs() != 1 {
-			return fmt.Errorf("the machine has %d outputs, want 1 for regression", m.Outputs())
+		if m.Outputs() != len(md.targets()) {
+			return fmt.Errorf("the machine has %d outputs for the %d targets %q", m.Outputs(), len(md.targets()), md.targets())
+		}
+		if md.Targets != nil && (len(md.Targets) < 2 || md.Targets[0] != md.Target) {
+			return fmt.Errorf("targets %q: want several, the first the target %q", md.Targets, md.Target)
 		}
 	case taskClassification:
+		if md.Targets != nil {
+			return errors.New("a classification model lists several targets")
+		}
 		if len(md.Classes) < 2 {
 			return fmt.Errorf("a classification model needs at least 2 classes, the file lists %d", len(md.Classes))
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/kernel"
@@ -99,9 +100,11 @@ func predictionRecords(md *modelFile, pred *mat.Dense) (header []string, records
 	records = make([][]string, rows)
 	if md.Task == taskRegression {
 		for i := range records {
-			records[i] = []string{dataset.FormatFloat(pred.At(i, 0))}
+			for _, v := range pred.RawRowView(i) {
+				records[i] = append(records[i], dataset.FormatFloat(v))
+			}
 		}
-		return []string{md.Target}, records
+		return md.targets(), records
 	}
 	header = []string{md.Target}
 	for _, c := range md.Classes {
@@ -165,13 +168,28 @@ func intervalHalfWidth(md *modelFile, path string, level float64, given bool) ([
 
 // intervalRecords returns the CSV header and rows of a regression's
 // predictions of the rows x with their intervals: the target, then lower
-// and upper.
+// and upper; for several targets, each target's prediction, then its
+// lower_TARGET and upper_TARGET.
 func intervalRecords(md *modelFile, x *mat.Dense, halfWidth []float64) (header []string, records [][]string) {
 	pred, lower, upper := md.Machine.PredictInterval(nil, nil, nil, x, halfWidth)
+	names := md.targets()
+	header = slices.Clone(names)
+	for _, name := range names {
+		if len(names) == 1 {
+			header = append(header, "lower", "upper")
+		} else {
+			header = append(header, "lower_"+name, "upper_"+name)
+		}
+	}
 	rows, _ := pred.Dims()
 	records = make([][]string, rows)
 	for i := range records {
-		records[i] = []string{dataset.FormatFloat(pred.At(i, 0)), dataset.FormatFloat(lower.At(i, 0)), dataset.FormatFloat(upper.At(i, 0))}
+		for j := range names {
+			records[i] = append(records[i], dataset.FormatFloat(pred.At(i, j)))
+		}
+		for j := range names {
+			records[i] = append(records[i], dataset.FormatFloat(lower.At(i, j)), dataset.FormatFloat(upper.At(i, j)))
+		}
 	}
-	return []string{md.Target, "lower", "upper"}, records
+	return header, records
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/atomicfile"
@@ -44,12 +45,17 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t, err := f.Target(md.Target, md.Task == taskClassification)
+	var t *dataset.Target
+	if md.Task == taskClassification {
+		t, err = f.Target(md.Target, true)
+	} else {
+		t, err = readTargets(f, md.targets())
+	}
 	if err != nil {
 		return err
 	}
 	if t.Dropped > 0 {
-		fmt.Fprintf(stderr, "machines score: %s: left out %d of %d rows with no value in column %q\n", *data, t.Dropped, f.Len(), md.Target)
+		fmt.Fprintf(stderr, "machines score: %s: left out %d of %d rows with no value in column %q\n", *data, t.Dropped, f.Len(), strings.Join(md.targets(), ","))
 	}
 	if md.Task == taskClassification {
 		// The file's classes are numbered among themselves: renumber them
@@ -120,9 +126,10 @@ func (e evaluation) String() string {
 // given level and half widths on the rows x, whose targets are t.
 func (e *evaluation) intervals(md *modelFile, x *mat.Dense, t *dataset.Target, level float64, halfWidth []float64) {
 	_, lower, upper := md.Machine.PredictInterval(nil, nil, nil, x, halfWidth)
+	k := len(md.targets())
 	var in, width float64
-	for i, y := range t.Values {
-		lo, hi := lower.At(i, 0), upper.At(i, 0)
+	for c, y := range t.Values {
+		lo, hi := lower.At(c/k, c%k), upper.At(c/k, c%k)
 		if lo <= y && y <= hi {
 			in++
 		}
@@ -143,14 +150,24 @@ func evaluate(md *modelFile, pred *mat.Dense, t *dataset.Target) evaluation {
 	e := evaluation{Task: md.Task, Rows: len(t.Rows)}
 	n := float64(len(t.Rows))
 	if md.Task == taskRegression {
-		mean := floats.Sum(t.Values) / n
-		var sse, sst float64
-		for i, y := range t.Values {
-			d := pred.At(i, 0) - y
-			sse += d * d
-			sst += (y - mean) * (y - mean)
+		// Several targets: R^2 and MSE are the means over the targets.
+		k := len(md.targets())
+		var mse, r2 float64
+		for j := range k {
+			var mean float64
+			for i := range t.Rows {
+				mean += t.Values[i*k+j] / n
+			}
+			var sse, sst float64
+			for i := range t.Rows {
+				y := t.Values[i*k+j]
+				d := pred.At(i, j) - y
+				sse += d * d
+				sst += (y - mean) * (y - mean)
+			}
+			mse += sse / n / float64(k)
+			r2 += (1 - sse/sst) / float64(k)
 		}
-		mse, r2 := sse/n, 1-sse/sst
 		e.MSE, e.R2 = &mse, &r2
 		return e
 	}
