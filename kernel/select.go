@@ -3,6 +3,7 @@ package kernel
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -207,17 +208,18 @@ type heldOut struct {
 	pred *mat.Dense
 }
 
-// selectSettings scores every pair of costs and bandwidths by k-fold
-// cross-validation on each of the variants of the data (the same rows,
-// the targets on another scale), on a subsample of SelectionRows rows if
-// the data are larger. One job fits one fold of one variant at one
+// selectSettings scores every pair of costs and bandwidths of the deep
+// machine, and the best setting of the shallow machine if not nil, on the
+// folds of val, for each of the variants of the data (the same rows, the
+// targets on another scale). One job fits one fold of one variant at one
 // bandwidth along the costs from
 // the smallest to the largest, each fit starting where the previous one
 // ended: the most flexible machine first, then shrunk step by step. The
 // warm start makes the larger costs cheap; the other direction, from the
 // most regularised machine down, was measured to stay stuck near it (on
 // R's CO2 table, cross-validated R^2 0.62 against 0.85). The jobs run in
-// parallel.
+// parallel. (It is long because it runs the jobs and gathers their
+// candidates in one place, where their indexing is seen whole.)
 func selectSettings(variants []problemData, val *validation, arch Architecture, costs, bandwidths []float64, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
 	variants = val.restrict(variants)
 	rows, folds := val.rows, val.folds
@@ -283,17 +285,7 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 					cand.Diverged = cand.Diverged || job[c].diverged
 					losses[f], scores[f] = job[c].loss, job[c].score
 				}
-				if !cand.Diverged && !cand.Skipped {
-					cand.Loss, cand.LossStd = stat.MeanStdDev(losses, nil)
-					cand.Score, cand.ScoreStd = stat.MeanStdDev(scores, nil)
-					if sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss {
-						sel.Best = len(sel.Candidates)
-					}
-				}
-				sel.Candidates = append(sel.Candidates, cand)
-				if s.Progress != nil {
-					fmt.Fprintf(s.Progress, "kernel: %s: %s\n", cand.setting(), cand.scores(sel))
-				}
+				sel.add(cand, losses, scores, s.Progress)
 			}
 		}
 	}
@@ -307,15 +299,7 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 			h := shallow.heldOut(v, rows, folds[f])
 			losses[f], scores[f] = h.loss, h.score
 		}
-		cand.Loss, cand.LossStd = stat.MeanStdDev(losses, nil)
-		cand.Score, cand.ScoreStd = stat.MeanStdDev(scores, nil)
-		if sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss {
-			sel.Best = len(sel.Candidates)
-		}
-		sel.Candidates = append(sel.Candidates, cand)
-		if s.Progress != nil {
-			fmt.Fprintf(s.Progress, "kernel: shallow %s: %s\n", cand.setting(), cand.scores(sel))
-		}
+		sel.add(cand, losses, scores, s.Progress)
 	}
 	if sel.Best < 0 {
 		return nil, calibration{}, errors.New("kernel: cross-validation: no setting was scored on every fold: each diverged on some fold or was skipped over the budget")
@@ -331,6 +315,24 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 		parts[f] = variants[v].rows(folds[f].Test)
 	}
 	return sel, calibrate(preds, parts), nil
+}
+
+// add appends cand with the mean and standard deviation of its fold
+// losses and scores, unless it diverged or was skipped, makes it the best
+// if its loss is the lowest so far, and reports it to progress, if not
+// nil.
+func (sel *Selection) add(cand Candidate, losses, scores []float64, progress io.Writer) {
+	if !cand.Diverged && !cand.Skipped {
+		cand.Loss, cand.LossStd = stat.MeanStdDev(losses, nil)
+		cand.Score, cand.ScoreStd = stat.MeanStdDev(scores, nil)
+		if sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss {
+			sel.Best = len(sel.Candidates)
+		}
+	}
+	sel.Candidates = append(sel.Candidates, cand)
+	if progress != nil {
+		fmt.Fprintf(progress, "kernel: %s: %s\n", cand.setting(), cand.scores(sel))
+	}
 }
 
 // setting describes the candidate's settings for the progress lines.

@@ -11,6 +11,7 @@ import (
 	"github.com/parametric-machines/machines/crossval"
 	"gonum.org/v1/gonum/stat"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -135,13 +136,10 @@ func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
 	return r, nil
 }
 
+// sqDistance returns the squared distance between u and v.
 func sqDistance(u, v []float64) float64 {
-	var s float64
-	for i, a := range u {
-		e := a - v[i]
-		s += e * e
-	}
-	return s
+	d := floats.Distance(u, v, 2)
+	return d * d
 }
 
 // project returns V^T Z^T W y, the weighted targets of the rows in the

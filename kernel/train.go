@@ -587,15 +587,7 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 			}
 			return nil
 		}}
-	if settings.MaxIter == 0 {
-		settings.MaxIter = DefaultMaxIter
-	}
-	switch {
-	case settings.LossTol == 0:
-		settings.LossTol = DefaultLossTol
-	case settings.LossTol < 0:
-		settings.LossTol = 0
-	}
+	settings.MaxIter, settings.LossTol = s.finalStop()
 	var best optim.Result
 	for ; start < max(s.Starts, 1); start++ {
 		// Start 0 draws from the seed's own stream, so that one start
@@ -626,6 +618,22 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 		res.Calibration = cal.record(classify)
 	}
 	return withScaling(o.machine(best.X, anchors)), res, nil
+}
+
+// finalStop returns the iteration limit and the loss tolerance of the
+// final fit: Settings.MaxIter and LossTol with their defaults.
+func (s Settings) finalStop() (maxIter int, lossTol float64) {
+	maxIter, lossTol = s.MaxIter, s.LossTol
+	if maxIter == 0 {
+		maxIter = DefaultMaxIter
+	}
+	switch {
+	case lossTol == 0:
+		lossTol = DefaultLossTol
+	case lossTol < 0:
+		lossTol = 0
+	}
+	return maxIter, lossTol
 }
 
 // errBudget stops the final fit of the deep machine at Settings.Budget.

@@ -16,6 +16,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// runFit is the fit command. It is long because it reads, checks and
+// fits in the order a user's errors should be reported; the learner's
+// flags, the targets and the model's record have functions of their own.
 func runFit(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	var (
@@ -144,6 +147,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 				return usagef("-dims %s: the last block is the output and must be %d, one entry for each of the %d classes of column %q",
 					*dimsFlag, outputs, outputs, *target)
 			}
+			if outputs == 1 {
+				return usagef("-dims %s: the last block is the output and must be 1 for regression", *dimsFlag)
+			}
 			return usagef("-dims %s: the last block is the output and must be %d, one entry for each regression target", *dimsFlag, outputs)
 		}
 	}
@@ -230,19 +236,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		},
 		Machine: m,
 	}
-	if len(names) > 1 {
-		md.Targets = names
-	}
-	if res.Selection != nil {
-		cal := res.Calibration
-		md.Fit.Calibration = &cal
-	}
-	if r := res.Calibration.Residuals; r != nil {
-		md.Intervals = &intervalRecord{Residuals: make([][]float64, len(r))}
-		for j := range r {
-			md.Intervals.Residuals[j] = thinResiduals(r[j])
-		}
-	}
+	md.addLearned(names, res)
 	if err := writeModel(*modelPath, md); err != nil {
 		return err
 	}
@@ -384,6 +378,24 @@ func requireFlags(fs *flag.FlagSet, names ...string) error {
 		return usagef("missing required flag %s", missing[0])
 	}
 	return usagef("missing required flags %s", strings.Join(missing, ", "))
+}
+
+// addLearned records in md the several targets, if more than one, and
+// what the selection learnt: the calibration and the intervals' residuals.
+func (md *modelFile) addLearned(names []string, res kernel.Result) {
+	if len(names) > 1 {
+		md.Targets = names
+	}
+	if res.Selection != nil {
+		cal := res.Calibration
+		md.Fit.Calibration = &cal
+	}
+	if r := res.Calibration.Residuals; r != nil {
+		md.Intervals = &intervalRecord{Residuals: make([][]float64, len(r))}
+		for j := range r {
+			md.Intervals.Residuals[j] = thinResiduals(r[j])
+		}
+	}
 }
 
 // describeCalibration says how the chosen setting's held-out predictions

@@ -75,6 +75,43 @@ type intervalRecord struct {
 // rows' own noise.
 const maxResiduals = 1000
 
+// checkTargets reports a regression's targets that do not match its
+// machine.
+func (md *modelFile) checkTargets() error {
+	m := md.Machine
+	if md.Classes != nil {
+		return errors.New("a regression model lists classes")
+	}
+	if m.Outputs() != len(md.targets()) {
+		return fmt.Errorf("the machine has %d outputs for the %d targets %q", m.Outputs(), len(md.targets()), md.targets())
+	}
+	if md.Targets != nil && (len(md.Targets) < 2 || md.Targets[0] != md.Target) {
+		return fmt.Errorf("targets %q: want several, the first the target %q", md.Targets, md.Target)
+	}
+	return nil
+}
+
+// checkIntervals reports intervals that predict -interval cannot use.
+func (md *modelFile) checkIntervals() error {
+	if md.Intervals == nil {
+		return nil
+	}
+	if md.Task != taskRegression {
+		return errors.New("a classification model has intervals")
+	}
+	if n := md.Machine.Outputs(); len(md.Intervals.Residuals) != n {
+		return fmt.Errorf("the intervals hold residuals of %d targets, the machine has %d outputs", len(md.Intervals.Residuals), n)
+	}
+	for j, r := range md.Intervals.Residuals {
+		for i, v := range r {
+			if !(v >= 0) || math.IsInf(v, 0) || (i > 0 && v < r[i-1]) {
+				return fmt.Errorf("interval residual %d of target %d is %v: want finite values >= 0 in increasing order", i, j+1, v)
+			}
+		}
+	}
+	return nil
+}
+
 // thinResiduals returns at most maxResiduals of the sorted residuals r:
 // the ceil(i n/m)-th smallest for i = 1..m, so that the k-th of them is
 // at least the residual of the same rank in r.
@@ -257,35 +294,15 @@ func (md *modelFile) check() error {
 			return fmt.Errorf("the machine has %d inputs for the %d columns of the encoder", m.Inputs(), n)
 		}
 	}
-	if md.Intervals != nil {
-		if md.Task != taskRegression {
-			return errors.New("a classification model has intervals")
-		}
-		if len(md.Intervals.Residuals) != m.Outputs() {
-			return fmt.Errorf("the intervals hold residuals of %d targets, the machine has %d outputs", len(md.Intervals.Residuals), m.Outputs())
-		}
-		for j, r := range md.Intervals.Residuals {
-			for i, v := range r {
-				if !(v >= 0) || math.IsInf(v, 0) || (i > 0 && v < r[i-1]) {
-					return fmt.Errorf("interval residual %d of target %d is %v: want finite values >= 0 in increasing order", i, j+1, v)
-				}
-			}
-		}
+	if err := md.checkIntervals(); err != nil {
+		return err
 	}
 	if md.ID != "" && (slices.Contains(md.targets(), md.ID) || slices.Contains(md.Features, md.ID)) {
 		return fmt.Errorf("the id column %q is also the target or a feature", md.ID)
 	}
 	switch md.Task {
 	case taskRegression:
-		if md.Classes != nil {
-			return errors.New("a regression model lists classes")
-		}
-		if m.Outputs() != len(md.targets()) {
-			return fmt.Errorf("the machine has %d outputs for the %d targets %q", m.Outputs(), len(md.targets()), md.targets())
-		}
-		if md.Targets != nil && (len(md.Targets) < 2 || md.Targets[0] != md.Target) {
-			return fmt.Errorf("targets %q: want several, the first the target %q", md.Targets, md.Target)
-		}
+		return md.checkTargets()
 	case taskClassification:
 		if md.Targets != nil {
 			return errors.New("a classification model lists several targets")
