@@ -285,31 +285,42 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shal
 	anchors := pickRows(x, anchorRows)
 	med := medianDistance(anchors)
 	folded := val != nil && val.split != ""
-	sel := &Selection{Folds: n, Repeats: 1, Rows: n, Loss: "mse", Score: "r2", Best: -1}
+	m := len(val.rows)
+	sel := &Selection{Folds: m, Repeats: 1, Rows: m, Loss: "mse", Score: "r2", Best: -1}
 	if folded {
 		sel = val.header()
 		sel.Best = -1
 	} else if variants[0].labels != nil {
 		sel.Loss, sel.Score = "log-loss", "accuracy"
 	}
-	for _, f := range ShallowBandwidths {
-		b, err := newShallowBasis(x, anchors, f*med)
+	// One job per bandwidth, in parallel; the candidates are gathered in
+	// the order of the grid.
+	cands := make([][]Candidate, len(ShallowBandwidths))
+	err := crossval.Run(len(ShallowBandwidths), s.Workers, func(i int) error {
+		sigma := ShallowBandwidths[i] * med
+		b, err := newShallowBasis(x, anchors, sigma)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, v := range variants {
 			sc, err := b.scorer(v, val, folded, outputs)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			for _, c := range ShallowCosts {
-				cand := sc.score(Candidate{Cost: c, Bandwidth: f * med, LogTarget: v.back != nil, Shallow: true})
-				if !cand.Diverged && (sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss) {
-					sel.Best = len(sel.Candidates)
-				}
-				sel.Candidates = append(sel.Candidates, cand)
+				cands[i] = append(cands[i], sc.score(Candidate{Cost: c, Bandwidth: sigma, LogTarget: v.back != nil, Shallow: true}))
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, cand := range slices.Concat(cands...) {
+		if !cand.Diverged && (sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss) {
+			sel.Best = len(sel.Candidates)
+		}
+		sel.Candidates = append(sel.Candidates, cand)
 	}
 	if sel.Best < 0 {
 		return nil, errors.New("kernel: every setting of the shallow machine diverged")
@@ -360,15 +371,18 @@ type scorerPart struct {
 }
 
 // scorer returns the scorer of the shallow machine of basis b on the data
-// v: leave-one-out, or on the folds of val if folded.
+// v: leave-one-out on the rows of val, or on its folds if folded.
 func (b *shallowBasis) scorer(v problemData, val *validation, folded bool, outputs int) (*shallowScorer, error) {
 	sc := &shallowScorer{outputs: outputs}
 	if !folded {
-		r, err := b.ridge(nil, v.w)
+		// Leave-one-out on the validation's rows: all of them, or the
+		// subsample of a large set.
+		r, err := b.ridge(val.rows, pick(v.w, val.rows))
 		if err != nil {
 			return nil, err
 		}
-		sc.parts = []scorerPart{{r: r, t: r.project(targetsOf(v, outputs)), test: v}}
+		test := v.rows(val.rows)
+		sc.parts = []scorerPart{{r: r, t: r.project(targetsOf(test, outputs)), test: test}}
 		return sc, nil
 	}
 	for _, fold := range val.folds {

@@ -553,7 +553,7 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 	if len(anchorRows) < n {
 		prob.Anchors = anchorRows
 	}
-	o, err := NewObjective(arch, prob)
+	o, err := newObjective(arch, prob)
 	if err != nil {
 		return nil, res, err
 	}
