@@ -296,7 +296,7 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 			v = variants[len(variants)-1]
 		}
 		for f := range k {
-			h := shallow.heldOut(v, rows, folds[f])
+			h := shallow.heldOut(v, folds[f])
 			losses[f], scores[f] = h.loss, h.score
 		}
 		sel.add(cand, losses, scores, s.Progress)

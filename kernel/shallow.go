@@ -259,11 +259,12 @@ var (
 // shallowFit is the outcome of the shallow selection: its candidates and
 // what refits the best.
 type shallowFit struct {
-	sel        *Selection
-	best       Candidate
+	sel  *Selection
+	best Candidate
+	// basis is the best setting's basis on the validation's rows; data
+	// is all the rows, on the best scale.
 	basis      *shallowBasis
-	ridge      *ridge
-	t          *mat.Dense
+	data       problemData
 	outputs    int
 	anchors    *mat.Dense
 	anchorRows []int
@@ -285,6 +286,10 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shal
 	anchors := pickRows(x, anchorRows)
 	med := medianDistance(anchors)
 	folded := val != nil && val.split != ""
+	// The selection runs on the validation's rows: all of them, or the
+	// subsample of a large set, which is all the basis then holds.
+	sub := val.restrict(variants)
+	xs := mat.DenseCopyOf(sub[0].x)
 	m := len(val.rows)
 	sel := &Selection{Folds: m, Repeats: 1, Rows: m, Loss: "mse", Score: "r2", Best: -1}
 	if folded {
@@ -298,11 +303,11 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shal
 	cands := make([][]Candidate, len(ShallowBandwidths))
 	err := crossval.Run(len(ShallowBandwidths), s.Workers, func(i int) error {
 		sigma := ShallowBandwidths[i] * med
-		b, err := newShallowBasis(x, anchors, sigma)
+		b, err := newShallowBasis(xs, anchors, sigma)
 		if err != nil {
 			return err
 		}
-		for _, v := range variants {
+		for _, v := range sub {
 			sc, err := b.scorer(v, val, folded, outputs)
 			if err != nil {
 				return err
@@ -329,25 +334,20 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shal
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "kernel: %d settings of the shallow machine scored; chose %s: %s\n", len(sel.Candidates), best.setting(), best.scores(sel))
 	}
-	b, err := newShallowBasis(x, anchors, best.Bandwidth)
+	b, err := newShallowBasis(xs, anchors, best.Bandwidth)
 	if err != nil {
 		return nil, err
 	}
-	v := variants[0]
+	i := 0
 	if best.LogTarget {
-		v = variants[len(variants)-1]
+		i = len(variants) - 1
 	}
-	r, err := b.ridge(nil, v.w)
-	if err != nil {
-		return nil, err
-	}
-	y := targetsOf(v, outputs)
-	sc, err := b.scorer(v, val, folded, outputs)
+	sc, err := b.scorer(sub[i], val, folded, outputs)
 	if err != nil {
 		return nil, err
 	}
 	preds, _ := sc.predictions(best.Cost)
-	return &shallowFit{sel: sel, best: best, basis: b, ridge: r, t: r.project(y), outputs: outputs,
+	return &shallowFit{sel: sel, best: best, basis: b, data: variants[i], outputs: outputs,
 		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, sc.tests())}, nil
 }
 
@@ -371,27 +371,25 @@ type scorerPart struct {
 }
 
 // scorer returns the scorer of the shallow machine of basis b on the data
-// v: leave-one-out on the rows of val, or on its folds if folded.
+// v, both on the validation's rows: leave-one-out, or on the folds of val
+// if folded.
 func (b *shallowBasis) scorer(v problemData, val *validation, folded bool, outputs int) (*shallowScorer, error) {
 	sc := &shallowScorer{outputs: outputs}
 	if !folded {
-		// Leave-one-out on the validation's rows: all of them, or the
-		// subsample of a large set.
-		r, err := b.ridge(val.rows, pick(v.w, val.rows))
+		r, err := b.ridge(nil, v.w)
 		if err != nil {
 			return nil, err
 		}
-		test := v.rows(val.rows)
-		sc.parts = []scorerPart{{r: r, t: r.project(targetsOf(test, outputs)), test: test}}
+		sc.parts = []scorerPart{{r: r, t: r.project(targetsOf(v, outputs)), test: v}}
 		return sc, nil
 	}
 	for _, fold := range val.folds {
-		train, test := pick(val.rows, fold.Train), pick(val.rows, fold.Test)
-		r, err := b.ridge(train, pick(v.w, train))
+		r, err := b.ridge(fold.Train, pick(v.w, fold.Train))
 		if err != nil {
 			return nil, err
 		}
-		sc.parts = append(sc.parts, scorerPart{r: r, t: r.project(targetsOf(v.rows(train), outputs)), zt: pickRows(b.z, test), test: v.rows(test)})
+		sc.parts = append(sc.parts, scorerPart{r: r, t: r.project(targetsOf(v.rows(fold.Train), outputs)),
+			zt: pickRows(b.z, fold.Test), test: v.rows(fold.Test)})
 	}
 	return sc, nil
 }
@@ -466,15 +464,23 @@ func targetsOf(v problemData, outputs int) mat.Matrix {
 	return v.targets()
 }
 
-// result returns the fitted shallow machine and res completed for it.
+// result returns the best shallow machine fitted to all the rows, and res
+// completed for it.
 func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine, Result, error) {
-	classify := p.linear.labels != nil
-	m := f.basis.machine(f.ridge, f.t, f.best.Cost, f.anchors, f.cal)
+	b, err := newShallowBasis(mat.DenseCopyOf(f.data.x), f.anchors, f.best.Bandwidth)
+	if err != nil {
+		return nil, res, err
+	}
+	r, err := b.ridge(nil, f.data.w)
+	if err != nil {
+		return nil, res, err
+	}
+	m := b.machine(r, r.project(targetsOf(f.data, f.outputs)), f.best.Cost, f.anchors, f.cal)
 	m.Input, m.Output, m.LogTarget = p.in, p.scaling(f.best.LogTarget), f.best.LogTarget
 	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
 	res.Anchors, res.Shallow = len(f.anchorRows), true
 	res.Converged, res.Status = true, "closed form"
-	res.Calibration = f.cal.record(classify)
+	res.Calibration = f.cal.record(f.data.labels != nil)
 	res.Seconds = time.Since(begin).Seconds()
 	return m, res, nil
 }
@@ -531,16 +537,15 @@ func fitLogitScale(scores *mat.Dense, labels []int) float64 {
 	return beta
 }
 
-// heldOut fits the chosen setting to the training rows of a fold and
-// returns its calibrated loss and score on the test rows; rows maps the
-// fold's rows, which index v, to the rows of the basis.
-func (f *shallowFit) heldOut(v problemData, rows []int, fold crossval.Fold) heldOut {
-	train := pick(rows, fold.Train)
-	r, err := f.basis.ridge(train, pick(v.w, fold.Train))
+// heldOut fits the chosen setting to the training rows of a fold of the
+// validation and returns its calibrated loss and score on the test rows;
+// v holds the validation's rows, like the basis.
+func (f *shallowFit) heldOut(v problemData, fold crossval.Fold) heldOut {
+	r, err := f.basis.ridge(fold.Train, pick(v.w, fold.Train))
 	if err != nil {
 		return heldOut{diverged: true}
 	}
-	pred := r.predict(pickRows(f.basis.z, pick(rows, fold.Test)), r.project(targetsOf(v.rows(fold.Train), f.outputs)), f.best.Cost)
+	pred := r.predict(pickRows(f.basis.z, fold.Test), r.project(targetsOf(v.rows(fold.Train), f.outputs)), f.best.Cost)
 	f.cal.apply(pred, v.labels != nil)
 	if v.back != nil {
 		v.back(pred)
