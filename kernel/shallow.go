@@ -252,7 +252,7 @@ var _ = fmt.Sprint
 // anchors (standardised inputs). The package documentation says how they
 // were chosen.
 var (
-	ShallowCosts      = []float64{1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1, 3, 10, 30, 100}
+	ShallowCosts      = []float64{1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1, 3, 10, 30, 100}
 	ShallowBandwidths = []float64{0.25, 0.35, 0.5, 0.71, 1, 1.41, 2, 4, 8}
 )
 
