@@ -119,9 +119,9 @@
 // part outside it (a held-out income of twice the largest training one
 // was predicted at -7,400). Choosing the most regularised shallow setting
 // within one standard error of the best instead raised the mean rank
-// (3.24 at half a standard error, 4.24 at one), and so did an additive kernel, one
-// Gaussian per input, as a shallow candidate (airquality fell from 0.59
-// to 0.32 held-out R^2). Earlier measurements with the deep machine
+// (3.24 at half a standard error, 4.24 at one), and so did an additive
+// kernel, one Gaussian per input, as a shallow candidate (airquality fell
+// from 0.59 to 0.32 held-out R^2). Earlier measurements with the deep machine
 // alone: starting the cost path from the smallest cost rather than the
 // largest raised the cross-validated R^2 of the CO2 table from 0.62 to
 // 0.85; repeating the folds on small tables moved esoph from 0.11 to 0.23
