@@ -113,11 +113,13 @@
 // a linear part plus one level of Gaussians solved in closed form, its
 // cost and bandwidth chosen among kernel.ShallowCosts x
 // kernel.ShallowBandwidths by exact leave-one-out; and the deep machine of
-// -dims, fitted with L-BFGS, its cost chosen among kernel.DefaultCosts.
-// The deep candidates and the best shallow one are scored by k-fold
-// cross-validation (-folds, stratified by class for classification,
-// repeated on new shuffles for small tables) on the same folds, the deep
-// fits in parallel on all cores, on at most kernel.SelectionRows rows; fit
+// -dims, fitted with L-BFGS, its cost chosen among kernel.DefaultCosts at
+// the bandwidths kernel.DefaultBandwidths. The deep candidates and the
+// best shallow one are scored by k-fold cross-validation (-folds,
+// stratified by class for classification, repeated on new shuffles for
+// small tables) on the same folds, the fits in parallel on all cores;
+// both selections run on at most kernel.SelectionRows rows (a seeded
+// subsample of a larger table), the final fit on all of them; fit
 // prints every setting's cross-validated score and then the chosen one,
 // with its mean and standard deviation. -family shallow or deep fits one
 // family alone; -dims, -cost and -bandwidth describe the deep machine,
