@@ -55,6 +55,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := learner.check(set, *target); err != nil {
 		return err
 	}
+	limitHeap()
 	if *task != "" && *task != taskRegression && *task != taskClassification {
 		return usagef("-task %q: want %s or %s", *task, taskRegression, taskClassification)
 	}
