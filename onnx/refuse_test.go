@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -38,6 +39,11 @@ func TestKernelRefuses(t *testing.T) {
 		{"output name", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "prediction"}}, `feature "prediction" has the name of an output`},
 		{"internal name", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"machines/1", "b"}}, `feature "machines/1"`},
 		{"twice", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "a"}}, `feature "a" is listed twice`},
+		{"interval of classes", KernelModel{Machine: machine(kernel.Additive, 2), Features: []string{"a", "b"}, Classes: []string{"x", "y"}, HalfWidth: []float64{1, 1}},
+			"prediction intervals are for regressions"},
+		{"half widths", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "b"}, HalfWidth: []float64{1, 2}}, "2 interval half widths for 1 outputs"},
+		{"infinite half width", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "b"}, HalfWidth: []float64{math.Inf(1)}}, "half width +Inf"},
+		{"interval name", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "upper"}, HalfWidth: []float64{1}}, `feature "upper" has the name of an output`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Kernel(tc.km)

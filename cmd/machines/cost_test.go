@@ -53,7 +53,7 @@ func TestCheckFitSize(t *testing.T) {
 		{"memory", 1000000, 10, 1, kernel.Settings{Anchors: 1000000, Costs: []float64{0.01}, Bandwidths: []float64{1}}, true,
 			"the fit would need about 190 TB of memory (a machine of 7,000,100 parameters)"},
 		{"time", 36, 2, 1, kernel.Settings{Starts: 1000000000}, true,
-			"the fit would take about 2.2 years here (a machine of 272 parameters, 270 fits to choose its settings)"},
+			"the fit would take about 2.2 years here (a machine of 272 parameters, 45 fits to choose its settings)"},
 		{"blocks", 36, 2, 1, kernel.Settings{Dims: []int{3, 39, 1}}, true,
 			"-dims 3,39,1: block 2 has 39 dimensions, but its states span at most 38"},
 		{"the largest blocks", 36, 2, 1, kernel.Settings{Dims: []int{38, 38, 1}, Costs: []float64{1}, Bandwidths: []float64{1}}, false, ""},
@@ -63,7 +63,7 @@ func TestCheckFitSize(t *testing.T) {
 		{"more folds than the selection's rows", 20000, 2, 1, kernel.Settings{Folds: 5000}, true,
 			"-folds 5000: the cross-validation runs on 400 rows; want at most 400"},
 		{"no selection", 36, 2, 1, kernel.Settings{Folds: 5000, Costs: []float64{1}, Bandwidths: []float64{1}}, false, ""},
-		{"a wide table", 20, 10000, 1, kernel.Settings{}, false,
+		{"a wide table", 20, 10000, 1, kernel.Settings{Costs: []float64{1e-4, 1e-3, 1e-2, 1e-1, 1, 10}, Bandwidths: []float64{0.5, 1, 2}}, false,
 			"machines fit: this fit will take about 2.5 minutes (a machine of 100,140 parameters, 270 fits to choose its settings) and 160 MB of memory\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,6 +27,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		out       = fs.String("onnx", "", "write the ONNX model to this `file` (required)")
 		double    = fs.Bool("float64", false, "saved models and finite machines: compute in float64 rather than float32")
 		shape     = fs.String("shape", "", "finite conv and recurrent machines: the signals' `shape`, L or H,W (required for them)")
+		interval  = fs.Float64("interval", 0, "regression models of fit: add the outputs lower and upper, the conformal prediction interval of this `level`\n(between 0 and 1), as predict -interval computes it")
 	)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: machines export -model FILE -onnx OUT.onnx [-float64] [-shape L|H,W]\n\n"+
@@ -47,6 +48,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	format, err := fileFormat(*modelPath)
 	if err != nil {
 		return err
+	}
+	if setFlags(fs)["interval"] && (format == jsonfile.Envelope || format == model.LegacyFormat || format == finite.Format) {
+		return usagef("-interval: only regression models of fit have prediction intervals")
 	}
 	if *shape != "" && format != finite.Format {
 		return usagef("-shape %s: only finite machines take a signal shape", *shape)
@@ -79,7 +83,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		if *double {
 			return usagef("-float64: kernel machines are always exported in float64")
 		}
-		proto, err = exportKernel(*modelPath)
+		proto, err = exportKernel(*modelPath, *interval, setFlags(fs)["interval"])
 	}
 	if err != nil {
 		return err
@@ -116,17 +120,22 @@ func fileFormat(path string) (string, error) {
 	return head.Format, nil
 }
 
-func exportKernel(path string) (*onnxpb.ModelProto, error) {
+func exportKernel(path string, level float64, interval bool) (*onnxpb.ModelProto, error) {
 	md, err := readModel(path)
 	if err != nil {
 		return nil, err
 	}
+	halfWidth, err := intervalHalfWidth(md, path, level, interval)
+	if err != nil {
+		return nil, err
+	}
 	model, err := onnx.Kernel(onnx.KernelModel{
-		Machine:  md.Machine,
-		Encoder:  md.Encoder,
-		Features: md.Features,
-		Target:   md.Target,
-		Classes:  md.Classes,
+		Machine:   md.Machine,
+		Encoder:   md.Encoder,
+		Features:  md.Features,
+		Target:    md.Target,
+		Classes:   md.Classes,
+		HalfWidth: halfWidth,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

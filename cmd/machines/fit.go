@@ -16,6 +16,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// runFit is the fit command. It is long because it reads, checks and
+// fits in the order a user's errors should be reported; the learner's
+// flags, the targets and the model's record have functions of their own.
 func runFit(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	var (
@@ -37,6 +40,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		iters       = fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)")
 		starts      = fs.Int("starts", 1, "fit the final machine from this `number` of initial points, at most 1000, and keep the one of lowest loss")
 		modelPath   = fs.String("model", "", "write the fitted model to this JSON `file` (required)")
+		learner     = addLearnerFlags(fs)
 	)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: machines fit -data FILE -target COLUMN [flags] -model FILE\n\nflags:")
@@ -49,6 +53,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	set := setFlags(fs)
+	if err := learner.check(set, *target); err != nil {
+		return err
+	}
+	limitHeap()
 	if *task != "" && *task != taskRegression && *task != taskClassification {
 		return usagef("-task %q: want %s or %s", *task, taskRegression, taskClassification)
 	}
@@ -80,7 +88,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if err := checkFitFlags(*target, *id, *modelPath); err != nil {
+	names, err := targetNames(*target)
+	if err != nil {
+		return err
+	}
+	if err := checkFitFlags(names, *id, *modelPath); err != nil {
 		return err
 	}
 
@@ -88,10 +100,16 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	*id = idColumn(f, *id, *target, stderr)
-	features, err := featureColumns(f, *target, *id, *ignore)
+	*id = idColumn(f, *id, names, stderr)
+	features, err := featureColumns(f, names[0], *id, learner.ignored(*ignore, names[1:]...))
 	if err != nil {
 		return err
+	}
+	if len(names) > 1 && *task == taskClassification {
+		return usagef("-target %s: several targets make a regression; classify one target at a time", *target)
+	}
+	if len(names) > 1 {
+		*task = taskRegression
 	}
 	if *task == "" {
 		var why string
@@ -99,7 +117,12 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "machines fit: -task not given: %s, since column %q %s\n", *task, *target, why)
 	}
 	classify := *task == taskClassification
-	t, err := f.Target(*target, classify)
+	var t *dataset.Target
+	if classify {
+		t, err = f.Target(*target, true)
+	} else {
+		t, err = readTargets(f, names)
+	}
 	if err != nil {
 		return err
 	}
@@ -123,7 +146,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	printWarnings(stderr, "fit", warnings)
 
-	outputs := 1
+	outputs := len(names)
 	if classify {
 		outputs = len(t.Classes)
 	}
@@ -133,7 +156,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 				return usagef("-dims %s: the last block is the output and must be %d, one entry for each of the %d classes of column %q",
 					*dimsFlag, outputs, outputs, *target)
 			}
-			return usagef("-dims %s: the last block is the output and must be 1 for regression", *dimsFlag)
+			if outputs == 1 {
+				return usagef("-dims %s: the last block is the output and must be 1 for regression", *dimsFlag)
+			}
+			return usagef("-dims %s: the last block is the output and must be %d, one entry for each regression target", *dimsFlag, outputs)
 		}
 	}
 	scale, err := kernel.ParseTargetScale(*targetScale)
@@ -147,7 +173,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		for i, v := range t.Values {
 			if v < 0 {
 				return fmt.Errorf("%s: row %d, column %q: %v is negative, and -target-scale log needs nonnegative targets",
-					*data, f.Line(t.Rows[i]), *target, v)
+					*data, f.Line(t.Rows[i/outputs]), names[i%outputs], v)
 			}
 		}
 	}
@@ -162,6 +188,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		MaxIter:     *iters,
 		Starts:      *starts,
 		Progress:    stderr,
+	}
+	if err := learner.apply(&s, f, t, classify); err != nil {
+		return err
 	}
 	if set["cost"] {
 		s.Costs = []float64{*cost}
@@ -180,7 +209,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if classify {
 		m, res, err = kernel.FitClassifier(x, t.Labels, len(t.Classes), s)
 	} else {
-		y = mat.NewDense(len(t.Values), 1, t.Values)
+		y = mat.NewDense(len(t.Rows), outputs, t.Values)
 		m, res, err = kernel.FitRegression(x, y, s)
 	}
 	var de *optim.DivergedError
@@ -209,18 +238,20 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Kind:     kindKernel,
 		Task:     *task,
 		Features: features,
-		Target:   *target,
+		Target:   names[0],
 		ID:       *id,
 		Classes:  t.Classes,
 		Encoder:  enc,
 		Fit: &fitRecord{
-			Data: f.Name(), Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed,
+			Data: f.Name(), Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed, Shallow: res.Shallow,
+			Weight: *learner.weight, Balance: *learner.balance, Group: *learner.group, Time: *learner.time, Budget: learner.budgetText(),
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
 			Starts: *starts, Start: res.Start, Iterations: res.Iterations, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,
 		},
 		Machine: m,
 	}
+	md.addLearned(names, res)
 	if err := writeModel(*modelPath, md); err != nil {
 		return err
 	}
@@ -231,6 +262,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "fit: %s\n", describeSettings(res))
+	if c := describeCalibration(res.Calibration); c != "" {
+		fmt.Fprintf(stdout, "fit: %s\n", c)
+	}
 	if res.Converged {
 		fmt.Fprintf(stdout, "fit: converged after %d iterations (%s)\n", res.Iterations, res.Status)
 	} else {
@@ -286,8 +320,19 @@ func describeSettings(res kernel.Result) string {
 	}
 	c := sel.Candidates[sel.Best]
 	how := fmt.Sprintf("%d-fold cross-validation", sel.Folds)
-	if sel.Repeats > 1 {
+	switch {
+	case sel.Folds == sel.Rows:
+		how = "leave-one-out cross-validation"
+	case sel.Split == "grouped":
+		how = fmt.Sprintf("%d-fold cross-validation by groups", sel.Folds)
+	case sel.Split == "forward":
+		how = fmt.Sprintf("%d folds forward in time", sel.Folds)
+	case sel.Repeats > 1:
 		how = fmt.Sprintf("%d-fold cross-validation repeated %d times", sel.Folds, sel.Repeats)
+	}
+	if sel.Folds == sel.Rows {
+		return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g, %s %.4g",
+			chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, sel.Loss, c.Loss)
 	}
 	return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g ± %.2g, %s %.4g ± %.2g",
 		chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, c.ScoreStd, sel.Loss, c.Loss, c.LossStd)
@@ -342,4 +387,39 @@ func requireFlags(fs *flag.FlagSet, names ...string) error {
 		return usagef("missing required flag %s", missing[0])
 	}
 	return usagef("missing required flags %s", strings.Join(missing, ", "))
+}
+
+// addLearned records in md the several targets, if more than one, and
+// what the selection learnt: the calibration and the intervals' residuals.
+func (md *modelFile) addLearned(names []string, res kernel.Result) {
+	if len(names) > 1 {
+		md.Targets = names
+	}
+	if res.Selection != nil {
+		cal := res.Calibration
+		md.Fit.Calibration = &cal
+	}
+	if r := res.Calibration.Residuals; r != nil {
+		md.Intervals = &intervalRecord{Residuals: make([][]float64, len(r))}
+		for j := range r {
+			md.Intervals.Residuals[j] = thinResiduals(r[j])
+		}
+	}
+}
+
+// describeCalibration says how the chosen setting's held-out predictions
+// calibrated the machine, or nothing when there were none.
+func describeCalibration(c kernel.Calibration) string {
+	switch {
+	case c.LogitScale > 0:
+		return fmt.Sprintf("class scores multiplied by %.3g, the factor of lowest held-out log-loss (calibrated probabilities)", c.LogitScale)
+	case c.Shrinkage != nil:
+		f := make([]string, len(c.Shrinkage))
+		for j, v := range c.Shrinkage {
+			f[j] = fmt.Sprintf("%.3g", v)
+		}
+		s := fmt.Sprintf("predictions shrunk towards the mean by the factor %s fitted to the held-out predictions; ", strings.Join(f, ", "))
+		return s + fmt.Sprintf("%d held-out residuals kept for predict -interval", len(c.Residuals[0]))
+	}
+	return ""
 }

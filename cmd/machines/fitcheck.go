@@ -15,8 +15,8 @@ import (
 
 // checkFitFlags reports contradicting flags and a -model path that
 // cannot be written.
-func checkFitFlags(target, id, modelPath string) error {
-	if id != "" && id == target {
+func checkFitFlags(targets []string, id, modelPath string) error {
+	if id != "" && slices.Contains(targets, id) {
 		return usagef("-id %s: the id column cannot also be the target", id)
 	}
 	return checkOutput("model", modelPath, "model.json")
@@ -24,9 +24,9 @@ func checkFitFlags(target, id, modelPath string) error {
 
 // idColumn returns the id column of a fit: the one -id names, or else the
 // row names of f, which it then mentions on stderr.
-func idColumn(f *dataset.Frame, id, target string, stderr io.Writer) string {
+func idColumn(f *dataset.Frame, id string, targets []string, stderr io.Writer) string {
 	rows := f.RowNames()
-	if id != "" || rows == "" || rows == target {
+	if id != "" || rows == "" || slices.Contains(targets, rows) {
 		return id
 	}
 	fmt.Fprintf(stderr, "machines fit: %s: the first column has no name: it holds row names, as R's write.csv and pandas' to_csv write them, and is the id column %q\n",

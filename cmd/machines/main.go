@@ -89,10 +89,11 @@
 // # Fitting your own data
 //
 //	machines fit -data train.csv|- -target COLUMN [-task regression|classification] [-sep ;] \
-//	    [-ignore a,b] [-id COLUMN] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
+//	    [-ignore a,b] [-id COLUMN] [-family auto|shallow|deep] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
 //	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-standardize=true] \
+//	    [-weight COLUMN] [-balance] [-group COLUMN | -time COLUMN] [-budget 30s] \
 //	    [-seed 0] [-iters N] [-starts 1] -model model.json
-//	machines predict -model model.json -data new.csv|- [-sep ;] -out pred.csv|-
+//	machines predict -model model.json -data new.csv|- [-sep ;] -out pred.csv|- [-interval 0.9]
 //
 // The CSV files have a header row and may look as real tables do: numbers,
 // quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
@@ -134,14 +135,49 @@
 // 0.6 to 1.3 times the memory estimated, and a seventh to twice the
 // time, the iterations a fit needs varying most.
 //
-// fit standardises the encoded inputs (and a regression target) and fits a
-// finite-depth kernel machine with L-BFGS. Unless -cost and -bandwidth are
-// both given, it first chooses them by k-fold cross-validation (-folds,
+// fit standardises the encoded inputs (and a regression target) and
+// chooses between two finite-depth kernel machines (-family auto): the
+// shallow machine, of depth one, whose first block is the input itself,
+// a linear part plus one level of Gaussians solved in closed form, its
+// cost and bandwidth chosen among kernel.ShallowCosts x
+// kernel.ShallowBandwidths by exact leave-one-out; and the deep machine of
+// -dims, fitted with L-BFGS, its cost chosen among kernel.DefaultCosts at
+// the bandwidths kernel.DefaultBandwidths. The deep candidates and the
+// best shallow one are scored by k-fold cross-validation (-folds,
 // stratified by class for classification, repeated on new shuffles for
-// small tables) over the grid of the kernel package (DefaultCosts x
-// DefaultBandwidths), running the folds in parallel on all cores, on at
-// most kernel.SelectionRows rows; it prints every setting's cross-validated
-// score and then the chosen one, with its mean and standard deviation. A
+// small tables) on the same folds, the fits in parallel on all cores;
+// both selections run on at most kernel.SelectionRows rows (a seeded
+// subsample of a larger table), the final fit on all of them; fit
+// prints every setting's cross-validated score and then the chosen one,
+// with its mean and standard deviation. -family shallow or deep fits one
+// family alone; -dims, -cost and -bandwidth describe the deep machine,
+// which they choose; with both -cost and -bandwidth nothing is searched.
+// The chosen setting's held-out predictions then calibrate the machine,
+// and fit says how: a classifier's scores are multiplied by the factor of
+// lowest held-out log-loss, so that its probabilities are calibrated; a
+// regression's predictions are shrunk towards the mean by the factor
+// (between 0 and 1) that best fits the targets from their held-out
+// predictions, and the absolute held-out residuals are kept in the model
+// file for predict -interval. (go doc ./kernel says how these defaults
+// were chosen on the project's panel.)
+//
+// -weight COLUMN weighs each row's loss by that column (numbers >= 0);
+// -balance weighs the classes of a classification equally (multiplying
+// -weight); both choose the shallow machine, the only one whose loss
+// weighs its rows. -group COLUMN makes folds that never split a group
+// between training and held-out rows, and -time COLUMN (numbers or dates
+// such as 2024-01-31) folds that move forward in time, each trained on
+// earlier rows than it holds out; the shallow machine is then scored on
+// those folds rather than by leave-one-out. These columns are not inputs.
+// -target a,b fits several regression targets at once, one output of
+// the machine each, on the rows where all of them have a value; predict
+// writes one column per target (and lower_a, upper_a, ... with
+// -interval), score averages R^2 and MSE over them, and export refuses
+// such a model.
+// -budget 30s bounds the fit's time: the deep machine's cross-validation
+// fits not started by then are skipped (their settings marked "skipped")
+// and its final fit stops there; the shallow machine is always scored,
+// so the best machine found is returned. A
 // nonnegative, right-skewed regression target (counts, amounts: sample
 // skewness above kernel.SkewedTarget) is also tried on the log scale,
 // log(1 + y), judged on its predictions of y; -target-scale linear or log
@@ -161,18 +197,23 @@
 // and the number of classes for classification, and fit says so if it is
 // not. Without -dims the blocks are 3,3,3 and then the output block.
 //
-// The model file is JSON: "format": "machines-model", "version": 2,
+// The model file is JSON: "format": "machines-model", "version": 3,
 // "kind": "kernel-machine", the "task", the "target" and "id" column names,
 // the "features" (the table's input columns), for classification the
 // "classes" in order, the "encoder" (each column's kind, categories,
 // imputed value and indicator), the "fit" record (data file, or
 // "standard input", rows,
-// dropped rows, seed, chosen settings, iterations, whether the optimiser
-// converged, time and the whole "selection" with every candidate's
-// scores), and the "machine": its "dims", "kernel", "bandwidth", the
-// matrices "a", "c" and "anchors" as arrays of rows, and the "input" and
-// "output" scalers ("mean", "scale"). Files of version 1 are still read. It
-// is written atomically: a temporary file renamed into place.
+// dropped rows, seed, the -weight, -balance, -group, -time and -budget
+// flags, chosen settings, "shallow" for the shallow machine, iterations,
+// whether the optimiser converged, time, the whole "selection" with every
+// candidate's scores and the "calibration": "logit_scale" or
+// "shrinkage"), the "intervals" of a regression ("residuals": the sorted
+// absolute held-out residuals on the scale the machine fits, at most 1000
+// evenly spaced ones), and the "machine": its "dims", "kernel",
+// "bandwidth", the matrices "a", "c" and "anchors" as arrays of rows, and
+// the "input" and "output" scalers ("mean", "scale"). Files of versions 1
+// and 2 are still read. It is written atomically: a temporary file renamed
+// into place.
 //
 // predict reads the model's feature columns from new.csv by name, in any
 // order, ignoring other columns, encodes them as fit did (a category not
@@ -185,18 +226,29 @@
 // that its memory does not grow with the file. A prediction that is not a
 // finite number (inputs far outside the training data, or an output that
 // overflows) is left empty, and a warning says how many and where.
+// -interval 0.9 adds to a regression's predictions the
+// columns lower and upper: a conformal prediction interval of that level,
+// the prediction on the scale the machine fits plus and minus the
+// ceil((n+1) 0.9)-th smallest of the n held-out residuals, mapped back to
+// the target's units (so an interval of a log target is wider above than
+// below). It holds new rows' targets with probability about 0.9 when they
+// are drawn like the training rows; a model fitted with -cost and
+// -bandwidth both fixed has no residuals, and -interval says so.
 //
-//	machines score -model model.json -data test.csv|- [-json FILE]
+//	machines score -model model.json -data test.csv|- [-json FILE] [-interval 0.9]
 //
 // score reads labelled data, with the model's feature columns and its
 // target column, predicts every row and prints the coefficient of
-// determination R^2 and the mean squared error for a regression model, or
-// the accuracy and the log-loss for a classifier; -json also writes them
-// to a JSON file. R^2 is undefined when the target does not vary, as on a
-// single row, and the MSE when it exceeds the largest float64: score says
-// so instead of printing a number, and the JSON leaves them out with a
-// note. A prediction that is not a finite number makes score fail, naming
-// the rows.
+// determination R^2 and the mean squared error for a regression model
+// (with -interval, also the fraction of rows inside their interval and
+// the intervals' mean width), or the accuracy, the log-loss and the Brier
+// score (the mean squared distance between the probabilities and the true
+// class) for a classifier; -json also writes them to a JSON file. R^2 is
+// undefined when the target does not vary, as on a single row, and the
+// MSE when it exceeds the largest float64: score says so instead of
+// printing a number, and the JSON leaves them out with a note. A
+// prediction that is not a finite number makes score fail, naming the
+// rows.
 //
 //	machines explain -model model.json -data test.csv|- [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]
 //
@@ -218,7 +270,7 @@
 //
 // # Exporting to ONNX
 //
-//	machines export -model model.json -onnx model.onnx
+//	machines export -model model.json -onnx model.onnx [-interval 0.9]
 //
 // writes the model of fit as an ONNX model (opset 17, ai.onnx.ml 2, IR
 // version 8), atomically, for ONNX Runtime and the other runtimes that
@@ -230,7 +282,9 @@
 // "prediction" ([N, 1]) for regression, and for classification "scores"
 // ([N, K], the machine's outputs), "probabilities" (their softmax, the
 // p_CLASS columns of predict) and "label" (the predicted class, [N]
-// strings). The model's metadata holds the target, the task and the
+// strings). -interval 0.9 adds to a regression the outputs "lower" and
+// "upper" ([N, 1]), the interval of predict -interval. The model's
+// metadata holds the target, the task and the
 // classes, and each input's documentation says what it takes; "go doc
 // github.com/parametric-machines/machines/onnx" tells the rest.
 //

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/atomicfile"
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -23,6 +25,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		modelPath = fs.String("model", "", "the model JSON `file` written by machines fit (required)")
 		data      = fs.String("data", "", "inputs: a CSV `file` with a header row holding the model's input columns,\nor - for standard input; other columns are ignored (required)")
 		sep       = sepFlag(fs)
+		interval  = fs.Float64("interval", 0, "regression: add the columns lower and upper, a conformal prediction interval of this `level`\n(between 0 and 1, such as 0.9) made of the model's held-out residuals")
 		out       = fs.String("out", "", "write the predictions to this CSV `file`, or to standard output if it is - (required)")
 		id        = fs.String("id", "", "copy this `column` to the predictions (default: the model's -id column, when the file has it)")
 	)
@@ -45,12 +48,16 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	halfWidth, err := intervalHalfWidth(md, *modelPath, *interval, setFlags(fs)["interval"])
+	if err != nil {
+		return err
+	}
 	fr, closer, err := openTable(*data, *sep)
 	if err != nil {
 		return err
 	}
 	defer closer.Close()
-	p := &predictor{md: md, id: *id, stderr: stderr}
+	p := &predictor{md: md, id: *id, halfWidth: halfWidth, stderr: stderr}
 	if *out == "-" {
 		err = p.write(fr, stdout)
 	} else {
@@ -71,9 +78,10 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 // predictor writes the predictions of a model for a table read in
 // parts.
 type predictor struct {
-	md     *modelFile
-	id     string // the -id flag
-	stderr io.Writer
+	md        *modelFile
+	id        string    // the -id flag
+	halfWidth []float64 // of the intervals of -interval, or nil
+	stderr    io.Writer
 
 	idCol    int // the column copied to the predictions; -1 for none
 	rows     int
@@ -94,14 +102,19 @@ func (p *predictor) write(fr *dataset.FrameReader, w io.Writer) error {
 				return err
 			}
 		}
-		pred := p.md.Machine.Predict(nil, x)
+		var pred, lower, upper *mat.Dense
+		if p.halfWidth != nil {
+			pred, lower, upper = p.md.Machine.PredictInterval(nil, nil, nil, x, p.halfWidth)
+		} else {
+			pred = p.md.Machine.Predict(nil, x)
+		}
 		for _, i := range nonFinite(pred) {
 			if len(p.lines) < shownLines {
 				p.lines = append(p.lines, f.Line(i))
 			}
 			p.bad++
 		}
-		records := predictionRecords(p.md, pred)
+		records := predictionRecords(p.md, pred, lower, upper)
 		for i, rec := range records {
 			if p.idCol >= 0 {
 				rec = append([]string{f.Cell(i, p.idCol)}, rec...)
@@ -141,7 +154,7 @@ func (p *predictor) start(f *dataset.Frame, cw *csv.Writer) error {
 			fmt.Fprintf(p.stderr, "machines predict: %s has no id column %q: the predictions carry none\n", f.Name(), p.md.ID)
 		}
 	}
-	header := predictionHeader(p.md)
+	header := predictionHeader(p.md, p.halfWidth != nil)
 	if p.idCol >= 0 {
 		header = append([]string{f.Columns()[p.idCol]}, header...)
 	}
@@ -159,35 +172,57 @@ func (p *predictor) report() {
 }
 
 // predictionHeader returns the CSV header of the predictions of md: the
-// target; for classification also the probability of each class.
-func predictionHeader(md *modelFile) []string {
-	header := []string{md.Target}
+// targets; with intervals, then lower and upper (lower_TARGET and
+// upper_TARGET for several targets); for classification the class and
+// the probability of each class.
+func predictionHeader(md *modelFile, intervals bool) []string {
 	if md.Task == taskClassification {
+		header := []string{md.Target}
 		for _, c := range md.Classes {
 			header = append(header, "p_"+c)
+		}
+		return header
+	}
+	names := md.targets()
+	header := slices.Clone(names)
+	for _, name := range names {
+		switch {
+		case !intervals:
+		case len(names) == 1:
+			header = append(header, "lower", "upper")
+		default:
+			header = append(header, "lower_"+name, "upper_"+name)
 		}
 	}
 	return header
 }
 
 // predictionRecords returns the CSV rows, under predictionHeader, for
-// the machine's outputs pred: the target's value for regression; for
-// classification the most probable class and the probability of each
-// class, the softmax of the outputs. The cells of a row whose outputs are
-// not all finite numbers are left empty, as missing.
-func predictionRecords(md *modelFile, pred *mat.Dense) [][]string {
-	rows, _ := pred.Dims()
-	header := predictionHeader(md)
+// the machine's outputs pred and, with intervals, their bounds lower and
+// upper (nil without): the targets' values for regression, then the
+// bounds; for classification the most probable class and the probability
+// of each class, the softmax of the outputs. The cells of a row whose
+// outputs are not all finite numbers are left empty, as missing.
+func predictionRecords(md *modelFile, pred, lower, upper *mat.Dense) [][]string {
+	rows, k := pred.Dims()
+	header := predictionHeader(md, lower != nil)
 	records := make([][]string, rows)
 	p := make([]float64, len(md.Classes))
 	for i := range records {
-		out := pred.RawRowView(i)
 		rec := make([]string, 0, len(header))
+		out := pred.RawRowView(i)
 		switch {
 		case !allFinite(out):
 			rec = rec[:len(header)]
 		case md.Task == taskRegression:
-			rec = append(rec, dataset.FormatFloat(out[0]))
+			for _, v := range out {
+				rec = append(rec, dataset.FormatFloat(v))
+			}
+			for j := range k {
+				if lower != nil {
+					rec = append(rec, dataset.FormatFloat(lower.At(i, j)), dataset.FormatFloat(upper.At(i, j)))
+				}
+			}
 		default:
 			softmaxTo(p, out)
 			rec = append(rec, md.Classes[floats.MaxIdx(p)])
@@ -224,4 +259,31 @@ func softmaxTo(dst, x []float64) {
 	for i := range dst {
 		dst[i] /= sum
 	}
+}
+
+// intervalHalfWidth checks the -interval flag (given says it was set)
+// against the model read from path and returns the conformal half width
+// of each target on the scale the machine fits, or nil without the flag.
+func intervalHalfWidth(md *modelFile, path string, level float64, given bool) ([]float64, error) {
+	if !given {
+		return nil, nil
+	}
+	if !(level > 0 && level < 1) {
+		return nil, usagef("-interval %v: want a level between 0 and 1, such as 0.9", level)
+	}
+	if md.Task != taskRegression {
+		return nil, usagef("-interval: %s is a classification model; its probabilities are the p_CLASS columns", path)
+	}
+	if md.Intervals == nil {
+		return nil, fmt.Errorf("%s: -interval: the model holds no held-out residuals (fit chooses its settings by cross-validation unless -cost and -bandwidth are both given; files before version 3 have none)", path)
+	}
+	h := make([]float64, len(md.Intervals.Residuals))
+	for j, r := range md.Intervals.Residuals {
+		h[j] = kernel.Conformal(r, level)
+		if math.IsInf(h[j], 1) {
+			return nil, fmt.Errorf("%s: -interval %v: %d held-out residuals are too few for that level; want at most %.3g",
+				path, level, len(r), float64(len(r))/float64(len(r)+1))
+		}
+	}
+	return h, nil
 }

@@ -22,6 +22,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		modelPath = fs.String("model", "", "the model JSON `file` written by machines fit (required)")
 		data      = fs.String("data", "", "labelled data: a CSV `file` with the model's input columns and its target column,\nor - for standard input (required)")
 		sep       = sepFlag(fs)
+		interval  = fs.Float64("interval", 0, "regression: also report the coverage and mean width of the conformal prediction intervals of this `level`")
 		jsonPath  = fs.String("json", "", "also write the scores to this JSON `file`")
 	)
 	fs.Usage = func() {
@@ -43,6 +44,10 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	halfWidth, err := intervalHalfWidth(md, *modelPath, *interval, setFlags(fs)["interval"])
+	if err != nil {
+		return err
+	}
 	f, err := loadTable(*data, *sep, stderr, "score")
 	if err != nil {
 		return err
@@ -56,6 +61,9 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	e := evaluate(md, pred, t)
+	if halfWidth != nil {
+		e.intervals(md, x, t, *interval, halfWidth)
+	}
 	fmt.Fprintf(stdout, "score: %d rows: %s\n", e.Rows, e)
 	if *jsonPath != "" {
 		return writeJSON(*jsonPath, e)
@@ -67,12 +75,18 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 // (for a classifier, labels that index the model's classes) and the
 // machine's inputs. It says on stderr how many rows are left out.
 func (md *modelFile) labelled(f *dataset.Frame, stderr io.Writer, cmd string) (*dataset.Target, *mat.Dense, error) {
-	t, err := f.Target(md.Target, md.Task == taskClassification)
+	var t *dataset.Target
+	var err error
+	if md.Task == taskClassification {
+		t, err = f.Target(md.Target, true)
+	} else {
+		t, err = readTargets(f, md.targets())
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if t.Dropped > 0 {
-		fmt.Fprintf(stderr, "machines %s: %s: left out %d of %d rows with no value in column %q\n", cmd, f.Name(), t.Dropped, f.Len(), md.Target)
+		fmt.Fprintf(stderr, "machines %s: %s: left out %d of %d rows with no value in column %q\n", cmd, f.Name(), t.Dropped, f.Len(), strings.Join(md.targets(), ","))
 	}
 	if md.Task == taskClassification {
 		// The file's classes are numbered among themselves: renumber them
@@ -127,6 +141,15 @@ type evaluation struct {
 	MSE      *float64 `json:"mse,omitempty"`
 	Accuracy *float64 `json:"accuracy,omitempty"`
 	LogLoss  *float64 `json:"log_loss,omitempty"`
+	// Brier is the mean over rows of the squared distance between the
+	// predicted probabilities and the one-hot true class.
+	Brier *float64 `json:"brier,omitempty"`
+	// Interval is the level of score -interval; Coverage the fraction of
+	// rows whose target lies in its interval, and Width the intervals'
+	// mean width.
+	Interval *float64 `json:"interval,omitempty"`
+	Coverage *float64 `json:"coverage,omitempty"`
+	Width    *float64 `json:"mean_width,omitempty"`
 	// Notes say why a score is missing.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -142,6 +165,10 @@ func (e evaluation) String() string {
 	add("MSE", e.MSE)
 	add("accuracy", e.Accuracy)
 	add("log-loss", e.LogLoss)
+	add("Brier score", e.Brier)
+	if e.Interval != nil {
+		scores = append(scores, fmt.Sprintf("%g intervals: coverage %.4g, mean width %.4g", *e.Interval, *e.Coverage, *e.Width))
+	}
 	return strings.Join(append(scores, e.Notes...), ", ")
 }
 
@@ -163,25 +190,77 @@ func evaluate(md *modelFile, pred *mat.Dense, t *dataset.Target) evaluation {
 		return e
 	}
 	p := make([]float64, len(md.Classes))
-	var right, loss float64
+	var right, loss, brier float64
 	for i, l := range t.Labels {
 		softmaxTo(p, pred.RawRowView(i))
 		if floats.MaxIdx(p) == l {
 			right++
 		}
 		loss -= math.Log(math.Max(p[l], minProbability))
+		for k, v := range p {
+			if k == l {
+				v--
+			}
+			brier += v * v
+		}
 	}
-	acc, ll := right/n, loss/n
-	e.Accuracy, e.LogLoss = &acc, &ll
+	acc, ll, b := right/n, loss/n, brier/n
+	e.Accuracy, e.LogLoss, e.Brier = &acc, &ll, &b
 	return e
 }
 
+// intervals adds the coverage and the mean width of the intervals of the
+// given level and half widths on the rows x, whose targets are t.
+func (e *evaluation) intervals(md *modelFile, x *mat.Dense, t *dataset.Target, level float64, halfWidth []float64) {
+	_, lower, upper := md.Machine.PredictInterval(nil, nil, nil, x, halfWidth)
+	k := len(md.targets())
+	var in, width float64
+	for c, y := range t.Values {
+		lo, hi := lower.At(c/k, c%k), upper.At(c/k, c%k)
+		if lo <= y && y <= hi {
+			in++
+		}
+		width += hi - lo
+	}
+	n := float64(len(t.Values))
+	cov, w := in/n, width/n
+	e.Interval, e.Coverage, e.Width = &level, &cov, &w
+}
+
 // scoreRegression sets the R² and the mean squared error of the
-// predictions pred of the targets y. The sums run over values divided by
-// the targets' spread, so that targets near the largest float64 do not
-// overflow them. R² is undefined when the targets do not vary, as on one
-// row, and the MSE when it exceeds the largest float64; notes say so.
+// predictions pred of the targets y (row i's target j at y[i*k+j] for k
+// targets, each a column of pred); for several targets both are the means
+// over the targets. The sums run over values divided by the targets'
+// spread, so that targets near the largest float64 do not overflow them.
+// R² is undefined when a target does not vary, as on one row, and the
+// MSE when it exceeds the largest float64; notes say so.
 func scoreRegression(e *evaluation, pred *mat.Dense, y []float64) {
+	_, k := pred.Dims()
+	var mse, r2 float64
+	mseOK, r2OK := true, true
+	for j := range k {
+		col := make([]float64, len(y)/k)
+		for i := range col {
+			col[i] = y[i*k+j]
+		}
+		m, r, note := scoreTarget(mat.Col(nil, j, pred), col)
+		if note != "" && !slices.Contains(e.Notes, note) {
+			e.Notes = append(e.Notes, note)
+		}
+		mseOK, r2OK = mseOK && !math.IsNaN(m), r2OK && !math.IsNaN(r)
+		mse, r2 = mse+m/float64(k), r2+r/float64(k)
+	}
+	if mseOK {
+		e.MSE = &mse
+	}
+	if r2OK {
+		e.R2 = &r2
+	}
+}
+
+// scoreTarget returns the MSE and R² of the predictions pred of one
+// target y, NaN for either that is undefined, with a note that says why.
+func scoreTarget(pred, y []float64) (mse, r2 float64, note string) {
 	n := float64(len(y))
 	var mean, spread float64
 	for _, v := range y {
@@ -200,26 +279,22 @@ func scoreRegression(e *evaluation, pred *mat.Dense, y []float64) {
 	}
 	var sse, sst float64
 	for i, v := range y {
-		d := pred.At(i, 0)/scale - v/scale
+		d := pred[i]/scale - v/scale
 		sse += d * d
 		dev := v/scale - mean/scale
 		sst += dev * dev
 	}
-	if mse := sse / n * scale * scale; !math.IsInf(mse, 0) {
-		e.MSE = &mse
-	} else {
-		e.Notes = append(e.Notes, fmt.Sprintf("the MSE exceeds the largest float64 (root mean squared error %.4g)", math.Sqrt(sse/n)*scale))
+	mse, r2 = sse/n*scale*scale, 1-sse/sst
+	if math.IsInf(mse, 0) {
+		mse, note = math.NaN(), fmt.Sprintf("the MSE exceeds the largest float64 (root mean squared error %.4g)", math.Sqrt(sse/n)*scale)
 	}
 	switch {
 	case len(y) == 1:
-		e.Notes = append(e.Notes, "R² undefined on a single row")
-		return
+		r2, note = math.NaN(), "R² undefined on a single row"
 	case spread == 0:
-		e.Notes = append(e.Notes, fmt.Sprintf("R² undefined: the target is %s on every row", dataset.FormatFloat(y[0])))
-		return
+		r2, note = math.NaN(), fmt.Sprintf("R² undefined: the target is %s on every row", dataset.FormatFloat(y[0]))
 	}
-	r2 := 1 - sse/sst
-	e.R2 = &r2
+	return mse, r2, note
 }
 
 // nonFinite returns the rows of pred holding a value that is not a
