@@ -48,6 +48,48 @@ type Config struct {
 	// cosines and RK4.
 	Conv, Sine bool
 	Tol        float64
+
+	// Protocol is whose protocol the experiment follows: Fair, the
+	// zero value, or Paper, the authors' as their code runs it (sine
+	// and oneshot).
+	Protocol Protocol
+	// Draws is the number of independent draws of the data of the sine
+	// experiment under the paper's protocol; zero means one, as the
+	// authors made.
+	Draws int
+}
+
+// Protocol is whose protocol an experiment follows.
+type Protocol int
+
+const (
+	// Fair has every model choose its settings without the test set,
+	// each trained in earnest.
+	Fair Protocol = iota
+	// Paper is the authors' protocol, read from their code: their data,
+	// models, penalties, optimisers and schedules, and whatever they
+	// chose on the test set.
+	Paper
+)
+
+func (p Protocol) String() string {
+	switch p {
+	case Fair:
+		return "fair"
+	case Paper:
+		return "paper"
+	}
+	return fmt.Sprintf("Protocol(%d)", int(p))
+}
+
+// ParseProtocol parses the names that String returns.
+func ParseProtocol(s string) (Protocol, error) {
+	for _, p := range []Protocol{Fair, Paper} {
+		if s == p.String() {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("experiment: unknown protocol %q (want fair or paper)", s)
 }
 
 func (c Config) dir() string {
@@ -114,6 +156,9 @@ type Report struct {
 	OneShot *OneShotReport `json:"-"`
 	// Sculpt, set by the sculpt experiment, is likewise its JSON.
 	Sculpt *sculpt.Report `json:"-"`
+	// SinePaper, set by the sine experiment under the paper's
+	// protocol, is likewise its JSON.
+	SinePaper *SinePaperReport `json:"-"`
 }
 
 // Model returns the model with the given name, or nil.
@@ -138,6 +183,9 @@ func (r *Report) write(dir string) error {
 		if r.Sculpt != nil {
 			return enc.Encode(r.Sculpt)
 		}
+		if r.SinePaper != nil {
+			return enc.Encode(r.SinePaper)
+		}
 		return enc.Encode(r)
 	})
 }
@@ -153,6 +201,23 @@ var registry = map[string]Runner{
 	"shift":      Shift,
 	"depth":      Depth,
 	"sculpt":     Sculpt,
+}
+
+// paperRegistry holds the experiments that also run under the paper's
+// protocol.
+var paperRegistry = map[string]Runner{
+	"sine": SinePaper,
+}
+
+// PaperNames returns the names of the experiments that run under the
+// paper's protocol, sorted.
+func PaperNames() []string {
+	names := make([]string, 0, len(paperRegistry))
+	for n := range paperRegistry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Names returns the names of the experiments Run knows, sorted.
@@ -172,6 +237,15 @@ func Run(name string, c Config) (*Report, error) {
 	if !ok {
 		return nil, fmt.Errorf("experiment: unknown experiment %q (known: %v)", name, Names())
 	}
+	switch c.Protocol {
+	case Fair:
+	case Paper:
+		if run, ok = paperRegistry[name]; !ok {
+			return nil, fmt.Errorf("experiment: %s has no paper protocol (those that have: %v)", name, PaperNames())
+		}
+	default:
+		return nil, fmt.Errorf("experiment: unknown protocol %v", c.Protocol)
+	}
 	if err := os.MkdirAll(c.dir(), 0o755); err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
@@ -180,6 +254,9 @@ func Run(name string, c Config) (*Report, error) {
 		return nil, wrap(name, err)
 	}
 	r.Experiment, r.Seed, r.Quick = name, c.Seed, c.Quick
+	if s := r.SinePaper; s != nil {
+		s.Experiment, s.Seed, s.Quick = name, c.Seed, c.Quick
+	}
 	r.Figures = slices.Clip(r.Figures)
 	if err := r.write(c.dir()); err != nil {
 		return nil, wrap(name, err)

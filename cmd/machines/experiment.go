@@ -26,6 +26,8 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	conv := fs.Bool("conv", false, "oneshot: the kernel machine's convolutional augmenter (16 channels) rather than the linear one")
 	sine := fs.Bool("sine", false, "oneshot: sines beside the cosines of the kernel machine's Fourier basis")
 	tol := fs.Float64("tol", 0, "oneshot: solve the kernel machine by adaptive Dormand-Prince at this tolerance, with the adjoint (0: RK4)")
+	protocol := fs.String("protocol", "fair", "whose protocol: fair, every model choosing its settings without the test set, or paper, the authors' (sine, oneshot)")
+	draws := fs.Int("draws", 1, "sine -protocol paper: independent draws of the data")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: machines experiment [flags] NAME [flags]\n\nNAME is one of: %s\n\nflags:\n",
 			strings.Join(experiment.Names(), ", "))
@@ -53,10 +55,29 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if *tol < 0 || math.IsNaN(*tol) || math.IsInf(*tol, 0) {
 		return usagef("-tol: tolerance %v, want a finite value >= 0 (0 for RK4)", *tol)
 	}
+	proto, err := experiment.ParseProtocol(*protocol)
+	switch {
+	case err != nil:
+		return usagef("-protocol %q, want fair or paper", *protocol)
+	case proto == experiment.Paper && !slices.Contains(experiment.PaperNames(), name):
+		return usagef("-protocol paper: %s has no paper protocol (%s have)", name, strings.Join(experiment.PaperNames(), " and "))
+	case *draws < 1:
+		return usagef("-draws %d, want at least 1", *draws)
+	case *draws > 1 && !(name == "sine" && proto == experiment.Paper):
+		return usagef("-draws applies to sine -protocol paper only")
+	case name == "sine" && proto == experiment.Paper && len(costs) > 1:
+		return usagef("-cost: sine -protocol paper has one cost for all models, got %d", len(costs))
+	}
 	r, err := experiment.Run(name, experiment.Config{Out: *out, Seed: *seed, Quick: *quick, Progress: stderr,
-		Data: *data, MaxFreqs: maxFreqs.v, Costs: costs, Shots: shots.v, Conv: *conv, Sine: *sine, Tol: *tol})
+		Data: *data, MaxFreqs: maxFreqs.v, Costs: costs, Shots: shots.v, Conv: *conv, Sine: *sine, Tol: *tol,
+		Protocol: proto, Draws: *draws})
 	if err != nil {
 		return err
+	}
+	if rep := r.SinePaper; rep != nil {
+		printSinePaper(stdout, rep)
+		fmt.Fprintf(stdout, "%.1fs; wrote %s/%s.json and %d figure files\n", rep.Seconds, *out, name, len(r.Figures))
+		return nil
 	}
 	if rep := r.OneShot; rep != nil {
 		for _, o := range rep.Runs {
@@ -152,4 +173,20 @@ func (l *costList) Set(s string) error {
 	}
 	*l = out
 	return nil
+}
+
+// printSinePaper writes the table of the sine experiment under the
+// authors' protocol: each quantity's mean and standard deviation over
+// the draws.
+func printSinePaper(w io.Writer, rep *experiment.SinePaperReport) {
+	fmt.Fprintf(w, "the authors' protocol: cost %g for all, %d L-BFGS calls of at most %d iterations, %d draws (mean ± std)\n",
+		rep.Cost, rep.Rounds, rep.IterationsPerRound, len(rep.DrawSeeds))
+	fmt.Fprintf(w, "%-20s %6s %17s %17s %17s %17s %17s\n", "model", "params", "penalised train", "penalised test", "train MSE", "test MSE", "MSE vs truth")
+	for _, m := range rep.Models {
+		fmt.Fprintf(w, "%-20s %6d", m.Name, m.Params)
+		for _, s := range []experiment.DrawStat{m.TrainLoss, m.TestLoss, m.TrainMSE, m.TestMSE, m.TruthMSE} {
+			fmt.Fprintf(w, " %8.4f ± %6.4f", s.Mean, s.Std)
+		}
+		fmt.Fprintln(w)
+	}
 }
