@@ -159,6 +159,9 @@ type Report struct {
 	// SinePaper, set by the sine experiment under the paper's
 	// protocol, is likewise its JSON.
 	SinePaper *SinePaperReport `json:"-"`
+	// OneShotPaper, set by the oneshot experiment under the paper's
+	// protocol, is likewise its JSON.
+	OneShotPaper *OneShotPaperReport `json:"-"`
 }
 
 // Model returns the model with the given name, or nil.
@@ -186,6 +189,9 @@ func (r *Report) write(dir string) error {
 		if r.SinePaper != nil {
 			return enc.Encode(r.SinePaper)
 		}
+		if r.OneShotPaper != nil {
+			return enc.Encode(r.OneShotPaper)
+		}
 		return enc.Encode(r)
 	})
 }
@@ -206,7 +212,8 @@ var registry = map[string]Runner{
 // paperRegistry holds the experiments that also run under the paper's
 // protocol.
 var paperRegistry = map[string]Runner{
-	"sine": SinePaper,
+	"sine":    SinePaper,
+	"oneshot": OneShotPaper,
 }
 
 // PaperNames returns the names of the experiments that run under the
@@ -255,6 +262,9 @@ func Run(name string, c Config) (*Report, error) {
 	}
 	r.Experiment, r.Seed, r.Quick = name, c.Seed, c.Quick
 	if s := r.SinePaper; s != nil {
+		s.Experiment, s.Seed, s.Quick = name, c.Seed, c.Quick
+	}
+	if s := r.OneShotPaper; s != nil {
 		s.Experiment, s.Seed, s.Quick = name, c.Seed, c.Quick
 	}
 	r.Figures = slices.Clip(r.Figures)

@@ -67,12 +67,21 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		return usagef("-draws applies to sine -protocol paper only")
 	case name == "sine" && proto == experiment.Paper && len(costs) > 1:
 		return usagef("-cost: sine -protocol paper has one cost for all models, got %d", len(costs))
+	case name == "oneshot" && proto == experiment.Paper && len(shots.v) > 1:
+		return usagef("-shots: oneshot -protocol paper takes one shot count, got %d", len(shots.v))
+	case name == "oneshot" && proto == experiment.Paper && slices.Min(append([]int{2}, maxFreqs.v...)) < 2:
+		return usagef("-maxfreq: oneshot -protocol paper reads the states at maxfreq times, want each at least 2")
 	}
 	r, err := experiment.Run(name, experiment.Config{Out: *out, Seed: *seed, Quick: *quick, Progress: stderr,
 		Data: *data, MaxFreqs: maxFreqs.v, Costs: costs, Shots: shots.v, Conv: *conv, Sine: *sine, Tol: *tol,
 		Protocol: proto, Draws: *draws})
 	if err != nil {
 		return err
+	}
+	if rep := r.OneShotPaper; rep != nil {
+		printOneShotPaper(stdout, rep)
+		fmt.Fprintf(stdout, "%.1fs; wrote %s/%s.json and %d figure files\n", rep.Seconds, *out, name, len(r.Figures))
+		return nil
 	}
 	if rep := r.SinePaper; rep != nil {
 		printSinePaper(stdout, rep)
@@ -189,4 +198,18 @@ func printSinePaper(w io.Writer, rep *experiment.SinePaperReport) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// printOneShotPaper writes the table of the oneshot experiment under the
+// authors' protocol: per machine, the accuracy at the epoch their
+// checkpoint rule keeps and after the last epoch.
+func printOneShotPaper(w io.Writer, rep *experiment.OneShotPaperReport) {
+	fmt.Fprintf(w, "the authors' protocol: %d-shot (training images %v), %d epochs of Adam, %s; %d test images\n",
+		rep.Shots, rep.TrainIndices, rep.Epochs, rep.Solver, rep.TestImages)
+	fmt.Fprintf(w, "kept: %s\n", rep.Selection)
+	fmt.Fprintf(w, "%-8s %-6s %7s %10s %15s %15s\n", "maxfreq", "cost", "params", "kept epoch", "accuracy there", "last epoch")
+	for _, s := range rep.Settings {
+		fmt.Fprintf(w, "%-8d %-6g %7d %10d %15.4f %15.4f\n", s.MaxFreq, s.Cost, s.Params, s.BestEpoch, s.BestAccuracy, s.FinalAccuracy)
+	}
+	fmt.Fprintf(w, "1-nearest-neighbour on the same images: %.4f\n", rep.NearestNeighbour)
 }

@@ -29,6 +29,8 @@ func TestExperimentUsageErrors(t *testing.T) {
 		{"no paper protocol", []string{"experiment", "polynomial", "-protocol", "paper"}, "polynomial has no paper protocol"},
 		{"draws 0", []string{"experiment", "sine", "-protocol", "paper", "-draws", "0"}, "-draws 0"},
 		{"draws of a fair run", []string{"experiment", "sine", "-draws", "2"}, "-draws applies"},
+		{"two shot counts for the paper's oneshot", []string{"experiment", "oneshot", "-data", "x", "-protocol", "paper", "-shots", "1,5"}, "one shot count"},
+		{"maxfreq 1 for the paper's oneshot", []string{"experiment", "oneshot", "-data", "x", "-protocol", "paper", "-maxfreq", "1,2"}, "at least 2"},
 		{"two costs for the paper's sine", []string{"experiment", "sine", "-protocol", "paper", "-cost", "0.1,0.2"}, "one cost"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
