@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -17,6 +16,7 @@ import (
 	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot/plotutil"
 )
@@ -192,7 +192,7 @@ func (m *ckModel) lossGrad() (loss, acc float64, grad []float64, err error) {
 	for b, label := range m.labels {
 		m.logits(logits, sol, b)
 		ce += crossEntropyGrad(dl, logits, label, 1/float64(a))
-		if argmax(logits) == label {
+		if floats.MaxIdx(logits) == label {
 			right++
 		}
 		for k, g := range dl {
@@ -252,29 +252,14 @@ func (m *ckModel) lossGrad() (loss, acc float64, grad []float64, err error) {
 }
 
 // crossEntropyGrad returns -log softmax(logits)[label] and sets dst to
-// scale times its gradient.
+// scale times its gradient, softmax(logits) - onehot(label).
 func crossEntropyGrad(dst, logits []float64, label int, scale float64) float64 {
-	mx := slices.Max(logits)
-	var z float64
-	for _, v := range logits {
-		z += math.Exp(v - mx)
-	}
-	lz := mx + math.Log(z)
+	lse := floats.LogSumExp(logits)
 	for k, v := range logits {
-		dst[k] = scale * math.Exp(v-lz)
+		dst[k] = scale * math.Exp(v-lse)
 	}
 	dst[label] -= scale
-	return lz - logits[label]
-}
-
-func argmax(v []float64) int {
-	best := 0
-	for i, x := range v {
-		if x > v[best] {
-			best = i
-		}
-	}
-	return best
+	return lse - logits[label]
 }
 
 // evaluate classifies the test images whose patches are given, in
@@ -308,7 +293,7 @@ func (m *ckModel) evaluate(patches []float64, labels []int) (ce, acc, penalised 
 				for b := lo; b < hi; b++ {
 					m.logits(logits, sol, m.anchors+b-lo)
 					p.ce += crossEntropyGrad(make([]float64, m.classes), logits, labels[b], 1)
-					if argmax(logits) == labels[b] {
+					if floats.MaxIdx(logits) == labels[b] {
 						p.right++
 					}
 				}
@@ -424,19 +409,12 @@ func OneShotPaper(c Config) (*Report, error) {
 			return nil, fmt.Errorf("maxfreq %d: the paper's protocol reads the states at maxfreq times, want at least 2", f)
 		}
 	}
-	if c.Data == "" {
-		return nil, errors.New("oneshot needs the directory of an IDX data set (-data DIR)")
-	}
-	train, err := dataset.LoadIDX(c.Data, "train")
+	train, test, err := loadIDXSplits(c.Data)
 	if err != nil {
 		return nil, err
 	}
-	test, err := dataset.LoadIDXClasses(c.Data, "t10k", train.Classes)
-	if err != nil {
-		return nil, err
-	}
-	if train.Rows != test.Rows || train.Cols != test.Cols || train.Rows < 3 || train.Cols < 3 {
-		return nil, fmt.Errorf("train images %dx%d, test images %dx%d: want one size of at least 3x3", train.Rows, train.Cols, test.Rows, test.Cols)
+	if train.Rows < 3 || train.Cols < 3 {
+		return nil, fmt.Errorf("%dx%d images, smaller than the augmenter's 3x3 convolution", train.Rows, train.Cols)
 	}
 	if n := shots * train.Classes; n > ckBatch {
 		return nil, fmt.Errorf("%d shots of %d classes make %d training images, more than the authors' one minibatch of %d", shots, train.Classes, n, ckBatch)

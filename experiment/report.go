@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/parametric-machines/machines/internal/atomicfile"
@@ -218,24 +218,10 @@ var paperRegistry = map[string]Runner{
 
 // PaperNames returns the names of the experiments that run under the
 // paper's protocol, sorted.
-func PaperNames() []string {
-	names := make([]string, 0, len(paperRegistry))
-	for n := range paperRegistry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func PaperNames() []string { return slices.Sorted(maps.Keys(paperRegistry)) }
 
 // Names returns the names of the experiments Run knows, sorted.
-func Names() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return slices.Sorted(maps.Keys(registry)) }
 
 // Run runs the named experiment: it creates the output directory, writes
 // the figures and the JSON report, and returns the report.
