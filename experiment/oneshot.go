@@ -78,10 +78,11 @@ const (
 // OneShotReport is the JSON of the oneshot experiment: a run per shot
 // count.
 type OneShotReport struct {
-	Runs    []OneShotRun `json:"runs"`
-	Seconds float64      `json:"seconds"`
-	Data    string       `json:"data"`
-	Figures []string     `json:"figures"`
+	Protocol string       `json:"protocol"`
+	Runs     []OneShotRun `json:"runs"`
+	Seconds  float64      `json:"seconds"`
+	Data     string       `json:"data"`
+	Figures  []string     `json:"figures"`
 }
 
 // OneShotRun is the experiment at one shot count.

@@ -146,6 +146,7 @@ type Settings struct {
 // Report is the JSON an experiment writes.
 type Report struct {
 	Experiment string   `json:"experiment"`
+	Protocol   string   `json:"protocol"`
 	Seed       uint64   `json:"seed"`
 	Quick      bool     `json:"quick"`
 	Models     []Model  `json:"models"`
@@ -246,7 +247,10 @@ func Run(name string, c Config) (*Report, error) {
 	if err != nil {
 		return nil, wrap(name, err)
 	}
-	r.Experiment, r.Seed, r.Quick = name, c.Seed, c.Quick
+	r.Experiment, r.Protocol, r.Seed, r.Quick = name, c.Protocol.String(), c.Seed, c.Quick
+	if o := r.OneShot; o != nil {
+		o.Protocol = r.Protocol
+	}
 	if s := r.SinePaper; s != nil {
 		s.Experiment, s.Seed, s.Quick = name, c.Seed, c.Quick
 	}
