@@ -293,15 +293,28 @@ func SinePaper(c Config) (*Report, error) {
 	if err := runJobs(jobs, oneShotWorkers); err != nil {
 		return nil, err
 	}
+	rep.Models = summarise(models, results)
+	paths, err := sinePaperFigure(filepath.Join(c.dir(), "sine-paper"), rep, tasks[0], grid, results[0])
+	if err != nil {
+		return nil, err
+	}
+	rep.Figures, rep.Seconds = paths, time.Since(begin).Seconds()
+	return &Report{Figures: paths, SinePaper: rep}, nil
+}
+
+// summarise returns the record of each model over the draws: results[d][i]
+// is model i on draw d.
+func summarise(models []*paperModel, results [][]paperResult) []SinePaperModel {
+	var out []SinePaperModel
 	for i, m := range models {
 		pick := func(f func(paperResult) float64) DrawStat {
-			v := make([]float64, draws)
-			for d := range draws {
-				v[d] = f(results[d][i])
+			v := make([]float64, len(results))
+			for d, r := range results {
+				v[d] = f(r[i])
 			}
 			return newDrawStat(v)
 		}
-		rep.Models = append(rep.Models, SinePaperModel{Name: m.name, Params: m.params, Penalty: m.penalty, Init: m.init,
+		out = append(out, SinePaperModel{Name: m.name, Params: m.params, Penalty: m.penalty, Init: m.init,
 			TrainLoss:  pick(func(r paperResult) float64 { return r.trainLoss }),
 			TestLoss:   pick(func(r paperResult) float64 { return r.testLoss }),
 			TrainMSE:   pick(func(r paperResult) float64 { return r.trainMSE }),
@@ -310,12 +323,7 @@ func SinePaper(c Config) (*Report, error) {
 			FitSeconds: pick(func(r paperResult) float64 { return r.seconds }),
 			CurveTrain: results[0][i].curveTrain, CurveTest: results[0][i].curveTest})
 	}
-	paths, err := sinePaperFigure(filepath.Join(c.dir(), "sine-paper"), rep, tasks[0], grid, results[0])
-	if err != nil {
-		return nil, err
-	}
-	rep.Figures, rep.Seconds = paths, time.Since(begin).Seconds()
-	return &Report{Figures: paths, SinePaper: rep}, nil
+	return out
 }
 
 // paperSineModel returns model i of the protocol (the kernel machine,

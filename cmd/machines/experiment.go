@@ -55,22 +55,9 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if *tol < 0 || math.IsNaN(*tol) || math.IsInf(*tol, 0) {
 		return usagef("-tol: tolerance %v, want a finite value >= 0 (0 for RK4)", *tol)
 	}
-	proto, err := experiment.ParseProtocol(*protocol)
-	switch {
-	case err != nil:
-		return usagef("-protocol %q, want fair or paper", *protocol)
-	case proto == experiment.Paper && !slices.Contains(experiment.PaperNames(), name):
-		return usagef("-protocol paper: %s has no paper protocol (%s have)", name, strings.Join(experiment.PaperNames(), " and "))
-	case *draws < 1:
-		return usagef("-draws %d, want at least 1", *draws)
-	case *draws > 1 && !(name == "sine" && proto == experiment.Paper):
-		return usagef("-draws applies to sine -protocol paper only")
-	case name == "sine" && proto == experiment.Paper && len(costs) > 1:
-		return usagef("-cost: sine -protocol paper has one cost for all models, got %d", len(costs))
-	case name == "oneshot" && proto == experiment.Paper && len(shots.v) > 1:
-		return usagef("-shots: oneshot -protocol paper takes one shot count, got %d", len(shots.v))
-	case name == "oneshot" && proto == experiment.Paper && slices.Min(append([]int{2}, maxFreqs.v...)) < 2:
-		return usagef("-maxfreq: oneshot -protocol paper reads the states at maxfreq times, want each at least 2")
+	proto, err := experimentProtocol(name, *protocol, *draws, len(costs), len(shots.v), maxFreqs.v)
+	if err != nil {
+		return err
 	}
 	r, err := experiment.Run(name, experiment.Config{Out: *out, Seed: *seed, Quick: *quick, Progress: stderr,
 		Data: *data, MaxFreqs: maxFreqs.v, Costs: costs, Shots: shots.v, Conv: *conv, Sine: *sine, Tol: *tol,
@@ -78,15 +65,24 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	printReport(stdout, r, *out)
+	return nil
+}
+
+// printReport writes the table of report r, written to directory out,
+// on stdout: the runs of oneshot, or the models of the other
+// experiments.
+func printReport(stdout io.Writer, r *experiment.Report, out string) {
+	name := r.Experiment
 	if rep := r.OneShotPaper; rep != nil {
 		printOneShotPaper(stdout, rep)
-		fmt.Fprintf(stdout, "%.1fs; wrote %s/%s.json and %d figure files\n", rep.Seconds, *out, name, len(r.Figures))
-		return nil
+		fmt.Fprintf(stdout, "%.1fs; wrote %s/%s.json and %d figure files\n", rep.Seconds, out, name, len(r.Figures))
+		return
 	}
 	if rep := r.SinePaper; rep != nil {
 		printSinePaper(stdout, rep)
-		fmt.Fprintf(stdout, "%.1fs; wrote %s/%s.json and %d figure files\n", rep.Seconds, *out, name, len(r.Figures))
-		return nil
+		fmt.Fprintf(stdout, "%.1fs; wrote %s/%s.json and %d figure files\n", rep.Seconds, out, name, len(r.Figures))
+		return
 	}
 	if rep := r.OneShot; rep != nil {
 		for _, o := range rep.Runs {
@@ -110,15 +106,39 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 					p.Baseline, best, p.Mean, 100*p.Level, p.CILow, p.CIHigh, p.Wins, p.Losses, p.Ties, p.SignP)
 			}
 		}
-		fmt.Fprintf(stdout, "%.1fs; wrote %s/%s.json and %d figure files\n", rep.Seconds, *out, name, len(r.Figures))
-		return nil
+		fmt.Fprintf(stdout, "%.1fs; wrote %s/%s.json and %d figure files\n", rep.Seconds, out, name, len(r.Figures))
+		return
 	}
 	for _, m := range r.Models {
 		fmt.Fprintf(stdout, "%-28s params %4d  train MSE %.4g  test MSE %.4g  %5d iterations  %.2fs\n",
 			m.Name, m.Params, m.TrainMSE, m.TestMSE, m.Iterations, m.FitSeconds)
 	}
-	fmt.Fprintf(stdout, "wrote %s/%s.json and %d figure files\n", *out, name, len(r.Figures))
-	return nil
+	fmt.Fprintf(stdout, "wrote %s/%s.json and %d figure files\n", out, name, len(r.Figures))
+}
+
+// experimentProtocol reads -protocol for experiment name and checks the
+// flags that depend on it: -draws, and the single cost, shot count and
+// maxfreqs of at least 2 of the paper's protocols.
+func experimentProtocol(name, protocol string, draws, costs, shots int, maxFreqs []int) (experiment.Protocol, error) {
+	proto, err := experiment.ParseProtocol(protocol)
+	paper := proto == experiment.Paper
+	switch {
+	case err != nil:
+		return 0, usagef("-protocol %q, want fair or paper", protocol)
+	case paper && !slices.Contains(experiment.PaperNames(), name):
+		return 0, usagef("-protocol paper: %s has no paper protocol (%s have)", name, strings.Join(experiment.PaperNames(), " and "))
+	case draws < 1:
+		return 0, usagef("-draws %d, want at least 1", draws)
+	case draws > 1 && !(name == "sine" && paper):
+		return 0, usagef("-draws applies to sine -protocol paper only")
+	case name == "sine" && paper && costs > 1:
+		return 0, usagef("-cost: sine -protocol paper has one cost for all models, got %d", costs)
+	case name == "oneshot" && paper && shots > 1:
+		return 0, usagef("-shots: oneshot -protocol paper takes one shot count, got %d", shots)
+	case name == "oneshot" && paper && slices.Min(append([]int{2}, maxFreqs...)) < 2:
+		return 0, usagef("-maxfreq: oneshot -protocol paper reads the states at maxfreq times, want each at least 2")
+	}
+	return proto, nil
 }
 
 // intList is a flag of comma-separated counts of what, each at least 1.

@@ -65,25 +65,9 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 		return usagef("-lr %g, want a positive number", *lr)
 	}
 	set := setFlags(fs)
-	paper := *protocol == "paper"
-	switch {
-	case *protocol != "fair" && !paper:
-		return usagef("-protocol %q, want fair or paper", *protocol)
-	case paper && (*path || *plain):
-		return usagef("-protocol paper has no -path and always adds the penalty's subgradient (-plain)")
-	}
-	if paper {
-		// Flags left at their defaults take the authors' values, which
-		// sculpt.Config gives zero fields.
-		if !set["lr"] {
-			*lr = 0
-		}
-		if !set["batch"] {
-			*batch = 0
-		}
-		if !set["lambda"] {
-			*lambda = 0
-		}
+	paper, err := sculptProtocol(*protocol, set, *path || *plain, lr, batch, lambda)
+	if err != nil {
+		return err
 	}
 	var lambdas []float64
 	switch {
@@ -127,6 +111,32 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	printSculpt(stdout, rep)
 	fmt.Fprintf(stdout, "wrote %s and %d more files\n", filepath.Join(*out, sculpt.ReportFile), len(rep.Files))
 	return nil
+}
+
+// sculptProtocol reads -protocol: whether the run is under the
+// authors' protocol, whose -lr, -batch and -lambda, where the command
+// line leaves them at their defaults, become zero so that sculpt.Config
+// gives them the authors' values. The authors' protocol has no -path and
+// always adds the penalty's subgradient (-plain).
+func sculptProtocol(protocol string, set map[string]bool, pathOrPlain bool, lr *float64, batch *int, lambda *float64) (bool, error) {
+	switch {
+	case protocol == "fair":
+		return false, nil
+	case protocol != "paper":
+		return false, usagef("-protocol %q, want fair or paper", protocol)
+	case pathOrPlain:
+		return false, usagef("-protocol paper has no -path and always adds the penalty's subgradient (-plain)")
+	}
+	if !set["lr"] {
+		*lr = 0
+	}
+	if !set["batch"] {
+		*batch = 0
+	}
+	if !set["lambda"] {
+		*lambda = 0
+	}
+	return true, nil
 }
 
 // printSculpt writes the summary of a sculpting run.
