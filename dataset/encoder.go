@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"slices"
@@ -153,7 +154,7 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 		present++
 		switch k {
 		case numeric:
-			v, _ := strconv.ParseFloat(cell, 64)
+			v, _ := f.number(cell)
 			values = append(values, v)
 		case boolean:
 			b, _ := parseBool(cell)
@@ -320,6 +321,17 @@ func (e *Encoder) Rules() []ColumnRule {
 	return rules
 }
 
+// Widths returns the number of encoded columns of each input column, in
+// the order of Features; in the encoded matrix each column's follow the
+// previous column's.
+func (e *Encoder) Widths() []int {
+	widths := make([]int, len(e.columns))
+	for i := range e.columns {
+		widths[i] = e.columns[i].width()
+	}
+	return widths
+}
+
 // Width returns the number of encoded columns.
 func (e *Encoder) Width() int {
 	w := 0
@@ -335,67 +347,124 @@ func (e *Encoder) Width() int {
 // text in a numeric column, is a *ParseError. The warnings report, for each
 // categorical column, the rows with levels not seen in training.
 func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error) {
+	unseen := make([]unseenLevels, len(e.columns))
+	x, err := e.encode(f, rows, unseen)
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, e.warnings(unseen), nil
+}
+
+// TransformEach encodes a table that comes in parts, such as the Frames
+// of a FrameReader, so that a table larger than memory can be encoded a
+// part at a time: it calls next for each part until next returns io.EOF,
+// and then each with the part and its encoded rows. Its warnings are
+// those of Transform on the whole table.
+func (e *Encoder) TransformEach(next func() (*Frame, error), each func(f *Frame, x *mat.Dense) error) ([]Warning, error) {
+	unseen := make([]unseenLevels, len(e.columns))
+	for {
+		f, err := next()
+		if err == io.EOF {
+			return e.warnings(unseen), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		x, err := e.encode(f, nil, unseen)
+		if err != nil {
+			return nil, err
+		}
+		if err := each(f, x); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// unseenLevels counts the rows of a column whose levels were not seen in
+// training, and keeps the first such level.
+type unseenLevels struct {
+	rows  int
+	first string
+}
+
+// encode encodes the given rows of f (nil: all rows), adding the rows
+// with unseen levels of each column to unseen.
+func (e *Encoder) encode(f *Frame, rows []int, unseen []unseenLevels) (*mat.Dense, error) {
 	rows = f.allRows(rows)
 	if len(rows) == 0 {
 		// gonum has no empty matrices.
-		return &mat.Dense{}, nil, nil
+		return &mat.Dense{}, nil
 	}
 	x := mat.NewDense(len(rows), e.Width(), nil)
-	var warnings []Warning
-	cells := make([]string, len(rows))
-	for j, c := range e.columns {
+	at := 0 // first encoded column of the current input column
+	for ci := range e.columns {
+		c := &e.columns[ci]
 		col, err := f.Column(c.Name)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for i, r := range rows {
-			cells[i] = f.cells[r][col]
+			cell := f.cells[r][col]
+			seen, err := c.encodeText(x.RawRowView(i)[at:at+c.width()], cell, f.decimalComma)
+			if err != nil {
+				return nil, f.cellError(r, col, err)
+			}
+			if !seen {
+				unseen[ci].add(cell)
+			}
 		}
-		w, err := e.encodeColumn(x, j, nil, cells)
-		var ce *encodeError
-		if errors.As(err, &ce) {
-			return nil, nil, f.cellError(rows[ce.row], col, ce.err)
-		}
-		if w != nil {
-			warnings = append(warnings, *w)
+		at += c.width()
+	}
+	return x, nil
+}
+
+// add counts a row with the unseen level cell.
+func (u *unseenLevels) add(cell string) {
+	if u.rows == 0 {
+		// A cell shares its memory with its whole line.
+		u.first = strings.Clone(cell)
+	}
+	u.rows++
+}
+
+// warnings returns a warning for each column with unseen levels.
+func (e *Encoder) warnings(unseen []unseenLevels) []Warning {
+	var warnings []Warning
+	for i, u := range unseen {
+		if u.rows > 0 {
+			warnings = append(warnings, e.warning(i, u))
 		}
 	}
-	return x, warnings, nil
+	return warnings
+}
+
+// warning returns the warning of input column i with the unseen levels u.
+func (e *Encoder) warning(i int, u unseenLevels) Warning {
+	as := "no level at all"
+	if e.columns[i].Kind == ordinal {
+		as = "the training mean"
+	}
+	return Warning{Column: e.columns[i].Name, Value: u.first, Rows: u.rows,
+		Message: fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as %s",
+			u.rows, u.first, as)}
 }
 
 // EncodeColumn encodes the cells of input column j (in the order of
 // Features) of n rows into dst, an n x Width() matrix, setting every
 // encoded column that input column makes, so that dst may hold old
 // values. The cells are either numbers, for a numeric column only, with
-// NaN for a missing cell, or texts as a CSV file holds them, for a column
-// of any kind; exactly one of numbers and texts has n entries. Each cell
-// is encoded as Transform encodes it: texts and numbers that stand for
-// the same value give the same bits. A cell that does not fit the
-// column is a *ParseError whose Row is the cell's position from 1; the
-// warning, if not nil, reports levels not seen in training.
+// NaN for a missing cell, or texts as a CSV file with a decimal point
+// holds them, for a column of any kind; exactly one of numbers and texts
+// has n entries. Each cell is encoded as Transform encodes it: texts and
+// numbers that stand for the same value give the same bits. A cell that
+// does not fit the column is a *ParseError whose Row is the cell's
+// position from 1; the warning, if not nil, reports levels not seen in
+// training.
 //
 // EncodeColumn panics if j is out of range, if the cells do not number
 // the rows of dst, or if numbers are given for a column that is not
 // numeric.
 func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts []string) (*Warning, error) {
-	w, err := e.encodeColumn(dst, j, numbers, texts)
-	var ce *encodeError
-	if errors.As(err, &ce) {
-		return nil, &ParseError{Row: ce.row + 1, Column: e.columns[j].Name, Err: ce.err}
-	}
-	return w, err
-}
-
-// encodeError locates an error of encodeColumn in its cells, from 0.
-type encodeError struct {
-	row int
-	err error
-}
-
-func (e *encodeError) Error() string { return fmt.Sprintf("cell %d: %v", e.row, e.err) }
-
-// encodeColumn is EncodeColumn, with errors of a cell as a *encodeError.
-func (e *Encoder) encodeColumn(dst *mat.Dense, j int, numbers []float64, texts []string) (*Warning, error) {
 	c := &e.columns[j]
 	n, width := dst.Dims()
 	if width != e.Width() || len(numbers)+len(texts) != n || (numbers != nil && texts != nil) {
@@ -405,43 +474,28 @@ func (e *Encoder) encodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 		panic(fmt.Sprintf("dataset: numbers for the %s column %q", c.Kind, c.Name))
 	}
 	at := e.offset(j)
-	var (
-		unseen      int
-		firstUnseen string
-	)
+	var unseen unseenLevels
 	for i := range n {
 		out := dst.RawRowView(i)[at : at+c.width()]
 		clear(out)
-		var (
-			ok  bool
-			err error
-		)
 		if numbers != nil {
 			c.encodeNumber(out, numbers[i])
-			ok = true
-		} else {
-			ok, err = c.encodeText(out, texts[i])
+			continue
 		}
+		cell := strings.TrimSpace(texts[i])
+		seen, err := c.encodeText(out, cell, false)
 		if err != nil {
-			return nil, &encodeError{row: i, err: err}
+			return nil, &ParseError{Row: i + 1, Column: c.Name, Err: err}
 		}
-		if !ok {
-			if unseen == 0 {
-				firstUnseen = texts[i]
-			}
-			unseen++
+		if !seen {
+			unseen.add(cell)
 		}
 	}
-	if unseen == 0 {
+	if unseen.rows == 0 {
 		return nil, nil
 	}
-	as := "no level at all"
-	if c.Kind == ordinal {
-		as = "the training mean"
-	}
-	return &Warning{Column: c.Name, Value: firstUnseen, Rows: unseen,
-		Message: fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as %s",
-			unseen, firstUnseen, as)}, nil
+	w := e.warning(j, unseen)
+	return &w, nil
 }
 
 // offset returns the first encoded column of input column j.
@@ -472,10 +526,11 @@ func (c *encodedColumn) encodeMissing(out []float64) {
 	}
 }
 
-// encodeText writes the encoding of the cell to out, the column's encoded
-// columns, which hold zeros. It reports false for a level not seen in
+// encodeText writes the encoding of the trimmed cell to out, the
+// column's encoded columns, which hold zeros; numbers have a decimal comma
+// if decimalComma is set. It reports false for a level not seen in
 // training, and an error for a cell that does not fit the column's kind.
-func (c *encodedColumn) encodeText(out []float64, cell string) (bool, error) {
+func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool) (bool, error) {
 	missing := isMissing(cell)
 	if missing {
 		if c.Indicator {
@@ -491,7 +546,7 @@ func (c *encodedColumn) encodeText(out []float64, cell string) (bool, error) {
 			out[0] = *c.Fill
 			return true, nil
 		}
-		v, err := parseNumber(cell)
+		v, err := readCell(cell, decimalComma)
 		if err != nil {
 			return true, fmt.Errorf("%w; the column held numbers in training", err)
 		}

@@ -49,7 +49,7 @@ const (
 // Predictor is in use.
 func (m *Machine) NewPredictor() *Predictor {
 	var g ad.Graph[float64]
-	net := m.build(&g, g.Input(ad.FromMatrix(m.A)), g.Input(ad.FromMatrix(m.C)), g.Input(ad.FromMatrix(m.Anchors.T())), nil)
+	net := build(m.Architecture, &g, g.Input(ad.FromMatrix(m.A)), g.Input(ad.FromMatrix(m.C)), g.Input(ad.FromMatrix(m.Anchors.T())), nil)
 	p := &Predictor{m: m, graphs: map[int]*queryGraph{}}
 	for _, s := range net.states {
 		p.anchors = append(p.anchors, s.Value)
@@ -87,7 +87,7 @@ func (p *Predictor) chunk(dst *mat.Dense, x mat.Matrix, lo, hi int) {
 		for j := lo; j < hi; j++ {
 			v := x.At(j, i)
 			if m.Input != nil {
-				v = (v - m.Input.Mean[i]) / m.Input.Scale[i]
+				v = m.Input.TransformValue(i, v)
 			}
 			row[j-lo] = v
 		}
@@ -99,7 +99,7 @@ func (p *Predictor) chunk(dst *mat.Dense, x mat.Matrix, lo, hi int) {
 		for j := lo; j < hi; j++ {
 			v := row[j-lo]
 			if m.Output != nil {
-				v = v*m.Output.Scale[k] + m.Output.Mean[k]
+				v = m.Output.InvertValue(k, v)
 			}
 			if m.LogTarget {
 				v = math.Expm1(v)
@@ -130,7 +130,7 @@ func (p *Predictor) graph(size int) *queryGraph {
 	for i, s := range p.anchors {
 		fixed[i] = q.g.Input(s)
 	}
-	net := m.buildFrom(&q.g, q.g.Input(ad.FromMatrix(m.A)), q.g.Input(ad.FromMatrix(m.C)), q.g.Input(q.x), nil, fixed)
+	net := buildFrom(m.Architecture, &q.g, q.g.Input(ad.FromMatrix(m.A)), q.g.Input(ad.FromMatrix(m.C)), q.g.Input(q.x), nil, fixed)
 	q.out = net.out.Value
 	p.graphs[size] = q
 	return q

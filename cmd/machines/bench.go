@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/bench"
-	"github.com/parametric-machines/machines/internal/atomicfile"
 )
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -80,9 +78,5 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *jsonPath == "" {
 		return nil
 	}
-	return atomicfile.WriteFile(*jsonPath, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(bench.Report{Suite: *suite, Workloads: results, Ratios: ratios})
-	})
+	return writeJSON(*jsonPath, bench.Report{Suite: *suite, Workloads: results, Ratios: ratios})
 }

@@ -89,7 +89,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 		return nil, err
 	}
 	o.cfg.Dir, o.cfg.MaxBody, o.cfg.MaxMemory = *dir, int64(maxBody), int64(maxMemory)
-	o.cfg.Kinds = []serve.Kind{kernelKind(), serve.HypergraphKind(), serve.FiniteKind()}
+	o.cfg.Kinds = append([]serve.Kind{kernelKind(), serve.FiniteKind()}, serve.ModelKinds()...)
 	o.cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		o.cfg.Version = bi.Main.Version

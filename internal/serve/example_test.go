@@ -11,7 +11,7 @@ import (
 	"github.com/parametric-machines/machines/internal/serve"
 )
 
-// A server of one saved hypergraph machine, y = tanh(0.5 x1 - x2 +
+// A server of one saved hypergraph machine of an earlier version, y = tanh(0.5 x1 - x2 +
 // 0.25), asked for its metadata and for two samples.
 func Example() {
 	dir, err := os.MkdirTemp("", "models")
@@ -19,14 +19,14 @@ func Example() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	data, err := os.ReadFile(filepath.Join("..", "..", "hypergraph", "testdata", "tiny.machine.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "model", "testdata", "legacy.machine.json"))
 	if err != nil {
 		panic(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "tiny.json"), data, 0o644); err != nil {
 		panic(err)
 	}
-	s, err := serve.New(serve.Config{Dir: dir, Kinds: []serve.Kind{serve.HypergraphKind(), serve.FiniteKind()},
+	s, err := serve.New(serve.Config{Dir: dir, Kinds: append(serve.ModelKinds(), serve.FiniteKind()),
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		panic(err)
@@ -43,7 +43,7 @@ func Example() {
 		fmt.Print(w.Code, " ", w.Body)
 	}
 	// Output:
-	// 200 {"inputs":[{"name":"x","datatype":"FP32","shape":[-1,2]}],"name":"tiny","outputs":[{"name":"y","datatype":"FP32","shape":[-1,1]}],"platform":"machines_hypergraph","versions":["32a8f5ed9a70"]}
+	// 200 {"inputs":[{"name":"x","datatype":"FP32","shape":[-1,2]}],"name":"tiny","outputs":[{"name":"y","datatype":"FP32","shape":[-1,1]}],"platform":"machines_model","versions":["32a8f5ed9a70"]}
 	// 200 {"model_name":"tiny","model_version":"32a8f5ed9a70","id":"1","outputs":[{"name":"y","datatype":"FP32","shape":[2,1],"data":[-0.84828365,0.24491866]}]}
 	// 400 {"error":"input \"x\": shape [1 3], the model takes [-1,2]"}
 }

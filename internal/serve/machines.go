@@ -1,22 +1,32 @@
 package serve
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"sync"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/finite"
-	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/internal/jsonfile"
+	"github.com/parametric-machines/machines/model"
 )
 
-// HypergraphKind is the kind of saved hypergraph machines (the
-// sculpt-model.json of machines sculpt, or a machine built from a spec
-// and saved), computed in float32. Their inputs and outputs are the
-// machine's input and output vertices, FP32 tensors named after them,
-// of shape [-1, C, H, W] for images and [-1, D] for vectors; an output
-// is the vertex's activated state, as in the machine's ONNX export.
-func HypergraphKind() Kind {
-	return Kind{Format: hypergraph.MachineFormat, Load: loadHypergraph}
+// ModelKinds are the kinds of the model files of package model: the
+// composed models of every family ("format": "machines", "kind":
+// "model"), sculpted and spec-built hypergraph machines among them, and
+// the saved hypergraph machines of earlier versions. A model is computed
+// in the element type of its file, float32 or float64 (FP32 or FP64
+// tensors). Its inputs and outputs are the model's, named after their
+// spaces, each of shape [-1, the space's shape...], as in the model's
+// ONNX export.
+func ModelKinds() []Kind {
+	return []Kind{
+		{Format: jsonfile.Envelope, Kind: "model", Load: loadModel},
+		{Format: model.LegacyFormat, Load: loadModel},
+	}
 }
 
 // FiniteKind is the kind of saved finite machines, computed in float32.
@@ -29,33 +39,61 @@ func FiniteKind() Kind {
 	return Kind{Format: finite.Format, Load: loadFinite}
 }
 
-// hypergraphModel serves a hypergraph machine.
-type hypergraphModel struct {
-	m    *hypergraph.Machine[float32]
+// composedModel serves a model of package model.
+type composedModel[T ad.Float] struct {
 	meta Metadata
+	// models keeps a copy of the model per goroutine at work, decoded
+	// from the file's bytes: a model keeps the graphs of the batch sizes
+	// it meets, and so is not safe for concurrent use.
+	models sync.Pool
 }
 
-func loadHypergraph(path string) (Model, error) {
-	m, err := hypergraph.Load[float32](path)
+func loadModel(path string) (Model, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	h := m.Hypergraph()
-	specs := func(vertices []int) []TensorSpec {
+	var head struct {
+		Element string `json:"element"`
+	}
+	// The legacy files have no element type; they were float32.
+	_ = json.Unmarshal(data, &head)
+	if head.Element == "float64" {
+		return newComposedModel[float64](path, data, FP64)
+	}
+	return newComposedModel[float32](path, data, FP32)
+}
+
+func newComposedModel[T ad.Float](path string, data []byte, datatype string) (Model, error) {
+	m, err := model.Decode[T](bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	specs := func(names []string, shapes [][]int) []TensorSpec {
 		var out []TensorSpec
-		for _, v := range vertices {
-			out = append(out, TensorSpec{Name: h.Vertices[v], Datatype: FP32, Shape: append([]int{-1}, m.Space(v).Shape...)})
+		for i, name := range names {
+			out = append(out, TensorSpec{Name: name, Datatype: datatype, Shape: append([]int{-1}, shapes[i]...)})
 		}
 		return out
 	}
-	return &hypergraphModel{m: m, meta: Metadata{Platform: "machines_hypergraph",
-		Inputs: specs(m.Inputs()), Outputs: specs(m.Outputs())}}, nil
+	cm := &composedModel[T]{meta: Metadata{Platform: "machines_model",
+		Inputs: specs(m.Inputs()), Outputs: specs(m.Outputs())}}
+	cm.models.New = func() any {
+		m, err := model.Decode[T](bytes.NewReader(data))
+		if err != nil {
+			// The same bytes decoded when the model was loaded.
+			panic(fmt.Sprintf("serve: %s decoded once, not again: %v", path, err))
+		}
+		return m
+	}
+	cm.models.Put(m)
+	return cm, nil
 }
 
-func (hm *hypergraphModel) Metadata() Metadata { return hm.meta }
+func (cm *composedModel[T]) Metadata() Metadata { return cm.meta }
 
 // Prepare lays each sample's inputs end to end in its row.
-func (hm *hypergraphModel) Prepare(rows *Rows, in []Tensor) error {
+func (cm *composedModel[T]) Prepare(rows *Rows, in []Tensor) error {
 	width := 0
 	for _, t := range in {
 		width += t.rowLen()
@@ -75,27 +113,58 @@ func (hm *hypergraphModel) Prepare(rows *Rows, in []Tensor) error {
 	return nil
 }
 
-func (hm *hypergraphModel) Infer(rows *Rows) ([]Tensor, error) {
-	var g ad.Graph[float32]
-	x := make([]*ad.Node[float32], len(hm.meta.Inputs))
+// Infer computes the rows padded to a batch size of paddedBatch with
+// copies of the first row, so that a model meets few batch sizes and
+// keeps few graphs.
+func (cm *composedModel[T]) Infer(rows *Rows) ([]Tensor, error) {
+	m := cm.models.Get().(*model.Model[T])
+	defer cm.models.Put(m)
+	n, size := rows.N, paddedBatch(rows.N)
+	x := make([]*ad.Tensor[T], len(cm.meta.Inputs))
 	at := 0
-	for k, spec := range hm.meta.Inputs {
-		t := ad.NewTensor[float32](append([]int{rows.N}, spec.Shape[1:]...)...)
-		w := t.Len() / rows.N
-		for i := range rows.N {
-			for j, v := range rows.Row(i)[at : at+w] {
-				t.Data[i*w+j] = float32(v)
+	for k, spec := range cm.meta.Inputs {
+		t := ad.NewTensor[T](append([]int{size}, spec.Shape[1:]...)...)
+		w := t.Len() / size
+		for i := range size {
+			src := rows.Row(0)
+			if i < n {
+				src = rows.Row(i)
+			}
+			for j, v := range src[at : at+w] {
+				t.Data[i*w+j] = T(v)
 			}
 		}
 		at += w
-		x[k] = g.Input(t)
+		x[k] = t
 	}
-	y := hm.m.Build(&g, hm.m.ParamNodesInto(&g, nil), x)
+	y, err := m.Predict(x...)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Tensor, len(y))
-	for k, spec := range hm.meta.Outputs {
-		out[k] = float32Tensor(spec.Name, y[k].Value)
+	for k, spec := range cm.meta.Outputs {
+		w := y[k].Len() / size
+		numbers := make([]float64, n*w)
+		for i, v := range y[k].Data[:n*w] {
+			numbers[i] = float64(v)
+		}
+		out[k] = Tensor{Name: spec.Name, Datatype: spec.Datatype, Shape: append([]int{n}, y[k].Shape[1:]...), Numbers: numbers}
 	}
 	return out, nil
+}
+
+// paddedBatch returns the number of samples a batch of n is computed as:
+// the least power of two of at least n up to model.PredictBatch, beyond
+// it the least multiple of model.PredictBatch.
+func paddedBatch(n int) int {
+	if n > model.PredictBatch {
+		return (n + model.PredictBatch - 1) / model.PredictBatch * model.PredictBatch
+	}
+	size := 1
+	for size < n {
+		size *= 2
+	}
+	return size
 }
 
 // finiteModel serves a finite machine.
@@ -117,13 +186,9 @@ func loadFinite(path string) (Model, error) {
 		}
 		return s
 	}
-	d := 0
-	for _, b := range m.Dims() {
-		d += b
-	}
 	return &finiteModel{m: m, meta: Metadata{Platform: "machines_finite",
 		Inputs:  []TensorSpec{{Name: "y0", Datatype: FP32, Shape: shape(m.Dims()[0])}},
-		Outputs: []TensorSpec{{Name: "z", Datatype: FP32, Shape: shape(d)}}}}, nil
+		Outputs: []TensorSpec{{Name: "z", Datatype: FP32, Shape: shape(m.Size())}}}}, nil
 }
 
 func (fm *finiteModel) Metadata() Metadata { return fm.meta }
@@ -139,18 +204,34 @@ func (fm *finiteModel) Prepare(rows *Rows, in []Tensor) error {
 	return copyFinite(rows.Data, t.Numbers, t.Name, 0)
 }
 
+// Infer solves the machine for the batch at once: the solver's states
+// hold the channels in rows and, in columns, the positions and, fastest,
+// the samples.
 func (fm *finiteModel) Infer(rows *Rows) ([]Tensor, error) {
-	y0 := ad.NewTensor[float32](append([]int{rows.N}, rows.Shape...)...)
-	for i, v := range rows.Data {
-		y0.Data[i] = float32(v)
+	s, err := fm.m.NewSolver(rows.Shape[1:]...)
+	if err != nil {
+		return nil, err
 	}
-	var g ad.Graph[float32]
-	p := finite.Params[float32]{W: g.Input(fm.m.W)}
-	if fm.m.Scale != nil {
-		p.Scale = g.Input(fm.m.Scale)
+	n, c, p, d := rows.N, rows.Shape[0], s.Positions(), fm.m.Size()
+	y0 := ad.NewTensor[float32](c, p*n)
+	for i := range n {
+		for ch := range c {
+			for q, v := range rows.Data[(i*c+ch)*p : (i*c+ch+1)*p] {
+				y0.Data[ch*p*n+q*n+i] = float32(v)
+			}
+		}
 	}
-	z := fm.m.Apply(&g, p, g.Input(y0), nil)
-	return []Tensor{float32Tensor(fm.meta.Outputs[0].Name, z.Value)}, nil
+	_, z := s.Forward(y0, nil)
+	numbers := make([]float64, n*d*p)
+	for i := range n {
+		for ch := range d {
+			for q := range p {
+				numbers[(i*d+ch)*p+q] = float64(z.Data[ch*p*n+q*n+i])
+			}
+		}
+	}
+	shape := append([]int{n, d}, rows.Shape[1:]...)
+	return []Tensor{{Name: fm.meta.Outputs[0].Name, Datatype: FP32, Shape: shape, Numbers: numbers}}, nil
 }
 
 // copyFinite copies the numbers src of input name to dst, refusing the
@@ -163,13 +244,4 @@ func copyFinite(dst, src []float64, name string, first int) error {
 		dst[j] = v
 	}
 	return nil
-}
-
-// float32Tensor returns the output of the given name holding t.
-func float32Tensor(name string, t *ad.Tensor[float32]) Tensor {
-	numbers := make([]float64, t.Len())
-	for i, v := range t.Data {
-		numbers[i] = float64(v)
-	}
-	return Tensor{Name: name, Datatype: FP32, Shape: t.Shape, Numbers: numbers}
 }

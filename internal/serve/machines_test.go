@@ -1,35 +1,48 @@
 package serve
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/model"
 )
 
-// TestHypergraphModel serves the tiny saved machine of the hypergraph
-// package, y = tanh(0.5 x1 - x2 + 0.25), and the U-Net spec's machine
-// (images in, images out), checking the answers against the library's
-// forward pass.
-func TestHypergraphModel(t *testing.T) {
+// TestComposedModel serves models of package model: the saved hypergraph
+// machine of an earlier version in model's testdata, y = tanh(0.5 x1 -
+// x2 + 0.25), the U-Net spec's model (images in, images out) and a
+// float64 model with a shortcut and a kernel-machine head, checking the
+// answers against the library's.
+func TestComposedModel(t *testing.T) {
 	s, dir := newTestServer(t, Config{}, nil)
-	copyFile(t, filepath.Join("..", "..", "hypergraph", "testdata", "tiny.machine.json"), filepath.Join(dir, "tiny.json"))
+	copyFile(t, filepath.Join("..", "..", "model", "testdata", "legacy.machine.json"), filepath.Join(dir, "tiny.json"))
 	spec, err := hypergraph.LoadSpec(filepath.Join("..", "..", "hypergraph", "testdata", "unet.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	unet, err := hypergraph.FromSpec[float32](spec, 1)
+	unet, err := model.FromSpec[float32](spec, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := unet.Save(filepath.Join(dir, "unet.json")); err != nil {
+		t.Fatal(err)
+	}
+	head := model.New[float64](rand.New(rand.NewPCG(2, 1)))
+	in := head.Input("point", 2)
+	h := head.Add("dense", hypergraph.Linear[float64]{Out: []int{2}, Bias: true}, in)
+	head.Into(h, "shortcut", hypergraph.Each[float64]{Kind: "identity"}, in)
+	head.Add("logits", kernel.Layer[float64]{Architecture: kernel.Architecture{Dims: []int{2, 4, 3}}, Anchors: 5}, h)
+	if err := head.Save(filepath.Join(dir, "head.json")); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.models.scan(); err != nil {
@@ -48,27 +61,47 @@ func TestHypergraphModel(t *testing.T) {
 		}
 	}
 
-	_, meta := do(t, s, "GET", "/v2/models/unet", "")
-	in, out := unet.Space(unet.Inputs()[0]).Shape, unet.Space(unet.Outputs()[0]).Shape
-	if !strings.Contains(meta, fmt.Sprintf(`"shape":[-1,%d,%d,%d]`, in[0], in[1], in[2])) {
-		t.Errorf("metadata %s for an input of shape %v", meta, in)
-	}
-	rnd := rand.New(rand.NewPCG(1, 1))
-	x := ad.NewTensor[float32](append([]int{3}, in...)...)
-	for i := range x.Data {
-		x.Data[i] = float32(rnd.NormFloat64())
-	}
-	var g ad.Graph[float32]
-	want := unet.Build(&g, unet.ParamNodesInto(&g, nil), []*ad.Node[float32]{g.Input(x)})[0].Value
-	status, body = do(t, s, "POST", "/v2/models/unet/infer", tensorRequest(unet.Hypergraph().Vertices[unet.Inputs()[0]], x))
-	r = decodeResponse(t, body)
-	if status != 200 || fmt.Sprint(r.Outputs[0].Shape) != fmt.Sprint(append([]int{3}, out...)) {
-		t.Fatalf("%d %.200s", status, body)
-	}
-	for i, v := range r.Outputs[0].Data {
-		if float32(v.(float64)) != want.Data[i] {
-			t.Fatalf("element %d: %v, the library %v", i, v, want.Data[i])
-		}
+	for _, tc := range []struct {
+		name, datatype string
+		samples        int
+		predict        func(x []float64, shape []int) ([]float64, []int)
+		inShape        []int
+	}{
+		{"unet", FP32, 3, predictWith(unet), spaceShape(unet.Inputs())},
+		{"head", FP64, 5, predictWith(head), spaceShape(head.Inputs())},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, meta := do(t, s, "GET", "/v2/models/"+tc.name, "")
+			wantMeta := fmt.Sprintf(`"datatype":%q,"shape":%s`, tc.datatype, strings.ReplaceAll(fmt.Sprint(append([]int{-1}, tc.inShape...)), " ", ","))
+			if !strings.Contains(meta, wantMeta) || !strings.Contains(meta, `"platform":"machines_model"`) {
+				t.Errorf("metadata %s, want an input with %s", meta, wantMeta)
+			}
+			shape := append([]int{tc.samples}, tc.inShape...)
+			rnd := rand.New(rand.NewPCG(1, 1))
+			x := make([]float64, product(shape))
+			for i := range x {
+				x[i] = float64(float32(rnd.NormFloat64()))
+			}
+			want, wantShape := tc.predict(x, shape)
+			var input strings.Builder
+			fmt.Fprintf(&input, `{"inputs":[{"name":%q,"datatype":%q,"shape":%s,"data":%s}]}`, firstInput(t, s, tc.name), tc.datatype,
+				strings.ReplaceAll(fmt.Sprint(shape), " ", ","), strings.ReplaceAll(fmt.Sprint(x), " ", ","))
+			status, body := do(t, s, "POST", "/v2/models/"+tc.name+"/infer", input.String())
+			r := decodeResponse(t, body)
+			if status != 200 || fmt.Sprint(r.Outputs[0].Shape) != fmt.Sprint(wantShape) {
+				t.Fatalf("%d %.300s, want shape %v", status, body, wantShape)
+			}
+			for i, v := range r.Outputs[0].Data {
+				got := v.(float64)
+				if tc.datatype == FP32 {
+					// FP32 elements are written in float32's shortest form.
+					got, want[i] = float64(float32(got)), float64(float32(want[i]))
+				}
+				if got != want[i] {
+					t.Fatalf("element %d: %v, the library %v", i, v, want[i])
+				}
+			}
+		})
 	}
 
 	status, body = do(t, s, "POST", "/v2/models/tiny/infer", `{"inputs":[{"name":"x","datatype":"FP32","shape":[1,2],"data":[1,null]}]}`)
@@ -77,17 +110,72 @@ func TestHypergraphModel(t *testing.T) {
 	}
 }
 
+// predictWith returns a function that computes m's first output for the
+// samples x of the given shape with model.Predict, a batch of the same
+// size as the server's (a power of two, or the padding would differ).
+func predictWith[T ad.Float](m *model.Model[T]) func(x []float64, shape []int) ([]float64, []int) {
+	return func(x []float64, shape []int) ([]float64, []int) {
+		size := paddedBatch(shape[0])
+		w := len(x) / shape[0]
+		t := ad.NewTensor[T](append([]int{size}, shape[1:]...)...)
+		for i := range size {
+			r := i
+			if r >= shape[0] {
+				r = 0
+			}
+			for j := range w {
+				t.Data[i*w+j] = T(x[r*w+j])
+			}
+		}
+		y, err := m.Predict(t)
+		if err != nil {
+			panic(err)
+		}
+		k := y[0].Len() / size
+		out := make([]float64, shape[0]*k)
+		for i := range out {
+			out[i] = float64(y[0].Data[i])
+		}
+		return out, append([]int{shape[0]}, y[0].Shape[1:]...)
+	}
+}
+
+// spaceShape returns the shape of the first of the spaces of Inputs.
+func spaceShape(_ []string, shapes [][]int) []int { return shapes[0] }
+
+func product(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// firstInput returns the name of the model's first input, read from its
+// metadata.
+func firstInput(t *testing.T, s *Server, name string) string {
+	t.Helper()
+	_, meta := do(t, s, "GET", "/v2/models/"+name, "")
+	var md struct {
+		Inputs []TensorSpec `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(meta), &md); err != nil || len(md.Inputs) == 0 {
+		t.Fatalf("metadata %s: %v", meta, err)
+	}
+	return md.Inputs[0].Name
+}
+
 // TestFiniteModel serves a dense and a 1-D convolutional finite machine,
-// checking the answers against the library's and the refusal of signals
-// shorter than the kernel.
+// checking the answers for a batch against the library's solve of each
+// sample alone, and the refusal of signals shorter than the kernel.
 func TestFiniteModel(t *testing.T) {
 	s, dir := newTestServer(t, Config{}, nil)
 	rnd := rand.New(rand.NewPCG(2, 2))
-	dense, err := finite.NewDense[float32]([]int{2, 3, 1}, finite.Tanh, rnd)
+	dense, err := finite.NewDense[float32]([]int{2, 3, 1}, ad.Tanh, rnd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conv, err := finite.NewConv[float32]([]int{1, 2, 2}, finite.Tanh, []int{1}, rnd)
+	conv, err := finite.NewConv[float32]([]int{1, 2, 2}, ad.Tanh, []int{1}, rnd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +194,7 @@ func TestFiniteModel(t *testing.T) {
 		meta  string
 	}{
 		{"dense", dense, []int{4, 2}, `"inputs":[{"name":"y0","datatype":"FP32","shape":[-1,2]}]`},
-		{"conv", conv, []int{2, 1, 6}, `"inputs":[{"name":"y0","datatype":"FP32","shape":[-1,1,-1]}]`},
+		{"conv", conv, []int{3, 1, 6}, `"inputs":[{"name":"y0","datatype":"FP32","shape":[-1,1,-1]}]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, meta := do(t, s, "GET", "/v2/models/"+tc.name, ""); !strings.Contains(meta, tc.meta) {
@@ -116,16 +204,26 @@ func TestFiniteModel(t *testing.T) {
 			for i := range y0.Data {
 				y0.Data[i] = float32(rnd.NormFloat64())
 			}
-			var g ad.Graph[float32]
-			want := tc.m.Apply(&g, tc.m.Bind(&g, nil, nil), g.Input(y0), nil).Value
+			// One sample alone: the solver's columns are its positions.
+			n, w := tc.shape[0], y0.Len()/tc.shape[0]
+			var want []float32
+			for i := range n {
+				solver, err := tc.m.NewSolver(tc.shape[2:]...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, z := solver.Forward(ad.View(slices.Clone(y0.Data[i*w:(i+1)*w]), tc.shape[1], w/tc.shape[1]), nil)
+				want = append(want, z.Data...)
+			}
 			status, body := do(t, s, "POST", "/v2/models/"+tc.name+"/infer", tensorRequest("y0", y0))
 			r := decodeResponse(t, body)
-			if status != 200 || fmt.Sprint(r.Outputs[0].Shape) != fmt.Sprint(want.Shape) {
-				t.Fatalf("%d %.300s, want shape %v", status, body, want.Shape)
+			wantShape := append([]int{n, tc.m.Size()}, tc.shape[2:]...)
+			if status != 200 || fmt.Sprint(r.Outputs[0].Shape) != fmt.Sprint(wantShape) {
+				t.Fatalf("%d %.300s, want shape %v", status, body, wantShape)
 			}
 			for i, v := range r.Outputs[0].Data {
-				if float32(v.(float64)) != want.Data[i] {
-					t.Fatalf("element %d: %v, the library %v", i, v, want.Data[i])
+				if float32(v.(float64)) != want[i] {
+					t.Fatalf("element %d: %v, the library %v", i, v, want[i])
 				}
 			}
 		})

@@ -40,12 +40,17 @@ type Model interface {
 	Infer(rows *Rows) ([]Tensor, error)
 }
 
-// Kind is a kind of model file: the server reads a file's "format" field
-// and loads the file with the kind of that format.
+// Kind is a kind of model file: the server reads a file's "format" and
+// "kind" fields and loads the file with the Kind of both.
 type Kind struct {
 	// Format is the "format" of the files of this kind; "" is for files
 	// without one.
 	Format string
+	// Kind, if not "", is the "kind" of the files of this kind, for a
+	// format whose files say what they hold in that field, as the
+	// module's envelope "machines" does ("model"); "" is for files of
+	// any kind or none.
+	Kind string
 	// Load reads the model file at path. Its errors say what is wrong
 	// with the file.
 	Load func(path string) (Model, error)

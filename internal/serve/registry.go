@@ -217,6 +217,7 @@ func (r *registry) load(name, path string) (*version, error) {
 	sum := sha256.Sum256(data)
 	var head struct {
 		Format string `json:"format"`
+		Kind   string `json:"kind"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
 		var syn *json.SyntaxError
@@ -224,9 +225,13 @@ func (r *registry) load(name, path string) (*version, error) {
 			return nil, fmt.Errorf("%s: not JSON: byte %d: %v", path, syn.Offset, err)
 		}
 	}
-	k := slices.IndexFunc(r.kinds, func(k Kind) bool { return k.Format == head.Format })
+	k := slices.IndexFunc(r.kinds, func(k Kind) bool { return k.Format == head.Format && (k.Kind == "" || k.Kind == head.Kind) })
 	if k < 0 {
-		return nil, fmt.Errorf("%s: format %q is not a model this server loads (%s)", path, head.Format, r.formats())
+		what := fmt.Sprintf("format %q", head.Format)
+		if head.Kind != "" {
+			what += fmt.Sprintf(" of kind %q", head.Kind)
+		}
+		return nil, fmt.Errorf("%s: %s is not a model this server loads (%s)", path, what, r.formats())
 	}
 	m, err := loadKind(r.kinds[k], path)
 	if err != nil {
@@ -256,9 +261,12 @@ func loadKind(k Kind, path string) (m Model, err error) {
 func (r *registry) formats() string {
 	var names []string
 	for _, k := range r.kinds {
-		if k.Format == "" {
+		switch {
+		case k.Format == "":
 			names = append(names, "files without a format")
-		} else {
+		case k.Kind != "":
+			names = append(names, fmt.Sprintf("%q of kind %q", k.Format, k.Kind))
+		default:
 			names = append(names, fmt.Sprintf("%q", k.Format))
 		}
 	}
