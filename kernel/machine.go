@@ -208,18 +208,6 @@ func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 	return m.NewPredictor().Predict(dst, x)
 }
 
-// toTargets maps outputs of the machine to the units of the targets in
-// place: it undoes the standardisation and the log scale. The map is
-// increasing, so it keeps the order of the ends of an interval.
-func (m *Machine) toTargets(v *mat.Dense) {
-	if m.Output != nil {
-		m.Output.Invert(v)
-	}
-	if m.LogTarget {
-		v.Apply(func(_, _ int, v float64) float64 { return math.Expm1(v) }, v)
-	}
-}
-
 // PredictInterval writes the prediction for each row of x to pred and the
 // ends of the interval around it to lower and upper (each len(rows) x
 // Outputs(), allocated if nil): the machine's output, on the scale it was
@@ -228,23 +216,7 @@ func (m *Machine) toTargets(v *mat.Dense) {
 // half widths of Conformal the intervals are conformal prediction
 // intervals. It is for regression machines.
 func (m *Machine) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix, halfWidth []float64) (*mat.Dense, *mat.Dense, *mat.Dense) {
-	if len(halfWidth) != m.Outputs() {
-		panic(fmt.Sprintf("kernel: %d half widths for %d outputs", len(halfWidth), m.Outputs()))
-	}
-	output, logTarget := m.Output, m.LogTarget
-	m.Output, m.LogTarget = nil, false
-	raw := m.Predict(nil, x)
-	m.Output, m.LogTarget = output, logTarget
-	n, k := raw.Dims()
-	ends := [3]*mat.Dense{pred, lower, upper}
-	for e, sign := range []float64{0, -1, 1} {
-		if ends[e] == nil {
-			ends[e] = mat.NewDense(n, k, nil)
-		}
-		ends[e].Apply(func(_, j int, v float64) float64 { return v + sign*halfWidth[j] }, raw)
-		m.toTargets(ends[e])
-	}
-	return ends[0], ends[1], ends[2]
+	return m.NewPredictor().PredictInterval(pred, lower, upper, x, halfWidth)
 }
 
 // Conformal returns the half width of a conformal prediction interval of

@@ -61,27 +61,73 @@ func (m *Machine) NewPredictor() *Predictor {
 // dst (len(rows) x Outputs()), as Machine.Predict does. dst may be nil,
 // in which case a new matrix is allocated and returned.
 func (p *Predictor) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
-	m := p.m
-	n, d := x.Dims()
-	if d != m.Inputs() {
-		panic(fmt.Sprintf("kernel: %d input columns for a machine of %d inputs", d, m.Inputs()))
-	}
-	if dst == nil {
-		dst = mat.NewDense(n, m.Outputs(), nil)
-	} else if r, c := dst.Dims(); r != n || c != m.Outputs() {
-		panic(mat.ErrShape)
-	}
+	n := p.check(x)
+	dst = p.alloc(dst, n)
 	for lo := 0; lo < n; lo += predictChunk {
-		p.chunk(dst, x, lo, min(n, lo+predictChunk))
+		hi := min(n, lo+predictChunk)
+		out, size := p.chunk(x, lo, hi)
+		for k := range p.m.Outputs() {
+			for j := lo; j < hi; j++ {
+				dst.Set(j, k, p.toTarget(k, out[k*size+j-lo]))
+			}
+		}
 	}
 	return dst
 }
 
-// chunk predicts rows lo to hi-1 of x into the same rows of dst.
-func (p *Predictor) chunk(dst *mat.Dense, x mat.Matrix, lo, hi int) {
+// PredictInterval writes the predictions and the ends of the intervals
+// around them, as Machine.PredictInterval does, to the same bits.
+func (p *Predictor) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix, halfWidth []float64) (*mat.Dense, *mat.Dense, *mat.Dense) {
+	m := p.m
+	if len(halfWidth) != m.Outputs() {
+		panic(fmt.Sprintf("kernel: %d half widths for %d outputs", len(halfWidth), m.Outputs()))
+	}
+	n := p.check(x)
+	ends := [3]*mat.Dense{p.alloc(pred, n), p.alloc(lower, n), p.alloc(upper, n)}
+	for lo := 0; lo < n; lo += predictChunk {
+		hi := min(n, lo+predictChunk)
+		out, size := p.chunk(x, lo, hi)
+		for e, sign := range []float64{0, -1, 1} {
+			for k := range m.Outputs() {
+				for j := lo; j < hi; j++ {
+					ends[e].Set(j, k, p.toTarget(k, out[k*size+j-lo]+sign*halfWidth[k]))
+				}
+			}
+		}
+	}
+	return ends[0], ends[1], ends[2]
+}
+
+// check panics if x does not have the machine's inputs, and returns its
+// rows.
+func (p *Predictor) check(x mat.Matrix) int {
+	n, d := x.Dims()
+	if d != p.m.Inputs() {
+		panic(fmt.Sprintf("kernel: %d input columns for a machine of %d inputs", d, p.m.Inputs()))
+	}
+	return n
+}
+
+// alloc returns dst, or a new matrix if it is nil, of n rows and the
+// machine's outputs; it panics if dst has other dimensions.
+func (p *Predictor) alloc(dst *mat.Dense, n int) *mat.Dense {
+	if dst == nil {
+		return mat.NewDense(n, p.m.Outputs(), nil)
+	}
+	if r, c := dst.Dims(); r != n || c != p.m.Outputs() {
+		panic(mat.ErrShape)
+	}
+	return dst
+}
+
+// chunk computes the machine's outputs, on the scale it was fitted, for
+// rows lo to hi-1 of x, and returns them as Outputs() rows of size
+// values, row j of x in column j-lo; they stay valid until the next
+// chunk.
+func (p *Predictor) chunk(x mat.Matrix, lo, hi int) (out []float64, size int) {
 	m := p.m
 	q := p.graph(paddedSize(hi - lo))
-	size := q.x.Cols()
+	size = q.x.Cols()
 	for i := range m.Inputs() {
 		row := q.x.Data[i*size : (i+1)*size]
 		for j := lo; j < hi; j++ {
@@ -94,19 +140,21 @@ func (p *Predictor) chunk(dst *mat.Dense, x mat.Matrix, lo, hi int) {
 		clear(row[hi-lo:])
 	}
 	q.g.Forward()
-	for k := range m.Outputs() {
-		row := q.out.Data[k*size : (k+1)*size]
-		for j := lo; j < hi; j++ {
-			v := row[j-lo]
-			if m.Output != nil {
-				v = m.Output.InvertValue(k, v)
-			}
-			if m.LogTarget {
-				v = math.Expm1(v)
-			}
-			dst.Set(j, k, v)
-		}
+	return q.out.Data, size
+}
+
+// toTarget maps the value v of output k from the scale the machine was
+// fitted on to the units of the targets: it undoes the standardisation
+// and the log scale. The map is increasing, so it keeps the order of the
+// ends of an interval.
+func (p *Predictor) toTarget(k int, v float64) float64 {
+	if p.m.Output != nil {
+		v = p.m.Output.InvertValue(k, v)
 	}
+	if p.m.LogTarget {
+		v = math.Expm1(v)
+	}
+	return v
 }
 
 // paddedSize returns the number of queries a chunk of n rows is computed

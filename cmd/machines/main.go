@@ -504,15 +504,17 @@
 //
 //	machines serve -models DIR [-addr 127.0.0.1:8080] [-token-file FILE] [-insecure] \
 //	    [-batch-size 256] [-batch-delay 200us] [-workers N] [-max-body 4MiB] [-max-inflight 256] \
-//	    [-max-memory 512MiB] [-timeout 10s] [-grace 30s] [-poll 1s] [-log-level INFO]
+//	    [-max-memory 512MiB] [-timeout 10s] [-grace 30s] [-poll 1s] [-interval 0.9] [-log-level INFO]
 //
 // serves every file NAME.json of DIR (hidden files aside; NAME of
 // letters, digits, '.', '_' and '-') as the model NAME over the Open
 // Inference Protocol's REST API (KServe V2), which Triton, KServe,
 // Seldon and ONNX Runtime's server speak, so that their clients work
-// unchanged. The files are models of fit, saved hypergraph machines
-// (sculpt's sculpt-model.json, or a spec-built machine saved) and saved
-// finite machines, each known by its "format". The endpoints:
+// unchanged. The files are models of fit, the model files of the
+// library's composed models (sculpt's sculpt-model.json, spec-built
+// machines, models of every family, and the saved hypergraph machines of
+// earlier versions) and saved finite machines, each known by its
+// "format" (and "kind"). The endpoints:
 //
 //	GET  /v2                                       the server's name and version
 //	GET  /v2/health/live, /v2/health/ready         200 when live; ready when every file has a model served
@@ -524,15 +526,19 @@
 // A model of fit takes the inputs of its ONNX export: one per feature
 // column, of shape [N, 1], FP64 for a numeric column (null for a
 // missing cell) and BYTES for a boolean, categorical or ordinal one (the
-// cell's text, missing texts included); it returns "prediction" ([N, 1])
-// for regression, and "scores", "probabilities" ([N, K]) and "label"
-// ([N]) for classification. The rows are encoded as predict encodes them,
-// and the numbers are predict's to the last digit; a level not seen in
-// training gives predict's warning in the response's
-// "parameters": {"warnings": "..."}. A hypergraph machine takes and
-// returns FP32 tensors named after its input and output vertices, [N, C,
-// H, W] or [N, D]; a finite machine takes "y0", [N, d0] or [N, d0, L...],
-// and returns "z", its stable state, computed in float32. A request's
+// cell's text, missing texts included); it returns "prediction" ([N, T]
+// for T targets) for regression, with "lower" and "upper" ([N, T]), the
+// prediction interval of level -interval that predict -interval gives,
+// when the model holds enough held-out residuals for that level (fit
+// keeps them unless -cost and -bandwidth are both given); and "scores",
+// "probabilities" ([N, K]) and "label" ([N]) for classification. The
+// rows are encoded as predict encodes them, and the numbers are
+// predict's to the last digit; a level not seen in training gives
+// predict's warning in the response's "parameters": {"warnings": "..."}.
+// A composed model takes and returns tensors named after its input and
+// output spaces, [N, shape...], FP32 or FP64 as its file's element type;
+// a finite machine takes "y0", [N, d0] or [N, d0, L...], and returns
+// "z", its stable state, computed in float32. A request's
 // "outputs" selects outputs; its "id" comes back with the response. A
 // model's version, in "model_version" and the metadata's "versions", is
 // the first 12 hexadecimal digits of the SHA-256 of its file.

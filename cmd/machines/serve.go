@@ -60,6 +60,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	fs.DurationVar(&o.cfg.Timeout, "timeout", 10*time.Second, "the most time from a request's arrival to its answer")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "on SIGTERM or SIGINT, the most time to finish the requests in flight")
 	fs.DurationVar(&o.cfg.Poll, "poll", time.Second, "how often to read the directory for changed models")
+	interval := fs.Float64("interval", 0.9, "the `level` of the prediction intervals, the outputs lower and upper, of the regression models of fit\nthat hold held-out residuals, as predict -interval computes them")
 	fs.TextVar(&level, "log-level", slog.LevelInfo, "log `level`: DEBUG (a line per request), INFO (per model load), WARN or ERROR")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: machines serve -models DIR [-addr 127.0.0.1:8080] [-token-file FILE] [-insecure] [flags]\n\n"+
@@ -89,7 +90,10 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 		return nil, err
 	}
 	o.cfg.Dir, o.cfg.MaxBody, o.cfg.MaxMemory = *dir, int64(maxBody), int64(maxMemory)
-	o.cfg.Kinds = append([]serve.Kind{kernelKind(), serve.FiniteKind()}, serve.ModelKinds()...)
+	if !(*interval > 0 && *interval < 1) {
+		return nil, usagef("-interval %v: want a level between 0 and 1, such as 0.9", *interval)
+	}
+	o.cfg.Kinds = append([]serve.Kind{kernelKind(*interval), serve.FiniteKind()}, serve.ModelKinds()...)
 	o.cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		o.cfg.Version = bi.Main.Version

@@ -11,9 +11,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// kernelKind is the kind of the model files of fit for serve.
-func kernelKind() serve.Kind {
-	return serve.Kind{Format: modelFormat.Name, Load: loadKernelModel}
+// kernelKind is the kind of the model files of fit for serve, whose
+// regression models give prediction intervals of the given level.
+func kernelKind(interval float64) serve.Kind {
+	return serve.Kind{Format: modelFormat.Name, Load: func(path string) (serve.Model, error) { return loadKernelModel(path, interval) }}
 }
 
 // kernelModel serves a model of fit with its encoder, as predict applies
@@ -21,6 +22,9 @@ func kernelKind() serve.Kind {
 type kernelModel struct {
 	md   *modelFile
 	meta serve.Metadata
+	// halfWidth holds the half widths of the intervals, as predict
+	// -interval computes them, or nil for a model without them.
+	halfWidth []float64
 	// predictors keeps a kernel.Predictor per goroutine at work.
 	predictors sync.Pool
 }
@@ -28,14 +32,21 @@ type kernelModel struct {
 // loadKernelModel reads a model file of fit. Its inputs are those of
 // the model's ONNX export: one per feature column, of shape [-1, 1],
 // FP64 for a numeric column (null for a missing cell) and BYTES for the
-// others, the cell's text. Its outputs are "prediction" for regression
+// others, the cell's text. Its outputs are "prediction" for regression,
+// with "lower" and "upper", the ends of the prediction interval of the
+// given level, when the model holds enough held-out residuals for it;
 // and "scores", "probabilities" and "label" for classification.
-func loadKernelModel(path string) (serve.Model, error) {
+func loadKernelModel(path string, interval float64) (serve.Model, error) {
 	md, err := readModel(path)
 	if err != nil {
 		return nil, err
 	}
 	km := &kernelModel{md: md}
+	if md.Task == taskRegression && md.Intervals != nil {
+		// Without enough residuals for the level the model is served
+		// without its interval, as without residuals at all.
+		km.halfWidth, _ = intervalHalfWidth(md, path, interval, true)
+	}
 	km.predictors.New = func() any { return md.Machine.NewPredictor() }
 	meta := serve.Metadata{Platform: "machines_kernel"}
 	for i, f := range md.Features {
@@ -46,8 +57,13 @@ func loadKernelModel(path string) (serve.Model, error) {
 		meta.Inputs = append(meta.Inputs, serve.TensorSpec{Name: f, Datatype: datatype, Shape: []int{-1, 1}})
 	}
 	if md.Task == taskRegression {
-		// The bounds of predict -interval join "prediction" here.
-		meta.Outputs = []serve.TensorSpec{{Name: onnx.OutputPrediction, Datatype: serve.FP64, Shape: []int{-1, 1}}}
+		k := md.Machine.Outputs()
+		meta.Outputs = []serve.TensorSpec{{Name: onnx.OutputPrediction, Datatype: serve.FP64, Shape: []int{-1, k}}}
+		if km.halfWidth != nil {
+			meta.Outputs = append(meta.Outputs,
+				serve.TensorSpec{Name: onnx.OutputLower, Datatype: serve.FP64, Shape: []int{-1, k}},
+				serve.TensorSpec{Name: onnx.OutputUpper, Datatype: serve.FP64, Shape: []int{-1, k}})
+		}
 	} else {
 		k := len(md.Classes)
 		meta.Outputs = []serve.TensorSpec{
@@ -101,10 +117,15 @@ func copyNumbers(x *mat.Dense, j int, t serve.Tensor) error {
 
 func (km *kernelModel) Infer(rows *serve.Rows) ([]serve.Tensor, error) {
 	p := km.predictors.Get().(*kernel.Predictor)
-	pred := p.Predict(nil, mat.NewDense(rows.N, rows.Width(), rows.Data))
-	km.predictors.Put(p)
+	defer km.predictors.Put(p)
+	x := mat.NewDense(rows.N, rows.Width(), rows.Data)
+	if km.halfWidth != nil {
+		pred, lower, upper := p.PredictInterval(nil, nil, nil, x, km.halfWidth)
+		return []serve.Tensor{fp64Tensor(onnx.OutputPrediction, pred), fp64Tensor(onnx.OutputLower, lower), fp64Tensor(onnx.OutputUpper, upper)}, nil
+	}
+	pred := p.Predict(nil, x)
 	n, k := pred.Dims()
-	scores := serve.Tensor{Name: onnx.OutputPrediction, Datatype: serve.FP64, Shape: []int{n, k}, Numbers: pred.RawMatrix().Data}
+	scores := fp64Tensor(onnx.OutputPrediction, pred)
 	if km.md.Task == taskRegression {
 		return []serve.Tensor{scores}, nil
 	}
@@ -118,4 +139,10 @@ func (km *kernelModel) Infer(rows *serve.Rows) ([]serve.Tensor, error) {
 		labels.Texts[i] = km.md.Classes[floats.MaxIdx(p)]
 	}
 	return []serve.Tensor{scores, probs, labels}, nil
+}
+
+// fp64Tensor returns the output of the given name holding m.
+func fp64Tensor(name string, m *mat.Dense) serve.Tensor {
+	n, k := m.Dims()
+	return serve.Tensor{Name: name, Datatype: serve.FP64, Shape: []int{n, k}, Numbers: m.RawMatrix().Data}
 }

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,23 +28,27 @@ import (
 // rows of new tables, sent all at once and one by one, are predict's to
 // the last digit, with the same warning for an unseen level.
 func TestServeMatchesPredict(t *testing.T) {
+	const unseen = `column "group": 1 rows hold levels not seen in training, such as "D"; they are encoded as no level at all`
+	fixed := []string{"-cost", "0.1", "-bandwidth", "1"}
 	for _, tc := range []struct {
 		name, train, target, new string
-		fitArgs                  []string
+		fitArgs, predictArgs     []string
 		warning                  string
 	}{
-		{"regression", "testdata/fit_messy_train.csv", "y", "testdata/fit_messy_new.csv", []string{"-id", "name", "-ignore", "note"},
-			`column "group": 1 rows hold levels not seen in training, such as "D"; they are encoded as no level at all`},
-		{"classification", "testdata/fit_cls_train.csv", "color", "testdata/fit_cls_new.csv", nil, ""},
+		{"regression", "testdata/fit_messy_train.csv", "y", "testdata/fit_messy_new.csv", append([]string{"-id", "name", "-ignore", "note"}, fixed...), nil, unseen},
+		// Settings chosen by cross-validation keep the held-out residuals
+		// of the intervals.
+		{"interval", "testdata/fit_messy_train.csv", "y", "testdata/fit_messy_new.csv", []string{"-id", "name", "-ignore", "note"}, []string{"-interval", "0.8"}, unseen},
+		{"classification", "testdata/fit_cls_train.csv", "color", "testdata/fit_cls_new.csv", fixed, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			model := filepath.Join(dir, "m.json")
-			args := append([]string{"fit", "-data", tc.train, "-target", tc.target, "-cost", "0.1", "-bandwidth", "1", "-model", model}, tc.fitArgs...)
+			args := append([]string{"fit", "-data", tc.train, "-target", tc.target, "-model", model}, tc.fitArgs...)
 			if code, _, stderr := fitTestRun(args...); code != 0 {
 				t.Fatalf("fit exited with %d: %s", code, stderr)
 			}
-			code, stdout, stderr := fitTestRun("predict", "-model", model, "-data", tc.new, "-out", "-")
+			code, stdout, stderr := fitTestRun(append([]string{"predict", "-model", model, "-data", tc.new, "-out", "-"}, tc.predictArgs...)...)
 			if code != 0 {
 				t.Fatalf("predict exited with %d: %s", code, stderr)
 			}
@@ -54,7 +59,7 @@ func TestServeMatchesPredict(t *testing.T) {
 			if tc.warning != "" && !strings.Contains(stderr, tc.warning) {
 				t.Fatalf("predict's stderr %q lacks the warning %q", stderr, tc.warning)
 			}
-			s, err := serve.New(serve.Config{Dir: dir, Kinds: []serve.Kind{kernelKind()}, Logger: slog.New(slog.DiscardHandler)})
+			s, err := serve.New(serve.Config{Dir: dir, Kinds: []serve.Kind{kernelKind(0.8)}, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,6 +71,13 @@ func TestServeMatchesPredict(t *testing.T) {
 			all := serveInfer(t, s, f, nil)
 			if got := all.Parameters["warnings"]; got != tc.warning {
 				t.Errorf("warnings %q, want %q", got, tc.warning)
+			}
+			var outputs []string
+			for _, o := range all.Outputs {
+				outputs = append(outputs, o.Name)
+			}
+			if intervals := slices.Contains(outputs, "lower"); intervals != (tc.predictArgs != nil) {
+				t.Errorf("outputs %v for a model whose predict has %v", outputs, want[0])
 			}
 			for i := range f.Len() {
 				checkPredictRow(t, all, i, want[0], want[i+1])
@@ -140,10 +152,16 @@ func checkPredictRow(t *testing.T, r serveResponse, i int, header, record []stri
 	}
 	k := len(out["probabilities"]) / max(len(out["label"]), 1)
 	class := 0
+	predicted := len(header) - 1 // the target's column
+	if out["lower"] != nil {
+		predicted -= 2
+	}
 	for j, name := range header {
 		var got string
 		switch {
-		case out["prediction"] != nil && j == len(header)-1:
+		case out["lower"] != nil && j > predicted:
+			got = string(out[name][i])
+		case out["prediction"] != nil && j == predicted:
 			got = string(out["prediction"][i])
 		case out["label"] != nil && strings.HasPrefix(name, "p_"):
 			got = string(out["probabilities"][i*k+class])
@@ -186,6 +204,8 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"-models", dir, "-max-body", "4MB"}, 2, `invalid value "4MB" for flag -max-body`},
 		{[]string{"-models", dir, "-max-body", "100MiB"}, 2, "-max-memory 512MiB: want at least 6 times -max-body 100MiB"},
 		{[]string{"-models", dir, "-log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
+		{[]string{"-models", dir, "-interval", "1"}, 2, "-interval 1: want a level between 0 and 1"},
+		{[]string{"-models", dir, "-interval", "0"}, 2, "-interval 0: want a level between 0 and 1"},
 		{[]string{"-models", filepath.Join(dir, "none")}, 1, "no such file or directory"},
 		{[]string{"-models", token}, 1, "is not a directory"},
 	} {
@@ -205,7 +225,7 @@ func TestServeFlags(t *testing.T) {
 			t.Errorf("serve %q: %v", args, err)
 			continue
 		}
-		if slices := strings.Join(args, " "); strings.Contains(slices, "token") && o.cfg.Token != "s3cret" {
+		if joined := strings.Join(args, " "); strings.Contains(joined, "token") && o.cfg.Token != "s3cret" {
 			t.Errorf("serve %q: token %q", args, o.cfg.Token)
 		}
 	}

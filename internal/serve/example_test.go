@@ -11,8 +11,8 @@ import (
 	"github.com/parametric-machines/machines/internal/serve"
 )
 
-// A server of one saved hypergraph machine of an earlier version, y = tanh(0.5 x1 - x2 +
-// 0.25), asked for its metadata and for two samples.
+// A server of one saved hypergraph machine of an earlier version, y =
+// tanh(0.5 x1 - x2 + 0.25), asked for its metadata and for two samples.
 func Example() {
 	dir, err := os.MkdirTemp("", "models")
 	if err != nil {
