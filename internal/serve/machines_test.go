@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/parametric-machines/machines/ad"
@@ -103,6 +104,38 @@ func TestComposedModel(t *testing.T) {
 			}
 		})
 	}
+
+	// Requests from several goroutines at once, batched together: each
+	// model copy serves one batch at a time (the race detector watches),
+	// and every row gets its own answer, within rounding of the batch.
+	predict := predictWith(head)
+	points := make([][2][]float64, 40) // a point and its output alone
+	for k := range points {
+		x := []float64{float64(k / 10), float64(k%10) / 10}
+		want, _ := predict(x, []int{1, 2})
+		points[k] = [2][]float64{x, want}
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, p := range points[g*10 : (g+1)*10] {
+				x, want := p[0], p[1]
+				status, body := do(t, s, "POST", "/v2/models/head/infer", fmt.Sprintf(`{"inputs":[{"name":"point","datatype":"FP64","shape":[1,2],"data":[%v,%v]}]}`, x[0], x[1]))
+				if status != 200 {
+					t.Errorf("%d %s", status, body)
+					return
+				}
+				for j, v := range decodeResponse(t, body).Outputs[0].Data {
+					if got := v.(float64); math.Abs(got-want[j]) > 1e-12*max(1, math.Abs(want[j])) {
+						t.Errorf("point %v, output %d: %v, alone %v", x, j, got, want[j])
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 
 	status, body = do(t, s, "POST", "/v2/models/tiny/infer", `{"inputs":[{"name":"x","datatype":"FP32","shape":[1,2],"data":[1,null]}]}`)
 	if status != 400 || !strings.Contains(body, `input \"x\": element 1 is null; this model takes numbers only`) {
