@@ -51,7 +51,7 @@ func (s *Sum) Apply(dst, h *mat.Dense) {
 // dst and g are those of the package-level StableState.
 func (s *Sum) StableState(dst, g *mat.Dense, set *Settings) (Result, error) {
 	r, c := shape(dst, g)
-	set.values() // Reject bad settings even when no term iterates.
+	set.Bounds() // Reject bad settings even when no term iterates.
 	deps := s.Deps
 	if deps == nil {
 		deps = Dependencies(s.Terms, c)

@@ -140,7 +140,7 @@ func SolveSeparable(eq *SeparableEquation, steps int, s *Settings) (*Solution, e
 	sol := &Solution{T: ts, n: n, sep: eq}
 	var odeSettings *ode.Settings
 	if s != nil {
-		s.values()
+		s.bounds()
 		sol.settings = *s
 		odeSettings = s.ODE
 	}

@@ -93,7 +93,7 @@ func (sol *Solution) generalGradient(gq, gp, du []float64) error {
 	}
 	n, ts, U := sol.n, sol.T, sol.U
 	h := ts[1] - ts[0]
-	tol, maxIter := sol.settings.values()
+	tol, maxIter := sol.settings.bounds()
 	b := append([]float64(nil), du...)
 	lam := make([]float64, n)
 	next := make([]float64, n)

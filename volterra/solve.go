@@ -4,26 +4,17 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/parametric-machines/machines"
 	"github.com/parametric-machines/machines/ode"
 )
 
-// Defaults used for the zero fields of Settings.
-const (
-	DefaultTol     = 1e-12
-	DefaultMaxIter = 100
-)
-
-// Settings controls the solvers. The zero value, like a nil *Settings,
-// selects the defaults.
 type Settings struct {
-	// Tol is the tolerance of the fixed-point iterations of Solve (and of
-	// its gradient): an iteration stops at the first update whose largest
-	// entry in absolute value is at most Tol·max(1, |u|_max). Zero means
-	// DefaultTol.
-	Tol float64
-	// MaxIter bounds the iterations per grid point. Zero means
-	// DefaultMaxIter.
-	MaxIter int
+	// Settings bounds the fixed-point iteration of Solve (and of its
+	// gradient) at each grid point, u = r + (h/2)·φ(t, t, u): a stable
+	// state of the paper's kind, with machines.Iterate's tolerance rule
+	// and defaults. An iteration whose update grows twice in a row stops
+	// early with a *ContractionError.
+	machines.Settings
 	// ODE selects the integrator of SolveSeparable: nil for RK4 with one
 	// step per grid interval, otherwise Dormand–Prince with these
 	// settings (its steps end on the grid points).
@@ -34,24 +25,13 @@ type Settings struct {
 	Grad ode.GradMethod
 }
 
-func (s *Settings) values() (tol float64, maxIter int) {
-	tol, maxIter = DefaultTol, DefaultMaxIter
+// bounds returns the grid points' iteration bounds; a nil s means the
+// defaults.
+func (s *Settings) bounds() (tol float64, maxIter int) {
 	if s == nil {
-		return tol, maxIter
+		return (*machines.Settings)(nil).Bounds()
 	}
-	if s.Tol < 0 || math.IsNaN(s.Tol) {
-		panic(fmt.Sprintf("volterra: invalid tolerance %v, want >= 0", s.Tol))
-	}
-	if s.MaxIter < 0 {
-		panic(fmt.Sprintf("volterra: negative MaxIter %d", s.MaxIter))
-	}
-	if s.Tol > 0 {
-		tol = s.Tol
-	}
-	if s.MaxIter > 0 {
-		maxIter = s.MaxIter
-	}
-	return tol, maxIter
+	return s.Settings.Bounds()
 }
 
 // ContractionError reports a fixed-point iteration of Solve that did not
@@ -250,7 +230,7 @@ func Solve(eq *Equation, steps int, s *Settings) (*Solution, error) {
 	}
 	n := k.Dim()
 	checkPsi(eq.Psi, n)
-	tol, maxIter := s.values()
+	tol, maxIter := s.bounds()
 	if r, ok := k.(resetter); ok {
 		r.Reset()
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines"
 	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/ode"
 	"gonum.org/v1/gonum/diff/fd"
@@ -452,7 +453,7 @@ func TestErrors(t *testing.T) {
 			return errors.As(err, &e) && math.Abs(e.T-0.1) < 1e-12 && !e.Gradient
 		}},
 		{"max iterations", func() (*Solution, error) {
-			return Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: stiff}, 60, &Settings{MaxIter: 3})
+			return Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: stiff}, 60, &Settings{Settings: machines.Settings{MaxIter: 3}})
 		}, func(err error) bool {
 			var e *ContractionError
 			return errors.As(err, &e) && e.Iterations == 3
@@ -506,9 +507,11 @@ func TestPanics(t *testing.T) {
 		{"T0 = T", func() { Solve(&Equation{T0: 1, T: 1, Psi: Const{1}, Kernel: one}, 10, nil) }, "want finite T0 < T"},
 		{"T0 > T", func() { SolveSeparable(&SeparableEquation{T0: 2, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, nil) }, "want finite T0 < T"},
 		{"no steps", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 0, nil) }, "want at least 1"},
-		{"negative tol", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 10, &Settings{Tol: -1}) }, "invalid tolerance"},
+		{"negative tol", func() {
+			Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 10, &Settings{Settings: machines.Settings{Tol: -1}})
+		}, "invalid tolerance"},
 		{"negative MaxIter", func() {
-			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, &Settings{MaxIter: -1})
+			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, &Settings{Settings: machines.Settings{MaxIter: -1}})
 		}, "negative MaxIter"},
 		{"negative ODE tol", func() {
 			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, &Settings{ODE: &ode.Settings{RTol: -1}})
