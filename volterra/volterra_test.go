@@ -10,8 +10,6 @@ import (
 	"github.com/parametric-machines/machines"
 	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/ode"
-	"gonum.org/v1/gonum/diff/fd"
-	"gonum.org/v1/gonum/floats/scalar"
 )
 
 // sepFunc is a Separable kernel made of functions.
@@ -351,18 +349,7 @@ func TestGradient(t *testing.T) {
 				}
 				return loss(sol.U, n)
 			}
-			want := fd.Gradient(nil, f, append([]float64(nil), x0...), &fd.Settings{Formula: fd.Central, Step: 1e-5})
-			got := append(dq, dp...)
-			var worst float64
-			for i := range got {
-				worst = max(worst, math.Abs(got[i]-want[i])/max(1, math.Abs(want[i])))
-			}
-			t.Logf("largest difference from finite differences %.2g", worst)
-			for i := range got {
-				if !scalar.EqualWithinAbsOrRel(got[i], want[i], tc.tol, tc.tol) {
-					t.Errorf("gradient[%d] = %.10g, finite differences %.10g", i, got[i], want[i])
-				}
-			}
+			testutil.CheckGradient(t, append(dq, dp...), f, x0, tc.tol)
 		})
 	}
 }
