@@ -17,8 +17,8 @@ func transOf(t bool) blas.Transpose {
 type matMul[T Float] struct{ ta, tb bool }
 
 // MatMul returns op(a)*op(b), where op transposes its argument when the
-// matching flag is set. The product runs through gonum's blas64 or
-// blas32, according to the element type.
+// matching flag is set. The product is gonum's Gemm, computed by
+// internal/matmul's assembly kernels where the processor has AVX and FMA.
 func (g *Graph[T]) MatMul(a, b *Node[T], transA, transB bool) *Node[T] {
 	m, k := a.Value.Rows(), a.Value.Cols()
 	if transA {
