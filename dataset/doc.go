@@ -79,8 +79,8 @@
 // Image32 scale one image to [0, 1] for a model, Subset copies selected
 // images, and OnePerClass draws the one-image-per-class training set of a
 // one-shot task. Headers, sizes and label counts are checked, and problems are
-// returned as *ParseError values naming the file. Batches deals out the indices
-// of a training set in minibatches, shuffled anew each epoch.
+// returned as *ParseError values naming the file.
+// (Minibatches are dealt by train.Run, which shuffles anew each epoch.)
 //
 // # Image folders
 //

@@ -561,9 +561,6 @@ func TestIDXPanics(t *testing.T) {
 		{"dst32 length", func() { im.Image32([]float32{}, 0) }, "dataset: destination of length 0 for a 1x4x5 image (channels x rows x columns)"},
 		{"subset", func() { im.Subset([]int{0, 3}) }, "dataset: subset index 3 of 3 images"},
 		{"classes", func() { dataset.LoadIDXClasses(idxDir, "train", -1) }, "dataset: -1 classes"},
-		{"batch size", func() { dataset.NewBatches(10, 0, rand.New(rand.NewPCG(1, 1))) }, "dataset: batches of size 0 from 10 indices"},
-		{"batch n", func() { dataset.NewBatches(-1, 2, rand.New(rand.NewPCG(1, 1))) }, "dataset: batches of size 2 from -1 indices"},
-		{"batch rnd", func() { dataset.NewBatches(10, 2, nil) }, "dataset: batches with a nil source of randomness"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			defer func() {
