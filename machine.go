@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -64,10 +65,10 @@ func (s *Settings) Bounds() (tol float64, maxIter int) {
 		return tol, maxIter
 	}
 	if s.Tol < 0 || math.IsNaN(s.Tol) {
-		panic(fmt.Sprintf("machines: invalid tolerance %v", s.Tol))
+		panic(fmt.Errorf("%w: machines: invalid tolerance %v", ad.ErrValue, s.Tol))
 	}
 	if s.MaxIter < 0 {
-		panic(fmt.Sprintf("machines: negative MaxIter %d", s.MaxIter))
+		panic(fmt.Errorf("%w: machines: negative MaxIter %d", ad.ErrValue, s.MaxIter))
 	}
 	if s.Tol > 0 {
 		tol = s.Tol
@@ -220,7 +221,7 @@ func oneStep(dst *mat.Dense, f Machine, g *mat.Dense, s *Settings) (Result, erro
 // it is empty, and returns that shape.
 func shape(dst, src *mat.Dense) (r, c int) {
 	if dst == src {
-		panic("machines: dst must not be the input matrix")
+		panic(fmt.Errorf("%w: machines: dst must not be the input matrix", ad.ErrShape))
 	}
 	if src.IsEmpty() {
 		panic(mat.ErrZeroLength)

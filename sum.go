@@ -3,6 +3,7 @@ package machines
 import (
 	"fmt"
 
+	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -57,7 +58,7 @@ func (s *Sum) StableState(dst, g *mat.Dense, set *Settings) (Result, error) {
 		deps = Dependencies(s.Terms, c)
 	}
 	if deps.Len() != len(s.Terms) {
-		panic(fmt.Sprintf("machines: dependency graph has %d vertices for %d terms", deps.Len(), len(s.Terms)))
+		panic(fmt.Errorf("%w: machines: dependency graph has %d vertices for %d terms", ad.ErrShape, deps.Len(), len(s.Terms)))
 	}
 	layers, err := deps.Layers()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/internal/atomicfile"
 )
 
@@ -52,14 +53,14 @@ type CSVOptions struct {
 // the calling code rather than in the file.
 func (o *CSVOptions) check() {
 	if o.Classify && o.Target == "" {
-		panic("dataset: Classify needs a Target column")
+		panic(fmt.Errorf("%w: dataset: Classify needs a Target column", ad.ErrNil))
 	}
 	for i, f := range o.Features {
 		if f == o.Target {
-			panic(fmt.Sprintf("dataset: target %q listed as a feature", f))
+			panic(fmt.Errorf("%w: dataset: target %q listed as a feature", ad.ErrName, f))
 		}
 		if slices.Contains(o.Features[:i], f) {
-			panic(fmt.Sprintf("dataset: feature %q listed twice", f))
+			panic(fmt.Errorf("%w: dataset: feature %q listed twice", ad.ErrName, f))
 		}
 	}
 }
@@ -334,7 +335,7 @@ func (t *Table) TargetMatrix() *mat.Dense {
 	case t.Y != nil:
 		return mat.NewDense(len(t.Y), 1, slices.Clone(t.Y))
 	}
-	panic("dataset: table has no target")
+	panic(fmt.Errorf("%w: dataset: table has no target", ad.ErrValue))
 }
 
 // Save writes t to path as CSV, the feature columns followed by the target
@@ -376,7 +377,7 @@ func FormatFloat(v float64) string {
 func WriteCSV(path string, header []string, records [][]string) error {
 	for i, rec := range records {
 		if len(rec) != len(header) {
-			panic(fmt.Sprintf("dataset: record %d has %d fields, header has %d", i, len(rec), len(header)))
+			panic(fmt.Errorf("%w: dataset: record %d has %d fields, header has %d", ad.ErrShape, i, len(rec), len(header)))
 		}
 	}
 	return atomicfile.WriteFile(path, func(w io.Writer) error {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/parametric-machines/machines"
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/ode"
 )
 
@@ -100,7 +101,7 @@ type SeparableEquation struct {
 // batchSize returns the effective batch size, panicking if it is negative.
 func batchSize(b int) int {
 	if b < 0 {
-		panic(fmt.Sprintf("volterra: negative Batch %d", b))
+		panic(fmt.Errorf("%w: volterra: negative Batch %d", ad.ErrValue, b))
 	}
 	return max(b, 1)
 }
@@ -171,10 +172,10 @@ func (sol *Solution) Dim() int { return sol.n }
 // on an invalid one.
 func grid(t0, t1 float64, steps int) []float64 {
 	if math.IsNaN(t0) || math.IsNaN(t1) || math.IsInf(t0, 0) || math.IsInf(t1, 0) || t0 >= t1 {
-		panic(fmt.Sprintf("volterra: interval [%v, %v], want finite T0 < T", t0, t1))
+		panic(fmt.Errorf("%w: volterra: interval [%v, %v], want finite T0 < T", ad.ErrValue, t0, t1))
 	}
 	if steps < 1 {
-		panic(fmt.Sprintf("volterra: %d steps, want at least 1", steps))
+		panic(fmt.Errorf("%w: volterra: %d steps, want at least 1", ad.ErrShape, steps))
 	}
 	ts := make([]float64, steps+1)
 	h := (t1 - t0) / float64(steps)
@@ -188,10 +189,10 @@ func grid(t0, t1 float64, steps int) []float64 {
 // checkPsi panics if psi is missing or a Const of the wrong length.
 func checkPsi(psi Forcing, n int) {
 	if psi == nil {
-		panic("volterra: nil Psi")
+		panic(fmt.Errorf("%w: volterra: nil Psi", ad.ErrNil))
 	}
 	if c, ok := psi.(Const); ok && len(c) != n {
-		panic(fmt.Sprintf("volterra: Const free term of length %d, want the dimension %d (times the batch size)", len(c), n))
+		panic(fmt.Errorf("%w: volterra: Const free term of length %d, want the dimension %d (times the batch size)", ad.ErrShape, len(c), n))
 	}
 }
 
@@ -219,10 +220,10 @@ type resetter interface{ Reset() }
 func Solve(eq *Equation, steps int, s *Settings) (*Solution, error) {
 	ts := grid(eq.T0, eq.T, steps)
 	if eq.Kernel == nil {
-		panic("volterra: nil Kernel")
+		panic(fmt.Errorf("%w: volterra: nil Kernel", ad.ErrNil))
 	}
 	if n := eq.Kernel.Dim(); n < 1 {
-		panic(fmt.Sprintf("volterra: kernel dimension %d, want at least 1", n))
+		panic(fmt.Errorf("%w: volterra: kernel dimension %d, want at least 1", ad.ErrShape, n))
 	}
 	k := eq.Kernel
 	if b := batchSize(eq.Batch); b > 1 {
