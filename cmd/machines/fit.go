@@ -49,10 +49,7 @@ type fitRun struct {
 // be reported.
 func runFit(args []string, stdout, stderr io.Writer) error {
 	fl := newFitFlags()
-	if err := parseFlags(fl.fs, args, stderr); err != nil {
-		return err
-	}
-	if err := requireFlags(fl.fs, "data", "target", "model"); err != nil {
+	if err := parseCommand(fl.fs, args, stderr, "data", "target", "model"); err != nil {
 		return err
 	}
 	fl.set = setFlags(fl.fs)
@@ -76,7 +73,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 }
 
 func newFitFlags() *fitFlags {
-	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
+	fs := newFlagSet("fit", "usage: machines fit -data FILE -target COLUMN [flags] -model FILE")
 	fl := &fitFlags{
 		fs:          fs,
 		data:        fs.String("data", "", "training data: a CSV `file` with a header row, or - for standard input (required)"),
@@ -98,10 +95,6 @@ func newFitFlags() *fitFlags {
 		starts:      fs.Int("starts", 1, "fit the final machine from this `number` of initial points, at most 1000, and keep the one of lowest loss"),
 		modelPath:   fs.String("model", "", "write the fitted model to this JSON `file` (required)"),
 		learner:     addLearnerFlags(fs),
-	}
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: machines fit -data FILE -target COLUMN [flags] -model FILE\n\nflags:")
-		fs.PrintDefaults()
 	}
 	return fl
 }
