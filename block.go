@@ -89,7 +89,7 @@ func width(spans []Span, c int, name string) int {
 		n += s.Len()
 	}
 	if n == 0 {
-		panic(fmt.Errorf("%w: machines: Block %s has no coordinates", ad.ErrValue, name))
+		panic(fmt.Errorf("%w: machines: Block %s has no coordinates", ad.ErrShape, name))
 	}
 	return n
 }
