@@ -168,10 +168,6 @@ func intsAttr(name string, v []int64) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
 }
 
-func stringAttr(name, v string) *onnxpb.AttributeProto {
-	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_STRING.Enum(), S: []byte(v)}
-}
-
 func tensorAttr(name string, t *onnxpb.TensorProto) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_TENSOR.Enum(), T: t}
 }
