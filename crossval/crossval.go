@@ -3,9 +3,9 @@ package crossval
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"sync"
+
+	"github.com/parametric-machines/machines/ad"
 )
 
 // Fold is one split of the rows 0..n-1: a model is fitted on Train and
@@ -22,7 +22,7 @@ const seedStream = 0x63726f7373
 // whose sizes differ by at most one. It panics unless 2 <= k <= n.
 func KFold(n, k int, seed uint64) []Fold {
 	if k < 2 || k > n {
-		panic(fmt.Sprintf("crossval: %d folds of %d rows", k, n))
+		panic(fmt.Errorf("%w: crossval: %d folds of %d rows", ad.ErrShape, k, n))
 	}
 	perm := rand.New(rand.NewPCG(seed, seedStream)).Perm(n)
 	fold := make([]int, n)
@@ -41,7 +41,7 @@ func KFold(n, k int, seed uint64) []Fold {
 func Stratified(labels []int, k int, seed uint64) []Fold {
 	n := len(labels)
 	if k < 2 || k > n {
-		panic(fmt.Sprintf("crossval: %d folds of %d rows", k, n))
+		panic(fmt.Errorf("%w: crossval: %d folds of %d rows", ad.ErrShape, k, n))
 	}
 	rnd := rand.New(rand.NewPCG(seed, seedStream))
 	byClass := map[int][]int{}
@@ -80,53 +80,6 @@ func split(fold []int, k int) []Fold {
 	return folds
 }
 
-// Run calls job(0), ..., job(jobs-1) on workers goroutines (0 means
-// runtime.GOMAXPROCS(0)) and returns nil if all succeed. Jobs must be
-// independent. Once one fails, jobs not yet started are skipped and Run
-// returns the error of the lowest-numbered job that failed.
-func Run(jobs, workers int, job func(i int) error) error {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, jobs)
-	errs := make([]error, jobs)
-	var (
-		mu     sync.Mutex
-		next   int
-		failed bool
-		wg     sync.WaitGroup
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				stop := failed
-				mu.Unlock()
-				if i >= jobs || stop {
-					return
-				}
-				if err := job(i); err != nil {
-					errs[i] = err
-					mu.Lock()
-					failed = true
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Grouped returns k folds of the rows whose groups are groups: every row
 // of a group falls in the same test part, so that a model is never judged
 // on a group it was trained on. The groups, shuffled by the seed, are
@@ -138,7 +91,7 @@ func Grouped(groups []int, k int, seed uint64) []Fold {
 		rows[g] = append(rows[g], r)
 	}
 	if k < 2 || k > len(rows) {
-		panic(fmt.Sprintf("crossval: %d folds of %d groups", k, len(rows)))
+		panic(fmt.Errorf("%w: crossval: %d folds of %d groups", ad.ErrValue, k, len(rows)))
 	}
 	ids := make([]int, 0, len(rows))
 	for g := range rows {
@@ -174,7 +127,7 @@ func Grouped(groups []int, k int, seed uint64) []Fold {
 // fewer than k+1 blocks.
 func Forward(times []float64, k int) ([]Fold, error) {
 	if k < 2 {
-		panic(fmt.Sprintf("crossval: %d forward folds", k))
+		panic(fmt.Errorf("%w: crossval: %d forward folds", ad.ErrValue, k))
 	}
 	n := len(times)
 	order := make([]int, n)

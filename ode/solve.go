@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/parametric-machines/machines/ad"
 )
 
 // Solution is the result of a solve: the states at the output times and,
@@ -107,20 +109,20 @@ func solve(sys System, y0, ts []float64, s *Settings, tab *tableau, adaptive boo
 // checkProblem panics unless y0 has length n and ts is a valid grid.
 func checkProblem(n int, y0, ts []float64) {
 	if n < 1 {
-		panic(fmt.Sprintf("ode: system dimension %d, want at least 1", n))
+		panic(fmt.Errorf("%w: ode: system dimension %d, want at least 1", ad.ErrShape, n))
 	}
 	if len(y0) != n {
-		panic(fmt.Sprintf("ode: len(y0) = %d, want the system dimension %d", len(y0), n))
+		panic(fmt.Errorf("%w: ode: len(y0) = %d, want the system dimension %d", ad.ErrShape, len(y0), n))
 	}
 	if len(ts) < 2 {
-		panic(fmt.Sprintf("ode: %d output times, want at least 2 (start and end)", len(ts)))
+		panic(fmt.Errorf("%w: ode: %d output times, want at least 2 (start and end)", ad.ErrShape, len(ts)))
 	}
 	for i, t := range ts {
 		if math.IsNaN(t) || math.IsInf(t, 0) {
-			panic(fmt.Sprintf("ode: output time ts[%d] = %v is not finite", i, t))
+			panic(fmt.Errorf("%w: ode: output time ts[%d] = %v is not finite", ad.ErrValue, i, t))
 		}
 		if i > 0 && t <= ts[i-1] {
-			panic(fmt.Sprintf("ode: output times not strictly increasing: ts[%d] = %v <= ts[%d] = %v", i, t, i-1, ts[i-1]))
+			panic(fmt.Errorf("%w: ode: output times not strictly increasing: ts[%d] = %v <= ts[%d] = %v", ad.ErrValue, i, t, i-1, ts[i-1]))
 		}
 	}
 }
@@ -134,16 +136,16 @@ func checkProblem(n int, y0, ts []float64) {
 // dropped.
 func (sol *Solution) At(dst []float64, t float64) []float64 {
 	if sol.stepT == nil {
-		panic("ode: At needs the steps, which Settings.DropSteps discarded")
+		panic(fmt.Errorf("%w: ode: At needs the steps, which Settings.DropSteps discarded", ad.ErrValue))
 	}
 	if !(t >= sol.T[0] && t <= sol.T[len(sol.T)-1]) {
-		panic(fmt.Sprintf("ode: At(%v) outside the solved interval [%v, %v]", t, sol.T[0], sol.T[len(sol.T)-1]))
+		panic(fmt.Errorf("%w: ode: At(%v) outside the solved interval [%v, %v]", ad.ErrShape, t, sol.T[0], sol.T[len(sol.T)-1]))
 	}
 	n := sol.n
 	if dst == nil {
 		dst = make([]float64, n)
 	} else if len(dst) != n {
-		panic(fmt.Sprintf("ode: len(dst) = %d, want %d", len(dst), n))
+		panic(fmt.Errorf("%w: ode: len(dst) = %d, want %d", ad.ErrShape, len(dst), n))
 	}
 	i := sort.SearchFloat64s(sol.stepT, t)
 	if sol.stepT[i] == t {
@@ -280,13 +282,8 @@ func (sol *Solution) record(h, tNew float64, k [][]float64, ynew []float64) {
 
 // advance integrates up to tEnd > t.
 func (in *integrator) advance(tEnd float64) error {
-	if !in.fresh {
-		in.sys.Deriv(in.k[0], in.t, in.y)
-		in.evals++
-		if !allFinite(in.k[0]) {
-			return &NonFiniteError{T: in.t}
-		}
-		in.fresh = true
+	if err := in.refresh(); err != nil {
+		return err
 	}
 	if !in.adaptive {
 		h := tEnd - in.t
@@ -299,23 +296,12 @@ func (in *integrator) advance(tEnd float64) error {
 	if in.h == 0 {
 		in.h = max(in.initialStep(tEnd), in.v.minStep)
 	}
-	const (
-		safety = 0.9
-		facMin = 0.2
-		facMax = 10
-	)
-	expo := -1 / float64(in.tab.order)
 	for in.t < tEnd {
 		if in.steps+in.rejected >= in.v.maxSteps {
 			return &MaxStepsError{T: in.t, Steps: in.steps + in.rejected}
 		}
-		if !in.fresh {
-			in.sys.Deriv(in.k[0], in.t, in.y)
-			in.evals++
-			if !allFinite(in.k[0]) {
-				return &NonFiniteError{T: in.t}
-			}
-			in.fresh = true
+		if err := in.refresh(); err != nil {
+			return err
 		}
 		hMin := max(in.v.minStep, 16*eps*max(math.Abs(in.t), math.Abs(tEnd)))
 		h, last := in.h, false
@@ -325,35 +311,12 @@ func (in *integrator) advance(tEnd float64) error {
 		in.trial(h)
 		err := in.errNorm(h)
 		if !(err <= 1) {
-			in.rejected++
-			bad := math.IsNaN(err) || math.IsInf(err, 0)
-			fac := facMin
-			if !bad {
-				fac = max(facMin, safety*math.Pow(err, expo))
-			}
-			in.h = h * fac
-			in.rejectedLast = true
-			if in.h < hMin {
-				if bad {
-					return &NonFiniteError{T: in.t}
-				}
-				return &StepSizeError{T: in.t, H: in.h, Min: hMin}
+			if err := in.reject(h, err, hMin); err != nil {
+				return err
 			}
 			continue
 		}
-		fac := float64(facMax)
-		if in.rejectedLast {
-			fac = 1
-		}
-		if err > 0 {
-			fac = min(fac, max(facMin, safety*math.Pow(err, expo)))
-		}
-		next := h * fac
-		if last {
-			// A step shortened to land on tEnd says little about the
-			// step size the solution allows.
-			next = max(next, in.h)
-		}
+		next := in.grown(h, err, last)
 		tNew := in.t + h
 		if last {
 			tNew = tEnd
@@ -365,6 +328,68 @@ func (in *integrator) advance(tEnd float64) error {
 		in.rejectedLast = false
 	}
 	return nil
+}
+
+// The step size control of the adaptive solves: a new step size is the
+// old one times safety·err^(-1/order), kept within [facMin, facMax].
+const (
+	safety = 0.9
+	facMin = 0.2
+	facMax = 10
+)
+
+// refresh sets k[0] = f(t, y) unless it is fresh.
+func (in *integrator) refresh() error {
+	if in.fresh {
+		return nil
+	}
+	in.sys.Deriv(in.k[0], in.t, in.y)
+	in.evals++
+	if !allFinite(in.k[0]) {
+		return &NonFiniteError{T: in.t}
+	}
+	in.fresh = true
+	return nil
+}
+
+// reject counts a trial step of size h with the error norm err > 1, or
+// NaN, and shrinks the next trial's size, failing if it falls below hMin.
+func (in *integrator) reject(h, err, hMin float64) error {
+	in.rejected++
+	bad := math.IsNaN(err) || math.IsInf(err, 0)
+	fac := facMin
+	if !bad {
+		fac = max(facMin, safety*math.Pow(err, -1/float64(in.tab.order)))
+	}
+	in.h = h * fac
+	in.rejectedLast = true
+	if in.h < hMin {
+		if bad {
+			return &NonFiniteError{T: in.t}
+		}
+		return &StepSizeError{T: in.t, H: in.h, Min: hMin}
+	}
+	return nil
+}
+
+// grown returns the size of the step after an accepted one of size h
+// with the error norm err <= 1; last says that h was shortened to land
+// on the end of the interval.
+func (in *integrator) grown(h, err float64, last bool) float64 {
+	fac := float64(facMax)
+	if in.rejectedLast {
+		fac = 1
+	}
+	if err > 0 {
+		fac = min(fac, max(facMin, safety*math.Pow(err, -1/float64(in.tab.order))))
+	}
+	next := h * fac
+	if last {
+		// A step shortened to land on tEnd says little about the
+		// step size the solution allows.
+		next = max(next, in.h)
+	}
+	return next
 }
 
 const eps = 0x1p-52

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,7 +20,10 @@ import (
 )
 
 func runExport(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs := newFlagSet("export", "usage: machines export -model FILE -onnx OUT.onnx [-float64] [-shape L|H,W]\n\n"+
+		"writes the model as an ONNX model: a kernel machine with its preprocessing, a saved model's\n"+
+		"live layers of every family in one graph, a finite machine unrolled block by block\n"+
+		"(see 'go doc github.com/parametric-machines/machines/onnx')")
 	var (
 		modelPath = fs.String("model", "", "the model `file` to export: a model of machines fit, a saved model of any family (sculpt's sculpt-model.json among them) or a saved finite machine (required)")
 		out       = fs.String("onnx", "", "write the ONNX model to this `file` (required)")
@@ -29,41 +31,31 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		shape     = fs.String("shape", "", "finite conv and recurrent machines: the signals' `shape`, L or H,W (required for them)")
 		interval  = fs.Float64("interval", 0, "regression models of fit: add the outputs lower and upper, the conformal prediction interval of this `level`\n(between 0 and 1), as predict -interval computes it")
 	)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: machines export -model FILE -onnx OUT.onnx [-float64] [-shape L|H,W]\n\n"+
-			"writes the model as an ONNX model: a kernel machine with its preprocessing, a saved model's\n"+
-			"live layers of every family in one graph, a finite machine unrolled block by block\n"+
-			"(see 'go doc github.com/parametric-machines/machines/onnx')\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
-	}
-	if err := requireFlags(fs, "model", "onnx"); err != nil {
+	if err := parseCommand(fs, args, stderr, "model", "onnx"); err != nil {
 		return err
 	}
 	if err := checkOutput("onnx", *out, "model.onnx"); err != nil {
 		return err
 	}
-	format, err := fileFormat(*modelPath)
+	format, err := fileKind(*modelPath)
 	if err != nil {
 		return err
 	}
-	if setFlags(fs)["interval"] && (format == jsonfile.Envelope || format == model.LegacyFormat || format == finite.Format) {
+	if setFlags(fs)["interval"] && (format == model.FileKind || format == model.LegacyFormat || format == finite.FileKind || format == finite.Format) {
 		return usagef("-interval: only regression models of fit have prediction intervals")
 	}
-	if *shape != "" && format != finite.Format {
+	if *shape != "" && format != finite.FileKind && format != finite.Format {
 		return usagef("-shape %s: only finite machines take a signal shape", *shape)
 	}
 	var proto *onnxpb.ModelProto
 	switch format {
-	case jsonfile.Envelope, model.LegacyFormat:
+	case model.FileKind, model.LegacyFormat:
 		if *double {
 			proto, err = exportModel[float64](*modelPath)
 		} else {
 			proto, err = exportModel[float32](*modelPath)
 		}
-	case finite.Format:
+	case finite.FileKind, finite.Format:
 		var dims []int
 		if *shape != "" {
 			if dims, err = parseShape(*shape); err != nil {
@@ -75,9 +67,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		} else {
 			proto, err = exportFinite[float32](*modelPath, dims)
 		}
-	case hypergraph.SpecFormat:
+	case hypergraph.SpecKind, hypergraph.SpecFormat:
 		return fmt.Errorf("%s: a hypergraph spec (%q) has no weights to export: export a saved machine, such as the sculpt-model.json of machines sculpt", *modelPath, format)
-	case ad.ParamsFormat, train.CheckpointFormat, sculpt.CheckpointFormat:
+	case ad.ParamsKind, ad.ParamsFormat, train.CheckpointFormat, sculpt.CheckpointFormat:
 		return fmt.Errorf("%s: a parameter or checkpoint file (%q), not a model: export takes the model files of machines fit and saved hypergraph and finite machines", *modelPath, format)
 	default:
 		if *double {
@@ -91,6 +83,12 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if err := onnx.Write(*out, proto); err != nil {
 		return err
 	}
+	reportExport(stdout, *out, proto)
+	return nil
+}
+
+// reportExport prints the ONNX model's inputs and outputs.
+func reportExport(stdout io.Writer, out string, proto *onnxpb.ModelProto) {
 	describe := func(names []string) string { return strings.Join(names, ", ") }
 	var ins, outs []string
 	for _, v := range proto.GetGraph().GetInput() {
@@ -99,23 +97,27 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	for _, v := range proto.GetGraph().GetOutput() {
 		outs = append(outs, v.GetName())
 	}
-	fmt.Fprintf(stdout, "export: wrote %s: inputs %s; outputs %s\n", *out, describe(ins), describe(outs))
-	return nil
+	fmt.Fprintf(stdout, "export: wrote %s: inputs %s; outputs %s\n", out, describe(ins), describe(outs))
 }
 
-// fileFormat returns the "format" of a JSON file of the library, or ""
-// for a file that has none, such as a model file of machines fit of
-// version 1, or that is not JSON, which readModel reports.
-func fileFormat(path string) (string, error) {
+// fileKind returns the "kind" of a file in the module's envelope, the
+// "format" of a file written before the envelope, or "" for a file that
+// has none, such as a model file of machines fit of version 1, or that
+// is not JSON, which readModel reports.
+func fileKind(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
 	var head struct {
 		Format string `json:"format"`
+		Kind   string `json:"kind"`
 	}
 	if json.Unmarshal(data, &head) != nil {
 		return "", nil
+	}
+	if head.Format == jsonfile.Envelope {
+		return head.Kind, nil
 	}
 	return head.Format, nil
 }
