@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/atomicfile"
 )
 
 // Machines is the machines command that the serve suite runs, to fit its
@@ -187,7 +188,7 @@ func fitServeModels(dir string) (a, b []byte, err error) {
 		}
 	}
 	data := filepath.Join(dir, "friedman.csv")
-	if err := dataset.WriteCSV(data, header, records); err != nil {
+	if err := writeCSV(data, header, records); err != nil {
 		return nil, nil, err
 	}
 	var files [2][]byte
@@ -245,7 +246,7 @@ func writeServeRequest(path, table string, rows int) error {
 			records[i] = append(records[i], dataset.FormatFloat(v))
 		}
 	}
-	if err := dataset.WriteCSV(table, header, records); err != nil {
+	if err := writeCSV(table, header, records); err != nil {
 		return err
 	}
 	body, err := json.Marshal(map[string]any{"inputs": inputs})
@@ -502,4 +503,15 @@ func sigterm(s *serveSetup, srv *serveProcess) (measurement, error) {
 	fmt.Fprintf(ServeLog, "bench: serve-sigterm: wrk: %d answered, all 200; after the listener closed, %d connections refused, %d read and %d write errors\n",
 		r.Requests, r.ConnectErrors, r.ReadErrors, r.WriteErrors)
 	return measurement{median: ServeSample / 2 / time.Duration(r.Requests), reps: r.Requests, p99: time.Duration(r.P99US) * time.Microsecond}, nil
+}
+
+// writeCSV writes a table of the given header and records to path.
+func writeCSV(path string, header []string, records [][]string) error {
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.Write(header); err != nil {
+			return err
+		}
+		return cw.WriteAll(records)
+	})
 }

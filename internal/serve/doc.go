@@ -27,7 +27,7 @@
 // Each file NAME.json of the directory, hidden files aside, is the model
 // NAME, NAME made of letters, digits, '.', '_' and '-'. A Kind loads the
 // files of one "format" (and "kind") into a Model: the package has
-// ModelKinds, the composed models of package model, and FiniteKind; the
+// ModelKinds, the composed models of package model, and FiniteKinds; the
 // command adds the kernel machines of machines fit.
 // Another kind of model is one more Model and Kind. A model's version is
 // the first 12 hexadecimal digits of the SHA-256 of its file.

@@ -26,7 +26,7 @@ func Example() {
 	if err := os.WriteFile(filepath.Join(dir, "tiny.json"), data, 0o644); err != nil {
 		panic(err)
 	}
-	s, err := serve.New(serve.Config{Dir: dir, Kinds: append(serve.ModelKinds(), serve.FiniteKind()),
+	s, err := serve.New(serve.Config{Dir: dir, Kinds: append(serve.ModelKinds(), serve.FiniteKinds()...),
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		panic(err)

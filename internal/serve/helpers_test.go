@@ -146,7 +146,7 @@ func newTestServer(t testing.TB, cfg Config, models map[string]testFile) (*Serve
 		writeModel(t, dir, name, f)
 	}
 	cfg.Dir = dir
-	cfg.Kinds = append(append([]Kind{testKind(), FiniteKind()}, ModelKinds()...), cfg.Kinds...)
+	cfg.Kinds = append(append(append([]Kind{testKind()}, FiniteKinds()...), ModelKinds()...), cfg.Kinds...)
 	if cfg.Poll == 0 {
 		cfg.Poll = time.Hour // the tests scan when they change the directory
 	}

@@ -24,19 +24,23 @@ import (
 // ONNX export.
 func ModelKinds() []Kind {
 	return []Kind{
-		{Format: jsonfile.Envelope, Kind: "model", Load: loadModel},
+		{Format: jsonfile.Envelope, Kind: model.FileKind, Load: loadModel},
 		{Format: model.LegacyFormat, Load: loadModel},
 	}
 }
 
-// FiniteKind is the kind of saved finite machines, computed in float32.
+// FiniteKinds are the kinds of saved finite machines, in the module's
+// envelope and in the format of earlier versions, computed in float32.
 // Their input is "y0", the input block, of shape [-1, d0] for a dense
 // machine and [-1, d0, -1] or [-1, d0, -1, -1] for signals of any
 // length (at least the kernel's) or height and width; their output is
 // "z", the stable state of all D channels, of the same shape with D
 // channels, as in the machine's ONNX export.
-func FiniteKind() Kind {
-	return Kind{Format: finite.Format, Load: loadFinite}
+func FiniteKinds() []Kind {
+	return []Kind{
+		{Format: jsonfile.Envelope, Kind: finite.FileKind, Load: loadFinite},
+		{Format: finite.Format, Load: loadFinite},
+	}
 }
 
 // composedModel serves a model of package model.

@@ -217,6 +217,20 @@ func TestFiniteModel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The dense machine also in the format of the files of version 1.
+	var file map[string]any
+	data, err := os.ReadFile(filepath.Join(dir, "dense.json"))
+	if err != nil || json.Unmarshal(data, &file) != nil {
+		t.Fatal(err)
+	}
+	file["format"], file["version"], file["kind"] = finite.Format, 1, file["machine"]
+	delete(file, "machine")
+	if data, err = json.Marshal(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "legacy.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.models.scan(); err != nil {
 		t.Fatal(err)
 	}
@@ -227,6 +241,7 @@ func TestFiniteModel(t *testing.T) {
 		meta  string
 	}{
 		{"dense", dense, []int{4, 2}, `"inputs":[{"name":"y0","datatype":"FP32","shape":[-1,2]}]`},
+		{"legacy", dense, []int{2, 2}, `"inputs":[{"name":"y0","datatype":"FP32","shape":[-1,2]}]`},
 		{"conv", conv, []int{3, 1, 6}, `"inputs":[{"name":"y0","datatype":"FP32","shape":[-1,1,-1]}]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

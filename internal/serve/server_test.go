@@ -442,7 +442,7 @@ func TestReload(t *testing.T) {
 		{"another extension", func() { os.WriteFile(filepath.Join(dir, "e.txt"), []byte("{}"), 0o644) }, "e", 404, `no model \"e\"`},
 		{"a directory", func() { os.Mkdir(filepath.Join(dir, "f.json"), 0o755) }, "f", 404, `no model \"f\"`},
 		{"not a model", func() { os.WriteFile(filepath.Join(dir, "g.json"), []byte(`{"format":"other"}`), 0o644) }, "g", 503,
-			`format \"other\" is not a model this server loads (\"serve-test-model\", \"machines-finite-machine\", \"machines\" of kind \"model\", \"machines-hypergraph-machine\")`},
+			`format \"other\" is not a model this server loads (\"serve-test-model\", \"machines\" of kind \"finite-machine\", \"machines-finite-machine\", \"machines\" of kind \"model\", \"machines-hypergraph-machine\")`},
 		{"not JSON", func() { os.WriteFile(filepath.Join(dir, "h.json"), []byte(`{"format":`), 0o644) }, "h", 503, `not JSON`},
 	}
 	for _, st := range steps {
