@@ -176,7 +176,39 @@ func TestStepperState(t *testing.T) {
 			}
 		})
 	}
-	if err := new(Adam).UnmarshalJSON([]byte(`{"m":[1],"v":[]}`)); err == nil {
-		t.Error("Adam accepted moments of different lengths")
+	for _, bad := range []string{`{"m":[1],"v":[]}`, `{"m":[1,2],"v":[1,-1],"t":1}`, `{"m":[],"v":[],"t":-1}`} {
+		if err := new(Adam).UnmarshalJSON([]byte(bad)); err == nil {
+			t.Errorf("Adam accepted the state %s", bad)
+		}
+	}
+}
+
+// TestStateLen checks the length of state an optimiser reports, which
+// train compares with the model's parameters on restoring a checkpoint.
+func TestStateLen(t *testing.T) {
+	x := make([]float64, 3)
+	for _, tc := range []struct {
+		name string
+		s    interface {
+			Stepper
+			StateLen() int
+		}
+		before, after int
+	}{
+		{"Adam", &Adam{}, 0, 3},
+		{"SGD", &SGD{}, 0, 0},
+		{"SGDMomentum", &SGD{Momentum: 0.5}, 0, 3},
+	} {
+		if got := tc.s.StateLen(); got != tc.before {
+			t.Errorf("%s: state length %d before a step, want %d", tc.name, got, tc.before)
+		}
+		tc.s.Step(x, x)
+		if got := tc.s.StateLen(); got != tc.after {
+			t.Errorf("%s: state length %d after a step, want %d", tc.name, got, tc.after)
+		}
+	}
+	var a Adam
+	if err := a.UnmarshalJSON([]byte(`{"m":[1,2],"v":[1,2],"t":1}`)); err != nil || a.StateLen() != 2 {
+		t.Errorf("restored Adam: error %v, state length %d, want nil and 2", err, a.StateLen())
 	}
 }

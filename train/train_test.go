@@ -1,9 +1,11 @@
 package train
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -333,5 +335,94 @@ func TestDropLastFirstEpoch(t *testing.T) {
 		}})
 	if !errors.Is(err, stop) || len(m.seen) != 10 {
 		t.Errorf("BeforeEpoch failing in epoch 2: error %v after %d examples, want %v after 10", err, len(m.seen), stop)
+	}
+}
+
+// TestRestoreOptimizerLength checks that a checkpoint whose optimiser
+// state has another length than the model's parameters is refused when
+// it is read, not at the first step, for Adam and for SGD with momentum.
+func TestRestoreOptimizerLength(t *testing.T) {
+	x, y := regressionData(16, 6)
+	for _, tc := range []struct {
+		name  string
+		opt   func() optim.Stepper
+		field string // of the optimiser's state, lengthened by one
+	}{
+		{"Adam", func() optim.Stepper { return &optim.Adam{} }, "m v"},
+		{"SGD", func() optim.Stepper { return &optim.SGD{Momentum: 0.9} }, "velocity"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ck.json")
+			cfg := Config{Epochs: 1, Batch: 8, Optimizer: tc.opt(), Checkpoint: path}
+			if _, err := Run[float64](newLinear[float64](x, y, 8), 16, cfg); err != nil {
+				t.Fatal(err)
+			}
+			var ck map[string]any
+			readJSON(t, path, &ck)
+			state := ck["optimizer"].(map[string]any)
+			for _, f := range strings.Fields(tc.field) {
+				state[f] = append(state[f].([]any), 0.5)
+			}
+			writeJSON(t, path, ck)
+			cfg.Epochs, cfg.Optimizer = 2, tc.opt()
+			_, err := Run[float64](newLinear[float64](x, y, 8), 16, cfg)
+			if err == nil || !strings.Contains(err.Error(), "state is for 4 parameters, the model has 3") {
+				t.Errorf("optimiser state of 4 values for 3 parameters: %v", err)
+			}
+		})
+	}
+}
+
+// TestNotFiniteCause checks that a loss that is not finite before the
+// run's first step blames the parameters it starts from, and one after
+// steps the learning rate.
+func TestNotFiniteCause(t *testing.T) {
+	x, y := regressionData(16, 7)
+	start := newLinear[float64](x, y, 8)
+	start.params.Values()[0] = math.Inf(1)
+	_, err := Run[float64](start, 16, Config{Batch: 8, Optimizer: &optim.SGD{LR: 0.01}})
+	if err == nil || !strings.Contains(err.Error(), "before any step") {
+		t.Errorf("an infinite starting parameter gave %v", err)
+	}
+	_, err = Run[float64](newLinear[float64](x, y, 8), 16, Config{Epochs: 100, Batch: 8, Optimizer: &optim.SGD{LR: 1000}})
+	if err == nil || !strings.Contains(err.Error(), "try a smaller learning rate") || strings.Contains(err.Error(), "minibatch 1:") {
+		t.Errorf("a diverging learning rate gave %v", err)
+	}
+	// From a checkpoint whose parameters give an infinite loss.
+	path := filepath.Join(t.TempDir(), "ck.json")
+	cfg := Config{Epochs: 1, Batch: 8, Optimizer: &optim.Adam{}, Checkpoint: path}
+	if _, err := Run[float64](newLinear[float64](x, y, 8), 16, cfg); err != nil {
+		t.Fatal(err)
+	}
+	var ck map[string]any
+	readJSON(t, path, &ck)
+	ck["values"].([]any)[0] = 1e300
+	writeJSON(t, path, ck)
+	cfg.Epochs = 2
+	_, err = Run[float64](newLinear[float64](x, y, 8), 16, cfg)
+	if err == nil || !strings.Contains(err.Error(), "epoch 2, minibatch 1: the loss is +Inf before any step") {
+		t.Errorf("a resumed run from parameters of 1e300 gave %v", err)
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
