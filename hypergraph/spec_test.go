@@ -327,8 +327,11 @@ func TestSpecErrors(t *testing.T) {
 		{"pooling size", `{` + head + `"vertices": [{"name": "a", "shape": [1, 4, 4]}, {"name": "b", "shape": [1, 4, 4]}], "edges": [{"name": "p", "kind": "maxpool", "sources": ["a"], "targets": ["b"]}]}`, "edge p (maxpool): source a of shape [1 4 4] gives shape [1 2 2], but target b has shape [1 4 4]"},
 		{"upsampling size", `{` + head + `"vertices": [{"name": "a", "shape": [1, 4, 4]}, {"name": "b", "shape": [1, 4, 4]}], "edges": [{"name": "u", "kind": "upsample", "sources": ["a"], "targets": ["b"]}]}`, "edge u (upsample): source a of shape [1 4 4] gives shape [1 8 8], but target b has shape [1 4 4]"},
 		{"flatten size", `{` + head + `"vertices": [{"name": "a", "shape": [2, 2, 2]}, ` + vec("b", 4) + `], "edges": [{"name": "f", "kind": "flatten", "sources": ["a"], "targets": ["b"]}]}`, "edge f (flatten): source a of shape [2 2 2] gives shape [8], but target b has shape [4]"},
-		{"huge vertex", `{` + head + `"vertices": [{"name": "a", "shape": [65536, 65536, 65536, 65536]}], "edges": []}`, "vertex a: shape [65536 65536 65536 65536] has more than 268435456 elements"},
-		{"too many parameters", `{` + head + `"vertices": [` + vec("a", 100000) + `, ` + vec("b", 100000) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "edge E (dense): the spec has more than 268435456 parameters"},
+		{"huge vertex", `{` + head + `"vertices": [{"name": "a", "shape": [65536, 65536, 65536, 65536]}], "edges": []}`, "vertex a: shape [65536 65536 65536 65536] has 1.84e+19 elements, more than the 16777216 (MaxParams)"},
+		{"too many parameters", `{` + head + `"vertices": [` + vec("a", 100000) + `, ` + vec("b", 100000) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "edge E (dense): a weight of shape [100000 100000] brings the spec to 1e+10 parameters, 37.3 GiB in float32, more than the 16777216 (MaxParams)"},
+		// The audit's spec of 185 bytes, which once allocated 3 GiB.
+		{"2^28 parameters", `{` + head + `"vertices": [` + vec("a", 16384) + `, ` + vec("b", 16383) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "brings the spec to 2.68e+08 parameters, 1 GiB in float32"},
+		{"just over MaxParams", `{` + head + `"vertices": [` + vec("a", 4096) + `, ` + vec("b", 4096) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "brings the spec to 1.68e+07 parameters"},
 		{"flatten a vector", `{` + head + `"vertices": [` + vec("a", 4) + `, ` + vec("b", 4) + `], "edges": [{"name": "f", "kind": "flatten", "sources": ["a"], "targets": ["b"]}]}`, "edge f (flatten): source a: shape [4] is not an image [C H W]"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
