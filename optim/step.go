@@ -172,4 +172,3 @@ func (s *SGD) UnmarshalJSON(data []byte) error {
 	*s = SGD{LR: w.LR, Momentum: w.Momentum, WeightDecay: w.WeightDecay, vel: w.Velocity}
 	return nil
 }
-

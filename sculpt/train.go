@@ -258,8 +258,14 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 			return nil, err
 		}
 	}
+	s, err := c.sizeRun(train, val, test, classes)
+	if err != nil {
+		return nil, err
+	}
 	r := &run{cfg: c, arch: Generous(train.NumChannels(), train.Rows, train.Cols, classes, c.Nodes, c.Channels), train: train, val: val, test: test,
 		finetuneFrom: c.Epochs - c.Finetune}
+	r.logf("sculpt: %.0f edges, %.0f weights, %.3g FLOPs per image; %d epochs of %d images take %v\n",
+		s.edges, s.params, s.flops, c.Epochs, train.N, c.cost(s, train, val, test))
 	ckpt := ""
 	if c.Out != "" {
 		if err := os.MkdirAll(c.Out, 0o755); err != nil {
