@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/parametric-machines/machines/internal/testutil"
@@ -422,5 +423,29 @@ func TestApply(t *testing.T) {
 	}
 	if e := CheckGradient(&g, loss, []*Node[float64]{x}, 1e-6); e.Rel > 1e-7 {
 		t.Errorf("relative gradient error %.3g", e.Rel)
+	}
+}
+
+// TestGradientsAccumulate checks that every operation adds to the
+// gradients of its inputs rather than overwriting them: each node of an
+// op case also feeds a linear term of the loss, added to the graph after
+// it, whose backward pass runs first and leaves its share in the node's
+// gradient; an operation that overwrites that share fails the check.
+func TestGradientsAccumulate(t *testing.T) {
+	for _, tc := range opCases[float64]() {
+		t.Run(tc.name, func(t *testing.T) {
+			c := buildCase(tc)
+			rnd := rand.New(rand.NewPCG(3, 3))
+			loss := c.loss
+			for _, n := range slices.Clone(c.g.nodes) {
+				if n.Grad != nil && n.Value.Len() > 1 {
+					loss = c.g.Add(loss, c.g.Dot(n, c.g.Input(randTensor[float64](rnd, n.Value.Shape...))))
+				}
+			}
+			if e := CheckGradient(&c.g, loss, c.params, 1e-6); e.Rel > 1e-7 {
+				t.Errorf("relative gradient error %.3g: parameter %d element %d analytic %v numeric %v",
+					e.Rel, e.Param, e.Index, e.Analytic, e.Numeric)
+			}
+		})
 	}
 }
