@@ -43,7 +43,7 @@ func TestUpdateStep(t *testing.T) {
 			// Each norm shrinks by lr lambda_E: a's by 0.02 sqrt(2), b's
 			// by 0.02 sqrt(3) to below tol, and c, smaller than that,
 			// vanishes.
-			wantX: []float32{float32(3 * (1 - 0.02*math.Sqrt2/5)), float32(4 * (1 - 0.02*math.Sqrt2/5)), 0, float32(tol - 0.02*math.Sqrt(3)), 0, 0, 0, 0},
+			wantX:      []float32{float32(3 * (1 - 0.02*math.Sqrt2/5)), float32(4 * (1 - 0.02*math.Sqrt2/5)), 0, float32(tol - 0.02*math.Sqrt(3)), 0, 0, 0, 0},
 			wantPruned: []string{"b", "c"}},
 		{name: "frozen edge", plain: true, lambda: 2, frozen: "a",
 			wantGrad: []float32{0, 0, 0, float32(2 * math.Sqrt(3)), 0, 0, 0, float32(2 * math.Sqrt(3))},

@@ -3,6 +3,7 @@ package budget
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -54,6 +55,13 @@ func memTotal(meminfo []byte) int64 {
 	return 0
 }
 
+// ErrMemory and ErrTime are wrapped by the errors of Cost.Fits, so that a
+// caller can say what to change.
+var (
+	ErrMemory = errors.New("not enough memory")
+	ErrTime   = errors.New("too long")
+)
+
 // Cost is what a run would take: Bytes of memory at its peak and Seconds
 // of wall time.
 type Cost struct {
@@ -66,16 +74,26 @@ func (c Cost) String() string {
 }
 
 // Fits returns nil if c fits in memory bytes and in MaxSeconds, and
-// otherwise an error that says what c would take against what there is.
+// otherwise an error that says what c would take against what there is,
+// wrapping ErrMemory or ErrTime.
 func (c Cost) Fits(memory int64, cores int) error {
 	switch {
 	case !(c.Bytes <= float64(memory)):
-		return fmt.Errorf("would take about %s of memory, more than the %s of this machine", Bytes(c.Bytes), Bytes(float64(memory)))
+		return &shortfall{ErrMemory, fmt.Sprintf("would take about %s of memory, more than the %s of this machine", Bytes(c.Bytes), Bytes(float64(memory)))}
 	case !(c.Seconds <= MaxSeconds):
-		return fmt.Errorf("would take about %s on %d cores, more than the week a run may take", Duration(c.Seconds), cores)
+		return &shortfall{ErrTime, fmt.Sprintf("would take about %s on %d cores, more than the week a run may take", Duration(c.Seconds), cores)}
 	}
 	return nil
 }
+
+// shortfall is an error of Fits: a message and the sentinel it wraps.
+type shortfall struct {
+	kind error
+	msg  string
+}
+
+func (e *shortfall) Error() string { return e.msg }
+func (e *shortfall) Unwrap() error { return e.kind }
 
 // Bytes writes b bytes in the binary unit that suits it, to three
 // significant digits: "512 bytes", "1.5 GiB".

@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -52,16 +53,18 @@ func TestFits(t *testing.T) {
 	for _, tc := range []struct {
 		c    Cost
 		want string // empty: fits
+		kind error
 	}{
-		{Cost{Bytes: 1 << 30, Seconds: 60}, ""},
-		{Cost{Bytes: 8 << 30, Seconds: MaxSeconds}, ""},
-		{Cost{Bytes: 9 << 30, Seconds: 60}, "would take about 9 GiB of memory, more than the 8 GiB of this machine"},
-		{Cost{Bytes: 1 << 30, Seconds: 40 * 86400}, "would take about 40 days on 2 cores, more than the week a run may take"},
-		{Cost{Bytes: math.Inf(1), Seconds: 1}, "would take about +Inf EiB"},
+		{Cost{Bytes: 1 << 30, Seconds: 60}, "", nil},
+		{Cost{Bytes: 8 << 30, Seconds: MaxSeconds}, "", nil},
+		{Cost{Bytes: 9 << 30, Seconds: 60}, "would take about 9 GiB of memory, more than the 8 GiB of this machine", ErrMemory},
+		{Cost{Bytes: 1 << 30, Seconds: 40 * 86400}, "would take about 40 days on 2 cores, more than the week a run may take", ErrTime},
+		{Cost{Bytes: math.Inf(1), Seconds: 1}, "would take about +Inf EiB", ErrMemory},
+		{Cost{Bytes: 1, Seconds: math.NaN()}, "would take about NaN s", ErrTime},
 	} {
 		err := tc.c.Fits(8<<30, 2)
-		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("%v fits 8 GiB: %v, want %q", tc.c, err, tc.want)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, tc.kind)) {
+			t.Errorf("%v fits 8 GiB: %v, want %q wrapping %v", tc.c, err, tc.want, tc.kind)
 		}
 	}
 }
