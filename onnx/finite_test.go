@@ -122,6 +122,10 @@ func TestFiniteRefuses(t *testing.T) {
 	if err := scaled.LearnScale(8); err != nil {
 		t.Fatal(err)
 	}
+	recur, err := finite.NewRecur[float64]([]int{1, 3}, finite.Tanh, 2, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name  string
 		m     *finite.Machine[float64]
@@ -132,6 +136,7 @@ func TestFiniteRefuses(t *testing.T) {
 		{"short", conv, []int{2}, "shorter than the kernel"},
 		{"activation", odd, nil, `activation "softplus"`},
 		{"scale", scaled, []int{9}, "scaling of shape [3 8]"},
+		{"unrolled beyond 2 GiB", recur, []int{1 << 22}, "a recurrent machine unrolled over 4194304 time steps makes a model of about 3.88 GiB, more than the 2 GiB an ONNX file holds; export fewer steps"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Finite(tc.m, tc.shape...)

@@ -62,7 +62,8 @@ const (
 	bytesPerWeight = 80
 	// A state takes 4 bytes per image of a graph, 8 in training (its
 	// value and gradient) for each image of the minibatch; validating and
-	// testing hold a graph of evalBatch images per worker. Measured:
+	// testing hold a graph of evalBatch images (or as many as there are)
+	// per worker. Measured:
 	// 1,200 to 1,330 bytes per state with batch 32, two workers and 250
 	// or fewer images per evaluation graph, where the rule says 1,256.
 	// baseBytes is what a run holds besides (the program, the runtime).
@@ -83,12 +84,17 @@ const (
 	maxNodes = 1 << 20
 )
 
+// machineMemory is the memory a run may take; a variable so that tests
+// can pretend to run on a small machine.
+var machineMemory = budget.Memory
+
 // cost returns what a run of c, its defaults set, would take on train,
 // val and test: memory and time.
 func (c Config) cost(s size, train, val, test *dataset.Images) budget.Cost {
 	w := float64(c.Workers)
 	pixels := float64(len(train.Pixels) + len(val.Pixels) + len(test.Pixels))
-	live := baseBytes + s.params*(bytesPerWeight+4*w) + s.states*(8*float64(c.Batch)+4*evalBatch*w) + pixels
+	eval := float64(min(evalBatch, max(val.N, test.N))) // images of an evaluation graph
+	live := baseBytes + s.params*(bytesPerWeight+4*w) + s.states*(8*float64(c.Batch)+4*eval*w) + pixels
 	epochs := float64(c.Epochs)
 	if len(c.Path) > 0 {
 		// Each point trains the epochs with the penalty and fine-tunes a
@@ -115,7 +121,7 @@ func (c Config) sizeRun(train, val, test *dataset.Images, classes int) (size, er
 		return s, fmt.Errorf("%s has %.3g edges with %.3g weights, more than the %d a machine may have; use fewer nodes or channels",
 			what, s.edges, s.params, hypergraph.MaxParams)
 	}
-	if err := c.cost(s, train, val, test).Fits(budget.Memory(), runtime.NumCPU()); err != nil {
+	if err := c.cost(s, train, val, test).Fits(machineMemory(), runtime.NumCPU()); err != nil {
 		fix := "fewer nodes, channels or epochs"
 		if errors.Is(err, budget.ErrMemory) {
 			fix = "fewer nodes or channels, or a smaller batch"

@@ -38,7 +38,8 @@ func TestGenerousSize(t *testing.T) {
 // machine are refused before any work, saying what they would take.
 func TestRunRefusesWhatCannotFit(t *testing.T) {
 	small := synthImages(40, 8, 8, 3)
-	huge := synthImages(2, 2048, 2048, 1) // one class: small heads, big states
+	defer func(m func() int64) { machineMemory = m }(machineMemory)
+	machineMemory = func() int64 { return 256 << 20 } // a small machine
 	for _, tc := range []struct {
 		name  string
 		c     Config
@@ -49,7 +50,7 @@ func TestRunRefusesWhatCannotFit(t *testing.T) {
 			"1000 hidden nodes of 64 channels on 1x8x8 images has 2.51e+05 edges with 9.22e+09 weights, more than the 16777216 a machine may have; use fewer nodes or channels"},
 		{"more nodes than can be counted", Config{Nodes: 1 << 40}, small, "has over 10^11 edges, more than any machine holds; use at most 1048576 nodes"},
 		{"channels beyond int products", Config{Channels: 1 << 40}, small, "weights, more than the 16777216 a machine may have"},
-		{"states beyond memory", Config{Channels: 1, Batch: 1, Workers: 1}, huge, "of memory, more than the"},
+		{"beyond memory", Config{Channels: 128}, small, "would take about 726 MiB of memory, more than the 256 MiB of this machine; use fewer nodes or channels, or a smaller batch"},
 		{"epochs beyond a week", Config{Epochs: 1 << 40}, small, "cores, more than the week a run may take; use fewer nodes, channels or epochs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -127,6 +127,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			}
 			return usagef("-dims %s: the last block is the output and must be 1 for regression", *dimsFlag)
 		}
+		if err := checkFitSize(dims, x, len(t.Rows), *anchors); err != nil {
+			return err
+		}
 	}
 	scale, err := kernel.ParseTargetScale(*targetScale)
 	if err != nil {
@@ -297,6 +300,32 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 	set := make(map[string]bool)
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set
+}
+
+// maxFitParams bounds the parameters of the machine fit trains: the
+// default dims have some hundreds, and the audit's -dims 100000,100000,1
+// took 2.9 GB on a small table (L-BFGS keeps several copies of them).
+const maxFitParams = 1 << 20
+
+// checkFitSize returns a usage error if the machine of dims on x, with
+// the anchors given (0: every row, at most kernel.AutoAnchors), has more
+// than maxFitParams parameters, counted in float64 so as not to
+// overflow.
+func checkFitSize(dims []int, x mat.Matrix, rows, anchors int) error {
+	_, inputs := x.Dims()
+	if anchors == 0 {
+		anchors = min(rows, kernel.AutoAnchors)
+	}
+	size := 0.0
+	for _, d := range dims {
+		size += float64(d)
+	}
+	params := size*float64(inputs) + (size-float64(dims[0]))*float64(anchors)
+	if params > maxFitParams {
+		return usagef("-dims: a machine of %.3g parameters (blocks of %.0f in all, %d inputs, %d anchors), more than the %d fit trains; use smaller blocks",
+			params, size, inputs, anchors, maxFitParams)
+	}
+	return nil
 }
 
 // parseDimsFlag parses the value of -dims: at least two positive whole
