@@ -276,6 +276,9 @@ func TestOneShotErrors(t *testing.T) {
 		{"no validation images", Config{Data: data}, "too few"},
 		{"negative shots", Config{Data: data, Shots: []int{-1}}, "shots -1"},
 		{"negative tolerance", Config{Data: data, Tol: -1}, "tolerance -1"},
+		{"maxfreq beyond the bound", Config{Data: data, MaxFreqs: []int{MaxOneShotFreq + 1}}, "maxfreq 1001, want 1 to 1000"},
+		{"shots beyond the bound", Config{Data: data, Shots: []int{MaxOneShotShots + 1}}, "shots 1001, want 1 to 1000"},
+		{"a list too long", Config{Data: data, Costs: make([]float64, MaxOneShotList+1)}, "21 values in a list"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.c.Out = t.TempDir()

@@ -212,3 +212,40 @@ func TestStateLen(t *testing.T) {
 		t.Errorf("restored Adam: error %v, state length %d, want nil and 2", err, a.StateLen())
 	}
 }
+
+// TestStepExact checks the first steps of each optimiser against their
+// definitions on values where they are known in closed form: Adam's
+// first step moves every weight by the learning rate against the sign
+// of its gradient (the bias corrections undo the moments' start at
+// zero), and with no gradient only the decoupled weight decay moves it;
+// SGD moves by the learning rate times the gradient plus the decay, and
+// with momentum its second step adds the first's velocity times the
+// momentum.
+func TestStepExact(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		s     Stepper
+		x     []float64
+		grads [][]float64
+		want  []float64
+	}{
+		{"Adam first step", &Adam{LR: 0.1}, []float64{1, 1, 1}, [][]float64{{4, -0.5, 0.25}}, []float64{0.9, 1.1, 0.9}},
+		{"Adam second step", &Adam{LR: 0.1}, []float64{1}, [][]float64{{1}, {1}}, []float64{0.8}},
+		{"Adam decay", &Adam{LR: 0.1, WeightDecay: 0.5}, []float64{2, -2}, [][]float64{{0, 0}}, []float64{1.9, -1.9}},
+		{"SGD decay", &SGD{LR: 0.1, WeightDecay: 0.5}, []float64{2}, [][]float64{{1}}, []float64{1.8}},
+		// Velocity 1 + 0.5*2 = 2, then 0.9*2 + 1 + 0.5*1.8 = 3.7.
+		{"SGD momentum", &SGD{LR: 0.1, Momentum: 0.9, WeightDecay: 0.5}, []float64{2}, [][]float64{{1}, {1}}, []float64{1.43}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := slices.Clone(tc.x)
+			for _, g := range tc.grads {
+				tc.s.Step(x, slices.Clone(g))
+			}
+			for i := range x {
+				if !scalar.EqualWithinAbs(x[i], tc.want[i], 1e-6) {
+					t.Fatalf("x = %v, want %v", x, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -81,3 +81,56 @@ func TestUpdateStep(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkersShareLoss checks that the minibatch's loss is the replicas'
+// losses weighted by their shares, uneven ones included: the training
+// loss of an epoch split over three workers (3, 3 and 2 images of 8) is
+// that of one worker, but for the order of the float32 sums.
+func TestWorkersShareLoss(t *testing.T) {
+	train, test := smallData()
+	loss := func(workers int) float64 {
+		c := smallConfig("")
+		c.Epochs, c.Finetune, c.Workers = 1, -1, workers
+		rep, err := Run(c, train, test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.History[0].TrainLoss
+	}
+	one, three := loss(1), loss(3)
+	t.Logf("training loss %v with one worker, %v with three", one, three)
+	if math.Abs(one-three) > 1e-4*one {
+		t.Errorf("training loss %v with one worker, %v with three", one, three)
+	}
+}
+
+// TestPenaltyValue checks the penalty an epoch reports against its
+// definition, lambda_eff times the sum over live edges of sqrt(n_E)
+// |w_E|, on the weights of the checkpoint.
+func TestPenaltyValue(t *testing.T) {
+	train, test := smallData()
+	c := smallConfig(t.TempDir())
+	c.Epochs, c.Finetune = 2, -1
+	rep, err := Run(c, train, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := readCheckpointFile(t, c.Out)
+	a := Generous(1, 8, 8, 3, c.Nodes, c.Channels)
+	pruned := map[string]bool{}
+	for _, name := range ck.Pruned {
+		pruned[name] = true
+	}
+	live, _ := a.Live(pruned)
+	want := 0.0
+	for i, e := range a.Edges {
+		if live[i] {
+			w := ck.Weights[e.Name]
+			want += math.Sqrt(float64(len(w))) * optim.GroupLasso{Groups: [][2]int{{0, len(w)}}}.Norms(nil, w)[0]
+		}
+	}
+	want *= rep.LambdaEffective
+	if got := rep.History[1].Penalty; want == 0 || math.Abs(got-want) > 1e-6*want {
+		t.Errorf("penalty %v, want %v", got, want)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -425,4 +426,41 @@ func writeJSON(t *testing.T, path string, v any) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestShuffleEveryEpoch checks that every epoch sees every training
+// example once, in an order of its own, and that the seed fixes the
+// orders.
+func TestShuffleEveryEpoch(t *testing.T) {
+	orders := func(seed uint64) []int {
+		m := newCounter(nil)
+		if _, err := Run[float64](m, 30, Config{Epochs: 3, Batch: 5, Seed: seed, Optimizer: &optim.SGD{}}); err != nil {
+			t.Fatal(err)
+		}
+		return m.seen
+	}
+	a, b := orders(9), orders(9)
+	if !slices.Equal(a, b) {
+		t.Errorf("the same seed gave the orders %v and %v", a, b)
+	}
+	for e := range 3 {
+		epoch := slices.Sorted(slices.Values(a[30*e : 30*(e+1)]))
+		if !slices.Equal(epoch, seq(30)) {
+			t.Errorf("epoch %d saw %v, want every example once", e+1, epoch)
+		}
+	}
+	if slices.Equal(a[:30], a[30:60]) || slices.Equal(a[30:60], a[60:]) {
+		t.Errorf("epochs in the same order: %v", a)
+	}
+	if slices.Equal(a, orders(10)) {
+		t.Error("seeds 9 and 10 gave the same orders")
+	}
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
 }
