@@ -53,6 +53,7 @@ func opCases[T Float]() []opCase[T] {
 		{"Tanh", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Tanh(p[0]) }},
 		{"Sigmoid", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sigmoid(p[0]) }},
 		{"ReLU", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.ReLU(p[0]) }},
+		{"ReLUWide", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.ReLU(g.Scale(p[0], 8)) }},
 		{"Exp", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Exp(p[0]) }},
 		{"Square", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Square(p[0]) }},
 		{"Sum", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sum(p[0]) }},

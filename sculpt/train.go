@@ -217,35 +217,9 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	if train.N == 0 || test.N == 0 {
-		return nil, errors.New("sculpt: no training or no test images")
-	}
-	if train.NumChannels() != test.NumChannels() || train.Rows != test.Rows || train.Cols != test.Cols {
-		return nil, fmt.Errorf("sculpt: training images are %dx%dx%d but test images %dx%dx%d (channels x rows x columns)",
-			train.NumChannels(), train.Rows, train.Cols, test.NumChannels(), test.Rows, test.Cols)
-	}
-	classes := max(train.Classes, test.Classes)
-	if classes < 1 {
-		return nil, fmt.Errorf("sculpt: %d classes, want at least 1", classes)
-	}
-	if c.MaxTrain > 0 && c.MaxTrain < train.N {
-		train = train.Subset(seq(c.MaxTrain))
-	}
-	if c.MaxTest > 0 && c.MaxTest < test.N {
-		test = test.Subset(seq(c.MaxTest))
-	}
-	for _, split := range []struct {
-		name string
-		im   *dataset.Images
-	}{{"training", train}, {"test", test}} {
-		if len(split.im.Labels) != split.im.N {
-			return nil, fmt.Errorf("sculpt: %d %s labels for %d images", len(split.im.Labels), split.name, split.im.N)
-		}
-		for i, y := range split.im.Labels {
-			if y < 0 || y >= classes {
-				return nil, fmt.Errorf("sculpt: %s image %d has label %d, want one of the %d classes 0 to %d", split.name, i, y, classes, classes-1)
-			}
-		}
+	train, test, classes, err := c.images(train, test)
+	if err != nil {
+		return nil, err
 	}
 	train, val := splitValidation(train, c.Validation, c.Seed)
 	if train.N < c.Batch {
@@ -332,6 +306,43 @@ func (r *run) resume(ckpt string) error {
 	}
 	r.logf("resuming %s after epoch %d of %d\n", ckpt, done, r.cfg.Epochs)
 	return nil
+}
+
+// images checks the training and test images of a run, takes the first
+// MaxTrain and MaxTest of them, and returns them with the number of
+// classes.
+func (c Config) images(train, test *dataset.Images) (*dataset.Images, *dataset.Images, int, error) {
+	if train.N == 0 || test.N == 0 {
+		return nil, nil, 0, errors.New("sculpt: no training or no test images")
+	}
+	if train.NumChannels() != test.NumChannels() || train.Rows != test.Rows || train.Cols != test.Cols {
+		return nil, nil, 0, fmt.Errorf("sculpt: training images are %dx%dx%d but test images %dx%dx%d (channels x rows x columns)",
+			train.NumChannels(), train.Rows, train.Cols, test.NumChannels(), test.Rows, test.Cols)
+	}
+	classes := max(train.Classes, test.Classes)
+	if classes < 1 {
+		return nil, nil, 0, fmt.Errorf("sculpt: %d classes, want at least 1", classes)
+	}
+	if c.MaxTrain > 0 && c.MaxTrain < train.N {
+		train = train.Subset(seq(c.MaxTrain))
+	}
+	if c.MaxTest > 0 && c.MaxTest < test.N {
+		test = test.Subset(seq(c.MaxTest))
+	}
+	for _, split := range []struct {
+		name string
+		im   *dataset.Images
+	}{{"training", train}, {"test", test}} {
+		if len(split.im.Labels) != split.im.N {
+			return nil, nil, 0, fmt.Errorf("sculpt: %d %s labels for %d images", len(split.im.Labels), split.name, split.im.N)
+		}
+		for i, y := range split.im.Labels {
+			if y < 0 || y >= classes {
+				return nil, nil, 0, fmt.Errorf("sculpt: %s image %d has label %d, want one of the %d classes 0 to %d", split.name, i, y, classes, classes-1)
+			}
+		}
+	}
+	return train, test, classes, nil
 }
 
 // validationStream keeps the validation draw apart from the other uses
