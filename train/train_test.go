@@ -464,3 +464,25 @@ func seq(n int) []int {
 	}
 	return s
 }
+
+// TestValidationLossIsMean checks that an epoch's validation loss is the
+// mean of the model's loss over the validation examples, as minibatches
+// of uneven size weigh them: with the counter, whose loss on any example
+// is val(p), it is val(p) whatever the minibatches.
+func TestValidationLossIsMean(t *testing.T) {
+	m := newCounter(func(p float64) float64 { return 2*p + 1 })
+	res, err := Run[float64](m, 30, Config{Epochs: 2, Batch: 4, Validation: 0.3, Patience: -1, Optimizer: &optim.SGD{LR: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 21 training examples in minibatches of 4: 6 steps of +1 an epoch.
+	for i, e := range res.Epochs {
+		got := math.NaN()
+		if e.ValidationLoss != nil {
+			got = *e.ValidationLoss
+		}
+		if want := 2*6*float64(i+1) + 1; got != want {
+			t.Errorf("epoch %d: validation loss %v, want %v", i+1, got, want)
+		}
+	}
+}
