@@ -28,7 +28,7 @@ import (
 // run stays parked until the test binary exits.
 const (
 	walkDeadline = 500 * time.Millisecond
-	walkSilence  = 15 * time.Second
+	walkSilence  = 15 * time.Second * raceSlowdown
 	walkMemory   = 3 << 29 // 1.5 GiB
 )
 
