@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/testutil"
 )
 
 // TestGenerousSize checks the counts made without building the
@@ -56,7 +56,9 @@ func TestRunRefusesWhatCannotFit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			test := synthImages(4, tc.train.Rows, tc.train.Cols, tc.train.Classes)
 			start := time.Now()
-			_, err := Run(tc.c, tc.train, test)
+			var err error
+			// A run not refused could take hours or all the memory.
+			testutil.Bounded(tc.name, 256<<20, 30*time.Second, func() { _, err = Run(tc.c, tc.train, test) })
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
@@ -90,9 +92,7 @@ func TestCostBoundsMemory(t *testing.T) {
 	want := c.cost(generousSize(1, 16, 16, 10, c.Nodes, c.Channels), trainPart, val, test).Bytes
 
 	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(sample)
-	base := sample[0].Value.Uint64()
+	base := testutil.HeapBytes()
 	var peak atomic.Uint64
 	done := make(chan struct{})
 	go func() {
@@ -102,9 +102,8 @@ func TestCostBoundsMemory(t *testing.T) {
 				return
 			case <-time.After(time.Millisecond):
 			}
-			metrics.Read(sample)
-			if v := sample[0].Value.Uint64() - min(base, sample[0].Value.Uint64()); v > peak.Load() {
-				peak.Store(v)
+			if h := testutil.HeapBytes(); h > base && h-base > peak.Load() {
+				peak.Store(h - base)
 			}
 		}
 	}()

@@ -4,12 +4,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parametric-machines/machines/internal/testutil"
 )
 
 // TestFitSizeBound checks that fit refuses a machine too large to train
 // before any work, as the audit's -dims 100000,100000,1 was not.
 func TestFitSizeBound(t *testing.T) {
-	code, _, stderr := fitTestRun("fit", "-data", "testdata/fit_reg_train.csv", "-target", "y", "-dims", "100000,100000,1", "-model", t.TempDir()+"/m.json")
+	var code int
+	var stderr string
+	testutil.Bounded("fit -dims 100000,100000,1", 256<<20, 30*time.Second, func() {
+		code, _, stderr = fitTestRun("fit", "-data", "testdata/fit_reg_train.csv", "-target", "y", "-dims", "100000,100000,1", "-model", t.TempDir()+"/m.json")
+	})
 	if want := "-dims: a machine of 4e+06 parameters (blocks of 200001 in all, 2 inputs, 36 anchors), more than the 1048576 fit trains"; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("exit status %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
@@ -31,7 +37,9 @@ func TestSculptAuditInputs(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			args := append([]string{"sculpt", "-data", data, "-epochs", "1", "-out", t.TempDir()}, tc.args...)
 			start := time.Now()
-			code, _, stderr := fitTestRun(args...)
+			var code int
+			var stderr string
+			testutil.Bounded(strings.Join(args, " "), 256<<20, 30*time.Second, func() { code, _, stderr = fitTestRun(args...) })
 			if code != 1 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit status %d, stderr %q; want 1 and %q", code, stderr, tc.want)
 			}

@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/parametric-machines/machines/finite"
+	"github.com/parametric-machines/machines/internal/testutil"
 )
 
 // The flag walkers run every flag of a command at 10 and 1,000 times its
@@ -169,17 +169,10 @@ func (w *guardWriter) Write(p []byte) (int, error) {
 	return w.buf.Write(p)
 }
 
-// heapBytes returns the bytes of live and unswept heap objects.
-func heapBytes() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
 // guardedRun runs args through run under the guard.
 func guardedRun(args []string) walkResult {
 	runtime.GC()
-	base := heapBytes()
+	base := testutil.HeapBytes()
 	stop, parked, wrote := make(chan struct{}), make(chan struct{}), make(chan struct{}, 1)
 	once := new(sync.Once)
 	stdout := &guardWriter{stop: stop, parked: parked, once: once, wrote: wrote}
@@ -212,7 +205,7 @@ func guardedRun(args []string) walkResult {
 		case <-silence:
 			r.silent, end = true, true
 		case <-tick.C:
-			if h := heapBytes(); h > base && h-base > r.peak {
+			if h := testutil.HeapBytes(); h > base && h-base > r.peak {
 				r.peak = h - base
 				if r.peak > 2*walkMemory { // the test cannot stop the run otherwise
 					panic(fmt.Sprintf("walker: %q grew the heap by %d MiB: stopping before the machine runs out of memory", args, r.peak>>20))
