@@ -9,6 +9,7 @@ import (
 // differentiated backward. The zero value is an empty graph ready to use.
 type Graph[T Float] struct {
 	nodes []*Node[T]
+	err   error // the first failure of the last Forward and Backward
 }
 
 // Node is a value in a Graph: an input, a parameter, or the result of an
@@ -93,8 +94,10 @@ func (g *Graph[T]) apply(o op[T], shape []int, inputs ...*Node[T]) *Node[T] {
 	return n
 }
 
-// Forward recomputes every node in the order it was added.
+// Forward recomputes every node in the order it was added. It forgets
+// the failure of the previous Forward and Backward (see Err).
 func (g *Graph[T]) Forward() {
+	g.err = nil
 	for _, n := range g.nodes {
 		if n.op != nil {
 			n.op.forward(n)
@@ -132,6 +135,22 @@ func (g *Graph[T]) Backward(loss *Node[T]) {
 		}
 	}
 }
+
+// Fail records a numerical failure of an operation of g, such as a
+// solver that does not converge: operations call it from their forward
+// or backward pass, which cannot return an error, and leave NaN in
+// their results. The first failure since the last Forward is kept; err
+// should say where (the layer, and for a solver the time).
+func (g *Graph[T]) Fail(err error) {
+	if g.err == nil {
+		g.err = err
+	}
+}
+
+// Err returns the first failure recorded by Fail since the last Forward
+// began, through the Backward that followed it, or nil. A model checks
+// it after Forward and Backward, and returns it as its error.
+func (g *Graph[T]) Err() error { return g.err }
 
 // Scalar returns the value of a single-element node.
 func (n *Node[T]) Scalar() T {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // mustImages panics unless shape is that of a batch of images, [N C H W].
@@ -175,22 +176,43 @@ func addInside64(da, dy, x []float64, hi float64) {
 type reshape[T Float] struct{}
 
 // Reshape returns the elements of x, in row-major order, as a tensor of
-// the given shape, which must hold the same number of elements.
-// Reshape(x, N, C*H*W) flattens a batch of images into a matrix with a
-// row per image, the layout of every other batch.
+// the given shape, which must hold the same number of elements. One
+// dimension may be -1: it is then what the others leave, so that
+// Reshape(x, N, -1) flattens a batch of images into a matrix with a row
+// per image, the layout of every other batch. Reshape panics, with an
+// error that wraps ErrShape, if no shape fits.
 func (g *Graph[T]) Reshape(x *Node[T], shape ...int) *Node[T] {
-	n := 1
-	for _, s := range shape {
-		if s < 0 {
-			n = -1
-			break
-		}
-		n *= s
-	}
-	if n != x.Value.Len() {
-		panic(fmt.Sprintf("ad: Reshape of shape %v to %v", x.Value.Shape, shape))
+	shape, err := ResolveShape(x.Value.Len(), shape)
+	if err != nil {
+		panic(fmt.Errorf("ad: Reshape of shape %v: %w", x.Value.Shape, err))
 	}
 	return g.apply(reshape[T]{}, shape, x)
+}
+
+// ResolveShape returns shape with its -1 dimension, if it has one,
+// replaced by what n elements leave for it, or an error wrapping
+// ErrShape if no such shape holds n elements.
+func ResolveShape(n int, shape []int) ([]int, error) {
+	shape = slices.Clone(shape)
+	free, prod := -1, 1
+	for i, s := range shape {
+		switch {
+		case s == -1 && free < 0:
+			free = i
+		case s < 1:
+			return nil, fmt.Errorf("%w: shape %v: dimensions must be at least 1, and at most one -1", ErrShape, shape)
+		default:
+			prod *= s
+		}
+	}
+	if free >= 0 && prod > 0 && n%prod == 0 && n > 0 {
+		shape[free] = n / prod
+		prod = n
+	}
+	if prod != n {
+		return nil, fmt.Errorf("%w: shape %v does not hold %d elements", ErrShape, shape, n)
+	}
+	return shape, nil
 }
 
 func (reshape[T]) forward(out *Node[T]) { copy(out.Value.Data, out.inputs[0].Value.Data) }

@@ -12,20 +12,27 @@ import (
 	"github.com/parametric-machines/machines/internal/jsonfile"
 )
 
-// Params is the named set of a model's trainable parameters. Layers
-// register their tensors into it under names of their choosing, such as
-// "conv.weight", and ask it for the graph nodes that read them; the set
-// then lists and counts the parameters, hands their values and gradients
-// to an optimiser as two flat vectors, and saves and loads them, so that
-// a model made of several layers needs no offsets into a parameter
-// vector.
+// Params is the named set of a model's trainable parameters, and their
+// one owner. Layers register their tensors into it under names such as
+// "conv.weight" (see Scope) and read them through graph nodes it hands
+// out; the set lists and counts the parameters, hands their values and
+// gradients to an optimiser as two flat vectors, and saves and loads
+// them, so that a model made of several layers needs no offsets into a
+// parameter vector.
 //
-// The first call of Values or Grads moves every registered tensor's data
-// into one contiguous vector (and the gradients into another). The
-// tensors keep their identity, so the nodes of graphs built before or
-// after read the same numbers; registering a new parameter after that
-// panics. The zero value is an empty set ready to use.
+// The first call of Values or Grads packs the set: every registered
+// tensor's data moves into one contiguous vector (and the gradients
+// into another). The tensors keep their identity, so that whoever holds
+// a *Tensor, and the nodes of graphs built before or after, read the
+// same numbers; a slice of a tensor's Data taken before packing is stale
+// after it. Registering a new parameter once the set is packed panics.
+// The zero value is an empty set ready to use.
 type Params[T Float] struct {
+	// Limit, if positive, bounds the number of values Scope.NewParam lets
+	// the set hold: a loader sets it from its file's size, so that a small
+	// file cannot make the layers it describes allocate much memory.
+	Limit int
+
 	entries []paramEntry[T]
 	index   map[string]int
 	values  []T // the packed values, nil until packed
@@ -42,12 +49,14 @@ type paramEntry[T Float] struct {
 func (p *Params[T]) Add(name string, value *Tensor[T]) *Tensor[T] {
 	switch {
 	case name == "":
-		panic("ad: a parameter needs a name")
+		panic(fmt.Errorf("%w: ad: a parameter needs a name", ErrName))
 	case p.values != nil:
-		panic(fmt.Sprintf("ad: parameter %q registered after the parameters were packed into one vector", name))
+		panic(fmt.Errorf("%w: ad: parameter %q registered after the parameters were packed into one vector", ErrState, name))
+	case value == nil:
+		panic(fmt.Errorf("%w: ad: parameter %q registered without a tensor", ErrNil, name))
 	}
 	if _, ok := p.index[name]; ok {
-		panic(fmt.Sprintf("ad: parameter %q registered twice", name))
+		panic(fmt.Errorf("%w: ad: parameter %q registered twice", ErrName, name))
 	}
 	if p.index == nil {
 		p.index = make(map[string]int)
@@ -63,6 +72,9 @@ func (p *Params[T]) Add(name string, value *Tensor[T]) *Tensor[T] {
 // each Backward overwrites the gradient.
 func (p *Params[T]) Node(g *Graph[T], name string) *Node[T] {
 	e := p.entry(name)
+	if e.grad == nil {
+		return g.Input(e.value) // a set of WithGrads(nil)
+	}
 	return g.Param(e.value, e.grad)
 }
 
@@ -73,7 +85,7 @@ func (p *Params[T]) Node(g *Graph[T], name string) *Node[T] {
 func (p *Params[T]) Use(g *Graph[T], name string, value *Tensor[T]) *Node[T] {
 	if i, ok := p.index[name]; ok {
 		if p.entries[i].value != value {
-			panic(fmt.Sprintf("ad: parameter %q is registered with another tensor", name))
+			panic(fmt.Errorf("%w: ad: parameter %q is registered with another tensor", ErrName, name))
 		}
 	} else {
 		p.Add(name, value)
@@ -84,7 +96,7 @@ func (p *Params[T]) Use(g *Graph[T], name string, value *Tensor[T]) *Node[T] {
 func (p *Params[T]) entry(name string) paramEntry[T] {
 	i, ok := p.index[name]
 	if !ok {
-		panic(fmt.Sprintf("ad: no parameter %q", name))
+		panic(fmt.Errorf("%w: ad: no parameter %q", ErrName, name))
 	}
 	return p.entries[i]
 }
@@ -139,6 +151,34 @@ func (p *Params[T]) Grads() []T {
 	return p.grads
 }
 
+// WithGrads returns a set that shares p's parameters but whose nodes
+// write their gradients to grads, laid out like Grads: for one of
+// several workers that compute the gradients of parts of a minibatch
+// at once, to be summed into p's. With nil grads its nodes are
+// constants, for graphs that only evaluate. It packs p, and it panics
+// if grads has another length. The set it returns registers nothing.
+func (p *Params[T]) WithGrads(grads []T) *Params[T] {
+	p.pack()
+	if grads == nil {
+		q := &Params[T]{entries: slices.Clone(p.entries), index: p.index, values: p.values}
+		for i := range q.entries {
+			q.entries[i].grad = nil
+		}
+		return q
+	}
+	if len(grads) != len(p.values) {
+		panic(fmt.Errorf("%w: ad: WithGrads of %d gradients for %d parameters", ErrShape, len(grads), len(p.values)))
+	}
+	q := &Params[T]{entries: make([]paramEntry[T], len(p.entries)), index: p.index, values: p.values, grads: grads}
+	off := 0
+	for i, e := range p.entries {
+		k := e.value.Len()
+		q.entries[i] = paramEntry[T]{name: e.name, value: e.value, grad: View(grads[off:off+k:off+k], e.value.Shape...)}
+		off += k
+	}
+	return q
+}
+
 // pack moves the tensors' data into the contiguous vectors.
 func (p *Params[T]) pack() {
 	if p.values != nil {
@@ -179,19 +219,39 @@ type paramsJSON struct {
 }
 
 // Encode writes the parameters as a JSON object: "format"
-// (ParamsFormat), "version" and "params", a list of {"name", "shape",
-// "data"} with the data in row-major order. float32 values are written
-// exactly, as the float64 of the same value.
+// (ParamsFormat), "version" and "params", the list MarshalJSON writes.
 func (p *Params[T]) Encode(w io.Writer) error {
-	f := paramsFile{Format: ParamsFormat, Version: ParamsVersion, Params: make([]paramsJSON, len(p.entries))}
+	return json.NewEncoder(w).Encode(paramsFile{Format: ParamsFormat, Version: ParamsVersion, Params: p.list()})
+}
+
+// MarshalJSON writes the parameters as a JSON list of {"name", "shape",
+// "data"}, with the data in row-major order, in the order of Names.
+// float32 values are written exactly, as the float64 of the same value.
+func (p *Params[T]) MarshalJSON() ([]byte, error) { return json.Marshal(p.list()) }
+
+// UnmarshalJSON reads a list that MarshalJSON wrote into the set, as
+// Decode does.
+func (p *Params[T]) UnmarshalJSON(data []byte) error {
+	var list []paramsJSON
+	if err := json.Unmarshal(data, &list); err != nil {
+		return fmt.Errorf("ad: parameters: %w", err)
+	}
+	if err := p.set(list); err != nil {
+		return fmt.Errorf("ad: %w", err)
+	}
+	return nil
+}
+
+func (p *Params[T]) list() []paramsJSON {
+	list := make([]paramsJSON, len(p.entries))
 	for i, e := range p.entries {
 		data := make([]float64, e.value.Len())
 		for j, v := range e.value.Data {
 			data[j] = float64(v)
 		}
-		f.Params[i] = paramsJSON{Name: e.name, Shape: e.value.Shape, Data: data}
+		list[i] = paramsJSON{Name: e.name, Shape: e.value.Shape, Data: data}
 	}
-	return json.NewEncoder(w).Encode(f)
+	return list
 }
 
 // Save writes the parameters to path as Encode does, atomically: a
@@ -221,11 +281,18 @@ func (p *Params[T]) decode(r io.Reader) error {
 	if err := paramsFormat.Decode(data, &f); err != nil {
 		return err
 	}
-	if len(f.Params) != len(p.entries) {
-		return fmt.Errorf("the file holds %d parameters, the model %d", len(f.Params), len(p.entries))
+	return p.set(f.Params)
+}
+
+// set checks that list holds the set's parameters, each once and of its
+// shape and with finite values, and copies them in; on error it changes
+// nothing.
+func (p *Params[T]) set(list []paramsJSON) error {
+	if len(list) != len(p.entries) {
+		return fmt.Errorf("the file holds %d parameters, the model %d", len(list), len(p.entries))
 	}
-	seen := make(map[string]bool, len(f.Params))
-	for _, fp := range f.Params {
+	seen := make(map[string]bool, len(list))
+	for _, fp := range list {
 		i, ok := p.index[fp.Name]
 		switch {
 		case !ok:
@@ -245,7 +312,7 @@ func (p *Params[T]) decode(r io.Reader) error {
 			}
 		}
 	}
-	for _, fp := range f.Params {
+	for _, fp := range list {
 		dst := p.entries[p.index[fp.Name]].value.Data
 		for j, v := range fp.Data {
 			dst[j] = T(v)

@@ -90,13 +90,13 @@ func MachineWorkloads() []Workload {
 func newBenchMachine(kind string, size machineSize, rnd *rand.Rand) (*finite.Machine[float32], []int, error) {
 	switch kind {
 	case "dense":
-		m, err := finite.NewDense[float32](size.dims, finite.Tanh, rnd)
+		m, err := finite.NewDense[float32](size.dims, ad.Tanh, rnd)
 		return m, nil, err
 	case "conv":
-		m, err := finite.NewConv[float32](size.dims, finite.Tanh, []int{convPad}, rnd)
+		m, err := finite.NewConv[float32](size.dims, ad.Tanh, []int{convPad}, rnd)
 		return m, []int{machineLength}, err
 	case "recur":
-		m, err := finite.NewRecur[float32](size.dims, finite.Tanh, recurPad, recurTimeBlock, rnd)
+		m, err := finite.NewRecur[float32](size.dims, ad.Tanh, recurPad, recurTimeBlock, rnd)
 		return m, []int{machineLength}, err
 	}
 	return nil, nil, fmt.Errorf("unknown machine kind %q", kind)

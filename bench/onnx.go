@@ -15,7 +15,7 @@ import (
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/onnx"
 	"github.com/parametric-machines/machines/sculpt"
 )
@@ -57,8 +57,8 @@ func ONNXWorkloads() []Workload {
 }
 
 // sculptedBatch loads the sculpted machine and the suite's images.
-func sculptedBatch() (*hypergraph.Machine[float32], *ad.Tensor[float32], error) {
-	m, err := hypergraph.Load[float32](SculptedModel)
+func sculptedBatch() (*model.Model[float32], *ad.Tensor[float32], error) {
+	m, err := model.Load[float32](SculptedModel)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the onnx suite needs a sculpted machine (machines sculpt writes out/%s; bench -model names another): %w", sculpt.ModelFile, err)
 	}
@@ -75,10 +75,17 @@ func sculptedBatch() (*hypergraph.Machine[float32], *ad.Tensor[float32], error) 
 
 // forward builds the graph of m on x once, with the parameters as
 // constants, and returns it with the logits.
-func forward(m *hypergraph.Machine[float32], x *ad.Tensor[float32]) (*ad.Graph[float32], *ad.Node[float32]) {
+func forward(m *model.Model[float32], x *ad.Tensor[float32]) (*ad.Graph[float32], *ad.Node[float32], error) {
 	var g ad.Graph[float32]
-	logits := m.Build(&g, m.ParamNodesInto(&g, nil), []*ad.Node[float32]{g.Input(x)})[0]
-	return &g, logits
+	mc, err := m.Machine()
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := mc.Apply(ad.NewScope(&g, m.Params().WithGrads(nil), "", nil), []*ad.Node[float32]{g.Input(x)})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &g, out[0], nil
 }
 
 func libraryInference() (func(), error) {
@@ -86,7 +93,10 @@ func libraryInference() (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	g, _ := forward(m, x)
+	g, _, err := forward(m, x)
+	if err != nil {
+		return nil, err
+	}
 	return g.Forward, nil
 }
 
@@ -101,7 +111,7 @@ func runtimeInference(runs int) (time.Duration, int, error) {
 	if _, err := os.Stat(filepath.Join(ONNXRuntime, "node_modules", "onnxruntime-node")); err != nil {
 		return 0, 0, fmt.Errorf("the onnx suite needs node and ONNX Runtime's Node binding (npm install --ignore-scripts in %s, and run from the repository's root): %w", ONNXRuntime, err)
 	}
-	model, err := onnx.Hypergraph(m)
+	proto, err := onnx.Model(m)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -111,7 +121,7 @@ func runtimeInference(runs int) (time.Duration, int, error) {
 	}
 	defer os.RemoveAll(dir)
 	modelPath, inputPath := filepath.Join(dir, "sculpted.onnx"), filepath.Join(dir, "input.f32")
-	if err := onnx.Write(modelPath, model); err != nil {
+	if err := onnx.Write(modelPath, proto); err != nil {
 		return 0, 0, err
 	}
 	var buf bytes.Buffer
@@ -142,8 +152,12 @@ func runtimeInference(runs int) (time.Duration, int, error) {
 	if err := json.Unmarshal(out, &res); err != nil {
 		return 0, 0, fmt.Errorf("node %s printed %q: %w", script, out, err)
 	}
-	_, logits := forward(m, x)
-	name := m.Hypergraph().Vertices[m.Outputs()[0]]
+	_, logits, err := forward(m, x)
+	if err != nil {
+		return 0, 0, err
+	}
+	names, _ := m.Outputs()
+	name := names[0]
 	if d := maxRelDiff(res.Outputs[name].Data, logits.Value.Data); !(d <= onnxTol) {
 		return 0, 0, fmt.Errorf("ONNX Runtime's %s differ from the library's by %.3g of their largest magnitude, want at most %g", name, d, onnxTol)
 	}

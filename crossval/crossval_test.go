@@ -3,6 +3,7 @@ package crossval
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -141,5 +142,62 @@ func TestPanics(t *testing.T) {
 		{"stratified", "3 folds of 2 rows", func() { Stratified([]int{0, 1}, 3, 0) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) { testutil.CheckPanic(t, tc.f, tc.want) })
+	}
+}
+
+func TestGrouped(t *testing.T) {
+	groups := []int{5, 5, 5, 1, 1, 2, 2, 2, 2, 3, 4, 4, 7, 7, 7}
+	folds := Grouped(groups, 3, 1)
+	seen := make([]int, len(groups))
+	for f, fold := range folds {
+		inTest := map[int]bool{}
+		for _, r := range fold.Test {
+			seen[r]++
+			inTest[groups[r]] = true
+		}
+		for _, r := range fold.Train {
+			if inTest[groups[r]] {
+				t.Errorf("fold %d: group %d is in both parts", f, groups[r])
+			}
+		}
+		if len(fold.Train)+len(fold.Test) != len(groups) {
+			t.Errorf("fold %d covers %d rows", f, len(fold.Train)+len(fold.Test))
+		}
+		if len(fold.Test) < 4 || len(fold.Test) > 6 {
+			t.Errorf("fold %d tests %d rows, want about a third", f, len(fold.Test))
+		}
+	}
+	for r, c := range seen {
+		if c != 1 {
+			t.Errorf("row %d is tested %d times", r, c)
+		}
+	}
+}
+
+func TestForward(t *testing.T) {
+	times := []float64{3, 1, 2, 2, 5, 4, 6, 8, 7, 9, 9, 10}
+	folds, err := Forward(times, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, fold := range folds {
+		if len(fold.Test) == 0 {
+			t.Fatalf("fold %d tests nothing", f)
+		}
+		latest := math.Inf(-1)
+		for _, r := range fold.Train {
+			latest = math.Max(latest, times[r])
+		}
+		for _, r := range fold.Test {
+			if times[r] <= latest {
+				t.Errorf("fold %d tests row %d at time %v, not after its training rows (up to %v)", f, r, times[r], latest)
+			}
+		}
+		if f > 0 && len(fold.Train) <= len(folds[f-1].Train) {
+			t.Errorf("fold %d trains on %d rows, no more than fold %d", f, len(fold.Train), f-1)
+		}
+	}
+	if _, err := Forward([]float64{1, 1, 1, 2, 2, 2}, 3); err == nil {
+		t.Error("two distinct times cut into four blocks")
 	}
 }

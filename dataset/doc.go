@@ -31,14 +31,23 @@
 // Tables as users have them hold more than numbers: factors ("VC", "0-5yrs"),
 // TRUE and FALSE, empty cells. ReadFrame and LoadFrame read such a CSV file
 // as text into a Frame, checking only its shape: a header of unique,
-// non-empty names and rows of as many fields.
+// non-empty names and rows of as many fields. They detect the separator
+// (comma, semicolon, tab or vertical bar) from the first lines; a first
+// column whose header cell is empty holds row names, as R's write.csv and
+// pandas' to_csv write them, and is named RowNamesColumn. A FrameReader
+// reads a table a few rows at a time, with a separator of the caller's
+// choice if it likes, for programs whose input may not fit in memory.
 //
 // A cell is missing if it is empty or one of NA, N/A, ?, NaN and null, in any
 // case. Each column has a kind, inferred from its other cells: boolean if
 // they are all true, false, yes or no (in any case), numeric if they are all
 // numbers, and categorical otherwise, the numbers in a categorical column
-// being levels like any other text. An infinite number in a numeric column is
-// an error, and so is a column with no value at all.
+// being levels like any other text. A number is written in Go's syntax, or
+// with thousands separators (4,599.0), or with a percent sign, which is
+// dropped (17.5% is 17.5); a file separated by other than commas whose
+// first lines hold a decimal comma (3,14) writes its numbers so, with
+// points between thousands (1.234,5). An infinite number in a numeric
+// column is an error, and so is a column with no value at all.
 //
 // Frame.Target reads the target of a task: the numbers of a regression, or
 // the class names of a classification, sorted as strings. Rows without a

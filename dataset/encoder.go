@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"slices"
@@ -153,7 +154,7 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 		present++
 		switch k {
 		case numeric:
-			v, _ := strconv.ParseFloat(cell, 64)
+			v, _ := f.number(cell)
 			values = append(values, v)
 		case boolean:
 			b, _ := parseBool(cell)
@@ -320,6 +321,17 @@ func (e *Encoder) Rules() []ColumnRule {
 	return rules
 }
 
+// Widths returns the number of encoded columns of each input column, in
+// the order of Features; in the encoded matrix each column's follow the
+// previous column's.
+func (e *Encoder) Widths() []int {
+	widths := make([]int, len(e.columns))
+	for i := range e.columns {
+		widths[i] = e.columns[i].width()
+	}
+	return widths
+}
+
 // Width returns the number of encoded columns.
 func (e *Encoder) Width() int {
 	w := 0
@@ -335,23 +347,62 @@ func (e *Encoder) Width() int {
 // text in a numeric column, is a *ParseError. The warnings report, for each
 // categorical column, the rows with levels not seen in training.
 func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error) {
+	unseen := make([]unseenLevels, len(e.columns))
+	x, err := e.encode(f, rows, unseen)
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, e.warnings(unseen), nil
+}
+
+// TransformEach encodes a table that comes in parts, such as the Frames
+// of a FrameReader, so that a table larger than memory can be encoded a
+// part at a time: it calls next for each part until next returns io.EOF,
+// and then each with the part and its encoded rows. Its warnings are
+// those of Transform on the whole table.
+func (e *Encoder) TransformEach(next func() (*Frame, error), each func(f *Frame, x *mat.Dense) error) ([]Warning, error) {
+	unseen := make([]unseenLevels, len(e.columns))
+	for {
+		f, err := next()
+		if err == io.EOF {
+			return e.warnings(unseen), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		x, err := e.encode(f, nil, unseen)
+		if err != nil {
+			return nil, err
+		}
+		if err := each(f, x); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// unseenLevels counts the rows of a column whose levels were not seen in
+// training, and keeps the first such level.
+type unseenLevels struct {
+	rows  int
+	first string
+}
+
+// encode encodes the given rows of f (nil: all rows), adding the rows
+// with unseen levels of each column to unseen.
+func (e *Encoder) encode(f *Frame, rows []int, unseen []unseenLevels) (*mat.Dense, error) {
 	rows = f.allRows(rows)
 	if len(rows) == 0 {
 		// gonum has no empty matrices.
-		return &mat.Dense{}, nil, nil
+		return &mat.Dense{}, nil
 	}
 	x := mat.NewDense(len(rows), e.Width(), nil)
-	var warnings []Warning
 	at := 0 // first encoded column of the current input column
-	for _, c := range e.columns {
+	for ci, c := range e.columns {
 		col, err := f.Column(c.Name)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		var (
-			unseen      int
-			firstUnseen string
-		)
+		u := &unseen[ci]
 		for i, r := range rows {
 			cell := f.cells[r][col]
 			missing := isMissing(cell)
@@ -367,8 +418,8 @@ func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error)
 			case numeric:
 				v := *c.Fill
 				if !missing {
-					if v, err = parseNumber(cell); err != nil {
-						return nil, nil, f.cellError(r, col, fmt.Errorf("%w; the column held numbers in training", err))
+					if v, err = f.number(cell); err != nil {
+						return nil, f.cellError(r, col, fmt.Errorf("%w; the column held numbers in training", err))
 					}
 				}
 				x.Set(i, at, v)
@@ -377,7 +428,7 @@ func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error)
 				if !missing {
 					b, ok := parseBool(cell)
 					if !ok {
-						return nil, nil, f.cellError(r, col, fmt.Errorf("%w: %q; the column held true/false or yes/no in training", ErrBoolean, cell))
+						return nil, f.cellError(r, col, fmt.Errorf("%w: %q; the column held true/false or yes/no in training", ErrBoolean, cell))
 					}
 					v = zeroOne(b)
 				}
@@ -393,34 +444,46 @@ func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error)
 					continue
 				}
 				x.Set(i, at, *c.Fill)
-				if unseen == 0 {
-					firstUnseen = cell
-				}
-				unseen++
+				u.add(cell)
 			default:
 				level, ok := slices.BinarySearch(c.Levels, cell)
 				if ok {
 					x.Set(i, at+level, 1)
 					continue
 				}
-				if unseen == 0 {
-					firstUnseen = cell
-				}
-				unseen++
+				u.add(cell)
 			}
-		}
-		if unseen > 0 {
-			as := "no level at all"
-			if c.Kind == ordinal {
-				as = "the training mean"
-			}
-			warnings = append(warnings, Warning{Column: c.Name, Value: firstUnseen, Rows: unseen,
-				Message: fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as %s",
-					unseen, firstUnseen, as)})
 		}
 		at += c.width()
 	}
-	return x, warnings, nil
+	return x, nil
+}
+
+// add counts a row with the unseen level cell.
+func (u *unseenLevels) add(cell string) {
+	if u.rows == 0 {
+		// A cell shares its memory with its whole line.
+		u.first = strings.Clone(cell)
+	}
+	u.rows++
+}
+
+// warnings returns a warning for each column with unseen levels.
+func (e *Encoder) warnings(unseen []unseenLevels) []Warning {
+	var warnings []Warning
+	for i, u := range unseen {
+		if u.rows == 0 {
+			continue
+		}
+		as := "no level at all"
+		if e.columns[i].Kind == ordinal {
+			as = "the training mean"
+		}
+		warnings = append(warnings, Warning{Column: e.columns[i].Name, Value: u.first, Rows: u.rows,
+			Message: fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as %s",
+				u.rows, u.first, as)})
+	}
+	return warnings
 }
 
 // encoderJSON is the JSON form of an Encoder.

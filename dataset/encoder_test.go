@@ -65,6 +65,9 @@ func TestEncoder(t *testing.T) {
 	if e.Width() != len(wantNames) {
 		t.Errorf("width %d, want %d", e.Width(), len(wantNames))
 	}
+	if got, want := e.Widths(), []int{2, 3, 2, 2}; !slices.Equal(got, want) {
+		t.Errorf("widths %v, want %v", got, want)
+	}
 	if got, want := e.Features(), []string{"len", "supp", "dose", "fresh"}; !slices.Equal(got, want) {
 		t.Errorf("features %q, want %q", got, want)
 	}
@@ -491,5 +494,44 @@ func TestEncoderOrdinal(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back.Rules(), rules) {
 		t.Errorf("decoded rules %+v, want %+v", back.Rules(), rules)
+	}
+}
+
+// TestTransformEach encodes a table two rows at a time and checks the
+// rows and the warnings against Transform's on the whole table.
+func TestTransformEach(t *testing.T) {
+	train := readFrameString(t, "g,age,x\nA,25-34,1\nB,35-44,2\nA,45-54,3\n")
+	e, _, err := FitEncoder(train, []string{"g", "age", "x"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const data = "x,age,g\n1,25-34,C\n2,85+,A\n3,35-44,D\n4,75+,C\n5,,B\n"
+	whole, warnings, err := e.Transform(readFrameString(t, data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 2 || warnings[0].Rows != 3 || warnings[1].Rows != 2 {
+		t.Fatalf("Transform warned %v, want 3 rows of g and 2 of age", warnings)
+	}
+	fr, err := NewFrameReader(strings.NewReader(data), "test.csv", FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]float64
+	got, err := e.TransformEach(func() (*Frame, error) { return fr.Read(2) }, func(f *Frame, x *mat.Dense) error {
+		if r, _ := x.Dims(); r != f.Len() {
+			t.Errorf("%d encoded rows for a part of %d", r, f.Len())
+		}
+		for i := range f.Len() {
+			rows = append(rows, x.RawRowView(i))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMatrix(t, whole, rows)
+	if !slices.Equal(got, warnings) {
+		t.Errorf("warnings in parts\n%v\nwant\n%v", got, warnings)
 	}
 }

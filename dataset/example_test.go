@@ -3,6 +3,7 @@ package dataset_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"strings"
 
@@ -72,6 +73,42 @@ func ExampleFitEncoder() {
 	//     ⎢  1    0  1.5    1    0⎥
 	//     ⎢  0    1    2    0    1⎥
 	//     ⎣  1    0    1    0    0⎦
+}
+
+// A table as a spreadsheet in much of Europe writes it: semicolons
+// between fields, decimal commas, points between thousands, percentages,
+// and R's row names, read two rows at a time.
+func ExampleNewFrameReader() {
+	const data = `"";"price";"rate"
+"a";1.234,50;17,5%
+"b";980;20%
+"c";2.100;5,25%
+`
+	r, err := dataset.NewFrameReader(strings.NewReader(data), "prices.csv", dataset.FrameOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("columns %q\n", r.Columns())
+	for {
+		f, err := r.Read(2)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		for row := range f.Len() {
+			price, _ := f.Number(row, 1)
+			rate, _ := f.Number(row, 2)
+			fmt.Printf("line %d: %s %g %g\n", f.Line(row), f.Cell(row, 0), price, rate)
+		}
+	}
+
+	// Output:
+	// columns ["row.names" "price" "rate"]
+	// line 2: a 1234.5 17.5
+	// line 3: b 980 20
+	// line 4: c 2100 5.25
 }
 
 func ExampleParseError() {

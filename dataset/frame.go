@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -25,10 +25,35 @@ var ErrBoolean = errors.New("not a boolean")
 // text, trimmed of surrounding spaces; Target and FitEncoder decide how to
 // read them.
 type Frame struct {
+	frameFormat
+	cells [][]string // cells[row][column]
+	lines []int      // lines[row] is the 1-based file line of the row
+}
+
+// frameFormat is what a Frame knows of its file besides the cells.
+type frameFormat struct {
 	name    string
 	columns []string
-	cells   [][]string // cells[row][column]
-	lines   []int      // lines[row] is the 1-based file line of the row
+	// comma is the field separator; decimalComma says numbers are
+	// written with a decimal comma (3,14), as in files separated by
+	// semicolons in much of Europe.
+	comma        rune
+	decimalComma bool
+	// rowNames says the first column holds row names: its header cell
+	// was empty, as R's write.csv and pandas' to_csv write them.
+	rowNames bool
+}
+
+// RowNamesColumn is the name a Frame gives a first column whose header
+// cell is empty: the row names that R's write.csv and pandas' to_csv
+// write by default.
+const RowNamesColumn = "row.names"
+
+// FrameOptions says how to read a CSV file. The zero value detects the
+// separator.
+type FrameOptions struct {
+	// Comma is the field separator; 0 detects it (see NewFrameReader).
+	Comma rune
 }
 
 // LoadFrame reads the CSV file at path; see ReadFrame.
@@ -41,16 +66,60 @@ func LoadFrame(path string) (*Frame, error) {
 	return ReadFrame(f, path)
 }
 
-// ReadFrame reads a table in CSV format from r. The first row names the
-// columns: names are trimmed of spaces and of a leading byte order mark, and
-// must be non-empty and unique. Every later row must have as many fields as
-// the header, and there must be at least one. name identifies the input in
-// errors, which are *ParseError values for problems with the content.
+// ReadFrame reads a whole table in CSV format from r, detecting its
+// separator; see NewFrameReader. There must be at least one row after
+// the header.
 func ReadFrame(r io.Reader, name string) (*Frame, error) {
-	cr := csv.NewReader(r)
+	fr, err := NewFrameReader(r, name, FrameOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return fr.ReadAll()
+}
+
+// FrameReader reads a table in CSV format a few rows at a time, so that
+// a program can process a file larger than its memory.
+type FrameReader struct {
+	cr     *csv.Reader
+	format frameFormat
+}
+
+// NewFrameReader reads the header of a table in CSV format from r and
+// returns a reader of its rows. name identifies the input in errors,
+// which are *ParseError values for problems with the content.
+//
+// Unless opts.Comma sets it, the separator is the one of comma,
+// semicolon, tab and vertical bar that splits the first lines into the
+// same number of fields, the most fields if several do, and a comma if
+// none does. A file separated by other than commas whose first lines
+// (the first 64 KiB) hold a number with a decimal comma, such as 3,14,
+// is read with decimal commas: see Frame.Number.
+//
+// The first row names the columns: names are trimmed of spaces and of a
+// leading byte order mark, and must be non-empty and unique, except that
+// an empty first name marks a column of row names, which is then named
+// RowNamesColumn. Every later row must have as many fields as the
+// header.
+func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, error) {
+	br := bufio.NewReaderSize(r, sampleSize)
+	sample, err := br.Peek(sampleSize)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	format := frameFormat{name: name, comma: opts.Comma}
+	if format.comma == 0 {
+		format.comma = detectComma(sample, err == io.EOF)
+	}
+	if !validComma(format.comma) {
+		return nil, fmt.Errorf("%s: %q cannot separate the fields of a CSV file", name, format.comma)
+	}
+	format.decimalComma = format.comma != ',' && hasDecimalComma(sample, err == io.EOF, format.comma)
+
+	cr := csv.NewReader(br)
+	cr.Comma = format.comma
 	// Rows of the wrong length are reported below, with the header's count.
 	cr.FieldsPerRecord = -1
-	// Allows a space between a comma and an opening quote.
+	// Allows a space between a separator and an opening quote.
 	cr.TrimLeadingSpace = true
 
 	header, err := cr.Read()
@@ -63,32 +132,49 @@ func ReadFrame(r io.Reader, name string) (*Frame, error) {
 	headerRow, _ := cr.FieldPos(0)
 	// Spreadsheet programs often start UTF-8 files with a byte order mark.
 	header[0] = strings.TrimPrefix(header[0], "\ufeff")
-	f := &Frame{name: name, columns: make([]string, len(header))}
+	format.columns = make([]string, len(header))
 	for j, h := range header {
 		h = strings.TrimSpace(h)
+		if h == "" && j == 0 && len(header) > 1 {
+			h, format.rowNames = RowNamesColumn, true
+		}
 		if h == "" {
 			return nil, &ParseError{File: name, Row: headerRow,
 				Err: fmt.Errorf("field %d of the header is empty", j+1)}
 		}
-		if slices.Contains(f.columns[:j], h) {
+		if slices.Contains(format.columns[:j], h) {
 			return nil, &ParseError{File: name, Row: headerRow, Column: h, Err: ErrDuplicate}
 		}
-		f.columns[j] = h
+		format.columns[j] = h
 	}
+	return &FrameReader{cr: cr, format: format}, nil
+}
 
-	for {
+// Columns returns the column names in file order. The caller must not
+// modify the slice.
+func (fr *FrameReader) Columns() []string { return fr.format.columns }
+
+// Name returns the name of the file, as used in errors.
+func (fr *FrameReader) Name() string { return fr.format.name }
+
+// Read returns the next rows of the table, at most max of them (all the
+// rest if max <= 0), as a Frame whose Line numbers count from the start
+// of the file. At the end of the table it returns io.EOF.
+func (fr *FrameReader) Read(max int) (*Frame, error) {
+	f := &Frame{frameFormat: fr.format}
+	for max <= 0 || len(f.cells) < max {
 		// Each record is a fresh slice whose fields share one string, so
 		// the frame holds about as many bytes as the file.
-		rec, err := cr.Read()
+		rec, err := fr.cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, readError(name, err)
+			return nil, readError(f.name, err)
 		}
-		line, _ := cr.FieldPos(0)
+		line, _ := fr.cr.FieldPos(0)
 		if len(rec) != len(f.columns) {
-			return nil, &ParseError{File: name, Row: line,
+			return nil, &ParseError{File: f.name, Row: line,
 				Err: fmt.Errorf("%w: %d, header has %d", ErrFieldCount, len(rec), len(f.columns))}
 		}
 		for j := range rec {
@@ -98,9 +184,19 @@ func ReadFrame(r io.Reader, name string) (*Frame, error) {
 		f.lines = append(f.lines, line)
 	}
 	if len(f.cells) == 0 {
-		return nil, &ParseError{File: name, Err: ErrNoRows}
+		return nil, io.EOF
 	}
 	return f, nil
+}
+
+// ReadAll returns the remaining rows of the table, of which there must
+// be at least one.
+func (fr *FrameReader) ReadAll() (*Frame, error) {
+	f, err := fr.Read(0)
+	if err == io.EOF {
+		return nil, &ParseError{File: fr.format.name, Err: ErrNoRows}
+	}
+	return f, err
 }
 
 // Name returns the name of the file, as used in errors.
@@ -128,6 +224,52 @@ func (f *Frame) Cell(row, col int) string { return f.cells[row][col] }
 
 // Line returns the 1-based line of the file on which data row row starts.
 func (f *Frame) Line(row int) int { return f.lines[row] }
+
+// RowNames returns RowNamesColumn if the first column holds row names
+// (its header cell was empty), and "" otherwise.
+func (f *Frame) RowNames() string {
+	if f.rowNames {
+		return RowNamesColumn
+	}
+	return ""
+}
+
+// Comma returns the field separator of the file.
+func (f *Frame) Comma() rune { return f.comma }
+
+// DecimalComma reports whether the file writes numbers with a decimal
+// comma.
+func (f *Frame) DecimalComma() bool { return f.decimalComma }
+
+// Number reads the cell in the given row and column as a number, as the
+// columns of numbers are read: in Go's syntax (strconv.ParseFloat), or
+// with thousands separators (4,599.0), or with a trailing percent sign,
+// which is dropped (17.5% is 17.5); in a file with decimal commas, 3,14
+// is 3.14, 1.234,5 is 1234.5 and 1.234 is 1234. A missing cell, text, NaN
+// and infinite values are errors, *ParseError values that locate the
+// cell.
+func (f *Frame) Number(row, col int) (float64, error) {
+	v, err := f.number(f.cells[row][col])
+	if err != nil {
+		return 0, f.cellError(row, col, err)
+	}
+	return v, nil
+}
+
+// number reads a trimmed cell of f as a number; see Number.
+func (f *Frame) number(cell string) (float64, error) {
+	if cell == "" {
+		return 0, ErrMissing
+	}
+	v, ok := readNumber(cell, f.decimalComma)
+	switch {
+	case !ok:
+		return 0, fmt.Errorf("%w: %q", ErrNumber, cell)
+	case math.IsInf(v, 0):
+		return 0, fmt.Errorf("%w: %q", ErrInf, cell)
+	}
+	return v, nil
+}
 
 // allRows returns rows, or all rows of f if rows is nil.
 func (f *Frame) allRows(rows []int) []int {
@@ -236,14 +378,12 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 			isBool = false
 		}
 		if isNum {
-			v, err := strconv.ParseFloat(cell, 64)
+			v, ok := readNumber(cell, f.decimalComma)
 			switch {
-			case math.IsInf(v, 0):
-				if inf < 0 {
-					inf = r
-				}
-			case err != nil:
+			case !ok:
 				isNum = false
+			case math.IsInf(v, 0) && inf < 0:
+				inf = r
 			}
 		}
 		if !isBool && !isNum {
@@ -256,8 +396,8 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	case isBool:
 		return boolean, nil
 	case inf >= 0:
-		_, err := parseNumber(f.cells[inf][col])
-		return 0, f.cellError(inf, col, err)
+		_, err := f.Number(inf, col)
+		return 0, err
 	}
 	return numeric, nil
 }
@@ -296,11 +436,9 @@ func (f *Frame) Target(column string, classify bool) (*Target, error) {
 	if !classify {
 		t.Values = make([]float64, len(t.Rows))
 		for i, r := range t.Rows {
-			v, err := parseNumber(f.cells[r][col])
-			if err != nil {
-				return nil, f.cellError(r, col, err)
+			if t.Values[i], err = f.Number(r, col); err != nil {
+				return nil, err
 			}
-			t.Values[i] = v
 		}
 		return t, nil
 	}

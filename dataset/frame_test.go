@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -303,6 +304,39 @@ func TestPanelData(t *testing.T) {
 	}
 }
 
+// checkChunks checks that reading data two rows at a time gives the rows
+// of whole, read at once.
+func checkChunks(t *testing.T, data []byte, whole *Frame) {
+	t.Helper()
+	r, err := NewFrameReader(strings.NewReader(string(data)), "fuzz.csv", FrameOptions{})
+	if err != nil {
+		t.Fatalf("the header read whole, but not alone: %v", err)
+	}
+	row := 0
+	for {
+		chunk, err := r.Read(2)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("read whole, but in chunks: %v", err)
+		}
+		if chunk.Comma() != whole.Comma() || chunk.DecimalComma() != whole.DecimalComma() {
+			t.Fatalf("chunk read with separator %q, decimal comma %v; the whole with %q, %v",
+				chunk.Comma(), chunk.DecimalComma(), whole.Comma(), whole.DecimalComma())
+		}
+		for i := range chunk.Len() {
+			if row >= whole.Len() || chunk.Line(i) != whole.Line(row) || !slices.Equal(chunk.cells[i], whole.cells[row]) {
+				t.Fatalf("row %d differs in chunks", row)
+			}
+			row++
+		}
+	}
+	if row != whole.Len() {
+		t.Fatalf("%d rows in chunks, %d whole", row, whole.Len())
+	}
+}
+
 func FuzzReadFrame(f *testing.F) {
 	for _, name := range []string{"messy.csv", "train.csv", "flowers.csv"} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -311,6 +345,10 @@ func FuzzReadFrame(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	// Separators, decimal commas, thousands, percentages and row names.
+	f.Add([]byte("x;y;z\n1,5;\"4.599,0\";a\n2;17%;b\n"))
+	f.Add([]byte("x\ty\n0,5\t1\n\"\"\t2\n"))
+	f.Add([]byte("\"\",\"x\",\"y\"\n\"1\",\"4,599.0\",99.9%\n\"2\",3,1%\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fr, err := ReadFrame(strings.NewReader(string(data)), "fuzz.csv")
 		if err != nil {
@@ -331,6 +369,7 @@ func FuzzReadFrame(f *testing.F) {
 				t.Fatalf("line %d of row %d after line %d", fr.Line(r), r, fr.Line(r-1))
 			}
 		}
+		checkChunks(t, data, fr)
 		e, _, err := FitEncoder(fr, fr.Columns(), nil)
 		if err != nil {
 			return

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/parametric-machines/machines/ad"
 )
 
 // Errors wrapped by ParseError for IDX files and returned by
@@ -512,4 +514,19 @@ func checkIDXEnd(r io.Reader, shape string) error {
 		return fmt.Errorf("%w: %d bytes after %s", ErrTrailing, extra, shape)
 	}
 	return nil
+}
+
+// Tensor returns the first n images (all if n is 0 or more than N) as
+// one tensor of the library's batch layout, n x C x H x W, their pixels
+// scaled to [0, 1], and their labels.
+func Tensor[T ad.Float](im *Images, n int) (*ad.Tensor[T], []int) {
+	if n <= 0 || n > im.N {
+		n = im.N
+	}
+	size := im.ImageLen()
+	x := ad.NewTensor[T](n, im.NumChannels(), im.Rows, im.Cols)
+	for i, p := range im.Pixels[:n*size] {
+		x.Data[i] = T(pixelScale[p])
+	}
+	return x, slices.Clone(im.Labels[:n])
 }

@@ -31,3 +31,37 @@ func TestScaler(t *testing.T) {
 		t.Errorf("Invert(Transform(a)) = %v, want %v", mat.Formatted(z), mat.Formatted(a))
 	}
 }
+
+// TestScalerHuge standardises columns of values near the largest
+// float64, whose sums and squares overflow.
+func TestScalerHuge(t *testing.T) {
+	for _, test := range []struct {
+		name string
+		col  []float64
+		// sd is the standard deviation of the standardised column: 1,
+		// less where the column's exceeds the largest float64.
+		sd float64
+	}{
+		{"positive", []float64{1e308, 1.5e308, 1.7e308, 0.2e308}, 1},
+		{"both signs", []float64{-1.7e308, 1.7e308, -1.6e308, 1.6e308}, 1.9061304607e308 / math.MaxFloat64},
+		{"one huge", []float64{1, 2, 3, 1.7e308}, 1},
+		// A value minus the mean overflows.
+		{"one negative", []float64{-1.7e308, 1.7e308, 1.7e308, 1.7e308}, 1},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			a := mat.NewDense(len(test.col), 1, test.col)
+			s := FitScaler(a)
+			z := s.Transform(a)
+			mu, sd := stat.MeanStdDev(mat.Col(nil, 0, z), nil)
+			if math.Abs(mu) > 1e-12 || math.Abs(sd-test.sd) > 1e-4 {
+				t.Errorf("standardised to mean %v, standard deviation %v; want 0, %v", mu, sd, test.sd)
+			}
+			s.Invert(z)
+			for i, v := range test.col {
+				if math.Abs(z.At(i, 0)-v) > 1e-12*1.7e308 {
+					t.Errorf("row %d: Invert gives %v, want %v", i, z.At(i, 0), v)
+				}
+			}
+		})
+	}
+}

@@ -33,11 +33,11 @@ const (
 func Depth(c Config) (*Report, error) {
 	dims := []int{1, 4, 4, 4}
 	rnd := rand.New(rand.NewPCG(c.Seed, 4))
-	conv, err := finite.NewConv[float64](dims, finite.Tanh, []int{2}, rnd)
+	conv, err := finite.NewConv[float64](dims, ad.Tanh, []int{2}, rnd)
 	if err != nil {
 		return nil, err
 	}
-	recur, err := finite.NewRecur[float64](dims, finite.Tanh, 3, 10, rnd)
+	recur, err := finite.NewRecur[float64](dims, ad.Tanh, 3, 10, rnd)
 	if err != nil {
 		return nil, err
 	}
@@ -84,14 +84,14 @@ func Depth(c Config) (*Report, error) {
 				return nil, fmt.Errorf("%s: step %d left the state unchanged", spec.name, i+1)
 			}
 		}
-		c.logf("%s: %d steps, %d parameters", spec.name, s.Steps(), spec.m.Params())
+		c.logf("%s: %d steps, %d parameters", spec.name, s.Steps(), spec.m.NumParams())
 		paths, err := figure.Heatmaps(filepath.Join(c.dir(), spec.file), figure.Layout{Cols: spec.cols},
 			figure.HeatmapSet{XLabel: "time", YLabel: "channel", Label: "z", Min: -1, Max: 1, Maps: maps})
 		if err != nil {
 			return nil, err
 		}
 		r.Figures = append(r.Figures, paths...)
-		r.Models = append(r.Models, Model{Name: spec.name, Params: spec.m.Params(), Iterations: s.Steps(),
+		r.Models = append(r.Models, Model{Name: spec.name, Params: spec.m.NumParams(), Iterations: s.Steps(),
 			Settings: Settings{Optimizer: "none (random Glorot weights)", Dims: dims, Activation: "tanh"}})
 	}
 	return r, nil

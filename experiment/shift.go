@@ -59,23 +59,30 @@ type shiftModel struct {
 	losses []float64 // the loss of every training minibatch
 }
 
-func newShiftModel(m *finite.Machine[float64], rnd *rand.Rand, seed uint64) *shiftModel {
-	d := m.Size()
+func newShiftModel(layer finite.Layer[float64], init, rnd *rand.Rand, seed uint64) (*shiftModel, error) {
 	s := &shiftModel{seed: seed}
+	g := &s.g
+	s.x, s.y = ad.NewTensor[float64](shiftBatch, 1, shiftLength), ad.NewTensor[float64](shiftBatch*shiftLength, 1)
+	scope := ad.NewScope(g, &s.params, "machine", init)
+	if _, err := layer.Init(scope, [][]int{{1, shiftLength}}); err != nil {
+		return nil, err
+	}
+	z, err := layer.Apply(scope, []*ad.Node[float64]{g.Input(s.x)})
+	if err != nil {
+		return nil, err
+	}
+	d := z[0].Value.Shape[1]
 	readout := ad.NewTensor[float64](1, d, 1, 1) // a 1x1 convolution over time
 	limit := math.Sqrt(6 / float64(d+1))
 	for i := range readout.Data {
 		readout.Data[i] = limit * (2*rnd.Float64() - 1)
 	}
-	g := &s.g
-	s.x, s.y = ad.NewTensor[float64](shiftBatch, 1, shiftLength), ad.NewTensor[float64](shiftBatch*shiftLength, 1)
-	z := m.Apply(g, m.Use(g, &s.params, "machine"), g.Input(s.x), nil)
 	r := s.params.Use(g, "readout", readout)
 	bias := s.params.Use(g, "bias", ad.NewTensor[float64](1, 1))
-	out := g.Conv2D(g.Reshape(z, shiftBatch, d, 1, shiftLength), r, 0)
+	out := g.Conv2D(g.Reshape(z[0], shiftBatch, d, 1, shiftLength), r, 0)
 	s.pred = g.AddRow(g.Reshape(out, shiftBatch*shiftLength, 1), bias)
 	s.loss = g.MSE(s.pred, g.Input(s.y))
-	return s
+	return s, nil
 }
 
 func (s *shiftModel) Params() *ad.Params[float64] { return &s.params }
@@ -117,14 +124,6 @@ func Shift(c Config) (*Report, error) {
 		steps = shiftStepsQuick
 	}
 	seed := func(stream uint64) *rand.Rand { return rand.New(rand.NewPCG(c.Seed, stream)) }
-	conv, err := finite.NewConv[float64](shiftDims, finite.Tanh, []int{3}, seed(1))
-	if err != nil {
-		return nil, err
-	}
-	recur, err := finite.NewRecur[float64](shiftDims, finite.Tanh, 6, 5, seed(2))
-	if err != nil {
-		return nil, err
-	}
 	testX, testY := ad.NewTensor[float64](shiftBatch, 1, shiftLength), ad.NewTensor[float64](shiftBatch*shiftLength, 1)
 	testSeed := seed(3).Uint64()
 	for j := range shiftBatch {
@@ -136,17 +135,20 @@ func Shift(c Config) (*Report, error) {
 	var charts []figure.Chart
 	for i, spec := range []struct {
 		name     string
-		m        *finite.Machine[float64]
+		layer    finite.Layer[float64]
 		settings string
 	}{
-		{"conv machine", conv, "pad 3"},
-		{"recurrent machine", recur, "pad 6, timeblock 5"},
+		{"conv machine", finite.Layer[float64]{Kind: finite.Conv, Dims: shiftDims, Activation: ad.Tanh, Pad: []int{3}}, "pad 3"},
+		{"recurrent machine", finite.Layer[float64]{Kind: finite.Recur, Dims: shiftDims, Activation: ad.Tanh, Pad: []int{6}, TimeBlock: 5}, "pad 6, timeblock 5"},
 	} {
-		model := newShiftModel(spec.m, seed(uint64(10+i)), seed(uint64(20+i)).Uint64())
+		model, err := newShiftModel(spec.layer, seed(uint64(1+i)), seed(uint64(10+i)), seed(uint64(20+i)).Uint64())
+		if err != nil {
+			return nil, err
+		}
 		initial := model.eval(testX, testY)
 		start := time.Now()
 		// One epoch over steps minibatches of fresh signals.
-		_, err := train.Run[float64](model, steps*shiftBatch, train.Config{Epochs: 1, Batch: shiftBatch,
+		_, err = train.Run[float64](model, steps*shiftBatch, train.Config{Epochs: 1, Batch: shiftBatch,
 			Optimizer: &optim.Adam{LR: shiftLR}, Seed: c.Seed, Progress: c.Progress})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.name, err)
@@ -160,9 +162,9 @@ func Shift(c Config) (*Report, error) {
 		secs := time.Since(start).Seconds()
 		final := model.eval(testX, testY)
 		c.logf("%s (%s): %d parameters, held-out loss %.4g before training, %.4g after %d steps (%.1fs)",
-			spec.name, spec.settings, model.paramCount(spec.m), initial, final, steps, secs)
+			spec.name, spec.settings, model.params.Len(), initial, final, steps, secs)
 		r.Models = append(r.Models, Model{
-			Name: spec.name, Params: model.paramCount(spec.m), TrainMSE: last, TestMSE: final,
+			Name: spec.name, Params: model.params.Len(), TrainMSE: last, TestMSE: final,
 			InitialLoss: &initial, FinalLoss: &final,
 			FitSeconds: secs, Iterations: steps,
 			Settings: Settings{Optimizer: fmt.Sprintf("adam lr %g, minibatch %d, %s", shiftLR, shiftBatch, spec.settings),
@@ -200,11 +202,4 @@ func Shift(c Config) (*Report, error) {
 	}
 	r.Figures = append(r.Figures, paths...)
 	return r, nil
-}
-
-// paramCount counts the parameters the model trains: the machine's
-// (those its structure does not fix at zero), the read-out's and the
-// bias.
-func (s *shiftModel) paramCount(m *finite.Machine[float64]) int {
-	return m.Params() + s.params.Value("readout").Len() + s.params.Value("bias").Len()
 }

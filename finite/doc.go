@@ -79,15 +79,16 @@
 // matrix whose column p*N + b holds position p (row-major over the
 // signal's shape) of sample b. With samples fastest, a shift in space
 // or time moves whole runs of columns, and every step is one matrix
-// product. Apply converts on the way in and out; a Solver takes and
+// product. A Layer converts on the way in and out; a Solver takes and
 // returns matrices in this working layout directly.
 //
 // # Use
 //
-// Use registers the machine's weight and scaling in an ad.Params (Bind
-// adds them to a graph without one) and Apply adds the machine as one
-// operation with its own forward and backward passes (graph nodes for
-// y0, z0, W and the scaling); a Solver runs the passes on plain
-// tensors, which is what the benchmarks time. Save and Load keep a
-// machine in a versioned JSON file.
+// Layer is a machine as a layer of a model (ad.Layer): its weight, only
+// the entries the filtration uses, and its scaling live in an ad.Params,
+// and it adds the machine to a graph as one operation with its own
+// forward and backward passes. A Machine holds a full weight for the
+// standalone uses: a Solver runs the passes on plain tensors, which is
+// what the benchmarks time, and Save and Load keep a machine in a
+// versioned JSON file (Layer.Machine gives a layer's).
 package finite

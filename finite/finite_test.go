@@ -23,17 +23,19 @@ type testCase struct {
 
 func cases() []testCase {
 	return []testCase{
-		{"dense", func(r *rand.Rand) (*Machine[float64], error) { return NewDense[float64]([]int{2, 3, 1, 2}, Tanh, r) }, nil, 3},
-		{"dense-one-block", func(r *rand.Rand) (*Machine[float64], error) { return NewDense[float64]([]int{3}, Sigmoid, r) }, nil, 2},
+		{"dense", func(r *rand.Rand) (*Machine[float64], error) { return NewDense[float64]([]int{2, 3, 1, 2}, ad.Tanh, r) }, nil, 3},
+		{"dense-one-block", func(r *rand.Rand) (*Machine[float64], error) { return NewDense[float64]([]int{3}, ad.Sigmoid, r) }, nil, 2},
 		{"conv1d", func(r *rand.Rand) (*Machine[float64], error) {
-			return NewConv[float64]([]int{1, 2, 2}, Tanh, []int{2}, r)
+			return NewConv[float64]([]int{1, 2, 2}, ad.Tanh, []int{2}, r)
 		}, []int{7}, 2},
 		{"conv2d", func(r *rand.Rand) (*Machine[float64], error) {
-			return NewConv[float64]([]int{2, 1, 2}, Sigmoid, []int{1, 2}, r)
+			return NewConv[float64]([]int{2, 1, 2}, ad.Sigmoid, []int{1, 2}, r)
 		}, []int{4, 5}, 2},
-		{"recur", func(r *rand.Rand) (*Machine[float64], error) { return NewRecur[float64]([]int{1, 2, 2}, Tanh, 3, 2, r) }, []int{9}, 2},
-		{"recur-long-block", func(r *rand.Rand) (*Machine[float64], error) { return NewRecur[float64]([]int{2, 1}, Tanh, 2, 5, r) }, []int{7}, 3},
-		{"recur-block-1", func(r *rand.Rand) (*Machine[float64], error) { return NewRecur[float64]([]int{2, 2}, Tanh, 1, 1, r) }, []int{4}, 2},
+		{"recur", func(r *rand.Rand) (*Machine[float64], error) {
+			return NewRecur[float64]([]int{1, 2, 2}, ad.Tanh, 3, 2, r)
+		}, []int{9}, 2},
+		{"recur-long-block", func(r *rand.Rand) (*Machine[float64], error) { return NewRecur[float64]([]int{2, 1}, ad.Tanh, 2, 5, r) }, []int{7}, 3},
+		{"recur-block-1", func(r *rand.Rand) (*Machine[float64], error) { return NewRecur[float64]([]int{2, 2}, ad.Tanh, 1, 1, r) }, []int{4}, 2},
 	}
 }
 
@@ -129,7 +131,7 @@ func naiveMap(m *Machine[float64], shape []int, b int, y0, z0, z []float64) (y, 
 			default:
 				c = m.Scale.Data[i*pos+q/b]
 			}
-			out[i*n+q] += c * m.sigma.F(y[i*n+q])
+			out[i*n+q] += c * m.f(y[i*n+q])
 		}
 	}
 	return y, out
@@ -222,12 +224,12 @@ func TestGradients(t *testing.T) {
 				}
 				learnScale(t, m, scale, c.shape, rnd)
 				var g ad.Graph[float64]
-				p := m.Bind(&g, nil, nil)
+				p := bind(&g, m)
 				// Batches hold samples first: samples x channels x positions.
 				batch := func(channels int) []int { return append([]int{c.batch, channels}, c.shape...) }
 				y0 := g.Param(randTensor(rnd, 1, batch(min(m.dims[0]+1, m.Size()))...), nil)
 				z0 := g.Param(randTensor(rnd, 1, batch(m.Size())...), nil)
-				z := m.Apply(&g, p, y0, z0)
+				z := m.apply(&g, p.W, p.Scale, y0, z0)
 				loss := g.Dot(z, g.Input(randTensor(rnd, 1, batch(m.Size())...)))
 				params := []*ad.Node[float64]{y0, z0, p.W}
 				if p.Scale != nil {
@@ -310,7 +312,7 @@ func TestFloat32(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m64, _ := c.new(rnd)
 			m32 := &Machine[float32]{kind: m64.kind, dims: m64.dims, pad: m64.pad, timeblock: m64.timeblock, sigma: m64.sigma,
-				W: ad.NewTensor[float32](m64.W.Shape...)}
+				f: m64.f, df: m64.df, W: ad.NewTensor[float32](m64.W.Shape...)}
 			for i, x := range m64.W.Data {
 				m32.W.Data[i] = float32(x)
 			}
@@ -352,14 +354,14 @@ func TestBadConfig(t *testing.T) {
 		new  func() error
 		want string
 	}{
-		{"zero block", func() error { _, err := NewDense[float64]([]int{2, 0, 2}, Tanh, nil); return err }, "block 1 has size 0"},
-		{"negative block", func() error { _, err := NewConv[float64]([]int{-1}, Tanh, []int{1}, nil); return err }, "block 0 has size -1"},
-		{"no blocks", func() error { _, err := NewDense[float64](nil, Tanh, nil); return err }, "no blocks"},
-		{"zero padding", func() error { _, err := NewConv[float64]([]int{1, 2}, Tanh, []int{0}, nil); return err }, "want >= 1"},
-		{"3-D padding", func() error { _, err := NewConv[float64]([]int{1, 2}, Tanh, []int{1, 1, 1}, nil); return err }, "3 padding entries"},
-		{"zero pad recur", func() error { _, err := NewRecur[float64]([]int{1, 2}, Tanh, 0, 2, nil); return err }, "want >= 1"},
-		{"zero timeblock", func() error { _, err := NewRecur[float64]([]int{1, 2}, Tanh, 2, 0, nil); return err }, "timeblock 0"},
-		{"no activation", func() error { _, err := NewDense[float64]([]int{1, 2}, Activation{Name: "x"}, nil); return err }, "lacking"},
+		{"zero block", func() error { _, err := NewDense[float64]([]int{2, 0, 2}, ad.Tanh, nil); return err }, "block 1 has size 0"},
+		{"negative block", func() error { _, err := NewConv[float64]([]int{-1}, ad.Tanh, []int{1}, nil); return err }, "block 0 has size -1"},
+		{"no blocks", func() error { _, err := NewDense[float64](nil, ad.Tanh, nil); return err }, "no blocks"},
+		{"zero padding", func() error { _, err := NewConv[float64]([]int{1, 2}, ad.Tanh, []int{0}, nil); return err }, "want >= 1"},
+		{"3-D padding", func() error { _, err := NewConv[float64]([]int{1, 2}, ad.Tanh, []int{1, 1, 1}, nil); return err }, "3 padding entries"},
+		{"zero pad recur", func() error { _, err := NewRecur[float64]([]int{1, 2}, ad.Tanh, 0, 2, nil); return err }, "want >= 1"},
+		{"zero timeblock", func() error { _, err := NewRecur[float64]([]int{1, 2}, ad.Tanh, 2, 0, nil); return err }, "timeblock 0"},
+		{"unknown activation", func() error { _, err := NewDense[float64]([]int{1, 2}, ad.Activation("x"), nil); return err }, "unknown activation"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.new()
@@ -371,9 +373,9 @@ func TestBadConfig(t *testing.T) {
 }
 
 func TestBadShapes(t *testing.T) {
-	conv, _ := NewConv[float64]([]int{1, 2}, Tanh, []int{2}, nil)
-	recur, _ := NewRecur[float64]([]int{1, 2}, Tanh, 4, 2, nil)
-	dense, _ := NewDense[float64]([]int{1, 2}, Tanh, nil)
+	conv, _ := NewConv[float64]([]int{1, 2}, ad.Tanh, []int{2}, nil)
+	recur, _ := NewRecur[float64]([]int{1, 2}, ad.Tanh, 4, 2, nil)
+	dense, _ := NewDense[float64]([]int{1, 2}, ad.Tanh, nil)
 	if err := conv.SetWeight(ad.NewTensor[float64](3, 3, 3)); !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), "want [3 3 5]") {
 		t.Errorf("SetWeight of a wrong shape: %v", err)
 	}
@@ -406,23 +408,23 @@ func TestBadShapes(t *testing.T) {
 		t.Run(name, func(t *testing.T) { testutil.CheckPanic(t, f, want) })
 	}
 	var g ad.Graph[float64]
-	p := dense.Bind(&g, nil, nil)
+	p := bind(&g, dense)
 	mustPanic("too many channels", "given y0 of shape [2 4] (y0 [2 4]), want [samples, channels] with 1 to 3 channels", func() {
-		dense.Apply(&g, p, g.Input(ad.NewTensor[float64](2, 4)), nil)
+		dense.apply(&g, p.W, p.Scale, g.Input(ad.NewTensor[float64](2, 4)), nil)
 	})
 	mustPanic("rank", "want [samples, channels, positions...]", func() {
-		cp := conv.Bind(&g, nil, nil)
-		conv.Apply(&g, cp, g.Input(ad.NewTensor[float64](2, 1)), nil)
+		cp := bind(&g, conv)
+		conv.apply(&g, cp.W, cp.Scale, g.Input(ad.NewTensor[float64](2, 1)), nil)
 	})
 	mustPanic("wrong weight", "weight of shape [2 2]", func() {
-		dense.Apply(&g, Params[float64]{W: g.Input(ad.NewTensor[float64](2, 2))}, g.Input(ad.NewTensor[float64](2, 1)), nil)
+		dense.apply(&g, g.Input(ad.NewTensor[float64](2, 2)), nil, g.Input(ad.NewTensor[float64](2, 1)), nil)
 	})
 	mustPanic("short signal", "shorter than the kernel", func() {
-		cp := conv.Bind(&g, nil, nil)
-		conv.Apply(&g, cp, g.Input(ad.NewTensor[float64](1, 1, 4)), nil)
+		cp := bind(&g, conv)
+		conv.apply(&g, cp.W, cp.Scale, g.Input(ad.NewTensor[float64](1, 1, 4)), nil)
 	})
 	mustPanic("z0 shape", "given z0 of shape [3 1] (y0 [2 1])", func() {
-		dense.Apply(&g, p, g.Input(ad.NewTensor[float64](2, 1)), g.Input(ad.NewTensor[float64](3, 1)))
+		dense.apply(&g, p.W, p.Scale, g.Input(ad.NewTensor[float64](2, 1)), g.Input(ad.NewTensor[float64](3, 1)))
 	})
 
 	// A scaling per entry of signals of length 6 fits no other length.
@@ -430,8 +432,8 @@ func TestBadShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustPanic("scaling for another length", "scaling of shape [3 6], want [3] or [3 8]", func() {
-		cp := conv.Bind(&g, nil, nil)
-		conv.Apply(&g, cp, g.Input(ad.NewTensor[float64](1, 1, 8)), nil)
+		cp := bind(&g, conv)
+		conv.apply(&g, cp.W, cp.Scale, g.Input(ad.NewTensor[float64](1, 1, 8)), nil)
 	})
 	s8, _ := conv.NewSolver(8)
 	mustPanic("solver for another length", "scaling of shape [3 6]", func() {
@@ -445,21 +447,21 @@ func TestParams(t *testing.T) {
 		m    func() (*Machine[float64], error)
 		want int
 	}{
-		{"dense", func() (*Machine[float64], error) { return NewDense[float64]([]int{1, 4, 4, 4}, Tanh, nil) }, 4 + 4*5 + 4*9},
-		{"conv", func() (*Machine[float64], error) { return NewConv[float64]([]int{1, 4, 4, 4}, Tanh, []int{3}, nil) }, 60 * 7},
-		{"recur", func() (*Machine[float64], error) { return NewRecur[float64]([]int{1, 4, 4, 4}, Tanh, 6, 5, nil) }, 60*5 + 13*13*2},
+		{"dense", func() (*Machine[float64], error) { return NewDense[float64]([]int{1, 4, 4, 4}, ad.Tanh, nil) }, 4 + 4*5 + 4*9},
+		{"conv", func() (*Machine[float64], error) { return NewConv[float64]([]int{1, 4, 4, 4}, ad.Tanh, []int{3}, nil) }, 60 * 7},
+		{"recur", func() (*Machine[float64], error) { return NewRecur[float64]([]int{1, 4, 4, 4}, ad.Tanh, 6, 5, nil) }, 60*5 + 13*13*2},
 	} {
 		m, err := c.m()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := m.Params(); got != c.want {
+		if got := m.NumParams(); got != c.want {
 			t.Errorf("%s: %d parameters, want %d", c.name, got, c.want)
 		}
 		if err := m.LearnScale(); err != nil {
 			t.Fatal(err)
 		}
-		if got := m.Params(); got != c.want+13 {
+		if got := m.NumParams(); got != c.want+13 {
 			t.Errorf("%s with a scaling per channel: %d parameters, want %d", c.name, got, c.want+13)
 		}
 		if m.kind == Dense {
@@ -468,14 +470,14 @@ func TestParams(t *testing.T) {
 		if err := m.LearnScale(10); err != nil {
 			t.Fatal(err)
 		}
-		if got := m.Params(); got != c.want+130 {
+		if got := m.NumParams(); got != c.want+130 {
 			t.Errorf("%s with a scaling per entry: %d parameters, want %d", c.name, got, c.want+130)
 		}
 	}
 }
 
 func TestGlorot(t *testing.T) {
-	m, _ := NewConv[float64]([]int{2, 3, 3}, Tanh, []int{1}, rand.New(rand.NewPCG(1, 1)))
+	m, _ := NewConv[float64]([]int{2, 3, 3}, ad.Tanh, []int{1}, rand.New(rand.NewPCG(1, 1)))
 	limit := math.Sqrt(6 / float64(3*16))
 	var maxAbs float64
 	for _, x := range m.W.Data {
@@ -513,7 +515,7 @@ func TestApplyLayout(t *testing.T) {
 			}
 			_, want := s.Forward(solverX, nil)
 			var g ad.Graph[float64]
-			z := m.Apply(&g, m.Bind(&g, nil, nil), g.Input(x), nil).Value
+			z := applyBound(&g, m, g.Input(x), nil).Value
 			if wantShape := append([]int{c.batch, d}, c.shape...); !slices.Equal(z.Shape, wantShape) {
 				t.Fatalf("state of shape %v, want %v", z.Shape, wantShape)
 			}

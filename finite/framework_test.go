@@ -20,7 +20,7 @@ import (
 func TestStableStateOfFramework(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(13, 13))
 	dims := []int{2, 3, 2}
-	m, err := NewDense[float64](dims, Tanh, rnd)
+	m, err := NewDense[float64](dims, ad.Tanh, rnd)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/parametric-machines/machines/ad"
 )
 
 // FuzzDecode feeds the machine decoder arbitrary bytes: it must refuse
@@ -14,9 +16,9 @@ import (
 // saved machine of each kind.
 func FuzzDecode(f *testing.F) {
 	rnd := rand.New(rand.NewPCG(1, 2))
-	dense, _ := NewDense[float64]([]int{2, 1}, Tanh, rnd)
-	conv, _ := NewConv[float64]([]int{1, 2}, ReLU, []int{1, 1}, rnd)
-	recur, _ := NewRecur[float64]([]int{1, 1}, Sigmoid, 1, 2, rnd)
+	dense, _ := NewDense[float64]([]int{2, 1}, ad.Tanh, rnd)
+	conv, _ := NewConv[float64]([]int{1, 2}, ad.ReLU, []int{1, 1}, rnd)
+	recur, _ := NewRecur[float64]([]int{1, 1}, ad.Sigmoid, 1, 2, rnd)
 	for _, m := range []*Machine[float64]{dense, conv, recur} {
 		var b bytes.Buffer
 		if err := m.Encode(&b); err != nil {

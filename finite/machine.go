@@ -1,7 +1,6 @@
 package finite
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -38,42 +37,10 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// ErrShape is the error of tensors whose shape does not fit the machine.
-var ErrShape = errors.New("finite: shape mismatch")
-
-// Activation is a pointwise function sigma with its derivative. DF gives
-// the derivative at x from x and y = F(x), whichever is cheaper. Both
-// compute in float64 whatever the element type.
-type Activation struct {
-	Name string
-	F    func(x float64) float64
-	DF   func(x, y float64) float64
-}
-
-// The activations a saved machine can name.
-var (
-	Tanh     = Activation{Name: "tanh", F: math.Tanh, DF: func(_, y float64) float64 { return 1 - y*y }}
-	Sigmoid  = Activation{Name: "sigmoid", F: func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, DF: func(_, y float64) float64 { return y * (1 - y) }}
-	ReLU     = Activation{Name: "relu", F: func(x float64) float64 { return math.Max(x, 0) }, DF: dReLU}
-	Identity = Activation{Name: "identity", F: func(x float64) float64 { return x }, DF: func(float64, float64) float64 { return 1 }}
-)
-
-func dReLU(x, _ float64) float64 {
-	if x > 0 {
-		return 1
-	}
-	return 0
-}
-
-// ActivationNamed returns the predefined activation with the given name.
-func ActivationNamed(name string) (Activation, error) {
-	for _, a := range []Activation{Tanh, Sigmoid, ReLU, Identity} {
-		if a.Name == name {
-			return a, nil
-		}
-	}
-	return Activation{}, fmt.Errorf("finite: unknown activation %q (known: tanh, sigmoid, relu, identity)", name)
-}
+// ErrShape is the error of tensors whose shape does not fit the machine:
+// the engine's, so that errors.Is matches every panic of the library
+// about shapes.
+var ErrShape = ad.ErrShape
 
 // Machine is a machine of finite depth: a layer whose stable state solves
 //
@@ -87,7 +54,9 @@ type Machine[T Float] struct {
 	dims      []int
 	pad       []int
 	timeblock int
-	sigma     Activation
+	sigma     ad.Activation
+	f         func(x float64) float64    // sigma
+	df        func(x, y float64) float64 // its derivative, from x and y = sigma(x)
 
 	// W is the weight. Its shape is [D, D] for a dense machine, [D, D, K]
 	// or [D, D, K, K] (output channel, input channel, kernel position)
@@ -108,14 +77,14 @@ type Machine[T Float] struct {
 // NewDense returns a dense machine on the filtration dims (the sizes of
 // its blocks, input block first) with activation sigma and Glorot-uniform
 // weights drawn from rnd (zero weights if rnd is nil).
-func NewDense[T Float](dims []int, sigma Activation, rnd *rand.Rand) (*Machine[T], error) {
+func NewDense[T Float](dims []int, sigma ad.Activation, rnd *rand.Rand) (*Machine[T], error) {
 	return newMachine[T](Dense, dims, sigma, nil, 0, rnd)
 }
 
 // NewConv returns a convolutional machine for signals of len(pad)
 // dimensions (1 or 2) with kernels of size 2*pad[d]+1 along dimension d,
 // zero-padded so that the state has the size of the signal.
-func NewConv[T Float](dims []int, sigma Activation, pad []int, rnd *rand.Rand) (*Machine[T], error) {
+func NewConv[T Float](dims []int, sigma ad.Activation, pad []int, rnd *rand.Rand) (*Machine[T], error) {
 	if len(pad) != 1 && len(pad) != 2 {
 		return nil, fmt.Errorf("finite: conv machine with %d padding entries, want 1 (1-D signals) or 2 (2-D)", len(pad))
 	}
@@ -125,14 +94,14 @@ func NewConv[T Float](dims []int, sigma Activation, pad []int, rnd *rand.Rand) (
 // NewRecur returns a recurrent machine: a causal convolution over time
 // whose kernel spans the pad+1 time steps t-pad..t, on the filtration of
 // blocks of timeblock time steps by blocks of channels.
-func NewRecur[T Float](dims []int, sigma Activation, pad, timeblock int, rnd *rand.Rand) (*Machine[T], error) {
+func NewRecur[T Float](dims []int, sigma ad.Activation, pad, timeblock int, rnd *rand.Rand) (*Machine[T], error) {
 	if timeblock < 1 {
 		return nil, fmt.Errorf("finite: recurrent machine with timeblock %d, want >= 1", timeblock)
 	}
 	return newMachine[T](Recur, dims, sigma, []int{pad}, timeblock, rnd)
 }
 
-func newMachine[T Float](kind Kind, dims []int, sigma Activation, pad []int, timeblock int, rnd *rand.Rand) (*Machine[T], error) {
+func newMachine[T Float](kind Kind, dims []int, sigma ad.Activation, pad []int, timeblock int, rnd *rand.Rand) (*Machine[T], error) {
 	if len(dims) == 0 {
 		return nil, fmt.Errorf("finite: %s machine with no blocks in dims", kind)
 	}
@@ -146,19 +115,25 @@ func newMachine[T Float](kind Kind, dims []int, sigma Activation, pad []int, tim
 			return nil, fmt.Errorf("finite: %s machine with padding %v: entry %d is %d, want >= 1", kind, pad, i, p)
 		}
 	}
-	if sigma.F == nil || sigma.DF == nil {
-		return nil, fmt.Errorf("finite: %s machine with activation %q lacking its function or derivative", kind, sigma.Name)
+	if err := sigma.Check(); err != nil {
+		return nil, fmt.Errorf("finite: %s machine: %v", kind, err)
 	}
 	m := &Machine[T]{kind: kind, dims: slices.Clone(dims), pad: slices.Clone(pad), timeblock: timeblock, sigma: sigma}
+	m.f, m.df = sigma.Func()
 	m.W = ad.NewTensor[T](m.WeightShape()...)
 	if rnd != nil {
-		d, k := m.Size(), m.Taps()
-		limit := math.Sqrt(6 / float64(k*(d+d)))
-		for i := range m.W.Data {
-			m.W.Data[i] = T(limit * (2*rnd.Float64() - 1))
-		}
+		initWeight(m, m.W.Data, rnd)
 	}
 	return m, nil
+}
+
+// initWeight draws a full weight of m Glorot-uniform from rnd.
+func initWeight[T Float](m *Machine[T], w []T, rnd *rand.Rand) {
+	d, k := m.Size(), m.Taps()
+	limit := math.Sqrt(6 / float64(k*(d+d)))
+	for i := range w {
+		w[i] = T(limit * (2*rnd.Float64() - 1))
+	}
 }
 
 // Kind returns the machine's architecture.
@@ -176,7 +151,7 @@ func (m *Machine[T]) Pad() []int { return slices.Clone(m.pad) }
 func (m *Machine[T]) TimeBlock() int { return m.timeblock }
 
 // Activation returns the machine's activation.
-func (m *Machine[T]) Activation() Activation { return m.sigma }
+func (m *Machine[T]) Activation() ad.Activation { return m.sigma }
 
 // Size returns D = sum(Dims), the number of channels of the state.
 func (m *Machine[T]) Size() int {
@@ -251,11 +226,11 @@ func (m *Machine[T]) LearnScale(shape ...int) error {
 	return nil
 }
 
-// Params returns the number of parameters the filtration lets the
+// NumParams returns the number of parameters the filtration lets the
 // machine use: the weight entries on the strictly lower blocks (for a
 // recurrent machine, with the delays that the mask keeps), plus the
-// scaling if any.
-func (m *Machine[T]) Params() int {
+// scaling if any. A Layer registers exactly these.
+func (m *Machine[T]) NumParams() int {
 	d := m.Size()
 	lower := 0
 	off := 0

@@ -39,12 +39,9 @@ type file struct {
 // (dense, conv or recur), "dims", the "activation" by name, "pad" and
 // "timeblock" where the kind has them, the "weight_shape" and the
 // "weight" in row-major order, and the "scale" if the machine learns
-// one: D values, or D x P in row-major order for a scaling per entry. The activation must be one ActivationNamed knows.
+// one: D values, or D x P in row-major order for a scaling per entry.
 func (m *Machine[T]) Encode(w io.Writer) error {
-	if _, err := ActivationNamed(m.sigma.Name); err != nil {
-		return fmt.Errorf("finite: cannot save a machine with activation %q: only tanh, sigmoid, relu and identity have names", m.sigma.Name)
-	}
-	f := file{Format: Format, Version: Version, Kind: m.kind.String(), Dims: m.dims, Activation: m.sigma.Name,
+	f := file{Format: Format, Version: Version, Kind: m.kind.String(), Dims: m.dims, Activation: m.sigma.String(),
 		Pad: m.pad, TimeBlock: m.timeblock, WeightShape: m.W.Shape, Weight: toFloat64(m.W.Data)}
 	if m.Scale != nil {
 		f.Scale = toFloat64(m.Scale.Data)
@@ -70,9 +67,9 @@ func Decode[T Float](r io.Reader) (*Machine[T], error) {
 	if err := fileFormat.Decode(data, &f); err != nil {
 		return nil, fmt.Errorf("finite: %w", err)
 	}
-	sigma, err := ActivationNamed(f.Activation)
-	if err != nil {
-		return nil, err
+	sigma := ad.Activation(f.Activation)
+	if err := sigma.Check(); err != nil {
+		return nil, fmt.Errorf("finite: %w", err)
 	}
 	// The machine's weight is allocated from its dims and pad: check
 	// first that the file holds that many values, so that a corrupt file

@@ -174,7 +174,7 @@ func (s *Solver[T]) forward(w, scale []T, y0, z0 *ad.Tensor[T]) {
 	s.lastW, s.lastScale, s.forwarded = w, scale, true
 	p := &s.p
 	dk := p.d * p.k
-	f := s.m.sigma.F
+	f := s.m.f
 	for i, st := range p.fwd {
 		q0, q1 := st.t0*s.b, st.t1*s.b
 		out := part(s.y, n, st.r0, st.r1, q0, q1)
@@ -259,7 +259,7 @@ func (s *Solver[T]) backward(dy, dz *ad.Tensor[T], gw, gs []T) {
 	if !p.tapMajor {
 		s.flip(w)
 	}
-	df := s.m.sigma.DF
+	df := s.m.df
 	for _, st := range p.bwd {
 		q0, q1 := st.t0*s.b, st.t1*s.b
 		out := part(s.u, n, st.r0, st.r1, q0, q1)

@@ -24,8 +24,14 @@
 // state h = g + f(h) onto an ad.Graph one layer of hyperedges at a time
 // (Corollary 1): each vertex's state is its input plus the contributions
 // of the hyperedges that write it, complete before any hyperedge reads
-// it. Gradients flow through it like through any other part of the graph,
-// and Build lets a machine serve as one layer of a larger model.
+// it. Gradients flow through it like through any other part of the graph.
+//
+// The map of a hyperedge is any ad.Layer: this package's own kinds
+// (Linear, Conv, Each, Reshape), a layer of another family, or a
+// Machine, which is itself a layer. Like every layer a Machine holds no
+// parameter: Init registers those of its hyperedges in an ad.Params,
+// each under the edge's name, and Apply reads them from there. Package
+// model builds, trains, saves and exports such compositions.
 //
 // Vertices carry activations and hyperedges are the linear maps between
 // them, as in Figure 2 of the paper; see Machine for how this fits the
@@ -78,12 +84,6 @@
 // Loading refuses, with an error that says where: a file of another
 // format or of a later version, unknown fields, unknown vertex names,
 // unknown kinds or activations, duplicate names, a cycle (named), and
-// shapes that a hyperedge's kind cannot map (the hyperedge named).
-//
-// # Saved machines
-//
-// Save writes a machine built from a spec, spec and parameters, to a
-// versioned JSON file, atomically; Load reads it back and LoadParams
-// loads it into an existing machine, refusing one of another
-// architecture with an error that names the first difference.
+// shapes that a hyperedge's kind cannot map (the hyperedge named). A
+// machine and its parameters are saved as a model of package model.
 package hypergraph

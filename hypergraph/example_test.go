@@ -66,26 +66,37 @@ func ExampleFromSpec() {
 		fmt.Println(err)
 		return
 	}
-	m, err := hypergraph.FromSpec[float64](spec, 1)
+	m, err := hypergraph.FromSpec[float64](spec)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	// The machine is a layer: its parameters, each edge's under the edge's
+	// name, live in a parameter set.
+	var ps ad.Params[float64]
+	if _, err := m.Init(ad.NewScope(nil, &ps, "", nil), [][]int{{2}}); err != nil {
+		fmt.Println(err)
+		return
+	}
 	// Replace the random weights: W1 swaps the coordinates, W2 doubles.
-	copy(m.EdgeParams(0)[0].Data, []float64{0, 1, 1, 0})
-	copy(m.EdgeParams(1)[0].Data, []float64{2, 0, 0, 2})
+	copy(ps.Value("W1.weight").Data, []float64{0, 1, 1, 0})
+	copy(ps.Value("W2.weight").Data, []float64{2, 0, 0, 2})
 
 	var g ad.Graph[float64]
 	x := g.Input(ad.Matrix(2, 2, []float64{ // two samples, a row each
 		1, -3,
 		-1, 2,
 	}))
-	y := m.Build(&g, nil, []*ad.Node[float64]{x})[0]
-	fmt.Println("parameters:", len(m.Params()))
+	y, err := m.Apply(ad.NewScope(&g, &ps, "", nil), []*ad.Node[float64]{x})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("parameters:", ps.Names(), ps.Len())
 	fmt.Println("layers:", m.Layers())
-	fmt.Println("y:", y.Value.Data)
+	fmt.Println("y:", y[0].Value.Data)
 	// Output:
-	// parameters: 8
+	// parameters: [W1.weight W2.weight] 8
 	// layers: [[0 2] [1]]
 	// y: [1 -1 3 2]
 }

@@ -14,7 +14,14 @@ import (
 // whose parameters one ad.Params holds.
 func TestLayerInModel(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(9, 9))
-	m := loadMachine[float64](t, "testdata/resnet.json", 3)
+	s, err := LoadSpec("testdata/resnet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := FromSpec[float64](s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	x, labels := classes[float64](rnd, 4, 3, 64)
 
 	var ps ad.Params[float64]
@@ -24,11 +31,20 @@ func TestLayerInModel(t *testing.T) {
 		w.Data[i] = 0.5 * rnd.NormFloat64()
 	}
 	wn := ps.Use(&g, "in", w)
-	mp := m.Use(&g, &ps, "resnet")
-	logits := m.Build(&g, mp, []*ad.Node[float64]{g.Tanh(g.MatMul(g.Input(x), wn, false, true))})[0]
-	loss := g.SoftmaxCrossEntropy(logits, labels)
-
-	if e := ad.CheckGradient(&g, loss, append([]*ad.Node[float64]{wn}, mp...), 1e-6); e.Rel > 1e-6 {
+	scope := ad.NewScope(&g, &ps, "resnet", rnd)
+	if _, err := m.Init(scope, [][]int{{4}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Apply(scope, []*ad.Node[float64]{g.Tanh(g.MatMul(g.Input(x), wn, false, true))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss := g.SoftmaxCrossEntropy(out[0], labels)
+	var check []*ad.Node[float64]
+	for _, name := range ps.Names() {
+		check = append(check, ps.Node(&g, name))
+	}
+	if e := ad.CheckGradient(&g, loss, check, 1e-6); e.Rel > 1e-6 {
 		t.Errorf("gradient error %+v", e)
 	}
 
@@ -48,18 +64,25 @@ func TestLayerInModel(t *testing.T) {
 	}
 }
 
-// TestMachineAsMap uses a machine as the map of a hyperedge of a larger
-// machine: y = resnet(tanh(a)) + L x with a = W x + b.
-func TestMachineAsMap(t *testing.T) {
+// TestMachineAsLayer uses a machine as the layer of a hyperedge of a
+// larger machine: y = resnet(tanh(a)) + L x with a = W x + b.
+func TestMachineAsLayer(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(10, 10))
-	inner := loadMachine[float64](t, "testdata/resnet.json", 4)
+	s, err := LoadSpec("testdata/resnet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := FromSpec[float64](s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	outerSpec, err := FromSpec[float64](&Spec{
-		Vertices: []VertexSpec{{Name: "x", Shape: []int{4}}, {Name: "a", Shape: []int{4}, Activation: Tanh}, {Name: "y", Shape: []int{3}}},
+		Vertices: []VertexSpec{{Name: "x", Shape: []int{4}}, {Name: "a", Shape: []int{4}, Activation: ad.Tanh}, {Name: "y", Shape: []int{3}}},
 		Edges: []EdgeSpec{
 			{Name: "in", Kind: "dense", Sources: []string{"x"}, Targets: []string{"a"}},
 			{Name: "skip", Kind: "linear", Sources: []string{"x"}, Targets: []string{"y"}},
 		},
-	}, 5)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,47 +95,64 @@ func TestMachineAsMap(t *testing.T) {
 		},
 	}
 	spaces := []Space{outerSpec.Space(0), outerSpec.Space(1), outerSpec.Space(2)}
-	outer, err := New(Config[float64]{Hypergraph: h, Spaces: spaces, Maps: []Map[float64]{outerSpec.maps[0], outerSpec.maps[1], inner.Map()}})
+	outer, err := New(Config[float64]{Hypergraph: h, Spaces: spaces, Layers: []ad.Layer[float64]{outerSpec.layers[0], outerSpec.layers[1], inner}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(outer.Params()), len(outerSpec.Params())+len(inner.Params()); got != want {
+	ps := initParams(t, outer, rnd)
+	innerCount := initParams(t, inner, rnd).Len()
+	if got, want := ps.Len(), 4*4+4+3*4+innerCount; got != want {
 		t.Fatalf("%d parameters, want %d", got, want)
 	}
 	if got, want := outer.Layers(), [][]int{{0, 1}, {2}}; !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("layers %v, want %v", got, want)
 	}
 
-	// The same function composed by hand from the two machines.
+	// The same function composed by hand from the two machines, reading
+	// the same parameters.
 	x, _ := classes[float64](rnd, 4, 3, 5)
 	var g ad.Graph[float64]
 	xn := g.Input(x)
-	states := outerSpec.StableState(&g, nil, []*ad.Node[float64]{xn, nil, nil})
-	want := g.Add(states[2], inner.Build(&g, nil, []*ad.Node[float64]{g.Tanh(states[1])})[0])
-	got := outer.Build(&g, nil, []*ad.Node[float64]{xn})[0]
+	states, err := outerSpec.StableState(ad.NewScope(&g, ps, "", nil), []*ad.Node[float64]{xn, nil, nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := g.Add(states[2], must(inner.Apply(ad.NewScope(&g, ps, "resnet", nil), []*ad.Node[float64]{g.Tanh(states[1])}))[0])
+	got := apply(t, &g, outer, ps, xn)[0]
 	if !slices.Equal(got.Value.Data, want.Value.Data) {
 		t.Errorf("nested machine gives\n%v\nwant\n%v", got.Value.Data, want.Value.Data)
 	}
 
 	init := []*ad.Tensor[float64]{x, nil, nil}
-	checkAgainstIterate(t, outer, init)
-	checkGradient(t, outer, init, rnd, 1e-6)
+	checkAgainstIterate(t, outer, ps, init)
+	checkGradient(t, outer, ps, init, rnd, 1e-6)
 }
 
-// TestSharedWeights applies one machine to two inputs with the same
-// parameter nodes, as a siamese network does; the gradient sums both.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestSharedWeights applies one machine twice in one scope, as a siamese
+// network does: both uses read one set of parameters, whose gradient
+// sums both.
 func TestSharedWeights(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(11, 11))
-	m := loadMachine[float64](t, "testdata/perceptron.json", 6)
+	m, ps := loadMachine[float64](t, "testdata/perceptron.json", 6)
 	a, _ := classes[float64](rnd, 4, 3, 3)
 	b, _ := classes[float64](rnd, 4, 3, 3)
 	var g ad.Graph[float64]
-	p := m.ParamNodes(&g)
-	ya := m.Build(&g, p, []*ad.Node[float64]{g.Input(a)})[0]
-	yb := m.Build(&g, p, []*ad.Node[float64]{g.Input(b)})[0]
+	ya := apply(t, &g, m, ps, g.Input(a))[0]
+	yb := apply(t, &g, m, ps, g.Input(b))[0]
 	d := g.Sub(ya, yb)
 	loss := g.Dot(d, d)
-	if e := ad.CheckGradient(&g, loss, p, 1e-6); e.Rel > 1e-6 {
+	var check []*ad.Node[float64]
+	for _, name := range ps.Names() {
+		check = append(check, ps.Node(&g, name))
+	}
+	if e := ad.CheckGradient(&g, loss, check, 1e-6); e.Rel > 1e-6 {
 		t.Errorf("gradient error %+v", e)
 	}
 }

@@ -1,52 +1,12 @@
 package hypergraph
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/parametric-machines/machines/ad"
 )
-
-// Activation is the function a vertex applies to its state before a
-// hyperedge reads it. The zero value is the identity.
-type Activation string
-
-// The activations a vertex may carry.
-const (
-	Identity Activation = "identity"
-	ReLU     Activation = "relu"
-	Tanh     Activation = "tanh"
-	Sigmoid  Activation = "sigmoid"
-	// ReLU6 is min(max(x, 0), 6), the activation of the image nodes of
-	// Figure 2.
-	ReLU6 Activation = "relu6"
-)
-
-// valid reports whether a is an activation this package knows.
-func (a Activation) valid() bool {
-	switch a {
-	case "", Identity, ReLU, Tanh, Sigmoid, ReLU6:
-		return true
-	}
-	return false
-}
-
-// activate adds a(x) to g; the identity adds nothing.
-func activate[T ad.Float](g *ad.Graph[T], a Activation, x *ad.Node[T]) *ad.Node[T] {
-	switch a {
-	case "", Identity:
-		return x
-	case ReLU:
-		return g.ReLU(x)
-	case Tanh:
-		return g.Tanh(x)
-	case Sigmoid:
-		return g.Sigmoid(x)
-	case ReLU6:
-		return g.ReLU6(x)
-	}
-	panic(fmt.Sprintf("hypergraph: unknown activation %q", a))
-}
 
 // Space is the space M_v of a vertex: real arrays of the given shape,
 // such as [D] for a vector or [C, H, W] for an image with C channels.
@@ -56,8 +16,8 @@ func activate[T ad.Float](g *ad.Graph[T], a Activation, x *ad.Node[T]) *ad.Node[
 type Space struct {
 	Shape []int
 	// Activation is applied to the vertex's state whenever a hyperedge
-	// reads it, and to an output returned by Build (see Machine).
-	Activation Activation
+	// reads it, and to an output that Apply returns (see Machine).
+	Activation ad.Activation
 }
 
 // batched returns the shape of the tensor holding n samples of shape s:
@@ -75,48 +35,43 @@ func batchOf(s, tensor []int) int {
 	return tensor[0]
 }
 
-// Map is the map p_E of a hyperedge E, from the values of its sources to
-// contributions to its targets.
-type Map[T ad.Float] interface {
-	// Params returns the parameters of the map with their initial
-	// values. New calls it once and copies the values into the machine,
-	// which owns them from then on; a tensor returned by the maps of two
-	// hyperedges is one parameter shared between them.
-	Params() []*ad.Tensor[T]
-	// Build adds the map to g for a batch of n samples. params holds one
-	// node per tensor of Params, in order; x holds the values that the
-	// sources of E emit (their activations applied), in the order of
-	// Sources. Build returns one node per target, in the order of
-	// Targets, each with the batched shape of the target's space.
-	Build(g *ad.Graph[T], n int, params, x []*ad.Node[T]) []*ad.Node[T]
-}
-
 // Config describes a nonlinear hypergraph representation for New.
 type Config[T ad.Float] struct {
 	Hypergraph *Hypergraph
-	// Spaces holds the space of each vertex and Maps the map of each
-	// hyperedge, indexed like the vertices and edges of Hypergraph.
+	// Spaces holds the space of each vertex and Layers the map of each
+	// hyperedge, indexed like the vertices and edges of Hypergraph: any
+	// layer of any family, a machine of this package among them.
 	Spaces []Space
-	Maps   []Map[T]
-	// Inputs and Outputs are the vertices that Build receives and
+	Layers []ad.Layer[T]
+	// Inputs and Outputs are the vertices that Apply receives and
 	// returns. Nil Inputs means the vertices that no edge writes; nil
 	// Outputs the other vertices that no edge reads.
 	Inputs, Outputs []int
+	// Shared, if not nil, names for each hyperedge the scope of its
+	// parameters, its own name where it is empty: two hyperedges under
+	// one name, whose layers must then be alike, share their parameters.
+	Shared []string
 }
 
 // Machine is a hypergraph machine: the machine f = Σ_E p_E on the direct
-// sum M of the spaces of the vertices of an acyclic hypergraph, where each
-// p_E reads its sources and writes its targets. Its stable state with
-// initial condition g is computed hyperedge by hyperedge, in the layers of
-// the line graph (Corollary 1), onto an ad.Graph, so that gradients flow
-// through it.
+// sum M of the spaces of the vertices of an acyclic hypergraph, where
+// each p_E, a layer, reads its sources and writes its targets. Its stable
+// state with initial condition g is computed hyperedge by hyperedge, in
+// the layers of the line graph (Corollary 1), onto an ad.Graph, so that
+// gradients flow through it.
+//
+// A Machine is an architecture: like every layer it holds no parameter.
+// It is itself an ad.Layer, whose parameters are those of its
+// hyperedges, each under the edge's name ("front.conv.weight" for the
+// weight of edge conv of a machine called front), so that a machine can
+// be the map of a hyperedge of a larger one.
 //
 // # Activations
 //
 // Following Figure 2 of the paper, vertices carry activations and
-// hyperedges are the linear maps (dense, convolution) between them. The
-// state h_v of a vertex is the sum of its input g_v and of the
-// contributions of the hyperedges that write it,
+// hyperedges are the maps between them. The state h_v of a vertex is
+// the sum of its input g_v and of the contributions of the hyperedges
+// that write it,
 //
 //	h_v = g_v + Σ_{E : v ∈ t(E)} p_E(σ(h_{s(E)}))_v,
 //
@@ -126,64 +81,63 @@ type Config[T ad.Float] struct {
 // sources to the targets: the representation keeps the form h = g + f(h)
 // of the paper, with the pre-activations as the state. An identity
 // shortcut from a vertex passes on its activated value.
-//
-// A Machine keeps its parameters in one vector and their gradients in
-// another, as optimisers want them (see Params and Grad).
 type Machine[T ad.Float] struct {
 	h               Hypergraph
 	spaces          []Space
-	maps            []Map[T]
+	layers          []ad.Layer[T]
+	scopes          []string // the scope of each edge's parameters
 	inputs, outputs []int
-	layers          [][]int
-
-	params, grad []T
-	// values are the parameter tensors, views of params laid end to end;
-	// edgeParams[e] lists the parameters of edge e.
-	values     []*ad.Tensor[T]
-	edgeParams [][]int
+	order           [][]int // the layers of the line graph
 
 	spec *Spec // the spec the machine was built from, or nil
 }
 
-// New returns the hypergraph machine that c describes, with the initial
-// parameter values of its maps. A cyclic hypergraph gives a *CycleError.
-// New panics if the configuration is inconsistent: lengths that do not
-// match the hypergraph, a vertex out of range, a shape with a dimension
-// below 1, an unknown activation or a nil map.
+// New returns the hypergraph machine that c describes. A cyclic
+// hypergraph gives a *CycleError. New panics, with an error that wraps
+// ad.ErrShape or ad.ErrNil, if the configuration is inconsistent:
+// lengths that do not match the hypergraph, a vertex out of range, a
+// shape with a dimension below 1, an unknown activation or a nil layer.
 func New[T ad.Float](c Config[T]) (*Machine[T], error) {
 	if c.Hypergraph == nil {
-		panic("hypergraph: nil Hypergraph in Config")
+		panic(fmt.Errorf("%w: hypergraph: nil Hypergraph in Config", ad.ErrNil))
 	}
 	h := c.Hypergraph
 	h.check()
-	if len(c.Spaces) != len(h.Vertices) {
-		panic(fmt.Sprintf("hypergraph: %d spaces for %d vertices", len(c.Spaces), len(h.Vertices)))
-	}
-	if len(c.Maps) != len(h.Edges) {
-		panic(fmt.Sprintf("hypergraph: %d maps for %d edges", len(c.Maps), len(h.Edges)))
+	switch {
+	case len(c.Spaces) != len(h.Vertices):
+		panic(fmt.Errorf("%w: hypergraph: %d spaces for %d vertices", ad.ErrShape, len(c.Spaces), len(h.Vertices)))
+	case len(c.Layers) != len(h.Edges):
+		panic(fmt.Errorf("%w: hypergraph: %d layers for %d edges", ad.ErrShape, len(c.Layers), len(h.Edges)))
+	case c.Shared != nil && len(c.Shared) != len(h.Edges):
+		panic(fmt.Errorf("%w: hypergraph: %d shared names for %d edges", ad.ErrShape, len(c.Shared), len(h.Edges)))
 	}
 	m := &Machine[T]{
 		h:      Hypergraph{Vertices: slices.Clone(h.Vertices), Edges: make([]Edge, len(h.Edges))},
 		spaces: make([]Space, len(c.Spaces)),
-		maps:   slices.Clone(c.Maps),
+		layers: slices.Clone(c.Layers),
+		scopes: make([]string, len(h.Edges)),
 	}
 	for e, E := range h.Edges {
 		m.h.Edges[e] = Edge{Name: E.Name, Sources: slices.Clone(E.Sources), Targets: slices.Clone(E.Targets)}
-		if c.Maps[e] == nil {
-			panic(fmt.Sprintf("hypergraph: edge %s: nil map", E.Name))
+		if c.Layers[e] == nil {
+			panic(fmt.Errorf("%w: hypergraph: edge %s: nil layer", ad.ErrNil, E.Name))
+		}
+		m.scopes[e] = E.Name
+		if c.Shared != nil && c.Shared[e] != "" {
+			m.scopes[e] = c.Shared[e]
 		}
 	}
 	for v, s := range c.Spaces {
 		if len(s.Shape) == 0 || slices.Min(s.Shape) < 1 {
-			panic(fmt.Sprintf("hypergraph: vertex %s: invalid shape %v", h.Vertices[v], s.Shape))
+			panic(fmt.Errorf("%w: hypergraph: vertex %s: invalid shape %v", ad.ErrShape, h.Vertices[v], s.Shape))
 		}
-		if !s.Activation.valid() {
-			panic(fmt.Sprintf("hypergraph: vertex %s: unknown activation %q", h.Vertices[v], s.Activation))
+		if err := s.Activation.Check(); err != nil {
+			panic(fmt.Errorf("%w: hypergraph: vertex %s: %v", ad.ErrName, h.Vertices[v], err))
 		}
 		m.spaces[v] = Space{Shape: slices.Clone(s.Shape), Activation: s.Activation}
 	}
 	var err error
-	if m.layers, err = m.h.Layers(); err != nil {
+	if m.order, err = m.h.Layers(); err != nil {
 		return nil, err
 	}
 	m.inputs, m.outputs = c.Inputs, c.Outputs
@@ -197,11 +151,10 @@ func New[T ad.Float](c Config[T]) (*Machine[T], error) {
 	for _, list := range [][]int{m.inputs, m.outputs} {
 		for i, v := range list {
 			if v < 0 || v >= len(h.Vertices) || slices.Contains(list[:i], v) {
-				panic(fmt.Sprintf("hypergraph: invalid input or output list %v for %d vertices", list, len(h.Vertices)))
+				panic(fmt.Errorf("%w: hypergraph: invalid input or output list %v for %d vertices", ad.ErrShape, list, len(h.Vertices)))
 			}
 		}
 	}
-	m.collectParams()
 	return m, nil
 }
 
@@ -239,35 +192,6 @@ func (h *Hypergraph) unread(skip []int) []int {
 	return list
 }
 
-// collectParams copies the parameters of the maps into one vector.
-func (m *Machine[T]) collectParams() {
-	index := map[*ad.Tensor[T]]int{}
-	var init []*ad.Tensor[T]
-	m.edgeParams = make([][]int, len(m.maps))
-	size := 0
-	for e, p := range m.maps {
-		m.edgeParams[e] = []int{}
-		for _, t := range p.Params() {
-			i, ok := index[t]
-			if !ok {
-				i = len(init)
-				index[t] = i
-				init = append(init, t)
-				size += t.Len()
-			}
-			m.edgeParams[e] = append(m.edgeParams[e], i)
-		}
-	}
-	m.params, m.grad = make([]T, size), make([]T, size)
-	off := 0
-	for _, t := range init {
-		n := t.Len()
-		copy(m.params[off:off+n], t.Data)
-		m.values = append(m.values, ad.View(m.params[off:off+n:off+n], t.Shape...))
-		off += n
-	}
-}
-
 // Hypergraph returns the machine's hypergraph, which must not be modified.
 func (m *Machine[T]) Hypergraph() *Hypergraph { return &m.h }
 
@@ -277,157 +201,135 @@ func (m *Machine[T]) Space(v int) Space {
 	return Space{Shape: slices.Clone(s.Shape), Activation: s.Activation}
 }
 
+// Layer returns the layer of hyperedge e and the scope, relative to the
+// machine's, under which its parameters live: the edge's name, or the
+// shared name of Config.Shared.
+func (m *Machine[T]) Layer(e int) (ad.Layer[T], string) { return m.layers[e], m.scopes[e] }
+
 // Layers returns the hyperedges in the order the stable state evaluates
 // them: the minimal-height layering of the line graph.
 func (m *Machine[T]) Layers() [][]int {
-	out := make([][]int, len(m.layers))
-	for i, l := range m.layers {
+	out := make([][]int, len(m.order))
+	for i, l := range m.order {
 		out[i] = slices.Clone(l)
 	}
 	return out
 }
 
-// Inputs returns the vertices that Build receives, in order.
+// Inputs returns the vertices that Apply receives, in order.
 func (m *Machine[T]) Inputs() []int { return slices.Clone(m.inputs) }
 
-// Outputs returns the vertices that Build returns, in order.
+// Outputs returns the vertices that Apply returns, in order.
 func (m *Machine[T]) Outputs() []int { return slices.Clone(m.outputs) }
 
-// Params returns the vector of all parameters. It is the machine's own
-// storage: an optimiser may update it in place between calls to Forward
-// on a graph that the machine was built onto. It panics once the
-// parameters have moved into an ad.Params (see Use).
-func (m *Machine[T]) Params() []T {
-	m.checkOwned()
-	return m.params
-}
-
-// Grad returns the vector of the gradients of the parameters, laid out
-// like Params. Backward overwrites it on a graph the machine was built
-// onto with the parameter nodes of ParamNodes or with nil params; with
-// other parameter nodes the gradients go where those nodes say. It
-// panics once the parameters have moved into an ad.Params.
-func (m *Machine[T]) Grad() []T {
-	m.checkOwned()
-	return m.grad
-}
-
-// Use registers the machine's parameters in ps, each tensor of hyperedge
-// E as name+"."+E+"."+k, k counting the edge's tensors from 0 (a tensor
-// that edges share, under the first), and returns their nodes in g, one
-// per tensor as ParamNodes returns them. This is how the machine becomes
-// one layer of a model whose parameters ps holds: once ps packs them
-// into its vector, they live there, and the machine's own Params and
-// Grad vectors, which they no longer share, are refused.
-func (m *Machine[T]) Use(g *ad.Graph[T], ps *ad.Params[T], name string) []*ad.Node[T] {
-	names := make([]string, len(m.values))
-	for e, idx := range m.edgeParams {
-		for k, i := range idx {
-			if names[i] == "" {
-				names[i] = fmt.Sprintf("%s.%s.%d", name, m.h.Edges[e].Name, k)
-			}
+// Init implements ad.Layer: in holds the shapes of the input vertices,
+// which must be their spaces'. It initialises every hyperedge's layer
+// on the shapes of its sources, in s.Sub of its scope, and checks that
+// it returns those of its targets; it returns the shapes of the output
+// vertices.
+func (m *Machine[T]) Init(s *ad.Scope[T], in [][]int) ([][]int, error) {
+	if len(in) != len(m.inputs) {
+		return nil, fmt.Errorf("hypergraph: %d inputs for a machine with %d input vertices", len(in), len(m.inputs))
+	}
+	for i, v := range m.inputs {
+		if !slices.Equal(in[i], m.spaces[v].Shape) {
+			return nil, fmt.Errorf("hypergraph: input vertex %s has shape %v, given %v", m.h.Vertices[v], m.spaces[v].Shape, in[i])
 		}
 	}
-	nodes := make([]*ad.Node[T], len(m.values))
-	for i, t := range m.values {
-		nodes[i] = ps.Use(g, names[i], t)
-	}
-	return nodes
-}
-
-// checkOwned panics if the parameter tensors no longer view the
-// machine's vector, which happens when an ad.Params packs them.
-func (m *Machine[T]) checkOwned() {
-	for _, t := range m.values {
-		if len(t.Data) > 0 { // the first tensor with data starts the vector
-			if &t.Data[0] != &m.params[0] {
-				panic("hypergraph: the machine's parameters live in an ad.Params (see Use); use its Values and Grads")
-			}
-			return
+	// Every shape is known from the spaces, so the edges are initialised
+	// in their own order, which fixes the draws of their initial values.
+	done := map[string]bool{}
+	for e := range m.h.Edges {
+		if err := m.initEdge(s, e, done); err != nil {
+			return nil, err
 		}
 	}
-}
-
-// EdgeParams returns the parameters of hyperedge e, as views of Params.
-func (m *Machine[T]) EdgeParams(e int) []*ad.Tensor[T] {
-	out := make([]*ad.Tensor[T], len(m.edgeParams[e]))
-	for k, i := range m.edgeParams[e] {
-		out[k] = m.values[i]
+	out := make([][]int, len(m.outputs))
+	for i, v := range m.outputs {
+		out[i] = slices.Clone(m.spaces[v].Shape)
 	}
-	return out
+	return out, nil
 }
 
-// ParamNodes adds the machine's parameters to g and returns their nodes,
-// one per parameter tensor. Their values are views of Params and their
-// gradients views of Grad.
-func (m *Machine[T]) ParamNodes(g *ad.Graph[T]) []*ad.Node[T] {
-	return m.ParamNodesInto(g, m.grad)
-}
-
-// ParamNodesInto is ParamNodes with the gradients written to grad, laid
-// out like Params, instead of Grad, so that several graphs of one machine
-// (one per worker, say) can run at once. A nil grad adds the parameters
-// as constants.
-func (m *Machine[T]) ParamNodesInto(g *ad.Graph[T], grad []T) []*ad.Node[T] {
-	m.checkOwned()
-	if grad != nil && len(grad) != len(m.params) {
-		panic(fmt.Sprintf("hypergraph: gradient vector of %d entries for %d parameters", len(grad), len(m.params)))
+// initEdge initialises the layer of edge e, or, when an earlier edge of
+// the same scope did, checks it on a scratch set of parameters.
+func (m *Machine[T]) initEdge(s *ad.Scope[T], e int, done map[string]bool) error {
+	E := m.h.Edges[e]
+	src := make([][]int, len(E.Sources))
+	for i, v := range E.Sources {
+		src[i] = m.spaces[v].Shape
 	}
-	nodes := make([]*ad.Node[T], len(m.values))
-	off := 0
-	for i, t := range m.values {
-		if grad == nil {
-			nodes[i] = g.Input(t)
-		} else {
-			nodes[i] = g.Param(t, ad.View(grad[off:off+t.Len()], t.Shape...))
+	sub := s.Sub(m.scopes[e])
+	if done[m.scopes[e]] {
+		sub = ad.NewScope(nil, new(ad.Params[T]), sub.Name, sub.Rand)
+	}
+	done[m.scopes[e]] = true
+	out, err := ad.InitLayer(m.layers[e], sub, src)
+	if err != nil {
+		return fmt.Errorf("hypergraph: edge %s: %w", E.Name, err)
+	}
+	if len(out) != len(E.Targets) {
+		return fmt.Errorf("hypergraph: edge %s: its layer has %d outputs for %d targets", E.Name, len(out), len(E.Targets))
+	}
+	for i, v := range E.Targets {
+		if !slices.Equal(out[i], m.spaces[v].Shape) {
+			return fmt.Errorf("hypergraph: edge %s: its layer gives shape %v for target %s of shape %v", E.Name, out[i], m.h.Vertices[v], m.spaces[v].Shape)
 		}
-		off += t.Len()
 	}
-	return nodes
+	return nil
 }
 
-// StableState adds to g the stable state of the machine with initial
-// condition init, which holds one node per vertex: g_v in the batched
-// shape of the vertex's space, or nil for zero. At least one node must be
-// given, to fix the batch size. params are the nodes of ParamNodes; nil
-// adds new ones. It returns the state h_v of every vertex.
-//
-// The hyperedges are evaluated layer by layer, so that each reads vertices
-// whose state is final; StableState panics if init does not fit the
-// machine or if a map returns values of the wrong shape.
-func (m *Machine[T]) StableState(g *ad.Graph[T], params, init []*ad.Node[T]) []*ad.Node[T] {
-	p := m.run(g, params, init)
-	states := make([]*ad.Node[T], len(m.spaces))
-	for v := range states {
-		states[v] = p.state(v)
-	}
-	return states
-}
-
-// Build adds the machine to g as a layer: x holds one node per input
-// vertex, in the order of Inputs and with the batched shapes of their
-// spaces, and Build returns one node per output vertex, in the order of
-// Outputs. What an output returns is what it would pass along an edge:
-// its state with its activation applied. Vertices that are not inputs
-// start from zero. params are the nodes of ParamNodes; nil adds new ones,
-// and passing the same nodes to two Builds shares the weights.
-func (m *Machine[T]) Build(g *ad.Graph[T], params, x []*ad.Node[T]) []*ad.Node[T] {
+// Apply implements ad.Layer: x holds one node per input vertex, in the
+// order of Inputs and with the batched shapes of their spaces, and Apply
+// returns one node per output vertex, in the order of Outputs. What an
+// output returns is what it would pass along an edge: its state with its
+// activation applied. Vertices that are not inputs start from zero.
+// Applying a machine twice in one scope shares its parameters, as a
+// siamese network does.
+func (m *Machine[T]) Apply(s *ad.Scope[T], x []*ad.Node[T]) ([]*ad.Node[T], error) {
 	if len(x) != len(m.inputs) {
-		panic(fmt.Sprintf("hypergraph: %d inputs for a machine with %d input vertices", len(x), len(m.inputs)))
+		return nil, fmt.Errorf("hypergraph: %d inputs for a machine with %d input vertices", len(x), len(m.inputs))
 	}
 	init := make([]*ad.Node[T], len(m.spaces))
 	for i, v := range m.inputs {
 		if x[i] == nil {
-			panic(fmt.Sprintf("hypergraph: nil input for vertex %s", m.h.Vertices[v]))
+			return nil, fmt.Errorf("hypergraph: nil input for vertex %s", m.h.Vertices[v])
 		}
 		init[v] = x[i]
 	}
-	p := m.run(g, params, init)
+	p, err := m.run(s, init)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*ad.Node[T], len(m.outputs))
 	for i, v := range m.outputs {
 		out[i] = p.emit(v)
 	}
-	return out
+	return out, nil
+}
+
+// StableState adds to s.Graph the stable state of the machine with
+// initial condition init, which holds one node per vertex: g_v in the
+// batched shape of the vertex's space, or nil for zero. At least one
+// node must be given, to fix the batch size. It returns the state h_v
+// of every vertex. The hyperedges are evaluated layer by layer, so that
+// each reads vertices whose state is final.
+func (m *Machine[T]) StableState(s *ad.Scope[T], init []*ad.Node[T]) ([]*ad.Node[T], error) {
+	p, err := m.run(s, init)
+	if err != nil {
+		return nil, err
+	}
+	states := make([]*ad.Node[T], len(m.spaces))
+	for v := range states {
+		states[v] = p.state(v)
+	}
+	return states, nil
+}
+
+// sourceless is a layer that can write its targets without sources, for
+// a batch of n samples.
+type sourceless[T ad.Float] interface {
+	applyEmpty(s *ad.Scope[T], n int) ([]*ad.Node[T], error)
 }
 
 // pass is one construction of the stable state on a graph.
@@ -441,15 +343,11 @@ type pass[T ad.Float] struct {
 	emitted []*ad.Node[T]   // activated states, once read
 }
 
-// run evaluates every hyperedge, layer by layer.
-func (m *Machine[T]) run(g *ad.Graph[T], params, init []*ad.Node[T]) *pass[T] {
+// batchSize returns the batch size of the initial condition, checking
+// that every given node has its vertex's batched shape.
+func (m *Machine[T]) batchSize(init []*ad.Node[T]) (int, error) {
 	if len(init) != len(m.spaces) {
-		panic(fmt.Sprintf("hypergraph: initial condition with %d nodes for %d vertices", len(init), len(m.spaces)))
-	}
-	if params == nil {
-		params = m.ParamNodes(g)
-	} else if len(params) != len(m.values) {
-		panic(fmt.Sprintf("hypergraph: %d parameter nodes for %d parameters", len(params), len(m.values)))
+		return 0, fmt.Errorf("hypergraph: initial condition with %d nodes for %d vertices", len(init), len(m.spaces))
 	}
 	n := -1
 	for v, x := range init {
@@ -461,59 +359,73 @@ func (m *Machine[T]) run(g *ad.Graph[T], params, init []*ad.Node[T]) *pass[T] {
 			n = b
 		}
 		if b < 1 || b != n || !slices.Equal(x.Value.Shape, batched(m.spaces[v].Shape, n)) {
-			panic(fmt.Sprintf("hypergraph: vertex %s: input of shape %v, want %v for a batch of %d",
-				m.h.Vertices[v], x.Value.Shape, batched(m.spaces[v].Shape, max(n, 1)), max(n, 1)))
+			return 0, fmt.Errorf("hypergraph: vertex %s: input of shape %v, want %v for a batch of %d",
+				m.h.Vertices[v], x.Value.Shape, batched(m.spaces[v].Shape, max(n, 1)), max(n, 1))
 		}
 	}
 	if n < 0 {
-		panic("hypergraph: no input to take the batch size from")
+		return 0, errors.New("hypergraph: no input to take the batch size from")
+	}
+	return n, nil
+}
+
+// run evaluates every hyperedge, layer by layer.
+func (m *Machine[T]) run(s *ad.Scope[T], init []*ad.Node[T]) (*pass[T], error) {
+	n, err := m.batchSize(init)
+	if err != nil {
+		return nil, err
 	}
 	p := &pass[T]{
-		m: m, g: g, n: n, init: init,
+		m: m, g: s.Graph, n: n, init: init,
 		contrib: make([][]*ad.Node[T], len(m.spaces)),
 		states:  make([]*ad.Node[T], len(m.spaces)),
 		emitted: make([]*ad.Node[T], len(m.spaces)),
 	}
-	for _, layer := range m.layers {
+	for _, layer := range m.order {
 		for _, e := range layer {
-			E := m.h.Edges[e]
-			x := make([]*ad.Node[T], len(E.Sources))
-			for i, v := range E.Sources {
-				x[i] = p.emit(v)
-			}
-			for i, y := range m.apply(g, n, e, params, x) {
-				v := E.Targets[i]
-				if p.states[v] != nil {
-					panic(fmt.Sprintf("hypergraph: internal error: edge %s writes vertex %s after it was read", E.Name, m.h.Vertices[v]))
-				}
-				p.contrib[v] = append(p.contrib[v], y)
+			if err := p.edge(s, e); err != nil {
+				return nil, err
 			}
 		}
 	}
-	return p
+	return p, nil
 }
 
-// apply adds the map of edge e to g and checks the shapes it returns.
-func (m *Machine[T]) apply(g *ad.Graph[T], n, e int, params, x []*ad.Node[T]) []*ad.Node[T] {
+// edge applies the layer of edge e to its sources' activated states and
+// adds what it returns to its targets' contributions.
+func (p *pass[T]) edge(s *ad.Scope[T], e int) error {
+	m := p.m
 	E := m.h.Edges[e]
-	ps := make([]*ad.Node[T], len(m.edgeParams[e]))
-	for k, i := range m.edgeParams[e] {
-		ps[k] = params[i]
+	x := make([]*ad.Node[T], len(E.Sources))
+	for i, v := range E.Sources {
+		x[i] = p.emit(v)
 	}
-	y := m.maps[e].Build(g, n, ps, x)
-	if len(y) != len(E.Targets) {
-		panic(fmt.Sprintf("hypergraph: edge %s: map returned %d values for %d targets", E.Name, len(y), len(E.Targets)))
+	var y []*ad.Node[T]
+	var err error
+	if len(x) == 0 {
+		// An edge without sources cannot take the batch size from them;
+		// only this package's layers, which are told it, can be one.
+		l, ok := m.layers[e].(sourceless[T])
+		if !ok {
+			return fmt.Errorf("hypergraph: edge %s has no sources, which a layer of type %T cannot take", E.Name, m.layers[e])
+		}
+		y, err = l.applyEmpty(s.Sub(m.scopes[e]), p.n)
+	} else {
+		y, err = ad.ApplyLayer(m.layers[e], s.Sub(m.scopes[e]), x, len(E.Targets))
+	}
+	if err != nil {
+		return fmt.Errorf("hypergraph: edge %s: %w", E.Name, err)
 	}
 	for i, v := range E.Targets {
-		if want := batched(m.spaces[v].Shape, n); y[i] == nil || !slices.Equal(y[i].Value.Shape, want) {
-			got := "nil"
-			if y[i] != nil {
-				got = fmt.Sprint(y[i].Value.Shape)
-			}
-			panic(fmt.Sprintf("hypergraph: edge %s: map returned shape %s for target %s, want %v", E.Name, got, m.h.Vertices[v], want))
+		if want := batched(m.spaces[v].Shape, p.n); i >= len(y) || y[i] == nil || !slices.Equal(y[i].Value.Shape, want) {
+			return fmt.Errorf("hypergraph: edge %s: its layer gives no value of shape %v for target %s", E.Name, want, m.h.Vertices[v])
 		}
+		if p.states[v] != nil {
+			panic(fmt.Errorf("%w: hypergraph: internal error: edge %s writes vertex %s after it was read", ad.ErrState, E.Name, m.h.Vertices[v]))
+		}
+		p.contrib[v] = append(p.contrib[v], y[i])
 	}
-	return y
+	return nil
 }
 
 // state returns the state of vertex v: its input plus the contributions
@@ -545,21 +457,7 @@ func (p *pass[T]) emit(v int) *ad.Node[T] {
 	if y := p.emitted[v]; y != nil {
 		return y
 	}
-	y := activate(p.g, p.m.spaces[v].Activation, p.state(v))
+	y := ad.Activate(p.g, p.m.spaces[v].Activation, p.state(v))
 	p.emitted[v] = y
 	return y
-}
-
-// Map returns the machine as the map of a hyperedge of a larger machine,
-// whose sources are this machine's inputs and whose targets are its
-// outputs, in order. The larger machine takes a copy of the current
-// parameters when it is made with New and trains that copy.
-func (m *Machine[T]) Map() Map[T] { return machineMap[T]{m} }
-
-type machineMap[T ad.Float] struct{ m *Machine[T] }
-
-func (mm machineMap[T]) Params() []*ad.Tensor[T] { return mm.m.values }
-
-func (mm machineMap[T]) Build(g *ad.Graph[T], _ int, params, x []*ad.Node[T]) []*ad.Node[T] {
-	return mm.m.Build(g, params, x)
 }

@@ -13,27 +13,13 @@ import (
 
 	"github.com/parametric-machines/machines"
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/testutil"
 )
 
-// tanhMap is a nonlinear map from vectors to vectors: target t receives
-// tanh(Σ_s W[t][s] x_s + b[t]).
-type tanhMap struct {
-	w [][]*ad.Tensor[float64]
-	b []*ad.Tensor[float64]
-}
-
-func newTanhMap(rnd *rand.Rand, src, tgt []int) *tanhMap {
-	m := &tanhMap{}
-	for _, dt := range tgt {
-		var row []*ad.Tensor[float64]
-		for _, ds := range src {
-			row = append(row, randTensor(rnd, 1, dt, ds))
-		}
-		m.w = append(m.w, row)
-		m.b = append(m.b, randTensor(rnd, 1, 1, dt))
-	}
-	return m
-}
+// tanhLayer is a nonlinear map from vectors to vectors: target t
+// receives tanh(Σ_s W[t][s] x_s + b[t]), with parameters "w.t.s" and
+// "b.t" drawn standard normal.
+type tanhLayer struct{ tgt []int }
 
 func randTensor(rnd *rand.Rand, scale float64, shape ...int) *ad.Tensor[float64] {
 	t := ad.NewTensor[float64](shape...)
@@ -43,48 +29,65 @@ func randTensor(rnd *rand.Rand, scale float64, shape ...int) *ad.Tensor[float64]
 	return t
 }
 
-func (m *tanhMap) Params() []*ad.Tensor[float64] {
-	var ps []*ad.Tensor[float64]
-	for t, row := range m.w {
-		ps = append(ps, row...)
-		ps = append(ps, m.b[t])
+func (l tanhLayer) Init(s *ad.Scope[float64], in [][]int) ([][]int, error) {
+	var out [][]int
+	for t, dt := range l.tgt {
+		for j, src := range in {
+			w := s.NewParam(fmt.Sprintf("w.%d.%d", t, j), dt, src[0])
+			copy(w.Data, randTensor(s.Rand, 1, dt, src[0]).Data)
+		}
+		b := s.NewParam(fmt.Sprintf("b.%d", t), 1, dt)
+		copy(b.Data, randTensor(s.Rand, 1, 1, dt).Data)
+		out = append(out, []int{dt})
 	}
-	return ps
+	return out, nil
 }
 
-func (m *tanhMap) Build(g *ad.Graph[float64], n int, params, x []*ad.Node[float64]) []*ad.Node[float64] {
+func (l tanhLayer) Apply(s *ad.Scope[float64], x []*ad.Node[float64]) ([]*ad.Node[float64], error) {
+	g := s.Graph
 	var y []*ad.Node[float64]
-	k := 0
-	for t := range m.w {
-		acc := g.Input(ad.NewTensor[float64](n, m.b[t].Shape[1]))
-		for s := range x {
-			acc = g.Add(acc, g.MatMul(x[s], params[k], false, true))
-			k++
+	for t, dt := range l.tgt {
+		acc := g.Input(ad.NewTensor[float64](x[0].Value.Shape[0], dt))
+		for j := range x {
+			acc = g.Add(acc, g.MatMul(x[j], s.Param(fmt.Sprintf("w.%d.%d", t, j)), false, true))
 		}
-		y = append(y, g.Tanh(g.AddRow(acc, params[k])))
-		k++
+		y = append(y, g.Tanh(g.AddRow(acc, s.Param(fmt.Sprintf("b.%d", t)))))
 	}
-	return y
+	return y, nil
 }
 
-// eval computes the map with gonum, independently of Build.
-func (m *tanhMap) eval(x ...*mat.Dense) []*mat.Dense {
+// eval computes the map of the layer called name, whose parameters ps
+// holds, with gonum, independently of Apply.
+func (l tanhLayer) eval(ps *ad.Params[float64], name string, x ...*mat.Dense) []*mat.Dense {
 	var y []*mat.Dense
-	for t, row := range m.w {
-		r, n := m.b[t].Shape[1], 1
-		if len(x) > 0 {
-			n, _ = x[0].Dims()
-		}
+	n, _ := x[0].Dims()
+	for t, r := range l.tgt {
 		acc := mat.NewDense(n, r, nil)
-		for s, w := range row {
+		for j := range x {
+			w := ps.Value(fmt.Sprintf("%s.w.%d.%d", name, t, j))
 			var p mat.Dense
-			p.Mul(x[s], mat.NewDense(w.Shape[0], w.Shape[1], w.Data).T())
+			p.Mul(x[j], dense(w).T())
 			acc.Add(acc, &p)
 		}
-		acc.Apply(func(_, j int, v float64) float64 { return math.Tanh(v + m.b[t].Data[j]) }, acc)
+		b := ps.Value(fmt.Sprintf("%s.b.%d", name, t))
+		acc.Apply(func(_, j int, v float64) float64 { return math.Tanh(v + b.Data[j]) }, acc)
 		y = append(y, acc)
 	}
 	return y
+}
+
+// initParams initialises m for its input spaces in a new parameter set.
+func initParams[T ad.Float](t *testing.T, m *Machine[T], rnd *rand.Rand) *ad.Params[T] {
+	t.Helper()
+	var ps ad.Params[T]
+	var in [][]int
+	for _, v := range m.Inputs() {
+		in = append(in, m.Space(v).Shape)
+	}
+	if _, err := m.Init(ad.NewScope(nil, &ps, "", rnd), in); err != nil {
+		t.Fatal(err)
+	}
+	return &ps
 }
 
 func dense(t *ad.Tensor[float64]) *mat.Dense { return mat.NewDense(t.Shape[0], t.Shape[1], t.Data) }
@@ -95,33 +98,30 @@ func add(a, b *mat.Dense) *mat.Dense {
 	return &c
 }
 
-// figure1Machine returns the hypergraph machine of Figure 1 with random
-// maps l1..l5 of the form tanh(W x + b) and the dimensions dims.
-func figure1Machine(t *testing.T, rnd *rand.Rand, dims []int) (*Machine[float64], []*tanhMap) {
+// figure1Machine returns the hypergraph machine of Figure 1 with maps
+// l1..l5 of the form tanh(W x + b) and the dimensions dims, and its
+// parameters, drawn from rnd.
+func figure1Machine(t *testing.T, rnd *rand.Rand, dims []int) (*Machine[float64], []tanhLayer, *ad.Params[float64]) {
 	h := figure1()
 	spaces := make([]Space, len(dims))
 	for v, d := range dims {
 		spaces[v] = Space{Shape: []int{d}}
 	}
-	var tanhs []*tanhMap
-	var maps []Map[float64]
+	var tanhs []tanhLayer
+	var layers []ad.Layer[float64]
 	for _, E := range h.Edges {
-		var src, tgt []int
-		for _, v := range E.Sources {
-			src = append(src, dims[v])
-		}
+		var tgt []int
 		for _, v := range E.Targets {
 			tgt = append(tgt, dims[v])
 		}
-		l := newTanhMap(rnd, src, tgt)
-		tanhs = append(tanhs, l)
-		maps = append(maps, l)
+		tanhs = append(tanhs, tanhLayer{tgt})
+		layers = append(layers, tanhs[len(tanhs)-1])
 	}
-	m, err := New(Config[float64]{Hypergraph: h, Spaces: spaces, Maps: maps})
+	m, err := New(Config[float64]{Hypergraph: h, Spaces: spaces, Layers: layers})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, tanhs
+	return m, tanhs, initParams(t, m, rnd)
 }
 
 // TestFigure1 checks the stable state of the machine of Figure 1 against
@@ -132,7 +132,7 @@ func figure1Machine(t *testing.T, rnd *rand.Rand, dims []int) (*Machine[float64]
 func TestFigure1(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 1))
 	dims := []int{2, 3, 4, 3, 2, 3, 2, 2} // v1 … v8
-	m, l := figure1Machine(t, rnd, dims)
+	m, l, ps := figure1Machine(t, rnd, dims)
 	if got, want := m.Layers(), [][]int{{0, 2}, {1}, {3}, {4}}; !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("layers %v, want %v", got, want)
 	}
@@ -151,12 +151,16 @@ func TestFigure1(t *testing.T) {
 		init[v] = g.Input(randTensor(rnd, 1, n, d))
 		x[v] = dense(init[v].Value)
 	}
-	states := m.StableState(&g, nil, init)
+	states, err := m.StableState(ad.NewScope(&g, ps, "", nil), init)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// The caption's closed form, with E4's targets in the order v6, v5, v7.
-	h3 := add(l[0].eval(x[0], x[1])[0], x[2])
-	h4 := add(l[1].eval(h3)[0], x[3])
-	l4 := l[3].eval(h4)
+	name := func(e int) string { return m.h.Edges[e].Name }
+	h3 := add(l[0].eval(ps, name(0), x[0], x[1])[0], x[2])
+	h4 := add(l[1].eval(ps, name(1), h3)[0], x[3])
+	l4 := l[3].eval(ps, name(3), h4)
 	h5 := add(l4[1], x[4])
 	want := []*mat.Dense{
 		x[0],
@@ -164,9 +168,9 @@ func TestFigure1(t *testing.T) {
 		h3,
 		h4,
 		h5,
-		add(add(l[2].eval(x[0])[0], l4[0]), x[5]),
+		add(add(l[2].eval(ps, name(2), x[0])[0], l4[0]), x[5]),
 		add(l4[2], x[6]),
-		add(l[4].eval(h5)[0], x[7]),
+		add(l[4].eval(ps, name(4), h5)[0], x[7]),
 	}
 	for v, s := range states {
 		if !mat.EqualApprox(dense(s.Value), want[v], 1e-14) {
@@ -179,25 +183,25 @@ func TestFigure1(t *testing.T) {
 // direct sum M of its spaces, for package machines: a row per sample, the
 // coordinates of the vertices side by side. It evaluates every hyperedge
 // on every call, in no particular order, and knows nothing of layers.
-func flat(m *Machine[float64]) (f machines.Machine, offsets []int) {
+func flat(m *Machine[float64], ps *ad.Params[float64]) (f machines.Machine, offsets []int) {
 	offsets = []int{0}
 	for _, s := range m.spaces {
 		offsets = append(offsets, offsets[len(offsets)-1]+size(s.Shape))
 	}
 	f = machines.Func(func(dst, h *mat.Dense) {
-		n, _ := h.Dims()
 		dst.Zero()
 		var g ad.Graph[float64]
-		params := make([]*ad.Node[float64], len(m.values))
-		for i, t := range m.values {
-			params[i] = g.Input(t)
-		}
+		s := ad.NewScope(&g, ps.WithGrads(nil), "", nil)
 		for e, E := range m.h.Edges {
 			x := make([]*ad.Node[float64], len(E.Sources))
 			for i, v := range E.Sources {
-				x[i] = activate(&g, m.spaces[v].Activation, g.Input(toTensor(h, m.spaces[v].Shape, offsets[v])))
+				x[i] = ad.Activate(&g, m.spaces[v].Activation, g.Input(toTensor(h, m.spaces[v].Shape, offsets[v])))
 			}
-			for i, y := range m.apply(&g, n, e, params, x) {
+			y, err := m.layers[e].Apply(s.Sub(m.scopes[e]), x)
+			if err != nil {
+				panic(err)
+			}
+			for i, y := range y {
 				v := E.Targets[i]
 				addFromTensor(dst, y.Value, m.spaces[v].Shape, offsets[v])
 			}
@@ -246,9 +250,9 @@ func addFromTensor(dst *mat.Dense, t *ad.Tensor[float64], shape []int, off int) 
 // sum M, for the initial condition init (a value per vertex, nil for
 // zero). For a hypergraph machine the iteration settles exactly, after
 // as many steps as there are layers.
-func checkAgainstIterate(t *testing.T, m *Machine[float64], init []*ad.Tensor[float64]) {
+func checkAgainstIterate(t *testing.T, m *Machine[float64], ps *ad.Params[float64], init []*ad.Tensor[float64]) {
 	t.Helper()
-	f, off := flat(m)
+	f, off := flat(m, ps)
 	n := -1
 	for v, x := range init {
 		if x != nil {
@@ -269,11 +273,15 @@ func checkAgainstIterate(t *testing.T, m *Machine[float64], init []*ad.Tensor[fl
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Depth != len(m.layers) {
-		t.Errorf("plain iteration settled at depth %d, want the number of layers %d", res.Depth, len(m.layers))
+	if res.Depth != len(m.order) {
+		t.Errorf("plain iteration settled at depth %d, want the number of layers %d", res.Depth, len(m.order))
 	}
 	got := mat.NewDense(n, off[len(off)-1], nil)
-	for v, s := range m.StableState(&g, nil, nodes) {
+	states, err := m.StableState(ad.NewScope(&g, ps, "", nil), nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, s := range states {
 		addFromTensor(got, s.Value, m.spaces[v].Shape, off[v])
 	}
 	if !mat.EqualApprox(got, &want, 1e-12) {
@@ -284,33 +292,39 @@ func checkAgainstIterate(t *testing.T, m *Machine[float64], init []*ad.Tensor[fl
 func TestFigure1Iterate(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(2, 2))
 	dims := []int{2, 3, 4, 3, 2, 3, 2, 2}
-	m, _ := figure1Machine(t, rnd, dims)
+	m, _, ps := figure1Machine(t, rnd, dims)
 	init := make([]*ad.Tensor[float64], len(dims))
 	for v, d := range dims {
 		init[v] = randTensor(rnd, 1, 4, d)
 	}
-	checkAgainstIterate(t, m, init)
-	// With only the inputs v1 and v2 given, as Build does.
-	checkAgainstIterate(t, m, []*ad.Tensor[float64]{init[0], init[1], nil, nil, nil, nil, nil, nil})
+	checkAgainstIterate(t, m, ps, init)
+	// With only the inputs v1 and v2 given, as Apply does.
+	checkAgainstIterate(t, m, ps, []*ad.Tensor[float64]{init[0], init[1], nil, nil, nil, nil, nil, nil})
 }
 
 // checkGradient compares the gradient of a random linear functional of
 // every vertex state, with respect to the parameters and to the initial
 // condition, against finite differences.
-func checkGradient(t *testing.T, m *Machine[float64], init []*ad.Tensor[float64], rnd *rand.Rand, tol float64) {
+func checkGradient(t *testing.T, m *Machine[float64], ps *ad.Params[float64], init []*ad.Tensor[float64], rnd *rand.Rand, tol float64) {
 	t.Helper()
 	var g ad.Graph[float64]
-	params := m.ParamNodes(&g)
+	var check []*ad.Node[float64]
+	for _, name := range ps.Names() {
+		check = append(check, ps.Node(&g, name))
+	}
 	nodes := make([]*ad.Node[float64], len(init))
-	check := slices.Clone(params)
 	for v, x := range init {
 		if x != nil {
 			nodes[v] = g.Param(x, nil)
 			check = append(check, nodes[v])
 		}
 	}
+	states, err := m.StableState(ad.NewScope(&g, ps, "", nil), nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var loss *ad.Node[float64]
-	for _, s := range m.StableState(&g, params, nodes) {
+	for _, s := range states {
 		term := g.Dot(s, g.Input(randTensor(rnd, 1, s.Value.Shape...)))
 		if loss == nil {
 			loss = term
@@ -321,95 +335,103 @@ func checkGradient(t *testing.T, m *Machine[float64], init []*ad.Tensor[float64]
 	if e := ad.CheckGradient(&g, loss, check, 1e-6); e.Rel > tol {
 		t.Errorf("gradient error %+v", e)
 	}
-	// The machine's gradient vector is what Backward wrote.
-	off := 0
-	for _, p := range params {
-		if !slices.Equal(m.Grad()[off:off+p.Grad.Len()], p.Grad.Data) {
-			t.Fatal("Grad does not hold the gradients of the parameter nodes")
-		}
-		off += p.Grad.Len()
-	}
 }
 
 func TestFigure1Gradient(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 3))
 	dims := []int{2, 3, 4, 3, 2, 3, 2, 2}
-	m, _ := figure1Machine(t, rnd, dims)
+	m, _, ps := figure1Machine(t, rnd, dims)
 	init := make([]*ad.Tensor[float64], len(dims))
 	for v, d := range dims {
 		init[v] = randTensor(rnd, 1, 3, d)
 	}
-	checkGradient(t, m, init, rnd, 1e-7)
+	checkGradient(t, m, ps, init, rnd, 1e-7)
 }
 
-// TestSharedParams checks that a tensor returned by two maps is one
-// parameter, whose gradient sums both uses.
+// TestSharedParams checks that two edges under one shared name use one
+// set of parameters, whose gradient sums both uses.
 func TestSharedParams(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(4, 4))
 	h := build([]string{"a", "b", "c"}, []testEdge{
 		{"E1", []string{"a"}, []string{"b"}},
 		{"E2", []string{"b"}, []string{"c"}},
 	})
-	l := newTanhMap(rnd, []int{3}, []int{3})
-	m, err := New(Config[float64]{Hypergraph: h, Spaces: []Space{{Shape: []int{3}}, {Shape: []int{3}}, {Shape: []int{3}}}, Maps: []Map[float64]{l, l}})
+	l := tanhLayer{[]int{3}}
+	m, err := New(Config[float64]{Hypergraph: h, Spaces: []Space{{Shape: []int{3}}, {Shape: []int{3}}, {Shape: []int{3}}},
+		Layers: []ad.Layer[float64]{l, l}, Shared: []string{"L", "L"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(m.Params()), 3*3+3; got != want {
+	ps := initParams(t, m, rnd)
+	if got, want := ps.Len(), 3*3+3; got != want {
 		t.Errorf("%d parameters, want %d", got, want)
 	}
-	checkGradient(t, m, []*ad.Tensor[float64]{randTensor(rnd, 1, 2, 3), nil, nil}, rnd, 1e-7)
+	checkGradient(t, m, ps, []*ad.Tensor[float64]{randTensor(rnd, 1, 2, 3), nil, nil}, rnd, 1e-7)
 }
 
 func TestMachinePanics(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(5, 5))
 	h := build([]string{"a", "b"}, []testEdge{{"E", []string{"a"}, []string{"b"}}})
 	vec := func(d int) Space { return Space{Shape: []int{d}} }
 	good := func() Config[float64] {
-		return Config[float64]{Hypergraph: h, Spaces: []Space{vec(2), vec(3)}, Maps: []Map[float64]{newTanhMap(rnd, []int{2}, []int{3})}}
-	}
-	// A map whose output does not fit its target.
-	wrong := good()
-	wrong.Maps = []Map[float64]{newTanhMap(rnd, []int{2}, []int{4})}
-	wm, err := New(wrong)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gm, err := New(good())
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := func(shape ...int) []*ad.Node[float64] {
-		var g ad.Graph[float64]
-		return []*ad.Node[float64]{g.Input(ad.NewTensor[float64](shape...))}
+		return Config[float64]{Hypergraph: h, Spaces: []Space{vec(2), vec(3)}, Layers: []ad.Layer[float64]{tanhLayer{[]int{3}}}}
 	}
 	for _, test := range []struct {
 		name, want string
 		f          func()
 	}{
 		{"spaces", "1 spaces for 2 vertices", func() { c := good(); c.Spaces = c.Spaces[:1]; New(c) }},
-		{"maps", "0 maps for 1 edges", func() { c := good(); c.Maps = nil; New(c) }},
-		{"nil map", "edge E: nil map", func() { c := good(); c.Maps[0] = nil; New(c) }},
+		{"layers", "0 layers for 1 edges", func() { c := good(); c.Layers = nil; New(c) }},
+		{"nil layer", "edge E: nil layer", func() { c := good(); c.Layers[0] = nil; New(c) }},
 		{"shape", "vertex b: invalid shape [0]", func() { c := good(); c.Spaces[1] = vec(0); New(c) }},
 		{"activation", `vertex a: unknown activation "softplus"`, func() { c := good(); c.Spaces[0].Activation = "softplus"; New(c) }},
 		{"inputs", "invalid input or output list [2]", func() { c := good(); c.Inputs = []int{2}; New(c) }},
-		{"map output", "edge E: map returned shape [1 4] for target b, want [1 3]", func() { wm.Build(&ad.Graph[float64]{}, nil, in(1, 2)) }},
-		{"input count", "0 inputs for a machine with 1 input vertices", func() { gm.Build(&ad.Graph[float64]{}, nil, nil) }},
-		{"input shape", "vertex a: input of shape [1 3], want [1 2]", func() { gm.Build(&ad.Graph[float64]{}, nil, in(1, 3)) }},
-		{"input rank", "vertex a: input of shape [2]", func() { gm.Build(&ad.Graph[float64]{}, nil, in(2)) }},
 	} {
-		t.Run(test.name, func(t *testing.T) {
-			defer func() {
-				r := recover()
-				if r == nil {
-					t.Fatal("no panic")
-				}
-				if msg := fmt.Sprint(r); !strings.Contains(msg, test.want) {
-					t.Errorf("panic %q, want it to contain %q", msg, test.want)
-				}
-			}()
-			test.f()
-		})
+		t.Run(test.name, func(t *testing.T) { testutil.CheckPanic(t, test.f, test.want) })
+	}
+}
+
+// TestMachineErrors checks the errors of Init and Apply: inputs that do
+// not fit the machine, and a layer whose output does not fit its target.
+func TestMachineErrors(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 5))
+	h := build([]string{"a", "b"}, []testEdge{{"E", []string{"a"}, []string{"b"}}})
+	spaces := []Space{{Shape: []int{2}}, {Shape: []int{3}}}
+	gm, err := New(Config[float64]{Hypergraph: h, Spaces: spaces, Layers: []ad.Layer[float64]{tanhLayer{[]int{3}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wm, err := New(Config[float64]{Hypergraph: h, Spaces: spaces, Layers: []ad.Layer[float64]{tanhLayer{[]int{4}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := initParams(t, gm, rnd)
+	var g ad.Graph[float64]
+	in := func(shape ...int) []*ad.Node[float64] {
+		return []*ad.Node[float64]{g.Input(ad.NewTensor[float64](shape...))}
+	}
+	apply := func(x []*ad.Node[float64]) error {
+		_, err := gm.Apply(ad.NewScope(&g, ps, "", nil), x)
+		return err
+	}
+	for _, test := range []struct {
+		name, want string
+		err        error
+	}{
+		{"layer output", "edge E: its layer gives shape [4] for target b of shape [3]", func() error {
+			_, err := wm.Init(ad.NewScope(nil, new(ad.Params[float64]), "", rnd), [][]int{{2}})
+			return err
+		}()},
+		{"init shapes", "input vertex a has shape [2], given [5]", func() error {
+			_, err := gm.Init(ad.NewScope(nil, new(ad.Params[float64]), "", rnd), [][]int{{5}})
+			return err
+		}()},
+		{"input count", "0 inputs for a machine with 1 input vertices", apply(nil)},
+		{"input shape", "vertex a: input of shape [1 3], want [1 2]", apply(in(1, 3))},
+		{"input rank", "vertex a: input of shape [2]", apply(in(2))},
+	} {
+		if test.err == nil || !strings.Contains(test.err.Error(), test.want) {
+			t.Errorf("%s: error %v, want one containing %q", test.name, test.err, test.want)
+		}
 	}
 }
 

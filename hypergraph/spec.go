@@ -1,9 +1,11 @@
 package hypergraph
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -43,9 +45,9 @@ type Spec struct {
 // VertexSpec is a vertex of a spec: its name, the shape of its space and
 // its activation (none means the identity).
 type VertexSpec struct {
-	Name       string     `json:"name"`
-	Shape      []int      `json:"shape"`
-	Activation Activation `json:"activation,omitempty"`
+	Name       string        `json:"name"`
+	Shape      []int         `json:"shape"`
+	Activation ad.Activation `json:"activation,omitempty"`
 }
 
 // EdgeSpec is a hyperedge of a spec: its name, the kind of its map and the
@@ -55,6 +57,9 @@ type EdgeSpec struct {
 	Kind    string   `json:"kind"`
 	Sources []string `json:"sources"`
 	Targets []string `json:"targets"`
+	// Config holds the settings of a layer of another family, in the
+	// specs of package model; this package's kinds have none.
+	Config json.RawMessage `json:"config,omitempty"`
 }
 
 // MaxParams bounds the number of parameters of a machine built from a
@@ -70,7 +75,6 @@ const MaxParams = 1 << 24
 type compiled struct {
 	h               Hypergraph
 	spaces          []Space
-	edges           []edgeKind
 	inputs, outputs []int
 }
 
@@ -85,6 +89,45 @@ func (s *Spec) Validate() error {
 }
 
 func (s *Spec) compile() (*compiled, error) {
+	c, err := s.structure(true)
+	if err != nil {
+		return nil, err
+	}
+	total := 0
+	for i, e := range s.Edges {
+		E := c.h.Edges[i]
+		n, err := checkKind(e.Kind, c.ports(E.Sources), c.ports(E.Targets))
+		if err != nil {
+			return nil, fmt.Errorf("hypergraph: edge %s (%s): %v", e.Name, e.Kind, err)
+		}
+		if total += n; total > MaxParams {
+			return nil, fmt.Errorf("hypergraph: edge %s (%s): with it the spec has %v", e.Name, e.Kind, tooManyParams(float64(total)))
+		}
+	}
+	return c, nil
+}
+
+// ports returns the names and shapes of the vertices in list.
+func (c *compiled) ports(list []int) []port {
+	out := make([]port, len(list))
+	for i, v := range list {
+		out[i] = port{c.h.Vertices[v], c.spaces[v].Shape}
+	}
+	return out
+}
+
+// shapes returns the shapes of the vertices in list.
+func (c *compiled) shapes(list []int) [][]int {
+	out := make([][]int, len(list))
+	for i, v := range list {
+		out[i] = c.spaces[v].Shape
+	}
+	return out
+}
+
+// structure checks everything about a spec but the shapes its kinds
+// give; ownKinds refuses the kinds this package does not know.
+func (s *Spec) structure(ownKinds bool) (*compiled, error) {
 	c := &compiled{}
 	index := map[string]int{}
 	for i, v := range s.Vertices {
@@ -97,8 +140,8 @@ func (s *Spec) compile() (*compiled, error) {
 			return nil, fmt.Errorf("hypergraph: vertex %s has no shape", v.Name)
 		case slices.Min(v.Shape) < 1:
 			return nil, fmt.Errorf("hypergraph: vertex %s: shape %v, want dimensions of at least 1", v.Name, v.Shape)
-		case !v.Activation.valid():
-			return nil, fmt.Errorf("hypergraph: vertex %s: unknown activation %q (known: identity, relu, relu6, sigmoid, tanh)", v.Name, v.Activation)
+		case v.Activation.Check() != nil:
+			return nil, fmt.Errorf("hypergraph: vertex %s: %v", v.Name, v.Activation.Check())
 		case boundedSize(v.Shape) < 0:
 			return nil, fmt.Errorf("hypergraph: vertex %s: shape %v has %.3g elements, more than the %d (MaxParams) a vertex may have; use a smaller shape",
 				v.Name, v.Shape, elements(v.Shape), MaxParams)
@@ -130,7 +173,7 @@ func (s *Spec) compile() (*compiled, error) {
 			return nil, fmt.Errorf("hypergraph: edge name %q used twice", e.Name)
 		}
 		edgeNames[e.Name] = true
-		if _, ok := kinds[e.Kind]; !ok {
+		if _, err := specLayer[float64](e.Kind, nil); ownKinds && (err != nil || len(e.Config) > 0) {
 			return nil, fmt.Errorf("hypergraph: edge %s: unknown kind %q (known kinds: %s)", e.Name, e.Kind, kindNames())
 		}
 		src, err := resolve(e.Name, "source", e.Sources)
@@ -171,31 +214,87 @@ func (s *Spec) compile() (*compiled, error) {
 	if len(c.inputs) == 0 {
 		return nil, errors.New("hypergraph: no input vertex: the spec lists no inputs and every vertex is written by an edge, so a machine would have no input to take the batch size from")
 	}
-	ports := func(list []int) []port {
-		ps := make([]port, len(list))
-		for i, v := range list {
-			ps[i] = port{name: c.h.Vertices[v], shape: c.spaces[v].Shape}
-		}
-		return ps
-	}
-	total := 0
-	for i, e := range s.Edges {
-		E := c.h.Edges[i]
-		ek, err := checkKind(e.Kind, ports(E.Sources), ports(E.Targets))
-		if err != nil {
-			return nil, fmt.Errorf("hypergraph: edge %s (%s): %v", e.Name, e.Kind, err)
-		}
-		for _, p := range ek.params {
-			n := boundedSize(p)
-			if n < 0 || total+n > MaxParams {
-				return nil, fmt.Errorf("hypergraph: edge %s (%s): a weight of shape %v brings the spec to %.3g parameters, %s in float32, more than the %d (MaxParams) a spec may have; use smaller shapes",
-					e.Name, e.Kind, p, float64(total)+elements(p), budget.Bytes(4*(float64(total)+elements(p))), MaxParams)
-			}
-			total += n
-		}
-		c.edges = append(c.edges, ek)
-	}
 	return c, nil
+}
+
+// planner is what the spec's kinds tell before they allocate: the
+// shapes of their outputs and their number of parameters.
+type planner interface {
+	plan(in [][]int, names []string) ([][]int, int, error)
+}
+
+// checkKind checks that kind can map the sources src to the targets tgt
+// and returns its number of parameters.
+func checkKind(kind string, src, tgt []port) (int, error) {
+	l, err := specLayer[float64](kind, shapesOf(tgt))
+	if err != nil {
+		return 0, err
+	}
+	if e, ok := l.(Each[float64]); ok && len(src) != len(tgt) {
+		return 0, fmt.Errorf("kind %s maps each source to the target in the same position, but there are %d sources and %d targets", e.Kind, len(src), len(tgt))
+	}
+	names := make([]string, len(src))
+	for i, p := range src {
+		names[i] = "source " + p.name
+	}
+	out, n, err := l.(planner).plan(shapesOf(src), names)
+	if err != nil {
+		return 0, err
+	}
+	for i, shape := range out {
+		if slices.Equal(shape, tgt[i].shape) {
+			continue
+		}
+		if _, ok := l.(Each[float64]); ok {
+			return 0, fmt.Errorf("source %s of shape %v gives shape %v, but target %s has shape %v", src[i].name, src[i].shape, shape, tgt[i].name, tgt[i].shape)
+		}
+		return 0, fmt.Errorf("target %s has shape %v, but the sources give %v", tgt[i].name, tgt[i].shape, shape)
+	}
+	return n, nil
+}
+
+// port is a source or target of an edge: its vertex's name and shape.
+type port struct {
+	name  string
+	shape []int
+}
+
+func shapesOf(ps []port) [][]int {
+	out := make([][]int, len(ps))
+	for i, p := range ps {
+		out[i] = p.shape
+	}
+	return out
+}
+
+// SpecLayer returns the layer of a kind of this package's spec files
+// whose targets have the given shapes, or an error naming the kinds.
+func SpecLayer[T ad.Float](kind string, tgt [][]int) (ad.Layer[T], error) {
+	return specLayer[T](kind, tgt)
+}
+
+func specLayer[T ad.Float](kind string, tgt [][]int) (ad.Layer[T], error) {
+	firsts := make([]int, len(tgt))
+	for i, s := range tgt {
+		if len(s) > 0 {
+			firsts[i] = s[0]
+		}
+	}
+	switch kind {
+	case "linear", "dense":
+		return Linear[T]{Out: firsts, Bias: kind == "dense"}, nil
+	case "conv3x3":
+		return Conv[T]{Out: firsts}, nil
+	}
+	if _, ok := eachKinds[kind]; ok {
+		return Each[T]{Kind: kind}, nil
+	}
+	return nil, fmt.Errorf("unknown kind %q (known kinds: %s)", kind, kindNames())
+}
+
+// kindNames returns the kinds of spec files, sorted.
+func kindNames() string {
+	return strings.Join(slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(eachKinds)), "linear", "dense", "conv3x3"))), ", ")
 }
 
 // boundedSize returns the number of elements of an array of the given
@@ -211,6 +310,13 @@ func boundedSize(shape []int) int {
 	return n
 }
 
+// tooManyParams says that n parameters, what they take in float32, are
+// more than MaxParams, and what to do.
+func tooManyParams(n float64) error {
+	return fmt.Errorf("%.3g parameters, %s in float32, more than the %d (MaxParams) a spec may have; use smaller shapes",
+		n, budget.Bytes(4*n), MaxParams)
+}
+
 // elements returns the number of elements of an array of the given shape,
 // as a float64, which does not overflow where an int could.
 func elements(shape []int) float64 {
@@ -221,20 +327,40 @@ func elements(shape []int) float64 {
 	return n
 }
 
-// FromSpec returns the machine that a spec describes, with random initial
-// weights drawn from a generator seeded with seed. The spec is checked as
-// by Validate.
-func FromSpec[T ad.Float](s *Spec, seed uint64) (*Machine[T], error) {
+// FromSpec returns the machine that a spec describes; its parameters
+// come from Init, as every layer's. The spec is checked as by Validate.
+func FromSpec[T ad.Float](s *Spec) (*Machine[T], error) {
 	c, err := s.compile()
 	if err != nil {
 		return nil, err
 	}
-	rnd := rand.New(rand.NewPCG(seed, 0x6879706572))
-	maps := make([]Map[T], len(c.edges))
-	for e, ek := range c.edges {
-		maps[e] = newSpecMap[T](ek, rnd)
+	return assemble(c, s, func(e EdgeSpec, tgt [][]int) (ad.Layer[T], error) { return specLayer[T](e.Kind, tgt) })
+}
+
+// Build returns the machine of a spec whose edges may be layers of any
+// family, as package model's specs are: layer returns the layer of an
+// edge whose targets have the shapes tgt. The spec's structure is
+// checked as Validate checks it; whether each layer gives its targets'
+// shapes, Init checks.
+func Build[T ad.Float](s *Spec, layer func(e EdgeSpec, tgt [][]int) (ad.Layer[T], error)) (*Machine[T], error) {
+	c, err := s.structure(false)
+	if err != nil {
+		return nil, err
 	}
-	m, err := New(Config[T]{Hypergraph: &c.h, Spaces: c.spaces, Maps: maps, Inputs: c.inputs, Outputs: c.outputs})
+	return assemble(c, s, layer)
+}
+
+// assemble builds the machine of the spec s that c compiled, its layers
+// from layer.
+func assemble[T ad.Float](c *compiled, s *Spec, layer func(e EdgeSpec, tgt [][]int) (ad.Layer[T], error)) (*Machine[T], error) {
+	layers := make([]ad.Layer[T], len(s.Edges))
+	for i, e := range s.Edges {
+		var err error
+		if layers[i], err = layer(e, c.shapes(c.h.Edges[i].Targets)); err != nil {
+			return nil, fmt.Errorf("hypergraph: edge %s (%s): %w", e.Name, e.Kind, err)
+		}
+	}
+	m, err := New(Config[T]{Hypergraph: &c.h, Spaces: c.spaces, Layers: layers, Inputs: c.inputs, Outputs: c.outputs})
 	if err != nil {
 		return nil, err
 	}
@@ -242,6 +368,12 @@ func FromSpec[T ad.Float](s *Spec, seed uint64) (*Machine[T], error) {
 	m.spec.Format, m.spec.Version = SpecFormat, SpecVersion
 	return m, nil
 }
+
+// SpecRand returns the random source that FromSpec's machines drew
+// their initial weights from before the layer contract, so that a
+// caller who wants those weights for a seed can pass it to the scope of
+// Init.
+func SpecRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6879706572)) }
 
 // Spec returns a copy of the spec the machine was built from, or nil for
 // a machine built by New.
@@ -262,7 +394,7 @@ func (s *Spec) clone() *Spec {
 	}
 	c.Edges = make([]EdgeSpec, len(s.Edges))
 	for i, e := range s.Edges {
-		e.Sources, e.Targets = slices.Clone(e.Sources), slices.Clone(e.Targets)
+		e.Sources, e.Targets, e.Config = slices.Clone(e.Sources), slices.Clone(e.Targets), slices.Clone(e.Config)
 		c.Edges[i] = e
 	}
 	return &c

@@ -16,27 +16,38 @@ import (
 	"github.com/parametric-machines/machines/optim"
 )
 
-func loadMachine[T ad.Float](t *testing.T, path string, seed uint64) *Machine[T] {
+// loadMachine builds the machine of the spec at path and initialises its
+// parameters as FromSpec did before the layer contract, for seed.
+func loadMachine[T ad.Float](t *testing.T, path string, seed uint64) (*Machine[T], *ad.Params[T]) {
 	t.Helper()
 	s, err := LoadSpec(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := FromSpec[T](s, seed)
+	m, err := FromSpec[T](s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return m, initParams(t, m, SpecRand(seed))
 }
 
-// adam runs steps Adam updates of the machine's parameters on the loss of
-// g and returns the loss before and after them.
-func adam[T ad.Float](g *ad.Graph[T], loss *ad.Node[T], m *Machine[T], steps int, lr float64) (first, last float64) {
+// apply applies m, whose parameters ps holds, to the inputs x on g.
+func apply[T ad.Float](t *testing.T, g *ad.Graph[T], m *Machine[T], ps *ad.Params[T], x ...*ad.Node[T]) []*ad.Node[T] {
+	t.Helper()
+	out, err := m.Apply(ad.NewScope(g, ps, "", nil), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// adam runs steps Adam updates of the parameters ps on the loss of g and
+// returns the loss before and after them.
+func adam[T ad.Float](g *ad.Graph[T], loss *ad.Node[T], ps *ad.Params[T], steps int, lr float64) (first, last float64) {
 	opt := &optim.Adam{LR: lr}
-	x := make([]float64, len(m.Params()))
-	grad := make([]float64, len(x))
-	for i, v := range m.Params() {
-		x[i] = float64(v)
+	step := func(x, g []T) { opt.Step(any(x).([]float64), any(g).([]float64)) }
+	if _, single := any(ps.Values()).([]float32); single {
+		step = func(x, g []T) { opt.Step32(any(x).([]float32), any(g).([]float32)) }
 	}
 	for k := range steps {
 		g.Forward()
@@ -44,13 +55,7 @@ func adam[T ad.Float](g *ad.Graph[T], loss *ad.Node[T], m *Machine[T], steps int
 			first = float64(loss.Scalar())
 		}
 		g.Backward(loss)
-		for i, d := range m.Grad() {
-			grad[i] = float64(d)
-		}
-		opt.Step(x, grad)
-		for i, v := range x {
-			m.Params()[i] = T(v)
-		}
+		step(ps.Values(), ps.Grads())
 	}
 	g.Forward()
 	return first, float64(loss.Scalar())
@@ -119,7 +124,7 @@ func TestVectorSpecs(t *testing.T) {
 	} {
 		t.Run(test.file, func(t *testing.T) {
 			path := filepath.Join("testdata", test.file)
-			m := loadMachine[float64](t, path, 1)
+			m, ps := loadMachine[float64](t, path, 1)
 			if got := len(m.Layers()); got != test.layers {
 				t.Errorf("%d layers, want %d", got, test.layers)
 			}
@@ -127,16 +132,16 @@ func TestVectorSpecs(t *testing.T) {
 			x, _ := classes[float64](rnd, 4, 3, 3)
 			init := make([]*ad.Tensor[float64], len(m.spaces))
 			init[m.Inputs()[0]] = x
-			checkAgainstIterate(t, m, init)
-			checkGradient(t, m, init, rnd, 1e-6)
+			checkAgainstIterate(t, m, ps, init)
+			checkGradient(t, m, ps, init, rnd, 1e-6)
 
 			for _, seed := range []uint64{1, 2} {
-				m := loadMachine[float64](t, path, seed)
+				m, ps := loadMachine[float64](t, path, seed)
 				x, labels := classes[float64](rnd, 4, 3, 64)
 				var g ad.Graph[float64]
-				out := m.Build(&g, nil, []*ad.Node[float64]{g.Input(x)})
+				out := apply(t, &g, m, ps, g.Input(x))
 				loss := g.SoftmaxCrossEntropy(out[0], labels)
-				first, last := adam(&g, loss, m, 100, 0.01)
+				first, last := adam(&g, loss, ps, 100, 0.01)
 				t.Logf("seed %d: cross-entropy %.4g -> %.4g", seed, first, last)
 				if !(last < 0.5*first) {
 					t.Errorf("seed %d: cross-entropy from %.4g to %.4g in 100 Adam steps", seed, first, last)
@@ -148,19 +153,19 @@ func TestVectorSpecs(t *testing.T) {
 
 func TestUNetSpec(t *testing.T) {
 	path := filepath.Join("testdata", "unet.json")
-	m := loadMachine[float64](t, path, 1)
+	m, ps := loadMachine[float64](t, path, 1)
 	rnd := rand.New(rand.NewPCG(3, 4))
 	x, _, _ := images[float64](rnd, 2)
 	init := make([]*ad.Tensor[float64], len(m.spaces))
 	init[m.Inputs()[0]] = x
-	checkAgainstIterate(t, m, init)
-	checkGradient(t, m, init, rnd, 1e-5)
+	checkAgainstIterate(t, m, ps, init)
+	checkGradient(t, m, ps, init, rnd, 1e-5)
 
 	// Train in float32, the type for image models.
-	m32 := loadMachine[float32](t, path, 1)
+	m32, ps32 := loadMachine[float32](t, path, 1)
 	x32, mask, labels := images[float32](rnd, 16)
 	var g ad.Graph[float32]
-	out := m32.Build(&g, nil, []*ad.Node[float32]{g.Input(x32)})
+	out := apply(t, &g, m32, ps32, g.Input(x32))
 	if got, want := out[0].Value.Shape, []int{16, 1, 8, 8}; !slices.Equal(got, want) {
 		t.Fatalf("mask shape %v, want %v", got, want)
 	}
@@ -168,7 +173,7 @@ func TestUNetSpec(t *testing.T) {
 		t.Fatalf("logits shape %v, want %v", got, want)
 	}
 	loss := g.Add(g.MSE(out[0], g.Input(mask)), g.SoftmaxCrossEntropy(out[1], labels))
-	first, last := adam(&g, loss, m32, 60, 0.01)
+	first, last := adam(&g, loss, ps32, 60, 0.01)
 	t.Logf("loss %.4g -> %.4g", first, last)
 	if !(last < 0.5*first) {
 		t.Errorf("loss from %.4g to %.4g in 60 Adam steps", first, last)
@@ -191,21 +196,22 @@ func TestEmptySourcesAndTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := FromSpec[float64](s, 1)
+	m, err := FromSpec[float64](s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, w := m.EdgeParams(0), m.EdgeParams(1)
-	if len(b) != 1 || len(w) != 1 || len(m.EdgeParams(2)) != 0 {
-		t.Fatalf("parameter counts %d, %d, %d, want 1, 1, 0", len(b), len(w), len(m.EdgeParams(2)))
+	ps := initParams(t, m, rand.New(rand.NewPCG(1, 1)))
+	if got, want := ps.Names(), []string{"bias.bias", "lin.weight"}; !slices.Equal(got, want) {
+		t.Fatalf("parameters %v, want %v", got, want)
 	}
-	copy(b[0].Data, []float64{1, 2, 3})
+	b, w := ps.Value("bias.bias"), ps.Value("lin.weight")
+	copy(b.Data, []float64{1, 2, 3})
 	var g ad.Graph[float64]
 	x := ad.Matrix(2, 2, []float64{1, 2, 3, 4}) // two samples, a row each
-	out := m.Build(&g, nil, []*ad.Node[float64]{g.Input(x)})
+	out := apply(t, &g, m, ps, g.Input(x))
 	for i := range 3 {
 		for j := range 2 {
-			want := b[0].Data[i] + w[0].At(i, 0)*x.At(j, 0) + w[0].At(i, 1)*x.At(j, 1)
+			want := b.Data[i] + w.At(i, 0)*x.At(j, 0) + w.At(i, 1)*x.At(j, 1)
 			if got := out[0].Value.At(j, i); !equalWithin(got, want, 1e-14) {
 				t.Errorf("h[%d,%d] = %v, want %v", i, j, got, want)
 			}
@@ -222,7 +228,7 @@ func TestDefaultInputsOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Inputs, s.Outputs = nil, nil
-	m, err := FromSpec[float32](s, 1)
+	m, err := FromSpec[float32](s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,20 +324,20 @@ func TestSpecErrors(t *testing.T) {
 		{"no input", `{` + head + `"vertices": [` + vec("a", 2) + `, ` + vec("b", 2) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}, {"name": "F", "kind": "dense", "sources": [], "targets": ["a"]}]}`, "hypergraph: no input vertex"},
 		{"no vertex", `{` + head + `"vertices": [], "edges": []}`, "hypergraph: no input vertex"},
 		{"self-loop", `{` + head + `"vertices": [` + vec("a", 2) + `], "edges": [{"name": "E", "kind": "tanh", "sources": ["a"], "targets": ["a"]}]}`, "hypergraph: cycle a -E-> a"},
-		{"dense on an image", `{` + head + `"vertices": [{"name": "img", "shape": [1, 4, 4]}, ` + vec("h", 2) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["img"], "targets": ["h"]}]}`, "edge E (dense): vertex img has shape [1 4 4], want a vector [D]"},
+		{"dense on an image", `{` + head + `"vertices": [{"name": "img", "shape": [1, 4, 4]}, ` + vec("h", 2) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["img"], "targets": ["h"]}]}`, "edge E (dense): source img has shape [1 4 4], want a vector [D]"},
 		{"identity of another shape", `{` + head + `"vertices": [` + vec("a", 4) + `, ` + vec("b", 5) + `], "edges": [{"name": "skip", "kind": "identity", "sources": ["a"], "targets": ["b"]}]}`, "edge skip (identity): source a of shape [4] gives shape [4], but target b has shape [5]"},
 		{"pairing", `{` + head + `"vertices": [` + vec("a", 4) + `, ` + vec("b", 4) + `, ` + vec("c", 4) + `], "edges": [{"name": "E", "kind": "relu", "sources": ["a", "b"], "targets": ["c"]}]}`, "edge E (relu): kind relu maps each source to the target in the same position, but there are 2 sources and 1 targets"},
-		{"convolution size", `{` + head + `"vertices": [{"name": "a", "shape": [1, 8, 8]}, {"name": "b", "shape": [2, 4, 4]}], "edges": [{"name": "c", "kind": "conv3x3", "sources": ["a"], "targets": ["b"]}]}`, "edge c (conv3x3): vertex b is 4x4 but vertex a is 8x8"},
-		{"convolution of a vector", `{` + head + `"vertices": [` + vec("a", 4) + `, {"name": "b", "shape": [2, 4, 4]}], "edges": [{"name": "c", "kind": "conv3x3", "sources": ["a"], "targets": ["b"]}]}`, "edge c (conv3x3): vertex a has shape [4], want an image [C H W]"},
+		{"convolution size", `{` + head + `"vertices": [{"name": "a", "shape": [1, 8, 8]}, {"name": "b", "shape": [2, 4, 4]}], "edges": [{"name": "c", "kind": "conv3x3", "sources": ["a"], "targets": ["b"]}]}`, "edge c (conv3x3): target b has shape [2 4 4], but the sources give [2 8 8]"},
+		{"convolution of a vector", `{` + head + `"vertices": [` + vec("a", 4) + `, {"name": "b", "shape": [2, 4, 4]}], "edges": [{"name": "c", "kind": "conv3x3", "sources": ["a"], "targets": ["b"]}]}`, "edge c (conv3x3): source a has shape [4], want an image [C H W]"},
 		{"odd pooling", `{` + head + `"vertices": [{"name": "a", "shape": [1, 5, 4]}, {"name": "b", "shape": [1, 2, 2]}], "edges": [{"name": "p", "kind": "maxpool", "sources": ["a"], "targets": ["b"]}]}`, "edge p (maxpool): source a: shape [1 5 4]: max-pooling needs an even height and width"},
 		{"pooling size", `{` + head + `"vertices": [{"name": "a", "shape": [1, 4, 4]}, {"name": "b", "shape": [1, 4, 4]}], "edges": [{"name": "p", "kind": "maxpool", "sources": ["a"], "targets": ["b"]}]}`, "edge p (maxpool): source a of shape [1 4 4] gives shape [1 2 2], but target b has shape [1 4 4]"},
 		{"upsampling size", `{` + head + `"vertices": [{"name": "a", "shape": [1, 4, 4]}, {"name": "b", "shape": [1, 4, 4]}], "edges": [{"name": "u", "kind": "upsample", "sources": ["a"], "targets": ["b"]}]}`, "edge u (upsample): source a of shape [1 4 4] gives shape [1 8 8], but target b has shape [1 4 4]"},
 		{"flatten size", `{` + head + `"vertices": [{"name": "a", "shape": [2, 2, 2]}, ` + vec("b", 4) + `], "edges": [{"name": "f", "kind": "flatten", "sources": ["a"], "targets": ["b"]}]}`, "edge f (flatten): source a of shape [2 2 2] gives shape [8], but target b has shape [4]"},
 		{"huge vertex", `{` + head + `"vertices": [{"name": "a", "shape": [65536, 65536, 65536, 65536]}], "edges": []}`, "vertex a: shape [65536 65536 65536 65536] has 1.84e+19 elements, more than the 16777216 (MaxParams)"},
-		{"too many parameters", `{` + head + `"vertices": [` + vec("a", 100000) + `, ` + vec("b", 100000) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "edge E (dense): a weight of shape [100000 100000] brings the spec to 1e+10 parameters, 37.3 GiB in float32, more than the 16777216 (MaxParams)"},
+		{"too many parameters", `{` + head + `"vertices": [` + vec("a", 100000) + `, ` + vec("b", 100000) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "edge E (dense): 1e+10 parameters, 37.3 GiB in float32, more than the 16777216 (MaxParams)"},
 		// The audit's spec of 185 bytes, which once allocated 3 GiB.
-		{"2^28 parameters", `{` + head + `"vertices": [` + vec("a", 16384) + `, ` + vec("b", 16383) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "brings the spec to 2.68e+08 parameters, 1 GiB in float32"},
-		{"just over MaxParams", `{` + head + `"vertices": [` + vec("a", 4096) + `, ` + vec("b", 4096) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "brings the spec to 1.68e+07 parameters"},
+		{"2^28 parameters", `{` + head + `"vertices": [` + vec("a", 16384) + `, ` + vec("b", 16383) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "2.68e+08 parameters, 1 GiB in float32"},
+		{"just over MaxParams", `{` + head + `"vertices": [` + vec("a", 4096) + `, ` + vec("b", 4096) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "1.68e+07 parameters, 64 MiB in float32"},
 		{"flatten a vector", `{` + head + `"vertices": [` + vec("a", 4) + `, ` + vec("b", 4) + `], "edges": [{"name": "f", "kind": "flatten", "sources": ["a"], "targets": ["b"]}]}`, "edge f (flatten): source a: shape [4] is not an image [C H W]"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
@@ -347,8 +353,8 @@ func TestSpecErrors(t *testing.T) {
 }
 
 // TestTestdataIsSpecs keeps the fixtures honest: every file in testdata
-// is a saved machine (*.machine.json) that loads, a spec that loads or
-// one of the fixtures for errors; testdata/fuzz holds the fuzz corpus.
+// is a spec that loads or one of the fixtures for errors; testdata/fuzz
+// holds the fuzz corpus.
 func TestTestdataIsSpecs(t *testing.T) {
 	bad := []string{"cyclic.json", "not_a_spec.json", "version2.json"}
 	entries, err := os.ReadDir("testdata")
@@ -359,14 +365,7 @@ func TestTestdataIsSpecs(t *testing.T) {
 		if e.IsDir() {
 			continue
 		}
-		path := filepath.Join("testdata", e.Name())
-		if strings.HasSuffix(path, ".machine.json") {
-			if _, err := Load[float32](path); err != nil {
-				t.Error(err)
-			}
-			continue
-		}
-		_, err := LoadSpec(path)
+		_, err := LoadSpec(filepath.Join("testdata", e.Name()))
 		if got, want := err != nil, slices.Contains(bad, e.Name()); got != want {
 			t.Errorf("%s: error %v", e.Name(), err)
 		}

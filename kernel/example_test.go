@@ -23,8 +23,8 @@ func ExampleFitRegression() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("dims %v, cost %g, bandwidth %g, chosen among %d settings\n",
-		res.Dims, res.Cost, res.Bandwidth, len(res.Selection.Candidates))
+	fmt.Printf("dims %v, shallow %v, cost %g, bandwidth %.3g, chosen among %d settings\n",
+		res.Dims, res.Shallow, res.Cost, res.Bandwidth, len(res.Selection.Candidates))
 	query := mat.NewDense(3, 1, []float64{-0.5, 0.05, 0.7})
 	pred := m.Predict(nil, query)
 	for i := range 3 {
@@ -33,10 +33,10 @@ func ExampleFitRegression() {
 		fmt.Printf("x %5.2f: predicted %5.2f, true %5.2f\n", v, pred.At(i, 0), math.Sin(3*v))
 	}
 	// Output:
-	// dims [3 3 3 1], cost 0.0001, bandwidth 1, chosen among 18 settings
+	// dims [1 1], shallow true, cost 0.0001, bandwidth 1.03, chosen among 4 settings
 	// x -0.50: predicted -1.00, true -1.00
 	// x  0.05: predicted  0.15, true  0.15
-	// x  0.70: predicted  0.87, true  0.86
+	// x  0.70: predicted  0.86, true  0.86
 }
 
 // Classify points by the quadrant they fall in; the machine predicts one

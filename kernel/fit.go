@@ -28,6 +28,11 @@ type Problem struct {
 	// increasing order; nil means every row, as the representer theorem
 	// prescribes.
 	Anchors []int
+	// AnchorPoints, if not nil, holds the anchor points' inputs, one per
+	// row, in place of Anchors: points that need not be rows of X and
+	// whose outputs do not enter the loss. Each part of a fit split by
+	// rows among cores holds all the anchors this way.
+	AnchorPoints mat.Matrix
 }
 
 // Objective is the training loss of a kernel machine on a fixed problem
@@ -68,7 +73,21 @@ func NewObjective(arch Architecture, p Problem) (*Objective, error) {
 	}
 	anchors := p.Anchors
 	m := n
-	if anchors != nil {
+	var extra int // anchor points placed before the rows of X
+	if p.AnchorPoints != nil {
+		if anchors != nil {
+			return nil, errors.New("kernel: a problem has anchor rows or anchor points, not both")
+		}
+		var ad int
+		if extra, ad = p.AnchorPoints.Dims(); extra == 0 || ad != d {
+			return nil, fmt.Errorf("kernel: anchor points are %dx%d, want at least one row of %d inputs", extra, ad, d)
+		}
+		if err := checkFinite("anchor point", p.AnchorPoints); err != nil {
+			return nil, err
+		}
+		m = extra
+		anchors = allRows(extra)
+	} else if anchors != nil {
 		m = len(anchors)
 		if m == 0 {
 			return nil, errors.New("kernel: empty anchor set")
@@ -83,17 +102,30 @@ func NewObjective(arch Architecture, p Problem) (*Objective, error) {
 	o := &Objective{arch: arch, inputs: d, anchors: m}
 	size := arch.size()
 	na := size * d
-	o.params = make([]float64, arch.Params(d, m))
+	o.params = make([]float64, arch.NumParams(d, m))
 	o.grad = make([]float64, len(o.params))
 	o.a = o.g.Param(ad.View(o.params[:na], size, d), ad.View(o.grad[:na], size, d))
 	o.c = o.g.Param(ad.View(o.params[na:], size-arch.Dims[0], m), ad.View(o.grad[na:], size-arch.Dims[0], m))
-	x := o.g.Input(ad.NewTensor[float64](d, n))
-	for i := range n {
+	cols := extra + n
+	x := o.g.Input(ad.NewTensor[float64](d, cols))
+	for i := range cols {
 		for j := range d {
-			x.Value.Data[j*n+i] = p.X.At(i, j)
+			if i < extra {
+				x.Value.Data[j*cols+i] = p.AnchorPoints.At(i, j)
+			} else {
+				x.Value.Data[j*cols+i] = p.X.At(i-extra, j)
+			}
 		}
 	}
-	net := arch.build(&o.g, o.a, o.c, x, anchors)
+	net := build(arch, &o.g, o.a, o.c, x, anchors)
+	if extra > 0 {
+		// The loss is on the rows of X alone.
+		rows := make([]int, n)
+		for i := range rows {
+			rows[i] = extra + i
+		}
+		net.out = o.g.SelectCols(net.out, rows)
+	}
 	switch {
 	case p.Y != nil && p.Labels != nil:
 		return nil, errors.New("kernel: a problem has either regression targets or class labels, not both")

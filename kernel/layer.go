@@ -3,88 +3,105 @@ package kernel
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/mat"
 )
 
-// Layer is a finite-depth kernel machine as a layer of the engine, for a
-// model trained by minibatches. The representer theorem anchors a
-// machine at every training point, which a minibatch cannot see; a
-// layer is anchored instead at a fixed number of learned points, trained
-// with the rest of the model.
-type Layer struct {
-	Arch Architecture
-	// A is the augmenter (sum(Dims) x inputs), C the coefficients
-	// ((sum(Dims) - Dims[0]) x anchors) and Points the anchors' inputs
-	// (anchors x inputs, a row per anchor, like Machine.Anchors).
-	A, C, Points *ad.Tensor[float64]
+// Layer is a finite-depth kernel machine as a layer of a model trained
+// by minibatches: it implements ad.Layer, in float32 and float64. The
+// representer theorem anchors a machine at every training point, which
+// a minibatch cannot see; a layer is anchored instead at a fixed number
+// of learned points, trained with the rest of the model.
+//
+// Its input is a batch of vectors (N x inputs; a Flatten before it
+// takes images) and its output the machine's last block (N x
+// Outputs()). Its parameters are "weight", the augmenter A (sum(Dims) x
+// inputs), "coef", the coefficients C ((sum(Dims) - Dims[0]) x Anchors),
+// and "anchors", the anchors' inputs (Anchors x inputs, a row per
+// anchor, like Machine.Anchors). A and C start Glorot-uniform and the
+// anchors standard normal, which suits standardised inputs. With Cost
+// above 0 the layer adds Cost (|A|^2 + |f|^2_H), the regulariser of the
+// paper's loss, to the model's penalties.
+type Layer[T ad.Float] struct {
+	Architecture
+	// Anchors is the number of anchor points, at least 1.
+	Anchors int
+	// Cost weighs the layer's regulariser in the model's loss.
+	Cost float64
 }
 
-// NewLayer returns a layer of the given architecture for inputs of the
-// given size, with anchors learned points. A and C start Glorot-uniform
-// and the points standard normal, which suits standardised inputs;
-// setting Points to data points (say the first minibatch's) is a better
-// start.
-func NewLayer(arch Architecture, inputs, anchors int, rnd *rand.Rand) (*Layer, error) {
-	if err := arch.check(); err != nil {
+// Init implements ad.Layer.
+func (l Layer[T]) Init(s *ad.Scope[T], in [][]int) ([][]int, error) {
+	if err := l.check(); err != nil {
 		return nil, err
 	}
-	if inputs < 1 || anchors < 1 {
-		return nil, fmt.Errorf("kernel: layer of %d inputs and %d anchors, want at least 1 of each", inputs, anchors)
+	switch {
+	case len(in) != 1 || len(in[0]) != 1:
+		return nil, fmt.Errorf("kernel: layer given inputs of shapes %v, want one vector (a Flatten before it takes images)", in)
+	case l.Anchors < 1:
+		return nil, fmt.Errorf("kernel: layer of %d anchors, want at least 1", l.Anchors)
+	case !(l.Cost >= 0) || math.IsInf(l.Cost, 0):
+		return nil, fmt.Errorf("kernel: layer cost %v, want a finite value >= 0", l.Cost)
 	}
-	size := arch.size()
-	l := &Layer{Arch: arch, A: ad.NewTensor[float64](size, inputs),
-		C: ad.NewTensor[float64](size-arch.Dims[0], anchors), Points: ad.NewTensor[float64](anchors, inputs)}
-	for _, t := range []*ad.Tensor[float64]{l.A, l.C} {
+	inputs, size := in[0][0], l.size()
+	a := s.NewParam("weight", size, inputs)
+	c := s.NewParam("coef", size-l.Dims[0], l.Anchors)
+	for _, t := range []*ad.Tensor[T]{a, c} {
 		r := math.Sqrt(6 / float64(t.Rows()+t.Cols()))
 		for i := range t.Data {
-			t.Data[i] = r * (2*rnd.Float64() - 1)
+			t.Data[i] = T(r * (2*s.Rand.Float64() - 1))
 		}
 	}
-	for i := range l.Points.Data {
-		l.Points.Data[i] = rnd.NormFloat64()
+	points := s.NewParam("anchors", l.Anchors, inputs)
+	for i := range points.Data {
+		points.Data[i] = T(s.Rand.NormFloat64())
 	}
-	return l, nil
+	return [][]int{{l.Outputs()}}, nil
 }
 
-// Apply adds the layer to g for the batch x (N x inputs, a row per
-// sample) and registers its parameters in ps as name+".a", name+".c"
-// and name+".anchors". It returns the output block (N x Outputs()) and
-// the regulariser |A|^2 + |f|^2_H of the paper's loss, whose multiple a
-// model adds to its loss.
-func (l *Layer) Apply(g *ad.Graph[float64], ps *ad.Params[float64], name string, x *ad.Node[float64]) (out, reg *ad.Node[float64]) {
-	if len(x.Value.Shape) != 2 || x.Value.Cols() != l.A.Cols() {
-		panic(fmt.Sprintf("kernel: a layer of %d inputs given a batch of shape %v, want [samples, %d]", l.A.Cols(), x.Value.Shape, l.A.Cols()))
+// Apply implements ad.Layer.
+func (l Layer[T]) Apply(s *ad.Scope[T], x []*ad.Node[T]) ([]*ad.Node[T], error) {
+	g := s.Graph
+	a, c, points := s.Param("weight"), s.Param("coef"), s.Param("anchors")
+	if len(x[0].Value.Shape) != 2 || x[0].Value.Cols() != a.Value.Cols() {
+		return nil, fmt.Errorf("%w: kernel: a layer of %d inputs given a batch of shape %v", ad.ErrShape, a.Value.Cols(), x[0].Value.Shape)
 	}
-	a := ps.Use(g, name+".a", l.A)
-	c := ps.Use(g, name+".c", l.C)
-	points := ps.Use(g, name+".anchors", l.Points)
 	// The machine works on points as columns. The anchors' states are
 	// computed with the batch's, as the first columns: they depend only
 	// on each other.
-	m := l.Points.Rows()
-	anchors := allRows(m)
-	net := l.Arch.build(g, a, c, g.Transpose(g.ConcatRows(points, x)), anchors)
-	batch := make([]int, x.Value.Rows())
+	m := points.Value.Rows()
+	net := build(l.Architecture, g, a, c, g.Transpose(g.ConcatRows(points, x[0])), allRows(m))
+	batch := make([]int, x[0].Value.Rows())
 	for j := range batch {
 		batch[j] = m + j
 	}
-	return g.Transpose(g.SelectCols(net.out, batch)), g.Add(g.Dot(a, a), net.norm)
-}
-
-// Machine returns the layer's current machine, which Predict and the
-// model files of package kernel use. It shares no memory with the layer.
-func (l *Layer) Machine() *Machine {
-	return &Machine{
-		Architecture: Architecture{Dims: append([]int(nil), l.Arch.Dims...), Kernel: l.Arch.Kernel, Bandwidth: l.Arch.sigma()},
-		A:            denseCopy(l.A),
-		C:            denseCopy(l.C),
-		Anchors:      denseCopy(l.Points),
+	if l.Cost > 0 {
+		s.Penalize(g.Scale(g.Add(g.Dot(a, a), net.norm), T(l.Cost)))
 	}
+	return []*ad.Node[T]{g.Transpose(g.SelectCols(net.out, batch))}, nil
 }
 
-func denseCopy(t *ad.Tensor[float64]) *mat.Dense {
-	return mat.NewDense(t.Rows(), t.Cols(), append([]float64(nil), t.Data...))
+// Machine returns the machine of the layer called name whose parameters
+// ps holds, sharing no memory with them: the machine that Predict and
+// the model files of this package use.
+func (l Layer[T]) Machine(ps *ad.Params[T], name string) (*Machine, error) {
+	a, c, points := ps.Value(name+".weight"), ps.Value(name+".coef"), ps.Value(name+".anchors")
+	if a == nil || c == nil || points == nil {
+		return nil, fmt.Errorf("kernel: layer %s: its parameters are not in the set", name)
+	}
+	return &Machine{
+		Architecture: Architecture{Dims: append([]int(nil), l.Dims...), Kernel: l.Kernel, Bandwidth: l.sigma()},
+		A:            denseCopy(a),
+		C:            denseCopy(c),
+		Anchors:      denseCopy(points),
+	}, nil
+}
+
+func denseCopy[T ad.Float](t *ad.Tensor[T]) *mat.Dense {
+	data := make([]float64, t.Len())
+	for i, v := range t.Data {
+		data[i] = float64(v)
+	}
+	return mat.NewDense(t.Rows(), t.Cols(), data)
 }

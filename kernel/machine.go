@@ -92,31 +92,31 @@ func (a Architecture) size() int {
 // Outputs returns the size of the last block.
 func (a Architecture) Outputs() int { return a.Dims[len(a.Dims)-1] }
 
-// Params returns the number of trainable parameters for the given input
-// dimension and number of anchors: the augmenter sum(Dims) x inputs and
-// the coefficients (sum(Dims) - Dims[0]) x anchors.
-func (a Architecture) Params(inputs, anchors int) int {
+// NumParams returns the number of trainable parameters for the given
+// input dimension and number of anchors: the augmenter sum(Dims) x inputs
+// and the coefficients (sum(Dims) - Dims[0]) x anchors.
+func (a Architecture) NumParams(inputs, anchors int) int {
 	s := a.size()
 	return s*inputs + (s-a.Dims[0])*anchors
 }
 
 // network is the graph of a kernel machine's forward pass on a set of
 // points, the first m of which (or the listed ones) are the anchors.
-type network struct {
-	out  *ad.Node[float64] // output block, Outputs() x points
-	norm *ad.Node[float64] // sum over levels of the RKHS norm of the level's map
+type network[T ad.Float] struct {
+	out  *ad.Node[T] // output block, Outputs() x points
+	norm *ad.Node[T] // sum over levels of the RKHS norm of the level's map
 }
 
 // build records the stable state of the machine with augmenter a
 // (size x inputs) and coefficients c ((size - d0) x anchors) on the points
 // that are the columns of x. anchors lists the columns of x that are the
 // anchor points, in the order of c's columns; nil means every column.
-func (arch Architecture) build(g *ad.Graph[float64], a, c, x *ad.Node[float64], anchors []int) network {
-	sigma := arch.sigma()
+func build[T ad.Float](arch Architecture, g *ad.Graph[T], a, c, x *ad.Node[T], anchors []int) network[T] {
+	sigma := T(arch.sigma())
 	z := g.MatMul(a, x, false, false)
 	lo := arch.Dims[0]
 	state := g.RowBlock(z, 0, lo)
-	var k, norm *ad.Node[float64]
+	var k, norm *ad.Node[T]
 	crow := 0
 	for _, d := range arch.Dims[1:] {
 		anchorState := state
@@ -148,7 +148,7 @@ func (arch Architecture) build(g *ad.Graph[float64], a, c, x *ad.Node[float64], 
 		lo += d
 		crow += d
 	}
-	return network{out: state, norm: norm}
+	return network[T]{out: state, norm: norm}
 }
 
 // Machine is a fitted finite-depth kernel machine.
@@ -178,7 +178,7 @@ func (m *Machine) Inputs() int { _, c := m.A.Dims(); return c }
 // NumParams returns the number of trained parameters.
 func (m *Machine) NumParams() int {
 	r, _ := m.Anchors.Dims()
-	return m.Params(m.Inputs(), r)
+	return m.Architecture.NumParams(m.Inputs(), r)
 }
 
 // Predict writes the machine's output for each row of x to the rows of
@@ -212,13 +212,65 @@ func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 		anchors[j] = j
 	}
 	var g ad.Graph[float64]
-	net := m.build(&g, g.Input(ad.FromMatrix(m.A)), g.Input(ad.FromMatrix(m.C)), g.Input(pts), anchors)
+	net := build(m.Architecture, &g, g.Input(ad.FromMatrix(m.A)), g.Input(ad.FromMatrix(m.C)), g.Input(pts), anchors)
 	dst.Copy(mat.NewDense(m.Outputs(), na+n, net.out.Value.Data).Slice(0, m.Outputs(), na, na+n).T())
+	m.toTargets(dst)
+	return dst
+}
+
+// toTargets maps outputs of the machine to the units of the targets in
+// place: it undoes the standardisation and the log scale. The map is
+// increasing, so it keeps the order of the ends of an interval.
+func (m *Machine) toTargets(v *mat.Dense) {
 	if m.Output != nil {
-		m.Output.Invert(dst)
+		m.Output.Invert(v)
 	}
 	if m.LogTarget {
-		dst.Apply(func(_, _ int, v float64) float64 { return math.Expm1(v) }, dst)
+		v.Apply(func(_, _ int, v float64) float64 { return math.Expm1(v) }, v)
 	}
-	return dst
+}
+
+// PredictInterval writes the prediction for each row of x to pred and the
+// ends of the interval around it to lower and upper (each len(rows) x
+// Outputs(), allocated if nil): the machine's output, on the scale it was
+// fitted (standardised, and logarithmic for a LogTarget), plus and minus
+// halfWidth[j] for output j, mapped to the units of the targets. With the
+// half widths of Conformal the intervals are conformal prediction
+// intervals. It is for regression machines.
+func (m *Machine) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix, halfWidth []float64) (*mat.Dense, *mat.Dense, *mat.Dense) {
+	if len(halfWidth) != m.Outputs() {
+		panic(fmt.Sprintf("kernel: %d half widths for %d outputs", len(halfWidth), m.Outputs()))
+	}
+	output, logTarget := m.Output, m.LogTarget
+	m.Output, m.LogTarget = nil, false
+	raw := m.Predict(nil, x)
+	m.Output, m.LogTarget = output, logTarget
+	n, k := raw.Dims()
+	ends := [3]*mat.Dense{pred, lower, upper}
+	for e, sign := range []float64{0, -1, 1} {
+		if ends[e] == nil {
+			ends[e] = mat.NewDense(n, k, nil)
+		}
+		ends[e].Apply(func(_, j int, v float64) float64 { return v + sign*halfWidth[j] }, raw)
+		m.toTargets(ends[e])
+	}
+	return ends[0], ends[1], ends[2]
+}
+
+// Conformal returns the half width of a conformal prediction interval of
+// the given level (between 0 and 1) from held-out absolute residuals,
+// sorted in increasing order, of rows exchangeable with the new ones: the
+// ceil((n+1) level)-th smallest of the n residuals, so that a new row's
+// residual falls below it with probability at least level. It is +Inf
+// when there are too few residuals for that level.
+func Conformal(residuals []float64, level float64) float64 {
+	n := len(residuals)
+	k := int(math.Ceil(float64(n+1) * level))
+	switch {
+	case k > n:
+		return math.Inf(1)
+	case k < 1:
+		return 0
+	}
+	return residuals[k-1]
 }

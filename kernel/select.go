@@ -3,6 +3,7 @@ package kernel
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/parametric-machines/machines/crossval"
 	"github.com/parametric-machines/machines/optim"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -21,6 +23,10 @@ type Selection struct {
 	Folds int `json:"folds"`
 	// Repeats is the number of k-fold splits, each on a new shuffle.
 	Repeats int `json:"repeats"`
+	// Split is "grouped" when the folds keep the rows of a group
+	// together, "forward" when they move forward in time, and empty for
+	// shuffled (or stratified) folds.
+	Split string `json:"split,omitempty"`
 	// Rows is the number of rows the selection ran on: all the training
 	// rows, or a seeded subsample of SelectionRows of them.
 	Rows int `json:"rows"`
@@ -47,11 +53,15 @@ type Candidate struct {
 	Cost      float64 `json:"cost"`
 	Bandwidth float64 `json:"bandwidth"`
 	LogTarget bool    `json:"log_target,omitempty"`
+	Shallow   bool    `json:"shallow,omitempty"`
 	Loss      float64 `json:"loss"`
 	LossStd   float64 `json:"loss_std"`
 	Score     float64 `json:"score"`
 	ScoreStd  float64 `json:"score_std"`
 	Diverged  bool    `json:"diverged,omitempty"`
+	// Skipped marks a candidate whose folds were not all fitted within
+	// Settings.Budget; it is never chosen.
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 // problemData are the rows a machine is fitted to: inputs and either
@@ -64,6 +74,11 @@ type problemData struct {
 	labels []int
 	fitY   mat.Matrix
 	back   func(*mat.Dense)
+	// w weighs the rows (mean 1), groups and times order the folds; each
+	// may be nil.
+	w      []float64
+	groups []int
+	times  []float64
 }
 
 // targets returns the targets the machine learns.
@@ -75,7 +90,7 @@ func (p problemData) targets() mat.Matrix {
 }
 
 func (p problemData) rows(r []int) problemData {
-	q := problemData{x: pickRows(p.x, r), back: p.back}
+	q := problemData{x: pickRows(p.x, r), back: p.back, w: pick(p.w, r), groups: pick(p.groups, r), times: pick(p.times, r)}
 	if p.y != nil {
 		q.y = pickRows(p.y, r)
 	}
@@ -91,58 +106,125 @@ func (p problemData) rows(r []int) problemData {
 	return q
 }
 
+// validation is the cross-validation that selections run: the rows it
+// runs on, all of them or a seeded subsample of SelectionRows, and its
+// folds over those rows.
+type validation struct {
+	rows     []int
+	folds    []crossval.Fold
+	k        int    // folds per split
+	repeats  int    // splits, each on a new shuffle
+	split    string // "", "grouped" or "forward"
+	classify bool
+}
+
+// newValidation returns the cross-validation of Settings s for the data
+// d: k-fold (stratified for a classifier), grouped by Settings.Groups or
+// moving forward in Settings.Times; small sets repeat the k-fold split on
+// new shuffles.
+func newValidation(d problemData, s Settings) (*validation, error) {
+	n, _ := d.x.Dims()
+	v := &validation{k: s.Folds, rows: allRows(n), classify: d.labels != nil}
+	if v.k == 0 {
+		v.k = DefaultFolds
+	}
+	if n > SelectionRows {
+		v.rows = rand.New(rand.NewPCG(s.Seed, anchorStream+1)).Perm(n)[:SelectionRows]
+		slices.Sort(v.rows)
+		d = d.rows(v.rows)
+	}
+	m := len(v.rows)
+	if m < v.k {
+		return nil, fmt.Errorf("kernel: %d rows are too few for %d-fold cross-validation; fix the cost and the bandwidth or use fewer folds", m, v.k)
+	}
+	// Small sets repeat the cross-validation on new shuffles: one k-fold
+	// split of a few dozen rows scores the settings too noisily to rank
+	// them, and their fits are cheap.
+	v.repeats = min(maxRepeats, max(1, repeatRows/m))
+	switch {
+	case d.groups != nil:
+		v.split, v.repeats = "grouped", 1
+		if g := distinct(d.groups); g < v.k {
+			return nil, fmt.Errorf("kernel: %d groups are too few for %d-fold grouped cross-validation", g, v.k)
+		}
+		v.folds = crossval.Grouped(d.groups, v.k, s.Seed)
+		return v, nil
+	case d.times != nil:
+		v.split, v.repeats = "forward", 1
+		folds, err := crossval.Forward(d.times, v.k)
+		if err != nil {
+			return nil, fmt.Errorf("kernel: %w", err)
+		}
+		v.folds = folds
+		return v, nil
+	}
+	for r := range uint64(v.repeats) {
+		if d.labels != nil {
+			v.folds = append(v.folds, crossval.Stratified(d.labels, v.k, s.Seed+r)...)
+		} else {
+			v.folds = append(v.folds, crossval.KFold(m, v.k, s.Seed+r)...)
+		}
+	}
+	return v, nil
+}
+
+// distinct returns the number of distinct values of x.
+func distinct(x []int) int {
+	seen := map[int]bool{}
+	for _, v := range x {
+		seen[v] = true
+	}
+	return len(seen)
+}
+
+// restrict returns the variants on the validation's rows.
+func (v *validation) restrict(variants []problemData) []problemData {
+	n, _ := variants[0].x.Dims()
+	if len(v.rows) == n {
+		return variants
+	}
+	out := make([]problemData, len(variants))
+	for i, d := range variants {
+		out[i] = d.rows(v.rows)
+	}
+	return out
+}
+
+// header returns an empty Selection that describes the validation.
+func (v *validation) header() *Selection {
+	sel := &Selection{Folds: v.k, Repeats: v.repeats, Rows: len(v.rows), Split: v.split, Loss: "mse", Score: "r2"}
+	if v.classify {
+		sel.Loss, sel.Score = "log-loss", "accuracy"
+	}
+	return sel
+}
+
 // heldOut is a fold's loss and score.
 type heldOut struct {
 	loss, score float64
 	diverged    bool
+	// pred holds the predictions for the fold's test rows on the scale
+	// the machine fits (before a log target is mapped back).
+	pred *mat.Dense
 }
 
-// selectSettings scores every pair of costs and bandwidths by k-fold
-// cross-validation on each of the variants of the data (the same rows,
-// the targets on another scale), on a subsample of SelectionRows rows if
-// the data are larger. One job fits one fold of one variant at one
+// selectSettings scores every pair of costs and bandwidths of the deep
+// machine, and the best setting of the shallow machine if not nil, on the
+// folds of val, for each of the variants of the data (the same rows, the
+// targets on another scale). One job fits one fold of one variant at one
 // bandwidth along the costs from
 // the smallest to the largest, each fit starting where the previous one
 // ended: the most flexible machine first, then shrunk step by step. The
 // warm start makes the larger costs cheap; the other direction, from the
 // most regularised machine down, was measured to stay stuck near it (on
 // R's CO2 table, cross-validated R^2 0.62 against 0.85). The jobs run in
-// parallel.
-func selectSettings(variants []problemData, arch Architecture, costs, bandwidths []float64, s Settings) (*Selection, error) {
-	d := variants[0]
-	n, _ := d.x.Dims()
-	k := s.Folds
-	if k == 0 {
-		k = DefaultFolds
-	}
-	rows := allRows(n)
-	if n > SelectionRows {
-		rows = rand.New(rand.NewPCG(s.Seed, anchorStream+1)).Perm(n)[:SelectionRows]
-		slices.Sort(rows)
-		variants = slices.Clone(variants)
-		for i := range variants {
-			variants[i] = variants[i].rows(rows)
-		}
-		d = variants[0]
-	}
-	if len(rows) < k {
-		return nil, fmt.Errorf("kernel: %d rows are too few for %d-fold cross-validation; fix the cost and the bandwidth or use fewer folds", len(rows), k)
-	}
-	// Small sets repeat the cross-validation on new shuffles: one k-fold
-	// split of a few dozen rows scores the settings too noisily to rank
-	// them, and their fits are cheap.
-	repeats := min(maxRepeats, max(1, repeatRows/len(rows)))
-	var folds []crossval.Fold
-	sel := &Selection{Folds: k, Repeats: repeats, Rows: len(rows), Loss: "mse", Score: "r2"}
-	for r := range uint64(repeats) {
-		if d.labels != nil {
-			folds = append(folds, crossval.Stratified(d.labels, k, s.Seed+r)...)
-			sel.Loss, sel.Score = "log-loss", "accuracy"
-		} else {
-			folds = append(folds, crossval.KFold(len(rows), k, s.Seed+r)...)
-		}
-	}
-	k = len(folds)
+// parallel. (It is long because it runs the jobs and gathers their
+// candidates in one place, where their indexing is seen whole.)
+func selectSettings(variants []problemData, val *validation, arch Architecture, costs, bandwidths []float64, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
+	variants = val.restrict(variants)
+	rows, folds := val.rows, val.folds
+	sel := val.header()
+	k := len(folds)
 	path := make([]int, len(costs)) // the costs from the smallest up
 	for i := range path {
 		path[i] = i
@@ -156,7 +238,7 @@ func selectSettings(variants []problemData, arch Architecture, costs, bandwidths
 			scales = ", targets on the linear and the log scale"
 		}
 		fmt.Fprintf(s.Progress, "kernel: choosing the cost and bandwidth among %d settings%s by %d-fold cross-validation (%d times) on %d rows\n",
-			len(costs)*len(bandwidths), scales, sel.Folds, repeats, len(rows))
+			len(costs)*len(bandwidths), scales, sel.Folds, sel.Repeats, len(rows))
 	}
 	var (
 		mu   sync.Mutex
@@ -164,6 +246,9 @@ func selectSettings(variants []problemData, arch Architecture, costs, bandwidths
 		last = time.Now()
 	)
 	err := crossval.Run(jobs, s.Workers, func(job int) error {
+		if s.deadline.After(time.Time{}) && time.Now().After(s.deadline) {
+			return nil // over the budget: the job's candidates are skipped
+		}
 		v, b, f := job/(k*len(bandwidths)), job/k%len(bandwidths), job%k
 		a := arch
 		a.Bandwidth = bandwidths[b]
@@ -183,7 +268,7 @@ func selectSettings(variants []problemData, arch Architecture, costs, bandwidths
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, calibration{}, err
 	}
 	sel.Best = -1
 	losses, scores := make([]float64, k), make([]float64, k)
@@ -192,33 +277,70 @@ func selectSettings(variants []problemData, arch Architecture, costs, bandwidths
 			for c, cost := range costs {
 				cand := Candidate{Cost: cost, Bandwidth: bw, LogTarget: vd.back != nil}
 				for f := range k {
-					h := out[(v*len(bandwidths)+b)*k+f][c]
-					cand.Diverged = cand.Diverged || h.diverged
-					losses[f], scores[f] = h.loss, h.score
-				}
-				if !cand.Diverged {
-					cand.Loss, cand.LossStd = stat.MeanStdDev(losses, nil)
-					cand.Score, cand.ScoreStd = stat.MeanStdDev(scores, nil)
-					if sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss {
-						sel.Best = len(sel.Candidates)
+					job := out[(v*len(bandwidths)+b)*k+f]
+					if job == nil {
+						cand.Skipped = true
+						continue
 					}
+					cand.Diverged = cand.Diverged || job[c].diverged
+					losses[f], scores[f] = job[c].loss, job[c].score
 				}
-				sel.Candidates = append(sel.Candidates, cand)
-				if s.Progress != nil {
-					fmt.Fprintf(s.Progress, "kernel: %s: %s\n", cand.setting(), cand.scores(sel))
-				}
+				sel.add(cand, losses, scores, s.Progress)
 			}
 		}
 	}
-	if sel.Best < 0 {
-		return nil, errors.New("kernel: cross-validation: every setting diverged on some fold")
+	if shallow != nil {
+		cand := shallow.sel.Candidates[shallow.sel.Best]
+		v := variants[0]
+		if cand.LogTarget {
+			v = variants[len(variants)-1]
+		}
+		for f := range k {
+			h := shallow.heldOut(v, folds[f])
+			losses[f], scores[f] = h.loss, h.score
+		}
+		sel.add(cand, losses, scores, s.Progress)
 	}
-	return sel, nil
+	if sel.Best < 0 {
+		return nil, calibration{}, errors.New("kernel: cross-validation: no setting was scored on every fold: each diverged on some fold or was skipped over the budget")
+	}
+	if best := sel.Candidates[sel.Best]; best.Shallow {
+		return sel, shallow.cal, nil
+	}
+	// The chosen deep candidate's held-out predictions calibrate it.
+	v, b, c := sel.Best/(len(bandwidths)*len(costs)), sel.Best/len(costs)%len(bandwidths), sel.Best%len(costs)
+	preds, parts := make([]*mat.Dense, k), make([]problemData, k)
+	for f := range k {
+		preds[f] = out[(v*len(bandwidths)+b)*k+f][c].pred
+		parts[f] = variants[v].rows(folds[f].Test)
+	}
+	return sel, calibrate(preds, parts), nil
+}
+
+// add appends cand with the mean and standard deviation of its fold
+// losses and scores, unless it diverged or was skipped, makes it the best
+// if its loss is the lowest so far, and reports it to progress, if not
+// nil.
+func (sel *Selection) add(cand Candidate, losses, scores []float64, progress io.Writer) {
+	if !cand.Diverged && !cand.Skipped {
+		cand.Loss, cand.LossStd = stat.MeanStdDev(losses, nil)
+		cand.Score, cand.ScoreStd = stat.MeanStdDev(scores, nil)
+		if sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss {
+			sel.Best = len(sel.Candidates)
+		}
+	}
+	sel.Candidates = append(sel.Candidates, cand)
+	if progress != nil {
+		fmt.Fprintf(progress, "kernel: %s: %s\n", cand.setting(), cand.scores(sel))
+	}
 }
 
 // setting describes the candidate's settings for the progress lines.
 func (c Candidate) setting() string {
 	s := fmt.Sprintf("cost %g, bandwidth %g", c.Cost, c.Bandwidth)
+	if c.Shallow {
+		s = "shallow " + s
+	}
 	if c.LogTarget {
 		s += ", log target"
 	}
@@ -227,8 +349,11 @@ func (c Candidate) setting() string {
 
 // scores describes the candidate's scores for the progress lines.
 func (c Candidate) scores(sel *Selection) string {
-	if c.Diverged {
+	switch {
+	case c.Diverged:
 		return "diverged"
+	case c.Skipped:
+		return "skipped: over the budget"
 	}
 	return fmt.Sprintf("%s %.4g ± %.2g, %s %.4g ± %.2g", sel.Loss, c.Loss, c.LossStd, sel.Score, c.Score, c.ScoreStd)
 }
@@ -279,10 +404,12 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 		}
 		params = r.X
 		pred := o.machine(params, anchors).Predict(nil, test.x)
+		raw := mat.DenseCopyOf(pred)
 		if d.back != nil {
 			d.back(pred)
 		}
 		out[c] = evaluate(pred, test)
+		out[c].pred = raw
 	}
 	return out, nil
 }
@@ -293,17 +420,25 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 // of pred and the accuracy.
 func evaluate(pred *mat.Dense, d problemData) heldOut {
 	n, k := pred.Dims()
+	w := d.w
+	if w == nil {
+		w = make([]float64, n)
+		for i := range w {
+			w[i] = 1
+		}
+	}
+	total := floats.Sum(w)
 	if d.labels == nil {
 		var mse, r2 float64
 		for j := range k {
 			yj := mat.Col(nil, j, d.y)
-			mean := stat.Mean(yj, nil)
+			mean := stat.Mean(yj, w)
 			var sse, sst float64
 			for i, v := range yj {
-				sse += (pred.At(i, j) - v) * (pred.At(i, j) - v)
-				sst += (v - mean) * (v - mean)
+				sse += w[i] * (pred.At(i, j) - v) * (pred.At(i, j) - v)
+				sst += w[i] * (v - mean) * (v - mean)
 			}
-			mse += sse / float64(n)
+			mse += sse / total
 			if sst > 0 {
 				r2 += 1 - sse/sst
 			}
@@ -320,14 +455,14 @@ func evaluate(pred *mat.Dense, d problemData) heldOut {
 			}
 		}
 		if top == l {
-			correct++
+			correct += w[i]
 		}
 		// log(sum exp(row)) - row[l], shifted by the top score to stay finite.
 		sum := 0.0
 		for _, v := range row {
 			sum += math.Exp(v - row[top])
 		}
-		loss += math.Log(sum) + row[top] - row[l]
+		loss += w[i] * (math.Log(sum) + row[top] - row[l])
 	}
-	return heldOut{loss: loss / float64(n), score: correct / float64(n)}
+	return heldOut{loss: loss / total, score: correct / total}
 }

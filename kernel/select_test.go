@@ -113,11 +113,11 @@ func TestFixedSettings(t *testing.T) {
 	}
 }
 
-// TestDefaultSettings checks that the zero Settings search the default
+// TestDefaultSettings checks that the deep family searches the default
 // grid with the default architecture.
 func TestDefaultSettings(t *testing.T) {
 	x, y := noisySine(rand.New(rand.NewPCG(7, 7)), 25, 0.1)
-	_, res, err := FitRegression(x, y, Settings{MaxIter: 20})
+	_, res, err := FitRegression(x, y, Settings{MaxIter: 20, Family: Deep})
 	if err != nil {
 		t.Fatal(err)
 	}

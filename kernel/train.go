@@ -21,12 +21,12 @@ var (
 	// DefaultHidden lists the blocks of the machine space before the
 	// output block when Settings.Dims is nil.
 	DefaultHidden = []int{3, 3, 3}
-	// DefaultCosts is the grid of costs searched when Settings.Costs is
-	// nil.
-	DefaultCosts = []float64{1e-4, 1e-3, 1e-2, 1e-1, 1, 10}
-	// DefaultBandwidths is the grid of bandwidths searched when
-	// Settings.Bandwidths is nil.
-	DefaultBandwidths = []float64{0.5, 1, 2}
+	// DefaultCosts is the grid of costs searched for the deep machine
+	// when Settings.Costs is nil.
+	DefaultCosts = []float64{1e-3, 1e-2, 1e-1}
+	// DefaultBandwidths is the grid of bandwidths searched for the deep
+	// machine when Settings.Bandwidths is nil.
+	DefaultBandwidths = []float64{1}
 )
 
 const (
@@ -106,6 +106,34 @@ type Settings struct {
 	MaxIter int
 	GradTol float64
 	LossTol float64
+	// Weights, if not nil, weighs each row's loss (sample weights, one
+	// per row, >= 0, not all 0; only their ratios count), in the fit and
+	// in the scores of the selection. Only the shallow machine weighs its
+	// rows, so weights choose it.
+	Weights []float64
+	// Groups, if not nil, labels each row's group: the folds of the
+	// selection never split a group between training and held-out rows,
+	// and the shallow machine is then scored on those folds rather than
+	// by leave-one-out.
+	Groups []int
+	// Times, if not nil, gives each row's time: the folds move forward
+	// in time (crossval.Forward), each trained on the rows before the
+	// ones it holds out; the shallow machine is scored on them too.
+	Times []float64
+	// Budget, if not 0, bounds the time of the fit: the deep machine's
+	// cross-validation fits that have not started by then are skipped,
+	// with the candidates they belong to, and its final fit stops there
+	// (Result.Converged false). The shallow machine, whose selection
+	// takes a small part of a fit, is always scored, so that a fit over
+	// the budget still returns the best machine found.
+	Budget time.Duration
+	// deadline is begin + Budget, set by the fit.
+	deadline time.Time
+	// Family says which machines the selection compares. The zero value
+	// AutoFamily compares the shallow machine with the deep one, unless
+	// Dims, Costs or Bandwidths is given: they describe the deep machine,
+	// which is then fitted alone.
+	Family Family
 	// Starts is the number of initial points of the final fit; the
 	// machine with the lowest loss, regulariser included, is kept. A deep
 	// machine's loss is not convex, and a fit from one start now and then
@@ -120,6 +148,108 @@ type Settings struct {
 	// turn, each counting its iterations from 1) and the machine as it is
 	// then; an error stops the fit.
 	Iteration func(start, iter int, loss float64, m *Machine) error
+}
+
+// Family is a kind of kernel machine that a fit may choose.
+type Family int
+
+const (
+	// AutoFamily chooses between the shallow and the deep machine by
+	// cross-validation.
+	AutoFamily Family = iota
+	// Shallow is the machine of depth one, dims [inputs, outputs], whose
+	// first block is the standardised input itself: a linear part plus
+	// one level of Gaussians on the anchors. Its loss is then a ridge
+	// regression, solved in closed form, and its cost and bandwidth are
+	// chosen among ShallowCosts and ShallowBandwidths by their exact
+	// leave-one-out residuals. A classifier fits its one-hot labels by
+	// least squares and calibrates the scores with a logit scale.
+	Shallow
+	// Deep is the machine of Settings.Dims, DefaultHidden by default,
+	// fitted by L-BFGS, its cost and bandwidth chosen by k-fold
+	// cross-validation.
+	Deep
+)
+
+func (f Family) String() string {
+	switch f {
+	case AutoFamily:
+		return "auto"
+	case Shallow:
+		return "shallow"
+	case Deep:
+		return "deep"
+	}
+	return fmt.Sprintf("Family(%d)", int(f))
+}
+
+// ParseFamily parses the names that String returns.
+func ParseFamily(s string) (Family, error) {
+	for _, f := range []Family{AutoFamily, Shallow, Deep} {
+		if s == f.String() {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("kernel: unknown family %q (want auto, shallow or deep)", s)
+}
+
+// family checks the rows' weights, groups and times against the n rows
+// and resolves AutoFamily: settings of the deep machine mean it alone,
+// and weights the shallow machine alone, the only one whose loss weighs
+// its rows.
+func (s Settings) family(n int) (Family, error) {
+	deepSettings := s.Dims != nil || s.Costs != nil || s.Bandwidths != nil
+	switch {
+	case s.Weights != nil && len(s.Weights) != n:
+		return 0, fmt.Errorf("kernel: %d weights for %d rows", len(s.Weights), n)
+	case s.Groups != nil && len(s.Groups) != n:
+		return 0, fmt.Errorf("kernel: %d groups for %d rows", len(s.Groups), n)
+	case s.Times != nil && len(s.Times) != n:
+		return 0, fmt.Errorf("kernel: %d times for %d rows", len(s.Times), n)
+	case s.Groups != nil && s.Times != nil:
+		return 0, errors.New("kernel: folds by groups and by time at once")
+	}
+	var sum float64
+	for i, w := range s.Weights {
+		if !(w >= 0) || math.IsInf(w, 0) {
+			return 0, fmt.Errorf("kernel: weight of row %d is %v, want a finite value >= 0", i, w)
+		}
+		sum += w
+	}
+	if s.Weights != nil && sum == 0 {
+		return 0, errors.New("kernel: every weight is 0")
+	}
+	for i, t := range s.Times {
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return 0, fmt.Errorf("kernel: time of row %d is %v", i, t)
+		}
+	}
+	if s.Weights != nil {
+		if s.Family == Deep || deepSettings {
+			return 0, errors.New("kernel: weighted rows need the shallow machine: the deep machine's loss does not weigh them (drop Dims, Costs and Bandwidths)")
+		}
+		return Shallow, nil
+	}
+	if s.Family == AutoFamily && deepSettings {
+		return Deep, nil
+	}
+	return s.Family, nil
+}
+
+// meanOne returns the weights w scaled to mean 1, or nil for nil.
+func meanOne(w []float64) []float64 {
+	if w == nil {
+		return nil
+	}
+	var sum float64
+	for _, v := range w {
+		sum += v
+	}
+	out := make([]float64, len(w))
+	for i, v := range w {
+		out[i] = v * float64(len(w)) / sum
+	}
+	return out
 }
 
 // TargetScale is the scale on which a regression's targets are fitted.
@@ -194,9 +324,34 @@ type Result struct {
 	Cost, Bandwidth float64
 	LogTarget       bool
 	Anchors         int
-	// Selection is the cross-validation that chose the cost and
-	// bandwidth; nil when both were fixed.
+	// Shallow says the machine is the shallow one (see Family).
+	Shallow bool
+	// Selection is the cross-validation that chose the machine; nil when
+	// the cost and the bandwidth were fixed.
 	Selection *Selection
+	// Calibration is what the chosen setting's held-out predictions
+	// made of the machine, and Residuals their absolute residuals for
+	// conformal intervals; both are zero when nothing was searched.
+	Calibration Calibration
+}
+
+// Calibration records how a selection calibrated the machine it chose,
+// from that setting's held-out predictions.
+type Calibration struct {
+	// LogitScale multiplies a classifier's scores: softmax(LogitScale *
+	// scores) has the lowest held-out log-loss, so that its probabilities
+	// are calibrated.
+	LogitScale float64 `json:"logit_scale,omitempty"`
+	// Shrinkage multiplies each output of a regression on the
+	// standardised scale it is fitted on, which shrinks the predictions
+	// towards the training mean: the factor between 0 and 1 that best
+	// fits the targets from their held-out predictions.
+	Shrinkage []float64 `json:"shrinkage,omitempty"`
+	// Residuals holds for each output of a regression the absolute
+	// held-out residuals, sorted, on the scale the machine fits
+	// (standardised, logarithmic for a log target), after shrinkage:
+	// Conformal turns them into prediction intervals.
+	Residuals [][]float64 `json:"-"`
 }
 
 // FitRegression fits a machine to the rows of x and y (one column per
@@ -232,6 +387,12 @@ const (
 
 func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Result, error) {
 	begin := time.Now()
+	if s.Budget < 0 {
+		return nil, Result{}, fmt.Errorf("kernel: budget %v, want 0 (none) or more", s.Budget)
+	}
+	if s.Budget > 0 {
+		s.deadline = begin.Add(s.Budget)
+	}
 	arch, costs, bandwidths, err := s.resolve(outputs)
 	if err != nil {
 		return nil, Result{}, err
@@ -253,8 +414,90 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 			return nil, Result{}, err
 		}
 	}
-	search := len(costs) > 1 || len(bandwidths) > 1
-	scale := s.TargetScale
+	family, err := s.family(n)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	search := family == Shallow || len(costs) > 1 || len(bandwidths) > 1
+	p, err := prepare(x, y, labels, s.TargetScale, s.Raw, search)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	p.linear.w, p.linear.groups, p.linear.times = meanOne(s.Weights), s.Groups, s.Times
+	p.logarithmic.w, p.logarithmic.groups, p.logarithmic.times = p.linear.w, s.Groups, s.Times
+	res := Result{Dims: arch.Dims, Cost: costs[0], Bandwidth: bandwidths[0], LogTarget: p.scale == LogScale}
+	var val *validation
+	if search {
+		if val, err = newValidation(p.linear, s); err != nil {
+			return nil, res, err
+		}
+	}
+	var shallow *shallowFit
+	if family != Deep {
+		if shallow, err = selectShallow(p, val, outputs, s); err != nil {
+			return nil, res, err
+		}
+	}
+	var cal *calibration
+	switch {
+	case family == Shallow:
+		res.Selection = shallow.sel
+		return shallow.result(p, res, begin)
+	case search:
+		sel, c, err := selectSettings(p.variants(), val, arch, costs, bandwidths, s, shallow)
+		if err != nil {
+			return nil, res, err
+		}
+		res.Selection = sel
+		best := sel.Candidates[sel.Best]
+		if best.Shallow {
+			return shallow.result(p, res, begin)
+		}
+		res.Cost, res.Bandwidth, res.LogTarget = best.Cost, best.Bandwidth, best.LogTarget
+		cal = &c
+		if s.Progress != nil {
+			fmt.Fprintf(s.Progress, "kernel: chose %s; fitting on all %d rows\n", best.setting(), n)
+		}
+	}
+	m, res, err := fitDeep(p, arch, res, cal, s)
+	res.Seconds = time.Since(begin).Seconds()
+	return m, res, err
+}
+
+// prepared holds the data of a fit as the machines see them: inputs
+// and targets standardised unless the fit is Raw, and the targets on
+// the log scale too when that scale is tried.
+type prepared struct {
+	linear, logarithmic problemData
+	in, out, logOut     *dataset.Scaler
+	scale               TargetScale // the scales to try, AutoScale for both
+}
+
+// variants returns the problems the selection compares: the targets on
+// each scale tried.
+func (p *prepared) variants() []problemData {
+	switch p.scale {
+	case AutoScale:
+		return []problemData{p.linear, p.logarithmic}
+	case LogScale:
+		return []problemData{p.logarithmic}
+	}
+	return []problemData{p.linear}
+}
+
+// scaling returns the machine's output scaler for the targets on the log
+// scale or not.
+func (p *prepared) scaling(logTarget bool) *dataset.Scaler {
+	if logTarget {
+		return p.logOut
+	}
+	return p.out
+}
+
+// prepare standardises the data unless raw, and decides on which scales
+// the targets are tried: AutoScale tries the log scale only when it
+// searches and the targets look like counts.
+func prepare(x, y mat.Matrix, labels []int, scale TargetScale, raw, search bool) (*prepared, error) {
 	switch {
 	case y == nil:
 		scale = LinearScale // a classifier's labels have no scale
@@ -262,27 +505,28 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		scale = LinearScale
 	}
 	var logY mat.Matrix
-	if y != nil && scale != LinearScale {
+	if scale != LinearScale {
 		var err error
 		if logY, err = log1p(y); err != nil {
-			return nil, Result{}, err
+			return nil, err
 		}
 	}
-	var in, out, logOut *dataset.Scaler
-	if !s.Raw {
-		in = dataset.FitScaler(x)
-		x = in.Transform(x)
+	p := &prepared{scale: scale}
+	if !raw {
+		p.in = dataset.FitScaler(x)
+		x = p.in.Transform(x)
 		if y != nil {
-			out = dataset.FitScaler(y)
-			y = out.Transform(y)
+			p.out = dataset.FitScaler(y)
+			y = p.out.Transform(y)
 		}
 		if logY != nil {
-			logOut = dataset.FitScaler(logY)
-			logY = logOut.Transform(logY)
+			p.logOut = dataset.FitScaler(logY)
+			logY = p.logOut.Transform(logY)
 		}
 	}
-	linear := problemData{x: x, y: y, labels: labels}
-	logarithmic := problemData{x: x, y: y, fitY: logY, back: func(pred *mat.Dense) {
+	out, logOut := p.out, p.logOut
+	p.linear = problemData{x: x, y: y, labels: labels}
+	p.logarithmic = problemData{x: x, y: y, fitY: logY, back: func(pred *mat.Dense) {
 		if logOut != nil {
 			logOut.Invert(pred)
 		}
@@ -291,47 +535,41 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 			pred.Apply(func(_, j int, v float64) float64 { return (v - out.Mean[j]) / out.Scale[j] }, pred)
 		}
 	}}
-	res := Result{Dims: arch.Dims, Cost: costs[0], Bandwidth: bandwidths[0], LogTarget: scale == LogScale}
-	if search {
-		variants := []problemData{linear}
-		switch scale {
-		case AutoScale:
-			variants = append(variants, logarithmic)
-		case LogScale:
-			variants = []problemData{logarithmic}
-		}
-		sel, err := selectSettings(variants, arch, costs, bandwidths, s)
-		if err != nil {
-			return nil, res, err
-		}
-		res.Selection = sel
-		best := sel.Candidates[sel.Best]
-		res.Cost, res.Bandwidth, res.LogTarget = best.Cost, best.Bandwidth, best.LogTarget
-		if s.Progress != nil {
-			fmt.Fprintf(s.Progress, "kernel: chose %s; fitting on all %d rows\n", best.setting(), n)
-		}
-	}
+	return p, nil
+}
+
+// fitDeep fits the machine of architecture arch with the cost, bandwidth
+// and target scale of res to all the rows, from Settings.Starts initial
+// points, and scales its outputs by the calibration, if any.
+func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Settings) (*Machine, Result, error) {
+	d := p.linear
 	if res.LogTarget {
-		y, out = logY, logOut
+		d = p.logarithmic
 	}
+	n, _ := d.x.Dims()
 	arch.Bandwidth = res.Bandwidth
-	anchorRows := seedAnchors(x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
-	p := Problem{X: x, Y: y, Labels: labels, Cost: res.Cost}
+	anchorRows := seedAnchors(d.x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
+	prob := Problem{X: d.x, Y: d.targets(), Labels: d.labels, Cost: res.Cost}
 	if len(anchorRows) < n {
-		p.Anchors = anchorRows
+		prob.Anchors = anchorRows
 	}
-	o, err := NewObjective(arch, p)
+	o, err := newObjective(arch, prob)
 	if err != nil {
 		return nil, res, err
 	}
-	anchors := pickRows(x, anchorRows)
+	anchors := pickRows(d.x, anchorRows)
 	res.Anchors = len(anchorRows)
+	classify := d.labels != nil
 	withScaling := func(m *Machine) *Machine {
-		m.Input, m.Output, m.LogTarget = in, out, res.LogTarget
+		m.Input, m.Output, m.LogTarget = p.in, p.scaling(res.LogTarget), res.LogTarget
+		if cal != nil {
+			cal.scaleOutputs(m, classify)
+		}
 		return m
 	}
 	last := time.Now()
 	start := 0
+	var latest optim.Result // the last iteration, kept when the budget stops a fit
 	settings := optim.Settings{Method: s.Method, MaxIter: s.MaxIter, GradTol: s.GradTol, LossTol: s.LossTol,
 		Iteration: func(iter int, loss float64, params []float64) error {
 			if s.Progress != nil && time.Since(last) >= time.Second {
@@ -339,27 +577,30 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 				fmt.Fprintf(s.Progress, "kernel: %siteration %d, loss %.6g\n", startLabel(start, s.Starts), iter, loss)
 			}
 			if s.Iteration != nil {
-				return s.Iteration(start, iter, loss, withScaling(o.machine(params, anchors)))
+				if err := s.Iteration(start, iter, loss, withScaling(o.machine(params, anchors))); err != nil {
+					return err
+				}
+			}
+			if !s.deadline.IsZero() && time.Now().After(s.deadline) {
+				latest = optim.Result{X: slices.Clone(params), Loss: loss, Iterations: iter, Status: "stopped by the budget"}
+				return errBudget
 			}
 			return nil
 		}}
-	if settings.MaxIter == 0 {
-		settings.MaxIter = DefaultMaxIter
-	}
-	switch {
-	case settings.LossTol == 0:
-		settings.LossTol = DefaultLossTol
-	case settings.LossTol < 0:
-		settings.LossTol = 0
-	}
+	settings.MaxIter, settings.LossTol = s.finalStop()
 	var best optim.Result
 	for ; start < max(s.Starts, 1); start++ {
 		// Start 0 draws from the seed's own stream, so that one start
 		// gives the machine that Starts 0 always gave.
 		init := o.Init(nil, rand.New(rand.NewPCG(s.Seed, initStream+uint64(start))))
 		r, err := optim.Minimize(o.Func, init, settings)
+		if errors.Is(err, errBudget) {
+			r, err = latest, nil
+			if start > 0 && r.Loss >= best.Loss {
+				break
+			}
+		}
 		if err != nil {
-			res.Seconds = time.Since(begin).Seconds()
 			return nil, res, fmt.Errorf("kernel: %s%w", startLabel(start, s.Starts), err)
 		}
 		if start == 0 || r.Loss < best.Loss {
@@ -368,11 +609,35 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 			res.Loss, res.Iterations, res.Evaluations = r.Loss, r.Iterations, r.Evaluations
 			res.Converged, res.Status = r.Converged, r.Status
 		}
+		if r.Status == latest.Status && latest.Status != "" {
+			break // the budget is spent: no more starts
+		}
 	}
-	res.Seconds = time.Since(begin).Seconds()
 	_, res.DataLoss = o.Loss(best.X)
+	if cal != nil {
+		res.Calibration = cal.record(classify)
+	}
 	return withScaling(o.machine(best.X, anchors)), res, nil
 }
+
+// finalStop returns the iteration limit and the loss tolerance of the
+// final fit: Settings.MaxIter and LossTol with their defaults.
+func (s Settings) finalStop() (maxIter int, lossTol float64) {
+	maxIter, lossTol = s.MaxIter, s.LossTol
+	if maxIter == 0 {
+		maxIter = DefaultMaxIter
+	}
+	switch {
+	case lossTol == 0:
+		lossTol = DefaultLossTol
+	case lossTol < 0:
+		lossTol = 0
+	}
+	return maxIter, lossTol
+}
+
+// errBudget stops the final fit of the deep machine at Settings.Budget.
+var errBudget = errors.New("kernel: the budget is spent")
 
 // startLabel names start k of several in messages, and nothing when there
 // is only one.

@@ -93,20 +93,12 @@ func (m *mlp) VJP(dy, dp []float64, t float64, y, v []float64) {
 	}
 }
 
-// mlpGraph builds the same right-hand side with the operations of the
-// engine, reading the parameters as blocks of theta.
+// mlpGraph is the right-hand side of mlp written with the engine: the
+// field MLP of the layer, which the tests compare with the hand-written
+// mlp.
 func mlpGraph(n, h int) func(g *ad.Graph[float64], t, y, theta *ad.Node[float64]) *ad.Node[float64] {
 	return func(g *ad.Graph[float64], t, y, theta *ad.Node[float64]) *ad.Node[float64] {
-		off := 0
-		block := func(rows, cols int) *ad.Node[float64] {
-			b := g.RowBlock(theta, off, off+rows*cols)
-			off += rows * cols
-			return g.Reshape(b, rows, cols)
-		}
-		w1, b1, c, w2, b2 := block(h, n), block(h, 1), block(h, 1), block(n, h), block(n, 1)
-		// The state is a row: W y becomes y W'.
-		z := g.Add(g.AddRow(g.MatMul(y, w1, false, true), g.Reshape(b1, 1, h)), g.MatMul(t, c, false, true))
-		return g.AddRow(g.MatMul(g.Tanh(z), w2, false, true), g.Reshape(b2, 1, n))
+		return MLP{Hidden: h}.Build(g, n, t, y, theta)
 	}
 }
 

@@ -28,20 +28,29 @@ func TestLayer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(21, 21))
-			theta := randParams(rnd, mlpParams(n, h), 0.5)
-			l := &Layer{F: NewGraphSystem(n, theta, mlpGraph(n, h)), T: 1.5, Steps: tc.steps, Grad: tc.grad,
+			l := Layer[float64]{Field: MLP{Hidden: h}, End: 1.5, Steps: tc.steps, Grad: tc.grad,
 				Settings: &Settings{RTol: 1e-10, ATol: 1e-10}}
 			var ps ad.Params[float64]
 			var g ad.Graph[float64]
+			s := ad.NewScope(&g, &ps, "flow", rnd)
+			if _, err := l.Init(s, [][]int{{n}}); err != nil {
+				t.Fatal(err)
+			}
+			copy(ps.Value("flow.theta").Data, randParams(rnd, mlpParams(n, h), 0.5))
 			x := g.Param(ad.NewTensor[float64](samples, n), nil)
 			for i := range x.Value.Data {
 				x.Value.Data[i] = rnd.NormFloat64()
 			}
-			out := l.Apply(&g, &ps, "flow", x)
-			if err := l.Err(); err != nil {
+			y, err := l.Apply(s, []*ad.Node[float64]{x})
+			if err != nil {
 				t.Fatal(err)
 			}
-			alone := NewGraphSystem(n, ps.Values(), mlpGraph(n, h))
+			out := y[0]
+			if err := g.Err(); err != nil {
+				t.Fatal(err)
+			}
+			// The hand-written perceptron of the tests reads the same θ.
+			alone := newMLP(n, h, ps.Values())
 			for b := range samples {
 				y0 := x.Value.Data[b*n : (b+1)*n]
 				var sol *Solution
@@ -84,7 +93,6 @@ func TestLayer(t *testing.T) {
 type flowModel struct {
 	params ad.Params[float64]
 	g      ad.Graph[float64]
-	layer  *Layer
 	x, y   *ad.Tensor[float64]
 	loss   *ad.Node[float64]
 	angles []float64
@@ -102,7 +110,7 @@ func (m *flowModel) Loss(batch []int, backward bool) (float64, error) {
 	if backward {
 		m.g.Backward(m.loss)
 	}
-	return m.loss.Scalar(), m.layer.Err()
+	return m.loss.Scalar(), m.g.Err()
 }
 
 func TestLayerTrains(t *testing.T) {
@@ -112,9 +120,16 @@ func TestLayerTrains(t *testing.T) {
 	for range 64 {
 		m.angles = append(m.angles, 2*math.Pi*rnd.Float64())
 	}
-	m.layer = &Layer{F: NewGraphSystem(2, randParams(rnd, mlpParams(2, h), 0.3), mlpGraph(2, h)), T: 1, Steps: 10}
-	out := m.layer.Apply(&m.g, &m.params, "flow", m.g.Input(m.x))
-	m.loss = m.g.MSE(out, m.g.Input(m.y))
+	layer := Layer[float64]{Field: MLP{Hidden: h}, Steps: 10}
+	s := ad.NewScope(&m.g, &m.params, "flow", rnd)
+	if _, err := layer.Init(s, [][]int{{2}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := layer.Apply(s, []*ad.Node[float64]{m.g.Input(m.x)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.loss = m.g.MSE(out[0], m.g.Input(m.y))
 	first, err := m.Loss([]int{0, 1, 2, 3, 4, 5, 6, 7}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -125,5 +140,23 @@ func TestLayerTrains(t *testing.T) {
 	}
 	if last := res.Epochs[len(res.Epochs)-1].TrainLoss; !(last < first/5) {
 		t.Errorf("mean squared error from %.4g to %.4g in 40 epochs", first, last)
+	}
+}
+
+func TestLayerWithDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		l     Layer[float32]
+		field Field
+		end   float64
+	}{
+		{"zero", Layer[float32]{}, MLP{Hidden: 16, Activation: ad.Tanh}, 1},
+		{"mlp", Layer[float32]{Field: MLP{Hidden: 3}, End: 2}, MLP{Hidden: 3, Activation: ad.Tanh}, 2},
+		{"set", Layer[float32]{Field: MLP{Hidden: 3, Activation: ad.ReLU}, End: 0.5}, MLP{Hidden: 3, Activation: ad.ReLU}, 0.5},
+	} {
+		got := tc.l.WithDefaults()
+		if got.Field != tc.field || got.End != tc.end {
+			t.Errorf("%s: field %+v and end %v, want %+v and %v", tc.name, got.Field, got.End, tc.field, tc.end)
+		}
 	}
 }

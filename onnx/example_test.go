@@ -8,13 +8,28 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
 	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/kernel/infinite"
+	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/onnx"
+	"github.com/parametric-machines/machines/onnx/onnxpb"
 	"gonum.org/v1/gonum/mat"
 )
+
+// printInterface prints the documentation of the inputs and outputs of
+// the model m.
+func printInterface(m *onnxpb.ModelProto) {
+	for _, in := range m.GetGraph().GetInput() {
+		fmt.Printf("input %s: %s\n", in.GetName(), in.GetDocString())
+	}
+	for _, out := range m.GetGraph().GetOutput() {
+		fmt.Printf("output %s: %s\n", out.GetName(), out.GetDocString())
+	}
+}
 
 // A kernel machine fitted to a table with a numeric column that has a gap
 // and a categorical column becomes an ONNX model whose inputs are the
@@ -54,12 +69,7 @@ func ExampleKernel() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, in := range model.GetGraph().GetInput() {
-		fmt.Printf("input %s: %s\n", in.GetName(), in.GetDocString())
-	}
-	for _, out := range model.GetGraph().GetOutput() {
-		fmt.Printf("output %s: %s\n", out.GetName(), out.GetDocString())
-	}
+	printInterface(model)
 	dir, err := os.MkdirTemp("", "onnx")
 	if err != nil {
 		log.Fatal(err)
@@ -75,11 +85,11 @@ func ExampleKernel() {
 	// output prediction: the predicted price
 }
 
-// A hypergraph machine built from a spec, here a residual block, becomes
-// an ONNX model with an input and an output per input and output vertex
-// and a dynamic batch; the edge into a vertex no output reads is left
+// A model built from a hypergraph spec, here a residual block, becomes
+// an ONNX model with an input and an output per input and output space
+// and a dynamic batch; the layer into a space no output reads is left
 // out.
-func ExampleHypergraph() {
+func ExampleModel() {
 	spec, err := hypergraph.ReadSpec(strings.NewReader(`{
 	  "format": "machines-hypergraph", "version": 1,
 	  "inputs": ["x"], "outputs": ["y"],
@@ -99,36 +109,61 @@ func ExampleHypergraph() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	m, err := hypergraph.FromSpec[float32](spec, 1)
+	m, err := model.FromSpec[float32](spec, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	model, err := onnx.Hypergraph(m)
+	proto, err := onnx.Model(m)
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, in := range model.GetGraph().GetInput() {
-		fmt.Printf("input %s: %s\n", in.GetName(), in.GetDocString())
-	}
-	for _, out := range model.GetGraph().GetOutput() {
-		fmt.Printf("output %s: %s\n", out.GetName(), out.GetDocString())
-	}
+	printInterface(proto)
 	var ops []string
-	for _, n := range model.GetGraph().GetNode() {
+	for _, n := range proto.GetGraph().GetNode() {
 		ops = append(ops, n.GetOpType())
 	}
 	fmt.Println("operators:", strings.Join(ops, " "))
 
 	// Output:
-	// input x: vertex x: images of shape [N, 1, 8, 8]
-	// output y: vertex y: its state with activation identity, images of shape [N, 1, 8, 8]
+	// input x: space x: images of shape [N, 1, 8, 8]
+	// output y: space y: its state with activation identity, images of shape [N, 1, 8, 8]
 	// operators: Conv Clip Conv Add Identity
+}
+
+// A model of several families, a finite convolutional machine, an
+// infinite-depth kernel layer on a fixed grid and a kernel-machine head,
+// becomes one ONNX model. The infinite-depth layer is unrolled: two RK4
+// steps of four stages, each a Gaussian of the batch against the
+// anchors' states, computed in float64 between two casts, as the library
+// computes it.
+func ExampleModel_layers() {
+	m := model.New[float32](nil)
+	h := m.Add("machine", finite.Layer[float32]{Kind: finite.Conv, Dims: []int{1, 2}, Pad: []int{1, 1}, Activation: ad.Tanh},
+		m.Input("image", 1, 6, 6))
+	h = m.Add("down", hypergraph.Linear[float32]{Out: []int{4}}, m.Add("flat", hypergraph.Flatten[float32](), h))
+	h = m.Add("flow", infinite.Layer[float32]{Settings: infinite.Settings{Anchors: 8, MaxFreq: 2, Steps: 2}}, h)
+	m.Add("logits", kernel.Layer[float32]{Architecture: kernel.Architecture{Dims: []int{4, 3}}, Anchors: 16}, h)
+	proto, err := onnx.Model(m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	printInterface(proto)
+	ops := map[string]int{}
+	for _, n := range proto.GetGraph().GetNode() {
+		ops[n.GetOpType()]++
+	}
+	fmt.Printf("Gaussians (Exp): %d, casts: %d\n", ops["Exp"], ops["Cast"])
+
+	// Output:
+	// input image: space image: images of shape [N, 1, 6, 6]
+	// output logits: space logits: its state with activation identity, vectors of shape [N, 3]
+	// Gaussians (Exp): 9, casts: 2
 }
 
 // A recurrent finite machine unrolls, for signals of a given length, time
 // step by time step and block by block.
 func ExampleFinite() {
-	m, err := finite.NewRecur[float64]([]int{1, 2, 2}, finite.Tanh, 3, 2, rand.New(rand.NewPCG(1, 1)))
+	m, err := finite.NewRecur[float64]([]int{1, 2, 2}, ad.Tanh, 3, 2, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -136,12 +171,7 @@ func ExampleFinite() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, in := range model.GetGraph().GetInput() {
-		fmt.Printf("input %s: %s\n", in.GetName(), in.GetDocString())
-	}
-	for _, out := range model.GetGraph().GetOutput() {
-		fmt.Printf("output %s: %s\n", out.GetName(), out.GetDocString())
-	}
+	printInterface(model)
 	products := 0
 	for _, n := range model.GetGraph().GetNode() {
 		if n.GetOpType() == "MatMul" {

@@ -2,13 +2,11 @@ package onnx
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/finite"
-	"github.com/parametric-machines/machines/internal/budget"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
 )
 
@@ -17,25 +15,6 @@ const (
 	InputY0 = "y0"
 	OutputZ = "z"
 )
-
-// MaxModelBytes is the size of the largest model a protocol buffer, and
-// so an ONNX file, can hold: 2 GiB.
-const MaxModelBytes = 2 << 30
-
-// recurBytes estimates the size of the model of a recurrent machine of
-// the given blocks and delays unrolled over steps time steps, with
-// weights of elem bytes: each step holds about half the weight's D^2
-// (pad+1) entries as constants and some 400 bytes of nodes per block.
-// Measured in float64: 1.0 KB a step for blocks 1,3 and pad 2, and 44
-// KB for blocks 4,16,16,4 and pad 8, where this says 1.0 and 59.
-func recurBytes(dims []int, pad, steps, elem int) float64 {
-	d := 0
-	for _, n := range dims {
-		d += n
-	}
-	perStep := float64(d)*float64(d)*float64(pad+1)*float64(elem)/2 + 400*float64(len(dims))
-	return float64(steps) * perStep
-}
 
 // Finite returns the ONNX model of the finite machine m, computing in
 // m's element type, float32 or float64. shape is the spatial shape of
@@ -53,58 +32,37 @@ func recurBytes(dims []int, pad, steps, elem int) float64 {
 // and within each, block by block, each step one product of the state's
 // recent past, so its graph grows with the length L.
 func Finite[T ad.Float](m *finite.Machine[T], shape ...int) (*onnxpb.ModelProto, error) {
-	// Sized before the solver, whose plan of a recurrent machine has a
-	// step per time block.
-	if m.Kind() == finite.Recur && len(shape) == 1 {
-		if b := recurBytes(m.Dims(), m.Pad()[0], shape[0], reflect.TypeFor[T]().Bits()/8); b > MaxModelBytes {
-			return nil, fmt.Errorf("onnx: finite machine: a recurrent machine unrolled over %d time steps makes a model of about %s, more than the %s an ONNX file holds; export fewer steps",
-				shape[0], budget.Bytes(b), budget.Bytes(MaxModelBytes))
-		}
-	}
-	s, err := m.NewSolver(shape...)
+	f, err := newFinitePass(newBuilder("finite machine"), m, shape)
 	if err != nil {
 		return nil, fmt.Errorf("onnx: finite machine: %w", err)
 	}
-	if m.Scale != nil {
-		if err := s.CheckScale(m.Scale.Shape); err != nil {
-			return nil, fmt.Errorf("onnx: finite machine: %w", err)
-		}
-	}
-
-	f := &finitePass[T]{b: newBuilder("finite machine"), m: m, elem: elemType[T](), shape: shape,
-		off: []int{0}, w: float64s(m.W.Data)}
-	for _, d := range m.Dims() {
-		f.off = append(f.off, f.off[len(f.off)-1]+d)
-	}
-	switch name := m.Activation().Name; name {
-	case "tanh", "sigmoid", "relu", "identity":
-	default:
-		return nil, fmt.Errorf("onnx: finite machine: activation %q: only tanh, sigmoid, relu and identity can be exported", name)
-	}
 	b := f.b
 	dims := m.Dims()
-	d := f.off[len(dims)]
-	inShape, outShape := append([]int{dims[0]}, shape...), append([]int{d}, shape...)
+	inShape, outShape := append([]int{dims[0]}, shape...), append([]int{m.Size()}, shape...)
 	b.g.Input = append(b.g.Input, valueInfo(InputY0, "the input block, of shape "+batchShape(inShape), f.elem, int64s(inShape)...))
-	var z string
-	if m.Kind() == finite.Recur {
-		z = f.recur()
-	} else {
-		var blocks []string
-		for i := range dims {
-			y := InputY0
-			if i > 0 {
-				y = f.product(i, blocks)
-			}
-			blocks = append(blocks, f.scale(i, f.activate(y), -1))
-		}
-		z = b.op("Concat", blocks, intAttr("axis", 1))
-	}
-	b.rename(z, OutputZ)
+	b.rename(f.state(InputY0, dims[0], "", 0), OutputZ)
 	b.g.Output = append(b.g.Output, valueInfo(OutputZ, "the stable state of every block, of shape "+batchShape(outShape), f.elem, int64s(outShape)...))
 	meta := [][2]string{{"kind", "finite-machine"}, {"machine", m.Kind().String()}, {"dims", strings.Trim(fmt.Sprint(dims), "[]")},
-		{"activation", m.Activation().Name}}
+		{"activation", m.Activation().String()}}
 	return b.model("a finite machine of github.com/parametric-machines/machines, unrolled block by block", meta...), nil
+}
+
+// finiteLayer adds the finite.Layer l, whose parameters ps holds under
+// scope, applied to x, y0 and optionally z0, of the shapes src.
+func finiteLayer[T ad.Float](b *builder, l finite.Layer[T], ps *ad.Params[T], scope string, x []string, src [][]int) ([]string, error) {
+	m, err := l.Machine(ps, scope)
+	if err != nil {
+		return nil, err
+	}
+	f, err := newFinitePass(b, m, src[0][1:])
+	if err != nil {
+		return nil, err
+	}
+	z0, cz := "", 0
+	if len(x) > 1 {
+		z0, cz = x[1], src[1][0]
+	}
+	return []string{f.state(x[0], src[0][0], z0, cz)}, nil
 }
 
 // finitePass builds the graph of a finite machine.
@@ -115,6 +73,92 @@ type finitePass[T ad.Float] struct {
 	shape []int
 	off   []int     // the first channel of every block, then D
 	w     []float64 // the weight, row-major
+}
+
+// newFinitePass returns the pass of m on signals of the given shape, or
+// why m cannot solve them.
+func newFinitePass[T ad.Float](b *builder, m *finite.Machine[T], shape []int) (*finitePass[T], error) {
+	s, err := m.NewSolver(shape...)
+	if err != nil {
+		return nil, err
+	}
+	if m.Scale != nil {
+		if err := s.CheckScale(m.Scale.Shape); err != nil {
+			return nil, err
+		}
+	}
+	f := &finitePass[T]{b: b, m: m, elem: elemType[T](), shape: shape, off: []int{0}, w: float64s(m.W.Data)}
+	for _, d := range m.Dims() {
+		f.off = append(f.off, f.off[len(f.off)-1]+d)
+	}
+	return f, nil
+}
+
+// state returns the stable state z, [N, D, shape...], for the inputs y0,
+// [N, c0, shape...], and z0, [N, cz, shape...] or "" for zero, whose
+// missing channels are zero (0 < c0, cz <= D): what Layer.Apply returns.
+// A dense or convolutional machine is unrolled block by block, a
+// recurrent one time step by time step (see recur).
+func (f *finitePass[T]) state(y0 string, c0 int, z0 string, cz int) string {
+	if f.m.Kind() == finite.Recur {
+		return f.recur(y0, c0, z0, cz)
+	}
+	var blocks []string
+	for i := range f.m.Dims() {
+		y := f.channels(y0, c0, i)
+		if i > 0 {
+			y = f.add(y, f.product(i, blocks))
+		}
+		blocks = append(blocks, f.finish(i, y, f.channels(z0, cz, i), -1))
+	}
+	return f.b.op("Concat", blocks, intAttr("axis", 1))
+}
+
+// add returns a + p, or p if a is "".
+func (f *finitePass[T]) add(a, p string) string {
+	if a == "" {
+		return p
+	}
+	return f.b.op("Add", []string{a, p})
+}
+
+// finish returns z of block i from its y: z0, the block's channels of
+// the input z0 ("" for none), plus the scaling times the activation of
+// y; t is as for scale.
+func (f *finitePass[T]) finish(i int, y, z0 string, t int) string {
+	z := f.scale(i, f.activate(y), t)
+	if z0 == "" {
+		return z
+	}
+	return f.b.op("Add", []string{z0, z})
+}
+
+// channels returns the channels of block i of x, an input of c channels
+// on axis 1, zero where the block goes beyond them; "" if x is "" or
+// has none of the block's channels.
+func (f *finitePass[T]) channels(x string, c, i int) string {
+	b := f.b
+	r0, r1 := f.off[i], f.off[i+1]
+	switch {
+	case x == "" || r0 >= c:
+		return ""
+	case r0 == 0 && r1 == c:
+		return x
+	case r1 <= c:
+		return b.slice(x, r0, r1)
+	}
+	if r0 > 0 {
+		x = b.slice(x, r0, c)
+	}
+	// Zero channels after the last: pads of [N, c, ...] at the end of
+	// axis 1. The values of a recurrent machine are one time step's.
+	rank := 2
+	if f.m.Kind() == finite.Conv {
+		rank += len(f.shape)
+	}
+	pads := make([]int64, 2*rank)
+	pads[rank+1] = int64(r1 - c)
+	return b.op("Pad", []string{x, b.int64s([]int64{int64(2 * rank)}, pads)})
 }
 
 // scaling returns the scaling of the channels of block i, at time t of
@@ -180,17 +224,7 @@ func (f *finitePass[T]) product(i int, z []string) string {
 }
 
 // activate returns the activation of y.
-func (f *finitePass[T]) activate(y string) string {
-	switch f.m.Activation().Name {
-	case "tanh":
-		return f.b.op("Tanh", []string{y})
-	case "sigmoid":
-		return f.b.op("Sigmoid", []string{y})
-	case "relu":
-		return f.b.op("Relu", []string{y})
-	}
-	return y
-}
+func (f *finitePass[T]) activate(y string) string { return f.b.activation(f.elem, f.m.Activation(), y) }
 
 // scale returns z of block i, the scaling times a, the activation of
 // its y; t is the time step of a recurrent machine's a, [N, d_i], or -1
@@ -218,21 +252,29 @@ func (f *finitePass[T]) scale(i int, a string, t int) string {
 	return f.b.op("Mul", []string{f.b.reals(f.elem, dims, v), a})
 }
 
-// recur returns the state of a recurrent machine, [N, D, L], computed
-// time step by time step and, within each, block by block: block i at
-// time t reads, at delay 0, the blocks before it at time t; at delays
-// below the time block, those blocks at earlier times; at longer
-// delays, every channel. That order respects every dependency the mask
-// allows, so the state is the machine's stable state.
-func (f *finitePass[T]) recur() string {
+// recur returns the state of a recurrent machine, [N, D, L], for the
+// inputs of state, computed time step by time step and, within each,
+// block by block: block i at time t reads, at delay 0, the blocks before
+// it at time t; at delays below the time block, those blocks at earlier
+// times; at longer delays, every channel. That order respects every
+// dependency the mask allows, so the state is the machine's stable
+// state.
+func (f *finitePass[T]) recur(y0 string, c0 int, z0 string, cz int) string {
 	b := f.b
 	m := f.m
 	d, pad, tb, length := f.off[len(f.off)-1], m.Pad()[0], m.TimeBlock(), f.shape[0]
 	dims := m.Dims()
 	// w(r, k, c) is W[r, k, c], output channel r, delay k, input channel c.
 	w := func(r, k, c int) float64 { return f.w[(r*(pad+1)+k)*d+c] }
+	at := func(x string, t int) string { // x at time t, [N, channels]
+		if x == "" {
+			return ""
+		}
+		return b.op("Gather", []string{x, b.int64s(nil, []int64{int64(t)})}, intAttr("axis", 2))
+	}
 	states := make([]string, length) // z at each time, [N, D]
 	for t := range length {
+		yt, zt := at(y0, t), at(z0, t)
 		var blocks []string // the blocks of z at time t so far
 		for i := range dims {
 			r0, r1 := f.off[i], f.off[i+1]
@@ -264,30 +306,18 @@ func (f *finitePass[T]) recur() string {
 					addRows(k, 0, d)
 				}
 			}
-			// Block 0 starts from the input; a later block has at least
-			// the blocks before it at delay 0 to read.
-			var y0, p string
-			if i == 0 {
-				y0 = b.op("Gather", []string{InputY0, b.int64s(nil, []int64{int64(t)})}, intAttr("axis", 2))
-			}
+			// Block 0 has the input to start from; a later block has at
+			// least the blocks before it at delay 0 to read.
+			y := f.channels(yt, c0, i)
 			if len(ins) > 0 {
 				in := ins[0]
 				if len(ins) > 1 {
 					in = b.op("Concat", ins, intAttr("axis", 1))
 				}
 				wt := slices.Concat(rows...)
-				p = b.op("MatMul", []string{in, b.reals(f.elem, []int64{int64(len(rows)), int64(r1 - r0)}, wt)})
+				y = f.add(y, b.op("MatMul", []string{in, b.reals(f.elem, []int64{int64(len(rows)), int64(r1 - r0)}, wt)}))
 			}
-			var z string
-			switch {
-			case y0 == "":
-				z = p
-			case p == "":
-				z = y0
-			default:
-				z = b.op("Add", []string{y0, p})
-			}
-			blocks = append(blocks, f.scale(i, f.activate(z), t))
+			blocks = append(blocks, f.finish(i, y, f.channels(zt, cz, i), t))
 		}
 		states[t] = b.op("Concat", blocks, intAttr("axis", 1))
 	}

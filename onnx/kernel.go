@@ -19,6 +19,8 @@ const (
 	OutputScores        = "scores"
 	OutputProbabilities = "probabilities"
 	OutputLabel         = "label"
+	OutputLower         = "lower"
+	OutputUpper         = "upper"
 )
 
 // KernelModel is a fitted kernel machine with what it needs to read a
@@ -35,6 +37,11 @@ type KernelModel struct {
 	// Classes are a classifier's classes in the order of the machine's
 	// outputs; nil for a regression.
 	Classes []string
+	// HalfWidth, if not nil, adds the outputs lower and upper to a
+	// regression: the ends of its prediction intervals, the machine's
+	// output plus and minus these half widths on the scale it fits, as
+	// kernel.Machine.PredictInterval computes them. One per output.
+	HalfWidth []float64
 }
 
 // Codes of the LabelEncoder that reads a string column: a missing cell,
@@ -79,16 +86,8 @@ func Kernel(km KernelModel) (*onnxpb.ModelProto, error) {
 		x = b.op("Sub", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Mean)})
 		x = b.op("Div", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Scale)})
 	}
-	out := b.machine(m, x)
-	if m.Output != nil {
-		k := int64(m.Outputs())
-		out = b.op("Mul", []string{out, b.doubles([]int64{1, k}, m.Output.Scale)})
-		out = b.op("Add", []string{out, b.doubles([]int64{1, k}, m.Output.Mean)})
-	}
-	if m.LogTarget {
-		out = b.op("Sub", []string{b.op("Exp", []string{out}), b.scalar(1)})
-	}
-
+	raw := b.machine(onnxpb.TensorProto_DOUBLE, m, x)
+	out := b.toTargets(m, raw)
 	k := int64(m.Outputs())
 	meta := [][2]string{{"kind", "kernel-machine"}, {"target", km.Target}}
 	doc := "a finite-depth kernel machine fitted by github.com/parametric-machines/machines, with its preprocessing"
@@ -96,6 +95,14 @@ func Kernel(km KernelModel) (*onnxpb.ModelProto, error) {
 		meta = append(meta, [2]string{"task", "regression"})
 		b.rename(out, OutputPrediction)
 		b.g.Output = append(b.g.Output, valueInfo(OutputPrediction, "the predicted "+km.Target, onnxpb.TensorProto_DOUBLE, 1))
+		if km.HalfWidth != nil {
+			h := b.doubles([]int64{1, k}, km.HalfWidth)
+			b.rename(b.toTargets(m, b.op("Sub", []string{raw, h})), OutputLower)
+			b.rename(b.toTargets(m, b.op("Add", []string{raw, h})), OutputUpper)
+			b.g.Output = append(b.g.Output,
+				valueInfo(OutputLower, "the lower end of the prediction interval of "+km.Target, onnxpb.TensorProto_DOUBLE, k),
+				valueInfo(OutputUpper, "the upper end of the prediction interval of "+km.Target, onnxpb.TensorProto_DOUBLE, k))
+		}
 	} else {
 		meta = append(meta, [2]string{"task", "classification"}, [2]string{"classes", strings.Join(km.Classes, "\n")})
 		b.rename(out, OutputScores)
@@ -110,6 +117,20 @@ func Kernel(km KernelModel) (*onnxpb.ModelProto, error) {
 	return b.model(doc, meta...), nil
 }
 
+// toTargets adds the map of the machine's outputs v to the units of the
+// targets: the output scaler, then the log scale.
+func (b *builder) toTargets(m *kernel.Machine, v string) string {
+	if m.Output != nil {
+		k := int64(m.Outputs())
+		v = b.op("Mul", []string{v, b.doubles([]int64{1, k}, m.Output.Scale)})
+		v = b.op("Add", []string{v, b.doubles([]int64{1, k}, m.Output.Mean)})
+	}
+	if m.LogTarget {
+		v = b.op("Sub", []string{b.op("Exp", []string{v}), b.scalar(1)})
+	}
+	return v
+}
+
 // checkKernel reports what keeps km from being exported.
 func checkKernel(km KernelModel) error {
 	m := km.Machine
@@ -122,6 +143,15 @@ func checkKernel(km KernelModel) error {
 		return fmt.Errorf("kernel %v: only additive and multiplicative kernels can be exported", m.Kernel)
 	case len(km.Features) == 0:
 		return errors.New("no features")
+	case km.HalfWidth != nil && km.Classes != nil:
+		return errors.New("prediction intervals are for regressions, not classifiers")
+	case km.HalfWidth != nil && len(km.HalfWidth) != m.Outputs():
+		return fmt.Errorf("%d interval half widths for %d outputs", len(km.HalfWidth), m.Outputs())
+	}
+	for _, h := range km.HalfWidth {
+		if !(h >= 0) || math.IsInf(h, 0) {
+			return fmt.Errorf("interval half width %v, want a finite value >= 0", h)
+		}
 	}
 	if km.Encoder != nil {
 		if !slices.Equal(km.Encoder.Features(), km.Features) {
@@ -140,6 +170,9 @@ func checkKernel(km KernelModel) error {
 		return fmt.Errorf("a regression machine of %d outputs: only one can be exported", m.Outputs())
 	}
 	outputs := []string{OutputPrediction, OutputScores, OutputProbabilities, OutputLabel}
+	if km.HalfWidth != nil {
+		outputs = append(outputs, OutputLower, OutputUpper)
+	}
 	for i, f := range km.Features {
 		switch {
 		case f == "":
@@ -264,30 +297,23 @@ func quoteList(levels []string) string {
 }
 
 // machine adds the stable state of m on the standardised inputs x,
-// [N, inputs], and returns its output block, [N, outputs]. The anchors'
-// states, which do not depend on x, are computed here once.
-func (b *builder) machine(m *kernel.Machine, x string) string {
+// [N, inputs] of element type elem, and returns its output block, [N,
+// outputs]. The anchors' states, which do not depend on x, are computed
+// here once.
+func (b *builder) machine(elem onnxpb.TensorProto_DataType, m *kernel.Machine, x string) string {
 	anchors := anchorStates(m)
 	na, _ := m.Anchors.Dims()
-	at := mat.DenseCopyOf(m.A.T())
 	size, _ := m.A.Dims()
-	z := b.op("MatMul", []string{x, b.doubles([]int64{int64(m.Inputs()), int64(size)}, at.RawMatrix().Data)})
+	z := b.matMulT(elem, x, mat.DenseCopyOf(m.A).RawMatrix().Data, size, m.Inputs())
 	gamma := gammaOf(m)
 	lo := m.Dims[0]
 	state := b.slice(z, 0, lo)
 	var k string
 	crow := 0
 	for i, d := range m.Dims[1:] {
-		// The squared distances between the rows of the last block's
-		// state and the anchors' states of that block: [N, na].
 		prev := anchors[i]
 		_, pd := prev.Dims()
-		diff := b.op("Sub", []string{
-			b.op("Unsqueeze", []string{state, b.int64s([]int64{1}, []int64{1})}),
-			b.doubles([]int64{1, int64(na), int64(pd)}, prev.RawMatrix().Data),
-		})
-		dist := b.op("ReduceSum", []string{b.op("Mul", []string{diff, diff}), b.int64s([]int64{1}, []int64{2})}, intAttr("keepdims", 0))
-		g := b.op("Exp", []string{b.op("Mul", []string{dist, b.scalar(-gamma)})})
+		g := b.gaussians(elem, state, prev.RawMatrix().Data, na, pd, gamma)
 		switch {
 		case k == "":
 			k = g
@@ -296,13 +322,25 @@ func (b *builder) machine(m *kernel.Machine, x string) string {
 		default:
 			k = b.op("Mul", []string{k, g})
 		}
-		ct := mat.DenseCopyOf(m.C.Slice(crow, crow+d, 0, na).T())
-		val := b.op("MatMul", []string{k, b.doubles([]int64{int64(na), int64(d)}, ct.RawMatrix().Data)})
+		ci := mat.DenseCopyOf(m.C.Slice(crow, crow+d, 0, na))
+		val := b.matMulT(elem, k, ci.RawMatrix().Data, d, na)
 		state = b.op("Add", []string{b.slice(z, lo, lo+d), val})
 		lo += d
 		crow += d
 	}
 	return state
+}
+
+// gaussians returns exp(-gamma |x_p - a_q|^2) for the rows x_p of the
+// batch x, [N, d], and the points a_q, the rows of anchors, [na, d] in
+// row-major order: [N, na].
+func (b *builder) gaussians(elem onnxpb.TensorProto_DataType, x string, anchors []float64, na, d int, gamma float64) string {
+	diff := b.op("Sub", []string{
+		b.op("Unsqueeze", []string{x, b.int64s([]int64{1}, []int64{1})}),
+		b.reals(elem, []int64{1, int64(na), int64(d)}, anchors),
+	})
+	dist := b.op("ReduceSum", []string{b.op("Mul", []string{diff, diff}), b.int64s([]int64{1}, []int64{2})}, intAttr("keepdims", 0))
+	return b.op("Exp", []string{b.op("Mul", []string{dist, b.reals(elem, []int64{1}, []float64{-gamma})})})
 }
 
 // gammaOf returns the factor 1/(2 sigma^2) of m's Gaussians.

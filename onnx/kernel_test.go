@@ -32,6 +32,11 @@ type fitted struct {
 // with the cost and bandwidth fixed and few iterations: the agreement, not
 // the fit, is under test.
 func fitTable(t *testing.T, f *dataset.Frame, target string, ignore []string, classify bool, comb kernel.Combine) fitted {
+	return fitTableWith(t, f, target, ignore, classify, kernel.Settings{Kernel: comb, Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30, Seed: 1})
+}
+
+// fitTableWith is fitTable with the given settings.
+func fitTableWith(t *testing.T, f *dataset.Frame, target string, ignore []string, classify bool, s kernel.Settings) fitted {
 	t.Helper()
 	tg, err := f.Target(target, classify)
 	if err != nil {
@@ -51,7 +56,6 @@ func fitTable(t *testing.T, f *dataset.Frame, target string, ignore []string, cl
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := kernel.Settings{Kernel: comb, Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30, Seed: 1}
 	km := KernelModel{Encoder: enc, Features: features, Target: target}
 	if classify {
 		km.Machine, _, err = kernel.FitClassifier(x, tg.Labels, len(tg.Classes), s)
@@ -141,6 +145,11 @@ func agreement(t *testing.T, fm fitted, f *dataset.Frame) float64 {
 	}
 	if fm.km.Classes == nil {
 		compare(OutputPrediction, out[OutputPrediction].doubles(), want.At)
+		if fm.km.HalfWidth != nil {
+			_, lower, upper := fm.km.Machine.PredictInterval(nil, nil, nil, x, fm.km.HalfWidth)
+			compare(OutputLower, out[OutputLower].doubles(), lower.At)
+			compare(OutputUpper, out[OutputUpper].doubles(), upper.At)
+		}
 		return worst
 	}
 	compare(OutputScores, out[OutputScores].doubles(), want.At)
@@ -237,10 +246,42 @@ func TestKernelRandom(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(1, 2))
 			other := []string{"y", "c"}
 			fm := fitTable(t, randomTable(t, 150, false, rnd), tc.target, other, tc.classify, tc.comb)
+			if !tc.classify {
+				fm.km.HalfWidth = []float64{0.3} // on the standardised scale
+			}
 			// 150 rows beyond the anchors exercise the batch dimension.
 			d := agreement(t, fm, randomTable(t, 300, true, rnd))
 			t.Logf("%s: max relative difference %.2g", name, d)
 			if d > tolDouble {
+				t.Errorf("max relative difference %.2g, want at most %g", d, tolDouble)
+			}
+		})
+	}
+}
+
+// TestKernelShallow checks exported shallow machines, as fit chooses
+// them by default, with calibrated outputs: a regression with its
+// intervals, and a classifier.
+func TestKernelShallow(t *testing.T) {
+	needRuntime(t)
+	for _, tc := range []struct {
+		target   string
+		classify bool
+	}{
+		{"y", false},
+		{"c", true},
+	} {
+		t.Run(tc.target, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(5, 6))
+			other := []string{"y", "c"}
+			fm := fitTableWith(t, randomTable(t, 120, false, rnd), tc.target, other, tc.classify, kernel.Settings{Family: kernel.Shallow})
+			if len(fm.km.Machine.Dims) != 2 {
+				t.Fatalf("dims %v: not a shallow machine", fm.km.Machine.Dims)
+			}
+			if !tc.classify {
+				fm.km.HalfWidth = []float64{0.4}
+			}
+			if d := agreement(t, fm, randomTable(t, 200, true, rnd)); d > tolDouble {
 				t.Errorf("max relative difference %.2g, want at most %g", d, tolDouble)
 			}
 		})
@@ -276,6 +317,9 @@ func TestKernelTables(t *testing.T) {
 				}
 				fm := fitTable(t, f, tc.target, nil, tc.classify, comb)
 				fm.km.Machine.LogTarget = tc.logTarget
+				if !tc.classify {
+					fm.km.HalfWidth = []float64{0.2}
+				}
 				d := agreement(t, fm, nil)
 				t.Logf("%s: max relative difference %.2g", name, d)
 				if d > tolDouble {

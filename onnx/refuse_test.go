@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,9 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/hypergraph"
 	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/kernel/infinite"
+	"github.com/parametric-machines/machines/model"
+	"github.com/parametric-machines/machines/ode"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -35,6 +39,11 @@ func TestKernelRefuses(t *testing.T) {
 		{"output name", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "prediction"}}, `feature "prediction" has the name of an output`},
 		{"internal name", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"machines/1", "b"}}, `feature "machines/1"`},
 		{"twice", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "a"}}, `feature "a" is listed twice`},
+		{"interval of classes", KernelModel{Machine: machine(kernel.Additive, 2), Features: []string{"a", "b"}, Classes: []string{"x", "y"}, HalfWidth: []float64{1, 1}},
+			"prediction intervals are for regressions"},
+		{"half widths", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "b"}, HalfWidth: []float64{1, 2}}, "2 interval half widths for 1 outputs"},
+		{"infinite half width", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "b"}, HalfWidth: []float64{math.Inf(1)}}, "half width +Inf"},
+		{"interval name", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "upper"}, HalfWidth: []float64{1}}, `feature "upper" has the name of an output`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Kernel(tc.km)
@@ -50,52 +59,95 @@ func TestKernelRefuses(t *testing.T) {
 	}
 }
 
-// goMap is a hypergraph map written in Go: the identity.
-type goMap struct{}
+// goLayer is a layer written in Go, which no export knows.
+type goLayer struct{}
 
-func (goMap) Params() []*ad.Tensor[float32] { return nil }
+func (goLayer) Init(_ *ad.Scope[float32], in [][]int) ([][]int, error) { return in, nil }
 
-func (goMap) Build(_ *ad.Graph[float32], _ int, _, x []*ad.Node[float32]) []*ad.Node[float32] {
-	return x
+func (goLayer) Apply(_ *ad.Scope[float32], x []*ad.Node[float32]) ([]*ad.Node[float32], error) {
+	return x, nil
 }
 
-// TestHypergraphRefuses checks that the hypergraph machines that cannot
-// be exported get an error naming the part at fault.
-func TestHypergraphRefuses(t *testing.T) {
-	h := &hypergraph.Hypergraph{Vertices: []string{"x", "y"}, Edges: []hypergraph.Edge{{Name: "E", Sources: []int{0}, Targets: []int{1}}}}
-	goMachine, err := hypergraph.New(hypergraph.Config[float32]{Hypergraph: h,
-		Spaces: []hypergraph.Space{{Shape: []int{2}}, {Shape: []int{2}}}, Maps: []hypergraph.Map[float32]{goMap{}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := func(inputs, outputs []string, x string) *hypergraph.Machine[float32] {
+// otherField is a neural ODE's field that is not an ode.MLP.
+type otherField struct{ ode.MLP }
+
+// TestModelRefuses checks that the models that cannot be exported get an
+// error naming the part at fault.
+func TestModelRefuses(t *testing.T) {
+	goModel := model.New[float32](nil)
+	goModel.Add("E", goLayer{}, goModel.Input("x", 2))
+	spec := func(inputs, outputs []string, x string) *model.Model[float32] {
 		s := &hypergraph.Spec{Inputs: inputs, Outputs: outputs,
 			Vertices: []hypergraph.VertexSpec{{Name: x, Shape: []int{2}}, {Name: "y", Shape: []int{2}}},
 			Edges:    []hypergraph.EdgeSpec{{Name: "E", Kind: "linear", Sources: []string{x}, Targets: []string{"y"}}}}
-		m, err := hypergraph.FromSpec[float32](s, 1)
+		m, err := model.FromSpec[float32](s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return m
 	}
+	// one is a model of the layer l on vectors of 2 values.
+	one := func(l ad.Layer[float32]) *model.Model[float32] {
+		m := model.New[float32](nil)
+		m.Add("L", l, m.Input("x", 2))
+		if err := m.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	inner, err := hypergraph.New(hypergraph.Config[float32]{
+		Hypergraph: &hypergraph.Hypergraph{Vertices: []string{"a", "b"}, Edges: []hypergraph.Edge{{Name: "E", Sources: []int{0}, Targets: []int{1}}}},
+		Spaces:     []hypergraph.Space{{Shape: []int{2}}, {Shape: []int{2}}},
+		Layers:     []ad.Layer[float32]{goLayer{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two ODEs of different sizes under one scope: the second finds the
+	// first's theta.
+	shared, err := hypergraph.New(hypergraph.Config[float32]{
+		Hypergraph: &hypergraph.Hypergraph{Vertices: []string{"a", "b", "c"}, Edges: []hypergraph.Edge{
+			{Name: "E1", Sources: []int{0}, Targets: []int{1}}, {Name: "E2", Sources: []int{1}, Targets: []int{2}}}},
+		Spaces: []hypergraph.Space{{Shape: []int{2}}, {Shape: []int{2}}, {Shape: []int{2}}},
+		Layers: []ad.Layer[float32]{ode.Layer[float32]{Field: ode.MLP{Hidden: 2}, Steps: 1}, ode.Layer[float32]{Field: ode.MLP{Hidden: 3}, Steps: 1}},
+		Shared: []string{"f", "f"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flow := infinite.Layer[float32]{Settings: infinite.Settings{Anchors: 2, MaxFreq: 1, Tol: 1e-3}}
 	for _, tc := range []struct {
 		name string
-		m    *hypergraph.Machine[float32]
+		m    *model.Model[float32]
 		want string
 	}{
-		{"go map", goMachine, "not built from a spec"},
-		{"input and output", spec([]string{"x"}, []string{"x", "y"}, "x"), `vertex "x" is both an input and an output`},
-		{"internal name", spec(nil, nil, "machines/x"), `vertex "machines/x": names starting with "machines/"`},
+		{"go layer", goModel, "layer E: a layer of type onnx.goLayer is not exported"},
+		{"nested go layer", one(inner), "layer L: layer E: a layer of type onnx.goLayer is not exported"},
+		{"input and output", spec([]string{"x"}, []string{"x", "y"}, "x"), `space "x" is both an input and an output`},
+		{"internal name", spec(nil, nil, "machines/x"), `space "machines/x": names starting with "machines/"`},
+		{"adaptive infinite", one(flow), "layer L: an infinite-depth layer solved adaptively (Tol 0.001) is not exported: Dormand-Prince chooses its step sizes from the data"},
+		{"adaptive ode", one(ode.Layer[float32]{}), "layer L: a neural ODE solved adaptively (Steps 0: Dormand-Prince) is not exported: its step sizes depend on the data"},
+		{"shared theta", one(shared), "layer L: layer E2: no theta of 20 values, an MLP's of 3 hidden units on vectors of 2, in the parameters"},
+		{"ode field", one(ode.Layer[float32]{Field: otherField{ode.MLP{Hidden: 2}}, Steps: 2}), "layer L: a neural ODE whose field is a onnx.otherField is not exported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Hypergraph(tc.m)
+			_, err := Model(tc.m)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := Hypergraph(spec(nil, nil, "x")); err != nil {
-		t.Errorf("a valid machine: %v", err)
+	// Models like those above that can be exported, to show that the
+	// cases above fail for their own reason.
+	flow.Tol = 0
+	for name, m := range map[string]*model.Model[float32]{
+		"spec":     spec(nil, nil, "x"),
+		"infinite": one(flow),
+		"ode":      one(ode.Layer[float32]{Field: ode.MLP{Hidden: 2}, Steps: 2}),
+	} {
+		if _, err := Model(m); err != nil {
+			t.Errorf("a valid model (%s): %v", name, err)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/hypergraph"
 )
 
@@ -186,7 +187,7 @@ func (a *Arch) Spec(pruned map[string]bool) *hypergraph.Spec {
 		if !liveNodes[k] {
 			continue
 		}
-		s.Vertices = append(s.Vertices, hypergraph.VertexSpec{Name: inVertex(k), Shape: []int{a.Width, n.In[0], n.In[1]}, Activation: hypergraph.ReLU6})
+		s.Vertices = append(s.Vertices, hypergraph.VertexSpec{Name: inVertex(k), Shape: []int{a.Width, n.In[0], n.In[1]}, Activation: ad.ReLU6})
 		if n.Resample != "identity" {
 			out := a.outVertex(k)
 			s.Vertices = append(s.Vertices, hypergraph.VertexSpec{Name: out, Shape: []int{a.Width, n.Out[0], n.Out[1]}})

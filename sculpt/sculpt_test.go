@@ -67,8 +67,8 @@ func TestGenerous(t *testing.T) {
 		}
 	}
 	m := machine(a, nil, (&run{arch: a, cfg: Config{Seed: 1}}).initial().Weights)
-	if len(m.Params()) != params {
-		t.Errorf("machine with %d weights, Count says %d", len(m.Params()), params)
+	if m.NumParams() != params {
+		t.Errorf("machine with %d weights, Count says %d", m.NumParams(), params)
 	}
 	if flops <= 0 {
 		t.Errorf("%d FLOPs", flops)
@@ -123,7 +123,11 @@ func TestRemovedEqualsZeroed(t *testing.T) {
 	logits := func(pruned map[string]bool) []float32 {
 		var g ad.Graph[float32]
 		m := machine(a, pruned, w)
-		x, out := newGraph(&g, m, m.ParamNodesInto(&g, nil), im.N, im)
+		mc, err := m.Machine()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, out := newGraph(&g, mc, m.Params(), im.N, im)
 		load(x, nil, im, seq(im.N))
 		g.Forward()
 		return out.Value.Data

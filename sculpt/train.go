@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/train"
 )
@@ -89,6 +91,14 @@ type Config struct {
 	// means DefaultValidation, at most MaxValidation images. The test
 	// images are classified once, at the end: nothing is chosen on them.
 	Validation float64
+	// Paper trains under the authors' protocol instead (see the package
+	// documentation): plain SGD, Epochs PaperEpochs, Batch PaperBatch,
+	// LR PaperLR and Lambda PaperLambda where they are zero, the
+	// penalty Lambda times their coefficients times the RMS norms of
+	// the edges, added as a subgradient and not scaled to the data
+	// size, Tol a bound on the RMS norm, and no fine-tuning unless
+	// Finetune asks for it.
+	Paper bool
 }
 
 // DefaultValidation and MaxValidation size the validation split when
@@ -115,6 +125,9 @@ func (c Config) withDefaults() Config {
 		if *v == 0 {
 			*v = d
 		}
+	}
+	if c.Paper {
+		c.paperDefaults()
 	}
 	def(&c.Nodes, 10)
 	def(&c.Channels, 4)
@@ -178,7 +191,7 @@ func (c Config) check() error {
 	case c.Batch < c.Workers:
 		return fmt.Errorf("sculpt: batch %d smaller than the %d workers", c.Batch, c.Workers)
 	}
-	return nil
+	return c.checkPaper()
 }
 
 // run is a sculpting run in progress.
@@ -382,12 +395,8 @@ func (r *run) logf(format string, args ...any) {
 // settings are the parts of the configuration a checkpoint must agree on.
 func (r *run) settings() Settings {
 	c := r.cfg
-	mode := "prox"
-	if c.Plain {
-		mode = "plain"
-	}
 	return Settings{Nodes: c.Nodes, Channels: c.Channels, Batch: c.Batch, LR: c.LR, Lambda: c.Lambda, Tol: c.Tol,
-		FinetuneFrom: r.finetuneFrom, Penalty: mode, Optimizer: "adam", Seed: c.Seed,
+		FinetuneFrom: r.finetuneFrom, Penalty: c.penaltyName(), Optimizer: c.optimizerName(), Seed: c.Seed,
 		TrainImages: r.train.N, ValidationImages: r.val.N, TestImages: r.test.N, Workers: c.Workers}
 }
 
@@ -407,35 +416,29 @@ func (r *run) warnWorkers(was int) {
 // initial returns the state before training: the generous machine's
 // random weights.
 func (r *run) initial() *state {
-	m, err := hypergraph.FromSpec[float32](r.arch.Spec(nil), r.cfg.Seed)
+	m, err := model.FromSpec[float32](r.arch.Spec(nil), hypergraph.SpecRand(r.cfg.Seed))
 	if err != nil {
-		panic(fmt.Sprintf("sculpt: internal error: generous architecture: %v", err))
+		panic(fmt.Errorf("%w: sculpt: internal error: generous architecture: %v", ad.ErrState, err))
 	}
 	st := &state{Weights: map[string][]float32{}, Pruned: map[string]bool{}}
-	storeWeights(st.Weights, m)
+	for _, E := range r.arch.Spec(nil).Edges {
+		if w := m.Params().Value(E.Name + ".weight"); w != nil {
+			st.Weights[E.Name] = slices.Clone(w.Data)
+		}
+	}
 	return st
 }
 
-// storeWeights copies the weights of every edge of m that has some into
-// w, by edge name.
-func storeWeights(w map[string][]float32, m *hypergraph.Machine[float32]) {
-	for e, E := range m.Hypergraph().Edges {
-		if ps := m.EdgeParams(e); len(ps) == 1 {
-			w[E.Name] = slices.Clone(ps[0].Data)
-		}
-	}
-}
-
-// machine builds the machine of the architecture without the edges in
-// pruned and gives it the weights in w.
-func machine(a *Arch, pruned map[string]bool, w map[string][]float32) *hypergraph.Machine[float32] {
-	m, err := hypergraph.FromSpec[float32](a.Spec(pruned), 0)
+// machine returns the model of the architecture without the edges in
+// pruned, with the weights in w.
+func machine(a *Arch, pruned map[string]bool, w map[string][]float32) *model.Model[float32] {
+	m, err := model.FromSpec[float32](a.Spec(pruned), nil)
 	if err != nil {
-		panic(fmt.Sprintf("sculpt: internal error: pruned architecture: %v", err))
+		panic(fmt.Errorf("%w: sculpt: internal error: pruned architecture: %v", ad.ErrState, err))
 	}
-	for e, E := range m.Hypergraph().Edges {
-		if ps := m.EdgeParams(e); len(ps) == 1 {
-			copy(ps[0].Data, w[E.Name])
+	for name, v := range w {
+		if t := m.Params().Value(name + ".weight"); t != nil {
+			copy(t.Data, v)
 		}
 	}
 	return m
@@ -452,12 +455,15 @@ type replica struct {
 }
 
 // newGraph builds the machine onto g for a batch of n images of the shape
-// of those of im, reading the weights params, and returns the input
+// of those of im, reading the weights of ps, and returns the input
 // tensor and the logits.
-func newGraph(g *ad.Graph[float32], m *hypergraph.Machine[float32], params []*ad.Node[float32], n int, im *dataset.Images) (*ad.Tensor[float32], *ad.Node[float32]) {
+func newGraph(g *ad.Graph[float32], m *hypergraph.Machine[float32], ps *ad.Params[float32], n int, im *dataset.Images) (*ad.Tensor[float32], *ad.Node[float32]) {
 	x := ad.NewTensor[float32](n, im.NumChannels(), im.Rows, im.Cols)
-	logits := m.Build(g, params, []*ad.Node[float32]{g.Input(x)})[0]
-	return x, logits
+	out, err := m.Apply(ad.NewScope(g, ps, "", nil), []*ad.Node[float32]{g.Input(x)})
+	if err != nil {
+		panic(fmt.Errorf("%w: sculpt: internal error: %v", ad.ErrState, err))
+	}
+	return x, out[0]
 }
 
 // load copies the images idx of im into x and their labels into labels.
@@ -491,17 +497,13 @@ type learner struct {
 
 func newLearner(r *run) *learner {
 	l := &learner{r: r, offset: map[string]int{}, gang: newGang(r.cfg.Workers)}
-	m, err := hypergraph.FromSpec[float32](r.arch.Spec(nil), 0)
-	if err != nil {
-		panic(fmt.Sprintf("sculpt: internal error: generous architecture: %v", err))
-	}
+	generous := machine(r.arch, nil, nil).Params()
 	off := 0
-	for e, E := range m.Hypergraph().Edges {
-		for _, t := range m.EdgeParams(e) {
-			l.ps.Add(E.Name, ad.NewTensor[float32](t.Shape...))
-			l.offset[E.Name] = off
-			off += t.Len()
-		}
+	for _, name := range generous.Names() {
+		t := generous.Value(name)
+		l.ps.Add(name, ad.NewTensor[float32](t.Shape...))
+		l.offset[strings.TrimSuffix(name, ".weight")] = off
+		off += t.Len()
 	}
 	l.reps = make([]*replica, r.cfg.Workers)
 	lo := 0
@@ -515,7 +517,7 @@ func newLearner(r *run) *learner {
 		l.reps[w] = rp
 		lo += n
 	}
-	l.u = &update{gang: l.gang, lr: r.cfg.LR, tol: r.cfg.Tol, plain: r.cfg.Plain, st: r.st}
+	l.u = &update{gang: l.gang, lr: r.cfg.LR, plain: r.cfg.Plain, st: r.st}
 	return l
 }
 
@@ -574,29 +576,24 @@ func (l *learner) share(rp *replica) float32 {
 // and a fresh update with the epoch's penalty.
 func (l *learner) beforeEpoch(e int) error {
 	r := l.r
-	m, err := hypergraph.FromSpec[float32](r.arch.Spec(r.st.Pruned), 0)
+	m, err := hypergraph.FromSpec[float32](r.arch.Spec(r.st.Pruned))
 	if err != nil {
-		panic(fmt.Sprintf("sculpt: internal error: pruned architecture: %v", err))
+		panic(fmt.Errorf("%w: sculpt: internal error: pruned architecture: %v", ad.ErrState, err))
 	}
 	lambda := r.lambda(e - 1)
 	var gs []group
-	for e, E := range m.Hypergraph().Edges {
-		for _, t := range m.EdgeParams(e) {
+	for _, E := range m.Hypergraph().Edges {
+		if t := l.ps.Value(E.Name + ".weight"); t != nil {
 			lo := l.offset[E.Name]
-			gs = append(gs, group{name: E.Name, lo: lo, hi: lo + t.Len(), adam: optim.Adam{LR: r.cfg.LR},
-				lasso: optim.GroupLasso{Lambda: lambda * math.Sqrt(float64(t.Len())), Groups: [][2]int{{lo, lo + t.Len()}}}})
+			gs = append(gs, group{name: E.Name, lo: lo, hi: lo + t.Len(), step: r.newStepper(), tol: r.pruneNorm(t.Len()),
+				lasso: optim.GroupLasso{Lambda: r.edgeCoef(r.arch.Edge(E.Name), t.Len(), lambda), Groups: [][2]int{{lo, lo + t.Len()}}}})
 		}
 	}
 	l.u.reset(gs, lambda, len(l.reps))
 	for _, rp := range l.reps {
 		rp.g = ad.Graph[float32]{}
-		params := make([]*ad.Node[float32], len(gs))
-		for i, g := range gs {
-			v := l.ps.Value(g.name)
-			params[i] = rp.g.Param(v, ad.View(rp.grad[g.lo:g.hi], v.Shape...))
-		}
 		var logits *ad.Node[float32]
-		rp.x, logits = newGraph(&rp.g, m, params, len(rp.labels), r.train)
+		rp.x, logits = newGraph(&rp.g, m, l.ps.WithGrads(rp.grad), len(rp.labels), r.train)
 		rp.loss = rp.g.SoftmaxCrossEntropy(logits, rp.labels)
 	}
 	l.start = time.Now()
@@ -609,7 +606,7 @@ func (l *learner) beforeEpoch(e int) error {
 func (l *learner) afterEpoch(rec train.Epoch) error {
 	r, st := l.r, l.r.st
 	for name, w := range st.Weights {
-		copy(w, l.ps.Value(name).Data)
+		copy(w, l.ps.Value(name+".weight").Data)
 	}
 	acc := accuracy(machine(r.arch, st.Pruned, st.Weights), r.val, r.cfg.Workers)
 	live, _, flops := r.arch.Count(st.Pruned)
@@ -645,7 +642,7 @@ func (r *run) trainEpochs(epochs int) error {
 		return nil
 	}
 	for name, w := range r.st.Weights {
-		copy(r.l.ps.Value(name).Data, w)
+		copy(r.l.ps.Value(name+".weight").Data, w)
 	}
 	done := len(r.st.History)
 	_, err := train.Run[float32](r.l, r.train.N, train.Config{Epochs: done + epochs, FirstEpoch: done + 1,
@@ -744,11 +741,11 @@ func wait(ch chan struct{}) bool {
 // updated on its own goroutine; every weight's update is the same
 // whatever the split. Adam is elementwise, so each edge has its own.
 type update struct {
-	gang            *gang
-	gs              []group
-	shards          []shard
-	lambda, lr, tol float64
-	plain           bool
+	gang       *gang
+	gs         []group
+	shards     []shard
+	lambda, lr float64
+	plain      bool
 	// pruned names the edges pruned in this epoch, in order.
 	pruned []string
 	st     *state
@@ -759,8 +756,9 @@ type update struct {
 type group struct {
 	name   string
 	lo, hi int
-	adam   optim.Adam
-	lasso  optim.GroupLasso // the edge's own penalty, weight λ·sqrt(size)
+	step   stepper32
+	lasso  optim.GroupLasso // the edge's own penalty, weight λ·sqrt(size) (see edgeCoef)
+	tol    float64          // the norm below which it is pruned
 	frozen bool             // pruned during this epoch
 	// justFrozen marks an edge pruned in the last step, and saved holds
 	// the weights a frozen edge is kept at.
@@ -835,7 +833,7 @@ func (u *update) step(s *shard, params, grad []float32) {
 				}
 			}
 		}
-		g.adam.Step32(x, d)
+		g.step.Step32(x, d)
 		if g.frozen {
 			copy(x, g.saved)
 			continue
@@ -843,7 +841,7 @@ func (u *update) step(s *shard, params, grad []float32) {
 		if !u.plain && u.lambda > 0 {
 			g.lasso.Prox(params, u.lr)
 		}
-		if g.lasso.Norms(s.norms[:], params)[0] < u.tol {
+		if g.lasso.Norms(s.norms[:], params)[0] < g.tol {
 			g.frozen, g.justFrozen = true, true
 			g.saved = slices.Clone(x)
 		}
@@ -866,7 +864,7 @@ func (r *run) lambda(k int) float64 {
 	if k >= r.finetuneFrom {
 		return 0
 	}
-	return r.cfg.Lambda * lambdaScale(r.train.N)
+	return r.cfg.Lambda * r.lambdaScale()
 }
 
 // ReferenceImages is the training-set size at which Config.Lambda is
@@ -883,6 +881,15 @@ func lambdaScale(n int) float64 {
 	return math.Pow(ReferenceImages/float64(n), 0.25)
 }
 
+// lambdaScale is the run's factor: lambdaScale of its training images,
+// or 1 under the authors' protocol, whose coefficient is fixed.
+func (r *run) lambdaScale() float64 {
+	if r.cfg.Paper {
+		return 1
+	}
+	return lambdaScale(r.train.N)
+}
+
 // penalty returns the group-lasso penalty, with weight lambda, of the
 // live edges of the architecture: those neither pruned nor hanging on a
 // dead node.
@@ -896,7 +903,7 @@ func (r *run) penalty(lambda float64) float64 {
 	for i, e := range r.arch.Edges {
 		if live[i] {
 			w := r.st.Weights[e.Name]
-			l := optim.GroupLasso{Lambda: lambda * math.Sqrt(float64(len(w))), Groups: [][2]int{{0, len(w)}}}
+			l := optim.GroupLasso{Lambda: r.edgeCoef(i, len(w), lambda), Groups: [][2]int{{0, len(w)}}}
 			s += l.Lambda * l.Norms(norms[:], w)[0]
 		}
 	}
@@ -908,7 +915,12 @@ const evalBatch = 250
 
 // accuracy returns the fraction of the images that m classifies right,
 // split over workers goroutines.
-func accuracy(m *hypergraph.Machine[float32], im *dataset.Images, workers int) float64 {
+func accuracy(m *model.Model[float32], im *dataset.Images, workers int) float64 {
+	mc, err := m.Machine()
+	if err != nil {
+		panic(fmt.Errorf("%w: sculpt: internal error: %v", ad.ErrState, err))
+	}
+	ps := m.Params().WithGrads(nil)
 	chunks := (im.N + evalBatch - 1) / evalBatch
 	right := make([]int, workers)
 	var wg sync.WaitGroup
@@ -922,7 +934,7 @@ func accuracy(m *hypergraph.Machine[float32], im *dataset.Images, workers int) f
 				eg := graphs[hi-lo]
 				if eg == nil {
 					eg = &evalGraph{}
-					eg.x, eg.logits = newGraph(&eg.g, m, m.ParamNodesInto(&eg.g, nil), hi-lo, im)
+					eg.x, eg.logits = newGraph(&eg.g, mc, ps, hi-lo, im)
 					graphs[hi-lo] = eg
 				}
 				load(eg.x, nil, im, seq(hi)[lo:])

@@ -50,12 +50,12 @@ func TestUpdateStep(t *testing.T) {
 			wantX:    []float32{3, 4, 0, float32(tol - lr), 0, 0, 0, float32(tol/2 - lr)}, wantPruned: []string{"b", "c"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			u := &update{gang: newGang(2), lr: lr, tol: tol, plain: tc.plain, st: &state{Pruned: map[string]bool{}}}
+			u := &update{gang: newGang(2), lr: lr, plain: tc.plain, st: &state{Pruned: map[string]bool{}}}
 			defer u.gang.stop()
 			var gs []group
 			for _, e := range edges {
 				n := float64(e.hi - e.lo)
-				g := group{name: e.name, lo: e.lo, hi: e.hi, adam: optim.Adam{LR: lr},
+				g := group{name: e.name, lo: e.lo, hi: e.hi, step: &optim.Adam{LR: lr}, tol: tol,
 					lasso: optim.GroupLasso{Lambda: tc.lambda * math.Sqrt(n), Groups: [][2]int{{e.lo, e.hi}}}}
 				if e.name == tc.frozen {
 					g.frozen, g.saved = true, slices.Clone(x0[e.lo:e.hi])

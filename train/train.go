@@ -13,7 +13,16 @@ import (
 	"github.com/parametric-machines/machines/optim"
 )
 
-// Model is what Run trains.
+// Model is what Run trains. A model.Task is one, for any model of
+// package model.
+//
+// Run hands Loss batches of any size from 1 to Config.Batch: the last
+// minibatch of an epoch is shorter when Batch does not divide the
+// training examples (unless DropLast), and so are the validation
+// batches, which DropLast does not touch. A model whose graph is built
+// for one batch size must build one per size it meets, as model.Task
+// does, never compute a short batch on a graph that still holds another
+// batch's rows.
 type Model[T ad.Float] interface {
 	// Params returns the model's parameters, the same set at every call.
 	// Run updates their values from their gradients.
@@ -41,9 +50,9 @@ type Config struct {
 	// Batch is the minibatch size; 0 means DefaultBatch. The last
 	// minibatch of an epoch may be smaller, unless DropLast.
 	Batch int
-	// DropLast leaves out the last minibatch of an epoch when it is
-	// smaller than Batch, so that every step sees Batch examples: for a
-	// model whose graphs are built for one minibatch size.
+	// DropLast leaves out the last training minibatch of an epoch when it
+	// is smaller than Batch, so that every step sees Batch examples. The
+	// validation batches may still be shorter (see Model).
 	DropLast bool
 	// Optimizer steps the parameters after every minibatch; nil means
 	// &optim.Adam{}. For float32 parameters it must have a Step32 method,

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/parametric-machines/machines/bench"
-	"github.com/parametric-machines/machines/internal/atomicfile"
 )
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -71,9 +69,5 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *jsonPath == "" {
 		return nil
 	}
-	return atomicfile.WriteFile(*jsonPath, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(bench.Report{Suite: *suite, Workloads: results, Ratios: ratios})
-	})
+	return writeJSON(*jsonPath, bench.Report{Suite: *suite, Workloads: results, Ratios: ratios})
 }

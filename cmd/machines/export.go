@@ -12,6 +12,8 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/internal/jsonfile"
+	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/onnx"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
 	"github.com/parametric-machines/machines/sculpt"
@@ -21,15 +23,16 @@ import (
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	var (
-		modelPath = fs.String("model", "", "the model `file` to export: a model of machines fit, a saved hypergraph machine (sculpt's sculpt-model.json) or a saved finite machine (required)")
+		modelPath = fs.String("model", "", "the model `file` to export: a model of machines fit, a saved model of any family (sculpt's sculpt-model.json among them) or a saved finite machine (required)")
 		out       = fs.String("onnx", "", "write the ONNX model to this `file` (required)")
-		double    = fs.Bool("float64", false, "hypergraph and finite machines: compute in float64 rather than float32")
+		double    = fs.Bool("float64", false, "saved models and finite machines: compute in float64 rather than float32")
 		shape     = fs.String("shape", "", "finite conv and recurrent machines: the signals' `shape`, L or H,W (required for them)")
+		interval  = fs.Float64("interval", 0, "regression models of fit: add the outputs lower and upper, the conformal prediction interval of this `level`\n(between 0 and 1), as predict -interval computes it")
 	)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: machines export -model FILE -onnx OUT.onnx [-float64] [-shape L|H,W]\n\n"+
-			"writes the model as an ONNX model: a kernel machine with its preprocessing, a hypergraph\n"+
-			"machine's live edges, a finite machine unrolled block by block\n"+
+			"writes the model as an ONNX model: a kernel machine with its preprocessing, a saved model's\n"+
+			"live layers of every family in one graph, a finite machine unrolled block by block\n"+
 			"(see 'go doc github.com/parametric-machines/machines/onnx')\n\nflags:")
 		fs.PrintDefaults()
 	}
@@ -39,20 +42,26 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if err := requireFlags(fs, "model", "onnx"); err != nil {
 		return err
 	}
+	if err := checkOutput("onnx", *out, "model.onnx"); err != nil {
+		return err
+	}
 	format, err := fileFormat(*modelPath)
 	if err != nil {
 		return err
 	}
+	if setFlags(fs)["interval"] && (format == jsonfile.Envelope || format == model.LegacyFormat || format == finite.Format) {
+		return usagef("-interval: only regression models of fit have prediction intervals")
+	}
 	if *shape != "" && format != finite.Format {
 		return usagef("-shape %s: only finite machines take a signal shape", *shape)
 	}
-	var model *onnxpb.ModelProto
+	var proto *onnxpb.ModelProto
 	switch format {
-	case hypergraph.MachineFormat:
+	case jsonfile.Envelope, model.LegacyFormat:
 		if *double {
-			model, err = exportHypergraph[float64](*modelPath)
+			proto, err = exportModel[float64](*modelPath)
 		} else {
-			model, err = exportHypergraph[float32](*modelPath)
+			proto, err = exportModel[float32](*modelPath)
 		}
 	case finite.Format:
 		var dims []int
@@ -62,9 +71,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if *double {
-			model, err = exportFinite[float64](*modelPath, dims)
+			proto, err = exportFinite[float64](*modelPath, dims)
 		} else {
-			model, err = exportFinite[float32](*modelPath, dims)
+			proto, err = exportFinite[float32](*modelPath, dims)
 		}
 	case hypergraph.SpecFormat:
 		return fmt.Errorf("%s: a hypergraph spec (%q) has no weights to export: export a saved machine, such as the sculpt-model.json of machines sculpt", *modelPath, format)
@@ -74,20 +83,20 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		if *double {
 			return usagef("-float64: kernel machines are always exported in float64")
 		}
-		model, err = exportKernel(*modelPath)
+		proto, err = exportKernel(*modelPath, *interval, setFlags(fs)["interval"])
 	}
 	if err != nil {
 		return err
 	}
-	if err := onnx.Write(*out, model); err != nil {
+	if err := onnx.Write(*out, proto); err != nil {
 		return err
 	}
 	describe := func(names []string) string { return strings.Join(names, ", ") }
 	var ins, outs []string
-	for _, v := range model.GetGraph().GetInput() {
+	for _, v := range proto.GetGraph().GetInput() {
 		ins = append(ins, v.GetName())
 	}
-	for _, v := range model.GetGraph().GetOutput() {
+	for _, v := range proto.GetGraph().GetOutput() {
 		outs = append(outs, v.GetName())
 	}
 	fmt.Fprintf(stdout, "export: wrote %s: inputs %s; outputs %s\n", *out, describe(ins), describe(outs))
@@ -111,17 +120,22 @@ func fileFormat(path string) (string, error) {
 	return head.Format, nil
 }
 
-func exportKernel(path string) (*onnxpb.ModelProto, error) {
+func exportKernel(path string, level float64, interval bool) (*onnxpb.ModelProto, error) {
 	md, err := readModel(path)
 	if err != nil {
 		return nil, err
 	}
+	halfWidth, err := intervalHalfWidth(md, path, level, interval)
+	if err != nil {
+		return nil, err
+	}
 	model, err := onnx.Kernel(onnx.KernelModel{
-		Machine:  md.Machine,
-		Encoder:  md.Encoder,
-		Features: md.Features,
-		Target:   md.Target,
-		Classes:  md.Classes,
+		Machine:   md.Machine,
+		Encoder:   md.Encoder,
+		Features:  md.Features,
+		Target:    md.Target,
+		Classes:   md.Classes,
+		HalfWidth: halfWidth,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -129,16 +143,16 @@ func exportKernel(path string) (*onnxpb.ModelProto, error) {
 	return model, nil
 }
 
-func exportHypergraph[T ad.Float](path string) (*onnxpb.ModelProto, error) {
-	m, err := hypergraph.Load[T](path)
+func exportModel[T ad.Float](path string) (*onnxpb.ModelProto, error) {
+	m, err := model.Load[T](path)
 	if err != nil {
 		return nil, err
 	}
-	model, err := onnx.Hypergraph(m)
+	proto, err := onnx.Model(m)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return model, nil
+	return proto, nil
 }
 
 func exportFinite[T ad.Float](path string, shape []int) (*onnxpb.ModelProto, error) {
@@ -148,6 +162,16 @@ func exportFinite[T ad.Float](path string, shape []int) (*onnxpb.ModelProto, err
 	}
 	if m.Kind() != finite.Dense && shape == nil {
 		return nil, usagef("%s: a %s machine: -shape L (or H,W for 2-D convolutions) must give its signals' shape", path, m.Kind())
+	}
+	if m.Kind() == finite.Recur {
+		var zero T
+		elem := 8
+		if _, ok := any(zero).(float32); ok {
+			elem = 4
+		}
+		if err := checkUnrolled(m.Dims(), m.Pad()[0], shape[0], elem); err != nil {
+			return nil, err
+		}
 	}
 	model, err := onnx.Finite(m, shape...)
 	if err != nil {
@@ -168,4 +192,36 @@ func parseShape(s string) ([]int, error) {
 		dims = append(dims, d)
 	}
 	return dims, nil
+}
+
+// The size of a recurrent machine unrolled into ONNX, measured on
+// machines of 2 and 4 blocks of up to 16 channels: each time step holds
+// the weights of the delays it reads, and some nodes per block; building
+// the graph takes up to 8 times the file's size in memory. Protocol
+// buffers, and so ONNX files, hold at most 2 GiB.
+const (
+	unrolledNodeBytes = 450
+	unrolledMemory    = 8
+	maxONNXBytes      = 2 << 30
+)
+
+// checkUnrolled refuses to unroll a recurrent machine of the given
+// blocks, delay span pad and element size over steps time steps when the
+// ONNX file would exceed what protocol buffers hold, or building it the
+// memory available, saying what it would take.
+func checkUnrolled(dims []int, pad, steps, elem int) error {
+	d := 0
+	for _, b := range dims {
+		d += b
+	}
+	file := float64(steps) * float64(elem*(pad+1)*d*d+unrolledNodeBytes*len(dims))
+	if file > maxONNXBytes {
+		return usagef("-shape %d: the recurrent machine unrolled over %d time steps would make an ONNX file of about %s, "+
+			"more than the 2 GiB that ONNX files hold; export a shorter signal", steps, steps, formatBytes(file))
+	}
+	if avail, ok := availableMemory(); ok && unrolledMemory*file > float64(avail) {
+		return fmt.Errorf("-shape %d: unrolling the recurrent machine over %d time steps would need about %s of memory, and %s are available; "+
+			"export a shorter signal", steps, steps, formatBytes(unrolledMemory*file), formatBytes(float64(avail)))
+	}
+	return nil
 }

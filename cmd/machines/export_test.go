@@ -1,14 +1,20 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/kernel/infinite"
+	"github.com/parametric-machines/machines/model"
+	"github.com/parametric-machines/machines/ode"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -47,17 +53,18 @@ func TestExport(t *testing.T) {
 	}
 }
 
-// TestExportMachines exports a saved hypergraph machine and saved finite
-// machines, in float32 and float64: the ONNX file's inputs and outputs
-// are the machine's with the element type asked for. Package onnx checks
-// the models' outputs in ONNX Runtime.
+// TestExportMachines exports a saved hypergraph machine, a saved model
+// with a layer of every kind and saved finite machines, in float32 and
+// float64: the ONNX file's inputs and outputs are the model's with the
+// element type asked for. Package onnx checks the models' outputs in
+// ONNX Runtime.
 func TestExportMachines(t *testing.T) {
 	dir := t.TempDir()
 	spec, err := hypergraph.LoadSpec("../../hypergraph/testdata/unet.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := hypergraph.FromSpec[float32](spec, 1)
+	h, err := model.FromSpec[float32](spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +72,7 @@ func TestExportMachines(t *testing.T) {
 	if err := h.Save(unet); err != nil {
 		t.Fatal(err)
 	}
-	recur, err := finite.NewRecur[float64]([]int{1, 3}, finite.Tanh, 2, 1, nil)
+	recur, err := finite.NewRecur[float64]([]int{1, 3}, ad.Tanh, 2, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +80,7 @@ func TestExportMachines(t *testing.T) {
 	if err := recur.Save(recurPath); err != nil {
 		t.Fatal(err)
 	}
+	every := saveEveryKind(t, dir, 0)
 	out := filepath.Join(dir, "out.onnx")
 	for _, tc := range []struct {
 		name   string
@@ -80,6 +88,8 @@ func TestExportMachines(t *testing.T) {
 		stdout string
 		input  string // name and element type of the first input
 	}{
+		{"every kind", []string{"-model", every}, "inputs image; outputs logits", "image:FLOAT"},
+		{"every kind float64", []string{"-model", every, "-float64"}, "inputs image; outputs logits", "image:DOUBLE"},
 		{"hypergraph", []string{"-model", unet}, "inputs image; outputs mask, logits", "image:FLOAT"},
 		{"hypergraph float64", []string{"-model", unet, "-float64"}, "inputs image; outputs mask, logits", "image:DOUBLE"},
 		{"recurrent", []string{"-model", recurPath, "-shape", "9"}, "inputs y0; outputs z", "y0:FLOAT"},
@@ -109,6 +119,38 @@ func TestExportMachines(t *testing.T) {
 	}
 }
 
+// saveEveryKind saves, in dir, a model with a layer of every kind a
+// model file holds: hypergraph's kinds, finite convolutional, recurrent
+// and dense machines, an infinite-depth layer solved with tolerance tol
+// (0 for RK4), a neural ODE, a spec-built hypergraph machine and a
+// kernel-machine head. It returns the file's path.
+func saveEveryKind(t *testing.T, dir string, tol float64) string {
+	t.Helper()
+	spec, err := hypergraph.LoadSpec("../../hypergraph/testdata/perceptron.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perceptron, err := hypergraph.FromSpec[float32](spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type f32 = float32
+	m := model.New[f32](nil)
+	h := m.Add("conv", hypergraph.Conv[f32]{Out: []int{2}}, m.Input("image", 1, 4, 4))
+	h = m.Add("machine", finite.Layer[f32]{Kind: finite.Conv, Dims: []int{2, 2}, Pad: []int{1, 1}, Activation: ad.ReLU6, Scale: finite.ScalePerChannel}, h)
+	h = m.Add("recur", finite.Layer[f32]{Kind: finite.Recur, Dims: []int{4, 2}, Pad: []int{2}, TimeBlock: 1, Activation: ad.Tanh}, m.Add("signal", hypergraph.Reshape[f32]{Shape: []int{4, -1}}, h))
+	h = m.Add("dense", finite.Layer[f32]{Kind: finite.Dense, Dims: []int{96, 4}, Activation: ad.Tanh}, m.Add("flat", hypergraph.Flatten[f32](), h))
+	h = m.Add("down", hypergraph.Linear[f32]{Out: []int{4}, Bias: true}, h)
+	h = m.Add("flow", infinite.Layer[f32]{Settings: infinite.Settings{Anchors: 3, MaxFreq: 2, Steps: 2, Tol: tol}}, h)
+	h = m.Add("perceptron", perceptron, m.Add("ode", ode.Layer[f32]{Steps: 2}, h))
+	m.Add("logits", kernel.Layer[f32]{Architecture: kernel.Architecture{Dims: []int{3, 2}}, Anchors: 5}, h)
+	path := filepath.Join(dir, fmt.Sprintf("every-kind-%g.json", tol))
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestExportErrors checks that export names what it cannot do.
 func TestExportErrors(t *testing.T) {
 	dir := t.TempDir()
@@ -121,11 +163,19 @@ func TestExportErrors(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.onnx")
 	conv := filepath.Join(dir, "conv.json")
-	m, err := finite.NewConv[float64]([]int{1, 2}, finite.Tanh, []int{1}, nil)
+	m, err := finite.NewConv[float64]([]int{1, 2}, ad.Tanh, []int{1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Save(conv); err != nil {
+		t.Fatal(err)
+	}
+	recur := filepath.Join(dir, "recur.json")
+	r, err := finite.NewRecur[float64]([]int{1, 3}, ad.Tanh, 2, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Save(recur); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -135,8 +185,13 @@ func TestExportErrors(t *testing.T) {
 		want string
 	}{
 		{"no flags", nil, 2, "missing required flags -model, -onnx"},
+		// 1,092 bytes a time step in float32: 1.1 KB measured.
+		{"long recurrent signal", []string{"-model", recur, "-onnx", out, "-shape", "9000000"}, 2,
+			"-shape 9000000: the recurrent machine unrolled over 9000000 time steps would make an ONNX file of about 9.8 GB, more than the 2 GiB"},
 		{"no output", []string{"-model", "testdata/model_valid.json"}, 2, "missing required flag -onnx"},
 		{"unknown kind", []string{"-model", "testdata/model_bad_kind.json", "-onnx", out}, 1, `unknown model kind "neural-net"`},
+		{"adaptive solve", []string{"-model", saveEveryKind(t, dir, 1e-3), "-onnx", out}, 1,
+			"layer flow: an infinite-depth layer solved adaptively (Tol 0.001) is not exported"},
 		{"hypergraph spec", []string{"-model", "../../hypergraph/testdata/unet.json", "-onnx", out}, 1,
 			"a hypergraph spec (\"machines-hypergraph\") has no weights to export"},
 		{"broken hypergraph", []string{"-model", file("h.json", `{"format": "machines-hypergraph-machine", "version": 1}`), "-onnx", out}, 1,

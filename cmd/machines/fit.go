@@ -16,12 +16,16 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// runFit is the fit command. It is long because it reads, checks and
+// fits in the order a user's errors should be reported; the learner's
+// flags, the targets and the model's record have functions of their own.
 func runFit(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	var (
-		data        = fs.String("data", "", "training data: a CSV `file` with a header row (required)")
+		data        = fs.String("data", "", "training data: a CSV `file` with a header row, or - for standard input (required)")
+		sep         = sepFlag(fs)
 		target      = fs.String("target", "", "the `column` to predict (required)")
-		task        = fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers only, classification otherwise)")
+		task        = fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers of more than two values, classification otherwise)")
 		ignore      = fs.String("ignore", "", "comma-separated `columns` to leave out of the inputs")
 		id          = fs.String("id", "", "a `column` that identifies rows: not an input; predict copies it to its output")
 		dimsFlag    = fs.String("dims", "", "comma-separated `list` of the block sizes of the machine space, the output block last;\nthe output block must be 1 for regression and the number of classes for classification\n(default 3,3,3,<outputs>)")
@@ -34,8 +38,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		standardize = fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1")
 		seed        = fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters")
 		iters       = fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)")
-		starts      = fs.Int("starts", 1, "fit the final machine from this `number` of initial points and keep the one of lowest loss")
+		starts      = fs.Int("starts", 1, "fit the final machine from this `number` of initial points, at most 1000, and keep the one of lowest loss")
 		modelPath   = fs.String("model", "", "write the fitted model to this JSON `file` (required)")
+		learner     = addLearnerFlags(fs)
 	)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: machines fit -data FILE -target COLUMN [flags] -model FILE\n\nflags:")
@@ -48,6 +53,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	set := setFlags(fs)
+	if err := learner.check(set, *target); err != nil {
+		return err
+	}
+	limitHeap()
 	if *task != "" && *task != taskRegression && *task != taskClassification {
 		return usagef("-task %q: want %s or %s", *task, taskRegression, taskClassification)
 	}
@@ -70,8 +79,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if set["iters"] && *iters < 1 {
 		return usagef("-iters %d: want at least 1", *iters)
 	}
-	if *starts < 1 {
-		return usagef("-starts %d: want at least 1", *starts)
+	if *starts < 1 || *starts > maxStarts {
+		return usagef("-starts %d: want 1 to %d", *starts, maxStarts)
 	}
 	var dims []int
 	if *dimsFlag != "" {
@@ -79,30 +88,52 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-
-	f, err := dataset.LoadFrame(*data)
+	names, err := targetNames(*target)
 	if err != nil {
 		return err
 	}
-	features, err := featureColumns(f, *target, *id, *ignore)
+	if err := checkFitFlags(names, *id, *modelPath); err != nil {
+		return err
+	}
+
+	f, err := loadTable(*data, *sep, stderr, "fit")
 	if err != nil {
 		return err
+	}
+	*id = idColumn(f, *id, names, stderr)
+	features, err := featureColumns(f, names[0], *id, learner.ignored(*ignore, names[1:]...))
+	if err != nil {
+		return err
+	}
+	if len(names) > 1 && *task == taskClassification {
+		return usagef("-target %s: several targets make a regression; classify one target at a time", *target)
+	}
+	if len(names) > 1 {
+		*task = taskRegression
 	}
 	if *task == "" {
-		*task = inferTask(f, *target)
-		fmt.Fprintf(stderr, "machines fit: -task not given: %s, since column %q %s\n", *task, *target,
-			map[string]string{taskRegression: "holds numbers only", taskClassification: "holds text"}[*task])
+		var why string
+		*task, why = inferTask(f, *target)
+		fmt.Fprintf(stderr, "machines fit: -task not given: %s, since column %q %s\n", *task, *target, why)
 	}
 	classify := *task == taskClassification
-	t, err := f.Target(*target, classify)
+	var t *dataset.Target
+	if classify {
+		t, err = f.Target(*target, true)
+	} else {
+		t, err = readTargets(f, names)
+	}
 	if err != nil {
+		return err
+	}
+	if err := checkTarget(f, t, *target, stderr); err != nil {
 		return err
 	}
 	if t.Dropped > 0 {
-		fmt.Fprintf(stderr, "machines fit: %s: dropped %d of %d rows with no value in column %q\n", *data, t.Dropped, f.Len(), *target)
+		fmt.Fprintf(stderr, "machines fit: %s: dropped %d of %d rows with no value in column %q\n", f.Name(), t.Dropped, f.Len(), *target)
 	}
 	if *anchors > len(t.Rows) {
-		return usagef("-anchors %d: %s has only %d usable rows", *anchors, *data, len(t.Rows))
+		return usagef("-anchors %d: %s has only %d usable rows", *anchors, f.Name(), len(t.Rows))
 	}
 	enc, warnings, err := dataset.FitEncoder(f, features, t.Rows)
 	if err != nil {
@@ -115,7 +146,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	printWarnings(stderr, "fit", warnings)
 
-	outputs := 1
+	outputs := len(names)
 	if classify {
 		outputs = len(t.Classes)
 	}
@@ -125,10 +156,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 				return usagef("-dims %s: the last block is the output and must be %d, one entry for each of the %d classes of column %q",
 					*dimsFlag, outputs, outputs, *target)
 			}
-			return usagef("-dims %s: the last block is the output and must be 1 for regression", *dimsFlag)
-		}
-		if err := checkFitSize(dims, x, len(t.Rows), *anchors); err != nil {
-			return err
+			if outputs == 1 {
+				return usagef("-dims %s: the last block is the output and must be 1 for regression", *dimsFlag)
+			}
+			return usagef("-dims %s: the last block is the output and must be %d, one entry for each regression target", *dimsFlag, outputs)
 		}
 	}
 	scale, err := kernel.ParseTargetScale(*targetScale)
@@ -142,7 +173,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		for i, v := range t.Values {
 			if v < 0 {
 				return fmt.Errorf("%s: row %d, column %q: %v is negative, and -target-scale log needs nonnegative targets",
-					*data, f.Line(t.Rows[i]), *target, v)
+					*data, f.Line(t.Rows[i/outputs]), names[i%outputs], v)
 			}
 		}
 	}
@@ -158,11 +189,17 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Starts:      *starts,
 		Progress:    stderr,
 	}
+	if err := learner.apply(&s, f, t, classify); err != nil {
+		return err
+	}
 	if set["cost"] {
 		s.Costs = []float64{*cost}
 	}
 	if set["bandwidth"] {
 		s.Bandwidths = []float64{*bandwidth}
+	}
+	if err := checkFitSize(len(t.Rows), enc.Width(), outputs, s, stderr); err != nil {
+		return err
 	}
 	var (
 		m   *kernel.Machine
@@ -172,7 +209,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if classify {
 		m, res, err = kernel.FitClassifier(x, t.Labels, len(t.Classes), s)
 	} else {
-		y = mat.NewDense(len(t.Values), 1, t.Values)
+		y = mat.NewDense(len(t.Rows), outputs, t.Values)
 		m, res, err = kernel.FitRegression(x, y, s)
 	}
 	var de *optim.DivergedError
@@ -182,6 +219,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			when = "at the initial parameters"
 		}
 		hint := "a larger -cost or another -bandwidth"
+		if set["cost"] && *cost > 1e100 {
+			hint = "a smaller -cost"
+		}
 		if !*standardize {
 			hint = "-standardize=true, " + hint
 		}
@@ -198,18 +238,20 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		Kind:     kindKernel,
 		Task:     *task,
 		Features: features,
-		Target:   *target,
+		Target:   names[0],
 		ID:       *id,
 		Classes:  t.Classes,
 		Encoder:  enc,
 		Fit: &fitRecord{
-			Data: *data, Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed,
+			Data: f.Name(), Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed, Shallow: res.Shallow,
+			Weight: *learner.weight, Balance: *learner.balance, Group: *learner.group, Time: *learner.time, Budget: learner.budgetText(),
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
 			Starts: *starts, Start: res.Start, Iterations: res.Iterations, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,
 		},
 		Machine: m,
 	}
+	md.addLearned(names, res)
 	if err := writeModel(*modelPath, md); err != nil {
 		return err
 	}
@@ -220,6 +262,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "fit: %s\n", describeSettings(res))
+	if c := describeCalibration(res.Calibration); c != "" {
+		fmt.Fprintf(stdout, "fit: %s\n", c)
+	}
 	if res.Converged {
 		fmt.Fprintf(stdout, "fit: converged after %d iterations (%s)\n", res.Iterations, res.Status)
 	} else {
@@ -230,12 +275,15 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 }
 
 // featureColumns returns the columns of f that are inputs: all but the
-// target, the id column and the ignored ones. Every column named on the
-// command line must exist.
+// target, the id column, the row names and the ignored ones. Every column
+// named on the command line must exist.
 func featureColumns(f *dataset.Frame, target, id, ignore string) ([]string, error) {
 	skip := []string{target}
 	if id != "" {
 		skip = append(skip, id)
+	}
+	if rows := f.RowNames(); rows != "" {
+		skip = append(skip, rows)
 	}
 	if ignore != "" {
 		for _, c := range strings.Split(ignore, ",") {
@@ -259,15 +307,6 @@ func featureColumns(f *dataset.Frame, target, id, ignore string) ([]string, erro
 	return features, nil
 }
 
-// inferTask returns regression when every present value of the target
-// column is a number, classification otherwise.
-func inferTask(f *dataset.Frame, target string) string {
-	if _, err := f.Target(target, false); err != nil {
-		return taskClassification
-	}
-	return taskRegression
-}
-
 // describeSettings says which cost and bandwidth the fit used and how
 // they were chosen.
 func describeSettings(res kernel.Result) string {
@@ -281,8 +320,19 @@ func describeSettings(res kernel.Result) string {
 	}
 	c := sel.Candidates[sel.Best]
 	how := fmt.Sprintf("%d-fold cross-validation", sel.Folds)
-	if sel.Repeats > 1 {
+	switch {
+	case sel.Folds == sel.Rows:
+		how = "leave-one-out cross-validation"
+	case sel.Split == "grouped":
+		how = fmt.Sprintf("%d-fold cross-validation by groups", sel.Folds)
+	case sel.Split == "forward":
+		how = fmt.Sprintf("%d folds forward in time", sel.Folds)
+	case sel.Repeats > 1:
 		how = fmt.Sprintf("%d-fold cross-validation repeated %d times", sel.Folds, sel.Repeats)
+	}
+	if sel.Folds == sel.Rows {
+		return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g, %s %.4g",
+			chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, sel.Loss, c.Loss)
 	}
 	return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g ± %.2g, %s %.4g ± %.2g",
 		chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, c.ScoreStd, sel.Loss, c.Loss, c.LossStd)
@@ -300,32 +350,6 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 	set := make(map[string]bool)
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set
-}
-
-// maxFitParams bounds the parameters of the machine fit trains: the
-// default dims have some hundreds, and the audit's -dims 100000,100000,1
-// took 2.9 GB on a small table (L-BFGS keeps several copies of them).
-const maxFitParams = 1 << 20
-
-// checkFitSize returns a usage error if the machine of dims on x, with
-// the anchors given (0: every row, at most kernel.AutoAnchors), has more
-// than maxFitParams parameters, counted in float64 so as not to
-// overflow.
-func checkFitSize(dims []int, x mat.Matrix, rows, anchors int) error {
-	_, inputs := x.Dims()
-	if anchors == 0 {
-		anchors = min(rows, kernel.AutoAnchors)
-	}
-	size := 0.0
-	for _, d := range dims {
-		size += float64(d)
-	}
-	params := size*float64(inputs) + (size-float64(dims[0]))*float64(anchors)
-	if params > maxFitParams {
-		return usagef("-dims: a machine of %.3g parameters (blocks of %.0f in all, %d inputs, %d anchors), more than the %d fit trains; use smaller blocks",
-			params, size, inputs, anchors, maxFitParams)
-	}
-	return nil
 }
 
 // parseDimsFlag parses the value of -dims: at least two positive whole
@@ -363,4 +387,39 @@ func requireFlags(fs *flag.FlagSet, names ...string) error {
 		return usagef("missing required flag %s", missing[0])
 	}
 	return usagef("missing required flags %s", strings.Join(missing, ", "))
+}
+
+// addLearned records in md the several targets, if more than one, and
+// what the selection learnt: the calibration and the intervals' residuals.
+func (md *modelFile) addLearned(names []string, res kernel.Result) {
+	if len(names) > 1 {
+		md.Targets = names
+	}
+	if res.Selection != nil {
+		cal := res.Calibration
+		md.Fit.Calibration = &cal
+	}
+	if r := res.Calibration.Residuals; r != nil {
+		md.Intervals = &intervalRecord{Residuals: make([][]float64, len(r))}
+		for j := range r {
+			md.Intervals.Residuals[j] = thinResiduals(r[j])
+		}
+	}
+}
+
+// describeCalibration says how the chosen setting's held-out predictions
+// calibrated the machine, or nothing when there were none.
+func describeCalibration(c kernel.Calibration) string {
+	switch {
+	case c.LogitScale > 0:
+		return fmt.Sprintf("class scores multiplied by %.3g, the factor of lowest held-out log-loss (calibrated probabilities)", c.LogitScale)
+	case c.Shrinkage != nil:
+		f := make([]string, len(c.Shrinkage))
+		for j, v := range c.Shrinkage {
+			f[j] = fmt.Sprintf("%.3g", v)
+		}
+		s := fmt.Sprintf("predictions shrunk towards the mean by the factor %s fitted to the held-out predictions; ", strings.Join(f, ", "))
+		return s + fmt.Sprintf("%d held-out residuals kept for predict -interval", len(c.Residuals[0]))
+	}
+	return ""
 }

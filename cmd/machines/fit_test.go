@@ -88,16 +88,17 @@ func TestFitPredictRegression(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fit exited with %d: %s", code, stderr)
 	}
-	for _, want := range []string{"fit: 36 rows, 2 columns encoded as 2 inputs\n", "chosen by 5-fold cross-validation repeated 3 times over 18 settings on 36 rows",
+	for _, want := range []string{"fit: 36 rows, 2 columns encoded as 2 inputs\n", "chosen by 5-fold cross-validation repeated 3 times over 4 settings on 36 rows",
 		" settings on 36 rows: r2 ", " iterations (", "fit: training R² ", "wrote " + model} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("fit printed %q, want it to contain %q", stdout, want)
 		}
 	}
 	head := fitTestReadModel(t, model)
-	if head.Format != "machines-model" || head.Version != 2 || head.Kind != "kernel-machine" ||
+	dims := head.Machine.Dims
+	if head.Format != "machines-model" || head.Version != 3 || head.Kind != "kernel-machine" ||
 		head.Task != "regression" || head.Target != "y" || !slices.Equal(head.Features, []string{"x1", "x2"}) ||
-		head.Classes != nil || !slices.Equal(head.Machine.Dims, []int{3, 3, 3, 1}) || head.Fit.Rows != 36 {
+		head.Classes != nil || !slices.Equal(dims, []int{3, 3, 3, 1}) && !slices.Equal(dims, []int{2, 1}) || head.Fit.Rows != 36 {
 		t.Errorf("model file header is %+v", head)
 	}
 	sel := head.Fit.Selection
@@ -145,7 +146,7 @@ func TestFitFixedSettings(t *testing.T) {
 	}{
 		{"both", []string{"-cost", "0.01", "-bandwidth", "2"}, false, 0.01, 2, "(fixed by the flags)"},
 		{"starts", []string{"-cost", "0.01", "-bandwidth", "2", "-starts", "3"}, false, 0.01, 2, "(fixed by the flags)"},
-		{"cost", []string{"-cost", "0.01"}, true, 0.01, 0, "cross-validation"},
+		{"cost", []string{"-cost", "0.01"}, false, 0.01, 1, "(fixed by the flags)"},
 		{"bandwidth", []string{"-bandwidth", "2"}, true, 0, 2, "cross-validation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -446,7 +447,9 @@ func TestFitErrors(t *testing.T) {
 		{"zero iterations", join(train, reg[:4], []string{"-iters", "0"}), 2,
 			[]string{"-iters 0: want at least 1"}},
 		{"no starts", join(train, reg, []string{"-starts", "0"}), 2,
-			[]string{"-starts 0: want at least 1"}},
+			[]string{"-starts 0: want 1 to 1000"}},
+		{"too many starts", join(train, reg, []string{"-starts", "1001"}), 2,
+			[]string{"-starts 1001: want 1 to 1000"}},
 		{"one fold", join(train, reg, []string{"-folds", "1"}), 2,
 			[]string{"-folds 1: want at least 2"}},
 		{"unknown ignored column", join(train, reg, []string{"-ignore", "x1,q"}), 1,
@@ -471,8 +474,11 @@ func TestFitErrors(t *testing.T) {
 			[]string{"flag provided but not defined: -bogus", "run 'machines fit -h' for usage"}},
 		{"stray argument", join(train, reg, []string{"extra"}), 2,
 			[]string{`unexpected arguments ["extra" `}},
-		{"diverges", join(reg, []string{"-data", "testdata/fit_huge.csv", "-cost", "0.001", "-bandwidth", "1"}), 1,
-			[]string{"fitting testdata/fit_huge.csv: the fit diverged: the loss is +Inf at the initial parameters"}},
+		{"diverges", join(train, reg, []string{"-cost", "0.001", "-bandwidth", "1e-200"}), 1,
+			[]string{"fitting testdata/fit_reg_train.csv: the fit diverged: the loss is +Inf at the initial parameters",
+				"try a larger -cost or another -bandwidth"}},
+		{"diverges at a huge cost", join(train, reg, []string{"-cost", "1e308", "-bandwidth", "1"}), 1,
+			[]string{"the fit diverged: the loss is +Inf at the initial parameters", "try a smaller -cost"}},
 		{"diverges unstandardized", join(reg, []string{"-data", "testdata/fit_huge.csv", "-cost", "0.001", "-bandwidth", "1", "-standardize=false"}), 1,
 			[]string{"the fit diverged", "try -standardize=true"}},
 	} {
@@ -539,8 +545,8 @@ func TestPredictErrors(t *testing.T) {
 	}{
 		{"truncated", "model_truncated.json", "model_predict.csv",
 			"testdata/model_truncated.json: invalid JSON at byte 122: unexpected end of JSON input"},
-		{"newer version", "model_v3.json", "model_predict.csv",
-			"testdata/model_v3.json: machines-model version 3 is newer than this program reads (versions 1 to 2): upgrade the program"},
+		{"newer version", "model_v4.json", "model_predict.csv",
+			"testdata/model_v4.json: machines-model version 4 is newer than this program reads (versions 1 to 3): upgrade the program"},
 		{"not a model", "model_not_model.json", "model_predict.csv",
 			"testdata/model_not_model.json: not a machines model file"},
 		{"a CSV file", "fit_reg_train.csv", "model_predict.csv",

@@ -10,6 +10,7 @@
 //	fit               fit a finite-depth kernel machine to a CSV file
 //	predict           predict with a fitted model
 //	score             score a fitted model on labelled data
+//	explain           measure how much each input column matters to a fitted model
 //	export            write a fitted, sculpted or saved model as an ONNX model
 //	bench             time the library's workloads
 //	sculpt            sculpt a hypergraph architecture on an image data set
@@ -21,8 +22,10 @@
 //
 // # Experiments
 //
-//	machines experiment [-out DIR] [-seed N] [-quick] NAME [flags]
+//	machines experiment [-out DIR] [-seed N] [-quick] [-protocol fair|paper] NAME [flags]
 //	machines experiment oneshot -data DIR [-shots 1,5,10] [-maxfreq 2,5,10,20] [-cost 0,0.001,0.01,0.1,1] [-conv] [-sine] [-tol T]
+//	machines experiment sine -protocol paper [-draws 10] [-cost 0.003]
+//	machines experiment oneshot -protocol paper -data DIR [-shots 1] [-maxfreq 2,5,10,20] [-cost 0.1]
 //
 // NAME is one of:
 //
@@ -81,6 +84,50 @@
 //	depth       a machine's stable state built up block by block: one picture
 //	            per step of the solve of a conv and a recurrent machine
 //
+// -protocol fair, the default, is the experiment as described above:
+// every model chooses its settings without the test set. -protocol paper
+// runs sine and oneshot as the authors' code runs them instead, for
+// comparison with the paper's figures:
+//
+//	sine     their data: 100 training and 100 test points, x uniform on
+//	         [-10, 10], y = sin x + U(0, 1), the test points sharing the
+//	         training points' noise vector as their fixed seed makes them;
+//	         their (2,2,2,1) kernel machine of 514 parameters (affine
+//	         augmenter of the raw input, unit Gaussian) and 1-16-32-1 ReLU
+//	         and sigmoid perceptrons of 609, each penalised its own way
+//	         (|A|² + |b|² + the RKHS norm; the squares of every weight and
+//	         bias) with one cost for all, -cost (0.003); 3,000 calls of
+//	         L-BFGS of at most 20 iterations each (40 with -quick), no
+//	         selection. -draws N repeats it on N independent draws (seeds
+//	         -seed to -seed+N-1). It prints, per model, the mean ± std over
+//	         the draws of the penalised training and test losses (what the
+//	         authors plot), the training and test MSE and the MSE against
+//	         sin x + 0.5, and writes DIR/sine.json ("protocol": "paper",
+//	         "models" with each quantity's "values" per draw, "mean" and
+//	         "std", and the first draw's curves) and DIR/sine-paper.png and
+//	         .svg: the fits, the penalised losses per L-BFGS call (Figure
+//	         3c as they drew it), and each draw's test MSE and MSE against
+//	         the truth.
+//	oneshot  one fixed draw of -shots images per class (1; the draw of the
+//	         fair run's first seed), their machine for each -maxfreq (2, 5,
+//	         10, 20; at least 2) at cost 0.1 and each further -cost at the
+//	         largest maxfreq: a Conv2d(1, 8·maxfreq, 3, stride 2) augmenter
+//	         whose channels are the Fourier coefficients of a time-dependent
+//	         initial condition, the Gaussian of the squashed states times
+//	         their inner product, the states at maxfreq times read out by
+//	         one linear layer, pixels normalised by the training split's
+//	         mean and standard deviation, adaptive Dormand-Prince with the
+//	         adjoint at rtol = atol = 1e-3; Adam at 0.04 with PyTorch's
+//	         weight decay 0.01, 10 epochs of one step (batch 128), the whole
+//	         test split after each (2 epochs on 300 test images with
+//	         -quick). It keeps, as their checkpoint rule does, the epoch of
+//	         the lowest penalised test loss: a choice made on the test set,
+//	         reported as such beside the last epoch's accuracy, with
+//	         1-nearest-neighbour on the same images. DIR/oneshot.json
+//	         ("protocol": "paper", "train_indices", per setting every
+//	         epoch, "best_epoch", "best_accuracy", "final_accuracy") and
+//	         DIR/oneshot-paper.png and .svg.
+//
 // Each writes DIR/NAME.json (default DIR is "out") with the experiment,
 // the seed, and for every model its name, parameter count, train and
 // test mean squared error, fit time, iterations and settings; and its
@@ -89,33 +136,96 @@
 //
 // # Fitting your own data
 //
-//	machines fit -data train.csv -target COLUMN [-task regression|classification] \
-//	    [-ignore a,b] [-id COLUMN] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
+//	machines fit -data train.csv|- -target COLUMN [-task regression|classification] [-sep ;] \
+//	    [-ignore a,b] [-id COLUMN] [-family auto|shallow|deep] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
 //	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-standardize=true] \
+//	    [-weight COLUMN] [-balance] [-group COLUMN | -time COLUMN] [-budget 30s] \
 //	    [-seed 0] [-iters N] [-starts 1] -model model.json
-//	machines predict -model model.json -data new.csv -out pred.csv|-
+//	machines predict -model model.json -data new.csv|- [-sep ;] -out pred.csv|- [-interval 0.9]
 //
 // The CSV files have a header row and may look as real tables do: numbers,
 // quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
-// (empty, NA, ? or NaN); and categories, any other text. fit uses every
-// column but the target, the -ignore columns and the -id column as an
-// input. Categories are one-hot encoded, except bins of a quantity (three
+// (empty, NA, ? or NaN); and categories, any other text. Their fields are
+// separated by commas, semicolons, tabs or vertical bars, whichever splits
+// the first lines evenly (-sep sets it: one character, or tab). Numbers
+// may have thousands separators (4,599.0) and a percent sign, which is
+// dropped (17.5% reads as 17.5); a file separated by other than commas
+// whose first 64 KiB hold a decimal comma (3,14) is read with decimal
+// commas and points between thousands (1.234,5), as spreadsheets write
+// them in much of Europe. A first column without a name holds row names,
+// as R's write.csv and pandas' to_csv write them: it is named "row.names"
+// and is the id column unless -id names another. -data - reads standard
+// input. fit uses every column but the target, the -ignore columns, the
+// row names and the -id column as an input. Categories are one-hot encoded, except bins of a quantity (three
 // or more levels that each begin with a different number, such as age
 // groups "25-34" ... "75+"), which become that number so that their order
 // counts; missing values are replaced by the training mean (numbers) or the
 // most frequent value, with an indicator column for every column that had
 // gaps. Rows whose target is missing are
 // dropped, and fit says how many. Without -task the target decides: a
-// column of numbers only means regression, anything else classification.
+// column of numbers means regression, except numbers that take two values
+// only, such as the 0 and 1 of a yes-or-no outcome, which mean
+// classification, as does anything else; fit says which it chose and why,
+// and -task regression fits two values as numbers.
 //
-// fit standardises the encoded inputs (and a regression target) and fits a
-// finite-depth kernel machine with L-BFGS. Unless -cost and -bandwidth are
-// both given, it first chooses them by k-fold cross-validation (-folds,
+// Before it fits, fit checks what would make the fit fail or mean
+// nothing, and says what and where: -id naming the target; a -model path
+// that is a directory or cannot be written; a regression target with the
+// same value on every row, or one row only. It warns of classes with a
+// single row, which a model can hardly learn. It sizes the fit from the
+// table and the settings: more -folds than the rows the cross-validation
+// runs on are refused, and so is a hidden block of -dims larger than the
+// inputs (as encoded) plus the anchors, since its states span no more
+// dimensions than that; a fit whose estimated memory exceeds what the
+// machine has available, or whose estimated time exceeds a day, is
+// refused with what it would take; and one estimated at over a minute is
+// announced with its size. The estimates are rough: measured fits took
+// 0.6 to 1.3 times the memory estimated, and a seventh to twice the
+// time, the iterations a fit needs varying most.
+//
+// fit standardises the encoded inputs (and a regression target) and
+// chooses between two finite-depth kernel machines (-family auto): the
+// shallow machine, of depth one, whose first block is the input itself,
+// a linear part plus one level of Gaussians solved in closed form, its
+// cost and bandwidth chosen among kernel.ShallowCosts x
+// kernel.ShallowBandwidths by exact leave-one-out; and the deep machine of
+// -dims, fitted with L-BFGS, its cost chosen among kernel.DefaultCosts at
+// the bandwidths kernel.DefaultBandwidths. The deep candidates and the
+// best shallow one are scored by k-fold cross-validation (-folds,
 // stratified by class for classification, repeated on new shuffles for
-// small tables) over the grid of the kernel package (DefaultCosts x
-// DefaultBandwidths), running the folds in parallel on all cores, on at
-// most kernel.SelectionRows rows; it prints every setting's cross-validated
-// score and then the chosen one, with its mean and standard deviation. A
+// small tables) on the same folds, the fits in parallel on all cores;
+// both selections run on at most kernel.SelectionRows rows (a seeded
+// subsample of a larger table), the final fit on all of them; fit
+// prints every setting's cross-validated score and then the chosen one,
+// with its mean and standard deviation. -family shallow or deep fits one
+// family alone; -dims, -cost and -bandwidth describe the deep machine,
+// which they choose; with both -cost and -bandwidth nothing is searched.
+// The chosen setting's held-out predictions then calibrate the machine,
+// and fit says how: a classifier's scores are multiplied by the factor of
+// lowest held-out log-loss, so that its probabilities are calibrated; a
+// regression's predictions are shrunk towards the mean by the factor
+// (between 0 and 1) that best fits the targets from their held-out
+// predictions, and the absolute held-out residuals are kept in the model
+// file for predict -interval. (go doc ./kernel says how these defaults
+// were chosen on the project's panel.)
+//
+// -weight COLUMN weighs each row's loss by that column (numbers >= 0);
+// -balance weighs the classes of a classification equally (multiplying
+// -weight); both choose the shallow machine, the only one whose loss
+// weighs its rows. -group COLUMN makes folds that never split a group
+// between training and held-out rows, and -time COLUMN (numbers or dates
+// such as 2024-01-31) folds that move forward in time, each trained on
+// earlier rows than it holds out; the shallow machine is then scored on
+// those folds rather than by leave-one-out. These columns are not inputs.
+// -target a,b fits several regression targets at once, one output of
+// the machine each, on the rows where all of them have a value; predict
+// writes one column per target (and lower_a, upper_a, ... with
+// -interval), score averages R^2 and MSE over them, and export refuses
+// such a model.
+// -budget 30s bounds the fit's time: the deep machine's cross-validation
+// fits not started by then are skipped (their settings marked "skipped")
+// and its final fit stops there; the shallow machine is always scored,
+// so the best machine found is returned. A
 // nonnegative, right-skewed regression target (counts, amounts: sample
 // skewness above kernel.SkewedTarget) is also tried on the log scale,
 // log(1 + y), judged on its predictions of y; -target-scale linear or log
@@ -124,8 +234,8 @@
 // centres of the rows (-anchors M sets their number), so that time and
 // memory grow linearly with the rows. The final fit stops when the loss
 // improves by less than 0.1% over 10 iterations or at -iters; fit says
-// which. -starts N fits the final machine from N initial points and keeps
-// the one of lowest loss, for a deep -dims whose fit from one start may
+// which. -starts N (at most 1,000) fits the final machine from N initial
+// points and keeps the one of lowest loss, for a deep -dims whose fit from one start may
 // stall near a constant function. It reports progress on standard error, then a summary: rows,
 // columns and inputs, the settings and how they were chosen, the training
 // score, the parameters and the time.
@@ -133,21 +243,25 @@
 // -dims lists the sizes of the blocks of the machine space, the input block
 // first and the output block last; the last entry must be 1 for regression
 // and the number of classes for classification, and fit says so if it is
-// not. Without -dims the blocks are 3,3,3 and then the output block. A
-// machine of more than 2^20 parameters (the blocks' sum times the inputs
-// and the anchors) is refused before any work.
+// not. Without -dims the blocks are 3,3,3 and then the output block.
 //
-// The model file is JSON: "format": "machines-model", "version": 2,
+// The model file is JSON: "format": "machines-model", "version": 3,
 // "kind": "kernel-machine", the "task", the "target" and "id" column names,
 // the "features" (the table's input columns), for classification the
 // "classes" in order, the "encoder" (each column's kind, categories,
-// imputed value and indicator), the "fit" record (data file, rows,
-// dropped rows, seed, chosen settings, iterations, whether the optimiser
-// converged, time and the whole "selection" with every candidate's
-// scores), and the "machine": its "dims", "kernel", "bandwidth", the
-// matrices "a", "c" and "anchors" as arrays of rows, and the "input" and
-// "output" scalers ("mean", "scale"). Files of version 1 are still read. It
-// is written atomically: a temporary file renamed into place.
+// imputed value and indicator), the "fit" record (data file, or
+// "standard input", rows,
+// dropped rows, seed, the -weight, -balance, -group, -time and -budget
+// flags, chosen settings, "shallow" for the shallow machine, iterations,
+// whether the optimiser converged, time, the whole "selection" with every
+// candidate's scores and the "calibration": "logit_scale" or
+// "shrinkage"), the "intervals" of a regression ("residuals": the sorted
+// absolute held-out residuals on the scale the machine fits, at most 1000
+// evenly spaced ones), and the "machine": its "dims", "kernel",
+// "bandwidth", the matrices "a", "c" and "anchors" as arrays of rows, and
+// the "input" and "output" scalers ("mean", "scale"). Files of versions 1
+// and 2 are still read. It is written atomically: a temporary file renamed
+// into place.
 //
 // predict reads the model's feature columns from new.csv by name, in any
 // order, ignoring other columns, encodes them as fit did (a category not
@@ -156,19 +270,55 @@
 // column if the model has one (or -id names one), then for regression a
 // column named after the target, for classification the predicted class
 // in a column named after the target and the probability of each class in
-// columns p_CLASS.
+// columns p_CLASS. It reads, predicts and writes 4,096 rows at a time, so
+// that its memory does not grow with the file. A prediction that is not a
+// finite number (inputs far outside the training data, or an output that
+// overflows) is left empty, and a warning says how many and where.
+// -interval 0.9 adds to a regression's predictions the
+// columns lower and upper: a conformal prediction interval of that level,
+// the prediction on the scale the machine fits plus and minus the
+// ceil((n+1) 0.9)-th smallest of the n held-out residuals, mapped back to
+// the target's units (so an interval of a log target is wider above than
+// below). It holds new rows' targets with probability about 0.9 when they
+// are drawn like the training rows; a model fitted with -cost and
+// -bandwidth both fixed has no residuals, and -interval says so.
 //
-//	machines score -model model.json -data test.csv [-json FILE]
+//	machines score -model model.json -data test.csv|- [-json FILE] [-interval 0.9]
 //
 // score reads labelled data, with the model's feature columns and its
 // target column, predicts every row and prints the coefficient of
-// determination R^2 and the mean squared error for a regression model, or
-// the accuracy and the log-loss for a classifier; -json also writes them
-// to a JSON file.
+// determination R^2 and the mean squared error for a regression model
+// (with -interval, also the fraction of rows inside their interval and
+// the intervals' mean width), or the accuracy, the log-loss and the Brier
+// score (the mean squared distance between the probabilities and the true
+// class) for a classifier; -json also writes them to a JSON file. R^2 is
+// undefined when the target does not vary, as on a single row, and the
+// MSE when it exceeds the largest float64: score says so instead of
+// printing a number, and the JSON leaves them out with a note. A
+// prediction that is not a finite number makes score fail, naming the
+// rows.
+//
+//	machines explain -model model.json -data test.csv|- [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]
+//
+// explain measures how much each input column matters to the model:
+// the permutation importance, the drop in the model's score (R^2 for
+// regression, accuracy for classification) on the labelled rows of
+// test.csv when the column's values are shuffled among the rows, averaged
+// over -repeats shuffles (at most 1,000), with a 95% interval: each row's
+// share of the drop, averaged over the shuffles, gives a Student t
+// interval of the mean over the rows, which speaks of the sample of rows
+// as well as of the shuffles. A categorical column's one-hot columns and
+// a column's missing indicator move with it. It prints a table, the most
+// important column first; -json writes the score, its value on the rows
+// as they are ("baseline") and each column's importance, interval and
+// per-shuffle drops; -figure BASE draws the importances as bars with
+// their intervals in BASE.png and BASE.svg. Measure on rows the model was
+// not fitted to, as on a held-out test set: on its training rows it shows
+// what the model memorised.
 //
 // # Exporting to ONNX
 //
-//	machines export -model model.json -onnx model.onnx
+//	machines export -model model.json -onnx model.onnx [-interval 0.9]
 //
 // writes the model of fit as an ONNX model (opset 17, ai.onnx.ml 2, IR
 // version 8), atomically, for ONNX Runtime and the other runtimes that
@@ -180,36 +330,44 @@
 // "prediction" ([N, 1]) for regression, and for classification "scores"
 // ([N, K], the machine's outputs), "probabilities" (their softmax, the
 // p_CLASS columns of predict) and "label" (the predicted class, [N]
-// strings). The model's metadata holds the target, the task and the
+// strings). -interval 0.9 adds to a regression the outputs "lower" and
+// "upper" ([N, 1]), the interval of predict -interval. The model's
+// metadata holds the target, the task and the
 // classes, and each input's documentation says what it takes; "go doc
 // github.com/parametric-machines/machines/onnx" tells the rest.
 //
-//	machines export -model sculpt-model.json -onnx machine.onnx [-float64]
+//	machines export -model mixed.model.json -onnx model.onnx [-float64]
 //	machines export -model finite.json -onnx machine.onnx [-shape L|H,W] [-float64]
 //
-// export also takes a saved hypergraph machine (the sculpt-model.json of
-// sculpt, or a machine built from a spec and saved) and a saved finite
-// machine, and knows each file by its "format". They compute in float32,
-// or float64 with -float64, with a dynamic batch. A hypergraph machine's
-// inputs and outputs are its input and output vertices, named after them
-// ([N, C, H, W] for images, [N, D] for vectors; an output is the vertex's
-// activated state); only its live edges, those on a path to an output,
-// are exported. A finite machine takes "y0", its input block, and returns
-// "z", its stable state, unrolled block by block (a recurrent machine
-// time step by time step); a convolutional or recurrent machine needs
-// -shape, its signals' length L or height and width H,W, which the graph
-// fixes; a recurrent machine whose unrolled model would pass the 2 GiB
-// an ONNX file holds is refused before it is built. A hypergraph spec has no weights and is refused, as are
-// parameter and checkpoint files. The infinite-depth machines of
-// kernel/infinite are not exported: the library saves no file of them,
-// and their stable state is an ODE solve anchored on the training
-// trajectories, which export does not unroll.
+// export also takes a model file of package model (any model built
+// through its layers and saved, such as the mixed.model.json of
+// examples/mixed; a saved hypergraph machine, such as the
+// sculpt-model.json of sculpt) and a saved finite machine, and knows
+// each file by its "format". They compute in float32, or float64 with
+// -float64, with a dynamic batch. A model's inputs and outputs are its
+// input and output spaces, named after them ([N, C, H, W] for images,
+// [N, D] for vectors; an output is the space's activated state), in one
+// graph whatever its layers' families; only its live layers, those on a
+// path to an output, are exported. Finite machines are unrolled block by
+// block, kernel machines' anchors' states stored as constants, and
+// infinite-depth kernel layers and neural ODEs unrolled RK4 step by
+// step; such a layer solved adaptively (an infinite-depth layer with a
+// tolerance, a neural ODE with 0 steps) is refused, since its step sizes
+// depend on the data. A saved finite machine takes "y0", its input
+// block, and returns "z", its stable state, unrolled block by block (a
+// recurrent machine time step by time step); a convolutional or
+// recurrent machine needs -shape, its signals' length L or height and
+// width H,W, which the graph fixes; a recurrent machine's graph grows with
+// L (about a kilobyte a time step for a small machine), and an L whose
+// file would exceed the 2 GiB that ONNX files hold, or whose building
+// would exceed the memory available, is refused. A hypergraph spec has
+// no weights and is refused, as are parameter and checkpoint files.
 //
 // # Sculpting
 //
 //	machines sculpt -data DIR [-size N|WxH] [-split 0.2] [-nodes 10] [-channels 4] [-epochs E] [-finetune N] \
 //	    [-lambda 0.085] [-tol 1e-6] [-validation 0.1] [-path [-tolerance 0.005] [-budget EDGES]] \
-//	    [-out out] [-seed 1] [-resume] [-plain] [-lr 0.001] [-batch 32]
+//	    [-out out] [-seed 1] [-resume] [-plain] [-lr 0.001] [-batch 32] [-protocol fair|paper]
 //
 // trains the generous hypergraph architecture of section 3.1 of the paper
 // (Figure 2) on the training images in DIR (see Image data below) and
@@ -265,6 +423,18 @@
 // and sculpt.json lists the points ("path", "path_chosen",
 // "path_threshold"). A path takes several runs' time (3 min 20 s on
 // Fashion-MNIST, where a run takes 30 to 45 s); it cannot be resumed.
+//
+// -protocol paper trains under the authors' protocol instead
+// (Veos-Digital/hypergraph_machines): plain SGD at -lr 3e-3 on
+// minibatches of -batch 128 for 100 epochs (-epochs may shorten it, and
+// the summary and sculpt.json, "paper_epochs", say by how much), no
+// fine-tuning, and their penalty: -lambda 1 times, for a convolution into
+// a node, the node's incoming edges beyond 3 (nodes with 3 or fewer go
+// free), and for a head 1 (but the first head, which their code leaves
+// out), times the RMS norm of the edge's weights, added as a
+// subgradient and not scaled to the data size; an edge is pruned when
+// its RMS norm falls below -tol. Flags given keep their values.
+// sculpt.json then holds "protocol": "paper".
 //
 // # Image data
 //
@@ -359,6 +529,10 @@
 // the next write of the same file removes it, and any other left by a
 // process that no longer runs or not touched for a day.
 //
+// fit, predict, score, export and explain check that their output files
+// can be written (not a directory, in a directory that exists and is
+// writable) before any work.
+//
 // Errors in flags or arguments print one line saying what is wrong and a
 // hint to run the command with -h, and exit with status 2; other failures
 // exit with status 1.
@@ -386,6 +560,7 @@ func commands() []command {
 		{"fit", "fit a kernel machine to a CSV file", runFit},
 		{"predict", "predict with a fitted model", runPredict},
 		{"score", "score a fitted model on labelled data", runScore},
+		{"explain", "measure how much each input column matters to a fitted model", runExplain},
 		{"export", "write a fitted, sculpted or saved model as an ONNX model", runExport},
 		{"bench", "time the library's workloads", runBench},
 		{"sculpt", "sculpt a hypergraph architecture on an image data set", runSculpt},

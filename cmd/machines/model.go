@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/atomicfile"
@@ -20,9 +19,10 @@ import (
 
 // The version of the model file this program writes and the kinds of
 // model it knows. Version 1 files hold numeric features only and no
-// encoder; version 2 adds the encoder, the id column and the fit record.
+// encoder; version 2 adds the encoder, the id column and the fit record;
+// version 3 the intervals and the calibration.
 const (
-	modelVersion = 2
+	modelVersion = 3
 	kindKernel   = "kernel-machine"
 )
 
@@ -44,23 +44,105 @@ type modelFile struct {
 	Task     string   `json:"task"`
 	Features []string `json:"features"` // the input columns of the data file
 	Target   string   `json:"target"`
-	ID       string   `json:"id,omitempty"`
-	Classes  []string `json:"classes,omitempty"`
+	// Targets lists a regression's target columns when there are
+	// several, in the order of the machine's outputs; Target is then the
+	// first.
+	Targets []string `json:"targets,omitempty"`
+	ID      string   `json:"id,omitempty"`
+	Classes []string `json:"classes,omitempty"`
 	// Encoder turns the feature columns into the machine's inputs; nil
 	// in version 1 files, whose features are numbers used as they are.
 	Encoder *dataset.Encoder `json:"encoder,omitempty"`
 	// Fit records how the machine was fitted; predict does not need it.
-	Fit     *fitRecord      `json:"fit,omitempty"`
-	Machine *kernel.Machine `json:"machine"`
+	Fit *fitRecord `json:"fit,omitempty"`
+	// Intervals holds what predict -interval needs; nil when fit chose
+	// no settings by cross-validation, and in files before version 3.
+	Intervals *intervalRecord `json:"intervals,omitempty"`
+	Machine   *kernel.Machine `json:"machine"`
+}
+
+// intervalRecord holds, for each regression target, the absolute
+// held-out residuals of the chosen setting, sorted, on the scale the
+// machine fits (kernel.Calibration.Residuals), thinned to at most
+// maxResiduals evenly spaced order statistics.
+type intervalRecord struct {
+	Residuals [][]float64 `json:"residuals"`
+}
+
+// maxResiduals bounds the residuals a model file keeps per target: beyond
+// a thousand, more order statistics move a 90% interval by less than the
+// rows' own noise.
+const maxResiduals = 1000
+
+// checkTargets reports a regression's targets that do not match its
+// machine.
+func (md *modelFile) checkTargets() error {
+	m := md.Machine
+	if md.Classes != nil {
+		return errors.New("a regression model lists classes")
+	}
+	if m.Outputs() != len(md.targets()) {
+		return fmt.Errorf("the machine has %d outputs for the %d targets %q", m.Outputs(), len(md.targets()), md.targets())
+	}
+	if md.Targets != nil && (len(md.Targets) < 2 || md.Targets[0] != md.Target) {
+		return fmt.Errorf("targets %q: want several, the first the target %q", md.Targets, md.Target)
+	}
+	return nil
+}
+
+// checkIntervals reports intervals that predict -interval cannot use.
+func (md *modelFile) checkIntervals() error {
+	if md.Intervals == nil {
+		return nil
+	}
+	if md.Task != taskRegression {
+		return errors.New("a classification model has intervals")
+	}
+	if n := md.Machine.Outputs(); len(md.Intervals.Residuals) != n {
+		return fmt.Errorf("the intervals hold residuals of %d targets, the machine has %d outputs", len(md.Intervals.Residuals), n)
+	}
+	for j, r := range md.Intervals.Residuals {
+		for i, v := range r {
+			if !(v >= 0) || math.IsInf(v, 0) || (i > 0 && v < r[i-1]) {
+				return fmt.Errorf("interval residual %d of target %d is %v: want finite values >= 0 in increasing order", i, j+1, v)
+			}
+		}
+	}
+	return nil
+}
+
+// thinResiduals returns at most maxResiduals of the sorted residuals r:
+// the ceil(i n/m)-th smallest for i = 1..m, so that the k-th of them is
+// at least the residual of the same rank in r.
+func thinResiduals(r []float64) []float64 {
+	n := len(r)
+	if n <= maxResiduals {
+		return r
+	}
+	out := make([]float64, maxResiduals)
+	for i := range out {
+		out[i] = r[(n*(i+1)+maxResiduals-1)/maxResiduals-1]
+	}
+	return out
 }
 
 // fitRecord is what fit stores about the fit: the data, the settings it
 // used and how it chose them, and how the optimiser ended.
 type fitRecord struct {
-	Data       string            `json:"data"`
-	Rows       int               `json:"rows"`
-	Dropped    int               `json:"dropped_rows"`
-	Seed       uint64            `json:"seed"`
+	Data    string `json:"data"`
+	Rows    int    `json:"rows"`
+	Dropped int    `json:"dropped_rows"`
+	Seed    uint64 `json:"seed"`
+	// Weight, Balance, Group and Time are fit's flags of those names:
+	// the columns of the weights, the groups and the times, and whether
+	// the classes were balanced; Budget its -budget.
+	Weight  string `json:"weight,omitempty"`
+	Balance bool   `json:"balance,omitempty"`
+	Group   string `json:"group,omitempty"`
+	Time    string `json:"time,omitempty"`
+	Budget  string `json:"budget,omitempty"`
+	// Shallow says the machine is the shallow one of kernel.Shallow.
+	Shallow    bool              `json:"shallow,omitempty"`
 	Dims       []int             `json:"dims"`
 	Cost       float64           `json:"cost"`
 	Bandwidth  float64           `json:"bandwidth"`
@@ -73,6 +155,9 @@ type fitRecord struct {
 	Status     string            `json:"status"`
 	Seconds    float64           `json:"seconds"`
 	Selection  *kernel.Selection `json:"selection,omitempty"`
+	// Calibration is the logit scale or the shrinkage that the chosen
+	// setting's held-out predictions gave the machine.
+	Calibration *kernel.Calibration `json:"calibration,omitempty"`
 }
 
 // inputs returns the machine's inputs for the given rows of f (nil: all
@@ -87,6 +172,31 @@ func (md *modelFile) inputs(f *dataset.Frame, rows []int, stderr io.Writer, cmd 
 	}
 	printWarnings(stderr, cmd, warnings)
 	return x, nil
+}
+
+// inputsEach encodes a table that comes in parts: it calls next for each
+// part until next returns io.EOF, and each with the part and its inputs.
+// It returns the encoder's warnings about the whole table.
+func (md *modelFile) inputsEach(next func() (*dataset.Frame, error), each func(f *dataset.Frame, x *mat.Dense) error) ([]dataset.Warning, error) {
+	if md.Encoder != nil {
+		return md.Encoder.TransformEach(next, each)
+	}
+	for {
+		f, err := next()
+		if err == io.EOF {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		x, err := numericColumns(f, md.Features, nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := each(f, x); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // numericColumns reads the named columns of the given rows of f (nil: all
@@ -105,10 +215,9 @@ func numericColumns(f *dataset.Frame, names []string, rows []int) (*mat.Dense, e
 			return nil, err
 		}
 		for i, r := range rows {
-			v, err := strconv.ParseFloat(f.Cell(r, c), 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, &dataset.ParseError{File: f.Name(), Row: f.Line(r), Column: name,
-					Err: fmt.Errorf("%q is not a finite number", f.Cell(r, c))}
+			v, err := f.Number(r, c)
+			if err != nil {
+				return nil, err
 			}
 			x.Set(i, j, v)
 		}
@@ -179,7 +288,7 @@ func (md *modelFile) check() error {
 		switch {
 		case f == "":
 			return fmt.Errorf("feature %d has an empty name", i)
-		case f == md.Target:
+		case slices.Contains(md.targets(), f):
 			return fmt.Errorf("the target %q is also a feature", f)
 		case slices.Contains(md.Features[:i], f):
 			return fmt.Errorf("feature %q is listed twice", f)
@@ -208,18 +317,19 @@ func (md *modelFile) check() error {
 			return fmt.Errorf("the machine has %d inputs for the %d columns of the encoder", m.Inputs(), n)
 		}
 	}
-	if md.ID != "" && (md.ID == md.Target || slices.Contains(md.Features, md.ID)) {
+	if err := md.checkIntervals(); err != nil {
+		return err
+	}
+	if md.ID != "" && (slices.Contains(md.targets(), md.ID) || slices.Contains(md.Features, md.ID)) {
 		return fmt.Errorf("the id column %q is also the target or a feature", md.ID)
 	}
 	switch md.Task {
 	case taskRegression:
-		if md.Classes != nil {
-			return errors.New("a regression model lists classes")
-		}
-		if m.Outputs() != 1 {
-			return fmt.Errorf("the machine has %d outputs, want 1 for regression", m.Outputs())
-		}
+		return md.checkTargets()
 	case taskClassification:
+		if md.Targets != nil {
+			return errors.New("a classification model lists several targets")
+		}
 		if len(md.Classes) < 2 {
 			return fmt.Errorf("a classification model needs at least 2 classes, the file lists %d", len(md.Classes))
 		}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/atomicfile"
@@ -18,7 +20,9 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("score", flag.ContinueOnError)
 	var (
 		modelPath = fs.String("model", "", "the model JSON `file` written by machines fit (required)")
-		data      = fs.String("data", "", "labelled data: a CSV `file` with the model's input columns and its target column (required)")
+		data      = fs.String("data", "", "labelled data: a CSV `file` with the model's input columns and its target column,\nor - for standard input (required)")
+		sep       = sepFlag(fs)
+		interval  = fs.Float64("interval", 0, "regression: also report the coverage and mean width of the conformal prediction intervals of this `level`")
 		jsonPath  = fs.String("json", "", "also write the scores to this JSON `file`")
 	)
 	fs.Usage = func() {
@@ -31,20 +35,58 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err := requireFlags(fs, "model", "data"); err != nil {
 		return err
 	}
+	if *jsonPath != "" {
+		if err := checkOutput("json", *jsonPath, "scores.json"); err != nil {
+			return err
+		}
+	}
 	md, err := readModel(*modelPath)
 	if err != nil {
 		return err
 	}
-	f, err := dataset.LoadFrame(*data)
+	halfWidth, err := intervalHalfWidth(md, *modelPath, *interval, setFlags(fs)["interval"])
 	if err != nil {
 		return err
 	}
-	t, err := f.Target(md.Target, md.Task == taskClassification)
+	f, err := loadTable(*data, *sep, stderr, "score")
 	if err != nil {
 		return err
+	}
+	t, x, err := md.labelled(f, stderr, "score")
+	if err != nil {
+		return err
+	}
+	pred, err := md.predictFinite(f, t, x)
+	if err != nil {
+		return err
+	}
+	e := evaluate(md, pred, t)
+	if halfWidth != nil {
+		e.intervals(md, x, t, *interval, halfWidth)
+	}
+	fmt.Fprintf(stdout, "score: %d rows: %s\n", e.Rows, e)
+	if *jsonPath != "" {
+		return writeJSON(*jsonPath, e)
+	}
+	return nil
+}
+
+// labelled returns the rows of f that have a target, with their targets
+// (for a classifier, labels that index the model's classes) and the
+// machine's inputs. It says on stderr how many rows are left out.
+func (md *modelFile) labelled(f *dataset.Frame, stderr io.Writer, cmd string) (*dataset.Target, *mat.Dense, error) {
+	var t *dataset.Target
+	var err error
+	if md.Task == taskClassification {
+		t, err = f.Target(md.Target, true)
+	} else {
+		t, err = readTargets(f, md.targets())
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	if t.Dropped > 0 {
-		fmt.Fprintf(stderr, "machines score: %s: left out %d of %d rows with no value in column %q\n", *data, t.Dropped, f.Len(), md.Target)
+		fmt.Fprintf(stderr, "machines %s: %s: left out %d of %d rows with no value in column %q\n", cmd, f.Name(), t.Dropped, f.Len(), strings.Join(md.targets(), ","))
 	}
 	if md.Task == taskClassification {
 		// The file's classes are numbered among themselves: renumber them
@@ -53,27 +95,40 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 			k := slices.Index(md.Classes, t.Classes[l])
 			if k < 0 {
 				r := t.Rows[i]
-				return &dataset.ParseError{File: *data, Row: f.Line(r), Column: md.Target,
+				return nil, nil, &dataset.ParseError{File: f.Name(), Row: f.Line(r), Column: md.Target,
 					Err: fmt.Errorf("class %q is not one of the model's classes %q", t.Classes[l], md.Classes)}
 			}
 			t.Labels[i] = k
 		}
 		t.Classes = md.Classes
 	}
-	x, err := md.inputs(f, t.Rows, stderr, "score")
+	x, err := md.inputs(f, t.Rows, stderr, cmd)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	e := evaluate(md, md.Machine.Predict(nil, x), t)
-	fmt.Fprintf(stdout, "score: %d rows: %s\n", e.Rows, e)
-	if *jsonPath != "" {
-		return atomicfile.WriteFile(*jsonPath, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(e)
-		})
+	return t, x, nil
+}
+
+// predictFinite returns the machine's outputs for the inputs x of the
+// rows of t, or an error naming the rows of f whose outputs are not
+// finite numbers, on which no score means anything.
+func (md *modelFile) predictFinite(f *dataset.Frame, t *dataset.Target, x *mat.Dense) (*mat.Dense, error) {
+	pred := md.Machine.Predict(nil, x)
+	if bad := nonFinite(pred); len(bad) > 0 {
+		return nil, fmt.Errorf("%s: %d of %d predictions are not finite numbers (%s): their inputs lie far outside the training data, "+
+			"or the model's outputs overflow; the scores would mean nothing. Check those rows, or leave them out",
+			f.Name(), len(bad), len(t.Rows), describeLines(f, t.Rows, bad))
 	}
-	return nil
+	return pred, nil
+}
+
+// writeJSON writes v to path as indented JSON, atomically.
+func writeJSON(path string, v any) error {
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
 }
 
 // evaluation holds the scores of a model on labelled rows: R^2 and the
@@ -86,13 +141,35 @@ type evaluation struct {
 	MSE      *float64 `json:"mse,omitempty"`
 	Accuracy *float64 `json:"accuracy,omitempty"`
 	LogLoss  *float64 `json:"log_loss,omitempty"`
+	// Brier is the mean over rows of the squared distance between the
+	// predicted probabilities and the one-hot true class.
+	Brier *float64 `json:"brier,omitempty"`
+	// Interval is the level of score -interval; Coverage the fraction of
+	// rows whose target lies in its interval, and Width the intervals'
+	// mean width.
+	Interval *float64 `json:"interval,omitempty"`
+	Coverage *float64 `json:"coverage,omitempty"`
+	Width    *float64 `json:"mean_width,omitempty"`
+	// Notes say why a score is missing.
+	Notes []string `json:"notes,omitempty"`
 }
 
 func (e evaluation) String() string {
-	if e.Task == taskRegression {
-		return fmt.Sprintf("R² %.4g, MSE %.4g", *e.R2, *e.MSE)
+	var scores []string
+	add := func(name string, v *float64) {
+		if v != nil {
+			scores = append(scores, fmt.Sprintf("%s %.4g", name, *v))
+		}
 	}
-	return fmt.Sprintf("accuracy %.4g, log-loss %.4g", *e.Accuracy, *e.LogLoss)
+	add("R²", e.R2)
+	add("MSE", e.MSE)
+	add("accuracy", e.Accuracy)
+	add("log-loss", e.LogLoss)
+	add("Brier score", e.Brier)
+	if e.Interval != nil {
+		scores = append(scores, fmt.Sprintf("%g intervals: coverage %.4g, mean width %.4g", *e.Interval, *e.Coverage, *e.Width))
+	}
+	return strings.Join(append(scores, e.Notes...), ", ")
 }
 
 // minProbability bounds the probabilities that enter the log-loss, so
@@ -103,29 +180,165 @@ const minProbability = 1e-15
 // labels index md.Classes.
 func evaluate(md *modelFile, pred *mat.Dense, t *dataset.Target) evaluation {
 	e := evaluation{Task: md.Task, Rows: len(t.Rows)}
+	if bad := nonFinite(pred); len(bad) > 0 {
+		e.Notes = append(e.Notes, fmt.Sprintf("no scores: %d of %d predictions are not finite numbers", len(bad), e.Rows))
+		return e
+	}
 	n := float64(len(t.Rows))
 	if md.Task == taskRegression {
-		mean := floats.Sum(t.Values) / n
-		var sse, sst float64
-		for i, y := range t.Values {
-			d := pred.At(i, 0) - y
-			sse += d * d
-			sst += (y - mean) * (y - mean)
-		}
-		mse, r2 := sse/n, 1-sse/sst
-		e.MSE, e.R2 = &mse, &r2
+		scoreRegression(&e, pred, t.Values)
 		return e
 	}
 	p := make([]float64, len(md.Classes))
-	var right, loss float64
+	var right, loss, brier float64
 	for i, l := range t.Labels {
 		softmaxTo(p, pred.RawRowView(i))
 		if floats.MaxIdx(p) == l {
 			right++
 		}
 		loss -= math.Log(math.Max(p[l], minProbability))
+		for k, v := range p {
+			if k == l {
+				v--
+			}
+			brier += v * v
+		}
 	}
-	acc, ll := right/n, loss/n
-	e.Accuracy, e.LogLoss = &acc, &ll
+	acc, ll, b := right/n, loss/n, brier/n
+	e.Accuracy, e.LogLoss, e.Brier = &acc, &ll, &b
 	return e
+}
+
+// intervals adds the coverage and the mean width of the intervals of the
+// given level and half widths on the rows x, whose targets are t.
+func (e *evaluation) intervals(md *modelFile, x *mat.Dense, t *dataset.Target, level float64, halfWidth []float64) {
+	_, lower, upper := md.Machine.PredictInterval(nil, nil, nil, x, halfWidth)
+	k := len(md.targets())
+	var in, width float64
+	for c, y := range t.Values {
+		lo, hi := lower.At(c/k, c%k), upper.At(c/k, c%k)
+		if lo <= y && y <= hi {
+			in++
+		}
+		width += hi - lo
+	}
+	n := float64(len(t.Values))
+	cov, w := in/n, width/n
+	e.Interval, e.Coverage, e.Width = &level, &cov, &w
+}
+
+// scoreRegression sets the R² and the mean squared error of the
+// predictions pred of the targets y (row i's target j at y[i*k+j] for k
+// targets, each a column of pred); for several targets both are the means
+// over the targets. The sums run over values divided by the targets'
+// spread, so that targets near the largest float64 do not overflow them.
+// R² is undefined when a target does not vary, as on one row, and the
+// MSE when it exceeds the largest float64; notes say so.
+func scoreRegression(e *evaluation, pred *mat.Dense, y []float64) {
+	_, k := pred.Dims()
+	var mse, r2 float64
+	mseOK, r2OK := true, true
+	for j := range k {
+		col := make([]float64, len(y)/k)
+		for i := range col {
+			col[i] = y[i*k+j]
+		}
+		m, r, note := scoreTarget(mat.Col(nil, j, pred), col)
+		if note != "" && !slices.Contains(e.Notes, note) {
+			e.Notes = append(e.Notes, note)
+		}
+		mseOK, r2OK = mseOK && !math.IsNaN(m), r2OK && !math.IsNaN(r)
+		mse, r2 = mse+m/float64(k), r2+r/float64(k)
+	}
+	if mseOK {
+		e.MSE = &mse
+	}
+	if r2OK {
+		e.R2 = &r2
+	}
+}
+
+// scoreTarget returns the MSE and R² of the predictions pred of one
+// target y, NaN for either that is undefined, with a note that says why.
+func scoreTarget(pred, y []float64) (mse, r2 float64, note string) {
+	n := float64(len(y))
+	var mean, spread float64
+	for _, v := range y {
+		mean += v / n
+	}
+	for _, v := range y {
+		spread = math.Max(spread, math.Abs(v-mean))
+	}
+	if math.IsInf(spread, 0) {
+		// Targets of both signs near the largest float64.
+		spread = math.MaxFloat64
+	}
+	scale := spread
+	if scale == 0 {
+		scale = 1
+	}
+	var sse, sst float64
+	for i, v := range y {
+		d := pred[i]/scale - v/scale
+		sse += d * d
+		dev := v/scale - mean/scale
+		sst += dev * dev
+	}
+	mse, r2 = sse/n*scale*scale, 1-sse/sst
+	if math.IsInf(mse, 0) {
+		mse, note = math.NaN(), fmt.Sprintf("the MSE exceeds the largest float64 (root mean squared error %.4g)", math.Sqrt(sse/n)*scale)
+	}
+	switch {
+	case len(y) == 1:
+		r2, note = math.NaN(), "R² undefined on a single row"
+	case spread == 0:
+		r2, note = math.NaN(), fmt.Sprintf("R² undefined: the target is %s on every row", dataset.FormatFloat(y[0]))
+	}
+	return mse, r2, note
+}
+
+// nonFinite returns the rows of pred holding a value that is not a
+// finite number.
+func nonFinite(pred *mat.Dense) []int {
+	var rows []int
+	r, _ := pred.Dims()
+	for i := range r {
+		if !allFinite(pred.RawRowView(i)) {
+			rows = append(rows, i)
+		}
+	}
+	return rows
+}
+
+// shownLines is the number of rows that messages name.
+const shownLines = 3
+
+// describeLines names the file lines of the first few of the listed
+// rows; rows maps them to rows of f (nil: the same).
+func describeLines(f *dataset.Frame, rows, listed []int) string {
+	var lines []int
+	for _, i := range listed[:min(shownLines, len(listed))] {
+		r := i
+		if rows != nil {
+			r = rows[i]
+		}
+		lines = append(lines, f.Line(r))
+	}
+	return formatLines(lines, len(listed))
+}
+
+// formatLines names the file lines of the first few of total rows.
+func formatLines(lines []int, total int) string {
+	s := make([]string, len(lines))
+	for i, l := range lines {
+		s[i] = strconv.Itoa(l)
+	}
+	text := "row " + s[0]
+	if len(s) > 1 {
+		text = "rows " + strings.Join(s, ", ")
+	}
+	if more := total - len(lines); more > 0 {
+		text += fmt.Sprintf(" and %d more", more)
+	}
+	return text
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/internal/testutil"
 )
@@ -364,7 +365,7 @@ func TestWalkScore(t *testing.T) {
 
 func TestWalkExport(t *testing.T) {
 	model := walkModel(t)
-	recur, err := finite.NewRecur[float64]([]int{1, 3}, finite.Tanh, 2, 1, nil)
+	recur, err := finite.NewRecur[float64]([]int{1, 3}, ad.Tanh, 2, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +373,7 @@ func TestWalkExport(t *testing.T) {
 	if err := recur.Save(recurPath); err != nil {
 		t.Fatal(err)
 	}
-	conv, err := finite.NewConv[float64]([]int{1, 2}, finite.Tanh, []int{1, 1}, nil)
+	conv, err := finite.NewConv[float64]([]int{1, 2}, ad.Tanh, []int{1, 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

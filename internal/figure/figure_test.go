@@ -3,6 +3,7 @@ package figure
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -45,6 +46,17 @@ func surface(title string, n int, f func(x, y float64) float64) Heatmap {
 		}
 	}
 	return Heatmap{Title: title, X: g, Y: g, Z: z}
+}
+
+// bars returns a chart of n bars of falling values, one of them
+// negative, with intervals.
+func bars(title string, n int) BarChart {
+	c := BarChart{Title: title, XLabel: "drop in R²"}
+	for i := range n {
+		v := 1 - float64(i)/float64(n-1) - 0.1
+		c.Bars = append(c.Bars, Bar{Label: fmt.Sprintf("x%d", i), Value: v, Low: v - 0.05, High: v + 0.1})
+	}
+	return c
 }
 
 func histogram(title string) Histogram {
@@ -123,6 +135,15 @@ func TestWrite(t *testing.T) {
 			w: pixels(chartWidth+barStrip+2*margin, 96),
 			h: pixels(2*chartHeight+2*margin, 96),
 		},
+		{
+			name: "Bars",
+			write: func(base string) ([]string, error) {
+				return Bars(base, Layout{DPI: 96}, bars("a", 3), bars("b", 20))
+			},
+			// The taller chart sets the height.
+			w: pixels(2*chartWidth+2*margin, 96),
+			h: pixels(20*barRow+1.5*vg.Inch+2*margin, 96),
+		},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -197,6 +218,30 @@ func TestErrors(t *testing.T) {
 			name:  "no series",
 			write: func(b string) ([]string, error) { return Lines(b, chart()) },
 			want:  []string{`chart 0 "c"`, "no series"},
+		},
+		{
+			name:  "no bar charts",
+			write: func(b string) ([]string, error) { return Bars(b, Layout{}) },
+			want:  []string{"no charts"},
+		},
+		{
+			name:  "no bars",
+			write: func(b string) ([]string, error) { return Bars(b, Layout{}, BarChart{Title: "i"}) },
+			want:  []string{`chart 0 "i"`, "no bars"},
+		},
+		{
+			name: "NaN bar",
+			write: func(b string) ([]string, error) {
+				return Bars(b, Layout{}, BarChart{Bars: []Bar{{Label: "x", Value: nan}}})
+			},
+			want: []string{`bar 0 "x"`, "is NaN"},
+		},
+		{
+			name: "interval without the value",
+			write: func(b string) ([]string, error) {
+				return Bars(b, Layout{}, bars("ok", 2), BarChart{Bars: []Bar{{Label: "x", Value: 1, Low: 2, High: 3}}})
+			},
+			want: []string{`chart 1`, `bar 0 "x": interval [2, 3] does not hold the value 1`},
 		},
 		{
 			name: "empty series",

@@ -17,10 +17,19 @@ import (
 	"strconv"
 )
 
+// Envelope is the "format" of the module's files of one envelope: an
+// object whose "kind" says what it holds ("model", "params", ...) and
+// whose "version" is that kind's.
+const Envelope = "machines"
+
 // Format is a versioned JSON file format.
 type Format struct {
-	// Name is the value of the "format" field, such as "machines-model".
+	// Name is the value of the "format" field: Envelope, or an older
+	// format's own name, such as "machines-model".
 	Name string
+	// Kind, for a format of the envelope, is the value of the "kind"
+	// field.
+	Kind string
 	// What says what a file of the format is, for messages, such as
 	// "a machines model file".
 	What string
@@ -35,6 +44,7 @@ type Format struct {
 func (f Format) Check(data []byte) error {
 	var head struct {
 		Format  json.RawMessage `json:"format"`
+		Kind    json.RawMessage `json:"kind"`
 		Version json.RawMessage `json:"version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
@@ -58,6 +68,12 @@ func (f Format) Check(data []byte) error {
 	if json.Unmarshal(head.Format, &name) != nil || name != f.Name {
 		return fmt.Errorf("not %s (format %s, want %q)", f.What, head.Format, f.Name)
 	}
+	if f.Kind != "" {
+		var kind string
+		if json.Unmarshal(head.Kind, &kind) != nil || kind != f.Kind {
+			return fmt.Errorf("not %s (kind %s, want %q)", f.What, orNone(head.Kind), f.Kind)
+		}
+	}
 	if head.Version == nil {
 		return errors.New("missing \"version\"")
 	}
@@ -71,6 +87,13 @@ func (f Format) Check(data []byte) error {
 		return fmt.Errorf("%s version %d is older than this program reads (%s)", f.Name, v, f.versions())
 	}
 	return nil
+}
+
+func orNone(raw json.RawMessage) string {
+	if raw == nil {
+		return "none"
+	}
+	return string(raw)
 }
 
 func (f Format) versions() string {

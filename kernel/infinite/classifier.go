@@ -187,9 +187,8 @@ type Classifier struct {
 	Machine *Machine
 	Anchors *Trajectory
 
-	cfg   Config
-	aug   *augmenter
-	layer *Layer // the machine with learned anchors, or nil
+	cfg Config
+	aug *augmenter
 }
 
 // augmenter is the map x ↦ ψ of a Classifier, on the engine.
@@ -300,11 +299,10 @@ func (cl *Classifier) psi(x *ad.Tensor[float64]) []float64 {
 // data as a train.Model: the graph of the loss on the whole set, which
 // every call replays.
 type classifierModel struct {
-	cl         *Classifier
-	g          ad.Graph[float64]
-	loss, norm *ad.Node[float64]
-	err        error // of the machine's solves
-	steps      int   // the Adam steps taken so far
+	cl    *Classifier
+	g     ad.Graph[float64]
+	loss  *ad.Node[float64]
+	steps int // the Adam steps taken so far
 }
 
 // newClassifier returns the untrained classifier of the rows of x and
@@ -330,19 +328,29 @@ func newClassifier(x *mat.Dense, labels []int, classes int, c Config) (*Classifi
 	g := &m.g
 	psi, weights2 := cl.aug.apply(g, &cl.Params, g.Input(xt))
 	var out *ad.Node[float64]
+	var penalty []*ad.Node[float64]
 	if c.Anchors == 0 {
 		coef := ad.NewTensor[float64](rows*s.Basis(), s.Dim)
-		op := &representerOp{s: s, anchorState: anchorState{err: &m.err}}
+		op := &representerOp{s: s, fail: g.Fail}
 		out = g.Apply(op, psi.Value.Shape, psi, cl.Params.Use(g, "machine.coef", coef))
-		m.norm = g.Apply(&normOp{main: &op.anchorState}, []int{1, 1}, psi, cl.Params.Node(g, "machine.coef"))
+		norm := g.Apply(&normOp[float64]{main: &op.anchorState}, []int{1, 1}, psi, cl.Params.Node(g, "machine.coef"))
+		penalty = []*ad.Node[float64]{g.Scale(norm, c.Cost)}
 	} else {
 		s.Anchors = c.Anchors
-		cl.layer = &Layer{Settings: s, Anchors: ad.NewTensor[float64](s.Anchors, s.Dim),
-			Coef: ad.NewTensor[float64](s.Anchors*s.Basis(), s.Dim)}
-		for j, i := range classRoundRobin(labels, classes)[:s.Anchors] {
-			copy(cl.layer.Anchors.Data[j*s.Dim:(j+1)*s.Dim], psi.Value.Data[i*s.Dim:(i+1)*s.Dim])
+		layer := Layer[float64]{Settings: s, Cost: c.Cost}
+		scope := ad.NewScope(g, &cl.Params, "machine", nil)
+		if _, err := layer.Init(scope, [][]int{{s.Dim}}); err != nil {
+			return nil, nil, err
 		}
-		out, m.norm = cl.layer.Apply(g, &cl.Params, "machine", psi)
+		anchors := cl.Params.Value("machine.anchors")
+		for j, i := range classRoundRobin(labels, classes)[:s.Anchors] {
+			copy(anchors.Data[j*s.Dim:(j+1)*s.Dim], psi.Value.Data[i*s.Dim:(i+1)*s.Dim])
+		}
+		y, err := layer.Apply(scope, []*ad.Node[float64]{psi})
+		if err != nil {
+			return nil, nil, err
+		}
+		out, penalty = y[0], scope.Penalties()
 	}
 	cols := make([]int, classes)
 	for i := range cols {
@@ -350,7 +358,9 @@ func newClassifier(x *mat.Dense, labels []int, classes int, c Config) (*Classifi
 	}
 	m.loss = g.SoftmaxCrossEntropy(g.SelectCols(out, cols), labels)
 	if c.Cost > 0 {
-		m.loss = g.Add(m.loss, g.Scale(g.Add(m.norm, weights2), c.Cost))
+		for _, p := range append(penalty, g.Scale(weights2, c.Cost)) {
+			m.loss = g.Add(m.loss, p)
+		}
 	}
 	cl.Params.Values() // packs the parameters into one vector, which the machine then views
 	cl.Machine = &Machine{Settings: s, Coef: cl.Params.Value("machine.coef").Data}
@@ -433,7 +443,7 @@ func (m *classifierModel) Params() *ad.Params[float64] { return &m.cl.Params }
 func (m *classifierModel) Loss(_ []int, backward bool) (float64, error) {
 	m.g.Forward()
 	loss := m.loss.Scalar()
-	if err := m.solveErr(); err != nil {
+	if err := m.g.Err(); err != nil {
 		return math.NaN(), err
 	}
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
@@ -441,7 +451,7 @@ func (m *classifierModel) Loss(_ []int, backward bool) (float64, error) {
 	}
 	if backward {
 		m.g.Backward(m.loss)
-		if err := m.solveErr(); err != nil {
+		if err := m.g.Err(); err != nil {
 			return math.NaN(), err
 		}
 	}
@@ -454,23 +464,14 @@ func (m *classifierModel) Loss(_ []int, backward bool) (float64, error) {
 	return loss, nil
 }
 
-// solveErr returns and forgets the error of the machine's last solve.
-func (m *classifierModel) solveErr() error {
-	if m.cl.layer != nil {
-		return m.cl.layer.Err()
-	}
-	err := m.err
-	m.err = nil
-	return err
-}
-
 // representerOp is the machine anchored at its input rows ψ, whose
 // final states it returns: Machine.Forward on the engine, with
 // Trajectory.Backward, which also carries the norm, as its backward
 // pass.
 type representerOp struct {
 	anchorState
-	s Settings
+	s    Settings
+	fail func(error)
 }
 
 func (o *representerOp) Forward(out *ad.Node[float64]) {
@@ -478,7 +479,7 @@ func (o *representerOp) Forward(out *ad.Node[float64]) {
 	o.tr = nil
 	tr, err := (&Machine{Settings: o.s, Coef: in[1].Value.Data}).Forward(in[0].Value.Data)
 	if err != nil {
-		*o.err = err
+		o.fail(fmt.Errorf("infinite: machine: %w", err))
 		for i := range out.Value.Data {
 			out.Value.Data[i] = math.NaN()
 		}
@@ -503,7 +504,7 @@ func (o *representerOp) Backward(out *ad.Node[float64]) {
 		dcoef = make([]float64, len(in[1].Value.Data))
 	}
 	if err := o.tr.Backward(dpsi, dcoef, out.Grad.Data, w); err != nil {
-		*o.err = err
+		o.fail(fmt.Errorf("infinite: machine gradient: %w", err))
 		return
 	}
 	addTo(in[0].Grad, dpsi)

@@ -408,3 +408,59 @@ func TestTrainSeparable(t *testing.T) {
 		t.Errorf("scores differ between one chunk and chunks of 7")
 	}
 }
+
+func TestSettingsWithDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		s     Settings
+		gamma float64
+		steps int
+	}{
+		{Settings{}, DefaultGamma, DefaultSteps},
+		{Settings{Gamma: 0.2, Steps: 3}, 0.2, 3},
+	} {
+		got := tc.s.WithDefaults()
+		if got.Gamma != tc.gamma || got.Steps != tc.steps {
+			t.Errorf("%+v.WithDefaults() has gamma %v and %d steps, want %v and %v", tc.s, got.Gamma, got.Steps, tc.gamma, tc.steps)
+		}
+	}
+}
+
+// TestTrajectoryAtCoefAt checks the anchors' states and the
+// coefficients that a query reads: the grid's states at its points and
+// their mean half way between, and at t = 0 the sum of the cosines'
+// coefficients (the sines vanish), at t = 1/2 their alternating sum.
+func TestTrajectoryAtCoefAt(t *testing.T) {
+	s := Settings{Dim: 2, Anchors: 3, MaxFreq: 3, Sine: true, Steps: 2}
+	mc, psi := randomMachine(t, s, 0.5, rand.New(rand.NewPCG(5, 5)))
+	tr, err := mc.Forward(psi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mn, nb := s.Anchors*s.Dim, s.Basis()
+	if got, want := tr.At(nil, 0.25), tr.U[mn:2*mn]; !slices.Equal(got, want) {
+		t.Errorf("At(0.25) = %v, want the grid's point 1, %v", got, want)
+	}
+	mid := tr.At(nil, 0.125)
+	for i, v := range mid {
+		if want := (tr.U[i] + tr.U[mn+i]) / 2; !scalar.EqualWithinAbsOrRel(v, want, 1e-14, 1e-14) {
+			t.Errorf("At(0.125)[%d] = %v, want %v", i, v, want)
+		}
+	}
+	for _, tc := range []struct {
+		t     float64
+		signs []float64 // of the cosines cos(2πkt), k = 0, 1, 2
+	}{{0, []float64{1, 1, 1}}, {0.5, []float64{1, -1, 1}}} {
+		got := tr.CoefAt(nil, tc.t)
+		for j := range s.Anchors {
+			for r := range s.Dim {
+				var want float64
+				for k, sign := range tc.signs {
+					want += sign * mc.Coef[(j*nb+k)*s.Dim+r]
+				}
+				if v := got[j*s.Dim+r]; !scalar.EqualWithinAbsOrRel(v, want, 1e-14, 1e-14) {
+					t.Errorf("CoefAt(%v)[%d] = %v, want %v", tc.t, j*s.Dim+r, v, want)
+				}
+			}
+		}
+	}
+}

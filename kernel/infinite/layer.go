@@ -3,57 +3,27 @@ package infinite
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/volterra"
 )
 
-// Layer is an infinite-depth kernel machine as a layer of the engine, for
-// a model trained by minibatches. The representer theorem anchors a
-// machine at every training input, which a minibatch cannot see; a
-// layer is anchored instead at Settings.Anchors learned points, whose
-// initial conditions ψⱼ are parameters trained with the coefficients and
-// the rest of the model.
-type Layer struct {
-	Settings
-	// Anchors holds the anchors' initial conditions ψⱼ, Anchors×Dim, a
-	// row per anchor.
-	Anchors *ad.Tensor[float64]
-	// Coef holds the coefficients, (Anchors·Basis)×Dim: row j·Basis+k
-	// is c_jk, the layout of Machine.Coef.
-	Coef *ad.Tensor[float64]
-
-	err error
-}
-
-// NewLayer returns a layer with standard normal anchors, which suits
-// standardised states, and zero coefficients, so that it starts as the
-// identity u(1) = ψ. It returns an error for invalid settings.
-func NewLayer(s Settings, rnd *rand.Rand) (*Layer, error) {
-	if err := s.Check(); err != nil {
-		return nil, err
-	}
-	l := &Layer{Settings: s, Anchors: ad.NewTensor[float64](s.Anchors, s.Dim),
-		Coef: ad.NewTensor[float64](s.Anchors*s.Basis(), s.Dim)}
-	for i := range l.Anchors.Data {
-		l.Anchors.Data[i] = rnd.NormFloat64()
-	}
-	return l, nil
-}
-
-// Machine returns the layer's current machine, sharing no memory with
-// the layer; Machine().Forward(l.Anchors.Data) gives the trajectory
-// against which Trajectory.Query evaluates the layer outside a graph.
-func (l *Layer) Machine() *Machine {
-	return &Machine{Settings: l.Settings, Coef: append([]float64(nil), l.Coef.Data...)}
-}
-
-// Apply adds the layer to g for the batch psi of initial conditions
-// (B×Dim, a row per sample) and registers the anchors and coefficients
-// in ps as name+".anchors" and name+".coef". It returns the final states
-// u(1) of the batch (B×Dim) and the machine's squared RKHS norm |f|²_H
-// (1×1, Trajectory.Norm), whose multiple a model may add to its loss.
+// Layer is an infinite-depth kernel machine as a layer of a model
+// trained by minibatches: it implements ad.Layer, in float32 and
+// float64 (the solves are float64 whatever the model's type). The
+// representer theorem anchors a machine at every training input, which a
+// minibatch cannot see; a layer is anchored instead at Settings.Anchors
+// learned points, whose initial conditions ψⱼ are parameters trained with
+// the coefficients and the rest of the model.
+//
+// Its input is a batch of initial conditions ψ (N x Dim, a row per
+// sample; Dim 0 in the settings takes the input's size) and its output
+// the final states u(1), of the same shape. Its parameters are
+// "anchors", the anchors' ψⱼ (Anchors x Dim, standard normal, which suits
+// standardised states), and "coef", the coefficients ((Anchors·Basis) x
+// Dim, row j·Basis+k holding c_jk, the layout of Machine.Coef), zero, so
+// that the layer starts as the identity u(1) = ψ. With Cost above 0 it
+// adds Cost |f|²_H (Trajectory.Norm) to the model's penalties.
 //
 // The anchors xⱼ and the batch solve one equation,
 //
@@ -62,44 +32,100 @@ func (l *Layer) Machine() *Machine {
 // the anchors among themselves as in Machine.Forward, every member of
 // the batch against the anchors as in Trajectory.Query, on the same grids
 // (the anchors on 2·Steps intervals, the batch on Steps, or on 2·Steps
-// with Tol). The gradient
-// reaches the batch's ψ, the coefficients, and the anchors both through
-// their own evolution and through the batch's dependence on them.
-//
-// Every Forward of g solves again, for the values then in the nodes; the
-// batch size is that of psi when Apply is called. A solve that fails
-// makes both outputs NaN, which a training loop reports as a non-finite
-// loss, and Err tells why.
-func (l *Layer) Apply(g *ad.Graph[float64], ps *ad.Params[float64], name string, psi *ad.Node[float64]) (out, norm *ad.Node[float64]) {
-	if err := l.Settings.Check(); err != nil {
-		panic(err)
-	}
-	m, n, f := l.Settings.Anchors, l.Dim, l.Basis()
-	switch {
-	case len(psi.Value.Shape) != 2 || psi.Value.Cols() != n || psi.Value.Rows() < 1:
-		panic(fmt.Sprintf("infinite: a layer of dimension %d given a batch of shape %v, want [samples, %d]", n, psi.Value.Shape, n))
-	case l.Anchors.Len() != m*n:
-		panic(fmt.Sprintf("infinite: layer anchors of shape %v, want [%d, %d]", l.Anchors.Shape, m, n))
-	case l.Coef.Len() != m*f*n:
-		panic(fmt.Sprintf("infinite: layer coefficients of shape %v, want [%d, %d]", l.Coef.Shape, m*f, n))
-	}
-	anchors := ps.Use(g, name+".anchors", l.Anchors)
-	coef := ps.Use(g, name+".coef", l.Coef)
-	op := &layerOp{l: l, anchorState: anchorState{err: &l.err}}
-	out = g.Apply(op, psi.Value.Shape, psi, anchors, coef)
-	// The norm is computed from the trajectory that out's Forward has just
-	// solved: it is added after out, so every replay recomputes it after,
-	// and its backward pass runs before out's.
-	norm = g.Apply(&normOp{main: &op.anchorState}, []int{1, 1}, anchors, coef)
-	return out, norm
+// with Tol). The gradient reaches the batch's ψ, the coefficients, and
+// the anchors both through their own evolution and through the batch's
+// dependence on them. Every Forward of the graph solves again; a solve
+// that fails makes the outputs NaN and is reported through the graph's
+// Fail, with the layer's name.
+type Layer[T ad.Float] struct {
+	Settings
+	// Cost weighs the machine's squared RKHS norm in the model's loss.
+	Cost float64
 }
 
-// Err returns the error of the last solve of any graph the layer was
-// applied to that failed, and forgets it.
-func (l *Layer) Err() error {
-	err := l.err
-	l.err = nil
-	return err
+// settingsFor returns the settings with Dim taken from an input of n
+// values where it is 0.
+func (l Layer[T]) settingsFor(n int) (Settings, error) {
+	s := l.Settings
+	if s.Dim == 0 {
+		s.Dim = n
+	}
+	if s.Dim != n {
+		return s, fmt.Errorf("%w: infinite: a layer of dimension %d given inputs of %d values", ad.ErrShape, s.Dim, n)
+	}
+	return s, s.Check()
+}
+
+// Init implements ad.Layer.
+func (l Layer[T]) Init(s *ad.Scope[T], in [][]int) ([][]int, error) {
+	if len(in) != 1 || len(in[0]) != 1 {
+		return nil, fmt.Errorf("infinite: layer given inputs of shapes %v, want one vector", in)
+	}
+	set, err := l.settingsFor(in[0][0])
+	if err != nil {
+		return nil, err
+	}
+	if !(l.Cost >= 0) || math.IsInf(l.Cost, 0) {
+		return nil, fmt.Errorf("infinite: layer cost %v, want a finite value >= 0", l.Cost)
+	}
+	anchors := s.NewParam("anchors", set.Anchors, set.Dim)
+	for i := range anchors.Data {
+		anchors.Data[i] = T(s.Rand.NormFloat64())
+	}
+	s.NewParam("coef", set.Anchors*set.Basis(), set.Dim)
+	return [][]int{{set.Dim}}, nil
+}
+
+// Apply implements ad.Layer.
+func (l Layer[T]) Apply(s *ad.Scope[T], x []*ad.Node[T]) ([]*ad.Node[T], error) {
+	psi := x[0]
+	if len(psi.Value.Shape) != 2 {
+		return nil, fmt.Errorf("%w: infinite: a layer given a batch of shape %v, want [samples, dim]", ad.ErrShape, psi.Value.Shape)
+	}
+	set, err := l.settingsFor(psi.Value.Cols())
+	if err != nil {
+		return nil, err
+	}
+	g := s.Graph
+	anchors, coef := s.Param("anchors"), s.Param("coef")
+	if anchors.Value.Len() != set.Anchors*set.Dim || coef.Value.Len() != set.Anchors*set.Basis()*set.Dim {
+		return nil, fmt.Errorf("%w: infinite: layer %s: parameters of shapes %v and %v for its settings", ad.ErrShape, s.Name, anchors.Value.Shape, coef.Value.Shape)
+	}
+	op := &layerOp[T]{s: set, fail: func(err error) { g.Fail(fmt.Errorf("layer %s: %w", s.Name, err)) }}
+	out := g.Apply(op, psi.Value.Shape, psi, anchors, coef)
+	if l.Cost > 0 {
+		// The norm is computed from the trajectory that out's Forward has
+		// just solved: it is added after out, so every replay recomputes
+		// it after, and its backward pass runs before out's.
+		norm := g.Apply(&normOp[T]{main: &op.anchorState}, []int{1, 1}, anchors, coef)
+		s.Penalize(g.Scale(norm, T(l.Cost)))
+	}
+	return []*ad.Node[T]{out}, nil
+}
+
+// Machine returns the machine of the layer called name whose parameters
+// ps holds, with a copy of its coefficients, and its anchors' initial
+// conditions: Machine.Forward of them gives the trajectory against which
+// Trajectory.Query evaluates the layer outside a graph.
+func (l Layer[T]) Machine(ps *ad.Params[T], name string) (*Machine, []float64, error) {
+	anchors, coef := ps.Value(name+".anchors"), ps.Value(name+".coef")
+	if anchors == nil || coef == nil {
+		return nil, nil, fmt.Errorf("infinite: layer %s: its parameters are not in the set", name)
+	}
+	set, err := l.settingsFor(anchors.Cols())
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Machine{Settings: set, Coef: float64s(coef.Data)}, float64s(anchors.Data), nil
+}
+
+// float64s returns a float64 copy of x.
+func float64s[T ad.Float](x []T) []float64 {
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = float64(v)
+	}
+	return y
 }
 
 // anchorState is what an op that solves the anchors shares with the
@@ -112,64 +138,68 @@ type anchorState struct {
 	// by normOp's backward pass, which runs first, for the solver op's,
 	// so that one backward solve of the anchors serves both.
 	normWeight float64
-	// err receives the errors of the solves.
-	err *error
 }
 
 // layerOp solves the anchors with Machine.Forward, then the batch
 // against their trajectory with a batchKernel, whose parameters include
-// that trajectory so that the batch's gradient flows back into it.
-type layerOp struct {
+// that trajectory so that the batch's gradient flows back into it. It
+// works in float64 on copies of its inputs.
+type layerOp[T ad.Float] struct {
 	anchorState
-	l   *Layer
-	k   *batchKernel
-	sol *volterra.Solution
+	s    Settings
+	fail func(error)
+	k    *batchKernel
+	sol  *volterra.Solution
+	psi  []float64
 }
 
-func (o *layerOp) Forward(out *ad.Node[float64]) {
+func (o *layerOp[T]) Forward(out *ad.Node[T]) {
 	in := out.Inputs()
-	psi, anchors, coef := in[0].Value.Data, in[1].Value.Data, in[2].Value.Data
+	o.psi = float64s(in[0].Value.Data)
 	o.tr, o.sol = nil, nil
 	fail := func(err error) {
-		*o.err = err
+		o.fail(err)
 		for i := range out.Value.Data {
-			out.Value.Data[i] = math.NaN()
+			out.Value.Data[i] = T(math.NaN())
 		}
 	}
-	tr, err := (&Machine{Settings: o.l.Settings, Coef: coef}).Forward(anchors)
+	tr, err := (&Machine{Settings: o.s, Coef: float64s(in[2].Value.Data)}).Forward(float64s(in[1].Value.Data))
 	if err != nil {
-		fail(err)
+		fail(fmt.Errorf("anchors: %w", err))
 		return
 	}
 	o.k = newBatchKernel(tr)
-	eq := &volterra.SeparableEquation{T0: 0, T: 1, Psi: volterra.Const(append([]float64(nil), psi...)), Kernel: o.k,
-		Batch: len(psi) / tr.s.Dim}
+	eq := &volterra.SeparableEquation{T0: 0, T: 1, Psi: volterra.Const(o.psi), Kernel: o.k, Batch: len(o.psi) / tr.s.Dim}
 	sol, err := volterra.SolveSeparable(eq, tr.s.querySteps(), tr.s.solver())
 	if err != nil {
-		fail(fmt.Errorf("infinite: layer batch: %w", err))
+		fail(fmt.Errorf("batch: %w", err))
 		return
 	}
 	o.tr, o.sol = tr, sol
-	copy(out.Value.Data, sol.U[len(sol.U)-len(psi):])
+	for i, v := range sol.U[len(sol.U)-len(o.psi):] {
+		out.Value.Data[i] = T(v)
+	}
 }
 
-func (o *layerOp) Backward(out *ad.Node[float64]) {
+func (o *layerOp[T]) Backward(out *ad.Node[T]) {
 	w := o.normWeight
 	o.normWeight = 0
 	if o.sol == nil {
-		return // the forward solve failed; Err says why
+		return // the forward solve failed and said so
 	}
 	in := out.Inputs()
 	psi, anchors, coef := in[0], in[1], in[2]
 	du := make([]float64, len(o.sol.U))
-	copy(du[len(du)-len(out.Grad.Data):], out.Grad.Data)
+	for i, v := range out.Grad.Data {
+		du[len(du)-len(out.Grad.Data)+i] = float64(v)
+	}
 	var dpsi []float64
 	if psi.Grad != nil {
-		dpsi = make([]float64, len(psi.Value.Data))
+		dpsi = make([]float64, len(o.psi))
 	}
 	dp := make([]float64, o.k.NumParams())
 	if err := o.sol.Gradient(dpsi, dp, du); err != nil {
-		*o.err = fmt.Errorf("infinite: layer batch: %w", err)
+		o.fail(fmt.Errorf("batch gradient: %w", err))
 		return
 	}
 	addTo(psi.Grad, dpsi)
@@ -181,9 +211,9 @@ func (o *layerOp) Backward(out *ad.Node[float64]) {
 	// dp[nc:] is the gradient with respect to the anchors' states on
 	// their grid, in the layout of Trajectory.U: the cotangent of the
 	// anchors' own solve, to which the norm adds its own.
-	gq, gp := make([]float64, len(anchors.Value.Data)), make([]float64, nc)
+	gq, gp := make([]float64, anchors.Value.Len()), make([]float64, nc)
 	if err := o.tr.backward(gq, gp, dp[nc:], w); err != nil {
-		*o.err = fmt.Errorf("infinite: layer anchors: %w", err)
+		o.fail(fmt.Errorf("anchors gradient: %w", err))
 		return
 	}
 	addTo(anchors.Grad, gq)
@@ -191,12 +221,12 @@ func (o *layerOp) Backward(out *ad.Node[float64]) {
 }
 
 // addTo adds v to the gradient t, if there is one.
-func addTo(t *ad.Tensor[float64], v []float64) {
+func addTo[T ad.Float](t *ad.Tensor[T], v []float64) {
 	if t == nil {
 		return
 	}
 	for i, x := range v {
-		t.Data[i] += x
+		t.Data[i] += T(x)
 	}
 }
 
@@ -204,17 +234,17 @@ func addTo(t *ad.Tensor[float64], v []float64) {
 // inputs are those of the anchors' solve (their ψ and the
 // coefficients), but its backward pass only hands its weight to the
 // main op's.
-type normOp struct{ main *anchorState }
+type normOp[T ad.Float] struct{ main *anchorState }
 
-func (o *normOp) Forward(out *ad.Node[float64]) {
+func (o *normOp[T]) Forward(out *ad.Node[T]) {
 	if o.main.tr == nil {
-		out.Value.Data[0] = math.NaN()
+		out.Value.Data[0] = T(math.NaN())
 		return
 	}
-	out.Value.Data[0] = o.main.tr.Norm()
+	out.Value.Data[0] = T(o.main.tr.Norm())
 }
 
-func (o *normOp) Backward(out *ad.Node[float64]) { o.main.normWeight = out.Grad.Data[0] }
+func (o *normOp[T]) Backward(out *ad.Node[T]) { o.main.normWeight = float64(out.Grad.Data[0]) }
 
 // batchKernel is the kernel of eq. 10 for the members of a batch
 // against the anchors' trajectory, queryKernel differentiable with

@@ -3,14 +3,13 @@ package infinite_test
 import (
 	"fmt"
 	"log"
-	"math/rand/v2"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/kernel/infinite"
 )
 
 // The machine of ExampleNew as a layer of the engine: two learned anchors
-// in ℝ² (set here by hand, as are the coefficients, which NewLayer starts
+// in ℝ² (set here by hand, as are the coefficients, which Init starts
 // at zero, the identity) and a minibatch of three initial conditions, a
 // row each. The first and third sit on the anchors and follow them; the
 // second, half-way, is pushed by both. The gradient of a loss of the
@@ -18,21 +17,26 @@ import (
 // anchor's gradient is small. Outside a graph, Machine and Query give the
 // same states.
 func ExampleLayer() {
-	l, err := infinite.NewLayer(infinite.Settings{Dim: 2, Anchors: 2, MaxFreq: 1}, rand.New(rand.NewPCG(1, 1)))
+	l := infinite.Layer[float64]{Settings: infinite.Settings{Anchors: 2, MaxFreq: 1}, Cost: 1}
+	var g ad.Graph[float64]
+	var ps ad.Params[float64]
+	s := ad.NewScope(&g, &ps, "inf", nil)
+	if _, err := l.Init(s, [][]int{{2}}); err != nil {
+		log.Fatal(err)
+	}
+	copy(ps.Value("inf.anchors").Data, []float64{0, 0, 3, 0})
+	copy(ps.Value("inf.coef").Data, []float64{1, 0, 0, -1})
+
+	psi := g.Param(ad.Matrix(3, 2, []float64{0, 0, 1.5, 0, 3, 0}), nil)
+	y, err := l.Apply(s, []*ad.Node[float64]{psi})
 	if err != nil {
 		log.Fatal(err)
 	}
-	copy(l.Anchors.Data, []float64{0, 0, 3, 0})
-	copy(l.Coef.Data, []float64{1, 0, 0, -1})
-
-	var g ad.Graph[float64]
-	var ps ad.Params[float64]
-	psi := g.Param(ad.Matrix(3, 2, []float64{0, 0, 1.5, 0, 3, 0}), nil)
-	out, norm := l.Apply(&g, &ps, "inf", psi)
+	out := y[0]
 	for i := range 3 {
 		fmt.Printf("u%d(1) = (%.3f, %.3f)\n", i+1, out.Value.At(i, 0), out.Value.At(i, 1))
 	}
-	fmt.Printf("|f|² = %.3f\n", norm.Scalar())
+	fmt.Printf("|f|² = %.3f\n", s.Penalties()[0].Scalar())
 
 	// L = the sum of the first coordinates of the final states.
 	g.Backward(g.Sum(g.SelectCols(out, []int{0})))
@@ -41,7 +45,11 @@ func ExampleLayer() {
 	c := ps.Grad("inf.coef")
 	fmt.Printf("∂L/∂c₁ = (%.3f, %.3f), ∂L/∂c₂ = (%.3f, %.3f)\n", c.At(0, 0), c.At(0, 1), c.At(1, 0), c.At(1, 1))
 
-	tr, err := l.Machine().Forward(l.Anchors.Data)
+	m, anchors, err := l.Machine(&ps, "inf")
+	if err != nil {
+		log.Fatal(err)
+	}
+	tr, err := m.Forward(anchors)
 	if err != nil {
 		log.Fatal(err)
 	}

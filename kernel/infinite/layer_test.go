@@ -13,16 +13,23 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
-// randomLayer returns a layer with normal anchors and coefficients of the
-// given scale, and a batch of b normal initial conditions.
-func randomLayer(t testing.TB, s Settings, b int, scale float64, rnd *rand.Rand) (*Layer, *ad.Tensor[float64]) {
+// testLayer is a layer under the name "inf" with its parameters.
+type testLayer struct {
+	Layer[float64]
+	ps ad.Params[float64]
+}
+
+// randomLayer returns a layer of cost 1 (so that its penalty is its
+// norm) with normal anchors and coefficients of the given scale, and a
+// batch of b normal initial conditions.
+func randomLayer(t testing.TB, s Settings, b int, scale float64, rnd *rand.Rand) (*testLayer, *ad.Tensor[float64]) {
 	t.Helper()
-	l, err := NewLayer(s, rnd)
-	if err != nil {
+	l := &testLayer{Layer: Layer[float64]{Settings: s, Cost: 1}}
+	if _, err := l.Init(ad.NewScope(nil, &l.ps, "inf", rnd), [][]int{{s.Dim}}); err != nil {
 		t.Fatal(err)
 	}
-	for i := range l.Coef.Data {
-		l.Coef.Data[i] = scale * rnd.NormFloat64()
+	for i := range l.coef() {
+		l.coef()[i] = scale * rnd.NormFloat64()
 	}
 	psi := ad.NewTensor[float64](b, s.Dim)
 	for i := range psi.Data {
@@ -31,11 +38,37 @@ func randomLayer(t testing.TB, s Settings, b int, scale float64, rnd *rand.Rand)
 	return l, psi
 }
 
+func (l *testLayer) anchors() []float64 { return l.ps.Value("inf.anchors").Data }
+func (l *testLayer) coef() []float64    { return l.ps.Value("inf.coef").Data }
+
+// apply adds the layer to g for the batch psi and returns its final
+// states and its norm.
+func (l *testLayer) apply(t testing.TB, g *ad.Graph[float64], psi *ad.Node[float64]) (out, norm *ad.Node[float64]) {
+	t.Helper()
+	s := ad.NewScope(g, &l.ps, "inf", nil)
+	y, err := l.Apply(s, []*ad.Node[float64]{psi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return y[0], s.Penalties()[0]
+}
+
+// machine returns the layer's machine, outside a graph, and its anchors.
+func (l *testLayer) machine(t testing.TB) (*Machine, []float64) {
+	t.Helper()
+	m, anchors, err := l.Machine(&l.ps, "inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, anchors
+}
+
 // jointKernel is eq. 10 for the anchors followed by the batch, written
 // directly on the joint state: every point p follows
 // Σⱼ k(u_p, xⱼ)·cⱼ(t), the xⱼ being the first m points.
-func jointKernel(l *Layer, points int) volterra.KernelFunc {
+func jointKernel(l *testLayer, points int) volterra.KernelFunc {
 	m, n, f := l.Settings.Anchors, l.Dim, l.MaxFreq
+	coef := l.coef()
 	return volterra.KernelFunc{N: points * n, F: func(dst []float64, t, _ float64, u []float64) {
 		clear(dst)
 		for p := range points {
@@ -44,7 +77,7 @@ func jointKernel(l *Layer, points int) volterra.KernelFunc {
 				for k := range f {
 					ck := math.Cos(2 * math.Pi * float64(k) * t)
 					for r := range n {
-						dst[p*n+r] += kpj * ck * l.Coef.Data[(j*f+k)*n+r]
+						dst[p*n+r] += kpj * ck * coef[(j*f+k)*n+r]
 					}
 				}
 			}
@@ -73,13 +106,13 @@ func TestLayerMatchesMachine(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(tc.seed, 10))
 			l, psi := randomLayer(t, tc.s, tc.b, 0.7, rnd)
 			var g ad.Graph[float64]
-			var ps ad.Params[float64]
-			out, norm := l.Apply(&g, &ps, "inf", g.Input(psi))
-			if err := l.Err(); err != nil {
+			out, norm := l.apply(t, &g, g.Input(psi))
+			if err := g.Err(); err != nil {
 				t.Fatal(err)
 			}
 
-			tr, err := l.Machine().Forward(l.Anchors.Data)
+			m, anchors := l.machine(t)
+			tr, err := m.Forward(anchors)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,13 +131,13 @@ func TestLayerMatchesMachine(t *testing.T) {
 
 			// The RK4 error of the coarser cases is up to 2e-2 here, so the
 			// layer is compared on a finer grid.
-			fine := &Layer{Settings: tc.s, Anchors: l.Anchors, Coef: l.Coef}
+			fine := &testLayer{Layer: l.Layer, ps: l.ps}
 			fine.Steps = 40
 			var gf ad.Graph[float64]
-			out, _ = fine.Apply(&gf, &ad.Params[float64]{}, "inf", gf.Input(psi))
-			m, n := tc.s.Anchors, tc.s.Dim
-			joint := append(append([]float64(nil), l.Anchors.Data...), psi.Data...)
-			sol, err := volterra.Solve(&volterra.Equation{T0: 0, T: 1, Psi: volterra.Const(joint), Kernel: jointKernel(l, m+tc.b)}, 400, nil)
+			out, _ = fine.apply(t, &gf, gf.Input(psi))
+			k, n := tc.s.Anchors, tc.s.Dim
+			joint := append(append([]float64(nil), l.anchors()...), psi.Data...)
+			sol, err := volterra.Solve(&volterra.Equation{T0: 0, T: 1, Psi: volterra.Const(joint), Kernel: jointKernel(l, k+tc.b)}, 400, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,8 +145,8 @@ func TestLayerMatchesMachine(t *testing.T) {
 			var change float64
 			for i, v := range out.Value.Data {
 				change = max(change, math.Abs(v-psi.Data[i]))
-				if !scalar.EqualWithinAbsOrRel(v, fin[m*n+i], 1e-4, 1e-4) {
-					t.Errorf("u(1)[%d] = %v, general solver of the joint equation %v", i, v, fin[m*n+i])
+				if !scalar.EqualWithinAbsOrRel(v, fin[k*n+i], 1e-4, 1e-4) {
+					t.Errorf("u(1)[%d] = %v, general solver of the joint equation %v", i, v, fin[k*n+i])
 				}
 			}
 			if change < 0.1 {
@@ -146,17 +179,16 @@ func TestLayerGradient(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(20, 1))
 			l, psiT := randomLayer(t, tc.s, tc.b, 0.6, rnd)
 			var g ad.Graph[float64]
-			var ps ad.Params[float64]
 			psi := g.Param(psiT, nil)
-			out, norm := l.Apply(&g, &ps, "inf", psi)
+			out, norm := l.apply(t, &g, psi)
 			w := ad.NewTensor[float64](out.Value.Shape...)
 			for i := range w.Data {
 				w.Data[i] = rnd.NormFloat64()
 			}
 			loss := g.Add(g.Sum(g.Mul(out, g.Input(w))), g.Scale(norm, tc.weight))
-			nodes := []*ad.Node[float64]{psi, ps.Node(&g, "inf.anchors"), ps.Node(&g, "inf.coef")}
+			nodes := []*ad.Node[float64]{psi, l.ps.Node(&g, "inf.anchors"), l.ps.Node(&g, "inf.coef")}
 			e := ad.CheckGradient(&g, loss, nodes, 1e-6)
-			if err := l.Err(); err != nil {
+			if err := g.Err(); err != nil {
 				t.Fatal(err)
 			}
 			if e.Rel > 1e-6 {
@@ -175,7 +207,8 @@ func TestBatchKernelVJP(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(21, 1))
 	s := Settings{Dim: 2, Anchors: 3, MaxFreq: 2, Steps: 4}
 	l, psi := randomLayer(t, s, 1, 0.5, rnd)
-	tr, err := l.Machine().Forward(l.Anchors.Data)
+	m, anchors := l.machine(t)
+	tr, err := m.Forward(anchors)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,15 +266,15 @@ func TestBatchKernelVJP(t *testing.T) {
 
 // layerModel is the classifier of the paper's set-up on minibatches: a
 // linear input map ψ = x·Aᵀ + b, the layer, and the last classes
-// coordinates of u(1) as logits.
+// coordinates of u(1) as logits; the layer's penalty is cost times its
+// norm.
 type layerModel struct {
 	params  ad.Params[float64]
 	a, bias *ad.Tensor[float64]
-	layer   *Layer
+	layer   Layer[float64]
 	x       [][]float64
 	labels  []int
 	classes int
-	cost    float64 // weight of the norm
 }
 
 func (md *layerModel) Params() *ad.Params[float64] { return &md.params }
@@ -258,16 +291,20 @@ func (md *layerModel) Loss(batch []int, backward bool) (float64, error) {
 	a := md.params.Use(&g, "in.a", md.a)
 	b := md.params.Use(&g, "in.b", md.bias)
 	psi := g.AddRow(g.MatMul(g.Input(x), a, false, true), b)
-	out, norm := md.layer.Apply(&g, &md.params, "inf", psi)
+	s := ad.NewScope(&g, &md.params, "inf", nil)
+	out, err := md.layer.Apply(s, []*ad.Node[float64]{psi})
+	if err != nil {
+		return 0, err
+	}
 	cols := make([]int, md.classes)
 	for i := range cols {
 		cols[i] = n - md.classes + i
 	}
-	loss := g.Add(g.SoftmaxCrossEntropy(g.SelectCols(out, cols), labels), g.Scale(norm, md.cost))
+	loss := g.Add(g.SoftmaxCrossEntropy(g.SelectCols(out[0], cols), labels), s.Penalties()[0])
 	if backward {
 		g.Backward(loss)
 	}
-	return loss.Scalar(), md.layer.Err()
+	return loss.Scalar(), g.Err()
 }
 
 // TestLayerTrains trains the input map, the anchors and the coefficients
@@ -277,7 +314,7 @@ func TestLayerTrains(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(22, 1))
 	const classes, per = 3, 20
 	centres := [][]float64{{0, 2}, {-2, -1}, {2, -1}}
-	md := &layerModel{classes: classes, cost: 1e-3}
+	md := &layerModel{classes: classes}
 	for c, ctr := range centres {
 		for range per {
 			md.x = append(md.x, []float64{ctr[0] + 0.5*rnd.NormFloat64(), ctr[1] + 0.5*rnd.NormFloat64()})
@@ -285,8 +322,8 @@ func TestLayerTrains(t *testing.T) {
 		}
 	}
 	s := Settings{Dim: 4, Anchors: 6, MaxFreq: 2, Steps: 8}
-	var err error
-	if md.layer, err = NewLayer(s, rnd); err != nil {
+	md.layer = Layer[float64]{Settings: s, Cost: 1e-3}
+	if _, err := md.layer.Init(ad.NewScope(nil, &md.params, "inf", rnd), [][]int{{s.Dim}}); err != nil {
 		t.Fatal(err)
 	}
 	md.a, md.bias = ad.NewTensor[float64](s.Dim, 2), ad.NewTensor[float64](1, s.Dim)
@@ -301,7 +338,7 @@ func TestLayerTrains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	anchors := append([]float64(nil), md.layer.Anchors.Data...)
+	anchors := append([]float64(nil), md.params.Value("inf.anchors").Data...)
 	if _, err := train.Run[float64](md, len(md.x), train.Config{Epochs: 30, Batch: 10, Seed: 1, Optimizer: &optim.Adam{LR: 0.05}}); err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +350,7 @@ func TestLayerTrains(t *testing.T) {
 		t.Errorf("loss %.3f before training, %.3f after: want a fall to under 30%%", before, after)
 	}
 	var moved float64
-	for i, v := range md.layer.Anchors.Data {
+	for i, v := range md.params.Value("inf.anchors").Data {
 		moved = max(moved, math.Abs(v-anchors[i]))
 	}
 	if moved < 0.01 {
@@ -332,15 +369,14 @@ func BenchmarkLayer(b *testing.B) {
 			rnd := rand.New(rand.NewPCG(1, 1))
 			l, psiT := randomLayer(b, Settings{Dim: bc.n, Anchors: bc.m, MaxFreq: bc.freqs}, bc.batch, 0.3, rnd)
 			var g ad.Graph[float64]
-			var ps ad.Params[float64]
 			psi := g.Param(psiT, nil)
-			out, norm := l.Apply(&g, &ps, "inf", psi)
+			out, norm := l.apply(b, &g, psi)
 			loss := g.Add(g.Sum(out), g.Scale(norm, 0.01))
 			for b.Loop() {
 				g.Forward()
 				g.Backward(loss)
 			}
-			if err := l.Err(); err != nil {
+			if err := g.Err(); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -66,6 +66,13 @@ func (s Settings) Check() error {
 	return nil
 }
 
+// WithDefaults returns the settings with the values that a zero Gamma
+// and a zero Steps stand for.
+func (s Settings) WithDefaults() Settings {
+	s.Gamma, s.Steps = s.gamma(), s.steps()
+	return s
+}
+
 func (s Settings) gamma() float64 {
 	if s.Gamma == 0 {
 		return DefaultGamma
@@ -340,6 +347,27 @@ func (tr *Trajectory) backward(dpsi, dcoef, du []float64, normWeight float64) er
 		}
 	}
 	return nil
+}
+
+// At sets dst (Anchors·Dim entries, nil to allocate) to the anchors'
+// states at s, dst[j·Dim + r] = xⱼ(s)[r], and returns it. With CoefAt
+// it is what a query reads at s, for code that repeats a query's solve
+// elsewhere, as package onnx does.
+func (tr *Trajectory) At(dst []float64, s float64) []float64 {
+	if dst == nil {
+		dst = make([]float64, tr.s.Anchors*tr.s.Dim)
+	}
+	return tr.at(dst, s)
+}
+
+// CoefAt sets dst (Anchors·Dim entries, nil to allocate) to the
+// coefficients at t, dst[j·Dim + r] = cⱼ(t)[r], and returns it.
+func (tr *Trajectory) CoefAt(dst []float64, t float64) []float64 {
+	if dst == nil {
+		dst = make([]float64, tr.s.Anchors*tr.s.Dim)
+	}
+	coefAt(dst, tr.coef, tr.s.Anchors, tr.s.Dim, tr.s.basisAt(make([]float64, tr.s.Basis()), t))
+	return dst
 }
 
 // at sets dst to the anchors' states at s: a grid point of the anchors'

@@ -13,6 +13,7 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/hypergraph"
 	"github.com/parametric-machines/machines/internal/testutil"
+	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
 	"github.com/parametric-machines/machines/sculpt"
 )
@@ -46,7 +47,7 @@ const oddSpec = `{
 // TestHypergraphAgreement exports spec-built machines with random weights
 // and compares ONNX Runtime's outputs on random inputs with the
 // library's, in float32 and float64.
-func TestHypergraphAgreement(t *testing.T) {
+func TestModelAgreement(t *testing.T) {
 	specs := map[string]*hypergraph.Spec{}
 	for _, name := range []string{"perceptron", "resnet", "unet"} {
 		s, err := hypergraph.LoadSpec(filepath.Join("..", "hypergraph", "testdata", name+".json"))
@@ -63,38 +64,38 @@ func TestHypergraphAgreement(t *testing.T) {
 	specs["sculpt-generous"] = sculpt.Generous(1, 8, 8, 3, 6, 2).Spec(map[string]bool{"c1.2": true, "h3": true})
 	var cases []agreementCase
 	for _, name := range slices.Sorted(maps.Keys(specs)) {
-		m32, err := hypergraph.FromSpec[float32](specs[name], 1)
+		m32, err := model.FromSpec[float32](specs[name], hypergraph.SpecRand(1))
 		if err != nil {
 			t.Fatal(err)
 		}
-		m64, err := hypergraph.FromSpec[float64](specs[name], 1)
+		m64, err := model.FromSpec[float64](specs[name], hypergraph.SpecRand(1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		cases = append(cases,
-			hypergraphCase(t, name+"/float32", m32, randomInputs(m32, 7, 1)),
-			hypergraphCase(t, name+"/float64", m64, randomInputs(m64, 7, 1)))
+			modelCase(t, name+"/float32", m32, randomInputs(m32, 7, 1)),
+			modelCase(t, name+"/float64", m64, randomInputs(m64, 7, 1)))
 	}
 	runAgreement(t, cases)
 }
 
 // TestHypergraphLiveEdges checks that only the edges on a path to an
 // output are exported: the dead edge of oddSpec leaves no node.
-func TestHypergraphLiveEdges(t *testing.T) {
+func TestModelLiveEdges(t *testing.T) {
 	s, err := hypergraph.ReadSpec(strings.NewReader(oddSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := hypergraph.FromSpec[float32](s, 1)
+	m, err := model.FromSpec[float32](s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := Hypergraph(m)
+	proto, err := Model(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	matmuls := 0
-	for _, n := range model.GetGraph().GetNode() {
+	for _, n := range proto.GetGraph().GetNode() {
 		if n.GetOpType() == "MatMul" {
 			matmuls++
 		}
@@ -107,7 +108,7 @@ func TestHypergraphLiveEdges(t *testing.T) {
 
 // TestHypergraphSculpted sculpts a machine on Fashion-MNIST, briefly,
 // and compares ONNX Runtime's logits on test images with the library's.
-func TestHypergraphSculpted(t *testing.T) {
+func TestModelSculpted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sculpts a machine")
 	}
@@ -129,7 +130,7 @@ func TestHypergraphSculpted(t *testing.T) {
 	if rep.EdgesLive == 0 || rep.EdgesLive == rep.EdgesInitial {
 		t.Fatalf("%d of %d edges live: want a machine with some pruned", rep.EdgesLive, rep.EdgesInitial)
 	}
-	m, err := hypergraph.Load[float32](filepath.Join(out, sculpt.ModelFile))
+	m, err := model.Load[float32](filepath.Join(out, sculpt.ModelFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,15 +141,16 @@ func TestHypergraphSculpted(t *testing.T) {
 	}
 	in := ad.View(x, batch, 1, test.Rows, test.Cols)
 	t.Logf("%d test images, %d of %d edges live", batch, rep.EdgesLive, rep.EdgesInitial)
-	runAgreement(t, []agreementCase{hypergraphCase(t, "sculpted", m, []*ad.Tensor[float32]{in})})
+	runAgreement(t, []agreementCase{modelCase(t, "sculpted", m, []*ad.Tensor[float32]{in})})
 }
 
 // randomInputs returns a batch of n inputs of m, uniform in [-1, 1).
-func randomInputs[T ad.Float](m *hypergraph.Machine[T], n int, seed uint64) []*ad.Tensor[T] {
+func randomInputs[T ad.Float](m *model.Model[T], n int, seed uint64) []*ad.Tensor[T] {
 	rnd := rand.New(rand.NewPCG(seed, 1))
 	var xs []*ad.Tensor[T]
-	for _, v := range m.Inputs() {
-		x := ad.NewTensor[T](append([]int{n}, m.Space(v).Shape...)...)
+	_, shapes := m.Inputs()
+	for _, shape := range shapes {
+		x := ad.NewTensor[T](append([]int{n}, shape...)...)
 		for i := range x.Data {
 			x.Data[i] = T(2*rnd.Float64() - 1)
 		}
@@ -210,38 +212,39 @@ func writeModel(t *testing.T, model *onnxpb.ModelProto) string {
 	return path
 }
 
-// hypergraphCase exports m and compares the runtime's outputs on the
-// inputs xs with those of m.Build.
-func hypergraphCase[T ad.Float](t *testing.T, name string, m *hypergraph.Machine[T], xs []*ad.Tensor[T]) agreementCase {
+// modelCase exports m and compares the runtime's outputs on the inputs
+// xs with those of m.Predict.
+func modelCase[T ad.Float](t *testing.T, name string, m *model.Model[T], xs []*ad.Tensor[T]) agreementCase {
 	t.Helper()
-	model, err := Hypergraph(m)
+	proto, err := Model(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g ad.Graph[T]
 	in := map[string]tensorJSON{}
-	var nodes []*ad.Node[T]
-	for i, v := range m.Inputs() {
-		nodes = append(nodes, g.Input(xs[i]))
-		in[m.Hypergraph().Vertices[v]] = realJSON(xs[i])
+	names, _ := m.Inputs()
+	for i, name := range names {
+		in[name] = realJSON(xs[i])
 	}
-	want := m.Build(&g, nil, nodes)
+	want, err := m.Predict(xs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, _ := m.Outputs()
 	diff := func(t *testing.T, got map[string]tensorJSON) float64 {
 		worst := 0.0
-		for i, v := range m.Outputs() {
-			name := m.Hypergraph().Vertices[v]
+		for i, name := range outs {
 			o, ok := got[name]
 			if !ok {
 				t.Fatalf("no output %q from ONNX Runtime", name)
 			}
-			if !slices.Equal(o.Dims, want[i].Value.Shape) {
-				t.Fatalf("output %q of shape %v, want %v", name, o.Dims, want[i].Value.Shape)
+			if !slices.Equal(o.Dims, want[i].Shape) {
+				t.Fatalf("output %q of shape %v, want %v", name, o.Dims, want[i].Shape)
 			}
-			worst = math.Max(worst, outputDiff(o.doubles(), float64s(want[i].Value.Data)))
+			worst = math.Max(worst, outputDiff(o.doubles(), float64s(want[i].Data)))
 		}
 		return worst
 	}
-	return agreementCase{name: name, path: writeModel(t, model), inputs: in, tol: tolerance[T](), diff: diff}
+	return agreementCase{name: name, path: writeModel(t, proto), inputs: in, tol: tolerance[T](), diff: diff}
 }
 
 // outputDiff returns the largest difference between got and want

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parametric-machines/machines/kernel"
+)
+
+// maxStarts bounds fit's -starts: a few starts find a deep machine's
+// fit, and a thousand already multiply the final fit's time by a
+// thousand.
+const maxStarts = 1000
+
+// What fit refuses and announces. A fit whose estimate exceeds the
+// memory available, or maxFitTime, cannot finish on this machine in any
+// useful sense; one beyond announceTime is announced with its size, so
+// that its user can stop it and choose smaller settings.
+const (
+	maxFitTime   = 24 * time.Hour
+	announceTime = time.Minute
+)
+
+// The cost model of a fit, in float64 values held and floating-point
+// operations done. The constants were fitted to the peak memory and the
+// time of fits on the project's machine (two cores shared with other
+// work): 2,000 and 20,000 rows of 14 columns, 2,000 anchors, blocks of
+// 1,000 dimensions, 20 rows of 10,000 columns. Its memory was 0.8 to 1.8
+// times the peaks measured, its time 0.6 to 7 times: the number of
+// iterations a fit needs varies most.
+const (
+	// lbfgsCopies is the number of copies of the parameters that an
+	// L-BFGS fit holds: gonum's history of 15 pairs, the objective's
+	// values and gradients, and the line search's points.
+	lbfgsCopies = 42
+	// heapGrowth is the garbage collector's headroom: at the default
+	// GOGC the heap grows up to twice what is live before a collection,
+	// as it did on a table of 10,000 columns whose selection leaves an
+	// optimiser's history behind at every cost. runtimeBytes is the
+	// memory of the program itself and its data before the fit.
+	heapGrowth   = 2
+	runtimeBytes = 20e6
+	// selectionIters and finalIters are typical iteration counts of a
+	// fit of the selection, which stops at 50, and of the final fit.
+	selectionIters = 50
+	finalIters     = 300
+	// evalsPerIter is the number of loss evaluations per iteration,
+	// line searches included; lbfgsFlops the work per iteration on each
+	// value of the optimiser's history, which memory bandwidth bounds.
+	evalsPerIter = 1.3
+	lbfgsFlops   = 8
+	// flopsPerSecond is the pace of the model's operations.
+	flopsPerSecond = 2e9
+)
+
+// fitSize is what a fit will take, estimated from the shape of the
+// table and the settings before it starts.
+type fitSize struct {
+	dims      []int
+	params    int     // of the final machine
+	bytes     float64 // peak memory
+	seconds   float64 // typical time
+	selection int     // fits of the cross-validation; 0 without one
+	// folds and selectionRows are the cross-validation's folds and rows.
+	folds, selectionRows int
+	// span bounds the dimension that the states of a block of the final
+	// machine can span: the inputs, as encoded, plus the anchors.
+	span int
+}
+
+// sizeFit estimates the size of fitting a machine with settings s to
+// rows x inputs data with the given number of outputs. It mirrors
+// kernel's fit: a cross-validation, unless the cost and the bandwidth are
+// both fixed, on at most kernel.SelectionRows rows, repeated on small
+// sets, its fits running on every core; then starts final fits on all
+// rows.
+func sizeFit(rows, inputs, outputs int, s kernel.Settings) fitSize {
+	dims := s.Dims
+	if dims == nil {
+		dims = append(append([]int(nil), kernel.DefaultHidden...), outputs)
+	}
+	anchors := func(n int) int {
+		if s.Anchors > 0 {
+			return min(n, s.Anchors)
+		}
+		return min(n, kernel.AutoAnchors)
+	}
+	final := machineCost{dims: dims, inputs: inputs, rows: rows, anchors: anchors(rows)}
+	size := fitSize{dims: dims, params: final.params(), span: inputs + final.anchors}
+	iters := float64(finalIters)
+	if s.MaxIter > 0 {
+		iters = math.Min(iters, float64(s.MaxIter))
+	}
+	flops := float64(max(1, s.Starts)) * iters * final.flopsPerIter()
+	live := final.liveBytes()
+
+	costs, bandwidths := len(s.Costs), len(s.Bandwidths)
+	if s.Costs == nil {
+		costs = len(kernel.DefaultCosts)
+	}
+	if s.Bandwidths == nil {
+		bandwidths = len(kernel.DefaultBandwidths)
+	}
+	if costs > 1 || bandwidths > 1 {
+		folds := s.Folds
+		if folds == 0 {
+			folds = kernel.DefaultFolds
+		}
+		n := min(rows, kernel.SelectionRows)
+		size.folds, size.selectionRows = folds, n
+		train := n - n/folds
+		fold := machineCost{dims: dims, inputs: inputs, rows: train, anchors: anchors(train)}
+		repeats := min(3, max(1, 300/n))
+		size.selection = costs * bandwidths * folds * repeats
+		workers := min(runtime.GOMAXPROCS(0), bandwidths*folds*repeats)
+		live = math.Max(live, float64(workers)*fold.liveBytes())
+		flops += float64(size.selection) * selectionIters * fold.flopsPerIter() / float64(workers)
+	}
+	size.bytes = runtimeBytes + heapGrowth*live
+	size.seconds = flops / flopsPerSecond
+	return size
+}
+
+// machineCost is the cost of fitting one machine.
+type machineCost struct {
+	dims                  []int
+	inputs, rows, anchors int
+}
+
+func (c machineCost) space() int {
+	s := 0
+	for _, d := range c.dims {
+		s += d
+	}
+	return s
+}
+
+func (c machineCost) params() int {
+	s := c.space()
+	return s*c.inputs + (s-c.dims[0])*c.anchors
+}
+
+// liveBytes is the memory that the fit keeps live: the optimiser's
+// copies of the parameters, and the values and gradients of the graph:
+// the inputs, the augmented states (space x rows) and at each level a
+// kernel matrix (anchors x rows).
+func (c machineCost) liveBytes() float64 {
+	n, m := float64(c.rows), float64(c.anchors)
+	levels := float64(len(c.dims) - 1)
+	return 8 * (lbfgsCopies*float64(c.params()) + float64(c.inputs)*n + 8*float64(c.space())*n + 4*levels*m*n)
+}
+
+// flopsPerIter is the work of one iteration: the optimiser's pass over
+// its history, and the evaluations of the loss and its gradient, whose
+// work is the augmenter's product and at each level the kernel's
+// distances and exponentials and the product with the coefficients.
+func (c machineCost) flopsPerIter() float64 {
+	n, m := float64(c.rows), float64(c.anchors)
+	eval := 4 * float64(c.space()*c.inputs) * n
+	for l := 1; l < len(c.dims); l++ {
+		eval += m * n * (6*float64(c.dims[l-1]) + 40 + 6*float64(c.dims[l]))
+	}
+	return lbfgsFlops*lbfgsCopies*float64(c.params()) + evalsPerIter*eval
+}
+
+// checkFitSize sizes the fit of a machine with settings s to rows x
+// inputs data with the given number of outputs, before it starts. It
+// refuses a hidden block of -dims larger than the inputs plus the anchors:
+// a block's states are the augmenter's image of the inputs plus the
+// coefficients' combination of the anchors' kernels, and span at most
+// that many dimensions, so that a larger block only costs; and a fit
+// whose estimated memory exceeds what the machine has available, or
+// whose time exceeds maxFitTime, saying what it would take. It announces
+// on stderr a fit that will take long.
+func checkFitSize(rows, inputs, outputs int, s kernel.Settings, stderr io.Writer) error {
+	size := sizeFit(rows, inputs, outputs, s)
+	for i, d := range size.dims[:len(size.dims)-1] {
+		if d > size.span {
+			return usagef("-dims %s: block %d has %d dimensions, but its states span at most %d, the %d inputs as encoded plus the %d anchors: "+
+				"a larger block only costs; want at most %d", joinInts(size.dims), i+1, d, size.span, inputs, size.span-inputs, size.span)
+		}
+	}
+	if size.folds > size.selectionRows {
+		return usagef("-folds %d: the cross-validation runs on %d rows; want at most %d", size.folds, size.selectionRows, size.selectionRows)
+	}
+	what := fmt.Sprintf("a machine of %s parameters", groupDigits(size.params))
+	if size.selection > 0 {
+		what += fmt.Sprintf(", %s fits to choose its settings", groupDigits(size.selection))
+	}
+	if avail, ok := availableMemory(); ok && size.bytes > float64(avail) {
+		return fmt.Errorf("the fit would need about %s of memory (%s), and %s are available; "+
+			"ask for smaller -dims, fewer -anchors or fewer input columns", formatBytes(size.bytes), what, formatBytes(float64(avail)))
+	}
+	if size.seconds > maxFitTime.Seconds() {
+		return fmt.Errorf("the fit would take about %s here (%s); ask for smaller -dims, fewer -anchors or -starts, "+
+			"or fix -cost and -bandwidth to skip the selection", formatSeconds(size.seconds), what)
+	}
+	if size.seconds > announceTime.Seconds() {
+		fmt.Fprintf(stderr, "machines fit: this fit will take about %s (%s) and %s of memory\n",
+			formatSeconds(size.seconds), what, formatBytes(size.bytes))
+	}
+	return nil
+}
+
+// joinInts writes whole numbers separated by commas, as flags take them.
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, d := range v {
+		s[i] = strconv.Itoa(d)
+	}
+	return strings.Join(s, ",")
+}
+
+// availableMemory returns the memory this process may still use: the
+// kernel's estimate of available memory, or the room left under the
+// cgroup's limit if that is less. ok is false if neither is known.
+func availableMemory() (avail int64, ok bool) {
+	avail = math.MaxInt64
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			if rest, found := strings.CutPrefix(sc.Text(), "MemAvailable:"); found {
+				kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+				if err == nil {
+					avail, ok = kb<<10, true
+				}
+			}
+		}
+	}
+	limit, errLimit := readInt("/sys/fs/cgroup/memory.max")
+	used, errUsed := readInt("/sys/fs/cgroup/memory.current")
+	if errLimit == nil && errUsed == nil {
+		avail, ok = min(avail, limit-used), true
+	}
+	return avail, ok
+}
+
+// readInt reads a file holding one whole number, such as a cgroup's
+// limit; "max" is not a number.
+func readInt(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+}
+
+// formatBytes writes a number of bytes in MB, GB or TB, to two
+// significant figures.
+func formatBytes(b float64) string {
+	switch {
+	case b >= 1e12:
+		return significant(b/1e12) + " TB"
+	case b >= 1e9:
+		return significant(b/1e9) + " GB"
+	}
+	return significant(b/1e6) + " MB"
+}
+
+// formatSeconds writes a time of s seconds to two significant figures
+// in the largest unit that fits: seconds, minutes, hours, days or years.
+func formatSeconds(s float64) string {
+	for _, u := range []struct {
+		name string
+		secs float64
+	}{{"years", 365 * 86400}, {"days", 86400}, {"hours", 3600}, {"minutes", 60}} {
+		if s >= 2*u.secs {
+			return significant(s/u.secs) + " " + u.name
+		}
+	}
+	return significant(s) + " seconds"
+}
+
+// significant writes v, positive, rounded to two significant figures and
+// without an exponent: 0.12, 3.4, 56, 7800.
+func significant(v float64) string {
+	e := int(math.Floor(math.Log10(v))) - 1
+	step := math.Pow(10, float64(e))
+	return strconv.FormatFloat(math.Round(v/step)*step, 'f', max(0, -e), 64)
+}
+
+// groupDigits writes n with commas between thousands.
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

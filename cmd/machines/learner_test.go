@@ -1,0 +1,232 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// learnerTestRecord is what the learner's tests read of a model file.
+type learnerTestRecord struct {
+	Version  int      `json:"version"`
+	Features []string `json:"features"`
+	Fit      struct {
+		Shallow   bool   `json:"shallow"`
+		Weight    string `json:"weight"`
+		Balance   bool   `json:"balance"`
+		Group     string `json:"group"`
+		Time      string `json:"time"`
+		Budget    string `json:"budget"`
+		Selection struct {
+			Split      string `json:"split"`
+			Candidates []struct {
+				Shallow bool `json:"shallow"`
+				Skipped bool `json:"skipped"`
+			} `json:"candidates"`
+		} `json:"selection"`
+		Calibration struct {
+			LogitScale float64   `json:"logit_scale"`
+			Shrinkage  []float64 `json:"shrinkage"`
+		} `json:"calibration"`
+	} `json:"fit"`
+	Intervals *struct {
+		Residuals [][]float64 `json:"residuals"`
+	} `json:"intervals"`
+}
+
+// TestLearnerFlags checks that -weight, -balance, -group, -time, -family
+// and -budget reach the fit and the model file, and that their columns
+// are not inputs.
+func TestLearnerFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		check func(r learnerTestRecord) bool
+	}{
+		{"weight", []string{"-target", "y", "-weight", "w"}, func(r learnerTestRecord) bool {
+			return r.Fit.Weight == "w" && r.Fit.Shallow && !slices.Contains(r.Features, "w")
+		}},
+		{"balance", []string{"-target", "cls", "-balance", "-ignore", "y"}, func(r learnerTestRecord) bool {
+			return r.Fit.Balance && r.Fit.Shallow && r.Fit.Calibration.LogitScale > 0 && r.Intervals == nil
+		}},
+		{"group", []string{"-target", "y", "-group", "g"}, func(r learnerTestRecord) bool {
+			return r.Fit.Group == "g" && r.Fit.Selection.Split == "grouped" && !slices.Contains(r.Features, "g")
+		}},
+		{"time", []string{"-target", "y", "-time", "when"}, func(r learnerTestRecord) bool {
+			return r.Fit.Time == "when" && r.Fit.Selection.Split == "forward" && !slices.Contains(r.Features, "when")
+		}},
+		{"shallow", []string{"-target", "y", "-family", "shallow"}, func(r learnerTestRecord) bool {
+			return r.Fit.Shallow && len(r.Fit.Selection.Candidates) > 100
+		}},
+		{"budget", []string{"-target", "y", "-budget", "1ns"}, func(r learnerTestRecord) bool {
+			skipped := 0
+			for _, c := range r.Fit.Selection.Candidates {
+				if c.Skipped {
+					skipped++
+				}
+			}
+			return r.Fit.Budget == "1ns" && r.Fit.Shallow && skipped == len(r.Fit.Selection.Candidates)-1
+		}},
+		{"intervals", []string{"-target", "y"}, func(r learnerTestRecord) bool {
+			return r.Version == 3 && r.Intervals != nil && len(r.Intervals.Residuals) == 1 && len(r.Intervals.Residuals[0]) >= 48 &&
+				len(r.Fit.Calibration.Shrinkage) == 1
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			model := filepath.Join(t.TempDir(), "model.json")
+			args := slices.Concat([]string{"fit", "-data", "testdata/learner_train.csv", "-iters", "50", "-model", model}, tc.flags)
+			if code, _, stderr := fitTestRun(args...); code != 0 {
+				t.Fatalf("fit exited with %d: %s", code, stderr)
+			}
+			var r learnerTestRecord
+			fitTestReadJSON(t, model, &r)
+			if !tc.check(r) {
+				t.Errorf("model file records %+v", r)
+			}
+		})
+	}
+}
+
+// TestLearnerFlagErrors checks that the learner's flags refuse what they
+// cannot do, saying why, before or while reading the data.
+func TestLearnerFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		code  int
+		want  string
+	}{
+		{"family", []string{"-target", "y", "-family", "wide"}, 2, `-family "wide": want auto, shallow or deep`},
+		{"shallow dims", []string{"-target", "y", "-family", "shallow", "-dims", "2,1"}, 2, "-family shallow: -dims, -cost and -bandwidth describe the deep machine"},
+		{"weight deep", []string{"-target", "y", "-weight", "w", "-family", "deep"}, 2, "-weight and -balance need the shallow machine"},
+		{"group and time", []string{"-target", "y", "-group", "g", "-time", "when"}, 2, "-group and -time"},
+		{"weight is target", []string{"-target", "y", "-weight", "y"}, 2, `column "y" is the target`},
+		{"balance regression", []string{"-target", "y", "-balance"}, 2, "-balance weighs the classes of a classification"},
+		{"negative budget", []string{"-target", "y", "-budget", "-1s"}, 2, "-budget -1s"},
+		{"no such column", []string{"-target", "y", "-group", "team"}, 1, "team"},
+		{"bad time", []string{"-target", "y", "-time", "g"}, 1, `time "g0": want a number or a date`},
+		{"negative weight", []string{"-target", "y", "-weight", "w", "-data", "testdata/learner_bad_weight.csv"}, 1,
+			`learner_bad_weight.csv: row 6, column "w": weight "-1": want a finite number >= 0`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"fit", "-data", "testdata/learner_train.csv", "-model", filepath.Join(t.TempDir(), "m.json")}
+			code, _, stderr := fitTestRun(append(args, tc.flags...)...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.want)
+			}
+		})
+	}
+}
+
+// TestPredictInterval checks the columns of predict -interval and the
+// coverage that score -interval reports, and the refusals.
+func TestPredictInterval(t *testing.T) {
+	dir := t.TempDir()
+	model, cls := filepath.Join(dir, "model.json"), filepath.Join(dir, "cls.json")
+	for _, args := range [][]string{
+		{"fit", "-data", "testdata/learner_train.csv", "-target", "y", "-ignore", "cls", "-model", model},
+		{"fit", "-data", "testdata/learner_train.csv", "-target", "cls", "-ignore", "y", "-model", cls},
+	} {
+		if code, _, stderr := fitTestRun(args...); code != 0 {
+			t.Fatalf("fit exited with %d: %s", code, stderr)
+		}
+	}
+	out := filepath.Join(dir, "pred.csv")
+	if code, _, stderr := fitTestRun("predict", "-model", model, "-data", "testdata/learner_train.csv", "-out", out, "-interval", "0.9"); code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	recs := fitTestReadCSV(t, out)
+	if !slices.Equal(recs[0], []string{"y", "lower", "upper"}) {
+		t.Fatalf("header %q, want y, lower, upper", recs[0])
+	}
+	for _, r := range recs[1:] {
+		pred, lo, hi := fitTestFloat(t, r[0]), fitTestFloat(t, r[1]), fitTestFloat(t, r[2])
+		if !(lo < pred && pred < hi) {
+			t.Errorf("interval [%v, %v] does not hold its prediction %v", lo, hi, pred)
+		}
+	}
+	code, stdout, stderr := fitTestRun("score", "-model", model, "-data", "testdata/learner_train.csv", "-interval", "0.9")
+	if code != 0 || !strings.Contains(stdout, "0.9 intervals: coverage ") {
+		t.Errorf("score -interval: exit %d, %q %q", code, stdout, stderr)
+	}
+	code, stdout, _ = fitTestRun("score", "-model", cls, "-data", "testdata/learner_train.csv")
+	if code != 0 || !strings.Contains(stdout, "Brier score ") {
+		t.Errorf("score of a classifier: exit %d, %q; want a Brier score", code, stdout)
+	}
+	if code, _, stderr := fitTestRun("export", "-model", model, "-onnx", filepath.Join(dir, "m.onnx"), "-interval", "0.9"); code != 0 {
+		t.Errorf("export -interval: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := fitTestRun("export", "-model", cls, "-onnx", filepath.Join(dir, "c.onnx"), "-interval", "0.9"); code != 2 || !strings.Contains(stderr, "is a classification model") {
+		t.Errorf("export -interval of a classifier: exit %d: %s", code, stderr)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"level", []string{"-model", model, "-interval", "1.5"}, "-interval 1.5: want a level between 0 and 1"},
+		{"classifier", []string{"-model", cls, "-interval", "0.9"}, "is a classification model"},
+		{"too few rows", []string{"-model", model, "-interval", "0.999"}, "held-out residuals are too few for that level"},
+	} {
+		args := append([]string{"predict", "-data", "testdata/learner_train.csv", "-out", filepath.Join(dir, "x.csv")}, tc.args...)
+		if code, _, stderr := fitTestRun(args...); code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want an error with %q", tc.name, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestSeveralTargets checks a regression of two targets through fit,
+// predict (with intervals) and score, and the refusals of -target lists.
+func TestSeveralTargets(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model.json")
+	if code, _, stderr := fitTestRun("fit", "-data", "testdata/learner_train.csv", "-target", "y, w", "-ignore", "cls", "-model", model); code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	var r struct {
+		Target   string   `json:"target"`
+		Targets  []string `json:"targets"`
+		Features []string `json:"features"`
+		Machine  struct {
+			Dims []int `json:"dims"`
+		} `json:"machine"`
+	}
+	fitTestReadJSON(t, model, &r)
+	if r.Target != "y" || !slices.Equal(r.Targets, []string{"y", "w"}) || slices.Contains(r.Features, "w") || r.Machine.Dims[len(r.Machine.Dims)-1] != 2 {
+		t.Errorf("model file records %+v", r)
+	}
+	out := filepath.Join(dir, "pred.csv")
+	if code, _, stderr := fitTestRun("predict", "-model", model, "-data", "testdata/learner_train.csv", "-out", out, "-interval", "0.8"); code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	recs := fitTestReadCSV(t, out)
+	if want := []string{"y", "w", "lower_y", "upper_y", "lower_w", "upper_w"}; !slices.Equal(recs[0], want) {
+		t.Errorf("header %q, want %q", recs[0], want)
+	}
+	for _, rec := range recs[1:] {
+		for j := range 2 {
+			p, lo, hi := fitTestFloat(t, rec[j]), fitTestFloat(t, rec[2+2*j]), fitTestFloat(t, rec[3+2*j])
+			if !(lo <= p && p <= hi) {
+				t.Errorf("target %d: interval [%v, %v] does not hold %v", j, lo, hi, p)
+			}
+		}
+	}
+	if code, stdout, stderr := fitTestRun("score", "-model", model, "-data", "testdata/learner_train.csv", "-interval", "0.8"); code != 0 || !strings.Contains(stdout, "R² ") {
+		t.Errorf("score: exit %d, %q %q", code, stdout, stderr)
+	}
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"-target", "y,y"}, `column "y" is named twice`},
+		{[]string{"-target", "y,"}, "entry 2 is empty"},
+		{[]string{"-target", "y,w", "-task", "classification"}, "several targets make a regression"},
+		{[]string{"-target", "y,w", "-dims", "3,1"}, "must be 2, one entry for each regression target"},
+	} {
+		args := append([]string{"fit", "-data", "testdata/learner_train.csv", "-ignore", "cls", "-model", filepath.Join(dir, "m.json")}, tc.flags...)
+		if code, _, stderr := fitTestRun(args...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want a usage error with %q", tc.flags, code, stderr, tc.want)
+		}
+	}
+}

@@ -1,0 +1,504 @@
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fixed skips the selection of fits that test the command rather than
+// the learner.
+var fixed = []string{"-cost", "0.01", "-bandwidth", "1", "-iters", "30"}
+
+// withStdin runs f with standard input reading data.
+func withStdin(t *testing.T, data string, f func()) {
+	t.Helper()
+	saved := stdin
+	stdin = strings.NewReader(data)
+	defer func() { stdin = saved }()
+	f()
+}
+
+// TestFitAsUsersMeetIt runs fit on the tables and command lines that new
+// users met (issue 23, item 5), each with what fit must say or do.
+func TestFitAsUsersMeetIt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string // without -model
+		code int
+		// stdout and stderr hold these; beforeFit says the error must come
+		// before any fitting, of which the kernel reports progress.
+		stdout, stderr []string
+		beforeFit      bool
+		check          func(t *testing.T, model fitTestModel)
+	}{
+		{name: "constant target", args: []string{"-data", "testdata/fit_constant.csv", "-target", "y"}, code: 1,
+			stderr: []string{`testdata/fit_constant.csv: column "y": every one of the 20 rows holds 3: there is nothing to learn`}, beforeFit: true},
+		{name: "id is the target", args: []string{"-data", "testdata/no_such.csv", "-target", "y", "-id", "y"}, code: 2,
+			stderr: []string{"-id y: the id column cannot also be the target"}, beforeFit: true},
+		{name: "R's write.csv", args: slices.Concat([]string{"-data", "testdata/fit_rownames.csv", "-target", "y"}, fixed),
+			stdout: []string{"fit: 24 rows, 1 columns encoded as 1 inputs"},
+			stderr: []string{`the first column has no name: it holds row names, as R's write.csv and pandas' to_csv write them, and is the id column "row.names"`},
+			check: func(t *testing.T, m fitTestModel) {
+				if m.ID != "row.names" || !slices.Equal(m.Features, []string{"x"}) {
+					t.Errorf("model id %q, features %q; want row.names and [x]", m.ID, m.Features)
+				}
+			}},
+		// Row names are no input, also beside another id column.
+		{name: "R's write.csv with -id", args: []string{"-data", "testdata/fit_rownames.csv", "-target", "y", "-id", "x"}, code: 1,
+			stderr: []string{"no input columns left"}},
+		{name: "semicolons and decimal commas", args: slices.Concat([]string{"-data", "testdata/fit_semicolon.csv", "-target", "y"}, fixed),
+			stdout: []string{"fit: 24 rows, 2 columns encoded as 2 inputs"},
+			stderr: []string{"testdata/fit_semicolon.csv: fields separated by semicolons, numbers with decimal commas",
+				`regression, since column "y" holds numbers only`}},
+		{name: "-sep", args: slices.Concat([]string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", ";"}, fixed),
+			stdout: []string{"fit: 24 rows, 2 columns encoded as 2 inputs"}},
+		{name: "-sep wrong", args: []string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", "tab"}, code: 1,
+			stderr: []string{`column "y": no such column; the file has "x;share;y"`}},
+		{name: "-sep bad", args: []string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", `""`}, code: 2,
+			stderr: []string{`-sep "\"\"": want one character other than a quote or a line break`}},
+		{name: "tabs", args: slices.Concat([]string{"-data", "testdata/fit_tab.tsv", "-target", "y"}, fixed),
+			stdout: []string{"fit: 24 rows, 1 columns encoded as 1 inputs"}, stderr: []string{"fields separated by tabs"}},
+		{name: "thousands separators", args: slices.Concat([]string{"-data", "testdata/fit_thousands.csv", "-target", "price"}, fixed),
+			stdout: []string{"fit: 24 rows, 1 columns encoded as 1 inputs\n"},
+			stderr: []string{`regression, since column "price" holds numbers only`}},
+		{name: "thousands as an input", args: slices.Concat([]string{"-data", "testdata/fit_thousands.csv", "-target", "size"}, fixed),
+			stdout: []string{"fit: 24 rows, 1 columns encoded as 1 inputs\n"}},
+		{name: "0/1 target", args: slices.Concat([]string{"-data", "testdata/fit_binary.csv", "-target", "y"}, fixed),
+			stdout: []string{"2 classes"},
+			stderr: []string{`-task not given: classification, since column "y" holds two values only, 0 and 1; -task regression fits them as numbers`},
+			check: func(t *testing.T, m fitTestModel) {
+				if m.Task != "classification" || !slices.Equal(m.Classes, []string{"0", "1"}) {
+					t.Errorf("task %s, classes %q", m.Task, m.Classes)
+				}
+			}},
+		{name: "0/1 target as numbers", args: slices.Concat([]string{"-data", "testdata/fit_binary.csv", "-target", "y", "-task", "regression"}, fixed),
+			stdout: []string{"fit: training R²"}},
+		{name: "class of a single row", args: slices.Concat([]string{"-data", "testdata/fit_single_class.csv", "-target", "y"}, fixed),
+			stderr: []string{`warning: column "y": class "c" (line 22) has a single row; the model can hardly learn such a class`}},
+		{name: "percentages", args: slices.Concat([]string{"-data", "testdata/fit_percent.csv", "-target", "y"}, fixed),
+			stdout: []string{"fit: 20 rows, 1 columns encoded as 1 inputs"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			model := filepath.Join(t.TempDir(), "model.json")
+			code, stdout, stderr := fitTestRun(slices.Concat([]string{"fit"}, tc.args, []string{"-model", model})...)
+			if code != tc.code {
+				t.Fatalf("exit status %d, want %d; stderr: %s", code, tc.code, stderr)
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout %q does not contain %q", stdout, want)
+				}
+			}
+			for _, want := range tc.stderr {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr %q does not contain %q", stderr, want)
+				}
+			}
+			if tc.beforeFit && strings.Contains(stderr, "kernel:") {
+				t.Errorf("the error came after fitting: %s", stderr)
+			}
+			if tc.check != nil {
+				tc.check(t, fitTestReadModel(t, model))
+			}
+		})
+	}
+}
+
+// TestFitOneRow refuses a regression on a single row, and score says R²
+// is undefined there rather than printing -Inf.
+func TestFitOneRow(t *testing.T) {
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.csv")
+	if err := os.WriteFile(one, []byte("x,y\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := fitTestRun("fit", "-data", one, "-target", "y", "-model", filepath.Join(dir, "m.json"))
+	if want := `column "y": only row 2 has a value: a fit needs rows with different values`; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("fit on one row: exit status %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+	scores := filepath.Join(dir, "scores.json")
+	code, stdout, stderr := fitTestRun("score", "-model", "testdata/model_valid.json", "-data", one, "-json", scores)
+	if code != 0 {
+		t.Fatalf("score exited with %d: %s", code, stderr)
+	}
+	e2 := 2 - (0.5 + 2*math.Exp(-0.5)) // the model's error at x = 1
+	if want := fmt.Sprintf("score: 1 rows: MSE %.4g, R² undefined on a single row\n", e2*e2); stdout != want {
+		t.Errorf("score printed %q, want %q", stdout, want)
+	}
+	var e map[string]any
+	fitTestReadJSON(t, scores, &e)
+	if _, ok := e["r2"]; ok || e["notes"] == nil {
+		t.Errorf("scores.json holds %v, want no r2 and a note", e)
+	}
+}
+
+// TestFitStandardInput fits a table read from standard input, and
+// predicts for rows read from it.
+func TestFitStandardInput(t *testing.T) {
+	data, err := os.ReadFile("testdata/fit_rownames.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model.json")
+	var code int
+	var stdout, stderr string
+	withStdin(t, string(data), func() {
+		code, stdout, stderr = fitTestRun(slices.Concat([]string{"fit", "-data", "-", "-target", "y", "-model", model}, fixed)...)
+	})
+	if code != 0 || !strings.Contains(stdout, "fit: 24 rows") {
+		t.Fatalf("fit -data - exited with %d: %s%s", code, stdout, stderr)
+	}
+	var head struct{ Fit struct{ Data string } }
+	fitTestReadJSON(t, model, &head)
+	if head.Fit.Data != "standard input" {
+		t.Errorf("the model records the data %q, want standard input", head.Fit.Data)
+	}
+	withStdin(t, "\"\",x\n\"a\",0.5\n\"b\",1\n", func() {
+		code, stdout, stderr = fitTestRun("predict", "-model", model, "-data", "-", "-out", "-")
+	})
+	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if code != 0 || err != nil || len(recs) != 3 || !slices.Equal(recs[0], []string{"row.names", "y"}) || recs[2][0] != "b" {
+		t.Fatalf("predict -data - exited with %d and printed %q (%v); stderr %s", code, stdout, err, stderr)
+	}
+	if y := fitTestFloat(t, recs[2][1]); math.Abs(y-math.Sin(1)) > 0.1 {
+		t.Errorf("predicted %v at 1, want about sin(1)", y)
+	}
+}
+
+// TestPredictPercent predicts for a percentage that training did not
+// see: it is a number, not an unseen level.
+func TestPredictPercent(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "model.json")
+	if code, _, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", "testdata/fit_percent.csv", "-target", "y", "-model", model}, fixed)...); code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	code, stdout, stderr := fitTestRun("predict", "-model", model, "-data", "testdata/fit_percent_new.csv", "-out", "-")
+	if code != 0 || strings.Contains(stderr, "warning") {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("predict printed %q", stdout)
+	}
+	// y is the rate over 10: 17.5% was in training, 52.5% beyond it.
+	for i, want := range []float64{1.75, 5.25} {
+		if y := fitTestFloat(t, recs[i+1][0]); math.Abs(y-want) > 0.5 {
+			t.Errorf("row %d: predicted %v, want about %v", i+1, y, want)
+		}
+	}
+}
+
+// TestOutputChecked gives each command an output path it cannot write,
+// and checks that it says so before any work: the model and data are
+// missing, so that any work would fail otherwise.
+func TestOutputChecked(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"fit -model DIR", []string{"fit", "-data", "no.csv", "-target", "y", "-model", dir}, 2,
+			"-model " + dir + ": is a directory; name a file in it, such as " + filepath.Join(dir, "model.json")},
+		{"fit -model in no directory", []string{"fit", "-data", "no.csv", "-target", "y", "-model", filepath.Join(dir, "no", "m.json")}, 1,
+			"-model " + filepath.Join(dir, "no", "m.json") + ": cannot write there: no such file or directory"},
+		{"fit -model in a file", []string{"fit", "-data", "no.csv", "-target", "y", "-model", filepath.Join(file, "m.json")}, 1,
+			"cannot write there: not a directory"},
+		{"predict -out DIR", []string{"predict", "-model", "no.json", "-data", "no.csv", "-out", dir}, 2,
+			"-out " + dir + ": is a directory; name a file in it, such as " + filepath.Join(dir, "predictions.csv")},
+		{"predict -out device", []string{"predict", "-model", "no.json", "-data", "no.csv", "-out", os.DevNull}, 2,
+			"-out " + os.DevNull + ": is not a regular file"},
+		{"score -json DIR", []string{"score", "-model", "no.json", "-data", "no.csv", "-json", dir}, 2,
+			"-json " + dir + ": is a directory"},
+		{"export -onnx DIR", []string{"export", "-model", "no.json", "-onnx", dir}, 2,
+			"-onnx " + dir + ": is a directory; name a file in it, such as " + filepath.Join(dir, "model.onnx")},
+		{"explain -json DIR", []string{"explain", "-model", "no.json", "-data", "no.csv", "-json", dir}, 2,
+			"-json " + dir + ": is a directory; name a file in it, such as " + filepath.Join(dir, "importance.json")},
+		{"explain -figure in no directory", []string{"explain", "-model", "no.json", "-data", "no.csv", "-figure", filepath.Join(dir, "no", "f")}, 1,
+			"-figure " + filepath.Join(dir, "no", "f.png") + ": cannot write there"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := fitTestRun(tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit status %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.want)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the checks left %d files in %s", len(entries)-1, dir)
+	}
+}
+
+// TestValuesNear1e308 fits, predicts and scores values near the largest
+// float64, which overflowed the standardisation.
+func TestValuesNear1e308(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "huge.csv")
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for i := range 24 {
+		x := float64(i) / 24
+		fmt.Fprintf(&b, "%v,%v\n", x*1.7e308, math.Sin(3*x)*1e308)
+	}
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "model.json")
+	code, stdout, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", data, "-target", "y", "-model", model}, fixed)...)
+	if code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "fit: training R² 0.9") {
+		t.Errorf("fit printed %q, want a training R² above 0.9", stdout)
+	}
+	code, stdout, stderr = fitTestRun("predict", "-model", model, "-data", data, "-out", "-")
+	if code != 0 || strings.Contains(stderr, "warning") {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	recs, _ := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	for _, rec := range recs[1:] {
+		if v, err := strconv.ParseFloat(rec[0], 64); err != nil || math.IsInf(v, 0) || math.Abs(v) > 1.5e308 {
+			t.Errorf("prediction %q", rec[0])
+		}
+	}
+	code, stdout, _ = fitTestRun("score", "-model", model, "-data", data)
+	if code != 0 || !strings.Contains(stdout, "R² 0.9") || !strings.Contains(stdout, "the MSE exceeds the largest float64 (root mean squared error") {
+		t.Errorf("score exited with %d and printed %q", code, stdout)
+	}
+}
+
+// TestNonFinitePredictions uses a model whose output overflows on one
+// row: predict leaves it empty and warns, score and explain refuse.
+func TestNonFinitePredictions(t *testing.T) {
+	code, stdout, stderr := fitTestRun("predict", "-model", "testdata/model_overflow.json", "-data", "testdata/model_overflow.csv", "-out", "-")
+	if code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	if want := "y\n1e+306\n\n2e+306\n"; stdout != want {
+		t.Errorf("predict printed %q, want %q", stdout, want)
+	}
+	if want := "warning: 1 of 3 predictions are not finite numbers (row 3): their cells are left empty"; !strings.Contains(stderr, want) {
+		t.Errorf("predict's stderr %q does not contain %q", stderr, want)
+	}
+	// Two overflowing rows, in two parts of the table.
+	var b strings.Builder
+	b.WriteString("x\n")
+	for i := range predictRows + 10 {
+		x := 1
+		if i == 0 || i == predictRows+5 {
+			x = 1000
+		}
+		fmt.Fprintf(&b, "%d\n", x)
+	}
+	withStdin(t, b.String(), func() {
+		code, _, stderr = fitTestRun("predict", "-model", "testdata/model_overflow.json", "-data", "-", "-out", "-")
+	})
+	if want := fmt.Sprintf("warning: 2 of %d predictions are not finite numbers (rows 2, %d)", predictRows+10, predictRows+7); code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("predict exited with %d, stderr %q; want %q", code, stderr, want)
+	}
+	for _, cmd := range []string{"score", "explain"} {
+		code, stdout, stderr = fitTestRun(cmd, "-model", "testdata/model_overflow.json", "-data", "testdata/model_overflow.csv")
+		if want := "testdata/model_overflow.csv: 1 of 3 predictions are not finite numbers (row 3)"; code != 1 || stdout != "" || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit status %d, stdout %q, stderr %q; want 1, nothing and %q", cmd, code, stdout, stderr, want)
+		}
+	}
+}
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r    io.Reader
+	read int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.read += n
+	return n, err
+}
+
+// firstWrite records how much of in had been read when something was
+// first written to it.
+type firstWrite struct {
+	strings.Builder
+	in      *countingReader
+	readYet int
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	if w.Len() == 0 {
+		w.readYet = w.in.read
+	}
+	return w.Builder.Write(p)
+}
+
+// TestPredictStreams predicts for a table of several parts read from
+// standard input: the first predictions are written before the table is
+// read whole, they are those of the whole table, and the warnings about
+// unseen levels add up over the parts.
+func TestPredictStreams(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model.json")
+	if code, _, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", "testdata/fit_messy_train.csv", "-target", "y",
+		"-id", "name", "-ignore", "note", "-model", model}, fixed)...); code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	rows := 3*predictRows + 5
+	var b strings.Builder
+	b.WriteString("name,group,flag,x\n")
+	groups := []string{"A", "B", "C", "D"} // D was not seen in training
+	for i := range rows {
+		fmt.Fprintf(&b, "n%d,%s,%v,%v\n", i, groups[i%4], i%3 == 0, float64(i%50)/10)
+	}
+	in := &countingReader{r: strings.NewReader(b.String())}
+	saved := stdin
+	stdin = in
+	defer func() { stdin = saved }()
+	out := &firstWrite{in: in}
+	var errOut strings.Builder
+	if code := run([]string{"predict", "-model", model, "-data", "-", "-out", "-"}, out, &errOut); code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, errOut.String())
+	}
+	if out.readYet >= b.Len() {
+		t.Errorf("predict wrote its first predictions after reading all %d bytes of its input", b.Len())
+	}
+	whole := filepath.Join(dir, "whole.csv")
+	if err := os.WriteFile(whole, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pred := filepath.Join(dir, "pred.csv")
+	if code, _, stderr := fitTestRun("predict", "-model", model, "-data", whole, "-out", pred); code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	if got, err := os.ReadFile(pred); err != nil || string(got) != out.String() {
+		t.Errorf("the predictions from standard input differ from those of the file (%v)", err)
+	}
+	if n := strings.Count(out.String(), "\n"); n != rows+1 {
+		t.Errorf("%d lines of predictions for %d rows", n, rows)
+	}
+	want := fmt.Sprintf("machines predict: warning: column \"group\": %d rows hold levels not seen in training, such as \"D\"", rows/4)
+	if strings.Count(errOut.String(), "warning") != 1 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("predict's stderr %q, want one warning: %q", errOut.String(), want)
+	}
+}
+
+// TestExplain measures the importance of the two inputs of a model whose
+// predictions depend on x only: z's importance is 0, exactly, x's large.
+func TestExplain(t *testing.T) {
+	dir := t.TempDir()
+	jsonPath, fig := filepath.Join(dir, "importance.json"), filepath.Join(dir, "importance")
+	code, stdout, stderr := fitTestRun("explain", "-model", "testdata/model_two.json", "-data", "testdata/model_two.csv",
+		"-json", jsonPath, "-figure", fig)
+	if code != 0 {
+		t.Fatalf("explain exited with %d: %s", code, stderr)
+	}
+	var ex explanation
+	fitTestReadJSON(t, jsonPath, &ex)
+	if ex.Score != "r2" || ex.Rows != 40 || ex.Repeats != 10 || len(ex.Columns) != 2 || !(ex.Baseline > 0.99) {
+		t.Fatalf("importance.json holds %+v", ex)
+	}
+	x, z := ex.Columns[0], ex.Columns[1]
+	if x.Column != "x" || !(x.Lower > 0.5) || !(x.Lower < x.Importance && x.Importance < x.Upper) || len(x.Drops) != 10 {
+		t.Errorf("x: %+v, want the first, with an interval above 0.5 around its importance and 10 drops", x)
+	}
+	var mean float64
+	for _, d := range x.Drops {
+		mean += d / float64(len(x.Drops))
+	}
+	if math.Abs(mean-x.Importance) > 1e-12 {
+		t.Errorf("x's importance %v is not the mean %v of its drops", x.Importance, mean)
+	}
+	if z.Column != "z" || z.Importance != 0 || z.Lower != 0 || z.Upper != 0 {
+		t.Errorf("z: %+v, want importance 0 in [0, 0]", z)
+	}
+	for _, want := range []string{"explain: 40 rows of testdata/model_two.csv: R² 0.99",
+		fmt.Sprintf("x       %.4f      [%.4f, %.4f]\n", x.Importance, x.Lower, x.Upper), "z       0.0000      [0.0000, 0.0000]\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("explain printed\n%s\nwant it to contain %q", stdout, want)
+		}
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		if fi, err := os.Stat(fig + ext); err != nil || fi.Size() == 0 {
+			t.Errorf("figure %s: %v", fig+ext, err)
+		}
+	}
+}
+
+// TestExplainClassifier explains a fitted classifier: the accuracy drops
+// when the informative column is shuffled.
+func TestExplainClassifier(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "model.json")
+	if code, _, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", "testdata/fit_cls_train.csv", "-target", "color", "-model", model}, fixed)...); code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	code, stdout, stderr := fitTestRun("explain", "-model", model, "-data", "testdata/fit_cls_train.csv", "-repeats", "5", "-seed", "3")
+	if code != 0 {
+		t.Fatalf("explain exited with %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "the drop in accuracy when a column is shuffled, 5 times") {
+		t.Errorf("explain printed %q", stdout)
+	}
+}
+
+func TestExplainErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no repeats", []string{"-model", "testdata/model_two.json", "-data", "testdata/model_two.csv", "-repeats", "0"}, 2, "-repeats 0: want 1 to 1000"},
+		{"too many repeats", []string{"-model", "testdata/model_two.json", "-data", "testdata/model_two.csv", "-repeats", "100000"}, 2, "-repeats 100000: want 1 to 1000"},
+		{"no target", []string{"-model", "testdata/model_two.json", "-data", "testdata/model_predict.csv"}, 1, `column "y"`},
+		{"constant target", []string{"-model", "testdata/model_valid.json", "-data", "testdata/fit_constant.csv"}, 1,
+			"R² is undefined: the target does not vary over the 20 rows"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := fitTestRun(slices.Concat([]string{"explain"}, tc.args)...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit status %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.want)
+			}
+		})
+	}
+}
+
+// TestFitSize checks that fit sizes what it is asked for before it
+// starts, and refuses what cannot be done.
+func TestFitSize(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"huge blocks", []string{"-dims", "100000,100000,1"}, 2,
+			"-dims 100000,100000,1: block 1 has 100000 dimensions, but its states span at most 38, the 2 inputs as encoded plus the 36 anchors"},
+		{"a billion starts", []string{"-starts", "1000000000"}, 2, "-starts 1000000000: want 1 to 1000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			model := filepath.Join(t.TempDir(), "model.json")
+			code, _, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", "testdata/fit_reg_train.csv", "-target", "y", "-model", model}, tc.args)...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "kernel:") {
+				t.Errorf("exit status %d, stderr %q; want %d and %q before any fitting", code, stderr, tc.code, tc.want)
+			}
+			if _, err := os.Stat(model); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("a refused fit left a model file: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,258 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestReadNumber(t *testing.T) {
+	for _, test := range []struct {
+		cell         string
+		decimalComma bool
+		want         float64
+		ok           bool
+	}{
+		{"3.5", false, 3.5, true},
+		{"-1e3", false, -1000, true},
+		{"4,599.0", false, 4599, true},
+		{"4,599", false, 4599, true},
+		{"-1,234,567.25", false, -1234567.25, true},
+		{"17.5%", false, 17.5, true},
+		{"99.9 %", false, 99.9, true},
+		{"-3%", false, -3, true},
+		{"1,234.5%", false, 1234.5, true},
+		{"3,14", false, 0, false},      // a decimal comma in a file of decimal points
+		{"45,67,890", false, 0, false}, // groups of two: not thousands
+		{"1,2345", false, 0, false},
+		{"%", false, 0, false},
+		{"5%%", false, 0, false},
+		{"abc", false, 0, false},
+		{"NaN", false, 0, false},
+		{"+Inf", false, math.Inf(1), true},
+		{"1e999", false, math.Inf(1), true},
+		{"3,14", true, 3.14, true},
+		{"-0,5", true, -0.5, true},
+		{"1.234,5", true, 1234.5, true},
+		{"1.234", true, 1234, true},
+		{"12.345.678", true, 12345678, true},
+		{"3.14", true, 3.14, true}, // not groups of three: a decimal point
+		{"17,5%", true, 17.5, true},
+		{"4,599.0", true, 0, false},
+	} {
+		v, ok := readNumber(test.cell, test.decimalComma)
+		if ok != test.ok || ok && v != test.want {
+			t.Errorf("readNumber(%q, decimal comma %v) = %v, %v; want %v, %v", test.cell, test.decimalComma, v, ok, test.want, test.ok)
+		}
+	}
+}
+
+func TestDetectSeparator(t *testing.T) {
+	for _, test := range []struct {
+		name, data   string
+		comma        rune
+		decimalComma bool
+		columns      []string
+		err          error // wrapped by the error, if any
+	}{
+		{"comma", "a,b\n1,2\n", ',', false, []string{"a", "b"}, nil},
+		{"semicolon", "a;b\n1;2\n", ';', false, []string{"a", "b"}, nil},
+		{"semicolon, decimal commas", "a;b\n1,5;2\n3;4,25\n", ';', true, []string{"a", "b"}, nil},
+		{"tab", "a\tb\tc\n1\t2\t3\n", '\t', false, []string{"a", "b", "c"}, nil},
+		{"tab, decimal commas", "a\tb\n0,5\t2\n", '\t', true, []string{"a", "b"}, nil},
+		{"bar", "a|b\n1|2\n", '|', false, []string{"a", "b"}, nil},
+		{"text with semicolons", "a,b\n\"x;y\",2\nz,3\n", ',', false, []string{"a", "b"}, nil},
+		{"more fields win", "a,b;c,d\n1,2;3,4\n", ',', false, []string{"a", "b;c", "d"}, nil},
+		// Neither separator fits: read by commas, which reports the row
+		// that does not.
+		{"neither fits", "a;b,c\n1\n", ',', false, nil, ErrFieldCount},
+		{"one column", "a\n1\n", ',', false, []string{"a"}, nil},
+		{"thousands, not decimals", "a;b\n\"1,234.5\";2\n", ';', false, []string{"a", "b"}, nil},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			f, err := ReadFrame(strings.NewReader(test.data), "test.csv")
+			if test.err != nil {
+				if !errors.Is(err, test.err) {
+					t.Errorf("error %v, want %v", err, test.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Comma() != test.comma || f.DecimalComma() != test.decimalComma || !slices.Equal(f.Columns(), test.columns) {
+				t.Errorf("separator %q, decimal comma %v, columns %q; want %q, %v, %q",
+					f.Comma(), f.DecimalComma(), f.Columns(), test.comma, test.decimalComma, test.columns)
+			}
+		})
+	}
+}
+
+// TestDetectSeparatorLongSample checks detection when the file is longer
+// than the sample: the cut last record must not count, and decimal
+// commas past the sample are not looked for.
+func TestDetectSeparatorLongSample(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x;y;z\n")
+	for b.Len() < 2*sampleSize {
+		b.WriteString("1;2;\"a long text; with a separator\"\n")
+	}
+	b.WriteString("3,5;4;t\n")
+	fr, err := NewFrameReader(strings.NewReader(b.String()), "long.csv", FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := fr.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Comma() != ';' || f.DecimalComma() {
+		t.Errorf("separator %q, decimal comma %v; want ';', false", f.Comma(), f.DecimalComma())
+	}
+	if _, err := f.Number(f.Len()-1, 0); !errors.Is(err, ErrNumber) {
+		t.Errorf("3,5 after the sample read with error %v, want ErrNumber", err)
+	}
+}
+
+// TestDetectSeparatorLongLines detects the separator of a file whose
+// lines are so long that the sample ends within the 15th: the part of it
+// there, short of fields, must not count.
+func TestDetectSeparatorLongLines(t *testing.T) {
+	var b strings.Builder
+	for j := range 400 {
+		if j > 0 {
+			b.WriteByte(';')
+		}
+		fmt.Fprintf(&b, "c%d", j)
+	}
+	b.WriteByte('\n')
+	line := strings.Repeat("1234567890;", 399) + "1234567890\n"
+	for range 20 {
+		b.WriteString(line)
+	}
+	if sampleSize%len(line) == 0 {
+		t.Fatal("the sample ends at the end of a line")
+	}
+	f, err := ReadFrame(strings.NewReader(b.String()), "long.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Comma() != ';' || len(f.Columns()) != 400 {
+		t.Errorf("separator %q, %d columns; want ';' and 400", f.Comma(), len(f.Columns()))
+	}
+}
+
+func TestFrameOptionsComma(t *testing.T) {
+	// The separator given is used even where another would fit better.
+	fr, err := NewFrameReader(strings.NewReader("a;b,c\n1;2,3\n"), "test.csv", FrameOptions{Comma: ';'})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fr.Columns(), []string{"a", "b,c"}; !slices.Equal(got, want) {
+		t.Errorf("columns %q, want %q", got, want)
+	}
+	if _, err := NewFrameReader(strings.NewReader("a,b\n"), "test.csv", FrameOptions{Comma: '"'}); err == nil ||
+		!strings.Contains(err.Error(), `'"' cannot separate the fields`) {
+		t.Errorf("a quote as the separator: error %v", err)
+	}
+}
+
+// TestReadFrameNumbers reads the numbers of tables as spreadsheets write
+// them: decimal commas in a semicolon file, thousands separators and
+// percent signs, as a numeric column and as a target.
+func TestReadFrameNumbers(t *testing.T) {
+	for _, test := range []struct {
+		name, data string
+		want       []float64 // column x as a target
+	}{
+		{"decimal commas", "x;y\n1,5;a\n-2,25;b\n1.000,5;c\n", []float64{1.5, -2.25, 1000.5}},
+		{"thousands", "x,y\n\"4,599.0\",a\n\"1,000\",b\n12,c\n", []float64{4599, 1000, 12}},
+		{"percent", "x,y\n17.5%,a\n99.9%,b\n0%,c\n", []float64{17.5, 99.9, 0}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			f := readFrameString(t, test.data)
+			target, err := f.Target("x", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(target.Values, test.want) {
+				t.Errorf("target %v, want %v", target.Values, test.want)
+			}
+			e, _, err := FitEncoder(f, []string{"x"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := e.Rules()[0]; r.Kind != "numeric" {
+				t.Errorf("column x is %s, want numeric", r.Kind)
+			}
+			x, _, err := e.Transform(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := x.RawMatrix().Data; !slices.Equal(got, test.want) {
+				t.Errorf("encoded %v, want %v", got, test.want)
+			}
+		})
+	}
+}
+
+func TestFrameRowNames(t *testing.T) {
+	// R's write.csv: an empty first header cell over the row names.
+	f := readFrameString(t, "\"\",\"x\",\"y\"\n\"a\",1,2\n\"b\",3,4\n")
+	if got, want := f.Columns(), []string{RowNamesColumn, "x", "y"}; !slices.Equal(got, want) {
+		t.Errorf("columns %q, want %q", got, want)
+	}
+	if f.RowNames() != RowNamesColumn || f.Cell(1, 0) != "b" {
+		t.Errorf("RowNames() = %q, cell %q", f.RowNames(), f.Cell(1, 0))
+	}
+	if g := readFrameString(t, "w,x\n1,2\n"); g.RowNames() != "" {
+		t.Errorf("a file without row names: RowNames() = %q", g.RowNames())
+	}
+	// A second unnamed column is still an error, and so is a lone empty
+	// header.
+	for _, data := range []string{",,x\n1,2,3\n", "\"\"\n1\n"} {
+		if _, err := ReadFrame(strings.NewReader(data), "test.csv"); err == nil || !strings.Contains(err.Error(), "of the header is empty") {
+			t.Errorf("%q: error %v", data, err)
+		}
+	}
+	if _, err := ReadFrame(strings.NewReader(",row.names\n1,2\n"), "test.csv"); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("row names beside a column named %s: error %v, want ErrDuplicate", RowNamesColumn, err)
+	}
+}
+
+// TestFrameReaderChunks checks that reading a few rows at a time gives
+// the rows and lines of reading the whole file.
+func TestFrameReaderChunks(t *testing.T) {
+	const data = "a;b\n1;x\n2;\"y\nz\"\n\n3;w\n4,5;v\n"
+	whole := readFrameString(t, data)
+	fr, err := NewFrameReader(strings.NewReader(data), "test.csv", FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := 0
+	for {
+		f, err := fr.Read(2)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Len() > 2 || !f.DecimalComma() {
+			t.Errorf("chunk of %d rows, decimal comma %v", f.Len(), f.DecimalComma())
+		}
+		for r := range f.Len() {
+			if f.Line(r) != whole.Line(row) || f.Cell(r, 1) != whole.Cell(row, 1) {
+				t.Errorf("row %d: line %d cell %q, want line %d cell %q", row, f.Line(r), f.Cell(r, 1), whole.Line(row), whole.Cell(row, 1))
+			}
+			row++
+		}
+	}
+	if row != whole.Len() {
+		t.Errorf("%d rows in chunks, %d in the whole", row, whole.Len())
+	}
+}

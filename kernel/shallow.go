@@ -1,0 +1,668 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/parametric-machines/machines/crossval"
+	"gonum.org/v1/gonum/stat"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// A shallow machine has dims [d, k]: its first block is the standardised
+// input itself (A_0 = I), and its output is a linear part plus one level of
+// Gaussians on the anchors,
+//
+//	h_1 = W x + sum_j K(x, s_j) c_j.
+//
+// With A_0 fixed the loss, mean squared error plus cost * (|W|^2 + the RKHS
+// norm), is a ridge regression on the features [x, psi(x)], where psi maps
+// x to the coordinates of K(x, .) in an orthonormal basis of the anchors'
+// span, so its minimiser and its leave-one-out residuals at every cost
+// follow from one eigendecomposition per bandwidth.
+
+// shallowBasis holds, for one bandwidth, the features Z = [X, Psi] of the
+// training rows and the map from the coefficients of Psi to those of the
+// anchors.
+type shallowBasis struct {
+	sigma  float64
+	inputs int
+	z      *mat.Dense // n x p: the inputs, then the anchor features
+	toC    *mat.Dense // m x r: the anchor coefficients c = toC * beta_psi
+}
+
+// ridge solves the ridge regression on some rows of a basis at every
+// cost from one eigendecomposition of their weighted Gram matrix
+// Z^T W Z = V diag(e) V^T.
+type ridge struct {
+	rows int
+	e    []float64
+	v    *mat.Dense // V, p x p
+	zv   *mat.Dense // Z V on the rows
+	w    []float64  // the rows' weights, nil for 1
+}
+
+// eigenFloor is the relative size below which eigenvalues of the anchors'
+// kernel matrix are dropped: their directions are numerically in the span
+// of the others, and keeping them would divide by rounding errors.
+const eigenFloor = 1e-10
+
+// newShallowBasis returns the basis of bandwidth sigma for the rows of x
+// (standardised inputs) and the anchors, rows of x.
+func newShallowBasis(x *mat.Dense, anchors *mat.Dense, sigma float64) (*shallowBasis, error) {
+	n, d := x.Dims()
+	m, _ := anchors.Dims()
+	kmm := mat.NewSymDense(m, nil)
+	gamma := 1 / (2 * sigma * sigma)
+	kern := func(u, v []float64) float64 { return math.Exp(-gamma * sqDistance(u, v)) }
+	for i := range m {
+		for j := i; j < m; j++ {
+			kmm.SetSym(i, j, kern(anchors.RawRowView(i), anchors.RawRowView(j)))
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(kmm, true) {
+		return nil, errors.New("kernel: eigendecomposition of the anchors' kernel matrix failed")
+	}
+	vals := eig.Values(nil)
+	var u mat.Dense
+	eig.VectorsTo(&u)
+	top := slices.Max(vals)
+	var keep []int
+	for i, v := range vals {
+		if v > eigenFloor*top {
+			keep = append(keep, i)
+		}
+	}
+	r := len(keep)
+	toC := mat.NewDense(m, r, nil)
+	for k, i := range keep {
+		s := 1 / math.Sqrt(vals[i])
+		for a := range m {
+			toC.Set(a, k, u.At(a, i)*s)
+		}
+	}
+	knm := mat.NewDense(n, m, nil)
+	for i := range n {
+		row := knm.RawRowView(i)
+		xi := x.RawRowView(i)
+		for j := range m {
+			row[j] = kern(xi, anchors.RawRowView(j))
+		}
+	}
+	p := d + r
+	z := mat.NewDense(n, p, nil)
+	z.Slice(0, n, 0, d).(*mat.Dense).Copy(x)
+	z.Slice(0, n, d, p).(*mat.Dense).Mul(knm, toC)
+	return &shallowBasis{sigma: sigma, inputs: d, z: z, toC: toC}, nil
+}
+
+// ridge returns the solver on the listed rows of the basis (nil: all)
+// with weights w (nil: 1), one per listed row.
+func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
+	z := b.z
+	if rows != nil {
+		z = pickRows(b.z, rows)
+	}
+	n, p := z.Dims()
+	zw := z
+	if w != nil {
+		zw = mat.DenseCopyOf(z)
+		for i := range n {
+			row := zw.RawRowView(i)
+			for j := range row {
+				row[j] *= math.Sqrt(w[i])
+			}
+		}
+	}
+	gram := mat.NewSymDense(p, nil)
+	gram.SymOuterK(1, zw.T())
+	var eig mat.EigenSym
+	if !eig.Factorize(gram, true) {
+		return nil, errors.New("kernel: eigendecomposition of the features' Gram matrix failed")
+	}
+	r := &ridge{rows: n, e: eig.Values(nil), v: new(mat.Dense), zv: new(mat.Dense), w: w}
+	for i, v := range r.e {
+		r.e[i] = max(v, 0)
+	}
+	eig.VectorsTo(r.v)
+	r.zv.Mul(z, r.v)
+	return r, nil
+}
+
+// sqDistance returns the squared distance between u and v.
+func sqDistance(u, v []float64) float64 {
+	d := floats.Distance(u, v, 2)
+	return d * d
+}
+
+// project returns V^T Z^T W y, the weighted targets of the rows in the
+// eigenbasis, p x k.
+func (r *ridge) project(y mat.Matrix) *mat.Dense {
+	wy := mat.DenseCopyOf(y)
+	if r.w != nil {
+		wy.Apply(func(i, _ int, v float64) float64 { return r.w[i] * v }, wy)
+	}
+	var t mat.Dense
+	t.Mul(r.zv.T(), wy)
+	return &t
+}
+
+// coefficients returns the ridge solution at the given cost for the
+// targets whose projection is t, in the eigenbasis: diag(1/(e + n cost)) t.
+func (r *ridge) coefficients(t *mat.Dense, cost float64) *mat.Dense {
+	var wt mat.Dense
+	wt.Apply(func(i, _ int, v float64) float64 { return v / (r.e[i] + float64(r.rows)*cost) }, t)
+	return &wt
+}
+
+// predict returns the predictions at the given cost for the rows zt of
+// the basis (nil: the solver's own rows).
+func (r *ridge) predict(zt *mat.Dense, t *mat.Dense, cost float64) *mat.Dense {
+	var pred mat.Dense
+	if zt == nil {
+		pred.Mul(r.zv, r.coefficients(t, cost))
+		return &pred
+	}
+	var beta mat.Dense
+	beta.Mul(r.v, r.coefficients(t, cost))
+	pred.Mul(zt, &beta)
+	return &pred
+}
+
+// looPredictions writes to dst (n x k) the leave-one-out predictions at
+// the given cost for the targets y, whose projection is t: each row's
+// prediction by the machine fitted to the other rows, from the fitted
+// value and the leverage w_i z_i^T (Z^T W Z + n cost I)^-1 z_i. It
+// returns false if some row's leverage is 1, where leaving it out is
+// undefined.
+func (r *ridge) looPredictions(dst *mat.Dense, y mat.Matrix, t *mat.Dense, cost float64) bool {
+	dst.Copy(r.predict(nil, t, cost))
+	n, k := dst.Dims()
+	nc := float64(r.rows) * cost
+	for i := range n {
+		var h float64
+		for j, v := range r.zv.RawRowView(i) {
+			h += v * v / (r.e[j] + nc)
+		}
+		if r.w != nil {
+			h *= r.w[i]
+		}
+		slack := 1 - h
+		if !(slack > 1e-12) {
+			return false
+		}
+		for j := range k {
+			yij := y.At(i, j)
+			dst.Set(i, j, yij-(yij-dst.At(i, j))/slack)
+		}
+	}
+	return true
+}
+
+// machine returns the shallow machine of basis b fitted by the solver r
+// on all its rows to the targets of projection t at the given cost,
+// calibrated, with the anchors' inputs as anchors.
+func (b *shallowBasis) machine(r *ridge, t *mat.Dense, cost float64, anchors *mat.Dense, cal calibration) *Machine {
+	var beta mat.Dense
+	beta.Mul(r.v, r.coefficients(t, cost)) // p x k
+	cal.apply(&beta, cal.residuals == nil)
+	d := b.inputs
+	p, k := beta.Dims()
+	a := mat.NewDense(d+k, d, nil)
+	for i := range d {
+		a.Set(i, i, 1)
+	}
+	a.Slice(d, d+k, 0, d).(*mat.Dense).Copy(beta.Slice(0, d, 0, k).T())
+	m, _ := anchors.Dims()
+	c := mat.NewDense(k, m, nil)
+	c.Mul(beta.Slice(d, p, 0, k).T(), b.toC.T())
+	return &Machine{Architecture: Architecture{Dims: []int{d, k}, Bandwidth: b.sigma}, A: a, C: c, Anchors: mat.DenseCopyOf(anchors)}
+}
+
+// medianDistance returns the median distance between distinct rows of
+// x, or 1 if they all coincide.
+func medianDistance(x *mat.Dense) float64 {
+	n, _ := x.Dims()
+	var ds []float64
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			if v := sqDistance(x.RawRowView(i), x.RawRowView(j)); v > 0 {
+				ds = append(ds, v)
+			}
+		}
+	}
+	if len(ds) == 0 {
+		return 1
+	}
+	slices.Sort(ds)
+	return math.Sqrt(ds[len(ds)/2])
+}
+
+var _ = fmt.Sprint
+
+// The shallow machine's candidates: every cost of ShallowCosts at every
+// bandwidth of ShallowBandwidths times the median distance between the
+// anchors (standardised inputs). The package documentation says how they
+// were chosen.
+var (
+	ShallowCosts      = []float64{1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1, 3, 10, 30, 100}
+	ShallowBandwidths = []float64{0.25, 0.35, 0.5, 0.71, 1, 1.41, 2, 4, 8}
+)
+
+// shallowFit is the outcome of the shallow selection: its candidates and
+// what refits the best.
+type shallowFit struct {
+	sel  *Selection
+	best Candidate
+	// basis is the best setting's basis on the validation's rows; data
+	// is all the rows, on the best scale.
+	basis      *shallowBasis
+	data       problemData
+	outputs    int
+	anchors    *mat.Dense
+	anchorRows []int
+	cal        calibration
+}
+
+// selectShallow scores the shallow machine at every cost of ShallowCosts
+// and every bandwidth of ShallowBandwidths times the median distance
+// between the anchors, on each scale of the targets tried, and keeps the
+// best with its calibration. It scores by the exact leave-one-out
+// residuals, or on the folds of val when they are grouped or move
+// forward in time, where leaving out one row would judge a row by its
+// group or its future.
+func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shallowFit, error) {
+	variants := p.variants()
+	x := mat.DenseCopyOf(variants[0].x)
+	n, _ := x.Dims()
+	anchorRows := seedAnchors(x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
+	anchors := pickRows(x, anchorRows)
+	med := medianDistance(anchors)
+	folded := val != nil && val.split != ""
+	// The selection runs on the validation's rows: all of them, or the
+	// subsample of a large set, which is all the basis then holds.
+	sub := val.restrict(variants)
+	xs := mat.DenseCopyOf(sub[0].x)
+	m := len(val.rows)
+	sel := &Selection{Folds: m, Repeats: 1, Rows: m, Loss: "mse", Score: "r2", Best: -1}
+	if folded {
+		sel = val.header()
+		sel.Best = -1
+	} else if variants[0].labels != nil {
+		sel.Loss, sel.Score = "log-loss", "accuracy"
+	}
+	// One job per bandwidth, in parallel; the candidates are gathered in
+	// the order of the grid.
+	cands := make([][]Candidate, len(ShallowBandwidths))
+	err := crossval.Run(len(ShallowBandwidths), s.Workers, func(i int) error {
+		sigma := ShallowBandwidths[i] * med
+		b, err := newShallowBasis(xs, anchors, sigma)
+		if err != nil {
+			return err
+		}
+		for _, v := range sub {
+			sc, err := b.scorer(v, val, folded, outputs)
+			if err != nil {
+				return err
+			}
+			for _, c := range ShallowCosts {
+				cands[i] = append(cands[i], sc.score(Candidate{Cost: c, Bandwidth: sigma, LogTarget: v.back != nil, Shallow: true}))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, cand := range slices.Concat(cands...) {
+		if !cand.Diverged && (sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss) {
+			sel.Best = len(sel.Candidates)
+		}
+		sel.Candidates = append(sel.Candidates, cand)
+	}
+	if sel.Best < 0 {
+		return nil, errors.New("kernel: every setting of the shallow machine diverged")
+	}
+	best := sel.Candidates[sel.Best]
+	if s.Progress != nil {
+		fmt.Fprintf(s.Progress, "kernel: %d settings of the shallow machine scored; chose %s: %s\n", len(sel.Candidates), best.setting(), best.scores(sel))
+	}
+	b, err := newShallowBasis(xs, anchors, best.Bandwidth)
+	if err != nil {
+		return nil, err
+	}
+	i := 0
+	if best.LogTarget {
+		i = len(variants) - 1
+	}
+	sc, err := b.scorer(sub[i], val, folded, outputs)
+	if err != nil {
+		return nil, err
+	}
+	preds, _ := sc.predictions(best.Cost)
+	return &shallowFit{sel: sel, best: best, basis: b, data: variants[i], outputs: outputs,
+		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, sc.tests())}, nil
+}
+
+// shallowScorer scores the shallow machine of one basis on one variant
+// of the data at any cost by its held-out predictions: leave-one-out on
+// all the rows, or on each fold of a validation.
+type shallowScorer struct {
+	parts   []scorerPart
+	outputs int
+}
+
+// scorerPart is the solver of the rows a part is fitted on, the
+// projection of their targets, and the held-out rows: their features
+// (nil for leave-one-out, which holds out the solver's own rows) and
+// data.
+type scorerPart struct {
+	r    *ridge
+	t    *mat.Dense
+	zt   *mat.Dense
+	test problemData
+}
+
+// scorer returns the scorer of the shallow machine of basis b on the data
+// v, both on the validation's rows: leave-one-out, or on the folds of val
+// if folded.
+func (b *shallowBasis) scorer(v problemData, val *validation, folded bool, outputs int) (*shallowScorer, error) {
+	sc := &shallowScorer{outputs: outputs}
+	if !folded {
+		r, err := b.ridge(nil, v.w)
+		if err != nil {
+			return nil, err
+		}
+		sc.parts = []scorerPart{{r: r, t: r.project(targetsOf(v, outputs)), test: v}}
+		return sc, nil
+	}
+	for _, fold := range val.folds {
+		r, err := b.ridge(fold.Train, pick(v.w, fold.Train))
+		if err != nil {
+			return nil, err
+		}
+		sc.parts = append(sc.parts, scorerPart{r: r, t: r.project(targetsOf(v.rows(fold.Train), outputs)),
+			zt: pickRows(b.z, fold.Test), test: v.rows(fold.Test)})
+	}
+	return sc, nil
+}
+
+// predictions returns the held-out predictions of each part at the given
+// cost on the scale the machine fits, and false if leaving a row out is
+// undefined at that cost.
+func (sc *shallowScorer) predictions(cost float64) ([]*mat.Dense, bool) {
+	preds := make([]*mat.Dense, len(sc.parts))
+	for i, p := range sc.parts {
+		if p.zt != nil {
+			preds[i] = p.r.predict(p.zt, p.t, cost)
+			continue
+		}
+		n, _ := p.test.x.Dims()
+		_, k := p.t.Dims()
+		preds[i] = mat.NewDense(n, k, nil)
+		if !p.r.looPredictions(preds[i], targetsOf(p.test, sc.outputs), p.t, cost) {
+			return nil, false
+		}
+	}
+	return preds, true
+}
+
+// score returns the candidate at the given cost with the mean held-out
+// loss and score over the parts and their standard deviations, or
+// diverged.
+func (sc *shallowScorer) score(c Candidate) Candidate {
+	preds, ok := sc.predictions(c.Cost)
+	if !ok {
+		c.Diverged = true
+		return c
+	}
+	losses, scores := make([]float64, len(preds)), make([]float64, len(preds))
+	for i, pred := range preds {
+		test := sc.parts[i].test
+		if test.labels != nil {
+			// Classifiers are judged with calibrated scores: least
+			// squares scores are not logits.
+			pred.Scale(fitLogitScale(pred, test.labels), pred)
+		}
+		if test.back != nil {
+			test.back(pred)
+		}
+		h := evaluate(pred, test)
+		losses[i], scores[i] = h.loss, h.score
+	}
+	if len(preds) == 1 {
+		c.Loss, c.Score = losses[0], scores[0]
+		return c
+	}
+	c.Loss, c.LossStd = stat.MeanStdDev(losses, nil)
+	c.Score, c.ScoreStd = stat.MeanStdDev(scores, nil)
+	return c
+}
+
+// tests returns the held-out rows of each part.
+func (sc *shallowScorer) tests() []problemData {
+	out := make([]problemData, len(sc.parts))
+	for i, p := range sc.parts {
+		out[i] = p.test
+	}
+	return out
+}
+
+// targetsOf returns the targets the machine fits for v: one-hot labels
+// for a classifier.
+func targetsOf(v problemData, outputs int) mat.Matrix {
+	if v.labels != nil {
+		return oneHot(v.labels, outputs)
+	}
+	return v.targets()
+}
+
+// result returns the best shallow machine fitted to all the rows, and res
+// completed for it.
+func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine, Result, error) {
+	b, err := newShallowBasis(mat.DenseCopyOf(f.data.x), f.anchors, f.best.Bandwidth)
+	if err != nil {
+		return nil, res, err
+	}
+	r, err := b.ridge(nil, f.data.w)
+	if err != nil {
+		return nil, res, err
+	}
+	m := b.machine(r, r.project(targetsOf(f.data, f.outputs)), f.best.Cost, f.anchors, f.cal)
+	m.Input, m.Output, m.LogTarget = p.in, p.scaling(f.best.LogTarget), f.best.LogTarget
+	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
+	res.Anchors, res.Shallow = len(f.anchorRows), true
+	res.Converged, res.Status = true, "closed form"
+	res.Calibration = f.cal.record(f.data.labels != nil)
+	res.Seconds = time.Since(begin).Seconds()
+	return m, res, nil
+}
+
+func oneHot(labels []int, k int) *mat.Dense {
+	y := mat.NewDense(len(labels), k, nil)
+	for i, l := range labels {
+		y.Set(i, l, 1)
+	}
+	return y
+}
+
+// fitLogitScale returns the factor beta >= 0 that minimises the mean
+// log-loss of softmax(beta * scores) for the labels: Newton's method on a
+// convex function of one variable.
+func fitLogitScale(scores *mat.Dense, labels []int) float64 {
+	beta := 1.0
+	n, k := scores.Dims()
+	p := make([]float64, k)
+	for range 50 {
+		var g, h float64
+		for i := range n {
+			row := scores.RawRowView(i)
+			hi := math.Inf(-1)
+			for _, v := range row {
+				hi = math.Max(hi, beta*v)
+			}
+			var sum float64
+			for j, v := range row {
+				p[j] = math.Exp(beta*v - hi)
+				sum += p[j]
+			}
+			var mean, sq float64
+			for j, v := range row {
+				p[j] /= sum
+				mean += p[j] * v
+				sq += p[j] * v * v
+			}
+			g += mean - row[labels[i]]
+			h += sq - mean*mean
+		}
+		if h <= 0 {
+			break
+		}
+		step := g / h
+		next := math.Max(beta-step, beta/4)
+		next = math.Min(next, 4*beta+1)
+		if math.Abs(next-beta) < 1e-6*beta {
+			beta = next
+			break
+		}
+		beta = next
+	}
+	return beta
+}
+
+// heldOut fits the chosen setting to the training rows of a fold of the
+// validation and returns its calibrated loss and score on the test rows;
+// v holds the validation's rows, like the basis.
+func (f *shallowFit) heldOut(v problemData, fold crossval.Fold) heldOut {
+	r, err := f.basis.ridge(fold.Train, pick(v.w, fold.Train))
+	if err != nil {
+		return heldOut{diverged: true}
+	}
+	pred := r.predict(pickRows(f.basis.z, fold.Test), r.project(targetsOf(v.rows(fold.Train), f.outputs)), f.best.Cost)
+	f.cal.apply(pred, v.labels != nil)
+	if v.back != nil {
+		v.back(pred)
+	}
+	return evaluate(pred, v.rows(fold.Test))
+}
+
+// pick returns the listed elements of x, or nil for a nil x.
+func pick[T any](x []T, idx []int) []T {
+	if x == nil {
+		return nil
+	}
+	out := make([]T, len(idx))
+	for i, j := range idx {
+		out[i] = x[j]
+	}
+	return out
+}
+
+// calibration is what the held-out predictions of the chosen setting say
+// about it: how much to shrink a regression's predictions towards the
+// mean, or by what factor to scale a classifier's scores, and the
+// absolute residuals that conformal intervals are made of.
+type calibration struct {
+	// factor multiplies the machine's outputs on the scale it fits: the
+	// logit scale of a classifier (softmax(factor * scores) has the
+	// lowest held-out log-loss), or the shrinkage of a regression.
+	factor []float64
+	// residuals holds, for each output of a regression, the sorted
+	// absolute held-out residuals on the fit scale after the factor.
+	residuals [][]float64
+}
+
+// calibrate returns the calibration of held-out predictions preds (on the
+// fit scale) of the rows of parts.
+func calibrate(preds []*mat.Dense, parts []problemData) calibration {
+	_, k := preds[0].Dims()
+	var all mat.Dense
+	var labels []int
+	var ys []mat.Matrix
+	for i, p := range preds {
+		if i == 0 {
+			all.CloneFrom(p)
+		} else {
+			var st mat.Dense
+			st.Stack(&all, p)
+			all.CloneFrom(&st)
+		}
+		labels = append(labels, parts[i].labels...)
+		if parts[i].labels == nil {
+			ys = append(ys, parts[i].targets())
+		}
+	}
+	if labels != nil {
+		return calibration{factor: []float64{fitLogitScale(&all, labels)}}
+	}
+	y := mat.DenseCopyOf(ys[0])
+	for _, m := range ys[1:] {
+		var st mat.Dense
+		st.Stack(y, m)
+		y = &st
+	}
+	n, _ := all.Dims()
+	c := calibration{factor: make([]float64, k), residuals: make([][]float64, k)}
+	for j := range k {
+		f := 1.0
+		var py, pp float64
+		for i := range n {
+			py += all.At(i, j) * y.At(i, j)
+			pp += all.At(i, j) * all.At(i, j)
+		}
+		if pp > 0 {
+			f = math.Max(0, math.Min(1, py/pp))
+		}
+		c.factor[j] = f
+		r := make([]float64, n)
+		for i := range n {
+			r[i] = math.Abs(y.At(i, j) - f*all.At(i, j))
+		}
+		slices.Sort(r)
+		c.residuals[j] = r
+	}
+	return c
+}
+
+// apply multiplies the outputs pred on the fit scale by the factors.
+func (c calibration) record(classify bool) Calibration {
+	if classify {
+		return Calibration{LogitScale: c.factor[0]}
+	}
+	return Calibration{Shrinkage: c.factor, Residuals: c.residuals}
+}
+
+func (c calibration) apply(pred *mat.Dense, classify bool) {
+	pred.Apply(func(_, j int, v float64) float64 {
+		if classify {
+			return v * c.factor[0]
+		}
+		return v * c.factor[j]
+	}, pred)
+}
+
+// scaleOutputs multiplies the output block of m by the factors: the rows
+// of A and C that make it.
+func (c calibration) scaleOutputs(m *Machine, classify bool) {
+	k := m.Outputs()
+	ra, _ := m.A.Dims()
+	rc, _ := m.C.Dims()
+	for j := range k {
+		f := c.factor[0]
+		if !classify {
+			f = c.factor[j]
+		}
+		for _, w := range [][]float64{m.A.RawRowView(ra - k + j), m.C.RawRowView(rc - k + j)} {
+			for i := range w {
+				w[i] *= f
+			}
+		}
+	}
+}

@@ -1,0 +1,363 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+// TestShallowLeaveOneOut checks the closed-form leave-one-out predictions
+// against refitting the ridge regression without each row, with and
+// without weights, and the machine built from the solution against the
+// features it was fitted on.
+func TestShallowLeaveOneOut(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 5))
+	x := randomData(rnd, 30, 2)
+	y := mat.NewDense(30, 1, nil)
+	weights := make([]float64, 30)
+	for i := range 30 {
+		y.Set(i, 0, math.Sin(2*x.At(i, 0))+x.At(i, 1)+0.1*rnd.NormFloat64())
+		weights[i] = 0.2 + 2*rnd.Float64()
+	}
+	anchors := pickRows(x, []int{0, 3, 5, 8, 13, 21, 29})
+	const cost = 1e-3
+	b, err := newShallowBasis(x, anchors, 0.8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range [][]float64{nil, weights} {
+		r, err := b.ridge(nil, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loo := mat.NewDense(30, 1, nil)
+		if !r.looPredictions(loo, y, r.project(y), cost) {
+			t.Fatal("leverage 1 at a cost of 1e-3")
+		}
+		n, p := b.z.Dims()
+		for i := range n {
+			rest := slices.Delete(allRows(n), i, i+1)
+			z, yr := pickRows(b.z, rest), pickRows(y, rest)
+			if w != nil {
+				for k, row := range rest {
+					sw := math.Sqrt(w[row])
+					for j := range p {
+						z.Set(k, j, z.At(k, j)*sw)
+					}
+					yr.Set(k, 0, yr.At(k, 0)*sw)
+				}
+			}
+			gram := mat.NewSymDense(p, nil)
+			gram.SymOuterK(1, z.T())
+			for j := range p {
+				gram.SetSym(j, j, gram.At(j, j)+float64(n)*cost)
+			}
+			var chol mat.Cholesky
+			if !chol.Factorize(gram) {
+				t.Fatal("Gram matrix not positive definite")
+			}
+			var zty, beta mat.Dense
+			zty.Mul(z.T(), yr)
+			if err := chol.SolveTo(&beta, &zty); err != nil {
+				t.Fatal(err)
+			}
+			want := mat.Dot(b.z.RowView(i), beta.ColView(0))
+			if got := loo.At(i, 0); math.Abs(got-want) > 1e-8 {
+				t.Errorf("weighted %v, row %d: leave-one-out prediction %v, refit %v", w != nil, i, got, want)
+			}
+		}
+		// The machine's output on the training rows is the ridge fit.
+		m := b.machine(r, r.project(y), cost, anchors, calibration{factor: []float64{1}})
+		if len(m.Dims) != 2 || m.Dims[0] != 2 || m.Dims[1] != 1 {
+			t.Fatalf("dims %v, want [2 1]", m.Dims)
+		}
+		pred, fitted := m.Predict(nil, x), r.predict(nil, r.project(y), cost)
+		for i := range n {
+			if d := math.Abs(pred.At(i, 0) - fitted.At(i, 0)); d > 1e-9 {
+				t.Errorf("row %d: machine predicts %v, the ridge fit is %v", i, pred.At(i, 0), fitted.At(i, 0))
+			}
+		}
+	}
+}
+
+// TestShallowFamily checks the families: Shallow alone is chosen by
+// leave-one-out over its whole grid; AutoFamily scores the deep grid and
+// the best shallow setting on the same folds and keeps the lower loss.
+func TestShallowFamily(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(8, 1)), 50, 0.1)
+	_, res, err := FitRegression(x, y, Settings{Family: Shallow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := res.Selection
+	if !res.Shallow || sel.Folds != 50 || len(sel.Candidates) != len(ShallowCosts)*len(ShallowBandwidths) {
+		t.Fatalf("shallow fit: shallow %v, %d folds, %d candidates", res.Shallow, sel.Folds, len(sel.Candidates))
+	}
+	for _, c := range sel.Candidates {
+		if !c.Diverged && c.Loss < sel.Candidates[sel.Best].Loss {
+			t.Errorf("candidate %+v has a lower loss than the chosen one", c)
+		}
+	}
+	_, res, err = FitRegression(x, y, Settings{MaxIter: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel = res.Selection
+	if sel.Folds != DefaultFolds || len(sel.Candidates) != len(DefaultCosts)*len(DefaultBandwidths)+1 {
+		t.Fatalf("auto: %d folds, %d candidates; want %d and the deep grid plus one", sel.Folds, len(sel.Candidates), DefaultFolds)
+	}
+	last := sel.Candidates[len(sel.Candidates)-1]
+	if !last.Shallow || slices.ContainsFunc(sel.Candidates[:len(sel.Candidates)-1], func(c Candidate) bool { return c.Shallow }) {
+		t.Error("the shallow candidate is not the last and only one")
+	}
+	best := sel.Candidates[sel.Best]
+	for _, c := range sel.Candidates {
+		if c.Loss < best.Loss {
+			t.Errorf("candidate %+v has a lower loss than the chosen %+v", c, best)
+		}
+	}
+	if res.Shallow != best.Shallow {
+		t.Errorf("result shallow %v, chosen candidate shallow %v", res.Shallow, best.Shallow)
+	}
+}
+
+// TestShrinkage checks the factor fitted to held-out predictions: an
+// overconfident prediction is shrunk, one without skill is shrunk to the
+// mean, and the factor never grows a prediction.
+func TestShrinkage(t *testing.T) {
+	y := mat.NewDense(4, 1, []float64{1, -2, 0.5, 0.5})
+	for _, tc := range []struct {
+		name   string
+		factor float64 // the held-out predictions are factor * y
+		want   float64
+	}{
+		{"overconfident", 2, 0.5},
+		{"wrong way", -1, 0},
+		{"timid", 0.5, 1},
+	} {
+		pred := mat.NewDense(4, 1, nil)
+		pred.Scale(tc.factor, y)
+		c := calibrate([]*mat.Dense{pred}, []problemData{{y: y}})
+		if math.Abs(c.factor[0]-tc.want) > 1e-12 {
+			t.Errorf("%s: shrinkage %v, want %v", tc.name, c.factor[0], tc.want)
+		}
+		for i, r := range c.residuals[0] {
+			if i > 0 && r < c.residuals[0][i-1] {
+				t.Errorf("%s: residuals %v not sorted", tc.name, c.residuals[0])
+			}
+		}
+	}
+	// A target of noise alone is predicted by its mean.
+	rnd := rand.New(rand.NewPCG(9, 9))
+	x := randomData(rnd, 40, 3)
+	noise := mat.NewDense(40, 1, nil)
+	noise.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, noise)
+	m, _, err := FitRegression(x, noise, Settings{Family: Shallow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd := stat.StdDev(mat.Col(nil, 0, m.Predict(nil, x)), nil); sd > 0.3 {
+		t.Errorf("predictions of noise spread by %v, want them near the mean", sd)
+	}
+}
+
+// TestLogitScale checks that the logit scale recovers the factor that
+// drew the labels from softmax(factor * scores).
+func TestLogitScale(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(2, 7))
+	const n, k, factor = 4000, 3, 2.5
+	scores := mat.NewDense(n, k, nil)
+	labels := make([]int, n)
+	p := make([]float64, k)
+	for i := range n {
+		var sum float64
+		for j := range k {
+			s := rnd.NormFloat64()
+			scores.Set(i, j, s)
+			p[j] = math.Exp(factor * s)
+			sum += p[j]
+		}
+		u := rnd.Float64() * sum
+		for j := range k {
+			if u -= p[j]; u < 0 || j == k-1 {
+				labels[i] = j
+				break
+			}
+		}
+	}
+	if got := fitLogitScale(scores, labels); math.Abs(got-factor) > 0.2 {
+		t.Errorf("logit scale %v, want %v", got, factor)
+	}
+}
+
+// TestConformal checks the rank of the conformal quantile.
+func TestConformal(t *testing.T) {
+	r := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	for _, tc := range []struct {
+		level, want float64
+	}{
+		{0.9, 9}, {0.8, 8}, {0.5, 5}, {0.95, math.Inf(1)}, {0, 0},
+	} {
+		if got := Conformal(r, tc.level); got != tc.want {
+			t.Errorf("level %v: %v, want %v", tc.level, got, tc.want)
+		}
+	}
+}
+
+// TestIntervalCoverage checks that the intervals of a default fit cover
+// about their level of new rows, on the linear and on the log scale.
+func TestIntervalCoverage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits and predicts 2,000 rows")
+	}
+	rnd := rand.New(rand.NewPCG(4, 4))
+	draw := func(n int, logScale bool) (*mat.Dense, *mat.Dense) {
+		x := randomData(rnd, n, 2)
+		y := mat.NewDense(n, 1, nil)
+		for i := range n {
+			v := math.Sin(2*x.At(i, 0)) + x.At(i, 1) + 0.3*rnd.NormFloat64()
+			if logScale {
+				v = math.Exp(v)
+			}
+			y.Set(i, 0, v)
+		}
+		return x, y
+	}
+	for _, logScale := range []bool{false, true} {
+		x, y := draw(300, logScale)
+		m, res, err := FitRegression(x, y, Settings{Family: Shallow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if logScale != res.LogTarget {
+			t.Errorf("log target %v, want %v", res.LogTarget, logScale)
+		}
+		xt, yt := draw(2000, logScale)
+		h := Conformal(res.Calibration.Residuals[0], 0.9)
+		pred, lower, upper := m.PredictInterval(nil, nil, nil, xt, []float64{h})
+		want := m.Predict(nil, xt)
+		in := make([]float64, 2000)
+		for i := range in {
+			if lower.At(i, 0) <= yt.At(i, 0) && yt.At(i, 0) <= upper.At(i, 0) {
+				in[i] = 1
+			}
+			if pred.At(i, 0) != want.At(i, 0) || !(lower.At(i, 0) < pred.At(i, 0) && pred.At(i, 0) < upper.At(i, 0)) {
+				t.Fatalf("row %d: interval [%v, %v] around %v, Predict gives %v", i, lower.At(i, 0), upper.At(i, 0), pred.At(i, 0), want.At(i, 0))
+			}
+		}
+		if c := stat.Mean(in, nil); c < 0.86 || c > 0.94 {
+			t.Errorf("log scale %v: coverage %.3f of 0.9 intervals", logScale, c)
+		}
+	}
+}
+
+// TestWeights checks that a row of weight 0 counts as a row left out, and
+// that weights choose the shallow machine, the only one that weighs.
+func TestWeights(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(6, 1))
+	x := randomData(rnd, 20, 2)
+	y := mat.NewDense(20, 1, nil)
+	y.Apply(func(i, _ int, _ float64) float64 { return x.At(i, 0) - x.At(i, 1)*x.At(i, 1) }, y)
+	w := make([]float64, 20)
+	var kept []int
+	for i := range w {
+		if i%3 != 0 {
+			w[i] = 1
+			kept = append(kept, i)
+		}
+	}
+	b, err := newShallowBasis(x, pickRows(x, []int{1, 4, 7, 10}), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weighted, err := b.ridge(nil, meanOne(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	subset, err := b.ridge(kept, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := weighted.predict(b.z, weighted.project(y), 1e-2)
+	want := subset.predict(b.z, subset.project(pickRows(y, kept)), 1e-2)
+	if !mat.EqualApprox(got, want, 1e-9) {
+		t.Error("weights of 0 and 1 do not fit as the rows of weight 1 alone")
+	}
+	_, res, err := FitRegression(x, y, Settings{Weights: w})
+	if err != nil || !res.Shallow {
+		t.Errorf("weighted fit: shallow %v, error %v; want the shallow machine", res.Shallow, err)
+	}
+	for _, s := range []Settings{{Weights: w, Family: Deep}, {Weights: w, Costs: []float64{1}}, {Weights: w[1:]}, {Weights: make([]float64, 20)}} {
+		if _, _, err := FitRegression(x, y, s); err == nil {
+			t.Errorf("settings %+v: no error", s)
+		}
+	}
+}
+
+// TestGroupedAndForward checks that groups and times give their folds to
+// both machines, the shallow one included.
+func TestGroupedAndForward(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(5, 5)), 40, 0.1)
+	groups, times := make([]int, 40), make([]float64, 40)
+	for i := range groups {
+		groups[i], times[i] = i/4, float64(i)
+	}
+	for _, tc := range []struct {
+		split string
+		s     Settings
+	}{
+		{"grouped", Settings{Groups: groups, MaxIter: 30}},
+		{"forward", Settings{Times: times, MaxIter: 30}},
+	} {
+		_, res, err := FitRegression(x, y, tc.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel := res.Selection
+		if sel.Split != tc.split || sel.Folds != DefaultFolds || sel.Repeats != 1 {
+			t.Errorf("%s: split %q, %d folds, %d repeats", tc.split, sel.Split, sel.Folds, sel.Repeats)
+		}
+		if !slices.ContainsFunc(sel.Candidates, func(c Candidate) bool { return c.Shallow }) {
+			t.Errorf("%s: no shallow candidate", tc.split)
+		}
+	}
+	if _, _, err := FitRegression(x, y, Settings{Groups: make([]int, 40)}); err == nil {
+		t.Error("one group: no error")
+	}
+	if _, _, err := FitRegression(x, y, Settings{Groups: groups, Times: times}); err == nil {
+		t.Error("groups and times at once: no error")
+	}
+}
+
+// TestBudget checks that a spent budget skips the deep machine's
+// cross-validation, leaving the shallow machine, and stops a final fit.
+func TestBudget(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(2, 2)), 40, 0.1)
+	_, res, err := FitRegression(x, y, Settings{Budget: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Selection.Candidates {
+		if c.Skipped == c.Shallow {
+			t.Errorf("candidate %+v: skipped %v", c, c.Skipped)
+		}
+	}
+	if !res.Shallow {
+		t.Error("the deep machine was chosen over the budget")
+	}
+	if _, _, err := FitRegression(x, y, Settings{Budget: time.Nanosecond, Family: Deep}); err == nil {
+		t.Error("deep family over the budget: no error")
+	}
+	_, res, err = FitRegression(x, y, Settings{Costs: []float64{1e-6}, Bandwidths: []float64{0.3}, LossTol: -1, MaxIter: 100000, Budget: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Converged || res.Status != "stopped by the budget" {
+		t.Errorf("final fit: converged %v, status %q; want stopped by the budget", res.Converged, res.Status)
+	}
+}
