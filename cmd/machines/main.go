@@ -98,8 +98,8 @@
 //	         (|A|² + |b|² + the RKHS norm; the squares of every weight and
 //	         bias) with one cost for all, -cost (0.003); 3,000 calls of
 //	         L-BFGS of at most 20 iterations each (40 with -quick), no
-//	         selection. -draws N repeats it on N independent draws (seeds
-//	         -seed to -seed+N-1). It prints, per model, the mean ± std over
+//	         selection. -draws N (at most 1,000) repeats it on N independent draws
+//	         (seeds -seed to -seed+N-1). It prints, per model, the mean ± std over
 //	         the draws of the penalised training and test losses (what the
 //	         authors plot), the training and test MSE and the MSE against
 //	         sin x + 0.5, and writes DIR/sine.json ("protocol": "paper",

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -42,9 +44,46 @@ type walkCase struct {
 	base []string
 }
 
+// walkers holds the flag walker of every command; TestWalk fails for a
+// command that has none. serve, on its own branch, adds its walker here
+// when it lands.
+var walkers = map[string]func(*testing.T){
+	"sculpt":     walkSculpt,
+	"experiment": walkExperiment,
+	"bench":      walkBench,
+	"fit":        walkFit,
+	"predict":    walkPredict,
+	"score":      walkScore,
+	"explain":    walkExplain,
+	"export":     walkExport,
+	"version":    func(t *testing.T) { walk(t, []string{"version"}, nil) },
+}
+
+// TestWalk runs the flag walker of every command of the manual.
+func TestWalk(t *testing.T) {
+	for _, c := range commands() {
+		w, ok := walkers[c.name]
+		if !ok {
+			t.Errorf("command %s has no flag walker: add one to walkers", c.name)
+			continue
+		}
+		t.Run(c.name, w)
+	}
+}
+
 // walk runs every case of a command, each value added to the end of its
 // base command line, where it overrides an earlier setting of the flag.
+// It fails first if a flag of the command has no case.
 func walk(t *testing.T, base []string, cases []walkCase) {
+	walked := map[string]bool{}
+	for _, c := range cases {
+		walked[c.flag] = true
+	}
+	for _, flag := range commandFlags(t, base[0]) {
+		if !walked[flag] {
+			t.Errorf("%s -%s has no case in the walker", base[0], flag)
+		}
+	}
 	for _, c := range cases {
 		for _, v := range c.values {
 			args := base
@@ -66,6 +105,19 @@ func walk(t *testing.T, base []string, cases []walkCase) {
 			})
 		}
 	}
+}
+
+// commandFlags returns the flags that command's help lists.
+func commandFlags(t *testing.T, command string) []string {
+	var stdout bytes.Buffer
+	if code := run([]string{command, "-h"}, &stdout, io.Discard); code != 0 {
+		t.Fatalf("%s -h exited with %d", command, code)
+	}
+	var flags []string
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`).FindAllStringSubmatch(stdout.String(), -1) {
+		flags = append(flags, m[1])
+	}
+	return flags
 }
 
 func shorten(s string) string {
@@ -249,7 +301,7 @@ var walkNames = []string{"nosuch", strings.Repeat("n", 1000)}
 
 var walkBool = []string{"true", "false"}
 
-func TestWalkSculpt(t *testing.T) {
+func walkSculpt(t *testing.T) {
 	data := idxDir(t)
 	folder := t.TempDir()
 	writeImages(t, folder, 12, 3, 8, 8, false, false)
@@ -275,10 +327,11 @@ func TestWalkSculpt(t *testing.T) {
 		{flag: "path", values: walkBool},
 		{flag: "tolerance", values: walkFloat(0.001, 0.05), base: path},
 		{flag: "budget", values: walkBig(36), base: path},
+		{flag: "protocol", values: append([]string{"paper"}, walkNames...)},
 	})
 }
 
-func TestWalkExperiment(t *testing.T) {
+func walkExperiment(t *testing.T) {
 	data := t.TempDir()
 	writeIDX(t, data, "train", 120, 8, 3)
 	writeIDX(t, data, "t10k", 30, 8, 3)
@@ -295,10 +348,12 @@ func TestWalkExperiment(t *testing.T) {
 		{flag: "conv", values: walkBool, base: oneshot},
 		{flag: "sine", values: walkBool, base: oneshot},
 		{flag: "tol", values: walkFloat(1e-6, 1e-2), base: oneshot},
+		{flag: "protocol", values: append([]string{"paper"}, walkNames...)},
+		{flag: "draws", values: walkBig(10), base: []string{"experiment", "-quick", "-out", t.TempDir(), "-protocol", "paper", "sine"}},
 	})
 }
 
-func TestWalkBench(t *testing.T) {
+func walkBench(t *testing.T) {
 	base := []string{"bench", "-runs", "1", "-suite", "machines"}
 	walk(t, base, []walkCase{
 		{flag: "suite", values: walkNames},
@@ -318,7 +373,7 @@ func walkModel(t *testing.T) string {
 	return model
 }
 
-func TestWalkFit(t *testing.T) {
+func walkFit(t *testing.T) {
 	base := []string{"fit", "-data", "testdata/fit_reg_train.csv", "-target", "y", "-cost", "0.01", "-bandwidth", "1", "-model", filepath.Join(t.TempDir(), "m.json")}
 	selecting := []string{"fit", "-data", "testdata/fit_reg_train.csv", "-target", "y", "-model", filepath.Join(t.TempDir(), "m.json")}
 	walk(t, base, []walkCase{
@@ -339,10 +394,18 @@ func TestWalkFit(t *testing.T) {
 		{flag: "iters", values: walkBig(1000)},
 		{flag: "starts", values: append(walkBig(10), "1000000000")},
 		{flag: "model", values: walkPaths(t)},
+		{flag: "sep", values: walkNames},
+		{flag: "family", values: append([]string{"shallow", "deep"}, walkNames...)},
+		{flag: "weight", values: walkNames},
+		{flag: "balance", values: walkBool},
+		{flag: "group", values: walkNames},
+		{flag: "time", values: walkNames},
+		// A bound of the fit's time, of sensible range a second to an hour.
+		{flag: "budget", values: []string{"10h", "1000h", "100ms", "1ms"}, base: selecting},
 	})
 }
 
-func TestWalkPredict(t *testing.T) {
+func walkPredict(t *testing.T) {
 	model := walkModel(t)
 	base := []string{"predict", "-model", model, "-data", "testdata/fit_reg_new.csv", "-out", filepath.Join(t.TempDir(), "p.csv")}
 	walk(t, base, []walkCase{
@@ -350,20 +413,38 @@ func TestWalkPredict(t *testing.T) {
 		{flag: "data", values: walkPaths(t)},
 		{flag: "out", values: walkPaths(t)},
 		{flag: "id", values: walkNames},
+		{flag: "sep", values: walkNames},
+		{flag: "interval", values: walkFloat(0.5, 0.99)},
 	})
 }
 
-func TestWalkScore(t *testing.T) {
+func walkScore(t *testing.T) {
 	model := walkModel(t)
 	base := []string{"score", "-model", model, "-data", "testdata/fit_reg_train.csv"}
 	walk(t, base, []walkCase{
 		{flag: "model", values: walkPaths(t)},
 		{flag: "data", values: walkPaths(t)},
 		{flag: "json", values: walkPaths(t)},
+		{flag: "sep", values: walkNames},
+		{flag: "interval", values: walkFloat(0.5, 0.99)},
 	})
 }
 
-func TestWalkExport(t *testing.T) {
+func walkExplain(t *testing.T) {
+	model := walkModel(t)
+	base := []string{"explain", "-model", model, "-data", "testdata/fit_reg_train.csv", "-repeats", "2"}
+	walk(t, base, []walkCase{
+		{flag: "model", values: walkPaths(t)},
+		{flag: "data", values: walkPaths(t)},
+		{flag: "json", values: walkPaths(t)},
+		{flag: "figure", values: walkPaths(t)},
+		{flag: "sep", values: walkNames},
+		{flag: "repeats", values: walkBig(100)},
+		{flag: "seed", values: []string{"10", "18446744073709551615"}},
+	})
+}
+
+func walkExport(t *testing.T) {
 	model := walkModel(t)
 	recur, err := finite.NewRecur[float64]([]int{1, 3}, ad.Tanh, 2, 1, nil)
 	if err != nil {
@@ -387,6 +468,7 @@ func TestWalkExport(t *testing.T) {
 		{flag: "model", values: walkPaths(t)},
 		{flag: "onnx", values: walkPaths(t)},
 		{flag: "float64", values: walkBool},
+		{flag: "interval", values: walkFloat(0.5, 0.99)},
 		{flag: "shape", values: walkBig(100), base: []string{"export", "-model", recurPath, "-onnx", out}},
 		{flag: "shape", values: []string{"280,280", "28000,28000"}, base: []string{"export", "-model", convPath, "-onnx", out}},
 	})
