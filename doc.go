@@ -71,10 +71,26 @@
 // ad.Params, in which each layer registers its tensors by name, and
 // package train is the loop that trains any such model.
 //
+// # The reference semantics
+//
+// The families of the other packages are machines in this sense, but each
+// solves for its stable state in the way its structure allows, on
+// tensors rather than one matrix: this package is the semantics they
+// implement and the check they are held to. Where it does real work:
+// hypergraph orders a machine's edges by the layering of Graph (through
+// Hypergraph.LineGraph), and volterra's fixed point at each grid point
+// is bounded by this package's Settings. Where it checks: the finite,
+// kernel, hypergraph and volterra tests embed a machine of each family in
+// M as a Machine and compare its solver with Iterate (their
+// framework_test.go, kernel_test.go and machine_test.go). A new family
+// should do the same.
+//
 // # Conventions
 //
 // Results are written to a dst argument, which is resized when empty.
-// Shape mismatches and invalid settings are programming errors and panic;
-// failures to converge are returned as errors. Settings, whose zero value
-// selects the defaults, control tolerance and iteration count.
+// Shape mismatches and invalid settings are programming errors and panic
+// with an error that wraps one of package ad's kinds (ad.ErrShape,
+// ad.ErrValue, ...), which errors.Is tells apart; failures to converge are
+// returned as errors. Settings, whose zero value selects the defaults,
+// control tolerance and iteration count.
 package machines

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -24,36 +23,27 @@ import (
 const maxExplainRepeats = 1000
 
 func runExplain(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	fs := newFlagSet("explain", "usage: machines explain -model FILE -data FILE|- [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]\n\n"+
+		"measures how much each input column matters to a model: the drop in its score (R² or accuracy)\n"+
+		"on labelled rows when the column's values are shuffled among them")
 	var (
-		modelPath = fs.String("model", "", "the model JSON `file` written by machines fit (required)")
-		data      = fs.String("data", "", "labelled data: a CSV `file` with the model's input columns and its target column,\nor - for standard input (required)")
-		sep       = sepFlag(fs)
-		repeats   = fs.Int("repeats", 10, "shuffle each column this `number` of times, at most 1000")
-		seed      = fs.Uint64("seed", 1, "`seed` of the shuffles")
-		jsonPath  = fs.String("json", "", "also write the importances to this JSON `file`")
-		figBase   = fs.String("figure", "", "also draw the importances as bars with their intervals in `BASE`.png and BASE.svg")
+		tf       = addTableFlags(fs, labelledHelp)
+		repeats  = fs.Int("repeats", 10, "shuffle each column this `number` of times, at most 1000")
+		seed     = fs.Uint64("seed", 1, "`seed` of the shuffles")
+		jsonPath = fs.String("json", "", "also write the importances to this JSON `file`")
+		figBase  = fs.String("figure", "", "also draw the importances as bars with their intervals in `BASE`.png and BASE.svg")
 	)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: machines explain -model FILE -data FILE|- [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]\n\n"+
-			"measures how much each input column matters to a model: the drop in its score (R² or accuracy)\n"+
-			"on labelled rows when the column's values are shuffled among them\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
-	}
-	if err := requireFlags(fs, "model", "data"); err != nil {
+	if err := parseCommand(fs, args, stderr, "model", "data"); err != nil {
 		return err
 	}
 	if err := checkExplainFlags(*repeats, *jsonPath, *figBase); err != nil {
 		return err
 	}
-	md, err := readModel(*modelPath)
+	md, err := readModel(*tf.model)
 	if err != nil {
 		return err
 	}
-	f, err := loadTable(*data, *sep, stderr, "explain")
+	f, err := loadTable(*tf.data, *tf.sep, stderr, "explain")
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,7 +20,10 @@ import (
 )
 
 func runExport(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs := newFlagSet("export", "usage: machines export -model FILE -onnx OUT.onnx [-float64] [-shape L|H,W]\n\n"+
+		"writes the model as an ONNX model: a kernel machine with its preprocessing, a saved model's\n"+
+		"live layers of every family in one graph, a finite machine unrolled block by block\n"+
+		"(see 'go doc github.com/parametric-machines/machines/onnx')")
 	var (
 		modelPath = fs.String("model", "", "the model `file` to export: a model of machines fit, a saved model of any family (sculpt's sculpt-model.json among them) or a saved finite machine (required)")
 		out       = fs.String("onnx", "", "write the ONNX model to this `file` (required)")
@@ -29,17 +31,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		shape     = fs.String("shape", "", "finite conv and recurrent machines: the signals' `shape`, L or H,W (required for them)")
 		interval  = fs.Float64("interval", 0, "regression models of fit: add the outputs lower and upper, the conformal prediction interval of this `level`\n(between 0 and 1), as predict -interval computes it")
 	)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: machines export -model FILE -onnx OUT.onnx [-float64] [-shape L|H,W]\n\n"+
-			"writes the model as an ONNX model: a kernel machine with its preprocessing, a saved model's\n"+
-			"live layers of every family in one graph, a finite machine unrolled block by block\n"+
-			"(see 'go doc github.com/parametric-machines/machines/onnx')\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
-	}
-	if err := requireFlags(fs, "model", "onnx"); err != nil {
+	if err := parseCommand(fs, args, stderr, "model", "onnx"); err != nil {
 		return err
 	}
 	if err := checkOutput("onnx", *out, "model.onnx"); err != nil {
@@ -91,6 +83,12 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if err := onnx.Write(*out, proto); err != nil {
 		return err
 	}
+	reportExport(stdout, *out, proto)
+	return nil
+}
+
+// reportExport prints the ONNX model's inputs and outputs.
+func reportExport(stdout io.Writer, out string, proto *onnxpb.ModelProto) {
 	describe := func(names []string) string { return strings.Join(names, ", ") }
 	var ins, outs []string
 	for _, v := range proto.GetGraph().GetInput() {
@@ -99,8 +97,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	for _, v := range proto.GetGraph().GetOutput() {
 		outs = append(outs, v.GetName())
 	}
-	fmt.Fprintf(stdout, "export: wrote %s: inputs %s; outputs %s\n", *out, describe(ins), describe(outs))
-	return nil
+	fmt.Fprintf(stdout, "export: wrote %s: inputs %s; outputs %s\n", out, describe(ins), describe(outs))
 }
 
 // fileFormat returns the "format" of a JSON file of the library, or ""

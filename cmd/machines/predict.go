@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -20,23 +19,14 @@ import (
 const predictRows = 4096
 
 func runPredict(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
+	fs := newFlagSet("predict", "usage: machines predict -model FILE -data FILE|- -out FILE|-")
 	var (
-		modelPath = fs.String("model", "", "the model JSON `file` written by machines fit (required)")
-		data      = fs.String("data", "", "inputs: a CSV `file` with a header row holding the model's input columns,\nor - for standard input; other columns are ignored (required)")
-		sep       = sepFlag(fs)
-		interval  = fs.Float64("interval", 0, "regression: add the columns lower and upper, a conformal prediction interval of this `level`\n(between 0 and 1, such as 0.9) made of the model's held-out residuals")
-		out       = fs.String("out", "", "write the predictions to this CSV `file`, or to standard output if it is - (required)")
-		id        = fs.String("id", "", "copy this `column` to the predictions (default: the model's -id column, when the file has it)")
+		tf       = addTableFlags(fs, "inputs: a CSV `file` with a header row holding the model's input columns,\nor - for standard input; other columns are ignored")
+		interval = fs.Float64("interval", 0, "regression: add the columns lower and upper, a conformal prediction interval of this `level`\n(between 0 and 1, such as 0.9) made of the model's held-out residuals")
+		out      = fs.String("out", "", "write the predictions to this CSV `file`, or to standard output if it is - (required)")
+		id       = fs.String("id", "", "copy this `column` to the predictions (default: the model's -id column, when the file has it)")
 	)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: machines predict -model FILE -data FILE|- -out FILE|-\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
-	}
-	if err := requireFlags(fs, "model", "data", "out"); err != nil {
+	if err := parseCommand(fs, args, stderr, "model", "data", "out"); err != nil {
 		return err
 	}
 	if *out != "-" {
@@ -44,15 +34,15 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	md, err := readModel(*modelPath)
+	md, err := readModel(*tf.model)
 	if err != nil {
 		return err
 	}
-	halfWidth, err := intervalHalfWidth(md, *modelPath, *interval, setFlags(fs)["interval"])
+	halfWidth, err := intervalHalfWidth(md, *tf.model, *interval, setFlags(fs)["interval"])
 	if err != nil {
 		return err
 	}
-	fr, closer, err := openTable(*data, *sep)
+	fr, closer, err := openTable(*tf.data, *tf.sep)
 	if err != nil {
 		return err
 	}

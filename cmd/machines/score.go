@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -17,22 +16,13 @@ import (
 )
 
 func runScore(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+	fs := newFlagSet("score", "usage: machines score -model FILE -data FILE [-json FILE]")
 	var (
-		modelPath = fs.String("model", "", "the model JSON `file` written by machines fit (required)")
-		data      = fs.String("data", "", "labelled data: a CSV `file` with the model's input columns and its target column,\nor - for standard input (required)")
-		sep       = sepFlag(fs)
-		interval  = fs.Float64("interval", 0, "regression: also report the coverage and mean width of the conformal prediction intervals of this `level`")
-		jsonPath  = fs.String("json", "", "also write the scores to this JSON `file`")
+		tf       = addTableFlags(fs, labelledHelp)
+		interval = fs.Float64("interval", 0, "regression: also report the coverage and mean width of the conformal prediction intervals of this `level`")
+		jsonPath = fs.String("json", "", "also write the scores to this JSON `file`")
 	)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: machines score -model FILE -data FILE [-json FILE]\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
-	}
-	if err := requireFlags(fs, "model", "data"); err != nil {
+	if err := parseCommand(fs, args, stderr, "model", "data"); err != nil {
 		return err
 	}
 	if *jsonPath != "" {
@@ -40,15 +30,15 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	md, err := readModel(*modelPath)
+	md, err := readModel(*tf.model)
 	if err != nil {
 		return err
 	}
-	halfWidth, err := intervalHalfWidth(md, *modelPath, *interval, setFlags(fs)["interval"])
+	halfWidth, err := intervalHalfWidth(md, *tf.model, *interval, setFlags(fs)["interval"])
 	if err != nil {
 		return err
 	}
-	f, err := loadTable(*data, *sep, stderr, "score")
+	f, err := loadTable(*tf.data, *tf.sep, stderr, "score")
 	if err != nil {
 		return err
 	}
