@@ -134,3 +134,42 @@ func TestPenaltyValue(t *testing.T) {
 		t.Errorf("penalty %v, want %v", got, want)
 	}
 }
+
+// TestPenaltyLiveEdges checks that the penalty counts the live edges
+// only: with every edge into one hidden node pruned, the edges out of it
+// are dead though not pruned, and add nothing.
+func TestPenaltyLiveEdges(t *testing.T) {
+	a := Generous(1, 8, 8, 3, 3, 2)
+	var into int // a hidden node that edges leave
+	for _, e := range a.Edges {
+		if e.Kind != "linear" && e.From > 1 {
+			into = e.From
+			break
+		}
+	}
+	st := &state{Weights: map[string][]float32{}, Pruned: map[string]bool{}}
+	for i, e := range a.Edges {
+		st.Weights[e.Name] = slices.Repeat([]float32{0.5}, a.EdgeParams(i))
+		if e.To == into {
+			st.Pruned[e.Name] = true
+		}
+	}
+	live, _ := a.Live(st.Pruned)
+	want, dead := 0.0, 0
+	for i, e := range a.Edges {
+		n := float64(a.EdgeParams(i))
+		switch {
+		case live[i]:
+			want += 2 * math.Sqrt(n) * 0.5 * math.Sqrt(n) // lambda sqrt(n) |w|
+		case !st.Pruned[e.Name]:
+			dead++
+		}
+	}
+	if dead == 0 {
+		t.Fatal("no edge is dead without being pruned: the test does not test the rule")
+	}
+	r := &run{arch: a, st: st}
+	if got := r.penalty(2); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("penalty %v with %d dead edges, want %v, that of the live edges", got, dead, want)
+	}
+}

@@ -465,6 +465,24 @@ func seq(n int) []int {
 	return s
 }
 
+// TestTrainLossIsMean checks that an epoch's training loss is the mean
+// over its examples when the last minibatch is short: 10 examples in
+// minibatches of 4, 4 and 2, each minibatch's loss the parameter before
+// its step, are (4·0 + 4·1 + 2·2)/10 = 0.8 in the first epoch and
+// (4·3 + 4·4 + 2·5)/10 = 3.8 in the second, not their sums over 12.
+func TestTrainLossIsMean(t *testing.T) {
+	m := newCounter(nil)
+	res, err := Run[float64](m, 10, Config{Epochs: 2, Batch: 4, Optimizer: &optim.SGD{LR: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []float64{0.8, 3.8} {
+		if e := res.Epochs[i]; e.Examples != 10 || math.Abs(e.TrainLoss-want) > 1e-12 {
+			t.Errorf("epoch %d: %d examples, training loss %v; want 10 and %v", i+1, e.Examples, e.TrainLoss, want)
+		}
+	}
+}
+
 // TestValidationLossIsMean checks that an epoch's validation loss is the
 // mean of the model's loss over the validation examples, as minibatches
 // of uneven size weigh them: with the counter, whose loss on any example
