@@ -342,6 +342,7 @@ func walkExperiment(t *testing.T) {
 		{flag: "seed", values: []string{"10", "18446744073709551615"}},
 		{flag: "quick", values: walkBool},
 		{flag: "data", values: walkPaths(t), base: oneshot},
+		{flag: "data", values: walkPaths(t), base: []string{"experiment", "-quick", "-out", t.TempDir(), "sculpt"}},
 		{flag: "shots", values: walkBig(10), base: oneshot},
 		{flag: "maxfreq", values: walkBig(20), base: oneshot},
 		{flag: "cost", values: walkFloat(0.001, 1), base: oneshot},
