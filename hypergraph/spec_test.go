@@ -337,6 +337,7 @@ func TestSpecErrors(t *testing.T) {
 		{"too many parameters", `{` + head + `"vertices": [` + vec("a", 100000) + `, ` + vec("b", 100000) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "edge E (dense): 1e+10 parameters, 37.3 GiB in float32, more than the 16777216 (MaxParams)"},
 		// The audit's spec of 185 bytes, which once allocated 3 GiB.
 		{"2^28 parameters", `{` + head + `"vertices": [` + vec("a", 16384) + `, ` + vec("b", 16383) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "2.68e+08 parameters, 1 GiB in float32"},
+		{"two edges over MaxParams", `{` + head + `"vertices": [` + vec("a", 4096) + `, ` + vec("b", 2048) + `, ` + vec("c", 2048) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}, {"name": "F", "kind": "dense", "sources": ["a"], "targets": ["c"]}]}`, "edge F (dense): with it the spec has 1.68e+07 parameters, 64 MiB in float32"},
 		{"just over MaxParams", `{` + head + `"vertices": [` + vec("a", 4096) + `, ` + vec("b", 4096) + `], "edges": [{"name": "E", "kind": "dense", "sources": ["a"], "targets": ["b"]}]}`, "1.68e+07 parameters, 64 MiB in float32"},
 		{"flatten a vector", `{` + head + `"vertices": [` + vec("a", 4) + `, ` + vec("b", 4) + `], "edges": [{"name": "f", "kind": "flatten", "sources": ["a"], "targets": ["b"]}]}`, "edge f (flatten): source a: shape [4] is not an image [C H W]"},
 	} {
