@@ -49,7 +49,7 @@
 //	            at cost 0.1 and each -cost at the largest maxfreq (comma
 //	            lists, defaults 2,5,10,20 and 0,0.001,0.01,0.1,1; at most
 //	            20 values a list, -shots and -maxfreq at most 1,000 each,
-//	            for a fit's time grows with both); its state
+//	            for a fit's time grows with both, under either protocol); its state
 //	            has 16 dimensions, a linear augmenter and cosines, solved by
 //	            RK4 on 8 steps; one shot anchors it at the training images,
 //	            more shots at 10 learned anchors. The authors' options are

@@ -345,6 +345,7 @@ func walkExperiment(t *testing.T) {
 		{flag: "data", values: walkPaths(t), base: []string{"experiment", "-quick", "-out", t.TempDir(), "sculpt"}},
 		{flag: "shots", values: walkBig(10), base: oneshot},
 		{flag: "maxfreq", values: walkBig(20), base: oneshot},
+		{flag: "maxfreq", values: walkBig(20), base: []string{"experiment", "-quick", "-out", t.TempDir(), "-protocol", "paper", "oneshot", "-data", data}},
 		{flag: "cost", values: walkFloat(0.001, 1), base: oneshot},
 		{flag: "conv", values: walkBool, base: oneshot},
 		{flag: "sine", values: walkBool, base: oneshot},
