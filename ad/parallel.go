@@ -2,7 +2,8 @@ package ad
 
 import (
 	"runtime"
-	"sync"
+
+	"github.com/parametric-machines/machines/internal/parallel"
 )
 
 // parallelWork is the work (roughly, floating-point operations) below
@@ -23,16 +24,10 @@ func workers(n, work int) int {
 }
 
 // inParallel calls body on p consecutive ranges of [0, n) that together
-// cover it, each on its own goroutine, and waits for them.
+// cover it, each a job of the module's worker pool, and waits for them.
 func inParallel(n, p int, body func(first, last int)) {
-	var wg sync.WaitGroup
-	for w := range p {
-		first, last := w*n/p, (w+1)*n/p
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body(first, last)
-		}()
-	}
-	wg.Wait()
+	parallel.Run(p, p, func(w int) error {
+		body(w*n/p, (w+1)*n/p)
+		return nil
+	})
 }

@@ -197,17 +197,22 @@ func (p *Params[T]) pack() {
 	}
 }
 
-// ParamsFormat and ParamsVersion name and version the file format of
-// Params.Encode.
+// ParamsKind and ParamsVersion are the "kind" and "version" of the files
+// of Params.Encode in the module's envelope ("format": "machines").
+// ParamsFormat is the "format" of the parameter files written before the
+// envelope (version 1), which Decode reads too.
 const (
+	ParamsKind    = "params"
+	ParamsVersion = 2
 	ParamsFormat  = "machines-params"
-	ParamsVersion = 1
 )
 
-var paramsFormat = jsonfile.Format{Name: ParamsFormat, What: "a parameter file", Oldest: 1, Newest: ParamsVersion}
+var paramsFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: ParamsKind, What: "a parameter file",
+	Oldest: 1, Newest: ParamsVersion, Legacy: ParamsFormat, LegacyNewest: 1}
 
 type paramsFile struct {
 	Format  string       `json:"format"`
+	Kind    string       `json:"kind,omitempty"`
 	Version int          `json:"version"`
 	Params  []paramsJSON `json:"params"`
 }
@@ -218,10 +223,11 @@ type paramsJSON struct {
 	Data  []float64 `json:"data"`
 }
 
-// Encode writes the parameters as a JSON object: "format"
-// (ParamsFormat), "version" and "params", the list MarshalJSON writes.
+// Encode writes the parameters as a JSON object: "format" ("machines"),
+// "kind" (ParamsKind), "version" and "params", the list MarshalJSON
+// writes.
 func (p *Params[T]) Encode(w io.Writer) error {
-	return json.NewEncoder(w).Encode(paramsFile{Format: ParamsFormat, Version: ParamsVersion, Params: p.list()})
+	return json.NewEncoder(w).Encode(paramsFile{Format: jsonfile.Envelope, Kind: ParamsKind, Version: ParamsVersion, Params: p.list()})
 }
 
 // MarshalJSON writes the parameters as a JSON list of {"name", "shape",

@@ -108,6 +108,9 @@ func TestParamsSaveLoad(t *testing.T) {
 	if err := p64.Encode(&buf); err != nil {
 		t.Fatal(err)
 	}
+	if !bytes.HasPrefix(buf.Bytes(), []byte(`{"format":"machines","kind":"params","version":2,`)) {
+		t.Errorf("file begins %.60s, want the envelope's header", buf.Bytes())
+	}
 	var q64 Params[float64] // the other order
 	q64.Add("layer.b", NewTensor[float64](2, 1))
 	q64.Add("layer.w", NewTensor[float64](2, 2))
@@ -120,9 +123,12 @@ func TestParamsSaveLoad(t *testing.T) {
 }
 
 func TestParamsDecodeErrors(t *testing.T) {
+	// The files written before the envelope are read as its own.
 	const head = `{"format":"machines-params","version":1,"params":[`
 	w := `{"name":"layer.w","shape":[2,2],"data":[1,2,3,4]}`
 	for _, tc := range []struct{ name, file, want string }{
+		{"kind", `{"format":"machines","kind":"model","version":1}`, `kind "model", want "params"`},
+		{"envelope count", `{"format":"machines","kind":"params","version":2,"params":[` + w + `]}`, "holds 1 parameters, the model 2"},
 		{"format", `{"format":"machines-model","version":1}`, `format "machines-model"`},
 		{"version", `{"format":"machines-params","version":9,"params":[]}`, "version 9"},
 		{"count", head + w + `]}`, "holds 1 parameters, the model 2"},

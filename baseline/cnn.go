@@ -124,52 +124,15 @@ func recordCNN(x []float32, n, rows, cols, classes int, s CNNSettings, flat, gra
 // weights and zero biases. The network computes in float32, L-BFGS in
 // float64.
 func FitCNN(x mat.Matrix, rows, cols int, labels []int, classes int, s CNNSettings) (*CNN, optim.Result, error) {
-	n, d := x.Dims()
-	if n == 0 || d != rows*cols || len(labels) != n || classes < 2 || s.Hidden < 1 || len(s.Channels) == 0 {
-		return nil, optim.Result{}, fmt.Errorf("baseline: CNN on %dx%d inputs as %dx%d images, %d labels, %d classes, hidden %d, channels %v",
-			n, d, rows, cols, len(labels), classes, s.Hidden, s.Channels)
+	if err := checkCNN(x, rows, cols, labels, classes, s); err != nil {
+		return nil, optim.Result{}, err
 	}
-	if f := 1 << len(s.Channels); rows%f != 0 || cols%f != 0 {
-		return nil, optim.Result{}, fmt.Errorf("baseline: %dx%d images do not halve %d times", rows, cols, len(s.Channels))
-	}
-	for i, l := range labels {
-		if l < 0 || l >= classes {
-			return nil, optim.Result{}, fmt.Errorf("baseline: label %d of row %d outside [0, %d)", l, i, classes)
-		}
-	}
-	if s.WeightDecay < 0 {
-		return nil, optim.Result{}, fmt.Errorf("baseline: weight decay %v, want >= 0", s.WeightDecay)
-	}
-	xs := make([]float32, 0, n*d)
-	for i := range n {
-		for j := range d {
-			xs = append(xs, float32(x.At(i, j)))
-		}
-	}
+	n, _ := x.Dims()
 	flat := make([]float32, CNNParams(rows, cols, classes, s))
 	grad := make([]float32, len(flat))
-	c := recordCNN(xs, n, rows, cols, classes, s, flat, grad)
-	rnd := rand.New(rand.NewPCG(s.Seed, 0x636e6e))
-	for _, w := range c.weights {
-		sh := w.Value.Shape
-		fanOut, fanIn := sh[0], 1
-		for _, v := range sh[1:] {
-			fanIn *= v
-		}
-		if len(sh) == 4 {
-			fanOut *= sh[2] * sh[3]
-		}
-		limit := math.Sqrt(6 / float64(fanIn+fanOut))
-		for i := range w.Value.Data {
-			w.Value.Data[i] = float32(limit * (2*rnd.Float64() - 1))
-		}
-	}
-	loss := c.g.SoftmaxCrossEntropy(c.logits, append([]int(nil), labels...))
-	if s.WeightDecay > 0 {
-		for _, w := range c.weights {
-			loss = c.g.Add(loss, c.g.Scale(c.g.Dot(w, w), float32(s.WeightDecay)))
-		}
-	}
+	c := recordCNN(float32Rows(x, 0, n), n, rows, cols, classes, s, flat, grad)
+	c.initWeights(s.Seed)
+	loss := c.loss(labels, s.WeightDecay)
 	f := func(params, dst []float64) float64 {
 		for i, v := range params {
 			flat[i] = float32(v)
@@ -189,12 +152,83 @@ func FitCNN(x mat.Matrix, rows, cols int, labels []int, classes int, s CNNSettin
 	if err != nil {
 		return nil, r, fmt.Errorf("baseline: %w", err)
 	}
-	// The parameters in the order of recordCNN, taken from L-BFGS's
-	// float64 optimum.
+	return c.model(r.X, rows, cols), r, nil
+}
+
+// checkCNN returns an error naming the first argument of FitCNN that is
+// out of range.
+func checkCNN(x mat.Matrix, rows, cols int, labels []int, classes int, s CNNSettings) error {
+	n, d := x.Dims()
+	if n == 0 || d != rows*cols || len(labels) != n || classes < 2 || s.Hidden < 1 || len(s.Channels) == 0 {
+		return fmt.Errorf("baseline: CNN on %dx%d inputs as %dx%d images, %d labels, %d classes, hidden %d, channels %v",
+			n, d, rows, cols, len(labels), classes, s.Hidden, s.Channels)
+	}
+	if f := 1 << len(s.Channels); rows%f != 0 || cols%f != 0 {
+		return fmt.Errorf("baseline: %dx%d images do not halve %d times", rows, cols, len(s.Channels))
+	}
+	for i, l := range labels {
+		if l < 0 || l >= classes {
+			return fmt.Errorf("baseline: label %d of row %d outside [0, %d)", l, i, classes)
+		}
+	}
+	if s.WeightDecay < 0 {
+		return fmt.Errorf("baseline: weight decay %v, want >= 0", s.WeightDecay)
+	}
+	return nil
+}
+
+// float32Rows returns rows lo to hi of x, one after the other, in float32.
+func float32Rows(x mat.Matrix, lo, hi int) []float32 {
+	_, d := x.Dims()
+	xs := make([]float32, 0, (hi-lo)*d)
+	for i := lo; i < hi; i++ {
+		for j := range d {
+			xs = append(xs, float32(x.At(i, j)))
+		}
+	}
+	return xs
+}
+
+// initWeights draws the decayed weights Glorot-uniform from seed; the
+// biases stay zero.
+func (c *cnnGraph) initWeights(seed uint64) {
+	rnd := rand.New(rand.NewPCG(seed, 0x636e6e))
+	for _, w := range c.weights {
+		sh := w.Value.Shape
+		fanOut, fanIn := sh[0], 1
+		for _, v := range sh[1:] {
+			fanIn *= v
+		}
+		if len(sh) == 4 {
+			fanOut *= sh[2] * sh[3]
+		}
+		limit := math.Sqrt(6 / float64(fanIn+fanOut))
+		for i := range w.Value.Data {
+			w.Value.Data[i] = float32(limit * (2*rnd.Float64() - 1))
+		}
+	}
+}
+
+// loss records the mean softmax cross-entropy of the logits against
+// labels plus weightDecay times the squared norm of the weights.
+func (c *cnnGraph) loss(labels []int, weightDecay float64) *ad.Node[float32] {
+	loss := c.g.SoftmaxCrossEntropy(c.logits, append([]int(nil), labels...))
+	if weightDecay > 0 {
+		for _, w := range c.weights {
+			loss = c.g.Add(loss, c.g.Scale(c.g.Dot(w, w), float32(weightDecay)))
+		}
+	}
+	return loss
+}
+
+// model returns the CNN of images of rows x cols whose parameters, in
+// the order of recordCNN, are those of the graph taken from params,
+// L-BFGS's float64 optimum.
+func (c *cnnGraph) model(params []float64, rows, cols int) *CNN {
 	out := &CNN{Rows: rows, Cols: cols}
 	np, off := len(c.params), 0
 	next := func(p *ad.Node[float32]) []float64 {
-		v := slices.Clone(r.X[off : off+p.Value.Len()])
+		v := slices.Clone(params[off : off+p.Value.Len()])
 		off += len(v)
 		return v
 	}
@@ -208,7 +242,7 @@ func FitCNN(x mat.Matrix, rows, cols int, labels []int, classes int, s CNNSettin
 	out.HiddenB = next(c.params[np-3])
 	out.Out = dense(c.params[np-2])
 	out.OutB = next(c.params[np-1])
-	return out, r, nil
+	return out
 }
 
 // cnnChunk is the number of images classified at once: the activations
@@ -240,14 +274,8 @@ func (m *CNN) Classify(x mat.Matrix) []int {
 	pred := make([]int, 0, n)
 	for lo := 0; lo < n; lo += cnnChunk {
 		hi := min(lo+cnnChunk, n)
-		xs := make([]float32, 0, (hi-lo)*d)
-		for i := lo; i < hi; i++ {
-			for j := range d {
-				xs = append(xs, float32(x.At(i, j)))
-			}
-		}
 		// Recording the graph computes it.
-		c := recordCNN(xs, hi-lo, m.Rows, m.Cols, classes, s, flat, nil)
+		c := recordCNN(float32Rows(x, lo, hi), hi-lo, m.Rows, m.Cols, classes, s, flat, nil)
 		for i := range hi - lo {
 			best, row := 0, c.logits.Value.Data[i*classes:(i+1)*classes]
 			for j, v := range row {

@@ -320,7 +320,7 @@ func forward(g *ad.Graph[float64], act Activation, weights, biases []*ad.Node[fl
 		case Tanh:
 			h = g.Tanh(h)
 		default:
-			panic(fmt.Sprintf("baseline: unknown activation %v", act))
+			panic(fmt.Errorf("%w: baseline: unknown activation %v", ad.ErrName, act))
 		}
 	}
 	return h

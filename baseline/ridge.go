@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -51,16 +52,16 @@ func defaultLambdas() []float64 {
 // check panics on settings no data could make sense of.
 func (s *RidgeSettings) check() {
 	if !(s.Sigma >= 0) || !(s.Lambda >= 0) || math.IsInf(s.Sigma, 0) || math.IsInf(s.Lambda, 0) {
-		panic(fmt.Sprintf("baseline: invalid Sigma %v or Lambda %v", s.Sigma, s.Lambda))
+		panic(fmt.Errorf("%w: baseline: invalid Sigma %v or Lambda %v", ad.ErrValue, s.Sigma, s.Lambda))
 	}
 	for _, v := range s.Sigmas {
 		if !(v > 0) || math.IsInf(v, 0) {
-			panic(fmt.Sprintf("baseline: invalid candidate sigma %v", v))
+			panic(fmt.Errorf("%w: baseline: invalid candidate sigma %v", ad.ErrValue, v))
 		}
 	}
 	for _, v := range s.Lambdas {
 		if !(v > 0) || math.IsInf(v, 0) {
-			panic(fmt.Sprintf("baseline: invalid candidate lambda %v", v))
+			panic(fmt.Errorf("%w: baseline: invalid candidate lambda %v", ad.ErrValue, v))
 		}
 	}
 }
@@ -167,7 +168,7 @@ func checkData(X, Y *mat.Dense) error {
 // many columns as the training inputs or dst is not rows(X)×outputs.
 func (m *KernelRidge) Predict(dst, X *mat.Dense) *mat.Dense {
 	if m.alpha == nil {
-		panic("baseline: Predict called before a successful Fit")
+		panic(fmt.Errorf("%w: baseline: Predict called before a successful Fit", ad.ErrState))
 	}
 	r, c := X.Dims()
 	n, d := m.x.Dims()

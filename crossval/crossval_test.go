@@ -1,7 +1,6 @@
 package crossval
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -107,29 +106,6 @@ func allRows(n int) []int {
 		r[i] = i
 	}
 	return r
-}
-
-func TestRun(t *testing.T) {
-	for _, workers := range []int{0, 1, 3, 20} {
-		out := make([]int, 17)
-		if err := Run(len(out), workers, func(i int) error { out[i] = i * i; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range out {
-			if v != i*i {
-				t.Fatalf("%d workers: job %d wrote %d", workers, i, v)
-			}
-		}
-	}
-	bad := errors.New("job 3 failed")
-	if err := Run(10, 1, func(i int) error {
-		if i >= 3 {
-			return fmt.Errorf("job %d failed", i)
-		}
-		return nil
-	}); err == nil || err.Error() != bad.Error() {
-		t.Errorf("error %v, want %v", err, bad)
-	}
 }
 
 func TestPanics(t *testing.T) {

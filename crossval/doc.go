@@ -1,6 +1,5 @@
 // Package crossval splits a training set into the folds of k-fold
-// cross-validation and runs independent jobs, such as the fits of a
-// hyperparameter grid, in parallel.
+// cross-validation.
 //
 // Folds are drawn from a seeded shuffle, so the same seed gives the same
 // folds on every machine. Stratified folds give every fold each class in
@@ -8,9 +7,7 @@
 // a fold's training part. Grouped folds keep the rows of a group (a
 // patient, a site) in one test part, so that a model is never judged on a
 // group it has seen; Forward folds move forward in time, each trained on
-// the rows before the block it holds out. Run executes jobs by index on a fixed number of
-// goroutines; because each job writes only its own results, the outcome
-// does not depend on the number of workers or on their scheduling.
+// the rows before the block it holds out.
 //
 // The kernel package selects its cost and bandwidth with these folds; the
 // experiments select the perceptrons' weight decay with them.

@@ -111,86 +111,16 @@ type imageFile struct {
 // class in one split only (ErrMissingClass), and a folder without class
 // folders (ErrNoImages).
 func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
-	if o.Rows < 0 || o.Cols < 0 || (o.Rows == 0) != (o.Cols == 0) || !(o.Split >= 0 && o.Split < 1) {
-		panic(fmt.Errorf("%w: dataset: folder options %+v", ad.ErrValue, o))
-	}
-	if o.Rows > MaxImagePixels/max(o.Cols, 1) {
-		return nil, fmt.Errorf("dataset: %w: resizing to %dx%d, more than %d pixels", ErrTooLarge, o.Cols, o.Rows, MaxImagePixels)
-	}
-	if _, err := os.Stat(dir); err != nil {
+	if err := checkFolderOptions(o); err != nil {
 		return nil, err
 	}
-	trainDir, testDir := filepath.Join(dir, "train"), filepath.Join(dir, "test")
-	hasTrain, hasTest := isDir(trainDir), isDir(testDir)
-	f := &ImageFolder{}
-	var train, test []imageFile
-	switch {
-	case hasTrain && hasTest:
-		if o.Split != 0 {
-			return nil, &ParseError{File: dir, Err: fmt.Errorf("a split of %g, but the folder has its own train and test folders", o.Split)}
-		}
-		var testNames []string
-		var err error
-		if f.Names, train, err = classFiles(trainDir); err != nil {
-			return nil, err
-		}
-		if testNames, test, err = classFiles(testDir); err != nil {
-			return nil, err
-		}
-		if err := sameClasses(trainDir, testDir, f.Names, testNames); err != nil {
-			return nil, err
-		}
-	case hasTrain || hasTest:
-		have, missing := trainDir, testDir
-		if hasTest {
-			have, missing = testDir, trainDir
-		}
-		return nil, &ParseError{File: missing, Err: fmt.Errorf("%w: there is %s but not this folder", fs.ErrNotExist, have)}
-	default:
-		f.Split = o.Split
-		if f.Split == 0 {
-			f.Split = DefaultSplit
-		}
-		var err error
-		if f.Names, train, err = classFiles(dir); err != nil {
-			return nil, err
-		}
+	f, train, test, err := listImageFolder(dir, o.Split)
+	if err != nil {
+		return nil, err
 	}
-
-	// First the headers, in the order of the names, which give the number
-	// of channels and the size before a pixel is decoded and the pixels
-	// are allocated.
-	grey := true
-	var first *imageFile
-	for _, files := range [][]imageFile{train, test} {
-		for i := range files {
-			file := &files[i]
-			if err := readHeader(file); err != nil {
-				return nil, err
-			}
-			grey = grey && file.grey
-			switch {
-			case o.Rows != 0:
-			case first == nil:
-				first = file
-			case file.rows != first.rows || file.cols != first.cols:
-				return nil, &ParseError{File: file.path, Err: fmt.Errorf("%w: %dx%d, but %s is %dx%d; resize them to one size",
-					ErrImageSize, file.cols, file.rows, first.path, first.cols, first.rows)}
-			}
-		}
-	}
-	rows, cols := o.Rows, o.Cols
-	if rows == 0 {
-		rows, cols = first.rows, first.cols
-	}
-	channels := 3
-	if grey {
-		channels = 1
-	}
-	n := len(train) + len(test)
-	if total := n * channels * rows * cols; total/n != channels*rows*cols || total > maxIDXBytes {
-		return nil, &ParseError{File: dir, Err: fmt.Errorf("%w: %d images of %dx%dx%d would take more than %d bytes",
-			ErrTooLarge, n, channels, rows, cols, uint64(maxIDXBytes))}
+	channels, rows, cols, err := readHeaders(dir, train, test, o)
+	if err != nil {
+		return nil, err
 	}
 
 	rnd := rand.New(rand.NewPCG(o.Seed, 0x666f6c646572)) // "folder": a stream of its own
@@ -200,7 +130,6 @@ func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	rnd.Shuffle(len(train), func(i, j int) { train[i], train[j] = train[j], train[i] })
 	rnd.Shuffle(len(test), func(i, j int) { test[i], test[j] = test[j], test[i] })
 
-	var err error
 	var conv converter
 	if f.Train, err = conv.read(train, len(f.Names), channels, rows, cols); err != nil {
 		return nil, err
@@ -209,6 +138,103 @@ func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// checkFolderOptions panics on options no caller should pass and refuses
+// a size to resize to that is too large.
+func checkFolderOptions(o FolderOptions) error {
+	if o.Rows < 0 || o.Cols < 0 || (o.Rows == 0) != (o.Cols == 0) || !(o.Split >= 0 && o.Split < 1) {
+		panic(fmt.Errorf("%w: dataset: folder options %+v", ad.ErrValue, o))
+	}
+	if o.Rows > MaxImagePixels/max(o.Cols, 1) {
+		return fmt.Errorf("dataset: %w: resizing to %dx%d, more than %d pixels", ErrTooLarge, o.Cols, o.Rows, MaxImagePixels)
+	}
+	return nil
+}
+
+// listImageFolder finds the classes and the image files of dir, from its
+// train and test folders or, split by the fraction split (zero meaning
+// DefaultSplit) later, from its class folders alone. The ImageFolder it
+// returns has its Names and Split set.
+func listImageFolder(dir string, split float64) (f *ImageFolder, train, test []imageFile, err error) {
+	if _, err := os.Stat(dir); err != nil {
+		return nil, nil, nil, err
+	}
+	trainDir, testDir := filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	hasTrain, hasTest := isDir(trainDir), isDir(testDir)
+	f = &ImageFolder{}
+	switch {
+	case hasTrain && hasTest:
+		if split != 0 {
+			return nil, nil, nil, &ParseError{File: dir, Err: fmt.Errorf("a split of %g, but the folder has its own train and test folders", split)}
+		}
+		var testNames []string
+		if f.Names, train, err = classFiles(trainDir); err != nil {
+			return nil, nil, nil, err
+		}
+		if testNames, test, err = classFiles(testDir); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := sameClasses(trainDir, testDir, f.Names, testNames); err != nil {
+			return nil, nil, nil, err
+		}
+	case hasTrain || hasTest:
+		have, missing := trainDir, testDir
+		if hasTest {
+			have, missing = testDir, trainDir
+		}
+		return nil, nil, nil, &ParseError{File: missing, Err: fmt.Errorf("%w: there is %s but not this folder", fs.ErrNotExist, have)}
+	default:
+		f.Split = split
+		if f.Split == 0 {
+			f.Split = DefaultSplit
+		}
+		if f.Names, train, err = classFiles(dir); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return f, train, test, nil
+}
+
+// readHeaders reads the headers of the files, in place, in the order of
+// the names, which give the number of channels and the size before a
+// pixel is decoded and the pixels are allocated, and returns the shape of
+// the images of the folder dir: the options' size if they set one,
+// otherwise the size every file must share.
+func readHeaders(dir string, train, test []imageFile, o FolderOptions) (channels, rows, cols int, err error) {
+	grey := true
+	var first *imageFile
+	for _, files := range [][]imageFile{train, test} {
+		for i := range files {
+			file := &files[i]
+			if err := readHeader(file); err != nil {
+				return 0, 0, 0, err
+			}
+			grey = grey && file.grey
+			switch {
+			case o.Rows != 0:
+			case first == nil:
+				first = file
+			case file.rows != first.rows || file.cols != first.cols:
+				return 0, 0, 0, &ParseError{File: file.path, Err: fmt.Errorf("%w: %dx%d, but %s is %dx%d; resize them to one size",
+					ErrImageSize, file.cols, file.rows, first.path, first.cols, first.rows)}
+			}
+		}
+	}
+	rows, cols = o.Rows, o.Cols
+	if rows == 0 {
+		rows, cols = first.rows, first.cols
+	}
+	channels = 3
+	if grey {
+		channels = 1
+	}
+	n := len(train) + len(test)
+	if total := n * channels * rows * cols; total/n != channels*rows*cols || total > maxIDXBytes {
+		return 0, 0, 0, &ParseError{File: dir, Err: fmt.Errorf("%w: %d images of %dx%dx%d would take more than %d bytes",
+			ErrTooLarge, n, channels, rows, cols, uint64(maxIDXBytes))}
+	}
+	return channels, rows, cols, nil
 }
 
 func isDir(path string) bool {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -133,11 +134,7 @@ func Shift(c Config) (*Report, error) {
 	r := &Report{}
 	var curves []figure.Series
 	var charts []figure.Chart
-	for i, spec := range []struct {
-		name     string
-		layer    finite.Layer[float64]
-		settings string
-	}{
+	for i, spec := range []shiftSpec{
 		{"conv machine", finite.Layer[float64]{Kind: finite.Conv, Dims: shiftDims, Activation: ad.Tanh, Pad: []int{3}}, "pad 3"},
 		{"recurrent machine", finite.Layer[float64]{Kind: finite.Recur, Dims: shiftDims, Activation: ad.Tanh, Pad: []int{6}, TimeBlock: 5}, "pad 6, timeblock 5"},
 	} {
@@ -145,48 +142,17 @@ func Shift(c Config) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		initial := model.eval(testX, testY)
-		start := time.Now()
-		// One epoch over steps minibatches of fresh signals.
-		_, err = train.Run[float64](model, steps*shiftBatch, train.Config{Epochs: 1, Batch: shiftBatch,
-			Optimizer: &optim.Adam{LR: shiftLR}, Seed: c.Seed, Progress: c.Progress})
+		m, err := spec.fit(c, model, steps, testX, testY)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", spec.name, err)
+			return nil, err
 		}
-		last := model.losses[len(model.losses)-1]
+		r.Models = append(r.Models, m)
 		it := make([]float64, len(model.losses))
 		for k := range it {
 			it[k] = float64(k + 1)
 		}
-		losses := model.losses
-		secs := time.Since(start).Seconds()
-		final := model.eval(testX, testY)
-		c.logf("%s (%s): %d parameters, held-out loss %.4g before training, %.4g after %d steps (%.1fs)",
-			spec.name, spec.settings, model.params.Len(), initial, final, steps, secs)
-		r.Models = append(r.Models, Model{
-			Name: spec.name, Params: model.params.Len(), TrainMSE: last, TestMSE: final,
-			InitialLoss: &initial, FinalLoss: &final,
-			FitSeconds: secs, Iterations: steps,
-			Settings: Settings{Optimizer: fmt.Sprintf("adam lr %g, minibatch %d, %s", shiftLR, shiftBatch, spec.settings),
-				MaxIter: steps, Dims: shiftDims, Activation: "tanh"},
-		})
-		curves = append(curves, figure.Series{Name: spec.name, X: it, Y: losses, Color: plotutil.Color(i)})
-
-		// The first held-out signal: input, target and prediction.
-		tx := make([]float64, shiftLength)
-		in, target, pred := make([]float64, shiftLength), make([]float64, shiftLength), make([]float64, shiftLength)
-		for t := range shiftLength {
-			tx[t] = float64(t) * shiftDT
-			in[t], target[t], pred[t] = testX.Data[t], testY.Data[t], model.pred.Value.Data[t]
-		}
-		charts = append(charts, figure.Chart{
-			Title: fmt.Sprintf("%s: held-out loss %.3g", spec.name, final), XLabel: "time", YLabel: "signal", Legend: figure.BottomLeft,
-			Series: []figure.Series{
-				{Name: "noisy input", X: tx, Y: in, Color: plotutil.Color(2), Points: true},
-				{Name: "target (delayed sine)", X: tx, Y: target, Color: plotutil.Color(3), Dashed: true},
-				{Name: "prediction", X: tx, Y: pred, Color: plotutil.Color(i)},
-			},
-		})
+		curves = append(curves, figure.Series{Name: spec.name, X: it, Y: model.losses, Color: plotutil.Color(i)})
+		charts = append(charts, shiftPrediction(spec.name, *m.FinalLoss, plotutil.Color(i), testX, testY, model.pred.Value))
 	}
 	paths, err := figure.Panels(filepath.Join(c.dir(), "shift-prediction"), figure.Layout{}, charts...)
 	if err != nil {
@@ -202,4 +168,55 @@ func Shift(c Config) (*Report, error) {
 	}
 	r.Figures = append(r.Figures, paths...)
 	return r, nil
+}
+
+// shiftSpec is one of the machines of the shift task.
+type shiftSpec struct {
+	name     string
+	layer    finite.Layer[float64]
+	settings string
+}
+
+// fit trains model by steps Adam steps, logs its held-out loss on
+// (testX, testY) before and after, and returns its entry in the report.
+func (spec shiftSpec) fit(c Config, model *shiftModel, steps int, testX, testY *ad.Tensor[float64]) (Model, error) {
+	initial := model.eval(testX, testY)
+	start := time.Now()
+	// One epoch over steps minibatches of fresh signals.
+	_, err := train.Run[float64](model, steps*shiftBatch, train.Config{Epochs: 1, Batch: shiftBatch,
+		Optimizer: &optim.Adam{LR: shiftLR}, Seed: c.Seed, Progress: c.Progress})
+	if err != nil {
+		return Model{}, fmt.Errorf("%s: %w", spec.name, err)
+	}
+	last := model.losses[len(model.losses)-1]
+	secs := time.Since(start).Seconds()
+	final := model.eval(testX, testY)
+	c.logf("%s (%s): %d parameters, held-out loss %.4g before training, %.4g after %d steps (%.1fs)",
+		spec.name, spec.settings, model.params.Len(), initial, final, steps, secs)
+	return Model{
+		Name: spec.name, Params: model.params.Len(), TrainMSE: last, TestMSE: final,
+		InitialLoss: &initial, FinalLoss: &final,
+		FitSeconds: secs, Iterations: steps,
+		Settings: Settings{Optimizer: fmt.Sprintf("adam lr %g, minibatch %d, %s", shiftLR, shiftBatch, spec.settings),
+			MaxIter: steps, Dims: shiftDims, Activation: "tanh"},
+	}, nil
+}
+
+// shiftPrediction charts the first held-out signal: its input, its target
+// and the prediction of the model called name.
+func shiftPrediction(name string, loss float64, col color.Color, testX, testY, pred *ad.Tensor[float64]) figure.Chart {
+	tx := make([]float64, shiftLength)
+	in, target, predicted := make([]float64, shiftLength), make([]float64, shiftLength), make([]float64, shiftLength)
+	for t := range shiftLength {
+		tx[t] = float64(t) * shiftDT
+		in[t], target[t], predicted[t] = testX.Data[t], testY.Data[t], pred.Data[t]
+	}
+	return figure.Chart{
+		Title: fmt.Sprintf("%s: held-out loss %.3g", name, loss), XLabel: "time", YLabel: "signal", Legend: figure.BottomLeft,
+		Series: []figure.Series{
+			{Name: "noisy input", X: tx, Y: in, Color: plotutil.Color(2), Points: true},
+			{Name: "target (delayed sine)", X: tx, Y: target, Color: plotutil.Color(3), Dashed: true},
+			{Name: "prediction", X: tx, Y: predicted, Color: col},
+		},
+	}
 }

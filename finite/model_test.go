@@ -165,14 +165,15 @@ func TestLoadErrors(t *testing.T) {
 	}
 	good := buf.String()
 	for _, c := range []struct{ name, old, new, want string }{
-		{"format", `"machines-finite-machine"`, `"other"`, "format"},
-		{"version", `"version": 1`, `"version": 9`, "version 9"},
+		{"format", `"machines"`, `"other"`, "format"},
+		{"envelope kind", `"finite-machine"`, `"model"`, `kind "model"`},
+		{"version", `"version": 2`, `"version": 9`, "version 9"},
 		{"kind", `"recur"`, `"tree"`, "unknown machine kind"},
 		{"activation", `"tanh"`, `"swish"`, "unknown activation"},
 		{"dims", `"dims": [`, `"dims": [0,`, "block 0 has size 0"},
 		{"timeblock", `"timeblock": 2`, `"timeblock": 0`, "timeblock 0"},
 		{"weight shape", `"weight_shape": [`, `"weight_shape": [1,`, "weight of shape"},
-		{"unknown field", `"kind":`, `"colour": 1, "kind":`, `unknown field "colour"`},
+		{"unknown field", `"machine":`, `"colour": 1, "machine":`, `unknown field "colour"`},
 		{"malformed", `]`, `]}`, "invalid JSON at byte"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -194,5 +195,19 @@ func errUnwrap(err error) error {
 			return err
 		}
 		err = u.Unwrap()
+	}
+}
+
+// TestDecodeLegacy reads a machine saved before the envelope, whose
+// "kind" was the machine's.
+func TestDecodeLegacy(t *testing.T) {
+	const old = `{"format": "machines-finite-machine", "version": 1, "kind": "dense", "dims": [2, 1], "activation": "tanh",
+		"weight_shape": [3, 3], "weight": [-0.3, -0.2, -0.1, 0.0, 0.1, 0.2, 0.3, -0.3, -0.2]}`
+	m, err := Decode[float64](strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.kind != Dense || m.W.Data[6] != 0.3 {
+		t.Errorf("read a %v machine with weight %v", m.kind, m.W.Data)
 	}
 }

@@ -12,20 +12,28 @@ import (
 	"github.com/parametric-machines/machines/internal/jsonfile"
 )
 
-// Format and Version identify the JSON a machine is saved as.
+// FileKind and Version are the "kind" and "version" of a saved machine
+// in the module's envelope ("format": "machines"). Format is the
+// "format" of the machines saved before the envelope (version 1, whose
+// "kind" was the machine's), which Decode reads too.
 const (
-	Format  = "machines-finite-machine"
-	Version = 1
+	FileKind = "finite-machine"
+	Version  = 2
+	Format   = "machines-finite-machine"
 )
 
 // fileFormat reads saved machines of every version up to Version.
-var fileFormat = jsonfile.Format{Name: Format, What: "a saved finite machine", Oldest: 1, Newest: Version}
+var fileFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: FileKind, What: "a saved finite machine",
+	Oldest: 1, Newest: Version, Legacy: Format, LegacyNewest: 1}
 
 // file is the saved form of a machine.
 type file struct {
-	Format      string    `json:"format"`
-	Version     int       `json:"version"`
-	Kind        string    `json:"kind"`
+	Format  string `json:"format"`
+	Kind    string `json:"kind"`
+	Version int    `json:"version"`
+	// Machine is the machine's kind: dense, conv or recur (in version 1,
+	// Kind).
+	Machine     string    `json:"machine"`
 	Dims        []int     `json:"dims"`
 	Activation  string    `json:"activation"`
 	Pad         []int     `json:"pad,omitempty"`
@@ -35,13 +43,13 @@ type file struct {
 	Scale       []float64 `json:"scale,omitempty"`
 }
 
-// Encode writes the machine as JSON: "format" and "version", the "kind"
-// (dense, conv or recur), "dims", the "activation" by name, "pad" and
+// Encode writes the machine as JSON: "format", "kind" and "version" (see
+// FileKind), the "machine" (dense, conv or recur), "dims", the "activation" by name, "pad" and
 // "timeblock" where the kind has them, the "weight_shape" and the
 // "weight" in row-major order, and the "scale" if the machine learns
 // one: D values, or D x P in row-major order for a scaling per entry.
 func (m *Machine[T]) Encode(w io.Writer) error {
-	f := file{Format: Format, Version: Version, Kind: m.kind.String(), Dims: m.dims, Activation: m.sigma.String(),
+	f := file{Format: jsonfile.Envelope, Kind: FileKind, Version: Version, Machine: m.kind.String(), Dims: m.dims, Activation: m.sigma.String(),
 		Pad: m.pad, TimeBlock: m.timeblock, WeightShape: m.W.Shape, Weight: toFloat64(m.W.Data)}
 	if m.Scale != nil {
 		f.Scale = toFloat64(m.Scale.Data)
@@ -67,6 +75,9 @@ func Decode[T Float](r io.Reader) (*Machine[T], error) {
 	if err := fileFormat.Decode(data, &f); err != nil {
 		return nil, fmt.Errorf("finite: %w", err)
 	}
+	if f.Format == Format {
+		f.Machine = f.Kind
+	}
 	sigma := ad.Activation(f.Activation)
 	if err := sigma.Check(); err != nil {
 		return nil, fmt.Errorf("finite: %w", err)
@@ -74,12 +85,12 @@ func Decode[T Float](r io.Reader) (*Machine[T], error) {
 	// The machine's weight is allocated from its dims and pad: check
 	// first that the file holds that many values, so that a corrupt file
 	// cannot ask for more memory than its own size.
-	if !weightFits(f.Kind, f.Dims, f.Pad, len(f.Weight)) {
+	if !weightFits(f.Machine, f.Dims, f.Pad, len(f.Weight)) {
 		return nil, fmt.Errorf("%w: saved %s machine with dims %v and pad %v has %d weight values, not the number they call for",
-			ErrShape, f.Kind, f.Dims, f.Pad, len(f.Weight))
+			ErrShape, f.Machine, f.Dims, f.Pad, len(f.Weight))
 	}
 	var m *Machine[T]
-	switch f.Kind {
+	switch f.Machine {
 	case "dense":
 		m, err = NewDense[T](f.Dims, sigma, nil)
 	case "conv":
@@ -90,14 +101,14 @@ func Decode[T Float](r io.Reader) (*Machine[T], error) {
 		}
 		m, err = NewRecur[T](f.Dims, sigma, f.Pad[0], f.TimeBlock, nil)
 	default:
-		return nil, fmt.Errorf("finite: unknown machine kind %q", f.Kind)
+		return nil, fmt.Errorf("finite: unknown machine kind %q", f.Machine)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !slices.Equal(f.WeightShape, m.WeightShape()) || len(f.Weight) != len(m.W.Data) {
 		return nil, fmt.Errorf("%w: saved %s machine with dims %v has a weight of shape %v and %d values, want shape %v",
-			ErrShape, f.Kind, f.Dims, f.WeightShape, len(f.Weight), m.WeightShape())
+			ErrShape, f.Machine, f.Dims, f.WeightShape, len(f.Weight), m.WeightShape())
 	}
 	for i, x := range f.Weight {
 		m.W.Data[i] = T(x)

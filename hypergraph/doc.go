@@ -43,8 +43,9 @@
 // LoadSpec and FromSpec:
 //
 //	{
-//	  "format": "machines-hypergraph",
-//	  "version": 1,
+//	  "format": "machines",
+//	  "kind": "hypergraph-spec",
+//	  "version": 2,
 //	  "inputs": ["x"],
 //	  "outputs": ["y"],
 //	  "vertices": [
@@ -58,7 +59,10 @@
 //	  ]
 //	}
 //
-// A shape is [D] for a vector or [C, H, W] for an image with C channels.
+// The header is the module's envelope, shared by every file it writes;
+// spec files written before it, with "format": "machines-hypergraph" and
+// version 1, are read too. A shape is [D] for a vector or [C, H, W] for
+// an image with C channels.
 // Activations are identity (the default), relu, relu6, tanh and sigmoid.
 // "inputs" and "outputs" may be left out: inputs are then the vertices
 // that no edge writes, outputs the other vertices that no edge reads.

@@ -49,8 +49,9 @@ func Example() {
 // layer of a graph of the ad engine.
 func ExampleFromSpec() {
 	spec, err := hypergraph.ReadSpec(strings.NewReader(`{
-	  "format": "machines-hypergraph",
-	  "version": 1,
+	  "format": "machines",
+	  "kind": "hypergraph-spec",
+	  "version": 2,
 	  "vertices": [
 	    {"name": "x", "shape": [2]},
 	    {"name": "h", "shape": [2], "activation": "relu"},

@@ -43,9 +43,6 @@ type Path struct {
 	Edges    []int
 }
 
-// Len returns the length q of the path, its number of hyperedges.
-func (p Path) Len() int { return len(p.Edges) }
-
 // IsPath reports whether p is a path of h.
 func (h *Hypergraph) IsPath(p Path) bool {
 	if len(p.Vertices) != len(p.Edges)+1 {

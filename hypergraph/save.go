@@ -20,6 +20,9 @@ func writeSpec(w io.Writer, s *Spec, indent string) error {
 	var b strings.Builder
 	b.WriteString("{\n")
 	b.WriteString(field("format", s.Format))
+	if s.Kind != "" {
+		b.WriteString(field("kind", s.Kind))
+	}
 	b.WriteString(field("version", s.Version))
 	if len(s.Inputs) > 0 {
 		b.WriteString(field("inputs", s.Inputs))

@@ -17,15 +17,20 @@ import (
 	"github.com/parametric-machines/machines/internal/jsonfile"
 )
 
-// The format name and version of spec files. A spec file of a later
-// version is refused rather than half understood.
+// SpecKind and SpecVersion are the "kind" and "version" of spec files in
+// the module's envelope ("format": "machines"). A spec file of a later
+// version is refused rather than half understood. SpecFormat is the
+// "format" of the spec files written before the envelope (version 1),
+// which are read too.
 const (
+	SpecKind    = "hypergraph-spec"
+	SpecVersion = 2
 	SpecFormat  = "machines-hypergraph"
-	SpecVersion = 1
 )
 
 // specFormat reads spec files of every version up to SpecVersion.
-var specFormat = jsonfile.Format{Name: SpecFormat, What: "a hypergraph spec", Oldest: 1, Newest: SpecVersion}
+var specFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: SpecKind, What: "a hypergraph spec",
+	Oldest: 1, Newest: SpecVersion, Legacy: SpecFormat, LegacyNewest: 1}
 
 // Spec is an architecture written as data: a hypergraph whose vertices
 // have spaces and activations and whose hyperedges have map kinds. It is
@@ -33,6 +38,7 @@ var specFormat = jsonfile.Format{Name: SpecFormat, What: "a hypergraph spec", Ol
 // format and the kinds).
 type Spec struct {
 	Format  string `json:"format"`
+	Kind    string `json:"kind,omitempty"`
 	Version int    `json:"version"`
 	// Inputs and Outputs name the vertices a machine built from the spec
 	// receives and returns; empty lists mean the defaults of Config.
@@ -365,7 +371,7 @@ func assemble[T ad.Float](c *compiled, s *Spec, layer func(e EdgeSpec, tgt [][]i
 		return nil, err
 	}
 	m.spec = s.clone()
-	m.spec.Format, m.spec.Version = SpecFormat, SpecVersion
+	m.spec.setHeader()
 	return m, nil
 }
 
@@ -425,6 +431,11 @@ func LoadSpec(path string) (*Spec, error) {
 	return s, nil
 }
 
+// setHeader sets the header of the spec files this package writes.
+func (s *Spec) setHeader() {
+	s.Format, s.Kind, s.Version = jsonfile.Envelope, SpecKind, SpecVersion
+}
+
 func parseSpec(data []byte) (*Spec, error) {
 	var s Spec
 	if err := specFormat.Decode(data, &s); err != nil {
@@ -443,7 +454,7 @@ func SaveSpec(path string, s *Spec) error {
 		return err
 	}
 	c := s.clone()
-	c.Format, c.Version = SpecFormat, SpecVersion
+	c.setHeader()
 	return atomicfile.WriteFile(path, func(w io.Writer) error {
 		if err := writeSpec(w, c, ""); err != nil {
 			return err

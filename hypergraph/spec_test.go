@@ -260,8 +260,14 @@ func TestSaveSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(back, s) {
-		t.Errorf("spec changed in a round trip:\n%+v\nwant\n%+v", back, s)
+	// A spec of the format before the envelope is saved in the envelope.
+	if back.Format != "machines" || back.Kind != SpecKind || back.Version != SpecVersion {
+		t.Errorf("saved with header %q %q %d, want the envelope's", back.Format, back.Kind, back.Version)
+	}
+	want := s.clone()
+	want.setHeader()
+	if !reflect.DeepEqual(back, want) {
+		t.Errorf("spec changed in a round trip:\n%+v\nwant\n%+v", back, want)
 	}
 	bad := s.clone()
 	bad.Edges[0].Kind = "dense2"
@@ -276,7 +282,7 @@ func TestSpecFileErrors(t *testing.T) {
 	}{
 		{"cyclic.json", "hypergraph: testdata/cyclic.json: cycle v1 -E2-> v3 -E4-> v1"},
 		{"version2.json", "hypergraph: testdata/version2.json: machines-hypergraph version 2 is newer than this program reads (version 1)"},
-		{"not_a_spec.json", `hypergraph: testdata/not_a_spec.json: not a hypergraph spec (format "machines-model", want "machines-hypergraph")`},
+		{"not_a_spec.json", `hypergraph: testdata/not_a_spec.json: not a hypergraph spec (format "machines-model", want "machines" with "kind": "hypergraph-spec")`},
 		{"missing.json", "no such file"},
 	} {
 		t.Run(test.file, func(t *testing.T) {
@@ -301,8 +307,8 @@ func TestSpecErrors(t *testing.T) {
 	}{
 		{"invalid JSON", `{"format": "machines-hypergraph",`, "invalid JSON at byte"},
 		{"not an object", `[1, 2]`, "not a hypergraph spec"},
-		{"no format", `{"version": 1}`, `not a hypergraph spec (no "format": "machines-hypergraph")`},
-		{"saved machine", `{"format": "machines-hypergraph-machine", "version": 1}`, `hypergraph: not a hypergraph spec (format "machines-hypergraph-machine", want "machines-hypergraph")`},
+		{"no format", `{"version": 1}`, `not a hypergraph spec (no "format": "machines" with "kind": "hypergraph-spec")`},
+		{"saved machine", `{"format": "machines-hypergraph-machine", "version": 1}`, `hypergraph: not a hypergraph spec (format "machines-hypergraph-machine", want "machines" with "kind": "hypergraph-spec")`},
 		{"no version", `{"format": "machines-hypergraph"}`, `missing "version"`},
 		{"bad version", `{"format": "machines-hypergraph", "version": 1.5}`, "version 1.5, want a whole number from 1"},
 		{"version 0", `{"format": "machines-hypergraph", "version": 0}`, "version 0, want a whole number from 1"},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -245,7 +246,7 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 		done int
 		last = time.Now()
 	)
-	err := crossval.Run(jobs, s.Workers, func(job int) error {
+	err := parallel.Run(jobs, s.Workers, func(job int) error {
 		if s.deadline.After(time.Time{}) && time.Now().After(s.deadline) {
 			return nil // over the budget: the job's candidates are skipped
 		}

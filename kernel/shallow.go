@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/internal/parallel"
 	"gonum.org/v1/gonum/stat"
 
 	"gonum.org/v1/gonum/floats"
@@ -301,7 +302,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shal
 	// One job per bandwidth, in parallel; the candidates are gathered in
 	// the order of the grid.
 	cands := make([][]Candidate, len(ShallowBandwidths))
-	err := crossval.Run(len(ShallowBandwidths), s.Workers, func(i int) error {
+	err := parallel.Run(len(ShallowBandwidths), s.Workers, func(i int) error {
 		sigma := ShallowBandwidths[i] * med
 		b, err := newShallowBasis(xs, anchors, sigma)
 		if err != nil {

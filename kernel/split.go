@@ -2,8 +2,8 @@ package kernel
 
 import (
 	"math/rand/v2"
-	"sync"
 
+	"github.com/parametric-machines/machines/internal/parallel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -80,15 +80,10 @@ func (s *splitObjective) machine(params []float64, anchors *mat.Dense) *Machine 
 // their losses, writing that of their gradients to grad.
 func (s *splitObjective) Func(params, grad []float64) float64 {
 	losses := make([]float64, len(s.parts))
-	var wg sync.WaitGroup
-	for k, o := range s.parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			losses[k] = o.Func(params, s.grads[k])
-		}()
-	}
-	wg.Wait()
+	parallel.Run(len(s.parts), len(s.parts), func(k int) error {
+		losses[k] = s.parts[k].Func(params, s.grads[k])
+		return nil
+	})
 	var loss float64
 	for i := range grad {
 		grad[i] = 0

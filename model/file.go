@@ -24,7 +24,11 @@ import (
 // ad.Params.
 const Version = 1
 
-var modelFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: "model", What: "a model file", Oldest: 1, Newest: Version}
+// FileKind is the "kind" of a model file in the module's envelope
+// ("format": "machines").
+const FileKind = "model"
+
+var modelFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: FileKind, What: "a model file", Oldest: 1, Newest: Version}
 
 // LegacyFormat is the "format" of the saved hypergraph machines of
 // earlier versions, which Load still reads: a hypergraph spec and each
@@ -50,7 +54,7 @@ func (m *Model[T]) Spec() (*hypergraph.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &hypergraph.Spec{Format: hypergraph.SpecFormat, Version: hypergraph.SpecVersion}
+	s := &hypergraph.Spec{Format: jsonfile.Envelope, Kind: hypergraph.SpecKind, Version: hypergraph.SpecVersion}
 	names := func(list []int) []string {
 		out := make([]string, len(list))
 		for i, v := range list {

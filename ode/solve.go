@@ -282,13 +282,8 @@ func (sol *Solution) record(h, tNew float64, k [][]float64, ynew []float64) {
 
 // advance integrates up to tEnd > t.
 func (in *integrator) advance(tEnd float64) error {
-	if !in.fresh {
-		in.sys.Deriv(in.k[0], in.t, in.y)
-		in.evals++
-		if !allFinite(in.k[0]) {
-			return &NonFiniteError{T: in.t}
-		}
-		in.fresh = true
+	if err := in.refresh(); err != nil {
+		return err
 	}
 	if !in.adaptive {
 		h := tEnd - in.t
@@ -301,23 +296,12 @@ func (in *integrator) advance(tEnd float64) error {
 	if in.h == 0 {
 		in.h = max(in.initialStep(tEnd), in.v.minStep)
 	}
-	const (
-		safety = 0.9
-		facMin = 0.2
-		facMax = 10
-	)
-	expo := -1 / float64(in.tab.order)
 	for in.t < tEnd {
 		if in.steps+in.rejected >= in.v.maxSteps {
 			return &MaxStepsError{T: in.t, Steps: in.steps + in.rejected}
 		}
-		if !in.fresh {
-			in.sys.Deriv(in.k[0], in.t, in.y)
-			in.evals++
-			if !allFinite(in.k[0]) {
-				return &NonFiniteError{T: in.t}
-			}
-			in.fresh = true
+		if err := in.refresh(); err != nil {
+			return err
 		}
 		hMin := max(in.v.minStep, 16*eps*max(math.Abs(in.t), math.Abs(tEnd)))
 		h, last := in.h, false
@@ -327,35 +311,12 @@ func (in *integrator) advance(tEnd float64) error {
 		in.trial(h)
 		err := in.errNorm(h)
 		if !(err <= 1) {
-			in.rejected++
-			bad := math.IsNaN(err) || math.IsInf(err, 0)
-			fac := facMin
-			if !bad {
-				fac = max(facMin, safety*math.Pow(err, expo))
-			}
-			in.h = h * fac
-			in.rejectedLast = true
-			if in.h < hMin {
-				if bad {
-					return &NonFiniteError{T: in.t}
-				}
-				return &StepSizeError{T: in.t, H: in.h, Min: hMin}
+			if err := in.reject(h, err, hMin); err != nil {
+				return err
 			}
 			continue
 		}
-		fac := float64(facMax)
-		if in.rejectedLast {
-			fac = 1
-		}
-		if err > 0 {
-			fac = min(fac, max(facMin, safety*math.Pow(err, expo)))
-		}
-		next := h * fac
-		if last {
-			// A step shortened to land on tEnd says little about the
-			// step size the solution allows.
-			next = max(next, in.h)
-		}
+		next := in.grown(h, err, last)
 		tNew := in.t + h
 		if last {
 			tNew = tEnd
@@ -367,6 +328,68 @@ func (in *integrator) advance(tEnd float64) error {
 		in.rejectedLast = false
 	}
 	return nil
+}
+
+// The step size control of the adaptive solves: a new step size is the
+// old one times safety·err^(-1/order), kept within [facMin, facMax].
+const (
+	safety = 0.9
+	facMin = 0.2
+	facMax = 10
+)
+
+// refresh sets k[0] = f(t, y) unless it is fresh.
+func (in *integrator) refresh() error {
+	if in.fresh {
+		return nil
+	}
+	in.sys.Deriv(in.k[0], in.t, in.y)
+	in.evals++
+	if !allFinite(in.k[0]) {
+		return &NonFiniteError{T: in.t}
+	}
+	in.fresh = true
+	return nil
+}
+
+// reject counts a trial step of size h with the error norm err > 1, or
+// NaN, and shrinks the next trial's size, failing if it falls below hMin.
+func (in *integrator) reject(h, err, hMin float64) error {
+	in.rejected++
+	bad := math.IsNaN(err) || math.IsInf(err, 0)
+	fac := facMin
+	if !bad {
+		fac = max(facMin, safety*math.Pow(err, -1/float64(in.tab.order)))
+	}
+	in.h = h * fac
+	in.rejectedLast = true
+	if in.h < hMin {
+		if bad {
+			return &NonFiniteError{T: in.t}
+		}
+		return &StepSizeError{T: in.t, H: in.h, Min: hMin}
+	}
+	return nil
+}
+
+// grown returns the size of the step after an accepted one of size h
+// with the error norm err <= 1; last says that h was shortened to land
+// on the end of the interval.
+func (in *integrator) grown(h, err float64, last bool) float64 {
+	fac := float64(facMax)
+	if in.rejectedLast {
+		fac = 1
+	}
+	if err > 0 {
+		fac = min(fac, max(facMin, safety*math.Pow(err, -1/float64(in.tab.order))))
+	}
+	next := h * fac
+	if last {
+		// A step shortened to land on tEnd says little about the
+		// step size the solution allows.
+		next = max(next, in.h)
+	}
+	return next
 }
 
 const eps = 0x1p-52

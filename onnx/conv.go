@@ -3,6 +3,7 @@ package onnx
 import (
 	"fmt"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
 )
 
@@ -20,7 +21,7 @@ import (
 func (b *builder) conv(elem onnxpb.TensorProto_DataType, x string, wshape []int, w []float64, pads, in []int) string {
 	d := len(in)
 	if d != 1 && d != 2 || len(wshape) != 2+d || len(pads) != d {
-		panic(fmt.Sprintf("onnx: convolution of signals of shape %v by a kernel of shape %v with padding %v", in, wshape, pads))
+		panic(fmt.Errorf("%w: onnx: convolution of signals of shape %v by a kernel of shape %v with padding %v", ad.ErrShape, in, wshape, pads))
 	}
 	k := wshape[2:]
 	if elem == onnxpb.TensorProto_FLOAT {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/internal/atomicfile"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
 	"google.golang.org/protobuf/proto"
@@ -104,7 +105,7 @@ func realTensor(elem onnxpb.TensorProto_DataType, dims []int64, v []float64) *on
 			t.FloatData[i] = float32(x)
 		}
 	default:
-		panic(fmt.Sprintf("onnx: real tensor of element type %v", elem))
+		panic(fmt.Errorf("%w: onnx: real tensor of element type %v", ad.ErrValue, elem))
 	}
 	return t
 }
@@ -132,7 +133,7 @@ func checkSize(dims []int64, n int) {
 		size *= d
 	}
 	if size != int64(n) {
-		panic(fmt.Sprintf("onnx: %d values for a tensor of shape %v", n, dims))
+		panic(fmt.Errorf("%w: onnx: %d values for a tensor of shape %v", ad.ErrShape, n, dims))
 	}
 }
 
@@ -166,10 +167,6 @@ func intAttr(name string, v int64) *onnxpb.AttributeProto {
 
 func intsAttr(name string, v []int64) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
-}
-
-func stringAttr(name, v string) *onnxpb.AttributeProto {
-	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_STRING.Enum(), S: []byte(v)}
 }
 
 func tensorAttr(name string, t *onnxpb.TensorProto) *onnxpb.AttributeProto {

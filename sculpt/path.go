@@ -7,16 +7,17 @@ import (
 	"slices"
 )
 
-// DefaultPath is the regularisation path of `machines sculpt -path`:
-// from half the default penalty to four times it by half octaves, where
-// on Fashion-MNIST whole octaves jumped from 36 live edges to 4.
-var DefaultPath = func() []float64 {
+// DefaultPath returns the regularisation path of `machines sculpt
+// -path`: from half the default penalty to four times it by half
+// octaves, since whole octaves can jump from most edges live to few. The
+// slice is the caller's.
+func DefaultPath() []float64 {
 	var path []float64
 	for k := -2; k <= 4; k++ {
 		path = append(path, DefaultLambda*math.Pow(2, float64(k)/2))
 	}
 	return path
-}()
+}
 
 // DefaultPathTolerance is Config.PathTolerance's default: half a point of
 // validation accuracy.

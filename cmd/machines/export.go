@@ -37,25 +37,25 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutput("onnx", *out, "model.onnx"); err != nil {
 		return err
 	}
-	format, err := fileFormat(*modelPath)
+	format, err := fileKind(*modelPath)
 	if err != nil {
 		return err
 	}
-	if setFlags(fs)["interval"] && (format == jsonfile.Envelope || format == model.LegacyFormat || format == finite.Format) {
+	if setFlags(fs)["interval"] && (format == model.FileKind || format == model.LegacyFormat || format == finite.FileKind || format == finite.Format) {
 		return usagef("-interval: only regression models of fit have prediction intervals")
 	}
-	if *shape != "" && format != finite.Format {
+	if *shape != "" && format != finite.FileKind && format != finite.Format {
 		return usagef("-shape %s: only finite machines take a signal shape", *shape)
 	}
 	var proto *onnxpb.ModelProto
 	switch format {
-	case jsonfile.Envelope, model.LegacyFormat:
+	case model.FileKind, model.LegacyFormat:
 		if *double {
 			proto, err = exportModel[float64](*modelPath)
 		} else {
 			proto, err = exportModel[float32](*modelPath)
 		}
-	case finite.Format:
+	case finite.FileKind, finite.Format:
 		var dims []int
 		if *shape != "" {
 			if dims, err = parseShape(*shape); err != nil {
@@ -67,9 +67,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		} else {
 			proto, err = exportFinite[float32](*modelPath, dims)
 		}
-	case hypergraph.SpecFormat:
+	case hypergraph.SpecKind, hypergraph.SpecFormat:
 		return fmt.Errorf("%s: a hypergraph spec (%q) has no weights to export: export a saved machine, such as the sculpt-model.json of machines sculpt", *modelPath, format)
-	case ad.ParamsFormat, train.CheckpointFormat, sculpt.CheckpointFormat:
+	case ad.ParamsKind, ad.ParamsFormat, train.CheckpointFormat, sculpt.CheckpointFormat:
 		return fmt.Errorf("%s: a parameter or checkpoint file (%q), not a model: export takes the model files of machines fit and saved hypergraph and finite machines", *modelPath, format)
 	default:
 		if *double {
@@ -100,19 +100,24 @@ func reportExport(stdout io.Writer, out string, proto *onnxpb.ModelProto) {
 	fmt.Fprintf(stdout, "export: wrote %s: inputs %s; outputs %s\n", out, describe(ins), describe(outs))
 }
 
-// fileFormat returns the "format" of a JSON file of the library, or ""
-// for a file that has none, such as a model file of machines fit of
-// version 1, or that is not JSON, which readModel reports.
-func fileFormat(path string) (string, error) {
+// fileKind returns the "kind" of a file in the module's envelope, the
+// "format" of a file written before the envelope, or "" for a file that
+// has none, such as a model file of machines fit of version 1, or that
+// is not JSON, which readModel reports.
+func fileKind(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
 	var head struct {
 		Format string `json:"format"`
+		Kind   string `json:"kind"`
 	}
 	if json.Unmarshal(data, &head) != nil {
 		return "", nil
+	}
+	if head.Format == jsonfile.Envelope {
+		return head.Kind, nil
 	}
 	return head.Format, nil
 }

@@ -74,7 +74,7 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	case *path && *lambda == 0:
 		return usagef("-path needs a penalty; -lambda 0 turns it off")
 	case *path:
-		for _, f := range sculpt.DefaultPath {
+		for _, f := range sculpt.DefaultPath() {
 			lambdas = append(lambdas, f/sculpt.DefaultLambda**lambda)
 		}
 	case *budget != 0 || set["tolerance"]:

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -71,13 +72,40 @@ func (d Diagram) panel() (panel, error) {
 	if len(d.Nodes) == 0 {
 		return panel{}, fmt.Errorf("no nodes")
 	}
-	// Positions: x is the layer, y the row (downwards), nodes sharing
-	// both spread over the row's height.
+	pos, err := d.positions()
+	if err != nil {
+		return panel{}, err
+	}
+	yMin, yMax := math.Inf(1), math.Inf(-1)
+	for _, q := range pos {
+		yMin, yMax = math.Min(yMin, q.Y), math.Max(yMax, q.Y)
+	}
+
+	p := newPlot(d.Title, "", "")
+	p.HideAxes()
+	leg := &legend{corner: BottomRight}
+	if yMax, err = d.addEdges(p, leg, pos, yMax); err != nil {
+		return panel{}, err
+	}
+	if err := d.addNodes(p, pos); err != nil {
+		return panel{}, err
+	}
+	p.X.Min, p.X.Max = -0.5, p.X.Max+0.5
+	p.Y.Min, p.Y.Max = yMin-0.35, yMax+0.1
+	if len(leg.names) == 0 {
+		leg = nil
+	}
+	return panel{plot: p, legend: leg}, nil
+}
+
+// positions places the nodes: x is the layer, y the row (downwards),
+// nodes sharing both spread over the row's height.
+func (d Diagram) positions() ([]plotter.XY, error) {
 	type cell struct{ layer, row int }
 	perCell := map[cell]int{}
 	for i, n := range d.Nodes {
 		if n.Layer < 0 || n.Row < 0 {
-			return panel{}, fmt.Errorf("node %d %q: negative layer %d or row %d", i, n.Label, n.Layer, n.Row)
+			return nil, fmt.Errorf("node %d %q: negative layer %d or row %d", i, n.Label, n.Layer, n.Row)
 		}
 		perCell[cell{n.Layer, n.Row}]++
 	}
@@ -89,18 +117,16 @@ func (d Diagram) panel() (panel, error) {
 		seen[c]++
 		pos[i] = plotter.XY{X: float64(n.Layer), Y: -float64(n.Row) - (float64(k)+0.5)/float64(m) + 0.5}
 	}
-	yMin, yMax := math.Inf(1), math.Inf(-1)
-	for _, q := range pos {
-		yMin, yMax = math.Min(yMin, q.Y), math.Max(yMax, q.Y)
-	}
+	return pos, nil
+}
 
-	p := newPlot(d.Title, "", "")
-	p.HideAxes()
-	leg := &legend{corner: BottomRight}
+// addEdges draws the edges between the nodes at pos, a colour and a
+// legend entry per kind, and returns yMax raised to the top of the arcs.
+func (d Diagram) addEdges(p *plot.Plot, leg *legend, pos []plotter.XY, yMax float64) (float64, error) {
 	colours := map[string]color.Color{}
 	for i, e := range d.Edges {
 		if e.From < 0 || e.From >= len(d.Nodes) || e.To < 0 || e.To >= len(d.Nodes) {
-			return panel{}, fmt.Errorf("edge %d (%s): node index out of range: %d -> %d", i, e.Kind, e.From, e.To)
+			return 0, fmt.Errorf("edge %d (%s): node index out of range: %d -> %d", i, e.Kind, e.From, e.To)
 		}
 		col, ok := colours[e.Kind]
 		if !ok {
@@ -121,6 +147,11 @@ func (d Diagram) panel() (panel, error) {
 			leg.add(e.Kind, ln)
 		}
 	}
+	return yMax, nil
+}
+
+// addNodes draws the nodes at pos as dots, their labels below them.
+func (d Diagram) addNodes(p *plot.Plot, pos []plotter.XY) error {
 	nodes := make(plotter.XYs, len(pos))
 	copy(nodes, pos)
 	sc := &plotter.Scatter{XYs: nodes, GlyphStyle: draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}}
@@ -131,7 +162,7 @@ func (d Diagram) panel() (panel, error) {
 	}
 	lab, err := plotter.NewLabels(plotter.XYLabels{XYs: nodes, Labels: labels})
 	if err != nil {
-		return panel{}, err
+		return err
 	}
 	for i := range lab.TextStyle {
 		lab.TextStyle[i].XAlign = draw.XCenter
@@ -141,12 +172,7 @@ func (d Diagram) panel() (panel, error) {
 	// Labels go below the nodes, where no arc runs.
 	lab.Offset = vg.Point{Y: -vg.Points(6)}
 	p.Add(lab)
-	p.X.Min, p.X.Max = -0.5, p.X.Max+0.5
-	p.Y.Min, p.Y.Max = yMin-0.35, yMax+0.1
-	if len(leg.names) == 0 {
-		leg = nil
-	}
-	return panel{plot: p, legend: leg}, nil
+	return nil
 }
 
 // arc returns a polyline from a to b that bows upwards in proportion to

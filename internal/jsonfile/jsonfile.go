@@ -36,11 +36,19 @@ type Format struct {
 	// Oldest and Newest are the first and last versions this program
 	// reads.
 	Oldest, Newest int
+	// Legacy, for a format of the envelope, is the "format" its files
+	// had before the envelope, whose versions from Oldest to
+	// LegacyNewest are read too (the envelope's versions continue
+	// theirs). Empty if there was none.
+	Legacy       string
+	LegacyNewest int
 }
 
-// Check checks that data is one JSON object whose "format" is f.Name and
-// whose "version" is between f.Oldest and f.Newest. A syntax error is
-// returned wrapped, with its offset in the message.
+// Check checks that data is one JSON object whose "format" is f.Name (and
+// "kind" f.Kind, if set) and whose "version" is between f.Oldest and
+// f.Newest, or whose "format" is f.Legacy and "version" between f.Oldest
+// and f.LegacyNewest. A syntax error is returned wrapped, with its offset
+// in the message.
 func (f Format) Check(data []byte) error {
 	var head struct {
 		Format  json.RawMessage `json:"format"`
@@ -59,14 +67,17 @@ func (f Format) Check(data []byte) error {
 		if errors.As(err, &te) {
 			found = te.Value
 		}
-		return fmt.Errorf("not %s (a JSON %s, want an object with \"format\": %q)", f.What, found, f.Name)
+		return fmt.Errorf("not %s (a JSON %s, want an object with \"format\": %s)", f.What, found, f.want())
 	}
 	if head.Format == nil {
-		return fmt.Errorf("not %s (no \"format\": %q)", f.What, f.Name)
+		return fmt.Errorf("not %s (no \"format\": %s)", f.What, f.want())
 	}
 	var name string
+	if json.Unmarshal(head.Format, &name) == nil && f.Legacy != "" && name == f.Legacy {
+		return f.checkVersion(head.Version, name, f.LegacyNewest)
+	}
 	if json.Unmarshal(head.Format, &name) != nil || name != f.Name {
-		return fmt.Errorf("not %s (format %s, want %q)", f.What, head.Format, f.Name)
+		return fmt.Errorf("not %s (format %s, want %s)", f.What, head.Format, f.want())
 	}
 	if f.Kind != "" {
 		var kind string
@@ -74,17 +85,38 @@ func (f Format) Check(data []byte) error {
 			return fmt.Errorf("not %s (kind %s, want %q)", f.What, orNone(head.Kind), f.Kind)
 		}
 	}
-	if head.Version == nil {
+	return f.checkVersion(head.Version, f.name(), f.Newest)
+}
+
+// want says in messages what the "format" field should hold.
+func (f Format) want() string {
+	if f.Kind != "" {
+		return fmt.Sprintf("%q with \"kind\": %q", f.Name, f.Kind)
+	}
+	return strconv.Quote(f.Name)
+}
+
+// name names the format in messages: its kind in the envelope.
+func (f Format) name() string {
+	if f.Kind != "" {
+		return f.Kind
+	}
+	return f.Name
+}
+
+// checkVersion checks a "version" against Oldest and newest.
+func (f Format) checkVersion(raw json.RawMessage, name string, newest int) error {
+	if raw == nil {
 		return errors.New("missing \"version\"")
 	}
-	v, err := strconv.Atoi(string(head.Version))
+	v, err := strconv.Atoi(string(raw))
 	switch {
 	case err != nil || v < 1:
-		return fmt.Errorf("version %s, want a whole number from 1", head.Version)
-	case v > f.Newest:
-		return fmt.Errorf("%s version %d is newer than this program reads (%s): upgrade the program", f.Name, v, f.versions())
+		return fmt.Errorf("version %s, want a whole number from 1", raw)
+	case v > newest:
+		return fmt.Errorf("%s version %d is newer than this program reads (%s): upgrade the program", name, v, versions(f.Oldest, newest))
 	case v < f.Oldest:
-		return fmt.Errorf("%s version %d is older than this program reads (%s)", f.Name, v, f.versions())
+		return fmt.Errorf("%s version %d is older than this program reads (%s)", name, v, versions(f.Oldest, newest))
 	}
 	return nil
 }
@@ -96,11 +128,11 @@ func orNone(raw json.RawMessage) string {
 	return string(raw)
 }
 
-func (f Format) versions() string {
-	if f.Oldest == f.Newest {
-		return fmt.Sprintf("version %d", f.Newest)
+func versions(oldest, newest int) string {
+	if oldest == newest {
+		return fmt.Sprintf("version %d", newest)
 	}
-	return fmt.Sprintf("versions %d to %d", f.Oldest, f.Newest)
+	return fmt.Sprintf("versions %d to %d", oldest, newest)
 }
 
 // Decode checks data as Check does and decodes it into dst, refusing the

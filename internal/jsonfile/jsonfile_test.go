@@ -9,6 +9,7 @@ import (
 func TestCheck(t *testing.T) {
 	one := Format{Name: "test-format", What: "a test file", Oldest: 1, Newest: 1}
 	range2to3 := Format{Name: "test-format", What: "a test file", Oldest: 2, Newest: 3}
+	enveloped := Format{Name: Envelope, Kind: "test", What: "a test file", Oldest: 1, Newest: 3, Legacy: "test-format", LegacyNewest: 2}
 	for _, tc := range []struct {
 		name string
 		f    Format
@@ -38,6 +39,16 @@ func TestCheck(t *testing.T) {
 			"test-format version 4 is newer than this program reads (versions 2 to 3): upgrade the program"},
 		{"older", range2to3, `{"format": "test-format", "version": 1}`,
 			"test-format version 1 is older than this program reads (versions 2 to 3)"},
+		{"envelope", enveloped, `{"format": "machines", "kind": "test", "version": 3}`, ""},
+		{"envelope of another kind", enveloped, `{"format": "machines", "kind": "model", "version": 3}`,
+			`not a test file (kind "model", want "test")`},
+		{"envelope without a kind", enveloped, `{"format": "machines", "version": 3}`, `not a test file (kind none, want "test")`},
+		{"envelope newer", enveloped, `{"format": "machines", "kind": "test", "version": 4}`,
+			"test version 4 is newer than this program reads (versions 1 to 3): upgrade the program"},
+		{"legacy", enveloped, `{"format": "test-format", "version": 2}`, ""},
+		{"legacy after the envelope", enveloped, `{"format": "test-format", "version": 3}`,
+			"test-format version 3 is newer than this program reads (versions 1 to 2): upgrade the program"},
+		{"legacy of another format", enveloped, `{"format": "other", "version": 1}`, `not a test file (format "other", want "machines" with "kind": "test")`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.f.Check([]byte(tc.data))

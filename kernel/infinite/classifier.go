@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/train"
 	"gonum.org/v1/gonum/floats"
@@ -560,54 +559,28 @@ func (cl *Classifier) Scores(dst *mat.Dense, x mat.Matrix) (*mat.Dense, error) {
 		panic(fmt.Sprintf("infinite: scores into a %dx%d matrix, want %dx%d", r, c, rows, cl.Classes))
 	}
 	n := cl.Machine.Dim
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		next  = make(chan int)
-	)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for lo := range next {
-				mu.Lock()
-				failed := first != nil
-				mu.Unlock()
-				if failed {
-					continue // drain the queue: the result is an error anyway
-				}
-				hi := min(lo+chunk, rows)
-				var sub mat.Matrix = x
-				if d, ok := x.(*mat.Dense); ok {
-					sub = d.Slice(lo, hi, 0, cols)
-				} else {
-					sub = subRows{x, lo, hi}
-				}
-				psi := cl.psi(ad.FromMatrix(sub))
-				final, err := cl.Anchors.Query(nil, psi)
-				if err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-					continue
-				}
-				for i := lo; i < hi; i++ {
-					off := (i - lo + 1) * n
-					dst.SetRow(i, final[off-cl.Classes:off])
-				}
-			}
-		}()
-	}
-	for lo := 0; lo < rows; lo += chunk {
-		next <- lo
-	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		return nil, first
+	chunks := (rows + chunk - 1) / chunk
+	err := parallel.Run(chunks, 0, func(c int) error {
+		lo := c * chunk
+		hi := min(lo+chunk, rows)
+		var sub mat.Matrix = x
+		if d, ok := x.(*mat.Dense); ok {
+			sub = d.Slice(lo, hi, 0, cols)
+		} else {
+			sub = subRows{x, lo, hi}
+		}
+		final, err := cl.Anchors.Query(nil, cl.psi(ad.FromMatrix(sub)))
+		if err != nil {
+			return err
+		}
+		for i := lo; i < hi; i++ {
+			off := (i - lo + 1) * n
+			dst.SetRow(i, final[off-cl.Classes:off])
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return dst, nil
 }

@@ -58,8 +58,7 @@
 // initial conditions and the coefficients, for a loss of the final states
 // plus a multiple of the norm. A layer before the machine (an input map,
 // or anything else) receives the gradient with respect to ψ and carries
-// on. Query and QueryVJP do the same for new inputs with the machine held
-// fixed.
+// on. Query solves new inputs with the machine held fixed.
 //
 // # As a layer with learned anchors
 //

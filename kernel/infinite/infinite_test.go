@@ -278,7 +278,7 @@ func TestQueryVJP(t *testing.T) {
 		}
 		return l
 	}
-	dpsi, err := tr.QueryVJP(nil, psi, w)
+	dpsi, err := tr.queryVJP(nil, psi, w)
 	if err != nil {
 		t.Fatal(err)
 	}

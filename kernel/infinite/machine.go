@@ -427,11 +427,11 @@ func (tr *Trajectory) Query(dst, psi []float64) ([]float64, error) {
 	return dst, nil
 }
 
-// QueryVJP sets dpsi to the gradient of ⟨dfinal, u(1)⟩ with respect to
+// queryVJP sets dpsi to the gradient of ⟨dfinal, u(1)⟩ with respect to
 // the initial conditions psi of a Query, the anchors and coefficients
 // held fixed: the backward pass of the machine as a layer on new inputs.
 // A nil dpsi is allocated.
-func (tr *Trajectory) QueryVJP(dpsi, psi, dfinal []float64) ([]float64, error) {
+func (tr *Trajectory) queryVJP(dpsi, psi, dfinal []float64) ([]float64, error) {
 	eq := tr.queryEquation(psi)
 	if len(dfinal) != len(psi) {
 		panic(fmt.Sprintf("infinite: len(dfinal) = %d, want len(psi) = %d", len(dfinal), len(psi)))
