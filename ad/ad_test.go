@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/parametric-machines/machines/internal/testutil"
@@ -52,6 +53,7 @@ func opCases[T Float]() []opCase[T] {
 		{"Tanh", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Tanh(p[0]) }},
 		{"Sigmoid", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sigmoid(p[0]) }},
 		{"ReLU", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.ReLU(p[0]) }},
+		{"ReLUWide", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.ReLU(g.Scale(p[0], 8)) }},
 		{"Exp", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Exp(p[0]) }},
 		{"Square", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Square(p[0]) }},
 		{"Sum", [][]int{{3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Sum(p[0]) }},
@@ -422,5 +424,29 @@ func TestApply(t *testing.T) {
 	}
 	if e := CheckGradient(&g, loss, []*Node[float64]{x}, 1e-6); e.Rel > 1e-7 {
 		t.Errorf("relative gradient error %.3g", e.Rel)
+	}
+}
+
+// TestGradientsAccumulate checks that every operation adds to the
+// gradients of its inputs rather than overwriting them: each node of an
+// op case also feeds a linear term of the loss, added to the graph after
+// it, whose backward pass runs first and leaves its share in the node's
+// gradient; an operation that overwrites that share fails the check.
+func TestGradientsAccumulate(t *testing.T) {
+	for _, tc := range opCases[float64]() {
+		t.Run(tc.name, func(t *testing.T) {
+			c := buildCase(tc)
+			rnd := rand.New(rand.NewPCG(3, 3))
+			loss := c.loss
+			for _, n := range slices.Clone(c.g.nodes) {
+				if n.Grad != nil && n.Value.Len() > 1 {
+					loss = c.g.Add(loss, c.g.Dot(n, c.g.Input(randTensor[float64](rnd, n.Value.Shape...))))
+				}
+			}
+			if e := CheckGradient(&c.g, loss, c.params, 1e-6); e.Rel > 1e-7 {
+				t.Errorf("relative gradient error %.3g: parameter %d element %d analytic %v numeric %v",
+					e.Rel, e.Param, e.Index, e.Analytic, e.Numeric)
+			}
+		})
 	}
 }

@@ -113,8 +113,8 @@ func Workloads() []Workload {
 // to last about minSample each, single-threaded unless w.Procs says
 // otherwise. It returns the median time per unit.
 func Run(w Workload, runs int) (Result, error) {
-	if runs < 1 {
-		return Result{}, fmt.Errorf("bench: %d runs, want at least 1", runs)
+	if runs < 1 || runs > MaxRuns {
+		return Result{}, fmt.Errorf("bench: %d runs, want 1 to %d", runs, MaxRuns)
 	}
 	procs := max(w.Procs, 1)
 	if w.Procs < 0 {
@@ -174,6 +174,13 @@ func timeUnit(setup func() (func(), error), runs int) (time.Duration, int, error
 	}
 	return median, reps, nil
 }
+
+// MaxRuns bounds the samples Run takes of a workload: each lasts at
+// least minSample, or one unit of the workload if that is longer (a
+// second or more for the tabular and sculpt suites), so that 1,000
+// samples of the 20 workloads of the machines suite already take over
+// six minutes, and the median of more is no better.
+const MaxRuns = 1000
 
 // minSample is the least time a timed sample lasts.
 const minSample = 20 * time.Millisecond

@@ -35,8 +35,10 @@ func TestRun(t *testing.T) {
 	if r.Name != "W4" || r.Runs != 3 || r.Reps < 1 || r.MedianNS <= 0 || r.TargetNS != int64(w.Target) {
 		t.Errorf("Run(W4, 3) = %+v", r)
 	}
-	if _, err := Run(w, 0); err == nil {
-		t.Error("Run with 0 runs: no error")
+	for _, runs := range []int{0, MaxRuns + 1} {
+		if _, err := Run(w, runs); err == nil {
+			t.Errorf("Run with %d runs: no error", runs)
+		}
 	}
 }
 

@@ -404,6 +404,9 @@ func OneShotPaper(c Config) (*Report, error) {
 	case len(c.Shots) > 1:
 		return nil, fmt.Errorf("the paper's protocol takes one shot count, got %v", c.Shots)
 	}
+	if err := checkOneShotLists(maxFreqs, costs, []int{shots}); err != nil {
+		return nil, err
+	}
 	for _, f := range maxFreqs {
 		if f < 2 {
 			return nil, fmt.Errorf("maxfreq %d: the paper's protocol reads the states at maxfreq times, want at least 2", f)

@@ -4,12 +4,16 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/parametric-machines/machines/internal/testutil"
 )
 
 // writeIDX writes a tiny IDX data set of 8×8 images of 10 classes, each
@@ -277,10 +281,20 @@ func TestOneShotErrors(t *testing.T) {
 		{"no validation images", Config{Data: data}, "too few"},
 		{"negative shots", Config{Data: data, Shots: []int{-1}}, "shots -1"},
 		{"negative tolerance", Config{Data: data, Tol: -1}, "tolerance -1"},
+		{"maxfreq beyond the bound", Config{Data: data, MaxFreqs: []int{MaxOneShotFreq + 1}}, "maxfreq 1001, want 1 to 1000"},
+		{"shots beyond the bound", Config{Data: data, Shots: []int{MaxOneShotShots + 1}}, "shots 1001, want 1 to 1000"},
+		{"a list too long", Config{Data: data, Costs: make([]float64, MaxOneShotList+1)}, "21 values in a list"},
+		// The paper's protocol, whose augmenter has 8 x maxfreq channels,
+		// is bounded alike.
+		{"paper: maxfreq beyond the bound", Config{Data: data, Protocol: Paper, MaxFreqs: []int{MaxOneShotFreq + 1}}, "maxfreq 1001, want 1 to 1000"},
+		{"paper: a list too long", Config{Data: data, Protocol: Paper, Costs: make([]float64, MaxOneShotList+1)}, "21 values in a list"},
+		{"paper: cost NaN", Config{Data: data, Protocol: Paper, Costs: []float64{math.NaN()}}, "cost NaN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.c.Out = t.TempDir()
-			_, err := Run("oneshot", tc.c)
+			var err error
+			// A setting not refused could run for hours.
+			testutil.Bounded(tc.name, 256<<20, time.Minute, func() { _, err = Run("oneshot", tc.c) })
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one about %q", err, tc.want)
 			}

@@ -259,7 +259,9 @@ func TestGradients(t *testing.T) {
 }
 
 // TestMaskedWeightsUnused fills the excluded entries of the weight with
-// large values: the stable state does not change.
+// large values: the stable state does not change, nor do the cotangents
+// of the backward pass, which reads the weight transposed over the
+// reversed filtration.
 func TestMaskedWeightsUnused(t *testing.T) {
 	for _, c := range cases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -267,8 +269,14 @@ func TestMaskedWeightsUnused(t *testing.T) {
 			m, _ := c.new(rnd)
 			s, _ := m.NewSolver(c.shape...)
 			y0 := randTensor(rnd, 1, 1, s.Positions()*c.batch)
+			dy, dz := randTensor(rnd, 1, m.Size(), s.Positions()*c.batch), randTensor(rnd, 1, m.Size(), s.Positions()*c.batch)
+			backward := func() []float64 {
+				dy0, dz0 := s.Backward(dy, dz, nil, nil)
+				return append(slices.Clone(dy0.Data), dz0.Data...)
+			}
 			_, z := s.Forward(y0, nil)
 			want := append([]float64(nil), z.Data...)
+			wantBack := backward()
 			k, d := m.Taps(), m.Size()
 			for i := range d {
 				for j := range d {
@@ -289,6 +297,9 @@ func TestMaskedWeightsUnused(t *testing.T) {
 				if z.Data[i] != want[i] {
 					t.Fatalf("entry %d changed from %v to %v", i, want[i], z.Data[i])
 				}
+			}
+			if got := backward(); !slices.Equal(got, wantBack) {
+				t.Fatalf("the cotangents changed from %v to %v", wantBack, got)
 			}
 		})
 	}

@@ -127,7 +127,7 @@ func mixPlan(in [][]int, out []int, bias bool, k int, shape func(int) []int) ([]
 		}
 		for _, src := range in {
 			if src[0] > MaxParams/(d*k) || n+src[0]*d*k > MaxParams {
-				return nil, 0, fmt.Errorf("more than %d parameters", MaxParams)
+				return nil, 0, tooManyParams(float64(n) + float64(d)*float64(src[0])*float64(k))
 			}
 			n += src[0] * d * k
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/internal/atomicfile"
+	"github.com/parametric-machines/machines/internal/budget"
 	"github.com/parametric-machines/machines/internal/jsonfile"
 )
 
@@ -68,9 +69,13 @@ type EdgeSpec struct {
 }
 
 // MaxParams bounds the number of parameters of a machine built from a
-// spec, and the size of each vertex's space, so that a mistyped shape
-// gives an error instead of exhausting memory.
-const MaxParams = 1 << 28
+// spec, and the size of each vertex's space, so that a mistyped shape,
+// or a file of a few bytes, gives an error instead of exhausting memory:
+// 2^24 parameters take 128 MiB in float64, and a saved machine of them
+// some 400 MB of JSON. That is room for a ResNet-18 (11.7 million) and
+// 280 times the 58,516 weights of the generous architecture sculpted on
+// Fashion-MNIST (package sculpt).
+const MaxParams = 1 << 24
 
 // compiled is a checked spec, with names resolved to indices.
 type compiled struct {
@@ -102,7 +107,7 @@ func (s *Spec) compile() (*compiled, error) {
 			return nil, fmt.Errorf("hypergraph: edge %s (%s): %v", e.Name, e.Kind, err)
 		}
 		if total += n; total > MaxParams {
-			return nil, fmt.Errorf("hypergraph: edge %s (%s): the spec has more than %d parameters", e.Name, e.Kind, MaxParams)
+			return nil, fmt.Errorf("hypergraph: edge %s (%s): with it the spec has %v", e.Name, e.Kind, tooManyParams(float64(total)))
 		}
 	}
 	return c, nil
@@ -144,7 +149,8 @@ func (s *Spec) structure(ownKinds bool) (*compiled, error) {
 		case v.Activation.Check() != nil:
 			return nil, fmt.Errorf("hypergraph: vertex %s: %v", v.Name, v.Activation.Check())
 		case boundedSize(v.Shape) < 0:
-			return nil, fmt.Errorf("hypergraph: vertex %s: shape %v has more than %d elements", v.Name, v.Shape, MaxParams)
+			return nil, fmt.Errorf("hypergraph: vertex %s: shape %v has %.3g elements, more than the %d (MaxParams) a vertex may have; use a smaller shape",
+				v.Name, v.Shape, elements(v.Shape), MaxParams)
 		}
 		index[v.Name] = i
 		c.h.Vertices = append(c.h.Vertices, v.Name)
@@ -306,6 +312,23 @@ func boundedSize(shape []int) int {
 			return -1
 		}
 		n *= d
+	}
+	return n
+}
+
+// tooManyParams says that n parameters, what they take in float32, are
+// more than MaxParams, and what to do.
+func tooManyParams(n float64) error {
+	return fmt.Errorf("%.3g parameters, %s in float32, more than the %d (MaxParams) a spec may have; use smaller shapes",
+		n, budget.Bytes(4*n), MaxParams)
+}
+
+// elements returns the number of elements of an array of the given shape,
+// as a float64, which does not overflow where an int could.
+func elements(shape []int) float64 {
+	n := 1.0
+	for _, d := range shape {
+		n *= float64(d)
 	}
 	return n
 }

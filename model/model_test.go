@@ -320,8 +320,10 @@ func TestLoadErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// 9 million parameters: within hypergraph.MaxParams, but more than a
+	// file of this size could hold.
 	huge := `{"format": "machines", "kind": "model", "version": 1, "element": "float32", "spec": {"format": "machines-hypergraph", "version": 1,
-	  "vertices": [{"name": "x", "shape": [10000]}, {"name": "y", "shape": [10000]}],
+	  "vertices": [{"name": "x", "shape": [3000]}, {"name": "y", "shape": [3000]}],
 	  "edges": [{"name": "E", "kind": "linear", "sources": ["x"], "targets": ["y"]}]}, "params": []}`
 	for _, tc := range []struct {
 		name, content, want string

@@ -176,7 +176,76 @@ func TestStepperState(t *testing.T) {
 			}
 		})
 	}
-	if err := new(Adam).UnmarshalJSON([]byte(`{"m":[1],"v":[]}`)); err == nil {
-		t.Error("Adam accepted moments of different lengths")
+	for _, bad := range []string{`{"m":[1],"v":[]}`, `{"m":[1,2],"v":[1,-1],"t":1}`, `{"m":[],"v":[],"t":-1}`} {
+		if err := new(Adam).UnmarshalJSON([]byte(bad)); err == nil {
+			t.Errorf("Adam accepted the state %s", bad)
+		}
+	}
+}
+
+// TestStateLen checks the length of state an optimiser reports, which
+// train compares with the model's parameters on restoring a checkpoint.
+func TestStateLen(t *testing.T) {
+	x := make([]float64, 3)
+	for _, tc := range []struct {
+		name string
+		s    interface {
+			Stepper
+			StateLen() int
+		}
+		before, after int
+	}{
+		{"Adam", &Adam{}, 0, 3},
+		{"SGD", &SGD{}, 0, 0},
+		{"SGDMomentum", &SGD{Momentum: 0.5}, 0, 3},
+	} {
+		if got := tc.s.StateLen(); got != tc.before {
+			t.Errorf("%s: state length %d before a step, want %d", tc.name, got, tc.before)
+		}
+		tc.s.Step(x, x)
+		if got := tc.s.StateLen(); got != tc.after {
+			t.Errorf("%s: state length %d after a step, want %d", tc.name, got, tc.after)
+		}
+	}
+	var a Adam
+	if err := a.UnmarshalJSON([]byte(`{"m":[1,2],"v":[1,2],"t":1}`)); err != nil || a.StateLen() != 2 {
+		t.Errorf("restored Adam: error %v, state length %d, want nil and 2", err, a.StateLen())
+	}
+}
+
+// TestStepExact checks the first steps of each optimiser against their
+// definitions on values where they are known in closed form: Adam's
+// first step moves every weight by the learning rate against the sign
+// of its gradient (the bias corrections undo the moments' start at
+// zero), and with no gradient only the decoupled weight decay moves it;
+// SGD moves by the learning rate times the gradient plus the decay, and
+// with momentum its second step adds the first's velocity times the
+// momentum.
+func TestStepExact(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		s     Stepper
+		x     []float64
+		grads [][]float64
+		want  []float64
+	}{
+		{"Adam first step", &Adam{LR: 0.1}, []float64{1, 1, 1}, [][]float64{{4, -0.5, 0.25}}, []float64{0.9, 1.1, 0.9}},
+		{"Adam second step", &Adam{LR: 0.1}, []float64{1}, [][]float64{{1}, {1}}, []float64{0.8}},
+		{"Adam decay", &Adam{LR: 0.1, WeightDecay: 0.5}, []float64{2, -2}, [][]float64{{0, 0}}, []float64{1.9, -1.9}},
+		{"SGD decay", &SGD{LR: 0.1, WeightDecay: 0.5}, []float64{2}, [][]float64{{1}}, []float64{1.8}},
+		// Velocity 1 + 0.5*2 = 2, then 0.9*2 + 1 + 0.5*1.8 = 3.7.
+		{"SGD momentum", &SGD{LR: 0.1, Momentum: 0.9, WeightDecay: 0.5}, []float64{2}, [][]float64{{1}, {1}}, []float64{1.43}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := slices.Clone(tc.x)
+			for _, g := range tc.grads {
+				tc.s.Step(x, slices.Clone(g))
+			}
+			for i := range x {
+				if !scalar.EqualWithinAbs(x[i], tc.want[i], 1e-6) {
+					t.Fatalf("x = %v, want %v", x, tc.want)
+				}
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Float is an element type of parameter vectors: float64 for full-batch
@@ -30,6 +31,11 @@ type Adam struct {
 	m, v []float64
 	t    int
 }
+
+// StateLen returns the number of parameters whose moments a holds: zero
+// before its first step or restore, else the length of the vector it
+// steps. A caller that restores a checkpoint compares it with its own.
+func (a *Adam) StateLen() int { return len(a.m) }
 
 // Step applies one Adam update.
 func (a *Adam) Step(x, grad []float64) { adamStep(a, x, grad) }
@@ -64,6 +70,11 @@ type SGD struct {
 
 	vel []float64
 }
+
+// StateLen returns the number of parameters whose velocity s holds: zero
+// without momentum, before its first step or restore, else the length of
+// the vector it steps.
+func (s *SGD) StateLen() int { return len(s.vel) }
 
 // Step applies one SGD update.
 func (s *SGD) Step(x, grad []float64) { sgdStep(s, x, grad) }
@@ -131,6 +142,9 @@ func (a *Adam) UnmarshalJSON(data []byte) error {
 	}
 	if len(w.M) != len(w.V) || w.T < 0 {
 		return fmt.Errorf("optim: Adam state with %d first and %d second moments at step %d", len(w.M), len(w.V), w.T)
+	}
+	if i := slices.IndexFunc(w.V, func(v float64) bool { return v < 0 }); i >= 0 {
+		return fmt.Errorf("optim: Adam state: second moment %d is %v, want at least 0 (a mean of squares)", i, w.V[i])
 	}
 	*a = Adam{LR: w.LR, Beta1: w.Beta1, Beta2: w.Beta2, Eps: w.Eps, WeightDecay: w.WeightDecay, t: w.T, m: w.M, v: w.V}
 	return nil

@@ -62,6 +62,25 @@ func Generous(channels, rows, cols, classes, nodes, width int) *Arch {
 			nodes, width, classes, channels, rows, cols))
 	}
 	a := &Arch{Channels: channels, Rows: rows, Cols: cols, Classes: classes, Width: width}
+	outs := [][2]int{{rows, cols}} // output size of each node so far, input first
+	zigzag(rows, cols, nodes, func(k int, n Node) {
+		a.Nodes = append(a.Nodes, n)
+		for j, o := range outs {
+			if o == n.In {
+				a.Edges = append(a.Edges, ArchEdge{Name: "c" + strconv.Itoa(j) + "." + strconv.Itoa(k), Kind: "conv3x3", From: j, To: k})
+			}
+		}
+		outs = append(outs, n.Out)
+	})
+	for k := 1; k <= nodes; k++ {
+		a.Edges = append(a.Edges, ArchEdge{Name: "h" + strconv.Itoa(k), Kind: "linear", From: k, To: nodes + 1})
+	}
+	return a
+}
+
+// zigzag calls visit with the hidden nodes 1 to nodes of the generous
+// architecture for images of rows x cols, in order (see Generous).
+func zigzag(rows, cols, nodes int, visit func(k int, n Node)) {
 	hi := 0 // deepest level: size divided by 2^hi
 	for hi < 2 && rows%(2<<hi) == 0 && cols%(2<<hi) == 0 {
 		hi++
@@ -69,7 +88,6 @@ func Generous(channels, rows, cols, classes, nodes, width int) *Arch {
 	lo := min(1, hi)
 	size := func(l int) [2]int { return [2]int{rows >> l, cols >> l} }
 	level, down := 0, true
-	outs := [][2]int{size(0)} // output size of each node so far, input first
 	for k := 1; k <= nodes; k++ {
 		n := Node{Resample: "identity", In: size(level)}
 		if k%2 == 1 {
@@ -83,18 +101,8 @@ func Generous(channels, rows, cols, classes, nodes, width int) *Arch {
 			}
 		}
 		n.Out = size(level)
-		a.Nodes = append(a.Nodes, n)
-		for j, o := range outs {
-			if o == n.In {
-				a.Edges = append(a.Edges, ArchEdge{Name: "c" + strconv.Itoa(j) + "." + strconv.Itoa(k), Kind: "conv3x3", From: j, To: k})
-			}
-		}
-		outs = append(outs, n.Out)
+		visit(k, n)
 	}
-	for k := 1; k <= nodes; k++ {
-		a.Edges = append(a.Edges, ArchEdge{Name: "h" + strconv.Itoa(k), Kind: "linear", From: k, To: nodes + 1})
-	}
-	return a
 }
 
 // Edge returns the index of the edge with the given name, or -1.

@@ -140,5 +140,27 @@
 // Adam and proximal steps and checks their pruning, so that every core
 // is busy throughout a step. A run is reproducible for a given seed and number of workers; a
 // different number sums the gradient in a different order, which changes
-// the float32 weights a little.
+// the float32 weights a little. The checkpoint records the number, and a
+// run resumed with another says so on Config.Progress and goes on.
+// Resuming refuses, with what to do, a checkpoint of more epochs than
+// Config.Epochs, one with a weight larger than training at its learning
+// rate for its epochs could make (Adam moves a weight by a few learning
+// rates a step at most, from initial weights below 2.5: such a file is
+// damaged, and would end in a loss that is not finite), one whose every
+// edge is pruned, and a missing one. A run whose every edge is pruned
+// stops after that epoch: no later one can change the machine.
+//
+// # Sizing
+//
+// Run sizes a run before it builds anything: the generous
+// architecture's edges, weights, FLOPs per image and states per image are
+// counted node by node without building it, and from them the memory
+// (weights with their gradients, Adam's moments, copies and JSON;
+// states of the training and evaluation graphs; the images) and the time
+// (at a speed of training measured on two cores). A run of more weights
+// than hypergraph.MaxParams, or that would not fit the machine's memory
+// or a week, is refused with an error that says what it would take; the
+// estimate is printed on Config.Progress. For one epoch on Fashion-MNIST
+// at the defaults it says 349 MiB and 22 s, where runs measured a peak
+// of 291 MiB and took 12 to 20 s on two shared cores.
 package sculpt

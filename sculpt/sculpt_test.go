@@ -248,7 +248,7 @@ func TestRunAndResume(t *testing.T) {
 		{"another format", `{"format": "machines-hypergraph-machine", "version": 1}`,
 			`not a sculpt checkpoint (format "machines-hypergraph-machine", want "machines-sculpt-checkpoint")`},
 		{"version 1", `{"format": "machines-sculpt-checkpoint", "version": 1}`,
-			"machines-sculpt-checkpoint version 1 is older than this program reads (version 3)"},
+			"machines-sculpt-checkpoint version 1 is older than this program reads (versions 3 to 4)"},
 	} {
 		c = smallConfig(t.TempDir())
 		c.Resume = true
@@ -258,6 +258,106 @@ func TestRunAndResume(t *testing.T) {
 		if _, err := Run(c, train, test); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("checkpoint of %s: error %v, want %q", bad.name, err, bad.want)
 		}
+	}
+}
+
+// TestResumeMismatch checks what a resumed run does with a checkpoint
+// that does not match it: refuses one of more epochs than asked, one
+// that is missing, damaged or pruned throughout, each saying why and what
+// to do, and continues from one of another number of workers, saying so.
+func TestResumeMismatch(t *testing.T) {
+	train, test := smallData()
+	first := smallConfig(t.TempDir())
+	first.Workers = 1
+	if _, err := Run(first, train, test); err != nil {
+		t.Fatal(err)
+	}
+	ckpt := filepath.Join(first.Out, CheckpointFile)
+	good, err := os.ReadFile(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// edit returns a copy of the checkpoint in a directory of its own,
+	// changed by f.
+	edit := func(f func(ck map[string]any)) string {
+		var ck map[string]any
+		if err := json.Unmarshal(good, &ck); err != nil {
+			t.Fatal(err)
+		}
+		f(ck)
+		b, err := json.Marshal(ck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, CheckpointFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	for _, tc := range []struct {
+		name    string
+		dir     string
+		change  func(*Config)
+		wantErr string // empty: the run goes on
+		wantLog string
+	}{
+		{name: "fewer epochs than done", dir: edit(func(map[string]any) {}), change: func(c *Config) { c.Epochs, c.Finetune = 1, -1 },
+			wantErr: "holds 2 epochs, more than the 1 of this run; ask for 2 epochs or more to go on, or start anew without -resume"},
+		{name: "no checkpoint", dir: t.TempDir(),
+			wantErr: "nothing to resume: there is no checkpoint", wantLog: ""},
+		{name: "a weight of 3e38", dir: edit(func(ck map[string]any) {
+			ck["weights"].(map[string]any)["c0.1"].([]any)[0] = 3e38
+		}), wantErr: "edge c0.1 has a weight of 3e+38, where 2 epochs of 18 steps at learning rate 0.01 from weights of at most 2.5 reach at most 6.1; the file is damaged or not this run's: start anew without -resume"},
+		{name: "every edge pruned", dir: edit(func(ck map[string]any) {
+			var all []any
+			for name := range ck["weights"].(map[string]any) {
+				all = append(all, name)
+			}
+			ck["pruned"] = all
+		}), wantErr: "every edge is pruned, and training cannot bring one back; start anew without -resume, with a smaller penalty"},
+		{name: "other workers", dir: edit(func(map[string]any) {}), change: func(c *Config) { c.Workers = 2 },
+			wantLog: "the checkpoint was written with 1 workers, this run has 2: it sums its gradients in another order from here"},
+		{name: "version 3", dir: edit(func(ck map[string]any) {
+			ck["version"] = 3
+			delete(ck["settings"].(map[string]any), "workers")
+		}), wantLog: "the checkpoint does not record its number of workers (it is of version 3); if it was not 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := smallConfig(tc.dir)
+			c.Workers, c.Epochs, c.Resume = 1, 3, true
+			if tc.change != nil {
+				tc.change(&c)
+			}
+			var log bytes.Buffer
+			c.Progress = &log
+			_, err := Run(c, train, test)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("error %v, want the run to go on", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("error %v, want one containing %q", err, tc.wantErr)
+			case !strings.Contains(log.String(), tc.wantLog):
+				t.Errorf("log\n%s\nwant it to contain %q", log.String(), tc.wantLog)
+			}
+		})
+	}
+}
+
+// TestAllPrunedStops checks that a run whose every edge is pruned stops
+// there, says so, and reports the empty machine.
+func TestAllPrunedStops(t *testing.T) {
+	train, test := smallData()
+	c := smallConfig(t.TempDir())
+	c.Epochs, c.Finetune, c.Lambda = 4, -1, 1000
+	var log bytes.Buffer
+	c.Progress = &log
+	rep, err := Run(c, train, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Epochs != 1 || rep.EdgesLive != 0 || !strings.Contains(log.String(), "every edge is pruned after epoch 1") {
+		t.Errorf("%d epochs, %d live edges; log:\n%s\nwant 1 epoch, none live and a word on it", rep.Epochs, rep.EdgesLive, log.String())
 	}
 }
 
@@ -366,7 +466,11 @@ func TestFewEpochsPrune(t *testing.T) {
 			if rep.History[0].EdgesLive > 0 && rep.History[0].Penalty == 0 {
 				t.Errorf("no penalty in the first epoch")
 			}
-			if last := rep.History[epochs-1]; epochs > 1 && last.Penalty != 0 {
+			last := rep.History[len(rep.History)-1]
+			if len(rep.History) < epochs && last.EdgesLive != 0 {
+				t.Errorf("stopped after %d of %d epochs with %d live edges", len(rep.History), epochs, last.EdgesLive)
+			}
+			if len(rep.History) == epochs && epochs > 1 && last.Penalty != 0 {
 				t.Errorf("penalty %g in the last epoch, which fine-tunes", last.Penalty)
 			}
 		})

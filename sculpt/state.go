@@ -2,8 +2,11 @@ package sculpt
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -18,14 +21,16 @@ const CheckpointFile = "checkpoint.json"
 // The format name and version of checkpoints.
 const (
 	CheckpointFormat  = "machines-sculpt-checkpoint"
-	CheckpointVersion = 3
+	CheckpointVersion = 4
 )
 
-// checkpointFormat reads only checkpoints of the current version: an older
-// one lacks state that a resumed run needs (version 1 did not record the
-// epoch fine-tuning starts, version 2 the validation split).
+// checkpointFormat reads checkpoints of versions 3 and 4: an older one
+// lacks state that a resumed run needs (version 1 did not record the
+// epoch fine-tuning starts, version 2 the validation split); version 3
+// does not record the number of workers, which a resumed run then cannot
+// compare with its own.
 var checkpointFormat = jsonfile.Format{Name: CheckpointFormat, What: "a sculpt checkpoint",
-	Oldest: CheckpointVersion, Newest: CheckpointVersion}
+	Oldest: 3, Newest: CheckpointVersion}
 
 // state is what a checkpoint holds: the weights of every edge of the
 // generous architecture (removed edges keep the values they had when
@@ -64,7 +69,7 @@ type Epoch struct {
 }
 
 // Settings are the settings of a run that its checkpoint must share; all
-// but FinetuneFrom must be equal to resume.
+// but FinetuneFrom and Workers must be equal to resume.
 type Settings struct {
 	// Nodes, Channels, Batch, LR, Lambda, Tol and Seed are those of
 	// Config after its defaults, Lambda zero with the penalty off.
@@ -91,6 +96,11 @@ type Settings struct {
 	TrainImages      int `json:"train_images"`
 	ValidationImages int `json:"validation_images"`
 	TestImages       int `json:"test_images"`
+	// Workers is Config.Workers. A run resumed with another number
+	// continues, but sums its gradients in another order from there and
+	// so ends a little differently from an uninterrupted run; it says so.
+	// Zero in a checkpoint of version 3, which did not record it.
+	Workers int `json:"workers"`
 }
 
 // archShape is how a checkpoint names its architecture.
@@ -141,49 +151,87 @@ func writeCheckpoint(path string, a *Arch, s Settings, st *state) error {
 
 // readCheckpoint reads a checkpoint and checks that it belongs to the
 // architecture a and the settings s; only the number of epochs, and so
-// FinetuneFrom, may differ, so that a run can be continued for longer.
-// It returns the state and the checkpoint's FinetuneFrom.
-func readCheckpoint(path string, a *Arch, s Settings) (*state, int, error) {
+// FinetuneFrom, and the number of workers may differ, so that a run can
+// be continued for longer or elsewhere. It returns the state and the
+// checkpoint's settings.
+func readCheckpoint(path string, a *Arch, s Settings) (*state, Settings, error) {
 	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, Settings{}, fmt.Errorf("sculpt: nothing to resume: there is no checkpoint %s (a run writes it after its first epoch); start the run without -resume", path)
+	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("sculpt: %w", err)
+		return nil, Settings{}, fmt.Errorf("sculpt: %w", err)
 	}
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("sculpt: checkpoint %s: %s", path, fmt.Sprintf(format, args...))
 	}
 	var ck checkpoint
 	if err := checkpointFormat.Decode(data, &ck); err != nil {
-		return nil, 0, fail("%v", err)
+		return nil, Settings{}, fail("%v", err)
 	}
 	if want := shapeOf(a); !slices.Equal(ck.Arch.Input, want.Input) || ck.Arch.Classes != want.Classes ||
 		ck.Arch.Nodes != want.Nodes || ck.Arch.Channels != want.Channels {
-		return nil, 0, fail("it was written for another architecture, %v, not %v; use the same -nodes, -channels and data, or start anew without -resume",
+		return nil, Settings{}, fail("it was written for another architecture, %v, not %v; use the same -nodes, -channels and data, or start anew without -resume",
 			ck.Arch, want)
 	}
 	other := ck.Settings
-	other.FinetuneFrom = s.FinetuneFrom // may differ
+	other.FinetuneFrom, other.Workers = s.FinetuneFrom, s.Workers // may differ
 	if other != s {
-		return nil, 0, fail("it was written with other settings, %+v, not %+v; resume with the same settings, or start anew without -resume",
+		return nil, Settings{}, fail("it was written with other settings, %+v, not %+v; resume with the same settings, or start anew without -resume",
 			ck.Settings, s)
 	}
 	st := &state{Weights: ck.Weights, Pruned: map[string]bool{}, History: ck.History}
+	if len(st.History) == 0 {
+		return nil, Settings{}, fail("no epoch recorded")
+	}
 	for i := range a.Edges {
 		name := a.Edges[i].Name
 		if w, ok := st.Weights[name]; !ok || len(w) != a.EdgeParams(i) {
-			return nil, 0, fail("edge %s has %d weights, want %d", name, len(st.Weights[name]), a.EdgeParams(i))
+			return nil, Settings{}, fail("edge %s has %d weights, want %d", name, len(st.Weights[name]), a.EdgeParams(i))
 		}
 	}
 	if len(st.Weights) != len(a.Edges) {
-		return nil, 0, fail("%d edges with weights, want %d", len(st.Weights), len(a.Edges))
+		return nil, Settings{}, fail("%d edges with weights, want %d", len(st.Weights), len(a.Edges))
+	}
+	if err := plausibleWeights(st, s); err != nil {
+		return nil, Settings{}, fail("%v; the file is damaged or not this run's: start anew without -resume", err)
 	}
 	for _, name := range ck.Pruned {
 		if a.Edge(name) < 0 {
-			return nil, 0, fail("pruned edge %q is not in the architecture", name)
+			return nil, Settings{}, fail("pruned edge %q is not in the architecture", name)
 		}
 		st.Pruned[name] = true
 	}
-	if len(st.History) == 0 {
-		return nil, 0, fail("no epoch recorded")
+	if live, _, _ := a.Count(st.Pruned); live == 0 {
+		return nil, Settings{}, fail("every edge is pruned, and training cannot bring one back; start anew without -resume, with a smaller penalty")
 	}
-	return st, ck.Settings.FinetuneFrom, nil
+	return st, ck.Settings, nil
+}
+
+// Bounds of the weights a run can reach: initialWeight bounds the
+// initial weights of the generous architecture (Glorot's uniform limit,
+// sqrt(6/2) at the least fan, is 1.73), and adamStep the size of one of
+// Adam's steps in units of the learning rate (at most about 3 for its
+// default moments; the proximal step only shrinks weights).
+const (
+	initialWeight = 2.5
+	adamStep      = 10
+)
+
+// plausibleWeights returns an error if a weight of st is larger than
+// training with the settings s could have made it in the epochs of its
+// history: such a weight comes from elsewhere, and would give a loss
+// that is not finite and blame the learning rate.
+func plausibleWeights(st *state, s Settings) error {
+	steps := float64(len(st.History)) * float64(s.TrainImages/max(s.Batch, 1))
+	bound := initialWeight + adamStep*s.LR*steps
+	for name, w := range st.Weights {
+		for _, v := range w {
+			if !(math.Abs(float64(v)) <= bound) {
+				return fmt.Errorf("edge %s has a weight of %g, where %d epochs of %.0f steps at learning rate %g from weights of at most %g reach at most %.3g",
+					name, v, len(st.History), steps/float64(len(st.History)), s.LR, initialWeight, bound)
+			}
+		}
+	}
+	return nil
 }

@@ -230,35 +230,9 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	if train.N == 0 || test.N == 0 {
-		return nil, errors.New("sculpt: no training or no test images")
-	}
-	if train.NumChannels() != test.NumChannels() || train.Rows != test.Rows || train.Cols != test.Cols {
-		return nil, fmt.Errorf("sculpt: training images are %dx%dx%d but test images %dx%dx%d (channels x rows x columns)",
-			train.NumChannels(), train.Rows, train.Cols, test.NumChannels(), test.Rows, test.Cols)
-	}
-	classes := max(train.Classes, test.Classes)
-	if classes < 1 {
-		return nil, fmt.Errorf("sculpt: %d classes, want at least 1", classes)
-	}
-	if c.MaxTrain > 0 && c.MaxTrain < train.N {
-		train = train.Subset(seq(c.MaxTrain))
-	}
-	if c.MaxTest > 0 && c.MaxTest < test.N {
-		test = test.Subset(seq(c.MaxTest))
-	}
-	for _, split := range []struct {
-		name string
-		im   *dataset.Images
-	}{{"training", train}, {"test", test}} {
-		if len(split.im.Labels) != split.im.N {
-			return nil, fmt.Errorf("sculpt: %d %s labels for %d images", len(split.im.Labels), split.name, split.im.N)
-		}
-		for i, y := range split.im.Labels {
-			if y < 0 || y >= classes {
-				return nil, fmt.Errorf("sculpt: %s image %d has label %d, want one of the %d classes 0 to %d", split.name, i, y, classes, classes-1)
-			}
-		}
+	train, test, classes, err := c.images(train, test)
+	if err != nil {
+		return nil, err
 	}
 	train, val := splitValidation(train, c.Validation, c.Seed)
 	if train.N < c.Batch {
@@ -271,8 +245,14 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 			return nil, err
 		}
 	}
+	s, err := c.sizeRun(train, val, test, classes)
+	if err != nil {
+		return nil, err
+	}
 	r := &run{cfg: c, arch: Generous(train.NumChannels(), train.Rows, train.Cols, classes, c.Nodes, c.Channels), train: train, val: val, test: test,
 		finetuneFrom: c.Epochs - c.Finetune}
+	r.logf("sculpt: %.0f edges, %.0f weights, %.3g FLOPs per image; %d epochs of %d images take %v\n",
+		s.edges, s.params, s.flops, c.Epochs, train.N, c.cost(s, train, val, test))
 	ckpt := ""
 	if c.Out != "" {
 		if err := os.MkdirAll(c.Out, 0o755); err != nil {
@@ -280,35 +260,22 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 		}
 		ckpt = filepath.Join(c.Out, CheckpointFile)
 	}
-	if c.Resume {
-		if ckpt == "" {
-			return nil, errors.New("sculpt: resuming needs an output directory")
-		}
-		st, from, err := readCheckpoint(ckpt, r.arch, r.settings())
-		if err != nil {
+	switch {
+	case c.Resume && ckpt == "":
+		return nil, errors.New("sculpt: resuming needs an output directory")
+	case c.Resume && len(c.Path) > 0:
+		return nil, errors.New("sculpt: a regularisation path cannot be resumed; start it anew")
+	case c.Resume:
+		if err := r.resume(ckpt); err != nil {
 			return nil, err
 		}
-		r.st = st
-		if done := len(st.History); done > from {
-			// Fine-tuning has begun: it goes on to the end, however
-			// long the run now is, rather than the penalty coming back.
-			r.finetuneFrom = from
-		} else {
-			// The epochs done all had the penalty; the new schedule
-			// applies from here.
-			r.finetuneFrom = max(r.finetuneFrom, done)
-		}
-		r.logf("resuming %s after epoch %d of %d\n", ckpt, len(st.History), c.Epochs)
-	} else {
+	default:
 		r.st = r.initial()
 	}
 	r.ckpt = ckpt
 	r.l = newLearner(r)
 	defer r.l.gang.stop()
 	if len(c.Path) > 0 {
-		if c.Resume {
-			return nil, errors.New("sculpt: a regularisation path cannot be resumed; start it anew")
-		}
 		if err := r.path(); err != nil {
 			return nil, err
 		}
@@ -325,6 +292,70 @@ func Run(c Config, train, test *dataset.Images) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// resume continues the run from the checkpoint ckpt: its state, and the
+// epoch its fine-tuning starts from.
+func (r *run) resume(ckpt string) error {
+	st, was, err := readCheckpoint(ckpt, r.arch, r.settings())
+	if err != nil {
+		return err
+	}
+	done := len(st.History)
+	if done > r.cfg.Epochs {
+		return fmt.Errorf("sculpt: checkpoint %s holds %d epochs, more than the %d of this run; ask for %d epochs or more to go on, or start anew without -resume",
+			ckpt, done, r.cfg.Epochs, done)
+	}
+	r.st = st
+	r.warnWorkers(was.Workers)
+	if done > was.FinetuneFrom {
+		// Fine-tuning has begun: it goes on to the end, however long
+		// the run now is, rather than the penalty coming back.
+		r.finetuneFrom = was.FinetuneFrom
+	} else {
+		// The epochs done all had the penalty; the new schedule applies
+		// from here.
+		r.finetuneFrom = max(r.finetuneFrom, done)
+	}
+	r.logf("resuming %s after epoch %d of %d\n", ckpt, done, r.cfg.Epochs)
+	return nil
+}
+
+// images checks the training and test images of a run, takes the first
+// MaxTrain and MaxTest of them, and returns them with the number of
+// classes.
+func (c Config) images(train, test *dataset.Images) (*dataset.Images, *dataset.Images, int, error) {
+	if train.N == 0 || test.N == 0 {
+		return nil, nil, 0, errors.New("sculpt: no training or no test images")
+	}
+	if train.NumChannels() != test.NumChannels() || train.Rows != test.Rows || train.Cols != test.Cols {
+		return nil, nil, 0, fmt.Errorf("sculpt: training images are %dx%dx%d but test images %dx%dx%d (channels x rows x columns)",
+			train.NumChannels(), train.Rows, train.Cols, test.NumChannels(), test.Rows, test.Cols)
+	}
+	classes := max(train.Classes, test.Classes)
+	if classes < 1 {
+		return nil, nil, 0, fmt.Errorf("sculpt: %d classes, want at least 1", classes)
+	}
+	if c.MaxTrain > 0 && c.MaxTrain < train.N {
+		train = train.Subset(seq(c.MaxTrain))
+	}
+	if c.MaxTest > 0 && c.MaxTest < test.N {
+		test = test.Subset(seq(c.MaxTest))
+	}
+	for _, split := range []struct {
+		name string
+		im   *dataset.Images
+	}{{"training", train}, {"test", test}} {
+		if len(split.im.Labels) != split.im.N {
+			return nil, nil, 0, fmt.Errorf("sculpt: %d %s labels for %d images", len(split.im.Labels), split.name, split.im.N)
+		}
+		for i, y := range split.im.Labels {
+			if y < 0 || y >= classes {
+				return nil, nil, 0, fmt.Errorf("sculpt: %s image %d has label %d, want one of the %d classes 0 to %d", split.name, i, y, classes, classes-1)
+			}
+		}
+	}
+	return train, test, classes, nil
 }
 
 // validationStream keeps the validation draw apart from the other uses
@@ -366,7 +397,20 @@ func (r *run) settings() Settings {
 	c := r.cfg
 	return Settings{Nodes: c.Nodes, Channels: c.Channels, Batch: c.Batch, LR: c.LR, Lambda: c.Lambda, Tol: c.Tol,
 		FinetuneFrom: r.finetuneFrom, Penalty: c.penaltyName(), Optimizer: c.optimizerName(), Seed: c.Seed,
-		TrainImages: r.train.N, ValidationImages: r.val.N, TestImages: r.test.N}
+		TrainImages: r.train.N, ValidationImages: r.val.N, TestImages: r.test.N, Workers: c.Workers}
+}
+
+// warnWorkers says how a run resumed from a checkpoint written with was
+// workers differs from an uninterrupted one, if it does.
+func (r *run) warnWorkers(was int) {
+	switch now := r.cfg.Workers; {
+	case was == 0:
+		r.logf("sculpt: the checkpoint does not record its number of workers (it is of version 3); if it was not %d, "+
+			"this run sums its gradients in another order from here and ends a little differently from an uninterrupted one\n", now)
+	case was != now:
+		r.logf("sculpt: the checkpoint was written with %d workers, this run has %d: it sums its gradients in another order from here, "+
+			"so it ends a little differently from an uninterrupted run of %d workers (GOMAXPROCS=%d would reproduce that)\n", was, now, was, was)
+	}
 }
 
 // initial returns the state before training: the generous machine's
@@ -572,11 +616,24 @@ func (l *learner) afterEpoch(rec train.Epoch) error {
 	st.History = append(st.History, e)
 	r.logf("epoch %d/%d: validation accuracy %.4f, loss %.4f + penalty %.4f, live edges %d/%d, %.0f images/s, %.1fs\n",
 		rec.Epoch, r.cfg.Epochs, acc, e.TrainLoss, e.Penalty, live, len(r.arch.Edges), e.ImagesPerSecond, e.Seconds)
-	if r.ckpt != "" && len(r.cfg.Path) == 0 {
-		return writeCheckpoint(r.ckpt, r.arch, r.settings(), st)
+	if len(r.cfg.Path) > 0 {
+		return nil
+	}
+	if r.ckpt != "" {
+		if err := writeCheckpoint(r.ckpt, r.arch, r.settings(), st); err != nil {
+			return err
+		}
+	}
+	if live == 0 && rec.Epoch < r.cfg.Epochs {
+		r.logf("sculpt: every edge is pruned after epoch %d: the penalty is too strong for these data, and no later epoch can change the machine; "+
+			"stopping here (a smaller lambda prunes less)\n", rec.Epoch)
+		return errAllPruned
 	}
 	return nil
 }
+
+// errAllPruned stops a run whose every edge is pruned.
+var errAllPruned = errors.New("every edge is pruned")
 
 // trainEpochs trains the next epochs epochs from the weights of the
 // run's state, with train.Run.
@@ -591,6 +648,9 @@ func (r *run) trainEpochs(epochs int) error {
 	_, err := train.Run[float32](r.l, r.train.N, train.Config{Epochs: done + epochs, FirstEpoch: done + 1,
 		Batch: r.cfg.Batch, DropLast: true, Optimizer: r.l.u, Seed: r.cfg.Seed, Progress: r.cfg.Progress,
 		BeforeEpoch: r.l.beforeEpoch, AfterEpoch: r.l.afterEpoch})
+	if errors.Is(err, errAllPruned) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("sculpt: %w", err)
 	}

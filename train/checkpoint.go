@@ -123,6 +123,11 @@ func (r *runner[T]) restore(data []byte) error {
 	if err := opt.UnmarshalJSON(ck.Optimizer); err != nil {
 		return err
 	}
+	// An optimiser's state for another number of parameters would fail
+	// at the first step, far from the file at fault.
+	if s, ok := r.c.Optimizer.(interface{ StateLen() int }); ok && s.StateLen() != 0 && s.StateLen() != r.p.Len() {
+		return fmt.Errorf("the optimiser's state is for %d parameters, the model has %d (delete the file to start afresh)", s.StateLen(), r.p.Len())
+	}
 	narrow(r.p.Values(), ck.Values)
 	if ck.Best != nil {
 		r.best = make([]T, len(ck.Best))

@@ -57,7 +57,9 @@ type Config struct {
 	// Optimizer steps the parameters after every minibatch; nil means
 	// &optim.Adam{}. For float32 parameters it must have a Step32 method,
 	// as optim.Adam and optim.SGD do. To checkpoint, it must also
-	// implement json.Marshaler and json.Unmarshaler, as they do.
+	// implement json.Marshaler and json.Unmarshaler, as they do; an
+	// optimiser with a StateLen method, as they have, has its restored
+	// state checked against the number of parameters.
 	Optimizer optim.Stepper
 	// Seed seeds the validation split and the shuffles.
 	Seed uint64
@@ -264,7 +266,7 @@ func (r *runner[T]) epoch(e int) error {
 			return fmt.Errorf("train: epoch %d, minibatch %d: %w", e, b+1, err)
 		}
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return fmt.Errorf("train: epoch %d, minibatch %d: the loss is %v; try a smaller learning rate", e, b+1, loss)
+			return r.notFinite(e, b, loss)
 		}
 		r.step(r.p.Values(), r.p.Grads())
 		sum += loss * float64(len(batch))
@@ -312,6 +314,21 @@ func (r *runner[T]) epoch(e int) error {
 		return r.c.AfterEpoch(rec)
 	}
 	return nil
+}
+
+// notFinite returns the error for a loss that is not finite at minibatch
+// b (from 0) of epoch e. Before the run's first step the learning rate
+// cannot be the cause: the parameters it starts from, initial or
+// restored, or the data are.
+func (r *runner[T]) notFinite(e, b int, loss float64) error {
+	first := r.c.FirstEpoch
+	if r.res.Resumed > 0 {
+		first = r.res.Resumed + 1
+	}
+	if e == max(first, 1) && b == 0 {
+		return fmt.Errorf("train: epoch %d, minibatch 1: the loss is %v before any step: the parameters the run starts from, or the data, give it", e, loss)
+	}
+	return fmt.Errorf("train: epoch %d, minibatch %d: the loss is %v; try a smaller learning rate", e, b+1, loss)
 }
 
 // validate returns the mean loss over the validation examples, computed

@@ -1,11 +1,14 @@
 package train
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -333,5 +336,171 @@ func TestDropLastFirstEpoch(t *testing.T) {
 		}})
 	if !errors.Is(err, stop) || len(m.seen) != 10 {
 		t.Errorf("BeforeEpoch failing in epoch 2: error %v after %d examples, want %v after 10", err, len(m.seen), stop)
+	}
+}
+
+// TestRestoreOptimizerLength checks that a checkpoint whose optimiser
+// state has another length than the model's parameters is refused when
+// it is read, not at the first step, for Adam and for SGD with momentum.
+func TestRestoreOptimizerLength(t *testing.T) {
+	x, y := regressionData(16, 6)
+	for _, tc := range []struct {
+		name  string
+		opt   func() optim.Stepper
+		field string // of the optimiser's state, lengthened by one
+	}{
+		{"Adam", func() optim.Stepper { return &optim.Adam{} }, "m v"},
+		{"SGD", func() optim.Stepper { return &optim.SGD{Momentum: 0.9} }, "velocity"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ck.json")
+			cfg := Config{Epochs: 1, Batch: 8, Optimizer: tc.opt(), Checkpoint: path}
+			if _, err := Run[float64](newLinear[float64](x, y, 8), 16, cfg); err != nil {
+				t.Fatal(err)
+			}
+			var ck map[string]any
+			readJSON(t, path, &ck)
+			state := ck["optimizer"].(map[string]any)
+			for _, f := range strings.Fields(tc.field) {
+				state[f] = append(state[f].([]any), 0.5)
+			}
+			writeJSON(t, path, ck)
+			cfg.Epochs, cfg.Optimizer = 2, tc.opt()
+			_, err := Run[float64](newLinear[float64](x, y, 8), 16, cfg)
+			if err == nil || !strings.Contains(err.Error(), "state is for 4 parameters, the model has 3") {
+				t.Errorf("optimiser state of 4 values for 3 parameters: %v", err)
+			}
+		})
+	}
+}
+
+// TestNotFiniteCause checks that a loss that is not finite before the
+// run's first step blames the parameters it starts from, and one after
+// steps the learning rate.
+func TestNotFiniteCause(t *testing.T) {
+	x, y := regressionData(16, 7)
+	start := newLinear[float64](x, y, 8)
+	start.params.Values()[0] = math.Inf(1)
+	_, err := Run[float64](start, 16, Config{Batch: 8, Optimizer: &optim.SGD{LR: 0.01}})
+	if err == nil || !strings.Contains(err.Error(), "before any step") {
+		t.Errorf("an infinite starting parameter gave %v", err)
+	}
+	_, err = Run[float64](newLinear[float64](x, y, 8), 16, Config{Epochs: 100, Batch: 8, Optimizer: &optim.SGD{LR: 1000}})
+	if err == nil || !strings.Contains(err.Error(), "try a smaller learning rate") || strings.Contains(err.Error(), "minibatch 1:") {
+		t.Errorf("a diverging learning rate gave %v", err)
+	}
+	// From a checkpoint whose parameters give an infinite loss.
+	path := filepath.Join(t.TempDir(), "ck.json")
+	cfg := Config{Epochs: 1, Batch: 8, Optimizer: &optim.Adam{}, Checkpoint: path}
+	if _, err := Run[float64](newLinear[float64](x, y, 8), 16, cfg); err != nil {
+		t.Fatal(err)
+	}
+	var ck map[string]any
+	readJSON(t, path, &ck)
+	ck["values"].([]any)[0] = 1e300
+	writeJSON(t, path, ck)
+	cfg.Epochs = 2
+	_, err = Run[float64](newLinear[float64](x, y, 8), 16, cfg)
+	if err == nil || !strings.Contains(err.Error(), "epoch 2, minibatch 1: the loss is +Inf before any step") {
+		t.Errorf("a resumed run from parameters of 1e300 gave %v", err)
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestShuffleEveryEpoch checks that every epoch sees every training
+// example once, in an order of its own, and that the seed fixes the
+// orders.
+func TestShuffleEveryEpoch(t *testing.T) {
+	orders := func(seed uint64) []int {
+		m := newCounter(nil)
+		if _, err := Run[float64](m, 30, Config{Epochs: 3, Batch: 5, Seed: seed, Optimizer: &optim.SGD{}}); err != nil {
+			t.Fatal(err)
+		}
+		return m.seen
+	}
+	a, b := orders(9), orders(9)
+	if !slices.Equal(a, b) {
+		t.Errorf("the same seed gave the orders %v and %v", a, b)
+	}
+	for e := range 3 {
+		epoch := slices.Sorted(slices.Values(a[30*e : 30*(e+1)]))
+		if !slices.Equal(epoch, seq(30)) {
+			t.Errorf("epoch %d saw %v, want every example once", e+1, epoch)
+		}
+	}
+	if slices.Equal(a[:30], a[30:60]) || slices.Equal(a[30:60], a[60:]) {
+		t.Errorf("epochs in the same order: %v", a)
+	}
+	if slices.Equal(a, orders(10)) {
+		t.Error("seeds 9 and 10 gave the same orders")
+	}
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// TestTrainLossIsMean checks that an epoch's training loss is the mean
+// over its examples when the last minibatch is short: 10 examples in
+// minibatches of 4, 4 and 2, each minibatch's loss the parameter before
+// its step, are (4·0 + 4·1 + 2·2)/10 = 0.8 in the first epoch and
+// (4·3 + 4·4 + 2·5)/10 = 3.8 in the second, not their sums over 12.
+func TestTrainLossIsMean(t *testing.T) {
+	m := newCounter(nil)
+	res, err := Run[float64](m, 10, Config{Epochs: 2, Batch: 4, Optimizer: &optim.SGD{LR: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []float64{0.8, 3.8} {
+		if e := res.Epochs[i]; e.Examples != 10 || math.Abs(e.TrainLoss-want) > 1e-12 {
+			t.Errorf("epoch %d: %d examples, training loss %v; want 10 and %v", i+1, e.Examples, e.TrainLoss, want)
+		}
+	}
+}
+
+// TestValidationLossIsMean checks that an epoch's validation loss is the
+// mean of the model's loss over the validation examples, as minibatches
+// of uneven size weigh them: with the counter, whose loss on any example
+// is val(p), it is val(p) whatever the minibatches.
+func TestValidationLossIsMean(t *testing.T) {
+	m := newCounter(func(p float64) float64 { return 2*p + 1 })
+	res, err := Run[float64](m, 30, Config{Epochs: 2, Batch: 4, Validation: 0.3, Patience: -1, Optimizer: &optim.SGD{LR: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 21 training examples in minibatches of 4: 6 steps of +1 an epoch.
+	for i, e := range res.Epochs {
+		got := math.NaN()
+		if e.ValidationLoss != nil {
+			got = *e.ValidationLoss
+		}
+		if want := 2*6*float64(i+1) + 1; got != want {
+			t.Errorf("epoch %d: validation loss %v, want %v", i+1, got, want)
+		}
 	}
 }

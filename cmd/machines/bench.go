@@ -25,8 +25,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *runs < 1 {
-		return usagef("-runs %d: want at least 1", *runs)
+	if *runs < 1 || *runs > bench.MaxRuns {
+		return usagef("-runs %d: want 1 to %d (each sample lasts 20 ms at least, and 1,000 of every workload take minutes)", *runs, bench.MaxRuns)
 	}
 	bench.SculptedModel = *model
 	if self, err := os.Executable(); err == nil {

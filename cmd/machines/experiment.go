@@ -116,6 +116,10 @@ func printReport(stdout io.Writer, r *experiment.Report, out string) {
 	fmt.Fprintf(stdout, "wrote %s/%s.json and %d figure files\n", out, name, len(r.Figures))
 }
 
+// maxDraws bounds sine -protocol paper's -draws, as bench bounds -runs:
+// a thousand draws take hours.
+const maxDraws = 1000
+
 // experimentProtocol reads -protocol for experiment name and checks the
 // flags that depend on it: -draws, and the single cost, shot count and
 // maxfreqs of at least 2 of the paper's protocols.
@@ -127,8 +131,8 @@ func experimentProtocol(name, protocol string, draws, costs, shots int, maxFreqs
 		return 0, usagef("-protocol %q, want fair or paper", protocol)
 	case paper && !slices.Contains(experiment.PaperNames(), name):
 		return 0, usagef("-protocol paper: %s has no paper protocol (%s have)", name, strings.Join(experiment.PaperNames(), " and "))
-	case draws < 1:
-		return 0, usagef("-draws %d, want at least 1", draws)
+	case draws < 1 || draws > maxDraws:
+		return 0, usagef("-draws %d, want 1 to %d (each draw fits three models by 3,000 calls of L-BFGS)", draws, maxDraws)
 	case draws > 1 && !(name == "sine" && paper):
 		return 0, usagef("-draws applies to sine -protocol paper only")
 	case name == "sine" && paper && costs > 1:

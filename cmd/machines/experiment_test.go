@@ -28,6 +28,7 @@ func TestExperimentUsageErrors(t *testing.T) {
 		{"unknown protocol", []string{"experiment", "sine", "-protocol", "authors"}, "-protocol \"authors\""},
 		{"no paper protocol", []string{"experiment", "polynomial", "-protocol", "paper"}, "polynomial has no paper protocol"},
 		{"draws 0", []string{"experiment", "sine", "-protocol", "paper", "-draws", "0"}, "-draws 0"},
+		{"draws beyond 1000", []string{"experiment", "sine", "-protocol", "paper", "-draws", "1001"}, "-draws 1001, want 1 to 1000"},
 		{"draws of a fair run", []string{"experiment", "sine", "-draws", "2"}, "-draws applies"},
 		{"two shot counts for the paper's oneshot", []string{"experiment", "oneshot", "-data", "x", "-protocol", "paper", "-shots", "1,5"}, "one shot count"},
 		{"maxfreq 1 for the paper's oneshot", []string{"experiment", "oneshot", "-data", "x", "-protocol", "paper", "-maxfreq", "1,2"}, "at least 2"},

@@ -48,7 +48,9 @@
 //	            and only that setting's test accuracy enters the table. The
 //	            kernel machine's grid is the paper's two sweeps: each -maxfreq
 //	            at cost 0.1 and each -cost at the largest maxfreq (comma
-//	            lists, defaults 2,5,10,20 and 0,0.001,0.01,0.1,1); its state
+//	            lists, defaults 2,5,10,20 and 0,0.001,0.01,0.1,1; at most
+//	            20 values a list, -shots and -maxfreq at most 1,000 each,
+//	            for a fit's time grows with both, under either protocol); its state
 //	            has 16 dimensions, a linear augmenter and cosines, solved by
 //	            RK4 on 8 steps; one shot anchors it at the training images,
 //	            more shots at 10 learned anchors. The authors' options are
@@ -97,8 +99,8 @@
 //	         (|A|² + |b|² + the RKHS norm; the squares of every weight and
 //	         bias) with one cost for all, -cost (0.003); 3,000 calls of
 //	         L-BFGS of at most 20 iterations each (40 with -quick), no
-//	         selection. -draws N repeats it on N independent draws (seeds
-//	         -seed to -seed+N-1). It prints, per model, the mean ± std over
+//	         selection. -draws N (at most 1,000) repeats it on N independent draws
+//	         (seeds -seed to -seed+N-1). It prints, per model, the mean ± std over
 //	         the draws of the penalised training and test losses (what the
 //	         authors plot), the training and test MSE and the MSE against
 //	         sin x + 0.5, and writes DIR/sine.json ("protocol": "paper",
@@ -388,6 +390,16 @@
 // penalty, which undoes its shrinkage of the surviving weights. -tol
 // must be greater than 0.
 //
+// Before it trains, sculpt sizes the run, without building the
+// architecture: its edges, weights and FLOPs per image, and the memory
+// and the time the run will take, which it prints on standard error. A
+// run of more than 2^24 weights, or that would need more memory than the
+// machine has (or its control group allows) or more than a week, is
+// refused with an error that says what it would take and what to change
+// (-nodes, -channels, -epochs or -batch). The time is estimated at the
+// speed of training measured on two cores and is good to a factor of a
+// few.
+//
 // So that the defaults prune as much on a thousand images as on sixty
 // thousand, a run without -epochs takes about 12,000 minibatch steps (7
 // epochs of Fashion-MNIST), and -lambda is the penalty at 55,000
@@ -450,7 +462,16 @@
 // an interruption, the same command with -resume continues after the last
 // finished epoch and gives the same result as an uninterrupted run. A
 // checkpoint of another architecture or other settings is refused; only
-// -epochs may grow, and once fine-tuning has begun it goes on to the end. At the end it writes, in the -out directory,
+// -epochs may grow, and once fine-tuning has begun it goes on to the
+// end. Also refused, each with what to do: a checkpoint of more epochs
+// than -epochs asks for, one with weights that no run of its settings
+// could have reached (a damaged file), and one whose every edge is
+// pruned; -resume with no checkpoint in -out says there is nothing to
+// resume. The checkpoint records the number of workers (one per core,
+// GOMAXPROCS): a run resumed with another number goes on and says so,
+// for it then sums its gradients in another order and ends a little
+// differently from an uninterrupted run. A run whose every edge is pruned
+// stops there and says so. At the end it writes, in the -out directory,
 // sculpt.json ("epochs", "validation_accuracy" per epoch, "edges_initial",
 // "edges_live", "flops_initial", "flops_live", "seconds_per_epoch", and
 // "accuracy_pruned" against "accuracy_unpruned", the generous machine
@@ -467,7 +488,8 @@
 //	machines bench [-suite default|machines|tabular|sculpt|onnx|serve] [-json FILE] [-runs N] [-model FILE]
 //
 // times the workloads described in bench/WORKLOADS.md single-threaded and
-// prints the median time of each: W1 (matmul), W3 (convolution), W4, W4b
+// prints the median time of -runs samples (9; at most 1,000, for each
+// lasts at least 20 ms) of each: W1 (matmul), W3 (convolution), W4, W4b
 // and W4fit (the finite-depth kernel machine) and the Volterra solvers,
 // general against fast, at 100 and 1000 time points. -suite machines
 // times instead dense, conv and recurrent machines of package finite
@@ -587,6 +609,15 @@
 // prints the module version of machines ("(devel)" for a build from a
 // source tree), the VCS revision it was built from, marked "dirty" if the
 // tree had uncommitted changes, and the Go version.
+//
+// # Files
+//
+// Every file the commands write (models, predictions, scores, reports,
+// checkpoints, figures, ONNX models) is written atomically: to a
+// temporary file beside it, .NAME.tmp-PID-N, renamed into place once
+// whole. A command killed while it writes leaves that temporary file;
+// the next write of the same file removes it, and any other left by a
+// process that no longer runs or not touched for a day.
 //
 // fit, predict, score, export and explain check that their output files
 // can be written (not a directory, in a directory that exists and is

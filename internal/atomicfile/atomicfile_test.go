@@ -2,12 +2,16 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeString(s string) func(io.Writer) error {
@@ -211,5 +215,100 @@ func TestDestWriterNamesDestination(t *testing.T) {
 	}
 	if !errors.Is(err, os.ErrClosed) {
 		t.Errorf("error %v lost its cause, os.ErrClosed", err)
+	}
+}
+
+// deadPID returns the id of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// TestWriteFileRemovesStale checks which temporary files a write removes:
+// those of its destination whose writer has exited or that are a day old,
+// and no others.
+func TestWriteFileRemovesStale(t *testing.T) {
+	dead, self, parent := deadPID(t), os.Getpid(), os.Getppid()
+	twoDays := time.Now().Add(-48 * time.Hour)
+	for _, test := range []struct {
+		name    string
+		old     bool // modified two days ago
+		removed bool
+	}{
+		{fmt.Sprintf(".out.csv.tmp-%d-123", dead), false, runtime.GOOS != "windows"},
+		{fmt.Sprintf(".out.csv.tmp-%d-123", self), false, false},
+		{fmt.Sprintf(".out.csv.tmp-%d-123", parent), false, false},
+		{fmt.Sprintf(".out.csv.tmp-%d-123", parent), true, true},
+		{".out.csv.tmp9876", false, false},
+		{".out.csv.tmp9876", true, true},
+		{".out.csv.tmp-x-1", true, true},
+		{".out.csv.tmpfoo", true, false},
+		{fmt.Sprintf(".other.csv.tmp-%d-123", dead), true, false},
+		{"out.csv.tmp1", true, false},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tmp := filepath.Join(dir, test.name)
+			if err := os.WriteFile(tmp, []byte("partial"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if test.old {
+				if err := os.Chtimes(tmp, twoDays, twoDays); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := WriteFile(filepath.Join(dir, "out.csv"), writeString("x")); err != nil {
+				t.Fatal(err)
+			}
+			_, err := os.Stat(tmp)
+			if removed := errors.Is(err, fs.ErrNotExist); removed != test.removed {
+				t.Errorf("removed %v, want %v; directory holds %q", removed, test.removed, entries(t, dir))
+			}
+		})
+	}
+}
+
+// TestWriteFileAfterKill kills a process while it writes and checks that
+// its temporary file is left, and that the next write removes it.
+func TestWriteFileAfterKill(t *testing.T) {
+	if os.Getenv("ATOMICFILE_HANG") != "" {
+		WriteFile(os.Getenv("ATOMICFILE_HANG"), func(w io.Writer) error {
+			io.WriteString(w, "partial")
+			w.(interface{ Flush() error }).Flush()
+			select {} // until killed
+		})
+		return
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("no signals to tell a writer dead")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "model.json")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteFileAfterKill$")
+	cmd.Env = append(os.Environ(), "ATOMICFILE_HANG="+path)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); len(entries(t, dir)) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 30*time.Second {
+			cmd.Process.Kill()
+			t.Fatal("the writer made no temporary file in 30 s")
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	left := entries(t, dir)
+	if len(left) != 1 || !strings.HasPrefix(left[0], ".model.json.tmp-") {
+		t.Fatalf("after the kill the directory holds %q, want one temporary file", left)
+	}
+	if err := WriteFile(path, writeString("whole")); err != nil {
+		t.Fatal(err)
+	}
+	if got := entries(t, dir); len(got) != 1 || got[0] != "model.json" {
+		t.Errorf("after the next write the directory holds %q, want only model.json", got)
 	}
 }

@@ -2,7 +2,11 @@ package testutil
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestPanics(t *testing.T) {
@@ -41,6 +45,40 @@ func TestCheckPanic(t *testing.T) {
 		CheckPanic(r, c.f, c.want)
 		if got := len(r.failures) > 0; got != c.fail {
 			t.Errorf("%s: failed %v (%q), want %v", c.name, got, r.failures, c.fail)
+		}
+	}
+}
+
+// TestBounded checks that Bounded lets bounded work finish. That it ends
+// the binary for unbounded work is checked in a child process.
+func TestBounded(t *testing.T) {
+	if what := os.Getenv("TESTUTIL_BOUNDED"); what != "" {
+		Bounded(what, 64<<20, time.Second, func() {
+			var keep [][]byte
+			for {
+				if what == "time" {
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				keep = append(keep, make([]byte, 1<<20))
+			}
+		})
+		return
+	}
+	ran := false
+	Bounded("small work", 64<<20, time.Minute, func() { ran = true })
+	if !ran {
+		t.Error("f did not run")
+	}
+	for _, tc := range []struct{ what, want string }{
+		{"heap", "heap: the heap grew by"},
+		{"time", "time: still running after 1s"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBounded$")
+		cmd.Env = append(os.Environ(), "TESTUTIL_BOUNDED="+tc.what)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("unbounded %s: error %v, output %.300s; want a panic saying %q", tc.what, err, out, tc.want)
 		}
 	}
 }
