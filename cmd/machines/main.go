@@ -571,7 +571,10 @@
 // -workers batches are being computed, new requests queue and join the
 // next one. On a model of fit on 10 columns under load from 64
 // connections, a delay of 100 us to 1 ms took a fifth less CPU per
-// request than none.
+// request than none. -batch-size is at most 65536, -workers at most 256
+// (each holds a copy of a composed model) and -max-memory at most the
+// machine's memory: larger values are refused before anything listens.
+//
 // The directory is read every -poll: a file added is served, a file
 // replaced (write a hidden file, one whose name starts with '.', in the
 // directory and rename it onto the old one, as fit and sculpt do) is

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/parametric-machines/machines/internal/budget"
 	"github.com/parametric-machines/machines/internal/serve"
 )
 
@@ -51,12 +52,12 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on this `address`; beyond loopback only with -token-file or -insecure")
 	tokenFile := fs.String("token-file", "", "require the bearer token held in this `file` on every endpoint but /v2/health/live and /v2/health/ready")
 	insecure := fs.Bool("insecure", false, "allow an -addr beyond loopback without -token-file")
-	fs.IntVar(&o.cfg.BatchSize, "batch-size", 256, "the most `rows` of one model computed as one batch")
+	fs.IntVar(&o.cfg.BatchSize, "batch-size", 256, "the most `rows` of one model computed as one batch, at most 65536")
 	fs.DurationVar(&o.cfg.BatchDelay, "batch-delay", 200*time.Microsecond, "the most time a batch waits for more requests")
-	fs.IntVar(&o.cfg.Workers, "workers", 0, "`batches` of one model computed at once (default: the cores, GOMAXPROCS)")
+	fs.IntVar(&o.cfg.Workers, "workers", 0, "`batches` of one model computed at once, at most 256 (default: the cores, GOMAXPROCS)")
 	fs.Var(&maxBody, "max-body", "the largest request body: a `size` in bytes, or with KiB, MiB or GiB")
 	fs.IntVar(&o.cfg.MaxInFlight, "max-inflight", 256, "the most inference `requests` in flight; more get 429")
-	fs.Var(&maxMemory, "max-memory", "the memory budget of the requests in flight, a `size`, each counted as 6 times its body; beyond it requests get 503")
+	fs.Var(&maxMemory, "max-memory", "the memory budget of the requests in flight, a `size`, each counted as 6 times its body, at most the machine's memory; beyond it requests get 503")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", 10*time.Second, "the most time from a request's arrival to its answer")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "on SIGTERM or SIGINT, the most time to finish the requests in flight")
 	fs.DurationVar(&o.cfg.Poll, "poll", time.Second, "how often to read the directory for changed models")
@@ -83,6 +84,9 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 			return nil, usagef("-%s %s: want a positive value", f.name, fs.Lookup(f.name).Value)
 		}
 	}
+	if err := checkServeBounds(o.cfg, int64(maxMemory)); err != nil {
+		return nil, err
+	}
 	if int64(maxBody)*6 > int64(maxMemory) {
 		return nil, usagef("-max-memory %s: want at least 6 times -max-body %s", &maxMemory, &maxBody)
 	}
@@ -106,6 +110,27 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 		o.cfg.Token = token
 	}
 	return &o, nil
+}
+
+// The bounds of serve's flags beyond what the machine can take: a batch
+// holds its rows' graph, and a worker a copy of a composed model.
+const (
+	maxServeBatch   = 1 << 16
+	maxServeWorkers = 256
+)
+
+// checkServeBounds refuses settings the machine cannot hold, before
+// anything listens.
+func checkServeBounds(cfg serve.Config, maxMemory int64) error {
+	switch {
+	case cfg.BatchSize > maxServeBatch:
+		return usagef("-batch-size %d: want at most %d rows", cfg.BatchSize, maxServeBatch)
+	case cfg.Workers > maxServeWorkers:
+		return usagef("-workers %d: want at most %d", cfg.Workers, maxServeWorkers)
+	case maxMemory > budget.Memory():
+		return usagef("-max-memory %s: more than this machine's memory, %s", budget.Bytes(float64(maxMemory)), budget.Bytes(float64(budget.Memory())))
+	}
+	return nil
 }
 
 // checkAddr refuses an address beyond loopback unless a token guards it

@@ -45,8 +45,7 @@ type walkCase struct {
 }
 
 // walkers holds the flag walker of every command; TestWalk fails for a
-// command that has none. serve, on its own branch, adds its walker here
-// when it lands.
+// command that has none.
 var walkers = map[string]func(*testing.T){
 	"sculpt":     walkSculpt,
 	"experiment": walkExperiment,
@@ -56,6 +55,7 @@ var walkers = map[string]func(*testing.T){
 	"score":      walkScore,
 	"explain":    walkExplain,
 	"export":     walkExport,
+	"serve":      walkServe,
 	"version":    func(t *testing.T) { walk(t, []string{"version"}, nil) },
 }
 
@@ -476,5 +476,55 @@ func walkExport(t *testing.T) {
 	})
 	if _, err := os.Stat(out); err != nil {
 		t.Errorf("no export ran to its end: %v", err)
+	}
+}
+
+// walkServe walks the flags of serve through parseServe: a server runs
+// until it is stopped, so the walker checks that every value is refused
+// with an error that names the flag, or accepted, before anything
+// listens (a -models that is no directory fails as the server starts,
+// which TestServeFlags checks).
+func walkServe(t *testing.T) {
+	dir := t.TempDir()
+	cases := []walkCase{
+		{flag: "models", values: []string{filepath.Join(dir, "none"), strings.Repeat("d/", 1000)}},
+		{flag: "addr", values: []string{"127.0.0.1:80800", "0.0.0.0:8080", "nowhere"}},
+		{flag: "token-file", values: []string{filepath.Join(dir, "none")}},
+		{flag: "insecure", values: []string{"true", "false"}},
+		{flag: "batch-size", values: []string{"2560", "256000", "-1", "0"}},
+		{flag: "batch-delay", values: []string{"2ms", "200ms", "-1s"}},
+		{flag: "workers", values: []string{"20", "2000", "-1"}},
+		{flag: "max-body", values: []string{"40MiB", "4GiB", "4000GiB", "-1"}},
+		{flag: "max-inflight", values: []string{"2560", "256000", "0"}},
+		{flag: "max-memory", values: []string{"5GiB", "512GiB", "0"}},
+		{flag: "timeout", values: []string{"100s", "10000s", "0s"}},
+		{flag: "grace", values: []string{"300s", "30000s", "-1s"}},
+		{flag: "poll", values: []string{"10s", "1000s", "0s"}},
+		{flag: "interval", values: []string{"9", "900", "0.999", "-0.9"}},
+		{flag: "log-level", values: []string{"DEBUG", "LOUD"}},
+	}
+	walked := map[string]bool{}
+	for _, c := range cases {
+		walked[c.flag] = true
+	}
+	for _, flag := range commandFlags(t, "serve") {
+		if !walked[flag] {
+			t.Errorf("serve -%s has no case in the walker", flag)
+		}
+	}
+	refused := map[string]bool{"batch-size=256000": true, "workers=2000": true, "max-memory=512GiB": true}
+	for _, c := range cases {
+		for _, v := range c.values {
+			args := []string{"-models", dir, "-" + c.flag + "=" + v}
+			_, err := parseServe(args, io.Discard)
+			if err != nil && !strings.Contains(err.Error(), c.flag) && !strings.Contains(err.Error(), v) &&
+				!strings.Contains(err.Error(), shorten(v)) {
+				t.Errorf("serve %s: an error that names neither the flag nor its value: %v", strings.Join(args, " "), err)
+			}
+			if refused[c.flag+"="+v] && err == nil {
+				t.Errorf("serve %s accepted, want a refusal", strings.Join(args, " "))
+			}
+			t.Logf("serve %s: %v", strings.Join(args, " "), err)
+		}
 	}
 }
