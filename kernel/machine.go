@@ -111,11 +111,18 @@ type network[T ad.Float] struct {
 // (size x inputs) and coefficients c ((size - d0) x anchors) on the points
 // that are the columns of x. anchors lists the columns of x that are the
 // anchor points, in the order of c's columns; nil means every column.
-func build[T ad.Float](arch Architecture, g *ad.Graph[T], a, c, x *ad.Node[T], anchors []int) network[T] {
+// With inputBlock the first block is x itself, and a holds the rows of
+// the other blocks alone ((size - d0) x inputs).
+func build[T ad.Float](arch Architecture, g *ad.Graph[T], a, c, x *ad.Node[T], anchors []int, inputBlock bool) network[T] {
 	sigma := T(arch.sigma())
 	z := g.MatMul(a, x, false, false)
 	lo := arch.Dims[0]
-	state := g.RowBlock(z, 0, lo)
+	state := x
+	if inputBlock {
+		lo = 0 // z starts at the second block
+	} else {
+		state = g.RowBlock(z, 0, lo)
+	}
 	var k, norm *ad.Node[T]
 	crow := 0
 	for _, d := range arch.Dims[1:] {
@@ -162,6 +169,12 @@ type Machine struct {
 	// Anchors holds the anchor points' inputs, one per row (m x inputs),
 	// already standardised.
 	Anchors *mat.Dense
+	// InputBlock makes the first block the input itself: Dims[0] is the
+	// number of inputs, and A holds only the rows of the other blocks,
+	// (sum(Dims) - Dims[0]) x inputs, not the identity above them. The
+	// shallow machine is stored so: on a table of 10,000 columns that
+	// identity alone would hold 10^8 numbers.
+	InputBlock bool
 	// Input, if not nil, standardises inputs before they enter the
 	// machine; Output, if not nil, maps a regression's outputs back to
 	// the units of the targets.
@@ -175,10 +188,12 @@ type Machine struct {
 // Inputs returns the input dimension.
 func (m *Machine) Inputs() int { _, c := m.A.Dims(); return c }
 
-// NumParams returns the number of trained parameters.
+// NumParams returns the number of trained parameters: the entries of A
+// and C.
 func (m *Machine) NumParams() int {
-	r, _ := m.Anchors.Dims()
-	return m.Architecture.NumParams(m.Inputs(), r)
+	ra, ca := m.A.Dims()
+	rc, cc := m.C.Dims()
+	return ra*ca + rc*cc
 }
 
 // Predict writes the machine's output for each row of x to the rows of
@@ -212,7 +227,7 @@ func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 		anchors[j] = j
 	}
 	var g ad.Graph[float64]
-	net := build(m.Architecture, &g, g.Input(ad.FromMatrix(m.A)), g.Input(ad.FromMatrix(m.C)), g.Input(pts), anchors)
+	net := build(m.Architecture, &g, g.Input(ad.FromMatrix(m.A)), g.Input(ad.FromMatrix(m.C)), g.Input(pts), anchors, m.InputBlock)
 	dst.Copy(mat.NewDense(m.Outputs(), na+n, net.out.Value.Data).Slice(0, m.Outputs(), na, na+n).T())
 	m.toTargets(dst)
 	return dst

@@ -26,7 +26,7 @@ func TestShallowLeaveOneOut(t *testing.T) {
 	}
 	anchors := pickRows(x, []int{0, 3, 5, 8, 13, 21, 29})
 	const cost = 1e-3
-	b, err := newShallowBasis(x, anchors, 0.8)
+	b, err := newShallowBasis(newShallowInputs(x, anchors), 0.8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestWeights(t *testing.T) {
 			kept = append(kept, i)
 		}
 	}
-	b, err := newShallowBasis(x, pickRows(x, []int{1, 4, 7, 10}), 1)
+	b, err := newShallowBasis(newShallowInputs(x, pickRows(x, []int{1, 4, 7, 10})), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
