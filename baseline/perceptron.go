@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
@@ -98,9 +99,15 @@ func (p *Perceptron) NumParams() int {
 type PerceptronSettings struct {
 	Hidden     []int
 	Activation Activation
-	// WeightDecay adds WeightDecay * |W|^2 (biases excluded) to the mean
-	// squared error (or, in FitSoftmaxPerceptron, the cross-entropy).
+	// WeightDecay adds WeightDecay * |W|^2 (biases excluded, unless
+	// DecayBiases) to the mean squared error (or, in
+	// FitSoftmaxPerceptron, the cross-entropy).
 	WeightDecay float64
+	DecayBiases bool
+	// TorchInit draws every weight and bias of a layer uniformly from
+	// ±1/sqrt(inputs), PyTorch's default for nn.Linear, instead of
+	// Glorot-uniform weights and zero biases.
+	TorchInit bool
 	// Standardize fits on inputs and targets scaled to mean 0 and
 	// standard deviation 1 (inputs only in FitSoftmaxPerceptron).
 	Standardize bool
@@ -118,94 +125,159 @@ type PerceptronSettings struct {
 // FitPerceptron fits a perceptron to the rows of x and y by full-batch
 // minimisation of the mean squared error plus weight decay.
 func FitPerceptron(x, y mat.Matrix, s PerceptronSettings) (*Perceptron, optim.Result, error) {
+	o, err := NewPerceptronObjective(x, y, s)
+	if err != nil {
+		return nil, optim.Result{}, err
+	}
+	return o.fit()
+}
+
+// PerceptronObjective is the training loss of a regression perceptron
+// on fixed data, the mean squared error plus weight decay, as a function
+// of its flat parameter vector (each layer's weights row-major, then its
+// biases), for optimisers other than FitPerceptron's.
+type PerceptronObjective struct {
+	s              PerceptronSettings
+	in, out        *dataset.Scaler
+	g              ad.Graph[float64]
+	flat, grad     []float64
+	init           []float64
+	weights        []*ad.Node[float64]
+	biases         []*ad.Node[float64]
+	loss, dataLoss *ad.Node[float64]
+}
+
+// NewPerceptronObjective returns the loss that FitPerceptron minimises
+// for the rows of x and y with settings s, or an error for data that do
+// not make a data set.
+func NewPerceptronObjective(x, y mat.Matrix, s PerceptronSettings) (*PerceptronObjective, error) {
 	n, d := x.Dims()
 	ny, k := y.Dims()
 	if n == 0 || d == 0 || ny != n || k == 0 {
-		return nil, optim.Result{}, fmt.Errorf("baseline: inputs %dx%d and targets %dx%d do not make a data set", n, d, ny, k)
+		return nil, fmt.Errorf("baseline: inputs %dx%d and targets %dx%d do not make a data set", n, d, ny, k)
 	}
 	if s.WeightDecay < 0 {
-		return nil, optim.Result{}, fmt.Errorf("baseline: weight decay %v, want >= 0", s.WeightDecay)
+		return nil, fmt.Errorf("baseline: weight decay %v, want >= 0", s.WeightDecay)
 	}
 	var in, out *dataset.Scaler
 	if s.Standardize {
 		in, out = dataset.FitScaler(x), dataset.FitScaler(y)
 		x, y = in.Transform(x), out.Transform(y)
 	}
-	return fitNetwork(x, k, s, in, out, func(g *ad.Graph[float64], pred *ad.Node[float64]) *ad.Node[float64] {
+	return newObjective(x, k, s, in, out, func(g *ad.Graph[float64], pred *ad.Node[float64]) *ad.Node[float64] {
 		return g.MSE(pred, g.Input(ad.FromMatrix(y)))
-	})
+	}), nil
 }
 
-// fitNetwork fits a perceptron with k outputs to the rows of x, already
-// scaled by in, by minimising data(outputs) plus weight decay; in and out
-// are kept in the perceptron.
-func fitNetwork(x mat.Matrix, k int, s PerceptronSettings, in, out *dataset.Scaler, data func(g *ad.Graph[float64], pred *ad.Node[float64]) *ad.Node[float64]) (*Perceptron, optim.Result, error) {
+// newObjective records the loss of a perceptron with k outputs on the
+// rows of x, already scaled by in: data(outputs) plus weight decay, the
+// parameters at their initial draw; in and out are kept for the
+// perceptrons it returns.
+func newObjective(x mat.Matrix, k int, s PerceptronSettings, in, out *dataset.Scaler, data func(g *ad.Graph[float64], pred *ad.Node[float64]) *ad.Node[float64]) *PerceptronObjective {
 	_, d := x.Dims()
 	sizes := append(append([]int{d}, s.Hidden...), k)
-	flat := make([]float64, PerceptronParams(d, k, s.Hidden))
-	grad := make([]float64, len(flat))
+	o := &PerceptronObjective{s: s, in: in, out: out}
+	o.flat = make([]float64, PerceptronParams(d, k, s.Hidden))
+	o.grad = make([]float64, len(o.flat))
 	rnd := rand.New(rand.NewPCG(s.Seed, 0x6d6c70))
-	var g ad.Graph[float64]
-	var weights, biases []*ad.Node[float64]
+	g := &o.g
 	off := 0
 	for l := 1; l < len(sizes); l++ {
 		r, c := sizes[l], sizes[l-1]
-		w := ad.View(flat[off:off+r*c], r, c)
+		w := ad.View(o.flat[off:off+r*c], r, c)
 		limit := math.Sqrt(6 / float64(r+c))
+		if s.TorchInit {
+			limit = 1 / math.Sqrt(float64(c))
+		}
 		for i := range w.Data {
 			w.Data[i] = limit * (2*rnd.Float64() - 1)
 		}
-		weights = append(weights, g.Param(w, ad.View(grad[off:off+r*c], r, c)))
+		o.weights = append(o.weights, g.Param(w, ad.View(o.grad[off:off+r*c], r, c)))
 		off += r * c
-		biases = append(biases, g.Param(ad.View(flat[off:off+r], 1, r), ad.View(grad[off:off+r], 1, r)))
+		b := ad.View(o.flat[off:off+r], 1, r)
+		if s.TorchInit {
+			for i := range b.Data {
+				b.Data[i] = limit * (2*rnd.Float64() - 1)
+			}
+		}
+		o.biases = append(o.biases, g.Param(b, ad.View(o.grad[off:off+r], 1, r)))
 		off += r
 	}
-	pred := forward(&g, s.Activation, weights, biases, g.Input(ad.FromMatrix(x)))
-	loss := data(&g, pred)
+	o.init = append([]float64(nil), o.flat...)
+	pred := forward(g, s.Activation, o.weights, o.biases, g.Input(ad.FromMatrix(x)))
+	o.dataLoss = data(g, pred)
+	o.loss = o.dataLoss
 	if s.WeightDecay > 0 {
+		decayed := o.weights
+		if s.DecayBiases {
+			decayed = append(slices.Clone(decayed), o.biases...)
+		}
 		var norm *ad.Node[float64]
-		for _, w := range weights {
+		for _, w := range decayed {
 			if nw := g.Dot(w, w); norm == nil {
 				norm = nw
 			} else {
 				norm = g.Add(norm, nw)
 			}
 		}
-		loss = g.Add(loss, g.Scale(norm, s.WeightDecay))
+		o.loss = g.Add(o.loss, g.Scale(norm, s.WeightDecay))
 	}
-	perceptron := func(params []float64) *Perceptron {
-		copy(flat, params)
-		p := &Perceptron{Activation: s.Activation, Input: in, Output: out}
-		for l, w := range weights {
-			p.W = append(p.W, mat.DenseCopyOf(mat.NewDense(w.Value.Rows(), w.Value.Cols(), w.Value.Data)))
-			p.B = append(p.B, append([]float64(nil), biases[l].Value.Data...))
-		}
-		return p
+	return o
+}
+
+// Init returns a copy of the initial parameters the settings' seed draws.
+func (o *PerceptronObjective) Init() []float64 { return slices.Clone(o.init) }
+
+// Func returns the loss at params and writes its gradient to grad; it
+// has the signature optim.Minimize wants.
+func (o *PerceptronObjective) Func(params, grad []float64) float64 {
+	copy(o.flat, params)
+	o.g.Forward()
+	o.g.Backward(o.loss)
+	copy(grad, o.grad)
+	return o.loss.Scalar()
+}
+
+// Loss returns the loss at params and its data term alone, without the
+// weight decay.
+func (o *PerceptronObjective) Loss(params []float64) (loss, data float64) {
+	copy(o.flat, params)
+	o.g.Forward()
+	return o.loss.Scalar(), o.dataLoss.Scalar()
+}
+
+// Perceptron returns the perceptron with the given parameters.
+func (o *PerceptronObjective) Perceptron(params []float64) *Perceptron {
+	copy(o.flat, params)
+	p := &Perceptron{Activation: o.s.Activation, Input: o.in, Output: o.out}
+	for l, w := range o.weights {
+		p.W = append(p.W, mat.DenseCopyOf(mat.NewDense(w.Value.Rows(), w.Value.Cols(), w.Value.Data)))
+		p.B = append(p.B, append([]float64(nil), o.biases[l].Value.Data...))
 	}
-	f := func(params, dst []float64) float64 {
-		copy(flat, params)
-		g.Forward()
-		g.Backward(loss)
-		copy(dst, grad)
-		return loss.Scalar()
-	}
+	return p
+}
+
+// fit minimises the objective from its initial parameters as the
+// settings say: by Adam steps or by optim.Minimize.
+func (o *PerceptronObjective) fit() (*Perceptron, optim.Result, error) {
+	s := o.s
 	var r optim.Result
 	var err error
 	if s.Adam != nil {
-		r, err = descend(f, flat, s.Adam, s.MaxIter, s.Iteration, perceptron)
+		r, err = descend(o.Func, o.Init(), s.Adam, s.MaxIter, s.Iteration, o.Perceptron)
 	} else {
 		settings := optim.Settings{Method: s.Method, MaxIter: s.MaxIter}
 		if s.Iteration != nil {
 			settings.Iteration = func(iter int, l float64, params []float64) error {
-				return s.Iteration(iter, l, perceptron(params))
+				return s.Iteration(iter, l, o.Perceptron(params))
 			}
 		}
-		r, err = optim.Minimize(f, append([]float64(nil), flat...), settings)
+		r, err = optim.Minimize(o.Func, o.Init(), settings)
 	}
 	if err != nil {
 		return nil, r, fmt.Errorf("baseline: %w", err)
 	}
-	return perceptron(r.X), r, nil
+	return o.Perceptron(r.X), r, nil
 }
 
 // descend minimises f from x0 by steps of the given stepper.

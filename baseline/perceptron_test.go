@@ -112,3 +112,68 @@ func TestFitPerceptronErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestPerceptronObjectivePenalty checks the penalty of the objective:
+// the squares of the weights, and of the biases too with DecayBiases;
+// and TorchInit's draw, within ±1/sqrt(inputs) for weights and biases.
+func TestPerceptronObjectivePenalty(t *testing.T) {
+	x, y := sineData(20)
+	const decay = 0.01
+	for _, tc := range []struct {
+		name              string
+		biases, torch     bool
+		wantNonzeroBiases bool
+	}{
+		{"weights only", false, false, false},
+		{"weights and biases", true, false, false},
+		{"PyTorch's draw", true, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := PerceptronSettings{Hidden: []int{4, 3}, Activation: Sigmoid, WeightDecay: decay, DecayBiases: tc.biases, TorchInit: tc.torch, Seed: 2}
+			o, err := NewPerceptronObjective(x, y, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			params := o.Init()
+			for i := range params {
+				params[i] += 0.1 // biases nonzero whatever the draw
+			}
+			p := o.Perceptron(params)
+			var squares float64
+			for l, w := range p.W {
+				squares += mat.Norm(w, 2) * mat.Norm(w, 2)
+				if tc.biases {
+					for _, b := range p.B[l] {
+						squares += b * b
+					}
+				}
+			}
+			loss, data := o.Loss(params)
+			if !scalar.EqualWithinAbsOrRel(loss-data, decay*squares, 1e-12, 1e-9) {
+				t.Errorf("penalty %g, want %g", loss-data, decay*squares)
+			}
+			init := o.Perceptron(o.Init())
+			nonzero := false
+			for l, w := range init.W {
+				_, c := w.Dims()
+				limit := 1 / math.Sqrt(float64(c))
+				if !tc.torch {
+					r, _ := w.Dims()
+					limit = math.Sqrt(6 / float64(r+c))
+				}
+				if m := mat.Max(w); m > limit {
+					t.Errorf("layer %d: weight %g above %g", l, m, limit)
+				}
+				for _, b := range init.B[l] {
+					nonzero = nonzero || b != 0
+					if math.Abs(b) > limit {
+						t.Errorf("layer %d: bias %g beyond %g", l, b, limit)
+					}
+				}
+			}
+			if nonzero != tc.wantNonzeroBiases {
+				t.Errorf("nonzero initial biases %v, want %v", nonzero, tc.wantNonzeroBiases)
+			}
+		})
+	}
+}

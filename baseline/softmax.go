@@ -33,9 +33,9 @@ func FitSoftmaxPerceptron(x mat.Matrix, labels []int, classes int, s PerceptronS
 		x = in.Transform(x)
 	}
 	labels = append([]int(nil), labels...)
-	return fitNetwork(x, classes, s, in, nil, func(g *ad.Graph[float64], pred *ad.Node[float64]) *ad.Node[float64] {
+	return newObjective(x, classes, s, in, nil, func(g *ad.Graph[float64], pred *ad.Node[float64]) *ad.Node[float64] {
 		return g.SoftmaxCrossEntropy(pred, labels)
-	})
+	}).fit()
 }
 
 // Classify returns the index of the largest output of the perceptron for

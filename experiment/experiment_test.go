@@ -33,6 +33,7 @@ func TestPolynomial(t *testing.T) {
 	}
 	var got struct {
 		Experiment string
+		Protocol   string
 		Seed       uint64
 		Models     []map[string]any
 		Figures    []string
@@ -40,7 +41,7 @@ func TestPolynomial(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Experiment != "polynomial" || got.Seed != 1 || len(got.Models) != 3 || len(got.Figures) != 4 {
+	if got.Experiment != "polynomial" || got.Protocol != "fair" || got.Seed != 1 || len(got.Models) != 3 || len(got.Figures) != 4 {
 		t.Errorf("report %s", b)
 	}
 	for _, m := range got.Models {

@@ -78,10 +78,11 @@ const (
 // OneShotReport is the JSON of the oneshot experiment: a run per shot
 // count.
 type OneShotReport struct {
-	Runs    []OneShotRun `json:"runs"`
-	Seconds float64      `json:"seconds"`
-	Data    string       `json:"data"`
-	Figures []string     `json:"figures"`
+	Protocol string       `json:"protocol"`
+	Runs     []OneShotRun `json:"runs"`
+	Seconds  float64      `json:"seconds"`
+	Data     string       `json:"data"`
+	Figures  []string     `json:"figures"`
 }
 
 // OneShotRun is the experiment at one shot count.
@@ -218,16 +219,9 @@ func OneShot(c Config) (*Report, error) {
 	if c.Tol < 0 || math.IsNaN(c.Tol) || math.IsInf(c.Tol, 0) {
 		return nil, fmt.Errorf("tolerance %v, want a finite value >= 0 (0 for RK4)", c.Tol)
 	}
-	train, err := dataset.LoadIDX(c.Data, "train")
+	train, test, err := loadIDXSplits(c.Data)
 	if err != nil {
 		return nil, err
-	}
-	test, err := dataset.LoadIDXClasses(c.Data, "t10k", train.Classes)
-	if err != nil {
-		return nil, err
-	}
-	if train.Rows != test.Rows || train.Cols != test.Cols {
-		return nil, fmt.Errorf("train images %dx%d, test images %dx%d", train.Rows, train.Cols, test.Rows, test.Cols)
 	}
 	// The CNN baseline halves the images twice.
 	if train.Rows%4 != 0 || train.Cols%4 != 0 {
@@ -258,6 +252,24 @@ func OneShot(c Config) (*Report, error) {
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	return &Report{Figures: rep.Figures, OneShot: rep}, nil
+}
+
+// loadIDXSplits reads the train and t10k splits of the IDX data set in
+// dir, which must have images of one size.
+func loadIDXSplits(dir string) (train, test *dataset.Images, err error) {
+	if dir == "" {
+		return nil, nil, errors.New("oneshot needs the directory of an IDX data set (-data DIR)")
+	}
+	if train, err = dataset.LoadIDX(dir, "train"); err != nil {
+		return nil, nil, err
+	}
+	if test, err = dataset.LoadIDXClasses(dir, "t10k", train.Classes); err != nil {
+		return nil, nil, err
+	}
+	if train.Rows != test.Rows || train.Cols != test.Cols {
+		return nil, nil, fmt.Errorf("train images %dx%d, test images %dx%d", train.Rows, train.Cols, test.Rows, test.Cols)
+	}
+	return train, test, nil
 }
 
 // sweepCost returns the cost of the maxfreq sweep: the paper's, if the

@@ -78,7 +78,8 @@ func TestOneShotSynthetic(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rep struct {
-		Runs []struct {
+		Protocol string
+		Runs     []struct {
 			Shots       int
 			Models      []map[string]any
 			Comparisons []map[string]any
@@ -89,7 +90,7 @@ func TestOneShotSynthetic(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Runs) != 2 || rep.Runs[0].Shots != 1 || rep.Runs[1].Shots != 2 {
+	if rep.Protocol != "fair" || len(rep.Runs) != 2 || rep.Runs[0].Shots != 1 || rep.Runs[1].Shots != 2 {
 		t.Fatalf("report %s, want runs of 1 and 2 shots", b)
 	}
 	got := rep.Runs[1]

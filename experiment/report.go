@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/parametric-machines/machines/internal/atomicfile"
@@ -48,6 +48,48 @@ type Config struct {
 	// cosines and RK4.
 	Conv, Sine bool
 	Tol        float64
+
+	// Protocol is whose protocol the experiment follows: Fair, the
+	// zero value, or Paper, the authors' as their code runs it (sine
+	// and oneshot).
+	Protocol Protocol
+	// Draws is the number of independent draws of the data of the sine
+	// experiment under the paper's protocol; zero means one, as the
+	// authors made.
+	Draws int
+}
+
+// Protocol is whose protocol an experiment follows.
+type Protocol int
+
+const (
+	// Fair has every model choose its settings without the test set,
+	// each trained in earnest.
+	Fair Protocol = iota
+	// Paper is the authors' protocol, read from their code: their data,
+	// models, penalties, optimisers and schedules, and whatever they
+	// chose on the test set.
+	Paper
+)
+
+func (p Protocol) String() string {
+	switch p {
+	case Fair:
+		return "fair"
+	case Paper:
+		return "paper"
+	}
+	return fmt.Sprintf("Protocol(%d)", int(p))
+}
+
+// ParseProtocol parses the names that String returns.
+func ParseProtocol(s string) (Protocol, error) {
+	for _, p := range []Protocol{Fair, Paper} {
+		if s == p.String() {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("experiment: unknown protocol %q (want fair or paper)", s)
 }
 
 func (c Config) dir() string {
@@ -104,6 +146,7 @@ type Settings struct {
 // Report is the JSON an experiment writes.
 type Report struct {
 	Experiment string   `json:"experiment"`
+	Protocol   string   `json:"protocol"`
 	Seed       uint64   `json:"seed"`
 	Quick      bool     `json:"quick"`
 	Models     []Model  `json:"models"`
@@ -114,6 +157,12 @@ type Report struct {
 	OneShot *OneShotReport `json:"-"`
 	// Sculpt, set by the sculpt experiment, is likewise its JSON.
 	Sculpt *sculpt.Report `json:"-"`
+	// SinePaper, set by the sine experiment under the paper's
+	// protocol, is likewise its JSON.
+	SinePaper *SinePaperReport `json:"-"`
+	// OneShotPaper, set by the oneshot experiment under the paper's
+	// protocol, is likewise its JSON.
+	OneShotPaper *OneShotPaperReport `json:"-"`
 }
 
 // Model returns the model with the given name, or nil.
@@ -138,6 +187,12 @@ func (r *Report) write(dir string) error {
 		if r.Sculpt != nil {
 			return enc.Encode(r.Sculpt)
 		}
+		if r.SinePaper != nil {
+			return enc.Encode(r.SinePaper)
+		}
+		if r.OneShotPaper != nil {
+			return enc.Encode(r.OneShotPaper)
+		}
 		return enc.Encode(r)
 	})
 }
@@ -155,15 +210,19 @@ var registry = map[string]Runner{
 	"sculpt":     Sculpt,
 }
 
-// Names returns the names of the experiments Run knows, sorted.
-func Names() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+// paperRegistry holds the experiments that also run under the paper's
+// protocol.
+var paperRegistry = map[string]Runner{
+	"sine":    SinePaper,
+	"oneshot": OneShotPaper,
 }
+
+// PaperNames returns the names of the experiments that run under the
+// paper's protocol, sorted.
+func PaperNames() []string { return slices.Sorted(maps.Keys(paperRegistry)) }
+
+// Names returns the names of the experiments Run knows, sorted.
+func Names() []string { return slices.Sorted(maps.Keys(registry)) }
 
 // Run runs the named experiment: it creates the output directory, writes
 // the figures and the JSON report, and returns the report.
@@ -172,6 +231,15 @@ func Run(name string, c Config) (*Report, error) {
 	if !ok {
 		return nil, fmt.Errorf("experiment: unknown experiment %q (known: %v)", name, Names())
 	}
+	switch c.Protocol {
+	case Fair:
+	case Paper:
+		if run, ok = paperRegistry[name]; !ok {
+			return nil, fmt.Errorf("experiment: %s has no paper protocol (those that have: %v)", name, PaperNames())
+		}
+	default:
+		return nil, fmt.Errorf("experiment: unknown protocol %v", c.Protocol)
+	}
 	if err := os.MkdirAll(c.dir(), 0o755); err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
@@ -179,7 +247,16 @@ func Run(name string, c Config) (*Report, error) {
 	if err != nil {
 		return nil, wrap(name, err)
 	}
-	r.Experiment, r.Seed, r.Quick = name, c.Seed, c.Quick
+	r.Experiment, r.Protocol, r.Seed, r.Quick = name, c.Protocol.String(), c.Seed, c.Quick
+	if o := r.OneShot; o != nil {
+		o.Protocol = r.Protocol
+	}
+	if s := r.SinePaper; s != nil {
+		s.Experiment, s.Seed, s.Quick = name, c.Seed, c.Quick
+	}
+	if s := r.OneShotPaper; s != nil {
+		s.Experiment, s.Seed, s.Quick = name, c.Seed, c.Quick
+	}
 	r.Figures = slices.Clip(r.Figures)
 	if err := r.write(c.dir()); err != nil {
 		return nil, wrap(name, err)

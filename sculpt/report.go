@@ -15,7 +15,12 @@ import (
 
 // Report is the result of a run, written as sculpt.json.
 type Report struct {
-	Epochs int `json:"epochs"`
+	// Protocol is "paper" for a run under the authors' protocol
+	// (Config.Paper), "fair" otherwise; PaperEpochs is then the number
+	// of epochs the authors train, which Epochs may fall short of.
+	Protocol    string `json:"protocol"`
+	PaperEpochs int    `json:"paper_epochs,omitempty"`
+	Epochs      int    `json:"epochs"`
 	// LambdaEffective is the weight the penalty had: Settings.Lambda
 	// times (ReferenceImages / training images)^(1/4).
 	LambdaEffective float64 `json:"lambda_effective"`
@@ -61,7 +66,11 @@ type Report struct {
 func (r *run) report() (*Report, error) {
 	a, st := r.arch, r.st
 	rep := &Report{Epochs: len(st.History), History: st.History, Settings: r.settings(),
-		LambdaEffective: r.cfg.Lambda * lambdaScale(r.train.N), Path: r.pathPoints, PathChosen: r.chosen, PathThreshold: r.threshold}
+		LambdaEffective: r.cfg.Lambda * r.lambdaScale(), Path: r.pathPoints, PathChosen: r.chosen, PathThreshold: r.threshold}
+	rep.Protocol = "fair"
+	if r.cfg.Paper {
+		rep.Protocol, rep.PaperEpochs = "paper", PaperEpochs
+	}
 	rep.EdgesInitial, rep.ParamsInitial, rep.FLOPsInitial = a.Count(nil)
 	rep.EdgesLive, rep.ParamsLive, rep.FLOPsLive = a.Count(st.Pruned)
 	for _, e := range st.History {

@@ -91,6 +91,14 @@ type Config struct {
 	// means DefaultValidation, at most MaxValidation images. The test
 	// images are classified once, at the end: nothing is chosen on them.
 	Validation float64
+	// Paper trains under the authors' protocol instead (see the package
+	// documentation): plain SGD, Epochs PaperEpochs, Batch PaperBatch,
+	// LR PaperLR and Lambda PaperLambda where they are zero, the
+	// penalty Lambda times their coefficients times the RMS norms of
+	// the edges, added as a subgradient and not scaled to the data
+	// size, Tol a bound on the RMS norm, and no fine-tuning unless
+	// Finetune asks for it.
+	Paper bool
 }
 
 // DefaultValidation and MaxValidation size the validation split when
@@ -117,6 +125,9 @@ func (c Config) withDefaults() Config {
 		if *v == 0 {
 			*v = d
 		}
+	}
+	if c.Paper {
+		c.paperDefaults()
 	}
 	def(&c.Nodes, 10)
 	def(&c.Channels, 4)
@@ -180,7 +191,7 @@ func (c Config) check() error {
 	case c.Batch < c.Workers:
 		return fmt.Errorf("sculpt: batch %d smaller than the %d workers", c.Batch, c.Workers)
 	}
-	return nil
+	return c.checkPaper()
 }
 
 // run is a sculpting run in progress.
@@ -353,12 +364,8 @@ func (r *run) logf(format string, args ...any) {
 // settings are the parts of the configuration a checkpoint must agree on.
 func (r *run) settings() Settings {
 	c := r.cfg
-	mode := "prox"
-	if c.Plain {
-		mode = "plain"
-	}
 	return Settings{Nodes: c.Nodes, Channels: c.Channels, Batch: c.Batch, LR: c.LR, Lambda: c.Lambda, Tol: c.Tol,
-		FinetuneFrom: r.finetuneFrom, Penalty: mode, Optimizer: "adam", Seed: c.Seed,
+		FinetuneFrom: r.finetuneFrom, Penalty: c.penaltyName(), Optimizer: c.optimizerName(), Seed: c.Seed,
 		TrainImages: r.train.N, ValidationImages: r.val.N, TestImages: r.test.N}
 }
 
@@ -466,7 +473,7 @@ func newLearner(r *run) *learner {
 		l.reps[w] = rp
 		lo += n
 	}
-	l.u = &update{gang: l.gang, lr: r.cfg.LR, tol: r.cfg.Tol, plain: r.cfg.Plain, st: r.st}
+	l.u = &update{gang: l.gang, lr: r.cfg.LR, plain: r.cfg.Plain, st: r.st}
 	return l
 }
 
@@ -534,8 +541,8 @@ func (l *learner) beforeEpoch(e int) error {
 	for _, E := range m.Hypergraph().Edges {
 		if t := l.ps.Value(E.Name + ".weight"); t != nil {
 			lo := l.offset[E.Name]
-			gs = append(gs, group{name: E.Name, lo: lo, hi: lo + t.Len(), adam: optim.Adam{LR: r.cfg.LR},
-				lasso: optim.GroupLasso{Lambda: lambda * math.Sqrt(float64(t.Len())), Groups: [][2]int{{lo, lo + t.Len()}}}})
+			gs = append(gs, group{name: E.Name, lo: lo, hi: lo + t.Len(), step: r.newStepper(), tol: r.pruneNorm(t.Len()),
+				lasso: optim.GroupLasso{Lambda: r.edgeCoef(r.arch.Edge(E.Name), t.Len(), lambda), Groups: [][2]int{{lo, lo + t.Len()}}}})
 		}
 	}
 	l.u.reset(gs, lambda, len(l.reps))
@@ -674,11 +681,11 @@ func wait(ch chan struct{}) bool {
 // updated on its own goroutine; every weight's update is the same
 // whatever the split. Adam is elementwise, so each edge has its own.
 type update struct {
-	gang            *gang
-	gs              []group
-	shards          []shard
-	lambda, lr, tol float64
-	plain           bool
+	gang       *gang
+	gs         []group
+	shards     []shard
+	lambda, lr float64
+	plain      bool
 	// pruned names the edges pruned in this epoch, in order.
 	pruned []string
 	st     *state
@@ -689,8 +696,9 @@ type update struct {
 type group struct {
 	name   string
 	lo, hi int
-	adam   optim.Adam
-	lasso  optim.GroupLasso // the edge's own penalty, weight λ·sqrt(size)
+	step   stepper32
+	lasso  optim.GroupLasso // the edge's own penalty, weight λ·sqrt(size) (see edgeCoef)
+	tol    float64          // the norm below which it is pruned
 	frozen bool             // pruned during this epoch
 	// justFrozen marks an edge pruned in the last step, and saved holds
 	// the weights a frozen edge is kept at.
@@ -765,7 +773,7 @@ func (u *update) step(s *shard, params, grad []float32) {
 				}
 			}
 		}
-		g.adam.Step32(x, d)
+		g.step.Step32(x, d)
 		if g.frozen {
 			copy(x, g.saved)
 			continue
@@ -773,7 +781,7 @@ func (u *update) step(s *shard, params, grad []float32) {
 		if !u.plain && u.lambda > 0 {
 			g.lasso.Prox(params, u.lr)
 		}
-		if g.lasso.Norms(s.norms[:], params)[0] < u.tol {
+		if g.lasso.Norms(s.norms[:], params)[0] < g.tol {
 			g.frozen, g.justFrozen = true, true
 			g.saved = slices.Clone(x)
 		}
@@ -796,7 +804,7 @@ func (r *run) lambda(k int) float64 {
 	if k >= r.finetuneFrom {
 		return 0
 	}
-	return r.cfg.Lambda * lambdaScale(r.train.N)
+	return r.cfg.Lambda * r.lambdaScale()
 }
 
 // ReferenceImages is the training-set size at which Config.Lambda is
@@ -813,6 +821,15 @@ func lambdaScale(n int) float64 {
 	return math.Pow(ReferenceImages/float64(n), 0.25)
 }
 
+// lambdaScale is the run's factor: lambdaScale of its training images,
+// or 1 under the authors' protocol, whose coefficient is fixed.
+func (r *run) lambdaScale() float64 {
+	if r.cfg.Paper {
+		return 1
+	}
+	return lambdaScale(r.train.N)
+}
+
 // penalty returns the group-lasso penalty, with weight lambda, of the
 // live edges of the architecture: those neither pruned nor hanging on a
 // dead node.
@@ -826,7 +843,7 @@ func (r *run) penalty(lambda float64) float64 {
 	for i, e := range r.arch.Edges {
 		if live[i] {
 			w := r.st.Weights[e.Name]
-			l := optim.GroupLasso{Lambda: lambda * math.Sqrt(float64(len(w))), Groups: [][2]int{{0, len(w)}}}
+			l := optim.GroupLasso{Lambda: r.edgeCoef(i, len(w), lambda), Groups: [][2]int{{0, len(w)}}}
 			s += l.Lambda * l.Norms(norms[:], w)[0]
 		}
 	}

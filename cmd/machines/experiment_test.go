@@ -25,6 +25,13 @@ func TestExperimentUsageErrors(t *testing.T) {
 		{"no data", []string{"experiment", "oneshot"}, "-data"},
 		{"shots 0", []string{"experiment", "oneshot", "-data", "x", "-shots", "0"}, "shots 0"},
 		{"negative tolerance", []string{"experiment", "oneshot", "-data", "x", "-tol", "-1"}, "tolerance -1"},
+		{"unknown protocol", []string{"experiment", "sine", "-protocol", "authors"}, "-protocol \"authors\""},
+		{"no paper protocol", []string{"experiment", "polynomial", "-protocol", "paper"}, "polynomial has no paper protocol"},
+		{"draws 0", []string{"experiment", "sine", "-protocol", "paper", "-draws", "0"}, "-draws 0"},
+		{"draws of a fair run", []string{"experiment", "sine", "-draws", "2"}, "-draws applies"},
+		{"two shot counts for the paper's oneshot", []string{"experiment", "oneshot", "-data", "x", "-protocol", "paper", "-shots", "1,5"}, "one shot count"},
+		{"maxfreq 1 for the paper's oneshot", []string{"experiment", "oneshot", "-data", "x", "-protocol", "paper", "-maxfreq", "1,2"}, "at least 2"},
+		{"two costs for the paper's sine", []string{"experiment", "sine", "-protocol", "paper", "-cost", "0.1,0.2"}, "one cost"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -99,5 +106,32 @@ func TestExperimentOneShotQuick(t *testing.T) {
 				t.Errorf("%s: test accuracy %v", m.Name, a)
 			}
 		}
+	}
+}
+
+// TestExperimentSinePaperQuick runs the quick sine under the authors'
+// protocol from the command line: the table on standard output and the
+// protocol in the report.
+func TestExperimentSinePaperQuick(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"experiment", "sine", "-protocol", "paper", "-quick", "-draws", "2", "-cost", "0.003", "-out", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit status %d; stderr %s", code, stderr.String())
+	}
+	for _, want := range []string{"the authors' protocol: cost 0.003", "2 draws", "kernel machine          514", "perceptron sigmoid      609", "penalised test"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout has no %q:\n%s", want, stdout.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), "sine (paper): draw 2/2") {
+		t.Errorf("stderr has no progress:\n%s", stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "sine.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct{ Protocol string }
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Protocol != "paper" {
+		t.Errorf("report protocol %q (%v)", rep.Protocol, err)
 	}
 }

@@ -36,6 +36,7 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	path := fs.Bool("path", false, "train along a regularisation path of increasing penalties (-lambda/2 to 4 -lambda by half octaves, then up to\nthree points between the kept one and the next sparser), keep the sparsest machine within -tolerance of the best point's\nvalidation accuracy, and test it once")
 	tolerance := fs.Float64("tolerance", sculpt.DefaultPathTolerance, "with -path: accuracy the kept machine may lose on the validation split, below the best point's\n(or the standard error of that accuracy, if larger)")
 	budget := fs.Int("budget", 0, "with -path: stop at the first point with at most this many live edges and keep it")
+	protocol := fs.String("protocol", "fair", "fair, or paper: the authors' protocol, plain SGD (-lr 3e-3, -batch 128) for 100 epochs (-epochs may shorten it),\nwithout fine-tuning, the penalty -lambda 1 times the incoming edges beyond 3 of each node times each edge's RMS norm, -tol on the RMS norm")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: machines sculpt -data DIR [-size N|WxH] [-split F] [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-validation V] [-path [-tolerance T] [-budget EDGES]] [-out DIR] [-seed N] [-resume] [-plain] [-lr LR] [-batch B]\n\nflags:\n")
 		fs.PrintDefaults()
@@ -64,6 +65,10 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 		return usagef("-lr %g, want a positive number", *lr)
 	}
 	set := setFlags(fs)
+	paper, err := sculptProtocol(*protocol, set, *path || *plain, lr, batch, lambda)
+	if err != nil {
+		return err
+	}
 	var lambdas []float64
 	switch {
 	case *path && *lambda == 0:
@@ -77,7 +82,7 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	case *budget < 0 || !(*tolerance >= 0):
 		return usagef("-budget %d and -tolerance %g, want at least 0", *budget, *tolerance)
 	}
-	if *lambda == 0 {
+	if *lambda == 0 && (!paper || set["lambda"]) {
 		*lambda = -1 // sculpt.Config: negative turns the penalty off
 	}
 	switch *finetune {
@@ -99,13 +104,39 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	}
 	rep, err := sculpt.Run(sculpt.Config{Nodes: *nodes, Channels: *channels, Epochs: *epochs, Finetune: *finetune, Batch: *batch, LR: *lr,
 		Lambda: *lambda, Tol: *tol, Plain: *plain, Seed: *seed, Out: *out, Resume: *resume, Validation: *validation,
-		Path: lambdas, PathTolerance: *tolerance, Budget: *budget, Progress: stderr}, train, test)
+		Path: lambdas, PathTolerance: *tolerance, Budget: *budget, Progress: stderr, Paper: paper}, train, test)
 	if err != nil {
 		return err
 	}
 	printSculpt(stdout, rep)
 	fmt.Fprintf(stdout, "wrote %s and %d more files\n", filepath.Join(*out, sculpt.ReportFile), len(rep.Files))
 	return nil
+}
+
+// sculptProtocol reads -protocol: whether the run is under the
+// authors' protocol, whose -lr, -batch and -lambda, where the command
+// line leaves them at their defaults, become zero so that sculpt.Config
+// gives them the authors' values. The authors' protocol has no -path and
+// always adds the penalty's subgradient (-plain).
+func sculptProtocol(protocol string, set map[string]bool, pathOrPlain bool, lr *float64, batch *int, lambda *float64) (bool, error) {
+	switch {
+	case protocol == "fair":
+		return false, nil
+	case protocol != "paper":
+		return false, usagef("-protocol %q, want fair or paper", protocol)
+	case pathOrPlain:
+		return false, usagef("-protocol paper has no -path and always adds the penalty's subgradient (-plain)")
+	}
+	if !set["lr"] {
+		*lr = 0
+	}
+	if !set["batch"] {
+		*batch = 0
+	}
+	if !set["lambda"] {
+		*lambda = 0
+	}
+	return true, nil
 }
 
 // printSculpt writes the summary of a sculpting run.
@@ -131,6 +162,10 @@ func printSculpt(w io.Writer, rep *sculpt.Report) {
 		fmt.Fprintf(w, "path: kept the sparsest point of validation accuracy at least %.4f\n", rep.PathThreshold)
 	}
 	fmt.Fprintf(w, "test accuracy pruned %.4f, unpruned (same weights) %.4f\n", rep.AccuracyPruned, rep.AccuracyUnpruned)
+	if rep.Protocol == "paper" {
+		fmt.Fprintf(w, "the authors' protocol: %d of their %d epochs, plain SGD at %g on minibatches of %d\n",
+			rep.Epochs, rep.PaperEpochs, rep.Settings.LR, rep.Settings.Batch)
+	}
 }
 
 // imageSize is the -size flag: N for N x N pixels, or WxH.
