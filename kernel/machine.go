@@ -177,7 +177,8 @@ type Machine struct {
 	InputBlock bool
 	// Input, if not nil, standardises inputs before they enter the
 	// machine; Output, if not nil, maps a regression's outputs back to
-	// the units of the targets.
+	// the units of the targets, or adds a classifier's intercepts to
+	// its class scores (with scales 1).
 	Input, Output *dataset.Scaler
 	// LogTarget says the machine was fitted to log(1 + y): Predict
 	// returns exp(v) - 1 of the output v, after Output has mapped v to

@@ -71,15 +71,31 @@ type shallowBasis struct {
 	x, psi *mat.Dense
 }
 
-// ridge solves the ridge regression on some rows of a basis at every
-// cost from one eigendecomposition of their weighted Gram matrix
-// Z^T W Z = V diag(e) V^T.
+// ridge solves, on some rows of a basis with weights w_i, the ridge
+// regression with an intercept: it minimises
+//
+//	sum_i w_i (y_i - b - z_i beta)^2 + n cost |beta|^2
+//
+// over the intercept b, which the penalty leaves free, and beta, at every
+// cost from one eigendecomposition of the rows' weighted Gram matrix
+// about their weighted mean, Zc^T W Zc = V diag(e) V^T. The intercept
+// is the fit's own: each fit of the selection, on the rows it is given,
+// learns it from them, as the final machine learns it from all the rows.
 type ridge struct {
-	rows int
-	e    []float64
-	v    *mat.Dense // V, p x p
-	zv   *mat.Dense // Z V on the rows
-	w    []float64  // the rows' weights, nil for 1
+	rows  int
+	mean  []float64 // the rows' weighted mean, one entry per feature
+	e     []float64 // the eigenvalues, those below eigenFloor times the largest set to 0
+	v     *mat.Dense
+	zv    *mat.Dense // Zc V, one row per row
+	w     []float64  // the rows' weights, nil for 1
+	total float64    // their sum
+}
+
+// projection is a set of targets as a ridge solver sees them: their
+// weighted mean over the rows, and V^T Zc^T W (y - mean).
+type projection struct {
+	mean []float64
+	t    *mat.Dense // p x k
 }
 
 // eigenFloor is the relative size below which eigenvalues of the anchors'
@@ -127,10 +143,13 @@ func newShallowBasis(in *shallowInputs, sigma float64) (*shallowBasis, error) {
 	psi := mat.NewDense(n, r, nil)
 	psi.Mul(knm, toC)
 	if in.xx != nil && wide(n, d+r) {
+		// The coordinates are those of the rows about their mean, which
+		// the intercept makes free: the leave-one-out solver of the
+		// unweighted rows is then diagonal in them.
 		g := mat.NewSymDense(n, nil)
 		g.SymOuterK(1, psi)
 		g.AddSym(g, in.xx)
-		sp, err := newRowSpan(g)
+		sp, err := newRowSpan(centred(g))
 		if err != nil {
 			return nil, err
 		}
@@ -143,40 +162,81 @@ func newShallowBasis(in *shallowInputs, sigma float64) (*shallowBasis, error) {
 	return b, nil
 }
 
-// features returns the coefficients of the features [X, Psi] whose
-// coordinates in the basis are beta (p x k).
-func (b *shallowBasis) features(beta *mat.Dense) *mat.Dense {
+// features returns the coefficients of the features [X, Psi] and the
+// intercept of the fit whose coefficients of the basis's coordinates
+// are beta (p x k), with the intercept b.
+func (b *shallowBasis) features(beta *mat.Dense, intercept []float64) (*mat.Dense, []float64) {
 	if b.span == nil {
-		return beta
+		return beta, intercept
 	}
+	// The coordinates are those of the features less their mean mu over
+	// the rows, Q^T (z - mu) with Q = (Z - mu)^T inv, so that the fit is
+	// b + (z - mu)^T Q beta, whose coefficients of z are (Z - mu)^T
+	// inv beta.
 	var alpha mat.Dense
 	alpha.Mul(b.span.inv, beta)
-	_, d := b.x.Dims()
+	n, d := b.x.Dims()
 	_, r := b.psi.Dims()
 	_, k := beta.Dims()
+	mean := weightedMean(&alpha, nil, float64(n))
+	alpha.Apply(func(_, j int, v float64) float64 { return v - mean[j] }, &alpha)
 	out := mat.NewDense(d+r, k, nil)
 	out.Slice(0, d, 0, k).(*mat.Dense).Mul(b.x.T(), &alpha)
 	out.Slice(d, d+r, 0, k).(*mat.Dense).Mul(b.psi.T(), &alpha)
-	return out
+	mu := slices.Concat(weightedMean(b.x, nil, float64(n)), weightedMean(b.psi, nil, float64(n)))
+	shifted := slices.Clone(intercept)
+	for j := range k {
+		shifted[j] -= floats.Dot(mu, mat.Col(nil, j, out))
+	}
+	return out, shifted
+}
+
+// centred returns the Gram matrix of the rows about their mean, P g P
+// with P = I - 1 1^T / n, from their Gram matrix g.
+func centred(g *mat.SymDense) *mat.SymDense {
+	n := g.SymmetricDim()
+	rowMean := make([]float64, n)
+	for i := range n {
+		for j := range n {
+			rowMean[i] += g.At(i, j)
+		}
+		rowMean[i] /= float64(n)
+	}
+	all := floats.Sum(rowMean) / float64(n)
+	c := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			c.SetSym(i, j, g.At(i, j)-rowMean[i]-rowMean[j]+all)
+		}
+	}
+	return c
 }
 
 // ridge returns the solver on the listed rows of the basis (nil: all)
 // with weights w (nil: 1), one per listed row.
 func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
+	if b.span != nil && rows == nil && w == nil {
+		// The coordinates of all the rows about their mean, which is
+		// 0: their Gram matrix is diag(lambda).
+		n, q := b.z.Dims()
+		return &ridge{rows: n, mean: make([]float64, q), e: slices.Clone(b.span.values), v: identity(q), zv: b.z, total: float64(n)}, nil
+	}
 	z := b.z
 	if rows != nil {
 		z = pickRows(b.z, rows)
 	}
 	n, p := z.Dims()
-	zw := z
+	r := &ridge{rows: n, w: w, total: float64(n), v: new(mat.Dense), zv: new(mat.Dense)}
 	if w != nil {
-		zw = mat.DenseCopyOf(z)
-		for i := range n {
-			row := zw.RawRowView(i)
-			for j := range row {
-				row[j] *= math.Sqrt(w[i])
-			}
-		}
+		r.total = floats.Sum(w)
+	}
+	r.mean = weightedMean(z, w, r.total)
+	zc := mat.NewDense(n, p, nil)
+	zc.Apply(func(_, j int, v float64) float64 { return v - r.mean[j] }, z)
+	zw := zc
+	if w != nil {
+		zw = mat.NewDense(n, p, nil)
+		zw.Apply(func(i, _ int, v float64) float64 { return v * math.Sqrt(w[i]) }, zc)
 	}
 	gram := mat.NewSymDense(p, nil)
 	gram.SymOuterK(1, zw.T())
@@ -184,13 +244,43 @@ func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
 	if !eig.Factorize(gram, true) {
 		return nil, errors.New("kernel: eigendecomposition of the features' Gram matrix failed")
 	}
-	r := &ridge{rows: n, e: eig.Values(nil), v: new(mat.Dense), zv: new(mat.Dense), w: w}
+	r.e = eig.Values(nil)
+	top := slices.Max(r.e)
 	for i, v := range r.e {
-		r.e[i] = max(v, 0)
+		if !(v > eigenFloor*top) {
+			r.e[i] = 0 // rounding errors: the rows have no extent there
+		}
 	}
 	eig.VectorsTo(r.v)
-	r.zv.Mul(z, r.v)
+	r.zv.Mul(zc, r.v)
 	return r, nil
+}
+
+// identity returns the n x n identity matrix.
+func identity(n int) *mat.Dense {
+	m := mat.NewDense(n, n, nil)
+	for i := range n {
+		m.Set(i, i, 1)
+	}
+	return m
+}
+
+// weightedMean returns the mean of the rows of z with weights w (nil:
+// 1) of sum total.
+func weightedMean(z mat.Matrix, w []float64, total float64) []float64 {
+	n, p := z.Dims()
+	mean := make([]float64, p)
+	for i := range n {
+		wi := 1.0
+		if w != nil {
+			wi = w[i]
+		}
+		for j := range p {
+			mean[j] += wi * z.At(i, j)
+		}
+	}
+	floats.Scale(1/total, mean)
+	return mean
 }
 
 // sqDistance returns the squared distance between u and v.
@@ -199,83 +289,156 @@ func sqDistance(u, v []float64) float64 {
 	return d * d
 }
 
-// project returns V^T Z^T W y, the weighted targets of the rows in the
-// eigenbasis, p x k.
-func (r *ridge) project(y mat.Matrix) *mat.Dense {
+// project returns the projection of the targets y of the rows.
+func (r *ridge) project(y mat.Matrix) projection {
+	pr := projection{mean: weightedMean(y, r.w, r.total)}
 	wy := mat.DenseCopyOf(y)
-	if r.w != nil {
-		wy.Apply(func(i, _ int, v float64) float64 { return r.w[i] * v }, wy)
-	}
-	var t mat.Dense
-	t.Mul(r.zv.T(), wy)
-	return &t
+	wy.Apply(func(i, j int, v float64) float64 {
+		if r.w != nil {
+			return r.w[i] * (v - pr.mean[j])
+		}
+		return v - pr.mean[j]
+	}, wy)
+	pr.t = new(mat.Dense)
+	pr.t.Mul(r.zv.T(), wy)
+	return pr
 }
 
-// coefficients returns the ridge solution at the given cost for the
-// targets whose projection is t, in the eigenbasis: diag(1/(e + n cost)) t.
-func (r *ridge) coefficients(t *mat.Dense, cost float64) *mat.Dense {
-	var wt mat.Dense
-	wt.Apply(func(i, _ int, v float64) float64 { return v / (r.e[i] + float64(r.rows)*cost) }, t)
-	return &wt
+// coefficients returns the solution beta at the given cost for the
+// targets of projection pr, in the eigenbasis: diag(1/(e + n cost)) t,
+// and 0 where e is 0 and the rows say nothing.
+func (r *ridge) coefficients(pr projection, cost float64) *mat.Dense {
+	nc := float64(r.rows) * cost
+	return r.filtered(pr, func(e float64) float64 { return 1 / (e + nc) })
+}
+
+// filtered returns diag(f(e)) t for the targets of projection pr, 0
+// where e is 0.
+func (r *ridge) filtered(pr projection, f func(e float64) float64) *mat.Dense {
+	var c mat.Dense
+	c.Apply(func(i, _ int, v float64) float64 {
+		if r.e[i] == 0 {
+			return 0
+		}
+		return v * f(r.e[i])
+	}, pr.t)
+	return &c
+}
+
+// interpolates reports whether the features and the intercept fit any
+// targets of the solver's rows exactly at cost 0: they span as many
+// directions as there are rows.
+func (r *ridge) interpolates() bool {
+	rank := 1 // the intercept
+	for _, e := range r.e {
+		if e > 0 {
+			rank++
+		}
+	}
+	return rank >= r.rows
+}
+
+// solution returns beta (p x k) and the intercept at the given cost for
+// the targets of projection pr.
+func (r *ridge) solution(pr projection, cost float64) (*mat.Dense, []float64) {
+	var beta mat.Dense
+	beta.Mul(r.v, r.coefficients(pr, cost))
+	_, k := beta.Dims()
+	b := slices.Clone(pr.mean)
+	for j := range k {
+		b[j] -= mat.Dot(mat.NewVecDense(len(r.mean), r.mean), beta.ColView(j))
+	}
+	return &beta, b
 }
 
 // predict returns the predictions at the given cost for the rows zt of
 // the basis (nil: the solver's own rows).
-func (r *ridge) predict(zt *mat.Dense, t *mat.Dense, cost float64) *mat.Dense {
+func (r *ridge) predict(zt *mat.Dense, pr projection, cost float64) *mat.Dense {
 	var pred mat.Dense
 	if zt == nil {
-		pred.Mul(r.zv, r.coefficients(t, cost))
+		pred.Mul(r.zv, r.coefficients(pr, cost))
+		pred.Apply(func(_, j int, v float64) float64 { return v + pr.mean[j] }, &pred)
 		return &pred
 	}
-	var beta mat.Dense
-	beta.Mul(r.v, r.coefficients(t, cost))
-	pred.Mul(zt, &beta)
+	beta, b := r.solution(pr, cost)
+	pred.Mul(zt, beta)
+	pred.Apply(func(_, j int, v float64) float64 { return v + b[j] }, &pred)
 	return &pred
 }
 
 // looPredictions writes to dst (n x k) the leave-one-out predictions at
-// the given cost for the targets y, whose projection is t: each row's
-// prediction by the machine fitted to the other rows, from the fitted
-// value and the leverage w_i z_i^T (Z^T W Z + n cost I)^-1 z_i. It
-// returns false if some row's leverage is 1, where leaving it out is
+// the given cost for the targets y, whose projection is pr: each row's
+// prediction by the fit to the other rows (with the same penalty
+// n cost |beta|^2, and an intercept of their own), y_i - r_i / (1 - h_i)
+// from the residual r_i of the fit to all the rows and the leverage
+//
+//	h_i = w_i / sum(w) + w_i zc_i^T (Zc^T W Zc + n cost I)^-1 zc_i,
+//
+// which is exact. Near interpolation, where a wide table's rows are
+// fitted almost exactly at a small cost, both r_i and 1 - h_i are
+// differences of nearly equal numbers, and their ratio would be
+// rounding errors over rounding errors. Each is computed instead as the
+// sum of two terms that are not: the part that the features cannot fit
+// at all, exactly 0 when they interpolate the rows, and what the penalty
+// leaves of the rest,
+//
+//	r_i = (y_i - mean - sum_j zv_ij t_j / e_j) + sum_j zv_ij t_j n cost / (e_j (e_j + n cost)),
+//	1 - h_i = (1 - w_i / sum(w) - sum_j w_i zv_ij^2 / e_j) + sum_j w_i zv_ij^2 n cost / (e_j (e_j + n cost)).
+//
+// It returns false if some row's leverage is 1, where leaving it out is
 // undefined.
-func (r *ridge) looPredictions(dst *mat.Dense, y mat.Matrix, t *mat.Dense, cost float64) bool {
-	dst.Copy(r.predict(nil, t, cost))
+func (r *ridge) looPredictions(dst *mat.Dense, y mat.Matrix, pr projection, cost float64) bool {
 	n, k := dst.Dims()
 	nc := float64(r.rows) * cost
+	shrink := func(e float64) float64 { return nc / (e * (e + nc)) }
+	interpolates := r.interpolates()
+	var resid mat.Dense // what the penalty leaves of the residuals
+	resid.Mul(r.zv, r.filtered(pr, shrink))
+	if !interpolates {
+		var fitted mat.Dense // the fit at cost 0, less the mean
+		fitted.Mul(r.zv, r.filtered(pr, func(e float64) float64 { return 1 / e }))
+		resid.Apply(func(i, j int, v float64) float64 { return v + y.At(i, j) - pr.mean[j] - fitted.At(i, j) }, &resid)
+	}
 	for i := range n {
-		var h float64
-		for j, v := range r.zv.RawRowView(i) {
-			h += v * v / (r.e[j] + nc)
-		}
+		wi := 1.0
 		if r.w != nil {
-			h *= r.w[i]
+			wi = r.w[i]
 		}
-		slack := 1 - h
+		unfit, shrunk := 1-wi/r.total, 0.0
+		for j, v := range r.zv.RawRowView(i) {
+			if e := r.e[j]; e > 0 {
+				unfit -= wi * v * v / e
+				shrunk += wi * v * v * shrink(e)
+			}
+		}
+		if interpolates {
+			unfit = 0
+		}
+		slack := max(unfit, 0) + shrunk
 		if !(slack > 1e-12) {
 			return false
 		}
 		for j := range k {
-			yij := y.At(i, j)
-			dst.Set(i, j, yij-(yij-dst.At(i, j))/slack)
+			dst.Set(i, j, y.At(i, j)-resid.At(i, j)/slack)
 		}
 	}
 	return true
 }
 
 // machine returns the shallow machine of basis b fitted by the solver r
-// on all its rows to the targets of projection t at the given cost,
-// calibrated, with the anchors' inputs as anchors.
-func (b *shallowBasis) machine(r *ridge, t *mat.Dense, cost float64, anchors *mat.Dense, cal calibration) *Machine {
-	var coef mat.Dense
-	coef.Mul(r.v, r.coefficients(t, cost))
-	beta := b.features(&coef) // p x k
-	cal.apply(beta, cal.residuals == nil)
+// on all its rows to the targets of projection pr at the given cost,
+// calibrated, with the anchors' inputs as anchors, and its intercept on
+// the scale it fits, calibrated too.
+func (b *shallowBasis) machine(r *ridge, pr projection, cost float64, anchors *mat.Dense, cal calibration) (*Machine, []float64) {
+	beta, intercept := b.features(r.solution(pr, cost)) // p x k
+	classify := cal.residuals == nil
+	cal.apply(beta, classify)
+	cal.apply(mat.NewDense(1, len(intercept), intercept), classify)
 	d := b.inputs
 	p, k := beta.Dims()
 	a := mat.DenseCopyOf(beta.Slice(0, d, 0, k).T())
 	m, _ := anchors.Dims()
 	c := mat.NewDense(k, m, nil)
 	c.Mul(beta.Slice(d, p, 0, k).T(), b.toC.T())
-	return &Machine{Architecture: Architecture{Dims: []int{d, k}, Bandwidth: b.sigma}, A: a, C: c, Anchors: mat.DenseCopyOf(anchors), InputBlock: true}
+	return &Machine{Architecture: Architecture{Dims: []int{d, k}, Bandwidth: b.sigma}, A: a, C: c, Anchors: mat.DenseCopyOf(anchors), InputBlock: true}, intercept
 }

@@ -388,6 +388,16 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 	if len(anchorRows) < nt {
 		p.Anchors = anchorRows
 	}
+	// A regression's fit learns the targets about their mean on its own
+	// training rows, as the final fit learns them about the mean of all
+	// the rows: the held-out rows' targets do not enter the prediction.
+	var offset []float64
+	if p.Y != nil {
+		offset = weightedMean(p.Y, nil, float64(nt))
+		centred := mat.DenseCopyOf(p.Y)
+		centred.Apply(func(_, j int, v float64) float64 { return v - offset[j] }, centred)
+		p.Y = centred
+	}
 	out := make([]heldOut, len(costs))
 	var params []float64
 	for _, c := range path {
@@ -412,6 +422,9 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 		}
 		params = r.X
 		pred := o.machine(params, anchors).Predict(nil, test.x)
+		if offset != nil {
+			pred.Apply(func(_, j int, v float64) float64 { return v + offset[j] }, pred)
+		}
 		raw := mat.DenseCopyOf(pred)
 		if d.back != nil {
 			d.back(pred)

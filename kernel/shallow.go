@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/dataset"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -92,13 +93,14 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shal
 		if err != nil {
 			return err
 		}
+		sc, err := b.scorer(sub[0].w, val, folded, outputs)
+		if err != nil {
+			return err
+		}
 		for _, v := range sub {
-			sc, err := b.scorer(v, val, folded, outputs)
-			if err != nil {
-				return err
-			}
+			vs := sc.on(v)
 			for _, c := range ShallowCosts {
-				cands[i] = append(cands[i], sc.score(Candidate{Cost: c, Bandwidth: sigma, LogTarget: v.back != nil, Shallow: true}))
+				cands[i] = append(cands[i], vs.score(Candidate{Cost: c, Bandwidth: sigma, LogTarget: v.back != nil, Shallow: true}))
 			}
 		}
 		return nil
@@ -127,72 +129,93 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shal
 	if best.LogTarget {
 		i = len(variants) - 1
 	}
-	sc, err := b.scorer(sub[i], val, folded, outputs)
+	sc, err := b.scorer(sub[i].w, val, folded, outputs)
 	if err != nil {
 		return nil, err
 	}
-	preds, _ := sc.predictions(best.Cost)
+	vs := sc.on(sub[i])
+	preds, _ := vs.predictions(best.Cost)
 	return &shallowFit{sel: sel, best: best, basis: b, data: variants[i], outputs: outputs,
-		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, sc.tests())}, nil
+		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, vs.tests)}, nil
 }
 
-// shallowScorer scores the shallow machine of one basis on one variant
-// of the data at any cost by its held-out predictions: leave-one-out on
-// all the rows, or on each fold of a validation.
+// shallowScorer scores the shallow machine of one basis at any cost by
+// its held-out predictions: leave-one-out on all the rows, or on each
+// fold of a validation. It holds the solvers, which the scales of the
+// targets share.
 type shallowScorer struct {
 	parts   []scorerPart
 	outputs int
 }
 
-// scorerPart is the solver of the rows a part is fitted on, the
-// projection of their targets, and the held-out rows: their features
-// (nil for leave-one-out, which holds out the solver's own rows) and
-// data.
+// scorerPart is the solver of the rows a part is fitted on, and its
+// held-out rows with their features, both nil for leave-one-out, which
+// holds out the solver's own rows in turn.
 type scorerPart struct {
-	r    *ridge
-	t    *mat.Dense
-	zt   *mat.Dense
-	test problemData
+	r           *ridge
+	train, test []int
+	zt          *mat.Dense
 }
 
-// scorer returns the scorer of the shallow machine of basis b on the data
-// v, both on the validation's rows: leave-one-out, or on the folds of val
-// if folded.
-func (b *shallowBasis) scorer(v problemData, val *validation, folded bool, outputs int) (*shallowScorer, error) {
+// scorer returns the scorer of the shallow machine of basis b on the
+// validation's rows, weighted by w: leave-one-out, or on the folds of
+// val if folded.
+func (b *shallowBasis) scorer(w []float64, val *validation, folded bool, outputs int) (*shallowScorer, error) {
 	sc := &shallowScorer{outputs: outputs}
 	if !folded {
-		r, err := b.ridge(nil, v.w)
+		r, err := b.ridge(nil, w)
 		if err != nil {
 			return nil, err
 		}
-		sc.parts = []scorerPart{{r: r, t: r.project(targetsOf(v, outputs)), test: v}}
+		sc.parts = []scorerPart{{r: r}}
 		return sc, nil
 	}
 	for _, fold := range val.folds {
-		r, err := b.ridge(fold.Train, pick(v.w, fold.Train))
+		r, err := b.ridge(fold.Train, pick(w, fold.Train))
 		if err != nil {
 			return nil, err
 		}
-		sc.parts = append(sc.parts, scorerPart{r: r, t: r.project(targetsOf(v.rows(fold.Train), outputs)),
-			zt: pickRows(b.z, fold.Test), test: v.rows(fold.Test)})
+		sc.parts = append(sc.parts, scorerPart{r: r, train: fold.Train, test: fold.Test, zt: pickRows(b.z, fold.Test)})
 	}
 	return sc, nil
+}
+
+// variantScorer scores the shallow machine of one basis on one scale of
+// the targets: the projections of the parts' training targets, and the
+// held-out rows of each part.
+type variantScorer struct {
+	sc    *shallowScorer
+	projs []projection
+	tests []problemData
+}
+
+// on returns the scorer of data v, on the validation's rows.
+func (sc *shallowScorer) on(v problemData) *variantScorer {
+	vs := &variantScorer{sc: sc}
+	for _, p := range sc.parts {
+		train, test := v, v
+		if p.test != nil {
+			train, test = v.rows(p.train), v.rows(p.test)
+		}
+		vs.projs = append(vs.projs, p.r.project(targetsOf(train, sc.outputs)))
+		vs.tests = append(vs.tests, test)
+	}
+	return vs
 }
 
 // predictions returns the held-out predictions of each part at the given
 // cost on the scale the machine fits, and false if leaving a row out is
 // undefined at that cost.
-func (sc *shallowScorer) predictions(cost float64) ([]*mat.Dense, bool) {
-	preds := make([]*mat.Dense, len(sc.parts))
-	for i, p := range sc.parts {
+func (vs *variantScorer) predictions(cost float64) ([]*mat.Dense, bool) {
+	preds := make([]*mat.Dense, len(vs.sc.parts))
+	for i, p := range vs.sc.parts {
 		if p.zt != nil {
-			preds[i] = p.r.predict(p.zt, p.t, cost)
+			preds[i] = p.r.predict(p.zt, vs.projs[i], cost)
 			continue
 		}
-		n, _ := p.test.x.Dims()
-		_, k := p.t.Dims()
-		preds[i] = mat.NewDense(n, k, nil)
-		if !p.r.looPredictions(preds[i], targetsOf(p.test, sc.outputs), p.t, cost) {
+		n, _ := vs.tests[i].x.Dims()
+		preds[i] = mat.NewDense(n, vs.sc.outputs, nil)
+		if !p.r.looPredictions(preds[i], targetsOf(vs.tests[i], vs.sc.outputs), vs.projs[i], cost) {
 			return nil, false
 		}
 	}
@@ -202,15 +225,15 @@ func (sc *shallowScorer) predictions(cost float64) ([]*mat.Dense, bool) {
 // score returns the candidate at the given cost with the mean held-out
 // loss and score over the parts and their standard deviations, or
 // diverged.
-func (sc *shallowScorer) score(c Candidate) Candidate {
-	preds, ok := sc.predictions(c.Cost)
+func (vs *variantScorer) score(c Candidate) Candidate {
+	preds, ok := vs.predictions(c.Cost)
 	if !ok {
 		c.Diverged = true
 		return c
 	}
 	losses, scores := make([]float64, len(preds)), make([]float64, len(preds))
 	for i, pred := range preds {
-		test := sc.parts[i].test
+		test := vs.tests[i]
 		if test.labels != nil {
 			// Classifiers are judged with calibrated scores: least
 			// squares scores are not logits.
@@ -229,15 +252,6 @@ func (sc *shallowScorer) score(c Candidate) Candidate {
 	c.Loss, c.LossStd = stat.MeanStdDev(losses, nil)
 	c.Score, c.ScoreStd = stat.MeanStdDev(scores, nil)
 	return c
-}
-
-// tests returns the held-out rows of each part.
-func (sc *shallowScorer) tests() []problemData {
-	out := make([]problemData, len(sc.parts))
-	for i, p := range sc.parts {
-		out[i] = p.test
-	}
-	return out
 }
 
 // targetsOf returns the targets the machine fits for v: one-hot labels
@@ -260,14 +274,30 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	if err != nil {
 		return nil, res, err
 	}
-	m := b.machine(r, r.project(targetsOf(f.data, f.outputs)), f.best.Cost, f.anchors, f.cal)
-	m.Input, m.Output, m.LogTarget = p.in, p.scaling(f.best.LogTarget), f.best.LogTarget
+	m, intercept := b.machine(r, r.project(targetsOf(f.data, f.outputs)), f.best.Cost, f.anchors, f.cal)
+	m.Input, m.Output, m.LogTarget = p.in, withIntercept(p.scaling(f.best.LogTarget), intercept), f.best.LogTarget
 	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
 	res.Anchors, res.Shallow = len(f.anchorRows), true
 	res.Converged, res.Status = true, "closed form"
 	res.Calibration = f.cal.record(f.data.labels != nil)
 	res.Seconds = time.Since(begin).Seconds()
 	return m, res, nil
+}
+
+// withIntercept returns the output scaler that adds the intercept b, on
+// the scale the machine fits, to its outputs before out (nil: none) maps
+// them to the units of the targets: out with its means moved by b times
+// its scales.
+func withIntercept(out *dataset.Scaler, b []float64) *dataset.Scaler {
+	s := &dataset.Scaler{Mean: slices.Clone(b), Scale: make([]float64, len(b))}
+	for j := range b {
+		s.Scale[j] = 1
+		if out != nil {
+			s.Mean[j] = out.Mean[j] + out.Scale[j]*b[j]
+			s.Scale[j] = out.Scale[j]
+		}
+	}
+	return s
 }
 
 func oneHot(labels []int, k int) *mat.Dense {

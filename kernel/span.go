@@ -29,6 +29,7 @@ import (
 type rowSpan struct {
 	coords *mat.Dense // n x q: the rows' coordinates
 	inv    *mat.Dense // n x q: U diag(1/sqrt(lambda))
+	values []float64  // lambda, q
 }
 
 // newRowSpan returns the span of the rows whose Gram matrix is g. It
@@ -52,10 +53,11 @@ func newRowSpan(g *mat.SymDense) (*rowSpan, error) {
 	}
 	if len(keep) == 0 {
 		// Every row is 0: one coordinate, 0 for each of them.
-		return &rowSpan{coords: mat.NewDense(n, 1, nil), inv: mat.NewDense(n, 1, nil)}, nil
+		return &rowSpan{coords: mat.NewDense(n, 1, nil), inv: mat.NewDense(n, 1, nil), values: []float64{0}}, nil
 	}
 	s := &rowSpan{coords: mat.NewDense(n, len(keep), nil), inv: mat.NewDense(n, len(keep), nil)}
 	for k, j := range keep {
+		s.values = append(s.values, vals[j])
 		root := math.Sqrt(vals[j])
 		for i := range n {
 			s.coords.Set(i, k, u.At(i, j)*root)

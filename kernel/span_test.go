@@ -74,8 +74,9 @@ func TestShallowSpan(t *testing.T) {
 					t.Errorf("sigma %v, cost %v: fold predictions differ", sigma, cost)
 				}
 				cal := calibration{factor: []float64{1}}
-				md := bd.machine(rd, rd.project(y), cost, anchors, cal)
-				mp := bp.machine(rp, rp.project(y), cost, anchors, cal)
+				md, bd0 := bd.machine(rd, rd.project(y), cost, anchors, cal)
+				mp, bp0 := bp.machine(rp, rp.project(y), cost, anchors, cal)
+				md.Output, mp.Output = withIntercept(nil, bd0), withIntercept(nil, bp0)
 				if !mat.EqualApprox(md.Predict(nil, newX), mp.Predict(nil, newX), 1e-7) {
 					t.Errorf("sigma %v, cost %v: the machines predict differently", sigma, cost)
 				}
@@ -99,7 +100,7 @@ func TestInputSpan(t *testing.T) {
 	_, q := sp.q.Dims()
 	var qtq, coords mat.Dense
 	qtq.Mul(sp.q.T(), sp.q)
-	if q != n || !mat.EqualApprox(&qtq, eye(q), 1e-10) {
+	if q != n || !mat.EqualApprox(&qtq, identity(q), 1e-10) {
 		t.Fatalf("basis of %d columns, Q^T Q = %v", q, mat.Formatted(&qtq))
 	}
 	coords.Mul(x, sp.q)
@@ -166,12 +167,4 @@ func TestDeepSpan(t *testing.T) {
 	if g := floats.Norm(grad, math.Inf(1)); g > 1e-6 {
 		t.Errorf("gradient on the columns %v at the machine fitted in the span (%s after %d iterations)", g, res.Status, res.Iterations)
 	}
-}
-
-func eye(n int) *mat.Dense {
-	m := mat.NewDense(n, n, nil)
-	for i := range n {
-		m.Set(i, i, 1)
-	}
-	return m
 }
