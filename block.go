@@ -3,6 +3,7 @@ package machines
 import (
 	"fmt"
 
+	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -57,7 +58,7 @@ func (b *Block) Apply(dst, h *mat.Dense) {
 	nOut := width(b.Out, c, "Out")
 	for i, s := range b.Out {
 		if overlap(b.Out[:i], []Span{s}) {
-			panic(fmt.Sprintf("machines: Block Out span %v overlaps an earlier one", s))
+			panic(fmt.Errorf("%w: machines: Block Out span %v overlaps an earlier one", ad.ErrShape, s))
 		}
 	}
 	resize(&b.src, r, nIn)
@@ -83,12 +84,12 @@ func width(spans []Span, c int, name string) int {
 	n := 0
 	for _, s := range spans {
 		if s.Lo < 0 || s.Hi < s.Lo || s.Hi > c {
-			panic(fmt.Sprintf("machines: Block %s span %v invalid for %d coordinates", name, s, c))
+			panic(fmt.Errorf("%w: machines: Block %s span %v invalid for %d coordinates", ad.ErrShape, name, s, c))
 		}
 		n += s.Len()
 	}
 	if n == 0 {
-		panic(fmt.Sprintf("machines: Block %s has no coordinates", name))
+		panic(fmt.Errorf("%w: machines: Block %s has no coordinates", ad.ErrValue, name))
 	}
 	return n
 }

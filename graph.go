@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/parametric-machines/machines/ad"
 )
 
 // Graph is a directed graph on the vertices 0, …, n-1. As a dependency
@@ -17,7 +19,7 @@ type Graph struct {
 // NewGraph returns a graph with n vertices and no edges.
 func NewGraph(n int) *Graph {
 	if n < 0 {
-		panic(fmt.Sprintf("machines: negative vertex count %d", n))
+		panic(fmt.Errorf("%w: machines: negative vertex count %d", ad.ErrValue, n))
 	}
 	return &Graph{succ: make([][]int, n)}
 }
@@ -44,7 +46,7 @@ func (g *Graph) HasEdge(from, to int) bool {
 
 func (g *Graph) check(v int) {
 	if v < 0 || v >= len(g.succ) {
-		panic(fmt.Sprintf("machines: vertex %d out of range [0, %d)", v, len(g.succ)))
+		panic(fmt.Errorf("%w: machines: vertex %d out of range [0, %d)", ad.ErrShape, v, len(g.succ)))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -54,18 +55,20 @@ type Settings struct {
 	MaxIter int
 }
 
-// values returns the effective tolerance and iteration bound, panicking on
-// settings no iteration could honour.
-func (s *Settings) values() (tol float64, maxIter int) {
+// Bounds returns the effective tolerance and iteration bound, the defaults
+// standing for zero fields and for a nil s. It panics on settings no
+// iteration could honour. Packages whose own fixed-point iterations take a
+// Settings (volterra's grid points) read their bounds through it.
+func (s *Settings) Bounds() (tol float64, maxIter int) {
 	tol, maxIter = DefaultTol, DefaultMaxIter
 	if s == nil {
 		return tol, maxIter
 	}
 	if s.Tol < 0 || math.IsNaN(s.Tol) {
-		panic(fmt.Sprintf("machines: invalid tolerance %v", s.Tol))
+		panic(fmt.Errorf("%w: machines: invalid tolerance %v", ad.ErrValue, s.Tol))
 	}
 	if s.MaxIter < 0 {
-		panic(fmt.Sprintf("machines: negative MaxIter %d", s.MaxIter))
+		panic(fmt.Errorf("%w: machines: negative MaxIter %d", ad.ErrValue, s.MaxIter))
 	}
 	if s.Tol > 0 {
 		tol = s.Tol
@@ -134,7 +137,7 @@ func StableState(dst *mat.Dense, f Machine, g *mat.Dense, s *Settings) (Result, 
 // holds the last iterate.
 func Iterate(dst *mat.Dense, f Machine, g *mat.Dense, s *Settings) (Result, error) {
 	r, c := shape(dst, g)
-	tol, maxIter := s.values()
+	tol, maxIter := s.Bounds()
 
 	// One buffer for f(h_n) serves every iteration; dst holds h_n.
 	var fh mat.Dense
@@ -190,7 +193,7 @@ func (sz SquareZero) StableState(dst, g *mat.Dense, s *Settings) (Result, error)
 // oneStep sets dst = g + f(g), the stable state of a square-zero machine.
 func oneStep(dst *mat.Dense, f Machine, g *mat.Dense, s *Settings) (Result, error) {
 	shape(dst, g)
-	tol, _ := s.values()
+	tol, _ := s.Bounds()
 	f.Apply(dst, g)
 	d, gm := dst.RawMatrix(), g.RawMatrix()
 	var step, size float64
@@ -218,7 +221,7 @@ func oneStep(dst *mat.Dense, f Machine, g *mat.Dense, s *Settings) (Result, erro
 // it is empty, and returns that shape.
 func shape(dst, src *mat.Dense) (r, c int) {
 	if dst == src {
-		panic("machines: dst must not be the input matrix")
+		panic(fmt.Errorf("%w: machines: dst must not be the input matrix", ad.ErrShape))
 	}
 	if src.IsEmpty() {
 		panic(mat.ErrZeroLength)

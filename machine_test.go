@@ -218,7 +218,7 @@ func TestContraction(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tol, _ := test.s.values()
+			tol, _ := test.s.Bounds()
 			// The fixed-point error is f(h_{n-1}) - f(h_n): f has
 			// Lipschitz constant 0.45 in the Euclidean norm of a row,
 			// hence 0.45·√c between largest entries.

@@ -3,6 +3,7 @@ package machines
 import (
 	"fmt"
 
+	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -51,13 +52,13 @@ func (s *Sum) Apply(dst, h *mat.Dense) {
 // dst and g are those of the package-level StableState.
 func (s *Sum) StableState(dst, g *mat.Dense, set *Settings) (Result, error) {
 	r, c := shape(dst, g)
-	set.values() // Reject bad settings even when no term iterates.
+	set.Bounds() // Reject bad settings even when no term iterates.
 	deps := s.Deps
 	if deps == nil {
 		deps = Dependencies(s.Terms, c)
 	}
 	if deps.Len() != len(s.Terms) {
-		panic(fmt.Sprintf("machines: dependency graph has %d vertices for %d terms", deps.Len(), len(s.Terms)))
+		panic(fmt.Errorf("%w: machines: dependency graph has %d vertices for %d terms", ad.ErrShape, deps.Len(), len(s.Terms)))
 	}
 	layers, err := deps.Layers()
 	if err != nil {

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"fmt"
 	"unsafe"
 
 	"github.com/parametric-machines/machines/internal/matmul"
@@ -110,7 +111,7 @@ func retypeSlice[U, T Float](x []T) []U {
 	var u U
 	var t T
 	if unsafe.Sizeof(u) != unsafe.Sizeof(t) {
-		panic("ad: retyping between floats of different widths")
+		panic(fmt.Errorf("%w: ad: retyping between floats of different widths", ErrValue))
 	}
 	return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
 }

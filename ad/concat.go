@@ -10,7 +10,7 @@ type concatRows[T Float] struct{}
 // a kernel machine, stacks them this way.
 func (g *Graph[T]) ConcatRows(a, b *Node[T]) *Node[T] {
 	if len(a.Value.Shape) != 2 || len(b.Value.Shape) != 2 || a.Value.Cols() != b.Value.Cols() {
-		panic(fmt.Sprintf("ad: ConcatRows of shapes %v and %v", a.Value.Shape, b.Value.Shape))
+		panic(fmt.Errorf("%w: ad: ConcatRows of shapes %v and %v", ErrShape, a.Value.Shape, b.Value.Shape))
 	}
 	return g.apply(concatRows[T]{}, []int{a.Value.Rows() + b.Value.Rows(), a.Value.Cols()}, a, b)
 }

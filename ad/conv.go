@@ -89,7 +89,7 @@ func (g *Graph[T]) Conv2D(x, w *Node[T], pad int) *Node[T] {
 	xs, ws := x.Value.Shape, w.Value.Shape
 	if len(xs) != 4 || len(ws) != 4 || xs[1] != ws[1] || pad < 0 || slices.Contains(ws, 0) ||
 		xs[2]+2*pad < ws[2] || xs[3]+2*pad < ws[3] {
-		panic(fmt.Sprintf("ad: Conv2D of input shape %v (want [N C H W]) and kernel shape %v (want [F C KH KW]) with padding %d",
+		panic(fmt.Errorf("%w: ad: Conv2D of input shape %v (want [N C H W]) and kernel shape %v (want [F C KH KW]) with padding %d", ErrShape,
 			xs, ws, pad))
 	}
 	o := &conv2D[T]{convShape: convShape{

@@ -183,12 +183,12 @@ func (v *convVec) kernelGrad(dw []float32) {
 // check them.
 func rowTaps4(dst []float32, ld int, src []float32, offs []int, w []float32, n int) {
 	if n%16 != 0 || n > ld || len(dst) < 3*ld+n || len(w) < 4*len(offs) {
-		panic(fmt.Sprintf("ad: rowTaps4 of %d values in rows %d apart, %d outputs, %d taps and %d weights",
+		panic(fmt.Errorf("%w: ad: rowTaps4 of %d values in rows %d apart, %d outputs, %d taps and %d weights", ErrShape,
 			n, ld, len(dst), len(offs), len(w)))
 	}
 	for _, off := range offs {
 		if off < 0 || off+n > len(src) {
-			panic(fmt.Sprintf("ad: rowTaps4 tap at %d of %d values beyond an input of %d", off, n, len(src)))
+			panic(fmt.Errorf("%w: ad: rowTaps4 tap at %d of %d values beyond an input of %d", ErrShape, off, n, len(src)))
 		}
 	}
 	rowTaps4Kernel(dst, ld, src, offs, w, n)
@@ -212,7 +212,7 @@ func checkRows(name string, dst []float32, ldDst int, src []float32, ldSrc int, 
 		return
 	}
 	if cols < 0 || cols > ldDst || cols > ldSrc || len(dst) < (rows-1)*ldDst+cols || len(src) < (rows-1)*ldSrc+cols {
-		panic(fmt.Sprintf("ad: %s of %dx%d values, rows %d and %d apart, from %d to %d values",
+		panic(fmt.Errorf("%w: ad: %s of %dx%d values, rows %d and %d apart, from %d to %d values", ErrShape,
 			name, rows, cols, ldSrc, ldDst, len(src), len(dst)))
 	}
 }

@@ -16,7 +16,7 @@ import (
 // as a.
 func addVec32(dst, a, b []float32) {
 	if len(dst) < len(a) || len(b) < len(a) {
-		panic(fmt.Sprintf("ad: adding %d and %d values into %d", len(a), len(b), len(dst)))
+		panic(fmt.Errorf("%w: ad: adding %d and %d values into %d", ErrShape, len(a), len(b), len(dst)))
 	}
 	dst, b = dst[:len(a)], b[:len(a)]
 	if vecKernels {
@@ -30,7 +30,7 @@ func addVec32(dst, a, b []float32) {
 // as long as a.
 func clampVec32(dst, a []float32, hi float32) {
 	if len(dst) < len(a) {
-		panic(fmt.Sprintf("ad: clamping %d values into %d", len(a), len(dst)))
+		panic(fmt.Errorf("%w: ad: clamping %d values into %d", ErrShape, len(a), len(dst)))
 	}
 	dst = dst[:len(a)]
 	if vecKernels {
@@ -44,7 +44,7 @@ func clampVec32(dst, a []float32, hi float32) {
 // da and dy must be at least as long as x.
 func addInside32(da, dy, x []float32, hi float32) {
 	if len(da) < len(x) || len(dy) < len(x) {
-		panic(fmt.Sprintf("ad: masking %d values of %d into %d", len(x), len(dy), len(da)))
+		panic(fmt.Errorf("%w: ad: masking %d values of %d into %d", ErrShape, len(x), len(dy), len(da)))
 	}
 	da, dy = da[:len(x)], dy[:len(x)]
 	if vecKernels {

@@ -72,7 +72,7 @@ func (g *Graph[T]) Param(t, grad *Tensor[T]) *Node[T] {
 	if grad == nil {
 		grad = NewTensor[T](t.Shape...)
 	} else if !grad.sameShape(t) {
-		panic(fmt.Sprintf("ad: gradient shape %v for a parameter of shape %v", grad.Shape, t.Shape))
+		panic(fmt.Errorf("%w: ad: gradient shape %v for a parameter of shape %v", ErrShape, grad.Shape, t.Shape))
 	}
 	n := &Node[T]{Value: t, Grad: grad}
 	g.nodes = append(g.nodes, n)
@@ -110,7 +110,7 @@ func (g *Graph[T]) Forward() {
 // previous call. loss must be a single-element node of this graph.
 func (g *Graph[T]) Backward(loss *Node[T]) {
 	if loss.Value.Len() != 1 {
-		panic(fmt.Sprintf("ad: Backward from a node of shape %v, want a scalar", loss.Value.Shape))
+		panic(fmt.Errorf("%w: ad: Backward from a node of shape %v, want a scalar", ErrShape, loss.Value.Shape))
 	}
 	if loss.Grad == nil {
 		return // the loss does not depend on any parameter
@@ -125,7 +125,7 @@ func (g *Graph[T]) Backward(loss *Node[T]) {
 		}
 	}
 	if last < 0 {
-		panic("ad: Backward from a node of another graph")
+		panic(fmt.Errorf("%w: ad: Backward from a node of another graph", ErrState))
 	}
 	loss.Grad.Data[0] = 1
 	for i := last; i >= 0; i-- {
@@ -155,7 +155,7 @@ func (g *Graph[T]) Err() error { return g.err }
 // Scalar returns the value of a single-element node.
 func (n *Node[T]) Scalar() T {
 	if n.Value.Len() != 1 {
-		panic(fmt.Sprintf("ad: Scalar of a node of shape %v", n.Value.Shape))
+		panic(fmt.Errorf("%w: ad: Scalar of a node of shape %v", ErrShape, n.Value.Shape))
 	}
 	return n.Value.Data[0]
 }

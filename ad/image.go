@@ -10,7 +10,7 @@ import (
 // mustImages panics unless shape is that of a batch of images, [N C H W].
 func mustImages(op string, shape []int) {
 	if len(shape) != 4 {
-		panic(fmt.Sprintf("ad: %s of shape %v, want [N C H W]", op, shape))
+		panic(fmt.Errorf("%w: ad: %s of shape %v, want [N C H W]", ErrShape, op, shape))
 	}
 }
 
@@ -26,10 +26,10 @@ func (g *Graph[T]) MaxPool2(x *Node[T]) *Node[T] {
 	s := x.Value.Shape
 	mustImages("MaxPool2", s)
 	if s[2]%2 != 0 || s[3]%2 != 0 {
-		panic(fmt.Sprintf("ad: MaxPool2 of shape %v: height and width must be even", s))
+		panic(fmt.Errorf("%w: ad: MaxPool2 of shape %v: height and width must be even", ErrShape, s))
 	}
 	if int64(x.Value.Len()) > math.MaxInt32 {
-		panic(fmt.Sprintf("ad: MaxPool2 of shape %v: too large", s))
+		panic(fmt.Errorf("%w: ad: MaxPool2 of shape %v: too large", ErrShape, s))
 	}
 	o := &maxPool2[T]{arg: make([]int32, x.Value.Len()/4)}
 	return g.apply(o, []int{s[0], s[1], s[2] / 2, s[3] / 2}, x)
@@ -229,7 +229,7 @@ type transpose[T Float] struct{}
 // row per sample into one with a column per sample, and back.
 func (g *Graph[T]) Transpose(x *Node[T]) *Node[T] {
 	if len(x.Value.Shape) != 2 {
-		panic(fmt.Sprintf("ad: Transpose of shape %v, want a matrix", x.Value.Shape))
+		panic(fmt.Errorf("%w: ad: Transpose of shape %v, want a matrix", ErrShape, x.Value.Shape))
 	}
 	return g.apply(transpose[T]{}, []int{x.Value.Cols(), x.Value.Rows()}, x)
 }

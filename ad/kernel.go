@@ -52,10 +52,10 @@ func (g *Graph[T]) MulGaussian(k, v, u *Node[T], sigma T) *Node[T] {
 
 func (g *Graph[T]) gaussian(c combine, k, v, u *Node[T], sigma T) *Node[T] {
 	if v.Value.Rows() != u.Value.Rows() {
-		panic(fmt.Sprintf("ad: Gaussian of points of dimension %d and %d", v.Value.Rows(), u.Value.Rows()))
+		panic(fmt.Errorf("%w: ad: Gaussian of points of dimension %d and %d", ErrShape, v.Value.Rows(), u.Value.Rows()))
 	}
 	if !(sigma > 0) {
-		panic(fmt.Sprintf("ad: Gaussian bandwidth %v, want > 0", sigma))
+		panic(fmt.Errorf("%w: ad: Gaussian bandwidth %v, want > 0", ErrValue, sigma))
 	}
 	m, n := v.Value.Cols(), u.Value.Cols()
 	s := float64(sigma)
@@ -64,7 +64,7 @@ func (g *Graph[T]) gaussian(c combine, k, v, u *Node[T], sigma T) *Node[T] {
 		return g.apply(o, []int{m, n}, v, u)
 	}
 	if k.Value.Rows() != m || k.Value.Cols() != n {
-		panic(fmt.Sprintf("ad: combining a kernel of shape %v with a %dx%d Gaussian", k.Value.Shape, m, n))
+		panic(fmt.Errorf("%w: ad: combining a kernel of shape %v with a %dx%d Gaussian", ErrShape, k.Value.Shape, m, n))
 	}
 	o.k = NewTensor[T](m, n)
 	return g.apply(o, []int{m, n}, v, u, k)
@@ -262,7 +262,7 @@ func sqDist[T Float](dst, x []T, incX, d int, u []T, ldu int) {
 		return
 	}
 	if len(x) < (d-1)*incX+1 || len(u) < (d-1)*ldu+len(dst) {
-		panic(fmt.Sprintf("ad: squared distances in %d dimensions to %d columns in %d elements with stride %d", d, len(dst), len(u), ldu))
+		panic(fmt.Errorf("%w: ad: squared distances in %d dimensions to %d columns in %d elements with stride %d", ErrShape, d, len(dst), len(u), ldu))
 	}
 	if dd, ok := any(dst).([]float64); ok && expVec {
 		xd, ud := any(x).([]float64), any(u).([]float64)

@@ -11,7 +11,7 @@ type mse[T Float] struct{}
 // node.
 func (g *Graph[T]) MSE(pred, target *Node[T]) *Node[T] {
 	if !pred.Value.sameShape(target.Value) {
-		panic(fmt.Sprintf("ad: MSE of shapes %v and %v", pred.Value.Shape, target.Value.Shape))
+		panic(fmt.Errorf("%w: ad: MSE of shapes %v and %v", ErrShape, pred.Value.Shape, target.Value.Shape))
 	}
 	return g.apply(mse[T]{}, []int{1, 1}, pred, target)
 }
@@ -56,7 +56,7 @@ type softmaxCE[T Float] struct {
 func (g *Graph[T]) SoftmaxCrossEntropy(logits *Node[T], labels []int) *Node[T] {
 	n, k := logits.Value.Rows(), logits.Value.Cols()
 	if len(labels) != n {
-		panic(fmt.Sprintf("ad: %d labels for logits of shape %v (samples x classes)", len(labels), logits.Value.Shape))
+		panic(fmt.Errorf("%w: ad: %d labels for logits of shape %v (samples x classes)", ErrShape, len(labels), logits.Value.Shape))
 	}
 	o := &softmaxCE[T]{labels: labels, prob: NewTensor[T](n, k)}
 	return g.apply(o, []int{1, 1}, logits)
@@ -83,7 +83,7 @@ func (o *softmaxCE[T]) forward(out *Node[T]) {
 		}
 		y := o.labels[j]
 		if y < 0 || y >= k {
-			panic(fmt.Sprintf("ad: label %d of sample %d outside 0..%d", y, j, k-1))
+			panic(fmt.Errorf("%w: ad: label %d of sample %d outside 0..%d", ErrValue, y, j, k-1))
 		}
 		loss -= float64(row[y]) - mx - math.Log(s)
 	}

@@ -17,8 +17,8 @@ func transOf(t bool) blas.Transpose {
 type matMul[T Float] struct{ ta, tb bool }
 
 // MatMul returns op(a)*op(b), where op transposes its argument when the
-// matching flag is set. The product runs through gonum's blas64 or
-// blas32, according to the element type.
+// matching flag is set. The product is gonum's Gemm, computed by
+// internal/matmul's assembly kernels where the processor has AVX and FMA.
 func (g *Graph[T]) MatMul(a, b *Node[T], transA, transB bool) *Node[T] {
 	m, k := a.Value.Rows(), a.Value.Cols()
 	if transA {
@@ -29,7 +29,7 @@ func (g *Graph[T]) MatMul(a, b *Node[T], transA, transB bool) *Node[T] {
 		kb, n = n, kb
 	}
 	if k != kb {
-		panic(fmt.Sprintf("ad: MatMul of shapes %v (trans %t) and %v (trans %t)", a.Value.Shape, transA, b.Value.Shape, transB))
+		panic(fmt.Errorf("%w: ad: MatMul of shapes %v (trans %t) and %v (trans %t)", ErrShape, a.Value.Shape, transA, b.Value.Shape, transB))
 	}
 	return g.apply(matMul[T]{transA, transB}, []int{m, n}, a, b)
 }
@@ -79,7 +79,7 @@ func (g *Graph[T]) Mul(a, b *Node[T]) *Node[T] { return g.binary(mul, a, b) }
 
 func (g *Graph[T]) binary(k binaryKind, a, b *Node[T]) *Node[T] {
 	if !a.Value.sameShape(b.Value) {
-		panic(fmt.Sprintf("ad: elementwise operation on shapes %v and %v", a.Value.Shape, b.Value.Shape))
+		panic(fmt.Errorf("%w: ad: elementwise operation on shapes %v and %v", ErrShape, a.Value.Shape, b.Value.Shape))
 	}
 	return g.apply(binary[T]{k}, a.Value.Shape, a, b)
 }
@@ -157,7 +157,7 @@ type addRow[T Float] struct{}
 // rows: a bias added to every sample.
 func (g *Graph[T]) AddRow(a, b *Node[T]) *Node[T] {
 	if b.Value.Rows() != 1 || b.Value.Cols() != a.Value.Cols() {
-		panic(fmt.Sprintf("ad: AddRow of shapes %v and %v: want a 1 x %d bias for a batch of shape %v (samples x features)",
+		panic(fmt.Errorf("%w: ad: AddRow of shapes %v and %v: want a 1 x %d bias for a batch of shape %v (samples x features)", ErrShape,
 			a.Value.Shape, b.Value.Shape, a.Value.Cols(), a.Value.Shape))
 	}
 	return g.apply(addRow[T]{}, a.Value.Shape, a, b)
@@ -290,7 +290,7 @@ type dotOp[T Float] struct{}
 // is the squared norm of a.
 func (g *Graph[T]) Dot(a, b *Node[T]) *Node[T] {
 	if !a.Value.sameShape(b.Value) {
-		panic(fmt.Sprintf("ad: Dot of shapes %v and %v", a.Value.Shape, b.Value.Shape))
+		panic(fmt.Errorf("%w: ad: Dot of shapes %v and %v", ErrShape, a.Value.Shape, b.Value.Shape))
 	}
 	return g.apply(dotOp[T]{}, []int{1, 1}, a, b)
 }
@@ -315,7 +315,7 @@ type rowBlock[T Float] struct{ lo, hi int }
 // RowBlock returns rows lo..hi-1 of a matrix.
 func (g *Graph[T]) RowBlock(a *Node[T], lo, hi int) *Node[T] {
 	if lo < 0 || hi > a.Value.Rows() || lo > hi {
-		panic(fmt.Sprintf("ad: rows %d:%d of shape %v", lo, hi, a.Value.Shape))
+		panic(fmt.Errorf("%w: ad: rows %d:%d of shape %v", ErrShape, lo, hi, a.Value.Shape))
 	}
 	return g.apply(rowBlock[T]{lo, hi}, []int{hi - lo, a.Value.Cols()}, a)
 }
@@ -340,7 +340,7 @@ type selectCols[T Float] struct{ idx []int }
 func (g *Graph[T]) SelectCols(a *Node[T], idx []int) *Node[T] {
 	for _, j := range idx {
 		if j < 0 || j >= a.Value.Cols() {
-			panic(fmt.Sprintf("ad: column %d of shape %v", j, a.Value.Shape))
+			panic(fmt.Errorf("%w: ad: column %d of shape %v", ErrShape, j, a.Value.Shape))
 		}
 	}
 	return g.apply(selectCols[T]{append([]int(nil), idx...)}, []int{a.Value.Rows(), len(idx)}, a)

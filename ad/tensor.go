@@ -23,7 +23,7 @@ func NewTensor[T Float](shape ...int) *Tensor[T] {
 	n := 1
 	for _, s := range shape {
 		if s < 0 {
-			panic(fmt.Sprintf("ad: negative dimension in shape %v", shape))
+			panic(fmt.Errorf("%w: ad: negative dimension in shape %v", ErrShape, shape))
 		}
 		n *= s
 	}
@@ -39,7 +39,7 @@ func View[T Float](data []T, shape ...int) *Tensor[T] {
 		n *= s
 	}
 	if n != len(data) {
-		panic(fmt.Sprintf("ad: view of %d values as shape %v", len(data), shape))
+		panic(fmt.Errorf("%w: ad: view of %d values as shape %v", ErrShape, len(data), shape))
 	}
 	return &Tensor[T]{Shape: append([]int(nil), shape...), Data: data}
 }
@@ -50,7 +50,7 @@ func Matrix[T Float](rows, cols int, data []T) *Tensor[T] {
 	t := NewTensor[T](rows, cols)
 	if data != nil {
 		if len(data) != rows*cols {
-			panic(fmt.Sprintf("ad: %d values for a %dx%d matrix", len(data), rows, cols))
+			panic(fmt.Errorf("%w: ad: %d values for a %dx%d matrix", ErrShape, len(data), rows, cols))
 		}
 		copy(t.Data, data)
 	}
@@ -74,7 +74,7 @@ func (t *Tensor[T]) Zero() { clear(t.Data) }
 
 func (t *Tensor[T]) mustMatrix() {
 	if len(t.Shape) != 2 {
-		panic(fmt.Sprintf("ad: shape %v is not a matrix", t.Shape))
+		panic(fmt.Errorf("%w: ad: shape %v is not a matrix", ErrShape, t.Shape))
 	}
 }
 

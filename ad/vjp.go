@@ -14,7 +14,7 @@ import "fmt"
 // if the lengths differ or if out is not a node of g.
 func (g *Graph[T]) VJP(out *Node[T], v []T) {
 	if len(v) != out.Value.Len() {
-		panic(fmt.Sprintf("ad: VJP with %d cotangent values for a node of shape %v", len(v), out.Value.Shape))
+		panic(fmt.Errorf("%w: ad: VJP with %d cotangent values for a node of shape %v", ErrShape, len(v), out.Value.Shape))
 	}
 	last := -1
 	for i, n := range g.nodes {
@@ -26,7 +26,7 @@ func (g *Graph[T]) VJP(out *Node[T], v []T) {
 		}
 	}
 	if last < 0 {
-		panic("ad: VJP from a node of another graph")
+		panic(fmt.Errorf("%w: ad: VJP from a node of another graph", ErrState))
 	}
 	if out.Grad == nil {
 		return // out depends on no parameter: every gradient is zero

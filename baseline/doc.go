@@ -23,7 +23,7 @@
 // the numerator and the denominator cost O(n²) per output for each
 // candidate λ.
 //
-// Classification works through one-hot targets (see dataset.Table.TargetMatrix):
+// Classification works through one-hot targets (1 in the column of the class):
 // fit one output per class and predict the class whose output is largest.
 //
 // The classifiers of the few-shot experiment are NearestNeighbours (on

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/parametric-machines/machines/ad"
 )
 
 // Fold is one split of the rows 0..n-1: a model is fitted on Train and
@@ -22,7 +24,7 @@ const seedStream = 0x63726f7373
 // whose sizes differ by at most one. It panics unless 2 <= k <= n.
 func KFold(n, k int, seed uint64) []Fold {
 	if k < 2 || k > n {
-		panic(fmt.Sprintf("crossval: %d folds of %d rows", k, n))
+		panic(fmt.Errorf("%w: crossval: %d folds of %d rows", ad.ErrShape, k, n))
 	}
 	perm := rand.New(rand.NewPCG(seed, seedStream)).Perm(n)
 	fold := make([]int, n)
@@ -41,7 +43,7 @@ func KFold(n, k int, seed uint64) []Fold {
 func Stratified(labels []int, k int, seed uint64) []Fold {
 	n := len(labels)
 	if k < 2 || k > n {
-		panic(fmt.Sprintf("crossval: %d folds of %d rows", k, n))
+		panic(fmt.Errorf("%w: crossval: %d folds of %d rows", ad.ErrShape, k, n))
 	}
 	rnd := rand.New(rand.NewPCG(seed, seedStream))
 	byClass := map[int][]int{}
@@ -138,7 +140,7 @@ func Grouped(groups []int, k int, seed uint64) []Fold {
 		rows[g] = append(rows[g], r)
 	}
 	if k < 2 || k > len(rows) {
-		panic(fmt.Sprintf("crossval: %d folds of %d groups", k, len(rows)))
+		panic(fmt.Errorf("%w: crossval: %d folds of %d groups", ad.ErrValue, k, len(rows)))
 	}
 	ids := make([]int, 0, len(rows))
 	for g := range rows {
@@ -174,7 +176,7 @@ func Grouped(groups []int, k int, seed uint64) []Fold {
 // fewer than k+1 blocks.
 func Forward(times []float64, k int) ([]Fold, error) {
 	if k < 2 {
-		panic(fmt.Sprintf("crossval: %d forward folds", k))
+		panic(fmt.Errorf("%w: crossval: %d forward folds", ad.ErrValue, k))
 	}
 	n := len(times)
 	order := make([]int, n)

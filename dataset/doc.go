@@ -1,32 +1,9 @@
 // Package dataset provides the data of the library's regression and
-// classification tasks as float64 matrices: tables read from CSV files and the
-// synthetic tasks of the paper's finite-depth kernel machine experiments.
+// classification tasks: tables read from CSV files, encoded into float64
+// matrices; images read from IDX files or image folders; and the synthetic
+// tasks of the paper's finite-depth kernel machine experiments.
 //
 // # CSV tables
-//
-// ReadCSV and LoadCSV read a CSV file whose first row names the columns. Every
-// field is a number, except the target column of a classification task, whose
-// fields are class labels. CSVOptions says which column is the target (if any)
-// and which columns are features; the features end up in Table.X with one row
-// per sample, the target in Table.Y (regression) or Table.Labels and
-// Table.Classes (classification).
-//
-// Selecting features by name lets a model trained on one file be applied to
-// another whose columns come in a different order or which holds extra
-// columns, such as the target itself or an identifier: those are not read.
-//
-// Problems with the data are returned as *ParseError values naming the file,
-// the line and the column, for example
-//
-//	train.csv: row 7, column "x2": value is NaN
-//
-// so that a user can find and fix the offending field. Missing values, NaN and
-// infinities are rejected rather than passed on to the models.
-//
-// WriteCSV and Table.Save write CSV files atomically: an existing file is
-// either replaced whole or, on error, left untouched.
-//
-// # Tables with text and gaps
 //
 // Tables as users have them hold more than numbers: factors ("VC", "0-5yrs"),
 // TRUE and FALSE, empty cells. ReadFrame and LoadFrame read such a CSV file
@@ -52,6 +29,13 @@
 // Frame.Target reads the target of a task: the numbers of a regression, or
 // the class names of a classification, sorted as strings. Rows without a
 // target are dropped, and Target says which rows are kept.
+//
+// Problems with the data are returned as *ParseError values naming the file,
+// the line and the column, for example
+//
+//	train.csv: row 3, column "x2": value is infinite: "1e999"
+//
+// so that a user can find and fix the offending field.
 //
 // An Encoder turns the other columns into numbers for a model. FitEncoder
 // learns it from the training rows: a numeric column is copied and a boolean
@@ -79,8 +63,8 @@
 // Image32 scale one image to [0, 1] for a model, Subset copies selected
 // images, and OnePerClass draws the one-image-per-class training set of a
 // one-shot task. Headers, sizes and label counts are checked, and problems are
-// returned as *ParseError values naming the file. Batches deals out the indices
-// of a training set in minibatches, shuffled anew each epoch.
+// returned as *ParseError values naming the file.
+// (Minibatches are dealt by train.Run, which shuffles anew each epoch.)
 //
 // # Image folders
 //

@@ -12,31 +12,30 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 )
 
-func ExampleReadCSV() {
+func ExampleReadFrame() {
 	const data = `sepal length,petal length,species
 5.1,1.4,setosa
 7.0,4.7,versicolor
-6.3,6.0,virginica
-4.9,1.4,setosa
+6.3,,virginica
+4.9,1.4,
 `
-	t, err := dataset.ReadCSV(strings.NewReader(data), "flowers.csv", dataset.CSVOptions{
-		Target:   "species",
-		Classify: true,
-	})
+	f, err := dataset.ReadFrame(strings.NewReader(data), "flowers.csv")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("features %q\n", t.Features)
-	fmt.Printf("X = %v\n", mat.Formatted(t.X, mat.Prefix("    ")))
-	fmt.Printf("classes %q, labels %v\n", t.Classes, t.Labels)
+	t, err := f.Target("species", true)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("columns %q\n", f.Columns())
+	fmt.Printf("classes %q, labels %v, rows %v, dropped %d\n", t.Classes, t.Labels, t.Rows, t.Dropped)
+	length, err := f.Number(2, 1)
+	fmt.Println(length, err)
 
 	// Output:
-	// features ["sepal length" "petal length"]
-	// X = ⎡5.1  1.4⎤
-	//     ⎢  7  4.7⎥
-	//     ⎢6.3    6⎥
-	//     ⎣4.9  1.4⎦
-	// classes ["setosa" "versicolor" "virginica"], labels [0 1 2 0]
+	// columns ["sepal length" "petal length" "species"]
+	// classes ["setosa" "versicolor" "virginica"], labels [0 1 2], rows [0 1 2], dropped 1
+	// 0 flowers.csv: row 4, column "petal length": missing value
 }
 
 func ExampleFitEncoder() {
@@ -112,17 +111,21 @@ func ExampleNewFrameReader() {
 }
 
 func ExampleParseError() {
-	const data = "x1,x2,y\n0,0,-2\n0.5,NaN,-2.375\n"
-	_, err := dataset.ReadCSV(strings.NewReader(data), "train.csv", dataset.CSVOptions{Target: "y"})
+	const data = "x1,x2,y\n0,0,-2\n0.5,1e999,-2.375\n"
+	f, err := dataset.ReadFrame(strings.NewReader(data), "train.csv")
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = f.Number(1, 1)
 	fmt.Println(err)
 
 	var pe *dataset.ParseError
 	if errors.As(err, &pe) {
-		fmt.Println(pe.Row, pe.Column, errors.Is(err, dataset.ErrNaN))
+		fmt.Println(pe.Row, pe.Column, errors.Is(err, dataset.ErrInf))
 	}
 
 	// Output:
-	// train.csv: row 3, column "x2": value is NaN
+	// train.csv: row 3, column "x2": value is infinite: "1e999"
 	// 3 x2 true
 }
 

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/parametric-machines/machines/ad"
 	"golang.org/x/image/draw"
 )
 
@@ -111,7 +112,7 @@ type imageFile struct {
 // folders (ErrNoImages).
 func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	if o.Rows < 0 || o.Cols < 0 || (o.Rows == 0) != (o.Cols == 0) || !(o.Split >= 0 && o.Split < 1) {
-		panic(fmt.Sprintf("dataset: folder options %+v", o))
+		panic(fmt.Errorf("%w: dataset: folder options %+v", ad.ErrValue, o))
 	}
 	if o.Rows > MaxImagePixels/max(o.Cols, 1) {
 		return nil, fmt.Errorf("dataset: %w: resizing to %dx%d, more than %d pixels", ErrTooLarge, o.Cols, o.Rows, MaxImagePixels)

@@ -87,11 +87,11 @@ var pixelScale = func() (s [256]float64) {
 // of range or dst (if not nil) has the wrong length.
 func (im *Images) image(i, dstLen int, isNil bool) []uint8 {
 	if i < 0 || i >= im.N {
-		panic(fmt.Sprintf("dataset: image %d of %d", i, im.N))
+		panic(fmt.Errorf("%w: dataset: image %d of %d", ad.ErrShape, i, im.N))
 	}
 	size := im.ImageLen()
 	if !isNil && dstLen != size {
-		panic(fmt.Sprintf("dataset: destination of length %d for a %dx%dx%d image (channels x rows x columns)", dstLen, im.NumChannels(), im.Rows, im.Cols))
+		panic(fmt.Errorf("%w: dataset: destination of length %d for a %dx%dx%d image (channels x rows x columns)", ad.ErrShape, dstLen, im.NumChannels(), im.Rows, im.Cols))
 	}
 	return im.Pixels[i*size : (i+1)*size]
 }
@@ -138,7 +138,7 @@ func (im *Images) Subset(idx []int) *Images {
 	}
 	for k, i := range idx {
 		if i < 0 || i >= im.N {
-			panic(fmt.Sprintf("dataset: subset index %d of %d images", i, im.N))
+			panic(fmt.Errorf("%w: dataset: subset index %d of %d images", ad.ErrShape, i, im.N))
 		}
 		copy(s.Pixels[k*size:(k+1)*size], im.Pixels[i*size:(i+1)*size])
 		s.Labels[k] = im.Labels[i]
@@ -202,7 +202,7 @@ func LoadIDX(dir, split string) (*Images, error) {
 // classes, also when the last classes have no images.
 func LoadIDXClasses(dir, split string, classes int) (*Images, error) {
 	if classes < 0 {
-		panic(fmt.Sprintf("dataset: %d classes", classes))
+		panic(fmt.Errorf("%w: dataset: %d classes", ad.ErrValue, classes))
 	}
 	imagesPath, err := findIDX(dir, split+"-images-idx3-ubyte")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -89,6 +90,6 @@ func (s *Scaler) Invert(a *mat.Dense) {
 
 func (s *Scaler) check(cols int) {
 	if len(s.Mean) != cols || len(s.Scale) != cols {
-		panic(fmt.Sprintf("dataset: scaler of %d columns applied to %d", len(s.Mean), cols))
+		panic(fmt.Errorf("%w: dataset: scaler of %d columns applied to %d", ad.ErrShape, len(s.Mean), cols))
 	}
 }

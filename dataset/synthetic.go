@@ -1,9 +1,11 @@
 package dataset
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -23,7 +25,7 @@ func Polynomial(x, y float64) float64 {
 // The paper trains on n = 6. PolynomialGrid panics if n < 2.
 func PolynomialGrid(n int) (X *mat.Dense, y []float64) {
 	if n < 2 {
-		panic("dataset: grid needs at least 2 points per side")
+		panic(fmt.Errorf("%w: dataset: grid needs at least 2 points per side", ad.ErrValue))
 	}
 	X = mat.NewDense(n*n, 2, nil)
 	y = make([]float64, n*n)
@@ -47,7 +49,7 @@ func PolynomialGrid(n int) (X *mat.Dense, y []float64) {
 // n < 1.
 func NoisySine(n int, rnd *rand.Rand) (X *mat.Dense, y []float64) {
 	if n < 1 {
-		panic("dataset: no samples requested")
+		panic(fmt.Errorf("%w: dataset: no samples requested", ad.ErrValue))
 	}
 	uniform := rand.Float64
 	if rnd != nil {
@@ -74,7 +76,7 @@ func SineTruth(x float64) float64 {
 // point; n = 801 gives a step of 0.01. SineGrid panics if n < 2.
 func SineGrid(n int) (X *mat.Dense, y []float64) {
 	if n < 2 {
-		panic("dataset: grid needs at least 2 points")
+		panic(fmt.Errorf("%w: dataset: grid needs at least 2 points", ad.ErrValue))
 	}
 	X = mat.NewDense(n, 1, nil)
 	y = make([]float64, n)
@@ -105,7 +107,7 @@ func Friedman1Truth(x []float64) float64 {
 // panics if n < 1.
 func Friedman1(n int, rnd *rand.Rand) (X *mat.Dense, y []float64) {
 	if n < 1 {
-		panic("dataset: no samples requested")
+		panic(fmt.Errorf("%w: dataset: no samples requested", ad.ErrValue))
 	}
 	uniform, normal := rand.Float64, rand.NormFloat64
 	if rnd != nil {

@@ -1,8 +1,10 @@
 package finite
 
 import (
+	"fmt"
 	"unsafe"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/internal/matmul"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -125,7 +127,7 @@ func retype[U, T Float](x []T) []U {
 	var u U
 	var t T
 	if unsafe.Sizeof(u) != unsafe.Sizeof(t) {
-		panic("finite: retyping between floats of different widths")
+		panic(fmt.Errorf("%w: finite: retyping between floats of different widths", ad.ErrValue))
 	}
 	return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
 }

@@ -265,11 +265,11 @@ func (m *Machine[T]) apply(g *ad.Graph[T], w, scale, y0, z0 *ad.Node[T]) *ad.Nod
 		want = "[samples, channels, positions...]"
 	}
 	if len(shape) < 2 {
-		panic(fmt.Sprintf("%v: %s machine given y0 of shape %v, want %s", ErrShape, m.kind, shape, want))
+		panic(fmt.Errorf("%w: %s machine given y0 of shape %v, want %s", ad.ErrShape, m.kind, shape, want))
 	}
 	s, err := m.NewSolver(shape[2:]...)
 	if err != nil {
-		panic(fmt.Sprintf("%v (y0 of shape %v, want %s)", err, shape, want))
+		panic(fmt.Errorf("%w: %v (y0 of shape %v, want %s)", ad.ErrShape, err, shape, want))
 	}
 	for _, in := range []struct {
 		name string
@@ -280,8 +280,7 @@ func (m *Machine[T]) apply(g *ad.Graph[T], w, scale, y0, z0 *ad.Node[T]) *ad.Nod
 		}
 		sh := in.x.Value.Shape
 		if len(sh) != len(shape) || sh[0] != shape[0] || !slices.Equal(sh[2:], shape[2:]) || sh[0] < 1 || sh[1] < 1 || sh[1] > m.Size() {
-			panic(fmt.Sprintf("%v: %s machine with %d channels given %s of shape %v (y0 %v), want %s with 1 to %d channels",
-				ErrShape, m.kind, m.Size(), in.name, sh, shape, want, m.Size()))
+			panic(fmt.Errorf("%w: %s machine with %d channels given %s of shape %v (y0 %v), want %s with 1 to %d channels", ad.ErrShape, m.kind, m.Size(), in.name, sh, shape, want, m.Size()))
 		}
 	}
 	if w == nil || !slices.Equal(w.Value.Shape, m.WeightShape()) {
@@ -289,7 +288,7 @@ func (m *Machine[T]) apply(g *ad.Graph[T], w, scale, y0, z0 *ad.Node[T]) *ad.Nod
 		if w != nil {
 			got = w.Value.Shape
 		}
-		panic(fmt.Sprintf("%v: %s machine with dims %v given a weight of shape %v, want %v", ErrShape, m.kind, m.dims, got, m.WeightShape()))
+		panic(fmt.Errorf("%w: %s machine with dims %v given a weight of shape %v, want %v", ad.ErrShape, m.kind, m.dims, got, m.WeightShape()))
 	}
 	if scale != nil {
 		if err := s.CheckScale(scale.Value.Shape); err != nil {

@@ -149,10 +149,10 @@ func (s *Solver[T]) Forward(y0, z0 *ad.Tensor[T]) (y, z *ad.Tensor[T]) {
 
 func (s *Solver[T]) mustFit(name string, t *ad.Tensor[T], n int) {
 	if err := s.CheckInput(t.Shape); err != nil {
-		panic(fmt.Sprintf("%v (%s)", err, name))
+		panic(fmt.Errorf("%w (%s)", err, name))
 	}
 	if n >= 0 && t.Shape[1] != n {
-		panic(fmt.Sprintf("%v: %s has %d columns, y0 has %d", ErrShape, name, t.Shape[1], n))
+		panic(fmt.Errorf("%w: %s has %d columns, y0 has %d", ad.ErrShape, name, t.Shape[1], n))
 	}
 }
 
@@ -214,24 +214,24 @@ func (s *Solver[T]) forward(w, scale []T, y0, z0 *ad.Tensor[T]) {
 // nil.
 func (s *Solver[T]) Backward(dy, dz, dW, dScale *ad.Tensor[T]) (dy0, dz0 *ad.Tensor[T]) {
 	if !s.forwarded {
-		panic("finite: Backward before Forward")
+		panic(fmt.Errorf("%w: finite: Backward before Forward", ad.ErrState))
 	}
 	var gw, gs []T
 	if dW != nil {
 		if len(dW.Data) != len(s.lastW) {
-			panic(fmt.Sprintf("%v: weight gradient of shape %v, want %v", ErrShape, dW.Shape, s.m.WeightShape()))
+			panic(fmt.Errorf("%w: weight gradient of shape %v, want %v", ad.ErrShape, dW.Shape, s.m.WeightShape()))
 		}
 		gw = dW.Data
 	}
 	if dScale != nil {
 		if len(dScale.Data) != len(s.lastScale) {
-			panic(fmt.Sprintf("%v: scaling gradient of shape %v for a scaling of %d values", ErrShape, dScale.Shape, len(s.lastScale)))
+			panic(fmt.Errorf("%w: scaling gradient of shape %v for a scaling of %d values", ad.ErrShape, dScale.Shape, len(s.lastScale)))
 		}
 		gs = dScale.Data
 	}
 	for _, t := range []*ad.Tensor[T]{dy, dz} {
 		if t != nil && (len(t.Shape) != 2 || t.Shape[0] != s.p.d || t.Shape[1] != s.n) {
-			panic(fmt.Sprintf("%v: cotangent of shape %v, want [%d %d]", ErrShape, t.Shape, s.p.d, s.n))
+			panic(fmt.Errorf("%w: cotangent of shape %v, want [%d %d]", ad.ErrShape, t.Shape, s.p.d, s.n))
 		}
 	}
 	s.backward(dy, dz, gw, gs)

@@ -3,6 +3,8 @@ package ode
 import (
 	"errors"
 	"fmt"
+
+	"github.com/parametric-machines/machines/ad"
 )
 
 // GradMethod selects how Solution.Gradient differentiates a solve.
@@ -51,17 +53,17 @@ func (m GradMethod) String() string {
 func (sol *Solution) Gradient(dy0, dp, dY []float64, m GradMethod) error {
 	ps, ok := sol.sys.(ParamSystem)
 	if !ok {
-		panic(fmt.Sprintf("ode: Gradient needs a ParamSystem, have %T", sol.sys))
+		panic(fmt.Errorf("%w: ode: Gradient needs a ParamSystem, have %T", ad.ErrValue, sol.sys))
 	}
 	n, np := sol.n, ps.NumParams()
 	if len(dY) != len(sol.Y) {
-		panic(fmt.Sprintf("ode: len(dY) = %d, want %d (%d output times × dimension %d)", len(dY), len(sol.Y), len(sol.T), n))
+		panic(fmt.Errorf("%w: ode: len(dY) = %d, want %d (%d output times × dimension %d)", ad.ErrShape, len(dY), len(sol.Y), len(sol.T), n))
 	}
 	if dy0 != nil && len(dy0) != n {
-		panic(fmt.Sprintf("ode: len(dy0) = %d, want %d", len(dy0), n))
+		panic(fmt.Errorf("%w: ode: len(dy0) = %d, want %d", ad.ErrShape, len(dy0), n))
 	}
 	if dp != nil && len(dp) != np {
-		panic(fmt.Sprintf("ode: len(dp) = %d, want NumParams = %d", len(dp), np))
+		panic(fmt.Errorf("%w: ode: len(dp) = %d, want NumParams = %d", ad.ErrShape, len(dp), np))
 	}
 	gy, gp := dy0, dp
 	if gy == nil {
@@ -73,14 +75,14 @@ func (sol *Solution) Gradient(dy0, dp, dY []float64, m GradMethod) error {
 	switch m {
 	case Backprop:
 		if sol.stepT == nil {
-			panic("ode: the Backprop gradient needs the steps, which Settings.DropSteps discarded")
+			panic(fmt.Errorf("%w: ode: the Backprop gradient needs the steps, which Settings.DropSteps discarded", ad.ErrValue))
 		}
 		sol.backprop(gy, gp, dY, ps)
 		return nil
 	case Adjoint:
 		return sol.adjoint(gy, gp, dY, ps)
 	}
-	panic(fmt.Sprintf("ode: unknown gradient method %v", m))
+	panic(fmt.Errorf("%w: ode: unknown gradient method %v", ad.ErrName, m))
 }
 
 // backprop runs reverse mode through the recorded steps. For a step

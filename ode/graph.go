@@ -38,7 +38,7 @@ type GraphSystem struct {
 // or if the node returned does not have n elements.
 func NewGraphSystem(n int, theta []float64, build func(g *ad.Graph[float64], t, y, theta *ad.Node[float64]) *ad.Node[float64]) *GraphSystem {
 	if n < 1 {
-		panic(fmt.Sprintf("ode: graph system of dimension %d, want at least 1", n))
+		panic(fmt.Errorf("%w: ode: graph system of dimension %d, want at least 1", ad.ErrShape, n))
 	}
 	s := &GraphSystem{n: n, numParams: len(theta)}
 	s.t = s.g.Input(ad.NewTensor[float64](1, 1))
@@ -46,7 +46,7 @@ func NewGraphSystem(n int, theta []float64, build func(g *ad.Graph[float64], t, 
 	s.theta = s.g.Param(ad.View(theta, len(theta), 1), nil)
 	s.f = build(&s.g, s.t, s.y, s.theta)
 	if s.f.Value.Len() != n {
-		panic(fmt.Sprintf("ode: the right-hand side has shape %v, want %d elements", s.f.Value.Shape, n))
+		panic(fmt.Errorf("%w: ode: the right-hand side has shape %v, want %d elements", ad.ErrShape, s.f.Value.Shape, n))
 	}
 	return s
 }
@@ -74,7 +74,7 @@ func (s *GraphSystem) VJP(dy, dp []float64, t float64, y, v []float64) {
 
 func (s *GraphSystem) forward(t float64, y []float64) {
 	if len(y) != s.n {
-		panic(fmt.Sprintf("ode: state of length %d for a graph system of dimension %d", len(y), s.n))
+		panic(fmt.Errorf("%w: ode: state of length %d for a graph system of dimension %d", ad.ErrShape, len(y), s.n))
 	}
 	s.t.Value.Data[0] = t
 	copy(s.y.Value.Data, y)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/internal/testutil"
-	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
@@ -252,18 +251,7 @@ func TestGraphSystemGradient(t *testing.T) {
 				}
 				return loss(sol.Y)
 			}
-			want := fd.Gradient(nil, f, append([]float64(nil), x0...), &fd.Settings{Formula: fd.Central, Step: 1e-5})
-			got := append(dy0, dp...)
-			var worst float64
-			for i := range got {
-				worst = max(worst, math.Abs(got[i]-want[i])/max(1, math.Abs(want[i])))
-			}
-			t.Logf("largest difference from finite differences %.2g", worst)
-			for i := range got {
-				if !scalar.EqualWithinAbsOrRel(got[i], want[i], tc.tol, tc.tol) {
-					t.Errorf("gradient[%d] = %.10g, finite differences %.10g", i, got[i], want[i])
-				}
-			}
+			testutil.CheckGradient(t, append(dy0, dp...), f, x0, tc.tol)
 		})
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/internal/testutil"
-	"gonum.org/v1/gonum/diff/fd"
-	"gonum.org/v1/gonum/floats/scalar"
 )
 
 func linspace(a, b float64, n int) []float64 {
@@ -369,18 +367,7 @@ func TestGradient(t *testing.T) {
 				return loss(sol.Y)
 			}
 			x := append(append([]float64(nil), y0...), p0...)
-			want := fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: 1e-5})
-			got := append(dy0, dp...)
-			var worst float64
-			for i := range got {
-				worst = max(worst, math.Abs(got[i]-want[i])/max(1, math.Abs(want[i])))
-			}
-			t.Logf("largest difference from finite differences %.2g", worst)
-			for i := range got {
-				if !scalar.EqualWithinAbsOrRel(got[i], want[i], tc.tol, tc.tol) {
-					t.Errorf("gradient[%d] = %.10g, finite differences %.10g", i, got[i], want[i])
-				}
-			}
+			testutil.CheckGradient(t, append(dy0, dp...), f, x, tc.tol)
 		})
 	}
 }

@@ -3,6 +3,8 @@ package ode
 import (
 	"fmt"
 	"math"
+
+	"github.com/parametric-machines/machines/ad"
 )
 
 // Defaults used for the zero fields of Settings.
@@ -56,11 +58,11 @@ func (s *Settings) values() values {
 		x    float64
 	}{{"RTol", s.RTol}, {"ATol", s.ATol}, {"H0", s.H0}, {"MinStep", s.MinStep}} {
 		if f.x < 0 || math.IsNaN(f.x) || math.IsInf(f.x, 0) {
-			panic(fmt.Sprintf("ode: invalid %s %v, want a finite value >= 0", f.name, f.x))
+			panic(fmt.Errorf("%w: ode: invalid %s %v, want a finite value >= 0", ad.ErrValue, f.name, f.x))
 		}
 	}
 	if s.MaxSteps < 0 {
-		panic(fmt.Sprintf("ode: negative MaxSteps %d", s.MaxSteps))
+		panic(fmt.Errorf("%w: ode: negative MaxSteps %d", ad.ErrValue, s.MaxSteps))
 	}
 	if s.RTol > 0 {
 		v.rtol = s.RTol

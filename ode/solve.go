@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/parametric-machines/machines/ad"
 )
 
 // Solution is the result of a solve: the states at the output times and,
@@ -107,20 +109,20 @@ func solve(sys System, y0, ts []float64, s *Settings, tab *tableau, adaptive boo
 // checkProblem panics unless y0 has length n and ts is a valid grid.
 func checkProblem(n int, y0, ts []float64) {
 	if n < 1 {
-		panic(fmt.Sprintf("ode: system dimension %d, want at least 1", n))
+		panic(fmt.Errorf("%w: ode: system dimension %d, want at least 1", ad.ErrShape, n))
 	}
 	if len(y0) != n {
-		panic(fmt.Sprintf("ode: len(y0) = %d, want the system dimension %d", len(y0), n))
+		panic(fmt.Errorf("%w: ode: len(y0) = %d, want the system dimension %d", ad.ErrShape, len(y0), n))
 	}
 	if len(ts) < 2 {
-		panic(fmt.Sprintf("ode: %d output times, want at least 2 (start and end)", len(ts)))
+		panic(fmt.Errorf("%w: ode: %d output times, want at least 2 (start and end)", ad.ErrShape, len(ts)))
 	}
 	for i, t := range ts {
 		if math.IsNaN(t) || math.IsInf(t, 0) {
-			panic(fmt.Sprintf("ode: output time ts[%d] = %v is not finite", i, t))
+			panic(fmt.Errorf("%w: ode: output time ts[%d] = %v is not finite", ad.ErrValue, i, t))
 		}
 		if i > 0 && t <= ts[i-1] {
-			panic(fmt.Sprintf("ode: output times not strictly increasing: ts[%d] = %v <= ts[%d] = %v", i, t, i-1, ts[i-1]))
+			panic(fmt.Errorf("%w: ode: output times not strictly increasing: ts[%d] = %v <= ts[%d] = %v", ad.ErrValue, i, t, i-1, ts[i-1]))
 		}
 	}
 }
@@ -134,16 +136,16 @@ func checkProblem(n int, y0, ts []float64) {
 // dropped.
 func (sol *Solution) At(dst []float64, t float64) []float64 {
 	if sol.stepT == nil {
-		panic("ode: At needs the steps, which Settings.DropSteps discarded")
+		panic(fmt.Errorf("%w: ode: At needs the steps, which Settings.DropSteps discarded", ad.ErrValue))
 	}
 	if !(t >= sol.T[0] && t <= sol.T[len(sol.T)-1]) {
-		panic(fmt.Sprintf("ode: At(%v) outside the solved interval [%v, %v]", t, sol.T[0], sol.T[len(sol.T)-1]))
+		panic(fmt.Errorf("%w: ode: At(%v) outside the solved interval [%v, %v]", ad.ErrShape, t, sol.T[0], sol.T[len(sol.T)-1]))
 	}
 	n := sol.n
 	if dst == nil {
 		dst = make([]float64, n)
 	} else if len(dst) != n {
-		panic(fmt.Sprintf("ode: len(dst) = %d, want %d", len(dst), n))
+		panic(fmt.Errorf("%w: ode: len(dst) = %d, want %d", ad.ErrShape, len(dst), n))
 	}
 	i := sort.SearchFloat64s(sol.stepT, t)
 	if sol.stepT[i] == t {

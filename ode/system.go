@@ -1,6 +1,10 @@
 package ode
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/parametric-machines/machines/ad"
+)
 
 // System is the right-hand side of y' = f(t, y) for a state in ℝⁿ.
 type System interface {
@@ -79,7 +83,7 @@ func (b *Batch) NumParams() int {
 func (b *Batch) VJP(dy, dp []float64, t float64, y, v []float64) {
 	ps, ok := b.System.(ParamSystem)
 	if !ok {
-		panic(fmt.Sprintf("ode: Batch of %T, which is not a ParamSystem", b.System))
+		panic(fmt.Errorf("%w: ode: Batch of %T, which is not a ParamSystem", ad.ErrValue, b.System))
 	}
 	d, np := ps.Dim(), ps.NumParams()
 	if cap(b.dp) < np {

@@ -322,7 +322,6 @@ func (b *builder) matMulT(elem onnxpb.TensorProto_DataType, x string, w []float6
 	return b.op("MatMul", []string{x, b.reals(elem, []int64{int64(cols), int64(rows)}, wt)})
 }
 
-
 // each applies the pointwise kind to each source.
 func (p *hgPass[T]) each(kind string, x []string, tgt [][]int) []string {
 	b := p.b

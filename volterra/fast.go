@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/ode"
 )
 
@@ -31,7 +32,7 @@ type fastSystem struct {
 
 func newFastSystem(eq *SeparableEquation) *fastSystem {
 	if eq.Kernel == nil {
-		panic("volterra: nil Kernel")
+		panic(fmt.Errorf("%w: volterra: nil Kernel", ad.ErrNil))
 	}
 	k := eq.Kernel
 	checkSeparable(k)
@@ -78,7 +79,7 @@ func (f *fastSystem) NumParams() int { return f.np + f.nq }
 // kernel parameters (through Φ and C) and those of ψ.
 func (f *fastSystem) VJP(dz, dp []float64, t float64, z, w []float64) {
 	if f.pk == nil {
-		panic(fmt.Sprintf("volterra: gradient through %T, which is not a ParamSeparable", f.k))
+		panic(fmt.Errorf("%w: volterra: gradient through %T, which is not a ParamSeparable", ad.ErrValue, f.k))
 	}
 	f.state(t, z)
 	clear(dp)
@@ -140,7 +141,7 @@ func SolveSeparable(eq *SeparableEquation, steps int, s *Settings) (*Solution, e
 	sol := &Solution{T: ts, n: n, sep: eq}
 	var odeSettings *ode.Settings
 	if s != nil {
-		s.values()
+		s.bounds()
 		sol.settings = *s
 		odeSettings = s.ODE
 	}

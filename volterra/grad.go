@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/ode"
 )
 
@@ -27,7 +28,7 @@ import (
 // contract and the errors of the ODE solver for the adjoint method.
 func (sol *Solution) Gradient(dpsi, dp, du []float64) error {
 	if len(du) != len(sol.U) {
-		panic(fmt.Sprintf("volterra: len(du) = %d, want %d (%d grid points × dimension %d)", len(du), len(sol.U), len(sol.T), sol.n))
+		panic(fmt.Errorf("%w: volterra: len(du) = %d, want %d (%d grid points × dimension %d)", ad.ErrShape, len(du), len(sol.U), len(sol.T), sol.n))
 	}
 	var psi Forcing
 	var kernel any
@@ -40,27 +41,27 @@ func (sol *Solution) Gradient(dpsi, dp, du []float64) error {
 	if pp, ok := psi.(ParamForcing); ok {
 		nq = pp.NumParams()
 	} else if dpsi != nil {
-		panic(fmt.Sprintf("volterra: gradient with respect to the free term %T, which is not a ParamForcing", psi))
+		panic(fmt.Errorf("%w: volterra: gradient with respect to the free term %T, which is not a ParamForcing", ad.ErrValue, psi))
 	}
 	var np int
 	if sol.eq != nil {
 		pk, ok := kernel.(ParamKernel)
 		if !ok {
-			panic(fmt.Sprintf("volterra: gradient through %T, which is not a ParamKernel", kernel))
+			panic(fmt.Errorf("%w: volterra: gradient through %T, which is not a ParamKernel", ad.ErrValue, kernel))
 		}
 		np = pk.NumParams()
 	} else {
 		pk, ok := kernel.(ParamSeparable)
 		if !ok {
-			panic(fmt.Sprintf("volterra: gradient through %T, which is not a ParamSeparable", kernel))
+			panic(fmt.Errorf("%w: volterra: gradient through %T, which is not a ParamSeparable", ad.ErrValue, kernel))
 		}
 		np = pk.NumParams()
 	}
 	if dpsi != nil && len(dpsi) != nq {
-		panic(fmt.Sprintf("volterra: len(dpsi) = %d, want the %d parameters of the free term", len(dpsi), nq))
+		panic(fmt.Errorf("%w: volterra: len(dpsi) = %d, want the %d parameters of the free term", ad.ErrShape, len(dpsi), nq))
 	}
 	if dp != nil && len(dp) != np {
-		panic(fmt.Sprintf("volterra: len(dp) = %d, want the %d parameters of the kernel", len(dp), np))
+		panic(fmt.Errorf("%w: volterra: len(dp) = %d, want the %d parameters of the kernel", ad.ErrShape, len(dp), np))
 	}
 	gq, gp := dpsi, dp
 	if gq == nil {
@@ -93,7 +94,7 @@ func (sol *Solution) generalGradient(gq, gp, du []float64) error {
 	}
 	n, ts, U := sol.n, sol.T, sol.U
 	h := ts[1] - ts[0]
-	tol, maxIter := sol.settings.values()
+	tol, maxIter := sol.settings.bounds()
 	b := append([]float64(nil), du...)
 	lam := make([]float64, n)
 	next := make([]float64, n)

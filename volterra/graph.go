@@ -29,7 +29,7 @@ type GraphKernel struct {
 // returned does not have n elements.
 func NewGraphKernel(n int, theta []float64, build func(g *ad.Graph[float64], t, s, u, theta *ad.Node[float64]) *ad.Node[float64]) *GraphKernel {
 	if n < 1 {
-		panic(fmt.Sprintf("volterra: graph kernel of dimension %d, want at least 1", n))
+		panic(fmt.Errorf("%w: volterra: graph kernel of dimension %d, want at least 1", ad.ErrShape, n))
 	}
 	k := &GraphKernel{n: n}
 	k.f.record(n, 2, theta, n, "kernel", func(g *ad.Graph[float64], times []*ad.Node[float64], u, theta *ad.Node[float64]) *ad.Node[float64] {
@@ -164,7 +164,7 @@ func (r *recorded) record(n, nt int, theta []float64, size int, what string, f f
 	r.theta = r.g.Param(ad.View(theta, len(theta), 1), nil)
 	r.out = f(&r.g, r.times, r.x, r.theta)
 	if r.out.Value.Len() != size {
-		panic(fmt.Sprintf("volterra: %s of shape %v, want %d elements", what, r.out.Value.Shape, size))
+		panic(fmt.Errorf("%w: volterra: %s of shape %v, want %d elements", ad.ErrShape, what, r.out.Value.Shape, size))
 	}
 }
 
@@ -172,7 +172,7 @@ func (r *recorded) record(n, nt int, theta []float64, size int, what string, f f
 func (r *recorded) forward(x []float64, times ...float64) {
 	if r.x != nil {
 		if len(x) != r.x.Value.Len() {
-			panic(fmt.Sprintf("volterra: state of length %d for a graph kernel of dimension %d", len(x), r.x.Value.Len()))
+			panic(fmt.Errorf("%w: volterra: state of length %d for a graph kernel of dimension %d", ad.ErrShape, len(x), r.x.Value.Len()))
 		}
 		copy(r.x.Value.Data, x)
 	}

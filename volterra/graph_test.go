@@ -9,7 +9,6 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/ode"
-	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
@@ -318,7 +317,7 @@ func TestGraphGradient(t *testing.T) {
 				t.Fatal(err)
 			}
 			p0 := append([]float64(nil), p...)
-			want := fd.Gradient(nil, func(x []float64) float64 {
+			f := func(x []float64) float64 {
 				copy(p, x)
 				defer copy(p, p0)
 				sol, err := solve()
@@ -326,17 +325,8 @@ func TestGraphGradient(t *testing.T) {
 					t.Fatal(err)
 				}
 				return loss(sol.U, n)
-			}, append([]float64(nil), p0...), &fd.Settings{Formula: fd.Central, Step: 1e-5})
-			var worst float64
-			for i := range dp {
-				worst = max(worst, math.Abs(dp[i]-want[i])/max(1, math.Abs(want[i])))
 			}
-			t.Logf("largest difference from finite differences %.2g", worst)
-			for i := range dp {
-				if !scalar.EqualWithinAbsOrRel(dp[i], want[i], tc.tol, tc.tol) {
-					t.Errorf("dL/dθ[%d] = %.10g, finite differences %.10g", i, dp[i], want[i])
-				}
-			}
+			testutil.CheckGradient(t, dp, f, p0, tc.tol)
 		})
 	}
 }

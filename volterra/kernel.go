@@ -3,6 +3,7 @@ package volterra
 import (
 	"fmt"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/ode"
 )
 
@@ -172,16 +173,16 @@ func coefLen(k Separable) int {
 func checkSeparable(k Separable) {
 	n, m, d := k.Dim(), k.Terms(), k.TermDim()
 	if n < 1 || m < 1 || d < 1 {
-		panic(fmt.Sprintf("volterra: separable kernel with Dim %d, Terms %d, TermDim %d; want all at least 1", n, m, d))
+		panic(fmt.Errorf("%w: volterra: separable kernel with Dim %d, Terms %d, TermDim %d; want all at least 1", ad.ErrValue, n, m, d))
 	}
 	switch k.Product() {
 	case MatVec:
 	case Elementwise:
 		if d != n {
-			panic(fmt.Sprintf("volterra: elementwise product with TermDim %d, want Dim %d", d, n))
+			panic(fmt.Errorf("%w: volterra: elementwise product with TermDim %d, want Dim %d", ad.ErrValue, d, n))
 		}
 	default:
-		panic(fmt.Sprintf("volterra: unknown product %v", k.Product()))
+		panic(fmt.Errorf("%w: volterra: unknown product %v", ad.ErrName, k.Product()))
 	}
 }
 
@@ -318,7 +319,7 @@ func (k *SeparableKernel) NumParams() int {
 func (k *SeparableKernel) VJP(du, dp []float64, t, s float64, u, w []float64) {
 	ps, ok := k.Separable.(ParamSeparable)
 	if !ok {
-		panic(fmt.Sprintf("volterra: gradient through %T, which is not a ParamSeparable", k.Separable))
+		panic(fmt.Errorf("%w: volterra: gradient through %T, which is not a ParamSeparable", ad.ErrValue, k.Separable))
 	}
 	c := k.coef(t)
 	prod := ps.Product()
@@ -382,7 +383,7 @@ func (k NeuralODE) NumParams() int {
 func (k NeuralODE) PhiVJP(dv, dp []float64, s float64, v, w []float64) {
 	ps, ok := k.F.(ode.ParamSystem)
 	if !ok {
-		panic(fmt.Sprintf("volterra: gradient through %T, which is not an ode.ParamSystem", k.F))
+		panic(fmt.Errorf("%w: volterra: gradient through %T, which is not an ode.ParamSystem", ad.ErrValue, k.F))
 	}
 	ps.VJP(dv, dp, s, v, w)
 }

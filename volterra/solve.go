@@ -4,26 +4,18 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/parametric-machines/machines"
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/ode"
 )
 
-// Defaults used for the zero fields of Settings.
-const (
-	DefaultTol     = 1e-12
-	DefaultMaxIter = 100
-)
-
-// Settings controls the solvers. The zero value, like a nil *Settings,
-// selects the defaults.
 type Settings struct {
-	// Tol is the tolerance of the fixed-point iterations of Solve (and of
-	// its gradient): an iteration stops at the first update whose largest
-	// entry in absolute value is at most Tol·max(1, |u|_max). Zero means
-	// DefaultTol.
-	Tol float64
-	// MaxIter bounds the iterations per grid point. Zero means
-	// DefaultMaxIter.
-	MaxIter int
+	// Settings bounds the fixed-point iteration of Solve (and of its
+	// gradient) at each grid point, u = r + (h/2)·φ(t, t, u): a stable
+	// state of the paper's kind, with machines.Iterate's tolerance rule
+	// and defaults. An iteration whose update grows twice in a row stops
+	// early with a *ContractionError.
+	machines.Settings
 	// ODE selects the integrator of SolveSeparable: nil for RK4 with one
 	// step per grid interval, otherwise Dormand–Prince with these
 	// settings (its steps end on the grid points).
@@ -34,24 +26,13 @@ type Settings struct {
 	Grad ode.GradMethod
 }
 
-func (s *Settings) values() (tol float64, maxIter int) {
-	tol, maxIter = DefaultTol, DefaultMaxIter
+// bounds returns the grid points' iteration bounds; a nil s means the
+// defaults.
+func (s *Settings) bounds() (tol float64, maxIter int) {
 	if s == nil {
-		return tol, maxIter
+		return (*machines.Settings)(nil).Bounds()
 	}
-	if s.Tol < 0 || math.IsNaN(s.Tol) {
-		panic(fmt.Sprintf("volterra: invalid tolerance %v, want >= 0", s.Tol))
-	}
-	if s.MaxIter < 0 {
-		panic(fmt.Sprintf("volterra: negative MaxIter %d", s.MaxIter))
-	}
-	if s.Tol > 0 {
-		tol = s.Tol
-	}
-	if s.MaxIter > 0 {
-		maxIter = s.MaxIter
-	}
-	return tol, maxIter
+	return s.Settings.Bounds()
 }
 
 // ContractionError reports a fixed-point iteration of Solve that did not
@@ -120,7 +101,7 @@ type SeparableEquation struct {
 // batchSize returns the effective batch size, panicking if it is negative.
 func batchSize(b int) int {
 	if b < 0 {
-		panic(fmt.Sprintf("volterra: negative Batch %d", b))
+		panic(fmt.Errorf("%w: volterra: negative Batch %d", ad.ErrValue, b))
 	}
 	return max(b, 1)
 }
@@ -191,10 +172,10 @@ func (sol *Solution) Dim() int { return sol.n }
 // on an invalid one.
 func grid(t0, t1 float64, steps int) []float64 {
 	if math.IsNaN(t0) || math.IsNaN(t1) || math.IsInf(t0, 0) || math.IsInf(t1, 0) || t0 >= t1 {
-		panic(fmt.Sprintf("volterra: interval [%v, %v], want finite T0 < T", t0, t1))
+		panic(fmt.Errorf("%w: volterra: interval [%v, %v], want finite T0 < T", ad.ErrValue, t0, t1))
 	}
 	if steps < 1 {
-		panic(fmt.Sprintf("volterra: %d steps, want at least 1", steps))
+		panic(fmt.Errorf("%w: volterra: %d steps, want at least 1", ad.ErrShape, steps))
 	}
 	ts := make([]float64, steps+1)
 	h := (t1 - t0) / float64(steps)
@@ -208,10 +189,10 @@ func grid(t0, t1 float64, steps int) []float64 {
 // checkPsi panics if psi is missing or a Const of the wrong length.
 func checkPsi(psi Forcing, n int) {
 	if psi == nil {
-		panic("volterra: nil Psi")
+		panic(fmt.Errorf("%w: volterra: nil Psi", ad.ErrNil))
 	}
 	if c, ok := psi.(Const); ok && len(c) != n {
-		panic(fmt.Sprintf("volterra: Const free term of length %d, want the dimension %d (times the batch size)", len(c), n))
+		panic(fmt.Errorf("%w: volterra: Const free term of length %d, want the dimension %d (times the batch size)", ad.ErrShape, len(c), n))
 	}
 }
 
@@ -239,10 +220,10 @@ type resetter interface{ Reset() }
 func Solve(eq *Equation, steps int, s *Settings) (*Solution, error) {
 	ts := grid(eq.T0, eq.T, steps)
 	if eq.Kernel == nil {
-		panic("volterra: nil Kernel")
+		panic(fmt.Errorf("%w: volterra: nil Kernel", ad.ErrNil))
 	}
 	if n := eq.Kernel.Dim(); n < 1 {
-		panic(fmt.Sprintf("volterra: kernel dimension %d, want at least 1", n))
+		panic(fmt.Errorf("%w: volterra: kernel dimension %d, want at least 1", ad.ErrShape, n))
 	}
 	k := eq.Kernel
 	if b := batchSize(eq.Batch); b > 1 {
@@ -250,7 +231,7 @@ func Solve(eq *Equation, steps int, s *Settings) (*Solution, error) {
 	}
 	n := k.Dim()
 	checkPsi(eq.Psi, n)
-	tol, maxIter := s.values()
+	tol, maxIter := s.bounds()
 	if r, ok := k.(resetter); ok {
 		r.Reset()
 	}

@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines"
 	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/ode"
-	"gonum.org/v1/gonum/diff/fd"
-	"gonum.org/v1/gonum/floats/scalar"
 )
 
 // sepFunc is a Separable kernel made of functions.
@@ -350,18 +349,7 @@ func TestGradient(t *testing.T) {
 				}
 				return loss(sol.U, n)
 			}
-			want := fd.Gradient(nil, f, append([]float64(nil), x0...), &fd.Settings{Formula: fd.Central, Step: 1e-5})
-			got := append(dq, dp...)
-			var worst float64
-			for i := range got {
-				worst = max(worst, math.Abs(got[i]-want[i])/max(1, math.Abs(want[i])))
-			}
-			t.Logf("largest difference from finite differences %.2g", worst)
-			for i := range got {
-				if !scalar.EqualWithinAbsOrRel(got[i], want[i], tc.tol, tc.tol) {
-					t.Errorf("gradient[%d] = %.10g, finite differences %.10g", i, got[i], want[i])
-				}
-			}
+			testutil.CheckGradient(t, append(dq, dp...), f, x0, tc.tol)
 		})
 	}
 }
@@ -452,7 +440,7 @@ func TestErrors(t *testing.T) {
 			return errors.As(err, &e) && math.Abs(e.T-0.1) < 1e-12 && !e.Gradient
 		}},
 		{"max iterations", func() (*Solution, error) {
-			return Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: stiff}, 60, &Settings{MaxIter: 3})
+			return Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: stiff}, 60, &Settings{Settings: machines.Settings{MaxIter: 3}})
 		}, func(err error) bool {
 			var e *ContractionError
 			return errors.As(err, &e) && e.Iterations == 3
@@ -506,9 +494,11 @@ func TestPanics(t *testing.T) {
 		{"T0 = T", func() { Solve(&Equation{T0: 1, T: 1, Psi: Const{1}, Kernel: one}, 10, nil) }, "want finite T0 < T"},
 		{"T0 > T", func() { SolveSeparable(&SeparableEquation{T0: 2, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, nil) }, "want finite T0 < T"},
 		{"no steps", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 0, nil) }, "want at least 1"},
-		{"negative tol", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 10, &Settings{Tol: -1}) }, "invalid tolerance"},
+		{"negative tol", func() {
+			Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 10, &Settings{Settings: machines.Settings{Tol: -1}})
+		}, "invalid tolerance"},
 		{"negative MaxIter", func() {
-			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, &Settings{MaxIter: -1})
+			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, &Settings{Settings: machines.Settings{MaxIter: -1}})
 		}, "negative MaxIter"},
 		{"negative ODE tol", func() {
 			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, &Settings{ODE: &ode.Settings{RTol: -1}})

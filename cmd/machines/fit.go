@@ -16,201 +16,263 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// runFit is the fit command. It is long because it reads, checks and
-// fits in the order a user's errors should be reported; the learner's
-// flags, the targets and the model's record have functions of their own.
+// fitFlags are the fit command's flags, as parsed.
+type fitFlags struct {
+	fs                                       *flag.FlagSet
+	set                                      map[string]bool
+	data, sep, target, task, ignore, id      *string
+	dims, kernelName, targetScale, modelPath *string
+	bandwidth, cost                          *float64
+	folds, anchors, iters, starts            *int
+	standardize                              *bool
+	seed                                     *uint64
+	learner                                  *learnerFlags
+}
+
+// fitRun is what fit learns from its flags and its data before fitting.
+type fitRun struct {
+	names    []string // the target columns
+	classify bool
+	comb     kernel.Combine
+	scale    kernel.TargetScale
+	dims     []int
+	outputs  int
+	f        *dataset.Frame
+	t        *dataset.Target
+	features []string
+	enc      *dataset.Encoder
+	x        *mat.Dense
+}
+
+// runFit is the fit command: it parses and checks its flags, reads and
+// checks the data, fits and reports, in the order a user's errors should
+// be reported.
 func runFit(args []string, stdout, stderr io.Writer) error {
+	fl := newFitFlags()
+	if err := parseFlags(fl.fs, args, stderr); err != nil {
+		return err
+	}
+	if err := requireFlags(fl.fs, "data", "target", "model"); err != nil {
+		return err
+	}
+	fl.set = setFlags(fl.fs)
+	run, err := fl.check()
+	if err != nil {
+		return err
+	}
+	limitHeap()
+	if err := run.read(fl, stderr); err != nil {
+		return err
+	}
+	s, err := run.settings(fl, stderr)
+	if err != nil {
+		return err
+	}
+	m, res, err := run.fit(fl, s)
+	if err != nil {
+		return err
+	}
+	return run.report(fl, m, res, stdout)
+}
+
+func newFitFlags() *fitFlags {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
-	var (
-		data        = fs.String("data", "", "training data: a CSV `file` with a header row, or - for standard input (required)")
-		sep         = sepFlag(fs)
-		target      = fs.String("target", "", "the `column` to predict (required)")
-		task        = fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers of more than two values, classification otherwise)")
-		ignore      = fs.String("ignore", "", "comma-separated `columns` to leave out of the inputs")
-		id          = fs.String("id", "", "a `column` that identifies rows: not an input; predict copies it to its output")
-		dimsFlag    = fs.String("dims", "", "comma-separated `list` of the block sizes of the machine space, the output block last;\nthe output block must be 1 for regression and the number of classes for classification\n(default 3,3,3,<outputs>)")
-		kernelName  = fs.String("kernel", kernel.Additive.String(), "`name` of the way the blocks' Gaussians combine: additive or multiplicative")
-		bandwidth   = fs.Float64("bandwidth", 0, "bandwidth `sigma` of the Gaussian kernel, > 0 (default: chosen by cross-validation)")
-		cost        = fs.Float64("cost", 0, "weight `C` of the regulariser |A|^2 + RKHS norm, >= 0 (default: chosen by cross-validation)")
-		folds       = fs.Int("folds", 0, "number `k` of cross-validation folds for choosing -cost and -bandwidth (default 5)")
-		anchors     = fs.Int("anchors", 0, "number `M` of anchor points, k-means++ centres of the training rows\n(default: every row for small tables, a fixed number for large ones)")
-		targetScale = fs.String("target-scale", kernel.AutoScale.String(), "`scale` on which a regression's target is fitted: linear, log (log(1+y), for nonnegative targets),\nor auto: cross-validation also tries log when the target is nonnegative and skewed")
-		standardize = fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1")
-		seed        = fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters")
-		iters       = fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)")
-		starts      = fs.Int("starts", 1, "fit the final machine from this `number` of initial points, at most 1000, and keep the one of lowest loss")
-		modelPath   = fs.String("model", "", "write the fitted model to this JSON `file` (required)")
-		learner     = addLearnerFlags(fs)
-	)
+	fl := &fitFlags{
+		fs:          fs,
+		data:        fs.String("data", "", "training data: a CSV `file` with a header row, or - for standard input (required)"),
+		sep:         sepFlag(fs),
+		target:      fs.String("target", "", "the `column` to predict (required)"),
+		task:        fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers of more than two values, classification otherwise)"),
+		ignore:      fs.String("ignore", "", "comma-separated `columns` to leave out of the inputs"),
+		id:          fs.String("id", "", "a `column` that identifies rows: not an input; predict copies it to its output"),
+		dims:        fs.String("dims", "", "comma-separated `list` of the block sizes of the machine space, the output block last;\nthe output block must be 1 for regression and the number of classes for classification\n(default 3,3,3,<outputs>)"),
+		kernelName:  fs.String("kernel", kernel.Additive.String(), "`name` of the way the blocks' Gaussians combine: additive or multiplicative"),
+		bandwidth:   fs.Float64("bandwidth", 0, "bandwidth `sigma` of the Gaussian kernel, > 0 (default: chosen by cross-validation)"),
+		cost:        fs.Float64("cost", 0, "weight `C` of the regulariser |A|^2 + RKHS norm, >= 0 (default: chosen by cross-validation)"),
+		folds:       fs.Int("folds", 0, "number `k` of cross-validation folds for choosing -cost and -bandwidth (default 5)"),
+		anchors:     fs.Int("anchors", 0, "number `M` of anchor points, k-means++ centres of the training rows\n(default: every row for small tables, a fixed number for large ones)"),
+		targetScale: fs.String("target-scale", kernel.AutoScale.String(), "`scale` on which a regression's target is fitted: linear, log (log(1+y), for nonnegative targets),\nor auto: cross-validation also tries log when the target is nonnegative and skewed"),
+		standardize: fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1"),
+		seed:        fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters"),
+		iters:       fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)"),
+		starts:      fs.Int("starts", 1, "fit the final machine from this `number` of initial points, at most 1000, and keep the one of lowest loss"),
+		modelPath:   fs.String("model", "", "write the fitted model to this JSON `file` (required)"),
+		learner:     addLearnerFlags(fs),
+	}
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: machines fit -data FILE -target COLUMN [flags] -model FILE\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
+	return fl
+}
+
+// check validates the flags on their own, before any data is read.
+func (fl *fitFlags) check() (*fitRun, error) {
+	set := fl.set
+	if err := fl.learner.check(set, *fl.target); err != nil {
+		return nil, err
 	}
-	if err := requireFlags(fs, "data", "target", "model"); err != nil {
-		return err
+	if *fl.task != "" && *fl.task != taskRegression && *fl.task != taskClassification {
+		return nil, usagef("-task %q: want %s or %s", *fl.task, taskRegression, taskClassification)
 	}
-	set := setFlags(fs)
-	if err := learner.check(set, *target); err != nil {
-		return err
+	run := new(fitRun)
+	var err error
+	if run.comb, err = kernel.ParseCombine(*fl.kernelName); err != nil {
+		return nil, usagef("-kernel %q: want %s or %s", *fl.kernelName, kernel.Additive, kernel.Multiplicative)
 	}
-	limitHeap()
-	if *task != "" && *task != taskRegression && *task != taskClassification {
-		return usagef("-task %q: want %s or %s", *task, taskRegression, taskClassification)
+	if run.scale, err = kernel.ParseTargetScale(*fl.targetScale); err != nil {
+		return nil, usagef("-target-scale %q: want auto, linear or log", *fl.targetScale)
 	}
-	comb, err := kernel.ParseCombine(*kernelName)
-	if err != nil {
-		return usagef("-kernel %q: want %s or %s", *kernelName, kernel.Additive, kernel.Multiplicative)
+	switch {
+	case set["bandwidth"] && (!(*fl.bandwidth > 0) || math.IsInf(*fl.bandwidth, 0)):
+		return nil, usagef("-bandwidth %v: want a finite number > 0", *fl.bandwidth)
+	case set["cost"] && (!(*fl.cost >= 0) || math.IsInf(*fl.cost, 0)):
+		return nil, usagef("-cost %v: want a finite number >= 0", *fl.cost)
+	case *fl.anchors < 0:
+		return nil, usagef("-anchors %d: want 0 (automatic) or more", *fl.anchors)
+	case set["folds"] && *fl.folds < 2:
+		return nil, usagef("-folds %d: want at least 2", *fl.folds)
+	case set["iters"] && *fl.iters < 1:
+		return nil, usagef("-iters %d: want at least 1", *fl.iters)
+	case *fl.starts < 1 || *fl.starts > maxStarts:
+		return nil, usagef("-starts %d: want 1 to %d", *fl.starts, maxStarts)
 	}
-	if set["bandwidth"] && (!(*bandwidth > 0) || math.IsInf(*bandwidth, 0)) {
-		return usagef("-bandwidth %v: want a finite number > 0", *bandwidth)
-	}
-	if set["cost"] && (!(*cost >= 0) || math.IsInf(*cost, 0)) {
-		return usagef("-cost %v: want a finite number >= 0", *cost)
-	}
-	if *anchors < 0 {
-		return usagef("-anchors %d: want 0 (automatic) or more", *anchors)
-	}
-	if set["folds"] && *folds < 2 {
-		return usagef("-folds %d: want at least 2", *folds)
-	}
-	if set["iters"] && *iters < 1 {
-		return usagef("-iters %d: want at least 1", *iters)
-	}
-	if *starts < 1 || *starts > maxStarts {
-		return usagef("-starts %d: want 1 to %d", *starts, maxStarts)
-	}
-	var dims []int
-	if *dimsFlag != "" {
-		if dims, err = parseDimsFlag(*dimsFlag); err != nil {
-			return err
+	if *fl.dims != "" {
+		if run.dims, err = parseDimsFlag(*fl.dims); err != nil {
+			return nil, err
 		}
 	}
-	names, err := targetNames(*target)
-	if err != nil {
-		return err
+	if run.names, err = targetNames(*fl.target); err != nil {
+		return nil, err
 	}
-	if err := checkFitFlags(names, *id, *modelPath); err != nil {
-		return err
+	if len(run.names) > 1 && *fl.task == taskClassification {
+		return nil, usagef("-target %s: several targets make a regression; classify one target at a time", *fl.target)
 	}
+	return run, checkFitFlags(run.names, *fl.id, *fl.modelPath)
+}
 
-	f, err := loadTable(*data, *sep, stderr, "fit")
+// read reads the table, decides the task, reads the targets and encodes
+// the inputs, checking each against the flags.
+func (run *fitRun) read(fl *fitFlags, stderr io.Writer) error {
+	f, err := loadTable(*fl.data, *fl.sep, stderr, "fit")
 	if err != nil {
 		return err
 	}
-	*id = idColumn(f, *id, names, stderr)
-	features, err := featureColumns(f, names[0], *id, learner.ignored(*ignore, names[1:]...))
-	if err != nil {
+	run.f = f
+	*fl.id = idColumn(f, *fl.id, run.names, stderr)
+	if run.features, err = featureColumns(f, run.names[0], *fl.id, fl.learner.ignored(*fl.ignore, run.names[1:]...)); err != nil {
 		return err
 	}
-	if len(names) > 1 && *task == taskClassification {
-		return usagef("-target %s: several targets make a regression; classify one target at a time", *target)
+	if len(run.names) > 1 {
+		*fl.task = taskRegression
 	}
-	if len(names) > 1 {
-		*task = taskRegression
-	}
-	if *task == "" {
+	if *fl.task == "" {
 		var why string
-		*task, why = inferTask(f, *target)
-		fmt.Fprintf(stderr, "machines fit: -task not given: %s, since column %q %s\n", *task, *target, why)
+		*fl.task, why = inferTask(f, *fl.target)
+		fmt.Fprintf(stderr, "machines fit: -task not given: %s, since column %q %s\n", *fl.task, *fl.target, why)
 	}
-	classify := *task == taskClassification
-	var t *dataset.Target
-	if classify {
-		t, err = f.Target(*target, true)
+	run.classify = *fl.task == taskClassification
+	if run.classify {
+		run.t, err = f.Target(*fl.target, true)
 	} else {
-		t, err = readTargets(f, names)
+		run.t, err = readTargets(f, run.names)
 	}
 	if err != nil {
 		return err
 	}
-	if err := checkTarget(f, t, *target, stderr); err != nil {
+	t := run.t
+	if err := checkTarget(f, t, *fl.target, stderr); err != nil {
 		return err
 	}
 	if t.Dropped > 0 {
-		fmt.Fprintf(stderr, "machines fit: %s: dropped %d of %d rows with no value in column %q\n", f.Name(), t.Dropped, f.Len(), *target)
+		fmt.Fprintf(stderr, "machines fit: %s: dropped %d of %d rows with no value in column %q\n", f.Name(), t.Dropped, f.Len(), *fl.target)
 	}
-	if *anchors > len(t.Rows) {
-		return usagef("-anchors %d: %s has only %d usable rows", *anchors, f.Name(), len(t.Rows))
+	if *fl.anchors > len(t.Rows) {
+		return usagef("-anchors %d: %s has only %d usable rows", *fl.anchors, f.Name(), len(t.Rows))
 	}
-	enc, warnings, err := dataset.FitEncoder(f, features, t.Rows)
+	enc, warnings, err := dataset.FitEncoder(f, run.features, t.Rows)
 	if err != nil {
 		return err
 	}
 	printWarnings(stderr, "fit", warnings)
-	x, warnings, err := enc.Transform(f, t.Rows)
-	if err != nil {
+	if run.x, warnings, err = enc.Transform(f, t.Rows); err != nil {
 		return err
 	}
 	printWarnings(stderr, "fit", warnings)
+	run.enc = enc
+	run.outputs = len(run.names)
+	if run.classify {
+		run.outputs = len(t.Classes)
+	}
+	return run.checkOutputs(fl)
+}
 
-	outputs := len(names)
-	if classify {
-		outputs = len(t.Classes)
+// checkOutputs checks -dims and -target-scale against the targets read.
+func (run *fitRun) checkOutputs(fl *fitFlags) error {
+	outputs, target := run.outputs, *fl.target
+	if last := len(run.dims) - 1; last >= 0 && run.dims[last] != outputs {
+		switch {
+		case run.classify:
+			return usagef("-dims %s: the last block is the output and must be %d, one entry for each of the %d classes of column %q",
+				*fl.dims, outputs, outputs, target)
+		case outputs == 1:
+			return usagef("-dims %s: the last block is the output and must be 1 for regression", *fl.dims)
+		}
+		return usagef("-dims %s: the last block is the output and must be %d, one entry for each regression target", *fl.dims, outputs)
 	}
-	if dims != nil {
-		if last := dims[len(dims)-1]; last != outputs {
-			if classify {
-				return usagef("-dims %s: the last block is the output and must be %d, one entry for each of the %d classes of column %q",
-					*dimsFlag, outputs, outputs, *target)
-			}
-			if outputs == 1 {
-				return usagef("-dims %s: the last block is the output and must be 1 for regression", *dimsFlag)
-			}
-			return usagef("-dims %s: the last block is the output and must be %d, one entry for each regression target", *dimsFlag, outputs)
+	if run.scale != kernel.LogScale {
+		return nil
+	}
+	if run.classify {
+		return usagef("-target-scale log: column %q is a classification target", target)
+	}
+	for i, v := range run.t.Values {
+		if v < 0 {
+			return fmt.Errorf("%s: row %d, column %q: %v is negative, and -target-scale log needs nonnegative targets",
+				*fl.data, run.f.Line(run.t.Rows[i/outputs]), run.names[i%outputs], v)
 		}
 	}
-	scale, err := kernel.ParseTargetScale(*targetScale)
-	if err != nil {
-		return usagef("-target-scale %q: want auto, linear or log", *targetScale)
-	}
-	if classify && scale == kernel.LogScale {
-		return usagef("-target-scale log: column %q is a classification target", *target)
-	}
-	if scale == kernel.LogScale {
-		for i, v := range t.Values {
-			if v < 0 {
-				return fmt.Errorf("%s: row %d, column %q: %v is negative, and -target-scale log needs nonnegative targets",
-					*data, f.Line(t.Rows[i/outputs]), names[i%outputs], v)
-			}
-		}
-	}
+	return nil
+}
+
+// settings returns the learner's settings and checks that the fit they
+// ask for fits the machine.
+func (run *fitRun) settings(fl *fitFlags, stderr io.Writer) (kernel.Settings, error) {
 	s := kernel.Settings{
-		TargetScale: scale,
-		Dims:        dims,
-		Kernel:      comb,
-		Folds:       *folds,
-		Anchors:     *anchors,
-		Raw:         !*standardize,
-		Seed:        *seed,
-		MaxIter:     *iters,
-		Starts:      *starts,
+		TargetScale: run.scale,
+		Dims:        run.dims,
+		Kernel:      run.comb,
+		Folds:       *fl.folds,
+		Anchors:     *fl.anchors,
+		Raw:         !*fl.standardize,
+		Seed:        *fl.seed,
+		MaxIter:     *fl.iters,
+		Starts:      *fl.starts,
 		Progress:    stderr,
 	}
-	if err := learner.apply(&s, f, t, classify); err != nil {
-		return err
+	if err := fl.learner.apply(&s, run.f, run.t, run.classify); err != nil {
+		return s, err
 	}
-	if set["cost"] {
-		s.Costs = []float64{*cost}
+	if fl.set["cost"] {
+		s.Costs = []float64{*fl.cost}
 	}
-	if set["bandwidth"] {
-		s.Bandwidths = []float64{*bandwidth}
+	if fl.set["bandwidth"] {
+		s.Bandwidths = []float64{*fl.bandwidth}
 	}
-	if err := checkFitSize(len(t.Rows), enc.Width(), outputs, s, stderr); err != nil {
-		return err
-	}
+	return s, checkFitSize(len(run.t.Rows), run.enc.Width(), run.outputs, s, stderr)
+}
+
+// fit fits the machine, saying what to try when the fit diverges.
+func (run *fitRun) fit(fl *fitFlags, s kernel.Settings) (*kernel.Machine, kernel.Result, error) {
 	var (
 		m   *kernel.Machine
 		res kernel.Result
-		y   *mat.Dense
+		err error
 	)
-	if classify {
-		m, res, err = kernel.FitClassifier(x, t.Labels, len(t.Classes), s)
+	if run.classify {
+		m, res, err = kernel.FitClassifier(run.x, run.t.Labels, len(run.t.Classes), s)
 	} else {
-		y = mat.NewDense(len(t.Rows), outputs, t.Values)
-		m, res, err = kernel.FitRegression(x, y, s)
+		m, res, err = kernel.FitRegression(run.x, mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values), s)
 	}
 	var de *optim.DivergedError
 	if errors.As(err, &de) {
@@ -219,46 +281,50 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			when = "at the initial parameters"
 		}
 		hint := "a larger -cost or another -bandwidth"
-		if set["cost"] && *cost > 1e100 {
+		if fl.set["cost"] && *fl.cost > 1e100 {
 			hint = "a smaller -cost"
 		}
-		if !*standardize {
+		if !*fl.standardize {
 			hint = "-standardize=true, " + hint
 		}
-		return fmt.Errorf("fitting %s: the fit diverged: the loss is %v %s; check the data for extreme values, or try %s",
-			*data, de.Loss, when, hint)
+		return nil, res, fmt.Errorf("fitting %s: the fit diverged: the loss is %v %s; check the data for extreme values, or try %s",
+			*fl.data, de.Loss, when, hint)
 	}
 	if err != nil {
-		return fmt.Errorf("fitting %s: %w", *data, err)
+		return nil, res, fmt.Errorf("fitting %s: %w", *fl.data, err)
 	}
+	return m, res, nil
+}
 
+// report writes the model file and prints what was fitted.
+func (run *fitRun) report(fl *fitFlags, m *kernel.Machine, res kernel.Result, stdout io.Writer) error {
+	t, lf := run.t, fl.learner
 	md := &modelFile{
 		Format:   modelFormat.Name,
 		Version:  modelVersion,
 		Kind:     kindKernel,
-		Task:     *task,
-		Features: features,
-		Target:   names[0],
-		ID:       *id,
+		Task:     *fl.task,
+		Features: run.features,
+		Target:   run.names[0],
+		ID:       *fl.id,
 		Classes:  t.Classes,
-		Encoder:  enc,
+		Encoder:  run.enc,
 		Fit: &fitRecord{
-			Data: f.Name(), Rows: len(t.Rows), Dropped: t.Dropped, Seed: *seed, Shallow: res.Shallow,
-			Weight: *learner.weight, Balance: *learner.balance, Group: *learner.group, Time: *learner.time, Budget: learner.budgetText(),
+			Data: run.f.Name(), Rows: len(t.Rows), Dropped: t.Dropped, Seed: *fl.seed, Shallow: res.Shallow,
+			Weight: *lf.weight, Balance: *lf.balance, Group: *lf.group, Time: *lf.time, Budget: lf.budgetText(),
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
-			Starts: *starts, Start: res.Start, Iterations: res.Iterations, Converged: res.Converged, Status: res.Status,
+			Starts: *fl.starts, Start: res.Start, Iterations: res.Iterations, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,
 		},
 		Machine: m,
 	}
-	md.addLearned(names, res)
-	if err := writeModel(*modelPath, md); err != nil {
+	md.addLearned(run.names, res)
+	if err := writeModel(*fl.modelPath, md); err != nil {
 		return err
 	}
-
-	fmt.Fprintf(stdout, "fit: %d rows, %d columns encoded as %d inputs", len(t.Rows), len(features), len(enc.Names()))
-	if classify {
-		fmt.Fprintf(stdout, ", %d classes", outputs)
+	fmt.Fprintf(stdout, "fit: %d rows, %d columns encoded as %d inputs", len(t.Rows), len(run.features), len(run.enc.Names()))
+	if run.classify {
+		fmt.Fprintf(stdout, ", %d classes", run.outputs)
 	}
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "fit: %s\n", describeSettings(res))
@@ -270,7 +336,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "fit: stopped at the limit of %d iterations (%s); -iters raises it\n", res.Iterations, res.Status)
 	}
-	fmt.Fprintf(stdout, "fit: training %s; %d parameters, %.3g s; wrote %s\n", evaluate(md, m.Predict(nil, x), t), m.NumParams(), res.Seconds, *modelPath)
+	fmt.Fprintf(stdout, "fit: training %s; %d parameters, %.3g s; wrote %s\n", evaluate(md, m.Predict(nil, run.x), t), m.NumParams(), res.Seconds, *fl.modelPath)
 	return nil
 }
 

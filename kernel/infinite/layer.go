@@ -261,27 +261,12 @@ func (o *normOp[T]) Backward(out *ad.Node[T]) { o.main.normWeight = float64(out.
 // adds each member's gradient to the two grid points it touches, where
 // PhiVJP alone would clear and sum the whole dp per member and stage.
 type batchKernel struct {
-	m, n        int
-	gamma       float64
-	coef        []float64
-	anchors     *Trajectory
-	c, basis, x []float64
-	cache       coefByTime
+	*queryKernel
 }
 
-func newBatchKernel(tr *Trajectory) *batchKernel {
-	s := tr.s
-	k := &batchKernel{m: s.Anchors, n: s.Dim, gamma: s.gamma(), coef: tr.coef, anchors: tr,
-		c: make([]float64, s.Anchors*s.Dim), basis: make([]float64, s.Basis()), x: make([]float64, s.Anchors*s.Dim)}
-	k.cache = newCoefByTime(func(dst []float64, t float64) { matVecCoef(dst, k.c, k.coef, k.m, k.n, s.basisAt(k.basis, t)) })
-	return k
-}
+func newBatchKernel(tr *Trajectory) *batchKernel { return &batchKernel{newQueryKernel(tr)} }
 
-func (k *batchKernel) Dim() int                  { return k.n }
-func (k *batchKernel) Terms() int                { return k.m }
-func (k *batchKernel) TermDim() int              { return 1 }
-func (k *batchKernel) Product() volterra.Product { return volterra.MatVec }
-func (k *batchKernel) NumParams() int            { return len(k.coef) + len(k.anchors.U) }
+func (k *batchKernel) NumParams() int { return len(k.coef) + len(k.anchors.U) }
 
 // bracket returns the grid index i and the weight a such that the
 // anchors' states at s are (1-a)·U[i] + a·U[i+1], with a = 0 on a grid
@@ -296,16 +281,6 @@ func (k *batchKernel) bracket(s float64) (int, float64) {
 	i := math.Floor(x)
 	return int(i), x - i
 }
-
-func (k *batchKernel) Phi(dst []float64, s float64, v []float64) {
-	x := k.anchors.at(k.x, s)
-	for j := range k.m {
-		dst[j] = gaussian(k.gamma, v, x[j*k.n:(j+1)*k.n])
-	}
-}
-
-// Coef sets C(t)[r·m + j] = cⱼ(t)[r], as queryKernel's.
-func (k *batchKernel) Coef(dst []float64, t float64) { k.cache.get(dst, t) }
 
 func (k *batchKernel) PhiVJP(dv, dp []float64, s float64, v, w []float64) {
 	clear(dp)
