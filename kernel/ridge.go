@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -98,6 +99,26 @@ type projection struct {
 	t    *mat.Dense // p x k
 }
 
+// significantEigen returns the eigenvalues and eigenvectors of g, named
+// what in the error if the decomposition fails, and the indices of the
+// eigenvalues above eigenFloor times the largest: the others are rounding
+// errors.
+func significantEigen(g *mat.SymDense, what string) (vals []float64, u *mat.Dense, keep []int, err error) {
+	var eig mat.EigenSym
+	if !eig.Factorize(g, true) {
+		return nil, nil, nil, fmt.Errorf("kernel: eigendecomposition of %s failed", what)
+	}
+	vals, u = eig.Values(nil), new(mat.Dense)
+	eig.VectorsTo(u)
+	top := slices.Max(vals)
+	for i, v := range vals {
+		if v > eigenFloor*top {
+			keep = append(keep, i)
+		}
+	}
+	return vals, u, keep, nil
+}
+
 // eigenFloor is the relative size below which eigenvalues of the anchors'
 // kernel matrix are dropped: their directions are numerically in the span
 // of the others, and keeping them would divide by rounding errors.
@@ -115,19 +136,9 @@ func newShallowBasis(in *shallowInputs, sigma float64) (*shallowBasis, error) {
 			kmm.SetSym(i, j, math.Exp(-gamma*in.between.At(i, j)))
 		}
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(kmm, true) {
-		return nil, errors.New("kernel: eigendecomposition of the anchors' kernel matrix failed")
-	}
-	vals := eig.Values(nil)
-	var u mat.Dense
-	eig.VectorsTo(&u)
-	top := slices.Max(vals)
-	var keep []int
-	for i, v := range vals {
-		if v > eigenFloor*top {
-			keep = append(keep, i)
-		}
+	vals, u, keep, err := significantEigen(kmm, "the anchors' kernel matrix")
+	if err != nil {
+		return nil, err
 	}
 	r := len(keep)
 	toC := mat.NewDense(m, r, nil)

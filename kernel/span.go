@@ -1,10 +1,8 @@
 package kernel
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/parametric-machines/machines/internal/matmul"
 	"gonum.org/v1/gonum/blas"
@@ -36,21 +34,11 @@ type rowSpan struct {
 // drops the directions whose eigenvalues fall below eigenFloor times the
 // largest: rounding errors of that size make them up.
 func newRowSpan(g *mat.SymDense) (*rowSpan, error) {
-	var eig mat.EigenSym
-	if !eig.Factorize(g, true) {
-		return nil, errors.New("kernel: eigendecomposition of the rows' Gram matrix failed")
+	vals, u, keep, err := significantEigen(g, "the rows' Gram matrix")
+	if err != nil {
+		return nil, err
 	}
-	vals := eig.Values(nil)
-	var u mat.Dense
-	eig.VectorsTo(&u)
 	n := len(vals)
-	top := slices.Max(vals)
-	var keep []int
-	for i, v := range vals {
-		if v > eigenFloor*top {
-			keep = append(keep, i)
-		}
-	}
 	if len(keep) == 0 {
 		// Every row is 0: one coordinate, 0 for each of them.
 		return &rowSpan{coords: mat.NewDense(n, 1, nil), inv: mat.NewDense(n, 1, nil), values: []float64{0}}, nil
