@@ -25,6 +25,9 @@ type machineJSON[N any] struct {
 	Input     *scalerJSON[N] `json:"input,omitempty"`
 	Output    *scalerJSON[N] `json:"output,omitempty"`
 	LogTarget bool           `json:"log_target,omitempty"`
+	// InputBlock is written only when true, so that the files of other
+	// machines read as before.
+	InputBlock bool `json:"input_block,omitempty"`
 }
 
 type scalerJSON[N any] struct {
@@ -38,12 +41,14 @@ type scalerJSON[N any] struct {
 //	  "dims": [d0, d1, ..., dn],
 //	  "kernel": "additive" or "multiplicative",
 //	  "bandwidth": sigma,
-//	  "a": A, sum(dims) rows of one entry per input,
+//	  "a": A, sum(dims) rows of one entry per input (sum(dims) - dims[0]
+//	       with "input_block"),
 //	  "c": C, sum(dims)-d0 rows of one entry per anchor,
 //	  "anchors": one row per anchor of one entry per input,
 //	  "input": {"mean": [...], "scale": [...]}, one entry per input (optional),
 //	  "output": {"mean": [...], "scale": [...]}, one entry per output (optional),
-//	  "log_target": true when the machine predicts exp(output) - 1 (optional)
+//	  "log_target": true when the machine predicts exp(output) - 1 (optional),
+//	  "input_block": true when the first block is the input itself (optional)
 //	}
 //
 // Numbers are written in the shortest form that reads back to the same
@@ -56,13 +61,14 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 	}
 	bw := m.Bandwidth
 	w := machineJSON[float64]{
-		Dims:      m.Dims,
-		Kernel:    m.Kernel.String(),
-		Bandwidth: &bw,
-		A:         rowsOf(m.A),
-		C:         rowsOf(m.C),
-		Anchors:   rowsOf(m.Anchors),
-		LogTarget: m.LogTarget,
+		Dims:       m.Dims,
+		Kernel:     m.Kernel.String(),
+		Bandwidth:  &bw,
+		A:          rowsOf(m.A),
+		C:          rowsOf(m.C),
+		Anchors:    rowsOf(m.Anchors),
+		LogTarget:  m.LogTarget,
+		InputBlock: m.InputBlock,
 	}
 	if m.Input != nil {
 		w.Input = &scalerJSON[float64]{Mean: m.Input.Mean, Scale: m.Input.Scale}
@@ -127,7 +133,7 @@ func decodeMachine(data []byte) (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bandwidth %w", err)
 	}
-	m := &Machine{Architecture: Architecture{Dims: w.Dims, Kernel: k, Bandwidth: bw}, LogTarget: w.LogTarget}
+	m := &Machine{Architecture: Architecture{Dims: w.Dims, Kernel: k, Bandwidth: bw}, LogTarget: w.LogTarget, InputBlock: w.InputBlock}
 	if m.A, err = matrixFrom("a", w.A); err != nil {
 		return nil, err
 	}
@@ -181,7 +187,13 @@ func (m *Machine) validate() error {
 		}
 	}
 	rows, inputs := m.A.Dims()
-	if rows != size {
+	switch {
+	case m.InputBlock && m.Dims[0] != inputs:
+		return fmt.Errorf("dims %v: the first block is the input itself (input_block), so it has the %d inputs (the columns of a)", m.Dims, inputs)
+	case m.InputBlock && rows != size-m.Dims[0]:
+		return fmt.Errorf("a is %dx%d, want %dx%d: sum(dims) - dims[0] = %d rows after the input block, one column per input",
+			rows, inputs, size-m.Dims[0], inputs, size-m.Dims[0])
+	case !m.InputBlock && rows != size:
 		return fmt.Errorf("a is %dx%d, want %dx%d: sum(dims) = %d rows, one column per input", rows, inputs, size, inputs, size)
 	}
 	na, c := m.Anchors.Dims()

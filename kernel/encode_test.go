@@ -23,6 +23,7 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 			Dims: []int{2, 2, 1}, Kernel: kernel.Multiplicative, Costs: []float64{0}, Bandwidths: []float64{0.7},
 		}},
 		{"anchors", kernel.Settings{Dims: []int{3, 2, 1}, Costs: []float64{0}, Bandwidths: []float64{1}, Anchors: 5}},
+		{"shallow", kernel.Settings{Family: kernel.Shallow}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(1, 1))
@@ -40,6 +41,9 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 			m, _, err := kernel.FitRegression(x, y, s)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if m.InputBlock != (s.Family == kernel.Shallow) {
+				t.Errorf("input block %v for family %v", m.InputBlock, s.Family)
 			}
 			b, err := json.Marshal(m)
 			if err != nil {
@@ -119,6 +123,8 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 		{"input scaler length", edit(`"mean":[0]`, `"mean":[0,1]`), "input scaler has 2 means and 1 scales, want 1, one per input"},
 		{"output zero scale", edit(`"scale":[2]`, `"scale":[0]`), "output.scale[0] is 0"},
 		{"output scaler huge", edit(`"mean":[3]`, `"mean":[-1e400]`), "output.mean[0] is -1e400, too large"},
+		{"input block a rows", edit(`"dims"`, `"input_block":true,"dims"`), "a is 2x1, want 1x1: sum(dims) - dims[0] = 1 rows after the input block"},
+		{"input block dims", edit(`"dims":[1,1]`, `"input_block":true,"dims":[2,1]`), "dims [2 1]: the first block is the input itself (input_block), so it has the 1 inputs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := kernel.Machine{Architecture: kernel.Architecture{Dims: []int{7, 7}}}

@@ -117,7 +117,7 @@ func NewObjective(arch Architecture, p Problem) (*Objective, error) {
 			}
 		}
 	}
-	net := build(arch, &o.g, o.a, o.c, x, anchors)
+	net := build(arch, &o.g, o.a, o.c, x, anchors, false)
 	if extra > 0 {
 		// The loss is on the rows of X alone.
 		rows := make([]int, n)
@@ -169,15 +169,18 @@ func (o *Objective) Init(dst []float64, rnd *rand.Rand) []float64 {
 		dst = make([]float64, o.Len())
 	}
 	na := len(o.a.Value.Data)
-	fill := func(x []float64, rows, cols int) {
-		r := math.Sqrt(6 / float64(rows+cols))
-		for i := range x {
-			x[i] = r * (2*rnd.Float64() - 1)
-		}
-	}
-	fill(dst[:na], o.a.Value.Rows(), o.a.Value.Cols())
-	fill(dst[na:], o.c.Value.Rows(), o.c.Value.Cols())
+	glorot(dst[:na], o.a.Value.Rows(), o.a.Value.Cols(), rnd)
+	glorot(dst[na:], o.c.Value.Rows(), o.c.Value.Cols(), rnd)
 	return dst
+}
+
+// glorot fills x, a rows x cols matrix, with Glorot-uniform values drawn
+// from rnd.
+func glorot(x []float64, rows, cols int, rnd *rand.Rand) {
+	r := math.Sqrt(6 / float64(rows+cols))
+	for i := range x {
+		x[i] = r * (2*rnd.Float64() - 1)
+	}
 }
 
 // Func returns the loss at params and writes its gradient to grad; it

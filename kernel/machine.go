@@ -114,19 +114,26 @@ type network[T ad.Float] struct {
 // (size x inputs) and coefficients c ((size - d0) x anchors) on the points
 // that are the columns of x. anchors lists the columns of x that are the
 // anchor points, in the order of c's columns; nil means every column.
-func build[T ad.Float](arch Architecture, g *ad.Graph[T], a, c, x *ad.Node[T], anchors []int) network[T] {
-	return buildFrom(arch, g, a, c, x, anchors, nil)
+// With inputBlock the first block is x itself, and a holds the rows of
+// the other blocks alone ((size - d0) x inputs).
+func build[T ad.Float](arch Architecture, g *ad.Graph[T], a, c, x *ad.Node[T], anchors []int, inputBlock bool) network[T] {
+	return buildFrom(arch, g, a, c, x, anchors, nil, inputBlock)
 }
 
 // buildFrom is build, but for points other than the anchors when fixed
 // is not nil: fixed then holds the states of the anchors, one node per
 // block that the kernels read (the states of a build on the anchors), and
 // the network has no norm.
-func buildFrom[T ad.Float](arch Architecture, g *ad.Graph[T], a, c, x *ad.Node[T], anchors []int, fixed []*ad.Node[T]) network[T] {
+func buildFrom[T ad.Float](arch Architecture, g *ad.Graph[T], a, c, x *ad.Node[T], anchors []int, fixed []*ad.Node[T], inputBlock bool) network[T] {
 	sigma := T(arch.sigma())
 	z := g.MatMul(a, x, false, false)
 	lo := arch.Dims[0]
-	state := g.RowBlock(z, 0, lo)
+	state := x
+	if inputBlock {
+		lo = 0 // z starts at the second block
+	} else {
+		state = g.RowBlock(z, 0, lo)
+	}
 	var k, norm *ad.Node[T]
 	var states []*ad.Node[T]
 	crow := 0
@@ -181,9 +188,16 @@ type Machine struct {
 	// Anchors holds the anchor points' inputs, one per row (m x inputs),
 	// already standardised.
 	Anchors *mat.Dense
+	// InputBlock makes the first block the input itself: Dims[0] is the
+	// number of inputs, and A holds only the rows of the other blocks,
+	// (sum(Dims) - Dims[0]) x inputs, not the identity above them. The
+	// shallow machine is stored so: on a table of 10,000 columns that
+	// identity alone would hold 10^8 numbers.
+	InputBlock bool
 	// Input, if not nil, standardises inputs before they enter the
 	// machine; Output, if not nil, maps a regression's outputs back to
-	// the units of the targets.
+	// the units of the targets, or adds a classifier's intercepts to
+	// its class scores (with scales 1).
 	Input, Output *dataset.Scaler
 	// LogTarget says the machine was fitted to log(1 + y): Predict
 	// returns exp(v) - 1 of the output v, after Output has mapped v to
@@ -194,10 +208,12 @@ type Machine struct {
 // Inputs returns the input dimension.
 func (m *Machine) Inputs() int { _, c := m.A.Dims(); return c }
 
-// NumParams returns the number of trained parameters.
+// NumParams returns the number of trained parameters: the entries of A
+// and C.
 func (m *Machine) NumParams() int {
-	r, _ := m.Anchors.Dims()
-	return m.Architecture.NumParams(m.Inputs(), r)
+	ra, ca := m.A.Dims()
+	rc, cc := m.C.Dims()
+	return ra*ca + rc*cc
 }
 
 // Predict writes the machine's output for each row of x to the rows of

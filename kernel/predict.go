@@ -49,7 +49,7 @@ const (
 // Predictor is in use.
 func (m *Machine) NewPredictor() *Predictor {
 	var g ad.Graph[float64]
-	net := build(m.Architecture, &g, g.Input(ad.FromMatrix(m.A)), g.Input(ad.FromMatrix(m.C)), g.Input(ad.FromMatrix(m.Anchors.T())), nil)
+	net := build(m.Architecture, &g, g.Input(ad.FromMatrix(m.A)), g.Input(ad.FromMatrix(m.C)), g.Input(ad.FromMatrix(m.Anchors.T())), nil, m.InputBlock)
 	p := &Predictor{m: m, graphs: map[int]*queryGraph{}}
 	for _, s := range net.states {
 		p.anchors = append(p.anchors, s.Value)
@@ -178,7 +178,7 @@ func (p *Predictor) graph(size int) *queryGraph {
 	for i, s := range p.anchors {
 		fixed[i] = q.g.Input(s)
 	}
-	net := buildFrom(m.Architecture, &q.g, q.g.Input(ad.FromMatrix(m.A)), q.g.Input(ad.FromMatrix(m.C)), q.g.Input(q.x), nil, fixed)
+	net := buildFrom(m.Architecture, &q.g, q.g.Input(ad.FromMatrix(m.A)), q.g.Input(ad.FromMatrix(m.C)), q.g.Input(q.x), nil, fixed, m.InputBlock)
 	q.out = net.out.Value
 	p.graphs[size] = q
 	return q

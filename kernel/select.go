@@ -374,12 +374,30 @@ func cmpFloat(a, b float64) int {
 // held-out loss and score at each cost (indexed like costs).
 func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float64, path []int, s Settings, job uint64) ([]heldOut, error) {
 	train, test := d.rows(fold.Train), d.rows(fold.Test)
-	nt := len(fold.Train)
+	nt, inputs := train.x.Dims()
 	anchorRows := seedAnchors(train.x, allRows(nt), anchorCount(nt, s.Anchors), rand.New(rand.NewPCG(s.Seed+job, anchorStream)))
+	var span *inputSpan
+	if wide(nt, inputs) {
+		var err error
+		if span, err = newInputSpan(train.x.(*mat.Dense)); err != nil {
+			return nil, err
+		}
+		train.x, test.x = span.coords(), span.reduce(test.x.(*mat.Dense))
+	}
 	anchors := pickRows(train.x, anchorRows)
 	p := Problem{X: train.x, Y: train.targets(), Labels: train.labels}
 	if len(anchorRows) < nt {
 		p.Anchors = anchorRows
+	}
+	// A regression's fit learns the targets about their mean on its own
+	// training rows, as the final fit learns them about the mean of all
+	// the rows: the held-out rows' targets do not enter the prediction.
+	var offset []float64
+	if p.Y != nil {
+		offset = weightedMean(p.Y, nil, float64(nt))
+		centred := mat.DenseCopyOf(p.Y)
+		centred.Apply(func(_, j int, v float64) float64 { return v - offset[j] }, centred)
+		p.Y = centred
 	}
 	out := make([]heldOut, len(costs))
 	var params []float64
@@ -390,7 +408,7 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 			return nil, err
 		}
 		if params == nil {
-			params = o.Init(nil, rand.New(rand.NewPCG(s.Seed+job, initStream)))
+			params = span.init(o, arch, len(anchorRows), rand.New(rand.NewPCG(s.Seed+job, initStream)))
 		}
 		r, err := optim.Minimize(o.Func, params, optim.Settings{Method: s.Method, MaxIter: selectionMaxIter,
 			GradTol: s.GradTol, LossTol: selectionLossTol})
@@ -405,6 +423,9 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 		}
 		params = r.X
 		pred := o.machine(params, anchors).Predict(nil, test.x)
+		if offset != nil {
+			pred.Apply(func(_, j int, v float64) float64 { return v + offset[j] }, pred)
+		}
 		raw := mat.DenseCopyOf(pred)
 		if d.back != nil {
 			d.back(pred)

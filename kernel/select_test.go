@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/parametric-machines/machines/crossval"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -129,5 +130,37 @@ func TestDefaultSettings(t *testing.T) {
 	}
 	if res.Anchors != 25 {
 		t.Errorf("%d anchors for 25 rows, want every row", res.Anchors)
+	}
+}
+
+// TestFitPathOffset checks that a fold's deep fit learns the targets
+// about the mean of its own training rows: moving every target by 5
+// moves the held-out predictions by 5 and changes nothing else, so that
+// the fold's prediction owes nothing to the mean of targets it was not
+// given.
+func TestFitPathOffset(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(12, 4))
+	x, y := noisySine(rnd, 30, 0.1)
+	moved := mat.NewDense(30, 1, nil)
+	moved.Apply(func(_, _ int, v float64) float64 { return v + 5 }, y)
+	train, test := allRows(30)[:24], allRows(30)[24:]
+	fold := crossval.Fold{Train: train, Test: test}
+	arch := Architecture{Dims: []int{2, 1}, Bandwidth: 0.5}
+	costs := []float64{1e-3, 1e-2}
+	var preds [2][]heldOut
+	for i, targets := range []*mat.Dense{y, moved} {
+		var err error
+		if preds[i], err = fitPath(problemData{x: x, y: targets}, fold, arch, costs, []int{0, 1}, Settings{Seed: 3}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for c := range costs {
+		var shift mat.Dense
+		shift.Sub(preds[1][c].pred, preds[0][c].pred)
+		for _, v := range shift.RawMatrix().Data {
+			if math.Abs(v-5) > 1e-9 {
+				t.Fatalf("cost %v: targets moved by 5 moved the held-out predictions by %v", costs[c], mat.Formatted(shift.T()))
+			}
+		}
 	}
 }

@@ -9,223 +9,11 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/parallel"
-	"gonum.org/v1/gonum/stat"
-
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
-
-// A shallow machine has dims [d, k]: its first block is the standardised
-// input itself (A_0 = I), and its output is a linear part plus one level of
-// Gaussians on the anchors,
-//
-//	h_1 = W x + sum_j K(x, s_j) c_j.
-//
-// With A_0 fixed the loss, mean squared error plus cost * (|W|^2 + the RKHS
-// norm), is a ridge regression on the features [x, psi(x)], where psi maps
-// x to the coordinates of K(x, .) in an orthonormal basis of the anchors'
-// span, so its minimiser and its leave-one-out residuals at every cost
-// follow from one eigendecomposition per bandwidth.
-
-// shallowBasis holds, for one bandwidth, the features Z = [X, Psi] of the
-// training rows and the map from the coefficients of Psi to those of the
-// anchors.
-type shallowBasis struct {
-	sigma  float64
-	inputs int
-	z      *mat.Dense // n x p: the inputs, then the anchor features
-	toC    *mat.Dense // m x r: the anchor coefficients c = toC * beta_psi
-}
-
-// ridge solves the ridge regression on some rows of a basis at every
-// cost from one eigendecomposition of their weighted Gram matrix
-// Z^T W Z = V diag(e) V^T.
-type ridge struct {
-	rows int
-	e    []float64
-	v    *mat.Dense // V, p x p
-	zv   *mat.Dense // Z V on the rows
-	w    []float64  // the rows' weights, nil for 1
-}
-
-// eigenFloor is the relative size below which eigenvalues of the anchors'
-// kernel matrix are dropped: their directions are numerically in the span
-// of the others, and keeping them would divide by rounding errors.
-const eigenFloor = 1e-10
-
-// newShallowBasis returns the basis of bandwidth sigma for the rows of x
-// (standardised inputs) and the anchors, rows of x.
-func newShallowBasis(x *mat.Dense, anchors *mat.Dense, sigma float64) (*shallowBasis, error) {
-	n, d := x.Dims()
-	m, _ := anchors.Dims()
-	kmm := mat.NewSymDense(m, nil)
-	gamma := 1 / (2 * sigma * sigma)
-	kern := func(u, v []float64) float64 { return math.Exp(-gamma * sqDistance(u, v)) }
-	for i := range m {
-		for j := i; j < m; j++ {
-			kmm.SetSym(i, j, kern(anchors.RawRowView(i), anchors.RawRowView(j)))
-		}
-	}
-	var eig mat.EigenSym
-	if !eig.Factorize(kmm, true) {
-		return nil, errors.New("kernel: eigendecomposition of the anchors' kernel matrix failed")
-	}
-	vals := eig.Values(nil)
-	var u mat.Dense
-	eig.VectorsTo(&u)
-	top := slices.Max(vals)
-	var keep []int
-	for i, v := range vals {
-		if v > eigenFloor*top {
-			keep = append(keep, i)
-		}
-	}
-	r := len(keep)
-	toC := mat.NewDense(m, r, nil)
-	for k, i := range keep {
-		s := 1 / math.Sqrt(vals[i])
-		for a := range m {
-			toC.Set(a, k, u.At(a, i)*s)
-		}
-	}
-	knm := mat.NewDense(n, m, nil)
-	for i := range n {
-		row := knm.RawRowView(i)
-		xi := x.RawRowView(i)
-		for j := range m {
-			row[j] = kern(xi, anchors.RawRowView(j))
-		}
-	}
-	p := d + r
-	z := mat.NewDense(n, p, nil)
-	z.Slice(0, n, 0, d).(*mat.Dense).Copy(x)
-	z.Slice(0, n, d, p).(*mat.Dense).Mul(knm, toC)
-	return &shallowBasis{sigma: sigma, inputs: d, z: z, toC: toC}, nil
-}
-
-// ridge returns the solver on the listed rows of the basis (nil: all)
-// with weights w (nil: 1), one per listed row.
-func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
-	z := b.z
-	if rows != nil {
-		z = pickRows(b.z, rows)
-	}
-	n, p := z.Dims()
-	zw := z
-	if w != nil {
-		zw = mat.DenseCopyOf(z)
-		for i := range n {
-			row := zw.RawRowView(i)
-			for j := range row {
-				row[j] *= math.Sqrt(w[i])
-			}
-		}
-	}
-	gram := mat.NewSymDense(p, nil)
-	gram.SymOuterK(1, zw.T())
-	var eig mat.EigenSym
-	if !eig.Factorize(gram, true) {
-		return nil, errors.New("kernel: eigendecomposition of the features' Gram matrix failed")
-	}
-	r := &ridge{rows: n, e: eig.Values(nil), v: new(mat.Dense), zv: new(mat.Dense), w: w}
-	for i, v := range r.e {
-		r.e[i] = max(v, 0)
-	}
-	eig.VectorsTo(r.v)
-	r.zv.Mul(z, r.v)
-	return r, nil
-}
-
-// sqDistance returns the squared distance between u and v.
-func sqDistance(u, v []float64) float64 {
-	d := floats.Distance(u, v, 2)
-	return d * d
-}
-
-// project returns V^T Z^T W y, the weighted targets of the rows in the
-// eigenbasis, p x k.
-func (r *ridge) project(y mat.Matrix) *mat.Dense {
-	wy := mat.DenseCopyOf(y)
-	if r.w != nil {
-		wy.Apply(func(i, _ int, v float64) float64 { return r.w[i] * v }, wy)
-	}
-	var t mat.Dense
-	t.Mul(r.zv.T(), wy)
-	return &t
-}
-
-// coefficients returns the ridge solution at the given cost for the
-// targets whose projection is t, in the eigenbasis: diag(1/(e + n cost)) t.
-func (r *ridge) coefficients(t *mat.Dense, cost float64) *mat.Dense {
-	var wt mat.Dense
-	wt.Apply(func(i, _ int, v float64) float64 { return v / (r.e[i] + float64(r.rows)*cost) }, t)
-	return &wt
-}
-
-// predict returns the predictions at the given cost for the rows zt of
-// the basis (nil: the solver's own rows).
-func (r *ridge) predict(zt *mat.Dense, t *mat.Dense, cost float64) *mat.Dense {
-	var pred mat.Dense
-	if zt == nil {
-		pred.Mul(r.zv, r.coefficients(t, cost))
-		return &pred
-	}
-	var beta mat.Dense
-	beta.Mul(r.v, r.coefficients(t, cost))
-	pred.Mul(zt, &beta)
-	return &pred
-}
-
-// looPredictions writes to dst (n x k) the leave-one-out predictions at
-// the given cost for the targets y, whose projection is t: each row's
-// prediction by the machine fitted to the other rows, from the fitted
-// value and the leverage w_i z_i^T (Z^T W Z + n cost I)^-1 z_i. It
-// returns false if some row's leverage is 1, where leaving it out is
-// undefined.
-func (r *ridge) looPredictions(dst *mat.Dense, y mat.Matrix, t *mat.Dense, cost float64) bool {
-	dst.Copy(r.predict(nil, t, cost))
-	n, k := dst.Dims()
-	nc := float64(r.rows) * cost
-	for i := range n {
-		var h float64
-		for j, v := range r.zv.RawRowView(i) {
-			h += v * v / (r.e[j] + nc)
-		}
-		if r.w != nil {
-			h *= r.w[i]
-		}
-		slack := 1 - h
-		if !(slack > 1e-12) {
-			return false
-		}
-		for j := range k {
-			yij := y.At(i, j)
-			dst.Set(i, j, yij-(yij-dst.At(i, j))/slack)
-		}
-	}
-	return true
-}
-
-// machine returns the shallow machine of basis b fitted by the solver r
-// on all its rows to the targets of projection t at the given cost,
-// calibrated, with the anchors' inputs as anchors.
-func (b *shallowBasis) machine(r *ridge, t *mat.Dense, cost float64, anchors *mat.Dense, cal calibration) *Machine {
-	var beta mat.Dense
-	beta.Mul(r.v, r.coefficients(t, cost)) // p x k
-	cal.apply(&beta, cal.residuals == nil)
-	d := b.inputs
-	p, k := beta.Dims()
-	a := mat.NewDense(d+k, d, nil)
-	for i := range d {
-		a.Set(i, i, 1)
-	}
-	a.Slice(d, d+k, 0, d).(*mat.Dense).Copy(beta.Slice(0, d, 0, k).T())
-	m, _ := anchors.Dims()
-	c := mat.NewDense(k, m, nil)
-	c.Mul(beta.Slice(d, p, 0, k).T(), b.toC.T())
-	return &Machine{Architecture: Architecture{Dims: []int{d, k}, Bandwidth: b.sigma}, A: a, C: c, Anchors: mat.DenseCopyOf(anchors)}
-}
 
 // medianDistance returns the median distance between distinct rows of
 // x, or 1 if they all coincide.
@@ -245,8 +33,6 @@ func medianDistance(x *mat.Dense) float64 {
 	slices.Sort(ds)
 	return math.Sqrt(ds[len(ds)/2])
 }
-
-var _ = fmt.Sprint
 
 // The shallow machine's candidates: every cost of ShallowCosts at every
 // bandwidth of ShallowBandwidths times the median distance between the
@@ -290,7 +76,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shal
 	// The selection runs on the validation's rows: all of them, or the
 	// subsample of a large set, which is all the basis then holds.
 	sub := val.restrict(variants)
-	xs := mat.DenseCopyOf(sub[0].x)
+	in := newShallowInputs(mat.DenseCopyOf(sub[0].x), anchors)
 	m := len(val.rows)
 	sel := &Selection{Folds: m, Repeats: 1, Rows: m, Loss: "mse", Score: "r2", Best: -1}
 	if folded {
@@ -304,17 +90,18 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shal
 	cands := make([][]Candidate, len(ShallowBandwidths))
 	err := parallel.Run(len(ShallowBandwidths), s.Workers, func(i int) error {
 		sigma := ShallowBandwidths[i] * med
-		b, err := newShallowBasis(xs, anchors, sigma)
+		b, err := newShallowBasis(in, sigma)
+		if err != nil {
+			return err
+		}
+		sc, err := b.scorer(sub[0].w, val, folded, outputs)
 		if err != nil {
 			return err
 		}
 		for _, v := range sub {
-			sc, err := b.scorer(v, val, folded, outputs)
-			if err != nil {
-				return err
-			}
+			vs := sc.on(v)
 			for _, c := range ShallowCosts {
-				cands[i] = append(cands[i], sc.score(Candidate{Cost: c, Bandwidth: sigma, LogTarget: v.back != nil, Shallow: true}))
+				cands[i] = append(cands[i], vs.score(Candidate{Cost: c, Bandwidth: sigma, LogTarget: v.back != nil, Shallow: true}))
 			}
 		}
 		return nil
@@ -335,7 +122,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shal
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "kernel: %d settings of the shallow machine scored; chose %s: %s\n", len(sel.Candidates), best.setting(), best.scores(sel))
 	}
-	b, err := newShallowBasis(xs, anchors, best.Bandwidth)
+	b, err := newShallowBasis(in, best.Bandwidth)
 	if err != nil {
 		return nil, err
 	}
@@ -343,72 +130,93 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shal
 	if best.LogTarget {
 		i = len(variants) - 1
 	}
-	sc, err := b.scorer(sub[i], val, folded, outputs)
+	sc, err := b.scorer(sub[i].w, val, folded, outputs)
 	if err != nil {
 		return nil, err
 	}
-	preds, _ := sc.predictions(best.Cost)
+	vs := sc.on(sub[i])
+	preds, _ := vs.predictions(best.Cost)
 	return &shallowFit{sel: sel, best: best, basis: b, data: variants[i], outputs: outputs,
-		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, sc.tests())}, nil
+		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, vs.tests)}, nil
 }
 
-// shallowScorer scores the shallow machine of one basis on one variant
-// of the data at any cost by its held-out predictions: leave-one-out on
-// all the rows, or on each fold of a validation.
+// shallowScorer scores the shallow machine of one basis at any cost by
+// its held-out predictions: leave-one-out on all the rows, or on each
+// fold of a validation. It holds the solvers, which the scales of the
+// targets share.
 type shallowScorer struct {
 	parts   []scorerPart
 	outputs int
 }
 
-// scorerPart is the solver of the rows a part is fitted on, the
-// projection of their targets, and the held-out rows: their features
-// (nil for leave-one-out, which holds out the solver's own rows) and
-// data.
+// scorerPart is the solver of the rows a part is fitted on, and its
+// held-out rows with their features, both nil for leave-one-out, which
+// holds out the solver's own rows in turn.
 type scorerPart struct {
-	r    *ridge
-	t    *mat.Dense
-	zt   *mat.Dense
-	test problemData
+	r           *ridge
+	train, test []int
+	zt          *mat.Dense
 }
 
-// scorer returns the scorer of the shallow machine of basis b on the data
-// v, both on the validation's rows: leave-one-out, or on the folds of val
-// if folded.
-func (b *shallowBasis) scorer(v problemData, val *validation, folded bool, outputs int) (*shallowScorer, error) {
+// scorer returns the scorer of the shallow machine of basis b on the
+// validation's rows, weighted by w: leave-one-out, or on the folds of
+// val if folded.
+func (b *shallowBasis) scorer(w []float64, val *validation, folded bool, outputs int) (*shallowScorer, error) {
 	sc := &shallowScorer{outputs: outputs}
 	if !folded {
-		r, err := b.ridge(nil, v.w)
+		r, err := b.ridge(nil, w)
 		if err != nil {
 			return nil, err
 		}
-		sc.parts = []scorerPart{{r: r, t: r.project(targetsOf(v, outputs)), test: v}}
+		sc.parts = []scorerPart{{r: r}}
 		return sc, nil
 	}
 	for _, fold := range val.folds {
-		r, err := b.ridge(fold.Train, pick(v.w, fold.Train))
+		r, err := b.ridge(fold.Train, pick(w, fold.Train))
 		if err != nil {
 			return nil, err
 		}
-		sc.parts = append(sc.parts, scorerPart{r: r, t: r.project(targetsOf(v.rows(fold.Train), outputs)),
-			zt: pickRows(b.z, fold.Test), test: v.rows(fold.Test)})
+		sc.parts = append(sc.parts, scorerPart{r: r, train: fold.Train, test: fold.Test, zt: pickRows(b.z, fold.Test)})
 	}
 	return sc, nil
+}
+
+// variantScorer scores the shallow machine of one basis on one scale of
+// the targets: the projections of the parts' training targets, and the
+// held-out rows of each part.
+type variantScorer struct {
+	sc    *shallowScorer
+	projs []projection
+	tests []problemData
+}
+
+// on returns the scorer of data v, on the validation's rows.
+func (sc *shallowScorer) on(v problemData) *variantScorer {
+	vs := &variantScorer{sc: sc}
+	for _, p := range sc.parts {
+		train, test := v, v
+		if p.test != nil {
+			train, test = v.rows(p.train), v.rows(p.test)
+		}
+		vs.projs = append(vs.projs, p.r.project(targetsOf(train, sc.outputs)))
+		vs.tests = append(vs.tests, test)
+	}
+	return vs
 }
 
 // predictions returns the held-out predictions of each part at the given
 // cost on the scale the machine fits, and false if leaving a row out is
 // undefined at that cost.
-func (sc *shallowScorer) predictions(cost float64) ([]*mat.Dense, bool) {
-	preds := make([]*mat.Dense, len(sc.parts))
-	for i, p := range sc.parts {
+func (vs *variantScorer) predictions(cost float64) ([]*mat.Dense, bool) {
+	preds := make([]*mat.Dense, len(vs.sc.parts))
+	for i, p := range vs.sc.parts {
 		if p.zt != nil {
-			preds[i] = p.r.predict(p.zt, p.t, cost)
+			preds[i] = p.r.predict(p.zt, vs.projs[i], cost)
 			continue
 		}
-		n, _ := p.test.x.Dims()
-		_, k := p.t.Dims()
-		preds[i] = mat.NewDense(n, k, nil)
-		if !p.r.looPredictions(preds[i], targetsOf(p.test, sc.outputs), p.t, cost) {
+		n, _ := vs.tests[i].x.Dims()
+		preds[i] = mat.NewDense(n, vs.sc.outputs, nil)
+		if !p.r.looPredictions(preds[i], targetsOf(vs.tests[i], vs.sc.outputs), vs.projs[i], cost) {
 			return nil, false
 		}
 	}
@@ -418,15 +226,15 @@ func (sc *shallowScorer) predictions(cost float64) ([]*mat.Dense, bool) {
 // score returns the candidate at the given cost with the mean held-out
 // loss and score over the parts and their standard deviations, or
 // diverged.
-func (sc *shallowScorer) score(c Candidate) Candidate {
-	preds, ok := sc.predictions(c.Cost)
+func (vs *variantScorer) score(c Candidate) Candidate {
+	preds, ok := vs.predictions(c.Cost)
 	if !ok {
 		c.Diverged = true
 		return c
 	}
 	losses, scores := make([]float64, len(preds)), make([]float64, len(preds))
 	for i, pred := range preds {
-		test := sc.parts[i].test
+		test := vs.tests[i]
 		if test.labels != nil {
 			// Classifiers are judged with calibrated scores: least
 			// squares scores are not logits.
@@ -447,15 +255,6 @@ func (sc *shallowScorer) score(c Candidate) Candidate {
 	return c
 }
 
-// tests returns the held-out rows of each part.
-func (sc *shallowScorer) tests() []problemData {
-	out := make([]problemData, len(sc.parts))
-	for i, p := range sc.parts {
-		out[i] = p.test
-	}
-	return out
-}
-
 // targetsOf returns the targets the machine fits for v: one-hot labels
 // for a classifier.
 func targetsOf(v problemData, outputs int) mat.Matrix {
@@ -468,7 +267,7 @@ func targetsOf(v problemData, outputs int) mat.Matrix {
 // result returns the best shallow machine fitted to all the rows, and res
 // completed for it.
 func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine, Result, error) {
-	b, err := newShallowBasis(mat.DenseCopyOf(f.data.x), f.anchors, f.best.Bandwidth)
+	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), f.anchors), f.best.Bandwidth)
 	if err != nil {
 		return nil, res, err
 	}
@@ -476,14 +275,30 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	if err != nil {
 		return nil, res, err
 	}
-	m := b.machine(r, r.project(targetsOf(f.data, f.outputs)), f.best.Cost, f.anchors, f.cal)
-	m.Input, m.Output, m.LogTarget = p.in, p.scaling(f.best.LogTarget), f.best.LogTarget
+	m, intercept := b.machine(r, r.project(targetsOf(f.data, f.outputs)), f.best.Cost, f.anchors, f.cal)
+	m.Input, m.Output, m.LogTarget = p.in, withIntercept(p.scaling(f.best.LogTarget), intercept), f.best.LogTarget
 	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
 	res.Anchors, res.Shallow = len(f.anchorRows), true
 	res.Converged, res.Status = true, "closed form"
 	res.Calibration = f.cal.record(f.data.labels != nil)
 	res.Seconds = time.Since(begin).Seconds()
 	return m, res, nil
+}
+
+// withIntercept returns the output scaler that adds the intercept b, on
+// the scale the machine fits, to its outputs before out (nil: none) maps
+// them to the units of the targets: out with its means moved by b times
+// its scales.
+func withIntercept(out *dataset.Scaler, b []float64) *dataset.Scaler {
+	s := &dataset.Scaler{Mean: slices.Clone(b), Scale: make([]float64, len(b))}
+	for j := range b {
+		s.Scale[j] = 1
+		if out != nil {
+			s.Mean[j] = out.Mean[j] + out.Scale[j]*b[j]
+			s.Scale[j] = out.Scale[j]
+		}
+	}
+	return s
 }
 
 func oneHot(labels []int, k int) *mat.Dense {

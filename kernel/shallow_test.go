@@ -12,77 +12,129 @@ import (
 )
 
 // TestShallowLeaveOneOut checks the closed-form leave-one-out predictions
-// against refitting the ridge regression without each row, with and
-// without weights, and the machine built from the solution against the
-// features it was fitted on.
+// against refitting the ridge regression and its intercept without each
+// row, on the features [X, Psi] of a narrow table and of a wide one (20
+// rows, 500 columns, where a small cost nearly interpolates), the wide
+// one solved both on the features and in the span of the rows, with and
+// without weights; and the machine built from the solution against the
+// features it was fitted on. On the wide table, whose target is its first
+// column plus noise, the rows left out are predicted no better than by
+// chance: no row's target leaks into its own prediction.
 func TestShallowLeaveOneOut(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(3, 5))
-	x := randomData(rnd, 30, 2)
-	y := mat.NewDense(30, 1, nil)
-	weights := make([]float64, 30)
-	for i := range 30 {
-		y.Set(i, 0, math.Sin(2*x.At(i, 0))+x.At(i, 1)+0.1*rnd.NormFloat64())
-		weights[i] = 0.2 + 2*rnd.Float64()
-	}
-	anchors := pickRows(x, []int{0, 3, 5, 8, 13, 21, 29})
-	const cost = 1e-3
-	b, err := newShallowBasis(x, anchors, 0.8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range [][]float64{nil, weights} {
-		r, err := b.ridge(nil, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		loo := mat.NewDense(30, 1, nil)
-		if !r.looPredictions(loo, y, r.project(y), cost) {
-			t.Fatal("leverage 1 at a cost of 1e-3")
-		}
-		n, p := b.z.Dims()
-		for i := range n {
-			rest := slices.Delete(allRows(n), i, i+1)
-			z, yr := pickRows(b.z, rest), pickRows(y, rest)
-			if w != nil {
-				for k, row := range rest {
-					sw := math.Sqrt(w[row])
-					for j := range p {
-						z.Set(k, j, z.At(k, j)*sw)
-					}
-					yr.Set(k, 0, yr.At(k, 0)*sw)
+	for _, tc := range []struct {
+		name          string
+		n, d, anchors int
+		sigma         float64
+		span          bool    // solve in the span of the rows
+		maxR2         float64 // the leave-one-out R^2 at cost 1e-4 is below this
+	}{
+		{"narrow", 30, 2, 7, 0.8, false, 1},
+		{"wide", 20, 500, 20, 8, false, 0.3},
+		{"wide in the span", 20, 500, 20, 8, true, 0.3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(3, 5))
+			x := mat.NewDense(tc.n, tc.d, nil)
+			x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)
+			y := mat.NewDense(tc.n, 1, nil)
+			weights := make([]float64, tc.n)
+			for i := range tc.n {
+				y.Set(i, 0, math.Sin(2*x.At(i, 0))+x.At(i, 1)+0.1*rnd.NormFloat64())
+				if tc.d > 2 {
+					y.Set(i, 0, x.At(i, 0)+0.1*rnd.NormFloat64())
 				}
+				weights[i] = 0.2 + 2*rnd.Float64()
 			}
-			gram := mat.NewSymDense(p, nil)
-			gram.SymOuterK(1, z.T())
-			for j := range p {
-				gram.SetSym(j, j, gram.At(j, j)+float64(n)*cost)
+			anchors := pickRows(x, rnd.Perm(tc.n)[:tc.anchors])
+			in := newShallowInputs(x, anchors)
+			if !tc.span {
+				in.xx = nil // the features themselves
 			}
-			var chol mat.Cholesky
-			if !chol.Factorize(gram) {
-				t.Fatal("Gram matrix not positive definite")
-			}
-			var zty, beta mat.Dense
-			zty.Mul(z.T(), yr)
-			if err := chol.SolveTo(&beta, &zty); err != nil {
+			b, err := newShallowBasis(in, tc.sigma)
+			if err != nil {
 				t.Fatal(err)
 			}
-			want := mat.Dot(b.z.RowView(i), beta.ColView(0))
-			if got := loo.At(i, 0); math.Abs(got-want) > 1e-8 {
-				t.Errorf("weighted %v, row %d: leave-one-out prediction %v, refit %v", w != nil, i, got, want)
+			features := b.z
+			if b.span != nil {
+				features = mat.NewDense(tc.n, tc.d+tc.anchors, nil)
+				features.Augment(b.x, b.psi)
 			}
-		}
-		// The machine's output on the training rows is the ridge fit.
-		m := b.machine(r, r.project(y), cost, anchors, calibration{factor: []float64{1}})
-		if len(m.Dims) != 2 || m.Dims[0] != 2 || m.Dims[1] != 1 {
-			t.Fatalf("dims %v, want [2 1]", m.Dims)
-		}
-		pred, fitted := m.Predict(nil, x), r.predict(nil, r.project(y), cost)
-		for i := range n {
-			if d := math.Abs(pred.At(i, 0) - fitted.At(i, 0)); d > 1e-9 {
-				t.Errorf("row %d: machine predicts %v, the ridge fit is %v", i, pred.At(i, 0), fitted.At(i, 0))
+			if tc.span != (b.span != nil) {
+				t.Fatalf("solved in the span: %v, want %v", b.span != nil, tc.span)
 			}
-		}
+			for _, w := range [][]float64{nil, weights} {
+				r, err := b.ridge(nil, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, cost := range []float64{1e-9, 1e-4, 1e-2, 1} {
+					loo := mat.NewDense(tc.n, 1, nil)
+					if !r.looPredictions(loo, y, r.project(y), cost) {
+						t.Fatalf("leverage 1 at a cost of %v", cost)
+					}
+					want := bruteLeaveOneOut(features, y, w, cost)
+					if !mat.EqualApprox(loo, want, 1e-7) {
+						t.Errorf("weighted %v, cost %v: leave-one-out predictions\n%v\nrefits\n%v", w != nil, cost,
+							mat.Formatted(loo.T()), mat.Formatted(want.T()))
+					}
+					if r2 := evaluate(loo, problemData{y: y}).score; cost == 1e-4 && r2 > tc.maxR2 {
+						t.Errorf("weighted %v: leave-one-out R^2 %v at cost 1e-4, want at most %v", w != nil, r2, tc.maxR2)
+					}
+				}
+				// The machine's output on the training rows is the ridge fit.
+				m, intercept := b.machine(r, r.project(y), 1e-2, anchors, calibration{factor: []float64{1}})
+				m.Output = withIntercept(nil, intercept)
+				if len(m.Dims) != 2 || m.Dims[0] != tc.d || m.Dims[1] != 1 || !m.InputBlock {
+					t.Fatalf("dims %v, input block %v; want [%d 1] and the input block", m.Dims, m.InputBlock, tc.d)
+				}
+				if !mat.EqualApprox(m.Predict(nil, x), r.predict(nil, r.project(y), 1e-2), 1e-9) {
+					t.Error("the machine does not predict the ridge fit")
+				}
+			}
+		})
 	}
+}
+
+// bruteLeaveOneOut returns the prediction of each row of z by the fit of
+// b + z beta to the other rows with weights w (nil: 1), minimising
+// sum_i w_i (y_i - b - z_i beta)^2 + n cost |beta|^2 (n all the rows):
+// the least squares solution, by QR, of the rows sqrt(w_i) [1, z_i] with
+// targets sqrt(w_i) y_i stacked on sqrt(n cost) [0, I] with targets 0,
+// which stays accurate at costs where the normal equations lose half the
+// digits.
+func bruteLeaveOneOut(z, y *mat.Dense, w []float64, cost float64) *mat.Dense {
+	n, p := z.Dims()
+	out := mat.NewDense(n, 1, nil)
+	for i := range n {
+		a := mat.NewDense(n-1+p, p+1, nil)
+		yr := mat.NewDense(n-1+p, 1, nil)
+		for k, row := range slices.Delete(allRows(n), i, i+1) {
+			sw := 1.0
+			if w != nil {
+				sw = math.Sqrt(w[row])
+			}
+			a.Set(k, 0, sw)
+			for j := range p {
+				a.Set(k, j+1, sw*z.At(row, j))
+			}
+			yr.Set(k, 0, sw*y.At(row, 0))
+		}
+		for j := range p {
+			a.Set(n-1+j, j+1, math.Sqrt(float64(n)*cost))
+		}
+		var qr mat.QR
+		qr.Factorize(a)
+		var coef mat.Dense
+		if err := qr.SolveTo(&coef, false, yr); err != nil {
+			panic(err)
+		}
+		pred := coef.At(0, 0)
+		for j := range p {
+			pred += z.At(i, j) * coef.At(j+1, 0)
+		}
+		out.Set(i, 0, pred)
+	}
+	return out
 }
 
 // TestShallowFamily checks the families: Shallow alone is chosen by
@@ -271,7 +323,7 @@ func TestWeights(t *testing.T) {
 			kept = append(kept, i)
 		}
 	}
-	b, err := newShallowBasis(x, pickRows(x, []int{1, 4, 7, 10}), 1)
+	b, err := newShallowBasis(newShallowInputs(x, pickRows(x, []int{1, 4, 7, 10})), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

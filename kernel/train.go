@@ -546,12 +546,20 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 	if res.LogTarget {
 		d = p.logarithmic
 	}
-	n, _ := d.x.Dims()
+	n, inputs := d.x.Dims()
 	arch.Bandwidth = res.Bandwidth
 	anchorRows := seedAnchors(d.x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
 	prob := Problem{X: d.x, Y: d.targets(), Labels: d.labels, Cost: res.Cost}
 	if len(anchorRows) < n {
 		prob.Anchors = anchorRows
+	}
+	var span *inputSpan
+	if wide(n, inputs) {
+		var err error
+		if span, err = newInputSpan(mat.DenseCopyOf(d.x)); err != nil {
+			return nil, res, err
+		}
+		prob.X = span.coords()
 	}
 	o, err := newObjective(arch, prob)
 	if err != nil {
@@ -560,7 +568,13 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 	anchors := pickRows(d.x, anchorRows)
 	res.Anchors = len(anchorRows)
 	classify := d.labels != nil
-	withScaling := func(m *Machine) *Machine {
+	// toMachine returns the machine of the parameters params, on the
+	// columns, with its scalers and calibration.
+	toMachine := func(params []float64) *Machine {
+		m := o.machine(params, anchors)
+		if span != nil {
+			m.A = span.expand(m.A)
+		}
 		m.Input, m.Output, m.LogTarget = p.in, p.scaling(res.LogTarget), res.LogTarget
 		if cal != nil {
 			cal.scaleOutputs(m, classify)
@@ -577,7 +591,7 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 				fmt.Fprintf(s.Progress, "kernel: %siteration %d, loss %.6g\n", startLabel(start, s.Starts), iter, loss)
 			}
 			if s.Iteration != nil {
-				if err := s.Iteration(start, iter, loss, withScaling(o.machine(params, anchors))); err != nil {
+				if err := s.Iteration(start, iter, loss, toMachine(params)); err != nil {
 					return err
 				}
 			}
@@ -592,7 +606,7 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 	for ; start < max(s.Starts, 1); start++ {
 		// Start 0 draws from the seed's own stream, so that one start
 		// gives the machine that Starts 0 always gave.
-		init := o.Init(nil, rand.New(rand.NewPCG(s.Seed, initStream+uint64(start))))
+		init := span.init(o, arch, len(anchorRows), rand.New(rand.NewPCG(s.Seed, initStream+uint64(start))))
 		r, err := optim.Minimize(o.Func, init, settings)
 		if errors.Is(err, errBudget) {
 			r, err = latest, nil
@@ -617,7 +631,7 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 	if cal != nil {
 		res.Calibration = cal.record(classify)
 	}
-	return withScaling(o.machine(best.X, anchors)), res, nil
+	return toMachine(best.X), res, nil
 }
 
 // finalStop returns the iteration limit and the loss tolerance of the

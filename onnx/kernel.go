@@ -306,8 +306,11 @@ func (b *builder) machine(elem onnxpb.TensorProto_DataType, m *kernel.Machine, x
 	size, _ := m.A.Dims()
 	z := b.matMulT(elem, x, mat.DenseCopyOf(m.A).RawMatrix().Data, size, m.Inputs())
 	gamma := gammaOf(m)
-	lo := m.Dims[0]
-	state := b.slice(z, 0, lo)
+	lo := secondBlock(m)
+	state := x
+	if !m.InputBlock {
+		state = b.slice(z, 0, lo)
+	}
 	var k string
 	crow := 0
 	for i, d := range m.Dims[1:] {
@@ -343,6 +346,17 @@ func (b *builder) gaussians(elem onnxpb.TensorProto_DataType, x string, anchors 
 	return b.op("Exp", []string{b.op("Mul", []string{dist, b.reals(elem, []int64{1}, []float64{-gamma})})})
 }
 
+// secondBlock returns the row of m's augmenter A, and so the column of
+// its product with the inputs, at which the second block starts:
+// Dims[0], or 0 when the first block is the input itself and A holds
+// the other blocks alone.
+func secondBlock(m *kernel.Machine) int {
+	if m.InputBlock {
+		return 0
+	}
+	return m.Dims[0]
+}
+
 // gammaOf returns the factor 1/(2 sigma^2) of m's Gaussians.
 func gammaOf(m *kernel.Machine) float64 {
 	s := m.Bandwidth
@@ -361,8 +375,12 @@ func anchorStates(m *kernel.Machine) []*mat.Dense {
 	var z mat.Dense
 	z.Mul(m.Anchors, m.A.T())
 	gamma := gammaOf(m)
-	lo := m.Dims[0]
-	states := []*mat.Dense{mat.DenseCopyOf(z.Slice(0, na, 0, lo))}
+	lo := secondBlock(m)
+	first := m.Anchors
+	if !m.InputBlock {
+		first = z.Slice(0, na, 0, lo).(*mat.Dense)
+	}
+	states := []*mat.Dense{mat.DenseCopyOf(first)}
 	k := mat.NewDense(na, na, nil)
 	crow := 0
 	for i, d := range m.Dims[1:] {

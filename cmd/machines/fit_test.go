@@ -96,7 +96,7 @@ func TestFitPredictRegression(t *testing.T) {
 	}
 	head := fitTestReadModel(t, model)
 	dims := head.Machine.Dims
-	if head.Format != "machines-model" || head.Version != 3 || head.Kind != "kernel-machine" ||
+	if head.Format != "machines-model" || head.Version != modelVersion || head.Kind != "kernel-machine" ||
 		head.Task != "regression" || head.Target != "y" || !slices.Equal(head.Features, []string{"x1", "x2"}) ||
 		head.Classes != nil || !slices.Equal(dims, []int{3, 3, 3, 1}) && !slices.Equal(dims, []int{2, 1}) || head.Fit.Rows != 36 {
 		t.Errorf("model file header is %+v", head)
@@ -545,8 +545,8 @@ func TestPredictErrors(t *testing.T) {
 	}{
 		{"truncated", "model_truncated.json", "model_predict.csv",
 			"testdata/model_truncated.json: invalid JSON at byte 122: unexpected end of JSON input"},
-		{"newer version", "model_v4.json", "model_predict.csv",
-			"testdata/model_v4.json: machines-model version 4 is newer than this program reads (versions 1 to 3): upgrade the program"},
+		{"newer version", "model_v5.json", "model_predict.csv",
+			"testdata/model_v5.json: machines-model version 5 is newer than this program reads (versions 1 to 4): upgrade the program"},
 		{"not a model", "model_not_model.json", "model_predict.csv",
 			"testdata/model_not_model.json: not a machines model file"},
 		{"a CSV file", "fit_reg_train.csv", "model_predict.csv",
@@ -555,6 +555,8 @@ func TestPredictErrors(t *testing.T) {
 			`testdata/model_bad_kind.json: unknown model kind "neural-net"; this machines knows "kernel-machine"`},
 		{"unknown task", "model_bad_task.json", "model_predict.csv",
 			`testdata/model_bad_task.json: unknown task "ranking", want "regression" or "classification"`},
+		{"classifier's scaler", "model_bad_class_scaler.json", "model_predict.csv",
+			"testdata/model_bad_class_scaler.json: a classification machine has an output scaler of scales other than 1"},
 		{"bad machine", "model_bad_machine.json", "model_predict.csv",
 			"testdata/model_bad_machine.json: kernel: decoding machine: c is 1x2, want 1x1"},
 		{"no model", "no_such.json", "model_predict.csv", "open testdata/no_such.json: no such file"},

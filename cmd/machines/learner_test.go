@@ -69,7 +69,7 @@ func TestLearnerFlags(t *testing.T) {
 			return r.Fit.Budget == "1ns" && r.Fit.Shallow && skipped == len(r.Fit.Selection.Candidates)-1
 		}},
 		{"intervals", []string{"-target", "y"}, func(r learnerTestRecord) bool {
-			return r.Version == 3 && r.Intervals != nil && len(r.Intervals.Residuals) == 1 && len(r.Intervals.Residuals[0]) >= 48 &&
+			return r.Version == modelVersion && r.Intervals != nil && len(r.Intervals.Residuals) == 1 && len(r.Intervals.Residuals[0]) >= 48 &&
 				len(r.Fit.Calibration.Shrinkage) == 1
 		}},
 	} {

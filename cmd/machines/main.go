@@ -246,7 +246,7 @@
 // and the number of classes for classification, and fit says so if it is
 // not. Without -dims the blocks are 3,3,3 and then the output block.
 //
-// The model file is JSON: "format": "machines-model", "version": 3,
+// The model file is JSON: "format": "machines-model", "version": 4,
 // "kind": "kernel-machine", the "task", the "target" and "id" column names,
 // the "features" (the table's input columns), for classification the
 // "classes" in order, the "encoder" (each column's kind, categories,
@@ -259,9 +259,12 @@
 // "shrinkage"), the "intervals" of a regression ("residuals": the sorted
 // absolute held-out residuals on the scale the machine fits, at most 1000
 // evenly spaced ones), and the "machine": its "dims", "kernel",
-// "bandwidth", the matrices "a", "c" and "anchors" as arrays of rows, and
-// the "input" and "output" scalers ("mean", "scale"). Files of versions 1
-// and 2 are still read. It is written atomically: a temporary file renamed
+// "bandwidth", the matrices "a", "c" and "anchors" as arrays of rows,
+// "input_block" when the first block is the input itself and "a" holds
+// the other blocks alone (the shallow machine), and the "input" and
+// "output" scalers ("mean", "scale"; a classifier's output scaler adds
+// its intercepts to the class scores). Files of versions 1 to 3 are
+// still read. It is written atomically: a temporary file renamed
 // into place.
 //
 // predict reads the model's feature columns from new.csv by name, in any

@@ -20,9 +20,10 @@ import (
 // The version of the model file this program writes and the kinds of
 // model it knows. Version 1 files hold numeric features only and no
 // encoder; version 2 adds the encoder, the id column and the fit record;
-// version 3 the intervals and the calibration.
+// version 3 the intervals and the calibration; version 4 the shallow
+// machine's input block and a classifier's intercepts.
 const (
-	modelVersion = 3
+	modelVersion = 4
 	kindKernel   = "kernel-machine"
 )
 
@@ -341,8 +342,11 @@ func (md *modelFile) check() error {
 		if m.Outputs() != len(md.Classes) {
 			return fmt.Errorf("the machine has %d outputs for %d classes", m.Outputs(), len(md.Classes))
 		}
-		if m.Output != nil || m.LogTarget {
-			return errors.New("a classification machine has an output scaler or a log target")
+		if m.LogTarget {
+			return errors.New("a classification machine has a log target")
+		}
+		if m.Output != nil && slices.ContainsFunc(m.Output.Scale, func(v float64) bool { return v != 1 }) {
+			return errors.New("a classification machine has an output scaler of scales other than 1: it adds its intercepts, and scales nothing")
 		}
 	}
 	return nil

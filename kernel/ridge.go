@@ -1,0 +1,455 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// A shallow machine has dims [d, k]: its first block is the standardised
+// input itself (A_0 = I), and its output is a linear part plus one level of
+// Gaussians on the anchors,
+//
+//	h_1 = W x + sum_j K(x, s_j) c_j.
+//
+// With A_0 fixed the loss, mean squared error plus cost * (|W|^2 + the RKHS
+// norm), is a ridge regression on the features [x, psi(x)], where psi maps
+// x to the coordinates of K(x, .) in an orthonormal basis of the anchors'
+// span, so its minimiser and its leave-one-out residuals at every cost
+// follow from one eigendecomposition per bandwidth.
+
+// shallowInputs holds what the bases of every bandwidth share: the
+// rows' standardised inputs, the anchors, their squared distances, and
+// the inputs' Gram matrix when the features may outnumber the rows.
+type shallowInputs struct {
+	x, anchors *mat.Dense
+	toAnchors  *mat.Dense    // n x m: squared distances from the rows to the anchors
+	between    *mat.Dense    // m x m: between the anchors
+	xx         *mat.SymDense // x x^T if the inputs and the anchors outnumber the rows, else nil
+}
+
+// newShallowInputs returns the shared part of the bases for the rows x
+// and the anchors.
+func newShallowInputs(x, anchors *mat.Dense) *shallowInputs {
+	n, d := x.Dims()
+	m, _ := anchors.Dims()
+	in := &shallowInputs{x: x, anchors: anchors, toAnchors: mat.NewDense(n, m, nil), between: mat.NewDense(m, m, nil)}
+	for i := range m {
+		for j := i; j < m; j++ {
+			v := sqDistance(anchors.RawRowView(i), anchors.RawRowView(j))
+			in.between.Set(i, j, v)
+			in.between.Set(j, i, v)
+		}
+	}
+	for i := range n {
+		row, xi := in.toAnchors.RawRowView(i), x.RawRowView(i)
+		for j := range m {
+			row[j] = sqDistance(xi, anchors.RawRowView(j))
+		}
+	}
+	if wide(n, d+m) {
+		in.xx = gram(x)
+	}
+	return in
+}
+
+// shallowBasis holds, for one bandwidth, the features Z = [X, Psi] of the
+// training rows, or their coordinates in the span of those rows when the
+// features outnumber the rows, and the map from the coefficients of Psi
+// to those of the anchors.
+type shallowBasis struct {
+	sigma  float64
+	inputs int
+	z      *mat.Dense // n x p: the inputs, then the anchor features; or their coordinates
+	toC    *mat.Dense // m x r: the anchor coefficients c = toC * beta_psi
+	// span, if not nil, is the span of the features [X, Psi] whose
+	// coordinates z holds, and x and psi are those features.
+	span   *rowSpan
+	x, psi *mat.Dense
+}
+
+// ridge solves, on some rows of a basis with weights w_i, the ridge
+// regression with an intercept: it minimises
+//
+//	sum_i w_i (y_i - b - z_i beta)^2 + n cost |beta|^2
+//
+// over the intercept b, which the penalty leaves free, and beta, at every
+// cost from one eigendecomposition of the rows' weighted Gram matrix
+// about their weighted mean, Zc^T W Zc = V diag(e) V^T. The intercept
+// is the fit's own: each fit of the selection, on the rows it is given,
+// learns it from them, as the final machine learns it from all the rows.
+type ridge struct {
+	rows  int
+	mean  []float64 // the rows' weighted mean, one entry per feature
+	e     []float64 // the eigenvalues, those below eigenFloor times the largest set to 0
+	v     *mat.Dense
+	zv    *mat.Dense // Zc V, one row per row
+	w     []float64  // the rows' weights, nil for 1
+	total float64    // their sum
+}
+
+// projection is a set of targets as a ridge solver sees them: their
+// weighted mean over the rows, and V^T Zc^T W (y - mean).
+type projection struct {
+	mean []float64
+	t    *mat.Dense // p x k
+}
+
+// significantEigen returns the eigenvalues and eigenvectors of g, named
+// what in the error if the decomposition fails, and the indices of the
+// eigenvalues above eigenFloor times the largest: the others are rounding
+// errors.
+func significantEigen(g *mat.SymDense, what string) (vals []float64, u *mat.Dense, keep []int, err error) {
+	var eig mat.EigenSym
+	if !eig.Factorize(g, true) {
+		return nil, nil, nil, fmt.Errorf("kernel: eigendecomposition of %s failed", what)
+	}
+	vals, u = eig.Values(nil), new(mat.Dense)
+	eig.VectorsTo(u)
+	top := slices.Max(vals)
+	for i, v := range vals {
+		if v > eigenFloor*top {
+			keep = append(keep, i)
+		}
+	}
+	return vals, u, keep, nil
+}
+
+// eigenFloor is the relative size below which eigenvalues of the anchors'
+// kernel matrix are dropped: their directions are numerically in the span
+// of the others, and keeping them would divide by rounding errors.
+const eigenFloor = 1e-10
+
+// newShallowBasis returns the basis of bandwidth sigma for the rows and
+// anchors of in.
+func newShallowBasis(in *shallowInputs, sigma float64) (*shallowBasis, error) {
+	n, d := in.x.Dims()
+	m, _ := in.anchors.Dims()
+	gamma := 1 / (2 * sigma * sigma)
+	kmm := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i; j < m; j++ {
+			kmm.SetSym(i, j, math.Exp(-gamma*in.between.At(i, j)))
+		}
+	}
+	vals, u, keep, err := significantEigen(kmm, "the anchors' kernel matrix")
+	if err != nil {
+		return nil, err
+	}
+	r := len(keep)
+	toC := mat.NewDense(m, r, nil)
+	for k, i := range keep {
+		s := 1 / math.Sqrt(vals[i])
+		for a := range m {
+			toC.Set(a, k, u.At(a, i)*s)
+		}
+	}
+	knm := mat.NewDense(n, m, nil)
+	knm.Apply(func(_, _ int, v float64) float64 { return math.Exp(-gamma * v) }, in.toAnchors)
+	b := &shallowBasis{sigma: sigma, inputs: d, toC: toC}
+	psi := mat.NewDense(n, r, nil)
+	psi.Mul(knm, toC)
+	if in.xx != nil && wide(n, d+r) {
+		// The coordinates are those of the rows about their mean, which
+		// the intercept makes free: the leave-one-out solver of the
+		// unweighted rows is then diagonal in them.
+		g := mat.NewSymDense(n, nil)
+		g.SymOuterK(1, psi)
+		g.AddSym(g, in.xx)
+		sp, err := newRowSpan(centred(g))
+		if err != nil {
+			return nil, err
+		}
+		b.z, b.span, b.x, b.psi = sp.coords, sp, in.x, psi
+		return b, nil
+	}
+	b.z = mat.NewDense(n, d+r, nil)
+	b.z.Slice(0, n, 0, d).(*mat.Dense).Copy(in.x)
+	b.z.Slice(0, n, d, d+r).(*mat.Dense).Copy(psi)
+	return b, nil
+}
+
+// features returns the coefficients of the features [X, Psi] and the
+// intercept of the fit whose coefficients of the basis's coordinates
+// are beta (p x k), with the intercept b.
+func (b *shallowBasis) features(beta *mat.Dense, intercept []float64) (*mat.Dense, []float64) {
+	if b.span == nil {
+		return beta, intercept
+	}
+	// The coordinates are those of the features less their mean mu over
+	// the rows, Q^T (z - mu) with Q = (Z - mu)^T inv, so that the fit is
+	// b + (z - mu)^T Q beta, whose coefficients of z are (Z - mu)^T
+	// inv beta.
+	var alpha mat.Dense
+	alpha.Mul(b.span.inv, beta)
+	n, d := b.x.Dims()
+	_, r := b.psi.Dims()
+	_, k := beta.Dims()
+	mean := weightedMean(&alpha, nil, float64(n))
+	alpha.Apply(func(_, j int, v float64) float64 { return v - mean[j] }, &alpha)
+	out := mat.NewDense(d+r, k, nil)
+	out.Slice(0, d, 0, k).(*mat.Dense).Mul(b.x.T(), &alpha)
+	out.Slice(d, d+r, 0, k).(*mat.Dense).Mul(b.psi.T(), &alpha)
+	mu := slices.Concat(weightedMean(b.x, nil, float64(n)), weightedMean(b.psi, nil, float64(n)))
+	shifted := slices.Clone(intercept)
+	for j := range k {
+		shifted[j] -= floats.Dot(mu, mat.Col(nil, j, out))
+	}
+	return out, shifted
+}
+
+// centred returns the Gram matrix of the rows about their mean, P g P
+// with P = I - 1 1^T / n, from their Gram matrix g.
+func centred(g *mat.SymDense) *mat.SymDense {
+	n := g.SymmetricDim()
+	rowMean := make([]float64, n)
+	for i := range n {
+		for j := range n {
+			rowMean[i] += g.At(i, j)
+		}
+		rowMean[i] /= float64(n)
+	}
+	all := floats.Sum(rowMean) / float64(n)
+	c := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			c.SetSym(i, j, g.At(i, j)-rowMean[i]-rowMean[j]+all)
+		}
+	}
+	return c
+}
+
+// ridge returns the solver on the listed rows of the basis (nil: all)
+// with weights w (nil: 1), one per listed row.
+func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
+	if b.span != nil && rows == nil && w == nil {
+		// The coordinates of all the rows about their mean, which is
+		// 0: their Gram matrix is diag(lambda).
+		n, q := b.z.Dims()
+		return &ridge{rows: n, mean: make([]float64, q), e: slices.Clone(b.span.values), v: identity(q), zv: b.z, total: float64(n)}, nil
+	}
+	z := b.z
+	if rows != nil {
+		z = pickRows(b.z, rows)
+	}
+	n, p := z.Dims()
+	r := &ridge{rows: n, w: w, total: float64(n), v: new(mat.Dense), zv: new(mat.Dense)}
+	if w != nil {
+		r.total = floats.Sum(w)
+	}
+	r.mean = weightedMean(z, w, r.total)
+	zc := mat.NewDense(n, p, nil)
+	zc.Apply(func(_, j int, v float64) float64 { return v - r.mean[j] }, z)
+	zw := zc
+	if w != nil {
+		zw = mat.NewDense(n, p, nil)
+		zw.Apply(func(i, _ int, v float64) float64 { return v * math.Sqrt(w[i]) }, zc)
+	}
+	gram := mat.NewSymDense(p, nil)
+	gram.SymOuterK(1, zw.T())
+	var eig mat.EigenSym
+	if !eig.Factorize(gram, true) {
+		return nil, errors.New("kernel: eigendecomposition of the features' Gram matrix failed")
+	}
+	r.e = eig.Values(nil)
+	top := slices.Max(r.e)
+	for i, v := range r.e {
+		if !(v > eigenFloor*top) {
+			r.e[i] = 0 // rounding errors: the rows have no extent there
+		}
+	}
+	eig.VectorsTo(r.v)
+	r.zv.Mul(zc, r.v)
+	return r, nil
+}
+
+// identity returns the n x n identity matrix.
+func identity(n int) *mat.Dense {
+	m := mat.NewDense(n, n, nil)
+	for i := range n {
+		m.Set(i, i, 1)
+	}
+	return m
+}
+
+// weightedMean returns the mean of the rows of z with weights w (nil:
+// 1) of sum total.
+func weightedMean(z mat.Matrix, w []float64, total float64) []float64 {
+	n, p := z.Dims()
+	mean := make([]float64, p)
+	for i := range n {
+		wi := 1.0
+		if w != nil {
+			wi = w[i]
+		}
+		for j := range p {
+			mean[j] += wi * z.At(i, j)
+		}
+	}
+	floats.Scale(1/total, mean)
+	return mean
+}
+
+// sqDistance returns the squared distance between u and v.
+func sqDistance(u, v []float64) float64 {
+	d := floats.Distance(u, v, 2)
+	return d * d
+}
+
+// project returns the projection of the targets y of the rows.
+func (r *ridge) project(y mat.Matrix) projection {
+	pr := projection{mean: weightedMean(y, r.w, r.total)}
+	wy := mat.DenseCopyOf(y)
+	wy.Apply(func(i, j int, v float64) float64 {
+		if r.w != nil {
+			return r.w[i] * (v - pr.mean[j])
+		}
+		return v - pr.mean[j]
+	}, wy)
+	pr.t = new(mat.Dense)
+	pr.t.Mul(r.zv.T(), wy)
+	return pr
+}
+
+// coefficients returns the solution beta at the given cost for the
+// targets of projection pr, in the eigenbasis: diag(1/(e + n cost)) t,
+// and 0 where e is 0 and the rows say nothing.
+func (r *ridge) coefficients(pr projection, cost float64) *mat.Dense {
+	nc := float64(r.rows) * cost
+	return r.filtered(pr, func(e float64) float64 { return 1 / (e + nc) })
+}
+
+// filtered returns diag(f(e)) t for the targets of projection pr, 0
+// where e is 0.
+func (r *ridge) filtered(pr projection, f func(e float64) float64) *mat.Dense {
+	var c mat.Dense
+	c.Apply(func(i, _ int, v float64) float64 {
+		if r.e[i] == 0 {
+			return 0
+		}
+		return v * f(r.e[i])
+	}, pr.t)
+	return &c
+}
+
+// interpolates reports whether the features and the intercept fit any
+// targets of the solver's rows exactly at cost 0: they span as many
+// directions as there are rows.
+func (r *ridge) interpolates() bool {
+	rank := 1 // the intercept
+	for _, e := range r.e {
+		if e > 0 {
+			rank++
+		}
+	}
+	return rank >= r.rows
+}
+
+// solution returns beta (p x k) and the intercept at the given cost for
+// the targets of projection pr.
+func (r *ridge) solution(pr projection, cost float64) (*mat.Dense, []float64) {
+	var beta mat.Dense
+	beta.Mul(r.v, r.coefficients(pr, cost))
+	_, k := beta.Dims()
+	b := slices.Clone(pr.mean)
+	for j := range k {
+		b[j] -= mat.Dot(mat.NewVecDense(len(r.mean), r.mean), beta.ColView(j))
+	}
+	return &beta, b
+}
+
+// predict returns the predictions at the given cost for the rows zt of
+// the basis (nil: the solver's own rows).
+func (r *ridge) predict(zt *mat.Dense, pr projection, cost float64) *mat.Dense {
+	var pred mat.Dense
+	if zt == nil {
+		pred.Mul(r.zv, r.coefficients(pr, cost))
+		pred.Apply(func(_, j int, v float64) float64 { return v + pr.mean[j] }, &pred)
+		return &pred
+	}
+	beta, b := r.solution(pr, cost)
+	pred.Mul(zt, beta)
+	pred.Apply(func(_, j int, v float64) float64 { return v + b[j] }, &pred)
+	return &pred
+}
+
+// looPredictions writes to dst (n x k) the leave-one-out predictions at
+// the given cost for the targets y, whose projection is pr: each row's
+// prediction by the fit to the other rows (with the same penalty
+// n cost |beta|^2, and an intercept of their own), y_i - r_i / (1 - h_i)
+// from the residual r_i of the fit to all the rows and the leverage
+//
+//	h_i = w_i / sum(w) + w_i zc_i^T (Zc^T W Zc + n cost I)^-1 zc_i,
+//
+// which is exact. Near interpolation, where a wide table's rows are
+// fitted almost exactly at a small cost, both r_i and 1 - h_i are
+// differences of nearly equal numbers, and their ratio would be
+// rounding errors over rounding errors. Each is computed instead as the
+// sum of two terms that are not: the part that the features cannot fit
+// at all, exactly 0 when they interpolate the rows, and what the penalty
+// leaves of the rest,
+//
+//	r_i = (y_i - mean - sum_j zv_ij t_j / e_j) + sum_j zv_ij t_j n cost / (e_j (e_j + n cost)),
+//	1 - h_i = (1 - w_i / sum(w) - sum_j w_i zv_ij^2 / e_j) + sum_j w_i zv_ij^2 n cost / (e_j (e_j + n cost)).
+//
+// It returns false if some row's leverage is 1, where leaving it out is
+// undefined.
+func (r *ridge) looPredictions(dst *mat.Dense, y mat.Matrix, pr projection, cost float64) bool {
+	n, k := dst.Dims()
+	nc := float64(r.rows) * cost
+	shrink := func(e float64) float64 { return nc / (e * (e + nc)) }
+	interpolates := r.interpolates()
+	var resid mat.Dense // what the penalty leaves of the residuals
+	resid.Mul(r.zv, r.filtered(pr, shrink))
+	if !interpolates {
+		var fitted mat.Dense // the fit at cost 0, less the mean
+		fitted.Mul(r.zv, r.filtered(pr, func(e float64) float64 { return 1 / e }))
+		resid.Apply(func(i, j int, v float64) float64 { return v + y.At(i, j) - pr.mean[j] - fitted.At(i, j) }, &resid)
+	}
+	for i := range n {
+		wi := 1.0
+		if r.w != nil {
+			wi = r.w[i]
+		}
+		unfit, shrunk := 1-wi/r.total, 0.0
+		for j, v := range r.zv.RawRowView(i) {
+			if e := r.e[j]; e > 0 {
+				unfit -= wi * v * v / e
+				shrunk += wi * v * v * shrink(e)
+			}
+		}
+		if interpolates {
+			unfit = 0
+		}
+		slack := max(unfit, 0) + shrunk
+		if !(slack > 1e-12) {
+			return false
+		}
+		for j := range k {
+			dst.Set(i, j, y.At(i, j)-resid.At(i, j)/slack)
+		}
+	}
+	return true
+}
+
+// machine returns the shallow machine of basis b fitted by the solver r
+// on all its rows to the targets of projection pr at the given cost,
+// calibrated, with the anchors' inputs as anchors, and its intercept on
+// the scale it fits, calibrated too.
+func (b *shallowBasis) machine(r *ridge, pr projection, cost float64, anchors *mat.Dense, cal calibration) (*Machine, []float64) {
+	beta, intercept := b.features(r.solution(pr, cost)) // p x k
+	classify := cal.residuals == nil
+	cal.apply(beta, classify)
+	cal.apply(mat.NewDense(1, len(intercept), intercept), classify)
+	d := b.inputs
+	p, k := beta.Dims()
+	a := mat.DenseCopyOf(beta.Slice(0, d, 0, k).T())
+	m, _ := anchors.Dims()
+	c := mat.NewDense(k, m, nil)
+	c.Mul(beta.Slice(d, p, 0, k).T(), b.toC.T())
+	return &Machine{Architecture: Architecture{Dims: []int{d, k}, Bandwidth: b.sigma}, A: a, C: c, Anchors: mat.DenseCopyOf(anchors), InputBlock: true}, intercept
+}

@@ -1,0 +1,137 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/parametric-machines/machines/internal/matmul"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Tables with more columns than rows are fitted in the span of their
+// rows. A machine's data loss sees its augmenter A only through A x on
+// the training rows (their states, and the anchors', which are training
+// rows too), so the part of A orthogonal to the rows' span only adds to
+// the penalty |A|^2: the optimum's augmenter lies in that span (the
+// representer theorem). Every solve then works on the rows' coordinates
+// in an orthonormal basis of their span, at most as many as the rows,
+// instead of on the columns, and the machine is mapped back to the
+// columns at the end. The same holds for the shallow machine's features,
+// whose coefficients lie in the span of the training rows' features.
+
+// rowSpan is an orthonormal basis Q of the span of the rows of a matrix
+// Z, n x p, found from their Gram matrix Z Z^T = U diag(lambda) U^T: the
+// rows' coordinates in it are U diag(sqrt(lambda)), and the vector of
+// the span with coordinates c is Z^T U diag(1/sqrt(lambda)) c.
+type rowSpan struct {
+	coords *mat.Dense // n x q: the rows' coordinates
+	inv    *mat.Dense // n x q: U diag(1/sqrt(lambda))
+	values []float64  // lambda, q
+}
+
+// newRowSpan returns the span of the rows whose Gram matrix is g. It
+// drops the directions whose eigenvalues fall below eigenFloor times the
+// largest: rounding errors of that size make them up.
+func newRowSpan(g *mat.SymDense) (*rowSpan, error) {
+	vals, u, keep, err := significantEigen(g, "the rows' Gram matrix")
+	if err != nil {
+		return nil, err
+	}
+	n := len(vals)
+	if len(keep) == 0 {
+		// Every row is 0: one coordinate, 0 for each of them.
+		return &rowSpan{coords: mat.NewDense(n, 1, nil), inv: mat.NewDense(n, 1, nil), values: []float64{0}}, nil
+	}
+	s := &rowSpan{coords: mat.NewDense(n, len(keep), nil), inv: mat.NewDense(n, len(keep), nil)}
+	for k, j := range keep {
+		s.values = append(s.values, vals[j])
+		root := math.Sqrt(vals[j])
+		for i := range n {
+			s.coords.Set(i, k, u.At(i, j)*root)
+			s.inv.Set(i, k, u.At(i, j)/root)
+		}
+	}
+	return s, nil
+}
+
+// wide reports whether a solve on rows of that many columns is cheaper in
+// the span of the rows: they have more columns than there are rows.
+func wide(rows, cols int) bool { return cols > rows }
+
+// gram returns x x^T.
+func gram(x *mat.Dense) *mat.SymDense {
+	n, _ := x.Dims()
+	g := mat.NewDense(n, n, nil)
+	matmul.F64(blas.NoTrans, blas.Trans, 1, x.RawMatrix(), x.RawMatrix(), 0, g.RawMatrix())
+	return mat.NewSymDense(n, g.RawMatrix().Data)
+}
+
+// crossGram returns a b^T.
+func crossGram(a, b *mat.Dense) *mat.Dense {
+	na, _ := a.Dims()
+	nb, _ := b.Dims()
+	c := mat.NewDense(na, nb, nil)
+	matmul.F64(blas.NoTrans, blas.Trans, 1, a.RawMatrix(), b.RawMatrix(), 0, c.RawMatrix())
+	return c
+}
+
+// inputSpan holds the span of a deep machine's training inputs when they
+// have more columns than rows: the machine is fitted to their coordinates,
+// and its augmenter mapped back to the columns.
+type inputSpan struct {
+	rows *mat.Dense // the training inputs, n x d
+	span *rowSpan
+	q    *mat.Dense // the orthonormal basis, d x q
+}
+
+// newInputSpan returns the span of the rows of x, n x d.
+func newInputSpan(x *mat.Dense) (*inputSpan, error) {
+	sp, err := newRowSpan(gram(x))
+	if err != nil {
+		return nil, err
+	}
+	var q mat.Dense
+	q.Mul(x.T(), sp.inv)
+	return &inputSpan{rows: x, span: sp, q: &q}, nil
+}
+
+// coords returns the coordinates of the training inputs.
+func (s *inputSpan) coords() *mat.Dense { return s.span.coords }
+
+// reduce returns the coordinates of the rows of x, new inputs: their
+// projections on the span, x Q.
+func (s *inputSpan) reduce(x *mat.Dense) *mat.Dense {
+	var c mat.Dense
+	c.Mul(crossGram(x, s.rows), s.span.inv)
+	return &c
+}
+
+// expand returns the augmenter a Q^T on the columns of the augmenter a
+// on the coordinates.
+func (s *inputSpan) expand(a *mat.Dense) *mat.Dense {
+	var full mat.Dense
+	full.Mul(a, s.q.T())
+	return &full
+}
+
+// init returns initial parameters of o, the loss of a machine of
+// architecture arch with the given number of anchors: those of o.Init if
+// s is nil, and otherwise, on the coordinates, the projection on the
+// span of the initial point that Objective.Init draws on the columns, so
+// that the fit starts where the fit on the columns starts, less the part
+// that only the penalty sees.
+func (s *inputSpan) init(o objective, arch Architecture, anchors int, rnd *rand.Rand) []float64 {
+	if s == nil {
+		return o.Init(nil, rnd)
+	}
+	size := arch.size()
+	d, q := s.q.Dims()
+	full := mat.NewDense(size, d, nil)
+	glorot(full.RawMatrix().Data, size, d, rnd)
+	params := make([]float64, arch.NumParams(q, anchors))
+	na := size * q
+	glorot(params[na:], size-arch.Dims[0], anchors, rnd)
+	mat.NewDense(size, q, params[:na]).Mul(full, s.q)
+	return params
+}
