@@ -37,6 +37,9 @@ const (
 	// error against the truth sin x + 0.5 is measured, as their plot
 	// draws it.
 	paperSineGrid = 1000
+	// paperSineStream is the stream of the generator of a draw's data,
+	// seeded by the draw's seed.
+	paperSineStream = 0x70617065
 )
 
 // SinePaperReport is the JSON of the sine experiment under the authors'
@@ -46,9 +49,11 @@ type SinePaperReport struct {
 	Protocol   string `json:"protocol"`
 	Seed       uint64 `json:"seed"`
 	Quick      bool   `json:"quick"`
-	// Data describes the draws; DrawSeeds seeds each.
-	Data      string   `json:"data"`
-	DrawSeeds []uint64 `json:"draw_seeds"`
+	// Data describes the draws; DrawSeeds seeds each, and Draws holds
+	// each one's numbers, for other code to be run on the same data.
+	Data      string     `json:"data"`
+	DrawSeeds []uint64   `json:"draw_seeds"`
+	Draws     []SineDraw `json:"draws"`
 	// Cost weighs every model's own penalty; Rounds calls of L-BFGS of
 	// at most IterationsPerRound iterations each train every model.
 	Cost               float64          `json:"cost"`
@@ -78,6 +83,23 @@ type SinePaperModel struct {
 	// round of the first draw, Figure 3c.
 	CurveTrain []float64 `json:"curve_train"`
 	CurveTest  []float64 `json:"curve_test"`
+}
+
+// SineDraw is one draw of the authors' data: the training and the test
+// inputs and the noise vector both share; the targets are sin x + Noise.
+type SineDraw struct {
+	X     []float64 `json:"x"`
+	TestX []float64 `json:"test_x"`
+	Noise []float64 `json:"noise"`
+}
+
+// newSineDraw returns the numbers of draw t.
+func newSineDraw(t task) SineDraw {
+	d := SineDraw{X: mat.Col(nil, 0, t.x), TestX: mat.Col(nil, 0, t.xt)}
+	for i, x := range d.X {
+		d.Noise = append(d.Noise, t.y.At(i, 0)-math.Sin(x))
+	}
+	return d
 }
 
 // DrawStat is a quantity over independent draws: its value in each, and
@@ -267,8 +289,9 @@ func SinePaper(c Config) (*Report, error) {
 	for d := range draws {
 		seed := c.Seed + uint64(d)
 		rep.DrawSeeds = append(rep.DrawSeeds, seed)
-		t := paperSineDraw(rand.New(rand.NewPCG(seed, 0x70617065)))
+		t := paperSineDraw(rand.New(rand.NewPCG(seed, paperSineStream)))
 		tasks = append(tasks, t)
+		rep.Draws = append(rep.Draws, newSineDraw(t))
 		results[d] = make([]paperResult, len(names))
 		for i := range names {
 			jobs = append(jobs, func() error {

@@ -52,6 +52,20 @@ func TestSinePaperQuick(t *testing.T) {
 		len(got.DrawSeeds) != 2 || len(got.Models) != 3 || len(got.Figures) != 2 {
 		t.Fatalf("report %+v", got)
 	}
+	// The recorded draws are the data the models were trained on.
+	for d, seed := range got.DrawSeeds {
+		want := paperSineDraw(rand.New(rand.NewPCG(seed, paperSineStream)))
+		if d >= len(got.Draws) || len(got.Draws[d].Noise) != paperSinePoints {
+			t.Fatalf("draw %d: %d draws recorded", d+1, len(got.Draws))
+		}
+		rec := got.Draws[d]
+		for i := range paperSinePoints {
+			if rec.X[i] != want.x.At(i, 0) || rec.TestX[i] != want.xt.At(i, 0) ||
+				math.Abs(math.Sin(rec.TestX[i])+rec.Noise[i]-want.yt.At(i, 0)) > 1e-12 {
+				t.Fatalf("draw %d point %d: recorded %v, %v, %v", d+1, i, rec.X[i], rec.TestX[i], rec.Noise[i])
+			}
+		}
+	}
 	params := map[string]int{"kernel machine": 514, "perceptron relu": 609, "perceptron sigmoid": 609}
 	for _, m := range got.Models {
 		if m.Params != params[m.Name] {
