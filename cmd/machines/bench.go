@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parametric-machines/machines/bench"
+	"github.com/parametric-machines/machines/internal/bench"
 )
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -19,7 +19,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	model := fs.String("model", bench.SculptedModel, "the onnx suite: the sculpted machine to time, a sculpt-model.json `file`")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: machines bench [-suite NAME] [-runs N] [-json FILE] [-model FILE]\n\n"+
-			"times the workloads of bench/WORKLOADS.md (single-threaded but for sculpt-epoch-all) and prints the median of each\n\nflags:")
+			"times the workloads of internal/bench/WORKLOADS.md (single-threaded but for sculpt-epoch-all) and prints the median of each\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {

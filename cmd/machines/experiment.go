@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parametric-machines/machines/experiment"
+	"github.com/parametric-machines/machines/internal/experiment"
 )
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parametric-machines/machines/baseline"
+	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/kernel/infinite"

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parametric-machines/machines/baseline"
+	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"

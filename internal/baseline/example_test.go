@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/parametric-machines/machines/baseline"
+	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/dataset"
 )
 

@@ -3,7 +3,7 @@ package experiment
 import (
 	"path/filepath"
 
-	"github.com/parametric-machines/machines/baseline"
+	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/kernel"

@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/parametric-machines/machines/baseline"
+	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/crossval"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
