@@ -246,9 +246,13 @@ func TestRunAndResume(t *testing.T) {
 	}
 	for _, bad := range []struct{ name, file, want string }{
 		{"another format", `{"format": "machines-hypergraph-machine", "version": 1}`,
-			`not a sculpt checkpoint (format "machines-hypergraph-machine", want "machines-sculpt-checkpoint")`},
+			`not a sculpt checkpoint (format "machines-hypergraph-machine", want "machines" with "kind": "sculpt-checkpoint")`},
 		{"version 1", `{"format": "machines-sculpt-checkpoint", "version": 1}`,
 			"machines-sculpt-checkpoint version 1 is older than this program reads (versions 3 to 4)"},
+		{"another kind", `{"format": "machines", "kind": "train-checkpoint", "version": 5}`,
+			`not a sculpt checkpoint (kind "train-checkpoint", want "sculpt-checkpoint")`},
+		{"envelope version 6", `{"format": "machines", "kind": "sculpt-checkpoint", "version": 6}`,
+			"sculpt-checkpoint version 6 is newer than this program reads (versions 3 to 5)"},
 	} {
 		c = smallConfig(t.TempDir())
 		c.Resume = true

@@ -18,19 +18,23 @@ import (
 // CheckpointFile is the name of the checkpoint in the output directory.
 const CheckpointFile = "checkpoint.json"
 
-// The format name and version of checkpoints.
+// CheckpointKind and CheckpointVersion are the "kind" and "version" of
+// checkpoints in the module's envelope ("format": "machines");
+// CheckpointFormat is the "format" of those written before it (up to
+// version 4).
 const (
+	CheckpointKind    = "sculpt-checkpoint"
+	CheckpointVersion = 5
 	CheckpointFormat  = "machines-sculpt-checkpoint"
-	CheckpointVersion = 4
 )
 
-// checkpointFormat reads checkpoints of versions 3 and 4: an older one
+// checkpointFormat reads checkpoints of versions 3 to 5: an older one
 // lacks state that a resumed run needs (version 1 did not record the
 // epoch fine-tuning starts, version 2 the validation split); version 3
 // does not record the number of workers, which a resumed run then cannot
 // compare with its own.
-var checkpointFormat = jsonfile.Format{Name: CheckpointFormat, What: "a sculpt checkpoint",
-	Oldest: 3, Newest: CheckpointVersion}
+var checkpointFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: CheckpointKind, What: "a sculpt checkpoint",
+	Oldest: 3, Newest: CheckpointVersion, Legacy: CheckpointFormat, LegacyNewest: 4}
 
 // state is what a checkpoint holds: the weights of every edge of the
 // generous architecture (removed edges keep the values they had when
@@ -122,6 +126,7 @@ func (s archShape) String() string {
 
 type checkpoint struct {
 	Format   string               `json:"format"`
+	Kind     string               `json:"kind,omitempty"`
 	Version  int                  `json:"version"`
 	Arch     archShape            `json:"architecture"`
 	Settings Settings             `json:"settings"`
@@ -138,7 +143,7 @@ func writeCheckpoint(path string, a *Arch, s Settings, st *state) error {
 		pruned = append(pruned, name)
 	}
 	sort.Strings(pruned)
-	ck := checkpoint{Format: CheckpointFormat, Version: CheckpointVersion, Arch: shapeOf(a), Settings: s,
+	ck := checkpoint{Format: jsonfile.Envelope, Kind: CheckpointKind, Version: CheckpointVersion, Arch: shapeOf(a), Settings: s,
 		History: st.History, Pruned: pruned, Weights: st.Weights}
 	err := atomicfile.WriteFile(path, func(w io.Writer) error {
 		return json.NewEncoder(w).Encode(ck)

@@ -15,20 +15,25 @@ import (
 	"github.com/parametric-machines/machines/internal/jsonfile"
 )
 
-// CheckpointFormat and CheckpointVersion name and version the checkpoint
-// files of Run.
+// CheckpointKind and CheckpointVersion are the "kind" and "version" of
+// the checkpoint files of Run in the module's envelope ("format":
+// "machines"). CheckpointFormat is the "format" of the checkpoints
+// written before the envelope (version 1), which a run resumes from too.
 const (
+	CheckpointKind    = "train-checkpoint"
+	CheckpointVersion = 2
 	CheckpointFormat  = "machines-train-checkpoint"
-	CheckpointVersion = 1
 )
 
-var checkpointFormat = jsonfile.Format{Name: CheckpointFormat, What: "a training checkpoint", Oldest: 1, Newest: CheckpointVersion}
+var checkpointFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: CheckpointKind, What: "a training checkpoint",
+	Oldest: 1, Newest: CheckpointVersion, Legacy: CheckpointFormat, LegacyNewest: 1}
 
 // checkpoint is the state of a run after an epoch. The settings that
 // decide which steps the run takes are kept to refuse resuming a
 // different run.
 type checkpoint struct {
 	Format     string          `json:"format"`
+	Kind       string          `json:"kind,omitempty"`
 	Version    int             `json:"version"`
 	Examples   int             `json:"examples"`
 	Batch      int             `json:"batch"`
@@ -44,7 +49,7 @@ type checkpoint struct {
 }
 
 func (r *runner[T]) settings() checkpoint {
-	return checkpoint{Format: CheckpointFormat, Version: CheckpointVersion, Examples: len(r.train) + len(r.val),
+	return checkpoint{Format: jsonfile.Envelope, Kind: CheckpointKind, Version: CheckpointVersion, Examples: len(r.train) + len(r.val),
 		Batch: r.c.Batch, Seed: r.c.Seed, Validation: r.c.Validation, Names: r.p.Names()}
 }
 

@@ -3,6 +3,7 @@ package train
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/parametric-machines/machines/optim"
@@ -29,4 +30,30 @@ func FuzzResume(f *testing.F) {
 			t.Fatalf("%d epochs after resuming, want 2", len(res.Epochs))
 		}
 	})
+}
+
+// TestResumeLegacy resumes from the fuzz seed, a checkpoint written
+// before the module's envelope ("format": "machines-train-checkpoint"),
+// as a run does from one of today's.
+func TestResumeLegacy(t *testing.T) {
+	seed, err := os.ReadFile(filepath.Join("testdata", "checkpoint.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "checkpoint.json")
+	if err := os.WriteFile(path, seed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, y := regressionData(16, 6)
+	res, err := Run[float64](newLinear[float64](x, y, 8), 16, Config{Epochs: 2, Batch: 8, Optimizer: &optim.Adam{}, Checkpoint: path})
+	if err != nil || len(res.Epochs) != 2 {
+		t.Fatalf("resuming from a version 1 checkpoint: %d epochs, %v", len(res.Epochs), err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"format":"machines","kind":"train-checkpoint","version":2,`; !strings.HasPrefix(string(data), want) {
+		t.Errorf("the checkpoint written after resuming begins %.60s, want %s", data, want)
+	}
 }

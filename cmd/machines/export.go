@@ -69,7 +69,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		}
 	case hypergraph.SpecKind, hypergraph.SpecFormat:
 		return fmt.Errorf("%s: a hypergraph spec (%q) has no weights to export: export a saved machine, such as the sculpt-model.json of machines sculpt", *modelPath, format)
-	case ad.ParamsKind, ad.ParamsFormat, train.CheckpointFormat, sculpt.CheckpointFormat:
+	case ad.ParamsKind, ad.ParamsFormat, train.CheckpointKind, train.CheckpointFormat, sculpt.CheckpointKind, sculpt.CheckpointFormat:
 		return fmt.Errorf("%s: a parameter or checkpoint file (%q), not a model: export takes the model files of machines fit and saved hypergraph and finite machines", *modelPath, format)
 	default:
 		if *double {
