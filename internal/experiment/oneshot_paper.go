@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/ode"
 	"github.com/parametric-machines/machines/optim"

@@ -3,8 +3,8 @@ package experiment
 import (
 	"path/filepath"
 
-	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/plot/plotutil"

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 
-	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
