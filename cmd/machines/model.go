@@ -21,15 +21,19 @@ import (
 // model it knows. Version 1 files hold numeric features only and no
 // encoder; version 2 adds the encoder, the id column and the fit record;
 // version 3 the intervals and the calibration; version 4 the shallow
-// machine's input block and a classifier's intercepts.
+// machine's input block and a classifier's intercepts; version 5 is the
+// first in the module's envelope ("format": "machines", "kind":
+// "kernel-machine"), where the earlier ones have "format":
+// "machines-model".
 const (
-	modelVersion = 4
+	modelVersion = 5
 	kindKernel   = "kernel-machine"
 )
 
 // modelFormat is the model file's format; this program reads every
 // version up to the one it writes.
-var modelFormat = jsonfile.Format{Name: "machines-model", What: "a machines model file", Oldest: 1, Newest: modelVersion}
+var modelFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: kindKernel, What: "a machines model file",
+	Oldest: 1, Newest: modelVersion, Legacy: "machines-model", LegacyNewest: 4}
 
 // The tasks a model can be fitted for.
 const (

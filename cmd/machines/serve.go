@@ -97,7 +97,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	if !(*interval > 0 && *interval < 1) {
 		return nil, usagef("-interval %v: want a level between 0 and 1, such as 0.9", *interval)
 	}
-	o.cfg.Kinds = append(append([]serve.Kind{kernelKind(*interval)}, serve.FiniteKinds()...), serve.ModelKinds()...)
+	o.cfg.Kinds = append(append(kernelKinds(*interval), serve.FiniteKinds()...), serve.ModelKinds()...)
 	o.cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		o.cfg.Version = bi.Main.Version

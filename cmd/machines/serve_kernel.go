@@ -11,10 +11,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// kernelKind is the kind of the model files of fit for serve, whose
-// regression models give prediction intervals of the given level.
-func kernelKind(interval float64) serve.Kind {
-	return serve.Kind{Format: modelFormat.Name, Load: func(path string) (serve.Model, error) { return loadKernelModel(path, interval) }}
+// kernelKinds are the kinds of the model files of fit for serve, in the
+// envelope and before it, whose regression models give prediction
+// intervals of the given level.
+func kernelKinds(interval float64) []serve.Kind {
+	load := func(path string) (serve.Model, error) { return loadKernelModel(path, interval) }
+	return []serve.Kind{{Format: modelFormat.Name, Kind: modelFormat.Kind, Load: load}, {Format: modelFormat.Legacy, Load: load}}
 }
 
 // kernelModel serves a model of fit with its encoder, as predict applies

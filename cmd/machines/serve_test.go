@@ -59,7 +59,7 @@ func TestServeMatchesPredict(t *testing.T) {
 			if tc.warning != "" && !strings.Contains(stderr, tc.warning) {
 				t.Fatalf("predict's stderr %q lacks the warning %q", stderr, tc.warning)
 			}
-			s, err := serve.New(serve.Config{Dir: dir, Kinds: []serve.Kind{kernelKind(0.8)}, Logger: slog.New(slog.DiscardHandler)})
+			s, err := serve.New(serve.Config{Dir: dir, Kinds: kernelKinds(0.8), Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}
