@@ -246,8 +246,9 @@
 // and the number of classes for classification, and fit says so if it is
 // not. Without -dims the blocks are 3,3,3 and then the output block.
 //
-// The model file is JSON: "format": "machines-model", "version": 4,
-// "kind": "kernel-machine", the "task", the "target" and "id" column names,
+// The model file is JSON in the module's envelope, shared by every file
+// it writes: "format": "machines", "kind": "kernel-machine", "version":
+// 5; then the "task", the "target" and "id" column names,
 // the "features" (the table's input columns), for classification the
 // "classes" in order, the "encoder" (each column's kind, categories,
 // imputed value and indicator), the "fit" record (data file, or
@@ -263,8 +264,8 @@
 // "input_block" when the first block is the input itself and "a" holds
 // the other blocks alone (the shallow machine), and the "input" and
 // "output" scalers ("mean", "scale"; a classifier's output scaler adds
-// its intercepts to the class scores). Files of versions 1 to 3 are
-// still read. It is written atomically: a temporary file renamed
+// its intercepts to the class scores). Files of versions 1 to 4, whose
+// "format" was "machines-model", are still read. It is written atomically: a temporary file renamed
 // into place.
 //
 // predict reads the model's feature columns from new.csv by name, in any
@@ -347,7 +348,7 @@
 // through its layers and saved, such as the mixed.model.json of
 // examples/mixed; a saved hypergraph machine, such as the
 // sculpt-model.json of sculpt) and a saved finite machine, and knows
-// each file by its "format". They compute in float32, or float64 with
+// each file by its "kind". They compute in float32, or float64 with
 // -float64, with a dynamic batch. A model's inputs and outputs are its
 // input and output spaces, named after them ([N, C, H, W] for images,
 // [N, D] for vectors; an output is the space's activated state), in one
