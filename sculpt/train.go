@@ -11,13 +11,13 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/train"
@@ -662,7 +662,8 @@ func (r *run) trainEpochs(epochs int) error {
 // two parts, the replicas and the update, of a few milliseconds or less
 // each; a goroutine started for each would wait some 100µs for the
 // runtime to wake a thread, so the gang's goroutines wait for work, and
-// the caller for them, spinning a while before they sleep.
+// the caller for them, spinning a while before they sleep. It is the one
+// pool of the module that is not internal/parallel's, for that latency.
 type gang struct {
 	f     func(w int)
 	start []chan struct{} // one token per job for each goroutine
@@ -923,27 +924,22 @@ func accuracy(m *model.Model[float32], im *dataset.Images, workers int) float64 
 	ps := m.Params().WithGrads(nil)
 	chunks := (im.N + evalBatch - 1) / evalBatch
 	right := make([]int, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			graphs := map[int]*evalGraph{}
-			for ch := w; ch < chunks; ch += workers {
-				lo, hi := ch*evalBatch, min((ch+1)*evalBatch, im.N)
-				eg := graphs[hi-lo]
-				if eg == nil {
-					eg = &evalGraph{}
-					eg.x, eg.logits = newGraph(&eg.g, mc, ps, hi-lo, im)
-					graphs[hi-lo] = eg
-				}
-				load(eg.x, nil, im, seq(hi)[lo:])
-				eg.g.Forward()
-				right[w] += eg.count(im.Labels[lo:hi])
+	parallel.Run(workers, workers, func(w int) error {
+		graphs := map[int]*evalGraph{}
+		for ch := w; ch < chunks; ch += workers {
+			lo, hi := ch*evalBatch, min((ch+1)*evalBatch, im.N)
+			eg := graphs[hi-lo]
+			if eg == nil {
+				eg = &evalGraph{}
+				eg.x, eg.logits = newGraph(&eg.g, mc, ps, hi-lo, im)
+				graphs[hi-lo] = eg
 			}
-		}()
-	}
-	wg.Wait()
+			load(eg.x, nil, im, seq(hi)[lo:])
+			eg.g.Forward()
+			right[w] += eg.count(im.Labels[lo:hi])
+		}
+		return nil
+	})
 	total := 0
 	for _, n := range right {
 		total += n
