@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -108,11 +109,11 @@ func (c *encodedColumn) width() int {
 // row is out of range.
 func FitEncoder(f *Frame, features []string, rows []int) (*Encoder, []Warning, error) {
 	if len(features) == 0 {
-		panic("dataset: no feature columns")
+		panic(fmt.Errorf("%w: dataset: no feature columns", ad.ErrValue))
 	}
 	for i, name := range features {
 		if slices.Contains(features[:i], name) {
-			panic(fmt.Sprintf("dataset: feature %q listed twice", name))
+			panic(fmt.Errorf("%w: dataset: feature %q listed twice", ad.ErrName, name))
 		}
 	}
 	rows = f.allRows(rows)
@@ -468,10 +469,10 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 	c := &e.columns[j]
 	n, width := dst.Dims()
 	if width != e.Width() || len(numbers)+len(texts) != n || (numbers != nil && texts != nil) {
-		panic(fmt.Sprintf("dataset: encoding %d numbers and %d texts into a %dx%d matrix, want %d columns", len(numbers), len(texts), n, width, e.Width()))
+		panic(fmt.Errorf("%w: dataset: encoding %d numbers and %d texts into a %dx%d matrix, want %d columns", ad.ErrShape, len(numbers), len(texts), n, width, e.Width()))
 	}
 	if numbers != nil && c.Kind != numeric {
-		panic(fmt.Sprintf("dataset: numbers for the %s column %q", c.Kind, c.Name))
+		panic(fmt.Errorf("%w: dataset: numbers for the %s column %q", ad.ErrShape, c.Kind, c.Name))
 	}
 	at := e.offset(j)
 	var unseen unseenLevels

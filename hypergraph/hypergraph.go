@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parametric-machines/machines"
+	"github.com/parametric-machines/machines/ad"
 )
 
 // Hypergraph is a directed hypergraph (Definition 4): named vertices and
@@ -150,7 +151,7 @@ func (h *Hypergraph) Acyclic() error {
 func (h *Hypergraph) cycleError() error {
 	p, ok := h.Cycle()
 	if !ok {
-		panic("hypergraph: internal error: layering failed on an acyclic hypergraph")
+		panic(fmt.Errorf("%w: hypergraph: internal error: layering failed on an acyclic hypergraph", ad.ErrState))
 	}
 	e := &CycleError{Path: p, Text: h.Format(p)}
 	return e
@@ -187,10 +188,10 @@ func (h *Hypergraph) check() {
 		for _, list := range [][]int{E.Sources, E.Targets} {
 			for i, v := range list {
 				if v < 0 || v >= len(h.Vertices) {
-					panic(fmt.Sprintf("hypergraph: edge %s: vertex %d out of range [0, %d)", E.Name, v, len(h.Vertices)))
+					panic(fmt.Errorf("%w: hypergraph: edge %s: vertex %d out of range [0, %d)", ad.ErrShape, E.Name, v, len(h.Vertices)))
 				}
 				if slices.Contains(list[:i], v) {
-					panic(fmt.Sprintf("hypergraph: edge %s: vertex %s listed twice", E.Name, h.Vertices[v]))
+					panic(fmt.Errorf("%w: hypergraph: edge %s: vertex %s listed twice", ad.ErrName, E.Name, h.Vertices[v]))
 				}
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/optimize"
 )
 
@@ -110,7 +111,7 @@ func Minimize(f Func, x0 []float64, s Settings) (Result, error) {
 	case CG:
 		method = &optimize.CG{}
 	default:
-		panic(fmt.Sprintf("optim: unknown method %v", s.Method))
+		panic(fmt.Errorf("%w: optim: unknown method %v", ad.ErrName, s.Method))
 	}
 	p := optimize.Problem{
 		Func: func(x []float64) float64 {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/parametric-machines/machines/ad"
 )
 
 // Float is an element type of parameter vectors: float64 for full-batch
@@ -48,7 +50,7 @@ func adamStep[T Float](a *Adam, x, grad []T) {
 	if a.m == nil {
 		a.m, a.v = make([]float64, len(x)), make([]float64, len(x))
 	} else if len(a.m) != len(x) {
-		panic(fmt.Sprintf("optim: Adam has moments for %d parameters, given %d", len(a.m), len(x)))
+		panic(fmt.Errorf("%w: optim: Adam has moments for %d parameters, given %d", ad.ErrShape, len(a.m), len(x)))
 	}
 	lr, b1, b2, eps := orDefault(a.LR, 1e-3), orDefault(a.Beta1, 0.9), orDefault(a.Beta2, 0.999), orDefault(a.Eps, 1e-8)
 	a.t++
@@ -94,7 +96,7 @@ func sgdStep[T Float](s *SGD, x, grad []T) {
 	if s.vel == nil {
 		s.vel = make([]float64, len(x))
 	} else if len(s.vel) != len(x) {
-		panic(fmt.Sprintf("optim: SGD has a velocity for %d parameters, given %d", len(s.vel), len(x)))
+		panic(fmt.Errorf("%w: optim: SGD has a velocity for %d parameters, given %d", ad.ErrShape, len(s.vel), len(x)))
 	}
 	for i, g := range grad {
 		s.vel[i] = s.Momentum*s.vel[i] + float64(g) + s.WeightDecay*float64(x[i])
@@ -111,7 +113,7 @@ func orDefault(v, def float64) float64 {
 
 func checkLen(x, grad int) {
 	if x != grad {
-		panic(fmt.Sprintf("optim: %d parameters and %d gradient entries", x, grad))
+		panic(fmt.Errorf("%w: optim: %d parameters and %d gradient entries", ad.ErrShape, x, grad))
 	}
 }
 

@@ -58,7 +58,7 @@ type ArchEdge struct {
 // a count is not positive.
 func Generous(channels, rows, cols, classes, nodes, width int) *Arch {
 	if channels < 1 || rows < 1 || cols < 1 || classes < 1 || nodes < 1 || width < 1 {
-		panic(fmt.Sprintf("sculpt: generous architecture of %d nodes of %d channels for %d classes of %dx%dx%d images",
+		panic(fmt.Errorf("%w: sculpt: generous architecture of %d nodes of %d channels for %d classes of %dx%dx%d images", ad.ErrShape,
 			nodes, width, classes, channels, rows, cols))
 	}
 	a := &Arch{Channels: channels, Rows: rows, Cols: cols, Classes: classes, Width: width}

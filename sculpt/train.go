@@ -529,7 +529,7 @@ func (l *learner) Params() *ad.Params[float32] { return &l.ps }
 // its shard of the edges.
 func (l *learner) Loss(batch []int, backward bool) (float64, error) {
 	if len(batch) != l.r.cfg.Batch {
-		panic(fmt.Sprintf("sculpt: internal error: minibatch of %d images, the graphs take %d", len(batch), l.r.cfg.Batch))
+		panic(fmt.Errorf("%w: sculpt: internal error: minibatch of %d images, the graphs take %d", ad.ErrState, len(batch), l.r.cfg.Batch))
 	}
 	l.gang.run(func(w int) {
 		rp := l.reps[w]
@@ -805,7 +805,7 @@ func shards(gs []group, n int) []shard {
 
 // Step panics: the update steps float32 weights, with Step32.
 func (u *update) Step(x, grad []float64) {
-	panic("sculpt: internal error: float64 step of the float32 update")
+	panic(fmt.Errorf("%w: sculpt: internal error: float64 step of the float32 update", ad.ErrState))
 }
 
 // Step32 updates the weights x from their gradient grad on the workers,

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/sculpt"
 )
@@ -64,7 +65,7 @@ func sculptEpoch(workers int) (func(), error) {
 	c := sculpt.Config{Epochs: 1, Seed: 1, Workers: workers, MaxTrain: sculptImages, MaxTest: sculptTest, Validation: 1e-9}
 	return func() {
 		if _, err := sculpt.Run(c, train, test); err != nil {
-			panic(fmt.Sprintf("bench: sculpt epoch: %v", err))
+			panic(fmt.Errorf("%w: bench: sculpt epoch: %v", ad.ErrState, err))
 		}
 	}, nil
 }

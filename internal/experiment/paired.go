@@ -1,8 +1,10 @@
 package experiment
 
 import (
+	"fmt"
 	"math"
 
+	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -31,7 +33,7 @@ type PairedComparison struct {
 // confidence interval at the given level.
 func comparePaired(a, b []float64, level float64) PairedComparison {
 	if len(a) != len(b) {
-		panic("experiment: paired samples of different lengths")
+		panic(fmt.Errorf("%w: experiment: paired samples of different lengths", ad.ErrShape))
 	}
 	d := make([]float64, len(a))
 	for i := range a {

@@ -86,7 +86,7 @@ func newComposedModel[T ad.Float](path string, data []byte, datatype string) (Mo
 		m, err := model.Decode[T](bytes.NewReader(data))
 		if err != nil {
 			// The same bytes decoded when the model was loaded.
-			panic(fmt.Sprintf("serve: %s decoded once, not again: %v", path, err))
+			panic(fmt.Errorf("%w: serve: %s decoded once, not again: %v", ad.ErrState, path, err))
 		}
 		return m
 	}

@@ -547,16 +547,16 @@ var chunk = 250
 // in batches on all processors.
 func (cl *Classifier) Scores(dst *mat.Dense, x mat.Matrix) (*mat.Dense, error) {
 	if cl.Anchors == nil {
-		panic("infinite: Scores of an untrained classifier")
+		panic(fmt.Errorf("%w: infinite: Scores of an untrained classifier", ad.ErrState))
 	}
 	rows, cols := x.Dims()
 	if in := cl.inputs(); cols != in {
-		panic(fmt.Sprintf("infinite: %d input columns, want %d", cols, in))
+		panic(fmt.Errorf("%w: infinite: %d input columns, want %d", ad.ErrShape, cols, in))
 	}
 	if dst == nil {
 		dst = mat.NewDense(rows, cl.Classes, nil)
 	} else if r, c := dst.Dims(); r != rows || c != cl.Classes {
-		panic(fmt.Sprintf("infinite: scores into a %dx%d matrix, want %dx%d", r, c, rows, cl.Classes))
+		panic(fmt.Errorf("%w: infinite: scores into a %dx%d matrix, want %dx%d", ad.ErrShape, r, c, rows, cl.Classes))
 	}
 	n := cl.Machine.Dim
 	chunks := (rows + chunk - 1) / chunk
@@ -611,7 +611,7 @@ func (s subRows) T() mat.Matrix       { return mat.Transpose{Matrix: s} }
 func (cl *Classifier) Evaluate(x mat.Matrix, labels []int) (accuracy, loss float64, err error) {
 	rows, _ := x.Dims()
 	if len(labels) != rows {
-		panic(fmt.Sprintf("infinite: %d labels for %d rows", len(labels), rows))
+		panic(fmt.Errorf("%w: infinite: %d labels for %d rows", ad.ErrShape, len(labels), rows))
 	}
 	scores, err := cl.Scores(nil, x)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/ode"
 	"github.com/parametric-machines/machines/volterra"
 )
@@ -170,7 +171,7 @@ func (mc *Machine) checkCoef() {
 		panic(err)
 	}
 	if len(mc.Coef) != mc.NumParams() {
-		panic(fmt.Sprintf("infinite: %d coefficients, want Anchors·Basis·Dim = %d", len(mc.Coef), mc.NumParams()))
+		panic(fmt.Errorf("%w: infinite: %d coefficients, want Anchors·Basis·Dim = %d", ad.ErrShape, len(mc.Coef), mc.NumParams()))
 	}
 }
 
@@ -206,7 +207,7 @@ type Trajectory struct {
 func (mc *Machine) Forward(psi []float64) (*Trajectory, error) {
 	mc.checkCoef()
 	if len(psi) != mc.Anchors*mc.Dim {
-		panic(fmt.Sprintf("infinite: len(psi) = %d, want Anchors·Dim = %d", len(psi), mc.Anchors*mc.Dim))
+		panic(fmt.Errorf("%w: infinite: len(psi) = %d, want Anchors·Dim = %d", ad.ErrShape, len(psi), mc.Anchors*mc.Dim))
 	}
 	tr := &Trajectory{s: mc.Settings, coef: append([]float64(nil), mc.Coef...), psi: append([]float64(nil), psi...)}
 	k := newAnchorKernel(tr.s, tr.coef)
@@ -288,7 +289,7 @@ func (tr *Trajectory) Norm() float64 {
 func (tr *Trajectory) Backward(dpsi, dcoef, dfinal []float64, normWeight float64) error {
 	mn := tr.s.Anchors * tr.s.Dim
 	if len(dfinal) != mn {
-		panic(fmt.Sprintf("infinite: len(dfinal) = %d, want Anchors·Dim = %d", len(dfinal), mn))
+		panic(fmt.Errorf("%w: infinite: len(dfinal) = %d, want Anchors·Dim = %d", ad.ErrShape, len(dfinal), mn))
 	}
 	du := make([]float64, len(tr.U))
 	copy(du[len(du)-mn:], dfinal)
@@ -302,10 +303,10 @@ func (tr *Trajectory) backward(dpsi, dcoef, du []float64, normWeight float64) er
 	m, n, nb := tr.s.Anchors, tr.s.Dim, tr.s.Basis()
 	mn := m * n
 	if dpsi != nil && len(dpsi) != mn {
-		panic(fmt.Sprintf("infinite: len(dpsi) = %d, want Anchors·Dim = %d", len(dpsi), mn))
+		panic(fmt.Errorf("%w: infinite: len(dpsi) = %d, want Anchors·Dim = %d", ad.ErrShape, len(dpsi), mn))
 	}
 	if dcoef != nil && len(dcoef) != len(tr.coef) {
-		panic(fmt.Sprintf("infinite: len(dcoef) = %d, want %d", len(dcoef), len(tr.coef)))
+		panic(fmt.Errorf("%w: infinite: len(dcoef) = %d, want %d", ad.ErrShape, len(dcoef), len(tr.coef)))
 	}
 	directPsi := make([]float64, mn)
 	directCoef := make([]float64, len(tr.coef))
@@ -396,7 +397,7 @@ func (tr *Trajectory) at(dst []float64, s float64) []float64 {
 func (tr *Trajectory) queryEquation(psi []float64) *volterra.SeparableEquation {
 	n := tr.s.Dim
 	if len(psi) == 0 || len(psi)%n != 0 {
-		panic(fmt.Sprintf("infinite: len(psi) = %d, want a positive multiple of Dim = %d", len(psi), n))
+		panic(fmt.Errorf("%w: infinite: len(psi) = %d, want a positive multiple of Dim = %d", ad.ErrShape, len(psi), n))
 	}
 	return &volterra.SeparableEquation{T0: 0, T: 1, Psi: volterra.Const(append([]float64(nil), psi...)),
 		Kernel: newQueryKernel(tr), Batch: len(psi) / n}
@@ -417,7 +418,7 @@ func (tr *Trajectory) Query(dst, psi []float64) ([]float64, error) {
 	if dst == nil {
 		dst = make([]float64, len(psi))
 	} else if len(dst) != len(psi) {
-		panic(fmt.Sprintf("infinite: len(dst) = %d, want len(psi) = %d", len(dst), len(psi)))
+		panic(fmt.Errorf("%w: infinite: len(dst) = %d, want len(psi) = %d", ad.ErrShape, len(dst), len(psi)))
 	}
 	sol, err := volterra.SolveSeparable(eq, tr.s.querySteps(), tr.s.noGradSolver())
 	if err != nil {
@@ -434,12 +435,12 @@ func (tr *Trajectory) Query(dst, psi []float64) ([]float64, error) {
 func (tr *Trajectory) queryVJP(dpsi, psi, dfinal []float64) ([]float64, error) {
 	eq := tr.queryEquation(psi)
 	if len(dfinal) != len(psi) {
-		panic(fmt.Sprintf("infinite: len(dfinal) = %d, want len(psi) = %d", len(dfinal), len(psi)))
+		panic(fmt.Errorf("%w: infinite: len(dfinal) = %d, want len(psi) = %d", ad.ErrShape, len(dfinal), len(psi)))
 	}
 	if dpsi == nil {
 		dpsi = make([]float64, len(psi))
 	} else if len(dpsi) != len(psi) {
-		panic(fmt.Sprintf("infinite: len(dpsi) = %d, want len(psi) = %d", len(dpsi), len(psi)))
+		panic(fmt.Errorf("%w: infinite: len(dpsi) = %d, want len(psi) = %d", ad.ErrShape, len(dpsi), len(psi)))
 	}
 	sol, err := volterra.SolveSeparable(eq, tr.s.querySteps(), tr.s.solver())
 	if err != nil {
