@@ -67,10 +67,11 @@ type Config struct {
 	// validation loss after every epoch, in [0, 1); 0 means none.
 	Validation float64
 	// Patience is the number of epochs without a lower validation loss
-	// after which the run stops early; 0 means DefaultPatience, a
-	// negative value never stops early. It has no effect without a
-	// validation split.
-	Patience int
+	// after which the run stops early; 0 means DefaultPatience.
+	// NoEarlyStop makes the run train every epoch. Neither has an effect
+	// without a validation split.
+	Patience    int
+	NoEarlyStop bool
 	// Checkpoint, if not empty, is a file where the run's state is saved
 	// after every epoch. If it exists when Run starts, the run resumes
 	// from it; it must have been written by a run of the same settings
@@ -184,6 +185,8 @@ func (c Config) withDefaults(n int) (Config, error) {
 		return c, fmt.Errorf("train: %d examples, want at least 1", n)
 	case c.Epochs < 0:
 		return c, fmt.Errorf("train: %d epochs, want at least 1", c.Epochs)
+	case c.Patience < 0:
+		return c, fmt.Errorf("train: patience %d, want at least 1 (NoEarlyStop trains every epoch)", c.Patience)
 	case c.Batch < 0:
 		return c, fmt.Errorf("train: minibatch of %d, want at least 1", c.Batch)
 	case !(c.Validation >= 0 && c.Validation < 1):
@@ -289,7 +292,7 @@ func (r *runner[T]) epoch(e int) error {
 			r.bestLoss, r.bad, r.res.Best = v, 0, e
 			r.best = append(r.best[:0], r.p.Values()...)
 			note = " (best)"
-		} else if r.bad++; r.c.Patience > 0 && r.bad >= r.c.Patience && e < r.c.Epochs {
+		} else if r.bad++; !r.c.NoEarlyStop && r.bad >= r.c.Patience && e < r.c.Epochs {
 			r.res.EarlyStop = true
 			note = fmt.Sprintf("; no better than epoch %d for %d epochs: stopping", r.res.Best, r.bad)
 		}

@@ -194,12 +194,29 @@ func TestEarlyStopping(t *testing.T) {
 	}
 }
 
+// TestNoEarlyStop: the run of TestEarlyStopping trains every epoch when
+// told not to stop early, and a negative patience is refused.
+func TestNoEarlyStop(t *testing.T) {
+	m := newCounter(func(p float64) float64 { return math.Abs(p - 12) })
+	res, err := Run[float64](m, 20, Config{Epochs: 8, Batch: 4, Validation: 0.2, Patience: 2, NoEarlyStop: true, Optimizer: &optim.SGD{LR: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Epochs) != 8 || res.EarlyStop {
+		t.Errorf("%d epochs, early stop %v; want 8, false", len(res.Epochs), res.EarlyStop)
+	}
+	_, err = Run[float64](newCounter(func(p float64) float64 { return p }), 20, Config{Patience: -1})
+	if err == nil || !strings.Contains(err.Error(), "patience -1") {
+		t.Errorf("negative patience: %v", err)
+	}
+}
+
 // TestResume checks that a run interrupted after an epoch and resumed
 // from its checkpoint ends exactly where an uninterrupted run ends.
 func TestResume(t *testing.T) {
 	x, y := regressionData(40, 3)
 	cfg := func(path string) Config {
-		return Config{Epochs: 6, Batch: 8, Seed: 4, Validation: 0.2, Patience: -1, Optimizer: &optim.Adam{LR: 0.02}, Checkpoint: path}
+		return Config{Epochs: 6, Batch: 8, Seed: 4, Validation: 0.2, NoEarlyStop: true, Optimizer: &optim.Adam{LR: 0.02}, Checkpoint: path}
 	}
 	whole := newLinear[float64](x, y, 8)
 	want, err := Run[float64](whole, 40, cfg(""))
@@ -489,7 +506,7 @@ func TestTrainLossIsMean(t *testing.T) {
 // is val(p), it is val(p) whatever the minibatches.
 func TestValidationLossIsMean(t *testing.T) {
 	m := newCounter(func(p float64) float64 { return 2*p + 1 })
-	res, err := Run[float64](m, 30, Config{Epochs: 2, Batch: 4, Validation: 0.3, Patience: -1, Optimizer: &optim.SGD{LR: 1}})
+	res, err := Run[float64](m, 30, Config{Epochs: 2, Batch: 4, Validation: 0.3, NoEarlyStop: true, Optimizer: &optim.SGD{LR: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

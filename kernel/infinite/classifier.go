@@ -71,9 +71,10 @@ type Config struct {
 	// set; zero means DefaultIterations.
 	Iterations int
 	// LR and WeightDecay are those of Adam (decoupled weight decay, on
-	// every parameter); zero means DefaultLR and DefaultWeightDecay, a
-	// negative WeightDecay none. The defaults are the authors'.
+	// every parameter); zero means DefaultLR and DefaultWeightDecay, and
+	// NoWeightDecay turns the decay off. The defaults are the authors'.
 	LR, WeightDecay float64
+	NoWeightDecay   bool
 	// Seed seeds the initial augmenter.
 	Seed uint64
 	// Observe, if not nil, is called before the first Adam step and
@@ -96,8 +97,8 @@ func (c Config) check(inputs, rows, classes int) error {
 	if c.Iterations < 0 {
 		return fmt.Errorf("infinite: %d iterations, want at least 1 (or 0 for the default)", c.Iterations)
 	}
-	if c.LR < 0 || math.IsNaN(c.LR) || math.IsInf(c.LR, 0) || math.IsNaN(c.WeightDecay) || math.IsInf(c.WeightDecay, 0) {
-		return fmt.Errorf("infinite: learning rate %v and weight decay %v, want finite values, the rate >= 0", c.LR, c.WeightDecay)
+	if !(c.LR >= 0) || math.IsInf(c.LR, 0) || !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) {
+		return fmt.Errorf("infinite: learning rate %v and weight decay %v, want finite values >= 0", c.LR, c.WeightDecay)
 	}
 	if classes < 2 {
 		return fmt.Errorf("infinite: %d classes, want at least 2", classes)
@@ -404,6 +405,9 @@ func Train(x *mat.Dense, labels []int, classes int, c Config) (*Classifier, erro
 	}
 	rows, _ := x.Dims()
 	wd := orDefault(c.WeightDecay, DefaultWeightDecay)
+	if c.NoWeightDecay {
+		wd = 0
+	}
 	iters := c.Iterations
 	if iters == 0 {
 		iters = DefaultIterations
@@ -412,7 +416,7 @@ func Train(x *mat.Dense, labels []int, classes int, c Config) (*Classifier, erro
 	// anchors are the training inputs, which a minibatch cannot split,
 	// and a few-shot set is small.
 	_, err = train.Run[float64](m, rows, train.Config{Epochs: iters, Batch: rows,
-		Optimizer: &optim.Adam{LR: orDefault(c.LR, DefaultLR), WeightDecay: max(wd, 0)}})
+		Optimizer: &optim.Adam{LR: orDefault(c.LR, DefaultLR), WeightDecay: wd}})
 	if err != nil {
 		return nil, fmt.Errorf("infinite: %w", err)
 	}

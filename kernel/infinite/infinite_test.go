@@ -464,3 +464,29 @@ func TestTrajectoryAtCoefAt(t *testing.T) {
 		}
 	}
 }
+
+// TestNoWeightDecay: NoWeightDecay trains as a decay too small to move
+// any parameter does, whatever WeightDecay says, and a negative decay is
+// refused.
+func TestNoWeightDecay(t *testing.T) {
+	x := mat.NewDense(6, 2, []float64{0, 0, 1, 0, 0, 1, 3, 3, 4, 3, 3, 4})
+	labels := []int{0, 0, 0, 1, 1, 1}
+	train := func(c Config) []float64 {
+		c.Dim, c.MaxFreq, c.Iterations, c.Seed = 4, 2, 5, 1
+		cl, err := Train(x, labels, 2, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl.Machine.Coef
+	}
+	off := train(Config{WeightDecay: 10, NoWeightDecay: true})
+	if tiny := train(Config{WeightDecay: 1e-300}); !slices.Equal(off, tiny) {
+		t.Error("NoWeightDecay trained otherwise than a negligible decay")
+	}
+	if strong := train(Config{WeightDecay: 10}); slices.Equal(off, strong) {
+		t.Error("a weight decay of 10 trained as none")
+	}
+	if _, err := Train(x, labels, 2, Config{Dim: 4, MaxFreq: 2, WeightDecay: -1}); err == nil {
+		t.Error("a negative weight decay was accepted")
+	}
+}
