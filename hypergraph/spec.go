@@ -135,8 +135,30 @@ func (c *compiled) shapes(list []int) [][]int {
 // give; ownKinds refuses the kinds this package does not know.
 func (s *Spec) structure(ownKinds bool) (*compiled, error) {
 	c := &compiled{}
+	index, err := c.addVertices(s.Vertices)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.addEdges(s.Edges, index, ownKinds); err != nil {
+		return nil, err
+	}
+	if err := c.setInputsOutputs(s, index); err != nil {
+		return nil, err
+	}
+	if err := c.h.Acyclic(); err != nil {
+		return nil, err
+	}
+	if len(c.inputs) == 0 {
+		return nil, errors.New("hypergraph: no input vertex: the spec lists no inputs and every vertex is written by an edge, so a machine would have no input to take the batch size from")
+	}
+	return c, nil
+}
+
+// addVertices checks the vertices of a spec and adds them to c; it
+// returns the index of each vertex by name.
+func (c *compiled) addVertices(vertices []VertexSpec) (map[string]int, error) {
 	index := map[string]int{}
-	for i, v := range s.Vertices {
+	for i, v := range vertices {
 		switch _, dup := index[v.Name]; {
 		case v.Name == "":
 			return nil, fmt.Errorf("hypergraph: vertex %d has no name", i)
@@ -156,42 +178,58 @@ func (s *Spec) structure(ownKinds bool) (*compiled, error) {
 		c.h.Vertices = append(c.h.Vertices, v.Name)
 		c.spaces = append(c.spaces, Space{Shape: slices.Clone(v.Shape), Activation: v.Activation})
 	}
-	resolve := func(edge, role string, names []string) ([]int, error) {
-		list := []int{}
-		for _, name := range names {
-			v, ok := index[name]
-			if !ok {
-				return nil, fmt.Errorf("hypergraph: edge %s: unknown %s vertex %q", edge, role, name)
-			}
-			if slices.Contains(list, v) {
-				return nil, fmt.Errorf("hypergraph: edge %s: %s vertex %q listed twice", edge, role, name)
-			}
-			list = append(list, v)
-		}
-		return list, nil
-	}
+	return index, nil
+}
+
+// addEdges checks the edges of a spec, whose vertices have the given
+// indices, and adds them to c; ownKinds refuses the kinds this package
+// does not know.
+func (c *compiled) addEdges(edges []EdgeSpec, index map[string]int, ownKinds bool) error {
 	edgeNames := map[string]bool{}
-	for i, e := range s.Edges {
+	for i, e := range edges {
 		switch {
 		case e.Name == "":
-			return nil, fmt.Errorf("hypergraph: edge %d has no name", i)
+			return fmt.Errorf("hypergraph: edge %d has no name", i)
 		case edgeNames[e.Name]:
-			return nil, fmt.Errorf("hypergraph: edge name %q used twice", e.Name)
+			return fmt.Errorf("hypergraph: edge name %q used twice", e.Name)
 		}
 		edgeNames[e.Name] = true
 		if _, err := specLayer[float64](e.Kind, nil); ownKinds && (err != nil || len(e.Config) > 0) {
-			return nil, fmt.Errorf("hypergraph: edge %s: unknown kind %q (known kinds: %s)", e.Name, e.Kind, kindNames())
+			return fmt.Errorf("hypergraph: edge %s: unknown kind %q (known kinds: %s)", e.Name, e.Kind, kindNames())
 		}
-		src, err := resolve(e.Name, "source", e.Sources)
+		src, err := resolveEdgeVertices(index, e.Name, "source", e.Sources)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		tgt, err := resolve(e.Name, "target", e.Targets)
+		tgt, err := resolveEdgeVertices(index, e.Name, "target", e.Targets)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.h.Edges = append(c.h.Edges, Edge{Name: e.Name, Sources: src, Targets: tgt})
 	}
+	return nil
+}
+
+// resolveEdgeVertices returns the indices of the vertices named as an
+// edge's sources or targets (its role), each known and listed once.
+func resolveEdgeVertices(index map[string]int, edge, role string, names []string) ([]int, error) {
+	list := []int{}
+	for _, name := range names {
+		v, ok := index[name]
+		if !ok {
+			return nil, fmt.Errorf("hypergraph: edge %s: unknown %s vertex %q", edge, role, name)
+		}
+		if slices.Contains(list, v) {
+			return nil, fmt.Errorf("hypergraph: edge %s: %s vertex %q listed twice", edge, role, name)
+		}
+		list = append(list, v)
+	}
+	return list, nil
+}
+
+// setInputsOutputs resolves the spec's inputs and outputs, or where it
+// lists none, takes the vertices no edge writes and those no edge reads.
+func (c *compiled) setInputsOutputs(s *Spec, index map[string]int) error {
 	for _, io := range []struct {
 		field string
 		names []string
@@ -200,10 +238,10 @@ func (s *Spec) structure(ownKinds bool) (*compiled, error) {
 		for _, name := range io.names {
 			v, ok := index[name]
 			if !ok {
-				return nil, fmt.Errorf("hypergraph: %s: unknown vertex %q", io.field, name)
+				return fmt.Errorf("hypergraph: %s: unknown vertex %q", io.field, name)
 			}
 			if slices.Contains(*io.dst, v) {
-				return nil, fmt.Errorf("hypergraph: %s: vertex %q listed twice", io.field, name)
+				return fmt.Errorf("hypergraph: %s: vertex %q listed twice", io.field, name)
 			}
 			*io.dst = append(*io.dst, v)
 		}
@@ -214,13 +252,7 @@ func (s *Spec) structure(ownKinds bool) (*compiled, error) {
 	if len(s.Outputs) == 0 {
 		c.outputs = c.h.unread(c.inputs)
 	}
-	if err := c.h.Acyclic(); err != nil {
-		return nil, err
-	}
-	if len(c.inputs) == 0 {
-		return nil, errors.New("hypergraph: no input vertex: the spec lists no inputs and every vertex is written by an edge, so a machine would have no input to take the batch size from")
-	}
-	return c, nil
+	return nil
 }
 
 // planner is what the spec's kinds tell before they allocate: the

@@ -15,102 +15,136 @@ import (
 )
 
 func runSculpt(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sculpt", flag.ContinueOnError)
-	data := fs.String("data", "", "directory of the IDX data set (train and t10k splits) or of image folders (CLASS/*.png or train/CLASS and test/CLASS)")
-	var size imageSize
-	fs.Var(&size, "size", "resize the images of a folder to N x N or W x H pixels (N or WxH); without it they must be of one size")
-	split := fs.Float64("split", dataset.DefaultSplit, "fraction of each class held out for testing, for a folder without train and test folders")
-	nodes := fs.Int("nodes", 10, "hidden nodes of the generous architecture")
-	channels := fs.Int("channels", 4, "channels of each node")
-	epochs := fs.Int("epochs", 0, fmt.Sprintf("epochs in all; 0 means about %d minibatch steps (7 epochs of Fashion-MNIST)", sculpt.DefaultSteps))
-	finetune := fs.Int("finetune", -1, "final epochs that train without the penalty; -1 means 3/7 of the epochs")
-	validation := fs.Float64("validation", 0, fmt.Sprintf("fraction of the training images held out to measure each epoch; 0 means %g, at most %d images", sculpt.DefaultValidation, sculpt.MaxValidation))
-	lambda := fs.Float64("lambda", sculpt.DefaultLambda, "weight of the group-lasso penalty (0 turns it off)")
-	tol := fs.Float64("tol", 1e-6, "prune an edge when its weight norm falls below this (> 0)")
-	lr := fs.Float64("lr", 1e-3, "Adam learning rate")
-	batch := fs.Int("batch", 32, "minibatch size")
-	plain := fs.Bool("plain", false, "subgradient of the penalty instead of the proximal step")
-	out := fs.String("out", "out", "directory for the checkpoint, the report and the pictures")
-	seed := fs.Uint64("seed", 1, "seed of the initial weights and the minibatch order")
-	resume := fs.Bool("resume", false, "continue from the checkpoint in -out")
-	path := fs.Bool("path", false, "train along a regularisation path of increasing penalties (-lambda/2 to 4 -lambda by half octaves, then up to\nthree points between the kept one and the next sparser), keep the sparsest machine within -tolerance of the best point's\nvalidation accuracy, and test it once")
-	tolerance := fs.Float64("tolerance", sculpt.DefaultPathTolerance, "with -path: accuracy the kept machine may lose on the validation split, below the best point's\n(or the standard error of that accuracy, if larger)")
-	budget := fs.Int("budget", 0, "with -path: stop at the first point with at most this many live edges and keep it")
-	protocol := fs.String("protocol", "fair", "fair, or paper: the authors' protocol, plain SGD (-lr 3e-3, -batch 128) for 100 epochs (-epochs may shorten it),\nwithout fine-tuning, the penalty -lambda 1 times the incoming edges beyond 3 of each node times each edge's RMS norm, -tol on the RMS norm")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: machines sculpt -data DIR [-size N|WxH] [-split F] [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-validation V] [-path [-tolerance T] [-budget EDGES]] [-out DIR] [-seed N] [-resume] [-plain] [-lr LR] [-batch B]\n\nflags:\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args, stderr); err != nil {
+	fs := newFlagSet("sculpt", "usage: machines sculpt -data DIR [-size N|WxH] [-split F] [-nodes 10] [-channels 4] [-epochs E] [-finetune F] [-lambda L] [-tol T] [-validation V] [-path [-tolerance T] [-budget EDGES]] [-out DIR] [-seed N] [-resume] [-plain] [-lr LR] [-batch B]")
+	f := addSculptFlags(fs)
+	if err := parseCommand(fs, args, stderr); err != nil {
 		return err
 	}
-	switch {
-	case *data == "":
-		return usagef("missing -data DIR, the directory of an IDX data set or of image folders")
-	case !(*split > 0 && *split < 1):
-		return usagef("-split %g, want a fraction between 0 and 1", *split)
-	case *nodes < 1 || *channels < 1 || *batch < 1:
-		return usagef("-nodes %d, -channels %d and -batch %d must be at least 1", *nodes, *channels, *batch)
-	case *epochs < 0 || *finetune < -1:
-		return usagef("-epochs %d and -finetune %d, want at least 0 and -1", *epochs, *finetune)
-	case !(*validation >= 0 && *validation < 1):
-		return usagef("-validation %g, want a fraction in [0, 1)", *validation)
-	case *lambda > 0 && *epochs > 0 && *finetune >= *epochs:
-		return usagef("-finetune %d of -epochs %d leaves no epoch for the penalty; want fewer", *finetune, *epochs)
-	case !(*lambda >= 0) || math.IsInf(*lambda, 0):
-		return usagef("-lambda %g, want a finite number of at least 0", *lambda)
-	case !(*tol > 0) || math.IsInf(*tol, 0):
-		return usagef("-tol %g: tol must be > 0 (and finite)", *tol)
-	case !(*lr > 0) || math.IsInf(*lr, 0):
-		return usagef("-lr %g, want a positive number", *lr)
+	if err := f.check(); err != nil {
+		return err
 	}
 	set := setFlags(fs)
-	paper, err := sculptProtocol(*protocol, set, *path || *plain, lr, batch, lambda)
+	cfg, err := f.config(set)
 	if err != nil {
 		return err
 	}
-	var lambdas []float64
-	switch {
-	case *path && *lambda == 0:
-		return usagef("-path needs a penalty; -lambda 0 turns it off")
-	case *path:
-		for _, f := range sculpt.DefaultPath() {
-			lambdas = append(lambdas, f/sculpt.DefaultLambda**lambda)
-		}
-	case *budget != 0 || set["tolerance"]:
-		return usagef("-budget and -tolerance apply to -path only")
-	case *budget < 0 || !(*tolerance >= 0):
-		return usagef("-budget %d and -tolerance %g, want at least 0", *budget, *tolerance)
+	opt := dataset.FolderOptions{Rows: f.size.rows, Cols: f.size.cols, Seed: *f.seed}
+	if set["split"] {
+		opt.Split = *f.split
 	}
-	if *lambda == 0 && (!paper || set["lambda"]) {
-		*lambda = -1 // sculpt.Config: negative turns the penalty off
-	}
-	switch *finetune {
-	case 0:
-		*finetune = -1 // likewise no fine-tuning
-	case -1:
-		*finetune = 0 // the default of sculpt.Config
-	}
-	opt := dataset.FolderOptions{Rows: size.rows, Cols: size.cols, Seed: *seed}
-	if setFlags(fs)["split"] {
-		opt.Split = *split
-	}
-	train, test, err := dataset.LoadImages(*data, opt)
+	train, test, err := dataset.LoadImages(*f.data, opt)
 	if errors.Is(err, dataset.ErrImageSize) {
 		return fmt.Errorf("%w (-size)", err)
 	}
 	if err != nil {
 		return err
 	}
-	rep, err := sculpt.Run(sculpt.Config{Nodes: *nodes, Channels: *channels, Epochs: *epochs, Finetune: *finetune, Batch: *batch, LR: *lr,
-		Lambda: *lambda, Tol: *tol, Plain: *plain, Seed: *seed, Out: *out, Resume: *resume, Validation: *validation,
-		Path: lambdas, PathTolerance: *tolerance, Budget: *budget, Progress: stderr, Paper: paper}, train, test)
+	cfg.Progress = stderr
+	rep, err := sculpt.Run(cfg, train, test)
 	if err != nil {
 		return err
 	}
 	printSculpt(stdout, rep)
-	fmt.Fprintf(stdout, "wrote %s and %d more files\n", filepath.Join(*out, sculpt.ReportFile), len(rep.Files))
+	fmt.Fprintf(stdout, "wrote %s and %d more files\n", filepath.Join(*f.out, sculpt.ReportFile), len(rep.Files))
 	return nil
+}
+
+// sculptFlags are the flags of sculpt.
+type sculptFlags struct {
+	data, out, protocol                           *string
+	size                                          imageSize
+	split, validation, lambda, tol, lr, tolerance *float64
+	nodes, channels, epochs, finetune, batch      *int
+	budget                                        *int
+	plain, resume, path                           *bool
+	seed                                          *uint64
+}
+
+// addSculptFlags defines the flags of sculpt.
+func addSculptFlags(fs *flag.FlagSet) *sculptFlags {
+	f := &sculptFlags{}
+	f.data = fs.String("data", "", "directory of the IDX data set (train and t10k splits) or of image folders (CLASS/*.png or train/CLASS and test/CLASS)")
+	fs.Var(&f.size, "size", "resize the images of a folder to N x N or W x H pixels (N or WxH); without it they must be of one size")
+	f.split = fs.Float64("split", dataset.DefaultSplit, "fraction of each class held out for testing, for a folder without train and test folders")
+	f.nodes = fs.Int("nodes", 10, "hidden nodes of the generous architecture")
+	f.channels = fs.Int("channels", 4, "channels of each node")
+	f.epochs = fs.Int("epochs", 0, fmt.Sprintf("epochs in all; 0 means about %d minibatch steps (7 epochs of Fashion-MNIST)", sculpt.DefaultSteps))
+	f.finetune = fs.Int("finetune", -1, "final epochs that train without the penalty; -1 means 3/7 of the epochs")
+	f.validation = fs.Float64("validation", 0, fmt.Sprintf("fraction of the training images held out to measure each epoch; 0 means %g, at most %d images", sculpt.DefaultValidation, sculpt.MaxValidation))
+	f.lambda = fs.Float64("lambda", sculpt.DefaultLambda, "weight of the group-lasso penalty (0 turns it off)")
+	f.tol = fs.Float64("tol", 1e-6, "prune an edge when its weight norm falls below this (> 0)")
+	f.lr = fs.Float64("lr", 1e-3, "Adam learning rate")
+	f.batch = fs.Int("batch", 32, "minibatch size")
+	f.plain = fs.Bool("plain", false, "subgradient of the penalty instead of the proximal step")
+	f.out = fs.String("out", "out", "directory for the checkpoint, the report and the pictures")
+	f.seed = fs.Uint64("seed", 1, "seed of the initial weights and the minibatch order")
+	f.resume = fs.Bool("resume", false, "continue from the checkpoint in -out")
+	f.path = fs.Bool("path", false, "train along a regularisation path of increasing penalties (-lambda/2 to 4 -lambda by half octaves, then up to\nthree points between the kept one and the next sparser), keep the sparsest machine within -tolerance of the best point's\nvalidation accuracy, and test it once")
+	f.tolerance = fs.Float64("tolerance", sculpt.DefaultPathTolerance, "with -path: accuracy the kept machine may lose on the validation split, below the best point's\n(or the standard error of that accuracy, if larger)")
+	f.budget = fs.Int("budget", 0, "with -path: stop at the first point with at most this many live edges and keep it")
+	f.protocol = fs.String("protocol", "fair", "fair, or paper: the authors' protocol, plain SGD (-lr 3e-3, -batch 128) for 100 epochs (-epochs may shorten it),\nwithout fine-tuning, the penalty -lambda 1 times the incoming edges beyond 3 of each node times each edge's RMS norm, -tol on the RMS norm")
+	return f
+}
+
+// check refuses the flags' values that are out of range on their own.
+func (f *sculptFlags) check() error {
+	switch {
+	case *f.data == "":
+		return usagef("missing -data DIR, the directory of an IDX data set or of image folders")
+	case !(*f.split > 0 && *f.split < 1):
+		return usagef("-split %g, want a fraction between 0 and 1", *f.split)
+	case *f.nodes < 1 || *f.channels < 1 || *f.batch < 1:
+		return usagef("-nodes %d, -channels %d and -batch %d must be at least 1", *f.nodes, *f.channels, *f.batch)
+	case *f.epochs < 0 || *f.finetune < -1:
+		return usagef("-epochs %d and -finetune %d, want at least 0 and -1", *f.epochs, *f.finetune)
+	case !(*f.validation >= 0 && *f.validation < 1):
+		return usagef("-validation %g, want a fraction in [0, 1)", *f.validation)
+	case *f.lambda > 0 && *f.epochs > 0 && *f.finetune >= *f.epochs:
+		return usagef("-finetune %d of -epochs %d leaves no epoch for the penalty; want fewer", *f.finetune, *f.epochs)
+	case !(*f.lambda >= 0) || math.IsInf(*f.lambda, 0):
+		return usagef("-lambda %g, want a finite number of at least 0", *f.lambda)
+	case !(*f.tol > 0) || math.IsInf(*f.tol, 0):
+		return usagef("-tol %g: tol must be > 0 (and finite)", *f.tol)
+	case !(*f.lr > 0) || math.IsInf(*f.lr, 0):
+		return usagef("-lr %g, want a positive number", *f.lr)
+	}
+	return nil
+}
+
+// config returns the sculpt.Config of the flags, set being the flags
+// given on the command line: it reads -protocol and -path, and maps the
+// command's -lambda 0 and -finetune 0 and -1 to sculpt.Config's.
+func (f *sculptFlags) config(set map[string]bool) (sculpt.Config, error) {
+	paper, err := sculptProtocol(*f.protocol, set, *f.path || *f.plain, f.lr, f.batch, f.lambda)
+	if err != nil {
+		return sculpt.Config{}, err
+	}
+	var lambdas []float64
+	switch {
+	case *f.path && *f.lambda == 0:
+		return sculpt.Config{}, usagef("-path needs a penalty; -lambda 0 turns it off")
+	case *f.path:
+		for _, v := range sculpt.DefaultPath() {
+			lambdas = append(lambdas, v/sculpt.DefaultLambda**f.lambda)
+		}
+	case *f.budget != 0 || set["tolerance"]:
+		return sculpt.Config{}, usagef("-budget and -tolerance apply to -path only")
+	case *f.budget < 0 || !(*f.tolerance >= 0):
+		return sculpt.Config{}, usagef("-budget %d and -tolerance %g, want at least 0", *f.budget, *f.tolerance)
+	}
+	lambda, finetune := *f.lambda, *f.finetune
+	if lambda == 0 && (!paper || set["lambda"]) {
+		lambda = -1 // sculpt.Config: negative turns the penalty off
+	}
+	switch finetune {
+	case 0:
+		finetune = -1 // likewise no fine-tuning
+	case -1:
+		finetune = 0 // the default of sculpt.Config
+	}
+	return sculpt.Config{Nodes: *f.nodes, Channels: *f.channels, Epochs: *f.epochs, Finetune: finetune, Batch: *f.batch, LR: *f.lr,
+		Lambda: lambda, Tol: *f.tol, Plain: *f.plain, Seed: *f.seed, Out: *f.out, Resume: *f.resume, Validation: *f.validation,
+		Path: lambdas, PathTolerance: *f.tolerance, Budget: *f.budget, Paper: paper}, nil
 }
 
 // sculptProtocol reads -protocol: whether the run is under the

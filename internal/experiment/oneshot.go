@@ -329,25 +329,81 @@ func sweepGrid(maxFreqs []int, costs []float64) []*OneShotSetting {
 func oneShotRun(c Config, train, test *dataset.Images, xt *mat.Dense, shots int, settings []*OneShotSetting,
 	logf func(string, ...any)) (*OneShotRun, error) {
 	start := time.Now()
+	t, err := newOneShotTrial(c, train, test, xt, shots, settings, logf)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := t.jobs()
+	if err != nil {
+		return nil, err
+	}
+	if err := runJobs(jobs, oneShotWorkers); err != nil {
+		return nil, err
+	}
+	t.collect()
+	t.summarise()
+	t.run.Seconds = time.Since(start).Seconds()
+	return t.run, nil
+}
+
+// oneShotTrial is the experiment at one shot count as it runs: its
+// set-up, and the results of each seed as its jobs leave them.
+type oneShotTrial struct {
+	c           Config
+	train, test *dataset.Images
+	xt          *mat.Dense // the test images
+	shots       int
+	settings    []*OneShotSetting
+	logf        func(string, ...any)
+
+	run             *OneShotRun
+	base            infinite.Config // the kernel machine's fixed settings
+	val             int             // validation images per class
+	nSeeds          int
+	iters, mlpIters int
+	km              *OneShotModel
+	baselines       []*OneShotModel
+	// The results of seed k: the baselines' choices, and per grid point
+	// the validation and test accuracy and loss.
+	bres [][]baselineResult
+	kres [][]kmResult
+	mu   sync.Mutex // guards the settings
+}
+
+// baselineResult is a baseline's grid, choice and accuracies at a seed.
+type baselineResult struct {
+	grid    []string
+	chosen  string
+	val, te float64
+}
+
+// kmResult is the kernel machine at a grid point and a seed.
+type kmResult struct{ val, valLoss, test, testLoss float64 }
+
+// newOneShotTrial sets up the experiment at one shot count: its sizes,
+// the kernel machine's fixed settings and the CNN's budget.
+func newOneShotTrial(c Config, train, test *dataset.Images, xt *mat.Dense, shots int, settings []*OneShotSetting,
+	logf func(string, ...any)) (*oneShotTrial, error) {
 	val, err := validationSize(train.Labels, train.Classes, shots, oneShotVal)
 	if err != nil {
 		return nil, err
 	}
-	nSeeds, iters, mlpIters := oneShotSeeds, oneShotIters, oneShotPerceptronIters
+	t := &oneShotTrial{c: c, train: train, test: test, xt: xt, shots: shots, settings: settings, logf: logf, val: val}
+	t.nSeeds, t.iters, t.mlpIters = oneShotSeeds, oneShotIters, oneShotPerceptronIters
 	if shots > 1 {
-		iters = oneShotItersMore
+		t.iters = oneShotItersMore
 	}
 	if c.Quick {
-		nSeeds, iters, mlpIters = oneShotSeedsQuick, oneShotItersQuick, oneShotPerceptronItersQuick
+		t.nSeeds, t.iters, t.mlpIters = oneShotSeedsQuick, oneShotItersQuick, oneShotPerceptronItersQuick
 	}
 	anchors := 0
 	if shots > 1 {
 		anchors = oneShotAnchors
 	}
 	run := &OneShotRun{Shots: shots, ValidationPerClass: val, TestImages: test.N, Dim: oneShotDim, Anchors: anchors,
-		Augmenter: "linear", Basis: "cosines", Solver: "RK4", Iterations: iters,
+		Augmenter: "linear", Basis: "cosines", Solver: "RK4", Iterations: t.iters,
 		LR: infinite.DefaultLR, WeightDecay: infinite.DefaultWeightDecay, Gamma: infinite.DefaultGamma, Steps: oneShotSteps}
-	base := infinite.Config{Dim: oneShotDim, Steps: oneShotSteps, Iterations: iters, Anchors: anchors, Sine: c.Sine, Tol: c.Tol}
+	base := infinite.Config{Dim: oneShotDim, Steps: oneShotSteps, Iterations: t.iters, Anchors: anchors, Sine: c.Sine, Tol: c.Tol}
 	if c.Conv {
 		base.Augmenter, base.Height, base.Width, base.Channels = infinite.Conv, train.Rows, train.Cols, oneShotChannels
 		run.Augmenter = fmt.Sprintf("3x3 convolution, stride 2, %d channels, ReLU, then linear", oneShotChannels)
@@ -368,136 +424,155 @@ func oneShotRun(c Config, train, test *dataset.Images, xt *mat.Dense, shots int,
 	run.CNNHidden = max(train.Classes, baseline.CNNHiddenForParams(train.Rows, train.Cols, train.Classes, oneShotCNNChannels,
 		top.NumParams(train.Classes*shots, train.Rows*train.Cols)))
 	run.CNNParams = baseline.CNNParams(train.Rows, train.Cols, train.Classes, baseline.CNNSettings{Channels: oneShotCNNChannels, Hidden: run.CNNHidden})
-	km := &OneShotModel{Name: "kernel machine"}
+	t.run, t.base = run, base
+	t.km = &OneShotModel{Name: "kernel machine"}
 	for _, s := range settings {
-		km.Grid = append(km.Grid, settingName(s))
+		t.km.Grid = append(t.km.Grid, settingName(s))
 	}
-	baselines := []*OneShotModel{{Name: "k-nearest-neighbour"}, {Name: "kernel ridge"}, {Name: "softmax perceptron"}, {Name: "CNN"}}
+	t.baselines = []*OneShotModel{{Name: "k-nearest-neighbour"}, {Name: "kernel ridge"}, {Name: "softmax perceptron"}, {Name: "CNN"}}
+	return t, nil
+}
 
-	// The results of seed k: the baselines' choices, and per grid point
-	// the validation and test accuracy and loss.
-	type baselineResult struct {
-		grid    []string
-		chosen  string
-		val, te float64
-	}
-	type kmResult struct{ val, valLoss, test, testLoss float64 }
-	bres := make([][]baselineResult, nSeeds)
-	kres := make([][]kmResult, nSeeds)
-	var (
-		jobs []func() error
-		mu   sync.Mutex
-	)
-	for k := range nSeeds {
-		seed := c.Seed + uint64(k)
-		run.Seeds = append(run.Seeds, seed)
-		shotIdx, valIdx, err := drawShots(train.Labels, train.Classes, shots, val, rand.New(rand.NewPCG(seed, 0x6f6e6573686f74)))
+// jobs draws the shots and validation images of each seed and returns
+// the fits: per seed, each baseline over its grid and the kernel machine
+// at each grid point.
+func (t *oneShotTrial) jobs() ([]func() error, error) {
+	train := t.train
+	t.bres = make([][]baselineResult, t.nSeeds)
+	t.kres = make([][]kmResult, t.nSeeds)
+	var jobs []func() error
+	for k := range t.nSeeds {
+		seed := t.c.Seed + uint64(k)
+		t.run.Seeds = append(t.run.Seeds, seed)
+		shotIdx, valIdx, err := drawShots(train.Labels, train.Classes, t.shots, t.val, rand.New(rand.NewPCG(seed, 0x6f6e6573686f74)))
 		if err != nil {
 			return nil, err
 		}
 		sub, vsub := train.Subset(shotIdx), train.Subset(valIdx)
 		x, xv := imageMatrix(sub), imageMatrix(vsub)
-		bres[k] = make([]baselineResult, len(baselines))
-		kres[k] = make([]kmResult, len(settings))
-		for i, grid := range baselineGrids(x, train.Rows, train.Cols, train.Classes, run.CNNHidden, seed, mlpIters) {
-			jobs = append(jobs, func() error {
-				t0 := time.Now()
-				r := baselineResult{val: -1}
-				var best func(*mat.Dense) []int
-				for _, g := range grid {
-					r.grid = append(r.grid, g.name)
-					predict, err := g.fit(x, sub.Labels)
-					if err != nil {
-						return fmt.Errorf("%d-shot %s %s seed %d: %w", shots, baselines[i].Name, g.name, seed, err)
-					}
-					// The first of equally good settings in grid order
-					// wins: the grids run from the simplest model up.
-					if acc := accuracy(predict(xv), vsub.Labels); acc > r.val {
-						r.val, r.chosen, best = acc, g.name, predict
-					}
-				}
-				r.te = accuracy(best(xt), test.Labels)
-				bres[k][i] = r
-				logf("oneshot: %d-shot seed %d: %s chose %s (validation %.4f): test accuracy %.4f (%.1fs)",
-					shots, seed, baselines[i].Name, r.chosen, r.val, r.te, time.Since(t0).Seconds())
-				return nil
-			})
+		t.bres[k] = make([]baselineResult, len(t.baselines))
+		t.kres[k] = make([]kmResult, len(t.settings))
+		for i, grid := range baselineGrids(x, train.Rows, train.Cols, train.Classes, t.run.CNNHidden, seed, t.mlpIters) {
+			jobs = append(jobs, func() error { return t.fitBaseline(k, i, seed, grid, x, xv, sub, vsub) })
 		}
-		for i, s := range settings {
-			jobs = append(jobs, func() error {
-				t0 := time.Now()
-				cfg := base
-				cfg.MaxFreq, cfg.Cost, cfg.Seed = s.MaxFreq, s.Cost, seed
-				var hist []figure.HistogramRow
-				if k == 0 {
-					every := max(iters/(oneShotSnapshots-1), 1)
-					cfg.Observe = func(it int, _ float64, coef []float64) {
-						if it%every == 0 {
-							hist = append(hist, figure.HistogramRow{Y: float64(it), Values: slices.Clone(coef)})
-						}
-					}
-				}
-				cl, err := infinite.Train(x, sub.Labels, train.Classes, cfg)
-				if err != nil {
-					return fmt.Errorf("%d-shot maxfreq %d cost %g seed %d: %w", shots, s.MaxFreq, s.Cost, seed, err)
-				}
-				var r kmResult
-				if r.val, r.valLoss, err = cl.Evaluate(xv, vsub.Labels); err == nil {
-					r.test, r.testLoss, err = cl.Evaluate(xt, test.Labels)
-				}
-				if err != nil {
-					return fmt.Errorf("%d-shot maxfreq %d cost %g seed %d: %w", shots, s.MaxFreq, s.Cost, seed, err)
-				}
-				kres[k][i] = r
-				mu.Lock()
-				s.Params = cl.Params.Len()
-				if k == 0 {
-					s.Histogram = hist
-				}
-				mu.Unlock()
-				logf("oneshot: %d-shot seed %d: kernel machine %s: validation accuracy %.4f loss %.4f (%.1fs)",
-					shots, seed, settingName(s), r.val, r.valLoss, time.Since(t0).Seconds())
-				return nil
-			})
+		for i, s := range t.settings {
+			jobs = append(jobs, func() error { return t.fitMachine(k, i, seed, s, x, xv, sub, vsub) })
 		}
 	}
-	if err := runJobs(jobs, oneShotWorkers); err != nil {
-		return nil, err
+	return jobs, nil
+}
+
+// fitBaseline fits baseline i at seed k (the seed-th) over its grid on
+// the shots x, keeps the setting of the highest validation accuracy on
+// xv and tests it.
+func (t *oneShotTrial) fitBaseline(k, i int, seed uint64, grid []candidate, x, xv *mat.Dense, sub, vsub *dataset.Images) error {
+	t0 := time.Now()
+	r := baselineResult{val: -1}
+	var best func(*mat.Dense) []int
+	for _, g := range grid {
+		r.grid = append(r.grid, g.name)
+		predict, err := g.fit(x, sub.Labels)
+		if err != nil {
+			return fmt.Errorf("%d-shot %s %s seed %d: %w", t.shots, t.baselines[i].Name, g.name, seed, err)
+		}
+		// The first of equally good settings in grid order
+		// wins: the grids run from the simplest model up.
+		if acc := accuracy(predict(xv), vsub.Labels); acc > r.val {
+			r.val, r.chosen, best = acc, g.name, predict
+		}
 	}
-	for k := range nSeeds {
-		for i, b := range baselines {
-			r := bres[k][i]
+	r.te = accuracy(best(t.xt), t.test.Labels)
+	t.bres[k][i] = r
+	t.logf("oneshot: %d-shot seed %d: %s chose %s (validation %.4f): test accuracy %.4f (%.1fs)",
+		t.shots, seed, t.baselines[i].Name, r.chosen, r.val, r.te, time.Since(t0).Seconds())
+	return nil
+}
+
+// fitMachine trains the kernel machine at grid point i, s, at seed k
+// (the seed-th) on the shots x and measures it on the validation images
+// xv and the test images; the first seed's coefficients over training
+// are kept for the histograms.
+func (t *oneShotTrial) fitMachine(k, i int, seed uint64, s *OneShotSetting, x, xv *mat.Dense, sub, vsub *dataset.Images) error {
+	t0 := time.Now()
+	cfg := t.base
+	cfg.MaxFreq, cfg.Cost, cfg.Seed = s.MaxFreq, s.Cost, seed
+	var hist []figure.HistogramRow
+	if k == 0 {
+		every := max(t.iters/(oneShotSnapshots-1), 1)
+		cfg.Observe = func(it int, _ float64, coef []float64) {
+			if it%every == 0 {
+				hist = append(hist, figure.HistogramRow{Y: float64(it), Values: slices.Clone(coef)})
+			}
+		}
+	}
+	cl, err := infinite.Train(x, sub.Labels, t.train.Classes, cfg)
+	if err != nil {
+		return fmt.Errorf("%d-shot maxfreq %d cost %g seed %d: %w", t.shots, s.MaxFreq, s.Cost, seed, err)
+	}
+	var r kmResult
+	if r.val, r.valLoss, err = cl.Evaluate(xv, vsub.Labels); err == nil {
+		r.test, r.testLoss, err = cl.Evaluate(t.xt, t.test.Labels)
+	}
+	if err != nil {
+		return fmt.Errorf("%d-shot maxfreq %d cost %g seed %d: %w", t.shots, s.MaxFreq, s.Cost, seed, err)
+	}
+	t.kres[k][i] = r
+	t.mu.Lock()
+	s.Params = cl.Params.Len()
+	if k == 0 {
+		s.Histogram = hist
+	}
+	t.mu.Unlock()
+	t.logf("oneshot: %d-shot seed %d: kernel machine %s: validation accuracy %.4f loss %.4f (%.1fs)",
+		t.shots, seed, settingName(s), r.val, r.valLoss, time.Since(t0).Seconds())
+	return nil
+}
+
+// collect gathers the results of each seed into the models and the grid
+// points: each baseline's choice, and the kernel machine's, the grid
+// point of the highest validation accuracy, then the lower validation
+// loss, then the earlier grid point.
+func (t *oneShotTrial) collect() {
+	km := t.km
+	for k := range t.nSeeds {
+		for i, b := range t.baselines {
+			r := t.bres[k][i]
 			if k == 0 {
 				b.Grid = r.grid
 			}
 			b.Chosen, b.ValAccuracies, b.Accuracies = append(b.Chosen, r.chosen), append(b.ValAccuracies, r.val), append(b.Accuracies, r.te)
 		}
-		// The highest validation accuracy wins, then the lower
-		// validation loss, then the earlier grid point.
 		best := 0
-		for i, r := range kres[k] {
-			if b := kres[k][best]; r.val > b.val || (r.val == b.val && r.valLoss < b.valLoss) {
+		for i, r := range t.kres[k] {
+			if b := t.kres[k][best]; r.val > b.val || (r.val == b.val && r.valLoss < b.valLoss) {
 				best = i
 			}
 		}
-		r := kres[k][best]
-		km.Chosen = append(km.Chosen, settingName(settings[best]))
+		r := t.kres[k][best]
+		km.Chosen = append(km.Chosen, settingName(t.settings[best]))
 		km.ValAccuracies, km.Accuracies = append(km.ValAccuracies, r.val), append(km.Accuracies, r.test)
-		logf("oneshot: %d-shot seed %d: kernel machine chose %s: test accuracy %.4f", shots, run.Seeds[k], km.Chosen[k], r.test)
-		for i, s := range settings {
-			r := kres[k][i]
+		t.logf("oneshot: %d-shot seed %d: kernel machine chose %s: test accuracy %.4f", t.shots, t.run.Seeds[k], km.Chosen[k], r.test)
+		for i, s := range t.settings {
+			r := t.kres[k][i]
 			s.ValAccuracies, s.ValLosses = append(s.ValAccuracies, r.val), append(s.ValLosses, r.valLoss)
 			s.TestAccuracies, s.TestLosses = append(s.TestAccuracies, r.test), append(s.TestLosses, r.testLoss)
 		}
 	}
-	for _, s := range settings {
+}
+
+// summarise puts the grid points and the models, with their means and
+// standard deviations over the seeds, into the run, with the kernel
+// machine's paired comparison with each baseline and the best baseline.
+func (t *oneShotTrial) summarise() {
+	run, baselines := t.run, t.baselines
+	for _, s := range t.settings {
 		s.ValAccuracyMean, s.ValAccuracyStd = meanStd(s.ValAccuracies)
 		s.ValLossMean, _ = meanStd(s.ValLosses)
 		s.TestAccuracyMean, s.TestAccuracyStd = meanStd(s.TestAccuracies)
 		s.TestLossMean, _ = meanStd(s.TestLosses)
 		run.Settings = append(run.Settings, *s)
 	}
-	for _, m := range append([]*OneShotModel{km}, baselines...) {
+	for _, m := range append([]*OneShotModel{t.km}, baselines...) {
 		m.AccuracyMean, m.AccuracyStd = meanStd(m.Accuracies)
 		run.Models = append(run.Models, *m)
 	}
@@ -506,11 +581,9 @@ func oneShotRun(c Config, train, test *dataset.Images, xt *mat.Dense, shots int,
 		if b.AccuracyMean > baselines[best].AccuracyMean {
 			best = i
 		}
-		run.Comparisons = append(run.Comparisons, OneShotComparison{Baseline: b.Name, PairedComparison: comparePaired(km.Accuracies, b.Accuracies, oneShotLevel)})
+		run.Comparisons = append(run.Comparisons, OneShotComparison{Baseline: b.Name, PairedComparison: comparePaired(t.km.Accuracies, b.Accuracies, oneShotLevel)})
 	}
 	run.BestBaseline = baselines[best].Name
-	run.Seconds = time.Since(start).Seconds()
-	return run, nil
 }
 
 // runJobs runs the jobs on the given number of goroutines, in order of
@@ -732,6 +805,49 @@ func argmaxRows(scores *mat.Dense) []int {
 // accuracies of the grid are drawn for the figure only: each seed's
 // choice was made on validation.
 func oneShotFigures(dir string, run *OneShotRun, maxFreqs []int, costs []float64) ([]string, error) {
+	sweeps := oneShotSweeps(run, maxFreqs, costs)
+	var out []string
+	for _, p := range sweeps {
+		acc, loss := oneShotSweepCharts(run, p)
+		paths, err := figure.Panels(filepath.Join(dir, p.name), figure.Layout{Cols: 2, Width: 520, Height: 380}, acc, loss)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, paths...)
+	}
+	suffix := fmt.Sprintf("-%dshot", run.Shots)
+	for _, p := range []struct {
+		name   string
+		ss     []*OneShotSetting
+		titles func(s *OneShotSetting) string
+	}{
+		{"oneshot-4b" + suffix, sweeps[0].ss, func(s *OneShotSetting) string { return fmt.Sprintf("maxfreq %d", s.MaxFreq) }},
+		{"oneshot-4d" + suffix, sweeps[1].ss, func(s *OneShotSetting) string { return fmt.Sprintf("cost %g", s.Cost) }},
+	} {
+		var hs []figure.Histogram
+		for _, s := range p.ss {
+			hs = append(hs, figure.Histogram{Title: "c_jk, " + p.titles(s), XLabel: "c_jk", YLabel: "iteration", Bins: 40, Rows: s.Histogram})
+		}
+		paths, err := figure.Histograms(filepath.Join(dir, p.name), figure.Layout{Cols: min(len(hs), 5), Width: 260, Height: 260}, hs...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, paths...)
+	}
+	return out, nil
+}
+
+// oneShotSweep is a sweep of Figure 4's kernel machine: its grid points
+// and where they are drawn.
+type oneShotSweep struct {
+	name, title, xlabel string
+	x                   []float64
+	ss                  []*OneShotSetting
+}
+
+// oneShotSweeps returns the run's sweeps over maxfreq (4a) and over cost
+// (4c).
+func oneShotSweeps(run *OneShotRun, maxFreqs []int, costs []float64) [2]oneShotSweep {
 	find := func(f int, cost float64) *OneShotSetting {
 		for i := range run.Settings {
 			if s := &run.Settings[i]; s.MaxFreq == f && s.Cost == cost {
@@ -767,65 +883,41 @@ func oneShotFigures(dir string, run *OneShotRun, maxFreqs []int, costs []float64
 		xc[i] = math.Log10(max(v, low))
 	}
 	suffix := fmt.Sprintf("-%dshot", run.Shots)
-	grey := color.Gray{Y: 150}
-	var out []string
-	for _, p := range []struct {
-		name, title, xlabel string
-		x                   []float64
-		ss                  []*OneShotSetting
-	}{
+	return [2]oneShotSweep{
 		{"oneshot-4a" + suffix, fmt.Sprintf("%d-shot, cost %g", run.Shots, sc), "Fourier components (maxfreq)", xf, bySweepF},
 		{"oneshot-4c" + suffix, fmt.Sprintf("%d-shot, maxfreq %d", run.Shots, fixedFreq), fmt.Sprintf("log10 cost (cost 0 at %g)", math.Log10(low)), xc, bySweepC},
-	} {
-		acc := figure.Chart{Title: "accuracy, " + p.title, XLabel: p.xlabel, YLabel: "accuracy", Legend: figure.BottomRight}
-		loss := figure.Chart{Title: "test loss, " + p.title, XLabel: p.xlabel, YLabel: "cross-entropy", Legend: figure.TopRight}
-		n := len(p.ss)
-		mean, lo, hi, val, lm := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-		for i, s := range p.ss {
-			mean[i], lo[i], hi[i] = s.TestAccuracyMean, s.TestAccuracyMean-s.TestAccuracyStd, s.TestAccuracyMean+s.TestAccuracyStd
-			val[i], lm[i] = s.ValAccuracyMean, s.TestLossMean
-		}
-		single := n == 1
+	}
+}
+
+// oneShotSweepCharts returns the accuracy and the test loss charts of a
+// sweep.
+func oneShotSweepCharts(run *OneShotRun, p oneShotSweep) (acc, loss figure.Chart) {
+	grey := color.Gray{Y: 150}
+	acc = figure.Chart{Title: "accuracy, " + p.title, XLabel: p.xlabel, YLabel: "accuracy", Legend: figure.BottomRight}
+	loss = figure.Chart{Title: "test loss, " + p.title, XLabel: p.xlabel, YLabel: "cross-entropy", Legend: figure.TopRight}
+	n := len(p.ss)
+	mean, lo, hi, val, lm := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, s := range p.ss {
+		mean[i], lo[i], hi[i] = s.TestAccuracyMean, s.TestAccuracyMean-s.TestAccuracyStd, s.TestAccuracyMean+s.TestAccuracyStd
+		val[i], lm[i] = s.ValAccuracyMean, s.TestLossMean
+	}
+	single := n == 1
+	acc.Series = append(acc.Series,
+		figure.Series{Name: "kernel machine, test", X: p.x, Y: mean, Points: single, Color: color.Black},
+		figure.Series{Name: "± std over seeds", X: p.x, Y: lo, Dashed: true, Color: grey, Points: single},
+		figure.Series{X: p.x, Y: hi, Dashed: true, Color: grey, Points: single},
+		figure.Series{Name: "kernel machine, validation", X: p.x, Y: val, Dashed: true, Color: color.Black, Points: single})
+	ends := []float64{p.x[0], p.x[n-1]}
+	if single {
+		ends = []float64{p.x[0] - 1, p.x[0] + 1}
+	}
+	for i, b := range run.Models[1:] {
+		col := plotutil.Color(i + 1)
 		acc.Series = append(acc.Series,
-			figure.Series{Name: "kernel machine, test", X: p.x, Y: mean, Points: single, Color: color.Black},
-			figure.Series{Name: "± std over seeds", X: p.x, Y: lo, Dashed: true, Color: grey, Points: single},
-			figure.Series{X: p.x, Y: hi, Dashed: true, Color: grey, Points: single},
-			figure.Series{Name: "kernel machine, validation", X: p.x, Y: val, Dashed: true, Color: color.Black, Points: single})
-		ends := []float64{p.x[0], p.x[n-1]}
-		if single {
-			ends = []float64{p.x[0] - 1, p.x[0] + 1}
-		}
-		for i, b := range run.Models[1:] {
-			col := plotutil.Color(i + 1)
-			acc.Series = append(acc.Series,
-				figure.Series{Name: b.Name + " (test, ± std)", X: ends, Y: []float64{b.AccuracyMean, b.AccuracyMean}, Color: col},
-				figure.Series{X: ends, Y: []float64{b.AccuracyMean - b.AccuracyStd, b.AccuracyMean - b.AccuracyStd}, Dashed: true, Color: col},
-				figure.Series{X: ends, Y: []float64{b.AccuracyMean + b.AccuracyStd, b.AccuracyMean + b.AccuracyStd}, Dashed: true, Color: col})
-		}
-		loss.Series = append(loss.Series, figure.Series{Name: "kernel machine", X: p.x, Y: lm, Points: single})
-		paths, err := figure.Panels(filepath.Join(dir, p.name), figure.Layout{Cols: 2, Width: 520, Height: 380}, acc, loss)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, paths...)
+			figure.Series{Name: b.Name + " (test, ± std)", X: ends, Y: []float64{b.AccuracyMean, b.AccuracyMean}, Color: col},
+			figure.Series{X: ends, Y: []float64{b.AccuracyMean - b.AccuracyStd, b.AccuracyMean - b.AccuracyStd}, Dashed: true, Color: col},
+			figure.Series{X: ends, Y: []float64{b.AccuracyMean + b.AccuracyStd, b.AccuracyMean + b.AccuracyStd}, Dashed: true, Color: col})
 	}
-	for _, p := range []struct {
-		name   string
-		ss     []*OneShotSetting
-		titles func(s *OneShotSetting) string
-	}{
-		{"oneshot-4b" + suffix, bySweepF, func(s *OneShotSetting) string { return fmt.Sprintf("maxfreq %d", s.MaxFreq) }},
-		{"oneshot-4d" + suffix, bySweepC, func(s *OneShotSetting) string { return fmt.Sprintf("cost %g", s.Cost) }},
-	} {
-		var hs []figure.Histogram
-		for _, s := range p.ss {
-			hs = append(hs, figure.Histogram{Title: "c_jk, " + p.titles(s), XLabel: "c_jk", YLabel: "iteration", Bins: 40, Rows: s.Histogram})
-		}
-		paths, err := figure.Histograms(filepath.Join(dir, p.name), figure.Layout{Cols: min(len(hs), 5), Width: 260, Height: 260}, hs...)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, paths...)
-	}
-	return out, nil
+	loss.Series = append(loss.Series, figure.Series{Name: "kernel machine", X: p.x, Y: lm, Points: single})
+	return acc, loss
 }

@@ -390,44 +390,13 @@ type OneShotPaperEpoch struct {
 // the first 300 test images.
 func OneShotPaper(c Config) (*Report, error) {
 	begin := time.Now()
-	maxFreqs, costs := c.MaxFreqs, c.Costs
-	if maxFreqs == nil {
-		maxFreqs = oneShotMaxFreqs
-	}
-	if costs == nil {
-		costs = []float64{ckCost}
-	}
-	shots := 1
-	switch {
-	case len(c.Shots) == 1:
-		shots = c.Shots[0]
-	case len(c.Shots) > 1:
-		return nil, fmt.Errorf("the paper's protocol takes one shot count, got %v", c.Shots)
-	}
-	if err := checkOneShotLists(maxFreqs, costs, []int{shots}); err != nil {
-		return nil, err
-	}
-	for _, f := range maxFreqs {
-		if f < 2 {
-			return nil, fmt.Errorf("maxfreq %d: the paper's protocol reads the states at maxfreq times, want at least 2", f)
-		}
-	}
-	train, test, err := loadIDXSplits(c.Data)
+	maxFreqs, costs, shots, err := oneShotPaperSweeps(c)
 	if err != nil {
 		return nil, err
 	}
-	if train.Rows < 3 || train.Cols < 3 {
-		return nil, fmt.Errorf("%dx%d images, smaller than the augmenter's 3x3 convolution", train.Rows, train.Cols)
-	}
-	if n := shots * train.Classes; n > ckBatch {
-		return nil, fmt.Errorf("%d shots of %d classes make %d training images, more than the authors' one minibatch of %d", shots, train.Classes, n, ckBatch)
-	}
-	shotIdx, _, err := drawShots(train.Labels, train.Classes, shots, 0, rand.New(rand.NewPCG(c.Seed, 0x6f6e6573686f74)))
+	train, test, shotIdx, err := oneShotPaperData(c, shots)
 	if err != nil {
 		return nil, err
-	}
-	if c.Quick {
-		test = test.Subset(seq(min(ckTestQuick, test.N)))
 	}
 	rep := &OneShotPaperReport{Protocol: Paper.String(), Data: c.Data, Shots: shots, TrainIndices: shotIdx, TestImages: test.N,
 		Epochs: ckEpochs, Batch: ckBatch, LR: ckLR, WeightDecay: ckWeightDecay,
@@ -468,6 +437,59 @@ func OneShotPaper(c Config) (*Report, error) {
 	}
 	rep.Figures, rep.Seconds = paths, time.Since(begin).Seconds()
 	return &Report{Figures: paths, OneShotPaper: rep}, nil
+}
+
+// oneShotPaperSweeps returns the maxfreqs, the costs and the shot count
+// of the authors' protocol that c asks for, or an error before any work
+// if they are out of range.
+func oneShotPaperSweeps(c Config) (maxFreqs []int, costs []float64, shots int, err error) {
+	maxFreqs, costs = c.MaxFreqs, c.Costs
+	if maxFreqs == nil {
+		maxFreqs = oneShotMaxFreqs
+	}
+	if costs == nil {
+		costs = []float64{ckCost}
+	}
+	shots = 1
+	switch {
+	case len(c.Shots) == 1:
+		shots = c.Shots[0]
+	case len(c.Shots) > 1:
+		return nil, nil, 0, fmt.Errorf("the paper's protocol takes one shot count, got %v", c.Shots)
+	}
+	if err := checkOneShotLists(maxFreqs, costs, []int{shots}); err != nil {
+		return nil, nil, 0, err
+	}
+	for _, f := range maxFreqs {
+		if f < 2 {
+			return nil, nil, 0, fmt.Errorf("maxfreq %d: the paper's protocol reads the states at maxfreq times, want at least 2", f)
+		}
+	}
+	return maxFreqs, costs, shots, nil
+}
+
+// oneShotPaperData loads the data set of c, checks that the authors'
+// machine can train on it, and draws the shots (at indices shotIdx of
+// train); the quick run keeps the first test images only.
+func oneShotPaperData(c Config, shots int) (train, test *dataset.Images, shotIdx []int, err error) {
+	train, test, err = loadIDXSplits(c.Data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if train.Rows < 3 || train.Cols < 3 {
+		return nil, nil, nil, fmt.Errorf("%dx%d images, smaller than the augmenter's 3x3 convolution", train.Rows, train.Cols)
+	}
+	if n := shots * train.Classes; n > ckBatch {
+		return nil, nil, nil, fmt.Errorf("%d shots of %d classes make %d training images, more than the authors' one minibatch of %d", shots, train.Classes, n, ckBatch)
+	}
+	shotIdx, _, err = drawShots(train.Labels, train.Classes, shots, 0, rand.New(rand.NewPCG(c.Seed, 0x6f6e6573686f74)))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if c.Quick {
+		test = test.Subset(seq(min(ckTestQuick, test.N)))
+	}
+	return train, test, shotIdx, nil
 }
 
 // trainCK trains one machine of the authors' protocol and tests it
