@@ -41,7 +41,7 @@ func (c *Config) paperDefaults() {
 		c.Lambda = PaperLambda
 	}
 	if c.Finetune == 0 {
-		c.Finetune = -1
+		c.NoFinetune = true
 	}
 	c.Plain = true
 }

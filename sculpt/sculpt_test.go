@@ -174,11 +174,11 @@ func TestRunAndResume(t *testing.T) {
 	// One epoch, then a resumed second one, gives the same run.
 	split := t.TempDir()
 	c := smallConfig(split)
-	c.Epochs, c.Finetune = 1, -1 // the penalty epoch of the whole run
+	c.Epochs, c.NoFinetune = 1, true // the penalty epoch of the whole run
 	if _, err := Run(c, train, test); err != nil {
 		t.Fatal(err)
 	}
-	c.Epochs, c.Finetune, c.Resume = 2, 1, true
+	c.Epochs, c.Finetune, c.NoFinetune, c.Resume = 2, 1, false, true
 	var log bytes.Buffer
 	c.Progress = &log
 	rep2, err := Run(c, train, test)
@@ -306,7 +306,7 @@ func TestResumeMismatch(t *testing.T) {
 		wantErr string // empty: the run goes on
 		wantLog string
 	}{
-		{name: "fewer epochs than done", dir: edit(func(map[string]any) {}), change: func(c *Config) { c.Epochs, c.Finetune = 1, -1 },
+		{name: "fewer epochs than done", dir: edit(func(map[string]any) {}), change: func(c *Config) { c.Epochs, c.NoFinetune = 1, true },
 			wantErr: "holds 2 epochs, more than the 1 of this run; ask for 2 epochs or more to go on, or start anew without -resume"},
 		{name: "no checkpoint", dir: t.TempDir(),
 			wantErr: "nothing to resume: there is no checkpoint", wantLog: ""},
@@ -353,7 +353,7 @@ func TestResumeMismatch(t *testing.T) {
 func TestAllPrunedStops(t *testing.T) {
 	train, test := smallData()
 	c := smallConfig(t.TempDir())
-	c.Epochs, c.Finetune, c.Lambda = 4, -1, 1000
+	c.Epochs, c.NoFinetune, c.Lambda = 4, true, 1000
 	var log bytes.Buffer
 	c.Progress = &log
 	rep, err := Run(c, train, test)
@@ -373,7 +373,7 @@ func TestProxPrunes(t *testing.T) {
 	pruned := map[bool]int{}
 	for _, plain := range []bool{false, true} {
 		c := smallConfig("")
-		c.Epochs, c.Finetune, c.Lambda, c.Plain = 4, -1, 1, plain
+		c.Epochs, c.NoFinetune, c.Lambda, c.Plain = 4, true, 1, plain
 		rep, err := Run(c, train, test)
 		if err != nil {
 			t.Fatal(err)
@@ -397,7 +397,8 @@ func TestPlainShrinks(t *testing.T) {
 	train, test := smallData()
 	total := func(lambda float64) float64 {
 		c := smallConfig(t.TempDir())
-		c.Epochs, c.Finetune, c.Lambda, c.Plain = 2, -1, lambda, true
+		c.Epochs, c.NoFinetune, c.Lambda, c.Plain = 2, true, lambda, true
+		c.NoPenalty = lambda == 0
 		if _, err := Run(c, train, test); err != nil {
 			t.Fatal(err)
 		}
@@ -411,7 +412,7 @@ func TestPlainShrinks(t *testing.T) {
 		}
 		return sum
 	}
-	off, plain := total(-1), total(0.5)
+	off, plain := total(0), total(0.5)
 	t.Logf("sum of edge norms: %.4g without the penalty, %.4g with the plain subgradient", off, plain)
 	if !(plain < 0.9*off) {
 		t.Errorf("sum of edge norms %.4g with the plain subgradient, %.4g without: want at least 10%% smaller", plain, off)
@@ -536,14 +537,31 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Epochs: 2, Finetune: 2}, "fine-tuning"},
 		{Config{Path: []float64{1, 0.5}}, "increasing"},
 		{Config{Budget: -1}, "budget -1"},
+		{Config{Finetune: -1}, "-1 fine-tuning epochs"},
+		{Config{Lambda: -1}, "lambda -1"},
 	} {
 		_, err := Run(tc.c, train, test)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("config %+v: error %v, want a mention of %q", tc.c, err, tc.want)
 		}
 	}
+	// NoPenalty and NoFinetune turn off what zero values leave at
+	// their defaults.
+	for _, tc := range []struct {
+		c                Config
+		lambda           float64
+		finetune, epochs int
+	}{
+		{Config{Epochs: 7}, DefaultLambda, 3, 7},
+		{Config{Epochs: 7, NoPenalty: true, Lambda: 1}, 0, 3, 7},
+		{Config{Epochs: 7, NoFinetune: true, Finetune: 2}, DefaultLambda, 0, 7},
+	} {
+		if c := tc.c.withDefaults(); c.Lambda != tc.lambda || c.Finetune != tc.finetune || c.Epochs != tc.epochs {
+			t.Errorf("config %+v: lambda %g, finetune %d of %d epochs; want %g, %d of %d", tc.c, c.Lambda, c.Finetune, c.Epochs, tc.lambda, tc.finetune, tc.epochs)
+		}
+	}
 	// Without the penalty every epoch may fine-tune.
-	if err := (Config{Epochs: 2, Finetune: 2, Lambda: -1}).withDefaults().check(); err != nil {
+	if err := (Config{Epochs: 2, Finetune: 2, NoPenalty: true}).withDefaults().check(); err != nil {
 		t.Errorf("no penalty, all fine-tuning: %v", err)
 	}
 	if _, err := Run(Config{}, train, &dataset.Images{Rows: 8, Cols: 8}); err == nil || !strings.Contains(err.Error(), "no training or no test images") {
@@ -590,7 +608,7 @@ func TestFashionMNIST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(Config{Epochs: 1, Finetune: -1, MaxTrain: 4000, MaxTest: 1000, Seed: 1}, train, test)
+	rep, err := Run(Config{Epochs: 1, NoFinetune: true, MaxTrain: 4000, MaxTest: 1000, Seed: 1}, train, test)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,20 +38,23 @@ type Config struct {
 	// (1e-3).
 	Batch int
 	LR    float64
-	// Lambda weighs the group-lasso penalty (0.085); a negative value
-	// turns it off. Tol is the norm below which an edge is pruned (1e-6);
-	// it cannot be zero, which means the default, so an edge is pruned
-	// only once its norm is below a positive tolerance.
+	// Lambda weighs the group-lasso penalty (0.085); NoPenalty turns it
+	// off. Tol is the norm below which an edge is pruned (1e-6); it
+	// cannot be zero, which means the default, so an edge is pruned only
+	// once its norm is below a positive tolerance.
 	Lambda, Tol float64
+	NoPenalty   bool
 	// Finetune is the number of final epochs of the budget that train
 	// the sculpted machine without the penalty, to undo the shrinkage
 	// of the surviving weights (3/7 of Epochs, rounded, and at most
-	// Epochs-1, so that at least one epoch applies the penalty); a
-	// negative value means none. With the penalty on it must be smaller than Epochs. A run
+	// Epochs-1, so that at least one epoch applies the penalty);
+	// NoFinetune means none. With the penalty on it must be smaller than
+	// Epochs. A run
 	// resumed before its fine-tuning began follows the new Epochs and
 	// Finetune; one resumed after fine-tunes to its new end (see
 	// Settings.FinetuneFrom).
-	Finetune int
+	Finetune   int
+	NoFinetune bool
 	// Plain adds the penalty's subgradient to the loss gradient instead
 	// of taking a proximal step after each update.
 	Plain bool
@@ -140,10 +143,10 @@ func (c Config) withDefaults() Config {
 		c.LR = 1e-3
 	}
 	switch {
+	case c.NoPenalty:
+		c.Lambda = 0
 	case c.Lambda == 0:
 		c.Lambda = DefaultLambda
-	case c.Lambda < 0:
-		c.Lambda = 0
 	}
 	if c.PathTolerance == 0 {
 		c.PathTolerance = DefaultPathTolerance
@@ -156,12 +159,14 @@ func (c Config) withDefaults() Config {
 
 // defaultFinetune sets a zero Finetune to 3/7 of Epochs, the share of
 // the fine-tuning epochs in the 7 of a Fashion-MNIST run, keeping at
-// least one epoch with the penalty, and a negative one to none.
+// least one epoch with the penalty, or to none with NoFinetune.
 func (c *Config) defaultFinetune() {
-	if c.Finetune == 0 {
+	switch {
+	case c.NoFinetune:
+		c.Finetune = 0
+	case c.Finetune == 0:
 		c.Finetune = min(int(math.Round(float64(c.Epochs)*3/7)), c.Epochs-1)
 	}
-	c.Finetune = max(c.Finetune, 0)
 }
 
 // DefaultLambda is the weight of the group-lasso penalty when Config
@@ -171,13 +176,15 @@ const DefaultLambda = 0.085
 // check returns an error for settings no run can use.
 func (c Config) check() error {
 	switch {
+	case c.Finetune < 0:
+		return fmt.Errorf("sculpt: %d fine-tuning epochs, want at least 0 (NoFinetune means none)", c.Finetune)
 	case c.Nodes < 1 || c.Channels < 1 || c.Epochs < 0 || c.Batch < 1 || c.Workers < 1:
 		return fmt.Errorf("sculpt: nodes %d, channels %d, epochs %d, batch %d and workers %d must be at least 1",
 			c.Nodes, c.Channels, c.Epochs, c.Batch, c.Workers)
 	case !(c.LR > 0) || math.IsInf(c.LR, 0):
 		return fmt.Errorf("sculpt: learning rate %g, want a positive number", c.LR)
 	case !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0):
-		return fmt.Errorf("sculpt: lambda %g, want a finite number", c.Lambda)
+		return fmt.Errorf("sculpt: lambda %g, want a finite number of at least 0 (NoPenalty turns the penalty off)", c.Lambda)
 	case !(c.Tol > 0) || math.IsInf(c.Tol, 0):
 		return fmt.Errorf("sculpt: tolerance %g, want a finite positive number", c.Tol)
 	case !(c.PathTolerance >= 0) || c.Budget < 0:

@@ -90,7 +90,7 @@ func TestWorkersShareLoss(t *testing.T) {
 	train, test := smallData()
 	loss := func(workers int) float64 {
 		c := smallConfig("")
-		c.Epochs, c.Finetune, c.Workers = 1, -1, workers
+		c.Epochs, c.NoFinetune, c.Workers = 1, true, workers
 		rep, err := Run(c, train, test)
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +110,7 @@ func TestWorkersShareLoss(t *testing.T) {
 func TestPenaltyValue(t *testing.T) {
 	train, test := smallData()
 	c := smallConfig(t.TempDir())
-	c.Epochs, c.Finetune = 2, -1
+	c.Epochs, c.NoFinetune = 2, true
 	rep, err := Run(c, train, test)
 	if err != nil {
 		t.Fatal(err)

@@ -69,7 +69,7 @@ func addSculptFlags(fs *flag.FlagSet) *sculptFlags {
 	f.nodes = fs.Int("nodes", 10, "hidden nodes of the generous architecture")
 	f.channels = fs.Int("channels", 4, "channels of each node")
 	f.epochs = fs.Int("epochs", 0, fmt.Sprintf("epochs in all; 0 means about %d minibatch steps (7 epochs of Fashion-MNIST)", sculpt.DefaultSteps))
-	f.finetune = fs.Int("finetune", -1, "final epochs that train without the penalty; -1 means 3/7 of the epochs")
+	f.finetune = fs.Int("finetune", 0, "final epochs that train without the penalty, 0 for none (default 3/7 of the epochs)")
 	f.validation = fs.Float64("validation", 0, fmt.Sprintf("fraction of the training images held out to measure each epoch; 0 means %g, at most %d images", sculpt.DefaultValidation, sculpt.MaxValidation))
 	f.lambda = fs.Float64("lambda", sculpt.DefaultLambda, "weight of the group-lasso penalty (0 turns it off)")
 	f.tol = fs.Float64("tol", 1e-6, "prune an edge when its weight norm falls below this (> 0)")
@@ -95,8 +95,8 @@ func (f *sculptFlags) check() error {
 		return usagef("-split %g, want a fraction between 0 and 1", *f.split)
 	case *f.nodes < 1 || *f.channels < 1 || *f.batch < 1:
 		return usagef("-nodes %d, -channels %d and -batch %d must be at least 1", *f.nodes, *f.channels, *f.batch)
-	case *f.epochs < 0 || *f.finetune < -1:
-		return usagef("-epochs %d and -finetune %d, want at least 0 and -1", *f.epochs, *f.finetune)
+	case *f.epochs < 0 || *f.finetune < 0:
+		return usagef("-epochs %d and -finetune %d, want at least 0", *f.epochs, *f.finetune)
 	case !(*f.validation >= 0 && *f.validation < 1):
 		return usagef("-validation %g, want a fraction in [0, 1)", *f.validation)
 	case *f.lambda > 0 && *f.epochs > 0 && *f.finetune >= *f.epochs:
@@ -113,7 +113,7 @@ func (f *sculptFlags) check() error {
 
 // config returns the sculpt.Config of the flags, set being the flags
 // given on the command line: it reads -protocol and -path, and maps the
-// command's -lambda 0 and -finetune 0 and -1 to sculpt.Config's.
+// command's -lambda 0 and -finetune 0 to sculpt.Config's.
 func (f *sculptFlags) config(set map[string]bool) (sculpt.Config, error) {
 	paper, err := sculptProtocol(*f.protocol, set, *f.path || *f.plain, f.lr, f.batch, f.lambda)
 	if err != nil {
@@ -132,18 +132,13 @@ func (f *sculptFlags) config(set map[string]bool) (sculpt.Config, error) {
 	case *f.budget < 0 || !(*f.tolerance >= 0):
 		return sculpt.Config{}, usagef("-budget %d and -tolerance %g, want at least 0", *f.budget, *f.tolerance)
 	}
-	lambda, finetune := *f.lambda, *f.finetune
-	if lambda == 0 && (!paper || set["lambda"]) {
-		lambda = -1 // sculpt.Config: negative turns the penalty off
-	}
-	switch finetune {
-	case 0:
-		finetune = -1 // likewise no fine-tuning
-	case -1:
-		finetune = 0 // the default of sculpt.Config
-	}
-	return sculpt.Config{Nodes: *f.nodes, Channels: *f.channels, Epochs: *f.epochs, Finetune: finetune, Batch: *f.batch, LR: *f.lr,
-		Lambda: lambda, Tol: *f.tol, Plain: *f.plain, Seed: *f.seed, Out: *f.out, Resume: *f.resume, Validation: *f.validation,
+	// -lambda 0 and -finetune 0 turn them off, where sculpt.Config's zero
+	// values mean the defaults; -lambda left at its default under the
+	// authors' protocol takes theirs.
+	noPenalty := *f.lambda == 0 && (!paper || set["lambda"])
+	noFinetune := set["finetune"] && *f.finetune == 0
+	return sculpt.Config{Nodes: *f.nodes, Channels: *f.channels, Epochs: *f.epochs, Finetune: *f.finetune, NoFinetune: noFinetune,
+		Batch: *f.batch, LR: *f.lr, Lambda: *f.lambda, NoPenalty: noPenalty, Tol: *f.tol, Plain: *f.plain, Seed: *f.seed, Out: *f.out, Resume: *f.resume, Validation: *f.validation,
 		Path: lambdas, PathTolerance: *f.tolerance, Budget: *f.budget, Paper: paper}, nil
 }
 
