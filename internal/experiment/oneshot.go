@@ -15,6 +15,7 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/internal/figure"
+	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/kernel/infinite"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -586,27 +587,10 @@ func (t *oneShotTrial) summarise() {
 	run.BestBaseline = baselines[best].Name
 }
 
-// runJobs runs the jobs on the given number of goroutines, in order of
-// start, and returns their errors joined.
+// runJobs runs the jobs on the given number of workers of the module's
+// pool, which stops at the first failure and returns it.
 func runJobs(jobs []func() error, workers int) error {
-	errs := make([]error, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = jobs[i]()
-			}
-		}()
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return errors.Join(errs...)
+	return parallel.Run(len(jobs), workers, func(i int) error { return jobs[i]() })
 }
 
 func settingName(s *OneShotSetting) string {

@@ -6,12 +6,12 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/internal/figure"
+	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/ode"
 	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/blas"
@@ -275,37 +275,25 @@ func (m *ckModel) evaluate(patches []float64, labels []int) (ce, acc, penalised 
 	}
 	batches := (len(labels) + ckBatch - 1) / ckBatch
 	parts := make([]part, batches)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range ckWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			logits := make([]float64, m.classes)
-			for k := range next {
-				lo, hi := k*ckBatch, min((k+1)*ckBatch, len(labels))
-				sol, sys, err := m.solve(patches[lo*per : hi*per])
-				if err != nil {
-					parts[k].err = err
-					continue
-				}
-				p := &parts[k]
-				for b := lo; b < hi; b++ {
-					m.logits(logits, sol, m.anchors+b-lo)
-					p.ce += crossEntropyGrad(make([]float64, m.classes), logits, labels[b], 1)
-					if floats.MaxIdx(logits) == labels[b] {
-						p.right++
-					}
-				}
-				p.norm = m.machineNorm(sol, sys, nil, nil)
+	parallel.Run(batches, ckWorkers, func(k int) error {
+		logits := make([]float64, m.classes)
+		lo, hi := k*ckBatch, min((k+1)*ckBatch, len(labels))
+		sol, sys, err := m.solve(patches[lo*per : hi*per])
+		if err != nil {
+			parts[k].err = err
+			return nil // every part is reported below, in order
+		}
+		p := &parts[k]
+		for b := lo; b < hi; b++ {
+			m.logits(logits, sol, m.anchors+b-lo)
+			p.ce += crossEntropyGrad(make([]float64, m.classes), logits, labels[b], 1)
+			if floats.MaxIdx(logits) == labels[b] {
+				p.right++
 			}
-		}()
-	}
-	for k := range batches {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
+		}
+		p.norm = m.machineNorm(sol, sys, nil, nil)
+		return nil
+	})
 	var norm float64
 	right := 0
 	for _, p := range parts {
