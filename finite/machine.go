@@ -2,7 +2,6 @@ package finite
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -130,10 +129,7 @@ func newMachine[T Float](kind Kind, dims []int, sigma ad.Activation, pad []int, 
 // initWeight draws a full weight of m Glorot-uniform from rnd.
 func initWeight[T Float](m *Machine[T], w []T, rnd *rand.Rand) {
 	d, k := m.Size(), m.Taps()
-	limit := math.Sqrt(6 / float64(k*(d+d)))
-	for i := range w {
-		w[i] = T(limit * (2*rnd.Float64() - 1))
-	}
+	ad.GlorotUniform(w, k*d, k*d, rnd)
 }
 
 // Kind returns the machine's architecture.

@@ -2,7 +2,6 @@ package hypergraph
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/parametric-machines/machines/ad"
@@ -142,14 +141,13 @@ func mixPlan(in [][]int, out []int, bias bool, k int, shape func(int) []int) ([]
 // mixInit registers the weights and biases of a mixing layer whose
 // plan passed, drawing the weights from s.Rand.
 func mixInit[T ad.Float](s *ad.Scope[T], in [][]int, out []int, bias bool, k int) {
-	fan := 0
+	fanIn, fanOut := 0, 0
 	for _, d := range in {
-		fan += d[0]
+		fanIn += d[0]
 	}
 	for _, d := range out {
-		fan += d
+		fanOut += d
 	}
-	limit := math.Sqrt(6 / float64(fan*k))
 	for t, d := range out {
 		for j, src := range in {
 			wshape := []int{d, src[0]}
@@ -157,9 +155,7 @@ func mixInit[T ad.Float](s *ad.Scope[T], in [][]int, out []int, bias bool, k int
 				wshape = append(wshape, 3, 3)
 			}
 			w := s.NewParam(WeightName(t, j, len(in), len(out)), wshape...)
-			for i := range w.Data {
-				w.Data[i] = T(limit * (2*s.Rand.Float64() - 1))
-			}
+			ad.GlorotUniform(w.Data, fanIn*k, fanOut*k, s.Rand)
 		}
 	}
 	if bias {

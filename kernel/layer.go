@@ -48,10 +48,7 @@ func (l Layer[T]) Init(s *ad.Scope[T], in [][]int) ([][]int, error) {
 	a := s.NewParam("weight", size, inputs)
 	c := s.NewParam("coef", size-l.Dims[0], l.Anchors)
 	for _, t := range []*ad.Tensor[T]{a, c} {
-		r := math.Sqrt(6 / float64(t.Rows()+t.Cols()))
-		for i := range t.Data {
-			t.Data[i] = T(r * (2*s.Rand.Float64() - 1))
-		}
+		ad.GlorotUniform(t.Data, t.Cols(), t.Rows(), s.Rand)
 	}
 	points := s.NewParam("anchors", l.Anchors, inputs)
 	for i := range points.Data {

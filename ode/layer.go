@@ -47,12 +47,9 @@ func (f MLP) NumParams(n int) int { return f.Hidden*n + 2*f.Hidden + n*f.Hidden 
 // Init implements Field.
 func (f MLP) Init(theta []float64, n int, rnd *rand.Rand) {
 	clear(theta)
-	limit := math.Sqrt(6 / float64(n+f.Hidden))
 	w1, w2 := theta[:f.Hidden*n], theta[f.Hidden*n+2*f.Hidden:][:n*f.Hidden]
 	for _, w := range [][]float64{w1, w2} {
-		for i := range w {
-			w[i] = limit * (2*rnd.Float64() - 1)
-		}
+		ad.GlorotUniform(w, n, f.Hidden, rnd)
 	}
 }
 

@@ -202,10 +202,7 @@ func (c *cnnGraph) initWeights(seed uint64) {
 		if len(sh) == 4 {
 			fanOut *= sh[2] * sh[3]
 		}
-		limit := math.Sqrt(6 / float64(fanIn+fanOut))
-		for i := range w.Value.Data {
-			w.Value.Data[i] = float32(limit * (2*rnd.Float64() - 1))
-		}
+		ad.GlorotUniform(w.Value.Data, fanIn, fanOut, rnd)
 	}
 }
 

@@ -74,10 +74,7 @@ func newShiftModel(layer finite.Layer[float64], init, rnd *rand.Rand, seed uint6
 	}
 	d := z[0].Value.Shape[1]
 	readout := ad.NewTensor[float64](1, d, 1, 1) // a 1x1 convolution over time
-	limit := math.Sqrt(6 / float64(d+1))
-	for i := range readout.Data {
-		readout.Data[i] = limit * (2*rnd.Float64() - 1)
-	}
+	ad.GlorotUniform(readout.Data, d, 1, rnd)
 	r := s.params.Use(g, "readout", readout)
 	bias := s.params.Use(g, "bias", ad.NewTensor[float64](1, 1))
 	out := g.Conv2D(g.Reshape(z[0], shiftBatch, d, 1, shiftLength), r, 0)

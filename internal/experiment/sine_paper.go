@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/kernel"
@@ -181,10 +182,7 @@ func paperKernelMachine(t task, cost float64, rnd *rand.Rand) (*paperModel, erro
 	for i := range na {
 		x0[i] = 2*rnd.Float64() - 1
 	}
-	limit := math.Sqrt(6.0 / float64(size-2+paperSinePoints))
-	for i := na; i < len(x0); i++ {
-		x0[i] = limit * (2*rnd.Float64() - 1)
-	}
+	ad.GlorotUniform(x0[na:], paperSinePoints, size-2, rnd)
 	predict := func(params []float64, x *mat.Dense) *mat.Dense {
 		m := &kernel.Machine{Architecture: arch, Anchors: xb,
 			A: mat.NewDense(size, 2, params[:na]), C: mat.NewDense(size-2, paperSinePoints, params[na:])}
