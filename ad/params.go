@@ -211,10 +211,8 @@ var paramsFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: ParamsKind, Wh
 	Oldest: 1, Newest: ParamsVersion, Legacy: ParamsFormat, LegacyNewest: 1}
 
 type paramsFile struct {
-	Format  string       `json:"format"`
-	Kind    string       `json:"kind,omitempty"`
-	Version int          `json:"version"`
-	Params  []paramsJSON `json:"params"`
+	jsonfile.Header
+	Params []paramsJSON `json:"params"`
 }
 
 type paramsJSON struct {
@@ -227,7 +225,7 @@ type paramsJSON struct {
 // "kind" (ParamsKind), "version" and "params", the list MarshalJSON
 // writes.
 func (p *Params[T]) Encode(w io.Writer) error {
-	return json.NewEncoder(w).Encode(paramsFile{Format: jsonfile.Envelope, Kind: ParamsKind, Version: ParamsVersion, Params: p.list()})
+	return json.NewEncoder(w).Encode(paramsFile{Header: paramsFormat.Header(), Params: p.list()})
 }
 
 // MarshalJSON writes the parameters as a JSON list of {"name", "shape",

@@ -28,9 +28,7 @@ var fileFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: FileKind, What: 
 
 // file is the saved form of a machine.
 type file struct {
-	Format  string `json:"format"`
-	Kind    string `json:"kind"`
-	Version int    `json:"version"`
+	jsonfile.Header
 	// Machine is the machine's kind: dense, conv or recur (in version 1,
 	// Kind).
 	Machine     string    `json:"machine"`
@@ -49,7 +47,7 @@ type file struct {
 // "weight" in row-major order, and the "scale" if the machine learns
 // one: D values, or D x P in row-major order for a scaling per entry.
 func (m *Machine[T]) Encode(w io.Writer) error {
-	f := file{Format: jsonfile.Envelope, Kind: FileKind, Version: Version, Machine: m.kind.String(), Dims: m.dims, Activation: m.sigma.String(),
+	f := file{Header: fileFormat.Header(), Machine: m.kind.String(), Dims: m.dims, Activation: m.sigma.String(),
 		Pad: m.pad, TimeBlock: m.timeblock, WeightShape: m.W.Shape, Weight: toFloat64(m.W.Data)}
 	if m.Scale != nil {
 		f.Scale = toFloat64(m.Scale.Data)

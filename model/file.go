@@ -38,9 +38,7 @@ const LegacyFormat = "machines-hypergraph-machine"
 var legacyFormat = jsonfile.Format{Name: LegacyFormat, What: "a saved hypergraph machine", Oldest: 1, Newest: 1}
 
 type file struct {
-	Format  string           `json:"format"`
-	Kind    string           `json:"kind"`
-	Version int              `json:"version"`
+	jsonfile.Header
 	Element string           `json:"element"`
 	Spec    *hypergraph.Spec `json:"spec"`
 	Params  json.RawMessage  `json:"params"`
@@ -95,7 +93,7 @@ func (m *Model[T]) Encode(w io.Writer) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
-	return enc.Encode(file{Format: jsonfile.Envelope, Kind: modelFormat.Kind, Version: Version, Element: element[T](), Spec: s, Params: params})
+	return enc.Encode(file{Header: modelFormat.Header(), Element: element[T](), Spec: s, Params: params})
 }
 
 // Save writes the model to path as Encode does, atomically: a temporary

@@ -125,9 +125,7 @@ func (s archShape) String() string {
 }
 
 type checkpoint struct {
-	Format   string               `json:"format"`
-	Kind     string               `json:"kind,omitempty"`
-	Version  int                  `json:"version"`
+	jsonfile.Header
 	Arch     archShape            `json:"architecture"`
 	Settings Settings             `json:"settings"`
 	History  []Epoch              `json:"history"`
@@ -143,7 +141,7 @@ func writeCheckpoint(path string, a *Arch, s Settings, st *state) error {
 		pruned = append(pruned, name)
 	}
 	sort.Strings(pruned)
-	ck := checkpoint{Format: jsonfile.Envelope, Kind: CheckpointKind, Version: CheckpointVersion, Arch: shapeOf(a), Settings: s,
+	ck := checkpoint{Header: checkpointFormat.Header(), Arch: shapeOf(a), Settings: s,
 		History: st.History, Pruned: pruned, Weights: st.Weights}
 	err := atomicfile.WriteFile(path, func(w io.Writer) error {
 		return json.NewEncoder(w).Encode(ck)

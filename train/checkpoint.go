@@ -32,9 +32,7 @@ var checkpointFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: Checkpoint
 // decide which steps the run takes are kept to refuse resuming a
 // different run.
 type checkpoint struct {
-	Format     string          `json:"format"`
-	Kind       string          `json:"kind,omitempty"`
-	Version    int             `json:"version"`
+	jsonfile.Header
 	Examples   int             `json:"examples"`
 	Batch      int             `json:"batch"`
 	Seed       uint64          `json:"seed"`
@@ -49,7 +47,7 @@ type checkpoint struct {
 }
 
 func (r *runner[T]) settings() checkpoint {
-	return checkpoint{Format: jsonfile.Envelope, Kind: CheckpointKind, Version: CheckpointVersion, Examples: len(r.train) + len(r.val),
+	return checkpoint{Header: checkpointFormat.Header(), Examples: len(r.train) + len(r.val),
 		Batch: r.c.Batch, Seed: r.c.Seed, Validation: r.c.Validation, Names: r.p.Names()}
 }
 

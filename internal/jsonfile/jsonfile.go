@@ -44,6 +44,18 @@ type Format struct {
 	LegacyNewest int
 }
 
+// Header is the head of every file of the module, embedded first in the
+// structs that files decode into: its "format", "kind" and "version".
+type Header struct {
+	Format  string `json:"format"`
+	Kind    string `json:"kind,omitempty"`
+	Version int    `json:"version"`
+}
+
+// Header returns the header of the files of f that this program writes:
+// its newest version.
+func (f Format) Header() Header { return Header{Format: f.Name, Kind: f.Kind, Version: f.Newest} }
+
 // Check checks that data is one JSON object whose "format" is f.Name (and
 // "kind" f.Kind, if set) and whose "version" is between f.Oldest and
 // f.Newest, or whose "format" is f.Legacy and "version" between f.Oldest
