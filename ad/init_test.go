@@ -31,3 +31,23 @@ func TestGlorotUniform(t *testing.T) {
 		}
 	}
 }
+
+func TestCorrect(t *testing.T) {
+	scores := View([]float64{
+		0.1, 0.7, 0.2, // argmax 1
+		0.5, 0.5, 0.0, // a tie goes to the first
+		-1, -2, -0.5, // argmax 2
+	}, 3, 3)
+	for _, c := range []struct {
+		labels []int
+		want   int
+	}{
+		{[]int{1, 0, 2}, 3},
+		{[]int{1, 1, 2}, 2},
+		{[]int{0, 2, 0}, 0},
+	} {
+		if got := Correct(scores, c.labels); got != c.want {
+			t.Errorf("labels %v: %d correct, want %d", c.labels, got, c.want)
+		}
+	}
+}

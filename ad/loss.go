@@ -104,3 +104,24 @@ func (o *softmaxCE[T]) backward(out *Node[T]) {
 		dz.Data[j*k+y] -= c
 	}
 }
+
+// Correct returns the number of rows of scores (a row per sample, as
+// SoftmaxCrossEntropy's logits) whose largest entry is at the sample's
+// label: the hits of a classifier, for its accuracy.
+func Correct[T Float](scores *Tensor[T], labels []int) int {
+	k := scores.Len() / len(labels)
+	n := 0
+	for i, l := range labels {
+		row := scores.Data[i*k : (i+1)*k]
+		best := 0
+		for j, v := range row {
+			if v > row[best] {
+				best = j
+			}
+		}
+		if best == l {
+			n++
+		}
+	}
+	return n
+}

@@ -196,7 +196,7 @@ func (t *Task[T]) Evaluate(batch int) (Score, error) {
 		}
 		loss += float64(tg.data.Scalar()) * float64(len(rows))
 		if t.labels != nil {
-			correct += hits(tg.outputs[0].Value, tg.labels)
+			correct += ad.Correct(tg.outputs[0].Value, tg.labels)
 		}
 	}
 	s := Score{Loss: loss / float64(t.n), Accuracy: math.NaN(), Samples: t.n}
@@ -206,21 +206,3 @@ func (t *Task[T]) Evaluate(batch int) (Score, error) {
 	return s, nil
 }
 
-// hits counts the rows of scores whose largest entry is at the label.
-func hits[T ad.Float](scores *ad.Tensor[T], labels []int) int {
-	k := scores.Len() / len(labels)
-	n := 0
-	for i, l := range labels {
-		row := scores.Data[i*k : (i+1)*k]
-		best := 0
-		for j, v := range row {
-			if v > row[best] {
-				best = j
-			}
-		}
-		if best == l {
-			n++
-		}
-	}
-	return n
-}

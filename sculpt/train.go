@@ -943,7 +943,7 @@ func accuracy(m *model.Model[float32], im *dataset.Images, workers int) float64 
 			}
 			load(eg.x, nil, im, seq(hi)[lo:])
 			eg.g.Forward()
-			right[w] += eg.count(im.Labels[lo:hi])
+			right[w] += ad.Correct(eg.logits.Value, im.Labels[lo:hi])
 		}
 		return nil
 	})
@@ -960,23 +960,3 @@ type evalGraph struct {
 	logits *ad.Node[float32]
 }
 
-// count returns how many rows of the logits (a row per image) have their
-// maximum at the label.
-func (eg *evalGraph) count(labels []int) int {
-	z := eg.logits.Value
-	k := z.Cols()
-	right := 0
-	for j, y := range labels {
-		row := z.Data[j*k : (j+1)*k]
-		best := 0
-		for c, v := range row {
-			if v > row[best] {
-				best = c
-			}
-		}
-		if best == y {
-			right++
-		}
-	}
-	return right
-}
