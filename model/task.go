@@ -205,4 +205,3 @@ func (t *Task[T]) Evaluate(batch int) (Score, error) {
 	}
 	return s, nil
 }
-

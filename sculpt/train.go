@@ -959,4 +959,3 @@ type evalGraph struct {
 	x      *ad.Tensor[float32]
 	logits *ad.Node[float32]
 }
-
