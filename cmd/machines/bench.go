@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,17 +11,13 @@ import (
 )
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs := newFlagSet("bench", "usage: machines bench [-suite NAME] [-runs N] [-json FILE] [-model FILE]\n\n"+
+		"times the workloads of internal/bench/WORKLOADS.md (single-threaded but for sculpt-epoch-all) and prints the median of each")
 	jsonPath := fs.String("json", "", "also write the results to this JSON file")
 	runs := fs.Int("runs", 9, "timed samples per workload; the median is reported")
 	suite := fs.String("suite", "default", "the workloads to time: "+strings.Join(bench.Suites(), " or "))
 	model := fs.String("model", bench.SculptedModel, "the onnx suite: the sculpted machine to time, a sculpt-model.json `file`")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: machines bench [-suite NAME] [-runs N] [-json FILE] [-model FILE]\n\n"+
-			"times the workloads of internal/bench/WORKLOADS.md (single-threaded but for sculpt-epoch-all) and prints the median of each\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args, stderr); err != nil {
+	if err := parseCommand(fs, args, stderr); err != nil {
 		return err
 	}
 	if *runs < 1 || *runs > bench.MaxRuns {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -13,7 +12,7 @@ import (
 )
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("experiment", flag.ContinueOnError)
+	fs := newFlagSet("experiment", "usage: machines experiment [flags] NAME [flags]\n\nNAME is one of: "+strings.Join(experiment.Names(), ", "))
 	out := fs.String("out", "out", "directory for the JSON report and the figures")
 	seed := fs.Uint64("seed", 1, "seed of the data, the initial parameters and the folds")
 	quick := fs.Bool("quick", false, "run fewer iterations, for a fast look")
@@ -28,11 +27,6 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	tol := fs.Float64("tol", 0, "oneshot: solve the kernel machine by adaptive Dormand-Prince at this tolerance, with the adjoint (0: RK4)")
 	protocol := fs.String("protocol", "fair", "whose protocol: fair, every model choosing its settings without the test set, or paper, the authors' (sine, oneshot)")
 	draws := fs.Int("draws", 1, "sine -protocol paper: independent draws of the data")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: machines experiment [flags] NAME [flags]\n\nNAME is one of: %s\n\nflags:\n",
-			strings.Join(experiment.Names(), ", "))
-		fs.PrintDefaults()
-	}
 	names, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -41,7 +40,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 
 // parseServe parses and checks the flags of serve.
 func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := newFlagSet("serve", "usage: machines serve -models DIR [-addr 127.0.0.1:8080] [-token-file FILE] [-insecure] [flags]\n\n"+
+		"serves the model files of DIR over the Open Inference Protocol (KServe V2, REST)")
 	var (
 		o         serveOptions
 		maxBody   = byteSize(4 << 20)
@@ -63,15 +63,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	fs.DurationVar(&o.cfg.Poll, "poll", time.Second, "how often to read the directory for changed models")
 	interval := fs.Float64("interval", 0.9, "the `level` of the prediction intervals, the outputs lower and upper, of the regression models of fit\nthat hold held-out residuals, as predict -interval computes them")
 	fs.TextVar(&level, "log-level", slog.LevelInfo, "log `level`: DEBUG (a line per request), INFO (per model load), WARN or ERROR")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: machines serve -models DIR [-addr 127.0.0.1:8080] [-token-file FILE] [-insecure] [flags]\n\n"+
-			"serves the model files of DIR over the Open Inference Protocol (KServe V2, REST)\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return nil, err
-	}
-	if err := requireFlags(fs, "models"); err != nil {
+	if err := parseCommand(fs, args, stderr, "models"); err != nil {
 		return nil, err
 	}
 	for _, f := range []struct {
