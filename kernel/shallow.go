@@ -61,18 +61,23 @@ type shallowFit struct {
 // selectShallow scores the shallow machine at every cost of ShallowCosts
 // and every bandwidth of ShallowBandwidths times the median distance
 // between the anchors, on each scale of the targets tried, and keeps the
-// best with its calibration. It scores by the exact leave-one-out
-// residuals, or on the folds of val when they are grouped or move
-// forward in time, where leaving out one row would judge a row by its
-// group or its future.
-func selectShallow(p *prepared, val *validation, outputs int, s Settings) (*shallowFit, error) {
+// best with its calibration. Alone it scores by the exact leave-one-out
+// residuals; it scores on the folds of val instead when they are grouped
+// or move forward in time, where leaving out one row would judge a row by
+// its group or its future, and when it competes with the deep machine
+// (alone false), so that both families are chosen and compared on the
+// same held-out rows. On 38 rows of the US state crime table the setting
+// of lowest leave-one-out error lost to the deep machine on the folds
+// (mse 0.211 against 0.205; held-out R^2 0.19), where the setting of
+// lowest fold error beat it (0.130; held-out R^2 0.81).
+func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone bool) (*shallowFit, error) {
 	variants := p.variants()
 	x := mat.DenseCopyOf(variants[0].x)
 	n, _ := x.Dims()
 	anchorRows := seedAnchors(x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
 	anchors := pickRows(x, anchorRows)
 	med := medianDistance(anchors)
-	folded := val != nil && val.split != ""
+	folded := val != nil && (val.split != "" || !alone)
 	// The selection runs on the validation's rows: all of them, or the
 	// subsample of a large set, which is all the basis then holds.
 	sub := val.restrict(variants)

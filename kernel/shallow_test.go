@@ -139,7 +139,7 @@ func bruteLeaveOneOut(z, y *mat.Dense, w []float64, cost float64) *mat.Dense {
 
 // TestShallowFamily checks the families: Shallow alone is chosen by
 // leave-one-out over its whole grid; AutoFamily scores the deep grid and
-// the best shallow setting on the same folds and keeps the lower loss.
+// the shallow grid on the same folds and keeps the lower loss.
 func TestShallowFamily(t *testing.T) {
 	x, y := noisySine(rand.New(rand.NewPCG(8, 1)), 50, 0.1)
 	_, res, err := FitRegression(x, y, Settings{Family: Shallow})
@@ -411,5 +411,38 @@ func TestBudget(t *testing.T) {
 	}
 	if res.Converged || res.Status != "stopped by the budget" {
 		t.Errorf("final fit: converged %v, status %q; want stopped by the budget", res.Converged, res.Status)
+	}
+}
+
+// TestShallowOnDeepFolds checks that the shallow machine scores its
+// settings by leave-one-out alone and on the deep machine's folds when it
+// competes with it.
+func TestShallowOnDeepFolds(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(3, 4)), 40, 0.1)
+	p, err := prepare(x, y, nil, LinearScale, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Settings{Seed: 2}
+	val, err := newValidation(p.linear, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, alone := range []bool{true, false} {
+		f, err := selectShallow(p, val, 1, s, alone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		folds, repeats := 40, 1
+		if !alone {
+			folds, repeats = val.k, val.repeats
+		}
+		if f.sel.Folds != folds || f.sel.Repeats != repeats || f.sel.Rows != 40 {
+			t.Errorf("alone %v: scored on %d folds x %d on %d rows, want %d x %d on 40", alone, f.sel.Folds, f.sel.Repeats, f.sel.Rows, folds, repeats)
+		}
+		// The folds' scores vary from fold to fold; leave-one-out gives one.
+		if best := f.sel.Candidates[f.sel.Best]; (best.LossStd > 0) == alone {
+			t.Errorf("alone %v: loss standard deviation %g", alone, best.LossStd)
+		}
 	}
 }

@@ -434,7 +434,7 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	}
 	var shallow *shallowFit
 	if family != Deep {
-		if shallow, err = selectShallow(p, val, outputs, s); err != nil {
+		if shallow, err = selectShallow(p, val, outputs, s, family == Shallow); err != nil {
 			return nil, res, err
 		}
 	}
