@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -292,5 +293,48 @@ func TestServeShutdown(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not return")
+	}
+}
+
+// TestTuneGC checks that serve raises the garbage collector's target and
+// bounds the heap with a soft limit, unless the environment sets them,
+// and that the settings are restored after.
+func TestTuneGC(t *testing.T) {
+	read := func() (percent, limit int64) {
+		s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+		metrics.Read(s)
+		return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
+	}
+	const budget = 64 << 20
+	cases := []struct {
+		gogc, gomemlimit string
+		tunePercent      bool
+		tuneLimit        bool
+	}{
+		{"", "", true, true},
+		{"50", "", false, true},
+		{"", "1GiB", true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.gogc+"_"+tc.gomemlimit, func(t *testing.T) {
+			t.Setenv("GOGC", tc.gogc)
+			t.Setenv("GOMEMLIMIT", tc.gomemlimit)
+			percent, limit := read()
+			restore := tuneGC(budget)
+			gotPercent, gotLimit := read()
+			restore()
+			if p, l := read(); p != percent || l != limit {
+				t.Errorf("restored target %d and limit %d, want %d and %d", p, l, percent, limit)
+			}
+			if want := map[bool]int64{true: serveGCPercent, false: percent}[tc.tunePercent]; gotPercent != want {
+				t.Errorf("target %d%%, want %d%%", gotPercent, want)
+			}
+			if tc.tuneLimit && (gotLimit < 2*budget || gotLimit > 2*budget+1<<30) {
+				t.Errorf("soft limit %d bytes, want twice the budget and the heap, from %d", gotLimit, 2*budget)
+			}
+			if !tc.tuneLimit && gotLimit != limit {
+				t.Errorf("soft limit %d bytes, want %d, as before", gotLimit, limit)
+			}
+		})
 	}
 }
