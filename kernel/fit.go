@@ -58,46 +58,13 @@ func NewObjective(arch Architecture, p Problem) (*Objective, error) {
 	if err := arch.check(); err != nil {
 		return nil, err
 	}
-	if p.X == nil {
-		return nil, errors.New("kernel: no input data")
-	}
-	n, d := p.X.Dims()
-	if n == 0 || d == 0 {
-		return nil, fmt.Errorf("kernel: input data is %dx%d, want at least one row and one column", n, d)
-	}
-	if err := checkFinite("input", p.X); err != nil {
+	n, d, err := checkInputs(p)
+	if err != nil {
 		return nil, err
 	}
-	if math.IsNaN(p.Cost) || p.Cost < 0 {
-		return nil, fmt.Errorf("kernel: cost %v, want >= 0", p.Cost)
-	}
-	anchors := p.Anchors
-	m := n
-	var extra int // anchor points placed before the rows of X
-	if p.AnchorPoints != nil {
-		if anchors != nil {
-			return nil, errors.New("kernel: a problem has anchor rows or anchor points, not both")
-		}
-		var ad int
-		if extra, ad = p.AnchorPoints.Dims(); extra == 0 || ad != d {
-			return nil, fmt.Errorf("kernel: anchor points are %dx%d, want at least one row of %d inputs", extra, ad, d)
-		}
-		if err := checkFinite("anchor point", p.AnchorPoints); err != nil {
-			return nil, err
-		}
-		m = extra
-		anchors = allRows(extra)
-	} else if anchors != nil {
-		m = len(anchors)
-		if m == 0 {
-			return nil, errors.New("kernel: empty anchor set")
-		}
-		for i, j := range anchors {
-			if j < 0 || j >= n || (i > 0 && j <= anchors[i-1]) {
-				return nil, fmt.Errorf("kernel: anchors must be increasing rows of the %d inputs; entry %d is %d", n, i, j)
-			}
-		}
-		anchors = slices.Clone(anchors)
+	anchors, m, extra, err := problemAnchors(p, n, d)
+	if err != nil {
+		return nil, err
 	}
 	o := &Objective{arch: arch, inputs: d, anchors: m}
 	size := arch.size()
@@ -126,30 +93,8 @@ func NewObjective(arch Architecture, p Problem) (*Objective, error) {
 		}
 		net.out = o.g.SelectCols(net.out, rows)
 	}
-	switch {
-	case p.Y != nil && p.Labels != nil:
-		return nil, errors.New("kernel: a problem has either regression targets or class labels, not both")
-	case p.Y != nil:
-		ny, k := p.Y.Dims()
-		if ny != n || k != arch.Outputs() {
-			return nil, fmt.Errorf("kernel: targets are %dx%d, want %dx%d (samples x last block of dims)", ny, k, n, arch.Outputs())
-		}
-		if err := checkFinite("target", p.Y); err != nil {
-			return nil, err
-		}
-		o.data = o.g.MSE(net.out, o.g.Input(ad.FromMatrix(p.Y.T())))
-	case p.Labels != nil:
-		if len(p.Labels) != n {
-			return nil, fmt.Errorf("kernel: %d labels for %d samples", len(p.Labels), n)
-		}
-		for i, l := range p.Labels {
-			if l < 0 || l >= arch.Outputs() {
-				return nil, fmt.Errorf("kernel: label %d of row %d is outside the %d classes of the last block of dims", l, i, arch.Outputs())
-			}
-		}
-		o.data = o.g.SoftmaxCrossEntropy(o.g.Transpose(net.out), slices.Clone(p.Labels))
-	default:
-		return nil, errors.New("kernel: a problem needs regression targets or class labels")
+	if o.data, err = dataTerm(&o.g, net.out, p, n, arch.Outputs()); err != nil {
+		return nil, err
 	}
 	o.loss = o.data
 	if p.Cost > 0 {
@@ -157,6 +102,84 @@ func NewObjective(arch Architecture, p Problem) (*Objective, error) {
 		o.loss = o.g.Add(o.data, o.g.Scale(reg, p.Cost))
 	}
 	return o, nil
+}
+
+// checkInputs checks p's inputs and cost, and returns the inputs' rows
+// and columns.
+func checkInputs(p Problem) (n, d int, err error) {
+	if p.X == nil {
+		return 0, 0, errors.New("kernel: no input data")
+	}
+	n, d = p.X.Dims()
+	if n == 0 || d == 0 {
+		return 0, 0, fmt.Errorf("kernel: input data is %dx%d, want at least one row and one column", n, d)
+	}
+	if err := checkFinite("input", p.X); err != nil {
+		return 0, 0, err
+	}
+	if math.IsNaN(p.Cost) || p.Cost < 0 {
+		return 0, 0, fmt.Errorf("kernel: cost %v, want >= 0", p.Cost)
+	}
+	return n, d, nil
+}
+
+// problemAnchors returns the anchors of p (nil for every row), their
+// number m, and the number of anchor points placed before the rows of X.
+func problemAnchors(p Problem, n, d int) (anchors []int, m, extra int, err error) {
+	switch {
+	case p.AnchorPoints != nil:
+		if p.Anchors != nil {
+			return nil, 0, 0, errors.New("kernel: a problem has anchor rows or anchor points, not both")
+		}
+		var ad int
+		if extra, ad = p.AnchorPoints.Dims(); extra == 0 || ad != d {
+			return nil, 0, 0, fmt.Errorf("kernel: anchor points are %dx%d, want at least one row of %d inputs", extra, ad, d)
+		}
+		if err := checkFinite("anchor point", p.AnchorPoints); err != nil {
+			return nil, 0, 0, err
+		}
+		return allRows(extra), extra, extra, nil
+	case p.Anchors != nil:
+		if len(p.Anchors) == 0 {
+			return nil, 0, 0, errors.New("kernel: empty anchor set")
+		}
+		for i, j := range p.Anchors {
+			if j < 0 || j >= n || (i > 0 && j <= p.Anchors[i-1]) {
+				return nil, 0, 0, fmt.Errorf("kernel: anchors must be increasing rows of the %d inputs; entry %d is %d", n, i, j)
+			}
+		}
+		return slices.Clone(p.Anchors), len(p.Anchors), 0, nil
+	}
+	return nil, n, 0, nil
+}
+
+// dataTerm returns the data term of the loss of the outputs out
+// (outputs x n) against p's targets or labels.
+func dataTerm(g *ad.Graph[float64], out *ad.Node[float64], p Problem, n, outputs int) (*ad.Node[float64], error) {
+	switch {
+	case p.Y != nil && p.Labels != nil:
+		return nil, errors.New("kernel: a problem has either regression targets or class labels, not both")
+	case p.Y != nil:
+		ny, k := p.Y.Dims()
+		if ny != n || k != outputs {
+			return nil, fmt.Errorf("kernel: targets are %dx%d, want %dx%d (samples x last block of dims)", ny, k, n, outputs)
+		}
+		if err := checkFinite("target", p.Y); err != nil {
+			return nil, err
+		}
+		return g.MSE(out, g.Input(ad.FromMatrix(p.Y.T()))), nil
+	case p.Labels != nil:
+		if len(p.Labels) != n {
+			return nil, fmt.Errorf("kernel: %d labels for %d samples", len(p.Labels), n)
+		}
+		for i, l := range p.Labels {
+			if l < 0 || l >= outputs {
+				return nil, fmt.Errorf("kernel: label %d of row %d is outside the %d classes of the last block of dims", l, i, outputs)
+			}
+		}
+		return g.SoftmaxCrossEntropy(g.Transpose(out), slices.Clone(p.Labels)), nil
+	}
+	return nil, errors.New("kernel: a problem needs regression targets or class labels")
 }
 
 // Len returns the number of parameters.
