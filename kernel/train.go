@@ -546,22 +546,8 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 	if res.LogTarget {
 		d = p.logarithmic
 	}
-	n, inputs := d.x.Dims()
 	arch.Bandwidth = res.Bandwidth
-	anchorRows := seedAnchors(d.x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
-	prob := Problem{X: d.x, Y: d.targets(), Labels: d.labels, Cost: res.Cost}
-	if len(anchorRows) < n {
-		prob.Anchors = anchorRows
-	}
-	var span *inputSpan
-	if wide(n, inputs) {
-		var err error
-		if span, err = newInputSpan(mat.DenseCopyOf(d.x)); err != nil {
-			return nil, res, err
-		}
-		prob.X = span.coords()
-	}
-	o, err := newObjective(arch, prob)
+	o, anchorRows, span, err := deepObjective(d, arch, res.Cost, s)
 	if err != nil {
 		return nil, res, err
 	}
@@ -632,6 +618,28 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 		res.Calibration = cal.record(classify)
 	}
 	return toMachine(best.X), res, nil
+}
+
+// deepObjective returns the loss of the final fit on the rows of d, with
+// its anchor rows and, for a table wider than its rows, the span of the
+// rows that the fit is done in.
+func deepObjective(d problemData, arch Architecture, cost float64, s Settings) (objective, []int, *inputSpan, error) {
+	n, inputs := d.x.Dims()
+	anchorRows := seedAnchors(d.x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
+	prob := Problem{X: d.x, Y: d.targets(), Labels: d.labels, Cost: cost}
+	if len(anchorRows) < n {
+		prob.Anchors = anchorRows
+	}
+	var span *inputSpan
+	if wide(n, inputs) {
+		var err error
+		if span, err = newInputSpan(mat.DenseCopyOf(d.x)); err != nil {
+			return nil, nil, nil, err
+		}
+		prob.X = span.coords()
+	}
+	o, err := newObjective(arch, prob)
+	return o, anchorRows, span, err
 }
 
 // finalStop returns the iteration limit and the loss tolerance of the
