@@ -28,7 +28,7 @@ func BenchmarkObjectiveAnchors(b *testing.B) {
 			for i := range anchors {
 				anchors[i] = i * n / AutoAnchors
 			}
-			arch := Architecture{Dims: append(DefaultHidden[:len(DefaultHidden):len(DefaultHidden)], 1), Bandwidth: 2}
+			arch := Architecture{Dims: append(DefaultHidden()[:len(DefaultHidden()):len(DefaultHidden())], 1), Bandwidth: 2}
 			o, err := NewObjective(arch, Problem{X: x, Y: y, Cost: 1e-3, Anchors: anchors})
 			if err != nil {
 				b.Fatal(err)

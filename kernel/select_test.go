@@ -122,11 +122,11 @@ func TestDefaultSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := append(append([]int(nil), DefaultHidden...), 1); !reflect.DeepEqual(res.Dims, want) {
+	if want := append(append([]int(nil), DefaultHidden()...), 1); !reflect.DeepEqual(res.Dims, want) {
 		t.Errorf("dims %v, want %v", res.Dims, want)
 	}
-	if n := len(res.Selection.Candidates); n != len(DefaultCosts)*len(DefaultBandwidths) {
-		t.Errorf("%d candidates, want the %d of the default grid", n, len(DefaultCosts)*len(DefaultBandwidths))
+	if n := len(res.Selection.Candidates); n != len(DefaultCosts())*len(DefaultBandwidths()) {
+		t.Errorf("%d candidates, want the %d of the default grid", n, len(DefaultCosts())*len(DefaultBandwidths()))
 	}
 	if res.Anchors != 25 {
 		t.Errorf("%d anchors for 25 rows, want every row", res.Anchors)

@@ -34,14 +34,18 @@ func medianDistance(x *mat.Dense) float64 {
 	return math.Sqrt(ds[len(ds)/2])
 }
 
-// The shallow machine's candidates: every cost of ShallowCosts at every
+// ShallowCosts returns the shallow machine's costs. Its candidates are
+// every cost of ShallowCosts at every
 // bandwidth of ShallowBandwidths times the median distance between the
 // anchors (standardised inputs). The package documentation says how they
-// were chosen.
-var (
-	ShallowCosts      = []float64{1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1, 3, 10, 30, 100}
-	ShallowBandwidths = []float64{0.25, 0.35, 0.5, 0.71, 1, 1.41, 2, 4, 8}
-)
+// were chosen. Each call returns a fresh slice.
+func ShallowCosts() []float64 {
+	return []float64{1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1, 3, 10, 30, 100}
+}
+
+// ShallowBandwidths returns the shallow machine's bandwidths, as
+// multiples of the median distance between the anchors.
+func ShallowBandwidths() []float64 { return []float64{0.25, 0.35, 0.5, 0.71, 1, 1.41, 2, 4, 8} }
 
 // shallowFit is the outcome of the shallow selection: its candidates and
 // what refits the best.
@@ -92,9 +96,10 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	}
 	// One job per bandwidth, in parallel; the candidates are gathered in
 	// the order of the grid.
-	cands := make([][]Candidate, len(ShallowBandwidths))
-	err := parallel.Run(len(ShallowBandwidths), s.Workers, func(i int) error {
-		sigma := ShallowBandwidths[i] * med
+	bandwidths, costs := ShallowBandwidths(), ShallowCosts()
+	cands := make([][]Candidate, len(bandwidths))
+	err := parallel.Run(len(bandwidths), s.Workers, func(i int) error {
+		sigma := bandwidths[i] * med
 		b, err := newShallowBasis(in, sigma)
 		if err != nil {
 			return err
@@ -105,7 +110,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 		}
 		for _, v := range sub {
 			vs := sc.on(v)
-			for _, c := range ShallowCosts {
+			for _, c := range costs {
 				cands[i] = append(cands[i], vs.score(Candidate{Cost: c, Bandwidth: sigma, LogTarget: v.back != nil, Shallow: true}))
 			}
 		}

@@ -147,7 +147,7 @@ func TestShallowFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel := res.Selection
-	if !res.Shallow || sel.Folds != 50 || len(sel.Candidates) != len(ShallowCosts)*len(ShallowBandwidths) {
+	if !res.Shallow || sel.Folds != 50 || len(sel.Candidates) != len(ShallowCosts())*len(ShallowBandwidths()) {
 		t.Fatalf("shallow fit: shallow %v, %d folds, %d candidates", res.Shallow, sel.Folds, len(sel.Candidates))
 	}
 	for _, c := range sel.Candidates {
@@ -160,7 +160,7 @@ func TestShallowFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel = res.Selection
-	if sel.Folds != DefaultFolds || len(sel.Candidates) != len(DefaultCosts)*len(DefaultBandwidths)+1 {
+	if sel.Folds != DefaultFolds || len(sel.Candidates) != len(DefaultCosts())*len(DefaultBandwidths())+1 {
 		t.Fatalf("auto: %d folds, %d candidates; want %d and the deep grid plus one", sel.Folds, len(sel.Candidates), DefaultFolds)
 	}
 	last := sel.Candidates[len(sel.Candidates)-1]

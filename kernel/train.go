@@ -17,17 +17,19 @@ import (
 
 // The defaults of a Settings' zero value, which are those of the command
 // `machines fit`. The package documentation says how they were chosen.
-var (
-	// DefaultHidden lists the blocks of the machine space before the
-	// output block when Settings.Dims is nil.
-	DefaultHidden = []int{3, 3, 3}
-	// DefaultCosts is the grid of costs searched for the deep machine
-	// when Settings.Costs is nil.
-	DefaultCosts = []float64{1e-3, 1e-2, 1e-1}
-	// DefaultBandwidths is the grid of bandwidths searched for the deep
-	// machine when Settings.Bandwidths is nil.
-	DefaultBandwidths = []float64{1}
-)
+// Each call returns a fresh slice, which the caller may change.
+
+// DefaultHidden lists the blocks of the machine space before the output
+// block when Settings.Dims is nil.
+func DefaultHidden() []int { return []int{3, 3, 3} }
+
+// DefaultCosts is the grid of costs searched for the deep machine when
+// Settings.Costs is nil.
+func DefaultCosts() []float64 { return []float64{1e-3, 1e-2, 1e-1} }
+
+// DefaultBandwidths is the grid of bandwidths searched for the deep
+// machine when Settings.Bandwidths is nil.
+func DefaultBandwidths() []float64 { return []float64{1} }
 
 const (
 	// DefaultFolds is the number of cross-validation folds when
@@ -675,17 +677,17 @@ func startLabel(k, starts int) string {
 func (s Settings) resolve(outputs int) (Architecture, []float64, []float64, error) {
 	arch := Architecture{Dims: s.Dims, Kernel: s.Kernel}
 	if arch.Dims == nil {
-		arch.Dims = append(append([]int(nil), DefaultHidden...), outputs)
+		arch.Dims = append(DefaultHidden(), outputs)
 	}
 	if err := arch.check(); err != nil {
 		return arch, nil, nil, err
 	}
 	costs, bandwidths := s.Costs, s.Bandwidths
 	if costs == nil {
-		costs = DefaultCosts
+		costs = DefaultCosts()
 	}
 	if bandwidths == nil {
-		bandwidths = DefaultBandwidths
+		bandwidths = DefaultBandwidths()
 	}
 	switch {
 	case len(costs) == 0:

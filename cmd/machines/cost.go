@@ -88,7 +88,7 @@ type fitSize struct {
 func sizeFit(rows, inputs, outputs int, s kernel.Settings) fitSize {
 	dims := s.Dims
 	if dims == nil {
-		dims = append(append([]int(nil), kernel.DefaultHidden...), outputs)
+		dims = append(kernel.DefaultHidden(), outputs)
 	}
 	anchors := func(n int) int {
 		if s.Anchors > 0 {
@@ -107,10 +107,10 @@ func sizeFit(rows, inputs, outputs int, s kernel.Settings) fitSize {
 
 	costs, bandwidths := len(s.Costs), len(s.Bandwidths)
 	if s.Costs == nil {
-		costs = len(kernel.DefaultCosts)
+		costs = len(kernel.DefaultCosts())
 	}
 	if s.Bandwidths == nil {
-		bandwidths = len(kernel.DefaultBandwidths)
+		bandwidths = len(kernel.DefaultBandwidths())
 	}
 	if costs > 1 || bandwidths > 1 {
 		folds := s.Folds
