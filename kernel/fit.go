@@ -224,7 +224,7 @@ func (o *Objective) Loss(params []float64) (loss, data float64) {
 
 func (o *Objective) eval(params []float64) {
 	if len(params) != len(o.params) {
-		panic(fmt.Sprintf("kernel: %d parameters, want %d", len(params), len(o.params)))
+		panic(fmt.Errorf("%w: kernel: %d parameters, want %d", ad.ErrShape, len(params), len(o.params)))
 	}
 	copy(o.params, params)
 	o.g.Forward()

@@ -237,6 +237,10 @@ func TestBadInput(t *testing.T) {
 			return err
 		}},
 		{"negative cost", "cost -1", func() error { _, _, err := FitRegression(x, y, Settings{Dims: dims, Costs: []float64{-1}}); return err }},
+		{"negative loss tolerance", "loss tolerance -1", func() error {
+			_, _, err := FitRegression(x, y, Settings{Dims: dims, LossTol: -1})
+			return err
+		}},
 		{"NaN input", "input row 1, column 0 is NaN", func() error { _, _, err := FitRegression(nan, y, Settings{Dims: dims}); return err }},
 		{"NaN target", "target row 1, column 0 is NaN", func() error { _, _, err := FitRegression(x, nan, Settings{Dims: dims}); return err }},
 		{"outputs", "want 3x2", func() error {
@@ -264,5 +268,23 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestFinalStop checks the final fit's stopping rule: the default loss
+// tolerance, one given, and none with UntilStall.
+func TestFinalStop(t *testing.T) {
+	for _, c := range []struct {
+		s       Settings
+		maxIter int
+		lossTol float64
+	}{
+		{Settings{}, DefaultMaxIter, DefaultLossTol},
+		{Settings{MaxIter: 7, LossTol: 0.5}, 7, 0.5},
+		{Settings{LossTol: 0.5, UntilStall: true}, DefaultMaxIter, 0},
+	} {
+		if maxIter, lossTol := c.s.finalStop(); maxIter != c.maxIter || lossTol != c.lossTol {
+			t.Errorf("%+v: %d iterations, loss tolerance %v; want %d, %v", c.s, maxIter, lossTol, c.maxIter, c.lossTol)
+		}
 	}
 }

@@ -80,7 +80,7 @@ func (p *Predictor) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 func (p *Predictor) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix, halfWidth []float64) (*mat.Dense, *mat.Dense, *mat.Dense) {
 	m := p.m
 	if len(halfWidth) != m.Outputs() {
-		panic(fmt.Sprintf("kernel: %d half widths for %d outputs", len(halfWidth), m.Outputs()))
+		panic(fmt.Errorf("%w: kernel: %d half widths for %d outputs", ad.ErrShape, len(halfWidth), m.Outputs()))
 	}
 	n := p.check(x)
 	ends := [3]*mat.Dense{p.alloc(pred, n), p.alloc(lower, n), p.alloc(upper, n)}
@@ -103,7 +103,7 @@ func (p *Predictor) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix,
 func (p *Predictor) check(x mat.Matrix) int {
 	n, d := x.Dims()
 	if d != p.m.Inputs() {
-		panic(fmt.Sprintf("kernel: %d input columns for a machine of %d inputs", d, p.m.Inputs()))
+		panic(fmt.Errorf("%w: kernel: %d input columns for a machine of %d inputs", ad.ErrShape, d, p.m.Inputs()))
 	}
 	return n
 }

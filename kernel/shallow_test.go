@@ -405,7 +405,7 @@ func TestBudget(t *testing.T) {
 	if _, _, err := FitRegression(x, y, Settings{Budget: time.Nanosecond, Family: Deep}); err == nil {
 		t.Error("deep family over the budget: no error")
 	}
-	_, res, err = FitRegression(x, y, Settings{Costs: []float64{1e-6}, Bandwidths: []float64{0.3}, LossTol: -1, MaxIter: 100000, Budget: 200 * time.Millisecond})
+	_, res, err = FitRegression(x, y, Settings{Costs: []float64{1e-6}, Bandwidths: []float64{0.3}, UntilStall: true, MaxIter: 100000, Budget: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

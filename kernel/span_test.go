@@ -147,7 +147,7 @@ func TestDeepSpan(t *testing.T) {
 	arch := Architecture{Dims: []int{2, 2, 1}, Bandwidth: 1.5}
 	const cost = 0.01
 	m, res, err := FitRegression(x, y, Settings{Dims: arch.Dims, Costs: []float64{cost}, Bandwidths: []float64{arch.Bandwidth},
-		Raw: true, LossTol: -1, MaxIter: 5000, GradTol: 1e-9})
+		Raw: true, UntilStall: true, MaxIter: 5000, GradTol: 1e-9})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,12 +102,14 @@ type Settings struct {
 	Seed uint64
 	// Method, MaxIter, GradTol and LossTol configure the optimiser of
 	// the final fit, as in optim.Settings; MaxIter 0 means DefaultMaxIter
-	// and LossTol 0 DefaultLossTol. A negative LossTol stops only when the
-	// loss stalls, for fits that want the exact minimum.
-	Method  optim.Method
-	MaxIter int
-	GradTol float64
-	LossTol float64
+	// and LossTol 0 DefaultLossTol. UntilStall stops the final fit only
+	// when the loss stalls (optim's rule without a LossTol), for fits that
+	// want the exact minimum.
+	Method     optim.Method
+	MaxIter    int
+	GradTol    float64
+	LossTol    float64
+	UntilStall bool
 	// Weights, if not nil, weighs each row's loss (sample weights, one
 	// per row, >= 0, not all 0; only their ratios count), in the fit and
 	// in the scores of the selection. Only the shallow machine weighs its
@@ -652,10 +654,10 @@ func (s Settings) finalStop() (maxIter int, lossTol float64) {
 		maxIter = DefaultMaxIter
 	}
 	switch {
+	case s.UntilStall:
+		lossTol = 0
 	case lossTol == 0:
 		lossTol = DefaultLossTol
-	case lossTol < 0:
-		lossTol = 0
 	}
 	return maxIter, lossTol
 }
@@ -700,6 +702,8 @@ func (s Settings) resolve(outputs int) (Architecture, []float64, []float64, erro
 		return arch, nil, nil, fmt.Errorf("kernel: %d anchors, want >= 0", s.Anchors)
 	case s.MaxIter < 0:
 		return arch, nil, nil, fmt.Errorf("kernel: maximum of %d iterations, want >= 0", s.MaxIter)
+	case !(s.LossTol >= 0) || math.IsInf(s.LossTol, 0):
+		return arch, nil, nil, fmt.Errorf("kernel: loss tolerance %v, want a finite value >= 0 (UntilStall stops only when the loss stalls)", s.LossTol)
 	case s.Starts < 0:
 		return arch, nil, nil, fmt.Errorf("kernel: %d starts, want >= 0", s.Starts)
 	}

@@ -34,7 +34,7 @@ func Polynomial(c Config) (*Report, error) {
 	km, err := t.fitKernel("kernel machine", kernel.Settings{
 		Dims: []int{2, 3, 3, 2, 1}, Costs: costs, Bandwidths: []float64{1}, Seed: c.Seed, MaxIter: c.maxIter(),
 		// The surface is noise-free: fit to the exact minimum.
-		LossTol: -1,
+		UntilStall: true,
 	}, c)
 	if err != nil {
 		return nil, err
