@@ -82,10 +82,7 @@
 //     Result.Converged says which;
 //   - the final fit runs from one initial point. Settings.Starts fits from
 //     several and keeps the lowest loss: the loss of a deep machine is not
-//     convex. On 30 noisy-sine data sets the (2,2,2,1) machine of the
-//     paper's Figure 3c ended above 0.08 test MSE on 9 from one start
-//     (stalled near a constant function on most), on none from the best
-//     of 5.
+//     convex, and one start may stall near a constant function.
 //
 // Dims, Costs or Bandwidths describe the deep machine, which is then
 // fitted alone. A one-element Costs or Bandwidths fixes that setting; when
@@ -93,42 +90,7 @@
 //
 // # How the defaults were chosen
 //
-// On the tabular panel of the project (17 public tables from R and
-// scikit-learn, five 75/25 splits, against eight references: six
-// scikit-learn defaults, HistGradientBoosting and XGBoost), measured by
-// the panel's mean, the deep machine alone with its former grid (costs
-// 1e-4 to 10 by decades, bandwidths 0.5, 1 and 2) ranked 2.47 of 9 on
-// average, first on 7 tables, at a median fit of 1.0 s. The shallow
-// machine alone ranked 2.94, first on 5, at 0.06 s of CPU, strong on the
-// classification tables and Friedman 2 and 3, weak where a few inputs
-// matter among many (CO2's plant factor drowning its concentration,
-// Friedman 1: 0.576 and 0.875 held-out R^2 against the deep machine's
-// 0.913 and 0.952). Both competing, with the deep grid cut to costs 1e-3,
-// 1e-2 and 1e-1 at bandwidth 1 (the settings that the former grid chose
-// on most tables; the large costs are the shallow machine's), ranked 2.53,
-// first on 8, at a median of 0.38 s of CPU; adding bandwidth 2 to the deep
-// grid lowered CO2 from 0.900 to 0.820. The shrinkage took the shallow
-// machine alone from 2.94 to 2.59 (warpbreaks from -0.128 to -0.095,
-// plantgrowth from -0.318 to -0.294) and both machines together to 2.29,
-// first on 9. Starting the shallow costs at 1e-4 rather than 1e-6 kept
-// that rank and the first places and raised the mean gap to the best
-// reference from -0.043 to -0.041 (Friedman 3 from 0.920 to 0.942); on
-// the project's own hold-out of 19 other tables it took Engel's food
-// expenditures from -2.83 to 0.67 held-out R^2, where costs of 1e-6 had
-// let the linear part and broad Gaussians cancel inside the data and
-// part outside it (a held-out income of twice the largest training one
-// was predicted at -7,400). Choosing the most regularised shallow setting
-// within one standard error of the best instead raised the mean rank
-// (3.24 at half a standard error, 4.24 at one), and so did an additive
-// kernel, one Gaussian per input, as a shallow candidate (airquality fell
-// from 0.59 to 0.32 held-out R^2). Earlier measurements with the deep machine
-// alone: starting the cost path from the smallest cost rather than the
-// largest raised the cross-validated R^2 of the CO2 table from 0.62 to
-// 0.85; repeating the folds on small tables moved esoph from 0.11 to 0.23
-// held-out R^2; on Friedman 1 with 2000 rows, 100 k-means++ anchors
-// predicted held-out data better (R^2 0.951) than 300 (0.938) in a
-// seventh of the time, and the 0.1% stopping rule ended the final fit
-// after 329 iterations at the R^2 that 1000 iterations reach (0.956);
-// trying the log scale on the panel's four skewed targets moved esoph
-// from 0.233 to 0.272 held-out R^2 and warpbreaks from -0.176 to -0.136.
+// Every default was chosen on the project's tabular panel, by its mean
+// over the tables, and checked on a hold-out of other tables; the
+// README's section on tables records the measurements behind each.
 package kernel

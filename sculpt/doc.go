@@ -49,18 +49,14 @@
 //
 //   - The number of steps. Without Config.Epochs a run takes about
 //     DefaultSteps minibatch steps (7 epochs of Fashion-MNIST, about 290
-//     of 1,300 images), fine-tuning in the last 3/7 of them. Measured on
-//     1,350 8x8 images, 10 epochs prune nothing at λ = 0.085 or 0.3 and
-//     everything at λ = 1.
+//     of 1,300 images), fine-tuning in the last 3/7 of them: with a fixed
+//     number of epochs instead, a small set prunes nothing at the default
+//     penalty and everything at a large one.
 //   - The data size. A small set is fitted closely, and then even the
 //     edges it does not need keep consistent gradients; Config.Lambda is
 //     the weight at ReferenceImages (55,000) training images and is
-//     multiplied by (ReferenceImages/n)^(1/4) for n images. The exponent
-//     was measured: at the same number of steps, λ = 0.085 unscaled
-//     pruned none of the 36 edges of 1,293 8x8 digits or of 1,350 8x8
-//     Fashion-MNIST images, and the scaled 0.21 prunes 56% and 86% at
-//     the unpenalised accuracy or within a point of it; an exponent of
-//     1/2 (0.54 there) cost 2 points.
+//     multiplied by (ReferenceImages/n)^(1/4) for n images; the README
+//     records the measurements that chose the exponent.
 //
 // The loss scale needs no rule: the cross-entropy's gradients reach the
 // step only through Adam, which normalises them.
@@ -83,9 +79,8 @@
 // the standard error of the best point's accuracy, sqrt(p(1-p)/n) on n
 // validation images: the one-standard-error rule of Breiman et al.
 // (1984). The best point is the reference, not the densest, because each
-// is one noisy draw (three 21-edge machines of equal FLOPs on
-// Fashion-MNIST scored from 90.18% to 90.86%) and the first is trained
-// least; the standard error matters on small sets, where 150 validation
+// is one noisy draw (machines of equal FLOPs differ by most of a point)
+// and the first is trained least; the standard error matters on small sets, where 150 validation
 // images cannot tell apart machines less than 3 points apart. Then, up to
 // PathRefinements times, the path adds a point between the sparsest point
 // that may be kept and the first sparser one, trained from the kept
@@ -97,12 +92,6 @@
 // point, in the order of their penalties, and the threshold;
 // sculpt-path.png and .svg draw accuracy against FLOPs with the kept
 // point and the threshold marked. A path cannot be resumed.
-//
-// On Fashion-MNIST (seed 1) the path kept 11 edges at 89.03% test
-// accuracy where the run without it keeps 15 at 89.15%; with seed 2,
-// 11 edges at 89.24% where the run without it keeps 4 at 87.39%; with
-// seed 3, 21 edges at 89.74% where it keeps 13 at 88.56%. The
-// seed-1 path took 3 min 20 s on two cores, a run without it 30 to 45 s.
 //
 // # The authors' protocol
 //
@@ -160,7 +149,6 @@
 // (at a speed of training measured on two cores). A run of more weights
 // than hypergraph.MaxParams, or that would not fit the machine's memory
 // or a week, is refused with an error that says what it would take; the
-// estimate is printed on Config.Progress. For one epoch on Fashion-MNIST
-// at the defaults it says 349 MiB and 22 s, where runs measured a peak
-// of 291 MiB and took 12 to 20 s on two shared cores.
+// estimate is printed on Config.Progress; a test holds it against a
+// run's heap.
 package sculpt
