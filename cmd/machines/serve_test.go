@@ -338,3 +338,26 @@ func TestTuneGC(t *testing.T) {
 		})
 	}
 }
+
+// TestServeLegacyModel serves a model file of fit written before the
+// module's envelope ("format": "machines-model"), as predict reads it.
+func TestServeLegacyModel(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("testdata/model_valid.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "m.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := serve.New(serve.Config{Dir: dir, Kinds: kernelKinds(0.8), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("GET", "/v2/models/m/ready", nil))
+	if w.Code != 200 {
+		t.Errorf("the legacy model's ready endpoint answered %d: %s", w.Code, w.Body)
+	}
+}

@@ -85,10 +85,11 @@ func (f Format) Check(data []byte) error {
 		return fmt.Errorf("not %s (no \"format\": %s)", f.What, f.want())
 	}
 	var name string
-	if json.Unmarshal(head.Format, &name) == nil && f.Legacy != "" && name == f.Legacy {
+	isString := json.Unmarshal(head.Format, &name) == nil
+	switch {
+	case isString && f.Legacy != "" && name == f.Legacy:
 		return f.checkVersion(head.Version, name, f.LegacyNewest)
-	}
-	if json.Unmarshal(head.Format, &name) != nil || name != f.Name {
+	case !isString || name != f.Name:
 		return fmt.Errorf("not %s (format %s, want %s)", f.What, head.Format, f.want())
 	}
 	if f.Kind != "" {
