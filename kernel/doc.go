@@ -48,9 +48,15 @@
 //     k-fold cross-validation (5 folds, stratified by class for a
 //     classifier), ranked by the held-out mean squared error (standardised)
 //     or log-loss, with R^2 or accuracy reported beside it, and the lowest
-//     loss wins. Tables of fewer than 150 rows repeat the k-fold split on
+//     loss wins. The shallow machine's bandwidths are ranked by
+//     leave-one-out first, and the best three scored on the folds at
+//     every cost. Tables of fewer than 150 rows repeat the k-fold split on
 //     two or three shuffles, since one split of a few dozen rows ranks the
-//     settings by noise. The deep fits of the selection run in parallel,
+//     settings by noise; the deep machine is fitted on the first split,
+//     and on the others only if the shallow machine does not lead it there
+//     clearly (by more than two standard errors of the mean log ratio of
+//     their fold losses; its candidates are then marked Raced and never
+//     chosen). The deep fits of the selection run in parallel,
 //     one job per fold and bandwidth along the costs from the smallest up,
 //     each warm-started from the previous one, stopped after 50 iterations
 //     or when the loss improves by less than 0.1% over 10. Sets larger

@@ -362,18 +362,29 @@ func (r *ridge) solution(pr projection, cost float64) (*mat.Dense, []float64) {
 	return &beta, b
 }
 
-// predict returns the predictions at the given cost for the rows zt of
-// the basis (nil: the solver's own rows).
-func (r *ridge) predict(zt *mat.Dense, pr projection, cost float64) *mat.Dense {
-	var pred mat.Dense
-	if zt == nil {
-		pred.Mul(r.zv, r.coefficients(pr, cost))
-		pred.Apply(func(_, j int, v float64) float64 { return v + pr.mean[j] }, &pred)
-		return &pred
+// inBasis returns the rows zt of the basis about the solver's mean, in
+// its eigenbasis: (zt - mean) V, what predict takes. Predicting from them
+// costs a product with the p x k coefficients per cost instead of
+// forming beta = V coefficients, p x p times p x k, first.
+func (r *ridge) inBasis(zt *mat.Dense) *mat.Dense {
+	var ztv mat.Dense
+	zc := mat.DenseCopyOf(zt)
+	zc.Apply(func(_, j int, v float64) float64 { return v - r.mean[j] }, zc)
+	ztv.Mul(zc, r.v)
+	return &ztv
+}
+
+// predict returns the predictions at the given cost for rows of the basis
+// given by inBasis (nil: the solver's own rows): beta = V coefficients and
+// the intercept mean_y - mean beta make them (zt - mean) V coefficients +
+// mean_y.
+func (r *ridge) predict(ztv *mat.Dense, pr projection, cost float64) *mat.Dense {
+	if ztv == nil {
+		ztv = r.zv
 	}
-	beta, b := r.solution(pr, cost)
-	pred.Mul(zt, beta)
-	pred.Apply(func(_, j int, v float64) float64 { return v + b[j] }, &pred)
+	var pred mat.Dense
+	pred.Mul(ztv, r.coefficients(pr, cost))
+	pred.Apply(func(_, j int, v float64) float64 { return v + pr.mean[j] }, &pred)
 	return &pred
 }
 

@@ -63,6 +63,12 @@ type Candidate struct {
 	// Skipped marks a candidate whose folds were not all fitted within
 	// Settings.Budget; it is never chosen.
 	Skipped bool `json:"skipped,omitempty"`
+	// Raced marks a deep candidate scored on the first of the repeated
+	// splits alone: the shallow machine led the deep ones there by more
+	// than raceMargin standard errors, and the other splits were not
+	// fitted. Its scores are those of the first split; it is never
+	// chosen.
+	Raced bool `json:"raced,omitempty"`
 }
 
 // problemData are the rows a machine is fitted to: inputs and either
@@ -212,73 +218,144 @@ type heldOut struct {
 // selectSettings scores every pair of costs and bandwidths of the deep
 // machine, and the best setting of the shallow machine if not nil, on the
 // folds of val, for each of the variants of the data (the same rows, the
-// targets on another scale). One job fits one fold of one variant at one
-// bandwidth along the costs from
-// the smallest to the largest, each fit starting where the previous one
-// ended: the most flexible machine first, then shrunk step by step. The
-// warm start makes the larger costs cheap; the other direction, from the
-// most regularised machine down, was measured to stay stuck near it (on
-// R's CO2 table, cross-validated R^2 0.62 against 0.85). The jobs run in
-// parallel. (It is long because it runs the jobs and gathers their
-// candidates in one place, where their indexing is seen whole.)
+// targets on another scale), and returns the selection with the
+// calibration of its best candidate. When the shallow machine competes on
+// repeated splits, the deep machine is fitted on the first split, and on
+// the others only if the shallow machine does not lead it there by more
+// than raceMargin standard errors: the panel's tables under 150 rows
+// repeat their splits, and the shallow machine wins most of them.
 func selectSettings(variants []problemData, val *validation, arch Architecture, costs, bandwidths []float64, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
-	variants = val.restrict(variants)
-	rows, folds := val.rows, val.folds
+	d := newDeepFolds(val.restrict(variants), val.folds, arch, costs, bandwidths, s)
 	sel := val.header()
-	k := len(folds)
-	path := make([]int, len(costs)) // the costs from the smallest up
-	for i := range path {
-		path[i] = i
-	}
-	slices.SortStableFunc(path, func(a, b int) int { return cmpFloat(costs[a], costs[b]) })
-	jobs := len(variants) * len(bandwidths) * k
-	out := make([][]heldOut, jobs)
 	if s.Progress != nil {
 		scales := ""
 		if len(variants) > 1 {
 			scales = ", targets on the linear and the log scale"
 		}
 		fmt.Fprintf(s.Progress, "kernel: choosing the cost and bandwidth among %d settings%s by %d-fold cross-validation (%d times) on %d rows\n",
-			len(costs)*len(bandwidths), scales, sel.Folds, sel.Repeats, len(rows))
+			len(costs)*len(bandwidths), scales, sel.Folds, sel.Repeats, len(val.rows))
 	}
-	var (
-		mu   sync.Mutex
-		done int
-		last = time.Now()
-	)
-	err := parallel.Run(jobs, s.Workers, func(job int) error {
-		if s.deadline.After(time.Time{}) && time.Now().After(s.deadline) {
-			return nil // over the budget: the job's candidates are skipped
+	var shallowLosses, shallowScores []float64
+	if shallow != nil {
+		for f := range val.folds {
+			h := shallow.heldOut(f)
+			shallowLosses, shallowScores = append(shallowLosses, h.loss), append(shallowScores, h.score)
 		}
-		v, b, f := job/(k*len(bandwidths)), job/k%len(bandwidths), job%k
-		a := arch
-		a.Bandwidth = bandwidths[b]
-		res, err := fitPath(variants[v], folds[f], a, costs, path, s, uint64(job%(k*len(bandwidths))))
-		if err != nil {
-			return fmt.Errorf("kernel: cross-validation fold %d, bandwidth %g: %w", f+1, bandwidths[b], err)
+	}
+	folds, raced := len(val.folds), false
+	if shallow != nil && val.repeats > 1 {
+		if err := d.run(0, val.k); err != nil {
+			return nil, calibration{}, err
 		}
-		out[job] = res
-		if s.Progress != nil {
-			mu.Lock()
-			if done++; time.Since(last) >= time.Second {
-				last = time.Now()
-				fmt.Fprintf(s.Progress, "kernel: cross-validation: %d of %d fits\n", done*len(costs), jobs*len(costs))
+		if raced = shallowLeads(d.out, shallowLosses, val.k, folds, len(costs)); raced {
+			folds = val.k
+			if s.Progress != nil {
+				fmt.Fprintf(s.Progress, "kernel: the shallow machine leads the deep one by more than %g standard errors on the first split; the others are not fitted\n", raceMargin)
 			}
-			mu.Unlock()
+		} else if err := d.run(val.k, len(val.folds)); err != nil {
+			return nil, calibration{}, err
 		}
-		return nil
-	})
-	if err != nil {
+	} else if err := d.run(0, len(val.folds)); err != nil {
 		return nil, calibration{}, err
 	}
 	sel.Best = -1
-	losses, scores := make([]float64, k), make([]float64, k)
-	for v, vd := range variants {
-		for b, bw := range bandwidths {
-			for c, cost := range costs {
-				cand := Candidate{Cost: cost, Bandwidth: bw, LogTarget: vd.back != nil}
-				for f := range k {
-					job := out[(v*len(bandwidths)+b)*k+f]
+	d.gather(sel, folds, raced)
+	if shallow != nil {
+		sel.add(shallow.sel.Candidates[shallow.sel.Best], shallowLosses, shallowScores, s.Progress)
+	}
+	if sel.Best < 0 {
+		return nil, calibration{}, errors.New("kernel: cross-validation: no setting was scored on every fold: each diverged on some fold or was skipped over the budget")
+	}
+	if sel.Candidates[sel.Best].Shallow {
+		return sel, shallow.cal, nil
+	}
+	return sel, d.calibration(sel.Best), nil
+}
+
+// deepFolds are the deep machine's fits of a selection. One job fits one
+// fold of one variant at one bandwidth along the costs from the smallest
+// to the largest, each fit starting where the previous one ended: the
+// most flexible machine first, then shrunk step by step. The warm start
+// makes the larger costs cheap; the other direction, from the most
+// regularised machine down, was measured to stay stuck near it (on R's
+// CO2 table, cross-validated R^2 0.62 against 0.85).
+type deepFolds struct {
+	variants   []problemData
+	folds      []crossval.Fold
+	arch       Architecture
+	costs      []float64
+	bandwidths []float64
+	path       []int // the costs from the smallest up
+	s          Settings
+	// out holds the held-out scores of job (v*len(bandwidths)+b)*len(folds)+f
+	// at each cost, nil until fitted.
+	out  [][]heldOut
+	mu   sync.Mutex
+	done int
+	last time.Time
+}
+
+func newDeepFolds(variants []problemData, folds []crossval.Fold, arch Architecture, costs, bandwidths []float64, s Settings) *deepFolds {
+	d := &deepFolds{variants: variants, folds: folds, arch: arch, costs: costs, bandwidths: bandwidths, s: s,
+		path: allRows(len(costs)), last: time.Now()}
+	slices.SortStableFunc(d.path, func(a, b int) int { return cmpFloat(costs[a], costs[b]) })
+	d.out = make([][]heldOut, len(variants)*len(bandwidths)*len(folds))
+	return d
+}
+
+// run fits, in parallel, the jobs of folds from to to-1 of every variant
+// and bandwidth. Jobs not started by the deadline are left unfitted.
+func (d *deepFolds) run(from, to int) error {
+	k, nb := len(d.folds), len(d.bandwidths)
+	var jobs []int
+	for job := range d.out {
+		if f := job % k; f >= from && f < to {
+			jobs = append(jobs, job)
+		}
+	}
+	return parallel.Run(len(jobs), d.s.Workers, func(i int) error {
+		if d.s.deadline.After(time.Time{}) && time.Now().After(d.s.deadline) {
+			return nil // over the budget: the job's candidates are skipped
+		}
+		job := jobs[i]
+		b, f := job/k%nb, job%k
+		a := d.arch
+		a.Bandwidth = d.bandwidths[b]
+		res, err := fitPath(d.variants[job/(k*nb)], d.folds[f], a, d.costs, d.path, d.s, uint64(job%(k*nb)))
+		if err != nil {
+			return fmt.Errorf("kernel: cross-validation fold %d, bandwidth %g: %w", f+1, d.bandwidths[b], err)
+		}
+		d.out[job] = res
+		d.report()
+		return nil
+	})
+}
+
+// report counts a finished job and writes the progress about once a
+// second.
+func (d *deepFolds) report() {
+	if d.s.Progress == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done++; time.Since(d.last) >= time.Second {
+		d.last = time.Now()
+		fmt.Fprintf(d.s.Progress, "kernel: cross-validation: %d of %d fits\n", d.done*len(d.costs), len(d.out)*len(d.costs))
+	}
+}
+
+// gather adds the deep candidates to sel, scored on their first folds
+// folds, Raced if raced, in the order variant, bandwidth, cost.
+func (d *deepFolds) gather(sel *Selection, folds int, raced bool) {
+	k := len(d.folds)
+	losses, scores := make([]float64, folds), make([]float64, folds)
+	for v, vd := range d.variants {
+		for b, bw := range d.bandwidths {
+			for c, cost := range d.costs {
+				cand := Candidate{Cost: cost, Bandwidth: bw, LogTarget: vd.back != nil, Raced: raced}
+				for f := range folds {
+					job := d.out[(v*len(d.bandwidths)+b)*k+f]
 					if job == nil {
 						cand.Skipped = true
 						continue
@@ -286,37 +363,75 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 					cand.Diverged = cand.Diverged || job[c].diverged
 					losses[f], scores[f] = job[c].loss, job[c].score
 				}
-				sel.add(cand, losses, scores, s.Progress)
+				sel.add(cand, losses, scores, d.s.Progress)
 			}
 		}
 	}
-	if shallow != nil {
-		cand := shallow.sel.Candidates[shallow.sel.Best]
-		v := variants[0]
-		if cand.LogTarget {
-			v = variants[len(variants)-1]
-		}
-		for f := range k {
-			h := shallow.heldOut(v, folds[f])
-			losses[f], scores[f] = h.loss, h.score
-		}
-		sel.add(cand, losses, scores, s.Progress)
-	}
-	if sel.Best < 0 {
-		return nil, calibration{}, errors.New("kernel: cross-validation: no setting was scored on every fold: each diverged on some fold or was skipped over the budget")
-	}
-	if best := sel.Candidates[sel.Best]; best.Shallow {
-		return sel, shallow.cal, nil
-	}
-	// The chosen deep candidate's held-out predictions calibrate it.
-	v, b, c := sel.Best/(len(bandwidths)*len(costs)), sel.Best/len(costs)%len(bandwidths), sel.Best%len(costs)
+}
+
+// calibration returns the calibration of deep candidate i (in the order
+// of gather), fitted to its held-out predictions.
+func (d *deepFolds) calibration(i int) calibration {
+	k, nb, nc := len(d.folds), len(d.bandwidths), len(d.costs)
+	v, b, c := i/(nb*nc), i/nc%nb, i%nc
 	preds, parts := make([]*mat.Dense, k), make([]problemData, k)
 	for f := range k {
-		preds[f] = out[(v*len(bandwidths)+b)*k+f][c].pred
-		parts[f] = variants[v].rows(folds[f].Test)
+		preds[f] = d.out[(v*nb+b)*k+f][c].pred
+		parts[f] = d.variants[v].rows(d.folds[f].Test)
 	}
-	return sel, calibrate(preds, parts), nil
+	return calibrate(preds, parts)
 }
+
+// raceMargin is how many standard errors the shallow machine must lead
+// the best deep candidate by on the first of repeated splits for the
+// others not to be fitted: the standard errors of the mean log ratio of
+// their fold losses. Ratios, not differences: the folds of a few dozen
+// rows differ in scale, and on one fold in five a deep fit may land far
+// off, which the differences' standard error would take for noise; a deep
+// machine ten times worse on every fold is clearly behind.
+const raceMargin = 2.0
+
+// shallowLeads reports whether the shallow machine, of held-out losses
+// shallow on folds 0 to k0-1, leads the best deep candidate there: a
+// lower mean loss, and a mean log ratio of the deep candidate's losses to
+// the shallow machine's more than raceMargin standard errors above 0. The deep
+// fits out hold a job per variant, bandwidth and fold of k, each scored
+// at every cost.
+func shallowLeads(out [][]heldOut, shallow []float64, k0, k, costs int) bool {
+	best, bestLoss := -1, math.Inf(1)
+	for job := 0; job < len(out); job += k {
+		for c := range costs {
+			var sum float64
+			for f := range k0 {
+				if h := out[job+f]; h == nil || h[c].diverged {
+					sum = math.Inf(1)
+					break
+				}
+				sum += out[job+f][c].loss
+			}
+			if sum < bestLoss {
+				best, bestLoss = job*costs+c, sum
+			}
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	job, c := best/costs, best%costs
+	ratios := make([]float64, k0)
+	var behind float64
+	for f := range k0 {
+		deep := out[job+f][c].loss
+		behind += deep - shallow[f]
+		ratios[f] = math.Log(max(deep, minRaceLoss) / max(shallow[f], minRaceLoss))
+	}
+	mean, std := stat.MeanStdDev(ratios, nil)
+	return behind > 0 && mean > raceMargin*std/math.Sqrt(float64(k0))
+}
+
+// minRaceLoss bounds the losses below in the race's ratios, which a
+// perfect fold would make infinite.
+const minRaceLoss = 1e-12
 
 // add appends cand with the mean and standard deviation of its fold
 // losses and scores, unless it diverged or was skipped, makes it the best
@@ -326,7 +441,7 @@ func (sel *Selection) add(cand Candidate, losses, scores []float64, progress io.
 	if !cand.Diverged && !cand.Skipped {
 		cand.Loss, cand.LossStd = stat.MeanStdDev(losses, nil)
 		cand.Score, cand.ScoreStd = stat.MeanStdDev(scores, nil)
-		if sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss {
+		if !cand.Raced && (sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss) {
 			sel.Best = len(sel.Candidates)
 		}
 	}
@@ -355,6 +470,8 @@ func (c Candidate) scores(sel *Selection) string {
 		return "diverged"
 	case c.Skipped:
 		return "skipped: over the budget"
+	case c.Raced:
+		return fmt.Sprintf("on the first split %s %.4g ± %.2g, %s %.4g ± %.2g; not fitted on the others", sel.Loss, c.Loss, c.LossStd, sel.Score, c.Score, c.ScoreStd)
 	}
 	return fmt.Sprintf("%s %.4g ± %.2g, %s %.4g ± %.2g", sel.Loss, c.Loss, c.LossStd, sel.Score, c.Score, c.ScoreStd)
 }

@@ -164,3 +164,95 @@ func TestFitPathOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestShallowLeads checks the race's rule: the shallow machine must lead
+// the best deep candidate on the first split in mean loss, and by more
+// than raceMargin standard errors of the mean log ratio of their losses.
+func TestShallowLeads(t *testing.T) {
+	// Two bandwidths (jobs 0-3 and 4-7) of 4 folds, the first split
+	// being folds 0 and 1, scored at two costs: fits gives the losses of
+	// the first split's jobs 0, 1, 4 and 5.
+	fits := func(losses [4][2]float64) [][]heldOut {
+		out := make([][]heldOut, 8)
+		for i, job := range []int{0, 1, 4, 5} {
+			out[job] = []heldOut{{loss: losses[i][0]}, {loss: losses[i][1]}}
+		}
+		return out
+	}
+	lagging := fits([4][2]float64{{2, 1.5}, {2.2, 1.7}, {3, 3}, {3, 3}})
+	for _, tc := range []struct {
+		name    string
+		out     [][]heldOut
+		shallow []float64
+		want    bool
+	}{
+		// The best deep candidate is the second cost of the first
+		// bandwidth, 1.5 and 1.7 against the shallow machine's: log
+		// ratios 0.41 and 0.53, mean 0.47, standard error 0.06.
+		{"clear lead", lagging, []float64{1, 1, 9, 9}, true},
+		{"behind", lagging, []float64{2, 2, 0, 0}, false},
+		// Log ratios 0.51 and -0.21: mean 0.15, standard error 0.36.
+		{"within the noise", lagging, []float64{0.9, 2.1, 0, 0}, false},
+		// A diverged fit rules its candidate out: the best deep one is
+		// then the first cost, 2 and 2.2 against 1.7 and 1.9, still
+		// clearly behind.
+		{"diverged", func() [][]heldOut {
+			out := fits([4][2]float64{{2, 1.5}, {2.2, 1.7}, {3, 3}, {3, 3}})
+			out[1][1].diverged = true
+			return out
+		}(), []float64{1.7, 1.9, 0, 0}, true},
+		{"nothing fitted", make([][]heldOut, 8), []float64{1, 1, 1, 1}, false},
+	} {
+		if got := shallowLeads(tc.out, tc.shallow, 2, 4, 2); got != tc.want {
+			t.Errorf("%s: shallowLeads %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Ten times worse on four folds of five (log ratios 2.3, and -0.69
+	// on the fifth: mean 1.7, standard error 0.6), but the fifth fold's
+	// loss outweighs them: the deep machine has the lower mean loss.
+	one := [][]heldOut{{{loss: 1e-3}}, {{loss: 1e-3}}, {{loss: 1e-3}}, {{loss: 1e-3}}, {{loss: 5}}}
+	if shallowLeads(one, []float64{1e-4, 1e-4, 1e-4, 1e-4, 10}, 5, 5, 1) {
+		t.Errorf("shallowLeads true where the deep machine has the lower mean loss")
+	}
+	one[4][0].loss = 1e-3 // now it is behind on every fold
+	if !shallowLeads(one, []float64{1e-4, 1e-4, 1e-4, 1e-4, 10e-4}, 5, 5, 1) {
+		t.Errorf("shallowLeads false where the deep machine is ten times worse on every fold")
+	}
+}
+
+// TestRace checks that a fit on repeated splits where the shallow machine
+// leads clearly on the first split records the deep candidates as raced,
+// scored on that split alone, and chooses the shallow machine.
+func TestRace(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	x, y := mat.NewDense(60, 2, nil), mat.NewDense(60, 1, nil)
+	for i := range 60 {
+		a, b := rnd.NormFloat64(), rnd.NormFloat64()
+		x.Set(i, 0, a)
+		x.Set(i, 1, b)
+		y.Set(i, 0, 2*a-b+0.01*rnd.NormFloat64())
+	}
+	_, res, err := FitRegression(x, y, Settings{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := res.Selection
+	if sel.Repeats < 2 {
+		t.Fatalf("%d repeats, want at least 2", sel.Repeats)
+	}
+	raced := 0
+	for _, c := range sel.Candidates {
+		if c.Raced {
+			raced++
+			if c.Shallow {
+				t.Errorf("the shallow candidate is marked raced")
+			}
+		}
+	}
+	if raced != len(DefaultCosts()) {
+		t.Fatalf("%d raced candidates, want the %d deep ones", raced, len(DefaultCosts()))
+	}
+	if best := sel.Candidates[sel.Best]; !best.Shallow || best.Raced {
+		t.Errorf("chose %+v, want the shallow machine", best)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/parametric-machines/machines/crossval"
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/parallel"
 	"gonum.org/v1/gonum/mat"
@@ -52,14 +51,17 @@ func ShallowBandwidths() []float64 { return []float64{0.25, 0.35, 0.5, 0.71, 1, 
 type shallowFit struct {
 	sel  *Selection
 	best Candidate
-	// basis is the best setting's basis on the validation's rows; data
-	// is all the rows, on the best scale.
-	basis      *shallowBasis
+	// data is all the rows, on the best scale.
 	data       problemData
 	outputs    int
 	anchors    *mat.Dense
 	anchorRows []int
 	cal        calibration
+	// preds are the best setting's held-out predictions on the fit
+	// scale on each fold of the validation, and tests the held-out
+	// rows, when it was scored on the folds.
+	preds []*mat.Dense
+	tests []problemData
 }
 
 // selectShallow scores the shallow machine at every cost of ShallowCosts
@@ -94,60 +96,133 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	} else if variants[0].labels != nil {
 		sel.Loss, sel.Score = "log-loss", "accuracy"
 	}
-	// One job per bandwidth, in parallel; the candidates are gathered in
-	// the order of the grid.
-	bandwidths, costs := ShallowBandwidths(), ShallowCosts()
-	cands := make([][]Candidate, len(bandwidths))
-	err := parallel.Run(len(bandwidths), s.Workers, func(i int) error {
-		sigma := bandwidths[i] * med
-		b, err := newShallowBasis(in, sigma)
+	sigmas := ShallowBandwidths()
+	for i := range sigmas {
+		sigmas[i] *= med
+	}
+	all := allRows(len(sigmas))
+	kept, bases := all, make([]*shallowBasis, len(sigmas))
+	if folded && val.split == "" {
+		// Fold scores cost k solvers per bandwidth, leave-one-out one;
+		// on shuffled folds, where leaving one row out is sound, the
+		// bandwidths are ranked by it first and only the best
+		// foldBandwidths are scored on the folds.
+		loo, err := scoreShallow(in, sub, sigmas, bases, all, val, false, outputs, s.Workers)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		sc, err := b.scorer(sub[0].w, val, folded, outputs)
-		if err != nil {
-			return err
-		}
-		for _, v := range sub {
-			vs := sc.on(v)
-			for _, c := range costs {
-				cands[i] = append(cands[i], vs.score(Candidate{Cost: c, Bandwidth: sigma, LogTarget: v.back != nil, Shallow: true}))
-			}
-		}
-		return nil
-	})
+		kept = bestBandwidths(loo, foldBandwidths)
+	}
+	scored, err := scoreShallow(in, sub, sigmas, bases, kept, val, folded, outputs, s.Workers)
 	if err != nil {
 		return nil, err
 	}
-	for _, cand := range slices.Concat(cands...) {
-		if !cand.Diverged && (sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss) {
-			sel.Best = len(sel.Candidates)
+	var best *bandwidthScores
+	for _, bs := range scored {
+		for _, cand := range bs.cands {
+			if !cand.Diverged && (sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss) {
+				sel.Best, best = len(sel.Candidates), bs
+			}
+			sel.Candidates = append(sel.Candidates, cand)
 		}
-		sel.Candidates = append(sel.Candidates, cand)
 	}
 	if sel.Best < 0 {
 		return nil, errors.New("kernel: every setting of the shallow machine diverged")
 	}
-	best := sel.Candidates[sel.Best]
+	cand := sel.Candidates[sel.Best]
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "kernel: %d settings of the shallow machine scored; chose %s: %s\n", len(sel.Candidates), best.setting(), best.scores(sel))
-	}
-	b, err := newShallowBasis(in, best.Bandwidth)
-	if err != nil {
-		return nil, err
+		fmt.Fprintf(s.Progress, "kernel: %d settings of the shallow machine scored; chose %s: %s\n", len(sel.Candidates), cand.setting(), cand.scores(sel))
 	}
 	i := 0
-	if best.LogTarget {
+	if cand.LogTarget {
 		i = len(variants) - 1
 	}
-	sc, err := b.scorer(sub[i].w, val, folded, outputs)
+	vs := best.scorer.on(sub[i])
+	preds, _ := vs.predictions(cand.Cost)
+	f := &shallowFit{sel: sel, best: cand, data: variants[i], outputs: outputs,
+		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, vs.tests)}
+	if folded {
+		f.preds, f.tests = preds, vs.tests
+	}
+	return f, nil
+}
+
+// foldBandwidths is the number of bandwidths that the shallow machine
+// scores on the folds when leave-one-out has ranked them.
+const foldBandwidths = 3
+
+// bandwidthScores are the shallow machine's candidates at one bandwidth,
+// every cost on every scale of the targets, and the scorer that made
+// them.
+type bandwidthScores struct {
+	cands  []Candidate
+	scorer *shallowScorer
+}
+
+// scoreShallow scores the shallow machine at the listed bandwidths of
+// sigmas at every cost of ShallowCosts on each variant: by leave-one-out,
+// or on the folds of val if folded. It builds the bases of the listed
+// bandwidths that bases lacks, and keeps them there. The results are in
+// the order of the list. The work runs in parallel in three steps, the
+// bases, then the solvers (one per bandwidth and part, so that a few
+// bandwidths on many folds keep every core busy), then the scores.
+func scoreShallow(in *shallowInputs, variants []problemData, sigmas []float64, bases []*shallowBasis, list []int, val *validation, folded bool, outputs, workers int) ([]*bandwidthScores, error) {
+	err := parallel.Run(len(list), workers, func(i int) error {
+		var err error
+		if bases[list[i]] == nil {
+			bases[list[i]], err = newShallowBasis(in, sigmas[list[i]])
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	vs := sc.on(sub[i])
-	preds, _ := vs.predictions(best.Cost)
-	return &shallowFit{sel: sel, best: best, basis: b, data: variants[i], outputs: outputs,
-		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, vs.tests)}, nil
+	parts := 1
+	if folded {
+		parts = len(val.folds)
+	}
+	out := make([]*bandwidthScores, len(list))
+	for i := range out {
+		out[i] = &bandwidthScores{scorer: &shallowScorer{parts: make([]scorerPart, parts), outputs: outputs}}
+	}
+	err = parallel.Run(len(list)*parts, workers, func(job int) error {
+		i, part := job/parts, job%parts
+		var err error
+		out[i].scorer.parts[part], err = bases[list[i]].scorerPart(variants[0].w, val, folded, part)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = parallel.Run(len(list), workers, func(i int) error {
+		for _, v := range variants {
+			vs := out[i].scorer.on(v)
+			for _, c := range ShallowCosts() {
+				out[i].cands = append(out[i].cands, vs.score(Candidate{Cost: c, Bandwidth: sigmas[list[i]], LogTarget: v.back != nil, Shallow: true}))
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// bestBandwidths returns the indices of the n bandwidths whose best
+// candidate has the lowest loss, in increasing order.
+func bestBandwidths(scored []*bandwidthScores, n int) []int {
+	best := make([]float64, len(scored))
+	for i, bs := range scored {
+		best[i] = math.Inf(1)
+		for _, c := range bs.cands {
+			if !c.Diverged {
+				best[i] = math.Min(best[i], c.Loss)
+			}
+		}
+	}
+	order := allRows(len(scored))
+	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(best[a], best[b]) })
+	order = order[:min(n, len(order))]
+	slices.Sort(order)
+	return order
 }
 
 // shallowScorer scores the shallow machine of one basis at any cost by
@@ -165,30 +240,23 @@ type shallowScorer struct {
 type scorerPart struct {
 	r           *ridge
 	train, test []int
-	zt          *mat.Dense
+	ztv         *mat.Dense // the held-out rows' features, in r's eigenbasis
 }
 
-// scorer returns the scorer of the shallow machine of basis b on the
-// validation's rows, weighted by w: leave-one-out, or on the folds of
-// val if folded.
-func (b *shallowBasis) scorer(w []float64, val *validation, folded bool, outputs int) (*shallowScorer, error) {
-	sc := &shallowScorer{outputs: outputs}
+// scorerPart returns part i of the scorer of the shallow machine of
+// basis b on the validation's rows, weighted by w: the solver of all the
+// rows for leave-one-out, or of fold i of val if folded.
+func (b *shallowBasis) scorerPart(w []float64, val *validation, folded bool, i int) (scorerPart, error) {
 	if !folded {
 		r, err := b.ridge(nil, w)
-		if err != nil {
-			return nil, err
-		}
-		sc.parts = []scorerPart{{r: r}}
-		return sc, nil
+		return scorerPart{r: r}, err
 	}
-	for _, fold := range val.folds {
-		r, err := b.ridge(fold.Train, pick(w, fold.Train))
-		if err != nil {
-			return nil, err
-		}
-		sc.parts = append(sc.parts, scorerPart{r: r, train: fold.Train, test: fold.Test, zt: pickRows(b.z, fold.Test)})
+	fold := val.folds[i]
+	r, err := b.ridge(fold.Train, pick(w, fold.Train))
+	if err != nil {
+		return scorerPart{}, err
 	}
-	return sc, nil
+	return scorerPart{r: r, train: fold.Train, test: fold.Test, ztv: r.inBasis(pickRows(b.z, fold.Test))}, nil
 }
 
 // variantScorer scores the shallow machine of one basis on one scale of
@@ -220,8 +288,8 @@ func (sc *shallowScorer) on(v problemData) *variantScorer {
 func (vs *variantScorer) predictions(cost float64) ([]*mat.Dense, bool) {
 	preds := make([]*mat.Dense, len(vs.sc.parts))
 	for i, p := range vs.sc.parts {
-		if p.zt != nil {
-			preds[i] = p.r.predict(p.zt, vs.projs[i], cost)
+		if p.ztv != nil {
+			preds[i] = p.r.predict(p.ztv, vs.projs[i], cost)
 			continue
 		}
 		n, _ := vs.tests[i].x.Dims()
@@ -363,20 +431,16 @@ func fitLogitScale(scores *mat.Dense, labels []int) float64 {
 	return beta
 }
 
-// heldOut fits the chosen setting to the training rows of a fold of the
-// validation and returns its calibrated loss and score on the test rows;
-// v holds the validation's rows, like the basis.
-func (f *shallowFit) heldOut(v problemData, fold crossval.Fold) heldOut {
-	r, err := f.basis.ridge(fold.Train, pick(v.w, fold.Train))
-	if err != nil {
-		return heldOut{diverged: true}
+// heldOut returns the chosen setting's calibrated loss and score on the
+// held-out rows of fold f of the validation it was scored on.
+func (f *shallowFit) heldOut(fold int) heldOut {
+	pred := mat.DenseCopyOf(f.preds[fold])
+	test := f.tests[fold]
+	f.cal.apply(pred, test.labels != nil)
+	if test.back != nil {
+		test.back(pred)
 	}
-	pred := r.predict(pickRows(f.basis.z, fold.Test), r.project(targetsOf(v.rows(fold.Train), f.outputs)), f.best.Cost)
-	f.cal.apply(pred, v.labels != nil)
-	if v.back != nil {
-		v.back(pred)
-	}
-	return evaluate(pred, v.rows(fold.Test))
+	return evaluate(pred, test)
 }
 
 // pick returns the listed elements of x, or nil for a nil x.

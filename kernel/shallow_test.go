@@ -3,6 +3,7 @@ package kernel
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -335,8 +336,8 @@ func TestWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := weighted.predict(b.z, weighted.project(y), 1e-2)
-	want := subset.predict(b.z, subset.project(pickRows(y, kept)), 1e-2)
+	got := weighted.predict(weighted.inBasis(b.z), weighted.project(y), 1e-2)
+	want := subset.predict(subset.inBasis(b.z), subset.project(pickRows(y, kept)), 1e-2)
 	if !mat.EqualApprox(got, want, 1e-9) {
 		t.Error("weights of 0 and 1 do not fit as the rows of weight 1 alone")
 	}
@@ -443,6 +444,65 @@ func TestShallowOnDeepFolds(t *testing.T) {
 		// The folds' scores vary from fold to fold; leave-one-out gives one.
 		if best := f.sel.Candidates[f.sel.Best]; (best.LossStd > 0) == alone {
 			t.Errorf("alone %v: loss standard deviation %g", alone, best.LossStd)
+		}
+		// On the folds, only the bandwidths that leave-one-out ranks best
+		// are scored, every cost of each.
+		bandwidths := map[float64]bool{}
+		for _, c := range f.sel.Candidates {
+			bandwidths[c.Bandwidth] = true
+		}
+		want := len(ShallowBandwidths())
+		if !alone {
+			want = foldBandwidths
+		}
+		if len(bandwidths) != want || len(f.sel.Candidates) != want*len(ShallowCosts()) {
+			t.Errorf("alone %v: %d candidates at %d bandwidths, want %d at %d", alone, len(f.sel.Candidates), len(bandwidths), want*len(ShallowCosts()), want)
+		}
+		if !alone {
+			// The bandwidth chosen on the folds is among those that
+			// leave-one-out ranks best.
+			loo, err := selectShallow(p, val, 1, s, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ranked []*bandwidthScores
+			for i := 0; i < len(loo.sel.Candidates); i += len(ShallowCosts()) {
+				ranked = append(ranked, &bandwidthScores{cands: loo.sel.Candidates[i : i+len(ShallowCosts())]})
+			}
+			top := map[float64]bool{}
+			for _, i := range bestBandwidths(ranked, foldBandwidths) {
+				top[ranked[i].cands[0].Bandwidth] = true
+			}
+			if !reflect.DeepEqual(top, bandwidths) {
+				t.Errorf("scored bandwidths %v on the folds, want leave-one-out's best %v", bandwidths, top)
+			}
+		}
+	}
+}
+
+// TestBestBandwidths checks the ranking of bandwidths by their best
+// candidate, diverged ones aside.
+func TestBestBandwidths(t *testing.T) {
+	scores := func(losses ...float64) *bandwidthScores {
+		bs := &bandwidthScores{}
+		for _, l := range losses {
+			bs.cands = append(bs.cands, Candidate{Loss: l, Diverged: math.IsNaN(l)})
+		}
+		return bs
+	}
+	scored := []*bandwidthScores{scores(5, 4), scores(3, 9), scores(math.NaN(), 1), scores(2, 8), scores(math.NaN())}
+	for _, tc := range []struct {
+		n    int
+		want []int
+	}{
+		{1, []int{2}},
+		{2, []int{2, 3}},
+		{3, []int{1, 2, 3}},
+		{5, []int{0, 1, 2, 3, 4}},
+		{9, []int{0, 1, 2, 3, 4}},
+	} {
+		if got := bestBandwidths(scored, tc.n); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("best %d: %v, want %v", tc.n, got, tc.want)
 		}
 	}
 }

@@ -68,8 +68,8 @@ func TestShallowSpan(t *testing.T) {
 						sigma, cost, w != nil, mat.Formatted(looD.T()), mat.Formatted(looP.T()))
 				}
 				yt := pickRows(y, train)
-				heldD := fd.predict(bd.z, fd.project(yt), cost)
-				heldP := fp.predict(bp.z, fp.project(yt), cost)
+				heldD := fd.predict(fd.inBasis(bd.z), fd.project(yt), cost)
+				heldP := fp.predict(fp.inBasis(bp.z), fp.project(yt), cost)
 				if !mat.EqualApprox(heldD, heldP, 1e-7) {
 					t.Errorf("sigma %v, cost %v: fold predictions differ", sigma, cost)
 				}

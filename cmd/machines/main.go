@@ -189,12 +189,17 @@
 // shallow machine, of depth one, whose first block is the input itself,
 // a linear part plus one level of Gaussians solved in closed form, its
 // cost and bandwidth chosen among kernel.ShallowCosts x
-// kernel.ShallowBandwidths by exact leave-one-out; and the deep machine of
+// kernel.ShallowBandwidths by exact leave-one-out when it is fitted alone;
+// and the deep machine of
 // -dims, fitted with L-BFGS, its cost chosen among kernel.DefaultCosts at
 // the bandwidths kernel.DefaultBandwidths. The deep candidates and the
 // best shallow one are scored by k-fold cross-validation (-folds,
 // stratified by class for classification, repeated on new shuffles for
-// small tables) on the same folds, the fits in parallel on all cores;
+// small tables) on the same folds, the fits in parallel on all cores
+// (with both families the shallow machine's three bandwidths of best
+// leave-one-out error are scored on the folds, and on repeated splits the
+// deep machine is fitted beyond the first only if the shallow machine
+// does not lead it clearly there; its settings are then marked "raced");
 // both selections run on at most kernel.SelectionRows rows (a seeded
 // subsample of a larger table), the final fit on all of them; fit
 // prints every setting's cross-validated score and then the chosen one,
