@@ -112,6 +112,9 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 			return nil, err
 		}
 		kept = bestBandwidths(loo, foldBandwidths)
+		if s.Progress != nil {
+			fmt.Fprintf(s.Progress, "kernel: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", len(sigmas), len(kept))
+		}
 	}
 	scored, err := scoreShallow(in, sub, sigmas, bases, kept, val, folded, outputs, s.Workers)
 	if err != nil {
