@@ -256,3 +256,18 @@ func TestRace(t *testing.T) {
 		t.Errorf("chose %+v, want the shallow machine", best)
 	}
 }
+
+// TestRacedNeverChosen checks that a raced candidate, scored on the
+// first split alone, is never the best, however low its loss there.
+func TestRacedNeverChosen(t *testing.T) {
+	sel := &Selection{Best: -1}
+	sel.add(Candidate{Cost: 1, Raced: true}, []float64{0.1, 0.1}, []float64{0.9, 0.9}, nil)
+	sel.add(Candidate{Cost: 2, Shallow: true}, []float64{0.5, 0.7}, []float64{0.5, 0.3}, nil)
+	sel.add(Candidate{Cost: 3, Raced: true}, []float64{0.2, 0.2}, []float64{0.8, 0.8}, nil)
+	if sel.Best != 1 {
+		t.Errorf("best is candidate %d, want the shallow one, 1", sel.Best)
+	}
+	if c := sel.Candidates[0]; c.Loss != 0.1 || c.Score != 0.9 {
+		t.Errorf("raced candidate recorded with loss %g and score %g, want its first split's 0.1 and 0.9", c.Loss, c.Score)
+	}
+}
