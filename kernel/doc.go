@@ -80,6 +80,13 @@
 //     amounts) also tried on the log scale: each setting is fitted to
 //     log(1 + y) too, judged by the same held-out error of its predictions
 //     of y, and the best of both scales wins (Settings.TargetScale);
+//   - a regression's inputs also tried through their quantiles
+//     (dataset.QuantileMap, Machine.Quantiles): each input of more than
+//     two values becomes its training rows' distribution function, and
+//     the scale on which the shallow machine's lowest held-out loss is
+//     lower is kept for every candidate (Settings.InputScale,
+//     Result.InputScale). The comparison costs one more shallow pass;
+//     the chosen scale's pass is the selection's own;
 //   - every training row an anchor up to AutoAnchors rows, and AutoAnchors
 //     anchors chosen by k-means++ seeding above, so that time and memory
 //     grow linearly with the rows;

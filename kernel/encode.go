@@ -16,18 +16,24 @@ import (
 // N is float64 when encoding and json.RawMessage when decoding, so that
 // the decoder can say which entry is not a usable number.
 type machineJSON[N any] struct {
-	Dims      []int          `json:"dims"`
-	Kernel    string         `json:"kernel"`
-	Bandwidth *N             `json:"bandwidth"`
-	A         [][]N          `json:"a"`
-	C         [][]N          `json:"c"`
-	Anchors   [][]N          `json:"anchors"`
-	Input     *scalerJSON[N] `json:"input,omitempty"`
-	Output    *scalerJSON[N] `json:"output,omitempty"`
-	LogTarget bool           `json:"log_target,omitempty"`
+	Dims      []int            `json:"dims"`
+	Kernel    string           `json:"kernel"`
+	Bandwidth *N               `json:"bandwidth"`
+	A         [][]N            `json:"a"`
+	C         [][]N            `json:"c"`
+	Anchors   [][]N            `json:"anchors"`
+	Quantiles *quantileJSON[N] `json:"quantiles,omitempty"`
+	Input     *scalerJSON[N]   `json:"input,omitempty"`
+	Output    *scalerJSON[N]   `json:"output,omitempty"`
+	LogTarget bool             `json:"log_target,omitempty"`
 	// InputBlock is written only when true, so that the files of other
 	// machines read as before.
 	InputBlock bool `json:"input_block,omitempty"`
+}
+
+type quantileJSON[N any] struct {
+	Knots [][]N `json:"knots"`
+	Ranks [][]N `json:"ranks"`
 }
 
 type scalerJSON[N any] struct {
@@ -45,6 +51,8 @@ type scalerJSON[N any] struct {
 //	       with "input_block"),
 //	  "c": C, sum(dims)-d0 rows of one entry per anchor,
 //	  "anchors": one row per anchor of one entry per input,
+//	  "quantiles": {"knots": [...], "ranks": [...]}, one list (or null) per
+//	       input, its dataset.QuantileMap (optional),
 //	  "input": {"mean": [...], "scale": [...]}, one entry per input (optional),
 //	  "output": {"mean": [...], "scale": [...]}, one entry per output (optional),
 //	  "log_target": true when the machine predicts exp(output) - 1 (optional),
@@ -69,6 +77,9 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 		Anchors:    rowsOf(m.Anchors),
 		LogTarget:  m.LogTarget,
 		InputBlock: m.InputBlock,
+	}
+	if m.Quantiles != nil {
+		w.Quantiles = &quantileJSON[float64]{Knots: m.Quantiles.Knots, Ranks: m.Quantiles.Ranks}
 	}
 	if m.Input != nil {
 		w.Input = &scalerJSON[float64]{Mean: m.Input.Mean, Scale: m.Input.Scale}
@@ -141,6 +152,9 @@ func decodeMachine(data []byte) (*Machine, error) {
 		return nil, err
 	}
 	if m.Anchors, err = matrixFrom("anchors", w.Anchors); err != nil {
+		return nil, err
+	}
+	if m.Quantiles, err = quantilesFrom(w.Quantiles); err != nil {
 		return nil, err
 	}
 	if m.Input, err = scalerFrom("input", w.Input); err != nil {
@@ -217,6 +231,11 @@ func (m *Machine) validate() error {
 			}
 		}
 	}
+	if m.Quantiles != nil {
+		if err := m.Quantiles.Check(inputs); err != nil {
+			return fmt.Errorf("quantiles: %w", err)
+		}
+	}
 	if err := checkScaler("input", m.Input, inputs, "input"); err != nil {
 		return err
 	}
@@ -277,6 +296,38 @@ func matrixFrom(name string, rows [][]json.RawMessage) (*mat.Dense, error) {
 }
 
 // scalerFrom converts the scaler called name, as decoded; nil stays nil.
+// quantilesFrom converts the quantile map as decoded; validate checks it.
+func quantilesFrom(w *quantileJSON[json.RawMessage]) (*dataset.QuantileMap, error) {
+	if w == nil {
+		return nil, nil
+	}
+	if w.Knots == nil || w.Ranks == nil {
+		return nil, errors.New(`missing field "knots" or "ranks" in quantiles`)
+	}
+	q := &dataset.QuantileMap{}
+	for _, f := range []struct {
+		field string
+		raw   [][]json.RawMessage
+		dst   *[][]float64
+	}{{"knots", w.Knots, &q.Knots}, {"ranks", w.Ranks, &q.Ranks}} {
+		*f.dst = make([][]float64, len(f.raw))
+		for j, col := range f.raw {
+			if col == nil {
+				continue
+			}
+			(*f.dst)[j] = make([]float64, len(col))
+			for k, raw := range col {
+				v, err := parseNumber(raw)
+				if err != nil {
+					return nil, fmt.Errorf("quantiles.%s[%d][%d] %w", f.field, j, k, err)
+				}
+				(*f.dst)[j][k] = v
+			}
+		}
+	}
+	return q, nil
+}
+
 func scalerFrom(name string, w *scalerJSON[json.RawMessage]) (*dataset.Scaler, error) {
 	if w == nil {
 		return nil, nil

@@ -24,6 +24,7 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 		}},
 		{"anchors", kernel.Settings{Dims: []int{3, 2, 1}, Costs: []float64{0}, Bandwidths: []float64{1}, Anchors: 5}},
 		{"shallow", kernel.Settings{Family: kernel.Shallow}},
+		{"quantile inputs", kernel.Settings{Family: kernel.Shallow, InputScale: kernel.QuantileInputs}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(1, 1))
@@ -44,6 +45,9 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 			}
 			if m.InputBlock != (s.Family == kernel.Shallow) {
 				t.Errorf("input block %v for family %v", m.InputBlock, s.Family)
+			}
+			if (m.Quantiles != nil) != (s.InputScale == kernel.QuantileInputs) {
+				t.Errorf("quantile map %v for inputs %v", m.Quantiles != nil, s.InputScale)
 			}
 			b, err := json.Marshal(m)
 			if err != nil {
@@ -124,6 +128,10 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 		{"output zero scale", edit(`"scale":[2]`, `"scale":[0]`), "output.scale[0] is 0"},
 		{"output scaler huge", edit(`"mean":[3]`, `"mean":[-1e400]`), "output.mean[0] is -1e400, too large"},
 		{"input block a rows", edit(`"dims"`, `"input_block":true,"dims"`), "a is 2x1, want 1x1: sum(dims) - dims[0] = 1 rows after the input block"},
+		{"quantiles of another width", edit(`"input":`, `"quantiles":{"knots":[null,null],"ranks":[null,null]},"input":`), "quantiles: 2 knot lists and 2 rank lists for 1 columns"},
+		{"quantile knots unordered", edit(`"input":`, `"quantiles":{"knots":[[2,1]],"ranks":[[0.2,0.8]]},"input":`), "quantiles: column 0: knot 1 (1)"},
+		{"quantile rank string", edit(`"input":`, `"quantiles":{"knots":[[1,2]],"ranks":[[0.2,"x"]]},"input":`), `quantiles.ranks[0][1] is "x", want a number`},
+		{"quantiles without ranks", edit(`"input":`, `"quantiles":{"knots":[[1,2]]},"input":`), `missing field "knots" or "ranks" in quantiles`},
 		{"input block dims", edit(`"dims":[1,1]`, `"input_block":true,"dims":[2,1]`), "dims [2 1]: the first block is the input itself (input_block), so it has the 1 inputs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

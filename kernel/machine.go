@@ -194,6 +194,9 @@ type Machine struct {
 	// shallow machine is stored so: on a table of 10,000 columns that
 	// identity alone would hold 10^8 numbers.
 	InputBlock bool
+	// Quantiles, if not nil, maps the inputs to their training rows'
+	// distribution function before Input standardises them.
+	Quantiles *dataset.QuantileMap
 	// Input, if not nil, standardises inputs before they enter the
 	// machine; Output, if not nil, maps a regression's outputs back to
 	// the units of the targets, or adds a classifier's intercepts to

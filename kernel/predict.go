@@ -132,6 +132,9 @@ func (p *Predictor) chunk(x mat.Matrix, lo, hi int) (out []float64, size int) {
 		row := q.x.Data[i*size : (i+1)*size]
 		for j := lo; j < hi; j++ {
 			v := x.At(j, i)
+			if m.Quantiles != nil {
+				v = m.Quantiles.TransformValue(i, v)
+			}
 			if m.Input != nil {
 				v = m.Input.TransformValue(i, v)
 			}

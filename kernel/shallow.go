@@ -78,16 +78,13 @@ type shallowFit struct {
 // lowest fold error beat it (0.130; held-out R^2 0.81).
 func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone bool) (*shallowFit, error) {
 	variants := p.variants()
-	x := mat.DenseCopyOf(variants[0].x)
-	n, _ := x.Dims()
-	anchorRows := seedAnchors(x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
-	anchors := pickRows(x, anchorRows)
-	med := medianDistance(anchors)
+	pass := p.pass
+	if pass == nil {
+		pass = newShallowPass(variants, val, s)
+	}
+	sp := pass.space
+	anchors, anchorRows, sub, sigmas := sp.anchors, sp.anchorRows, sp.sub, sp.sigmas
 	folded := val != nil && (val.split != "" || !alone)
-	// The selection runs on the validation's rows: all of them, or the
-	// subsample of a large set, which is all the basis then holds.
-	sub := val.restrict(variants)
-	in := newShallowInputs(mat.DenseCopyOf(sub[0].x), anchors)
 	m := len(val.rows)
 	sel := &Selection{Folds: m, Repeats: 1, Rows: m, Loss: "mse", Score: "r2", Best: -1}
 	if folded {
@@ -96,18 +93,14 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	} else if variants[0].labels != nil {
 		sel.Loss, sel.Score = "log-loss", "accuracy"
 	}
-	sigmas := ShallowBandwidths()
-	for i := range sigmas {
-		sigmas[i] *= med
-	}
 	all := allRows(len(sigmas))
-	kept, bases := all, make([]*shallowBasis, len(sigmas))
+	kept := all
 	if folded && val.split == "" {
 		// Fold scores cost k solvers per bandwidth, leave-one-out one;
 		// on shuffled folds, where leaving one row out is sound, the
 		// bandwidths are ranked by it first and only the best
 		// foldBandwidths are scored on the folds.
-		loo, err := scoreShallow(in, sub, sigmas, bases, all, val, false, outputs, s.Workers)
+		loo, err := pass.score(all, val, false, outputs, s.Workers)
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +109,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 			fmt.Fprintf(s.Progress, "kernel: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", len(sigmas), len(kept))
 		}
 	}
-	scored, err := scoreShallow(in, sub, sigmas, bases, kept, val, folded, outputs, s.Workers)
+	scored, err := pass.score(kept, val, folded, outputs, s.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +141,80 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 		f.preds, f.tests = preds, vs.tests
 	}
 	return f, nil
+}
+
+// shallowSpace is what the shallow machine's candidates share: anchors
+// drawn from all the rows, the validation's rows (all of them, or the
+// subsample of a large set, which is all the basis then holds) with their
+// distances to the anchors, and the bandwidths of ShallowBandwidths in
+// units of the inputs.
+type shallowSpace struct {
+	anchors    *mat.Dense
+	anchorRows []int
+	sub        []problemData
+	in         *shallowInputs
+	sigmas     []float64
+}
+
+func newShallowSpace(variants []problemData, val *validation, s Settings) *shallowSpace {
+	x := mat.DenseCopyOf(variants[0].x)
+	n, _ := x.Dims()
+	sp := &shallowSpace{sub: val.restrict(variants), sigmas: ShallowBandwidths()}
+	sp.anchorRows = seedAnchors(x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
+	sp.anchors = pickRows(x, sp.anchorRows)
+	med := medianDistance(sp.anchors)
+	for i := range sp.sigmas {
+		sp.sigmas[i] *= med
+	}
+	sp.in = newShallowInputs(mat.DenseCopyOf(sp.sub[0].x), sp.anchors)
+	return sp
+}
+
+// shallowPass is the shallow machine's space and the bases of its
+// bandwidths, built as they are needed, with the scores of every
+// bandwidth once they are known: the choice of the inputs' scale scores
+// them, and the selection that follows on the chosen inputs reuses them.
+type shallowPass struct {
+	space  *shallowSpace
+	bases  []*shallowBasis
+	all    []*bandwidthScores // every bandwidth's, nil until scored
+	folded bool               // whether all was scored on folds
+}
+
+func newShallowPass(variants []problemData, val *validation, s Settings) *shallowPass {
+	sp := newShallowSpace(variants, val, s)
+	return &shallowPass{space: sp, bases: make([]*shallowBasis, len(sp.sigmas))}
+}
+
+// score returns the scores of the listed bandwidths, as scoreShallow,
+// those of every bandwidth from the pass's own if it has them.
+func (p *shallowPass) score(list []int, val *validation, folded bool, outputs, workers int) ([]*bandwidthScores, error) {
+	if p.all != nil && p.folded == folded && len(list) == len(p.bases) {
+		return p.all, nil
+	}
+	sp := p.space
+	scored, err := scoreShallow(sp.in, sp.sub, sp.sigmas, p.bases, list, val, folded, outputs, workers)
+	if err == nil && len(list) == len(p.bases) {
+		p.all, p.folded = scored, folded
+	}
+	return scored, err
+}
+
+// shallowLoss returns the shallow machine's lowest held-out loss over
+// every bandwidth and cost on the validation's rows of p: by
+// leave-one-out, or on the folds of val when they are grouped or move
+// forward in time. It keeps the scores in p for the selection.
+func shallowLoss(p *prepared, val *validation, outputs int, s Settings) (float64, error) {
+	p.pass = newShallowPass(p.variants(), val, s)
+	scored, err := p.pass.score(allRows(len(p.pass.bases)), val, val.split != "", outputs, s.Workers)
+	if err != nil {
+		return 0, err
+	}
+	best := math.Inf(1)
+	for _, bs := range scored {
+		best = math.Min(best, bs.best())
+	}
+	return best, nil
 }
 
 // foldBandwidths is the number of bandwidths that the shallow machine
@@ -209,17 +276,24 @@ func scoreShallow(in *shallowInputs, variants []problemData, sigmas []float64, b
 	return out, err
 }
 
+// best returns the lowest loss of the candidates that did not diverge,
+// +Inf if none.
+func (bs *bandwidthScores) best() float64 {
+	loss := math.Inf(1)
+	for _, c := range bs.cands {
+		if !c.Diverged {
+			loss = math.Min(loss, c.Loss)
+		}
+	}
+	return loss
+}
+
 // bestBandwidths returns the indices of the n bandwidths whose best
 // candidate has the lowest loss, in increasing order.
 func bestBandwidths(scored []*bandwidthScores, n int) []int {
 	best := make([]float64, len(scored))
 	for i, bs := range scored {
-		best[i] = math.Inf(1)
-		for _, c := range bs.cands {
-			if !c.Diverged {
-				best[i] = math.Min(best[i], c.Loss)
-			}
-		}
+		best[i] = bs.best()
 	}
 	order := allRows(len(scored))
 	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(best[a], best[b]) })
@@ -357,7 +431,7 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 		return nil, res, err
 	}
 	m, intercept := b.machine(r, r.project(targetsOf(f.data, f.outputs)), f.best.Cost, f.anchors, f.cal)
-	m.Input, m.Output, m.LogTarget = p.in, withIntercept(p.scaling(f.best.LogTarget), intercept), f.best.LogTarget
+	m.Quantiles, m.Input, m.Output, m.LogTarget = p.quantiles, p.in, withIntercept(p.scaling(f.best.LogTarget), intercept), f.best.LogTarget
 	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
 	res.Anchors, res.Shallow = len(f.anchorRows), true
 	res.Converged, res.Status = true, "closed form"

@@ -420,7 +420,7 @@ func TestBudget(t *testing.T) {
 // competes with it.
 func TestShallowOnDeepFolds(t *testing.T) {
 	x, y := noisySine(rand.New(rand.NewPCG(3, 4)), 40, 0.1)
-	p, err := prepare(x, y, nil, LinearScale, false, true)
+	p, err := prepare(x, y, nil, Settings{TargetScale: LinearScale}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

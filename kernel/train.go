@@ -92,6 +92,9 @@ type Settings struct {
 	// the targets as they are and their logarithm when they look like
 	// counts or amounts.
 	TargetScale TargetScale
+	// InputScale says on which scale the inputs enter the machine; the
+	// zero value AutoInputs lets the selection choose.
+	InputScale InputScale
 	// Raw fits on the inputs and targets as given. By default every input
 	// column, and every regression target, is scaled to mean 0 and
 	// standard deviation 1 first, and the machine undoes it when it
@@ -275,6 +278,52 @@ const (
 	LogScale
 )
 
+// InputScale is the scale on which the inputs enter the machine, before
+// they are standardised.
+type InputScale int
+
+const (
+	// AutoInputs maps a regression's inputs through their quantiles
+	// when the cost and the bandwidth are searched and the shallow
+	// machine's lowest held-out loss (leave-one-out, or on grouped or
+	// forward folds) is lower on the mapped inputs than on the inputs as
+	// they are; a classifier's inputs, those of a fit with both fixed,
+	// and a Raw fit's are taken as they are. On the project's panel the
+	// choice lifted R's CO2 table (skewed concentrations) from a held-out
+	// R^2 of 0.79 to 0.92 and linnerud from -0.95 to -0.74, but made
+	// to choose for classifiers as well it lowered the accuracy of all
+	// four (infert 0.735 to 0.687, iris 0.967 to 0.956).
+	AutoInputs InputScale = iota
+	// LinearInputs takes the inputs as they are.
+	LinearInputs
+	// QuantileInputs maps each input of more than two distinct values
+	// through its training rows' distribution function
+	// (dataset.QuantileMap).
+	QuantileInputs
+)
+
+func (s InputScale) String() string {
+	switch s {
+	case AutoInputs:
+		return "auto"
+	case LinearInputs:
+		return "linear"
+	case QuantileInputs:
+		return "quantile"
+	}
+	return fmt.Sprintf("InputScale(%d)", int(s))
+}
+
+// ParseInputScale parses the names that String returns.
+func ParseInputScale(s string) (InputScale, error) {
+	for _, v := range []InputScale{AutoInputs, LinearInputs, QuantileInputs} {
+		if s == v.String() {
+			return v, nil
+		}
+	}
+	return 0, fmt.Errorf("kernel: unknown input scale %q (want auto, linear or quantile)", s)
+}
+
 // SkewedTarget is the sample skewness above which AutoScale tries the
 // log scale. Counts and amounts (cases, breaks, concentrations) are
 // right-skewed, and an error proportional to the value fits them better
@@ -330,6 +379,13 @@ type Result struct {
 	Anchors         int
 	// Shallow says the machine is the shallow one (see Family).
 	Shallow bool
+	// InputScale is "quantile" when the inputs were mapped through their
+	// quantiles, "linear" when the selection kept them as they are, and
+	// empty when it did not choose. InputLosses are the shallow
+	// machine's lowest held-out losses that chose, on the inputs as they
+	// are and on their quantiles.
+	InputScale  string
+	InputLosses []float64
 	// Selection is the cross-validation that chose the machine; nil when
 	// the cost and the bandwidth were fixed.
 	Selection *Selection
@@ -423,18 +479,19 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		return nil, Result{}, err
 	}
 	search := family == Shallow || len(costs) > 1 || len(bandwidths) > 1
-	p, err := prepare(x, y, labels, s.TargetScale, s.Raw, search)
+	p, err := prepare(x, y, labels, s, search)
 	if err != nil {
 		return nil, Result{}, err
 	}
-	p.linear.w, p.linear.groups, p.linear.times = meanOne(s.Weights), s.Groups, s.Times
-	p.logarithmic.w, p.logarithmic.groups, p.logarithmic.times = p.linear.w, s.Groups, s.Times
 	res := Result{Dims: arch.Dims, Cost: costs[0], Bandwidth: bandwidths[0], LogTarget: p.scale == LogScale}
 	var val *validation
 	if search {
 		if val, err = newValidation(p.linear, s); err != nil {
 			return nil, res, err
 		}
+	}
+	if p, err = chooseInputs(p, x, y, labels, val, outputs, s, &res); err != nil {
+		return nil, res, err
 	}
 	var shallow *shallowFit
 	if family != Deep {
@@ -468,13 +525,55 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	return m, res, err
 }
 
+// chooseInputs returns p, or the data prepared from the inputs x mapped
+// through their quantiles, as s.InputScale says (see AutoInputs), and
+// records the choice in res.
+func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, outputs int, s Settings, res *Result) (*prepared, error) {
+	if s.Raw || s.InputScale == LinearInputs || (s.InputScale == AutoInputs && (val == nil || labels != nil)) {
+		return p, nil
+	}
+	q := dataset.FitQuantileMap(x)
+	if !slices.ContainsFunc(q.Knots, func(k []float64) bool { return k != nil }) {
+		return p, nil // no column of more than two values
+	}
+	mapped, err := prepare(q.Transform(x), y, labels, s, val != nil)
+	if err != nil {
+		return nil, err
+	}
+	mapped.quantiles = q
+	if s.InputScale == QuantileInputs {
+		res.InputScale = QuantileInputs.String()
+		return mapped, nil
+	}
+	var losses [2]float64
+	for i, d := range []*prepared{p, mapped} {
+		if losses[i], err = shallowLoss(d, val, outputs, s); err != nil {
+			return nil, err
+		}
+	}
+	res.InputLosses = losses[:]
+	if s.Progress != nil {
+		fmt.Fprintf(s.Progress, "kernel: the shallow machine's lowest held-out loss is %.4g on the inputs as they are, %.4g on their quantiles\n", losses[0], losses[1])
+	}
+	if losses[1] < losses[0] {
+		res.InputScale = QuantileInputs.String()
+		return mapped, nil
+	}
+	res.InputScale = LinearInputs.String()
+	return p, nil
+}
+
 // prepared holds the data of a fit as the machines see them: inputs
 // and targets standardised unless the fit is Raw, and the targets on
 // the log scale too when that scale is tried.
 type prepared struct {
 	linear, logarithmic problemData
-	in, out, logOut     *dataset.Scaler
-	scale               TargetScale // the scales to try, AutoScale for both
+	quantiles           *dataset.QuantileMap // nil: the inputs as they are
+	// pass holds the shallow machine's scores when the choice of the
+	// inputs' scale made them, nil otherwise.
+	pass            *shallowPass
+	in, out, logOut *dataset.Scaler
+	scale           TargetScale // the scales to try, AutoScale for both
 }
 
 // variants returns the problems the selection compares: the targets on
@@ -501,7 +600,8 @@ func (p *prepared) scaling(logTarget bool) *dataset.Scaler {
 // prepare standardises the data unless raw, and decides on which scales
 // the targets are tried: AutoScale tries the log scale only when it
 // searches and the targets look like counts.
-func prepare(x, y mat.Matrix, labels []int, scale TargetScale, raw, search bool) (*prepared, error) {
+func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared, error) {
+	scale, raw := s.TargetScale, s.Raw
 	switch {
 	case y == nil:
 		scale = LinearScale // a classifier's labels have no scale
@@ -529,8 +629,9 @@ func prepare(x, y mat.Matrix, labels []int, scale TargetScale, raw, search bool)
 		}
 	}
 	out, logOut := p.out, p.logOut
-	p.linear = problemData{x: x, y: y, labels: labels}
-	p.logarithmic = problemData{x: x, y: y, fitY: logY, back: func(pred *mat.Dense) {
+	w := meanOne(s.Weights)
+	p.linear = problemData{x: x, y: y, labels: labels, w: w, groups: s.Groups, times: s.Times}
+	p.logarithmic = problemData{x: x, y: y, fitY: logY, w: w, groups: s.Groups, times: s.Times, back: func(pred *mat.Dense) {
 		if logOut != nil {
 			logOut.Invert(pred)
 		}
@@ -565,7 +666,7 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 		if span != nil {
 			m.A = span.expand(m.A)
 		}
-		m.Input, m.Output, m.LogTarget = p.in, p.scaling(res.LogTarget), res.LogTarget
+		m.Quantiles, m.Input, m.Output, m.LogTarget = p.quantiles, p.in, p.scaling(res.LogTarget), res.LogTarget
 		if cal != nil {
 			cal.scaleOutputs(m, classify)
 		}

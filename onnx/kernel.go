@@ -82,6 +82,9 @@ func Kernel(km KernelModel) (*onnxpb.ModelProto, error) {
 		x = b.op("Concat", cols, intAttr("axis", 1))
 	}
 	d := m.Inputs()
+	if m.Quantiles != nil {
+		x = b.quantiles(m.Quantiles, x, d)
+	}
 	if m.Input != nil {
 		x = b.op("Sub", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Mean)})
 		x = b.op("Div", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Scale)})
@@ -254,6 +257,31 @@ func (b *builder) encode(r dataset.ColumnRule) ([]string, error) {
 		cols = append(cols, b.op("Cast", []string{missing}, intAttr("to", int64(onnxpb.TensorProto_DOUBLE))))
 	}
 	return cols, nil
+}
+
+// quantiles maps the columns of x, [N, d] doubles, through q: a mapped
+// column's value v becomes ranks[0] plus, for each pair of neighbouring
+// knots, the rise of the ranks between them times the share of the way
+// from the first to the second that v has gone, clipped to [0, 1], which
+// is q's linear interpolation held constant beyond the end knots.
+func (b *builder) quantiles(q *dataset.QuantileMap, x string, d int) string {
+	cols := make([]string, d)
+	for j := range d {
+		cols[j] = b.slice(x, j, j+1)
+		knots, ranks := q.Knots[j], q.Ranks[j]
+		if knots == nil {
+			continue
+		}
+		k := len(knots) - 1
+		inv, rise := make([]float64, k), make([]float64, k)
+		for i := range k {
+			inv[i], rise[i] = 1/(knots[i+1]-knots[i]), ranks[i+1]-ranks[i]
+		}
+		share := b.op("Mul", []string{b.op("Sub", []string{cols[j], b.doubles([]int64{1, int64(k)}, knots[:k])}), b.doubles([]int64{1, int64(k)}, inv)})
+		share = b.op("Min", []string{b.op("Max", []string{share, b.scalar(0)}), b.scalar(1)})
+		cols[j] = b.op("Add", []string{b.op("MatMul", []string{share, b.doubles([]int64{int64(k), 1}, rise)}), b.scalar(ranks[0])})
+	}
+	return b.op("Concat", cols, intAttr("axis", 1))
 }
 
 // readStrings maps the string input name to int64 codes: values[i] for

@@ -261,22 +261,30 @@ func TestKernelRandom(t *testing.T) {
 
 // TestKernelShallow checks exported shallow machines, as fit chooses
 // them by default, with calibrated outputs: a regression with its
-// intervals, and a classifier.
+// intervals, and a classifier, each also on inputs mapped through their
+// quantiles, which the new rows' values beyond the training range test
+// at their ends.
 func TestKernelShallow(t *testing.T) {
 	needRuntime(t)
 	for _, tc := range []struct {
 		target   string
 		classify bool
+		inputs   kernel.InputScale
 	}{
-		{"y", false},
-		{"c", true},
+		{"y", false, kernel.LinearInputs},
+		{"c", true, kernel.LinearInputs},
+		{"y", false, kernel.QuantileInputs},
+		{"c", true, kernel.QuantileInputs},
 	} {
-		t.Run(tc.target, func(t *testing.T) {
+		t.Run(tc.target+"-"+tc.inputs.String(), func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(5, 6))
 			other := []string{"y", "c"}
-			fm := fitTableWith(t, randomTable(t, 120, false, rnd), tc.target, other, tc.classify, kernel.Settings{Family: kernel.Shallow})
+			fm := fitTableWith(t, randomTable(t, 120, false, rnd), tc.target, other, tc.classify, kernel.Settings{Family: kernel.Shallow, InputScale: tc.inputs})
 			if len(fm.km.Machine.Dims) != 2 {
 				t.Fatalf("dims %v: not a shallow machine", fm.km.Machine.Dims)
+			}
+			if got := fm.km.Machine.Quantiles != nil; got != (tc.inputs == kernel.QuantileInputs) {
+				t.Fatalf("quantile map %v, want it with inputs %v", got, tc.inputs)
 			}
 			if !tc.classify {
 				fm.km.HalfWidth = []float64{0.4}

@@ -18,15 +18,15 @@ import (
 
 // fitFlags are the fit command's flags, as parsed.
 type fitFlags struct {
-	fs                                       *flag.FlagSet
-	set                                      map[string]bool
-	data, sep, target, task, ignore, id      *string
-	dims, kernelName, targetScale, modelPath *string
-	bandwidth, cost                          *float64
-	folds, anchors, iters, starts            *int
-	standardize                              *bool
-	seed                                     *uint64
-	learner                                  *learnerFlags
+	fs                                                   *flag.FlagSet
+	set                                                  map[string]bool
+	data, sep, target, task, ignore, id                  *string
+	dims, kernelName, targetScale, inputScale, modelPath *string
+	bandwidth, cost                                      *float64
+	folds, anchors, iters, starts                        *int
+	standardize                                          *bool
+	seed                                                 *uint64
+	learner                                              *learnerFlags
 }
 
 // fitRun is what fit learns from its flags and its data before fitting.
@@ -35,6 +35,7 @@ type fitRun struct {
 	classify bool
 	comb     kernel.Combine
 	scale    kernel.TargetScale
+	inputs   kernel.InputScale
 	dims     []int
 	outputs  int
 	f        *dataset.Frame
@@ -89,6 +90,7 @@ func newFitFlags() *fitFlags {
 		folds:       fs.Int("folds", 0, "number `k` of cross-validation folds for choosing -cost and -bandwidth (default 5)"),
 		anchors:     fs.Int("anchors", 0, "number `M` of anchor points, k-means++ centres of the training rows\n(default: every row for small tables, a fixed number for large ones)"),
 		targetScale: fs.String("target-scale", kernel.AutoScale.String(), "`scale` on which a regression's target is fitted: linear, log (log(1+y), for nonnegative targets),\nor auto: cross-validation also tries log when the target is nonnegative and skewed"),
+		inputScale:  fs.String("inputs", kernel.AutoInputs.String(), "`scale` of the inputs: linear (as they are), quantile (each numeric input mapped through its training quantiles),\nor auto: quantile when the shallow machine's held-out loss is lower there (with -cost and -bandwidth given: linear)"),
 		standardize: fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1"),
 		seed:        fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters"),
 		iters:       fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)"),
@@ -115,6 +117,9 @@ func (fl *fitFlags) check() (*fitRun, error) {
 	}
 	if run.scale, err = kernel.ParseTargetScale(*fl.targetScale); err != nil {
 		return nil, usagef("-target-scale %q: want auto, linear or log", *fl.targetScale)
+	}
+	if run.inputs, err = kernel.ParseInputScale(*fl.inputScale); err != nil {
+		return nil, usagef("-inputs %q: want auto, linear or quantile", *fl.inputScale)
 	}
 	switch {
 	case set["bandwidth"] && (!(*fl.bandwidth > 0) || math.IsInf(*fl.bandwidth, 0)):
@@ -233,6 +238,7 @@ func (run *fitRun) checkOutputs(fl *fitFlags) error {
 func (run *fitRun) settings(fl *fitFlags, stderr io.Writer) (kernel.Settings, error) {
 	s := kernel.Settings{
 		TargetScale: run.scale,
+		InputScale:  run.inputs,
 		Dims:        run.dims,
 		Kernel:      run.comb,
 		Folds:       *fl.folds,
@@ -306,6 +312,7 @@ func (run *fitRun) report(fl *fitFlags, m *kernel.Machine, res kernel.Result, st
 			Data: run.f.Name(), Rows: len(t.Rows), Dropped: t.Dropped, Seed: *fl.seed, Shallow: res.Shallow,
 			Weight: *lf.weight, Balance: *lf.balance, Group: *lf.group, Time: *lf.time, Budget: lf.budgetText(),
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
+			InputScale: res.InputScale, InputLosses: res.InputLosses,
 			Starts: *fl.starts, Start: res.Start, Iterations: res.Iterations, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,
 		},
@@ -321,6 +328,9 @@ func (run *fitRun) report(fl *fitFlags, m *kernel.Machine, res kernel.Result, st
 	}
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "fit: %s\n", describeSettings(res))
+	if res.InputScale == kernel.QuantileInputs.String() {
+		fmt.Fprintf(stdout, "fit: numeric inputs mapped through their training quantiles%s\n", describeInputLosses(res.InputLosses))
+	}
 	if c := describeCalibration(res.Calibration); c != "" {
 		fmt.Fprintf(stdout, "fit: %s\n", c)
 	}
@@ -464,6 +474,15 @@ func (md *modelFile) addLearned(names []string, res kernel.Result) {
 			md.Intervals.Residuals[j] = thinResiduals(r[j])
 		}
 	}
+}
+
+// describeInputLosses says which held-out losses chose the inputs' scale,
+// if any.
+func describeInputLosses(losses []float64) string {
+	if losses == nil {
+		return ""
+	}
+	return fmt.Sprintf(": the shallow machine's held-out loss %.4g there, %.4g on the inputs as they are", losses[1], losses[0])
 }
 
 // describeCalibration says how the chosen setting's held-out predictions

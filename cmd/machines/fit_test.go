@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // fitTestRun runs the command line args and returns its exit status and
@@ -59,12 +61,17 @@ type fitTestModel struct {
 		Cost, Bandwidth float64
 		Converged       bool
 		Starts, Start   int
+		InputScale      string    `json:"input_scale"`
+		InputLosses     []float64 `json:"input_losses"`
 		Selection       *struct {
 			Folds, Rows, Best int
 			Candidates        []struct{ Cost, Bandwidth, Score float64 }
 		}
 	}
-	Machine struct{ Dims []int }
+	Machine struct {
+		Dims      []int
+		Quantiles *struct{ Knots [][]float64 }
+	}
 }
 
 func fitTestReadModel(t *testing.T, path string) fitTestModel {
@@ -101,6 +108,9 @@ func TestFitPredictRegression(t *testing.T) {
 		head.Classes != nil || !slices.Equal(dims, []int{3, 3, 3, 1}) && !slices.Equal(dims, []int{2, 1}) || head.Fit.Rows != 36 {
 		t.Errorf("model file header is %+v", head)
 	}
+	if in := head.Fit.InputScale; (in != "linear" && in != "quantile") || len(head.Fit.InputLosses) != 2 {
+		t.Errorf("model file records the input scale %q chosen by the losses %v", in, head.Fit.InputLosses)
+	}
 	sel := head.Fit.Selection
 	if sel == nil || sel.Folds != 5 || sel.Rows != 36 || len(sel.Candidates) < 4 {
 		t.Fatalf("model file records the selection %+v", sel)
@@ -133,6 +143,38 @@ func TestFitPredictRegression(t *testing.T) {
 		if y := fitTestFloat(t, got[i][0]); math.Abs(y-want) > 0.15 {
 			t.Errorf("prediction at (%v, %v) is %v, want %v", x1, x2, y, want)
 		}
+	}
+}
+
+// TestFitQuantileInputs checks -inputs quantile: fit says so, the model
+// file records it and carries the map, and predict applies it (the
+// predictions of the training rows follow the targets).
+func TestFitQuantileInputs(t *testing.T) {
+	dir := t.TempDir()
+	model, pred := filepath.Join(dir, "model.json"), filepath.Join(dir, "pred.csv")
+	code, stdout, stderr := fitTestRun("fit", "-data", "testdata/fit_reg_train.csv", "-target", "y",
+		"-inputs", "quantile", "-model", model)
+	if code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	if want := "fit: numeric inputs mapped through their training quantiles\n"; !strings.Contains(stdout, want) {
+		t.Errorf("fit printed %q, want it to contain %q", stdout, want)
+	}
+	head := fitTestReadModel(t, model)
+	if head.Fit.InputScale != "quantile" || head.Machine.Quantiles == nil {
+		t.Fatalf("model file records input scale %q, quantile map %v", head.Fit.InputScale, head.Machine.Quantiles != nil)
+	}
+	if code, _, stderr = fitTestRun("predict", "-model", model, "-data", "testdata/fit_reg_train.csv", "-out", pred); code != 0 {
+		t.Fatalf("predict exited with %d: %s", code, stderr)
+	}
+	got, in := fitTestReadCSV(t, pred), fitTestReadCSV(t, "testdata/fit_reg_train.csv")
+	col := slices.Index(in[0], "y")
+	var ys, ps []float64
+	for i := 1; i < len(in); i++ {
+		ys, ps = append(ys, fitTestFloat(t, in[i][col])), append(ps, fitTestFloat(t, got[i][0]))
+	}
+	if r2 := stat.RSquaredFrom(ps, ys, nil); r2 < 0.8 {
+		t.Errorf("training R² of predict %.3f, want at least 0.8", r2)
 	}
 }
 
@@ -464,6 +506,8 @@ func TestFitErrors(t *testing.T) {
 			[]string{"testdata/fit_one_class.csv", `"y"`, "single class"}},
 		{"empty column", []string{"-data", "testdata/fit_empty_column.csv", "-target", "y", "-task", "classification"}, 1,
 			[]string{"testdata/fit_empty_column.csv", `"e"`}},
+		{"unknown input scale", join(train, reg, []string{"-inputs", "log"}), 2,
+			[]string{`-inputs "log": want auto, linear or quantile`}},
 		{"unknown target scale", join(train, reg, []string{"-target-scale", "cube"}), 2,
 			[]string{`-target-scale "cube": want auto, linear or log`}},
 		{"log classes", join(cls, []string{"-target-scale", "log"}), 2,

@@ -235,7 +235,14 @@
 // nonnegative, right-skewed regression target (counts, amounts: sample
 // skewness above kernel.SkewedTarget) is also tried on the log scale,
 // log(1 + y), judged on its predictions of y; -target-scale linear or log
-// fixes the scale.
+// fixes the scale. A regression's numeric inputs are also tried mapped
+// through their training quantiles (each value becomes the share of
+// training rows below it, which keeps only their order, as a tree's
+// splits do), and kept so when the shallow machine's held-out loss is
+// lower there; fit says so, the model file records the map, and predict,
+// serve and export apply it. -inputs linear or quantile fixes the
+// choice; a classifier's inputs are taken as they are unless -inputs
+// quantile.
 // Above kernel.AutoAnchors rows the anchor points are that many k-means++
 // centres of the rows (-anchors M sets their number), so that time and
 // memory grow linearly with the rows. The final fit stops when the loss

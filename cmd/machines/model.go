@@ -147,19 +147,24 @@ type fitRecord struct {
 	Time    string `json:"time,omitempty"`
 	Budget  string `json:"budget,omitempty"`
 	// Shallow says the machine is the shallow one of kernel.Shallow.
-	Shallow    bool              `json:"shallow,omitempty"`
-	Dims       []int             `json:"dims"`
-	Cost       float64           `json:"cost"`
-	Bandwidth  float64           `json:"bandwidth"`
-	LogTarget  bool              `json:"log_target,omitempty"`
-	Anchors    int               `json:"anchors"`
-	Starts     int               `json:"starts,omitempty"` // initial points of the final fit
-	Start      int               `json:"start,omitempty"`  // the one kept, from 0
-	Iterations int               `json:"iterations"`
-	Converged  bool              `json:"converged"`
-	Status     string            `json:"status"`
-	Seconds    float64           `json:"seconds"`
-	Selection  *kernel.Selection `json:"selection,omitempty"`
+	Shallow   bool    `json:"shallow,omitempty"`
+	Dims      []int   `json:"dims"`
+	Cost      float64 `json:"cost"`
+	Bandwidth float64 `json:"bandwidth"`
+	LogTarget bool    `json:"log_target,omitempty"`
+	// InputScale and InputLosses are kernel.Result's: whether the inputs
+	// were mapped through their quantiles, and the held-out losses that
+	// chose.
+	InputScale  string            `json:"input_scale,omitempty"`
+	InputLosses []float64         `json:"input_losses,omitempty"`
+	Anchors     int               `json:"anchors"`
+	Starts      int               `json:"starts,omitempty"` // initial points of the final fit
+	Start       int               `json:"start,omitempty"`  // the one kept, from 0
+	Iterations  int               `json:"iterations"`
+	Converged   bool              `json:"converged"`
+	Status      string            `json:"status"`
+	Seconds     float64           `json:"seconds"`
+	Selection   *kernel.Selection `json:"selection,omitempty"`
 	// Calibration is the logit scale or the shrinkage that the chosen
 	// setting's held-out predictions gave the machine.
 	Calibration *kernel.Calibration `json:"calibration,omitempty"`

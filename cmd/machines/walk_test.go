@@ -391,6 +391,7 @@ func walkFit(t *testing.T) {
 		{flag: "folds", values: walkBig(10), base: selecting},
 		{flag: "anchors", values: walkBig(100)},
 		{flag: "target-scale", values: walkNames},
+		{flag: "inputs", values: walkNames},
 		{flag: "standardize", values: walkBool},
 		{flag: "seed", values: []string{"10", "18446744073709551615"}},
 		{flag: "iters", values: walkBig(1000)},

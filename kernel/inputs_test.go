@@ -1,0 +1,91 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+// skewedData returns n rows of a skewed input x = exp(4u), u uniform on
+// [0, 1], the targets f(x) plus noise, and labels 1 where the target is
+// above its median.
+func skewedData(n int, f func(x float64) float64) (x, y *mat.Dense, labels []int) {
+	rnd := rand.New(rand.NewPCG(8, 1))
+	x, y = mat.NewDense(n, 1, nil), mat.NewDense(n, 1, nil)
+	for i := range n {
+		v := math.Exp(4 * rnd.Float64())
+		x.Set(i, 0, v)
+		y.Set(i, 0, f(v)+0.05*rnd.NormFloat64())
+	}
+	sorted := mat.Col(nil, 0, y)
+	slices.Sort(sorted)
+	median := stat.Quantile(0.5, stat.Empirical, sorted, nil)
+	labels = make([]int, n)
+	for i := range n {
+		if y.At(i, 0) > median {
+			labels[i] = 1
+		}
+	}
+	return x, y, labels
+}
+
+// TestInputScale checks the choice of the inputs' scale: a target that
+// follows the order of a skewed input (a step in its logarithm) is fitted
+// on its quantiles, one linear in the input itself on the input as it is;
+// a classifier, fixed settings and LinearInputs never map their inputs.
+// The mapped machine predicts its training rows well, which it could not
+// if Predict skipped the map.
+func TestInputScale(t *testing.T) {
+	step := func(x float64) float64 { return math.Tanh(4 * (math.Log(x) - 2)) }
+	line := func(x float64) float64 { return x / 20 }
+	for _, tc := range []struct {
+		name     string
+		f        func(float64) float64
+		classify bool
+		s        Settings
+		want     string
+	}{
+		{"step in the log", step, false, Settings{Family: Shallow}, "quantile"},
+		{"linear", line, false, Settings{Family: Shallow}, "linear"},
+		{"forced quantile", line, false, Settings{Family: Shallow, InputScale: QuantileInputs}, "quantile"},
+		{"forced linear", step, false, Settings{Family: Shallow, InputScale: LinearInputs}, ""},
+		{"classifier", step, true, Settings{Family: Shallow}, ""},
+		{"fixed settings", step, false, Settings{Dims: []int{2, 1}, Costs: []float64{0.01}, Bandwidths: []float64{1}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, y, labels := skewedData(80, tc.f)
+			var (
+				m   *Machine
+				res Result
+				err error
+			)
+			if tc.classify {
+				m, res, err = FitClassifier(x, labels, 2, tc.s)
+			} else {
+				m, res, err = FitRegression(x, y, tc.s)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.InputScale != tc.want {
+				t.Fatalf("input scale %q (held-out losses %v), want %q", res.InputScale, res.InputLosses, tc.want)
+			}
+			if mapped := m.Quantiles != nil; mapped != (tc.want == "quantile") {
+				t.Errorf("machine's quantile map %v with input scale %q", mapped, tc.want)
+			}
+			if tc.want == "quantile" && tc.s.InputScale == AutoInputs && !(res.InputLosses[1] < res.InputLosses[0]) {
+				t.Errorf("quantiles chosen at held-out losses %v", res.InputLosses)
+			}
+			if !tc.classify && tc.s.Dims == nil {
+				pred := m.Predict(nil, x)
+				if r2 := stat.RSquaredFrom(mat.Col(nil, 0, pred), mat.Col(nil, 0, y), nil); r2 < 0.9 {
+					t.Errorf("training R^2 %.3f, want at least 0.9", r2)
+				}
+			}
+		})
+	}
+}
