@@ -31,7 +31,9 @@
 // the library would report an error.
 //
 // Missing cells are imputed and flagged as the dataset.Encoder of the
-// model says; then come the input scaler, the machine (its anchors' stable
+// model says; then come the machine's quantile map, if it has one (each
+// mapped column interpolated between its knots with Sub, Mul, Max, Min
+// and MatMul, held constant beyond them), the input scaler, the machine (its anchors' stable
 // states are computed once, at export, and stored as constants: they do
 // not depend on the inputs), and the output scaler of a regression. A
 // regression model has the output "prediction", [N, 1], in the units of
