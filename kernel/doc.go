@@ -87,6 +87,15 @@
 //     lower is kept for every candidate (Settings.InputScale,
 //     Result.InputScale). The comparison costs one more shallow pass;
 //     the chosen scale's pass is the selection's own;
+//   - then a regression's standardised inputs also tried weighed by their
+//     relevance: the root mean square of the best shallow machine's
+//     partial derivative along each input over the rows (the diagonal of
+//     its expected gradient outer product), relative to the others', to
+//     the power 1/4, so that inputs that do not matter stop diluting the
+//     distances of those that do; kept when the shallow machine's lowest
+//     held-out loss is lower so (Result.Relevance). The weights divide
+//     the scales of the machine's input scaler, so new rows are weighed
+//     too, in predict, serve and the ONNX export alike;
 //   - every training row an anchor up to AutoAnchors rows, and AutoAnchors
 //     anchors chosen by k-means++ seeding above, so that time and memory
 //     grow linearly with the rows;

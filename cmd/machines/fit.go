@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -313,6 +314,7 @@ func (run *fitRun) report(fl *fitFlags, m *kernel.Machine, res kernel.Result, st
 			Weight: *lf.weight, Balance: *lf.balance, Group: *lf.group, Time: *lf.time, Budget: lf.budgetText(),
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
 			InputScale: res.InputScale, InputLosses: res.InputLosses,
+			Relevance: res.Relevance, RelevanceLosses: res.RelevanceLosses,
 			Starts: *fl.starts, Start: res.Start, Iterations: res.Iterations, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,
 		},
@@ -330,6 +332,10 @@ func (run *fitRun) report(fl *fitFlags, m *kernel.Machine, res kernel.Result, st
 	fmt.Fprintf(stdout, "fit: %s\n", describeSettings(res))
 	if res.InputScale == kernel.QuantileInputs.String() {
 		fmt.Fprintf(stdout, "fit: numeric inputs mapped through their training quantiles%s\n", describeInputLosses(res.InputLosses))
+	}
+	if res.Relevance != nil {
+		fmt.Fprintf(stdout, "fit: inputs weighed by their relevance (%s): the shallow machine's held-out loss %.4g so, %.4g unweighed\n",
+			describeWeights(run.enc.Names(), res.Relevance), res.RelevanceLosses[1], res.RelevanceLosses[0])
 	}
 	if c := describeCalibration(res.Calibration); c != "" {
 		fmt.Fprintf(stdout, "fit: %s\n", c)
@@ -483,6 +489,24 @@ func describeInputLosses(losses []float64) string {
 		return ""
 	}
 	return fmt.Sprintf(": the shallow machine's held-out loss %.4g there, %.4g on the inputs as they are", losses[1], losses[0])
+}
+
+// describeWeights lists the inputs with their weights, the largest first,
+// at most five and a count of the others.
+func describeWeights(names []string, w []float64) string {
+	order := make([]int, len(w))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(w[b], w[a]) })
+	var parts []string
+	for _, i := range order[:min(5, len(order))] {
+		parts = append(parts, fmt.Sprintf("%s %.2g", names[i], w[i]))
+	}
+	if len(order) > 5 {
+		parts = append(parts, fmt.Sprintf("%d more", len(order)-5))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // describeCalibration says how the chosen setting's held-out predictions

@@ -240,9 +240,15 @@
 // training rows below it, which keeps only their order, as a tree's
 // splits do), and kept so when the shallow machine's held-out loss is
 // lower there; fit says so, the model file records the map, and predict,
-// serve and export apply it. -inputs linear or quantile fixes the
-// choice; a classifier's inputs are taken as they are unless -inputs
-// quantile.
+// serve and export apply it. Then, on the scale kept, the inputs are
+// also tried weighed by their relevance to the shallow machine (the root
+// mean square of its slope along each, to the power 1/4, relative to
+// the others'), and kept so when its held-out loss is lower: inputs that
+// do not matter then stop diluting the distances of those that do. fit
+// lists the weightiest inputs; the model file records the weights, which
+// the machine's input scaler applies. -inputs linear or quantile fixes
+// the scale and weighs nothing; a classifier's inputs are taken as they
+// are unless -inputs quantile.
 // Above kernel.AutoAnchors rows the anchor points are that many k-means++
 // centres of the rows (-anchors M sets their number), so that time and
 // memory grow linearly with the rows. The final fit stops when the loss

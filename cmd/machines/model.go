@@ -155,16 +155,21 @@ type fitRecord struct {
 	// InputScale and InputLosses are kernel.Result's: whether the inputs
 	// were mapped through their quantiles, and the held-out losses that
 	// chose.
-	InputScale  string            `json:"input_scale,omitempty"`
-	InputLosses []float64         `json:"input_losses,omitempty"`
-	Anchors     int               `json:"anchors"`
-	Starts      int               `json:"starts,omitempty"` // initial points of the final fit
-	Start       int               `json:"start,omitempty"`  // the one kept, from 0
-	Iterations  int               `json:"iterations"`
-	Converged   bool              `json:"converged"`
-	Status      string            `json:"status"`
-	Seconds     float64           `json:"seconds"`
-	Selection   *kernel.Selection `json:"selection,omitempty"`
+	InputScale  string    `json:"input_scale,omitempty"`
+	InputLosses []float64 `json:"input_losses,omitempty"`
+	// Relevance and RelevanceLosses are kernel.Result's: the weights of
+	// the standardised inputs, if they were weighed, and the held-out
+	// losses that chose, without and with them.
+	Relevance       []float64         `json:"relevance,omitempty"`
+	RelevanceLosses []float64         `json:"relevance_losses,omitempty"`
+	Anchors         int               `json:"anchors"`
+	Starts          int               `json:"starts,omitempty"` // initial points of the final fit
+	Start           int               `json:"start,omitempty"`  // the one kept, from 0
+	Iterations      int               `json:"iterations"`
+	Converged       bool              `json:"converged"`
+	Status          string            `json:"status"`
+	Seconds         float64           `json:"seconds"`
+	Selection       *kernel.Selection `json:"selection,omitempty"`
 	// Calibration is the logit scale or the shrinkage that the chosen
 	// setting's held-out predictions gave the machine.
 	Calibration *kernel.Calibration `json:"calibration,omitempty"`
