@@ -498,10 +498,7 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 			return nil, res, err
 		}
 	}
-	if p, err = chooseInputs(p, x, y, labels, val, outputs, s, &res); err != nil {
-		return nil, res, err
-	}
-	if p, err = weighInputs(p, val, outputs, s, &res); err != nil {
+	if p, err = prepareInputs(p, x, y, labels, val, outputs, s, &res); err != nil {
 		return nil, res, err
 	}
 	var shallow *shallowFit
@@ -534,6 +531,16 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	m, res, err := fitDeep(p, arch, res, cal, s)
 	res.Seconds = time.Since(begin).Seconds()
 	return m, res, err
+}
+
+// prepareInputs returns p with its inputs on the scale and with the
+// weights that s.InputScale says (see AutoInputs), recorded in res.
+func prepareInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, outputs int, s Settings, res *Result) (*prepared, error) {
+	p, err := chooseInputs(p, x, y, labels, val, outputs, s, res)
+	if err != nil {
+		return nil, err
+	}
+	return weighInputs(p, val, outputs, s, res)
 }
 
 // chooseInputs returns p, or the data prepared from the inputs x mapped
