@@ -6,17 +6,21 @@ import (
 	"slices"
 
 	"github.com/parametric-machines/machines/dataset"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
 // A Gaussian kernel on standardised inputs weighs every input alike, so
 // that inputs which do not matter dilute the distances of those that do
 // (a quarter beside the year that drives an interest rate, the five noise
-// inputs of Friedman 1). Trees ignore such inputs. The machine's answer
-// is to measure each input's relevance as the root mean square of the
-// fitted shallow machine's partial derivative along it over the rows (the
-// diagonal of the expected gradient outer product), and to try the inputs
-// multiplied by a damped power of it.
+// inputs of Friedman 1). Trees ignore such inputs. The learner measures
+// each input's relevance as the root mean square of the fitted shallow
+// machine's partial derivative along it over the rows (the diagonal of
+// the expected gradient outer product), and tries the inputs multiplied
+// by a damped power of it. Computed by central differences of the
+// predictions, one pair of passes per input, the relevance took a table
+// of 20 rows and 10,000 columns from 1.5 s to 107 s of fitting; in closed
+// form it takes a fraction of a second.
 
 // relevancePower damps the relevance before it weighs the inputs: the
 // weights are the expected squared partial derivatives to this power.
@@ -30,10 +34,6 @@ const relevancePower = 0.25
 // minRelevance bounds the weights below, so that an input of no measured
 // relevance keeps a finite scale in the machine's input scaler.
 const minRelevance = 1e-2
-
-// relevanceStep is the step of the central differences of the shallow
-// machine's predictions, on the standardised inputs.
-const relevanceStep = 1e-4
 
 // relevance returns a weight per input of the shallow machine of pass at
 // its best setting on the targets as they are: the mean over the pass's
@@ -65,24 +65,8 @@ func relevance(pass *shallowPass) []float64 {
 	_, k := y.Dims()
 	unit := calibration{factor: slices.Repeat([]float64{1}, k), residuals: make([][]float64, k)}
 	m, _ := basis.machine(r, r.project(y), cost, sp.anchors, unit)
-	x := mat.DenseCopyOf(data.x)
-	n, d := x.Dims()
-	w := make([]float64, d)
-	for j := range d {
-		col := mat.Col(nil, j, x)
-		shift := func(h float64) *mat.Dense {
-			for i, v := range col {
-				x.Set(i, j, v+h)
-			}
-			return m.Predict(nil, x)
-		}
-		up, down := shift(relevanceStep), shift(-relevanceStep)
-		x.SetCol(j, col)
-		var g mat.Dense
-		g.Sub(up, down)
-		w[j] = mat.Norm(&g, 2) / (2 * relevanceStep)
-		w[j] *= w[j] / float64(n)
-	}
+	w := meanSquaredSlopes(m, mat.DenseCopyOf(data.x))
+	d := len(w)
 	var mean float64
 	for _, v := range w {
 		mean += v / float64(d)
@@ -92,6 +76,42 @@ func relevance(pass *shallowPass) []float64 {
 	}
 	for j, v := range w {
 		w[j] = math.Max(math.Pow(v/mean, relevancePower), minRelevance)
+	}
+	return w
+}
+
+// meanSquaredSlopes returns, for each input of the shallow machine m
+// (dims [inputs, outputs], its first block the input itself), the mean
+// over the rows of x of the squared partial derivatives of its outputs
+// along that input, summed over the outputs. Output o is
+// A_o x + sum_q C_oq exp(-gamma |x - a_q|^2), whose derivative along x_j
+// is A_oj - 2 gamma (x_j u - v_j), with u = sum_q C_oq K_q and
+// v_j = sum_q C_oq K_q a_qj: one product of the kernel matrix with the
+// anchors per output, O(rows x anchors x inputs).
+func meanSquaredSlopes(m *Machine, x *mat.Dense) []float64 {
+	n, d := x.Dims()
+	na, _ := m.Anchors.Dims()
+	sigma := m.sigma()
+	gamma := 1 / (2 * sigma * sigma)
+	k := mat.NewDense(n, na, nil)
+	k.Apply(func(i, q int, _ float64) float64 {
+		return math.Exp(-gamma * sqDistance(x.RawRowView(i), m.Anchors.RawRowView(q)))
+	}, k)
+	w := make([]float64, d)
+	kc := mat.NewDense(n, na, nil)
+	var v mat.Dense
+	for o := range m.Outputs() {
+		c := m.C.RawRowView(o)
+		kc.Apply(func(_, q int, kv float64) float64 { return kv * c[q] }, k)
+		v.Mul(kc, m.Anchors)
+		a := m.A.RawRowView(o)
+		for i := range n {
+			u := floats.Sum(kc.RawRowView(i))
+			for j, xj := range x.RawRowView(i) {
+				g := a[j] - 2*gamma*(xj*u-v.At(i, j))
+				w[j] += g * g / float64(n)
+			}
+		}
 	}
 	return w
 }
@@ -133,7 +153,8 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 	}
 	res.RelevanceLosses = []float64{plain, weighed}
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "kernel: inputs weighed by their relevance %.3g: the shallow machine's lowest held-out loss %.4g, %.4g unweighed\n", w, weighed, plain)
+		fmt.Fprintf(s.Progress, "kernel: inputs weighed by their relevance (weights %.3g to %.3g): the shallow machine's lowest held-out loss %.4g, %.4g unweighed\n",
+			slices.Min(w), slices.Max(w), weighed, plain)
 	}
 	if weighed < plain {
 		res.Relevance = w
