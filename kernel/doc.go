@@ -91,8 +91,8 @@
 //     relevance: the root mean square of the best shallow machine's
 //     partial derivative along each input over the rows (the diagonal of
 //     its expected gradient outer product, in closed form), relative to
-//     the others', to
-//     the power 1/4, so that inputs that do not matter stop diluting the
+//     the others', to the power 1/2 (the mean squared slope to the power
+//     1/4), so that inputs that do not matter stop diluting the
 //     distances of those that do; kept when the shallow machine's lowest
 //     held-out loss is lower so (Result.Relevance). The weights divide
 //     the scales of the machine's input scaler, so new rows are weighed

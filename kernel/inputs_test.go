@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -99,7 +100,9 @@ func TestInputScale(t *testing.T) {
 func TestRelevance(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(4, 4))
 	const n = 100
-	x, y := randomData(rnd, n, 4), mat.NewDense(n, 1, nil)
+	// Input 4 is constant: no slope at all, its weight floored.
+	x, y := mat.NewDense(n, 5, nil), mat.NewDense(n, 1, nil)
+	x.Slice(0, n, 0, 4).(*mat.Dense).Copy(randomData(rnd, n, 4))
 	labels := make([]int, n)
 	for i := range n {
 		y.Set(i, 0, math.Sin(3*x.At(i, 0))+0.05*rnd.NormFloat64())
@@ -115,10 +118,16 @@ func TestRelevance(t *testing.T) {
 	if w == nil || !(res.RelevanceLosses[1] < res.RelevanceLosses[0]) {
 		t.Fatalf("relevance %v chosen at held-out losses %v, want the weights, at a lower loss", w, res.RelevanceLosses)
 	}
-	for j := 1; j < 4; j++ {
+	for j := 1; j < 5; j++ {
 		if !(w[0] > 2*w[j]) {
 			t.Errorf("weights %v: the relevant input 0 does not weigh twice input %d", w, j)
 		}
+	}
+	if w[4] != minRelevance {
+		t.Errorf("weight %v of the constant input, want the floor %v", w[4], minRelevance)
+	}
+	if _, err := json.Marshal(m); err != nil {
+		t.Errorf("the weighed machine does not encode: %v", err)
 	}
 	if r2 := stat.RSquaredFrom(mat.Col(nil, 0, m.Predict(nil, x)), mat.Col(nil, 0, y), nil); r2 < 0.9 {
 		t.Errorf("training R^2 %.3f of the weighed machine, want at least 0.9", r2)

@@ -23,12 +23,14 @@ import (
 // form it takes a fraction of a second.
 
 // relevancePower damps the relevance before it weighs the inputs: the
-// weights are the expected squared partial derivatives to this power.
-// The square root of the relevance itself (power 1/2) fitted the
-// relevance to the rows that then judged it: on the hold-out, US state
-// crime fell from 0.575 to 0.463 held-out R^2 and US arrests on the panel
-// from 0.605 to 0.553; at 1/4 they fell to 0.537 and 0.579 while the
-// gains held (esoph 0.304 to 0.370, interest_inflation 0.446 to 0.782).
+// weights are the expected squared partial derivatives, relative to their
+// mean over the inputs, to this power, the square root of the relative
+// root mean square slope. The relative root mean square slope itself
+// (power 1/2) fitted the weights to the rows that then judged them: on
+// the hold-out, US state crime fell from 0.575 to 0.463 held-out R^2, and
+// US arrests on the panel from 0.605 to 0.553; at 1/4 they fell to 0.537
+// and 0.579 while the gains held (esoph 0.304 to 0.370,
+// interest_inflation 0.446 to 0.782).
 const relevancePower = 0.25
 
 // minRelevance bounds the weights below, so that an input of no measured
@@ -147,10 +149,7 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 	if err != nil {
 		return nil, err
 	}
-	plain := math.Inf(1)
-	for _, bs := range p.pass.all {
-		plain = math.Min(plain, bs.best())
-	}
+	plain := p.pass.bestLoss()
 	res.RelevanceLosses = []float64{plain, weighed}
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "kernel: inputs weighed by their relevance (weights %.3g to %.3g): the shallow machine's lowest held-out loss %.4g, %.4g unweighed\n",

@@ -206,15 +206,20 @@ func (p *shallowPass) score(list []int, val *validation, folded bool, outputs, w
 // forward in time. It keeps the scores in p for the selection.
 func shallowLoss(p *prepared, val *validation, outputs int, s Settings) (float64, error) {
 	p.pass = newShallowPass(p.variants(), val, s)
-	scored, err := p.pass.score(allRows(len(p.pass.bases)), val, val.split != "", outputs, s.Workers)
-	if err != nil {
+	if _, err := p.pass.score(allRows(len(p.pass.bases)), val, val.split != "", outputs, s.Workers); err != nil {
 		return 0, err
 	}
+	return p.pass.bestLoss(), nil
+}
+
+// bestLoss returns the lowest held-out loss of every bandwidth's
+// candidates, once the pass has scored them all.
+func (p *shallowPass) bestLoss() float64 {
 	best := math.Inf(1)
-	for _, bs := range scored {
+	for _, bs := range p.all {
 		best = math.Min(best, bs.best())
 	}
-	return best, nil
+	return best
 }
 
 // foldBandwidths is the number of bandwidths that the shallow machine

@@ -241,9 +241,9 @@
 // splits do), and kept so when the shallow machine's held-out loss is
 // lower there; fit says so, the model file records the map, and predict,
 // serve and export apply it. Then, on the scale kept, the inputs are
-// also tried weighed by their relevance to the shallow machine (the root
-// mean square of its slope along each, to the power 1/4, relative to
-// the others'), and kept so when its held-out loss is lower: inputs that
+// also tried weighed by their relevance to the shallow machine (the
+// square root of the root mean square of its slope along each, relative
+// to the others'), and kept so when its held-out loss is lower: inputs that
 // do not matter then stop diluting the distances of those that do. fit
 // lists the weightiest inputs; the model file records the weights, which
 // the machine's input scaler applies. -inputs linear or quantile fixes

@@ -42,14 +42,7 @@ func main() {
 	x, y := dataset.Tensor[f32](must(dataset.LoadIDX(*data, "train")), 5000)
 	xt, yt := dataset.Tensor[f32](must(dataset.LoadIDX(*data, "t10k")), 0)
 
-	m := model.New[f32](nil)
-	h := m.Add("front", hypergraph.Conv[f32]{Out: []int{16}}, m.Input("image", 1, 28, 28))
-	h = m.Add("pool1", hypergraph.Each[f32]{Kind: "maxpool"}, m.Add("relu", hypergraph.Each[f32]{Kind: "relu"}, h))
-	h = m.Add("machine", finite.Layer[f32]{Kind: finite.Conv, Dims: []int{16, 16}, Pad: []int{1, 1}, Activation: ad.Tanh}, h)
-	h = m.Add("down", hypergraph.Linear[f32]{Out: []int{16}, Bias: true}, m.Add("flat", hypergraph.Flatten[f32](), m.Add("pool2", hypergraph.Each[f32]{Kind: "maxpool"}, h)))
-	h = m.Add("flow", infinite.Layer[f32]{Settings: infinite.Settings{Anchors: 16, MaxFreq: 2, Steps: 4}}, h)
-	m.Add("logits", kernel.Layer[f32]{Architecture: kernel.Architecture{Dims: []int{16, 16, 10}}, Anchors: 32}, h)
-
+	m := mixed()
 	must(train.Run[f32](m.Classifier(y, x), len(y), train.Config{Epochs: 2, Batch: 32, Optimizer: &optim.Adam{LR: 0.003}, Progress: os.Stderr}))
 	before := must(m.Classifier(yt, xt).Evaluate(0))
 	check(os.MkdirAll(*out, 0o755))
@@ -61,6 +54,18 @@ func main() {
 	logits := must(m.Predict(&ad.Tensor[f32]{Shape: []int{100, 1, 28, 28}, Data: xt.Data[:100*28*28]}))
 	check(os.WriteFile(filepath.Join(*out, "mixed.json"), must(json.MarshalIndent(map[string]any{"accuracy": before.Accuracy,
 		"accuracy_reloaded": after.Accuracy, "params": m.NumParams(), "logits": logits[0]}, "", " ")), 0o644))
+}
+
+// mixed returns the model: four families of machines, one after the other.
+func mixed() *model.Model[f32] {
+	m := model.New[f32](nil)
+	h := m.Add("front", hypergraph.Conv[f32]{Out: []int{16}}, m.Input("image", 1, 28, 28))
+	h = m.Add("pool1", hypergraph.Each[f32]{Kind: "maxpool"}, m.Add("relu", hypergraph.Each[f32]{Kind: "relu"}, h))
+	h = m.Add("machine", finite.Layer[f32]{Kind: finite.Conv, Dims: []int{16, 16}, Pad: []int{1, 1}, Activation: ad.Tanh}, h)
+	h = m.Add("down", hypergraph.Linear[f32]{Out: []int{16}, Bias: true}, m.Add("flat", hypergraph.Flatten[f32](), m.Add("pool2", hypergraph.Each[f32]{Kind: "maxpool"}, h)))
+	h = m.Add("flow", infinite.Layer[f32]{Settings: infinite.Settings{Anchors: 16, MaxFreq: 2, Steps: 4}}, h)
+	m.Add("logits", kernel.Layer[f32]{Architecture: kernel.Architecture{Dims: []int{16, 16, 10}}, Anchors: 32}, h)
+	return m
 }
 
 func must[T any](v T, err error) T {
