@@ -95,13 +95,16 @@ func axpyRows(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64) 
 	axpyRowsKernel(c, b, ldb, s, sinc, k, alpha)
 }
 
-// axpyRowsGo is axpyRows in Go, for any length of c.
+// axpyRowsGo is axpyRows in Go, for any length of c: the rows of b in
+// turn, as the kernel takes them, rather than a column of b at a time,
+// which read a row of b per element of c and made the tail of a row
+// (its last len(c) mod 16 columns) cost as much as the rest.
 func axpyRowsGo(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64) {
-	for j, acc := range c {
-		for l := range k {
-			acc += alpha * s[l*sinc] * b[l*ldb+j]
+	for l := range k {
+		as := alpha * s[l*sinc]
+		for j, v := range b[l*ldb : l*ldb+len(c)] {
+			c[j] += as * v
 		}
-		c[j] = acc
 	}
 }
 
