@@ -26,6 +26,7 @@ type machineJSON[N any] struct {
 	Input     *scalerJSON[N]   `json:"input,omitempty"`
 	Output    *scalerJSON[N]   `json:"output,omitempty"`
 	LogTarget bool             `json:"log_target,omitempty"`
+	Range     [][]N            `json:"range,omitempty"`
 	// InputBlock is written only when true, so that the files of other
 	// machines read as before.
 	InputBlock bool `json:"input_block,omitempty"`
@@ -56,6 +57,8 @@ type scalerJSON[N any] struct {
 //	  "input": {"mean": [...], "scale": [...]}, one entry per input (optional),
 //	  "output": {"mean": [...], "scale": [...]}, one entry per output (optional),
 //	  "log_target": true when the machine predicts exp(output) - 1 (optional),
+//	  "range": [[lowest, highest], ...], one pair per output, the bounds of
+//	       a regression's predictions (optional),
 //	  "input_block": true when the first block is the input itself (optional)
 //	}
 //
@@ -77,6 +80,9 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 		Anchors:    rowsOf(m.Anchors),
 		LogTarget:  m.LogTarget,
 		InputBlock: m.InputBlock,
+	}
+	for _, r := range m.Range {
+		w.Range = append(w.Range, r[:])
 	}
 	if m.Quantiles != nil {
 		w.Quantiles = &quantileJSON[float64]{Knots: m.Quantiles.Knots, Ranks: m.Quantiles.Ranks}
@@ -163,6 +169,9 @@ func decodeMachine(data []byte) (*Machine, error) {
 	if m.Output, err = scalerFrom("output", w.Output); err != nil {
 		return nil, err
 	}
+	if m.Range, err = rangeFrom(w.Range); err != nil {
+		return nil, err
+	}
 	if err := m.validate(); err != nil {
 		return nil, err
 	}
@@ -239,7 +248,48 @@ func (m *Machine) validate() error {
 	if err := checkScaler("input", m.Input, inputs, "input"); err != nil {
 		return err
 	}
-	return checkScaler("output", m.Output, m.Outputs(), "output (the last entry of dims)")
+	if err := checkScaler("output", m.Output, m.Outputs(), "output (the last entry of dims)"); err != nil {
+		return err
+	}
+	return m.checkRange()
+}
+
+// checkRange checks that m's Range, if any, holds a pair of finite
+// bounds, the lower first, per output.
+func (m *Machine) checkRange() error {
+	if m.Range == nil {
+		return nil
+	}
+	if len(m.Range) != m.Outputs() {
+		return fmt.Errorf("range has %d pairs of bounds, want %d, one per output (the last entry of dims)", len(m.Range), m.Outputs())
+	}
+	for k, r := range m.Range {
+		if !(r[0] <= r[1]) || math.IsInf(r[0], 0) || math.IsInf(r[1], 0) {
+			return fmt.Errorf("range[%d] is %v, want two finite numbers, the lower first", k, r)
+		}
+	}
+	return nil
+}
+
+// rangeFrom decodes the bounds of a machine's predictions: nil if the
+// file has none.
+func rangeFrom(rows [][]json.RawMessage) ([][2]float64, error) {
+	if rows == nil {
+		return nil, nil
+	}
+	m, err := matrixFrom("range", rows)
+	if err != nil {
+		return nil, err
+	}
+	n, c := m.Dims()
+	if c != 2 {
+		return nil, fmt.Errorf("range has rows of %d numbers, want 2: the lowest and the highest prediction", c)
+	}
+	r := make([][2]float64, n)
+	for k := range r {
+		r[k] = [2]float64{m.At(k, 0), m.At(k, 1)}
+	}
+	return r, nil
 }
 
 func checkScaler(name string, s *dataset.Scaler, n int, what string) error {

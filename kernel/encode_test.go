@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -49,6 +50,9 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 			if (m.Quantiles != nil) != (s.InputScale == kernel.QuantileInputs) {
 				t.Errorf("quantile map %v for inputs %v", m.Quantiles != nil, s.InputScale)
 			}
+			if (m.Range != nil) == s.Raw {
+				t.Errorf("range %v for a fit with Raw %v", m.Range, s.Raw)
+			}
 			b, err := json.Marshal(m)
 			if err != nil {
 				t.Fatal(err)
@@ -61,6 +65,9 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 			for i := range 20 {
 				q.Set(i, 0, 5*rnd.Float64()-0.5)
 				q.Set(i, 1, rnd.Float64())
+			}
+			if !reflect.DeepEqual(got.Range, m.Range) {
+				t.Errorf("decoded range %v, want %v", got.Range, m.Range)
 			}
 			want, have := m.Predict(nil, q), got.Predict(nil, q)
 			for i := range 20 {
@@ -128,6 +135,11 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 		{"output zero scale", edit(`"scale":[2]`, `"scale":[0]`), "output.scale[0] is 0"},
 		{"output scaler huge", edit(`"mean":[3]`, `"mean":[-1e400]`), "output.mean[0] is -1e400, too large"},
 		{"input block a rows", edit(`"dims"`, `"input_block":true,"dims"`), "a is 2x1, want 1x1: sum(dims) - dims[0] = 1 rows after the input block"},
+		{"range count", edit(`"input":`, `"range":[[0,1],[0,1]],"input":`), "range has 2 pairs of bounds, want 1, one per output"},
+		{"range reversed", edit(`"input":`, `"range":[[1,0]],"input":`), "range[0] is [1 0], want two finite numbers, the lower first"},
+		{"range of three", edit(`"input":`, `"range":[[0,1,2]],"input":`), "range has rows of 3 numbers, want 2"},
+		{"range string", edit(`"input":`, `"range":[[0,"x"]],"input":`), `range[0][1] is "x", want a number`},
+		{"range empty", edit(`"input":`, `"range":[],"input":`), "range has no rows"},
 		{"quantiles of another width", edit(`"input":`, `"quantiles":{"knots":[null,null],"ranks":[null,null]},"input":`), "quantiles: 2 knot lists and 2 rank lists for 1 columns"},
 		{"quantile knots unordered", edit(`"input":`, `"quantiles":{"knots":[[2,1]],"ranks":[[0.2,0.8]]},"input":`), "quantiles: column 0: knot 1 (1)"},
 		{"quantile rank string", edit(`"input":`, `"quantiles":{"knots":[[1,2]],"ranks":[[0.2,"x"]]},"input":`), `quantiles.ranks[0][1] is "x", want a number`},

@@ -206,6 +206,10 @@ type Machine struct {
 	// returns exp(v) - 1 of the output v, after Output has mapped v to
 	// the log units.
 	LogTarget bool
+	// Range, if not nil, bounds a regression's predictions: Predict
+	// returns for output k values between Range[k][0] and Range[k][1],
+	// and so do the ends of PredictInterval's intervals.
+	Range [][2]float64
 }
 
 // Inputs returns the input dimension.

@@ -148,14 +148,18 @@ func (p *Predictor) chunk(x mat.Matrix, lo, hi int) (out []float64, size int) {
 
 // toTarget maps the value v of output k from the scale the machine was
 // fitted on to the units of the targets: it undoes the standardisation
-// and the log scale. The map is increasing, so it keeps the order of the
-// ends of an interval.
+// and the log scale, and bounds the result to the machine's Range. The
+// map does not decrease, so it keeps the order of the ends of an
+// interval.
 func (p *Predictor) toTarget(k int, v float64) float64 {
 	if p.m.Output != nil {
 		v = p.m.Output.InvertValue(k, v)
 	}
 	if p.m.LogTarget {
 		v = math.Expm1(v)
+	}
+	if r := p.m.Range; r != nil {
+		v = min(max(v, r[k][0]), r[k][1])
 	}
 	return v
 }

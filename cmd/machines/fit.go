@@ -25,7 +25,7 @@ type fitFlags struct {
 	dims, kernelName, targetScale, inputScale, modelPath *string
 	bandwidth, cost                                      *float64
 	folds, anchors, iters, starts                        *int
-	standardize                                          *bool
+	standardize, extrapolate                             *bool
 	seed                                                 *uint64
 	learner                                              *learnerFlags
 }
@@ -93,6 +93,7 @@ func newFitFlags() *fitFlags {
 		targetScale: fs.String("target-scale", kernel.AutoScale.String(), "`scale` on which a regression's target is fitted: linear, log (log(1+y), for nonnegative targets),\nor auto: cross-validation also tries log when the target is nonnegative and skewed"),
 		inputScale:  fs.String("inputs", kernel.AutoInputs.String(), "`scale` of the inputs: linear (as they are), quantile (each numeric input mapped through its training quantiles),\nor auto: quantile when the shallow machine's held-out loss is lower there (with -cost and -bandwidth given: linear)"),
 		standardize: fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1"),
+		extrapolate: fs.Bool("extrapolate", false, "regression: let predictions leave the training targets' range widened by a tenth of it on each side,\nwhere they are bounded by default (always unbounded with -standardize=false)"),
 		seed:        fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters"),
 		iters:       fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)"),
 		starts:      fs.Int("starts", 1, "fit the final machine from this `number` of initial points, at most 1000, and keep the one of lowest loss"),
@@ -245,6 +246,7 @@ func (run *fitRun) settings(fl *fitFlags, stderr io.Writer) (kernel.Settings, er
 		Folds:       *fl.folds,
 		Anchors:     *fl.anchors,
 		Raw:         !*fl.standardize,
+		Extrapolate: *fl.extrapolate,
 		Seed:        *fl.seed,
 		MaxIter:     *fl.iters,
 		Starts:      *fl.starts,
@@ -339,6 +341,9 @@ func (run *fitRun) report(fl *fitFlags, m *kernel.Machine, res kernel.Result, st
 	}
 	if c := describeCalibration(res.Calibration); c != "" {
 		fmt.Fprintf(stdout, "fit: %s\n", c)
+	}
+	if m.Range != nil {
+		fmt.Fprintf(stdout, "fit: predictions bounded to %s, the training targets' range widened by a tenth on each side (-extrapolate lifts the bounds)\n", describeRange(run.names, m.Range))
 	}
 	if res.Converged {
 		fmt.Fprintf(stdout, "fit: converged after %d iterations (%s)\n", res.Iterations, res.Status)
@@ -480,6 +485,18 @@ func (md *modelFile) addLearned(names []string, res kernel.Result) {
 			md.Intervals.Residuals[j] = thinResiduals(r[j])
 		}
 	}
+}
+
+// describeRange lists the bounds of each target's predictions.
+func describeRange(names []string, r [][2]float64) string {
+	if len(r) == 1 {
+		return fmt.Sprintf("[%.4g, %.4g]", r[0][0], r[0][1])
+	}
+	parts := make([]string, len(r))
+	for k, b := range r {
+		parts[k] = fmt.Sprintf("%s [%.4g, %.4g]", names[k], b[0], b[1])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // describeInputLosses says which held-out losses chose the inputs' scale,

@@ -71,6 +71,7 @@ type fitTestModel struct {
 	Machine struct {
 		Dims      []int
 		Quantiles *struct{ Knots [][]float64 }
+		Range     [][]float64
 	}
 }
 
@@ -96,7 +97,7 @@ func TestFitPredictRegression(t *testing.T) {
 		t.Fatalf("fit exited with %d: %s", code, stderr)
 	}
 	for _, want := range []string{"fit: 36 rows, 2 columns encoded as 2 inputs\n", "chosen by 5-fold cross-validation repeated 3 times over 4 settings on 36 rows",
-		" settings on 36 rows: r2 ", " iterations (", "fit: training R² ", "wrote " + model} {
+		" settings on 36 rows: r2 ", "fit: predictions bounded to [", " iterations (", "fit: training R² ", "wrote " + model} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("fit printed %q, want it to contain %q", stdout, want)
 		}
@@ -107,6 +108,9 @@ func TestFitPredictRegression(t *testing.T) {
 		head.Task != "regression" || head.Target != "y" || !slices.Equal(head.Features, []string{"x1", "x2"}) ||
 		head.Classes != nil || !slices.Equal(dims, []int{3, 3, 3, 1}) && !slices.Equal(dims, []int{2, 1}) || head.Fit.Rows != 36 {
 		t.Errorf("model file header is %+v", head)
+	}
+	if r := head.Machine.Range; len(r) != 1 || !(r[0][0] < r[0][1]) {
+		t.Errorf("model file bounds the predictions by %v, want one pair", r)
 	}
 	if in := head.Fit.InputScale; (in != "linear" && in != "quantile") || len(head.Fit.InputLosses) != 2 {
 		t.Errorf("model file records the input scale %q chosen by the losses %v", in, head.Fit.InputLosses)
@@ -188,6 +192,7 @@ func TestFitFixedSettings(t *testing.T) {
 	}{
 		{"both", []string{"-cost", "0.01", "-bandwidth", "2"}, false, 0.01, 2, "(fixed by the flags)"},
 		{"starts", []string{"-cost", "0.01", "-bandwidth", "2", "-starts", "3"}, false, 0.01, 2, "(fixed by the flags)"},
+		{"extrapolate", []string{"-cost", "0.01", "-bandwidth", "2", "-extrapolate"}, false, 0.01, 2, "(fixed by the flags)"},
 		{"cost", []string{"-cost", "0.01"}, false, 0.01, 1, "(fixed by the flags)"},
 		{"bandwidth", []string{"-bandwidth", "2"}, true, 0, 2, "cross-validation"},
 	} {
@@ -202,6 +207,10 @@ func TestFitFixedSettings(t *testing.T) {
 				t.Errorf("fit printed %q, want it to contain %q", stdout, tc.fixedPrint)
 			}
 			head := fitTestReadModel(t, model)
+			unbounded := slices.Contains(tc.flags, "-extrapolate")
+			if (head.Machine.Range == nil) != unbounded || strings.Contains(stdout, "predictions bounded") == unbounded {
+				t.Errorf("range %v and fit printed %q with -extrapolate %v", head.Machine.Range, stdout, unbounded)
+			}
 			if (head.Fit.Selection != nil) != tc.search {
 				t.Fatalf("selection recorded: %v, want %v", head.Fit.Selection != nil, tc.search)
 			}
@@ -601,6 +610,8 @@ func TestPredictErrors(t *testing.T) {
 			`testdata/model_bad_task.json: unknown task "ranking", want "regression" or "classification"`},
 		{"classifier's scaler", "model_bad_class_scaler.json", "model_predict.csv",
 			"testdata/model_bad_class_scaler.json: a classification machine has an output scaler of scales other than 1"},
+		{"classifier's range", "model_bad_class_range.json", "model_predict.csv",
+			"testdata/model_bad_class_range.json: a classification machine has a range: it bounds a regression's predictions"},
 		{"bad machine", "model_bad_machine.json", "model_predict.csv",
 			"testdata/model_bad_machine.json: kernel: decoding machine: c is 1x2, want 1x1"},
 		{"no model", "no_such.json", "model_predict.csv", "open testdata/no_such.json: no such file"},

@@ -140,7 +140,7 @@
 //	machines fit -data train.csv|- -target COLUMN [-task regression|classification] [-sep ;] \
 //	    [-ignore a,b] [-id COLUMN] [-family auto|shallow|deep] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
 //	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-standardize=true] \
-//	    [-weight COLUMN] [-balance] [-group COLUMN | -time COLUMN] [-budget 30s] \
+//	    [-extrapolate] [-weight COLUMN] [-balance] [-group COLUMN | -time COLUMN] [-budget 30s] \
 //	    [-seed 0] [-iters N] [-starts 1] -model model.json
 //	machines predict -model model.json -data new.csv|- [-sep ;] -out pred.csv|- [-interval 0.9]
 //
@@ -248,7 +248,14 @@
 // lists the weightiest inputs; the model file records the weights, which
 // the machine's input scaler applies. -inputs linear or quantile fixes
 // the scale and weighs nothing; a classifier's inputs are taken as they
-// are unless -inputs quantile.
+// are unless -inputs quantile. A regression's predictions, and the ends
+// of its intervals, stay within the training targets' range widened by a
+// tenth of it on each side (and above 0 if no target is negative): a
+// linear part or a log target would otherwise carry a row with an
+// extreme input far beyond anything seen. fit prints the bounds, the
+// model file keeps them, and predict, serve, explain and export apply
+// them; -extrapolate lifts them, for a trend that should go on beyond
+// the data.
 // Above kernel.AutoAnchors rows the anchor points are that many k-means++
 // centres of the rows (-anchors M sets their number), so that time and
 // memory grow linearly with the rows. The final fit stops when the loss
@@ -280,9 +287,10 @@
 // evenly spaced ones), and the "machine": its "dims", "kernel",
 // "bandwidth", the matrices "a", "c" and "anchors" as arrays of rows,
 // "input_block" when the first block is the input itself and "a" holds
-// the other blocks alone (the shallow machine), and the "input" and
+// the other blocks alone (the shallow machine), the "input" and
 // "output" scalers ("mean", "scale"; a classifier's output scaler adds
-// its intercepts to the class scores). Files of versions 1 to 4, whose
+// its intercepts to the class scores), and a regression's "range", the
+// lowest and highest prediction of each target. Files of versions 1 to 4, whose
 // "format" was "machines-model", are still read. It is written atomically: a temporary file renamed
 // into place.
 //

@@ -359,6 +359,9 @@ func (md *modelFile) check() error {
 		if m.LogTarget {
 			return errors.New("a classification machine has a log target")
 		}
+		if m.Range != nil {
+			return errors.New("a classification machine has a range: it bounds a regression's predictions")
+		}
 		if m.Output != nil && slices.ContainsFunc(m.Output.Scale, func(v float64) bool { return v != 1 }) {
 			return errors.New("a classification machine has an output scaler of scales other than 1: it adds its intercepts, and scales nothing")
 		}

@@ -393,6 +393,7 @@ func walkFit(t *testing.T) {
 		{flag: "target-scale", values: walkNames},
 		{flag: "inputs", values: walkNames},
 		{flag: "standardize", values: walkBool},
+		{flag: "extrapolate", values: walkBool},
 		{flag: "seed", values: []string{"10", "18446744073709551615"}},
 		{flag: "iters", values: walkBig(1000)},
 		{flag: "starts", values: append(walkBig(10), "1000000000")},
