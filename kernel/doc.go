@@ -97,6 +97,12 @@
 //     held-out loss is lower so (Result.Relevance). The weights divide
 //     the scales of the machine's input scaler, so new rows are weighed
 //     too, in predict, serve and the ONNX export alike;
+//   - a regression's predictions, and the ends of its intervals, bounded
+//     to the range of its training targets widened by RangeMargin of it
+//     on each side, and to 0 below when no target is negative
+//     (Machine.Range): a linear part or a log target would otherwise carry
+//     a row with an extreme input far beyond anything seen.
+//     Settings.Extrapolate lifts the bounds;
 //   - every training row an anchor up to AutoAnchors rows, and AutoAnchors
 //     anchors chosen by k-means++ seeding above, so that time and memory
 //     grow linearly with the rows;
