@@ -108,7 +108,9 @@
 //     grow linearly with the rows;
 //   - the final fit of a deep machine stops when the loss improves by less
 //     than DefaultLossTol over 10 iterations, or at DefaultMaxIter;
-//     Result.Converged says which;
+//     Result.Converged says which. From CoarseMinRows rows it starts from
+//     the minimum of the same loss on an eighth of the rows
+//     (Result.CoarseRows), which leaves it little to do;
 //   - the final fit runs from one initial point. Settings.Starts fits from
 //     several and keeps the lowest loss: the loss of a deep machine is not
 //     convex, and one start may stall near a constant function.

@@ -2,13 +2,16 @@ package kernel
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parametric-machines/machines/dataset"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // TestStarts checks that a fit from several initial points keeps the one
@@ -125,5 +128,52 @@ func TestStartsNamedInErrors(t *testing.T) {
 		if !errors.Is(err, stop) || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "start 1 of") {
 			t.Errorf("%d starts, stopped in start %d: error %q, want it to begin %q", tc.starts, tc.stopAt+1, err, tc.want)
 		}
+	}
+}
+
+// TestCoarseStart checks the coarse start of a large final fit: from
+// CoarseMinRows rows the fit first minimises the loss on an eighth of
+// them and the result records it; below, it does not. Either way the
+// machine fits a smooth function of two inputs, on new rows too; the
+// coarse start must not cost a worse minimum than the plain one
+// (within 2% of its loss). A budget may end the coarse fit.
+func TestCoarseStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits 4,000 rows")
+	}
+	data := func(rnd *rand.Rand, n int) (*mat.Dense, *mat.Dense) {
+		x, y := randomData(rnd, n, 2), mat.NewDense(n, 1, nil)
+		for i := range n {
+			y.Set(i, 0, math.Sin(3*x.At(i, 0))+x.At(i, 1)*x.At(i, 1)+0.1*rnd.NormFloat64())
+		}
+		return x, y
+	}
+	rnd := rand.New(rand.NewPCG(4, 2))
+	xt, yt := data(rnd, 500)
+	s := Settings{Costs: []float64{1e-3}, Bandwidths: []float64{1}, Seed: 1}
+	xa, ya := data(rnd, CoarseMinRows)
+	var losses []float64
+	for _, n := range []int{CoarseMinRows - 1, CoarseMinRows} {
+		x, y := xa.Slice(0, n, 0, 2), ya.Slice(0, n, 0, 1)
+		m, res, err := FitRegression(x, y, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (n / 8) * (n / CoarseMinRows); res.CoarseRows != want {
+			t.Errorf("%d rows: coarse fit on %d rows, want %d", n, res.CoarseRows, want)
+		}
+		if r2 := stat.RSquaredFrom(m.Predict(nil, xt).RawMatrix().Data, yt.RawMatrix().Data, nil); r2 < 0.9 {
+			t.Errorf("%d rows: held-out R² %.3f, want at least 0.9", n, r2)
+		}
+		losses = append(losses, res.Loss)
+	}
+	if losses[1] > 1.02*losses[0] {
+		t.Errorf("loss %.4g after the coarse start, %.4g without (one row fewer)", losses[1], losses[0])
+	}
+	// A budget spent during the coarse fit still gives a machine.
+	s.UntilStall, s.MaxIter, s.Budget = true, 100000, 50*time.Millisecond
+	m, res, err := FitRegression(xa, ya, s)
+	if err != nil || m == nil || res.Status != "stopped by the budget" || res.CoarseRows == 0 {
+		t.Errorf("over the budget: machine %v, status %q, coarse rows %d, error %v", m != nil, res.Status, res.CoarseRows, err)
 	}
 }

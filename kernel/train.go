@@ -379,6 +379,9 @@ type Result struct {
 	// was kept; Loss, DataLoss, Iterations, Evaluations, Status and
 	// Converged describe that fit.
 	Start int
+	// CoarseRows is the number of rows of the coarse fit whose minimum
+	// started the final fit (see CoarseMinRows), 0 if there was none.
+	CoarseRows int
 	// Dims, Cost and Bandwidth are the settings of the machine, chosen or
 	// fixed; LogTarget says a regression was fitted to log(1 + y);
 	// Anchors is its number of anchor points.
@@ -756,12 +759,16 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 			return nil
 		}}
 	settings.MaxIter, settings.LossTol = s.finalStop()
+	var coarse *Objective
+	if coarse, res.CoarseRows, err = coarseObjective(d, arch, res.Cost, anchors, span, s); err != nil {
+		return nil, res, err
+	}
 	var best optim.Result
 	for ; start < max(s.Starts, 1); start++ {
 		// Start 0 draws from the seed's own stream, so that one start
 		// gives the machine that Starts 0 always gave.
 		init := span.init(o, arch, len(anchorRows), rand.New(rand.NewPCG(s.Seed, initStream+uint64(start))))
-		r, err := optim.Minimize(o.Func, init, settings)
+		r, err := optim.Minimize(o.Func, coarseStart(coarse, init, settings, s), settings)
 		if errors.Is(err, errBudget) {
 			r, err = latest, nil
 			if start > 0 && r.Loss >= best.Loss {
@@ -773,9 +780,7 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 		}
 		if start == 0 || r.Loss < best.Loss {
 			best = r
-			res.Start = start
-			res.Loss, res.Iterations, res.Evaluations = r.Loss, r.Iterations, r.Evaluations
-			res.Converged, res.Status = r.Converged, r.Status
+			res.keepStart(start, r)
 		}
 		if r.Status == latest.Status && latest.Status != "" {
 			break // the budget is spent: no more starts
@@ -809,6 +814,75 @@ func deepObjective(d problemData, arch Architecture, cost float64, s Settings) (
 	o, err := newObjective(arch, prob)
 	return o, anchorRows, span, err
 }
+
+// coarseObjective returns, for a final fit of at least CoarseMinRows
+// rows (outside a row span), the loss of the same machine with the same
+// anchors on a seeded eighth of the rows, and the number of those rows:
+// each start of the final fit first minimises it, then goes on from
+// there on all the rows. Otherwise it returns nil and 0.
+func coarseObjective(d problemData, arch Architecture, cost float64, anchors *mat.Dense, span *inputSpan, s Settings) (*Objective, int, error) {
+	n, _ := d.x.Dims()
+	if n < CoarseMinRows || span != nil {
+		return nil, 0, nil
+	}
+	rows := rand.New(rand.NewPCG(s.Seed, coarseStream)).Perm(n)[:n/coarseShare]
+	slices.Sort(rows)
+	p := Problem{X: pickRows(d.x, rows), Labels: pick(d.labels, rows), Cost: cost, AnchorPoints: anchors}
+	if y := d.targets(); y != nil {
+		p.Y = pickRows(y, rows)
+	}
+	o, err := NewObjective(arch, p)
+	return o, len(rows), err
+}
+
+// keepStart records the fit r of the given start as the final fit.
+func (res *Result) keepStart(start int, r optim.Result) {
+	res.Start = start
+	res.Loss, res.Iterations, res.Evaluations = r.Loss, r.Iterations, r.Evaluations
+	res.Converged, res.Status = r.Converged, r.Status
+}
+
+// coarseStart returns the minimum of the coarse loss o from init, with
+// the stopping rule of settings, or the last point reached if the budget
+// ends the fit first; init itself if o is nil, or if the fit fails (the
+// fit on all the rows then says why).
+func coarseStart(o *Objective, init []float64, settings optim.Settings, s Settings) []float64 {
+	if o == nil {
+		return init
+	}
+	if s.Progress != nil {
+		fmt.Fprintf(s.Progress, "kernel: fitting on a coarse eighth of the rows first\n")
+	}
+	latest := init
+	settings.Iteration = func(_ int, _ float64, params []float64) error {
+		if !s.deadline.IsZero() && time.Now().After(s.deadline) {
+			latest = slices.Clone(params)
+			return errBudget
+		}
+		return nil
+	}
+	r, err := optim.Minimize(o.Func, init, settings)
+	if err != nil {
+		return latest
+	}
+	return r.X
+}
+
+// CoarseMinRows is the number of rows from which the final fit of a deep
+// machine starts from the minimum of a coarse fit on an eighth of them.
+// An iteration on an eighth of the rows costs about an eighth, and the
+// fit on all the rows then has little left to do: on Friedman 1 the
+// 20,000-row fit went from 21.7 to 6.3 s of CPU (243 iterations to 30
+// after the coarse fit), held-out R^2 0.9458 and 0.9457; at 2,000 rows
+// from 2.3 to 1.5 s (217 to 73), R^2 0.9464 and 0.9469. A quarter of the
+// rows took the 2,000-row fit to 1.8 s. Settings.Iteration sees the fit
+// on all the rows alone.
+const CoarseMinRows = 2000
+
+const (
+	coarseShare  = 8
+	coarseStream = 0x636f61727365
+)
 
 // finalStop returns the iteration limit and the loss tolerance of the
 // final fit: Settings.MaxIter and LossTol with their defaults.

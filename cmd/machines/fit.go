@@ -317,7 +317,7 @@ func (run *fitRun) report(fl *fitFlags, m *kernel.Machine, res kernel.Result, st
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
 			InputScale: res.InputScale, InputLosses: res.InputLosses,
 			Relevance: res.Relevance, RelevanceLosses: res.RelevanceLosses,
-			Starts: *fl.starts, Start: res.Start, Iterations: res.Iterations, Converged: res.Converged, Status: res.Status,
+			Starts: *fl.starts, Start: res.Start, Iterations: res.Iterations, CoarseRows: res.CoarseRows, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,
 		},
 		Machine: m,
@@ -345,10 +345,14 @@ func (run *fitRun) report(fl *fitFlags, m *kernel.Machine, res kernel.Result, st
 	if m.Range != nil {
 		fmt.Fprintf(stdout, "fit: predictions bounded to %s, the training targets' range widened by a tenth on each side (-extrapolate lifts the bounds)\n", describeRange(run.names, m.Range))
 	}
+	coarse := ""
+	if res.CoarseRows > 0 {
+		coarse = fmt.Sprintf(", from the minimum on %d of the rows", res.CoarseRows)
+	}
 	if res.Converged {
-		fmt.Fprintf(stdout, "fit: converged after %d iterations (%s)\n", res.Iterations, res.Status)
+		fmt.Fprintf(stdout, "fit: converged after %d iterations%s (%s)\n", res.Iterations, coarse, res.Status)
 	} else {
-		fmt.Fprintf(stdout, "fit: stopped at the limit of %d iterations (%s); -iters raises it\n", res.Iterations, res.Status)
+		fmt.Fprintf(stdout, "fit: stopped at the limit of %d iterations%s (%s); -iters raises it\n", res.Iterations, coarse, res.Status)
 	}
 	fmt.Fprintf(stdout, "fit: training %s; %d parameters, %.3g s; wrote %s\n", evaluate(md, m.Predict(nil, run.x), t), m.NumParams(), res.Seconds, *fl.modelPath)
 	return nil

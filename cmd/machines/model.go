@@ -166,6 +166,7 @@ type fitRecord struct {
 	Starts          int               `json:"starts,omitempty"` // initial points of the final fit
 	Start           int               `json:"start,omitempty"`  // the one kept, from 0
 	Iterations      int               `json:"iterations"`
+	CoarseRows      int               `json:"coarse_rows,omitempty"` // rows of the coarse fit that started the final one
 	Converged       bool              `json:"converged"`
 	Status          string            `json:"status"`
 	Seconds         float64           `json:"seconds"`
@@ -338,33 +339,37 @@ func (md *modelFile) check() error {
 	if md.ID != "" && (slices.Contains(md.targets(), md.ID) || slices.Contains(md.Features, md.ID)) {
 		return fmt.Errorf("the id column %q is also the target or a feature", md.ID)
 	}
-	switch md.Task {
-	case taskRegression:
+	if md.Task == taskRegression {
 		return md.checkTargets()
-	case taskClassification:
-		if md.Targets != nil {
-			return errors.New("a classification model lists several targets")
+	}
+	return md.checkClasses()
+}
+
+// checkClasses reports what makes md unusable as a classifier.
+func (md *modelFile) checkClasses() error {
+	m := md.Machine
+	if md.Targets != nil {
+		return errors.New("a classification model lists several targets")
+	}
+	if len(md.Classes) < 2 {
+		return fmt.Errorf("a classification model needs at least 2 classes, the file lists %d", len(md.Classes))
+	}
+	for i, c := range md.Classes {
+		if slices.Contains(md.Classes[:i], c) {
+			return fmt.Errorf("class %q is listed twice", c)
 		}
-		if len(md.Classes) < 2 {
-			return fmt.Errorf("a classification model needs at least 2 classes, the file lists %d", len(md.Classes))
-		}
-		for i, c := range md.Classes {
-			if slices.Contains(md.Classes[:i], c) {
-				return fmt.Errorf("class %q is listed twice", c)
-			}
-		}
-		if m.Outputs() != len(md.Classes) {
-			return fmt.Errorf("the machine has %d outputs for %d classes", m.Outputs(), len(md.Classes))
-		}
-		if m.LogTarget {
-			return errors.New("a classification machine has a log target")
-		}
-		if m.Range != nil {
-			return errors.New("a classification machine has a range: it bounds a regression's predictions")
-		}
-		if m.Output != nil && slices.ContainsFunc(m.Output.Scale, func(v float64) bool { return v != 1 }) {
-			return errors.New("a classification machine has an output scaler of scales other than 1: it adds its intercepts, and scales nothing")
-		}
+	}
+	if m.Outputs() != len(md.Classes) {
+		return fmt.Errorf("the machine has %d outputs for %d classes", m.Outputs(), len(md.Classes))
+	}
+	if m.LogTarget {
+		return errors.New("a classification machine has a log target")
+	}
+	if m.Range != nil {
+		return errors.New("a classification machine has a range: it bounds a regression's predictions")
+	}
+	if m.Output != nil && slices.ContainsFunc(m.Output.Scale, func(v float64) bool { return v != 1 }) {
+		return errors.New("a classification machine has an output scaler of scales other than 1: it adds its intercepts, and scales nothing")
 	}
 	return nil
 }
