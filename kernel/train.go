@@ -719,12 +719,12 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 		d = p.logarithmic
 	}
 	arch.Bandwidth = res.Bandwidth
-	o, anchorRows, span, err := deepObjective(d, arch, res.Cost, s)
+	f, err := newFinalLoss(d, arch, res.Cost, s)
 	if err != nil {
 		return nil, res, err
 	}
-	anchors := pickRows(d.x, anchorRows)
-	res.Anchors = len(anchorRows)
+	o, span, anchors := f.o, f.span, f.anchors
+	res.Anchors, res.CoarseRows = len(f.anchorRows), f.coarseRows
 	classify := d.labels != nil
 	// toMachine returns the machine of the parameters params, on the
 	// columns, with its scalers and calibration.
@@ -760,16 +760,9 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 			return nil
 		}}
 	settings.MaxIter, settings.LossTol = s.finalStop()
-	var coarse *Objective
-	if coarse, res.CoarseRows, err = coarseObjective(d, arch, res.Cost, anchors, span, s); err != nil {
-		return nil, res, err
-	}
 	var best optim.Result
 	for ; start < max(s.Starts, 1); start++ {
-		// Start 0 draws from the seed's own stream, so that one start
-		// gives the machine that Starts 0 always gave.
-		init := span.init(o, arch, len(anchorRows), rand.New(rand.NewPCG(s.Seed, initStream+uint64(start))))
-		r, err := optim.Minimize(o.Func, coarseStart(coarse, init, settings, s), settings)
+		r, err := optim.Minimize(o.Func, f.init(arch, s, start), settings)
 		if errors.Is(err, errBudget) {
 			r, err = latest, nil
 			if start > 0 && r.Loss >= best.Loss {
@@ -794,12 +787,54 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 	return toMachine(best.X), res, nil
 }
 
-// deepObjective returns the loss of the final fit on the rows of d, with
-// its anchor rows and, for a table wider than its rows, the span of the
-// rows that the fit is done in.
-func deepObjective(d problemData, arch Architecture, cost float64, s Settings) (objective, []int, *inputSpan, error) {
+// finalLoss is what the final fit of a deep machine minimises: the loss
+// on all the rows, its anchors, the span of the rows of a table wider
+// than they are many, and the starting points of the coarse fits.
+type finalLoss struct {
+	o          objective
+	span       *inputSpan
+	anchorRows []int
+	anchors    *mat.Dense
+	inits      [][]float64 // one per start, nil without coarse fits
+	coarseRows int
+}
+
+// newFinalLoss returns the final fit's loss on the rows of d. The coarse
+// fits run before the loss of all the rows is built, so that the two
+// never hold their buffers at once.
+func newFinalLoss(d problemData, arch Architecture, cost float64, s Settings) (*finalLoss, error) {
+	n, _ := d.x.Dims()
+	f := &finalLoss{anchorRows: seedAnchors(d.x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))}
+	f.anchors = pickRows(d.x, f.anchorRows)
+	var err error
+	if f.inits, f.coarseRows, err = coarseStarts(d, arch, cost, f.anchors, s); err != nil {
+		return nil, err
+	}
+	f.o, f.span, err = deepObjective(d, arch, cost, f.anchorRows)
+	return f, err
+}
+
+// init returns the initial point of the given start: the coarse fit's
+// minimum, or a random draw.
+func (f *finalLoss) init(arch Architecture, s Settings, start int) []float64 {
+	if f.inits != nil {
+		return f.inits[start]
+	}
+	return f.span.init(f.o, arch, len(f.anchorRows), initRand(s, start))
+}
+
+// initRand returns the random source of the initial point of the given
+// start of the final fit. Start 0 draws from the seed's own stream, so
+// that one start gives the machine that Starts 0 always gave.
+func initRand(s Settings, start int) *rand.Rand {
+	return rand.New(rand.NewPCG(s.Seed, initStream+uint64(start)))
+}
+
+// deepObjective returns the loss of the final fit on the rows of d with
+// the given anchor rows and, for a table wider than its rows, the span of
+// the rows that the fit is done in.
+func deepObjective(d problemData, arch Architecture, cost float64, anchorRows []int) (objective, *inputSpan, error) {
 	n, inputs := d.x.Dims()
-	anchorRows := seedAnchors(d.x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
 	prob := Problem{X: d.x, Y: d.targets(), Labels: d.labels, Cost: cost}
 	if len(anchorRows) < n {
 		prob.Anchors = anchorRows
@@ -808,22 +843,23 @@ func deepObjective(d problemData, arch Architecture, cost float64, s Settings) (
 	if wide(n, inputs) {
 		var err error
 		if span, err = newInputSpan(mat.DenseCopyOf(d.x)); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		prob.X = span.coords()
 	}
 	o, err := newObjective(arch, prob)
-	return o, anchorRows, span, err
+	return o, span, err
 }
 
-// coarseObjective returns, for a final fit of at least CoarseMinRows
-// rows (outside a row span), the loss of the same machine with the same
-// anchors on a seeded eighth of the rows, and the number of those rows:
-// each start of the final fit first minimises it, then goes on from
-// there on all the rows. Otherwise it returns nil and 0.
-func coarseObjective(d problemData, arch Architecture, cost float64, anchors *mat.Dense, span *inputSpan, s Settings) (*Objective, int, error) {
-	n, _ := d.x.Dims()
-	if n < CoarseMinRows || span != nil {
+// coarseStarts returns, for a final fit of at least CoarseMinRows rows
+// (no wider than they are many), the initial point of each of its starts
+// and the number of rows of the coarse fits: each start's point drawn as
+// the fit on all the rows would draw it, then moved to the minimum of the
+// same machine's loss, with the same anchors, on a seeded eighth of the
+// rows. Otherwise it returns nil and 0.
+func coarseStarts(d problemData, arch Architecture, cost float64, anchors *mat.Dense, s Settings) ([][]float64, int, error) {
+	n, inputs := d.x.Dims()
+	if n < CoarseMinRows || wide(n, inputs) {
 		return nil, 0, nil
 	}
 	rows := rand.New(rand.NewPCG(s.Seed, coarseStream)).Perm(n)[:n/coarseShare]
@@ -833,7 +869,16 @@ func coarseObjective(d problemData, arch Architecture, cost float64, anchors *ma
 		p.Y = pickRows(y, rows)
 	}
 	o, err := NewObjective(arch, p)
-	return o, len(rows), err
+	if err != nil {
+		return nil, 0, err
+	}
+	settings := optim.Settings{Method: s.Method, GradTol: s.GradTol}
+	settings.MaxIter, settings.LossTol = s.finalStop()
+	inits := make([][]float64, max(s.Starts, 1))
+	for k := range inits {
+		inits[k] = coarseStart(o, o.Init(nil, initRand(s, k)), settings, s)
+	}
+	return inits, len(rows), nil
 }
 
 // keepStart records the fit r of the given start as the final fit.
@@ -845,12 +890,9 @@ func (res *Result) keepStart(start int, r optim.Result) {
 
 // coarseStart returns the minimum of the coarse loss o from init, with
 // the stopping rule of settings, or the last point reached if the budget
-// ends the fit first; init itself if o is nil, or if the fit fails (the
-// fit on all the rows then says why).
+// ends the fit first; init itself if the fit fails (the fit on all the
+// rows then says why).
 func coarseStart(o *Objective, init []float64, settings optim.Settings, s Settings) []float64 {
-	if o == nil {
-		return init
-	}
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "kernel: fitting on a coarse eighth of the rows first\n")
 	}
