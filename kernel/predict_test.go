@@ -158,7 +158,8 @@ func BenchmarkPredictor(b *testing.B) {
 // on x in [0, 1] predicts at most the largest target plus RangeMargin of
 // the targets' range far beyond it, and its interval ends are bounded
 // too; a second output of targets from 0 is bounded by 0 below;
-// Extrapolate and Raw fits follow the lines.
+// Extrapolate and Raw fits follow the lines. The deep machine's final fit
+// shows Settings.Iteration bounded machines, as the one it returns.
 func TestRange(t *testing.T) {
 	const n = 40
 	x, y := mat.NewDense(n, 1, nil), mat.NewDense(n, 2, nil)
@@ -177,8 +178,16 @@ func TestRange(t *testing.T) {
 		{"default", Settings{Family: Shallow}, true},
 		{"extrapolate", Settings{Family: Shallow, Extrapolate: true}, false},
 		{"raw", Settings{Family: Shallow, Raw: true}, false},
+		{"deep", Settings{Costs: []float64{1e-3}, Bandwidths: []float64{1}, MaxIter: 20}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			unbounded := 0
+			tc.s.Iteration = func(_, _ int, _ float64, m *Machine) error {
+				if m.Range == nil {
+					unbounded++
+				}
+				return nil
+			}
 			m, _, err := FitRegression(x, y, tc.s)
 			if err != nil {
 				t.Fatal(err)
@@ -186,6 +195,9 @@ func TestRange(t *testing.T) {
 			pred, lower, upper := m.PredictInterval(nil, nil, nil, far, []float64{1, 1})
 			hi, lo := pred.At(0, 0), pred.At(1, 0)
 			margin := RangeMargin * 2
+			if tc.bounded && unbounded > 0 {
+				t.Errorf("%d machines of the final fit's iterations are unbounded", unbounded)
+			}
 			if !tc.bounded {
 				if hi < 10 || lo > -8 {
 					t.Errorf("predictions %v and %v at x = 10 and -10, want the line 2x + 1 to carry them beyond the targets", hi, lo)

@@ -436,7 +436,7 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 		return nil, res, err
 	}
 	m, intercept := b.machine(r, r.project(targetsOf(f.data, f.outputs)), f.best.Cost, f.anchors, f.cal)
-	m.Quantiles, m.Input, m.Output, m.LogTarget = p.quantiles, p.in, withIntercept(p.scaling(f.best.LogTarget), intercept), f.best.LogTarget
+	m.Quantiles, m.Input, m.Output, m.LogTarget, m.Range = p.quantiles, p.in, withIntercept(p.scaling(f.best.LogTarget), intercept), f.best.LogTarget, p.bounds
 	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
 	res.Anchors, res.Shallow = len(f.anchorRows), true
 	res.Converged, res.Status = true, "closed form"

@@ -440,11 +440,7 @@ func FitRegression(x, y mat.Matrix, s Settings) (*Machine, Result, error) {
 		return nil, Result{}, errors.New("kernel: no targets")
 	}
 	_, k := y.Dims()
-	m, res, err := fit(x, y, nil, k, s)
-	if err == nil && !s.Raw && !s.Extrapolate {
-		m.Range = widenedRange(y)
-	}
-	return m, res, err
+	return fit(x, y, nil, k, s)
 }
 
 // RangeMargin is how far beyond the range of its training targets, as a
@@ -641,6 +637,9 @@ type prepared struct {
 	pass            *shallowPass
 	in, out, logOut *dataset.Scaler
 	scale           TargetScale // the scales to try, AutoScale for both
+	// bounds are the machine's Range: nil for a classifier, a Raw fit
+	// and one that may extrapolate.
+	bounds [][2]float64
 }
 
 // variants returns the problems the selection compares: the targets on
@@ -683,6 +682,9 @@ func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared,
 		}
 	}
 	p := &prepared{scale: scale}
+	if y != nil && !raw && !s.Extrapolate {
+		p.bounds = widenedRange(y)
+	}
 	if !raw {
 		p.in = dataset.FitScaler(x)
 		x = p.in.Transform(x)
@@ -733,7 +735,7 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 		if span != nil {
 			m.A = span.expand(m.A)
 		}
-		m.Quantiles, m.Input, m.Output, m.LogTarget = p.quantiles, p.in, p.scaling(res.LogTarget), res.LogTarget
+		m.Quantiles, m.Input, m.Output, m.LogTarget, m.Range = p.quantiles, p.in, p.scaling(res.LogTarget), res.LogTarget, p.bounds
 		if cal != nil {
 			cal.scaleOutputs(m, classify)
 		}

@@ -35,6 +35,8 @@ func Polynomial(c Config) (*Report, error) {
 		Dims: []int{2, 3, 3, 2, 1}, Costs: costs, Bandwidths: []float64{1}, Seed: c.Seed, MaxIter: c.maxIter(),
 		// The surface is noise-free: fit to the exact minimum.
 		UntilStall: true,
+		// The paper's machine, and the baselines, are unbounded.
+		Extrapolate: true,
 	}, c)
 	if err != nil {
 		return nil, err
