@@ -345,7 +345,6 @@ func matrixFrom(name string, rows [][]json.RawMessage) (*mat.Dense, error) {
 	return mat.NewDense(len(rows), c, data), nil
 }
 
-// scalerFrom converts the scaler called name, as decoded; nil stays nil.
 // quantilesFrom converts the quantile map as decoded; validate checks it.
 func quantilesFrom(w *quantileJSON[json.RawMessage]) (*dataset.QuantileMap, error) {
 	if w == nil {
@@ -378,6 +377,7 @@ func quantilesFrom(w *quantileJSON[json.RawMessage]) (*dataset.QuantileMap, erro
 	return q, nil
 }
 
+// scalerFrom converts the scaler called name, as decoded; nil stays nil.
 func scalerFrom(name string, w *scalerJSON[json.RawMessage]) (*dataset.Scaler, error) {
 	if w == nil {
 		return nil, nil

@@ -157,6 +157,56 @@ func TestRelevance(t *testing.T) {
 	}
 }
 
+// TestRelevanceFolded checks that relevance measures the slopes of the
+// machine fitted to all the pass's rows when the pass was scored on
+// grouped folds, whose solvers each hold a fold's training rows alone:
+// the same weights as the all-rows solver gives, and not those of the
+// first fold's.
+func TestRelevanceFolded(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(6, 1))
+	const n = 60
+	x, y := randomData(rnd, n, 3), mat.NewDense(n, 1, nil)
+	groups := make([]int, n)
+	for i := range n {
+		y.Set(i, 0, math.Sin(3*x.At(i, 0))+0.05*rnd.NormFloat64())
+		groups[i] = i % 10
+	}
+	s := Settings{Groups: groups}
+	p, err := prepare(x, y, nil, s, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, err := newValidation(p.linear, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shallowLoss(p, val, 1, s); err != nil {
+		t.Fatal(err)
+	}
+	if !p.pass.folded {
+		t.Fatal("the pass was not scored on the grouped folds")
+	}
+	got := relevance(p.pass)
+	// The same pass as leave-one-out would leave it: the solver of all
+	// the rows first.
+	all := p.pass.all
+	p.pass.all = slices.Clone(all)
+	for b, bs := range all {
+		parts := slices.Clone(bs.scorer.parts)
+		r, err := p.pass.bases[b].ridge(nil, p.pass.space.sub[0].w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts[0].r = r
+		p.pass.all[b] = &bandwidthScores{cands: bs.cands, scorer: &shallowScorer{parts: parts, outputs: 1}}
+	}
+	p.pass.folded = false
+	want := relevance(p.pass)
+	if !slices.Equal(got, want) {
+		t.Errorf("weights %v on the folds, want %v from the solver of all the rows", got, want)
+	}
+}
+
 // TestMeanSquaredSlopes checks the closed-form slopes of a shallow
 // machine of two outputs against central differences of its predictions.
 func TestMeanSquaredSlopes(t *testing.T) {

@@ -59,12 +59,19 @@ func relevance(pass *shallowPass) []float64 {
 		return nil
 	}
 	basis := pass.bases[best]
-	r, err := basis.ridge(nil, data.w)
-	if err != nil {
-		return nil
+	// Leave-one-out scored the pass with the solver of all its rows;
+	// folds hold their own rows' solvers alone.
+	r := pass.all[best].scorer.parts[0].r
+	if pass.folded {
+		var err error
+		if r, err = basis.ridge(nil, data.w); err != nil {
+			return nil
+		}
 	}
 	y := data.targets()
 	_, k := y.Dims()
+	// The machine as fitted, unshrunk; residuals, though empty, mark it
+	// a regression's.
 	unit := calibration{factor: slices.Repeat([]float64{1}, k), residuals: make([][]float64, k)}
 	m, _ := basis.machine(r, r.project(y), cost, sp.anchors, unit)
 	w := meanSquaredSlopes(m, mat.DenseCopyOf(data.x))

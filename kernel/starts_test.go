@@ -176,4 +176,13 @@ func TestCoarseStart(t *testing.T) {
 	if err != nil || m == nil || res.Status != "stopped by the budget" || res.CoarseRows == 0 {
 		t.Errorf("over the budget: machine %v, status %q, coarse rows %d, error %v", m != nil, res.Status, res.CoarseRows, err)
 	}
+	// The progress announces the coarse fits once, whatever the starts.
+	var progress strings.Builder
+	few := Settings{Costs: []float64{1e-3}, Bandwidths: []float64{1}, Seed: 1, Starts: 3, MaxIter: 5, Progress: &progress}
+	if _, _, err := FitRegression(xa, ya, few); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(progress.String(), "coarse eighth"); n != 1 {
+		t.Errorf("the coarse fits of 3 starts announced %d times, want once:\n%s", n, progress.String())
+	}
 }

@@ -139,7 +139,7 @@
 //
 //	machines fit -data train.csv|- -target COLUMN [-task regression|classification] [-sep ;] \
 //	    [-ignore a,b] [-id COLUMN] [-family auto|shallow|deep] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
-//	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-standardize=true] \
+//	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-inputs auto] [-standardize=true] \
 //	    [-extrapolate] [-weight COLUMN] [-balance] [-group COLUMN | -time COLUMN] [-budget 30s] \
 //	    [-seed 0] [-iters N] [-starts 1] -model model.json
 //	machines predict -model model.json -data new.csv|- [-sep ;] -out pred.csv|- [-interval 0.9]
