@@ -73,6 +73,8 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 			stderr: []string{`regression, since column "price" holds numbers only`}},
 		{name: "thousands as an input", args: slices.Concat([]string{"-data", "testdata/fit_thousands.csv", "-target", "size"}, fixed),
 			stdout: []string{"fit: 24 rows, 1 columns encoded as 1 inputs\n"}},
+		{name: "infinite target", args: []string{"-data", "testdata/fit_inf.csv", "-target", "y"}, code: 1,
+			stderr: []string{`regression, since column "y" holds numbers only`, `testdata/fit_inf.csv: row 3, column "y": value is infinite: "Inf"`}, beforeFit: true},
 		{name: "0/1 target", args: slices.Concat([]string{"-data", "testdata/fit_binary.csv", "-target", "y"}, fixed),
 			stdout: []string{"2 classes"},
 			stderr: []string{`-task not given: classification, since column "y" holds two values only, 0 and 1; -task regression fits them as numbers`},
