@@ -18,6 +18,7 @@ var (
 	ErrMissing    = errors.New("missing value")
 	ErrNumber     = errors.New("not a number")
 	ErrInf        = errors.New("value is infinite")
+	ErrDate       = errors.New("not a date")
 	ErrOneClass   = errors.New("target has a single class")
 )
 

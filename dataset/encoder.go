@@ -56,6 +56,9 @@ const (
 //     the number its level begins with, so that the order survives; a
 //     missing cell, or a level not seen in training, is set to the
 //     training mean;
+//   - a date column becomes one column holding the days since 1970 (see
+//     Days), so that a date not seen in training falls in order among the
+//     others, with missing cells set to the training mean;
 //   - a column with missing cells among the training rows is followed by
 //     an indicator column, 1 where the cell was missing and 0 elsewhere.
 //
@@ -71,7 +74,7 @@ type encodedColumn struct {
 	Name string `json:"name"`
 	Kind kind   `json:"kind"`
 
-	// Fill replaces a missing numeric or boolean cell.
+	// Fill replaces a missing numeric, boolean or date cell.
 	Fill *float64 `json:"fill,omitempty"`
 
 	// Levels are the sorted training levels of a categorical column, and
@@ -160,6 +163,9 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 		case boolean:
 			b, _ := parseBool(cell)
 			values = append(values, zeroOne(b))
+		case date:
+			t, _ := ParseDate(cell)
+			values = append(values, Days(t))
 		case categorical:
 			counts[cell]++
 		}
@@ -289,9 +295,9 @@ func (e *Encoder) Names() []string {
 // as a model exported to another runtime.
 type ColumnRule struct {
 	Name string
-	// Kind is "numeric", "boolean", "categorical" or "ordinal".
+	// Kind is "numeric", "boolean", "categorical", "ordinal" or "date".
 	Kind string
-	// Fill replaces a missing numeric or boolean cell.
+	// Fill replaces a missing numeric, boolean or date cell.
 	Fill float64
 	// Levels are the sorted training levels of a categorical column,
 	// each encoded as a 0/1 column in this order, and Mode the level that
@@ -562,6 +568,16 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 			return true, fmt.Errorf("%w: %q; the column held true/false or yes/no in training", ErrBoolean, cell)
 		}
 		out[0] = zeroOne(b)
+	case date:
+		if missing {
+			out[0] = *c.Fill
+			return true, nil
+		}
+		t, ok := ParseDate(cell)
+		if !ok {
+			return true, fmt.Errorf("%w: %q; the column held dates such as 2024-01-31 in training", ErrDate, cell)
+		}
+		out[0] = Days(t)
 	case ordinal:
 		level, ok := slices.BinarySearch(c.Levels, cell)
 		if ok {
@@ -624,7 +640,7 @@ func (c *encodedColumn) check(before []encodedColumn) error {
 		}
 	}
 	switch c.Kind {
-	case numeric, boolean:
+	case numeric, boolean, date:
 		switch {
 		case c.Fill == nil:
 			return fmt.Errorf("fill: absent from a %s column", c.Kind)

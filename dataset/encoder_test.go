@@ -337,7 +337,7 @@ func TestEncoderJSONErrors(t *testing.T) {
 		{"empty name", `{"columns":[{"name":"","kind":"numeric","fill":1}]}`, `encoder: columns[0]: name "": empty or not trimmed`},
 		{"untrimmed name", `{"columns":[{"name":" x","kind":"numeric","fill":1}]}`, `encoder: columns[0]: name " x": empty or not trimmed`},
 		{"repeated name", `{"columns":[{"name":"x","kind":"numeric","fill":1},{"name":"x","kind":"boolean","fill":1}]}`, `encoder: columns[1]: name "x": repeated`},
-		{"unknown kind", `{"columns":[{"name":"x","kind":"text"}]}`, `encoder: kind "text" is not numeric, boolean, categorical or ordinal`},
+		{"unknown kind", `{"columns":[{"name":"x","kind":"text"}]}`, `encoder: kind "text" is not numeric, boolean, categorical, ordinal or date`},
 		{"no kind", `{"columns":[{"name":"x","fill":1}]}`, "encoder: columns[0]: kind: absent"},
 		{"no fill", `{"columns":[{"name":"x","kind":"numeric"}]}`, "encoder: columns[0]: fill: absent from a numeric column"},
 		{"huge fill", `{"columns":[{"name":"x","kind":"numeric","fill":1e999}]}`, "encoder: json: cannot unmarshal number 1e999 into Go struct field encodedColumn.columns.fill of type float64"},

@@ -243,8 +243,9 @@ func (f *Frame) DecimalComma() bool { return f.decimalComma }
 
 // Number reads the cell in the given row and column as a number, as the
 // columns of numbers are read: in Go's syntax (strconv.ParseFloat), or
-// with thousands separators (4,599.0), or with a trailing percent sign,
-// which is dropped (17.5% is 17.5); in a file with decimal commas, 3,14
+// with thousands separators (4,599.0), or with a trailing percent sign
+// or a currency sign, which are dropped (17.5% is 17.5, $1,234.50 is
+// 1234.5); in a file with decimal commas, 3,14
 // is 3.14, 1.234,5 is 1234.5 and 1.234 is 1234. A missing cell, text, NaN
 // and infinite values are errors, *ParseError values that locate the
 // cell.
@@ -340,9 +341,12 @@ const (
 	// ordinal is a categorical column whose levels are ordered numbers
 	// (see orderedLevels); FitEncoder makes it, inferKind never does.
 	ordinal
+	// date is a column of dates (see ParseDate), read as the days since
+	// 1970 (see Days).
+	date
 )
 
-var kindNames = map[kind]string{numeric: "numeric", boolean: "boolean", categorical: "categorical", ordinal: "ordinal"}
+var kindNames = map[kind]string{numeric: "numeric", boolean: "boolean", categorical: "categorical", ordinal: "ordinal", date: "date"}
 
 func (k kind) String() string { return kindNames[k] }
 
@@ -363,16 +367,17 @@ func (k *kind) UnmarshalText(text []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("kind %q is not numeric, boolean, categorical or ordinal", text)
+	return fmt.Errorf("kind %q is not numeric, boolean, categorical, ordinal or date", text)
 }
 
 // inferKind returns the kind of column col over the given rows of f, ignoring
 // missing cells: boolean if every other cell is a boolean, numeric if every
-// other cell is a number, categorical otherwise. A numeric column holding an
-// infinite value and a column with no value in any row are errors.
+// other cell is a number, date if every other cell is a date (see
+// ParseDate), categorical otherwise. A numeric column holding an infinite
+// value and a column with no value in any row are errors.
 func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	present := -1 // some row with a value, to report an infinity
-	isBool, isNum := true, true
+	isBool, isNum, isDate := true, true, true
 	inf := -1
 	for _, r := range rows {
 		cell := f.cells[r][col]
@@ -392,7 +397,10 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 				inf = r
 			}
 		}
-		if !isBool && !isNum {
+		if isDate {
+			_, isDate = ParseDate(cell)
+		}
+		if !isBool && !isNum && !isDate {
 			return categorical, nil
 		}
 	}
@@ -401,6 +409,8 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 		return 0, &ParseError{File: f.name, Column: f.columns[col], Err: ErrEmptyColumn}
 	case isBool:
 		return boolean, nil
+	case isDate:
+		return date, nil
 	case inf >= 0:
 		_, err := f.Number(inf, col)
 		return 0, err

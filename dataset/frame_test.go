@@ -345,8 +345,10 @@ func FuzzReadFrame(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	// Separators, decimal commas, thousands, percentages and row names.
+	// Separators, decimal commas, thousands, percentages, currencies, dates
+	// and row names.
 	f.Add([]byte("x;y;z\n1,5;\"4.599,0\";a\n2;17%;b\n"))
+	f.Add([]byte("p,q,d\n\"$1,234.50\",12 €,2024-01-31\n-$5,£3,2024-02-01T10:00:00Z\n"))
 	f.Add([]byte("x\ty\n0,5\t1\n\"\"\t2\n"))
 	f.Add([]byte("\"\",\"x\",\"y\"\n\"1\",\"4,599.0\",99.9%\n\"2\",3,1%\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -24,22 +24,49 @@ var (
 
 // readNumber reads a trimmed cell as a number. It takes Go's syntax
 // (strconv.ParseFloat, which also reads Inf and returns ±Inf for numbers
-// too large for a float64), thousands separators (4,599.0) and a trailing
-// percent sign (17.5% is 17.5). In a file with decimal commas, 3,14 and
-// 1.234,5 are 3.14 and 1234.5, and 1.234 is 1234. ok is false for a cell
-// that is none of these, and for NaN.
+// too large for a float64), thousands separators (4,599.0), a trailing
+// percent sign (17.5% is 17.5) and a currency sign before or after the
+// number ($1,234.50, -$5, 12,50 € are 1234.5, -5 and 12.5). In a file
+// with decimal commas, 3,14 and 1.234,5 are 3.14 and 1234.5, and 1.234 is
+// 1234. ok is false for a cell that is none of these, and for NaN.
 func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
 	if v, ok := plainNumber(cell, decimalComma); ok {
 		return v, true
 	}
-	rest, percent := strings.CutSuffix(cell, "%")
-	if !percent {
+	rest, ok := withoutSign(cell)
+	if !ok {
 		return 0, false
 	}
-	return plainNumber(strings.TrimSpace(rest), decimalComma)
+	return plainNumber(rest, decimalComma)
 }
 
-// plainNumber is readNumber without the percent sign.
+// currencySigns are the signs a number may carry before or after it, as
+// spreadsheets write amounts of money.
+var currencySigns = []string{"$", "€", "£", "¥"}
+
+// withoutSign returns the cell without its percent sign or currency sign,
+// and reports whether it had one: the number, with its own sign (-$5 is
+// -5), trimmed.
+func withoutSign(cell string) (string, bool) {
+	if rest, ok := strings.CutSuffix(cell, "%"); ok {
+		return strings.TrimSpace(rest), true
+	}
+	minus := strings.HasPrefix(cell, "-")
+	for _, sign := range currencySigns {
+		if rest, ok := strings.CutSuffix(cell, sign); ok {
+			return strings.TrimSpace(rest), true
+		}
+		if rest, ok := strings.CutPrefix(strings.TrimPrefix(cell, "-"), sign); ok {
+			if rest = strings.TrimSpace(rest); minus {
+				rest = "-" + rest
+			}
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// plainNumber is readNumber without a percent or currency sign.
 func plainNumber(s string, decimalComma bool) (float64, bool) {
 	switch {
 	case decimalComma && decimalCommaNumber.MatchString(s):

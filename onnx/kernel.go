@@ -208,8 +208,13 @@ func (b *builder) encode(r dataset.ColumnRule) ([]string, error) {
 		missing string // bool [N, 1]
 	)
 	switch r.Kind {
-	case "numeric":
-		b.g.Input = append(b.g.Input, valueInfo(r.Name, "numeric: a double, NaN where the cell is missing", onnxpb.TensorProto_DOUBLE, 1))
+	case "numeric", "date":
+		doc := "numeric: a double, NaN where the cell is missing"
+		if r.Kind == "date" {
+			// ONNX has no operator that reads a date.
+			doc = "date: a double, the days since 1970-01-01 00:00 UTC with the time of day as their fraction, NaN where the cell is missing"
+		}
+		b.g.Input = append(b.g.Input, valueInfo(r.Name, doc, onnxpb.TensorProto_DOUBLE, 1))
 		missing = b.op("IsNaN", []string{r.Name})
 		cols = append(cols, b.op("Where", []string{missing, b.scalar(r.Fill), r.Name}))
 	case "boolean":

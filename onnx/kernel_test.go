@@ -89,21 +89,35 @@ func rawInputs(t *testing.T, km KernelModel, f *dataset.Frame) map[string]tensor
 		for i := range cells {
 			cells[i] = f.Cell(i, col)
 		}
-		if kinds[name] != "numeric" {
+		if kinds[name] != "numeric" && kinds[name] != "date" {
 			in[name] = stringColumn(cells)
 			continue
 		}
 		v := make([]float64, len(cells))
 		for i, c := range cells {
-			if slices.Contains(dataset.MissingTexts(), strings.ToLower(c)) {
-				v[i] = math.NaN()
-			} else if v[i], err = strconv.ParseFloat(c, 64); err != nil {
+			if v[i], err = rawNumber(kinds[name], c); err != nil {
 				t.Fatalf("column %q, row %d: %v", name, i, err)
 			}
 		}
 		in[name] = doubleColumn(v)
 	}
 	return in
+}
+
+// rawNumber returns the double that an exported graph takes for a cell of
+// a numeric or date column.
+func rawNumber(kind, cell string) (float64, error) {
+	switch {
+	case slices.Contains(dataset.MissingTexts(), strings.ToLower(cell)):
+		return math.NaN(), nil
+	case kind == "date":
+		day, ok := dataset.ParseDate(cell)
+		if !ok {
+			return 0, fmt.Errorf("%q is not a date", cell)
+		}
+		return dataset.Days(day), nil
+	}
+	return strconv.ParseFloat(cell, 64)
 }
 
 // agreement exports fm, runs it in ONNX Runtime on every row of the table
@@ -379,6 +393,45 @@ func TestKernelUnreadable(t *testing.T) {
 	}
 	if want := fm.km.Machine.Predict(nil, x).At(0, 0); relDiff(got[1], want) > tolDouble {
 		t.Errorf("unseen colour: prediction %v, want %v", got[1], want)
+	}
+}
+
+// TestKernelDates checks a date column's rule in the exported graph, which
+// takes the days since 1970, beside the library's, which reads the dates:
+// times of day, missing cells and dates after the training ones.
+func TestKernelDates(t *testing.T) {
+	needRuntime(t)
+	var b strings.Builder
+	b.WriteString("day,x,y\n")
+	rnd := rand.New(rand.NewPCG(5, 6))
+	for i := range 40 {
+		day := fmt.Sprintf("2024-%02d-%02d", 1+i%12, 1+i%28)
+		switch i % 10 {
+		case 3:
+			day = "NA"
+		case 7:
+			day += "T06:30:00Z"
+		}
+		fmt.Fprintf(&b, "%s,%.3f,%.3f\n", day, rnd.Float64(), float64(i%12)+rnd.Float64())
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "dates.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := fitTable(t, f, "y", nil, false, kernel.Additive)
+	if k := fm.km.Encoder.Rules()[0]; k.Kind != "date" || !k.Indicator {
+		t.Fatalf("first rule %+v, want a date column with a missing indicator", k)
+	}
+	later, err := dataset.ReadFrame(strings.NewReader("day,x\n2025-06-01,0.5\n2024-03-03 12:00,0.2\n,0.7\n"), "later.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []*dataset.Frame{nil, later} {
+		d := agreement(t, fm, g)
+		t.Logf("max relative difference %.2g", d)
+		if d > tolDouble {
+			t.Errorf("max relative difference %.2g, want at most %g", d, tolDouble)
+		}
 	}
 }
 

@@ -77,6 +77,7 @@ type fitTestModel struct {
 		Quantiles *struct{ Knots [][]float64 }
 		Range     [][]float64
 	}
+	Encoder struct{ Columns []struct{ Name, Kind string } }
 }
 
 func fitTestReadModel(t *testing.T, path string) fitTestModel {

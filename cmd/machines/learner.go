@@ -166,19 +166,14 @@ func parseWeight(s string) (float64, error) {
 	return v, nil
 }
 
-// timeLayouts are the date forms -time reads besides numbers.
-var timeLayouts = []string{time.RFC3339, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02", "2006/01/02"}
-
-// parseTime reads a time: a finite number, or a date in one of
-// timeLayouts, as seconds since 1970.
+// parseTime reads a time: a finite number, or a date as the inputs'
+// columns read them (dataset.ParseDate), as days since 1970.
 func parseTime(s string) (float64, error) {
 	if v, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
 		return v, nil
 	}
-	for _, layout := range timeLayouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return float64(t.Unix()), nil
-		}
+	if t, ok := dataset.ParseDate(s); ok {
+		return dataset.Days(t), nil
 	}
 	return 0, fmt.Errorf("time %q: want a number or a date such as 2024-01-31", s)
 }

@@ -146,11 +146,15 @@
 //
 // The CSV files have a header row and may look as real tables do: numbers,
 // quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
-// (empty, NA, ? or NaN); and categories, any other text. Their fields are
+// (empty, NA, ? or NaN); dates in an ISO 8601 form (2024-01-31,
+// 2024-01-31 13:45, 2024-01-31T13:45:30Z), which are read as the days
+// since 1970, so that a date after the training ones is later, not an
+// unknown level; and categories, any other text. Their fields are
 // separated by commas, semicolons, tabs or vertical bars, whichever splits
 // the first lines evenly (-sep sets it: one character, or tab). Numbers
-// may have thousands separators (4,599.0) and a percent sign, which is
-// dropped (17.5% reads as 17.5); a file separated by other than commas
+// may have thousands separators (4,599.0), a percent sign and a currency
+// sign ($, €, £ or ¥, before or after), which are dropped (17.5% reads as
+// 17.5, $1,234.50 as 1234.5); a file separated by other than commas
 // whose first 64 KiB hold a decimal comma (3,14) is read with decimal
 // commas and points between thousands (1.234,5), as spreadsheets write
 // them in much of Europe. A first column without a name holds row names,

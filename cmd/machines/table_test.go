@@ -75,6 +75,17 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 			stdout: []string{"fit: 24 rows, 1 columns encoded as 1 inputs\n"}},
 		{name: "infinite target", args: []string{"-data", "testdata/fit_inf.csv", "-target", "y"}, code: 1,
 			stderr: []string{`regression, since column "y" holds numbers only`, `testdata/fit_inf.csv: row 3, column "y": value is infinite: "Inf"`}, beforeFit: true},
+		{name: "currency", args: slices.Concat([]string{"-data", "testdata/fit_currency.csv", "-target", "size"}, fixed),
+			stdout: []string{"fit: 24 rows, 1 columns encoded as 1 inputs\n"}},
+		{name: "currency target", args: slices.Concat([]string{"-data", "testdata/fit_currency.csv", "-target", "price"}, fixed),
+			stderr: []string{`regression, since column "price" holds numbers only`}},
+		{name: "dates", args: slices.Concat([]string{"-data", "testdata/fit_dates.csv", "-target", "y"}, fixed),
+			stdout: []string{"fit: 24 rows, 2 columns encoded as 3 inputs\n"},
+			check: func(t *testing.T, m fitTestModel) {
+				if c := m.Encoder.Columns; len(c) != 2 || c[0].Name != "day" || c[0].Kind != "date" {
+					t.Errorf("encoder columns %+v, want the date column day first", c)
+				}
+			}},
 		{name: "0/1 target", args: slices.Concat([]string{"-data", "testdata/fit_binary.csv", "-target", "y"}, fixed),
 			stdout: []string{"2 classes"},
 			stderr: []string{`-task not given: classification, since column "y" holds two values only, 0 and 1; -task regression fits them as numbers`},
