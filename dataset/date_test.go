@@ -46,31 +46,6 @@ func TestParseDate(t *testing.T) {
 	}
 }
 
-func TestInferKindDates(t *testing.T) {
-	for _, test := range []struct {
-		name  string
-		cells []string
-		want  kind
-	}{
-		{"dates", []string{"2024-01-31", "2023-12-01", "NA", "2024-02-29"}, date},
-		{"times", []string{"2024-01-31 10:00", "2024-01-31T11:30:00Z"}, date},
-		{"text among dates", []string{"2024-01-31", "soon"}, categorical},
-		{"a number among dates", []string{"2024-01-31", "2024"}, categorical},
-		{"years are numbers", []string{"2023", "2024"}, numeric},
-	} {
-		t.Run(test.name, func(t *testing.T) {
-			f := column(t, test.cells...)
-			got, err := f.inferKind(0, f.allRows(nil))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != test.want {
-				t.Errorf("kind %v, want %v", got, test.want)
-			}
-		})
-	}
-}
-
 // TestEncoderDates encodes a column of dates as the days since 1970: a
 // date not seen in training falls among the others, a missing one takes
 // the training mean, and text is an error that says what the column held.

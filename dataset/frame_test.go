@@ -154,6 +154,11 @@ func TestInferKind(t *testing.T) {
 		{"levels like ranges", []string{"0-5yrs", "6-11yrs"}, categorical},
 		{"infinity among text", []string{"Inf", "big"}, categorical},
 		{"T and F are text", []string{"T", "F"}, categorical},
+		{"dates", []string{"2024-01-31", "2023-12-01", "NA", "2024-02-29"}, date},
+		{"times", []string{"2024-01-31 10:00", "2024-01-31T11:30:00Z"}, date},
+		{"text among dates", []string{"2024-01-31", "soon"}, categorical},
+		{"a number among dates", []string{"2024-01-31", "2024"}, categorical},
+		{"years are numbers", []string{"2023", "2024"}, numeric},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			f := column(t, test.cells...)
