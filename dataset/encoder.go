@@ -145,7 +145,7 @@ func FitEncoder(f *Frame, features []string, rows []int) (*Encoder, []Warning, e
 func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) {
 	c := encodedColumn{Name: f.columns[col], Kind: k}
 	var (
-		values  []float64 // the numbers, or the booleans as 0 and 1
+		values  []float64 // the numbers, the booleans as 0 and 1, the dates as days
 		present int
 		counts  = make(map[string]int) // rows of each categorical level
 	)
@@ -156,19 +156,12 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 			continue
 		}
 		present++
-		switch k {
-		case numeric:
-			v, _ := f.number(cell)
-			values = append(values, v)
-		case boolean:
-			b, _ := parseBool(cell)
-			values = append(values, zeroOne(b))
-		case date:
-			t, _ := ParseDate(cell)
-			values = append(values, Days(t))
-		case categorical:
+		if k == categorical {
 			counts[cell]++
+			continue
 		}
+		v, _ := c.value(cell, f.decimalComma)
+		values = append(values, v)
 	}
 	if k != categorical {
 		m := mean(values)
@@ -548,36 +541,16 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 		}
 	}
 	switch c.Kind {
-	case numeric:
+	case numeric, boolean, date:
 		if missing {
 			out[0] = *c.Fill
 			return true, nil
 		}
-		v, err := readCell(cell, decimalComma)
+		v, err := c.value(cell, decimalComma)
 		if err != nil {
-			return true, fmt.Errorf("%w; the column held numbers in training", err)
+			return true, err
 		}
 		out[0] = v
-	case boolean:
-		if missing {
-			out[0] = *c.Fill
-			return true, nil
-		}
-		b, ok := parseBool(cell)
-		if !ok {
-			return true, fmt.Errorf("%w: %q; the column held true/false or yes/no in training", ErrBoolean, cell)
-		}
-		out[0] = zeroOne(b)
-	case date:
-		if missing {
-			out[0] = *c.Fill
-			return true, nil
-		}
-		t, ok := ParseDate(cell)
-		if !ok {
-			return true, fmt.Errorf("%w: %q; the column held dates such as 2024-01-31 in training", ErrDate, cell)
-		}
-		out[0] = Days(t)
 	case ordinal:
 		level, ok := slices.BinarySearch(c.Levels, cell)
 		if ok {
@@ -594,6 +567,31 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 		return ok, nil
 	}
 	return true, nil
+}
+
+// value returns the number that the trimmed cell, not missing, of a
+// numeric, boolean or date column encodes as, or an error that says what
+// the column held in training.
+func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
+	switch c.Kind {
+	case boolean:
+		b, ok := parseBool(cell)
+		if !ok {
+			return 0, fmt.Errorf("%w: %q; the column held true/false or yes/no in training", ErrBoolean, cell)
+		}
+		return zeroOne(b), nil
+	case date:
+		t, ok := ParseDate(cell)
+		if !ok {
+			return 0, fmt.Errorf("%w: %q; the column held dates such as 2024-01-31 in training", ErrDate, cell)
+		}
+		return Days(t), nil
+	}
+	v, err := readCell(cell, decimalComma)
+	if err != nil {
+		return 0, fmt.Errorf("%w; the column held numbers in training", err)
+	}
+	return v, nil
 }
 
 // encoderJSON is the JSON form of an Encoder.
