@@ -15,19 +15,21 @@
 // reads a table a few rows at a time, with a separator of the caller's
 // choice if it likes, for programs whose input may not fit in memory.
 //
-// A cell is missing if it is empty or one of NA, N/A, ?, NaN and null, in any
-// case. Each column has a kind, inferred from its other cells: boolean if
-// they are all true, false, yes or no (in any case), numeric if they are all
-// numbers, date if they are all dates in an ISO 8601 form (2024-01-31,
-// 2024-01-31 13:45, 2024-01-31T13:45:30Z; see ParseDate), which the
-// Encoder reads as the days since 1970, and categorical otherwise, the numbers in a categorical column
-// being levels like any other text. A number is written in Go's syntax, or
-// with thousands separators (4,599.0), or with a percent sign, which is
-// dropped (17.5% is 17.5), or with a currency sign ($, €, £ or ¥) before
-// or after it, likewise dropped ($1,234.50 is 1234.5, -$5 is -5); a file separated by other than commas whose
-// first lines hold a decimal comma (3,14) writes its numbers so, with
-// points between thousands (1.234,5). An infinite number in a numeric
-// column is an error, and so is a column with no value at all.
+// A cell is missing if it is empty or one of NA, N/A, ?, NaN and null, in
+// any case. Each column has a kind, inferred from its other cells:
+// boolean if they are all true, false, yes or no (in any case), numeric
+// if they are all numbers, date if they are all dates in an ISO 8601 form
+// (2024-01-31, 2024-01-31 13:45, 2024-01-31T13:45:30Z; see ParseDate),
+// which the Encoder reads as the days since 1970, and categorical
+// otherwise, the numbers in a categorical column being levels like any
+// other text. A number is written in Go's syntax, or with thousands
+// separators (4,599.0), or with a percent sign, which is dropped (17.5%
+// is 17.5), or with a currency sign ($, €, £ or ¥) before or after it,
+// likewise dropped ($1,234.50 is 1234.5, -$5 is -5); a file separated by
+// other than commas whose first lines hold a decimal comma (3,14) writes
+// its numbers so, with points between thousands (1.234,5). An infinite
+// number in a numeric column is an error, and so is a column with no
+// value at all.
 //
 // Frame.Target reads the target of a task: the numbers of a regression, or
 // the class names of a classification, sorted as strings. Rows without a

@@ -159,8 +159,8 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 	plain := p.pass.bestLoss()
 	res.RelevanceLosses = []float64{plain, weighed}
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "kernel: inputs weighed by their relevance (weights %.3g to %.3g): the shallow machine's lowest held-out loss %.4g, %.4g unweighed\n",
-			slices.Min(w), slices.Max(w), weighed, plain)
+		fmt.Fprintf(s.Progress, "kernel: the shallow machine's lowest held-out loss is %.4g on the inputs unweighed, %.4g weighed by their relevance (weights %.3g to %.3g)\n",
+			plain, weighed, slices.Min(w), slices.Max(w))
 	}
 	if weighed < plain {
 		res.Relevance = w

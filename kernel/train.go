@@ -290,18 +290,18 @@ const (
 type InputScale int
 
 const (
-	// AutoInputs maps a regression's inputs through their quantiles
-	// when the cost and the bandwidth are searched and the shallow
-	// machine's lowest held-out loss (leave-one-out, or on grouped or
-	// forward folds) is lower on the mapped inputs than on the inputs as
-	// they are; then, on the scale kept, it weighs the standardised
-	// inputs by their relevance to the shallow machine (see relevance)
-	// when its held-out loss is lower so. A classifier's inputs, those
-	// of a fit with both fixed, and a Raw fit's are taken as they are. On the project's panel the
-	// choice lifted R's CO2 table (skewed concentrations) from a held-out
-	// R^2 of 0.79 to 0.92 and linnerud from -0.95 to -0.74, but made
-	// to choose for classifiers as well it lowered the accuracy of all
-	// four (infert 0.735 to 0.687, iris 0.967 to 0.956).
+	// AutoInputs maps a regression's inputs through their quantiles when the
+	// cost and the bandwidth are searched and the shallow machine's lowest
+	// held-out loss (leave-one-out, or on grouped or forward folds) is lower
+	// on the mapped inputs than on the inputs as they are; then, on the scale
+	// kept, it weighs the standardised inputs by their relevance to the
+	// shallow machine (see relevance) when its held-out loss is lower so. A
+	// classifier's inputs, those of a fit with both fixed, and a Raw fit's
+	// are taken as they are. On the project's panel the choice lifted R's CO2
+	// table (skewed concentrations) from a held-out R^2 of 0.79 to 0.92 and
+	// linnerud from -0.95 to -0.74, but made to choose for classifiers as
+	// well it lowered the accuracy of all four (infert 0.735 to 0.687, iris
+	// 0.967 to 0.956).
 	AutoInputs InputScale = iota
 	// LinearInputs takes the inputs as they are, unweighed.
 	LinearInputs

@@ -146,32 +146,32 @@
 //
 // The CSV files have a header row and may look as real tables do: numbers,
 // quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
-// (empty, NA, ? or NaN); dates in an ISO 8601 form (2024-01-31,
-// 2024-01-31 13:45, 2024-01-31T13:45:30Z), which are read as the days
-// since 1970, so that a date after the training ones is later, not an
-// unknown level; and categories, any other text. Their fields are
-// separated by commas, semicolons, tabs or vertical bars, whichever splits
-// the first lines evenly (-sep sets it: one character, or tab). Numbers
-// may have thousands separators (4,599.0), a percent sign and a currency
-// sign ($, €, £ or ¥, before or after), which are dropped (17.5% reads as
-// 17.5, $1,234.50 as 1234.5); a file separated by other than commas
-// whose first 64 KiB hold a decimal comma (3,14) is read with decimal
-// commas and points between thousands (1.234,5), as spreadsheets write
-// them in much of Europe. A first column without a name holds row names,
-// as R's write.csv and pandas' to_csv write them: it is named "row.names"
-// and is the id column unless -id names another. -data - reads standard
-// input. fit uses every column but the target, the -ignore columns, the
-// row names and the -id column as an input. Categories are one-hot encoded, except bins of a quantity (three
-// or more levels that each begin with a different number, such as age
-// groups "25-34" ... "75+"), which become that number so that their order
-// counts; missing values are replaced by the training mean (numbers) or the
-// most frequent value, with an indicator column for every column that had
-// gaps. Rows whose target is missing are
-// dropped, and fit says how many. Without -task the target decides: a
-// column of numbers means regression, except numbers that take two values
-// only, such as the 0 and 1 of a yes-or-no outcome, which mean
-// classification, as does anything else; fit says which it chose and why,
-// and -task regression fits two values as numbers.
+// (empty, NA, ? or NaN); dates in an ISO 8601 form (2024-01-31, 2024-01-31
+// 13:45, 2024-01-31T13:45:30Z), which are read as the days since 1970, so
+// that a date after the training ones is later, not an unknown level; and
+// categories, any other text. Their fields are separated by commas,
+// semicolons, tabs or vertical bars, whichever splits the first lines
+// evenly (-sep sets it: one character, or tab). Numbers may have thousands
+// separators (4,599.0), a percent sign and a currency sign ($, €, £ or ¥,
+// before or after), which are dropped (17.5% reads as 17.5, $1,234.50 as
+// 1234.5); a file separated by other than commas whose first 64 KiB hold a
+// decimal comma (3,14) is read with decimal commas and points between
+// thousands (1.234,5), as spreadsheets write them in much of Europe. A
+// first column without a name holds row names, as R's write.csv and
+// pandas' to_csv write them: it is named "row.names" and is the id column
+// unless -id names another. -data - reads standard input. fit uses every
+// column but the target, the -ignore columns, the row names and the -id
+// column as an input. Categories are one-hot encoded, except bins of a
+// quantity (three or more levels that each begin with a different number,
+// such as age groups "25-34" ... "75+"), which become that number so that
+// their order counts; missing values are replaced by the training mean
+// (numbers) or the most frequent value, with an indicator column for every
+// column that had gaps. Rows whose target is missing are dropped, and fit
+// says how many. Without -task the target decides: a column of numbers
+// means regression, except numbers that take two values only, such as the
+// 0 and 1 of a yes-or-no outcome, which mean classification, as does
+// anything else; fit says which it chose and why, and -task regression
+// fits two values as numbers.
 //
 // Before it fits, fit checks what would make the fit fail or mean
 // nothing, and says what and where: -id naming the target; a -model path
@@ -265,39 +265,42 @@
 // memory grow linearly with the rows. The final fit stops when the loss
 // improves by less than 0.1% over 10 iterations or at -iters; fit says
 // which. From 2,000 rows it starts from the minimum of the same loss on
-// an eighth of the rows, which leaves it a few dozen iterations. -starts N (at most 1,000) fits the final machine from N initial
-// points and keeps the one of lowest loss, for a deep -dims whose fit from one start may
-// stall near a constant function. It reports progress on standard error, then a summary: rows,
-// columns and inputs, the settings and how they were chosen, the training
-// score, the parameters and the time.
+// an eighth of the rows, which leaves it a few dozen iterations. -starts
+// N (at most 1,000) fits the final machine from N initial points and
+// keeps the one of lowest loss, for a deep -dims whose fit from one start
+// may stall near a constant function. It reports progress on standard
+// error, then a summary: rows, columns and inputs, the settings and how
+// they were chosen, the training score, the parameters and the time.
 //
 // -dims lists the sizes of the blocks of the machine space, the input block
 // first and the output block last; the last entry must be 1 for regression
 // and the number of classes for classification, and fit says so if it is
 // not. Without -dims the blocks are 3,3,3 and then the output block.
 //
-// The model file is JSON in the module's envelope, shared by every file
-// it writes: "format": "machines", "kind": "kernel-machine", "version":
-// 5; then the "task", the "target" and "id" column names,
-// the "features" (the table's input columns), for classification the
-// "classes" in order, the "encoder" (each column's kind, categories,
-// imputed value and indicator), the "fit" record (data file, or
-// "standard input", rows,
-// dropped rows, seed, the -weight, -balance, -group, -time and -budget
-// flags, chosen settings, "shallow" for the shallow machine, iterations,
-// whether the optimiser converged, time, the whole "selection" with every
-// candidate's scores and the "calibration": "logit_scale" or
-// "shrinkage"), the "intervals" of a regression ("residuals": the sorted
-// absolute held-out residuals on the scale the machine fits, at most 1000
-// evenly spaced ones), and the "machine": its "dims", "kernel",
-// "bandwidth", the matrices "a", "c" and "anchors" as arrays of rows,
-// "input_block" when the first block is the input itself and "a" holds
-// the other blocks alone (the shallow machine), the "input" and
-// "output" scalers ("mean", "scale"; a classifier's output scaler adds
-// its intercepts to the class scores), and a regression's "range", the
-// lowest and highest prediction of each target. Files of versions 1 to 4, whose
-// "format" was "machines-model", are still read. It is written atomically: a temporary file renamed
-// into place.
+// The model file is JSON in the module's envelope, shared by every file it
+// writes: "format": "machines", "kind": "kernel-machine", "version": 5;
+// then the "task", the "target" and "id" column names, the "features" (the
+// table's input columns), for classification the "classes" in order, the
+// "encoder" (each column's kind, categories, imputed value and indicator),
+// the "fit" record (data file, or "standard input", rows, dropped rows,
+// seed, the -weight, -balance, -group, -time and -budget flags, chosen
+// settings, "shallow" for the shallow machine, the inputs' scale and
+// relevance weights with the held-out losses that chose them, iterations,
+// the rows of the coarse fit, whether the optimiser converged, time, the
+// whole "selection" with every candidate's scores and the "calibration":
+// "logit_scale" or "shrinkage"), the "intervals" of a regression
+// ("residuals": the sorted absolute held-out residuals on the scale the
+// machine fits, at most 1000 evenly spaced ones), and the "machine": its
+// "dims", "kernel", "bandwidth", the matrices "a", "c" and "anchors" as
+// arrays of rows, "input_block" when the first block is the input itself
+// and "a" holds the other blocks alone (the shallow machine), the
+// "quantiles" map of inputs mapped through their training quantiles
+// ("knots", "ranks"), the "input" and "output" scalers ("mean", "scale"; a
+// classifier's output scaler adds its intercepts to the class scores), and
+// a regression's "range", the lowest and highest prediction of each
+// target. Files of versions 1 to 4, whose "format" was "machines-model",
+// are still read. It is written atomically: a temporary file renamed into
+// place.
 //
 // predict reads the model's feature columns from new.csv by name, in any
 // order, ignoring other columns, encodes them as fit did (a category not
