@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"math"
+	"slices"
 	"time"
 )
 
@@ -45,3 +47,77 @@ func Days(t time.Time) float64 {
 }
 
 const secondsPerDay = 24 * 60 * 60
+
+// A Cycle is a season of the calendar that a date column can show: the
+// year, the week or the day. The encoder follows a date's days with the
+// sine and cosine of its phase in each cycle that the training dates show,
+// so that the kernel compares two dates by their times of year, days of
+// the week or hours as well as by their distance: a Gaussian kernel on
+// such a pair is the periodic kernel of the cycle, which a trend of days
+// alone cannot give.
+type Cycle struct {
+	Name   string  // year, week or day
+	Period float64 // in days
+}
+
+// cycles are the cycles a date column may show, in the order of their
+// encoded columns.
+var cycles = []Cycle{{"year", 365.2425}, {"week", 7}, {"day", 1}}
+
+// cycleNamed returns the cycle of the given name, and false for no cycle's
+// name.
+func cycleNamed(name string) (Cycle, bool) {
+	i := slices.IndexFunc(cycles, func(c Cycle) bool { return c.Name == name })
+	if i < 0 {
+		return Cycle{}, false
+	}
+	return cycles[i], true
+}
+
+// dateCycles returns the names of the cycles that training dates, given
+// as days (see Days), show: those whose period the dates span at least
+// twice, so that the season can be told from the trend; the week only if
+// the dates are not all on the first or the last day of their months
+// (monthly, quarterly or yearly figures, whose weekdays are chance), and
+// the day only if some date has a time of day.
+func dateCycles(days []float64) []string {
+	if len(days) == 0 {
+		return nil
+	}
+	span := slices.Max(days) - slices.Min(days)
+	var names []string
+	for _, c := range cycles {
+		switch {
+		case span < 2*c.Period:
+		case c.Name == "week" && monthEnds(days):
+		case c.Name == "day" && !slices.ContainsFunc(days, func(d float64) bool { return d != math.Floor(d) }):
+		default:
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
+// monthEnds reports whether every one of days falls on the first or the
+// last day of its month.
+func monthEnds(days []float64) bool {
+	for _, d := range days {
+		t := time.Unix(int64(math.Floor(d))*secondsPerDay, 0).UTC()
+		if t.Day() != 1 && t.AddDate(0, 0, 1).Day() != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// putPhases writes the sine and cosine of the phase of the date days (see
+// Days) in each named cycle to out, two entries per cycle. The days are
+// reduced to the cycle before they are turned into an angle, which keeps
+// the phase of a day's hours exact to 1e-15 rather than 1e-11.
+func putPhases(out []float64, names []string, days float64) {
+	for i, name := range names {
+		c, _ := cycleNamed(name)
+		a := math.Mod(days, c.Period) * (2 * math.Pi / c.Period)
+		out[2*i], out[2*i+1] = math.Sin(a), math.Cos(a)
+	}
+}

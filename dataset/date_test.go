@@ -3,9 +3,11 @@ package dataset
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -50,21 +52,30 @@ func TestParseDate(t *testing.T) {
 // date not seen in training falls among the others, a missing one takes
 // the training mean, and text is an error that says what the column held.
 func TestEncoderDates(t *testing.T) {
-	train := readFrameString(t, "day,y\n2024-01-01,1\n2024-01-03,2\n,3\n2024-01-08 12:00,4\n")
+	train := readFrameString(t, "day,y\n2024-01-01,1\n2024-01-03,2\n,3\n2024-01-08 18:00,4\n")
 	e, warnings, err := FitEncoder(train, []string{"day"}, nil)
 	if err != nil || warnings != nil {
 		t.Fatal(err, warnings)
 	}
-	mean := (19723 + 19725 + 19730.5) / 3
-	if r := e.Rules()[0]; r.Kind != "date" || r.Fill != mean || !r.Indicator {
-		t.Fatalf("rule %+v, want date, fill %v, indicator", r, mean)
+	// The dates span 7.75 days, one with a time of day: the day's cycle
+	// follows them, and a missing cell is the mean date in it too.
+	mean := (19723 + 19725 + 19730.75) / 3
+	if r := e.Rules()[0]; r.Kind != "date" || r.Fill != mean || !r.Indicator || !reflect.DeepEqual(r.Cycles, []Cycle{{"day", 1}}) {
+		t.Fatalf("rule %+v, want date, fill %v, indicator, the day's cycle", r, mean)
 	}
-	test := readFrameString(t, "day\n2024-01-02\nNA\n2025-01-01\n")
+	if names := e.Names(); !reflect.DeepEqual(names, []string{"day", "day:day.sin", "day:day.cos", "day:missing"}) {
+		t.Errorf("names %q", names)
+	}
+	test := readFrameString(t, "day\n2024-01-02 18:00\nNA\n2025-01-01\n")
 	x, warnings, err := e.Transform(test, nil)
 	if err != nil || warnings != nil {
 		t.Fatal(err, warnings)
 	}
-	checkMatrix(t, x, [][]float64{{19724, 0}, {mean, 1}, {20089, 0}})
+	checkMatrix(t, x, [][]float64{
+		{19724.75, -1, 0, 0},
+		{mean, 1, 0, 1}, // 19726.25: six in the morning
+		{20089, 0, 1, 0},
+	})
 
 	_, _, err = e.Transform(readFrameString(t, "day\n2024-01-02\nlater\n"), nil)
 	want := `test.csv: row 3, column "day": not a date: "later"; the column held dates such as 2024-01-31 in training`
@@ -92,7 +103,71 @@ func TestEncoderDates(t *testing.T) {
 		t.Errorf("date column without a fill: error %v", err)
 	}
 	dst := mat.NewDense(1, e.Width(), nil)
-	if _, err := e.EncodeColumn(dst, 0, nil, []string{" 2024-01-05 "}); err != nil || dst.At(0, 0) != 19727 {
-		t.Errorf("EncodeColumn: %v, %v; want 19727", dst.At(0, 0), err)
+	if _, err := e.EncodeColumn(dst, 0, nil, []string{" 2024-01-05 06:00"}); err != nil {
+		t.Fatal(err)
+	}
+	checkMatrix(t, dst, [][]float64{{19727.25, 1, 0, 0}})
+}
+
+// TestDateCycles checks which cycles training dates show, and the phases
+// that follow the days of a date in them.
+func TestDateCycles(t *testing.T) {
+	daily := func(n, step int, at string) string {
+		var b strings.Builder
+		b.WriteString("d\n")
+		day, _ := ParseDate("2020-01-01")
+		for i := range n {
+			b.WriteString(day.AddDate(0, 0, i*step).Format("2006-01-02") + at + "\n")
+		}
+		return b.String()
+	}
+	for _, test := range []struct {
+		name, csv string
+		want      []string
+	}{
+		{"three years of days", daily(1096, 1, ""), []string{"year", "week"}},
+		{"a year of days", daily(365, 1, ""), []string{"week"}},
+		{"two weeks of hours", "d\n2024-03-01 08:00\n2024-03-15 09:30\n", []string{"week", "day"}},
+		{"days a week apart", daily(300, 7, ""), []string{"year", "week"}},
+		{"ten days", daily(10, 1, ""), nil},
+		{"one date", "d\n2024-03-01\n", nil},
+		{"months", "d\n2019-01-01\n2020-02-01\n2021-03-01\n", []string{"year"}},
+		{"months' ends", "d\n2019-01-31\n2020-02-29\n2021-04-30\n", []string{"year"}},
+		{"a month's end and a mid-month", "d\n2019-01-31\n2021-04-15\n", []string{"year", "week"}},
+	} {
+		e, _, err := FitEncoder(readFrameString(t, test.csv), []string{"d"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.columns[0].Cycles; !reflect.DeepEqual(got, test.want) {
+			t.Errorf("%s: cycles %q, want %q", test.name, got, test.want)
+		}
+		if plain := e.WithoutCycles(); plain.Width() != 1 || e.Width() != 1+2*len(test.want) {
+			t.Errorf("%s: width %d without the cycles, %d with them", test.name, plain.Width(), e.Width())
+		}
+	}
+
+	// 1970-01-01 begins every cycle; 1970-01-08 12:00 is a week and half
+	// a day later, and 1971-01-01 a
+	// year less 0.2425 days.
+	c := encodedColumn{Kind: date, Cycles: []string{"year", "week", "day"}}
+	for _, test := range []struct {
+		days float64
+		want []float64
+	}{
+		{0, []float64{0, 0, 1, 0, 1, 0, 1}},
+		{7.5, []float64{7.5, math.Sin(2 * math.Pi * 7.5 / 365.2425), math.Cos(2 * math.Pi * 7.5 / 365.2425), math.Sin(math.Pi / 7), math.Cos(math.Pi / 7), 0, -1}},
+		{365, []float64{365, -math.Sin(2 * math.Pi * 0.2425 / 365.2425), math.Cos(2 * math.Pi * 0.2425 / 365.2425), math.Sin(2 * math.Pi / 7), math.Cos(2 * math.Pi / 7), 0, 1}},
+	} {
+		out := make([]float64, c.width())
+		if _, err := c.encodeText(out, time.Unix(int64(test.days*secondsPerDay), 0).UTC().Format(time.RFC3339), false); err != nil {
+			t.Fatal(err)
+		}
+		for i := range out {
+			if math.Abs(out[i]-test.want[i]) > 1e-9 {
+				t.Errorf("day %v: encoded %v, want %v", test.days, out, test.want)
+				break
+			}
+		}
 	}
 }

@@ -20,7 +20,8 @@
 // boolean if they are all true, false, yes or no (in any case), numeric
 // if they are all numbers, date if they are all dates in an ISO 8601 form
 // (2024-01-31, 2024-01-31 13:45, 2024-01-31T13:45:30Z; see ParseDate),
-// which the Encoder reads as the days since 1970, and categorical
+// which the Encoder reads as the days since 1970 and their phases in the
+// cycles of the calendar (see Cycle), and categorical
 // otherwise, the numbers in a categorical column being levels like any
 // other text. A number is written in Go's syntax, or with thousands
 // separators (4,599.0), or with a percent sign, which is dropped (17.5%

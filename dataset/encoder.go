@@ -58,7 +58,11 @@ const (
 //     training mean;
 //   - a date column becomes one column holding the days since 1970 (see
 //     Days), so that a date not seen in training falls in order among the
-//     others, with missing cells set to the training mean;
+//     others, followed by the sine and the cosine of the date's phase in
+//     each cycle (year, week, day) that the training dates show: one they
+//     span at least twice; the week unless every date is the first or the
+//     last of its month, and the day if some date has a time of day.
+//     Missing cells are set to the training mean date;
 //   - a column with missing cells among the training rows is followed by
 //     an indicator column, 1 where the cell was missing and 0 elsewhere.
 //
@@ -86,13 +90,17 @@ type encodedColumn struct {
 	// for, in the same order.
 	Values []float64 `json:"values,omitempty"`
 
+	// Cycles are the cycles of a date column ("year", "week", "day", in
+	// this order) whose phases follow its days.
+	Cycles []string `json:"cycles,omitempty"`
+
 	// Indicator adds a column that is 1 where the cell is missing.
 	Indicator bool `json:"missing_indicator"`
 }
 
 // width returns the number of encoded columns c produces.
 func (c *encodedColumn) width() int {
-	w := 1
+	w := 1 + 2*len(c.Cycles)
 	if c.Kind == categorical {
 		w = len(c.Levels)
 	}
@@ -166,6 +174,9 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 	if k != categorical {
 		m := mean(values)
 		c.Fill = &m
+		if k == date {
+			c.Cycles = dateCycles(values)
+		}
 		return c, nil
 	}
 
@@ -263,9 +274,20 @@ func (e *Encoder) Features() []string {
 	return names
 }
 
+// WithoutCycles returns a copy of e that encodes each date column as its
+// days alone, without the phases of its cycles.
+func (e *Encoder) WithoutCycles() *Encoder {
+	plain := &Encoder{columns: slices.Clone(e.columns)}
+	for i := range plain.columns {
+		plain.columns[i].Cycles = nil
+	}
+	return plain
+}
+
 // Names returns the names of the encoded columns: the column name for a
-// numeric or boolean column, name=level for each level of a categorical
-// column, and name:missing for an indicator column.
+// numeric, boolean, ordinal or date column, name=level for each level of a
+// categorical column, name:cycle.sin and name:cycle.cos for the phases of
+// a date column, and name:missing for an indicator column.
 func (e *Encoder) Names() []string {
 	var names []string
 	for _, c := range e.columns {
@@ -275,6 +297,9 @@ func (e *Encoder) Names() []string {
 			}
 		} else {
 			names = append(names, c.Name)
+		}
+		for _, cycle := range c.Cycles {
+			names = append(names, c.Name+":"+cycle+".sin", c.Name+":"+cycle+".cos")
 		}
 		if c.Indicator {
 			names = append(names, c.Name+":missing")
@@ -301,6 +326,10 @@ type ColumnRule struct {
 	// as, in the same order; a missing cell, or another text, encodes as
 	// Fill.
 	Values []float64
+	// Cycles are the cycles of a date column: after its days d (Fill
+	// where the cell is missing) come sin(2πd/p) and cos(2πd/p) for the
+	// Period p of each, in this order.
+	Cycles []Cycle
 	// Indicator says the column is followed by a missing indicator.
 	Indicator bool
 }
@@ -315,6 +344,10 @@ func (e *Encoder) Rules() []ColumnRule {
 		}
 		if c.Mode != nil {
 			r.Mode = *c.Mode
+		}
+		for _, name := range c.Cycles {
+			cycle, _ := cycleNamed(name)
+			r.Cycles = append(r.Cycles, cycle)
 		}
 		rules[i] = r
 	}
@@ -544,6 +577,7 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 	case numeric, boolean, date:
 		if missing {
 			out[0] = *c.Fill
+			putPhases(out[1:], c.Cycles, *c.Fill)
 			return true, nil
 		}
 		v, err := c.value(cell, decimalComma)
@@ -551,6 +585,7 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 			return true, err
 		}
 		out[0] = v
+		putPhases(out[1:], c.Cycles, v)
 	case ordinal:
 		level, ok := slices.BinarySearch(c.Levels, cell)
 		if ok {
@@ -689,6 +724,26 @@ func (c *encodedColumn) check(before []encodedColumn) error {
 		}
 	default:
 		return errors.New("kind: absent")
+	}
+	if c.Cycles != nil && c.Kind != date {
+		return fmt.Errorf("cycles: present in a %s column", c.Kind)
+	}
+	return checkCycles(c.Cycles)
+}
+
+// checkCycles returns an error naming the first of the cycles of a date
+// column that is unknown, repeated or out of order.
+func checkCycles(names []string) error {
+	last := -1
+	for i, name := range names {
+		at := slices.IndexFunc(cycles, func(c Cycle) bool { return c.Name == name })
+		switch {
+		case at < 0:
+			return fmt.Errorf("cycles[%d]: %q is not year, week or day", i, name)
+		case at <= last:
+			return fmt.Errorf("cycles[%d]: %q is repeated or out of order (year, week, day)", i, name)
+		}
+		last = at
 	}
 	return nil
 }

@@ -359,6 +359,11 @@ func TestEncoderJSONErrors(t *testing.T) {
 		{"ordinal unsorted", `{"columns":[{"name":"x","kind":"ordinal","fill":1,"levels":["2","1"],"values":[2,1]}]}`, `encoder: columns[0]: levels[1]: "1" is not after "2": levels must be sorted and distinct`},
 		{"ordinal no levels", `{"columns":[{"name":"x","kind":"ordinal","fill":1,"levels":[],"values":[]}]}`, "encoder: columns[0]: levels: none"},
 		{"stray mode", `{"columns":[{"name":"x","kind":"categorical","levels":["a","b"],"mode":"c"}]}`, `encoder: columns[0]: mode: "c" is not among the levels`},
+		{"numeric cycles", `{"columns":[{"name":"x","kind":"numeric","fill":1,"cycles":["year"]}]}`, "encoder: columns[0]: cycles: present in a numeric column"},
+		{"categorical cycles", `{"columns":[{"name":"x","kind":"categorical","levels":["a"],"mode":"a","cycles":["week"]}]}`, "encoder: columns[0]: cycles: present in a categorical column"},
+		{"unknown cycle", `{"columns":[{"name":"x","kind":"date","fill":1,"cycles":["year","month"]}]}`, `encoder: columns[0]: cycles[1]: "month" is not year, week or day`},
+		{"cycles out of order", `{"columns":[{"name":"x","kind":"date","fill":1,"cycles":["week","year"]}]}`, `encoder: columns[0]: cycles[1]: "year" is repeated or out of order (year, week, day)`},
+		{"repeated cycle", `{"columns":[{"name":"x","kind":"date","fill":1,"cycles":["day","day"]}]}`, `encoder: columns[0]: cycles[1]: "day" is repeated or out of order (year, week, day)`},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			var e Encoder
@@ -374,6 +379,7 @@ func FuzzEncoderJSON(f *testing.F) {
 	f.Add([]byte(`{"columns":[{"name":"x","kind":"numeric","fill":1.5,"missing_indicator":true},` +
 		`{"name":"c","kind":"categorical","levels":["a","b"],"mode":"b","missing_indicator":false},` +
 		`{"name":"b","kind":"boolean","fill":0.25,"missing_indicator":false}]}`))
+	f.Add([]byte(`{"columns":[{"name":"d","kind":"date","fill":19000.25,"cycles":["year","week","day"],"missing_indicator":true}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var e Encoder
 		if err := json.Unmarshal(data, &e); err != nil {

@@ -86,7 +86,9 @@
 //     the scale on which the shallow machine's lowest held-out loss is
 //     lower is kept for every candidate (Settings.InputScale,
 //     Result.InputScale). The comparison costs one more shallow pass;
-//     the chosen scale's pass is the selection's own;
+//     the chosen scale's pass is the selection's own. ShallowLoss gives
+//     the same measure to a caller weighing two encodings of a table,
+//     as the command weighs the phases of dates;
 //   - then a regression's standardised inputs also tried weighed by their
 //     relevance: the root mean square of the best shallow machine's
 //     partial derivative along each input over the rows (the diagonal of

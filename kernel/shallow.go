@@ -200,6 +200,35 @@ func (p *shallowPass) score(list []int, val *validation, folded bool, outputs, w
 	return scored, err
 }
 
+// ShallowLoss returns the shallow machine's lowest held-out loss, over
+// every bandwidth and cost, on the inputs x, for the regression targets y
+// or, when y is nil, the labels of a classification into classes classes:
+// the measure by which the fit chooses its inputs' scale and weights
+// (Settings.InputScale), for a caller that weighs two encodings of a
+// table alike. s gives the validation and the targets' scales as for
+// FitRegression and FitClassifier; its Progress is not written to.
+func ShallowLoss(x, y mat.Matrix, labels []int, classes int, s Settings) (float64, error) {
+	if err := checkFinite("input", x); err != nil {
+		return 0, err
+	}
+	outputs := classes
+	if y != nil {
+		if err := checkFinite("target", y); err != nil {
+			return 0, err
+		}
+		_, outputs = y.Dims()
+	}
+	p, err := prepare(x, y, labels, s, true)
+	if err != nil {
+		return 0, err
+	}
+	val, err := newValidation(p.linear, s)
+	if err != nil {
+		return 0, err
+	}
+	return shallowLoss(p, val, outputs, s)
+}
+
 // shallowLoss returns the shallow machine's lowest held-out loss over
 // every bandwidth and cost on the validation's rows of p: by
 // leave-one-out, or on the folds of val when they are grouped or move

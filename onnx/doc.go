@@ -15,6 +15,11 @@
 // shape [N, 1] with a dynamic batch dimension N:
 //
 //   - a numeric column is a double, NaN where the cell is missing;
+//   - a date column is a double too, the days since 1970-01-01 00:00 UTC
+//     with the time of day as their fraction (ONNX has no operator that
+//     reads a date), NaN where the cell is missing; the graph adds the
+//     sine and cosine of their phase in the column's cycles with Mod,
+//     Mul, Sin and Cos;
 //   - a boolean, categorical or ordinal column is a string, the cell's
 //     text as the CSV file has it (trimmed): true, false, yes or no in any
 //     case for a boolean, a level for a category, and for a missing cell

@@ -216,7 +216,14 @@ func (b *builder) encode(r dataset.ColumnRule) ([]string, error) {
 		}
 		b.g.Input = append(b.g.Input, valueInfo(r.Name, doc, onnxpb.TensorProto_DOUBLE, 1))
 		missing = b.op("IsNaN", []string{r.Name})
-		cols = append(cols, b.op("Where", []string{missing, b.scalar(r.Fill), r.Name}))
+		days := b.op("Where", []string{missing, b.scalar(r.Fill), r.Name})
+		cols = append(cols, days)
+		for _, c := range r.Cycles {
+			// The days reduced to the cycle first, as the encoder does.
+			within := b.op("Mod", []string{days, b.scalar(c.Period)}, intAttr("fmod", 1))
+			angle := b.op("Mul", []string{within, b.scalar(2 * math.Pi / c.Period)})
+			cols = append(cols, b.op("Sin", []string{angle}), b.op("Cos", []string{angle}))
+		}
 	case "boolean":
 		yes, no := dataset.BoolTexts()
 		b.g.Input = append(b.g.Input, valueInfo(r.Name, "boolean: a string, "+strings.Join(append(yes, no...), ", ")+" in any case, or a missing cell's text", onnxpb.TensorProto_STRING, 1))

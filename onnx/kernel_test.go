@@ -405,7 +405,7 @@ func TestKernelDates(t *testing.T) {
 	b.WriteString("day,x,y\n")
 	rnd := rand.New(rand.NewPCG(5, 6))
 	for i := range 40 {
-		day := fmt.Sprintf("2024-%02d-%02d", 1+i%12, 1+i%28)
+		day := fmt.Sprintf("%d-%02d-%02d", 2022+i%3, 1+i%12, 1+i%28)
 		switch i % 10 {
 		case 3:
 			day = "NA"
@@ -419,8 +419,8 @@ func TestKernelDates(t *testing.T) {
 		t.Fatal(err)
 	}
 	fm := fitTable(t, f, "y", nil, false, kernel.Additive)
-	if k := fm.km.Encoder.Rules()[0]; k.Kind != "date" || !k.Indicator {
-		t.Fatalf("first rule %+v, want a date column with a missing indicator", k)
+	if k := fm.km.Encoder.Rules()[0]; k.Kind != "date" || !k.Indicator || len(k.Cycles) != 3 {
+		t.Fatalf("first rule %+v, want a date column with the year's, the week's and the day's cycles and a missing indicator", k)
 	}
 	later, err := dataset.ReadFrame(strings.NewReader("day,x\n2025-06-01,0.5\n2024-03-03 12:00,0.2\n,0.7\n"), "later.csv")
 	if err != nil {

@@ -44,6 +44,9 @@ type fitRun struct {
 	features []string
 	enc      *dataset.Encoder
 	x        *mat.Dense
+	// cycleLosses are the shallow machine's lowest held-out losses with
+	// the dates' cycles and without, when there were any to weigh.
+	cycleLosses []float64
 }
 
 // runFit is the fit command: it parses and checks its flags, reads and
@@ -65,6 +68,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	s, err := run.settings(fl, stderr)
 	if err != nil {
+		return err
+	}
+	if err := run.chooseCycles(s, stderr); err != nil {
 		return err
 	}
 	m, res, err := run.fit(fl, s)
@@ -264,6 +270,56 @@ func (run *fitRun) settings(fl *fitFlags, stderr io.Writer) (kernel.Settings, er
 	return s, checkFitSize(len(run.t.Rows), run.enc.Width(), run.outputs, s, stderr)
 }
 
+// chooseCycles leaves the phases of the dates' cycles out of the inputs
+// (see dataset.Encoder) when the shallow machine's lowest held-out loss
+// is lower without them: a season that does not move the target only
+// dilutes the distances of a Gaussian kernel. On 300 rows of Friedman 1
+// with a date of no effect the cycles doubled that loss; on the weekly
+// CO2 readings of Mauna Loa they cut it by a factor of 12.
+func (run *fitRun) chooseCycles(s kernel.Settings, stderr io.Writer) error {
+	plain := run.enc.WithoutCycles()
+	if plain.Width() == run.enc.Width() {
+		return nil
+	}
+	x, _, err := plain.Transform(run.f, run.t.Rows)
+	if err != nil {
+		return err
+	}
+	var y mat.Matrix // nil for a classification, not a nil *mat.Dense
+	if !run.classify {
+		y = mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)
+	}
+	losses := make([]float64, 2)
+	for i, xi := range []*mat.Dense{run.x, x} {
+		if losses[i], err = kernel.ShallowLoss(xi, y, run.t.Labels, run.outputs, s); err != nil {
+			return fmt.Errorf("weighing the dates' cycles: %w", err)
+		}
+	}
+	fmt.Fprintf(stderr, "machines fit: the shallow machine's lowest held-out loss is %.4g with the dates' cycles (%s), %.4g without\n",
+		losses[0], describeCycles(run.enc), losses[1])
+	run.cycleLosses = losses
+	if losses[1] <= losses[0] {
+		run.enc, run.x = plain, x
+	}
+	return nil
+}
+
+// describeCycles lists the date columns of enc with their cycles.
+func describeCycles(enc *dataset.Encoder) string {
+	var parts []string
+	for _, r := range enc.Rules() {
+		if r.Cycles == nil {
+			continue
+		}
+		names := make([]string, len(r.Cycles))
+		for i, c := range r.Cycles {
+			names[i] = c.Name
+		}
+		parts = append(parts, r.Name+": "+strings.Join(names, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // fit fits the machine, saying what to try when the fit diverges.
 func (run *fitRun) fit(fl *fitFlags, s kernel.Settings) (*kernel.Machine, kernel.Result, error) {
 	var (
@@ -316,7 +372,7 @@ func (run *fitRun) report(fl *fitFlags, m *kernel.Machine, res kernel.Result, st
 			Weight: *lf.weight, Balance: *lf.balance, Group: *lf.group, Time: *lf.time, Budget: lf.budgetText(),
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
 			InputScale: res.InputScale, InputLosses: res.InputLosses,
-			Relevance: res.Relevance, RelevanceLosses: res.RelevanceLosses,
+			Relevance: res.Relevance, RelevanceLosses: res.RelevanceLosses, CycleLosses: run.cycleLosses,
 			Starts: *fl.starts, Start: res.Start, Iterations: res.Iterations, CoarseRows: res.CoarseRows, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,
 		},
@@ -332,6 +388,13 @@ func (run *fitRun) report(fl *fitFlags, m *kernel.Machine, res kernel.Result, st
 	}
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "fit: %s\n", describeSettings(res))
+	if l := run.cycleLosses; l != nil {
+		if c := describeCycles(run.enc); c != "" {
+			fmt.Fprintf(stdout, "fit: dates followed by their phases in the cycles (%s): the shallow machine's held-out loss %.4g so, %.4g without\n", c, l[0], l[1])
+		} else {
+			fmt.Fprintf(stdout, "fit: dates as their days alone: the shallow machine's held-out loss %.4g so, %.4g with their cycles\n", l[1], l[0])
+		}
+	}
 	if res.InputScale == kernel.QuantileInputs.String() {
 		fmt.Fprintf(stdout, "fit: numeric inputs mapped through their training quantiles%s\n", describeInputLosses(res.InputLosses))
 	}

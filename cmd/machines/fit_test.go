@@ -67,6 +67,7 @@ type fitTestModel struct {
 		CoarseRows      int       `json:"coarse_rows"`
 		InputScale      string    `json:"input_scale"`
 		InputLosses     []float64 `json:"input_losses"`
+		CycleLosses     []float64 `json:"cycle_losses"`
 		Selection       *struct {
 			Folds, Rows, Best int
 			Candidates        []struct{ Cost, Bandwidth, Score float64 }
@@ -77,7 +78,12 @@ type fitTestModel struct {
 		Quantiles *struct{ Knots [][]float64 }
 		Range     [][]float64
 	}
-	Encoder struct{ Columns []struct{ Name, Kind string } }
+	Encoder struct {
+		Columns []struct {
+			Name, Kind string
+			Cycles     []string
+		}
+	}
 }
 
 func fitTestReadModel(t *testing.T, path string) fitTestModel {

@@ -148,8 +148,11 @@
 // quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
 // (empty, NA, ? or NaN); dates in an ISO 8601 form (2024-01-31, 2024-01-31
 // 13:45, 2024-01-31T13:45:30Z), which are read as the days since 1970, so
-// that a date after the training ones is later, not an unknown level; and
-// categories, any other text. Their fields are separated by commas,
+// that a date after the training ones is later, not an unknown level,
+// followed by the sine and cosine of their phase in the year, the week and
+// the day, each cycle that the training dates show (see dataset.Encoder),
+// unless the shallow machine's lowest held-out loss is lower without
+// those phases (fit prints both losses); and categories, any other text. Their fields are separated by commas,
 // semicolons, tabs or vertical bars, whichever splits the first lines
 // evenly (-sep sets it: one character, or tab). Numbers may have thousands
 // separators (4,599.0), a percent sign and a currency sign ($, €, £ or ¥,
@@ -281,11 +284,13 @@
 // writes: "format": "machines", "kind": "kernel-machine", "version": 5;
 // then the "task", the "target" and "id" column names, the "features" (the
 // table's input columns), for classification the "classes" in order, the
-// "encoder" (each column's kind, categories, imputed value and indicator),
+// "encoder" (each column's kind, categories, imputed value and indicator,
+// a date column's "cycles"),
 // the "fit" record (data file, or "standard input", rows, dropped rows,
 // seed, the -weight, -balance, -group, -time and -budget flags, chosen
 // settings, "shallow" for the shallow machine, the inputs' scale and
-// relevance weights with the held-out losses that chose them, iterations,
+// relevance weights with the held-out losses that chose them, the
+// "cycle_losses" with the dates' cycles and without, iterations,
 // the rows of the coarse fit, whether the optimiser converged, time, the
 // whole "selection" with every candidate's scores and the "calibration":
 // "logit_scale" or "shrinkage"), the "intervals" of a regression

@@ -160,17 +160,21 @@ type fitRecord struct {
 	// Relevance and RelevanceLosses are kernel.Result's: the weights of
 	// the standardised inputs, if they were weighed, and the held-out
 	// losses that chose, without and with them.
-	Relevance       []float64         `json:"relevance,omitempty"`
-	RelevanceLosses []float64         `json:"relevance_losses,omitempty"`
-	Anchors         int               `json:"anchors"`
-	Starts          int               `json:"starts,omitempty"` // initial points of the final fit
-	Start           int               `json:"start,omitempty"`  // the one kept, from 0
-	Iterations      int               `json:"iterations"`
-	CoarseRows      int               `json:"coarse_rows,omitempty"` // rows of the coarse fit that started the final one
-	Converged       bool              `json:"converged"`
-	Status          string            `json:"status"`
-	Seconds         float64           `json:"seconds"`
-	Selection       *kernel.Selection `json:"selection,omitempty"`
+	Relevance       []float64 `json:"relevance,omitempty"`
+	RelevanceLosses []float64 `json:"relevance_losses,omitempty"`
+	// CycleLosses are the shallow machine's lowest held-out losses with
+	// the phases of the dates' cycles and without, which chose whether
+	// the encoder keeps them.
+	CycleLosses []float64         `json:"cycle_losses,omitempty"`
+	Anchors     int               `json:"anchors"`
+	Starts      int               `json:"starts,omitempty"` // initial points of the final fit
+	Start       int               `json:"start,omitempty"`  // the one kept, from 0
+	Iterations  int               `json:"iterations"`
+	CoarseRows  int               `json:"coarse_rows,omitempty"` // rows of the coarse fit that started the final one
+	Converged   bool              `json:"converged"`
+	Status      string            `json:"status"`
+	Seconds     float64           `json:"seconds"`
+	Selection   *kernel.Selection `json:"selection,omitempty"`
 	// Calibration is the logit scale or the shrinkage that the chosen
 	// setting's held-out predictions gave the machine.
 	Calibration *kernel.Calibration `json:"calibration,omitempty"`

@@ -86,6 +86,22 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 					t.Errorf("encoder columns %+v, want the date column day first", c)
 				}
 			}},
+		// The dates' phases stay when the season moves the target, and
+		// are left out when it does not.
+		{name: "seasons", args: slices.Concat([]string{"-data", "testdata/fit_seasons.csv", "-target", "season", "-ignore", "other"}, fixed),
+			stdout: []string{"fit: 90 rows, 2 columns encoded as 6 inputs\n", "fit: dates followed by their phases in the cycles (day: year, week)"},
+			check: func(t *testing.T, m fitTestModel) {
+				if c := m.Encoder.Columns[0]; !slices.Equal(c.Cycles, []string{"year", "week"}) || len(m.Fit.CycleLosses) != 2 || m.Fit.CycleLosses[0] >= m.Fit.CycleLosses[1] {
+					t.Errorf("date column %+v, cycle losses %v; want the year and the week, chosen by the lower loss", c, m.Fit.CycleLosses)
+				}
+			}},
+		{name: "no seasons", args: slices.Concat([]string{"-data", "testdata/fit_seasons.csv", "-target", "other", "-ignore", "season"}, fixed),
+			stdout: []string{"fit: 90 rows, 2 columns encoded as 2 inputs\n", "fit: dates as their days alone"},
+			check: func(t *testing.T, m fitTestModel) {
+				if c := m.Encoder.Columns[0]; c.Cycles != nil || len(m.Fit.CycleLosses) != 2 || m.Fit.CycleLosses[0] <= m.Fit.CycleLosses[1] {
+					t.Errorf("date column %+v, cycle losses %v; want no cycles, chosen by the lower loss", c, m.Fit.CycleLosses)
+				}
+			}},
 		{name: "0/1 target", args: slices.Concat([]string{"-data", "testdata/fit_binary.csv", "-target", "y"}, fixed),
 			stdout: []string{"2 classes"},
 			stderr: []string{`-task not given: classification, since column "y" holds two values only, 0 and 1; -task regression fits them as numbers`},
