@@ -222,6 +222,12 @@ func (f *Frame) Column(name string) (int, error) {
 // Cell returns the trimmed text of the cell in the given row and column.
 func (f *Frame) Cell(row, col int) string { return f.cells[row][col] }
 
+// Empty reports whether every cell of column col is missing in the given
+// rows (nil: all rows).
+func (f *Frame) Empty(col int, rows []int) bool {
+	return !slices.ContainsFunc(f.allRows(rows), func(r int) bool { return !isMissing(f.cells[r][col]) })
+}
+
 // Line returns the 1-based line of the file on which data row row starts.
 func (f *Frame) Line(row int) int { return f.lines[row] }
 

@@ -173,6 +173,26 @@ func TestInferKind(t *testing.T) {
 	}
 }
 
+// TestEmpty checks Frame.Empty on all rows and on some.
+func TestEmpty(t *testing.T) {
+	f := readFrameString(t, "a,b\n1,\nNA,x\n,?\n")
+	for _, test := range []struct {
+		col  int
+		rows []int
+		want bool
+	}{
+		{0, nil, false},
+		{0, []int{1, 2}, true},
+		{1, nil, false},
+		{1, []int{0, 2}, true},
+		{1, []int{1}, false},
+	} {
+		if got := f.Empty(test.col, test.rows); got != test.want {
+			t.Errorf("Empty(%d, %v) = %v, want %v", test.col, test.rows, got, test.want)
+		}
+	}
+}
+
 func TestInferKindErrors(t *testing.T) {
 	for _, test := range []struct {
 		name  string

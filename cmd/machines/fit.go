@@ -196,6 +196,9 @@ func (run *fitRun) read(fl *fitFlags, stderr io.Writer) error {
 	if *fl.anchors > len(t.Rows) {
 		return usagef("-anchors %d: %s has only %d usable rows", *fl.anchors, f.Name(), len(t.Rows))
 	}
+	if run.features, err = filledColumns(f, run.features, t.Rows, stderr); err != nil {
+		return err
+	}
 	enc, warnings, err := dataset.FitEncoder(f, run.features, t.Rows)
 	if err != nil {
 		return err
@@ -211,6 +214,29 @@ func (run *fitRun) read(fl *fitFlags, stderr io.Writer) error {
 		run.outputs = len(t.Classes)
 	}
 	return run.checkOutputs(fl)
+}
+
+// filledColumns returns the features that hold a value in some of the
+// rows, and warns of the others, which are left out: a column empty in
+// every training row tells nothing, and scikit-learn's imputer drops it
+// too. It is an error if no feature is left.
+func filledColumns(f *dataset.Frame, features []string, rows []int, stderr io.Writer) ([]string, error) {
+	var filled []string
+	for _, name := range features {
+		col, err := f.Column(name)
+		if err != nil {
+			return nil, err
+		}
+		if f.Empty(col, rows) {
+			printWarnings(stderr, "fit", []dataset.Warning{{Column: name, Message: "no row with a target has a value here; the column is left out"}})
+			continue
+		}
+		filled = append(filled, name)
+	}
+	if filled == nil {
+		return nil, fmt.Errorf("%s: no input column has a value in a row with a target", f.Name())
+	}
+	return filled, nil
 }
 
 // checkOutputs checks -dims and -target-scale against the targets read.

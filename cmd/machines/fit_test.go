@@ -556,8 +556,6 @@ func TestFitErrors(t *testing.T) {
 			[]string{"testdata/fit_no_target.csv", `"y"`}},
 		{"one class", []string{"-data", "testdata/fit_one_class.csv", "-target", "y", "-task", "classification"}, 1,
 			[]string{"testdata/fit_one_class.csv", `"y"`, "single class"}},
-		{"empty column", []string{"-data", "testdata/fit_empty_column.csv", "-target", "y", "-task", "classification"}, 1,
-			[]string{"testdata/fit_empty_column.csv", `"e"`}},
 		{"unknown input scale", join(train, reg, []string{"-inputs", "log"}), 2,
 			[]string{`-inputs "log": want auto, linear or quantile`}},
 		{"unknown target scale", join(train, reg, []string{"-target-scale", "cube"}), 2,

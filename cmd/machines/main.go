@@ -169,7 +169,8 @@
 // such as age groups "25-34" ... "75+"), which become that number so that
 // their order counts; missing values are replaced by the training mean
 // (numbers) or the most frequent value, with an indicator column for every
-// column that had gaps. Rows whose target is missing are dropped, and fit
+// column that had gaps; a column empty in every row with a target is left
+// out, with a warning. Rows whose target is missing are dropped, and fit
 // says how many. Without -task the target decides: a column of numbers
 // means regression, except numbers that take two values only, such as the
 // 0 and 1 of a yes-or-no outcome, which mean classification, as does

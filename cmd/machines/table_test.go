@@ -102,6 +102,18 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 					t.Errorf("date column %+v, cycle losses %v; want no cycles, chosen by the lower loss", c, m.Fit.CycleLosses)
 				}
 			}},
+		// A column empty in every row with a target is left out, with a
+		// warning; with no other input, the fit stops.
+		{name: "empty column", args: slices.Concat([]string{"-data", "testdata/fit_empty_column.csv", "-target", "y"}, fixed),
+			stdout: []string{"fit: 20 rows, 1 columns encoded as 1 inputs\n"},
+			stderr: []string{`warning: column "notes": no row with a target has a value here; the column is left out`},
+			check: func(t *testing.T, m fitTestModel) {
+				if !slices.Equal(m.Features, []string{"x"}) {
+					t.Errorf("features %q, want x alone", m.Features)
+				}
+			}},
+		{name: "no filled column", args: []string{"-data", "testdata/fit_empty_column.csv", "-target", "y", "-ignore", "x"}, code: 1,
+			stderr: []string{"testdata/fit_empty_column.csv: no input column has a value in a row with a target"}, beforeFit: true},
 		{name: "0/1 target", args: slices.Concat([]string{"-data", "testdata/fit_binary.csv", "-target", "y"}, fixed),
 			stdout: []string{"2 classes"},
 			stderr: []string{`-task not given: classification, since column "y" holds two values only, 0 and 1; -task regression fits them as numbers`},
