@@ -2,7 +2,10 @@ package dataset
 
 import (
 	"math"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -76,21 +79,25 @@ func cycleNamed(name string) (Cycle, bool) {
 
 // dateCycles returns the names of the cycles that training dates, given
 // as days (see Days), show: those whose period the dates span at least
-// twice, so that the season can be told from the trend; the week only if
-// the dates are not all on the first or the last day of their months
-// (monthly, quarterly or yearly figures, whose weekdays are chance), and
-// the day only if some date has a time of day.
+// twice, so that the season can be told from the trend, and in which they
+// fall at two places at least (days of the year, weekdays, times of day:
+// weekly figures all on a Saturday show no week). The week is left out
+// too when every date is the first or the last day of its month (monthly,
+// quarterly or yearly figures, whose weekdays are chance).
 func dateCycles(days []float64) []string {
 	if len(days) == 0 {
 		return nil
 	}
 	span := slices.Max(days) - slices.Min(days)
+	times := make([]time.Time, len(days))
+	for i, d := range days {
+		times[i] = time.Unix(int64(math.Round(d*secondsPerDay)), 0).UTC()
+	}
 	var names []string
 	for _, c := range cycles {
 		switch {
-		case span < 2*c.Period:
-		case c.Name == "week" && monthEnds(days):
-		case c.Name == "day" && !slices.ContainsFunc(days, func(d float64) bool { return d != math.Floor(d) }):
+		case span < 2*c.Period || !varies(times, c.Name):
+		case c.Name == "week" && monthEnds(times):
 		default:
 			names = append(names, c.Name)
 		}
@@ -98,11 +105,26 @@ func dateCycles(days []float64) []string {
 	return names
 }
 
-// monthEnds reports whether every one of days falls on the first or the
+// varies reports whether times fall at two places at least in the named
+// cycle, to the second.
+func varies(times []time.Time, cycle string) bool {
+	place := func(t time.Time) int {
+		switch cycle {
+		case "year":
+			return t.YearDay()*secondsPerDay + t.Hour()*3600 + t.Minute()*60 + t.Second()
+		case "week":
+			return int(t.Weekday())*secondsPerDay + t.Hour()*3600 + t.Minute()*60 + t.Second()
+		}
+		return t.Hour()*3600 + t.Minute()*60 + t.Second()
+	}
+	first := place(times[0])
+	return slices.ContainsFunc(times[1:], func(t time.Time) bool { return place(t) != first })
+}
+
+// monthEnds reports whether every one of times falls on the first or the
 // last day of its month.
-func monthEnds(days []float64) bool {
-	for _, d := range days {
-		t := time.Unix(int64(math.Floor(d))*secondsPerDay, 0).UTC()
+func monthEnds(times []time.Time) bool {
+	for _, t := range times {
 		if t.Day() != 1 && t.AddDate(0, 0, 1).Day() != 1 {
 			return false
 		}
@@ -120,4 +142,89 @@ func putPhases(out []float64, names []string, days float64) {
 		a := math.Mod(days, c.Period) * (2 * math.Pi / c.Period)
 		out[2*i], out[2*i+1] = math.Sin(a), math.Cos(a)
 	}
+}
+
+// Dates written with the year last, as spreadsheets write them outside
+// ISO 8601 (31/01/2024, 01/31/2024, 31.01.2024, 31-01-2024, with a time
+// 13:45[:30] or none), put the day first in much of the world and the
+// month first in the United States. One cell such as 01/02/2024 cannot
+// tell, but a column can: a first number above 12 is a day, and so is a
+// second. A date column's Order names the order of its cells, "dmy" or
+// "mdy"; ISO 8601's year first has none.
+const (
+	dayFirst   = "dmy"
+	monthFirst = "mdy"
+)
+
+// yearLast matches a date with the year last: two numbers of one or two
+// digits and a year of four, separated by the same /, . or -, and a time
+// of day after a space or a T.
+var yearLast = regexp.MustCompile(`^(\d{1,2})([/.-])(\d{1,2})[/.-](\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$`)
+
+// yearLastFields returns the numbers of a cell with the year last: the
+// first two, the year, and the hours, minutes and seconds (zero without a
+// time); ok is false for another cell.
+func yearLastFields(cell string) (f [6]int, ok bool) {
+	m := yearLast.FindStringSubmatch(cell)
+	if m == nil || strings.Count(cell[:len(m[1])+len(m[3])+2], m[2]) != 2 {
+		return f, false
+	}
+	for i, s := range []string{m[1], m[3], m[4], m[5], m[6], m[7]} {
+		if s != "" {
+			f[i], _ = strconv.Atoi(s)
+		}
+	}
+	return f, true
+}
+
+// parseYearLast reads a cell with the year last in the given order (dmy
+// or mdy); ok is false for another cell and for a day, month or time that
+// does not exist.
+func parseYearLast(cell, order string) (time.Time, bool) {
+	f, ok := yearLastFields(cell)
+	if !ok {
+		return time.Time{}, false
+	}
+	day, month := f[0], f[1]
+	if order == monthFirst {
+		day, month = month, day
+	}
+	t := time.Date(f[2], time.Month(month), day, f[3], f[4], f[5], 0, time.UTC)
+	// time.Date carries 31 April over into May: a date that does not
+	// exist comes back changed.
+	if month < 1 || month > 12 || t.Day() != day || t.Month() != time.Month(month) || f[3] > 23 || f[4] > 59 || f[5] > 59 {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// yearLastOrder returns the order in which levels, the texts of a column,
+// write dates with the year last, if they all do: a first number above 12
+// makes it dmy, a second mdy. ambiguous is true when every level is such a
+// date but no number is above 12 to tell the order.
+func yearLastOrder(levels []string) (order string, ambiguous bool) {
+	var first, second int // the largest of each
+	for _, level := range levels {
+		f, ok := yearLastFields(level)
+		if !ok {
+			return "", false
+		}
+		first, second = max(first, f[0]), max(second, f[1])
+	}
+	switch {
+	case first > 12 && second <= 12:
+		order = dayFirst
+	case second > 12 && first <= 12:
+		order = monthFirst
+	case first > 12 && second > 12:
+		return "", false // days in both places: not dates
+	default:
+		return "", true
+	}
+	for _, level := range levels {
+		if _, ok := parseYearLast(level, order); !ok {
+			return "", false
+		}
+	}
+	return order, false
 }

@@ -128,12 +128,14 @@ func TestDateCycles(t *testing.T) {
 		{"three years of days", daily(1096, 1, ""), []string{"year", "week"}},
 		{"a year of days", daily(365, 1, ""), []string{"week"}},
 		{"two weeks of hours", "d\n2024-03-01 08:00\n2024-03-15 09:30\n", []string{"week", "day"}},
-		{"days a week apart", daily(300, 7, ""), []string{"year", "week"}},
+		{"days a week apart", daily(300, 7, ""), []string{"year"}},
+		{"noon every day", daily(30, 1, " 12:00"), []string{"week"}},
+		{"new year's days", "d\n2019-01-01\n2020-01-01\n2021-01-01\n", nil},
 		{"ten days", daily(10, 1, ""), nil},
 		{"one date", "d\n2024-03-01\n", nil},
 		{"months", "d\n2019-01-01\n2020-02-01\n2021-03-01\n", []string{"year"}},
 		{"months' ends", "d\n2019-01-31\n2020-02-29\n2021-04-30\n", []string{"year"}},
-		{"a month's end and a mid-month", "d\n2019-01-31\n2021-04-15\n", []string{"year", "week"}},
+		{"a month's end and a mid-month", "d\n2019-01-31\n2021-04-16\n", []string{"year", "week"}},
 	} {
 		e, _, err := FitEncoder(readFrameString(t, test.csv), []string{"d"}, nil)
 		if err != nil {
@@ -169,5 +171,85 @@ func TestDateCycles(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestYearLast checks the order that a column's dates with the year last
+// are read in, and that a date that does not exist is not one.
+func TestYearLast(t *testing.T) {
+	for _, test := range []struct {
+		name      string
+		levels    []string
+		order     string
+		ambiguous bool
+	}{
+		{"day first", []string{"31/01/2024", "13/02/2024", "1/3/2024"}, dayFirst, false},
+		{"month first", []string{"01/31/2024", "2/13/2024"}, monthFirst, false},
+		{"dots", []string{"31.01.2024", "1.2.2024"}, dayFirst, false},
+		{"dashes and times", []string{"31-01-2024", "15-06-2023 13:45", "16-06-2023 07:05:09"}, dayFirst, false},
+		{"no day above 12", []string{"01/02/2024", "03/04/2024"}, "", true},
+		{"days in both places", []string{"31/01/2024", "01/31/2024"}, "", false},
+		{"no such day", []string{"31/01/2024", "30/02/2024"}, "", false},
+		{"no such hour", []string{"31/01/2024 24:00"}, "", false},
+		{"separators mixed", []string{"31/01-2024"}, "", false},
+		{"a two-digit year", []string{"31/01/24"}, "", false},
+		{"ranges", []string{"25-34", "35-44"}, "", false},
+		{"text among dates", []string{"31/01/2024", "soon"}, "", false},
+	} {
+		order, ambiguous := yearLastOrder(test.levels)
+		if order != test.order || ambiguous != test.ambiguous {
+			t.Errorf("%s: order %q, ambiguous %v; want %q, %v", test.name, order, ambiguous, test.order, test.ambiguous)
+		}
+	}
+	for _, test := range []struct {
+		cell, order string
+		days        float64
+	}{
+		{"31/01/2024", dayFirst, 19753},
+		{"01/31/2024", monthFirst, 19753},
+		{"1.2.2024 12:00", dayFirst, 19754.5},
+		{"02-01-2024 06:00:00", monthFirst, 19754.25},
+	} {
+		if got, ok := parseYearLast(test.cell, test.order); !ok || Days(got) != test.days {
+			t.Errorf("parseYearLast(%q, %s) = day %v, %v; want %v", test.cell, test.order, Days(got), ok, test.days)
+		}
+	}
+}
+
+// TestEncoderYearLast encodes a column of dates with the year last as the
+// days since 1970, in the order its training dates showed, and keeps a
+// column whose order no day tells as text, with a warning.
+func TestEncoderYearLast(t *testing.T) {
+	e, warnings, err := FitEncoder(readFrameString(t, "day\n01/31/2024\n02/13/2024\nNA\n"), []string{"day"}, nil)
+	if err != nil || warnings != nil {
+		t.Fatal(err, warnings)
+	}
+	if r := e.Rules()[0]; r.Kind != "date" || r.Order != monthFirst || r.Fill != 19759.5 {
+		t.Fatalf("rule %+v, want a date column in mdy order, fill 19759.5", r)
+	}
+	x, _, err := e.Transform(readFrameString(t, "day\n03/01/2024\nNA\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMatrix(t, x, [][]float64{{19783, 0}, {19759.5, 1}})
+	_, _, err = e.Transform(readFrameString(t, "day\n31/01/2024\n"), nil)
+	if want := `test.csv: row 2, column "day": not a date: "31/01/2024"; the column held dates such as 01/31/2024 in training`; err == nil || err.Error() != want {
+		t.Errorf("error\n%v\nwant\n%s", err, want)
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Encoder
+	if err := json.Unmarshal(data, &back); err != nil || !reflect.DeepEqual(back.Rules(), e.Rules()) {
+		t.Errorf("decoded %+v, %v; want %+v", back.Rules(), err, e.Rules())
+	}
+
+	e, warnings, err = FitEncoder(readFrameString(t, "day\n01/02/2024\n03/04/2024\n"), []string{"day"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Rules()[0].Kind != "categorical" || len(warnings) != 1 || !strings.Contains(warnings[0].Message, "the day cannot be told from the month") {
+		t.Errorf("rule %+v, warnings %v; want text and a warning", e.Rules()[0], warnings)
 	}
 }

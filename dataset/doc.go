@@ -21,9 +21,11 @@
 // if they are all numbers, date if they are all dates in an ISO 8601 form
 // (2024-01-31, 2024-01-31 13:45, 2024-01-31T13:45:30Z; see ParseDate),
 // which the Encoder reads as the days since 1970 and their phases in the
-// cycles of the calendar (see Cycle), and categorical
-// otherwise, the numbers in a categorical column being levels like any
-// other text. A number is written in Go's syntax, or with thousands
+// cycles of the calendar (see Cycle), and categorical otherwise, the
+// numbers in a categorical column being levels like any other text; the
+// Encoder reads a categorical column of dates with the year last as dates
+// too (31/01/2024, 01/31/2024, 31.01.2024), in the order that a day above
+// 12 shows. A number is written in Go's syntax, or with thousands
 // separators (4,599.0), or with a percent sign, which is dropped (17.5%
 // is 17.5), or with a currency sign ($, €, £ or ¥) before or after it,
 // likewise dropped ($1,234.50 is 1234.5, -$5 is -5); a file separated by

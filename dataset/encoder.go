@@ -56,13 +56,17 @@ const (
 //     the number its level begins with, so that the order survives; a
 //     missing cell, or a level not seen in training, is set to the
 //     training mean;
-//   - a date column becomes one column holding the days since 1970 (see
-//     Days), so that a date not seen in training falls in order among the
-//     others, followed by the sine and the cosine of the date's phase in
-//     each cycle (year, week, day) that the training dates show: one they
-//     span at least twice; the week unless every date is the first or the
-//     last of its month, and the day if some date has a time of day.
-//     Missing cells are set to the training mean date;
+//   - a date column, of ISO 8601 dates (see ParseDate) or of dates with
+//     the year last whose order a day above 12 tells (31/01/2024 and
+//     01/31/2024, with /, . or -; the column's Order), becomes one column
+//     holding the days since 1970 (see Days), so that a date not seen in
+//     training falls in order among the others, followed by the sine and
+//     the cosine of the date's phase in each cycle (year, week, day) that
+//     the training dates show: one they span at least twice; the week
+//     unless every date is the first or the last of its month, and the
+//     day if some date has a time of day. Missing cells are set to the
+//     training mean date. Dates with the year last of which no day is
+//     above 12 stay categorical, with a warning;
 //   - a column with missing cells among the training rows is followed by
 //     an indicator column, 1 where the cell was missing and 0 elsewhere.
 //
@@ -93,6 +97,9 @@ type encodedColumn struct {
 	// Cycles are the cycles of a date column ("year", "week", "day", in
 	// this order) whose phases follow its days.
 	Cycles []string `json:"cycles,omitempty"`
+	// Order is how a date column writes its dates with the year last,
+	// "dmy" or "mdy", and empty for ISO 8601's year first.
+	Order string `json:"order,omitempty"`
 
 	// Indicator adds a column that is 1 where the cell is missing.
 	Indicator bool `json:"missing_indicator"`
@@ -192,6 +199,14 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 		}
 	}
 	c.Mode = &mode
+	switch order, ambiguous := yearLastOrder(c.Levels); {
+	case order != "":
+		return yearLastColumn(c, order, counts), nil
+	case ambiguous:
+		return c, &Warning{Column: c.Name, Value: c.Levels[0], Rows: present,
+			Message: fmt.Sprintf("it holds dates such as %q in which no day is above 12, so that the day cannot be told from the month; "+
+				"they are read as text: write them as 2024-01-31 (ISO 8601) to have them read as dates", c.Levels[0])}
+	}
 	if values, ok := orderedLevels(c.Levels); ok {
 		c.Kind, c.Values, c.Mode = ordinal, values, nil
 		rowValues := make([]float64, 0, present) // in the levels' order
@@ -211,6 +226,24 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 		Message: fmt.Sprintf("%d different texts in %d rows: it looks like an identifier, "+
 			"which cannot help to predict; consider leaving it out or carrying it as an id",
 			len(c.Levels), present)}
+}
+
+// yearLastColumn returns the date column, with its dates written in the
+// given order, of the categorical column c whose levels are such dates,
+// each in counts[level] rows.
+func yearLastColumn(c encodedColumn, order string, counts map[string]int) encodedColumn {
+	d := encodedColumn{Name: c.Name, Kind: date, Order: order, Indicator: c.Indicator}
+	var days, rowDays []float64
+	for _, level := range c.Levels {
+		t, _ := parseYearLast(level, order)
+		days = append(days, Days(t))
+		for range counts[level] {
+			rowDays = append(rowDays, Days(t))
+		}
+	}
+	m := mean(rowDays)
+	d.Fill, d.Cycles = &m, dateCycles(days)
+	return d
 }
 
 // leadingNumber matches the number a level begins with: digits with an
@@ -330,6 +363,9 @@ type ColumnRule struct {
 	// where the cell is missing) come sin(2πd/p) and cos(2πd/p) for the
 	// Period p of each, in this order.
 	Cycles []Cycle
+	// Order is how a date column writes its dates with the year last:
+	// "dmy" (31/01/2024) or "mdy" (01/31/2024); empty for ISO 8601.
+	Order string
 	// Indicator says the column is followed by a missing indicator.
 	Indicator bool
 }
@@ -338,7 +374,7 @@ type ColumnRule struct {
 func (e *Encoder) Rules() []ColumnRule {
 	rules := make([]ColumnRule, len(e.columns))
 	for i, c := range e.columns {
-		r := ColumnRule{Name: c.Name, Kind: c.Kind.String(), Levels: slices.Clone(c.Levels), Values: slices.Clone(c.Values), Indicator: c.Indicator}
+		r := ColumnRule{Name: c.Name, Kind: c.Kind.String(), Levels: slices.Clone(c.Levels), Values: slices.Clone(c.Values), Order: c.Order, Indicator: c.Indicator}
 		if c.Fill != nil {
 			r.Fill = *c.Fill
 		}
@@ -617,8 +653,13 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 		return zeroOne(b), nil
 	case date:
 		t, ok := ParseDate(cell)
+		example := "2024-01-31"
+		if c.Order != "" {
+			t, ok = parseYearLast(cell, c.Order)
+			example = map[string]string{dayFirst: "31/01/2024", monthFirst: "01/31/2024"}[c.Order]
+		}
 		if !ok {
-			return 0, fmt.Errorf("%w: %q; the column held dates such as 2024-01-31 in training", ErrDate, cell)
+			return 0, fmt.Errorf("%w: %q; the column held dates such as %s in training", ErrDate, cell, example)
 		}
 		return Days(t), nil
 	}
@@ -725,8 +766,13 @@ func (c *encodedColumn) check(before []encodedColumn) error {
 	default:
 		return errors.New("kind: absent")
 	}
-	if c.Cycles != nil && c.Kind != date {
+	switch {
+	case c.Cycles != nil && c.Kind != date:
 		return fmt.Errorf("cycles: present in a %s column", c.Kind)
+	case c.Order != "" && c.Kind != date:
+		return fmt.Errorf("order: present in a %s column", c.Kind)
+	case c.Order != "" && c.Order != dayFirst && c.Order != monthFirst:
+		return fmt.Errorf("order: %q is not dmy or mdy", c.Order)
 	}
 	return checkCycles(c.Cycles)
 }

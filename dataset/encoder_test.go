@@ -363,6 +363,8 @@ func TestEncoderJSONErrors(t *testing.T) {
 		{"categorical cycles", `{"columns":[{"name":"x","kind":"categorical","levels":["a"],"mode":"a","cycles":["week"]}]}`, "encoder: columns[0]: cycles: present in a categorical column"},
 		{"unknown cycle", `{"columns":[{"name":"x","kind":"date","fill":1,"cycles":["year","month"]}]}`, `encoder: columns[0]: cycles[1]: "month" is not year, week or day`},
 		{"cycles out of order", `{"columns":[{"name":"x","kind":"date","fill":1,"cycles":["week","year"]}]}`, `encoder: columns[0]: cycles[1]: "year" is repeated or out of order (year, week, day)`},
+		{"numeric order", `{"columns":[{"name":"x","kind":"numeric","fill":1,"order":"dmy"}]}`, "encoder: columns[0]: order: present in a numeric column"},
+		{"unknown order", `{"columns":[{"name":"x","kind":"date","fill":1,"order":"ymd"}]}`, `encoder: columns[0]: order: "ymd" is not dmy or mdy`},
 		{"repeated cycle", `{"columns":[{"name":"x","kind":"date","fill":1,"cycles":["day","day"]}]}`, `encoder: columns[0]: cycles[1]: "day" is repeated or out of order (year, week, day)`},
 	} {
 		t.Run(test.name, func(t *testing.T) {

@@ -348,7 +348,8 @@ const (
 	// (see orderedLevels); FitEncoder makes it, inferKind never does.
 	ordinal
 	// date is a column of dates (see ParseDate), read as the days since
-	// 1970 (see Days).
+	// 1970 (see Days). FitEncoder also makes one of a categorical column
+	// of dates with the year last (see yearLastOrder).
 	date
 )
 

@@ -80,8 +80,8 @@ type fitTestModel struct {
 	}
 	Encoder struct {
 		Columns []struct {
-			Name, Kind string
-			Cycles     []string
+			Name, Kind, Order string
+			Cycles            []string
 		}
 	}
 }

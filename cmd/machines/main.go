@@ -147,8 +147,11 @@
 // The CSV files have a header row and may look as real tables do: numbers,
 // quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
 // (empty, NA, ? or NaN); dates in an ISO 8601 form (2024-01-31, 2024-01-31
-// 13:45, 2024-01-31T13:45:30Z), which are read as the days since 1970, so
-// that a date after the training ones is later, not an unknown level,
+// 13:45, 2024-01-31T13:45:30Z), or with the year last (31/01/2024 or
+// 01/31/2024, also with . or -, in the order that a day above 12 shows;
+// with none, the column stays text and fit warns), which are read as the
+// days since 1970, so that a date after the training ones is later, not an
+// unknown level,
 // followed by the sine and cosine of their phase in the year, the week and
 // the day, each cycle that the training dates show (see dataset.Encoder),
 // unless the shallow machine's lowest held-out loss is lower without

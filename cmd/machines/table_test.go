@@ -86,6 +86,12 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 					t.Errorf("encoder columns %+v, want the date column day first", c)
 				}
 			}},
+		{name: "dates with the month first", args: slices.Concat([]string{"-data", "testdata/fit_us_dates.csv", "-target", "units"}, fixed),
+			check: func(t *testing.T, m fitTestModel) {
+				if c := m.Encoder.Columns[0]; c.Kind != "date" || c.Order != "mdy" {
+					t.Errorf("encoder column %+v, want dates in the order month, day, year", c)
+				}
+			}},
 		// The dates' phases stay when the season moves the target, and
 		// are left out when it does not.
 		{name: "seasons", args: slices.Concat([]string{"-data", "testdata/fit_seasons.csv", "-target", "season", "-ignore", "other"}, fixed),
