@@ -177,10 +177,10 @@ func yearLastFields(cell string) (f [6]int, ok bool) {
 	return f, true
 }
 
-// parseYearLast reads a cell with the year last in the given order (dmy
-// or mdy); ok is false for another cell and for a day, month or time that
-// does not exist.
-func parseYearLast(cell, order string) (time.Time, bool) {
+// ParseYearLast reads a trimmed cell with the year last in the given
+// order, "dmy" or "mdy" (see YearLastOrder); ok is false for another cell
+// and for a day, month or time that does not exist.
+func ParseYearLast(cell, order string) (time.Time, bool) {
 	f, ok := yearLastFields(cell)
 	if !ok {
 		return time.Time{}, false
@@ -198,11 +198,13 @@ func parseYearLast(cell, order string) (time.Time, bool) {
 	return t, true
 }
 
-// yearLastOrder returns the order in which levels, the texts of a column,
-// write dates with the year last, if they all do: a first number above 12
-// makes it dmy, a second mdy. ambiguous is true when every level is such a
-// date but no number is above 12 to tell the order.
-func yearLastOrder(levels []string) (order string, ambiguous bool) {
+// YearLastOrder returns the order in which levels, the trimmed texts of a
+// column, write dates with the year last (31/01/2024, 01/31/2024,
+// 31.01.2024 or 31-01-2024, with a time or none), if they all do: a first
+// number above 12 makes it "dmy", a second "mdy". Otherwise order is
+// empty, and ambiguous is true when every level is such a date but no
+// number is above 12 to tell the order.
+func YearLastOrder(levels []string) (order string, ambiguous bool) {
 	var first, second int // the largest of each
 	for _, level := range levels {
 		f, ok := yearLastFields(level)
@@ -222,7 +224,7 @@ func yearLastOrder(levels []string) (order string, ambiguous bool) {
 		return "", true
 	}
 	for _, level := range levels {
-		if _, ok := parseYearLast(level, order); !ok {
+		if _, ok := ParseYearLast(level, order); !ok {
 			return "", false
 		}
 	}

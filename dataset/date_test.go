@@ -196,7 +196,7 @@ func TestYearLast(t *testing.T) {
 		{"ranges", []string{"25-34", "35-44"}, "", false},
 		{"text among dates", []string{"31/01/2024", "soon"}, "", false},
 	} {
-		order, ambiguous := yearLastOrder(test.levels)
+		order, ambiguous := YearLastOrder(test.levels)
 		if order != test.order || ambiguous != test.ambiguous {
 			t.Errorf("%s: order %q, ambiguous %v; want %q, %v", test.name, order, ambiguous, test.order, test.ambiguous)
 		}
@@ -210,8 +210,8 @@ func TestYearLast(t *testing.T) {
 		{"1.2.2024 12:00", dayFirst, 19754.5},
 		{"02-01-2024 06:00:00", monthFirst, 19754.25},
 	} {
-		if got, ok := parseYearLast(test.cell, test.order); !ok || Days(got) != test.days {
-			t.Errorf("parseYearLast(%q, %s) = day %v, %v; want %v", test.cell, test.order, Days(got), ok, test.days)
+		if got, ok := ParseYearLast(test.cell, test.order); !ok || Days(got) != test.days {
+			t.Errorf("ParseYearLast(%q, %s) = day %v, %v; want %v", test.cell, test.order, Days(got), ok, test.days)
 		}
 	}
 }

@@ -199,7 +199,7 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 		}
 	}
 	c.Mode = &mode
-	switch order, ambiguous := yearLastOrder(c.Levels); {
+	switch order, ambiguous := YearLastOrder(c.Levels); {
 	case order != "":
 		return yearLastColumn(c, order, counts), nil
 	case ambiguous:
@@ -235,7 +235,7 @@ func yearLastColumn(c encodedColumn, order string, counts map[string]int) encode
 	d := encodedColumn{Name: c.Name, Kind: date, Order: order, Indicator: c.Indicator}
 	var days, rowDays []float64
 	for _, level := range c.Levels {
-		t, _ := parseYearLast(level, order)
+		t, _ := ParseYearLast(level, order)
 		days = append(days, Days(t))
 		for range counts[level] {
 			rowDays = append(rowDays, Days(t))
@@ -655,7 +655,7 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 		t, ok := ParseDate(cell)
 		example := "2024-01-31"
 		if c.Order != "" {
-			t, ok = parseYearLast(cell, c.Order)
+			t, ok = ParseYearLast(cell, c.Order)
 			example = map[string]string{dayFirst: "31/01/2024", monthFirst: "01/31/2024"}[c.Order]
 		}
 		if !ok {

@@ -349,7 +349,7 @@ const (
 	ordinal
 	// date is a column of dates (see ParseDate), read as the days since
 	// 1970 (see Days). FitEncoder also makes one of a categorical column
-	// of dates with the year last (see yearLastOrder).
+	// of dates with the year last (see YearLastOrder).
 	date
 )
 

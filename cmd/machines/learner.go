@@ -134,7 +134,7 @@ func (lf *learnerFlags) apply(s *kernel.Settings, f *dataset.Frame, t *dataset.T
 		s.Groups = groupIDs(labels)
 	}
 	if *lf.time != "" {
-		if s.Times, err = readColumn(f, *lf.time, t.Rows, parseTime); err != nil {
+		if s.Times, err = readTimes(f, *lf.time, t.Rows); err != nil {
 			return err
 		}
 	}
@@ -166,16 +166,37 @@ func parseWeight(s string) (float64, error) {
 	return v, nil
 }
 
-// parseTime reads a time: a finite number, or a date as the inputs'
-// columns read them (dataset.ParseDate), as days since 1970.
-func parseTime(s string) (float64, error) {
+// readTimes reads the times of the named column in the given rows of f:
+// finite numbers, or dates as the inputs' columns read them, as days since
+// 1970: ISO 8601 dates (dataset.ParseDate), or dates with the year last in
+// the order that the column's days above 12 show (dataset.YearLastOrder).
+func readTimes(f *dataset.Frame, name string, rows []int) ([]float64, error) {
+	col, err := f.Column(name)
+	if err != nil {
+		return nil, err
+	}
+	texts := make([]string, len(rows))
+	for i, r := range rows {
+		texts[i] = strings.TrimSpace(f.Cell(r, col))
+	}
+	order, _ := dataset.YearLastOrder(texts)
+	return readColumn(f, name, rows, func(s string) (float64, error) { return parseTime(s, order) })
+}
+
+// parseTime reads a time: a finite number, or a date in ISO 8601 or with
+// the year last in the given order, if any, as days since 1970.
+func parseTime(s, order string) (float64, error) {
 	if v, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
 		return v, nil
 	}
-	if t, ok := dataset.ParseDate(s); ok {
-		return dataset.Days(t), nil
+	t, ok := dataset.ParseDate(s)
+	if !ok && order != "" {
+		t, ok = dataset.ParseYearLast(s, order)
 	}
-	return 0, fmt.Errorf("time %q: want a number or a date such as 2024-01-31", s)
+	if !ok {
+		return 0, fmt.Errorf("time %q: want a number or a date such as 2024-01-31", s)
+	}
+	return dataset.Days(t), nil
 }
 
 // groupIDs numbers the group labels in the order they first appear.

@@ -231,7 +231,8 @@
 // -weight); both choose the shallow machine, the only one whose loss
 // weighs its rows. -group COLUMN makes folds that never split a group
 // between training and held-out rows, and -time COLUMN (numbers or dates
-// such as 2024-01-31) folds that move forward in time, each trained on
+// as the inputs' columns read them: 2024-01-31, 31/01/2024 or 01/31/2024)
+// folds that move forward in time, each trained on
 // earlier rows than it holds out; the shallow machine is then scored on
 // those folds rather than by leave-one-out. These columns are not inputs.
 // -target a,b fits several regression targets at once, one output of
