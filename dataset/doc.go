@@ -28,9 +28,11 @@
 // 12 shows. A number is written in Go's syntax, or with thousands
 // separators (4,599.0), or with a percent sign, which is dropped (17.5%
 // is 17.5), or with a currency sign ($, €, £ or ¥) before or after it,
-// likewise dropped ($1,234.50 is 1234.5, -$5 is -5); a file separated by
-// other than commas whose first lines hold a decimal comma (3,14) writes
-// its numbers so, with points between thousands (1.234,5). An infinite
+// likewise dropped ($1,234.50 is 1234.5, -$5 is -5), though a column whose
+// numbers carry two currencies is categorical, with a warning; a file
+// separated by other than commas whose first lines hold a decimal comma
+// (3,14) writes its numbers so, with points between thousands (1.234,5).
+// An infinite
 // number in a numeric column is an error, and so is a column with no
 // value at all.
 //

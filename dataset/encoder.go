@@ -207,6 +207,11 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 			Message: fmt.Sprintf("it holds dates such as %q in which no day is above 12, so that the day cannot be told from the month; "+
 				"they are read as text: write them as 2024-01-31 (ISO 8601) to have them read as dates", c.Levels[0])}
 	}
+	if signs := mixedCurrencies(c.Levels, f.decimalComma); signs != nil {
+		return c, &Warning{Column: c.Name, Value: c.Levels[0], Rows: present,
+			Message: fmt.Sprintf("it holds amounts in %s, which are not one quantity; they are read as text: convert them to one currency to have them read as numbers",
+				strings.Join(signs, " and "))}
+	}
 	if values, ok := orderedLevels(c.Levels); ok {
 		c.Kind, c.Values, c.Mode = ordinal, values, nil
 		rowValues := make([]float64, 0, present) // in the levels' order
@@ -226,6 +231,24 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 		Message: fmt.Sprintf("%d different texts in %d rows: it looks like an identifier, "+
 			"which cannot help to predict; consider leaving it out or carrying it as an id",
 			len(c.Levels), present)}
+}
+
+// mixedCurrencies returns the currency signs of levels that are all
+// numbers, if they carry two or more, and nil otherwise.
+func mixedCurrencies(levels []string, decimalComma bool) []string {
+	var signs []string
+	for _, level := range levels {
+		if _, ok := readNumber(level, decimalComma); !ok {
+			return nil
+		}
+		if sign := currency(level); sign != "" && !slices.Contains(signs, sign) {
+			signs = append(signs, sign)
+		}
+	}
+	if len(signs) < 2 {
+		return nil
+	}
+	return signs
 }
 
 // yearLastColumn returns the date column, with its dates written in the

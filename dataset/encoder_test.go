@@ -656,3 +656,17 @@ func TestTransformEach(t *testing.T) {
 		t.Errorf("warnings in parts\n%v\nwant\n%v", got, warnings)
 	}
 }
+
+// TestEncoderCurrencies keeps amounts in two currencies as text, with a
+// warning that says why.
+func TestEncoderCurrencies(t *testing.T) {
+	f := readFrameString(t, "price\n$5\n€7\n$6.5\n")
+	e, warnings, err := FitEncoder(f, []string{"price"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `column "price": it holds amounts in $ and €, which are not one quantity; they are read as text: convert them to one currency to have them read as numbers`
+	if e.Rules()[0].Kind != "categorical" || len(warnings) != 1 || warnings[0].String() != want {
+		t.Errorf("rule %+v, warnings %v; want text and\n%s", e.Rules()[0], warnings, want)
+	}
+}

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -379,13 +380,15 @@ func (k *kind) UnmarshalText(text []byte) error {
 
 // inferKind returns the kind of column col over the given rows of f, ignoring
 // missing cells: boolean if every other cell is a boolean, numeric if every
-// other cell is a number, date if every other cell is a date (see
-// ParseDate), categorical otherwise. A numeric column holding an infinite
+// other cell is a number, and no two carry different currency signs, date
+// if every other cell is a date (see ParseDate), categorical otherwise. A
+// numeric column holding an infinite
 // value and a column with no value in any row are errors.
 func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	present := -1 // some row with a value, to report an infinity
 	isBool, isNum, isDate := true, true, true
 	inf := -1
+	money := "" // the currency sign of the numbers, if any
 	for _, r := range rows {
 		cell := f.cells[r][col]
 		if isMissing(cell) {
@@ -397,12 +400,15 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 		}
 		if isNum {
 			v, ok := readNumber(cell, f.decimalComma)
+			sign := currency(cell)
 			switch {
-			case !ok:
+			case !ok || sign != "" && money != "" && sign != money:
+				// Amounts in two currencies are not one quantity.
 				isNum = false
 			case math.IsInf(v, 0) && inf < 0:
 				inf = r
 			}
+			money = cmp.Or(money, sign)
 		}
 		if isDate {
 			_, isDate = ParseDate(cell)

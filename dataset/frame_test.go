@@ -159,6 +159,8 @@ func TestInferKind(t *testing.T) {
 		{"text among dates", []string{"2024-01-31", "soon"}, categorical},
 		{"a number among dates", []string{"2024-01-31", "2024"}, categorical},
 		{"years are numbers", []string{"2023", "2024"}, numeric},
+		{"one currency", []string{"$5", "-$7.5", "8"}, numeric},
+		{"two currencies", []string{"$5", "7 €"}, categorical},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			f := column(t, test.cells...)

@@ -44,6 +44,17 @@ func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
 // spreadsheets write amounts of money.
 var currencySigns = []string{"$", "€", "£", "¥"}
 
+// currency returns the currency sign that a cell carries before or after
+// its number, and "" for none.
+func currency(cell string) string {
+	for _, sign := range currencySigns {
+		if strings.HasSuffix(cell, sign) || strings.HasPrefix(strings.TrimPrefix(cell, "-"), sign) {
+			return sign
+		}
+	}
+	return ""
+}
+
 // withoutSign returns the cell without its percent sign or currency sign,
 // and reports whether it had one: the number, with its own sign (-$5 is
 // -5), trimmed.

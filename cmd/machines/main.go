@@ -160,7 +160,8 @@
 // evenly (-sep sets it: one character, or tab). Numbers may have thousands
 // separators (4,599.0), a percent sign and a currency sign ($, €, £ or ¥,
 // before or after), which are dropped (17.5% reads as 17.5, $1,234.50 as
-// 1234.5); a file separated by other than commas whose first 64 KiB hold a
+// 1234.5; amounts in two currencies in one column stay text, with a
+// warning); a file separated by other than commas whose first 64 KiB hold a
 // decimal comma (3,14) is read with decimal commas and points between
 // thousands (1.234,5), as spreadsheets write them in much of Europe. A
 // first column without a name holds row names, as R's write.csv and
