@@ -32,9 +32,8 @@
 // numbers carry two currencies is categorical, with a warning; a file
 // separated by other than commas whose first lines hold a decimal comma
 // (3,14) writes its numbers so, with points between thousands (1.234,5).
-// An infinite
-// number in a numeric column is an error, and so is a column with no
-// value at all.
+// An infinite number in a numeric column is an error, and so is a column
+// with no value at all.
 //
 // Frame.Target reads the target of a task: the numbers of a regression, or
 // the class names of a classification, sorted as strings. Rows without a
