@@ -11,8 +11,9 @@ import (
 
 // dateLayouts are the forms of the dates and times that a column of dates
 // holds: ISO 8601's, as databases, spreadsheets and pandas write them.
-// Day-first and month-first forms such as 01/02/2024 stay text: one cannot
-// tell them apart.
+// Forms with the year last, day or month first (31/01/2024, 01/31/2024),
+// are read by ParseYearLast in the order that a whole column shows: one
+// such cell cannot tell it.
 var dateLayouts = []string{"2006-01-02", "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", time.RFC3339, "2006/01/02"}
 
 // ParseDate reads a trimmed cell as a date or a time of day on a date in

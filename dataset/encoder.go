@@ -62,10 +62,10 @@ const (
 //     holding the days since 1970 (see Days), so that a date not seen in
 //     training falls in order among the others, followed by the sine and
 //     the cosine of the date's phase in each cycle (year, week, day) that
-//     the training dates show: one they span at least twice; the week
-//     unless every date is the first or the last of its month, and the
-//     day if some date has a time of day. Missing cells are set to the
-//     training mean date. Dates with the year last of which no day is
+//     the training dates show: one they span at least twice and fall at
+//     two places of (days of the year, weekdays, times of day), the week
+//     not when every date is the first or the last of its month (see
+//     Cycle). Missing cells are set to the training mean date. Dates with the year last of which no day is
 //     above 12 stay categorical, with a warning;
 //   - a column with missing cells among the training rows is followed by
 //     an indicator column, 1 where the cell was missing and 0 elsewhere.
