@@ -74,6 +74,43 @@ func ExampleFitEncoder() {
 	//     ⎣  1    0    1    0    0⎦
 }
 
+// Dates, here written day first as much of the world writes them, become
+// the days since 1970 followed by the sine and cosine of their phases in
+// the cycles they show: these span two years, on different weekdays, with
+// no time of day. The missing date is the mean one, and flagged.
+func ExampleFitEncoder_dates() {
+	const data = `sold,units
+13/01/2022,5
+02/07/2022,9
+,7
+20/01/2024,4
+`
+	f, err := dataset.ReadFrame(strings.NewReader(data), "sales.csv")
+	if err != nil {
+		log.Fatal(err)
+	}
+	e, _, err := dataset.FitEncoder(f, []string{"sold"}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	x, _, err := e.Transform(f, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	r := e.Rules()[0]
+	fmt.Printf("%s %s, cycles %v\n", r.Kind, r.Order, r.Cycles)
+	fmt.Printf("%q\n", e.Names())
+	fmt.Printf("X = %.5g\n", mat.Formatted(x, mat.Prefix("    ")))
+
+	// Output:
+	// date dmy, cycles [{year 365.2425} {week 7}]
+	// ["sold" "sold:year.sin" "sold:year.cos" "sold:week.sin" "sold:week.cos" "sold:missing"]
+	// X = ⎡    19005    0.21153    0.97737          0          1          0⎤
+	//     ⎢    19175  0.0039781   -0.99999    0.97493   -0.22252          0⎥
+	//     ⎢    19307   -0.76373    0.64554    0.93087    0.36534          1⎥
+	//     ⎣    19742    0.31952    0.94758    0.97493   -0.22252          0⎦
+}
+
 // A table as a spreadsheet in much of Europe writes it: semicolons
 // between fields, decimal commas, points between thousands, percentages,
 // and R's row names, read two rows at a time.
