@@ -7,26 +7,42 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // dateLayouts are the forms of the dates and times that a column of dates
-// holds: ISO 8601's, as databases, spreadsheets and pandas write them.
-// Forms with the year last, day or month first (31/01/2024, 01/31/2024),
-// are read by ParseYearLast in the order that a whole column shows: one
-// such cell cannot tell it.
-var dateLayouts = []string{"2006-01-02", "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", time.RFC3339, "2006/01/02"}
+// holds: ISO 8601's, as databases, spreadsheets and pandas write them,
+// and its year and month alone. Forms with the year last, day or month
+// first (31/01/2024, 01/31/2024), are read by ParseYearLast in the order
+// that a whole column shows: one such cell cannot tell it.
+var dateLayouts = []string{"2006-01-02", "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", time.RFC3339, "2006/01/02", "2006-01"}
+
+// namedMonthLayouts are the forms of the dates that name their month, in
+// English, as reports and spreadsheets write them; a month without a day
+// is its first day.
+var namedMonthLayouts = []string{"2-Jan-2006", "Jan-2-2006", "2 Jan 2006", "2 January 2006", "Jan 2, 2006", "January 2, 2006", "Jan 2 2006", "Jan 2006", "January 2006", "Jan-2006"}
 
 // ParseDate reads a trimmed cell as a date or a time of day on a date in
 // one of the ISO 8601 forms 2024-01-31, 2024-01-31 13:45[:30[.5]],
-// 2024-01-31T13:45:30[Z or ±hh:mm] and 2024/01/31, in UTC unless the cell
-// gives its offset. ok is false for any other cell.
+// 2024-01-31T13:45:30[Z or ±hh:mm], 2024/01/31 and 2024-01 (a month, read
+// as its first day), or with the month's English name or its first three
+// letters, in any case: 31-Jan-2024, Jan-31-2024, 31 Jan 2024, Jan 31,
+// 2024, January 31, 2024, Jan 2024. It is in UTC unless the cell gives its
+// offset. ok is false for any other cell.
 func ParseDate(cell string) (t time.Time, ok bool) {
-	// Every form begins with four digits and a separator: other texts
-	// are turned away without trying each layout.
-	if len(cell) < len("2006-01-02") || cell[4] != '-' && cell[4] != '/' || !isDigits(cell[:4]) {
+	// Other texts are turned away without trying each layout: ISO forms
+	// begin with four digits and a separator, and the others have a
+	// letter.
+	var layouts []string
+	switch {
+	case len(cell) >= len("2006-01") && (cell[4] == '-' || cell[4] == '/') && isDigits(cell[:4]):
+		layouts = dateLayouts
+	case len(cell) <= len("September 30, 2006") && strings.ContainsFunc(cell, unicode.IsLetter):
+		layouts = namedMonthLayouts
+	default:
 		return time.Time{}, false
 	}
-	for _, layout := range dateLayouts {
+	for _, layout := range layouts {
 		if t, err := time.Parse(layout, cell); err == nil {
 			return t, true
 		}

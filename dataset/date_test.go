@@ -35,7 +35,22 @@ func TestParseDate(t *testing.T) {
 		{"31/01/2024", 0, false}, // day or month first: ambiguous
 		{"01/31/2024", 0, false},
 		{"2024", 0, false},
-		{"2024-01", 0, false},
+		{"2024-01", 19723, true}, // a month: its first day
+		{"31-Jan-2024", 19753, true},
+		{"31-JAN-2024", 19753, true},
+		{"Jan-31-2024", 19753, true},
+		{"31 Jan 2024", 19753, true},
+		{"31 january 2024", 19753, true},
+		{"Jan 31, 2024", 19753, true},
+		{"January 31, 2024", 19753, true},
+		{"Jan 31 2024", 19753, true},
+		{"Jan 2024", 19723, true},
+		{"January 2024", 19723, true},
+		{"31-Feb-2024", 0, false},
+		{"Sept 3, 2024", 0, false},
+		{"31-Jan-24", 0, false}, // which century?
+		{"Monday", 0, false},
+		{"2024-1", 0, false},
 		{"20240131", 0, false},
 		{"2024-01-31 noon", 0, false},
 		{"abcd-01-31", 0, false},

@@ -19,7 +19,8 @@
 // any case. Each column has a kind, inferred from its other cells:
 // boolean if they are all true, false, yes or no (in any case), numeric
 // if they are all numbers, date if they are all dates in an ISO 8601 form
-// (2024-01-31, 2024-01-31 13:45, 2024-01-31T13:45:30Z; see ParseDate),
+// (2024-01-31, 2024-01-31 13:45, 2024-01-31T13:45:30Z, 2024-01) or with
+// the month's name (31-Jan-2024, Jan 31, 2024, Jan 2024; see ParseDate),
 // which the Encoder reads as the days since 1970 and their phases in the
 // cycles of the calendar (see Cycle), and categorical otherwise, the
 // numbers in a categorical column being levels like any other text; the
