@@ -377,6 +377,7 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte("x;y;z\n1,5;\"4.599,0\";a\n2;17%;b\n"))
 	f.Add([]byte("p,q,d\n\"$1,234.50\",12 €,2024-01-31\n-$5,£3,2024-02-01T10:00:00Z\n"))
 	f.Add([]byte("us,eu,both\n01/31/2024,31.01.2024,01/02/2024\n2/13/2024 13:45,1.2.2023,03/04/2024\n"))
+	f.Add([]byte("named,month\n31-Jan-2024,2024-01\nJan 31, 2024,Jan 2024\n"))
 	f.Add([]byte("x\ty\n0,5\t1\n\"\"\t2\n"))
 	f.Add([]byte("\"\",\"x\",\"y\"\n\"1\",\"4,599.0\",99.9%\n\"2\",3,1%\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
