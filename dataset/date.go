@@ -218,17 +218,24 @@ func ParseYearLast(cell, order string) (time.Time, bool) {
 // YearLastOrder returns the order in which levels, the trimmed texts of a
 // column, write dates with the year last (31/01/2024, 01/31/2024,
 // 31.01.2024 or 31-01-2024, with a time or none), if they all do: a first
-// number above 12 makes it "dmy", a second "mdy". Otherwise order is
-// empty, and ambiguous is true when every level is such a date but no
-// number is above 12 to tell the order.
+// number above 12 makes it "dmy", a second "mdy". With no number above 12,
+// a number that never changes while the other does is the day, as in
+// monthly figures (1/1/1995, 2/1/1995, ...: "mdy"). Otherwise order is
+// empty, and ambiguous is true when every level is such a date.
 func YearLastOrder(levels []string) (order string, ambiguous bool) {
 	var first, second int // the largest of each
-	for _, level := range levels {
+	var firstVaries, secondVaries bool
+	var f0 [6]int // the first level's fields
+	for i, level := range levels {
 		f, ok := yearLastFields(level)
 		if !ok {
 			return "", false
 		}
+		if i == 0 {
+			f0 = f
+		}
 		first, second = max(first, f[0]), max(second, f[1])
+		firstVaries, secondVaries = firstVaries || f[0] != f0[0], secondVaries || f[1] != f0[1]
 	}
 	switch {
 	case first > 12 && second <= 12:
@@ -237,6 +244,10 @@ func YearLastOrder(levels []string) (order string, ambiguous bool) {
 		order = monthFirst
 	case first > 12 && second > 12:
 		return "", false // days in both places: not dates
+	case secondVaries && !firstVaries:
+		order = dayFirst
+	case firstVaries && !secondVaries:
+		order = monthFirst
 	default:
 		return "", true
 	}

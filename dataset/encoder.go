@@ -57,16 +57,17 @@ const (
 //     missing cell, or a level not seen in training, is set to the
 //     training mean;
 //   - a date column, of ISO 8601 dates (see ParseDate) or of dates with
-//     the year last whose order a day above 12 tells (31/01/2024 and
-//     01/31/2024, with /, . or -; the column's Order), becomes one column
+//     the year last whose order the column tells (31/01/2024 and
+//     01/31/2024, with /, . or -; see YearLastOrder), becomes one column
 //     holding the days since 1970 (see Days), so that a date not seen in
 //     training falls in order among the others, followed by the sine and
 //     the cosine of the date's phase in each cycle (year, week, day) that
 //     the training dates show: one they span at least twice and fall at
 //     two places of (days of the year, weekdays, times of day), the week
 //     not when every date is the first or the last of its month (see
-//     Cycle). Missing cells are set to the training mean date. Dates with the year last of which no day is
-//     above 12 stay categorical, with a warning;
+//     Cycle). Missing cells are set to the training mean date. Dates
+//     with the year last whose order the column does not tell stay
+//     categorical, with a warning;
 //   - a column with missing cells among the training rows is followed by
 //     an indicator column, 1 where the cell was missing and 0 elsewhere.
 //

@@ -149,37 +149,38 @@
 // (empty, NA, ? or NaN); dates in an ISO 8601 form (2024-01-31, 2024-01-31
 // 13:45, 2024-01-31T13:45:30Z, 2024-01), with the month's name
 // (31-Jan-2024, Jan 31, 2024, Jan 2024), or with the year last (31/01/2024
-// or 01/31/2024, also with . or -, in the order that a day above 12 shows;
-// with none, the column stays text and fit warns), which are read as the
-// days since 1970, so that a date after the training ones is later, not an
-// unknown level, followed by the sine and cosine of their phase in the
-// year, the week and the day, each cycle that the training dates show (see
-// dataset.Encoder), unless the shallow machine's lowest held-out loss is
-// lower without those phases (fit prints both losses); and categories, any
-// other text. Their fields are separated by commas, semicolons, tabs or
-// vertical bars, whichever splits the first lines evenly (-sep sets it: one
-// character, or tab). Numbers may have thousands separators (4,599.0), a
-// percent sign and a currency sign ($, €, £ or ¥, before or after), which
-// are dropped (17.5% reads as 17.5, $1,234.50 as 1234.5; amounts in two
-// currencies in one column stay text, with a warning); a file separated by
-// other than commas whose first 64 KiB hold a decimal comma (3,14) is read
-// with decimal commas and points between thousands (1.234,5), as
-// spreadsheets write them in much of Europe. A first column without a name
-// holds row names, as R's write.csv and pandas' to_csv write them: it is
-// named "row.names" and is the id column unless -id names another. -data -
-// reads standard input. fit uses every column but the target, the -ignore
-// columns, the row names and the -id column as an input. Categories are
-// one-hot encoded, except bins of a quantity (three or more levels that
-// each begin with a different number, such as age groups "25-34" ...
-// "75+"), which become that number so that their order counts; missing
-// values are replaced by the training mean (numbers) or the most frequent
-// value, with an indicator column for every column that had gaps; a column
-// empty in every row with a target is left out, with a warning. Rows whose
-// target is missing are dropped, and fit says how many. Without -task the
-// target decides: a column of numbers means regression, except numbers that
-// take two values only, such as the 0 and 1 of a yes-or-no outcome, which
-// mean classification, as does anything else; fit says which it chose and
-// why, and -task regression fits two values as numbers.
+// or 01/31/2024, also with . or -, in the order that a day above 12 shows,
+// or else a day that never changes as in monthly figures; with neither, the
+// column stays text and fit warns), which are read as the days since 1970,
+// so that a date after the training ones is later, not an unknown level,
+// followed by the sine and cosine of their phase in the year, the week and
+// the day, each cycle that the training dates show (see dataset.Encoder),
+// unless the shallow machine's lowest held-out loss is lower without those
+// phases (fit prints both losses); and categories, any other text. Their
+// fields are separated by commas, semicolons, tabs or vertical bars,
+// whichever splits the first lines evenly (-sep sets it: one character, or
+// tab). Numbers may have thousands separators (4,599.0), a percent sign and
+// a currency sign ($, €, £ or ¥, before or after), which are dropped (17.5%
+// reads as 17.5, $1,234.50 as 1234.5; amounts in two currencies in one
+// column stay text, with a warning); a file separated by other than commas
+// whose first 64 KiB hold a decimal comma (3,14) is read with decimal
+// commas and points between thousands (1.234,5), as spreadsheets write them
+// in much of Europe. A first column without a name holds row names, as R's
+// write.csv and pandas' to_csv write them: it is named "row.names" and is
+// the id column unless -id names another. -data - reads standard input. fit
+// uses every column but the target, the -ignore columns, the row names and
+// the -id column as an input. Categories are one-hot encoded, except bins
+// of a quantity (three or more levels that each begin with a different
+// number, such as age groups "25-34" ... "75+"), which become that number
+// so that their order counts; missing values are replaced by the training
+// mean (numbers) or the most frequent value, with an indicator column for
+// every column that had gaps; a column empty in every row with a target is
+// left out, with a warning. Rows whose target is missing are dropped, and
+// fit says how many. Without -task the target decides: a column of numbers
+// means regression, except numbers that take two values only, such as the 0
+// and 1 of a yes-or-no outcome, which mean classification, as does anything
+// else; fit says which it chose and why, and -task regression fits two
+// values as numbers.
 //
 // Before it fits, fit checks what would make the fit fail or mean
 // nothing, and says what and where: -id naming the target; a -model path
