@@ -19,6 +19,7 @@ var (
 	ErrNumber     = errors.New("not a number")
 	ErrInf        = errors.New("value is infinite")
 	ErrDate       = errors.New("not a date")
+	ErrCurrency   = errors.New("an amount in another currency")
 	ErrOneClass   = errors.New("target has a single class")
 )
 

@@ -16,25 +16,26 @@
 // choice if it likes, for programs whose input may not fit in memory.
 //
 // A cell is missing if it is empty or one of NA, N/A, ?, NaN and null, in
-// any case. Each column has a kind, inferred from its other cells:
-// boolean if they are all true, false, yes or no (in any case), numeric
-// if they are all numbers, date if they are all dates in an ISO 8601 form
-// (2024-01-31, 2024-01-31 13:45, 2024-01-31T13:45:30Z, 2024-01) or with
-// the month's name (31-Jan-2024, Jan 31, 2024, Jan 2024; see ParseDate),
-// which the Encoder reads as the days since 1970 and their phases in the
-// cycles of the calendar (see Cycle), and categorical otherwise, the
-// numbers in a categorical column being levels like any other text; the
-// Encoder reads a categorical column of dates with the year last as dates
-// too (31/01/2024, 01/31/2024, 31.01.2024), in the order that a day above
-// 12 shows. A number is written in Go's syntax, or with thousands
-// separators (4,599.0), or with a percent sign, which is dropped (17.5%
-// is 17.5), or with a currency sign ($, €, £ or ¥) before or after it,
+// any case. Each column has a kind, inferred from its other cells: boolean
+// if they are all true, false, yes or no (in any case), numeric if they are
+// all numbers, date if they are all dates in an ISO 8601 form (2024-01-31,
+// 2024-01-31 13:45, 2024-01-31T13:45:30Z, 2024-01) or with the month's name
+// (31-Jan-2024, Jan 31, 2024, Jan 2024; see ParseDate), which the Encoder
+// reads as the days since 1970 and their phases in the cycles of the
+// calendar (see Cycle), and categorical otherwise, the numbers in a
+// categorical column being levels like any other text; the Encoder reads a
+// categorical column of dates with the year last as dates too (31/01/2024,
+// 01/31/2024, 31.01.2024), in the order that the column shows (see
+// YearLastOrder). A number is written in Go's syntax, or with thousands
+// separators (4,599.0), or with a percent sign, which is dropped (17.5% is
+// 17.5), or with a currency sign ($, €, £ or ¥) before or after it,
 // likewise dropped ($1,234.50 is 1234.5, -$5 is -5), though a column whose
-// numbers carry two currencies is categorical, with a warning; a file
-// separated by other than commas whose first lines hold a decimal comma
-// (3,14) writes its numbers so, with points between thousands (1.234,5).
-// An infinite number in a numeric column is an error, and so is a column
-// with no value at all.
+// numbers carry two currencies is categorical, with a warning, and an
+// amount in another currency than a numeric column's is an error when the
+// Encoder reads it; a file separated by other than commas whose first lines
+// hold a decimal comma (3,14) writes its numbers so, with points between
+// thousands (1.234,5). An infinite number in a numeric column is an error,
+// and so is a column with no value at all.
 //
 // Frame.Target reads the target of a task: the numbers of a regression, or
 // the class names of a classification, sorted as strings. Rows without a

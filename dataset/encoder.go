@@ -101,6 +101,9 @@ type encodedColumn struct {
 	// Order is how a date column writes its dates with the year last,
 	// "dmy" or "mdy", and empty for ISO 8601's year first.
 	Order string `json:"order,omitempty"`
+	// Currency is the sign that the amounts of a numeric column carried
+	// in training, if any: an amount in another currency is an error.
+	Currency string `json:"currency,omitempty"`
 
 	// Indicator adds a column that is 1 where the cell is missing.
 	Indicator bool `json:"missing_indicator"`
@@ -175,6 +178,9 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 		if k == categorical {
 			counts[cell]++
 			continue
+		}
+		if sign := currency(cell); k == numeric && sign != "" {
+			c.Currency = sign // inferKind saw one sign at most
 		}
 		v, _ := c.value(cell, f.decimalComma)
 		values = append(values, v)
@@ -390,6 +396,9 @@ type ColumnRule struct {
 	// Order is how a date column writes its dates with the year last:
 	// "dmy" (31/01/2024) or "mdy" (01/31/2024); empty for ISO 8601.
 	Order string
+	// Currency is the sign that a numeric column's amounts carried in
+	// training, if any; an amount in another currency is an error.
+	Currency string
 	// Indicator says the column is followed by a missing indicator.
 	Indicator bool
 }
@@ -398,7 +407,7 @@ type ColumnRule struct {
 func (e *Encoder) Rules() []ColumnRule {
 	rules := make([]ColumnRule, len(e.columns))
 	for i, c := range e.columns {
-		r := ColumnRule{Name: c.Name, Kind: c.Kind.String(), Levels: slices.Clone(c.Levels), Values: slices.Clone(c.Values), Order: c.Order, Indicator: c.Indicator}
+		r := ColumnRule{Name: c.Name, Kind: c.Kind.String(), Levels: slices.Clone(c.Levels), Values: slices.Clone(c.Values), Order: c.Order, Currency: c.Currency, Indicator: c.Indicator}
 		if c.Fill != nil {
 			r.Fill = *c.Fill
 		}
@@ -691,6 +700,9 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w; the column held numbers in training", err)
 	}
+	if sign := currency(cell); sign != "" && c.Currency != "" && sign != c.Currency {
+		return 0, fmt.Errorf("%w: %q; the column held amounts in %s in training", ErrCurrency, cell, c.Currency)
+	}
 	return v, nil
 }
 
@@ -797,6 +809,10 @@ func (c *encodedColumn) check(before []encodedColumn) error {
 		return fmt.Errorf("order: present in a %s column", c.Kind)
 	case c.Order != "" && c.Order != dayFirst && c.Order != monthFirst:
 		return fmt.Errorf("order: %q is not dmy or mdy", c.Order)
+	case c.Currency != "" && c.Kind != numeric:
+		return fmt.Errorf("currency: present in a %s column", c.Kind)
+	case c.Currency != "" && !slices.Contains(currencySigns, c.Currency):
+		return fmt.Errorf("currency: %q is not $, €, £ or ¥", c.Currency)
 	}
 	return checkCycles(c.Cycles)
 }

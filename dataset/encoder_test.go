@@ -363,6 +363,8 @@ func TestEncoderJSONErrors(t *testing.T) {
 		{"categorical cycles", `{"columns":[{"name":"x","kind":"categorical","levels":["a"],"mode":"a","cycles":["week"]}]}`, "encoder: columns[0]: cycles: present in a categorical column"},
 		{"unknown cycle", `{"columns":[{"name":"x","kind":"date","fill":1,"cycles":["year","month"]}]}`, `encoder: columns[0]: cycles[1]: "month" is not year, week or day`},
 		{"cycles out of order", `{"columns":[{"name":"x","kind":"date","fill":1,"cycles":["week","year"]}]}`, `encoder: columns[0]: cycles[1]: "year" is repeated or out of order (year, week, day)`},
+		{"categorical currency", `{"columns":[{"name":"x","kind":"categorical","levels":["a"],"mode":"a","currency":"$"}]}`, "encoder: columns[0]: currency: present in a categorical column"},
+		{"unknown currency", `{"columns":[{"name":"x","kind":"numeric","fill":1,"currency":"DM"}]}`, `encoder: columns[0]: currency: "DM" is not $, €, £ or ¥`},
 		{"numeric order", `{"columns":[{"name":"x","kind":"numeric","fill":1,"order":"dmy"}]}`, "encoder: columns[0]: order: present in a numeric column"},
 		{"unknown order", `{"columns":[{"name":"x","kind":"date","fill":1,"order":"ymd"}]}`, `encoder: columns[0]: order: "ymd" is not dmy or mdy`},
 		{"repeated cycle", `{"columns":[{"name":"x","kind":"date","fill":1,"cycles":["day","day"]}]}`, `encoder: columns[0]: cycles[1]: "day" is repeated or out of order (year, week, day)`},
@@ -668,5 +670,36 @@ func TestEncoderCurrencies(t *testing.T) {
 	want := `column "price": it holds amounts in $ and €, which are not one quantity; they are read as text: convert them to one currency to have them read as numbers`
 	if e.Rules()[0].Kind != "categorical" || len(warnings) != 1 || warnings[0].String() != want {
 		t.Errorf("rule %+v, warnings %v; want text and\n%s", e.Rules()[0], warnings, want)
+	}
+}
+
+// TestEncoderCurrency remembers the currency of a numeric column's
+// amounts, so that an amount in another is an error rather than a number
+// read as if it were in the same.
+func TestEncoderCurrency(t *testing.T) {
+	e, _, err := FitEncoder(readFrameString(t, "price\n$5\n$7.5\n8\n"), []string{"price"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.Rules()[0]; r.Kind != "numeric" || r.Currency != "$" {
+		t.Fatalf("rule %+v, want numbers in $", r)
+	}
+	x, _, err := e.Transform(readFrameString(t, "price\n$6\n9\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMatrix(t, x, [][]float64{{6}, {9}})
+	_, _, err = e.Transform(readFrameString(t, "price\n$6\n€7\n"), nil)
+	want := `test.csv: row 3, column "price": an amount in another currency: "€7"; the column held amounts in $ in training`
+	if !errors.Is(err, ErrCurrency) || err.Error() != want {
+		t.Errorf("error\n%v\nwant\n%s", err, want)
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Encoder
+	if err := json.Unmarshal(data, &back); err != nil || back.Rules()[0].Currency != "$" {
+		t.Errorf("decoded %+v, %v", back.Rules(), err)
 	}
 }

@@ -162,25 +162,26 @@
 // tab). Numbers may have thousands separators (4,599.0), a percent sign and
 // a currency sign ($, €, £ or ¥, before or after), which are dropped (17.5%
 // reads as 17.5, $1,234.50 as 1234.5; amounts in two currencies in one
-// column stay text, with a warning); a file separated by other than commas
-// whose first 64 KiB hold a decimal comma (3,14) is read with decimal
-// commas and points between thousands (1.234,5), as spreadsheets write them
-// in much of Europe. A first column without a name holds row names, as R's
-// write.csv and pandas' to_csv write them: it is named "row.names" and is
-// the id column unless -id names another. -data - reads standard input. fit
-// uses every column but the target, the -ignore columns, the row names and
-// the -id column as an input. Categories are one-hot encoded, except bins
-// of a quantity (three or more levels that each begin with a different
-// number, such as age groups "25-34" ... "75+"), which become that number
-// so that their order counts; missing values are replaced by the training
-// mean (numbers) or the most frequent value, with an indicator column for
-// every column that had gaps; a column empty in every row with a target is
-// left out, with a warning. Rows whose target is missing are dropped, and
-// fit says how many. Without -task the target decides: a column of numbers
-// means regression, except numbers that take two values only, such as the 0
-// and 1 of a yes-or-no outcome, which mean classification, as does anything
-// else; fit says which it chose and why, and -task regression fits two
-// values as numbers.
+// column stay text, with a warning, and predict refuses an amount in
+// another currency than the training amounts'); a file separated by other
+// than commas whose first 64 KiB hold a decimal comma (3,14) is read with
+// decimal commas and points between thousands (1.234,5), as spreadsheets
+// write them in much of Europe. A first column without a name holds row
+// names, as R's write.csv and pandas' to_csv write them: it is named
+// "row.names" and is the id column unless -id names another. -data - reads
+// standard input. fit uses every column but the target, the -ignore
+// columns, the row names and the -id column as an input. Categories are
+// one-hot encoded, except bins of a quantity (three or more levels that
+// each begin with a different number, such as age groups "25-34" ...
+// "75+"), which become that number so that their order counts; missing
+// values are replaced by the training mean (numbers) or the most frequent
+// value, with an indicator column for every column that had gaps; a column
+// empty in every row with a target is left out, with a warning. Rows whose
+// target is missing are dropped, and fit says how many. Without -task the
+// target decides: a column of numbers means regression, except numbers that
+// take two values only, such as the 0 and 1 of a yes-or-no outcome, which
+// mean classification, as does anything else; fit says which it chose and
+// why, and -task regression fits two values as numbers.
 //
 // Before it fits, fit checks what would make the fit fail or mean
 // nothing, and says what and where: -id naming the target; a -model path
