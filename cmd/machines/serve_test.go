@@ -41,6 +41,9 @@ func TestServeMatchesPredict(t *testing.T) {
 		// of the intervals.
 		{"interval", "testdata/fit_messy_train.csv", "y", "testdata/fit_messy_new.csv", []string{"-id", "name", "-ignore", "note"}, []string{"-interval", "0.8"}, unseen},
 		{"classification", "testdata/fit_cls_train.csv", "color", "testdata/fit_cls_new.csv", fixed, nil, ""},
+		// Dates, with the phases of their cycles and with the month first.
+		{"dates", "testdata/fit_seasons.csv", "season", "testdata/fit_seasons_new.csv", append([]string{"-ignore", "other"}, fixed...), nil, ""},
+		{"dates month first", "testdata/fit_us_dates.csv", "units", "testdata/fit_us_dates_new.csv", fixed, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
