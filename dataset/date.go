@@ -84,14 +84,10 @@ type Cycle struct {
 // encoded columns.
 var cycles = []Cycle{{"year", 365.2425}, {"week", 7}, {"day", 1}}
 
-// cycleNamed returns the cycle of the given name, and false for no cycle's
-// name.
-func cycleNamed(name string) (Cycle, bool) {
-	i := slices.IndexFunc(cycles, func(c Cycle) bool { return c.Name == name })
-	if i < 0 {
-		return Cycle{}, false
-	}
-	return cycles[i], true
+// cycleIndex returns the index in cycles of the cycle of the given name,
+// and -1 for no cycle's name.
+func cycleIndex(name string) int {
+	return slices.IndexFunc(cycles, func(c Cycle) bool { return c.Name == name })
 }
 
 // dateCycles returns the names of the cycles that training dates, given
@@ -155,7 +151,7 @@ func monthEnds(times []time.Time) bool {
 // the phase of a day's hours exact to 1e-15 rather than 1e-11.
 func putPhases(out []float64, names []string, days float64) {
 	for i, name := range names {
-		c, _ := cycleNamed(name)
+		c := cycles[cycleIndex(name)]
 		a := math.Mod(days, c.Period) * (2 * math.Pi / c.Period)
 		out[2*i], out[2*i+1] = math.Sin(a), math.Cos(a)
 	}
@@ -172,6 +168,18 @@ const (
 	dayFirst   = "dmy"
 	monthFirst = "mdy"
 )
+
+// dateExample returns a date written in the given order, or in ISO 8601
+// for none, for messages.
+func dateExample(order string) string {
+	switch order {
+	case dayFirst:
+		return "31/01/2024"
+	case monthFirst:
+		return "01/31/2024"
+	}
+	return "2024-01-31"
+}
 
 // yearLast matches a date with the year last: two numbers of one or two
 // digits and a year of four, separated by the same /, . or -, and a time

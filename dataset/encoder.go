@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -179,8 +180,9 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 			counts[cell]++
 			continue
 		}
-		if sign := currency(cell); k == numeric && sign != "" {
-			c.Currency = sign // inferKind saw one sign at most
+		if k == numeric {
+			// inferKind saw one currency sign at most.
+			c.Currency = cmp.Or(currency(cell), c.Currency)
 		}
 		v, _ := c.value(cell, f.decimalComma)
 		values = append(values, v)
@@ -221,13 +223,7 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 	}
 	if values, ok := orderedLevels(c.Levels); ok {
 		c.Kind, c.Values, c.Mode = ordinal, values, nil
-		rowValues := make([]float64, 0, present) // in the levels' order
-		for i, level := range c.Levels {
-			for range counts[level] {
-				rowValues = append(rowValues, values[i])
-			}
-		}
-		m := mean(rowValues)
+		m := rowMean(values, c.Levels, counts)
 		c.Fill = &m
 		return c, nil
 	}
@@ -263,17 +259,26 @@ func mixedCurrencies(levels []string, decimalComma bool) []string {
 // each in counts[level] rows.
 func yearLastColumn(c encodedColumn, order string, counts map[string]int) encodedColumn {
 	d := encodedColumn{Name: c.Name, Kind: date, Order: order, Indicator: c.Indicator}
-	var days, rowDays []float64
-	for _, level := range c.Levels {
+	days := make([]float64, len(c.Levels))
+	for i, level := range c.Levels {
 		t, _ := ParseYearLast(level, order)
-		days = append(days, Days(t))
-		for range counts[level] {
-			rowDays = append(rowDays, Days(t))
-		}
+		days[i] = Days(t)
 	}
-	m := mean(rowDays)
+	m := rowMean(days, c.Levels, counts)
 	d.Fill, d.Cycles = &m, dateCycles(days)
 	return d
+}
+
+// rowMean returns the mean over the rows of the values that stand for the
+// levels, each level in counts[level] rows.
+func rowMean(values []float64, levels []string, counts map[string]int) float64 {
+	var rows []float64
+	for i, level := range levels {
+		for range counts[level] {
+			rows = append(rows, values[i])
+		}
+	}
+	return mean(rows)
 }
 
 // leadingNumber matches the number a level begins with: digits with an
@@ -415,8 +420,7 @@ func (e *Encoder) Rules() []ColumnRule {
 			r.Mode = *c.Mode
 		}
 		for _, name := range c.Cycles {
-			cycle, _ := cycleNamed(name)
-			r.Cycles = append(r.Cycles, cycle)
+			r.Cycles = append(r.Cycles, cycles[cycleIndex(name)])
 		}
 		rules[i] = r
 	}
@@ -686,13 +690,11 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 		return zeroOne(b), nil
 	case date:
 		t, ok := ParseDate(cell)
-		example := "2024-01-31"
 		if c.Order != "" {
 			t, ok = ParseYearLast(cell, c.Order)
-			example = map[string]string{dayFirst: "31/01/2024", monthFirst: "01/31/2024"}[c.Order]
 		}
 		if !ok {
-			return 0, fmt.Errorf("%w: %q; the column held dates such as %s in training", ErrDate, cell, example)
+			return 0, fmt.Errorf("%w: %q; the column held dates such as %s in training", ErrDate, cell, dateExample(c.Order))
 		}
 		return Days(t), nil
 	}
@@ -700,8 +702,10 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w; the column held numbers in training", err)
 	}
-	if sign := currency(cell); sign != "" && c.Currency != "" && sign != c.Currency {
-		return 0, fmt.Errorf("%w: %q; the column held amounts in %s in training", ErrCurrency, cell, c.Currency)
+	if c.Currency != "" {
+		if sign := currency(cell); sign != "" && sign != c.Currency {
+			return 0, fmt.Errorf("%w: %q; the column held amounts in %s in training", ErrCurrency, cell, c.Currency)
+		}
 	}
 	return v, nil
 }
@@ -822,7 +826,7 @@ func (c *encodedColumn) check(before []encodedColumn) error {
 func checkCycles(names []string) error {
 	last := -1
 	for i, name := range names {
-		at := slices.IndexFunc(cycles, func(c Cycle) bool { return c.Name == name })
+		at := cycleIndex(name)
 		switch {
 		case at < 0:
 			return fmt.Errorf("cycles[%d]: %q is not year, week or day", i, name)

@@ -252,10 +252,9 @@ func (f *Frame) DecimalComma() bool { return f.decimalComma }
 // columns of numbers are read: in Go's syntax (strconv.ParseFloat), or
 // with thousands separators (4,599.0), or with a trailing percent sign
 // or a currency sign, which are dropped (17.5% is 17.5, $1,234.50 is
-// 1234.5); in a file with decimal commas, 3,14
-// is 3.14, 1.234,5 is 1234.5 and 1.234 is 1234. A missing cell, text, NaN
-// and infinite values are errors, *ParseError values that locate the
-// cell.
+// 1234.5); in a file with decimal commas, 3,14 is 3.14, 1.234,5 is 1234.5
+// and 1.234 is 1234. A missing cell, text, NaN and infinite values are
+// errors, *ParseError values that locate the cell.
 func (f *Frame) Number(row, col int) (float64, error) {
 	v, err := f.number(f.cells[row][col])
 	if err != nil {
@@ -382,8 +381,8 @@ func (k *kind) UnmarshalText(text []byte) error {
 // missing cells: boolean if every other cell is a boolean, numeric if every
 // other cell is a number, and no two carry different currency signs, date
 // if every other cell is a date (see ParseDate), categorical otherwise. A
-// numeric column holding an infinite
-// value and a column with no value in any row are errors.
+// numeric column holding an infinite value and a column with no value in
+// any row are errors.
 func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	present := -1 // some row with a value, to report an infinity
 	isBool, isNum, isDate := true, true, true

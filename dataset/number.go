@@ -33,8 +33,8 @@ func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
 	if v, ok := plainNumber(cell, decimalComma); ok {
 		return v, true
 	}
-	rest, ok := withoutSign(cell)
-	if !ok {
+	rest, sign := withoutSign(cell)
+	if sign == "" {
 		return 0, false
 	}
 	return plainNumber(rest, decimalComma)
@@ -47,34 +47,32 @@ var currencySigns = []string{"$", "€", "£", "¥"}
 // currency returns the currency sign that a cell carries before or after
 // its number, and "" for none.
 func currency(cell string) string {
-	for _, sign := range currencySigns {
-		if strings.HasSuffix(cell, sign) || strings.HasPrefix(strings.TrimPrefix(cell, "-"), sign) {
-			return sign
-		}
+	if _, sign := withoutSign(cell); sign != "%" {
+		return sign
 	}
 	return ""
 }
 
 // withoutSign returns the cell without its percent sign or currency sign,
-// and reports whether it had one: the number, with its own sign (-$5 is
+// and that sign, "" if it has none: the number, with its own sign (-$5 is
 // -5), trimmed.
-func withoutSign(cell string) (string, bool) {
+func withoutSign(cell string) (rest, sign string) {
 	if rest, ok := strings.CutSuffix(cell, "%"); ok {
-		return strings.TrimSpace(rest), true
+		return strings.TrimSpace(rest), "%"
 	}
 	minus := strings.HasPrefix(cell, "-")
 	for _, sign := range currencySigns {
 		if rest, ok := strings.CutSuffix(cell, sign); ok {
-			return strings.TrimSpace(rest), true
+			return strings.TrimSpace(rest), sign
 		}
 		if rest, ok := strings.CutPrefix(strings.TrimPrefix(cell, "-"), sign); ok {
 			if rest = strings.TrimSpace(rest); minus {
 				rest = "-" + rest
 			}
-			return rest, true
+			return rest, sign
 		}
 	}
-	return "", false
+	return "", ""
 }
 
 // plainNumber is readNumber without a percent or currency sign.
