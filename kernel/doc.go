@@ -68,9 +68,12 @@
 //     logit scale of lowest held-out log-loss, so that its probabilities
 //     are calibrated; a regression's predictions are shrunk towards the
 //     mean by the factor, between 0 and 1, that best fits the targets from
-//     their held-out predictions, and the absolute held-out residuals after
-//     it are kept: Conformal and Machine.PredictInterval turn them into
-//     conformal prediction intervals;
+//     their held-out predictions, both taken about the mean of the rows
+//     each held-out prediction's fit learned from (its fold's, or all but
+//     the row left out), as the final machine's are about the mean of all
+//     the rows; the absolute held-out residuals after it are kept:
+//     Conformal and Machine.PredictInterval turn them into conformal
+//     prediction intervals;
 //   - Settings.Weights weigh the rows (the shallow machine alone, whose
 //     leave-one-out residuals stay exact under weights); Settings.Groups
 //     and Settings.Times replace the shuffled folds by folds that keep

@@ -374,12 +374,20 @@ func (d *deepFolds) gather(sel *Selection, folds int, raced bool) {
 func (d *deepFolds) calibration(i int) calibration {
 	k, nb, nc := len(d.folds), len(d.bandwidths), len(d.costs)
 	v, b, c := i/(nb*nc), i/nc%nb, i%nc
-	preds, parts := make([]*mat.Dense, k), make([]problemData, k)
+	preds, means, parts := make([]*mat.Dense, k), make([]*mat.Dense, k), make([]problemData, k)
 	for f := range k {
 		preds[f] = d.out[(v*nb+b)*k+f][c].pred
 		parts[f] = d.variants[v].rows(d.folds[f].Test)
+		if parts[f].labels == nil {
+			// The mean fitPath learns the targets about.
+			mean := weightedMean(d.variants[v].rows(d.folds[f].Train).targets(), nil, float64(len(d.folds[f].Train)))
+			means[f] = mat.NewDense(len(d.folds[f].Test), len(mean), nil)
+			for i := range len(d.folds[f].Test) {
+				means[f].SetRow(i, mean)
+			}
+		}
 	}
-	return calibrate(preds, parts)
+	return calibrate(preds, means, parts)
 }
 
 // raceMargin is how many standard errors the shallow machine must lead

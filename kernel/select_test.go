@@ -8,6 +8,7 @@ import (
 
 	"github.com/parametric-machines/machines/crossval"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // noisySine returns n points of y = sin(3x) + noise on [-1, 1].
@@ -269,5 +270,26 @@ func TestRacedNeverChosen(t *testing.T) {
 	}
 	if c := sel.Candidates[0]; c.Loss != 0.1 || c.Score != 0.9 {
 		t.Errorf("raced candidate recorded with loss %g and score %g, want its first split's 0.1 and 0.9", c.Loss, c.Score)
+	}
+}
+
+// TestDeepCalibration checks that a deep candidate's held-out
+// predictions are shrunk about the mean of each fold's training targets,
+// which fitPath learns them about: predictions twice as far from it as
+// the targets are shrunk by half.
+func TestDeepCalibration(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 3))
+	x, y := noisySine(rnd, 20, 0.2)
+	d := problemData{x: x, y: y}
+	folds := crossval.KFold(20, 4, 1)
+	deep := newDeepFolds([]problemData{d}, folds, Architecture{Dims: []int{1, 1}}, []float64{1}, []float64{1}, Settings{})
+	for f, fold := range folds {
+		mean := stat.Mean(mat.Col(nil, 0, d.rows(fold.Train).y), nil)
+		pred := mat.NewDense(len(fold.Test), 1, nil)
+		pred.Apply(func(i, _ int, _ float64) float64 { return mean + 2*(y.At(fold.Test[i], 0)-mean) }, pred)
+		deep.out[f] = []heldOut{{pred: pred}}
+	}
+	if c := deep.calibration(0); math.Abs(c.factor[0]-0.5) > 1e-12 || c.residuals[0][len(c.residuals[0])-1] > 1e-12 {
+		t.Errorf("shrinkage %v, largest residual %v; want 0.5 and 0", c.factor[0], c.residuals[0][len(c.residuals[0])-1])
 	}
 }

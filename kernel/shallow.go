@@ -61,6 +61,7 @@ type shallowFit struct {
 	// scale on each fold of the validation, and tests the held-out
 	// rows, when it was scored on the folds.
 	preds []*mat.Dense
+	means []*mat.Dense
 	tests []problemData
 }
 
@@ -135,10 +136,11 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	}
 	vs := best.scorer.on(sub[i])
 	preds, _ := vs.predictions(cand.Cost)
+	means := vs.means()
 	f := &shallowFit{sel: sel, best: cand, data: variants[i], outputs: outputs,
-		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, vs.tests)}
+		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, means, vs.tests)}
 	if folded {
-		f.preds, f.tests = preds, vs.tests
+		f.preds, f.means, f.tests = preds, means, vs.tests
 	}
 	return f, nil
 }
@@ -412,6 +414,38 @@ func (vs *variantScorer) predictions(cost float64) ([]*mat.Dense, bool) {
 	return preds, true
 }
 
+// means returns, for each part, the means that its held-out predictions
+// are made about: for each held-out row of a regression, the (weighted)
+// mean of the targets of the rows its fit learned from, which is the
+// solver's intercept. Nil for a classifier.
+func (vs *variantScorer) means() []*mat.Dense {
+	out := make([]*mat.Dense, len(vs.sc.parts))
+	for i, p := range vs.sc.parts {
+		test := vs.tests[i]
+		if test.labels != nil {
+			return nil
+		}
+		n, _ := test.x.Dims()
+		mean := vs.projs[i].mean
+		out[i] = mat.NewDense(n, len(mean), nil)
+		y := test.targets()
+		for r := range n {
+			w := 1.0
+			if p.r.w != nil {
+				w = p.r.w[r]
+			}
+			for j, m := range mean {
+				if p.test == nil {
+					// Leaving row r out takes it out of the mean too.
+					m = (m*p.r.total - w*y.At(r, j)) / (p.r.total - w)
+				}
+				out[i].Set(r, j, m)
+			}
+		}
+	}
+	return out
+}
+
 // score returns the candidate at the given cost with the mean held-out
 // loss and score over the parts and their standard deviations, or
 // diverged.
@@ -547,7 +581,11 @@ func fitLogitScale(scores *mat.Dense, labels []int) float64 {
 func (f *shallowFit) heldOut(fold int) heldOut {
 	pred := mat.DenseCopyOf(f.preds[fold])
 	test := f.tests[fold]
-	f.cal.apply(pred, test.labels != nil)
+	if test.labels != nil {
+		f.cal.apply(pred, true)
+	} else {
+		f.cal.shrink(pred, f.means[fold])
+	}
 	if test.back != nil {
 		test.back(pred)
 	}
@@ -581,42 +619,35 @@ type calibration struct {
 }
 
 // calibrate returns the calibration of held-out predictions preds (on the
-// fit scale) of the rows of parts.
-func calibrate(preds []*mat.Dense, parts []problemData) calibration {
+// fit scale) of the rows of parts. A regression's are shrunk towards
+// means, the means of the targets their fits learned from (see
+// calibration.shrink).
+func calibrate(preds, means []*mat.Dense, parts []problemData) calibration {
 	_, k := preds[0].Dims()
-	var all mat.Dense
 	var labels []int
-	var ys []mat.Matrix
-	for i, p := range preds {
-		if i == 0 {
-			all.CloneFrom(p)
-		} else {
-			var st mat.Dense
-			st.Stack(&all, p)
-			all.CloneFrom(&st)
-		}
-		labels = append(labels, parts[i].labels...)
-		if parts[i].labels == nil {
-			ys = append(ys, parts[i].targets())
-		}
+	ys := make([]mat.Matrix, len(parts))
+	for i, p := range parts {
+		labels = append(labels, p.labels...)
+		ys[i] = p.targets()
 	}
 	if labels != nil {
-		return calibration{factor: []float64{fitLogitScale(&all, labels)}}
+		return calibration{factor: []float64{fitLogitScale(stack(preds), labels)}}
 	}
-	y := mat.DenseCopyOf(ys[0])
-	for _, m := range ys[1:] {
-		var st mat.Dense
-		st.Stack(y, m)
-		y = &st
-	}
-	n, _ := all.Dims()
+	// The deviations from the means: a fold's mean, which its held-out
+	// targets pull the other way, would otherwise bias the factor
+	// towards 0 on a few dozen rows.
+	dev := stack(preds)
+	dev.Sub(dev, stack(means))
+	y := stack(ys)
+	y.Sub(y, stack(means))
+	n, _ := dev.Dims()
 	c := calibration{factor: make([]float64, k), residuals: make([][]float64, k)}
 	for j := range k {
 		f := 1.0
 		var py, pp float64
 		for i := range n {
-			py += all.At(i, j) * y.At(i, j)
-			pp += all.At(i, j) * all.At(i, j)
+			py += dev.At(i, j) * y.At(i, j)
+			pp += dev.At(i, j) * dev.At(i, j)
 		}
 		if pp > 0 {
 			f = math.Max(0, math.Min(1, py/pp))
@@ -624,7 +655,7 @@ func calibrate(preds []*mat.Dense, parts []problemData) calibration {
 		c.factor[j] = f
 		r := make([]float64, n)
 		for i := range n {
-			r[i] = math.Abs(y.At(i, j) - f*all.At(i, j))
+			r[i] = math.Abs(y.At(i, j) - f*dev.At(i, j))
 		}
 		slices.Sort(r)
 		c.residuals[j] = r
@@ -632,7 +663,24 @@ func calibrate(preds []*mat.Dense, parts []problemData) calibration {
 	return c
 }
 
-// apply multiplies the outputs pred on the fit scale by the factors.
+// stack returns the rows of ms one after the other, in a new matrix.
+func stack[M mat.Matrix](ms []M) *mat.Dense {
+	n, k := 0, 0
+	for _, m := range ms {
+		r, c := m.Dims()
+		n, k = n+r, c
+	}
+	out := mat.NewDense(n, k, nil)
+	i := 0
+	for _, m := range ms {
+		r, _ := m.Dims()
+		out.Slice(i, i+r, 0, k).(*mat.Dense).Copy(m)
+		i += r
+	}
+	return out
+}
+
+// record returns the calibration as Result holds it.
 func (c calibration) record(classify bool) Calibration {
 	if classify {
 		return Calibration{LogitScale: c.factor[0]}
@@ -640,12 +688,23 @@ func (c calibration) record(classify bool) Calibration {
 	return Calibration{Shrinkage: c.factor, Residuals: c.residuals}
 }
 
+// apply multiplies the outputs pred on the fit scale by the factors.
 func (c calibration) apply(pred *mat.Dense, classify bool) {
 	pred.Apply(func(_, j int, v float64) float64 {
 		if classify {
 			return v * c.factor[0]
 		}
 		return v * c.factor[j]
+	}, pred)
+}
+
+// shrink moves a regression's held-out predictions pred towards means,
+// the means of the targets their fits learned from, by the factors: as
+// the final machine's are moved towards the mean of all the rows.
+func (c calibration) shrink(pred, means *mat.Dense) {
+	pred.Apply(func(i, j int, v float64) float64 {
+		m := means.At(i, j)
+		return m + c.factor[j]*(v-m)
 	}, pred)
 }
 

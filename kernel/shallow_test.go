@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -181,28 +182,37 @@ func TestShallowFamily(t *testing.T) {
 
 // TestShrinkage checks the factor fitted to held-out predictions: an
 // overconfident prediction is shrunk, one without skill is shrunk to the
-// mean, and the factor never grows a prediction.
+// mean, and the factor never grows a prediction. Predictions and targets
+// are taken about the means of the rows their fits learned from, which
+// differ from fold to fold, and so are the residuals.
 func TestShrinkage(t *testing.T) {
-	y := mat.NewDense(4, 1, []float64{1, -2, 0.5, 0.5})
+	dev := []float64{1, -2, 0.5, 0.5}
+	means := mat.NewDense(4, 1, []float64{0.3, 0.3, -0.2, -0.2})
+	y := mat.NewDense(4, 1, slices.Clone(dev))
+	y.Add(y, means)
 	for _, tc := range []struct {
 		name   string
-		factor float64 // the held-out predictions are factor * y
+		factor float64 // the held-out predictions are means + factor * dev
 		want   float64
 	}{
 		{"overconfident", 2, 0.5},
 		{"wrong way", -1, 0},
 		{"timid", 0.5, 1},
 	} {
-		pred := mat.NewDense(4, 1, nil)
-		pred.Scale(tc.factor, y)
-		c := calibrate([]*mat.Dense{pred}, []problemData{{y: y}})
+		pred := mat.NewDense(4, 1, slices.Clone(dev))
+		pred.Scale(tc.factor, pred)
+		pred.Add(pred, means)
+		c := calibrate([]*mat.Dense{pred}, []*mat.Dense{means}, []problemData{{y: y}})
 		if math.Abs(c.factor[0]-tc.want) > 1e-12 {
 			t.Errorf("%s: shrinkage %v, want %v", tc.name, c.factor[0], tc.want)
 		}
-		for i, r := range c.residuals[0] {
-			if i > 0 && r < c.residuals[0][i-1] {
-				t.Errorf("%s: residuals %v not sorted", tc.name, c.residuals[0])
-			}
+		want := make([]float64, len(dev))
+		for i, d := range dev {
+			want[i] = math.Abs(d - tc.want*tc.factor*d)
+		}
+		slices.Sort(want)
+		if !floats.EqualApprox(c.residuals[0], want, 1e-12) {
+			t.Errorf("%s: residuals %v, want %v", tc.name, c.residuals[0], want)
 		}
 	}
 	// A target of noise alone is predicted by its mean.
@@ -503,6 +513,45 @@ func TestBestBandwidths(t *testing.T) {
 	} {
 		if got := bestBandwidths(scored, tc.n); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("best %d: %v, want %v", tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestHeldOutMeans checks the means that held-out predictions are shrunk
+// towards against the solvers themselves: at a cost so large that the
+// fit is its intercept alone, each held-out prediction is that mean, with
+// weights, on the folds and leaving each row out.
+func TestHeldOutMeans(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 8))
+	x, y := noisySine(rnd, 30, 0.3)
+	w := make([]float64, 30)
+	for i := range w {
+		w[i] = 0.5 + rnd.Float64()
+	}
+	s := Settings{Seed: 1, Weights: w, TargetScale: LinearScale}
+	p, err := prepare(x, y, nil, s, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, err := newValidation(p.linear, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, folded := range []bool{false, true} {
+		pass := newShallowPass(p.variants(), val, s)
+		scored, err := pass.score([]int{len(pass.bases) - 1}, val, folded, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs := scored[0].scorer.on(p.variants()[0])
+		preds, ok := vs.predictions(1e12)
+		if !ok {
+			t.Fatal("leaving a row out undefined")
+		}
+		for i, m := range vs.means() {
+			if !mat.EqualApprox(preds[i], m, 1e-9) {
+				t.Errorf("folded %v, part %d: means\n%v\nwant the predictions\n%v", folded, i, mat.Formatted(m.T()), mat.Formatted(preds[i].T()))
+			}
 		}
 	}
 }
