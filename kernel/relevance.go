@@ -162,7 +162,7 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 		fmt.Fprintf(s.Progress, "kernel: the shallow machine's lowest held-out loss is %.4g on the inputs unweighed, %.4g weighed by their relevance (weights %.3g to %.3g)\n",
 			plain, weighed, slices.Min(w), slices.Max(w))
 	}
-	if weighed < plain {
+	if LowerLoss(weighed, plain) {
 		res.Relevance = w
 		return &q, nil
 	}

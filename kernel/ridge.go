@@ -152,7 +152,7 @@ func newShallowBasis(in *shallowInputs, sigma float64) (*shallowBasis, error) {
 	knm.Apply(func(_, _ int, v float64) float64 { return math.Exp(-gamma * v) }, in.toAnchors)
 	b := &shallowBasis{sigma: sigma, inputs: d, toC: toC}
 	psi := mat.NewDense(n, r, nil)
-	psi.Mul(knm, toC)
+	mul(psi, knm, toC)
 	if in.xx != nil && wide(n, d+r) {
 		// The coordinates are those of the rows about their mean, which
 		// the intercept makes free: the leave-one-out solver of the
@@ -263,7 +263,7 @@ func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
 		}
 	}
 	eig.VectorsTo(r.v)
-	r.zv.Mul(zc, r.v)
+	mul(r.zv, zc, r.v)
 	return r, nil
 }
 
@@ -311,7 +311,7 @@ func (r *ridge) project(y mat.Matrix) projection {
 		return v - pr.mean[j]
 	}, wy)
 	pr.t = new(mat.Dense)
-	pr.t.Mul(r.zv.T(), wy)
+	mul(pr.t, r.zv.T(), wy)
 	return pr
 }
 
@@ -370,7 +370,7 @@ func (r *ridge) inBasis(zt *mat.Dense) *mat.Dense {
 	var ztv mat.Dense
 	zc := mat.DenseCopyOf(zt)
 	zc.Apply(func(_, j int, v float64) float64 { return v - r.mean[j] }, zc)
-	ztv.Mul(zc, r.v)
+	mul(&ztv, zc, r.v)
 	return &ztv
 }
 
@@ -383,7 +383,7 @@ func (r *ridge) predict(ztv *mat.Dense, pr projection, cost float64) *mat.Dense 
 		ztv = r.zv
 	}
 	var pred mat.Dense
-	pred.Mul(ztv, r.coefficients(pr, cost))
+	mul(&pred, ztv, r.coefficients(pr, cost))
 	pred.Apply(func(_, j int, v float64) float64 { return v + pr.mean[j] }, &pred)
 	return &pred
 }
@@ -415,10 +415,10 @@ func (r *ridge) looPredictions(dst *mat.Dense, y mat.Matrix, pr projection, cost
 	shrink := func(e float64) float64 { return nc / (e * (e + nc)) }
 	interpolates := r.interpolates()
 	var resid mat.Dense // what the penalty leaves of the residuals
-	resid.Mul(r.zv, r.filtered(pr, shrink))
+	mul(&resid, r.zv, r.filtered(pr, shrink))
 	if !interpolates {
 		var fitted mat.Dense // the fit at cost 0, less the mean
-		fitted.Mul(r.zv, r.filtered(pr, func(e float64) float64 { return 1 / e }))
+		mul(&fitted, r.zv, r.filtered(pr, func(e float64) float64 { return 1 / e }))
 		resid.Apply(func(i, j int, v float64) float64 { return v + y.At(i, j) - pr.mean[j] - fitted.At(i, j) }, &resid)
 	}
 	for i := range n {

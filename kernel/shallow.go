@@ -207,7 +207,7 @@ func (p *shallowPass) score(list []int, val *validation, folded bool, outputs, w
 // or, when y is nil, the labels of a classification into classes classes:
 // the measure by which the fit chooses its inputs' scale and weights
 // (Settings.InputScale), for a caller that weighs two encodings of a
-// table alike. s gives the validation and the targets' scales as for
+// table alike, with LowerLoss. s gives the validation and the targets' scales as for
 // FitRegression and FitClassifier; its Progress is not written to.
 func ShallowLoss(x, y mat.Matrix, labels []int, classes int, s Settings) (float64, error) {
 	if err := checkFinite("input", x); err != nil {
@@ -230,6 +230,19 @@ func ShallowLoss(x, y mat.Matrix, labels []int, classes int, s Settings) (float6
 	}
 	return shallowLoss(p, val, outputs, s)
 }
+
+// LowerLoss reports whether held-out loss a is lower than b by more than
+// the rounding of the sums that made them: by more than a millionth of
+// b. The fit keeps a richer encoding of its inputs (their quantiles,
+// their relevance weights) only when its ShallowLoss is lower so; on a
+// tie, as when the quantiles of evenly spaced values are those values
+// rescaled, the simpler one stays.
+func LowerLoss(a, b float64) bool { return a < b*(1-lossTie) }
+
+// lossTie is the relative difference of two losses that LowerLoss takes
+// for rounding. The ties it settles differ by 1e-11 of the loss; real
+// differences of held-out losses are thousands of times larger.
+const lossTie = 1e-6
 
 // shallowLoss returns the shallow machine's lowest held-out loss over
 // every bandwidth and cost on the validation's rows of p: by

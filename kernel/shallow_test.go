@@ -555,3 +555,23 @@ func TestHeldOutMeans(t *testing.T) {
 		}
 	}
 }
+
+// TestLowerLoss checks the rule by which the fit keeps a richer encoding
+// of its inputs: lower by more than rounding, so that a tie keeps the
+// simpler one.
+func TestLowerLoss(t *testing.T) {
+	for _, tc := range []struct {
+		a, b float64
+		want bool
+	}{
+		{0.9, 1, true},
+		{1, 1, false},
+		{1.1, 1, false},
+		{2.118579738215938e-08, 2.118579738236027e-08, false}, // a tie of TestRange's line
+		{0.999, 1, true},
+	} {
+		if got := LowerLoss(tc.a, tc.b); got != tc.want {
+			t.Errorf("LowerLoss(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

@@ -168,3 +168,35 @@ func TestDeepSpan(t *testing.T) {
 		t.Errorf("gradient on the columns %v at the machine fitted in the span (%s after %d iterations)", g, res.Status, res.Iterations)
 	}
 }
+
+// TestMul checks the engine's product against gonum's, with either
+// factor transposed, for products of many columns and of the few that
+// mul computes another way.
+func TestMul(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(4, 4))
+	random := func(r, c int) *mat.Dense {
+		m := mat.NewDense(r, c, nil)
+		m.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, m)
+		return m
+	}
+	for _, n := range []int{1, 3, 5, 16, 40} {
+		for _, ta := range []bool{false, true} {
+			for _, tb := range []bool{false, true} {
+				const m, k = 37, 23
+				var a, b mat.Matrix = random(m, k), random(k, n)
+				if ta {
+					a = random(k, m).T()
+				}
+				if tb {
+					b = random(n, k).T()
+				}
+				var got, want mat.Dense
+				mul(&got, a, b)
+				want.Mul(a, b)
+				if !mat.EqualApprox(&got, &want, 1e-12) {
+					t.Errorf("%d columns, a transposed %v, b transposed %v: the product differs from gonum's", n, ta, tb)
+				}
+			}
+		}
+	}
+}

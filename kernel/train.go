@@ -618,7 +618,7 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "kernel: the shallow machine's lowest held-out loss is %.4g on the inputs as they are, %.4g on their quantiles\n", losses[0], losses[1])
 	}
-	if losses[1] < losses[0] {
+	if LowerLoss(losses[1], losses[0]) {
 		res.InputScale = QuantileInputs.String()
 		return mapped, nil
 	}

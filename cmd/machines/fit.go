@@ -324,7 +324,7 @@ func (run *fitRun) chooseCycles(s kernel.Settings, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "machines fit: the shallow machine's lowest held-out loss is %.4g with the dates' cycles (%s), %.4g without\n",
 		losses[0], describeCycles(run.enc), losses[1])
 	run.cycleLosses = losses
-	if losses[1] <= losses[0] {
+	if !kernel.LowerLoss(losses[0], losses[1]) {
 		run.enc, run.x = plain, x
 	}
 	return nil
