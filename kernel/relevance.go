@@ -112,7 +112,7 @@ func meanSquaredSlopes(m *Machine, x *mat.Dense) []float64 {
 	for o := range m.Outputs() {
 		c := m.C.RawRowView(o)
 		kc.Apply(func(_, q int, kv float64) float64 { return kv * c[q] }, k)
-		v.Mul(kc, m.Anchors)
+		mul(&v, kc, m.Anchors)
 		a := m.A.RawRowView(o)
 		for i := range n {
 			u := floats.Sum(kc.RawRowView(i))

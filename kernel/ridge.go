@@ -185,15 +185,15 @@ func (b *shallowBasis) features(beta *mat.Dense, intercept []float64) (*mat.Dens
 	// b + (z - mu)^T Q beta, whose coefficients of z are (Z - mu)^T
 	// inv beta.
 	var alpha mat.Dense
-	alpha.Mul(b.span.inv, beta)
+	mul(&alpha, b.span.inv, beta)
 	n, d := b.x.Dims()
 	_, r := b.psi.Dims()
 	_, k := beta.Dims()
 	mean := weightedMean(&alpha, nil, float64(n))
 	alpha.Apply(func(_, j int, v float64) float64 { return v - mean[j] }, &alpha)
 	out := mat.NewDense(d+r, k, nil)
-	out.Slice(0, d, 0, k).(*mat.Dense).Mul(b.x.T(), &alpha)
-	out.Slice(d, d+r, 0, k).(*mat.Dense).Mul(b.psi.T(), &alpha)
+	mul(out.Slice(0, d, 0, k).(*mat.Dense), b.x.T(), &alpha)
+	mul(out.Slice(d, d+r, 0, k).(*mat.Dense), b.psi.T(), &alpha)
 	mu := slices.Concat(weightedMean(b.x, nil, float64(n)), weightedMean(b.psi, nil, float64(n)))
 	shifted := slices.Clone(intercept)
 	for j := range k {
@@ -353,7 +353,7 @@ func (r *ridge) interpolates() bool {
 // the targets of projection pr.
 func (r *ridge) solution(pr projection, cost float64) (*mat.Dense, []float64) {
 	var beta mat.Dense
-	beta.Mul(r.v, r.coefficients(pr, cost))
+	mul(&beta, r.v, r.coefficients(pr, cost))
 	_, k := beta.Dims()
 	b := slices.Clone(pr.mean)
 	for j := range k {
@@ -461,6 +461,6 @@ func (b *shallowBasis) machine(r *ridge, pr projection, cost float64, anchors *m
 	a := mat.DenseCopyOf(beta.Slice(0, d, 0, k).T())
 	m, _ := anchors.Dims()
 	c := mat.NewDense(k, m, nil)
-	c.Mul(beta.Slice(d, p, 0, k).T(), b.toC.T())
+	mul(c, beta.Slice(d, p, 0, k).T(), b.toC.T())
 	return &Machine{Architecture: Architecture{Dims: []int{d, k}, Bandwidth: b.sigma}, A: a, C: c, Anchors: mat.DenseCopyOf(anchors), InputBlock: true}, intercept
 }

@@ -207,8 +207,9 @@ func (p *shallowPass) score(list []int, val *validation, folded bool, outputs, w
 // or, when y is nil, the labels of a classification into classes classes:
 // the measure by which the fit chooses its inputs' scale and weights
 // (Settings.InputScale), for a caller that weighs two encodings of a
-// table alike, with LowerLoss. s gives the validation and the targets' scales as for
-// FitRegression and FitClassifier; its Progress is not written to.
+// table alike, with LowerLoss. s gives the validation and the targets'
+// scales as for FitRegression and FitClassifier; its Progress is not
+// written to.
 func ShallowLoss(x, y mat.Matrix, labels []int, classes int, s Settings) (float64, error) {
 	if err := checkFinite("input", x); err != nil {
 		return 0, err

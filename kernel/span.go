@@ -64,7 +64,7 @@ func wide(rows, cols int) bool { return cols > rows }
 func gram(x *mat.Dense) *mat.SymDense {
 	n, _ := x.Dims()
 	g := mat.NewDense(n, n, nil)
-	matmul.F64(blas.NoTrans, blas.Trans, 1, x.RawMatrix(), x.RawMatrix(), 0, g.RawMatrix())
+	mul(g, x, x.T())
 	return mat.NewSymDense(n, g.RawMatrix().Data)
 }
 
@@ -73,7 +73,7 @@ func crossGram(a, b *mat.Dense) *mat.Dense {
 	na, _ := a.Dims()
 	nb, _ := b.Dims()
 	c := mat.NewDense(na, nb, nil)
-	matmul.F64(blas.NoTrans, blas.Trans, 1, a.RawMatrix(), b.RawMatrix(), 0, c.RawMatrix())
+	mul(c, a, b.T())
 	return c
 }
 
@@ -139,7 +139,7 @@ func newInputSpan(x *mat.Dense) (*inputSpan, error) {
 		return nil, err
 	}
 	var q mat.Dense
-	q.Mul(x.T(), sp.inv)
+	mul(&q, x.T(), sp.inv)
 	return &inputSpan{rows: x, span: sp, q: &q}, nil
 }
 
@@ -150,7 +150,7 @@ func (s *inputSpan) coords() *mat.Dense { return s.span.coords }
 // projections on the span, x Q.
 func (s *inputSpan) reduce(x *mat.Dense) *mat.Dense {
 	var c mat.Dense
-	c.Mul(crossGram(x, s.rows), s.span.inv)
+	mul(&c, crossGram(x, s.rows), s.span.inv)
 	return &c
 }
 
@@ -158,7 +158,7 @@ func (s *inputSpan) reduce(x *mat.Dense) *mat.Dense {
 // on the coordinates.
 func (s *inputSpan) expand(a *mat.Dense) *mat.Dense {
 	var full mat.Dense
-	full.Mul(a, s.q.T())
+	mul(&full, a, s.q.T())
 	return &full
 }
 
@@ -179,6 +179,6 @@ func (s *inputSpan) init(o objective, arch Architecture, anchors int, rnd *rand.
 	params := make([]float64, arch.NumParams(q, anchors))
 	na := size * q
 	glorot(params[na:], size-arch.Dims[0], anchors, rnd)
-	mat.NewDense(size, q, params[:na]).Mul(full, s.q)
+	mul(mat.NewDense(size, q, params[:na]), full, s.q)
 	return params
 }
