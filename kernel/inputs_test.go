@@ -172,14 +172,7 @@ func TestRelevanceFolded(t *testing.T) {
 		groups[i] = i % 10
 	}
 	s := Settings{Groups: groups}
-	p, err := prepare(x, y, nil, s, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	val, err := newValidation(p.linear, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, val := preparedFor(t, x, y, s)
 	if _, err := shallowLoss(p, val, 1, s); err != nil {
 		t.Fatal(err)
 	}

@@ -430,15 +430,8 @@ func TestBudget(t *testing.T) {
 // competes with it.
 func TestShallowOnDeepFolds(t *testing.T) {
 	x, y := noisySine(rand.New(rand.NewPCG(3, 4)), 40, 0.1)
-	p, err := prepare(x, y, nil, Settings{TargetScale: LinearScale}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := Settings{Seed: 2}
-	val, err := newValidation(p.linear, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := Settings{Seed: 2, TargetScale: LinearScale}
+	p, val := preparedFor(t, x, y, s)
 	for _, alone := range []bool{true, false} {
 		f, err := selectShallow(p, val, 1, s, alone)
 		if err != nil {
@@ -529,14 +522,7 @@ func TestHeldOutMeans(t *testing.T) {
 		w[i] = 0.5 + rnd.Float64()
 	}
 	s := Settings{Seed: 1, Weights: w, TargetScale: LinearScale}
-	p, err := prepare(x, y, nil, s, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	val, err := newValidation(p.linear, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, val := preparedFor(t, x, y, s)
 	for _, folded := range []bool{false, true} {
 		pass := newShallowPass(p.variants(), val, s)
 		scored, err := pass.score([]int{len(pass.bases) - 1}, val, folded, 1, 1)
@@ -574,4 +560,19 @@ func TestLowerLoss(t *testing.T) {
 			t.Errorf("LowerLoss(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
+}
+
+// preparedFor returns the regression data x, y prepared for a search
+// with Settings s, and its validation.
+func preparedFor(t *testing.T, x, y mat.Matrix, s Settings) (*prepared, *validation) {
+	t.Helper()
+	p, err := prepare(x, y, nil, s, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, err := newValidation(p.linear, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, val
 }
