@@ -211,8 +211,11 @@ type heldOut struct {
 	loss, score float64
 	diverged    bool
 	// pred holds the predictions for the fold's test rows on the scale
-	// the machine fits (before a log target is mapped back).
+	// the machine fits (before a log target is mapped back), and mean a
+	// regression's mean of the training rows' targets on that scale,
+	// which the fit learned them about.
 	pred *mat.Dense
+	mean []float64
 }
 
 // selectSettings scores every pair of costs and bandwidths of the deep
@@ -376,14 +379,13 @@ func (d *deepFolds) calibration(i int) calibration {
 	v, b, c := i/(nb*nc), i/nc%nb, i%nc
 	preds, means, parts := make([]*mat.Dense, k), make([]*mat.Dense, k), make([]problemData, k)
 	for f := range k {
-		preds[f] = d.out[(v*nb+b)*k+f][c].pred
+		h := d.out[(v*nb+b)*k+f][c]
+		preds[f] = h.pred
 		parts[f] = d.variants[v].rows(d.folds[f].Test)
-		if parts[f].labels == nil {
-			// The mean fitPath learns the targets about.
-			mean := weightedMean(d.variants[v].rows(d.folds[f].Train).targets(), nil, float64(len(d.folds[f].Train)))
-			means[f] = mat.NewDense(len(d.folds[f].Test), len(mean), nil)
+		if h.mean != nil {
+			means[f] = mat.NewDense(len(d.folds[f].Test), len(h.mean), nil)
 			for i := range len(d.folds[f].Test) {
-				means[f].SetRow(i, mean)
+				means[f].SetRow(i, h.mean)
 			}
 		}
 	}
@@ -556,7 +558,7 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 			d.back(pred)
 		}
 		out[c] = evaluate(pred, test)
-		out[c].pred = raw
+		out[c].pred, out[c].mean = raw, offset
 	}
 	return out, nil
 }

@@ -275,19 +275,24 @@ func TestRacedNeverChosen(t *testing.T) {
 
 // TestDeepCalibration checks that a deep candidate's held-out
 // predictions are shrunk about the mean of each fold's training targets,
-// which fitPath learns them about: predictions twice as far from it as
-// the targets are shrunk by half.
+// which fitPath learns them about and records: predictions twice as far
+// from it as the targets are shrunk by half.
 func TestDeepCalibration(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 3))
 	x, y := noisySine(rnd, 20, 0.2)
 	d := problemData{x: x, y: y}
 	folds := crossval.KFold(20, 4, 1)
 	deep := newDeepFolds([]problemData{d}, folds, Architecture{Dims: []int{1, 1}}, []float64{1}, []float64{1}, Settings{})
+	if err := deep.run(0, len(folds)); err != nil {
+		t.Fatal(err)
+	}
 	for f, fold := range folds {
 		mean := stat.Mean(mat.Col(nil, 0, d.rows(fold.Train).y), nil)
-		pred := mat.NewDense(len(fold.Test), 1, nil)
-		pred.Apply(func(i, _ int, _ float64) float64 { return mean + 2*(y.At(fold.Test[i], 0)-mean) }, pred)
-		deep.out[f] = []heldOut{{pred: pred}}
+		h := &deep.out[f][0]
+		if len(h.mean) != 1 || math.Abs(h.mean[0]-mean) > 1e-12 {
+			t.Fatalf("fold %d: recorded mean %v, want %v", f, h.mean, mean)
+		}
+		h.pred.Apply(func(i, _ int, _ float64) float64 { return mean + 2*(y.At(fold.Test[i], 0)-mean) }, h.pred)
 	}
 	if c := deep.calibration(0); math.Abs(c.factor[0]-0.5) > 1e-12 || c.residuals[0][len(c.residuals[0])-1] > 1e-12 {
 		t.Errorf("shrinkage %v, largest residual %v; want 0.5 and 0", c.factor[0], c.residuals[0][len(c.residuals[0])-1])

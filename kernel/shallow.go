@@ -650,10 +650,11 @@ func calibrate(preds, means []*mat.Dense, parts []problemData) calibration {
 	// The deviations from the means: a fold's mean, which its held-out
 	// targets pull the other way, would otherwise bias the factor
 	// towards 0 on a few dozen rows.
+	centre := stack(means)
 	dev := stack(preds)
-	dev.Sub(dev, stack(means))
+	dev.Sub(dev, centre)
 	y := stack(ys)
-	y.Sub(y, stack(means))
+	y.Sub(y, centre)
 	n, _ := dev.Dims()
 	c := calibration{factor: make([]float64, k), residuals: make([][]float64, k)}
 	for j := range k {

@@ -576,3 +576,20 @@ func preparedFor(t *testing.T, x, y mat.Matrix, s Settings) (*prepared, *validat
 	}
 	return p, val
 }
+
+// TestShallowHeldOut checks the calibrated held-out loss by which the
+// shallow machine competes with the deep one: its predictions are shrunk
+// towards the means their folds' fits learned about, as the final
+// machine's towards the mean of all the rows, so that predictions twice
+// as far from those means as the targets, shrunk by half, are exact.
+func TestShallowHeldOut(t *testing.T) {
+	means := mat.NewDense(4, 1, []float64{0.3, 0.3, -0.2, -0.2})
+	y := mat.NewDense(4, 1, []float64{1.3, -1.7, 0.3, 0.3})
+	pred := mat.NewDense(4, 1, nil)
+	pred.Apply(func(i, _ int, _ float64) float64 { return means.At(i, 0) + 2*(y.At(i, 0)-means.At(i, 0)) }, pred)
+	f := &shallowFit{preds: []*mat.Dense{pred}, means: []*mat.Dense{means}, tests: []problemData{{y: y}},
+		cal: calibration{factor: []float64{0.5}}}
+	if h := f.heldOut(0); h.loss > 1e-24 {
+		t.Errorf("held-out loss %v, want 0", h.loss)
+	}
+}

@@ -81,7 +81,7 @@ func crossGram(a, b *mat.Dense) *mat.Dense {
 // are *mat.Dense or their transposes, with the engine's matrix product
 // (internal/matmul) rather than gonum's pure-Go one: the shallow
 // machine's solvers spent a fifth of the CPU time of a fit of 2,000 rows
-// in gonum's products.
+// in gonum's products, most of them of a few columns.
 func mul(dst *mat.Dense, a, b mat.Matrix) {
 	ga, ta := general(a)
 	gb, tb := general(b)
@@ -92,27 +92,8 @@ func mul(dst *mat.Dense, a, b mat.Matrix) {
 	} else if r, c := dst.Dims(); r != m || c != n {
 		panic(mat.ErrShape)
 	}
-	// A product of a few columns, the fits of a few targets, is one
-	// AXPY of that few elements per term in gonum, and in the engine
-	// too when b is not transposed. The same product computed as inner
-	// products of rows with b transposed, or transposed as a whole,
-	// c^T = b^T a^T, is one long AXPY per term.
-	if n < thinCols && tb == blas.NoTrans {
-		if ta == blas.NoTrans {
-			gb, tb = mat.DenseCopyOf(b.T()).RawMatrix(), blas.Trans
-		} else {
-			ct := mat.NewDense(n, m, nil)
-			matmul.F64(blas.Trans, blas.NoTrans, 1, gb, ga, 0, ct.RawMatrix())
-			dst.Copy(ct.T())
-			return
-		}
-	}
 	matmul.F64(ta, tb, 1, ga, gb, 0, dst.RawMatrix())
 }
-
-// thinCols is the fewest columns of a product that the engine computes
-// as AXPYs of rows of b.
-const thinCols = 16
 
 // general returns the storage of a, a *mat.Dense or its transpose, and
 // whether it is transposed.

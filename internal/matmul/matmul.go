@@ -13,7 +13,9 @@
 // and added to C.
 //
 // Thin products, with a dimension below 8, have kernels of their own in
-// float64 where they pay (see thin.go) and go to gonum otherwise;
+// float64 where they pay (see thin.go), products of a few columns are
+// turned into thin products that pay (see fewColumns), and the rest go
+// to gonum;
 // float32 products of a matrix with a transposed one of at most 16 rows
 // are inner products of rows (see dots.go). Everything goes to gonum
 // without the kernels: other architectures, the build
@@ -43,7 +45,11 @@ func F32(tA, tB blas.Transpose, alpha float32, a, b blas32.General, beta float32
 // panics if the shapes do not match, which blas64.Gemm does not check
 // for b.
 func F64(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	if !withKernels(tA, tB, alpha, matrix64(a), matrix64(b), beta, matrix64(c), &pool64) {
+	switch {
+	case withKernels(tA, tB, alpha, matrix64(a), matrix64(b), beta, matrix64(c), &pool64):
+	case useKernels && tB == blas.NoTrans && c.Cols < fewCols && c.Rows >= fewCols:
+		fewColumns(tA, alpha, a, b, beta, c)
+	default:
 		blas64.Gemm(tA, tB, alpha, a, b, beta, c)
 	}
 }

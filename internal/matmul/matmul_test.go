@@ -107,6 +107,9 @@ func testGemm[T float](t *testing.T, eps float64, gemm func(tA, tB blas.Transpos
 		// transposed: groups of rows and columns that come out even or
 		// not, inner dimensions with and without a rest of a vector.
 		{8, 9, 16}, {13, 10, 37}, {9, 16, 200}, {32, 10, 196},
+		// Few columns of many rows, which F64 hands to fewColumns with b
+		// not transposed: a ridge's fits of one or a few targets.
+		{40, 1, 30}, {37, 3, 5}, {50, 5, 110}, {20, 12, 4},
 	}
 	trans := []blas.Transpose{blas.NoTrans, blas.Trans}
 	for _, sz := range sizes {
