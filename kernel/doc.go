@@ -86,12 +86,13 @@
 //   - a regression's inputs also tried through their quantiles
 //     (dataset.QuantileMap, Machine.Quantiles): each input of more than
 //     two values becomes its training rows' distribution function, and
-//     the scale on which the shallow machine's lowest held-out loss is
-//     lower is kept for every candidate (Settings.InputScale,
-//     Result.InputScale). The comparison costs one more shallow pass;
-//     the chosen scale's pass is the selection's own. ShallowLoss gives
-//     the same measure to a caller weighing two encodings of a table,
-//     as the command weighs the phases of dates;
+//     the quantiles are kept for every candidate when the shallow
+//     machine's lowest held-out loss is lower there by more than
+//     rounding (LowerLoss; Settings.InputScale, Result.InputScale). The
+//     comparison costs one more shallow pass; the chosen scale's pass is
+//     the selection's own. ShallowLoss and LowerLoss give the same
+//     measure and rule to a caller weighing two encodings of a table, as
+//     the command weighs the phases of dates;
 //   - then a regression's standardised inputs also tried weighed by their
 //     relevance: the root mean square of the best shallow machine's
 //     partial derivative along each input over the rows (the diagonal of
@@ -99,9 +100,9 @@
 //     the others', to the power 1/2 (the mean squared slope to the power
 //     1/4), so that inputs that do not matter stop diluting the
 //     distances of those that do; kept when the shallow machine's lowest
-//     held-out loss is lower so (Result.Relevance). The weights divide
-//     the scales of the machine's input scaler, so new rows are weighed
-//     too, in predict, serve and the ONNX export alike;
+//     held-out loss is lower so, by LowerLoss (Result.Relevance). The
+//     weights divide the scales of the machine's input scaler, so new
+//     rows are weighed too, in predict, serve and the ONNX export alike;
 //   - a regression's predictions, and the ends of its intervals, bounded
 //     to the range of its training targets widened by RangeMargin of it
 //     on each side, and to 0 below when no target is negative
