@@ -131,16 +131,14 @@ type validation struct {
 // new shuffles.
 func newValidation(d problemData, s Settings) (*validation, error) {
 	n, _ := d.x.Dims()
-	v := &validation{k: s.Folds, rows: allRows(n), classify: d.labels != nil}
-	if v.k == 0 {
-		v.k = DefaultFolds
-	}
+	v := &validation{rows: allRows(n), classify: d.labels != nil}
 	if n > SelectionRows {
 		v.rows = rand.New(rand.NewPCG(s.Seed, anchorStream+1)).Perm(n)[:SelectionRows]
 		slices.Sort(v.rows)
 		d = d.rows(v.rows)
 	}
 	m := len(v.rows)
+	v.k = s.FoldsFor(m)
 	if m < v.k {
 		return nil, fmt.Errorf("kernel: %d rows are too few for %d-fold cross-validation; fix the cost and the bandwidth or use fewer folds", m, v.k)
 	}
@@ -148,10 +146,15 @@ func newValidation(d problemData, s Settings) (*validation, error) {
 	// split of a few dozen rows scores the settings too noisily to rank
 	// them, and their fits are cheap.
 	v.repeats = min(maxRepeats, max(1, repeatRows/m))
+	if v.k == m {
+		v.repeats = 1 // leave-one-out: every shuffle makes the same folds
+	}
 	switch {
 	case d.groups != nil:
 		v.split, v.repeats = "grouped", 1
-		if g := distinct(d.groups); g < v.k {
+		g := distinct(d.groups)
+		v.k = s.FoldsFor(g)
+		if g < v.k {
 			return nil, fmt.Errorf("kernel: %d groups are too few for %d-fold grouped cross-validation", g, v.k)
 		}
 		v.folds = crossval.Grouped(d.groups, v.k, s.Seed)
@@ -173,6 +176,17 @@ func newValidation(d problemData, s Settings) (*validation, error) {
 		}
 	}
 	return v, nil
+}
+
+// FoldsFor returns the number of cross-validation folds on n rows, or n
+// groups: Folds, or when Folds is 0, DefaultFolds, and one fold per row
+// or group, leave-one-out, when they are fewer, so that a table of three
+// rows is cross-validated too.
+func (s Settings) FoldsFor(n int) int {
+	if s.Folds > 0 {
+		return s.Folds
+	}
+	return max(2, min(DefaultFolds, n))
 }
 
 // distinct returns the number of distinct values of x.
@@ -231,12 +245,15 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 	d := newDeepFolds(val.restrict(variants), val.folds, arch, costs, bandwidths, s)
 	sel := val.header()
 	if s.Progress != nil {
-		scales := ""
+		what := ""
 		if len(variants) > 1 {
-			scales = ", targets on the linear and the log scale"
+			what = ", targets on the linear and the log scale"
 		}
-		fmt.Fprintf(s.Progress, "kernel: choosing the cost and bandwidth among %d settings%s by %d-fold cross-validation (%d times) on %d rows\n",
-			len(costs)*len(bandwidths), scales, sel.Folds, sel.Repeats, len(val.rows))
+		if sel.Repeats > 1 {
+			what += fmt.Sprintf(", repeated %d times", sel.Repeats)
+		}
+		fmt.Fprintf(s.Progress, "kernel: choosing the cost and bandwidth among %d settings%s by %d-fold cross-validation on %d rows\n",
+			len(costs)*len(bandwidths), what, sel.Folds, len(val.rows))
 	}
 	var shallowLosses, shallowScores []float64
 	if shallow != nil {

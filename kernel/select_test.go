@@ -65,6 +65,45 @@ func TestSelection(t *testing.T) {
 	}
 }
 
+// TestFewRows checks that the default folds are one per row or group
+// when the rows or groups are fewer than DefaultFolds, and that such a
+// leave-one-out is not repeated: every shuffle makes the same folds.
+func TestFewRows(t *testing.T) {
+	for _, tc := range []struct {
+		folds, n, want int
+	}{
+		{0, 100, DefaultFolds},
+		{0, DefaultFolds, DefaultFolds},
+		{0, 3, 3},
+		{0, 1, 2},
+		{4, 3, 4},
+	} {
+		if got := (Settings{Folds: tc.folds}).FoldsFor(tc.n); got != tc.want {
+			t.Errorf("Folds %d: %d folds on %d rows, want %d", tc.folds, got, tc.n, tc.want)
+		}
+	}
+	x := mat.NewDense(4, 1, []float64{1, 2, 3, 4})
+	y := mat.NewDense(4, 1, []float64{2.1, 3.9, 6.2, 7.8})
+	for _, tc := range []struct {
+		name   string
+		groups []int
+		folds  int
+	}{
+		{"rows", nil, 4},
+		{"groups", []int{0, 0, 1, 2}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, res, err := FitRegression(x, y, Settings{Groups: tc.groups})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sel := res.Selection; sel.Folds != tc.folds || sel.Repeats != 1 {
+				t.Errorf("%d folds, %d repeats; want %d and 1", sel.Folds, sel.Repeats, tc.folds)
+			}
+		})
+	}
+}
+
 // TestSelectionClassifier checks that a classifier is scored by log-loss
 // and accuracy on stratified folds.
 func TestSelectionClassifier(t *testing.T) {

@@ -33,7 +33,7 @@ func DefaultBandwidths() []float64 { return []float64{1} }
 
 const (
 	// DefaultFolds is the number of cross-validation folds when
-	// Settings.Folds is 0.
+	// Settings.Folds is 0 and the rows are not fewer.
 	DefaultFolds = 5
 	// DefaultMaxIter is the iteration limit of the final fit when
 	// Settings.MaxIter is 0.
@@ -77,7 +77,8 @@ type Settings struct {
 	// and the best is refitted on all the rows.
 	Costs, Bandwidths []float64
 	// Folds is the number of cross-validation folds, stratified by class
-	// for a classifier; 0 means DefaultFolds.
+	// for a classifier; 0 means DefaultFolds, or one fold per row or
+	// group when there are fewer (see FoldsFor).
 	Folds int
 	// Workers is the number of fits run in parallel during the
 	// selection; 0 means runtime.GOMAXPROCS(0). The result does not

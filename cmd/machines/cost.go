@@ -113,11 +113,8 @@ func sizeFit(rows, inputs, outputs int, s kernel.Settings) fitSize {
 		bandwidths = len(kernel.DefaultBandwidths())
 	}
 	if costs > 1 || bandwidths > 1 {
-		folds := s.Folds
-		if folds == 0 {
-			folds = kernel.DefaultFolds
-		}
 		n := min(rows, kernel.SelectionRows)
+		folds := s.FoldsFor(n)
 		size.folds, size.selectionRows = folds, n
 		train := n - n/folds
 		fold := machineCost{dims: dims, inputs: inputs, rows: train, anchors: anchors(train)}

@@ -74,6 +74,8 @@ func TestCheckFitSize(t *testing.T) {
 			"-folds 5000: the cross-validation runs on 36 rows; want at most 36"},
 		{"more folds than the selection's rows", 20000, 2, 1, kernel.Settings{Folds: 5000}, true,
 			"-folds 5000: the cross-validation runs on 400 rows; want at most 400"},
+		// Fewer rows than the default folds: one fold per row.
+		{"fewer rows than the default folds", 3, 2, 1, kernel.Settings{}, false, ""},
 		{"no selection", 36, 2, 1, kernel.Settings{Folds: 5000, Costs: []float64{1}, Bandwidths: []float64{1}}, false, ""},
 		// Fitted in the span of its 20 rows, whose coordinates the
 		// optimiser sees instead of the columns: seconds, not minutes.
