@@ -10,15 +10,40 @@ import (
 )
 
 func TestAnchorCount(t *testing.T) {
-	for _, tc := range []struct{ n, setting, want int }{
-		{50, 0, 50},
-		{AutoAnchors, 0, AutoAnchors},
-		{5000, 0, AutoAnchors},
-		{5000, 300, 300},
-		{20, 300, 20},
+	for _, tc := range []struct{ n, setting, auto, want int }{
+		{50, 0, ShallowAnchors, 50},
+		{ShallowAnchors, 0, ShallowAnchors, ShallowAnchors},
+		{5000, 0, ShallowAnchors, ShallowAnchors},
+		{5000, 0, DeepAnchors, DeepAnchors},
+		{5000, 300, DeepAnchors, 300},
+		{20, 300, ShallowAnchors, 20},
 	} {
-		if got := anchorCount(tc.n, tc.setting); got != tc.want {
-			t.Errorf("anchorCount(%d, %d) = %d, want %d", tc.n, tc.setting, got, tc.want)
+		if got := anchorCount(tc.n, tc.setting, tc.auto); got != tc.want {
+			t.Errorf("anchorCount(%d, %d, %d) = %d, want %d", tc.n, tc.setting, tc.auto, got, tc.want)
+		}
+	}
+}
+
+// TestFamilyAnchors checks that each family takes its own number of
+// anchors by default: the deep machine fewer, as its fits cost rows x
+// anchors per iteration.
+func TestFamilyAnchors(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(3, 3)), 120, 0.1)
+	for _, tc := range []struct {
+		name string
+		s    Settings
+		want int
+	}{
+		{"shallow", Settings{Family: Shallow}, ShallowAnchors},
+		{"deep", Settings{Family: Deep, Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 5}, DeepAnchors},
+		{"set", Settings{Family: Shallow, Anchors: 30}, 30},
+	} {
+		_, res, err := FitRegression(x, y, tc.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Anchors != tc.want {
+			t.Errorf("%s: %d anchors, want %d", tc.name, res.Anchors, tc.want)
 		}
 	}
 }

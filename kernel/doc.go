@@ -109,7 +109,8 @@
 //     (Machine.Range): a linear part or a log target would otherwise carry
 //     a row with an extreme input far beyond anything seen.
 //     Settings.Extrapolate lifts the bounds;
-//   - every training row an anchor up to AutoAnchors rows, and AutoAnchors
+//   - every training row an anchor up to ShallowAnchors rows (the
+//     shallow machine) or DeepAnchors (the deep one), and that many
 //     anchors chosen by k-means++ seeding above, so that time and memory
 //     grow linearly with the rows;
 //   - the final fit of a deep machine stops when the loss improves by less

@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkObjectiveAnchors times one loss and gradient evaluation of the
-// default machine with AutoAnchors anchors on 10 inputs: the fits of the
+// default machine with DeepAnchors anchors on 10 inputs: the fits of the
 // cross-validation (320 rows) and the final fit (2000 rows) of `machines
 // fit` on a table of 2000 rows.
 func BenchmarkObjectiveAnchors(b *testing.B) {
@@ -24,9 +24,9 @@ func BenchmarkObjectiveAnchors(b *testing.B) {
 				}
 				y.Set(i, 0, rnd.NormFloat64())
 			}
-			anchors := make([]int, AutoAnchors)
+			anchors := make([]int, DeepAnchors)
 			for i := range anchors {
-				anchors[i] = i * n / AutoAnchors
+				anchors[i] = i * n / DeepAnchors
 			}
 			arch := Architecture{Dims: append(DefaultHidden()[:len(DefaultHidden()):len(DefaultHidden())], 1), Bandwidth: 2}
 			o, err := NewObjective(arch, Problem{X: x, Y: y, Cost: 1e-3, Anchors: anchors})

@@ -519,7 +519,7 @@ func cmpFloat(a, b float64) int {
 func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float64, path []int, s Settings, job uint64) ([]heldOut, error) {
 	train, test := d.rows(fold.Train), d.rows(fold.Test)
 	nt, inputs := train.x.Dims()
-	anchorRows := seedAnchors(train.x, allRows(nt), anchorCount(nt, s.Anchors), rand.New(rand.NewPCG(s.Seed+job, anchorStream)))
+	anchorRows := seedAnchors(train.x, allRows(nt), anchorCount(nt, s.Anchors, DeepAnchors), rand.New(rand.NewPCG(s.Seed+job, anchorStream)))
 	var span *inputSpan
 	if wide(nt, inputs) {
 		var err error

@@ -162,7 +162,7 @@ func newShallowSpace(variants []problemData, val *validation, s Settings) *shall
 	x := mat.DenseCopyOf(variants[0].x)
 	n, _ := x.Dims()
 	sp := &shallowSpace{sub: val.restrict(variants), sigmas: ShallowBandwidths()}
-	sp.anchorRows = seedAnchors(x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
+	sp.anchorRows = seedAnchors(x, allRows(n), anchorCount(n, s.Anchors, ShallowAnchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
 	sp.anchors = pickRows(x, sp.anchorRows)
 	med := medianDistance(sp.anchors)
 	for i := range sp.sigmas {

@@ -59,9 +59,9 @@ const (
 
 // Settings configures a fit. The zero value is the model of `machines
 // fit`: dims DefaultHidden then the output block, an additive kernel,
-// standardised inputs and targets, AutoAnchors anchors at most, and the
-// cost and bandwidth chosen by DefaultFolds-fold cross-validation over
-// DefaultCosts x DefaultBandwidths.
+// standardised inputs and targets, ShallowAnchors or DeepAnchors anchors
+// at most, and the cost and bandwidth chosen by DefaultFolds-fold
+// cross-validation over DefaultCosts x DefaultBandwidths.
 type Settings struct {
 	// Dims is the filtration (see Architecture); nil means DefaultHidden
 	// followed by the output block: one per regression target column or
@@ -86,7 +86,8 @@ type Settings struct {
 	Workers int
 	// Anchors is the number of Nystrom anchor points, chosen among the
 	// training rows by k-means++ seeding; 0 means every row up to
-	// AutoAnchors rows and AutoAnchors anchors above.
+	// ShallowAnchors rows and ShallowAnchors anchors above for the
+	// shallow machine, DeepAnchors for the deep one.
 	Anchors int
 	// TargetScale says on which scale a regression's targets are fitted;
 	// the zero value AutoScale lets the cross-validation choose between
@@ -807,7 +808,7 @@ type finalLoss struct {
 // never hold their buffers at once.
 func newFinalLoss(d problemData, arch Architecture, cost float64, s Settings) (*finalLoss, error) {
 	n, _ := d.x.Dims()
-	f := &finalLoss{anchorRows: seedAnchors(d.x, allRows(n), anchorCount(n, s.Anchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))}
+	f := &finalLoss{anchorRows: seedAnchors(d.x, allRows(n), anchorCount(n, s.Anchors, DeepAnchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))}
 	f.anchors = pickRows(d.x, f.anchorRows)
 	var err error
 	if f.inits, f.coarseRows, err = coarseStarts(d, arch, cost, f.anchors, s); err != nil {

@@ -94,7 +94,7 @@ func sizeFit(rows, inputs, outputs int, s kernel.Settings) fitSize {
 		if s.Anchors > 0 {
 			return min(n, s.Anchors)
 		}
-		return min(n, kernel.AutoAnchors)
+		return min(n, kernel.DeepAnchors)
 	}
 	final := machineCost{dims: dims, inputs: inputs, rows: rows, anchors: anchors(rows)}
 	size := fitSize{dims: dims, params: final.params(), span: inputs + final.anchors}

@@ -271,8 +271,9 @@
 // model file keeps them, and predict, serve, explain and export apply
 // them; -extrapolate lifts them, for a trend that should go on beyond
 // the data.
-// Above kernel.AutoAnchors rows the anchor points are that many k-means++
-// centres of the rows (-anchors M sets their number), so that time and
+// Above kernel.DeepAnchors rows the deep machine's anchor points are that
+// many k-means++ centres of the rows, and above kernel.ShallowAnchors
+// the shallow machine's (-anchors M sets their number for both), so that time and
 // memory grow linearly with the rows. The final fit stops when the loss
 // improves by less than 0.1% over 10 iterations or at -iters; fit says
 // which. From 2,000 rows it starts from the minimum of the same loss on
