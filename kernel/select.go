@@ -161,6 +161,7 @@ func newValidation(d problemData, s Settings) (*validation, error) {
 		return v, nil
 	case d.times != nil:
 		v.split, v.repeats = "forward", 1
+		v.k = s.FoldsFor(distinct(d.times) - 1) // k folds take k+1 blocks in time
 		folds, err := crossval.Forward(d.times, v.k)
 		if err != nil {
 			return nil, fmt.Errorf("kernel: %w", err)
@@ -178,10 +179,10 @@ func newValidation(d problemData, s Settings) (*validation, error) {
 	return v, nil
 }
 
-// FoldsFor returns the number of cross-validation folds on n rows, or n
-// groups: Folds, or when Folds is 0, DefaultFolds, and one fold per row
-// or group, leave-one-out, when they are fewer, so that a table of three
-// rows is cross-validated too.
+// FoldsFor returns the number of cross-validation folds on n rows, n
+// groups or n+1 distinct times: Folds, or when Folds is 0, DefaultFolds,
+// and n when that is fewer (leave-one-out on rows), so that a table of
+// three rows is cross-validated too.
 func (s Settings) FoldsFor(n int) int {
 	if s.Folds > 0 {
 		return s.Folds
@@ -190,8 +191,8 @@ func (s Settings) FoldsFor(n int) int {
 }
 
 // distinct returns the number of distinct values of x.
-func distinct(x []int) int {
-	seen := map[int]bool{}
+func distinct[T comparable](x []T) int {
+	seen := map[T]bool{}
 	for _, v := range x {
 		seen[v] = true
 	}

@@ -65,9 +65,10 @@ func TestSelection(t *testing.T) {
 	}
 }
 
-// TestFewRows checks that the default folds are one per row or group
-// when the rows or groups are fewer than DefaultFolds, and that such a
-// leave-one-out is not repeated: every shuffle makes the same folds.
+// TestFewRows checks that the default folds are one per row or group, or
+// one fewer than the distinct times, when there are fewer than
+// DefaultFolds, and that a leave-one-out is not repeated: every shuffle
+// makes the same folds.
 func TestFewRows(t *testing.T) {
 	for _, tc := range []struct {
 		folds, n, want int
@@ -87,13 +88,17 @@ func TestFewRows(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		groups []int
+		times  []float64
 		folds  int
 	}{
-		{"rows", nil, 4},
-		{"groups", []int{0, 0, 1, 2}, 3},
+		{"rows", nil, nil, 4},
+		{"groups", []int{0, 0, 1, 2}, nil, 3},
+		// k forward folds take k+1 blocks of distinct times.
+		{"times", nil, []float64{1, 2, 3, 4}, 3},
+		{"tied times", nil, []float64{1, 1, 2, 3}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, res, err := FitRegression(x, y, Settings{Groups: tc.groups})
+			_, res, err := FitRegression(x, y, Settings{Groups: tc.groups, Times: tc.times})
 			if err != nil {
 				t.Fatal(err)
 			}
