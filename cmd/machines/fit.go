@@ -94,7 +94,7 @@ func newFitFlags() *fitFlags {
 		kernelName:  fs.String("kernel", kernel.Additive.String(), "`name` of the way the blocks' Gaussians combine: additive or multiplicative"),
 		bandwidth:   fs.Float64("bandwidth", 0, "bandwidth `sigma` of the Gaussian kernel, > 0 (default: chosen by cross-validation)"),
 		cost:        fs.Float64("cost", 0, "weight `C` of the regulariser |A|^2 + RKHS norm, >= 0 (default: chosen by cross-validation)"),
-		folds:       fs.Int("folds", 0, "number `k` of cross-validation folds for choosing -cost and -bandwidth (default 5, or one per row when the rows are fewer)"),
+		folds:       fs.Int("folds", 0, "number `k` of cross-validation folds for choosing -cost and -bandwidth (default 5, or fewer on tables of fewer rows, groups or times)"),
 		anchors:     fs.Int("anchors", 0, "number `M` of anchor points, k-means++ centres of the training rows\n(default: every row for small tables, a fixed number for large ones)"),
 		targetScale: fs.String("target-scale", kernel.AutoScale.String(), "`scale` on which a regression's target is fitted: linear, log (log(1+y), for nonnegative targets),\nor auto: cross-validation also tries log when the target is nonnegative and skewed"),
 		inputScale:  fs.String("inputs", kernel.AutoInputs.String(), "`scale` of the inputs: linear (as they are), quantile (each numeric input mapped through its training quantiles),\nor auto: quantile when the shallow machine's held-out loss is lower there (with -cost and -bandwidth given: linear)"),

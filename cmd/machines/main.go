@@ -207,9 +207,10 @@
 // and the deep machine of
 // -dims, fitted with L-BFGS, its cost chosen among kernel.DefaultCosts at
 // the bandwidths kernel.DefaultBandwidths. The deep candidates and the
-// best shallow one are scored by k-fold cross-validation (-folds, 5 or
-// one per row on fewer rows, stratified by class for classification,
-// repeated on new shuffles for small tables) on the same folds, the fits in parallel on all cores
+// best shallow one are scored by k-fold cross-validation (-folds: 5,
+// or fewer on tables of fewer rows, groups or times; stratified by class
+// for classification, repeated on new shuffles for small tables) on the
+// same folds, the fits in parallel on all cores
 // (with both families the shallow machine's three bandwidths of best
 // leave-one-out error are scored on the folds, and on repeated splits the
 // deep machine is fitted beyond the first only if the shallow machine
