@@ -19,10 +19,10 @@ import (
 // nothing measurable: at 80 rather than 100, the tabular panel's, the
 // hold-out's and the statsmodels tables' scores stayed within 0.005 but
 // for Friedman 3 (0.939 to 0.946) and Grunfeld (0.924 to 0.929), and the
-// 2,000-row Friedman 1 fit took 1.27 s of CPU rather than 1.47 s (R^2
-// 0.9476 and 0.9468). At 64, a table of 80 training rows (interest_
-// inflation, where the deep machine leads) lost anchors and fell from
-// 0.769 to 0.748. The shallow machine's closed form is cheap; at 64 of
+// 2,000-row Friedman 1 fit took a median 1.38 s of CPU rather than 1.54 s
+// (R^2 0.9476 and 0.9468). At 64, a table of 80 training rows
+// (interest_inflation, where the deep machine leads) lost anchors and
+// fell from 0.769 to 0.748. The shallow machine's closed form is cheap; at 64 of
 // its anchors too, iris fell from 0.967 to 0.961 and infert from 0.735
 // to 0.723.
 const (

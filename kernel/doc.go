@@ -46,8 +46,9 @@
 //     among DefaultCosts at the bandwidths DefaultBandwidths;
 //   - the deep candidates and the best shallow one are scored on the same
 //     k-fold cross-validation (5 folds, or fewer on fewer rows, groups or
-//     times, Settings.FoldsFor; stratified by class for a classifier), ranked by the held-out mean squared error (standardised)
-//     or log-loss, with R^2 or accuracy reported beside it, and the lowest
+//     times, Settings.FoldsFor; stratified by class for a classifier),
+//     ranked by the held-out mean squared error (standardised) or
+//     log-loss, with R^2 or accuracy reported beside it, and the lowest
 //     loss wins. The shallow machine's bandwidths are ranked by
 //     leave-one-out first, and the best three scored on the folds at
 //     every cost. Tables of fewer than 150 rows repeat the k-fold split on

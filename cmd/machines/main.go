@@ -274,10 +274,10 @@
 // the data.
 // Above kernel.DeepAnchors rows the deep machine's anchor points are that
 // many k-means++ centres of the rows, and above kernel.ShallowAnchors
-// the shallow machine's (-anchors M sets their number for both), so that time and
-// memory grow linearly with the rows. The final fit stops when the loss
-// improves by less than 0.1% over 10 iterations or at -iters; fit says
-// which. From 2,000 rows it starts from the minimum of the same loss on
+// the shallow machine's (-anchors M sets their number for both), so that
+// time and memory grow linearly with the rows. The final fit stops when
+// the loss improves by less than 0.1% over 10 iterations or at -iters;
+// fit says which. From 2,000 rows it starts from the minimum of the same loss on
 // an eighth of the rows, which leaves it a few dozen iterations. -starts
 // N (at most 1,000) fits the final machine from N initial points and
 // keeps the one of lowest loss, for a deep -dims whose fit from one start
