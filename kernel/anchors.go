@@ -39,6 +39,19 @@ func anchorCount(n, anchors, auto int) int {
 	return min(n, anchors)
 }
 
+// anchorRows returns the rows of x that anchor a machine of family f
+// (Shallow or Deep) under Settings s, seeded by seed: as many as
+// Settings.Anchors, or by default ShallowAnchors or DeepAnchors, chosen by
+// seedAnchors.
+func anchorRows(f Family, x mat.Matrix, s Settings, seed uint64) []int {
+	auto := DeepAnchors
+	if f == Shallow {
+		auto = ShallowAnchors
+	}
+	n, _ := x.Dims()
+	return seedAnchors(x, allRows(n), anchorCount(n, s.Anchors, auto), rand.New(rand.NewPCG(seed, anchorStream)))
+}
+
 // seedAnchors returns m of the given rows of x (all of them if m >=
 // len(rows)), chosen by k-means++ seeding: the first uniformly, each next
 // one with probability proportional to its squared distance from the

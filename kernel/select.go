@@ -520,7 +520,7 @@ func cmpFloat(a, b float64) int {
 func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float64, path []int, s Settings, job uint64) ([]heldOut, error) {
 	train, test := d.rows(fold.Train), d.rows(fold.Test)
 	nt, inputs := train.x.Dims()
-	anchorRows := seedAnchors(train.x, allRows(nt), anchorCount(nt, s.Anchors, DeepAnchors), rand.New(rand.NewPCG(s.Seed+job, anchorStream)))
+	chosen := anchorRows(Deep, train.x, s, s.Seed+job)
 	var span *inputSpan
 	if wide(nt, inputs) {
 		var err error
@@ -529,10 +529,10 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 		}
 		train.x, test.x = span.coords(), span.reduce(test.x.(*mat.Dense))
 	}
-	anchors := pickRows(train.x, anchorRows)
+	anchors := pickRows(train.x, chosen)
 	p := Problem{X: train.x, Y: train.targets(), Labels: train.labels}
-	if len(anchorRows) < nt {
-		p.Anchors = anchorRows
+	if len(chosen) < nt {
+		p.Anchors = chosen
 	}
 	// A regression's fit learns the targets about their mean on its own
 	// training rows, as the final fit learns them about the mean of all
@@ -553,7 +553,7 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 			return nil, err
 		}
 		if params == nil {
-			params = span.init(o, arch, len(anchorRows), rand.New(rand.NewPCG(s.Seed+job, initStream)))
+			params = span.init(o, arch, len(chosen), rand.New(rand.NewPCG(s.Seed+job, initStream)))
 		}
 		r, err := optim.Minimize(o.Func, params, optim.Settings{Method: s.Method, MaxIter: selectionMaxIter,
 			GradTol: s.GradTol, LossTol: selectionLossTol})

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -160,9 +159,8 @@ type shallowSpace struct {
 
 func newShallowSpace(variants []problemData, val *validation, s Settings) *shallowSpace {
 	x := mat.DenseCopyOf(variants[0].x)
-	n, _ := x.Dims()
 	sp := &shallowSpace{sub: val.restrict(variants), sigmas: ShallowBandwidths()}
-	sp.anchorRows = seedAnchors(x, allRows(n), anchorCount(n, s.Anchors, ShallowAnchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))
+	sp.anchorRows = anchorRows(Shallow, x, s, s.Seed)
 	sp.anchors = pickRows(x, sp.anchorRows)
 	med := medianDistance(sp.anchors)
 	for i := range sp.sigmas {

@@ -807,8 +807,7 @@ type finalLoss struct {
 // fits run before the loss of all the rows is built, so that the two
 // never hold their buffers at once.
 func newFinalLoss(d problemData, arch Architecture, cost float64, s Settings) (*finalLoss, error) {
-	n, _ := d.x.Dims()
-	f := &finalLoss{anchorRows: seedAnchors(d.x, allRows(n), anchorCount(n, s.Anchors, DeepAnchors), rand.New(rand.NewPCG(s.Seed, anchorStream)))}
+	f := &finalLoss{anchorRows: anchorRows(Deep, d.x, s, s.Seed)}
 	f.anchors = pickRows(d.x, f.anchorRows)
 	var err error
 	if f.inits, f.coarseRows, err = coarseStarts(d, arch, cost, f.anchors, s); err != nil {
