@@ -628,6 +628,9 @@ type calibration struct {
 	// residuals holds, for each output of a regression, the sorted
 	// absolute held-out residuals on the fit scale after the factor.
 	residuals [][]float64
+	// scores holds a classifier's sorted held-out scores 1 - p, p the
+	// calibrated probability of the row's true class.
+	scores []float64
 }
 
 // calibrate returns the calibration of held-out predictions preds (on the
@@ -643,7 +646,9 @@ func calibrate(preds, means []*mat.Dense, parts []problemData) calibration {
 		ys[i] = p.targets()
 	}
 	if labels != nil {
-		return calibration{factor: []float64{fitLogitScale(stack(preds), labels)}}
+		all := stack(preds)
+		beta := fitLogitScale(all, labels)
+		return calibration{factor: []float64{beta}, scores: classScores(all, labels, beta)}
 	}
 	// The deviations from the means: a fold's mean, which its held-out
 	// targets pull the other way, would otherwise bias the factor
@@ -676,6 +681,29 @@ func calibrate(preds, means []*mat.Dense, parts []problemData) calibration {
 	return c
 }
 
+// classScores returns the sorted scores 1 - p of the rows of the class
+// scores pred, p the probability softmax(beta * scores) gives the row's
+// label: what conformal prediction sets are made of.
+func classScores(pred *mat.Dense, labels []int, beta float64) []float64 {
+	_, k := pred.Dims()
+	p := make([]float64, k)
+	out := make([]float64, len(labels))
+	for i, l := range labels {
+		hi := math.Inf(-1)
+		for _, v := range pred.RawRowView(i) {
+			hi = math.Max(hi, beta*v)
+		}
+		var sum float64
+		for j, v := range pred.RawRowView(i) {
+			p[j] = math.Exp(beta*v - hi)
+			sum += p[j]
+		}
+		out[i] = math.Max(0, 1-p[l]/sum)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // stack returns the rows of ms one after the other, in a new matrix.
 func stack[M mat.Matrix](ms []M) *mat.Dense {
 	n, k := 0, 0
@@ -696,7 +724,7 @@ func stack[M mat.Matrix](ms []M) *mat.Dense {
 // record returns the calibration as Result holds it.
 func (c calibration) record(classify bool) Calibration {
 	if classify {
-		return Calibration{LogitScale: c.factor[0]}
+		return Calibration{LogitScale: c.factor[0], Scores: c.scores}
 	}
 	return Calibration{Shrinkage: c.factor, Residuals: c.residuals}
 }

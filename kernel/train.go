@@ -432,6 +432,10 @@ type Calibration struct {
 	// (standardised, logarithmic for a log target), after shrinkage:
 	// Conformal turns them into prediction intervals.
 	Residuals [][]float64 `json:"-"`
+	// Scores holds a classifier's held-out scores 1 - p, sorted, p the
+	// calibrated probability of the row's true class: Conformal turns
+	// them into the threshold of prediction sets.
+	Scores []float64 `json:"-"`
 }
 
 // FitRegression fits a machine to the rows of x and y (one column per

@@ -17,7 +17,7 @@ import (
 	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/onnx"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
-	"gonum.org/v1/gonum/mat"
+	"github.com/parametric-machines/machines/tabular"
 )
 
 // printInterface prints the documentation of the inputs and outputs of
@@ -31,10 +31,10 @@ func printInterface(m *onnxpb.ModelProto) {
 	}
 }
 
-// A kernel machine fitted to a table with a numeric column that has a gap
-// and a categorical column becomes an ONNX model whose inputs are the
+// A tabular model fitted to a table with a numeric column that has a
+// gap and a categorical column becomes an ONNX model whose inputs are the
 // table's columns as they are.
-func ExampleKernel() {
+func ExampleTabular() {
 	table := `size,colour,price
 1.5,red,10
 2.0,blue,14
@@ -46,26 +46,12 @@ func ExampleKernel() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	features := []string{"size", "colour"}
-	enc, _, err := dataset.FitEncoder(f, features, nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	x, _, err := enc.Transform(f, nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	tg, err := f.Target("price", false)
-	if err != nil {
-		log.Fatal(err)
-	}
-	m, _, err := kernel.FitRegression(x, mat.NewDense(len(tg.Values), 1, tg.Values),
-		kernel.Settings{Costs: []float64{0.1}, Bandwidths: []float64{1}, MaxIter: 20})
+	md, _, err := tabular.Fit(f, []string{"price"}, tabular.Options{Costs: []float64{0.1}, Bandwidths: []float64{1}, MaxIter: 20})
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	model, err := onnx.Kernel(onnx.KernelModel{Machine: m, Encoder: enc, Features: features, Target: "price"})
+	model, err := onnx.Tabular(md, 0)
 	if err != nil {
 		log.Fatal(err)
 	}

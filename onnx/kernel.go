@@ -10,6 +10,7 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
+	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -23,9 +24,9 @@ const (
 	OutputUpper         = "upper"
 )
 
-// KernelModel is a fitted kernel machine with what it needs to read a
-// table: the model files of "machines fit" hold one.
-type KernelModel struct {
+// kernelModel is a fitted kernel machine with what it needs to read a
+// table, as a tabular.Model holds it.
+type kernelModel struct {
 	Machine *kernel.Machine
 	// Encoder turns the Features into the machine's inputs; nil means
 	// the features are numbers used as they are.
@@ -51,10 +52,29 @@ const (
 	codeUnknown = -1
 )
 
-// Kernel returns the ONNX model of km: see the package documentation for
-// its inputs and outputs. Its errors name the part that cannot be
-// exported.
-func Kernel(km KernelModel) (*onnxpb.ModelProto, error) {
+// Tabular returns the ONNX model of a tabular model, with the outputs
+// lower and upper of a regression's conformal prediction intervals of
+// the given level if it is not 0: see the package documentation for its
+// inputs and outputs. Its errors name the part that cannot be exported;
+// a classifier's prediction sets are not.
+func Tabular(md *tabular.Model, level float64) (*onnxpb.ModelProto, error) {
+	km := kernelModel{Machine: md.Machine, Encoder: md.Encoder, Features: md.Features, Target: md.Target, Classes: md.Classes}
+	if level != 0 {
+		if md.Task == tabular.Classification {
+			return nil, errors.New("onnx: kernel machine: prediction sets are not exported; export the probabilities and threshold them")
+		}
+		var err error
+		if km.HalfWidth, err = md.HalfWidths(level); err != nil {
+			return nil, fmt.Errorf("onnx: kernel machine: %w", err)
+		}
+	}
+	return kernelGraph(km)
+}
+
+// kernelGraph returns the ONNX model of km: see the package
+// documentation for its inputs and outputs. Its errors name the part
+// that cannot be exported.
+func kernelGraph(km kernelModel) (*onnxpb.ModelProto, error) {
 	m := km.Machine
 	if err := checkKernel(km); err != nil {
 		return nil, fmt.Errorf("onnx: kernel machine: %w", err)
@@ -144,7 +164,7 @@ func (b *builder) toTargets(m *kernel.Machine, v string) string {
 }
 
 // checkKernel reports what keeps km from being exported.
-func checkKernel(km KernelModel) error {
+func checkKernel(km kernelModel) error {
 	m := km.Machine
 	switch {
 	case m == nil:

@@ -24,7 +24,7 @@ const (
 
 // fitted is a kernel model fitted on a table, with the table.
 type fitted struct {
-	km    KernelModel
+	km    kernelModel
 	frame *dataset.Frame
 }
 
@@ -56,7 +56,7 @@ func fitTableWith(t *testing.T, f *dataset.Frame, target string, ignore []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	km := KernelModel{Encoder: enc, Features: features, Target: target}
+	km := kernelModel{Encoder: enc, Features: features, Target: target}
 	if classify {
 		km.Machine, _, err = kernel.FitClassifier(x, tg.Labels, len(tg.Classes), s)
 		km.Classes = tg.Classes
@@ -71,7 +71,7 @@ func fitTableWith(t *testing.T, f *dataset.Frame, target string, ignore []string
 
 // rawInputs returns the model's inputs for every row of f: the cells of
 // each feature column as the exported graph reads them.
-func rawInputs(t *testing.T, km KernelModel, f *dataset.Frame) map[string]tensorJSON {
+func rawInputs(t *testing.T, km kernelModel, f *dataset.Frame) map[string]tensorJSON {
 	t.Helper()
 	kinds := make(map[string]string)
 	if km.Encoder != nil {
@@ -126,7 +126,7 @@ func rawNumber(kind, cell string) (float64, error) {
 // model does not check.
 func agreement(t *testing.T, fm fitted, f *dataset.Frame) float64 {
 	t.Helper()
-	model, err := Kernel(fm.km)
+	model, err := kernelGraph(fm.km)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestKernelUnreadable(t *testing.T) {
 	needRuntime(t)
 	rnd := rand.New(rand.NewPCG(3, 4))
 	fm := fitTable(t, randomTable(t, 60, false, rnd), "y", []string{"c"}, false, kernel.Additive)
-	model, err := Kernel(fm.km)
+	model, err := kernelGraph(fm.km)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,25 +28,25 @@ func TestKernelRefuses(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		km   KernelModel
+		km   kernelModel
 		want string
 	}{
-		{"no machine", KernelModel{Features: []string{"a", "b"}}, "no machine"},
-		{"unknown kernel", KernelModel{Machine: machine(kernel.Combine(7), 1), Features: []string{"a", "b"}}, "kernel Combine(7)"},
-		{"features", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a"}}, "1 features for a machine of 2 inputs"},
-		{"classes", KernelModel{Machine: machine(kernel.Additive, 2), Features: []string{"a", "b"}, Classes: []string{"x", "y", "z"}}, "3 classes for a machine of 2 outputs"},
-		{"regression outputs", KernelModel{Machine: machine(kernel.Additive, 2), Features: []string{"a", "b"}}, "regression machine of 2 outputs"},
-		{"output name", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "prediction"}}, `feature "prediction" has the name of an output`},
-		{"internal name", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"machines/1", "b"}}, `feature "machines/1"`},
-		{"twice", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "a"}}, `feature "a" is listed twice`},
-		{"interval of classes", KernelModel{Machine: machine(kernel.Additive, 2), Features: []string{"a", "b"}, Classes: []string{"x", "y"}, HalfWidth: []float64{1, 1}},
+		{"no machine", kernelModel{Features: []string{"a", "b"}}, "no machine"},
+		{"unknown kernel", kernelModel{Machine: machine(kernel.Combine(7), 1), Features: []string{"a", "b"}}, "kernel Combine(7)"},
+		{"features", kernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a"}}, "1 features for a machine of 2 inputs"},
+		{"classes", kernelModel{Machine: machine(kernel.Additive, 2), Features: []string{"a", "b"}, Classes: []string{"x", "y", "z"}}, "3 classes for a machine of 2 outputs"},
+		{"regression outputs", kernelModel{Machine: machine(kernel.Additive, 2), Features: []string{"a", "b"}}, "regression machine of 2 outputs"},
+		{"output name", kernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "prediction"}}, `feature "prediction" has the name of an output`},
+		{"internal name", kernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"machines/1", "b"}}, `feature "machines/1"`},
+		{"twice", kernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "a"}}, `feature "a" is listed twice`},
+		{"interval of classes", kernelModel{Machine: machine(kernel.Additive, 2), Features: []string{"a", "b"}, Classes: []string{"x", "y"}, HalfWidth: []float64{1, 1}},
 			"prediction intervals are for regressions"},
-		{"half widths", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "b"}, HalfWidth: []float64{1, 2}}, "2 interval half widths for 1 outputs"},
-		{"infinite half width", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "b"}, HalfWidth: []float64{math.Inf(1)}}, "half width +Inf"},
-		{"interval name", KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "upper"}, HalfWidth: []float64{1}}, `feature "upper" has the name of an output`},
+		{"half widths", kernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "b"}, HalfWidth: []float64{1, 2}}, "2 interval half widths for 1 outputs"},
+		{"infinite half width", kernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "b"}, HalfWidth: []float64{math.Inf(1)}}, "half width +Inf"},
+		{"interval name", kernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "upper"}, HalfWidth: []float64{1}}, `feature "upper" has the name of an output`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Kernel(tc.km)
+			_, err := kernelGraph(tc.km)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
@@ -54,7 +54,7 @@ func TestKernelRefuses(t *testing.T) {
 	}
 	// A machine that can be exported, to show that the cases above fail
 	// for their own reason.
-	if _, err := Kernel(KernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "b"}}); err != nil {
+	if _, err := kernelGraph(kernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a", "b"}}); err != nil {
 		t.Errorf("a valid machine: %v", err)
 	}
 }

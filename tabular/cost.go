@@ -1,24 +1,16 @@
-package main
+package tabular
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/parametric-machines/machines/internal/budget"
 	"github.com/parametric-machines/machines/kernel"
 )
-
-// maxStarts bounds fit's -starts: a few starts find a deep machine's
-// fit, and a thousand already multiply the final fit's time by a
-// thousand.
-const maxStarts = 1000
 
 // What fit refuses and announces. A fit whose estimate exceeds the
 // memory available, or maxFitTime, cannot finish on this machine in any
@@ -198,33 +190,33 @@ func (c machineCost) spanFlops() float64 {
 // that many dimensions, so that a larger block only costs; and a fit
 // whose estimated memory exceeds what the machine has available, or
 // whose time exceeds maxFitTime, saying what it would take. It announces
-// on stderr a fit that will take long.
-func checkFitSize(rows, inputs, outputs int, s kernel.Settings, stderr io.Writer) error {
+// in the log a fit that will take long.
+func checkFitSize(rows, inputs, outputs int, s kernel.Settings, o *Options) error {
 	size := sizeFit(rows, inputs, outputs, s)
 	for i, d := range size.dims[:len(size.dims)-1] {
 		if d > size.span {
-			return usagef("-dims %s: block %d has %d dimensions, but its states span at most %d, the %d inputs as encoded plus the %d anchors: "+
+			return optionf("-dims %s: block %d has %d dimensions, but its states span at most %d, the %d inputs as encoded plus the %d anchors: "+
 				"a larger block only costs; want at most %d", joinInts(size.dims), i+1, d, size.span, inputs, size.span-inputs, size.span)
 		}
 	}
 	if size.folds > size.selectionRows {
-		return usagef("-folds %d: the cross-validation runs on %d rows; want at most %d", size.folds, size.selectionRows, size.selectionRows)
+		return optionf("-folds %d: the cross-validation runs on %d rows; want at most %d", size.folds, size.selectionRows, size.selectionRows)
 	}
 	what := fmt.Sprintf("a machine of %s parameters", groupDigits(size.params))
 	if size.selection > 0 {
 		what += fmt.Sprintf(", %s fits to choose its settings", groupDigits(size.selection))
 	}
-	if avail, ok := availableMemory(); ok && size.bytes > float64(avail) {
+	if avail, ok := budget.Available(); ok && size.bytes > float64(avail) {
 		return fmt.Errorf("the fit would need about %s of memory (%s), and %s are available; "+
-			"ask for smaller -dims, fewer -anchors or fewer input columns", formatBytes(size.bytes), what, formatBytes(float64(avail)))
+			"ask for smaller -dims, fewer -anchors or fewer input columns", budget.DecimalBytes(size.bytes), what, budget.DecimalBytes(float64(avail)))
 	}
 	if size.seconds > maxFitTime.Seconds() {
 		return fmt.Errorf("the fit would take about %s here (%s); ask for smaller -dims, fewer -anchors or -starts, "+
 			"or fix -cost and -bandwidth to skip the selection", formatSeconds(size.seconds), what)
 	}
 	if size.seconds > announceTime.Seconds() {
-		fmt.Fprintf(stderr, "machines fit: this fit will take about %s (%s) and %s of memory\n",
-			formatSeconds(size.seconds), what, formatBytes(size.bytes))
+		o.log("this fit will take about %s (%s) and %s of memory",
+			formatSeconds(size.seconds), what, budget.DecimalBytes(size.bytes))
 	}
 	return nil
 }
@@ -238,52 +230,6 @@ func joinInts(v []int) string {
 	return strings.Join(s, ",")
 }
 
-// availableMemory returns the memory this process may still use: the
-// kernel's estimate of available memory, or the room left under the
-// cgroup's limit if that is less. ok is false if neither is known.
-func availableMemory() (avail int64, ok bool) {
-	avail = math.MaxInt64
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		for sc.Scan() {
-			if rest, found := strings.CutPrefix(sc.Text(), "MemAvailable:"); found {
-				kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-				if err == nil {
-					avail, ok = kb<<10, true
-				}
-			}
-		}
-	}
-	limit, errLimit := readInt("/sys/fs/cgroup/memory.max")
-	used, errUsed := readInt("/sys/fs/cgroup/memory.current")
-	if errLimit == nil && errUsed == nil {
-		avail, ok = min(avail, limit-used), true
-	}
-	return avail, ok
-}
-
-// readInt reads a file holding one whole number, such as a cgroup's
-// limit; "max" is not a number.
-func readInt(path string) (int64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-}
-
-// formatBytes writes a number of bytes in MB, GB or TB, to two
-// significant figures.
-func formatBytes(b float64) string {
-	switch {
-	case b >= 1e12:
-		return significant(b/1e12) + " TB"
-	case b >= 1e9:
-		return significant(b/1e9) + " GB"
-	}
-	return significant(b/1e6) + " MB"
-}
-
 // formatSeconds writes a time of s seconds to two significant figures
 // in the largest unit that fits: seconds, minutes, hours, days or years.
 func formatSeconds(s float64) string {
@@ -292,18 +238,10 @@ func formatSeconds(s float64) string {
 		secs float64
 	}{{"years", 365 * 86400}, {"days", 86400}, {"hours", 3600}, {"minutes", 60}} {
 		if s >= 2*u.secs {
-			return significant(s/u.secs) + " " + u.name
+			return budget.Significant(s/u.secs) + " " + u.name
 		}
 	}
-	return significant(s) + " seconds"
-}
-
-// significant writes v, positive, rounded to two significant figures and
-// without an exponent: 0.12, 3.4, 56, 7800.
-func significant(v float64) string {
-	e := int(math.Floor(math.Log10(v))) - 1
-	step := math.Pow(10, float64(e))
-	return strconv.FormatFloat(math.Round(v/step)*step, 'f', max(0, -e), 64)
+	return budget.Significant(s) + " seconds"
 }
 
 // groupDigits writes n with commas between thousands.

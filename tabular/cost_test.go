@@ -1,4 +1,4 @@
-package main
+package tabular
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/internal/budget"
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 )
@@ -51,7 +52,7 @@ func TestCheckFitSize(t *testing.T) {
 	// those of two.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	if runtime.GOOS == "linux" {
-		if _, ok := availableMemory(); !ok {
+		if _, ok := budget.Available(); !ok {
 			t.Error("no estimate of the available memory on Linux")
 		}
 	}
@@ -83,7 +84,7 @@ func TestCheckFitSize(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr strings.Builder
-			err := checkFitSize(tc.rows, tc.inputs, tc.outputs, tc.s, &stderr)
+			err := checkFitSize(tc.rows, tc.inputs, tc.outputs, tc.s, &Options{Log: func(line string) { stderr.WriteString(line + "\n") }})
 			switch {
 			case (err != nil) != tc.fails:
 				t.Fatalf("error %v, want one: %v", err, tc.fails)
@@ -102,11 +103,6 @@ func TestFormats(t *testing.T) {
 		{formatSeconds(150), "2.5 minutes"},
 		{formatSeconds(3 * 86400), "3.0 days"},
 		{formatSeconds(1e9), "32 years"},
-		{formatBytes(53.5e6), "54 MB"},
-		{formatBytes(4.76e9), "4.8 GB"},
-		{formatBytes(1.9e14), "190 TB"},
-		{significant(0.123), "0.12"},
-		{significant(7777), "7800"},
 		{groupDigits(100140), "100,140"},
 		{groupDigits(999), "999"},
 		{groupDigits(1000000000), "1,000,000,000"},

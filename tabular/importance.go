@@ -1,98 +1,41 @@
-package main
+package tabular
 
 import (
 	"cmp"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"text/tabwriter"
 	"time"
 
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/internal/figure"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// maxExplainRepeats bounds -repeats of explain: far below it the
+// MaxRepeats bounds ImportanceOptions.Repeats: far below it the
 // shuffles' own noise is already small beside the rows', which the
 // interval measures.
-const maxExplainRepeats = 1000
+const MaxRepeats = 1000
 
-func runExplain(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("explain", "usage: machines explain -model FILE -data FILE|- [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]\n\n"+
-		"measures how much each input column matters to a model: the drop in its score (R² or accuracy)\n"+
-		"on labelled rows when the column's values are shuffled among them")
-	var (
-		tf       = addTableFlags(fs, labelledHelp)
-		repeats  = fs.Int("repeats", 10, "shuffle each column this `number` of times, at most 1000")
-		seed     = fs.Uint64("seed", 1, "`seed` of the shuffles")
-		jsonPath = fs.String("json", "", "also write the importances to this JSON `file`")
-		figBase  = fs.String("figure", "", "also draw the importances as bars with their intervals in `BASE`.png and BASE.svg")
-	)
-	if err := parseCommand(fs, args, stderr, "model", "data"); err != nil {
-		return err
-	}
-	if err := checkExplainFlags(*repeats, *jsonPath, *figBase); err != nil {
-		return err
-	}
-	md, err := readModel(*tf.model)
-	if err != nil {
-		return err
-	}
-	f, err := loadTable(*tf.data, *tf.sep, stderr, "explain")
-	if err != nil {
-		return err
-	}
-	t, x, err := md.labelled(f, stderr, "explain")
-	if err != nil {
-		return err
-	}
-	ex, err := explain(md, f, t, x, *repeats, *seed, stderr)
-	if err != nil {
-		return err
-	}
-	ex.report(stdout)
-	if *jsonPath != "" {
-		if err := writeJSON(*jsonPath, ex); err != nil {
-			return err
-		}
-	}
-	if *figBase != "" {
-		if _, err := figure.Bars(*figBase, figure.Layout{}, ex.chart()); err != nil {
-			return err
-		}
-	}
-	return nil
+// ImportanceOptions configures Importance; the zero value means the
+// defaults of machines explain, but for the seed, whose default there
+// is 1.
+type ImportanceOptions struct {
+	// Repeats is the number of shuffles of each column, at most
+	// MaxRepeats; 0 means 10.
+	Repeats int
+	// Seed seeds the shuffles.
+	Seed uint64
+	// Progress, if not nil, is called about once a second with the
+	// columns done and their number.
+	Progress func(done, total int)
 }
 
-// checkExplainFlags checks the values of explain's flags and that its
-// outputs can be written.
-func checkExplainFlags(repeats int, jsonPath, figBase string) error {
-	if repeats < 1 || repeats > maxExplainRepeats {
-		return usagef("-repeats %d: want 1 to %d", repeats, maxExplainRepeats)
-	}
-	if jsonPath != "" {
-		if err := checkOutput("json", jsonPath, "importance.json"); err != nil {
-			return err
-		}
-	}
-	if figBase != "" {
-		for _, ext := range []string{".png", ".svg"} {
-			if err := checkOutput("figure", figBase+ext, "importance"+ext); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// explanation is the permutation importance of a model's input columns
-// on labelled rows, as explain prints and saves it.
-type explanation struct {
+// Explanation is the permutation importance of a model's input columns
+// on labelled rows, as machines explain prints and saves it.
+type Explanation struct {
 	Task    string `json:"task"`
 	Data    string `json:"data"`
 	Rows    int    `json:"rows"`
@@ -103,12 +46,16 @@ type explanation struct {
 	Score    string  `json:"score"`
 	Baseline float64 `json:"baseline"`
 	// Columns holds the input columns, the most important first.
-	Columns []importance `json:"columns"`
+	Columns []ColumnImportance `json:"columns"`
+	// Warnings are the encoder's about the rows.
+	Warnings []dataset.Warning `json:"-"`
+	// Dropped counts the rows left out for a missing target.
+	Dropped int `json:"-"`
 }
 
-// importance is how much one input column matters: the mean drop of the
-// score when the column is shuffled, with a 95% interval.
-type importance struct {
+// ColumnImportance is how much one input column matters: the mean drop
+// of the score when the column is shuffled, with a 95% interval.
+type ColumnImportance struct {
 	Column     string  `json:"column"`
 	Importance float64 `json:"importance"`
 	Lower      float64 `json:"lower"`
@@ -117,14 +64,26 @@ type importance struct {
 	Drops []float64 `json:"drops"`
 }
 
-// explain measures the permutation importance of each input column of md
-// on the rows of t, whose inputs are x: the drop of the score when the
-// column's cells are shuffled among the rows (its encoded columns move
-// together), averaged over repeats shuffles. The score is a mean over
-// rows; each row's drop, averaged over the shuffles, gives the interval:
-// a 95% Student t interval of the mean over the rows, so that it speaks
-// of the rows' sample as well as of the shuffles.
-func explain(md *modelFile, f *dataset.Frame, t *dataset.Target, x *mat.Dense, repeats int, seed uint64, stderr io.Writer) (*explanation, error) {
+// Importance measures the permutation importance of each input column of
+// md on the rows of f that have a target: the drop of the score (the R²
+// of Score, or its accuracy) when the column's cells are shuffled among
+// the rows (its encoded columns move together), averaged over the
+// shuffles. The score is a mean over rows; each row's drop, averaged over
+// the shuffles, gives the interval: a 95% Student t interval of the mean
+// over the rows, so that it speaks of the rows' sample as well as of the
+// shuffles.
+func (md *Model) Importance(f *dataset.Frame, opts ImportanceOptions) (*Explanation, error) {
+	repeats := opts.Repeats
+	if repeats == 0 {
+		repeats = 10
+	}
+	if repeats < 0 || repeats > MaxRepeats {
+		return nil, fmt.Errorf("%d repeats: want 1 to %d", repeats, MaxRepeats)
+	}
+	t, x, warnings, err := md.labelled(f)
+	if err != nil {
+		return nil, err
+	}
 	if len(t.Rows) < 2 {
 		return nil, fmt.Errorf("%s: %d labelled row: explain needs at least 2 to shuffle a column among them", f.Name(), len(t.Rows))
 	}
@@ -138,9 +97,9 @@ func explain(md *modelFile, f *dataset.Frame, t *dataset.Target, x *mat.Dense, r
 	}
 	n := len(t.Rows)
 	base := rowScore(pred)
-	ex := &explanation{Task: md.Task, Data: f.Name(), Rows: n, Repeats: repeats, Seed: seed, Score: "accuracy",
-		Baseline: stat.Mean(base, nil)}
-	if md.Task == taskRegression {
+	ex := &Explanation{Task: md.Task, Data: f.Name(), Rows: n, Repeats: repeats, Seed: opts.Seed, Score: "accuracy",
+		Baseline: stat.Mean(base, nil), Warnings: warnings, Dropped: t.Dropped}
+	if md.Task == Regression {
 		ex.Score = "r2"
 	}
 	widths := []int(nil)
@@ -156,9 +115,9 @@ func explain(md *modelFile, f *dataset.Frame, t *dataset.Target, x *mat.Dense, r
 		if widths != nil {
 			width = widths[j]
 		}
-		imp := importance{Column: name}
+		imp := ColumnImportance{Column: name}
 		clear(drops)
-		rnd := rand.New(rand.NewPCG(seed, uint64(j)))
+		rnd := rand.New(rand.NewPCG(opts.Seed, uint64(j)))
 		for range repeats {
 			shuffled.Copy(x)
 			perm := rnd.Perm(n)
@@ -181,47 +140,57 @@ func explain(md *modelFile, f *dataset.Frame, t *dataset.Target, x *mat.Dense, r
 		}
 		ex.Columns = append(ex.Columns, imp)
 		at += width
-		if time.Since(last) >= time.Second {
+		if time.Since(last) >= time.Second && opts.Progress != nil {
 			last = time.Now()
-			fmt.Fprintf(stderr, "machines explain: %d of %d columns\n", j+1, len(md.Features))
+			opts.Progress(j+1, len(md.Features))
 		}
 	}
-	slices.SortStableFunc(ex.Columns, func(a, b importance) int { return cmp.Compare(b.Importance, a.Importance) })
+	slices.SortStableFunc(ex.Columns, func(a, b ColumnImportance) int { return cmp.Compare(b.Importance, a.Importance) })
 	return ex, nil
 }
 
 // rowScores returns the function that gives each row's part of the
-// model's score on the rows of t, whose mean is the score: for a
-// classifier 1 if the row's most likely class is right and 0 if not (the
-// accuracy); for regression 1 - n e²/SST, with e the row's error and SST
-// the targets' sum of squared deviations (R²). Rows whose predictions are
-// not finite numbers make the importance meaningless and are an error.
-func rowScores(md *modelFile, t *dataset.Target) (func(pred *mat.Dense) []float64, error) {
-	n := float64(len(t.Rows))
-	if md.Task == taskClassification {
+// model's score on the rows of t, whose mean is Score's: for a classifier
+// 1 if the row's predicted class (Prediction.Labels) is right and 0 if
+// not (the accuracy); for regression the mean over the targets of
+// 1 - n e²/SST, with e the row's error and SST the target's sum of
+// squared deviations (R², averaged over the targets).
+func rowScores(md *Model, t *dataset.Target) (func(pred *mat.Dense) []float64, error) {
+	if md.Task == Classification {
 		return func(pred *mat.Dense) []float64 {
 			s := make([]float64, len(t.Labels))
+			p := make([]float64, len(md.Classes))
 			for i, l := range t.Labels {
-				row := pred.RawRowView(i)
-				if slices.Index(row, slices.Max(row)) == l {
+				if classOf(p, pred.RawRowView(i)) == l {
 					s[i] = 1
 				}
 			}
 			return s
 		}, nil
 	}
-	mean, sst := stat.Mean(t.Values, nil), 0.0
-	for _, y := range t.Values {
-		sst += (y - mean) * (y - mean)
-	}
-	if !(sst > 0) || math.IsInf(sst, 0) {
-		return nil, fmt.Errorf("R² is undefined: the target does not vary over the %d rows, or its spread overflows", len(t.Rows))
+	k := len(md.targets())
+	n := len(t.Rows)
+	sst := make([]float64, k)
+	for j := range k {
+		col := make([]float64, n)
+		for i := range col {
+			col[i] = t.Values[i*k+j]
+		}
+		mean := stat.Mean(col, nil)
+		for _, y := range col {
+			sst[j] += (y - mean) * (y - mean)
+		}
+		if !(sst[j] > 0) || math.IsInf(sst[j], 0) {
+			return nil, fmt.Errorf("R² is undefined: the target does not vary over the %d rows, or its spread overflows (column %q)", n, md.targets()[j])
+		}
 	}
 	return func(pred *mat.Dense) []float64 {
-		s := make([]float64, len(t.Values))
-		for i, y := range t.Values {
-			e := pred.At(i, 0) - y
-			s[i] = 1 - n*e*e/sst
+		s := make([]float64, n)
+		for i := range s {
+			for j := range k {
+				e := pred.At(i, j) - t.Values[i*k+j]
+				s[i] += (1 - float64(n)*e*e/sst[j]) / float64(k)
+			}
 		}
 		return s
 	}, nil
@@ -236,27 +205,4 @@ func meanInterval(x []float64) (mean, lower, upper float64, err error) {
 	}
 	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(x) - 1)}.Quantile(0.975) * sd / math.Sqrt(float64(len(x)))
 	return mean, mean - half, mean + half, nil
-}
-
-// report prints the importances as a table.
-func (ex *explanation) report(w io.Writer) {
-	score := map[string]string{"r2": "R²", "accuracy": "accuracy"}[ex.Score]
-	fmt.Fprintf(w, "explain: %d rows of %s: %s %.4g; the drop in %s when a column is shuffled, %d times, with a 95%% interval over the rows:\n",
-		ex.Rows, ex.Data, score, ex.Baseline, score, ex.Repeats)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "column\timportance\tinterval\n")
-	for _, c := range ex.Columns {
-		fmt.Fprintf(tw, "%s\t%.4f\t[%.4f, %.4f]\n", c.Column, c.Importance, c.Lower, c.Upper)
-	}
-	tw.Flush()
-}
-
-// chart returns the bar chart of the importances.
-func (ex *explanation) chart() figure.BarChart {
-	score := map[string]string{"r2": "R²", "accuracy": "accuracy"}[ex.Score]
-	c := figure.BarChart{Title: "Permutation importance", XLabel: fmt.Sprintf("drop in %s when the column is shuffled", score)}
-	for _, col := range ex.Columns {
-		c.Bars = append(c.Bars, figure.Bar{Label: col.Column, Value: col.Importance, Low: col.Lower, High: col.Upper})
-	}
-	return c
 }

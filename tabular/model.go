@@ -1,4 +1,4 @@
-package main
+package tabular
 
 import (
 	"bytes"
@@ -17,32 +17,37 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The version of the model file this program writes and the kinds of
-// model it knows. Version 1 files hold numeric features only and no
+// The version of the model file this package writes and the kind of
+// model it holds. Version 1 files hold numeric features only and no
 // encoder; version 2 adds the encoder, the id column and the fit record;
 // version 3 the intervals and the calibration; version 4 the shallow
 // machine's input block and a classifier's intercepts; version 5 is the
 // first in the module's envelope ("format": "machines", "kind":
 // "kernel-machine"), where the earlier ones have "format":
-// "machines-model".
+// "machines-model"; version 6 gives a classifier intervals: the held-out
+// scores of its prediction sets.
 const (
-	modelVersion = 5
-	kindKernel   = "kernel-machine"
+	Version = 6
+	Kind    = "kernel-machine"
 )
 
-// modelFormat is the model file's format; this program reads every
-// version up to the one it writes.
-var modelFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: kindKernel, What: "a machines model file",
-	Oldest: 1, Newest: modelVersion, Legacy: "machines-model", LegacyNewest: 4}
+// Format is the model file's format; Load reads every version up to the
+// one Save writes.
+var Format = jsonfile.Format{Name: jsonfile.Envelope, Kind: Kind, What: "a machines model file",
+	Oldest: 1, Newest: Version, Legacy: "machines-model", LegacyNewest: 4}
 
 // The tasks a model can be fitted for.
 const (
-	taskRegression     = "regression"
-	taskClassification = "classification"
+	Regression     = "regression"
+	Classification = "classification"
 )
 
-// modelFile is the JSON content of a model file written by fit.
-type modelFile struct {
+// Model is a fitted table model: the columns it reads, the encoder that
+// turns them into the machine's inputs, the machine, and what its
+// predictions need besides (classes, calibration, intervals). Its JSON
+// form is the model file that machines fit writes and every command
+// reads.
+type Model struct {
 	Format   string   `json:"format"`
 	Version  int      `json:"version"`
 	Kind     string   `json:"kind"`
@@ -59,18 +64,20 @@ type modelFile struct {
 	// in version 1 files, whose features are numbers used as they are.
 	Encoder *dataset.Encoder `json:"encoder,omitempty"`
 	// Fit records how the machine was fitted; predict does not need it.
-	Fit *fitRecord `json:"fit,omitempty"`
-	// Intervals holds what predict -interval needs; nil when fit chose
-	// no settings by cross-validation, and in files before version 3.
-	Intervals *intervalRecord `json:"intervals,omitempty"`
+	Fit *FitRecord `json:"fit,omitempty"`
+	// Intervals holds what prediction intervals and sets need; nil when
+	// the fit chose no settings by cross-validation, in files before
+	// version 3, and for classifiers before version 6.
+	Intervals *IntervalRecord `json:"intervals,omitempty"`
 	Machine   *kernel.Machine `json:"machine"`
 }
 
-// intervalRecord holds, for each regression target, the absolute
+// IntervalRecord holds, for each regression target, the absolute
 // held-out residuals of the chosen setting, sorted, on the scale the
-// machine fits (kernel.Calibration.Residuals), thinned to at most
-// maxResiduals evenly spaced order statistics.
-type intervalRecord struct {
+// machine fits (kernel.Calibration.Residuals); for a classifier one list,
+// the held-out scores 1 - p of the true classes (kernel.Calibration.Scores).
+// Each is thinned to at most maxResiduals evenly spaced order statistics.
+type IntervalRecord struct {
 	Residuals [][]float64 `json:"residuals"`
 }
 
@@ -81,7 +88,7 @@ const maxResiduals = 1000
 
 // checkTargets reports a regression's targets that do not match its
 // machine.
-func (md *modelFile) checkTargets() error {
+func (md *Model) checkTargets() error {
 	m := md.Machine
 	if md.Classes != nil {
 		return errors.New("a regression model lists classes")
@@ -96,19 +103,23 @@ func (md *modelFile) checkTargets() error {
 }
 
 // checkIntervals reports intervals that predict -interval cannot use.
-func (md *modelFile) checkIntervals() error {
+func (md *Model) checkIntervals() error {
 	if md.Intervals == nil {
 		return nil
 	}
-	if md.Task != taskRegression {
-		return errors.New("a classification model has intervals")
+	n := md.Machine.Outputs()
+	if md.Task == Classification {
+		if md.Version < 6 {
+			return errors.New("a classification model has intervals")
+		}
+		n = 1
 	}
-	if n := md.Machine.Outputs(); len(md.Intervals.Residuals) != n {
-		return fmt.Errorf("the intervals hold residuals of %d targets, the machine has %d outputs", len(md.Intervals.Residuals), n)
+	if len(md.Intervals.Residuals) != n {
+		return fmt.Errorf("the intervals hold residuals of %d targets, the model has %d", len(md.Intervals.Residuals), n)
 	}
 	for j, r := range md.Intervals.Residuals {
 		for i, v := range r {
-			if !(v >= 0) || math.IsInf(v, 0) || (i > 0 && v < r[i-1]) {
+			if !(v >= 0) || math.IsInf(v, 0) || (i > 0 && v < r[i-1]) || (md.Task == Classification && v > 1) {
 				return fmt.Errorf("interval residual %d of target %d is %v: want finite values >= 0 in increasing order", i, j+1, v)
 			}
 		}
@@ -131,9 +142,9 @@ func thinResiduals(r []float64) []float64 {
 	return out
 }
 
-// fitRecord is what fit stores about the fit: the data, the settings it
+// FitRecord is what fit stores about the fit: the data, the settings it
 // used and how it chose them, and how the optimiser ended.
-type fitRecord struct {
+type FitRecord struct {
 	Data    string `json:"data"`
 	Rows    int    `json:"rows"`
 	Dropped int    `json:"dropped_rows"`
@@ -181,23 +192,19 @@ type fitRecord struct {
 }
 
 // inputs returns the machine's inputs for the given rows of f (nil: all
-// rows), printing the encoder's warnings on stderr.
-func (md *modelFile) inputs(f *dataset.Frame, rows []int, stderr io.Writer, cmd string) (*mat.Dense, error) {
+// rows) and the encoder's warnings about them.
+func (md *Model) inputs(f *dataset.Frame, rows []int) (*mat.Dense, []dataset.Warning, error) {
 	if md.Encoder == nil {
-		return numericColumns(f, md.Features, rows)
+		x, err := numericColumns(f, md.Features, rows)
+		return x, nil, err
 	}
-	x, warnings, err := md.Encoder.Transform(f, rows)
-	if err != nil {
-		return nil, err
-	}
-	printWarnings(stderr, cmd, warnings)
-	return x, nil
+	return md.Encoder.Transform(f, rows)
 }
 
 // inputsEach encodes a table that comes in parts: it calls next for each
 // part until next returns io.EOF, and each with the part and its inputs.
 // It returns the encoder's warnings about the whole table.
-func (md *modelFile) inputsEach(next func() (*dataset.Frame, error), each func(f *dataset.Frame, x *mat.Dense) error) ([]dataset.Warning, error) {
+func (md *Model) inputsEach(next func() (*dataset.Frame, error), each func(f *dataset.Frame, x *mat.Dense) error) ([]dataset.Warning, error) {
 	if md.Encoder != nil {
 		return md.Encoder.TransformEach(next, each)
 	}
@@ -245,18 +252,18 @@ func numericColumns(f *dataset.Frame, names []string, rows []int) (*mat.Dense, e
 	return x, nil
 }
 
-// writeModel checks md and writes it to path, replacing the file
-// atomically. The header fields come one per line, the machine last on a
-// single line, so that the head of the file tells what it holds.
-func writeModel(path string, md *modelFile) error {
+// Save checks md and writes it to path, replacing the file atomically.
+// The header fields come one per line, the machine last on a single line,
+// so that the head of the file tells what it holds.
+func (md *Model) Save(path string) error {
 	if err := md.check(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	// The outer Machine field, left nil, hides md's.
 	head, err := json.MarshalIndent(struct {
-		*modelFile
+		*Model
 		Machine *kernel.Machine `json:"machine,omitempty"`
-	}{modelFile: md}, "", "  ")
+	}{Model: md}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -272,31 +279,40 @@ func writeModel(path string, md *modelFile) error {
 	})
 }
 
-// readModel reads and checks the model file at path. Its errors name the
-// file.
-func readModel(path string) (*modelFile, error) {
+// Load reads and checks the model file at path, of any version up to
+// Version. Its errors name the file.
+func Load(path string) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	md := new(modelFile)
-	if err := modelFormat.Decode(data, md); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := md.check(); err != nil {
+	md, err := Decode(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return md, nil
 }
 
-// check reports what makes md unusable for predict. The machine itself
-// has been checked by its decoder, or is checked by its encoder.
-func (md *modelFile) check() error {
-	if md.Kind != kindKernel {
-		return fmt.Errorf("unknown model kind %q; this machines knows %q", md.Kind, kindKernel)
+// Decode reads and checks the content of a model file.
+func Decode(data []byte) (*Model, error) {
+	md := new(Model)
+	if err := Format.Decode(data, md); err != nil {
+		return nil, err
 	}
-	if md.Task != taskRegression && md.Task != taskClassification {
-		return fmt.Errorf("unknown task %q, want %q or %q", md.Task, taskRegression, taskClassification)
+	if err := md.check(); err != nil {
+		return nil, err
+	}
+	return md, nil
+}
+
+// check reports what makes md unusable for predictions. The machine itself
+// has been checked by its decoder, or is checked by its encoder.
+func (md *Model) check() error {
+	if md.Kind != Kind {
+		return fmt.Errorf("unknown model kind %q; this machines knows %q", md.Kind, Kind)
+	}
+	if md.Task != Regression && md.Task != Classification {
+		return fmt.Errorf("unknown task %q, want %q or %q", md.Task, Regression, Classification)
 	}
 	if md.Target == "" {
 		return errors.New("missing field \"target\"")
@@ -343,14 +359,14 @@ func (md *modelFile) check() error {
 	if md.ID != "" && (slices.Contains(md.targets(), md.ID) || slices.Contains(md.Features, md.ID)) {
 		return fmt.Errorf("the id column %q is also the target or a feature", md.ID)
 	}
-	if md.Task == taskRegression {
+	if md.Task == Regression {
 		return md.checkTargets()
 	}
 	return md.checkClasses()
 }
 
 // checkClasses reports what makes md unusable as a classifier.
-func (md *modelFile) checkClasses() error {
+func (md *Model) checkClasses() error {
 	m := md.Machine
 	if md.Targets != nil {
 		return errors.New("a classification model lists several targets")

@@ -11,11 +11,13 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/internal/budget"
 	"github.com/parametric-machines/machines/internal/jsonfile"
 	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/onnx"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
 	"github.com/parametric-machines/machines/sculpt"
+	"github.com/parametric-machines/machines/tabular"
 	"github.com/parametric-machines/machines/train"
 )
 
@@ -123,22 +125,19 @@ func fileKind(path string) (string, error) {
 }
 
 func exportKernel(path string, level float64, interval bool) (*onnxpb.ModelProto, error) {
-	md, err := readModel(path)
+	md, err := tabular.Load(path)
 	if err != nil {
 		return nil, err
 	}
-	halfWidth, err := intervalHalfWidth(md, path, level, interval)
-	if err != nil {
-		return nil, err
+	if interval {
+		if md.Task == tabular.Classification {
+			return nil, usagef("-interval: %s is a classification model: its prediction sets are not exported; its probabilities are the output probabilities", path)
+		}
+		if level, err = intervalLevel(md, path, level, true); err != nil {
+			return nil, err
+		}
 	}
-	model, err := onnx.Kernel(onnx.KernelModel{
-		Machine:   md.Machine,
-		Encoder:   md.Encoder,
-		Features:  md.Features,
-		Target:    md.Target,
-		Classes:   md.Classes,
-		HalfWidth: halfWidth,
-	})
+	model, err := onnx.Tabular(md, level)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -219,11 +218,11 @@ func checkUnrolled(dims []int, pad, steps, elem int) error {
 	file := float64(steps) * float64(elem*(pad+1)*d*d+unrolledNodeBytes*len(dims))
 	if file > maxONNXBytes {
 		return usagef("-shape %d: the recurrent machine unrolled over %d time steps would make an ONNX file of about %s, "+
-			"more than the 2 GiB that ONNX files hold; export a shorter signal", steps, steps, formatBytes(file))
+			"more than the 2 GiB that ONNX files hold; export a shorter signal", steps, steps, budget.DecimalBytes(file))
 	}
-	if avail, ok := availableMemory(); ok && unrolledMemory*file > float64(avail) {
+	if avail, ok := budget.Available(); ok && unrolledMemory*file > float64(avail) {
 		return fmt.Errorf("-shape %d: unrolling the recurrent machine over %d time steps would need about %s of memory, and %s are available; "+
-			"export a shorter signal", steps, steps, formatBytes(unrolledMemory*file), formatBytes(float64(avail)))
+			"export a shorter signal", steps, steps, budget.DecimalBytes(unrolledMemory*file), budget.DecimalBytes(float64(avail)))
 	}
 	return nil
 }

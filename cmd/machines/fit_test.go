@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -115,7 +116,7 @@ func TestFitPredictRegression(t *testing.T) {
 	}
 	head := fitTestReadModel(t, model)
 	dims := head.Machine.Dims
-	if head.Format != "machines" || head.Version != modelVersion || head.Kind != "kernel-machine" ||
+	if head.Format != "machines" || head.Version != tabular.Version || head.Kind != "kernel-machine" ||
 		head.Task != "regression" || head.Target != "y" || !slices.Equal(head.Features, []string{"x1", "x2"}) ||
 		head.Classes != nil || !slices.Equal(dims, []int{3, 3, 3, 1}) && !slices.Equal(dims, []int{2, 1}) || head.Fit.Rows != 36 {
 		t.Errorf("model file header is %+v", head)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/tabular"
 )
 
 // learnerTestRecord is what the learner's tests read of a model file.
@@ -71,7 +71,7 @@ func TestLearnerFlags(t *testing.T) {
 			return r.Fit.Budget == "1ns" && r.Fit.Shallow && skipped == len(r.Fit.Selection.Candidates)-1
 		}},
 		{"intervals", []string{"-target", "y"}, func(r learnerTestRecord) bool {
-			return r.Version == modelVersion && r.Intervals != nil && len(r.Intervals.Residuals) == 1 && len(r.Intervals.Residuals[0]) >= 48 &&
+			return r.Version == tabular.Version && r.Intervals != nil && len(r.Intervals.Residuals) == 1 && len(r.Intervals.Residuals[0]) >= 48 &&
 				len(r.Fit.Calibration.Shrinkage) == 1
 		}},
 	} {
@@ -229,37 +229,6 @@ func TestSeveralTargets(t *testing.T) {
 		args := append([]string{"fit", "-data", "testdata/learner_train.csv", "-ignore", "cls", "-model", filepath.Join(dir, "m.json")}, tc.flags...)
 		if code, _, stderr := fitTestRun(args...); code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want a usage error with %q", tc.flags, code, stderr, tc.want)
-		}
-	}
-}
-
-// TestReadTimes reads -time columns of numbers and of dates as the inputs'
-// columns read them, and names the row of a cell it cannot read.
-func TestReadTimes(t *testing.T) {
-	f, err := dataset.ReadFrame(strings.NewReader("num,iso,us,eu,amb\n3,2024-01-31,01/31/2024,31.01.2024,01/02/2024\n1.5,2024-02-01 12:00,2/1/2024 12:00,1.2.2024 12:00,03/04/2024\n"), "t.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		column string
-		want   []float64
-		err    string
-	}{
-		{"num", []float64{3, 1.5}, ""},
-		{"iso", []float64{19753, 19754.5}, ""},
-		{"us", []float64{19753, 19754.5}, ""},
-		{"eu", []float64{19753, 19754.5}, ""},
-		{"amb", nil, `t.csv: row 2, column "amb": time "01/02/2024": want a number or a date such as 2024-01-31`},
-	} {
-		got, err := readTimes(f, tc.column, []int{0, 1})
-		if tc.err != "" {
-			if err == nil || err.Error() != tc.err {
-				t.Errorf("%s: error %v, want %s", tc.column, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("%s: %v, %v; want %v", tc.column, got, err, tc.want)
 		}
 	}
 }

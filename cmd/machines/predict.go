@@ -4,14 +4,12 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"slices"
+	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/atomicfile"
-	"github.com/parametric-machines/machines/kernel"
-	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
+	"github.com/parametric-machines/machines/tabular"
 )
 
 // predictRows is the number of rows that predict reads, encodes and
@@ -22,9 +20,10 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("predict", "usage: machines predict -model FILE -data FILE|- -out FILE|-")
 	var (
 		tf       = addTableFlags(fs, "inputs: a CSV `file` with a header row holding the model's input columns,\nor - for standard input; other columns are ignored")
-		interval = fs.Float64("interval", 0, "regression: add the columns lower and upper, a conformal prediction interval of this `level`\n(between 0 and 1, such as 0.9) made of the model's held-out residuals")
-		out      = fs.String("out", "", "write the predictions to this CSV `file`, or to standard output if it is - (required)")
-		id       = fs.String("id", "", "copy this `column` to the predictions (default: the model's -id column, when the file has it)")
+		interval = fs.Float64("interval", 0, "add a conformal prediction interval of this `level` (between 0 and 1, such as 0.9) made of the model's held-out residuals:\n"+
+			"regression: the columns lower and upper; classification: the column set, the classes of the prediction set separated by |")
+		out = fs.String("out", "", "write the predictions to this CSV `file`, or to standard output if it is - (required)")
+		id  = fs.String("id", "", "copy this `column` to the predictions (default: the model's -id column, when the file has it)")
 	)
 	if err := parseCommand(fs, args, stderr, "model", "data", "out"); err != nil {
 		return err
@@ -34,11 +33,11 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	md, err := readModel(*tf.model)
+	md, err := tabular.Load(*tf.model)
 	if err != nil {
 		return err
 	}
-	halfWidth, err := intervalHalfWidth(md, *tf.model, *interval, setFlags(fs)["interval"])
+	level, err := intervalLevel(md, *tf.model, *interval, setFlags(fs)["interval"])
 	if err != nil {
 		return err
 	}
@@ -47,7 +46,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closer.Close()
-	p := &predictor{md: md, id: *id, halfWidth: halfWidth, stderr: stderr}
+	p := &predictor{md: md, id: *id, level: level, stderr: stderr}
 	if *out == "-" {
 		err = p.write(fr, stdout)
 	} else {
@@ -68,10 +67,10 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 // predictor writes the predictions of a model for a table read in
 // parts.
 type predictor struct {
-	md        *modelFile
-	id        string    // the -id flag
-	halfWidth []float64 // of the intervals of -interval, or nil
-	stderr    io.Writer
+	md     *tabular.Model
+	id     string  // the -id flag
+	level  float64 // of the intervals of -interval, or 0
+	stderr io.Writer
 
 	idCol    int // the column copied to the predictions; -1 for none
 	rows     int
@@ -86,25 +85,19 @@ type predictor struct {
 func (p *predictor) write(fr *dataset.FrameReader, w io.Writer) error {
 	cw := csv.NewWriter(w)
 	next := func() (*dataset.Frame, error) { return fr.Read(predictRows) }
-	warnings, err := p.md.inputsEach(next, func(f *dataset.Frame, x *mat.Dense) error {
+	warnings, err := p.md.PredictEach(next, p.level, func(f *dataset.Frame, pred *tabular.Prediction) error {
 		if p.rows == 0 {
 			if err := p.start(f, cw); err != nil {
 				return err
 			}
 		}
-		var pred, lower, upper *mat.Dense
-		if p.halfWidth != nil {
-			pred, lower, upper = p.md.Machine.PredictInterval(nil, nil, nil, x, p.halfWidth)
-		} else {
-			pred = p.md.Machine.Predict(nil, x)
-		}
-		for _, i := range nonFinite(pred) {
-			if len(p.lines) < shownLines {
+		for _, i := range pred.NonFinite() {
+			if len(p.lines) < tabular.ShownLines {
 				p.lines = append(p.lines, f.Line(i))
 			}
 			p.bad++
 		}
-		records := predictionRecords(p.md, pred, lower, upper)
+		records := predictionRecords(p.md, pred)
 		for i, rec := range records {
 			if p.idCol >= 0 {
 				rec = append([]string{f.Cell(i, p.idCol)}, rec...)
@@ -144,7 +137,7 @@ func (p *predictor) start(f *dataset.Frame, cw *csv.Writer) error {
 			fmt.Fprintf(p.stderr, "machines predict: %s has no id column %q: the predictions carry none\n", f.Name(), p.md.ID)
 		}
 	}
-	header := predictionHeader(p.md, p.halfWidth != nil)
+	header := predictionHeader(p.md, p.level != 0)
 	if p.idCol >= 0 {
 		header = append([]string{f.Columns()[p.idCol]}, header...)
 	}
@@ -157,23 +150,29 @@ func (p *predictor) report() {
 	printWarnings(p.stderr, "predict", p.warnings)
 	if p.bad > 0 {
 		fmt.Fprintf(p.stderr, "machines predict: warning: %d of %d predictions are not finite numbers (%s): their cells are left empty. "+
-			"Their inputs lie far outside the training data, or the model's outputs overflow: check those rows\n", p.bad, p.rows, formatLines(p.lines, p.bad))
+			"Their inputs lie far outside the training data, or the model's outputs overflow: check those rows\n", p.bad, p.rows, tabular.FormatLines(p.lines, p.bad))
 	}
 }
 
 // predictionHeader returns the CSV header of the predictions of md: the
 // targets; with intervals, then lower and upper (lower_TARGET and
 // upper_TARGET for several targets); for classification the class and
-// the probability of each class.
-func predictionHeader(md *modelFile, intervals bool) []string {
-	if md.Task == taskClassification {
+// the probability of each class, then with intervals the prediction set.
+func predictionHeader(md *tabular.Model, intervals bool) []string {
+	if md.Task == tabular.Classification {
 		header := []string{md.Target}
 		for _, c := range md.Classes {
 			header = append(header, "p_"+c)
 		}
+		if intervals {
+			header = append(header, "set")
+		}
 		return header
 	}
-	names := md.targets()
+	names := []string{md.Target}
+	if md.Targets != nil {
+		names = md.Targets
+	}
 	header := slices.Clone(names)
 	for _, name := range names {
 		switch {
@@ -187,37 +186,38 @@ func predictionHeader(md *modelFile, intervals bool) []string {
 	return header
 }
 
-// predictionRecords returns the CSV rows, under predictionHeader, for
-// the machine's outputs pred and, with intervals, their bounds lower and
-// upper (nil without): the targets' values for regression, then the
-// bounds; for classification the most probable class and the probability
-// of each class, the softmax of the outputs. The cells of a row whose
-// outputs are not all finite numbers are left empty, as missing.
-func predictionRecords(md *modelFile, pred, lower, upper *mat.Dense) [][]string {
-	rows, k := pred.Dims()
-	header := predictionHeader(md, lower != nil)
+// predictionRecords returns the CSV rows, under predictionHeader, of the
+// predictions p: the targets' values for regression, then the bounds of
+// their intervals; for classification the predicted class and the
+// probability of each class, then the classes of the prediction set
+// separated by |. The cells of a row whose outputs are not all finite
+// numbers are left empty, as missing.
+func predictionRecords(md *tabular.Model, p *tabular.Prediction) [][]string {
+	rows, k := p.Values.Dims()
+	header := predictionHeader(md, p.Lower != nil || p.Sets != nil)
 	records := make([][]string, rows)
-	p := make([]float64, len(md.Classes))
+	bad := p.NonFinite()
 	for i := range records {
 		rec := make([]string, 0, len(header))
-		out := pred.RawRowView(i)
 		switch {
-		case !allFinite(out):
+		case slices.Contains(bad, i):
 			rec = rec[:len(header)]
-		case md.Task == taskRegression:
-			for _, v := range out {
+		case md.Task == tabular.Regression:
+			for _, v := range p.Values.RawRowView(i) {
 				rec = append(rec, dataset.FormatFloat(v))
 			}
 			for j := range k {
-				if lower != nil {
-					rec = append(rec, dataset.FormatFloat(lower.At(i, j)), dataset.FormatFloat(upper.At(i, j)))
+				if p.Lower != nil {
+					rec = append(rec, dataset.FormatFloat(p.Lower.At(i, j)), dataset.FormatFloat(p.Upper.At(i, j)))
 				}
 			}
 		default:
-			softmaxTo(p, out)
-			rec = append(rec, md.Classes[floats.MaxIdx(p)])
-			for _, v := range p {
+			rec = append(rec, p.Labels[i])
+			for _, v := range p.Values.RawRowView(i) {
 				rec = append(rec, dataset.FormatFloat(v))
+			}
+			if p.Sets != nil {
+				rec = append(rec, strings.Join(p.Sets[i], "|"))
 			}
 		}
 		records[i] = rec
@@ -225,55 +225,18 @@ func predictionRecords(md *modelFile, pred, lower, upper *mat.Dense) [][]string 
 	return records
 }
 
-// allFinite reports whether every value of x is a finite number.
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// softmaxTo writes the softmax of the scores x to dst.
-func softmaxTo(dst, x []float64) {
-	hi := math.Inf(-1)
-	for _, v := range x {
-		hi = math.Max(hi, v)
-	}
-	var sum float64
-	for i, v := range x {
-		dst[i] = math.Exp(v - hi)
-		sum += dst[i]
-	}
-	for i := range dst {
-		dst[i] /= sum
-	}
-}
-
-// intervalHalfWidth checks the -interval flag (given says it was set)
-// against the model read from path and returns the conformal half width
-// of each target on the scale the machine fits, or nil without the flag.
-func intervalHalfWidth(md *modelFile, path string, level float64, given bool) ([]float64, error) {
+// intervalLevel checks the -interval flag (given says it was set)
+// against the model read from path and returns its level, or 0 without
+// the flag.
+func intervalLevel(md *tabular.Model, path string, level float64, given bool) (float64, error) {
 	if !given {
-		return nil, nil
+		return 0, nil
 	}
 	if !(level > 0 && level < 1) {
-		return nil, usagef("-interval %v: want a level between 0 and 1, such as 0.9", level)
+		return 0, usagef("-interval %v: want a level between 0 and 1, such as 0.9", level)
 	}
-	if md.Task != taskRegression {
-		return nil, usagef("-interval: %s is a classification model; its probabilities are the p_CLASS columns", path)
+	if err := md.CheckLevel(level); err != nil {
+		return 0, fmt.Errorf("%s: -interval: %w", path, err)
 	}
-	if md.Intervals == nil {
-		return nil, fmt.Errorf("%s: -interval: the model holds no held-out residuals (fit chooses its settings by cross-validation unless -cost and -bandwidth are both given; files before version 3 have none)", path)
-	}
-	h := make([]float64, len(md.Intervals.Residuals))
-	for j, r := range md.Intervals.Residuals {
-		h[j] = kernel.Conformal(r, level)
-		if math.IsInf(h[j], 1) {
-			return nil, fmt.Errorf("%s: -interval %v: %d held-out residuals are too few for that level; want at most %.3g",
-				path, level, len(r), float64(len(r))/float64(len(r)+1))
-		}
-	}
-	return h, nil
+	return level, nil
 }

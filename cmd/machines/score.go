@@ -4,22 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/atomicfile"
-	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
+	"github.com/parametric-machines/machines/tabular"
 )
 
 func runScore(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("score", "usage: machines score -model FILE -data FILE [-json FILE]")
 	var (
 		tf       = addTableFlags(fs, labelledHelp)
-		interval = fs.Float64("interval", 0, "regression: also report the coverage and mean width of the conformal prediction intervals of this `level`")
+		interval = fs.Float64("interval", 0, "also report the coverage and mean width of the conformal prediction intervals of this `level`\n(classification: the coverage and mean size of the prediction sets)")
 		jsonPath = fs.String("json", "", "also write the scores to this JSON `file`")
 	)
 	if err := parseCommand(fs, args, stderr, "model", "data"); err != nil {
@@ -30,11 +26,11 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	md, err := readModel(*tf.model)
+	md, err := tabular.Load(*tf.model)
 	if err != nil {
 		return err
 	}
-	halfWidth, err := intervalHalfWidth(md, *tf.model, *interval, setFlags(fs)["interval"])
+	level, err := intervalLevel(md, *tf.model, *interval, setFlags(fs)["interval"])
 	if err != nil {
 		return err
 	}
@@ -42,18 +38,11 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t, x, err := md.labelled(f, stderr, "score")
+	e, err := md.Score(f, level)
 	if err != nil {
 		return err
 	}
-	pred, err := md.predictFinite(f, t, x)
-	if err != nil {
-		return err
-	}
-	e := evaluate(md, pred, t)
-	if halfWidth != nil {
-		e.intervals(md, x, t, *interval, halfWidth)
-	}
+	reportLabelled(stderr, "score", md, f, e.Dropped, e.Warnings)
 	fmt.Fprintf(stdout, "score: %d rows: %s\n", e.Rows, e)
 	if *jsonPath != "" {
 		return writeJSON(*jsonPath, e)
@@ -61,55 +50,17 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// labelled returns the rows of f that have a target, with their targets
-// (for a classifier, labels that index the model's classes) and the
-// machine's inputs. It says on stderr how many rows are left out.
-func (md *modelFile) labelled(f *dataset.Frame, stderr io.Writer, cmd string) (*dataset.Target, *mat.Dense, error) {
-	var t *dataset.Target
-	var err error
-	if md.Task == taskClassification {
-		t, err = f.Target(md.Target, true)
-	} else {
-		t, err = readTargets(f, md.targets())
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if t.Dropped > 0 {
-		fmt.Fprintf(stderr, "machines %s: %s: left out %d of %d rows with no value in column %q\n", cmd, f.Name(), t.Dropped, f.Len(), strings.Join(md.targets(), ","))
-	}
-	if md.Task == taskClassification {
-		// The file's classes are numbered among themselves: renumber them
-		// as the model's.
-		for i, l := range t.Labels {
-			k := slices.Index(md.Classes, t.Classes[l])
-			if k < 0 {
-				r := t.Rows[i]
-				return nil, nil, &dataset.ParseError{File: f.Name(), Row: f.Line(r), Column: md.Target,
-					Err: fmt.Errorf("class %q is not one of the model's classes %q", t.Classes[l], md.Classes)}
-			}
-			t.Labels[i] = k
+// reportLabelled says on stderr how many rows of f were left out for a
+// missing target, and prints the encoder's warnings about the others.
+func reportLabelled(stderr io.Writer, cmd string, md *tabular.Model, f *dataset.Frame, dropped int, warnings []dataset.Warning) {
+	if dropped > 0 {
+		names := md.Target
+		if md.Targets != nil {
+			names = strings.Join(md.Targets, ",")
 		}
-		t.Classes = md.Classes
+		fmt.Fprintf(stderr, "machines %s: %s: left out %d of %d rows with no value in column %q\n", cmd, f.Name(), dropped, f.Len(), names)
 	}
-	x, err := md.inputs(f, t.Rows, stderr, cmd)
-	if err != nil {
-		return nil, nil, err
-	}
-	return t, x, nil
-}
-
-// predictFinite returns the machine's outputs for the inputs x of the
-// rows of t, or an error naming the rows of f whose outputs are not
-// finite numbers, on which no score means anything.
-func (md *modelFile) predictFinite(f *dataset.Frame, t *dataset.Target, x *mat.Dense) (*mat.Dense, error) {
-	pred := md.Machine.Predict(nil, x)
-	if bad := nonFinite(pred); len(bad) > 0 {
-		return nil, fmt.Errorf("%s: %d of %d predictions are not finite numbers (%s): their inputs lie far outside the training data, "+
-			"or the model's outputs overflow; the scores would mean nothing. Check those rows, or leave them out",
-			f.Name(), len(bad), len(t.Rows), describeLines(f, t.Rows, bad))
-	}
-	return pred, nil
+	printWarnings(stderr, cmd, warnings)
 }
 
 // writeJSON writes v to path as indented JSON, atomically.
@@ -119,216 +70,4 @@ func writeJSON(path string, v any) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	})
-}
-
-// evaluation holds the scores of a model on labelled rows: R^2 and the
-// mean squared error for regression, accuracy and log-loss (the mean
-// negative log-probability of the true class) for classification.
-type evaluation struct {
-	Task     string   `json:"task"`
-	Rows     int      `json:"rows"`
-	R2       *float64 `json:"r2,omitempty"`
-	MSE      *float64 `json:"mse,omitempty"`
-	Accuracy *float64 `json:"accuracy,omitempty"`
-	LogLoss  *float64 `json:"log_loss,omitempty"`
-	// Brier is the mean over rows of the squared distance between the
-	// predicted probabilities and the one-hot true class.
-	Brier *float64 `json:"brier,omitempty"`
-	// Interval is the level of score -interval; Coverage the fraction of
-	// rows whose target lies in its interval, and Width the intervals'
-	// mean width.
-	Interval *float64 `json:"interval,omitempty"`
-	Coverage *float64 `json:"coverage,omitempty"`
-	Width    *float64 `json:"mean_width,omitempty"`
-	// Notes say why a score is missing.
-	Notes []string `json:"notes,omitempty"`
-}
-
-func (e evaluation) String() string {
-	var scores []string
-	add := func(name string, v *float64) {
-		if v != nil {
-			scores = append(scores, fmt.Sprintf("%s %.4g", name, *v))
-		}
-	}
-	add("R²", e.R2)
-	add("MSE", e.MSE)
-	add("accuracy", e.Accuracy)
-	add("log-loss", e.LogLoss)
-	add("Brier score", e.Brier)
-	if e.Interval != nil {
-		scores = append(scores, fmt.Sprintf("%g intervals: coverage %.4g, mean width %.4g", *e.Interval, *e.Coverage, *e.Width))
-	}
-	return strings.Join(append(scores, e.Notes...), ", ")
-}
-
-// minProbability bounds the probabilities that enter the log-loss, so
-// that one confident mistake gives a large but finite loss.
-const minProbability = 1e-15
-
-// evaluate scores the machine's outputs pred for the rows of t, whose
-// labels index md.Classes.
-func evaluate(md *modelFile, pred *mat.Dense, t *dataset.Target) evaluation {
-	e := evaluation{Task: md.Task, Rows: len(t.Rows)}
-	if bad := nonFinite(pred); len(bad) > 0 {
-		e.Notes = append(e.Notes, fmt.Sprintf("no scores: %d of %d predictions are not finite numbers", len(bad), e.Rows))
-		return e
-	}
-	n := float64(len(t.Rows))
-	if md.Task == taskRegression {
-		scoreRegression(&e, pred, t.Values)
-		return e
-	}
-	p := make([]float64, len(md.Classes))
-	var right, loss, brier float64
-	for i, l := range t.Labels {
-		softmaxTo(p, pred.RawRowView(i))
-		if floats.MaxIdx(p) == l {
-			right++
-		}
-		loss -= math.Log(math.Max(p[l], minProbability))
-		for k, v := range p {
-			if k == l {
-				v--
-			}
-			brier += v * v
-		}
-	}
-	acc, ll, b := right/n, loss/n, brier/n
-	e.Accuracy, e.LogLoss, e.Brier = &acc, &ll, &b
-	return e
-}
-
-// intervals adds the coverage and the mean width of the intervals of the
-// given level and half widths on the rows x, whose targets are t.
-func (e *evaluation) intervals(md *modelFile, x *mat.Dense, t *dataset.Target, level float64, halfWidth []float64) {
-	_, lower, upper := md.Machine.PredictInterval(nil, nil, nil, x, halfWidth)
-	k := len(md.targets())
-	var in, width float64
-	for c, y := range t.Values {
-		lo, hi := lower.At(c/k, c%k), upper.At(c/k, c%k)
-		if lo <= y && y <= hi {
-			in++
-		}
-		width += hi - lo
-	}
-	n := float64(len(t.Values))
-	cov, w := in/n, width/n
-	e.Interval, e.Coverage, e.Width = &level, &cov, &w
-}
-
-// scoreRegression sets the R² and the mean squared error of the
-// predictions pred of the targets y (row i's target j at y[i*k+j] for k
-// targets, each a column of pred); for several targets both are the means
-// over the targets. The sums run over values divided by the targets'
-// spread, so that targets near the largest float64 do not overflow them.
-// R² is undefined when a target does not vary, as on one row, and the
-// MSE when it exceeds the largest float64; notes say so.
-func scoreRegression(e *evaluation, pred *mat.Dense, y []float64) {
-	_, k := pred.Dims()
-	var mse, r2 float64
-	mseOK, r2OK := true, true
-	for j := range k {
-		col := make([]float64, len(y)/k)
-		for i := range col {
-			col[i] = y[i*k+j]
-		}
-		m, r, note := scoreTarget(mat.Col(nil, j, pred), col)
-		if note != "" && !slices.Contains(e.Notes, note) {
-			e.Notes = append(e.Notes, note)
-		}
-		mseOK, r2OK = mseOK && !math.IsNaN(m), r2OK && !math.IsNaN(r)
-		mse, r2 = mse+m/float64(k), r2+r/float64(k)
-	}
-	if mseOK {
-		e.MSE = &mse
-	}
-	if r2OK {
-		e.R2 = &r2
-	}
-}
-
-// scoreTarget returns the MSE and R² of the predictions pred of one
-// target y, NaN for either that is undefined, with a note that says why.
-func scoreTarget(pred, y []float64) (mse, r2 float64, note string) {
-	n := float64(len(y))
-	var mean, spread float64
-	for _, v := range y {
-		mean += v / n
-	}
-	for _, v := range y {
-		spread = math.Max(spread, math.Abs(v-mean))
-	}
-	if math.IsInf(spread, 0) {
-		// Targets of both signs near the largest float64.
-		spread = math.MaxFloat64
-	}
-	scale := spread
-	if scale == 0 {
-		scale = 1
-	}
-	var sse, sst float64
-	for i, v := range y {
-		d := pred[i]/scale - v/scale
-		sse += d * d
-		dev := v/scale - mean/scale
-		sst += dev * dev
-	}
-	mse, r2 = sse/n*scale*scale, 1-sse/sst
-	if math.IsInf(mse, 0) {
-		mse, note = math.NaN(), fmt.Sprintf("the MSE exceeds the largest float64 (root mean squared error %.4g)", math.Sqrt(sse/n)*scale)
-	}
-	switch {
-	case len(y) == 1:
-		r2, note = math.NaN(), "R² undefined on a single row"
-	case spread == 0:
-		r2, note = math.NaN(), fmt.Sprintf("R² undefined: the target is %s on every row", dataset.FormatFloat(y[0]))
-	}
-	return mse, r2, note
-}
-
-// nonFinite returns the rows of pred holding a value that is not a
-// finite number.
-func nonFinite(pred *mat.Dense) []int {
-	var rows []int
-	r, _ := pred.Dims()
-	for i := range r {
-		if !allFinite(pred.RawRowView(i)) {
-			rows = append(rows, i)
-		}
-	}
-	return rows
-}
-
-// shownLines is the number of rows that messages name.
-const shownLines = 3
-
-// describeLines names the file lines of the first few of the listed
-// rows; rows maps them to rows of f (nil: the same).
-func describeLines(f *dataset.Frame, rows, listed []int) string {
-	var lines []int
-	for _, i := range listed[:min(shownLines, len(listed))] {
-		r := i
-		if rows != nil {
-			r = rows[i]
-		}
-		lines = append(lines, f.Line(r))
-	}
-	return formatLines(lines, len(listed))
-}
-
-// formatLines names the file lines of the first few of total rows.
-func formatLines(lines []int, total int) string {
-	s := make([]string, len(lines))
-	for i, l := range lines {
-		s[i] = strconv.Itoa(l)
-	}
-	text := "row " + s[0]
-	if len(s) > 1 {
-		text = "rows " + strings.Join(s, ", ")
-	}
-	if more := total - len(lines); more > 0 {
-		text += fmt.Sprintf(" and %d more", more)
-	}
-	return text
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/parametric-machines/machines/internal/serve"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/onnx"
-	"gonum.org/v1/gonum/floats"
+	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -16,17 +16,18 @@ import (
 // intervals of the given level.
 func kernelKinds(interval float64) []serve.Kind {
 	load := func(path string) (serve.Model, error) { return loadKernelModel(path, interval) }
-	return []serve.Kind{{Format: modelFormat.Name, Kind: modelFormat.Kind, Load: load}, {Format: modelFormat.Legacy, Load: load}}
+	return []serve.Kind{{Format: tabular.Format.Name, Kind: tabular.Format.Kind, Load: load}, {Format: tabular.Format.Legacy, Load: load}}
 }
 
-// kernelModel serves a model of fit with its encoder, as predict applies
-// it: a request and predict give the same numbers for the same rows.
+// kernelModel serves a tabular model with its encoder, as predict
+// applies it: a request and predict give the same numbers for the same
+// rows.
 type kernelModel struct {
-	md   *modelFile
+	md   *tabular.Model
 	meta serve.Metadata
-	// halfWidth holds the half widths of the intervals, as predict
-	// -interval computes them, or nil for a model without them.
-	halfWidth []float64
+	// level is the level of the intervals, as predict -interval gives
+	// them, or 0 for a model served without them.
+	level float64
 	// predictors keeps a kernel.Predictor per goroutine at work.
 	predictors sync.Pool
 }
@@ -39,15 +40,15 @@ type kernelModel struct {
 // given level, when the model holds enough held-out residuals for it;
 // and "scores", "probabilities" and "label" for classification.
 func loadKernelModel(path string, interval float64) (serve.Model, error) {
-	md, err := readModel(path)
+	md, err := tabular.Load(path)
 	if err != nil {
 		return nil, err
 	}
 	km := &kernelModel{md: md}
-	if md.Task == taskRegression && md.Intervals != nil {
+	if md.Task == tabular.Regression && md.CheckLevel(interval) == nil {
 		// Without enough residuals for the level the model is served
 		// without its interval, as without residuals at all.
-		km.halfWidth, _ = intervalHalfWidth(md, path, interval, true)
+		km.level = interval
 	}
 	km.predictors.New = func() any { return md.Machine.NewPredictor() }
 	meta := serve.Metadata{Platform: "machines_kernel"}
@@ -58,10 +59,10 @@ func loadKernelModel(path string, interval float64) (serve.Model, error) {
 		}
 		meta.Inputs = append(meta.Inputs, serve.TensorSpec{Name: f, Datatype: datatype, Shape: []int{-1, 1}})
 	}
-	if md.Task == taskRegression {
+	if md.Task == tabular.Regression {
 		k := md.Machine.Outputs()
 		meta.Outputs = []serve.TensorSpec{{Name: onnx.OutputPrediction, Datatype: serve.FP64, Shape: []int{-1, k}}}
-		if km.halfWidth != nil {
+		if km.level != 0 {
 			meta.Outputs = append(meta.Outputs,
 				serve.TensorSpec{Name: onnx.OutputLower, Datatype: serve.FP64, Shape: []int{-1, k}},
 				serve.TensorSpec{Name: onnx.OutputUpper, Datatype: serve.FP64, Shape: []int{-1, k}})
@@ -121,26 +122,20 @@ func (km *kernelModel) Infer(rows *serve.Rows) ([]serve.Tensor, error) {
 	p := km.predictors.Get().(*kernel.Predictor)
 	defer km.predictors.Put(p)
 	x := mat.NewDense(rows.N, rows.Width(), rows.Data)
-	if km.halfWidth != nil {
-		pred, lower, upper := p.PredictInterval(nil, nil, nil, x, km.halfWidth)
-		return []serve.Tensor{fp64Tensor(onnx.OutputPrediction, pred), fp64Tensor(onnx.OutputLower, lower), fp64Tensor(onnx.OutputUpper, upper)}, nil
+	pred, err := km.md.PredictEncoded(p, x, km.level)
+	if err != nil {
+		return nil, err
 	}
-	pred := p.Predict(nil, x)
-	n, k := pred.Dims()
-	scores := fp64Tensor(onnx.OutputPrediction, pred)
-	if km.md.Task == taskRegression {
-		return []serve.Tensor{scores}, nil
+	if km.md.Task == tabular.Regression {
+		out := []serve.Tensor{fp64Tensor(onnx.OutputPrediction, pred.Values)}
+		if pred.Lower != nil {
+			out = append(out, fp64Tensor(onnx.OutputLower, pred.Lower), fp64Tensor(onnx.OutputUpper, pred.Upper))
+		}
+		return out, nil
 	}
-	scores.Name = onnx.OutputScores
-	probs := serve.Tensor{Name: onnx.OutputProbabilities, Datatype: serve.FP64, Shape: []int{n, k}, Numbers: make([]float64, n*k)}
-	labels := serve.Tensor{Name: onnx.OutputLabel, Datatype: serve.BYTES, Shape: []int{n}, Texts: make([]string, n)}
-	for i := range n {
-		// As predictionRecords does: the label is the most probable class.
-		p := probs.Numbers[i*k : (i+1)*k]
-		softmaxTo(p, pred.RawRowView(i))
-		labels.Texts[i] = km.md.Classes[floats.MaxIdx(p)]
-	}
-	return []serve.Tensor{scores, probs, labels}, nil
+	n := len(pred.Labels)
+	labels := serve.Tensor{Name: onnx.OutputLabel, Datatype: serve.BYTES, Shape: []int{n}, Texts: pred.Labels}
+	return []serve.Tensor{fp64Tensor(onnx.OutputScores, pred.Scores), fp64Tensor(onnx.OutputProbabilities, pred.Values), labels}, nil
 }
 
 // fp64Tensor returns the output of the given name holding m.

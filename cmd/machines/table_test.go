@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/parametric-machines/machines/tabular"
 )
 
 // fixed skips the selection of fits that test the command rather than
@@ -457,7 +459,7 @@ func TestExplain(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("explain exited with %d: %s", code, stderr)
 	}
-	var ex explanation
+	var ex tabular.Explanation
 	fitTestReadJSON(t, jsonPath, &ex)
 	if ex.Score != "r2" || ex.Rows != 40 || ex.Repeats != 10 || len(ex.Columns) != 2 || !(ex.Baseline > 0.99) {
 		t.Fatalf("importance.json holds %+v", ex)

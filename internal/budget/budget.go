@@ -120,3 +120,57 @@ func Duration(s float64) string {
 	}
 	return strconv.FormatFloat(math.Max(s, 0), 'g', 2, 64) + " s"
 }
+
+// Available returns the memory this process may still use: the
+// kernel's estimate of available memory, or the room left under the
+// cgroup's limit if that is less. ok is false if neither is known.
+func Available() (avail int64, ok bool) {
+	avail = math.MaxInt64
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			if rest, found := strings.CutPrefix(sc.Text(), "MemAvailable:"); found {
+				kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+				if err == nil {
+					avail, ok = kb<<10, true
+				}
+			}
+		}
+	}
+	limit, errLimit := readInt("/sys/fs/cgroup/memory.max")
+	used, errUsed := readInt("/sys/fs/cgroup/memory.current")
+	if errLimit == nil && errUsed == nil {
+		avail, ok = min(avail, limit-used), true
+	}
+	return avail, ok
+}
+
+// readInt reads a file holding one whole number, such as a cgroup's
+// limit; "max" is not a number.
+func readInt(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+}
+
+// DecimalBytes writes a number of bytes in MB, GB or TB, to two
+// significant figures.
+func DecimalBytes(b float64) string {
+	switch {
+	case b >= 1e12:
+		return Significant(b/1e12) + " TB"
+	case b >= 1e9:
+		return Significant(b/1e9) + " GB"
+	}
+	return Significant(b/1e6) + " MB"
+}
+
+// Significant writes v, positive, rounded to two significant figures and
+// without an exponent: 0.12, 3.4, 56, 7800.
+func Significant(v float64) string {
+	e := int(math.Floor(math.Log10(v))) - 1
+	step := math.Pow(10, float64(e))
+	return strconv.FormatFloat(math.Round(v/step)*step, 'f', max(0, -e), 64)
+}

@@ -42,6 +42,11 @@ func TestFormat(t *testing.T) {
 		{Duration(3 * 3600), "3 hours"},
 		{Duration(40 * 86400), "40 days"},
 		{Duration(3e12), "9.5e+04 years"},
+		{DecimalBytes(53.5e6), "54 MB"},
+		{DecimalBytes(4.76e9), "4.8 GB"},
+		{DecimalBytes(1.9e14), "190 TB"},
+		{Significant(0.123), "0.12"},
+		{Significant(7777), "7800"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

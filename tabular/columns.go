@@ -1,0 +1,251 @@
+package tabular
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/kernel"
+)
+
+// readLearnerColumns sets in s the weights, groups and times of the rows
+// t.Rows of the table, from the columns the options name.
+func (run *fitRun) readLearnerColumns(s *kernel.Settings) error {
+	f, t, o := run.f, run.t, &run.opts
+	if o.Balance && run.task != Classification {
+		return optionf("-balance weighs the classes of a classification; the target of %s is a regression's", f.Name())
+	}
+	var err error
+	if o.Weight != "" {
+		if s.Weights, err = readColumn(f, o.Weight, t.Rows, parseWeight); err != nil {
+			return err
+		}
+	}
+	if o.Balance {
+		s.Weights = balanceWeights(s.Weights, t.Labels, len(t.Classes))
+	}
+	if o.Group != "" {
+		labels, err := readColumn(f, o.Group, t.Rows, func(s string) (string, error) { return s, nil })
+		if err != nil {
+			return err
+		}
+		s.Groups = groupIDs(labels)
+	}
+	if o.Time != "" {
+		if s.Times, err = readTimes(f, o.Time, t.Rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readColumn parses the cells of the named column in the given rows of f;
+// its errors name the file, the line and the column.
+func readColumn[T any](f *dataset.Frame, name string, rows []int, parse func(string) (T, error)) ([]T, error) {
+	col, err := f.Column(name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		if out[i], err = parse(strings.TrimSpace(f.Cell(r, col))); err != nil {
+			return nil, &dataset.ParseError{File: f.Name(), Row: f.Line(r), Column: name, Err: err}
+		}
+	}
+	return out, nil
+}
+
+// parseWeight reads a sample weight: a finite number >= 0.
+func parseWeight(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("weight %q: want a finite number >= 0", s)
+	}
+	return v, nil
+}
+
+// readTimes reads the times of the named column in the given rows of f:
+// finite numbers, or dates as the inputs' columns read them, as days since
+// 1970: ISO 8601 dates (dataset.ParseDate), or dates with the year last in
+// the order that the column's days above 12 show (dataset.YearLastOrder).
+func readTimes(f *dataset.Frame, name string, rows []int) ([]float64, error) {
+	col, err := f.Column(name)
+	if err != nil {
+		return nil, err
+	}
+	texts := make([]string, len(rows))
+	for i, r := range rows {
+		texts[i] = strings.TrimSpace(f.Cell(r, col))
+	}
+	order, _ := dataset.YearLastOrder(texts)
+	return readColumn(f, name, rows, func(s string) (float64, error) { return parseTime(s, order) })
+}
+
+// parseTime reads a time: a finite number, or a date in ISO 8601 or with
+// the year last in the given order, if any, as days since 1970.
+func parseTime(s, order string) (float64, error) {
+	if v, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		return v, nil
+	}
+	t, ok := dataset.ParseDate(s)
+	if !ok && order != "" {
+		t, ok = dataset.ParseYearLast(s, order)
+	}
+	if !ok {
+		return 0, fmt.Errorf("time %q: want a number or a date such as 2024-01-31", s)
+	}
+	return dataset.Days(t), nil
+}
+
+// groupIDs numbers the group labels in the order they first appear.
+func groupIDs(labels []string) []int {
+	ids := make(map[string]int)
+	out := make([]int, len(labels))
+	for i, l := range labels {
+		id, ok := ids[l]
+		if !ok {
+			id = len(ids)
+			ids[l] = id
+		}
+		out[i] = id
+	}
+	return out
+}
+
+// balanceWeights multiplies the weights w (nil: 1) of rows whose classes
+// are labels by n / (classes * rows of the row's class), so that every
+// class weighs as much as the others.
+func balanceWeights(w []float64, labels []int, classes int) []float64 {
+	count := make([]float64, classes)
+	for _, l := range labels {
+		count[l]++
+	}
+	out := make([]float64, len(labels))
+	for i, l := range labels {
+		out[i] = float64(len(labels)) / (float64(classes) * count[l])
+		if w != nil {
+			out[i] *= w[i]
+		}
+	}
+	return out
+}
+
+// idColumn returns the id column of a fit: the one -id names, or else the
+// row names of f, which it then mentions in the log.
+func idColumn(f *dataset.Frame, id string, targets []string, o *Options) string {
+	rows := f.RowNames()
+	if id != "" || rows == "" || slices.Contains(targets, rows) {
+		return id
+	}
+	o.log("%s: the first column has no name: it holds row names, as R's write.csv and pandas' to_csv write them, and is the id column %q",
+		f.Name(), rows)
+	return rows
+}
+
+// inferTask returns the task that the target column calls for, and why:
+// classification for text, and for numbers that take only two values,
+// such as 0 and 1, the outcome of a yes-or-no question; regression for
+// other numbers. An infinite number is no text: the column is a
+// regression's, whose reading then reports the cell.
+func inferTask(f *dataset.Frame, target string) (task, why string) {
+	if _, err := f.Target(target, false); err != nil && !errors.Is(err, dataset.ErrInf) {
+		return Classification, "holds text"
+	}
+	t, err := f.Target(target, true)
+	if err == nil && len(t.Classes) == 2 {
+		return Classification, fmt.Sprintf("holds two values only, %s and %s; -task regression fits them as numbers",
+			t.Classes[0], t.Classes[1])
+	}
+	return Regression, "holds numbers only"
+}
+
+// checkTarget refuses a regression target that leaves nothing to learn,
+// and warns of classes with a single row, which a model can hardly learn
+// and a cross-validation cannot both learn and test.
+func checkTarget(f *dataset.Frame, t *dataset.Target, column string, o *Options) error {
+	if t.Values != nil {
+		if len(t.Values) == 1 {
+			return &dataset.ParseError{File: f.Name(), Column: column,
+				Err: fmt.Errorf("only row %d has a value: a fit needs rows with different values to learn from", f.Line(t.Rows[0]))}
+		}
+		if lo, hi := slices.Min(t.Values), slices.Max(t.Values); lo == hi {
+			return &dataset.ParseError{File: f.Name(), Column: column,
+				Err: fmt.Errorf("every one of the %d rows holds %s: there is nothing to learn, a model would always predict it",
+					len(t.Values), dataset.FormatFloat(lo))}
+		}
+		return nil
+	}
+	counts := make([]int, len(t.Classes))
+	line := make([]int, len(t.Classes))
+	for i, l := range t.Labels {
+		counts[l]++
+		line[l] = f.Line(t.Rows[i])
+	}
+	var single []string
+	for c, n := range counts {
+		if n == 1 {
+			single = append(single, fmt.Sprintf("%q (line %d)", t.Classes[c], line[c]))
+		}
+	}
+	const advice = "; the model can hardly learn such a class, and a cross-validation cannot both learn it and test it: gather more rows of it, or merge it with another class"
+	switch {
+	case len(single) == 1:
+		o.log("warning: column %q: class %s has a single row%s", column, single[0], advice)
+	case len(single) > 1:
+		shown := single[:min(3, len(single))]
+		more := ""
+		if len(single) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(single)-len(shown))
+		}
+		o.log("warning: column %q: %d classes have a single row: %s%s%s", column, len(single), strings.Join(shown, ", "), more, advice)
+	}
+	return nil
+}
+
+// readTargets reads the regression targets names of f: the rows where
+// every one has a value, and their values, row by row (row i's target j
+// is Values[i*len(names)+j]). One name reads as f.Target does.
+func readTargets(f *dataset.Frame, names []string) (*dataset.Target, error) {
+	if len(names) == 1 {
+		return f.Target(names[0], false)
+	}
+	cols := make([]map[int]float64, len(names))
+	var rows []int
+	for j, name := range names {
+		t, err := f.Target(name, false)
+		if err != nil {
+			return nil, err
+		}
+		cols[j] = make(map[int]float64, len(t.Rows))
+		for i, r := range t.Rows {
+			cols[j][r] = t.Values[i]
+		}
+		if j == 0 {
+			rows = t.Rows
+			continue
+		}
+		rows = slices.DeleteFunc(rows, func(r int) bool { _, ok := cols[j][r]; return !ok })
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: no row has a value in every target column %q", f.Name(), names)
+	}
+	t := &dataset.Target{Rows: rows, Dropped: f.Len() - len(rows), Values: make([]float64, 0, len(rows)*len(names))}
+	for _, r := range rows {
+		for j := range names {
+			t.Values = append(t.Values, cols[j][r])
+		}
+	}
+	return t, nil
+}
+
+// targets returns the model's target columns: Targets, or Target alone.
+func (md *Model) targets() []string {
+	if md.Targets != nil {
+		return md.Targets
+	}
+	return []string{md.Target}
+}
