@@ -50,7 +50,7 @@ func TestLearnerFlags(t *testing.T) {
 			return r.Fit.Weight == "w" && r.Fit.Shallow && !slices.Contains(r.Features, "w")
 		}},
 		{"balance", []string{"-target", "cls", "-balance", "-ignore", "y"}, func(r learnerTestRecord) bool {
-			return r.Fit.Balance && r.Fit.Shallow && r.Fit.Calibration.LogitScale > 0 && r.Intervals == nil
+			return r.Fit.Balance && r.Fit.Shallow && r.Fit.Calibration.LogitScale > 0 && r.Intervals != nil && len(r.Intervals.Residuals) == 1
 		}},
 		{"group", []string{"-target", "y", "-group", "g"}, func(r learnerTestRecord) bool {
 			return r.Fit.Group == "g" && r.Fit.Selection.Split == "grouped" && !slices.Contains(r.Features, "g")
@@ -168,13 +168,53 @@ func TestPredictInterval(t *testing.T) {
 		want string
 	}{
 		{"level", []string{"-model", model, "-interval", "1.5"}, "-interval 1.5: want a level between 0 and 1"},
-		{"classifier", []string{"-model", cls, "-interval", "0.9"}, "is a classification model"},
 		{"too few rows", []string{"-model", model, "-interval", "0.999"}, "held-out residuals are too few for that level"},
 	} {
 		args := append([]string{"predict", "-data", "testdata/learner_train.csv", "-out", filepath.Join(dir, "x.csv")}, tc.args...)
 		if code, _, stderr := fitTestRun(args...); code == 0 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d, stderr %q; want an error with %q", tc.name, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestPredictSets checks a classifier's predict -interval: a column set
+// of the classes in each row's conformal prediction set, whose coverage
+// score -interval reports; the sets widen with the level.
+func TestPredictSets(t *testing.T) {
+	dir := t.TempDir()
+	cls := filepath.Join(dir, "cls.json")
+	if code, _, stderr := fitTestRun("fit", "-data", "testdata/learner_train.csv", "-target", "cls", "-ignore", "y", "-model", cls); code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	sizes := make([]int, 2)
+	for k, level := range []string{"0.5", "0.95"} {
+		out := filepath.Join(dir, "sets.csv")
+		if code, _, stderr := fitTestRun("predict", "-model", cls, "-data", "testdata/learner_train.csv", "-out", out, "-interval", level); code != 0 {
+			t.Fatalf("predict -interval %s exited with %d: %s", level, code, stderr)
+		}
+		recs := fitTestReadCSV(t, out)
+		head := recs[0]
+		if head[len(head)-1] != "set" {
+			t.Fatalf("header %q, want the column set last", head)
+		}
+		for _, r := range recs[1:] {
+			set := strings.Split(r[len(r)-1], "|")
+			for _, c := range set {
+				if c != "" && !slices.Contains(head, "p_"+c) {
+					t.Errorf("set %q holds %q, not a class of the model", r[len(r)-1], c)
+				}
+			}
+			if r[len(r)-1] != "" {
+				sizes[k] += len(set)
+			}
+		}
+		code, stdout, stderr := fitTestRun("score", "-model", cls, "-data", "testdata/learner_train.csv", "-interval", level)
+		if code != 0 || !strings.Contains(stdout, level+" prediction sets: coverage ") {
+			t.Errorf("score -interval %s: exit %d, %q %q", level, code, stdout, stderr)
+		}
+	}
+	if sizes[1] <= sizes[0] {
+		t.Errorf("the sets hold %d classes at 0.5 and %d at 0.95: want more at the higher level", sizes[0], sizes[1])
 	}
 }
 
@@ -217,6 +257,7 @@ func TestSeveralTargets(t *testing.T) {
 	if code, stdout, stderr := fitTestRun("score", "-model", model, "-data", "testdata/learner_train.csv", "-interval", "0.8"); code != 0 || !strings.Contains(stdout, "R² ") {
 		t.Errorf("score: exit %d, %q %q", code, stdout, stderr)
 	}
+	scoreAndExplainAgree(t, model, "testdata/learner_train.csv", "R²")
 	for _, tc := range []struct {
 		flags []string
 		want  string
@@ -231,4 +272,39 @@ func TestSeveralTargets(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q; want a usage error with %q", tc.flags, code, stderr, tc.want)
 		}
 	}
+}
+
+// scoreAndExplainAgree checks that explain runs on the model and reports
+// the score (named by the word before it) that score reports on the same
+// rows.
+func scoreAndExplainAgree(t *testing.T, model, data, name string) {
+	t.Helper()
+	code, scored, stderr := fitTestRun("score", "-model", model, "-data", data)
+	if code != 0 {
+		t.Fatalf("score exited with %d: %s", code, stderr)
+	}
+	code, explained, stderr := fitTestRun("explain", "-model", model, "-data", data, "-repeats", "2")
+	if code != 0 {
+		t.Fatalf("explain exited with %d: %s", code, stderr)
+	}
+	value := func(out string) string {
+		_, rest, _ := strings.Cut(out, name+" ")
+		v, _, _ := strings.Cut(rest, ",")
+		v, _, _ = strings.Cut(v, ";")
+		return v
+	}
+	if a, b := value(scored), value(explained); a == "" || a != b {
+		t.Errorf("score says %s %q, explain %q:\n%s\n%s", name, a, b, scored, explained)
+	}
+}
+
+// TestExplainAccuracyIsScores checks that explain's accuracy is score's
+// on a tiny classifier whose calibrated probabilities tie: one rule of
+// the predicted class, the most probable one, in both.
+func TestExplainAccuracyIsScores(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "tiny.json")
+	if code, _, stderr := fitTestRun("fit", "-data", "testdata/explain_tiny.csv", "-target", "c", "-model", model); code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	scoreAndExplainAgree(t, model, "testdata/explain_tiny.csv", "accuracy")
 }

@@ -1,0 +1,319 @@
+package tabular
+
+import (
+	"encoding/csv"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// readCSV reads a CSV file of the tests.
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// loadFrame reads a table of the tests.
+func loadFrame(t *testing.T, path string) *dataset.Frame {
+	t.Helper()
+	f, err := dataset.LoadFrame(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestLoadEarlierVersions loads model files that machines fit wrote
+// before this package, and checks that they predict what that program's
+// predict wrote, to the last digit: a regression with its 0.8 intervals
+// and a classifier with its probabilities.
+func TestLoadEarlierVersions(t *testing.T) {
+	for _, tc := range []struct {
+		model, data, want string
+		level             float64
+	}{
+		{"testdata/v5_regression.json", "testdata/reg_train.csv", "testdata/v5_regression.csv", 0.8},
+		{"testdata/v5_classifier.json", "testdata/cls_train.csv", "testdata/v5_classifier.csv", 0},
+	} {
+		t.Run(filepath.Base(tc.model), func(t *testing.T) {
+			md, err := Load(tc.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _, err := md.PredictInterval(loadFrame(t, tc.data), tc.level)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := readCSV(t, tc.want)[1:]
+			for i, rec := range want {
+				var got []string
+				if md.Task == Classification {
+					got = append(got, p.Labels[i])
+				}
+				for j := range p.Values.RawMatrix().Cols {
+					got = append(got, dataset.FormatFloat(p.Values.At(i, j)))
+					if p.Lower != nil {
+						got = append(got, dataset.FormatFloat(p.Lower.At(i, j)), dataset.FormatFloat(p.Upper.At(i, j)))
+					}
+				}
+				if !slices.Equal(got, rec) {
+					t.Fatalf("row %d: %q, want %q", i+1, got, rec)
+				}
+			}
+		})
+	}
+	// The first version: numeric features and no encoder.
+	md, err := Load("../cmd/machines/testdata/model_valid.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := dataset.ReadFrame(strings.NewReader("x\n0\n1\n"), "x.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := md.Predict(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its machine computes 0.5*x + 2*exp(-x^2/2).
+	for i, x := range []float64{0, 1} {
+		if want := 0.5*x + 2*math.Exp(-x*x/2); math.Abs(p.Values.At(i, 0)-want) > 1e-12 {
+			t.Errorf("x = %v: %v, want %v", x, p.Values.At(i, 0), want)
+		}
+	}
+}
+
+// classTable returns a table of n rows of two inputs and three classes
+// that overlap: the class is the sector of (x, y) with noise.
+func classTable(t *testing.T, n int, seed uint64) *dataset.Frame {
+	rnd := rand.New(rand.NewPCG(seed, 1))
+	var b strings.Builder
+	b.WriteString("x,y,c\n")
+	for range n {
+		x, y := rnd.NormFloat64(), rnd.NormFloat64()
+		c := int(math.Floor((math.Atan2(y, x)+math.Pi)/(2*math.Pi/3)+0.6*rnd.NormFloat64())) % 3
+		if c < 0 {
+			c += 3
+		}
+		b.WriteString(strconv.FormatFloat(x, 'g', 6, 64) + "," + strconv.FormatFloat(y, 'g', 6, 64) + "," + "abc"[c:c+1] + "\n")
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "classes.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestPredictionSetsCover checks the conformal rule of a classifier's
+// prediction sets on new rows of the same law: at each level, the true
+// class falls in its set at least that often, within three standard
+// errors, and a higher level's sets hold the lower's.
+func TestPredictionSetsCover(t *testing.T) {
+	md, _, err := Fit(classTable(t, 200, 1), []string{"c"}, Options{Family: kernel.Shallow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := classTable(t, 1000, 2)
+	truth, err := fresh.Target("c", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last [][]string
+	for _, level := range []float64{0.5, 0.8, 0.95} {
+		p, _, err := md.PredictInterval(fresh, level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := 0
+		for i, l := range truth.Labels {
+			if slices.Contains(p.Sets[i], truth.Classes[l]) {
+				in++
+			}
+			if last != nil && !subset(last[i], p.Sets[i]) {
+				t.Fatalf("level %v, row %d: set %q lacks some of the lower level's %q", level, i, p.Sets[i], last[i])
+			}
+		}
+		cov, se := float64(in)/1000, math.Sqrt(level*(1-level)/1000)
+		if cov < level-3*se {
+			t.Errorf("level %v: coverage %v, want at least %v", level, cov, level-3*se)
+		}
+		e, err := md.Score(fresh, level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *e.Coverage != cov {
+			t.Errorf("level %v: Score's coverage %v, the sets' %v", level, *e.Coverage, cov)
+		}
+		last = p.Sets
+	}
+}
+
+// subset reports whether every element of a is in b.
+func subset(a, b []string) bool {
+	for _, v := range a {
+		if !slices.Contains(b, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSaveLoad saves a model fitted in Go and loads it: the same
+// predictions, probabilities and scores.
+func TestSaveLoad(t *testing.T) {
+	f := loadFrame(t, "testdata/cls_train.csv")
+	md, rep, err := Fit(f, []string{"color"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := md.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, err := md.Probabilities(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := back.Probabilities(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(p1, p2) {
+		t.Error("the loaded model's probabilities differ")
+	}
+	e, err := back.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *e.Accuracy != *rep.Training.Accuracy {
+		t.Errorf("accuracy %v after loading, %v in the report", *e.Accuracy, *rep.Training.Accuracy)
+	}
+}
+
+// TestImportanceSeveralTargets measures the importance of a regression
+// of two targets: its baseline is Score's R², the mean of the targets'.
+func TestImportanceSeveralTargets(t *testing.T) {
+	f, err := dataset.ReadFrame(strings.NewReader(twoTargets()), "two.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _, err := Fit(f, []string{"u", "v"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := md.Importance(f, ImportanceOptions{Repeats: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(ex.Baseline-*e.R2) > 1e-12 || ex.Columns[0].Column != "a" || ex.Columns[1].Column != "b" {
+		t.Errorf("baseline %v (Score's R² %v), columns %+v: want the same R², then a before b", ex.Baseline, *e.R2, ex.Columns)
+	}
+}
+
+// twoTargets returns a table whose targets u and v depend on a, and on b
+// far less.
+func twoTargets() string {
+	var b strings.Builder
+	b.WriteString("a,b,u,v\n")
+	for i := range 40 {
+		a, c := float64(i)/10, float64((i*7)%40)/40
+		b.WriteString(strconv.FormatFloat(a, 'g', -1, 64) + "," + strconv.FormatFloat(c, 'g', -1, 64) + "," +
+			strconv.FormatFloat(math.Sin(a)+0.1*c, 'g', -1, 64) + "," + strconv.FormatFloat(a*a-0.1*c, 'g', -1, 64) + "\n")
+	}
+	return b.String()
+}
+
+// TestOptionsCheck checks each refusal of Options.Check.
+func TestOptionsCheck(t *testing.T) {
+	y := []string{"y"}
+	for _, tc := range []struct {
+		name    string
+		o       Options
+		targets []string
+		want    string
+	}{
+		{"task", Options{Task: "ranking"}, y, `-task "ranking"`},
+		{"no target", Options{}, nil, "no target column"},
+		{"classify several", Options{Task: Classification}, []string{"a", "b"}, "several targets make a regression"},
+		{"id is the target", Options{ID: "y"}, y, "-id y: the id column cannot also be the target"},
+		{"anchors", Options{Anchors: -1}, y, "-anchors -1"},
+		{"folds", Options{Folds: 1}, y, "-folds 1: want at least 2"},
+		{"iters", Options{MaxIter: -1}, y, "-iters -1"},
+		{"starts", Options{Starts: MaxStarts + 1}, y, "-starts 1001"},
+		{"dims", Options{Dims: []int{3}}, y, "want at least two blocks"},
+		{"dims entry", Options{Dims: []int{3, 0, 1}}, y, "entry 2 is 0"},
+		{"cost", Options{Costs: []float64{-1}}, y, "-cost -1"},
+		{"bandwidth", Options{Bandwidths: []float64{0}}, y, "-bandwidth 0"},
+		{"shallow and dims", Options{Family: kernel.Shallow, Dims: []int{3, 1}}, y, "-family shallow"},
+		{"weight and deep", Options{Weight: "w", Family: kernel.Deep}, y, "-weight and -balance need the shallow machine"},
+		{"group and time", Options{Group: "g", Time: "t"}, y, "-group and -time"},
+		{"budget", Options{Budget: -1}, y, "-budget"},
+		{"weight is the target", Options{Weight: "y"}, y, `column "y" is the target`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.o.Check(tc.targets)
+			if _, ok := err.(*OptionError); !ok || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want an *OptionError with %q", err, tc.want)
+			}
+		})
+	}
+	if err := (&Options{}).Check(y); err != nil {
+		t.Errorf("the zero options: %v", err)
+	}
+}
+
+// FuzzDecode feeds the model file decoder arbitrary bytes: it must
+// refuse them or return a model that predicts a row of missing cells and
+// saves. The seed corpus is the model files of testdata, of the first
+// version and of the last before this package.
+func FuzzDecode(f *testing.F) {
+	for _, path := range []string{"testdata/v5_regression.json", "testdata/v5_classifier.json", "../cmd/machines/testdata/model_valid.json"} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		md, err := Decode(data)
+		if err != nil {
+			return
+		}
+		if md.Encoder != nil {
+			table := strings.Join(md.Features, ",") + "\n" + strings.Repeat(",", len(md.Features)-1) + "\n"
+			if fr, err := dataset.ReadFrame(strings.NewReader(table), "row.csv"); err == nil {
+				md.Predict(fr)
+			}
+		}
+		if err := md.Save(filepath.Join(dir, "m.json")); err != nil {
+			t.Fatalf("a decoded model does not save: %v", err)
+		}
+	})
+}
