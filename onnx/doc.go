@@ -2,15 +2,16 @@
 // that ONNX Runtime and the field's other runtimes read, so that a model
 // fitted here can run where this library does not.
 //
-// Kernel builds the graph of a fitted finite-depth kernel machine with its
-// preprocessing, Model that of a model of package model, whatever its
+// Tabular builds the graph of a model of package tabular (the fitted
+// finite-depth kernel machine of machines fit) with its preprocessing,
+// Model that of a model of package model, whatever its
 // layers' families, Finite that of a finite machine, and Write saves a
 // model atomically. The tests run
 // every kind in ONNX Runtime and compare its outputs with the library's.
 //
 // # Kernel machines
 //
-// The graph of Kernel takes
+// The graph of Tabular takes
 // the raw feature columns, one input per column named after it, each of
 // shape [N, 1] with a dynamic batch dimension N:
 //
@@ -67,7 +68,7 @@
 //   - finite.Layer, dense, convolutional (1-D and 2-D) and recurrent,
 //     unrolled as Finite does, with its inputs y0 and z0 of any number
 //     of channels up to the machine's;
-//   - kernel.Layer, as Kernel exports a fitted machine: its anchors'
+//   - kernel.Layer, as Tabular exports a fitted machine: its anchors'
 //     states are computed at export and stored as constants;
 //   - infinite.Layer solved by RK4 on a fixed grid (Tol 0), unrolled
 //     step by step: the anchors' trajectory does not depend on the input,

@@ -13,7 +13,7 @@ import (
 
 // kernelLayer adds the kernel.Layer l, whose parameters ps holds under
 // scope, applied to the batch x[0]: its machine, anchored at its learned
-// points, as Kernel adds a fitted one.
+// points, as Tabular adds a fitted one.
 func kernelLayer[T ad.Float](b *builder, l kernel.Layer[T], ps *ad.Params[T], scope string, x []string) ([]string, error) {
 	m, err := l.Machine(ps, scope)
 	if err != nil {

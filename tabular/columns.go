@@ -243,7 +243,7 @@ func readTargets(f *dataset.Frame, names []string) (*dataset.Target, error) {
 }
 
 // targets returns the model's target columns: Targets, or Target alone.
-func (md *Model) targets() []string {
+func (md *Model) TargetNames() []string {
 	if md.Targets != nil {
 		return md.Targets
 	}

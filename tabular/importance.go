@@ -168,7 +168,7 @@ func rowScores(md *Model, t *dataset.Target) (func(pred *mat.Dense) []float64, e
 			return s
 		}, nil
 	}
-	k := len(md.targets())
+	k := len(md.TargetNames())
 	n := len(t.Rows)
 	sst := make([]float64, k)
 	for j := range k {
@@ -181,7 +181,7 @@ func rowScores(md *Model, t *dataset.Target) (func(pred *mat.Dense) []float64, e
 			sst[j] += (y - mean) * (y - mean)
 		}
 		if !(sst[j] > 0) || math.IsInf(sst[j], 0) {
-			return nil, fmt.Errorf("R² is undefined: the target does not vary over the %d rows, or its spread overflows (column %q)", n, md.targets()[j])
+			return nil, fmt.Errorf("R² is undefined: the target does not vary over the %d rows, or its spread overflows (column %q)", n, md.TargetNames()[j])
 		}
 	}
 	return func(pred *mat.Dense) []float64 {

@@ -93,8 +93,8 @@ func (md *Model) checkTargets() error {
 	if md.Classes != nil {
 		return errors.New("a regression model lists classes")
 	}
-	if m.Outputs() != len(md.targets()) {
-		return fmt.Errorf("the machine has %d outputs for the %d targets %q", m.Outputs(), len(md.targets()), md.targets())
+	if m.Outputs() != len(md.TargetNames()) {
+		return fmt.Errorf("the machine has %d outputs for the %d targets %q", m.Outputs(), len(md.TargetNames()), md.TargetNames())
 	}
 	if md.Targets != nil && (len(md.Targets) < 2 || md.Targets[0] != md.Target) {
 		return fmt.Errorf("targets %q: want several, the first the target %q", md.Targets, md.Target)
@@ -324,7 +324,7 @@ func (md *Model) check() error {
 		switch {
 		case f == "":
 			return fmt.Errorf("feature %d has an empty name", i)
-		case slices.Contains(md.targets(), f):
+		case slices.Contains(md.TargetNames(), f):
 			return fmt.Errorf("the target %q is also a feature", f)
 		case slices.Contains(md.Features[:i], f):
 			return fmt.Errorf("feature %q is listed twice", f)
@@ -356,7 +356,7 @@ func (md *Model) check() error {
 	if err := md.checkIntervals(); err != nil {
 		return err
 	}
-	if md.ID != "" && (slices.Contains(md.targets(), md.ID) || slices.Contains(md.Features, md.ID)) {
+	if md.ID != "" && (slices.Contains(md.TargetNames(), md.ID) || slices.Contains(md.Features, md.ID)) {
 		return fmt.Errorf("the id column %q is also the target or a feature", md.ID)
 	}
 	if md.Task == Regression {

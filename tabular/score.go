@@ -48,7 +48,7 @@ func (md *Model) labelled(f *dataset.Frame) (*dataset.Target, *mat.Dense, []data
 	if md.Task == Classification {
 		t, err = f.Target(md.Target, true)
 	} else {
-		t, err = readTargets(f, md.targets())
+		t, err = readTargets(f, md.TargetNames())
 	}
 	if err != nil {
 		return nil, nil, nil, err
@@ -189,7 +189,7 @@ func (e *Evaluation) intervals(md *Model, x *mat.Dense, t *dataset.Target, level
 		}
 		n = float64(len(t.Labels))
 	} else {
-		k := len(md.targets())
+		k := len(md.TargetNames())
 		for c, y := range t.Values {
 			lo, hi := p.Lower.At(c/k, c%k), p.Upper.At(c/k, c%k)
 			if lo <= y && y <= hi {

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -57,7 +55,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := md.Save(*fl.modelPath); err != nil {
 		return err
 	}
-	report(md, rep, *fl.modelPath, stdout)
+	for _, line := range rep.Summary(md) {
+		fmt.Fprintf(stdout, "fit: %s\n", line)
+	}
+	fmt.Fprintf(stdout, "fit: training %s; %d parameters, %.3g s; wrote %s\n", rep.Training, md.Machine.NumParams(), rep.Result.Seconds, *fl.modelPath)
 	return nil
 }
 
@@ -146,78 +147,6 @@ func (fl *fitFlags) options(stderr io.Writer) ([]string, tabular.Options, error)
 	return names, opts, checkOutput("model", *fl.modelPath, "model.json")
 }
 
-// report prints what was fitted.
-func report(md *tabular.Model, rep *tabular.Report, path string, stdout io.Writer) {
-	res, m := rep.Result, md.Machine
-	fmt.Fprintf(stdout, "fit: %d rows, %d columns encoded as %d inputs", rep.Rows, len(md.Features), len(md.Encoder.Names()))
-	if md.Task == tabular.Classification {
-		fmt.Fprintf(stdout, ", %d classes", len(md.Classes))
-	}
-	fmt.Fprintln(stdout)
-	fmt.Fprintf(stdout, "fit: %s\n", describeSettings(res))
-	if l := rep.CycleLosses; l != nil {
-		if c := tabular.DescribeCycles(md.Encoder); c != "" {
-			fmt.Fprintf(stdout, "fit: dates followed by their phases in the cycles (%s): the shallow machine's held-out loss %.4g so, %.4g without\n", c, l[0], l[1])
-		} else {
-			fmt.Fprintf(stdout, "fit: dates as their days alone: the shallow machine's held-out loss %.4g so, %.4g with their cycles\n", l[1], l[0])
-		}
-	}
-	if res.InputScale == kernel.QuantileInputs.String() {
-		fmt.Fprintf(stdout, "fit: numeric inputs mapped through their training quantiles%s\n", describeInputLosses(res.InputLosses))
-	}
-	if res.Relevance != nil {
-		fmt.Fprintf(stdout, "fit: inputs weighed by their relevance (%s): the shallow machine's held-out loss %.4g so, %.4g unweighed\n",
-			describeWeights(md.Encoder.Names(), res.Relevance), res.RelevanceLosses[1], res.RelevanceLosses[0])
-	}
-	if c := describeCalibration(res.Calibration); c != "" {
-		fmt.Fprintf(stdout, "fit: %s\n", c)
-	}
-	if m.Range != nil {
-		fmt.Fprintf(stdout, "fit: predictions bounded to %s, the training targets' range widened by a tenth on each side (-extrapolate lifts the bounds)\n", describeRange(md.Targets, m.Range))
-	}
-	coarse := ""
-	if res.CoarseRows > 0 {
-		coarse = fmt.Sprintf(", from the minimum on %d of the rows", res.CoarseRows)
-	}
-	if res.Converged {
-		fmt.Fprintf(stdout, "fit: converged after %d iterations%s (%s)\n", res.Iterations, coarse, res.Status)
-	} else {
-		fmt.Fprintf(stdout, "fit: stopped at the limit of %d iterations%s (%s); -iters raises it\n", res.Iterations, coarse, res.Status)
-	}
-	fmt.Fprintf(stdout, "fit: training %s; %d parameters, %.3g s; wrote %s\n", rep.Training, m.NumParams(), res.Seconds, path)
-}
-
-// describeSettings says which cost and bandwidth the fit used and how
-// they were chosen.
-func describeSettings(res kernel.Result) string {
-	chosen := fmt.Sprintf("cost %g, bandwidth %g, dims %v, %d anchors", res.Cost, res.Bandwidth, res.Dims, res.Anchors)
-	if res.LogTarget {
-		chosen += ", fitted to log(1 + target)"
-	}
-	sel := res.Selection
-	if sel == nil {
-		return chosen + " (fixed by the flags)"
-	}
-	c := sel.Candidates[sel.Best]
-	how := fmt.Sprintf("%d-fold cross-validation", sel.Folds)
-	switch {
-	case sel.Folds == sel.Rows:
-		how = "leave-one-out cross-validation"
-	case sel.Split == "grouped":
-		how = fmt.Sprintf("%d-fold cross-validation by groups", sel.Folds)
-	case sel.Split == "forward":
-		how = fmt.Sprintf("%d folds forward in time", sel.Folds)
-	case sel.Repeats > 1:
-		how = fmt.Sprintf("%d-fold cross-validation repeated %d times", sel.Folds, sel.Repeats)
-	}
-	if sel.Folds == sel.Rows {
-		return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g, %s %.4g",
-			chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, sel.Loss, c.Loss)
-	}
-	return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g ± %.2g, %s %.4g ± %.2g",
-		chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, c.ScoreStd, sel.Loss, c.Loss, c.LossStd)
-}
-
 // printWarnings prints each warning on its own line of stderr.
 func printWarnings(stderr io.Writer, cmd string, warnings []dataset.Warning) {
 	for _, w := range warnings {
@@ -267,60 +196,4 @@ func requireFlags(fs *flag.FlagSet, names ...string) error {
 		return usagef("missing required flag %s", missing[0])
 	}
 	return usagef("missing required flags %s", strings.Join(missing, ", "))
-}
-
-// describeRange lists the bounds of each target's predictions.
-func describeRange(names []string, r [][2]float64) string {
-	if len(r) == 1 {
-		return fmt.Sprintf("[%.4g, %.4g]", r[0][0], r[0][1])
-	}
-	parts := make([]string, len(r))
-	for k, b := range r {
-		parts[k] = fmt.Sprintf("%s [%.4g, %.4g]", names[k], b[0], b[1])
-	}
-	return strings.Join(parts, ", ")
-}
-
-// describeInputLosses says which held-out losses chose the inputs' scale,
-// if any.
-func describeInputLosses(losses []float64) string {
-	if losses == nil {
-		return ""
-	}
-	return fmt.Sprintf(": the shallow machine's held-out loss %.4g there, %.4g on the inputs as they are", losses[1], losses[0])
-}
-
-// describeWeights lists the inputs with their weights, the largest first,
-// at most five and a count of the others.
-func describeWeights(names []string, w []float64) string {
-	order := make([]int, len(w))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(w[b], w[a]) })
-	var parts []string
-	for _, i := range order[:min(5, len(order))] {
-		parts = append(parts, fmt.Sprintf("%s %.2g", names[i], w[i]))
-	}
-	if len(order) > 5 {
-		parts = append(parts, fmt.Sprintf("%d more", len(order)-5))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// describeCalibration says how the chosen setting's held-out predictions
-// calibrated the machine, or nothing when there were none.
-func describeCalibration(c kernel.Calibration) string {
-	switch {
-	case c.LogitScale > 0:
-		return fmt.Sprintf("class scores multiplied by %.3g, the factor of lowest held-out log-loss (calibrated probabilities)", c.LogitScale)
-	case c.Shrinkage != nil:
-		f := make([]string, len(c.Shrinkage))
-		for j, v := range c.Shrinkage {
-			f[j] = fmt.Sprintf("%.3g", v)
-		}
-		s := fmt.Sprintf("predictions shrunk towards the mean by the factor %s fitted to the held-out predictions; ", strings.Join(f, ", "))
-		return s + fmt.Sprintf("%d held-out residuals kept for predict -interval", len(c.Residuals[0]))
-	}
-	return ""
 }

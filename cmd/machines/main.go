@@ -335,7 +335,12 @@
 // the target's units (so an interval of a log target is wider above than
 // below). It holds new rows' targets with probability about 0.9 when they
 // are drawn like the training rows; a model fitted with -cost and
-// -bandwidth both fixed has no residuals, and -interval says so.
+// -bandwidth both fixed has no residuals, and -interval says so. For a
+// classifier -interval 0.9 adds the column set: the classes of the row's
+// conformal prediction set, separated by |, those whose score 1 - p is at
+// most the ceil((n+1) 0.9)-th smallest of the n held-out rows' scores of
+// their true class, so that the set holds a new row's class with
+// probability about 0.9 (model files of version 6 and later).
 //
 //	machines score -model model.json -data test.csv|- [-json FILE] [-interval 0.9]
 //
@@ -343,7 +348,8 @@
 // target column, predicts every row and prints the coefficient of
 // determination R^2 and the mean squared error for a regression model
 // (with -interval, also the fraction of rows inside their interval and
-// the intervals' mean width), or the accuracy, the log-loss and the Brier
+// the intervals' mean width; for a classifier, inside their prediction
+// set and the sets' mean size), or the accuracy, the log-loss and the Brier
 // score (the mean squared distance between the probabilities and the true
 // class) for a classifier; -json also writes them to a JSON file. R^2 is
 // undefined when the target does not vary, as on a single row, and the

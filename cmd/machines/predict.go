@@ -4,8 +4,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/atomicfile"
@@ -97,7 +95,7 @@ func (p *predictor) write(fr *dataset.FrameReader, w io.Writer) error {
 			}
 			p.bad++
 		}
-		records := predictionRecords(p.md, pred)
+		records := p.md.PredictionRecords(pred)
 		for i, rec := range records {
 			if p.idCol >= 0 {
 				rec = append([]string{f.Cell(i, p.idCol)}, rec...)
@@ -137,7 +135,7 @@ func (p *predictor) start(f *dataset.Frame, cw *csv.Writer) error {
 			fmt.Fprintf(p.stderr, "machines predict: %s has no id column %q: the predictions carry none\n", f.Name(), p.md.ID)
 		}
 	}
-	header := predictionHeader(p.md, p.level != 0)
+	header := p.md.PredictionHeader(p.level != 0)
 	if p.idCol >= 0 {
 		header = append([]string{f.Columns()[p.idCol]}, header...)
 	}
@@ -152,77 +150,6 @@ func (p *predictor) report() {
 		fmt.Fprintf(p.stderr, "machines predict: warning: %d of %d predictions are not finite numbers (%s): their cells are left empty. "+
 			"Their inputs lie far outside the training data, or the model's outputs overflow: check those rows\n", p.bad, p.rows, tabular.FormatLines(p.lines, p.bad))
 	}
-}
-
-// predictionHeader returns the CSV header of the predictions of md: the
-// targets; with intervals, then lower and upper (lower_TARGET and
-// upper_TARGET for several targets); for classification the class and
-// the probability of each class, then with intervals the prediction set.
-func predictionHeader(md *tabular.Model, intervals bool) []string {
-	if md.Task == tabular.Classification {
-		header := []string{md.Target}
-		for _, c := range md.Classes {
-			header = append(header, "p_"+c)
-		}
-		if intervals {
-			header = append(header, "set")
-		}
-		return header
-	}
-	names := []string{md.Target}
-	if md.Targets != nil {
-		names = md.Targets
-	}
-	header := slices.Clone(names)
-	for _, name := range names {
-		switch {
-		case !intervals:
-		case len(names) == 1:
-			header = append(header, "lower", "upper")
-		default:
-			header = append(header, "lower_"+name, "upper_"+name)
-		}
-	}
-	return header
-}
-
-// predictionRecords returns the CSV rows, under predictionHeader, of the
-// predictions p: the targets' values for regression, then the bounds of
-// their intervals; for classification the predicted class and the
-// probability of each class, then the classes of the prediction set
-// separated by |. The cells of a row whose outputs are not all finite
-// numbers are left empty, as missing.
-func predictionRecords(md *tabular.Model, p *tabular.Prediction) [][]string {
-	rows, k := p.Values.Dims()
-	header := predictionHeader(md, p.Lower != nil || p.Sets != nil)
-	records := make([][]string, rows)
-	bad := p.NonFinite()
-	for i := range records {
-		rec := make([]string, 0, len(header))
-		switch {
-		case slices.Contains(bad, i):
-			rec = rec[:len(header)]
-		case md.Task == tabular.Regression:
-			for _, v := range p.Values.RawRowView(i) {
-				rec = append(rec, dataset.FormatFloat(v))
-			}
-			for j := range k {
-				if p.Lower != nil {
-					rec = append(rec, dataset.FormatFloat(p.Lower.At(i, j)), dataset.FormatFloat(p.Upper.At(i, j)))
-				}
-			}
-		default:
-			rec = append(rec, p.Labels[i])
-			for _, v := range p.Values.RawRowView(i) {
-				rec = append(rec, dataset.FormatFloat(v))
-			}
-			if p.Sets != nil {
-				rec = append(rec, strings.Join(p.Sets[i], "|"))
-			}
-		}
-		records[i] = rec
-	}
-	return records
 }
 
 // intervalLevel checks the -interval flag (given says it was set)

@@ -54,11 +54,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 // missing target, and prints the encoder's warnings about the others.
 func reportLabelled(stderr io.Writer, cmd string, md *tabular.Model, f *dataset.Frame, dropped int, warnings []dataset.Warning) {
 	if dropped > 0 {
-		names := md.Target
-		if md.Targets != nil {
-			names = strings.Join(md.Targets, ",")
-		}
-		fmt.Fprintf(stderr, "machines %s: %s: left out %d of %d rows with no value in column %q\n", cmd, f.Name(), dropped, f.Len(), names)
+		fmt.Fprintf(stderr, "machines %s: %s: left out %d of %d rows with no value in column %q\n", cmd, f.Name(), dropped, f.Len(), strings.Join(md.TargetNames(), ","))
 	}
 	printWarnings(stderr, cmd, warnings)
 }

@@ -1,0 +1,142 @@
+package tabular
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/parametric-machines/machines/kernel"
+)
+
+// Summary says what was fitted, one line each: the rows and inputs, the
+// settings and how they were chosen, the encoding, the calibration, the
+// bounds, and how the optimiser ended.
+func (rep *Report) Summary(md *Model) []string {
+	res, m := rep.Result, md.Machine
+	var lines []string
+	say := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+	head := fmt.Sprintf("%d rows, %d columns encoded as %d inputs", rep.Rows, len(md.Features), len(md.Encoder.Names()))
+	if md.Task == Classification {
+		head += fmt.Sprintf(", %d classes", len(md.Classes))
+	}
+	say("%s", head)
+	say("%s", describeSettings(res))
+	if l := rep.CycleLosses; l != nil {
+		if c := DescribeCycles(md.Encoder); c != "" {
+			say("dates followed by their phases in the cycles (%s): the shallow machine's held-out loss %.4g so, %.4g without", c, l[0], l[1])
+		} else {
+			say("dates as their days alone: the shallow machine's held-out loss %.4g so, %.4g with their cycles", l[1], l[0])
+		}
+	}
+	if res.InputScale == kernel.QuantileInputs.String() {
+		say("numeric inputs mapped through their training quantiles%s", describeInputLosses(res.InputLosses))
+	}
+	if res.Relevance != nil {
+		say("inputs weighed by their relevance (%s): the shallow machine's held-out loss %.4g so, %.4g unweighed",
+			describeWeights(md.Encoder.Names(), res.Relevance), res.RelevanceLosses[1], res.RelevanceLosses[0])
+	}
+	if c := describeCalibration(res.Calibration); c != "" {
+		say("%s", c)
+	}
+	if m.Range != nil {
+		say("predictions bounded to %s, the training targets' range widened by a tenth on each side (-extrapolate lifts the bounds)", describeRange(md.TargetNames(), m.Range))
+	}
+	coarse := ""
+	if res.CoarseRows > 0 {
+		coarse = fmt.Sprintf(", from the minimum on %d of the rows", res.CoarseRows)
+	}
+	if res.Converged {
+		say("converged after %d iterations%s (%s)", res.Iterations, coarse, res.Status)
+	} else {
+		say("stopped at the limit of %d iterations%s (%s); -iters raises it", res.Iterations, coarse, res.Status)
+	}
+	return lines
+}
+
+// describeSettings says which cost and bandwidth the fit used and how
+// they were chosen.
+func describeSettings(res kernel.Result) string {
+	chosen := fmt.Sprintf("cost %g, bandwidth %g, dims %v, %d anchors", res.Cost, res.Bandwidth, res.Dims, res.Anchors)
+	if res.LogTarget {
+		chosen += ", fitted to log(1 + target)"
+	}
+	sel := res.Selection
+	if sel == nil {
+		return chosen + " (fixed by the flags)"
+	}
+	c := sel.Candidates[sel.Best]
+	how := fmt.Sprintf("%d-fold cross-validation", sel.Folds)
+	switch {
+	case sel.Folds == sel.Rows:
+		how = "leave-one-out cross-validation"
+	case sel.Split == "grouped":
+		how = fmt.Sprintf("%d-fold cross-validation by groups", sel.Folds)
+	case sel.Split == "forward":
+		how = fmt.Sprintf("%d folds forward in time", sel.Folds)
+	case sel.Repeats > 1:
+		how = fmt.Sprintf("%d-fold cross-validation repeated %d times", sel.Folds, sel.Repeats)
+	}
+	if sel.Folds == sel.Rows {
+		return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g, %s %.4g",
+			chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, sel.Loss, c.Loss)
+	}
+	return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g ± %.2g, %s %.4g ± %.2g",
+		chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, c.ScoreStd, sel.Loss, c.Loss, c.LossStd)
+}
+
+// describeRange lists the bounds of each target's predictions.
+func describeRange(names []string, r [][2]float64) string {
+	if len(r) == 1 {
+		return fmt.Sprintf("[%.4g, %.4g]", r[0][0], r[0][1])
+	}
+	parts := make([]string, len(r))
+	for k, b := range r {
+		parts[k] = fmt.Sprintf("%s [%.4g, %.4g]", names[k], b[0], b[1])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// describeInputLosses says which held-out losses chose the inputs' scale,
+// if any.
+func describeInputLosses(losses []float64) string {
+	if losses == nil {
+		return ""
+	}
+	return fmt.Sprintf(": the shallow machine's held-out loss %.4g there, %.4g on the inputs as they are", losses[1], losses[0])
+}
+
+// describeWeights lists the inputs with their weights, the largest first,
+// at most five and a count of the others.
+func describeWeights(names []string, w []float64) string {
+	order := make([]int, len(w))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(w[b], w[a]) })
+	var parts []string
+	for _, i := range order[:min(5, len(order))] {
+		parts = append(parts, fmt.Sprintf("%s %.2g", names[i], w[i]))
+	}
+	if len(order) > 5 {
+		parts = append(parts, fmt.Sprintf("%d more", len(order)-5))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// describeCalibration says how the chosen setting's held-out predictions
+// calibrated the machine, or nothing when there were none.
+func describeCalibration(c kernel.Calibration) string {
+	switch {
+	case c.LogitScale > 0:
+		return fmt.Sprintf("class scores multiplied by %.3g, the factor of lowest held-out log-loss (calibrated probabilities)", c.LogitScale)
+	case c.Shrinkage != nil:
+		f := make([]string, len(c.Shrinkage))
+		for j, v := range c.Shrinkage {
+			f[j] = fmt.Sprintf("%.3g", v)
+		}
+		s := fmt.Sprintf("predictions shrunk towards the mean by the factor %s fitted to the held-out predictions; ", strings.Join(f, ", "))
+		return s + fmt.Sprintf("%d held-out residuals kept for predict -interval", len(c.Residuals[0]))
+	}
+	return ""
+}
