@@ -137,6 +137,22 @@ func (md *Model) Encode(f *dataset.Frame) (*mat.Dense, []dataset.Warning, error)
 	return md.inputs(f, nil)
 }
 
+// EncodeColumn encodes the cells of feature j into column j of the
+// machine's inputs x, as dataset.Encoder.EncodeColumn does; a model file
+// of version 1, without an encoder, takes numbers only, none of them NaN.
+func (md *Model) EncodeColumn(x *mat.Dense, j int, numbers []float64, texts []string) (*dataset.Warning, error) {
+	if md.Encoder != nil {
+		return md.Encoder.EncodeColumn(x, j, numbers, texts)
+	}
+	for i, v := range numbers {
+		if math.IsNaN(v) {
+			return nil, fmt.Errorf("input %q, row %d: null, but this model (a version 1 file) takes numbers only", md.Features[j], i+1)
+		}
+		x.Set(i, j, v)
+	}
+	return nil, nil
+}
+
 // PredictEncoded predicts the rows of the machine's inputs x, as Encode
 // returns them, with intervals or sets of the level if not 0 (see
 // PredictInterval). p, if not nil, is the machine's predictor to use, one

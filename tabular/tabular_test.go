@@ -101,6 +101,27 @@ func TestLoadEarlierVersions(t *testing.T) {
 	}
 }
 
+// TestLoadErrors checks each refusal of a model file, by the model files
+// of machines predict's tests.
+func TestLoadErrors(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"model_truncated.json", "invalid JSON at byte 122: unexpected end of JSON input"},
+		{"model_v5.json", "machines-model version 5 is newer than this program reads (versions 1 to 4): upgrade the program"},
+		{"model_not_model.json", "not a machines model file"},
+		{"fit_reg_train.csv", "invalid JSON at byte 1: invalid character"},
+		{"model_bad_kind.json", `unknown model kind "neural-net"; this machines knows "kernel-machine"`},
+		{"model_bad_task.json", `unknown task "ranking", want "regression" or "classification"`},
+		{"model_bad_class_scaler.json", "a classification machine has an output scaler of scales other than 1"},
+		{"model_bad_class_range.json", "a classification machine has a range: it bounds a regression's predictions"},
+		{"model_bad_machine.json", "kernel: decoding machine: c is 1x2, want 1x1"},
+	} {
+		path := "../cmd/machines/testdata/" + tc.file
+		if _, err := Load(path); err == nil || !strings.HasPrefix(err.Error(), path+": "+tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.file, err, tc.want)
+		}
+	}
+}
+
 // classTable returns a table of n rows of two inputs and three classes
 // that overlap: the class is the sector of (x, y) with noise.
 func classTable(t *testing.T, n int, seed uint64) *dataset.Frame {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"sync"
 
 	"github.com/parametric-machines/machines/internal/serve"
@@ -81,39 +80,20 @@ func loadKernelModel(path string, interval float64) (serve.Model, error) {
 
 func (km *kernelModel) Metadata() serve.Metadata { return km.meta }
 
-// Prepare encodes the feature columns as predict does; a model file of
-// version 1, without an encoder, takes numbers only.
+// Prepare encodes the feature columns as predict does.
 func (km *kernelModel) Prepare(rows *serve.Rows, in []serve.Tensor) error {
 	md := km.md
 	n := in[0].Shape[0]
 	rows.Reset(n, md.Machine.Inputs())
 	x := mat.NewDense(n, md.Machine.Inputs(), rows.Data)
 	for j, t := range in {
-		if md.Encoder == nil {
-			if err := copyNumbers(x, j, t); err != nil {
-				return err
-			}
-			continue
-		}
-		w, err := md.Encoder.EncodeColumn(x, j, t.Numbers, t.Texts)
+		w, err := md.EncodeColumn(x, j, t.Numbers, t.Texts)
 		if err != nil {
 			return err
 		}
 		if w != nil {
 			rows.Warnings = append(rows.Warnings, w.String())
 		}
-	}
-	return nil
-}
-
-// copyNumbers copies the numbers of t into column j of x, for a model
-// file of version 1.
-func copyNumbers(x *mat.Dense, j int, t serve.Tensor) error {
-	for i, v := range t.Numbers {
-		if v != v {
-			return fmt.Errorf("input %q, row %d: null, but this model (a version 1 file) takes numbers only", t.Name, i+1)
-		}
-		x.Set(i, j, v)
 	}
 	return nil
 }
