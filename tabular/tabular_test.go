@@ -42,14 +42,21 @@ func loadFrame(t *testing.T, path string) *dataset.Frame {
 }
 
 // TestLoadEarlierVersions loads model files that machines fit wrote
-// before this package, and checks that they predict what that program's
-// predict wrote, to the last digit: a regression with its 0.8 intervals
-// and a classifier with its probabilities.
+// before this package, of versions 2 to 5, each by the program of its
+// version, and checks that they predict what that program's predict
+// wrote, to the last digit: a regression with its 0.8 intervals (from
+// version 3) and a classifier with its probabilities.
 func TestLoadEarlierVersions(t *testing.T) {
 	for _, tc := range []struct {
 		model, data, want string
 		level             float64
 	}{
+		{"testdata/v2_regression.json", "testdata/new_houses.csv", "testdata/v2_regression.csv", 0},
+		{"testdata/v2_classifier.json", "testdata/cls_train.csv", "testdata/v2_classifier.csv", 0},
+		{"testdata/v3_regression.json", "testdata/new_houses.csv", "testdata/v3_regression.csv", 0.8},
+		{"testdata/v3_classifier.json", "testdata/cls_train.csv", "testdata/v3_classifier.csv", 0},
+		{"testdata/v4_regression.json", "testdata/new_houses.csv", "testdata/v4_regression.csv", 0.8},
+		{"testdata/v4_classifier.json", "testdata/cls_train.csv", "testdata/v4_classifier.csv", 0},
 		{"testdata/v5_regression.json", "testdata/reg_train.csv", "testdata/v5_regression.csv", 0.8},
 		{"testdata/v5_classifier.json", "testdata/cls_train.csv", "testdata/v5_classifier.csv", 0},
 	} {
@@ -311,10 +318,10 @@ func TestOptionsCheck(t *testing.T) {
 
 // FuzzDecode feeds the model file decoder arbitrary bytes: it must
 // refuse them or return a model that predicts a row of missing cells and
-// saves. The seed corpus is the model files of testdata, of the first
-// version and of the last before this package.
+// saves. The seed corpus is model files of testdata, of every version.
 func FuzzDecode(f *testing.F) {
-	for _, path := range []string{"testdata/v5_regression.json", "testdata/v5_classifier.json", "../cmd/machines/testdata/model_valid.json"} {
+	for _, path := range []string{"testdata/v2_classifier.json", "testdata/v4_regression.json", "testdata/v5_regression.json",
+		"testdata/v5_classifier.json", "../cmd/machines/testdata/model_valid.json"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)
