@@ -1,7 +1,6 @@
 package tabular
 
 import (
-	"encoding/csv"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,24 +11,10 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 )
-
-// readCSV reads a CSV file of the tests.
-func readCSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
 
 // loadFrame reads a table of the tests.
 func loadFrame(t *testing.T, path string) *dataset.Frame {
@@ -69,7 +54,7 @@ func TestLoadEarlierVersions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := readCSV(t, tc.want)[1:]
+			want := testutil.ReadCSV(t, tc.want)[1:]
 			for i, rec := range want {
 				var got []string
 				if md.Task == Classification {
@@ -344,4 +329,35 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("a decoded model does not save: %v", err)
 		}
 	})
+}
+
+// TestClassifierIntervals checks the rules of a classifier's intervals:
+// one list of scores, each at most 1, and only from version 6.
+func TestClassifierIntervals(t *testing.T) {
+	md, _, err := Fit(loadFrame(t, "testdata/cls_train.csv"), []string{"color"}, Options{Family: kernel.Shallow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md.Intervals == nil || len(md.Intervals.Residuals) != 1 {
+		t.Fatalf("intervals %+v, want one list of scores", md.Intervals)
+	}
+	if err := md.check(); err != nil {
+		t.Fatal(err)
+	}
+	scores := md.Intervals.Residuals[0]
+	for _, tc := range []struct {
+		name   string
+		change func()
+		want   string
+	}{
+		{"before version 6", func() { md.Version = 5 }, "a classification model has intervals"},
+		{"a score above 1", func() { md.Intervals.Residuals[0] = append(slices.Clone(scores), 1.5) }, "interval residual"},
+		{"two lists", func() { md.Intervals.Residuals = [][]float64{scores, scores} }, "residuals of 2 targets, the model has 1"},
+	} {
+		md.Version, md.Intervals.Residuals = Version, [][]float64{scores}
+		tc.change()
+		if err := md.check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/stat"
@@ -32,16 +33,7 @@ func fitTestRun(args ...string) (code int, stdout, stderr string) {
 // fitTestReadCSV reads a whole CSV file, header included.
 func fitTestReadCSV(t *testing.T, path string) [][]string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
+	return testutil.ReadCSV(t, path)
 }
 
 func fitTestFloat(t *testing.T, s string) float64 {
