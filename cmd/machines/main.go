@@ -612,7 +612,9 @@
 // prediction interval of level -interval that predict -interval gives,
 // when the model holds enough held-out residuals for that level (fit
 // keeps them unless -cost and -bandwidth are both given); and "scores",
-// "probabilities" ([N, K]) and "label" ([N]) for classification. The
+// "probabilities" ([N, K]) and "label" ([N]) for classification, with
+// "set" ([N]), the prediction set of level -interval that predict
+// -interval gives, when the model holds enough held-out scores. The
 // rows are encoded as predict encodes them, and the numbers are
 // predict's to the last digit; a level not seen in training gives
 // predict's warning in the response's "parameters": {"warnings": "..."}.

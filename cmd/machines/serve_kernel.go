@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/parametric-machines/machines/internal/serve"
@@ -37,16 +38,18 @@ type kernelModel struct {
 // others, the cell's text. Its outputs are "prediction" for regression,
 // with "lower" and "upper", the ends of the prediction interval of the
 // given level, when the model holds enough held-out residuals for it;
-// and "scores", "probabilities" and "label" for classification.
+// and "scores", "probabilities" and "label" for classification, with
+// "set", the prediction set of the level, when it holds enough held-out
+// scores for it.
 func loadKernelModel(path string, interval float64) (serve.Model, error) {
 	md, err := tabular.Load(path)
 	if err != nil {
 		return nil, err
 	}
 	km := &kernelModel{md: md}
-	if md.Task == tabular.Regression && md.CheckLevel(interval) == nil {
+	if md.CheckLevel(interval) == nil {
 		// Without enough residuals for the level the model is served
-		// without its interval, as without residuals at all.
+		// without its intervals or sets, as without residuals at all.
 		km.level = interval
 	}
 	km.predictors.New = func() any { return md.Machine.NewPredictor() }
@@ -72,6 +75,9 @@ func loadKernelModel(path string, interval float64) (serve.Model, error) {
 			{Name: onnx.OutputScores, Datatype: serve.FP64, Shape: []int{-1, k}},
 			{Name: onnx.OutputProbabilities, Datatype: serve.FP64, Shape: []int{-1, k}},
 			{Name: onnx.OutputLabel, Datatype: serve.BYTES, Shape: []int{-1}},
+		}
+		if km.level != 0 {
+			meta.Outputs = append(meta.Outputs, serve.TensorSpec{Name: outputSet, Datatype: serve.BYTES, Shape: []int{-1}})
 		}
 	}
 	km.meta = meta
@@ -115,8 +121,20 @@ func (km *kernelModel) Infer(rows *serve.Rows) ([]serve.Tensor, error) {
 	}
 	n := len(pred.Labels)
 	labels := serve.Tensor{Name: onnx.OutputLabel, Datatype: serve.BYTES, Shape: []int{n}, Texts: pred.Labels}
-	return []serve.Tensor{fp64Tensor(onnx.OutputScores, pred.Scores), fp64Tensor(onnx.OutputProbabilities, pred.Values), labels}, nil
+	out := []serve.Tensor{fp64Tensor(onnx.OutputScores, pred.Scores), fp64Tensor(onnx.OutputProbabilities, pred.Values), labels}
+	if pred.Sets != nil {
+		sets := serve.Tensor{Name: outputSet, Datatype: serve.BYTES, Shape: []int{n}, Texts: make([]string, n)}
+		for i, set := range pred.Sets {
+			sets.Texts[i] = strings.Join(set, "|")
+		}
+		out = append(out, sets)
+	}
+	return out, nil
 }
+
+// outputSet names a classifier's output of prediction sets, as predict
+// -interval writes them: the classes separated by |.
+const outputSet = "set"
 
 // fp64Tensor returns the output of the given name holding m.
 func fp64Tensor(name string, m *mat.Dense) serve.Tensor {

@@ -41,6 +41,7 @@ func TestServeMatchesPredict(t *testing.T) {
 		// of the intervals.
 		{"interval", "testdata/fit_messy_train.csv", "y", "testdata/fit_messy_new.csv", []string{"-id", "name", "-ignore", "note"}, []string{"-interval", "0.8"}, unseen},
 		{"classification", "testdata/fit_cls_train.csv", "color", "testdata/fit_cls_new.csv", fixed, nil, ""},
+		{"prediction sets", "testdata/fit_cls_train.csv", "color", "testdata/fit_cls_new.csv", nil, []string{"-interval", "0.8"}, ""},
 		// Dates, with the phases of their cycles and with the month first.
 		{"dates", "testdata/fit_seasons.csv", "season", "testdata/fit_seasons_new.csv", append([]string{"-ignore", "other"}, fixed...), nil, ""},
 		{"dates month first", "testdata/fit_us_dates.csv", "units", "testdata/fit_us_dates_new.csv", fixed, nil, ""},
@@ -80,7 +81,7 @@ func TestServeMatchesPredict(t *testing.T) {
 			for _, o := range all.Outputs {
 				outputs = append(outputs, o.Name)
 			}
-			if intervals := slices.Contains(outputs, "lower"); intervals != (tc.predictArgs != nil) {
+			if intervals := slices.Contains(outputs, "lower") || slices.Contains(outputs, "set"); intervals != (tc.predictArgs != nil) {
 				t.Errorf("outputs %v for a model whose predict has %v", outputs, want[0])
 			}
 			for i := range f.Len() {
@@ -160,6 +161,10 @@ func checkPredictRow(t *testing.T, r serveResponse, i int, header, record []stri
 	if out["lower"] != nil {
 		predicted -= 2
 	}
+	label := len(header) - 1 - k
+	if out["set"] != nil {
+		label--
+	}
 	for j, name := range header {
 		var got string
 		switch {
@@ -170,8 +175,10 @@ func checkPredictRow(t *testing.T, r serveResponse, i int, header, record []stri
 		case out["label"] != nil && strings.HasPrefix(name, "p_"):
 			got = string(out["probabilities"][i*k+class])
 			class++
-		case out["label"] != nil && j == len(header)-1-k:
+		case out["label"] != nil && j == label:
 			got = strings.Trim(string(out["label"][i]), `"`)
+		case name == "set":
+			got = strings.Trim(string(out["set"][i]), `"`)
 		default:
 			continue
 		}
