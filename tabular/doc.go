@@ -10,21 +10,14 @@
 // Options configures the fit; its zero value is machines fit without
 // flags.
 //
-// Fitting a CSV file and predicting new rows:
+// Fitting a CSV file and predicting new rows (FitFile and PredictFile
+// read the files; Fit and Predict take a dataset.Frame):
 //
-//	train, err := dataset.LoadFrame("houses.csv")
+//	model, _, err := tabular.FitFile("houses.csv", []string{"price"}, tabular.Options{})
 //	if err != nil {
 //		log.Fatal(err)
 //	}
-//	model, _, err := tabular.Fit(train, []string{"price"}, tabular.Options{})
-//	if err != nil {
-//		log.Fatal(err)
-//	}
-//	rows, err := dataset.LoadFrame("new_houses.csv")
-//	if err != nil {
-//		log.Fatal(err)
-//	}
-//	pred, _, err := model.Predict(rows)
+//	pred, _, err := model.PredictFile("new_houses.csv")
 //	if err != nil {
 //		log.Fatal(err)
 //	}

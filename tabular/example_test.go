@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
 )
@@ -12,19 +11,11 @@ import (
 // Fitting a CSV file and predicting new rows, as the package
 // documentation shows it.
 func Example() {
-	train, err := dataset.LoadFrame("testdata/houses.csv")
+	model, _, err := tabular.FitFile("testdata/houses.csv", []string{"price"}, tabular.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	model, _, err := tabular.Fit(train, []string{"price"}, tabular.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	rows, err := dataset.LoadFrame("testdata/new_houses.csv")
-	if err != nil {
-		log.Fatal(err)
-	}
-	pred, _, err := model.Predict(rows)
+	pred, _, err := model.PredictFile("testdata/new_houses.csv")
 	if err != nil {
 		log.Fatal(err)
 	}

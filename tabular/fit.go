@@ -246,7 +246,7 @@ func (run *fitRun) chooseCycles(s kernel.Settings) error {
 		}
 	}
 	run.opts.log("the shallow machine's lowest held-out loss is %.4g with the dates' cycles (%s), %.4g without",
-		losses[0], DescribeCycles(run.enc), losses[1])
+		losses[0], describeCycles(run.enc), losses[1])
 	run.rep.CycleLosses = losses
 	if !kernel.LowerLoss(losses[0], losses[1]) {
 		run.enc, run.x = plain, x
@@ -254,8 +254,8 @@ func (run *fitRun) chooseCycles(s kernel.Settings) error {
 	return nil
 }
 
-// DescribeCycles lists the date columns of enc with their cycles.
-func DescribeCycles(enc *dataset.Encoder) string {
+// describeCycles lists the date columns of enc with their cycles.
+func describeCycles(enc *dataset.Encoder) string {
 	var parts []string
 	for _, r := range enc.Rules() {
 		if r.Cycles == nil {
@@ -308,7 +308,7 @@ func (run *fitRun) fit(s kernel.Settings) (*kernel.Machine, kernel.Result, error
 func (run *fitRun) model(m *kernel.Machine, res kernel.Result) *Model {
 	t, o := run.t, &run.opts
 	md := &Model{
-		Format:   Format.Name,
+		Format:   format.Name,
 		Version:  Version,
 		Kind:     Kind,
 		Task:     run.task,

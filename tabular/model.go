@@ -27,14 +27,15 @@ import (
 // "machines-model"; version 6 gives a classifier intervals: the held-out
 // scores of its prediction sets.
 const (
-	Version = 6
-	Kind    = "kernel-machine"
+	Version      = 6
+	Kind         = "kernel-machine"
+	LegacyFormat = "machines-model"
 )
 
-// Format is the model file's format; Load reads every version up to the
+// format is the model file's format; Load reads every version up to the
 // one Save writes.
-var Format = jsonfile.Format{Name: jsonfile.Envelope, Kind: Kind, What: "a machines model file",
-	Oldest: 1, Newest: Version, Legacy: "machines-model", LegacyNewest: 4}
+var format = jsonfile.Format{Name: jsonfile.Envelope, Kind: Kind, What: "a machines model file",
+	Oldest: 1, Newest: Version, Legacy: LegacyFormat, LegacyNewest: 4}
 
 // The tasks a model can be fitted for.
 const (
@@ -296,7 +297,7 @@ func Load(path string) (*Model, error) {
 // Decode reads and checks the content of a model file.
 func Decode(data []byte) (*Model, error) {
 	md := new(Model)
-	if err := Format.Decode(data, md); err != nil {
+	if err := format.Decode(data, md); err != nil {
 		return nil, err
 	}
 	if err := md.check(); err != nil {

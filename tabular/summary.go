@@ -23,7 +23,7 @@ func (rep *Report) Summary(md *Model) []string {
 	say("%s", head)
 	say("%s", describeSettings(res))
 	if l := rep.CycleLosses; l != nil {
-		if c := DescribeCycles(md.Encoder); c != "" {
+		if c := describeCycles(md.Encoder); c != "" {
 			say("dates followed by their phases in the cycles (%s): the shallow machine's held-out loss %.4g so, %.4g without", c, l[0], l[1])
 		} else {
 			say("dates as their days alone: the shallow machine's held-out loss %.4g so, %.4g with their cycles", l[1], l[0])

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/parametric-machines/machines/internal/jsonfile"
 	"github.com/parametric-machines/machines/internal/serve"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/onnx"
@@ -16,7 +17,7 @@ import (
 // intervals of the given level.
 func kernelKinds(interval float64) []serve.Kind {
 	load := func(path string) (serve.Model, error) { return loadKernelModel(path, interval) }
-	return []serve.Kind{{Format: tabular.Format.Name, Kind: tabular.Format.Kind, Load: load}, {Format: tabular.Format.Legacy, Load: load}}
+	return []serve.Kind{{Format: jsonfile.Envelope, Kind: tabular.Kind, Load: load}, {Format: tabular.LegacyFormat, Load: load}}
 }
 
 // kernelModel serves a tabular model with its encoder, as predict
