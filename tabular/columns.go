@@ -166,7 +166,7 @@ func inferTask(f *dataset.Frame, target string) (task, why string) {
 // checkTarget refuses a regression target that leaves nothing to learn,
 // and warns of classes with a single row, which a model can hardly learn
 // and a cross-validation cannot both learn and test.
-func checkTarget(f *dataset.Frame, t *dataset.Target, column string, o *Options) error {
+func (run *fitRun) checkTarget(f *dataset.Frame, t *dataset.Target, column string) error {
 	if t.Values != nil {
 		if len(t.Values) == 1 {
 			return &dataset.ParseError{File: f.Name(), Column: column,
@@ -194,14 +194,14 @@ func checkTarget(f *dataset.Frame, t *dataset.Target, column string, o *Options)
 	const advice = "; the model can hardly learn such a class, and a cross-validation cannot both learn it and test it: gather more rows of it, or merge it with another class"
 	switch {
 	case len(single) == 1:
-		o.log("warning: column %q: class %s has a single row%s", column, single[0], advice)
+		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("class %s has a single row%s", single[0], advice)}})
 	case len(single) > 1:
 		shown := single[:min(3, len(single))]
 		more := ""
 		if len(single) > len(shown) {
 			more = fmt.Sprintf(" and %d more", len(single)-len(shown))
 		}
-		o.log("warning: column %q: %d classes have a single row: %s%s%s", column, len(single), strings.Join(shown, ", "), more, advice)
+		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("%d classes have a single row: %s%s%s", len(single), strings.Join(shown, ", "), more, advice)}})
 	}
 	return nil
 }

@@ -23,7 +23,8 @@ type Report struct {
 	// CycleLosses are the shallow machine's lowest held-out losses with
 	// the dates' cycles and without, when there were any to weigh.
 	CycleLosses []float64
-	// Warnings are those Options.Log received, about the table.
+	// Warnings are the warnings about the table that Options.Log
+	// received.
 	Warnings []dataset.Warning
 	// Training is the model's scores on its training rows.
 	Training Evaluation
@@ -111,7 +112,7 @@ func (run *fitRun) read() error {
 		return err
 	}
 	t := run.t
-	if err := checkTarget(f, t, joinNames(run.names), o); err != nil {
+	if err := run.checkTarget(f, t, joinNames(run.names)); err != nil {
 		return err
 	}
 	run.rep.Rows, run.rep.Dropped = len(t.Rows), t.Dropped

@@ -11,8 +11,8 @@ import (
 )
 
 // learnerFlags are the flags of fit that say how the learner searches for
-// its machine and weighs and splits the rows; their parsing and checks
-// live here, apart from the reading of the data in runFit.
+// its machine and weighs and splits the rows: tabular.Options' Family,
+// Weight, Balance, Group, Time and Budget, which tabular checks.
 type learnerFlags struct {
 	family  *string
 	weight  *string
