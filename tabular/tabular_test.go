@@ -303,10 +303,11 @@ func TestOptionsCheck(t *testing.T) {
 
 // FuzzDecode feeds the model file decoder arbitrary bytes: it must
 // refuse them or return a model that predicts a row of missing cells and
-// saves. The seed corpus is model files of testdata, of every version.
+// saves. The seed corpus is model files of testdata, of every version,
+// and testdata/fuzz/FuzzDecode.
 func FuzzDecode(f *testing.F) {
 	for _, path := range []string{"testdata/v2_classifier.json", "testdata/v4_regression.json", "testdata/v5_regression.json",
-		"testdata/v5_classifier.json", "../cmd/machines/testdata/model_valid.json"} {
+		"testdata/v5_classifier.json", "testdata/v6_classifier.json", "../cmd/machines/testdata/model_valid.json"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)
