@@ -53,6 +53,15 @@ type Explanation struct {
 	Dropped int `json:"-"`
 }
 
+// ScoreName is the name of the score as people write it: R² or
+// accuracy.
+func (ex *Explanation) ScoreName() string {
+	if ex.Score == "r2" {
+		return "R²"
+	}
+	return ex.Score
+}
+
 // ColumnImportance is how much one input column matters: the mean drop
 // of the score when the column is shuffled, with a 95% interval.
 type ColumnImportance struct {

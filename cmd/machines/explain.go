@@ -78,9 +78,8 @@ func checkExplainFlags(repeats int, jsonPath, figBase string) error {
 
 // reportImportance prints the importances as a table.
 func reportImportance(w io.Writer, ex *tabular.Explanation) {
-	score := map[string]string{"r2": "R²", "accuracy": "accuracy"}[ex.Score]
-	fmt.Fprintf(w, "explain: %d rows of %s: %s %.4g; the drop in %s when a column is shuffled, %d times, with a 95%% interval over the rows:\n",
-		ex.Rows, ex.Data, score, ex.Baseline, score, ex.Repeats)
+	fmt.Fprintf(w, "explain: %d rows of %s: %s %.4g; the drop in %[3]s when a column is shuffled, %[5]d times, with a 95%% interval over the rows:\n",
+		ex.Rows, ex.Data, ex.ScoreName(), ex.Baseline, ex.Repeats)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "column\timportance\tinterval\n")
 	for _, c := range ex.Columns {
@@ -91,8 +90,7 @@ func reportImportance(w io.Writer, ex *tabular.Explanation) {
 
 // importanceChart returns the bar chart of the importances.
 func importanceChart(ex *tabular.Explanation) figure.BarChart {
-	score := map[string]string{"r2": "R²", "accuracy": "accuracy"}[ex.Score]
-	c := figure.BarChart{Title: "Permutation importance", XLabel: fmt.Sprintf("drop in %s when the column is shuffled", score)}
+	c := figure.BarChart{Title: "Permutation importance", XLabel: fmt.Sprintf("drop in %s when the column is shuffled", ex.ScoreName())}
 	for _, col := range ex.Columns {
 		c.Bars = append(c.Bars, figure.Bar{Label: col.Column, Value: col.Importance, Low: col.Lower, High: col.Upper})
 	}

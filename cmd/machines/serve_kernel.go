@@ -13,8 +13,8 @@ import (
 )
 
 // kernelKinds are the kinds of the model files of fit for serve, in the
-// envelope and before it, whose regression models give prediction
-// intervals of the given level.
+// envelope and before it, whose models give prediction intervals or sets
+// of the given level.
 func kernelKinds(interval float64) []serve.Kind {
 	load := func(path string) (serve.Model, error) { return loadKernelModel(path, interval) }
 	return []serve.Kind{{Format: jsonfile.Envelope, Kind: tabular.Kind, Load: load}, {Format: tabular.LegacyFormat, Load: load}}
