@@ -27,14 +27,17 @@
 // categorical column of dates with the year last as dates too (31/01/2024,
 // 01/31/2024, 31.01.2024), in the order that the column shows (see
 // YearLastOrder). A number is written in Go's syntax, or with thousands
-// separators (4,599.0), or with a percent sign, which is dropped (17.5% is
-// 17.5), or with a currency sign ($, €, £ or ¥) before or after it,
+// separators (4,599.0, or spaces, no-break spaces and thin spaces between
+// groups of three digits: 10 851.5), or as a percentage, which is a
+// fraction, so that a column may mix 50% and 0.5 (17.5% is 0.175; an
+// Encoder saved before this rule reads 17.5% as 17.5, as it did in
+// training), or with a currency sign ($, €, £ or ¥) before or after it,
 // likewise dropped ($1,234.50 is 1234.5, -$5 is -5), though a column whose
 // numbers carry two currencies is categorical, with a warning, and an
 // amount in another currency than a numeric column's is an error when the
 // Encoder reads it; a file separated by other than commas whose first lines
-// hold a decimal comma (3,14) writes its numbers so, with points between
-// thousands (1.234,5). An infinite number in a numeric column is an error,
+// hold a decimal comma (3,14) writes its numbers so, with points or spaces
+// between thousands (1.234,5, 1 234,5). An infinite number in a numeric column is an error,
 // and so is a column with no value at all.
 //
 // Frame.Target reads the target of a task: the numbers of a regression, or

@@ -108,6 +108,10 @@ type encodedColumn struct {
 
 	// Indicator adds a column that is 1 where the cell is missing.
 	Indicator bool `json:"missing_indicator"`
+
+	// percentPoints reads 17.5% as 17.5, as the encoders saved before
+	// percentages were fractions did (see encoderJSON.Percents).
+	percentPoints bool
 }
 
 // width returns the number of encoded columns c produces.
@@ -698,7 +702,7 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 		}
 		return Days(t), nil
 	}
-	v, err := readCell(cell, decimalComma)
+	v, err := readCell(cell, decimalComma, c.percentPoints)
 	if err != nil {
 		return 0, fmt.Errorf("%w; the column held numbers in training", err)
 	}
@@ -713,11 +717,17 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 // encoderJSON is the JSON form of an Encoder.
 type encoderJSON struct {
 	Columns []encodedColumn `json:"columns"`
+	// Percents is "fraction" if a percentage is a fraction (17.5% is
+	// 0.175); encoders saved without it read 17.5% as 17.5.
+	Percents string `json:"percents,omitempty"`
 }
+
+// percentFraction is the value of encoderJSON.Percents.
+const percentFraction = "fraction"
 
 // MarshalJSON implements json.Marshaler.
 func (e *Encoder) MarshalJSON() ([]byte, error) {
-	return json.Marshal(encoderJSON{Columns: e.columns})
+	return json.Marshal(encoderJSON{Columns: e.columns, Percents: percentFraction})
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It checks that the encoder
@@ -733,10 +743,14 @@ func (e *Encoder) UnmarshalJSON(data []byte) error {
 	if len(ej.Columns) == 0 {
 		return errors.New("encoder: no columns")
 	}
+	if ej.Percents != "" && ej.Percents != percentFraction {
+		return fmt.Errorf("encoder: percents: %q is not %q", ej.Percents, percentFraction)
+	}
 	for i := range ej.Columns {
 		if err := ej.Columns[i].check(ej.Columns[:i]); err != nil {
 			return fmt.Errorf("encoder: columns[%d]: %w", i, err)
 		}
+		ej.Columns[i].percentPoints = ej.Percents == ""
 	}
 	e.columns = ej.Columns
 	return nil

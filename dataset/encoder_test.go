@@ -304,7 +304,7 @@ func TestEncoderJSON(t *testing.T) {
 		`{"name":"fresh","kind":"boolean","fill":0.5,"missing_indicator":true},` +
 		`{"name":"supp","kind":"categorical","levels":["OJ","VC"],"mode":"OJ","missing_indicator":true},` +
 		`{"name":"len","kind":"numeric","fill":7.666666666666667,"missing_indicator":false},` +
-		`{"name":"note","kind":"categorical","levels":["a","b","d"],"mode":"a","missing_indicator":false}]}`
+		`{"name":"note","kind":"categorical","levels":["a","b","d"],"mode":"a","missing_indicator":false}],"percents":"fraction"}`
 	if string(data) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", data, want)
 	}
@@ -328,8 +328,41 @@ func TestEncoderJSON(t *testing.T) {
 	}
 }
 
+// TestEncoderPercents reads percentages as fractions, except with an
+// encoder saved before they were, which reads them as it did in training.
+func TestEncoderPercents(t *testing.T) {
+	const column = `{"columns":[{"name":"x","kind":"numeric","fill":1,"missing_indicator":false}]`
+	f := readFrameString(t, "x\n17.5%\n0.25\n")
+	for _, test := range []struct {
+		name, data string
+		want       []float64
+	}{
+		{"fractions", column + `,"percents":"fraction"}`, []float64{0.175, 0.25}},
+		{"saved before fractions", column + `}`, []float64{17.5, 0.25}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			var e Encoder
+			if err := json.Unmarshal([]byte(test.data), &e); err != nil {
+				t.Fatal(err)
+			}
+			x, _, err := e.Transform(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := x.RawMatrix().Data; !slices.Equal(got, test.want) {
+				t.Errorf("encoded %v, want %v", got, test.want)
+			}
+			w := mat.NewDense(1, 1, nil)
+			if _, err := e.EncodeColumn(w, 0, nil, []string{"17.5%"}); err != nil || w.At(0, 0) != test.want[0] {
+				t.Errorf("EncodeColumn: %v, %v; want %v", w.At(0, 0), err, test.want[0])
+			}
+		})
+	}
+}
+
 func TestEncoderJSONErrors(t *testing.T) {
 	for _, test := range []struct{ name, data, msg string }{
+		{"percents", `{"columns":[{"name":"x","kind":"numeric","fill":1,"missing_indicator":false}],"percents":"points"}`, `encoder: percents: "points" is not "fraction"`},
 		{"not an object", `[]`, "encoder: json: cannot unmarshal array into Go value of type dataset.encoderJSON"},
 		{"unknown field", `{"columns":[{"name":"x","kind":"numeric","fill":1,"scale":2}]}`, `encoder: json: unknown field "scale"`},
 		{"no columns", `{"columns":[]}`, "encoder: no columns"},

@@ -250,10 +250,11 @@ func (f *Frame) DecimalComma() bool { return f.decimalComma }
 
 // Number reads the cell in the given row and column as a number, as the
 // columns of numbers are read: in Go's syntax (strconv.ParseFloat), or
-// with thousands separators (4,599.0), or with a trailing percent sign
-// or a currency sign, which are dropped (17.5% is 17.5, $1,234.50 is
-// 1234.5); in a file with decimal commas, 3,14 is 3.14, 1.234,5 is 1234.5
-// and 1.234 is 1234. A missing cell, text, NaN and infinite values are
+// with thousands separators (4,599.0, 10 851.5), or as a percentage,
+// which is a fraction (17.5% is 0.175), or with a currency sign, which is
+// dropped ($1,234.50 is 1234.5); in a file with decimal commas, 3,14 is
+// 3.14, 1.234,5 and 1 234,5 are 1234.5 and 1.234 is 1234. A missing
+// cell, text, NaN and infinite values are
 // errors, *ParseError values that locate the cell.
 func (f *Frame) Number(row, col int) (float64, error) {
 	v, err := f.number(f.cells[row][col])
@@ -265,16 +266,17 @@ func (f *Frame) Number(row, col int) (float64, error) {
 
 // number reads a trimmed cell of f as a number; see Number.
 func (f *Frame) number(cell string) (float64, error) {
-	return readCell(cell, f.decimalComma)
+	return readCell(cell, f.decimalComma, false)
 }
 
 // readCell reads a trimmed cell as a number, with a decimal comma or
-// point; see Number.
-func readCell(cell string, decimalComma bool) (float64, error) {
+// point, and a percentage as a fraction unless percentPoints is set; see
+// Number and readScaled.
+func readCell(cell string, decimalComma, percentPoints bool) (float64, error) {
 	if cell == "" {
 		return 0, ErrMissing
 	}
-	v, ok := readNumber(cell, decimalComma)
+	v, ok := readScaled(cell, decimalComma, percentPoints)
 	switch {
 	case !ok:
 		return 0, fmt.Errorf("%w: %q", ErrNumber, cell)
