@@ -29,6 +29,9 @@ type Warning struct {
 
 // String returns the warning on one line.
 func (w Warning) String() string {
+	if w.Column == "" {
+		return w.Message
+	}
 	return fmt.Sprintf("column %q: %s", w.Column, w.Message)
 }
 
@@ -454,15 +457,17 @@ func (e *Encoder) Width() int {
 // Transform encodes the given rows of f (nil: all rows), one row of the
 // result for each. f must have the encoder's feature columns, in any order
 // and among others. A cell that does not fit its column's kind, such as
-// text in a numeric column, is a *ParseError. The warnings report, for each
-// categorical column, the rows with levels not seen in training.
+// text in a boolean column, is a *ParseError; text in a numeric column is
+// a stray, read as missing unless f is read strictly (see FrameOptions).
+// The warnings report, for each categorical column, the rows with levels
+// not seen in training, and then those of f.Warnings.
 func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error) {
 	unseen := make([]unseenLevels, len(e.columns))
 	x, err := e.encode(f, rows, unseen)
 	if err != nil {
 		return nil, nil, err
 	}
-	return x, e.warnings(unseen), nil
+	return x, append(e.warnings(unseen), f.Warnings()...), nil
 }
 
 // TransformEach encodes a table that comes in parts, such as the Frames
@@ -472,10 +477,15 @@ func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error)
 // those of Transform on the whole table.
 func (e *Encoder) TransformEach(next func() (*Frame, error), each func(f *Frame, x *mat.Dense) error) ([]Warning, error) {
 	unseen := make([]unseenLevels, len(e.columns))
+	var last *Frame
 	for {
 		f, err := next()
 		if err == io.EOF {
-			return e.warnings(unseen), nil
+			warnings := e.warnings(unseen)
+			if last != nil {
+				warnings = append(warnings, last.Warnings()...)
+			}
+			return warnings, nil
 		}
 		if err != nil {
 			return nil, err
@@ -487,6 +497,7 @@ func (e *Encoder) TransformEach(next func() (*Frame, error), each func(f *Frame,
 		if err := each(f, x); err != nil {
 			return nil, err
 		}
+		last = f
 	}
 }
 
@@ -516,6 +527,9 @@ func (e *Encoder) encode(f *Frame, rows []int, unseen []unseenLevels) (*mat.Dens
 		for i, r := range rows {
 			cell := f.cells[r][col]
 			seen, err := c.encodeText(x.RawRowView(i)[at:at+c.width()], cell, f.decimalComma)
+			if err != nil && f.strayNumber(c.Kind, r, col, err) {
+				seen, err = c.encodeText(x.RawRowView(i)[at:at+c.width()], "", f.decimalComma)
+			}
 			if err != nil {
 				return nil, f.cellError(r, col, err)
 			}
@@ -568,8 +582,9 @@ func (e *Encoder) warning(i int, u unseenLevels) Warning {
 // has n entries. Each cell is encoded as Transform encodes it: texts and
 // numbers that stand for the same value give the same bits. A cell that
 // does not fit the column is a *ParseError whose Row is the cell's
-// position from 1; the warning, if not nil, reports levels not seen in
-// training.
+// position from 1, except that a stray, text in a numeric column, is read
+// as missing; the warning, if not nil, reports the strays or the levels
+// not seen in training.
 //
 // EncodeColumn panics if j is out of range, if the cells do not number
 // the rows of dst, or if numbers are given for a column that is not
@@ -585,6 +600,7 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 	}
 	at := e.offset(j)
 	var unseen unseenLevels
+	var strays cellStrays
 	for i := range n {
 		out := dst.RawRowView(i)[at : at+c.width()]
 		clear(out)
@@ -594,6 +610,10 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 		}
 		cell := strings.TrimSpace(texts[i])
 		seen, err := c.encodeText(out, cell, false)
+		if err != nil && c.Kind == numeric && errors.Is(err, ErrNumber) {
+			strays.add(i+1, cell)
+			seen, err = c.encodeText(out, "", false)
+		}
 		if err != nil {
 			return nil, &ParseError{Row: i + 1, Column: c.Name, Err: err}
 		}
@@ -601,7 +621,10 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 			unseen.add(cell)
 		}
 	}
-	if unseen.rows == 0 {
+	switch {
+	case strays.rows > 0:
+		return strays.warning(c.Name), nil
+	case unseen.rows == 0:
 		return nil, nil
 	}
 	w := e.warning(j, unseen)

@@ -43,6 +43,10 @@ type frameFormat struct {
 	// rowNames says the first column holds row names: its header cell
 	// was empty, as R's write.csv and pandas' to_csv write them.
 	rowNames bool
+	// strict refuses stray cells (see FrameOptions.Strict).
+	strict bool
+	// log is what reading met that the user should hear of.
+	log *readLog
 }
 
 // RowNamesColumn is the name a Frame gives a first column whose header
@@ -51,10 +55,15 @@ type frameFormat struct {
 const RowNamesColumn = "row.names"
 
 // FrameOptions says how to read a CSV file. The zero value detects the
-// separator.
+// separator and reads stray cells as missing.
 type FrameOptions struct {
 	// Comma is the field separator; 0 detects it (see NewFrameReader).
 	Comma rune
+	// Strict refuses a stray cell, one that is not a number in a column
+	// of numbers, with a *ParseError wrapping ErrStray or ErrNumber that
+	// locates it, where it would otherwise be read as missing, with a
+	// warning (see the package documentation).
+	Strict bool
 }
 
 // LoadFrame reads the CSV file at path; see ReadFrame.
@@ -96,18 +105,25 @@ type FrameReader struct {
 // (the first 64 KiB) hold a number with a decimal comma, such as 3,14,
 // is read with decimal commas: see Frame.Number.
 //
-// The first row names the columns: names are trimmed of spaces and of a
-// leading byte order mark, and must be non-empty and unique, except that
-// an empty first name marks a column of row names, which is then named
-// RowNamesColumn. Every later row must have as many fields as the
-// header.
+// The file is UTF-8 text, except that a byte that is not part of UTF-8
+// is read as its Windows-1252 character, so that a file saved in
+// Windows-1252 or Latin-1 reads as it was written; the first line with
+// such a byte is reported once, as a Warning (see Frame.Warnings).
+//
+// The first row names the columns: names are trimmed of spaces, of a
+// leading byte order mark and of single quotes around them ('vote' is
+// vote, as "vote" is; '' inside them is one quote), and must be non-empty
+// and unique, except that an empty first name marks a column of row
+// names, which is then named RowNamesColumn. Every later row must have as
+// many fields as the header.
 func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, error) {
-	br := bufio.NewReaderSize(r, sampleSize)
+	log := new(readLog)
+	br := bufio.NewReaderSize(newTextReader(r, log), sampleSize)
 	sample, err := br.Peek(sampleSize)
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	format := frameFormat{name: name, comma: opts.Comma}
+	format := frameFormat{name: name, comma: opts.Comma, strict: opts.Strict, log: log}
 	if format.comma == 0 {
 		format.comma = detectComma(sample, err == io.EOF)
 	}
@@ -135,7 +151,7 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 	header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	format.columns = make([]string, len(header))
 	for j, h := range header {
-		h = strings.TrimSpace(h)
+		h = unquoteName(strings.TrimSpace(h))
 		if h == "" && j == 0 && len(header) > 1 {
 			h, format.rowNames = RowNamesColumn, true
 		}
@@ -149,6 +165,15 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 		format.columns[j] = h
 	}
 	return &FrameReader{cr: cr, format: format}, nil
+}
+
+// unquoteName returns the trimmed column name h without the single quotes
+// around it, if it has them.
+func unquoteName(h string) string {
+	if len(h) < 2 || h[0] != '\'' || h[len(h)-1] != '\'' {
+		return h
+	}
+	return strings.TrimSpace(strings.ReplaceAll(h[1:len(h)-1], "''", "'"))
 }
 
 // Columns returns the column names in file order. The caller must not
@@ -202,6 +227,14 @@ func (fr *FrameReader) ReadAll() (*Frame, error) {
 
 // Name returns the name of the file, as used in errors.
 func (f *Frame) Name() string { return f.name }
+
+// Warnings returns what reading the file met that its user should hear
+// of and has not yet: bytes that are not UTF-8 (see NewFrameReader), and
+// the stray cells of columns of numbers read as missing (see the package
+// documentation), all of them in one warning. Each is returned once,
+// here or by an Encoder's Transform; the Frames of one FrameReader
+// share them.
+func (f *Frame) Warnings() []Warning { return f.log.warnings(f.name) }
 
 // Len returns the number of data rows.
 func (f *Frame) Len() int { return len(f.cells) }
@@ -380,22 +413,27 @@ func (k *kind) UnmarshalText(text []byte) error {
 }
 
 // inferKind returns the kind of column col over the given rows of f, ignoring
-// missing cells: boolean if every other cell is a boolean, numeric if every
-// other cell is a number, and no two carry different currency signs, date
-// if every other cell is a date (see ParseDate), categorical otherwise. A
-// numeric column holding an infinite value and a column with no value in
-// any row are errors.
+// missing cells: boolean if every other cell is a boolean, date if every
+// other cell is a date (see ParseDate), numeric if every other cell is a
+// number, and no two carry different currency signs, but for a few strays
+// (see strayLimit), categorical otherwise. The strays of a numeric column
+// become missing cells, or an error if f is read strictly. A numeric
+// column holding an infinite value and a column with no value in any row
+// are errors.
 func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	present := -1 // some row with a value, to report an infinity
 	isBool, isNum, isDate := true, true, true
 	inf := -1
-	money := "" // the currency sign of the numbers, if any
+	money := ""      // the currency sign of the numbers, if any
+	var strays []int // rows whose cells are not numbers
+	n := 0           // cells with a value
 	for _, r := range rows {
 		cell := f.cells[r][col]
 		if isMissing(cell) {
 			continue
 		}
 		present = r
+		n++
 		if _, ok := parseBool(cell); !ok {
 			isBool = false
 		}
@@ -403,9 +441,13 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 			v, ok := readNumber(cell, f.decimalComma)
 			sign := currency(cell)
 			switch {
-			case !ok || sign != "" && money != "" && sign != money:
+			case sign != "" && money != "" && sign != money:
 				// Amounts in two currencies are not one quantity.
 				isNum = false
+			case !ok:
+				strays = append(strays, r)
+				// The column has at most len(rows) cells with a value.
+				isNum = len(strays) <= strayLimit(len(rows))
 			case math.IsInf(v, 0) && inf < 0:
 				inf = r
 			}
@@ -425,9 +467,15 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 		return boolean, nil
 	case isDate:
 		return date, nil
+	case len(strays) > strayLimit(n):
+		return categorical, nil
 	case inf >= 0:
 		_, err := f.Number(inf, col)
 		return 0, err
+	case len(strays) > 0:
+		if err := f.strays(col, strays, n-len(strays)); err != nil {
+			return 0, err
+		}
 	}
 	return numeric, nil
 }
@@ -443,9 +491,12 @@ type Target struct {
 
 // Target reads the named column as the target of a regression task, or of
 // a classification task if classify is true. Rows whose target is missing
-// are dropped. For regression every other cell must be a finite number. For
-// classification the classes are the distinct texts of the cells, sorted as
-// strings, and there must be at least two.
+// are dropped. For regression every other cell must be a finite number,
+// but for a few strays, cells that are not numbers (see the package
+// documentation), which become missing, so that their rows are dropped
+// too, or are an error if f is read strictly. For classification the
+// classes are the distinct texts of the cells, sorted as strings, and
+// there must be at least two.
 func (f *Frame) Target(column string, classify bool) (*Target, error) {
 	col, err := f.Column(column)
 	if err != nil {
@@ -464,11 +515,8 @@ func (f *Frame) Target(column string, classify bool) (*Target, error) {
 			Err: fmt.Errorf("%w, so no row is left to learn from", ErrEmptyColumn)}
 	}
 	if !classify {
-		t.Values = make([]float64, len(t.Rows))
-		for i, r := range t.Rows {
-			if t.Values[i], err = f.Number(r, col); err != nil {
-				return nil, err
-			}
+		if err := f.targetValues(t, col); err != nil {
+			return nil, err
 		}
 		return t, nil
 	}
@@ -490,4 +538,40 @@ func (f *Frame) Target(column string, classify bool) (*Target, error) {
 		t.Labels[i], _ = slices.BinarySearch(t.Classes, f.cells[r][col])
 	}
 	return t, nil
+}
+
+// targetValues reads the values of the rows of t in column col of f, a
+// regression's target, dropping the rows of its strays.
+func (f *Frame) targetValues(t *Target, col int) error {
+	var strays []int
+	t.Values = make([]float64, 0, len(t.Rows))
+	for _, r := range t.Rows {
+		v, err := f.number(f.cells[r][col])
+		switch {
+		case errors.Is(err, ErrNumber):
+			if strays = append(strays, r); len(strays) > strayLimit(len(t.Rows)) {
+				_, err := f.Number(strays[0], col)
+				return err
+			}
+		case err != nil:
+			return f.cellError(r, col, err)
+		}
+		t.Values = append(t.Values, v)
+	}
+	if len(strays) == 0 {
+		return nil
+	}
+	if err := f.strays(col, strays, len(t.Rows)-len(strays)); err != nil {
+		return err
+	}
+	kept := 0
+	for i, r := range t.Rows {
+		if f.cells[r][col] != "" {
+			t.Rows[kept], t.Values[kept] = r, t.Values[i]
+			kept++
+		}
+	}
+	t.Dropped += len(t.Rows) - kept
+	t.Rows, t.Values = t.Rows[:kept], t.Values[:kept]
+	return nil
 }

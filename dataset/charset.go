@@ -1,0 +1,104 @@
+package dataset
+
+import (
+	"bytes"
+	"io"
+	"unicode/utf8"
+)
+
+// windows1252 holds the characters of the bytes 0x80 to 0x9F in
+// Windows-1252; the five bytes it leaves undefined stand for the control
+// characters of their number, as in the WHATWG Encoding Standard. The
+// bytes 0xA0 to 0xFF are the Latin-1 characters of their number.
+var windows1252 = [32]rune{
+	'€', 0x81, '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', 0x8D, 'Ž', 0x8F,
+	0x90, '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', 0x9D, 'ž', 'Ÿ',
+}
+
+// windows1252Rune returns the character of byte b in Windows-1252.
+func windows1252Rune(b byte) rune {
+	if b >= 0x80 && b < 0xA0 {
+		return windows1252[b-0x80]
+	}
+	return rune(b)
+}
+
+// textReader reads a file as UTF-8 text: it passes valid UTF-8 through and
+// reads every other byte as its Windows-1252 character, so that a file
+// saved by a spreadsheet in Windows-1252 or Latin-1 reads as it was
+// written. It notes the first line that holds such a byte in log.
+type textReader struct {
+	src   io.Reader
+	log   *readLog
+	buf   []byte // what was read from src
+	carry []byte // the start of a character cut by the end of a read
+	out   []byte // text not yet returned
+	lines int    // the lines of src before buf, while no byte was decoded
+	err   error  // of src
+}
+
+func newTextReader(src io.Reader, log *readLog) *textReader {
+	return &textReader{src: src, log: log, buf: make([]byte, 32<<10)}
+}
+
+func (t *textReader) Read(p []byte) (int, error) {
+	for len(t.out) == 0 {
+		if t.err != nil {
+			return 0, t.err
+		}
+		t.fill()
+	}
+	n := copy(p, t.out)
+	t.out = t.out[n:]
+	return n, nil
+}
+
+// fill reads from src into out, decoding the bytes that are not UTF-8.
+func (t *textReader) fill() {
+	k := copy(t.buf, t.carry)
+	n, err := t.src.Read(t.buf[k:])
+	t.err = err
+	data := t.buf[:k+n]
+	end := len(data)
+	if err == nil {
+		end = wholeRunes(data)
+	}
+	t.carry = append(t.carry[:0], data[end:]...)
+	data = data[:end]
+	if utf8.Valid(data) {
+		if t.log.encodingLine == 0 {
+			t.lines += bytes.Count(data, []byte{'\n'})
+		}
+		t.out = data
+		return
+	}
+	out := make([]byte, 0, len(data)+len(data)/2)
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size == 1 {
+			if t.log.encodingLine == 0 {
+				t.log.encodingLine = t.lines + 1
+			}
+			r = windows1252Rune(data[0])
+		} else if r == '\n' && t.log.encodingLine == 0 {
+			t.lines++
+		}
+		out = utf8.AppendRune(out, r)
+		data = data[size:]
+	}
+	t.out = out
+}
+
+// wholeRunes returns the length of data without the start of a character
+// that its end cuts, which the next read completes.
+func wholeRunes(data []byte) int {
+	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(data[i]) {
+			if utf8.FullRune(data[i:]) {
+				return len(data)
+			}
+			return i
+		}
+	}
+	return len(data)
+}
