@@ -112,7 +112,7 @@ type FrameReader struct {
 //
 // The first row names the columns: names are trimmed of spaces, of a
 // leading byte order mark and of single quotes around them ('vote' is
-// vote, as "vote" is; '' inside them is one quote), and must be non-empty
+// vote, as "vote" is; ” inside them is one quote), and must be non-empty
 // and unique, except that an empty first name marks a column of row
 // names, which is then named RowNamesColumn. Every later row must have as
 // many fields as the header.
