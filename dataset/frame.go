@@ -112,10 +112,10 @@ type FrameReader struct {
 //
 // The first row names the columns: names are trimmed of spaces, of a
 // leading byte order mark and of single quotes around them ('vote' is
-// vote, as "vote" is; ” inside them is one quote), and must be non-empty
-// and unique, except that an empty first name marks a column of row
-// names, which is then named RowNamesColumn. Every later row must have as
-// many fields as the header.
+// vote, as "vote" is; two quotes inside them stand for one), and must be
+// non-empty and unique, except that an empty first name marks a column of
+// row names, which is then named RowNamesColumn. Every later row must
+// have as many fields as the header.
 func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, error) {
 	log := new(readLog)
 	br := bufio.NewReaderSize(newTextReader(r, log), sampleSize)
