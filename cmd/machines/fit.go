@@ -25,7 +25,7 @@ type fitFlags struct {
 	dims, kernelName, targetScale, inputScale, modelPath *string
 	bandwidth, cost                                      *float64
 	folds, anchors, iters, starts                        *int
-	standardize, extrapolate                             *bool
+	standardize, extrapolate, strict                     *bool
 	seed                                                 *uint64
 	learner                                              *learnerFlags
 }
@@ -86,6 +86,7 @@ func newFitFlags() *fitFlags {
 		fs:          fs,
 		data:        fs.String("data", "", "training data: a CSV `file` with a header row, or - for standard input (required)"),
 		sep:         sepFlag(fs),
+		strict:      strictFlag(fs),
 		target:      fs.String("target", "", "the `column` to predict (required)"),
 		task:        fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers of more than two values, classification otherwise)"),
 		ignore:      fs.String("ignore", "", "comma-separated `columns` to leave out of the inputs"),
@@ -160,7 +161,7 @@ func (fl *fitFlags) check() (*fitRun, error) {
 // read reads the table, decides the task, reads the targets and encodes
 // the inputs, checking each against the flags.
 func (run *fitRun) read(fl *fitFlags, stderr io.Writer) error {
-	f, err := loadTable(*fl.data, *fl.sep, stderr, "fit")
+	f, err := loadTable(*fl.data, *fl.sep, *fl.strict, stderr, "fit")
 	if err != nil {
 		return err
 	}
