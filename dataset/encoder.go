@@ -750,7 +750,11 @@ const percentFraction = "fraction"
 
 // MarshalJSON implements json.Marshaler.
 func (e *Encoder) MarshalJSON() ([]byte, error) {
-	return json.Marshal(encoderJSON{Columns: e.columns, Percents: percentFraction})
+	ej := encoderJSON{Columns: e.columns, Percents: percentFraction}
+	if len(e.columns) > 0 && e.columns[0].percentPoints {
+		ej.Percents = ""
+	}
+	return json.Marshal(ej)
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It checks that the encoder

@@ -360,6 +360,9 @@ func TestEncoderPercents(t *testing.T) {
 			if _, err := e.EncodeColumn(w, 0, nil, []string{"17.5%"}); err != nil || w.At(0, 0) != test.want[0] {
 				t.Errorf("EncodeColumn: %v, %v; want %v", w.At(0, 0), err, test.want[0])
 			}
+			if again, err := json.Marshal(&e); err != nil || string(again) != test.data {
+				t.Errorf("saved again as\n%s\nwant\n%s", again, test.data)
+			}
 		})
 	}
 }

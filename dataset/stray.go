@@ -9,7 +9,7 @@ import (
 // ErrStray is wrapped by the ParseError for a cell that is not a number in
 // a column of numbers, when the Frame is read strictly (see
 // FrameOptions.Strict).
-var ErrStray = errors.New("not a number, in a column of numbers")
+var ErrStray = errors.New("not a number in a column of numbers")
 
 // strayLimit returns how many of a column's n non-missing cells may be
 // strays, cells that are not numbers, in a column that is read as
@@ -55,7 +55,7 @@ type strayCell struct {
 // frame's log. numbers is how many cells of the column are numbers.
 func (f *Frame) strays(col int, rows []int, numbers int) error {
 	if f.strict {
-		return f.cellError(rows[0], col, fmt.Errorf("%w: %q (%d such cells among %d numbers; reading not strictly, they would be read as missing)",
+		return f.cellError(rows[0], col, fmt.Errorf("%w: %q (%d such cells beside %d numbers: reading strictly refuses them, and otherwise reads them as missing)",
 			ErrStray, f.cells[rows[0]][col], len(rows), numbers))
 	}
 	for _, r := range rows {
@@ -114,7 +114,7 @@ func (l *readLog) strayWarning(file string) Warning {
 	if n > 1 {
 		what = fmt.Sprintf("%d cells of columns of numbers are not numbers and are read as missing", n)
 	}
-	w := Warning{Rows: n, Message: fmt.Sprintf("%s: %s: %s; correct them, or read strictly to refuse them", file, what, strings.Join(shown, "; "))}
+	w := Warning{Rows: n, Message: fmt.Sprintf("%s: %s: %s; correct such cells, or read strictly to refuse them", file, what, strings.Join(shown, "; "))}
 	if len(l.first) > 0 {
 		w.Value = l.first[0].text
 	}

@@ -117,7 +117,7 @@ func TestTargetStrays(t *testing.T) {
 	}
 	strict := readStrict(t, data)
 	_, err = strict.Target("q", false)
-	const want = `test.csv: row 222, column "q": not a number, in a column of numbers: "-" (1 such cells among 220 numbers; reading not strictly, they would be read as missing)`
+	const want = `test.csv: row 222, column "q": not a number in a column of numbers: "-" (1 such cells beside 220 numbers: reading strictly refuses them, and otherwise reads them as missing)`
 	if !errors.Is(err, ErrStray) || err.Error() != want {
 		t.Errorf("read strictly: error\n%v\nwant\n%s", err, want)
 	}
@@ -186,7 +186,7 @@ func TestStraysOneWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `test.csv: 3 cells of columns of numbers are not numbers and are read as missing: line 5, column "t": "?!"; line 7, column "a": "1..2"; line 10, column "b": "n.a."; correct them, or read strictly to refuse them`
+	const want = `test.csv: 3 cells of columns of numbers are not numbers and are read as missing: line 5, column "t": "?!"; line 7, column "a": "1..2"; line 10, column "b": "n.a."; correct such cells, or read strictly to refuse them`
 	if len(fitWarnings) != 0 || len(warnings) != 1 || warnings[0].String() != want {
 		t.Errorf("warnings %v then %v, want none then\n%s", fitWarnings, warnings, want)
 	}
