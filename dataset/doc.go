@@ -37,9 +37,10 @@
 // YearLastOrder). A number is written in Go's syntax, or with thousands
 // separators (4,599.0, or spaces, no-break spaces and thin spaces between
 // groups of three digits: 10 851.5), or as a percentage, which is a
-// fraction, so that a column may mix 50% and 0.5 (17.5% is 0.175; an
-// Encoder saved before this rule reads 17.5% as 17.5, as it did in
-// training), or with a currency sign ($, €, £ or ¥) before or after it,
+// fraction, so that a column may mix 50% and 0.5 (17.5% is 0.175; a
+// column that mixes percentages with plain numbers above 1, such as 50%
+// and 50, is warned of; an Encoder saved before this rule reads 17.5% as
+// 17.5, as it did in training), or with a currency sign ($, €, £ or ¥) before or after it,
 // likewise dropped ($1,234.50 is 1234.5, -$5 is -5), though a column whose
 // numbers carry two currencies is categorical, with a warning, and an
 // amount in another currency than a numeric column's is an error when the

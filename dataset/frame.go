@@ -427,6 +427,7 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	money := ""      // the currency sign of the numbers, if any
 	var strays []int // rows whose cells are not numbers
 	n := 0           // cells with a value
+	var scales percentScales
 	for _, r := range rows {
 		cell := f.cells[r][col]
 		if isMissing(cell) {
@@ -452,6 +453,7 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 				inf = r
 			}
 			money = cmp.Or(money, sign)
+			scales.add(cell, v)
 		}
 		if isDate {
 			_, isDate = ParseDate(cell)
@@ -477,6 +479,7 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 			return 0, err
 		}
 	}
+	scales.check(f.log, f.columns[col])
 	return numeric, nil
 }
 

@@ -3,6 +3,8 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 )
 
@@ -27,7 +29,8 @@ func strayLimit(n int) int {
 const shownStrays = 5
 
 // readLog is what reading a table met that its user should hear of once:
-// bytes that are not UTF-8, and the stray cells read as missing. The
+// bytes that are not UTF-8, the stray cells read as missing, and columns
+// that mix percentages with numbers that may be percentages too. The
 // Frames that one FrameReader reads share it.
 type readLog struct {
 	// encodingLine is the first line with a byte that is not UTF-8, read
@@ -39,6 +42,10 @@ type readLog struct {
 	strays   int
 	first    []strayCell
 	reported int
+	// notes are the other warnings not yet reported, and scaleColumns
+	// the columns warned of mixing percentages with numbers above 1.
+	notes        []Warning
+	scaleColumns []string
 }
 
 // strayCell is a cell read as missing because it is not a number in a
@@ -97,6 +104,8 @@ func (l *readLog) warnings(file string) []Warning {
 		warnings = append(warnings, l.strayWarning(file))
 		l.reported = l.strays
 	}
+	warnings = append(warnings, l.notes...)
+	l.notes = nil
 	return warnings
 }
 
@@ -143,4 +152,34 @@ func (s *cellStrays) warning(column string) *Warning {
 	}
 	return &Warning{Column: column, Rows: s.rows,
 		Message: fmt.Sprintf("%d cells are not numbers and are read as missing: %s", s.rows, strings.Join(s.first, "; "))}
+}
+
+// percentScales notes whether a column of numbers mixes percentages with
+// plain numbers above 1 in size, which may be percentages without their
+// sign: 50% is 0.5, but 50 is 50.
+type percentScales struct {
+	percent, plain string // the first of each, if any
+}
+
+// add notes the cell, which reads as the number v.
+func (p *percentScales) add(cell string, v float64) {
+	percent := strings.HasSuffix(cell, "%")
+	switch {
+	case percent && p.percent == "":
+		p.percent = cell
+	case !percent && math.Abs(v) > 1 && p.plain == "":
+		p.plain = cell
+	}
+}
+
+// check notes in log a warning for the named column if it mixes the two
+// scales, once for each column.
+func (p *percentScales) check(log *readLog, column string) {
+	if p.percent == "" || p.plain == "" || slices.Contains(log.scaleColumns, column) {
+		return
+	}
+	log.scaleColumns = append(log.scaleColumns, column)
+	log.notes = append(log.notes, Warning{Column: column, Value: p.plain, Message: fmt.Sprintf(
+		"it mixes percentages such as %s, read as fractions (50%% is 0.5), with numbers above 1 such as %s, read as they are: if those are percentages too, write them with %%, or as fractions",
+		p.percent, p.plain)})
 }

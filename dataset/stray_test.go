@@ -232,3 +232,40 @@ func TestTransformStrays(t *testing.T) {
 		t.Errorf("cell by cell: encoded %v, warning %v, error %v; want %v and\n%s", got, w, err, want, wantW)
 	}
 }
+
+// TestPercentScales warns once of a column of numbers that mixes
+// percentages with numbers above 1, which may be percentages too, and not
+// of one that mixes them with fractions.
+func TestPercentScales(t *testing.T) {
+	for _, test := range []struct {
+		name, data string
+		warn       bool
+	}{
+		{"fractions", "x\n50%\n0.5\n-0.25\n150%\n", false},
+		{"percentages alone", "x\n50%\n120%\n", false},
+		{"numbers alone", "x\n50\n120\n", false},
+		{"points", "x\n50%\n0.5\n50\n", true},
+		{"negative points", "x\n5%\n-3\n", true},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			f := readFrameString(t, test.data)
+			e, _, err := FitEncoder(f, []string{"x"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := FitEncoder(f, []string{"x"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			_, warnings, err := e.Transform(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(warnings) == 1 && strings.Contains(warnings[0].String(), `column "x": it mixes percentages such as `); got != test.warn || len(warnings) > 1 {
+				t.Errorf("warnings %v, want a warning of mixed scales: %v", warnings, test.warn)
+			}
+			if _, again, _ := e.Transform(f, nil); len(again) != 0 {
+				t.Errorf("warnings again: %v", again)
+			}
+		})
+	}
+}
