@@ -56,6 +56,9 @@ func TestInferKindStrays(t *testing.T) {
 		{"two among 97", 97, []string{"x", "4.2.1"}, "categorical"},
 		{"three among 97", 97, []string{"x", "y", "z"}, "categorical"},
 		{"three among 147", 147, []string{"x", "y", "z"}, "numeric"},
+		// Missing cells do not count: 97 numbers and three strays are
+		// 100 cells with a value, of 150.
+		{"three among 97 and 50 missing", 97, append([]string{"x", "y", "z"}, slices.Repeat([]string{""}, 50)...), "categorical"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			f := readFrameString(t, strayTable(test.numbers, test.strays...))
