@@ -35,8 +35,9 @@
 // categorical column of dates with the year last as dates too (31/01/2024,
 // 01/31/2024, 31.01.2024), in the order that the column shows (see
 // YearLastOrder). A number is written in Go's syntax, or with thousands
-// separators (4,599.0, or spaces, no-break spaces and thin spaces between
-// groups of three digits: 10 851.5), or as a percentage, which is a
+// separators (4,599.0, or spaces, no-break spaces, thin spaces and
+// apostrophes between groups of three digits: 10 851.5, 1'554.50), with a
+// minus sign (U+2212) or a hyphen, or as a percentage, which is a
 // fraction, so that a column may mix 50% and 0.5 (17.5% is 0.175; a
 // column that mixes percentages with plain numbers above 1, such as 50%
 // and 50, is warned of; an Encoder saved before this rule reads 17.5% as

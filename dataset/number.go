@@ -11,7 +11,8 @@ import (
 // in groups of three digits, so that "4,599.0" is a number but "3,14" in
 // a file with decimal points is text. A space, a no-break space (U+00A0),
 // a narrow no-break space (U+202F) or a thin space (U+2009) may separate
-// the groups with either decimal mark, as ISO 80000 writes numbers.
+// the groups with either decimal mark, as ISO 80000 writes numbers, and
+// so may an apostrophe (' or ’), as Switzerland writes them.
 var (
 	// thousandsCommas matches a number grouped by commas or spaces with an
 	// optional decimal point: 4,599.0, -1,234,567, 10 851.5.
@@ -24,16 +25,17 @@ var (
 	thousandsPoints = regexp.MustCompile(`^[+-]?[0-9]{1,3}((\.[0-9]{3})+|(` + groupSpace + `[0-9]{3})+)$`)
 )
 
-// groupSpace matches the spaces that may separate groups of three digits.
-const groupSpace = "[ \u00a0\u202f\u2009]"
+// groupSpace matches the spaces and apostrophes that may separate groups
+// of three digits.
+const groupSpace = "[ \u00a0\u202f\u2009'\u2019]"
 
 // readNumber reads a trimmed cell as a number. It takes Go's syntax
 // (strconv.ParseFloat, which also reads Inf and returns ±Inf for numbers
 // too large for a float64), thousands separators (4,599.0, 10 851.5), a
 // trailing percent sign, which makes a fraction (17.5% is 0.175, so that
-// a column mixing 50% and 0.5 holds one quantity), and a currency sign
-// before or after the number ($1,234.50, -$5, 12,50 € are 1234.5, -5 and
-// 12.5). In a file with decimal commas, 3,14, 1.234,5 and 1 234,5 are
+// a column mixing 50% and 0.5 holds one quantity), a minus sign (U+2212)
+// for the hyphen, and a currency sign before or after the number
+// ($1,234.50, -$5, 12,50 € are 1234.5, -5 and 12.5). In a file with decimal commas, 3,14, 1.234,5 and 1 234,5 are
 // 3.14, 1234.5 and 1234.5, and 1.234 is 1234. ok is false for a cell
 // that is none of these, and for NaN.
 func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
@@ -44,6 +46,8 @@ func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
 // number before its sign (17.5% is 17.5) if percentPoints is set, as
 // encoders saved before percentages were fractions read them.
 func readScaled(cell string, decimalComma, percentPoints bool) (v float64, ok bool) {
+	// Word processors and typeset tables write a minus sign (U+2212).
+	cell = strings.ReplaceAll(cell, "\u2212", "-")
 	if v, ok := plainNumber(cell, decimalComma, false); ok {
 		return v, true
 	}
@@ -115,8 +119,9 @@ func plainNumber(s string, decimalComma, hundredths bool) (float64, bool) {
 	return v, true
 }
 
-// groupSpaces replaces the spaces that separate groups of digits.
-var groupSpaces = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "\u2009", "")
+// groupSpaces replaces the spaces and apostrophes that separate groups of
+// digits.
+var groupSpaces = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "\u2009", "", "'", "", "\u2019", "")
 
 // withoutGroups returns the number s without the separator sep and the
 // spaces between its groups of digits.

@@ -76,6 +76,15 @@ func TestReadNumber(t *testing.T) {
 		{"1.234 567,5", true, 0, false},
 		{"1\t554,5", true, 0, false},
 		{" 554,5", true, 0, false},
+		{"1'554.50", false, 1554.5, true},
+		{"1\u2019234\u2019567", false, 1234567, true},
+		{"1'5544.5", false, 0, false},
+		{"'554.5", false, 0, false},
+		{"\u22125", false, -5, true},
+		{"\u22121 554,5", true, -1554.5, true},
+		{"\u2212$5", false, -5, true},
+		{"1e\u22122", false, 0.01, true},
+		{"\u2212", false, 0, false},
 	} {
 		v, ok := readNumber(test.cell, test.decimalComma)
 		if ok != test.ok || ok && v != test.want {

@@ -159,8 +159,9 @@
 // phases (fit prints both losses); and categories, any other text. Their
 // fields are separated by commas, semicolons, tabs or vertical bars,
 // whichever splits the first lines evenly (-sep sets it: one character, or
-// tab). Numbers may have thousands separators (4,599.0, or spaces between
-// groups of three digits: 10 851.5), a percent sign, which makes a fraction
+// tab). Numbers may have thousands separators (4,599.0, or spaces or
+// apostrophes between groups of three digits: 10 851.5, 1'554.50), a
+// minus sign (U+2212), a percent sign, which makes a fraction
 // (17.5% reads as 0.175, so that a column may mix 50% and 0.5; a model
 // fitted before this rule reads it as 17.5, as it did), and a currency sign ($,
 // €, £ or ¥, before or after), which is dropped ($1,234.50 reads as
