@@ -1,8 +1,11 @@
 package dataset
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/binary"
 	"io"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -101,4 +104,64 @@ func wholeRunes(data []byte) int {
 		}
 	}
 	return len(data)
+}
+
+// utf16Text returns a reader of the UTF-8 text of r: r itself, unless it
+// starts with a UTF-16 byte order mark, as spreadsheets save "Unicode
+// text", in which case the text that follows the mark, decoded.
+func utf16Text(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	var order binary.ByteOrder
+	switch mark, _ := br.Peek(2); {
+	case bytes.Equal(mark, []byte{0xFF, 0xFE}):
+		order = binary.LittleEndian
+	case bytes.Equal(mark, []byte{0xFE, 0xFF}):
+		order = binary.BigEndian
+	default:
+		return br
+	}
+	br.Discard(2)
+	return &utf16Reader{src: br, order: order, buf: make([]byte, 32<<10)}
+}
+
+// utf16Reader decodes UTF-16 text to UTF-8; an unpaired surrogate is
+// read as U+FFFD.
+type utf16Reader struct {
+	src   io.Reader
+	order binary.ByteOrder
+	buf   []byte // what was read from src
+	carry []byte // an odd byte, or a high surrogate, that the next read completes
+	out   []byte // text not yet returned
+	err   error  // of src
+}
+
+func (u *utf16Reader) Read(p []byte) (int, error) {
+	for len(u.out) == 0 {
+		if u.err != nil {
+			return 0, u.err
+		}
+		u.fill()
+	}
+	n := copy(p, u.out)
+	u.out = u.out[n:]
+	return n, nil
+}
+
+// fill reads from src and decodes what it read into out.
+func (u *utf16Reader) fill() {
+	k := copy(u.buf, u.carry)
+	n, err := u.src.Read(u.buf[k:])
+	u.err = err
+	data := u.buf[:k+n]
+	units := make([]uint16, len(data)/2)
+	for i := range units {
+		units[i] = u.order.Uint16(data[2*i:])
+	}
+	rest := data[2*len(units):]
+	if last := len(units) - 1; err == nil && last >= 0 && units[last] >= 0xD800 && units[last] < 0xDC00 {
+		// A high surrogate whose low half the next read brings.
+		units, rest = units[:last], data[2*last:]
+	}
+	u.carry = append(u.carry[:0], rest...)
+	u.out = []byte(string(utf16.Decode(units)))
 }

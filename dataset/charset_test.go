@@ -1,11 +1,14 @@
 package dataset
 
 import (
+	"bytes"
+	"encoding/binary"
 	"io"
 	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf16"
 )
 
 // TestTextReader reads UTF-8 through and every other byte as Windows-1252,
@@ -84,5 +87,47 @@ func TestReadFrameQuotedNames(t *testing.T) {
 		if _, err := ReadFrame(strings.NewReader(header+"\n1,2\n"), "test.csv"); err == nil {
 			t.Errorf("header %s: no error", header)
 		}
+	}
+}
+
+// utf16Bytes returns s in UTF-16 after a byte order mark, in the given
+// byte order.
+func utf16Bytes(s string, order binary.ByteOrder) []byte {
+	units := append([]uint16{0xFEFF}, utf16.Encode([]rune(s))...)
+	b := make([]byte, 2*len(units))
+	for i, u := range units {
+		order.PutUint16(b[2*i:], u)
+	}
+	return b
+}
+
+// TestReadFrameUTF16 reads a table saved as UTF-16 with a byte order
+// mark, in either order, whole and a byte at a time.
+func TestReadFrameUTF16(t *testing.T) {
+	const text = "name\tprice\nSociété\t1 554,5\n😀\t2\n"
+	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		for _, oneByte := range []bool{false, true} {
+			var src io.Reader = bytes.NewReader(utf16Bytes(text, order))
+			if oneByte {
+				src = iotest.OneByteReader(src)
+			}
+			f, err := ReadFrame(src, "test.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := f.Number(0, 1)
+			if !slices.Equal(f.Columns(), []string{"name", "price"}) || f.Cell(0, 0) != "Société" || f.Cell(1, 0) != "😀" || v != 1554.5 || err != nil {
+				t.Errorf("%v, one byte at a time %v: columns %q, cells %q %q, price %v (%v)", order, oneByte, f.Columns(), f.Cell(0, 0), f.Cell(1, 0), v, err)
+			}
+			if w := f.Warnings(); w != nil {
+				t.Errorf("warnings %v", w)
+			}
+		}
+	}
+	// An unpaired surrogate, and an odd byte at the end.
+	b := append(utf16Bytes("a\nx", binary.LittleEndian), 0x00, 0xD8, '\n', 0, 'y')
+	got, err := io.ReadAll(utf16Text(bytes.NewReader(b)))
+	if want := "a\nx\ufffd\n"; err != nil || string(got) != want {
+		t.Errorf("read %q (%v), want %q", got, err, want)
 	}
 }

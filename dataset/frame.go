@@ -108,7 +108,9 @@ type FrameReader struct {
 // The file is UTF-8 text, except that a byte that is not part of UTF-8
 // is read as its Windows-1252 character, so that a file saved in
 // Windows-1252 or Latin-1 reads as it was written; the first line with
-// such a byte is reported once, as a Warning (see Frame.Warnings).
+// such a byte is reported once, as a Warning (see Frame.Warnings). A file
+// that starts with a UTF-16 byte order mark, as spreadsheets save
+// "Unicode text", is read as UTF-16.
 //
 // The first row names the columns: names are trimmed of spaces, of a
 // leading byte order mark and of single quotes around them ('vote' is
@@ -118,7 +120,7 @@ type FrameReader struct {
 // have as many fields as the header.
 func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, error) {
 	log := new(readLog)
-	br := bufio.NewReaderSize(newTextReader(r, log), sampleSize)
+	br := bufio.NewReaderSize(newTextReader(utf16Text(r), log), sampleSize)
 	sample, err := br.Peek(sampleSize)
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, err)
