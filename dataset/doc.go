@@ -66,7 +66,9 @@
 // with a *ParseError naming the file, the line and the column. When an
 // Encoder encodes new rows, any text in a numeric column is a stray, read
 // as missing with the same warning (or refused, read strictly), and so is
-// a text cell that EncodeColumn encodes into a numeric column.
+// a text cell that EncodeColumn encodes into a numeric column. The same
+// rule holds for a column of dates (see ParseDate) with a few cells that
+// are not dates.
 //
 // Frame.Target reads the target of a task: the numbers of a regression, or
 // the class names of a classification, sorted as strings. Rows without a

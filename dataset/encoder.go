@@ -457,8 +457,9 @@ func (e *Encoder) Width() int {
 // Transform encodes the given rows of f (nil: all rows), one row of the
 // result for each. f must have the encoder's feature columns, in any order
 // and among others. A cell that does not fit its column's kind, such as
-// text in a boolean column, is a *ParseError; text in a numeric column is
-// a stray, read as missing unless f is read strictly (see FrameOptions).
+// text in a boolean column, is a *ParseError; text in a numeric or a date
+// column is a stray, read as missing unless f is read strictly (see
+// FrameOptions).
 // The warnings report, for each categorical column, the rows with levels
 // not seen in training, and then those of f.Warnings.
 func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error) {
@@ -527,7 +528,7 @@ func (e *Encoder) encode(f *Frame, rows []int, unseen []unseenLevels) (*mat.Dens
 		for i, r := range rows {
 			cell := f.cells[r][col]
 			seen, err := c.encodeText(x.RawRowView(i)[at:at+c.width()], cell, f.decimalComma)
-			if err != nil && f.strayNumber(c.Kind, r, col, err) {
+			if err != nil && f.strayValue(c.Kind, r, col, err) {
 				seen, err = c.encodeText(x.RawRowView(i)[at:at+c.width()], "", f.decimalComma)
 			}
 			if err != nil {
@@ -582,9 +583,9 @@ func (e *Encoder) warning(i int, u unseenLevels) Warning {
 // has n entries. Each cell is encoded as Transform encodes it: texts and
 // numbers that stand for the same value give the same bits. A cell that
 // does not fit the column is a *ParseError whose Row is the cell's
-// position from 1, except that a stray, text in a numeric column, is read
-// as missing; the warning, if not nil, reports the strays or the levels
-// not seen in training.
+// position from 1, except that a stray, text in a numeric or a date
+// column, is read as missing; the warning, if not nil, reports the strays
+// or the levels not seen in training.
 //
 // EncodeColumn panics if j is out of range, if the cells do not number
 // the rows of dst, or if numbers are given for a column that is not
@@ -610,7 +611,7 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 		}
 		cell := strings.TrimSpace(texts[i])
 		seen, err := c.encodeText(out, cell, false)
-		if err != nil && c.Kind == numeric && errors.Is(err, ErrNumber) {
+		if err != nil && isStray(c.Kind, err) {
 			strays.add(i+1, cell)
 			seen, err = c.encodeText(out, "", false)
 		}
@@ -623,7 +624,7 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 	}
 	switch {
 	case strays.rows > 0:
-		return strays.warning(c.Name), nil
+		return strays.warning(c.Name, c.Kind), nil
 	case unseen.rows == 0:
 		return nil, nil
 	}

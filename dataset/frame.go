@@ -417,18 +417,18 @@ func (k *kind) UnmarshalText(text []byte) error {
 // inferKind returns the kind of column col over the given rows of f, ignoring
 // missing cells: boolean if every other cell is a boolean, date if every
 // other cell is a date (see ParseDate), numeric if every other cell is a
-// number, and no two carry different currency signs, but for a few strays
-// (see strayLimit), categorical otherwise. The strays of a numeric column
-// become missing cells, or an error if f is read strictly. A numeric
-// column holding an infinite value and a column with no value in any row
-// are errors.
+// number, and no two carry different currency signs, dates and numbers
+// but for a few strays (see strayLimit), and categorical otherwise. The
+// strays become missing cells, or an error if f is read strictly. A
+// numeric column holding an infinite value and a column with no value in
+// any row are errors.
 func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	present := -1 // some row with a value, to report an infinity
 	isBool, isNum, isDate := true, true, true
 	inf := -1
-	money := ""      // the currency sign of the numbers, if any
-	var strays []int // rows whose cells are not numbers
-	n := 0           // cells with a value
+	money := ""                  // the currency sign of the numbers, if any
+	var strays, dateStrays []int // rows whose cells are not numbers, not dates
+	n := 0                       // cells with a value
 	var scales percentScales
 	for _, r := range rows {
 		cell := f.cells[r][col]
@@ -457,8 +457,9 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 			money = cmp.Or(money, sign)
 			scales.add(cell, v)
 		}
-		if isDate {
-			_, isDate = ParseDate(cell)
+		if _, ok := ParseDate(cell); isDate && !ok {
+			dateStrays = append(dateStrays, r)
+			isDate = len(dateStrays) <= strayLimit(len(rows))
 		}
 		if !isBool && !isNum && !isDate {
 			return categorical, nil
@@ -469,17 +470,16 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 		return 0, &ParseError{File: f.name, Column: f.columns[col], Err: ErrEmptyColumn}
 	case isBool:
 		return boolean, nil
-	case isDate:
-		return date, nil
+	case isDate && len(dateStrays) <= strayLimit(n):
+		return date, f.someStrays(date, col, dateStrays, n)
 	case len(strays) > strayLimit(n):
 		return categorical, nil
 	case inf >= 0:
 		_, err := f.Number(inf, col)
 		return 0, err
-	case len(strays) > 0:
-		if err := f.strays(col, strays, n-len(strays)); err != nil {
-			return 0, err
-		}
+	}
+	if err := f.someStrays(numeric, col, strays, n); err != nil {
+		return 0, err
 	}
 	scales.check(f.log, f.columns[col])
 	return numeric, nil
@@ -566,7 +566,7 @@ func (f *Frame) targetValues(t *Target, col int) error {
 	if len(strays) == 0 {
 		return nil
 	}
-	if err := f.strays(col, strays, len(t.Rows)-len(strays)); err != nil {
+	if err := f.strays(numeric, col, strays, len(t.Rows)-len(strays)); err != nil {
 		return err
 	}
 	kept := 0

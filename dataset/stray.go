@@ -8,16 +8,17 @@ import (
 	"strings"
 )
 
-// ErrStray is wrapped by the ParseError for a cell that is not a number in
-// a column of numbers, when the Frame is read strictly (see
-// FrameOptions.Strict).
-var ErrStray = errors.New("not a number in a column of numbers")
+// ErrStray is wrapped by the ParseError for a stray cell, one that is not
+// a number in a column of numbers or not a date in a column of dates, when
+// the Frame is read strictly (see FrameOptions.Strict).
+var ErrStray = errors.New("stray cell")
 
 // strayLimit returns how many of a column's n non-missing cells may be
-// strays, cells that are not numbers, in a column that is read as
-// numbers: one among ten numbers or more, and in general one in fifty.
-// Below that a column is a column of numbers with a few typos; above it
-// the texts are as much the column's values as its numbers are.
+// strays, cells that are not numbers in a column read as numbers (or not
+// dates in a column read as dates): one beside ten numbers or more, and
+// in general one in fifty. Below that a column is a column of numbers
+// with a few typos; above it the texts are as much the column's values as
+// its numbers are.
 func strayLimit(n int) int {
 	if n <= 10 {
 		return 0
@@ -49,38 +50,54 @@ type readLog struct {
 }
 
 // strayCell is a cell read as missing because it is not a number in a
-// column of numbers.
+// column of numbers, or not a date in a column of dates.
 type strayCell struct {
 	line   int
 	column string
 	text   string
+	what   string // "number" or "date"
 }
 
-// strays handles the given rows of column col of f, whose cells are not
-// numbers in a column of numbers: read strictly, they are an error that
-// locates the first; otherwise they become missing cells, noted in the
-// frame's log. numbers is how many cells of the column are numbers.
-func (f *Frame) strays(col int, rows []int, numbers int) error {
+// kindValue returns what a cell of a column of kind k is: "number" or
+// "date".
+func kindValue(k kind) string {
+	if k == date {
+		return "date"
+	}
+	return "number"
+}
+
+// isStray reports whether err, from reading a cell of a column of kind k,
+// says the cell is a stray.
+func isStray(k kind, err error) bool {
+	return k == numeric && errors.Is(err, ErrNumber) || k == date && errors.Is(err, ErrDate)
+}
+
+// strays handles the given rows of column col of f, of kind k, whose
+// cells are strays: read strictly, they are an error that locates the
+// first; otherwise they become missing cells, noted in the frame's log.
+// values is how many cells of the column are numbers or dates.
+func (f *Frame) strays(k kind, col int, rows []int, values int) error {
+	what := kindValue(k)
 	if f.strict {
-		return f.cellError(rows[0], col, fmt.Errorf("%w: %q (%d such cells beside %d numbers: reading strictly refuses them, and otherwise reads them as missing)",
-			ErrStray, f.cells[rows[0]][col], len(rows), numbers))
+		return f.cellError(rows[0], col, fmt.Errorf("%w %q: not a %s in a column of %ss (%d such cells beside %d %ss: reading strictly refuses them, and otherwise reads them as missing)",
+			ErrStray, f.cells[rows[0]][col], what, what, len(rows), values, what))
 	}
 	for _, r := range rows {
-		f.log.stray(strayCell{line: f.lines[r], column: f.columns[col], text: strings.Clone(f.cells[r][col])})
+		f.log.stray(strayCell{line: f.lines[r], column: f.columns[col], text: strings.Clone(f.cells[r][col]), what: what})
 		f.cells[r][col] = ""
 	}
 	return nil
 }
 
-// strayNumber reports whether err, from encoding the cell in the given
-// row and column of f in a column of kind k, is that of a cell that is
-// not a number in a column of numbers and, unless f is read strictly,
-// makes the cell missing, to be encoded as such.
-func (f *Frame) strayNumber(k kind, row, col int, err error) bool {
-	if k != numeric || !errors.Is(err, ErrNumber) || f.strict {
+// strayValue reports whether err, from encoding the cell in the given row
+// and column of f in a column of kind k, is that of a stray and, unless f
+// is read strictly, makes the cell missing, to be encoded as such.
+func (f *Frame) strayValue(k kind, row, col int, err error) bool {
+	if !isStray(k, err) || f.strict {
 		return false
 	}
-	return f.strays(col, []int{row}, 0) == nil
+	return f.strays(k, col, []int{row}, 0) == nil
 }
 
 // stray notes the stray cell c.
@@ -114,14 +131,14 @@ func (l *readLog) strayWarning(file string) Warning {
 	n := l.strays - l.reported
 	var shown []string
 	for _, c := range l.first[min(l.reported, len(l.first)):] {
-		shown = append(shown, fmt.Sprintf("line %d, column %q: %q", c.line, c.column, c.text))
+		shown = append(shown, fmt.Sprintf("line %d, column %q: %q is not a %s", c.line, c.column, c.text, c.what))
 	}
 	if n > len(shown) && len(shown) > 0 {
 		shown = append(shown, fmt.Sprintf("and %d more", n-len(shown)))
 	}
-	what := "1 cell of a column of numbers is not a number and is read as missing"
+	what := "1 stray cell, not of its column's kind, is read as missing"
 	if n > 1 {
-		what = fmt.Sprintf("%d cells of columns of numbers are not numbers and are read as missing", n)
+		what = fmt.Sprintf("%d stray cells, not of their columns' kinds, are read as missing", n)
 	}
 	w := Warning{Rows: n, Message: fmt.Sprintf("%s: %s: %s; correct such cells, or read strictly to refuse them", file, what, strings.Join(shown, "; "))}
 	if len(l.first) > 0 {
@@ -130,8 +147,8 @@ func (l *readLog) strayWarning(file string) Warning {
 	return w
 }
 
-// cellStrays counts the stray cells of a column of numbers, read as
-// missing, and keeps the first few with their rows, counted from 1.
+// cellStrays counts the stray cells of a column of numbers or dates, read
+// as missing, and keeps the first few with their rows, counted from 1.
 type cellStrays struct {
 	rows  int
 	first []string
@@ -145,13 +162,14 @@ func (s *cellStrays) add(row int, cell string) {
 	s.rows++
 }
 
-// warning returns the warning of the strays of the named column.
-func (s *cellStrays) warning(column string) *Warning {
+// warning returns the warning of the strays of the named column of kind
+// k.
+func (s *cellStrays) warning(column string, k kind) *Warning {
 	if s.rows > len(s.first) {
 		s.first = append(s.first, fmt.Sprintf("and %d more", s.rows-len(s.first)))
 	}
 	return &Warning{Column: column, Rows: s.rows,
-		Message: fmt.Sprintf("%d cells are not numbers and are read as missing: %s", s.rows, strings.Join(s.first, "; "))}
+		Message: fmt.Sprintf("%d cells are not %ss and are read as missing: %s", s.rows, kindValue(k), strings.Join(s.first, "; "))}
 }
 
 // percentScales notes whether a column of numbers mixes percentages with
@@ -182,4 +200,13 @@ func (p *percentScales) check(log *readLog, column string) {
 	log.notes = append(log.notes, Warning{Column: column, Value: p.plain, Message: fmt.Sprintf(
 		"it mixes percentages such as %s, read as fractions (50%% is 0.5), with numbers above 1 such as %s, read as they are: if those are percentages too, write them with %%, or as fractions",
 		p.percent, p.plain)})
+}
+
+// someStrays is strays for the strays, if any, of a column of n cells with
+// a value.
+func (f *Frame) someStrays(k kind, col int, rows []int, n int) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	return f.strays(k, col, rows, n-len(rows))
 }

@@ -92,7 +92,7 @@ func TestInferKindStrays(t *testing.T) {
 				}
 				return
 			}
-			if len(warnings) != 1 || warnings[0].Rows != len(test.strays) || !strings.Contains(warnings[0].Message, fmt.Sprintf("line %d, column \"x\": %q", test.numbers+2, test.strays[0])) {
+			if len(warnings) != 1 || warnings[0].Rows != len(test.strays) || !strings.Contains(warnings[0].Message, fmt.Sprintf("line %d, column \"x\": %q is not a number", test.numbers+2, test.strays[0])) {
 				t.Errorf("warnings %v, want one of %d cells naming line %d", warnings, len(test.strays), test.numbers+2)
 			}
 		})
@@ -112,7 +112,7 @@ func TestTargetStrays(t *testing.T) {
 	if len(target.Values) != 220 || target.Dropped != 1 || slices.Contains(target.Rows, 220) {
 		t.Errorf("%d values, %d dropped, rows end %v; want 220, 1, without row 220", len(target.Values), target.Dropped, target.Rows[len(target.Rows)-3:])
 	}
-	if w := f.Warnings(); len(w) != 1 || w[0].Rows != 1 || !strings.Contains(w[0].String(), `line 222, column "q": "-"`) {
+	if w := f.Warnings(); len(w) != 1 || w[0].Rows != 1 || !strings.Contains(w[0].String(), `line 222, column "q": "-" is not a number`) {
 		t.Errorf("warnings %v, want one naming line 222", w)
 	}
 	if w := f.Warnings(); w != nil {
@@ -120,7 +120,7 @@ func TestTargetStrays(t *testing.T) {
 	}
 	strict := readStrict(t, data)
 	_, err = strict.Target("q", false)
-	const want = `test.csv: row 222, column "q": not a number in a column of numbers: "-" (1 such cells beside 220 numbers: reading strictly refuses them, and otherwise reads them as missing)`
+	const want = `test.csv: row 222, column "q": stray cell "-": not a number in a column of numbers (1 such cells beside 220 numbers: reading strictly refuses them, and otherwise reads them as missing)`
 	if !errors.Is(err, ErrStray) || err.Error() != want {
 		t.Errorf("read strictly: error\n%v\nwant\n%s", err, want)
 	}
@@ -189,7 +189,7 @@ func TestStraysOneWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `test.csv: 3 cells of columns of numbers are not numbers and are read as missing: line 5, column "t": "?!"; line 7, column "a": "1..2"; line 10, column "b": "n.a."; correct such cells, or read strictly to refuse them`
+	const want = `test.csv: 3 stray cells, not of their columns' kinds, are read as missing: line 5, column "t": "?!" is not a number; line 7, column "a": "1..2" is not a number; line 10, column "b": "n.a." is not a number; correct such cells, or read strictly to refuse them`
 	if len(fitWarnings) != 0 || len(warnings) != 1 || warnings[0].String() != want {
 		t.Errorf("warnings %v then %v, want none then\n%s", fitWarnings, warnings, want)
 	}
@@ -268,6 +268,50 @@ func TestPercentScales(t *testing.T) {
 			}
 			if _, again, _ := e.Transform(f, nil); len(again) != 0 {
 				t.Errorf("warnings again: %v", again)
+			}
+		})
+	}
+}
+
+// TestDateStrays reads a column of dates with a typo as dates, the typo
+// missing, and a column with more typos than the limit as text.
+func TestDateStrays(t *testing.T) {
+	for _, test := range []struct {
+		name   string
+		strays []string
+		kind   string
+	}{
+		{"typo", []string{"2024-13-45"}, "date"},
+		{"number", []string{"5"}, "date"},
+		{"two", []string{"2024-13-45", "x"}, "categorical"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("day\n")
+			for i := range 30 {
+				fmt.Fprintf(&b, "2024-01-%02d\n", i+1)
+			}
+			b.WriteString(strings.Join(test.strays, "\n") + "\n")
+			f := readFrameString(t, b.String())
+			e, _, err := FitEncoder(f, []string{"day"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := e.Rules()[0]; r.Kind != test.kind {
+				t.Fatalf("column day is %s, want %s", r.Kind, test.kind)
+			}
+			x, warnings, err := e.Transform(f, nil)
+			if test.kind != "date" {
+				return
+			}
+			fill := e.Rules()[0].Fill
+			if err != nil || x.At(30, 0) != fill || len(warnings) != 1 || !strings.Contains(warnings[0].Message, fmt.Sprintf(`line 32, column "day": %q is not a date`, test.strays[0])) {
+				t.Errorf("stray encoded as %v (fill %v), warnings %v, error %v", x.At(30, 0), fill, warnings, err)
+			}
+			dst := mat.NewDense(2, e.Width(), nil)
+			w, err := e.EncodeColumn(dst, 0, nil, []string{"2024-01-05", "soon"})
+			if want := `column "day": 1 cells are not dates and are read as missing: row 2: "soon"`; err != nil || dst.At(1, 0) != fill || w == nil || w.String() != want {
+				t.Errorf("cell by cell: encoded %v, warning %v, error %v; want %v and\n%s", dst.At(1, 0), w, err, fill, want)
 			}
 		})
 	}

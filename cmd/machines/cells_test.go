@@ -16,7 +16,7 @@ import (
 func TestCellsAsPeopleWriteThem(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "strays.json")
-	const strayWarning = `fit_strays.csv: 2 cells of columns of numbers are not numbers and are read as missing: line 10, column "y": "-"; line 18, column "x": "4.2.1"`
+	const strayWarning = `fit_strays.csv: 2 stray cells, not of their columns' kinds, are read as missing: line 10, column "y": "-" is not a number; line 18, column "x": "4.2.1" is not a number`
 	banks := filepath.Join(dir, "banks.json")
 	for _, tc := range []struct {
 		name   string
@@ -38,7 +38,7 @@ func TestCellsAsPeopleWriteThem(t *testing.T) {
 				}
 			}},
 		{name: "strays refused", args: []string{"fit", "-data", "testdata/fit_strays.csv", "-target", "y", "-strict", "-model", filepath.Join(dir, "no.json")}, code: 1,
-			stderr: []string{`regression, since column "y" holds numbers only`, `testdata/fit_strays.csv: row 10, column "y": not a number in a column of numbers: "-"`},
+			stderr: []string{`regression, since column "y" holds numbers only`, `testdata/fit_strays.csv: row 10, column "y": stray cell "-": not a number in a column of numbers`},
 			check: func(t *testing.T, stderr string) {
 				if strings.Contains(stderr, "kernel:") {
 					t.Errorf("the error came after fitting: %s", stderr)
@@ -46,15 +46,15 @@ func TestCellsAsPeopleWriteThem(t *testing.T) {
 			}},
 		{name: "predict", args: []string{"predict", "-model", model, "-data", "testdata/fit_strays_new.csv", "-out", filepath.Join(dir, "p.csv")},
 			stdout: []string{"predict: 6 rows"},
-			stderr: []string{`fit_strays_new.csv: 1 cell of a column of numbers is not a number and is read as missing: line 4, column "x": "1..5"`}},
+			stderr: []string{`fit_strays_new.csv: 1 stray cell, not of its column's kind, is read as missing: line 4, column "x": "1..5" is not a number`}},
 		{name: "predict refused", args: []string{"predict", "-model", model, "-data", "testdata/fit_strays_new.csv", "-strict", "-out", "-"}, code: 1,
 			stderr: []string{`testdata/fit_strays_new.csv: row 4, column "x": not a number: "1..5"`}},
 		{name: "score", args: []string{"score", "-model", model, "-data", "testdata/fit_strays.csv"},
 			stdout: []string{"score: 29 rows"}, stderr: []string{strayWarning}},
 		{name: "score refused", args: []string{"score", "-model", model, "-data", "testdata/fit_strays.csv", "-strict"}, code: 1,
-			stderr: []string{`row 10, column "y": not a number in a column of numbers: "-"`}},
+			stderr: []string{`row 10, column "y": stray cell "-": not a number in a column of numbers`}},
 		{name: "explain refused", args: []string{"explain", "-model", model, "-data", "testdata/fit_strays.csv", "-strict"}, code: 1,
-			stderr: []string{`row 10, column "y": not a number in a column of numbers: "-"`}},
+			stderr: []string{`row 10, column "y": stray cell "-": not a number in a column of numbers`}},
 		{name: "windows-1252", args: slices.Concat([]string{"fit", "-data", "testdata/fit_banks.csv", "-target", "bank", "-model", banks}, fixed),
 			stdout: []string{"fit: 30 rows, 2 columns encoded as 2 inputs, 3 classes"},
 			stderr: []string{"fit_banks.csv: the bytes from line 2 on are not UTF-8: the file is read as Windows-1252"},

@@ -176,8 +176,9 @@
 // read as missing, with one warning that counts them and names the first
 // lines and columns; a target's are dropped, so that one cell never turns
 // a regression into a classification. With more such cells the column is
-// text. predict, score, explain and serve read a cell that is not a number
-// in a column of numbers as missing, with the same warning. -strict
+// text; the same holds for a column of dates. predict, score, explain and
+// serve read a cell that is not a number in a column of numbers (or not a
+// date in a column of dates) as missing, with the same warning. -strict
 // refuses such cells instead, naming file, line and column. A file that
 // is not UTF-8 is read as Windows-1252 (Latin-1), with a warning; names
 // in the header may be in single quotes ('vote' is vote). A first column
