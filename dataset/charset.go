@@ -31,30 +31,40 @@ func windows1252Rune(b byte) rune {
 // saved by a spreadsheet in Windows-1252 or Latin-1 reads as it was
 // written. It notes the first line that holds such a byte in log.
 type textReader struct {
+	decoded
 	src   io.Reader
 	log   *readLog
 	buf   []byte // what was read from src
 	carry []byte // the start of a character cut by the end of a read
-	out   []byte // text not yet returned
 	lines int    // the lines of src before buf, while no byte was decoded
-	err   error  // of src
+}
+
+// decoded is the text that a decoding reader has not yet returned, and
+// the error of its source.
+type decoded struct {
+	out []byte
+	err error
+}
+
+// read returns the text decoded, calling fill to decode more of the
+// source when none is left.
+func (d *decoded) read(p []byte, fill func()) (int, error) {
+	for len(d.out) == 0 {
+		if d.err != nil {
+			return 0, d.err
+		}
+		fill()
+	}
+	n := copy(p, d.out)
+	d.out = d.out[n:]
+	return n, nil
 }
 
 func newTextReader(src io.Reader, log *readLog) *textReader {
 	return &textReader{src: src, log: log, buf: make([]byte, 32<<10)}
 }
 
-func (t *textReader) Read(p []byte) (int, error) {
-	for len(t.out) == 0 {
-		if t.err != nil {
-			return 0, t.err
-		}
-		t.fill()
-	}
-	n := copy(p, t.out)
-	t.out = t.out[n:]
-	return n, nil
-}
+func (t *textReader) Read(p []byte) (int, error) { return t.read(p, t.fill) }
 
 // fill reads from src into out, decoding the bytes that are not UTF-8.
 func (t *textReader) fill() {
@@ -127,25 +137,14 @@ func utf16Text(r io.Reader) io.Reader {
 // utf16Reader decodes UTF-16 text to UTF-8; an unpaired surrogate is
 // read as U+FFFD.
 type utf16Reader struct {
+	decoded
 	src   io.Reader
 	order binary.ByteOrder
 	buf   []byte // what was read from src
 	carry []byte // an odd byte, or a high surrogate, that the next read completes
-	out   []byte // text not yet returned
-	err   error  // of src
 }
 
-func (u *utf16Reader) Read(p []byte) (int, error) {
-	for len(u.out) == 0 {
-		if u.err != nil {
-			return 0, u.err
-		}
-		u.fill()
-	}
-	n := copy(p, u.out)
-	u.out = u.out[n:]
-	return n, nil
-}
+func (u *utf16Reader) Read(p []byte) (int, error) { return u.read(p, u.fill) }
 
 // fill reads from src and decodes what it read into out.
 func (u *utf16Reader) fill() {

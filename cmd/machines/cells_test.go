@@ -72,19 +72,22 @@ func TestCellsAsPeopleWriteThem(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit status %d, want %d; stderr: %s", code, tc.code, stderr)
 			}
-			for _, want := range tc.stdout {
-				if !strings.Contains(stdout, want) {
-					t.Errorf("stdout %q does not contain %q", stdout, want)
-				}
-			}
-			for _, want := range tc.stderr {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("stderr %q does not contain %q", stderr, want)
-				}
-			}
+			checkContains(t, "stdout", stdout, tc.stdout)
+			checkContains(t, "stderr", stderr, tc.stderr)
 			if tc.check != nil {
 				tc.check(t, stderr)
 			}
 		})
+	}
+}
+
+// checkContains reports each of want that the output named what does not
+// contain.
+func checkContains(t *testing.T, what, output string, want []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(output, w) {
+			t.Errorf("%s %q does not contain %q", what, output, w)
+		}
 	}
 }
