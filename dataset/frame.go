@@ -457,9 +457,11 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 			money = cmp.Or(money, sign)
 			scales.add(cell, v)
 		}
-		if _, ok := ParseDate(cell); isDate && !ok {
-			dateStrays = append(dateStrays, r)
-			isDate = len(dateStrays) <= strayLimit(len(rows))
+		if isDate {
+			if _, ok := ParseDate(cell); !ok {
+				dateStrays = append(dateStrays, r)
+				isDate = len(dateStrays) <= strayLimit(len(rows))
+			}
 		}
 		if !isBool && !isNum && !isDate {
 			return categorical, nil

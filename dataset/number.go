@@ -25,6 +25,14 @@ var (
 	thousandsPoints = regexp.MustCompile(`^[+-]?[0-9]{1,3}((\.[0-9]{3})+|(` + groupSpace + `[0-9]{3})+)$`)
 )
 
+// groupMarks are the characters of a number that plainNumber's regular
+// expressions need, separators of thousands or decimals, and
+// thousandsMarks those that thousandsCommas needs.
+const (
+	groupMarks     = "." + thousandsMarks
+	thousandsMarks = ", \u00a0\u202f\u2009'\u2019"
+)
+
 // groupSpace matches the spaces and apostrophes that may separate groups
 // of three digits.
 const groupSpace = "[ \u00a0\u202f\u2009'\u2019]"
@@ -97,6 +105,8 @@ func withoutSign(cell string) (rest, sign string) {
 // returns a hundredth of the number if hundredths is set, rounded once.
 func plainNumber(s string, decimalComma, hundredths bool) (float64, bool) {
 	switch {
+	case !strings.ContainsAny(s, groupMarks) || !decimalComma && !strings.ContainsAny(s, thousandsMarks):
+		// No regular expression can match: ParseFloat alone reads it.
 	case decimalComma && decimalCommaNumber.MatchString(s):
 		s = strings.Replace(withoutGroups(s, "."), ",", ".", 1)
 	case decimalComma && thousandsPoints.MatchString(s):
