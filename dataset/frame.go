@@ -23,8 +23,10 @@ var ErrBoolean = errors.New("not a boolean")
 
 // Frame is a table read from a CSV file as text: a header naming the
 // columns and one row of cells for each later line. The cells keep their
-// text, trimmed of surrounding spaces; Target and FitEncoder decide how to
-// read them.
+// text, trimmed of surrounding spaces; Target, FitEncoder and an Encoder's
+// Transform decide how to read them, and a stray cell that they read as
+// missing (see the package documentation) is empty from then on. So a
+// Frame is not safe for concurrent use.
 type Frame struct {
 	frameFormat
 	cells [][]string // cells[row][column]
@@ -255,7 +257,8 @@ func (f *Frame) Column(name string) (int, error) {
 	return j, nil
 }
 
-// Cell returns the trimmed text of the cell in the given row and column.
+// Cell returns the trimmed text of the cell in the given row and column,
+// or "" for a stray cell read as missing.
 func (f *Frame) Cell(row, col int) string { return f.cells[row][col] }
 
 // Empty reports whether every cell of column col is missing in the given
