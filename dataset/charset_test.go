@@ -50,7 +50,7 @@ func TestReadFrameWindows1252(t *testing.T) {
 	if !slices.Equal(f.Columns(), []string{"société", "class"}) || f.Cell(0, 0) != "Société Générale" {
 		t.Errorf("columns %q, cell %q", f.Columns(), f.Cell(0, 0))
 	}
-	const want = "test.csv: the bytes from line 1 on are not UTF-8: the file is read as Windows-1252 (Latin-1); save it as UTF-8 to be sure of its text"
+	const want = "test.csv: not UTF-8: bytes that are not, first on line 1, are read as Windows-1252 (Latin-1) characters; save the file as UTF-8 to be sure of its text"
 	if w := f.Warnings(); len(w) != 1 || w[0].String() != want {
 		t.Errorf("warnings %v, want\n%s", w, want)
 	}

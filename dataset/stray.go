@@ -115,7 +115,7 @@ func (l *readLog) warnings(file string) []Warning {
 	if l.encodingLine > 0 && !l.encodingReported {
 		l.encodingReported = true
 		warnings = append(warnings, Warning{Rows: 1, Message: fmt.Sprintf(
-			"%s: the bytes from line %d on are not UTF-8: the file is read as Windows-1252 (Latin-1); save it as UTF-8 to be sure of its text", file, l.encodingLine)})
+			"%s: not UTF-8: bytes that are not, first on line %d, are read as Windows-1252 (Latin-1) characters; save the file as UTF-8 to be sure of its text", file, l.encodingLine)})
 	}
 	if l.strays > l.reported {
 		warnings = append(warnings, l.strayWarning(file))

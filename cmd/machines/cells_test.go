@@ -57,7 +57,7 @@ func TestCellsAsPeopleWriteThem(t *testing.T) {
 			stderr: []string{`row 10, column "y": stray cell "-": not a number in a column of numbers`}},
 		{name: "windows-1252", args: slices.Concat([]string{"fit", "-data", "testdata/fit_banks.csv", "-target", "bank", "-model", banks}, fixed),
 			stdout: []string{"fit: 30 rows, 2 columns encoded as 2 inputs, 3 classes"},
-			stderr: []string{"fit_banks.csv: the bytes from line 2 on are not UTF-8: the file is read as Windows-1252"},
+			stderr: []string{"fit_banks.csv: not UTF-8: bytes that are not, first on line 2, are read as Windows-1252 (Latin-1) characters"},
 			check: func(t *testing.T, stderr string) {
 				m := fitTestReadModel(t, banks)
 				if !slices.Equal(m.Classes, []string{"BNP", "Crédit Agricole", "Société Générale"}) || !slices.Equal(m.Features, []string{"size", "assets"}) || m.Encoder.Columns[1].Kind != "numeric" {
