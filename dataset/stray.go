@@ -38,11 +38,10 @@ type readLog struct {
 	// as Windows-1252; 0 if none.
 	encodingLine     int
 	encodingReported bool
-	// strays counts the stray cells read as missing, of which first holds
-	// the first few; reported counts those already reported.
-	strays   int
-	first    []strayCell
-	reported int
+	// strays counts the stray cells read as missing and not yet
+	// reported, of which first holds the first few.
+	strays int
+	first  []strayCell
 	// notes are the other warnings not yet reported, and scaleColumns
 	// the columns warned of mixing percentages with numbers above 1.
 	notes        []Warning
@@ -117,9 +116,9 @@ func (l *readLog) warnings(file string) []Warning {
 		warnings = append(warnings, Warning{Rows: 1, Message: fmt.Sprintf(
 			"%s: not UTF-8: bytes that are not, first on line %d, are read as Windows-1252 (Latin-1) characters; save the file as UTF-8 to be sure of its text", file, l.encodingLine)})
 	}
-	if l.strays > l.reported {
+	if l.strays > 0 {
 		warnings = append(warnings, l.strayWarning(file))
-		l.reported = l.strays
+		l.strays, l.first = 0, nil
 	}
 	warnings = append(warnings, l.notes...)
 	l.notes = nil
@@ -128,23 +127,20 @@ func (l *readLog) warnings(file string) []Warning {
 
 // strayWarning returns the warning of the stray cells not yet reported.
 func (l *readLog) strayWarning(file string) Warning {
-	n := l.strays - l.reported
+	n := l.strays
 	var shown []string
-	for _, c := range l.first[min(l.reported, len(l.first)):] {
+	for _, c := range l.first {
 		shown = append(shown, fmt.Sprintf("line %d, column %q: %q is not a %s", c.line, c.column, c.text, c.what))
 	}
-	if n > len(shown) && len(shown) > 0 {
+	if n > len(shown) {
 		shown = append(shown, fmt.Sprintf("and %d more", n-len(shown)))
 	}
 	what := "1 stray cell, not of its column's kind, is read as missing"
 	if n > 1 {
 		what = fmt.Sprintf("%d stray cells, not of their columns' kinds, are read as missing", n)
 	}
-	w := Warning{Rows: n, Message: fmt.Sprintf("%s: %s: %s; correct such cells, or read strictly to refuse them", file, what, strings.Join(shown, "; "))}
-	if len(l.first) > 0 {
-		w.Value = l.first[0].text
-	}
-	return w
+	return Warning{Rows: n, Value: l.first[0].text,
+		Message: fmt.Sprintf("%s: %s: %s; correct such cells, or read strictly to refuse them", file, what, strings.Join(shown, "; "))}
 }
 
 // cellStrays counts the stray cells of a column of numbers or dates, read

@@ -316,3 +316,25 @@ func TestDateStrays(t *testing.T) {
 		})
 	}
 }
+
+// TestStrayWarningLists lists the first five strays of a warning and
+// counts the others, and a later warning lists the strays met since.
+func TestStrayWarningLists(t *testing.T) {
+	var l readLog
+	for i := range 7 {
+		l.stray(strayCell{line: i + 2, column: "x", text: "?" + fmt.Sprint(i), what: "number"})
+	}
+	w := l.warnings("t.csv")
+	const want = `t.csv: 7 stray cells, not of their columns' kinds, are read as missing: line 2, column "x": "?0" is not a number; line 3, column "x": "?1" is not a number; line 4, column "x": "?2" is not a number; line 5, column "x": "?3" is not a number; line 6, column "x": "?4" is not a number; and 2 more; correct such cells, or read strictly to refuse them`
+	if len(w) != 1 || w[0].String() != want || w[0].Rows != 7 {
+		t.Errorf("warnings %v, want\n%s", w, want)
+	}
+	if w := l.warnings("t.csv"); w != nil {
+		t.Errorf("warnings again: %v", w)
+	}
+	l.stray(strayCell{line: 40, column: "d", text: "soon", what: "date"})
+	const later = `t.csv: 1 stray cell, not of its column's kind, is read as missing: line 40, column "d": "soon" is not a date; correct such cells, or read strictly to refuse them`
+	if w := l.warnings("t.csv"); len(w) != 1 || w[0].String() != later {
+		t.Errorf("later warnings %v, want\n%s", w, later)
+	}
+}
