@@ -92,7 +92,12 @@ func TestEncoderDates(t *testing.T) {
 		{20089, 0, 1, 0},
 	})
 
-	_, _, err = e.Transform(readFrameString(t, "day\n2024-01-02\nlater\n"), nil)
+	// A stray is missing, with a warning, or read strictly an error.
+	x, warnings, err = e.Transform(readFrameString(t, "day\n2024-01-02\nlater\n"), nil)
+	if err != nil || len(warnings) != 1 || x.At(1, 0) != mean {
+		t.Errorf("a stray date: encoded %v, warnings %v, error %v", x.At(1, 0), warnings, err)
+	}
+	_, _, err = e.Transform(readStrict(t, "day\n2024-01-02\nlater\n"), nil)
 	want := `test.csv: row 3, column "day": not a date: "later"; the column held dates such as 2024-01-31 in training`
 	if !errors.Is(err, ErrDate) || err.Error() != want {
 		t.Errorf("error\n%v\nwant\n%s", err, want)
@@ -250,7 +255,7 @@ func TestEncoderYearLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkMatrix(t, x, [][]float64{{19783, 0}, {19759.5, 1}})
-	_, _, err = e.Transform(readFrameString(t, "day\n31/01/2024\n"), nil)
+	_, _, err = e.Transform(readStrict(t, "day\n31/01/2024\n"), nil)
 	if want := `test.csv: row 2, column "day": not a date: "31/01/2024"; the column held dates such as 01/31/2024 in training`; err == nil || err.Error() != want {
 		t.Errorf("error\n%v\nwant\n%s", err, want)
 	}

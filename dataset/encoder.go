@@ -29,6 +29,9 @@ type Warning struct {
 
 // String returns the warning on one line.
 func (w Warning) String() string {
+	if w.Column == "" {
+		return w.Message
+	}
 	return fmt.Sprintf("column %q: %s", w.Column, w.Message)
 }
 
@@ -108,6 +111,10 @@ type encodedColumn struct {
 
 	// Indicator adds a column that is 1 where the cell is missing.
 	Indicator bool `json:"missing_indicator"`
+
+	// percentPoints reads 17.5% as 17.5, as the encoders saved before
+	// percentages were fractions did (see encoderJSON.Percents).
+	percentPoints bool
 }
 
 // width returns the number of encoded columns c produces.
@@ -450,15 +457,18 @@ func (e *Encoder) Width() int {
 // Transform encodes the given rows of f (nil: all rows), one row of the
 // result for each. f must have the encoder's feature columns, in any order
 // and among others. A cell that does not fit its column's kind, such as
-// text in a numeric column, is a *ParseError. The warnings report, for each
-// categorical column, the rows with levels not seen in training.
+// text in a boolean column, is a *ParseError; text in a numeric or a date
+// column is a stray, read as missing unless f is read strictly (see
+// FrameOptions).
+// The warnings report, for each categorical column, the rows with levels
+// not seen in training, and then those of f.Warnings.
 func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error) {
 	unseen := make([]unseenLevels, len(e.columns))
 	x, err := e.encode(f, rows, unseen)
 	if err != nil {
 		return nil, nil, err
 	}
-	return x, e.warnings(unseen), nil
+	return x, append(e.warnings(unseen), f.Warnings()...), nil
 }
 
 // TransformEach encodes a table that comes in parts, such as the Frames
@@ -468,10 +478,15 @@ func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error)
 // those of Transform on the whole table.
 func (e *Encoder) TransformEach(next func() (*Frame, error), each func(f *Frame, x *mat.Dense) error) ([]Warning, error) {
 	unseen := make([]unseenLevels, len(e.columns))
+	var last *Frame
 	for {
 		f, err := next()
 		if err == io.EOF {
-			return e.warnings(unseen), nil
+			warnings := e.warnings(unseen)
+			if last != nil {
+				warnings = append(warnings, last.Warnings()...)
+			}
+			return warnings, nil
 		}
 		if err != nil {
 			return nil, err
@@ -483,6 +498,7 @@ func (e *Encoder) TransformEach(next func() (*Frame, error), each func(f *Frame,
 		if err := each(f, x); err != nil {
 			return nil, err
 		}
+		last = f
 	}
 }
 
@@ -512,6 +528,9 @@ func (e *Encoder) encode(f *Frame, rows []int, unseen []unseenLevels) (*mat.Dens
 		for i, r := range rows {
 			cell := f.cells[r][col]
 			seen, err := c.encodeText(x.RawRowView(i)[at:at+c.width()], cell, f.decimalComma)
+			if err != nil && f.strayValue(c.Kind, r, col, err) {
+				seen, err = c.encodeText(x.RawRowView(i)[at:at+c.width()], "", f.decimalComma)
+			}
 			if err != nil {
 				return nil, f.cellError(r, col, err)
 			}
@@ -564,8 +583,9 @@ func (e *Encoder) warning(i int, u unseenLevels) Warning {
 // has n entries. Each cell is encoded as Transform encodes it: texts and
 // numbers that stand for the same value give the same bits. A cell that
 // does not fit the column is a *ParseError whose Row is the cell's
-// position from 1; the warning, if not nil, reports levels not seen in
-// training.
+// position from 1, except that a stray, text in a numeric or a date
+// column, is read as missing; the warning, if not nil, reports the strays
+// or the levels not seen in training.
 //
 // EncodeColumn panics if j is out of range, if the cells do not number
 // the rows of dst, or if numbers are given for a column that is not
@@ -581,6 +601,7 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 	}
 	at := e.offset(j)
 	var unseen unseenLevels
+	var strays cellStrays
 	for i := range n {
 		out := dst.RawRowView(i)[at : at+c.width()]
 		clear(out)
@@ -590,6 +611,10 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 		}
 		cell := strings.TrimSpace(texts[i])
 		seen, err := c.encodeText(out, cell, false)
+		if err != nil && isStray(c.Kind, err) {
+			strays.add(i+1, cell)
+			seen, err = c.encodeText(out, "", false)
+		}
 		if err != nil {
 			return nil, &ParseError{Row: i + 1, Column: c.Name, Err: err}
 		}
@@ -597,7 +622,10 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 			unseen.add(cell)
 		}
 	}
-	if unseen.rows == 0 {
+	switch {
+	case strays.rows > 0:
+		return strays.warning(c.Name, c.Kind), nil
+	case unseen.rows == 0:
 		return nil, nil
 	}
 	w := e.warning(j, unseen)
@@ -698,7 +726,7 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 		}
 		return Days(t), nil
 	}
-	v, err := readCell(cell, decimalComma)
+	v, err := readCell(cell, decimalComma, c.percentPoints)
 	if err != nil {
 		return 0, fmt.Errorf("%w; the column held numbers in training", err)
 	}
@@ -713,11 +741,21 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 // encoderJSON is the JSON form of an Encoder.
 type encoderJSON struct {
 	Columns []encodedColumn `json:"columns"`
+	// Percents is "fraction" if a percentage is a fraction (17.5% is
+	// 0.175); encoders saved without it read 17.5% as 17.5.
+	Percents string `json:"percents,omitempty"`
 }
+
+// percentFraction is the value of encoderJSON.Percents.
+const percentFraction = "fraction"
 
 // MarshalJSON implements json.Marshaler.
 func (e *Encoder) MarshalJSON() ([]byte, error) {
-	return json.Marshal(encoderJSON{Columns: e.columns})
+	ej := encoderJSON{Columns: e.columns, Percents: percentFraction}
+	if len(e.columns) > 0 && e.columns[0].percentPoints {
+		ej.Percents = ""
+	}
+	return json.Marshal(ej)
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It checks that the encoder
@@ -733,10 +771,14 @@ func (e *Encoder) UnmarshalJSON(data []byte) error {
 	if len(ej.Columns) == 0 {
 		return errors.New("encoder: no columns")
 	}
+	if ej.Percents != "" && ej.Percents != percentFraction {
+		return fmt.Errorf("encoder: percents: %q is not %q", ej.Percents, percentFraction)
+	}
 	for i := range ej.Columns {
 		if err := ej.Columns[i].check(ej.Columns[:i]); err != nil {
 			return fmt.Errorf("encoder: columns[%d]: %w", i, err)
 		}
+		ej.Columns[i].percentPoints = ej.Percents == ""
 	}
 	e.columns = ej.Columns
 	return nil

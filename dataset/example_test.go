@@ -142,9 +142,9 @@ func ExampleNewFrameReader() {
 
 	// Output:
 	// columns ["row.names" "price" "rate"]
-	// line 2: a 1234.5 17.5
-	// line 3: b 980 20
-	// line 4: c 2100 5.25
+	// line 2: a 1234.5 0.175
+	// line 3: b 980 0.2
+	// line 4: c 2100 0.0525
 }
 
 func ExampleParseError() {

@@ -23,8 +23,10 @@ var ErrBoolean = errors.New("not a boolean")
 
 // Frame is a table read from a CSV file as text: a header naming the
 // columns and one row of cells for each later line. The cells keep their
-// text, trimmed of surrounding spaces; Target and FitEncoder decide how to
-// read them.
+// text, trimmed of surrounding spaces; Target, FitEncoder and an Encoder's
+// Transform decide how to read them, and a stray cell that they read as
+// missing (see the package documentation) is empty from then on. So a
+// Frame is not safe for concurrent use.
 type Frame struct {
 	frameFormat
 	cells [][]string // cells[row][column]
@@ -43,6 +45,10 @@ type frameFormat struct {
 	// rowNames says the first column holds row names: its header cell
 	// was empty, as R's write.csv and pandas' to_csv write them.
 	rowNames bool
+	// strict refuses stray cells (see FrameOptions.Strict).
+	strict bool
+	// log is what reading met that the user should hear of.
+	log *readLog
 }
 
 // RowNamesColumn is the name a Frame gives a first column whose header
@@ -51,10 +57,15 @@ type frameFormat struct {
 const RowNamesColumn = "row.names"
 
 // FrameOptions says how to read a CSV file. The zero value detects the
-// separator.
+// separator and reads stray cells as missing.
 type FrameOptions struct {
 	// Comma is the field separator; 0 detects it (see NewFrameReader).
 	Comma rune
+	// Strict refuses a stray cell, one that is not a number in a column
+	// of numbers, with a *ParseError wrapping ErrStray or ErrNumber that
+	// locates it, where it would otherwise be read as missing, with a
+	// warning (see the package documentation).
+	Strict bool
 }
 
 // LoadFrame reads the CSV file at path; see ReadFrame.
@@ -96,18 +107,27 @@ type FrameReader struct {
 // (the first 64 KiB) hold a number with a decimal comma, such as 3,14,
 // is read with decimal commas: see Frame.Number.
 //
-// The first row names the columns: names are trimmed of spaces and of a
-// leading byte order mark, and must be non-empty and unique, except that
-// an empty first name marks a column of row names, which is then named
-// RowNamesColumn. Every later row must have as many fields as the
-// header.
+// The file is UTF-8 text, except that a byte that is not part of UTF-8
+// is read as its Windows-1252 character, so that a file saved in
+// Windows-1252 or Latin-1 reads as it was written; the first line with
+// such a byte is reported once, as a Warning (see Frame.Warnings). A file
+// that starts with a UTF-16 byte order mark, as spreadsheets save
+// "Unicode text", is read as UTF-16.
+//
+// The first row names the columns: names are trimmed of spaces, of a
+// leading byte order mark and of single quotes around them ('vote' is
+// vote, as "vote" is; two quotes inside them stand for one), and must be
+// non-empty and unique, except that an empty first name marks a column of
+// row names, which is then named RowNamesColumn. Every later row must
+// have as many fields as the header.
 func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, error) {
-	br := bufio.NewReaderSize(r, sampleSize)
+	log := new(readLog)
+	br := bufio.NewReaderSize(newTextReader(utf16Text(r), log), sampleSize)
 	sample, err := br.Peek(sampleSize)
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	format := frameFormat{name: name, comma: opts.Comma}
+	format := frameFormat{name: name, comma: opts.Comma, strict: opts.Strict, log: log}
 	if format.comma == 0 {
 		format.comma = detectComma(sample, err == io.EOF)
 	}
@@ -135,7 +155,7 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 	header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	format.columns = make([]string, len(header))
 	for j, h := range header {
-		h = strings.TrimSpace(h)
+		h = unquoteName(strings.TrimSpace(h))
 		if h == "" && j == 0 && len(header) > 1 {
 			h, format.rowNames = RowNamesColumn, true
 		}
@@ -149,6 +169,15 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 		format.columns[j] = h
 	}
 	return &FrameReader{cr: cr, format: format}, nil
+}
+
+// unquoteName returns the trimmed column name h without the single quotes
+// around it, if it has them.
+func unquoteName(h string) string {
+	if len(h) < 2 || h[0] != '\'' || h[len(h)-1] != '\'' {
+		return h
+	}
+	return strings.TrimSpace(strings.ReplaceAll(h[1:len(h)-1], "''", "'"))
 }
 
 // Columns returns the column names in file order. The caller must not
@@ -203,6 +232,14 @@ func (fr *FrameReader) ReadAll() (*Frame, error) {
 // Name returns the name of the file, as used in errors.
 func (f *Frame) Name() string { return f.name }
 
+// Warnings returns what reading the file met that its user should hear
+// of and has not yet: bytes that are not UTF-8 (see NewFrameReader), and
+// the stray cells of columns of numbers read as missing (see the package
+// documentation), all of them in one warning. Each is returned once,
+// here or by an Encoder's Transform; the Frames of one FrameReader
+// share them.
+func (f *Frame) Warnings() []Warning { return f.log.warnings(f.name) }
+
 // Len returns the number of data rows.
 func (f *Frame) Len() int { return len(f.cells) }
 
@@ -220,7 +257,8 @@ func (f *Frame) Column(name string) (int, error) {
 	return j, nil
 }
 
-// Cell returns the trimmed text of the cell in the given row and column.
+// Cell returns the trimmed text of the cell in the given row and column,
+// or "" for a stray cell read as missing.
 func (f *Frame) Cell(row, col int) string { return f.cells[row][col] }
 
 // Empty reports whether every cell of column col is missing in the given
@@ -250,10 +288,11 @@ func (f *Frame) DecimalComma() bool { return f.decimalComma }
 
 // Number reads the cell in the given row and column as a number, as the
 // columns of numbers are read: in Go's syntax (strconv.ParseFloat), or
-// with thousands separators (4,599.0), or with a trailing percent sign
-// or a currency sign, which are dropped (17.5% is 17.5, $1,234.50 is
-// 1234.5); in a file with decimal commas, 3,14 is 3.14, 1.234,5 is 1234.5
-// and 1.234 is 1234. A missing cell, text, NaN and infinite values are
+// with thousands separators (4,599.0, 10 851.5), or as a percentage,
+// which is a fraction (17.5% is 0.175), or with a currency sign, which is
+// dropped ($1,234.50 is 1234.5); in a file with decimal commas, 3,14 is
+// 3.14, 1.234,5 and 1 234,5 are 1234.5 and 1.234 is 1234. A missing
+// cell, text, NaN and infinite values are
 // errors, *ParseError values that locate the cell.
 func (f *Frame) Number(row, col int) (float64, error) {
 	v, err := f.number(f.cells[row][col])
@@ -265,16 +304,17 @@ func (f *Frame) Number(row, col int) (float64, error) {
 
 // number reads a trimmed cell of f as a number; see Number.
 func (f *Frame) number(cell string) (float64, error) {
-	return readCell(cell, f.decimalComma)
+	return readCell(cell, f.decimalComma, false)
 }
 
 // readCell reads a trimmed cell as a number, with a decimal comma or
-// point; see Number.
-func readCell(cell string, decimalComma bool) (float64, error) {
+// point, and a percentage as a fraction unless percentPoints is set; see
+// Number and readScaled.
+func readCell(cell string, decimalComma, percentPoints bool) (float64, error) {
 	if cell == "" {
 		return 0, ErrMissing
 	}
-	v, ok := readNumber(cell, decimalComma)
+	v, ok := readScaled(cell, decimalComma, percentPoints)
 	switch {
 	case !ok:
 		return 0, fmt.Errorf("%w: %q", ErrNumber, cell)
@@ -378,22 +418,28 @@ func (k *kind) UnmarshalText(text []byte) error {
 }
 
 // inferKind returns the kind of column col over the given rows of f, ignoring
-// missing cells: boolean if every other cell is a boolean, numeric if every
-// other cell is a number, and no two carry different currency signs, date
-// if every other cell is a date (see ParseDate), categorical otherwise. A
+// missing cells: boolean if every other cell is a boolean, date if every
+// other cell is a date (see ParseDate), numeric if every other cell is a
+// number, and no two carry different currency signs, dates and numbers
+// but for a few strays (see strayLimit), and categorical otherwise. The
+// strays become missing cells, or an error if f is read strictly. A
 // numeric column holding an infinite value and a column with no value in
 // any row are errors.
 func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	present := -1 // some row with a value, to report an infinity
 	isBool, isNum, isDate := true, true, true
 	inf := -1
-	money := "" // the currency sign of the numbers, if any
+	money := ""                  // the currency sign of the numbers, if any
+	var strays, dateStrays []int // rows whose cells are not numbers, not dates
+	n := 0                       // cells with a value
+	var scales percentScales
 	for _, r := range rows {
 		cell := f.cells[r][col]
 		if isMissing(cell) {
 			continue
 		}
 		present = r
+		n++
 		if _, ok := parseBool(cell); !ok {
 			isBool = false
 		}
@@ -401,16 +447,24 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 			v, ok := readNumber(cell, f.decimalComma)
 			sign := currency(cell)
 			switch {
-			case !ok || sign != "" && money != "" && sign != money:
+			case sign != "" && money != "" && sign != money:
 				// Amounts in two currencies are not one quantity.
 				isNum = false
+			case !ok:
+				strays = append(strays, r)
+				// The column has at most len(rows) cells with a value.
+				isNum = len(strays) <= strayLimit(len(rows))
 			case math.IsInf(v, 0) && inf < 0:
 				inf = r
 			}
 			money = cmp.Or(money, sign)
+			scales.add(cell, v)
 		}
 		if isDate {
-			_, isDate = ParseDate(cell)
+			if _, ok := ParseDate(cell); !ok {
+				dateStrays = append(dateStrays, r)
+				isDate = len(dateStrays) <= strayLimit(len(rows))
+			}
 		}
 		if !isBool && !isNum && !isDate {
 			return categorical, nil
@@ -421,12 +475,18 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 		return 0, &ParseError{File: f.name, Column: f.columns[col], Err: ErrEmptyColumn}
 	case isBool:
 		return boolean, nil
-	case isDate:
-		return date, nil
+	case isDate && len(dateStrays) <= strayLimit(n):
+		return date, f.someStrays(date, col, dateStrays, n)
+	case len(strays) > strayLimit(n):
+		return categorical, nil
 	case inf >= 0:
 		_, err := f.Number(inf, col)
 		return 0, err
 	}
+	if err := f.someStrays(numeric, col, strays, n); err != nil {
+		return 0, err
+	}
+	scales.check(f.log, f.columns[col])
 	return numeric, nil
 }
 
@@ -441,9 +501,12 @@ type Target struct {
 
 // Target reads the named column as the target of a regression task, or of
 // a classification task if classify is true. Rows whose target is missing
-// are dropped. For regression every other cell must be a finite number. For
-// classification the classes are the distinct texts of the cells, sorted as
-// strings, and there must be at least two.
+// are dropped. For regression every other cell must be a finite number,
+// but for a few strays, cells that are not numbers (see the package
+// documentation), which become missing, so that their rows are dropped
+// too, or are an error if f is read strictly. For classification the
+// classes are the distinct texts of the cells, sorted as strings, and
+// there must be at least two.
 func (f *Frame) Target(column string, classify bool) (*Target, error) {
 	col, err := f.Column(column)
 	if err != nil {
@@ -462,11 +525,8 @@ func (f *Frame) Target(column string, classify bool) (*Target, error) {
 			Err: fmt.Errorf("%w, so no row is left to learn from", ErrEmptyColumn)}
 	}
 	if !classify {
-		t.Values = make([]float64, len(t.Rows))
-		for i, r := range t.Rows {
-			if t.Values[i], err = f.Number(r, col); err != nil {
-				return nil, err
-			}
+		if err := f.targetValues(t, col); err != nil {
+			return nil, err
 		}
 		return t, nil
 	}
@@ -488,4 +548,40 @@ func (f *Frame) Target(column string, classify bool) (*Target, error) {
 		t.Labels[i], _ = slices.BinarySearch(t.Classes, f.cells[r][col])
 	}
 	return t, nil
+}
+
+// targetValues reads the values of the rows of t in column col of f, a
+// regression's target, dropping the rows of its strays.
+func (f *Frame) targetValues(t *Target, col int) error {
+	var strays []int
+	t.Values = make([]float64, 0, len(t.Rows))
+	for _, r := range t.Rows {
+		v, err := f.number(f.cells[r][col])
+		switch {
+		case errors.Is(err, ErrNumber):
+			if strays = append(strays, r); len(strays) > strayLimit(len(t.Rows)) {
+				_, err := f.Number(strays[0], col)
+				return err
+			}
+		case err != nil:
+			return f.cellError(r, col, err)
+		}
+		t.Values = append(t.Values, v)
+	}
+	if len(strays) == 0 {
+		return nil
+	}
+	if err := f.strays(numeric, col, strays, len(t.Rows)-len(strays)); err != nil {
+		return err
+	}
+	kept := 0
+	for i, r := range t.Rows {
+		if f.cells[r][col] != "" {
+			t.Rows[kept], t.Values[kept] = r, t.Values[i]
+			kept++
+		}
+	}
+	t.Dropped += len(t.Rows) - kept
+	t.Rows, t.Values = t.Rows[:kept], t.Values[:kept]
+	return nil
 }

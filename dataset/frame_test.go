@@ -364,6 +364,23 @@ func checkChunks(t *testing.T, data []byte, whole *Frame) {
 	}
 }
 
+// checkStrict reads data strictly, as a CSV file that reads, and fits an
+// encoder to every column: an error must be a *ParseError.
+func checkStrict(t *testing.T, data []byte) {
+	r, err := NewFrameReader(strings.NewReader(string(data)), "fuzz.csv", FrameOptions{Strict: true})
+	if err != nil {
+		t.Fatalf("read strictly: %v", err)
+	}
+	f, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("read strictly: %v", err)
+	}
+	var pe *ParseError
+	if _, _, err := FitEncoder(f, f.Columns(), nil); err != nil && !errors.As(err, &pe) {
+		t.Fatalf("error %v read strictly is not a *ParseError", err)
+	}
+}
+
 func FuzzReadFrame(f *testing.F) {
 	for _, name := range []string{"messy.csv", "train.csv", "flowers.csv"} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -401,6 +418,7 @@ func FuzzReadFrame(f *testing.F) {
 			}
 		}
 		checkChunks(t, data, fr)
+		checkStrict(t, data)
 		e, _, err := FitEncoder(fr, fr.Columns(), nil)
 		if err != nil {
 			return

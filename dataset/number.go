@@ -9,35 +9,61 @@ import (
 
 // Numbers as tables write them, beyond Go's syntax. Group separators come
 // in groups of three digits, so that "4,599.0" is a number but "3,14" in
-// a file with decimal points is text.
+// a file with decimal points is text. A space, a no-break space (U+00A0),
+// a narrow no-break space (U+202F) or a thin space (U+2009) may separate
+// the groups with either decimal mark, as ISO 80000 writes numbers, and
+// so may an apostrophe (' or ’), as Switzerland writes them.
 var (
-	// thousandsCommas matches a number grouped by commas with an optional
-	// decimal point: 4,599.0, -1,234,567.
-	thousandsCommas = regexp.MustCompile(`^[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?$`)
+	// thousandsCommas matches a number grouped by commas or spaces with an
+	// optional decimal point: 4,599.0, -1,234,567, 10 851.5.
+	thousandsCommas = regexp.MustCompile(`^[+-]?[0-9]{1,3}((,[0-9]{3})+|(` + groupSpace + `[0-9]{3})+)(\.[0-9]+)?$`)
 	// decimalCommaNumber matches a number with a decimal comma, optionally
-	// grouped by points: 3,14, 1.234,5.
-	decimalCommaNumber = regexp.MustCompile(`^[+-]?([0-9]+|[0-9]{1,3}(\.[0-9]{3})+),[0-9]+$`)
-	// thousandsPoints matches a whole number grouped by points: 1.234,
-	// 12.345.678; only files with decimal commas read it so.
-	thousandsPoints = regexp.MustCompile(`^[+-]?[0-9]{1,3}(\.[0-9]{3})+$`)
+	// grouped by points or spaces: 3,14, 1.234,5, 10 851,5.
+	decimalCommaNumber = regexp.MustCompile(`^[+-]?([0-9]+|[0-9]{1,3}((\.[0-9]{3})+|(` + groupSpace + `[0-9]{3})+)),[0-9]+$`)
+	// thousandsPoints matches a whole number grouped by points or spaces:
+	// 1.234, 12.345.678, 1 234; only files with decimal commas read it so.
+	thousandsPoints = regexp.MustCompile(`^[+-]?[0-9]{1,3}((\.[0-9]{3})+|(` + groupSpace + `[0-9]{3})+)$`)
 )
+
+// groupMarks are the characters of a number that plainNumber's regular
+// expressions need, separators of thousands or decimals, and
+// thousandsMarks those that thousandsCommas needs.
+const (
+	groupMarks     = "." + thousandsMarks
+	thousandsMarks = ", \u00a0\u202f\u2009'\u2019"
+)
+
+// groupSpace matches the spaces and apostrophes that may separate groups
+// of three digits.
+const groupSpace = "[ \u00a0\u202f\u2009'\u2019]"
 
 // readNumber reads a trimmed cell as a number. It takes Go's syntax
 // (strconv.ParseFloat, which also reads Inf and returns ±Inf for numbers
-// too large for a float64), thousands separators (4,599.0), a trailing
-// percent sign (17.5% is 17.5) and a currency sign before or after the
-// number ($1,234.50, -$5, 12,50 € are 1234.5, -5 and 12.5). In a file
-// with decimal commas, 3,14 and 1.234,5 are 3.14 and 1234.5, and 1.234 is
-// 1234. ok is false for a cell that is none of these, and for NaN.
+// too large for a float64), thousands separators (4,599.0, 10 851.5), a
+// trailing percent sign, which makes a fraction (17.5% is 0.175, so that
+// a column mixing 50% and 0.5 holds one quantity), a minus sign (U+2212)
+// for the hyphen, and a currency sign before or after the number
+// ($1,234.50, -$5, 12,50 € are 1234.5, -5 and 12.5). In a file with decimal commas, 3,14, 1.234,5 and 1 234,5 are
+// 3.14, 1234.5 and 1234.5, and 1.234 is 1234. ok is false for a cell
+// that is none of these, and for NaN.
 func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
-	if v, ok := plainNumber(cell, decimalComma); ok {
+	return readScaled(cell, decimalComma, false)
+}
+
+// readScaled is readNumber, except that a percentage is read as the
+// number before its sign (17.5% is 17.5) if percentPoints is set, as
+// encoders saved before percentages were fractions read them.
+func readScaled(cell string, decimalComma, percentPoints bool) (v float64, ok bool) {
+	// Word processors and typeset tables write a minus sign (U+2212).
+	cell = strings.ReplaceAll(cell, "\u2212", "-")
+	if v, ok := plainNumber(cell, decimalComma, false); ok {
 		return v, true
 	}
 	rest, sign := withoutSign(cell)
 	if sign == "" {
 		return 0, false
 	}
-	return plainNumber(rest, decimalComma)
+	return plainNumber(rest, decimalComma, sign == "%" && !percentPoints)
 }
 
 // currencySigns are the signs a number may carry before or after it, as
@@ -75,19 +101,40 @@ func withoutSign(cell string) (rest, sign string) {
 	return "", ""
 }
 
-// plainNumber is readNumber without a percent or currency sign.
-func plainNumber(s string, decimalComma bool) (float64, bool) {
+// plainNumber is readNumber without a percent or currency sign; it
+// returns a hundredth of the number if hundredths is set, rounded once.
+func plainNumber(s string, decimalComma, hundredths bool) (float64, bool) {
 	switch {
+	case !strings.ContainsAny(s, groupMarks) || !decimalComma && !strings.ContainsAny(s, thousandsMarks):
+		// No regular expression can match: ParseFloat alone reads it.
 	case decimalComma && decimalCommaNumber.MatchString(s):
-		s = strings.Replace(strings.ReplaceAll(s, ".", ""), ",", ".", 1)
+		s = strings.Replace(withoutGroups(s, "."), ",", ".", 1)
 	case decimalComma && thousandsPoints.MatchString(s):
-		s = strings.ReplaceAll(s, ".", "")
+		s = withoutGroups(s, ".")
 	case !decimalComma && thousandsCommas.MatchString(s):
-		s = strings.ReplaceAll(s, ",", "")
+		s = withoutGroups(s, ",")
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil && !math.IsInf(v, 0) || math.IsNaN(v) {
 		return 0, false
 	}
+	if hundredths {
+		// Shifting the exponent of the text keeps 99.9% at 0.999, which
+		// dividing 99.9 by 100 misses.
+		if w, err := strconv.ParseFloat(s+"e-2", 64); err == nil {
+			return w, true
+		}
+		return v / 100, true
+	}
 	return v, true
+}
+
+// groupSpaces replaces the spaces and apostrophes that separate groups of
+// digits.
+var groupSpaces = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "\u2009", "", "'", "", "\u2019", "")
+
+// withoutGroups returns the number s without the separator sep and the
+// spaces between its groups of digits.
+func withoutGroups(s, sep string) string {
+	return groupSpaces.Replace(strings.ReplaceAll(s, sep, ""))
 }

@@ -22,10 +22,12 @@ func TestReadNumber(t *testing.T) {
 		{"4,599.0", false, 4599, true},
 		{"4,599", false, 4599, true},
 		{"-1,234,567.25", false, -1234567.25, true},
-		{"17.5%", false, 17.5, true},
-		{"99.9 %", false, 99.9, true},
-		{"-3%", false, -3, true},
-		{"1,234.5%", false, 1234.5, true},
+		{"17.5%", false, 0.175, true},
+		{"99.9 %", false, 0.999, true},
+		{"-3%", false, -0.03, true},
+		{"1,234.5%", false, 12.345, true},
+		{"50%", false, 0.5, true}, // as 0.5, so that a column may mix them
+		{"1e3%", false, 10, true},
 		{"3,14", false, 0, false},      // a decimal comma in a file of decimal points
 		{"45,67,890", false, 0, false}, // groups of two: not thousands
 		{"1,2345", false, 0, false},
@@ -54,8 +56,35 @@ func TestReadNumber(t *testing.T) {
 		{"1.234", true, 1234, true},
 		{"12.345.678", true, 12345678, true},
 		{"3.14", true, 3.14, true}, // not groups of three: a decimal point
-		{"17,5%", true, 17.5, true},
+		{"17,5%", true, 0.175, true},
 		{"4,599.0", true, 0, false},
+		// Spaces between groups of three digits, with either decimal mark.
+		{"1 554,5", true, 1554.5, true},
+		{"10 851,5", true, 10851.5, true},
+		{"10\u00a0851,5", true, 10851.5, true},
+		{"-1\u202f234\u202f567,25", true, -1234567.25, true},
+		{"1\u2009234", true, 1234, true},
+		{"1 234 €", true, 1234, true},
+		{"12 345,5%", true, 123.455, true},
+		{"10 851.5", false, 10851.5, true},
+		{"1 234 567", false, 1234567, true},
+		{"10 85,5", true, 0, false}, // groups of two
+		{"1 5544,5", true, 0, false},
+		{"1  554,5", true, 0, false},
+		{"1 554.5,5", true, 0, false},
+		{"1 554,5", false, 0, false}, // a decimal comma in a file of decimal points
+		{"1.234 567,5", true, 0, false},
+		{"1\t554,5", true, 0, false},
+		{" 554,5", true, 0, false},
+		{"1'554.50", false, 1554.5, true},
+		{"1\u2019234\u2019567", false, 1234567, true},
+		{"1'5544.5", false, 0, false},
+		{"'554.5", false, 0, false},
+		{"\u22125", false, -5, true},
+		{"\u22121 554,5", true, -1554.5, true},
+		{"\u2212$5", false, -5, true},
+		{"1e\u22122", false, 0.01, true},
+		{"\u2212", false, 0, false},
 	} {
 		v, ok := readNumber(test.cell, test.decimalComma)
 		if ok != test.ok || ok && v != test.want {
@@ -184,7 +213,9 @@ func TestReadFrameNumbers(t *testing.T) {
 	}{
 		{"decimal commas", "x;y\n1,5;a\n-2,25;b\n1.000,5;c\n", []float64{1.5, -2.25, 1000.5}},
 		{"thousands", "x,y\n\"4,599.0\",a\n\"1,000\",b\n12,c\n", []float64{4599, 1000, 12}},
-		{"percent", "x,y\n17.5%,a\n99.9%,b\n0%,c\n", []float64{17.5, 99.9, 0}},
+		{"percent", "x,y\n17.5%,a\n99.9%,b\n0%,c\n", []float64{0.175, 0.999, 0}},
+		{"percent and fraction", "x,y\n50%,a\n0.25,b\n100%,c\n", []float64{0.5, 0.25, 1}},
+		{"spaces between thousands", "x;y\n1 554,5;a\n10\u00a0851,5;b\n2\u202f000;c\n", []float64{1554.5, 10851.5, 2000}},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			f := readFrameString(t, test.data)

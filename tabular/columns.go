@@ -149,10 +149,11 @@ func idColumn(f *dataset.Frame, id string, targets []string, o *Options) string 
 // inferTask returns the task that the target column calls for, and why:
 // classification for text, and for numbers that take only two values,
 // such as 0 and 1, the outcome of a yes-or-no question; regression for
-// other numbers. An infinite number is no text: the column is a
-// regression's, whose reading then reports the cell.
+// other numbers. An infinite number is no text, nor are the few stray
+// cells that -strict refuses: the column is a regression's, whose reading
+// then reports the cell.
 func inferTask(f *dataset.Frame, target string) (task, why string) {
-	if _, err := f.Target(target, false); err != nil && !errors.Is(err, dataset.ErrInf) {
+	if _, err := f.Target(target, false); err != nil && !errors.Is(err, dataset.ErrInf) && !errors.Is(err, dataset.ErrStray) {
 		return Classification, "holds text"
 	}
 	t, err := f.Target(target, true)

@@ -30,7 +30,7 @@ func runExplain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := loadTable(*tf.data, *tf.sep, stderr, "explain")
+	f, err := loadTable(*tf.data, *tf.sep, *tf.strict, stderr, "explain")
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ type fitFlags struct {
 	dims, kernelName, targetScale, inputScale, modelPath *string
 	bandwidth, cost                                      *float64
 	folds, anchors, iters, starts                        *int
-	standardize, extrapolate                             *bool
+	standardize, extrapolate, strict                     *bool
 	seed                                                 *uint64
 	learner                                              *learnerFlags
 }
@@ -41,7 +41,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	limitHeap()
-	f, err := loadTable(*fl.data, *fl.sep, stderr, "fit")
+	f, err := loadTable(*fl.data, *fl.sep, *fl.strict, stderr, "fit")
 	if err != nil {
 		return err
 	}
@@ -69,6 +69,7 @@ func newFitFlags() *fitFlags {
 		fs:          fs,
 		data:        fs.String("data", "", "training data: a CSV `file` with a header row, or - for standard input (required)"),
 		sep:         sepFlag(fs),
+		strict:      strictFlag(fs),
 		target:      fs.String("target", "", "the `column` to predict (required)"),
 		task:        fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers of more than two values, classification otherwise)"),
 		ignore:      fs.String("ignore", "", "comma-separated `columns` to leave out of the inputs"),

@@ -30,14 +30,17 @@ func parseCommand(fs *flag.FlagSet, args []string, stderr io.Writer, required ..
 // a table: predict, score and explain.
 type tableFlags struct {
 	model, data, sep *string
+	strict           *bool
 }
 
-// addTableFlags defines -model, -data (described by dataHelp) and -sep.
+// addTableFlags defines -model, -data (described by dataHelp), -sep and
+// -strict.
 func addTableFlags(fs *flag.FlagSet, dataHelp string) tableFlags {
 	return tableFlags{
-		model: fs.String("model", "", "the model JSON `file` written by machines fit (required)"),
-		data:  fs.String("data", "", dataHelp+" (required)"),
-		sep:   sepFlag(fs),
+		model:  fs.String("model", "", "the model JSON `file` written by machines fit (required)"),
+		data:   fs.String("data", "", dataHelp+" (required)"),
+		sep:    sepFlag(fs),
+		strict: strictFlag(fs),
 	}
 }
 

@@ -137,12 +137,12 @@
 //
 // # Fitting your own data
 //
-//	machines fit -data train.csv|- -target COLUMN [-task regression|classification] [-sep ;] \
+//	machines fit -data train.csv|- -target COLUMN [-task regression|classification] [-sep ;] [-strict] \
 //	    [-ignore a,b] [-id COLUMN] [-family auto|shallow|deep] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
 //	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-inputs auto] [-standardize=true] \
 //	    [-extrapolate] [-weight COLUMN] [-balance] [-group COLUMN | -time COLUMN] [-budget 30s] \
 //	    [-seed 0] [-iters N] [-starts 1] -model model.json
-//	machines predict -model model.json -data new.csv|- [-sep ;] -out pred.csv|- [-interval 0.9]
+//	machines predict -model model.json -data new.csv|- [-sep ;] [-strict] -out pred.csv|- [-interval 0.9]
 //
 // The CSV files have a header row and may look as real tables do: numbers,
 // quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
@@ -159,17 +159,32 @@
 // phases (fit prints both losses); and categories, any other text. Their
 // fields are separated by commas, semicolons, tabs or vertical bars,
 // whichever splits the first lines evenly (-sep sets it: one character, or
-// tab). Numbers may have thousands separators (4,599.0), a percent sign and
-// a currency sign ($, €, £ or ¥, before or after), which are dropped (17.5%
-// reads as 17.5, $1,234.50 as 1234.5; amounts in two currencies in one
-// column stay text, with a warning, and predict refuses an amount in
-// another currency than the training amounts'); a file separated by other
-// than commas whose first 64 KiB hold a decimal comma (3,14) is read with
-// decimal commas and points between thousands (1.234,5), as spreadsheets
-// write them in much of Europe. A first column without a name holds row
-// names, as R's write.csv and pandas' to_csv write them: it is named
-// "row.names" and is the id column unless -id names another. -data - reads
-// standard input. fit uses every column but the target, the -ignore
+// tab). Numbers may have thousands separators (4,599.0, or spaces or
+// apostrophes between groups of three digits: 10 851.5, 1'554.50), a
+// minus sign (U+2212), a percent sign, which makes a fraction
+// (17.5% reads as 0.175, so that a column may mix 50% and 0.5; a model
+// fitted before this rule reads it as 17.5, as it did), and a currency sign ($,
+// €, £ or ¥, before or after), which is dropped ($1,234.50 reads as
+// 1234.5; amounts in two currencies in one column stay text, with a
+// warning, and predict refuses an amount in another currency than the
+// training amounts'); a file separated by other than commas whose first 64
+// KiB hold a decimal comma (3,14) is read with decimal commas and points
+// or spaces between thousands (1.234,5, 1 554,5), as spreadsheets write
+// them in much of Europe. A column of numbers with a few cells that are
+// not (a typo such as 4.2.1, a dash): one among ten numbers or more, and
+// in general one in fifty, stays a column of numbers, and those cells are
+// read as missing, with one warning that counts them and names the first
+// lines and columns; a target's are dropped, so that one cell never turns
+// a regression into a classification. With more such cells the column is
+// text; the same holds for a column of dates. predict, score, explain and
+// serve read a cell that is not a number in a column of numbers (or not a
+// date in a column of dates) as missing, with the same warning. -strict
+// refuses such cells instead, naming file, line and column. A file that
+// is not UTF-8 is read as Windows-1252 (Latin-1), with a warning; names
+// in the header may be in single quotes ('vote' is vote). A first column
+// without a name holds row names, as R's write.csv and pandas' to_csv
+// write them: it is named "row.names" and is the id column unless -id
+// names another. -data - reads standard input. fit uses every column but the target, the -ignore
 // columns, the row names and the -id column as an input. Categories are
 // one-hot encoded, except bins of a quantity (three or more levels that
 // each begin with a different number, such as age groups "25-34" ...

@@ -39,7 +39,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fr, closer, err := openTable(*tf.data, *tf.sep)
+	fr, closer, err := openTable(*tf.data, *tf.sep, *tf.strict)
 	if err != nil {
 		return err
 	}

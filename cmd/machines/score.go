@@ -34,7 +34,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := loadTable(*tf.data, *tf.sep, stderr, "score")
+	f, err := loadTable(*tf.data, *tf.sep, *tf.strict, stderr, "score")
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,11 @@ func sepFlag(fs *flag.FlagSet) *string {
 	return fs.String("sep", "", "the field `separator` of the CSV file: one character, such as ';', or tab\n(default: detected among comma, semicolon, tab and |)")
 }
 
+// strictFlag defines the -strict flag of a command that reads tables.
+func strictFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("strict", false, "refuse a cell that is not a number in a column of numbers, instead of reading it as missing\nwith a warning (see the manual for how few such cells a column of numbers may hold)")
+}
+
 // parseSep returns the separator that the value of -sep names, 0 for
 // detection.
 func parseSep(sep string) (rune, error) {
@@ -41,14 +46,14 @@ func parseSep(sep string) (rune, error) {
 }
 
 // openTable returns a reader of the CSV table at path, or of standard
-// input if path is "-", and what to close when done. sep is the value of
-// -sep.
-func openTable(path, sep string) (*dataset.FrameReader, io.Closer, error) {
+// input if path is "-", and what to close when done. sep and strict are
+// the values of -sep and -strict.
+func openTable(path, sep string, strict bool) (*dataset.FrameReader, io.Closer, error) {
 	comma, err := parseSep(sep)
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := dataset.FrameOptions{Comma: comma}
+	opts := dataset.FrameOptions{Comma: comma, Strict: strict}
 	if path == "-" {
 		fr, err := dataset.NewFrameReader(stdin, stdinName, opts)
 		return fr, io.NopCloser(stdin), err
@@ -67,8 +72,8 @@ func openTable(path, sep string) (*dataset.FrameReader, io.Closer, error) {
 
 // loadTable reads the whole CSV table at path ("-": standard input) and
 // says on stderr how it was read if not as plain comma-separated values.
-func loadTable(path, sep string, stderr io.Writer, cmd string) (*dataset.Frame, error) {
-	fr, closer, err := openTable(path, sep)
+func loadTable(path, sep string, strict bool, stderr io.Writer, cmd string) (*dataset.Frame, error) {
+	fr, closer, err := openTable(path, sep, strict)
 	if err != nil {
 		return nil, err
 	}

@@ -146,16 +146,8 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit status %d, want %d; stderr: %s", code, tc.code, stderr)
 			}
-			for _, want := range tc.stdout {
-				if !strings.Contains(stdout, want) {
-					t.Errorf("stdout %q does not contain %q", stdout, want)
-				}
-			}
-			for _, want := range tc.stderr {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("stderr %q does not contain %q", stderr, want)
-				}
-			}
+			checkContains(t, "stdout", stdout, tc.stdout)
+			checkContains(t, "stderr", stderr, tc.stderr)
 			if tc.beforeFit && strings.Contains(stderr, "kernel:") {
 				t.Errorf("the error came after fitting: %s", stderr)
 			}

@@ -399,6 +399,7 @@ func walkFit(t *testing.T) {
 		{flag: "starts", values: append(walkBig(10), "1000000000")},
 		{flag: "model", values: walkPaths(t)},
 		{flag: "sep", values: walkNames},
+		{flag: "strict", values: walkBool},
 		{flag: "family", values: append([]string{"shallow", "deep"}, walkNames...)},
 		{flag: "weight", values: walkNames},
 		{flag: "balance", values: walkBool},
@@ -418,6 +419,7 @@ func walkPredict(t *testing.T) {
 		{flag: "out", values: walkPaths(t)},
 		{flag: "id", values: walkNames},
 		{flag: "sep", values: walkNames},
+		{flag: "strict", values: walkBool},
 		{flag: "interval", values: walkFloat(0.5, 0.99)},
 	})
 }
@@ -430,6 +432,7 @@ func walkScore(t *testing.T) {
 		{flag: "data", values: walkPaths(t)},
 		{flag: "json", values: walkPaths(t)},
 		{flag: "sep", values: walkNames},
+		{flag: "strict", values: walkBool},
 		{flag: "interval", values: walkFloat(0.5, 0.99)},
 	})
 }
@@ -443,6 +446,7 @@ func walkExplain(t *testing.T) {
 		{flag: "json", values: walkPaths(t)},
 		{flag: "figure", values: walkPaths(t)},
 		{flag: "sep", values: walkNames},
+		{flag: "strict", values: walkBool},
 		{flag: "repeats", values: walkBig(100)},
 		{flag: "seed", values: []string{"10", "18446744073709551615"}},
 	})

@@ -1,0 +1,208 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// ErrStray is wrapped by the ParseError for a stray cell, one that is not
+// a number in a column of numbers or not a date in a column of dates, when
+// the Frame is read strictly (see FrameOptions.Strict).
+var ErrStray = errors.New("stray cell")
+
+// strayLimit returns how many of a column's n non-missing cells may be
+// strays, cells that are not numbers in a column read as numbers (or not
+// dates in a column read as dates): one beside ten numbers or more, and
+// in general one in fifty. Below that a column is a column of numbers
+// with a few typos; above it the texts are as much the column's values as
+// its numbers are.
+func strayLimit(n int) int {
+	if n <= 10 {
+		return 0
+	}
+	return max(1, n/50)
+}
+
+// shownStrays is the number of stray cells that a warning lists.
+const shownStrays = 5
+
+// readLog is what reading a table met that its user should hear of once:
+// bytes that are not UTF-8, the stray cells read as missing, and columns
+// that mix percentages with numbers that may be percentages too. The
+// Frames that one FrameReader reads share it.
+type readLog struct {
+	// encodingLine is the first line with a byte that is not UTF-8, read
+	// as Windows-1252; 0 if none.
+	encodingLine     int
+	encodingReported bool
+	// strays counts the stray cells read as missing and not yet
+	// reported, of which first holds the first few.
+	strays int
+	first  []strayCell
+	// notes are the other warnings not yet reported, and scaleColumns
+	// the columns warned of mixing percentages with numbers above 1.
+	notes        []Warning
+	scaleColumns []string
+}
+
+// strayCell is a cell read as missing because it is not a number in a
+// column of numbers, or not a date in a column of dates.
+type strayCell struct {
+	line   int
+	column string
+	text   string
+	what   string // "number" or "date"
+}
+
+// kindValue returns what a cell of a column of kind k is: "number" or
+// "date".
+func kindValue(k kind) string {
+	if k == date {
+		return "date"
+	}
+	return "number"
+}
+
+// isStray reports whether err, from reading a cell of a column of kind k,
+// says the cell is a stray.
+func isStray(k kind, err error) bool {
+	return k == numeric && errors.Is(err, ErrNumber) || k == date && errors.Is(err, ErrDate)
+}
+
+// strays handles the given rows of column col of f, of kind k, whose
+// cells are strays: read strictly, they are an error that locates the
+// first; otherwise they become missing cells, noted in the frame's log.
+// values is how many cells of the column are numbers or dates.
+func (f *Frame) strays(k kind, col int, rows []int, values int) error {
+	what := kindValue(k)
+	if f.strict {
+		return f.cellError(rows[0], col, fmt.Errorf("%w %q: not a %s in a column of %ss (%d such cells beside %d %ss: reading strictly refuses them, and otherwise reads them as missing)",
+			ErrStray, f.cells[rows[0]][col], what, what, len(rows), values, what))
+	}
+	for _, r := range rows {
+		f.log.stray(strayCell{line: f.lines[r], column: f.columns[col], text: strings.Clone(f.cells[r][col]), what: what})
+		f.cells[r][col] = ""
+	}
+	return nil
+}
+
+// strayValue reports whether err, from encoding the cell in the given row
+// and column of f in a column of kind k, is that of a stray and, unless f
+// is read strictly, makes the cell missing, to be encoded as such.
+func (f *Frame) strayValue(k kind, row, col int, err error) bool {
+	if !isStray(k, err) || f.strict {
+		return false
+	}
+	return f.strays(k, col, []int{row}, 0) == nil
+}
+
+// stray notes the stray cell c.
+func (l *readLog) stray(c strayCell) {
+	if len(l.first) < shownStrays {
+		l.first = append(l.first, c)
+	}
+	l.strays++
+}
+
+// warnings returns the warnings of the log not yet reported, and marks
+// them reported.
+func (l *readLog) warnings(file string) []Warning {
+	var warnings []Warning
+	if l.encodingLine > 0 && !l.encodingReported {
+		l.encodingReported = true
+		warnings = append(warnings, Warning{Rows: 1, Message: fmt.Sprintf(
+			"%s: not UTF-8: bytes that are not, first on line %d, are read as Windows-1252 (Latin-1) characters; save the file as UTF-8 to be sure of its text", file, l.encodingLine)})
+	}
+	if l.strays > 0 {
+		warnings = append(warnings, l.strayWarning(file))
+		l.strays, l.first = 0, nil
+	}
+	warnings = append(warnings, l.notes...)
+	l.notes = nil
+	return warnings
+}
+
+// strayWarning returns the warning of the stray cells not yet reported.
+func (l *readLog) strayWarning(file string) Warning {
+	n := l.strays
+	var shown []string
+	for _, c := range l.first {
+		shown = append(shown, fmt.Sprintf("line %d, column %q: %q is not a %s", c.line, c.column, c.text, c.what))
+	}
+	if n > len(shown) {
+		shown = append(shown, fmt.Sprintf("and %d more", n-len(shown)))
+	}
+	what := "1 stray cell, not of its column's kind, is read as missing"
+	if n > 1 {
+		what = fmt.Sprintf("%d stray cells, not of their columns' kinds, are read as missing", n)
+	}
+	return Warning{Rows: n, Value: l.first[0].text,
+		Message: fmt.Sprintf("%s: %s: %s; correct such cells, or read strictly to refuse them", file, what, strings.Join(shown, "; "))}
+}
+
+// cellStrays counts the stray cells of a column of numbers or dates, read
+// as missing, and keeps the first few with their rows, counted from 1.
+type cellStrays struct {
+	rows  int
+	first []string
+}
+
+// add counts the stray cell of the given row.
+func (s *cellStrays) add(row int, cell string) {
+	if len(s.first) < shownStrays {
+		s.first = append(s.first, fmt.Sprintf("row %d: %q", row, cell))
+	}
+	s.rows++
+}
+
+// warning returns the warning of the strays of the named column of kind
+// k.
+func (s *cellStrays) warning(column string, k kind) *Warning {
+	if s.rows > len(s.first) {
+		s.first = append(s.first, fmt.Sprintf("and %d more", s.rows-len(s.first)))
+	}
+	return &Warning{Column: column, Rows: s.rows,
+		Message: fmt.Sprintf("%d cells are not %ss and are read as missing: %s", s.rows, kindValue(k), strings.Join(s.first, "; "))}
+}
+
+// percentScales notes whether a column of numbers mixes percentages with
+// plain numbers above 1 in size, which may be percentages without their
+// sign: 50% is 0.5, but 50 is 50.
+type percentScales struct {
+	percent, plain string // the first of each, if any
+}
+
+// add notes the cell, which reads as the number v.
+func (p *percentScales) add(cell string, v float64) {
+	percent := strings.HasSuffix(cell, "%")
+	switch {
+	case percent && p.percent == "":
+		p.percent = cell
+	case !percent && math.Abs(v) > 1 && p.plain == "":
+		p.plain = cell
+	}
+}
+
+// check notes in log a warning for the named column if it mixes the two
+// scales, once for each column.
+func (p *percentScales) check(log *readLog, column string) {
+	if p.percent == "" || p.plain == "" || slices.Contains(log.scaleColumns, column) {
+		return
+	}
+	log.scaleColumns = append(log.scaleColumns, column)
+	log.notes = append(log.notes, Warning{Column: column, Value: p.plain, Message: fmt.Sprintf(
+		"it mixes percentages such as %s, read as fractions (50%% is 0.5), with numbers above 1 such as %s, read as they are: if those are percentages too, write them with %%, or as fractions",
+		p.percent, p.plain)})
+}
+
+// someStrays is strays for the strays, if any, of a column of n cells with
+// a value.
+func (f *Frame) someStrays(k kind, col int, rows []int, n int) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	return f.strays(k, col, rows, n-len(rows))
+}

@@ -1,0 +1,340 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestStrayLimit(t *testing.T) {
+	for _, test := range []struct{ n, want int }{
+		{0, 0}, {10, 0}, {11, 1}, {99, 1}, {100, 2}, {149, 2}, {150, 3}, {1000, 20},
+	} {
+		if got := strayLimit(test.n); got != test.want {
+			t.Errorf("strayLimit(%d) = %d, want %d", test.n, got, test.want)
+		}
+	}
+}
+
+// strayTable returns a CSV table of columns x and y, x holding the numbers
+// 1 to numbers, and then the strays, and y the same numbers, each row's
+// number written as 1.5 times it.
+func strayTable(numbers int, strays ...string) string {
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for i := range numbers {
+		fmt.Fprintf(&b, "%d,%g\n", i+1, 1.5*float64(i+1))
+	}
+	for i, s := range strays {
+		fmt.Fprintf(&b, "%s,%g\n", s, 1.5*float64(numbers+i+1))
+	}
+	return b.String()
+}
+
+// TestInferKindStrays reads columns of numbers with a few cells that are
+// not numbers: up to the limit the column stays numeric and the strays
+// are missing, encoded as the mean of the numbers; beyond it the column is
+// read as text, as before.
+func TestInferKindStrays(t *testing.T) {
+	for _, test := range []struct {
+		name    string
+		numbers int
+		strays  []string
+		kind    string
+	}{
+		{"no stray", 20, nil, "numeric"},
+		{"typo among 60", 60, []string{"4.2.1"}, "numeric"},
+		{"NUL byte", 60, []string{"\x00"}, "numeric"},
+		{"dash", 30, []string{"-"}, "numeric"},
+		{"one among ten", 10, []string{"abc"}, "numeric"},
+		{"one among nine", 9, []string{"abc"}, "categorical"},
+		{"two among 98", 98, []string{"x", "4.2.1"}, "numeric"},
+		{"two among 97", 97, []string{"x", "4.2.1"}, "categorical"},
+		{"three among 97", 97, []string{"x", "y", "z"}, "categorical"},
+		{"three among 147", 147, []string{"x", "y", "z"}, "numeric"},
+		// Missing cells do not count: 97 numbers and three strays are
+		// 100 cells with a value, of 150.
+		{"three among 97 and 50 missing", 97, append([]string{"x", "y", "z"}, slices.Repeat([]string{""}, 50)...), "categorical"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			f := readFrameString(t, strayTable(test.numbers, test.strays...))
+			e, _, err := FitEncoder(f, []string{"x"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := e.Rules()[0]
+			if r.Kind != test.kind {
+				t.Fatalf("column x is %s, want %s", r.Kind, test.kind)
+			}
+			x, warnings, err := e.Transform(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Kind != "numeric" {
+				return
+			}
+			mean := float64(test.numbers+1) / 2
+			if r.Fill != mean || r.Indicator != (len(test.strays) > 0) {
+				t.Errorf("fill %v, indicator %v; want %v, %v", r.Fill, r.Indicator, mean, len(test.strays) > 0)
+			}
+			for i := range test.strays {
+				if got := x.At(test.numbers+i, 0); got != mean {
+					t.Errorf("stray %d encoded as %v, want %v", i, got, mean)
+				}
+			}
+			if len(test.strays) == 0 {
+				if len(warnings) != 0 {
+					t.Errorf("warnings %v, want none", warnings)
+				}
+				return
+			}
+			if len(warnings) != 1 || warnings[0].Rows != len(test.strays) || !strings.Contains(warnings[0].Message, fmt.Sprintf("line %d, column \"x\": %q is not a number", test.numbers+2, test.strays[0])) {
+				t.Errorf("warnings %v, want one of %d cells naming line %d", warnings, len(test.strays), test.numbers+2)
+			}
+		})
+	}
+}
+
+// TestTargetStrays reads a regression target with a stray: its row is
+// dropped, with one warning, and read strictly it is an error that
+// locates it.
+func TestTargetStrays(t *testing.T) {
+	data := "q" + strings.TrimPrefix(strayTable(220, "-"), "x")
+	f := readFrameString(t, data)
+	target, err := f.Target("q", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(target.Values) != 220 || target.Dropped != 1 || slices.Contains(target.Rows, 220) {
+		t.Errorf("%d values, %d dropped, rows end %v; want 220, 1, without row 220", len(target.Values), target.Dropped, target.Rows[len(target.Rows)-3:])
+	}
+	if w := f.Warnings(); len(w) != 1 || w[0].Rows != 1 || !strings.Contains(w[0].String(), `line 222, column "q": "-" is not a number`) {
+		t.Errorf("warnings %v, want one naming line 222", w)
+	}
+	if w := f.Warnings(); w != nil {
+		t.Errorf("warnings again: %v", w)
+	}
+	strict := readStrict(t, data)
+	_, err = strict.Target("q", false)
+	const want = `test.csv: row 222, column "q": stray cell "-": not a number in a column of numbers (1 such cells beside 220 numbers: reading strictly refuses them, and otherwise reads them as missing)`
+	if !errors.Is(err, ErrStray) || err.Error() != want {
+		t.Errorf("read strictly: error\n%v\nwant\n%s", err, want)
+	}
+	// Too many strays: an error as before, on the first.
+	f = readFrameString(t, "q"+strings.TrimPrefix(strayTable(20, "a", "b"), "x"))
+	if _, err := f.Target("q", false); !errors.Is(err, ErrNumber) || !strings.Contains(err.Error(), `row 22, column "q"`) {
+		t.Errorf("two strays among 20: error %v, want not a number at row 22", err)
+	}
+}
+
+// readStrict reads data as a CSV file named test.csv, strictly.
+func readStrict(t *testing.T, data string) *Frame {
+	t.Helper()
+	r, err := NewFrameReader(strings.NewReader(data), "test.csv", FrameOptions{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestStraysStrict refuses a stray of an input column when the frame is
+// read strictly, and reads a column of many texts as text all the same.
+func TestStraysStrict(t *testing.T) {
+	f := readStrict(t, strayTable(60, "4.2.1"))
+	_, _, err := FitEncoder(f, []string{"x"}, nil)
+	if !errors.Is(err, ErrStray) || !strings.Contains(err.Error(), `test.csv: row 62, column "x"`) {
+		t.Errorf("error %v, want a stray at row 62 of column x", err)
+	}
+	f = readStrict(t, strayTable(9, "a", "b"))
+	if e, _, err := FitEncoder(f, []string{"x"}, nil); err != nil || e.Rules()[0].Kind != "categorical" {
+		t.Errorf("a column of text read strictly: %v", err)
+	}
+}
+
+// TestStraysOneWarning reads strays in a target and in two inputs and
+// warns of them once, in the warnings of the first Transform.
+func TestStraysOneWarning(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("t,a,b\n")
+	for i := range 30 {
+		cells := []string{fmt.Sprint(i), fmt.Sprint(i % 7), fmt.Sprint(i * i)}
+		switch i {
+		case 3:
+			cells[0] = "?!"
+		case 5:
+			cells[1] = "1..2"
+		case 8:
+			cells[2] = "n.a."
+		}
+		b.WriteString(strings.Join(cells, ",") + "\n")
+	}
+	f := readFrameString(t, b.String())
+	target, err := f.Target("t", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, fitWarnings, err := FitEncoder(f, []string{"a", "b"}, target.Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, warnings, err := e.Transform(f, target.Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `test.csv: 3 stray cells, not of their columns' kinds, are read as missing: line 5, column "t": "?!" is not a number; line 7, column "a": "1..2" is not a number; line 10, column "b": "n.a." is not a number; correct such cells, or read strictly to refuse them`
+	if len(fitWarnings) != 0 || len(warnings) != 1 || warnings[0].String() != want {
+		t.Errorf("warnings %v then %v, want none then\n%s", fitWarnings, warnings, want)
+	}
+	if _, again, _ := e.Transform(f, target.Rows); len(again) != 0 {
+		t.Errorf("warnings of a second Transform: %v", again)
+	}
+}
+
+// TestTransformStrays encodes new rows with strays in a numeric column as
+// missing cells, with a warning, in one frame, in parts and cell by cell.
+func TestTransformStrays(t *testing.T) {
+	train := readFrameString(t, "n,c\n1,u\n3,v\n")
+	e, _, err := FitEncoder(train, []string{"n", "c"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const data = "n,c\n1,u\nabc,v\n5,u\n4.2.1,u\n"
+	want := []float64{1, 2, 5, 2}
+	f := readFrameString(t, data)
+	x, warnings, err := e.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mat.Col(nil, 0, x); !slices.Equal(got, want) || len(warnings) != 1 || warnings[0].Rows != 2 {
+		t.Errorf("encoded %v, warnings %v; want %v and one warning of 2 cells", got, warnings, want)
+	}
+	r, err := NewFrameReader(strings.NewReader(data), "test.csv", FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	warnings, err = e.TransformEach(func() (*Frame, error) { return r.Read(1) }, func(f *Frame, x *mat.Dense) error {
+		got = append(got, x.At(0, 0))
+		return nil
+	})
+	if err != nil || !slices.Equal(got, want) || len(warnings) != 1 || warnings[0].Rows != 2 {
+		t.Errorf("in parts: encoded %v, warnings %v, error %v; want %v and one warning of 2 cells", got, warnings, err, want)
+	}
+	dst := mat.NewDense(4, e.Width(), nil)
+	w, err := e.EncodeColumn(dst, 0, nil, []string{"1", "abc", "5", "4.2.1"})
+	const wantW = `column "n": 2 cells are not numbers and are read as missing: row 2: "abc"; row 4: "4.2.1"`
+	if got := mat.Col(nil, 0, dst); err != nil || !slices.Equal(got, want) || w == nil || w.String() != wantW {
+		t.Errorf("cell by cell: encoded %v, warning %v, error %v; want %v and\n%s", got, w, err, want, wantW)
+	}
+}
+
+// TestPercentScales warns once of a column of numbers that mixes
+// percentages with numbers above 1, which may be percentages too, and not
+// of one that mixes them with fractions.
+func TestPercentScales(t *testing.T) {
+	for _, test := range []struct {
+		name, data string
+		warn       bool
+	}{
+		{"fractions", "x\n50%\n0.5\n-0.25\n150%\n", false},
+		{"percentages alone", "x\n50%\n120%\n", false},
+		{"numbers alone", "x\n50\n120\n", false},
+		{"points", "x\n50%\n0.5\n50\n", true},
+		{"negative points", "x\n5%\n-3\n", true},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			f := readFrameString(t, test.data)
+			e, _, err := FitEncoder(f, []string{"x"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := FitEncoder(f, []string{"x"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			_, warnings, err := e.Transform(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(warnings) == 1 && strings.Contains(warnings[0].String(), `column "x": it mixes percentages such as `); got != test.warn || len(warnings) > 1 {
+				t.Errorf("warnings %v, want a warning of mixed scales: %v", warnings, test.warn)
+			}
+			if _, again, _ := e.Transform(f, nil); len(again) != 0 {
+				t.Errorf("warnings again: %v", again)
+			}
+		})
+	}
+}
+
+// TestDateStrays reads a column of dates with a typo as dates, the typo
+// missing, and a column with more typos than the limit as text.
+func TestDateStrays(t *testing.T) {
+	for _, test := range []struct {
+		name   string
+		strays []string
+		kind   string
+	}{
+		{"typo", []string{"2024-13-45"}, "date"},
+		{"number", []string{"5"}, "date"},
+		{"two", []string{"2024-13-45", "x"}, "categorical"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("day\n")
+			for i := range 30 {
+				fmt.Fprintf(&b, "2024-01-%02d\n", i+1)
+			}
+			b.WriteString(strings.Join(test.strays, "\n") + "\n")
+			f := readFrameString(t, b.String())
+			e, _, err := FitEncoder(f, []string{"day"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := e.Rules()[0]; r.Kind != test.kind {
+				t.Fatalf("column day is %s, want %s", r.Kind, test.kind)
+			}
+			x, warnings, err := e.Transform(f, nil)
+			if test.kind != "date" {
+				return
+			}
+			fill := e.Rules()[0].Fill
+			if err != nil || x.At(30, 0) != fill || len(warnings) != 1 || !strings.Contains(warnings[0].Message, fmt.Sprintf(`line 32, column "day": %q is not a date`, test.strays[0])) {
+				t.Errorf("stray encoded as %v (fill %v), warnings %v, error %v", x.At(30, 0), fill, warnings, err)
+			}
+			dst := mat.NewDense(2, e.Width(), nil)
+			w, err := e.EncodeColumn(dst, 0, nil, []string{"2024-01-05", "soon"})
+			if want := `column "day": 1 cells are not dates and are read as missing: row 2: "soon"`; err != nil || dst.At(1, 0) != fill || w == nil || w.String() != want {
+				t.Errorf("cell by cell: encoded %v, warning %v, error %v; want %v and\n%s", dst.At(1, 0), w, err, fill, want)
+			}
+		})
+	}
+}
+
+// TestStrayWarningLists lists the first five strays of a warning and
+// counts the others, and a later warning lists the strays met since.
+func TestStrayWarningLists(t *testing.T) {
+	var l readLog
+	for i := range 7 {
+		l.stray(strayCell{line: i + 2, column: "x", text: "?" + fmt.Sprint(i), what: "number"})
+	}
+	w := l.warnings("t.csv")
+	const want = `t.csv: 7 stray cells, not of their columns' kinds, are read as missing: line 2, column "x": "?0" is not a number; line 3, column "x": "?1" is not a number; line 4, column "x": "?2" is not a number; line 5, column "x": "?3" is not a number; line 6, column "x": "?4" is not a number; and 2 more; correct such cells, or read strictly to refuse them`
+	if len(w) != 1 || w[0].String() != want || w[0].Rows != 7 {
+		t.Errorf("warnings %v, want\n%s", w, want)
+	}
+	if w := l.warnings("t.csv"); w != nil {
+		t.Errorf("warnings again: %v", w)
+	}
+	l.stray(strayCell{line: 40, column: "d", text: "soon", what: "date"})
+	const later = `t.csv: 1 stray cell, not of its column's kind, is read as missing: line 40, column "d": "soon" is not a date; correct such cells, or read strictly to refuse them`
+	if w := l.warnings("t.csv"); len(w) != 1 || w[0].String() != later {
+		t.Errorf("later warnings %v, want\n%s", w, later)
+	}
+}
