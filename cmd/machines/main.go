@@ -352,7 +352,7 @@
 // are drawn like the training rows; a model fitted with -cost and
 // -bandwidth both fixed has no residuals, and -interval says so.
 //
-//	machines score -model model.json -data test.csv|- [-json FILE] [-interval 0.9]
+//	machines score -model model.json -data test.csv|- [-strict] [-json FILE] [-interval 0.9]
 //
 // score reads labelled data, with the model's feature columns and its
 // target column, predicts every row and prints the coefficient of
@@ -367,7 +367,7 @@
 // prediction that is not a finite number makes score fail, naming the
 // rows.
 //
-//	machines explain -model model.json -data test.csv|- [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]
+//	machines explain -model model.json -data test.csv|- [-strict] [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]
 //
 // explain measures how much each input column matters to the model:
 // the permutation importance, the drop in the model's score (R^2 for
