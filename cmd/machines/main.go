@@ -174,8 +174,9 @@
 // not (a typo such as 4.2.1, a dash): one among ten numbers or more, and
 // in general one in fifty, stays a column of numbers, and those cells are
 // read as missing, with one warning that counts them and names the first
-// lines and columns; a target's are dropped, so that one cell never turns
-// a regression into a classification. With more such cells the column is
+// lines and columns; a target's are dropped (a target also tolerates one
+// beside two numbers or more), so that one cell never turns a regression
+// into a classification. With more such cells the column is
 // text; the same holds for a column of dates. predict, score, explain and
 // serve read a cell that is not a number in a column of numbers (or not a
 // date in a column of dates) as missing, with the same warning. -strict
