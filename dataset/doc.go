@@ -60,8 +60,9 @@
 // strays are read as missing cells, with one Warning that counts them and
 // names the first lines and columns, returned once by Frame.Warnings or by
 // the first Encoder.Transform of the frame; a regression's target (see
-// Frame.Target) drops their rows, so that one cell never turns a
-// regression into a classification. A column with more strays is text.
+// Frame.Target) drops their rows, and tolerates one stray beside two
+// numbers or more, so that one cell never turns a regression into a
+// classification. A column with more strays is text.
 // A Frame read with FrameOptions.Strict refuses strays instead,
 // with a *ParseError naming the file, the line and the column. When an
 // Encoder encodes new rows, any text in a numeric column is a stray, read

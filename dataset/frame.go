@@ -503,8 +503,9 @@ type Target struct {
 // a classification task if classify is true. Rows whose target is missing
 // are dropped. For regression every other cell must be a finite number,
 // but for a few strays, cells that are not numbers (see the package
-// documentation), which become missing, so that their rows are dropped
-// too, or are an error if f is read strictly. For classification the
+// documentation; a target also tolerates one stray beside two numbers or
+// more), which become missing, so that their rows are dropped too, or are
+// an error if f is read strictly. For classification the
 // classes are the distinct texts of the cells, sorted as strings, and
 // there must be at least two.
 func (f *Frame) Target(column string, classify bool) (*Target, error) {
@@ -559,7 +560,7 @@ func (f *Frame) targetValues(t *Target, col int) error {
 		v, err := f.number(f.cells[r][col])
 		switch {
 		case errors.Is(err, ErrNumber):
-			if strays = append(strays, r); len(strays) > strayLimit(len(t.Rows)) {
+			if strays = append(strays, r); len(strays) > targetStrayLimit(len(t.Rows)) {
 				_, err := f.Number(strays[0], col)
 				return err
 			}

@@ -27,6 +27,8 @@ func TestReadNumber(t *testing.T) {
 		{"-3%", false, -0.03, true},
 		{"1,234.5%", false, 12.345, true},
 		{"50%", false, 0.5, true}, // as 0.5, so that a column may mix them
+		{"50\u00a0%", false, 0.5, true},
+		{"12,5\u202f%", true, 0.125, true},
 		{"1e3%", false, 10, true},
 		{"3,14", false, 0, false},      // a decimal comma in a file of decimal points
 		{"45,67,890", false, 0, false}, // groups of two: not thousands

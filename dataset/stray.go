@@ -26,6 +26,16 @@ func strayLimit(n int) int {
 	return max(1, n/50)
 }
 
+// targetStrayLimit is strayLimit for a regression's target of n cells
+// with a value, which also tolerates one stray beside two numbers or
+// more: a target never changes task because of one cell.
+func targetStrayLimit(n int) int {
+	if n < 3 {
+		return 0
+	}
+	return max(1, strayLimit(n))
+}
+
 // shownStrays is the number of stray cells that a warning lists.
 const shownStrays = 5
 

@@ -124,6 +124,16 @@ func TestTargetStrays(t *testing.T) {
 	if !errors.Is(err, ErrStray) || err.Error() != want {
 		t.Errorf("read strictly: error\n%v\nwant\n%s", err, want)
 	}
+	// One stray in a small target, and two, which are too many.
+	f = readFrameString(t, "q\n1\n2\nx\n4\n")
+	if target, err := f.Target("q", false); err != nil || !slices.Equal(target.Values, []float64{1, 2, 4}) || target.Dropped != 1 {
+		t.Errorf("one stray among three numbers: %+v, %v", target, err)
+	}
+	for _, data := range []string{"q\n1\nx\n", "q\n1\n2\nx\ny\n"} {
+		if _, err := readFrameString(t, data).Target("q", false); !errors.Is(err, ErrNumber) {
+			t.Errorf("target %q: error %v, want not a number", data, err)
+		}
+	}
 	// Too many strays: an error as before, on the first.
 	f = readFrameString(t, "q"+strings.TrimPrefix(strayTable(20, "a", "b"), "x"))
 	if _, err := f.Target("q", false); !errors.Is(err, ErrNumber) || !strings.Contains(err.Error(), `row 22, column "q"`) {

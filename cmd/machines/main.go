@@ -174,8 +174,9 @@
 // not (a typo such as 4.2.1, a dash): one among ten numbers or more, and
 // in general one in fifty, stays a column of numbers, and those cells are
 // read as missing, with one warning that counts them and names the first
-// lines and columns; a target's are dropped, so that one cell never turns
-// a regression into a classification. With more such cells the column is
+// lines and columns; a target's are dropped (a target also tolerates one
+// beside two numbers or more), so that one cell never turns a regression
+// into a classification. With more such cells the column is
 // text; the same holds for a column of dates. predict, score, explain and
 // serve read a cell that is not a number in a column of numbers (or not a
 // date in a column of dates) as missing, with the same warning. -strict
@@ -357,7 +358,7 @@
 // their true class, so that the set holds a new row's class with
 // probability about 0.9 (model files of version 6 and later).
 //
-//	machines score -model model.json -data test.csv|- [-json FILE] [-interval 0.9]
+//	machines score -model model.json -data test.csv|- [-strict] [-json FILE] [-interval 0.9]
 //
 // score reads labelled data, with the model's feature columns and its
 // target column, predicts every row and prints the coefficient of
@@ -373,7 +374,7 @@
 // prediction that is not a finite number makes score fail, naming the
 // rows.
 //
-//	machines explain -model model.json -data test.csv|- [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]
+//	machines explain -model model.json -data test.csv|- [-strict] [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]
 //
 // explain measures how much each input column matters to the model:
 // the permutation importance, the drop in the model's score (R^2 for
