@@ -97,12 +97,8 @@
 // to predict; a level unseen in training encodes as zeros, with a Warning.
 // The Encoder is saved with a model as JSON.
 //
-// A model then rescales the encoded columns: a Scaler standardises each to
-// mean 0 and standard deviation 1, and a QuantileMap, fitted by
-// FitQuantileMap, may first map each column of more than two values to its
-// training rows' distribution function, which keeps only the order of the
-// values, as a tree's splits do, so that a skewed column's tail no longer
-// dominates a distance.
+// A model then rescales the encoded columns, through the maps of package
+// scale.
 //
 // # IDX images
 //

@@ -85,7 +85,7 @@
 //     log(1 + y) too, judged by the same held-out error of its predictions
 //     of y, and the best of both scales wins (Settings.TargetScale);
 //   - a regression's inputs also tried through their quantiles
-//     (dataset.QuantileMap, Machine.Quantiles): each input of more than
+//     (scale.QuantileMap, Machine.Quantiles): each input of more than
 //     two values becomes its training rows' distribution function, and
 //     the quantiles are kept for every candidate when the shallow
 //     machine's lowest held-out loss is lower there by more than

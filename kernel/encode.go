@@ -8,7 +8,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -53,7 +53,7 @@ type scalerJSON[N any] struct {
 //	  "c": C, sum(dims)-d0 rows of one entry per anchor,
 //	  "anchors": one row per anchor of one entry per input,
 //	  "quantiles": {"knots": [...], "ranks": [...]}, one list (or null) per
-//	       input, its dataset.QuantileMap (optional),
+//	       input, its scale.QuantileMap (optional),
 //	  "input": {"mean": [...], "scale": [...]}, one entry per input (optional),
 //	  "output": {"mean": [...], "scale": [...]}, one entry per output (optional),
 //	  "log_target": true when the machine predicts exp(output) - 1 (optional),
@@ -292,7 +292,7 @@ func rangeFrom(rows [][]json.RawMessage) ([][2]float64, error) {
 	return r, nil
 }
 
-func checkScaler(name string, s *dataset.Scaler, n int, what string) error {
+func checkScaler(name string, s *scale.Scaler, n int, what string) error {
 	if s == nil {
 		return nil
 	}
@@ -346,14 +346,14 @@ func matrixFrom(name string, rows [][]json.RawMessage) (*mat.Dense, error) {
 }
 
 // quantilesFrom converts the quantile map as decoded; validate checks it.
-func quantilesFrom(w *quantileJSON[json.RawMessage]) (*dataset.QuantileMap, error) {
+func quantilesFrom(w *quantileJSON[json.RawMessage]) (*scale.QuantileMap, error) {
 	if w == nil {
 		return nil, nil
 	}
 	if w.Knots == nil || w.Ranks == nil {
 		return nil, errors.New(`missing field "knots" or "ranks" in quantiles`)
 	}
-	q := &dataset.QuantileMap{}
+	q := &scale.QuantileMap{}
 	for _, f := range []struct {
 		field string
 		raw   [][]json.RawMessage
@@ -378,7 +378,7 @@ func quantilesFrom(w *quantileJSON[json.RawMessage]) (*dataset.QuantileMap, erro
 }
 
 // scalerFrom converts the scaler called name, as decoded; nil stays nil.
-func scalerFrom(name string, w *scalerJSON[json.RawMessage]) (*dataset.Scaler, error) {
+func scalerFrom(name string, w *scalerJSON[json.RawMessage]) (*scale.Scaler, error) {
 	if w == nil {
 		return nil, nil
 	}
@@ -388,7 +388,7 @@ func scalerFrom(name string, w *scalerJSON[json.RawMessage]) (*dataset.Scaler, e
 	if w.Scale == nil {
 		return nil, fmt.Errorf(`missing field "scale" in %s`, name)
 	}
-	s := &dataset.Scaler{Mean: make([]float64, len(w.Mean)), Scale: make([]float64, len(w.Scale))}
+	s := &scale.Scaler{Mean: make([]float64, len(w.Mean)), Scale: make([]float64, len(w.Scale))}
 	for _, f := range []struct {
 		field string
 		raw   []json.RawMessage

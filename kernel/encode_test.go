@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -180,7 +180,7 @@ func TestMachineMarshalErrors(t *testing.T) {
 		{"NaN in C", func(m *kernel.Machine) { m.C.Set(0, 0, math.NaN()) }, "c[0][0] is NaN"},
 		{"A shape", func(m *kernel.Machine) { m.A = mat.NewDense(3, 1, nil) }, "a is 3x1, want 2x1"},
 		{"kernel", func(m *kernel.Machine) { m.Kernel = 5 }, "unknown kernel Combine(5)"},
-		{"scaler", func(m *kernel.Machine) { m.Input = &dataset.Scaler{Mean: []float64{0}} }, "input scaler has 1 means and 0 scales"},
+		{"scaler", func(m *kernel.Machine) { m.Input = &scale.Scaler{Mean: []float64{0}} }, "input scaler has 1 means and 0 scales"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := valid()

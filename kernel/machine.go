@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/parametric-machines/machines/ad"
-	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -196,12 +196,12 @@ type Machine struct {
 	InputBlock bool
 	// Quantiles, if not nil, maps the inputs to their training rows'
 	// distribution function before Input standardises them.
-	Quantiles *dataset.QuantileMap
+	Quantiles *scale.QuantileMap
 	// Input, if not nil, standardises inputs before they enter the
 	// machine; Output, if not nil, maps a regression's outputs back to
 	// the units of the targets, or adds a classifier's intercepts to
 	// its class scores (with scales 1).
-	Input, Output *dataset.Scaler
+	Input, Output *scale.Scaler
 	// LogTarget says the machine was fitted to log(1 + y): Predict
 	// returns exp(v) - 1 of the output v, after Output has mapped v to
 	// the log units.

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -44,10 +44,10 @@ func TestPredictorRowsIndependent(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := randomMachine(t, rnd, tc.arch, tc.inputs, tc.anchor)
 			if tc.scaled {
-				m.Input = dataset.FitScaler(randomData(rnd, 20, tc.inputs))
+				m.Input = scale.FitScaler(randomData(rnd, 20, tc.inputs))
 			}
 			if tc.scaled && tc.arch.Outputs() == 1 {
-				m.Output = &dataset.Scaler{Mean: []float64{3}, Scale: []float64{0.2}}
+				m.Output = &scale.Scaler{Mean: []float64{3}, Scale: []float64{0.2}}
 				m.LogTarget = tc.log
 			}
 			const n = 600 // three chunks, the last of 88 rows
@@ -80,8 +80,8 @@ func TestPredictorInterval(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(5, 5))
 	for _, log := range []bool{false, true} {
 		m := randomMachine(t, rnd, Architecture{Dims: []int{3, 2, 2}}, 4, 20)
-		m.Input = dataset.FitScaler(randomData(rnd, 20, 4))
-		m.Output = &dataset.Scaler{Mean: []float64{3, -1}, Scale: []float64{0.2, 2}}
+		m.Input = scale.FitScaler(randomData(rnd, 20, 4))
+		m.Output = &scale.Scaler{Mean: []float64{3, -1}, Scale: []float64{0.2, 2}}
 		m.LogTarget = log
 		raw := *m
 		raw.Output, raw.LogTarget = nil, false

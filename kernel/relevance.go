@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -145,7 +145,7 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 		return p, nil
 	}
 	q := *p
-	q.in = &dataset.Scaler{Mean: p.in.Mean, Scale: make([]float64, len(w))}
+	q.in = &scale.Scaler{Mean: p.in.Mean, Scale: make([]float64, len(w))}
 	for j := range w {
 		q.in.Scale[j] = p.in.Scale[j] / w[j]
 	}

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/parallel"
+	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -524,8 +524,8 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 // the scale the machine fits, to its outputs before out (nil: none) maps
 // them to the units of the targets: out with its means moved by b times
 // its scales.
-func withIntercept(out *dataset.Scaler, b []float64) *dataset.Scaler {
-	s := &dataset.Scaler{Mean: slices.Clone(b), Scale: make([]float64, len(b))}
+func withIntercept(out *scale.Scaler, b []float64) *scale.Scaler {
+	s := &scale.Scaler{Mean: slices.Clone(b), Scale: make([]float64, len(b))}
 	for j := range b {
 		s.Scale[j] = 1
 		if out != nil {

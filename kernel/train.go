@@ -9,8 +9,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/optim"
+	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -309,7 +309,7 @@ const (
 	LinearInputs
 	// QuantileInputs maps each input of more than two distinct values
 	// through its training rows' distribution function
-	// (dataset.QuantileMap), unweighed.
+	// (scale.QuantileMap), unweighed.
 	QuantileInputs
 )
 
@@ -601,7 +601,7 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 	if s.Raw || s.InputScale == LinearInputs || (s.InputScale == AutoInputs && (val == nil || labels != nil)) {
 		return p, nil
 	}
-	q := dataset.FitQuantileMap(x)
+	q := scale.FitQuantileMap(x)
 	if !slices.ContainsFunc(q.Knots, func(k []float64) bool { return k != nil }) {
 		return p, nil // no column of more than two values
 	}
@@ -637,11 +637,11 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 // the log scale too when that scale is tried.
 type prepared struct {
 	linear, logarithmic problemData
-	quantiles           *dataset.QuantileMap // nil: the inputs as they are
+	quantiles           *scale.QuantileMap // nil: the inputs as they are
 	// pass holds the shallow machine's scores when the choice of the
 	// inputs' scale made them, nil otherwise.
 	pass            *shallowPass
-	in, out, logOut *dataset.Scaler
+	in, out, logOut *scale.Scaler
 	scale           TargetScale // the scales to try, AutoScale for both
 	// bounds are the machine's Range: nil for a classifier, a Raw fit
 	// and one that may extrapolate.
@@ -662,7 +662,7 @@ func (p *prepared) variants() []problemData {
 
 // scaling returns the machine's output scaler for the targets on the log
 // scale or not.
-func (p *prepared) scaling(logTarget bool) *dataset.Scaler {
+func (p *prepared) scaling(logTarget bool) *scale.Scaler {
 	if logTarget {
 		return p.logOut
 	}
@@ -673,33 +673,33 @@ func (p *prepared) scaling(logTarget bool) *dataset.Scaler {
 // the targets are tried: AutoScale tries the log scale only when it
 // searches and the targets look like counts.
 func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared, error) {
-	scale, raw := s.TargetScale, s.Raw
+	target, raw := s.TargetScale, s.Raw
 	switch {
 	case y == nil:
-		scale = LinearScale // a classifier's labels have no scale
-	case scale == AutoScale && !(search && countLike(y)):
-		scale = LinearScale
+		target = LinearScale // a classifier's labels have no scale
+	case target == AutoScale && !(search && countLike(y)):
+		target = LinearScale
 	}
 	var logY mat.Matrix
-	if scale != LinearScale {
+	if target != LinearScale {
 		var err error
 		if logY, err = log1p(y); err != nil {
 			return nil, err
 		}
 	}
-	p := &prepared{scale: scale}
+	p := &prepared{scale: target}
 	if y != nil && !raw && !s.Extrapolate {
 		p.bounds = widenedRange(y)
 	}
 	if !raw {
-		p.in = dataset.FitScaler(x)
+		p.in = scale.FitScaler(x)
 		x = p.in.Transform(x)
 		if y != nil {
-			p.out = dataset.FitScaler(y)
+			p.out = scale.FitScaler(y)
 			y = p.out.Transform(y)
 		}
 		if logY != nil {
-			p.logOut = dataset.FitScaler(logY)
+			p.logOut = scale.FitScaler(logY)
 			logY = p.logOut.Transform(logY)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/onnx/onnxpb"
+	"github.com/parametric-machines/machines/scale"
 	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
 )
@@ -305,7 +306,7 @@ func (b *builder) encode(r dataset.ColumnRule) ([]string, error) {
 // knots, the rise of the ranks between them times the share of the way
 // from the first to the second that v has gone, clipped to [0, 1], which
 // is q's linear interpolation held constant beyond the end knots.
-func (b *builder) quantiles(q *dataset.QuantileMap, x string, d int) string {
+func (b *builder) quantiles(q *scale.QuantileMap, x string, d int) string {
 	cols := make([]string, d)
 	for j := range d {
 		cols[j] = b.slice(x, j, j+1)

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/parametric-machines/machines/ad"
-	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/optim"
+	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -42,7 +42,7 @@ type Perceptron struct {
 	B [][]float64
 	// Input and Output, if not nil, standardise the inputs and map the
 	// outputs back to the targets' units, as in kernel.Machine.
-	Input, Output *dataset.Scaler
+	Input, Output *scale.Scaler
 }
 
 // PerceptronParams returns the number of weights and biases of a
@@ -138,7 +138,7 @@ func FitPerceptron(x, y mat.Matrix, s PerceptronSettings) (*Perceptron, optim.Re
 // biases), for optimisers other than FitPerceptron's.
 type PerceptronObjective struct {
 	s              PerceptronSettings
-	in, out        *dataset.Scaler
+	in, out        *scale.Scaler
 	g              ad.Graph[float64]
 	flat, grad     []float64
 	init           []float64
@@ -159,9 +159,9 @@ func NewPerceptronObjective(x, y mat.Matrix, s PerceptronSettings) (*PerceptronO
 	if s.WeightDecay < 0 {
 		return nil, fmt.Errorf("baseline: weight decay %v, want >= 0", s.WeightDecay)
 	}
-	var in, out *dataset.Scaler
+	var in, out *scale.Scaler
 	if s.Standardize {
-		in, out = dataset.FitScaler(x), dataset.FitScaler(y)
+		in, out = scale.FitScaler(x), scale.FitScaler(y)
 		x, y = in.Transform(x), out.Transform(y)
 	}
 	return newObjective(x, k, s, in, out, func(g *ad.Graph[float64], pred *ad.Node[float64]) *ad.Node[float64] {
@@ -173,7 +173,7 @@ func NewPerceptronObjective(x, y mat.Matrix, s PerceptronSettings) (*PerceptronO
 // rows of x, already scaled by in: data(outputs) plus weight decay, the
 // parameters at their initial draw; in and out are kept for the
 // perceptrons it returns.
-func newObjective(x mat.Matrix, k int, s PerceptronSettings, in, out *dataset.Scaler, data func(g *ad.Graph[float64], pred *ad.Node[float64]) *ad.Node[float64]) *PerceptronObjective {
+func newObjective(x mat.Matrix, k int, s PerceptronSettings, in, out *scale.Scaler, data func(g *ad.Graph[float64], pred *ad.Node[float64]) *ad.Node[float64]) *PerceptronObjective {
 	_, d := x.Dims()
 	sizes := append(append([]int{d}, s.Hidden...), k)
 	o := &PerceptronObjective{s: s, in: in, out: out}

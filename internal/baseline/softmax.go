@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/parametric-machines/machines/ad"
-	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/optim"
+	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -27,9 +27,9 @@ func FitSoftmaxPerceptron(x mat.Matrix, labels []int, classes int, s PerceptronS
 	if s.WeightDecay < 0 {
 		return nil, optim.Result{}, fmt.Errorf("baseline: weight decay %v, want >= 0", s.WeightDecay)
 	}
-	var in *dataset.Scaler
+	var in *scale.Scaler
 	if s.Standardize {
-		in = dataset.FitScaler(x)
+		in = scale.FitScaler(x)
 		x = in.Transform(x)
 	}
 	labels = append([]int(nil), labels...)

@@ -1,4 +1,4 @@
-package dataset
+package scale
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ func FitQuantileMap(a mat.Matrix) *QuantileMap {
 	for j := range c {
 		mat.Col(col, j, a)
 		if slices.ContainsFunc(col, math.IsNaN) {
-			panic(fmt.Errorf("%w: dataset: column %d holds NaN", ad.ErrValue, j))
+			panic(fmt.Errorf("%w: scale: column %d holds NaN", ad.ErrValue, j))
 		}
 		slices.Sort(col)
 		distinct := slices.Compact(slices.Clone(col))
@@ -70,7 +70,7 @@ func FitQuantileMap(a mat.Matrix) *QuantileMap {
 func (q *QuantileMap) Transform(a mat.Matrix) *mat.Dense {
 	r, c := a.Dims()
 	if len(q.Knots) != c {
-		panic(fmt.Errorf("%w: dataset: quantile map of %d columns applied to %d", ad.ErrShape, len(q.Knots), c))
+		panic(fmt.Errorf("%w: scale: quantile map of %d columns applied to %d", ad.ErrShape, len(q.Knots), c))
 	}
 	out := mat.NewDense(r, c, nil)
 	out.Apply(func(_, j int, v float64) float64 { return q.TransformValue(j, v) }, a)

@@ -1,4 +1,4 @@
-package dataset
+package scale
 
 import (
 	"fmt"
@@ -97,6 +97,6 @@ func (s *Scaler) InvertValue(j int, v float64) float64 {
 
 func (s *Scaler) check(cols int) {
 	if len(s.Mean) != cols || len(s.Scale) != cols {
-		panic(fmt.Errorf("%w: dataset: scaler of %d columns applied to %d", ad.ErrShape, len(s.Mean), cols))
+		panic(fmt.Errorf("%w: scale: scaler of %d columns applied to %d", ad.ErrShape, len(s.Mean), cols))
 	}
 }
