@@ -154,7 +154,10 @@ func (fl *fitFlags) check() (*fitRun, error) {
 	if len(run.names) > 1 && *fl.task == taskClassification {
 		return nil, usagef("-target %s: several targets make a regression; classify one target at a time", *fl.target)
 	}
-	return run, checkFitFlags(run.names, *fl.id, *fl.modelPath)
+	if err := checkFitFlags(run.names, *fl.id, *fl.modelPath); err != nil {
+		return nil, err
+	}
+	return run, checkOverwrites([]pathFlag{{"data", *fl.data}}, []pathFlag{{"model", *fl.modelPath}})
 }
 
 // read reads the table, decides the task, reads the targets and encodes

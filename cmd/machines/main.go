@@ -683,7 +683,12 @@
 //
 // fit, predict, score, export and explain check that their output files
 // can be written (not a directory, in a directory that exists and is
-// writable) before any work.
+// writable) before any work. No command writes over one of its own
+// inputs, nor one output over another: fit -model, predict -out, score
+// and explain -json, explain -figure, export -onnx, bench -json, and the
+// -out directory of sculpt and experiment are refused, naming both flags,
+// when they name the file (or directory) of an input flag, by the same
+// path or another (a symbolic or hard link, "..").
 //
 // Errors in flags or arguments print one line saying what is wrong and a
 // hint to run the command with -h, and exit with status 2; other failures

@@ -34,6 +34,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := checkOverwrites(tf.inputs(), []pathFlag{{"out", *out}}); err != nil {
+		return err
+	}
 	md, err := readModel(*tf.model)
 	if err != nil {
 		return err

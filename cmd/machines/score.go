@@ -30,6 +30,9 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := checkOverwrites(tf.inputs(), []pathFlag{{"json", *jsonPath}}); err != nil {
+		return err
+	}
 	md, err := readModel(*tf.model)
 	if err != nil {
 		return err
