@@ -21,7 +21,7 @@ import (
 type fitFlags struct {
 	fs                                                   *flag.FlagSet
 	set                                                  map[string]bool
-	data, sep, target, task, ignore, id                  *string
+	data, sep, target, task, ignore, id, keep            *string
 	dims, kernelName, targetScale, inputScale, modelPath *string
 	bandwidth, cost                                      *float64
 	folds, anchors, iters, starts                        *int
@@ -90,6 +90,7 @@ func newFitFlags() *fitFlags {
 		task:        fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers of more than two values, classification otherwise)"),
 		ignore:      fs.String("ignore", "", "comma-separated `columns` to leave out of the inputs"),
 		id:          fs.String("id", "", "a `column` that identifies rows: not an input; predict copies it to its output"),
+		keep:        fs.String("keep", "", "comma-separated `columns` to keep as inputs although they look like identifiers\n(text with a different value in nearly every row, or whole numbers counting the rows), which are left out otherwise"),
 		dims:        fs.String("dims", "", "comma-separated `list` of the block sizes of the machine space, the output block last;\nthe output block must be 1 for regression and the number of classes for classification\n(default 3,3,3,<outputs>)"),
 		kernelName:  fs.String("kernel", kernel.Additive.String(), "`name` of the way the blocks' Gaussians combine: additive or multiplicative"),
 		bandwidth:   fs.Float64("bandwidth", 0, "bandwidth `sigma` of the Gaussian kernel, > 0 (default: chosen by cross-validation)"),
@@ -200,6 +201,9 @@ func (run *fitRun) read(fl *fitFlags, stderr io.Writer) error {
 		return usagef("-anchors %d: %s has only %d usable rows", *fl.anchors, f.Name(), len(t.Rows))
 	}
 	if run.features, err = filledColumns(f, run.features, t.Rows, stderr); err != nil {
+		return err
+	}
+	if run.features, err = leaveOutIdentifiers(f, run.features, t.Rows, *fl.keep, stderr); err != nil {
 		return err
 	}
 	enc, warnings, err := dataset.FitEncoder(f, run.features, t.Rows)

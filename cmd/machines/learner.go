@@ -122,6 +122,9 @@ func (lf *learnerFlags) apply(s *kernel.Settings, f *dataset.Frame, t *dataset.T
 		if s.Weights, err = readColumn(f, *lf.weight, t.Rows, parseWeight); err != nil {
 			return err
 		}
+		if err := scaleWeights(f, *lf.weight, t.Rows, s.Weights); err != nil {
+			return err
+		}
 	}
 	if *lf.balance {
 		s.Weights = balanceWeights(s.Weights, t.Labels, len(t.Classes))
