@@ -300,7 +300,7 @@ func (run *fitRun) settings(fl *fitFlags, stderr io.Writer) (kernel.Settings, er
 	if fl.set["bandwidth"] {
 		s.Bandwidths = []float64{*fl.bandwidth}
 	}
-	return s, checkFitSize(len(run.t.Rows), run.enc.Width(), run.outputs, s, stderr)
+	return s, checkFitSize(run.shape(), s, stderr)
 }
 
 // chooseCycles leaves the phases of the dates' cycles out of the inputs

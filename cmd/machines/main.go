@@ -170,8 +170,15 @@
 // names, as R's write.csv and pandas' to_csv write them: it is named
 // "row.names" and is the id column unless -id names another. -data - reads
 // standard input. fit uses every column but the target, the -ignore
-// columns, the row names and the -id column as an input. Categories are
-// one-hot encoded, except bins of a quantity (three or more levels that
+// columns, the row names and the -id column as an input, except columns
+// that identify the rows rather than describe them (see
+// dataset.Identifiers): text with a different value in at least nine rows
+// in ten (names, codes, keys), and whole numbers that count the rows from
+// 0 or 1; these are left out with a warning naming each, and -keep
+// COL[,COL] keeps them. Categories are one-hot encoded, each of their
+// levels a column, at most dataset.MaxLevels of them, the most frequent
+// (the others are encoded as none, as an unseen level is, with a
+// warning), except bins of a quantity (three or more levels that
 // each begin with a different number, such as age groups "25-34" ...
 // "75+"), which become that number so that their order counts; missing
 // values are replaced by the training mean (numbers) or the most frequent
@@ -193,10 +200,13 @@
 // inputs (as encoded) plus the anchors, since its states span no more
 // dimensions than that; a fit whose estimated memory exceeds what the
 // machine has available, or whose estimated time exceeds a day, is
-// refused with what it would take; and one estimated at over a minute is
-// announced with its size. The estimates are rough: measured fits took
-// 0.6 to 1.3 times the memory estimated, and a seventh to twice the
-// time, the iterations a fit needs varying most.
+// refused with what it would take; and one estimated at over five seconds
+// of processor time is announced with its time and memory, for each
+// family it may end with: the deep machine's final fit on all the rows
+// costs more when it wins the selection, which cannot be known before.
+// On default fits of 18 tables of 1,000 to 20,000 rows (cost_test.go's
+// fitCostTables) the estimate of the family that won was within a factor
+// of 2 of the CPU time and peak memory measured.
 //
 // fit standardises the encoded inputs (and a regression target) and
 // chooses between two finite-depth kernel machines (-family auto): the
@@ -230,7 +240,13 @@
 // file for predict -interval. (go doc ./kernel says how these defaults
 // were chosen on the project's panel.)
 //
-// -weight COLUMN weighs each row's loss by that column (numbers >= 0);
+// -weight COLUMN weighs each row's loss by that column (numbers >= 0),
+// refused before any work when the weights are all 0, or so spread that
+// the fit would rest on fewer than 5 rows' worth of them (Kish's
+// effective sample size (Σw)²/Σw², or half the rows of a table of fewer
+// than 10, and never below 2): one weight of 1e300 among ones, or every
+// weight but one 0, is one row's worth. Only the ratios of the weights
+// count;
 // -balance weighs the classes of a classification equally (multiplying
 // -weight); both choose the shallow machine, the only one whose loss
 // weighs its rows. -group COLUMN makes folds that never split a group
