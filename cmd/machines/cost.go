@@ -202,14 +202,11 @@ func sizeFit(shape fitShape, s kernel.Settings) fitSize {
 	return size
 }
 
-// shallowCost is the time and memory that the shallow machine's passes
-// add to a fit of that shape with settings s: one pass for a
-// classification or fixed inputs, three for a regression whose inputs'
-// scale and relevance are chosen, two more when the dates' cycles are
-// weighed; each draws its anchors among all rows, and builds the basis
-// of each bandwidth on at most kernel.SelectionRows rows, of the size of
-// the rows or of the inputs and the anchors, whichever is smaller.
-func shallowCost(shape fitShape, s kernel.Settings) estimate {
+// shallowPasses is the number of passes of the shallow machine in a fit
+// of that shape with settings s: one for a classification or fixed
+// inputs, three for a regression whose inputs' scale and relevance are
+// chosen, two more when the dates' cycles are weighed.
+func shallowPasses(shape fitShape, s kernel.Settings) int {
 	passes := 1
 	if !shape.classify && !s.Raw && s.InputScale == kernel.AutoInputs {
 		passes += 2
@@ -217,6 +214,16 @@ func shallowCost(shape fitShape, s kernel.Settings) estimate {
 	if shape.cycles {
 		passes += 2
 	}
+	return passes
+}
+
+// shallowCost is the time and memory that the shallow machine's passes
+// add to a fit of that shape with settings s: each draws its anchors
+// among all rows, and builds the basis of each bandwidth on at most
+// kernel.SelectionRows rows, of the size of the rows or of the inputs and
+// the anchors, whichever is smaller.
+func shallowCost(shape fitShape, s kernel.Settings) estimate {
+	passes := shallowPasses(shape, s)
 	rows, inputs := float64(shape.rows), float64(shape.inputs)
 	anchors := float64(min(shape.rows, kernel.ShallowAnchors))
 	basis := math.Min(float64(min(shape.rows, kernel.SelectionRows)), inputs+anchors)

@@ -35,6 +35,53 @@ func TestSizeFitSelection(t *testing.T) {
 	}
 }
 
+// TestShallowPasses checks that shallowPasses counts the passes of the
+// shallow machine that kernel makes: one for the selection, and for a
+// regression one on the inputs' quantiles and one on the inputs weighed
+// by their relevance, each of which kernel reports.
+func TestShallowPasses(t *testing.T) {
+	const rows = 60
+	rnd := rand.New(rand.NewPCG(1, 1))
+	x, y := mat.NewDense(rows, 3, nil), mat.NewDense(rows, 1, nil)
+	labels := make([]int, rows)
+	for i := range rows {
+		for j := range 3 {
+			x.Set(i, j, rnd.Float64())
+		}
+		y.Set(i, 0, x.At(i, 0)-x.At(i, 1)*x.At(i, 2))
+		labels[i] = int(2 * x.At(i, 0))
+	}
+	for _, tc := range []struct {
+		name     string
+		classify bool
+		s        kernel.Settings
+	}{
+		{"regression", false, kernel.Settings{}},
+		{"regression, linear inputs", false, kernel.Settings{InputScale: kernel.LinearInputs}},
+		{"regression, raw", false, kernel.Settings{Raw: true}},
+		{"classification", true, kernel.Settings{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var progress strings.Builder
+			s := tc.s
+			s.Family, s.Progress = kernel.Shallow, &progress
+			var err error
+			if tc.classify {
+				_, _, err = kernel.FitClassifier(x, labels, 2, s)
+			} else {
+				_, _, err = kernel.FitRegression(x, y, s)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			counted := 1 + strings.Count(progress.String(), "on their quantiles") + strings.Count(progress.String(), "weighed by their relevance")
+			if got := shallowPasses(fitShape{rows: rows, inputs: 3, outputs: 1, classify: tc.classify}, tc.s); got != counted {
+				t.Errorf("shallowPasses %d, kernel made %d:\n%s", got, counted, progress.String())
+			}
+		})
+	}
+}
+
 // TestSizeFitWide checks that the time of a fit on a table of 20 rows
 // and a million columns or more grows like the columns: each fit works on
 // the rows' coordinates in their span, and finding that span, their Gram
