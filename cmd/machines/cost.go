@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/kernel"
+	"gonum.org/v1/gonum/mat"
 )
 
 // maxStarts bounds fit's -starts: a few starts find a deep machine's
@@ -61,15 +62,16 @@ const (
 	evalsPerIter = 1.3
 	lbfgsFlops   = 8
 
-	// baseSeconds is the time of starting, reading and encoding a small
-	// table; anchorSeconds the time per row, input and anchor of a
-	// shallow pass (drawing the anchors, the rows' distances to them);
-	// basisSeconds the time per cubed size of a bandwidth's basis;
-	// selectionSeconds and finalSeconds the time per operation of the
-	// deep machine's selection and final fit.
-	baseSeconds      = 0.34
-	anchorSeconds    = 6.1e-9
-	basisSeconds     = 2.0e-9
+	// baseSeconds is the time of starting; cellSeconds that of reading
+	// and encoding each cell of the table; anchorSeconds the time per
+	// row, input and anchor of a shallow pass (drawing the anchors, the
+	// rows' distances to them); basisSeconds the time per cubed size of a
+	// bandwidth's basis; selectionSeconds and finalSeconds the time per
+	// operation of the deep machine's selection and final fit.
+	baseSeconds      = 0.30
+	cellSeconds      = 1.1e-6
+	anchorSeconds    = 5.8e-9
+	basisSeconds     = 1.8e-9
 	selectionSeconds = 1.1e-10
 	finalSeconds     = 2.7e-10
 
@@ -91,8 +93,10 @@ type fitShape struct {
 	cells                 int // of the table as read
 	// classify is set for a classification, whose inputs' scale and
 	// relevance are not chosen; cycles when the dates' cycles are weighed
-	// by the shallow machine first.
-	classify, cycles bool
+	// by the shallow machine first; countLike for regression targets
+	// that kernel.AutoScale also tries on the log scale (kernel.CountLike),
+	// which doubles the settings the selections score.
+	classify, cycles, countLike bool
 }
 
 // shape returns the shape of the fit that run makes.
@@ -101,6 +105,7 @@ func (run *fitRun) shape() fitShape {
 		rows: len(run.t.Rows), inputs: run.enc.Width(), outputs: run.outputs,
 		cells:    run.f.Len() * len(run.f.Columns()),
 		classify: run.classify, cycles: run.enc.WithoutCycles().Width() != run.enc.Width(),
+		countLike: !run.classify && kernel.CountLike(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)),
 	}
 }
 
@@ -151,14 +156,18 @@ func sizeFit(shape fitShape, s kernel.Settings) fitSize {
 	}
 	final := machineCost{dims: dims, inputs: inputs, rows: rows, anchors: anchors(rows)}
 	size := fitSize{dims: dims, params: final.params(), span: inputs + final.anchors}
-	common := estimate{seconds: baseSeconds,
+	common := estimate{seconds: baseSeconds + cellSeconds*float64(shape.cells),
 		bytes: baseBytes + cellBytes*float64(shape.cells) + encodedCopies*8*float64(rows)*float64(inputs)}
 	deepSettings := s.Dims != nil || s.Costs != nil || s.Bandwidths != nil
 	shallowOnly := s.Family == kernel.Shallow || s.Weights != nil
 	deepOnly := !shallowOnly && (s.Family == kernel.Deep || deepSettings)
+	variants := 1 // the scales of the targets that the selections try
+	if shape.countLike && s.TargetScale == kernel.AutoScale {
+		variants = 2
+	}
 	var passes estimate // the shallow machine's
 	if !deepOnly {
-		passes = shallowCost(shape, s)
+		passes = shallowCost(shape, s, variants)
 		size.shallow = estimate{common.seconds + passes.seconds, common.bytes + passes.bytes}
 	}
 	if shallowOnly {
@@ -184,7 +193,7 @@ func sizeFit(shape fitShape, s kernel.Settings) fitSize {
 		train := n - n/folds
 		fold := machineCost{dims: dims, inputs: inputs, rows: train, anchors: anchors(train)}
 		repeats := min(3, max(1, 300/n))
-		size.selection = costs * bandwidths * folds * repeats
+		size.selection = costs * bandwidths * folds * repeats * variants
 		work := float64(size.selection) * (selectionIters*fold.flopsPerIter() + fold.spanFlops())
 		size.deep.seconds += selectionSeconds * work
 		// The selection's fits run while the shallow machine's scores
@@ -218,18 +227,19 @@ func shallowPasses(shape fitShape, s kernel.Settings) int {
 }
 
 // shallowCost is the time and memory that the shallow machine's passes
-// add to a fit of that shape with settings s: each draws its anchors
-// among all rows, and builds the basis of each bandwidth on at most
-// kernel.SelectionRows rows, of the size of the rows or of the inputs and
-// the anchors, whichever is smaller.
-func shallowCost(shape fitShape, s kernel.Settings) estimate {
+// add to a fit of that shape with settings s, scoring that many scales of
+// the targets: each draws its anchors among all rows, and builds and
+// scores the basis of each bandwidth on at most kernel.SelectionRows
+// rows, of the size of the rows or of the inputs and the anchors,
+// whichever is smaller.
+func shallowCost(shape fitShape, s kernel.Settings, variants int) estimate {
 	passes := shallowPasses(shape, s)
 	rows, inputs := float64(shape.rows), float64(shape.inputs)
 	anchors := float64(min(shape.rows, kernel.ShallowAnchors))
 	basis := math.Min(float64(min(shape.rows, kernel.SelectionRows)), inputs+anchors)
 	bases := float64(len(kernel.ShallowBandwidths()))
 	return estimate{
-		seconds: float64(passes) * (anchorSeconds*rows*inputs*anchors + basisSeconds*bases*basis*basis*basis),
+		seconds: float64(passes) * (anchorSeconds*rows*inputs*anchors + float64(variants)*basisSeconds*bases*basis*basis*basis),
 		bytes:   anchorCopies * 8 * rows * anchors,
 	}
 }

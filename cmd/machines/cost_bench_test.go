@@ -145,8 +145,10 @@ func fitCostArgs(dir, name string) ([]string, error) {
 // target is y: of Friedman 1 with an identifier column (ids4800); of a
 // column of 10,000 levels, one a row (levels10000), or of 5,000 levels
 // (levels5000), and three numbers; of Friedman 1 on 1,000, 5,000 and
-// 20,000 rows (friedman1k, friedman5k, friedman20k); three classes of 60
-// Gaussian columns (wide1000).
+// 20,000 rows (friedman1k, friedman5k, friedman20k); of 20 Gaussian
+// columns and 8 categorical ones of 3 to 40 levels (mixed15k); four
+// classes of 35 uniform columns and a date (dated3k); three classes of
+// 60 Gaussian columns (wide1000).
 func fitCostTable(dir, name string) (path string, ok bool, err error) {
 	rnd := rand.New(rand.NewPCG(1, 1))
 	var rows, cols int
@@ -177,13 +179,33 @@ func fitCostTable(dir, name string) (path string, ok bool, err error) {
 	case "friedman1k", "friedman5k", "friedman20k":
 		rows, cols, header = map[string]int{"friedman1k": 1000, "friedman5k": 5000, "friedman20k": 20000}[name], 10, "x0,x1,x2,x3,x4,x5,x6,x7,x8,x9,y"
 		row = func(_ int, x []float64) string { return joinFloats(x) + "," + friedman(x) }
+	case "mixed15k":
+		rows, cols = 15000, 20
+		levels := []int{3, 5, 8, 12, 20, 25, 30, 40}
+		header = columnNames("n", cols) + "," + columnNames("c", len(levels)) + ",y"
+		row = func(_ int, x []float64) string {
+			c := make([]string, len(levels))
+			code := make([]int, len(levels))
+			for j, l := range levels {
+				code[j] = rnd.IntN(l)
+				c[j] = fmt.Sprintf("k%d", code[j])
+			}
+			for j := range x {
+				x[j] = rnd.NormFloat64()
+			}
+			y := math.Sin(x[0]) + x[1]*x[2] + 0.3*float64(code[0]) - 0.1*float64(code[3]) + 0.3*rnd.NormFloat64()
+			return fmt.Sprintf("%s,%s,%.4f", joinFloats(x), strings.Join(c, ","), y)
+		}
+	case "dated3k":
+		rows, cols, header = 3000, 35, columnNames("n", 35)+",day,y"
+		row = func(_ int, x []float64) string {
+			day := fmt.Sprintf("20%d-%02d-%02d", 10+rnd.IntN(14), 1+rnd.IntN(12), 1+rnd.IntN(28))
+			s := x[0] + x[1] - x[2]*x[3]
+			return fmt.Sprintf("%s,%s,%c", joinFloats(x), day, 'a'+rune(min(3, int(2*s))))
+		}
 	case "wide1000":
 		rows, cols = 1000, 60
-		names := make([]string, cols)
-		for j := range names {
-			names[j] = fmt.Sprintf("x%d", j)
-		}
-		header = strings.Join(names, ",") + ",y"
+		header = columnNames("x", cols) + ",y"
 		row = func(_ int, x []float64) string {
 			for j := range x {
 				x[j] = rnd.NormFloat64()
@@ -205,6 +227,16 @@ func fitCostTable(dir, name string) (path string, ok bool, err error) {
 	}
 	path = filepath.Join(dir, name+".csv")
 	return path, true, os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// columnNames returns the names prefix0 to prefix(n-1), separated by
+// commas.
+func columnNames(prefix string, n int) string {
+	names := make([]string, n)
+	for j := range names {
+		names[j] = fmt.Sprintf("%s%d", prefix, j)
+	}
+	return strings.Join(names, ",")
 }
 
 // joinFloats writes x with four decimals, separated by commas.

@@ -15,22 +15,34 @@ import (
 // selection that kernel runs: it mirrors kernel's plan, and must follow
 // it when the plan changes.
 func TestSizeFitSelection(t *testing.T) {
+	// The second target is nonnegative and skewed: the selection also
+	// tries it on the log scale.
+	targets := []func(a, b float64) float64{
+		func(a, b float64) float64 { return a - b },
+		func(a, b float64) float64 { return math.Exp(6 * a * b) },
+	}
 	for _, rows := range []int{36, 450} {
-		rnd := rand.New(rand.NewPCG(1, 1))
-		x, y := mat.NewDense(rows, 2, nil), mat.NewDense(rows, 1, nil)
-		for i := range rows {
-			x.Set(i, 0, rnd.Float64())
-			x.Set(i, 1, rnd.Float64())
-			y.Set(i, 0, x.At(i, 0)-x.At(i, 1))
-		}
-		s := kernel.Settings{Costs: []float64{0.01, 0.1}, Bandwidths: []float64{1, 2}, MaxIter: 5}
-		_, res, err := kernel.FitRegression(x, y, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sel := res.Selection
-		if got, want := sizeFit(fitShape{rows: rows, inputs: 2, outputs: 1}, s).selection, len(sel.Candidates)*sel.Folds*sel.Repeats; got != want {
-			t.Errorf("%d rows: sizeFit counts %d fits of the selection, kernel ran %d", rows, got, want)
+		for k, target := range targets {
+			rnd := rand.New(rand.NewPCG(1, 1))
+			x, y := mat.NewDense(rows, 2, nil), mat.NewDense(rows, 1, nil)
+			for i := range rows {
+				x.Set(i, 0, rnd.Float64())
+				x.Set(i, 1, rnd.Float64())
+				y.Set(i, 0, target(x.At(i, 0), x.At(i, 1)))
+			}
+			s := kernel.Settings{Costs: []float64{0.01, 0.1}, Bandwidths: []float64{1, 2}, MaxIter: 5}
+			_, res, err := kernel.FitRegression(x, y, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sel := res.Selection
+			shape := fitShape{rows: rows, inputs: 2, outputs: 1, countLike: kernel.CountLike(y)}
+			if got, want := sizeFit(shape, s).selection, len(sel.Candidates)*sel.Folds*sel.Repeats; got != want {
+				t.Errorf("%d rows, target %d: sizeFit counts %d fits of the selection, kernel ran %d", rows, k, got, want)
+			}
+			if shape.countLike != (k == 1) {
+				t.Errorf("target %d: count-like %v", k, shape.countLike)
+			}
 		}
 	}
 }
@@ -129,7 +141,7 @@ func TestCheckFitSize(t *testing.T) {
 		// Fitted in the span of its 20 rows, whose coordinates the
 		// optimiser sees instead of the columns: seconds, not minutes.
 		{"announced", 10000, 408, 6, kernel.Settings{}, false,
-			"machines fit: this fit will take about 13 seconds of processor time and 360 MB of memory, or 22 seconds of processor time and 430 MB of memory " +
+			"machines fit: this fit will take about 12 seconds of processor time and 360 MB of memory, or 21 seconds of processor time and 430 MB of memory " +
 				"if the deep machine wins the selection (the shallow machine or a deep machine of 7,080 parameters, 15 fits to choose its settings)\n"},
 		{"shallow alone", 10000, 408, 6, kernel.Settings{Weights: []float64{1}}, false,
 			"machines fit: this fit will take about 11 seconds of processor time and 360 MB of memory (the shallow machine)\n"},
@@ -209,6 +221,12 @@ var fitCostTables = []struct {
 	{"spam", nil, kernel.Settings{}, fitShape{rows: 4601, inputs: 57, outputs: 2, cells: 266858, classify: true}, true, 3.87, 73e6},
 	{"titanicp", nil, kernel.Settings{}, fitShape{rows: 1309, inputs: 7, outputs: 2, cells: 7854, classify: true}, false, 0.78, 47e6},
 	{"wide1000", nil, kernel.Settings{}, fitShape{rows: 1000, inputs: 60, outputs: 3, cells: 61000, classify: true}, false, 1.20, 64e6},
+	{"ticdata", nil, kernel.Settings{}, fitShape{rows: 9822, inputs: 232, outputs: 2, cells: 844692, classify: true}, false, 6.47, 206e6},
+	{"noxemissions", nil, kernel.Settings{}, fitShape{rows: 8088, inputs: 3, outputs: 1, cells: 32352}, false, 1.44, 61e6},
+	{"mixed15k", nil, kernel.Settings{}, fitShape{rows: 15000, inputs: 163, outputs: 1, cells: 435000}, false, 9.29, 283e6},
+	{"dated3k", nil, kernel.Settings{}, fitShape{rows: 3000, inputs: 40, outputs: 4, cells: 111000, classify: true, cycles: true}, true, 3.14, 54e6},
+	{"kbbcars", nil, kernel.Settings{}, fitShape{rows: 804, inputs: 17, outputs: 1, cells: 14472, countLike: true}, false, 2.70, 47e6},
+	{"vote92", nil, kernel.Settings{}, fitShape{rows: 909, inputs: 8, outputs: 3, cells: 8181, classify: true}, false, 1.07, 46e6},
 	{"friedman5k", []string{"-anchors", "200", "-cost", "0.01", "-bandwidth", "1"}, kernel.Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}, Anchors: 200}, fitShape{rows: 5000, inputs: 10, outputs: 1, cells: 55000}, true, 6.53, 119e6},
 	{"friedman5k", []string{"-anchors", "500", "-cost", "0.01", "-bandwidth", "1"}, kernel.Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}, Anchors: 500}, fitShape{rows: 5000, inputs: 10, outputs: 1, cells: 55000}, true, 24.47, 294e6},
 	{"friedman5k", []string{"-anchors", "1000", "-cost", "0.01", "-bandwidth", "1"}, kernel.Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}, Anchors: 1000}, fitShape{rows: 5000, inputs: 10, outputs: 1, cells: 55000}, true, 65.62, 668e6},
