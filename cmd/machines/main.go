@@ -138,7 +138,7 @@
 // # Fitting your own data
 //
 //	machines fit -data train.csv|- -target COLUMN [-task regression|classification] [-sep ;] \
-//	    [-ignore a,b] [-id COLUMN] [-family auto|shallow|deep] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
+//	    [-ignore a,b] [-keep a,b] [-id COLUMN] [-family auto|shallow|deep] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
 //	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-inputs auto] [-standardize=true] \
 //	    [-extrapolate] [-weight COLUMN] [-balance] [-group COLUMN | -time COLUMN] [-budget 30s] \
 //	    [-seed 0] [-iters N] [-starts 1] -model model.json
