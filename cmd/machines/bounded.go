@@ -15,10 +15,9 @@ import (
 // leaveOutIdentifiers returns the features of f less those that identify
 // the rows rather than describe them (see dataset.Identifiers), warning
 // on stderr of each left out, unless keep, the value of -keep, names it.
-// A text column of a different value in every row makes one input of
-// each row: 4,774 of them made a fit run for 15 minutes and 1.5 GB and
-// could not help to predict new rows. Every column that keep names must
-// be a feature.
+// A text column of a different value in every row would make an input of
+// each row, whose work grows with the rows squared, and could not help
+// to predict new rows. Every column that keep names must be a feature.
 func leaveOutIdentifiers(f *dataset.Frame, features []string, rows []int, keep string, stderr io.Writer) ([]string, error) {
 	var kept []string
 	if keep != "" {

@@ -47,6 +47,7 @@ func TestFitLeavesOutIdentifiers(t *testing.T) {
 		{"keep one", []string{"-keep", "n"}, 0, []string{"n", "x", "g"}, []string{"name"}, ""},
 		{"keep no column", []string{"-keep", "z"}, 2, nil, nil, `-keep z: `},
 		{"keep the target", []string{"-keep", "y"}, 2, nil, nil, `-keep y: column "y" is not an input`},
+		{"nothing left", []string{"-ignore", "x,g"}, 1, nil, nil, "t.csv: every input column identifies the rows and is left out; -keep keeps one"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			model := filepath.Join(t.TempDir(), "m.json")
