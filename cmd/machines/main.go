@@ -204,9 +204,8 @@
 // of processor time is announced with its time and memory, for each
 // family it may end with: the deep machine's final fit on all the rows
 // costs more when it wins the selection, which cannot be known before.
-// On default fits of 18 tables of 1,000 to 20,000 rows (cost_test.go's
-// fitCostTables) the estimate of the family that won was within a factor
-// of 2 of the CPU time and peak memory measured.
+// The tests hold the estimate to within a factor of 2 of the CPU time and
+// peak memory of the fits measured in cost_test.go's fitCostTables.
 //
 // fit standardises the encoded inputs (and a regression target) and
 // chooses between two finite-depth kernel machines (-family auto): the
