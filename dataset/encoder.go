@@ -43,6 +43,14 @@ const (
 	idMinRows = 10
 )
 
+// MaxLevels is the most levels of a categorical column that an Encoder
+// encodes each as its own column: the most frequent ones. The others
+// encode as a level not seen in training does, as no level at all, so
+// that the width of a column, and the time and memory of a fit, do not
+// grow with its levels beyond it. A column of that many levels has
+// several rows to a level only from tens of thousands of rows on.
+const MaxLevels = 256
+
 // Encoder turns the feature columns of a Frame into a matrix of numbers,
 // with the rules learned from the training rows by FitEncoder:
 //
@@ -53,7 +61,9 @@ const (
 //   - a categorical column becomes one 0/1 column per training level,
 //     sorted, with missing cells set to the most frequent training level
 //     (the first in sorted order on a tie); a level not seen in training
-//     encodes as all zeros;
+//     encodes as all zeros; of a column of more than MaxLevels levels,
+//     only the MaxLevels most frequent have columns (the first in sorted
+//     order on a tie), and the others, "other", encode as all zeros too;
 //   - an ordinal column, a categorical one of at least three levels that
 //     each begin with a different number (age groups "25-34", "75+",
 //     doses "0-39g/day", "120+", "6-11yrs"), becomes one column holding
@@ -91,9 +101,12 @@ type encodedColumn struct {
 	Fill *float64 `json:"fill,omitempty"`
 
 	// Levels are the sorted training levels of a categorical column, and
-	// Mode the one that replaces a missing cell.
+	// Mode the one that replaces a missing cell. Other says that the
+	// column had more levels in training, the less frequent ones, which
+	// encode as all zeros as unseen levels do.
 	Levels []string `json:"levels,omitempty"`
 	Mode   *string  `json:"mode,omitempty"`
+	Other  bool     `json:"other,omitempty"`
 
 	// Values are the numbers that the Levels of an ordinal column stand
 	// for, in the same order.
@@ -159,7 +172,7 @@ func FitEncoder(f *Frame, features []string, rows []int) (*Encoder, []Warning, e
 			return nil, nil, err
 		}
 		var w *Warning
-		e.columns[i], w = fitColumn(f, col, k, rows)
+		e.columns[i], _, w = fitColumn(f, col, k, rows)
 		if w != nil {
 			warnings = append(warnings, *w)
 		}
@@ -168,9 +181,10 @@ func FitEncoder(f *Frame, features []string, rows []int) (*Encoder, []Warning, e
 }
 
 // fitColumn learns the rule for column col of f, of kind k, from the given
-// rows. It warns if the column looks like an identifier.
-func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) {
-	c := encodedColumn{Name: f.columns[col], Kind: k}
+// rows, and reports whether it looks like an identifier, which it warns
+// of, as of a column of more than MaxLevels levels.
+func fitColumn(f *Frame, col int, k kind, rows []int) (c encodedColumn, id bool, w *Warning) {
+	c = encodedColumn{Name: f.columns[col], Kind: k}
 	var (
 		values  []float64 // the numbers, the booleans as 0 and 1, the dates as days
 		present int
@@ -200,7 +214,7 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 		if k == date {
 			c.Cycles = dateCycles(values)
 		}
-		return c, nil
+		return c, false, nil
 	}
 
 	for level := range counts {
@@ -217,14 +231,14 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 	c.Mode = &mode
 	switch order, ambiguous := YearLastOrder(c.Levels); {
 	case order != "":
-		return yearLastColumn(c, order, counts), nil
+		return yearLastColumn(c, order, counts), false, nil
 	case ambiguous:
-		return c, &Warning{Column: c.Name, Value: c.Levels[0], Rows: present,
+		return c, false, &Warning{Column: c.Name, Value: c.Levels[0], Rows: present,
 			Message: fmt.Sprintf("it holds dates such as %q in which no day is above 12, so that the day cannot be told from the month; "+
 				"they are read as text: write them as 2024-01-31 (ISO 8601) to have them read as dates", c.Levels[0])}
 	}
 	if signs := mixedCurrencies(c.Levels, f.decimalComma); signs != nil {
-		return c, &Warning{Column: c.Name, Value: c.Levels[0], Rows: present,
+		return c, false, &Warning{Column: c.Name, Value: c.Levels[0], Rows: present,
 			Message: fmt.Sprintf("it holds amounts in %s, which are not one quantity; they are read as text: convert them to one currency to have them read as numbers",
 				strings.Join(signs, " and "))}
 	}
@@ -232,15 +246,106 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (encodedColumn, *Warning) 
 		c.Kind, c.Values, c.Mode = ordinal, values, nil
 		m := rowMean(values, c.Levels, counts)
 		c.Fill = &m
-		return c, nil
+		return c, false, nil
 	}
-	if present < idMinRows || float64(len(c.Levels)) < idShare*float64(present) {
-		return c, nil
+	levels := len(c.Levels)
+	id = present >= idMinRows && float64(levels) >= idShare*float64(present)
+	if id {
+		w = &Warning{Column: c.Name, Rows: present,
+			Message: fmt.Sprintf("%d different texts in %d rows: it looks like an identifier, "+
+				"which cannot help to predict; consider leaving it out or carrying it as an id",
+				levels, present)}
 	}
-	return c, &Warning{Column: c.Name, Rows: present,
-		Message: fmt.Sprintf("%d different texts in %d rows: it looks like an identifier, "+
-			"which cannot help to predict; consider leaving it out or carrying it as an id",
-			len(c.Levels), present)}
+	if levels <= MaxLevels {
+		return c, id, w
+	}
+	other := keepFrequent(&c, counts)
+	if w == nil {
+		w = &Warning{Column: c.Name, Rows: other,
+			Message: fmt.Sprintf("%d different texts in %d rows: the %d most frequent are encoded each as a column, "+
+				"and the other %d levels, in %d rows, as none, as a level not seen in training is",
+				levels, present, MaxLevels, levels-MaxLevels, other)}
+	}
+	return c, id, w
+}
+
+// keepFrequent keeps the MaxLevels most frequent of the levels of c, the
+// first in sorted order on a tie, each in counts[level] rows, and
+// returns the rows of the others.
+func keepFrequent(c *encodedColumn, counts map[string]int) (other int) {
+	byCount := slices.Clone(c.Levels)
+	// A stable sort of the sorted levels breaks ties in their order, so
+	// that the mode, the first most frequent level, is kept.
+	slices.SortStableFunc(byCount, func(a, b string) int { return cmp.Compare(counts[b], counts[a]) })
+	for _, level := range byCount[MaxLevels:] {
+		other += counts[level]
+	}
+	c.Levels = byCount[:MaxLevels:MaxLevels]
+	slices.Sort(c.Levels)
+	c.Other = true
+	return other
+}
+
+// Identifiers returns those of the named feature columns of f that
+// identify the given rows (nil: all rows) rather than describe them, so
+// that a model can learn nothing from them that holds for other rows:
+//
+//   - a categorical column (text that is not numbers, dates or ordinal
+//     levels) with a different value in at least nine rows in ten, over
+//     at least ten rows, such as names, codes or keys;
+//   - a column of whole numbers that counts the rows of the table, the
+//     value of each row its position from 0 or from 1, in every row.
+//
+// A time index that numbers the rows of a series is such a counter too:
+// a caller that knows it is a time keeps it.
+func Identifiers(f *Frame, features []string, rows []int) ([]string, error) {
+	rows = f.allRows(rows)
+	var ids []string
+	for _, name := range features {
+		col, err := f.Column(name)
+		if err != nil {
+			return nil, err
+		}
+		k, err := f.inferKind(col, rows)
+		if err != nil {
+			return nil, err
+		}
+		switch k {
+		case numeric:
+			if f.countsRows(col, rows) {
+				ids = append(ids, name)
+			}
+		case categorical:
+			if _, id, _ := fitColumn(f, col, k, rows); id {
+				ids = append(ids, name)
+			}
+		}
+	}
+	return ids, nil
+}
+
+// countsRows reports whether the numeric column col holds, in each of
+// the rows, over at least idMinRows of them, the row's position from 0,
+// or in each from 1.
+func (f *Frame) countsRows(col int, rows []int) bool {
+	if len(rows) < idMinRows {
+		return false
+	}
+	c := encodedColumn{Kind: numeric}
+	from := -1.0
+	for _, r := range rows {
+		v, err := c.value(f.cells[r][col], f.decimalComma)
+		if err != nil {
+			return false
+		}
+		if from < 0 {
+			from = v - float64(r)
+		}
+		if (from != 0 && from != 1) || v != float64(r)+from {
+			return false
+		}
+	}
+	return true
 }
 
 // mixedCurrencies returns the currency signs of levels that are all
@@ -394,9 +499,11 @@ type ColumnRule struct {
 	Fill float64
 	// Levels are the sorted training levels of a categorical column,
 	// each encoded as a 0/1 column in this order, and Mode the level that
-	// replaces a missing cell.
+	// replaces a missing cell. Other says that the column had less
+	// frequent levels too, which encode as all zeros, as other texts do.
 	Levels []string
 	Mode   string
+	Other  bool
 	// Values are the numbers that the Levels of an ordinal column encode
 	// as, in the same order; a missing cell, or another text, encodes as
 	// Fill.
@@ -419,7 +526,7 @@ type ColumnRule struct {
 func (e *Encoder) Rules() []ColumnRule {
 	rules := make([]ColumnRule, len(e.columns))
 	for i, c := range e.columns {
-		r := ColumnRule{Name: c.Name, Kind: c.Kind.String(), Levels: slices.Clone(c.Levels), Values: slices.Clone(c.Values), Order: c.Order, Currency: c.Currency, Indicator: c.Indicator}
+		r := ColumnRule{Name: c.Name, Kind: c.Kind.String(), Levels: slices.Clone(c.Levels), Other: c.Other, Values: slices.Clone(c.Values), Order: c.Order, Currency: c.Currency, Indicator: c.Indicator}
 		if c.Fill != nil {
 			r.Fill = *c.Fill
 		}
@@ -534,7 +641,7 @@ func (e *Encoder) encode(f *Frame, rows []int, unseen []unseenLevels) (*mat.Dens
 			if err != nil {
 				return nil, f.cellError(r, col, err)
 			}
-			if !seen {
+			if !seen && !c.Other {
 				unseen[ci].add(cell)
 			}
 		}
@@ -618,7 +725,7 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 		if err != nil {
 			return nil, &ParseError{Row: i + 1, Column: c.Name, Err: err}
 		}
-		if !seen {
+		if !seen && !c.Other {
 			unseen.add(cell)
 		}
 	}
@@ -849,6 +956,8 @@ func (c *encodedColumn) check(before []encodedColumn) error {
 		return errors.New("kind: absent")
 	}
 	switch {
+	case c.Other && c.Kind != categorical:
+		return fmt.Errorf("other: present in a %s column", c.Kind)
 	case c.Cycles != nil && c.Kind != date:
 		return fmt.Errorf("cycles: present in a %s column", c.Kind)
 	case c.Order != "" && c.Kind != date:

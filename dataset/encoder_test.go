@@ -407,6 +407,7 @@ func TestEncoderJSONErrors(t *testing.T) {
 		{"unknown currency", `{"columns":[{"name":"x","kind":"numeric","fill":1,"currency":"DM"}]}`, `encoder: columns[0]: currency: "DM" is not $, €, £ or ¥`},
 		{"numeric order", `{"columns":[{"name":"x","kind":"numeric","fill":1,"order":"dmy"}]}`, "encoder: columns[0]: order: present in a numeric column"},
 		{"unknown order", `{"columns":[{"name":"x","kind":"date","fill":1,"order":"ymd"}]}`, `encoder: columns[0]: order: "ymd" is not dmy or mdy`},
+		{"numeric other", `{"columns":[{"name":"x","kind":"numeric","fill":1,"other":true}]}`, "encoder: columns[0]: other: present in a numeric column"},
 		{"repeated cycle", `{"columns":[{"name":"x","kind":"date","fill":1,"cycles":["day","day"]}]}`, `encoder: columns[0]: cycles[1]: "day" is repeated or out of order (year, week, day)`},
 	} {
 		t.Run(test.name, func(t *testing.T) {
@@ -740,5 +741,120 @@ func TestEncoderCurrency(t *testing.T) {
 	var back Encoder
 	if err := json.Unmarshal(data, &back); err != nil || back.Rules()[0].Currency != "$" {
 		t.Errorf("decoded %+v, %v", back.Rules(), err)
+	}
+}
+
+// TestEncoderManyLevels encodes a column of more than MaxLevels levels:
+// only the most frequent ones have columns, the others encode as all
+// zeros, as unseen levels do, without a warning for either, and the
+// column's rule survives JSON.
+func TestEncoderManyLevels(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("c,x\n")
+	// Level i is in 1 + (i < 300) rows: l000 to l299 in two, the rest
+	// in one; a missing cell takes the mode, l000.
+	const levels = 1000
+	for i := range levels {
+		for range 1 + btoi(i < 300) {
+			fmt.Fprintf(&b, "l%03d,%d\n", i, i)
+		}
+	}
+	b.WriteString(",0\n")
+	f := readFrameString(t, b.String())
+	e, warnings, err := FitEncoder(f, []string{"c"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantWarning := fmt.Sprintf(`column "c": 1000 different texts in 1300 rows: the %d most frequent are encoded each as a column, `+
+		`and the other %d levels, in %d rows, as none, as a level not seen in training is`, MaxLevels, levels-MaxLevels, 1300-2*MaxLevels)
+	if len(warnings) != 1 || warnings[0].String() != wantWarning {
+		t.Errorf("warnings %v, want\n%s", warnings, wantWarning)
+	}
+	if got, want := e.Width(), MaxLevels+1; got != want {
+		t.Fatalf("width %d, want %d: the kept levels and the missing indicator", got, want)
+	}
+	r := e.Rules()[0]
+	if !r.Other || r.Levels[0] != "l000" || r.Levels[MaxLevels-1] != fmt.Sprintf("l%03d", MaxLevels-1) || r.Mode != "l000" {
+		t.Errorf("rule: other %v, levels %s to %s, mode %s; want the %d most frequent, l000 to l%03d", r.Other, r.Levels[0], r.Levels[len(r.Levels)-1], r.Mode, MaxLevels, MaxLevels-1)
+	}
+	x, warnings, err := e.Transform(f, nil)
+	if err != nil || len(warnings) != 0 {
+		t.Fatalf("Transform: %v, warnings %v", err, warnings)
+	}
+	for _, tc := range []struct {
+		row int
+		hot int // the encoded column set, -1 for none
+	}{{0, 0}, {1, 0}, {2, 1}, {2*MaxLevels - 1, MaxLevels - 1}, {2 * MaxLevels, -1}, {1299, -1}, {1300, 0}} {
+		for j := range MaxLevels {
+			if want := btoi(j == tc.hot); x.At(tc.row, j) != float64(want) {
+				t.Errorf("row %d (%s), column %d: %v, want %d", tc.row, f.Cell(tc.row, 0), j, x.At(tc.row, j), want)
+			}
+		}
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Encoder
+	if err := json.Unmarshal(data, &back); err != nil || !back.Rules()[0].Other || back.Width() != e.Width() {
+		t.Errorf("JSON round trip: %v, other %v, width %d", err, back.Rules()[0].Other, back.Width())
+	}
+}
+
+// btoi returns 1 for true and 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestIdentifiers checks which columns look like identifiers.
+func TestIdentifiers(t *testing.T) {
+	const n = 40
+	// few holds a text in the first 9 rows only.
+	few := func(i int) string {
+		if i < 9 {
+			return fmt.Sprintf("q%d", i)
+		}
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("name,half,from0,from1,gap,shuffled,year,day,bins,few\n")
+	for i := range n {
+		gap := i
+		if i == n-1 {
+			gap++
+		}
+		fmt.Fprintf(&b, "p%d,h%d,%d,%d,%d,%d,%d,2024-01-%02d,%d-%d,%s\n",
+			i, i/2, i, i+1, gap, (i*7)%n, 1959+i, 1+i%28, i*10, i*10+9, few(i))
+	}
+	f := readFrameString(t, b.String())
+	all := f.Columns()
+	for _, tc := range []struct {
+		name string
+		rows []int
+		want []string
+	}{
+		// name: a text a row; from0 and from1 count the rows. half has
+		// two rows to a text; gap skips a number; shuffled holds the
+		// positions out of order, as ranks do; year starts at 1959; day
+		// holds dates and bins ordinal levels, both a value a row; few
+		// has a text in too few rows.
+		{"all rows", nil, []string{"name", "from0", "from1"}},
+		// A counter holds each row's position in the table, not among
+		// the rows given; gap skips a number after them.
+		{"every other row", []int{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20}, []string{"name", "half", "from0", "from1", "gap"}},
+		{"too few rows", []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Identifiers(f, all, tc.rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Identifiers: %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -677,7 +677,7 @@ func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared,
 	switch {
 	case y == nil:
 		target = LinearScale // a classifier's labels have no scale
-	case target == AutoScale && !(search && countLike(y)):
+	case target == AutoScale && !(search && CountLike(y)):
 		target = LinearScale
 	}
 	var logY mat.Matrix
@@ -1008,10 +1008,10 @@ func (s Settings) resolve(outputs int) (Architecture, []float64, []float64, erro
 	return arch, costs, bandwidths, nil
 }
 
-// countLike reports whether every target is nonnegative and some column
+// CountLike reports whether every target is nonnegative and some column
 // is skewed beyond SkewedTarget: the targets AutoScale also tries on the
-// log scale.
-func countLike(y mat.Matrix) bool {
+// log scale, when it chooses settings.
+func CountLike(y mat.Matrix) bool {
 	r, c := y.Dims()
 	skewed := false
 	col := make([]float64, r)

@@ -24,6 +24,9 @@ func (run *fitRun) readLearnerColumns(s *kernel.Settings) error {
 		if s.Weights, err = readColumn(f, o.Weight, t.Rows, parseWeight); err != nil {
 			return err
 		}
+		if err := scaleWeights(f, o.Weight, t.Rows, s.Weights); err != nil {
+			return err
+		}
 	}
 	if o.Balance {
 		s.Weights = balanceWeights(s.Weights, t.Labels, len(t.Classes))

@@ -3,67 +3,118 @@ package tabular
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/parametric-machines/machines/internal/budget"
 	"github.com/parametric-machines/machines/kernel"
+	"gonum.org/v1/gonum/mat"
 )
 
 // What fit refuses and announces. A fit whose estimate exceeds the
 // memory available, or maxFitTime, cannot finish on this machine in any
-// useful sense; one beyond announceTime is announced with its size, so
-// that its user can stop it and choose smaller settings.
+// useful sense; one beyond announceTime of processor time is announced
+// with its size, so that its user can stop it and choose smaller
+// settings.
 const (
 	maxFitTime   = 24 * time.Hour
-	announceTime = time.Minute
+	announceTime = 5 * time.Second
 )
 
-// The cost model of a fit, in float64 values held and floating-point
-// operations done. The constants were fitted to the peak memory and the
-// time of fits on the project's machine (two cores shared with other
-// work): 2,000 and 20,000 rows of 14 columns, 2,000 anchors, blocks of
-// 1,000 dimensions. Its memory was 0.8 to 1.8 times the peaks measured,
-// its time 0.6 to 7 times: the number of iterations a fit needs varies
-// most. A table with more columns than rows is fitted in the span of its
-// rows; on 20 rows of 10,000 columns the estimate was 0.2 s and 26 MB
-// against 1.1 s of CPU time and a 53 MB peak measured, most of which
-// reading the table took.
+// The cost model of a fit: the processor time and the peak memory of
+// its parts, from the shape of the table and the settings. The shallow
+// machine's pipeline (the choice of the inputs' scale, of their
+// relevance and of the dates' cycles, each a pass of the shallow machine
+// over the selection's rows with anchors drawn from all rows, then its
+// bandwidths and costs) is counted in rows x inputs x anchors and in the
+// cube of its bases' size; the deep machine in the floating-point
+// operations and float64 values of machineCost. The constants were
+// fitted to the CPU time and peak resident memory of default fits of
+// tables of 1,000 to 20,000 rows and 3 to 480 inputs as encoded, with
+// either family winning the selection: fitCostTables in cost_test.go
+// lists them, and BenchmarkFitEstimate measures the ratios again.
 const (
 	// lbfgsCopies is the number of copies of the parameters that an
 	// L-BFGS fit holds: gonum's history of 15 pairs, the objective's
 	// values and gradients, and the line search's points.
 	lbfgsCopies = 42
-	// heapGrowth is the garbage collector's headroom: at the default
-	// GOGC the heap grows up to twice what is live before a collection,
-	// as it did on a table of 10,000 columns whose selection leaves an
-	// optimiser's history behind at every cost. runtimeBytes is the
-	// memory of the program itself and its data before the fit.
-	heapGrowth   = 2
-	runtimeBytes = 20e6
 	// selectionIters and finalIters are typical iteration counts of a
-	// fit of the selection, which stops at 50, and of the final fit.
+	// fit of the selection, which stops at 50, and of the final fit,
+	// which starts from the minimum on a part of the rows when they are
+	// many.
 	selectionIters = 50
-	finalIters     = 300
+	finalIters     = 60
+	// anchorIterPower is how the final fit's iterations grow with its
+	// anchors beyond kernel.DeepAnchors: as their ratio to the power.
+	anchorIterPower = 0.4
 	// evalsPerIter is the number of loss evaluations per iteration,
 	// line searches included; lbfgsFlops the work per iteration on each
 	// value of the optimiser's history, which memory bandwidth bounds.
 	evalsPerIter = 1.3
 	lbfgsFlops   = 8
-	// flopsPerSecond is the pace of the model's operations.
-	flopsPerSecond = 2e9
+
+	// baseSeconds is the time of starting; cellSeconds that of reading
+	// and encoding each cell of the table; anchorSeconds the time per
+	// row, input and anchor of a shallow pass (drawing the anchors, the
+	// rows' distances to them); basisSeconds the time per cubed size of a
+	// bandwidth's basis; selectionSeconds and finalSeconds the time per
+	// operation of the deep machine's selection and final fit.
+	baseSeconds      = 0.30
+	cellSeconds      = 1.1e-6
+	anchorSeconds    = 5.8e-9
+	basisSeconds     = 1.8e-9
+	selectionSeconds = 1.1e-10
+	finalSeconds     = 2.7e-10
+
+	// baseBytes is the memory of the program itself; cellBytes that of
+	// each cell of the table as read; encodedCopies and anchorCopies the
+	// copies of the encoded inputs (rows x inputs) and of the rows'
+	// kernels at the shallow machine's anchors (rows x anchors) held at
+	// the peak, which the deep machine's live values
+	// (machineCost.liveBytes) replace in its final fit.
+	baseBytes     = 33e6
+	cellBytes     = 43
+	encodedCopies = 8.4
+	anchorCopies  = 6.2
 )
+
+// fitShape is what fit knows of its data before it starts.
+type fitShape struct {
+	rows, inputs, outputs int // rows with a target, encoded inputs, outputs
+	cells                 int // of the table as read
+	// classify is set for a classification, whose inputs' scale and
+	// relevance are not chosen; cycles when the dates' cycles are weighed
+	// by the shallow machine first; countLike for regression targets
+	// that kernel.AutoScale also tries on the log scale (kernel.CountLike),
+	// which doubles the settings the selections score.
+	classify, cycles, countLike bool
+}
+
+// shape returns the shape of the fit that run makes.
+func (run *fitRun) shape() fitShape {
+	return fitShape{
+		rows: len(run.t.Rows), inputs: run.enc.Width(), outputs: run.outputs,
+		cells:    run.f.Len() * len(run.f.Columns()),
+		classify: (run.task == Classification), cycles: run.enc.WithoutCycles().Width() != run.enc.Width(),
+		countLike: !(run.task == Classification) && kernel.CountLike(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)),
+	}
+}
+
+// estimate is the processor time and the peak memory of a fit.
+type estimate struct {
+	seconds, bytes float64
+}
 
 // fitSize is what a fit will take, estimated from the shape of the
 // table and the settings before it starts.
 type fitSize struct {
-	dims      []int
-	params    int     // of the final machine
-	bytes     float64 // peak memory
-	seconds   float64 // typical time
-	selection int     // fits of the cross-validation; 0 without one
+	dims   []int
+	params int // of the final deep machine
+	// shallow is the fit when the shallow machine is chosen, deep when
+	// the deep machine is; zero for a family the fit does not consider.
+	shallow, deep estimate
+	selection     int // deep fits of the cross-validation; 0 without one
 	// folds and selectionRows are the cross-validation's folds and rows.
 	folds, selectionRows int
 	// span bounds the dimension that the states of a block of the final
@@ -71,16 +122,23 @@ type fitSize struct {
 	span int
 }
 
-// sizeFit estimates the size of fitting a machine with settings s to
-// rows x inputs data with the given number of outputs. It mirrors
-// kernel's fit: a cross-validation, unless the cost and the bandwidth are
-// both fixed, on at most kernel.SelectionRows rows, repeated on small
-// sets, its fits running on every core; then starts final fits on all
-// rows.
-func sizeFit(rows, inputs, outputs int, s kernel.Settings) fitSize {
+// worst returns the larger time and memory of the families considered.
+func (z fitSize) worst() estimate {
+	return estimate{math.Max(z.shallow.seconds, z.deep.seconds), math.Max(z.shallow.bytes, z.deep.bytes)}
+}
+
+// sizeFit estimates the size of fitting a table of that shape with
+// settings s. It mirrors kernel's fit: the shallow machine's passes,
+// unless the deep machine alone is fitted; a cross-validation of the
+// deep machine, unless the cost and the bandwidth are both fixed or the
+// shallow machine alone is fitted, on at most kernel.SelectionRows rows,
+// repeated on small sets; then the final fit of the machine chosen on
+// all rows, for the deep machine from s.Starts initial points.
+func sizeFit(shape fitShape, s kernel.Settings) fitSize {
+	rows, inputs := shape.rows, shape.inputs
 	dims := s.Dims
 	if dims == nil {
-		dims = append(kernel.DefaultHidden(), outputs)
+		dims = append(kernel.DefaultHidden(), shape.outputs)
 	}
 	anchors := func(n int) int {
 		if s.Anchors > 0 {
@@ -90,13 +148,29 @@ func sizeFit(rows, inputs, outputs int, s kernel.Settings) fitSize {
 	}
 	final := machineCost{dims: dims, inputs: inputs, rows: rows, anchors: anchors(rows)}
 	size := fitSize{dims: dims, params: final.params(), span: inputs + final.anchors}
-	iters := float64(finalIters)
-	if s.MaxIter > 0 {
-		iters = math.Min(iters, float64(s.MaxIter))
+	common := estimate{seconds: baseSeconds + cellSeconds*float64(shape.cells),
+		bytes: baseBytes + cellBytes*float64(shape.cells) + encodedCopies*8*float64(rows)*float64(inputs)}
+	deepSettings := s.Dims != nil || s.Costs != nil || s.Bandwidths != nil
+	shallowOnly := s.Family == kernel.Shallow || s.Weights != nil
+	deepOnly := !shallowOnly && (s.Family == kernel.Deep || deepSettings)
+	variants := 1 // the scales of the targets that the selections try
+	if shape.countLike && s.TargetScale == kernel.AutoScale {
+		variants = 2
 	}
-	flops := float64(max(1, s.Starts)) * (iters*final.flopsPerIter() + final.spanFlops())
-	live := final.liveBytes()
-
+	var passes estimate // the shallow machine's
+	if !deepOnly {
+		passes = shallowCost(shape, s, variants)
+		size.shallow = estimate{common.seconds + passes.seconds, common.bytes + passes.bytes}
+	}
+	if shallowOnly {
+		return size
+	}
+	// The deep machine's final fit holds its values once the shallow
+	// machine's passes are done.
+	size.deep = estimate{size.shallow.seconds, common.bytes + math.Max(passes.bytes, final.liveBytes())}
+	if deepOnly {
+		size.deep.seconds = common.seconds
+	}
 	costs, bandwidths := len(s.Costs), len(s.Bandwidths)
 	if s.Costs == nil {
 		costs = len(kernel.DefaultCosts())
@@ -111,14 +185,55 @@ func sizeFit(rows, inputs, outputs int, s kernel.Settings) fitSize {
 		train := n - n/folds
 		fold := machineCost{dims: dims, inputs: inputs, rows: train, anchors: anchors(train)}
 		repeats := min(3, max(1, 300/n))
-		size.selection = costs * bandwidths * folds * repeats
-		workers := min(runtime.GOMAXPROCS(0), bandwidths*folds*repeats)
-		live = math.Max(live, float64(workers)*fold.liveBytes())
-		flops += float64(size.selection) * (selectionIters*fold.flopsPerIter() + fold.spanFlops()) / float64(workers)
+		size.selection = costs * bandwidths * folds * repeats * variants
+		work := float64(size.selection) * (selectionIters*fold.flopsPerIter() + fold.spanFlops())
+		size.deep.seconds += selectionSeconds * work
+		// The selection's fits run while the shallow machine's scores
+		// are held.
+		if !deepOnly {
+			size.shallow.seconds += selectionSeconds * work
+		}
 	}
-	size.bytes = runtimeBytes + heapGrowth*live
-	size.seconds = flops / flopsPerSecond
+	iters := float64(finalIters)
+	if s.MaxIter > 0 {
+		iters = math.Min(iters, float64(s.MaxIter))
+	}
+	more := math.Pow(math.Max(1, float64(final.anchors)/kernel.DeepAnchors), anchorIterPower)
+	size.deep.seconds += finalSeconds * float64(max(1, s.Starts)) * (more*iters*final.flopsPerIter() + final.spanFlops())
 	return size
+}
+
+// shallowPasses is the number of passes of the shallow machine in a fit
+// of that shape with settings s: one for a classification or fixed
+// inputs, three for a regression whose inputs' scale and relevance are
+// chosen, two more when the dates' cycles are weighed.
+func shallowPasses(shape fitShape, s kernel.Settings) int {
+	passes := 1
+	if !shape.classify && !s.Raw && s.InputScale == kernel.AutoInputs {
+		passes += 2
+	}
+	if shape.cycles {
+		passes += 2
+	}
+	return passes
+}
+
+// shallowCost is the time and memory that the shallow machine's passes
+// add to a fit of that shape with settings s, scoring that many scales of
+// the targets: each draws its anchors among all rows, and builds and
+// scores the basis of each bandwidth on at most kernel.SelectionRows
+// rows, of the size of the rows or of the inputs and the anchors,
+// whichever is smaller.
+func shallowCost(shape fitShape, s kernel.Settings, variants int) estimate {
+	passes := shallowPasses(shape, s)
+	rows, inputs := float64(shape.rows), float64(shape.inputs)
+	anchors := float64(min(shape.rows, kernel.ShallowAnchors))
+	basis := math.Min(float64(min(shape.rows, kernel.SelectionRows)), inputs+anchors)
+	bases := float64(len(kernel.ShallowBandwidths()))
+	return estimate{
+		seconds: float64(passes) * (anchorSeconds*rows*inputs*anchors + float64(variants)*basisSeconds*bases*basis*basis*basis),
+		bytes:   anchorCopies * 8 * rows * anchors,
+	}
 }
 
 // machineCost is the cost of fitting one machine.
@@ -182,43 +297,63 @@ func (c machineCost) spanFlops() float64 {
 	return 2 * float64(c.rows*c.rows*c.inputs)
 }
 
-// checkFitSize sizes the fit of a machine with settings s to rows x
-// inputs data with the given number of outputs, before it starts. It
-// refuses a hidden block of -dims larger than the inputs plus the anchors:
-// a block's states are the augmenter's image of the inputs plus the
-// coefficients' combination of the anchors' kernels, and span at most
-// that many dimensions, so that a larger block only costs; and a fit
-// whose estimated memory exceeds what the machine has available, or
-// whose time exceeds maxFitTime, saying what it would take. It announces
-// in the log a fit that will take long.
-func checkFitSize(rows, inputs, outputs int, s kernel.Settings, o *Options) error {
-	size := sizeFit(rows, inputs, outputs, s)
+// checkFitSize sizes the fit of a table of that shape with settings s,
+// before it starts. It refuses a hidden block of -dims larger than the
+// inputs plus the anchors: a block's states are the augmenter's image of
+// the inputs plus the coefficients' combination of the anchors' kernels,
+// and span at most that many dimensions, so that a larger block only
+// costs; and a fit whose estimated memory exceeds what the machine has
+// available, or whose time exceeds maxFitTime, saying what it would take.
+// It announces in the log a fit that will take more than announceTime.
+func checkFitSize(shape fitShape, s kernel.Settings, o *Options) error {
+	size := sizeFit(shape, s)
 	for i, d := range size.dims[:len(size.dims)-1] {
 		if d > size.span {
 			return optionf("-dims %s: block %d has %d dimensions, but its states span at most %d, the %d inputs as encoded plus the %d anchors: "+
-				"a larger block only costs; want at most %d", joinInts(size.dims), i+1, d, size.span, inputs, size.span-inputs, size.span)
+				"a larger block only costs; want at most %d", joinInts(size.dims), i+1, d, size.span, shape.inputs, size.span-shape.inputs, size.span)
 		}
 	}
 	if size.folds > size.selectionRows {
 		return optionf("-folds %d: the cross-validation runs on %d rows; want at most %d", size.folds, size.selectionRows, size.selectionRows)
 	}
-	what := fmt.Sprintf("a machine of %s parameters", groupDigits(size.params))
+	what := "the shallow machine"
+	if size.deep.seconds > 0 {
+		what = fmt.Sprintf("a deep machine of %s parameters", groupDigits(size.params))
+		if size.shallow.seconds > 0 {
+			what = "the shallow machine or " + what
+		}
+	}
 	if size.selection > 0 {
 		what += fmt.Sprintf(", %s fits to choose its settings", groupDigits(size.selection))
 	}
-	if avail, ok := budget.Available(); ok && size.bytes > float64(avail) {
+	worst := size.worst()
+	if avail, ok := budget.Available(); ok && worst.bytes > float64(avail) {
 		return fmt.Errorf("the fit would need about %s of memory (%s), and %s are available; "+
-			"ask for smaller -dims, fewer -anchors or fewer input columns", budget.DecimalBytes(size.bytes), what, budget.DecimalBytes(float64(avail)))
+			"ask for smaller -dims, fewer -anchors or fewer input columns", budget.DecimalBytes(worst.bytes), what, budget.DecimalBytes(float64(avail)))
 	}
-	if size.seconds > maxFitTime.Seconds() {
-		return fmt.Errorf("the fit would take about %s here (%s); ask for smaller -dims, fewer -anchors or -starts, "+
-			"or fix -cost and -bandwidth to skip the selection", formatSeconds(size.seconds), what)
+	if worst.seconds > maxFitTime.Seconds() {
+		return fmt.Errorf("the fit would take about %s of processor time here (%s); ask for smaller -dims, fewer -anchors or -starts, "+
+			"or fix -cost and -bandwidth to skip the selection", formatSeconds(worst.seconds), what)
 	}
-	if size.seconds > announceTime.Seconds() {
-		o.log("this fit will take about %s (%s) and %s of memory",
-			formatSeconds(size.seconds), what, budget.DecimalBytes(size.bytes))
+	if worst.seconds > announceTime.Seconds() {
+		o.log("this fit will take about %s (%s)", describeEstimate(size), what)
 	}
 	return nil
+}
+
+// describeEstimate says what the fit will take: for each family it may
+// end with, its processor time and peak memory.
+func describeEstimate(size fitSize) string {
+	say := func(e estimate) string {
+		return fmt.Sprintf("%s of processor time and %s of memory", formatSeconds(e.seconds), budget.DecimalBytes(e.bytes))
+	}
+	switch {
+	case size.deep.seconds == 0:
+		return say(size.shallow)
+	case size.shallow.seconds == 0:
+		return say(size.deep)
+	}
+	return say(size.shallow) + ", or " + say(size.deep) + " if the deep machine wins the selection"
 }
 
 // joinInts writes whole numbers separated by commas, as flags take them.

@@ -125,6 +125,9 @@ func (run *fitRun) read() error {
 	if run.features, err = run.filledColumns(); err != nil {
 		return err
 	}
+	if run.features, err = run.leaveOutIdentifiers(); err != nil {
+		return err
+	}
 	enc, warnings, err := dataset.FitEncoder(f, run.features, t.Rows)
 	if err != nil {
 		return err
@@ -220,7 +223,7 @@ func (run *fitRun) settings() (kernel.Settings, error) {
 	if err := run.readLearnerColumns(&s); err != nil {
 		return s, err
 	}
-	return s, checkFitSize(len(run.t.Rows), run.enc.Width(), run.outputs, s, o)
+	return s, checkFitSize(run.shape(), s, o)
 }
 
 // chooseCycles leaves the phases of the dates' cycles out of the inputs

@@ -22,6 +22,9 @@ type Options struct {
 	// names of a table whose first column has no name).
 	Ignore []string
 	ID     string
+	// Keep lists columns kept as inputs although they look like
+	// identifiers (see dataset.Identifiers), which are left out otherwise.
+	Keep []string
 	// Weight names a column of sample weights, Group one of group labels
 	// that the folds keep together, Time one of times that the folds
 	// follow forward; none is an input. Balance weighs a classifier's

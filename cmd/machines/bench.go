@@ -23,6 +23,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *runs < 1 || *runs > bench.MaxRuns {
 		return usagef("-runs %d: want 1 to %d (each sample lasts 20 ms at least, and 1,000 of every workload take minutes)", *runs, bench.MaxRuns)
 	}
+	if err := checkOverwrites([]pathFlag{{"model", *model}}, []pathFlag{{"json", *jsonPath}}); err != nil {
+		return err
+	}
 	bench.SculptedModel = *model
 	if self, err := os.Executable(); err == nil {
 		bench.Machines = self // the serve suite runs fit and serve

@@ -26,6 +26,9 @@ func runExplain(args []string, stdout, stderr io.Writer) error {
 	if err := checkExplainFlags(*repeats, *jsonPath, *figBase); err != nil {
 		return err
 	}
+	if err := checkOverwrites(tf.inputs(), explainOutputs(*jsonPath, *figBase)); err != nil {
+		return err
+	}
 	md, err := tabular.Load(*tf.model)
 	if err != nil {
 		return err

@@ -39,6 +39,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutput("onnx", *out, "model.onnx"); err != nil {
 		return err
 	}
+	if err := checkOverwrites([]pathFlag{{"model", *modelPath}}, []pathFlag{{"onnx", *out}}); err != nil {
+		return err
+	}
 	format, err := fileKind(*modelPath)
 	if err != nil {
 		return err

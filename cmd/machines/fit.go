@@ -18,7 +18,7 @@ import (
 type fitFlags struct {
 	fs                                                   *flag.FlagSet
 	set                                                  map[string]bool
-	data, sep, target, task, ignore, id                  *string
+	data, sep, target, task, ignore, id, keep            *string
 	dims, kernelName, targetScale, inputScale, modelPath *string
 	bandwidth, cost                                      *float64
 	folds, anchors, iters, starts                        *int
@@ -74,6 +74,7 @@ func newFitFlags() *fitFlags {
 		task:        fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers of more than two values, classification otherwise)"),
 		ignore:      fs.String("ignore", "", "comma-separated `columns` to leave out of the inputs"),
 		id:          fs.String("id", "", "a `column` that identifies rows: not an input; predict copies it to its output"),
+		keep:        fs.String("keep", "", "comma-separated `columns` to keep as inputs although they look like identifiers\n(text with a different value in nearly every row, or whole numbers counting the rows), which are left out otherwise"),
 		dims:        fs.String("dims", "", "comma-separated `list` of the block sizes of the machine space, the output block last;\nthe output block must be 1 for regression and the number of classes for classification\n(default 3,3,3,<outputs>)"),
 		kernelName:  fs.String("kernel", kernel.Additive.String(), "`name` of the way the blocks' Gaussians combine: additive or multiplicative"),
 		bandwidth:   fs.Float64("bandwidth", 0, "bandwidth `sigma` of the Gaussian kernel, > 0 (default: chosen by cross-validation)"),
@@ -106,6 +107,9 @@ func (fl *fitFlags) options(stderr io.Writer) ([]string, tabular.Options, error)
 	}
 	if *fl.ignore != "" {
 		opts.Ignore = strings.Split(*fl.ignore, ",")
+	}
+	if *fl.keep != "" {
+		opts.Keep = strings.Split(*fl.keep, ",")
 	}
 	var err error
 	if opts.Kernel, err = kernel.ParseCombine(*fl.kernelName); err != nil {
@@ -146,7 +150,10 @@ func (fl *fitFlags) options(stderr io.Writer) ([]string, tabular.Options, error)
 	if err := opts.Check(names); err != nil {
 		return nil, opts, usagef("%s", err)
 	}
-	return names, opts, checkOutput("model", *fl.modelPath, "model.json")
+	if err := checkOutput("model", *fl.modelPath, "model.json"); err != nil {
+		return nil, opts, err
+	}
+	return names, opts, checkOverwrites([]pathFlag{{"data", *fl.data}}, []pathFlag{{"model", *fl.modelPath}})
 }
 
 // printWarnings prints each warning on its own line of stderr.

@@ -44,5 +44,10 @@ func addTableFlags(fs *flag.FlagSet, dataHelp string) tableFlags {
 	}
 }
 
+// inputs returns the files the flags name.
+func (tf tableFlags) inputs() []pathFlag {
+	return []pathFlag{{"model", *tf.model}, {"data", *tf.data}}
+}
+
 // labelledHelp describes the -data of the commands that score a model.
 const labelledHelp = "labelled data: a CSV `file` with the model's input columns and its target column,\nor - for standard input"

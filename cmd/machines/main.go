@@ -138,7 +138,7 @@
 // # Fitting your own data
 //
 //	machines fit -data train.csv|- -target COLUMN [-task regression|classification] [-sep ;] [-strict] \
-//	    [-ignore a,b] [-id COLUMN] [-family auto|shallow|deep] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
+//	    [-ignore a,b] [-keep a,b] [-id COLUMN] [-family auto|shallow|deep] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
 //	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-inputs auto] [-standardize=true] \
 //	    [-extrapolate] [-weight COLUMN] [-balance] [-group COLUMN | -time COLUMN] [-budget 30s] \
 //	    [-seed 0] [-iters N] [-starts 1] -model model.json
@@ -185,9 +185,16 @@
 // in the header may be in single quotes ('vote' is vote). A first column
 // without a name holds row names, as R's write.csv and pandas' to_csv
 // write them: it is named "row.names" and is the id column unless -id
-// names another. -data - reads standard input. fit uses every column but the target, the -ignore
-// columns, the row names and the -id column as an input. Categories are
-// one-hot encoded, except bins of a quantity (three or more levels that
+// names another. -data - reads standard input. fit uses every column
+// but the target, the -ignore columns, the row names and the -id column
+// as an input, except columns that identify the rows rather than describe
+// them (see dataset.Identifiers): text with a different value in at least
+// nine rows in ten (names, codes, keys), and whole numbers that count the
+// rows from 0 or 1; these are left out with a warning naming each, and
+// -keep COL[,COL] keeps them. Categories are one-hot encoded, each of
+// their levels a column, at most dataset.MaxLevels of them, the most
+// frequent (the others are encoded as none, as an unseen level is, with a
+// warning), except bins of a quantity (three or more levels that
 // each begin with a different number, such as age groups "25-34" ...
 // "75+"), which become that number so that their order counts; missing
 // values are replaced by the training mean (numbers) or the most frequent
@@ -209,10 +216,12 @@
 // inputs (as encoded) plus the anchors, since its states span no more
 // dimensions than that; a fit whose estimated memory exceeds what the
 // machine has available, or whose estimated time exceeds a day, is
-// refused with what it would take; and one estimated at over a minute is
-// announced with its size. The estimates are rough: measured fits took
-// 0.6 to 1.3 times the memory estimated, and a seventh to twice the
-// time, the iterations a fit needs varying most.
+// refused with what it would take; and one estimated at over five seconds
+// of processor time is announced with its time and memory, for each
+// family it may end with: the deep machine's final fit on all the rows
+// costs more when it wins the selection, which cannot be known before.
+// The tests hold the estimate to within a factor of 2 of the CPU time and
+// peak memory of the fits measured in cost_test.go's fitCostTables.
 //
 // fit standardises the encoded inputs (and a regression target) and
 // chooses between two finite-depth kernel machines (-family auto): the
@@ -246,7 +255,13 @@
 // file for predict -interval. (go doc ./kernel says how these defaults
 // were chosen on the project's panel.)
 //
-// -weight COLUMN weighs each row's loss by that column (numbers >= 0);
+// -weight COLUMN weighs each row's loss by that column (numbers >= 0),
+// refused before any work when the weights are all 0, or so spread that
+// the fit would rest on fewer than 5 rows' worth of them (Kish's
+// effective sample size (Σw)²/Σw², or half the rows of a table of fewer
+// than 10, and never below 2): one weight of 1e300 among ones, or every
+// weight but one 0, is one row's worth. Only the ratios of the weights
+// count;
 // -balance weighs the classes of a classification equally (multiplying
 // -weight); both choose the shallow machine, the only one whose loss
 // weighs its rows. -group COLUMN makes folds that never split a group
@@ -707,7 +722,12 @@
 //
 // fit, predict, score, export and explain check that their output files
 // can be written (not a directory, in a directory that exists and is
-// writable) before any work.
+// writable) before any work. No command writes over one of its own
+// inputs, nor one output over another: fit -model, predict -out, score
+// and explain -json, explain -figure, export -onnx, bench -json, and the
+// -out directory of sculpt and experiment are refused, naming both flags,
+// when they name the file (or directory) of an input flag, by the same
+// path or another (a symbolic or hard link, "..").
 //
 // Errors in flags or arguments print one line saying what is wrong and a
 // hint to run the command with -h, and exit with status 2; other failures

@@ -31,6 +31,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := checkOverwrites(tf.inputs(), []pathFlag{{"out", *out}}); err != nil {
+		return err
+	}
 	md, err := tabular.Load(*tf.model)
 	if err != nil {
 		return err

@@ -26,6 +26,9 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := checkOverwrites(tf.inputs(), []pathFlag{{"json", *jsonPath}}); err != nil {
+		return err
+	}
 	md, err := tabular.Load(*tf.model)
 	if err != nil {
 		return err

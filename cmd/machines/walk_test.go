@@ -384,6 +384,7 @@ func walkFit(t *testing.T) {
 		{flag: "task", values: walkNames},
 		{flag: "ignore", values: walkNames},
 		{flag: "id", values: walkNames},
+		{flag: "keep", values: walkNames},
 		{flag: "dims", values: []string{"30,30,30,1", "3000,3000,3000,1", "100000,100000,1", strings.Repeat("3,", 1000) + "1"}},
 		{flag: "kernel", values: walkNames},
 		{flag: "bandwidth", values: walkFloat(0.1, 10)},
