@@ -298,7 +298,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err != nil:
 		o = s.fail(w, err, "bad_request")
-	case s.cfg.Token != "" && t.endpoint != serverLive && t.endpoint != serverReady && !s.authorized(r):
+	case t.endpoint != serverLive && t.endpoint != serverReady && !s.authorized(r):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="machines"`)
 		o = s.fail(w, &requestError{http.StatusUnauthorized, "this server wants an Authorization: Bearer token"}, "unauthorized")
 	default:
@@ -321,10 +321,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// authorized reports whether r carries the server's bearer token.
+// authorized reports whether r carries the server's bearer token, or
+// the server wants none. The scheme's name is case-insensitive, as HTTP
+// has it (RFC 9110, section 11.1).
 func (s *Server) authorized(r *http.Request) bool {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.Token)) == 1
+	if s.cfg.Token == "" {
+		return true
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimLeft(token, " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.Token)) == 1
 }
 
 // route answers r, which asks for t.
@@ -350,7 +356,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, t target) outcome
 	case serverLive:
 		return s.reply(w, http.StatusOK, map[string]bool{"live": true})
 	case serverReady:
-		return s.serverReady(w)
+		return s.serverReady(w, s.authorized(r))
 	case modelInfer:
 		return s.infer(w, r, t)
 	}
@@ -403,8 +409,9 @@ func (s *Server) modelReady(w http.ResponseWriter, t target, v *version, status 
 }
 
 // serverReady answers the server ready endpoint: ready when every model
-// file has a version served.
-func (s *Server) serverReady(w http.ResponseWriter) outcome {
+// file has a version served. The endpoint takes no token, so the names
+// of the models not ready are given only to a request that has it.
+func (s *Server) serverReady(w http.ResponseWriter, authorized bool) outcome {
 	var waiting []string
 	s.models.mu.RLock()
 	for name, e := range s.models.entries {
@@ -416,9 +423,12 @@ func (s *Server) serverReady(w http.ResponseWriter) outcome {
 	if len(waiting) == 0 {
 		return s.reply(w, http.StatusOK, map[string]bool{"ready": true})
 	}
-	sort.Strings(waiting)
-	return s.reply(w, http.StatusBadRequest, map[string]any{"ready": false,
-		"error": "models not ready: " + strings.Join(waiting, ", ")})
+	msg := fmt.Sprintf("%d models not ready; with the token, this endpoint names them", len(waiting))
+	if authorized {
+		sort.Strings(waiting)
+		msg = "models not ready: " + strings.Join(waiting, ", ")
+	}
+	return s.reply(w, http.StatusBadRequest, map[string]any{"ready": false, "error": msg})
 }
 
 // jsonType is the Content-Type of every answer, shared so that setting

@@ -259,7 +259,10 @@ func TestAuth(t *testing.T) {
 		{"/v2/health/ready", "", 200},
 		{"/v2", "", 401},
 		{"/v2", "Bearer s3cret", 200},
+		{"/v2", "bearer s3cret", 200},
+		{"/v2", "BEARER  s3cret", 200},
 		{"/v2", "Bearer s3cre", 401},
+		{"/v2", "Bearers3cret", 401},
 		{"/v2", "Basic s3cret", 401},
 		{"/v2", "s3cret", 401},
 		{"/v2/models/a", "", 401},
@@ -288,6 +291,30 @@ func TestAuth(t *testing.T) {
 	s.ServeHTTP(w, req)
 	if w.Code != 401 {
 		t.Errorf("inference without the token: %d", w.Code)
+	}
+}
+
+// TestReadyHidesNames checks that the server ready endpoint, which takes
+// no token, names the models that failed only to a request that has it.
+func TestReadyHidesNames(t *testing.T) {
+	s, _ := newTestServer(t, Config{Token: "s3cret"}, map[string]testFile{"a": {Value: 1}, "secret-customer-model": {Fail: "broken"}})
+	for _, tc := range []struct {
+		auth, want string
+		named      bool
+	}{
+		{"", "1 models not ready", false},
+		{"Bearer wrong", "1 models not ready", false},
+		{"Bearer s3cret", "models not ready: secret-customer-model", true},
+	} {
+		r := httptest.NewRequest("GET", "/v2/health/ready", nil)
+		if tc.auth != "" {
+			r.Header.Set("Authorization", tc.auth)
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		if got := w.Body.String(); w.Code != 400 || !strings.Contains(got, tc.want) || strings.Contains(got, "secret-customer") != tc.named {
+			t.Errorf("with %q: %d %s, want 400 saying %q", tc.auth, w.Code, got, tc.want)
+		}
 	}
 }
 
