@@ -167,7 +167,7 @@ func readToken(path string) (string, error) {
 // finishes the requests in flight within the grace period and returns.
 func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer) error {
 	logger := o.cfg.Logger
-	srv, err := serve.New(o.cfg)
+	srv, err := startServer(ctx, o.cfg)
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer) error {
 	// The line that scripts wait for, with the port chosen for ":0".
 	fmt.Fprintf(stdout, "serve: listening on %s\n", ln.Addr())
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(serve.Listener(ln)) }()
 	select {
 	case err := <-served:
 		srv.Close()
@@ -208,6 +208,32 @@ func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer) error {
 	srv.Close()
 	logger.Info("stopped: every request in flight answered")
 	return nil
+}
+
+// startServer loads the models and returns their server, or returns
+// at once when ctx is done while they load: a signal at start-up stops
+// the process, however long a model file takes to read.
+func startServer(ctx context.Context, cfg serve.Config) (*serve.Server, error) {
+	type started struct {
+		srv *serve.Server
+		err error
+	}
+	ch := make(chan started, 1)
+	go func() {
+		srv, err := serve.New(cfg)
+		ch <- started{srv, err}
+	}()
+	select {
+	case s := <-ch:
+		return s.srv, s.err
+	case <-ctx.Done():
+		go func() {
+			if s := <-ch; s.srv != nil {
+				s.srv.Close()
+			}
+		}()
+		return nil, errors.New("stopped while loading the models")
+	}
 }
 
 // serveGCPercent is serve's garbage collector target unless the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -362,5 +363,34 @@ func TestServeLegacyModel(t *testing.T) {
 	s.ServeHTTP(w, httptest.NewRequest("GET", "/v2/models/m/ready", nil))
 	if w.Code != 200 {
 		t.Errorf("the legacy model's ready endpoint answered %d: %s", w.Code, w.Body)
+	}
+}
+
+// TestServeStopAtStart checks that a signal while the models load stops
+// serve at once, though a model file never finishes loading.
+func TestServeStopAtStart(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.json"), []byte(`{"format":"blocking-test"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	o, err := parseServe([]string{"-models", dir}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.cfg.Logger = slog.New(slog.DiscardHandler)
+	o.cfg.Kinds = []serve.Kind{{Format: "blocking-test", Load: func(string) (serve.Model, error) {
+		close(entered)
+		<-release
+		return nil, errors.New("released")
+	}}}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveUntil(ctx, o, io.Discard) }()
+	<-entered
+	stop()
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "stopped while loading the models") {
+		t.Errorf("serve returned %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -273,9 +274,11 @@ func (r *registry) formats() string {
 	return strings.Join(names, ", ")
 }
 
-// readModelFile reads a model file of at most maxModelFile bytes.
+// readModelFile reads a model file of at most maxModelFile bytes. Only
+// regular files are models: opening a FIFO or a device may block for
+// good, so the file is opened without blocking and then checked.
 func readModelFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +288,7 @@ func readModelFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file; only regular files are models")}
 	}
 	if fi.Size() > maxModelFile {
 		return nil, fmt.Errorf("%s: %d bytes, more than the %d a model file may have", path, fi.Size(), maxModelFile)

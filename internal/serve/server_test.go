@@ -188,6 +188,9 @@ func hostileRequests(maxBody int) []hostileRequest {
 			return http.Post(url+infer, "application/json", io.MultiReader(strings.NewReader(strings.Repeat(" ", maxBody)), strings.NewReader(good)))
 		}},
 		raw("body short of Content-Length", 400, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inputs\":", true),
+		raw("bad escape in the path", 400, "GET /v2/models/%zz HTTP/1.1\r\nHost: x\r\n\r\n", false),
+		raw("malformed request line", 400, "GET\r\n\r\n", false),
+		raw("headers too large", 431, "GET /v2 HTTP/1.1\r\nHost: x\r\nX: "+strings.Repeat("a", 2<<20)+"\r\n\r\n", false),
 		raw("slow body", 408, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inp", false),
 	}
 }
@@ -200,7 +203,9 @@ func TestHostile(t *testing.T) {
 	const maxBody = 1 << 20
 	s, _ := newTestServer(t, Config{MaxBody: maxBody, Timeout: 300 * time.Millisecond}, map[string]testFile{"a": {Value: 1, Width: 1}, "w": {Value: 1}})
 	s.log = s.log.With() // keep the server's debug lines out of this test's table
-	ts := httptest.NewServer(s)
+	ts := httptest.NewUnstartedServer(s)
+	ts.Listener = Listener(ts.Listener)
+	ts.Start()
 	defer ts.Close()
 	kinds := hostileRequests(maxBody)
 	if len(kinds) < 25 {
