@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/parametric-machines/machines/internal/serve"
@@ -44,13 +45,16 @@ func loadKernelModel(path string, interval float64) (serve.Model, error) {
 		return nil, err
 	}
 	km := &kernelModel{md: md}
+	meta := serve.Metadata{Platform: "machines_kernel"}
 	if md.Task == taskRegression && md.Intervals != nil {
 		// Without enough residuals for the level the model is served
-		// without its interval, as without residuals at all.
-		km.halfWidth, _ = intervalHalfWidth(md, path, interval, true)
+		// without its interval, and every answer says why.
+		if km.halfWidth, err = intervalHalfWidth(md, path, interval, true); err != nil {
+			meta.Warnings = append(meta.Warnings, fmt.Sprintf("no lower and upper: serve -interval %v needs at least %v held-out residuals (%v)",
+				interval, math.Ceil(interval/(1-interval)), err))
+		}
 	}
 	km.predictors.New = func() any { return md.Machine.NewPredictor() }
-	meta := serve.Metadata{Platform: "machines_kernel"}
 	for i, f := range md.Features {
 		datatype := serve.FP64
 		if md.Encoder != nil && md.Encoder.Rules()[i].Kind != "numeric" {

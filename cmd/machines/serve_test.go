@@ -74,7 +74,7 @@ func TestServeMatchesPredict(t *testing.T) {
 				t.Fatal(err)
 			}
 			all := serveInfer(t, s, f, nil)
-			if got := all.Parameters["warnings"]; got != tc.warning {
+			if got, _ := all.Parameters["warnings"].(string); got != tc.warning {
 				t.Errorf("warnings %q, want %q", got, tc.warning)
 			}
 			var outputs []string
@@ -93,9 +93,60 @@ func TestServeMatchesPredict(t *testing.T) {
 	}
 }
 
+// TestServeUnfit checks the answers that a model of fit cannot give as
+// asked: a classification of inputs so far out that its scores are not
+// finite numbers is left blank, as predict leaves it, and a level of
+// interval beyond the model's residuals leaves lower and upper out; the
+// responses say so.
+func TestServeUnfit(t *testing.T) {
+	dir := t.TempDir()
+	for _, fit := range [][]string{
+		{"-data", "testdata/fit_cls_train.csv", "-target", "color", "-model", filepath.Join(dir, "cls.json")},
+		{"-data", "testdata/fit_messy_train.csv", "-target", "y", "-id", "name", "-ignore", "note", "-model", filepath.Join(dir, "m.json")},
+	} {
+		if code, _, stderr := fitTestRun(append([]string{"fit"}, fit...)...); code != 0 {
+			t.Fatalf("fit exited with %d: %s", code, stderr)
+		}
+	}
+	s, err := serve.New(serve.Config{Dir: dir, Kinds: kernelKinds(0.999), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("POST", "/v2/models/cls/infer", strings.NewReader(`{"inputs":[`+
+		`{"name":"x1","datatype":"FP64","shape":[2,1],"data":[1.7e308,0.5]},{"name":"x2","datatype":"FP64","shape":[2,1],"data":[1.7e308,1]}]}`)))
+	var resp serveResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &resp); w.Code != 200 || err != nil {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	warning, _ := resp.Parameters["warnings"].(string)
+	if !strings.Contains(warning, "1 of 2 rows have outputs that are not finite numbers (rows 1)") {
+		t.Errorf("warnings %q", warning)
+	}
+	for _, o := range resp.Outputs {
+		blank := "null"
+		if o.Name == "label" {
+			blank = `""`
+		}
+		if string(o.Data[0]) != blank || string(o.Data[len(o.Data)-1]) == blank {
+			t.Errorf("output %s: %s, want the first row blank, the second not", o.Name, o.Data)
+		}
+	}
+	f, err := dataset.LoadFrame("testdata/fit_messy_new.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := serveInfer(t, s, f, []int{0})
+	warning, _ = reg.Parameters["warnings"].(string)
+	if len(reg.Outputs) != 1 || !strings.Contains(warning, "no lower and upper: serve -interval 0.999 needs at least 999 held-out residuals") {
+		t.Errorf("regression at level 0.999: %d outputs, warnings %q", len(reg.Outputs), warning)
+	}
+}
+
 // serveResponse is the part of an inference response the tests read.
 type serveResponse struct {
-	Parameters map[string]string `json:"parameters"`
+	Parameters map[string]any `json:"parameters"`
 	Outputs    []struct {
 		Name string            `json:"name"`
 		Data []json.RawMessage `json:"data"`

@@ -63,6 +63,10 @@ type Metadata struct {
 	Platform string
 	Inputs   []TensorSpec
 	Outputs  []TensorSpec
+	// Warnings say what the model cannot give as loaded, such as an
+	// output it leaves out at a setting of the server, and why: they
+	// are logged when it loads and returned with every answer.
+	Warnings []string
 }
 
 // TensorSpec describes an input or an output of a model.

@@ -198,6 +198,9 @@ func (r *registry) install(name string, v *version, err error, stat os.FileInfo)
 			old.retire()
 		}
 		r.log.Info(action, "model", name, "version", v.id, "file", v.file, "platform", v.meta.Platform)
+		for _, w := range v.meta.Warnings {
+			r.log.Warn("model loaded with a warning, returned with each of its answers", "model", name, "warning", w)
+		}
 	}
 }
 

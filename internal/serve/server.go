@@ -502,7 +502,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 		}
 		return s.modelFault(w, v, err)
 	}
-	n, warnings := rows.N, slices.Clone(rows.Warnings)
+	n, warnings := rows.N, append(slices.Clip(v.meta.Warnings), rows.Warnings...)
 	j := &job{ctx: ctx, rows: rows, n: n, done: make(chan struct{})}
 	// The queue holds MaxInFlight jobs, but those of requests that have
 	// given up stay in it until a worker drops them.
@@ -522,8 +522,12 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	if j.err != nil {
 		return s.modelFault(w, v, j.err)
 	}
+	blank := blankRows(j.outputs, j.lo, j.hi)
+	if len(blank) > 0 {
+		warnings = append(warnings, blankWarning(blank, n))
+	}
 	out := appendResponse(body.sc.out[:0], &response{model: v.name, version: v.id, req: req, warnings: warnings,
-		outputs: j.outputs, lo: j.lo, hi: j.hi})
+		outputs: j.outputs, lo: j.lo, hi: j.hi, blank: blank})
 	body.sc.out = out
 	w.Header()["Content-Type"] = jsonType
 	w.Write(out)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,6 +104,25 @@ func TestInfer(t *testing.T) {
 				decodeResponse(t, body) // valid JSON of the protocol's fields
 			}
 		})
+	}
+}
+
+// TestBlankRows checks that a row whose outputs are not finite numbers
+// is answered as predict does: its outputs null, its texts empty, and
+// the response says which rows.
+func TestBlankRows(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"w": {Value: 0.5}})
+	body := `{"inputs":[{"name":"x","datatype":"FP64","shape":[3,2],"data":[[1,2],[1e308,1e308],[3,4]]},` +
+		`{"name":"tag","datatype":"BYTES","shape":[3,1],"data":["1","odd","3"]}]}`
+	status, got := do(t, s, "POST", "/v2/models/w/infer", body)
+	if status != 200 {
+		t.Fatalf("%d %s", status, got)
+	}
+	r := decodeResponse(t, got)
+	want := `"data":[3.5,null,7.5]},{"name":"echo","datatype":"BYTES","shape":[3],"data":["1","","3"]}`
+	if !strings.Contains(got, want) || !slices.Equal(r.Parameters.BlankRows, []int{1}) ||
+		!strings.Contains(r.Parameters.Warnings, "row 2 is odd\n1 of 3 rows have outputs that are not finite numbers (rows 2)") {
+		t.Errorf("response %s\nwant %s, blank row 1 and a warning", got, want)
 	}
 }
 
