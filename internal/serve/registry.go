@@ -245,6 +245,9 @@ func (r *registry) load(name, path string) (*version, error) {
 	if err := meta.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := checkSizer(m, &meta); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	v := &version{name: name, id: hex.EncodeToString(sum[:6]), file: path, model: m, meta: meta,
 		loaded: time.Now(), queue: make(chan *job, r.batch.queue), metrics: r.metrics.model(name)}
 	return v, nil

@@ -463,7 +463,10 @@ func (s *Server) fail(w http.ResponseWriter, err error, reason string) outcome {
 	return o
 }
 
-// infer answers an inference request.
+// infer answers an inference request: it reads the body within the
+// memory budget, takes a place among the requests in flight, decodes
+// the request, takes the memory its computation needs and computes it
+// in a batch.
 func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome {
 	v, status, err := s.version(t)
 	if err != nil {
@@ -481,12 +484,12 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	}()
 	v.active.Add(1)
 	defer v.active.Add(-1)
-	o, body, done := s.admitted(w, r, v)
-	if done != nil {
-		defer done()
+	body, reason, err := s.readRequest(w, r)
+	if body != nil {
+		defer s.done(body)
 	}
-	if body == nil {
-		return o
+	if err != nil {
+		return s.failModel(w, v, err, reason)
 	}
 	ctx, cancel := context.WithDeadline(r.Context(), body.deadline)
 	defer cancel()
@@ -494,13 +497,12 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	if err != nil {
 		return s.failModel(w, v, err, "bad_request")
 	}
-	rows := s.rows.get()
-	if err := prepare(v.model, rows, req.inputs); err != nil {
-		s.rows.put(rows)
-		if errors.As(err, new(*requestError)) {
-			return s.failModel(w, v, err, "bad_request")
-		}
+	rows, reason, err := s.prepared(v, body, req.inputs)
+	switch {
+	case reason == "internal":
 		return s.modelFault(w, v, err)
+	case err != nil:
+		return s.failModel(w, v, err, reason)
 	}
 	n, warnings := rows.N, append(slices.Clip(v.meta.Warnings), rows.Warnings...)
 	j := &job{ctx: ctx, rows: rows, n: n, done: make(chan struct{})}
@@ -532,6 +534,38 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	w.Header()["Content-Type"] = jsonType
 	w.Write(out)
 	return outcome{status: http.StatusOK, model: v.metrics, rows: n}
+}
+
+// prepared takes the memory that computing the request of inputs in
+// takes on v, within what the budget leaves it, and prepares its rows;
+// or returns the error of a request refused, with its reason.
+func (s *Server) prepared(v *version, b *body, in []Tensor) (*Rows, string, error) {
+	rows := s.rows.get()
+	need, done, err := requestMemory(v.model, &v.meta, in, rows)
+	if err == nil {
+		if room := s.cfg.MaxMemory - b.reserved; need > room {
+			err = tooLarge(need, room)
+		} else if err = s.reserve(need); err == nil {
+			b.reserved += need
+		}
+	}
+	if err == nil && !done {
+		err = prepare(v.model, rows, in)
+	}
+	if err == nil {
+		return rows, "", nil
+	}
+	s.rows.put(rows)
+	var re *requestError
+	switch {
+	case !errors.As(err, &re):
+		return nil, "internal", err
+	case re.status == http.StatusServiceUnavailable:
+		return nil, "overloaded", err
+	case re.status == http.StatusRequestEntityTooLarge:
+		return nil, "too_large", err
+	}
+	return nil, "bad_request", err
 }
 
 // gaveUp answers a request to model v whose time ran out, or whose
@@ -572,61 +606,85 @@ func prepare(m Model, rows *Rows, in []Tensor) (err error) {
 	return nil
 }
 
-// body is a request's body, read within the request's time.
+// body is a request's body, read within the request's time, and what
+// the request holds of the server's limits.
 type body struct {
 	data     []byte
 	deadline time.Time
 	sc       *scratch
+	reserved int64 // bytes of the memory budget
+	inFlight bool  // a place among the requests in flight
 }
 
-// admitted admits r within the server's limits and reads its body. It
-// returns the body, or nil with the outcome of a refusal; done, if not
-// nil, gives back what the request took.
-func (s *Server) admitted(w http.ResponseWriter, r *http.Request, v *version) (outcome, *body, func()) {
+// readRequest reads the body of r within the server's limits, then takes
+// a place among the requests in flight: a body on its way holds memory,
+// as much as it has sent, but no place, so that slow clients cannot
+// keep the requests that have arrived from running. It returns the
+// body, to be given back with done even on error, and the error of a
+// request refused with its reason.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*body, string, error) {
 	if r.ContentLength > s.cfg.MaxBody {
-		return s.failModel(w, v, &requestError{http.StatusRequestEntityTooLarge,
-			fmt.Sprintf("a body of %d bytes, more than the %d this server takes", r.ContentLength, s.cfg.MaxBody)}, "too_large"), nil, nil
-	}
-	weight := s.cfg.MaxBody * memoryFactor
-	if r.ContentLength >= 0 {
-		weight = r.ContentLength * memoryFactor
-	}
-	if err := s.admit(weight); err != nil {
-		return s.failModel(w, v, err, "overloaded"), nil, nil
+		return nil, "too_large", &requestError{http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("a body of %d bytes, more than the %d this server takes", r.ContentLength, s.cfg.MaxBody)}
 	}
 	sc, _ := s.scratch.Get().(*scratch)
 	if sc == nil {
 		sc = new(scratch)
 	}
-	done := func() {
-		s.unadmit(weight)
-		if cap(sc.body) <= maxPooled && cap(sc.arena) <= maxPooled && cap(sc.out) <= maxPooled {
-			s.scratch.Put(sc)
-		}
-	}
 	b := &body{deadline: time.Now().Add(s.cfg.Timeout), sc: sc}
 	sc.arena = sc.arena[:0]
 	var err error
-	if b.data, err = s.readBody(w, r, sc, b.deadline); err != nil {
-		return s.failModel(w, v, err, "bad_request"), nil, done
+	if b.data, err = s.readBody(w, r, b); err != nil {
+		reason := "bad_request"
+		if re := (*requestError)(nil); errors.As(err, &re) && re.status == http.StatusServiceUnavailable {
+			reason = "overloaded"
+		}
+		return b, reason, err
 	}
-	return outcome{}, b, done
+	if err := s.enter(); err != nil {
+		return b, "overloaded", err
+	}
+	b.inFlight = true
+	return b, "", nil
 }
 
-// admit takes a place among the requests in flight and weight bytes of
-// the memory budget, or returns the error of a request refused.
-func (s *Server) admit(weight int64) error {
+// done gives back what the request of b held.
+func (s *Server) done(b *body) {
+	s.admitMu.Lock()
+	if b.inFlight {
+		s.inFlight--
+		s.metrics.inFlight.Set(float64(s.inFlight))
+	}
+	s.memory -= b.reserved
+	s.admitMu.Unlock()
+	sc := b.sc
+	if cap(sc.body) <= maxPooled && cap(sc.arena) <= maxPooled && cap(sc.out) <= maxPooled {
+		s.scratch.Put(sc)
+	}
+}
+
+// enter takes a place among the requests in flight, or returns the
+// error of a request refused.
+func (s *Server) enter() error {
 	s.admitMu.Lock()
 	defer s.admitMu.Unlock()
-	switch {
-	case s.inFlight >= s.cfg.MaxInFlight:
+	if s.inFlight >= s.cfg.MaxInFlight {
 		return &requestError{http.StatusTooManyRequests, fmt.Sprintf("%d requests in flight, the most this server takes; retry later", s.inFlight)}
-	case s.memory+weight > s.cfg.MaxMemory:
-		return &requestError{http.StatusServiceUnavailable, "the requests in flight fill this server's memory budget; retry later"}
 	}
 	s.inFlight++
-	s.memory += weight
 	s.metrics.inFlight.Set(float64(s.inFlight))
+	return nil
+}
+
+// reserve takes bytes of the memory budget, or returns the error of a
+// request refused.
+func (s *Server) reserve(bytes int64) error {
+	s.admitMu.Lock()
+	defer s.admitMu.Unlock()
+	if s.memory+bytes > s.cfg.MaxMemory {
+		return &requestError{http.StatusServiceUnavailable, "the requests in flight fill this server's memory budget; retry later"}
+	}
+	s.memory += bytes
 	return nil
 }
 
@@ -638,25 +696,35 @@ func (s *Server) InFlight() int {
 	return s.inFlight
 }
 
-// unadmit gives back what admit took.
-func (s *Server) unadmit(weight int64) {
-	s.admitMu.Lock()
-	defer s.admitMu.Unlock()
-	s.inFlight--
-	s.memory -= weight
-	s.metrics.inFlight.Set(float64(s.inFlight))
-}
-
-// readBody reads the body of r into sc.body, by the deadline and up to
-// MaxBody bytes. On error the connection is closed after the answer,
+// readBody reads the body of r into b's scratch, by its deadline and up
+// to MaxBody bytes, holding memoryFactor times the bytes it may hold of
+// the memory budget: a body of known length from the start, another as
+// it arrives. On error the connection is closed after the answer,
 // rather than drained of a body that may never end.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request, sc *scratch, deadline time.Time) ([]byte, error) {
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, b *body) ([]byte, error) {
+	grow := func(size int64) error {
+		if need := size * memoryFactor; need > b.reserved {
+			need = min(max(need, 2*b.reserved), s.cfg.MaxBody*memoryFactor)
+			if err := s.reserve(need - b.reserved); err != nil {
+				return err
+			}
+			b.reserved = need
+		}
+		return nil
+	}
+	size := int64(4 << 10)
+	if r.ContentLength >= 0 {
+		size = r.ContentLength
+	}
+	if err := grow(size); err != nil {
+		return nil, err
+	}
 	// A ResponseWriter that cannot set deadlines (a test recorder) has
 	// no slow clients; the server's ReadTimeout backs this one up.
 	rc := http.NewResponseController(w)
-	hasDeadline := rc.SetReadDeadline(deadline) == nil
+	hasDeadline := rc.SetReadDeadline(b.deadline) == nil
 	in := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
-	buf := sc.body[:0]
+	buf := b.sc.body[:0]
 	if r.ContentLength > int64(cap(buf)) {
 		buf = make([]byte, 0, r.ContentLength+1)
 	}
@@ -666,7 +734,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, sc *scratch, d
 		}
 		n, err := in.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		sc.body = buf
+		b.sc.body = buf
+		if err == nil {
+			err = grow(int64(len(buf)))
+		}
 		if err == nil {
 			continue
 		}
@@ -678,7 +749,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, sc *scratch, d
 		}
 		w.Header().Set("Connection", "close")
 		var tooLarge *http.MaxBytesError
+		var re *requestError
 		switch {
+		case errors.As(err, &re):
+			return nil, err
 		case errors.As(err, &tooLarge):
 			return nil, &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("a body of more than the %d bytes this server takes", s.cfg.MaxBody)}
 		case errors.Is(err, os.ErrDeadlineExceeded):

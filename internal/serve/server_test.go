@@ -388,6 +388,73 @@ func TestLimits(t *testing.T) {
 	})
 }
 
+// TestSlowBodies checks that bodies on their way hold no place among the
+// requests in flight: clients that send a few bytes of their bodies and
+// stall do not keep the requests that have arrived from running.
+func TestSlowBodies(t *testing.T) {
+	s, _ := newTestServer(t, Config{MaxInFlight: 2}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	for range 4 {
+		c, err := net.Dial("tcp", ts.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, "POST /v2/models/a/infer HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"in")
+	}
+	waitFor(t, func() bool { s.admitMu.Lock(); defer s.admitMu.Unlock(); return s.memory >= 4*100*memoryFactor })
+	resp, err := http.Post(ts.URL+"/v2/models/a/infer", "application/json", strings.NewReader(testRequest([]float64{1})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("a request beside 4 slow bodies: %d %s", resp.StatusCode, got)
+	}
+}
+
+// TestMemoryBudget checks that a request is refused (413) when computing
+// it would take more memory than the budget leaves it, and served up to
+// that: the largest signal a convolutional machine takes, and one more
+// position.
+func TestMemoryBudget(t *testing.T) {
+	const maxMemory = 64 << 20
+	s, dir := newTestServer(t, Config{MaxMemory: maxMemory}, nil)
+	memoryModels(t, dir)
+	if err := s.models.scan(); err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := s.version(target{model: "conv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := func(length int) string {
+		return `{"inputs":[{"name":"y0","datatype":"FP32","shape":[1,1,` + strconv.Itoa(length) + `],"data":[0` + strings.Repeat(",0", length-1) + `]}]}`
+	}
+	fits := func(length int) bool {
+		need, _, err := requestMemory(v.model, &v.meta, zeroInputs(v.meta.Inputs, []int{1, 1, length}), new(Rows))
+		return err == nil && need+int64(len(request(length)))*memoryFactor <= maxMemory
+	}
+	v.release()
+	lo, hi := 3, 1<<22 // fits(lo), !fits(hi)
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if status, got := do(t, s, "POST", "/v2/models/conv/infer", request(lo)); status != 200 {
+		t.Errorf("the largest signal, %d positions: %d %.200s", lo, status, got)
+	}
+	status, got := do(t, s, "POST", "/v2/models/conv/infer", request(hi))
+	if status != 413 || !strings.Contains(got, "of memory to compute, more than the") {
+		t.Errorf("one position more, %d: %d %.200s", hi, status, got)
+	}
+}
+
 // waitFor waits up to 5 s for cond.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
