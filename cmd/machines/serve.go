@@ -58,7 +58,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	fs.IntVar(&o.cfg.Workers, "workers", 0, "`batches` of one model computed at once, at most 256 (default: the cores, GOMAXPROCS)")
 	fs.Var(&maxBody, "max-body", "the largest request body: a `size` in bytes, or with KiB, MiB or GiB")
 	fs.IntVar(&o.cfg.MaxInFlight, "max-inflight", 256, "the most inference `requests` in flight; more get 429")
-	fs.Var(&maxMemory, "max-memory", "the memory budget of the requests in flight, a `size`, each counted as 6 times its body, at most the machine's memory; beyond it requests get 503")
+	fs.Var(&maxMemory, "max-memory", "the memory budget of the requests in flight, a `size`, each counted as 6 times its body and the memory its computation takes, at most the machine's memory; beyond it requests get 503, or 413 for one the budget could not hold")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", 10*time.Second, "the most time from a request's arrival to its answer")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "on SIGTERM or SIGINT, the most time to finish the requests in flight")
 	fs.DurationVar(&o.cfg.Poll, "poll", time.Second, "how often to read the directory for changed models")

@@ -53,9 +53,10 @@ type Config struct {
 	// MaxInFlight is the most inference requests admitted at once
 	// (default 256); beyond it, requests get 429 Too Many Requests.
 	MaxInFlight int
-	// MaxMemory bounds the memory of the admitted requests in bytes
-	// (default 512 MiB), each counted as memoryFactor times its body;
-	// beyond it, requests get 503 Service Unavailable.
+	// MaxMemory bounds the memory of the requests in bytes (default 512
+	// MiB), each counted as memoryFactor times its body and the memory
+	// of its computation; beyond it, requests get 503 Service
+	// Unavailable, and 413 one that the whole budget could not hold.
 	MaxMemory int64
 	// Timeout bounds the time from a request's arrival to its answer
 	// (default 10 s): a body not read by then gets 408 Request Timeout,
