@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/metrics"
 	"slices"
 	"strconv"
@@ -443,5 +444,73 @@ func TestServeStopAtStart(t *testing.T) {
 	stop()
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "stopped while loading the models") {
 		t.Errorf("serve returned %v", err)
+	}
+}
+
+// TestServingManifests checks the container recipe and the KServe
+// manifests of docs/serving against serve's flags: the command and
+// arguments parse as serve's, with the models folder KServe fills, and
+// the port they listen on is the one the manifests expose and probe; the
+// InferenceService asks for the runtime's model format and protocol.
+func TestServingManifests(t *testing.T) {
+	read := func(name string) string {
+		data, err := os.ReadFile(filepath.Join("..", "..", "docs", "serving", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	runtime, recipe, service := read("servingruntime.yaml"), read("Containerfile"), read("inferenceservice.yaml")
+	// list reads the JSON list that follows key on a line of text.
+	list := func(text, key string) []string {
+		m := regexp.MustCompile(`(?m)^\s*` + key + `:?\s+(\[.*\])\s*$`).FindStringSubmatch(text)
+		var out []string
+		if m == nil || json.Unmarshal([]byte(m[1]), &out) != nil {
+			t.Fatalf("no list %s in %.80q", key, text)
+		}
+		return out
+	}
+	// values returns the values of key on the lines of text.
+	values := func(text, key string) []string {
+		var out []string
+		for _, m := range regexp.MustCompile(`(?m)^[\s-]*`+key+`:?\s+"?([^"\s]+)"?\s*$`).FindAllStringSubmatch(text, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	command, entry := list(runtime, "command"), list(recipe, "ENTRYPOINT")
+	if !slices.Equal(command, []string{"/machines"}) || !slices.Equal(entry, command) {
+		t.Errorf("command %q, entry point %q; want the binary /machines the recipe builds", command, entry)
+	}
+	for _, args := range [][]string{list(runtime, "args"), list(recipe, "CMD")} {
+		if len(args) == 0 || args[0] != "serve" {
+			t.Fatalf("arguments %q: want serve's", args)
+		}
+		o, err := parseServe(args[1:], io.Discard)
+		if err != nil {
+			t.Fatalf("arguments %q: %v", args, err)
+		}
+		_, port, _ := net.SplitHostPort(o.addr)
+		if o.cfg.Dir != "/mnt/models" {
+			t.Errorf("arguments %q serve %s, not /mnt/models, the folder KServe's storage initialiser fills", args, o.cfg.Dir)
+		}
+		for _, exposed := range [][]string{values(runtime, "containerPort"), values(runtime, "port"), values(recipe, "EXPOSE")} {
+			if len(exposed) == 0 || slices.ContainsFunc(exposed, func(p string) bool { return p != port }) {
+				t.Errorf("arguments %q listen on port %s; the manifests have %q", args, port, exposed)
+			}
+		}
+	}
+	for _, path := range values(runtime, "path") {
+		if path != "/v2/health/ready" && path != "/v2/health/live" {
+			t.Errorf("probe of %s: the probes take the health endpoints, which want no token", path)
+		}
+	}
+	// The names are the runtime's, its format's and its container's; the
+	// service's and its format's.
+	names, asked := values(runtime, "name"), values(service, "name")
+	if len(names) < 2 || len(asked) < 2 || !slices.Equal(values(service, "runtime"), names[:1]) || asked[1] != names[1] ||
+		!strings.Contains(runtime, "protocolVersions:\n    - v2\n") || !slices.Equal(values(service, "protocolVersion"), []string{"v2"}) {
+		t.Errorf("the InferenceService (runtime %q, format %q, protocol %q) does not ask for the runtime's (%q) format and protocol v2",
+			values(service, "runtime"), asked, values(service, "protocolVersion"), names)
 	}
 }
