@@ -649,8 +649,9 @@
 // cells the model cannot read), 401 without the token, 404 for an
 // unknown model or version, 405 for a wrong method, 408 for a body not
 // sent within -timeout, 413 for one larger than -max-body or a request
-// whose computation would take more memory than -max-memory leaves it
-// (estimated from the model's shapes before any work), 429 beyond
+// whose computation would take more than -max-memory less six times
+// -max-body (estimated from the model's shapes before any work; the
+// error says the most samples of that shape a request may hold), 429 beyond
 // -max-inflight requests in flight (a body on its way holds no place);
 // 503 when the memory budget -max-memory is full (a request counts six
 // times its body and the memory of its computation), when a model did

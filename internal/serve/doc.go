@@ -64,9 +64,10 @@
 // requests: a body counts six times its bytes from the start (or as it
 // arrives, without a Content-Length), and a request the memory of its
 // computation, which the model estimates from its shapes before the
-// request is prepared (see Sizer). Beyond, requests are refused at once
-// (429, 503, or 413 for a request that the whole budget could not
-// hold), never queued without bound. JSON nests at most Config.MaxDepth
+// request is prepared (see Sizer), at most the budget less six times
+// MaxBody. Beyond, requests are refused at once (429, 503, or 413 with
+// the most samples of its shape a request may hold), never queued
+// without bound. JSON nests at most Config.MaxDepth
 // levels; a tensor's data are counted, and checked against its shape
 // (nested data level by level) and the model's, before anything is
 // stored. Model names are looked up among the files read, never used

@@ -42,17 +42,7 @@ func requestMemory(m Model, md *Metadata, in []Tensor, probe *Rows) (bytes int64
 	n := in[0].Shape[0]
 	first := in
 	if n > 1 {
-		first = make([]Tensor, len(in))
-		for k, t := range in {
-			first[k] = t
-			first[k].Shape = append([]int{1}, t.Shape[1:]...)
-			w := t.rowLen()
-			if t.Datatype == BYTES {
-				first[k].Texts = t.Texts[:w]
-			} else {
-				first[k].Numbers = t.Numbers[:w]
-			}
-		}
+		first = firstSamples(in, 1)
 	}
 	if err := prepare(m, probe, first); err != nil {
 		return 0, false, err
@@ -67,6 +57,41 @@ func requestMemory(m Model, md *Metadata, in []Tensor, probe *Rows) (bytes int64
 		}
 	}
 	return int64(n) * perSample, n == 1, nil
+}
+
+// firstSamples returns the inputs in cut to their first k samples.
+func firstSamples(in []Tensor, k int) []Tensor {
+	out := make([]Tensor, len(in))
+	for i, t := range in {
+		out[i] = t
+		out[i].Shape = append([]int{k}, t.Shape[1:]...)
+		w := k * t.rowLen()
+		if t.Datatype == BYTES {
+			out[i].Texts = t.Texts[:w]
+		} else {
+			out[i].Numbers = t.Numbers[:w]
+		}
+	}
+	return out
+}
+
+// mostSamples returns the most of the first samples of in whose
+// computation on m takes at most room bytes, found by bisection: 0 if
+// not even one's.
+func mostSamples(m Model, md *Metadata, in []Tensor, room int64) int {
+	fits := func(k int) bool {
+		need, _, err := requestMemory(m, md, firstSamples(in, k), new(Rows))
+		return err == nil && need <= room
+	}
+	lo, hi := 0, in[0].Shape[0] // fits(lo) or lo is 0; !fits(hi)
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // checkSizer reports a model whose outputs have dimensions of any size
@@ -86,9 +111,14 @@ func checkSizer(m Model, md *Metadata) error {
 }
 
 // tooLarge returns the error of a request whose computation would take
-// need bytes, more than the room the budget has for one request.
-func tooLarge(need, room int64) error {
+// need bytes, more than the room the budget gives one request's; most
+// is the most of its samples that the room holds.
+func tooLarge(need, room int64, most int) error {
+	advice := "a single sample of this shape is too large for it"
+	if most > 0 {
+		advice = fmt.Sprintf("send at most %d samples of this shape at once", most)
+	}
 	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
-		"this request would take about %s of memory to compute, more than the %s this server's memory budget leaves one request; send fewer or smaller samples at once",
-		budget.Bytes(float64(need)), budget.Bytes(float64(room)))}
+		"this request would take about %s of memory to compute, more than the %s this server's memory budget gives one request's computation; %s",
+		budget.Bytes(float64(need)), budget.Bytes(float64(room)), advice)}
 }

@@ -55,8 +55,9 @@ type Config struct {
 	MaxInFlight int
 	// MaxMemory bounds the memory of the requests in bytes (default 512
 	// MiB), each counted as memoryFactor times its body and the memory
-	// of its computation; beyond it, requests get 503 Service
-	// Unavailable, and 413 one that the whole budget could not hold.
+	// of its computation, which may take at most MaxMemory less
+	// memoryFactor times MaxBody; beyond, requests get 503 Service
+	// Unavailable, or 413 Request Entity Too Large.
 	MaxMemory int64
 	// Timeout bounds the time from a request's arrival to its answer
 	// (default 10 s): a body not read by then gets 408 Request Timeout,
@@ -538,14 +539,17 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 }
 
 // prepared takes the memory that computing the request of inputs in
-// takes on v, within what the budget leaves it, and prepares its rows;
-// or returns the error of a request refused, with its reason.
+// takes on v and prepares its rows, or returns the error of a request
+// refused, with its reason. A request's computation may take the budget
+// but for the largest body's share, whatever its own body: the samples
+// of a shape that a request may hold do not depend on how they are
+// written.
 func (s *Server) prepared(v *version, b *body, in []Tensor) (*Rows, string, error) {
 	rows := s.rows.get()
 	need, done, err := requestMemory(v.model, &v.meta, in, rows)
 	if err == nil {
-		if room := s.cfg.MaxMemory - b.reserved; need > room {
-			err = tooLarge(need, room)
+		if room := s.cfg.MaxMemory - s.cfg.MaxBody*memoryFactor; need > room {
+			err = tooLarge(need, room, mostSamples(v.model, &v.meta, in, room))
 		} else if err = s.reserve(need); err == nil {
 			b.reserved += need
 		}

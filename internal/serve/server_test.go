@@ -435,7 +435,7 @@ func TestMemoryBudget(t *testing.T) {
 	}
 	fits := func(length int) bool {
 		need, _, err := requestMemory(v.model, &v.meta, zeroInputs(v.meta.Inputs, []int{1, 1, length}), new(Rows))
-		return err == nil && need+int64(len(request(length)))*memoryFactor <= maxMemory
+		return err == nil && need <= maxMemory-s.cfg.MaxBody*memoryFactor
 	}
 	v.release()
 	lo, hi := 3, 1<<22 // fits(lo), !fits(hi)
@@ -450,8 +450,24 @@ func TestMemoryBudget(t *testing.T) {
 		t.Errorf("the largest signal, %d positions: %d %.200s", lo, status, got)
 	}
 	status, got := do(t, s, "POST", "/v2/models/conv/infer", request(hi))
-	if status != 413 || !strings.Contains(got, "of memory to compute, more than the") {
+	if status != 413 || !strings.Contains(got, "of memory to compute, more than the 40 MiB") || !strings.Contains(got, "a single sample of this shape is too large") {
 		t.Errorf("one position more, %d: %d %.200s", hi, status, got)
+	}
+	// Samples of a shorter signal: the most the budget takes, and one more.
+	many := func(n int) string {
+		return `{"inputs":[{"name":"y0","datatype":"FP32","shape":[` + strconv.Itoa(n) + `,1,100],"data":[0` + strings.Repeat(",0", 100*n-1) + `]}]}`
+	}
+	status, got = do(t, s, "POST", "/v2/models/conv/infer", many(2*lo/100))
+	m := regexp.MustCompile(`send at most (\d+) samples of this shape at once`).FindStringSubmatch(got)
+	if status != 413 || m == nil {
+		t.Fatalf("%d samples of 100 positions: %d %.300s", 2*lo/100, status, got)
+	}
+	most, _ := strconv.Atoi(m[1])
+	if status, got := do(t, s, "POST", "/v2/models/conv/infer", many(most)); status != 200 {
+		t.Errorf("the most samples said, %d: %d %.200s", most, status, got)
+	}
+	if status, got := do(t, s, "POST", "/v2/models/conv/infer", many(most+1)); status != 413 {
+		t.Errorf("one sample more than said, %d: %d %.200s", most+1, status, got)
 	}
 }
 
