@@ -80,8 +80,8 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	if err := checkServeBounds(o.cfg, int64(maxMemory)); err != nil {
 		return nil, err
 	}
-	if int64(maxBody)*6 > int64(maxMemory) {
-		return nil, usagef("-max-memory %s: want at least 6 times -max-body %s", &maxMemory, &maxBody)
+	if int64(maxBody)*6 >= int64(maxMemory) {
+		return nil, usagef("-max-memory %s: want more than 6 times -max-body %s, the rest for the requests' computation", &maxMemory, &maxBody)
 	}
 	if err := checkAddr(o.addr, *tokenFile != "", *insecure); err != nil {
 		return nil, err

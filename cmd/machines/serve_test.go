@@ -259,7 +259,8 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"-models", dir, "-batch-size", "0"}, 2, "-batch-size 0: want a positive value"},
 		{[]string{"-models", dir, "-timeout", "-1s"}, 2, "-timeout -1s: want a positive value"},
 		{[]string{"-models", dir, "-max-body", "4MB"}, 2, `invalid value "4MB" for flag -max-body`},
-		{[]string{"-models", dir, "-max-body", "100MiB"}, 2, "-max-memory 512MiB: want at least 6 times -max-body 100MiB"},
+		{[]string{"-models", dir, "-max-body", "100MiB"}, 2, "-max-memory 512MiB: want more than 6 times -max-body 100MiB"},
+		{[]string{"-models", dir, "-max-body", "1MiB", "-max-memory", "6MiB"}, 2, "-max-memory 6MiB: want more than 6 times -max-body 1MiB"},
 		{[]string{"-models", dir, "-log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
 		{[]string{"-models", dir, "-interval", "1"}, 2, "-interval 1: want a level between 0 and 1"},
 		{[]string{"-models", dir, "-interval", "0"}, 2, "-interval 0: want a level between 0 and 1"},
@@ -274,7 +275,7 @@ func TestServeFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-models", dir, "-addr", "0.0.0.0:0", "-insecure"},
 		{"-models", dir, "-addr", "0.0.0.0:0", "-token-file", token},
-		{"-models", dir, "-addr", "[::1]:0", "-max-body", "1KiB", "-max-memory", "6KiB"},
+		{"-models", dir, "-addr", "[::1]:0", "-max-body", "1KiB", "-max-memory", "7KiB"},
 		{"-models", dir, "-addr", "localhost:0", "-log-level", "debug"},
 	} {
 		o, err := parseServe(args, io.Discard)

@@ -120,8 +120,8 @@ func (c Config) check() error {
 	case c.BatchSize < 0, c.Workers < 0, c.MaxInFlight < 0, c.MaxDepth < 0, c.MaxBody < 0, c.MaxMemory < 0,
 		c.BatchDelay < 0, c.Timeout < 0, c.Poll < 0:
 		return fmt.Errorf("serve: negative setting in %+v", c)
-	case c.MaxBody*memoryFactor > c.MaxMemory:
-		return fmt.Errorf("serve: a body of MaxBody %d bytes counts %d bytes, more than MaxMemory %d", c.MaxBody, c.MaxBody*memoryFactor, c.MaxMemory)
+	case c.MaxBody*memoryFactor >= c.MaxMemory:
+		return fmt.Errorf("serve: a body of MaxBody %d bytes counts %d bytes, MaxMemory %d leaves nothing for the computation", c.MaxBody, c.MaxBody*memoryFactor, c.MaxMemory)
 	}
 	return nil
 }
