@@ -153,14 +153,23 @@ func (s *Spec) structure(ownKinds bool) (*compiled, error) {
 	if len(c.inputs) == 0 {
 		return nil, errors.New("hypergraph: no input vertex: the spec lists no inputs and every vertex is written by an edge, so a machine would have no input to take the batch size from")
 	}
-	if far := c.h.unreached(c.inputs, c.outputs); len(far) > 0 {
-		names := make([]string, len(far))
-		for i, v := range far {
-			names[i] = strconv.Quote(c.h.Vertices[v])
-		}
-		return nil, fmt.Errorf("hypergraph: outputs %s are not reached from the inputs by any path of edges: they would not depend on the data", strings.Join(names, ", "))
-	}
 	return c, nil
+}
+
+// connected refuses outputs that no path of edges reaches from the
+// inputs: in a spec file, a mistake, as their values would not depend
+// on the data. A machine built otherwise may have them, as sculpting
+// that prunes every edge leaves one.
+func (c *compiled) connected() error {
+	far := c.h.unreached(c.inputs, c.outputs)
+	if len(far) == 0 {
+		return nil
+	}
+	names := make([]string, len(far))
+	for i, v := range far {
+		names[i] = strconv.Quote(c.h.Vertices[v])
+	}
+	return fmt.Errorf("hypergraph: outputs %s are not reached from the inputs by any path of edges: they would not depend on the data", strings.Join(names, ", "))
 }
 
 // addVertices checks the vertices of a spec and adds them to c; it
@@ -448,8 +457,9 @@ func (s *Spec) clone() *Spec {
 }
 
 // ReadSpec reads and checks a spec file's content. A file of another
-// format, of a later version or with fields this version does not know
-// is refused.
+// format, of a later version, with fields this version does not know or
+// with outputs that no path of edges reaches from the inputs is
+// refused.
 func ReadSpec(r io.Reader) (*Spec, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -488,7 +498,11 @@ func parseSpec(data []byte) (*Spec, error) {
 	if s.Edges == nil {
 		s.Edges = []EdgeSpec{} // as a spec without edges is written
 	}
-	if err := s.Validate(); err != nil {
+	c, err := s.compile()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.connected(); err != nil {
 		return nil, err
 	}
 	return &s, nil
