@@ -54,7 +54,7 @@ func TestServeChild(t *testing.T) {
 // positions that took a server down; the server must answer each and
 // live on.
 func TestServeUnderLimit(t *testing.T) {
-	if testing.Short() || raceSlowdown > 1 {
+	if testing.Short() || underRace {
 		t.Skip("computes requests of half a gigabyte each; the race detector's shadow memory needs more address space")
 	}
 	dir := t.TempDir()

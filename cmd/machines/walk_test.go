@@ -67,6 +67,9 @@ func TestWalk(t *testing.T) {
 			t.Errorf("command %s has no flag walker: add one to walkers", c.name)
 			continue
 		}
+		if why, ok := walkSkipped[c.name]; ok {
+			w = func(t *testing.T) { t.Skip(why) }
+		}
 		t.Run(c.name, w)
 	}
 }
