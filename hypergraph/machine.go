@@ -192,6 +192,36 @@ func (h *Hypergraph) unread(skip []int) []int {
 	return list
 }
 
+// unreached returns the vertices of list that no path leads to from
+// the vertices of from: those that are not in from and that no edge with
+// a source reached writes.
+func (h *Hypergraph) unreached(from, list []int) []int {
+	reached := make([]bool, len(h.Vertices))
+	for _, v := range from {
+		reached[v] = true
+	}
+	for grew := true; grew; {
+		grew = false
+		for _, E := range h.Edges {
+			if !slices.ContainsFunc(E.Sources, func(v int) bool { return reached[v] }) {
+				continue
+			}
+			for _, v := range E.Targets {
+				if !reached[v] {
+					reached[v], grew = true, true
+				}
+			}
+		}
+	}
+	var out []int
+	for _, v := range list {
+		if !reached[v] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // Hypergraph returns the machine's hypergraph, which must not be modified.
 func (m *Machine[T]) Hypergraph() *Hypergraph { return &m.h }
 

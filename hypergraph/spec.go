@@ -8,7 +8,9 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/parametric-machines/machines/ad"
@@ -152,6 +154,22 @@ func (s *Spec) structure(ownKinds bool) (*compiled, error) {
 		return nil, errors.New("hypergraph: no input vertex: the spec lists no inputs and every vertex is written by an edge, so a machine would have no input to take the batch size from")
 	}
 	return c, nil
+}
+
+// connected refuses outputs that no path of edges reaches from the
+// inputs: in a spec file, a mistake, as their values would not depend
+// on the data. A machine built otherwise may have them, as sculpting
+// that prunes every edge leaves one.
+func (c *compiled) connected() error {
+	far := c.h.unreached(c.inputs, c.outputs)
+	if len(far) == 0 {
+		return nil
+	}
+	names := make([]string, len(far))
+	for i, v := range far {
+		names[i] = strconv.Quote(c.h.Vertices[v])
+	}
+	return fmt.Errorf("hypergraph: outputs %s are not reached from the inputs by any path of edges: they would not depend on the data", strings.Join(names, ", "))
 }
 
 // addVertices checks the vertices of a spec and adds them to c; it
@@ -439,8 +457,9 @@ func (s *Spec) clone() *Spec {
 }
 
 // ReadSpec reads and checks a spec file's content. A file of another
-// format, of a later version or with fields this version does not know
-// is refused.
+// format, of a later version, with fields this version does not know or
+// with outputs that no path of edges reaches from the inputs is
+// refused.
 func ReadSpec(r io.Reader) (*Spec, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -473,10 +492,70 @@ func parseSpec(data []byte) (*Spec, error) {
 	if err := specFormat.Decode(data, &s); err != nil {
 		return nil, fmt.Errorf("hypergraph: %w", err)
 	}
-	if err := s.Validate(); err != nil {
+	if err := exactKeys(data); err != nil {
+		return nil, err
+	}
+	if s.Edges == nil {
+		s.Edges = []EdgeSpec{} // as a spec without edges is written
+	}
+	c, err := s.compile()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.connected(); err != nil {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// exactKeys refuses the keys of a spec file that are not the exact
+// names of its fields: encoding/json matches names without regard to
+// case, so that "formAt" or "vertiCes" would read as "format" and
+// "vertices". The file has decoded, so its JSON is valid.
+func exactKeys(data []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return fmt.Errorf("hypergraph: %w", err)
+	}
+	if err := knownKeys(top, reflect.TypeFor[Spec](), "the spec"); err != nil {
+		return err
+	}
+	for _, list := range []struct {
+		field string
+		typ   reflect.Type
+	}{{"vertices", reflect.TypeFor[VertexSpec]()}, {"edges", reflect.TypeFor[EdgeSpec]()}} {
+		var objects []map[string]json.RawMessage
+		if json.Unmarshal(top[list.field], &objects) != nil {
+			continue // null, or absent
+		}
+		for i, obj := range objects {
+			if err := knownKeys(obj, list.typ, fmt.Sprintf("%s %d", list.field, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// knownKeys refuses a key of obj that is not the JSON name of a field of
+// the struct type typ; where names the object for the message.
+func knownKeys(obj map[string]json.RawMessage, typ reflect.Type, where string) error {
+	var names []string
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	keys := slices.Sorted(maps.Keys(obj))
+	for _, key := range keys {
+		if slices.Contains(names, key) {
+			continue
+		}
+		if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, key) }); i >= 0 {
+			return fmt.Errorf("hypergraph: %s: field %q, not %q: field names are case-sensitive", where, names[i], key)
+		}
+		return fmt.Errorf("hypergraph: %s: unknown field %q; the fields are %s", where, key, strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // SaveSpec checks s and writes it to path as a spec file, replacing the

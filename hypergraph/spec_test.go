@@ -182,11 +182,12 @@ func TestUNetSpec(t *testing.T) {
 
 // TestEmptySourcesAndTargets checks a dense edge without sources (a
 // learned constant), one without targets, and a vertex that nothing
-// writes and that is not an input.
+// writes and that is not an input (not an output either: see
+// TestSpecRefusals).
 func TestEmptySourcesAndTargets(t *testing.T) {
 	s, err := ReadSpec(strings.NewReader(`{
 		"format": "machines-hypergraph", "version": 1,
-		"inputs": ["x"], "outputs": ["h", "z"],
+		"inputs": ["x"], "outputs": ["h"],
 		"vertices": [{"name": "x", "shape": [2]}, {"name": "h", "shape": [3]}, {"name": "z", "shape": [2]}],
 		"edges": [
 			{"name": "bias", "kind": "dense", "sources": [], "targets": ["h"]},
@@ -217,8 +218,35 @@ func TestEmptySourcesAndTargets(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(out[1].Value.Data, make([]float64, 4)) {
-		t.Errorf("unwritten vertex z = %v, want zero", out[1].Value.Data)
+}
+
+// TestSpecRefusals checks that a spec is refused, with an error that
+// names what is wrong, for keys that are not its fields' exact names
+// and for outputs that no path of edges reaches from the inputs.
+func TestSpecRefusals(t *testing.T) {
+	const vertices = `"vertices": [{"name": "x", "shape": [2]}, {"name": "h", "shape": [3]}, {"name": "z", "shape": [2]}]`
+	const edges = `"edges": [{"name": "lin", "kind": "linear", "sources": ["x"], "targets": ["h"]}]`
+	for _, tc := range []struct{ name, spec, want string }{
+		{"miscased top-level key", `{"formAt": "machines-hypergraph", "format": "machines-hypergraph", "version": 1, ` + vertices + `, ` + edges + `}`,
+			`the spec: field "format", not "formAt"`},
+		{"miscased list", `{"format": "machines-hypergraph", "version": 1, "vertiCes": [{"name": "x", "shape": [2]}, {"name": "h", "shape": [3]}], ` + edges + `}`,
+			`the spec: field "vertices", not "vertiCes"`},
+		{"miscased vertex key", `{"format": "machines-hypergraph", "version": 1, "vertices": [{"name": "x", "Shape": [2]}, {"name": "h", "shape": [3]}], ` + edges + `}`,
+			`vertices 0: field "shape", not "Shape"`},
+		{"miscased edge key", `{"format": "machines-hypergraph", "version": 1, ` + vertices + `, "edges": [{"name": "lin", "kind": "linear", "Sources": ["x"], "targets": ["h"]}]}`,
+			`edges 0: field "sources", not "Sources"`},
+		{"unreachable output", `{"format": "machines-hypergraph", "version": 1, "inputs": ["x"], "outputs": ["h", "z"], ` + vertices + `, ` + edges + `}`,
+			`outputs "z" are not reached from the inputs`},
+		{"output reached from a constant only", `{"format": "machines-hypergraph", "version": 1, "inputs": ["x"], "outputs": ["h", "z"], ` + vertices +
+			`, "edges": [{"name": "lin", "kind": "linear", "sources": ["x"], "targets": ["h"]}, {"name": "c", "kind": "dense", "sources": [], "targets": ["z"]}]}`,
+			`outputs "z" are not reached from the inputs`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadSpec(strings.NewReader(tc.spec))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
 	}
 }
 

@@ -114,6 +114,9 @@ func TestExperimentOneShotQuick(t *testing.T) {
 // protocol from the command line: the table on standard output and the
 // protocol in the report.
 func TestExperimentSinePaperQuick(t *testing.T) {
+	if underRace {
+		t.Skip("trains the sine's models single-threaded: minutes under the race detector")
+	}
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"experiment", "sine", "-protocol", "paper", "-quick", "-draws", "2", "-cost", "0.003", "-out", out}, &stdout, &stderr); code != 0 {

@@ -687,11 +687,19 @@
 // inputs, wrong datatypes or shapes, data that do not fill the shape,
 // cells the model cannot read), 401 without the token, 404 for an
 // unknown model or version, 405 for a wrong method, 408 for a body not
-// sent within -timeout, 413 for one larger than -max-body, 429 beyond
-// -max-inflight requests in flight; 503 when the memory budget
-// -max-memory is full (a request counts six times its body), when a
-// model did not answer within -timeout or its file has not loaded, and
-// 500 when a model fails. Model names are never used as paths.
+// sent within -timeout, 413 for one larger than -max-body or a request
+// whose computation would take more than -max-memory less six times
+// -max-body (estimated from the model's shapes before any work; the
+// error says the most samples of that shape a request may hold), 429 beyond
+// -max-inflight requests in flight (a body on its way holds no place);
+// 503 when the memory budget -max-memory is full (a request counts six
+// times its body and the memory of its computation), when a model did
+// not answer within -timeout or its file has not loaded, and 500 when a
+// model fails. Every answer is JSON, those of malformed HTTP included.
+// A row whose outputs are not finite numbers is answered as predict
+// leaves it (numbers null, texts empty) and the response's parameters
+// say which ("warnings", "blank_rows"). Model names are never used as
+// paths; only regular files are models.
 //
 // serve refuses an -addr beyond loopback unless -token-file is given,
 // whose first line is a bearer token that every request but

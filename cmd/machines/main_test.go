@@ -118,8 +118,8 @@ func TestExperimentFlagOrder(t *testing.T) {
 // TestExperimentFlagsAfterNameApply runs an experiment with flags on both
 // sides of its name and checks that the report records them.
 func TestExperimentFlagsAfterNameApply(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the polynomial experiment")
+	if testing.Short() || underRace {
+		t.Skip("runs the polynomial experiment, single-threaded: 9 minutes under the race detector")
 	}
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer

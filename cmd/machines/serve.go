@@ -58,7 +58,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	fs.IntVar(&o.cfg.Workers, "workers", 0, "`batches` of one model computed at once, at most 256 (default: the cores, GOMAXPROCS)")
 	fs.Var(&maxBody, "max-body", "the largest request body: a `size` in bytes, or with KiB, MiB or GiB")
 	fs.IntVar(&o.cfg.MaxInFlight, "max-inflight", 256, "the most inference `requests` in flight; more get 429")
-	fs.Var(&maxMemory, "max-memory", "the memory budget of the requests in flight, a `size`, each counted as 6 times its body, at most the machine's memory; beyond it requests get 503")
+	fs.Var(&maxMemory, "max-memory", "the memory budget of the requests in flight, a `size`, each counted as 6 times its body and the memory its computation takes, at most the machine's memory; beyond it requests get 503, or 413 for one the budget could not hold")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", 10*time.Second, "the most time from a request's arrival to its answer")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "on SIGTERM or SIGINT, the most time to finish the requests in flight")
 	fs.DurationVar(&o.cfg.Poll, "poll", time.Second, "how often to read the directory for changed models")
@@ -80,8 +80,8 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	if err := checkServeBounds(o.cfg, int64(maxMemory)); err != nil {
 		return nil, err
 	}
-	if int64(maxBody)*6 > int64(maxMemory) {
-		return nil, usagef("-max-memory %s: want at least 6 times -max-body %s", &maxMemory, &maxBody)
+	if int64(maxBody)*6 >= int64(maxMemory) {
+		return nil, usagef("-max-memory %s: want more than 6 times -max-body %s, the rest for the requests' computation", &maxMemory, &maxBody)
 	}
 	if err := checkAddr(o.addr, *tokenFile != "", *insecure); err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func readToken(path string) (string, error) {
 // finishes the requests in flight within the grace period and returns.
 func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer) error {
 	logger := o.cfg.Logger
-	srv, err := serve.New(o.cfg)
+	srv, err := startServer(ctx, o.cfg)
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer) error {
 	// The line that scripts wait for, with the port chosen for ":0".
 	fmt.Fprintf(stdout, "serve: listening on %s\n", ln.Addr())
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(serve.Listener(ln)) }()
 	select {
 	case err := <-served:
 		srv.Close()
@@ -208,6 +208,32 @@ func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer) error {
 	srv.Close()
 	logger.Info("stopped: every request in flight answered")
 	return nil
+}
+
+// startServer loads the models and returns their server, or returns
+// at once when ctx is done while they load: a signal at start-up stops
+// the process, however long a model file takes to read.
+func startServer(ctx context.Context, cfg serve.Config) (*serve.Server, error) {
+	type started struct {
+		srv *serve.Server
+		err error
+	}
+	ch := make(chan started, 1)
+	go func() {
+		srv, err := serve.New(cfg)
+		ch <- started{srv, err}
+	}()
+	select {
+	case s := <-ch:
+		return s.srv, s.err
+	case <-ctx.Done():
+		go func() {
+			if s := <-ch; s.srv != nil {
+				s.srv.Close()
+			}
+		}()
+		return nil, errors.New("stopped while loading the models")
+	}
 }
 
 // serveGCPercent is serve's garbage collector target unless the

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -48,13 +50,20 @@ func loadKernelModel(path string, interval float64) (serve.Model, error) {
 		return nil, err
 	}
 	km := &kernelModel{md: md}
-	if md.CheckLevel(interval) == nil {
-		// Without enough residuals for the level the model is served
-		// without its intervals or sets, as without residuals at all.
+	meta := serve.Metadata{Platform: "machines_kernel"}
+	if err := md.CheckLevel(interval); err == nil {
 		km.level = interval
+	} else if md.Intervals != nil {
+		// Without enough residuals for the level the model is served
+		// without its intervals or sets, and every answer says why.
+		what := "lower and upper"
+		if md.Task == tabular.Classification {
+			what = "set"
+		}
+		meta.Warnings = append(meta.Warnings, fmt.Sprintf("no %s: serve -interval %v needs at least %v held-out residuals (%v)",
+			what, interval, math.Ceil(interval/(1-interval)), err))
 	}
 	km.predictors.New = func() any { return md.Machine.NewPredictor() }
-	meta := serve.Metadata{Platform: "machines_kernel"}
 	for i, f := range md.Features {
 		datatype := serve.FP64
 		if md.Encoder != nil && md.Encoder.Rules()[i].Kind != "numeric" {

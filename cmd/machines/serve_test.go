@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/metrics"
 	"slices"
 	"strconv"
@@ -74,7 +76,7 @@ func TestServeMatchesPredict(t *testing.T) {
 				t.Fatal(err)
 			}
 			all := serveInfer(t, s, f, nil)
-			if got := all.Parameters["warnings"]; got != tc.warning {
+			if got, _ := all.Parameters["warnings"].(string); got != tc.warning {
 				t.Errorf("warnings %q, want %q", got, tc.warning)
 			}
 			var outputs []string
@@ -93,9 +95,60 @@ func TestServeMatchesPredict(t *testing.T) {
 	}
 }
 
+// TestServeUnfit checks the answers that a model of fit cannot give as
+// asked: a classification of inputs so far out that its scores are not
+// finite numbers is left blank, as predict leaves it, and a level of
+// interval beyond the model's residuals leaves lower and upper out; the
+// responses say so.
+func TestServeUnfit(t *testing.T) {
+	dir := t.TempDir()
+	for _, fit := range [][]string{
+		{"-data", "testdata/fit_cls_train.csv", "-target", "color", "-model", filepath.Join(dir, "cls.json")},
+		{"-data", "testdata/fit_messy_train.csv", "-target", "y", "-id", "name", "-ignore", "note", "-model", filepath.Join(dir, "m.json")},
+	} {
+		if code, _, stderr := fitTestRun(append([]string{"fit"}, fit...)...); code != 0 {
+			t.Fatalf("fit exited with %d: %s", code, stderr)
+		}
+	}
+	s, err := serve.New(serve.Config{Dir: dir, Kinds: kernelKinds(0.999), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("POST", "/v2/models/cls/infer", strings.NewReader(`{"inputs":[`+
+		`{"name":"x1","datatype":"FP64","shape":[2,1],"data":[1.7e308,0.5]},{"name":"x2","datatype":"FP64","shape":[2,1],"data":[1.7e308,1]}]}`)))
+	var resp serveResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &resp); w.Code != 200 || err != nil {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	warning, _ := resp.Parameters["warnings"].(string)
+	if !strings.Contains(warning, "1 of 2 rows have outputs that are not finite numbers (rows 1)") {
+		t.Errorf("warnings %q", warning)
+	}
+	for _, o := range resp.Outputs {
+		blank := "null"
+		if o.Name == "label" {
+			blank = `""`
+		}
+		if string(o.Data[0]) != blank || string(o.Data[len(o.Data)-1]) == blank {
+			t.Errorf("output %s: %s, want the first row blank, the second not", o.Name, o.Data)
+		}
+	}
+	f, err := dataset.LoadFrame("testdata/fit_messy_new.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := serveInfer(t, s, f, []int{0})
+	warning, _ = reg.Parameters["warnings"].(string)
+	if len(reg.Outputs) != 1 || !strings.Contains(warning, "no lower and upper: serve -interval 0.999 needs at least 999 held-out residuals") {
+		t.Errorf("regression at level 0.999: %d outputs, warnings %q", len(reg.Outputs), warning)
+	}
+}
+
 // serveResponse is the part of an inference response the tests read.
 type serveResponse struct {
-	Parameters map[string]string `json:"parameters"`
+	Parameters map[string]any `json:"parameters"`
 	Outputs    []struct {
 		Name string            `json:"name"`
 		Data []json.RawMessage `json:"data"`
@@ -213,7 +266,8 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"-models", dir, "-batch-size", "0"}, 2, "-batch-size 0: want a positive value"},
 		{[]string{"-models", dir, "-timeout", "-1s"}, 2, "-timeout -1s: want a positive value"},
 		{[]string{"-models", dir, "-max-body", "4MB"}, 2, `invalid value "4MB" for flag -max-body`},
-		{[]string{"-models", dir, "-max-body", "100MiB"}, 2, "-max-memory 512MiB: want at least 6 times -max-body 100MiB"},
+		{[]string{"-models", dir, "-max-body", "100MiB"}, 2, "-max-memory 512MiB: want more than 6 times -max-body 100MiB"},
+		{[]string{"-models", dir, "-max-body", "1MiB", "-max-memory", "6MiB"}, 2, "-max-memory 6MiB: want more than 6 times -max-body 1MiB"},
 		{[]string{"-models", dir, "-log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
 		{[]string{"-models", dir, "-interval", "1"}, 2, "-interval 1: want a level between 0 and 1"},
 		{[]string{"-models", dir, "-interval", "0"}, 2, "-interval 0: want a level between 0 and 1"},
@@ -228,7 +282,7 @@ func TestServeFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-models", dir, "-addr", "0.0.0.0:0", "-insecure"},
 		{"-models", dir, "-addr", "0.0.0.0:0", "-token-file", token},
-		{"-models", dir, "-addr", "[::1]:0", "-max-body", "1KiB", "-max-memory", "6KiB"},
+		{"-models", dir, "-addr", "[::1]:0", "-max-body", "1KiB", "-max-memory", "7KiB"},
 		{"-models", dir, "-addr", "localhost:0", "-log-level", "debug"},
 	} {
 		o, err := parseServe(args, io.Discard)
@@ -369,5 +423,102 @@ func TestServeLegacyModel(t *testing.T) {
 	s.ServeHTTP(w, httptest.NewRequest("GET", "/v2/models/m/ready", nil))
 	if w.Code != 200 {
 		t.Errorf("the legacy model's ready endpoint answered %d: %s", w.Code, w.Body)
+	}
+}
+
+// TestServeStopAtStart checks that a signal while the models load stops
+// serve at once, though a model file never finishes loading.
+func TestServeStopAtStart(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.json"), []byte(`{"format":"blocking-test"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	o, err := parseServe([]string{"-models", dir}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.cfg.Logger = slog.New(slog.DiscardHandler)
+	o.cfg.Kinds = []serve.Kind{{Format: "blocking-test", Load: func(string) (serve.Model, error) {
+		close(entered)
+		<-release
+		return nil, errors.New("released")
+	}}}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveUntil(ctx, o, io.Discard) }()
+	<-entered
+	stop()
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "stopped while loading the models") {
+		t.Errorf("serve returned %v", err)
+	}
+}
+
+// TestServingManifests checks the container recipe and the KServe
+// manifests of docs/serving against serve's flags: the command and
+// arguments parse as serve's, with the models folder KServe fills, and
+// the port they listen on is the one the manifests expose and probe; the
+// InferenceService asks for the runtime's model format and protocol.
+func TestServingManifests(t *testing.T) {
+	read := func(name string) string {
+		data, err := os.ReadFile(filepath.Join("..", "..", "docs", "serving", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	runtime, recipe, service := read("servingruntime.yaml"), read("Containerfile"), read("inferenceservice.yaml")
+	// list reads the JSON list that follows key on a line of text.
+	list := func(text, key string) []string {
+		m := regexp.MustCompile(`(?m)^\s*` + key + `:?\s+(\[.*\])\s*$`).FindStringSubmatch(text)
+		var out []string
+		if m == nil || json.Unmarshal([]byte(m[1]), &out) != nil {
+			t.Fatalf("no list %s in %.80q", key, text)
+		}
+		return out
+	}
+	// values returns the values of key on the lines of text.
+	values := func(text, key string) []string {
+		var out []string
+		for _, m := range regexp.MustCompile(`(?m)^[\s-]*`+key+`:?\s+"?([^"\s]+)"?\s*$`).FindAllStringSubmatch(text, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	command, entry := list(runtime, "command"), list(recipe, "ENTRYPOINT")
+	if !slices.Equal(command, []string{"/machines"}) || !slices.Equal(entry, command) {
+		t.Errorf("command %q, entry point %q; want the binary /machines the recipe builds", command, entry)
+	}
+	for _, args := range [][]string{list(runtime, "args"), list(recipe, "CMD")} {
+		if len(args) == 0 || args[0] != "serve" {
+			t.Fatalf("arguments %q: want serve's", args)
+		}
+		o, err := parseServe(args[1:], io.Discard)
+		if err != nil {
+			t.Fatalf("arguments %q: %v", args, err)
+		}
+		_, port, _ := net.SplitHostPort(o.addr)
+		if o.cfg.Dir != "/mnt/models" {
+			t.Errorf("arguments %q serve %s, not /mnt/models, the folder KServe's storage initialiser fills", args, o.cfg.Dir)
+		}
+		for _, exposed := range [][]string{values(runtime, "containerPort"), values(runtime, "port"), values(recipe, "EXPOSE")} {
+			if len(exposed) == 0 || slices.ContainsFunc(exposed, func(p string) bool { return p != port }) {
+				t.Errorf("arguments %q listen on port %s; the manifests have %q", args, port, exposed)
+			}
+		}
+	}
+	for _, path := range values(runtime, "path") {
+		if path != "/v2/health/ready" && path != "/v2/health/live" {
+			t.Errorf("probe of %s: the probes take the health endpoints, which want no token", path)
+		}
+	}
+	// The names are the runtime's, its format's and its container's; the
+	// service's and its format's.
+	names, asked := values(runtime, "name"), values(service, "name")
+	if len(names) < 2 || len(asked) < 2 || !slices.Equal(values(service, "runtime"), names[:1]) || asked[1] != names[1] ||
+		!strings.Contains(runtime, "protocolVersions:\n    - v2\n") || !slices.Equal(values(service, "protocolVersion"), []string{"v2"}) {
+		t.Errorf("the InferenceService (runtime %q, format %q, protocol %q) does not ask for the runtime's (%q) format and protocol v2",
+			values(service, "runtime"), asked, values(service, "protocolVersion"), names)
 	}
 }

@@ -67,6 +67,9 @@ func TestWalk(t *testing.T) {
 			t.Errorf("command %s has no flag walker: add one to walkers", c.name)
 			continue
 		}
+		if why, ok := walkSkipped[c.name]; ok {
+			w = func(t *testing.T) { t.Skip(why) }
+		}
 		t.Run(c.name, w)
 	}
 }
@@ -85,7 +88,7 @@ func walk(t *testing.T, base []string, cases []walkCase) {
 		}
 	}
 	for _, c := range cases {
-		for _, v := range c.values {
+		for _, v := range c.values[:min(len(c.values), walkValues)] {
 			args := base
 			if c.base != nil {
 				args = c.base

@@ -148,14 +148,43 @@ type rawInput struct {
 }
 
 // dataScan is what the first pass over a tensor's data found: where it
-// is, how deep its arrays nest and what elements it holds.
+// is, how deep its arrays nest, how long they are at each level and
+// what elements it holds.
 type dataScan struct {
 	start, end                   int
 	levels                       int // nesting of arrays, 1 for a flat list
 	numbers, nulls, texts, other int
+	// lens holds the length of the arrays at each level, the outermost
+	// first, -1 before one is seen; leaf is the level of the elements,
+	// -1 before one is seen. ragged is set by arrays of one level that
+	// differ in length, or elements at two levels.
+	lens   [maxRank]int
+	leaf   int
+	ragged bool
 }
 
 func (ds *dataScan) count() int { return ds.numbers + ds.nulls + ds.texts + ds.other }
+
+// follows reports whether nested data follow shape: the arrays of each
+// level but the innermost as long as its dimension, the innermost as
+// long as the product of the rest. Flat data follow any shape of their
+// size.
+func (ds *dataScan) follows(shape []int) bool {
+	if ds.levels == 1 {
+		return true
+	}
+	last := ds.levels - 1
+	for l, n := range shape[:last] {
+		if ds.lens[l] != n {
+			return false
+		}
+	}
+	size := 1
+	for _, n := range shape[last:] {
+		size *= n
+	}
+	return ds.lens[last] == size
+}
 
 // input reads input tensor i of the request.
 func (d *inferDecoder) input(i int) error {
@@ -206,20 +235,33 @@ func (d *inferDecoder) input(i int) error {
 	return d.store(&in)
 }
 
-// scanData reads a tensor's data, counting its elements by kind.
+// scanData reads a tensor's data, counting its elements by kind and
+// noting the lengths of its arrays at each level.
 func (d *inferDecoder) scanData(ds *dataScan) error {
 	s := &d.s
 	if s.next() != '[' {
 		return s.syntaxError("want the tensor's data as an array")
 	}
 	ds.start = s.pos
-	base := s.depth
-	var elem func(int) error
-	elem = func(int) error {
+	ds.leaf = -1
+	for l := range ds.lens {
+		ds.lens[l] = -1
+	}
+	var array func(level int) error
+	elem := func(level int) error {
 		switch s.next() {
 		case '[':
-			ds.levels = max(ds.levels, s.depth-base+1)
-			return s.array(elem)
+			return array(level + 1)
+		case '{':
+			return s.syntaxError("an object in a tensor's data")
+		}
+		switch {
+		case ds.leaf < 0:
+			ds.leaf = level
+		case ds.leaf != level:
+			ds.ragged = true
+		}
+		switch s.next() {
 		case '"':
 			ds.texts++
 			_, err := s.str()
@@ -227,8 +269,6 @@ func (d *inferDecoder) scanData(ds *dataScan) error {
 		case 'n':
 			ds.nulls++
 			return s.literal("null")
-		case '{':
-			return s.syntaxError("an object in a tensor's data")
 		case 't', 'f':
 			ds.other++
 			return s.skip()
@@ -237,8 +277,23 @@ func (d *inferDecoder) scanData(ds *dataScan) error {
 		_, err := s.number()
 		return err
 	}
-	ds.levels = 1
-	if err := s.array(elem); err != nil {
+	array = func(level int) error {
+		ds.levels = max(ds.levels, level+1)
+		n := 0
+		if err := s.array(func(int) error { n++; return elem(level) }); err != nil {
+			return err
+		}
+		if level < maxRank {
+			switch {
+			case ds.lens[level] < 0:
+				ds.lens[level] = n
+			case ds.lens[level] != n:
+				ds.ragged = true
+			}
+		}
+		return nil
+	}
+	if err := array(0); err != nil {
 		return err
 	}
 	ds.end = s.pos
@@ -277,6 +332,8 @@ func (d *inferDecoder) store(in *rawInput) error {
 		return badRequest("input %q: shape %v holds %d elements, its data %d", in.name, in.shape, size, ds.count())
 	case ds.levels > len(in.shape):
 		return badRequest("input %q: data nested %d deep for a shape of %d dimensions", in.name, ds.levels, len(in.shape))
+	case ds.ragged || !ds.follows(in.shape):
+		return badRequest("input %q: nested data must follow the shape %v: give each level's arrays the length of its dimension, or the data flat", in.name, in.shape)
 	case spec.Datatype == BYTES && ds.texts != size:
 		return badRequest("input %q: a BYTES tensor's data are strings; this one holds %d other values", in.name, size-ds.texts)
 	case spec.Datatype != BYTES && ds.texts+ds.other > 0:

@@ -17,7 +17,8 @@
 // model or version, 405 wrong method, 408 body too slow, 413 body too
 // large, 429 too many requests in flight) and a 5xx for the server's own
 // (500 a model that failed, 503 a model not loaded, a full memory budget
-// or a model that did not answer in time). A ready endpoint answers 200
+// or a model that did not answer in time); 413 also for a request whose
+// computation the memory budget could not hold. A ready endpoint answers 200
 // for true and 400 for false, as the protocol has it, with a JSON body
 // that says why. A response's "parameters" hold "warnings" from the
 // model about the request's data, one per line.
@@ -57,12 +58,27 @@
 //
 // A request body holds at most Config.MaxBody bytes and must arrive
 // within Config.Timeout, as must the answer. At most Config.MaxInFlight
-// inference requests are admitted at once, and at most Config.MaxMemory
-// bytes of them, each counted as six times its body; beyond, requests
-// are refused at once (429, 503), never queued without bound. JSON nests
-// at most Config.MaxDepth levels; a tensor's data are counted, and
-// checked against its shape and the model's, before anything is stored.
-// Model names are looked up among the files read, never used as paths.
+// inference requests are computed at once; a body on its way holds no
+// place among them, so that slow clients cannot starve the requests
+// that have arrived. At most Config.MaxMemory bytes are held by the
+// requests: a body counts six times its bytes from the start (or as it
+// arrives, without a Content-Length), and a request the memory of its
+// computation, which the model estimates from its shapes before the
+// request is prepared (see Sizer), at most the budget less six times
+// MaxBody. Beyond, requests are refused at once (429, 503, or 413 with
+// the most samples of its shape a request may hold), never queued
+// without bound. JSON nests at most Config.MaxDepth
+// levels; a tensor's data are counted, and checked against its shape
+// (nested data level by level) and the model's, before anything is
+// stored. Model names are looked up among the files read, never used
+// as paths, and only regular files are read, without blocking.
+//
+// A row whose outputs are not all finite numbers is answered with its
+// numbers null and its texts empty, as machines predict leaves it, and
+// the response's parameters say which ("warnings", and "blank_rows",
+// counted from 0). The server's ready endpoint, which takes no token,
+// names the models not ready only to a request that has it. Listener
+// makes net/http's own refusals of malformed HTTP JSON as well.
 //
 // # Operations
 //

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -15,6 +16,58 @@ type response struct {
 	warnings       []string
 	outputs        []Tensor // the batch's outputs, in the model's order
 	lo, hi         int
+	// blank lists the rows, counted from lo, whose outputs are written
+	// as missing: null, or "" for a text.
+	blank []int
+}
+
+// blankRows returns the rows lo to hi-1 of outputs, counted from lo,
+// whose numbers are not all finite: JSON has no NaN or infinities, and
+// the other outputs of such a row, a label computed from them, are no
+// answer either. predict leaves such a row's cells empty.
+func blankRows(outputs []Tensor, lo, hi int) []int {
+	var blank []int
+	for i := lo; i < hi; i++ {
+		for k := range outputs {
+			t := &outputs[k]
+			if t.Datatype == BYTES {
+				continue
+			}
+			w := t.rowLen()
+			if !allFinite(t.Numbers[i*w : (i+1)*w]) {
+				blank = append(blank, i-lo)
+				break
+			}
+		}
+	}
+	return blank
+}
+
+// allFinite reports whether every value of x is a finite number.
+func allFinite(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// blankWarning says which of a request's n rows are blank.
+func blankWarning(blank []int, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d rows have outputs that are not finite numbers (rows ", len(blank), n)
+	for i, r := range blank[:min(len(blank), 10)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(r + 1))
+	}
+	if len(blank) > 10 {
+		b.WriteString(", ...")
+	}
+	b.WriteString("): their outputs are null, their texts empty, as predict leaves them; their inputs lie far outside the training data, or the model's outputs overflow")
+	return b.String()
 }
 
 // appendResponse appends the protocol's JSON inference response r to b.
@@ -32,6 +85,16 @@ func appendResponse(b []byte, r *response) []byte {
 	if len(r.warnings) > 0 {
 		b = append(b, `,"parameters":{"warnings":`...)
 		b = appendString(b, strings.Join(r.warnings, "\n"))
+		if len(r.blank) > 0 {
+			b = append(b, `,"blank_rows":[`...)
+			for i, row := range r.blank {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendInt(b, int64(row), 10)
+			}
+			b = append(b, ']')
+		}
 		b = append(b, '}')
 	}
 	b = append(b, `,"outputs":[`...)
@@ -47,13 +110,14 @@ func appendResponse(b []byte, r *response) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendOutput(b, &r.outputs[k], r.lo, r.hi)
+		b = appendOutput(b, &r.outputs[k], r.lo, r.hi, r.blank)
 	}
 	return append(b, "]}\n"...)
 }
 
-// appendOutput appends the rows lo to hi-1 of the output t.
-func appendOutput(b []byte, t *Tensor, lo, hi int) []byte {
+// appendOutput appends the rows lo to hi-1 of the output t, those of
+// blank (counted from lo, in order) as missing.
+func appendOutput(b []byte, t *Tensor, lo, hi int, blank []int) []byte {
 	b = append(b, `{"name":`...)
 	b = appendString(b, t.Name)
 	b = append(b, `,"datatype":"`...)
@@ -65,24 +129,30 @@ func appendOutput(b []byte, t *Tensor, lo, hi int) []byte {
 		b = strconv.AppendInt(b, int64(d), 10)
 	}
 	b = append(b, `],"data":[`...)
+	bits := 64
+	if t.Datatype == FP32 {
+		bits = 32
+	}
 	w := t.rowLen()
-	if t.Datatype == BYTES {
-		for i, s := range t.Texts[lo*w : hi*w] {
-			if i > 0 {
+	for i := lo; i < hi; i++ {
+		missing := len(blank) > 0 && blank[0] == i-lo
+		if missing {
+			blank = blank[1:]
+		}
+		for j := i * w; j < (i+1)*w; j++ {
+			if j > lo*w {
 				b = append(b, ',')
 			}
-			b = appendString(b, s)
-		}
-	} else {
-		bits := 64
-		if t.Datatype == FP32 {
-			bits = 32
-		}
-		for i, v := range t.Numbers[lo*w : hi*w] {
-			if i > 0 {
-				b = append(b, ',')
+			switch {
+			case missing && t.Datatype == BYTES:
+				b = append(b, `""`...)
+			case t.Datatype == BYTES:
+				b = appendString(b, t.Texts[j])
+			case missing:
+				b = append(b, "null"...)
+			default:
+				b = appendNumber(b, t.Numbers[j], bits)
 			}
-			b = appendNumber(b, v, bits)
 		}
 	}
 	return append(b, "]}"...)

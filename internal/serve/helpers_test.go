@@ -210,11 +210,14 @@ func do(t testing.TB, h http.Handler, method, path, body string) (int, string) {
 
 // inferResponse is the part of a response the tests read.
 type inferResponse struct {
-	ModelName    string            `json:"model_name"`
-	ModelVersion string            `json:"model_version"`
-	ID           *string           `json:"id"`
-	Parameters   map[string]string `json:"parameters"`
-	Outputs      []struct {
+	ModelName    string  `json:"model_name"`
+	ModelVersion string  `json:"model_version"`
+	ID           *string `json:"id"`
+	Parameters   struct {
+		Warnings  string `json:"warnings"`
+		BlankRows []int  `json:"blank_rows"`
+	} `json:"parameters"`
+	Outputs []struct {
 		Name     string `json:"name"`
 		Datatype string `json:"datatype"`
 		Shape    []int  `json:"shape"`

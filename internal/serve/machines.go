@@ -117,6 +117,29 @@ func (cm *composedModel[T]) Prepare(rows *Rows, in []Tensor) error {
 	return nil
 }
 
+// Memory counts the request's rows, twice (one copy in a batch), and the
+// tensors of its samples padded to a batch size, input and output, in
+// the model's element type and as float64, with the output's JSON. The
+// graphs the model computes on, of at most model.PredictBatch samples,
+// are the model's own, kept from request to request like its
+// parameters, and not counted.
+func (cm *composedModel[T]) Memory(in []Tensor) int64 {
+	n := int64(in[0].Shape[0])
+	padded := int64(paddedBatch(int(n)))
+	var inputs, outputs int64
+	for _, spec := range cm.meta.Inputs {
+		inputs += int64(shapeSize(spec.Shape[1:]))
+	}
+	for _, spec := range cm.meta.Outputs {
+		outputs += int64(shapeSize(spec.Shape[1:]))
+	}
+	size := int64(4)
+	if cm.meta.Inputs[0].Datatype == FP64 {
+		size = 8
+	}
+	return n*inputs*8*2 + padded*(inputs+outputs)*(size+8) + n*outputs*jsonNumber
+}
+
 // Infer computes the rows padded to a batch size of paddedBatch with
 // copies of the first row, so that a model meets few batch sizes and
 // keeps few graphs.
@@ -208,6 +231,41 @@ func (fm *finiteModel) Prepare(rows *Rows, in []Tensor) error {
 	return copyFinite(rows.Data, t.Numbers, t.Name, 0)
 }
 
+// Memory counts, for the request's samples of P positions each: the
+// rows, twice (one copy in a batch), and the machine's input; the
+// solver's states (five of D channels, and for a convolutional or
+// recurrent machine two unfolded over the K taps of its kernel); the
+// output as float64 with its JSON; and the plan of the solves, built
+// twice (Prepare checks the shape), whose steps a recurrent machine
+// has per time block.
+func (fm *finiteModel) Memory(in []Tensor) int64 {
+	t := in[0]
+	c, d := int64(t.Shape[1]), int64(fm.m.Size())
+	cells := int64(t.Shape[0]) * int64(shapeSize(t.Shape[2:])) // samples times positions
+	bytes := cells * (c*(8*2+4) + d*(5*4+8+jsonNumber))
+	taps := int64(1)
+	for _, p := range fm.m.Pad() {
+		taps *= 2*int64(p) + 1
+	}
+	if fm.m.Kind() == finite.Recur {
+		taps = int64(fm.m.Pad()[0]) + 1
+	}
+	if fm.m.Kind() != finite.Dense {
+		bytes += cells * d * taps * 2 * 4
+	}
+	steps := int64(3 * len(fm.m.Dims()))
+	if fm.m.Kind() == finite.Recur {
+		length := int64(t.Shape[2])
+		blocks := (length + int64(fm.m.TimeBlock()) - 1) / int64(fm.m.TimeBlock())
+		steps += 2 * blocks * int64(len(fm.m.Dims()))
+	}
+	return bytes + 2*steps*planStep*(taps+1)
+}
+
+// planStep is the bytes of a step of a solve's plan per segment of the
+// state it reads, with the room of slices grown by appending.
+const planStep = 2 * 64
+
 // Infer solves the machine for the batch at once: the solver's states
 // hold the channels in rows and, in columns, the positions and, fastest,
 // the samples.
@@ -248,4 +306,13 @@ func copyFinite(dst, src []float64, name string, first int) error {
 		dst[j] = v
 	}
 	return nil
+}
+
+// shapeSize returns the number of values of a tensor of the given shape.
+func shapeSize(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
 }

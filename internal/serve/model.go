@@ -63,6 +63,10 @@ type Metadata struct {
 	Platform string
 	Inputs   []TensorSpec
 	Outputs  []TensorSpec
+	// Warnings say what the model cannot give as loaded, such as an
+	// output it leaves out at a setting of the server, and why: they
+	// are logged when it loads and returned with every answer.
+	Warnings []string
 }
 
 // TensorSpec describes an input or an output of a model.
@@ -116,13 +120,7 @@ type Tensor struct {
 }
 
 // rowLen returns the number of elements of one sample of t.
-func (t *Tensor) rowLen() int {
-	n := 1
-	for _, d := range t.Shape[1:] {
-		n *= d
-	}
-	return n
-}
+func (t *Tensor) rowLen() int { return shapeSize(t.Shape[1:]) }
 
 // Rows are the prepared inputs of one or more requests: N samples
 // encoded as the model computes on them, each a row of Shape, row after
@@ -149,13 +147,7 @@ func (r *Rows) Reset(n int, shape ...int) {
 }
 
 // Width returns the number of values of one row.
-func (r *Rows) Width() int {
-	w := 1
-	for _, d := range r.Shape {
-		w *= d
-	}
-	return w
-}
+func (r *Rows) Width() int { return shapeSize(r.Shape) }
 
 // Row returns the values of row i.
 func (r *Rows) Row(i int) []float64 {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -197,6 +198,9 @@ func (r *registry) install(name string, v *version, err error, stat os.FileInfo)
 			old.retire()
 		}
 		r.log.Info(action, "model", name, "version", v.id, "file", v.file, "platform", v.meta.Platform)
+		for _, w := range v.meta.Warnings {
+			r.log.Warn("model loaded with a warning, returned with each of its answers", "model", name, "warning", w)
+		}
 	}
 }
 
@@ -241,6 +245,9 @@ func (r *registry) load(name, path string) (*version, error) {
 	if err := meta.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := checkSizer(m, &meta); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	v := &version{name: name, id: hex.EncodeToString(sum[:6]), file: path, model: m, meta: meta,
 		loaded: time.Now(), queue: make(chan *job, r.batch.queue), metrics: r.metrics.model(name)}
 	return v, nil
@@ -273,9 +280,11 @@ func (r *registry) formats() string {
 	return strings.Join(names, ", ")
 }
 
-// readModelFile reads a model file of at most maxModelFile bytes.
+// readModelFile reads a model file of at most maxModelFile bytes. Only
+// regular files are models: opening a FIFO or a device may block for
+// good, so the file is opened without blocking and then checked.
 func readModelFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +294,7 @@ func readModelFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file; only regular files are models")}
 	}
 	if fi.Size() > maxModelFile {
 		return nil, fmt.Errorf("%s: %d bytes, more than the %d a model file may have", path, fi.Size(), maxModelFile)

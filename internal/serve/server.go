@@ -53,9 +53,11 @@ type Config struct {
 	// MaxInFlight is the most inference requests admitted at once
 	// (default 256); beyond it, requests get 429 Too Many Requests.
 	MaxInFlight int
-	// MaxMemory bounds the memory of the admitted requests in bytes
-	// (default 512 MiB), each counted as memoryFactor times its body;
-	// beyond it, requests get 503 Service Unavailable.
+	// MaxMemory bounds the memory of the requests in bytes (default 512
+	// MiB), each counted as memoryFactor times its body and the memory
+	// of its computation, which may take at most MaxMemory less
+	// memoryFactor times MaxBody; beyond, requests get 503 Service
+	// Unavailable, or 413 Request Entity Too Large.
 	MaxMemory int64
 	// Timeout bounds the time from a request's arrival to its answer
 	// (default 10 s): a body not read by then gets 408 Request Timeout,
@@ -118,8 +120,8 @@ func (c Config) check() error {
 	case c.BatchSize < 0, c.Workers < 0, c.MaxInFlight < 0, c.MaxDepth < 0, c.MaxBody < 0, c.MaxMemory < 0,
 		c.BatchDelay < 0, c.Timeout < 0, c.Poll < 0:
 		return fmt.Errorf("serve: negative setting in %+v", c)
-	case c.MaxBody*memoryFactor > c.MaxMemory:
-		return fmt.Errorf("serve: a body of MaxBody %d bytes counts %d bytes, more than MaxMemory %d", c.MaxBody, c.MaxBody*memoryFactor, c.MaxMemory)
+	case c.MaxBody*memoryFactor >= c.MaxMemory:
+		return fmt.Errorf("serve: a body of MaxBody %d bytes counts %d bytes, MaxMemory %d leaves nothing for the computation", c.MaxBody, c.MaxBody*memoryFactor, c.MaxMemory)
 	}
 	return nil
 }
@@ -298,7 +300,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err != nil:
 		o = s.fail(w, err, "bad_request")
-	case s.cfg.Token != "" && t.endpoint != serverLive && t.endpoint != serverReady && !s.authorized(r):
+	case t.endpoint != serverLive && t.endpoint != serverReady && !s.authorized(r):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="machines"`)
 		o = s.fail(w, &requestError{http.StatusUnauthorized, "this server wants an Authorization: Bearer token"}, "unauthorized")
 	default:
@@ -321,10 +323,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// authorized reports whether r carries the server's bearer token.
+// authorized reports whether r carries the server's bearer token, or
+// the server wants none. The scheme's name is case-insensitive, as HTTP
+// has it (RFC 9110, section 11.1).
 func (s *Server) authorized(r *http.Request) bool {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.Token)) == 1
+	if s.cfg.Token == "" {
+		return true
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimLeft(token, " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.Token)) == 1
 }
 
 // route answers r, which asks for t.
@@ -350,7 +358,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, t target) outcome
 	case serverLive:
 		return s.reply(w, http.StatusOK, map[string]bool{"live": true})
 	case serverReady:
-		return s.serverReady(w)
+		return s.serverReady(w, s.authorized(r))
 	case modelInfer:
 		return s.infer(w, r, t)
 	}
@@ -403,8 +411,9 @@ func (s *Server) modelReady(w http.ResponseWriter, t target, v *version, status 
 }
 
 // serverReady answers the server ready endpoint: ready when every model
-// file has a version served.
-func (s *Server) serverReady(w http.ResponseWriter) outcome {
+// file has a version served. The endpoint takes no token, so the names
+// of the models not ready are given only to a request that has it.
+func (s *Server) serverReady(w http.ResponseWriter, authorized bool) outcome {
 	var waiting []string
 	s.models.mu.RLock()
 	for name, e := range s.models.entries {
@@ -416,9 +425,12 @@ func (s *Server) serverReady(w http.ResponseWriter) outcome {
 	if len(waiting) == 0 {
 		return s.reply(w, http.StatusOK, map[string]bool{"ready": true})
 	}
-	sort.Strings(waiting)
-	return s.reply(w, http.StatusBadRequest, map[string]any{"ready": false,
-		"error": "models not ready: " + strings.Join(waiting, ", ")})
+	msg := fmt.Sprintf("%d models not ready; with the token, this endpoint names them", len(waiting))
+	if authorized {
+		sort.Strings(waiting)
+		msg = "models not ready: " + strings.Join(waiting, ", ")
+	}
+	return s.reply(w, http.StatusBadRequest, map[string]any{"ready": false, "error": msg})
 }
 
 // jsonType is the Content-Type of every answer, shared so that setting
@@ -453,7 +465,10 @@ func (s *Server) fail(w http.ResponseWriter, err error, reason string) outcome {
 	return o
 }
 
-// infer answers an inference request.
+// infer answers an inference request: it reads the body within the
+// memory budget, takes a place among the requests in flight, decodes
+// the request, takes the memory its computation needs and computes it
+// in a batch.
 func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome {
 	v, status, err := s.version(t)
 	if err != nil {
@@ -471,12 +486,12 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	}()
 	v.active.Add(1)
 	defer v.active.Add(-1)
-	o, body, done := s.admitted(w, r, v)
-	if done != nil {
-		defer done()
+	body, reason, err := s.readRequest(w, r)
+	if body != nil {
+		defer s.done(body)
 	}
-	if body == nil {
-		return o
+	if err != nil {
+		return s.failModel(w, v, err, reason)
 	}
 	ctx, cancel := context.WithDeadline(r.Context(), body.deadline)
 	defer cancel()
@@ -484,15 +499,14 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	if err != nil {
 		return s.failModel(w, v, err, "bad_request")
 	}
-	rows := s.rows.get()
-	if err := prepare(v.model, rows, req.inputs); err != nil {
-		s.rows.put(rows)
-		if errors.As(err, new(*requestError)) {
-			return s.failModel(w, v, err, "bad_request")
-		}
+	rows, reason, err := s.prepared(v, body, req.inputs)
+	switch {
+	case reason == "internal":
 		return s.modelFault(w, v, err)
+	case err != nil:
+		return s.failModel(w, v, err, reason)
 	}
-	n, warnings := rows.N, slices.Clone(rows.Warnings)
+	n, warnings := rows.N, append(slices.Clip(v.meta.Warnings), rows.Warnings...)
 	j := &job{ctx: ctx, rows: rows, n: n, done: make(chan struct{})}
 	// The queue holds MaxInFlight jobs, but those of requests that have
 	// given up stay in it until a worker drops them.
@@ -512,12 +526,51 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	if j.err != nil {
 		return s.modelFault(w, v, j.err)
 	}
+	blank := blankRows(j.outputs, j.lo, j.hi)
+	if len(blank) > 0 {
+		warnings = append(warnings, blankWarning(blank, n))
+	}
 	out := appendResponse(body.sc.out[:0], &response{model: v.name, version: v.id, req: req, warnings: warnings,
-		outputs: j.outputs, lo: j.lo, hi: j.hi})
+		outputs: j.outputs, lo: j.lo, hi: j.hi, blank: blank})
 	body.sc.out = out
 	w.Header()["Content-Type"] = jsonType
 	w.Write(out)
 	return outcome{status: http.StatusOK, model: v.metrics, rows: n}
+}
+
+// prepared takes the memory that computing the request of inputs in
+// takes on v and prepares its rows, or returns the error of a request
+// refused, with its reason. A request's computation may take the budget
+// but for the largest body's share, whatever its own body: the samples
+// of a shape that a request may hold do not depend on how they are
+// written.
+func (s *Server) prepared(v *version, b *body, in []Tensor) (*Rows, string, error) {
+	rows := s.rows.get()
+	need, done, err := requestMemory(v.model, &v.meta, in, rows)
+	if err == nil {
+		if room := s.cfg.MaxMemory - s.cfg.MaxBody*memoryFactor; need > room {
+			err = tooLarge(need, room, mostSamples(v.model, &v.meta, in, room))
+		} else if err = s.reserve(need); err == nil {
+			b.reserved += need
+		}
+	}
+	if err == nil && !done {
+		err = prepare(v.model, rows, in)
+	}
+	if err == nil {
+		return rows, "", nil
+	}
+	s.rows.put(rows)
+	var re *requestError
+	switch {
+	case !errors.As(err, &re):
+		return nil, "internal", err
+	case re.status == http.StatusServiceUnavailable:
+		return nil, "overloaded", err
+	case re.status == http.StatusRequestEntityTooLarge:
+		return nil, "too_large", err
+	}
+	return nil, "bad_request", err
 }
 
 // gaveUp answers a request to model v whose time ran out, or whose
@@ -558,61 +611,85 @@ func prepare(m Model, rows *Rows, in []Tensor) (err error) {
 	return nil
 }
 
-// body is a request's body, read within the request's time.
+// body is a request's body, read within the request's time, and what
+// the request holds of the server's limits.
 type body struct {
 	data     []byte
 	deadline time.Time
 	sc       *scratch
+	reserved int64 // bytes of the memory budget
+	inFlight bool  // a place among the requests in flight
 }
 
-// admitted admits r within the server's limits and reads its body. It
-// returns the body, or nil with the outcome of a refusal; done, if not
-// nil, gives back what the request took.
-func (s *Server) admitted(w http.ResponseWriter, r *http.Request, v *version) (outcome, *body, func()) {
+// readRequest reads the body of r within the server's limits, then takes
+// a place among the requests in flight: a body on its way holds memory,
+// as much as it has sent, but no place, so that slow clients cannot
+// keep the requests that have arrived from running. It returns the
+// body, to be given back with done even on error, and the error of a
+// request refused with its reason.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*body, string, error) {
 	if r.ContentLength > s.cfg.MaxBody {
-		return s.failModel(w, v, &requestError{http.StatusRequestEntityTooLarge,
-			fmt.Sprintf("a body of %d bytes, more than the %d this server takes", r.ContentLength, s.cfg.MaxBody)}, "too_large"), nil, nil
-	}
-	weight := s.cfg.MaxBody * memoryFactor
-	if r.ContentLength >= 0 {
-		weight = r.ContentLength * memoryFactor
-	}
-	if err := s.admit(weight); err != nil {
-		return s.failModel(w, v, err, "overloaded"), nil, nil
+		return nil, "too_large", &requestError{http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("a body of %d bytes, more than the %d this server takes", r.ContentLength, s.cfg.MaxBody)}
 	}
 	sc, _ := s.scratch.Get().(*scratch)
 	if sc == nil {
 		sc = new(scratch)
 	}
-	done := func() {
-		s.unadmit(weight)
-		if cap(sc.body) <= maxPooled && cap(sc.arena) <= maxPooled && cap(sc.out) <= maxPooled {
-			s.scratch.Put(sc)
-		}
-	}
 	b := &body{deadline: time.Now().Add(s.cfg.Timeout), sc: sc}
 	sc.arena = sc.arena[:0]
 	var err error
-	if b.data, err = s.readBody(w, r, sc, b.deadline); err != nil {
-		return s.failModel(w, v, err, "bad_request"), nil, done
+	if b.data, err = s.readBody(w, r, b); err != nil {
+		reason := "bad_request"
+		if re := (*requestError)(nil); errors.As(err, &re) && re.status == http.StatusServiceUnavailable {
+			reason = "overloaded"
+		}
+		return b, reason, err
 	}
-	return outcome{}, b, done
+	if err := s.enter(); err != nil {
+		return b, "overloaded", err
+	}
+	b.inFlight = true
+	return b, "", nil
 }
 
-// admit takes a place among the requests in flight and weight bytes of
-// the memory budget, or returns the error of a request refused.
-func (s *Server) admit(weight int64) error {
+// done gives back what the request of b held.
+func (s *Server) done(b *body) {
+	s.admitMu.Lock()
+	if b.inFlight {
+		s.inFlight--
+		s.metrics.inFlight.Set(float64(s.inFlight))
+	}
+	s.memory -= b.reserved
+	s.admitMu.Unlock()
+	sc := b.sc
+	if cap(sc.body) <= maxPooled && cap(sc.arena) <= maxPooled && cap(sc.out) <= maxPooled {
+		s.scratch.Put(sc)
+	}
+}
+
+// enter takes a place among the requests in flight, or returns the
+// error of a request refused.
+func (s *Server) enter() error {
 	s.admitMu.Lock()
 	defer s.admitMu.Unlock()
-	switch {
-	case s.inFlight >= s.cfg.MaxInFlight:
+	if s.inFlight >= s.cfg.MaxInFlight {
 		return &requestError{http.StatusTooManyRequests, fmt.Sprintf("%d requests in flight, the most this server takes; retry later", s.inFlight)}
-	case s.memory+weight > s.cfg.MaxMemory:
-		return &requestError{http.StatusServiceUnavailable, "the requests in flight fill this server's memory budget; retry later"}
 	}
 	s.inFlight++
-	s.memory += weight
 	s.metrics.inFlight.Set(float64(s.inFlight))
+	return nil
+}
+
+// reserve takes bytes of the memory budget, or returns the error of a
+// request refused.
+func (s *Server) reserve(bytes int64) error {
+	s.admitMu.Lock()
+	defer s.admitMu.Unlock()
+	if s.memory+bytes > s.cfg.MaxMemory {
+		return &requestError{http.StatusServiceUnavailable, "the requests in flight fill this server's memory budget; retry later"}
+	}
+	s.memory += bytes
 	return nil
 }
 
@@ -624,25 +701,35 @@ func (s *Server) InFlight() int {
 	return s.inFlight
 }
 
-// unadmit gives back what admit took.
-func (s *Server) unadmit(weight int64) {
-	s.admitMu.Lock()
-	defer s.admitMu.Unlock()
-	s.inFlight--
-	s.memory -= weight
-	s.metrics.inFlight.Set(float64(s.inFlight))
-}
-
-// readBody reads the body of r into sc.body, by the deadline and up to
-// MaxBody bytes. On error the connection is closed after the answer,
+// readBody reads the body of r into b's scratch, by its deadline and up
+// to MaxBody bytes, holding memoryFactor times the bytes it may hold of
+// the memory budget: a body of known length from the start, another as
+// it arrives. On error the connection is closed after the answer,
 // rather than drained of a body that may never end.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request, sc *scratch, deadline time.Time) ([]byte, error) {
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, b *body) ([]byte, error) {
+	grow := func(size int64) error {
+		if need := size * memoryFactor; need > b.reserved {
+			need = min(max(need, 2*b.reserved), s.cfg.MaxBody*memoryFactor)
+			if err := s.reserve(need - b.reserved); err != nil {
+				return err
+			}
+			b.reserved = need
+		}
+		return nil
+	}
+	size := int64(4 << 10)
+	if r.ContentLength >= 0 {
+		size = r.ContentLength
+	}
+	if err := grow(size); err != nil {
+		return nil, err
+	}
 	// A ResponseWriter that cannot set deadlines (a test recorder) has
 	// no slow clients; the server's ReadTimeout backs this one up.
 	rc := http.NewResponseController(w)
-	hasDeadline := rc.SetReadDeadline(deadline) == nil
+	hasDeadline := rc.SetReadDeadline(b.deadline) == nil
 	in := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
-	buf := sc.body[:0]
+	buf := b.sc.body[:0]
 	if r.ContentLength > int64(cap(buf)) {
 		buf = make([]byte, 0, r.ContentLength+1)
 	}
@@ -652,7 +739,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, sc *scratch, d
 		}
 		n, err := in.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		sc.body = buf
+		b.sc.body = buf
+		if err == nil {
+			err = grow(int64(len(buf)))
+		}
 		if err == nil {
 			continue
 		}
@@ -664,7 +754,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, sc *scratch, d
 		}
 		w.Header().Set("Connection", "close")
 		var tooLarge *http.MaxBytesError
+		var re *requestError
 		switch {
+		case errors.As(err, &re):
+			return nil, err
 		case errors.As(err, &tooLarge):
 			return nil, &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("a body of more than the %d bytes this server takes", s.cfg.MaxBody)}
 		case errors.Is(err, os.ErrDeadlineExceeded):

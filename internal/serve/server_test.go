@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,6 +107,25 @@ func TestInfer(t *testing.T) {
 	}
 }
 
+// TestBlankRows checks that a row whose outputs are not finite numbers
+// is answered as predict does: its outputs null, its texts empty, and
+// the response says which rows.
+func TestBlankRows(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"w": {Value: 0.5}})
+	body := `{"inputs":[{"name":"x","datatype":"FP64","shape":[3,2],"data":[[1,2],[1e308,1e308],[3,4]]},` +
+		`{"name":"tag","datatype":"BYTES","shape":[3,1],"data":["1","odd","3"]}]}`
+	status, got := do(t, s, "POST", "/v2/models/w/infer", body)
+	if status != 200 {
+		t.Fatalf("%d %s", status, got)
+	}
+	r := decodeResponse(t, got)
+	want := `"data":[3.5,null,7.5]},{"name":"echo","datatype":"BYTES","shape":[3],"data":["1","","3"]}`
+	if !strings.Contains(got, want) || !slices.Equal(r.Parameters.BlankRows, []int{1}) ||
+		!strings.Contains(r.Parameters.Warnings, "row 2 is odd\n1 of 3 rows have outputs that are not finite numbers (rows 2)") {
+		t.Errorf("response %s\nwant %s, blank row 1 and a warning", got, want)
+	}
+}
+
 // hostileRequest is a malformed or hostile request and the status it
 // must get.
 type hostileRequest struct {
@@ -188,6 +208,9 @@ func hostileRequests(maxBody int) []hostileRequest {
 			return http.Post(url+infer, "application/json", io.MultiReader(strings.NewReader(strings.Repeat(" ", maxBody)), strings.NewReader(good)))
 		}},
 		raw("body short of Content-Length", 400, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inputs\":", true),
+		raw("bad escape in the path", 400, "GET /v2/models/%zz HTTP/1.1\r\nHost: x\r\n\r\n", false),
+		raw("malformed request line", 400, "GET\r\n\r\n", false),
+		raw("headers too large", 431, "GET /v2 HTTP/1.1\r\nHost: x\r\nX: "+strings.Repeat("a", 2<<20)+"\r\n\r\n", false),
 		raw("slow body", 408, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inp", false),
 	}
 }
@@ -200,7 +223,9 @@ func TestHostile(t *testing.T) {
 	const maxBody = 1 << 20
 	s, _ := newTestServer(t, Config{MaxBody: maxBody, Timeout: 300 * time.Millisecond}, map[string]testFile{"a": {Value: 1, Width: 1}, "w": {Value: 1}})
 	s.log = s.log.With() // keep the server's debug lines out of this test's table
-	ts := httptest.NewServer(s)
+	ts := httptest.NewUnstartedServer(s)
+	ts.Listener = Listener(ts.Listener)
+	ts.Start()
 	defer ts.Close()
 	kinds := hostileRequests(maxBody)
 	if len(kinds) < 25 {
@@ -259,7 +284,10 @@ func TestAuth(t *testing.T) {
 		{"/v2/health/ready", "", 200},
 		{"/v2", "", 401},
 		{"/v2", "Bearer s3cret", 200},
+		{"/v2", "bearer s3cret", 200},
+		{"/v2", "BEARER  s3cret", 200},
 		{"/v2", "Bearer s3cre", 401},
+		{"/v2", "Bearers3cret", 401},
 		{"/v2", "Basic s3cret", 401},
 		{"/v2", "s3cret", 401},
 		{"/v2/models/a", "", 401},
@@ -288,6 +316,30 @@ func TestAuth(t *testing.T) {
 	s.ServeHTTP(w, req)
 	if w.Code != 401 {
 		t.Errorf("inference without the token: %d", w.Code)
+	}
+}
+
+// TestReadyHidesNames checks that the server ready endpoint, which takes
+// no token, names the models that failed only to a request that has it.
+func TestReadyHidesNames(t *testing.T) {
+	s, _ := newTestServer(t, Config{Token: "s3cret"}, map[string]testFile{"a": {Value: 1}, "secret-customer-model": {Fail: "broken"}})
+	for _, tc := range []struct {
+		auth, want string
+		named      bool
+	}{
+		{"", "1 models not ready", false},
+		{"Bearer wrong", "1 models not ready", false},
+		{"Bearer s3cret", "models not ready: secret-customer-model", true},
+	} {
+		r := httptest.NewRequest("GET", "/v2/health/ready", nil)
+		if tc.auth != "" {
+			r.Header.Set("Authorization", tc.auth)
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		if got := w.Body.String(); w.Code != 400 || !strings.Contains(got, tc.want) || strings.Contains(got, "secret-customer") != tc.named {
+			t.Errorf("with %q: %d %s, want 400 saying %q", tc.auth, w.Code, got, tc.want)
+		}
 	}
 }
 
@@ -334,6 +386,89 @@ func TestLimits(t *testing.T) {
 			t.Errorf("%d %s", status, got)
 		}
 	})
+}
+
+// TestSlowBodies checks that bodies on their way hold no place among the
+// requests in flight: clients that send a few bytes of their bodies and
+// stall do not keep the requests that have arrived from running.
+func TestSlowBodies(t *testing.T) {
+	s, _ := newTestServer(t, Config{MaxInFlight: 2}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	for range 4 {
+		c, err := net.Dial("tcp", ts.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, "POST /v2/models/a/infer HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"in")
+	}
+	waitFor(t, func() bool { s.admitMu.Lock(); defer s.admitMu.Unlock(); return s.memory >= 4*100*memoryFactor })
+	resp, err := http.Post(ts.URL+"/v2/models/a/infer", "application/json", strings.NewReader(testRequest([]float64{1})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("a request beside 4 slow bodies: %d %s", resp.StatusCode, got)
+	}
+}
+
+// TestMemoryBudget checks that a request is refused (413) when computing
+// it would take more memory than the budget leaves it, and served up to
+// that: the largest signal a convolutional machine takes, and one more
+// position.
+func TestMemoryBudget(t *testing.T) {
+	const maxMemory = 64 << 20
+	s, dir := newTestServer(t, Config{MaxMemory: maxMemory}, nil)
+	memoryModels(t, dir)
+	if err := s.models.scan(); err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := s.version(target{model: "conv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := func(length int) string {
+		return `{"inputs":[{"name":"y0","datatype":"FP32","shape":[1,1,` + strconv.Itoa(length) + `],"data":[0` + strings.Repeat(",0", length-1) + `]}]}`
+	}
+	fits := func(length int) bool {
+		need, _, err := requestMemory(v.model, &v.meta, zeroInputs(v.meta.Inputs, []int{1, 1, length}), new(Rows))
+		return err == nil && need <= maxMemory-s.cfg.MaxBody*memoryFactor
+	}
+	v.release()
+	lo, hi := 3, 1<<22 // fits(lo), !fits(hi)
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if status, got := do(t, s, "POST", "/v2/models/conv/infer", request(lo)); status != 200 {
+		t.Errorf("the largest signal, %d positions: %d %.200s", lo, status, got)
+	}
+	status, got := do(t, s, "POST", "/v2/models/conv/infer", request(hi))
+	if status != 413 || !strings.Contains(got, "of memory to compute, more than the 40 MiB") || !strings.Contains(got, "a single sample of this shape is too large") {
+		t.Errorf("one position more, %d: %d %.200s", hi, status, got)
+	}
+	// Samples of a shorter signal: the most the budget takes, and one more.
+	many := func(n int) string {
+		return `{"inputs":[{"name":"y0","datatype":"FP32","shape":[` + strconv.Itoa(n) + `,1,100],"data":[0` + strings.Repeat(",0", 100*n-1) + `]}]}`
+	}
+	status, got = do(t, s, "POST", "/v2/models/conv/infer", many(2*lo/100))
+	m := regexp.MustCompile(`send at most (\d+) samples of this shape at once`).FindStringSubmatch(got)
+	if status != 413 || m == nil {
+		t.Fatalf("%d samples of 100 positions: %d %.300s", 2*lo/100, status, got)
+	}
+	most, _ := strconv.Atoi(m[1])
+	if status, got := do(t, s, "POST", "/v2/models/conv/infer", many(most)); status != 200 {
+		t.Errorf("the most samples said, %d: %d %.200s", most, status, got)
+	}
+	if status, got := do(t, s, "POST", "/v2/models/conv/infer", many(most+1)); status != 413 {
+		t.Errorf("one sample more than said, %d: %d %.200s", most+1, status, got)
+	}
 }
 
 // waitFor waits up to 5 s for cond.

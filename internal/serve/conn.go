@@ -1,0 +1,59 @@
+package serve
+
+import (
+	"bytes"
+	"net"
+)
+
+// Listener returns ln with its connections wrapped so that the refusals
+// net/http writes itself, before a request reaches the server (a path
+// with a bad escape, a malformed request line, headers too large), are
+// the protocol's JSON errors like every other answer of the server.
+func Listener(ln net.Listener) net.Listener { return jsonListener{ln} }
+
+type jsonListener struct{ net.Listener }
+
+func (l jsonListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return jsonConn{c}, nil
+}
+
+// jsonConn rewrites net/http's plain-text refusals into JSON.
+type jsonConn struct{ net.Conn }
+
+// plainRefusal ends the headers of net/http's own refusals, which it
+// writes to the connection in one call: "HTTP/1.1 400 Bad Request",
+// these headers, then the text.
+const plainRefusal = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+
+func (c jsonConn) Write(p []byte) (int, error) {
+	if !bytes.HasPrefix(p, []byte("HTTP/1.1 4")) && !bytes.HasPrefix(p, []byte("HTTP/1.1 5")) {
+		return c.Conn.Write(p)
+	}
+	status, text, ok := bytes.Cut(p, []byte(plainRefusal))
+	if !ok {
+		return c.Conn.Write(p)
+	}
+	b := append([]byte(nil), status...)
+	b = append(b, "\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"...)
+	b = append(b, `{"error":`...)
+	b = appendString(b, string(text))
+	b = append(b, "}\n"...)
+	if _, err := c.Conn.Write(b); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// CloseWrite closes the writing side of a TCP connection, which
+// net/http does after a refusal so that the client reads the answer
+// before the connection is reset.
+func (c jsonConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
