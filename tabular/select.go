@@ -1,4 +1,4 @@
-package kernel
+package tabular
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/parametric-machines/machines/crossval"
 	"github.com/parametric-machines/machines/internal/parallel"
+	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -242,7 +243,7 @@ type heldOut struct {
 // the others only if the shallow machine does not lead it there by more
 // than raceMargin standard errors: the panel's tables under 150 rows
 // repeat their splits, and the shallow machine wins most of them.
-func selectSettings(variants []problemData, val *validation, arch Architecture, costs, bandwidths []float64, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
+func selectSettings(variants []problemData, val *validation, arch kernel.Architecture, costs, bandwidths []float64, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
 	d := newDeepFolds(val.restrict(variants), val.folds, arch, costs, bandwidths, s)
 	sel := val.header()
 	if s.Progress != nil {
@@ -303,7 +304,7 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 type deepFolds struct {
 	variants   []problemData
 	folds      []crossval.Fold
-	arch       Architecture
+	arch       kernel.Architecture
 	costs      []float64
 	bandwidths []float64
 	path       []int // the costs from the smallest up
@@ -316,7 +317,7 @@ type deepFolds struct {
 	last time.Time
 }
 
-func newDeepFolds(variants []problemData, folds []crossval.Fold, arch Architecture, costs, bandwidths []float64, s Settings) *deepFolds {
+func newDeepFolds(variants []problemData, folds []crossval.Fold, arch kernel.Architecture, costs, bandwidths []float64, s Settings) *deepFolds {
 	d := &deepFolds{variants: variants, folds: folds, arch: arch, costs: costs, bandwidths: bandwidths, s: s,
 		path: allRows(len(costs)), last: time.Now()}
 	slices.SortStableFunc(d.path, func(a, b int) int { return cmpFloat(costs[a], costs[b]) })
@@ -517,7 +518,7 @@ func cmpFloat(a, b float64) int {
 // fitPath fits the training part of a fold at the costs in the order of
 // path, warm-starting each fit from the previous one, and returns the
 // held-out loss and score at each cost (indexed like costs).
-func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float64, path []int, s Settings, job uint64) ([]heldOut, error) {
+func fitPath(d problemData, fold crossval.Fold, arch kernel.Architecture, costs []float64, path []int, s Settings, job uint64) ([]heldOut, error) {
 	train, test := d.rows(fold.Train), d.rows(fold.Test)
 	nt, inputs := train.x.Dims()
 	chosen := anchorRows(Deep, train.x, s, s.Seed+job)
@@ -530,7 +531,7 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 		train.x, test.x = span.coords(), span.reduce(test.x.(*mat.Dense))
 	}
 	anchors := pickRows(train.x, chosen)
-	p := Problem{X: train.x, Y: train.targets(), Labels: train.labels}
+	p := kernel.Problem{X: train.x, Y: train.targets(), Labels: train.labels}
 	if len(chosen) < nt {
 		p.Anchors = chosen
 	}
@@ -548,7 +549,7 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 	var params []float64
 	for _, c := range path {
 		p.Cost = costs[c]
-		o, err := NewObjective(arch, p)
+		o, err := kernel.NewObjective(arch, p)
 		if err != nil {
 			return nil, err
 		}
@@ -567,7 +568,7 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 			return nil, err
 		}
 		params = r.X
-		pred := o.machine(params, anchors).Predict(nil, test.x)
+		pred := o.Machine(params, anchors).Predict(nil, test.x)
 		if offset != nil {
 			pred.Apply(func(_, j int, v float64) float64 { return v + offset[j] }, pred)
 		}
@@ -575,17 +576,17 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 		if d.back != nil {
 			d.back(pred)
 		}
-		out[c] = evaluate(pred, test)
+		out[c] = heldOutOf(pred, test)
 		out[c].pred, out[c].mean = raw, offset
 	}
 	return out, nil
 }
 
-// evaluate returns the loss and score of predictions pred on held-out
+// heldOutOf returns the loss and score of predictions pred on held-out
 // rows d: for regression the mean squared error (averaged over outputs)
 // and R^2 (likewise); for classification the mean log-loss of the softmax
 // of pred and the accuracy.
-func evaluate(pred *mat.Dense, d problemData) heldOut {
+func heldOutOf(pred *mat.Dense, d problemData) heldOut {
 	n, k := pred.Dims()
 	w := d.w
 	if w == nil {

@@ -1,4 +1,4 @@
-package kernel
+package tabular
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/internal/parallel"
+	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -478,7 +479,7 @@ func (vs *variantScorer) score(c Candidate) Candidate {
 		if test.back != nil {
 			test.back(pred)
 		}
-		h := evaluate(pred, test)
+		h := heldOutOf(pred, test)
 		losses[i], scores[i] = h.loss, h.score
 	}
 	if len(preds) == 1 {
@@ -501,7 +502,7 @@ func targetsOf(v problemData, outputs int) mat.Matrix {
 
 // result returns the best shallow machine fitted to all the rows, and res
 // completed for it.
-func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine, Result, error) {
+func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*kernel.Machine, Result, error) {
 	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), f.anchors), f.best.Bandwidth)
 	if err != nil {
 		return nil, res, err
@@ -601,7 +602,7 @@ func (f *shallowFit) heldOut(fold int) heldOut {
 	if test.back != nil {
 		test.back(pred)
 	}
-	return evaluate(pred, test)
+	return heldOutOf(pred, test)
 }
 
 // pick returns the listed elements of x, or nil for a nil x.
@@ -751,7 +752,7 @@ func (c calibration) shrink(pred, means *mat.Dense) {
 
 // scaleOutputs multiplies the output block of m by the factors: the rows
 // of A and C that make it.
-func (c calibration) scaleOutputs(m *Machine, classify bool) {
+func (c calibration) scaleOutputs(m *kernel.Machine, classify bool) {
 	k := m.Outputs()
 	ra, _ := m.A.Dims()
 	rc, _ := m.C.Dims()

@@ -1,4 +1,4 @@
-package kernel
+package tabular
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
@@ -63,12 +64,12 @@ const (
 // at most, and the cost and bandwidth chosen by DefaultFolds-fold
 // cross-validation over DefaultCosts x DefaultBandwidths.
 type Settings struct {
-	// Dims is the filtration (see Architecture); nil means DefaultHidden
+	// Dims is the filtration (see kernel.Architecture); nil means DefaultHidden
 	// followed by the output block: one per regression target column or
 	// one per class.
 	Dims []int
 	// Kernel combines the per-block Gaussians.
-	Kernel Combine
+	Kernel kernel.Combine
 	// Costs and Bandwidths are the candidates for the cost (which weighs
 	// the regulariser |A|^2 + RKHS norm and must not be negative) and
 	// the Gaussians' bandwidth (positive). Nil means DefaultCosts and
@@ -163,7 +164,7 @@ type Settings struct {
 	// final fit with the start it belongs to (from 0; the starts run in
 	// turn, each counting its iterations from 1) and the machine as it is
 	// then; an error stops the fit.
-	Iteration func(start, iter int, loss float64, m *Machine) error
+	Iteration func(start, iter int, loss float64, m *kernel.Machine) error
 }
 
 // Family is a kind of kernel machine that a fit may choose.
@@ -441,7 +442,7 @@ type Calibration struct {
 // FitRegression fits a machine to the rows of x and y (one column per
 // output; the last block of Settings.Dims, if given, must match) by
 // minimising the mean squared error plus the regulariser.
-func FitRegression(x, y mat.Matrix, s Settings) (*Machine, Result, error) {
+func FitRegression(x, y mat.Matrix, s Settings) (*kernel.Machine, Result, error) {
 	if y == nil {
 		return nil, Result{}, errors.New("kernel: no targets")
 	}
@@ -488,7 +489,7 @@ func widenedRange(y mat.Matrix) [][2]float64 {
 // to classes-1, by minimising the softmax cross-entropy plus the
 // regulariser. The last block of Settings.Dims, if given, must have one
 // entry per class. The fitted machine predicts class scores (logits).
-func FitClassifier(x mat.Matrix, labels []int, classes int, s Settings) (*Machine, Result, error) {
+func FitClassifier(x mat.Matrix, labels []int, classes int, s Settings) (*kernel.Machine, Result, error) {
 	if classes < 2 {
 		return nil, Result{}, fmt.Errorf("kernel: %d classes, want at least 2", classes)
 	}
@@ -504,7 +505,7 @@ const (
 	initStream   = 0x6b65726e656c
 )
 
-func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Result, error) {
+func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*kernel.Machine, Result, error) {
 	begin := time.Now()
 	if s.Budget < 0 {
 		return nil, Result{}, fmt.Errorf("kernel: budget %v, want 0 (none) or more", s.Budget)
@@ -523,7 +524,7 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	if s.Anchors > n {
 		return nil, Result{}, fmt.Errorf("kernel: %d anchors for %d training points", s.Anchors, n)
 	}
-	// Check the data before the selection spends time on it; NewObjective
+	// Check the data before the selection spends time on it; kernel.NewObjective
 	// checks the rest.
 	if err := checkFinite("input", x); err != nil {
 		return nil, Result{}, err
@@ -721,7 +722,7 @@ func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared,
 // fitDeep fits the machine of architecture arch with the cost, bandwidth
 // and target scale of res to all the rows, from Settings.Starts initial
 // points, and scales its outputs by the calibration, if any.
-func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Settings) (*Machine, Result, error) {
+func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration, s Settings) (*kernel.Machine, Result, error) {
 	d := p.linear
 	if res.LogTarget {
 		d = p.logarithmic
@@ -736,8 +737,8 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 	classify := d.labels != nil
 	// toMachine returns the machine of the parameters params, on the
 	// columns, with its scalers and calibration.
-	toMachine := func(params []float64) *Machine {
-		m := o.machine(params, anchors)
+	toMachine := func(params []float64) *kernel.Machine {
+		m := o.Machine(params, anchors)
 		if span != nil {
 			m.A = span.expand(m.A)
 		}
@@ -810,7 +811,7 @@ type finalLoss struct {
 // newFinalLoss returns the final fit's loss on the rows of d. The coarse
 // fits run before the loss of all the rows is built, so that the two
 // never hold their buffers at once.
-func newFinalLoss(d problemData, arch Architecture, cost float64, s Settings) (*finalLoss, error) {
+func newFinalLoss(d problemData, arch kernel.Architecture, cost float64, s Settings) (*finalLoss, error) {
 	f := &finalLoss{anchorRows: anchorRows(Deep, d.x, s, s.Seed)}
 	f.anchors = pickRows(d.x, f.anchorRows)
 	var err error
@@ -823,7 +824,7 @@ func newFinalLoss(d problemData, arch Architecture, cost float64, s Settings) (*
 
 // init returns the initial point of the given start: the coarse fit's
 // minimum, or a random draw.
-func (f *finalLoss) init(arch Architecture, s Settings, start int) []float64 {
+func (f *finalLoss) init(arch kernel.Architecture, s Settings, start int) []float64 {
 	if f.inits != nil {
 		return f.inits[start]
 	}
@@ -840,9 +841,9 @@ func initRand(s Settings, start int) *rand.Rand {
 // deepObjective returns the loss of the final fit on the rows of d with
 // the given anchor rows and, for a table wider than its rows, the span of
 // the rows that the fit is done in.
-func deepObjective(d problemData, arch Architecture, cost float64, anchorRows []int) (objective, *inputSpan, error) {
+func deepObjective(d problemData, arch kernel.Architecture, cost float64, anchorRows []int) (objective, *inputSpan, error) {
 	n, inputs := d.x.Dims()
-	prob := Problem{X: d.x, Y: d.targets(), Labels: d.labels, Cost: cost}
+	prob := kernel.Problem{X: d.x, Y: d.targets(), Labels: d.labels, Cost: cost}
 	if len(anchorRows) < n {
 		prob.Anchors = anchorRows
 	}
@@ -864,18 +865,18 @@ func deepObjective(d problemData, arch Architecture, cost float64, anchorRows []
 // the fit on all the rows would draw it, then moved to the minimum of the
 // same machine's loss, with the same anchors, on a seeded eighth of the
 // rows. Otherwise it returns nil and 0.
-func coarseStarts(d problemData, arch Architecture, cost float64, anchors *mat.Dense, s Settings) ([][]float64, int, error) {
+func coarseStarts(d problemData, arch kernel.Architecture, cost float64, anchors *mat.Dense, s Settings) ([][]float64, int, error) {
 	n, inputs := d.x.Dims()
 	if n < CoarseMinRows || wide(n, inputs) {
 		return nil, 0, nil
 	}
 	rows := rand.New(rand.NewPCG(s.Seed, coarseStream)).Perm(n)[:n/coarseShare]
 	slices.Sort(rows)
-	p := Problem{X: pickRows(d.x, rows), Labels: pick(d.labels, rows), Cost: cost, AnchorPoints: anchors}
+	p := kernel.Problem{X: pickRows(d.x, rows), Labels: pick(d.labels, rows), Cost: cost, AnchorPoints: anchors}
 	if y := d.targets(); y != nil {
 		p.Y = pickRows(y, rows)
 	}
-	o, err := NewObjective(arch, p)
+	o, err := kernel.NewObjective(arch, p)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -902,7 +903,7 @@ func (res *Result) keepStart(start int, r optim.Result) {
 // the stopping rule of settings, or the last point reached if the budget
 // ends the fit first; init itself if the fit fails (the fit on all the
 // rows then says why).
-func coarseStart(o *Objective, init []float64, settings optim.Settings, s Settings) []float64 {
+func coarseStart(o *kernel.Objective, init []float64, settings optim.Settings, s Settings) []float64 {
 	latest := init
 	settings.Iteration = func(_ int, _ float64, params []float64) error {
 		if !s.deadline.IsZero() && time.Now().After(s.deadline) {
@@ -964,12 +965,12 @@ func startLabel(k, starts int) string {
 
 // resolve returns the architecture and the candidate costs and bandwidths
 // that s means for a machine with the given number of outputs.
-func (s Settings) resolve(outputs int) (Architecture, []float64, []float64, error) {
-	arch := Architecture{Dims: s.Dims, Kernel: s.Kernel}
+func (s Settings) resolve(outputs int) (kernel.Architecture, []float64, []float64, error) {
+	arch := kernel.Architecture{Dims: s.Dims, Kernel: s.Kernel}
 	if arch.Dims == nil {
 		arch.Dims = append(DefaultHidden(), outputs)
 	}
-	if err := arch.check(); err != nil {
+	if err := arch.Check(); err != nil {
 		return arch, nil, nil, err
 	}
 	costs, bandwidths := s.Costs, s.Bandwidths
@@ -1059,4 +1060,19 @@ func pickRows(x mat.Matrix, rows []int) *mat.Dense {
 		}
 	}
 	return d
+}
+
+// checkFinite returns an error naming the first entry of a that is NaN or
+// infinite, so that the selection refuses such data before it starts;
+// kernel.NewObjective checks its own problems alike.
+func checkFinite(what string, a mat.Matrix) error {
+	r, c := a.Dims()
+	for i := range r {
+		for j := range c {
+			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("kernel: %s row %d, column %d is %v", what, i, j, v)
+			}
+		}
+	}
+	return nil
 }
