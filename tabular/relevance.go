@@ -160,7 +160,7 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 	plain := p.pass.bestLoss()
 	res.RelevanceLosses = []float64{plain, weighed}
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "kernel: the shallow machine's lowest held-out loss is %.4g on the inputs unweighed, %.4g weighed by their relevance (weights %.3g to %.3g)\n",
+		fmt.Fprintf(s.Progress, "tabular: the shallow machine's lowest held-out loss is %.4g on the inputs unweighed, %.4g weighed by their relevance (weights %.3g to %.3g)\n",
 			plain, weighed, slices.Min(w), slices.Max(w))
 	}
 	if LowerLoss(weighed, plain) {

@@ -107,7 +107,7 @@ type projection struct {
 func significantEigen(g *mat.SymDense, what string) (vals []float64, u *mat.Dense, keep []int, err error) {
 	var eig mat.EigenSym
 	if !eig.Factorize(g, true) {
-		return nil, nil, nil, fmt.Errorf("kernel: eigendecomposition of %s failed", what)
+		return nil, nil, nil, fmt.Errorf("tabular: eigendecomposition of %s failed", what)
 	}
 	vals, u = eig.Values(nil), new(mat.Dense)
 	eig.VectorsTo(u)
@@ -254,7 +254,7 @@ func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
 	gram.SymOuterK(1, zw.T())
 	var eig mat.EigenSym
 	if !eig.Factorize(gram, true) {
-		return nil, errors.New("kernel: eigendecomposition of the features' Gram matrix failed")
+		return nil, errors.New("tabular: eigendecomposition of the features' Gram matrix failed")
 	}
 	r.e = eig.Values(nil)
 	top := slices.Max(r.e)

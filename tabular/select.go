@@ -141,7 +141,7 @@ func newValidation(d problemData, s Settings) (*validation, error) {
 	m := len(v.rows)
 	v.k = s.FoldsFor(m)
 	if m < v.k {
-		return nil, fmt.Errorf("kernel: %d rows are too few for %d-fold cross-validation; fix the cost and the bandwidth or use fewer folds", m, v.k)
+		return nil, fmt.Errorf("tabular: %d rows are too few for %d-fold cross-validation; fix the cost and the bandwidth or use fewer folds", m, v.k)
 	}
 	// Small sets repeat the cross-validation on new shuffles: one k-fold
 	// split of a few dozen rows scores the settings too noisily to rank
@@ -156,7 +156,7 @@ func newValidation(d problemData, s Settings) (*validation, error) {
 		g := distinct(d.groups)
 		v.k = s.FoldsFor(g)
 		if g < v.k {
-			return nil, fmt.Errorf("kernel: %d groups are too few for %d-fold grouped cross-validation", g, v.k)
+			return nil, fmt.Errorf("tabular: %d groups are too few for %d-fold grouped cross-validation", g, v.k)
 		}
 		v.folds = crossval.Grouped(d.groups, v.k, s.Seed)
 		return v, nil
@@ -165,7 +165,7 @@ func newValidation(d problemData, s Settings) (*validation, error) {
 		v.k = s.FoldsFor(distinct(d.times) - 1) // k folds take k+1 blocks in time
 		folds, err := crossval.Forward(d.times, v.k)
 		if err != nil {
-			return nil, fmt.Errorf("kernel: %w", err)
+			return nil, fmt.Errorf("tabular: %w", err)
 		}
 		v.folds = folds
 		return v, nil
@@ -254,7 +254,7 @@ func selectSettings(variants []problemData, val *validation, arch kernel.Archite
 		if sel.Repeats > 1 {
 			what += fmt.Sprintf(", repeated %d times", sel.Repeats)
 		}
-		fmt.Fprintf(s.Progress, "kernel: choosing the cost and bandwidth among %d settings%s by %d-fold cross-validation on %d rows\n",
+		fmt.Fprintf(s.Progress, "tabular: choosing the cost and bandwidth among %d settings%s by %d-fold cross-validation on %d rows\n",
 			len(costs)*len(bandwidths), what, sel.Folds, len(val.rows))
 	}
 	var shallowLosses, shallowScores []float64
@@ -272,7 +272,7 @@ func selectSettings(variants []problemData, val *validation, arch kernel.Archite
 		if raced = shallowLeads(d.out, shallowLosses, val.k, folds, len(costs)); raced {
 			folds = val.k
 			if s.Progress != nil {
-				fmt.Fprintf(s.Progress, "kernel: the shallow machine leads the deep one by more than %g standard errors on the first split; the others are not fitted\n", raceMargin)
+				fmt.Fprintf(s.Progress, "tabular: the shallow machine leads the deep one by more than %g standard errors on the first split; the others are not fitted\n", raceMargin)
 			}
 		} else if err := d.run(val.k, len(val.folds)); err != nil {
 			return nil, calibration{}, err
@@ -286,7 +286,7 @@ func selectSettings(variants []problemData, val *validation, arch kernel.Archite
 		sel.add(shallow.sel.Candidates[shallow.sel.Best], shallowLosses, shallowScores, s.Progress)
 	}
 	if sel.Best < 0 {
-		return nil, calibration{}, errors.New("kernel: cross-validation: no setting was scored on every fold: each diverged on some fold or was skipped over the budget")
+		return nil, calibration{}, errors.New("tabular: cross-validation: no setting was scored on every fold: each diverged on some fold or was skipped over the budget")
 	}
 	if sel.Candidates[sel.Best].Shallow {
 		return sel, shallow.cal, nil
@@ -345,7 +345,7 @@ func (d *deepFolds) run(from, to int) error {
 		a.Bandwidth = d.bandwidths[b]
 		res, err := fitPath(d.variants[job/(k*nb)], d.folds[f], a, d.costs, d.path, d.s, uint64(job%(k*nb)))
 		if err != nil {
-			return fmt.Errorf("kernel: cross-validation fold %d, bandwidth %g: %w", f+1, d.bandwidths[b], err)
+			return fmt.Errorf("tabular: cross-validation fold %d, bandwidth %g: %w", f+1, d.bandwidths[b], err)
 		}
 		d.out[job] = res
 		d.report()
@@ -363,7 +363,7 @@ func (d *deepFolds) report() {
 	defer d.mu.Unlock()
 	if d.done++; time.Since(d.last) >= time.Second {
 		d.last = time.Now()
-		fmt.Fprintf(d.s.Progress, "kernel: cross-validation: %d of %d fits\n", d.done*len(d.costs), len(d.out)*len(d.costs))
+		fmt.Fprintf(d.s.Progress, "tabular: cross-validation: %d of %d fits\n", d.done*len(d.costs), len(d.out)*len(d.costs))
 	}
 }
 
@@ -476,7 +476,7 @@ func (sel *Selection) add(cand Candidate, losses, scores []float64, progress io.
 	}
 	sel.Candidates = append(sel.Candidates, cand)
 	if progress != nil {
-		fmt.Fprintf(progress, "kernel: %s: %s\n", cand.setting(), cand.scores(sel))
+		fmt.Fprintf(progress, "tabular: %s: %s\n", cand.setting(), cand.scores(sel))
 	}
 }
 

@@ -107,7 +107,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 		}
 		kept = bestBandwidths(loo, foldBandwidths)
 		if s.Progress != nil {
-			fmt.Fprintf(s.Progress, "kernel: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", len(sigmas), len(kept))
+			fmt.Fprintf(s.Progress, "tabular: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", len(sigmas), len(kept))
 		}
 	}
 	scored, err := pass.score(kept, val, folded, outputs, s.Workers)
@@ -124,11 +124,11 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 		}
 	}
 	if sel.Best < 0 {
-		return nil, errors.New("kernel: every setting of the shallow machine diverged")
+		return nil, errors.New("tabular: every setting of the shallow machine diverged")
 	}
 	cand := sel.Candidates[sel.Best]
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "kernel: %d settings of the shallow machine scored; chose %s: %s\n", len(sel.Candidates), cand.setting(), cand.scores(sel))
+		fmt.Fprintf(s.Progress, "tabular: %d settings of the shallow machine scored; chose %s: %s\n", len(sel.Candidates), cand.setting(), cand.scores(sel))
 	}
 	i := 0
 	if cand.LogTarget {

@@ -115,8 +115,8 @@ func TestStartsNamedInErrors(t *testing.T) {
 		starts, stopAt int
 		want           string
 	}{
-		{3, 1, "kernel: start 2 of 3: "},
-		{1, 0, "kernel: "},
+		{3, 1, "tabular: start 2 of 3: "},
+		{1, 0, "tabular: "},
 	} {
 		s := Settings{Dims: []int{1, 2, 1}, Costs: []float64{1e-3}, Bandwidths: []float64{1}, MaxIter: 5, Starts: tc.starts,
 			Iteration: func(k, _ int, _ float64, _ *kernel.Machine) error {

@@ -207,7 +207,7 @@ func ParseFamily(s string) (Family, error) {
 			return f, nil
 		}
 	}
-	return 0, fmt.Errorf("kernel: unknown family %q (want auto, shallow or deep)", s)
+	return 0, fmt.Errorf("tabular: unknown family %q (want auto, shallow or deep)", s)
 }
 
 // family checks the rows' weights, groups and times against the n rows
@@ -218,32 +218,32 @@ func (s Settings) family(n int) (Family, error) {
 	deepSettings := s.Dims != nil || s.Costs != nil || s.Bandwidths != nil
 	switch {
 	case s.Weights != nil && len(s.Weights) != n:
-		return 0, fmt.Errorf("kernel: %d weights for %d rows", len(s.Weights), n)
+		return 0, fmt.Errorf("tabular: %d weights for %d rows", len(s.Weights), n)
 	case s.Groups != nil && len(s.Groups) != n:
-		return 0, fmt.Errorf("kernel: %d groups for %d rows", len(s.Groups), n)
+		return 0, fmt.Errorf("tabular: %d groups for %d rows", len(s.Groups), n)
 	case s.Times != nil && len(s.Times) != n:
-		return 0, fmt.Errorf("kernel: %d times for %d rows", len(s.Times), n)
+		return 0, fmt.Errorf("tabular: %d times for %d rows", len(s.Times), n)
 	case s.Groups != nil && s.Times != nil:
-		return 0, errors.New("kernel: folds by groups and by time at once")
+		return 0, errors.New("tabular: folds by groups and by time at once")
 	}
 	var sum float64
 	for i, w := range s.Weights {
 		if !(w >= 0) || math.IsInf(w, 0) {
-			return 0, fmt.Errorf("kernel: weight of row %d is %v, want a finite value >= 0", i, w)
+			return 0, fmt.Errorf("tabular: weight of row %d is %v, want a finite value >= 0", i, w)
 		}
 		sum += w
 	}
 	if s.Weights != nil && sum == 0 {
-		return 0, errors.New("kernel: every weight is 0")
+		return 0, errors.New("tabular: every weight is 0")
 	}
 	for i, t := range s.Times {
 		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return 0, fmt.Errorf("kernel: time of row %d is %v", i, t)
+			return 0, fmt.Errorf("tabular: time of row %d is %v", i, t)
 		}
 	}
 	if s.Weights != nil {
 		if s.Family == Deep || deepSettings {
-			return 0, errors.New("kernel: weighted rows need the shallow machine: the deep machine's loss does not weigh them (drop Dims, Costs and Bandwidths)")
+			return 0, errors.New("tabular: weighted rows need the shallow machine: the deep machine's loss does not weigh them (drop Dims, Costs and Bandwidths)")
 		}
 		return Shallow, nil
 	}
@@ -333,7 +333,7 @@ func ParseInputScale(s string) (InputScale, error) {
 			return v, nil
 		}
 	}
-	return 0, fmt.Errorf("kernel: unknown input scale %q (want auto, linear or quantile)", s)
+	return 0, fmt.Errorf("tabular: unknown input scale %q (want auto, linear or quantile)", s)
 }
 
 // SkewedTarget is the sample skewness above which AutoScale tries the
@@ -364,7 +364,7 @@ func ParseTargetScale(s string) (TargetScale, error) {
 			return t, nil
 		}
 	}
-	return 0, fmt.Errorf("kernel: unknown target scale %q (want auto, linear or log)", s)
+	return 0, fmt.Errorf("tabular: unknown target scale %q (want auto, linear or log)", s)
 }
 
 // Result describes a fit.
@@ -444,7 +444,7 @@ type Calibration struct {
 // minimising the mean squared error plus the regulariser.
 func FitRegression(x, y mat.Matrix, s Settings) (*kernel.Machine, Result, error) {
 	if y == nil {
-		return nil, Result{}, errors.New("kernel: no targets")
+		return nil, Result{}, errors.New("tabular: no targets")
 	}
 	_, k := y.Dims()
 	return fit(x, y, nil, k, s)
@@ -491,7 +491,7 @@ func widenedRange(y mat.Matrix) [][2]float64 {
 // entry per class. The fitted machine predicts class scores (logits).
 func FitClassifier(x mat.Matrix, labels []int, classes int, s Settings) (*kernel.Machine, Result, error) {
 	if classes < 2 {
-		return nil, Result{}, fmt.Errorf("kernel: %d classes, want at least 2", classes)
+		return nil, Result{}, fmt.Errorf("tabular: %d classes, want at least 2", classes)
 	}
 	if labels == nil {
 		labels = []int{}
@@ -508,7 +508,7 @@ const (
 func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*kernel.Machine, Result, error) {
 	begin := time.Now()
 	if s.Budget < 0 {
-		return nil, Result{}, fmt.Errorf("kernel: budget %v, want 0 (none) or more", s.Budget)
+		return nil, Result{}, fmt.Errorf("tabular: budget %v, want 0 (none) or more", s.Budget)
 	}
 	if s.Budget > 0 {
 		s.deadline = begin.Add(s.Budget)
@@ -518,11 +518,11 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*kernel.Machin
 		return nil, Result{}, err
 	}
 	if x == nil {
-		return nil, Result{}, errors.New("kernel: no input data")
+		return nil, Result{}, errors.New("tabular: no input data")
 	}
 	n, _ := x.Dims()
 	if s.Anchors > n {
-		return nil, Result{}, fmt.Errorf("kernel: %d anchors for %d training points", s.Anchors, n)
+		return nil, Result{}, fmt.Errorf("tabular: %d anchors for %d training points", s.Anchors, n)
 	}
 	// Check the data before the selection spends time on it; kernel.NewObjective
 	// checks the rest.
@@ -577,7 +577,7 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*kernel.Machin
 		res.Cost, res.Bandwidth, res.LogTarget = best.Cost, best.Bandwidth, best.LogTarget
 		cal = &c
 		if s.Progress != nil {
-			fmt.Fprintf(s.Progress, "kernel: chose %s; fitting on all %d rows\n", best.setting(), n)
+			fmt.Fprintf(s.Progress, "tabular: chose %s; fitting on all %d rows\n", best.setting(), n)
 		}
 	}
 	m, res, err := fitDeep(p, arch, res, cal, s)
@@ -623,7 +623,7 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 	}
 	res.InputLosses = losses[:]
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "kernel: the shallow machine's lowest held-out loss is %.4g on the inputs as they are, %.4g on their quantiles\n", losses[0], losses[1])
+		fmt.Fprintf(s.Progress, "tabular: the shallow machine's lowest held-out loss is %.4g on the inputs as they are, %.4g on their quantiles\n", losses[0], losses[1])
 	}
 	if LowerLoss(losses[1], losses[0]) {
 		res.InputScale = QuantileInputs.String()
@@ -755,7 +755,7 @@ func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration
 		Iteration: func(iter int, loss float64, params []float64) error {
 			if s.Progress != nil && time.Since(last) >= time.Second {
 				last = time.Now()
-				fmt.Fprintf(s.Progress, "kernel: %siteration %d, loss %.6g\n", startLabel(start, s.Starts), iter, loss)
+				fmt.Fprintf(s.Progress, "tabular: %siteration %d, loss %.6g\n", startLabel(start, s.Starts), iter, loss)
 			}
 			if s.Iteration != nil {
 				if err := s.Iteration(start, iter, loss, toMachine(params)); err != nil {
@@ -779,7 +779,7 @@ func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration
 			}
 		}
 		if err != nil {
-			return nil, res, fmt.Errorf("kernel: %s%w", startLabel(start, s.Starts), err)
+			return nil, res, fmt.Errorf("tabular: %s%w", startLabel(start, s.Starts), err)
 		}
 		if start == 0 || r.Loss < best.Loss {
 			best = r
@@ -883,7 +883,7 @@ func coarseStarts(d problemData, arch kernel.Architecture, cost float64, anchors
 	settings := optim.Settings{Method: s.Method, GradTol: s.GradTol}
 	settings.MaxIter, settings.LossTol = s.finalStop()
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "kernel: fitting on a coarse eighth of the rows first\n")
+		fmt.Fprintf(s.Progress, "tabular: fitting on a coarse eighth of the rows first\n")
 	}
 	inits := make([][]float64, max(s.Starts, 1))
 	for k := range inits {
@@ -952,7 +952,7 @@ func (s Settings) finalStop() (maxIter int, lossTol float64) {
 }
 
 // errBudget stops the final fit of the deep machine at Settings.Budget.
-var errBudget = errors.New("kernel: the budget is spent")
+var errBudget = errors.New("tabular: the budget is spent")
 
 // startLabel names start k of several in messages, and nothing when there
 // is only one.
@@ -982,28 +982,28 @@ func (s Settings) resolve(outputs int) (kernel.Architecture, []float64, []float6
 	}
 	switch {
 	case len(costs) == 0:
-		return arch, nil, nil, errors.New("kernel: empty list of costs")
+		return arch, nil, nil, errors.New("tabular: empty list of costs")
 	case len(bandwidths) == 0:
-		return arch, nil, nil, errors.New("kernel: empty list of bandwidths")
+		return arch, nil, nil, errors.New("tabular: empty list of bandwidths")
 	case s.Folds < 0 || s.Folds == 1:
-		return arch, nil, nil, fmt.Errorf("kernel: %d cross-validation folds, want at least 2", s.Folds)
+		return arch, nil, nil, fmt.Errorf("tabular: %d cross-validation folds, want at least 2", s.Folds)
 	case s.Anchors < 0:
-		return arch, nil, nil, fmt.Errorf("kernel: %d anchors, want >= 0", s.Anchors)
+		return arch, nil, nil, fmt.Errorf("tabular: %d anchors, want >= 0", s.Anchors)
 	case s.MaxIter < 0:
-		return arch, nil, nil, fmt.Errorf("kernel: maximum of %d iterations, want >= 0", s.MaxIter)
+		return arch, nil, nil, fmt.Errorf("tabular: maximum of %d iterations, want >= 0", s.MaxIter)
 	case !(s.LossTol >= 0) || math.IsInf(s.LossTol, 0):
-		return arch, nil, nil, fmt.Errorf("kernel: loss tolerance %v, want a finite value >= 0 (UntilStall stops only when the loss stalls)", s.LossTol)
+		return arch, nil, nil, fmt.Errorf("tabular: loss tolerance %v, want a finite value >= 0 (UntilStall stops only when the loss stalls)", s.LossTol)
 	case s.Starts < 0:
-		return arch, nil, nil, fmt.Errorf("kernel: %d starts, want >= 0", s.Starts)
+		return arch, nil, nil, fmt.Errorf("tabular: %d starts, want >= 0", s.Starts)
 	}
 	for _, c := range costs {
 		if !(c >= 0) || math.IsInf(c, 0) {
-			return arch, nil, nil, fmt.Errorf("kernel: cost %v, want a finite value >= 0", c)
+			return arch, nil, nil, fmt.Errorf("tabular: cost %v, want a finite value >= 0", c)
 		}
 	}
 	for _, b := range bandwidths {
 		if !(b > 0) || math.IsInf(b, 0) {
-			return arch, nil, nil, fmt.Errorf("kernel: bandwidth %v, want a finite value > 0", b)
+			return arch, nil, nil, fmt.Errorf("tabular: bandwidth %v, want a finite value > 0", b)
 		}
 	}
 	return arch, costs, bandwidths, nil
@@ -1034,7 +1034,7 @@ func log1p(y mat.Matrix) (*mat.Dense, error) {
 		for j := range c {
 			v := y.At(i, j)
 			if v < 0 {
-				return nil, fmt.Errorf("kernel: the log target scale needs nonnegative targets; row %d, column %d is %v", i, j, v)
+				return nil, fmt.Errorf("tabular: the log target scale needs nonnegative targets; row %d, column %d is %v", i, j, v)
 			}
 			out.Set(i, j, math.Log1p(v))
 		}
@@ -1070,7 +1070,7 @@ func checkFinite(what string, a mat.Matrix) error {
 	for i := range r {
 		for j := range c {
 			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("kernel: %s row %d, column %d is %v", what, i, j, v)
+				return fmt.Errorf("tabular: %s row %d, column %d is %v", what, i, j, v)
 			}
 		}
 	}
