@@ -54,7 +54,7 @@
 //
 // Every batch in the library holds its samples first: a matrix has a row
 // per sample and a column per coordinate (as Iterate's h and g here, the
-// tables of package dataset, the inputs of kernel.FitRegression, the
+// tables of package dataset, the inputs of tabular.FitRegression, the
 // layers of kernel, hypergraph and finite, ad's losses), and a tensor
 // has the sample as its leading dimension (images N×C×H×W, signals
 // N×C×L, as in package ad). This is the layout of the data people have —

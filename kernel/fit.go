@@ -55,7 +55,7 @@ type Objective struct {
 // architecture. It returns an error for data the machine cannot be fitted
 // to; the parameters start at zero (see Init).
 func NewObjective(arch Architecture, p Problem) (*Objective, error) {
-	if err := arch.check(); err != nil {
+	if err := arch.Check(); err != nil {
 		return nil, err
 	}
 	n, d, err := checkInputs(p)
@@ -67,7 +67,7 @@ func NewObjective(arch Architecture, p Problem) (*Objective, error) {
 		return nil, err
 	}
 	o := &Objective{arch: arch, inputs: d, anchors: m}
-	size := arch.size()
+	size := arch.Size()
 	na := size * d
 	o.params = make([]float64, arch.NumParams(d, m))
 	o.grad = make([]float64, len(o.params))
@@ -188,12 +188,21 @@ func (o *Objective) Len() int { return len(o.params) }
 // Init writes Glorot-uniform initial parameters, drawn from rnd, to dst
 // (allocated if nil) and returns it.
 func (o *Objective) Init(dst []float64, rnd *rand.Rand) []float64 {
+	return o.arch.InitParams(dst, o.inputs, o.anchors, rnd)
+}
+
+// InitParams writes Glorot-uniform parameters of a machine of a's
+// architecture on the given numbers of inputs and anchors, drawn from rnd,
+// to dst (allocated if nil) and returns it. The augmenter comes first,
+// then the coefficients, as NumParams counts them.
+func (a Architecture) InitParams(dst []float64, inputs, anchors int, rnd *rand.Rand) []float64 {
 	if dst == nil {
-		dst = make([]float64, o.Len())
+		dst = make([]float64, a.NumParams(inputs, anchors))
 	}
-	na := len(o.a.Value.Data)
-	glorot(dst[:na], o.a.Value.Rows(), o.a.Value.Cols(), rnd)
-	glorot(dst[na:], o.c.Value.Rows(), o.c.Value.Cols(), rnd)
+	size := a.Size()
+	na := size * inputs
+	glorot(dst[:na], size, inputs, rnd)
+	glorot(dst[na:], size-a.Dims[0], anchors, rnd)
 	return dst
 }
 
@@ -230,11 +239,11 @@ func (o *Objective) eval(params []float64) {
 	o.g.Forward()
 }
 
-// machine returns the machine with the given parameters and anchors.
-func (o *Objective) machine(params []float64, anchors *mat.Dense) *Machine {
+// Machine returns the machine with the given parameters and anchors.
+func (o *Objective) Machine(params []float64, anchors *mat.Dense) *Machine {
 	na := len(o.a.Value.Data)
 	return &Machine{
-		Architecture: Architecture{Dims: slices.Clone(o.arch.Dims), Kernel: o.arch.Kernel, Bandwidth: o.arch.sigma()},
+		Architecture: Architecture{Dims: slices.Clone(o.arch.Dims), Kernel: o.arch.Kernel, Bandwidth: o.arch.Sigma()},
 		A:            mat.NewDense(o.a.Value.Rows(), o.a.Value.Cols(), slices.Clone(params[:na])),
 		C:            mat.NewDense(o.c.Value.Rows(), o.c.Value.Cols(), slices.Clone(params[na:])),
 		Anchors:      anchors,
@@ -251,4 +260,13 @@ func checkFinite(what string, a mat.Matrix) error {
 		}
 	}
 	return nil
+}
+
+// allRows returns the indices 0 to n-1.
+func allRows(n int) []int {
+	r := make([]int, n)
+	for i := range r {
+		r[i] = i
+	}
+	return r
 }

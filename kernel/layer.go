@@ -33,7 +33,7 @@ type Layer[T ad.Float] struct {
 
 // Init implements ad.Layer.
 func (l Layer[T]) Init(s *ad.Scope[T], in [][]int) ([][]int, error) {
-	if err := l.check(); err != nil {
+	if err := l.Check(); err != nil {
 		return nil, err
 	}
 	switch {
@@ -44,7 +44,7 @@ func (l Layer[T]) Init(s *ad.Scope[T], in [][]int) ([][]int, error) {
 	case !(l.Cost >= 0) || math.IsInf(l.Cost, 0):
 		return nil, fmt.Errorf("kernel: layer cost %v, want a finite value >= 0", l.Cost)
 	}
-	inputs, size := in[0][0], l.size()
+	inputs, size := in[0][0], l.Size()
 	a := s.NewParam("weight", size, inputs)
 	c := s.NewParam("coef", size-l.Dims[0], l.Anchors)
 	for _, t := range []*ad.Tensor[T]{a, c} {
@@ -88,7 +88,7 @@ func (l Layer[T]) Machine(ps *ad.Params[T], name string) (*Machine, error) {
 		return nil, fmt.Errorf("kernel: layer %s: its parameters are not in the set", name)
 	}
 	return &Machine{
-		Architecture: Architecture{Dims: append([]int(nil), l.Dims...), Kernel: l.Kernel, Bandwidth: l.sigma()},
+		Architecture: Architecture{Dims: append([]int(nil), l.Dims...), Kernel: l.Kernel, Bandwidth: l.Sigma()},
 		A:            denseCopy(a),
 		C:            denseCopy(c),
 		Anchors:      denseCopy(points),

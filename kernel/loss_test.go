@@ -54,7 +54,7 @@ func TestLossMatchesPaper(t *testing.T) {
 			if anchors == nil {
 				anchors = allRows(n)
 			}
-			size := tc.arch.size()
+			size := tc.arch.Size()
 			a := mat.NewDense(size, d, params[:size*d])
 			c := mat.NewDense(size-tc.arch.Dims[0], len(anchors), params[size*d:])
 			// h starts as A x; level i adds sum_a c_ia K_i(a, p) to block i.
@@ -67,7 +67,7 @@ func TestLossMatchesPaper(t *testing.T) {
 				k := mat.NewDense(n, len(anchors), nil)
 				for q := range n {
 					for j, an := range anchors {
-						k.Set(q, j, levelKernel(tc.arch, h, q, an, level, tc.arch.sigma()))
+						k.Set(q, j, levelKernel(tc.arch, h, q, an, level, tc.arch.Sigma()))
 					}
 				}
 				for r := range di {

@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/scale"
@@ -55,7 +54,9 @@ type Architecture struct {
 	Bandwidth float64
 }
 
-func (a Architecture) check() error {
+// Check returns an error saying what is wrong with a: fewer than two
+// blocks, an empty block, a negative bandwidth or an unknown kernel.
+func (a Architecture) Check() error {
 	if len(a.Dims) < 2 {
 		return fmt.Errorf("kernel: dims %v: need at least two blocks (input and output)", a.Dims)
 	}
@@ -73,15 +74,17 @@ func (a Architecture) check() error {
 	return nil
 }
 
-func (a Architecture) sigma() float64 {
+// Sigma returns the bandwidth of the Gaussians: Bandwidth, or 1 when it
+// is 0.
+func (a Architecture) Sigma() float64 {
 	if a.Bandwidth == 0 {
 		return 1
 	}
 	return a.Bandwidth
 }
 
-// size returns the dimension of the machine space, sum(Dims).
-func (a Architecture) size() int {
+// Size returns the dimension of the machine space, sum(Dims).
+func (a Architecture) Size() int {
 	s := 0
 	for _, d := range a.Dims {
 		s += d
@@ -96,7 +99,7 @@ func (a Architecture) Outputs() int { return a.Dims[len(a.Dims)-1] }
 // input dimension and number of anchors: the augmenter sum(Dims) x inputs
 // and the coefficients (sum(Dims) - Dims[0]) x anchors.
 func (a Architecture) NumParams(inputs, anchors int) int {
-	s := a.size()
+	s := a.Size()
 	return s*inputs + (s-a.Dims[0])*anchors
 }
 
@@ -125,7 +128,7 @@ func build[T ad.Float](arch Architecture, g *ad.Graph[T], a, c, x *ad.Node[T], a
 // block that the kernels read (the states of a build on the anchors), and
 // the network has no norm.
 func buildFrom[T ad.Float](arch Architecture, g *ad.Graph[T], a, c, x *ad.Node[T], anchors []int, fixed []*ad.Node[T], inputBlock bool) network[T] {
-	sigma := T(arch.sigma())
+	sigma := T(arch.Sigma())
 	z := g.MatMul(a, x, false, false)
 	lo := arch.Dims[0]
 	state := x
@@ -236,26 +239,8 @@ func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 // Outputs(), allocated if nil): the machine's output, on the scale it was
 // fitted (standardised, and logarithmic for a LogTarget), plus and minus
 // halfWidth[j] for output j, mapped to the units of the targets. With the
-// half widths of Conformal the intervals are conformal prediction
+// half widths of tabular.Conformal the intervals are conformal prediction
 // intervals. It is for regression machines.
 func (m *Machine) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix, halfWidth []float64) (*mat.Dense, *mat.Dense, *mat.Dense) {
 	return m.NewPredictor().PredictInterval(pred, lower, upper, x, halfWidth)
-}
-
-// Conformal returns the half width of a conformal prediction interval of
-// the given level (between 0 and 1) from held-out absolute residuals,
-// sorted in increasing order, of rows exchangeable with the new ones: the
-// ceil((n+1) level)-th smallest of the n residuals, so that a new row's
-// residual falls below it with probability at least level. It is +Inf
-// when there are too few residuals for that level.
-func Conformal(residuals []float64, level float64) float64 {
-	n := len(residuals)
-	k := int(math.Ceil(float64(n+1) * level))
-	switch {
-	case k > n:
-		return math.Inf(1)
-	case k < 1:
-		return 0
-	}
-	return residuals[k-1]
 }

@@ -20,7 +20,7 @@ func randomMachine(t testing.TB, rnd *rand.Rand, arch Architecture, inputs, anch
 	if err != nil {
 		t.Fatal(err)
 	}
-	return o.machine(o.Init(nil, rnd), x)
+	return o.Machine(o.Init(nil, rnd), x)
 }
 
 // TestPredictorRowsIndependent checks that a row's prediction has the
@@ -150,69 +150,6 @@ func BenchmarkPredictor(b *testing.B) {
 				p.Predict(dst, x)
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-		})
-	}
-}
-
-// TestRange checks the bounds of a regression's predictions: a line fitted
-// on x in [0, 1] predicts at most the largest target plus RangeMargin of
-// the targets' range far beyond it, and its interval ends are bounded
-// too; a second output of targets from 0 is bounded by 0 below;
-// Extrapolate and Raw fits follow the lines. The deep machine's final fit
-// shows Settings.Iteration bounded machines, as the one it returns.
-func TestRange(t *testing.T) {
-	const n = 40
-	x, y := mat.NewDense(n, 1, nil), mat.NewDense(n, 2, nil)
-	for i := range n {
-		v := float64(i) / (n - 1)
-		x.Set(i, 0, v)
-		y.Set(i, 0, 2*v+1) // from 1 to 3
-		y.Set(i, 1, 2*v)   // from 0 to 2
-	}
-	far := mat.NewDense(2, 1, []float64{10, -10})
-	for _, tc := range []struct {
-		name    string
-		s       Settings
-		bounded bool
-	}{
-		{"default", Settings{Family: Shallow}, true},
-		{"extrapolate", Settings{Family: Shallow, Extrapolate: true}, false},
-		{"raw", Settings{Family: Shallow, Raw: true}, false},
-		{"deep", Settings{Costs: []float64{1e-3}, Bandwidths: []float64{1}, MaxIter: 20}, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			unbounded := 0
-			tc.s.Iteration = func(_, _ int, _ float64, m *Machine) error {
-				if m.Range == nil {
-					unbounded++
-				}
-				return nil
-			}
-			m, _, err := FitRegression(x, y, tc.s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pred, lower, upper := m.PredictInterval(nil, nil, nil, far, []float64{1, 1})
-			hi, lo := pred.At(0, 0), pred.At(1, 0)
-			margin := RangeMargin * 2
-			if tc.bounded && unbounded > 0 {
-				t.Errorf("%d machines of the final fit's iterations are unbounded", unbounded)
-			}
-			if !tc.bounded {
-				if hi < 10 || lo > -8 {
-					t.Errorf("predictions %v and %v at x = 10 and -10, want the line 2x + 1 to carry them beyond the targets", hi, lo)
-				}
-				return
-			}
-			if hi != 3+margin || lo != 1-margin {
-				t.Errorf("predictions %v and %v at x = 10 and -10, want the bounds %v and %v", hi, lo, 3+margin, 1-margin)
-			}
-			if upper.At(0, 0) != 3+margin || lower.At(1, 0) != 1-margin {
-				t.Errorf("interval ends %v and %v, want the bounds", upper.At(0, 0), lower.At(1, 0))
-			}
-			if lo := lower.At(1, 1); lo != 0 {
-				t.Errorf("lower end %v of the nonnegative output at x = -10, want 0", lo)
-			}
 		})
 	}
 }

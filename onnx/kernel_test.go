@@ -12,6 +12,7 @@ import (
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -32,11 +33,11 @@ type fitted struct {
 // with the cost and bandwidth fixed and few iterations: the agreement, not
 // the fit, is under test.
 func fitTable(t *testing.T, f *dataset.Frame, target string, ignore []string, classify bool, comb kernel.Combine) fitted {
-	return fitTableWith(t, f, target, ignore, classify, kernel.Settings{Kernel: comb, Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30, Seed: 1})
+	return fitTableWith(t, f, target, ignore, classify, tabular.Settings{Kernel: comb, Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30, Seed: 1})
 }
 
 // fitTableWith is fitTable with the given settings.
-func fitTableWith(t *testing.T, f *dataset.Frame, target string, ignore []string, classify bool, s kernel.Settings) fitted {
+func fitTableWith(t *testing.T, f *dataset.Frame, target string, ignore []string, classify bool, s tabular.Settings) fitted {
 	t.Helper()
 	tg, err := f.Target(target, classify)
 	if err != nil {
@@ -58,10 +59,10 @@ func fitTableWith(t *testing.T, f *dataset.Frame, target string, ignore []string
 	}
 	km := kernelModel{Encoder: enc, Features: features, Target: target}
 	if classify {
-		km.Machine, _, err = kernel.FitClassifier(x, tg.Labels, len(tg.Classes), s)
+		km.Machine, _, err = tabular.FitClassifier(x, tg.Labels, len(tg.Classes), s)
 		km.Classes = tg.Classes
 	} else {
-		km.Machine, _, err = kernel.FitRegression(x, mat.NewDense(len(tg.Values), 1, tg.Values), s)
+		km.Machine, _, err = tabular.FitRegression(x, mat.NewDense(len(tg.Values), 1, tg.Values), s)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -283,21 +284,21 @@ func TestKernelShallow(t *testing.T) {
 	for _, tc := range []struct {
 		target   string
 		classify bool
-		inputs   kernel.InputScale
+		inputs   tabular.InputScale
 	}{
-		{"y", false, kernel.LinearInputs},
-		{"c", true, kernel.LinearInputs},
-		{"y", false, kernel.QuantileInputs},
-		{"c", true, kernel.QuantileInputs},
+		{"y", false, tabular.LinearInputs},
+		{"c", true, tabular.LinearInputs},
+		{"y", false, tabular.QuantileInputs},
+		{"c", true, tabular.QuantileInputs},
 	} {
 		t.Run(tc.target+"-"+tc.inputs.String(), func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(5, 6))
 			other := []string{"y", "c"}
-			fm := fitTableWith(t, randomTable(t, 120, false, rnd), tc.target, other, tc.classify, kernel.Settings{Family: kernel.Shallow, InputScale: tc.inputs})
+			fm := fitTableWith(t, randomTable(t, 120, false, rnd), tc.target, other, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: tc.inputs})
 			if len(fm.km.Machine.Dims) != 2 {
 				t.Fatalf("dims %v: not a shallow machine", fm.km.Machine.Dims)
 			}
-			if got := fm.km.Machine.Quantiles != nil; got != (tc.inputs == kernel.QuantileInputs) {
+			if got := fm.km.Machine.Quantiles != nil; got != (tc.inputs == tabular.QuantileInputs) {
 				t.Fatalf("quantile map %v, want it with inputs %v", got, tc.inputs)
 			}
 			if !tc.classify {

@@ -9,12 +9,11 @@ import (
 	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/kernel"
 )
 
 // readLearnerColumns sets in s the weights, groups and times of the rows
 // t.Rows of the table, from the columns the options name.
-func (run *fitRun) readLearnerColumns(s *kernel.Settings) error {
+func (run *fitRun) readLearnerColumns(s *Settings) error {
 	f, t, o := run.f, run.t, &run.opts
 	if o.Balance && run.task != Classification {
 		return optionf("-balance weighs the classes of a classification; the target of %s is a regression's", f.Name())

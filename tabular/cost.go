@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/internal/budget"
-	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -46,7 +45,7 @@ const (
 	selectionIters = 50
 	finalIters     = 60
 	// anchorIterPower is how the final fit's iterations grow with its
-	// anchors beyond kernel.DeepAnchors: as their ratio to the power.
+	// anchors beyond DeepAnchors: as their ratio to the power.
 	anchorIterPower = 0.4
 	// evalsPerIter is the number of loss evaluations per iteration,
 	// line searches included; lbfgsFlops the work per iteration on each
@@ -86,7 +85,7 @@ type fitShape struct {
 	// classify is set for a classification, whose inputs' scale and
 	// relevance are not chosen; cycles when the dates' cycles are weighed
 	// by the shallow machine first; countLike for regression targets
-	// that kernel.AutoScale also tries on the log scale (kernel.CountLike),
+	// that AutoScale also tries on the log scale (CountLike),
 	// which doubles the settings the selections score.
 	classify, cycles, countLike bool
 }
@@ -97,7 +96,7 @@ func (run *fitRun) shape() fitShape {
 		rows: len(run.t.Rows), inputs: run.enc.Width(), outputs: run.outputs,
 		cells:    run.f.Len() * len(run.f.Columns()),
 		classify: (run.task == Classification), cycles: run.enc.WithoutCycles().Width() != run.enc.Width(),
-		countLike: !(run.task == Classification) && kernel.CountLike(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)),
+		countLike: !(run.task == Classification) && CountLike(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)),
 	}
 }
 
@@ -131,30 +130,30 @@ func (z fitSize) worst() estimate {
 // settings s. It mirrors kernel's fit: the shallow machine's passes,
 // unless the deep machine alone is fitted; a cross-validation of the
 // deep machine, unless the cost and the bandwidth are both fixed or the
-// shallow machine alone is fitted, on at most kernel.SelectionRows rows,
+// shallow machine alone is fitted, on at most SelectionRows rows,
 // repeated on small sets; then the final fit of the machine chosen on
 // all rows, for the deep machine from s.Starts initial points.
-func sizeFit(shape fitShape, s kernel.Settings) fitSize {
+func sizeFit(shape fitShape, s Settings) fitSize {
 	rows, inputs := shape.rows, shape.inputs
 	dims := s.Dims
 	if dims == nil {
-		dims = append(kernel.DefaultHidden(), shape.outputs)
+		dims = append(DefaultHidden(), shape.outputs)
 	}
 	anchors := func(n int) int {
 		if s.Anchors > 0 {
 			return min(n, s.Anchors)
 		}
-		return min(n, kernel.DeepAnchors)
+		return min(n, DeepAnchors)
 	}
 	final := machineCost{dims: dims, inputs: inputs, rows: rows, anchors: anchors(rows)}
 	size := fitSize{dims: dims, params: final.params(), span: inputs + final.anchors}
 	common := estimate{seconds: baseSeconds + cellSeconds*float64(shape.cells),
 		bytes: baseBytes + cellBytes*float64(shape.cells) + encodedCopies*8*float64(rows)*float64(inputs)}
 	deepSettings := s.Dims != nil || s.Costs != nil || s.Bandwidths != nil
-	shallowOnly := s.Family == kernel.Shallow || s.Weights != nil
-	deepOnly := !shallowOnly && (s.Family == kernel.Deep || deepSettings)
+	shallowOnly := s.Family == Shallow || s.Weights != nil
+	deepOnly := !shallowOnly && (s.Family == Deep || deepSettings)
 	variants := 1 // the scales of the targets that the selections try
-	if shape.countLike && s.TargetScale == kernel.AutoScale {
+	if shape.countLike && s.TargetScale == AutoScale {
 		variants = 2
 	}
 	var passes estimate // the shallow machine's
@@ -173,13 +172,13 @@ func sizeFit(shape fitShape, s kernel.Settings) fitSize {
 	}
 	costs, bandwidths := len(s.Costs), len(s.Bandwidths)
 	if s.Costs == nil {
-		costs = len(kernel.DefaultCosts())
+		costs = len(DefaultCosts())
 	}
 	if s.Bandwidths == nil {
-		bandwidths = len(kernel.DefaultBandwidths())
+		bandwidths = len(DefaultBandwidths())
 	}
 	if costs > 1 || bandwidths > 1 {
-		n := min(rows, kernel.SelectionRows)
+		n := min(rows, SelectionRows)
 		folds := s.FoldsFor(n)
 		size.folds, size.selectionRows = folds, n
 		train := n - n/folds
@@ -198,7 +197,7 @@ func sizeFit(shape fitShape, s kernel.Settings) fitSize {
 	if s.MaxIter > 0 {
 		iters = math.Min(iters, float64(s.MaxIter))
 	}
-	more := math.Pow(math.Max(1, float64(final.anchors)/kernel.DeepAnchors), anchorIterPower)
+	more := math.Pow(math.Max(1, float64(final.anchors)/DeepAnchors), anchorIterPower)
 	size.deep.seconds += finalSeconds * float64(max(1, s.Starts)) * (more*iters*final.flopsPerIter() + final.spanFlops())
 	return size
 }
@@ -207,9 +206,9 @@ func sizeFit(shape fitShape, s kernel.Settings) fitSize {
 // of that shape with settings s: one for a classification or fixed
 // inputs, three for a regression whose inputs' scale and relevance are
 // chosen, two more when the dates' cycles are weighed.
-func shallowPasses(shape fitShape, s kernel.Settings) int {
+func shallowPasses(shape fitShape, s Settings) int {
 	passes := 1
-	if !shape.classify && !s.Raw && s.InputScale == kernel.AutoInputs {
+	if !shape.classify && !s.Raw && s.InputScale == AutoInputs {
 		passes += 2
 	}
 	if shape.cycles {
@@ -221,15 +220,15 @@ func shallowPasses(shape fitShape, s kernel.Settings) int {
 // shallowCost is the time and memory that the shallow machine's passes
 // add to a fit of that shape with settings s, scoring that many scales of
 // the targets: each draws its anchors among all rows, and builds and
-// scores the basis of each bandwidth on at most kernel.SelectionRows
+// scores the basis of each bandwidth on at most SelectionRows
 // rows, of the size of the rows or of the inputs and the anchors,
 // whichever is smaller.
-func shallowCost(shape fitShape, s kernel.Settings, variants int) estimate {
+func shallowCost(shape fitShape, s Settings, variants int) estimate {
 	passes := shallowPasses(shape, s)
 	rows, inputs := float64(shape.rows), float64(shape.inputs)
-	anchors := float64(min(shape.rows, kernel.ShallowAnchors))
-	basis := math.Min(float64(min(shape.rows, kernel.SelectionRows)), inputs+anchors)
-	bases := float64(len(kernel.ShallowBandwidths()))
+	anchors := float64(min(shape.rows, ShallowAnchors))
+	basis := math.Min(float64(min(shape.rows, SelectionRows)), inputs+anchors)
+	bases := float64(len(ShallowBandwidths()))
 	return estimate{
 		seconds: float64(passes) * (anchorSeconds*rows*inputs*anchors + float64(variants)*basisSeconds*bases*basis*basis*basis),
 		bytes:   anchorCopies * 8 * rows * anchors,
@@ -305,7 +304,7 @@ func (c machineCost) spanFlops() float64 {
 // costs; and a fit whose estimated memory exceeds what the machine has
 // available, or whose time exceeds maxFitTime, saying what it would take.
 // It announces in the log a fit that will take more than announceTime.
-func checkFitSize(shape fitShape, s kernel.Settings, o *Options) error {
+func checkFitSize(shape fitShape, s Settings, o *Options) error {
 	size := sizeFit(shape, s)
 	for i, d := range size.dims[:len(size.dims)-1] {
 		if d > size.span {

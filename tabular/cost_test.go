@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/internal/budget"
-	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -31,13 +30,13 @@ func TestSizeFitSelection(t *testing.T) {
 				x.Set(i, 1, rnd.Float64())
 				y.Set(i, 0, target(x.At(i, 0), x.At(i, 1)))
 			}
-			s := kernel.Settings{Costs: []float64{0.01, 0.1}, Bandwidths: []float64{1, 2}, MaxIter: 5}
-			_, res, err := kernel.FitRegression(x, y, s)
+			s := Settings{Costs: []float64{0.01, 0.1}, Bandwidths: []float64{1, 2}, MaxIter: 5}
+			_, res, err := FitRegression(x, y, s)
 			if err != nil {
 				t.Fatal(err)
 			}
 			sel := res.Selection
-			shape := fitShape{rows: rows, inputs: 2, outputs: 1, countLike: kernel.CountLike(y)}
+			shape := fitShape{rows: rows, inputs: 2, outputs: 1, countLike: CountLike(y)}
 			if got, want := sizeFit(shape, s).selection, len(sel.Candidates)*sel.Folds*sel.Repeats; got != want {
 				t.Errorf("%d rows, target %d: sizeFit counts %d fits of the selection, kernel ran %d", rows, k, got, want)
 			}
@@ -67,22 +66,22 @@ func TestShallowPasses(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		classify bool
-		s        kernel.Settings
+		s        Settings
 	}{
-		{"regression", false, kernel.Settings{}},
-		{"regression, linear inputs", false, kernel.Settings{InputScale: kernel.LinearInputs}},
-		{"regression, raw", false, kernel.Settings{Raw: true}},
-		{"classification", true, kernel.Settings{}},
+		{"regression", false, Settings{}},
+		{"regression, linear inputs", false, Settings{InputScale: LinearInputs}},
+		{"regression, raw", false, Settings{Raw: true}},
+		{"classification", true, Settings{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var progress strings.Builder
 			s := tc.s
-			s.Family, s.Progress = kernel.Shallow, &progress
+			s.Family, s.Progress = Shallow, &progress
 			var err error
 			if tc.classify {
-				_, _, err = kernel.FitClassifier(x, labels, 2, s)
+				_, _, err = FitClassifier(x, labels, 2, s)
 			} else {
-				_, _, err = kernel.FitRegression(x, y, s)
+				_, _, err = FitRegression(x, y, s)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -100,7 +99,7 @@ func TestShallowPasses(t *testing.T) {
 // the rows' coordinates in their span, and finding that span, their Gram
 // matrix, is all that grows with the columns.
 func TestSizeFitWide(t *testing.T) {
-	one, two := sizeFit(fitShape{rows: 20, inputs: 1e6, outputs: 1}, kernel.Settings{}), sizeFit(fitShape{rows: 20, inputs: 2e6, outputs: 1}, kernel.Settings{})
+	one, two := sizeFit(fitShape{rows: 20, inputs: 1e6, outputs: 1}, Settings{}), sizeFit(fitShape{rows: 20, inputs: 2e6, outputs: 1}, Settings{})
 	for _, f := range []func(z fitSize) float64{
 		func(z fitSize) float64 { return z.shallow.seconds },
 		func(z fitSize) float64 { return z.deep.seconds },
@@ -120,36 +119,36 @@ func TestCheckFitSize(t *testing.T) {
 	for _, tc := range []struct {
 		name                  string
 		rows, inputs, outputs int
-		s                     kernel.Settings
+		s                     Settings
 		fails                 bool
 		want                  string // in the error, or else on stderr
 	}{
-		{"memory", 1000000, 10, 1, kernel.Settings{Anchors: 1000000, Costs: []float64{0.01}, Bandwidths: []float64{1}}, true,
+		{"memory", 1000000, 10, 1, Settings{Anchors: 1000000, Costs: []float64{0.01}, Bandwidths: []float64{1}}, true,
 			"the fit would need about 96 TB of memory (a deep machine of 7,000,100 parameters)"},
-		{"time", 36, 2, 1, kernel.Settings{Starts: 1000000000}, true,
+		{"time", 36, 2, 1, Settings{Starts: 1000000000}, true,
 			"the fit would take about 86 days of processor time here (the shallow machine or a deep machine of 272 parameters, 45 fits to choose its settings)"},
-		{"blocks", 36, 2, 1, kernel.Settings{Dims: []int{3, 39, 1}}, true,
+		{"blocks", 36, 2, 1, Settings{Dims: []int{3, 39, 1}}, true,
 			"-dims 3,39,1: block 2 has 39 dimensions, but its states span at most 38"},
-		{"the largest blocks", 36, 2, 1, kernel.Settings{Dims: []int{38, 38, 1}, Costs: []float64{1}, Bandwidths: []float64{1}}, false, ""},
-		{"many classes", 36, 2, 50, kernel.Settings{}, false, ""},
-		{"more folds than rows", 36, 2, 1, kernel.Settings{Folds: 5000}, true,
+		{"the largest blocks", 36, 2, 1, Settings{Dims: []int{38, 38, 1}, Costs: []float64{1}, Bandwidths: []float64{1}}, false, ""},
+		{"many classes", 36, 2, 50, Settings{}, false, ""},
+		{"more folds than rows", 36, 2, 1, Settings{Folds: 5000}, true,
 			"-folds 5000: the cross-validation runs on 36 rows; want at most 36"},
-		{"more folds than the selection's rows", 20000, 2, 1, kernel.Settings{Folds: 5000}, true,
+		{"more folds than the selection's rows", 20000, 2, 1, Settings{Folds: 5000}, true,
 			"-folds 5000: the cross-validation runs on 400 rows; want at most 400"},
 		// Fewer rows than the default folds: one fold per row.
-		{"fewer rows than the default folds", 3, 2, 1, kernel.Settings{}, false, ""},
-		{"no selection", 36, 2, 1, kernel.Settings{Folds: 5000, Costs: []float64{1}, Bandwidths: []float64{1}}, false, ""},
+		{"fewer rows than the default folds", 3, 2, 1, Settings{}, false, ""},
+		{"no selection", 36, 2, 1, Settings{Folds: 5000, Costs: []float64{1}, Bandwidths: []float64{1}}, false, ""},
 		// Fitted in the span of its 20 rows, whose coordinates the
 		// optimiser sees instead of the columns: seconds, not minutes.
-		{"announced", 10000, 408, 6, kernel.Settings{}, false,
+		{"announced", 10000, 408, 6, Settings{}, false,
 			"this fit will take about 12 seconds of processor time and 360 MB of memory, or 21 seconds of processor time and 430 MB of memory " +
 				"if the deep machine wins the selection (the shallow machine or a deep machine of 7,080 parameters, 15 fits to choose its settings)\n"},
-		{"shallow alone", 10000, 408, 6, kernel.Settings{Weights: []float64{1}}, false,
+		{"shallow alone", 10000, 408, 6, Settings{Weights: []float64{1}}, false,
 			"this fit will take about 11 seconds of processor time and 360 MB of memory (the shallow machine)\n"},
-		{"deep alone", 5000, 10, 1, kernel.Settings{Anchors: 1000, Costs: []float64{0.01}, Bandwidths: []float64{1}}, false,
+		{"deep alone", 5000, 10, 1, Settings{Anchors: 1000, Costs: []float64{0.01}, Bandwidths: []float64{1}}, false,
 			"this fit will take about 63 seconds of processor time and 520 MB of memory (a deep machine of 7,100 parameters)\n"},
-		{"a quick fit", 2000, 10, 2, kernel.Settings{}, false, ""},
-		{"a wide table", 20, 10000, 1, kernel.Settings{Costs: []float64{1e-4, 1e-3, 1e-2, 1e-1, 1, 10}, Bandwidths: []float64{0.5, 1, 2}}, false, ""},
+		{"a quick fit", 2000, 10, 2, Settings{}, false, ""},
+		{"a wide table", 20, 10000, 1, Settings{Costs: []float64{1e-4, 1e-3, 1e-2, 1e-1, 1, 10}, Bandwidths: []float64{0.5, 1, 2}}, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr strings.Builder
@@ -193,42 +192,42 @@ func TestFormats(t *testing.T) {
 var fitCostTables = []struct {
 	name    string
 	flags   []string
-	s       kernel.Settings
+	s       Settings
 	shape   fitShape
 	deep    bool // the deep machine won the selection, or was fitted alone
 	seconds float64
 	bytes   float64
 }{
-	{"apipop", nil, kernel.Settings{}, fitShape{rows: 6194, inputs: 92, outputs: 1, cells: 229178}, false, 2.82, 107e6},
-	{"bfi", nil, kernel.Settings{}, fitShape{rows: 2800, inputs: 52, outputs: 2, cells: 78400, classify: true}, false, 1.27, 61e6},
-	{"birdstrikes", nil, kernel.Settings{}, fitShape{rows: 10000, inputs: 408, outputs: 6, cells: 140000, classify: true, cycles: true}, false, 12.33, 302e6},
-	{"chem97", nil, kernel.Settings{}, fitShape{rows: 10000, inputs: 6, outputs: 1, cells: 80000}, false, 1.30, 75e6},
-	{"contraception", nil, kernel.Settings{}, fitShape{rows: 1934, inputs: 5, outputs: 2, cells: 11604, classify: true}, false, 0.75, 41e6},
-	{"exam", nil, kernel.Settings{}, fitShape{rows: 4059, inputs: 16, outputs: 1, cells: 40590}, false, 1.51, 54e6},
-	{"fdgs", nil, kernel.Settings{}, fitShape{rows: 10010, inputs: 12, outputs: 1, cells: 80240}, false, 1.27, 90e6},
-	{"friedman20k", nil, kernel.Settings{}, fitShape{rows: 20000, inputs: 10, outputs: 1, cells: 220000}, true, 6.97, 198e6},
-	{"ids4800", nil, kernel.Settings{}, fitShape{rows: 4800, inputs: 13, outputs: 1, cells: 52800}, true, 2.97, 78e6},
-	{"income", nil, kernel.Settings{}, fitShape{rows: 8993, inputs: 74, outputs: 9, cells: 125902, classify: true}, false, 2.31, 104e6},
-	{"levels10000", nil, kernel.Settings{}, fitShape{rows: 10000, inputs: 3, outputs: 1, cells: 50000}, false, 1.10, 62e6},
-	{"levels10000", []string{"-keep", "cat"}, kernel.Settings{}, fitShape{rows: 10000, inputs: 259, outputs: 1, cells: 50000}, false, 7.19, 246e6},
-	{"levels5000", nil, kernel.Settings{}, fitShape{rows: 10000, inputs: 259, outputs: 1, cells: 50000}, false, 6.92, 264e6},
-	{"movies", nil, kernel.Settings{}, fitShape{rows: 2988, inputs: 480, outputs: 1, cells: 51216, cycles: true}, false, 12.23, 178e6},
-	{"pwt", nil, kernel.Settings{}, fitShape{rows: 5313, inputs: 325, outputs: 1, cells: 359632}, true, 10.73, 194e6},
-	{"spam", nil, kernel.Settings{}, fitShape{rows: 4601, inputs: 57, outputs: 2, cells: 266858, classify: true}, true, 3.87, 73e6},
-	{"titanicp", nil, kernel.Settings{}, fitShape{rows: 1309, inputs: 7, outputs: 2, cells: 7854, classify: true}, false, 0.78, 47e6},
-	{"wide1000", nil, kernel.Settings{}, fitShape{rows: 1000, inputs: 60, outputs: 3, cells: 61000, classify: true}, false, 1.20, 64e6},
-	{"ticdata", nil, kernel.Settings{}, fitShape{rows: 9822, inputs: 232, outputs: 2, cells: 844692, classify: true}, false, 6.47, 206e6},
-	{"noxemissions", nil, kernel.Settings{}, fitShape{rows: 8088, inputs: 3, outputs: 1, cells: 32352}, false, 1.44, 61e6},
-	{"mixed15k", nil, kernel.Settings{}, fitShape{rows: 15000, inputs: 163, outputs: 1, cells: 435000}, false, 9.29, 283e6},
-	{"dated3k", nil, kernel.Settings{}, fitShape{rows: 3000, inputs: 40, outputs: 4, cells: 111000, classify: true, cycles: true}, true, 3.14, 54e6},
-	{"kbbcars", nil, kernel.Settings{}, fitShape{rows: 804, inputs: 17, outputs: 1, cells: 14472, countLike: true}, false, 2.70, 47e6},
-	{"vote92", nil, kernel.Settings{}, fitShape{rows: 909, inputs: 8, outputs: 3, cells: 8181, classify: true}, false, 1.07, 46e6},
-	{"friedman5k", []string{"-anchors", "200", "-cost", "0.01", "-bandwidth", "1"}, kernel.Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}, Anchors: 200}, fitShape{rows: 5000, inputs: 10, outputs: 1, cells: 55000}, true, 6.53, 119e6},
-	{"friedman5k", []string{"-anchors", "500", "-cost", "0.01", "-bandwidth", "1"}, kernel.Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}, Anchors: 500}, fitShape{rows: 5000, inputs: 10, outputs: 1, cells: 55000}, true, 24.47, 294e6},
-	{"friedman5k", []string{"-anchors", "1000", "-cost", "0.01", "-bandwidth", "1"}, kernel.Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}, Anchors: 1000}, fitShape{rows: 5000, inputs: 10, outputs: 1, cells: 55000}, true, 65.62, 668e6},
-	{"friedman5k", []string{"-dims", "10,10,1", "-anchors", "300"}, kernel.Settings{Dims: []int{10, 10, 1}, Anchors: 300}, fitShape{rows: 5000, inputs: 10, outputs: 1, cells: 55000}, true, 13.97, 157e6},
-	{"friedman1k", []string{"-anchors", "1000", "-cost", "0.01", "-bandwidth", "1"}, kernel.Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}, Anchors: 1000}, fitShape{rows: 1000, inputs: 10, outputs: 1, cells: 11000}, true, 19.53, 130e6},
-	{"friedman20k", []string{"-cost", "0.01", "-bandwidth", "1"}, kernel.Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}}, fitShape{rows: 20000, inputs: 10, outputs: 1, cells: 220000}, true, 5.70, 177e6},
+	{"apipop", nil, Settings{}, fitShape{rows: 6194, inputs: 92, outputs: 1, cells: 229178}, false, 2.82, 107e6},
+	{"bfi", nil, Settings{}, fitShape{rows: 2800, inputs: 52, outputs: 2, cells: 78400, classify: true}, false, 1.27, 61e6},
+	{"birdstrikes", nil, Settings{}, fitShape{rows: 10000, inputs: 408, outputs: 6, cells: 140000, classify: true, cycles: true}, false, 12.33, 302e6},
+	{"chem97", nil, Settings{}, fitShape{rows: 10000, inputs: 6, outputs: 1, cells: 80000}, false, 1.30, 75e6},
+	{"contraception", nil, Settings{}, fitShape{rows: 1934, inputs: 5, outputs: 2, cells: 11604, classify: true}, false, 0.75, 41e6},
+	{"exam", nil, Settings{}, fitShape{rows: 4059, inputs: 16, outputs: 1, cells: 40590}, false, 1.51, 54e6},
+	{"fdgs", nil, Settings{}, fitShape{rows: 10010, inputs: 12, outputs: 1, cells: 80240}, false, 1.27, 90e6},
+	{"friedman20k", nil, Settings{}, fitShape{rows: 20000, inputs: 10, outputs: 1, cells: 220000}, true, 6.97, 198e6},
+	{"ids4800", nil, Settings{}, fitShape{rows: 4800, inputs: 13, outputs: 1, cells: 52800}, true, 2.97, 78e6},
+	{"income", nil, Settings{}, fitShape{rows: 8993, inputs: 74, outputs: 9, cells: 125902, classify: true}, false, 2.31, 104e6},
+	{"levels10000", nil, Settings{}, fitShape{rows: 10000, inputs: 3, outputs: 1, cells: 50000}, false, 1.10, 62e6},
+	{"levels10000", []string{"-keep", "cat"}, Settings{}, fitShape{rows: 10000, inputs: 259, outputs: 1, cells: 50000}, false, 7.19, 246e6},
+	{"levels5000", nil, Settings{}, fitShape{rows: 10000, inputs: 259, outputs: 1, cells: 50000}, false, 6.92, 264e6},
+	{"movies", nil, Settings{}, fitShape{rows: 2988, inputs: 480, outputs: 1, cells: 51216, cycles: true}, false, 12.23, 178e6},
+	{"pwt", nil, Settings{}, fitShape{rows: 5313, inputs: 325, outputs: 1, cells: 359632}, true, 10.73, 194e6},
+	{"spam", nil, Settings{}, fitShape{rows: 4601, inputs: 57, outputs: 2, cells: 266858, classify: true}, true, 3.87, 73e6},
+	{"titanicp", nil, Settings{}, fitShape{rows: 1309, inputs: 7, outputs: 2, cells: 7854, classify: true}, false, 0.78, 47e6},
+	{"wide1000", nil, Settings{}, fitShape{rows: 1000, inputs: 60, outputs: 3, cells: 61000, classify: true}, false, 1.20, 64e6},
+	{"ticdata", nil, Settings{}, fitShape{rows: 9822, inputs: 232, outputs: 2, cells: 844692, classify: true}, false, 6.47, 206e6},
+	{"noxemissions", nil, Settings{}, fitShape{rows: 8088, inputs: 3, outputs: 1, cells: 32352}, false, 1.44, 61e6},
+	{"mixed15k", nil, Settings{}, fitShape{rows: 15000, inputs: 163, outputs: 1, cells: 435000}, false, 9.29, 283e6},
+	{"dated3k", nil, Settings{}, fitShape{rows: 3000, inputs: 40, outputs: 4, cells: 111000, classify: true, cycles: true}, true, 3.14, 54e6},
+	{"kbbcars", nil, Settings{}, fitShape{rows: 804, inputs: 17, outputs: 1, cells: 14472, countLike: true}, false, 2.70, 47e6},
+	{"vote92", nil, Settings{}, fitShape{rows: 909, inputs: 8, outputs: 3, cells: 8181, classify: true}, false, 1.07, 46e6},
+	{"friedman5k", []string{"-anchors", "200", "-cost", "0.01", "-bandwidth", "1"}, Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}, Anchors: 200}, fitShape{rows: 5000, inputs: 10, outputs: 1, cells: 55000}, true, 6.53, 119e6},
+	{"friedman5k", []string{"-anchors", "500", "-cost", "0.01", "-bandwidth", "1"}, Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}, Anchors: 500}, fitShape{rows: 5000, inputs: 10, outputs: 1, cells: 55000}, true, 24.47, 294e6},
+	{"friedman5k", []string{"-anchors", "1000", "-cost", "0.01", "-bandwidth", "1"}, Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}, Anchors: 1000}, fitShape{rows: 5000, inputs: 10, outputs: 1, cells: 55000}, true, 65.62, 668e6},
+	{"friedman5k", []string{"-dims", "10,10,1", "-anchors", "300"}, Settings{Dims: []int{10, 10, 1}, Anchors: 300}, fitShape{rows: 5000, inputs: 10, outputs: 1, cells: 55000}, true, 13.97, 157e6},
+	{"friedman1k", []string{"-anchors", "1000", "-cost", "0.01", "-bandwidth", "1"}, Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}, Anchors: 1000}, fitShape{rows: 1000, inputs: 10, outputs: 1, cells: 11000}, true, 19.53, 130e6},
+	{"friedman20k", []string{"-cost", "0.01", "-bandwidth", "1"}, Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}}, fitShape{rows: 20000, inputs: 10, outputs: 1, cells: 220000}, true, 5.70, 177e6},
 }
 
 // TestFitEstimate checks the estimate of each fit of fitCostTables, for

@@ -16,7 +16,7 @@ import (
 // fitted the machine, how the dates' cycles were chosen, and the scores
 // on the training rows.
 type Report struct {
-	Result kernel.Result
+	Result Result
 	// Rows are the training rows, Dropped the rows left out for a missing
 	// target.
 	Rows, Dropped int
@@ -183,7 +183,7 @@ func (run *fitRun) checkOutputs() error {
 		}
 		return optionf("-dims %s: the last block is the output and must be %d, one entry for each regression target", dims, outputs)
 	}
-	if o.TargetScale != kernel.LogScale {
+	if o.TargetScale != LogScale {
 		return nil
 	}
 	if run.task == Classification {
@@ -200,9 +200,9 @@ func (run *fitRun) checkOutputs() error {
 
 // settings returns the learner's settings and checks that the fit they
 // ask for fits the machine.
-func (run *fitRun) settings() (kernel.Settings, error) {
+func (run *fitRun) settings() (Settings, error) {
 	o := &run.opts
-	s := kernel.Settings{
+	s := Settings{
 		Family:      o.Family,
 		Budget:      o.Budget,
 		TargetScale: o.TargetScale,
@@ -230,7 +230,7 @@ func (run *fitRun) settings() (kernel.Settings, error) {
 // (see dataset.Encoder) when the shallow machine's lowest held-out loss
 // is lower without them: a season that does not move the target only
 // dilutes the distances of a Gaussian kernel.
-func (run *fitRun) chooseCycles(s kernel.Settings) error {
+func (run *fitRun) chooseCycles(s Settings) error {
 	plain := run.enc.WithoutCycles()
 	if plain.Width() == run.enc.Width() {
 		return nil
@@ -245,14 +245,14 @@ func (run *fitRun) chooseCycles(s kernel.Settings) error {
 	}
 	losses := make([]float64, 2)
 	for i, xi := range []*mat.Dense{run.x, x} {
-		if losses[i], err = kernel.ShallowLoss(xi, y, run.t.Labels, run.outputs, s); err != nil {
+		if losses[i], err = ShallowLoss(xi, y, run.t.Labels, run.outputs, s); err != nil {
 			return fmt.Errorf("weighing the dates' cycles: %w", err)
 		}
 	}
 	run.opts.log("the shallow machine's lowest held-out loss is %.4g with the dates' cycles (%s), %.4g without",
 		losses[0], describeCycles(run.enc), losses[1])
 	run.rep.CycleLosses = losses
-	if !kernel.LowerLoss(losses[0], losses[1]) {
+	if !LowerLoss(losses[0], losses[1]) {
 		run.enc, run.x = plain, x
 	}
 	return nil
@@ -275,16 +275,16 @@ func describeCycles(enc *dataset.Encoder) string {
 }
 
 // fit fits the machine, saying what to try when the fit diverges.
-func (run *fitRun) fit(s kernel.Settings) (*kernel.Machine, kernel.Result, error) {
+func (run *fitRun) fit(s Settings) (*kernel.Machine, Result, error) {
 	var (
 		m   *kernel.Machine
-		res kernel.Result
+		res Result
 		err error
 	)
 	if run.task == Classification {
-		m, res, err = kernel.FitClassifier(run.x, run.t.Labels, len(run.t.Classes), s)
+		m, res, err = FitClassifier(run.x, run.t.Labels, len(run.t.Classes), s)
 	} else {
-		m, res, err = kernel.FitRegression(run.x, mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values), s)
+		m, res, err = FitRegression(run.x, mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values), s)
 	}
 	var de *optim.DivergedError
 	if errors.As(err, &de) {
@@ -309,7 +309,7 @@ func (run *fitRun) fit(s kernel.Settings) (*kernel.Machine, kernel.Result, error
 }
 
 // model returns the model of the fitted machine m.
-func (run *fitRun) model(m *kernel.Machine, res kernel.Result) *Model {
+func (run *fitRun) model(m *kernel.Machine, res Result) *Model {
 	t, o := run.t, &run.opts
 	md := &Model{
 		Format:   format.Name,
@@ -339,7 +339,7 @@ func (run *fitRun) model(m *kernel.Machine, res kernel.Result) *Model {
 // addLearned records in md the several targets, if more than one, and
 // what the selection learnt: the calibration and the residuals or scores
 // of the intervals and sets.
-func (md *Model) addLearned(names []string, res kernel.Result) {
+func (md *Model) addLearned(names []string, res Result) {
 	if len(names) > 1 {
 		md.Targets = names
 	}

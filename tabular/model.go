@@ -75,8 +75,8 @@ type Model struct {
 
 // IntervalRecord holds, for each regression target, the absolute
 // held-out residuals of the chosen setting, sorted, on the scale the
-// machine fits (kernel.Calibration.Residuals); for a classifier one list,
-// the held-out scores 1 - p of the true classes (kernel.Calibration.Scores).
+// machine fits (Calibration.Residuals); for a classifier one list,
+// the held-out scores 1 - p of the true classes (Calibration.Scores).
 // Each is thinned to at most maxResiduals evenly spaced order statistics.
 type IntervalRecord struct {
 	Residuals [][]float64 `json:"residuals"`
@@ -158,18 +158,18 @@ type FitRecord struct {
 	Group   string `json:"group,omitempty"`
 	Time    string `json:"time,omitempty"`
 	Budget  string `json:"budget,omitempty"`
-	// Shallow says the machine is the shallow one of kernel.Shallow.
+	// Shallow says the machine is the shallow one of Shallow.
 	Shallow   bool    `json:"shallow,omitempty"`
 	Dims      []int   `json:"dims"`
 	Cost      float64 `json:"cost"`
 	Bandwidth float64 `json:"bandwidth"`
 	LogTarget bool    `json:"log_target,omitempty"`
-	// InputScale and InputLosses are kernel.Result's: whether the inputs
+	// InputScale and InputLosses are Result's: whether the inputs
 	// were mapped through their quantiles, and the held-out losses that
 	// chose.
 	InputScale  string    `json:"input_scale,omitempty"`
 	InputLosses []float64 `json:"input_losses,omitempty"`
-	// Relevance and RelevanceLosses are kernel.Result's: the weights of
+	// Relevance and RelevanceLosses are Result's: the weights of
 	// the standardised inputs, if they were weighed, and the held-out
 	// losses that chose, without and with them.
 	Relevance       []float64 `json:"relevance,omitempty"`
@@ -177,19 +177,19 @@ type FitRecord struct {
 	// CycleLosses are the shallow machine's lowest held-out losses with
 	// the phases of the dates' cycles and without, which chose whether
 	// the encoder keeps them.
-	CycleLosses []float64         `json:"cycle_losses,omitempty"`
-	Anchors     int               `json:"anchors"`
-	Starts      int               `json:"starts,omitempty"` // initial points of the final fit
-	Start       int               `json:"start,omitempty"`  // the one kept, from 0
-	Iterations  int               `json:"iterations"`
-	CoarseRows  int               `json:"coarse_rows,omitempty"` // rows of the coarse fit that started the final one
-	Converged   bool              `json:"converged"`
-	Status      string            `json:"status"`
-	Seconds     float64           `json:"seconds"`
-	Selection   *kernel.Selection `json:"selection,omitempty"`
+	CycleLosses []float64  `json:"cycle_losses,omitempty"`
+	Anchors     int        `json:"anchors"`
+	Starts      int        `json:"starts,omitempty"` // initial points of the final fit
+	Start       int        `json:"start,omitempty"`  // the one kept, from 0
+	Iterations  int        `json:"iterations"`
+	CoarseRows  int        `json:"coarse_rows,omitempty"` // rows of the coarse fit that started the final one
+	Converged   bool       `json:"converged"`
+	Status      string     `json:"status"`
+	Seconds     float64    `json:"seconds"`
+	Selection   *Selection `json:"selection,omitempty"`
 	// Calibration is the logit scale or the shrinkage that the chosen
 	// setting's held-out predictions gave the machine.
-	Calibration *kernel.Calibration `json:"calibration,omitempty"`
+	Calibration *Calibration `json:"calibration,omitempty"`
 }
 
 // inputs returns the machine's inputs for the given rows of f (nil: all

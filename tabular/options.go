@@ -33,15 +33,15 @@ type Options struct {
 	Balance             bool
 	// Family, Dims, Kernel, Costs, Bandwidths, Folds, Anchors,
 	// TargetScale, InputScale, Raw, Extrapolate, Seed, MaxIter, Starts
-	// and Budget are kernel.Settings' (Raw is -standardize=false, MaxIter
+	// and Budget are Settings' (Raw is -standardize=false, MaxIter
 	// -iters); one cost and one bandwidth fix them.
-	Family            kernel.Family
+	Family            Family
 	Dims              []int
 	Kernel            kernel.Combine
 	Costs, Bandwidths []float64
 	Folds, Anchors    int
-	TargetScale       kernel.TargetScale
-	InputScale        kernel.InputScale
+	TargetScale       TargetScale
+	InputScale        InputScale
 	Raw, Extrapolate  bool
 	Seed              uint64
 	MaxIter, Starts   int
@@ -117,9 +117,9 @@ func (o *Options) checkLearner(targets []string) error {
 	weighted := o.Weight != "" || o.Balance
 	deep := o.Dims != nil || o.Costs != nil || o.Bandwidths != nil
 	switch {
-	case o.Family == kernel.Shallow && deep:
+	case o.Family == Shallow && deep:
 		return optionf("-family shallow: -dims, -cost and -bandwidth describe the deep machine")
-	case weighted && (o.Family == kernel.Deep || deep):
+	case weighted && (o.Family == Deep || deep):
 		return optionf("-weight and -balance need the shallow machine, whose loss weighs the rows; drop -family deep, -dims, -cost and -bandwidth")
 	case o.Group != "" && o.Time != "":
 		return optionf("-group and -time: the folds follow one of them, not both")

@@ -122,7 +122,7 @@ func (md *Model) HalfWidths(level float64) ([]float64, error) {
 	}
 	h := make([]float64, len(md.Intervals.Residuals))
 	for j, r := range md.Intervals.Residuals {
-		h[j] = kernel.Conformal(r, level)
+		h[j] = Conformal(r, level)
 		if math.IsInf(h[j], 1) {
 			return nil, fmt.Errorf("level %v: %d held-out residuals are too few for that level; want at most %.3g",
 				level, len(r), float64(len(r))/float64(len(r)+1))
@@ -250,4 +250,22 @@ func softmaxTo(dst, x []float64) {
 	for i := range dst {
 		dst[i] /= sum
 	}
+}
+
+// Conformal returns the half width of a conformal prediction interval of
+// the given level (between 0 and 1) from held-out absolute residuals,
+// sorted in increasing order, of rows exchangeable with the new ones: the
+// ceil((n+1) level)-th smallest of the n residuals, so that a new row's
+// residual falls below it with probability at least level. It is +Inf
+// when there are too few residuals for that level.
+func Conformal(residuals []float64, level float64) float64 {
+	n := len(residuals)
+	k := int(math.Ceil(float64(n+1) * level))
+	switch {
+	case k > n:
+		return math.Inf(1)
+	case k < 1:
+		return 0
+	}
+	return residuals[k-1]
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/parametric-machines/machines/kernel"
 )
 
 // Summary says what was fitted, one line each: the rows and inputs, the
@@ -29,7 +27,7 @@ func (rep *Report) Summary(md *Model) []string {
 			say("dates as their days alone: the shallow machine's held-out loss %.4g so, %.4g with their cycles", l[1], l[0])
 		}
 	}
-	if res.InputScale == kernel.QuantileInputs.String() {
+	if res.InputScale == QuantileInputs.String() {
 		say("numeric inputs mapped through their training quantiles%s", describeInputLosses(res.InputLosses))
 	}
 	if res.Relevance != nil {
@@ -56,7 +54,7 @@ func (rep *Report) Summary(md *Model) []string {
 
 // describeSettings says which cost and bandwidth the fit used and how
 // they were chosen.
-func describeSettings(res kernel.Result) string {
+func describeSettings(res Result) string {
 	chosen := fmt.Sprintf("cost %g, bandwidth %g, dims %v, %d anchors", res.Cost, res.Bandwidth, res.Dims, res.Anchors)
 	if res.LogTarget {
 		chosen += ", fitted to log(1 + target)"
@@ -126,7 +124,7 @@ func describeWeights(names []string, w []float64) string {
 
 // describeCalibration says how the chosen setting's held-out predictions
 // calibrated the machine, or nothing when there were none.
-func describeCalibration(c kernel.Calibration) string {
+func describeCalibration(c Calibration) string {
 	switch {
 	case c.LogitScale > 0:
 		return fmt.Sprintf("class scores multiplied by %.3g, the factor of lowest held-out log-loss (calibrated probabilities)", c.LogitScale)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/testutil"
-	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -140,7 +139,7 @@ func classTable(t *testing.T, n int, seed uint64) *dataset.Frame {
 // class falls in its set at least that often, within three standard
 // errors, and a higher level's sets hold the lower's.
 func TestPredictionSetsCover(t *testing.T) {
-	md, _, err := Fit(classTable(t, 200, 1), []string{"c"}, Options{Family: kernel.Shallow})
+	md, _, err := Fit(classTable(t, 200, 1), []string{"c"}, Options{Family: Shallow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,8 +282,8 @@ func TestOptionsCheck(t *testing.T) {
 		{"dims entry", Options{Dims: []int{3, 0, 1}}, y, "entry 2 is 0"},
 		{"cost", Options{Costs: []float64{-1}}, y, "-cost -1"},
 		{"bandwidth", Options{Bandwidths: []float64{0}}, y, "-bandwidth 0"},
-		{"shallow and dims", Options{Family: kernel.Shallow, Dims: []int{3, 1}}, y, "-family shallow"},
-		{"weight and deep", Options{Weight: "w", Family: kernel.Deep}, y, "-weight and -balance need the shallow machine"},
+		{"shallow and dims", Options{Family: Shallow, Dims: []int{3, 1}}, y, "-family shallow"},
+		{"weight and deep", Options{Weight: "w", Family: Deep}, y, "-weight and -balance need the shallow machine"},
 		{"group and time", Options{Group: "g", Time: "t"}, y, "-group and -time"},
 		{"budget", Options{Budget: -1}, y, "-budget"},
 		{"weight is the target", Options{Weight: "y"}, y, `column "y" is the target`},
@@ -335,7 +334,7 @@ func FuzzDecode(f *testing.F) {
 // TestClassifierIntervals checks the rules of a classifier's intervals:
 // one list of scores, each at most 1, and only from version 6.
 func TestClassifierIntervals(t *testing.T) {
-	md, _, err := Fit(loadFrame(t, "testdata/cls_train.csv"), []string{"color"}, Options{Family: kernel.Shallow})
+	md, _, err := Fit(loadFrame(t, "testdata/cls_train.csv"), []string{"color"}, Options{Family: Shallow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ func TestFitRefusesSpreadWeights(t *testing.T) {
 			if code != tc.code || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit status %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.want)
 			}
-			if tc.code != 0 && strings.Contains(stderr, "kernel:") {
+			if tc.code != 0 && strings.Contains(stderr, "tabular:") {
 				t.Errorf("stderr %q: the fit started", stderr)
 			}
 		})

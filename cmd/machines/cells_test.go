@@ -40,7 +40,7 @@ func TestCellsAsPeopleWriteThem(t *testing.T) {
 		{name: "strays refused", args: []string{"fit", "-data", "testdata/fit_strays.csv", "-target", "y", "-strict", "-model", filepath.Join(dir, "no.json")}, code: 1,
 			stderr: []string{`regression, since column "y" holds numbers only`, `testdata/fit_strays.csv: row 10, column "y": stray cell "-": not a number in a column of numbers`},
 			check: func(t *testing.T, stderr string) {
-				if strings.Contains(stderr, "kernel:") {
+				if strings.Contains(stderr, "tabular:") {
 					t.Errorf("the error came after fitting: %s", stderr)
 				}
 			}},

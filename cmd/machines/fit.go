@@ -81,8 +81,8 @@ func newFitFlags() *fitFlags {
 		cost:        fs.Float64("cost", 0, "weight `C` of the regulariser |A|^2 + RKHS norm, >= 0 (default: chosen by cross-validation)"),
 		folds:       fs.Int("folds", 0, "number `k` of cross-validation folds for choosing -cost and -bandwidth (default 5, or fewer on tables of fewer rows, groups or times)"),
 		anchors:     fs.Int("anchors", 0, "number `M` of anchor points, k-means++ centres of the training rows\n(default: every row for small tables, a fixed number for large ones)"),
-		targetScale: fs.String("target-scale", kernel.AutoScale.String(), "`scale` on which a regression's target is fitted: linear, log (log(1+y), for nonnegative targets),\nor auto: cross-validation also tries log when the target is nonnegative and skewed"),
-		inputScale:  fs.String("inputs", kernel.AutoInputs.String(), "`scale` of the inputs: linear (as they are), quantile (each numeric input mapped through its training quantiles),\nor auto: quantile when the shallow machine's held-out loss is lower there (with -cost and -bandwidth given: linear)"),
+		targetScale: fs.String("target-scale", tabular.AutoScale.String(), "`scale` on which a regression's target is fitted: linear, log (log(1+y), for nonnegative targets),\nor auto: cross-validation also tries log when the target is nonnegative and skewed"),
+		inputScale:  fs.String("inputs", tabular.AutoInputs.String(), "`scale` of the inputs: linear (as they are), quantile (each numeric input mapped through its training quantiles),\nor auto: quantile when the shallow machine's held-out loss is lower there (with -cost and -bandwidth given: linear)"),
 		standardize: fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1"),
 		extrapolate: fs.Bool("extrapolate", false, "regression: let predictions leave the training targets' range widened by a tenth of it on each side,\nwhere they are bounded by default (always unbounded with -standardize=false)"),
 		seed:        fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters"),
@@ -115,10 +115,10 @@ func (fl *fitFlags) options(stderr io.Writer) ([]string, tabular.Options, error)
 	if opts.Kernel, err = kernel.ParseCombine(*fl.kernelName); err != nil {
 		return nil, opts, usagef("-kernel %q: want %s or %s", *fl.kernelName, kernel.Additive, kernel.Multiplicative)
 	}
-	if opts.TargetScale, err = kernel.ParseTargetScale(*fl.targetScale); err != nil {
+	if opts.TargetScale, err = tabular.ParseTargetScale(*fl.targetScale); err != nil {
 		return nil, opts, usagef("-target-scale %q: want auto, linear or log", *fl.targetScale)
 	}
-	if opts.InputScale, err = kernel.ParseInputScale(*fl.inputScale); err != nil {
+	if opts.InputScale, err = tabular.ParseInputScale(*fl.inputScale); err != nil {
 		return nil, opts, usagef("-inputs %q: want auto, linear or quantile", *fl.inputScale)
 	}
 	switch {

@@ -17,7 +17,6 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/internal/testutil"
-	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/stat"
 )
@@ -237,7 +236,7 @@ func TestFitFixedSettings(t *testing.T) {
 }
 
 // TestFitCoarseStart checks that fit reports and records the coarse
-// start of a final fit of kernel.CoarseMinRows rows: the minimum on an
+// start of a final fit of tabular.CoarseMinRows rows: the minimum on an
 // eighth of them.
 func TestFitCoarseStart(t *testing.T) {
 	if testing.Short() {
@@ -248,7 +247,7 @@ func TestFitCoarseStart(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("x0,x1,y\n")
 	rnd := rand.New(rand.NewPCG(3, 4))
-	for range kernel.CoarseMinRows {
+	for range tabular.CoarseMinRows {
 		x0, x1 := rnd.Float64(), rnd.Float64()
 		fmt.Fprintf(&b, "%g,%g,%g\n", x0, x1, math.Sin(3*x0)+x1*x1+0.1*rnd.NormFloat64())
 	}
@@ -259,7 +258,7 @@ func TestFitCoarseStart(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fit exited with %d: %s", code, stderr)
 	}
-	want := kernel.CoarseMinRows / 8
+	want := tabular.CoarseMinRows / 8
 	if line := fmt.Sprintf("from the minimum on %d of the rows", want); !strings.Contains(stdout, line) {
 		t.Errorf("fit printed %q, want it to contain %q", stdout, line)
 	}

@@ -6,7 +6,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/tabular"
 )
 
@@ -25,7 +24,7 @@ type learnerFlags struct {
 // addLearnerFlags defines the learner's flags on fs.
 func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 	return &learnerFlags{
-		family: fs.String("family", kernel.AutoFamily.String(), "`family` of machines to choose from: shallow (depth one, closed form), deep (the -dims machine, L-BFGS),\n"+
+		family: fs.String("family", tabular.AutoFamily.String(), "`family` of machines to choose from: shallow (depth one, closed form), deep (the -dims machine, L-BFGS),\n"+
 			"or auto: both, compared by cross-validation (deep alone when -dims, -cost or -bandwidth is given)"),
 		weight:  fs.String("weight", "", "a `column` of sample weights (numbers >= 0): each row's loss counts that much; not an input;\nweights choose the shallow machine"),
 		balance: fs.Bool("balance", false, "classification: weigh the classes equally (each row by the number of rows over the classes times its class's rows);\nmultiplies -weight; chooses the shallow machine"),
@@ -51,7 +50,7 @@ func limitHeap() {
 
 // apply checks the flags' values and sets them in opts.
 func (lf *learnerFlags) apply(opts *tabular.Options) error {
-	f, err := kernel.ParseFamily(*lf.family)
+	f, err := tabular.ParseFamily(*lf.family)
 	if err != nil {
 		return usagef("-family %q: want auto, shallow or deep", *lf.family)
 	}

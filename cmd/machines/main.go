@@ -227,11 +227,11 @@
 // chooses between two finite-depth kernel machines (-family auto): the
 // shallow machine, of depth one, whose first block is the input itself,
 // a linear part plus one level of Gaussians solved in closed form, its
-// cost and bandwidth chosen among kernel.ShallowCosts x
-// kernel.ShallowBandwidths by exact leave-one-out when it is fitted alone;
+// cost and bandwidth chosen among tabular.ShallowCosts x
+// tabular.ShallowBandwidths by exact leave-one-out when it is fitted alone;
 // and the deep machine of
-// -dims, fitted with L-BFGS, its cost chosen among kernel.DefaultCosts at
-// the bandwidths kernel.DefaultBandwidths. The deep candidates and the
+// -dims, fitted with L-BFGS, its cost chosen among tabular.DefaultCosts at
+// the bandwidths tabular.DefaultBandwidths. The deep candidates and the
 // best shallow one are scored by k-fold cross-validation (-folds: 5,
 // or fewer on tables of fewer rows, groups or times; stratified by class
 // for classification, repeated on new shuffles for small tables) on the
@@ -240,7 +240,7 @@
 // leave-one-out error are scored on the folds, and on repeated splits the
 // deep machine is fitted beyond the first only if the shallow machine
 // does not lead it clearly there; its settings are then marked "raced");
-// both selections run on at most kernel.SelectionRows rows (a seeded
+// both selections run on at most tabular.SelectionRows rows (a seeded
 // subsample of a larger table), the final fit on all of them; fit
 // prints every setting's cross-validated score and then the chosen one,
 // with its mean and standard deviation. -family shallow or deep fits one
@@ -280,7 +280,7 @@
 // and its final fit stops there; the shallow machine is always scored,
 // so the best machine found is returned. A
 // nonnegative, right-skewed regression target (counts, amounts: sample
-// skewness above kernel.SkewedTarget) is also tried on the log scale,
+// skewness above tabular.SkewedTarget) is also tried on the log scale,
 // log(1 + y), judged on its predictions of y; -target-scale linear or log
 // fixes the scale. A regression's numeric inputs are also tried mapped
 // through their training quantiles (each value becomes the share of
@@ -303,8 +303,8 @@
 // model file keeps them, and predict, serve, explain and export apply
 // them; -extrapolate lifts them, for a trend that should go on beyond
 // the data.
-// Above kernel.DeepAnchors rows the deep machine's anchor points are that
-// many k-means++ centres of the rows, and above kernel.ShallowAnchors
+// Above tabular.DeepAnchors rows the deep machine's anchor points are that
+// many k-means++ centres of the rows, and above tabular.ShallowAnchors
 // the shallow machine's (-anchors M sets their number for both), so that
 // time and memory grow linearly with the rows. The final fit stops when
 // the loss improves by less than 0.1% over 10 iterations or at -iters;

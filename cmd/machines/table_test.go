@@ -148,7 +148,7 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 			}
 			checkContains(t, "stdout", stdout, tc.stdout)
 			checkContains(t, "stderr", stderr, tc.stderr)
-			if tc.beforeFit && strings.Contains(stderr, "kernel:") {
+			if tc.beforeFit && strings.Contains(stderr, "tabular:") {
 				t.Errorf("the error came after fitting: %s", stderr)
 			}
 			if tc.check != nil {
@@ -537,7 +537,7 @@ func TestFitSize(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			model := filepath.Join(t.TempDir(), "model.json")
 			code, _, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", "testdata/fit_reg_train.csv", "-target", "y", "-model", model}, tc.args)...)
-			if code != tc.code || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "kernel:") {
+			if code != tc.code || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "tabular:") {
 				t.Errorf("exit status %d, stderr %q; want %d and %q before any fitting", code, stderr, tc.code, tc.want)
 			}
 			if _, err := os.Stat(model); !errors.Is(err, fs.ErrNotExist) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -28,7 +29,7 @@ var tabularSizes = []tabularSize{
 const tabularHeldOut = 5000
 
 // TabularWorkloads returns the workloads of the tabular suite: F1-2000
-// and F1-20000, one fit of kernel.FitRegression with the zero Settings
+// and F1-20000, one fit of tabular.FitRegression with the zero Settings
 // (the defaults of `machines fit`) on 2000 and 20000 rows of
 // dataset.Friedman1, drawn with the seed PCG(1, 1), followed by 5000
 // held-out rows from the same source. Before timing, the setup fits once
@@ -60,7 +61,7 @@ func friedmanFit(rows, heldOut int, minR2 float64) (func(), error) {
 	xt, yt := dataset.Friedman1(heldOut, rnd)
 	ym := mat.NewDense(rows, 1, y)
 	fit := func() (*kernel.Machine, error) {
-		m, _, err := kernel.FitRegression(x, ym, kernel.Settings{})
+		m, _, err := tabular.FitRegression(x, ym, tabular.Settings{})
 		return m, err
 	}
 	// The fit is deterministic: the machine checked here is the one every

@@ -9,6 +9,7 @@ import (
 	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
+	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -163,7 +164,7 @@ func (c startCurves) spent() time.Duration {
 // fitKernel fits a kernel machine from restarts initial points. Its cost
 // is s.Costs[0] if that is the only one, else the one that the kernel
 // package's cross-validation chooses among them.
-func (t task) fitKernel(name string, s kernel.Settings, c Config) (*fitted, error) {
+func (t task) fitKernel(name string, s tabular.Settings, c Config) (*fitted, error) {
 	start := time.Now()
 	curves := newStartCurves(t)
 	s.Iteration = func(k, iter int, _ float64, m *kernel.Machine) error {
@@ -172,7 +173,7 @@ func (t task) fitKernel(name string, s kernel.Settings, c Config) (*fitted, erro
 	}
 	s.Progress, s.Folds, s.Starts = c.Progress, cvFolds, restarts
 	c.logf("%s: fitting a kernel machine, dims %v, costs %v", name, s.Dims, s.Costs)
-	m, r, err := kernel.FitRegression(t.x, t.y, s)
+	m, r, err := tabular.FitRegression(t.x, t.y, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

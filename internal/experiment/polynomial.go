@@ -6,7 +6,7 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/internal/figure"
-	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/plot/plotutil"
 )
 
@@ -31,7 +31,7 @@ func Polynomial(c Config) (*Report, error) {
 	x, y := dataset.PolynomialGrid(6)
 	xt, yt := dataset.PolynomialGrid(101)
 	t := task{x: x, y: column(y), xt: xt, yt: column(yt)}
-	km, err := t.fitKernel("kernel machine", kernel.Settings{
+	km, err := t.fitKernel("kernel machine", tabular.Settings{
 		Dims: []int{2, 3, 3, 2, 1}, Costs: costs, Bandwidths: []float64{1}, Seed: c.Seed, MaxIter: c.maxIter(),
 		// The surface is noise-free: fit to the exact minimum.
 		UntilStall: true,

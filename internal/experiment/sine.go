@@ -8,7 +8,7 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/internal/figure"
-	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -23,8 +23,8 @@ func sineTask(seed uint64) task {
 // sineMachine is the kernel machine of the sine task: dims (2,2,2,1),
 // about 514 parameters on 100 points, with its cost chosen among costs;
 // unbounded, as the paper's machine and the baselines are.
-func sineMachine(c Config, costs ...float64) kernel.Settings {
-	return kernel.Settings{Dims: []int{2, 2, 2, 1}, Costs: costs, Bandwidths: []float64{1},
+func sineMachine(c Config, costs ...float64) tabular.Settings {
+	return tabular.Settings{Dims: []int{2, 2, 2, 1}, Costs: costs, Bandwidths: []float64{1},
 		Seed: c.Seed, MaxIter: c.maxIter(), Extrapolate: true}
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/internal/baseline"
-	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/tabular"
 )
 
 // TestKeptStartCurve checks that the kernel machine's final fit runs
@@ -26,7 +26,7 @@ func TestKeptStartCurve(t *testing.T) {
 	}
 	// On this seed a later start ends below the first, so a kernel fit
 	// from one start would show.
-	first, _, err := kernel.FitRegression(tk.x, tk.y, s)
+	first, _, err := tabular.FitRegression(tk.x, tk.y, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package kernel
+package tabular
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/internal/parallel"
+	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -106,7 +107,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 		}
 		kept = bestBandwidths(loo, foldBandwidths)
 		if s.Progress != nil {
-			fmt.Fprintf(s.Progress, "kernel: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", len(sigmas), len(kept))
+			fmt.Fprintf(s.Progress, "tabular: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", len(sigmas), len(kept))
 		}
 	}
 	scored, err := pass.score(kept, val, folded, outputs, s.Workers)
@@ -123,11 +124,11 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 		}
 	}
 	if sel.Best < 0 {
-		return nil, errors.New("kernel: every setting of the shallow machine diverged")
+		return nil, errors.New("tabular: every setting of the shallow machine diverged")
 	}
 	cand := sel.Candidates[sel.Best]
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "kernel: %d settings of the shallow machine scored; chose %s: %s\n", len(sel.Candidates), cand.setting(), cand.scores(sel))
+		fmt.Fprintf(s.Progress, "tabular: %d settings of the shallow machine scored; chose %s: %s\n", len(sel.Candidates), cand.setting(), cand.scores(sel))
 	}
 	i := 0
 	if cand.LogTarget {
@@ -478,7 +479,7 @@ func (vs *variantScorer) score(c Candidate) Candidate {
 		if test.back != nil {
 			test.back(pred)
 		}
-		h := evaluate(pred, test)
+		h := heldOutOf(pred, test)
 		losses[i], scores[i] = h.loss, h.score
 	}
 	if len(preds) == 1 {
@@ -501,7 +502,7 @@ func targetsOf(v problemData, outputs int) mat.Matrix {
 
 // result returns the best shallow machine fitted to all the rows, and res
 // completed for it.
-func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine, Result, error) {
+func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*kernel.Machine, Result, error) {
 	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), f.anchors), f.best.Bandwidth)
 	if err != nil {
 		return nil, res, err
@@ -601,7 +602,7 @@ func (f *shallowFit) heldOut(fold int) heldOut {
 	if test.back != nil {
 		test.back(pred)
 	}
-	return evaluate(pred, test)
+	return heldOutOf(pred, test)
 }
 
 // pick returns the listed elements of x, or nil for a nil x.
@@ -751,7 +752,7 @@ func (c calibration) shrink(pred, means *mat.Dense) {
 
 // scaleOutputs multiplies the output block of m by the factors: the rows
 // of A and C that make it.
-func (c calibration) scaleOutputs(m *Machine, classify bool) {
+func (c calibration) scaleOutputs(m *kernel.Machine, classify bool) {
 	k := m.Outputs()
 	ra, _ := m.A.Dims()
 	rc, _ := m.C.Dims()

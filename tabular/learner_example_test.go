@@ -1,10 +1,10 @@
-package kernel_test
+package tabular_test
 
 import (
 	"fmt"
 	"math"
 
-	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -18,7 +18,7 @@ func ExampleFitRegression() {
 		x.Set(i, 0, v)
 		y.Set(i, 0, math.Sin(3*v))
 	}
-	m, res, err := kernel.FitRegression(x, y, kernel.Settings{})
+	m, res, err := tabular.FitRegression(x, y, tabular.Settings{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -59,7 +59,7 @@ func ExampleFitClassifier() {
 		}
 	}
 	x := mat.NewDense(64, 2, rows)
-	m, res, err := kernel.FitClassifier(x, labels, 4, kernel.Settings{Costs: []float64{1e-3}, Bandwidths: []float64{1}})
+	m, res, err := tabular.FitClassifier(x, labels, 4, tabular.Settings{Costs: []float64{1e-3}, Bandwidths: []float64{1}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,10 +1,11 @@
-package kernel
+package tabular
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -28,8 +29,8 @@ func BenchmarkObjectiveAnchors(b *testing.B) {
 			for i := range anchors {
 				anchors[i] = i * n / DeepAnchors
 			}
-			arch := Architecture{Dims: append(DefaultHidden()[:len(DefaultHidden()):len(DefaultHidden())], 1), Bandwidth: 2}
-			o, err := NewObjective(arch, Problem{X: x, Y: y, Cost: 1e-3, Anchors: anchors})
+			arch := kernel.Architecture{Dims: append(DefaultHidden()[:len(DefaultHidden()):len(DefaultHidden())], 1), Bandwidth: 2}
+			o, err := kernel.NewObjective(arch, kernel.Problem{X: x, Y: y, Cost: 1e-3, Anchors: anchors})
 			if err != nil {
 				b.Fatal(err)
 			}

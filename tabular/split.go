@@ -1,19 +1,20 @@
-package kernel
+package tabular
 
 import (
 	"math/rand/v2"
 
 	"github.com/parametric-machines/machines/internal/parallel"
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
-// objective is the loss that a final fit minimises: one Objective, or a
+// objective is the loss that a final fit minimises: one kernel.Objective, or a
 // splitObjective over parts of the rows.
 type objective interface {
 	Init(dst []float64, rnd *rand.Rand) []float64
 	Func(params, grad []float64) float64
 	Loss(params []float64) (loss, data float64)
-	machine(params []float64, anchors *mat.Dense) *Machine
+	Machine(params []float64, anchors *mat.Dense) *kernel.Machine
 }
 
 // The final fit of a set of at least splitRows rows evaluates its loss in
@@ -30,24 +31,24 @@ const (
 // their shares of the rows, plus the regulariser, which the first part
 // carries.
 type splitObjective struct {
-	parts   []*Objective
+	parts   []*kernel.Objective
 	weights []float64
 	grads   [][]float64
 }
 
 // newObjective returns the loss of p: split into splitParts parts when p
 // has at least splitRows rows and its anchors are a subset of them,
-// otherwise one Objective.
-func newObjective(arch Architecture, p Problem) (objective, error) {
+// otherwise one kernel.Objective.
+func newObjective(arch kernel.Architecture, p kernel.Problem) (objective, error) {
 	n, _ := p.X.Dims()
 	if n < splitRows || p.Anchors == nil {
-		return NewObjective(arch, p)
+		return kernel.NewObjective(arch, p)
 	}
 	anchors := pickRows(p.X, p.Anchors)
 	s := &splitObjective{}
 	for k := range splitParts {
 		rows := allRows(n)[k*n/splitParts : (k+1)*n/splitParts]
-		part := Problem{X: pickRows(p.X, rows), Labels: pick(p.Labels, rows), AnchorPoints: anchors}
+		part := kernel.Problem{X: pickRows(p.X, rows), Labels: pick(p.Labels, rows), AnchorPoints: anchors}
 		if p.Y != nil {
 			part.Y = pickRows(p.Y, rows)
 		}
@@ -57,7 +58,7 @@ func newObjective(arch Architecture, p Problem) (objective, error) {
 			// whole regulariser.
 			part.Cost = p.Cost / share
 		}
-		o, err := NewObjective(arch, part)
+		o, err := kernel.NewObjective(arch, part)
 		if err != nil {
 			return nil, err
 		}
@@ -72,8 +73,8 @@ func (s *splitObjective) Init(dst []float64, rnd *rand.Rand) []float64 {
 	return s.parts[0].Init(dst, rnd)
 }
 
-func (s *splitObjective) machine(params []float64, anchors *mat.Dense) *Machine {
-	return s.parts[0].machine(params, anchors)
+func (s *splitObjective) Machine(params []float64, anchors *mat.Dense) *kernel.Machine {
+	return s.parts[0].Machine(params, anchors)
 }
 
 // Func evaluates the parts in parallel and returns the weighted sum of

@@ -1,4 +1,4 @@
-package kernel
+package tabular
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -113,25 +114,25 @@ func TestInputSpan(t *testing.T) {
 	if !mat.EqualApprox(sp.reduce(xt), &want, 1e-10) {
 		t.Error("new rows' coordinates are not x Q")
 	}
-	arch := Architecture{Dims: []int{2, 2, 1}}
-	full, err := NewObjective(arch, Problem{X: x, Y: randomData(rnd, n, 1), Anchors: []int{1, 3, 4}})
+	arch := kernel.Architecture{Dims: []int{2, 2, 1}}
+	full, err := kernel.NewObjective(arch, kernel.Problem{X: x, Y: randomData(rnd, n, 1), Anchors: []int{1, 3, 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reduced, err := NewObjective(arch, Problem{X: sp.coords(), Y: randomData(rnd, n, 1), Anchors: []int{1, 3, 4}})
+	reduced, err := kernel.NewObjective(arch, kernel.Problem{X: sp.coords(), Y: randomData(rnd, n, 1), Anchors: []int{1, 3, 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	onColumns := full.Init(nil, rand.New(rand.NewPCG(1, 2)))
 	inSpan := sp.init(reduced, arch, 3, rand.New(rand.NewPCG(1, 2)))
-	size := arch.size()
+	size := arch.Size()
 	var projected mat.Dense
 	projected.Mul(mat.NewDense(size, d, onColumns[:size*d]), sp.q)
 	if !mat.EqualApprox(mat.NewDense(size, q, inSpan[:size*q]), &projected, 1e-12) || !slices.Equal(inSpan[size*q:], onColumns[size*d:]) {
 		t.Error("the initial point in the span is not the projection of the one on the columns")
 	}
 	if got := (*inputSpan)(nil).init(reduced, arch, 3, rand.New(rand.NewPCG(1, 2))); !slices.Equal(got, reduced.Init(nil, rand.New(rand.NewPCG(1, 2)))) {
-		t.Error("without a span, the initial point is not Objective.Init's")
+		t.Error("without a span, the initial point is not kernel.Objective.Init's")
 	}
 }
 
@@ -144,17 +145,17 @@ func TestDeepSpan(t *testing.T) {
 	x := randomData(rnd, n, d)
 	y := mat.NewDense(n, 1, nil)
 	y.Apply(func(i, _ int, _ float64) float64 { return math.Sin(2 * x.At(i, 0)) }, y)
-	arch := Architecture{Dims: []int{2, 2, 1}, Bandwidth: 1.5}
+	arch := kernel.Architecture{Dims: []int{2, 2, 1}, Bandwidth: 1.5}
 	const cost = 0.01
 	m, res, err := FitRegression(x, y, Settings{Dims: arch.Dims, Costs: []float64{cost}, Bandwidths: []float64{arch.Bandwidth},
 		Raw: true, UntilStall: true, MaxIter: 5000, GradTol: 1e-9})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, c := m.A.Dims(); r != arch.size() || c != d {
-		t.Fatalf("augmenter %dx%d, want %dx%d", r, c, arch.size(), d)
+	if r, c := m.A.Dims(); r != arch.Size() || c != d {
+		t.Fatalf("augmenter %dx%d, want %dx%d", r, c, arch.Size(), d)
 	}
-	o, err := NewObjective(arch, Problem{X: x, Y: y, Cost: cost})
+	o, err := kernel.NewObjective(arch, kernel.Problem{X: x, Y: y, Cost: cost})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,11 @@
-package kernel
+package tabular
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -28,14 +29,14 @@ func TestSplitObjective(t *testing.T) {
 	anchors := []int{3, 50, 200, 201, 640, 999, n - 1}
 	for _, tc := range []struct {
 		name string
-		p    Problem
+		p    kernel.Problem
 		out  int
 	}{
-		{"regression", Problem{X: x, Y: y, Cost: 0.03, Anchors: anchors}, 2},
-		{"classifier", Problem{X: x, Labels: labels, Cost: 0.03, Anchors: anchors}, 2},
+		{"regression", kernel.Problem{X: x, Y: y, Cost: 0.03, Anchors: anchors}, 2},
+		{"classifier", kernel.Problem{X: x, Labels: labels, Cost: 0.03, Anchors: anchors}, 2},
 	} {
-		arch := Architecture{Dims: []int{2, 2, tc.out}, Bandwidth: 0.7}
-		whole, err := NewObjective(arch, tc.p)
+		arch := kernel.Architecture{Dims: []int{2, 2, tc.out}, Bandwidth: 0.7}
+		whole, err := kernel.NewObjective(arch, tc.p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func TestSplitObjective(t *testing.T) {
 		}
 		points := tc.p
 		points.AnchorPoints, points.Anchors = pickRows(x, anchors), nil
-		asPoints, err := NewObjective(arch, points)
+		asPoints, err := kernel.NewObjective(arch, points)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,11 @@
-package kernel
+package tabular
 
 import (
 	"math"
 	"math/rand/v2"
 
 	"github.com/parametric-machines/machines/internal/matmul"
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -146,20 +147,19 @@ func (s *inputSpan) expand(a *mat.Dense) *mat.Dense {
 // init returns initial parameters of o, the loss of a machine of
 // architecture arch with the given number of anchors: those of o.Init if
 // s is nil, and otherwise, on the coordinates, the projection on the
-// span of the initial point that Objective.Init draws on the columns, so
+// span of the initial point that kernel.Objective.Init draws on the columns, so
 // that the fit starts where the fit on the columns starts, less the part
 // that only the penalty sees.
-func (s *inputSpan) init(o objective, arch Architecture, anchors int, rnd *rand.Rand) []float64 {
+func (s *inputSpan) init(o objective, arch kernel.Architecture, anchors int, rnd *rand.Rand) []float64 {
 	if s == nil {
 		return o.Init(nil, rnd)
 	}
-	size := arch.size()
+	size := arch.Size()
 	d, q := s.q.Dims()
-	full := mat.NewDense(size, d, nil)
-	glorot(full.RawMatrix().Data, size, d, rnd)
+	full := arch.InitParams(nil, d, anchors, rnd)
 	params := make([]float64, arch.NumParams(q, anchors))
 	na := size * q
-	glorot(params[na:], size-arch.Dims[0], anchors, rnd)
-	mul(mat.NewDense(size, q, params[:na]), full, s.q)
+	copy(params[na:], full[size*d:])
+	mul(mat.NewDense(size, q, params[:na]), mat.NewDense(size, d, full[:size*d]), s.q)
 	return params
 }

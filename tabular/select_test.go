@@ -1,4 +1,4 @@
-package kernel
+package tabular
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -145,7 +146,7 @@ func TestFixedSettings(t *testing.T) {
 	if res.Selection != nil || res.Cost != 0.01 || res.Bandwidth != 0.7 {
 		t.Errorf("fixed settings: selection %v, cost %g, bandwidth %g; want none, 0.01, 0.7", res.Selection, res.Cost, res.Bandwidth)
 	}
-	var machines []*Machine
+	var machines []*kernel.Machine
 	var selections []*Selection
 	for _, w := range []int{1, 3} {
 		m, res, err := FitRegression(x, y, Settings{Costs: []float64{1e-3, 1e-1}, Bandwidths: []float64{0.5, 2}, Workers: w, MaxIter: 50})
@@ -190,7 +191,7 @@ func TestFitPathOffset(t *testing.T) {
 	moved.Apply(func(_, _ int, v float64) float64 { return v + 5 }, y)
 	train, test := allRows(30)[:24], allRows(30)[24:]
 	fold := crossval.Fold{Train: train, Test: test}
-	arch := Architecture{Dims: []int{2, 1}, Bandwidth: 0.5}
+	arch := kernel.Architecture{Dims: []int{2, 1}, Bandwidth: 0.5}
 	costs := []float64{1e-3, 1e-2}
 	var preds [2][]heldOut
 	for i, targets := range []*mat.Dense{y, moved} {
@@ -326,7 +327,7 @@ func TestDeepCalibration(t *testing.T) {
 	x, y := noisySine(rnd, 20, 0.2)
 	d := problemData{x: x, y: y}
 	folds := crossval.KFold(20, 4, 1)
-	deep := newDeepFolds([]problemData{d}, folds, Architecture{Dims: []int{1, 1}}, []float64{1}, []float64{1}, Settings{})
+	deep := newDeepFolds([]problemData{d}, folds, kernel.Architecture{Dims: []int{1, 1}}, []float64{1}, []float64{1}, Settings{})
 	if err := deep.run(0, len(folds)); err != nil {
 		t.Fatal(err)
 	}

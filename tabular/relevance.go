@@ -1,10 +1,11 @@
-package kernel
+package tabular
 
 import (
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -97,10 +98,10 @@ func relevance(pass *shallowPass) []float64 {
 // is A_oj - 2 gamma (x_j u - v_j), with u = sum_q C_oq K_q and
 // v_j = sum_q C_oq K_q a_qj: one product of the kernel matrix with the
 // anchors per output, O(rows x anchors x inputs).
-func meanSquaredSlopes(m *Machine, x *mat.Dense) []float64 {
+func meanSquaredSlopes(m *kernel.Machine, x *mat.Dense) []float64 {
 	n, d := x.Dims()
 	na, _ := m.Anchors.Dims()
-	sigma := m.sigma()
+	sigma := m.Sigma()
 	gamma := 1 / (2 * sigma * sigma)
 	k := mat.NewDense(n, na, nil)
 	k.Apply(func(i, q int, _ float64) float64 {
@@ -159,7 +160,7 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 	plain := p.pass.bestLoss()
 	res.RelevanceLosses = []float64{plain, weighed}
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "kernel: the shallow machine's lowest held-out loss is %.4g on the inputs unweighed, %.4g weighed by their relevance (weights %.3g to %.3g)\n",
+		fmt.Fprintf(s.Progress, "tabular: the shallow machine's lowest held-out loss is %.4g on the inputs unweighed, %.4g weighed by their relevance (weights %.3g to %.3g)\n",
 			plain, weighed, slices.Min(w), slices.Max(w))
 	}
 	if LowerLoss(weighed, plain) {

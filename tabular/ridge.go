@@ -1,4 +1,4 @@
-package kernel
+package tabular
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -106,7 +107,7 @@ type projection struct {
 func significantEigen(g *mat.SymDense, what string) (vals []float64, u *mat.Dense, keep []int, err error) {
 	var eig mat.EigenSym
 	if !eig.Factorize(g, true) {
-		return nil, nil, nil, fmt.Errorf("kernel: eigendecomposition of %s failed", what)
+		return nil, nil, nil, fmt.Errorf("tabular: eigendecomposition of %s failed", what)
 	}
 	vals, u = eig.Values(nil), new(mat.Dense)
 	eig.VectorsTo(u)
@@ -253,7 +254,7 @@ func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
 	gram.SymOuterK(1, zw.T())
 	var eig mat.EigenSym
 	if !eig.Factorize(gram, true) {
-		return nil, errors.New("kernel: eigendecomposition of the features' Gram matrix failed")
+		return nil, errors.New("tabular: eigendecomposition of the features' Gram matrix failed")
 	}
 	r.e = eig.Values(nil)
 	top := slices.Max(r.e)
@@ -451,7 +452,7 @@ func (r *ridge) looPredictions(dst *mat.Dense, y mat.Matrix, pr projection, cost
 // on all its rows to the targets of projection pr at the given cost,
 // calibrated, with the anchors' inputs as anchors, and its intercept on
 // the scale it fits, calibrated too.
-func (b *shallowBasis) machine(r *ridge, pr projection, cost float64, anchors *mat.Dense, cal calibration) (*Machine, []float64) {
+func (b *shallowBasis) machine(r *ridge, pr projection, cost float64, anchors *mat.Dense, cal calibration) (*kernel.Machine, []float64) {
 	beta, intercept := b.features(r.solution(pr, cost)) // p x k
 	classify := cal.residuals == nil
 	cal.apply(beta, classify)
@@ -462,5 +463,5 @@ func (b *shallowBasis) machine(r *ridge, pr projection, cost float64, anchors *m
 	m, _ := anchors.Dims()
 	c := mat.NewDense(k, m, nil)
 	mul(c, beta.Slice(d, p, 0, k).T(), b.toC.T())
-	return &Machine{Architecture: Architecture{Dims: []int{d, k}, Bandwidth: b.sigma}, A: a, C: c, Anchors: mat.DenseCopyOf(anchors), InputBlock: true}, intercept
+	return &kernel.Machine{Architecture: kernel.Architecture{Dims: []int{d, k}, Bandwidth: b.sigma}, A: a, C: c, Anchors: mat.DenseCopyOf(anchors), InputBlock: true}, intercept
 }

@@ -1,4 +1,4 @@
-package kernel
+package tabular
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/parametric-machines/machines/crossval"
 	"github.com/parametric-machines/machines/internal/parallel"
+	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -140,7 +141,7 @@ func newValidation(d problemData, s Settings) (*validation, error) {
 	m := len(v.rows)
 	v.k = s.FoldsFor(m)
 	if m < v.k {
-		return nil, fmt.Errorf("kernel: %d rows are too few for %d-fold cross-validation; fix the cost and the bandwidth or use fewer folds", m, v.k)
+		return nil, fmt.Errorf("tabular: %d rows are too few for %d-fold cross-validation; fix the cost and the bandwidth or use fewer folds", m, v.k)
 	}
 	// Small sets repeat the cross-validation on new shuffles: one k-fold
 	// split of a few dozen rows scores the settings too noisily to rank
@@ -155,7 +156,7 @@ func newValidation(d problemData, s Settings) (*validation, error) {
 		g := distinct(d.groups)
 		v.k = s.FoldsFor(g)
 		if g < v.k {
-			return nil, fmt.Errorf("kernel: %d groups are too few for %d-fold grouped cross-validation", g, v.k)
+			return nil, fmt.Errorf("tabular: %d groups are too few for %d-fold grouped cross-validation", g, v.k)
 		}
 		v.folds = crossval.Grouped(d.groups, v.k, s.Seed)
 		return v, nil
@@ -164,7 +165,7 @@ func newValidation(d problemData, s Settings) (*validation, error) {
 		v.k = s.FoldsFor(distinct(d.times) - 1) // k folds take k+1 blocks in time
 		folds, err := crossval.Forward(d.times, v.k)
 		if err != nil {
-			return nil, fmt.Errorf("kernel: %w", err)
+			return nil, fmt.Errorf("tabular: %w", err)
 		}
 		v.folds = folds
 		return v, nil
@@ -242,7 +243,7 @@ type heldOut struct {
 // the others only if the shallow machine does not lead it there by more
 // than raceMargin standard errors: the panel's tables under 150 rows
 // repeat their splits, and the shallow machine wins most of them.
-func selectSettings(variants []problemData, val *validation, arch Architecture, costs, bandwidths []float64, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
+func selectSettings(variants []problemData, val *validation, arch kernel.Architecture, costs, bandwidths []float64, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
 	d := newDeepFolds(val.restrict(variants), val.folds, arch, costs, bandwidths, s)
 	sel := val.header()
 	if s.Progress != nil {
@@ -253,7 +254,7 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 		if sel.Repeats > 1 {
 			what += fmt.Sprintf(", repeated %d times", sel.Repeats)
 		}
-		fmt.Fprintf(s.Progress, "kernel: choosing the cost and bandwidth among %d settings%s by %d-fold cross-validation on %d rows\n",
+		fmt.Fprintf(s.Progress, "tabular: choosing the cost and bandwidth among %d settings%s by %d-fold cross-validation on %d rows\n",
 			len(costs)*len(bandwidths), what, sel.Folds, len(val.rows))
 	}
 	var shallowLosses, shallowScores []float64
@@ -271,7 +272,7 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 		if raced = shallowLeads(d.out, shallowLosses, val.k, folds, len(costs)); raced {
 			folds = val.k
 			if s.Progress != nil {
-				fmt.Fprintf(s.Progress, "kernel: the shallow machine leads the deep one by more than %g standard errors on the first split; the others are not fitted\n", raceMargin)
+				fmt.Fprintf(s.Progress, "tabular: the shallow machine leads the deep one by more than %g standard errors on the first split; the others are not fitted\n", raceMargin)
 			}
 		} else if err := d.run(val.k, len(val.folds)); err != nil {
 			return nil, calibration{}, err
@@ -285,7 +286,7 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 		sel.add(shallow.sel.Candidates[shallow.sel.Best], shallowLosses, shallowScores, s.Progress)
 	}
 	if sel.Best < 0 {
-		return nil, calibration{}, errors.New("kernel: cross-validation: no setting was scored on every fold: each diverged on some fold or was skipped over the budget")
+		return nil, calibration{}, errors.New("tabular: cross-validation: no setting was scored on every fold: each diverged on some fold or was skipped over the budget")
 	}
 	if sel.Candidates[sel.Best].Shallow {
 		return sel, shallow.cal, nil
@@ -303,7 +304,7 @@ func selectSettings(variants []problemData, val *validation, arch Architecture, 
 type deepFolds struct {
 	variants   []problemData
 	folds      []crossval.Fold
-	arch       Architecture
+	arch       kernel.Architecture
 	costs      []float64
 	bandwidths []float64
 	path       []int // the costs from the smallest up
@@ -316,7 +317,7 @@ type deepFolds struct {
 	last time.Time
 }
 
-func newDeepFolds(variants []problemData, folds []crossval.Fold, arch Architecture, costs, bandwidths []float64, s Settings) *deepFolds {
+func newDeepFolds(variants []problemData, folds []crossval.Fold, arch kernel.Architecture, costs, bandwidths []float64, s Settings) *deepFolds {
 	d := &deepFolds{variants: variants, folds: folds, arch: arch, costs: costs, bandwidths: bandwidths, s: s,
 		path: allRows(len(costs)), last: time.Now()}
 	slices.SortStableFunc(d.path, func(a, b int) int { return cmpFloat(costs[a], costs[b]) })
@@ -344,7 +345,7 @@ func (d *deepFolds) run(from, to int) error {
 		a.Bandwidth = d.bandwidths[b]
 		res, err := fitPath(d.variants[job/(k*nb)], d.folds[f], a, d.costs, d.path, d.s, uint64(job%(k*nb)))
 		if err != nil {
-			return fmt.Errorf("kernel: cross-validation fold %d, bandwidth %g: %w", f+1, d.bandwidths[b], err)
+			return fmt.Errorf("tabular: cross-validation fold %d, bandwidth %g: %w", f+1, d.bandwidths[b], err)
 		}
 		d.out[job] = res
 		d.report()
@@ -362,7 +363,7 @@ func (d *deepFolds) report() {
 	defer d.mu.Unlock()
 	if d.done++; time.Since(d.last) >= time.Second {
 		d.last = time.Now()
-		fmt.Fprintf(d.s.Progress, "kernel: cross-validation: %d of %d fits\n", d.done*len(d.costs), len(d.out)*len(d.costs))
+		fmt.Fprintf(d.s.Progress, "tabular: cross-validation: %d of %d fits\n", d.done*len(d.costs), len(d.out)*len(d.costs))
 	}
 }
 
@@ -475,7 +476,7 @@ func (sel *Selection) add(cand Candidate, losses, scores []float64, progress io.
 	}
 	sel.Candidates = append(sel.Candidates, cand)
 	if progress != nil {
-		fmt.Fprintf(progress, "kernel: %s: %s\n", cand.setting(), cand.scores(sel))
+		fmt.Fprintf(progress, "tabular: %s: %s\n", cand.setting(), cand.scores(sel))
 	}
 }
 
@@ -517,7 +518,7 @@ func cmpFloat(a, b float64) int {
 // fitPath fits the training part of a fold at the costs in the order of
 // path, warm-starting each fit from the previous one, and returns the
 // held-out loss and score at each cost (indexed like costs).
-func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float64, path []int, s Settings, job uint64) ([]heldOut, error) {
+func fitPath(d problemData, fold crossval.Fold, arch kernel.Architecture, costs []float64, path []int, s Settings, job uint64) ([]heldOut, error) {
 	train, test := d.rows(fold.Train), d.rows(fold.Test)
 	nt, inputs := train.x.Dims()
 	chosen := anchorRows(Deep, train.x, s, s.Seed+job)
@@ -530,7 +531,7 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 		train.x, test.x = span.coords(), span.reduce(test.x.(*mat.Dense))
 	}
 	anchors := pickRows(train.x, chosen)
-	p := Problem{X: train.x, Y: train.targets(), Labels: train.labels}
+	p := kernel.Problem{X: train.x, Y: train.targets(), Labels: train.labels}
 	if len(chosen) < nt {
 		p.Anchors = chosen
 	}
@@ -548,7 +549,7 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 	var params []float64
 	for _, c := range path {
 		p.Cost = costs[c]
-		o, err := NewObjective(arch, p)
+		o, err := kernel.NewObjective(arch, p)
 		if err != nil {
 			return nil, err
 		}
@@ -567,7 +568,7 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 			return nil, err
 		}
 		params = r.X
-		pred := o.machine(params, anchors).Predict(nil, test.x)
+		pred := o.Machine(params, anchors).Predict(nil, test.x)
 		if offset != nil {
 			pred.Apply(func(_, j int, v float64) float64 { return v + offset[j] }, pred)
 		}
@@ -575,17 +576,17 @@ func fitPath(d problemData, fold crossval.Fold, arch Architecture, costs []float
 		if d.back != nil {
 			d.back(pred)
 		}
-		out[c] = evaluate(pred, test)
+		out[c] = heldOutOf(pred, test)
 		out[c].pred, out[c].mean = raw, offset
 	}
 	return out, nil
 }
 
-// evaluate returns the loss and score of predictions pred on held-out
+// heldOutOf returns the loss and score of predictions pred on held-out
 // rows d: for regression the mean squared error (averaged over outputs)
 // and R^2 (likewise); for classification the mean log-loss of the softmax
 // of pred and the accuracy.
-func evaluate(pred *mat.Dense, d problemData) heldOut {
+func heldOutOf(pred *mat.Dense, d problemData) heldOut {
 	n, k := pred.Dims()
 	w := d.w
 	if w == nil {

@@ -1,4 +1,4 @@
-package kernel
+package tabular
 
 import (
 	"math"
@@ -79,7 +79,7 @@ func TestShallowLeaveOneOut(t *testing.T) {
 						t.Errorf("weighted %v, cost %v: leave-one-out predictions\n%v\nrefits\n%v", w != nil, cost,
 							mat.Formatted(loo.T()), mat.Formatted(want.T()))
 					}
-					if r2 := evaluate(loo, problemData{y: y}).score; cost == 1e-4 && r2 > tc.maxR2 {
+					if r2 := heldOutOf(loo, problemData{y: y}).score; cost == 1e-4 && r2 > tc.maxR2 {
 						t.Errorf("weighted %v: leave-one-out R^2 %v at cost 1e-4, want at most %v", w != nil, r2, tc.maxR2)
 					}
 				}

@@ -1,4 +1,4 @@
-package kernel
+package tabular
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -60,7 +61,7 @@ func TestInputScale(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x, y, labels := skewedData(80, tc.f)
 			var (
-				m   *Machine
+				m   *kernel.Machine
 				res Result
 				err error
 			)
@@ -205,7 +206,7 @@ func TestRelevanceFolded(t *testing.T) {
 func TestMeanSquaredSlopes(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(6, 2))
 	const n, d, na, k = 15, 3, 4, 2
-	m := &Machine{Architecture: Architecture{Dims: []int{d, k}, Bandwidth: 0.8}, InputBlock: true,
+	m := &kernel.Machine{Architecture: kernel.Architecture{Dims: []int{d, k}, Bandwidth: 0.8}, InputBlock: true,
 		A: randomData(rnd, k, d), C: randomData(rnd, k, na), Anchors: randomData(rnd, na, d)}
 	x := randomData(rnd, n, d)
 	got := meanSquaredSlopes(m, x)

@@ -1,4 +1,4 @@
-package kernel
+package tabular
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
@@ -63,12 +64,12 @@ const (
 // at most, and the cost and bandwidth chosen by DefaultFolds-fold
 // cross-validation over DefaultCosts x DefaultBandwidths.
 type Settings struct {
-	// Dims is the filtration (see Architecture); nil means DefaultHidden
+	// Dims is the filtration (see kernel.Architecture); nil means DefaultHidden
 	// followed by the output block: one per regression target column or
 	// one per class.
 	Dims []int
 	// Kernel combines the per-block Gaussians.
-	Kernel Combine
+	Kernel kernel.Combine
 	// Costs and Bandwidths are the candidates for the cost (which weighs
 	// the regulariser |A|^2 + RKHS norm and must not be negative) and
 	// the Gaussians' bandwidth (positive). Nil means DefaultCosts and
@@ -163,7 +164,7 @@ type Settings struct {
 	// final fit with the start it belongs to (from 0; the starts run in
 	// turn, each counting its iterations from 1) and the machine as it is
 	// then; an error stops the fit.
-	Iteration func(start, iter int, loss float64, m *Machine) error
+	Iteration func(start, iter int, loss float64, m *kernel.Machine) error
 }
 
 // Family is a kind of kernel machine that a fit may choose.
@@ -206,7 +207,7 @@ func ParseFamily(s string) (Family, error) {
 			return f, nil
 		}
 	}
-	return 0, fmt.Errorf("kernel: unknown family %q (want auto, shallow or deep)", s)
+	return 0, fmt.Errorf("tabular: unknown family %q (want auto, shallow or deep)", s)
 }
 
 // family checks the rows' weights, groups and times against the n rows
@@ -217,32 +218,32 @@ func (s Settings) family(n int) (Family, error) {
 	deepSettings := s.Dims != nil || s.Costs != nil || s.Bandwidths != nil
 	switch {
 	case s.Weights != nil && len(s.Weights) != n:
-		return 0, fmt.Errorf("kernel: %d weights for %d rows", len(s.Weights), n)
+		return 0, fmt.Errorf("tabular: %d weights for %d rows", len(s.Weights), n)
 	case s.Groups != nil && len(s.Groups) != n:
-		return 0, fmt.Errorf("kernel: %d groups for %d rows", len(s.Groups), n)
+		return 0, fmt.Errorf("tabular: %d groups for %d rows", len(s.Groups), n)
 	case s.Times != nil && len(s.Times) != n:
-		return 0, fmt.Errorf("kernel: %d times for %d rows", len(s.Times), n)
+		return 0, fmt.Errorf("tabular: %d times for %d rows", len(s.Times), n)
 	case s.Groups != nil && s.Times != nil:
-		return 0, errors.New("kernel: folds by groups and by time at once")
+		return 0, errors.New("tabular: folds by groups and by time at once")
 	}
 	var sum float64
 	for i, w := range s.Weights {
 		if !(w >= 0) || math.IsInf(w, 0) {
-			return 0, fmt.Errorf("kernel: weight of row %d is %v, want a finite value >= 0", i, w)
+			return 0, fmt.Errorf("tabular: weight of row %d is %v, want a finite value >= 0", i, w)
 		}
 		sum += w
 	}
 	if s.Weights != nil && sum == 0 {
-		return 0, errors.New("kernel: every weight is 0")
+		return 0, errors.New("tabular: every weight is 0")
 	}
 	for i, t := range s.Times {
 		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return 0, fmt.Errorf("kernel: time of row %d is %v", i, t)
+			return 0, fmt.Errorf("tabular: time of row %d is %v", i, t)
 		}
 	}
 	if s.Weights != nil {
 		if s.Family == Deep || deepSettings {
-			return 0, errors.New("kernel: weighted rows need the shallow machine: the deep machine's loss does not weigh them (drop Dims, Costs and Bandwidths)")
+			return 0, errors.New("tabular: weighted rows need the shallow machine: the deep machine's loss does not weigh them (drop Dims, Costs and Bandwidths)")
 		}
 		return Shallow, nil
 	}
@@ -332,7 +333,7 @@ func ParseInputScale(s string) (InputScale, error) {
 			return v, nil
 		}
 	}
-	return 0, fmt.Errorf("kernel: unknown input scale %q (want auto, linear or quantile)", s)
+	return 0, fmt.Errorf("tabular: unknown input scale %q (want auto, linear or quantile)", s)
 }
 
 // SkewedTarget is the sample skewness above which AutoScale tries the
@@ -363,7 +364,7 @@ func ParseTargetScale(s string) (TargetScale, error) {
 			return t, nil
 		}
 	}
-	return 0, fmt.Errorf("kernel: unknown target scale %q (want auto, linear or log)", s)
+	return 0, fmt.Errorf("tabular: unknown target scale %q (want auto, linear or log)", s)
 }
 
 // Result describes a fit.
@@ -441,9 +442,9 @@ type Calibration struct {
 // FitRegression fits a machine to the rows of x and y (one column per
 // output; the last block of Settings.Dims, if given, must match) by
 // minimising the mean squared error plus the regulariser.
-func FitRegression(x, y mat.Matrix, s Settings) (*Machine, Result, error) {
+func FitRegression(x, y mat.Matrix, s Settings) (*kernel.Machine, Result, error) {
 	if y == nil {
-		return nil, Result{}, errors.New("kernel: no targets")
+		return nil, Result{}, errors.New("tabular: no targets")
 	}
 	_, k := y.Dims()
 	return fit(x, y, nil, k, s)
@@ -488,9 +489,9 @@ func widenedRange(y mat.Matrix) [][2]float64 {
 // to classes-1, by minimising the softmax cross-entropy plus the
 // regulariser. The last block of Settings.Dims, if given, must have one
 // entry per class. The fitted machine predicts class scores (logits).
-func FitClassifier(x mat.Matrix, labels []int, classes int, s Settings) (*Machine, Result, error) {
+func FitClassifier(x mat.Matrix, labels []int, classes int, s Settings) (*kernel.Machine, Result, error) {
 	if classes < 2 {
-		return nil, Result{}, fmt.Errorf("kernel: %d classes, want at least 2", classes)
+		return nil, Result{}, fmt.Errorf("tabular: %d classes, want at least 2", classes)
 	}
 	if labels == nil {
 		labels = []int{}
@@ -504,10 +505,10 @@ const (
 	initStream   = 0x6b65726e656c
 )
 
-func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Result, error) {
+func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*kernel.Machine, Result, error) {
 	begin := time.Now()
 	if s.Budget < 0 {
-		return nil, Result{}, fmt.Errorf("kernel: budget %v, want 0 (none) or more", s.Budget)
+		return nil, Result{}, fmt.Errorf("tabular: budget %v, want 0 (none) or more", s.Budget)
 	}
 	if s.Budget > 0 {
 		s.deadline = begin.Add(s.Budget)
@@ -517,13 +518,13 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		return nil, Result{}, err
 	}
 	if x == nil {
-		return nil, Result{}, errors.New("kernel: no input data")
+		return nil, Result{}, errors.New("tabular: no input data")
 	}
 	n, _ := x.Dims()
 	if s.Anchors > n {
-		return nil, Result{}, fmt.Errorf("kernel: %d anchors for %d training points", s.Anchors, n)
+		return nil, Result{}, fmt.Errorf("tabular: %d anchors for %d training points", s.Anchors, n)
 	}
-	// Check the data before the selection spends time on it; NewObjective
+	// Check the data before the selection spends time on it; kernel.NewObjective
 	// checks the rest.
 	if err := checkFinite("input", x); err != nil {
 		return nil, Result{}, err
@@ -576,7 +577,7 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		res.Cost, res.Bandwidth, res.LogTarget = best.Cost, best.Bandwidth, best.LogTarget
 		cal = &c
 		if s.Progress != nil {
-			fmt.Fprintf(s.Progress, "kernel: chose %s; fitting on all %d rows\n", best.setting(), n)
+			fmt.Fprintf(s.Progress, "tabular: chose %s; fitting on all %d rows\n", best.setting(), n)
 		}
 	}
 	m, res, err := fitDeep(p, arch, res, cal, s)
@@ -622,7 +623,7 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 	}
 	res.InputLosses = losses[:]
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "kernel: the shallow machine's lowest held-out loss is %.4g on the inputs as they are, %.4g on their quantiles\n", losses[0], losses[1])
+		fmt.Fprintf(s.Progress, "tabular: the shallow machine's lowest held-out loss is %.4g on the inputs as they are, %.4g on their quantiles\n", losses[0], losses[1])
 	}
 	if LowerLoss(losses[1], losses[0]) {
 		res.InputScale = QuantileInputs.String()
@@ -721,7 +722,7 @@ func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared,
 // fitDeep fits the machine of architecture arch with the cost, bandwidth
 // and target scale of res to all the rows, from Settings.Starts initial
 // points, and scales its outputs by the calibration, if any.
-func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Settings) (*Machine, Result, error) {
+func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration, s Settings) (*kernel.Machine, Result, error) {
 	d := p.linear
 	if res.LogTarget {
 		d = p.logarithmic
@@ -736,8 +737,8 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 	classify := d.labels != nil
 	// toMachine returns the machine of the parameters params, on the
 	// columns, with its scalers and calibration.
-	toMachine := func(params []float64) *Machine {
-		m := o.machine(params, anchors)
+	toMachine := func(params []float64) *kernel.Machine {
+		m := o.Machine(params, anchors)
 		if span != nil {
 			m.A = span.expand(m.A)
 		}
@@ -754,7 +755,7 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 		Iteration: func(iter int, loss float64, params []float64) error {
 			if s.Progress != nil && time.Since(last) >= time.Second {
 				last = time.Now()
-				fmt.Fprintf(s.Progress, "kernel: %siteration %d, loss %.6g\n", startLabel(start, s.Starts), iter, loss)
+				fmt.Fprintf(s.Progress, "tabular: %siteration %d, loss %.6g\n", startLabel(start, s.Starts), iter, loss)
 			}
 			if s.Iteration != nil {
 				if err := s.Iteration(start, iter, loss, toMachine(params)); err != nil {
@@ -778,7 +779,7 @@ func fitDeep(p *prepared, arch Architecture, res Result, cal *calibration, s Set
 			}
 		}
 		if err != nil {
-			return nil, res, fmt.Errorf("kernel: %s%w", startLabel(start, s.Starts), err)
+			return nil, res, fmt.Errorf("tabular: %s%w", startLabel(start, s.Starts), err)
 		}
 		if start == 0 || r.Loss < best.Loss {
 			best = r
@@ -810,7 +811,7 @@ type finalLoss struct {
 // newFinalLoss returns the final fit's loss on the rows of d. The coarse
 // fits run before the loss of all the rows is built, so that the two
 // never hold their buffers at once.
-func newFinalLoss(d problemData, arch Architecture, cost float64, s Settings) (*finalLoss, error) {
+func newFinalLoss(d problemData, arch kernel.Architecture, cost float64, s Settings) (*finalLoss, error) {
 	f := &finalLoss{anchorRows: anchorRows(Deep, d.x, s, s.Seed)}
 	f.anchors = pickRows(d.x, f.anchorRows)
 	var err error
@@ -823,7 +824,7 @@ func newFinalLoss(d problemData, arch Architecture, cost float64, s Settings) (*
 
 // init returns the initial point of the given start: the coarse fit's
 // minimum, or a random draw.
-func (f *finalLoss) init(arch Architecture, s Settings, start int) []float64 {
+func (f *finalLoss) init(arch kernel.Architecture, s Settings, start int) []float64 {
 	if f.inits != nil {
 		return f.inits[start]
 	}
@@ -840,9 +841,9 @@ func initRand(s Settings, start int) *rand.Rand {
 // deepObjective returns the loss of the final fit on the rows of d with
 // the given anchor rows and, for a table wider than its rows, the span of
 // the rows that the fit is done in.
-func deepObjective(d problemData, arch Architecture, cost float64, anchorRows []int) (objective, *inputSpan, error) {
+func deepObjective(d problemData, arch kernel.Architecture, cost float64, anchorRows []int) (objective, *inputSpan, error) {
 	n, inputs := d.x.Dims()
-	prob := Problem{X: d.x, Y: d.targets(), Labels: d.labels, Cost: cost}
+	prob := kernel.Problem{X: d.x, Y: d.targets(), Labels: d.labels, Cost: cost}
 	if len(anchorRows) < n {
 		prob.Anchors = anchorRows
 	}
@@ -864,25 +865,25 @@ func deepObjective(d problemData, arch Architecture, cost float64, anchorRows []
 // the fit on all the rows would draw it, then moved to the minimum of the
 // same machine's loss, with the same anchors, on a seeded eighth of the
 // rows. Otherwise it returns nil and 0.
-func coarseStarts(d problemData, arch Architecture, cost float64, anchors *mat.Dense, s Settings) ([][]float64, int, error) {
+func coarseStarts(d problemData, arch kernel.Architecture, cost float64, anchors *mat.Dense, s Settings) ([][]float64, int, error) {
 	n, inputs := d.x.Dims()
 	if n < CoarseMinRows || wide(n, inputs) {
 		return nil, 0, nil
 	}
 	rows := rand.New(rand.NewPCG(s.Seed, coarseStream)).Perm(n)[:n/coarseShare]
 	slices.Sort(rows)
-	p := Problem{X: pickRows(d.x, rows), Labels: pick(d.labels, rows), Cost: cost, AnchorPoints: anchors}
+	p := kernel.Problem{X: pickRows(d.x, rows), Labels: pick(d.labels, rows), Cost: cost, AnchorPoints: anchors}
 	if y := d.targets(); y != nil {
 		p.Y = pickRows(y, rows)
 	}
-	o, err := NewObjective(arch, p)
+	o, err := kernel.NewObjective(arch, p)
 	if err != nil {
 		return nil, 0, err
 	}
 	settings := optim.Settings{Method: s.Method, GradTol: s.GradTol}
 	settings.MaxIter, settings.LossTol = s.finalStop()
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "kernel: fitting on a coarse eighth of the rows first\n")
+		fmt.Fprintf(s.Progress, "tabular: fitting on a coarse eighth of the rows first\n")
 	}
 	inits := make([][]float64, max(s.Starts, 1))
 	for k := range inits {
@@ -902,7 +903,7 @@ func (res *Result) keepStart(start int, r optim.Result) {
 // the stopping rule of settings, or the last point reached if the budget
 // ends the fit first; init itself if the fit fails (the fit on all the
 // rows then says why).
-func coarseStart(o *Objective, init []float64, settings optim.Settings, s Settings) []float64 {
+func coarseStart(o *kernel.Objective, init []float64, settings optim.Settings, s Settings) []float64 {
 	latest := init
 	settings.Iteration = func(_ int, _ float64, params []float64) error {
 		if !s.deadline.IsZero() && time.Now().After(s.deadline) {
@@ -951,7 +952,7 @@ func (s Settings) finalStop() (maxIter int, lossTol float64) {
 }
 
 // errBudget stops the final fit of the deep machine at Settings.Budget.
-var errBudget = errors.New("kernel: the budget is spent")
+var errBudget = errors.New("tabular: the budget is spent")
 
 // startLabel names start k of several in messages, and nothing when there
 // is only one.
@@ -964,12 +965,12 @@ func startLabel(k, starts int) string {
 
 // resolve returns the architecture and the candidate costs and bandwidths
 // that s means for a machine with the given number of outputs.
-func (s Settings) resolve(outputs int) (Architecture, []float64, []float64, error) {
-	arch := Architecture{Dims: s.Dims, Kernel: s.Kernel}
+func (s Settings) resolve(outputs int) (kernel.Architecture, []float64, []float64, error) {
+	arch := kernel.Architecture{Dims: s.Dims, Kernel: s.Kernel}
 	if arch.Dims == nil {
 		arch.Dims = append(DefaultHidden(), outputs)
 	}
-	if err := arch.check(); err != nil {
+	if err := arch.Check(); err != nil {
 		return arch, nil, nil, err
 	}
 	costs, bandwidths := s.Costs, s.Bandwidths
@@ -981,28 +982,28 @@ func (s Settings) resolve(outputs int) (Architecture, []float64, []float64, erro
 	}
 	switch {
 	case len(costs) == 0:
-		return arch, nil, nil, errors.New("kernel: empty list of costs")
+		return arch, nil, nil, errors.New("tabular: empty list of costs")
 	case len(bandwidths) == 0:
-		return arch, nil, nil, errors.New("kernel: empty list of bandwidths")
+		return arch, nil, nil, errors.New("tabular: empty list of bandwidths")
 	case s.Folds < 0 || s.Folds == 1:
-		return arch, nil, nil, fmt.Errorf("kernel: %d cross-validation folds, want at least 2", s.Folds)
+		return arch, nil, nil, fmt.Errorf("tabular: %d cross-validation folds, want at least 2", s.Folds)
 	case s.Anchors < 0:
-		return arch, nil, nil, fmt.Errorf("kernel: %d anchors, want >= 0", s.Anchors)
+		return arch, nil, nil, fmt.Errorf("tabular: %d anchors, want >= 0", s.Anchors)
 	case s.MaxIter < 0:
-		return arch, nil, nil, fmt.Errorf("kernel: maximum of %d iterations, want >= 0", s.MaxIter)
+		return arch, nil, nil, fmt.Errorf("tabular: maximum of %d iterations, want >= 0", s.MaxIter)
 	case !(s.LossTol >= 0) || math.IsInf(s.LossTol, 0):
-		return arch, nil, nil, fmt.Errorf("kernel: loss tolerance %v, want a finite value >= 0 (UntilStall stops only when the loss stalls)", s.LossTol)
+		return arch, nil, nil, fmt.Errorf("tabular: loss tolerance %v, want a finite value >= 0 (UntilStall stops only when the loss stalls)", s.LossTol)
 	case s.Starts < 0:
-		return arch, nil, nil, fmt.Errorf("kernel: %d starts, want >= 0", s.Starts)
+		return arch, nil, nil, fmt.Errorf("tabular: %d starts, want >= 0", s.Starts)
 	}
 	for _, c := range costs {
 		if !(c >= 0) || math.IsInf(c, 0) {
-			return arch, nil, nil, fmt.Errorf("kernel: cost %v, want a finite value >= 0", c)
+			return arch, nil, nil, fmt.Errorf("tabular: cost %v, want a finite value >= 0", c)
 		}
 	}
 	for _, b := range bandwidths {
 		if !(b > 0) || math.IsInf(b, 0) {
-			return arch, nil, nil, fmt.Errorf("kernel: bandwidth %v, want a finite value > 0", b)
+			return arch, nil, nil, fmt.Errorf("tabular: bandwidth %v, want a finite value > 0", b)
 		}
 	}
 	return arch, costs, bandwidths, nil
@@ -1033,7 +1034,7 @@ func log1p(y mat.Matrix) (*mat.Dense, error) {
 		for j := range c {
 			v := y.At(i, j)
 			if v < 0 {
-				return nil, fmt.Errorf("kernel: the log target scale needs nonnegative targets; row %d, column %d is %v", i, j, v)
+				return nil, fmt.Errorf("tabular: the log target scale needs nonnegative targets; row %d, column %d is %v", i, j, v)
 			}
 			out.Set(i, j, math.Log1p(v))
 		}
@@ -1059,4 +1060,19 @@ func pickRows(x mat.Matrix, rows []int) *mat.Dense {
 		}
 	}
 	return d
+}
+
+// checkFinite returns an error naming the first entry of a that is NaN or
+// infinite, so that the selection refuses such data before it starts;
+// kernel.NewObjective checks its own problems alike.
+func checkFinite(what string, a mat.Matrix) error {
+	r, c := a.Dims()
+	for i := range r {
+		for j := range c {
+			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("tabular: %s row %d, column %d is %v", what, i, j, v)
+			}
+		}
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package kernel
+package tabular
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -41,7 +42,7 @@ func TestStarts(t *testing.T) {
 	several.Starts = 4
 	final := make([]float64, several.Starts)
 	var order []int
-	several.Iteration = func(k, iter int, loss float64, _ *Machine) error {
+	several.Iteration = func(k, iter int, loss float64, _ *kernel.Machine) error {
 		if len(order) == 0 || order[len(order)-1] != k {
 			order = append(order, k)
 			if iter != 1 {
@@ -114,11 +115,11 @@ func TestStartsNamedInErrors(t *testing.T) {
 		starts, stopAt int
 		want           string
 	}{
-		{3, 1, "kernel: start 2 of 3: "},
-		{1, 0, "kernel: "},
+		{3, 1, "tabular: start 2 of 3: "},
+		{1, 0, "tabular: "},
 	} {
 		s := Settings{Dims: []int{1, 2, 1}, Costs: []float64{1e-3}, Bandwidths: []float64{1}, MaxIter: 5, Starts: tc.starts,
-			Iteration: func(k, _ int, _ float64, _ *Machine) error {
+			Iteration: func(k, _ int, _ float64, _ *kernel.Machine) error {
 				if k == tc.stopAt {
 					return stop
 				}
