@@ -11,6 +11,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"strings"
@@ -25,48 +26,59 @@ func main() {
 	fresh := flag.String("new", "tabular/testdata/new_houses.csv", "the rows to predict: a CSV file with the input columns")
 	path := flag.String("model", "", "also write the model file here")
 	flag.Parse()
-
-	train, err := dataset.LoadFrame(*data)
-	if err != nil {
+	if err := run(*data, *target, *fresh, *path, os.Stdout, os.Stderr); err != nil {
 		log.Fatal(err)
 	}
-	opts := tabular.Options{Log: func(line string) { fmt.Fprintln(os.Stderr, "tabular:", line) }}
-	model, report, err := tabular.Fit(train, strings.Split(*target, ","), opts)
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Printf("%s on %d rows: training %s\n", model.Task, report.Rows, report.Training)
+}
 
-	rows, err := dataset.LoadFrame(*fresh)
+// run fits the table at data to its target columns, prints to stdout
+// the predictions of the rows at fresh and the importance of each input
+// column, and writes the model to path unless it is empty. The fit's
+// log and warnings go to stderr.
+func run(data, target, fresh, path string, stdout, stderr io.Writer) error {
+	train, err := dataset.LoadFrame(data)
 	if err != nil {
-		log.Fatal(err)
+		return err
+	}
+	opts := tabular.Options{Log: func(line string) { fmt.Fprintln(stderr, "tabular:", line) }}
+	model, report, err := tabular.Fit(train, strings.Split(target, ","), opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s on %d rows: training %s\n", model.Task, report.Rows, report.Training)
+
+	rows, err := dataset.LoadFrame(fresh)
+	if err != nil {
+		return err
 	}
 	pred, warnings, err := model.PredictInterval(rows, 0.9)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	for _, w := range warnings {
-		fmt.Fprintln(os.Stderr, "warning:", w)
+		fmt.Fprintln(stderr, "warning:", w)
 	}
 	for i := range rows.Len() {
 		if model.Task == tabular.Classification {
-			fmt.Printf("row %d: %s, 90%% prediction set {%s}\n", i+1, pred.Labels[i], strings.Join(pred.Sets[i], ", "))
+			fmt.Fprintf(stdout, "row %d: %s, 90%% prediction set {%s}\n", i+1, pred.Labels[i], strings.Join(pred.Sets[i], ", "))
 			continue
 		}
-		fmt.Printf("row %d: %.4g, 90%% interval [%.4g, %.4g]\n", i+1, pred.Values.At(i, 0), pred.Lower.At(i, 0), pred.Upper.At(i, 0))
+		fmt.Fprintf(stdout, "row %d: %.4g, 90%% interval [%.4g, %.4g]\n", i+1, pred.Values.At(i, 0), pred.Lower.At(i, 0), pred.Upper.At(i, 0))
 	}
 
 	ex, err := model.Importance(train, tabular.ImportanceOptions{Seed: 1})
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	for _, c := range ex.Columns {
-		fmt.Printf("importance of %s: %.3f [%.3f, %.3f]\n", c.Column, c.Importance, c.Lower, c.Upper)
+		fmt.Fprintf(stdout, "importance of %s: %.3f [%.3f, %.3f]\n", c.Column, c.Importance, c.Lower, c.Upper)
 	}
-	if *path != "" {
-		if err := model.Save(*path); err != nil {
-			log.Fatal(err)
-		}
-		fmt.Println("wrote", *path)
+	if path == "" {
+		return nil
 	}
+	if err := model.Save(path); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "wrote", path)
+	return nil
 }
