@@ -98,8 +98,8 @@ func TestServeMatchesPredict(t *testing.T) {
 // TestServeUnfit checks the answers that a model of fit cannot give as
 // asked: a classification of inputs so far out that its scores are not
 // finite numbers is left blank, as predict leaves it, and a level of
-// interval beyond the model's residuals leaves lower and upper out; the
-// responses say so.
+// interval beyond the model's residuals leaves lower and upper, or a
+// classifier's set, out; the responses say so.
 func TestServeUnfit(t *testing.T) {
 	dir := t.TempDir()
 	for _, fit := range [][]string{
@@ -123,7 +123,8 @@ func TestServeUnfit(t *testing.T) {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 	warning, _ := resp.Parameters["warnings"].(string)
-	if !strings.Contains(warning, "1 of 2 rows have outputs that are not finite numbers (rows 1)") {
+	if !strings.Contains(warning, "1 of 2 rows have outputs that are not finite numbers (rows 1)") ||
+		!strings.Contains(warning, "no set: serve -interval 0.999 needs at least 999 held-out residuals") {
 		t.Errorf("warnings %q", warning)
 	}
 	for _, o := range resp.Outputs {
