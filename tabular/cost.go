@@ -92,11 +92,12 @@ type fitShape struct {
 
 // shape returns the shape of the fit that run makes.
 func (run *fitRun) shape() fitShape {
+	classify := run.task == Classification
 	return fitShape{
 		rows: len(run.t.Rows), inputs: run.enc.Width(), outputs: run.outputs,
 		cells:    run.f.Len() * len(run.f.Columns()),
-		classify: (run.task == Classification), cycles: run.enc.WithoutCycles().Width() != run.enc.Width(),
-		countLike: !(run.task == Classification) && CountLike(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)),
+		classify: classify, cycles: run.enc.WithoutCycles().Width() != run.enc.Width(),
+		countLike: !classify && CountLike(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)),
 	}
 }
 
