@@ -83,8 +83,8 @@ func scaleWeights(f *dataset.Frame, name string, rows []int, w []float64) error 
 	effective := sum * sum / squares
 	if want := max(2, min(minEffectiveRows, float64(len(rows))/2)); effective < want {
 		return &dataset.ParseError{File: f.Name(), Row: f.Line(rows[top]), Column: name,
-			Err: fmt.Errorf("the weights are so spread that the fit would rest on %.3g rows' worth of them (Kish's effective sample size, (Σw)²/Σw²), "+
-				"the largest %s here; want at least %g: weigh the rows more evenly", effective, dataset.FormatFloat(largest), want)}
+			Err: fmt.Errorf("the weights are so spread that the fit would rest on a few rows: Kish's effective sample size, (Σw)²/Σw², is %.3g, "+
+				"the largest weight %s here; want at least %g: weigh the rows more evenly", effective, dataset.FormatFloat(largest), want)}
 	}
 	return nil
 }

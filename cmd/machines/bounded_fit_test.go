@@ -86,11 +86,11 @@ func TestFitRefusesSpreadWeights(t *testing.T) {
 	}{
 		{"all zero", func(int) string { return "0" }, 1, `t.csv: column "w": every weight is 0 in the 40 rows with a target`},
 		{"one huge", func(i int) string { return map[bool]string{true: "1e300", false: "1"}[i == 7] }, 1,
-			`t.csv: row 9, column "w": the weights are so spread that the fit would rest on 1 rows' worth of them`},
+			`t.csv: row 9, column "w": the weights are so spread that the fit would rest on a few rows: Kish's effective sample size, (Σw)²/Σw², is 1,`},
 		{"all but one zero", func(i int) string { return map[bool]string{true: "3", false: "0"}[i == 20] }, 1,
-			`t.csv: row 22, column "w": the weights are so spread that the fit would rest on 1 rows' worth of them (Kish's effective sample size, (Σw)²/Σw²), the largest 3 here; want at least 5`},
+			`t.csv: row 22, column "w": the weights are so spread that the fit would rest on a few rows: Kish's effective sample size, (Σw)²/Σw², is 1, the largest weight 3 here; want at least 5`},
 		{"four heavy rows", func(i int) string { return map[bool]string{true: "1e6", false: "1"}[i%10 == 0] }, 1,
-			`rest on 4 rows' worth`},
+			`(Σw)²/Σw², is 4,`},
 		{"spread", func(i int) string { return fmt.Sprint(1 + i%5) }, 0, ""},
 		{"huge and even", func(int) string { return "1e308" }, 0, ""},
 	} {
