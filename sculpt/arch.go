@@ -20,29 +20,34 @@ import (
 type Arch struct {
 	// Channels, Rows and Cols are the shape of an input image, and
 	// Classes the number of logits.
-	Channels, Rows, Cols, Classes int
+	Channels int `json:"channels"`
+	Rows     int `json:"rows"`
+	Cols     int `json:"cols"`
+	Classes  int `json:"classes"`
 	// Width is the number of channels of every hidden node.
-	Width int
+	Width int `json:"width"`
 	// Nodes are the hidden nodes, in order; Nodes[k-1] is node k.
-	Nodes []Node
+	Nodes []Node `json:"nodes"`
 	// Edges are the edges with weights: every conv and every head.
-	Edges []ArchEdge
+	Edges []ArchEdge `json:"edges"`
 }
 
 // Node is a hidden node: its state, an image of In rows and columns,
 // passes through ReLU6 and then Resample, which makes it an image of Out
 // rows and columns.
 type Node struct {
-	Resample string // "identity", "maxpool" or "upsample"
-	In, Out  [2]int // rows and columns before and after resampling
+	Resample string `json:"resample"` // "identity", "maxpool" or "upsample"
+	In       [2]int `json:"in"`       // rows and columns before resampling
+	Out      [2]int `json:"out"`      // and after
 }
 
 // ArchEdge is an edge with weights from node From to node To (see Arch
 // for the numbering): Kind "conv3x3" or "linear".
 type ArchEdge struct {
-	Name     string
-	Kind     string
-	From, To int
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	From int    `json:"from"`
+	To   int    `json:"to"`
 }
 
 // Generous returns the generous architecture for images of the given

@@ -89,9 +89,9 @@
 // to 4. The copy kept is that of the point of fewest FLOPs that may be
 // kept (the more accurate of equal FLOPs), or of the first point within
 // Config.Budget edges, and it is tested once. The report holds every
-// point, in the order of their penalties, and the threshold;
-// sculpt-path.png and .svg draw accuracy against FLOPs with the kept
-// point and the threshold marked. A path cannot be resumed.
+// point, in the order of their penalties, and the threshold, which
+// `machines sculpt -path` draws as accuracy against FLOPs. A path cannot
+// be resumed.
 //
 // # The authors' protocol
 //
@@ -121,8 +121,8 @@
 // its next epoch, with train.Config.FirstEpoch) is the run that was
 // interrupted, and an interruption loses at most the epoch in progress.
 // At the end Run writes the report sculpt.json, the final
-// machine, DOT files of the architecture before and after, and pictures
-// of it (Figure 2a-c). The minibatch is split over Config.Workers
+// machine and DOT files of the architecture before and after; the report
+// holds what the command needs to draw Figure 2a-c. The minibatch is split over Config.Workers
 // goroutines (by default one per core, GOMAXPROCS, at most one per
 // image), each with its own copy of the graph; then each worker sums the
 // gradients of its own share of the edges and, in the update, takes the

@@ -193,12 +193,3 @@ func pathThreshold(points []PathPoint, tol float64, n int) float64 {
 	}
 	return best - max(tol, math.Sqrt(best*(1-best)/float64(n)))
 }
-
-// pathSeries returns the path as FLOPs and validation accuracy in percent.
-func (rep *Report) pathSeries() (x, y []float64) {
-	for _, p := range rep.Path {
-		x = append(x, float64(p.FLOPsLive))
-		y = append(y, 100*p.ValidationAccuracy)
-	}
-	return x, y
-}

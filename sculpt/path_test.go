@@ -2,8 +2,6 @@ package sculpt
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -73,7 +71,7 @@ func TestRefinement(t *testing.T) {
 // TestPath runs a short path: each point trains the penalty epochs of a
 // run without a path, the grid's points warm-start, points are added
 // between the kept one and the next sparser, the kept point is the one
-// choosePoint keeps, the figure is written, and a budget ends the path
+// choosePoint keeps, and a budget ends the path
 // early.
 func TestPath(t *testing.T) {
 	train, test := smallData()
@@ -110,11 +108,6 @@ func TestPath(t *testing.T) {
 	}
 	if kept := rep.Path[rep.PathChosen]; kept.EdgesLive != rep.EdgesLive {
 		t.Errorf("kept point has %d live edges, the final machine %d", kept.EdgesLive, rep.EdgesLive)
-	}
-	for _, f := range []string{"sculpt-path.png", "sculpt-path.svg"} {
-		if _, err := os.Stat(filepath.Join(c.Out, f)); err != nil {
-			t.Error(err)
-		}
 	}
 
 	c = smallConfig("")

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/parametric-machines/machines/internal/atomicfile"
-	"github.com/parametric-machines/machines/internal/figure"
 )
 
 // Report is the result of a run, written as sculpt.json.
@@ -58,14 +56,17 @@ type Report struct {
 	PathChosen    int         `json:"path_chosen,omitempty"`
 	PathThreshold float64     `json:"path_threshold,omitempty"`
 	Settings      Settings    `json:"settings"`
-	// Files are the files written besides sculpt.json.
+	// Arch is the generous architecture the run started from; with
+	// History and PrunedEdges it is what a drawing of the run needs.
+	Arch *Arch `json:"architecture"`
+	// Files are the files Run wrote besides sculpt.json.
 	Files []string `json:"files,omitempty"`
 }
 
 // report summarises the run.
 func (r *run) report() (*Report, error) {
 	a, st := r.arch, r.st
-	rep := &Report{Epochs: len(st.History), History: st.History, Settings: r.settings(),
+	rep := &Report{Epochs: len(st.History), History: st.History, Settings: r.settings(), Arch: a,
 		LambdaEffective: r.cfg.Lambda * r.lambdaScale(), Path: r.pathPoints, PathChosen: r.chosen, PathThreshold: r.threshold}
 	rep.Protocol = "fair"
 	if r.cfg.Paper {
@@ -99,11 +100,10 @@ const (
 )
 
 // writeResults writes the report as dir/sculpt.json, the final machine as
-// dir/sculpt-model.json (a saved hypergraph machine), the architecture at
-// the start and at the end as the Graphviz files dir/sculpt-start.dot and
-// dir/sculpt-end.dot, and the pictures dir/sculpt-architecture.png and
-// .svg: the generous architecture, the one after the first epoch and the
-// final one (Figure 2a-c of the paper).
+// dir/sculpt-model.json (a saved hypergraph machine) and the architecture
+// at the start and at the end as the Graphviz files dir/sculpt-start.dot
+// and dir/sculpt-end.dot. The report holds what the pictures of a run
+// need; the command draws them.
 func writeResults(dir string, a *Arch, st *state, rep *Report) error {
 	m := machine(a, st.Pruned, st.Weights)
 	var files []string
@@ -123,42 +123,8 @@ func writeResults(dir string, a *Arch, st *state, rep *Report) error {
 		}
 		files = append(files, path)
 	}
-	ds := []figure.Diagram{a.Diagram("a. generous", nil)}
-	if len(st.History) > 1 {
-		after1 := map[string]bool{}
-		for _, name := range st.History[0].Pruned {
-			after1[name] = true
-		}
-		ds = append(ds, a.Diagram("b. after epoch 1", after1))
-	}
-	ds = append(ds, a.Diagram(fmt.Sprintf("%c. after epoch %d", 'a'+len(ds), len(st.History)), st.Pruned))
-	figs, err := figure.Diagrams(filepath.Join(dir, "sculpt-architecture"), figure.Layout{Cols: 1}, ds...)
-	if err != nil {
-		return fmt.Errorf("sculpt: %w", err)
-	}
-	files = append(files, figs...)
-	if len(rep.Path) > 0 {
-		x, y := rep.pathSeries()
-		c := rep.Path[rep.PathChosen]
-		series := []figure.Series{
-			{Name: "points of the path", X: x, Y: y, Points: true},
-			{Name: "kept", X: []float64{x[rep.PathChosen]}, Y: []float64{y[rep.PathChosen]}, Points: true},
-		}
-		if t := 100 * rep.PathThreshold; t > 0 {
-			series = append(series, figure.Series{Name: "threshold", X: []float64{slices.Min(x), slices.Max(x)}, Y: []float64{t, t}, Dashed: true})
-		}
-		figs, err := figure.Lines(filepath.Join(dir, "sculpt-path"), figure.Chart{
-			Title:  fmt.Sprintf("regularisation path: kept lambda %.3g, %d edges", c.Lambda, c.EdgesLive),
-			XLabel: "FLOPs per image", YLabel: "validation accuracy (%)", Legend: figure.BottomRight,
-			Series: series,
-		})
-		if err != nil {
-			return fmt.Errorf("sculpt: %w", err)
-		}
-		files = append(files, figs...)
-	}
 	rep.Files = files
-	err = atomicfile.WriteFile(filepath.Join(dir, ReportFile), func(w io.Writer) error {
+	err := atomicfile.WriteFile(filepath.Join(dir, ReportFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
@@ -180,57 +146,6 @@ func (a *Arch) nodeLabel(k int) string {
 	n := a.Nodes[k-1]
 	arrow := map[string]string{"identity": "", "maxpool": " pool", "upsample": " up"}[n.Resample]
 	return fmt.Sprintf("n%d %dx%d%s", k, n.In[0], n.In[1], arrow)
-}
-
-// shortLabel names node k for a picture, where long labels collide.
-func (a *Arch) shortLabel(k int) string {
-	switch {
-	case k == 0:
-		return "x"
-	case k == len(a.Nodes)+1:
-		return "logits"
-	}
-	return "n" + strconv.Itoa(k)
-}
-
-// level is the row of node k in a picture: how many halvings of the
-// input's size its state has (0 for the input and the logits), so that
-// the picture reads like the resolutions of a U-Net.
-func (a *Arch) level(k int) int {
-	if k == 0 || k == len(a.Nodes)+1 {
-		return 0
-	}
-	l := 0
-	for size := a.Nodes[k-1].In[0]; size < a.Rows; size *= 2 {
-		l++
-	}
-	return l
-}
-
-// Diagram draws the live part of the architecture when the edges in
-// pruned are removed: a node per activation, conv and linear edges in
-// two colours.
-func (a *Arch) Diagram(title string, pruned map[string]bool) figure.Diagram {
-	liveEdges, liveNodes := a.Live(pruned)
-	d := figure.Diagram{Title: title}
-	index := make([]int, len(liveNodes))
-	for k, ok := range liveNodes {
-		index[k] = -1
-		if ok {
-			index[k] = len(d.Nodes)
-			d.Nodes = append(d.Nodes, figure.DiagramNode{Label: a.shortLabel(k), Layer: k, Row: a.level(k)})
-		}
-	}
-	for i, e := range a.Edges {
-		if liveEdges[i] {
-			kind := "conv 3x3"
-			if e.Kind == "linear" {
-				kind = "linear head"
-			}
-			d.Edges = append(d.Edges, figure.DiagramEdge{From: index[e.From], To: index[e.To], Kind: kind})
-		}
-	}
-	return d
 }
 
 // WriteDOT writes the live part of the architecture, the edges in pruned

@@ -228,10 +228,9 @@ type run struct {
 // images; with
 // Config.Out set it writes a checkpoint after each epoch and, at the end,
 // the report ReportFile, the final machine ModelFile (a saved hypergraph
-// machine), the Graphviz files sculpt-start.dot and sculpt-end.dot of the
-// architecture at the start and the end, and the pictures
-// sculpt-architecture.png and .svg (Figure 2a-c); Report.Files lists all
-// but the report.
+// machine) and the Graphviz files sculpt-start.dot and sculpt-end.dot of the
+// architecture at the start and the end; Report.Files lists all but the
+// report.
 func Run(c Config, train, test *dataset.Images) (*Report, error) {
 	c = c.withDefaults()
 	if err := c.check(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/sculpt"
 )
 
@@ -47,8 +48,12 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	figs, err := figure.Sculpt(*f.out, rep)
+	if err != nil {
+		return err
+	}
 	printSculpt(stdout, rep)
-	fmt.Fprintf(stdout, "wrote %s and %d more files\n", filepath.Join(*f.out, sculpt.ReportFile), len(rep.Files))
+	fmt.Fprintf(stdout, "wrote %s and %d more files\n", filepath.Join(*f.out, sculpt.ReportFile), len(rep.Files)+len(figs))
 	return nil
 }
 

@@ -68,6 +68,11 @@ func TestSculptCommand(t *testing.T) {
 			t.Errorf("sculpt.json has no %q", key)
 		}
 	}
+	for _, name := range []string{"sculpt-architecture.png", "sculpt-architecture.svg"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("the command drew no figure: %v", err)
+		}
+	}
 	// Resuming a finished run for one more epoch.
 	stdout.Reset()
 	stderr.Reset()

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/sculpt"
 )
 
@@ -24,8 +25,8 @@ const (
 // the paper (Figure 2) on the IDX data set or the image folder in
 // Config.Data (see dataset.LoadImages, with the seed of the run) with the
 // defaults of package sculpt, and writes what sculpt.Run writes with an
-// output directory: DIR/sculpt.json in the shape of sculpt.Report, the final
-// machine, DOT files and the pictures sculpt-architecture.png and .svg.
+// output directory, DIR/sculpt.json in the shape of sculpt.Report, the final
+// machine and DOT files, and the pictures sculpt-architecture.png and .svg.
 // Quick trains four epochs, three with the penalty and one of
 // fine-tuning, on the first 10000 training images and tests on the first
 // 2000 test images. The penalty is larger than the default because a quick
@@ -48,18 +49,11 @@ func Sculpt(c Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	figs, err := figure.Sculpt(sc.Out, rep)
+	if err != nil {
+		return nil, err
+	}
 	c.logf("\nedges %d -> %d, FLOPs per image %d -> %d, test accuracy %.4f (unpruned %.4f)",
 		rep.EdgesInitial, rep.EdgesLive, rep.FLOPsInitial, rep.FLOPsLive, rep.AccuracyPruned, rep.AccuracyUnpruned)
-	return &Report{Figures: figureFiles(rep.Files), Sculpt: rep}, nil
-}
-
-// figureFiles returns the pictures among the files a run wrote.
-func figureFiles(files []string) []string {
-	var figs []string
-	for _, f := range files {
-		if n := len(f); n > 4 && (f[n-4:] == ".png" || f[n-4:] == ".svg") {
-			figs = append(figs, f)
-		}
-	}
-	return figs
+	return &Report{Figures: figs, Sculpt: rep}, nil
 }
