@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parametric-machines/machines/internal/bench"
+	"github.com/parametric-machines/machines/cmd/machines/internal/bench"
 )
 
 func runBench(args []string, stdout, stderr io.Writer) error {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parametric-machines/machines/internal/experiment"
+	"github.com/parametric-machines/machines/cmd/machines/internal/experiment"
 )
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parametric-machines/machines/internal/experiment"
+	"github.com/parametric-machines/machines/cmd/machines/internal/experiment"
 	"github.com/parametric-machines/machines/internal/testutil"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/parametric-machines/machines/cmd/machines/internal/figure"
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/sculpt"
 )
 

@@ -18,8 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/parametric-machines/machines/cmd/machines/internal/serve"
 	"github.com/parametric-machines/machines/internal/budget"
-	"github.com/parametric-machines/machines/internal/serve"
 )
 
 // serveOptions are the parsed flags of serve.

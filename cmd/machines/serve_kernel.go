@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/parametric-machines/machines/cmd/machines/internal/serve"
 	"github.com/parametric-machines/machines/internal/jsonfile"
-	"github.com/parametric-machines/machines/internal/serve"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/onnx"
 	"github.com/parametric-machines/machines/tabular"

@@ -21,9 +21,9 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/cmd/machines/internal/serve"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
-	"github.com/parametric-machines/machines/internal/serve"
 	"github.com/parametric-machines/machines/model"
 )
 

@@ -22,8 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parametric-machines/machines/cmd/machines/internal/serve"
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/internal/serve"
 )
 
 // TestServeMatchesPredict fits a messy regression table and a

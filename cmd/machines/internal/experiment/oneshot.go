@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parametric-machines/machines/cmd/machines/internal/baseline"
+	"github.com/parametric-machines/machines/cmd/machines/internal/figure"
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/internal/baseline"
-	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/kernel/infinite"
 	"gonum.org/v1/gonum/floats"

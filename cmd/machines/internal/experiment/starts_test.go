@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parametric-machines/machines/internal/baseline"
+	"github.com/parametric-machines/machines/cmd/machines/internal/baseline"
 	"github.com/parametric-machines/machines/tabular"
 )
 

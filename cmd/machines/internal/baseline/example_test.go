@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/parametric-machines/machines/cmd/machines/internal/baseline"
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/internal/baseline"
 )
 
 func ExampleKernelRidge() {

@@ -1,8 +1,8 @@
 package experiment
 
 import (
+	"github.com/parametric-machines/machines/cmd/machines/internal/figure"
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/sculpt"
 )
 

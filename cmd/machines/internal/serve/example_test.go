@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/parametric-machines/machines/internal/serve"
+	"github.com/parametric-machines/machines/cmd/machines/internal/serve"
 )
 
 // A server of one saved hypergraph machine of an earlier version, y =
@@ -19,7 +19,7 @@ func Example() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	data, err := os.ReadFile(filepath.Join("..", "..", "model", "testdata", "legacy.machine.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "model", "testdata", "legacy.machine.json"))
 	if err != nil {
 		panic(err)
 	}

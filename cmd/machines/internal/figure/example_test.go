@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/parametric-machines/machines/internal/figure"
+	"github.com/parametric-machines/machines/cmd/machines/internal/figure"
 	"gonum.org/v1/plot/plotutil"
 )
 

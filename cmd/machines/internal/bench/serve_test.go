@@ -41,7 +41,7 @@ func TestServeWorkloads(t *testing.T) {
 		Machines, ServeSample, ServeReplaceTime = m, sample, replace
 	}(Machines, ServeSample, ServeReplaceTime)
 	Machines = filepath.Join(t.TempDir(), "machines")
-	if out, err := exec.Command("go", "build", "-o", Machines, "../../cmd/machines").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", Machines, "../..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v: %s", err, out)
 	}
 	// The replacements come ServeReplaceTime/11 apart and the server

@@ -26,8 +26,8 @@ import (
 // answers against the library's.
 func TestComposedModel(t *testing.T) {
 	s, dir := newTestServer(t, Config{}, nil)
-	copyFile(t, filepath.Join("..", "..", "model", "testdata", "legacy.machine.json"), filepath.Join(dir, "tiny.json"))
-	spec, err := hypergraph.LoadSpec(filepath.Join("..", "..", "hypergraph", "testdata", "unet.json"))
+	copyFile(t, filepath.Join("..", "..", "..", "..", "model", "testdata", "legacy.machine.json"), filepath.Join(dir, "tiny.json"))
+	spec, err := hypergraph.LoadSpec(filepath.Join("..", "..", "..", "..", "hypergraph", "testdata", "unet.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

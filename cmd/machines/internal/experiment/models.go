@@ -5,8 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/parametric-machines/machines/cmd/machines/internal/baseline"
 	"github.com/parametric-machines/machines/crossval"
-	"github.com/parametric-machines/machines/internal/baseline"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/tabular"

@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 
+	"github.com/parametric-machines/machines/cmd/machines/internal/baseline"
+	"github.com/parametric-machines/machines/cmd/machines/internal/figure"
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/internal/baseline"
-	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
 )

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/ad"
-	"github.com/parametric-machines/machines/internal/baseline"
-	"github.com/parametric-machines/machines/internal/figure"
+	"github.com/parametric-machines/machines/cmd/machines/internal/baseline"
+	"github.com/parametric-machines/machines/cmd/machines/internal/figure"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/mat"

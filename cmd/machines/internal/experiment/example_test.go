@@ -5,7 +5,7 @@ import (
 	"log"
 	"os"
 
-	"github.com/parametric-machines/machines/internal/experiment"
+	"github.com/parametric-machines/machines/cmd/machines/internal/experiment"
 )
 
 // Names lists the experiments that Run accepts.

@@ -37,7 +37,7 @@ func memoryModels(t *testing.T, dir string) map[string][]int {
 			t.Fatal(err)
 		}
 	}
-	spec, err := hypergraph.LoadSpec(filepath.Join("..", "..", "hypergraph", "testdata", "unet.json"))
+	spec, err := hypergraph.LoadSpec(filepath.Join("..", "..", "..", "..", "hypergraph", "testdata", "unet.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

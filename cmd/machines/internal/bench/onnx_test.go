@@ -54,7 +54,7 @@ func TestONNXInference(t *testing.T) {
 		testutil.Missing(t, "node", err)
 	}
 	defer func(m, rt string) { SculptedModel, ONNXRuntime = m, rt }(SculptedModel, ONNXRuntime)
-	ONNXRuntime = filepath.Join("..", "..", "onnx", "runtime")
+	ONNXRuntime = filepath.Join("..", "..", "..", "..", "onnx", "runtime")
 	if _, err := os.Stat(filepath.Join(ONNXRuntime, "node_modules", "onnxruntime-node")); err != nil {
 		testutil.Missing(t, "onnxruntime-node (npm install --ignore-scripts in onnx/runtime)", err)
 	}

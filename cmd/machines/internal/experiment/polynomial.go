@@ -3,9 +3,9 @@ package experiment
 import (
 	"path/filepath"
 
+	"github.com/parametric-machines/machines/cmd/machines/internal/baseline"
+	"github.com/parametric-machines/machines/cmd/machines/internal/figure"
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/internal/baseline"
-	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/plot/plotutil"
 )

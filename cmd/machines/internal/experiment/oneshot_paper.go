@@ -8,9 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/parametric-machines/machines/cmd/machines/internal/baseline"
+	"github.com/parametric-machines/machines/cmd/machines/internal/figure"
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/internal/baseline"
-	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/ode"
 	"github.com/parametric-machines/machines/optim"

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/cmd/machines/internal/figure"
 	"github.com/parametric-machines/machines/finite"
-	"github.com/parametric-machines/machines/internal/figure"
 )
 
 // The signal of the depth experiment: one sine of depthLength steps.

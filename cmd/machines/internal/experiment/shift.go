@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/cmd/machines/internal/figure"
 	"github.com/parametric-machines/machines/finite"
-	"github.com/parametric-machines/machines/internal/figure"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/train"
 	"gonum.org/v1/plot/plotutil"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/parametric-machines/machines/internal/bench"
+	"github.com/parametric-machines/machines/cmd/machines/internal/bench"
 )
 
 // Each workload carries the time it should take on the project's
