@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/parametric-machines/machines"
@@ -532,27 +531,6 @@ func TestPanics(t *testing.T) {
 		}, "not a ParamForcing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { testutil.CheckPanic(t, tc.f, tc.want) })
-	}
-}
-
-func TestBenchWorkloads(t *testing.T) {
-	want := []string{"volterra-general-100", "volterra-general-1000", "volterra-fast-100", "volterra-fast-1000"}
-	ws := BenchWorkloads()
-	if len(ws) != len(want) {
-		t.Fatalf("%d workloads, want %d", len(ws), len(want))
-	}
-	for i, w := range ws {
-		if w.Name != want[i] {
-			t.Errorf("workload %d is %q, want %q", i, w.Name, want[i])
-		}
-		if testing.Short() && strings.HasSuffix(w.Name, "1000") {
-			continue
-		}
-		unit, err := w.Setup()
-		if err != nil {
-			t.Fatalf("%s: %v", w.Name, err)
-		}
-		unit()
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/parametric-machines/machines/internal/matmul"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
-	"github.com/parametric-machines/machines/volterra"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -103,10 +102,7 @@ func Workloads() []Workload {
 		{Name: "W4fit", Dtype: "float64", Unit: "500-iteration L-BFGS fit", Target: 60 * time.Millisecond, Reference: "PyTorch 0.81 s",
 			setup: kernelFit},
 	}
-	for _, w := range volterra.BenchWorkloads() {
-		ws = append(ws, Workload{Name: w.Name, Dtype: "float64", Unit: w.Unit, setup: w.Setup})
-	}
-	return ws
+	return append(ws, volterraWorkloads()...)
 }
 
 // Run measures w: one warm-up, then runs samples of enough repetitions

@@ -3,6 +3,8 @@ package bench
 import (
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 func TestWorkloadsSetUp(t *testing.T) {
@@ -54,5 +56,26 @@ func BenchmarkWorkloads(b *testing.B) {
 				unit()
 			}
 		})
+	}
+}
+
+// TestVolterraSolver pins the end of the Volterra workloads' solution on
+// 100 intervals for both solvers, so that the workloads keep timing the
+// same equation.
+func TestVolterraSolver(t *testing.T) {
+	for _, c := range []struct {
+		fast bool
+		want []float64
+	}{
+		{false, []float64{-0.24531372388086403, 0.48885297825391988, 0.74567514727391659, -0.52719382970576989}},
+		{true, []float64{-0.2453191233491947, 0.48885557186314083, 0.74568724415565024, -0.52719232015831308}},
+	} {
+		sol, err := volterraSolver(c.fast)(100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sol.U[len(sol.U)-4:]; !floats.EqualApprox(got, c.want, 1e-12) {
+			t.Errorf("fast %v: u(1) = %v, want %v", c.fast, got, c.want)
+		}
 	}
 }

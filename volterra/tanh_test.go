@@ -1,62 +1,15 @@
 package volterra
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 )
 
-// Workload is a timed unit of work for the machines bench command.
-type Workload struct {
-	// Name identifies the workload, for example "volterra-fast-1000".
-	Name string
-	// Unit names what one timing measures.
-	Unit string
-	// Setup prepares the data and returns the function that does one
-	// unit of work.
-	Setup func() (func(), error)
-}
-
-// BenchWorkloads returns the workloads that compare the two solvers on the
-// same separable equation, of dimension 4 with 4 terms on [0, 1], solved
-// on grids of 100 and 1000 intervals: volterra-general-N by Solve (the
-// trapezoidal rule, N²/2 kernel evaluations, error O(N⁻²)) and
-// volterra-fast-N by SolveSeparable (RK4 on the ODE of Theorem 5, 4N
-// evaluations, error O(N⁻⁴)). The kernel has the shape of the
-// infinite-depth kernel machine: scalar terms tanh(aⱼ·v + bⱼ + s) times
-// vector coefficients cⱼ(t) given by two Fourier modes.
-func BenchWorkloads() []Workload {
-	var ws []Workload
-	for _, fast := range []bool{false, true} {
-		for _, steps := range []int{100, 1000} {
-			name, unit := "volterra-general", "trapezoidal solve"
-			if fast {
-				name, unit = "volterra-fast", "RK4 solve of the Theorem 5 ODE"
-			}
-			ws = append(ws, Workload{
-				Name: fmt.Sprintf("%s-%d", name, steps),
-				Unit: fmt.Sprintf("%s, %d steps", unit, steps),
-				Setup: func() (func(), error) {
-					solve := benchSolver(fast)
-					if _, err := solve(steps); err != nil {
-						return nil, err
-					}
-					// The solve succeeded once on the same input; a later
-					// failure would be a bug, not data.
-					return func() {
-						if _, err := solve(steps); err != nil {
-							panic(err)
-						}
-					}, nil
-				},
-			})
-		}
-	}
-	return ws
-}
-
-// benchSolver returns a function solving the benchmark equation with the
-// chosen solver on a grid of the given size.
+// benchSolver returns a function solving the equation of
+// TestBenchAccuracy and the benchmarks, of dimension 4 with 4 terms on
+// [0, 1], with the chosen solver on a grid of the given size: Solve
+// (the trapezoidal rule) or SolveSeparable (RK4 on the ODE of Theorem
+// 5). The kernel has the shape of the infinite-depth kernel machine.
 func benchSolver(fast bool) func(steps int) (*Solution, error) {
 	k := newTanhKernel(4, 4, 1)
 	psi := ForcingFunc(func(dst []float64, t float64) {
