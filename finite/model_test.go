@@ -198,16 +198,17 @@ func errUnwrap(err error) error {
 	}
 }
 
-// TestDecodeLegacy reads a machine saved before the envelope, whose
-// "kind" was the machine's.
-func TestDecodeLegacy(t *testing.T) {
-	const old = `{"format": "machines-finite-machine", "version": 1, "kind": "dense", "dims": [2, 1], "activation": "tanh",
-		"weight_shape": [3, 3], "weight": [-0.3, -0.2, -0.1, 0.0, 0.1, 0.2, 0.3, -0.3, -0.2]}`
-	m, err := Decode[float64](strings.NewReader(old))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.kind != Dense || m.W.Data[6] != 0.3 {
-		t.Errorf("read a %v machine with weight %v", m.kind, m.W.Data)
+// TestLoadEveryVersion loads a machine saved in every version: version
+// 1 before the envelope, whose "kind" was the machine's, and version 2
+// in it.
+func TestLoadEveryVersion(t *testing.T) {
+	for _, name := range []string{"machine-v1.json", "machine-v2.json"} {
+		m, err := Load[float64](filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if m.kind != Dense || m.W.Data[6] != 0.3 {
+			t.Errorf("%s: read a %v machine with weight %v", name, m.kind, m.W.Data)
+		}
 	}
 }

@@ -440,13 +440,13 @@ func TestDOT(t *testing.T) {
 }
 
 // readCheckpointFile decodes the checkpoint in dir.
-func readCheckpointFile(t *testing.T, dir string) checkpoint {
+func readCheckpointFile(t *testing.T, dir string) savedState {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ck checkpoint
+	var ck savedState
 	if err := json.Unmarshal(b, &ck); err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +497,7 @@ func TestWorkersReproducible(t *testing.T) {
 	for _, workers := range []int{1, 2, 3} {
 		for _, lambda := range []float64{0.05, 1.5} {
 			t.Run(fmt.Sprintf("workers=%d/lambda=%g", workers, lambda), func(t *testing.T) {
-				var cks [2]checkpoint
+				var cks [2]savedState
 				for i := range cks {
 					c := smallConfig(t.TempDir())
 					c.Workers, c.Lambda, c.Epochs = workers, lambda, 3

@@ -1,17 +1,12 @@
 package sculpt
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"math"
-	"os"
 	"slices"
 	"sort"
 
-	"github.com/parametric-machines/machines/internal/atomicfile"
+	"github.com/parametric-machines/machines/internal/checkpoint"
 	"github.com/parametric-machines/machines/internal/jsonfile"
 )
 
@@ -124,13 +119,19 @@ func (s archShape) String() string {
 		s.Nodes, s.Channels, s.Input[0], s.Input[1], s.Input[2], s.Classes)
 }
 
-type checkpoint struct {
+// savedState is the content of a checkpoint.
+type savedState struct {
 	jsonfile.Header
 	Arch     archShape            `json:"architecture"`
 	Settings Settings             `json:"settings"`
 	History  []Epoch              `json:"history"`
 	Pruned   []string             `json:"pruned"`
 	Weights  map[string][]float32 `json:"weights"`
+}
+
+// checkpointFile is the checkpoint at path.
+func checkpointFile(path string) checkpoint.File {
+	return checkpoint.File{Path: path, Format: checkpointFormat}
 }
 
 // writeCheckpoint writes the state to path, atomically: an interrupted
@@ -141,13 +142,9 @@ func writeCheckpoint(path string, a *Arch, s Settings, st *state) error {
 		pruned = append(pruned, name)
 	}
 	sort.Strings(pruned)
-	ck := checkpoint{Header: checkpointFormat.Header(), Arch: shapeOf(a), Settings: s,
-		History: st.History, Pruned: pruned, Weights: st.Weights}
-	err := atomicfile.WriteFile(path, func(w io.Writer) error {
-		return json.NewEncoder(w).Encode(ck)
-	})
+	err := checkpointFile(path).Save(&savedState{Arch: shapeOf(a), Settings: s, History: st.History, Pruned: pruned, Weights: st.Weights})
 	if err != nil {
-		return fmt.Errorf("sculpt: checkpoint: %w", err)
+		return fmt.Errorf("sculpt: %w", err)
 	}
 	return nil
 }
@@ -158,19 +155,16 @@ func writeCheckpoint(path string, a *Arch, s Settings, st *state) error {
 // be continued for longer or elsewhere. It returns the state and the
 // checkpoint's settings.
 func readCheckpoint(path string, a *Arch, s Settings) (*state, Settings, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, Settings{}, fmt.Errorf("sculpt: nothing to resume: there is no checkpoint %s (a run writes it after its first epoch); start the run without -resume", path)
-	}
+	var ck savedState
+	found, err := checkpointFile(path).Load(&ck)
 	if err != nil {
 		return nil, Settings{}, fmt.Errorf("sculpt: %w", err)
 	}
+	if !found {
+		return nil, Settings{}, fmt.Errorf("sculpt: nothing to resume: there is no checkpoint %s (a run writes it after its first epoch); start the run without -resume", path)
+	}
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("sculpt: checkpoint %s: %s", path, fmt.Sprintf(format, args...))
-	}
-	var ck checkpoint
-	if err := checkpointFormat.Decode(data, &ck); err != nil {
-		return nil, Settings{}, fail("%v", err)
 	}
 	if want := shapeOf(a); !slices.Equal(ck.Arch.Input, want.Input) || ck.Arch.Classes != want.Classes ||
 		ck.Arch.Nodes != want.Nodes || ck.Arch.Channels != want.Channels {

@@ -4,14 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/parametric-machines/machines/ad"
-	"github.com/parametric-machines/machines/internal/atomicfile"
+	"github.com/parametric-machines/machines/internal/checkpoint"
 	"github.com/parametric-machines/machines/internal/jsonfile"
 )
 
@@ -28,10 +25,9 @@ const (
 var checkpointFormat = jsonfile.Format{Name: jsonfile.Envelope, Kind: CheckpointKind, What: "a training checkpoint",
 	Oldest: 1, Newest: CheckpointVersion, Legacy: CheckpointFormat, LegacyNewest: 1}
 
-// checkpoint is the state of a run after an epoch. The settings that
-// decide which steps the run takes are kept to refuse resuming a
-// different run.
-type checkpoint struct {
+// state is the state of a run after an epoch. The settings that decide
+// which steps the run takes are kept to refuse resuming a different run.
+type state struct {
 	jsonfile.Header
 	Examples   int             `json:"examples"`
 	Batch      int             `json:"batch"`
@@ -46,75 +42,77 @@ type checkpoint struct {
 	Result     *Result         `json:"result"`
 }
 
-func (r *runner[T]) settings() checkpoint {
-	return checkpoint{Header: checkpointFormat.Header(), Examples: len(r.train) + len(r.val),
-		Batch: r.c.Batch, Seed: r.c.Seed, Validation: r.c.Validation, Names: r.p.Names()}
+func (r *runner[T]) settings() state {
+	return state{Examples: len(r.train) + len(r.val), Batch: r.c.Batch, Seed: r.c.Seed, Validation: r.c.Validation, Names: r.p.Names()}
 }
 
-func (r *runner[T]) save() error {
-	opt, ok := r.c.Optimizer.(json.Marshaler)
-	if !ok {
-		return fmt.Errorf("train: checkpoint %s: optimiser %T cannot be saved (it does not implement json.Marshaler)", r.c.Checkpoint, r.c.Optimizer)
-	}
-	state, err := opt.MarshalJSON()
-	if err != nil {
-		return fmt.Errorf("train: checkpoint %s: %w", r.c.Checkpoint, err)
-	}
-	ck := r.settings()
-	ck.Values, ck.Optimizer, ck.Result, ck.Bad = widen(r.p.Values()), state, r.res, r.bad
-	if r.best != nil {
-		ck.Best, ck.BestLoss = widen(r.best), &r.bestLoss
-	}
-	err = atomicfile.WriteFile(r.c.Checkpoint, func(w io.Writer) error { return json.NewEncoder(w).Encode(ck) })
-	if err != nil {
-		return fmt.Errorf("train: checkpoint: %w", err)
-	}
-	return nil
-}
-
-// resume restores the run from its checkpoint file, if there is one.
-func (r *runner[T]) resume() error {
-	path := r.c.Checkpoint
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+// attach resumes the run from its checkpoint, if the file exists, and
+// attaches the checkpoint to the loop's end of every epoch.
+func (r *runner[T]) attach() error {
+	f := checkpoint.File{Path: r.c.Checkpoint, Format: checkpointFormat}
+	var st state
+	found, err := f.Load(&st)
 	if err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	if err := r.restore(data); err != nil {
-		return fmt.Errorf("train: checkpoint %s: %w", path, err)
+	if found {
+		if err := r.restore(&st); err != nil {
+			return fmt.Errorf("train: checkpoint %s: %w", f.Path, err)
+		}
+		if r.c.Progress != nil {
+			fmt.Fprintf(r.c.Progress, "train: resuming from %s after epoch %d\n", f.Path, len(r.res.Epochs))
+		}
 	}
-	if r.c.Progress != nil {
-		fmt.Fprintf(r.c.Progress, "train: resuming from %s after epoch %d\n", path, len(r.res.Epochs))
+	hook := checkpoint.Hook[Epoch](f, r.snapshot)
+	r.save = func(e Epoch) error {
+		if err := hook(e); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		return nil
 	}
 	return nil
 }
 
-func (r *runner[T]) restore(data []byte) error {
-	var ck checkpoint
-	if err := checkpointFormat.Decode(data, &ck); err != nil {
-		return err
+// snapshot returns the state of the run.
+func (r *runner[T]) snapshot() (checkpoint.State, error) {
+	opt, ok := r.c.Optimizer.(json.Marshaler)
+	if !ok {
+		return nil, fmt.Errorf("optimiser %T cannot be saved (it does not implement json.Marshaler)", r.c.Optimizer)
 	}
+	optState, err := opt.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	st := r.settings()
+	st.Values, st.Optimizer, st.Result, st.Bad = widen(r.p.Values()), optState, r.res, r.bad
+	if r.best != nil {
+		st.Best, st.BestLoss = widen(r.best), &r.bestLoss
+	}
+	return &st, nil
+}
+
+// restore sets the run to the state st read from its checkpoint, after
+// checking that a run of these settings and this model wrote it.
+func (r *runner[T]) restore(st *state) error {
 	want := r.settings()
 	switch {
-	case ck.Examples != want.Examples || ck.Batch != want.Batch || ck.Seed != want.Seed || ck.Validation != want.Validation:
+	case st.Examples != want.Examples || st.Batch != want.Batch || st.Seed != want.Seed || st.Validation != want.Validation:
 		return fmt.Errorf("written by a run of %d examples, minibatch %d, seed %d, validation %v; this one has %d, %d, %d, %v (delete the file to start afresh)",
-			ck.Examples, ck.Batch, ck.Seed, ck.Validation, want.Examples, want.Batch, want.Seed, want.Validation)
-	case !slices.Equal(ck.Names, want.Names):
-		return fmt.Errorf("written for parameters %v, the model has %v", ck.Names, want.Names)
-	case len(ck.Values) != r.p.Len():
-		return fmt.Errorf("%d parameter values, the model has %d", len(ck.Values), r.p.Len())
-	case (ck.Best == nil) != (ck.BestLoss == nil):
+			st.Examples, st.Batch, st.Seed, st.Validation, want.Examples, want.Batch, want.Seed, want.Validation)
+	case !slices.Equal(st.Names, want.Names):
+		return fmt.Errorf("written for parameters %v, the model has %v", st.Names, want.Names)
+	case len(st.Values) != r.p.Len():
+		return fmt.Errorf("%d parameter values, the model has %d", len(st.Values), r.p.Len())
+	case (st.Best == nil) != (st.BestLoss == nil):
 		return errors.New(`"best" and "best_loss" must come together`)
-	case ck.Best != nil && len(ck.Best) != r.p.Len():
-		return fmt.Errorf("%d best parameter values, the model has %d", len(ck.Best), r.p.Len())
-	case ck.Result == nil:
+	case st.Best != nil && len(st.Best) != r.p.Len():
+		return fmt.Errorf("%d best parameter values, the model has %d", len(st.Best), r.p.Len())
+	case st.Result == nil:
 		return errors.New(`missing field "result"`)
-	case len(ck.Result.Epochs) > r.c.Epochs:
-		return fmt.Errorf("%d epochs done, more than the %d asked for", len(ck.Result.Epochs), r.c.Epochs)
+	case len(st.Result.Epochs) > r.c.Epochs:
+		return fmt.Errorf("%d epochs done, more than the %d asked for", len(st.Result.Epochs), r.c.Epochs)
 	}
-	for i, v := range slices.Concat(ck.Values, ck.Best) {
+	for i, v := range slices.Concat(st.Values, st.Best) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("parameter value %d is %v", i%r.p.Len(), v)
 		}
@@ -123,7 +121,7 @@ func (r *runner[T]) restore(data []byte) error {
 	if !ok {
 		return fmt.Errorf("optimiser %T cannot be restored (it does not implement json.Unmarshaler)", r.c.Optimizer)
 	}
-	if err := opt.UnmarshalJSON(ck.Optimizer); err != nil {
+	if err := opt.UnmarshalJSON(st.Optimizer); err != nil {
 		return err
 	}
 	// An optimiser's state for another number of parameters would fail
@@ -131,16 +129,16 @@ func (r *runner[T]) restore(data []byte) error {
 	if s, ok := r.c.Optimizer.(interface{ StateLen() int }); ok && s.StateLen() != 0 && s.StateLen() != r.p.Len() {
 		return fmt.Errorf("the optimiser's state is for %d parameters, the model has %d (delete the file to start afresh)", s.StateLen(), r.p.Len())
 	}
-	narrow(r.p.Values(), ck.Values)
-	if ck.Best != nil {
-		r.best = make([]T, len(ck.Best))
-		narrow(r.best, ck.Best)
-		r.bestLoss = *ck.BestLoss
+	narrow(r.p.Values(), st.Values)
+	if st.Best != nil {
+		r.best = make([]T, len(st.Best))
+		narrow(r.best, st.Best)
+		r.bestLoss = *st.BestLoss
 	}
-	r.bad = ck.Bad
-	ck.Result.Train, ck.Result.Validation = r.res.Train, r.res.Validation
-	ck.Result.Resumed = len(ck.Result.Epochs)
-	r.res = ck.Result
+	r.bad = st.Bad
+	st.Result.Train, st.Result.Validation = r.res.Train, r.res.Validation
+	st.Result.Resumed = len(st.Result.Epochs)
+	r.res = st.Result
 	return nil
 }
 

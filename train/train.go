@@ -152,7 +152,7 @@ func Run[T ad.Float](m Model[T], n int, c Config) (*Result, error) {
 	r := &runner[T]{m: m, p: p, c: c, step: step, train: trainRows, val: valRows,
 		res: &Result{Train: len(trainRows), Validation: len(valRows)}, bestLoss: math.Inf(1)}
 	if c.Checkpoint != "" {
-		if err := r.resume(); err != nil {
+		if err := r.attach(); err != nil {
 			return nil, err
 		}
 	}
@@ -242,6 +242,9 @@ type runner[T ad.Float] struct {
 	best     []T // the parameters of the epoch of lowest validation loss
 	bestLoss float64
 	bad      int // epochs since the best
+
+	// save is the checkpoint's hook, nil without a checkpoint.
+	save func(Epoch) error
 }
 
 func (r *runner[T]) epoch(e int) error {
@@ -308,8 +311,8 @@ func (r *runner[T]) epoch(e int) error {
 		}
 		fmt.Fprintf(r.c.Progress, "train: epoch %d/%d: training loss %.4g%s%s, %.1fs\n", e, r.c.Epochs, rec.TrainLoss, val, note, rec.Seconds)
 	}
-	if r.c.Checkpoint != "" {
-		if err := r.save(); err != nil {
+	if r.save != nil {
+		if err := r.save(rec); err != nil {
 			return err
 		}
 	}

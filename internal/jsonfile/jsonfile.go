@@ -52,6 +52,11 @@ type Header struct {
 	Version int    `json:"version"`
 }
 
+// SetHeader sets the header to to. A struct that embeds Header has the
+// method too, so that code writing files of several kinds, such as
+// package checkpoint, can stamp any of them.
+func (h *Header) SetHeader(to Header) { *h = to }
+
 // Header returns the header of the files of f that this program writes:
 // its newest version.
 func (f Format) Header() Header { return Header{Format: f.Name, Kind: f.Kind, Version: f.Newest} }
