@@ -165,6 +165,9 @@ func TestRunAndResume(t *testing.T) {
 	if rep.AccuracyPruned != rep.AccuracyUnpruned {
 		t.Errorf("accuracy %v pruned, %v unpruned", rep.AccuracyPruned, rep.AccuracyUnpruned)
 	}
+	if rep.Arch == nil || len(rep.Arch.Edges) != rep.EdgesInitial {
+		t.Errorf("the report's architecture %+v has not the %d edges the run started with", rep.Arch, rep.EdgesInitial)
+	}
 	for _, f := range []string{ReportFile, ModelFile, CheckpointFile, "sculpt-start.dot", "sculpt-end.dot"} {
 		if _, err := os.Stat(filepath.Join(whole, f)); err != nil {
 			t.Errorf("missing output: %v", err)

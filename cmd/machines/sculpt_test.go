@@ -63,7 +63,7 @@ func TestSculptCommand(t *testing.T) {
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"epochs", "validation_accuracy", "accuracy_pruned", "edges_initial", "edges_live", "flops_initial", "flops_live", "seconds_per_epoch"} {
+	for _, key := range []string{"epochs", "validation_accuracy", "accuracy_pruned", "edges_initial", "edges_live", "flops_initial", "flops_live", "seconds_per_epoch", "architecture"} {
 		if _, ok := rep[key]; !ok {
 			t.Errorf("sculpt.json has no %q", key)
 		}
