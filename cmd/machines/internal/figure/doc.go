@@ -8,7 +8,8 @@
 // Figures are grids of panels: Lines and Panels draw line and scatter
 // charts, Heatmaps draws surfaces on rectangular grids with one shared
 // colour scale, and Histograms draws how a distribution of values changes
-// over training. A Layout sets the number of columns, the size of one
+// over training; Diagrams draws layered graphs, and Sculpt the
+// architectures of a sculpting run from its report. A Layout sets the number of columns, the size of one
 // panel and the PNG resolution; its zero value gives sensible defaults.
 //
 // Invalid data (empty or mismatched series, NaN or infinite values,
