@@ -243,7 +243,7 @@ func startServer(ctx context.Context, cfg serve.Config) (*serve.Server, error) {
 // default of 100 it collected 20 times a second under load; each
 // collection stops every goroutine twice, and on shared cores a stop
 // waits for a thread the kernel has put aside. At 400 it collects 4
-// times less often; the README ("Serving") has what that did to the
+// times less often; docs/serving.md has what that did to the
 // requests per second and their 99th percentile of latency.
 const serveGCPercent = 400
 

@@ -34,7 +34,7 @@
 // count, +2.0 points (95% interval [+0.4, +3.5], 8 wins in 10), +0.1
 // [-0.8, +0.9] and -0.3 [-0.9, +0.4]. On 8x8 images (Fashion-MNIST
 // downscaled, scikit-learn's digits) the machine lost to the best baseline
-// at every shot count; README.md has that table.
+// at every shot count; docs/results-paper.md has that table.
 //
 // # The authors' protocols
 //
@@ -47,7 +47,7 @@
 // which the report calls a choice made on the test set. They answer
 // "does this library reproduce the paper, and why did the paper see
 // what it saw?", where the fair protocols answer "is the kernel machine
-// better?". README.md compares the three: the paper's claim, the
+// better?". docs/results-paper.md compares the three: the paper's claim, the
 // authors' protocol run by this library and by their code, and the fair
 // protocol.
 package experiment
