@@ -65,6 +65,7 @@ func (t task) crossValidate(name string, seed uint64, candidates []float64, fit 
 	folds := crossval.KFold(n, cvFolds, seed)
 	best, bestErr := candidates[0], math.Inf(1)
 	for _, v := range candidates {
+		c.logf("%s: %g: fitting %d folds", name, v, len(folds))
 		total := 0.0
 		for _, f := range folds {
 			predict, err := fit(rows(t.x, f.Train), rows(t.y, f.Train), v)
@@ -238,6 +239,7 @@ func (t task) fitPerceptron(name string, s baseline.PerceptronSettings, c Config
 		return nil, err
 	}
 	s.WeightDecay = best
+	c.logf("%s: the final fit, the best of %d starts", name, restarts)
 	curves := newStartCurves(t)
 	p, r, k, err := bestStart(t.x, t.y, s, func(k int) func(int, float64, *baseline.Perceptron) error {
 		return func(iter int, _ float64, p *baseline.Perceptron) error {
