@@ -112,12 +112,10 @@ func describeODE[T ad.Float](l ode.Layer[T]) (string, any, error) {
 		}
 	}
 	c := odeConfig{Hidden: f.Hidden, Activation: f.Activation, End: l.End, Steps: l.Steps, Grad: l.Grad.String()}
-	if l.Settings != nil {
-		if *l.Settings != (ode.Settings{RTol: l.Settings.RTol, ATol: l.Settings.ATol}) {
-			return "", nil, fmt.Errorf("an ode layer's settings other than rtol and atol cannot be saved in a model file")
-		}
-		c.RTol, c.ATol = l.Settings.RTol, l.Settings.ATol
+	if l.Settings != (ode.Settings{RTol: l.Settings.RTol, ATol: l.Settings.ATol}) {
+		return "", nil, fmt.Errorf("an ode layer's settings other than rtol and atol cannot be saved in a model file")
 	}
+	c.RTol, c.ATol = l.Settings.RTol, l.Settings.ATol
 	return "ode", c, nil
 }
 
@@ -188,10 +186,8 @@ func odeLayer[T ad.Float](e hypergraph.EdgeSpec) (ad.Layer[T], error) {
 	if err := decodeConfig(e, &c); err != nil {
 		return nil, err
 	}
-	l := ode.Layer[T]{Field: ode.MLP{Hidden: c.Hidden, Activation: c.Activation}, End: c.End, Steps: c.Steps}
-	if c.RTol != 0 || c.ATol != 0 {
-		l.Settings = &ode.Settings{RTol: c.RTol, ATol: c.ATol}
-	}
+	l := ode.Layer[T]{Field: ode.MLP{Hidden: c.Hidden, Activation: c.Activation}, End: c.End, Steps: c.Steps,
+		Settings: ode.Settings{RTol: c.RTol, ATol: c.ATol}}
 	if c.Grad == "" {
 		c.Grad = ode.Backprop.String()
 	}

@@ -251,7 +251,7 @@ func TestTrainRegressor(t *testing.T) {
 // the error of the step, naming the layer and the time.
 func TestLayerFailure(t *testing.T) {
 	m := New[float64](nil)
-	m.Add("flow", ode.Layer[float64]{Field: ode.MLP{Hidden: 2}, Settings: &ode.Settings{MaxSteps: 1, RTol: 1e-12, ATol: 1e-12}}, m.Input("x", 2))
+	m.Add("flow", ode.Layer[float64]{Field: ode.MLP{Hidden: 2}, Settings: ode.Settings{MaxSteps: 1, RTol: 1e-12, ATol: 1e-12}}, m.Input("x", 2))
 	x := ad.Matrix(2, 2, []float64{1, 2, 3, 4})
 	_, err := m.Regressor(ad.NewTensor[float64](2, 2), x).Loss([]int{0, 1}, true)
 	var steps *ode.MaxStepsError

@@ -111,7 +111,7 @@ func TestForwardMatchesSolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	const fine = 400
-	sol, err := volterra.Solve(&volterra.Equation{T0: 0, T: 1, Psi: volterra.Const(psi), Kernel: generalKernel(mc)}, fine, nil)
+	sol, err := volterra.Solve(&volterra.Equation{T0: 0, T: 1, Psi: volterra.Const(psi), Kernel: generalKernel(mc)}, fine, volterra.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}

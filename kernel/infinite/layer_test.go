@@ -137,7 +137,7 @@ func TestLayerMatchesMachine(t *testing.T) {
 			out, _ = fine.apply(t, &gf, gf.Input(psi))
 			k, n := tc.s.Anchors, tc.s.Dim
 			joint := append(append([]float64(nil), l.anchors()...), psi.Data...)
-			sol, err := volterra.Solve(&volterra.Equation{T0: 0, T: 1, Psi: volterra.Const(joint), Kernel: jointKernel(l, k+tc.b)}, 400, nil)
+			sol, err := volterra.Solve(&volterra.Equation{T0: 0, T: 1, Psi: volterra.Const(joint), Kernel: jointKernel(l, k+tc.b)}, 400, volterra.Settings{})
 			if err != nil {
 				t.Fatal(err)
 			}

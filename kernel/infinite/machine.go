@@ -125,20 +125,17 @@ func (s Settings) basisAt(dst []float64, t float64) []float64 {
 // solver returns the settings of the solves whose gradient is wanted:
 // nil, RK4 with its steps recorded for backpropagation, or adaptive
 // Dormand–Prince with the adjoint.
-func (s Settings) solver() *volterra.Settings {
+func (s Settings) solver() volterra.Settings {
 	if s.Tol == 0 {
-		return nil
+		return volterra.Settings{}
 	}
-	return &volterra.Settings{ODE: &ode.Settings{RTol: s.Tol, ATol: s.Tol}, Grad: ode.Adjoint}
+	return volterra.Settings{ODE: &ode.Settings{RTol: s.Tol, ATol: s.Tol}, Grad: ode.Adjoint}
 }
 
 // noGradSolver returns the settings of a solve whose gradient is not
 // wanted, which need not record its steps.
-func (s Settings) noGradSolver() *volterra.Settings {
+func (s Settings) noGradSolver() volterra.Settings {
 	v := s.solver()
-	if v == nil {
-		v = &volterra.Settings{}
-	}
 	v.Grad = ode.Adjoint
 	return v
 }
