@@ -95,7 +95,7 @@ func describe[T ad.Float](l ad.Layer[T]) (kind string, config any, err error) {
 	case kernel.Layer[T]:
 		return "kernel", kernelConfig{Dims: l.Dims, Kernel: l.Kernel.String(), Bandwidth: l.Bandwidth, Anchors: l.Anchors, Cost: l.Cost}, nil
 	case infinite.Layer[T]:
-		s := l.Settings
+		s := l.Architecture
 		return "infinite", infiniteConfig{Dim: s.Dim, Anchors: s.Anchors, MaxFreq: s.MaxFreq, Gamma: s.Gamma, Steps: s.Steps, Sine: s.Sine, Tol: s.Tol, Cost: l.Cost}, nil
 	case ode.Layer[T]:
 		return describeODE(l)
@@ -148,7 +148,7 @@ func layerOf[T ad.Float](e hypergraph.EdgeSpec, tgt [][]int) (ad.Layer[T], error
 	case "infinite":
 		var c infiniteConfig
 		err := decodeConfig(e, &c)
-		return infinite.Layer[T]{Settings: infinite.Settings{Dim: c.Dim, Anchors: c.Anchors, MaxFreq: c.MaxFreq, Gamma: c.Gamma, Steps: c.Steps, Sine: c.Sine, Tol: c.Tol}, Cost: c.Cost}, err
+		return infinite.Layer[T]{Architecture: infinite.Architecture{Dim: c.Dim, Anchors: c.Anchors, MaxFreq: c.MaxFreq, Gamma: c.Gamma, Steps: c.Steps, Sine: c.Sine, Tol: c.Tol}, Cost: c.Cost}, err
 	case "ode":
 		return odeLayer[T](e)
 	}

@@ -232,7 +232,7 @@ type run struct {
 // architecture at the start and the end, and the pictures
 // sculpt-architecture.png and .svg (Figure 2a-c); Report.Files lists all
 // but the report.
-func Run(c Config, train, test *dataset.Images) (*Report, error) {
+func Run(train, test *dataset.Images, c Config) (*Report, error) {
 	c = c.withDefaults()
 	if err := c.check(); err != nil {
 		return nil, err

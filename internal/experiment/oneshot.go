@@ -506,7 +506,7 @@ func (t *oneShotTrial) fitMachine(k, i int, seed uint64, s *OneShotSetting, x, x
 			}
 		}
 	}
-	cl, err := infinite.Train(x, sub.Labels, t.train.Classes, cfg)
+	cl, err := infinite.Fit(x, sub.Labels, t.train.Classes, cfg)
 	if err != nil {
 		return fmt.Errorf("%d-shot maxfreq %d cost %g seed %d: %w", t.shots, s.MaxFreq, s.Cost, seed, err)
 	}

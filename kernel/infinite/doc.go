@@ -9,7 +9,7 @@
 //
 //	(K(x₁, x₂)x)(t) = ∫₀ᵗ k(x₁(s), x₂(s)) ds · x(t),
 //
-// with the Gaussian k(u, v) = exp(-γ|u - v|²) (Settings.Gamma, by default
+// with the Gaussian k(u, v) = exp(-γ|u - v|²) (Architecture.Gamma, by default
 // γ = 1/2). A machine f = Σⱼ K(·, xⱼ)cⱼ has m anchors xⱼ and coefficients
 // in a truncated Fourier basis,
 //
@@ -18,7 +18,7 @@
 // The paper's truncated Fourier series has both; by default this package,
 // like the authors' code, keeps the cosines only, a departure from the
 // paper that restricts the cⱼ to functions symmetric about t = 1/2;
-// Settings.Sine adds the sines.
+// Architecture.Sine adds the sines.
 //
 // and its stable state with initial condition ψ solves the Volterra
 // equation of eq. 10 of the paper,
@@ -27,7 +27,7 @@
 //
 // whose kernel is separable: Theorem 5 turns it into an ODE, which
 // volterra.SolveSeparable integrates with RK4 on a fixed grid, gradients
-// by backpropagation through the steps, or, with Settings.Tol, as the
+// by backpropagation through the steps, or, with Architecture.Tol, as the
 // authors did: adaptive Dormand–Prince (they used rtol = atol = 1e-3)
 // with adjoint gradients. Here ψ is constant in t.
 //
@@ -85,7 +85,7 @@
 // final state u(1), a fixed read-out: the machine has to move each
 // input's state to its class, rather than a learned output layer doing
 // it. The whole model is a graph of the engine (package ad) with its
-// parameters in one ad.Params, trained by train.Run: Train minimises the
+// parameters in one ad.Params, trained by train.Run: Fit minimises the
 // mean softmax cross-entropy of the training images plus
 // Cost·(|f|²_H + |A|²) with Adam, by default with the authors' learning
 // rate 0.04 and decoupled weight decay 0.01.
