@@ -34,10 +34,10 @@ func CheckPanic(t testing.TB, f func(), want string) {
 	}
 }
 
-// Missing skips t because the external data it needs (what) is absent,
-// with err saying why; under CI (the environment variable CI is "true")
-// it fails t instead, since CI installs every dependency and a skip there
-// would hide a broken install. what should say how to install it.
+// Missing skips t because an external dependency (what) is absent, err
+// saying why; what should say how to install it. Under CI (CI=true) it
+// fails t instead: CI installs every dependency, and a skip there would
+// hide a broken install.
 //
 // go test shows nothing of a passing package's output without -v, so the
 // first skip of each dependency is also written to the terminal.
