@@ -71,7 +71,7 @@ func (b *Block) Apply(dst, h *mat.Dense) {
 
 // StableState sets dst to the stable state of b with initial condition g:
 // in one step when In and Out are disjoint, by Iterate otherwise.
-func (b *Block) StableState(dst, g *mat.Dense, s *Settings) (Result, error) {
+func (b *Block) StableState(dst, g *mat.Dense, s Settings) (Result, error) {
 	if overlap(b.In, b.Out) {
 		return Iterate(dst, b, g, s)
 	}

@@ -52,20 +52,19 @@
 //
 // # One layout for samples
 //
-// Every batch in the library holds its samples first: a matrix has a row
-// per sample and a column per coordinate (as Iterate's h and g here, the
-// tables of package dataset, the inputs of tabular.FitRegression, the
-// layers of kernel, hypergraph and finite, ad's losses), and a tensor
-// has the sample as its leading dimension (images N×C×H×W, signals
-// N×C×L, as in package ad). This is the layout of the data people have —
-// tables and CSV files, gonum's statistics, image files, PyTorch's
-// batch-first tensors — so a program passes data between the packages
-// without transposing it. The paper writes samples as columns, a layer
-// being W·X; where an algorithm runs faster that way (the solve of a
-// finite machine, the kernel matrices of a kernel machine), the package
-// converts inside, and the few lower-level types that expose the
-// working layout (finite.Solver, ad.Gaussian) say so. Shape errors name
-// the layout they expected.
+// Every batch in the library holds its samples first. A matrix has a row
+// per sample and a column per coordinate, as Iterate's h and g, the
+// tables of package dataset and the layers of every family. A tensor has
+// the sample as its leading dimension: images N×C×H×W, signals N×C×L.
+// This is the layout of the data people have (CSV files, gonum's
+// statistics, image files, PyTorch's batch-first tensors), so a program
+// passes data between the packages without transposing it.
+//
+// The paper writes samples as columns, a layer being W·X. Where an
+// algorithm runs faster that way (the solve of a finite machine, the
+// kernel matrices of a kernel machine), the package converts inside. The
+// few lower-level types that expose the working layout (finite.Solver,
+// ad.Gaussian) say so, and shape errors name the layout they expected.
 //
 // A model made of several layers keeps its parameters in one
 // ad.Params, in which each layer registers its tensors by name, and
@@ -73,17 +72,15 @@
 //
 // # The reference semantics
 //
-// The families of the other packages are machines in this sense, but each
+// The families of the other packages are machines in this sense. Each
 // solves for its stable state in the way its structure allows, on
-// tensors rather than one matrix: this package is the semantics they
-// implement and the check they are held to. Where it does real work:
-// hypergraph orders a machine's edges by the layering of Graph (through
-// Hypergraph.LineGraph), and volterra's fixed point at each grid point
-// is bounded by this package's Settings. Where it checks: the finite,
-// kernel, hypergraph and volterra tests embed a machine of each family in
-// M as a Machine and compare its solver with Iterate (their
-// framework_test.go, kernel_test.go and machine_test.go). A new family
-// should do the same.
+// tensors rather than one matrix. This package is the semantics they
+// implement and the check they are held to. Package hypergraph orders a
+// machine's edges by the layering of Graph, and volterra bounds its
+// fixed point at each grid point by this package's Settings. The tests
+// of finite, kernel, hypergraph and volterra embed a machine of each
+// family in M as a Machine and compare its solver with Iterate. A new
+// family should do the same.
 //
 // # Conventions
 //

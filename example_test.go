@@ -42,7 +42,7 @@ func ExampleSum() {
 		3, -1, 0, 0, 0,
 	})
 	var h mat.Dense
-	res, err := net.StableState(&h, g, nil)
+	res, err := net.StableState(&h, g, machines.Settings{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -69,7 +69,7 @@ func ExampleStableState() {
 	})
 	g := mat.NewDense(1, 2, []float64{0.5, -3})
 	var h mat.Dense
-	res, err := machines.StableState(&h, f, g, nil)
+	res, err := machines.StableState(&h, f, g, machines.Settings{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -79,7 +79,7 @@ func ExampleStableState() {
 
 	// The same iteration diverges for f(h) = 2h, which is no contraction.
 	double := machines.Func(func(dst, h *mat.Dense) { dst.Scale(2, h) })
-	_, err = machines.StableState(&h, double, g, &machines.Settings{MaxIter: 10})
+	_, err = machines.StableState(&h, double, g, machines.Settings{MaxIter: 10})
 	var ce *machines.ConvergenceError
 	fmt.Println(errors.As(err, &ce), err)
 
@@ -101,7 +101,7 @@ func ExampleSquareZero() {
 	})
 	g := mat.NewDense(2, 2, []float64{1, 1, 2, 0})
 	var h mat.Dense
-	res, _ := machines.StableState(&h, machines.SquareZero{Machine: f}, g, nil)
+	res, _ := machines.StableState(&h, machines.SquareZero{Machine: f}, g, machines.Settings{})
 	fmt.Printf("h =\n%v\ndepth %d in %d iteration\n", mat.Formatted(&h), res.Depth, res.Iterations)
 
 	// Output:

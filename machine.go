@@ -32,7 +32,7 @@ type Solver interface {
 	Machine
 	// StableState sets dst to the solution h of h = g + f(h), with the
 	// conventions of the package-level StableState.
-	StableState(dst, g *mat.Dense, s *Settings) (Result, error)
+	StableState(dst, g *mat.Dense, s Settings) (Result, error)
 }
 
 // Defaults used for the zero fields of Settings.
@@ -41,8 +41,8 @@ const (
 	DefaultMaxIter = 1000
 )
 
-// Settings controls the fixed-point iteration. The zero value, like a nil
-// *Settings, selects the defaults.
+// Settings controls the fixed-point iteration. The zero value selects the
+// defaults.
 type Settings struct {
 	// Tol is the convergence tolerance: the iteration stops at the first
 	// update h_{n+1} - h_n whose largest entry in absolute value is at most
@@ -56,14 +56,11 @@ type Settings struct {
 }
 
 // Bounds returns the effective tolerance and iteration bound, the defaults
-// standing for zero fields and for a nil s. It panics on settings no
+// standing for zero fields. It panics on settings no
 // iteration could honour. Packages whose own fixed-point iterations take a
 // Settings (volterra's grid points) read their bounds through it.
-func (s *Settings) Bounds() (tol float64, maxIter int) {
+func (s Settings) Bounds() (tol float64, maxIter int) {
 	tol, maxIter = DefaultTol, DefaultMaxIter
-	if s == nil {
-		return tol, maxIter
-	}
 	if s.Tol < 0 || math.IsNaN(s.Tol) {
 		panic(fmt.Errorf("%w: machines: invalid tolerance %v", ad.ErrValue, s.Tol))
 	}
@@ -120,7 +117,7 @@ func (e *ConvergenceError) Error() string {
 //
 // If dst is empty it is resized to the shape of g; otherwise the shapes must
 // match. dst must not be g. On error the contents of dst are unspecified.
-func StableState(dst *mat.Dense, f Machine, g *mat.Dense, s *Settings) (Result, error) {
+func StableState(dst *mat.Dense, f Machine, g *mat.Dense, s Settings) (Result, error) {
 	if sf, ok := f.(Solver); ok {
 		return sf.StableState(dst, g, s)
 	}
@@ -135,7 +132,7 @@ func StableState(dst *mat.Dense, f Machine, g *mat.Dense, s *Settings) (Result, 
 //
 // The conventions for dst and g are those of StableState; on error dst
 // holds the last iterate.
-func Iterate(dst *mat.Dense, f Machine, g *mat.Dense, s *Settings) (Result, error) {
+func Iterate(dst *mat.Dense, f Machine, g *mat.Dense, s Settings) (Result, error) {
 	r, c := shape(dst, g)
 	tol, maxIter := s.Bounds()
 
@@ -186,12 +183,12 @@ type SquareZero struct {
 
 // StableState sets dst = g + f(g). The reported depth is 1, or 0 when f(g)
 // vanishes within the tolerance.
-func (sz SquareZero) StableState(dst, g *mat.Dense, s *Settings) (Result, error) {
+func (sz SquareZero) StableState(dst, g *mat.Dense, s Settings) (Result, error) {
 	return oneStep(dst, sz.Machine, g, s)
 }
 
 // oneStep sets dst = g + f(g), the stable state of a square-zero machine.
-func oneStep(dst *mat.Dense, f Machine, g *mat.Dense, s *Settings) (Result, error) {
+func oneStep(dst *mat.Dense, f Machine, g *mat.Dense, s Settings) (Result, error) {
 	shape(dst, g)
 	tol, _ := s.Bounds()
 	f.Apply(dst, g)

@@ -172,7 +172,7 @@ func TestDepth(t *testing.T) {
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			var h, hs mat.Dense
-			res, err := Iterate(&h, test.f, g, nil)
+			res, err := Iterate(&h, test.f, g, Settings{})
 			if err != nil {
 				t.Fatalf("Iterate: %v", err)
 			}
@@ -182,7 +182,7 @@ func TestDepth(t *testing.T) {
 			if e := fixedPointError(test.f, g, &h); e > 1e-12 {
 				t.Errorf("Iterate: |h - g - f(h)| = %g", e)
 			}
-			res, err = StableState(&hs, test.f, g, nil)
+			res, err = StableState(&hs, test.f, g, Settings{})
 			if err != nil {
 				t.Fatalf("StableState: %v", err)
 			}
@@ -206,11 +206,11 @@ func TestContraction(t *testing.T) {
 	g := randDense(rnd, 5, c, 3)
 	for _, test := range []struct {
 		name string
-		s    *Settings
+		s    Settings
 	}{
 		{name: "defaults"},
-		{name: "tight", s: &Settings{Tol: 1e-15}},
-		{name: "loose", s: &Settings{Tol: 1e-6, MaxIter: 100}},
+		{name: "tight", s: Settings{Tol: 1e-15}},
+		{name: "loose", s: Settings{Tol: 1e-6, MaxIter: 100}},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			var h mat.Dense
@@ -251,13 +251,13 @@ func TestConvergenceError(t *testing.T) {
 	for _, test := range []struct {
 		name       string
 		f          Machine
-		s          *Settings
+		s          Settings
 		iterations int
 		residual   float64
 		message    string
 	}{
 		// With g = 1, h_n = 2^{n+1} - 1, so the n-th update is 2^n.
-		{name: "doubling", f: scale(2), s: &Settings{MaxIter: 50}, iterations: 50, residual: math.Ldexp(1, 50), message: "did not converge in 50 iterations"},
+		{name: "doubling", f: scale(2), s: Settings{MaxIter: 50}, iterations: 50, residual: math.Ldexp(1, 50), message: "did not converge in 50 iterations"},
 		{name: "doubling, default MaxIter", f: scale(2), iterations: DefaultMaxIter, residual: math.Ldexp(1, DefaultMaxIter), message: "did not converge in 1000 iterations"},
 		{name: "overflow", f: scale(1e300), iterations: 2, residual: math.Inf(1), message: "diverged after 2 iterations"},
 		{name: "NaN", f: nan, iterations: 1, residual: math.NaN(), message: "diverged after 1 iterations"},
@@ -267,7 +267,7 @@ func TestConvergenceError(t *testing.T) {
 		{name: "MaxIter 1, square-zero", f: Func(func(dst, h *mat.Dense) {
 			dst.Zero()
 			dst.Slice(0, 2, 1, 2).(*mat.Dense).Copy(h.Slice(0, 2, 0, 1))
-		}), s: &Settings{MaxIter: 1}, iterations: 1, residual: 1, message: "did not converge in 1 iterations"},
+		}), s: Settings{MaxIter: 1}, iterations: 1, residual: 1, message: "did not converge in 1 iterations"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			var h mat.Dense
@@ -296,7 +296,7 @@ func TestNoIterationAllocs(t *testing.T) {
 	f := tanhBlock(rnd, space, []int{0, 1}, []int{1}) // a contraction
 	g := randDense(rnd, 4, dim(space), 1)
 	var h mat.Dense
-	allocs := func(s *Settings) (float64, int) {
+	allocs := func(s Settings) (float64, int) {
 		var res Result
 		n := testing.AllocsPerRun(10, func() {
 			var err error
@@ -306,8 +306,8 @@ func TestNoIterationAllocs(t *testing.T) {
 		})
 		return n, res.Iterations
 	}
-	short, n1 := allocs(&Settings{Tol: 1e-3})
-	long, n2 := allocs(&Settings{Tol: 1e-15})
+	short, n1 := allocs(Settings{Tol: 1e-3})
+	long, n2 := allocs(Settings{Tol: 1e-15})
 	if n2 <= n1 {
 		t.Fatalf("tolerances gave %d and %d iterations; the test needs different counts", n1, n2)
 	}
@@ -339,7 +339,7 @@ func TestBlockApply(t *testing.T) {
 		t.Fatal("test Block should be square-zero")
 	}
 	var s mat.Dense
-	res, err := b.StableState(&s, h, nil)
+	res, err := b.StableState(&s, h, Settings{})
 	if err != nil || res.Depth != 1 || res.Iterations != 1 {
 		t.Errorf("StableState: depth %d in %d iterations, error %v; want one step of depth 1", res.Depth, res.Iterations, err)
 	}
@@ -358,13 +358,13 @@ func TestPanics(t *testing.T) {
 		f    func()
 		want string
 	}{
-		{"shape mismatch", func() { Iterate(mat.NewDense(2, 4, nil), id, g, nil) }, mat.ErrShape.Error()},
-		{"empty input", func() { Iterate(mat.NewDense(2, 4, nil), id, &mat.Dense{}, nil) }, mat.ErrZeroLength.Error()},
-		{"dst is g", func() { StableState(g, id, g, nil) }, "dst must not be the input"},
-		{"negative MaxIter", func() { Iterate(&mat.Dense{}, id, g, &Settings{MaxIter: -1}) }, "negative MaxIter"},
-		{"negative Tol", func() { Iterate(&mat.Dense{}, id, g, &Settings{Tol: -1e-3}) }, "invalid tolerance"},
-		{"NaN Tol", func() { StableState(&mat.Dense{}, SquareZero{id}, g, &Settings{Tol: math.NaN()}) }, "invalid tolerance"},
-		{"Sum with bad settings", func() { (&Sum{}).StableState(&mat.Dense{}, g, &Settings{MaxIter: -2}) }, "negative MaxIter"},
+		{"shape mismatch", func() { Iterate(mat.NewDense(2, 4, nil), id, g, Settings{}) }, mat.ErrShape.Error()},
+		{"empty input", func() { Iterate(mat.NewDense(2, 4, nil), id, &mat.Dense{}, Settings{}) }, mat.ErrZeroLength.Error()},
+		{"dst is g", func() { StableState(g, id, g, Settings{}) }, "dst must not be the input"},
+		{"negative MaxIter", func() { Iterate(&mat.Dense{}, id, g, Settings{MaxIter: -1}) }, "negative MaxIter"},
+		{"negative Tol", func() { Iterate(&mat.Dense{}, id, g, Settings{Tol: -1e-3}) }, "invalid tolerance"},
+		{"NaN Tol", func() { StableState(&mat.Dense{}, SquareZero{id}, g, Settings{Tol: math.NaN()}) }, "invalid tolerance"},
+		{"Sum with bad settings", func() { (&Sum{}).StableState(&mat.Dense{}, g, Settings{MaxIter: -2}) }, "negative MaxIter"},
 		{"Block shape mismatch", func() { valid().Apply(mat.NewDense(3, 5, nil), g) }, mat.ErrShape.Error()},
 		{"Block span beyond space", func() {
 			b := valid()
@@ -388,7 +388,7 @@ func TestPanics(t *testing.T) {
 		}, "Out span {3 4} overlaps"},
 		{"Sum Deps size", func() {
 			s := &Sum{Terms: []Machine{id, id}, Deps: NewGraph(3)}
-			s.StableState(&mat.Dense{}, g, nil)
+			s.StableState(&mat.Dense{}, g, Settings{})
 		}, "3 vertices for 2 terms"},
 		{"Sum Apply aliasing", func() { (&Sum{Terms: []Machine{id}}).Apply(g, g) }, "dst must not be the input"},
 		{"negative graph", func() { NewGraph(-1) }, "negative vertex count"},

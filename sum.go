@@ -50,7 +50,7 @@ func (s *Sum) Apply(dst, h *mat.Dense) {
 // *CycleError naming the terms on a cycle; a term whose own stable state
 // fails gives its error wrapped with the term's index. The conventions for
 // dst and g are those of the package-level StableState.
-func (s *Sum) StableState(dst, g *mat.Dense, set *Settings) (Result, error) {
+func (s *Sum) StableState(dst, g *mat.Dense, set Settings) (Result, error) {
 	r, c := shape(dst, g)
 	set.Bounds() // Reject bad settings even when no term iterates.
 	deps := s.Deps

@@ -25,7 +25,7 @@ func build(rnd *rand.Rand, space []Span, specs []spec) []Machine {
 func stable(t *testing.T, f Machine, g *mat.Dense) *mat.Dense {
 	t.Helper()
 	var h mat.Dense
-	if _, err := Iterate(&h, f, g, nil); err != nil {
+	if _, err := Iterate(&h, f, g, Settings{}); err != nil {
 		t.Fatal(err)
 	}
 	return &h
@@ -59,7 +59,7 @@ func TestComposition(t *testing.T) {
 			whole := stable(t, sum, g)
 			sameMatrix(t, "S_f' ∘ S_f", stable(t, fp, stable(t, f, g)), whole, 1e-10)
 			var layered mat.Dense
-			if _, err := sum.StableState(&layered, g, nil); err != nil {
+			if _, err := sum.StableState(&layered, g, Settings{}); err != nil {
 				t.Fatal(err)
 			}
 			sameMatrix(t, "layered", &layered, whole, 1e-10)
@@ -110,7 +110,7 @@ func TestIndependent(t *testing.T) {
 			sameMatrix(t, "S_f' ∘ S_f", stable(t, fp, stable(t, f, g)), whole, 1e-10)
 			sameMatrix(t, "S_f ∘ S_f'", stable(t, f, stable(t, fp, g)), whole, 1e-10)
 			var layered mat.Dense
-			if _, err := sum.StableState(&layered, g, nil); err != nil {
+			if _, err := sum.StableState(&layered, g, Settings{}); err != nil {
 				t.Fatal(err)
 			}
 			sameMatrix(t, "layered", &layered, whole, 1e-10)
@@ -173,11 +173,11 @@ func TestSumLayered(t *testing.T) {
 
 			sum := &Sum{Terms: terms}
 			var plain, layered mat.Dense
-			pres, err := Iterate(&plain, sum, g, nil)
+			pres, err := Iterate(&plain, sum, g, Settings{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			lres, err := sum.StableState(&layered, g, nil)
+			lres, err := sum.StableState(&layered, g, Settings{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -193,11 +193,11 @@ func TestSumLayered(t *testing.T) {
 			// second solve, which reuses the scratch memory.
 			declared := &Sum{Terms: terms, Deps: deps}
 			var again mat.Dense
-			if _, err := declared.StableState(&again, g, nil); err != nil {
+			if _, err := declared.StableState(&again, g, Settings{}); err != nil {
 				t.Fatal(err)
 			}
 			sameMatrix(t, "declared", &again, &layered, 0)
-			if _, err := declared.StableState(&again, g, nil); err != nil {
+			if _, err := declared.StableState(&again, g, Settings{}); err != nil {
 				t.Fatal(err)
 			}
 			sameMatrix(t, "second solve", &again, &layered, 0)
@@ -234,7 +234,7 @@ func TestSumDeclared(t *testing.T) {
 		t.Run(test.name, func(t *testing.T) {
 			sum := &Sum{Terms: []Machine{f, fp}, Deps: test.deps}
 			var h mat.Dense
-			res, err := sum.StableState(&h, g, nil)
+			res, err := sum.StableState(&h, g, Settings{})
 			if test.cycle != nil {
 				var ce *CycleError
 				if !errors.As(err, &ce) || len(ce.Cycle) != len(test.cycle) || ce.Cycle[0] != test.cycle[0] || ce.Cycle[1] != test.cycle[1] {
@@ -260,7 +260,7 @@ func TestSumError(t *testing.T) {
 	sum := &Sum{Terms: []Machine{tanhBlock(rnd, space, []int{0}, []int{1}), doubling}}
 	g := randDense(rnd, 3, dim(space), 1)
 	var h mat.Dense
-	_, err := sum.StableState(&h, g, &Settings{MaxIter: 20})
+	_, err := sum.StableState(&h, g, Settings{MaxIter: 20})
 	var ce *ConvergenceError
 	if !errors.As(err, &ce) || ce.Iterations != 20 {
 		t.Fatalf("error %v, want a *ConvergenceError after 20 iterations", err)

@@ -58,11 +58,9 @@ func padImage[T Float](s *convShape, dst []T, ld int, x []T, n int) {
 // its output channels by gonum's Ger; backward, the kernel gradient is
 // one matrix-vector product per tap and the input gradient one rank-one
 // update per output channel and tap, into a padded buffer whose interior
-// is then added to the input's gradient. Of the ways measured on W3's
-// 4-channel layer this was the fastest without assembly: im2col with one
-// GEMM for the batch took 3x as long forward and about 2x forward and
-// backward, a plain Go loop over the 3x3 taps of contiguous rows 2.4x
-// and about 2x.
+// is then added to the input's gradient. Of the ways tried without
+// assembly (im2col with one GEMM for the batch, a plain loop over the
+// taps), this was the fastest on small channel counts.
 type conv2D[T Float] struct {
 	convShape
 	vec *convVec

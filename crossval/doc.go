@@ -6,9 +6,9 @@
 // proportion to its frequency, which keeps a rare class from vanishing from
 // a fold's training part. Grouped folds keep the rows of a group (a
 // patient, a site) in one test part, so that a model is never judged on a
-// group it has seen; Forward folds move forward in time, each trained on
+// group it has seen. Forward folds move forward in time, each trained on
 // the rows before the block it holds out.
 //
-// The kernel package selects its cost and bandwidth with these folds; the
+// Package tabular selects its machine's settings with these folds; the
 // experiments select the perceptrons' weight decay with them.
 package crossval

@@ -23,53 +23,61 @@
 // quotes ('vote' is vote).
 //
 // A cell is missing if it is empty or one of NA, N/A, ?, NaN and null, in
-// any case. Each column has a kind, inferred from its other cells: boolean
-// if they are all true, false, yes or no (in any case), numeric if they are
-// all numbers but for a few strays (see below), date if they are all dates
-// in an ISO 8601 form (2024-01-31, 2024-01-31 13:45, 2024-01-31T13:45:30Z,
-// 2024-01) or with the month's name (31-Jan-2024, Jan 31, 2024, Jan 2024;
-// see ParseDate), which the Encoder reads as the days since 1970 and their
-// phases in the cycles of the calendar (see Cycle), and categorical
-// otherwise, the numbers in a
-// categorical column being levels like any other text; the Encoder reads a
-// categorical column of dates with the year last as dates too (31/01/2024,
-// 01/31/2024, 31.01.2024), in the order that the column shows (see
-// YearLastOrder). A number is written in Go's syntax, or with thousands
-// separators (4,599.0, or spaces, no-break spaces, thin spaces and
-// apostrophes between groups of three digits: 10 851.5, 1'554.50), with a
-// minus sign (U+2212) or a hyphen, or as a percentage, which is a
-// fraction, so that a column may mix 50% and 0.5 (17.5% is 0.175; a
-// column that mixes percentages with plain numbers above 1, such as 50%
-// and 50, is warned of; an Encoder saved before this rule reads 17.5% as
-// 17.5, as it did in training), or with a currency sign ($, €, £ or ¥) before or after it,
-// likewise dropped ($1,234.50 is 1234.5, -$5 is -5), though a column whose
-// numbers carry two currencies is categorical, with a warning, and an
-// amount in another currency than a numeric column's is an error when the
-// Encoder reads it; a file separated by other than commas whose first lines
-// hold a decimal comma (3,14) writes its numbers so, with points or spaces
-// between thousands (1.234,5, 1 234,5). An infinite number in a numeric
-// column is an error, and so is a column with no value at all.
+// any case. Each column has a kind, inferred from its other cells:
+//
+//   - boolean if they are all true, false, yes or no, in any case;
+//   - numeric if they are all numbers but for a few strays (see below);
+//   - date if they are all dates in an ISO 8601 form (2024-01-31,
+//     2024-01-31 13:45, 2024-01-31T13:45:30Z, 2024-01) or with the
+//     month's name (31-Jan-2024, Jan 31, 2024, Jan 2024; see ParseDate).
+//     The Encoder reads them as the days since 1970 and their phases in
+//     the cycles of the calendar (see Cycle);
+//   - categorical otherwise. Numbers in a categorical column are levels
+//     like any other text. The Encoder reads a categorical column of
+//     dates with the year last (31/01/2024, 01/31/2024, 31.01.2024) as
+//     dates too, in the order that the column shows (see YearLastOrder).
+//
+// A number is written in Go's syntax, or with any of these:
+//
+//   - thousands separators: 4,599.0, or spaces, no-break spaces, thin
+//     spaces and apostrophes between groups of three digits (10 851.5,
+//     1'554.50);
+//   - a minus sign (U+2212) or a hyphen;
+//   - a percent sign, which makes a fraction: 17.5% is 0.175, so that a
+//     column may mix 50% and 0.5. A column that mixes percentages with
+//     plain numbers above 1, such as 50% and 50, is warned of. An Encoder
+//     saved before percentages were fractions still reads 17.5% as 17.5,
+//     as it did in training;
+//   - a currency sign ($, €, £ or ¥) before or after it, likewise
+//     dropped: $1,234.50 is 1234.5, -$5 is -5. A column whose numbers
+//     carry two currencies is categorical, with a warning. An amount in
+//     another currency than a numeric column's is an error when the
+//     Encoder reads it;
+//   - a decimal comma (3,14), in a file separated by other than commas
+//     whose first lines hold one, with points or spaces between
+//     thousands (1.234,5, 1 234,5).
+//
+// An infinite number in a numeric column is an error, and so is a column
+// with no value at all.
 //
 // # Stray cells
 //
 // A typo (4.2.1), a stray byte or a dash in a column of numbers does not
-// make the column text: a column whose n cells with a value are numbers
-// but for s strays is numeric if s is at most one in fifty of them, or
-// one among ten numbers or more (s <= max(1, n/50) with n > 10): one stray
+// make the column text. A column whose n cells with a value are numbers
+// but for s strays is numeric if s <= max(1, n/50) with n > 10: one stray
 // beside 10 numbers or more, two beside 98 or more, 20 beside 980. The
 // strays are read as missing cells, with one Warning that counts them and
-// names the first lines and columns, returned once by Frame.Warnings or by
-// the first Encoder.Transform of the frame; a regression's target (see
+// names the first lines and columns. Frame.Warnings returns it, or else
+// the first Encoder.Transform of the frame. A regression's target (see
 // Frame.Target) drops their rows, and tolerates one stray beside two
 // numbers or more, so that one cell never turns a regression into a
 // classification. A column with more strays is text.
-// A Frame read with FrameOptions.Strict refuses strays instead,
-// with a *ParseError naming the file, the line and the column. When an
-// Encoder encodes new rows, any text in a numeric column is a stray, read
-// as missing with the same warning (or refused, read strictly), and so is
-// a text cell that EncodeColumn encodes into a numeric column. The same
-// rule holds for a column of dates (see ParseDate) with a few cells that
-// are not dates.
+//
+// A Frame read with FrameOptions.Strict refuses strays instead, with a
+// *ParseError naming the file, the line and the column. When an Encoder
+// encodes new rows, any text in a numeric column is a stray, and so is a
+// text cell that EncodeColumn encodes into a numeric column. The same
+// rule holds for a column of dates with a few cells that are not dates.
 //
 // Frame.Target reads the target of a task: the numbers of a regression, or
 // the class names of a classification, sorted as strings. Rows without a

@@ -27,15 +27,15 @@
 //
 //	u = dz + W' v,  v = dy + s ⊙ sigma'(y) ⊙ u
 //
-// where W' is the transpose of W (for convolutions the flipped kernel: its
-// input and output channels swapped and its spatial offsets negated), which
-// is strictly block triangular on the reversed filtration: the solve runs
-// for i = n..0. Then the cotangent of y0 is v, that of z0 is u, the
-// gradient of W is v z' restricted to the blocks the filtration allows (one
-// product per block row), and that of s is the sum of sigma(y) ⊙ u over
-// the samples (and, for a scaling per channel, the positions). The
-// backward pass therefore costs about what the forward pass costs, plus
-// the weight-gradient product. Dense and recurrent machines read W' from W
+// where W' is the transpose of W. For convolutions it is the flipped
+// kernel: input and output channels swapped, spatial offsets negated. W'
+// is strictly block triangular on the reversed filtration, so the solve
+// runs for i = n..0. Then the cotangent of y0 is v and that of z0 is u.
+// The gradient of W is v z' restricted to the blocks the filtration
+// allows, one product per block row. That of s is the sum of
+// sigma(y) ⊙ u over the samples (and, for a scaling per channel, the
+// positions). The backward pass therefore costs about what the forward
+// pass costs, plus the weight-gradient product. Dense and recurrent machines read W' from W
 // in place, as transposed products; convolutional machines copy the
 // flipped kernel once per backward pass.
 //
@@ -52,17 +52,17 @@
 // NewRecur makes a recurrent machine: a causal convolution over time whose
 // kernel spans the delays 0..pad. Its filtration runs over blocks of
 // timeblock time steps and, within each, over the blocks of channels, in
-// that order. A weight W[i, k, j] (output channel i, delay k, input channel
-// j) with delay k < timeblock may link two time steps of the same time
-// block, so it is used only below the diagonal of the channel blocks (j
-// in an earlier block than i); with delay k >= timeblock the source lies
-// in an earlier time block, and every channel pair is used. The mask
-// depends on the delay only, so the machine remains a convolution in
-// time; with timeblock 1 it is the familiar recurrence in which the
-// present sees the lower channel blocks and the past sees all channels.
-// The forward solve takes (n+1) * ceil(L/timeblock) steps, each over
-// timeblock steps of all samples at once; the backward solve runs the same
-// steps in reverse, anticausally.
+// that order. A weight W[i, k, j] links output channel i, delay k and
+// input channel j. With delay k < timeblock it may link two time steps
+// of the same time block, so it is used only below the diagonal of the
+// channel blocks (j in an earlier block than i). With delay
+// k >= timeblock the source lies in an earlier time block, and every
+// channel pair is used. The mask depends on the delay only, so the
+// machine remains a convolution in time. With timeblock 1 it is the
+// familiar recurrence: the present sees the lower channel blocks and the
+// past sees all channels. The forward solve takes
+// (n+1) * ceil(L/timeblock) steps, each over timeblock steps of all
+// samples at once; the backward solve runs the same steps in reverse.
 //
 // Weights are initialised Glorot-uniform, with limit sqrt(6/(K*2D)) for K
 // kernel positions, as if W were a full D x D (x K) operator.

@@ -80,7 +80,7 @@ func TestStableStateOfFramework(t *testing.T) {
 		}
 	})
 	var h mat.Dense
-	res, err := machines.Iterate(&h, f, g, nil)
+	res, err := machines.Iterate(&h, f, g, machines.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}

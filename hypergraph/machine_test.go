@@ -269,7 +269,7 @@ func checkAgainstIterate(t *testing.T, m *Machine[float64], ps *ad.Params[float6
 		}
 	}
 	var want mat.Dense
-	res, err := machines.Iterate(&want, f, g0, nil)
+	res, err := machines.Iterate(&want, f, g0, machines.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}

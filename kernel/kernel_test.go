@@ -99,7 +99,7 @@ func TestStableState(t *testing.T) {
 				}
 			})
 			var h mat.Dense
-			res, err := machines.Iterate(&h, f, &g, nil)
+			res, err := machines.Iterate(&h, f, &g, machines.Settings{})
 			if err != nil {
 				t.Fatal(err)
 			}

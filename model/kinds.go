@@ -95,7 +95,7 @@ func describe[T ad.Float](l ad.Layer[T]) (kind string, config any, err error) {
 	case kernel.Layer[T]:
 		return "kernel", kernelConfig{Dims: l.Dims, Kernel: l.Kernel.String(), Bandwidth: l.Bandwidth, Anchors: l.Anchors, Cost: l.Cost}, nil
 	case infinite.Layer[T]:
-		s := l.Settings
+		s := l.Architecture
 		return "infinite", infiniteConfig{Dim: s.Dim, Anchors: s.Anchors, MaxFreq: s.MaxFreq, Gamma: s.Gamma, Steps: s.Steps, Sine: s.Sine, Tol: s.Tol, Cost: l.Cost}, nil
 	case ode.Layer[T]:
 		return describeODE(l)
@@ -112,12 +112,10 @@ func describeODE[T ad.Float](l ode.Layer[T]) (string, any, error) {
 		}
 	}
 	c := odeConfig{Hidden: f.Hidden, Activation: f.Activation, End: l.End, Steps: l.Steps, Grad: l.Grad.String()}
-	if l.Settings != nil {
-		if *l.Settings != (ode.Settings{RTol: l.Settings.RTol, ATol: l.Settings.ATol}) {
-			return "", nil, fmt.Errorf("an ode layer's settings other than rtol and atol cannot be saved in a model file")
-		}
-		c.RTol, c.ATol = l.Settings.RTol, l.Settings.ATol
+	if l.Settings != (ode.Settings{RTol: l.Settings.RTol, ATol: l.Settings.ATol}) {
+		return "", nil, fmt.Errorf("an ode layer's settings other than rtol and atol cannot be saved in a model file")
 	}
+	c.RTol, c.ATol = l.Settings.RTol, l.Settings.ATol
 	return "ode", c, nil
 }
 
@@ -150,7 +148,7 @@ func layerOf[T ad.Float](e hypergraph.EdgeSpec, tgt [][]int) (ad.Layer[T], error
 	case "infinite":
 		var c infiniteConfig
 		err := decodeConfig(e, &c)
-		return infinite.Layer[T]{Settings: infinite.Settings{Dim: c.Dim, Anchors: c.Anchors, MaxFreq: c.MaxFreq, Gamma: c.Gamma, Steps: c.Steps, Sine: c.Sine, Tol: c.Tol}, Cost: c.Cost}, err
+		return infinite.Layer[T]{Architecture: infinite.Architecture{Dim: c.Dim, Anchors: c.Anchors, MaxFreq: c.MaxFreq, Gamma: c.Gamma, Steps: c.Steps, Sine: c.Sine, Tol: c.Tol}, Cost: c.Cost}, err
 	case "ode":
 		return odeLayer[T](e)
 	}
@@ -188,10 +186,8 @@ func odeLayer[T ad.Float](e hypergraph.EdgeSpec) (ad.Layer[T], error) {
 	if err := decodeConfig(e, &c); err != nil {
 		return nil, err
 	}
-	l := ode.Layer[T]{Field: ode.MLP{Hidden: c.Hidden, Activation: c.Activation}, End: c.End, Steps: c.Steps}
-	if c.RTol != 0 || c.ATol != 0 {
-		l.Settings = &ode.Settings{RTol: c.RTol, ATol: c.ATol}
-	}
+	l := ode.Layer[T]{Field: ode.MLP{Hidden: c.Hidden, Activation: c.Activation}, End: c.End, Steps: c.Steps,
+		Settings: ode.Settings{RTol: c.RTol, ATol: c.ATol}}
 	if c.Grad == "" {
 		c.Grad = ode.Backprop.String()
 	}

@@ -43,7 +43,7 @@ func mixed[T ad.Float](t testing.TB) *Model[T] {
 	h = m.Add("flat", hypergraph.Reshape[T]{Shape: []int{-1}}, h)
 	h = m.Add("down", hypergraph.Linear[T]{Out: []int{4}, Bias: true}, h)
 	h = m.Add("flow", ode.Layer[T]{Field: ode.MLP{Hidden: 3}, Steps: 3}, h)
-	h = m.Add("inf", infinite.Layer[T]{Settings: infinite.Settings{Anchors: 3, MaxFreq: 2, Steps: 4}, Cost: 0.01}, h)
+	h = m.Add("inf", infinite.Layer[T]{Architecture: infinite.Architecture{Anchors: 3, MaxFreq: 2, Steps: 4}, Cost: 0.01}, h)
 	m.Into(h, "skip", hypergraph.Each[T]{Kind: "identity"}, "down")
 	h = m.Add("mlp", nested, h)
 	m.Add("logits", kernel.Layer[T]{Architecture: kernel.Architecture{Dims: []int{2, 3}}, Anchors: 4, Cost: 0.01}, h)
@@ -251,7 +251,7 @@ func TestTrainRegressor(t *testing.T) {
 // the error of the step, naming the layer and the time.
 func TestLayerFailure(t *testing.T) {
 	m := New[float64](nil)
-	m.Add("flow", ode.Layer[float64]{Field: ode.MLP{Hidden: 2}, Settings: &ode.Settings{MaxSteps: 1, RTol: 1e-12, ATol: 1e-12}}, m.Input("x", 2))
+	m.Add("flow", ode.Layer[float64]{Field: ode.MLP{Hidden: 2}, Settings: ode.Settings{MaxSteps: 1, RTol: 1e-12, ATol: 1e-12}}, m.Input("x", 2))
 	x := ad.Matrix(2, 2, []float64{1, 2, 3, 4})
 	_, err := m.Regressor(ad.NewTensor[float64](2, 2), x).Loss([]int{0, 1}, true)
 	var steps *ode.MaxStepsError

@@ -18,7 +18,7 @@ func ExampleDormandPrince() {
 		dst[0] = y[1]
 		dst[1] = -y[0]
 	}}
-	sol, err := ode.DormandPrince(sys, []float64{1, 0}, []float64{0, 1, 2}, &ode.Settings{RTol: 1e-10, ATol: 1e-10})
+	sol, err := ode.DormandPrince(sys, []float64{1, 0}, []float64{0, 1, 2}, ode.Settings{RTol: 1e-10, ATol: 1e-10})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func ExampleRK4() {
 	for i := range ts {
 		ts[i] = float64(i) / 100
 	}
-	sol, err := ode.RK4(sys, []float64{1}, ts, nil)
+	sol, err := ode.RK4(sys, []float64{1}, ts, ode.Settings{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func ExampleSolution_Gradient() {
 	// L = y(1) for y' = -p·y, y(0) = y₀, so that y(1) = y₀e⁻ᵖ,
 	// dL/dy₀ = e⁻ᵖ and dL/dp = -y₀e⁻ᵖ.
 	sys := &decay{p: 0.5}
-	sol, err := ode.DormandPrince(sys, []float64{2}, []float64{0, 1}, &ode.Settings{RTol: 1e-10})
+	sol, err := ode.DormandPrince(sys, []float64{2}, []float64{0, 1}, ode.Settings{RTol: 1e-10})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -98,7 +98,8 @@ func ExampleNewGraphSystem() {
 	truth, err := ode.RK4(ode.Func{N: n, F: func(dst []float64, _ float64, y []float64) {
 		dst[0] = -0.1*y[0] + y[1]
 		dst[1] = -y[0] - 0.1*y[1]
-	}}, y0, ts, nil)
+	}}, y0, ts, ode.Settings{})
+
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func ExampleNewGraphSystem() {
 	dY := make([]float64, len(truth.Y))
 	loss := func(x, grad []float64) float64 {
 		copy(theta, x)
-		sol, err := ode.RK4(sys, y0, ts, nil)
+		sol, err := ode.RK4(sys, y0, ts, ode.Settings{})
 		if err != nil {
 			return math.Inf(1)
 		}
@@ -145,7 +146,7 @@ func ExampleNewGraphSystem() {
 	}
 	fmt.Printf("loss after the fit below 1e-4: %v\n", res.Loss < 1e-4)
 	copy(theta, res.X)
-	fit, err := ode.RK4(sys, y0, ts, nil)
+	fit, err := ode.RK4(sys, y0, ts, ode.Settings{})
 	if err != nil {
 		log.Fatal(err)
 	}

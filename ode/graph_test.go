@@ -160,9 +160,9 @@ func TestGraphSystemMatchesHandWritten(t *testing.T) {
 		name  string
 		solve func(System) (*Solution, error)
 	}{
-		{"RK4", func(s System) (*Solution, error) { return RK4(s, y0, linspace(0, 1.5, 30), nil) }},
+		{"RK4", func(s System) (*Solution, error) { return RK4(s, y0, linspace(0, 1.5, 30), Settings{}) }},
 		{"DormandPrince", func(s System) (*Solution, error) {
-			return DormandPrince(s, y0, ts, &Settings{RTol: 1e-9, ATol: 1e-9})
+			return DormandPrince(s, y0, ts, Settings{RTol: 1e-9, ATol: 1e-9})
 		}},
 	} {
 		for _, m := range []GradMethod{Backprop, Adjoint} {
@@ -218,7 +218,7 @@ func TestGraphSystemGradient(t *testing.T) {
 	theta := randParams(rnd, mlpParams(n, h), 0.8)
 	sys := NewGraphSystem(n, theta, mlpGraph(n, h))
 	y0 := []float64{0.4, -0.6}
-	tight := &Settings{RTol: 1e-11, ATol: 1e-11}
+	tight := Settings{RTol: 1e-11, ATol: 1e-11}
 	for _, tc := range []struct {
 		name   string
 		ts     []float64
@@ -226,9 +226,9 @@ func TestGraphSystemGradient(t *testing.T) {
 		solve  func([]float64, []float64) (*Solution, error)
 		tol    float64
 	}{
-		{"RK4/backprop", linspace(0, 2, 20), Backprop, func(y0, ts []float64) (*Solution, error) { return RK4(sys, y0, ts, nil) }, 1e-8},
+		{"RK4/backprop", linspace(0, 2, 20), Backprop, func(y0, ts []float64) (*Solution, error) { return RK4(sys, y0, ts, Settings{}) }, 1e-8},
 		// The adjoint is the gradient of the exact solution, to O(h⁴).
-		{"RK4/adjoint", linspace(0, 2, 100), Adjoint, func(y0, ts []float64) (*Solution, error) { return RK4(sys, y0, ts, nil) }, 1e-6},
+		{"RK4/adjoint", linspace(0, 2, 100), Adjoint, func(y0, ts []float64) (*Solution, error) { return RK4(sys, y0, ts, Settings{}) }, 1e-6},
 		{"DormandPrince/backprop", []float64{0, 0.5, 1.3, 2}, Backprop, func(y0, ts []float64) (*Solution, error) { return DormandPrince(sys, y0, ts, tight) }, 1e-7},
 		{"DormandPrince/adjoint", []float64{0, 0.5, 1.3, 2}, Adjoint, func(y0, ts []float64) (*Solution, error) { return DormandPrince(sys, y0, ts, tight) }, 1e-7},
 	} {
@@ -325,7 +325,7 @@ func BenchmarkGraphSystem(b *testing.B) {
 			})
 			b.Run(prefix+"solve+gradient", func(b *testing.B) {
 				for b.Loop() {
-					sol, err := RK4(impl.sys, y, ts, nil)
+					sol, err := RK4(impl.sys, y, ts, Settings{})
 					if err != nil {
 						b.Fatal(err)
 					}

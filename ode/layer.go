@@ -85,7 +85,7 @@ type Layer[T ad.Float] struct {
 	// Steps is the number of RK4 steps; 0 selects adaptive
 	// Dormand–Prince with Settings.
 	Steps    int
-	Settings *Settings
+	Settings Settings
 	// Grad is the gradient method: Backprop (the zero value) or Adjoint.
 	Grad GradMethod
 }
@@ -188,7 +188,7 @@ func (o *layerOp[T]) Forward(out *ad.Node[T]) {
 	}
 	var err error
 	if o.l.Steps > 0 {
-		o.sol, err = RK4(o.batch, y0, o.l.Times(), nil)
+		o.sol, err = RK4(o.batch, y0, o.l.Times(), Settings{})
 	} else {
 		o.sol, err = DormandPrince(o.batch, y0, o.l.Times(), o.l.Settings)
 	}

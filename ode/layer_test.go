@@ -29,7 +29,7 @@ func TestLayer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(21, 21))
 			l := Layer[float64]{Field: MLP{Hidden: h}, End: 1.5, Steps: tc.steps, Grad: tc.grad,
-				Settings: &Settings{RTol: 1e-10, ATol: 1e-10}}
+				Settings: Settings{RTol: 1e-10, ATol: 1e-10}}
 			var ps ad.Params[float64]
 			var g ad.Graph[float64]
 			s := ad.NewScope(&g, &ps, "flow", rnd)
@@ -60,7 +60,7 @@ func TestLayer(t *testing.T) {
 					for i := range ts {
 						ts[i] = 1.5 * float64(i) / float64(tc.steps)
 					}
-					sol, err = RK4(alone, y0, ts, nil)
+					sol, err = RK4(alone, y0, ts, Settings{})
 				} else {
 					sol, err = DormandPrince(alone, y0, []float64{0, 1.5}, l.Settings)
 				}

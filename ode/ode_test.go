@@ -67,7 +67,7 @@ func TestKnownSolutions(t *testing.T) {
 	for _, p := range problems() {
 		ts := linspace(p.t0, p.T, 4)
 		t.Run(p.name+"/DormandPrince", func(t *testing.T) {
-			sol, err := DormandPrince(p.sys, p.y0, ts, &Settings{RTol: 1e-10, ATol: 1e-12})
+			sol, err := DormandPrince(p.sys, p.y0, ts, Settings{RTol: 1e-10, ATol: 1e-12})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func TestKnownSolutions(t *testing.T) {
 			}
 		})
 		t.Run(p.name+"/RK4", func(t *testing.T) {
-			sol, err := RK4(p.sys, p.y0, linspace(p.t0, p.T, 1000), nil)
+			sol, err := RK4(p.sys, p.y0, linspace(p.t0, p.T, 1000), Settings{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +119,7 @@ func TestOrder(t *testing.T) {
 				want := make([]float64, len(p.y0))
 				p.exact(want, p.T)
 				for _, n := range []int{20, 40, 80, 160} {
-					sol, err := solve(p.sys, p.y0, linspace(p.t0, p.T, n), nil, tab, false)
+					sol, err := solve(p.sys, p.y0, linspace(p.t0, p.T, n), Settings{}, tab, false)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -146,7 +146,7 @@ func TestTolerance(t *testing.T) {
 	p := problems()[1]
 	prevSteps := 0
 	for _, tol := range []float64{1e-4, 1e-6, 1e-8, 1e-10} {
-		sol, err := DormandPrince(p.sys, p.y0, []float64{p.t0, p.T}, &Settings{RTol: tol, ATol: tol})
+		sol, err := DormandPrince(p.sys, p.y0, []float64{p.t0, p.T}, Settings{RTol: tol, ATol: tol})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,14 +163,14 @@ func TestTolerance(t *testing.T) {
 
 func TestFirstStep(t *testing.T) {
 	p := problems()[0]
-	sol, err := DormandPrince(p.sys, p.y0, []float64{p.t0, p.T}, &Settings{H0: 1e-3})
+	sol, err := DormandPrince(p.sys, p.y0, []float64{p.t0, p.T}, Settings{H0: 1e-3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sol.stepH[0] != 1e-3 {
 		t.Errorf("first step %v, want H0 = 1e-3", sol.stepH[0])
 	}
-	sol, err = DormandPrince(p.sys, p.y0, []float64{p.t0, p.T}, nil)
+	sol, err = DormandPrince(p.sys, p.y0, []float64{p.t0, p.T}, Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,27 +194,27 @@ func TestErrors(t *testing.T) {
 		name  string
 		sys   System
 		y0    []float64
-		s     *Settings
+		s     Settings
 		check func(error) bool
 		t     float64 // expected error time
 	}{
-		{"pole", pole, []float64{0}, nil, func(err error) bool {
+		{"pole", pole, []float64{0}, Settings{}, func(err error) bool {
 			var e *StepSizeError
 			return errors.As(err, &e) && math.Abs(e.T-1) < 1e-6
 		}, 1},
-		{"nan", nan, []float64{0}, nil, func(err error) bool {
+		{"nan", nan, []float64{0}, Settings{}, func(err error) bool {
 			var e *NonFiniteError
 			return errors.As(err, &e) && math.Abs(e.T-0.5) < 1e-6
 		}, 0.5},
-		{"min step", fast, []float64{1, 0}, &Settings{MinStep: 0.1}, func(err error) bool {
+		{"min step", fast, []float64{1, 0}, Settings{MinStep: 0.1}, func(err error) bool {
 			var e *StepSizeError
 			return errors.As(err, &e) && e.Min == 0.1 && e.T == 0
 		}, 0},
-		{"max steps", fast, []float64{1, 0}, &Settings{MaxSteps: 50}, func(err error) bool {
+		{"max steps", fast, []float64{1, 0}, Settings{MaxSteps: 50}, func(err error) bool {
 			var e *MaxStepsError
 			return errors.As(err, &e) && e.Steps == 50 && e.T > 0 && e.T < 2
 		}, 0},
-		{"nan y0", pole, []float64{math.NaN()}, nil, func(err error) bool {
+		{"nan y0", pole, []float64{math.NaN()}, Settings{}, func(err error) bool {
 			var e *NonFiniteError
 			return errors.As(err, &e) && e.T == 0
 		}, 0},
@@ -231,7 +231,7 @@ func TestErrors(t *testing.T) {
 		})
 	}
 	t.Run("RK4 nan", func(t *testing.T) {
-		_, err := RK4(nan, []float64{0}, linspace(0, 2, 20), nil)
+		_, err := RK4(nan, []float64{0}, linspace(0, 2, 20), Settings{})
 		var e *NonFiniteError
 		if !errors.As(err, &e) || e.T != 0.5 {
 			t.Errorf("got %v, want a NonFiniteError at t=0.5", err)
@@ -246,33 +246,33 @@ func TestPanics(t *testing.T) {
 		f    func()
 		want string
 	}{
-		{"short y0", func() { DormandPrince(p.sys, []float64{1}, []float64{0, 1}, nil) }, "len(y0) = 1"},
-		{"one time", func() { RK4(p.sys, p.y0, []float64{0}, nil) }, "at least 2"},
-		{"decreasing", func() { DormandPrince(p.sys, p.y0, []float64{0, 1, 1}, nil) }, "not strictly increasing"},
-		{"reversed", func() { DormandPrince(p.sys, p.y0, []float64{1, 0}, nil) }, "not strictly increasing"},
-		{"nan time", func() { DormandPrince(p.sys, p.y0, []float64{0, math.NaN()}, nil) }, "not finite"},
-		{"negative rtol", func() { DormandPrince(p.sys, p.y0, []float64{0, 1}, &Settings{RTol: -1}) }, "invalid RTol"},
-		{"negative atol", func() { DormandPrince(p.sys, p.y0, []float64{0, 1}, &Settings{ATol: -1e-9}) }, "invalid ATol"},
-		{"negative min step", func() { DormandPrince(p.sys, p.y0, []float64{0, 1}, &Settings{MinStep: -1}) }, "invalid MinStep"},
-		{"negative max steps", func() { DormandPrince(p.sys, p.y0, []float64{0, 1}, &Settings{MaxSteps: -1}) }, "negative MaxSteps"},
+		{"short y0", func() { DormandPrince(p.sys, []float64{1}, []float64{0, 1}, Settings{}) }, "len(y0) = 1"},
+		{"one time", func() { RK4(p.sys, p.y0, []float64{0}, Settings{}) }, "at least 2"},
+		{"decreasing", func() { DormandPrince(p.sys, p.y0, []float64{0, 1, 1}, Settings{}) }, "not strictly increasing"},
+		{"reversed", func() { DormandPrince(p.sys, p.y0, []float64{1, 0}, Settings{}) }, "not strictly increasing"},
+		{"nan time", func() { DormandPrince(p.sys, p.y0, []float64{0, math.NaN()}, Settings{}) }, "not finite"},
+		{"negative rtol", func() { DormandPrince(p.sys, p.y0, []float64{0, 1}, Settings{RTol: -1}) }, "invalid RTol"},
+		{"negative atol", func() { DormandPrince(p.sys, p.y0, []float64{0, 1}, Settings{ATol: -1e-9}) }, "invalid ATol"},
+		{"negative min step", func() { DormandPrince(p.sys, p.y0, []float64{0, 1}, Settings{MinStep: -1}) }, "invalid MinStep"},
+		{"negative max steps", func() { DormandPrince(p.sys, p.y0, []float64{0, 1}, Settings{MaxSteps: -1}) }, "negative MaxSteps"},
 		{"At outside", func() {
-			sol, _ := DormandPrince(p.sys, p.y0, []float64{0, 1}, nil)
+			sol, _ := DormandPrince(p.sys, p.y0, []float64{0, 1}, Settings{})
 			sol.At(nil, 1.5)
 		}, "outside"},
 		{"At dropped", func() {
-			sol, _ := DormandPrince(p.sys, p.y0, []float64{0, 1}, &Settings{DropSteps: true})
+			sol, _ := DormandPrince(p.sys, p.y0, []float64{0, 1}, Settings{DropSteps: true})
 			sol.At(nil, 0.5)
 		}, "DropSteps"},
 		{"gradient of a plain system", func() {
-			sol, _ := DormandPrince(p.sys, p.y0, []float64{0, 1}, nil)
+			sol, _ := DormandPrince(p.sys, p.y0, []float64{0, 1}, Settings{})
 			sol.Gradient(nil, nil, make([]float64, 4), Backprop)
 		}, "ParamSystem"},
 		{"gradient short dY", func() {
-			sol, _ := DormandPrince(&duffing{p: make([]float64, 4)}, p.y0, []float64{0, 1}, nil)
+			sol, _ := DormandPrince(&duffing{p: make([]float64, 4)}, p.y0, []float64{0, 1}, Settings{})
 			sol.Gradient(nil, nil, make([]float64, 3), Backprop)
 		}, "len(dY) = 3"},
 		{"backprop dropped", func() {
-			sol, _ := DormandPrince(&duffing{p: make([]float64, 4)}, p.y0, []float64{0, 1}, &Settings{DropSteps: true})
+			sol, _ := DormandPrince(&duffing{p: make([]float64, 4)}, p.y0, []float64{0, 1}, Settings{DropSteps: true})
 			sol.Gradient(nil, nil, make([]float64, 4), Backprop)
 		}, "DropSteps"},
 	} {
@@ -329,9 +329,9 @@ func lossGrad(Y []float64) []float64 {
 func TestGradient(t *testing.T) {
 	y0 := []float64{0.5, -0.3}
 	p0 := []float64{1.2, 0.8, 0.3, 0.1}
-	tight := &Settings{RTol: 1e-11, ATol: 1e-11}
+	tight := Settings{RTol: 1e-11, ATol: 1e-11}
 	// The adjoint needs no record of the steps.
-	tightDrop := &Settings{RTol: 1e-11, ATol: 1e-11, DropSteps: true}
+	tightDrop := Settings{RTol: 1e-11, ATol: 1e-11, DropSteps: true}
 	for _, tc := range []struct {
 		name   string
 		ts     []float64
@@ -341,10 +341,10 @@ func TestGradient(t *testing.T) {
 	}{
 		// The numerical solution is differentiated exactly by Backprop
 		// through RK4; finite differences see the same function.
-		{"RK4/backprop", linspace(0, 2, 20), Backprop, func(s System, y0, ts []float64) (*Solution, error) { return RK4(s, y0, ts, nil) }, 1e-8},
+		{"RK4/backprop", linspace(0, 2, 20), Backprop, func(s System, y0, ts []float64) (*Solution, error) { return RK4(s, y0, ts, Settings{}) }, 1e-8},
 		// The continuous adjoint approximates the gradient of the exact
 		// solution, here to O(h⁴) with h = 0.02.
-		{"RK4/adjoint", linspace(0, 2, 100), Adjoint, func(s System, y0, ts []float64) (*Solution, error) { return RK4(s, y0, ts, nil) }, 1e-6},
+		{"RK4/adjoint", linspace(0, 2, 100), Adjoint, func(s System, y0, ts []float64) (*Solution, error) { return RK4(s, y0, ts, Settings{}) }, 1e-6},
 		{"DormandPrince/backprop", []float64{0, 0.5, 1.3, 2}, Backprop, func(s System, y0, ts []float64) (*Solution, error) { return DormandPrince(s, y0, ts, tight) }, 1e-7},
 		{"DormandPrince/adjoint", []float64{0, 0.5, 1.3, 2}, Adjoint, func(s System, y0, ts []float64) (*Solution, error) { return DormandPrince(s, y0, ts, tightDrop) }, 1e-7},
 	} {
@@ -381,7 +381,7 @@ func TestBatch(t *testing.T) {
 		by0 = append(by0, y...)
 	}
 	ts := []float64{0, 1, 2}
-	s := &Settings{RTol: 1e-10, ATol: 1e-10}
+	s := Settings{RTol: 1e-10, ATol: 1e-10}
 	bsol, err := DormandPrince(b, by0, ts, s)
 	if err != nil {
 		t.Fatal(err)

@@ -14,8 +14,8 @@ const (
 	DefaultMaxSteps = 100000
 )
 
-// Settings controls the adaptive Dormand–Prince solver. The zero value,
-// like a nil *Settings, selects the defaults. RK4 reads only DropSteps.
+// Settings controls the adaptive Dormand–Prince solver. The zero value
+// selects the defaults. RK4 reads only DropSteps.
 type Settings struct {
 	// RTol and ATol are the relative and absolute tolerances: a step is
 	// accepted when the root mean square over the components of
@@ -48,11 +48,8 @@ type values struct {
 
 // values returns the effective settings, panicking on values no solver
 // could honour.
-func (s *Settings) values() values {
+func (s Settings) values() values {
 	v := values{rtol: DefaultRTol, atol: DefaultATol, maxSteps: DefaultMaxSteps}
-	if s == nil {
-		return v
-	}
 	for _, f := range []struct {
 		name string
 		x    float64

@@ -48,7 +48,7 @@ func (sol *Solution) Dim() int { return sol.n }
 // for invalid settings. A step size falling below the minimum gives a
 // *StepSizeError, a non-finite state or derivative a *NonFiniteError and
 // too many steps a *MaxStepsError; the solution is then nil.
-func DormandPrince(sys System, y0, ts []float64, s *Settings) (*Solution, error) {
+func DormandPrince(sys System, y0, ts []float64, s Settings) (*Solution, error) {
 	return solve(sys, y0, ts, s, dp5, true)
 }
 
@@ -57,11 +57,11 @@ func DormandPrince(sys System, y0, ts []float64, s *Settings) (*Solution, error)
 // ts is the grid. Of the settings only DropSteps is used. The conditions
 // on the arguments are those of DormandPrince; a non-finite state or
 // derivative gives a *NonFiniteError.
-func RK4(sys System, y0, ts []float64, s *Settings) (*Solution, error) {
+func RK4(sys System, y0, ts []float64, s Settings) (*Solution, error) {
 	return solve(sys, y0, ts, s, rk4, false)
 }
 
-func solve(sys System, y0, ts []float64, s *Settings, tab *tableau, adaptive bool) (*Solution, error) {
+func solve(sys System, y0, ts []float64, s Settings, tab *tableau, adaptive bool) (*Solution, error) {
 	n := sys.Dim()
 	checkProblem(n, y0, ts)
 	v := s.values()

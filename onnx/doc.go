@@ -2,18 +2,17 @@
 // that ONNX Runtime and the field's other runtimes read, so that a model
 // fitted here can run where this library does not.
 //
-// Tabular builds the graph of a model of package tabular (the fitted
-// finite-depth kernel machine of machines fit) with its preprocessing,
-// Model that of a model of package model, whatever its
-// layers' families, Finite that of a finite machine, and Write saves a
-// model atomically. The tests run
-// every kind in ONNX Runtime and compare its outputs with the library's.
+// Tabular builds the graph of a model of package tabular, preprocessing
+// included. Model builds that of a model of package model, whatever its
+// layers' families, and Finite that of a finite machine. Write saves a
+// model atomically. The tests run every kind in ONNX Runtime and compare
+// its outputs with the library's.
 //
 // # Kernel machines
 //
-// The graph of Tabular takes
-// the raw feature columns, one input per column named after it, each of
-// shape [N, 1] with a dynamic batch dimension N:
+// The graph of Tabular takes the raw feature columns, one input per
+// column named after it, each of shape [N, 1] with a dynamic batch
+// dimension N:
 //
 //   - a numeric column is a double, NaN where the cell is missing;
 //   - a date column is a double too, the days since 1970-01-01 00:00 UTC
@@ -36,14 +35,14 @@
 // cell that is neither true nor false makes the row's outputs NaN, where
 // the library would report an error.
 //
-// Missing cells are imputed and flagged as the dataset.Encoder of the
-// model says; then come the machine's quantile map, if it has one (each
-// mapped column interpolated between its knots with Sub, Mul, Max, Min
-// and MatMul, held constant beyond them), the input scaler, the machine (its anchors' stable
-// states are computed once, at export, and stored as constants: they do
-// not depend on the inputs), and the output scaler of a regression. A
-// regression model has the output "prediction", [N, 1], in the units of
-// the target. A classifier has "scores" (the machine's outputs, [N, K]),
+// Missing cells are imputed and flagged as the model's dataset.Encoder
+// says. Then come the machine's quantile map, if it has one, the input
+// scaler, the machine and a regression's output scaler. The quantile map
+// interpolates each column between its knots with Sub, Mul, Max, Min and
+// MatMul. The anchors' stable states do not depend on the inputs: they
+// are computed at export and stored as constants. A regression model has
+// the output "prediction", [N, 1], in the units of the target. A
+// classifier has "scores" (the machine's outputs, [N, K]),
 // "probabilities" (their softmax) and "label" (the most probable class,
 // [N] strings). Everything is computed in float64, as the library does.
 //
@@ -80,12 +79,14 @@
 //     unrolled step by step.
 //
 // The solves of the last two are computed in float64, as the library
-// computes them, between casts in a float32 model. Refused, with an
-// error that names the layer and says why, are an infinite-depth layer
-// with Tol above 0 and a neural ODE with Steps 0, whose adaptive
-// Dormand-Prince solves choose their step sizes from the data, which a
-// graph of fixed steps cannot do, a neural ODE whose field is not an
-// ode.MLP, and any other layer written in Go.
+// computes them, between casts in a float32 model. Some layers are
+// refused, with an error that names the layer and says why:
+//
+//   - an infinite-depth layer with Tol above 0 and a neural ODE with
+//     Steps 0: their adaptive solves choose their step sizes from the
+//     data, which a graph of fixed steps cannot do;
+//   - a neural ODE whose field is not an ode.MLP, and any other layer
+//     written in Go.
 //
 // # Finite machines
 //
@@ -108,9 +109,9 @@
 // a reshape. Its graph optimiser fuses a multiplication by a single
 // constant next to a matrix product into the product with a float32
 // factor, so a finite machine's per-channel scaling multiplies by a
-// diagonal matrix instead. With these, the tests measure the runtime's
-// outputs within 1e-6 of their largest magnitude of the library's in
-// float32 and 3e-15 in float64; they require 1e-5 and 1e-9.
+// diagonal matrix instead. The tests require the runtime's outputs to
+// agree with the library's within 1e-5 of their largest magnitude in
+// float32 and 1e-9 in float64.
 //
 // The models use opset 17 of the default domain and version 2 of
 // ai.onnx.ml, at IR version 8.

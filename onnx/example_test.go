@@ -127,7 +127,7 @@ func ExampleModel_layers() {
 	h := m.Add("machine", finite.Layer[float32]{Kind: finite.Conv, Dims: []int{1, 2}, Pad: []int{1, 1}, Activation: ad.Tanh},
 		m.Input("image", 1, 6, 6))
 	h = m.Add("down", hypergraph.Linear[float32]{Out: []int{4}}, m.Add("flat", hypergraph.Flatten[float32](), h))
-	h = m.Add("flow", infinite.Layer[float32]{Settings: infinite.Settings{Anchors: 8, MaxFreq: 2, Steps: 2}}, h)
+	h = m.Add("flow", infinite.Layer[float32]{Architecture: infinite.Architecture{Anchors: 8, MaxFreq: 2, Steps: 2}}, h)
 	m.Add("logits", kernel.Layer[float32]{Architecture: kernel.Architecture{Dims: []int{4, 3}}, Anchors: 16}, h)
 	proto, err := onnx.Model(m)
 	if err != nil {

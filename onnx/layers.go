@@ -46,7 +46,7 @@ func infiniteLayer[T ad.Float](b *builder, l infinite.Layer[T], ps *ad.Params[T]
 	if err != nil {
 		return nil, fmt.Errorf("the anchors' trajectory: %w", err)
 	}
-	s := mc.Settings.WithDefaults()
+	s := mc.Architecture.WithDefaults()
 	elem := elemType[T]()
 	in := b.cast(x[0], elem, double)
 	u := func(t float64, z string) string {

@@ -36,7 +36,7 @@ func everyKind[T ad.Float](t *testing.T, nested bool) *model.Model[T] {
 	v = m.Add("dense", finite.Layer[T]{Kind: finite.Dense, Dims: []int{4, 3, 3}, Activation: ad.Tanh, Scale: finite.ScalePerChannel}, v, z0)
 	k := m.Add("kadd", kernel.Layer[T]{Architecture: kernel.Architecture{Dims: []int{4, 3, 2}, Bandwidth: 2}, Anchors: 7}, v)
 	km := m.Add("kmul", kernel.Layer[T]{Architecture: kernel.Architecture{Dims: []int{3, 2, 2, 4}, Kernel: kernel.Multiplicative}, Anchors: 5}, v)
-	flow := m.Add("flow", infinite.Layer[T]{Settings: infinite.Settings{Anchors: 5, MaxFreq: 3, Sine: true, Gamma: 0.3, Steps: 3}}, k)
+	flow := m.Add("flow", infinite.Layer[T]{Architecture: infinite.Architecture{Anchors: 5, MaxFreq: 3, Sine: true, Gamma: 0.3, Steps: 3}}, k)
 	o := m.Add("ode", ode.Layer[T]{Steps: 3, End: 0.7}, flow)
 	km = m.Add("ode-mlp", ode.Layer[T]{Field: ode.MLP{Hidden: 3, Activation: ad.ReLU}, Steps: 2}, km)
 	spec, err := hypergraph.ReadSpec(strings.NewReader(oddSpec))
@@ -142,7 +142,7 @@ func mixedShaped[T ad.Float]() *model.Model[T] {
 	h = m.Add("pool1", hypergraph.Each[T]{Kind: "maxpool"}, m.Add("relu", hypergraph.Each[T]{Kind: "relu"}, h))
 	h = m.Add("machine", finite.Layer[T]{Kind: finite.Conv, Dims: []int{16, 16}, Pad: []int{1, 1}, Activation: ad.Tanh}, h)
 	h = m.Add("down", hypergraph.Linear[T]{Out: []int{16}, Bias: true}, m.Add("flat", hypergraph.Flatten[T](), m.Add("pool2", hypergraph.Each[T]{Kind: "maxpool"}, h)))
-	h = m.Add("flow", infinite.Layer[T]{Settings: infinite.Settings{Anchors: 16, MaxFreq: 2, Steps: 4}}, h)
+	h = m.Add("flow", infinite.Layer[T]{Architecture: infinite.Architecture{Anchors: 16, MaxFreq: 2, Steps: 4}}, h)
 	m.Add("logits", kernel.Layer[T]{Architecture: kernel.Architecture{Dims: []int{16, 16, 10}}, Anchors: 32}, h)
 	return m
 }

@@ -123,7 +123,7 @@ func TestModelSculpted(t *testing.T) {
 	}
 	out := t.TempDir()
 	// A penalty that prunes some edges within two short epochs.
-	rep, err := sculpt.Run(sculpt.Config{Epochs: 2, NoFinetune: true, Lambda: 0.3, MaxTrain: 2000, MaxTest: 10, Seed: 1, Out: out}, train, test)
+	rep, err := sculpt.Run(train, test, sculpt.Config{Epochs: 2, NoFinetune: true, Lambda: 0.3, MaxTrain: 2000, MaxTest: 10, Seed: 1, Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}

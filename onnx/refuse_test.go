@@ -115,7 +115,7 @@ func TestModelRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flow := infinite.Layer[float32]{Settings: infinite.Settings{Anchors: 2, MaxFreq: 1, Tol: 1e-3}}
+	flow := infinite.Layer[float32]{Architecture: infinite.Architecture{Anchors: 2, MaxFreq: 1, Tol: 1e-3}}
 	for _, tc := range []struct {
 		name string
 		m    *model.Model[float32]

@@ -64,7 +64,7 @@ func needRuntime(t *testing.T) {
 		testutil.Missing(t, "node", err)
 	}
 	if _, err := os.Stat(filepath.Join(runtimeDir, "node_modules", "onnxruntime-node")); err != nil {
-		testutil.Missing(t, "onnxruntime-node (npm install --ignore-scripts in onnx/runtime)", err)
+		testutil.Missing(t, "onnxruntime-node (install: cd onnx/runtime && npm install --ignore-scripts)", err)
 	}
 }
 
@@ -120,7 +120,7 @@ const python = "/usr/bin/python3"
 func checkModel(t *testing.T, paths ...string) {
 	t.Helper()
 	if err := exec.Command(python, "-c", "import onnx").Run(); err != nil {
-		testutil.Missing(t, "python3-onnx (apt-get install python3-onnx)", errors.Join(err, errors.New("cannot import onnx in "+python)))
+		testutil.Missing(t, "python3-onnx (install: apt-get install python3-onnx)", errors.Join(err, errors.New("cannot import onnx in "+python)))
 	}
 	script := `import sys, onnx
 for path in sys.argv[1:]:

@@ -46,7 +46,7 @@ func TestRunColour(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(4, 4))
 	train, test := colourBlobs(rnd, 160, 8, 3), colourBlobs(rnd, 60, 8, 3)
 	c := smallConfig(t.TempDir())
-	rep, err := Run(c, train, test)
+	rep, err := Run(train, test, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestRunColour(t *testing.T) {
 	}
 
 	grey := blobs(rnd, 60, 8, 3)
-	if _, err := Run(c, train, grey); err == nil || !strings.Contains(err.Error(), "training images are 3x8x8 but test images 1x8x8") {
+	if _, err := Run(train, grey, c); err == nil || !strings.Contains(err.Error(), "training images are 3x8x8 but test images 1x8x8") {
 		t.Errorf("colour training and grey test images: error %v", err)
 	}
 }

@@ -58,7 +58,7 @@ func TestRunRefusesWhatCannotFit(t *testing.T) {
 			start := time.Now()
 			var err error
 			// A run not refused could take hours or all the memory.
-			testutil.Bounded(tc.name, 256<<20, 30*time.Second, func() { _, err = Run(tc.c, tc.train, test) })
+			testutil.Bounded(tc.name, 256<<20, 30*time.Second, func() { _, err = Run(tc.train, test, tc.c) })
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
@@ -107,7 +107,7 @@ func TestCostBoundsMemory(t *testing.T) {
 			}
 		}
 	}()
-	_, err := Run(c, train, test)
+	_, err := Run(train, test, c)
 	close(done)
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@
 //   - The data size. A small set is fitted closely, and then even the
 //     edges it does not need keep consistent gradients; Config.Lambda is
 //     the weight at ReferenceImages (55,000) training images and is
-//     multiplied by (ReferenceImages/n)^(1/4) for n images; the README
+//     multiplied by (ReferenceImages/n)^(1/4) for n images; docs/results-paper.md
 //     records the measurements that chose the exponent.
 //
 // The loss scale needs no rule: the cross-entropy's gradients reach the

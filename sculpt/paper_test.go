@@ -87,7 +87,7 @@ func TestPaperRun(t *testing.T) {
 	train, test := smallData()
 	c := smallConfig(t.TempDir())
 	c.Paper, c.Finetune, c.Lambda, c.LR = true, 0, 0, 0
-	rep, err := Run(c, train, test)
+	rep, err := Run(train, test, c)
 	if err != nil {
 		t.Fatal(err)
 	}

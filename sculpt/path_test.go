@@ -77,7 +77,7 @@ func TestPath(t *testing.T) {
 	train, test := smallData()
 	c := smallConfig(t.TempDir())
 	c.Epochs, c.Finetune, c.Path = 4, 1, []float64{0.1, 1, 3}
-	rep, err := Run(c, train, test)
+	rep, err := Run(train, test, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestPath(t *testing.T) {
 
 	c = smallConfig("")
 	c.Epochs, c.Finetune, c.Path, c.Budget = 4, 1, []float64{0.1, 1, 3, 10}, rep.EdgesInitial
-	rep, err = Run(c, train, test)
+	rep, err = Run(train, test, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestPath(t *testing.T) {
 		t.Errorf("a budget of every edge: %d points, chose %d; want the first point", len(rep.Path), rep.PathChosen)
 	}
 	c.Resume, c.Out = true, t.TempDir()
-	if _, err := Run(c, train, test); err == nil {
+	if _, err := Run(train, test, c); err == nil {
 		t.Error("resuming a path did not fail")
 	}
 }

@@ -152,7 +152,7 @@ func smallData() (train, test *dataset.Images) {
 func TestRunAndResume(t *testing.T) {
 	train, test := smallData()
 	whole := t.TempDir()
-	rep, err := Run(smallConfig(whole), train, test)
+	rep, err := Run(train, test, smallConfig(whole))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,13 +178,13 @@ func TestRunAndResume(t *testing.T) {
 	split := t.TempDir()
 	c := smallConfig(split)
 	c.Epochs, c.NoFinetune = 1, true // the penalty epoch of the whole run
-	if _, err := Run(c, train, test); err != nil {
+	if _, err := Run(train, test, c); err != nil {
 		t.Fatal(err)
 	}
 	c.Epochs, c.Finetune, c.NoFinetune, c.Resume = 2, 1, false, true
 	var log bytes.Buffer
 	c.Progress = &log
-	rep2, err := Run(c, train, test)
+	rep2, err := Run(train, test, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestRunAndResume(t *testing.T) {
 	// does not come back.
 	c = smallConfig(whole)
 	c.Epochs, c.Resume = 4, true
-	rep3, err := Run(c, train, test)
+	rep3, err := Run(train, test, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,13 +238,13 @@ func TestRunAndResume(t *testing.T) {
 		c := smallConfig(split)
 		c.Epochs, c.Resume = 3, true
 		change.edit(&c)
-		if _, err := Run(c, train, test); err == nil || !strings.Contains(err.Error(), change.want) {
+		if _, err := Run(train, test, c); err == nil || !strings.Contains(err.Error(), change.want) {
 			t.Errorf("%s changed: error %v, want %q", change.name, err, change.want)
 		}
 	}
 	c = smallConfig(t.TempDir())
 	c.Resume = true
-	if _, err := Run(c, train, test); err == nil {
+	if _, err := Run(train, test, c); err == nil {
 		t.Errorf("resumed without a checkpoint")
 	}
 	for _, bad := range []struct{ name, file, want string }{
@@ -262,7 +262,7 @@ func TestRunAndResume(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(c.Out, CheckpointFile), []byte(bad.file), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Run(c, train, test); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := Run(train, test, c); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("checkpoint of %s: error %v, want %q", bad.name, err, bad.want)
 		}
 	}
@@ -276,7 +276,7 @@ func TestResumeMismatch(t *testing.T) {
 	train, test := smallData()
 	first := smallConfig(t.TempDir())
 	first.Workers = 1
-	if _, err := Run(first, train, test); err != nil {
+	if _, err := Run(train, test, first); err != nil {
 		t.Fatal(err)
 	}
 	ckpt := filepath.Join(first.Out, CheckpointFile)
@@ -338,7 +338,7 @@ func TestResumeMismatch(t *testing.T) {
 			}
 			var log bytes.Buffer
 			c.Progress = &log
-			_, err := Run(c, train, test)
+			_, err := Run(train, test, c)
 			switch {
 			case tc.wantErr == "" && err != nil:
 				t.Errorf("error %v, want the run to go on", err)
@@ -359,7 +359,7 @@ func TestAllPrunedStops(t *testing.T) {
 	c.Epochs, c.NoFinetune, c.Lambda = 4, true, 1000
 	var log bytes.Buffer
 	c.Progress = &log
-	rep, err := Run(c, train, test)
+	rep, err := Run(train, test, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +377,7 @@ func TestProxPrunes(t *testing.T) {
 	for _, plain := range []bool{false, true} {
 		c := smallConfig("")
 		c.Epochs, c.NoFinetune, c.Lambda, c.Plain = 4, true, 1, plain
-		rep, err := Run(c, train, test)
+		rep, err := Run(train, test, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -402,7 +402,7 @@ func TestPlainShrinks(t *testing.T) {
 		c := smallConfig(t.TempDir())
 		c.Epochs, c.NoFinetune, c.Lambda, c.Plain = 2, true, lambda, true
 		c.NoPenalty = lambda == 0
-		if _, err := Run(c, train, test); err != nil {
+		if _, err := Run(train, test, c); err != nil {
 			t.Fatal(err)
 		}
 		var sum float64
@@ -464,7 +464,7 @@ func TestFewEpochsPrune(t *testing.T) {
 		t.Run("epochs="+strconv.Itoa(epochs), func(t *testing.T) {
 			c := smallConfig("")
 			c.Epochs, c.Finetune, c.Lambda = epochs, 0, 1.5
-			rep, err := Run(c, train, test)
+			rep, err := Run(train, test, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -504,7 +504,7 @@ func TestWorkersReproducible(t *testing.T) {
 				for i := range cks {
 					c := smallConfig(t.TempDir())
 					c.Workers, c.Lambda, c.Epochs = workers, lambda, 3
-					if _, err := Run(c, train, test); err != nil {
+					if _, err := Run(train, test, c); err != nil {
 						t.Fatal(err)
 					}
 					cks[i] = readCheckpointFile(t, c.Out)
@@ -543,7 +543,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Finetune: -1}, "-1 fine-tuning epochs"},
 		{Config{Lambda: -1}, "lambda -1"},
 	} {
-		_, err := Run(tc.c, train, test)
+		_, err := Run(train, test, tc.c)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("config %+v: error %v, want a mention of %q", tc.c, err, tc.want)
 		}
@@ -567,7 +567,7 @@ func TestConfigErrors(t *testing.T) {
 	if err := (Config{Epochs: 2, Finetune: 2, NoPenalty: true}).withDefaults().check(); err != nil {
 		t.Errorf("no penalty, all fine-tuning: %v", err)
 	}
-	if _, err := Run(Config{}, train, &dataset.Images{Rows: 8, Cols: 8}); err == nil || !strings.Contains(err.Error(), "no training or no test images") {
+	if _, err := Run(train, &dataset.Images{Rows: 8, Cols: 8}, Config{}); err == nil || !strings.Contains(err.Error(), "no training or no test images") {
 		t.Errorf("empty test set: %v", err)
 	}
 }
@@ -588,7 +588,7 @@ func TestBadLabels(t *testing.T) {
 			train, test := smallData()
 			tc.edit(train, test)
 			c := smallConfig("")
-			_, err := Run(c, train, test)
+			_, err := Run(train, test, c)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want a mention of %q", err, tc.want)
 			}
@@ -611,7 +611,7 @@ func TestFashionMNIST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(Config{Epochs: 1, NoFinetune: true, MaxTrain: 4000, MaxTest: 1000, Seed: 1}, train, test)
+	rep, err := Run(train, test, Config{Epochs: 1, NoFinetune: true, MaxTrain: 4000, MaxTest: 1000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -634,7 +634,7 @@ func TestLambdaScale(t *testing.T) {
 	}
 	train, test := smallData()
 	c := smallConfig("")
-	rep, err := Run(c, train, test)
+	rep, err := Run(train, test, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -663,7 +663,7 @@ func BenchmarkEpoch(b *testing.B) {
 			}
 			images := 0.0
 			for range b.N {
-				rep, err := Run(Config{Epochs: 1, MaxTrain: 10000, MaxTest: 32, Validation: 1e-9, Seed: 1, Workers: w}, train, test)
+				rep, err := Run(train, test, Config{Epochs: 1, MaxTrain: 10000, MaxTest: 32, Validation: 1e-9, Seed: 1, Workers: w})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -231,7 +231,7 @@ type run struct {
 // machine) and the Graphviz files sculpt-start.dot and sculpt-end.dot of the
 // architecture at the start and the end; Report.Files lists all but the
 // report.
-func Run(c Config, train, test *dataset.Images) (*Report, error) {
+func Run(train, test *dataset.Images, c Config) (*Report, error) {
 	c = c.withDefaults()
 	if err := c.check(); err != nil {
 		return nil, err

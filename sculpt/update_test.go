@@ -91,7 +91,7 @@ func TestWorkersShareLoss(t *testing.T) {
 	loss := func(workers int) float64 {
 		c := smallConfig("")
 		c.Epochs, c.NoFinetune, c.Workers = 1, true, workers
-		rep, err := Run(c, train, test)
+		rep, err := Run(train, test, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestPenaltyValue(t *testing.T) {
 	train, test := smallData()
 	c := smallConfig(t.TempDir())
 	c.Epochs, c.NoFinetune = 2, true
-	rep, err := Run(c, train, test)
+	rep, err := Run(train, test, c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func ExampleSolve() {
 		Kernel: volterra.KernelFunc{N: 1, F: func(dst []float64, _, _ float64, u []float64) { dst[0] = u[0] }},
 	}
 	for _, steps := range []int{10, 100, 1000} {
-		sol, err := volterra.Solve(eq, steps, nil)
+		sol, err := volterra.Solve(eq, steps, volterra.Settings{})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func ExampleSolveSeparable() {
 	// u(t) = 1 - ∫₀ᵗ (t - s)·u(s) ds, whose solution is cos t, through
 	// the ODE of Theorem 5.
 	eq := &volterra.SeparableEquation{T0: 0, T: 2, Psi: volterra.Const{1}, Kernel: cosKernel{}}
-	sol, err := volterra.SolveSeparable(eq, 100, nil)
+	sol, err := volterra.SolveSeparable(eq, 100, volterra.Settings{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func ExampleNewGraphKernel() {
 	du := make([]float64, steps+1)
 	loss := func(x, grad []float64) float64 {
 		copy(theta, x)
-		sol, err := volterra.Solve(eq, steps, nil)
+		sol, err := volterra.Solve(eq, steps, volterra.Settings{})
 		if err != nil {
 			return math.Inf(1)
 		}
@@ -123,7 +123,7 @@ func ExampleNewGraphSeparable() {
 			return g.Exp(g.Scale(t, -1))
 		},
 	}, theta)
-	sol, err := volterra.SolveSeparable(&volterra.SeparableEquation{T0: 0, T: 1, Psi: volterra.Const{1}, Kernel: k}, 100, nil)
+	sol, err := volterra.SolveSeparable(&volterra.SeparableEquation{T0: 0, T: 1, Psi: volterra.Const{1}, Kernel: k}, 100, volterra.Settings{})
 	if err != nil {
 		log.Fatal(err)
 	}

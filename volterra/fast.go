@@ -134,27 +134,22 @@ func (f *fastSystem) addInput(dp []float64, t float64, z, dv []float64) {
 // with consistent dimensions and the settings are valid. A non-finite
 // value gives a *NonFiniteError; the other failures of the ODE solver are
 // returned wrapped.
-func SolveSeparable(eq *SeparableEquation, steps int, s *Settings) (*Solution, error) {
+func SolveSeparable(eq *SeparableEquation, steps int, s Settings) (*Solution, error) {
 	ts := grid(eq.T0, eq.T, steps)
 	f := newFastSystem(eq)
 	n, nz := f.batch*f.n, f.batch*f.nz
-	sol := &Solution{T: ts, n: n, sep: eq}
-	var odeSettings *ode.Settings
-	if s != nil {
-		s.bounds()
-		sol.settings = *s
-		odeSettings = s.ODE
-	}
+	s.bounds()
+	sol := &Solution{T: ts, n: n, sep: eq, settings: s}
 	z0 := make([]float64, nz)
 	var err error
-	if odeSettings == nil {
+	if s.ODE == nil {
 		// The adjoint needs no record of the steps.
-		rk := &ode.Settings{DropSteps: sol.settings.Grad == ode.Adjoint}
+		rk := ode.Settings{DropSteps: s.Grad == ode.Adjoint}
 		sol.z, err = ode.RK4(f, z0, ts, rk)
 	} else {
-		dp := *odeSettings
-		dp.DropSteps = dp.DropSteps || sol.settings.Grad == ode.Adjoint
-		sol.z, err = ode.DormandPrince(f, z0, ts, &dp)
+		dp := *s.ODE
+		dp.DropSteps = dp.DropSteps || s.Grad == ode.Adjoint
+		sol.z, err = ode.DormandPrince(f, z0, ts, dp)
 	}
 	sol.Evals = f.evals
 	if err != nil {

@@ -24,7 +24,7 @@ func TestStableStateOfFramework(t *testing.T) {
 	}
 	psi := func(dst []float64, t float64) { dst[0], dst[1] = 1+0.5*t, math.Cos(t) }
 	eq := &Equation{T0: 0, T: t1, Psi: ForcingFunc(psi), Kernel: KernelFunc{N: n, F: phi}}
-	sol, err := Solve(eq, steps, nil)
+	sol, err := Solve(eq, steps, Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestStableStateOfFramework(t *testing.T) {
 		}
 	})
 	var u mat.Dense
-	res, err := machines.Iterate(&u, f, g, &machines.Settings{Tol: 1e-13, MaxIter: 500})
+	res, err := machines.Iterate(&u, f, g, machines.Settings{Tol: 1e-13, MaxIter: 500})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,11 +163,11 @@ func TestGraphKernelMatchesHandWritten(t *testing.T) {
 	}
 
 	psi := Const{0.2, -0.5, 1}
-	want, err := Solve(&Equation{T0: 0, T: 2, Psi: psi, Kernel: hand}, 20, nil)
+	want, err := Solve(&Equation{T0: 0, T: 2, Psi: psi, Kernel: hand}, 20, Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Solve(&Equation{T0: 0, T: 2, Psi: psi, Kernel: graph}, 20, nil)
+	got, err := Solve(&Equation{T0: 0, T: 2, Psi: psi, Kernel: graph}, 20, Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,19 +225,19 @@ func TestGraphSeparableMatchesHandWritten(t *testing.T) {
 		solve func(k Separable) (*Solution, error)
 	}{
 		{"general", func(k Separable) (*Solution, error) {
-			return Solve(&Equation{T0: 0.5, T: 2, Psi: psi, Kernel: &SeparableKernel{Separable: k}}, 20, nil)
+			return Solve(&Equation{T0: 0.5, T: 2, Psi: psi, Kernel: &SeparableKernel{Separable: k}}, 20, Settings{})
 		}},
 		{"fast/RK4/backprop", func(k Separable) (*Solution, error) {
-			return SolveSeparable(&SeparableEquation{T0: 0.5, T: 2, Psi: psi, Kernel: k}, 20, nil)
+			return SolveSeparable(&SeparableEquation{T0: 0.5, T: 2, Psi: psi, Kernel: k}, 20, Settings{})
 		}},
 		{"fast/RK4/adjoint", func(k Separable) (*Solution, error) {
-			return SolveSeparable(&SeparableEquation{T0: 0.5, T: 2, Psi: psi, Kernel: k}, 20, &Settings{Grad: ode.Adjoint})
+			return SolveSeparable(&SeparableEquation{T0: 0.5, T: 2, Psi: psi, Kernel: k}, 20, Settings{Grad: ode.Adjoint})
 		}},
 		{"fast/DormandPrince/backprop", func(k Separable) (*Solution, error) {
-			return SolveSeparable(&SeparableEquation{T0: 0.5, T: 2, Psi: psi, Kernel: k}, 10, &Settings{ODE: &ode.Settings{RTol: 1e-9}})
+			return SolveSeparable(&SeparableEquation{T0: 0.5, T: 2, Psi: psi, Kernel: k}, 10, Settings{ODE: &ode.Settings{RTol: 1e-9}})
 		}},
 		{"fast/DormandPrince/adjoint", func(k Separable) (*Solution, error) {
-			return SolveSeparable(&SeparableEquation{T0: 0.5, T: 2, Psi: psi, Kernel: k}, 10, &Settings{ODE: &ode.Settings{RTol: 1e-9}, Grad: ode.Adjoint})
+			return SolveSeparable(&SeparableEquation{T0: 0.5, T: 2, Psi: psi, Kernel: k}, 10, Settings{ODE: &ode.Settings{RTol: 1e-9}, Grad: ode.Adjoint})
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -281,29 +281,29 @@ func TestGraphGradient(t *testing.T) {
 		{"general/kernel", func() (func() (*Solution, error), []float64) {
 			theta := []float64{0.8, 0.5, 0.3}
 			eq := &Equation{T0: 0, T: 2, Psi: &linearForcing{q: []float64{0.2, -0.5, 0.3, 0.1}}, Kernel: NewGraphKernel(n, theta, tanhDecayGraph)}
-			return func() (*Solution, error) { return Solve(eq, 20, nil) }, theta
+			return func() (*Solution, error) { return Solve(eq, 20, Settings{}) }, theta
 		}, 1e-7},
 		{"general/separable", func() (func() (*Solution, error), []float64) {
 			theta := randVec(rnd, tanhTermsParams(n, 3, 1, MatVec), 0.5)
 			k := &SeparableKernel{Separable: NewGraphSeparable(tanhTermsGraph(n, 3, 1, MatVec), theta)}
 			eq := &Equation{T0: 0, T: 1.5, Psi: &linearForcing{q: []float64{0.2, -0.5, 0.3, 0.1}}, Kernel: k}
-			return func() (*Solution, error) { return Solve(eq, 20, nil) }, theta
+			return func() (*Solution, error) { return Solve(eq, 20, Settings{}) }, theta
 		}, 1e-7},
 		{"fast/matvec/RK4/backprop", func() (func() (*Solution, error), []float64) {
 			theta := randVec(rnd, tanhTermsParams(n, 2, 2, MatVec), 0.5)
 			eq := &SeparableEquation{T0: 0, T: 1.5, Psi: &linearForcing{q: []float64{0.2, -0.5, 0.3, 0.1}}, Kernel: NewGraphSeparable(tanhTermsGraph(n, 2, 2, MatVec), theta)}
-			return func() (*Solution, error) { return SolveSeparable(eq, 20, nil) }, theta
+			return func() (*Solution, error) { return SolveSeparable(eq, 20, Settings{}) }, theta
 		}, 1e-7},
 		{"fast/elementwise/RK4/backprop", func() (func() (*Solution, error), []float64) {
 			theta := randVec(rnd, tanhTermsParams(n, 2, n, Elementwise), 0.5)
 			eq := &SeparableEquation{T0: 0, T: 1.5, Psi: &linearForcing{q: []float64{0.2, -0.5, 0.3, 0.1}}, Kernel: NewGraphSeparable(tanhTermsGraph(n, 2, n, Elementwise), theta)}
-			return func() (*Solution, error) { return SolveSeparable(eq, 20, nil) }, theta
+			return func() (*Solution, error) { return SolveSeparable(eq, 20, Settings{}) }, theta
 		}, 1e-7},
 		// The adjoint approximates the gradient of the exact solution.
 		{"fast/elementwise/RK4/adjoint", func() (func() (*Solution, error), []float64) {
 			theta := randVec(rnd, tanhTermsParams(n, 2, n, Elementwise), 0.5)
 			eq := &SeparableEquation{T0: 0, T: 1.5, Psi: &linearForcing{q: []float64{0.2, -0.5, 0.3, 0.1}}, Kernel: NewGraphSeparable(tanhTermsGraph(n, 2, n, Elementwise), theta)}
-			return func() (*Solution, error) { return SolveSeparable(eq, 200, &Settings{Grad: ode.Adjoint}) }, theta
+			return func() (*Solution, error) { return SolveSeparable(eq, 200, Settings{Grad: ode.Adjoint}) }, theta
 		}, 1e-6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -416,7 +416,7 @@ func BenchmarkGraphKernel(b *testing.B) {
 		b.Run("general/"+impl.name+"/solve+gradient/steps=100", func(b *testing.B) {
 			eq := &Equation{T0: 0, T: 1, Psi: psi, Kernel: impl.k}
 			for b.Loop() {
-				sol, err := Solve(eq, 100, nil)
+				sol, err := Solve(eq, 100, Settings{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -445,7 +445,7 @@ func BenchmarkGraphKernel(b *testing.B) {
 		b.Run(fmt.Sprintf("fast/%s/solve+gradient/steps=1000", impl.name), func(b *testing.B) {
 			eq := &SeparableEquation{T0: 0, T: 1, Psi: psi, Kernel: impl.k}
 			for b.Loop() {
-				sol, err := SolveSeparable(eq, 1000, nil)
+				sol, err := SolveSeparable(eq, 1000, Settings{})
 				if err != nil {
 					b.Fatal(err)
 				}

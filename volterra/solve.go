@@ -26,12 +26,8 @@ type Settings struct {
 	Grad ode.GradMethod
 }
 
-// bounds returns the grid points' iteration bounds; a nil s means the
-// defaults.
-func (s *Settings) bounds() (tol float64, maxIter int) {
-	if s == nil {
-		return (*machines.Settings)(nil).Bounds()
-	}
+// bounds returns the grid points' iteration bounds.
+func (s Settings) bounds() (tol float64, maxIter int) {
 	return s.Settings.Bounds()
 }
 
@@ -217,7 +213,7 @@ type resetter interface{ Reset() }
 // settings are valid. A fixed point that does not contract gives a
 // *ContractionError, a non-finite value a *NonFiniteError, both with the
 // grid point.
-func Solve(eq *Equation, steps int, s *Settings) (*Solution, error) {
+func Solve(eq *Equation, steps int, s Settings) (*Solution, error) {
 	ts := grid(eq.T0, eq.T, steps)
 	if eq.Kernel == nil {
 		panic(fmt.Errorf("%w: volterra: nil Kernel", ad.ErrNil))
@@ -235,10 +231,7 @@ func Solve(eq *Equation, steps int, s *Settings) (*Solution, error) {
 	if r, ok := k.(resetter); ok {
 		r.Reset()
 	}
-	sol := &Solution{T: ts, U: make([]float64, len(ts)*n), n: n, eq: eq, kernel: k}
-	if s != nil {
-		sol.settings = *s
-	}
+	sol := &Solution{T: ts, U: make([]float64, len(ts)*n), n: n, eq: eq, kernel: k, settings: s}
 	h := ts[1] - ts[0]
 	eq.Psi.Eval(sol.U[:n], ts[0])
 	if !allFinite(sol.U[:n]) {

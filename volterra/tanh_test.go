@@ -19,10 +19,10 @@ func benchSolver(fast bool) func(steps int) (*Solution, error) {
 	})
 	if fast {
 		eq := &SeparableEquation{T0: 0, T: 1, Psi: psi, Kernel: k}
-		return func(steps int) (*Solution, error) { return SolveSeparable(eq, steps, nil) }
+		return func(steps int) (*Solution, error) { return SolveSeparable(eq, steps, Settings{}) }
 	}
 	eq := &Equation{T0: 0, T: 1, Psi: psi, Kernel: &SeparableKernel{Separable: k}}
-	return func(steps int) (*Solution, error) { return Solve(eq, steps, nil) }
+	return func(steps int) (*Solution, error) { return Solve(eq, steps, Settings{}) }
 }
 
 // tanhKernel is the separable kernel with m scalar terms (MatVec, d = 1)

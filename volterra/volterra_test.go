@@ -110,13 +110,13 @@ type solver struct {
 func solvers() []solver {
 	return []solver{
 		{"general", 2, func(c closedForm, steps int) (*Solution, error) {
-			return Solve(&Equation{T0: c.t0, T: c.t1, Psi: c.psi, Kernel: c.kernel}, steps, nil)
+			return Solve(&Equation{T0: c.t0, T: c.t1, Psi: c.psi, Kernel: c.kernel}, steps, Settings{})
 		}},
 		{"general/separable kernel", 2, func(c closedForm, steps int) (*Solution, error) {
-			return Solve(&Equation{T0: c.t0, T: c.t1, Psi: c.psi, Kernel: &SeparableKernel{Separable: c.sep}}, steps, nil)
+			return Solve(&Equation{T0: c.t0, T: c.t1, Psi: c.psi, Kernel: &SeparableKernel{Separable: c.sep}}, steps, Settings{})
 		}},
 		{"fast", 4, func(c closedForm, steps int) (*Solution, error) {
-			return SolveSeparable(&SeparableEquation{T0: c.t0, T: c.t1, Psi: c.psi, Kernel: c.sep}, steps, nil)
+			return SolveSeparable(&SeparableEquation{T0: c.t0, T: c.t1, Psi: c.psi, Kernel: c.sep}, steps, Settings{})
 		}},
 	}
 }
@@ -144,7 +144,7 @@ func TestClosedForm(t *testing.T) {
 	// Dormand–Prince on the ODE of Theorem 5 meets its tolerance.
 	for _, c := range closedForms() {
 		sol, err := SolveSeparable(&SeparableEquation{T0: c.t0, T: c.t1, Psi: c.psi, Kernel: c.sep}, 10,
-			&Settings{ODE: &ode.Settings{RTol: 1e-10, ATol: 1e-10}})
+			Settings{ODE: &ode.Settings{RTol: 1e-10, ATol: 1e-10}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,20 +285,20 @@ func TestGradient(t *testing.T) {
 			k := newTanhKernel(n, 2, 3)
 			psi := &linearForcing{q: []float64{0.1, -0.2, 0.3, 0.5, 0, -0.4}}
 			eq := &Equation{T0: 0.5, T: 2, Psi: psi, Kernel: &SeparableKernel{Separable: k}}
-			return func() (*Solution, error) { return Solve(eq, 20, nil) }, psi.q, k.p
+			return func() (*Solution, error) { return Solve(eq, 20, Settings{}) }, psi.q, k.p
 		}, 1e-7},
 		{"general/decay kernel", 20, func() (func() (*Solution, error), []float64, []float64) {
 			k := &decayKernel{n: n, p: []float64{0.8, 0.5, 0.3}}
 			psi := Const{0.2, -0.5, 1}
 			eq := &Equation{T0: 0, T: 2, Psi: psi, Kernel: k}
-			return func() (*Solution, error) { return Solve(eq, 20, nil) }, psi, k.p
+			return func() (*Solution, error) { return Solve(eq, 20, Settings{}) }, psi, k.p
 		}, 1e-7},
 		// Backprop through RK4 is the gradient of the computed solution.
 		{"fast/RK4/backprop", 20, func() (func() (*Solution, error), []float64, []float64) {
 			k := newTanhKernel(n, 2, 3)
 			psi := &linearForcing{q: []float64{0.1, -0.2, 0.3, 0.5, 0, -0.4}}
 			eq := &SeparableEquation{T0: 0.5, T: 2, Psi: psi, Kernel: k}
-			return func() (*Solution, error) { return SolveSeparable(eq, 20, nil) }, psi.q, k.p
+			return func() (*Solution, error) { return SolveSeparable(eq, 20, Settings{}) }, psi.q, k.p
 		}, 1e-7},
 		// The adjoint approximates the gradient of the exact solution.
 		{"fast/RK4/adjoint", 200, func() (func() (*Solution, error), []float64, []float64) {
@@ -306,21 +306,21 @@ func TestGradient(t *testing.T) {
 			psi := &linearForcing{q: []float64{0.1, -0.2, 0.3, 0.5, 0, -0.4}}
 			eq := &SeparableEquation{T0: 0.5, T: 2, Psi: psi, Kernel: k}
 			return func() (*Solution, error) {
-				return SolveSeparable(eq, 200, &Settings{Grad: ode.Adjoint})
+				return SolveSeparable(eq, 200, Settings{Grad: ode.Adjoint})
 			}, psi.q, k.p
 		}, 1e-6},
 		{"fast/DormandPrince/backprop", 10, func() (func() (*Solution, error), []float64, []float64) {
 			k := newTanhKernel(n, 2, 3)
 			psi := &linearForcing{q: []float64{0.1, -0.2, 0.3, 0.5, 0, -0.4}}
 			eq := &SeparableEquation{T0: 0.5, T: 2, Psi: psi, Kernel: k}
-			s := &Settings{ODE: &ode.Settings{RTol: 1e-11, ATol: 1e-11}}
+			s := Settings{ODE: &ode.Settings{RTol: 1e-11, ATol: 1e-11}}
 			return func() (*Solution, error) { return SolveSeparable(eq, 10, s) }, psi.q, k.p
 		}, 1e-7},
 		{"fast/DormandPrince/adjoint", 10, func() (func() (*Solution, error), []float64, []float64) {
 			k := newTanhKernel(n, 2, 3)
 			psi := &linearForcing{q: []float64{0.1, -0.2, 0.3, 0.5, 0, -0.4}}
 			eq := &SeparableEquation{T0: 0.5, T: 2, Psi: psi, Kernel: k}
-			s := &Settings{ODE: &ode.Settings{RTol: 1e-11, ATol: 1e-11, DropSteps: true}, Grad: ode.Adjoint}
+			s := Settings{ODE: &ode.Settings{RTol: 1e-11, ATol: 1e-11, DropSteps: true}, Grad: ode.Adjoint}
 			return func() (*Solution, error) { return SolveSeparable(eq, 10, s) }, psi.q, k.p
 		}, 1e-7},
 	} {
@@ -379,11 +379,11 @@ func TestNeuralODE(t *testing.T) {
 	const steps = 50
 	for _, m := range []ode.GradMethod{ode.Backprop, ode.Adjoint} {
 		t.Run(m.String(), func(t *testing.T) {
-			sol, err := SolveSeparable(&SeparableEquation{T0: 0, T: 3, Psi: Const(u0), Kernel: NeuralODE{F: sys}}, steps, &Settings{Grad: m})
+			sol, err := SolveSeparable(&SeparableEquation{T0: 0, T: 3, Psi: Const(u0), Kernel: NeuralODE{F: sys}}, steps, Settings{Grad: m})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref, err := ode.RK4(sys, u0, sol.T, nil)
+			ref, err := ode.RK4(sys, u0, sol.T, ode.Settings{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -433,37 +433,37 @@ func TestErrors(t *testing.T) {
 		check func(error) bool
 	}{
 		{"no contraction", func() (*Solution, error) {
-			return Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: stiff}, 10, nil)
+			return Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: stiff}, 10, Settings{})
 		}, func(err error) bool {
 			var e *ContractionError
 			return errors.As(err, &e) && math.Abs(e.T-0.1) < 1e-12 && !e.Gradient
 		}},
 		{"max iterations", func() (*Solution, error) {
-			return Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: stiff}, 60, &Settings{Settings: machines.Settings{MaxIter: 3}})
+			return Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: stiff}, 60, Settings{Settings: machines.Settings{MaxIter: 3}})
 		}, func(err error) bool {
 			var e *ContractionError
 			return errors.As(err, &e) && e.Iterations == 3
 		}},
 		{"nan general", func() (*Solution, error) {
-			return Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: nan}, 10, nil)
+			return Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: nan}, 10, Settings{})
 		}, func(err error) bool {
 			var e *NonFiniteError
 			return errors.As(err, &e) && math.Abs(e.T-0.6) < 1e-12
 		}},
 		{"nan psi", func() (*Solution, error) {
-			return Solve(&Equation{T0: 0, T: 1, Psi: Const{math.NaN()}, Kernel: stiff}, 10, nil)
+			return Solve(&Equation{T0: 0, T: 1, Psi: Const{math.NaN()}, Kernel: stiff}, 10, Settings{})
 		}, func(err error) bool {
 			var e *NonFiniteError
 			return errors.As(err, &e) && e.T == 0
 		}},
 		{"nan fast", func() (*Solution, error) {
-			return SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1}, Kernel: nanSep}, 10, nil)
+			return SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1}, Kernel: nanSep}, 10, Settings{})
 		}, func(err error) bool {
 			var e *NonFiniteError
 			return errors.As(err, &e) && math.Abs(e.T-0.5) < 1e-12
 		}},
 		{"step size fast", func() (*Solution, error) {
-			return SolveSeparable(&SeparableEquation{T0: 0, T: 2, Psi: Const{1}, Kernel: pole}, 4, &Settings{ODE: &ode.Settings{}})
+			return SolveSeparable(&SeparableEquation{T0: 0, T: 2, Psi: Const{1}, Kernel: pole}, 4, Settings{ODE: &ode.Settings{}})
 		}, func(err error) bool {
 			var e *ode.StepSizeError
 			return errors.As(err, &e) && math.Abs(e.T-1) < 1e-3
@@ -490,43 +490,43 @@ func TestPanics(t *testing.T) {
 		f    func()
 		want string
 	}{
-		{"T0 = T", func() { Solve(&Equation{T0: 1, T: 1, Psi: Const{1}, Kernel: one}, 10, nil) }, "want finite T0 < T"},
-		{"T0 > T", func() { SolveSeparable(&SeparableEquation{T0: 2, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, nil) }, "want finite T0 < T"},
-		{"no steps", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 0, nil) }, "want at least 1"},
+		{"T0 = T", func() { Solve(&Equation{T0: 1, T: 1, Psi: Const{1}, Kernel: one}, 10, Settings{}) }, "want finite T0 < T"},
+		{"T0 > T", func() { SolveSeparable(&SeparableEquation{T0: 2, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, Settings{}) }, "want finite T0 < T"},
+		{"no steps", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 0, Settings{}) }, "want at least 1"},
 		{"negative tol", func() {
-			Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 10, &Settings{Settings: machines.Settings{Tol: -1}})
+			Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 10, Settings{Settings: machines.Settings{Tol: -1}})
 		}, "invalid tolerance"},
 		{"negative MaxIter", func() {
-			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, &Settings{Settings: machines.Settings{MaxIter: -1}})
+			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, Settings{Settings: machines.Settings{MaxIter: -1}})
 		}, "negative MaxIter"},
 		{"negative ODE tol", func() {
-			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, &Settings{ODE: &ode.Settings{RTol: -1}})
+			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, Settings{ODE: &ode.Settings{RTol: -1}})
 		}, "invalid RTol"},
-		{"psi length", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1, 2}, Kernel: one}, 10, nil) }, "Const free term of length 2"},
-		{"negative batch", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one, Batch: -1}, 10, nil) }, "negative Batch"},
+		{"psi length", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1, 2}, Kernel: one}, 10, Settings{}) }, "Const free term of length 2"},
+		{"negative batch", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one, Batch: -1}, 10, Settings{}) }, "negative Batch"},
 		{"batch psi length", func() {
-			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k, Batch: 2}, 10, nil)
+			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k, Batch: 2}, 10, Settings{})
 		}, "Const free term of length 2"},
-		{"nil kernel", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1}}, 10, nil) }, "nil Kernel"},
+		{"nil kernel", func() { Solve(&Equation{T0: 0, T: 1, Psi: Const{1}}, 10, Settings{}) }, "nil Kernel"},
 		{"elementwise shape", func() {
 			bad := sepFunc{n: 2, m: 1, d: 1, prod: Elementwise}
-			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: bad}, 10, nil)
+			SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: bad}, 10, Settings{})
 		}, "elementwise product with TermDim 1"},
 		{"du length", func() {
-			sol, _ := SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, nil)
+			sol, _ := SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, Settings{})
 			sol.Gradient(nil, nil, make([]float64, 3))
 		}, "len(du) = 3"},
 		{"dp length", func() {
-			sol, _ := SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, nil)
+			sol, _ := SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: Const{1, 1}, Kernel: k}, 10, Settings{})
 			sol.Gradient(nil, make([]float64, 1), make([]float64, len(sol.U)))
 		}, "len(dp) = 1"},
 		{"kernel without VJP", func() {
-			sol, _ := Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 10, nil)
+			sol, _ := Solve(&Equation{T0: 0, T: 1, Psi: Const{1}, Kernel: one}, 10, Settings{})
 			sol.Gradient(nil, nil, make([]float64, len(sol.U)))
 		}, "not a ParamKernel"},
 		{"forcing without VJP", func() {
 			psi := ForcingFunc(func(dst []float64, _ float64) { dst[0], dst[1] = 1, 1 })
-			sol, _ := SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: psi, Kernel: k}, 10, nil)
+			sol, _ := SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: psi, Kernel: k}, 10, Settings{})
 			sol.Gradient(make([]float64, 2), nil, make([]float64, len(sol.U)))
 		}, "not a ParamForcing"},
 	} {
@@ -549,7 +549,7 @@ func TestBenchAccuracy(t *testing.T) {
 	})
 	for _, steps := range []int{100, 1000} {
 		ref, err := SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: psi, Kernel: k}, steps,
-			&Settings{ODE: &ode.Settings{RTol: 1e-13, ATol: 1e-13}})
+			Settings{ODE: &ode.Settings{RTol: 1e-13, ATol: 1e-13}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -634,9 +634,9 @@ func TestBatch(t *testing.T) {
 				var sol *Solution
 				var err error
 				if fast {
-					sol, err = SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: psi, Kernel: k, Batch: b}, 30, nil)
+					sol, err = SolveSeparable(&SeparableEquation{T0: 0, T: 1, Psi: psi, Kernel: k, Batch: b}, 30, Settings{})
 				} else {
-					sol, err = Solve(&Equation{T0: 0, T: 1, Psi: psi, Kernel: &SeparableKernel{Separable: k}, Batch: b}, 30, nil)
+					sol, err = Solve(&Equation{T0: 0, T: 1, Psi: psi, Kernel: &SeparableKernel{Separable: k}, Batch: b}, 30, Settings{})
 				}
 				if err != nil {
 					t.Fatal(err)

@@ -141,7 +141,7 @@ func saveEveryKind(t *testing.T, dir string, tol float64) string {
 	h = m.Add("recur", finite.Layer[f32]{Kind: finite.Recur, Dims: []int{4, 2}, Pad: []int{2}, TimeBlock: 1, Activation: ad.Tanh}, m.Add("signal", hypergraph.Reshape[f32]{Shape: []int{4, -1}}, h))
 	h = m.Add("dense", finite.Layer[f32]{Kind: finite.Dense, Dims: []int{96, 4}, Activation: ad.Tanh}, m.Add("flat", hypergraph.Flatten[f32](), h))
 	h = m.Add("down", hypergraph.Linear[f32]{Out: []int{4}, Bias: true}, h)
-	h = m.Add("flow", infinite.Layer[f32]{Settings: infinite.Settings{Anchors: 3, MaxFreq: 2, Steps: 2, Tol: tol}}, h)
+	h = m.Add("flow", infinite.Layer[f32]{Architecture: infinite.Architecture{Anchors: 3, MaxFreq: 2, Steps: 2, Tol: tol}}, h)
 	h = m.Add("perceptron", perceptron, m.Add("ode", ode.Layer[f32]{Steps: 2}, h))
 	m.Add("logits", kernel.Layer[f32]{Architecture: kernel.Architecture{Dims: []int{3, 2}}, Anchors: 5}, h)
 	path := filepath.Join(dir, fmt.Sprintf("every-kind-%g.json", tol))

@@ -57,12 +57,10 @@
 //	            flags: -conv, their convolutional augmenter (3x3, stride 2,
 //	            16 channels, ReLU), -sine, sines in the Fourier basis, and
 //	            -tol T, adaptive Dormand-Prince at tolerance T (theirs is
-//	            1e-3) with the adjoint. They are off by default: in a pilot
-//	            on validation accuracy alone, on seeds 1001-1010, none raised
-//	            the machine's by more than its standard error, and each
-//	            makes a fit 2.4 to 3.6 times as costly. The default run on
-//	            Fashion-MNIST took 4 to 6.5 minutes on two cores shared with
-//	            other work. It writes DIR/oneshot.json with a run
+//	            1e-3) with the adjoint. They are off by default: none raised
+//	            the machine's validation accuracy by more than its standard
+//	            error, and each makes a fit several times as costly
+//	            (docs/results-paper.md). It writes DIR/oneshot.json with a run
 //	            per shot count: the machine's configuration ("augmenter",
 //	            "basis", "solver", "dim", "anchors", "iterations"), the CNN's
 //	            ("cnn_hidden", "cnn_params"), "models"
@@ -661,17 +659,15 @@
 // rows, each waiting at most -batch-delay for requests to join it (not
 // at all when no other request to the model is in flight): while
 // -workers batches are being computed, new requests queue and join the
-// next one. On a model of fit on 10 columns under load from 64
-// connections, a delay of 100 us to 1 ms took a fifth less CPU per
-// request than none. -batch-size is at most 65536, -workers at most 256
+// next one. -batch-size is at most 65536, -workers at most 256
 // (each holds a copy of a composed model) and -max-memory at most the
 // machine's memory: larger values are refused before anything listens.
 // serve sets the garbage collector's target to 400% unless GOGC is set,
 // so that it collects a quarter as often as at the default 100, and,
 // unless GOMEMLIMIT is set, a soft memory limit of twice -max-memory and
 // the heap of the models loaded at the start, near which it collects as
-// often as it must: a server's live heap is small (5 MB for a model of
-// fit on 10 columns), and each collection stops every goroutine.
+// often as it must: a server's live heap is small, and each collection
+// stops every goroutine.
 //
 // The directory is read every -poll: a file added is served, a file
 // replaced (write a hidden file, one whose name starts with '.', in the

@@ -44,7 +44,7 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.Progress = stderr
-	rep, err := sculpt.Run(cfg, train, test)
+	rep, err := sculpt.Run(train, test, cfg)
 	if err != nil {
 		return err
 	}

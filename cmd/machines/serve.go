@@ -237,14 +237,12 @@ func startServer(ctx context.Context, cfg serve.Config) (*serve.Server, error) {
 }
 
 // serveGCPercent is serve's garbage collector target unless the
-// environment sets GOGC. A server's live heap is small (the models and
-// the pools: 5 MB for a model of fit on 10 columns) while it allocates
-// some 4 KB per request in net/http and the decoder, so that at the
-// default of 100 it collected 20 times a second under load; each
+// environment sets GOGC. A server's live heap is small, the models and
+// the pools, while every request allocates in net/http and the decoder:
+// at the default of 100 it collects many times a second under load. Each
 // collection stops every goroutine twice, and on shared cores a stop
-// waits for a thread the kernel has put aside. At 400 it collects 4
-// times less often; the README ("Serving") has what that did to the
-// requests per second and their 99th percentile of latency.
+// waits for a thread the kernel has put aside. docs/serving.md has what
+// 400 did to the requests per second and their latency.
 const serveGCPercent = 400
 
 // tuneGC sets serve's garbage collector target, and, unless GOMEMLIMIT

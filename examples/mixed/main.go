@@ -63,7 +63,7 @@ func mixed() *model.Model[f32] {
 	h = m.Add("pool1", hypergraph.Each[f32]{Kind: "maxpool"}, m.Add("relu", hypergraph.Each[f32]{Kind: "relu"}, h))
 	h = m.Add("machine", finite.Layer[f32]{Kind: finite.Conv, Dims: []int{16, 16}, Pad: []int{1, 1}, Activation: ad.Tanh}, h)
 	h = m.Add("down", hypergraph.Linear[f32]{Out: []int{16}, Bias: true}, m.Add("flat", hypergraph.Flatten[f32](), m.Add("pool2", hypergraph.Each[f32]{Kind: "maxpool"}, h)))
-	h = m.Add("flow", infinite.Layer[f32]{Settings: infinite.Settings{Anchors: 16, MaxFreq: 2, Steps: 4}}, h)
+	h = m.Add("flow", infinite.Layer[f32]{Architecture: infinite.Architecture{Anchors: 16, MaxFreq: 2, Steps: 4}}, h)
 	m.Add("logits", kernel.Layer[f32]{Architecture: kernel.Architecture{Dims: []int{16, 16, 10}}, Anchors: 32}, h)
 	return m
 }

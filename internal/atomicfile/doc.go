@@ -9,7 +9,6 @@
 //
 // A process killed during a write (SIGKILL, a crash, a power cut) leaves
 // its temporary file, ".BASE.tmp-PID-N", beside the destination. The next
-// write of the same destination removes it: a temporary file of that
-// destination is left over when the process named by its PID no longer
-// runs, or when no one has modified it for a day.
+// write of the same destination removes it when the process named by its
+// PID no longer runs, or when no one has modified it for a day.
 package atomicfile

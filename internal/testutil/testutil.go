@@ -3,8 +3,11 @@ package testutil
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -31,14 +34,43 @@ func CheckPanic(t testing.TB, f func(), want string) {
 	}
 }
 
-// Missing skips t because the external data it needs (what) is absent,
-// with err saying why; under CI (the environment variable CI is "true")
-// it fails t instead, since CI installs every dependency and a skip there
-// would hide a broken install.
+// Missing skips t because an external dependency (what) is absent, err
+// saying why; what should say how to install it. Under CI (CI=true) it
+// fails t instead: CI installs every dependency, and a skip there would
+// hide a broken install.
+//
+// go test shows nothing of a passing package's output without -v, so the
+// first skip of each dependency is also written to the terminal.
 func Missing(t testing.TB, what string, err error) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("%s is missing under CI: %v", what, err)
 	}
+	announce(what)
 	t.Skipf("%s is missing: %v", what, err)
+}
+
+// announced holds the dependencies whose skips this process has
+// announced.
+var announced sync.Map
+
+// terminal opens the terminal that go test was started from; it fails
+// when there is none, as under CI or a pipe.
+var terminal = func() (io.WriteCloser, error) {
+	return os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+}
+
+// announce writes to the terminal, once per process and dependency, that
+// this test binary skips the checks that need what.
+func announce(what string) {
+	if _, done := announced.LoadOrStore(what, true); done {
+		return
+	}
+	w, err := terminal()
+	if err != nil {
+		return
+	}
+	defer w.Close()
+	pkg := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
+	fmt.Fprintf(w, "%s: skipping the checks that need %s\n", pkg, what)
 }

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -104,5 +105,29 @@ func TestCheckGradient(t *testing.T) {
 	}
 	if x[0] != 0.5 || x[1] != -2 {
 		t.Errorf("x changed to %v", x)
+	}
+}
+
+// nopCloser is a buffer that the announcement can close.
+type nopCloser struct{ *strings.Builder }
+
+func (nopCloser) Close() error { return nil }
+
+// TestMissingAnnounces checks that a skip for a missing dependency is
+// written to the terminal once, whatever the number of tests it skips.
+func TestMissingAnnounces(t *testing.T) {
+	t.Setenv("CI", "")
+	var tty strings.Builder
+	defer func(open func() (io.WriteCloser, error)) { terminal = open }(terminal)
+	terminal = func() (io.WriteCloser, error) { return nopCloser{&tty}, nil }
+	what := "a test-only tool (install: apt-get install tool)"
+	for i := range 3 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			Missing(t, what, os.ErrNotExist)
+			t.Error("Missing did not skip")
+		})
+	}
+	if got := strings.Count(tty.String(), what); got != 1 {
+		t.Errorf("the terminal got %q, want %q once", tty.String(), what)
 	}
 }

@@ -48,7 +48,7 @@ type Config struct {
 	// every weight of the augmenter (not its biases); it must be at
 	// least 0.
 	Cost float64
-	// Gamma, Steps, Sine and Tol are as in Settings.
+	// Gamma, Steps, Sine and Tol are as in Architecture.
 	Gamma float64
 	Steps int
 	Sine  bool
@@ -124,7 +124,7 @@ func (c Config) check(inputs, rows, classes int) error {
 	default:
 		return fmt.Errorf("infinite: unknown augmenter %d", c.Augmenter)
 	}
-	return c.settings(1).Check()
+	return c.architecture(1).Check()
 }
 
 func (c Config) dim() int {
@@ -134,15 +134,15 @@ func (c Config) dim() int {
 	return c.Dim
 }
 
-// settings returns the settings of the machine with m anchors.
-func (c Config) settings(m int) Settings {
-	return Settings{Dim: c.dim(), Anchors: m, MaxFreq: c.MaxFreq, Gamma: c.Gamma, Steps: c.Steps, Sine: c.Sine, Tol: c.Tol}
+// architecture returns the architecture of the machine with m anchors.
+func (c Config) architecture(m int) Architecture {
+	return Architecture{Dim: c.dim(), Anchors: m, MaxFreq: c.MaxFreq, Gamma: c.Gamma, Steps: c.Steps, Sine: c.Sine, Tol: c.Tol}
 }
 
 // NumParams returns the number of parameters of the Classifier that
-// Train fits with c to rows inputs of the given length: the augmenter's,
+// Fit fits with c to rows inputs of the given length: the augmenter's,
 // the coefficients and any learned anchors. It panics on invalid
-// settings, as Train returns an error for them.
+// settings, as Fit returns an error for them.
 func (c Config) NumParams(rows, inputs int) int {
 	if err := c.check(inputs, rows, 2); err != nil {
 		panic(err)
@@ -157,7 +157,7 @@ func (c Config) NumParams(rows, inputs int) int {
 		m = c.Anchors
 		n += m * c.dim()
 	}
-	return n + m*c.settings(m).Basis()*c.dim()
+	return n + m*c.architecture(m).Basis()*c.dim()
 }
 
 func orDefault(v, def float64) float64 {
@@ -322,7 +322,7 @@ func newClassifier(x *mat.Dense, labels []int, classes int, c Config) (*Classifi
 	}
 	cl := &Classifier{Classes: classes, cfg: c, aug: newAugmenter(c, inputs)}
 	xt := ad.FromMatrix(x)
-	s := c.settings(rows)
+	s := c.architecture(rows)
 	cl.aug.init(&cl.Params, xt, s.gamma(), rand.New(rand.NewPCG(c.Seed, 0x696e66)))
 	m := &classifierModel{cl: cl}
 	g := &m.g
@@ -337,7 +337,7 @@ func newClassifier(x *mat.Dense, labels []int, classes int, c Config) (*Classifi
 		penalty = []*ad.Node[float64]{g.Scale(norm, c.Cost)}
 	} else {
 		s.Anchors = c.Anchors
-		layer := Layer[float64]{Settings: s, Cost: c.Cost}
+		layer := Layer[float64]{Architecture: s, Cost: c.Cost}
 		scope := ad.NewScope(g, &cl.Params, "machine", nil)
 		if _, err := layer.Init(scope, [][]int{{s.Dim}}); err != nil {
 			return nil, nil, err
@@ -363,7 +363,7 @@ func newClassifier(x *mat.Dense, labels []int, classes int, c Config) (*Classifi
 		}
 	}
 	cl.Params.Values() // packs the parameters into one vector, which the machine then views
-	cl.Machine = &Machine{Settings: s, Coef: cl.Params.Value("machine.coef").Data}
+	cl.Machine = &Machine{Architecture: s, Coef: cl.Params.Value("machine.coef").Data}
 	return cl, m, nil
 }
 
@@ -386,7 +386,7 @@ func classRoundRobin(labels []int, classes int) []int {
 	return out
 }
 
-// Train fits a Classifier to the rows of x with the given labels in
+// Fit fits a Classifier to the rows of x with the given labels in
 // [0, classes). The loss is the mean softmax cross-entropy of the
 // training inputs' scores plus Cost·(|f|²_H + |A|²), where |f|²_H is the
 // squared RKHS norm of the machine (Trajectory.Norm) and |A|² the sum of
@@ -398,7 +398,7 @@ func classRoundRobin(labels []int, classes int) []int {
 //
 // Bad settings and data (labels out of range, a Dim below the number of
 // classes, MaxFreq < 1) are errors, as is a loss that stops being finite.
-func Train(x *mat.Dense, labels []int, classes int, c Config) (*Classifier, error) {
+func Fit(x *mat.Dense, labels []int, classes int, c Config) (*Classifier, error) {
 	cl, m, err := newClassifier(x, labels, classes, c)
 	if err != nil {
 		return nil, err
@@ -473,14 +473,14 @@ func (m *classifierModel) Loss(_ []int, backward bool) (float64, error) {
 // pass.
 type representerOp struct {
 	anchorState
-	s    Settings
+	s    Architecture
 	fail func(error)
 }
 
 func (o *representerOp) Forward(out *ad.Node[float64]) {
 	in := out.Inputs()
 	o.tr = nil
-	tr, err := (&Machine{Settings: o.s, Coef: in[1].Value.Data}).Forward(in[0].Value.Data)
+	tr, err := (&Machine{Architecture: o.s, Coef: in[1].Value.Data}).Forward(in[0].Value.Data)
 	if err != nil {
 		o.fail(fmt.Errorf("infinite: machine: %w", err))
 		for i := range out.Value.Data {

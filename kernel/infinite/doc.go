@@ -9,36 +9,36 @@
 //
 //	(K(x₁, x₂)x)(t) = ∫₀ᵗ k(x₁(s), x₂(s)) ds · x(t),
 //
-// with the Gaussian k(u, v) = exp(-γ|u - v|²) (Settings.Gamma, by default
+// with the Gaussian k(u, v) = exp(-γ|u - v|²) (Architecture.Gamma, by default
 // γ = 1/2). A machine f = Σⱼ K(·, xⱼ)cⱼ has m anchors xⱼ and coefficients
 // in a truncated Fourier basis,
 //
 //	cⱼ(t) = Σ_{k<MaxFreq} c_jk·cos(2πkt)  [+ Σ_{0<k<MaxFreq} s_jk·sin(2πkt)],  c_jk, s_jk ∈ ℝⁿ.
 //
-// The paper's truncated Fourier series has both; by default this package,
-// like the authors' code, keeps the cosines only, a departure from the
-// paper that restricts the cⱼ to functions symmetric about t = 1/2;
-// Settings.Sine adds the sines.
+// The paper's truncated Fourier series has both. By default this
+// package, like the authors' code, keeps the cosines only, which
+// restricts the cⱼ to functions symmetric about t = 1/2;
+// Architecture.Sine adds the sines.
 //
-// and its stable state with initial condition ψ solves the Volterra
-// equation of eq. 10 of the paper,
+// The machine's stable state with initial condition ψ solves the
+// Volterra equation of eq. 10 of the paper,
 //
-//	u(t) = ψ(t) + ∫₀ᵗ Σⱼ k(u(s), xⱼ(s))·cⱼ(t) ds,
+//	u(t) = ψ(t) + ∫₀ᵗ Σⱼ k(u(s), xⱼ(s))·cⱼ(t) ds.
 //
-// whose kernel is separable: Theorem 5 turns it into an ODE, which
-// volterra.SolveSeparable integrates with RK4 on a fixed grid, gradients
-// by backpropagation through the steps, or, with Settings.Tol, as the
-// authors did: adaptive Dormand–Prince (they used rtol = atol = 1e-3)
+// Its kernel is separable, so Theorem 5 turns it into an ODE, which
+// volterra.SolveSeparable integrates. By default it takes RK4 on a fixed
+// grid, with gradients by backpropagation through the steps. With
+// Architecture.Tol it does as the authors did: adaptive Dormand–Prince
 // with adjoint gradients. Here ψ is constant in t.
 //
-// By the representer theorem (Theorem 4) the machine that minimises a
-// loss of the stable states of the training inputs plus its norm is
-// anchored at the training inputs' own trajectories. Machine.Forward
-// therefore solves the training inputs together, as one equation in
-// (x₁, …, xₘ) where each xᵢ follows the kernel anchored at all of them,
-// and returns their Trajectory; Trajectory.Query then solves new inputs
-// against those anchors. The anchors are solved on twice as many steps as
-// the queries so that every RK4 stage of a query finds them on the grid.
+// By the representer theorem (Theorem 4), the machine that minimises a
+// loss of the training inputs' stable states plus its norm is anchored
+// at the training inputs' own trajectories. Machine.Forward therefore
+// solves the training inputs together, as one equation in (x₁, …, xₘ),
+// and returns their Trajectory. Trajectory.Query then solves new inputs
+// against those anchors. The anchors are solved on twice as many steps
+// as the queries, so that every RK4 stage of a query finds them on the
+// grid.
 //
 // # The norm
 //
@@ -62,31 +62,34 @@
 //
 // # As a layer with learned anchors
 //
-// Inside a bigger model trained by minibatches the training inputs are
-// not all at hand, so Layer anchors the machine instead at a fixed number
+// Inside a bigger model trained by minibatches, the training inputs are
+// not all at hand. Layer anchors the machine instead at a fixed number
 // of learned points, as the authors allow: the anchors' initial
 // conditions ψⱼ are parameters, trained with the coefficients and the
-// rest of the model (package train). For every minibatch Layer.Apply
-// solves the anchors among themselves exactly as Forward does and the
-// batch against them exactly as Query does, and returns the batch's final
-// states and |f|²_H. Its backward pass carries the gradient from the
-// batch into the anchors' trajectory and on, through the anchors' own
-// solve, to their ψⱼ and the coefficients.
+// rest of the model. For every minibatch, Layer.Apply solves the anchors
+// as Forward does and the batch against them as Query does. It returns
+// the batch's final states and |f|²_H. Its backward pass carries the
+// gradient through the anchors' own solve to their ψⱼ and the
+// coefficients.
 //
 // # Classification
 //
-// Classifier is the set-up of the paper's one-shot experiment: an
-// augmenter into ℝⁿ, either linear, ψ(x) = A·x + b, or the authors'
-// convolution (3×3, stride 2, by default 8·MaxFreq channels, then a ReLU
-// and ψ = A·features + b); the machine, anchored at the training images
-// (the representer theorem) or at a fixed number of learned anchors (a
-// Layer), which makes the cost linear in the training set rather than
-// quadratic; and as class scores the last Classes coordinates of the
-// final state u(1), a fixed read-out: the machine has to move each
-// input's state to its class, rather than a learned output layer doing
-// it. The whole model is a graph of the engine (package ad) with its
-// parameters in one ad.Params, trained by train.Run: Train minimises the
+// Classifier is the set-up of the paper's one-shot experiment:
+//
+//   - an augmenter into ℝⁿ, either linear, ψ(x) = A·x + b, or the
+//     authors' convolution (3×3, stride 2, by default 8·MaxFreq channels,
+//     then a ReLU and ψ = A·features + b);
+//   - the machine, anchored at the training images (the representer
+//     theorem) or at a fixed number of learned anchors (a Layer), whose
+//     cost grows linearly with the training set rather than
+//     quadratically;
+//   - as class scores, the last Classes coordinates of the final state
+//     u(1). This read-out is fixed: the machine itself has to move each
+//     input's state to its class.
+//
+// The whole model is a graph of the engine (package ad) with its
+// parameters in one ad.Params, trained by train.Run. Fit minimises the
 // mean softmax cross-entropy of the training images plus
-// Cost·(|f|²_H + |A|²) with Adam, by default with the authors' learning
+// Cost·(|f|²_H + |A|²) with Adam. The defaults are the authors' learning
 // rate 0.04 and decoupled weight decay 0.01.
 package infinite

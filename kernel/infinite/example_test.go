@@ -17,7 +17,7 @@ import (
 // anchor's own initial condition gives back its final state, and a point
 // half-way between the anchors is pushed by both.
 func ExampleNew() {
-	mc, err := infinite.New(infinite.Settings{Dim: 2, Anchors: 2, MaxFreq: 1})
+	mc, err := infinite.New(infinite.Architecture{Dim: 2, Anchors: 2, MaxFreq: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -53,10 +53,10 @@ func ExampleNew() {
 	// |f|² = 1.000
 }
 
-// Train fits a classifier whose anchors are the training points: here two
+// Fit fits a classifier whose anchors are the training points: here two
 // points from each of three well separated clusters in ℝ⁸, tested on 50
 // fresh points from each.
-func ExampleTrain() {
+func ExampleFit() {
 	rnd := rand.New(rand.NewPCG(7, 1))
 	centres := make([][]float64, 3)
 	for c := range centres {
@@ -82,7 +82,7 @@ func ExampleTrain() {
 	x, labels := blobs(2)
 	xt, lt := blobs(50)
 
-	cl, err := infinite.Train(x, labels, 3, infinite.Config{Dim: 6, MaxFreq: 3, Cost: 0.01, Iterations: 60, Seed: 1})
+	cl, err := infinite.Fit(x, labels, 3, infinite.Config{Dim: 6, MaxFreq: 3, Cost: 0.01, Iterations: 60, Seed: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func ExampleTrain() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%d anchors, %d coefficients\n", cl.Anchors.Settings().Anchors, cl.Machine.NumParams())
+	fmt.Printf("%d anchors, %d coefficients\n", cl.Anchors.Architecture().Anchors, cl.Machine.NumParams())
 	fmt.Printf("test accuracy %.2f\n", acc)
 
 	// Output:

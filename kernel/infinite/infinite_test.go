@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-func randomMachine(t *testing.T, s Settings, scale float64, rnd *rand.Rand) (*Machine, []float64) {
+func randomMachine(t *testing.T, s Architecture, scale float64, rnd *rand.Rand) (*Machine, []float64) {
 	t.Helper()
 	mc, err := New(s)
 	if err != nil {
@@ -31,16 +31,16 @@ func randomMachine(t *testing.T, s Settings, scale float64, rnd *rand.Rand) (*Ma
 func TestSettingsErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		s    Settings
+		s    Architecture
 		want string
 	}{
-		{"maxfreq 0", Settings{Dim: 2, Anchors: 2, MaxFreq: 0}, "maxfreq 0"},
-		{"maxfreq -1", Settings{Dim: 2, Anchors: 2, MaxFreq: -1}, "maxfreq -1"},
-		{"dim", Settings{Dim: 0, Anchors: 2, MaxFreq: 1}, "dimension"},
-		{"anchors", Settings{Dim: 2, Anchors: 0, MaxFreq: 1}, "anchors"},
-		{"gamma", Settings{Dim: 2, Anchors: 1, MaxFreq: 1, Gamma: -1}, "width"},
-		{"gamma NaN", Settings{Dim: 2, Anchors: 1, MaxFreq: 1, Gamma: math.NaN()}, "width"},
-		{"steps", Settings{Dim: 2, Anchors: 1, MaxFreq: 1, Steps: -3}, "steps"},
+		{"maxfreq 0", Architecture{Dim: 2, Anchors: 2, MaxFreq: 0}, "maxfreq 0"},
+		{"maxfreq -1", Architecture{Dim: 2, Anchors: 2, MaxFreq: -1}, "maxfreq -1"},
+		{"dim", Architecture{Dim: 0, Anchors: 2, MaxFreq: 1}, "dimension"},
+		{"anchors", Architecture{Dim: 2, Anchors: 0, MaxFreq: 1}, "anchors"},
+		{"gamma", Architecture{Dim: 2, Anchors: 1, MaxFreq: 1, Gamma: -1}, "width"},
+		{"gamma NaN", Architecture{Dim: 2, Anchors: 1, MaxFreq: 1, Gamma: math.NaN()}, "width"},
+		{"steps", Architecture{Dim: 2, Anchors: 1, MaxFreq: 1, Steps: -3}, "steps"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New(tc.s)
@@ -71,9 +71,9 @@ func TestTrainErrors(t *testing.T) {
 		{"iterations", labels, 3, Config{MaxFreq: 2, Iterations: -1}, "iterations"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Train(x, tc.labels, tc.classes, tc.c)
+			_, err := Fit(x, tc.labels, tc.classes, tc.c)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Train = %v, want an error about %q", err, tc.want)
+				t.Errorf("Fit = %v, want an error about %q", err, tc.want)
 			}
 		})
 	}
@@ -105,13 +105,13 @@ func generalKernel(mc *Machine) volterra.KernelFunc {
 // the same equation.
 func TestForwardMatchesSolve(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 1))
-	mc, psi := randomMachine(t, Settings{Dim: 3, Anchors: 4, MaxFreq: 3, Steps: 10}, 0.7, rnd)
+	mc, psi := randomMachine(t, Architecture{Dim: 3, Anchors: 4, MaxFreq: 3, Steps: 10}, 0.7, rnd)
 	tr, err := mc.Forward(psi)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const fine = 400
-	sol, err := volterra.Solve(&volterra.Equation{T0: 0, T: 1, Psi: volterra.Const(psi), Kernel: generalKernel(mc)}, fine, nil)
+	sol, err := volterra.Solve(&volterra.Equation{T0: 0, T: 1, Psi: volterra.Const(psi), Kernel: generalKernel(mc)}, fine, volterra.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestForwardMatchesSolve(t *testing.T) {
 // against the anchors, follows the anchor's trajectory.
 func TestQueryAnchors(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(2, 1))
-	mc, psi := randomMachine(t, Settings{Dim: 2, Anchors: 3, MaxFreq: 4, Steps: 20}, 0.7, rnd)
+	mc, psi := randomMachine(t, Architecture{Dim: 2, Anchors: 3, MaxFreq: 4, Steps: 20}, 0.7, rnd)
 	tr, err := mc.Forward(psi)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestQueryAnchors(t *testing.T) {
 // definition Σᵢⱼ ∫ ⟨cᵢ(t), cⱼ(t)⟩·∫₀ᵗ k(xᵢ(s), xⱼ(s)) ds dt.
 func TestNorm(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 1))
-	mc, psi := randomMachine(t, Settings{Dim: 2, Anchors: 3, MaxFreq: 3, Steps: 200}, 0.5, rnd)
+	mc, psi := randomMachine(t, Architecture{Dim: 2, Anchors: 3, MaxFreq: 3, Steps: 200}, 0.5, rnd)
 	tr, err := mc.Forward(psi)
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +226,7 @@ func checkGradTol(t *testing.T, name string, got []float64, f func() float64, x 
 
 func TestBackward(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(4, 1))
-	mc, psi := randomMachine(t, Settings{Dim: 2, Anchors: 3, MaxFreq: 2, Steps: 6}, 0.6, rnd)
+	mc, psi := randomMachine(t, Architecture{Dim: 2, Anchors: 3, MaxFreq: 2, Steps: 6}, 0.6, rnd)
 	w := make([]float64, len(psi))
 	for i := range w {
 		w[i] = rnd.NormFloat64()
@@ -257,7 +257,7 @@ func TestBackward(t *testing.T) {
 
 func TestQueryVJP(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(5, 1))
-	mc, anchors := randomMachine(t, Settings{Dim: 3, Anchors: 2, MaxFreq: 3, Steps: 8}, 0.6, rnd)
+	mc, anchors := randomMachine(t, Architecture{Dim: 3, Anchors: 2, MaxFreq: 3, Steps: 8}, 0.6, rnd)
 	tr, err := mc.Forward(anchors)
 	if err != nil {
 		t.Fatal(err)
@@ -367,7 +367,7 @@ func TestTrainSeparable(t *testing.T) {
 	x, labels := blobs(rnd, centres, 2, 0.1)
 	xt, lt := blobs(rnd, centres, 50, 0.1)
 	var losses []float64
-	cl, err := Train(x, labels, 3, Config{Dim: 6, MaxFreq: 3, Cost: 0.01, Iterations: 60, Seed: 1,
+	cl, err := Fit(x, labels, 3, Config{Dim: 6, MaxFreq: 3, Cost: 0.01, Iterations: 60, Seed: 1,
 		Observe: func(_ int, loss float64, _ []float64) { losses = append(losses, loss) }})
 	if err != nil {
 		t.Fatal(err)
@@ -411,12 +411,12 @@ func TestTrainSeparable(t *testing.T) {
 
 func TestSettingsWithDefaults(t *testing.T) {
 	for _, tc := range []struct {
-		s     Settings
+		s     Architecture
 		gamma float64
 		steps int
 	}{
-		{Settings{}, DefaultGamma, DefaultSteps},
-		{Settings{Gamma: 0.2, Steps: 3}, 0.2, 3},
+		{Architecture{}, DefaultGamma, DefaultSteps},
+		{Architecture{Gamma: 0.2, Steps: 3}, 0.2, 3},
 	} {
 		got := tc.s.WithDefaults()
 		if got.Gamma != tc.gamma || got.Steps != tc.steps {
@@ -430,7 +430,7 @@ func TestSettingsWithDefaults(t *testing.T) {
 // their mean half way between, and at t = 0 the sum of the cosines'
 // coefficients (the sines vanish), at t = 1/2 their alternating sum.
 func TestTrajectoryAtCoefAt(t *testing.T) {
-	s := Settings{Dim: 2, Anchors: 3, MaxFreq: 3, Sine: true, Steps: 2}
+	s := Architecture{Dim: 2, Anchors: 3, MaxFreq: 3, Sine: true, Steps: 2}
 	mc, psi := randomMachine(t, s, 0.5, rand.New(rand.NewPCG(5, 5)))
 	tr, err := mc.Forward(psi)
 	if err != nil {
@@ -473,7 +473,7 @@ func TestNoWeightDecay(t *testing.T) {
 	labels := []int{0, 0, 0, 1, 1, 1}
 	train := func(c Config) []float64 {
 		c.Dim, c.MaxFreq, c.Iterations, c.Seed = 4, 2, 5, 1
-		cl, err := Train(x, labels, 2, c)
+		cl, err := Fit(x, labels, 2, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -486,7 +486,7 @@ func TestNoWeightDecay(t *testing.T) {
 	if strong := train(Config{WeightDecay: 10}); slices.Equal(off, strong) {
 		t.Error("a weight decay of 10 trained as none")
 	}
-	if _, err := Train(x, labels, 2, Config{Dim: 4, MaxFreq: 2, WeightDecay: -1}); err == nil {
+	if _, err := Fit(x, labels, 2, Config{Dim: 4, MaxFreq: 2, WeightDecay: -1}); err == nil {
 		t.Error("a negative weight decay was accepted")
 	}
 }

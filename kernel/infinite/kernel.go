@@ -77,7 +77,7 @@ func (c *coefByTime) get(dst []float64, t float64) {
 // where the MatVec form would be a dense block-diagonal mn×m² matrix.
 // Its parameters are the Fourier coefficients of the machine.
 type anchorKernel struct {
-	s        Settings
+	s        Architecture
 	m, n     int
 	gamma    float64
 	coef     []float64
@@ -85,7 +85,7 @@ type anchorKernel struct {
 	cache    coefByTime
 }
 
-func newAnchorKernel(s Settings, coef []float64) *anchorKernel {
+func newAnchorKernel(s Architecture, coef []float64) *anchorKernel {
 	k := &anchorKernel{s: s, m: s.Anchors, n: s.Dim, gamma: s.gamma(), coef: coef,
 		c: make([]float64, s.Anchors*s.Dim), basis: make([]float64, s.Basis())}
 	k.cache = newCoefByTime(k.coefAt)

@@ -12,12 +12,12 @@ import (
 // trained by minibatches: it implements ad.Layer, in float32 and
 // float64 (the solves are float64 whatever the model's type). The
 // representer theorem anchors a machine at every training input, which a
-// minibatch cannot see; a layer is anchored instead at Settings.Anchors
+// minibatch cannot see; a layer is anchored instead at Architecture.Anchors
 // learned points, whose initial conditions ψⱼ are parameters trained with
 // the coefficients and the rest of the model.
 //
 // Its input is a batch of initial conditions ψ (N x Dim, a row per
-// sample; Dim 0 in the settings takes the input's size) and its output
+// sample; Dim 0 in the architecture takes the input's size) and its output
 // the final states u(1), of the same shape. Its parameters are
 // "anchors", the anchors' ψⱼ (Anchors x Dim, standard normal, which suits
 // standardised states), and "coef", the coefficients ((Anchors·Basis) x
@@ -38,15 +38,15 @@ import (
 // that fails makes the outputs NaN and is reported through the graph's
 // Fail, with the layer's name.
 type Layer[T ad.Float] struct {
-	Settings
+	Architecture
 	// Cost weighs the machine's squared RKHS norm in the model's loss.
 	Cost float64
 }
 
-// settingsFor returns the settings with Dim taken from an input of n
+// architectureFor returns the architecture with Dim taken from an input of n
 // values where it is 0.
-func (l Layer[T]) settingsFor(n int) (Settings, error) {
-	s := l.Settings
+func (l Layer[T]) architectureFor(n int) (Architecture, error) {
+	s := l.Architecture
 	if s.Dim == 0 {
 		s.Dim = n
 	}
@@ -61,7 +61,7 @@ func (l Layer[T]) Init(s *ad.Scope[T], in [][]int) ([][]int, error) {
 	if len(in) != 1 || len(in[0]) != 1 {
 		return nil, fmt.Errorf("infinite: layer given inputs of shapes %v, want one vector", in)
 	}
-	set, err := l.settingsFor(in[0][0])
+	set, err := l.architectureFor(in[0][0])
 	if err != nil {
 		return nil, err
 	}
@@ -82,14 +82,14 @@ func (l Layer[T]) Apply(s *ad.Scope[T], x []*ad.Node[T]) ([]*ad.Node[T], error) 
 	if len(psi.Value.Shape) != 2 {
 		return nil, fmt.Errorf("%w: infinite: a layer given a batch of shape %v, want [samples, dim]", ad.ErrShape, psi.Value.Shape)
 	}
-	set, err := l.settingsFor(psi.Value.Cols())
+	set, err := l.architectureFor(psi.Value.Cols())
 	if err != nil {
 		return nil, err
 	}
 	g := s.Graph
 	anchors, coef := s.Param("anchors"), s.Param("coef")
 	if anchors.Value.Len() != set.Anchors*set.Dim || coef.Value.Len() != set.Anchors*set.Basis()*set.Dim {
-		return nil, fmt.Errorf("%w: infinite: layer %s: parameters of shapes %v and %v for its settings", ad.ErrShape, s.Name, anchors.Value.Shape, coef.Value.Shape)
+		return nil, fmt.Errorf("%w: infinite: layer %s: parameters of shapes %v and %v for its architecture", ad.ErrShape, s.Name, anchors.Value.Shape, coef.Value.Shape)
 	}
 	op := &layerOp[T]{s: set, fail: func(err error) { g.Fail(fmt.Errorf("layer %s: %w", s.Name, err)) }}
 	out := g.Apply(op, psi.Value.Shape, psi, anchors, coef)
@@ -112,11 +112,11 @@ func (l Layer[T]) Machine(ps *ad.Params[T], name string) (*Machine, []float64, e
 	if anchors == nil || coef == nil {
 		return nil, nil, fmt.Errorf("infinite: layer %s: its parameters are not in the set", name)
 	}
-	set, err := l.settingsFor(anchors.Cols())
+	set, err := l.architectureFor(anchors.Cols())
 	if err != nil {
 		return nil, nil, err
 	}
-	return &Machine{Settings: set, Coef: float64s(coef.Data)}, float64s(anchors.Data), nil
+	return &Machine{Architecture: set, Coef: float64s(coef.Data)}, float64s(anchors.Data), nil
 }
 
 // float64s returns a float64 copy of x.
@@ -146,7 +146,7 @@ type anchorState struct {
 // works in float64 on copies of its inputs.
 type layerOp[T ad.Float] struct {
 	anchorState
-	s    Settings
+	s    Architecture
 	fail func(error)
 	k    *batchKernel
 	sol  *volterra.Solution
@@ -163,7 +163,7 @@ func (o *layerOp[T]) Forward(out *ad.Node[T]) {
 			out.Value.Data[i] = T(math.NaN())
 		}
 	}
-	tr, err := (&Machine{Settings: o.s, Coef: float64s(in[2].Value.Data)}).Forward(float64s(in[1].Value.Data))
+	tr, err := (&Machine{Architecture: o.s, Coef: float64s(in[2].Value.Data)}).Forward(float64s(in[1].Value.Data))
 	if err != nil {
 		fail(fmt.Errorf("anchors: %w", err))
 		return

@@ -17,7 +17,7 @@ import (
 // anchor's gradient is small. Outside a graph, Machine and Query give the
 // same states.
 func ExampleLayer() {
-	l := infinite.Layer[float64]{Settings: infinite.Settings{Anchors: 2, MaxFreq: 1}, Cost: 1}
+	l := infinite.Layer[float64]{Architecture: infinite.Architecture{Anchors: 2, MaxFreq: 1}, Cost: 1}
 	var g ad.Graph[float64]
 	var ps ad.Params[float64]
 	s := ad.NewScope(&g, &ps, "inf", nil)

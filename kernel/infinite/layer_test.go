@@ -22,9 +22,9 @@ type testLayer struct {
 // randomLayer returns a layer of cost 1 (so that its penalty is its
 // norm) with normal anchors and coefficients of the given scale, and a
 // batch of b normal initial conditions.
-func randomLayer(t testing.TB, s Settings, b int, scale float64, rnd *rand.Rand) (*testLayer, *ad.Tensor[float64]) {
+func randomLayer(t testing.TB, s Architecture, b int, scale float64, rnd *rand.Rand) (*testLayer, *ad.Tensor[float64]) {
 	t.Helper()
-	l := &testLayer{Layer: Layer[float64]{Settings: s, Cost: 1}}
+	l := &testLayer{Layer: Layer[float64]{Architecture: s, Cost: 1}}
 	if _, err := l.Init(ad.NewScope(nil, &l.ps, "inf", rnd), [][]int{{s.Dim}}); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func (l *testLayer) machine(t testing.TB) (*Machine, []float64) {
 // directly on the joint state: every point p follows
 // Σⱼ k(u_p, xⱼ)·cⱼ(t), the xⱼ being the first m points.
 func jointKernel(l *testLayer, points int) volterra.KernelFunc {
-	m, n, f := l.Settings.Anchors, l.Dim, l.MaxFreq
+	m, n, f := l.Architecture.Anchors, l.Dim, l.MaxFreq
 	coef := l.coef()
 	return volterra.KernelFunc{N: points * n, F: func(dst []float64, t, _ float64, u []float64) {
 		clear(dst)
@@ -94,13 +94,13 @@ func jointKernel(l *testLayer, points int) volterra.KernelFunc {
 // out independently, it catches what the layer and Query might share.
 func TestLayerMatchesMachine(t *testing.T) {
 	for _, tc := range []struct {
-		s    Settings
+		s    Architecture
 		b    int
 		seed uint64
 	}{
-		{Settings{Dim: 3, Anchors: 4, MaxFreq: 3, Steps: 10}, 5, 1},
-		{Settings{Dim: 2, Anchors: 1, MaxFreq: 1}, 1, 2},
-		{Settings{Dim: 4, Anchors: 3, MaxFreq: 2, Gamma: 0.2, Steps: 7}, 3, 3},
+		{Architecture{Dim: 3, Anchors: 4, MaxFreq: 3, Steps: 10}, 5, 1},
+		{Architecture{Dim: 2, Anchors: 1, MaxFreq: 1}, 1, 2},
+		{Architecture{Dim: 4, Anchors: 3, MaxFreq: 2, Gamma: 0.2, Steps: 7}, 3, 3},
 	} {
 		t.Run("m="+strconv.Itoa(tc.s.Anchors)+",B="+strconv.Itoa(tc.b), func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(tc.seed, 10))
@@ -137,7 +137,7 @@ func TestLayerMatchesMachine(t *testing.T) {
 			out, _ = fine.apply(t, &gf, gf.Input(psi))
 			k, n := tc.s.Anchors, tc.s.Dim
 			joint := append(append([]float64(nil), l.anchors()...), psi.Data...)
-			sol, err := volterra.Solve(&volterra.Equation{T0: 0, T: 1, Psi: volterra.Const(joint), Kernel: jointKernel(l, k+tc.b)}, 400, nil)
+			sol, err := volterra.Solve(&volterra.Equation{T0: 0, T: 1, Psi: volterra.Const(joint), Kernel: jointKernel(l, k+tc.b)}, 400, volterra.Settings{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,13 +164,13 @@ func TestLayerMatchesMachine(t *testing.T) {
 func TestLayerGradient(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		s      Settings
+		s      Architecture
 		b      int
 		weight float64 // of the norm
 	}{
-		{"states", Settings{Dim: 3, Anchors: 3, MaxFreq: 2, Steps: 6}, 4, 0},
-		{"states+norm", Settings{Dim: 3, Anchors: 3, MaxFreq: 2, Steps: 6}, 4, 0.3},
-		{"one anchor", Settings{Dim: 2, Anchors: 1, MaxFreq: 3, Gamma: 0.8, Steps: 5}, 2, 0.5},
+		{"states", Architecture{Dim: 3, Anchors: 3, MaxFreq: 2, Steps: 6}, 4, 0},
+		{"states+norm", Architecture{Dim: 3, Anchors: 3, MaxFreq: 2, Steps: 6}, 4, 0.3},
+		{"one anchor", Architecture{Dim: 2, Anchors: 1, MaxFreq: 3, Gamma: 0.8, Steps: 5}, 2, 0.5},
 		// Every RK4 stage of the batch falls on the anchors' grid, so
 		// the gradient through an interpolated anchor state is not
 		// reached here: TestBatchKernelVJP checks it.
@@ -205,7 +205,7 @@ func TestLayerGradient(t *testing.T) {
 // respect to the anchors' states is split between both.
 func TestBatchKernelVJP(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(21, 1))
-	s := Settings{Dim: 2, Anchors: 3, MaxFreq: 2, Steps: 4}
+	s := Architecture{Dim: 2, Anchors: 3, MaxFreq: 2, Steps: 4}
 	l, psi := randomLayer(t, s, 1, 0.5, rnd)
 	m, anchors := l.machine(t)
 	tr, err := m.Forward(anchors)
@@ -321,8 +321,8 @@ func TestLayerTrains(t *testing.T) {
 			md.labels = append(md.labels, c)
 		}
 	}
-	s := Settings{Dim: 4, Anchors: 6, MaxFreq: 2, Steps: 8}
-	md.layer = Layer[float64]{Settings: s, Cost: 1e-3}
+	s := Architecture{Dim: 4, Anchors: 6, MaxFreq: 2, Steps: 8}
+	md.layer = Layer[float64]{Architecture: s, Cost: 1e-3}
 	if _, err := md.layer.Init(ad.NewScope(nil, &md.params, "inf", rnd), [][]int{{s.Dim}}); err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func BenchmarkLayer(b *testing.B) {
 	} {
 		b.Run("m="+strconv.Itoa(bc.m)+",B="+strconv.Itoa(bc.batch)+",n="+strconv.Itoa(bc.n), func(b *testing.B) {
 			rnd := rand.New(rand.NewPCG(1, 1))
-			l, psiT := randomLayer(b, Settings{Dim: bc.n, Anchors: bc.m, MaxFreq: bc.freqs}, bc.batch, 0.3, rnd)
+			l, psiT := randomLayer(b, Architecture{Dim: bc.n, Anchors: bc.m, MaxFreq: bc.freqs}, bc.batch, 0.3, rnd)
 			var g ad.Graph[float64]
 			psi := g.Param(psiT, nil)
 			out, norm := l.apply(b, &g, psi)

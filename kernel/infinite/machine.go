@@ -10,14 +10,14 @@ import (
 	"github.com/parametric-machines/machines/volterra"
 )
 
-// Defaults used for the zero fields of Settings.
+// Defaults used for the zero fields of Architecture.
 const (
 	DefaultGamma = 0.5
 	DefaultSteps = 16
 )
 
-// Settings describes an infinite-depth kernel machine.
-type Settings struct {
+// Architecture describes an infinite-depth kernel machine.
+type Architecture struct {
 	// Dim is n, the dimension of the state u(t) ∈ ℝⁿ. It must be at
 	// least 1.
 	Dim int
@@ -48,8 +48,8 @@ type Settings struct {
 	Tol float64
 }
 
-// Check reports invalid settings.
-func (s Settings) Check() error {
+// Check reports an invalid architecture.
+func (s Architecture) Check() error {
 	switch {
 	case s.Dim < 1:
 		return fmt.Errorf("infinite: state dimension %d, want at least 1", s.Dim)
@@ -67,21 +67,21 @@ func (s Settings) Check() error {
 	return nil
 }
 
-// WithDefaults returns the settings with the values that a zero Gamma
+// WithDefaults returns the architecture with the values that a zero Gamma
 // and a zero Steps stand for.
-func (s Settings) WithDefaults() Settings {
+func (s Architecture) WithDefaults() Architecture {
 	s.Gamma, s.Steps = s.gamma(), s.steps()
 	return s
 }
 
-func (s Settings) gamma() float64 {
+func (s Architecture) gamma() float64 {
 	if s.Gamma == 0 {
 		return DefaultGamma
 	}
 	return s.Gamma
 }
 
-func (s Settings) steps() int {
+func (s Architecture) steps() int {
 	if s.Steps == 0 {
 		return DefaultSteps
 	}
@@ -93,7 +93,7 @@ func (s Settings) steps() int {
 // adaptive solver, the anchors' own grid, so that no step crosses a kink
 // of their linear interpolation, which the solver's error estimate,
 // made for smooth solutions, would misjudge.
-func (s Settings) querySteps() int {
+func (s Architecture) querySteps() int {
 	if s.Tol > 0 {
 		return 2 * s.steps()
 	}
@@ -102,7 +102,7 @@ func (s Settings) querySteps() int {
 
 // Basis returns the number of basis functions of each cⱼ: MaxFreq
 // cosines, and MaxFreq-1 sines with Sine.
-func (s Settings) Basis() int {
+func (s Architecture) Basis() int {
 	if s.Sine {
 		return 2*s.MaxFreq - 1
 	}
@@ -112,7 +112,7 @@ func (s Settings) Basis() int {
 // basisAt sets dst (Basis entries) to the basis functions at t: the
 // cosines cos(2πkt), k < MaxFreq, then with Sine the sines sin(2πkt),
 // 0 < k < MaxFreq.
-func (s Settings) basisAt(dst []float64, t float64) []float64 {
+func (s Architecture) basisAt(dst []float64, t float64) []float64 {
 	for k := range s.MaxFreq {
 		dst[k] = math.Cos(2 * math.Pi * float64(k) * t)
 		if s.Sine && k > 0 {
@@ -125,20 +125,17 @@ func (s Settings) basisAt(dst []float64, t float64) []float64 {
 // solver returns the settings of the solves whose gradient is wanted:
 // nil, RK4 with its steps recorded for backpropagation, or adaptive
 // Dormand–Prince with the adjoint.
-func (s Settings) solver() *volterra.Settings {
+func (s Architecture) solver() volterra.Settings {
 	if s.Tol == 0 {
-		return nil
+		return volterra.Settings{}
 	}
-	return &volterra.Settings{ODE: &ode.Settings{RTol: s.Tol, ATol: s.Tol}, Grad: ode.Adjoint}
+	return volterra.Settings{ODE: &ode.Settings{RTol: s.Tol, ATol: s.Tol}, Grad: ode.Adjoint}
 }
 
 // noGradSolver returns the settings of a solve whose gradient is not
 // wanted, which need not record its steps.
-func (s Settings) noGradSolver() *volterra.Settings {
+func (s Architecture) noGradSolver() volterra.Settings {
 	v := s.solver()
-	if v == nil {
-		v = &volterra.Settings{}
-	}
 	v.Grad = ode.Adjoint
 	return v
 }
@@ -147,27 +144,27 @@ func (s Settings) noGradSolver() *volterra.Settings {
 // L²([0, 1], ℝⁿ): its Fourier coefficients, the anchors being given to
 // Forward as the initial conditions of their trajectories.
 type Machine struct {
-	Settings
+	Architecture
 	// Coef holds the coefficients c_jk ∈ ℝⁿ of cⱼ(t) = Σₖ c_jk·bₖ(t),
-	// bₖ the basis functions (Settings.Basis): c_jk[r] is
+	// bₖ the basis functions (Architecture.Basis): c_jk[r] is
 	// Coef[(j·Basis + k)·Dim + r].
 	Coef []float64
 }
 
 // New returns a machine with zero coefficients, or an error for invalid
 // settings.
-func New(s Settings) (*Machine, error) {
+func New(s Architecture) (*Machine, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
-	return &Machine{Settings: s, Coef: make([]float64, s.Anchors*s.Basis()*s.Dim)}, nil
+	return &Machine{Architecture: s, Coef: make([]float64, s.Anchors*s.Basis()*s.Dim)}, nil
 }
 
 // NumParams returns the number of coefficients, Anchors·Basis·Dim.
 func (mc *Machine) NumParams() int { return mc.Anchors * mc.Basis() * mc.Dim }
 
 func (mc *Machine) checkCoef() {
-	if err := mc.Settings.Check(); err != nil {
+	if err := mc.Architecture.Check(); err != nil {
 		panic(err)
 	}
 	if len(mc.Coef) != mc.NumParams() {
@@ -185,7 +182,7 @@ type Trajectory struct {
 	// is xⱼ(T[g])[r].
 	T, U []float64
 
-	s    Settings
+	s    Architecture
 	coef []float64
 	psi  []float64
 	sol  *volterra.Solution
@@ -209,7 +206,7 @@ func (mc *Machine) Forward(psi []float64) (*Trajectory, error) {
 	if len(psi) != mc.Anchors*mc.Dim {
 		panic(fmt.Errorf("%w: infinite: len(psi) = %d, want Anchors·Dim = %d", ad.ErrShape, len(psi), mc.Anchors*mc.Dim))
 	}
-	tr := &Trajectory{s: mc.Settings, coef: append([]float64(nil), mc.Coef...), psi: append([]float64(nil), psi...)}
+	tr := &Trajectory{s: mc.Architecture, coef: append([]float64(nil), mc.Coef...), psi: append([]float64(nil), psi...)}
 	k := newAnchorKernel(tr.s, tr.coef)
 	eq := &volterra.SeparableEquation{T0: 0, T: 1, Psi: volterra.Const(append([]float64(nil), psi...)), Kernel: k}
 	sol, err := volterra.SolveSeparable(eq, 2*tr.s.steps(), tr.s.solver())
@@ -220,8 +217,8 @@ func (mc *Machine) Forward(psi []float64) (*Trajectory, error) {
 	return tr, nil
 }
 
-// Settings returns the settings of the machine that computed tr.
-func (tr *Trajectory) Settings() Settings { return tr.s }
+// Architecture returns the architecture of the machine that computed tr.
+func (tr *Trajectory) Architecture() Architecture { return tr.s }
 
 // Final sets dst to the anchors' final states xⱼ(1), m·n entries, and
 // returns it; a nil dst is allocated.

@@ -68,8 +68,8 @@ func CNNHiddenForParams(rows, cols, classes int, channels []int, target int) int
 }
 
 // cnnGraph is a CNN recorded on a graph over a batch of images, in
-// float32: the one-shot experiment's CNN measured 3.4 times faster than
-// in float64, and CNNs are commonly trained in single precision.
+// float32: faster than float64, and CNNs are commonly trained in single
+// precision.
 type cnnGraph struct {
 	g       ad.Graph[float32]
 	params  []*ad.Node[float32]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the hold-out tables of the README's Tables section.
+"""Writes the hold-out tables of docs/results-tables.md.
 
 Nineteen small public tables that no default of `machines fit` was chosen
 on, from the files that scikit-learn and statsmodels ship (Debian's

@@ -63,7 +63,7 @@ func TestONNXInference(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if _, err := sculpt.Run(sculpt.Config{Epochs: 2, NoFinetune: true, Lambda: 0.3, MaxTrain: 2000, MaxTest: 10, Seed: 1, Out: out}, train, test); err != nil {
+	if _, err := sculpt.Run(train, test, sculpt.Config{Epochs: 2, NoFinetune: true, Lambda: 0.3, MaxTrain: 2000, MaxTest: 10, Seed: 1, Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	SculptedModel = filepath.Join(out, sculpt.ModelFile)

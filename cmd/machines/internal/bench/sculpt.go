@@ -64,7 +64,7 @@ func sculptEpoch(workers int) (func(), error) {
 	// Validation holds out the least it can, one image.
 	c := sculpt.Config{Epochs: 1, Seed: 1, Workers: workers, MaxTrain: sculptImages, MaxTest: sculptTest, Validation: 1e-9}
 	return func() {
-		if _, err := sculpt.Run(c, train, test); err != nil {
+		if _, err := sculpt.Run(train, test, c); err != nil {
 			panic(fmt.Errorf("%w: bench: sculpt epoch: %v", ad.ErrState, err))
 		}
 	}, nil

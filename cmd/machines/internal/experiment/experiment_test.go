@@ -23,9 +23,16 @@ func TestPolynomial(t *testing.T) {
 		t.Skip("fits three models")
 	}
 	dir := t.TempDir()
-	r, err := Run("polynomial", Config{Out: dir, Seed: 1, Quick: true})
+	var progress strings.Builder
+	r, err := Run("polynomial", Config{Out: dir, Seed: 1, Quick: true, Progress: &progress})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The perceptron's fits are long: each stage says when it starts.
+	for _, line := range []string{"perceptron weight decay: 1e-05: fitting 6 folds", "perceptron: the final fit, the best of 5 starts"} {
+		if !strings.Contains(progress.String(), line) {
+			t.Errorf("no progress line %q in\n%s", line, progress.String())
+		}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "polynomial.json"))
 	if err != nil {

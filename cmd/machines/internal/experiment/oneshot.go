@@ -70,19 +70,16 @@ const (
 	// oneShotWorkers is the number of fits run at once.
 	oneShotWorkers = 2
 	// oneShotChannels is the number of channels of the convolutional
-	// augmenter: the authors' 8·maxfreq at maxfreq 2. Their rule, 160
-	// channels at maxfreq 20, measured 10 times slower to train and 40
-	// times slower to test than the linear augmenter.
+	// augmenter: the authors' 8·maxfreq at maxfreq 2. Their rule would
+	// make the augmenter most of a run's cost at large maxfreq.
 	oneShotChannels = 16
 )
 
 // Bounds of oneshot's settings, so that a mistyped one is refused before
 // any work rather than running for days or exhausting memory. A kernel
-// machine's fit takes time in proportion to its Fourier components
-// (measured: a quick one-shot run on 8x8 images took 0.9 s at maxfreq
-// 20, 1.9 s at 200 and 13 s and 220 MB at 2,000), kernel ridge
-// decomposes a matrix of (classes x shots)^2 entries (800 MB for 1,000
-// shots of 10 classes), and every value of a list adds runs.
+// machine's fit takes time in proportion to its Fourier components.
+// Kernel ridge decomposes a matrix of (classes x shots)^2 entries: 800 MB
+// for 1,000 shots of 10 classes. Every value of a list adds runs.
 const (
 	MaxOneShotFreq  = 1000
 	MaxOneShotShots = 1000
@@ -506,7 +503,7 @@ func (t *oneShotTrial) fitMachine(k, i int, seed uint64, s *OneShotSetting, x, x
 			}
 		}
 	}
-	cl, err := infinite.Train(x, sub.Labels, t.train.Classes, cfg)
+	cl, err := infinite.Fit(x, sub.Labels, t.train.Classes, cfg)
 	if err != nil {
 		return fmt.Errorf("%d-shot maxfreq %d cost %g seed %d: %w", t.shots, s.MaxFreq, s.Cost, seed, err)
 	}

@@ -97,7 +97,7 @@ func newCKModel(sh ckShape, classes int, cost float64, patches []float64, labels
 // whose patches are given.
 func (m *ckModel) solve(queries []float64) (*ode.Solution, *ckSystem, error) {
 	sys := newCKSystem(m.ckShape, append(slices.Clone(m.patches), queries...), m.params[:m.thetaLen()])
-	sol, err := ode.DormandPrince(sys, make([]float64, sys.Dim()), m.ts, &ode.Settings{RTol: m.tol, ATol: m.tol, DropSteps: true})
+	sol, err := ode.DormandPrince(sys, make([]float64, sys.Dim()), m.ts, ode.Settings{RTol: m.tol, ATol: m.tol, DropSteps: true})
 	return sol, sys, err
 }
 

@@ -45,7 +45,7 @@ func Sculpt(c Config) (*Report, error) {
 		sc.Epochs, sc.Finetune, sc.MaxTrain, sc.MaxTest = quickSculptEpochs, 1, quickSculptTrain, 2000
 		sc.Lambda = quickSculptLambda
 	}
-	rep, err := sculpt.Run(sc, train, test)
+	rep, err := sculpt.Run(train, test, sc)
 	if err != nil {
 		return nil, err
 	}

@@ -12,15 +12,18 @@
 //	GET  /metrics                                     Prometheus metrics
 //
 // Requests and responses are the protocol's JSON; a tensor's data may be
-// flat or nested. Errors are {"error": "..."} with a 4xx status for a
-// request at fault (400 malformed, 401 without the token, 404 no such
-// model or version, 405 wrong method, 408 body too slow, 413 body too
-// large, 429 too many requests in flight) and a 5xx for the server's own
-// (500 a model that failed, 503 a model not loaded, a full memory budget
-// or a model that did not answer in time); 413 also for a request whose
-// computation the memory budget could not hold. A ready endpoint answers 200
-// for true and 400 for false, as the protocol has it, with a JSON body
-// that says why. A response's "parameters" hold "warnings" from the
+// flat or nested. Errors are {"error": "..."} with a status:
+//
+//   - 4xx for a request at fault: 400 malformed, 401 without the token,
+//     404 no such model or version, 405 wrong method, 408 body too slow,
+//     413 body too large or a computation the memory budget cannot hold,
+//     429 too many requests in flight;
+//   - 5xx for the server's own: 500 a model that failed, 503 a model not
+//     loaded, a full memory budget or a model that did not answer in
+//     time.
+//
+// A ready endpoint answers 200 for true and 400 for false, as the
+// protocol has it, with a JSON body that says why. A response's "parameters" hold "warnings" from the
 // model about the request's data, one per line.
 //
 // # Models
