@@ -56,7 +56,9 @@ func volterraSolver(fast bool) func(steps int) (*volterra.Solution, error) {
 	})
 	if fast {
 		eq := &volterra.SeparableEquation{T0: 0, T: 1, Psi: psi, Kernel: k}
-		return func(steps int) (*volterra.Solution, error) { return volterra.SolveSeparable(eq, steps, volterra.Settings{}) }
+		return func(steps int) (*volterra.Solution, error) {
+			return volterra.SolveSeparable(eq, steps, volterra.Settings{})
+		}
 	}
 	eq := &volterra.Equation{T0: 0, T: 1, Psi: psi, Kernel: &volterra.SeparableKernel{Separable: k}}
 	return func(steps int) (*volterra.Solution, error) { return volterra.Solve(eq, steps, volterra.Settings{}) }
