@@ -245,14 +245,14 @@ func (run *fitRun) chooseCycles(s Settings) error {
 	}
 	losses := make([]float64, 2)
 	for i, xi := range []*mat.Dense{run.x, x} {
-		if losses[i], err = ShallowLoss(xi, y, run.t.Labels, run.outputs, s); err != nil {
+		if losses[i], err = encodingLoss(xi, y, run.t.Labels, run.outputs, s); err != nil {
 			return fmt.Errorf("weighing the dates' cycles: %w", err)
 		}
 	}
 	run.opts.log("the shallow machine's lowest held-out loss is %.4g with the dates' cycles (%s), %.4g without",
 		losses[0], describeCycles(run.enc), losses[1])
 	run.rep.CycleLosses = losses
-	if !LowerLoss(losses[0], losses[1]) {
+	if !lowerLoss(losses[0], losses[1]) {
 		run.enc, run.x = plain, x
 	}
 	return nil

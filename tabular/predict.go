@@ -122,7 +122,7 @@ func (md *Model) HalfWidths(level float64) ([]float64, error) {
 	}
 	h := make([]float64, len(md.Intervals.Residuals))
 	for j, r := range md.Intervals.Residuals {
-		h[j] = Conformal(r, level)
+		h[j] = conformal(r, level)
 		if math.IsInf(h[j], 1) {
 			return nil, fmt.Errorf("level %v: %d held-out residuals are too few for that level; want at most %.3g",
 				level, len(r), float64(len(r))/float64(len(r)+1))
@@ -252,13 +252,13 @@ func softmaxTo(dst, x []float64) {
 	}
 }
 
-// Conformal returns the half width of a conformal prediction interval of
+// conformal returns the half width of a conformal prediction interval of
 // the given level (between 0 and 1) from held-out absolute residuals,
 // sorted in increasing order, of rows exchangeable with the new ones: the
 // ceil((n+1) level)-th smallest of the n residuals, so that a new row's
 // residual falls below it with probability at least level. It is +Inf
 // when there are too few residuals for that level.
-func Conformal(residuals []float64, level float64) float64 {
+func conformal(residuals []float64, level float64) float64 {
 	n := len(residuals)
 	k := int(math.Ceil(float64(n+1) * level))
 	switch {

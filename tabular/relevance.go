@@ -163,7 +163,7 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 		fmt.Fprintf(s.Progress, "tabular: the shallow machine's lowest held-out loss is %.4g on the inputs unweighed, %.4g weighed by their relevance (weights %.3g to %.3g)\n",
 			plain, weighed, slices.Min(w), slices.Max(w))
 	}
-	if LowerLoss(weighed, plain) {
+	if lowerLoss(weighed, plain) {
 		res.Relevance = w
 		return &q, nil
 	}

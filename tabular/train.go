@@ -178,7 +178,7 @@ const (
 	// first block is the standardised input itself: a linear part plus
 	// one level of Gaussians on the anchors. Its loss is then a ridge
 	// regression, solved in closed form, and its cost and bandwidth are
-	// chosen among ShallowCosts and ShallowBandwidths by their exact
+	// chosen among shallowCosts and shallowBandwidths by their exact
 	// leave-one-out residuals. A classifier fits its one-hot labels by
 	// least squares and calibrates the scores with a logit scale.
 	Shallow
@@ -275,7 +275,7 @@ type TargetScale int
 const (
 	// AutoScale fits the targets as they are, unless every target is
 	// nonnegative and some target column is skewed (sample skewness above
-	// SkewedTarget): then the cross-validation also scores each setting
+	// skewedTarget): then the cross-validation also scores each setting
 	// fitted to log(1 + y), judged on its predictions of y itself, and
 	// the better scale wins. With the cost and the bandwidth both fixed
 	// there is no cross-validation, and the targets are fitted as they
@@ -336,14 +336,14 @@ func ParseInputScale(s string) (InputScale, error) {
 	return 0, fmt.Errorf("tabular: unknown input scale %q (want auto, linear or quantile)", s)
 }
 
-// SkewedTarget is the sample skewness above which AutoScale tries the
+// skewedTarget is the sample skewness above which AutoScale tries the
 // log scale. Counts and amounts (cases, breaks, concentrations) are
 // right-skewed, and an error proportional to the value fits them better
 // than a constant one. Of the 13 regression tables of the project's panel
 // the rule picks out esoph, warpbreaks, airquality and friedman2; fitted
 // on all their rows, the cross-validation chose the log scale for esoph
 // only.
-const SkewedTarget = 1
+const skewedTarget = 1
 
 func (t TargetScale) String() string {
 	switch t {
@@ -383,7 +383,7 @@ type Result struct {
 	// Converged describe that fit.
 	Start int
 	// CoarseRows is the number of rows of the coarse fit whose minimum
-	// started the final fit (see CoarseMinRows), 0 if there was none.
+	// started the final fit (see coarseMinRows), 0 if there was none.
 	CoarseRows int
 	// Dims, Cost and Bandwidth are the settings of the machine, chosen or
 	// fixed; LogTarget says a regression was fitted to log(1 + y);
@@ -431,10 +431,10 @@ type Calibration struct {
 	// Residuals holds for each output of a regression the absolute
 	// held-out residuals, sorted, on the scale the machine fits
 	// (standardised, logarithmic for a log target), after shrinkage:
-	// Conformal turns them into prediction intervals.
+	// conformal turns them into prediction intervals.
 	Residuals [][]float64 `json:"-"`
 	// Scores holds a classifier's held-out scores 1 - p, sorted, p the
-	// calibrated probability of the row's true class: Conformal turns
+	// calibrated probability of the row's true class: conformal turns
 	// them into the threshold of prediction sets.
 	Scores []float64 `json:"-"`
 }
@@ -625,7 +625,7 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "tabular: the shallow machine's lowest held-out loss is %.4g on the inputs as they are, %.4g on their quantiles\n", losses[0], losses[1])
 	}
-	if LowerLoss(losses[1], losses[0]) {
+	if lowerLoss(losses[1], losses[0]) {
 		res.InputScale = QuantileInputs.String()
 		return mapped, nil
 	}
@@ -678,7 +678,7 @@ func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared,
 	switch {
 	case y == nil:
 		target = LinearScale // a classifier's labels have no scale
-	case target == AutoScale && !(search && CountLike(y)):
+	case target == AutoScale && !(search && countLike(y)):
 		target = LinearScale
 	}
 	var logY mat.Matrix
@@ -859,7 +859,7 @@ func deepObjective(d problemData, arch kernel.Architecture, cost float64, anchor
 	return o, span, err
 }
 
-// coarseStarts returns, for a final fit of at least CoarseMinRows rows
+// coarseStarts returns, for a final fit of at least coarseMinRows rows
 // (no wider than they are many), the initial point of each of its starts
 // and the number of rows of the coarse fits: each start's point drawn as
 // the fit on all the rows would draw it, then moved to the minimum of the
@@ -867,7 +867,7 @@ func deepObjective(d problemData, arch kernel.Architecture, cost float64, anchor
 // rows. Otherwise it returns nil and 0.
 func coarseStarts(d problemData, arch kernel.Architecture, cost float64, anchors *mat.Dense, s Settings) ([][]float64, int, error) {
 	n, inputs := d.x.Dims()
-	if n < CoarseMinRows || wide(n, inputs) {
+	if n < coarseMinRows || wide(n, inputs) {
 		return nil, 0, nil
 	}
 	rows := rand.New(rand.NewPCG(s.Seed, coarseStream)).Perm(n)[:n/coarseShare]
@@ -919,7 +919,7 @@ func coarseStart(o *kernel.Objective, init []float64, settings optim.Settings, s
 	return r.X
 }
 
-// CoarseMinRows is the number of rows from which the final fit of a deep
+// coarseMinRows is the number of rows from which the final fit of a deep
 // machine starts from the minimum of a coarse fit on an eighth of them.
 // An iteration on an eighth of the rows costs about an eighth, and the
 // fit on all the rows then has little left to do: on Friedman 1 the
@@ -928,7 +928,7 @@ func coarseStart(o *kernel.Objective, init []float64, settings optim.Settings, s
 // from 2.3 to 1.5 s (217 to 73), R^2 0.9464 and 0.9469. A quarter of the
 // rows took the 2,000-row fit to 1.8 s. Settings.Iteration sees the fit
 // on all the rows alone.
-const CoarseMinRows = 2000
+const coarseMinRows = 2000
 
 const (
 	coarseShare  = 8
@@ -1009,10 +1009,10 @@ func (s Settings) resolve(outputs int) (kernel.Architecture, []float64, []float6
 	return arch, costs, bandwidths, nil
 }
 
-// CountLike reports whether every target is nonnegative and some column
-// is skewed beyond SkewedTarget: the targets AutoScale also tries on the
+// countLike reports whether every target is nonnegative and some column
+// is skewed beyond skewedTarget: the targets AutoScale also tries on the
 // log scale, when it chooses settings.
-func CountLike(y mat.Matrix) bool {
+func countLike(y mat.Matrix) bool {
 	r, c := y.Dims()
 	skewed := false
 	col := make([]float64, r)
@@ -1021,7 +1021,7 @@ func CountLike(y mat.Matrix) bool {
 		if slices.Min(col) < 0 {
 			return false
 		}
-		skewed = skewed || stat.Skew(col, nil) > SkewedTarget
+		skewed = skewed || stat.Skew(col, nil) > skewedTarget
 	}
 	return skewed
 }

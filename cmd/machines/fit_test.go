@@ -5,10 +5,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -232,38 +230,6 @@ func TestFitFixedSettings(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestFitCoarseStart checks that fit reports and records the coarse
-// start of a final fit of tabular.CoarseMinRows rows: the minimum on an
-// eighth of them.
-func TestFitCoarseStart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fit of 2,000 rows")
-	}
-	dir := t.TempDir()
-	data, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "model.json")
-	var b strings.Builder
-	b.WriteString("x0,x1,y\n")
-	rnd := rand.New(rand.NewPCG(3, 4))
-	for range tabular.CoarseMinRows {
-		x0, x1 := rnd.Float64(), rnd.Float64()
-		fmt.Fprintf(&b, "%g,%g,%g\n", x0, x1, math.Sin(3*x0)+x1*x1+0.1*rnd.NormFloat64())
-	}
-	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, stderr := fitTestRun("fit", "-data", data, "-target", "y", "-cost", "0.01", "-bandwidth", "1", "-iters", "20", "-model", model)
-	if code != 0 {
-		t.Fatalf("fit exited with %d: %s", code, stderr)
-	}
-	want := tabular.CoarseMinRows / 8
-	if line := fmt.Sprintf("from the minimum on %d of the rows", want); !strings.Contains(stdout, line) {
-		t.Errorf("fit printed %q, want it to contain %q", stdout, line)
-	}
-	if got := fitTestReadModel(t, model).Fit.CoarseRows; got != want {
-		t.Errorf("model file records coarse_rows %d, want %d", got, want)
 	}
 }
 

@@ -227,8 +227,9 @@
 // chooses between two finite-depth kernel machines (-family auto): the
 // shallow machine, of depth one, whose first block is the input itself,
 // a linear part plus one level of Gaussians solved in closed form, its
-// cost and bandwidth chosen among tabular.ShallowCosts x
-// tabular.ShallowBandwidths by exact leave-one-out when it is fitted alone;
+// cost and bandwidth chosen among 13 costs (1e-4 to 100) x 9 bandwidths
+// (1/4 to 8 times the median distance between the anchors) by exact
+// leave-one-out when it is fitted alone;
 // and the deep machine of
 // -dims, fitted with L-BFGS, its cost chosen among tabular.DefaultCosts at
 // the bandwidths tabular.DefaultBandwidths. The deep candidates and the
@@ -280,7 +281,7 @@
 // and its final fit stops there; the shallow machine is always scored,
 // so the best machine found is returned. A
 // nonnegative, right-skewed regression target (counts, amounts: sample
-// skewness above tabular.SkewedTarget) is also tried on the log scale,
+// skewness above 1) is also tried on the log scale,
 // log(1 + y), judged on its predictions of y; -target-scale linear or log
 // fixes the scale. A regression's numeric inputs are also tried mapped
 // through their training quantiles (each value becomes the share of
