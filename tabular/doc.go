@@ -30,8 +30,9 @@
 //
 // # The learner's defaults
 //
-// FitRegression and FitClassifier fit a kernel.Machine to a matrix of
-// rows; Fit calls them. The zero Settings is the model of the command
+// FitRegression and FitClassifier fit a Machine to a matrix of rows: a
+// kernel.Machine with the maps of its inputs and outputs; Fit calls
+// them. The zero Settings is the model of the command
 // `machines fit`:
 //
 //   - Inputs and regression targets are standardised to mean 0 and
@@ -90,7 +91,7 @@
 //     to log(1 + y) too, judged by the held-out error of its predictions
 //     of y; the better scale wins (Settings.TargetScale).
 //   - A regression's inputs are also tried through their quantiles
-//     (scale.QuantileMap, kernel.Machine.Quantiles): each input of more
+//     (scale.QuantileMap, Machine.Quantiles): each input of more
 //     than two values becomes its training rows' distribution function.
 //     The quantiles are kept when the shallow machine's lowest held-out
 //     loss is lower there by more than a millionth (Settings.InputScale,
@@ -108,7 +109,7 @@
 //   - A regression's predictions, and the ends of its intervals, are
 //     bounded to the range of its training targets, widened by RangeMargin
 //     of it on each side, and to 0 below when no target is negative
-//     (kernel.Machine.Range). A linear part or a log target would
+//     (Machine.Range). A linear part or a log target would
 //     otherwise carry a row with an extreme input far beyond anything
 //     seen. Settings.Extrapolate lifts the bounds.
 //   - Every training row is an anchor up to ShallowAnchors rows (the

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/mat"
 )
@@ -275,9 +274,9 @@ func describeCycles(enc *dataset.Encoder) string {
 }
 
 // fit fits the machine, saying what to try when the fit diverges.
-func (run *fitRun) fit(s Settings) (*kernel.Machine, Result, error) {
+func (run *fitRun) fit(s Settings) (*Machine, Result, error) {
 	var (
-		m   *kernel.Machine
+		m   *Machine
 		res Result
 		err error
 	)
@@ -309,7 +308,7 @@ func (run *fitRun) fit(s Settings) (*kernel.Machine, Result, error) {
 }
 
 // model returns the model of the fitted machine m.
-func (run *fitRun) model(m *kernel.Machine, res Result) *Model {
+func (run *fitRun) model(m *Machine, res Result) *Model {
 	t, o := run.t, &run.opts
 	md := &Model{
 		Format:   format.Name,

@@ -61,7 +61,7 @@ func TestInputScale(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x, y, labels := skewedData(80, tc.f)
 			var (
-				m   *kernel.Machine
+				m   *Machine
 				res Result
 				err error
 			)

@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -110,7 +109,7 @@ func (md *Model) CheckLevel(level float64) error {
 
 // HalfWidths returns the conformal half width of each regression target
 // for the given level, on the scale the machine fits, as
-// kernel.Machine.PredictInterval takes them; for a classifier the
+// Machine.PredictInterval takes them; for a classifier the
 // threshold of the scores 1 - p of the classes in a prediction set.
 func (md *Model) HalfWidths(level float64) ([]float64, error) {
 	if !(level > 0 && level < 1) {
@@ -157,7 +156,7 @@ func (md *Model) EncodeColumn(x *mat.Dense, j int, numbers []float64, texts []st
 // returns them, with intervals or sets of the level if not 0 (see
 // PredictInterval). p, if not nil, is the machine's predictor to use, one
 // per goroutine.
-func (md *Model) PredictEncoded(p *kernel.Predictor, x *mat.Dense, level float64) (*Prediction, error) {
+func (md *Model) PredictEncoded(p *Predictor, x *mat.Dense, level float64) (*Prediction, error) {
 	var h []float64
 	if level != 0 {
 		var err error

@@ -146,7 +146,7 @@ func TestFixedSettings(t *testing.T) {
 	if res.Selection != nil || res.Cost != 0.01 || res.Bandwidth != 0.7 {
 		t.Errorf("fixed settings: selection %v, cost %g, bandwidth %g; want none, 0.01, 0.7", res.Selection, res.Cost, res.Bandwidth)
 	}
-	var machines []*kernel.Machine
+	var machines []*Machine
 	var selections []*Selection
 	for _, w := range []int{1, 3} {
 		m, res, err := FitRegression(x, y, Settings{Costs: []float64{1e-3, 1e-1}, Bandwidths: []float64{0.5, 2}, Workers: w, MaxIter: 50})

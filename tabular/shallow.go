@@ -502,7 +502,7 @@ func targetsOf(v problemData, outputs int) mat.Matrix {
 
 // result returns the best shallow machine fitted to all the rows, and res
 // completed for it.
-func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*kernel.Machine, Result, error) {
+func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine, Result, error) {
 	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), f.anchors), f.best.Bandwidth)
 	if err != nil {
 		return nil, res, err
@@ -511,8 +511,9 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*kernel.M
 	if err != nil {
 		return nil, res, err
 	}
-	m, intercept := b.machine(r, r.project(targetsOf(f.data, f.outputs)), f.best.Cost, f.anchors, f.cal)
-	m.Quantiles, m.Input, m.Output, m.LogTarget, m.Range = p.quantiles, p.in, withIntercept(p.scaling(f.best.LogTarget), intercept), f.best.LogTarget, p.bounds
+	km, intercept := b.machine(r, r.project(targetsOf(f.data, f.outputs)), f.best.Cost, f.anchors, f.cal)
+	m := &Machine{Machine: km, Quantiles: p.quantiles, Input: p.in, Output: withIntercept(p.scaling(f.best.LogTarget), intercept),
+		LogTarget: f.best.LogTarget, Range: p.bounds}
 	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
 	res.Anchors, res.Shallow = len(f.anchorRows), true
 	res.Converged, res.Status = true, "closed form"

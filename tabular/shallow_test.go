@@ -84,8 +84,8 @@ func TestShallowLeaveOneOut(t *testing.T) {
 					}
 				}
 				// The machine's output on the training rows is the ridge fit.
-				m, intercept := b.machine(r, r.project(y), 1e-2, anchors, calibration{factor: []float64{1}})
-				m.Output = withIntercept(nil, intercept)
+				km, intercept := b.machine(r, r.project(y), 1e-2, anchors, calibration{factor: []float64{1}})
+				m := &Machine{Machine: km, Output: withIntercept(nil, intercept)}
 				if len(m.Dims) != 2 || m.Dims[0] != tc.d || m.Dims[1] != 1 || !m.InputBlock {
 					t.Fatalf("dims %v, input block %v; want [%d 1] and the input block", m.Dims, m.InputBlock, tc.d)
 				}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -43,7 +42,7 @@ func TestStarts(t *testing.T) {
 	several.Starts = 4
 	final := make([]float64, several.Starts)
 	var order []int
-	several.Iteration = func(k, iter int, loss float64, _ *kernel.Machine) error {
+	several.Iteration = func(k, iter int, loss float64, _ *Machine) error {
 		if len(order) == 0 || order[len(order)-1] != k {
 			order = append(order, k)
 			if iter != 1 {
@@ -120,7 +119,7 @@ func TestStartsNamedInErrors(t *testing.T) {
 		{1, 0, "tabular: "},
 	} {
 		s := Settings{Dims: []int{1, 2, 1}, Costs: []float64{1e-3}, Bandwidths: []float64{1}, MaxIter: 5, Starts: tc.starts,
-			Iteration: func(k, _ int, _ float64, _ *kernel.Machine) error {
+			Iteration: func(k, _ int, _ float64, _ *Machine) error {
 				if k == tc.stopAt {
 					return stop
 				}

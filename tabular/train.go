@@ -164,7 +164,7 @@ type Settings struct {
 	// final fit with the start it belongs to (from 0; the starts run in
 	// turn, each counting its iterations from 1) and the machine as it is
 	// then; an error stops the fit.
-	Iteration func(start, iter int, loss float64, m *kernel.Machine) error
+	Iteration func(start, iter int, loss float64, m *Machine) error
 }
 
 // Family is a kind of kernel machine that a fit may choose.
@@ -442,7 +442,7 @@ type Calibration struct {
 // FitRegression fits a machine to the rows of x and y (one column per
 // output; the last block of Settings.Dims, if given, must match) by
 // minimising the mean squared error plus the regulariser.
-func FitRegression(x, y mat.Matrix, s Settings) (*kernel.Machine, Result, error) {
+func FitRegression(x, y mat.Matrix, s Settings) (*Machine, Result, error) {
 	if y == nil {
 		return nil, Result{}, errors.New("tabular: no targets")
 	}
@@ -489,7 +489,7 @@ func widenedRange(y mat.Matrix) [][2]float64 {
 // to classes-1, by minimising the softmax cross-entropy plus the
 // regulariser. The last block of Settings.Dims, if given, must have one
 // entry per class. The fitted machine predicts class scores (logits).
-func FitClassifier(x mat.Matrix, labels []int, classes int, s Settings) (*kernel.Machine, Result, error) {
+func FitClassifier(x mat.Matrix, labels []int, classes int, s Settings) (*Machine, Result, error) {
 	if classes < 2 {
 		return nil, Result{}, fmt.Errorf("tabular: %d classes, want at least 2", classes)
 	}
@@ -505,7 +505,7 @@ const (
 	initStream   = 0x6b65726e656c
 )
 
-func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*kernel.Machine, Result, error) {
+func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Result, error) {
 	begin := time.Now()
 	if s.Budget < 0 {
 		return nil, Result{}, fmt.Errorf("tabular: budget %v, want 0 (none) or more", s.Budget)
@@ -722,7 +722,7 @@ func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared,
 // fitDeep fits the machine of architecture arch with the cost, bandwidth
 // and target scale of res to all the rows, from Settings.Starts initial
 // points, and scales its outputs by the calibration, if any.
-func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration, s Settings) (*kernel.Machine, Result, error) {
+func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration, s Settings) (*Machine, Result, error) {
 	d := p.linear
 	if res.LogTarget {
 		d = p.logarithmic
@@ -737,16 +737,15 @@ func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration
 	classify := d.labels != nil
 	// toMachine returns the machine of the parameters params, on the
 	// columns, with its scalers and calibration.
-	toMachine := func(params []float64) *kernel.Machine {
-		m := o.Machine(params, anchors)
+	toMachine := func(params []float64) *Machine {
+		km := o.Machine(params, anchors)
 		if span != nil {
-			m.A = span.expand(m.A)
+			km.A = span.expand(km.A)
 		}
-		m.Quantiles, m.Input, m.Output, m.LogTarget, m.Range = p.quantiles, p.in, p.scaling(res.LogTarget), res.LogTarget, p.bounds
 		if cal != nil {
-			cal.scaleOutputs(m, classify)
+			cal.scaleOutputs(km, classify)
 		}
-		return m
+		return &Machine{Machine: km, Quantiles: p.quantiles, Input: p.in, Output: p.scaling(res.LogTarget), LogTarget: res.LogTarget, Range: p.bounds}
 	}
 	last := time.Now()
 	start := 0

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -165,4 +166,22 @@ func (f Format) Decode(data []byte, dst any) error {
 		return err
 	}
 	return nil
+}
+
+// Number parses a JSON value that must be a finite number. Its errors
+// read as a predicate of the value's position ("a[1][2] is ..."), which
+// the caller names.
+func Number(raw json.RawMessage) (float64, error) {
+	s := string(bytes.TrimSpace(raw))
+	if s == "" || s[0] == '"' || s[0] == '[' || s[0] == '{' || s == "null" || s == "true" || s == "false" {
+		return 0, fmt.Errorf("is %s, want a number", s)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case math.IsInf(v, 0):
+		return 0, fmt.Errorf("is %s, too large for a float64", s)
+	case err != nil:
+		return 0, fmt.Errorf("is %s, want a number", s)
+	}
+	return v, nil
 }
