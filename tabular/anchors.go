@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -49,7 +50,7 @@ func anchorRows(f Family, x mat.Matrix, s Settings, seed uint64) []int {
 		auto = ShallowAnchors
 	}
 	n, _ := x.Dims()
-	return seedAnchors(x, allRows(n), anchorCount(n, s.Anchors, auto), rand.New(rand.NewPCG(seed, anchorStream)))
+	return seedAnchors(x, numeric.Indices(n), anchorCount(n, s.Anchors, auto), rand.New(rand.NewPCG(seed, anchorStream)))
 }
 
 // seedAnchors returns m of the given rows of x (all of them if m >=

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -186,7 +187,7 @@ func (md *Model) PredictEncoded(p *Predictor, x *mat.Dense, level float64) (*Pre
 	}
 	for i := range n {
 		probs := out.Values.RawRowView(i)
-		if !allFinite(out.Scores.RawRowView(i)) {
+		if !numeric.AllFinite(out.Scores.RawRowView(i)) {
 			for j := range probs {
 				probs[j] = math.NaN()
 			}
@@ -223,16 +224,6 @@ func predictionSet(classes []string, p []float64, threshold float64) []string {
 func classOf(p, scores []float64) int {
 	softmaxTo(p, scores)
 	return floats.MaxIdx(p)
-}
-
-// allFinite reports whether every value of x is a finite number.
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // softmaxTo writes the softmax of the scores x to dst.

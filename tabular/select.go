@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
@@ -132,7 +133,7 @@ type validation struct {
 // new shuffles.
 func newValidation(d problemData, s Settings) (*validation, error) {
 	n, _ := d.x.Dims()
-	v := &validation{rows: allRows(n), classify: d.labels != nil}
+	v := &validation{rows: numeric.Indices(n), classify: d.labels != nil}
 	if n > SelectionRows {
 		v.rows = rand.New(rand.NewPCG(s.Seed, anchorStream+1)).Perm(n)[:SelectionRows]
 		slices.Sort(v.rows)
@@ -319,7 +320,7 @@ type deepFolds struct {
 
 func newDeepFolds(variants []problemData, folds []crossval.Fold, arch kernel.Architecture, costs, bandwidths []float64, s Settings) *deepFolds {
 	d := &deepFolds{variants: variants, folds: folds, arch: arch, costs: costs, bandwidths: bandwidths, s: s,
-		path: allRows(len(costs)), last: time.Now()}
+		path: numeric.Indices(len(costs)), last: time.Now()}
 	slices.SortStableFunc(d.path, func(a, b int) int { return cmpFloat(costs[a], costs[b]) })
 	d.out = make([][]heldOut, len(variants)*len(bandwidths)*len(folds))
 	return d

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -189,7 +190,7 @@ func TestFitPathOffset(t *testing.T) {
 	x, y := noisySine(rnd, 30, 0.1)
 	moved := mat.NewDense(30, 1, nil)
 	moved.Apply(func(_, _ int, v float64) float64 { return v + 5 }, y)
-	train, test := allRows(30)[:24], allRows(30)[24:]
+	train, test := numeric.Indices(30)[:24], numeric.Indices(30)[24:]
 	fold := crossval.Fold{Train: train, Test: test}
 	arch := kernel.Architecture{Dims: []int{2, 1}, Bandwidth: 0.5}
 	costs := []float64{1e-3, 1e-2}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/scale"
@@ -94,7 +95,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	} else if variants[0].labels != nil {
 		sel.Loss, sel.Score = "log-loss", "accuracy"
 	}
-	all := allRows(len(sigmas))
+	all := numeric.Indices(len(sigmas))
 	kept := all
 	if folded && val.split == "" {
 		// Fold scores cost k solvers per bandwidth, leave-one-out one;
@@ -210,12 +211,12 @@ func (p *shallowPass) score(list []int, val *validation, folded bool, outputs, w
 // scales as for FitRegression and FitClassifier; its Progress is not
 // written to.
 func encodingLoss(x, y mat.Matrix, labels []int, classes int, s Settings) (float64, error) {
-	if err := checkFinite("input", x); err != nil {
+	if err := numeric.CheckFinite("tabular: input", x); err != nil {
 		return 0, err
 	}
 	outputs := classes
 	if y != nil {
-		if err := checkFinite("target", y); err != nil {
+		if err := numeric.CheckFinite("tabular: target", y); err != nil {
 			return 0, err
 		}
 		_, outputs = y.Dims()
@@ -250,7 +251,7 @@ const lossTie = 1e-6
 // forward in time. It keeps the scores in p for the selection.
 func shallowLoss(p *prepared, val *validation, outputs int, s Settings) (float64, error) {
 	p.pass = newShallowPass(p.variants(), val, s)
-	if _, err := p.pass.score(allRows(len(p.pass.bases)), val, val.split != "", outputs, s.Workers); err != nil {
+	if _, err := p.pass.score(numeric.Indices(len(p.pass.bases)), val, val.split != "", outputs, s.Workers); err != nil {
 		return 0, err
 	}
 	return p.pass.bestLoss(), nil
@@ -344,7 +345,7 @@ func bestBandwidths(scored []*bandwidthScores, n int) []int {
 	for i, bs := range scored {
 		best[i] = bs.best()
 	}
-	order := allRows(len(scored))
+	order := numeric.Indices(len(scored))
 	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(best[a], best[b]) })
 	order = order[:min(n, len(order))]
 	slices.Sort(order)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -110,7 +111,7 @@ func bruteLeaveOneOut(z, y *mat.Dense, w []float64, cost float64) *mat.Dense {
 	for i := range n {
 		a := mat.NewDense(n-1+p, p+1, nil)
 		yr := mat.NewDense(n-1+p, 1, nil)
-		for k, row := range slices.Delete(allRows(n), i, i+1) {
+		for k, row := range slices.Delete(numeric.Indices(n), i, i+1) {
 			sw := 1.0
 			if w != nil {
 				sw = math.Sqrt(w[row])

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/scale"
@@ -526,11 +527,11 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	}
 	// Check the data before the selection spends time on it; kernel.NewObjective
 	// checks the rest.
-	if err := checkFinite("input", x); err != nil {
+	if err := numeric.CheckFinite("tabular: input", x); err != nil {
 		return nil, Result{}, err
 	}
 	if y != nil {
-		if err := checkFinite("target", y); err != nil {
+		if err := numeric.CheckFinite("tabular: target", y); err != nil {
 			return nil, Result{}, err
 		}
 	}
@@ -1041,14 +1042,6 @@ func log1p(y mat.Matrix) (*mat.Dense, error) {
 	return out, nil
 }
 
-func allRows(n int) []int {
-	r := make([]int, n)
-	for i := range r {
-		r[i] = i
-	}
-	return r
-}
-
 // pickRows returns the listed rows of x as a new matrix.
 func pickRows(x mat.Matrix, rows []int) *mat.Dense {
 	_, c := x.Dims()
@@ -1059,19 +1052,4 @@ func pickRows(x mat.Matrix, rows []int) *mat.Dense {
 		}
 	}
 	return d
-}
-
-// checkFinite returns an error naming the first entry of a that is NaN or
-// infinite, so that the selection refuses such data before it starts;
-// kernel.NewObjective checks its own problems alike.
-func checkFinite(what string, a mat.Matrix) error {
-	r, c := a.Dims()
-	for i := range r {
-		for j := range c {
-			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("tabular: %s row %d, column %d is %v", what, i, j, v)
-			}
-		}
-	}
-	return nil
 }
