@@ -132,6 +132,7 @@
 // # How the defaults were chosen
 //
 // Every default was chosen on the project's tabular panel, by its mean
-// over the tables, and checked on a hold-out of other tables; the
-// README's section on tables records the measurements behind each.
+// over the tables, and checked on a hold-out of other tables;
+// docs/learner.md and the README's section on tables record the
+// measurements behind each.
 package tabular

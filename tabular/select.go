@@ -242,8 +242,8 @@ type heldOut struct {
 // calibration of its best candidate. When the shallow machine competes on
 // repeated splits, the deep machine is fitted on the first split, and on
 // the others only if the shallow machine does not lead it there by more
-// than raceMargin standard errors: the panel's tables under 150 rows
-// repeat their splits, and the shallow machine wins most of them.
+// than raceMargin standard errors: small tables repeat their splits, and
+// the shallow machine wins most of them.
 func selectSettings(variants []problemData, val *validation, arch kernel.Architecture, costs, bandwidths []float64, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
 	d := newDeepFolds(val.restrict(variants), val.folds, arch, costs, bandwidths, s)
 	sel := val.header()
@@ -300,8 +300,7 @@ func selectSettings(variants []problemData, val *validation, arch kernel.Archite
 // to the largest, each fit starting where the previous one ended: the
 // most flexible machine first, then shrunk step by step. The warm start
 // makes the larger costs cheap; the other direction, from the most
-// regularised machine down, was measured to stay stuck near it (on R's
-// CO2 table, cross-validated R^2 0.62 against 0.85).
+// regularised machine down, stays stuck near it (docs/learner.md).
 type deepFolds struct {
 	variants   []problemData
 	folds      []crossval.Fold

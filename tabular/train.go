@@ -301,11 +301,8 @@ const (
 	// kept, it weighs the standardised inputs by their relevance to the
 	// shallow machine (see relevance) when its held-out loss is lower so. A
 	// classifier's inputs, those of a fit with both fixed, and a Raw fit's
-	// are taken as they are. On the project's panel the choice lifted R's CO2
-	// table (skewed concentrations) from a held-out R^2 of 0.79 to 0.92 and
-	// linnerud from -0.95 to -0.74, but made to choose for classifiers as
-	// well it lowered the accuracy of all four (infert 0.735 to 0.687, iris
-	// 0.967 to 0.956).
+	// are taken as they are: made to choose for classifiers, the choice
+	// lowered their accuracy.
 	AutoInputs InputScale = iota
 	// LinearInputs takes the inputs as they are, unweighed.
 	LinearInputs
@@ -340,10 +337,7 @@ func ParseInputScale(s string) (InputScale, error) {
 // skewedTarget is the sample skewness above which AutoScale tries the
 // log scale. Counts and amounts (cases, breaks, concentrations) are
 // right-skewed, and an error proportional to the value fits them better
-// than a constant one. Of the 13 regression tables of the project's panel
-// the rule picks out esoph, warpbreaks, airquality and friedman2; fitted
-// on all their rows, the cross-validation chose the log scale for esoph
-// only.
+// than a constant one.
 const skewedTarget = 1
 
 func (t TargetScale) String() string {
@@ -455,14 +449,9 @@ func FitRegression(x, y mat.Matrix, s Settings) (*Machine, Result, error) {
 // fraction of that range, a regression predicts by default (see
 // Settings.Extrapolate), and never below 0 when its targets are not
 // negative. Trees and nearest neighbours never leave the range; a kernel
-// machine's linear part and a log target can. On 19 tables of the
-// project's hold-out the bounds raised Engel's food expenditure from
-// 0.786 to 0.819 held-out R^2, Longley's employment from 0.988 to 0.993,
-// the US committees' bills from -5.88 to -5.59 and cpunish's executions
-// from -115.3 to -113.6, and lowered none; on the panel, esoph rose from
-// 0.370 to 0.381, airquality from 0.613 to 0.615 and Friedman 3 from
-// 0.937 to 0.939, and none fell. At the range itself (margin 0)
-// Grunfeld's investments fell from 0.924 to 0.914.
+// machine's linear part and a log target can carry a new row with an
+// extreme input far beyond it, and the range itself (margin 0) is too
+// tight.
 const RangeMargin = 0.1
 
 // widenedRange returns, for each column of y, its lowest and highest
@@ -922,12 +911,8 @@ func coarseStart(o *kernel.Objective, init []float64, settings optim.Settings, s
 // coarseMinRows is the number of rows from which the final fit of a deep
 // machine starts from the minimum of a coarse fit on an eighth of them.
 // An iteration on an eighth of the rows costs about an eighth, and the
-// fit on all the rows then has little left to do: on Friedman 1 the
-// 20,000-row fit went from 21.7 to 6.8 s of CPU (243 iterations to 30
-// after the coarse fit), held-out R^2 0.9458 and 0.9457; at 2,000 rows
-// from 2.3 to 1.5 s (217 to 73), R^2 0.9464 and 0.9469. A quarter of the
-// rows took the 2,000-row fit to 1.8 s. Settings.Iteration sees the fit
-// on all the rows alone.
+// fit on all the rows then has little left to do. Settings.Iteration
+// sees the fit on all the rows alone.
 const coarseMinRows = 2000
 
 const (
