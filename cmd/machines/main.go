@@ -4,7 +4,8 @@
 //
 //	machines <command> [flags]
 //
-// The commands are:
+// The commands are (the overview that "machines help" prints, from the
+// same table; TestManualOverview keeps them one):
 //
 //	experiment NAME   run one of the paper's experiments and write its JSON and figures
 //	fit               fit a finite-depth kernel machine to a CSV file
@@ -753,25 +754,36 @@ import (
 	"strings"
 )
 
-// command is a subcommand: it parses its own flags from args.
+// command is a subcommand: it parses its own flags from args. args and
+// summary are its line of the overview.
 type command struct {
-	name, summary string
-	run           func(args []string, stdout, stderr io.Writer) error
+	name, args, summary string
+	run                 func(args []string, stdout, stderr io.Writer) error
 }
 
 func commands() []command {
 	return []command{
-		{"experiment", "run one of the paper's experiments", runExperiment},
-		{"fit", "fit a kernel machine to a CSV file", runFit},
-		{"predict", "predict with a fitted model", runPredict},
-		{"score", "score a fitted model on labelled data", runScore},
-		{"explain", "measure how much each input column matters to a fitted model", runExplain},
-		{"export", "write a fitted, sculpted or saved model as an ONNX model", runExport},
-		{"bench", "time the library's workloads", runBench},
-		{"sculpt", "sculpt a hypergraph architecture on an image data set", runSculpt},
-		{"serve", "serve model files over the Open Inference Protocol", runServe},
-		{"version", "print the version of machines and of Go", runVersion},
+		{"experiment", "NAME", "run one of the paper's experiments and write its JSON and figures", runExperiment},
+		{"fit", "", "fit a finite-depth kernel machine to a CSV file", runFit},
+		{"predict", "", "predict with a fitted model", runPredict},
+		{"score", "", "score a fitted model on labelled data", runScore},
+		{"explain", "", "measure how much each input column matters to a fitted model", runExplain},
+		{"export", "", "write a fitted, sculpted or saved model as an ONNX model", runExport},
+		{"bench", "", "time the library's workloads", runBench},
+		{"sculpt", "", "sculpt a hypergraph architecture on an image data set", runSculpt},
+		{"serve", "", "serve model files over the Open Inference Protocol", runServe},
+		{"version", "", "print the version of machines and of Go it was built with", runVersion},
 	}
+}
+
+// overview returns the lines of the overview of the commands, help last,
+// as the package comment lists them.
+func overview() []string {
+	var lines []string
+	for _, c := range append(commands(), command{name: "help", args: "[COMMAND]", summary: "print this overview, or the help of COMMAND"}) {
+		lines = append(lines, fmt.Sprintf("%-17s %s", strings.TrimSpace(c.name+" "+c.args), c.summary))
+	}
+	return lines
 }
 
 func lookup(name string) (command, bool) {
@@ -880,10 +892,9 @@ func trimPrefix(err error, name string) string {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: machines <command> [flags]\n\ncommands:")
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+	for _, line := range overview() {
+		fmt.Fprintln(w, "  "+line)
 	}
-	fmt.Fprintf(w, "  %-11s %s\n", "help", "print this overview, or with a command its help")
 	fmt.Fprintln(w, "\nrun 'machines help <command>' or 'machines <command> -h' for the flags of a command")
 }
 
