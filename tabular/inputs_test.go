@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parametric-machines/machines/kernel"
@@ -263,5 +264,30 @@ func TestEncodingLoss(t *testing.T) {
 	}
 	if _, err := encodingLoss(mat.NewDense(3, 1, []float64{1, math.NaN(), 2}), nil, []int{0, 1, 0}, 2, Settings{}); err == nil {
 		t.Error("NaN input: no error")
+	}
+}
+
+// TestFitQuantileInputsRecorded checks a fit with its inputs through
+// their quantiles: the summary says so, the model records it and
+// carries the map, and its predictions of the training rows follow the
+// targets.
+func TestFitQuantileInputsRecorded(t *testing.T) {
+	f := loadFrame(t, "testdata/reg_train.csv")
+	md, rep, err := Fit(f, []string{"y"}, Options{InputScale: QuantileInputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "numeric inputs mapped through their training quantiles"; !slices.ContainsFunc(rep.Summary(md), func(l string) bool { return strings.HasPrefix(l, want) }) {
+		t.Errorf("the summary %q does not say %q", rep.Summary(md), want)
+	}
+	if md.Fit.InputScale != "quantile" || md.Machine.Quantiles == nil {
+		t.Fatalf("the model records input scale %q, quantile map %v", md.Fit.InputScale, md.Machine.Quantiles != nil)
+	}
+	ev, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *ev.R2 < 0.8 {
+		t.Errorf("training R² %.3f, want at least 0.8", *ev.R2)
 	}
 }

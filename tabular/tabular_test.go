@@ -361,3 +361,29 @@ func TestClassifierIntervals(t *testing.T) {
 		}
 	}
 }
+
+// TestImportanceBaselineIsScore checks that the importance's baseline
+// accuracy is the score's on a tiny classifier whose calibrated
+// probabilities tie: one rule of the predicted class, the most probable
+// one, in both.
+func TestImportanceBaselineIsScore(t *testing.T) {
+	f, err := dataset.ReadFrame(strings.NewReader("x,c\n1,a\n2,b\n3,a\n4,b\n5,a\n6,b\n"), "tiny.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _, err := Fit(f, []string{"c"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := md.Importance(f, ImportanceOptions{Repeats: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Score != "accuracy" || ex.Baseline != *ev.Accuracy {
+		t.Errorf("importance's baseline %s %v, score's accuracy %v", ex.Score, ex.Baseline, *ev.Accuracy)
+	}
+}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/tabular"
-	"gonum.org/v1/gonum/stat"
 )
 
 // fitTestRun runs the command line args and returns its exit status and
@@ -148,38 +147,6 @@ func TestFitPredictRegression(t *testing.T) {
 		if y := fitTestFloat(t, got[i][0]); math.Abs(y-want) > 0.15 {
 			t.Errorf("prediction at (%v, %v) is %v, want %v", x1, x2, y, want)
 		}
-	}
-}
-
-// TestFitQuantileInputs checks -inputs quantile: fit says so, the model
-// file records it and carries the map, and predict applies it (the
-// predictions of the training rows follow the targets).
-func TestFitQuantileInputs(t *testing.T) {
-	dir := t.TempDir()
-	model, pred := filepath.Join(dir, "model.json"), filepath.Join(dir, "pred.csv")
-	code, stdout, stderr := fitTestRun("fit", "-data", "testdata/fit_reg_train.csv", "-target", "y",
-		"-inputs", "quantile", "-model", model)
-	if code != 0 {
-		t.Fatalf("fit exited with %d: %s", code, stderr)
-	}
-	if want := "fit: numeric inputs mapped through their training quantiles\n"; !strings.Contains(stdout, want) {
-		t.Errorf("fit printed %q, want it to contain %q", stdout, want)
-	}
-	head := fitTestReadModel(t, model)
-	if head.Fit.InputScale != "quantile" || head.Machine.Quantiles == nil {
-		t.Fatalf("model file records input scale %q, quantile map %v", head.Fit.InputScale, head.Machine.Quantiles != nil)
-	}
-	if code, _, stderr = fitTestRun("predict", "-model", model, "-data", "testdata/fit_reg_train.csv", "-out", pred); code != 0 {
-		t.Fatalf("predict exited with %d: %s", code, stderr)
-	}
-	got, in := fitTestReadCSV(t, pred), fitTestReadCSV(t, "testdata/fit_reg_train.csv")
-	col := slices.Index(in[0], "y")
-	var ys, ps []float64
-	for i := 1; i < len(in); i++ {
-		ys, ps = append(ys, fitTestFloat(t, in[i][col])), append(ps, fitTestFloat(t, got[i][0]))
-	}
-	if r2 := stat.RSquaredFrom(ps, ys, nil); r2 < 0.8 {
-		t.Errorf("training R² of predict %.3f, want at least 0.8", r2)
 	}
 }
 

@@ -297,14 +297,3 @@ func scoreAndExplainAgree(t *testing.T, model, data, name string) {
 		t.Errorf("score says %s %q, explain %q:\n%s\n%s", name, a, b, scored, explained)
 	}
 }
-
-// TestExplainAccuracyIsScores checks that explain's accuracy is score's
-// on a tiny classifier whose calibrated probabilities tie: one rule of
-// the predicted class, the most probable one, in both.
-func TestExplainAccuracyIsScores(t *testing.T) {
-	model := filepath.Join(t.TempDir(), "tiny.json")
-	if code, _, stderr := fitTestRun("fit", "-data", "testdata/explain_tiny.csv", "-target", "c", "-model", model); code != 0 {
-		t.Fatalf("fit exited with %d: %s", code, stderr)
-	}
-	scoreAndExplainAgree(t, model, "testdata/explain_tiny.csv", "accuracy")
-}
