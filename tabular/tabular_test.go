@@ -387,3 +387,34 @@ func TestImportanceBaselineIsScore(t *testing.T) {
 		t.Errorf("importance's baseline %s %v, score's accuracy %v", ex.Score, ex.Baseline, *ev.Accuracy)
 	}
 }
+
+// TestImportance measures the importance of the two inputs of a model
+// whose predictions depend on x only: z's importance is 0, exactly, x's
+// large, with an interval around it and the mean of its drops.
+func TestImportance(t *testing.T) {
+	md, err := Load("testdata/model_two.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := md.Importance(loadFrame(t, "testdata/model_two.csv"), ImportanceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Score != "r2" || ex.Rows != 40 || ex.Repeats != 10 || len(ex.Columns) != 2 || !(ex.Baseline > 0.99) {
+		t.Fatalf("the explanation is %+v", ex)
+	}
+	x, z := ex.Columns[0], ex.Columns[1]
+	if x.Column != "x" || !(x.Lower > 0.5) || !(x.Lower < x.Importance && x.Importance < x.Upper) || len(x.Drops) != 10 {
+		t.Errorf("x: %+v, want the first, with an interval above 0.5 around its importance and 10 drops", x)
+	}
+	var mean float64
+	for _, d := range x.Drops {
+		mean += d / float64(len(x.Drops))
+	}
+	if math.Abs(mean-x.Importance) > 1e-12 {
+		t.Errorf("x's importance %v is not the mean %v of its drops", x.Importance, mean)
+	}
+	if z.Column != "z" || z.Importance != 0 || z.Lower != 0 || z.Upper != 0 {
+		t.Errorf("z: %+v, want importance 0 in [0, 0]", z)
+	}
+}

@@ -441,8 +441,9 @@ func TestPredictStreams(t *testing.T) {
 	}
 }
 
-// TestExplain measures the importance of the two inputs of a model whose
-// predictions depend on x only: z's importance is 0, exactly, x's large.
+// TestExplain explains a model whose predictions depend on x only:
+// explain prints the importance of each column, writes it as JSON and
+// draws its figure (tabular's TestImportance checks the figures).
 func TestExplain(t *testing.T) {
 	dir := t.TempDir()
 	jsonPath, fig := filepath.Join(dir, "importance.json"), filepath.Join(dir, "importance")
@@ -453,23 +454,10 @@ func TestExplain(t *testing.T) {
 	}
 	var ex tabular.Explanation
 	fitTestReadJSON(t, jsonPath, &ex)
-	if ex.Score != "r2" || ex.Rows != 40 || ex.Repeats != 10 || len(ex.Columns) != 2 || !(ex.Baseline > 0.99) {
+	if ex.Score != "r2" || ex.Rows != 40 || ex.Repeats != 10 || len(ex.Columns) != 2 {
 		t.Fatalf("importance.json holds %+v", ex)
 	}
-	x, z := ex.Columns[0], ex.Columns[1]
-	if x.Column != "x" || !(x.Lower > 0.5) || !(x.Lower < x.Importance && x.Importance < x.Upper) || len(x.Drops) != 10 {
-		t.Errorf("x: %+v, want the first, with an interval above 0.5 around its importance and 10 drops", x)
-	}
-	var mean float64
-	for _, d := range x.Drops {
-		mean += d / float64(len(x.Drops))
-	}
-	if math.Abs(mean-x.Importance) > 1e-12 {
-		t.Errorf("x's importance %v is not the mean %v of its drops", x.Importance, mean)
-	}
-	if z.Column != "z" || z.Importance != 0 || z.Lower != 0 || z.Upper != 0 {
-		t.Errorf("z: %+v, want importance 0 in [0, 0]", z)
-	}
+	x := ex.Columns[0]
 	for _, want := range []string{"explain: 40 rows of testdata/model_two.csv: R² 0.99",
 		fmt.Sprintf("x       %.4f      [%.4f, %.4f]\n", x.Importance, x.Lower, x.Upper), "z       0.0000      [0.0000, 0.0000]\n"} {
 		if !strings.Contains(stdout, want) {
