@@ -80,16 +80,7 @@ func (m *Machine) UnmarshalJSON(data []byte) error {
 
 func decodeMachine(data []byte) (*Machine, error) {
 	var w machineJSON[json.RawMessage]
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			if te.Field == "" {
-				return nil, fmt.Errorf("the machine is a JSON %s, want an object", te.Value)
-			}
-			return nil, fmt.Errorf("field %q holds a JSON %s, want %v", te.Field, te.Value, te.Type)
-		}
+	if err := jsonfile.DecodeObject(data, &w, "machine"); err != nil {
 		return nil, err
 	}
 	switch {

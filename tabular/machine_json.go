@@ -18,12 +18,7 @@ import (
 // encoding and json.RawMessage when decoding, so that the decoder can say
 // which entry is not a usable number.
 type machineJSON[N any] struct {
-	Dims      json.RawMessage  `json:"dims,omitempty"`
-	Kernel    json.RawMessage  `json:"kernel,omitempty"`
-	Bandwidth json.RawMessage  `json:"bandwidth,omitempty"`
-	A         json.RawMessage  `json:"a,omitempty"`
-	C         json.RawMessage  `json:"c,omitempty"`
-	Anchors   json.RawMessage  `json:"anchors,omitempty"`
+	kernelJSON
 	Quantiles *quantileJSON[N] `json:"quantiles,omitempty"`
 	Input     *scalerJSON[N]   `json:"input,omitempty"`
 	Output    *scalerJSON[N]   `json:"output,omitempty"`
@@ -33,15 +28,15 @@ type machineJSON[N any] struct {
 	InputBlock json.RawMessage `json:"input_block,omitempty"`
 }
 
-// kernelJSON is the part of machineJSON that package kernel decodes.
+// kernelJSON holds the kernel machine's fields but its input block, as
+// package kernel encodes them.
 type kernelJSON struct {
-	Dims       json.RawMessage `json:"dims,omitempty"`
-	Kernel     json.RawMessage `json:"kernel,omitempty"`
-	Bandwidth  json.RawMessage `json:"bandwidth,omitempty"`
-	A          json.RawMessage `json:"a,omitempty"`
-	C          json.RawMessage `json:"c,omitempty"`
-	Anchors    json.RawMessage `json:"anchors,omitempty"`
-	InputBlock json.RawMessage `json:"input_block,omitempty"`
+	Dims      json.RawMessage `json:"dims,omitempty"`
+	Kernel    json.RawMessage `json:"kernel,omitempty"`
+	Bandwidth json.RawMessage `json:"bandwidth,omitempty"`
+	A         json.RawMessage `json:"a,omitempty"`
+	C         json.RawMessage `json:"c,omitempty"`
+	Anchors   json.RawMessage `json:"anchors,omitempty"`
 }
 
 type quantileJSON[N any] struct {
@@ -121,19 +116,13 @@ func (m *Machine) UnmarshalJSON(data []byte) error {
 // of the machine is at fault: package kernel's, or the maps around it.
 func decodeMachine(data []byte) (*Machine, error) {
 	var w machineJSON[json.RawMessage]
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			if te.Field == "" {
-				return nil, fmt.Errorf("tabular: decoding machine: the machine is a JSON %s, want an object", te.Value)
-			}
-			return nil, fmt.Errorf("tabular: decoding machine: field %q holds a JSON %s, want %v", te.Field, te.Value, te.Type)
-		}
+	if err := jsonfile.DecodeObject(data, &w, "machine"); err != nil {
 		return nil, fmt.Errorf("tabular: decoding machine: %w", err)
 	}
-	body, err := json.Marshal(kernelJSON{Dims: w.Dims, Kernel: w.Kernel, Bandwidth: w.Bandwidth, A: w.A, C: w.C, Anchors: w.Anchors, InputBlock: w.InputBlock})
+	body, err := json.Marshal(struct {
+		kernelJSON
+		InputBlock json.RawMessage `json:"input_block,omitempty"`
+	}{w.kernelJSON, w.InputBlock})
 	if err != nil {
 		return nil, err
 	}

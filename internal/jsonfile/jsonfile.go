@@ -185,3 +185,20 @@ func Number(raw json.RawMessage) (float64, error) {
 	}
 	return v, nil
 }
+
+// DecodeObject decodes data, one JSON object called what ("machine"),
+// into v, refusing fields that v does not have. Its errors say which
+// field holds a value of the wrong type.
+func DecodeObject(data []byte, v any, what string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te) && te.Field == "":
+		return fmt.Errorf("the %s is a JSON %s, want an object", what, te.Value)
+	case errors.As(err, &te):
+		return fmt.Errorf("field %q holds a JSON %s, want %v", te.Field, te.Value, te.Type)
+	}
+	return err
+}
