@@ -63,9 +63,9 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes a machine in the form that MarshalJSON writes and
 // replaces *m with it. It checks everything that Predict relies on and
 // returns an error naming the field at fault: a missing or unknown field,
-// invalid dims or kernel, matrices of the wrong shape, ragged rows,
-// or numbers that are not finite. On error
-// *m is left as it was. The JSON null leaves *m unchanged.
+// invalid dims or kernel, matrices of the wrong shape, ragged rows, or
+// numbers that are not finite. On error *m is left as it was. The JSON
+// null leaves *m unchanged.
 func (m *Machine) UnmarshalJSON(data []byte) error {
 	if string(bytes.TrimSpace(data)) == "null" {
 		return nil
