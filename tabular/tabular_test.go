@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -416,5 +417,43 @@ func TestImportance(t *testing.T) {
 	}
 	if z.Column != "z" || z.Importance != 0 || z.Lower != 0 || z.Upper != 0 {
 		t.Errorf("z: %+v, want importance 0 in [0, 0]", z)
+	}
+}
+
+// TestValuesNear1e308 fits, predicts and scores values near the largest
+// float64, which overflowed the standardisation.
+func TestValuesNear1e308(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for i := range 24 {
+		x := float64(i) / 24
+		fmt.Fprintf(&b, "%v,%v\n", x*1.7e308, math.Sin(3*x)*1e308)
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "huge.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, rep, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2 := rep.Training.R2; r2 == nil || !(*r2 > 0.9) {
+		t.Errorf("training R² %v, want above 0.9", r2)
+	}
+	p, warnings, err := md.Predict(f)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("predict: %v, warnings %v", err, warnings)
+	}
+	for i := range 24 {
+		if v := p.Values.At(i, 0); math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1.5e308 {
+			t.Errorf("row %d: prediction %v", i, v)
+		}
+	}
+	ev, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.R2 == nil || !(*ev.R2 > 0.9) || ev.MSE != nil && !math.IsNaN(*ev.MSE) || !strings.Contains(strings.Join(ev.Notes, "; "), "the MSE exceeds the largest float64 (root mean squared error") {
+		t.Errorf("score: R² %v, MSE %v, notes %q", ev.R2, ev.MSE, ev.Notes)
 	}
 }
