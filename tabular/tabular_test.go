@@ -457,3 +457,22 @@ func TestValuesNear1e308(t *testing.T) {
 		t.Errorf("score: R² %v, MSE %v, notes %q", ev.R2, ev.MSE, ev.Notes)
 	}
 }
+
+// TestPredictPercent predicts for a percentage that training did not
+// see: it is a number, not an unseen level.
+func TestPredictPercent(t *testing.T) {
+	md, _, err := Fit(loadFrame(t, "testdata/percent.csv"), []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, warnings, err := md.Predict(loadFrame(t, "testdata/percent_new.csv"))
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("predict: %v, warnings %v", err, warnings)
+	}
+	// y is the rate over 10: 17.5% was in training, 52.5% beyond it.
+	for i, want := range []float64{1.75, 5.25} {
+		if y := p.Values.At(i, 0); math.Abs(y-want) > 0.5 {
+			t.Errorf("row %d: predicted %v, want about %v", i+1, y, want)
+		}
+	}
+}

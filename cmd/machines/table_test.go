@@ -219,29 +219,6 @@ func TestFitStandardInput(t *testing.T) {
 	}
 }
 
-// TestPredictPercent predicts for a percentage that training did not
-// see: it is a number, not an unseen level.
-func TestPredictPercent(t *testing.T) {
-	model := filepath.Join(t.TempDir(), "model.json")
-	if code, _, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", "testdata/fit_percent.csv", "-target", "y", "-model", model}, fixed)...); code != 0 {
-		t.Fatalf("fit exited with %d: %s", code, stderr)
-	}
-	code, stdout, stderr := fitTestRun("predict", "-model", model, "-data", "testdata/fit_percent_new.csv", "-out", "-")
-	if code != 0 || strings.Contains(stderr, "warning") {
-		t.Fatalf("predict exited with %d: %s", code, stderr)
-	}
-	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
-	if err != nil || len(recs) != 3 {
-		t.Fatalf("predict printed %q", stdout)
-	}
-	// y is the rate over 10: 17.5% was in training, 52.5% beyond it.
-	for i, want := range []float64{1.75, 5.25} {
-		if y := fitTestFloat(t, recs[i+1][0]); math.Abs(y-want) > 0.5 {
-			t.Errorf("row %d: predicted %v, want about %v", i+1, y, want)
-		}
-	}
-}
-
 // TestOutputChecked gives each command an output path it cannot write,
 // and checks that it says so before any work: the model and data are
 // missing, so that any work would fail otherwise.
