@@ -476,3 +476,28 @@ func TestPredictPercent(t *testing.T) {
 		}
 	}
 }
+
+// TestFitOneRow refuses a regression on a single row, and Score says R²
+// is undefined there rather than giving -Inf.
+func TestFitOneRow(t *testing.T) {
+	f, err := dataset.ReadFrame(strings.NewReader("x,y\n1,2\n"), "one.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Fit(f, []string{"y"}, Options{})
+	if want := `column "y": only row 2 has a value: a fit needs rows with different values`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("fit on one row: error %v, want %q", err, want)
+	}
+	md, err := Load("../cmd/machines/testdata/model_valid.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2 := 2 - (0.5 + 2*math.Exp(-0.5)) // the model's error at x = 1
+	if want := fmt.Sprintf("MSE %.4g, R² undefined on a single row", e2*e2); ev.String() != want || ev.R2 != nil || ev.Notes == nil {
+		t.Errorf("score %q (R² %v, notes %q), want %q and a note", ev, ev.R2, ev.Notes, want)
+	}
+}

@@ -157,34 +157,6 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 	}
 }
 
-// TestFitOneRow refuses a regression on a single row, and score says R²
-// is undefined there rather than printing -Inf.
-func TestFitOneRow(t *testing.T) {
-	dir := t.TempDir()
-	one := filepath.Join(dir, "one.csv")
-	if err := os.WriteFile(one, []byte("x,y\n1,2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, stderr := fitTestRun("fit", "-data", one, "-target", "y", "-model", filepath.Join(dir, "m.json"))
-	if want := `column "y": only row 2 has a value: a fit needs rows with different values`; code != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("fit on one row: exit status %d, stderr %q; want 1 and %q", code, stderr, want)
-	}
-	scores := filepath.Join(dir, "scores.json")
-	code, stdout, stderr := fitTestRun("score", "-model", "testdata/model_valid.json", "-data", one, "-json", scores)
-	if code != 0 {
-		t.Fatalf("score exited with %d: %s", code, stderr)
-	}
-	e2 := 2 - (0.5 + 2*math.Exp(-0.5)) // the model's error at x = 1
-	if want := fmt.Sprintf("score: 1 rows: MSE %.4g, R² undefined on a single row\n", e2*e2); stdout != want {
-		t.Errorf("score printed %q, want %q", stdout, want)
-	}
-	var e map[string]any
-	fitTestReadJSON(t, scores, &e)
-	if _, ok := e["r2"]; ok || e["notes"] == nil {
-		t.Errorf("scores.json holds %v, want no r2 and a note", e)
-	}
-}
-
 // TestFitStandardInput fits a table read from standard input, and
 // predicts for rows read from it.
 func TestFitStandardInput(t *testing.T) {
