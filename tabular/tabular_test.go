@@ -501,3 +501,69 @@ func TestFitOneRow(t *testing.T) {
 		t.Errorf("score %q (R² %v, notes %q), want %q and a note", ev, ev.R2, ev.Notes, want)
 	}
 }
+
+// TestFitMessyTable fits a table as users have them (quoted numbers,
+// factors, TRUE/FALSE, empty and NA cells, an id column, a column to
+// leave out, a row without a target), predicts for new rows with an
+// unseen category and a gap, and scores the training rows as their
+// predictions do. The command's TestPredictID checks the id column of
+// predict's output.
+func TestFitMessyTable(t *testing.T) {
+	train := loadFrame(t, "../cmd/machines/testdata/fit_messy_train.csv")
+	var log []string
+	md, rep, err := Fit(train, []string{"y"}, Options{ID: "name", Ignore: []string{"note"}, Log: func(line string) { log = append(log, line) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `dropped 1 of 48 rows with no value in column "y"`; !strings.Contains(strings.Join(log, "\n"), want) {
+		t.Errorf("the log %q does not say %q", log, want)
+	}
+	// group: 3 levels; flag: 1; x: value and gap indicator.
+	if rep.Rows != 47 || rep.Dropped != 1 || md.ID != "name" || !slices.Equal(md.Features, []string{"group", "flag", "x"}) ||
+		len(md.Encoder.Names()) != 6 || md.Fit.Dropped != 1 {
+		t.Errorf("%d rows, %d dropped, id %q, features %q, %d inputs, record %+v", rep.Rows, rep.Dropped, md.ID, md.Features, len(md.Encoder.Names()), md.Fit)
+	}
+	p, warnings, err := md.Predict(loadFrame(t, "../cmd/machines/testdata/fit_messy_new.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || warnings[0].Column != "group" || warnings[0].Value != "D" {
+		t.Errorf("warnings %v, want one about the unseen level \"D\" of \"group\"", warnings)
+	}
+	// y = 2x + 3[group B] + [flag]; rows n1 and n2 are fully known.
+	for i, want := range []float64{3, 2} {
+		if y := p.Values.At(i, 0); math.Abs(y-want) > 0.5 {
+			t.Errorf("row n%d: predicted %v, want about %v", i+1, y, want)
+		}
+	}
+	ev, err := md.Score(train, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err = md.Predict(train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, err := train.Column("y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ys, ps []float64
+	for i := range train.Len() {
+		if v, err := train.Number(i, col); err == nil && !math.IsNaN(v) {
+			ys, ps = append(ys, v), append(ps, p.Values.At(i, 0))
+		}
+	}
+	var mean, sse, sst float64
+	for _, y := range ys {
+		mean += y / float64(len(ys))
+	}
+	for i, y := range ys {
+		sse += (ps[i] - y) * (ps[i] - y)
+		sst += (y - mean) * (y - mean)
+	}
+	if wantMSE, wantR2 := sse/float64(len(ys)), 1-sse/sst; ev.Rows != 47 || ev.Dropped != 1 ||
+		math.Abs(*ev.MSE-wantMSE) > 1e-9*wantMSE || math.Abs(*ev.R2-wantR2) > 1e-9 {
+		t.Errorf("score %+v, want MSE %v and R² %v on 47 rows", ev, wantMSE, wantR2)
+	}
+}
