@@ -2,6 +2,7 @@ package tabular
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -56,6 +57,59 @@ func TestFitOptionsRecorded(t *testing.T) {
 			}
 			if !tc.check(md) {
 				t.Errorf("the model records %+v, features %q, intervals %v", md.Fit, md.Features, md.Intervals != nil)
+			}
+		})
+	}
+}
+
+// TestFitFixedSettings checks that a fixed cost or bandwidth is the
+// fit's, never searched past, and said in the summary; that Extrapolate
+// lifts the bounds; and that the record names the start kept.
+func TestFitFixedSettings(t *testing.T) {
+	f := loadFrame(t, "testdata/reg_train.csv")
+	for _, tc := range []struct {
+		name     string
+		opts     Options
+		search   bool // whether a selection is recorded
+		cost, bw float64
+		summary  string
+	}{
+		{"both", Options{Costs: []float64{0.01}, Bandwidths: []float64{2}}, false, 0.01, 2, "(fixed by the flags)"},
+		{"starts", Options{Costs: []float64{0.01}, Bandwidths: []float64{2}, Starts: 3}, false, 0.01, 2, "(fixed by the flags)"},
+		{"extrapolate", Options{Costs: []float64{0.01}, Bandwidths: []float64{2}, Extrapolate: true}, false, 0.01, 2, "(fixed by the flags)"},
+		{"cost", Options{Costs: []float64{0.01}}, false, 0.01, 1, "(fixed by the flags)"},
+		{"bandwidth", Options{Bandwidths: []float64{2}}, true, 0, 2, "cross-validation"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			opts.MaxIter = 50
+			md, rep, err := Fit(f, []string{"y"}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			summary := strings.Join(rep.Summary(md), "\n")
+			if !strings.Contains(summary, tc.summary) {
+				t.Errorf("the summary %q does not contain %q", summary, tc.summary)
+			}
+			if (md.Machine.Range == nil) != opts.Extrapolate || strings.Contains(summary, "predictions bounded") == opts.Extrapolate {
+				t.Errorf("range %v and summary %q with Extrapolate %v", md.Machine.Range, summary, opts.Extrapolate)
+			}
+			if (md.Fit.Selection != nil) != tc.search {
+				t.Fatalf("selection recorded: %v, want %v", md.Fit.Selection != nil, tc.search)
+			}
+			if tc.cost != 0 && md.Fit.Cost != tc.cost || tc.bw != 0 && md.Fit.Bandwidth != tc.bw {
+				t.Errorf("fitted with cost %v and bandwidth %v", md.Fit.Cost, md.Fit.Bandwidth)
+			}
+			if want := max(1, opts.Starts); md.Fit.Starts != want || md.Fit.Start >= want {
+				t.Errorf("recorded start %d of %d, want one of %d", md.Fit.Start, md.Fit.Starts, want)
+			}
+			if md.Fit.Selection == nil {
+				return
+			}
+			for _, c := range md.Fit.Selection.Candidates {
+				if tc.cost != 0 && c.Cost != tc.cost || tc.bw != 0 && c.Bandwidth != tc.bw {
+					t.Errorf("the search tried %+v although the options fixed a value", c)
+				}
 			}
 		})
 	}

@@ -150,63 +150,23 @@ func TestFitPredictRegression(t *testing.T) {
 	}
 }
 
+// TestFitFixedSettings checks that -cost, -bandwidth, -starts and
+// -extrapolate reach the fit (tabular's TestFitFixedSettings checks what
+// the fit makes of them).
 func TestFitFixedSettings(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		flags      []string
-		search     bool // whether a selection is recorded
-		cost, bw   float64
-		fixedPrint string
-	}{
-		{"both", []string{"-cost", "0.01", "-bandwidth", "2"}, false, 0.01, 2, "(fixed by the flags)"},
-		{"starts", []string{"-cost", "0.01", "-bandwidth", "2", "-starts", "3"}, false, 0.01, 2, "(fixed by the flags)"},
-		{"extrapolate", []string{"-cost", "0.01", "-bandwidth", "2", "-extrapolate"}, false, 0.01, 2, "(fixed by the flags)"},
-		{"cost", []string{"-cost", "0.01"}, false, 0.01, 1, "(fixed by the flags)"},
-		{"bandwidth", []string{"-bandwidth", "2"}, true, 0, 2, "cross-validation"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			model := filepath.Join(t.TempDir(), "model.json")
-			code, stdout, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", "testdata/fit_reg_train.csv",
-				"-target", "y", "-iters", "50", "-model", model}, tc.flags)...)
-			if code != 0 {
-				t.Fatalf("fit exited with %d: %s", code, stderr)
-			}
-			if !strings.Contains(stdout, tc.fixedPrint) {
-				t.Errorf("fit printed %q, want it to contain %q", stdout, tc.fixedPrint)
-			}
-			head := fitTestReadModel(t, model)
-			unbounded := slices.Contains(tc.flags, "-extrapolate")
-			if (head.Machine.Range == nil) != unbounded || strings.Contains(stdout, "predictions bounded") == unbounded {
-				t.Errorf("range %v and fit printed %q with -extrapolate %v", head.Machine.Range, stdout, unbounded)
-			}
-			if (head.Fit.Selection != nil) != tc.search {
-				t.Fatalf("selection recorded: %v, want %v", head.Fit.Selection != nil, tc.search)
-			}
-			if tc.cost != 0 && head.Fit.Cost != tc.cost || tc.bw != 0 && head.Fit.Bandwidth != tc.bw {
-				t.Errorf("fitted with cost %v and bandwidth %v", head.Fit.Cost, head.Fit.Bandwidth)
-			}
-			if want := max(1, flagInt(tc.flags, "-starts")); head.Fit.Starts != want || head.Fit.Start >= want {
-				t.Errorf("recorded start %d of %d, want one of %d", head.Fit.Start, head.Fit.Starts, want)
-			}
-			if head.Fit.Selection == nil {
-				return
-			}
-			for _, c := range head.Fit.Selection.Candidates {
-				if tc.cost != 0 && c.Cost != tc.cost || tc.bw != 0 && c.Bandwidth != tc.bw {
-					t.Errorf("the search tried %+v although a flag fixed a value", c)
-				}
-			}
-		})
+	model := filepath.Join(t.TempDir(), "model.json")
+	code, stdout, stderr := fitTestRun("fit", "-data", "testdata/fit_reg_train.csv", "-target", "y", "-iters", "50", "-model", model,
+		"-cost", "0.01", "-bandwidth", "2", "-starts", "3", "-extrapolate")
+	if code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
 	}
-}
-
-// flagInt returns the value that args give flag, or 0.
-func flagInt(args []string, flag string) int {
-	if i := slices.Index(args, flag); i >= 0 {
-		v, _ := strconv.Atoi(args[i+1])
-		return v
+	if !strings.Contains(stdout, "(fixed by the flags)") {
+		t.Errorf("fit printed %q", stdout)
 	}
-	return 0
+	head := fitTestReadModel(t, model)
+	if head.Fit.Cost != 0.01 || head.Fit.Bandwidth != 2 || head.Fit.Starts != 3 || head.Machine.Range != nil || head.Fit.Selection != nil {
+		t.Errorf("the model records %+v, range %v", head.Fit, head.Machine.Range)
+	}
 }
 
 func TestFitPredictClassification(t *testing.T) {
