@@ -114,3 +114,39 @@ func TestFitFixedSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestFitRecordsSelection checks the record of a default regression fit:
+// its header, its bounds, the choice of the inputs' scale, and a
+// selection whose best candidate is the fitted one and scores no worse
+// than any other.
+func TestFitRecordsSelection(t *testing.T) {
+	md, _, err := Fit(loadFrame(t, "testdata/reg_train.csv"), []string{"y"}, Options{Task: Regression, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := md.Machine.Dims
+	if md.Format != "machines" || md.Version != Version || md.Kind != Kind || md.Task != Regression || md.Target != "y" ||
+		!slices.Equal(md.Features, []string{"x1", "x2"}) || md.Classes != nil ||
+		!slices.Equal(dims, []int{3, 3, 3, 1}) && !slices.Equal(dims, []int{2, 1}) || md.Fit.Rows != 36 {
+		t.Errorf("the model is %+v, dims %v", md, dims)
+	}
+	if r := md.Machine.Range; len(r) != 1 || !(r[0][0] < r[0][1]) {
+		t.Errorf("the model bounds the predictions by %v, want one pair", r)
+	}
+	if in := md.Fit.InputScale; (in != "linear" && in != "quantile") || len(md.Fit.InputLosses) != 2 {
+		t.Errorf("the model records the input scale %q chosen by the losses %v", in, md.Fit.InputLosses)
+	}
+	sel := md.Fit.Selection
+	if sel == nil || sel.Folds != 5 || sel.Rows != 36 || len(sel.Candidates) < 4 {
+		t.Fatalf("the model records the selection %+v", sel)
+	}
+	best := sel.Candidates[sel.Best]
+	if best.Cost != md.Fit.Cost || best.Bandwidth != md.Fit.Bandwidth {
+		t.Errorf("the model was fitted with cost %v and bandwidth %v, but the selection chose %+v", md.Fit.Cost, md.Fit.Bandwidth, best)
+	}
+	for _, c := range sel.Candidates {
+		if c.Score > best.Score+1e-12 {
+			t.Errorf("candidate %+v has a better cross-validated R² than the chosen %+v", c, best)
+		}
+	}
+}
