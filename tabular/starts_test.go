@@ -192,17 +192,11 @@ func TestCoarseStart(t *testing.T) {
 // a final fit of coarseMinRows rows in the model file and says it in the
 // report's summary.
 func TestFitRecordsCoarseStart(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("x0,x1,y\n")
 	rnd := rand.New(rand.NewPCG(3, 4))
-	for range coarseMinRows {
+	f := tableOf(t, "x0,x1,y", coarseMinRows, func(int) string {
 		x0, x1 := rnd.Float64(), rnd.Float64()
-		fmt.Fprintf(&b, "%g,%g,%g\n", x0, x1, math.Sin(3*x0)+x1*x1+0.1*rnd.NormFloat64())
-	}
-	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "train.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+		return fmt.Sprintf("%g,%g,%g", x0, x1, math.Sin(3*x0)+x1*x1+0.1*rnd.NormFloat64())
+	})
 	md, rep, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 20})
 	if err != nil {
 		t.Fatal(err)

@@ -423,16 +423,10 @@ func TestImportance(t *testing.T) {
 // TestValuesNear1e308 fits, predicts and scores values near the largest
 // float64, which overflowed the standardisation.
 func TestValuesNear1e308(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("x,y\n")
-	for i := range 24 {
+	f := tableOf(t, "x,y", 24, func(i int) string {
 		x := float64(i) / 24
-		fmt.Fprintf(&b, "%v,%v\n", x*1.7e308, math.Sin(3*x)*1e308)
-	}
-	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "huge.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+		return fmt.Sprintf("%v,%v", x*1.7e308, math.Sin(3*x)*1e308)
+	})
 	md, rep, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30})
 	if err != nil {
 		t.Fatal(err)
