@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 
-	"github.com/parametric-machines/machines/scale"
+	"github.com/parametric-machines/machines/internal/jsonfile"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -16,30 +15,15 @@ import (
 // N is float64 when encoding and json.RawMessage when decoding, so that
 // the decoder can say which entry is not a usable number.
 type machineJSON[N any] struct {
-	Dims      []int            `json:"dims"`
-	Kernel    string           `json:"kernel"`
-	Bandwidth *N               `json:"bandwidth"`
-	A         [][]N            `json:"a"`
-	C         [][]N            `json:"c"`
-	Anchors   [][]N            `json:"anchors"`
-	Quantiles *quantileJSON[N] `json:"quantiles,omitempty"`
-	Input     *scalerJSON[N]   `json:"input,omitempty"`
-	Output    *scalerJSON[N]   `json:"output,omitempty"`
-	LogTarget bool             `json:"log_target,omitempty"`
-	Range     [][]N            `json:"range,omitempty"`
+	Dims      []int  `json:"dims"`
+	Kernel    string `json:"kernel"`
+	Bandwidth *N     `json:"bandwidth"`
+	A         [][]N  `json:"a"`
+	C         [][]N  `json:"c"`
+	Anchors   [][]N  `json:"anchors"`
 	// InputBlock is written only when true, so that the files of other
 	// machines read as before.
 	InputBlock bool `json:"input_block,omitempty"`
-}
-
-type quantileJSON[N any] struct {
-	Knots [][]N `json:"knots"`
-	Ranks [][]N `json:"ranks"`
-}
-
-type scalerJSON[N any] struct {
-	Mean  []N `json:"mean"`
-	Scale []N `json:"scale"`
 }
 
 // MarshalJSON encodes m as a JSON object:
@@ -52,13 +36,6 @@ type scalerJSON[N any] struct {
 //	       with "input_block"),
 //	  "c": C, sum(dims)-d0 rows of one entry per anchor,
 //	  "anchors": one row per anchor of one entry per input,
-//	  "quantiles": {"knots": [...], "ranks": [...]}, one list (or null) per
-//	       input, its scale.QuantileMap (optional),
-//	  "input": {"mean": [...], "scale": [...]}, one entry per input (optional),
-//	  "output": {"mean": [...], "scale": [...]}, one entry per output (optional),
-//	  "log_target": true when the machine predicts exp(output) - 1 (optional),
-//	  "range": [[lowest, highest], ...], one pair per output, the bounds of
-//	       a regression's predictions (optional),
 //	  "input_block": true when the first block is the input itself (optional)
 //	}
 //
@@ -78,20 +55,7 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 		A:          rowsOf(m.A),
 		C:          rowsOf(m.C),
 		Anchors:    rowsOf(m.Anchors),
-		LogTarget:  m.LogTarget,
 		InputBlock: m.InputBlock,
-	}
-	for _, r := range m.Range {
-		w.Range = append(w.Range, r[:])
-	}
-	if m.Quantiles != nil {
-		w.Quantiles = &quantileJSON[float64]{Knots: m.Quantiles.Knots, Ranks: m.Quantiles.Ranks}
-	}
-	if m.Input != nil {
-		w.Input = &scalerJSON[float64]{Mean: m.Input.Mean, Scale: m.Input.Scale}
-	}
-	if m.Output != nil {
-		w.Output = &scalerJSON[float64]{Mean: m.Output.Mean, Scale: m.Output.Scale}
 	}
 	return json.Marshal(w)
 }
@@ -99,9 +63,9 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes a machine in the form that MarshalJSON writes and
 // replaces *m with it. It checks everything that Predict relies on and
 // returns an error naming the field at fault: a missing or unknown field,
-// invalid dims or kernel, matrices of the wrong shape, ragged rows,
-// numbers that are not finite, or scalers of the wrong length. On error
-// *m is left as it was. The JSON null leaves *m unchanged.
+// invalid dims or kernel, matrices of the wrong shape, ragged rows, or
+// numbers that are not finite. On error *m is left as it was. The JSON
+// null leaves *m unchanged.
 func (m *Machine) UnmarshalJSON(data []byte) error {
 	if string(bytes.TrimSpace(data)) == "null" {
 		return nil
@@ -116,16 +80,7 @@ func (m *Machine) UnmarshalJSON(data []byte) error {
 
 func decodeMachine(data []byte) (*Machine, error) {
 	var w machineJSON[json.RawMessage]
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			if te.Field == "" {
-				return nil, fmt.Errorf("the machine is a JSON %s, want an object", te.Value)
-			}
-			return nil, fmt.Errorf("field %q holds a JSON %s, want %v", te.Field, te.Value, te.Type)
-		}
+	if err := jsonfile.DecodeObject(data, &w, "machine"); err != nil {
 		return nil, err
 	}
 	switch {
@@ -146,11 +101,11 @@ func decodeMachine(data []byte) (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unknown kernel %q, want %q or %q", w.Kernel, Additive, Multiplicative)
 	}
-	bw, err := parseNumber(*w.Bandwidth)
+	bw, err := jsonfile.Number(*w.Bandwidth)
 	if err != nil {
 		return nil, fmt.Errorf("bandwidth %w", err)
 	}
-	m := &Machine{Architecture: Architecture{Dims: w.Dims, Kernel: k, Bandwidth: bw}, LogTarget: w.LogTarget, InputBlock: w.InputBlock}
+	m := &Machine{Architecture: Architecture{Dims: w.Dims, Kernel: k, Bandwidth: bw}, InputBlock: w.InputBlock}
 	if m.A, err = matrixFrom("a", w.A); err != nil {
 		return nil, err
 	}
@@ -160,18 +115,6 @@ func decodeMachine(data []byte) (*Machine, error) {
 	if m.Anchors, err = matrixFrom("anchors", w.Anchors); err != nil {
 		return nil, err
 	}
-	if m.Quantiles, err = quantilesFrom(w.Quantiles); err != nil {
-		return nil, err
-	}
-	if m.Input, err = scalerFrom("input", w.Input); err != nil {
-		return nil, err
-	}
-	if m.Output, err = scalerFrom("output", w.Output); err != nil {
-		return nil, err
-	}
-	if m.Range, err = rangeFrom(w.Range); err != nil {
-		return nil, err
-	}
 	if err := m.validate(); err != nil {
 		return nil, err
 	}
@@ -179,8 +122,8 @@ func decodeMachine(data []byte) (*Machine, error) {
 }
 
 // validate checks that m is a machine that Predict can run: valid dims,
-// kernel and bandwidth, matrices of matching shapes with finite entries,
-// and scalers of the right lengths.
+// kernel and bandwidth, and matrices of matching shapes with finite
+// entries.
 func (m *Machine) validate() error {
 	if len(m.Dims) < 2 {
 		return fmt.Errorf("dims %v: need at least two blocks, the input block and the output", m.Dims)
@@ -240,73 +183,6 @@ func (m *Machine) validate() error {
 			}
 		}
 	}
-	if m.Quantiles != nil {
-		if err := m.Quantiles.Check(inputs); err != nil {
-			return fmt.Errorf("quantiles: %w", err)
-		}
-	}
-	if err := checkScaler("input", m.Input, inputs, "input"); err != nil {
-		return err
-	}
-	if err := checkScaler("output", m.Output, m.Outputs(), "output (the last entry of dims)"); err != nil {
-		return err
-	}
-	return m.checkRange()
-}
-
-// checkRange checks that m's Range, if any, holds a pair of finite
-// bounds, the lower first, per output.
-func (m *Machine) checkRange() error {
-	if m.Range == nil {
-		return nil
-	}
-	if len(m.Range) != m.Outputs() {
-		return fmt.Errorf("range has %d pairs of bounds, want %d, one per output (the last entry of dims)", len(m.Range), m.Outputs())
-	}
-	for k, r := range m.Range {
-		if !(r[0] <= r[1]) || math.IsInf(r[0], 0) || math.IsInf(r[1], 0) {
-			return fmt.Errorf("range[%d] is %v, want two finite numbers, the lower first", k, r)
-		}
-	}
-	return nil
-}
-
-// rangeFrom decodes the bounds of a machine's predictions: nil if the
-// file has none.
-func rangeFrom(rows [][]json.RawMessage) ([][2]float64, error) {
-	if rows == nil {
-		return nil, nil
-	}
-	m, err := matrixFrom("range", rows)
-	if err != nil {
-		return nil, err
-	}
-	n, c := m.Dims()
-	if c != 2 {
-		return nil, fmt.Errorf("range has rows of %d numbers, want 2: the lowest and the highest prediction", c)
-	}
-	r := make([][2]float64, n)
-	for k := range r {
-		r[k] = [2]float64{m.At(k, 0), m.At(k, 1)}
-	}
-	return r, nil
-}
-
-func checkScaler(name string, s *scale.Scaler, n int, what string) error {
-	if s == nil {
-		return nil
-	}
-	if len(s.Mean) != n || len(s.Scale) != n {
-		return fmt.Errorf("%s scaler has %d means and %d scales, want %d, one per %s", name, len(s.Mean), len(s.Scale), n, what)
-	}
-	for j := range n {
-		if v := s.Mean[j]; math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s.mean[%d] is %v, want a finite number", name, j, v)
-		}
-		if v := s.Scale[j]; math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
-			return fmt.Errorf("%s.scale[%d] is %v, want a finite number other than 0", name, j, v)
-		}
-	}
 	return nil
 }
 
@@ -335,7 +211,7 @@ func matrixFrom(name string, rows [][]json.RawMessage) (*mat.Dense, error) {
 			return nil, fmt.Errorf("%s is ragged: row %d has %d entries, row 0 has %d", name, i, len(row), c)
 		}
 		for j, raw := range row {
-			v, err := parseNumber(raw)
+			v, err := jsonfile.Number(raw)
 			if err != nil {
 				return nil, fmt.Errorf("%s[%d][%d] %w", name, i, j, err)
 			}
@@ -343,81 +219,4 @@ func matrixFrom(name string, rows [][]json.RawMessage) (*mat.Dense, error) {
 		}
 	}
 	return mat.NewDense(len(rows), c, data), nil
-}
-
-// quantilesFrom converts the quantile map as decoded; validate checks it.
-func quantilesFrom(w *quantileJSON[json.RawMessage]) (*scale.QuantileMap, error) {
-	if w == nil {
-		return nil, nil
-	}
-	if w.Knots == nil || w.Ranks == nil {
-		return nil, errors.New(`missing field "knots" or "ranks" in quantiles`)
-	}
-	q := &scale.QuantileMap{}
-	for _, f := range []struct {
-		field string
-		raw   [][]json.RawMessage
-		dst   *[][]float64
-	}{{"knots", w.Knots, &q.Knots}, {"ranks", w.Ranks, &q.Ranks}} {
-		*f.dst = make([][]float64, len(f.raw))
-		for j, col := range f.raw {
-			if col == nil {
-				continue
-			}
-			(*f.dst)[j] = make([]float64, len(col))
-			for k, raw := range col {
-				v, err := parseNumber(raw)
-				if err != nil {
-					return nil, fmt.Errorf("quantiles.%s[%d][%d] %w", f.field, j, k, err)
-				}
-				(*f.dst)[j][k] = v
-			}
-		}
-	}
-	return q, nil
-}
-
-// scalerFrom converts the scaler called name, as decoded; nil stays nil.
-func scalerFrom(name string, w *scalerJSON[json.RawMessage]) (*scale.Scaler, error) {
-	if w == nil {
-		return nil, nil
-	}
-	if w.Mean == nil {
-		return nil, fmt.Errorf(`missing field "mean" in %s`, name)
-	}
-	if w.Scale == nil {
-		return nil, fmt.Errorf(`missing field "scale" in %s`, name)
-	}
-	s := &scale.Scaler{Mean: make([]float64, len(w.Mean)), Scale: make([]float64, len(w.Scale))}
-	for _, f := range []struct {
-		field string
-		raw   []json.RawMessage
-		dst   []float64
-	}{{"mean", w.Mean, s.Mean}, {"scale", w.Scale, s.Scale}} {
-		for j, raw := range f.raw {
-			v, err := parseNumber(raw)
-			if err != nil {
-				return nil, fmt.Errorf("%s.%s[%d] %w", name, f.field, j, err)
-			}
-			f.dst[j] = v
-		}
-	}
-	return s, nil
-}
-
-// parseNumber parses a JSON value that must be a finite number. Its
-// errors read as a predicate of the value's position ("a[1][2] is ...").
-func parseNumber(raw json.RawMessage) (float64, error) {
-	s := string(bytes.TrimSpace(raw))
-	if s == "" || s[0] == '"' || s[0] == '[' || s[0] == '{' || s == "null" || s == "true" || s == "false" {
-		return 0, fmt.Errorf("is %s, want a number", s)
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	switch {
-	case math.IsInf(v, 0):
-		return 0, fmt.Errorf("is %s, too large for a float64", s)
-	case err != nil:
-		return 0, fmt.Errorf("is %s, want a number", s)
-	}
-	return v, nil
 }

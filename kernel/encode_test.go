@@ -8,14 +8,12 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/kernel"
-	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
 )
 
 // validMachineJSON is a machine of one input, dims [1,1] and one anchor.
 const validMachineJSON = `{"dims":[1,1],"kernel":"additive","bandwidth":1,` +
-	`"a":[[1],[2]],"c":[[0.5]],"anchors":[[0]],` +
-	`"input":{"mean":[0],"scale":[1]},"output":{"mean":[3],"scale":[2]}}`
+	`"a":[[1],[2]],"c":[[0.5]],"anchors":[[0]]}`
 
 func TestMachineUnmarshalErrors(t *testing.T) {
 	var m kernel.Machine
@@ -34,13 +32,13 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 	}{
 		{"not an object", `[1,2]`, "the machine is a JSON array, want an object"},
 		{"unknown field", edit(`"dims"`, `"extra":1,"dims"`), `unknown field "extra"`},
+		{"a learner's field", edit(`"dims"`, `"log_target":true,"dims"`), `unknown field "log_target"`},
 		{"missing dims", edit(`"dims":[1,1],`, ``), `missing field "dims"`},
 		{"missing kernel", edit(`"kernel":"additive",`, ``), `missing field "kernel"`},
 		{"missing bandwidth", edit(`"bandwidth":1,`, ``), `missing field "bandwidth"`},
 		{"missing a", edit(`"a":[[1],[2]],`, ``), `missing field "a"`},
 		{"missing c", edit(`"c":[[0.5]],`, ``), `missing field "c"`},
-		{"missing anchors", edit(`"anchors":[[0]],`, ``), `missing field "anchors"`},
-		{"missing scale", edit(`,"scale":[1]`, ``), `missing field "scale" in input`},
+		{"missing anchors", edit(`,"anchors":[[0]]`, ``), `missing field "anchors"`},
 		{"one block", edit(`[1,1]`, `[2]`), "dims [2]: need at least two blocks"},
 		{"empty block", edit(`[1,1]`, `[1,0,1]`), "dims [1 0 1]: block 1 has size 0"},
 		{"fractional dims", edit(`[1,1]`, `[1,1.5]`), `field "dims" holds a JSON number 1.5, want int`},
@@ -57,19 +55,7 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 		{"too large", edit(`[[1],[2]]`, `[[1],[1e999]]`), "a[1][0] is 1e999, too large for a float64"},
 		{"null entry", edit(`[[0.5]]`, `[[null]]`), "c[0][0] is null, want a number"},
 		{"string entry", edit(`"anchors":[[0]]`, `"anchors":[["NaN"]]`), `anchors[0][0] is "NaN", want a number`},
-		{"input scaler length", edit(`"mean":[0]`, `"mean":[0,1]`), "input scaler has 2 means and 1 scales, want 1, one per input"},
-		{"output zero scale", edit(`"scale":[2]`, `"scale":[0]`), "output.scale[0] is 0"},
-		{"output scaler huge", edit(`"mean":[3]`, `"mean":[-1e400]`), "output.mean[0] is -1e400, too large"},
 		{"input block a rows", edit(`"dims"`, `"input_block":true,"dims"`), "a is 2x1, want 1x1: sum(dims) - dims[0] = 1 rows after the input block"},
-		{"range count", edit(`"input":`, `"range":[[0,1],[0,1]],"input":`), "range has 2 pairs of bounds, want 1, one per output"},
-		{"range reversed", edit(`"input":`, `"range":[[1,0]],"input":`), "range[0] is [1 0], want two finite numbers, the lower first"},
-		{"range of three", edit(`"input":`, `"range":[[0,1,2]],"input":`), "range has rows of 3 numbers, want 2"},
-		{"range string", edit(`"input":`, `"range":[[0,"x"]],"input":`), `range[0][1] is "x", want a number`},
-		{"range empty", edit(`"input":`, `"range":[],"input":`), "range has no rows"},
-		{"quantiles of another width", edit(`"input":`, `"quantiles":{"knots":[null,null],"ranks":[null,null]},"input":`), "quantiles: 2 knot lists and 2 rank lists for 1 columns"},
-		{"quantile knots unordered", edit(`"input":`, `"quantiles":{"knots":[[2,1]],"ranks":[[0.2,0.8]]},"input":`), "quantiles: column 0: knot 1 (1)"},
-		{"quantile rank string", edit(`"input":`, `"quantiles":{"knots":[[1,2]],"ranks":[[0.2,"x"]]},"input":`), `quantiles.ranks[0][1] is "x", want a number`},
-		{"quantiles without ranks", edit(`"input":`, `"quantiles":{"knots":[[1,2]]},"input":`), `missing field "knots" or "ranks" in quantiles`},
 		{"input block dims", edit(`"dims":[1,1]`, `"input_block":true,"dims":[2,1]`), "dims [2 1]: the first block is the input itself (input_block), so it has the 1 inputs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,7 +92,6 @@ func TestMachineMarshalErrors(t *testing.T) {
 		{"NaN in C", func(m *kernel.Machine) { m.C.Set(0, 0, math.NaN()) }, "c[0][0] is NaN"},
 		{"A shape", func(m *kernel.Machine) { m.A = mat.NewDense(3, 1, nil) }, "a is 3x1, want 2x1"},
 		{"kernel", func(m *kernel.Machine) { m.Kernel = 5 }, "unknown kernel Combine(5)"},
-		{"scaler", func(m *kernel.Machine) { m.Input = &scale.Scaler{Mean: []float64{0}} }, "input scaler has 1 means and 0 scales"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := valid()

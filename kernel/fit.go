@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -114,7 +115,7 @@ func checkInputs(p Problem) (n, d int, err error) {
 	if n == 0 || d == 0 {
 		return 0, 0, fmt.Errorf("kernel: input data is %dx%d, want at least one row and one column", n, d)
 	}
-	if err := checkFinite("input", p.X); err != nil {
+	if err := numeric.CheckFinite("kernel: input", p.X); err != nil {
 		return 0, 0, err
 	}
 	if math.IsNaN(p.Cost) || p.Cost < 0 {
@@ -135,10 +136,10 @@ func problemAnchors(p Problem, n, d int) (anchors []int, m, extra int, err error
 		if extra, ad = p.AnchorPoints.Dims(); extra == 0 || ad != d {
 			return nil, 0, 0, fmt.Errorf("kernel: anchor points are %dx%d, want at least one row of %d inputs", extra, ad, d)
 		}
-		if err := checkFinite("anchor point", p.AnchorPoints); err != nil {
+		if err := numeric.CheckFinite("kernel: anchor point", p.AnchorPoints); err != nil {
 			return nil, 0, 0, err
 		}
-		return allRows(extra), extra, extra, nil
+		return numeric.Indices(extra), extra, extra, nil
 	case p.Anchors != nil:
 		if len(p.Anchors) == 0 {
 			return nil, 0, 0, errors.New("kernel: empty anchor set")
@@ -164,7 +165,7 @@ func dataTerm(g *ad.Graph[float64], out *ad.Node[float64], p Problem, n, outputs
 		if ny != n || k != outputs {
 			return nil, fmt.Errorf("kernel: targets are %dx%d, want %dx%d (samples x last block of dims)", ny, k, n, outputs)
 		}
-		if err := checkFinite("target", p.Y); err != nil {
+		if err := numeric.CheckFinite("kernel: target", p.Y); err != nil {
 			return nil, err
 		}
 		return g.MSE(out, g.Input(ad.FromMatrix(p.Y.T()))), nil
@@ -248,25 +249,4 @@ func (o *Objective) Machine(params []float64, anchors *mat.Dense) *Machine {
 		C:            mat.NewDense(o.c.Value.Rows(), o.c.Value.Cols(), slices.Clone(params[na:])),
 		Anchors:      anchors,
 	}
-}
-
-func checkFinite(what string, a mat.Matrix) error {
-	r, c := a.Dims()
-	for i := range r {
-		for j := range c {
-			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("kernel: %s row %d, column %d is %v", what, i, j, v)
-			}
-		}
-	}
-	return nil
-}
-
-// allRows returns the indices 0 to n-1.
-func allRows(n int) []int {
-	r := make([]int, n)
-	for i := range r {
-		r[i] = i
-	}
-	return r
 }

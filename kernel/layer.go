@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -68,7 +69,7 @@ func (l Layer[T]) Apply(s *ad.Scope[T], x []*ad.Node[T]) ([]*ad.Node[T], error) 
 	// computed with the batch's, as the first columns: they depend only
 	// on each other.
 	m := points.Value.Rows()
-	net := build(l.Architecture, g, a, c, g.Transpose(g.ConcatRows(points, x[0])), allRows(m), false)
+	net := build(l.Architecture, g, a, c, g.Transpose(g.ConcatRows(points, x[0])), numeric.Indices(m), false)
 	batch := make([]int, x[0].Value.Rows())
 	for j := range batch {
 		batch[j] = m + j

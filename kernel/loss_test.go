@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
 )
@@ -52,7 +53,7 @@ func TestLossMatchesPaper(t *testing.T) {
 
 			anchors := tc.anchors
 			if anchors == nil {
-				anchors = allRows(n)
+				anchors = numeric.Indices(n)
 			}
 			size := tc.arch.Size()
 			a := mat.NewDense(size, d, params[:size*d])

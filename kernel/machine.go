@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/parametric-machines/machines/ad"
-	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -180,7 +179,9 @@ func buildFrom[T ad.Float](arch Architecture, g *ad.Graph[T], a, c, x *ad.Node[T
 	return network[T]{out: state, norm: norm, states: states}
 }
 
-// Machine is a fitted finite-depth kernel machine.
+// Machine is a fitted finite-depth kernel machine. It maps its inputs to
+// its outputs as they are: a learner that standardises its data keeps
+// those maps beside it (as tabular.Machine does).
 type Machine struct {
 	Architecture
 	// A is the augmenter, sum(Dims) x inputs.
@@ -188,8 +189,7 @@ type Machine struct {
 	// C holds the coefficients of levels 1..n, (sum(Dims) - Dims[0]) x m:
 	// one column per anchor.
 	C *mat.Dense
-	// Anchors holds the anchor points' inputs, one per row (m x inputs),
-	// already standardised.
+	// Anchors holds the anchor points' inputs, one per row (m x inputs).
 	Anchors *mat.Dense
 	// InputBlock makes the first block the input itself: Dims[0] is the
 	// number of inputs, and A holds only the rows of the other blocks,
@@ -197,22 +197,6 @@ type Machine struct {
 	// shallow machine is stored so: on a table of 10,000 columns that
 	// identity alone would hold 10^8 numbers.
 	InputBlock bool
-	// Quantiles, if not nil, maps the inputs to their training rows'
-	// distribution function before Input standardises them.
-	Quantiles *scale.QuantileMap
-	// Input, if not nil, standardises inputs before they enter the
-	// machine; Output, if not nil, maps a regression's outputs back to
-	// the units of the targets, or adds a classifier's intercepts to
-	// its class scores (with scales 1).
-	Input, Output *scale.Scaler
-	// LogTarget says the machine was fitted to log(1 + y): Predict
-	// returns exp(v) - 1 of the output v, after Output has mapped v to
-	// the log units.
-	LogTarget bool
-	// Range, if not nil, bounds a regression's predictions: Predict
-	// returns for output k values between Range[k][0] and Range[k][1],
-	// and so do the ends of PredictInterval's intervals.
-	Range [][2]float64
 }
 
 // Inputs returns the input dimension.
@@ -232,15 +216,4 @@ func (m *Machine) NumParams() int {
 // allocated and returned.
 func (m *Machine) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 	return m.NewPredictor().Predict(dst, x)
-}
-
-// PredictInterval writes the prediction for each row of x to pred and the
-// ends of the interval around it to lower and upper (each len(rows) x
-// Outputs(), allocated if nil): the machine's output, on the scale it was
-// fitted (standardised, and logarithmic for a LogTarget), plus and minus
-// halfWidth[j] for output j, mapped to the units of the targets. With the
-// half widths of tabular.Conformal the intervals are conformal prediction
-// intervals. It is for regression machines.
-func (m *Machine) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix, halfWidth []float64) (*mat.Dense, *mat.Dense, *mat.Dense) {
-	return m.NewPredictor().PredictInterval(pred, lower, upper, x, halfWidth)
 }

@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/mat"
@@ -33,7 +32,7 @@ type Predictor struct {
 // queries, replayed for each chunk.
 type queryGraph struct {
 	g   ad.Graph[float64]
-	x   *ad.Tensor[float64] // the standardised queries, inputs x size
+	x   *ad.Tensor[float64] // the queries, inputs x size
 	out *ad.Tensor[float64] // the output block, Outputs() x size
 }
 
@@ -68,34 +67,11 @@ func (p *Predictor) Predict(dst *mat.Dense, x mat.Matrix) *mat.Dense {
 		out, size := p.chunk(x, lo, hi)
 		for k := range p.m.Outputs() {
 			for j := lo; j < hi; j++ {
-				dst.Set(j, k, p.toTarget(k, out[k*size+j-lo]))
+				dst.Set(j, k, out[k*size+j-lo])
 			}
 		}
 	}
 	return dst
-}
-
-// PredictInterval writes the predictions and the ends of the intervals
-// around them, as Machine.PredictInterval does, to the same bits.
-func (p *Predictor) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix, halfWidth []float64) (*mat.Dense, *mat.Dense, *mat.Dense) {
-	m := p.m
-	if len(halfWidth) != m.Outputs() {
-		panic(fmt.Errorf("%w: kernel: %d half widths for %d outputs", ad.ErrShape, len(halfWidth), m.Outputs()))
-	}
-	n := p.check(x)
-	ends := [3]*mat.Dense{p.alloc(pred, n), p.alloc(lower, n), p.alloc(upper, n)}
-	for lo := 0; lo < n; lo += predictChunk {
-		hi := min(n, lo+predictChunk)
-		out, size := p.chunk(x, lo, hi)
-		for e, sign := range []float64{0, -1, 1} {
-			for k := range m.Outputs() {
-				for j := lo; j < hi; j++ {
-					ends[e].Set(j, k, p.toTarget(k, out[k*size+j-lo]+sign*halfWidth[k]))
-				}
-			}
-		}
-	}
-	return ends[0], ends[1], ends[2]
 }
 
 // check panics if x does not have the machine's inputs, and returns its
@@ -120,8 +96,7 @@ func (p *Predictor) alloc(dst *mat.Dense, n int) *mat.Dense {
 	return dst
 }
 
-// chunk computes the machine's outputs, on the scale it was fitted, for
-// rows lo to hi-1 of x, and returns them as Outputs() rows of size
+// chunk computes the machine's outputs for rows lo to hi-1 of x, and returns them as Outputs() rows of size
 // values, row j of x in column j-lo; they stay valid until the next
 // chunk.
 func (p *Predictor) chunk(x mat.Matrix, lo, hi int) (out []float64, size int) {
@@ -131,37 +106,12 @@ func (p *Predictor) chunk(x mat.Matrix, lo, hi int) (out []float64, size int) {
 	for i := range m.Inputs() {
 		row := q.x.Data[i*size : (i+1)*size]
 		for j := lo; j < hi; j++ {
-			v := x.At(j, i)
-			if m.Quantiles != nil {
-				v = m.Quantiles.TransformValue(i, v)
-			}
-			if m.Input != nil {
-				v = m.Input.TransformValue(i, v)
-			}
-			row[j-lo] = v
+			row[j-lo] = x.At(j, i)
 		}
 		clear(row[hi-lo:])
 	}
 	q.g.Forward()
 	return q.out.Data, size
-}
-
-// toTarget maps the value v of output k from the scale the machine was
-// fitted on to the units of the targets: it undoes the standardisation
-// and the log scale, and bounds the result to the machine's Range. The
-// map does not decrease, so it keeps the order of the ends of an
-// interval.
-func (p *Predictor) toTarget(k int, v float64) float64 {
-	if p.m.Output != nil {
-		v = p.m.Output.InvertValue(k, v)
-	}
-	if p.m.LogTarget {
-		v = math.Expm1(v)
-	}
-	if r := p.m.Range; r != nil {
-		v = min(max(v, r[k][0]), r[k][1])
-	}
-	return v
 }
 
 // paddedSize returns the number of queries a chunk of n rows is computed

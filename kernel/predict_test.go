@@ -2,11 +2,9 @@ package kernel
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -34,22 +32,13 @@ func TestPredictorRowsIndependent(t *testing.T) {
 		name           string
 		arch           Architecture
 		inputs, anchor int
-		scaled, log    bool
 	}{
-		{"additive", Architecture{Dims: []int{3, 3, 3, 1}}, 10, 100, true, false},
-		{"multiplicative", Architecture{Dims: []int{2, 2, 1}, Kernel: Multiplicative, Bandwidth: 0.7}, 3, 9, false, false},
-		{"classes", Architecture{Dims: []int{4, 3, 5}}, 12, 40, true, false},
-		{"log target", Architecture{Dims: []int{3, 2, 1}}, 9, 30, true, true},
+		{"additive", Architecture{Dims: []int{3, 3, 3, 1}}, 10, 100},
+		{"multiplicative", Architecture{Dims: []int{2, 2, 1}, Kernel: Multiplicative, Bandwidth: 0.7}, 3, 9},
+		{"classes", Architecture{Dims: []int{4, 3, 5}}, 12, 40},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := randomMachine(t, rnd, tc.arch, tc.inputs, tc.anchor)
-			if tc.scaled {
-				m.Input = scale.FitScaler(randomData(rnd, 20, tc.inputs))
-			}
-			if tc.scaled && tc.arch.Outputs() == 1 {
-				m.Output = &scale.Scaler{Mean: []float64{3}, Scale: []float64{0.2}}
-				m.LogTarget = tc.log
-			}
 			const n = 600 // three chunks, the last of 88 rows
 			x := randomData(rnd, n, tc.inputs)
 			all := m.Predict(nil, x)
@@ -69,43 +58,6 @@ func TestPredictorRowsIndependent(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestPredictorInterval checks the intervals of a Predictor, for rows in
-// a batch of any size, against the machine's output on its own scale
-// (a copy without Output and LogTarget) plus and minus the half width,
-// mapped to the targets' units by the scaler's Invert and expm1.
-func TestPredictorInterval(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(5, 5))
-	for _, log := range []bool{false, true} {
-		m := randomMachine(t, rnd, Architecture{Dims: []int{3, 2, 2}}, 4, 20)
-		m.Input = scale.FitScaler(randomData(rnd, 20, 4))
-		m.Output = &scale.Scaler{Mean: []float64{3, -1}, Scale: []float64{0.2, 2}}
-		m.LogTarget = log
-		raw := *m
-		raw.Output, raw.LogTarget = nil, false
-		halfWidth := []float64{0.5, 0.25}
-		x := randomData(rnd, 300, 4)
-		want := raw.Predict(nil, x)
-		p := m.NewPredictor()
-		for _, size := range []int{1, 5, 300} {
-			pred, lower, upper := p.PredictInterval(nil, nil, nil, x.Slice(0, size, 0, 4), halfWidth)
-			for e, end := range []*mat.Dense{pred, lower, upper} {
-				sign := []float64{0, -1, 1}[e]
-				for i := range size {
-					for k := range 2 {
-						v := m.Output.InvertValue(k, want.At(i, k)+sign*halfWidth[k])
-						if log {
-							v = math.Expm1(v)
-						}
-						if end.At(i, k) != v {
-							t.Fatalf("log %v, %d rows, end %d, row %d output %d: %v, want %v", log, size, e, i, k, end.At(i, k), v)
-						}
-					}
-				}
-			}
-		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/numeric"
 )
 
 // Solution is the result of a solve: the states at the output times and,
@@ -75,7 +76,7 @@ func solve(sys System, y0, ts []float64, s Settings, tab *tableau, adaptive bool
 		n:        n,
 	}
 	copy(sol.Y, y0)
-	if !allFinite(y0) {
+	if !numeric.AllFinite(y0) {
 		return nil, &NonFiniteError{T: ts[0]}
 	}
 	in := newIntegrator(sys, tab, v, adaptive, ts[0], y0)
@@ -261,7 +262,7 @@ func (in *integrator) accept(h, tNew float64) error {
 	if in.tab.fsal {
 		last := len(in.k) - 1
 		in.k[0], in.k[last] = in.k[last], in.k[0]
-		if !allFinite(in.k[0]) {
+		if !numeric.AllFinite(in.k[0]) {
 			return &NonFiniteError{T: in.t}
 		}
 	} else {
@@ -288,7 +289,7 @@ func (in *integrator) advance(tEnd float64) error {
 	if !in.adaptive {
 		h := tEnd - in.t
 		in.trial(h)
-		if !allFinite(in.ynew) || !stagesFinite(in.k) {
+		if !numeric.AllFinite(in.ynew) || !stagesFinite(in.k) {
 			return &NonFiniteError{T: in.t}
 		}
 		return in.accept(h, tEnd)
@@ -345,7 +346,7 @@ func (in *integrator) refresh() error {
 	}
 	in.sys.Deriv(in.k[0], in.t, in.y)
 	in.evals++
-	if !allFinite(in.k[0]) {
+	if !numeric.AllFinite(in.k[0]) {
 		return &NonFiniteError{T: in.t}
 	}
 	in.fresh = true
@@ -440,18 +441,9 @@ func (in *integrator) initialStep(tEnd float64) float64 {
 	return h
 }
 
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
-}
-
 func stagesFinite(k [][]float64) bool {
 	for _, ki := range k {
-		if !allFinite(ki) {
+		if !numeric.AllFinite(ki) {
 			return false
 		}
 	}

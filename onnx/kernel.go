@@ -28,7 +28,7 @@ const (
 // kernelModel is a fitted kernel machine with what it needs to read a
 // table, as a tabular.Model holds it.
 type kernelModel struct {
-	Machine *kernel.Machine
+	Machine *tabular.Machine
 	// Encoder turns the Features into the machine's inputs; nil means
 	// the features are numbers used as they are.
 	Encoder  *dataset.Encoder
@@ -42,7 +42,7 @@ type kernelModel struct {
 	// HalfWidth, if not nil, adds the outputs lower and upper to a
 	// regression: the ends of its prediction intervals, the machine's
 	// output plus and minus these half widths on the scale it fits, as
-	// kernel.Machine.PredictInterval computes them. One per output.
+	// tabular.Machine.PredictInterval computes them. One per output.
 	HalfWidth []float64
 }
 
@@ -110,7 +110,7 @@ func kernelGraph(km kernelModel) (*onnxpb.ModelProto, error) {
 		x = b.op("Sub", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Mean)})
 		x = b.op("Div", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Scale)})
 	}
-	raw := b.machine(onnxpb.TensorProto_DOUBLE, m, x)
+	raw := b.machine(onnxpb.TensorProto_DOUBLE, m.Machine, x)
 	out := b.toTargets(m, raw)
 	k := int64(m.Outputs())
 	meta := [][2]string{{"kind", "kernel-machine"}, {"target", km.Target}}
@@ -144,7 +144,7 @@ func kernelGraph(km kernelModel) (*onnxpb.ModelProto, error) {
 // toTargets adds the map of the machine's outputs v to the units of the
 // targets: the output scaler, then the log scale, then the bounds of the
 // machine's Range.
-func (b *builder) toTargets(m *kernel.Machine, v string) string {
+func (b *builder) toTargets(m *tabular.Machine, v string) string {
 	if m.Output != nil {
 		k := int64(m.Outputs())
 		v = b.op("Mul", []string{v, b.doubles([]int64{1, k}, m.Output.Scale)})
@@ -168,7 +168,7 @@ func (b *builder) toTargets(m *kernel.Machine, v string) string {
 func checkKernel(km kernelModel) error {
 	m := km.Machine
 	switch {
-	case m == nil:
+	case m == nil || m.Machine == nil:
 		return errors.New("no machine")
 	case m.A == nil || m.C == nil || m.Anchors == nil:
 		return errors.New("the machine has no augmenter, coefficients or anchors")

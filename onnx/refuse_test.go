@@ -12,19 +12,20 @@ import (
 	"github.com/parametric-machines/machines/kernel/infinite"
 	"github.com/parametric-machines/machines/model"
 	"github.com/parametric-machines/machines/ode"
+	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
 )
 
 // TestKernelRefuses checks that what cannot be exported gets an error
 // naming the part at fault.
 func TestKernelRefuses(t *testing.T) {
-	machine := func(comb kernel.Combine, outputs int) *kernel.Machine {
-		return &kernel.Machine{
+	machine := func(comb kernel.Combine, outputs int) *tabular.Machine {
+		return &tabular.Machine{Machine: &kernel.Machine{
 			Architecture: kernel.Architecture{Dims: []int{2, outputs}, Kernel: comb},
 			A:            mat.NewDense(2+outputs, 2, nil),
 			C:            mat.NewDense(outputs, 3, nil),
 			Anchors:      mat.NewDense(3, 2, nil),
-		}
+		}}
 	}
 	for _, tc := range []struct {
 		name string

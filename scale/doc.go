@@ -8,7 +8,7 @@
 // the order of the values, as a tree's splits do, so that a skewed
 // column's tail no longer dominates a distance.
 //
-// A kernel machine stores the maps it was fitted through
-// (kernel.Machine's Quantiles, Input and Output), and a baseline
+// The tabular learner's machine stores the maps it was fitted through
+// (tabular.Machine's Quantiles, Input and Output), and a baseline
 // perceptron its Input and Output.
 package scale

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -11,20 +12,10 @@ import (
 // ShallowAnchors and DeepAnchors are the numbers of rows up to which
 // every training row is an anchor of the shallow and the deep machine
 // when Settings.Anchors is 0; larger sets get that many k-means++
-// anchors, so that the cost of a fit grows linearly with the rows. On
-// Friedman 1 with 2,000 rows, 100 anchors predicted held-out rows better
-// (R^2 0.951) than 300 (0.938) in a seventh of the time. The deep
-// machine's fits, L-BFGS over a graph whose work is rows x anchors per
-// level, are most of the time of a large fit, and fewer anchors cost it
-// nothing measurable: at 80 rather than 100, the tabular panel's, the
-// hold-out's and the statsmodels tables' scores stayed within 0.005 but
-// for Friedman 3 (0.939 to 0.946) and Grunfeld (0.924 to 0.929), and the
-// 2,000-row Friedman 1 fit took a median 1.38 s of CPU rather than 1.54 s
-// (R^2 0.9476 and 0.9468). At 64, a table of 80 training rows
-// (interest_inflation, where the deep machine leads) lost anchors and
-// fell from 0.769 to 0.748. The shallow machine's closed form is cheap; at 64 of
-// its anchors too, iris fell from 0.967 to 0.961 and infert from 0.735
-// to 0.723.
+// anchors, so that the cost of a fit grows linearly with the rows. The
+// deep machine's fits, whose work is rows x anchors per level, take most
+// of the time of a large fit, so it has fewer; docs/learner.md gives the
+// measurements behind both.
 const (
 	ShallowAnchors = 100
 	DeepAnchors    = 80
@@ -49,7 +40,7 @@ func anchorRows(f Family, x mat.Matrix, s Settings, seed uint64) []int {
 		auto = ShallowAnchors
 	}
 	n, _ := x.Dims()
-	return seedAnchors(x, allRows(n), anchorCount(n, s.Anchors, auto), rand.New(rand.NewPCG(seed, anchorStream)))
+	return seedAnchors(x, numeric.Indices(n), anchorCount(n, s.Anchors, auto), rand.New(rand.NewPCG(seed, anchorStream)))
 }
 
 // seedAnchors returns m of the given rows of x (all of them if m >=

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -64,7 +65,7 @@ func TestSeedAnchorsSpread(t *testing.T) {
 	}
 	x := mat.NewDense(len(rows), 2, slices.Concat(rows...))
 	for seed := range uint64(20) {
-		got := seedAnchors(x, allRows(len(rows)), len(sizes), rand.New(rand.NewPCG(seed, 1)))
+		got := seedAnchors(x, numeric.Indices(len(rows)), len(sizes), rand.New(rand.NewPCG(seed, 1)))
 		seen := make([]bool, len(sizes))
 		for _, r := range got {
 			seen[cluster[r]] = true
@@ -82,8 +83,8 @@ func TestSeedAnchors(t *testing.T) {
 	if got := seedAnchors(x, rows, 7, rnd); !reflect.DeepEqual(got, rows) {
 		t.Errorf("asking for more anchors than rows gave %v, want all of %v", got, rows)
 	}
-	a := seedAnchors(x, allRows(30), 10, rand.New(rand.NewPCG(1, 2)))
-	b := seedAnchors(x, allRows(30), 10, rand.New(rand.NewPCG(1, 2)))
+	a := seedAnchors(x, numeric.Indices(30), 10, rand.New(rand.NewPCG(1, 2)))
+	b := seedAnchors(x, numeric.Indices(30), 10, rand.New(rand.NewPCG(1, 2)))
 	if !reflect.DeepEqual(a, b) || len(a) != 10 {
 		t.Errorf("same seed gave %v and %v, want the same 10 rows", a, b)
 	}
@@ -94,7 +95,7 @@ func TestSeedAnchors(t *testing.T) {
 	}
 	// Two distinct points, repeated: only two anchors exist.
 	dup := mat.NewDense(6, 1, []float64{1, 2, 1, 2, 1, 2})
-	if got := seedAnchors(dup, allRows(6), 4, rnd); len(got) != 2 || dup.At(got[0], 0) == dup.At(got[1], 0) {
+	if got := seedAnchors(dup, numeric.Indices(6), 4, rnd); len(got) != 2 || dup.At(got[0], 0) == dup.At(got[1], 0) {
 		t.Errorf("anchors %v among two distinct points, want one of each", got)
 	}
 }

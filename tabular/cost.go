@@ -85,7 +85,7 @@ type fitShape struct {
 	// classify is set for a classification, whose inputs' scale and
 	// relevance are not chosen; cycles when the dates' cycles are weighed
 	// by the shallow machine first; countLike for regression targets
-	// that AutoScale also tries on the log scale (CountLike),
+	// that AutoScale also tries on the log scale (countLike),
 	// which doubles the settings the selections score.
 	classify, cycles, countLike bool
 }
@@ -97,7 +97,7 @@ func (run *fitRun) shape() fitShape {
 		rows: len(run.t.Rows), inputs: run.enc.Width(), outputs: run.outputs,
 		cells:    run.f.Len() * len(run.f.Columns()),
 		classify: classify, cycles: run.enc.WithoutCycles().Width() != run.enc.Width(),
-		countLike: !classify && CountLike(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)),
+		countLike: !classify && countLike(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)),
 	}
 }
 
@@ -229,7 +229,7 @@ func shallowCost(shape fitShape, s Settings, variants int) estimate {
 	rows, inputs := float64(shape.rows), float64(shape.inputs)
 	anchors := float64(min(shape.rows, ShallowAnchors))
 	basis := math.Min(float64(min(shape.rows, SelectionRows)), inputs+anchors)
-	bases := float64(len(ShallowBandwidths()))
+	bases := float64(len(shallowBandwidths()))
 	return estimate{
 		seconds: float64(passes) * (anchorSeconds*rows*inputs*anchors + float64(variants)*basisSeconds*bases*basis*basis*basis),
 		bytes:   anchorCopies * 8 * rows * anchors,

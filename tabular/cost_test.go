@@ -36,7 +36,7 @@ func TestSizeFitSelection(t *testing.T) {
 				t.Fatal(err)
 			}
 			sel := res.Selection
-			shape := fitShape{rows: rows, inputs: 2, outputs: 1, countLike: CountLike(y)}
+			shape := fitShape{rows: rows, inputs: 2, outputs: 1, countLike: countLike(y)}
 			if got, want := sizeFit(shape, s).selection, len(sel.Candidates)*sel.Folds*sel.Repeats; got != want {
 				t.Errorf("%d rows, target %d: sizeFit counts %d fits of the selection, kernel ran %d", rows, k, got, want)
 			}

@@ -30,8 +30,9 @@
 //
 // # The learner's defaults
 //
-// FitRegression and FitClassifier fit a kernel.Machine to a matrix of
-// rows; Fit calls them. The zero Settings is the model of the command
+// FitRegression and FitClassifier fit a Machine to a matrix of rows: a
+// kernel.Machine with the maps of its inputs and outputs; Fit calls
+// them. The zero Settings is the model of the command
 // `machines fit`:
 //
 //   - Inputs and regression targets are standardised to mean 0 and
@@ -43,7 +44,7 @@
 //     regression on the inputs and the anchors' kernel features, solved
 //     in closed form. One eigendecomposition per bandwidth gives the exact
 //     leave-one-out residuals of every cost. Its 117 candidates are
-//     ShallowCosts (1e-4 to 100, half decades) times ShallowBandwidths
+//     13 costs (1e-4 to 100, half decades) times 9 bandwidths
 //     (1/4 to 8 times the median distance between the anchors). A
 //     classifier fits its one-hot labels by least squares and is judged
 //     on softmax(scale * scores), with the scale of lowest held-out
@@ -78,40 +79,37 @@
 //     their held-out predictions. Both are taken about the mean of the rows
 //     that each held-out prediction's fit learned from, as the final
 //     machine's are about the mean of all the rows. The absolute held-out
-//     residuals after it are kept: Conformal and
-//     kernel.Machine.PredictInterval turn them into conformal prediction
-//     intervals.
+//     residuals after it are kept: Model.PredictInterval turns them into
+//     conformal prediction intervals.
 //   - Settings.Weights weigh the rows; only the shallow machine takes them,
 //     as its leave-one-out residuals stay exact under weights.
 //     Settings.Groups and Settings.Times replace the shuffled folds by
 //     folds that keep groups together or move forward in time; the shallow
 //     machine is then scored on them too. Settings.Budget bounds the time.
-//   - A nonnegative regression target skewed beyond SkewedTarget (counts,
+//   - A nonnegative regression target skewed beyond a sample skewness of 1 (counts,
 //     amounts) is also tried on the log scale. Each setting is then fitted
 //     to log(1 + y) too, judged by the held-out error of its predictions
 //     of y; the better scale wins (Settings.TargetScale).
 //   - A regression's inputs are also tried through their quantiles
-//     (scale.QuantileMap, kernel.Machine.Quantiles): each input of more
+//     (scale.QuantileMap, Machine.Quantiles): each input of more
 //     than two values becomes its training rows' distribution function.
 //     The quantiles are kept when the shallow machine's lowest held-out
-//     loss is lower there by more than rounding (LowerLoss;
-//     Settings.InputScale, Result.InputScale). The comparison costs one
-//     more shallow pass. ShallowLoss and LowerLoss give the same measure
-//     and rule to a caller weighing two encodings of a table, as Fit
-//     weighs the phases of dates.
+//     loss is lower there by more than a millionth (Settings.InputScale,
+//     Result.InputScale). The comparison costs one more shallow pass. Fit
+//     weighs the phases of dates by the same measure and rule.
 //   - Then a regression's standardised inputs are also tried weighed by
 //     their relevance: the root mean square of the best shallow machine's
 //     partial derivative along each input, relative to the others', to the
 //     power 1/2. Inputs that do not matter then stop diluting the
 //     distances of those that do. The weights are kept when the shallow
-//     machine's lowest held-out loss is lower so, by LowerLoss
+//     machine's lowest held-out loss is lower so
 //     (Result.Relevance). They divide the scales of the machine's input
 //     scaler, so new rows are weighed too, in predict, serve and the ONNX
 //     export alike.
 //   - A regression's predictions, and the ends of its intervals, are
 //     bounded to the range of its training targets, widened by RangeMargin
 //     of it on each side, and to 0 below when no target is negative
-//     (kernel.Machine.Range). A linear part or a log target would
+//     (Machine.Range). A linear part or a log target would
 //     otherwise carry a row with an extreme input far beyond anything
 //     seen. Settings.Extrapolate lifts the bounds.
 //   - Every training row is an anchor up to ShallowAnchors rows (the
@@ -120,7 +118,7 @@
 //     grow linearly with the rows.
 //   - The final fit of a deep machine stops when the loss improves by less
 //     than DefaultLossTol over 10 iterations, or at DefaultMaxIter;
-//     Result.Converged says which. From CoarseMinRows rows it starts from
+//     Result.Converged says which. From 2,000 rows it starts from
 //     the minimum of the same loss on an eighth of the rows
 //     (Result.CoarseRows), which leaves it little to do.
 //   - The final fit runs from one initial point. Settings.Starts fits from
@@ -134,6 +132,7 @@
 // # How the defaults were chosen
 //
 // Every default was chosen on the project's tabular panel, by its mean
-// over the tables, and checked on a hold-out of other tables; the
-// README's section on tables records the measurements behind each.
+// over the tables, and checked on a hold-out of other tables;
+// docs/learner.md and the README's section on tables record the
+// measurements behind each.
 package tabular

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/mat"
 )
@@ -245,14 +244,14 @@ func (run *fitRun) chooseCycles(s Settings) error {
 	}
 	losses := make([]float64, 2)
 	for i, xi := range []*mat.Dense{run.x, x} {
-		if losses[i], err = ShallowLoss(xi, y, run.t.Labels, run.outputs, s); err != nil {
+		if losses[i], err = encodingLoss(xi, y, run.t.Labels, run.outputs, s); err != nil {
 			return fmt.Errorf("weighing the dates' cycles: %w", err)
 		}
 	}
 	run.opts.log("the shallow machine's lowest held-out loss is %.4g with the dates' cycles (%s), %.4g without",
 		losses[0], describeCycles(run.enc), losses[1])
 	run.rep.CycleLosses = losses
-	if !LowerLoss(losses[0], losses[1]) {
+	if !lowerLoss(losses[0], losses[1]) {
 		run.enc, run.x = plain, x
 	}
 	return nil
@@ -275,9 +274,9 @@ func describeCycles(enc *dataset.Encoder) string {
 }
 
 // fit fits the machine, saying what to try when the fit diverges.
-func (run *fitRun) fit(s Settings) (*kernel.Machine, Result, error) {
+func (run *fitRun) fit(s Settings) (*Machine, Result, error) {
 	var (
-		m   *kernel.Machine
+		m   *Machine
 		res Result
 		err error
 	)
@@ -309,7 +308,7 @@ func (run *fitRun) fit(s Settings) (*kernel.Machine, Result, error) {
 }
 
 // model returns the model of the fitted machine m.
-func (run *fitRun) model(m *kernel.Machine, res Result) *Model {
+func (run *fitRun) model(m *Machine, res Result) *Model {
 	t, o := run.t, &run.opts
 	md := &Model{
 		Format:   format.Name,

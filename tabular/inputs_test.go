@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parametric-machines/machines/kernel"
@@ -61,7 +62,7 @@ func TestInputScale(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x, y, labels := skewedData(80, tc.f)
 			var (
-				m   *kernel.Machine
+				m   *Machine
 				res Result
 				err error
 			)
@@ -230,20 +231,20 @@ func TestMeanSquaredSlopes(t *testing.T) {
 	}
 }
 
-// TestShallowLoss checks that ShallowLoss is the loss by which the fit
+// TestEncodingLoss checks that encodingLoss is the loss by which the fit
 // chooses its inputs' scale, for a regression and a classification (whose
 // loss the quantile comparison does not give: it is checked against a
 // column of noise, which must raise it).
-func TestShallowLoss(t *testing.T) {
+func TestEncodingLoss(t *testing.T) {
 	step := func(x float64) float64 { return math.Tanh(4 * (math.Log(x) - 2)) }
 	x, y, labels := skewedData(80, step)
 	_, res, err := FitRegression(x, y, Settings{Family: Shallow})
 	if err != nil {
 		t.Fatal(err)
 	}
-	loss, err := ShallowLoss(x, y, nil, 0, Settings{})
+	loss, err := encodingLoss(x, y, nil, 0, Settings{})
 	if err != nil || loss != res.InputLosses[0] {
-		t.Errorf("ShallowLoss %v, %v; want the fit's loss on the inputs as they are, %v", loss, err, res.InputLosses[0])
+		t.Errorf("encodingLoss %v, %v; want the fit's loss on the inputs as they are, %v", loss, err, res.InputLosses[0])
 	}
 
 	rnd := rand.New(rand.NewPCG(3, 4))
@@ -254,14 +255,39 @@ func TestShallowLoss(t *testing.T) {
 	}
 	var losses [2]float64
 	for i, xi := range []mat.Matrix{x, noisy} {
-		if losses[i], err = ShallowLoss(xi, nil, labels, 2, Settings{}); err != nil {
+		if losses[i], err = encodingLoss(xi, nil, labels, 2, Settings{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if !(losses[0] < losses[1]) {
 		t.Errorf("classifier's losses %v without and with a column of noise, want the first lower", losses)
 	}
-	if _, err := ShallowLoss(mat.NewDense(3, 1, []float64{1, math.NaN(), 2}), nil, []int{0, 1, 0}, 2, Settings{}); err == nil {
+	if _, err := encodingLoss(mat.NewDense(3, 1, []float64{1, math.NaN(), 2}), nil, []int{0, 1, 0}, 2, Settings{}); err == nil {
 		t.Error("NaN input: no error")
+	}
+}
+
+// TestFitQuantileInputsRecorded checks a fit with its inputs through
+// their quantiles: the summary says so, the model records it and
+// carries the map, and its predictions of the training rows follow the
+// targets.
+func TestFitQuantileInputsRecorded(t *testing.T) {
+	f := loadFrame(t, "testdata/reg_train.csv")
+	md, rep, err := Fit(f, []string{"y"}, Options{InputScale: QuantileInputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "numeric inputs mapped through their training quantiles"; !slices.ContainsFunc(rep.Summary(md), func(l string) bool { return strings.HasPrefix(l, want) }) {
+		t.Errorf("the summary %q does not say %q", rep.Summary(md), want)
+	}
+	if md.Fit.InputScale != "quantile" || md.Machine.Quantiles == nil {
+		t.Fatalf("the model records input scale %q, quantile map %v", md.Fit.InputScale, md.Machine.Quantiles != nil)
+	}
+	ev, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *ev.R2 < 0.8 {
+		t.Errorf("training R² %.3f, want at least 0.8", *ev.R2)
 	}
 }

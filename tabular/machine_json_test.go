@@ -5,9 +5,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/scale"
 	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
 )
@@ -55,7 +57,7 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got kernel.Machine
+			var got tabular.Machine
 			if err := json.Unmarshal(b, &got); err != nil {
 				t.Fatalf("decoding %s: %v", b, err)
 			}
@@ -82,4 +84,129 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// validMachineJSON is a machine of one input, dims [1,1] and one anchor,
+// with its input and output scalers.
+const validMachineJSON = `{"dims":[1,1],"kernel":"additive","bandwidth":1,` +
+	`"a":[[1],[2]],"c":[[0.5]],"anchors":[[0]],` +
+	`"input":{"mean":[0],"scale":[1]},"output":{"mean":[3],"scale":[2]}}`
+
+// TestMachineUnmarshalErrors checks the refusals of the maps around a
+// machine, and that the kernel machine's own are passed on.
+func TestMachineUnmarshalErrors(t *testing.T) {
+	var m tabular.Machine
+	if err := json.Unmarshal([]byte(validMachineJSON), &m); err != nil {
+		t.Fatalf("valid machine: %v", err)
+	}
+	// edit replaces old by new in the valid machine.
+	edit := func(old, new string) string {
+		if !strings.Contains(validMachineJSON, old) {
+			panic("test: " + old + " not in the valid machine")
+		}
+		return strings.Replace(validMachineJSON, old, new, 1)
+	}
+	for _, tc := range []struct {
+		name, json, want string
+	}{
+		{"not an object", `[1,2]`, "tabular: decoding machine: the machine is a JSON array, want an object"},
+		{"unknown field", edit(`"dims"`, `"extra":1,"dims"`), `unknown field "extra"`},
+		{"kernel's error", edit(`[[0.5]]`, `[[0.5],[1]]`), "kernel: decoding machine: c is 2x1, want 1x1"},
+		{"missing dims", edit(`"dims":[1,1],`, ``), `kernel: decoding machine: missing field "dims"`},
+		{"input block", edit(`"dims"`, `"input_block":true,"dims"`), "a is 2x1, want 1x1: sum(dims) - dims[0] = 1 rows after the input block"},
+		{"scaler of a string", edit(`"input":{"mean":[0],"scale":[1]}`, `"input":"x"`), `field "input" holds a JSON string`},
+		{"missing scale", edit(`,"scale":[1]`, ``), `missing field "scale" in input`},
+		{"input scaler length", edit(`"mean":[0]`, `"mean":[0,1]`), "input scaler has 2 means and 1 scales, want 1, one per input"},
+		{"output zero scale", edit(`"scale":[2]`, `"scale":[0]`), "output.scale[0] is 0"},
+		{"output scaler huge", edit(`"mean":[3]`, `"mean":[-1e400]`), "output.mean[0] is -1e400, too large"},
+		{"range count", edit(`"input":`, `"range":[[0,1],[0,1]],"input":`), "range has 2 pairs of bounds, want 1, one per output"},
+		{"range reversed", edit(`"input":`, `"range":[[1,0]],"input":`), "range[0] is [1 0], want two finite numbers, the lower first"},
+		{"range of three", edit(`"input":`, `"range":[[0,1,2]],"input":`), "range has rows of 3 numbers, want 2"},
+		{"range string", edit(`"input":`, `"range":[[0,"x"]],"input":`), `range[0][1] is "x", want a number`},
+		{"range empty", edit(`"input":`, `"range":[],"input":`), "range has no rows"},
+		{"quantiles of another width", edit(`"input":`, `"quantiles":{"knots":[null,null],"ranks":[null,null]},"input":`), "quantiles: 2 knot lists and 2 rank lists for 1 columns"},
+		{"quantile knots unordered", edit(`"input":`, `"quantiles":{"knots":[[2,1]],"ranks":[[0.2,0.8]]},"input":`), "quantiles: column 0: knot 1 (1)"},
+		{"quantile rank string", edit(`"input":`, `"quantiles":{"knots":[[1,2]],"ranks":[[0.2,"x"]]},"input":`), `quantiles.ranks[0][1] is "x", want a number`},
+		{"quantiles without ranks", edit(`"input":`, `"quantiles":{"knots":[[1,2]]},"input":`), `missing field "knots" or "ranks" in quantiles`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tabular.Machine{LogTarget: true}
+			err := json.Unmarshal([]byte(tc.json), &m)
+			if err == nil {
+				t.Fatalf("no error decoding %s", tc.json)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not contain %q", err, tc.want)
+			}
+			if !m.LogTarget || m.Machine != nil {
+				t.Errorf("failed decoding changed the machine to %+v", m)
+			}
+		})
+	}
+}
+
+// TestMachineMarshalErrors checks that a machine whose maps do not fit
+// it is not encoded.
+func TestMachineMarshalErrors(t *testing.T) {
+	valid := func() *tabular.Machine {
+		return &tabular.Machine{Machine: &kernel.Machine{
+			Architecture: kernel.Architecture{Dims: []int{1, 1}, Bandwidth: 1},
+			A:            mat.NewDense(2, 1, []float64{1, 2}),
+			C:            mat.NewDense(1, 1, []float64{0.5}),
+			Anchors:      mat.NewDense(1, 1, []float64{0}),
+		}}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(m *tabular.Machine)
+		want string
+	}{
+		{"no kernel machine", func(m *tabular.Machine) { m.Machine = nil }, "no kernel machine"},
+		{"kernel's error", func(m *tabular.Machine) { m.A = nil }, "no matrix a"},
+		{"scaler", func(m *tabular.Machine) { m.Input = &scale.Scaler{Mean: []float64{0}} }, "input scaler has 1 means and 0 scales"},
+		{"range", func(m *tabular.Machine) { m.Range = [][2]float64{{0, 1}, {0, 1}} }, "range has 2 pairs of bounds"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := valid()
+			if _, err := json.Marshal(m); err != nil {
+				t.Fatalf("valid machine: %v", err)
+			}
+			tc.edit(m)
+			_, err := json.Marshal(m)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzMachineJSON feeds the machine decoder arbitrary bytes: it must
+// either refuse them or return a machine that predicts and encodes back
+// to the same JSON. The seed corpus is in testdata/fuzz/FuzzMachineJSON.
+func FuzzMachineJSON(f *testing.F) {
+	f.Add([]byte(validMachineJSON))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m tabular.Machine
+		if err := json.Unmarshal(data, &m); err != nil || m.Machine == nil {
+			return // refused, or the JSON null
+		}
+		y := m.Predict(nil, mat.NewDense(2, m.Inputs(), nil))
+		if r, c := y.Dims(); r != 2 || c != m.Outputs() {
+			t.Fatalf("prediction is %dx%d, want 2x%d", r, c, m.Outputs())
+		}
+		again, err := json.Marshal(&m)
+		if err != nil {
+			t.Fatalf("a decoded machine does not encode: %v", err)
+		}
+		var back tabular.Machine
+		if err := json.Unmarshal(again, &back); err != nil {
+			t.Fatalf("machine does not read back: %v\n%s", err, again)
+		}
+		if twice, _ := json.Marshal(&back); string(twice) != string(again) {
+			t.Fatalf("JSON changed on a round trip:\n%s\n%s", again, twice)
+		}
+	})
 }

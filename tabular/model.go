@@ -13,7 +13,6 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/atomicfile"
 	"github.com/parametric-machines/machines/internal/jsonfile"
-	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -70,7 +69,7 @@ type Model struct {
 	// the fit chose no settings by cross-validation, in files before
 	// version 3, and for classifiers before version 6.
 	Intervals *IntervalRecord `json:"intervals,omitempty"`
-	Machine   *kernel.Machine `json:"machine"`
+	Machine   *Machine        `json:"machine"`
 }
 
 // IntervalRecord holds, for each regression target, the absolute
@@ -263,7 +262,7 @@ func (md *Model) Save(path string) error {
 	// The outer Machine field, left nil, hides md's.
 	head, err := json.MarshalIndent(struct {
 		*Model
-		Machine *kernel.Machine `json:"machine,omitempty"`
+		Machine *Machine `json:"machine,omitempty"`
 	}{Model: md}, "", "  ")
 	if err != nil {
 		return err
@@ -335,7 +334,7 @@ func (md *Model) check() error {
 	if m == nil {
 		return errors.New("missing field \"machine\"")
 	}
-	if m.A == nil {
+	if m.Machine == nil || m.A == nil {
 		// Only a machine built in code, not a decoded one, lacks A.
 		return errors.New("the machine has no matrix a")
 	}

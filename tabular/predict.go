@@ -7,7 +7,7 @@ import (
 	"math"
 
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -110,7 +110,7 @@ func (md *Model) CheckLevel(level float64) error {
 
 // HalfWidths returns the conformal half width of each regression target
 // for the given level, on the scale the machine fits, as
-// kernel.Machine.PredictInterval takes them; for a classifier the
+// Machine.PredictInterval takes them; for a classifier the
 // threshold of the scores 1 - p of the classes in a prediction set.
 func (md *Model) HalfWidths(level float64) ([]float64, error) {
 	if !(level > 0 && level < 1) {
@@ -122,7 +122,7 @@ func (md *Model) HalfWidths(level float64) ([]float64, error) {
 	}
 	h := make([]float64, len(md.Intervals.Residuals))
 	for j, r := range md.Intervals.Residuals {
-		h[j] = Conformal(r, level)
+		h[j] = conformal(r, level)
 		if math.IsInf(h[j], 1) {
 			return nil, fmt.Errorf("level %v: %d held-out residuals are too few for that level; want at most %.3g",
 				level, len(r), float64(len(r))/float64(len(r)+1))
@@ -157,7 +157,7 @@ func (md *Model) EncodeColumn(x *mat.Dense, j int, numbers []float64, texts []st
 // returns them, with intervals or sets of the level if not 0 (see
 // PredictInterval). p, if not nil, is the machine's predictor to use, one
 // per goroutine.
-func (md *Model) PredictEncoded(p *kernel.Predictor, x *mat.Dense, level float64) (*Prediction, error) {
+func (md *Model) PredictEncoded(p *Predictor, x *mat.Dense, level float64) (*Prediction, error) {
 	var h []float64
 	if level != 0 {
 		var err error
@@ -187,7 +187,7 @@ func (md *Model) PredictEncoded(p *kernel.Predictor, x *mat.Dense, level float64
 	}
 	for i := range n {
 		probs := out.Values.RawRowView(i)
-		if !allFinite(out.Scores.RawRowView(i)) {
+		if !numeric.AllFinite(out.Scores.RawRowView(i)) {
 			for j := range probs {
 				probs[j] = math.NaN()
 			}
@@ -226,16 +226,6 @@ func classOf(p, scores []float64) int {
 	return floats.MaxIdx(p)
 }
 
-// allFinite reports whether every value of x is a finite number.
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // softmaxTo writes the softmax of the scores x to dst.
 func softmaxTo(dst, x []float64) {
 	hi := math.Inf(-1)
@@ -252,13 +242,13 @@ func softmaxTo(dst, x []float64) {
 	}
 }
 
-// Conformal returns the half width of a conformal prediction interval of
+// conformal returns the half width of a conformal prediction interval of
 // the given level (between 0 and 1) from held-out absolute residuals,
 // sorted in increasing order, of rows exchangeable with the new ones: the
 // ceil((n+1) level)-th smallest of the n residuals, so that a new row's
 // residual falls below it with probability at least level. It is +Inf
 // when there are too few residuals for that level.
-func Conformal(residuals []float64, level float64) float64 {
+func conformal(residuals []float64, level float64) float64 {
 	n := len(residuals)
 	k := int(math.Ceil(float64(n+1) * level))
 	switch {

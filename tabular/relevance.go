@@ -18,20 +18,14 @@ import (
 // each input's relevance as the root mean square of the fitted shallow
 // machine's partial derivative along it over the rows (the diagonal of
 // the expected gradient outer product), and tries the inputs multiplied
-// by a damped power of it. Computed by central differences of the
-// predictions, one pair of passes per input, the relevance took a table
-// of 20 rows and 10,000 columns from 1.5 s to 107 s of fitting; in closed
-// form it takes a fraction of a second.
+// by a damped power of it, computed in closed form (meanSquaredSlopes),
+// since central differences would take a pair of passes per input.
 
 // relevancePower damps the relevance before it weighs the inputs: the
 // weights are the expected squared partial derivatives, relative to their
 // mean over the inputs, to this power, the square root of the relative
-// root mean square slope. The relative root mean square slope itself
-// (power 1/2) fitted the weights to the rows that then judged them: on
-// the hold-out, US state crime fell from 0.575 to 0.463 held-out R^2, and
-// US arrests on the panel from 0.605 to 0.553; at 1/4 they fell to 0.537
-// and 0.579 while the gains held (esoph 0.304 to 0.370,
-// interest_inflation 0.446 to 0.782).
+// root mean square slope. Undamped, the weights fit the rows that then
+// judge them (docs/learner.md).
 const relevancePower = 0.25
 
 // minRelevance bounds the weights below, so that an input of no measured
@@ -163,7 +157,7 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 		fmt.Fprintf(s.Progress, "tabular: the shallow machine's lowest held-out loss is %.4g on the inputs unweighed, %.4g weighed by their relevance (weights %.3g to %.3g)\n",
 			plain, weighed, slices.Min(w), slices.Max(w))
 	}
-	if LowerLoss(weighed, plain) {
+	if lowerLoss(weighed, plain) {
 		res.Relevance = w
 		return &q, nil
 	}

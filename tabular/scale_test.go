@@ -29,8 +29,8 @@ func countData(rnd *rand.Rand, n int) (x, y *mat.Dense) {
 func TestTargetScaleCandidates(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(5, 6))
 	counts, cy := countData(rnd, 60)
-	if sk := stat.Skew(cy.RawMatrix().Data, nil); sk <= SkewedTarget {
-		t.Fatalf("test data skewness %.2f, want above %v", sk, SkewedTarget)
+	if sk := stat.Skew(cy.RawMatrix().Data, nil); sk <= skewedTarget {
+		t.Fatalf("test data skewness %.2f, want above %v", sk, skewedTarget)
 	}
 	sine, sy := noisySine(rnd, 60, 0.05)
 	shifted := mat.NewDense(60, 1, nil) // skewed but with a negative value

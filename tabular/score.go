@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -280,7 +281,7 @@ func nonFinite(pred *mat.Dense) []int {
 	var rows []int
 	r, _ := pred.Dims()
 	for i := range r {
-		if !allFinite(pred.RawRowView(i)) {
+		if !numeric.AllFinite(pred.RawRowView(i)) {
 			rows = append(rows, i)
 		}
 	}

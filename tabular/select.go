@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
@@ -132,7 +133,7 @@ type validation struct {
 // new shuffles.
 func newValidation(d problemData, s Settings) (*validation, error) {
 	n, _ := d.x.Dims()
-	v := &validation{rows: allRows(n), classify: d.labels != nil}
+	v := &validation{rows: numeric.Indices(n), classify: d.labels != nil}
 	if n > SelectionRows {
 		v.rows = rand.New(rand.NewPCG(s.Seed, anchorStream+1)).Perm(n)[:SelectionRows]
 		slices.Sort(v.rows)
@@ -241,8 +242,8 @@ type heldOut struct {
 // calibration of its best candidate. When the shallow machine competes on
 // repeated splits, the deep machine is fitted on the first split, and on
 // the others only if the shallow machine does not lead it there by more
-// than raceMargin standard errors: the panel's tables under 150 rows
-// repeat their splits, and the shallow machine wins most of them.
+// than raceMargin standard errors: small tables repeat their splits, and
+// the shallow machine wins most of them.
 func selectSettings(variants []problemData, val *validation, arch kernel.Architecture, costs, bandwidths []float64, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
 	d := newDeepFolds(val.restrict(variants), val.folds, arch, costs, bandwidths, s)
 	sel := val.header()
@@ -299,8 +300,7 @@ func selectSettings(variants []problemData, val *validation, arch kernel.Archite
 // to the largest, each fit starting where the previous one ended: the
 // most flexible machine first, then shrunk step by step. The warm start
 // makes the larger costs cheap; the other direction, from the most
-// regularised machine down, was measured to stay stuck near it (on R's
-// CO2 table, cross-validated R^2 0.62 against 0.85).
+// regularised machine down, stays stuck near it (docs/learner.md).
 type deepFolds struct {
 	variants   []problemData
 	folds      []crossval.Fold
@@ -319,7 +319,7 @@ type deepFolds struct {
 
 func newDeepFolds(variants []problemData, folds []crossval.Fold, arch kernel.Architecture, costs, bandwidths []float64, s Settings) *deepFolds {
 	d := &deepFolds{variants: variants, folds: folds, arch: arch, costs: costs, bandwidths: bandwidths, s: s,
-		path: allRows(len(costs)), last: time.Now()}
+		path: numeric.Indices(len(costs)), last: time.Now()}
 	slices.SortStableFunc(d.path, func(a, b int) int { return cmpFloat(costs[a], costs[b]) })
 	d.out = make([][]heldOut, len(variants)*len(bandwidths)*len(folds))
 	return d

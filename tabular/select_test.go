@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -146,7 +147,7 @@ func TestFixedSettings(t *testing.T) {
 	if res.Selection != nil || res.Cost != 0.01 || res.Bandwidth != 0.7 {
 		t.Errorf("fixed settings: selection %v, cost %g, bandwidth %g; want none, 0.01, 0.7", res.Selection, res.Cost, res.Bandwidth)
 	}
-	var machines []*kernel.Machine
+	var machines []*Machine
 	var selections []*Selection
 	for _, w := range []int{1, 3} {
 		m, res, err := FitRegression(x, y, Settings{Costs: []float64{1e-3, 1e-1}, Bandwidths: []float64{0.5, 2}, Workers: w, MaxIter: 50})
@@ -189,7 +190,7 @@ func TestFitPathOffset(t *testing.T) {
 	x, y := noisySine(rnd, 30, 0.1)
 	moved := mat.NewDense(30, 1, nil)
 	moved.Apply(func(_, _ int, v float64) float64 { return v + 5 }, y)
-	train, test := allRows(30)[:24], allRows(30)[24:]
+	train, test := numeric.Indices(30)[:24], numeric.Indices(30)[24:]
 	fold := crossval.Fold{Train: train, Test: test}
 	arch := kernel.Architecture{Dims: []int{2, 1}, Bandwidth: 0.5}
 	costs := []float64{1e-3, 1e-2}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -84,8 +85,8 @@ func TestShallowLeaveOneOut(t *testing.T) {
 					}
 				}
 				// The machine's output on the training rows is the ridge fit.
-				m, intercept := b.machine(r, r.project(y), 1e-2, anchors, calibration{factor: []float64{1}})
-				m.Output = withIntercept(nil, intercept)
+				km, intercept := b.machine(r, r.project(y), 1e-2, anchors, calibration{factor: []float64{1}})
+				m := &Machine{Machine: km, Output: withIntercept(nil, intercept)}
 				if len(m.Dims) != 2 || m.Dims[0] != tc.d || m.Dims[1] != 1 || !m.InputBlock {
 					t.Fatalf("dims %v, input block %v; want [%d 1] and the input block", m.Dims, m.InputBlock, tc.d)
 				}
@@ -110,7 +111,7 @@ func bruteLeaveOneOut(z, y *mat.Dense, w []float64, cost float64) *mat.Dense {
 	for i := range n {
 		a := mat.NewDense(n-1+p, p+1, nil)
 		yr := mat.NewDense(n-1+p, 1, nil)
-		for k, row := range slices.Delete(allRows(n), i, i+1) {
+		for k, row := range slices.Delete(numeric.Indices(n), i, i+1) {
 			sw := 1.0
 			if w != nil {
 				sw = math.Sqrt(w[row])
@@ -149,7 +150,7 @@ func TestShallowFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel := res.Selection
-	if !res.Shallow || sel.Folds != 50 || len(sel.Candidates) != len(ShallowCosts())*len(ShallowBandwidths()) {
+	if !res.Shallow || sel.Folds != 50 || len(sel.Candidates) != len(shallowCosts())*len(shallowBandwidths()) {
 		t.Fatalf("shallow fit: shallow %v, %d folds, %d candidates", res.Shallow, sel.Folds, len(sel.Candidates))
 	}
 	for _, c := range sel.Candidates {
@@ -266,7 +267,7 @@ func TestConformal(t *testing.T) {
 	}{
 		{0.9, 9}, {0.8, 8}, {0.5, 5}, {0.95, math.Inf(1)}, {0, 0},
 	} {
-		if got := Conformal(r, tc.level); got != tc.want {
+		if got := conformal(r, tc.level); got != tc.want {
 			t.Errorf("level %v: %v, want %v", tc.level, got, tc.want)
 		}
 	}
@@ -301,7 +302,7 @@ func TestIntervalCoverage(t *testing.T) {
 			t.Errorf("log target %v, want %v", res.LogTarget, logScale)
 		}
 		xt, yt := draw(2000, logScale)
-		h := Conformal(res.Calibration.Residuals[0], 0.9)
+		h := conformal(res.Calibration.Residuals[0], 0.9)
 		pred, lower, upper := m.PredictInterval(nil, nil, nil, xt, []float64{h})
 		want := m.Predict(nil, xt)
 		in := make([]float64, 2000)
@@ -454,12 +455,12 @@ func TestShallowOnDeepFolds(t *testing.T) {
 		for _, c := range f.sel.Candidates {
 			bandwidths[c.Bandwidth] = true
 		}
-		want := len(ShallowBandwidths())
+		want := len(shallowBandwidths())
 		if !alone {
 			want = foldBandwidths
 		}
-		if len(bandwidths) != want || len(f.sel.Candidates) != want*len(ShallowCosts()) {
-			t.Errorf("alone %v: %d candidates at %d bandwidths, want %d at %d", alone, len(f.sel.Candidates), len(bandwidths), want*len(ShallowCosts()), want)
+		if len(bandwidths) != want || len(f.sel.Candidates) != want*len(shallowCosts()) {
+			t.Errorf("alone %v: %d candidates at %d bandwidths, want %d at %d", alone, len(f.sel.Candidates), len(bandwidths), want*len(shallowCosts()), want)
 		}
 		if !alone {
 			// The bandwidth chosen on the folds is among those that
@@ -469,8 +470,8 @@ func TestShallowOnDeepFolds(t *testing.T) {
 				t.Fatal(err)
 			}
 			var ranked []*bandwidthScores
-			for i := 0; i < len(loo.sel.Candidates); i += len(ShallowCosts()) {
-				ranked = append(ranked, &bandwidthScores{cands: loo.sel.Candidates[i : i+len(ShallowCosts())]})
+			for i := 0; i < len(loo.sel.Candidates); i += len(shallowCosts()) {
+				ranked = append(ranked, &bandwidthScores{cands: loo.sel.Candidates[i : i+len(shallowCosts())]})
 			}
 			top := map[float64]bool{}
 			for _, i := range bestBandwidths(ranked, foldBandwidths) {
@@ -556,8 +557,8 @@ func TestLowerLoss(t *testing.T) {
 		{2.118579738215938e-08, 2.118579738236027e-08, false}, // a tie of TestRange's line
 		{0.999, 1, true},
 	} {
-		if got := LowerLoss(tc.a, tc.b); got != tc.want {
-			t.Errorf("LowerLoss(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		if got := lowerLoss(tc.a, tc.b); got != tc.want {
+			t.Errorf("lowerLoss(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
 }

@@ -75,9 +75,9 @@ func TestShallowSpan(t *testing.T) {
 					t.Errorf("sigma %v, cost %v: fold predictions differ", sigma, cost)
 				}
 				cal := calibration{factor: []float64{1}}
-				md, bd0 := bd.machine(rd, rd.project(y), cost, anchors, cal)
-				mp, bp0 := bp.machine(rp, rp.project(y), cost, anchors, cal)
-				md.Output, mp.Output = withIntercept(nil, bd0), withIntercept(nil, bp0)
+				kd, bd0 := bd.machine(rd, rd.project(y), cost, anchors, cal)
+				kp, bp0 := bp.machine(rp, rp.project(y), cost, anchors, cal)
+				md, mp := &Machine{Machine: kd, Output: withIntercept(nil, bd0)}, &Machine{Machine: kp, Output: withIntercept(nil, bp0)}
 				if !mat.EqualApprox(md.Predict(nil, newX), mp.Predict(nil, newX), 1e-7) {
 					t.Errorf("sigma %v, cost %v: the machines predict differently", sigma, cost)
 				}

@@ -3,6 +3,7 @@ package tabular
 import (
 	"math/rand/v2"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -47,7 +48,7 @@ func newObjective(arch kernel.Architecture, p kernel.Problem) (objective, error)
 	anchors := pickRows(p.X, p.Anchors)
 	s := &splitObjective{}
 	for k := range splitParts {
-		rows := allRows(n)[k*n/splitParts : (k+1)*n/splitParts]
+		rows := numeric.Indices(n)[k*n/splitParts : (k+1)*n/splitParts]
 		part := kernel.Problem{X: pickRows(p.X, rows), Labels: pick(p.Labels, rows), AnchorPoints: anchors}
 		if p.Y != nil {
 			part.Y = pickRows(p.Y, rows)

@@ -2,6 +2,7 @@ package tabular
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -42,7 +42,7 @@ func TestStarts(t *testing.T) {
 	several.Starts = 4
 	final := make([]float64, several.Starts)
 	var order []int
-	several.Iteration = func(k, iter int, loss float64, _ *kernel.Machine) error {
+	several.Iteration = func(k, iter int, loss float64, _ *Machine) error {
 		if len(order) == 0 || order[len(order)-1] != k {
 			order = append(order, k)
 			if iter != 1 {
@@ -119,7 +119,7 @@ func TestStartsNamedInErrors(t *testing.T) {
 		{1, 0, "tabular: "},
 	} {
 		s := Settings{Dims: []int{1, 2, 1}, Costs: []float64{1e-3}, Bandwidths: []float64{1}, MaxIter: 5, Starts: tc.starts,
-			Iteration: func(k, _ int, _ float64, _ *kernel.Machine) error {
+			Iteration: func(k, _ int, _ float64, _ *Machine) error {
 				if k == tc.stopAt {
 					return stop
 				}
@@ -133,7 +133,7 @@ func TestStartsNamedInErrors(t *testing.T) {
 }
 
 // TestCoarseStart checks the coarse start of a large final fit: from
-// CoarseMinRows rows the fit first minimises the loss on an eighth of
+// coarseMinRows rows the fit first minimises the loss on an eighth of
 // them and the result records it; below, it does not. Either way the
 // machine fits a smooth function of two inputs, on new rows too; the
 // coarse start must not cost a worse minimum than the plain one
@@ -152,15 +152,15 @@ func TestCoarseStart(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(4, 2))
 	xt, yt := data(rnd, 500)
 	s := Settings{Costs: []float64{1e-3}, Bandwidths: []float64{1}, Seed: 1}
-	xa, ya := data(rnd, CoarseMinRows)
+	xa, ya := data(rnd, coarseMinRows)
 	var losses []float64
-	for _, n := range []int{CoarseMinRows - 1, CoarseMinRows} {
+	for _, n := range []int{coarseMinRows - 1, coarseMinRows} {
 		x, y := xa.Slice(0, n, 0, 2), ya.Slice(0, n, 0, 1)
 		m, res, err := FitRegression(x, y, s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := (n / 8) * (n / CoarseMinRows); res.CoarseRows != want {
+		if want := (n / 8) * (n / coarseMinRows); res.CoarseRows != want {
 			t.Errorf("%d rows: coarse fit on %d rows, want %d", n, res.CoarseRows, want)
 		}
 		if r2 := stat.RSquaredFrom(m.Predict(nil, xt).RawMatrix().Data, yt.RawMatrix().Data, nil); r2 < 0.9 {
@@ -185,5 +185,28 @@ func TestCoarseStart(t *testing.T) {
 	}
 	if n := strings.Count(progress.String(), "coarse eighth"); n != 1 {
 		t.Errorf("the coarse fits of 3 starts announced %d times, want once:\n%s", n, progress.String())
+	}
+}
+
+// TestFitRecordsCoarseStart checks that Fit records the coarse start of
+// a final fit of coarseMinRows rows in the model file and says it in the
+// report's summary.
+func TestFitRecordsCoarseStart(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	f := tableOf(t, "x0,x1,y", coarseMinRows, func(int) string {
+		x0, x1 := rnd.Float64(), rnd.Float64()
+		return fmt.Sprintf("%g,%g,%g", x0, x1, math.Sin(3*x0)+x1*x1+0.1*rnd.NormFloat64())
+	})
+	md, rep, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := coarseMinRows / 8
+	if got := md.Fit.CoarseRows; got != want {
+		t.Errorf("the model records coarse_rows %d, want %d", got, want)
+	}
+	summary := strings.Join(rep.Summary(md), "\n")
+	if line := fmt.Sprintf("from the minimum on %d of the rows", want); !strings.Contains(summary, line) {
+		t.Errorf("the summary says %q, want it to contain %q", summary, line)
 	}
 }

@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -359,5 +360,204 @@ func TestClassifierIntervals(t *testing.T) {
 		if err := md.check(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestImportanceBaselineIsScore checks that the importance's baseline
+// accuracy is the score's on a tiny classifier whose calibrated
+// probabilities tie: one rule of the predicted class, the most probable
+// one, in both.
+func TestImportanceBaselineIsScore(t *testing.T) {
+	f, err := dataset.ReadFrame(strings.NewReader("x,c\n1,a\n2,b\n3,a\n4,b\n5,a\n6,b\n"), "tiny.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _, err := Fit(f, []string{"c"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := md.Importance(f, ImportanceOptions{Repeats: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Score != "accuracy" || ex.Baseline != *ev.Accuracy {
+		t.Errorf("importance's baseline %s %v, score's accuracy %v", ex.Score, ex.Baseline, *ev.Accuracy)
+	}
+}
+
+// TestImportance measures the importance of the two inputs of a model
+// whose predictions depend on x only: z's importance is 0, exactly, x's
+// large, with an interval around it and the mean of its drops.
+func TestImportance(t *testing.T) {
+	md, err := Load("testdata/model_two.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := md.Importance(loadFrame(t, "testdata/model_two.csv"), ImportanceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Score != "r2" || ex.Rows != 40 || ex.Repeats != 10 || len(ex.Columns) != 2 || !(ex.Baseline > 0.99) {
+		t.Fatalf("the explanation is %+v", ex)
+	}
+	x, z := ex.Columns[0], ex.Columns[1]
+	if x.Column != "x" || !(x.Lower > 0.5) || !(x.Lower < x.Importance && x.Importance < x.Upper) || len(x.Drops) != 10 {
+		t.Errorf("x: %+v, want the first, with an interval above 0.5 around its importance and 10 drops", x)
+	}
+	var mean float64
+	for _, d := range x.Drops {
+		mean += d / float64(len(x.Drops))
+	}
+	if math.Abs(mean-x.Importance) > 1e-12 {
+		t.Errorf("x's importance %v is not the mean %v of its drops", x.Importance, mean)
+	}
+	if z.Column != "z" || z.Importance != 0 || z.Lower != 0 || z.Upper != 0 {
+		t.Errorf("z: %+v, want importance 0 in [0, 0]", z)
+	}
+}
+
+// TestValuesNear1e308 fits, predicts and scores values near the largest
+// float64, which overflowed the standardisation.
+func TestValuesNear1e308(t *testing.T) {
+	f := tableOf(t, "x,y", 24, func(i int) string {
+		x := float64(i) / 24
+		return fmt.Sprintf("%v,%v", x*1.7e308, math.Sin(3*x)*1e308)
+	})
+	md, rep, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2 := rep.Training.R2; r2 == nil || !(*r2 > 0.9) {
+		t.Errorf("training R² %v, want above 0.9", r2)
+	}
+	p, warnings, err := md.Predict(f)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("predict: %v, warnings %v", err, warnings)
+	}
+	for i := range 24 {
+		if v := p.Values.At(i, 0); math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1.5e308 {
+			t.Errorf("row %d: prediction %v", i, v)
+		}
+	}
+	ev, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.R2 == nil || !(*ev.R2 > 0.9) || ev.MSE != nil && !math.IsNaN(*ev.MSE) || !strings.Contains(strings.Join(ev.Notes, "; "), "the MSE exceeds the largest float64 (root mean squared error") {
+		t.Errorf("score: R² %v, MSE %v, notes %q", ev.R2, ev.MSE, ev.Notes)
+	}
+}
+
+// TestPredictPercent predicts for a percentage that training did not
+// see: it is a number, not an unseen level.
+func TestPredictPercent(t *testing.T) {
+	md, _, err := Fit(loadFrame(t, "testdata/percent.csv"), []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, warnings, err := md.Predict(loadFrame(t, "testdata/percent_new.csv"))
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("predict: %v, warnings %v", err, warnings)
+	}
+	// y is the rate over 10: 17.5% was in training, 52.5% beyond it.
+	for i, want := range []float64{1.75, 5.25} {
+		if y := p.Values.At(i, 0); math.Abs(y-want) > 0.5 {
+			t.Errorf("row %d: predicted %v, want about %v", i+1, y, want)
+		}
+	}
+}
+
+// TestFitOneRow refuses a regression on a single row, and Score says R²
+// is undefined there rather than giving -Inf.
+func TestFitOneRow(t *testing.T) {
+	f, err := dataset.ReadFrame(strings.NewReader("x,y\n1,2\n"), "one.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Fit(f, []string{"y"}, Options{})
+	if want := `column "y": only row 2 has a value: a fit needs rows with different values`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("fit on one row: error %v, want %q", err, want)
+	}
+	md, err := Load("../cmd/machines/testdata/model_valid.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2 := 2 - (0.5 + 2*math.Exp(-0.5)) // the model's error at x = 1
+	if want := fmt.Sprintf("MSE %.4g, R² undefined on a single row", e2*e2); ev.String() != want || ev.R2 != nil || ev.Notes == nil {
+		t.Errorf("score %q (R² %v, notes %q), want %q and a note", ev, ev.R2, ev.Notes, want)
+	}
+}
+
+// TestFitMessyTable fits a table as users have them (quoted numbers,
+// factors, TRUE/FALSE, empty and NA cells, an id column, a column to
+// leave out, a row without a target), predicts for new rows with an
+// unseen category and a gap, and scores the training rows as their
+// predictions do. The command's TestPredictID checks the id column of
+// predict's output.
+func TestFitMessyTable(t *testing.T) {
+	train := loadFrame(t, "../cmd/machines/testdata/fit_messy_train.csv")
+	var log []string
+	md, rep, err := Fit(train, []string{"y"}, Options{ID: "name", Ignore: []string{"note"}, Log: func(line string) { log = append(log, line) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `dropped 1 of 48 rows with no value in column "y"`; !strings.Contains(strings.Join(log, "\n"), want) {
+		t.Errorf("the log %q does not say %q", log, want)
+	}
+	// group: 3 levels; flag: 1; x: value and gap indicator.
+	if rep.Rows != 47 || rep.Dropped != 1 || md.ID != "name" || !slices.Equal(md.Features, []string{"group", "flag", "x"}) ||
+		len(md.Encoder.Names()) != 6 || md.Fit.Dropped != 1 {
+		t.Errorf("%d rows, %d dropped, id %q, features %q, %d inputs, record %+v", rep.Rows, rep.Dropped, md.ID, md.Features, len(md.Encoder.Names()), md.Fit)
+	}
+	p, warnings, err := md.Predict(loadFrame(t, "../cmd/machines/testdata/fit_messy_new.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || warnings[0].Column != "group" || warnings[0].Value != "D" {
+		t.Errorf("warnings %v, want one about the unseen level \"D\" of \"group\"", warnings)
+	}
+	// y = 2x + 3[group B] + [flag]; rows n1 and n2 are fully known.
+	for i, want := range []float64{3, 2} {
+		if y := p.Values.At(i, 0); math.Abs(y-want) > 0.5 {
+			t.Errorf("row n%d: predicted %v, want about %v", i+1, y, want)
+		}
+	}
+	ev, err := md.Score(train, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err = md.Predict(train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, err := train.Column("y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ys, ps []float64
+	for i := range train.Len() {
+		if v, err := train.Number(i, col); err == nil && !math.IsNaN(v) {
+			ys, ps = append(ys, v), append(ps, p.Values.At(i, 0))
+		}
+	}
+	var mean, sse, sst float64
+	for _, y := range ys {
+		mean += y / float64(len(ys))
+	}
+	for i, y := range ys {
+		sse += (ps[i] - y) * (ps[i] - y)
+		sst += (y - mean) * (y - mean)
+	}
+	if wantMSE, wantR2 := sse/float64(len(ys)), 1-sse/sst; ev.Rows != 47 || ev.Dropped != 1 ||
+		math.Abs(*ev.MSE-wantMSE) > 1e-9*wantMSE || math.Abs(*ev.R2-wantR2) > 1e-9 {
+		t.Errorf("score %+v, want MSE %v and R² %v on 47 rows", ev, wantMSE, wantR2)
 	}
 }

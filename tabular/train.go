@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/scale"
@@ -164,7 +165,7 @@ type Settings struct {
 	// final fit with the start it belongs to (from 0; the starts run in
 	// turn, each counting its iterations from 1) and the machine as it is
 	// then; an error stops the fit.
-	Iteration func(start, iter int, loss float64, m *kernel.Machine) error
+	Iteration func(start, iter int, loss float64, m *Machine) error
 }
 
 // Family is a kind of kernel machine that a fit may choose.
@@ -178,7 +179,7 @@ const (
 	// first block is the standardised input itself: a linear part plus
 	// one level of Gaussians on the anchors. Its loss is then a ridge
 	// regression, solved in closed form, and its cost and bandwidth are
-	// chosen among ShallowCosts and ShallowBandwidths by their exact
+	// chosen among shallowCosts and shallowBandwidths by their exact
 	// leave-one-out residuals. A classifier fits its one-hot labels by
 	// least squares and calibrates the scores with a logit scale.
 	Shallow
@@ -275,7 +276,7 @@ type TargetScale int
 const (
 	// AutoScale fits the targets as they are, unless every target is
 	// nonnegative and some target column is skewed (sample skewness above
-	// SkewedTarget): then the cross-validation also scores each setting
+	// skewedTarget): then the cross-validation also scores each setting
 	// fitted to log(1 + y), judged on its predictions of y itself, and
 	// the better scale wins. With the cost and the bandwidth both fixed
 	// there is no cross-validation, and the targets are fitted as they
@@ -300,11 +301,8 @@ const (
 	// kept, it weighs the standardised inputs by their relevance to the
 	// shallow machine (see relevance) when its held-out loss is lower so. A
 	// classifier's inputs, those of a fit with both fixed, and a Raw fit's
-	// are taken as they are. On the project's panel the choice lifted R's CO2
-	// table (skewed concentrations) from a held-out R^2 of 0.79 to 0.92 and
-	// linnerud from -0.95 to -0.74, but made to choose for classifiers as
-	// well it lowered the accuracy of all four (infert 0.735 to 0.687, iris
-	// 0.967 to 0.956).
+	// are taken as they are: made to choose for classifiers, the choice
+	// lowered their accuracy.
 	AutoInputs InputScale = iota
 	// LinearInputs takes the inputs as they are, unweighed.
 	LinearInputs
@@ -336,14 +334,11 @@ func ParseInputScale(s string) (InputScale, error) {
 	return 0, fmt.Errorf("tabular: unknown input scale %q (want auto, linear or quantile)", s)
 }
 
-// SkewedTarget is the sample skewness above which AutoScale tries the
+// skewedTarget is the sample skewness above which AutoScale tries the
 // log scale. Counts and amounts (cases, breaks, concentrations) are
 // right-skewed, and an error proportional to the value fits them better
-// than a constant one. Of the 13 regression tables of the project's panel
-// the rule picks out esoph, warpbreaks, airquality and friedman2; fitted
-// on all their rows, the cross-validation chose the log scale for esoph
-// only.
-const SkewedTarget = 1
+// than a constant one.
+const skewedTarget = 1
 
 func (t TargetScale) String() string {
 	switch t {
@@ -383,7 +378,7 @@ type Result struct {
 	// Converged describe that fit.
 	Start int
 	// CoarseRows is the number of rows of the coarse fit whose minimum
-	// started the final fit (see CoarseMinRows), 0 if there was none.
+	// started the final fit (see coarseMinRows), 0 if there was none.
 	CoarseRows int
 	// Dims, Cost and Bandwidth are the settings of the machine, chosen or
 	// fixed; LogTarget says a regression was fitted to log(1 + y);
@@ -431,10 +426,10 @@ type Calibration struct {
 	// Residuals holds for each output of a regression the absolute
 	// held-out residuals, sorted, on the scale the machine fits
 	// (standardised, logarithmic for a log target), after shrinkage:
-	// Conformal turns them into prediction intervals.
+	// conformal turns them into prediction intervals.
 	Residuals [][]float64 `json:"-"`
 	// Scores holds a classifier's held-out scores 1 - p, sorted, p the
-	// calibrated probability of the row's true class: Conformal turns
+	// calibrated probability of the row's true class: conformal turns
 	// them into the threshold of prediction sets.
 	Scores []float64 `json:"-"`
 }
@@ -442,7 +437,7 @@ type Calibration struct {
 // FitRegression fits a machine to the rows of x and y (one column per
 // output; the last block of Settings.Dims, if given, must match) by
 // minimising the mean squared error plus the regulariser.
-func FitRegression(x, y mat.Matrix, s Settings) (*kernel.Machine, Result, error) {
+func FitRegression(x, y mat.Matrix, s Settings) (*Machine, Result, error) {
 	if y == nil {
 		return nil, Result{}, errors.New("tabular: no targets")
 	}
@@ -454,14 +449,9 @@ func FitRegression(x, y mat.Matrix, s Settings) (*kernel.Machine, Result, error)
 // fraction of that range, a regression predicts by default (see
 // Settings.Extrapolate), and never below 0 when its targets are not
 // negative. Trees and nearest neighbours never leave the range; a kernel
-// machine's linear part and a log target can. On 19 tables of the
-// project's hold-out the bounds raised Engel's food expenditure from
-// 0.786 to 0.819 held-out R^2, Longley's employment from 0.988 to 0.993,
-// the US committees' bills from -5.88 to -5.59 and cpunish's executions
-// from -115.3 to -113.6, and lowered none; on the panel, esoph rose from
-// 0.370 to 0.381, airquality from 0.613 to 0.615 and Friedman 3 from
-// 0.937 to 0.939, and none fell. At the range itself (margin 0)
-// Grunfeld's investments fell from 0.924 to 0.914.
+// machine's linear part and a log target can carry a new row with an
+// extreme input far beyond it, and the range itself (margin 0) is too
+// tight.
 const RangeMargin = 0.1
 
 // widenedRange returns, for each column of y, its lowest and highest
@@ -489,7 +479,7 @@ func widenedRange(y mat.Matrix) [][2]float64 {
 // to classes-1, by minimising the softmax cross-entropy plus the
 // regulariser. The last block of Settings.Dims, if given, must have one
 // entry per class. The fitted machine predicts class scores (logits).
-func FitClassifier(x mat.Matrix, labels []int, classes int, s Settings) (*kernel.Machine, Result, error) {
+func FitClassifier(x mat.Matrix, labels []int, classes int, s Settings) (*Machine, Result, error) {
 	if classes < 2 {
 		return nil, Result{}, fmt.Errorf("tabular: %d classes, want at least 2", classes)
 	}
@@ -505,7 +495,7 @@ const (
 	initStream   = 0x6b65726e656c
 )
 
-func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*kernel.Machine, Result, error) {
+func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Result, error) {
 	begin := time.Now()
 	if s.Budget < 0 {
 		return nil, Result{}, fmt.Errorf("tabular: budget %v, want 0 (none) or more", s.Budget)
@@ -526,11 +516,11 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*kernel.Machin
 	}
 	// Check the data before the selection spends time on it; kernel.NewObjective
 	// checks the rest.
-	if err := checkFinite("input", x); err != nil {
+	if err := numeric.CheckFinite("tabular: input", x); err != nil {
 		return nil, Result{}, err
 	}
 	if y != nil {
-		if err := checkFinite("target", y); err != nil {
+		if err := numeric.CheckFinite("tabular: target", y); err != nil {
 			return nil, Result{}, err
 		}
 	}
@@ -625,7 +615,7 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "tabular: the shallow machine's lowest held-out loss is %.4g on the inputs as they are, %.4g on their quantiles\n", losses[0], losses[1])
 	}
-	if LowerLoss(losses[1], losses[0]) {
+	if lowerLoss(losses[1], losses[0]) {
 		res.InputScale = QuantileInputs.String()
 		return mapped, nil
 	}
@@ -678,7 +668,7 @@ func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared,
 	switch {
 	case y == nil:
 		target = LinearScale // a classifier's labels have no scale
-	case target == AutoScale && !(search && CountLike(y)):
+	case target == AutoScale && !(search && countLike(y)):
 		target = LinearScale
 	}
 	var logY mat.Matrix
@@ -722,7 +712,7 @@ func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared,
 // fitDeep fits the machine of architecture arch with the cost, bandwidth
 // and target scale of res to all the rows, from Settings.Starts initial
 // points, and scales its outputs by the calibration, if any.
-func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration, s Settings) (*kernel.Machine, Result, error) {
+func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration, s Settings) (*Machine, Result, error) {
 	d := p.linear
 	if res.LogTarget {
 		d = p.logarithmic
@@ -737,16 +727,15 @@ func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration
 	classify := d.labels != nil
 	// toMachine returns the machine of the parameters params, on the
 	// columns, with its scalers and calibration.
-	toMachine := func(params []float64) *kernel.Machine {
-		m := o.Machine(params, anchors)
+	toMachine := func(params []float64) *Machine {
+		km := o.Machine(params, anchors)
 		if span != nil {
-			m.A = span.expand(m.A)
+			km.A = span.expand(km.A)
 		}
-		m.Quantiles, m.Input, m.Output, m.LogTarget, m.Range = p.quantiles, p.in, p.scaling(res.LogTarget), res.LogTarget, p.bounds
 		if cal != nil {
-			cal.scaleOutputs(m, classify)
+			cal.scaleOutputs(km, classify)
 		}
-		return m
+		return &Machine{Machine: km, Quantiles: p.quantiles, Input: p.in, Output: p.scaling(res.LogTarget), LogTarget: res.LogTarget, Range: p.bounds}
 	}
 	last := time.Now()
 	start := 0
@@ -859,7 +848,7 @@ func deepObjective(d problemData, arch kernel.Architecture, cost float64, anchor
 	return o, span, err
 }
 
-// coarseStarts returns, for a final fit of at least CoarseMinRows rows
+// coarseStarts returns, for a final fit of at least coarseMinRows rows
 // (no wider than they are many), the initial point of each of its starts
 // and the number of rows of the coarse fits: each start's point drawn as
 // the fit on all the rows would draw it, then moved to the minimum of the
@@ -867,7 +856,7 @@ func deepObjective(d problemData, arch kernel.Architecture, cost float64, anchor
 // rows. Otherwise it returns nil and 0.
 func coarseStarts(d problemData, arch kernel.Architecture, cost float64, anchors *mat.Dense, s Settings) ([][]float64, int, error) {
 	n, inputs := d.x.Dims()
-	if n < CoarseMinRows || wide(n, inputs) {
+	if n < coarseMinRows || wide(n, inputs) {
 		return nil, 0, nil
 	}
 	rows := rand.New(rand.NewPCG(s.Seed, coarseStream)).Perm(n)[:n/coarseShare]
@@ -919,16 +908,12 @@ func coarseStart(o *kernel.Objective, init []float64, settings optim.Settings, s
 	return r.X
 }
 
-// CoarseMinRows is the number of rows from which the final fit of a deep
+// coarseMinRows is the number of rows from which the final fit of a deep
 // machine starts from the minimum of a coarse fit on an eighth of them.
 // An iteration on an eighth of the rows costs about an eighth, and the
-// fit on all the rows then has little left to do: on Friedman 1 the
-// 20,000-row fit went from 21.7 to 6.8 s of CPU (243 iterations to 30
-// after the coarse fit), held-out R^2 0.9458 and 0.9457; at 2,000 rows
-// from 2.3 to 1.5 s (217 to 73), R^2 0.9464 and 0.9469. A quarter of the
-// rows took the 2,000-row fit to 1.8 s. Settings.Iteration sees the fit
-// on all the rows alone.
-const CoarseMinRows = 2000
+// fit on all the rows then has little left to do. Settings.Iteration
+// sees the fit on all the rows alone.
+const coarseMinRows = 2000
 
 const (
 	coarseShare  = 8
@@ -1009,10 +994,10 @@ func (s Settings) resolve(outputs int) (kernel.Architecture, []float64, []float6
 	return arch, costs, bandwidths, nil
 }
 
-// CountLike reports whether every target is nonnegative and some column
-// is skewed beyond SkewedTarget: the targets AutoScale also tries on the
+// countLike reports whether every target is nonnegative and some column
+// is skewed beyond skewedTarget: the targets AutoScale also tries on the
 // log scale, when it chooses settings.
-func CountLike(y mat.Matrix) bool {
+func countLike(y mat.Matrix) bool {
 	r, c := y.Dims()
 	skewed := false
 	col := make([]float64, r)
@@ -1021,7 +1006,7 @@ func CountLike(y mat.Matrix) bool {
 		if slices.Min(col) < 0 {
 			return false
 		}
-		skewed = skewed || stat.Skew(col, nil) > SkewedTarget
+		skewed = skewed || stat.Skew(col, nil) > skewedTarget
 	}
 	return skewed
 }
@@ -1042,14 +1027,6 @@ func log1p(y mat.Matrix) (*mat.Dense, error) {
 	return out, nil
 }
 
-func allRows(n int) []int {
-	r := make([]int, n)
-	for i := range r {
-		r[i] = i
-	}
-	return r
-}
-
 // pickRows returns the listed rows of x as a new matrix.
 func pickRows(x mat.Matrix, rows []int) *mat.Dense {
 	_, c := x.Dims()
@@ -1060,19 +1037,4 @@ func pickRows(x mat.Matrix, rows []int) *mat.Dense {
 		}
 	}
 	return d
-}
-
-// checkFinite returns an error naming the first entry of a that is NaN or
-// infinite, so that the selection refuses such data before it starts;
-// kernel.NewObjective checks its own problems alike.
-func checkFinite(what string, a mat.Matrix) error {
-	r, c := a.Dims()
-	for i := range r {
-		for j := range c {
-			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("tabular: %s row %d, column %d is %v", what, i, j, v)
-			}
-		}
-	}
-	return nil
 }

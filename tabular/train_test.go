@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
 )
@@ -186,7 +185,7 @@ func TestRange(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			unbounded := 0
-			tc.s.Iteration = func(_, _ int, _ float64, m *kernel.Machine) error {
+			tc.s.Iteration = func(_, _ int, _ float64, m *Machine) error {
 				if m.Range == nil {
 					unbounded++
 				}

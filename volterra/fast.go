@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/ode"
 )
 
@@ -164,7 +165,7 @@ func SolveSeparable(eq *SeparableEquation, steps int, s Settings) (*Solution, er
 		u := sol.U[i*n : (i+1)*n]
 		f.state(t, sol.z.Y[i*nz:(i+1)*nz])
 		copy(u, f.u)
-		if !allFinite(u) {
+		if !numeric.AllFinite(u) {
 			return nil, &NonFiniteError{T: t}
 		}
 	}

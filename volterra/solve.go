@@ -6,6 +6,7 @@ import (
 
 	"github.com/parametric-machines/machines"
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/ode"
 )
 
@@ -234,7 +235,7 @@ func Solve(eq *Equation, steps int, s Settings) (*Solution, error) {
 	sol := &Solution{T: ts, U: make([]float64, len(ts)*n), n: n, eq: eq, kernel: k, settings: s}
 	h := ts[1] - ts[0]
 	eq.Psi.Eval(sol.U[:n], ts[0])
-	if !allFinite(sol.U[:n]) {
+	if !numeric.AllFinite(sol.U[:n]) {
 		return nil, &NonFiniteError{T: ts[0]}
 	}
 	r := make([]float64, n)
@@ -258,7 +259,7 @@ func Solve(eq *Equation, steps int, s Settings) (*Solution, error) {
 		for j := range r {
 			r[j] = phi[j] + h*r[j]
 		}
-		if !allFinite(r) {
+		if !numeric.AllFinite(r) {
 			return nil, &NonFiniteError{T: ti}
 		}
 		// Start from the linear extrapolation of the last two points.
@@ -293,7 +294,7 @@ func fixedPoint(x, next []float64, t, tol float64, maxIter int, g func(dst, x []
 	var last, before float64
 	for it := 1; it <= maxIter; it++ {
 		g(next, x)
-		if !allFinite(next) {
+		if !numeric.AllFinite(next) {
 			return it, &NonFiniteError{T: t}
 		}
 		var res, size float64
@@ -311,13 +312,4 @@ func fixedPoint(x, next []float64, t, tol float64, maxIter int, g func(dst, x []
 		before, last = last, res
 	}
 	return maxIter, &ContractionError{T: t, Iterations: maxIter, Residual: last}
-}
-
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -5,10 +5,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/tabular"
-	"gonum.org/v1/gonum/stat"
 )
 
 // fitTestRun runs the command line args and returns its exit status and
@@ -52,23 +49,13 @@ type fitTestModel struct {
 	Features, Classes              []string
 	Fit                            struct {
 		Rows            int
-		DroppedRows     int `json:"dropped_rows"`
 		Cost, Bandwidth float64
-		Converged       bool
-		Starts, Start   int
-		CoarseRows      int       `json:"coarse_rows"`
-		InputScale      string    `json:"input_scale"`
-		InputLosses     []float64 `json:"input_losses"`
+		Starts          int
 		CycleLosses     []float64 `json:"cycle_losses"`
-		Selection       *struct {
-			Folds, Rows, Best int
-			Candidates        []struct{ Cost, Bandwidth, Score float64 }
-		}
+		Selection       *struct{}
 	}
 	Machine struct {
-		Dims      []int
-		Quantiles *struct{ Knots [][]float64 }
-		Range     [][]float64
+		Range [][]float64
 	}
 	Encoder struct {
 		Columns []struct {
@@ -105,31 +92,10 @@ func TestFitPredictRegression(t *testing.T) {
 			t.Errorf("fit printed %q, want it to contain %q", stdout, want)
 		}
 	}
+	// tabular's TestFitRecordsSelection checks the record in full.
 	head := fitTestReadModel(t, model)
-	dims := head.Machine.Dims
-	if head.Format != "machines" || head.Version != tabular.Version || head.Kind != "kernel-machine" ||
-		head.Task != "regression" || head.Target != "y" || !slices.Equal(head.Features, []string{"x1", "x2"}) ||
-		head.Classes != nil || !slices.Equal(dims, []int{3, 3, 3, 1}) && !slices.Equal(dims, []int{2, 1}) || head.Fit.Rows != 36 {
+	if head.Format != "machines" || head.Version != tabular.Version || head.Kind != "kernel-machine" || head.Target != "y" || head.Fit.Selection == nil {
 		t.Errorf("model file header is %+v", head)
-	}
-	if r := head.Machine.Range; len(r) != 1 || !(r[0][0] < r[0][1]) {
-		t.Errorf("model file bounds the predictions by %v, want one pair", r)
-	}
-	if in := head.Fit.InputScale; (in != "linear" && in != "quantile") || len(head.Fit.InputLosses) != 2 {
-		t.Errorf("model file records the input scale %q chosen by the losses %v", in, head.Fit.InputLosses)
-	}
-	sel := head.Fit.Selection
-	if sel == nil || sel.Folds != 5 || sel.Rows != 36 || len(sel.Candidates) < 4 {
-		t.Fatalf("model file records the selection %+v", sel)
-	}
-	best := sel.Candidates[sel.Best]
-	if best.Cost != head.Fit.Cost || best.Bandwidth != head.Fit.Bandwidth {
-		t.Errorf("the model was fitted with cost %v and bandwidth %v, but the selection chose %+v", head.Fit.Cost, head.Fit.Bandwidth, best)
-	}
-	for _, c := range sel.Candidates {
-		if c.Score > best.Score+1e-12 {
-			t.Errorf("candidate %+v has a better cross-validated R² than the chosen %+v", c, best)
-		}
 	}
 
 	code, stdout, stderr = fitTestRun("predict", "-model", model, "-data", "testdata/fit_reg_new.csv", "-out", pred)
@@ -153,127 +119,23 @@ func TestFitPredictRegression(t *testing.T) {
 	}
 }
 
-// TestFitQuantileInputs checks -inputs quantile: fit says so, the model
-// file records it and carries the map, and predict applies it (the
-// predictions of the training rows follow the targets).
-func TestFitQuantileInputs(t *testing.T) {
-	dir := t.TempDir()
-	model, pred := filepath.Join(dir, "model.json"), filepath.Join(dir, "pred.csv")
-	code, stdout, stderr := fitTestRun("fit", "-data", "testdata/fit_reg_train.csv", "-target", "y",
-		"-inputs", "quantile", "-model", model)
+// TestFitFixedSettings checks that -cost, -bandwidth, -starts and
+// -extrapolate reach the fit (tabular's TestFitFixedSettings checks what
+// the fit makes of them).
+func TestFitFixedSettings(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "model.json")
+	code, stdout, stderr := fitTestRun("fit", "-data", "testdata/fit_reg_train.csv", "-target", "y", "-iters", "50", "-model", model,
+		"-cost", "0.01", "-bandwidth", "2", "-starts", "3", "-extrapolate")
 	if code != 0 {
 		t.Fatalf("fit exited with %d: %s", code, stderr)
 	}
-	if want := "fit: numeric inputs mapped through their training quantiles\n"; !strings.Contains(stdout, want) {
-		t.Errorf("fit printed %q, want it to contain %q", stdout, want)
+	if !strings.Contains(stdout, "(fixed by the flags)") {
+		t.Errorf("fit printed %q", stdout)
 	}
 	head := fitTestReadModel(t, model)
-	if head.Fit.InputScale != "quantile" || head.Machine.Quantiles == nil {
-		t.Fatalf("model file records input scale %q, quantile map %v", head.Fit.InputScale, head.Machine.Quantiles != nil)
+	if head.Fit.Cost != 0.01 || head.Fit.Bandwidth != 2 || head.Fit.Starts != 3 || head.Machine.Range != nil || head.Fit.Selection != nil {
+		t.Errorf("the model records %+v, range %v", head.Fit, head.Machine.Range)
 	}
-	if code, _, stderr = fitTestRun("predict", "-model", model, "-data", "testdata/fit_reg_train.csv", "-out", pred); code != 0 {
-		t.Fatalf("predict exited with %d: %s", code, stderr)
-	}
-	got, in := fitTestReadCSV(t, pred), fitTestReadCSV(t, "testdata/fit_reg_train.csv")
-	col := slices.Index(in[0], "y")
-	var ys, ps []float64
-	for i := 1; i < len(in); i++ {
-		ys, ps = append(ys, fitTestFloat(t, in[i][col])), append(ps, fitTestFloat(t, got[i][0]))
-	}
-	if r2 := stat.RSquaredFrom(ps, ys, nil); r2 < 0.8 {
-		t.Errorf("training R² of predict %.3f, want at least 0.8", r2)
-	}
-}
-
-func TestFitFixedSettings(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		flags      []string
-		search     bool // whether a selection is recorded
-		cost, bw   float64
-		fixedPrint string
-	}{
-		{"both", []string{"-cost", "0.01", "-bandwidth", "2"}, false, 0.01, 2, "(fixed by the flags)"},
-		{"starts", []string{"-cost", "0.01", "-bandwidth", "2", "-starts", "3"}, false, 0.01, 2, "(fixed by the flags)"},
-		{"extrapolate", []string{"-cost", "0.01", "-bandwidth", "2", "-extrapolate"}, false, 0.01, 2, "(fixed by the flags)"},
-		{"cost", []string{"-cost", "0.01"}, false, 0.01, 1, "(fixed by the flags)"},
-		{"bandwidth", []string{"-bandwidth", "2"}, true, 0, 2, "cross-validation"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			model := filepath.Join(t.TempDir(), "model.json")
-			code, stdout, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", "testdata/fit_reg_train.csv",
-				"-target", "y", "-iters", "50", "-model", model}, tc.flags)...)
-			if code != 0 {
-				t.Fatalf("fit exited with %d: %s", code, stderr)
-			}
-			if !strings.Contains(stdout, tc.fixedPrint) {
-				t.Errorf("fit printed %q, want it to contain %q", stdout, tc.fixedPrint)
-			}
-			head := fitTestReadModel(t, model)
-			unbounded := slices.Contains(tc.flags, "-extrapolate")
-			if (head.Machine.Range == nil) != unbounded || strings.Contains(stdout, "predictions bounded") == unbounded {
-				t.Errorf("range %v and fit printed %q with -extrapolate %v", head.Machine.Range, stdout, unbounded)
-			}
-			if (head.Fit.Selection != nil) != tc.search {
-				t.Fatalf("selection recorded: %v, want %v", head.Fit.Selection != nil, tc.search)
-			}
-			if tc.cost != 0 && head.Fit.Cost != tc.cost || tc.bw != 0 && head.Fit.Bandwidth != tc.bw {
-				t.Errorf("fitted with cost %v and bandwidth %v", head.Fit.Cost, head.Fit.Bandwidth)
-			}
-			if want := max(1, flagInt(tc.flags, "-starts")); head.Fit.Starts != want || head.Fit.Start >= want {
-				t.Errorf("recorded start %d of %d, want one of %d", head.Fit.Start, head.Fit.Starts, want)
-			}
-			if head.Fit.Selection == nil {
-				return
-			}
-			for _, c := range head.Fit.Selection.Candidates {
-				if tc.cost != 0 && c.Cost != tc.cost || tc.bw != 0 && c.Bandwidth != tc.bw {
-					t.Errorf("the search tried %+v although a flag fixed a value", c)
-				}
-			}
-		})
-	}
-}
-
-// TestFitCoarseStart checks that fit reports and records the coarse
-// start of a final fit of tabular.CoarseMinRows rows: the minimum on an
-// eighth of them.
-func TestFitCoarseStart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a fit of 2,000 rows")
-	}
-	dir := t.TempDir()
-	data, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "model.json")
-	var b strings.Builder
-	b.WriteString("x0,x1,y\n")
-	rnd := rand.New(rand.NewPCG(3, 4))
-	for range tabular.CoarseMinRows {
-		x0, x1 := rnd.Float64(), rnd.Float64()
-		fmt.Fprintf(&b, "%g,%g,%g\n", x0, x1, math.Sin(3*x0)+x1*x1+0.1*rnd.NormFloat64())
-	}
-	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, stderr := fitTestRun("fit", "-data", data, "-target", "y", "-cost", "0.01", "-bandwidth", "1", "-iters", "20", "-model", model)
-	if code != 0 {
-		t.Fatalf("fit exited with %d: %s", code, stderr)
-	}
-	want := tabular.CoarseMinRows / 8
-	if line := fmt.Sprintf("from the minimum on %d of the rows", want); !strings.Contains(stdout, line) {
-		t.Errorf("fit printed %q, want it to contain %q", stdout, line)
-	}
-	if got := fitTestReadModel(t, model).Fit.CoarseRows; got != want {
-		t.Errorf("model file records coarse_rows %d, want %d", got, want)
-	}
-}
-
-// flagInt returns the value that args give flag, or 0.
-func flagInt(args []string, flag string) int {
-	if i := slices.Index(args, flag); i >= 0 {
-		v, _ := strconv.Atoi(args[i+1])
-		return v
-	}
-	return 0
 }
 
 func TestFitPredictClassification(t *testing.T) {
@@ -379,94 +241,28 @@ func fitTestReadJSON(t *testing.T, path string, v any) {
 	}
 }
 
-// TestFitMessyTable fits a table as users have them (quoted numbers,
-// factors, TRUE/FALSE, empty and NA cells, an id column, a column to
-// leave out, a row without a target) and predicts for new rows with an
-// unseen category and a gap.
-func TestFitMessyTable(t *testing.T) {
-	dir := t.TempDir()
-	model, scores := filepath.Join(dir, "model.json"), filepath.Join(dir, "scores.json")
-	code, stdout, stderr := fitTestRun("fit", "-data", "testdata/fit_messy_train.csv", "-target", "y",
-		"-id", "name", "-ignore", "note", "-model", model)
+// TestPredictID fits a table with an id column and checks that predict
+// writes it first, beside the predictions, for new rows (tabular's
+// TestFitMessyTable checks the fit and the predictions).
+func TestPredictID(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "model.json")
+	code, _, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", "testdata/fit_messy_train.csv", "-target", "y",
+		"-id", "name", "-ignore", "note", "-model", model}, fixed)...)
 	if code != 0 {
 		t.Fatalf("fit exited with %d: %s", code, stderr)
 	}
-	if want := `dropped 1 of 48 rows with no value in column "y"`; !strings.Contains(stderr, want) {
-		t.Errorf("fit's stderr %q does not contain %q", stderr, want)
-	}
-	// group: 3 levels; flag: 1; x: value and gap indicator.
-	if want := "fit: 47 rows, 3 columns encoded as 6 inputs\n"; !strings.HasPrefix(stdout, want) {
-		t.Errorf("fit printed %q, want it to start with %q", stdout, want)
-	}
-	head := fitTestReadModel(t, model)
-	if head.ID != "name" || !slices.Equal(head.Features, []string{"group", "flag", "x"}) || head.Fit.DroppedRows != 1 {
-		t.Errorf("model file header is %+v", head)
-	}
-
-	code, stdout, stderr = fitTestRun("predict", "-model", model, "-data", "testdata/fit_messy_new.csv", "-out", "-")
+	code, stdout, stderr := fitTestRun("predict", "-model", model, "-data", "testdata/fit_messy_new.csv", "-out", "-")
 	if code != 0 {
 		t.Fatalf("predict exited with %d: %s", code, stderr)
 	}
-	if n := strings.Count(stderr, "warning"); n != 1 || !strings.Contains(stderr, `"group"`) || !strings.Contains(stderr, `"D"`) {
-		t.Errorf("predict's stderr is %q, want one warning about the unseen level \"D\" of \"group\"", stderr)
-	}
 	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
-	if err != nil {
-		t.Fatalf("predict -out - printed %q: %v", stdout, err)
-	}
-	if len(recs) != 5 || !slices.Equal(recs[0], []string{"name", "y"}) {
-		t.Fatalf("predict -out - printed %q", recs)
-	}
-	// y = 2x + 3[group B] + [flag]; rows n1 and n2 are fully known.
-	for i, want := range map[int]float64{1: 3, 2: 2} {
-		if y := fitTestFloat(t, recs[i][1]); math.Abs(y-want) > 0.5 {
-			t.Errorf("row %s: predicted %v, want about %v", recs[i][0], y, want)
-		}
+	if err != nil || len(recs) != 5 || !slices.Equal(recs[0], []string{"name", "y"}) {
+		t.Fatalf("predict -out - printed %q (%v)", stdout, err)
 	}
 	for i, id := range []string{"n1", "n2", "n3", "n4"} {
 		if recs[i+1][0] != id {
 			t.Errorf("row %d has id %q, want %q", i+1, recs[i+1][0], id)
 		}
-	}
-
-	// score's R^2 and MSE against the same figures computed here from
-	// predict's output on the labelled file.
-	pred := filepath.Join(dir, "pred.csv")
-	if code, _, stderr = fitTestRun("predict", "-model", model, "-data", "testdata/fit_messy_train.csv", "-out", pred); code != 0 {
-		t.Fatalf("predict exited with %d: %s", code, stderr)
-	}
-	got, in := fitTestReadCSV(t, pred), fitTestReadCSV(t, "testdata/fit_messy_train.csv")
-	yCol := slices.Index(in[0], "y")
-	var ys, ps []float64
-	for i := 1; i < len(in); i++ {
-		if in[i][yCol] != "NA" {
-			ys = append(ys, fitTestFloat(t, in[i][yCol]))
-			ps = append(ps, fitTestFloat(t, got[i][1]))
-		}
-	}
-	var mean, sse, sst float64
-	for _, y := range ys {
-		mean += y / float64(len(ys))
-	}
-	for i, y := range ys {
-		sse += (ps[i] - y) * (ps[i] - y)
-		sst += (y - mean) * (y - mean)
-	}
-	code, stdout, stderr = fitTestRun("score", "-model", model, "-data", "testdata/fit_messy_train.csv", "-json", scores)
-	if code != 0 {
-		t.Fatalf("score exited with %d: %s", code, stderr)
-	}
-	if !strings.HasPrefix(stdout, "score: 47 rows: R² ") || !strings.Contains(stderr, "left out 1 of 48 rows") {
-		t.Errorf("score printed %q and %q", stdout, stderr)
-	}
-	var e struct {
-		Rows    int
-		R2, MSE float64
-	}
-	fitTestReadJSON(t, scores, &e)
-	if wantMSE, wantR2 := sse/float64(len(ys)), 1-sse/sst; e.Rows != 47 ||
-		math.Abs(e.MSE-wantMSE) > 1e-9*wantMSE || math.Abs(e.R2-wantR2) > 1e-9 {
-		t.Errorf("score wrote %+v, want MSE %v and R² %v", e, wantMSE, wantR2)
 	}
 }
 

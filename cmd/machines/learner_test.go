@@ -2,91 +2,31 @@ package main
 
 import (
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parametric-machines/machines/tabular"
 )
 
-// learnerTestRecord is what the learner's tests read of a model file.
-type learnerTestRecord struct {
-	Version  int      `json:"version"`
-	Features []string `json:"features"`
-	Fit      struct {
-		Shallow   bool   `json:"shallow"`
-		Weight    string `json:"weight"`
-		Balance   bool   `json:"balance"`
-		Group     string `json:"group"`
-		Time      string `json:"time"`
-		Budget    string `json:"budget"`
-		Selection struct {
-			Split      string `json:"split"`
-			Candidates []struct {
-				Shallow bool `json:"shallow"`
-				Skipped bool `json:"skipped"`
-			} `json:"candidates"`
-		} `json:"selection"`
-		Calibration struct {
-			LogitScale float64   `json:"logit_scale"`
-			Shrinkage  []float64 `json:"shrinkage"`
-		} `json:"calibration"`
-	} `json:"fit"`
-	Intervals *struct {
-		Residuals [][]float64 `json:"residuals"`
-	} `json:"intervals"`
-}
-
 // TestLearnerFlags checks that -weight, -balance, -group, -time, -family
-// and -budget reach the fit and the model file, and that their columns
-// are not inputs.
+// and -budget reach the learner's options (tabular's
+// TestFitOptionsRecorded checks what the fit makes of them).
 func TestLearnerFlags(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		flags []string
-		check func(r learnerTestRecord) bool
-	}{
-		{"weight", []string{"-target", "y", "-weight", "w"}, func(r learnerTestRecord) bool {
-			return r.Fit.Weight == "w" && r.Fit.Shallow && !slices.Contains(r.Features, "w")
-		}},
-		{"balance", []string{"-target", "cls", "-balance", "-ignore", "y"}, func(r learnerTestRecord) bool {
-			return r.Fit.Balance && r.Fit.Shallow && r.Fit.Calibration.LogitScale > 0 && r.Intervals != nil && len(r.Intervals.Residuals) == 1
-		}},
-		{"group", []string{"-target", "y", "-group", "g"}, func(r learnerTestRecord) bool {
-			return r.Fit.Group == "g" && r.Fit.Selection.Split == "grouped" && !slices.Contains(r.Features, "g")
-		}},
-		{"time", []string{"-target", "y", "-time", "when"}, func(r learnerTestRecord) bool {
-			return r.Fit.Time == "when" && r.Fit.Selection.Split == "forward" && !slices.Contains(r.Features, "when")
-		}},
-		{"shallow", []string{"-target", "y", "-family", "shallow"}, func(r learnerTestRecord) bool {
-			return r.Fit.Shallow && len(r.Fit.Selection.Candidates) > 100
-		}},
-		{"budget", []string{"-target", "y", "-budget", "1ns"}, func(r learnerTestRecord) bool {
-			skipped := 0
-			for _, c := range r.Fit.Selection.Candidates {
-				if c.Skipped {
-					skipped++
-				}
-			}
-			return r.Fit.Budget == "1ns" && r.Fit.Shallow && skipped == len(r.Fit.Selection.Candidates)-1
-		}},
-		{"intervals", []string{"-target", "y"}, func(r learnerTestRecord) bool {
-			return r.Version == tabular.Version && r.Intervals != nil && len(r.Intervals.Residuals) == 1 && len(r.Intervals.Residuals[0]) >= 48 &&
-				len(r.Fit.Calibration.Shrinkage) == 1
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			model := filepath.Join(t.TempDir(), "model.json")
-			args := slices.Concat([]string{"fit", "-data", "testdata/learner_train.csv", "-iters", "50", "-model", model}, tc.flags)
-			if code, _, stderr := fitTestRun(args...); code != 0 {
-				t.Fatalf("fit exited with %d: %s", code, stderr)
-			}
-			var r learnerTestRecord
-			fitTestReadJSON(t, model, &r)
-			if !tc.check(r) {
-				t.Errorf("model file records %+v", r)
-			}
-		})
+	fs := newFlagSet("fit", "")
+	lf := addLearnerFlags(fs)
+	if err := fs.Parse([]string{"-weight", "w", "-balance", "-group", "g", "-time", "when", "-family", "shallow", "-budget", "2s"}); err != nil {
+		t.Fatal(err)
+	}
+	var opts tabular.Options
+	if err := lf.apply(&opts); err != nil {
+		t.Fatal(err)
+	}
+	want := tabular.Options{Weight: "w", Balance: true, Group: "g", Time: "when", Family: tabular.Shallow, Budget: 2 * time.Second}
+	if !reflect.DeepEqual(opts, want) {
+		t.Errorf("the flags give the options %+v, want %+v", opts, want)
 	}
 }
 
@@ -296,15 +236,4 @@ func scoreAndExplainAgree(t *testing.T, model, data, name string) {
 	if a, b := value(scored), value(explained); a == "" || a != b {
 		t.Errorf("score says %s %q, explain %q:\n%s\n%s", name, a, b, scored, explained)
 	}
-}
-
-// TestExplainAccuracyIsScores checks that explain's accuracy is score's
-// on a tiny classifier whose calibrated probabilities tie: one rule of
-// the predicted class, the most probable one, in both.
-func TestExplainAccuracyIsScores(t *testing.T) {
-	model := filepath.Join(t.TempDir(), "tiny.json")
-	if code, _, stderr := fitTestRun("fit", "-data", "testdata/explain_tiny.csv", "-target", "c", "-model", model); code != 0 {
-		t.Fatalf("fit exited with %d: %s", code, stderr)
-	}
-	scoreAndExplainAgree(t, model, "testdata/explain_tiny.csv", "accuracy")
 }

@@ -4,7 +4,8 @@
 //
 //	machines <command> [flags]
 //
-// The commands are:
+// The commands are (the overview that "machines help" prints, from the
+// same table; TestManualOverview keeps them one):
 //
 //	experiment NAME   run one of the paper's experiments and write its JSON and figures
 //	fit               fit a finite-depth kernel machine to a CSV file
@@ -223,94 +224,52 @@
 //
 // fit standardises the encoded inputs (and a regression target) and
 // chooses between two finite-depth kernel machines (-family auto): the
-// shallow machine, of depth one, whose first block is the input itself,
-// a linear part plus one level of Gaussians solved in closed form, its
-// cost and bandwidth chosen among tabular.ShallowCosts x
-// tabular.ShallowBandwidths by exact leave-one-out when it is fitted alone;
-// and the deep machine of
-// -dims, fitted with L-BFGS, its cost chosen among tabular.DefaultCosts at
-// the bandwidths tabular.DefaultBandwidths. The deep candidates and the
-// best shallow one are scored by k-fold cross-validation (-folds: 5,
-// or fewer on tables of fewer rows, groups or times; stratified by class
-// for classification, repeated on new shuffles for small tables) on the
-// same folds, the fits in parallel on all cores
-// (with both families the shallow machine's three bandwidths of best
-// leave-one-out error are scored on the folds, and on repeated splits the
-// deep machine is fitted beyond the first only if the shallow machine
-// does not lead it clearly there; its settings are then marked "raced");
-// both selections run on at most tabular.SelectionRows rows (a seeded
-// subsample of a larger table), the final fit on all of them; fit
-// prints every setting's cross-validated score and then the chosen one,
-// with its mean and standard deviation. -family shallow or deep fits one
-// family alone; -dims, -cost and -bandwidth describe the deep machine,
-// which they choose; with both -cost and -bandwidth nothing is searched.
-// The chosen setting's held-out predictions then calibrate the machine,
-// and fit says how: a classifier's scores are multiplied by the factor of
-// lowest held-out log-loss, so that its probabilities are calibrated; a
-// regression's predictions are shrunk towards the mean by the factor
-// (between 0 and 1) that best fits the targets from their held-out
-// predictions, and the absolute held-out residuals are kept in the model
-// file for predict -interval. (go doc ./kernel says how these defaults
-// were chosen on the project's panel.)
+// shallow machine, of depth one, solved in closed form, and the deep
+// machine of -dims, fitted with L-BFGS. Their costs and bandwidths are
+// scored by k-fold cross-validation (-folds: 5, or fewer on tables of
+// fewer rows, groups or times; stratified by class for classification)
+// on at most tabular.SelectionRows rows, and the best is refitted on all
+// of them; fit prints every setting's cross-validated score, then the
+// chosen one. -family shallow or deep fits one family alone; -dims, -cost
+// and -bandwidth describe the deep machine, which they choose; with both
+// -cost and -bandwidth nothing is searched. The chosen setting's held-out
+// predictions calibrate the machine (a classifier's probabilities, a
+// regression's shrinkage towards the mean), and its absolute held-out
+// residuals are kept in the model file for predict -interval. A
+// nonnegative, right-skewed regression target is also tried on the log
+// scale, log(1 + y) (-target-scale linear or log fixes the scale); a
+// regression's numeric inputs are also tried through their training
+// quantiles, then weighed by their relevance (-inputs linear or quantile
+// fixes the scale and weighs nothing); and a regression's predictions,
+// and the ends of its intervals, stay within the training targets' range
+// widened by a tenth of it on each side (-extrapolate lifts the bounds).
+// fit says what it chose, and the model file records it for predict,
+// serve, explain and export. The package documentation of tabular (go doc
+// github.com/parametric-machines/machines/tabular) states these rules,
+// and docs/learner.md the measurements that chose them.
 //
 // -weight COLUMN weighs each row's loss by that column (numbers >= 0),
 // refused before any work when the weights are all 0, or so spread that
 // the fit would rest on fewer than 5 rows' worth of them (Kish's
-// effective sample size (Σw)²/Σw², or half the rows of a table of fewer
-// than 10, and never below 2): one weight of 1e300 among ones, or every
-// weight but one 0, is one row's worth. Only the ratios of the weights
-// count;
-// -balance weighs the classes of a classification equally (multiplying
-// -weight); both choose the shallow machine, the only one whose loss
-// weighs its rows. -group COLUMN makes folds that never split a group
-// between training and held-out rows, and -time COLUMN (numbers or dates
-// as the inputs' columns read them: 2024-01-31, 31/01/2024 or 01/31/2024)
-// folds that move forward in time, each trained on
-// earlier rows than it holds out; the shallow machine is then scored on
-// those folds rather than by leave-one-out. These columns are not inputs.
-// -target a,b fits several regression targets at once, one output of
-// the machine each, on the rows where all of them have a value; predict
-// writes one column per target (and lower_a, upper_a, ... with
-// -interval), score averages R^2 and MSE over them, and export refuses
-// such a model.
-// -budget 30s bounds the fit's time: the deep machine's cross-validation
-// fits not started by then are skipped (their settings marked "skipped")
-// and its final fit stops there; the shallow machine is always scored,
-// so the best machine found is returned. A
-// nonnegative, right-skewed regression target (counts, amounts: sample
-// skewness above tabular.SkewedTarget) is also tried on the log scale,
-// log(1 + y), judged on its predictions of y; -target-scale linear or log
-// fixes the scale. A regression's numeric inputs are also tried mapped
-// through their training quantiles (each value becomes the share of
-// training rows below it, which keeps only their order, as a tree's
-// splits do), and kept so when the shallow machine's held-out loss is
-// lower there; fit says so, the model file records the map, and predict,
-// serve and export apply it. Then, on the scale kept, the inputs are
-// also tried weighed by their relevance to the shallow machine (the
-// square root of the root mean square of its slope along each, relative
-// to the others'), and kept so when its held-out loss is lower: inputs that
-// do not matter then stop diluting the distances of those that do. fit
-// lists the weightiest inputs; the model file records the weights, which
-// the machine's input scaler applies. -inputs linear or quantile fixes
-// the scale and weighs nothing; a classifier's inputs are taken as they
-// are unless -inputs quantile. A regression's predictions, and the ends
-// of its intervals, stay within the training targets' range widened by a
-// tenth of it on each side (and above 0 if no target is negative): a
-// linear part or a log target would otherwise carry a row with an
-// extreme input far beyond anything seen. fit prints the bounds, the
-// model file keeps them, and predict, serve, explain and export apply
-// them; -extrapolate lifts them, for a trend that should go on beyond
-// the data.
-// Above tabular.DeepAnchors rows the deep machine's anchor points are that
-// many k-means++ centres of the rows, and above tabular.ShallowAnchors
-// the shallow machine's (-anchors M sets their number for both), so that
-// time and memory grow linearly with the rows. The final fit stops when
-// the loss improves by less than 0.1% over 10 iterations or at -iters;
-// fit says which. From 2,000 rows it starts from the minimum of the same loss on
-// an eighth of the rows, which leaves it a few dozen iterations. -starts
-// N (at most 1,000) fits the final machine from N initial points and
-// keeps the one of lowest loss, for a deep -dims whose fit from one start
-// may stall near a constant function. It reports progress on standard
+// effective sample size (Σw)²/Σw²). -balance weighs the classes of a
+// classification equally (multiplying -weight); both choose the shallow
+// machine, the only one whose loss weighs its rows. -group COLUMN makes
+// folds that never split a group between training and held-out rows, and
+// -time COLUMN (numbers or dates) folds that move forward in time, each
+// trained on earlier rows than it holds out; these columns are not
+// inputs. -target a,b fits several regression targets at once, one
+// output of the machine each, on the rows where all of them have a
+// value; predict writes one column per target (and lower_a, upper_a, ...
+// with -interval), score averages R^2 and MSE over them, and export
+// refuses such a model. -budget 30s bounds the fit's time: the deep
+// machine's cross-validation fits not started by then are skipped (their
+// settings marked "skipped") and its final fit stops there; the shallow
+// machine is always scored, so the best machine found is returned.
+// -anchors M sets the number of anchor points (by default every row up
+// to tabular.ShallowAnchors, for the deep machine tabular.DeepAnchors,
+// and that many k-means++ centres of larger tables). The final fit stops
+// at -iters, and -starts N (at most 1,000) fits it from N initial points
+// and keeps the one of lowest loss. fit reports progress on standard
 // error, then a summary: rows, columns and inputs, the settings and how
 // they were chosen, the training score, the parameters and the time.
 //
@@ -320,7 +279,7 @@
 // not. Without -dims the blocks are 3,3,3 and then the output block.
 //
 // The model file is JSON in the module's envelope, shared by every file it
-// writes: "format": "machines", "kind": "kernel-machine", "version": 5;
+// writes: "format": "machines", "kind": "kernel-machine", "version": 6;
 // then the "task", the "target" and "id" column names, the "features" (the
 // table's input columns), for classification the "classes" in order, the
 // "encoder" (each column's kind, categories, imputed value and indicator,
@@ -748,25 +707,36 @@ import (
 	"strings"
 )
 
-// command is a subcommand: it parses its own flags from args.
+// command is a subcommand: it parses its own flags from args. args and
+// summary are its line of the overview.
 type command struct {
-	name, summary string
-	run           func(args []string, stdout, stderr io.Writer) error
+	name, args, summary string
+	run                 func(args []string, stdout, stderr io.Writer) error
 }
 
 func commands() []command {
 	return []command{
-		{"experiment", "run one of the paper's experiments", runExperiment},
-		{"fit", "fit a kernel machine to a CSV file", runFit},
-		{"predict", "predict with a fitted model", runPredict},
-		{"score", "score a fitted model on labelled data", runScore},
-		{"explain", "measure how much each input column matters to a fitted model", runExplain},
-		{"export", "write a fitted, sculpted or saved model as an ONNX model", runExport},
-		{"bench", "time the library's workloads", runBench},
-		{"sculpt", "sculpt a hypergraph architecture on an image data set", runSculpt},
-		{"serve", "serve model files over the Open Inference Protocol", runServe},
-		{"version", "print the version of machines and of Go", runVersion},
+		{"experiment", "NAME", "run one of the paper's experiments and write its JSON and figures", runExperiment},
+		{"fit", "", "fit a finite-depth kernel machine to a CSV file", runFit},
+		{"predict", "", "predict with a fitted model", runPredict},
+		{"score", "", "score a fitted model on labelled data", runScore},
+		{"explain", "", "measure how much each input column matters to a fitted model", runExplain},
+		{"export", "", "write a fitted, sculpted or saved model as an ONNX model", runExport},
+		{"bench", "", "time the library's workloads", runBench},
+		{"sculpt", "", "sculpt a hypergraph architecture on an image data set", runSculpt},
+		{"serve", "", "serve model files over the Open Inference Protocol", runServe},
+		{"version", "", "print the version of machines and of Go it was built with", runVersion},
 	}
+}
+
+// overview returns the lines of the overview of the commands, help last,
+// as the package comment lists them.
+func overview() []string {
+	var lines []string
+	for _, c := range append(commands(), command{name: "help", args: "[COMMAND]", summary: "print this overview, or the help of COMMAND"}) {
+		lines = append(lines, fmt.Sprintf("%-17s %s", strings.TrimSpace(c.name+" "+c.args), c.summary))
+	}
+	return lines
 }
 
 func lookup(name string) (command, bool) {
@@ -875,10 +845,9 @@ func trimPrefix(err error, name string) string {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: machines <command> [flags]\n\ncommands:")
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+	for _, line := range overview() {
+		fmt.Fprintln(w, "  "+line)
 	}
-	fmt.Fprintf(w, "  %-11s %s\n", "help", "print this overview, or with a command its help")
 	fmt.Fprintln(w, "\nrun 'machines help <command>' or 'machines <command> -h' for the flags of a command")
 }
 

@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 )
 
-const overview = "usage: machines <command> [flags]"
+const overviewHead = "usage: machines <command> [flags]"
 
 func TestHelp(t *testing.T) {
 	type want struct {
@@ -25,11 +26,11 @@ func TestHelp(t *testing.T) {
 		args []string
 		want want
 	}{
-		{nil, want{2, "", overview}},
-		{[]string{"help"}, want{0, overview, ""}},
-		{[]string{"-h"}, want{0, overview, ""}},
-		{[]string{"-help"}, want{0, overview, ""}},
-		{[]string{"--help"}, want{0, overview, ""}},
+		{nil, want{2, "", overviewHead}},
+		{[]string{"help"}, want{0, overviewHead, ""}},
+		{[]string{"-h"}, want{0, overviewHead, ""}},
+		{[]string{"-help"}, want{0, overviewHead, ""}},
+		{[]string{"--help"}, want{0, overviewHead, ""}},
 		{[]string{"help", "nosuch"}, want{2, "", `unknown command "nosuch"`}},
 		{[]string{"help", "fit", "predict"}, want{2, "", "at most one command"}},
 		{[]string{"nosuch"}, want{2, "", `unknown command "nosuch"`}},
@@ -72,6 +73,30 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		if !strings.Contains(stdout.String(), "\n  "+c.name+" ") {
 			t.Errorf("overview does not list %s:\n%s", c.name, stdout.String())
 		}
+	}
+}
+
+// TestManualOverview checks that the package comment lists the commands
+// as the overview prints them: the table of commands is their one source.
+func TestManualOverview(t *testing.T) {
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(src), "// The commands are")
+	if !ok {
+		t.Fatal("main.go has no list of the commands")
+	}
+	var listed []string
+	for _, line := range strings.Split(block, "\n")[1:] {
+		if text, ok := strings.CutPrefix(line, "//\t"); ok {
+			listed = append(listed, text)
+		} else if len(listed) > 0 {
+			break
+		}
+	}
+	if want := overview(); !slices.Equal(listed, want) {
+		t.Errorf("the package comment lists\n%s\nwant, as the overview prints them,\n%s", strings.Join(listed, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/parametric-machines/machines/cmd/machines/internal/serve"
 	"github.com/parametric-machines/machines/internal/jsonfile"
-	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/onnx"
 	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
@@ -31,7 +30,7 @@ type kernelModel struct {
 	// level is the level of the intervals, as predict -interval gives
 	// them, or 0 for a model served without them.
 	level float64
-	// predictors keeps a kernel.Predictor per goroutine at work.
+	// predictors keeps a tabular.Predictor per goroutine at work.
 	predictors sync.Pool
 }
 
@@ -115,7 +114,7 @@ func (km *kernelModel) Prepare(rows *serve.Rows, in []serve.Tensor) error {
 }
 
 func (km *kernelModel) Infer(rows *serve.Rows) ([]serve.Tensor, error) {
-	p := km.predictors.Get().(*kernel.Predictor)
+	p := km.predictors.Get().(*tabular.Predictor)
 	defer km.predictors.Put(p)
 	x := mat.NewDense(rows.N, rows.Width(), rows.Data)
 	pred, err := km.md.PredictEncoded(p, x, km.level)

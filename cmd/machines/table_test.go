@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -158,34 +157,6 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 	}
 }
 
-// TestFitOneRow refuses a regression on a single row, and score says R²
-// is undefined there rather than printing -Inf.
-func TestFitOneRow(t *testing.T) {
-	dir := t.TempDir()
-	one := filepath.Join(dir, "one.csv")
-	if err := os.WriteFile(one, []byte("x,y\n1,2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, stderr := fitTestRun("fit", "-data", one, "-target", "y", "-model", filepath.Join(dir, "m.json"))
-	if want := `column "y": only row 2 has a value: a fit needs rows with different values`; code != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("fit on one row: exit status %d, stderr %q; want 1 and %q", code, stderr, want)
-	}
-	scores := filepath.Join(dir, "scores.json")
-	code, stdout, stderr := fitTestRun("score", "-model", "testdata/model_valid.json", "-data", one, "-json", scores)
-	if code != 0 {
-		t.Fatalf("score exited with %d: %s", code, stderr)
-	}
-	e2 := 2 - (0.5 + 2*math.Exp(-0.5)) // the model's error at x = 1
-	if want := fmt.Sprintf("score: 1 rows: MSE %.4g, R² undefined on a single row\n", e2*e2); stdout != want {
-		t.Errorf("score printed %q, want %q", stdout, want)
-	}
-	var e map[string]any
-	fitTestReadJSON(t, scores, &e)
-	if _, ok := e["r2"]; ok || e["notes"] == nil {
-		t.Errorf("scores.json holds %v, want no r2 and a note", e)
-	}
-}
-
 // TestFitStandardInput fits a table read from standard input, and
 // predicts for rows read from it.
 func TestFitStandardInput(t *testing.T) {
@@ -217,29 +188,6 @@ func TestFitStandardInput(t *testing.T) {
 	}
 	if y := fitTestFloat(t, recs[2][1]); math.Abs(y-math.Sin(1)) > 0.1 {
 		t.Errorf("predicted %v at 1, want about sin(1)", y)
-	}
-}
-
-// TestPredictPercent predicts for a percentage that training did not
-// see: it is a number, not an unseen level.
-func TestPredictPercent(t *testing.T) {
-	model := filepath.Join(t.TempDir(), "model.json")
-	if code, _, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", "testdata/fit_percent.csv", "-target", "y", "-model", model}, fixed)...); code != 0 {
-		t.Fatalf("fit exited with %d: %s", code, stderr)
-	}
-	code, stdout, stderr := fitTestRun("predict", "-model", model, "-data", "testdata/fit_percent_new.csv", "-out", "-")
-	if code != 0 || strings.Contains(stderr, "warning") {
-		t.Fatalf("predict exited with %d: %s", code, stderr)
-	}
-	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
-	if err != nil || len(recs) != 3 {
-		t.Fatalf("predict printed %q", stdout)
-	}
-	// y is the rate over 10: 17.5% was in training, 52.5% beyond it.
-	for i, want := range []float64{1.75, 5.25} {
-		if y := fitTestFloat(t, recs[i+1][0]); math.Abs(y-want) > 0.5 {
-			t.Errorf("row %d: predicted %v, want about %v", i+1, y, want)
-		}
 	}
 }
 
@@ -286,44 +234,6 @@ func TestOutputChecked(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("the checks left %d files in %s", len(entries)-1, dir)
-	}
-}
-
-// TestValuesNear1e308 fits, predicts and scores values near the largest
-// float64, which overflowed the standardisation.
-func TestValuesNear1e308(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "huge.csv")
-	var b strings.Builder
-	b.WriteString("x,y\n")
-	for i := range 24 {
-		x := float64(i) / 24
-		fmt.Fprintf(&b, "%v,%v\n", x*1.7e308, math.Sin(3*x)*1e308)
-	}
-	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	model := filepath.Join(dir, "model.json")
-	code, stdout, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", data, "-target", "y", "-model", model}, fixed)...)
-	if code != 0 {
-		t.Fatalf("fit exited with %d: %s", code, stderr)
-	}
-	if !strings.Contains(stdout, "fit: training R² 0.9") {
-		t.Errorf("fit printed %q, want a training R² above 0.9", stdout)
-	}
-	code, stdout, stderr = fitTestRun("predict", "-model", model, "-data", data, "-out", "-")
-	if code != 0 || strings.Contains(stderr, "warning") {
-		t.Fatalf("predict exited with %d: %s", code, stderr)
-	}
-	recs, _ := csv.NewReader(strings.NewReader(stdout)).ReadAll()
-	for _, rec := range recs[1:] {
-		if v, err := strconv.ParseFloat(rec[0], 64); err != nil || math.IsInf(v, 0) || math.Abs(v) > 1.5e308 {
-			t.Errorf("prediction %q", rec[0])
-		}
-	}
-	code, stdout, _ = fitTestRun("score", "-model", model, "-data", data)
-	if code != 0 || !strings.Contains(stdout, "R² 0.9") || !strings.Contains(stdout, "the MSE exceeds the largest float64 (root mean squared error") {
-		t.Errorf("score exited with %d and printed %q", code, stdout)
 	}
 }
 
@@ -441,8 +351,9 @@ func TestPredictStreams(t *testing.T) {
 	}
 }
 
-// TestExplain measures the importance of the two inputs of a model whose
-// predictions depend on x only: z's importance is 0, exactly, x's large.
+// TestExplain explains a model whose predictions depend on x only:
+// explain prints the importance of each column, writes it as JSON and
+// draws its figure (tabular's TestImportance checks the figures).
 func TestExplain(t *testing.T) {
 	dir := t.TempDir()
 	jsonPath, fig := filepath.Join(dir, "importance.json"), filepath.Join(dir, "importance")
@@ -453,23 +364,10 @@ func TestExplain(t *testing.T) {
 	}
 	var ex tabular.Explanation
 	fitTestReadJSON(t, jsonPath, &ex)
-	if ex.Score != "r2" || ex.Rows != 40 || ex.Repeats != 10 || len(ex.Columns) != 2 || !(ex.Baseline > 0.99) {
+	if ex.Score != "r2" || ex.Rows != 40 || ex.Repeats != 10 || len(ex.Columns) != 2 {
 		t.Fatalf("importance.json holds %+v", ex)
 	}
-	x, z := ex.Columns[0], ex.Columns[1]
-	if x.Column != "x" || !(x.Lower > 0.5) || !(x.Lower < x.Importance && x.Importance < x.Upper) || len(x.Drops) != 10 {
-		t.Errorf("x: %+v, want the first, with an interval above 0.5 around its importance and 10 drops", x)
-	}
-	var mean float64
-	for _, d := range x.Drops {
-		mean += d / float64(len(x.Drops))
-	}
-	if math.Abs(mean-x.Importance) > 1e-12 {
-		t.Errorf("x's importance %v is not the mean %v of its drops", x.Importance, mean)
-	}
-	if z.Column != "z" || z.Importance != 0 || z.Lower != 0 || z.Upper != 0 {
-		t.Errorf("z: %+v, want importance 0 in [0, 0]", z)
-	}
+	x := ex.Columns[0]
 	for _, want := range []string{"explain: 40 rows of testdata/model_two.csv: R² 0.99",
 		fmt.Sprintf("x       %.4f      [%.4f, %.4f]\n", x.Importance, x.Lower, x.Upper), "z       0.0000      [0.0000, 0.0000]\n"} {
 		if !strings.Contains(stdout, want) {

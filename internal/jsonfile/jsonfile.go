@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -170,4 +171,39 @@ func (f Format) Decode(data []byte, dst any) error {
 		return err
 	}
 	return nil
+}
+
+// Number parses a JSON value that must be a finite number. Its errors
+// read as a predicate of the value's position ("a[1][2] is ..."), which
+// the caller names.
+func Number(raw json.RawMessage) (float64, error) {
+	s := string(bytes.TrimSpace(raw))
+	if s == "" || s[0] == '"' || s[0] == '[' || s[0] == '{' || s == "null" || s == "true" || s == "false" {
+		return 0, fmt.Errorf("is %s, want a number", s)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case math.IsInf(v, 0):
+		return 0, fmt.Errorf("is %s, too large for a float64", s)
+	case err != nil:
+		return 0, fmt.Errorf("is %s, want a number", s)
+	}
+	return v, nil
+}
+
+// DecodeObject decodes data, one JSON object called what ("machine"),
+// into v, refusing fields that v does not have. Its errors say which
+// field holds a value of the wrong type.
+func DecodeObject(data []byte, v any, what string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te) && te.Field == "":
+		return fmt.Errorf("the %s is a JSON %s, want an object", what, te.Value)
+	case errors.As(err, &te):
+		return fmt.Errorf("field %q holds a JSON %s, want %v", te.Field, te.Value, te.Type)
+	}
+	return err
 }

@@ -3,6 +3,7 @@ package jsonfile
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -101,5 +102,34 @@ func TestDecode(t *testing.T) {
 				t.Errorf("decoded %+v", got)
 			}
 		})
+	}
+}
+
+func TestNumber(t *testing.T) {
+	for _, tc := range []struct{ raw, want string }{
+		{"1.5", ""}, {" -2e3 ", ""}, {`"1"`, `is "1", want a number`}, {"null", "is null, want a number"},
+		{"[1]", "is [1], want a number"}, {"1e999", "is 1e999, too large for a float64"}, {"true", "is true, want a number"},
+	} {
+		_, err := Number(json.RawMessage(tc.raw))
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+			t.Errorf("Number(%s): error %v, want %q", tc.raw, err, tc.want)
+		}
+	}
+}
+
+func TestDecodeObject(t *testing.T) {
+	var v struct {
+		N int `json:"n"`
+	}
+	for _, tc := range []struct{ data, want string }{
+		{`{"n":1}`, ""},
+		{`[1]`, "the thing is a JSON array, want an object"},
+		{`{"n":1.5}`, `field "n" holds a JSON number 1.5, want int`},
+		{`{"m":1}`, `json: unknown field "m"`},
+	} {
+		err := DecodeObject([]byte(tc.data), &v, "thing")
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+			t.Errorf("%s: error %v, want %q", tc.data, err, tc.want)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/parametric-machines/machines/dataset"
-	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
 )
@@ -60,7 +59,7 @@ func friedmanFit(rows, heldOut int, minR2 float64) (func(), error) {
 	x, y := dataset.Friedman1(rows, rnd)
 	xt, yt := dataset.Friedman1(heldOut, rnd)
 	ym := mat.NewDense(rows, 1, y)
-	fit := func() (*kernel.Machine, error) {
+	fit := func() (*tabular.Machine, error) {
 		m, _, err := tabular.FitRegression(x, ym, tabular.Settings{})
 		return m, err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/parametric-machines/machines/cmd/machines/internal/baseline"
 	"github.com/parametric-machines/machines/crossval"
-	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
@@ -167,7 +166,7 @@ func (c startCurves) spent() time.Duration {
 func (t task) fitKernel(name string, s tabular.Settings, c Config) (*fitted, error) {
 	start := time.Now()
 	curves := newStartCurves(t)
-	s.Iteration = func(k, iter int, _ float64, m *kernel.Machine) error {
+	s.Iteration = func(k, iter int, _ float64, m *tabular.Machine) error {
 		curves.record(k, iter, func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) })
 		return nil
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/parametric-machines/machines/internal/numeric"
 )
 
 // response is what an inference response holds: the rows lo to hi-1 of
@@ -34,23 +36,13 @@ func blankRows(outputs []Tensor, lo, hi int) []int {
 				continue
 			}
 			w := t.rowLen()
-			if !allFinite(t.Numbers[i*w : (i+1)*w]) {
+			if !numeric.AllFinite(t.Numbers[i*w : (i+1)*w]) {
 				blank = append(blank, i-lo)
 				break
 			}
 		}
 	}
 	return blank
-}
-
-// allFinite reports whether every value of x is a finite number.
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // blankWarning says which of a request's n rows are blank.

@@ -1,0 +1,119 @@
+package tabular
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/dataset"
+)
+
+// tableOf returns the frame of a CSV table called t.csv of n rows, whose
+// cells row(i) returns, under header.
+func tableOf(t *testing.T, header string, n int, row func(i int) string) *dataset.Frame {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(header + "\n")
+	for i := range n {
+		b.WriteString(row(i) + "\n")
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestFitLeavesOutIdentifiers checks that Fit leaves out of the inputs a
+// text column of a different value in every row and a column counting
+// the rows, with a warning naming each, unless Options.Keep names it.
+func TestFitLeavesOutIdentifiers(t *testing.T) {
+	f := tableOf(t, "name,n,x,g,y", 60, func(i int) string {
+		x := float64(i%17) / 4
+		return fmt.Sprintf("p%d,%d,%g,g%d,%g", i, i+1, x, i%3, math.Sin(x))
+	})
+	for _, tc := range []struct {
+		name     string
+		keep     []string
+		ignore   []string
+		features []string
+		warned   []string
+		err      string
+		option   bool // the error is an OptionError
+	}{
+		{name: "left out", features: []string{"x", "g"}, warned: []string{"name", "n"}},
+		{name: "kept", keep: []string{"name", "n"}, features: []string{"name", "n", "x", "g"}},
+		{name: "keep one", keep: []string{"n"}, features: []string{"n", "x", "g"}, warned: []string{"name"}},
+		{name: "keep no column", keep: []string{"z"}, err: "-keep z: ", option: true},
+		{name: "keep the target", keep: []string{"y"}, err: `-keep y: column "y" is not an input`, option: true},
+		{name: "nothing left", ignore: []string{"x", "g"}, err: "t.csv: every input column identifies the rows and is left out; -keep keeps one"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log []string
+			opts := Options{Keep: tc.keep, Ignore: tc.ignore, Costs: []float64{0.01}, Bandwidths: []float64{1}, Log: func(line string) { log = append(log, line) }}
+			md, _, err := Fit(f, []string{"y"}, opts)
+			if tc.err != "" {
+				var oe *OptionError
+				if err == nil || !strings.Contains(err.Error(), tc.err) || errors.As(err, &oe) != tc.option {
+					t.Fatalf("error %v, want one containing %q (an OptionError: %v)", err, tc.err, tc.option)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(md.Features, tc.features) {
+				t.Errorf("features %q, want %q", md.Features, tc.features)
+			}
+			all := strings.Join(log, "\n")
+			for _, c := range []string{"name", "n"} {
+				warning := fmt.Sprintf("column %q: it identifies the rows", c)
+				if strings.Contains(all, warning) != slices.Contains(tc.warned, c) {
+					t.Errorf("log %q: warned of column %s: %v, want %v", all, c, !slices.Contains(tc.warned, c), slices.Contains(tc.warned, c))
+				}
+			}
+		})
+	}
+}
+
+// TestFitRefusesSpreadWeights checks that Fit refuses, before any work,
+// weights that are all 0 or that rest the fit on a row or two, naming
+// the column and the row of the largest weight, and fits weights spread
+// less.
+func TestFitRefusesSpreadWeights(t *testing.T) {
+	const n = 40
+	for _, tc := range []struct {
+		name   string
+		weight func(i int) string
+		want   string
+	}{
+		{"all zero", func(int) string { return "0" }, `t.csv: column "w": every weight is 0 in the 40 rows with a target`},
+		{"one huge", func(i int) string { return map[bool]string{true: "1e300", false: "1"}[i == 7] },
+			`t.csv: row 9, column "w": the weights are so spread that the fit would rest on a few rows: Kish's effective sample size, (Σw)²/Σw², is 1,`},
+		{"all but one zero", func(i int) string { return map[bool]string{true: "3", false: "0"}[i == 20] },
+			`t.csv: row 22, column "w": the weights are so spread that the fit would rest on a few rows: Kish's effective sample size, (Σw)²/Σw², is 1, the largest weight 3 here; want at least 5`},
+		{"four heavy rows", func(i int) string { return map[bool]string{true: "1e6", false: "1"}[i%10 == 0] }, `(Σw)²/Σw², is 4,`},
+		{"spread", func(i int) string { return fmt.Sprint(1 + i%5) }, ""},
+		{"huge and even", func(int) string { return "1e308" }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tableOf(t, "x,w,y", n, func(i int) string {
+				x := float64(i) / 8
+				return fmt.Sprintf("%g,%s,%g", x, tc.weight(i), math.Sin(x))
+			})
+			var progress strings.Builder
+			_, _, err := Fit(f, []string{"y"}, Options{Weight: "w", Progress: &progress})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("error %v, want none", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			case tc.want != "" && progress.Len() > 0:
+				t.Errorf("the fit started before the refusal: %q", progress.String())
+			}
+		})
+	}
+}
