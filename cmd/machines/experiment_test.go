@@ -114,6 +114,9 @@ func TestExperimentOneShotQuick(t *testing.T) {
 // protocol from the command line: the table on standard output and the
 // protocol in the report.
 func TestExperimentSinePaperQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the sine's models; the experiment package's TestSinePaperQuick runs the experiment under -short")
+	}
 	if underRace {
 		t.Skip("trains the sine's models single-threaded: minutes under the race detector")
 	}

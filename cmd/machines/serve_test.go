@@ -351,13 +351,9 @@ func TestServeShutdown(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(got), `"name":"label"`) {
 		t.Errorf("the request in flight: %d %s", resp.StatusCode, got)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("serve returned %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not return")
+	// A serve that never returns is caught by go test's own timeout.
+	if err := <-done; err != nil {
+		t.Errorf("serve returned %v", err)
 	}
 }
 
