@@ -534,7 +534,7 @@
 //
 //	machines bench [-suite default|machines|tabular|sculpt|onnx|serve] [-json FILE] [-runs N] [-model FILE]
 //
-// times the workloads described in internal/bench/WORKLOADS.md single-threaded and
+// times the workloads described in cmd/machines/internal/bench/WORKLOADS.md single-threaded and
 // prints the median time of -runs samples (9; at most 1,000, for each
 // lasts at least 20 ms) of each: W1 (matmul), W3 (convolution), W4, W4b
 // and W4fit (the finite-depth kernel machine) and the Volterra solvers,
@@ -567,7 +567,7 @@
 // fails if a request fails or an answer is not that of the version it
 // names; serve-sigterm sends serve SIGTERM under load and fails unless
 // serve answers the requests in flight and exits 0
-// (internal/bench/WORKLOADS.md).
+// (cmd/machines/internal/bench/WORKLOADS.md).
 //
 // # Serving
 //

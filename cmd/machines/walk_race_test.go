@@ -19,7 +19,7 @@ const underRace = true
 // walkSkipped names the walkers that do not run under the race
 // detector, with why: their commands compute for minutes between two
 // lines of output at its pace, and their concurrency is run under it
-// by TestSculptCommand and the tests of internal/experiment.
+// by TestSculptCommand and the tests of cmd/machines/internal/experiment.
 var walkSkipped = map[string]string{
 	"sculpt":     "sculpt's runs take minutes between two lines under the race detector",
 	"experiment": "the experiments' runs take minutes between two lines under the race detector",
