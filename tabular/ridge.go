@@ -71,6 +71,10 @@ type shallowBasis struct {
 	// coordinates z holds, and x and psi are those features.
 	span   *rowSpan
 	x, psi *mat.Dense
+	// all is the solver of all the rows, with the weights of the
+	// selection that built the basis: leave-one-out and the folds that
+	// part the rows are scored from it.
+	all *ridge
 }
 
 // ridge solves, on some rows of a basis with weights w_i, the ridge
@@ -443,6 +447,94 @@ func (r *ridge) looPredictions(dst *mat.Dense, y mat.Matrix, pr projection, cost
 		}
 		for j := range k {
 			dst.Set(i, j, y.At(i, j)-resid.At(i, j)/slack)
+		}
+	}
+	return true
+}
+
+// foldPredictions writes to dst (len(test) x k) the predictions of the
+// rows test by the fit to the solver's other rows, with an intercept of
+// their own and the penalty (rows - len(test)) cost |beta|^2, as their
+// own solver would fit them, from the fit to all the rows: with H the
+// hat matrix of that fit (weights W) and F the rows held out,
+//
+//	yhat_F = y_F - (I - H_FF)^-1 (y_F - fit_F),
+//
+// which is exact for a penalised least-squares fit and costs a system of
+// len(test) rows per cost instead of a solver per fold. As in
+// looPredictions, the residuals and I - H_FF are each the sum of the
+// part that the features cannot fit, exactly 0 when they interpolate the
+// rows, and what the penalty leaves of the rest. It returns false if
+// I - H_FF is singular, where leaving the rows out is undefined.
+func (r *ridge) foldPredictions(dst *mat.Dense, y mat.Matrix, pr projection, test []int, cost float64) bool {
+	m, k := dst.Dims()
+	nc := float64(r.rows-m) * cost
+	var keep []int
+	for j, e := range r.e {
+		if e > 0 {
+			keep = append(keep, j)
+		}
+	}
+	interpolates := r.interpolates()
+	zf := mat.NewDense(m, max(len(keep), 1), nil) // the held-out rows' coordinates, in the eigenbasis
+	t := mat.NewDense(max(len(keep), 1), k, nil)
+	for l, j := range keep {
+		for a, i := range test {
+			zf.Set(a, l, r.zv.At(i, j))
+		}
+		t.SetRow(l, pr.t.RawRowView(j))
+	}
+	// scaled returns zf diag(f(e)).
+	scaled := func(f func(e float64) float64) *mat.Dense {
+		s := mat.DenseCopyOf(zf)
+		s.Apply(func(_, l int, v float64) float64 {
+			if l >= len(keep) {
+				return 0
+			}
+			return v * f(r.e[keep[l]])
+		}, s)
+		return s
+	}
+	shrink := func(e float64) float64 { return nc / (e * (e + nc)) }
+	slack, resid := new(mat.Dense), new(mat.Dense) // I - H_FF, and y_F - fit_F
+	mul(slack, scaled(shrink), zf.T())
+	mul(resid, scaled(shrink), t)
+	if !interpolates {
+		inv := scaled(func(e float64) float64 { return 1 / e })
+		var unfit, fitted mat.Dense
+		mul(&unfit, inv, zf.T())
+		mul(&fitted, inv, t)
+		slack.Sub(slack, &unfit)
+		resid.Sub(resid, &fitted)
+		for a, i := range test {
+			for j := range k {
+				resid.Set(a, j, resid.At(a, j)+y.At(i, j)-pr.mean[j])
+			}
+		}
+	}
+	for b, i := range test {
+		w := 1.0
+		if r.w != nil {
+			w = r.w[i]
+		}
+		for a := range m {
+			v := slack.At(a, b)
+			if !interpolates {
+				v -= 1 / r.total
+			}
+			slack.Set(a, b, v*w)
+		}
+		if !interpolates {
+			slack.Set(b, b, slack.At(b, b)+1)
+		}
+	}
+	var held mat.Dense
+	if err := held.Solve(slack, resid); err != nil {
+		return false
+	}
+	for a, i := range test {
+		for j := range k {
+			dst.Set(a, j, y.At(i, j)-held.At(a, j))
 		}
 	}
 	return true
