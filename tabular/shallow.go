@@ -374,7 +374,7 @@ type scorerPart struct {
 	r           *ridge
 	train, test []int
 	ztv         *mat.Dense // the held-out rows' features, in r's eigenbasis; nil when shared
-	shared      bool
+	held        *heldRows  // the held-out rows as r sees them when shared, else nil
 }
 
 // scorerPart returns part i of the scorer of the shallow machine of
@@ -388,7 +388,7 @@ func (b *shallowBasis) scorerPart(w []float64, val *validation, folded bool, i i
 	}
 	fold := val.folds[i]
 	if len(fold.Train)+len(fold.Test) == b.all.rows {
-		return scorerPart{r: b.all, train: fold.Train, test: fold.Test, shared: true}, nil
+		return scorerPart{r: b.all, train: fold.Train, test: fold.Test, held: b.all.held(fold.Test)}, nil
 	}
 	r, err := b.ridge(fold.Train, pick(w, fold.Train))
 	if err != nil {
@@ -421,7 +421,7 @@ func (sc *shallowScorer) on(v problemData) *variantScorer {
 		}
 		var pr projection
 		switch {
-		case !p.shared:
+		case p.held == nil:
 			pr = p.r.project(targetsOf(train, sc.outputs))
 		case all == nil:
 			pr = p.r.project(vs.y)
@@ -430,7 +430,7 @@ func (sc *shallowScorer) on(v problemData) *variantScorer {
 			pr = *all
 		}
 		mean := pr.mean
-		if p.shared && v.labels == nil {
+		if p.held != nil && v.labels == nil {
 			mean = weightedMean(train.targets(), train.w, sumOr(train.w, len(p.train)))
 		}
 		vs.projs, vs.tests, vs.trainMeans = append(vs.projs, pr), append(vs.tests, test), append(vs.trainMeans, mean)
@@ -458,8 +458,8 @@ func (vs *variantScorer) predictions(cost float64) ([]*mat.Dense, bool) {
 		}
 		n, _ := vs.tests[i].x.Dims()
 		preds[i] = mat.NewDense(n, vs.sc.outputs, nil)
-		if p.shared {
-			if !p.r.foldPredictions(preds[i], vs.y, vs.projs[i], p.test, cost) {
+		if p.held != nil {
+			if !p.r.foldPredictions(preds[i], vs.y, vs.projs[i], p.held, cost) {
 				return nil, false
 			}
 			continue
