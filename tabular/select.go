@@ -443,12 +443,13 @@ func (d *deepFolds) race(val *validation, shallow []float64, progress io.Writer)
 		if to == all {
 			break
 		}
-		behind, why := shallowLeads(d.out, shallow, to, all, len(d.costs)), fmt.Sprintf("more than %g standard errors on the first split", raceMargin)
-		if to < k {
-			behind, why = shallowAhead(d.out, shallow, to, all, len(d.costs)), fmt.Sprintf("more than %g%% on the first %d folds", 100*probeMargin, to)
-		}
-		if behind {
+		probe := to < k
+		if probe && shallowAhead(d.out, shallow, to, all, len(d.costs)) || !probe && shallowLeads(d.out, shallow, to, all, len(d.costs)) {
 			if progress != nil {
+				why := fmt.Sprintf("more than %g standard errors on the first split", raceMargin)
+				if probe {
+					why = fmt.Sprintf("more than %g%% on the first %d folds", 100*probeMargin, to)
+				}
 				fmt.Fprintf(progress, "tabular: the shallow machine leads the deep one by %s; the others are not fitted\n", why)
 			}
 			return to, true, nil
