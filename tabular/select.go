@@ -414,11 +414,9 @@ const raceMargin = 2.0
 // probeFolds and probeMargin race the deep machine on every table: it is
 // fitted on the first probeFolds folds first, and on the others only if
 // its best candidate's loss summed over them is at most 1 + probeMargin
-// times the shallow machine's. On the 48 tables under 1,000 rows of the
-// two panels (5 splits each; 212 fits that scored both families) the
-// probe left out 43% of the deep machine's fold fits, and 2 of its 25
-// wins, each within 1% of the shallow machine's loss; a probe of two
-// folds lost 4, one of them by 23% (docs/learner-panel.md).
+// times the shallow machine's. Most deep fits of a selection lose, and
+// the first folds tell most of them apart; docs/learner-panel.md has the
+// replay of the panels' selections that chose these values.
 const (
 	probeFolds  = 3
 	probeMargin = 0.02
