@@ -54,15 +54,7 @@ func relevance(pass *shallowPass) []float64 {
 		return nil
 	}
 	basis := pass.bases[best]
-	// Leave-one-out scored the pass with the solver of all its rows;
-	// folds hold their own rows' solvers alone.
-	r := pass.all[best].scorer.parts[0].r
-	if pass.folded {
-		var err error
-		if r, err = basis.ridge(nil, data.w); err != nil {
-			return nil
-		}
-	}
+	r := basis.all
 	y := data.targets()
 	_, k := y.Dims()
 	// The machine as fitted, unshrunk; residuals, though empty, mark it

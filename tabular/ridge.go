@@ -7,7 +7,9 @@ import (
 	"slices"
 
 	"github.com/parametric-machines/machines/kernel"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -71,6 +73,10 @@ type shallowBasis struct {
 	// coordinates z holds, and x and psi are those features.
 	span   *rowSpan
 	x, psi *mat.Dense
+	// all is the solver of all the rows, with the weights of the
+	// selection that built the basis: leave-one-out and the folds that
+	// part the rows are scored from it.
+	all *ridge
 }
 
 // ridge solves, on some rows of a basis with weights w_i, the ridge
@@ -443,6 +449,139 @@ func (r *ridge) looPredictions(dst *mat.Dense, y mat.Matrix, pr projection, cost
 		}
 		for j := range k {
 			dst.Set(i, j, y.At(i, j)-resid.At(i, j)/slack)
+		}
+	}
+	return true
+}
+
+// heldRows are rows that a fold holds out, as the solver of all the
+// rows sees them: their coordinates in its eigenbasis, on the
+// eigenvalues that are not 0, and, unless the features interpolate the
+// rows, the part of I - H_FF that they cannot fit, which no cost changes
+// (see foldPredictions).
+type heldRows struct {
+	rows  []int
+	e     []float64  // the eigenvalues that are not 0
+	z     *mat.Dense // len(rows) x max(len(e), 1); a column of 0 when e is empty
+	unfit *mat.Dense // len(rows) x len(rows), nil when the features interpolate
+}
+
+// held returns the rows test as the solver sees them.
+func (r *ridge) held(test []int) *heldRows {
+	h := &heldRows{rows: test}
+	var keep []int
+	for j, e := range r.e {
+		if e > 0 {
+			keep = append(keep, j)
+			h.e = append(h.e, e)
+		}
+	}
+	m := len(test)
+	h.z = mat.NewDense(m, max(len(keep), 1), nil)
+	for a, i := range test {
+		row := r.zv.RawRowView(i)
+		for l, j := range keep {
+			h.z.Set(a, l, row[j])
+		}
+	}
+	if r.interpolates() {
+		return h
+	}
+	h.unfit = new(mat.Dense)
+	mul(h.unfit, h.scaled(nil, func(e float64) float64 { return -1 / e }), h.z.T())
+	for b, i := range test {
+		w := r.weight(i)
+		for a := range m {
+			h.unfit.Set(a, b, (h.unfit.At(a, b)-1/r.total)*w)
+		}
+		h.unfit.Set(b, b, h.unfit.At(b, b)+1)
+	}
+	return h
+}
+
+// scaled returns z diag(f(e)) in dst, which it allocates if nil.
+func (h *heldRows) scaled(dst *mat.Dense, f func(e float64) float64) *mat.Dense {
+	m, q := h.z.Dims()
+	if dst == nil {
+		dst = mat.NewDense(m, q, nil)
+	}
+	g := make([]float64, q) // 0 past the eigenvalues, on the column of 0
+	for l, e := range h.e {
+		g[l] = f(e)
+	}
+	for a := range m {
+		out, row := dst.RawRowView(a), h.z.RawRowView(a)
+		for l, v := range row {
+			out[l] = v * g[l]
+		}
+	}
+	return dst
+}
+
+// weight returns the weight of row i.
+func (r *ridge) weight(i int) float64 {
+	if r.w == nil {
+		return 1
+	}
+	return r.w[i]
+}
+
+// foldPredictions writes to dst (len(h.rows) x k) the predictions of the
+// held-out rows h by the fit to the solver's other rows, with an
+// intercept of their own and the penalty (rows - len(h.rows)) cost
+// |beta|^2, as their own solver would fit them, from the fit to all the
+// rows: with H the hat matrix of that fit (weights W) and F the rows
+// held out,
+//
+//	yhat_F = y_F - (I - H_FF)^-1 (y_F - fit_F),
+//
+// which is exact for a penalised least-squares fit and costs a system of
+// len(h.rows) rows per cost instead of a solver per fold. As in
+// looPredictions, the residuals and I - H_FF are each the sum of the
+// part that the features cannot fit, exactly 0 when they interpolate the
+// rows, and what the penalty leaves of the rest. It returns false if
+// I - H_FF is singular, where leaving the rows out is undefined.
+func (r *ridge) foldPredictions(dst *mat.Dense, y mat.Matrix, pr projection, h *heldRows, cost float64) bool {
+	m, k := dst.Dims()
+	nc := float64(r.rows-m) * cost
+	t := mat.NewDense(max(len(h.e), 1), k, nil) // pr.t on the eigenvalues kept
+	for l, j := 0, 0; j < len(r.e); j++ {
+		if r.e[j] > 0 {
+			t.SetRow(l, pr.t.RawRowView(j))
+			l++
+		}
+	}
+	shrunk := h.scaled(nil, func(e float64) float64 { return nc / (e * (e + nc)) })
+	slack, resid := new(mat.Dense), new(mat.Dense) // I - H_FF, and y_F - fit_F
+	mul(slack, shrunk, h.z.T())
+	mul(resid, shrunk, t)
+	for b, i := range h.rows {
+		w := r.weight(i)
+		for a := range m {
+			slack.Set(a, b, slack.At(a, b)*w)
+		}
+	}
+	if h.unfit != nil {
+		slack.Add(slack, h.unfit)
+		var fitted mat.Dense
+		mul(&fitted, h.scaled(shrunk, func(e float64) float64 { return 1 / e }), t)
+		for a, i := range h.rows {
+			for j := range k {
+				resid.Set(a, j, resid.At(a, j)+y.At(i, j)-pr.mean[j]-fitted.At(a, j))
+			}
+		}
+	}
+	// LU without gonum's estimate of the condition number, which costs
+	// as much as the factorisation here: a nearly singular system makes
+	// predictions far off, whose loss is then never chosen.
+	ipiv := make([]int, m)
+	if !lapack64.Getrf(slack.RawMatrix(), ipiv) {
+		return false
+	}
+	lapack64.Getrs(blas.NoTrans, slack.RawMatrix(), resid.RawMatrix(), ipiv)
+	for a, i := range h.rows {
+		for j := range k {
+			dst.Set(a, j, y.At(i, j)-resid.At(a, j))
 		}
 	}
 	return true

@@ -65,11 +65,10 @@ type Candidate struct {
 	// Skipped marks a candidate whose folds were not all fitted within
 	// Settings.Budget; it is never chosen.
 	Skipped bool `json:"skipped,omitempty"`
-	// Raced marks a deep candidate scored on the first of the repeated
-	// splits alone: the shallow machine led the deep ones there by more
-	// than raceMargin standard errors, and the other splits were not
-	// fitted. Its scores are those of the first split; it is never
-	// chosen.
+	// Raced marks a deep candidate scored on the first folds alone:
+	// the shallow machine led the deep ones there (see probeMargin and
+	// raceMargin), and the other folds were not fitted. Its scores are
+	// those of the first folds; it is never chosen.
 	Raced bool `json:"raced,omitempty"`
 }
 
@@ -239,11 +238,10 @@ type heldOut struct {
 // machine, and the best setting of the shallow machine if not nil, on the
 // folds of val, for each of the variants of the data (the same rows, the
 // targets on another scale), and returns the selection with the
-// calibration of its best candidate. When the shallow machine competes on
-// repeated splits, the deep machine is fitted on the first split, and on
-// the others only if the shallow machine does not lead it there by more
-// than raceMargin standard errors: small tables repeat their splits, and
-// the shallow machine wins most of them.
+// calibration of its best candidate. When the shallow machine competes,
+// the deep machine races it (see race): the shallow machine wins most of
+// the panel's tables, and the deep machine's fits are most of the time of
+// a selection.
 func selectSettings(variants []problemData, val *validation, arch kernel.Architecture, costs, bandwidths []float64, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
 	d := newDeepFolds(val.restrict(variants), val.folds, arch, costs, bandwidths, s)
 	sel := val.header()
@@ -266,19 +264,12 @@ func selectSettings(variants []problemData, val *validation, arch kernel.Archite
 		}
 	}
 	folds, raced := len(val.folds), false
-	if shallow != nil && val.repeats > 1 {
-		if err := d.run(0, val.k); err != nil {
+	if shallow != nil {
+		var err error
+		if folds, raced, err = d.race(val, shallowLosses, s.Progress); err != nil {
 			return nil, calibration{}, err
 		}
-		if raced = shallowLeads(d.out, shallowLosses, val.k, folds, len(costs)); raced {
-			folds = val.k
-			if s.Progress != nil {
-				fmt.Fprintf(s.Progress, "tabular: the shallow machine leads the deep one by more than %g standard errors on the first split; the others are not fitted\n", raceMargin)
-			}
-		} else if err := d.run(val.k, len(val.folds)); err != nil {
-			return nil, calibration{}, err
-		}
-	} else if err := d.run(0, len(val.folds)); err != nil {
+	} else if err := d.run(0, folds); err != nil {
 		return nil, calibration{}, err
 	}
 	sel.Best = -1
@@ -420,6 +411,87 @@ func (d *deepFolds) calibration(i int) calibration {
 // machine ten times worse on every fold is clearly behind.
 const raceMargin = 2.0
 
+// probeFolds and probeMargin race the deep machine on every table: it is
+// fitted on the first probeFolds folds first, and on the others only if
+// its best candidate's loss summed over them is at most 1 + probeMargin
+// times the shallow machine's. Most deep fits of a selection lose, and
+// the first folds tell most of them apart; docs/learner-panel.md has the
+// replay of the panels' selections that chose these values.
+const (
+	probeFolds  = 3
+	probeMargin = 0.02
+)
+
+// race fits the deep machine's folds in stages while the shallow machine,
+// of held-out losses shallow, may leave it behind: the first probeFolds
+// folds (see probeMargin), then the rest of the first split, then, on
+// repeated splits, the others (see raceMargin). It returns the number of
+// folds fitted and whether the deep machine was left behind before the
+// last.
+func (d *deepFolds) race(val *validation, shallow []float64, progress io.Writer) (int, bool, error) {
+	k, all, from := val.k, len(val.folds), 0
+	for _, to := range []int{min(probeFolds, k), k, all} {
+		if to <= from {
+			continue
+		}
+		if err := d.run(from, to); err != nil {
+			return 0, false, err
+		}
+		from = to
+		if to == all {
+			break
+		}
+		probe := to < k
+		if probe && shallowAhead(d.out, shallow, to, all, len(d.costs)) || !probe && shallowLeads(d.out, shallow, to, all, len(d.costs)) {
+			if progress != nil {
+				why := fmt.Sprintf("more than %g standard errors on the first split", raceMargin)
+				if probe {
+					why = fmt.Sprintf("more than %g%% on the first %d folds", 100*probeMargin, to)
+				}
+				fmt.Fprintf(progress, "tabular: the shallow machine leads the deep one by %s; the others are not fitted\n", why)
+			}
+			return to, true, nil
+		}
+	}
+	return from, false, nil
+}
+
+// bestDeep returns the job and the cost of the deep candidate of lowest
+// loss summed over folds 0 to k0-1, among the fits out that hold a job
+// per variant, bandwidth and fold of k, each scored at costs costs, with
+// that sum; job -1 if none was fitted on all of them without diverging.
+func bestDeep(out [][]heldOut, k0, k, costs int) (job, cost int, loss float64) {
+	job, loss = -1, math.Inf(1)
+	for j := 0; j < len(out); j += k {
+		for c := range costs {
+			var sum float64
+			for f := range k0 {
+				if h := out[j+f]; h == nil || h[c].diverged {
+					sum = math.Inf(1)
+					break
+				}
+				sum += out[j+f][c].loss
+			}
+			if sum < loss {
+				job, cost, loss = j, c, sum
+			}
+		}
+	}
+	return job, cost, loss
+}
+
+// shallowAhead reports whether the shallow machine, of held-out losses
+// shallow on folds 0 to k0-1, is ahead of every deep candidate there by
+// more than probeMargin of its loss.
+func shallowAhead(out [][]heldOut, shallow []float64, k0, k, costs int) bool {
+	job, _, deep := bestDeep(out, k0, k, costs)
+	var sum float64
+	for _, v := range shallow[:k0] {
+		sum += v
+	}
+	return job >= 0 && deep > (1+probeMargin)*sum
+}
+
 // shallowLeads reports whether the shallow machine, of held-out losses
 // shallow on folds 0 to k0-1, leads the best deep candidate there: a
 // lower mean loss, and a mean log ratio of the deep candidate's losses to
@@ -427,26 +499,10 @@ const raceMargin = 2.0
 // fits out hold a job per variant, bandwidth and fold of k, each scored
 // at every cost.
 func shallowLeads(out [][]heldOut, shallow []float64, k0, k, costs int) bool {
-	best, bestLoss := -1, math.Inf(1)
-	for job := 0; job < len(out); job += k {
-		for c := range costs {
-			var sum float64
-			for f := range k0 {
-				if h := out[job+f]; h == nil || h[c].diverged {
-					sum = math.Inf(1)
-					break
-				}
-				sum += out[job+f][c].loss
-			}
-			if sum < bestLoss {
-				best, bestLoss = job*costs+c, sum
-			}
-		}
-	}
-	if best < 0 {
+	job, c, _ := bestDeep(out, k0, k, costs)
+	if job < 0 {
 		return false
 	}
-	job, c := best/costs, best%costs
 	ratios := make([]float64, k0)
 	var behind float64
 	for f := range k0 {

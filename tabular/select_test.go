@@ -344,3 +344,68 @@ func TestDeepCalibration(t *testing.T) {
 		t.Errorf("shrinkage %v, largest residual %v; want 0.5 and 0", c.factor[0], c.residuals[0][len(c.residuals[0])-1])
 	}
 }
+
+// TestShallowAhead checks the probe's rule: the shallow machine is ahead
+// when every deep candidate's loss summed over the first folds exceeds
+// its own by more than probeMargin.
+func TestShallowAhead(t *testing.T) {
+	// One variant and bandwidth, 3 folds, two costs; the probe is the
+	// first two folds.
+	fits := func(a, b [2]float64) [][]heldOut {
+		return [][]heldOut{{{loss: a[0]}, {loss: a[1]}}, {{loss: b[0]}, {loss: b[1]}}, nil}
+	}
+	for _, tc := range []struct {
+		name    string
+		out     [][]heldOut
+		shallow []float64
+		want    bool
+	}{
+		// The best deep candidate is the second cost: 1.1 + 1.1.
+		{"ahead", fits([2]float64{2, 1.1}, [2]float64{2, 1.1}), []float64{1, 1, 5}, true},
+		{"within the margin", fits([2]float64{2, 1.01}, [2]float64{2, 1.01}), []float64{1, 1, 5}, false},
+		{"behind", fits([2]float64{2, 0.9}, [2]float64{2, 0.9}), []float64{1, 1, 0}, false},
+		// A diverged fit rules its cost out: the first cost, 2 + 2, is
+		// then the best.
+		{"diverged", func() [][]heldOut {
+			out := fits([2]float64{2, 0.5}, [2]float64{2, 0.5})
+			out[0][1].diverged = true
+			return out
+		}(), []float64{1.5, 1.5, 0}, true},
+		{"nothing fitted", make([][]heldOut, 3), []float64{1, 1, 1}, false},
+	} {
+		if got := shallowAhead(tc.out, tc.shallow, 2, 3, 2); got != tc.want {
+			t.Errorf("%s: shallowAhead %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestProbe checks that a fit of one split where the shallow machine is
+// clearly ahead on the first folds records the deep candidates as raced
+// and chooses the shallow machine.
+func TestProbe(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 7))
+	const n = 200
+	x, y := mat.NewDense(n, 2, nil), mat.NewDense(n, 1, nil)
+	for i := range n {
+		a, b := rnd.NormFloat64(), rnd.NormFloat64()
+		x.Set(i, 0, a)
+		x.Set(i, 1, b)
+		y.Set(i, 0, 2*a-b+0.01*rnd.NormFloat64())
+	}
+	_, res, err := FitRegression(x, y, Settings{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := res.Selection
+	if sel.Repeats != 1 {
+		t.Fatalf("%d repeats, want 1", sel.Repeats)
+	}
+	for _, c := range sel.Candidates {
+		if c.Raced == c.Shallow {
+			t.Errorf("candidate %+v: raced %v, want the deep ones raced", c, c.Raced)
+		}
+	}
+	if best := sel.Candidates[sel.Best]; !best.Shallow {
+		t.Errorf("chose %+v, want the shallow machine", best)
+	}
+}

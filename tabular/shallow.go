@@ -11,6 +11,7 @@ import (
 	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/scale"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -286,10 +287,14 @@ type bandwidthScores struct {
 // bandwidths on many folds keep every core busy), then the scores.
 func scoreShallow(in *shallowInputs, variants []problemData, sigmas []float64, bases []*shallowBasis, list []int, val *validation, folded bool, outputs, workers int) ([]*bandwidthScores, error) {
 	err := parallel.Run(len(list), workers, func(i int) error {
-		var err error
-		if bases[list[i]] == nil {
-			bases[list[i]], err = newShallowBasis(in, sigmas[list[i]])
+		if bases[list[i]] != nil {
+			return nil
 		}
+		b, err := newShallowBasis(in, sigmas[list[i]])
+		if err == nil {
+			b.all, err = b.ridge(nil, variants[0].w)
+		}
+		bases[list[i]] = b
 		return err
 	})
 	if err != nil {
@@ -361,22 +366,29 @@ type shallowScorer struct {
 
 // scorerPart is the solver of the rows a part is fitted on, and its
 // held-out rows with their features, both nil for leave-one-out, which
-// holds out the solver's own rows in turn.
+// holds out the solver's own rows in turn. A part whose fold and
+// training rows are all the solver's rows is shared: r is the solver of
+// all the rows, from which the fold's fit follows (see foldPredictions).
 type scorerPart struct {
 	r           *ridge
 	train, test []int
-	ztv         *mat.Dense // the held-out rows' features, in r's eigenbasis
+	ztv         *mat.Dense // the held-out rows' features, in r's eigenbasis; nil when shared
+	held        *heldRows  // the held-out rows as r sees them when shared, else nil
 }
 
 // scorerPart returns part i of the scorer of the shallow machine of
 // basis b on the validation's rows, weighted by w: the solver of all the
-// rows for leave-one-out, or of fold i of val if folded.
+// rows for leave-one-out and for a fold of val that parts the rows with
+// its training rows (if folded), or the fold's own solver for a fold
+// that leaves rows out of both, as forward folds do.
 func (b *shallowBasis) scorerPart(w []float64, val *validation, folded bool, i int) (scorerPart, error) {
 	if !folded {
-		r, err := b.ridge(nil, w)
-		return scorerPart{r: r}, err
+		return scorerPart{r: b.all}, nil
 	}
 	fold := val.folds[i]
+	if len(fold.Train)+len(fold.Test) == b.all.rows {
+		return scorerPart{r: b.all, train: fold.Train, test: fold.Test, held: b.all.held(fold.Test)}, nil
+	}
 	r, err := b.ridge(fold.Train, pick(w, fold.Train))
 	if err != nil {
 		return scorerPart{}, err
@@ -385,26 +397,52 @@ func (b *shallowBasis) scorerPart(w []float64, val *validation, folded bool, i i
 }
 
 // variantScorer scores the shallow machine of one basis on one scale of
-// the targets: the projections of the parts' training targets, and the
-// held-out rows of each part.
+// the targets: the projections of the parts' training targets (of all
+// the rows for a shared part), the targets of all the rows, the held-out
+// rows of each part, and for a regression the mean of each part's
+// training targets.
 type variantScorer struct {
-	sc    *shallowScorer
-	projs []projection
-	tests []problemData
+	sc         *shallowScorer
+	projs      []projection
+	y          mat.Matrix
+	tests      []problemData
+	trainMeans [][]float64
 }
 
 // on returns the scorer of data v, on the validation's rows.
 func (sc *shallowScorer) on(v problemData) *variantScorer {
-	vs := &variantScorer{sc: sc}
+	vs := &variantScorer{sc: sc, y: targetsOf(v, sc.outputs)}
+	var all *projection // of every row, which the shared parts share
 	for _, p := range sc.parts {
 		train, test := v, v
 		if p.test != nil {
 			train, test = v.rows(p.train), v.rows(p.test)
 		}
-		vs.projs = append(vs.projs, p.r.project(targetsOf(train, sc.outputs)))
-		vs.tests = append(vs.tests, test)
+		var pr projection
+		switch {
+		case p.held == nil:
+			pr = p.r.project(targetsOf(train, sc.outputs))
+		case all == nil:
+			pr = p.r.project(vs.y)
+			all = &pr
+		default:
+			pr = *all
+		}
+		mean := pr.mean
+		if p.held != nil && v.labels == nil {
+			mean = weightedMean(train.targets(), train.w, sumOr(train.w, len(p.train)))
+		}
+		vs.projs, vs.tests, vs.trainMeans = append(vs.projs, pr), append(vs.tests, test), append(vs.trainMeans, mean)
 	}
 	return vs
+}
+
+// sumOr returns the sum of w, or n for a nil w.
+func sumOr(w []float64, n int) float64 {
+	if w == nil {
+		return float64(n)
+	}
+	return floats.Sum(w)
 }
 
 // predictions returns the held-out predictions of each part at the given
@@ -419,6 +457,12 @@ func (vs *variantScorer) predictions(cost float64) ([]*mat.Dense, bool) {
 		}
 		n, _ := vs.tests[i].x.Dims()
 		preds[i] = mat.NewDense(n, vs.sc.outputs, nil)
+		if p.held != nil {
+			if !p.r.foldPredictions(preds[i], vs.y, vs.projs[i], p.held, cost) {
+				return nil, false
+			}
+			continue
+		}
 		if !p.r.looPredictions(preds[i], targetsOf(vs.tests[i], vs.sc.outputs), vs.projs[i], cost) {
 			return nil, false
 		}
@@ -438,7 +482,7 @@ func (vs *variantScorer) means() []*mat.Dense {
 			return nil
 		}
 		n, _ := test.x.Dims()
-		mean := vs.projs[i].mean
+		mean := vs.trainMeans[i]
 		out[i] = mat.NewDense(n, len(mean), nil)
 		y := test.targets()
 		for r := range n {

@@ -1,0 +1,60 @@
+package tabular
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/parametric-machines/machines/crossval"
+	"gonum.org/v1/gonum/mat"
+)
+
+// BenchmarkShallowFolds scores the shallow machine of one bandwidth at
+// every cost of ShallowCosts on 5 folds, by each fold's own solver and
+// from the solver of all the rows (foldPredictions).
+func BenchmarkShallowFolds(b *testing.B) {
+	for _, n := range []int{60, 150, 400} {
+		rnd := rand.New(rand.NewPCG(4, 9))
+		x := mat.NewDense(n, 8, nil)
+		x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)
+		y := mat.NewDense(n, 1, nil)
+		for i := range n {
+			y.Set(i, 0, math.Sin(2*x.At(i, 0))+0.1*rnd.NormFloat64())
+		}
+		basis, err := newShallowBasis(newShallowInputs(x, pickRows(x, rnd.Perm(n)[:min(n, ShallowAnchors)])), 2)
+		if err != nil {
+			b.Fatal(err)
+		}
+		all, err := basis.ridge(nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		folds := crossval.KFold(n, 5, 7)
+		b.Run("own/n="+strconv.Itoa(n), func(b *testing.B) {
+			for range b.N {
+				for _, f := range folds {
+					own, err := basis.ridge(f.Train, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					ztv, pr := own.inBasis(pickRows(basis.z, f.Test)), own.project(pickRows(y, f.Train))
+					for _, c := range shallowCosts() {
+						own.predict(ztv, pr, c)
+					}
+				}
+			}
+		})
+		b.Run("shared/n="+strconv.Itoa(n), func(b *testing.B) {
+			for range b.N {
+				pr := all.project(y)
+				for _, f := range folds {
+					dst, h := mat.NewDense(len(f.Test), 1, nil), all.held(f.Test)
+					for _, c := range shallowCosts() {
+						all.foldPredictions(dst, y, pr, h, c)
+					}
+				}
+			}
+		})
+	}
+}
