@@ -1,0 +1,291 @@
+package dataset
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// typedCSV is the table of typedBatch as a CSV file writes it.
+const typedCSV = `x,n,f32,u8,flag,colour,size,day,at,local,price,none
+1.5,3,0.1,7,true,red,S,2024-01-31,2024-01-31T13:45:30.5Z,2024-01-31 13:45:30,12.5,
+NaN,-2,,0,false,blue,M,,2024-02-01T00:00:00Z,2024-02-01 08:00:00,,
+,100000000000,2.5,255,,,L,2023-12-31,,2024-02-02 00:00:00,-0.01,
+-1e+300,0,-3,,true,NA,S,2024-02-29,2025-06-01T23:59:59Z,,7,
+`
+
+// typedBatch returns a record batch of the table of typedCSV with a
+// column of each type that a table reads: numbers, booleans, text (with
+// spaces, trimmed, and NA, missing), a dictionary, dates, timestamps
+// with and without a time zone, decimals and nulls.
+func typedBatch(t testing.TB) arrow.RecordBatch {
+	mem := memory.NewGoAllocator()
+	at := &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
+	local := &arrow.TimestampType{Unit: arrow.Second}
+	dict := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "f32", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+		{Name: "u8", Type: arrow.PrimitiveTypes.Uint8, Nullable: true},
+		{Name: "flag", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		{Name: " colour ", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "size", Type: dict, Nullable: true},
+		{Name: "day", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "at", Type: at, Nullable: true},
+		{Name: "local", Type: local, Nullable: true},
+		{Name: "price", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}, Nullable: true},
+		{Name: "none", Type: arrow.Null, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	valid := func(s ...bool) []bool { return s }
+	b.Field(0).(*array.Float64Builder).AppendValues([]float64{1.5, nan(), 0, -1e300}, valid(true, true, false, true))
+	b.Field(1).(*array.Int64Builder).AppendValues([]int64{3, -2, 1e11, 0}, nil)
+	b.Field(2).(*array.Float32Builder).AppendValues([]float32{0.1, 0, 2.5, -3}, valid(true, false, true, true))
+	b.Field(3).(*array.Uint8Builder).AppendValues([]uint8{7, 0, 255, 0}, valid(true, true, true, false))
+	b.Field(4).(*array.BooleanBuilder).AppendValues([]bool{true, false, false, true}, valid(true, true, false, true))
+	b.Field(5).(*array.StringBuilder).AppendValues([]string{" red", "blue ", "", "NA"}, valid(true, true, false, true))
+	if err := b.Field(6).(*array.BinaryDictionaryBuilder).AppendValueFromString("S"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"M", "L", "S"} {
+		if err := b.Field(6).(*array.BinaryDictionaryBuilder).AppendString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	days := func(s string) arrow.Date32 {
+		d, err := time.Parse("2006-01-02", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return arrow.Date32FromTime(d)
+	}
+	b.Field(7).(*array.Date32Builder).AppendValues([]arrow.Date32{days("2024-01-31"), 0, days("2023-12-31"), days("2024-02-29")}, valid(true, false, true, true))
+	stamp := func(s string, unit arrow.TimeUnit) arrow.Timestamp {
+		ts, err := arrow.TimestampFromString(s, unit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	b.Field(8).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{
+		stamp("2024-01-31T13:45:30.5", arrow.Millisecond), stamp("2024-02-01T00:00:00", arrow.Millisecond), 0, stamp("2025-06-01T23:59:59", arrow.Millisecond)},
+		valid(true, true, false, true))
+	b.Field(9).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{
+		stamp("2024-01-31T13:45:30", arrow.Second), stamp("2024-02-01T08:00:00", arrow.Second), stamp("2024-02-02T00:00:00", arrow.Second), 0},
+		valid(true, true, true, false))
+	b.Field(10).(*array.Decimal128Builder).AppendValues([]decimal128.Num{decimal128.FromI64(1250), {}, decimal128.FromI64(-1), decimal128.FromI64(700)}, valid(true, false, true, true))
+	b.Field(11).(*array.NullBuilder).AppendNulls(4)
+	return b.NewRecordBatch()
+}
+
+func nan() float64 { v := 0.0; return v / v }
+
+// writeParquet writes the batches, of one schema, as a Parquet file of
+// row groups of at most groupRows rows.
+func writeParquet(t testing.TB, path string, groupRows int64, batches ...arrow.RecordBatch) {
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(groupRows))
+	fw, err := pqarrow.NewFileWriter(batches[0].Schema(), &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range batches {
+		if err := fw.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, buf.Bytes())
+}
+
+// writeArrow writes the batches, of one schema, as an Arrow IPC file, or
+// stream if stream is set.
+func writeArrow(t testing.TB, path string, stream bool, batches ...arrow.RecordBatch) {
+	var buf bytes.Buffer
+	var w interface {
+		Write(arrow.RecordBatch) error
+		Close() error
+	}
+	var err error
+	if stream {
+		w = ipc.NewWriter(&buf, ipc.WithSchema(batches[0].Schema()))
+	} else if w, err = ipc.NewFileWriter(&buf, ipc.WithSchema(batches[0].Schema())); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range batches {
+		if err := w.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, buf.Bytes())
+}
+
+func writeFile(t testing.TB, path string, data []byte) {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// frameText returns the columns and the cells of f.
+func frameText(f *Frame) [][]string {
+	text := [][]string{slices.Clone(f.Columns())}
+	for r := range f.Len() {
+		text = append(text, f.cells[r])
+	}
+	return text
+}
+
+// TestTypedColumns reads the table of typedBatch from Parquet, Arrow
+// files and streams, and finds the cells that the CSV file of the table
+// holds.
+func TestTypedColumns(t *testing.T) {
+	want, err := ReadFrame(strings.NewReader(typedCSV), "typed.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := typedBatch(t)
+	defer batch.Release()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		write func(path string)
+	}{
+		{"typed.parquet", func(p string) { writeParquet(t, p, 3, batch) }},
+		{"typed.arrow", func(p string) { writeArrow(t, p, false, batch) }},
+		{"typed.arrows", func(p string) { writeArrow(t, p, true, batch) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			tc.write(path)
+			got, err := LoadTable(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := frameText(got), frameText(want); !slices.EqualFunc(g, w, slices.Equal) {
+				t.Errorf("cells\n%q\nwant\n%q", g, w)
+			}
+			if got.Line(3) != 4 || got.Name() != path || got.File(3) != path {
+				t.Errorf("row 3 is row %d of %s (%s), want row 4 of %s", got.Line(3), got.File(3), got.Name(), path)
+			}
+		})
+	}
+}
+
+// TestTableChunks reads a table of several batches and row groups a
+// few rows at a time, across their boundaries, and from a stream.
+func TestTableChunks(t *testing.T) {
+	batch := typedBatch(t)
+	defer batch.Release()
+	dir := t.TempDir()
+	want, err := ReadFrame(strings.NewReader(typedCSV+strings.SplitAfterN(typedCSV, "\n", 2)[1]), "twice.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeParquet(t, filepath.Join(dir, "twice.parquet"), 3, batch, batch)
+	writeArrow(t, filepath.Join(dir, "twice.arrow"), false, batch, batch)
+	stream, err := os.ReadFile(filepath.Join(dir, "twice.arrow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		open func() (*TableReader, error)
+	}{
+		{"parquet", func() (*TableReader, error) { return OpenTable(filepath.Join(dir, "twice.parquet"), FrameOptions{}) }},
+		{"arrow", func() (*TableReader, error) { return OpenTable(filepath.Join(dir, "twice.arrow"), FrameOptions{}) }},
+		{"arrow file on a stream", func() (*TableReader, error) {
+			return NewTableReader(bytes.NewReader(stream), "standard input", FrameOptions{})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := tc.open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			var rows, lines []int
+			got := [][]string{slices.Clone(tr.Columns())}
+			for {
+				f, err := tr.Read(3)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows = append(rows, f.Len())
+				for r := range f.Len() {
+					got = append(got, f.cells[r])
+					lines = append(lines, f.Line(r))
+				}
+			}
+			if w := frameText(want); !slices.EqualFunc(got, w, slices.Equal) {
+				t.Errorf("cells\n%q\nwant\n%q", got, w)
+			}
+			if !slices.Equal(rows, []int{3, 3, 2}) || !slices.Equal(lines, []int{1, 2, 3, 4, 5, 6, 7, 8}) {
+				t.Errorf("parts of %v rows numbered %v, want 3, 3, 2 numbered 1 to 8", rows, lines)
+			}
+		})
+	}
+}
+
+// TestTableGlob reads files that match a pattern, of three formats, as
+// one table, and refuses files whose columns differ.
+func TestTableGlob(t *testing.T) {
+	batch := typedBatch(t)
+	defer batch.Release()
+	dir := t.TempDir()
+	writeParquet(t, filepath.Join(dir, "part-1.parquet"), 2, batch)
+	writeArrow(t, filepath.Join(dir, "part-2"), false, batch)
+	writeFile(t, filepath.Join(dir, "part-3.csv"), []byte(typedCSV))
+	pattern := filepath.Join(dir, "part-*")
+	f, err := LoadTable(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Len() != 12 || f.Name() != pattern {
+		t.Fatalf("%d rows named %s, want 12 named %s", f.Len(), f.Name(), pattern)
+	}
+	for _, tc := range []struct {
+		row, line int
+		file      string
+	}{{0, 1, "part-1.parquet"}, {3, 4, "part-1.parquet"}, {4, 1, "part-2"}, {8, 2, "part-3.csv"}, {11, 5, "part-3.csv"}} {
+		if f.File(tc.row) != filepath.Join(dir, tc.file) || f.Line(tc.row) != tc.line {
+			t.Errorf("row %d: line %d of %s, want %d of %s", tc.row, f.Line(tc.row), f.File(tc.row), tc.line, tc.file)
+		}
+	}
+	// An error in a cell names its file.
+	if err := f.cellError(5, 0, ErrNumber); !strings.HasPrefix(err.Error(), filepath.Join(dir, "part-2")+": row 2, column \"x\"") {
+		t.Errorf("error %q does not locate row 2 of part-2", err)
+	}
+
+	writeFile(t, filepath.Join(dir, "part-4.csv"), []byte("x,n\n1,2\n"))
+	_, err = OpenTable(pattern, FrameOptions{})
+	if !errors.Is(err, ErrSchema) || !strings.HasPrefix(err.Error(), filepath.Join(dir, "part-4.csv")+": ") {
+		t.Errorf("columns that differ: error %v, want ErrSchema naming part-4.csv", err)
+	}
+	if _, err := OpenTable(filepath.Join(dir, "none-*.parquet"), FrameOptions{}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a pattern without files: error %v, want os.ErrNotExist", err)
+	}
+}
