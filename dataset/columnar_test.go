@@ -289,3 +289,77 @@ func TestTableGlob(t *testing.T) {
 		t.Errorf("a pattern without files: error %v, want os.ErrNotExist", err)
 	}
 }
+
+// batchOf returns a batch of one row of one column of type dt, holding
+// a null.
+func batchOf(dt arrow.DataType, names ...string) arrow.RecordBatch {
+	var fields []arrow.Field
+	for _, name := range names {
+		fields = append(fields, arrow.Field{Name: name, Type: dt, Nullable: true})
+	}
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), arrow.NewSchema(fields, nil))
+	defer b.Release()
+	for _, f := range b.Fields() {
+		f.AppendNull()
+	}
+	return b.NewRecordBatch()
+}
+
+// TestBadTables checks that damaged files, files whose name says
+// another format, and columns that a table cannot hold are errors that
+// name the file, and the column if one is at fault.
+func TestBadTables(t *testing.T) {
+	dir := t.TempDir()
+	batch := typedBatch(t)
+	defer batch.Release()
+	writeParquet(t, filepath.Join(dir, "good.parquet"), 2, batch)
+	writeArrow(t, filepath.Join(dir, "good.arrow"), false, batch)
+	good := map[string][]byte{}
+	for _, name := range []string{"good.parquet", "good.arrow"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		good[name] = data
+	}
+	listType := arrow.ListOf(arrow.PrimitiveTypes.Int32)
+	structType := arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true})
+	for _, tc := range []struct {
+		name   string
+		write  func(path string)
+		err    error
+		column string
+	}{
+		{"half.parquet", func(p string) { writeFile(t, p, good["good.parquet"][:len(good["good.parquet"])/2]) }, ErrMalformed, ""},
+		{"no-footer.parquet", func(p string) { writeFile(t, p, good["good.parquet"][:len(good["good.parquet"])-4]) }, ErrMalformed, ""},
+		{"half.arrow", func(p string) { writeFile(t, p, good["good.arrow"][:len(good["good.arrow"])/2]) }, ErrMalformed, ""},
+		{"header.arrow", func(p string) { writeFile(t, p, good["good.arrow"][:12]) }, ErrMalformed, ""},
+		{"text.parquet", func(p string) { writeFile(t, p, []byte("x,y\n1,2\n")) }, ErrFormat, ""},
+		{"empty.arrow", func(p string) { writeFile(t, p, nil) }, ErrFormat, ""},
+		{"binary.parquet", func(p string) { writeParquet(t, p, 2, batchOf(arrow.BinaryTypes.Binary, "blob")) }, ErrColumnType, "blob"},
+		{"duration.arrow", func(p string) { writeArrow(t, p, false, batchOf(arrow.FixedWidthTypes.Duration_s, "wait")) }, ErrColumnType, "wait"},
+		{"list.parquet", func(p string) { writeParquet(t, p, 2, batchOf(listType, "tags")) }, ErrColumnType, "tags"},
+		{"struct.arrow", func(p string) { writeArrow(t, p, true, batchOf(structType, "point")) }, ErrColumnType, "point"},
+		{"twice.arrow", func(p string) { writeArrow(t, p, false, batchOf(arrow.PrimitiveTypes.Int8, "x", "x ")) }, ErrDuplicate, "x"},
+		{"unnamed.parquet", func(p string) { writeParquet(t, p, 2, batchOf(arrow.PrimitiveTypes.Int8, " ")) }, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			tc.write(path)
+			_, err := LoadTable(path)
+			var pe *ParseError
+			switch {
+			case !errors.As(err, &pe):
+				t.Fatalf("error %v, want a *ParseError", err)
+			case tc.err != nil && !errors.Is(err, tc.err):
+				t.Errorf("error %v, want %v", err, tc.err)
+			case pe.File != path || pe.Column != tc.column:
+				t.Errorf("error %v names file %q column %q, want %q and %q", err, pe.File, pe.Column, path, tc.column)
+			}
+		})
+	}
+	_, err := NewTableReader(bytes.NewReader(good["good.parquet"]), "standard input", FrameOptions{})
+	if !errors.Is(err, ErrFormat) {
+		t.Errorf("Parquet on a stream: error %v, want ErrFormat", err)
+	}
+}

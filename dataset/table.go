@@ -17,7 +17,7 @@ import (
 var (
 	// ErrFormat is a file whose name says Parquet or Arrow but whose
 	// first bytes are not that format's, or a Parquet file on a stream.
-	ErrFormat = errors.New("not a file of its format")
+	ErrFormat = errors.New("wrong file format")
 	// ErrColumnType is a Parquet or Arrow column of a type that a table
 	// cannot hold: nested (lists, structs, maps), binary, durations and
 	// the like.
@@ -52,6 +52,9 @@ var (
 	arrowContinue    = []byte{0xff, 0xff, 0xff, 0xff}
 	arrowMagicLength = 8
 )
+
+// magics are the magic bytes of the formats, as errors name them.
+var magics = map[TableFormat][]byte{Parquet: parquetMagic, Arrow: arrowMagic}
 
 // detectFormat returns the format of a file that begins with head, and
 // how many bytes of head precede an Arrow stream.
@@ -227,7 +230,7 @@ func newSource(f *os.File, path string, opts FrameOptions) (source, error) {
 	}
 	format, skip := detectFormat(head[:n])
 	if named := FormatOf(path); named != CSV && named != format {
-		return nil, &ParseError{File: path, Err: fmt.Errorf("%w: its name says %s, but it does not begin with %s's magic bytes", ErrFormat, named, named)}
+		return nil, &ParseError{File: path, Err: fmt.Errorf("%w: its name says %s, but it does not begin with %s's magic bytes %q", ErrFormat, named, named, magics[named])}
 	}
 	info, err := f.Stat()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -134,4 +135,27 @@ func (tw *TableWriter) Close() error {
 		}
 	}
 	return tw.close()
+}
+
+// WriteFrame writes the table f to w in the given format, such as a CSV
+// table as Parquet: a column whose cells are all empty or numbers in
+// Go's syntax is written as numbers, any other as text.
+func WriteFrame(w io.Writer, format TableFormat, f *Frame) error {
+	numeric := make([]bool, len(f.columns))
+	for j := range numeric {
+		numeric[j] = !slices.ContainsFunc(f.cells, func(row []string) bool {
+			_, err := strconv.ParseFloat(row[j], 64)
+			return err != nil && row[j] != ""
+		})
+	}
+	tw, err := NewTableWriter(w, format, f.columns, numeric)
+	if err != nil {
+		return err
+	}
+	for start := 0; start < f.Len(); start += writeRows {
+		if err := tw.Write(f.cells[start:min(start+writeRows, f.Len())]); err != nil {
+			return err
+		}
+	}
+	return tw.Close()
 }
