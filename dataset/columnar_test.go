@@ -363,3 +363,50 @@ func TestBadTables(t *testing.T) {
 		t.Errorf("Parquet on a stream: error %v, want ErrFormat", err)
 	}
 }
+
+// TestCellTexts writes cells of the types that the CSV file of a table
+// writes differently, or that hold nulls in more than one way, as text.
+func TestCellTexts(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	fromJSON := func(dt arrow.DataType, values string) arrow.Array {
+		a, _, err := array.FromJSON(mem, dt, strings.NewReader(values))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
+	dict := array.NewDictionaryArray(dictType, fromJSON(arrow.PrimitiveTypes.Int16, "[0, 1, null, 2]"), fromJSON(arrow.BinaryTypes.String, `["a", null, "c"]`))
+	for _, tc := range []struct {
+		name string
+		a    arrow.Array
+		want []string
+	}{
+		{"date64", fromJSON(arrow.FixedWidthTypes.Date64, "[1706659200000, 1706708730500, null]"), []string{"2024-01-31", "2024-01-31 13:45:30.5", ""}},
+		{"timestamp in Paris", fromJSON(&arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "Europe/Paris"}, "[1706708730000000001]"), []string{"2024-01-31T13:45:30.000000001Z"}},
+		{"float16", fromJSON(arrow.FixedWidthTypes.Float16, "[0.5, -2, null]"), []string{"0.5", "-2", ""}},
+		{"large string", fromJSON(arrow.BinaryTypes.LargeString, `[" a b ", ""]`), []string{"a b", ""}},
+		{"string view", fromJSON(arrow.BinaryTypes.StringView, `["x", null]`), []string{"x", ""}},
+		{"decimal256", fromJSON(&arrow.Decimal256Type{Precision: 40, Scale: 3}, `["-12345678901234567890.125"]`), []string{"-12345678901234567890.125"}},
+		{"dictionary with a null value", dict, []string{"a", "", "", "c"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer tc.a.Release()
+			text, err := textOf(tc.a.DataType())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for i := range tc.a.Len() {
+				var b []byte
+				if !isNull(tc.a, i) {
+					b = text(b, tc.a, i)
+				}
+				got = append(got, strings.TrimSpace(string(b)))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("cells %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
