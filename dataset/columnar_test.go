@@ -2,7 +2,9 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,7 +19,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	flatbuffers "github.com/google/flatbuffers/go"
 )
 
 // typedCSV is the table of typedBatch as a CSV file writes it.
@@ -408,5 +412,244 @@ func TestCellTexts(t *testing.T) {
 				t.Errorf("cells %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCSVGlob reads CSV files of one table with the first file's
+// separator, and refuses files that write numbers differently.
+func TestCSVGlob(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		first, second string
+		err           error
+	}{
+		// Alone, the second file would split at its commas.
+		{"separator of the first", "a,b;c\n1;2\n", "a,b;c\nu,v;3\n", nil},
+		{"decimal commas, then points", "a;b\n1,5;2\n", "a;b\n1.5;2\n", ErrSchema},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "1.csv"), []byte(tc.first))
+			writeFile(t, filepath.Join(dir, "2.csv"), []byte(tc.second))
+			f, err := LoadTable(filepath.Join(dir, "*.csv"))
+			switch {
+			case tc.err != nil:
+				if !errors.Is(err, tc.err) || !strings.HasPrefix(err.Error(), filepath.Join(dir, "2.csv")) {
+					t.Errorf("error %v, want %v naming 2.csv", err, tc.err)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case f.Len() != 2 || len(f.Columns()) != 2:
+				t.Errorf("%d rows of columns %q, want 2 of 2", f.Len(), f.Columns())
+			}
+		})
+	}
+}
+
+// TestBoundedAllocator checks that a buffer larger than maxBuffer, which
+// only a damaged file claims, is an error rather than an allocation.
+func TestBoundedAllocator(t *testing.T) {
+	s := &columnarSource{format: frameFormat{name: "big.arrow"}}
+	for name, allocate := range map[string]func(){
+		"Allocate":   func() { allocator.Allocate(maxBuffer + 1) },
+		"Reallocate": func() { allocator.Reallocate(maxBuffer+1, nil) },
+	} {
+		err := func() (err error) {
+			defer s.recoverMalformed(&err)
+			allocate()
+			return nil
+		}()
+		if !errors.Is(err, ErrMalformed) || !strings.HasPrefix(err.Error(), "big.arrow: ") {
+			t.Errorf("%s: error %v, want ErrMalformed naming big.arrow", name, err)
+		}
+	}
+}
+
+// TestWriteFrame writes a CSV table as Parquet and Arrow, and reads it
+// back: the same cells, numbers as float64 and text as strings, and a
+// row group or batch for each writeRows rows.
+func TestWriteFrame(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x,name\n")
+	for i := range writeRows + 1 {
+		fmt.Fprintf(&b, "%d.5,n%d\n", i, i%7)
+	}
+	b.WriteString(",\n")
+	want, err := ReadFrame(strings.NewReader(b.String()), "rows.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, format := range []TableFormat{Parquet, Arrow} {
+		t.Run(format.String(), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteFrame(&buf, format, want); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "rows."+strings.ToLower(format.String()))
+			writeFile(t, path, buf.Bytes())
+			tr, err := OpenTable(path, FrameOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			fields := tr.src.(*columnarSource).rr.Schema().Fields()
+			if fields[0].Type.ID() != arrow.FLOAT64 || fields[1].Type.ID() != arrow.STRING {
+				t.Errorf("columns of types %s and %s, want float64 and utf8", fields[0].Type, fields[1].Type)
+			}
+			if n := parts(t, format, buf.Bytes()); n != 2 {
+				t.Errorf("%d row groups or batches, want 2", n)
+			}
+			got, err := tr.ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(frameText(got), frameText(want), slices.Equal) {
+				t.Errorf("the cells read back differ from those written")
+			}
+		})
+	}
+}
+
+// parts returns the number of row groups of a Parquet file or of record
+// batches of an Arrow file.
+func parts(t *testing.T, format TableFormat, data []byte) int {
+	if format == Parquet {
+		pf, err := file.NewParquetReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pf.NumRowGroups()
+	}
+	fr, err := ipc.NewFileReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fr.NumRecords()
+}
+
+// schemaMessage returns an Arrow schema message of one field with one
+// child nested depth deep, the innermost with custom metadata, and the
+// positions of the lengths of its vectors: the fields, the first field's
+// children, the innermost field's metadata and the message's.
+func schemaMessage(depth int) (msg []byte, vectors map[string]int) {
+	b := flatbuffers.NewBuilder(0)
+	offsets := map[string]flatbuffers.UOffsetT{}
+	vector := func(name string, table flatbuffers.UOffsetT) flatbuffers.UOffsetT {
+		b.StartVector(4, 1, 4)
+		b.PrependUOffsetT(table)
+		offsets[name] = b.EndVector(1)
+		return offsets[name]
+	}
+	keyValue := func() flatbuffers.UOffsetT {
+		b.StartObject(2)
+		return b.EndObject()
+	}
+	metadata := vector("field metadata", keyValue())
+	b.StartObject(7)
+	b.PrependUOffsetTSlot(6, metadata, 0)
+	field := b.EndObject()
+	for range depth {
+		children := vector("children", field)
+		b.StartObject(7)
+		b.PrependUOffsetTSlot(5, children, 0)
+		field = b.EndObject()
+	}
+	fields := vector("fields", field)
+	b.StartObject(4)
+	b.PrependUOffsetTSlot(1, fields, 0)
+	schema := b.EndObject()
+	metadata = vector("message metadata", keyValue())
+	b.StartObject(5)
+	b.PrependByteSlot(1, schemaHeader, 0)
+	b.PrependUOffsetTSlot(2, schema, 0)
+	b.PrependUOffsetTSlot(4, metadata, 0)
+	b.Finish(b.EndObject())
+	msg = b.FinishedBytes()
+	vectors = map[string]int{}
+	for name, o := range offsets {
+		vectors[name] = len(msg) - int(o)
+	}
+	return msg, vectors
+}
+
+// TestCheckMessage checks that a schema's vectors of fields and of
+// metadata, at any depth, must fit in its message, and that its types
+// nest at most maxNesting deep.
+func TestCheckMessage(t *testing.T) {
+	for _, tc := range []struct {
+		depth int
+		patch string // the vector whose length to make 2^30, if any
+		want  string // in the error; "" for none
+	}{
+		{3, "", ""},
+		{3, "fields", errVector.Error()},
+		{3, "children", errVector.Error()},
+		{3, "field metadata", errVector.Error()},
+		{3, "message metadata", errVector.Error()},
+		{maxNesting + 1, "", "nested more than"},
+	} {
+		msg, vectors := schemaMessage(tc.depth)
+		if tc.patch != "" {
+			msg[vectors[tc.patch]+3] = 0x40
+		}
+		_, err := checkMessage(msg)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("depth %d, %q patched: error %v, want %q", tc.depth, tc.patch, err, tc.want)
+		}
+	}
+}
+
+// batchMessage returns an Arrow record batch message with no buffers
+// that claims count buffers of variable size.
+func batchMessage(count int64) []byte {
+	b := flatbuffers.NewBuilder(0)
+	b.StartVector(8, 1, 8)
+	b.PrependInt64(count)
+	counts := b.EndVector(1)
+	b.StartVector(16, 0, 8)
+	buffers := b.EndVector(0)
+	b.StartObject(5)
+	b.PrependUOffsetTSlot(2, buffers, 0)
+	b.PrependUOffsetTSlot(4, counts, 0)
+	batch := b.EndObject()
+	b.StartObject(5)
+	b.PrependByteSlot(1, batchHeader, 0)
+	b.PrependUOffsetTSlot(2, batch, 0)
+	b.PrependInt64Slot(3, 64, 0)
+	b.Finish(b.EndObject())
+	return b.FinishedBytes()
+}
+
+// TestCheckBatch checks a batch's count of buffers of variable size.
+func TestCheckBatch(t *testing.T) {
+	for _, tc := range []struct {
+		count int64
+		ok    bool
+	}{{0, true}, {1, false}, {1 << 40, false}} {
+		body, err := checkMessage(batchMessage(tc.count))
+		if (err == nil) != tc.ok || tc.ok && body != 64 {
+			t.Errorf("%d buffers of variable size: body %d, error %v", tc.count, body, err)
+		}
+	}
+}
+
+// TestCheckedStream checks each message of a stream, after the body of
+// the one before: a batch's, then a damaged batch's.
+func TestCheckedStream(t *testing.T) {
+	var stream []byte
+	for _, count := range []int64{0, 1} {
+		meta := batchMessage(count)
+		stream = binary.LittleEndian.AppendUint32(append(stream, arrowContinue...), uint32(len(meta)))
+		stream = append(append(stream, meta...), make([]byte, 64)...)
+	}
+	for _, tc := range []struct {
+		messages int
+		ok       bool
+	}{{1, true}, {2, false}} {
+		data, err := io.ReadAll(&checkedStream{r: bytes.NewReader(stream[:len(stream)/2*tc.messages]), limit: arrowMetadataLimit})
+		if (err == nil) != tc.ok || tc.ok && len(data) != len(stream)/2 {
+			t.Errorf("%d messages: %d bytes, error %v", tc.messages, len(data), err)
+		}
 	}
 }
