@@ -39,11 +39,7 @@ func newArrowSource(r io.Reader, closer io.Closer, name string, size int64, opts
 	if err != nil {
 		return nil, s.malformed(err)
 	}
-	src, err = newColumnarSource(rr, closer, name, opts)
-	if err != nil {
-		rr.Release()
-	}
-	return src, err
+	return newColumnarSource(rr, closer, name, opts)
 }
 
 // checkedStream passes an Arrow stream through, checking the metadata

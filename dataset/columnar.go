@@ -66,8 +66,14 @@ type columnarSource struct {
 }
 
 // newColumnarSource reads the batches of rr, of the file name, checking
-// their columns first; closer closes the file.
-func newColumnarSource(rr array.RecordReader, closer io.Closer, name string, opts FrameOptions) (*columnarSource, error) {
+// their columns first; closer closes the file. It releases rr if the
+// columns are refused.
+func newColumnarSource(rr array.RecordReader, closer io.Closer, name string, opts FrameOptions) (_ *columnarSource, err error) {
+	defer func() {
+		if err != nil {
+			rr.Release()
+		}
+	}()
 	s := &columnarSource{rr: rr, closer: closer,
 		format: frameFormat{name: name, comma: ',', strict: opts.Strict, log: new(readLog)}}
 	for j, field := range rr.Schema().Fields() {

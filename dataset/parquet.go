@@ -35,9 +35,5 @@ func newParquetSource(r parquet.ReaderAtSeeker, name string, opts FrameOptions) 
 	if err != nil {
 		return nil, s.malformed(err)
 	}
-	src, err = newColumnarSource(rr, pf, name, opts)
-	if err != nil {
-		rr.Release()
-	}
-	return src, err
+	return newColumnarSource(rr, pf, name, opts)
 }
