@@ -1,6 +1,6 @@
 // Package dataset provides the data of the library's regression and
-// classification tasks: tables read from CSV files, encoded into float64
-// matrices; images read from IDX files or image folders; and the synthetic
+// classification tasks: tables read from CSV, Parquet and Arrow files,
+// encoded into float64 matrices; images read from IDX files or image folders; and the synthetic
 // tasks of the paper's finite-depth kernel machine experiments.
 //
 // # CSV tables
@@ -107,6 +107,47 @@
 //
 // A model then rescales the encoded columns, through the maps of package
 // scale.
+//
+// # Parquet and Arrow tables
+//
+// OpenTable and LoadTable read a table from a CSV file, an Apache Parquet
+// file or an Apache Arrow IPC file or stream (Feather version 2), told
+// apart by their first bytes (PAR1, ARROW1, or an Arrow stream's first
+// message), not by their names; a file whose name says Parquet or Arrow
+// but whose bytes do not is an error. A glob pattern (part-*.parquet)
+// reads the files that match it, in lexical order, as one table: each must
+// have the first file's columns, checked before any row is read.
+// NewTableReader reads a CSV table or an Arrow stream from standard input.
+// A TableReader gives the table a few rows at a time, from one file at a
+// time: a Parquet file is decoded by batches of 65,536 rows, the buffers of
+// its column chunks through a buffer of 1 MiB, and an Arrow file by the
+// batches it was written in, so that memory stays bounded by a batch. The
+// sizes that a file's metadata claims are checked before anything is
+// allocated, and a damaged file is an error that names it, never a crash.
+//
+// A Parquet or Arrow table is read into the same Frame as the CSV file of
+// the same table: each cell as the text that the CSV file would hold, so
+// that the columns have the same kinds, the same missing cells and the
+// same errors. Integers, floating-point numbers and decimals are numbers
+// (NaN is missing, as in a CSV file), booleans are true or false, strings
+// and dictionaries of strings (pandas' categories) are text, dates are
+// dates (2024-01-31) and timestamps are times (2024-01-31 13:45:30, in UTC
+// with a Z if the column has a time zone); a null is a missing cell.
+// Nested columns (lists, structs, maps), binary columns, durations and
+// times of day are refused, naming the column. Errors locate a cell by its
+// row, counted from 1 in each file, where a CSV file's cells are located
+// by line.
+//
+// TableWriter writes a table of text cells, such as predictions, as CSV,
+// Parquet (compressed with Snappy, one row group per 65,536 rows) or Arrow
+// IPC, the format FormatOf says from a file's name: columns of numbers as
+// float64 and others as strings, empty cells as nulls.
+//
+// Parquet and Arrow come from the Apache Arrow project's Go module,
+// github.com/apache/arrow-go, in pure Go, so that the module still builds
+// without cgo: Parquet's encodings, compressions and logical types are too
+// many to write again, and the Arrow project is the reference for both
+// formats.
 //
 // # IDX images
 //

@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// ParseError reports a problem with a data file: in a CSV file, Row and
+// ParseError reports a problem with a data file: in a table, Row and
 // Column locate the field at fault; in an IDX file, Err names the image or
 // label if one is at fault.
 type ParseError struct {
 	File   string // name of the file, as given to the reader
-	Row    int    // 1-based line number in a CSV file; 0 if no line applies
-	Column string // CSV column name; empty if no single column applies
+	Row    int    // 1-based line number in a CSV file, row in a Parquet or Arrow file; 0 if none applies
+	Column string // column name; empty if no single column applies
 	Err    error  // what is wrong
 }
 

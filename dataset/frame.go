@@ -31,6 +31,9 @@ type Frame struct {
 	frameFormat
 	cells [][]string // cells[row][column]
 	lines []int      // lines[row] is the 1-based file line of the row
+	// parts name the files of a table read from several, in order;
+	// nil for one file.
+	parts []framePart
 }
 
 // frameFormat is what a Frame knows of its file besides the cells.
@@ -267,8 +270,19 @@ func (f *Frame) Empty(col int, rows []int) bool {
 	return !slices.ContainsFunc(f.allRows(rows), func(r int) bool { return !isMissing(f.cells[r][col]) })
 }
 
-// Line returns the 1-based line of the file on which data row row starts.
+// Line returns the 1-based line of the file on which data row row
+// starts: of a Parquet or Arrow file, its 1-based row.
 func (f *Frame) Line(row int) int { return f.lines[row] }
+
+// File returns the file of data row row: Name, unless the table was
+// read from several files (see TableReader.ReadAll).
+func (f *Frame) File(row int) string {
+	if f.parts == nil {
+		return f.name
+	}
+	i, _ := slices.BinarySearchFunc(f.parts, row, func(p framePart, row int) int { return cmp.Compare(p.end-1, row) })
+	return f.parts[i].file
+}
 
 // RowNames returns RowNamesColumn if the first column holds row names
 // (its header cell was empty), and "" otherwise.
@@ -338,7 +352,7 @@ func (f *Frame) allRows(rows []int) []int {
 
 // cellError locates err in the given row and column of f.
 func (f *Frame) cellError(row, col int, err error) error {
-	return &ParseError{File: f.name, Row: f.lines[row], Column: f.columns[col], Err: err}
+	return &ParseError{File: f.File(row), Row: f.lines[row], Column: f.columns[col], Err: err}
 }
 
 // The texts, in lower case, that stand for a missing cell and for true

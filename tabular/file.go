@@ -2,20 +2,23 @@ package tabular
 
 import "github.com/parametric-machines/machines/dataset"
 
-// FitFile fits a model to the CSV file at path, read as
-// dataset.LoadFrame reads it: see Fit.
+// FitFile fits a model to the table at path, a CSV, Parquet or Arrow
+// file or a glob pattern of such files, read as dataset.LoadTable reads
+// it: see Fit.
 func FitFile(path string, targets []string, opts Options) (*Model, *Report, error) {
-	f, err := dataset.LoadFrame(path)
+	f, err := dataset.LoadTable(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	return Fit(f, targets, opts)
 }
 
-// PredictFile predicts the rows of the CSV file at path, read as
-// dataset.LoadFrame reads it: see Predict.
+// PredictFile predicts the rows of the table at path, a CSV, Parquet or
+// Arrow file or a glob pattern of such files, read as dataset.LoadTable
+// reads it: see Predict. To predict a table larger than memory, give
+// PredictEach the parts of a dataset.TableReader.
 func (md *Model) PredictFile(path string) (*Prediction, []dataset.Warning, error) {
-	f, err := dataset.LoadFrame(path)
+	f, err := dataset.LoadTable(path)
 	if err != nil {
 		return nil, nil, err
 	}

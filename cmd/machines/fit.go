@@ -67,7 +67,7 @@ func newFitFlags() *fitFlags {
 	fs := newFlagSet("fit", "usage: machines fit -data FILE -target COLUMN [flags] -model FILE")
 	fl := &fitFlags{
 		fs:          fs,
-		data:        fs.String("data", "", "training data: a CSV `file` with a header row, or - for standard input (required)"),
+		data:        fs.String("data", "", "training data: a CSV `file` with a header row, a Parquet or Arrow file, a quoted glob pattern of such files\nread as one table, or - for standard input (required)"),
 		sep:         sepFlag(fs),
 		strict:      strictFlag(fs),
 		target:      fs.String("target", "", "the `column` to predict (required)"),
@@ -153,7 +153,7 @@ func (fl *fitFlags) options(stderr io.Writer) ([]string, tabular.Options, error)
 	if err := checkOutput("model", *fl.modelPath, "model.json"); err != nil {
 		return nil, opts, err
 	}
-	return names, opts, checkOverwrites([]pathFlag{{"data", *fl.data}}, []pathFlag{{"model", *fl.modelPath}})
+	return names, opts, checkOverwrites(dataInputs(*fl.data), []pathFlag{{"model", *fl.modelPath}})
 }
 
 // printWarnings prints each warning on its own line of stderr.

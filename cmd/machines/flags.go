@@ -46,8 +46,8 @@ func addTableFlags(fs *flag.FlagSet, dataHelp string) tableFlags {
 
 // inputs returns the files the flags name.
 func (tf tableFlags) inputs() []pathFlag {
-	return []pathFlag{{"model", *tf.model}, {"data", *tf.data}}
+	return append([]pathFlag{{"model", *tf.model}}, dataInputs(*tf.data)...)
 }
 
 // labelledHelp describes the -data of the commands that score a model.
-const labelledHelp = "labelled data: a CSV `file` with the model's input columns and its target column,\nor - for standard input"
+const labelledHelp = "labelled data: a CSV, Parquet or Arrow `file` with the model's input columns and its target column,\na quoted glob pattern of such files read as one table, or - for standard input"

@@ -143,6 +143,19 @@
 //	    [-seed 0] [-iters N] [-starts 1] -model model.json
 //	machines predict -model model.json -data new.csv|- [-sep ;] [-strict] -out pred.csv|- [-interval 0.9]
 //
+// -data may also name a Parquet file or an Arrow IPC file (Feather
+// version 2), told from CSV by their first bytes, not their names, or a
+// glob pattern in quotes (-data 'part-*.parquet') whose files, of any of
+// these formats and with the same columns, are read as one table; -data -
+// reads an Arrow stream as well as CSV. Their columns read as the CSV file
+// of the same table would (see dataset.OpenTable): numbers, booleans, text
+// and pandas' categories, dates and timestamps, with nulls as missing
+// cells; nested and binary columns are refused, naming them, and errors
+// name a Parquet or Arrow file's row where a CSV file's name its line.
+// predict -out pred.parquet writes Parquet, and -out pred.arrow (or
+// .feather) an Arrow IPC file, chosen by the name's extension: numbers as
+// float64, the classes, sets and id as strings, empty cells as nulls.
+//
 // The CSV files have a header row and may look as real tables do: numbers,
 // quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
 // (empty, NA, ? or NaN); dates in an ISO 8601 form (2024-01-31, 2024-01-31

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 
@@ -17,10 +16,10 @@ const predictRows = 4096
 func runPredict(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("predict", "usage: machines predict -model FILE -data FILE|- -out FILE|-")
 	var (
-		tf       = addTableFlags(fs, "inputs: a CSV `file` with a header row holding the model's input columns,\nor - for standard input; other columns are ignored")
+		tf       = addTableFlags(fs, "inputs: a CSV `file` with a header row holding the model's input columns, a Parquet or Arrow file,\na quoted glob pattern of such files read as one table, or - for standard input; other columns are ignored")
 		interval = fs.Float64("interval", 0, "add a conformal prediction interval of this `level` (between 0 and 1, such as 0.9) made of the model's held-out residuals:\n"+
 			"regression: the columns lower and upper; classification: the column set, the classes of the prediction set separated by |")
-		out = fs.String("out", "", "write the predictions to this CSV `file`, or to standard output if it is - (required)")
+		out = fs.String("out", "", "write the predictions to this `file`: Parquet if its name ends in .parquet, an Arrow IPC file if in .arrow or .feather,\nCSV otherwise; or CSV to standard output if it is - (required)")
 		id  = fs.String("id", "", "copy this `column` to the predictions (default: the model's -id column, when the file has it)")
 	)
 	if err := parseCommand(fs, args, stderr, "model", "data", "out"); err != nil {
@@ -42,16 +41,16 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fr, closer, err := openTable(*tf.data, *tf.sep, *tf.strict)
+	tr, err := openTable(*tf.data, *tf.sep, *tf.strict)
 	if err != nil {
 		return err
 	}
-	defer closer.Close()
+	defer tr.Close()
 	p := &predictor{md: md, id: *id, level: level, stderr: stderr}
 	if *out == "-" {
-		err = p.write(fr, stdout)
+		err = p.write(tr, stdout, dataset.CSV)
 	} else {
-		err = atomicfile.WriteFile(*out, func(w io.Writer) error { return p.write(fr, w) })
+		err = atomicfile.WriteFile(*out, func(w io.Writer) error { return p.write(tr, w, dataset.FormatOf(*out)) })
 	}
 	if err != nil {
 		return err
@@ -82,13 +81,15 @@ type predictor struct {
 	lines []int
 }
 
-// write writes the predictions for the rows of fr to w as CSV.
-func (p *predictor) write(fr *dataset.FrameReader, w io.Writer) error {
-	cw := csv.NewWriter(w)
-	next := func() (*dataset.Frame, error) { return fr.Read(predictRows) }
+// write writes the predictions for the rows of tr to w in the given
+// format.
+func (p *predictor) write(tr *dataset.TableReader, w io.Writer, format dataset.TableFormat) error {
+	var tw *dataset.TableWriter
+	next := func() (*dataset.Frame, error) { return tr.Read(predictRows) }
 	warnings, err := p.md.PredictEach(next, p.level, func(f *dataset.Frame, pred *tabular.Prediction) error {
 		if p.rows == 0 {
-			if err := p.start(f, cw); err != nil {
+			var err error
+			if tw, err = p.start(f, w, format); err != nil {
 				return err
 			}
 		}
@@ -99,38 +100,35 @@ func (p *predictor) write(fr *dataset.FrameReader, w io.Writer) error {
 			p.bad++
 		}
 		records := p.md.PredictionRecords(pred)
-		for i, rec := range records {
-			if p.idCol >= 0 {
-				rec = append([]string{f.Cell(i, p.idCol)}, rec...)
-			}
-			if err := cw.Write(rec); err != nil {
-				return err
+		if p.idCol >= 0 {
+			for i, rec := range records {
+				records[i] = append([]string{f.Cell(i, p.idCol)}, rec...)
 			}
 		}
 		p.rows += f.Len()
-		return nil
+		return tw.Write(records)
 	})
 	if err != nil {
 		return err
 	}
 	if p.rows == 0 {
-		return &dataset.ParseError{File: fr.Name(), Err: dataset.ErrNoRows}
+		return &dataset.ParseError{File: tr.Name(), Err: dataset.ErrNoRows}
 	}
 	p.warnings = warnings
-	cw.Flush()
-	return cw.Error()
+	return tw.Close()
 }
 
 // start finds the id column in the first part f of the table, says how
-// the table was read and writes the header.
-func (p *predictor) start(f *dataset.Frame, cw *csv.Writer) error {
+// the table was read and returns the writer of the predictions to w,
+// which has written a CSV file's header.
+func (p *predictor) start(f *dataset.Frame, w io.Writer, format dataset.TableFormat) (*dataset.TableWriter, error) {
 	describeFormat(p.stderr, "predict", f)
 	p.idCol = -1
 	var err error
 	switch {
 	case p.id != "":
 		if p.idCol, err = f.Column(p.id); err != nil {
-			return err
+			return nil, err
 		}
 	case p.md.ID != "":
 		if p.idCol, err = f.Column(p.md.ID); err != nil {
@@ -139,10 +137,17 @@ func (p *predictor) start(f *dataset.Frame, cw *csv.Writer) error {
 		}
 	}
 	header := p.md.PredictionHeader(p.level != 0)
+	// A regression's columns are numbers; a classifier's are its class,
+	// the probabilities of the classes, and its set.
+	numeric := make([]bool, len(header))
+	for j := range header {
+		numeric[j] = p.md.Task == tabular.Regression || j >= 1 && j <= len(p.md.Classes)
+	}
 	if p.idCol >= 0 {
 		header = append([]string{f.Columns()[p.idCol]}, header...)
+		numeric = append([]bool{false}, numeric...)
 	}
-	return cw.Write(header)
+	return dataset.NewTableWriter(w, format, header, numeric)
 }
 
 // report prints the warnings about the table and the predictions on

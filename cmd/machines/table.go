@@ -45,40 +45,48 @@ func parseSep(sep string) (rune, error) {
 	return r, nil
 }
 
-// openTable returns a reader of the CSV table at path, or of standard
-// input if path is "-", and what to close when done. sep and strict are
-// the values of -sep and -strict.
-func openTable(path, sep string, strict bool) (*dataset.FrameReader, io.Closer, error) {
+// openTable returns a reader of the table at path: a CSV, Parquet or
+// Arrow file, or a glob pattern of such files read as one table, or
+// standard input (a CSV table or an Arrow stream) if path is "-". sep
+// and strict are the values of -sep and -strict.
+func openTable(path, sep string, strict bool) (*dataset.TableReader, error) {
 	comma, err := parseSep(sep)
-	if err != nil {
-		return nil, nil, err
-	}
-	opts := dataset.FrameOptions{Comma: comma, Strict: strict}
-	if path == "-" {
-		fr, err := dataset.NewFrameReader(stdin, stdinName, opts)
-		return fr, io.NopCloser(stdin), err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	fr, err := dataset.NewFrameReader(f, path, opts)
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return fr, f, nil
-}
-
-// loadTable reads the whole CSV table at path ("-": standard input) and
-// says on stderr how it was read if not as plain comma-separated values.
-func loadTable(path, sep string, strict bool, stderr io.Writer, cmd string) (*dataset.Frame, error) {
-	fr, closer, err := openTable(path, sep, strict)
 	if err != nil {
 		return nil, err
 	}
-	defer closer.Close()
-	f, err := fr.ReadAll()
+	opts := dataset.FrameOptions{Comma: comma, Strict: strict}
+	if path == "-" {
+		return dataset.NewTableReader(stdin, stdinName, opts)
+	}
+	return dataset.OpenTable(path, opts)
+}
+
+// dataInputs returns the files that -data path names, as inputs that
+// no output may overwrite: the files that match a glob pattern.
+func dataInputs(path string) []pathFlag {
+	if path == "-" {
+		return []pathFlag{{"data", path}}
+	}
+	files, err := dataset.TableFiles(path)
+	if err != nil {
+		return []pathFlag{{"data", path}}
+	}
+	inputs := make([]pathFlag, len(files))
+	for i, f := range files {
+		inputs[i] = pathFlag{"data", f}
+	}
+	return inputs
+}
+
+// loadTable reads the whole table at path (see openTable) and says on
+// stderr how it was read if not as plain comma-separated values.
+func loadTable(path, sep string, strict bool, stderr io.Writer, cmd string) (*dataset.Frame, error) {
+	tr, err := openTable(path, sep, strict)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	f, err := tr.ReadAll()
 	if err != nil {
 		return nil, err
 	}
