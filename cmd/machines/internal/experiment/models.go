@@ -3,10 +3,12 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/parametric-machines/machines/cmd/machines/internal/baseline"
 	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
@@ -58,20 +60,34 @@ type predictor func(x *mat.Dense) *mat.Dense
 
 // crossValidate returns the candidate value with the smallest mean
 // squared error over cvFolds folds of the training set (the first on a
-// tie), fitting with fit(x, y, value) on each fold's training part.
+// tie), fitting with fit(x, y, value) on each fold's training part. The
+// fits run at once on every processor; each fold's error lands in its
+// own slot and the sums follow the candidates' order, so the choice does
+// not depend on the number of processors.
 func (t task) crossValidate(name string, seed uint64, candidates []float64, fit func(x, y *mat.Dense, v float64) (predictor, error), c Config) (float64, error) {
 	n, _ := t.x.Dims()
 	folds := crossval.KFold(n, cvFolds, seed)
-	best, bestErr := candidates[0], math.Inf(1)
 	for _, v := range candidates {
 		c.logf("%s: %g: fitting %d folds", name, v, len(folds))
+	}
+	errs := make([]float64, len(candidates)*len(folds))
+	err := parallel.Run(len(errs), runtime.GOMAXPROCS(0), func(i int) error {
+		v, f := candidates[i/len(folds)], folds[i%len(folds)]
+		predict, err := fit(rows(t.x, f.Train), rows(t.y, f.Train), v)
+		if err != nil {
+			return fmt.Errorf("%s: cross-validation: %w", name, err)
+		}
+		errs[i] = mse(predict(rows(t.x, f.Test)), rows(t.y, f.Test)) * float64(len(f.Test))
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	best, bestErr := candidates[0], math.Inf(1)
+	for k, v := range candidates {
 		total := 0.0
-		for _, f := range folds {
-			predict, err := fit(rows(t.x, f.Train), rows(t.y, f.Train), v)
-			if err != nil {
-				return 0, fmt.Errorf("%s: cross-validation: %w", name, err)
-			}
-			total += mse(predict(rows(t.x, f.Test)), rows(t.y, f.Test)) * float64(len(f.Test))
+		for _, e := range errs[k*len(folds) : (k+1)*len(folds)] {
+			total += e
 		}
 		c.logf("%s: %g: cross-validated MSE %.4g", name, v, total/float64(n))
 		if total < bestErr {
