@@ -28,6 +28,9 @@ type Report struct {
 	Warnings []dataset.Warning
 	// Training is the model's scores on its training rows.
 	Training Evaluation
+	// Phases are the fit's steps and their times, when FitSource made
+	// it.
+	Phases []Phase
 }
 
 // fitRun is what Fit learns from its options and its table before

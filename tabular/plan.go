@@ -114,12 +114,8 @@ func (p *Plan) calibration() calibration {
 }
 
 // Width returns the number of features each row adds to the plan's
-// stats: the inputs, then the coordinates of the anchors' kernel features.
-func (p *Plan) Width() int {
-	_, d := p.model.Machine.Anchors.Dims()
-	_, r := p.toC.Dims()
-	return d + r
-}
+// stats: the inputs, then the row's kernel function at each anchor.
+func (p *Plan) Width() int { return p.inputs() + p.Anchors() }
 
 // Outputs returns the number of columns of targets the plan fits: one
 // per regression target, or one per class.
@@ -135,9 +131,10 @@ func (p *Plan) Anchors() int {
 // fit.
 func (p *Plan) Sample() (*Model, *Report) { return p.model, &p.report }
 
-// features returns the features [x, psi(x)] of the encoded rows x, on
+// features returns the features [x, k(x)] of the encoded rows x, on
 // the machine's scale: the inputs as the machine sees them, then the
-// coordinates of their kernel features in the anchors' basis.
+// kernel at each anchor. The solve maps k(x) to its coordinates psi(x)
+// in the anchors' basis, which Stats need not compute for every row.
 func (p *Plan) features(x *mat.Dense) *mat.Dense {
 	m := p.model.Machine
 	if m.Quantiles != nil {
@@ -148,18 +145,29 @@ func (p *Plan) features(x *mat.Dense) *mat.Dense {
 	}
 	n, d := x.Dims()
 	na, _ := m.Anchors.Dims()
-	knm := mat.NewDense(n, na, nil)
+	u := mat.NewDense(n, d+na, nil)
 	for i := range n {
-		row, xi := knm.RawRowView(i), x.RawRowView(i)
+		row, xi := u.RawRowView(i), x.RawRowView(i)
+		copy(row, xi)
 		for j := range na {
-			row[j] = math.Exp(-p.gamma * sqDistance(xi, m.Anchors.RawRowView(j)))
+			row[d+j] = math.Exp(-p.gamma * sqDistance(xi, m.Anchors.RawRowView(j)))
 		}
 	}
+	return u
+}
+
+// toBasis returns the map from the features of Stats to the features
+// that the machine's ridge regression fits, [x, psi(x)]: the identity
+// on the inputs and the anchors' basis on the kernel.
+func (p *Plan) toBasis() *mat.Dense {
+	d, na := p.inputs(), p.Anchors()
 	_, r := p.toC.Dims()
-	z := mat.NewDense(n, d+r, nil)
-	z.Slice(0, n, 0, d).(*mat.Dense).Copy(x)
-	mul(z.Slice(0, n, d, d+r).(*mat.Dense), knm, p.toC)
-	return z
+	t := mat.NewDense(d+na, d+r, nil)
+	for i := range d {
+		t.Set(i, i, 1)
+	}
+	t.Slice(d, d+na, d, d+r).(*mat.Dense).Copy(p.toC)
+	return t
 }
 
 // planJSON is a Plan as JSON: its model, the targets' scale and the

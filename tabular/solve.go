@@ -56,9 +56,8 @@ func (p *Plan) inputs() int {
 // as Fit scales them.
 func (p *Plan) ridge(acc *Stats) (*ridge, projection, error) {
 	width, k := p.Width(), p.Outputs()
-	n := float64(acc.Rows)
-	scale := n / acc.Weight
-	dz := make([]float64, width)
+	scale := float64(acc.Rows) / acc.Weight
+	dz := make([]float64, width) // the rows' mean, less the shift
 	mean := make([]float64, width)
 	for j := range dz {
 		dz[j] = acc.Z[j] / acc.Weight
@@ -68,21 +67,39 @@ func (p *Plan) ridge(acc *Stats) (*ridge, projection, error) {
 	for j := range dy {
 		dy[j] = acc.Y[j] / acc.Weight
 	}
-	gram := mat.NewSymDense(width, nil)
+	gram := mat.NewDense(width, width, nil)
 	for i := range width {
 		for j := i; j < width; j++ {
-			gram.SetSym(i, j, scale*(acc.ZZ[i*width+j]-acc.Weight*dz[i]*dz[j]))
+			v := scale * (acc.ZZ[i*width+j] - acc.Weight*dz[i]*dz[j])
+			gram.Set(i, j, v)
+			gram.Set(j, i, v)
 		}
 	}
 	zy := mat.NewDense(width, k, nil)
 	zy.Apply(func(i, j int, _ float64) float64 {
 		return scale * (acc.ZY[i*k+j] - acc.Weight*dz[i]*dy[j])
 	}, zy)
+	// The sums are of the kernel's values at the anchors; the ridge
+	// regression's features are their coordinates in the anchors' basis.
+	t := p.toBasis()
+	_, q := t.Dims()
+	var tg, g, tzy mat.Dense
+	mul(&tg, t.T(), gram)
+	mul(&g, &tg, t)
+	sym := mat.NewSymDense(q, nil)
+	for i := range q {
+		for j := i; j < q; j++ {
+			sym.SetSym(i, j, (g.At(i, j)+g.At(j, i))/2)
+		}
+	}
+	mul(&tzy, t.T(), zy)
+	r := &ridge{rows: acc.Rows, mean: make([]float64, q), v: new(mat.Dense), total: float64(acc.Rows)}
+	mat.NewVecDense(q, r.mean).MulVec(t.T(), mat.NewVecDense(width, mean))
 	var eig mat.EigenSym
-	if !eig.Factorize(gram, true) {
+	if !eig.Factorize(sym, true) {
 		return nil, projection{}, errors.New("tabular: eigendecomposition of the features' Gram matrix failed")
 	}
-	r := &ridge{rows: acc.Rows, mean: mean, e: eig.Values(nil), v: new(mat.Dense), total: n}
+	r.e = eig.Values(nil)
 	top := slices.Max(r.e)
 	for i, v := range r.e {
 		if !(v > eigenFloor*top) || math.IsNaN(v) {
@@ -91,6 +108,6 @@ func (p *Plan) ridge(acc *Stats) (*ridge, projection, error) {
 	}
 	eig.VectorsTo(r.v)
 	pr := projection{mean: dy, t: new(mat.Dense)}
-	mul(pr.t, r.v.T(), zy)
+	mul(pr.t, r.v.T(), &tzy)
 	return r, pr, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -75,43 +76,42 @@ func (s *Stats) Add(chunk *dataset.Frame) error {
 func (s *Stats) add(z *mat.Dense, c *chunkRows) {
 	n, width := z.Dims()
 	_, k := c.y.Dims()
-	shift := s.plan.shift
+	// The columns of z and y less the shift, times the square roots of
+	// the weights, one row each: the sums are then their dot products.
+	zt := mat.NewDense(width, n, nil)
+	yt := mat.NewDense(k, n, nil)
 	for i := range n {
 		w := c.weight(i)
-		row := z.RawRowView(i)
-		for j := range row {
-			row[j] -= shift[j]
-			s.Z[j] += w * row[j]
+		sw := math.Sqrt(w)
+		for j, v := range z.RawRowView(i) {
+			v -= s.plan.shift[j]
+			s.Z[j] += w * v
+			zt.Set(j, i, sw*v)
 		}
 		for j, v := range c.y.RawRowView(i) {
 			s.Y[j] += w * v
 			s.YY[j] += w * v * v
-		}
-		if c.w != nil {
-			sw := math.Sqrt(w)
-			for j := range row {
-				row[j] *= sw
-			}
+			yt.Set(j, i, sw*v)
 		}
 	}
-	wy := c.y
-	if c.w != nil {
-		wy = mat.DenseCopyOf(c.y)
-		wy.Apply(func(i, _ int, v float64) float64 { return v * math.Sqrt(c.w[i]) }, wy)
-	}
-	zz := mat.NewSymDense(width, s.ZZ)
-	zz.SymRankK(zz, 1, z.T())
-	var zy mat.Dense
-	mul(&zy, z.T(), wy)
-	for i, v := range zy.RawMatrix().Data {
-		s.ZY[i] += v
+	for i := range width {
+		zi := zt.RawRowView(i)
+		for j := i; j < width; j++ {
+			s.ZZ[i*width+j] += floats.Dot(zi, zt.RawRowView(j))
+		}
+		for j := range k {
+			s.ZY[i*k+j] += floats.Dot(zi, yt.RawRowView(j))
+		}
 	}
 	s.Rows += n
 	s.Weight += c.total
-	for j := 0; c.raw != nil && j < k; j++ {
-		if s.Low == nil {
-			s.Low, s.High = slices.Repeat([]float64{math.Inf(1)}, k), slices.Repeat([]float64{math.Inf(-1)}, k)
-		}
+	if c.raw == nil {
+		return
+	}
+	if s.Low == nil {
+		s.Low, s.High = slices.Repeat([]float64{math.Inf(1)}, k), slices.Repeat([]float64{math.Inf(-1)}, k)
+	}
+	for j := range k {
 		for i := range n {
 			v := c.raw.At(i, j)
 			s.Low[j], s.High[j] = math.Min(s.Low[j], v), math.Max(s.High[j], v)
