@@ -35,13 +35,13 @@ type Plan struct {
 // NewPlan fits the shallow machine to sample, a seeded sample of the rows
 // of a table (or all of them), as Fit does with opts, and returns the plan
 // of the fit of the whole table. Options that describe the deep machine
-// (Family Deep, Dims) are errors; so is Balance, whose weights depend on
+// (Family Deep, Dims, Costs, Bandwidths) are errors; so is Balance, whose weights depend on
 // every row's class. Options.Anchors sets the number of anchors, drawn
 // from the sample.
 func NewPlan(sample *dataset.Frame, targets []string, opts Options) (*Plan, error) {
 	switch {
-	case opts.Family == Deep || opts.Dims != nil:
-		return nil, optionf("-family deep: a plan fits the shallow machine")
+	case opts.Family == Deep || opts.Dims != nil || opts.Costs != nil || opts.Bandwidths != nil:
+		return nil, optionf("-family deep, -dims, -cost and -bandwidth describe the deep machine: a plan fits the shallow one")
 	case opts.Balance:
 		return nil, optionf("-balance: a plan cannot weigh the classes, whose counts only the whole table knows; give a -weight column")
 	}

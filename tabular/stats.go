@@ -33,15 +33,29 @@ type Stats struct {
 	// Low and High are each regression target's lowest and highest
 	// value, in its units; nil until a row is added.
 	Low, High []float64
+	// HeldOut holds the sums of the rows among those that Add held out,
+	// one in heldOutEvery chosen by a hash of their line, on which Solve
+	// chooses the cost; nil in its own.
+	HeldOut *Stats
 
 	plan *Plan
 }
 
+// heldOutEvery is one in how many rows Stats hold out.
+const heldOutEvery = 10
+
 // NewStats returns empty stats of the plan's machine.
 func (p *Plan) NewStats() *Stats {
+	s := p.newSums()
+	s.HeldOut, s.plan = p.newSums(), p
+	return s
+}
+
+// newSums returns Stats of the plan's width with every sum 0.
+func (p *Plan) newSums() *Stats {
 	w, k := p.Width(), p.Outputs()
 	return &Stats{Z: make([]float64, w), ZZ: make([]float64, w*w), ZY: make([]float64, w*k),
-		Y: make([]float64, k), YY: make([]float64, k), plan: p}
+		Y: make([]float64, k), YY: make([]float64, k)}
 }
 
 // Add adds the rows of a chunk of the table to the stats: those with a
@@ -68,12 +82,34 @@ func (s *Stats) Add(chunk *dataset.Frame) error {
 	if err != nil {
 		return err
 	}
-	s.add(p.features(x), c)
+	z := p.features(x)
+	s.add(z, c, p.shift)
+	var held []int
+	for i, r := range c.rows {
+		if holdsOut(chunk.Line(r)) {
+			held = append(held, i)
+		}
+	}
+	if len(held) > 0 {
+		s.HeldOut.add(pickRows(z, held), c.subset(held), p.shift)
+	}
 	return nil
 }
 
-// add adds the features z of the rows of chunk c to the sums.
-func (s *Stats) add(z *mat.Dense, c *chunkRows) {
+// holdsOut reports whether Stats hold out the row on the given line: a
+// hash of the line, so that the rows held out do not depend on how the
+// table is cut into chunks.
+func holdsOut(line int) bool {
+	h := uint64(line) * 0x9e3779b97f4a7c15
+	h ^= h >> 29
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 32
+	return h%heldOutEvery == 0
+}
+
+// add adds the features z of the rows of chunk c, less shift, to the
+// sums.
+func (s *Stats) add(z *mat.Dense, c *chunkRows, shift []float64) {
 	n, width := z.Dims()
 	_, k := c.y.Dims()
 	// The columns of z and y less the shift, times the square roots of
@@ -84,7 +120,7 @@ func (s *Stats) add(z *mat.Dense, c *chunkRows) {
 		w := c.weight(i)
 		sw := math.Sqrt(w)
 		for j, v := range z.RawRowView(i) {
-			v -= s.plan.shift[j]
+			v -= shift[j]
 			s.Z[j] += w * v
 			zt.Set(j, i, sw*v)
 		}
@@ -124,6 +160,11 @@ func (s *Stats) Merge(other *Stats) error {
 	if len(other.Z) != len(s.Z) || len(other.ZZ) != len(s.ZZ) || len(other.ZY) != len(s.ZY) || len(other.Y) != len(s.Y) || len(other.YY) != len(s.YY) {
 		return fmt.Errorf("tabular: merging stats of %d features and %d outputs into stats of %d and %d",
 			len(other.Z), len(other.Y), len(s.Z), len(s.Y))
+	}
+	if s.HeldOut != nil && other.HeldOut != nil {
+		if err := s.HeldOut.Merge(other.HeldOut); err != nil {
+			return err
+		}
 	}
 	s.Rows += other.Rows
 	s.Dropped += other.Dropped
@@ -166,6 +207,18 @@ func (c *chunkRows) weight(i int) float64 {
 		return 1
 	}
 	return c.w[i]
+}
+
+// subset returns the listed rows of c, without the dropped rows.
+func (c *chunkRows) subset(list []int) *chunkRows {
+	out := &chunkRows{rows: pick(c.rows, list), y: pickRows(c.y, list), w: pick(c.w, list), total: float64(len(list))}
+	if c.raw != nil {
+		out.raw = pickRows(c.raw, list)
+	}
+	if c.w != nil {
+		out.total = floats.Sum(out.w)
+	}
+	return out
 }
 
 // chunkTargets reads the targets and the weights of the rows of f.
