@@ -20,16 +20,20 @@ import (
 // makes of the same rows with the plan's anchors and settings, up to
 // rounding.
 func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
-	width, k := p.Width(), p.Outputs()
-	if len(acc.Z) != width || len(acc.ZZ) != width*width || len(acc.ZY) != width*k || len(acc.Y) != k || len(acc.YY) != k {
-		return nil, nil, fmt.Errorf("tabular: stats of %d features and %d outputs for a plan of %d and %d", len(acc.Z), len(acc.Y), width, k)
+	if err := p.check(acc); err != nil {
+		return nil, nil, err
+	}
+	if acc.HeldOut != nil {
+		if err := p.check(acc.HeldOut); err != nil {
+			return nil, nil, fmt.Errorf("held out: %w", err)
+		}
 	}
 	if acc.Rows == 0 || !(acc.Weight > 0) {
 		return nil, nil, errors.New("tabular: no row with a target and a weight above 0 was added to the stats")
 	}
 	cost := p.model.Fit.Cost
 	var hc *HeldOutCost
-	if h := acc.HeldOut; h != nil && h.Rows >= heldOutMin && acc.Rows-h.Rows >= heldOutMin {
+	if h := acc.HeldOut; h != nil && h.Rows >= heldOutMin && acc.Rows-h.Rows >= heldOutMin && h.Weight > 0 && acc.Weight > h.Weight {
 		var err error
 		if hc, err = p.chooseCost(acc); err != nil {
 			return nil, nil, err
@@ -46,7 +50,7 @@ func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	fitted.Quantiles, fitted.Input, fitted.LogTarget = m.Quantiles, m.Input, m.LogTarget
 	fitted.Output = withIntercept(p.out, intercept)
 	if m.Range != nil && acc.Low != nil {
-		fitted.Range = widenedRange(mat.NewDense(2, k, slices.Concat(acc.Low, acc.High)))
+		fitted.Range = widenedRange(mat.NewDense(2, len(acc.Low), slices.Concat(acc.Low, acc.High)))
 	}
 	md := *p.model
 	fr := *md.Fit
@@ -56,6 +60,20 @@ func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	rep.Rows, rep.Dropped, rep.Warnings, rep.HeldOutCost, rep.Result.Cost = acc.Rows, acc.Dropped, nil, hc, cost
 	rep.Training = Evaluation{Task: md.Task, Rows: acc.Rows, Notes: []string{"not measured: the rows were added up without being kept"}}
 	return &md, &rep, nil
+}
+
+// check reports why s, decoded perhaps, are not stats of the plan.
+func (p *Plan) check(s *Stats) error {
+	width, k := p.Width(), p.Outputs()
+	switch {
+	case len(s.Z) != width || len(s.ZZ) != width*width || len(s.ZY) != width*k || len(s.Y) != k || len(s.YY) != k:
+		return fmt.Errorf("tabular: stats of %d features and %d outputs for a plan of %d and %d", len(s.Z), len(s.Y), width, k)
+	case s.Low != nil && (len(s.Low) != k || len(s.High) != k):
+		return fmt.Errorf("tabular: stats of the ranges of %d targets for a plan of %d", len(s.Low), k)
+	case s.Rows < 0 || s.Dropped < 0 || s.Weight < 0:
+		return fmt.Errorf("tabular: stats of %d rows, %d dropped, of weight %v", s.Rows, s.Dropped, s.Weight)
+	}
+	return nil
 }
 
 // inputs returns the number of the machine's inputs.
