@@ -52,6 +52,9 @@ func TestFitSource(t *testing.T) {
 			if !slices.Equal(names, tc.phases) || !slices.Equal(rep.Phases, md.Fit.Phases) {
 				t.Errorf("phases %v, want %v", names, tc.phases)
 			}
+			if summary := strings.Join(rep.Summary(md), "\n"); strings.Contains(summary, "streamed in chunks: sample") != (tc.rows > streamRows) {
+				t.Errorf("summary:\n%s", summary)
+			}
 			if md.Fit.Rows != tc.rows || md.Fit.Data != "table.csv" {
 				t.Errorf("fit of %d rows of %s, want %d of table.csv", md.Fit.Rows, md.Fit.Data, tc.rows)
 			}
