@@ -44,6 +44,11 @@ type Stats struct {
 // heldOutEvery is one in how many rows Stats hold out.
 const heldOutEvery = 10
 
+// statsBlock is the number of rows whose products Stats sum at a time.
+// A few hundred features of 256 rows fit in a core's cache, where the
+// products of whole chunks of 4,096 rows took twice the time.
+const statsBlock = 256
+
 // NewStats returns empty stats of the plan's machine.
 func (p *Plan) NewStats() *Stats {
 	s := p.newSums()
@@ -130,13 +135,18 @@ func (s *Stats) add(z *mat.Dense, c *chunkRows, shift []float64) {
 			yt.Set(j, i, sw*v)
 		}
 	}
-	for i := range width {
-		zi := zt.RawRowView(i)
-		for j := i; j < width; j++ {
-			s.ZZ[i*width+j] += floats.Dot(zi, zt.RawRowView(j))
-		}
-		for j := range k {
-			s.ZY[i*k+j] += floats.Dot(zi, yt.RawRowView(j))
+	// Blocks of rows short enough that a block of every feature stays
+	// in the cache while their products are summed.
+	for lo := 0; lo < n; lo += statsBlock {
+		hi := min(n, lo+statsBlock)
+		for i := range width {
+			zi := zt.RawRowView(i)[lo:hi]
+			for j := i; j < width; j++ {
+				s.ZZ[i*width+j] += floats.Dot(zi, zt.RawRowView(j)[lo:hi])
+			}
+			for j := range k {
+				s.ZY[i*k+j] += floats.Dot(zi, yt.RawRowView(j)[lo:hi])
+			}
 		}
 	}
 	s.Rows += n
