@@ -149,11 +149,11 @@ func (p *Plan) ridge(acc *Stats) (*ridge, projection, error) {
 const heldOutMin = 1000
 
 // StreamCosts returns the costs among which Solve chooses on the rows
-// held out: ShallowCosts and smaller ones, down to 1e-8, since the
+// held out: ShallowCosts and smaller ones, down to 1e-10, since the
 // more rows there are the less a machine needs the penalty. Each call
 // returns a fresh slice.
 func StreamCosts() []float64 {
-	return append([]float64{1e-8, 3e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5}, ShallowCosts()...)
+	return append([]float64{1e-10, 3e-10, 1e-9, 3e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5}, ShallowCosts()...)
 }
 
 // HeldOutCost is how Solve chose the cost on the rows that the stats
