@@ -233,19 +233,35 @@ func (c *chunkRows) subset(list []int) *chunkRows {
 
 // chunkTargets reads the targets and the weights of the rows of f.
 func (p *Plan) chunkTargets(f *dataset.Frame) (*chunkRows, error) {
-	md := p.model
+	c, values, labels, err := p.model.chunkLabels(f)
+	if err != nil {
+		return nil, err
+	}
+	c.total = float64(len(c.rows))
+	if p.weight != "" && len(c.rows) > 0 {
+		w, err := readColumn(f, p.weight, c.rows, parseWeight)
+		if err != nil {
+			return nil, err
+		}
+		c.w, c.total = w, floats.Sum(w)
+	}
+	return c, p.fitScale(f, c, values, labels)
+}
+
+// chunkLabels returns the rows of f that have every target of md, with
+// their values (a regression's, row by row) or labels, which index md's
+// classes. A target that is not a number, or a class that md does not
+// know, is an error that names its row and column.
+func (md *Model) chunkLabels(f *dataset.Frame) (c *chunkRows, values []float64, labels []int, err error) {
 	names := md.TargetNames()
 	cols := make([]int, len(names))
 	for j, name := range names {
-		var err error
 		if cols[j], err = f.Column(name); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 	}
 	missing := dataset.MissingTexts()
-	c := new(chunkRows)
-	var values []float64
-	var labels []int
+	c = new(chunkRows)
 rows:
 	for r := range f.Len() {
 		for _, col := range cols {
@@ -256,9 +272,9 @@ rows:
 		}
 		c.rows = append(c.rows, r)
 		if md.Task == Classification {
-			l, ok := slices.BinarySearch(md.Classes, f.Cell(r, cols[0]))
-			if !ok {
-				return nil, fmt.Errorf("%s: row %d, column %q: class %q is not one of the %d classes of the plan's sample",
+			l := slices.Index(md.Classes, f.Cell(r, cols[0]))
+			if l < 0 {
+				return nil, nil, nil, fmt.Errorf("%s: row %d, column %q: class %q is not one of the model's %d classes",
 					f.Name(), f.Line(r), names[0], f.Cell(r, cols[0]), len(md.Classes))
 			}
 			labels = append(labels, l)
@@ -267,23 +283,12 @@ rows:
 		for _, col := range cols {
 			v, err := f.Number(r, col)
 			if err != nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
 			values = append(values, v)
 		}
 	}
-	c.total = float64(len(c.rows))
-	if p.weight != "" && len(c.rows) > 0 {
-		w, err := readColumn(f, p.weight, c.rows, parseWeight)
-		if err != nil {
-			return nil, err
-		}
-		c.w, c.total = w, 0
-		for _, v := range w {
-			c.total += v
-		}
-	}
-	return c, p.fitScale(f, c, values, labels)
+	return c, values, labels, nil
 }
 
 // fitScale sets the targets of c, rows of f, on the scale the machine

@@ -113,3 +113,43 @@ func TestFitSourceErrors(t *testing.T) {
 		})
 	}
 }
+
+// A large table's streamed scores are Score's on the whole table.
+func TestScoreSource(t *testing.T) {
+	defer func(n int) { streamRows = n }(streamRows)
+	for _, tc := range []struct {
+		name     string
+		classify bool
+		level    float64
+	}{{"regression", false, 0.9}, {"classifier", true, 0.8}} {
+		t.Run(tc.name, func(t *testing.T) {
+			streamRows = StreamRows
+			train, err := dataset.ReadFrame(strings.NewReader(friedmanCSV(300, 1, tc.classify)), "train.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, _, err := Fit(train, []string{"y"}, Options{Seed: 1, Family: Shallow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := friedmanCSV(1000, 2, tc.classify)
+			text = strings.Replace(text, "\n", "\n0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.1,k1,NA\n", 1)
+			f, err := dataset.ReadFrame(strings.NewReader(text), "table.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := md.Score(f, tc.level)
+			if err != nil {
+				t.Fatal(err)
+			}
+			streamRows = 300
+			got, err := md.ScoreSource(textSource(text), tc.level)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() || got.Rows != 1000 || got.Dropped != 1 || *got.Coverage != *want.Coverage {
+				t.Errorf("streamed scores %s on %d rows (%d dropped), want %s", got, got.Rows, got.Dropped, want)
+			}
+		})
+	}
+}
