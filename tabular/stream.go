@@ -186,12 +186,18 @@ func (st *stream) progress(pass string, rows, of int, since time.Time) {
 		return
 	}
 	st.last = now
-	rate := float64(rows) / now.Sub(since).Seconds()
+	fmt.Fprintln(st.opts.Progress, progressLine(pass, rows, of, now.Sub(since)))
+}
+
+// progressLine says that rows of the pass, of of them (0: unknown), were
+// read in the elapsed time.
+func progressLine(pass string, rows, of int, elapsed time.Duration) string {
+	rate := float64(rows) / elapsed.Seconds()
 	left := ""
 	if of > 0 {
 		left = fmt.Sprintf(" of %d; %.0f s left", of, float64(of-rows)/rate)
 	}
-	fmt.Fprintf(st.opts.Progress, "tabular: %s: %d rows%s (%.0f rows/s)\n", pass, rows, left, rate)
+	return fmt.Sprintf("tabular: %s: %d rows%s (%.0f rows/s)", pass, rows, left, rate)
 }
 
 // sample reads the table of fr after its first rows, counts its rows and

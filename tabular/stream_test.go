@@ -1,11 +1,13 @@
 package tabular
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parametric-machines/machines/dataset"
 )
@@ -151,5 +153,38 @@ func TestScoreSource(t *testing.T) {
 				t.Errorf("streamed scores %s on %d rows (%d dropped), want %s", got, got.Rows, got.Dropped, want)
 			}
 		})
+	}
+}
+
+// Progress says the rows read, their rate and the time left, at most
+// once a second.
+func TestStreamProgress(t *testing.T) {
+	if got, want := progressLine("adding up the rows", 500, 1000, 2*time.Second), "tabular: adding up the rows: 500 rows of 1000; 2 s left (250 rows/s)"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	if got, want := progressLine("reading a sample", 700, 0, time.Second), "tabular: reading a sample: 700 rows (700 rows/s)"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	var b strings.Builder
+	st := &stream{opts: Options{Progress: &b}}
+	since := time.Now().Add(-time.Second)
+	st.progress("adding up the rows", 500, 1000, since)
+	st.progress("adding up the rows", 600, 1000, since)
+	if n := strings.Count(b.String(), "\n"); n != 1 {
+		t.Errorf("%d lines of progress within a second, want 1:\n%s", n, b.String())
+	}
+}
+
+// A plan fits the shallow machine alone, on weights it can sum.
+func TestNewPlanOptions(t *testing.T) {
+	f, err := dataset.ReadFrame(strings.NewReader(friedmanCSV(100, 1, true)), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []Options{{Family: Deep}, {Dims: []int{3, 2}}, {Costs: []float64{1}}, {Bandwidths: []float64{1}}, {Balance: true}} {
+		var oe *OptionError
+		if _, err := NewPlan(f, []string{"y"}, opts); !errors.As(err, &oe) {
+			t.Errorf("%+v: error %v, want an OptionError", opts, err)
+		}
 	}
 }
