@@ -188,3 +188,22 @@ func TestNewPlanOptions(t *testing.T) {
 		}
 	}
 }
+
+// A streamed fit's anchors grow like the square root of the rows,
+// between ShallowAnchors and 400; its stats hold out one row in ten.
+func TestStreamAnchors(t *testing.T) {
+	for _, tc := range []struct{ rows, want int }{{20001, 141}, {100000, 316}, {1000, 100}, {1000000, 400}, {1e8, 400}} {
+		if got := StreamAnchors(tc.rows); got != tc.want {
+			t.Errorf("StreamAnchors(%d) = %d, want %d", tc.rows, got, tc.want)
+		}
+	}
+	held := 0
+	for line := range 100000 {
+		if holdsOut(line) {
+			held++
+		}
+	}
+	if held < 9700 || held > 10300 {
+		t.Errorf("%d of 100000 rows held out, want about 10000", held)
+	}
+}
