@@ -103,8 +103,12 @@ func BenchmarkStreamFit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, rows := range []int{1e5, 1e6} {
-		b.Run(fmt.Sprintf("rows=%.0e", float64(rows)), func(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		rows int
+	}{{"1e5", 1e5}, {"1e6", 1e6}} {
+		rows := size.rows
+		b.Run("rows="+size.name, func(b *testing.B) {
 			train := filepath.Join(dir, "train.csv")
 			writeFriedman(b, train, rows, 1)
 			for b.Loop() {
