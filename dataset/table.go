@@ -310,6 +310,47 @@ func (t *TableReader) ReadAll() (*Frame, error) {
 	return joinFrames(t.name, parts)
 }
 
+// ReadRows returns the next rows of the table, at most max of them,
+// read across its files and joined as ReadAll joins them. At the end of
+// the table it returns io.EOF.
+func (t *TableReader) ReadRows(max int) (*Frame, error) {
+	var parts []*Frame
+	for n := 0; n < max; {
+		f, err := t.Read(max - n)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, f)
+		n += f.Len()
+	}
+	switch len(parts) {
+	case 0:
+		return nil, io.EOF
+	case 1:
+		return parts[0], nil
+	}
+	return joinFrames(t.name, parts)
+}
+
+// Comma returns the field separator of the table's CSV file being read,
+// and ',' for a Parquet or Arrow file; see Frame.Comma.
+func (t *TableReader) Comma() rune {
+	if c, ok := t.src.(*csvSource); ok {
+		return c.Comma()
+	}
+	return ','
+}
+
+// DecimalComma reports whether the numbers of the table's CSV file
+// being read are written with a decimal comma; see Frame.DecimalComma.
+func (t *TableReader) DecimalComma() bool {
+	c, ok := t.src.(*csvSource)
+	return ok && c.DecimalComma()
+}
+
 // Close closes the file being read.
 func (t *TableReader) Close() error {
 	if t.src == nil {

@@ -2,17 +2,6 @@ package tabular
 
 import "github.com/parametric-machines/machines/dataset"
 
-// FitFile fits a model to the table at path, a CSV, Parquet or Arrow
-// file or a glob pattern of such files, read as dataset.LoadTable reads
-// it: see Fit.
-func FitFile(path string, targets []string, opts Options) (*Model, *Report, error) {
-	f, err := dataset.LoadTable(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return Fit(f, targets, opts)
-}
-
 // PredictFile predicts the rows of the table at path, a CSV, Parquet or
 // Arrow file or a glob pattern of such files, read as dataset.LoadTable
 // reads it: see Predict. To predict a table larger than memory, give

@@ -282,7 +282,16 @@
 // to tabular.ShallowAnchors, for the deep machine tabular.DeepAnchors,
 // and that many k-means++ centres of larger tables). The final fit stops
 // at -iters, and -starts N (at most 1,000) fits it from N initial points
-// and keeps the one of lowest loss. fit reports progress on standard
+// and keeps the one of lowest loss.
+// A -data file of more than tabular.StreamRows (20,000) rows is read
+// twice, in chunks, so that memory does not grow with the rows: the
+// shallow machine's settings are chosen on a seeded sample of 20,000
+// rows, with the square root of the rows as anchors (100 to 400), and it
+// is fitted to every row from their sums, its cost chosen on one row in
+// ten held out (see docs/large.md); -family deep, -dims, -cost,
+// -bandwidth and -balance read it whole, as does -data -. score reads
+// such a file in chunks too.
+// fit reports progress on standard
 // error, then a summary: rows, columns and inputs, the settings and how
 // they were chosen, the training score, the parameters and the time.
 //

@@ -1,0 +1,264 @@
+package tabular
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parametric-machines/machines/dataset"
+	"gonum.org/v1/gonum/mat"
+)
+
+// textSource returns the Source of CSV texts, one for each reading; the
+// last is read again.
+func textSource(texts ...string) Source {
+	i := 0
+	return func() (*dataset.TableReader, error) {
+		text := texts[min(i, len(texts)-1)]
+		i++
+		return dataset.NewTableReader(strings.NewReader(text), "table.csv", dataset.FrameOptions{})
+	}
+}
+
+// A small table is fitted as Fit fits it; a larger one is streamed, fits
+// the plan of a sample, and predicts about as well as Fit does.
+func TestFitSource(t *testing.T) {
+	defer func(n int) { streamRows = n }(streamRows)
+	streamRows = 300
+	test, err := dataset.ReadFrame(strings.NewReader(friedmanCSV(1000, 9, false)), "test.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		rows   int
+		phases []string
+	}{
+		{300, []string{"read", "fit"}},
+		{1500, []string{"sample", "plan", "add", "solve"}},
+	} {
+		t.Run(fmt.Sprint(tc.rows), func(t *testing.T) {
+			text := friedmanCSV(tc.rows, 5, false)
+			opts := Options{Seed: 2, Family: Shallow}
+			md, rep, err := FitSource(textSource(text), []string{"y"}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, p := range md.Fit.Phases {
+				names = append(names, p.Name)
+			}
+			if !slices.Equal(names, tc.phases) || !slices.Equal(rep.Phases, md.Fit.Phases) {
+				t.Errorf("phases %v, want %v", names, tc.phases)
+			}
+			if summary := strings.Join(rep.Summary(md), "\n"); strings.Contains(summary, "streamed in chunks: sample") != (tc.rows > streamRows) {
+				t.Errorf("summary:\n%s", summary)
+			}
+			if md.Fit.Rows != tc.rows || md.Fit.Data != "table.csv" {
+				t.Errorf("fit of %d rows of %s, want %d of table.csv", md.Fit.Rows, md.Fit.Data, tc.rows)
+			}
+			f, err := dataset.ReadFrame(strings.NewReader(text), "table.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, err := Fit(f, []string{"y"}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := md.Score(test, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := want.Score(test, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.rows <= streamRows && *got.R2 != *ref.R2 {
+				t.Errorf("held-out R^2 %v, want Fit's %v", *got.R2, *ref.R2)
+			}
+			if *got.R2 < *ref.R2-0.02 {
+				t.Errorf("held-out R^2 %v, Fit's %v", *got.R2, *ref.R2)
+			}
+		})
+	}
+}
+
+// A table that changes between the two readings of a streamed fit is an
+// error, as is a bad row that the sample missed.
+func TestFitSourceErrors(t *testing.T) {
+	defer func(n int) { streamRows = n }(streamRows)
+	streamRows = 200
+	text := friedmanCSV(400, 5, false)
+	bad := strings.Replace(text, "\n", "\n0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.1,k1,abc\n", 1)
+	for _, tc := range []struct {
+		name string
+		src  Source
+		want []string
+	}{
+		{"changed", textSource(text, friedmanCSV(401, 5, false)), []string{"401 rows on the second reading, 400 on the first"}},
+		{"bad target", textSource(text, bad), []string{"row 2", `"y"`}},
+		{"empty", textSource("x,y\n"), []string{"table.csv"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := FitSource(tc.src, []string{"y"}, Options{Seed: 1})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %s", err, w)
+				}
+			}
+		})
+	}
+}
+
+// A large table's streamed scores are Score's on the whole table.
+func TestScoreSource(t *testing.T) {
+	defer func(n int) { streamRows = n }(streamRows)
+	for _, tc := range []struct {
+		name     string
+		classify bool
+		level    float64
+	}{{"regression", false, 0.9}, {"classifier", true, 0.8}} {
+		t.Run(tc.name, func(t *testing.T) {
+			streamRows = StreamRows
+			train, err := dataset.ReadFrame(strings.NewReader(friedmanCSV(300, 1, tc.classify)), "train.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, _, err := Fit(train, []string{"y"}, Options{Seed: 1, Family: Shallow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := friedmanCSV(1000, 2, tc.classify)
+			text = strings.Replace(text, "\n", "\n0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.1,k1,NA\n", 1)
+			f, err := dataset.ReadFrame(strings.NewReader(text), "table.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := md.Score(f, tc.level)
+			if err != nil {
+				t.Fatal(err)
+			}
+			streamRows = 300
+			got, err := md.ScoreSource(textSource(text), tc.level)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() || got.Rows != 1000 || got.Dropped != 1 || *got.Coverage != *want.Coverage {
+				t.Errorf("streamed scores %s on %d rows (%d dropped), want %s", got, got.Rows, got.Dropped, want)
+			}
+		})
+	}
+}
+
+// Progress says the rows read, their rate and the time left, at most
+// once a second.
+func TestStreamProgress(t *testing.T) {
+	if got, want := progressLine("adding up the rows", 500, 1000, 2*time.Second), "tabular: adding up the rows: 500 rows of 1000; 2 s left (250 rows/s)"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	if got, want := progressLine("reading a sample", 700, 0, time.Second), "tabular: reading a sample: 700 rows (700 rows/s)"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	var b strings.Builder
+	st := &stream{opts: Options{Progress: &b}}
+	since := time.Now().Add(-time.Second)
+	st.progress("adding up the rows", 500, 1000, since)
+	st.progress("adding up the rows", 600, 1000, since)
+	if n := strings.Count(b.String(), "\n"); n != 1 {
+		t.Errorf("%d lines of progress within a second, want 1:\n%s", n, b.String())
+	}
+}
+
+// A plan fits the shallow machine alone, on weights it can sum.
+func TestNewPlanOptions(t *testing.T) {
+	f, err := dataset.ReadFrame(strings.NewReader(friedmanCSV(100, 1, true)), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []Options{{Family: Deep}, {Dims: []int{3, 2}}, {Costs: []float64{1}}, {Bandwidths: []float64{1}}, {Balance: true}} {
+		var oe *OptionError
+		if _, err := NewPlan(f, []string{"y"}, opts); !errors.As(err, &oe) {
+			t.Errorf("%+v: error %v, want an OptionError", opts, err)
+		}
+	}
+}
+
+// A streamed fit's anchors grow like the square root of the rows,
+// between ShallowAnchors and 400; its stats hold out one row in ten.
+func TestStreamAnchors(t *testing.T) {
+	for _, tc := range []struct{ rows, want int }{{20001, 141}, {100000, 316}, {1000, 100}, {1000000, 400}, {1e8, 400}} {
+		if got := StreamAnchors(tc.rows); got != tc.want {
+			t.Errorf("StreamAnchors(%d) = %d, want %d", tc.rows, got, tc.want)
+		}
+	}
+	held := 0
+	for line := range 100000 {
+		if holdsOut(line) {
+			held++
+		}
+	}
+	if held < 9700 || held > 10300 {
+		t.Errorf("%d of 100000 rows held out, want about 10000", held)
+	}
+}
+
+// A glob of CSV files is one table: whole when the files together are
+// small, streamed when they are large, and fitted as the one file that
+// holds their rows is.
+func TestFitFileGlob(t *testing.T) {
+	defer func(n int) { streamRows = n }(streamRows)
+	streamRows = 300
+	for _, rows := range []int{240, 1500} {
+		t.Run(fmt.Sprint(rows), func(t *testing.T) {
+			dir := t.TempDir()
+			text := friedmanCSV(rows, 7, false)
+			lines := strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n")
+			header, body := lines[0], lines[1:]
+			third := len(body) / 3
+			for i, part := range [][]string{body[:third], body[third : 2*third], body[2*third:]} {
+				name := filepath.Join(dir, fmt.Sprintf("part-%d.csv", i))
+				if err := os.WriteFile(name, []byte(header+strings.Join(part, "")+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			whole := filepath.Join(t.TempDir(), "whole.csv")
+			if err := os.WriteFile(whole, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			opts := Options{Seed: 3, Family: Shallow}
+			got, _, err := FitFile(filepath.Join(dir, "part-*.csv"), []string{"y"}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, err := FitFile(whole, []string{"y"}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Fit.Rows != rows {
+				t.Fatalf("fitted %d rows of the glob, want %d", got.Fit.Rows, rows)
+			}
+			test, err := dataset.ReadFrame(strings.NewReader(friedmanCSV(50, 8, false)), "test.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _, err := got.Predict(test)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, _, err := want.Predict(test)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mat.EqualApprox(p.Values, q.Values, 1e-9) {
+				t.Errorf("the glob's predictions differ from the whole file's: %v against %v", mat.Row(nil, 0, p.Values), mat.Row(nil, 0, q.Values))
+			}
+		})
+	}
+}
