@@ -2,16 +2,6 @@ package tabular
 
 import "github.com/parametric-machines/machines/dataset"
 
-// FitFile fits a model to the CSV file at path, read as
-// dataset.LoadFrame reads it: see Fit.
-func FitFile(path string, targets []string, opts Options) (*Model, *Report, error) {
-	f, err := dataset.LoadFrame(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return Fit(f, targets, opts)
-}
-
 // PredictFile predicts the rows of the CSV file at path, read as
 // dataset.LoadFrame reads it: see Predict.
 func (md *Model) PredictFile(path string) (*Prediction, []dataset.Warning, error) {

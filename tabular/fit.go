@@ -28,6 +28,9 @@ type Report struct {
 	Warnings []dataset.Warning
 	// Training is the model's scores on its training rows.
 	Training Evaluation
+	// Phases are the fit's steps and their times, when FitSource made
+	// it.
+	Phases []Phase
 }
 
 // fitRun is what Fit learns from its options and its table before
@@ -52,6 +55,15 @@ type fitRun struct {
 // returns errors that name the file, row and column at fault; errors in
 // the options are *OptionError.
 func Fit(f *dataset.Frame, targets []string, opts Options) (*Model, *Report, error) {
+	md, run, err := fitFrame(f, targets, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return md, run.rep, nil
+}
+
+// fitFrame is Fit, which also returns what it learnt of the table.
+func fitFrame(f *dataset.Frame, targets []string, opts Options) (*Model, *fitRun, error) {
 	if err := opts.Check(targets); err != nil {
 		return nil, nil, err
 	}
@@ -73,7 +85,7 @@ func Fit(f *dataset.Frame, targets []string, opts Options) (*Model, *Report, err
 	md := run.model(m, res)
 	run.rep.Result = res
 	run.rep.Training = evaluate(md, m.Predict(nil, run.x), run.t)
-	return md, run.rep, nil
+	return md, run, nil
 }
 
 // warn sends warnings to the log and keeps them in the report.

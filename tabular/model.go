@@ -186,6 +186,7 @@ type FitRecord struct {
 	Converged   bool       `json:"converged"`
 	Status      string     `json:"status"`
 	Seconds     float64    `json:"seconds"`
+	Phases      []Phase    `json:"phases,omitempty"` // the steps of FitSource and their times
 	Selection   *Selection `json:"selection,omitempty"`
 	// Calibration is the logit scale or the shrinkage that the chosen
 	// setting's held-out predictions gave the machine.

@@ -129,26 +129,12 @@ const eigenFloor = 1e-10
 // anchors of in.
 func newShallowBasis(in *shallowInputs, sigma float64) (*shallowBasis, error) {
 	n, d := in.x.Dims()
-	m, _ := in.anchors.Dims()
 	gamma := 1 / (2 * sigma * sigma)
-	kmm := mat.NewSymDense(m, nil)
-	for i := range m {
-		for j := i; j < m; j++ {
-			kmm.SetSym(i, j, math.Exp(-gamma*in.between.At(i, j)))
-		}
-	}
-	vals, u, keep, err := significantEigen(kmm, "the anchors' kernel matrix")
+	toC, err := anchorBasis(in.between, gamma)
 	if err != nil {
 		return nil, err
 	}
-	r := len(keep)
-	toC := mat.NewDense(m, r, nil)
-	for k, i := range keep {
-		s := 1 / math.Sqrt(vals[i])
-		for a := range m {
-			toC.Set(a, k, u.At(a, i)*s)
-		}
-	}
+	m, r := toC.Dims()
 	knm := mat.NewDense(n, m, nil)
 	knm.Apply(func(_, _ int, v float64) float64 { return math.Exp(-gamma * v) }, in.toAnchors)
 	b := &shallowBasis{sigma: sigma, inputs: d, toC: toC}
@@ -172,6 +158,33 @@ func newShallowBasis(in *shallowInputs, sigma float64) (*shallowBasis, error) {
 	b.z.Slice(0, n, 0, d).(*mat.Dense).Copy(in.x)
 	b.z.Slice(0, n, d, d+r).(*mat.Dense).Copy(psi)
 	return b, nil
+}
+
+// anchorBasis returns the map from the coordinates of the anchors'
+// features in an orthonormal basis of their span to the anchors'
+// coefficients, for the anchors' squared distances between and the
+// kernel exp(-gamma d^2): U diag(1/sqrt(e)) over the significant
+// eigenpairs of their kernel matrix.
+func anchorBasis(between *mat.Dense, gamma float64) (*mat.Dense, error) {
+	m, _ := between.Dims()
+	kmm := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i; j < m; j++ {
+			kmm.SetSym(i, j, math.Exp(-gamma*between.At(i, j)))
+		}
+	}
+	vals, u, keep, err := significantEigen(kmm, "the anchors' kernel matrix")
+	if err != nil {
+		return nil, err
+	}
+	toC := mat.NewDense(m, len(keep), nil)
+	for k, i := range keep {
+		s := 1 / math.Sqrt(vals[i])
+		for a := range m {
+			toC.Set(a, k, u.At(a, i)*s)
+		}
+	}
+	return toC, nil
 }
 
 // features returns the coefficients of the features [X, Psi] and the

@@ -41,11 +41,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	limitHeap()
-	f, err := loadTable(*fl.data, *fl.sep, *fl.strict, stderr, "fit")
-	if err != nil {
-		return err
-	}
-	md, rep, err := tabular.Fit(f, names, opts)
+	md, rep, err := fitTable(*fl.data, *fl.sep, *fl.strict, names, opts, stderr)
 	var oe *tabular.OptionError
 	if errors.As(err, &oe) {
 		return usagef("%s", oe.Msg)
@@ -61,6 +57,27 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "fit: training %s; %d parameters, %.3g s; wrote %s\n", rep.Training, md.Machine.NumParams(), rep.Result.Seconds, *fl.modelPath)
 	return nil
+}
+
+// fitTable fits the table at path with tabular.FitSource, which streams
+// a large file, or standard input (path "-") read whole with tabular.Fit.
+func fitTable(path, sep string, strict bool, names []string, opts tabular.Options, stderr io.Writer) (*tabular.Model, *tabular.Report, error) {
+	if path == "-" {
+		f, err := loadTable(path, sep, strict, stderr, "fit")
+		if err != nil {
+			return nil, nil, err
+		}
+		return tabular.Fit(f, names, opts)
+	}
+	described := false
+	return tabular.FitSource(func() (*dataset.FrameReader, io.Closer, error) {
+		fr, closer, err := openTable(path, sep, strict)
+		if err == nil && !described {
+			describeFormat(stderr, "fit", fr)
+			described = true
+		}
+		return fr, closer, err
+	}, names, opts)
 }
 
 func newFitFlags() *fitFlags {

@@ -86,9 +86,16 @@ func loadTable(path, sep string, strict bool, stderr io.Writer, cmd string) (*da
 	return f, nil
 }
 
+// tableFormat is how a table was read: a dataset.Frame or FrameReader.
+type tableFormat interface {
+	Name() string
+	Comma() rune
+	DecimalComma() bool
+}
+
 // describeFormat says on stderr how the table f was read, if it was not
 // separated by commas with decimal points.
-func describeFormat(stderr io.Writer, cmd string, f *dataset.Frame) {
+func describeFormat(stderr io.Writer, cmd string, f tableFormat) {
 	names := map[rune]string{';': "semicolons", '\t': "tabs", '|': "vertical bars"}
 	how := ""
 	if f.Comma() != ',' {

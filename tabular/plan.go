@@ -1,0 +1,213 @@
+package tabular
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/scale"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Plan is what a seeded sample of a table decides of the shallow machine
+// fitted to all of it: the encoding of the inputs, their scale, the
+// anchors, the bandwidth and the cost, the target scale and the
+// calibration. Its Stats add up the rows of the table a chunk at a time,
+// on any number of workers, and Solve fits the machine from their sum,
+// so that the memory of a fit does not grow with the rows.
+//
+// A Plan is read-only once made: workers may share one, or decode their
+// own from its JSON (MarshalJSON).
+type Plan struct {
+	model  *Model
+	weight string        // the column of sample weights, "" for none
+	out    *scale.Scaler // the targets' standardisation on the fit scale; nil for a classifier or a raw fit
+	shift  []float64     // the sample's mean features, about which Stats add up
+	gamma  float64       // the kernel exp(-gamma d^2)
+	toC    *mat.Dense    // the anchors' basis (see anchorBasis)
+	cal    calibration   // the sample's calibration
+	report Report        // the sample's fit
+}
+
+// NewPlan fits the shallow machine to sample, a seeded sample of the rows
+// of a table (or all of them), as Fit does with opts, and returns the plan
+// of the fit of the whole table. Options that describe the deep machine
+// (Family Deep, Dims) are errors; so is Balance, whose weights depend on
+// every row's class. Options.Anchors sets the number of anchors, drawn
+// from the sample.
+func NewPlan(sample *dataset.Frame, targets []string, opts Options) (*Plan, error) {
+	switch {
+	case opts.Family == Deep || opts.Dims != nil:
+		return nil, optionf("-family deep: a plan fits the shallow machine")
+	case opts.Balance:
+		return nil, optionf("-balance: a plan cannot weigh the classes, whose counts only the whole table knows; give a -weight column")
+	}
+	opts.Family = Shallow
+	md, run, err := fitFrame(sample, targets, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{model: md, weight: opts.Weight, report: *run.rep}
+	if run.task == Regression && !opts.Raw {
+		y := mat.Matrix(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values))
+		if md.Fit.LogTarget {
+			if y, err = log1p(y); err != nil {
+				return nil, err
+			}
+		}
+		p.out = scale.FitScaler(y)
+	}
+	if err := p.init(); err != nil {
+		return nil, err
+	}
+	z := p.features(run.x)
+	p.shift = weightedMean(z, nil, float64(len(run.t.Rows)))
+	return p, nil
+}
+
+// init derives from the plan's model what its stats and its solve use.
+func (p *Plan) init() error {
+	m := p.model.Machine
+	if m == nil || m.Anchors == nil || len(m.Dims) != 2 || !m.InputBlock {
+		return errors.New("tabular: the plan's model is not a shallow machine")
+	}
+	p.gamma = 1 / (2 * m.Bandwidth * m.Bandwidth)
+	a := m.Anchors
+	n, _ := a.Dims()
+	between := mat.NewDense(n, n, nil)
+	for i := range n {
+		for j := range n {
+			between.Set(i, j, sqDistance(a.RawRowView(i), a.RawRowView(j)))
+		}
+	}
+	var err error
+	if p.toC, err = anchorBasis(between, p.gamma); err != nil {
+		return err
+	}
+	p.cal = p.calibration()
+	return nil
+}
+
+// calibration returns the calibration of the plan's model.
+func (p *Plan) calibration() calibration {
+	md := p.model
+	k := md.Machine.Outputs()
+	c := calibration{factor: make([]float64, k)}
+	for j := range c.factor {
+		c.factor[j] = 1
+	}
+	if md.Task == Classification {
+		c.factor = c.factor[:1]
+		if md.Fit.Calibration != nil {
+			c.factor[0] = md.Fit.Calibration.LogitScale
+		}
+		return c
+	}
+	c.residuals = [][]float64{} // a regression's, which the machine's intervals keep
+	if md.Fit.Calibration != nil && md.Fit.Calibration.Shrinkage != nil {
+		c.factor = slices.Clone(md.Fit.Calibration.Shrinkage)
+	}
+	return c
+}
+
+// Width returns the number of features each row adds to the plan's
+// stats: the inputs, then the row's kernel function at each anchor.
+func (p *Plan) Width() int { return p.inputs() + p.Anchors() }
+
+// Outputs returns the number of columns of targets the plan fits: one
+// per regression target, or one per class.
+func (p *Plan) Outputs() int { return p.model.Machine.Outputs() }
+
+// Anchors returns the number of the plan's anchors.
+func (p *Plan) Anchors() int {
+	n, _ := p.model.Machine.Anchors.Dims()
+	return n
+}
+
+// Sample returns the model fitted to the sample and the report of its
+// fit.
+func (p *Plan) Sample() (*Model, *Report) { return p.model, &p.report }
+
+// features returns the features [x, k(x)] of the encoded rows x, on
+// the machine's scale: the inputs as the machine sees them, then the
+// kernel at each anchor. The solve maps k(x) to its coordinates psi(x)
+// in the anchors' basis, which Stats need not compute for every row.
+func (p *Plan) features(x *mat.Dense) *mat.Dense {
+	m := p.model.Machine
+	if m.Quantiles != nil {
+		x = m.Quantiles.Transform(x)
+	}
+	if m.Input != nil {
+		x = m.Input.Transform(x)
+	}
+	n, d := x.Dims()
+	na, _ := m.Anchors.Dims()
+	u := mat.NewDense(n, d+na, nil)
+	for i := range n {
+		row, xi := u.RawRowView(i), x.RawRowView(i)
+		copy(row, xi)
+		for j := range na {
+			row[d+j] = math.Exp(-p.gamma * sqDistance(xi, m.Anchors.RawRowView(j)))
+		}
+	}
+	return u
+}
+
+// toBasis returns the map from the features of Stats to the features
+// that the machine's ridge regression fits, [x, psi(x)]: the identity
+// on the inputs and the anchors' basis on the kernel.
+func (p *Plan) toBasis() *mat.Dense {
+	d, na := p.inputs(), p.Anchors()
+	_, r := p.toC.Dims()
+	t := mat.NewDense(d+na, d+r, nil)
+	for i := range d {
+		t.Set(i, i, 1)
+	}
+	t.Slice(d, d+na, d, d+r).(*mat.Dense).Copy(p.toC)
+	return t
+}
+
+// planJSON is a Plan as JSON: its model, the targets' scale and the
+// features' shift; the rest follows from them.
+type planJSON struct {
+	Model  *Model        `json:"model"`
+	Weight string        `json:"weight,omitempty"`
+	Out    *scale.Scaler `json:"out,omitempty"`
+	Shift  []float64     `json:"shift"`
+}
+
+// MarshalJSON writes the plan, so that workers elsewhere can add up
+// stats for it.
+func (p *Plan) MarshalJSON() ([]byte, error) {
+	return json.Marshal(planJSON{Model: p.model, Weight: p.weight, Out: p.out, Shift: p.shift})
+}
+
+// UnmarshalJSON reads a plan that MarshalJSON wrote, and checks it.
+func (p *Plan) UnmarshalJSON(data []byte) error {
+	var pj planJSON
+	if err := json.Unmarshal(data, &pj); err != nil {
+		return fmt.Errorf("tabular: plan: %w", err)
+	}
+	if pj.Model == nil {
+		return errors.New("tabular: plan: no model")
+	}
+	if err := pj.Model.check(); err != nil {
+		return fmt.Errorf("tabular: plan: %w", err)
+	}
+	q := Plan{model: pj.Model, weight: pj.Weight, out: pj.Out, shift: pj.Shift}
+	if err := q.init(); err != nil {
+		return fmt.Errorf("tabular: plan: %w", err)
+	}
+	k := q.Outputs()
+	if len(q.shift) != q.Width() || (q.out != nil && (len(q.out.Mean) != k || len(q.out.Scale) != k)) {
+		return errors.New("tabular: plan: the shift or the targets' scale does not fit the model")
+	}
+	if slices.ContainsFunc(q.shift, func(v float64) bool { return math.IsInf(v, 0) || math.IsNaN(v) }) {
+		return errors.New("tabular: plan: the shift is not finite")
+	}
+	*p = q
+	return nil
+}

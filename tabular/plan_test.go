@@ -1,0 +1,253 @@
+package tabular
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/parametric-machines/machines/dataset"
+	"gonum.org/v1/gonum/mat"
+)
+
+// friedmanCSV returns n rows of Friedman 1 with noise 1, a category that
+// shifts the target and, for a classification, the target's sign class.
+func friedmanCSV(n int, seed uint64, classify bool) string {
+	rnd := rand.New(rand.NewPCG(seed, 2))
+	var b strings.Builder
+	b.WriteString("x0,x1,x2,x3,x4,x5,x6,x7,x8,x9,kind,y\n")
+	x := make([]float64, 10)
+	for range n {
+		for j := range x {
+			x[j] = rnd.Float64()
+			fmt.Fprintf(&b, "%.5f,", x[j])
+		}
+		kind := rnd.IntN(3)
+		y := dataset.Friedman1Truth(x) + float64(kind) + rnd.NormFloat64()
+		if classify {
+			fmt.Fprintf(&b, "k%d,%s\n", kind, []string{"low", "high"}[min(1, int(y/16))])
+			continue
+		}
+		fmt.Fprintf(&b, "k%d,%.4f\n", kind, y)
+	}
+	return b.String()
+}
+
+// chunks returns the rows of the CSV text as frames of at most size rows.
+func chunks(t testing.TB, text string, size int) []*dataset.Frame {
+	fr, err := dataset.NewFrameReader(strings.NewReader(text), "chunks.csv", dataset.FrameOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*dataset.Frame
+	for {
+		f, err := fr.Read(size)
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f)
+	}
+}
+
+// addAll adds the frames to new stats of the plan.
+func addAll(t testing.TB, p *Plan, frames []*dataset.Frame) *Stats {
+	acc := p.NewStats()
+	for _, f := range frames {
+		if err := acc.Add(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return acc
+}
+
+// maxRelDiff returns the largest difference between a and b relative to
+// the largest magnitude of a.
+func maxRelDiff(a, b mat.Matrix) float64 {
+	scale := mat.Norm(a, math.Inf(1))
+	var d mat.Dense
+	d.Sub(a, b)
+	return mat.Norm(&d, math.Inf(1)) / math.Max(scale, 1e-300)
+}
+
+// The chunked fit of a plan drawn from all the rows is the in-memory
+// fit of the shallow machine on those rows: the invariant that a
+// distributed fit relies on.
+func TestPlanSolveEqualsFit(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		classify bool
+		opts     Options
+	}{
+		{"regression", false, Options{Seed: 3}},
+		{"log target", false, Options{Seed: 4, TargetScale: LogScale}},
+		{"quantiles", false, Options{Seed: 5, InputScale: QuantileInputs}},
+		{"classifier", true, Options{Seed: 6}},
+		{"raw", false, Options{Seed: 7, Raw: true}},
+		{"weights", false, Options{Seed: 8, Weight: "x9"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := friedmanCSV(600, 1, tc.classify)
+			f, err := dataset.ReadFrame(strings.NewReader(text), "all.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.opts
+			want.Family = Shallow
+			md, _, err := Fit(f, []string{"y"}, want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := NewPlan(f, []string{"y"}, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, rep, err := p.Solve(addAll(t, p, chunks(t, text, 97)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Rows != 600 || got.Fit.Rows != 600 {
+				t.Errorf("rows %d and %d, want 600", rep.Rows, got.Fit.Rows)
+			}
+			a, _, err := md.Predict(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _, err := got.Predict(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxRelDiff(a.Values, b.Values); !(d < 1e-9) {
+				t.Errorf("predictions differ by %g of their size", d)
+			}
+			if d := maxRelDiff(md.Machine.C, got.Machine.C); !(d < 1e-9) {
+				t.Errorf("kernel coefficients differ by %g of their size", d)
+			}
+			if fmt.Sprint(md.Machine.Range) != fmt.Sprint(got.Machine.Range) {
+				t.Errorf("range %v, want %v", got.Machine.Range, md.Machine.Range)
+			}
+		})
+	}
+}
+
+// Stats of parts of a table merge into the stats of the whole, through
+// JSON as a distributed run ships them, and a plan survives JSON.
+func TestStatsMerge(t *testing.T) {
+	text := friedmanCSV(500, 2, false)
+	frames := chunks(t, text, 64)
+	p, err := NewPlan(frames[0], []string{"y"}, Options{Seed: 1, Weight: ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := addAll(t, p, frames)
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q Plan
+	if err := json.Unmarshal(data, &q); err != nil {
+		t.Fatal(err)
+	}
+	merged := q.NewStats()
+	for _, part := range [][]*dataset.Frame{frames[5:], frames[:2], frames[2:5]} {
+		data, err := json.Marshal(addAll(t, &q, part))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s Stats
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		if err := merged.Merge(&s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if merged.Rows != whole.Rows || merged.Weight != whole.Weight {
+		t.Fatalf("merged %d rows of weight %v, want %d of %v", merged.Rows, merged.Weight, whole.Rows, whole.Weight)
+	}
+	for name, pair := range map[string][2][]float64{"Z": {whole.Z, merged.Z}, "ZZ": {whole.ZZ, merged.ZZ}, "ZY": {whole.ZY, merged.ZY},
+		"Y": {whole.Y, merged.Y}, "YY": {whole.YY, merged.YY}, "Low": {whole.Low, merged.Low}, "High": {whole.High, merged.High}} {
+		a, b := mat.NewVecDense(len(pair[0]), pair[0]), mat.NewVecDense(len(pair[1]), pair[1])
+		if d := maxRelDiff(a, b); !(d < 1e-12) {
+			t.Errorf("%s differs by %g of its size", name, d)
+		}
+	}
+	m1, _, err := p.Solve(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, _, err := q.Solve(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxRelDiff(m1.Machine.C, m2.Machine.C); !(d < 1e-9) {
+		t.Errorf("the merged stats' machine differs by %g", d)
+	}
+	if err := merged.Merge(&Stats{Z: []float64{1}}); err == nil {
+		t.Error("stats of another width merged")
+	}
+}
+
+// A chunk's bad cells are errors that name the row and the column.
+func TestStatsAddErrors(t *testing.T) {
+	text := friedmanCSV(300, 3, false)
+	f, err := dataset.ReadFrame(strings.NewReader(text), "sample.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(f, []string{"y"}, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls, err := dataset.ReadFrame(strings.NewReader(friedmanCSV(300, 3, true)), "classes.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := NewPlan(cls, []string{"y"}, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPlan, err := NewPlan(f, []string{"y"}, Options{Seed: 1, TargetScale: LogScale})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const header = "x0,x1,x2,x3,x4,x5,x6,x7,x8,x9,kind,y\n"
+	const good = ".1,.2,.3,.4,.5,.6,.7,.8,.9,.1,k1,"
+	for _, tc := range []struct {
+		name string
+		plan *Plan
+		text string
+		want []string
+	}{
+		{"text target", p, header + good + "3\n" + good + "abc\n", []string{"chunk.csv", "row 3", `"y"`}},
+		{"unknown class", pc, header + good + "low\n" + good + "middle\n", []string{"row 3", `"y"`, "middle"}},
+		{"negative log target", logPlan, header + good + "-2\n", []string{"row 2", `"y"`, "negative"}},
+		{"no target column", p, "x0,kind\n1,k1\n", []string{`"y"`}},
+		{"bad input", p, header + ".1,.2,.3,.4,.5,.6,.7,.8,.9,.1,k1,3\n.1,.2,.3,.4,.5,.6,.7,true,.9,.1,k1,3\n", []string{"row 3", `"x7"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			chunk, err := dataset.NewFrameReader(strings.NewReader(tc.text), "chunk.csv", dataset.FrameOptions{Strict: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fr, err := chunk.ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tc.plan.NewStats().Add(fr)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %s", err, w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,256 @@
+package tabular
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/parametric-machines/machines/dataset"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Stats are the sufficient statistics of a plan's shallow machine over
+// the rows added to them: the weighted sums of the rows' features z (the
+// inputs and the anchors' kernel features, about the plan's shift), of
+// z z^T and of z y^T (the Gram matrix and its right-hand side), of the
+// targets y on the scale the machine fits, and the range of the targets.
+// Sums of disjoint rows Merge into the sums of their union, in any order
+// up to rounding, so that workers may each add up a part of a table.
+// The exported fields are the sums, for encoding/json or encoding/gob;
+// Plan.NewStats makes Stats that can Add rows.
+type Stats struct {
+	// Rows counts the rows added, Dropped those left out for a missing
+	// target; Weight is the sum of the rows' weights.
+	Rows, Dropped int
+	Weight        float64
+	// Z, ZZ (row-major, upper triangle) and ZY (row-major, features by
+	// outputs) are the weighted sums of z, z z^T and z y^T; Y and YY of y
+	// and of its squares.
+	Z, ZZ, ZY, Y, YY []float64
+	// Low and High are each regression target's lowest and highest
+	// value, in its units; nil until a row is added.
+	Low, High []float64
+
+	plan *Plan
+}
+
+// NewStats returns empty stats of the plan's machine.
+func (p *Plan) NewStats() *Stats {
+	w, k := p.Width(), p.Outputs()
+	return &Stats{Z: make([]float64, w), ZZ: make([]float64, w*w), ZY: make([]float64, w*k),
+		Y: make([]float64, k), YY: make([]float64, k), plan: p}
+}
+
+// Add adds the rows of a chunk of the table to the stats: those with a
+// target, encoded as the plan's sample was. A chunk is a dataset.Frame
+// with the sample's columns, such as the Frames of a
+// dataset.FrameReader. Its errors name the row and the column at
+// fault: a target that is not a number, a class the sample did not
+// have, a weight that is not a number >= 0, a cell that does not fit
+// its column.
+func (s *Stats) Add(chunk *dataset.Frame) error {
+	p := s.plan
+	if p == nil {
+		return errors.New("tabular: stats not made by Plan.NewStats cannot add rows")
+	}
+	c, err := p.chunkTargets(chunk)
+	if err != nil {
+		return err
+	}
+	s.Dropped += c.dropped
+	if len(c.rows) == 0 {
+		return nil
+	}
+	x, _, err := p.model.Encoder.Transform(chunk, c.rows)
+	if err != nil {
+		return err
+	}
+	s.add(p.features(x), c)
+	return nil
+}
+
+// add adds the features z of the rows of chunk c to the sums.
+func (s *Stats) add(z *mat.Dense, c *chunkRows) {
+	n, width := z.Dims()
+	_, k := c.y.Dims()
+	// The columns of z and y less the shift, times the square roots of
+	// the weights, one row each: the sums are then their dot products.
+	zt := mat.NewDense(width, n, nil)
+	yt := mat.NewDense(k, n, nil)
+	for i := range n {
+		w := c.weight(i)
+		sw := math.Sqrt(w)
+		for j, v := range z.RawRowView(i) {
+			v -= s.plan.shift[j]
+			s.Z[j] += w * v
+			zt.Set(j, i, sw*v)
+		}
+		for j, v := range c.y.RawRowView(i) {
+			s.Y[j] += w * v
+			s.YY[j] += w * v * v
+			yt.Set(j, i, sw*v)
+		}
+	}
+	for i := range width {
+		zi := zt.RawRowView(i)
+		for j := i; j < width; j++ {
+			s.ZZ[i*width+j] += floats.Dot(zi, zt.RawRowView(j))
+		}
+		for j := range k {
+			s.ZY[i*k+j] += floats.Dot(zi, yt.RawRowView(j))
+		}
+	}
+	s.Rows += n
+	s.Weight += c.total
+	if c.raw == nil {
+		return
+	}
+	if s.Low == nil {
+		s.Low, s.High = slices.Repeat([]float64{math.Inf(1)}, k), slices.Repeat([]float64{math.Inf(-1)}, k)
+	}
+	for j := range k {
+		for i := range n {
+			v := c.raw.At(i, j)
+			s.Low[j], s.High[j] = math.Min(s.Low[j], v), math.Max(s.High[j], v)
+		}
+	}
+}
+
+// Merge adds the sums of other, of other rows of the same plan, to s.
+func (s *Stats) Merge(other *Stats) error {
+	if len(other.Z) != len(s.Z) || len(other.ZZ) != len(s.ZZ) || len(other.ZY) != len(s.ZY) || len(other.Y) != len(s.Y) || len(other.YY) != len(s.YY) {
+		return fmt.Errorf("tabular: merging stats of %d features and %d outputs into stats of %d and %d",
+			len(other.Z), len(other.Y), len(s.Z), len(s.Y))
+	}
+	s.Rows += other.Rows
+	s.Dropped += other.Dropped
+	s.Weight += other.Weight
+	for _, pair := range [][2][]float64{{s.Z, other.Z}, {s.ZZ, other.ZZ}, {s.ZY, other.ZY}, {s.Y, other.Y}, {s.YY, other.YY}} {
+		for i, v := range pair[1] {
+			pair[0][i] += v
+		}
+	}
+	if other.Low == nil {
+		return nil
+	}
+	if s.Low == nil {
+		s.Low, s.High = slices.Clone(other.Low), slices.Clone(other.High)
+		return nil
+	}
+	if len(other.Low) != len(s.Low) || len(other.High) != len(s.High) {
+		return errors.New("tabular: merging stats of targets' ranges of different lengths")
+	}
+	for j := range s.Low {
+		s.Low[j], s.High[j] = math.Min(s.Low[j], other.Low[j]), math.Max(s.High[j], other.High[j])
+	}
+	return nil
+}
+
+// chunkRows are the rows of a chunk that have a target: their targets on
+// the scale the machine fits (y) and in their units (raw; nil for a
+// classifier), their weights (nil for 1) and the weights' sum.
+type chunkRows struct {
+	rows    []int
+	dropped int
+	y, raw  *mat.Dense
+	w       []float64
+	total   float64
+}
+
+// weight returns the weight of the i-th row with a target.
+func (c *chunkRows) weight(i int) float64 {
+	if c.w == nil {
+		return 1
+	}
+	return c.w[i]
+}
+
+// chunkTargets reads the targets and the weights of the rows of f.
+func (p *Plan) chunkTargets(f *dataset.Frame) (*chunkRows, error) {
+	md := p.model
+	names := md.TargetNames()
+	cols := make([]int, len(names))
+	for j, name := range names {
+		var err error
+		if cols[j], err = f.Column(name); err != nil {
+			return nil, err
+		}
+	}
+	missing := dataset.MissingTexts()
+	c := new(chunkRows)
+	var values []float64
+	var labels []int
+rows:
+	for r := range f.Len() {
+		for _, col := range cols {
+			if slices.Contains(missing, strings.ToLower(f.Cell(r, col))) {
+				c.dropped++
+				continue rows
+			}
+		}
+		c.rows = append(c.rows, r)
+		if md.Task == Classification {
+			l, ok := slices.BinarySearch(md.Classes, f.Cell(r, cols[0]))
+			if !ok {
+				return nil, fmt.Errorf("%s: row %d, column %q: class %q is not one of the %d classes of the plan's sample",
+					f.Name(), f.Line(r), names[0], f.Cell(r, cols[0]), len(md.Classes))
+			}
+			labels = append(labels, l)
+			continue
+		}
+		for _, col := range cols {
+			v, err := f.Number(r, col)
+			if err != nil {
+				return nil, err
+			}
+			values = append(values, v)
+		}
+	}
+	c.total = float64(len(c.rows))
+	if p.weight != "" && len(c.rows) > 0 {
+		w, err := readColumn(f, p.weight, c.rows, parseWeight)
+		if err != nil {
+			return nil, err
+		}
+		c.w, c.total = w, 0
+		for _, v := range w {
+			c.total += v
+		}
+	}
+	return c, p.fitScale(f, c, values, labels)
+}
+
+// fitScale sets the targets of c, rows of f, on the scale the machine
+// fits from their values (a regression's, row by row) or labels.
+func (p *Plan) fitScale(f *dataset.Frame, c *chunkRows, values []float64, labels []int) error {
+	if len(c.rows) == 0 {
+		return nil
+	}
+	if labels != nil {
+		c.y = oneHot(labels, p.Outputs())
+		return nil
+	}
+	c.raw = mat.NewDense(len(c.rows), p.Outputs(), values)
+	y := c.raw
+	if p.model.Machine.LogTarget {
+		k := p.Outputs()
+		for i, v := range values {
+			if v < 0 {
+				return fmt.Errorf("%s: row %d, column %q: %v is negative, and the plan fits log(1 + y), which needs nonnegative targets",
+					f.Name(), f.Line(c.rows[i/k]), p.model.TargetNames()[i%k], v)
+			}
+		}
+		var err error
+		if y, err = log1p(c.raw); err != nil {
+			return err
+		}
+	}
+	if p.out != nil {
+		y = p.out.Transform(y)
+	}
+	c.y = y
+	return nil
+}

@@ -1,0 +1,263 @@
+package tabular
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/parallel"
+)
+
+// Source opens a table for reading from its first row; a fit that
+// streams the table calls it twice.
+type Source func() (*dataset.FrameReader, io.Closer, error)
+
+// FileSource returns the Source of the CSV file at path, read as
+// dataset.LoadFrame reads it.
+func FileSource(path string) Source {
+	return func() (*dataset.FrameReader, io.Closer, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		fr, err := dataset.NewFrameReader(f, path, dataset.FrameOptions{})
+		if err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+		return fr, f, nil
+	}
+}
+
+// StreamRows is the number of rows above which FitSource streams a
+// table: it fits the plan (NewPlan) on a seeded sample of StreamRows
+// rows, then adds up the whole table's rows a chunk at a time, so that
+// its memory does not grow with the rows. Smaller tables are read whole
+// and fitted by Fit.
+const StreamRows = 20000
+
+// streamRows is StreamRows, which tests lower.
+var streamRows = StreamRows
+
+// Anchors of a streamed fit: StreamAnchors gives their number for a
+// table's rows.
+const (
+	// streamAnchorsMin and streamAnchorsMax bound StreamAnchors.
+	streamAnchorsMin = ShallowAnchors
+	streamAnchorsMax = 400
+)
+
+// StreamAnchors returns the number of anchors of a streamed fit of n
+// rows when Options.Anchors is 0: the square root of n, as Nystrom
+// approximations need to keep their error below the noise, between
+// ShallowAnchors and 400, beyond which the Gram matrix's time (rows
+// times the square of the anchors) outgrows what more anchors gain.
+func StreamAnchors(n int) int {
+	return max(streamAnchorsMin, min(streamAnchorsMax, int(math.Round(math.Sqrt(float64(n))))))
+}
+
+// streamChunk is the number of rows a streamed fit reads at a time.
+const streamChunk = 4096
+
+// FitFile fits the CSV file at path; see FitSource.
+func FitFile(path string, targets []string, opts Options) (*Model, *Report, error) {
+	return FitSource(FileSource(path), targets, opts)
+}
+
+// FitSource fits a model to the table of src as Fit does. A table of at
+// most StreamRows rows is read whole and fitted by Fit. A larger one is
+// read twice, a chunk at a time: the first pass draws a seeded sample
+// of StreamRows rows, on which NewPlan chooses the shallow machine's
+// settings and StreamAnchors anchors; the second adds up every row's
+// Stats, from which Solve fits the machine. Its memory then does not
+// grow with the rows. Options that ask for the deep machine (Family
+// Deep, Dims) or Balance read a large table whole, as Fit does.
+// Progress receives the rows read, their rate and the time left about
+// once a second; the Report records each phase's time.
+func FitSource(src Source, targets []string, opts Options) (*Model, *Report, error) {
+	if err := opts.Check(targets); err != nil {
+		return nil, nil, err
+	}
+	begin := time.Now()
+	fr, closer, err := src()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closer.Close()
+	first, err := fr.Read(streamRows + 1)
+	if err == io.EOF {
+		return nil, nil, &dataset.ParseError{File: fr.Name(), Err: dataset.ErrNoRows}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if first.Len() <= streamRows || opts.Family == Deep || opts.Dims != nil || opts.Balance {
+		return fitWhole(fr, first, targets, opts, begin)
+	}
+	st := &stream{opts: opts, begin: begin, last: begin}
+	sample, err := st.sample(fr, first)
+	if err != nil {
+		return nil, nil, err
+	}
+	closer.Close()
+	if opts.Anchors == 0 {
+		opts.Anchors = StreamAnchors(st.rows)
+	}
+	opts.log("%s: %d rows; fitting the shallow machine with %d anchors on a sample of %d rows, then adding up every row", fr.Name(), st.rows, opts.Anchors, sample.Len())
+	plan, err := NewPlan(sample, targets, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	st.phase("plan")
+	acc, err := st.add(src, plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	md, rep, err := plan.Solve(acc)
+	if err != nil {
+		return nil, nil, err
+	}
+	st.phase("solve")
+	md.Fit.Data, md.Fit.Seconds = fr.Name(), time.Since(begin).Seconds()
+	rep.Result.Seconds, rep.Phases, md.Fit.Phases = md.Fit.Seconds, st.phases, st.phases
+	return md, rep, nil
+}
+
+// fitWhole reads the rest of the table of fr after its first rows and
+// fits it with Fit.
+func fitWhole(fr *dataset.FrameReader, first *dataset.Frame, targets []string, opts Options, begin time.Time) (*Model, *Report, error) {
+	rest, err := fr.Read(0)
+	switch {
+	case err == io.EOF:
+	case err != nil:
+		return nil, nil, err
+	default:
+		opts.log("%s: more than %d rows, read whole for the deep machine", fr.Name(), streamRows)
+		if first, err = dataset.Concat(first, rest); err != nil {
+			return nil, nil, err
+		}
+	}
+	read := time.Since(begin).Seconds()
+	md, rep, err := Fit(first, targets, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Phases = []Phase{{Name: "read", Seconds: read}, {Name: "fit", Seconds: time.Since(begin).Seconds() - read}}
+	md.Fit.Phases = rep.Phases
+	return md, rep, nil
+}
+
+// Phase is a step of a fit and its wall-clock time in seconds.
+type Phase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
+// stream is the state of a streamed fit: its rows, its phases and its
+// progress.
+type stream struct {
+	opts        Options
+	rows        int // the table's rows, once the first pass has counted them
+	begin, last time.Time
+	mark        time.Time // the end of the last phase
+	phases      []Phase
+}
+
+// phase records the time since the last phase as the phase name's.
+func (st *stream) phase(name string) {
+	start := st.mark
+	if start.IsZero() {
+		start = st.begin
+	}
+	st.mark = time.Now()
+	st.phases = append(st.phases, Phase{Name: name, Seconds: st.mark.Sub(start).Seconds()})
+}
+
+// progress writes to Progress, at most once a second, the rows read of
+// the pass, their rate, and the time left when the rows are known.
+func (st *stream) progress(pass string, rows, of int, since time.Time) {
+	now := time.Now()
+	if st.opts.Progress == nil || now.Sub(st.last) < time.Second {
+		return
+	}
+	st.last = now
+	rate := float64(rows) / now.Sub(since).Seconds()
+	left := ""
+	if of > 0 {
+		left = fmt.Sprintf(" of %d; %.0f s left", of, float64(of-rows)/rate)
+	}
+	fmt.Fprintf(st.opts.Progress, "tabular: %s: %d rows%s (%.0f rows/s)\n", pass, rows, left, rate)
+}
+
+// sample reads the table of fr after its first rows, counts its rows and
+// returns a seeded sample of StreamRows of them.
+func (st *stream) sample(fr *dataset.FrameReader, first *dataset.Frame) (*dataset.Frame, error) {
+	s := dataset.NewSample(streamRows, st.opts.Seed)
+	s.Add(first)
+	for {
+		f, err := fr.Read(streamChunk)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.Add(f)
+		st.progress("reading a sample", s.Seen(), 0, st.begin)
+	}
+	st.rows = s.Seen()
+	st.phase("sample")
+	return s.Frame(), nil
+}
+
+// add reads the table of src again and returns the Stats of its rows,
+// the chunks added up in parallel and summed in the table's order, so
+// that the sums do not depend on the number of workers.
+func (st *stream) add(src Source, plan *Plan) (*Stats, error) {
+	fr, closer, err := src()
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	start := time.Now()
+	acc := plan.NewStats()
+	workers := runtime.GOMAXPROCS(0)
+	batch := make([]*dataset.Frame, 0, workers)
+	parts := make([]*Stats, workers)
+	for done := false; !done; {
+		batch = batch[:0]
+		for len(batch) < workers {
+			f, err := fr.Read(streamChunk)
+			if err == io.EOF {
+				done = true
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			batch = append(batch, f)
+		}
+		err := parallel.Run(len(batch), workers, func(i int) error {
+			parts[i] = plan.NewStats()
+			return parts[i].Add(batch[i])
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, part := range parts[:len(batch)] {
+			if err := acc.Merge(part); err != nil {
+				return nil, err
+			}
+		}
+		st.progress("adding up the rows", acc.Rows+acc.Dropped, st.rows, start)
+	}
+	if acc.Rows+acc.Dropped != st.rows {
+		return nil, fmt.Errorf("%s: %d rows on the second reading, %d on the first: the table changed while it was read", fr.Name(), acc.Rows+acc.Dropped, st.rows)
+	}
+	st.phase("add")
+	return acc, nil
+}
