@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/tabular"
 )
 
 // ChunkRows is how many rows a worker reads at a time: its memory holds
@@ -20,10 +21,10 @@ import (
 const ChunkRows = 4096
 
 func init() {
-	register.DoFn2x2[context.Context, string, *stats, error](&accumulateFn{})
-	register.Combiner1[*stats](&sumFn{})
-	register.DoFn2x1[context.Context, *stats, error](&writeFn{})
-	beam.RegisterCoder(reflect.TypeOf((*stats)(nil)), encodeStats, decodeStats)
+	register.DoFn2x2[context.Context, string, *tabular.Stats, error](&accumulateFn{})
+	register.Combiner1[*tabular.Stats](&sumFn{})
+	register.DoFn2x1[context.Context, *tabular.Stats, error](&writeFn{})
+	beam.RegisterCoder(reflect.TypeFor[*tabular.Stats](), encodeStats, decodeStats)
 }
 
 // Build adds to s the pipeline that sums the statistics of the rows of
@@ -38,7 +39,7 @@ func Build(s beam.Scope, shards []string, planBytes []byte, statsPath string) {
 
 // Run runs the pipeline of Build on the runner of Beam's -runner flag
 // (prism, in this process, by default) and returns the summed statistics.
-func Run(ctx context.Context, shards []string, planBytes []byte, statsPath string) (*stats, error) {
+func Run(ctx context.Context, shards []string, planBytes []byte, statsPath string) (*tabular.Stats, error) {
 	p, s := beam.NewPipelineWithRoot()
 	Build(s, shards, planBytes, statsPath)
 	if err := beamx.Run(ctx, p); err != nil {
@@ -54,7 +55,7 @@ func Run(ctx context.Context, shards []string, planBytes []byte, statsPath strin
 // accumulateFn adds up the statistics of one shard, a chunk at a time.
 type accumulateFn struct {
 	Plan []byte
-	plan *plan
+	plan *tabular.Plan
 }
 
 // Setup decodes the plan once per worker.
@@ -65,7 +66,7 @@ func (fn *accumulateFn) Setup() error {
 }
 
 // ProcessElement reads the shard at path.
-func (fn *accumulateFn) ProcessElement(ctx context.Context, path string) (*stats, error) {
+func (fn *accumulateFn) ProcessElement(ctx context.Context, path string) (*tabular.Stats, error) {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return nil, err
@@ -80,7 +81,7 @@ func (fn *accumulateFn) ProcessElement(ctx context.Context, path string) (*stats
 	if err != nil {
 		return nil, err
 	}
-	st := fn.plan.newStats()
+	st := fn.plan.NewStats()
 	for {
 		chunk, err := fr.Read(ChunkRows)
 		if errors.Is(err, io.EOF) {
@@ -89,7 +90,7 @@ func (fn *accumulateFn) ProcessElement(ctx context.Context, path string) (*stats
 		if err != nil {
 			return nil, err
 		}
-		if err := st.add(fn.plan, chunk); err != nil {
+		if err := st.Add(chunk); err != nil {
 			return nil, err
 		}
 	}
@@ -99,8 +100,8 @@ func (fn *accumulateFn) ProcessElement(ctx context.Context, path string) (*stats
 type sumFn struct{}
 
 // MergeAccumulators adds b to a.
-func (sumFn) MergeAccumulators(a, b *stats) (*stats, error) {
-	return a, a.merge(b)
+func (sumFn) MergeAccumulators(a, b *tabular.Stats) (*tabular.Stats, error) {
+	return a, a.Merge(b)
 }
 
 // writeFn writes the summed statistics to Path.
@@ -109,7 +110,7 @@ type writeFn struct {
 }
 
 // ProcessElement writes st.
-func (fn *writeFn) ProcessElement(ctx context.Context, st *stats) error {
+func (fn *writeFn) ProcessElement(ctx context.Context, st *tabular.Stats) error {
 	b, err := encodeStats(st)
 	if err != nil {
 		return err

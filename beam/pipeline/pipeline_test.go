@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,61 +14,130 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/tabular"
 )
 
 func TestMain(m *testing.M) { ptest.MainWithDefault(m, "prism") }
 
-// writeShards writes rows of y = 1 + 2 x1 - x2 + noise as n CSV shards
-// under dir and returns their paths and all their rows as one CSV text.
-func writeShards(t *testing.T, dir string, n, rows int, seed uint64) ([]string, string) {
+// writeFriedman writes rows of Friedman's first problem, drawn with seed,
+// as shards CSV files under dir, and all of them as one file, whose path
+// it returns after the shards'.
+func writeFriedman(t *testing.T, dir string, shards, rows int, seed uint64) ([]string, string) {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 0))
+	x, y := dataset.Friedman1(shards*rows, rand.New(rand.NewPCG(seed, 0)))
+	header := "x1,x2,x3,x4,x5,x6,x7,x8,x9,x10,y\n"
 	var all strings.Builder
-	all.WriteString("x1,x2,y\n")
-	paths := make([]string, n)
-	for s := range n {
+	all.WriteString(header)
+	paths := make([]string, shards)
+	for s := range shards {
 		var b strings.Builder
-		b.WriteString("x1,x2,y\n")
-		for range rows {
-			x1, x2 := rng.NormFloat64(), rng.NormFloat64()
-			line := fmt.Sprintf("%v,%v,%v\n", x1, x2, 1+2*x1-x2+0.1*rng.NormFloat64())
-			b.WriteString(line)
-			all.WriteString(line)
+		b.WriteString(header)
+		for i := s * rows; i < (s+1)*rows; i++ {
+			for _, v := range x.RawRowView(i) {
+				fmt.Fprintf(&b, "%.6f,", v)
+			}
+			fmt.Fprintf(&b, "%.6f\n", y[i])
 		}
-		paths[s] = filepath.Join(dir, fmt.Sprintf("part-%d.csv", s))
+		all.WriteString(b.String()[len(header):])
+		paths[s] = filepath.Join(dir, fmt.Sprintf("part-%02d.csv", s))
 		if err := os.WriteFile(paths[s], []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return paths, all.String()
+	whole := filepath.Join(dir, "all.csv")
+	if err := os.WriteFile(whole, []byte(all.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return paths, whole
 }
 
-func TestRunSumsShards(t *testing.T) {
+// The model fitted on prism over 8 shards is the one machines fit
+// writes of their concatenation with the same seed: the same sample,
+// plan and anchors, and every row's stats summed in another order.
+func TestFitEqualsInProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a plan of 20000 rows twice")
+	}
 	dir := t.TempDir()
-	paths, all := writeShards(t, dir, 8, 500, 1)
-	p := &plan{Target: "y", Inputs: []string{"x1", "x2"}}
-	pb, err := encodePlan(p)
+	_, whole := writeFriedman(t, dir, 8, 3000, 1)
+	job := Job{Data: filepath.Join(dir, "part-*.csv"), Target: "y", Model: filepath.Join(dir, "beam.json"), Seed: 7}
+	got, res, err := Fit(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Run(context.Background(), paths, pb, filepath.Join(dir, "stats"))
+	if res.Shards != 8 || got.Fit.Rows != 24000 {
+		t.Fatalf("%d shards, %d rows; want 8 and 24000", res.Shards, got.Fit.Rows)
+	}
+	want, _, err := tabular.FitFile(whole, []string{"y"}, tabular.Options{Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := dataset.ReadFrame(strings.NewReader(all), "all")
+	loaded, err := tabular.Load(job.Model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := p.newStats()
-	if err := want.add(p, f); err != nil {
-		t.Fatal(err)
+	if d := modelDiff(t, loaded, want); d != "" {
+		t.Errorf("the model of the pipeline differs from the in-process fit's: %s", d)
 	}
-	if got.Rows != want.Rows {
-		t.Fatalf("rows %d, want %d", got.Rows, want.Rows)
-	}
-	for i := range want.Gram {
-		if d := math.Abs(got.Gram[i] - want.Gram[i]); d > 1e-9*math.Max(1, math.Abs(want.Gram[i])) {
-			t.Errorf("Gram[%d] = %v, want %v", i, got.Gram[i], want.Gram[i])
+}
+
+// modelDiff returns where a and b differ, as JSON, beyond a relative
+// 1e-9 in a number, leaving out what names the data and times the fit.
+func modelDiff(t *testing.T, a, b *tabular.Model) string {
+	t.Helper()
+	var va, vb any
+	for _, p := range []struct {
+		md *tabular.Model
+		v  *any
+	}{{a, &va}, {b, &vb}} {
+		fr := *p.md.Fit
+		fr.Data, fr.Seconds, fr.Phases = "", 0, nil
+		md := *p.md
+		md.Fit = &fr
+		data, err := json.Marshal(&md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, p.v); err != nil {
+			t.Fatal(err)
 		}
 	}
+	return jsonDiff("", va, vb)
+}
+
+// jsonDiff returns the first path at which the decoded JSON values a
+// and b differ, numbers by more than a relative 1e-9.
+func jsonDiff(path string, a, b any) string {
+	switch a := a.(type) {
+	case map[string]any:
+		bm, ok := b.(map[string]any)
+		if !ok || len(bm) != len(a) {
+			return path + ": different fields"
+		}
+		for k, v := range a {
+			if d := jsonDiff(path+"."+k, v, bm[k]); d != "" {
+				return d
+			}
+		}
+	case []any:
+		bs, ok := b.([]any)
+		if !ok || len(bs) != len(a) {
+			return path + ": different lengths"
+		}
+		for i, v := range a {
+			if d := jsonDiff(fmt.Sprintf("%s[%d]", path, i), v, bs[i]); d != "" {
+				return d
+			}
+		}
+	case float64:
+		bf, ok := b.(float64)
+		if !ok || math.Abs(a-bf) > 1e-9*math.Max(1, math.Abs(bf)) {
+			return fmt.Sprintf("%s: %v and %v", path, a, b)
+		}
+	default:
+		if a != b {
+			return fmt.Sprintf("%s: %v and %v", path, a, b)
+		}
+	}
+	return ""
 }
