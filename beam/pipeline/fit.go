@@ -89,12 +89,12 @@ func Fit(ctx context.Context, job Job) (*tabular.Model, *Result, error) {
 		phases = append(phases, tabular.Phase{Name: name, Seconds: now.Sub(mark).Seconds()})
 		mark = now
 	}
-	plan, err := job.plan(ctx, shards, opts)
+	plan, rows, err := job.plan(ctx, shards, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	phase("plan")
-	acc, err := job.add(ctx, shards, plan)
+	acc, err := job.add(ctx, shards, plan, rows)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -113,12 +113,13 @@ func Fit(ctx context.Context, job Job) (*tabular.Model, *Result, error) {
 }
 
 // plan reads the shards once for a seeded sample of tabular.StreamRows
-// rows, as machines fit does, and chooses the plan on it.
-func (job *Job) plan(ctx context.Context, shards []string, opts tabular.Options) (*tabular.Plan, error) {
+// rows, as machines fit does, and chooses the plan on it. It returns the
+// plan and the table's rows.
+func (job *Job) plan(ctx context.Context, shards []string, opts tabular.Options) (*tabular.Plan, int, error) {
 	tb := newTable(ctx, job.Data, shards)
 	fr, err := dataset.NewFrameReader(tb, job.Data, dataset.FrameOptions{})
 	if err != nil {
-		return nil, tb.locate(err)
+		return nil, 0, tb.locate(err)
 	}
 	s := dataset.NewSample(tabular.StreamRows, job.Seed)
 	for {
@@ -127,12 +128,12 @@ func (job *Job) plan(ctx context.Context, shards []string, opts tabular.Options)
 			break
 		}
 		if err != nil {
-			return nil, tb.locate(err)
+			return nil, 0, tb.locate(err)
 		}
 		s.Add(f)
 	}
 	if s.Seen() == 0 {
-		return nil, &dataset.ParseError{File: shards[0], Err: dataset.ErrNoRows}
+		return nil, 0, &dataset.ParseError{File: shards[0], Err: dataset.ErrNoRows}
 	}
 	if opts.Anchors == 0 {
 		opts.Anchors = tabular.StreamAnchors(s.Seen())
@@ -141,11 +142,12 @@ func (job *Job) plan(ctx context.Context, shards []string, opts tabular.Options)
 	job.logf(fmt.Sprintf("%s: %d rows in %d shards; fitting the shallow machine with %d anchors on a sample of %d rows, then adding up every row on Beam",
 		job.Data, s.Seen(), len(shards), opts.Anchors, sample.Len()))
 	plan, err := tabular.NewPlan(sample, strings.Split(job.Target, ","), opts)
-	return plan, tb.locate(err)
+	return plan, s.Seen(), tb.locate(err)
 }
 
-// add runs the pipeline over the shards and returns their summed stats.
-func (job *Job) add(ctx context.Context, shards []string, plan *tabular.Plan) (*tabular.Stats, error) {
+// add runs the pipeline over the shards and returns their summed stats,
+// which must count the rows that the sample counted.
+func (job *Job) add(ctx context.Context, shards []string, plan *tabular.Plan, rows int) (*tabular.Stats, error) {
 	b, err := json.Marshal(plan)
 	if err != nil {
 		return nil, err
@@ -159,7 +161,11 @@ func (job *Job) add(ctx context.Context, shards []string, plan *tabular.Plan) (*
 		defer os.RemoveAll(dir)
 		path = filepath.Join(dir, "stats.json")
 	}
-	return Run(ctx, shards, b, path)
+	acc, err := Run(ctx, shards, b, path)
+	if err == nil && acc.Rows+acc.Dropped != rows {
+		err = fmt.Errorf("-data %q: %d rows in the pipeline, %d in the sample's reading: the shards changed while they were read", job.Data, acc.Rows+acc.Dropped, rows)
+	}
+	return acc, err
 }
 
 // logf sends a note to Log.

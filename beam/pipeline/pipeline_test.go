@@ -141,3 +141,25 @@ func jsonDiff(path string, a, b any) string {
 	}
 	return ""
 }
+
+// Shards whose rows differ from the sample's reading are an error, not a
+// model of other rows.
+func TestAddCountsRows(t *testing.T) {
+	dir := t.TempDir()
+	writeFriedman(t, dir, 2, 150, 1)
+	job := Job{Data: filepath.Join(dir, "part-*.csv"), Target: "y", Model: filepath.Join(dir, "m.json")}
+	shards, err := Shards(context.Background(), job.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, rows, err := job.plan(context.Background(), shards, tabular.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job.add(context.Background(), shards, plan, rows); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job.add(context.Background(), shards, plan, rows+1); err == nil || !strings.Contains(err.Error(), "changed") {
+		t.Errorf("error %v, want one of shards that changed", err)
+	}
+}

@@ -115,6 +115,34 @@ func TestShardsNoMatch(t *testing.T) {
 	if err != nil || strings.Join(got, " ") != strings.Join(paths, " ") {
 		t.Errorf("shards %v, %v; want %v", got, err, paths)
 	}
+	defer func(n int) { maxShards = n }(maxShards)
+	maxShards = 1
+	if _, err := Shards(context.Background(), glob); err == nil || !strings.Contains(err.Error(), "2 files match, more than 1") {
+		t.Errorf("error %v, want one of too many files", err)
+	}
+}
+
+// A table with no rows, or with a bad line, is an error that names the
+// shard before any pipeline runs.
+func TestFitTableErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		shards []string
+		want   string
+	}{
+		{"no rows", []string{"x,y\n", "x,y\n"}, "part-a.csv"},
+		{"bad line", []string{"x,y\n1,2\n", "x,y\n3,4\n5\n"}, "part-b.csv: row 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, tc.shards...)
+			job := Job{Data: filepath.Join(dir, "part-*.csv"), Target: "y", Model: filepath.Join(dir, "m.json")}
+			_, _, err := Fit(context.Background(), job)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one naming %s", err, tc.want)
+			}
+		})
+	}
 }
 
 // Any two shards read as one table are the table or an error, never a
