@@ -127,6 +127,18 @@
 //     several and keeps the lowest loss: the loss of a deep machine is not
 //     convex, and one start may stall near a constant function.
 //
+// # Large tables
+//
+// FitFile and FitSource read a table of more than StreamRows rows twice,
+// a chunk at a time, so that the memory of its fit does not grow with
+// the rows: a seeded sample of StreamRows rows chooses the shallow
+// machine's settings (NewPlan), with StreamAnchors anchors, the square
+// root of the rows between ShallowAnchors and 400; every row's
+// sufficient statistics are then added up (Stats), one row in ten held
+// out to choose the cost, and the machine is solved from their sums
+// (Plan.Solve). docs/large.md records the measurements behind the rule.
+// Plan, Stats and Solve are also the API of a fit spread over machines.
+//
 // Dims, Costs or Bandwidths describe the deep machine, which is then
 // fitted alone. A one-element Costs or Bandwidths fixes that setting; when
 // both are fixed nothing is searched.

@@ -29,8 +29,9 @@ type Report struct {
 	// Training is the model's scores on its training rows.
 	Training Evaluation
 	// Phases are the fit's steps and their times, when FitSource made
-	// it.
-	Phases []Phase
+	// it; HeldOutCost says how Plan.Solve chose the cost, if it did.
+	Phases      []Phase
+	HeldOutCost *HeldOutCost
 }
 
 // fitRun is what Fit learns from its options and its table before

@@ -96,7 +96,7 @@ func (md *Model) Importance(f *dataset.Frame, opts ImportanceOptions) (*Explanat
 	if len(t.Rows) < 2 {
 		return nil, fmt.Errorf("%s: %d labelled row: explain needs at least 2 to shuffle a column among them", f.Name(), len(t.Rows))
 	}
-	pred, err := md.predictFinite(f, t, x)
+	pred, err := md.predictFinite(f, t.Rows, x)
 	if err != nil {
 		return nil, err
 	}

@@ -35,13 +35,13 @@ type Plan struct {
 // NewPlan fits the shallow machine to sample, a seeded sample of the rows
 // of a table (or all of them), as Fit does with opts, and returns the plan
 // of the fit of the whole table. Options that describe the deep machine
-// (Family Deep, Dims) are errors; so is Balance, whose weights depend on
+// (Family Deep, Dims, Costs, Bandwidths) are errors; so is Balance, whose weights depend on
 // every row's class. Options.Anchors sets the number of anchors, drawn
 // from the sample.
 func NewPlan(sample *dataset.Frame, targets []string, opts Options) (*Plan, error) {
 	switch {
-	case opts.Family == Deep || opts.Dims != nil:
-		return nil, optionf("-family deep: a plan fits the shallow machine")
+	case opts.Family == Deep || opts.Dims != nil || opts.Costs != nil || opts.Bandwidths != nil:
+		return nil, optionf("-family deep, -dims, -cost and -bandwidth describe the deep machine: a plan fits the shallow one")
 	case opts.Balance:
 		return nil, optionf("-balance: a plan cannot weigh the classes, whose counts only the whole table knows; give a -weight column")
 	}
@@ -170,19 +170,23 @@ func (p *Plan) toBasis() *mat.Dense {
 	return t
 }
 
-// planJSON is a Plan as JSON: its model, the targets' scale and the
-// features' shift; the rest follows from them.
+// planJSON is a Plan as JSON: its model, as a model file holds it, the
+// targets' scale and the features' shift; the rest follows from them.
 type planJSON struct {
-	Model  *Model        `json:"model"`
-	Weight string        `json:"weight,omitempty"`
-	Out    *scale.Scaler `json:"out,omitempty"`
-	Shift  []float64     `json:"shift"`
+	Model  json.RawMessage `json:"model"`
+	Weight string          `json:"weight,omitempty"`
+	Out    *scale.Scaler   `json:"out,omitempty"`
+	Shift  []float64       `json:"shift"`
 }
 
 // MarshalJSON writes the plan, so that workers elsewhere can add up
 // stats for it.
 func (p *Plan) MarshalJSON() ([]byte, error) {
-	return json.Marshal(planJSON{Model: p.model, Weight: p.weight, Out: p.out, Shift: p.shift})
+	md, err := json.Marshal(p.model)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(planJSON{Model: md, Weight: p.weight, Out: p.out, Shift: p.shift})
 }
 
 // UnmarshalJSON reads a plan that MarshalJSON wrote, and checks it.
@@ -191,13 +195,11 @@ func (p *Plan) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &pj); err != nil {
 		return fmt.Errorf("tabular: plan: %w", err)
 	}
-	if pj.Model == nil {
-		return errors.New("tabular: plan: no model")
-	}
-	if err := pj.Model.check(); err != nil {
+	md, err := Decode(pj.Model)
+	if err != nil {
 		return fmt.Errorf("tabular: plan: %w", err)
 	}
-	q := Plan{model: pj.Model, weight: pj.Weight, out: pj.Out, shift: pj.Shift}
+	q := Plan{model: md, weight: pj.Weight, out: pj.Out, shift: pj.Shift}
 	if err := q.init(); err != nil {
 		return fmt.Errorf("tabular: plan: %w", err)
 	}
@@ -207,6 +209,9 @@ func (p *Plan) UnmarshalJSON(data []byte) error {
 	}
 	if slices.ContainsFunc(q.shift, func(v float64) bool { return math.IsInf(v, 0) || math.IsNaN(v) }) {
 		return errors.New("tabular: plan: the shift is not finite")
+	}
+	if md.Encoder == nil || md.Fit == nil {
+		return errors.New("tabular: plan: the model has no encoder or no fit record")
 	}
 	*p = q
 	return nil

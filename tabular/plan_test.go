@@ -6,10 +6,12 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parametric-machines/machines/dataset"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -167,6 +169,9 @@ func TestStatsMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if merged.HeldOut.Rows != whole.HeldOut.Rows || whole.HeldOut.Rows == 0 || maxRelDiff(mat.NewVecDense(len(whole.HeldOut.ZY), whole.HeldOut.ZY), mat.NewVecDense(len(merged.HeldOut.ZY), merged.HeldOut.ZY)) > 1e-12 {
+		t.Errorf("merged %d held-out rows, want %d, and the same sums", merged.HeldOut.Rows, whole.HeldOut.Rows)
+	}
 	if merged.Rows != whole.Rows || merged.Weight != whole.Weight {
 		t.Fatalf("merged %d rows of weight %v, want %d of %v", merged.Rows, merged.Weight, whole.Rows, whole.Weight)
 	}
@@ -249,5 +254,65 @@ func TestStatsAddErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The held-out loss that Solve chooses the cost by, from the sums alone,
+// is the sum of the squared errors of the predictions of each row.
+func TestStatsLoss(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 5))
+	const n, width, k = 50, 6, 2
+	z, y := mat.NewDense(n, width, nil), mat.NewDense(n, k, nil)
+	beta := mat.NewDense(width, k, nil)
+	for _, m := range []*mat.Dense{z, y, beta} {
+		m.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, m)
+	}
+	w := make([]float64, n)
+	var total float64
+	for i := range w {
+		w[i] = rnd.Float64()
+		total += w[i]
+	}
+	shift, b := []float64{1, -2, 0.5, 3, 0, 1}, []float64{0.3, -0.7}
+	s := &Stats{Z: make([]float64, width), ZZ: make([]float64, width*width), ZY: make([]float64, width*k),
+		Y: make([]float64, k), YY: make([]float64, k)}
+	s.add(z, &chunkRows{rows: allRows(n), y: y, w: w, total: total}, shift)
+	var pred mat.Dense
+	pred.Mul(z, beta)
+	var want float64
+	for i := range n {
+		for j := range k {
+			e := y.At(i, j) - b[j] - pred.At(i, j)
+			want += w[i] * e * e
+		}
+	}
+	if got := s.loss(beta, b, shift); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("loss %v, want %v", got, want)
+	}
+}
+
+// On enough held-out rows Solve chooses the cost of lowest held-out
+// error among StreamCosts, which then fits at least as well there as the
+// sample's.
+func TestSolveChoosesCost(t *testing.T) {
+	frames := chunks(t, friedmanCSV(12000, 4, false), 2000)
+	p, err := NewPlan(frames[0], []string{"y"}, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, rep, err := p.Solve(addAll(t, p, frames))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rep.HeldOutCost
+	if h == nil {
+		t.Fatal("no cost chosen on the held-out rows")
+	}
+	best := floats.MinIdx(h.Losses)
+	if md.Fit.Cost != h.Costs[best] || rep.Result.Cost != h.Costs[best] || h.Rows < 1000 {
+		t.Errorf("cost %v, want %v of lowest held-out loss on %d rows", md.Fit.Cost, h.Costs[best], h.Rows)
+	}
+	if sample := h.Losses[slices.Index(h.Costs, h.Sample)]; !(h.Losses[best] <= sample) {
+		t.Errorf("held-out loss %v at the chosen cost, %v at the sample's", h.Losses[best], sample)
 	}
 }

@@ -25,7 +25,7 @@ func (md *Model) Score(f *dataset.Frame, level float64) (*Evaluation, error) {
 	if err != nil {
 		return nil, err
 	}
-	pred, err := md.predictFinite(f, t, x)
+	pred, err := md.predictFinite(f, t.Rows, x)
 	if err != nil {
 		return nil, err
 	}
@@ -75,14 +75,14 @@ func (md *Model) labelled(f *dataset.Frame) (*dataset.Target, *mat.Dense, []data
 }
 
 // predictFinite returns the machine's outputs for the inputs x of the
-// rows of t, or an error naming the rows of f whose outputs are not
+// given rows of f, or an error naming the rows whose outputs are not
 // finite numbers, on which no score means anything.
-func (md *Model) predictFinite(f *dataset.Frame, t *dataset.Target, x *mat.Dense) (*mat.Dense, error) {
+func (md *Model) predictFinite(f *dataset.Frame, rows []int, x *mat.Dense) (*mat.Dense, error) {
 	pred := md.Machine.Predict(nil, x)
 	if bad := nonFinite(pred); len(bad) > 0 {
 		return nil, fmt.Errorf("%s: %d of %d predictions are not finite numbers (%s): their inputs lie far outside the training data, "+
 			"or the model's outputs overflow; the scores would mean nothing. Check those rows, or leave them out",
-			f.Name(), len(bad), len(t.Rows), describeLines(f, t.Rows, bad))
+			f.Name(), len(bad), len(rows), describeLines(f, rows, bad))
 	}
 	return pred, nil
 }
@@ -175,33 +175,51 @@ func evaluate(md *Model, pred *mat.Dense, t *dataset.Target) Evaluation {
 // intervals adds the coverage and the mean width of the intervals (or
 // sets) of the given level on the rows x, whose targets are t.
 func (e *Evaluation) intervals(md *Model, x *mat.Dense, t *dataset.Target, level float64) error {
+	var c coverage
+	if err := c.add(md, x, t.Values, t.Labels, level); err != nil {
+		return err
+	}
+	c.set(e, level)
+	return nil
+}
+
+// coverage counts the targets inside their intervals or sets, and sums
+// the intervals' widths or the sets' sizes, over rows that come in parts.
+type coverage struct{ in, width, n float64 }
+
+// add adds the rows x, whose targets are values (a regression's, row by
+// row) or labels, at the given level.
+func (c *coverage) add(md *Model, x *mat.Dense, values []float64, labels []int, level float64) error {
 	p, err := md.predictInputs(x, level)
 	if err != nil {
 		return err
 	}
-	var in, width, n float64
 	if md.Task == Classification {
-		for i, l := range t.Labels {
+		for i, l := range labels {
 			if slices.Contains(p.Sets[i], md.Classes[l]) {
-				in++
+				c.in++
 			}
-			width += float64(len(p.Sets[i]))
+			c.width += float64(len(p.Sets[i]))
 		}
-		n = float64(len(t.Labels))
-	} else {
-		k := len(md.TargetNames())
-		for c, y := range t.Values {
-			lo, hi := p.Lower.At(c/k, c%k), p.Upper.At(c/k, c%k)
-			if lo <= y && y <= hi {
-				in++
-			}
-			width += hi - lo
-		}
-		n = float64(len(t.Values))
+		c.n += float64(len(labels))
+		return nil
 	}
-	cov, w := in/n, width/n
-	e.Interval, e.Coverage, e.Width = &level, &cov, &w
+	k := len(md.TargetNames())
+	for i, y := range values {
+		lo, hi := p.Lower.At(i/k, i%k), p.Upper.At(i/k, i%k)
+		if lo <= y && y <= hi {
+			c.in++
+		}
+		c.width += hi - lo
+	}
+	c.n += float64(len(values))
 	return nil
+}
+
+// set sets the coverage and the mean width of e at the level.
+func (c *coverage) set(e *Evaluation, level float64) {
+	cov, w := c.in/c.n, c.width/c.n
+	e.Interval, e.Coverage, e.Width = &level, &cov, &w
 }
 
 // scoreRegression sets the R² and the mean squared error of the

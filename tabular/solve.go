@@ -6,21 +6,39 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
 // Solve fits the plan's machine to the rows that acc adds up: the ridge
-// regression of the sample's cost on the features of every row, in
-// closed form, with the sample's calibration and intervals, bounded to
-// the range of every row's targets. It is the fit that Fit makes of the
-// same rows with the plan's anchors and settings, up to rounding.
+// regression on the features of every row, in closed form, with the
+// sample's calibration and intervals, bounded to the range of every
+// row's targets. Its cost is the sample's, or, when acc holds out at
+// least 1,000 rows and fits as many, the one of StreamCosts of lowest
+// squared error on those held-out rows when fitted to the others
+// (Report.HeldOutCost). With the sample's cost it is the fit that Fit
+// makes of the same rows with the plan's anchors and settings, up to
+// rounding.
 func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
-	width, k := p.Width(), p.Outputs()
-	if len(acc.Z) != width || len(acc.ZZ) != width*width || len(acc.ZY) != width*k || len(acc.Y) != k || len(acc.YY) != k {
-		return nil, nil, fmt.Errorf("tabular: stats of %d features and %d outputs for a plan of %d and %d", len(acc.Z), len(acc.Y), width, k)
+	if err := p.check(acc); err != nil {
+		return nil, nil, err
+	}
+	if acc.HeldOut != nil {
+		if err := p.check(acc.HeldOut); err != nil {
+			return nil, nil, fmt.Errorf("held out: %w", err)
+		}
 	}
 	if acc.Rows == 0 || !(acc.Weight > 0) {
 		return nil, nil, errors.New("tabular: no row with a target and a weight above 0 was added to the stats")
+	}
+	cost := p.model.Fit.Cost
+	var hc *HeldOutCost
+	if h := acc.HeldOut; h != nil && h.Rows >= heldOutMin && acc.Rows-h.Rows >= heldOutMin && h.Weight > 0 && acc.Weight > h.Weight {
+		var err error
+		if hc, err = p.chooseCost(acc); err != nil {
+			return nil, nil, err
+		}
+		cost = hc.Costs[floats.MinIdx(hc.Losses)]
 	}
 	r, pr, err := p.ridge(acc)
 	if err != nil {
@@ -28,20 +46,34 @@ func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	}
 	m := p.model.Machine
 	b := &shallowBasis{sigma: m.Bandwidth, inputs: p.inputs(), toC: p.toC}
-	fitted, intercept := b.machine(r, pr, p.model.Fit.Cost, m.Anchors, p.cal)
+	fitted, intercept := b.machine(r, pr, cost, m.Anchors, p.cal)
 	fitted.Quantiles, fitted.Input, fitted.LogTarget = m.Quantiles, m.Input, m.LogTarget
 	fitted.Output = withIntercept(p.out, intercept)
 	if m.Range != nil && acc.Low != nil {
-		fitted.Range = widenedRange(mat.NewDense(2, k, slices.Concat(acc.Low, acc.High)))
+		fitted.Range = widenedRange(mat.NewDense(2, len(acc.Low), slices.Concat(acc.Low, acc.High)))
 	}
 	md := *p.model
 	fr := *md.Fit
-	fr.Rows, fr.Dropped = acc.Rows, acc.Dropped
+	fr.Rows, fr.Dropped, fr.Cost = acc.Rows, acc.Dropped, cost
 	md.Fit, md.Machine = &fr, fitted
 	rep := p.report
-	rep.Rows, rep.Dropped, rep.Warnings = acc.Rows, acc.Dropped, nil
+	rep.Rows, rep.Dropped, rep.Warnings, rep.HeldOutCost, rep.Result.Cost = acc.Rows, acc.Dropped, nil, hc, cost
 	rep.Training = Evaluation{Task: md.Task, Rows: acc.Rows, Notes: []string{"not measured: the rows were added up without being kept"}}
 	return &md, &rep, nil
+}
+
+// check reports why s, decoded perhaps, are not stats of the plan.
+func (p *Plan) check(s *Stats) error {
+	width, k := p.Width(), p.Outputs()
+	switch {
+	case len(s.Z) != width || len(s.ZZ) != width*width || len(s.ZY) != width*k || len(s.Y) != k || len(s.YY) != k:
+		return fmt.Errorf("tabular: stats of %d features and %d outputs for a plan of %d and %d", len(s.Z), len(s.Y), width, k)
+	case s.Low != nil && (len(s.Low) != k || len(s.High) != k):
+		return fmt.Errorf("tabular: stats of the ranges of %d targets for a plan of %d", len(s.Low), k)
+	case s.Rows < 0 || s.Dropped < 0 || s.Weight < 0:
+		return fmt.Errorf("tabular: stats of %d rows, %d dropped, of weight %v", s.Rows, s.Dropped, s.Weight)
+	}
+	return nil
 }
 
 // inputs returns the number of the machine's inputs.
@@ -110,4 +142,86 @@ func (p *Plan) ridge(acc *Stats) (*ridge, projection, error) {
 	pr := projection{mean: dy, t: new(mat.Dense)}
 	mul(pr.t, r.v.T(), &tzy)
 	return r, pr, nil
+}
+
+// heldOutMin is the fewest held-out rows, and rows to fit, on which
+// Solve chooses the cost.
+const heldOutMin = 1000
+
+// StreamCosts returns the costs among which Solve chooses on the rows
+// held out: ShallowCosts and smaller ones, down to 1e-10, since the
+// more rows there are the less a machine needs the penalty. Each call
+// returns a fresh slice.
+func StreamCosts() []float64 {
+	return append([]float64{1e-10, 3e-10, 1e-9, 3e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5}, ShallowCosts()...)
+}
+
+// HeldOutCost is how Solve chose the cost on the rows that the stats
+// held out.
+type HeldOutCost struct {
+	// Rows are the held-out rows; Costs the costs tried and Losses their
+	// mean squared errors there, on the scale the machine fits.
+	Rows          int
+	Costs, Losses []float64
+	// Sample is the cost the plan's sample chose.
+	Sample float64
+}
+
+// chooseCost returns the cost of StreamCosts whose machine, fitted to
+// the rows of acc less those it holds out, has the lowest squared error
+// on those.
+func (p *Plan) chooseCost(acc *Stats) (*HeldOutCost, error) {
+	h := acc.HeldOut
+	train := p.newSums()
+	if err := train.Merge(acc); err != nil {
+		return nil, err
+	}
+	train.subtract(h)
+	r, pr, err := p.ridge(train)
+	if err != nil {
+		return nil, err
+	}
+	t := p.toBasis()
+	hc := &HeldOutCost{Rows: h.Rows, Costs: StreamCosts(), Sample: p.model.Fit.Cost}
+	for _, c := range hc.Costs {
+		beta, b := r.solution(pr, c)
+		var bu mat.Dense
+		mul(&bu, t, beta)
+		hc.Losses = append(hc.Losses, h.loss(&bu, b, p.shift)/h.Weight)
+	}
+	return hc, nil
+}
+
+// subtract takes the sums of h, some of the rows of s, from s.
+func (s *Stats) subtract(h *Stats) {
+	s.Rows -= h.Rows
+	s.Weight -= h.Weight
+	for _, pair := range [][2][]float64{{s.Z, h.Z}, {s.ZZ, h.ZZ}, {s.ZY, h.ZY}, {s.Y, h.Y}, {s.YY, h.YY}} {
+		for i, v := range pair[1] {
+			pair[0][i] -= v
+		}
+	}
+}
+
+// loss returns the weighted sum over the rows of s of the squared
+// errors, summed over the outputs, of the predictions b + z beta of
+// their features z (beta: features by outputs), whose sums s holds
+// less shift.
+func (s *Stats) loss(beta *mat.Dense, b, shift []float64) float64 {
+	width, k := beta.Dims()
+	var sum float64
+	for j := range k {
+		col := mat.Col(nil, j, beta)
+		c := b[j] + floats.Dot(shift, col)
+		var zy, quad float64
+		for i, v := range col {
+			zy += v * s.ZY[i*k+j]
+			quad += v * v * s.ZZ[i*width+i]
+			for l := i + 1; l < width; l++ {
+				quad += 2 * v * col[l] * s.ZZ[i*width+l]
+			}
+		}
+		sum += s.YY[j] - 2*(c*s.Y[j]+zy) + c*c*s.Weight + 2*c*floats.Dot(col, s.Z) + quad
+	}
+	return sum
 }

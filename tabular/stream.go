@@ -75,7 +75,8 @@ func FitFile(path string, targets []string, opts Options) (*Model, *Report, erro
 // settings and StreamAnchors anchors; the second adds up every row's
 // Stats, from which Solve fits the machine. Its memory then does not
 // grow with the rows. Options that ask for the deep machine (Family
-// Deep, Dims) or Balance read a large table whole, as Fit does.
+// Deep, Dims, Costs, Bandwidths) or Balance read a large table whole,
+// as Fit does.
 // Progress receives the rows read, their rate and the time left about
 // once a second; the Report records each phase's time.
 func FitSource(src Source, targets []string, opts Options) (*Model, *Report, error) {
@@ -95,7 +96,7 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 	if err != nil {
 		return nil, nil, err
 	}
-	if first.Len() <= streamRows || opts.Family == Deep || opts.Dims != nil || opts.Balance {
+	if first.Len() <= streamRows || opts.Family == Deep || opts.Dims != nil || opts.Costs != nil || opts.Bandwidths != nil || opts.Balance {
 		return fitWhole(fr, first, targets, opts, begin)
 	}
 	st := &stream{opts: opts, begin: begin, last: begin}
@@ -185,12 +186,18 @@ func (st *stream) progress(pass string, rows, of int, since time.Time) {
 		return
 	}
 	st.last = now
-	rate := float64(rows) / now.Sub(since).Seconds()
+	fmt.Fprintln(st.opts.Progress, progressLine(pass, rows, of, now.Sub(since)))
+}
+
+// progressLine says that rows of the pass, of of them (0: unknown), were
+// read in the elapsed time.
+func progressLine(pass string, rows, of int, elapsed time.Duration) string {
+	rate := float64(rows) / elapsed.Seconds()
 	left := ""
 	if of > 0 {
 		left = fmt.Sprintf(" of %d; %.0f s left", of, float64(of-rows)/rate)
 	}
-	fmt.Fprintf(st.opts.Progress, "tabular: %s: %d rows%s (%.0f rows/s)\n", pass, rows, left, rate)
+	return fmt.Sprintf("tabular: %s: %d rows%s (%.0f rows/s)", pass, rows, left, rate)
 }
 
 // sample reads the table of fr after its first rows, counts its rows and

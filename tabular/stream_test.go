@@ -1,11 +1,13 @@
 package tabular
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parametric-machines/machines/dataset"
 )
@@ -51,6 +53,9 @@ func TestFitSource(t *testing.T) {
 			}
 			if !slices.Equal(names, tc.phases) || !slices.Equal(rep.Phases, md.Fit.Phases) {
 				t.Errorf("phases %v, want %v", names, tc.phases)
+			}
+			if summary := strings.Join(rep.Summary(md), "\n"); strings.Contains(summary, "streamed in chunks: sample") != (tc.rows > streamRows) {
+				t.Errorf("summary:\n%s", summary)
 			}
 			if md.Fit.Rows != tc.rows || md.Fit.Data != "table.csv" {
 				t.Errorf("fit of %d rows of %s, want %d of table.csv", md.Fit.Rows, md.Fit.Data, tc.rows)
@@ -108,5 +113,97 @@ func TestFitSourceErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A large table's streamed scores are Score's on the whole table.
+func TestScoreSource(t *testing.T) {
+	defer func(n int) { streamRows = n }(streamRows)
+	for _, tc := range []struct {
+		name     string
+		classify bool
+		level    float64
+	}{{"regression", false, 0.9}, {"classifier", true, 0.8}} {
+		t.Run(tc.name, func(t *testing.T) {
+			streamRows = StreamRows
+			train, err := dataset.ReadFrame(strings.NewReader(friedmanCSV(300, 1, tc.classify)), "train.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, _, err := Fit(train, []string{"y"}, Options{Seed: 1, Family: Shallow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := friedmanCSV(1000, 2, tc.classify)
+			text = strings.Replace(text, "\n", "\n0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.1,k1,NA\n", 1)
+			f, err := dataset.ReadFrame(strings.NewReader(text), "table.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := md.Score(f, tc.level)
+			if err != nil {
+				t.Fatal(err)
+			}
+			streamRows = 300
+			got, err := md.ScoreSource(textSource(text), tc.level)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() || got.Rows != 1000 || got.Dropped != 1 || *got.Coverage != *want.Coverage {
+				t.Errorf("streamed scores %s on %d rows (%d dropped), want %s", got, got.Rows, got.Dropped, want)
+			}
+		})
+	}
+}
+
+// Progress says the rows read, their rate and the time left, at most
+// once a second.
+func TestStreamProgress(t *testing.T) {
+	if got, want := progressLine("adding up the rows", 500, 1000, 2*time.Second), "tabular: adding up the rows: 500 rows of 1000; 2 s left (250 rows/s)"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	if got, want := progressLine("reading a sample", 700, 0, time.Second), "tabular: reading a sample: 700 rows (700 rows/s)"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	var b strings.Builder
+	st := &stream{opts: Options{Progress: &b}}
+	since := time.Now().Add(-time.Second)
+	st.progress("adding up the rows", 500, 1000, since)
+	st.progress("adding up the rows", 600, 1000, since)
+	if n := strings.Count(b.String(), "\n"); n != 1 {
+		t.Errorf("%d lines of progress within a second, want 1:\n%s", n, b.String())
+	}
+}
+
+// A plan fits the shallow machine alone, on weights it can sum.
+func TestNewPlanOptions(t *testing.T) {
+	f, err := dataset.ReadFrame(strings.NewReader(friedmanCSV(100, 1, true)), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []Options{{Family: Deep}, {Dims: []int{3, 2}}, {Costs: []float64{1}}, {Bandwidths: []float64{1}}, {Balance: true}} {
+		var oe *OptionError
+		if _, err := NewPlan(f, []string{"y"}, opts); !errors.As(err, &oe) {
+			t.Errorf("%+v: error %v, want an OptionError", opts, err)
+		}
+	}
+}
+
+// A streamed fit's anchors grow like the square root of the rows,
+// between ShallowAnchors and 400; its stats hold out one row in ten.
+func TestStreamAnchors(t *testing.T) {
+	for _, tc := range []struct{ rows, want int }{{20001, 141}, {100000, 316}, {1000, 100}, {1000000, 400}, {1e8, 400}} {
+		if got := StreamAnchors(tc.rows); got != tc.want {
+			t.Errorf("StreamAnchors(%d) = %d, want %d", tc.rows, got, tc.want)
+		}
+	}
+	held := 0
+	for line := range 100000 {
+		if holdsOut(line) {
+			held++
+		}
+	}
+	if held < 9700 || held > 10300 {
+		t.Errorf("%d of 100000 rows held out, want about 10000", held)
 	}
 }

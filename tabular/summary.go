@@ -20,6 +20,17 @@ func (rep *Report) Summary(md *Model) []string {
 	}
 	say("%s", head)
 	say("%s", describeSettings(res))
+	if p := rep.Phases; len(p) > 2 {
+		var parts []string
+		for _, ph := range p {
+			parts = append(parts, fmt.Sprintf("%s %.3g s", ph.Name, ph.Seconds))
+		}
+		say("streamed in chunks: %s", strings.Join(parts, ", "))
+	}
+	if h := rep.HeldOutCost; h != nil {
+		say("cost %g chosen on %d rows held out of the stream: mse %.4g there on the scale fitted; the sample chose %g",
+			res.Cost, h.Rows, slices.Min(h.Losses), h.Sample)
+	}
 	if l := rep.CycleLosses; l != nil {
 		if c := describeCycles(md.Encoder); c != "" {
 			say("dates followed by their phases in the cycles (%s): the shallow machine's held-out loss %.4g so, %.4g without", c, l[0], l[1])

@@ -43,7 +43,7 @@ func runExplain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	reportLabelled(stderr, "explain", md, f, ex.Dropped, ex.Warnings)
+	reportLabelled(stderr, "explain", md, f.Name(), f.Len(), ex.Dropped, ex.Warnings)
 	reportImportance(stdout, ex)
 	if *jsonPath != "" {
 		if err := writeJSON(*jsonPath, ex); err != nil {

@@ -306,7 +306,14 @@
 // Above tabular.DeepAnchors rows the deep machine's anchor points are that
 // many k-means++ centres of the rows, and above tabular.ShallowAnchors
 // the shallow machine's (-anchors M sets their number for both), so that
-// time and memory grow linearly with the rows. The final fit stops when
+// time and memory grow linearly with the rows. A -data file of more than
+// tabular.StreamRows (20,000) rows is read twice, in chunks, so that
+// memory does not grow with the rows: the shallow machine's settings are
+// chosen on a seeded sample of 20,000 rows, with the square root of the
+// rows as anchors (100 to 400), and it is fitted to every row from their
+// sums, its cost chosen on one row in ten held out (see docs/large.md);
+// -family deep, -dims, -cost, -bandwidth and -balance read it whole, as
+// does -data -. score reads such a file in chunks too. The final fit stops when
 // the loss improves by less than 0.1% over 10 iterations or at -iters;
 // fit says which. From 2,000 rows it starts from the minimum of the same loss on
 // an eighth of the rows, which leaves it a few dozen iterations. -starts

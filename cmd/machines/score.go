@@ -37,15 +37,11 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := loadTable(*tf.data, *tf.sep, *tf.strict, stderr, "score")
+	e, name, err := scoreTable(md, *tf.data, *tf.sep, *tf.strict, level, stderr)
 	if err != nil {
 		return err
 	}
-	e, err := md.Score(f, level)
-	if err != nil {
-		return err
-	}
-	reportLabelled(stderr, "score", md, f, e.Dropped, e.Warnings)
+	reportLabelled(stderr, "score", md, name, e.Rows+e.Dropped, e.Dropped, e.Warnings)
 	fmt.Fprintf(stdout, "score: %d rows: %s\n", e.Rows, e)
 	if *jsonPath != "" {
 		return writeJSON(*jsonPath, e)
@@ -53,11 +49,36 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// reportLabelled says on stderr how many rows of f were left out for a
-// missing target, and prints the encoder's warnings about the others.
-func reportLabelled(stderr io.Writer, cmd string, md *tabular.Model, f *dataset.Frame, dropped int, warnings []dataset.Warning) {
+// scoreTable scores md on the table at path with
+// tabular.Model.ScoreSource, which streams a large file, or on standard
+// input (path "-") read whole with Score. It returns the table's name.
+func scoreTable(md *tabular.Model, path, sep string, strict bool, level float64, stderr io.Writer) (*tabular.Evaluation, string, error) {
+	if path == "-" {
+		f, err := loadTable(path, sep, strict, stderr, "score")
+		if err != nil {
+			return nil, "", err
+		}
+		e, err := md.Score(f, level)
+		return e, f.Name(), err
+	}
+	name := path
+	e, err := md.ScoreSource(func() (*dataset.FrameReader, io.Closer, error) {
+		fr, closer, err := openTable(path, sep, strict)
+		if err == nil {
+			describeFormat(stderr, "score", fr)
+			name = fr.Name()
+		}
+		return fr, closer, err
+	}, level)
+	return e, name, err
+}
+
+// reportLabelled says on stderr how many of the rows of the table name
+// were left out for a missing target, and prints the encoder's warnings
+// about the others.
+func reportLabelled(stderr io.Writer, cmd string, md *tabular.Model, name string, rows, dropped int, warnings []dataset.Warning) {
 	if dropped > 0 {
-		fmt.Fprintf(stderr, "machines %s: %s: left out %d of %d rows with no value in column %q\n", cmd, f.Name(), dropped, f.Len(), strings.Join(md.TargetNames(), ","))
+		fmt.Fprintf(stderr, "machines %s: %s: left out %d of %d rows with no value in column %q\n", cmd, name, dropped, rows, strings.Join(md.TargetNames(), ","))
 	}
 	printWarnings(stderr, cmd, warnings)
 }

@@ -1,0 +1,108 @@
+package tabular
+
+import (
+	"io"
+
+	"github.com/parametric-machines/machines/dataset"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ScoreSource scores md on the table of src as Score does. A table of
+// more than StreamRows rows is read a chunk at a time, and of each row
+// only its targets and predictions are kept, a few numbers instead of
+// its cells; its targets must then be numbers (a regression's) or
+// classes of md, without the stray cells that Score reads as missing,
+// and the encoder's warnings count every row, with a target or not.
+func (md *Model) ScoreSource(src Source, level float64) (*Evaluation, error) {
+	if level != 0 {
+		if err := md.CheckLevel(level); err != nil {
+			return nil, err
+		}
+	}
+	fr, closer, err := src()
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	first, err := fr.Read(streamRows + 1)
+	if err == io.EOF {
+		return nil, &dataset.ParseError{File: fr.Name(), Err: dataset.ErrNoRows}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if first.Len() <= streamRows || md.Encoder == nil {
+		f, err := readRest(fr, first)
+		if err != nil {
+			return nil, err
+		}
+		return md.Score(f, level)
+	}
+	var sc streamedScores
+	next := func() (*dataset.Frame, error) {
+		if first != nil {
+			f := first
+			first = nil
+			return f, nil
+		}
+		return fr.Read(streamChunk)
+	}
+	warnings, err := md.Encoder.TransformEach(next, func(f *dataset.Frame, x *mat.Dense) error {
+		return sc.add(md, f, x, level)
+	})
+	if err != nil {
+		return nil, err
+	}
+	k := md.Machine.Outputs()
+	t := &dataset.Target{Rows: make([]int, len(sc.pred)/k), Values: sc.values, Labels: sc.labels}
+	e := evaluate(md, mat.NewDense(len(t.Rows), k, sc.pred), t)
+	e.Dropped, e.Warnings = sc.dropped, warnings
+	if level != 0 {
+		sc.cov.set(&e, level)
+	}
+	return &e, nil
+}
+
+// readRest returns first and the rest of the table of fr.
+func readRest(fr *dataset.FrameReader, first *dataset.Frame) (*dataset.Frame, error) {
+	rest, err := fr.Read(0)
+	if err == io.EOF {
+		return first, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return dataset.Concat(first, rest)
+}
+
+// streamedScores is what ScoreSource keeps of the rows with a target:
+// the machine's outputs, the targets, and the intervals' coverage.
+type streamedScores struct {
+	pred, values []float64
+	labels       []int
+	dropped      int
+	cov          coverage
+}
+
+// add adds the rows with a target of the chunk f, whose inputs are x.
+func (sc *streamedScores) add(md *Model, f *dataset.Frame, x *mat.Dense, level float64) error {
+	c, values, labels, err := md.chunkLabels(f)
+	if err != nil {
+		return err
+	}
+	sc.dropped += c.dropped
+	if len(c.rows) == 0 {
+		return nil
+	}
+	x = pickRows(x, c.rows)
+	pred, err := md.predictFinite(f, c.rows, x)
+	if err != nil {
+		return err
+	}
+	sc.pred = append(sc.pred, pred.RawMatrix().Data...)
+	sc.values, sc.labels = append(sc.values, values...), append(sc.labels, labels...)
+	if level != 0 {
+		return sc.cov.add(md, x, values, labels, level)
+	}
+	return nil
+}
