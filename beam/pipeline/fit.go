@@ -89,12 +89,12 @@ func Fit(ctx context.Context, job Job) (*tabular.Model, *Result, error) {
 		phases = append(phases, tabular.Phase{Name: name, Seconds: now.Sub(mark).Seconds()})
 		mark = now
 	}
-	plan, rows, err := job.plan(ctx, shards, opts)
+	plan, lines, rows, err := job.plan(ctx, shards, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	phase("plan")
-	acc, err := job.add(ctx, shards, plan, rows)
+	acc, err := job.add(ctx, lines, plan, rows)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -114,12 +114,13 @@ func Fit(ctx context.Context, job Job) (*tabular.Model, *Result, error) {
 
 // plan reads the shards once for a seeded sample of tabular.StreamRows
 // rows, as machines fit does, and chooses the plan on it. It returns the
-// plan and the table's rows.
-func (job *Job) plan(ctx context.Context, shards []string, opts tabular.Options) (*tabular.Plan, int, error) {
+// plan, the shards with the table's line of their first rows, and the
+// table's rows.
+func (job *Job) plan(ctx context.Context, shards []string, opts tabular.Options) (*tabular.Plan, []shard, int, error) {
 	tb := newTable(ctx, job.Data, shards)
 	fr, err := dataset.NewFrameReader(tb, job.Data, dataset.FrameOptions{})
 	if err != nil {
-		return nil, 0, tb.locate(err)
+		return nil, nil, 0, tb.locate(err)
 	}
 	s := dataset.NewSample(tabular.StreamRows, job.Seed)
 	for {
@@ -128,12 +129,12 @@ func (job *Job) plan(ctx context.Context, shards []string, opts tabular.Options)
 			break
 		}
 		if err != nil {
-			return nil, 0, tb.locate(err)
+			return nil, nil, 0, tb.locate(err)
 		}
 		s.Add(f)
 	}
 	if s.Seen() == 0 {
-		return nil, 0, &dataset.ParseError{File: shards[0], Err: dataset.ErrNoRows}
+		return nil, nil, 0, &dataset.ParseError{File: shards[0], Err: dataset.ErrNoRows}
 	}
 	if opts.Anchors == 0 {
 		opts.Anchors = tabular.StreamAnchors(s.Seen())
@@ -142,12 +143,12 @@ func (job *Job) plan(ctx context.Context, shards []string, opts tabular.Options)
 	job.logf(fmt.Sprintf("%s: %d rows in %d shards; fitting the shallow machine with %d anchors on a sample of %d rows, then adding up every row on Beam",
 		job.Data, s.Seen(), len(shards), opts.Anchors, sample.Len()))
 	plan, err := tabular.NewPlan(sample, strings.Split(job.Target, ","), opts)
-	return plan, s.Seen(), tb.locate(err)
+	return plan, tb.lines(), s.Seen(), tb.locate(err)
 }
 
 // add runs the pipeline over the shards and returns their summed stats,
 // which must count the rows that the sample counted.
-func (job *Job) add(ctx context.Context, shards []string, plan *tabular.Plan, rows int) (*tabular.Stats, error) {
+func (job *Job) add(ctx context.Context, shards []shard, plan *tabular.Plan, rows int) (*tabular.Stats, error) {
 	b, err := json.Marshal(plan)
 	if err != nil {
 		return nil, err

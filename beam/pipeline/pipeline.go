@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,16 +22,23 @@ import (
 const ChunkRows = 4096
 
 func init() {
-	register.DoFn2x2[context.Context, string, *tabular.Stats, error](&accumulateFn{})
+	register.DoFn2x2[context.Context, shard, *tabular.Stats, error](&accumulateFn{})
 	register.Combiner1[*tabular.Stats](&sumFn{})
 	register.DoFn2x1[context.Context, *tabular.Stats, error](&writeFn{})
 	beam.RegisterCoder(reflect.TypeFor[*tabular.Stats](), encodeStats, decodeStats)
 }
 
+// shard is an element of the pipeline: a file of the table, and the
+// table's line of its first row, which Stats hash to hold rows out.
+type shard struct {
+	Path string
+	Line int
+}
+
 // Build adds to s the pipeline that sums the statistics of the rows of
 // shards under the plan and writes them to the file at statsPath (a path
 // of any file system Beam knows: local, gs://, s3://).
-func Build(s beam.Scope, shards []string, planBytes []byte, statsPath string) {
+func Build(s beam.Scope, shards []shard, planBytes []byte, statsPath string) {
 	paths := beam.CreateList(s.Scope("shards"), shards)
 	each := beam.ParDo(s.Scope("accumulate"), &accumulateFn{Plan: planBytes}, paths)
 	sum := beam.Combine(s.Scope("sum"), &sumFn{}, each)
@@ -39,7 +47,7 @@ func Build(s beam.Scope, shards []string, planBytes []byte, statsPath string) {
 
 // Run runs the pipeline of Build on the runner of Beam's -runner flag
 // (prism, in this process, by default) and returns the summed statistics.
-func Run(ctx context.Context, shards []string, planBytes []byte, statsPath string) (*tabular.Stats, error) {
+func Run(ctx context.Context, shards []shard, planBytes []byte, statsPath string) (*tabular.Stats, error) {
 	p, s := beam.NewPipelineWithRoot()
 	Build(s, shards, planBytes, statsPath)
 	if err := beamx.Run(ctx, p); err != nil {
@@ -65,21 +73,24 @@ func (fn *accumulateFn) Setup() error {
 	return err
 }
 
-// ProcessElement reads the shard at path.
-func (fn *accumulateFn) ProcessElement(ctx context.Context, path string) (*tabular.Stats, error) {
-	fs, err := filesystem.New(ctx, path)
+// ProcessElement reads the shard, its lines counted as the table's: the
+// first row's is sh.Line.
+func (fn *accumulateFn) ProcessElement(ctx context.Context, sh shard) (*tabular.Stats, error) {
+	fs, err := filesystem.New(ctx, sh.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer fs.Close()
-	r, err := fs.OpenRead(ctx, path)
+	r, err := fs.OpenRead(ctx, sh.Path)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	defer r.Close()
-	fr, err := dataset.NewFrameReader(r, path, dataset.FrameOptions{})
+	// Empty lines before the header, which a CSV reader skips and counts.
+	blank := bytes.NewReader(bytes.Repeat([]byte{'\n'}, max(0, sh.Line-2)))
+	fr, err := dataset.NewFrameReader(io.MultiReader(blank, r), sh.Path, dataset.FrameOptions{})
 	if err != nil {
-		return nil, err
+		return nil, relocate(err, sh.Path, sh.Path, sh.Line)
 	}
 	st := fn.plan.NewStats()
 	for {
@@ -87,11 +98,11 @@ func (fn *accumulateFn) ProcessElement(ctx context.Context, path string) (*tabul
 		if errors.Is(err, io.EOF) {
 			return st, nil
 		}
-		if err != nil {
-			return nil, err
+		if err == nil {
+			err = st.Add(chunk)
 		}
-		if err := st.Add(chunk); err != nil {
-			return nil, err
+		if err != nil {
+			return nil, relocate(err, sh.Path, sh.Path, sh.Line)
 		}
 	}
 }

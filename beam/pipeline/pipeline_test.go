@@ -152,14 +152,23 @@ func TestAddCountsRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, rows, err := job.plan(context.Background(), shards, tabular.Options{})
+	plan, lines, rows, err := job.plan(context.Background(), shards, tabular.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := job.add(context.Background(), shards, plan, rows); err != nil {
+	if _, err := job.add(context.Background(), lines, plan, rows); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := job.add(context.Background(), shards, plan, rows+1); err == nil || !strings.Contains(err.Error(), "changed") {
+	if _, err := job.add(context.Background(), lines, plan, rows+1); err == nil || !strings.Contains(err.Error(), "changed") {
 		t.Errorf("error %v, want one of shards that changed", err)
+	}
+	// A worker's error names its shard's own line, not the table's.
+	bad := filepath.Join(dir, "bad.csv")
+	text := "x1,x2,x3,x4,x5,x6,x7,x8,x9,x10,y\n" + strings.Repeat("0,0,0,0,0,0,0,0,0,0,1\n", 2) + "0,0,0,0,0,0,0,0,0,0,abc\n"
+	if err := os.WriteFile(bad, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job.add(context.Background(), []shard{{Path: bad, Line: 500}}, plan, 3); err == nil || !strings.Contains(err.Error(), bad+": row 4") {
+		t.Errorf("error %v, want one naming %s: row 4", err, bad)
 	}
 }

@@ -113,8 +113,28 @@ func (t *table) locate(err error) error {
 	}
 	for i := len(t.starts) - 1; i >= 0; i-- {
 		if pe.Row >= t.starts[i] {
-			return &dataset.ParseError{File: t.shards[i], Row: pe.Row - t.starts[i] + 2, Column: pe.Column, Err: pe.Err}
+			return relocate(err, t.name, t.shards[i], t.starts[i])
 		}
 	}
 	return err
+}
+
+// lines returns the shards with the table's line of their first rows,
+// once the table has been read to its end.
+func (t *table) lines() []shard {
+	sh := make([]shard, len(t.starts))
+	for i, line := range t.starts {
+		sh[i] = shard{Path: t.shards[i], Line: line}
+	}
+	return sh
+}
+
+// relocate rewrites an error about a line of the file from, at or after
+// first, as one about the file to whose first row is that line.
+func relocate(err error, from, to string, first int) error {
+	var pe *dataset.ParseError
+	if !errors.As(err, &pe) || pe.File != from || pe.Row < first {
+		return err
+	}
+	return &dataset.ParseError{File: to, Row: pe.Row - first + 2, Column: pe.Column, Err: pe.Err}
 }
