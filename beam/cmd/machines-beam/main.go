@@ -1,0 +1,63 @@
+// Command machines-beam fits the tabular learner's shallow machine to a
+// table of CSV shards on Apache Beam: each worker adds up its rows'
+// sufficient statistics, a combiner sums them, and the solve runs once,
+// here, writing a model file that every command of machines reads.
+//
+// Usage:
+//
+//	machines-beam -data 'part-*.csv' -target COLUMN -model FILE [-seed N] [Beam's flags]
+//
+// The in-process runner, prism, is the default: the command runs on one
+// machine with no set-up. Beam's flags choose another runner (-runner
+// flink, spark or dataflow, with -endpoint and -environment_type); then
+// -stats must name a path that the workers and this command both reach.
+// See beam/README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/parametric-machines/machines/beam/pipeline"
+)
+
+func main() {
+	job := pipeline.Job{Log: os.Stderr}
+	flag.StringVar(&job.Data, "data", "", "training data: a `glob` of CSV files with one header, read as one table in the order of their names (required)")
+	flag.StringVar(&job.Target, "target", "", "the `column` to predict, or comma-separated columns of a regression (required)")
+	flag.StringVar(&job.Model, "model", "", "write the fitted model to this JSON `file` (required)")
+	flag.Uint64Var(&job.Seed, "seed", 0, "`seed` of the sample, the folds and the anchors")
+	flag.IntVar(&job.Anchors, "anchors", 0, "number `M` of anchor points (default: the square root of the rows, between 100 and 400)")
+	flag.StringVar(&job.Stats, "stats", "", "where the pipeline leaves the summed statistics for the solve: a `path` that the workers and this command both reach\n(default: a temporary file beside -model, removed after the fit)")
+	flag.Parse()
+	// On a remote runner's workers, Init runs the worker and never returns.
+	beam.Init()
+	if flag.NArg() > 0 {
+		fail(2, fmt.Errorf("unexpected argument %q", flag.Arg(0)))
+	}
+	if err := job.Check(); err != nil {
+		fail(2, err)
+	}
+	md, res, err := pipeline.Fit(context.Background(), job)
+	if err != nil {
+		fail(1, err)
+	}
+	for _, line := range res.Report.Summary(md) {
+		fmt.Printf("machines-beam: %s\n", line)
+	}
+	fmt.Printf("machines-beam: %d rows in %d shards, %.3g s; wrote %s\n", md.Fit.Rows, res.Shards, md.Fit.Seconds, job.Model)
+}
+
+// fail reports err and exits with code: 2 for a flag at fault, 1 for
+// the rest.
+func fail(code int, err error) {
+	fmt.Fprintf(os.Stderr, "machines-beam: %v\n", err)
+	if code == 2 {
+		fmt.Fprintln(os.Stderr, "usage: machines-beam -data GLOB -target COLUMN -model FILE [-seed N] [Beam's flags, such as -runner]")
+	}
+	os.Exit(code)
+}
