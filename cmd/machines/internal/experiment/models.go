@@ -210,29 +210,35 @@ func (t task) fitKernel(name string, s tabular.Settings, c Config) (*fitted, err
 }
 
 // bestStart fits a perceptron from restarts seeds and keeps the one with
-// the lowest training loss: a wide perceptron fitted by L-BFGS sometimes
-// settles on a poor stationary point (with sigmoids, the constant
-// function), and one bad start should not decide its score. If
-// iteration is not nil, iteration(k) is start k's Iteration callback.
-func bestStart(x, y *mat.Dense, s baseline.PerceptronSettings, iteration func(k int) func(int, float64, *baseline.Perceptron) error) (*baseline.Perceptron, optim.Result, int, error) {
-	var best *baseline.Perceptron
-	var bestRes optim.Result
-	bestK := 0
-	for k := range restarts {
+// the lowest training loss (the first on a tie): a wide perceptron
+// fitted by L-BFGS sometimes settles on a poor stationary point (with
+// sigmoids, the constant function), and one bad start should not decide
+// its score. The starts run on the given number of workers, each into
+// its own slot. If iteration is not nil, iteration(k) is start k's
+// Iteration callback.
+func bestStart(x, y *mat.Dense, s baseline.PerceptronSettings, workers int, iteration func(k int) func(int, float64, *baseline.Perceptron) error) (*baseline.Perceptron, optim.Result, int, error) {
+	fits := make([]*baseline.Perceptron, restarts)
+	results := make([]optim.Result, restarts)
+	err := parallel.Run(restarts, workers, func(k int) error {
 		s := s
 		s.Seed += uint64(k)
 		if iteration != nil {
 			s.Iteration = iteration(k)
 		}
-		p, r, err := baseline.FitPerceptron(x, y, s)
-		if err != nil {
-			return nil, r, 0, err
-		}
-		if best == nil || r.Loss < bestRes.Loss {
-			best, bestRes, bestK = p, r, k
+		var err error
+		fits[k], results[k], err = baseline.FitPerceptron(x, y, s)
+		return err
+	})
+	if err != nil {
+		return nil, optim.Result{}, 0, err
+	}
+	best := 0
+	for k := range results {
+		if results[k].Loss < results[best].Loss {
+			best = k
 		}
 	}
-	return best, bestRes, bestK, nil
+	return fits[best], results[best], best, nil
 }
 
 // fitPerceptron chooses the weight decay by cross-validation on the
@@ -243,7 +249,7 @@ func (t task) fitPerceptron(name string, s baseline.PerceptronSettings, c Config
 	best, err := t.crossValidate(name+" weight decay", s.Seed, decays, func(x, y *mat.Dense, v float64) (predictor, error) {
 		s := s
 		s.WeightDecay = v
-		p, _, _, err := bestStart(x, y, s, nil)
+		p, _, _, err := bestStart(x, y, s, 1, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -255,7 +261,8 @@ func (t task) fitPerceptron(name string, s baseline.PerceptronSettings, c Config
 	s.WeightDecay = best
 	c.logf("%s: the final fit, the best of %d starts", name, restarts)
 	curves := newStartCurves(t)
-	p, r, k, err := bestStart(t.x, t.y, s, func(k int) func(int, float64, *baseline.Perceptron) error {
+	workers := min(runtime.GOMAXPROCS(0), restarts)
+	p, r, k, err := bestStart(t.x, t.y, s, workers, func(k int) func(int, float64, *baseline.Perceptron) error {
 		return func(iter int, _ float64, p *baseline.Perceptron) error {
 			curves.record(k, iter, func(x *mat.Dense) *mat.Dense { return p.Predict(nil, x) })
 			return nil
@@ -265,7 +272,9 @@ func (t task) fitPerceptron(name string, s baseline.PerceptronSettings, c Config
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	f := curves.kept(k)
-	f.Model = Model{Name: name, Params: p.NumParams(), FitSeconds: (time.Since(begin) - curves.spent()).Seconds(), Iterations: r.Iterations,
+	// The curves were sampled on every worker at once: their share of
+	// the wall time is their total over the workers.
+	f.Model = Model{Name: name, Params: p.NumParams(), FitSeconds: (time.Since(begin) - curves.spent()/time.Duration(workers)).Seconds(), Iterations: r.Iterations,
 		Settings: Settings{Optimizer: "L-BFGS (gonum/optimize), full batch", MaxIter: s.MaxIter, Hidden: s.Hidden,
 			Activation: s.Activation.String(), WeightDecay: &best, DecayCandidates: decays,
 			Selection:   fmt.Sprintf("weight decay %s; best training loss of %d starts", cvSelection, restarts),
