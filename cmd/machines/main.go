@@ -8,7 +8,7 @@
 // same table; TestManualOverview keeps them one):
 //
 //	experiment NAME   run one of the paper's experiments and write its JSON and figures
-//	fit               fit a finite-depth kernel machine to a CSV file
+//	fit               fit a kernel machine to a CSV, Parquet or Arrow table
 //	predict           predict with a fitted model
 //	score             score a fitted model on labelled data
 //	explain           measure how much each input column matters to a fitted model
@@ -739,7 +739,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"experiment", "NAME", "run one of the paper's experiments and write its JSON and figures", runExperiment},
-		{"fit", "", "fit a finite-depth kernel machine to a CSV file", runFit},
+		{"fit", "", "fit a kernel machine to a CSV, Parquet or Arrow table", runFit},
 		{"predict", "", "predict with a fitted model", runPredict},
 		{"score", "", "score a fitted model on labelled data", runScore},
 		{"explain", "", "measure how much each input column matters to a fitted model", runExplain},
