@@ -162,7 +162,7 @@ func (job *Job) add(ctx context.Context, shards []shard, plan *tabular.Plan, row
 		defer os.RemoveAll(dir)
 		path = filepath.Join(dir, "stats.json")
 	}
-	acc, err := Run(ctx, shards, b, path)
+	acc, err := run(ctx, shards, b, path)
 	if err == nil && acc.Rows+acc.Dropped != rows {
 		err = fmt.Errorf("-data %q: %d rows in the pipeline, %d in the sample's reading: the shards changed while they were read", job.Data, acc.Rows+acc.Dropped, rows)
 	}

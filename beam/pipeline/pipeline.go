@@ -35,21 +35,21 @@ type shard struct {
 	Line int
 }
 
-// Build adds to s the pipeline that sums the statistics of the rows of
+// build adds to s the pipeline that sums the statistics of the rows of
 // shards under the plan and writes them to the file at statsPath (a path
 // of any file system Beam knows: local, gs://, s3://).
-func Build(s beam.Scope, shards []shard, planBytes []byte, statsPath string) {
+func build(s beam.Scope, shards []shard, planBytes []byte, statsPath string) {
 	paths := beam.CreateList(s.Scope("shards"), shards)
 	each := beam.ParDo(s.Scope("accumulate"), &accumulateFn{Plan: planBytes}, paths)
 	sum := beam.Combine(s.Scope("sum"), &sumFn{}, each)
 	beam.ParDo0(s.Scope("write"), &writeFn{Path: statsPath}, sum)
 }
 
-// Run runs the pipeline of Build on the runner of Beam's -runner flag
+// run runs the pipeline of build on the runner of Beam's -runner flag
 // (prism, in this process, by default) and returns the summed statistics.
-func Run(ctx context.Context, shards []shard, planBytes []byte, statsPath string) (*tabular.Stats, error) {
+func run(ctx context.Context, shards []shard, planBytes []byte, statsPath string) (*tabular.Stats, error) {
 	p, s := beam.NewPipelineWithRoot()
-	Build(s, shards, planBytes, statsPath)
+	build(s, shards, planBytes, statsPath)
 	if err := beamx.Run(ctx, p); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -26,38 +27,49 @@ import (
 )
 
 func main() {
-	job := pipeline.Job{Log: os.Stderr}
-	flag.StringVar(&job.Data, "data", "", "training data: a `glob` of CSV files with one header, read as one table in the order of their names (required)")
-	flag.StringVar(&job.Target, "target", "", "the `column` to predict, or comma-separated columns of a regression (required)")
-	flag.StringVar(&job.Model, "model", "", "write the fitted model to this JSON `file` (required)")
-	flag.Uint64Var(&job.Seed, "seed", 0, "`seed` of the sample, the folds and the anchors")
-	flag.IntVar(&job.Anchors, "anchors", 0, "number `M` of anchor points (default: the square root of the rows, between 100 and 400)")
-	flag.StringVar(&job.Stats, "stats", "", "where the pipeline leaves the summed statistics for the solve: a `path` that the workers and this command both reach\n(default: a temporary file beside -model, removed after the fit)")
-	flag.Parse()
+	os.Exit(run(flag.CommandLine, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run parses args with fs, on which Beam's packages have put their own
+// flags in main, fits, and returns the exit status: 2 for a flag at
+// fault, 1 for the rest.
+func run(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
+	job := pipeline.Job{Log: stderr}
+	fs.SetOutput(stderr)
+	fs.StringVar(&job.Data, "data", "", "training data: a `glob` of CSV files with one header, read as one table in the order of their names (required)")
+	fs.StringVar(&job.Target, "target", "", "the `column` to predict, or comma-separated columns of a regression (required)")
+	fs.StringVar(&job.Model, "model", "", "write the fitted model to this JSON `file` (required)")
+	fs.Uint64Var(&job.Seed, "seed", 0, "`seed` of the sample, the folds and the anchors")
+	fs.IntVar(&job.Anchors, "anchors", 0, "number `M` of anchor points (default: the square root of the rows, between 100 and 400)")
+	fs.StringVar(&job.Stats, "stats", "", "where the pipeline leaves the summed statistics for the solve: a `path` that the workers and this command both reach\n(default: a temporary file beside -model, removed after the fit)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
 	// On a remote runner's workers, Init runs the worker and never returns.
 	beam.Init()
-	if flag.NArg() > 0 {
-		fail(2, fmt.Errorf("unexpected argument %q", flag.Arg(0)))
+	if fs.NArg() > 0 {
+		return fail(stderr, 2, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
 	if err := job.Check(); err != nil {
-		fail(2, err)
+		return fail(stderr, 2, err)
 	}
 	md, res, err := pipeline.Fit(context.Background(), job)
 	if err != nil {
-		fail(1, err)
+		return fail(stderr, 1, err)
 	}
 	for _, line := range res.Report.Summary(md) {
-		fmt.Printf("machines-beam: %s\n", line)
+		fmt.Fprintf(stdout, "machines-beam: %s\n", line)
 	}
-	fmt.Printf("machines-beam: %d rows in %d shards, %.3g s; wrote %s\n", md.Fit.Rows, res.Shards, md.Fit.Seconds, job.Model)
+	fmt.Fprintf(stdout, "machines-beam: %d rows in %d shards, %.3g s; wrote %s\n", md.Fit.Rows, res.Shards, md.Fit.Seconds, job.Model)
+	return 0
 }
 
-// fail reports err and exits with code: 2 for a flag at fault, 1 for
-// the rest.
-func fail(code int, err error) {
-	fmt.Fprintf(os.Stderr, "machines-beam: %v\n", err)
+// fail reports err on stderr and returns code: 2 for a flag at fault,
+// with the usage, 1 for the rest.
+func fail(stderr io.Writer, code int, err error) int {
+	fmt.Fprintf(stderr, "machines-beam: %v\n", err)
 	if code == 2 {
-		fmt.Fprintln(os.Stderr, "usage: machines-beam -data GLOB -target COLUMN -model FILE [-seed N] [Beam's flags, such as -runner]")
+		fmt.Fprintln(stderr, "usage: machines-beam -data GLOB -target COLUMN -model FILE [-seed N] [Beam's flags, such as -runner]")
 	}
-	os.Exit(code)
+	return code
 }
