@@ -262,3 +262,21 @@ func TestFitFileGlob(t *testing.T) {
 		})
 	}
 }
+
+// Options that a plan cannot take read a large table whole, every row
+// of it, and fit it as Fit does.
+func TestFitSourceWhole(t *testing.T) {
+	defer func(n int) { streamRows = n }(streamRows)
+	streamRows = 300
+	md, _, err := FitSource(textSource(friedmanCSV(500, 4, false)), []string{"y"}, Options{Seed: 1, Family: Deep, Costs: []float64{0.1}, Bandwidths: []float64{1}, MaxIter: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range md.Fit.Phases {
+		names = append(names, p.Name)
+	}
+	if md.Fit.Rows != 500 || !slices.Equal(names, []string{"read", "fit"}) {
+		t.Errorf("fitted %d rows in phases %v, want 500 in read and fit", md.Fit.Rows, names)
+	}
+}
