@@ -121,65 +121,61 @@ func rawNumber(kind, cell string) (float64, error) {
 	return strconv.ParseFloat(cell, 64)
 }
 
-// agreement exports fm, runs it in ONNX Runtime on every row of the table
-// f (nil: fm's own table) and returns the largest relative difference
-// from the library's predictions; it fails t if a label differs or the
-// model does not check.
-func agreement(t *testing.T, fm fitted, f *dataset.Frame) float64 {
+// kernelCase exports fm as a case of runAgreement on every row of the
+// table f (nil: fm's own table): its diff is the largest relative
+// difference of the runtime's outputs from the library's predictions,
+// and it fails t if a label differs.
+func kernelCase(t *testing.T, name string, fm fitted, f *dataset.Frame, tol float64) agreementCase {
 	t.Helper()
 	model, err := kernelGraph(fm.km)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "model.onnx")
-	if err := Write(path, model); err != nil {
-		t.Fatal(err)
-	}
-	checkModel(t, path)
 	if f == nil {
 		f = fm.frame
 	}
-	out := runModel(t, path, rawInputs(t, fm.km, f))
-
 	x, _, err := fm.km.Encoder.Transform(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := fm.km.Machine.Predict(nil, x)
-	n, k := want.Dims()
-	var worst float64
-	compare := func(name string, got []float64, want func(i, j int) float64) {
-		if len(got) != n*k {
-			t.Fatalf("output %q has %d values, want %d", name, len(got), n*k)
-		}
-		for i := range n {
-			for j := range k {
-				worst = math.Max(worst, relDiff(got[i*k+j], want(i, j)))
+	diff := func(t *testing.T, out map[string]tensorJSON) float64 {
+		n, k := want.Dims()
+		var worst float64
+		compare := func(name string, got []float64, want func(i, j int) float64) {
+			if len(got) != n*k {
+				t.Fatalf("output %q has %d values, want %d", name, len(got), n*k)
+			}
+			for i := range n {
+				for j := range k {
+					worst = math.Max(worst, relDiff(got[i*k+j], want(i, j)))
+				}
 			}
 		}
-	}
-	if fm.km.Classes == nil {
-		compare(OutputPrediction, out[OutputPrediction].doubles(), want.At)
-		if fm.km.HalfWidth != nil {
-			_, lower, upper := fm.km.Machine.PredictInterval(nil, nil, nil, x, fm.km.HalfWidth)
-			compare(OutputLower, out[OutputLower].doubles(), lower.At)
-			compare(OutputUpper, out[OutputUpper].doubles(), upper.At)
+		if fm.km.Classes == nil {
+			compare(OutputPrediction, out[OutputPrediction].doubles(), want.At)
+			if fm.km.HalfWidth != nil {
+				_, lower, upper := fm.km.Machine.PredictInterval(nil, nil, nil, x, fm.km.HalfWidth)
+				compare(OutputLower, out[OutputLower].doubles(), lower.At)
+				compare(OutputUpper, out[OutputUpper].doubles(), upper.At)
+			}
+			return worst
+		}
+		compare(OutputScores, out[OutputScores].doubles(), want.At)
+		p := mat.NewDense(n, k, nil)
+		for i := range n {
+			softmax(p.RawRowView(i), want.RawRowView(i))
+		}
+		compare(OutputProbabilities, out[OutputProbabilities].doubles(), p.At)
+		labels := out[OutputLabel].Data
+		for i := range n {
+			if w := fm.km.Classes[floats.MaxIdx(want.RawRowView(i))]; labels[i] != w {
+				t.Errorf("row %d: label %v, want %q", i, labels[i], w)
+			}
 		}
 		return worst
 	}
-	compare(OutputScores, out[OutputScores].doubles(), want.At)
-	p := mat.NewDense(n, k, nil)
-	for i := range n {
-		softmax(p.RawRowView(i), want.RawRowView(i))
-	}
-	compare(OutputProbabilities, out[OutputProbabilities].doubles(), p.At)
-	labels := out[OutputLabel].Data
-	for i := range n {
-		if w := fm.km.Classes[floats.MaxIdx(want.RawRowView(i))]; labels[i] != w {
-			t.Errorf("row %d: label %v, want %q", i, labels[i], w)
-		}
-	}
-	return worst
+	return agreementCase{name: name, path: writeModel(t, model), inputs: rawInputs(t, fm.km, f), tol: tol, diff: diff}
 }
 
 // softmax writes the softmax of x to dst, as "machines predict" does.
@@ -246,6 +242,7 @@ func randomTable(t *testing.T, n int, unseen bool, rnd *rand.Rand) *dataset.Fram
 // not seen in training, against the library's predictions.
 func TestKernelRandom(t *testing.T) {
 	needRuntime(t)
+	var cases []agreementCase
 	for _, tc := range []struct {
 		target   string
 		classify bool
@@ -256,22 +253,16 @@ func TestKernelRandom(t *testing.T) {
 		{"c", true, kernel.Additive},
 		{"c", true, kernel.Multiplicative},
 	} {
-		name := fmt.Sprintf("%s-%v", tc.target, tc.comb)
-		t.Run(name, func(t *testing.T) {
-			rnd := rand.New(rand.NewPCG(1, 2))
-			other := []string{"y", "c"}
-			fm := fitTable(t, randomTable(t, 150, false, rnd), tc.target, other, tc.classify, tc.comb)
-			if !tc.classify {
-				fm.km.HalfWidth = []float64{0.3} // on the standardised scale
-			}
-			// 150 rows beyond the anchors exercise the batch dimension.
-			d := agreement(t, fm, randomTable(t, 300, true, rnd))
-			t.Logf("%s: max relative difference %.2g", name, d)
-			if d > tolDouble {
-				t.Errorf("max relative difference %.2g, want at most %g", d, tolDouble)
-			}
-		})
+		rnd := rand.New(rand.NewPCG(1, 2))
+		other := []string{"y", "c"}
+		fm := fitTable(t, randomTable(t, 150, false, rnd), tc.target, other, tc.classify, tc.comb)
+		if !tc.classify {
+			fm.km.HalfWidth = []float64{0.3} // on the standardised scale
+		}
+		// 150 rows beyond the anchors exercise the batch dimension.
+		cases = append(cases, kernelCase(t, fmt.Sprintf("%s-%v", tc.target, tc.comb), fm, randomTable(t, 300, true, rnd), tolDouble))
 	}
+	runAgreement(t, cases)
 }
 
 // TestKernelShallow checks exported shallow machines, as fit chooses
@@ -281,6 +272,7 @@ func TestKernelRandom(t *testing.T) {
 // at their ends.
 func TestKernelShallow(t *testing.T) {
 	needRuntime(t)
+	var cases []agreementCase
 	for _, tc := range []struct {
 		target   string
 		classify bool
@@ -291,28 +283,26 @@ func TestKernelShallow(t *testing.T) {
 		{"y", false, tabular.QuantileInputs},
 		{"c", true, tabular.QuantileInputs},
 	} {
-		t.Run(tc.target+"-"+tc.inputs.String(), func(t *testing.T) {
-			rnd := rand.New(rand.NewPCG(5, 6))
-			other := []string{"y", "c"}
-			fm := fitTableWith(t, randomTable(t, 120, false, rnd), tc.target, other, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: tc.inputs})
-			if len(fm.km.Machine.Dims) != 2 {
-				t.Fatalf("dims %v: not a shallow machine", fm.km.Machine.Dims)
-			}
-			if got := fm.km.Machine.Quantiles != nil; got != (tc.inputs == tabular.QuantileInputs) {
-				t.Fatalf("quantile map %v, want it with inputs %v", got, tc.inputs)
-			}
-			if !tc.classify {
-				fm.km.HalfWidth = []float64{0.4}
-				// Bounds narrower than the targets (about -1 to 4.5)
-				// bind on many rows, and on the intervals' ends: the
-				// export must apply them as Predict does.
-				fm.km.Machine.Range = [][2]float64{{0.5, 2.5}}
-			}
-			if d := agreement(t, fm, randomTable(t, 200, true, rnd)); d > tolDouble {
-				t.Errorf("max relative difference %.2g, want at most %g", d, tolDouble)
-			}
-		})
+		name := tc.target + "-" + tc.inputs.String()
+		rnd := rand.New(rand.NewPCG(5, 6))
+		other := []string{"y", "c"}
+		fm := fitTableWith(t, randomTable(t, 120, false, rnd), tc.target, other, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: tc.inputs})
+		if len(fm.km.Machine.Dims) != 2 {
+			t.Fatalf("%s: dims %v: not a shallow machine", name, fm.km.Machine.Dims)
+		}
+		if got := fm.km.Machine.Quantiles != nil; got != (tc.inputs == tabular.QuantileInputs) {
+			t.Fatalf("%s: quantile map %v, want it with inputs %v", name, got, tc.inputs)
+		}
+		if !tc.classify {
+			fm.km.HalfWidth = []float64{0.4}
+			// Bounds narrower than the targets (about -1 to 4.5)
+			// bind on many rows, and on the intervals' ends: the
+			// export must apply them as Predict does.
+			fm.km.Machine.Range = [][2]float64{{0.5, 2.5}}
+		}
+		cases = append(cases, kernelCase(t, name, fm, randomTable(t, 200, true, rnd), tolDouble))
 	}
+	runAgreement(t, cases)
 }
 
 // TestKernelTables checks exported models fitted to real tables: numbers
@@ -321,6 +311,7 @@ func TestKernelShallow(t *testing.T) {
 // counts also as a machine of log targets, which predicts exp(output) - 1.
 func TestKernelTables(t *testing.T) {
 	needRuntime(t)
+	var cases []agreementCase
 	for _, tc := range []struct {
 		table, target       string
 		classify, logTarget bool
@@ -337,24 +328,19 @@ func TestKernelTables(t *testing.T) {
 			if tc.logTarget {
 				name += "-log"
 			}
-			t.Run(name, func(t *testing.T) {
-				f, err := dataset.LoadFrame(filepath.Join("testdata", tc.table+".csv"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				fm := fitTable(t, f, tc.target, nil, tc.classify, comb)
-				fm.km.Machine.LogTarget = tc.logTarget
-				if !tc.classify {
-					fm.km.HalfWidth = []float64{0.2}
-				}
-				d := agreement(t, fm, nil)
-				t.Logf("%s: max relative difference %.2g", name, d)
-				if d > tolDouble {
-					t.Errorf("max relative difference %.2g, want at most %g", d, tolDouble)
-				}
-			})
+			f, err := dataset.LoadFrame(filepath.Join("testdata", tc.table+".csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fm := fitTable(t, f, tc.target, nil, tc.classify, comb)
+			fm.km.Machine.LogTarget = tc.logTarget
+			if !tc.classify {
+				fm.km.HalfWidth = []float64{0.2}
+			}
+			cases = append(cases, kernelCase(t, name, fm, nil, tolDouble))
 		}
 	}
+	runAgreement(t, cases)
 }
 
 // TestKernelUnreadable checks what the exported graph does with cells the
@@ -431,13 +417,7 @@ func TestKernelDates(t *testing.T) {
 	// cycle before it turns them into an angle, as the encoder does;
 	// without that the phases of dates near 20,000 days drift by 1e-11.
 	const tol = 1e-13
-	for _, g := range []*dataset.Frame{nil, later} {
-		d := agreement(t, fm, g)
-		t.Logf("max relative difference %.2g", d)
-		if d > tol {
-			t.Errorf("max relative difference %.2g, want at most %g", d, tol)
-		}
-	}
+	runAgreement(t, []agreementCase{kernelCase(t, "training", fm, nil, tol), kernelCase(t, "later", fm, later, tol)})
 }
 
 // TestKernelOrdinal checks an ordinal column's rule in the exported graph
@@ -459,9 +439,5 @@ func TestKernelOrdinal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := agreement(t, fm, odd)
-	t.Logf("max relative difference %.2g", d)
-	if d > tolDouble {
-		t.Errorf("max relative difference %.2g, want at most %g", d, tolDouble)
-	}
+	runAgreement(t, []agreementCase{kernelCase(t, "odd", fm, odd, tolDouble)})
 }

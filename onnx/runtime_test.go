@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/parametric-machines/machines/internal/testutil"
@@ -115,11 +116,14 @@ func runModels(t *testing.T, jobs []runJob) []map[string]tensorJSON {
 // python is Debian's Python, whose python3-onnx holds ONNX's checker.
 const python = "/usr/bin/python3"
 
+// onnxImport tells, once per test binary, whether python imports onnx.
+var onnxImport = sync.OnceValue(func() error { return exec.Command(python, "-c", "import onnx").Run() })
+
 // checkModel validates the model files paths with ONNX's own checker,
 // with full checking of the operators' types and shapes, in one process.
 func checkModel(t *testing.T, paths ...string) {
 	t.Helper()
-	if err := exec.Command(python, "-c", "import onnx").Run(); err != nil {
+	if err := onnxImport(); err != nil {
 		testutil.Missing(t, "python3-onnx (install: apt-get install python3-onnx)", errors.Join(err, errors.New("cannot import onnx in "+python)))
 	}
 	script := `import sys, onnx
