@@ -22,6 +22,10 @@ func TestSizeFitSelection(t *testing.T) {
 		func(a, b float64) float64 { return math.Exp(6 * a * b) },
 	}
 	for _, rows := range []int{36, 450} {
+		if rows > 36 && testing.Short() {
+			t.Log("450 rows: in the full run only, being slow")
+			continue
+		}
 		for k, target := range targets {
 			rnd := rand.New(rand.NewPCG(1, 1))
 			x, y := mat.NewDense(rows, 2, nil), mat.NewDense(rows, 1, nil)

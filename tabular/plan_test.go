@@ -86,15 +86,19 @@ func TestPlanSolveEqualsFit(t *testing.T) {
 		name     string
 		classify bool
 		opts     Options
+		full     bool // in the full run only, being slow
 	}{
-		{"regression", false, Options{Seed: 3}},
-		{"log target", false, Options{Seed: 4, TargetScale: LogScale}},
-		{"quantiles", false, Options{Seed: 5, InputScale: QuantileInputs}},
-		{"classifier", true, Options{Seed: 6}},
-		{"raw", false, Options{Seed: 7, Raw: true}},
-		{"weights", false, Options{Seed: 8, Weight: "x9"}},
+		{"regression", false, Options{Seed: 3}, false},
+		{"log target", false, Options{Seed: 4, TargetScale: LogScale}, true},
+		{"quantiles", false, Options{Seed: 5, InputScale: QuantileInputs}, true},
+		{"classifier", true, Options{Seed: 6}, false},
+		{"raw", false, Options{Seed: 7, Raw: true}, true},
+		{"weights", false, Options{Seed: 8, Weight: "x9"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.full && testing.Short() {
+				t.Skip("slow: in the full run only")
+			}
 			text := friedmanCSV(600, 1, tc.classify)
 			f, err := dataset.ReadFrame(strings.NewReader(text), "all.csv")
 			if err != nil {

@@ -606,13 +606,16 @@ func TestFoldPredictions(t *testing.T) {
 		name          string
 		n, d, anchors int
 		sigma         float64
-		span          bool
+		span, full    bool // full: in the full run only, being slow
 	}{
-		{"narrow", 40, 2, 9, 0.8, false},
-		{"wide", 25, 300, 25, 8, false},
-		{"wide in the span", 25, 300, 25, 8, true},
+		{"narrow", 40, 2, 9, 0.8, false, false},
+		{"wide", 25, 300, 25, 8, false, true},
+		{"wide in the span", 25, 300, 25, 8, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.full && testing.Short() {
+				t.Skip("slow: in the full run only")
+			}
 			rnd := rand.New(rand.NewPCG(4, 9))
 			x := mat.NewDense(tc.n, tc.d, nil)
 			x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)

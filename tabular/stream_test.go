@@ -217,6 +217,9 @@ func TestFitFileGlob(t *testing.T) {
 	streamRows = 300
 	for _, rows := range []int{240, 1500} {
 		t.Run(fmt.Sprint(rows), func(t *testing.T) {
+			if rows > streamRows && testing.Short() {
+				t.Skip("streamed: in the full run only, being slow; TestFitSource streams under -short")
+			}
 			dir := t.TempDir()
 			text := friedmanCSV(rows, 7, false)
 			lines := strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n")
