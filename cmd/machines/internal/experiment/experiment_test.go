@@ -28,8 +28,10 @@ func TestPolynomial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The perceptron's fits are long: each stage says when it starts.
-	for _, line := range []string{"perceptron weight decay: 1e-05: fitting 6 folds", "perceptron: the final fit, the best of 5 starts"} {
+	// The perceptron's fits are long: each stage says when it starts,
+	// and the cross-validation counts its fits.
+	for _, line := range []string{"perceptron weight decay: 1e-05: fitting 6 folds", "perceptron weight decay: 24 of 24 cross-validation fits done",
+		"perceptron: the final fit, the best of 5 starts"} {
 		if !strings.Contains(progress.String(), line) {
 			t.Errorf("no progress line %q in\n%s", line, progress.String())
 		}

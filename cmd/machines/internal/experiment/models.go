@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/parametric-machines/machines/cmd/machines/internal/baseline"
@@ -49,12 +50,6 @@ func (t task) score(f *fitted) {
 	f.TestMSE = mse(f.predict(t.xt), t.yt)
 }
 
-// track appends the train and test error of the model that predict
-// evaluates to a learning curve; fits call it after every iteration.
-func (t task) track(curve *[]curvePoint, iter int, predict func(*mat.Dense) *mat.Dense) {
-	*curve = append(*curve, curvePoint{iter, mse(predict(t.x), t.y), mse(predict(t.xt), t.yt)})
-}
-
 // predictor is a fitted model's prediction function.
 type predictor func(x *mat.Dense) *mat.Dense
 
@@ -71,6 +66,8 @@ func (t task) crossValidate(name string, seed uint64, candidates []float64, fit 
 		c.logf("%s: %g: fitting %d folds", name, v, len(folds))
 	}
 	errs := make([]float64, len(candidates)*len(folds))
+	var mu sync.Mutex // orders the progress lines
+	done := 0
 	err := parallel.Run(len(errs), runtime.GOMAXPROCS(0), func(i int) error {
 		v, f := candidates[i/len(folds)], folds[i%len(folds)]
 		predict, err := fit(rows(t.x, f.Train), rows(t.y, f.Train), v)
@@ -78,6 +75,10 @@ func (t task) crossValidate(name string, seed uint64, candidates []float64, fit 
 			return fmt.Errorf("%s: cross-validation: %w", name, err)
 		}
 		errs[i] = mse(predict(rows(t.x, f.Test)), rows(t.y, f.Test)) * float64(len(f.Test))
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		c.logf("%s: %d of %d cross-validation fits done", name, done, len(errs))
 		return nil
 	})
 	if err != nil {
@@ -133,47 +134,48 @@ func (s *curveSampler) due(iter int) bool {
 	return true
 }
 
-// recorder samples a learning curve during a fit and keeps the time that
-// costs, which is not the fit's.
+// recorder keeps the models that a fit passes through at the
+// iterations its sampler picks; their errors are evaluated after the
+// fit, for the start that is kept and no other.
 type recorder struct {
-	t      task
-	f      *fitted
 	sample curveSampler
-	spent  time.Duration
+	iters  []int
+	models []predictor
 }
 
 func (r *recorder) record(iter int, predict predictor) {
 	if r.sample.due(iter) {
-		start := time.Now()
-		r.t.track(&r.f.curve, iter, predict)
-		r.spent += time.Since(start)
+		r.iters = append(r.iters, iter)
+		r.models = append(r.models, predict)
 	}
 }
 
-// startCurves samples a learning curve for each of the restarts starts
-// of a final fit, so that the report shows the kept start's.
+// startCurves records the models of each of the restarts starts of a
+// final fit, so that the report shows the learning curve of the kept
+// start's.
 type startCurves []*recorder
 
-func newStartCurves(t task) startCurves {
+func newStartCurves() startCurves {
 	c := make(startCurves, restarts)
 	for k := range c {
-		c[k] = &recorder{t: t, f: &fitted{}}
+		c[k] = &recorder{}
 	}
 	return c
 }
 
 func (c startCurves) record(k, iter int, predict predictor) { c[k].record(iter, predict) }
 
-// kept returns start k's fitted model, curve included.
-func (c startCurves) kept(k int) *fitted { return c[k].f }
-
-// spent is the time that sampling the curves took, which is not the fit's.
-func (c startCurves) spent() time.Duration {
-	var d time.Duration
-	for _, r := range c {
-		d += r.spent
-	}
-	return d
+// curve returns the train and test error of start k's recorded models,
+// evaluated on every processor, each into its own slot.
+func (t task) curve(c startCurves, k int) []curvePoint {
+	r := c[k]
+	curve := make([]curvePoint, len(r.iters))
+	parallel.Run(len(curve), runtime.GOMAXPROCS(0), func(i int) error {
+		predict := r.models[i]
+		curve[i] = curvePoint{r.iters[i], mse(predict(t.x), t.y), mse(predict(t.xt), t.yt)}
+		return nil
+	})
+	return curve
 }
 
 // fitKernel fits a kernel machine from restarts initial points. Its cost
@@ -181,7 +183,7 @@ func (c startCurves) spent() time.Duration {
 // package's cross-validation chooses among them.
 func (t task) fitKernel(name string, s tabular.Settings, c Config) (*fitted, error) {
 	start := time.Now()
-	curves := newStartCurves(t)
+	curves := newStartCurves()
 	s.Iteration = func(k, iter int, _ float64, m *tabular.Machine) error {
 		curves.record(k, iter, func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) })
 		return nil
@@ -192,9 +194,10 @@ func (t task) fitKernel(name string, s tabular.Settings, c Config) (*fitted, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	f := curves.kept(r.Start)
+	seconds := time.Since(start).Seconds()
+	f := &fitted{curve: t.curve(curves, r.Start)}
 	cost := r.Cost
-	f.Model = Model{Name: name, Params: m.NumParams(), FitSeconds: (time.Since(start) - curves.spent()).Seconds(), Iterations: r.Iterations,
+	f.Model = Model{Name: name, Params: m.NumParams(), FitSeconds: seconds, Iterations: r.Iterations,
 		Settings: Settings{Optimizer: "L-BFGS (gonum/optimize)", MaxIter: s.MaxIter, Dims: s.Dims,
 			Kernel: s.Kernel.String(), Bandwidth: m.Bandwidth, Cost: &cost, Standardize: !s.Raw,
 			Selection: fmt.Sprintf("best training loss of %d starts", restarts)}}
@@ -260,7 +263,7 @@ func (t task) fitPerceptron(name string, s baseline.PerceptronSettings, c Config
 	}
 	s.WeightDecay = best
 	c.logf("%s: the final fit, the best of %d starts", name, restarts)
-	curves := newStartCurves(t)
+	curves := newStartCurves()
 	workers := min(runtime.GOMAXPROCS(0), restarts)
 	p, r, k, err := bestStart(t.x, t.y, s, workers, func(k int) func(int, float64, *baseline.Perceptron) error {
 		return func(iter int, _ float64, p *baseline.Perceptron) error {
@@ -271,10 +274,9 @@ func (t task) fitPerceptron(name string, s baseline.PerceptronSettings, c Config
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	f := curves.kept(k)
-	// The curves were sampled on every worker at once: their share of
-	// the wall time is their total over the workers.
-	f.Model = Model{Name: name, Params: p.NumParams(), FitSeconds: (time.Since(begin) - curves.spent()/time.Duration(workers)).Seconds(), Iterations: r.Iterations,
+	seconds := time.Since(begin).Seconds()
+	f := &fitted{curve: t.curve(curves, k)}
+	f.Model = Model{Name: name, Params: p.NumParams(), FitSeconds: seconds, Iterations: r.Iterations,
 		Settings: Settings{Optimizer: "L-BFGS (gonum/optimize), full batch", MaxIter: s.MaxIter, Hidden: s.Hidden,
 			Activation: s.Activation.String(), WeightDecay: &best, DecayCandidates: decays,
 			Selection:   fmt.Sprintf("weight decay %s; best training loss of %d starts", cvSelection, restarts),
