@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -260,13 +259,13 @@ func guardedRun(args []string) walkResult {
 			r.frozen, end = true, true
 		case <-deadline:
 			close(stop)
-			quiet = processCPU()
+			quiet = testutil.CPUTime()
 		case <-wrote:
 			if quiet != 0 {
-				quiet = processCPU()
+				quiet = testutil.CPUTime()
 			}
 		case <-tick.C:
-			if quiet != 0 && processCPU()-quiet > walkSilence {
+			if quiet != 0 && testutil.CPUTime()-quiet > walkSilence {
 				r.silent, end = true, true
 			}
 			if h := testutil.HeapBytes(); h > base && h-base > r.peak {
@@ -281,16 +280,6 @@ func guardedRun(args []string) walkResult {
 	r.stderr = stderr.buf.String()
 	stderr.mu.Unlock()
 	return r
-}
-
-// processCPU returns the CPU time, user and system, that the process has
-// used so far.
-func processCPU() time.Duration {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		panic(err)
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // walkBig are values of a count flag of sensible range up to hi: 10 and
