@@ -10,11 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/testutil"
 )
 
 // writeFriedman writes n rows of Friedman 1 (10 inputs, noise 1) to a
@@ -43,16 +42,6 @@ func writeFriedman(tb testing.TB, path string, n int, seed uint64) {
 	if err := w.Flush(); err != nil {
 		tb.Fatal(err)
 	}
-}
-
-// cpuSeconds returns the CPU time, user and system, of the process so
-// far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return math.NaN()
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // peakMB returns the process's peak resident memory (VmHWM) in MB, and
@@ -113,12 +102,12 @@ func BenchmarkStreamFit(b *testing.B) {
 			writeFriedman(b, train, rows, 1)
 			for b.Loop() {
 				peakMB(true)
-				cpu := cpuSeconds()
+				cpu := testutil.CPUTime()
 				md, _, err := FitFile(train, []string{"y"}, Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.ReportMetric(cpuSeconds()-cpu, "cpu-s")
+				b.ReportMetric((testutil.CPUTime() - cpu).Seconds(), "cpu-s")
 				b.ReportMetric(peakMB(false), "peak-MB")
 				ev, err := md.Score(testFrame, 0)
 				if err != nil {
