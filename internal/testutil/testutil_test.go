@@ -54,7 +54,7 @@ func TestCheckPanic(t *testing.T) {
 // the binary for unbounded work is checked in a child process.
 func TestBounded(t *testing.T) {
 	if what := os.Getenv("TESTUTIL_BOUNDED"); what != "" {
-		Bounded(what, 64<<20, time.Second, func() {
+		Bounded(what, 64<<20, 200*time.Millisecond, func() {
 			var keep [][]byte
 			for spins := 0; ; spins++ {
 				if what == "time" {
