@@ -444,3 +444,22 @@ func TestFitSize(t *testing.T) {
 		})
 	}
 }
+
+// explain says when it measured on a sample of a large table, and of how
+// many rows.
+func TestReportImportanceSample(t *testing.T) {
+	for _, tc := range []struct {
+		ex   tabular.Explanation
+		want string
+	}{
+		{tabular.Explanation{Data: "t.csv", Rows: 40, Repeats: 3, Score: "r2", Baseline: 0.9}, "explain: 40 rows of t.csv: R² 0.9;"},
+		{tabular.Explanation{Data: "big.csv", Rows: 20000, TableRows: 1000000, Repeats: 3, Score: "accuracy", Baseline: 0.9},
+			"explain: 20000 rows of a seeded sample of big.csv's 1000000: accuracy 0.9;"},
+	} {
+		var b strings.Builder
+		reportImportance(&b, &tc.ex)
+		if !strings.HasPrefix(b.String(), tc.want) {
+			t.Errorf("explain printed %q, want it to begin with %q", b.String(), tc.want)
+		}
+	}
+}
