@@ -290,8 +290,8 @@
 // is fitted to every row from their sums, its cost chosen on one row in
 // ten held out (see docs/large.md); -family deep, -dims, -cost,
 // -bandwidth and -balance read it whole, as does -data -. score reads
-// such a file in chunks too, and explain measures on a seeded sample of
-// it.
+// such a table in chunks too, from a file or standard input, and explain
+// measures on a seeded sample of it.
 // fit reports progress on standard
 // error, then a summary: rows, columns and inputs, the settings and how
 // they were chosen, the training score, the parameters and the time.
