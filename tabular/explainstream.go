@@ -14,7 +14,8 @@ import (
 // column among all the rows would hold them all, where the sample's
 // memory does not grow with the table. The interval, over the sample's
 // rows, speaks of the sampling as well as of the shuffles; the
-// Explanation's TableRows counts the table's rows.
+// Explanation's TableRows counts the table's rows, and its Warnings and
+// Dropped are the sample's.
 func (md *Model) ImportanceSource(src Source, opts ImportanceOptions) (*Explanation, error) {
 	if _, err := opts.repeats(); err != nil {
 		return nil, err
