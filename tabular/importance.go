@@ -33,14 +33,30 @@ type ImportanceOptions struct {
 	Progress func(done, total int)
 }
 
+// repeats returns the number of shuffles of each column that opts ask
+// for, or an error if it is out of range.
+func (opts ImportanceOptions) repeats() (int, error) {
+	if opts.Repeats == 0 {
+		return 10, nil
+	}
+	if opts.Repeats < 0 || opts.Repeats > MaxRepeats {
+		return 0, fmt.Errorf("%d repeats: want 1 to %d", opts.Repeats, MaxRepeats)
+	}
+	return opts.Repeats, nil
+}
+
 // Explanation is the permutation importance of a model's input columns
 // on labelled rows, as machines explain prints and saves it.
 type Explanation struct {
-	Task    string `json:"task"`
-	Data    string `json:"data"`
-	Rows    int    `json:"rows"`
-	Repeats int    `json:"repeats"`
-	Seed    uint64 `json:"seed"`
+	Task string `json:"task"`
+	Data string `json:"data"`
+	// Rows counts the rows measured on: all the table's, or a seeded
+	// sample of them (see ImportanceSource), whose rows TableRows then
+	// counts.
+	Rows      int    `json:"rows"`
+	TableRows int    `json:"table_rows,omitempty"`
+	Repeats   int    `json:"repeats"`
+	Seed      uint64 `json:"seed"`
 	// Score is the score whose drop measures importance, "r2" or
 	// "accuracy", and Baseline its value on the rows as they are.
 	Score    string  `json:"score"`
@@ -82,12 +98,9 @@ type ColumnImportance struct {
 // over the rows, so that it speaks of the rows' sample as well as of the
 // shuffles.
 func (md *Model) Importance(f *dataset.Frame, opts ImportanceOptions) (*Explanation, error) {
-	repeats := opts.Repeats
-	if repeats == 0 {
-		repeats = 10
-	}
-	if repeats < 0 || repeats > MaxRepeats {
-		return nil, fmt.Errorf("%d repeats: want 1 to %d", repeats, MaxRepeats)
+	repeats, err := opts.repeats()
+	if err != nil {
+		return nil, err
 	}
 	t, x, warnings, err := md.labelled(f)
 	if err != nil {

@@ -19,8 +19,8 @@ import (
 // Job is a fit on Beam: the flags of machines-beam, named as machines
 // fit's.
 type Job struct {
-	// Data is a glob of CSV files with one header, read as one table in
-	// the order of their names.
+	// Data is a glob of CSV, Parquet or Arrow files with the same
+	// columns, read as one table in the order of their names.
 	Data string
 	// Target names the column to predict, or comma-separated columns of a
 	// regression.
@@ -50,7 +50,7 @@ type Result struct {
 func (job *Job) Check() error {
 	switch {
 	case job.Data == "":
-		return errors.New("-data: missing: a glob of CSV files")
+		return errors.New("-data: missing: a glob of CSV, Parquet or Arrow files")
 	case job.Target == "":
 		return errors.New("-target: missing: the column to predict")
 	case job.Model == "":
@@ -66,14 +66,14 @@ func (job *Job) Check() error {
 // a seeded sample, on which tabular.NewPlan chooses the shallow machine;
 // the pipeline's workers add up their shards' tabular.Stats and a
 // combiner sums them; the solve runs here, and the model is written to
-// job.Model. The model is the one machines fit writes of the shards'
-// concatenation with the same seed and anchors, up to rounding.
+// job.Model. The model is the one machines fit writes of the same glob
+// with the same seed and anchors, up to rounding.
 func Fit(ctx context.Context, job Job) (*tabular.Model, *Result, error) {
 	if err := job.Check(); err != nil {
 		return nil, nil, err
 	}
 	begin := time.Now()
-	shards, err := Shards(ctx, job.Data)
+	paths, err := Shards(ctx, job.Data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,12 +89,12 @@ func Fit(ctx context.Context, job Job) (*tabular.Model, *Result, error) {
 		phases = append(phases, tabular.Phase{Name: name, Seconds: now.Sub(mark).Seconds()})
 		mark = now
 	}
-	plan, lines, rows, err := job.plan(ctx, shards, opts)
+	plan, shards, rows, err := job.plan(ctx, paths, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	phase("plan")
-	acc, err := job.add(ctx, lines, plan, rows)
+	acc, err := job.add(ctx, shards, plan, rows)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -114,27 +114,26 @@ func Fit(ctx context.Context, job Job) (*tabular.Model, *Result, error) {
 
 // plan reads the shards once for a seeded sample of tabular.StreamRows
 // rows, as machines fit does, and chooses the plan on it. It returns the
-// plan, the shards with the table's line of their first rows, and the
-// table's rows.
-func (job *Job) plan(ctx context.Context, shards []string, opts tabular.Options) (*tabular.Plan, []shard, int, error) {
-	tb := newTable(ctx, job.Data, shards)
-	fr, err := dataset.NewFrameReader(tb, job.Data, dataset.FrameOptions{})
-	if err != nil {
-		return nil, nil, 0, tb.locate(err)
-	}
+// plan, the shards with the columns they must have, and the table's
+// rows.
+func (job *Job) plan(ctx context.Context, paths []string, opts tabular.Options) (*tabular.Plan, []shard, int, error) {
 	s := dataset.NewSample(tabular.StreamRows, job.Seed)
-	for {
-		f, err := fr.Read(ChunkRows)
-		if err == io.EOF {
-			break
-		}
+	add := func(f *dataset.Frame) error { s.Add(f); return nil }
+	shards := make([]shard, len(paths))
+	var columns []string
+	for i, path := range paths {
+		shards[i] = shard{Path: path, Columns: columns}
+		read, err := readShard(ctx, shards[i], add)
 		if err != nil {
-			return nil, nil, 0, tb.locate(err)
+			return nil, nil, 0, err
 		}
-		s.Add(f)
+		columns = read
+	}
+	for i := range shards {
+		shards[i].Columns = columns
 	}
 	if s.Seen() == 0 {
-		return nil, nil, 0, &dataset.ParseError{File: shards[0], Err: dataset.ErrNoRows}
+		return nil, nil, 0, &dataset.ParseError{File: job.Data, Err: dataset.ErrNoRows}
 	}
 	if opts.Anchors == 0 {
 		opts.Anchors = tabular.StreamAnchors(s.Seen())
@@ -143,7 +142,7 @@ func (job *Job) plan(ctx context.Context, shards []string, opts tabular.Options)
 	job.logf(fmt.Sprintf("%s: %d rows in %d shards; fitting the shallow machine with %d anchors on a sample of %d rows, then adding up every row on Beam",
 		job.Data, s.Seen(), len(shards), opts.Anchors, sample.Len()))
 	plan, err := tabular.NewPlan(sample, strings.Split(job.Target, ","), opts)
-	return plan, tb.lines(), s.Seen(), tb.locate(err)
+	return plan, shards, s.Seen(), err
 }
 
 // add runs the pipeline over the shards and returns their summed stats,

@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -13,7 +11,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
-	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/tabular"
 )
 
@@ -26,13 +23,6 @@ func init() {
 	register.Combiner1[*tabular.Stats](&sumFn{})
 	register.DoFn2x1[context.Context, *tabular.Stats, error](&writeFn{})
 	beam.RegisterCoder(reflect.TypeFor[*tabular.Stats](), encodeStats, decodeStats)
-}
-
-// shard is an element of the pipeline: a file of the table, and the
-// table's line of its first row, which Stats hash to hold rows out.
-type shard struct {
-	Path string
-	Line int
 }
 
 // build adds to s the pipeline that sums the statistics of the rows of
@@ -73,38 +63,13 @@ func (fn *accumulateFn) Setup() error {
 	return err
 }
 
-// ProcessElement reads the shard, its lines counted as the table's: the
-// first row's is sh.Line.
+// ProcessElement adds up the rows of the shard.
 func (fn *accumulateFn) ProcessElement(ctx context.Context, sh shard) (*tabular.Stats, error) {
-	fs, err := filesystem.New(ctx, sh.Path)
-	if err != nil {
+	st := fn.plan.NewStats()
+	if _, err := readShard(ctx, sh, st.Add); err != nil {
 		return nil, err
 	}
-	defer fs.Close()
-	r, err := fs.OpenRead(ctx, sh.Path)
-	if err != nil {
-		return nil, fmt.Errorf("pipeline: %w", err)
-	}
-	defer r.Close()
-	// Empty lines before the header, which a CSV reader skips and counts.
-	blank := bytes.NewReader(bytes.Repeat([]byte{'\n'}, max(0, sh.Line-2)))
-	fr, err := dataset.NewFrameReader(io.MultiReader(blank, r), sh.Path, dataset.FrameOptions{})
-	if err != nil {
-		return nil, relocate(err, sh.Path, sh.Path, sh.Line)
-	}
-	st := fn.plan.NewStats()
-	for {
-		chunk, err := fr.Read(ChunkRows)
-		if errors.Is(err, io.EOF) {
-			return st, nil
-		}
-		if err == nil {
-			err = st.Add(chunk)
-		}
-		if err != nil {
-			return nil, relocate(err, sh.Path, sh.Path, sh.Line)
-		}
-	}
+	return st, nil
 }
 
 // sumFn sums the shards' statistics.

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,64 +22,74 @@ import (
 func TestMain(m *testing.M) { ptest.MainWithDefault(m, "prism") }
 
 // writeFriedman writes rows of Friedman's first problem, drawn with seed,
-// as shards CSV files under dir, and all of them as one file, whose path
-// it returns after the shards'.
-func writeFriedman(t *testing.T, dir string, shards, rows int, seed uint64) ([]string, string) {
+// as shards files of the given format under dir, and returns their glob.
+func writeFriedman(t *testing.T, dir string, format dataset.TableFormat, shards, rows int, seed uint64) string {
 	t.Helper()
 	x, y := dataset.Friedman1(shards*rows, rand.New(rand.NewPCG(seed, 0)))
-	header := "x1,x2,x3,x4,x5,x6,x7,x8,x9,x10,y\n"
-	var all strings.Builder
-	all.WriteString(header)
-	paths := make([]string, shards)
+	columns := []string{"x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "y"}
+	numeric := make([]bool, len(columns))
+	for j := range numeric {
+		numeric[j] = true
+	}
+	ext := map[dataset.TableFormat]string{dataset.CSV: ".csv", dataset.Parquet: ".parquet", dataset.Arrow: ".arrow"}[format]
 	for s := range shards {
-		var b strings.Builder
-		b.WriteString(header)
-		for i := s * rows; i < (s+1)*rows; i++ {
-			for _, v := range x.RawRowView(i) {
-				fmt.Fprintf(&b, "%.6f,", v)
+		cells := make([][]string, rows)
+		for i := range cells {
+			for _, v := range x.RawRowView(s*rows + i) {
+				cells[i] = append(cells[i], strconv.FormatFloat(v, 'f', 6, 64))
 			}
-			fmt.Fprintf(&b, "%.6f\n", y[i])
+			cells[i] = append(cells[i], strconv.FormatFloat(y[s*rows+i], 'f', 6, 64))
 		}
-		all.WriteString(b.String()[len(header):])
-		paths[s] = filepath.Join(dir, fmt.Sprintf("part-%02d.csv", s))
-		if err := os.WriteFile(paths[s], []byte(b.String()), 0o644); err != nil {
+		var b bytes.Buffer
+		tw, err := dataset.NewTableWriter(&b, format, columns, numeric)
+		if err == nil {
+			err = tw.Write(cells)
+		}
+		if err == nil {
+			err = tw.Close()
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%02d%s", s, ext)), b.Bytes(), 0o644)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	whole := filepath.Join(dir, "all.csv")
-	if err := os.WriteFile(whole, []byte(all.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return paths, whole
+	return filepath.Join(dir, "part-*"+ext)
 }
 
-// The model fitted on prism over 8 shards is the one machines fit
-// writes of their concatenation with the same seed: the same sample,
-// plan and anchors, and every row's stats summed in another order.
+// The model fitted on prism over 8 shards, CSV or Parquet, is the one
+// machines fit writes of the same glob with the same seed: the same
+// sample, plan and anchors, the same rows held out, and every row's
+// stats summed in another order.
 func TestFitEqualsInProcess(t *testing.T) {
 	if testing.Short() {
-		t.Skip("fits a plan of 20000 rows twice")
+		t.Skip("fits a plan of 20000 rows four times")
 	}
-	dir := t.TempDir()
-	_, whole := writeFriedman(t, dir, 8, 3000, 1)
-	job := Job{Data: filepath.Join(dir, "part-*.csv"), Target: "y", Model: filepath.Join(dir, "beam.json"), Seed: 7}
-	got, res, err := Fit(context.Background(), job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Shards != 8 || got.Fit.Rows != 24000 {
-		t.Fatalf("%d shards, %d rows; want 8 and 24000", res.Shards, got.Fit.Rows)
-	}
-	want, _, err := tabular.FitFile(whole, []string{"y"}, tabular.Options{Seed: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := tabular.Load(job.Model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := modelDiff(t, loaded, want); d != "" {
-		t.Errorf("the model of the pipeline differs from the in-process fit's: %s", d)
+	for _, format := range []dataset.TableFormat{dataset.CSV, dataset.Parquet} {
+		t.Run(format.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			glob := writeFriedman(t, dir, format, 8, 2520, 1)
+			job := Job{Data: glob, Target: "y", Model: filepath.Join(dir, "beam.json"), Seed: 7}
+			got, res, err := Fit(context.Background(), job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Shards != 8 || got.Fit.Rows != 20160 {
+				t.Fatalf("%d shards, %d rows; want 8 and 20160", res.Shards, got.Fit.Rows)
+			}
+			want, _, err := tabular.FitFile(glob, []string{"y"}, tabular.Options{Seed: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			loaded, err := tabular.Load(job.Model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := modelDiff(t, loaded, want); d != "" {
+				t.Errorf("the model of the pipeline differs from the in-process fit's: %s", d)
+			}
+		})
 	}
 }
 
@@ -146,8 +158,8 @@ func jsonDiff(path string, a, b any) string {
 // model of other rows.
 func TestAddCountsRows(t *testing.T) {
 	dir := t.TempDir()
-	writeFriedman(t, dir, 2, 150, 1)
-	job := Job{Data: filepath.Join(dir, "part-*.csv"), Target: "y", Model: filepath.Join(dir, "m.json")}
+	glob := writeFriedman(t, dir, dataset.CSV, 2, 150, 1)
+	job := Job{Data: glob, Target: "y", Model: filepath.Join(dir, "m.json")}
 	shards, err := Shards(context.Background(), job.Data)
 	if err != nil {
 		t.Fatal(err)
@@ -162,13 +174,13 @@ func TestAddCountsRows(t *testing.T) {
 	if _, err := job.add(context.Background(), lines, plan, rows+1); err == nil || !strings.Contains(err.Error(), "changed") {
 		t.Errorf("error %v, want one of shards that changed", err)
 	}
-	// A worker's error names its shard's own line, not the table's.
+	// A worker's error names its shard and the shard's own line.
 	bad := filepath.Join(dir, "bad.csv")
 	text := "x1,x2,x3,x4,x5,x6,x7,x8,x9,x10,y\n" + strings.Repeat("0,0,0,0,0,0,0,0,0,0,1\n", 2) + "0,0,0,0,0,0,0,0,0,0,abc\n"
 	if err := os.WriteFile(bad, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := job.add(context.Background(), []shard{{Path: bad, Line: 500}}, plan, 3); err == nil || !strings.Contains(err.Error(), bad+": row 4") {
+	if _, err := job.add(context.Background(), []shard{{Path: bad, Columns: lines[0].Columns}}, plan, 3); err == nil || !strings.Contains(err.Error(), bad+": row 4") {
 		t.Errorf("error %v, want one naming %s: row 4", err, bad)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/parametric-machines/machines/cmd/machines/internal/figure"
+	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/tabular"
 )
 
@@ -33,17 +34,19 @@ func runExplain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := loadTable(*tf.data, *tf.sep, *tf.strict, stderr, "explain")
-	if err != nil {
-		return err
-	}
-	ex, err := md.Importance(f, tabular.ImportanceOptions{Repeats: *repeats, Seed: *seed, Progress: func(done, total int) {
+	ex, err := md.ImportanceSource(func() (*dataset.TableReader, error) {
+		fr, err := openTable(*tf.data, *tf.sep, *tf.strict)
+		if err == nil {
+			describeFormat(stderr, "explain", fr)
+		}
+		return fr, err
+	}, tabular.ImportanceOptions{Repeats: *repeats, Seed: *seed, Progress: func(done, total int) {
 		fmt.Fprintf(stderr, "machines explain: %d of %d columns\n", done, total)
 	}})
 	if err != nil {
 		return err
 	}
-	reportLabelled(stderr, "explain", md, f.Name(), f.Len(), ex.Dropped, ex.Warnings)
+	reportLabelled(stderr, "explain", md, ex.Data, ex.Rows+ex.Dropped, ex.Dropped, ex.Warnings)
 	reportImportance(stdout, ex)
 	if *jsonPath != "" {
 		if err := writeJSON(*jsonPath, ex); err != nil {
@@ -81,8 +84,12 @@ func checkExplainFlags(repeats int, jsonPath, figBase string) error {
 
 // reportImportance prints the importances as a table.
 func reportImportance(w io.Writer, ex *tabular.Explanation) {
-	fmt.Fprintf(w, "explain: %d rows of %s: %s %.4g; the drop in %[3]s when a column is shuffled, %[5]d times, with a 95%% interval over the rows:\n",
-		ex.Rows, ex.Data, ex.ScoreName(), ex.Baseline, ex.Repeats)
+	rows := fmt.Sprintf("%d rows of %s", ex.Rows, ex.Data)
+	if ex.TableRows > 0 {
+		rows = fmt.Sprintf("%d rows of a seeded sample of %s's %d", ex.Rows, ex.Data, ex.TableRows)
+	}
+	fmt.Fprintf(w, "explain: %s: %s %.4g; the drop in %[2]s when a column is shuffled, %[4]d times, with a 95%% interval over the rows:\n",
+		rows, ex.ScoreName(), ex.Baseline, ex.Repeats)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "column\timportance\tinterval\n")
 	for _, c := range ex.Columns {

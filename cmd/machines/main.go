@@ -290,7 +290,8 @@
 // is fitted to every row from their sums, its cost chosen on one row in
 // ten held out (see docs/large.md); -family deep, -dims, -cost,
 // -bandwidth and -balance read it whole, as does -data -. score reads
-// such a file in chunks too.
+// such a table in chunks too, from a file or standard input, and explain
+// measures on a seeded sample of it.
 // fit reports progress on standard
 // error, then a summary: rows, columns and inputs, the settings and how
 // they were chosen, the training score, the parameters and the time.
@@ -384,7 +385,13 @@
 // per-shuffle drops; -figure BASE draws the importances as bars with
 // their intervals in BASE.png and BASE.svg. Measure on rows the model was
 // not fitted to, as on a held-out test set: on its training rows it shows
-// what the model memorised.
+// what the model memorised. A -data file of more than
+// tabular.StreamRows (20,000) rows is read once, in chunks, for a
+// uniform sample of 20,000 of its rows drawn with -seed, on which the
+// importances are measured, so that memory does not grow with the rows:
+// the first line says so, and -json records the table's rows as
+// "table_rows"; the intervals, over the sample's rows, speak of the
+// sampling too.
 //
 // # Exporting to ONNX
 //

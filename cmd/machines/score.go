@@ -49,11 +49,13 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// scoreTable scores md on the table at path with
-// tabular.Model.ScoreSource, which streams a large file, or on standard
-// input (path "-") read whole with Score. It returns the table's name.
+// scoreTable scores md on the table at path, or standard input (path
+// "-"), with tabular.Model.ScoreSource, which streams a large table. A
+// model of version 1 (no encoder) scores standard input read whole with
+// Score, since ScoreSource reads a large table twice for it. It returns
+// the table's name.
 func scoreTable(md *tabular.Model, path, sep string, strict bool, level float64, stderr io.Writer) (*tabular.Evaluation, string, error) {
-	if path == "-" {
+	if path == "-" && md.Encoder == nil {
 		f, err := loadTable(path, sep, strict, stderr, "score")
 		if err != nil {
 			return nil, "", err

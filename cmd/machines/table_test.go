@@ -444,3 +444,58 @@ func TestFitSize(t *testing.T) {
 		})
 	}
 }
+
+// explain says when it measured on a sample of a large table, and of how
+// many rows.
+func TestReportImportanceSample(t *testing.T) {
+	for _, tc := range []struct {
+		ex   tabular.Explanation
+		want string
+	}{
+		{tabular.Explanation{Data: "t.csv", Rows: 40, Repeats: 3, Score: "r2", Baseline: 0.9}, "explain: 40 rows of t.csv: R² 0.9;"},
+		{tabular.Explanation{Data: "big.csv", Rows: 20000, TableRows: 1000000, Repeats: 3, Score: "accuracy", Baseline: 0.9},
+			"explain: 20000 rows of a seeded sample of big.csv's 1000000: accuracy 0.9;"},
+	} {
+		var b strings.Builder
+		reportImportance(&b, &tc.ex)
+		if !strings.HasPrefix(b.String(), tc.want) {
+			t.Errorf("explain printed %q, want it to begin with %q", b.String(), tc.want)
+		}
+	}
+}
+
+// score streams a large table on standard input as it streams a file,
+// but for a model of version 1, for which it reads standard input whole.
+func TestScoreStdinLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scores 20,001 rows twice")
+	}
+	dir := t.TempDir()
+	encoded := filepath.Join(dir, "model.json")
+	if code, _, stderr := fitTestRun(slices.Concat([]string{"fit", "-data", "testdata/model_two.csv", "-target", "y", "-model", encoded}, fixed)...); code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	var b strings.Builder
+	b.WriteString("x,z,y\n")
+	for i := range tabular.StreamRows + 1 {
+		x := float64(i%97)/16 - 3
+		fmt.Fprintf(&b, "%.4f,%.4f,%.4f\n", x, float64(i%13)/6-1, math.Sin(x))
+	}
+	table := filepath.Join(dir, "large.csv")
+	if err := os.WriteFile(table, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, model := range []string{"testdata/model_two.json", encoded} {
+		code, want, stderr := fitTestRun("score", "-model", model, "-data", table)
+		if code != 0 {
+			t.Fatalf("%s: score of the file exited with %d: %s", model, code, stderr)
+		}
+		var got string
+		withStdin(t, b.String(), func() {
+			code, got, stderr = fitTestRun("score", "-model", model, "-data", "-")
+		})
+		if code != 0 || got != want {
+			t.Errorf("%s: score of standard input exited with %d, printed %q (%s); want %q", model, code, got, stderr, want)
+		}
+	}
+}

@@ -1,11 +1,12 @@
 // Command machines-beam fits the tabular learner's shallow machine to a
-// table of CSV shards on Apache Beam: each worker adds up its rows'
-// sufficient statistics, a combiner sums them, and the solve runs once,
-// here, writing a model file that every command of machines reads.
+// table of CSV, Parquet or Arrow shards on Apache Beam: each worker adds
+// up its rows' sufficient statistics, a combiner sums them, and the
+// solve runs once, here, writing a model file that every command of
+// machines reads.
 //
 // Usage:
 //
-//	machines-beam -data 'part-*.csv' -target COLUMN -model FILE [-seed N] [Beam's flags]
+//	machines-beam -data 'part-*.parquet' -target COLUMN -model FILE [-seed N] [Beam's flags]
 //
 // The in-process runner, prism, is the default: the command runs on one
 // machine with no set-up. Beam's flags choose another runner (-runner
@@ -36,7 +37,7 @@ func main() {
 func run(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	job := pipeline.Job{Log: stderr}
 	fs.SetOutput(stderr)
-	fs.StringVar(&job.Data, "data", "", "training data: a `glob` of CSV files with one header, read as one table in the order of their names (required)")
+	fs.StringVar(&job.Data, "data", "", "training data: a `glob` of CSV, Parquet or Arrow files with the same columns, read as one table in the order of their names (required)")
 	fs.StringVar(&job.Target, "target", "", "the `column` to predict, or comma-separated columns of a regression (required)")
 	fs.StringVar(&job.Model, "model", "", "write the fitted model to this JSON `file` (required)")
 	fs.Uint64Var(&job.Seed, "seed", 0, "`seed` of the sample, the folds and the anchors")
