@@ -10,9 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/parametric-machines/machines/dataset"
 )
@@ -43,16 +41,6 @@ func writeFriedman(tb testing.TB, path string, n int, seed uint64) {
 	if err := w.Flush(); err != nil {
 		tb.Fatal(err)
 	}
-}
-
-// cpuSeconds returns the CPU time, user and system, of the process so
-// far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return math.NaN()
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // peakMB returns the process's peak resident memory (VmHWM) in MB, and
