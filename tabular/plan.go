@@ -9,6 +9,7 @@ import (
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/scale"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -28,6 +29,7 @@ type Plan struct {
 	shift  []float64     // the sample's mean features, about which Stats add up
 	gamma  float64       // the kernel exp(-gamma d^2)
 	toC    *mat.Dense    // the anchors' basis (see anchorBasis)
+	norms  []float64     // the anchors' squared norms
 	cal    calibration   // the sample's calibration
 	report Report        // the sample's fit
 }
@@ -77,6 +79,10 @@ func (p *Plan) init() error {
 	p.gamma = 1 / (2 * m.Bandwidth * m.Bandwidth)
 	a := m.Anchors
 	n, _ := a.Dims()
+	p.norms = make([]float64, n)
+	for i := range n {
+		p.norms[i] = floats.Dot(a.RawRowView(i), a.RawRowView(i))
+	}
 	between := mat.NewDense(n, n, nil)
 	for i := range n {
 		for j := range n {
@@ -145,12 +151,16 @@ func (p *Plan) features(x *mat.Dense) *mat.Dense {
 	}
 	n, d := x.Dims()
 	na, _ := m.Anchors.Dims()
+	// The squared distances |x|^2 + |a|^2 - 2 x.a, the inner products
+	// by the engine's matrix product, land in the kernel's columns.
 	u := mat.NewDense(n, d+na, nil)
+	mul(u.Slice(0, n, d, d+na).(*mat.Dense), x, m.Anchors.T())
 	for i := range n {
 		row, xi := u.RawRowView(i), x.RawRowView(i)
 		copy(row, xi)
-		for j := range na {
-			row[d+j] = math.Exp(-p.gamma * sqDistance(xi, m.Anchors.RawRowView(j)))
+		xx := floats.Dot(xi, xi)
+		for j, g := range row[d:] {
+			row[d+j] = math.Exp(-p.gamma * max(0, xx+p.norms[j]-2*g))
 		}
 	}
 	return u

@@ -152,6 +152,9 @@ func TestStatsMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole := addAll(t, p, frames)
+	if w := p.Width(); slices.ContainsFunc(numeric.Indices(w*w), func(i int) bool { return i/w > i%w && whole.ZZ[i] != 0 }) {
+		t.Error("ZZ holds sums below its diagonal")
+	}
 	data, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +284,7 @@ func TestStatsLoss(t *testing.T) {
 	shift, b := []float64{1, -2, 0.5, 3, 0, 1}, []float64{0.3, -0.7}
 	s := &Stats{Z: make([]float64, width), ZZ: make([]float64, width*width), ZY: make([]float64, width*k),
 		Y: make([]float64, k), YY: make([]float64, k)}
-	s.add(z, &chunkRows{rows: numeric.Indices(n), y: y, w: w, total: total}, shift)
+	s.add(mat.DenseCopyOf(z), &chunkRows{rows: numeric.Indices(n), y: y, w: w, total: total}, shift)
 	var pred mat.Dense
 	pred.Mul(z, beta)
 	var want float64

@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/matmul"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -44,10 +47,13 @@ type Stats struct {
 // heldOutEvery is one in how many rows Stats hold out.
 const heldOutEvery = 10
 
-// statsBlock is the number of rows whose products Stats sum at a time.
-// A few hundred features of 256 rows fit in a core's cache, where the
-// products of whole chunks of 4,096 rows took twice the time.
-const statsBlock = 256
+// gramBlock is the width of the blocks of features whose products Stats
+// sum at a time, so that only the Gram matrix's upper triangle and the
+// blocks on its diagonal are computed: about two thirds of the products
+// of the whole square, by the engine's matrix product (internal/matmul).
+// Thinner blocks compute fewer products but run the kernels on thinner
+// panels, and took longer.
+const gramBlock = 96
 
 // NewStats returns empty stats of the plan's machine.
 func (p *Plan) NewStats() *Stats {
@@ -88,7 +94,6 @@ func (s *Stats) Add(chunk *dataset.Frame) error {
 		return err
 	}
 	z := p.features(x)
-	s.add(z, c, p.shift)
 	var held []int
 	for i, r := range c.rows {
 		if holdsOut(chunk.Line(r)) {
@@ -98,6 +103,7 @@ func (s *Stats) Add(chunk *dataset.Frame) error {
 	if len(held) > 0 {
 		s.HeldOut.add(pickRows(z, held), c.subset(held), p.shift)
 	}
+	s.add(z, c, p.shift)
 	return nil
 }
 
@@ -113,42 +119,30 @@ func holdsOut(line int) bool {
 }
 
 // add adds the features z of the rows of chunk c, less shift, to the
-// sums.
+// sums. It overwrites z.
 func (s *Stats) add(z *mat.Dense, c *chunkRows, shift []float64) {
 	n, width := z.Dims()
 	_, k := c.y.Dims()
-	// The columns of z and y less the shift, times the square roots of
-	// the weights, one row each: the sums are then their dot products.
-	zt := mat.NewDense(width, n, nil)
-	yt := mat.NewDense(k, n, nil)
+	// The rows of z and y less the shift, times the square roots of the
+	// weights: the sums are then their products.
+	y := mat.NewDense(n, k, nil)
 	for i := range n {
 		w := c.weight(i)
 		sw := math.Sqrt(w)
-		for j, v := range z.RawRowView(i) {
+		row := z.RawRowView(i)
+		for j, v := range row {
 			v -= shift[j]
 			s.Z[j] += w * v
-			zt.Set(j, i, sw*v)
+			row[j] = sw * v
 		}
 		for j, v := range c.y.RawRowView(i) {
 			s.Y[j] += w * v
 			s.YY[j] += w * v * v
-			yt.Set(j, i, sw*v)
+			y.Set(i, j, sw*v)
 		}
 	}
-	// Blocks of rows short enough that a block of every feature stays
-	// in the cache while their products are summed.
-	for lo := 0; lo < n; lo += statsBlock {
-		hi := min(n, lo+statsBlock)
-		for i := range width {
-			zi := zt.RawRowView(i)[lo:hi]
-			for j := i; j < width; j++ {
-				s.ZZ[i*width+j] += floats.Dot(zi, zt.RawRowView(j)[lo:hi])
-			}
-			for j := range k {
-				s.ZY[i*k+j] += floats.Dot(zi, yt.RawRowView(j)[lo:hi])
-			}
-		}
-	}
+	addGram(s.ZZ, z)
+	matmul.F64(blas.Trans, blas.NoTrans, 1, z.RawMatrix(), y.RawMatrix(), 1, blas64.General{Rows: width, Cols: k, Data: s.ZY, Stride: k})
 	s.Rows += n
 	s.Weight += c.total
 	if c.raw == nil {
@@ -162,6 +156,35 @@ func (s *Stats) add(z *mat.Dense, c *chunkRows, shift []float64) {
 			v := c.raw.At(i, j)
 			s.Low[j], s.High[j] = math.Min(s.Low[j], v), math.Max(s.High[j], v)
 		}
+	}
+}
+
+// addGram adds to zz, row-major, the upper triangle of z^T z, a block of
+// gramBlock columns of z at a time: their products with each other,
+// through a scratch block so that the lower triangle of zz stays 0, and
+// with the columns after them.
+func addGram(zz []float64, z *mat.Dense) {
+	n, width := z.Dims()
+	var diag *mat.Dense
+	for lo := 0; lo < width; lo += gramBlock {
+		hi := min(width, lo+gramBlock)
+		rows := z.Slice(0, n, lo, hi).(*mat.Dense)
+		if diag == nil || diag.RawMatrix().Rows != hi-lo {
+			diag = mat.NewDense(hi-lo, hi-lo, nil)
+		}
+		mul(diag, rows.T(), rows)
+		for i := range hi - lo {
+			out := zz[(lo+i)*width:]
+			for j, v := range diag.RawRowView(i)[i:] {
+				out[lo+i+j] += v
+			}
+		}
+		if hi == width {
+			break
+		}
+		above := blas64.General{Rows: hi - lo, Cols: width - hi, Data: zz[lo*width+hi:], Stride: width}
+		rest := z.Slice(0, n, hi, width).(*mat.Dense)
+		matmul.F64(blas.Trans, blas.NoTrans, 1, rows.RawMatrix(), rest.RawMatrix(), 1, above)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/budget"
 	"github.com/parametric-machines/machines/internal/parallel"
 )
 
@@ -73,7 +74,7 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 	if err := opts.Check(targets); err != nil {
 		return nil, nil, err
 	}
-	begin := time.Now()
+	begin, cpu := time.Now(), cpuSeconds()
 	fr, err := src()
 	if err != nil {
 		return nil, nil, err
@@ -94,7 +95,7 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 		}
 		return fitWhole(whole, targets, opts, begin)
 	}
-	st := &stream{opts: opts, begin: begin, last: begin}
+	st := &stream{opts: opts, begin: begin, last: begin, cpu: cpu}
 	sample, err := st.sample(fr, first)
 	if err != nil {
 		return nil, nil, err
@@ -155,10 +156,13 @@ func fitWhole(f *dataset.Frame, targets []string, opts Options, begin time.Time)
 	return md, rep, nil
 }
 
-// Phase is a step of a fit and its wall-clock time in seconds.
+// Phase is a step of a fit, its wall-clock time in seconds and, where
+// the system tells, the process's CPU time over it (user and system, all
+// threads), which a machine shared with other jobs does not inflate.
 type Phase struct {
-	Name    string  `json:"name"`
-	Seconds float64 `json:"seconds"`
+	Name       string  `json:"name"`
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
 }
 
 // stream is the state of a streamed fit: its rows, its phases and its
@@ -168,6 +172,7 @@ type stream struct {
 	rows        int // the table's rows, once the first pass has counted them
 	begin, last time.Time
 	mark        time.Time // the end of the last phase
+	cpu         float64   // the process's CPU seconds at the end of the last phase
 	phases      []Phase
 }
 
@@ -178,7 +183,16 @@ func (st *stream) phase(name string) {
 		start = st.begin
 	}
 	st.mark = time.Now()
-	st.phases = append(st.phases, Phase{Name: name, Seconds: st.mark.Sub(start).Seconds()})
+	cpu := cpuSeconds()
+	st.phases = append(st.phases, Phase{Name: name, Seconds: st.mark.Sub(start).Seconds(), CPUSeconds: cpu - st.cpu})
+	st.cpu = cpu
+}
+
+// cpuSeconds returns the CPU time the process has used so far, in
+// seconds; 0 where the system does not tell.
+func cpuSeconds() float64 {
+	d, _ := budget.CPUTime()
+	return d.Seconds()
 }
 
 // progress writes to Progress, at most once a second, the rows read of

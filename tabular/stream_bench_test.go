@@ -63,24 +63,33 @@ func peakMB(reset bool) float64 {
 	return math.NaN()
 }
 
-// hgbScript fits scikit-learn's HistGradientBoostingRegressor on one
-// thread and prints its CPU seconds and held-out R^2.
-const hgbScript = `
+// referenceScript fits scikit-learn's HistGradientBoostingRegressor and,
+// if installed, XGBoost's XGBRegressor, on one thread, and prints each
+// one's name, CPU seconds and held-out R^2 on a line.
+const referenceScript = `
 import sys, time, numpy as np
 from sklearn.ensemble import HistGradientBoostingRegressor
 tr = np.loadtxt(sys.argv[1], delimiter=",", skiprows=1)
 te = np.loadtxt(sys.argv[2], delimiter=",", skiprows=1)
-t = time.process_time()
-m = HistGradientBoostingRegressor(random_state=0).fit(tr[:, :-1], tr[:, -1])
-print(time.process_time() - t, m.score(te[:, :-1], te[:, -1]))
+def run(name, m):
+    t = time.process_time()
+    m.fit(tr[:, :-1], tr[:, -1])
+    print(name, time.process_time() - t, m.score(te[:, :-1], te[:, -1]))
+run("HistGradientBoosting", HistGradientBoostingRegressor(random_state=0))
+try:
+    import xgboost
+except ImportError:
+    sys.exit(0)
+run("XGBoost", xgboost.XGBRegressor(tree_method="hist", n_jobs=1, random_state=0))
 `
 
 // BenchmarkStreamFit fits Friedman 1 (10 inputs, noise 1) of 10^5 and
 // 10^6 rows from a CSV file with FitFile, as machines fit does, and
 // reports the fit's CPU seconds, the process's peak resident memory
-// (VmHWM, reset before the fit) and the R^2 on 20,000 held-out rows;
-// then scikit-learn's HistGradientBoostingRegressor's on one thread as
-// the reference, if python3 has it. Run one size at a time, with
+// (VmHWM, reset before the fit), each phase's CPU seconds and the R^2
+// on 20,000 held-out rows; then scikit-learn's
+// HistGradientBoostingRegressor's and XGBoost's on one thread as the
+// references, if a python3 has them. Run one size at a time, with
 // -benchtime 1x, so that the peak is the fit's:
 //
 //	go test -run '^$' -bench 'StreamFit/rows=1e6' -benchtime 1x ./tabular
@@ -103,11 +112,14 @@ func BenchmarkStreamFit(b *testing.B) {
 			for b.Loop() {
 				peakMB(true)
 				cpu := testutil.CPUTime()
-				md, _, err := FitFile(train, []string{"y"}, Options{})
+				md, rep, err := FitFile(train, []string{"y"}, Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric((testutil.CPUTime() - cpu).Seconds(), "cpu-s")
+				for _, p := range rep.Phases {
+					b.ReportMetric(p.CPUSeconds, p.Name+"-cpu-s")
+				}
 				b.ReportMetric(peakMB(false), "peak-MB")
 				ev, err := md.Score(testFrame, 0)
 				if err != nil {
@@ -115,14 +127,17 @@ func BenchmarkStreamFit(b *testing.B) {
 				}
 				b.ReportMetric(*ev.R2, "R2")
 			}
-			cmd := exec.Command("python3", "-c", hgbScript, train, test)
-			cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
-			out, err := cmd.Output()
-			if err != nil {
-				b.Logf("no HistGradientBoosting reference: %v", err)
-				return
+			// The first python3 with scikit-learn: on the PATH, or the
+			// system's.
+			for _, python := range []string{"python3", "/usr/bin/python3"} {
+				cmd := exec.Command(python, "-c", referenceScript, train, test)
+				cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
+				if out, err := cmd.Output(); err == nil {
+					b.Logf("references on 1 thread, CPU s and R^2:\n%s", strings.TrimSpace(string(out)))
+					return
+				}
 			}
-			b.Logf("HistGradientBoosting, 1 thread: CPU s and R^2: %s", strings.TrimSpace(string(out)))
+			b.Log("no HistGradientBoosting reference: no python3 with scikit-learn")
 		})
 	}
 }

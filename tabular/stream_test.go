@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -55,8 +56,12 @@ func TestFitSource(t *testing.T) {
 			if !slices.Equal(names, tc.phases) || !slices.Equal(rep.Phases, md.Fit.Phases) {
 				t.Errorf("phases %v, want %v", names, tc.phases)
 			}
-			if summary := strings.Join(rep.Summary(md), "\n"); strings.Contains(summary, "streamed in chunks: sample") != (tc.rows > streamRows) {
+			summary := strings.Join(rep.Summary(md), "\n")
+			if strings.Contains(summary, "streamed in chunks: sample") != (tc.rows > streamRows) {
 				t.Errorf("summary:\n%s", summary)
+			}
+			if streamed := tc.rows > streamRows; streamed && runtime.GOOS == "linux" && (!(md.Fit.Phases[1].CPUSeconds > 0) || !strings.Contains(summary, "(CPU ")) {
+				t.Errorf("the plan's CPU time %v s; summary:\n%s", md.Fit.Phases[1].CPUSeconds, summary)
 			}
 			if md.Fit.Rows != tc.rows || md.Fit.Data != "table.csv" {
 				t.Errorf("fit of %d rows of %s, want %d of table.csv", md.Fit.Rows, md.Fit.Data, tc.rows)

@@ -23,7 +23,11 @@ func (rep *Report) Summary(md *Model) []string {
 	if p := rep.Phases; len(p) > 2 {
 		var parts []string
 		for _, ph := range p {
-			parts = append(parts, fmt.Sprintf("%s %.3g s", ph.Name, ph.Seconds))
+			part := fmt.Sprintf("%s %.3g s", ph.Name, ph.Seconds)
+			if ph.CPUSeconds > 0 {
+				part += fmt.Sprintf(" (CPU %.3g s)", ph.CPUSeconds)
+			}
+			parts = append(parts, part)
 		}
 		say("streamed in chunks: %s", strings.Join(parts, ", "))
 	}
