@@ -45,7 +45,9 @@
 //     in closed form. One eigendecomposition per bandwidth gives the exact
 //     leave-one-out residuals of every cost. Its 117 candidates are
 //     13 costs (1e-4 to 100, half decades) times 9 bandwidths
-//     (1/4 to 8 times the median distance between the anchors). A
+//     (1/4 to 8 times the median distance between the anchors); on
+//     inputs mapped through their quantiles or weighed by relevance, the
+//     5 bandwidths best on the inputs before them (passBandwidths). A
 //     classifier fits its one-hot labels by least squares and is judged
 //     on softmax(scale * scores), with the scale of lowest held-out
 //     log-loss. The deep machine has dims DefaultHidden (3, 3, 3) then the

@@ -32,7 +32,7 @@ func TestFitOptionsRecorded(t *testing.T) {
 			return md.Fit.Time == "when" && md.Fit.Selection.Split == "forward" && !slices.Contains(md.Features, "when")
 		}},
 		{"shallow", []string{"y"}, Options{Family: Shallow}, func(md *Model) bool {
-			return md.Fit.Shallow && len(md.Fit.Selection.Candidates) > 100
+			return md.Fit.Shallow && len(md.Fit.Selection.Candidates) >= passBandwidths*len(shallowCosts())
 		}},
 		{"budget", []string{"y"}, Options{Budget: time.Nanosecond}, func(md *Model) bool {
 			skipped := 0

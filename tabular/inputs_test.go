@@ -175,7 +175,7 @@ func TestRelevanceFolded(t *testing.T) {
 	}
 	s := Settings{Groups: groups}
 	p, val := preparedFor(t, x, y, s)
-	if _, err := shallowLoss(p, val, 1, s); err != nil {
+	if _, err := shallowLoss(p, val, 1, s, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !p.pass.folded {
@@ -289,5 +289,46 @@ func TestFitQuantileInputsRecorded(t *testing.T) {
 	}
 	if *ev.R2 < 0.8 {
 		t.Errorf("training R² %.3f, want at least 0.8", *ev.R2)
+	}
+}
+
+// TestPassBandwidths checks that the passes on other inputs than the
+// first, the quantiles (a step in the log of a skewed input) and the
+// inputs weighed by relevance (sin(3 x0) beside three inputs of noise),
+// score only the passBandwidths bandwidths best on the pass before them,
+// and that the selection on the inputs kept reuses their scores.
+func TestPassBandwidths(t *testing.T) {
+	x, y, _ := skewedData(80, func(x float64) float64 { return math.Tanh(4 * (math.Log(x) - 2)) })
+	p, val := preparedFor(t, x, y, Settings{})
+	var res Result
+	q, err := chooseInputs(p, x, y, nil, val, 1, Settings{}, &res)
+	if err != nil || res.InputScale != QuantileInputs.String() {
+		t.Fatalf("input scale %q, error %v; want the quantiles", res.InputScale, err)
+	}
+	if got, want := q.pass.listed(), p.pass.best(passBandwidths); len(want) != passBandwidths || !slices.Equal(got, want) {
+		t.Errorf("the quantiles' pass scored bandwidths %v, want %v, the best %d of the first pass", got, want, passBandwidths)
+	}
+
+	rnd := rand.New(rand.NewPCG(4, 4))
+	x = randomData(rnd, 100, 4)
+	y = mat.NewDense(100, 1, nil)
+	for i := range 100 {
+		y.Set(i, 0, math.Sin(3*x.At(i, 0))+0.05*rnd.NormFloat64())
+	}
+	p, val = preparedFor(t, x, y, Settings{})
+	w, err := weighInputs(p, val, 1, Settings{}, &res)
+	if err != nil || res.Relevance == nil {
+		t.Fatalf("relevance %v, error %v; want the weights", res.Relevance, err)
+	}
+	want := p.pass.best(passBandwidths)
+	if got := w.pass.listed(); !slices.Equal(got, want) {
+		t.Errorf("the weighed inputs' pass scored bandwidths %v, want %v", got, want)
+	}
+	f, err := selectShallow(w, val, 1, Settings{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(f.sel.Candidates); got != passBandwidths*len(shallowCosts()) {
+		t.Errorf("%d candidates in the selection, want %d bandwidths' %d costs", got, passBandwidths, len(shallowCosts()))
 	}
 }

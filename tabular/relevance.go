@@ -44,6 +44,9 @@ func relevance(pass *shallowPass) []float64 {
 	best, cost := -1, 0.0
 	bestLoss := math.Inf(1)
 	for b, bs := range pass.all {
+		if bs == nil {
+			continue // not scored
+		}
 		for _, c := range bs.cands {
 			if !c.Diverged && !c.LogTarget && c.Loss < bestLoss {
 				best, cost, bestLoss = b, c.Cost, c.Loss
@@ -123,7 +126,7 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 		return p, nil
 	}
 	if p.pass == nil {
-		if _, err := shallowLoss(p, val, outputs, s); err != nil {
+		if _, err := shallowLoss(p, val, outputs, s, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -139,7 +142,7 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 	x := mat.DenseCopyOf(p.linear.x)
 	x.Apply(func(_, j int, v float64) float64 { return v * w[j] }, x)
 	q.linear.x, q.logarithmic.x = x, x
-	weighed, err := shallowLoss(&q, val, outputs, s)
+	weighed, err := shallowLoss(&q, val, outputs, s, p.pass.best(passBandwidths))
 	if err != nil {
 		return nil, err
 	}

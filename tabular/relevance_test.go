@@ -25,7 +25,7 @@ func TestRelevanceWeights(t *testing.T) {
 		y.Set(i, 0, math.Sin(3*x.At(i, 0))+0.3*x.At(i, 1)+0.05*rnd.NormFloat64())
 	}
 	p, val := preparedFor(t, x, y, Settings{})
-	if _, err := shallowLoss(p, val, 1, Settings{}); err != nil {
+	if _, err := shallowLoss(p, val, 1, Settings{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := relevance(p.pass)

@@ -126,9 +126,11 @@ func significantEigen(g *mat.SymDense, what string) (vals []float64, u *mat.Dens
 	return vals, u, keep, nil
 }
 
-// eigenFloor is the relative size below which eigenvalues of the anchors'
-// kernel matrix are dropped: their directions are numerically in the span
-// of the others, and keeping them would divide by rounding errors.
+// eigenFloor is the relative size below which eigenvalues of a Gram
+// matrix are dropped, and the pivot at which the factorisation of the
+// anchors' kernel matrix (of diagonal 1) stops: their directions are
+// numerically in the span of the others, and keeping them would divide
+// by rounding errors.
 const eigenFloor = 1e-10
 
 // newShallowBasis returns the basis of bandwidth sigma for the rows and
@@ -169,8 +171,14 @@ func newShallowBasis(in *shallowInputs, sigma float64) (*shallowBasis, error) {
 // anchorBasis returns the map from the coordinates of the anchors'
 // features in an orthonormal basis of their span to the anchors'
 // coefficients, for the anchors' squared distances between and the
-// kernel exp(-gamma d^2): U diag(1/sqrt(e)) over the significant
-// eigenpairs of their kernel matrix.
+// kernel exp(-gamma d^2). The Cholesky factorisation of their kernel
+// matrix with complete pivoting, P^T K P = U^T U, stops at the first
+// pivot below eigenFloor: the anchors left then have features in the
+// span of the others up to rounding errors. The rows of the pivot
+// anchors are U^-1, which makes their features orthonormal (U^-T K U^-1
+// = I on them), and the others' are 0. It costs a fraction of an
+// eigendecomposition of the kernel matrix, which would span the same
+// features.
 func anchorBasis(between *mat.Dense, gamma float64) (*mat.Dense, error) {
 	m, _ := between.Dims()
 	kmm := mat.NewSymDense(m, nil)
@@ -179,15 +187,25 @@ func anchorBasis(between *mat.Dense, gamma float64) (*mat.Dense, error) {
 			kmm.SetSym(i, j, math.Exp(-gamma*between.At(i, j)))
 		}
 	}
-	vals, u, keep, err := significantEigen(kmm, "the anchors' kernel matrix")
-	if err != nil {
-		return nil, err
+	piv := make([]int, m)
+	t, rank, _ := lapack64.Pstrf(kmm.RawSymmetric(), piv, eigenFloor, make([]float64, 2*m))
+	if rank == 0 {
+		return nil, errors.New("tabular: the anchors' kernel matrix is 0")
 	}
-	toC := mat.NewDense(m, len(keep), nil)
-	for k, i := range keep {
-		s := 1 / math.Sqrt(vals[i])
-		for a := range m {
-			toC.Set(a, k, u.At(a, i)*s)
+	u := mat.NewTriDense(rank, mat.Upper, nil)
+	for i := range rank {
+		for j := i; j < rank; j++ {
+			u.SetTri(i, j, t.Data[i*t.Stride+j])
+		}
+	}
+	if err := u.InverseTri(u); err != nil {
+		return nil, fmt.Errorf("tabular: the anchors' kernel matrix: %w", err)
+	}
+	toC := mat.NewDense(m, rank, nil)
+	for k := range rank {
+		row := toC.RawRowView(piv[k])
+		for j := k; j < rank; j++ {
+			row[j] = u.At(k, j)
 		}
 	}
 	return toC, nil

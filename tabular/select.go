@@ -317,12 +317,13 @@ func newDeepFolds(variants []problemData, folds []crossval.Fold, arch kernel.Arc
 }
 
 // run fits, in parallel, the jobs of folds from to to-1 of every variant
-// and bandwidth. Jobs not started by the deadline are left unfitted.
+// and bandwidth that are not fitted yet. Jobs not started by the deadline
+// are left unfitted.
 func (d *deepFolds) run(from, to int) error {
 	k, nb := len(d.folds), len(d.bandwidths)
 	var jobs []int
 	for job := range d.out {
-		if f := job % k; f >= from && f < to {
+		if f := job % k; f >= from && f < to && d.out[job] == nil {
 			jobs = append(jobs, job)
 		}
 	}
@@ -412,25 +413,28 @@ func (d *deepFolds) calibration(i int) calibration {
 const raceMargin = 2.0
 
 // probeFolds and probeMargin race the deep machine on every table: it is
-// fitted on the first probeFolds folds first, and on the others only if
-// its best candidate's loss summed over them is at most 1 + probeMargin
-// times the shallow machine's. Most deep fits of a selection lose, and
-// the first folds tell most of them apart; docs/learner-panel.md has the
-// replay of the panels' selections that chose these values.
+// fitted on the first fold first, and on the next probeFolds-1 only if its
+// best candidate's loss there is at most 1 + firstMargin times the shallow
+// machine's; then on the others only if its best candidate's loss summed
+// over the first probeFolds folds is at most 1 + probeMargin times the
+// shallow machine's. Most deep fits of a selection lose, and the first
+// folds tell most of them apart; docs/learner-panel.md has the replay of
+// the panels' selections that chose these values.
 const (
 	probeFolds  = 3
 	probeMargin = 0.02
+	firstMargin = 0.05
 )
 
 // race fits the deep machine's folds in stages while the shallow machine,
-// of held-out losses shallow, may leave it behind: the first probeFolds
-// folds (see probeMargin), then the rest of the first split, then, on
-// repeated splits, the others (see raceMargin). It returns the number of
-// folds fitted and whether the deep machine was left behind before the
-// last.
+// of held-out losses shallow, may leave it behind: the first fold, then
+// the first probeFolds folds (see probeMargin), then the rest of the
+// first split, then, on repeated splits, the others (see raceMargin). It
+// returns the number of folds fitted and whether the deep machine was
+// left behind before the last.
 func (d *deepFolds) race(val *validation, shallow []float64, progress io.Writer) (int, bool, error) {
 	k, all, from := val.k, len(val.folds), 0
-	for _, to := range []int{min(probeFolds, k), k, all} {
+	for _, to := range []int{1, min(probeFolds, k), k, all} {
 		if to <= from {
 			continue
 		}
@@ -441,12 +445,15 @@ func (d *deepFolds) race(val *validation, shallow []float64, progress io.Writer)
 		if to == all {
 			break
 		}
-		probe := to < k
-		if probe && shallowAhead(d.out, shallow, to, all, len(d.costs)) || !probe && shallowLeads(d.out, shallow, to, all, len(d.costs)) {
+		probe, margin := to < k, probeMargin
+		if to == 1 {
+			margin = firstMargin
+		}
+		if probe && shallowAhead(d.out, shallow, to, all, len(d.costs), margin) || !probe && shallowLeads(d.out, shallow, to, all, len(d.costs)) {
 			if progress != nil {
 				why := fmt.Sprintf("more than %g standard errors on the first split", raceMargin)
 				if probe {
-					why = fmt.Sprintf("more than %g%% on the first %d folds", 100*probeMargin, to)
+					why = fmt.Sprintf("more than %g%% on the first %d folds", 100*margin, to)
 				}
 				fmt.Fprintf(progress, "tabular: the shallow machine leads the deep one by %s; the others are not fitted\n", why)
 			}
@@ -482,14 +489,14 @@ func bestDeep(out [][]heldOut, k0, k, costs int) (job, cost int, loss float64) {
 
 // shallowAhead reports whether the shallow machine, of held-out losses
 // shallow on folds 0 to k0-1, is ahead of every deep candidate there by
-// more than probeMargin of its loss.
-func shallowAhead(out [][]heldOut, shallow []float64, k0, k, costs int) bool {
+// more than margin of its loss.
+func shallowAhead(out [][]heldOut, shallow []float64, k0, k, costs int, margin float64) bool {
 	job, _, deep := bestDeep(out, k0, k, costs)
 	var sum float64
 	for _, v := range shallow[:k0] {
 		sum += v
 	}
-	return job >= 0 && deep > (1+probeMargin)*sum
+	return job >= 0 && deep > (1+margin)*sum
 }
 
 // shallowLeads reports whether the shallow machine, of held-out losses
@@ -524,8 +531,8 @@ const minRaceLoss = 1e-12
 // nil.
 func (sel *Selection) add(cand Candidate, losses, scores []float64, progress io.Writer) {
 	if !cand.Diverged && !cand.Skipped {
-		cand.Loss, cand.LossStd = stat.MeanStdDev(losses, nil)
-		cand.Score, cand.ScoreStd = stat.MeanStdDev(scores, nil)
+		cand.Loss, cand.LossStd = meanStd(losses)
+		cand.Score, cand.ScoreStd = meanStd(scores)
 		if !cand.Raced && (sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss) {
 			sel.Best = len(sel.Candidates)
 		}
@@ -534,6 +541,15 @@ func (sel *Selection) add(cand Candidate, losses, scores []float64, progress io.
 	if progress != nil {
 		fmt.Fprintf(progress, "tabular: %s: %s\n", cand.setting(), cand.scores(sel))
 	}
+}
+
+// meanStd returns the mean and the sample standard deviation of x, 0
+// for a single value.
+func meanStd(x []float64) (mean, std float64) {
+	if len(x) == 1 {
+		return x[0], 0
+	}
+	return stat.MeanStdDev(x, nil)
 }
 
 // setting describes the candidate's settings for the progress lines.

@@ -373,7 +373,7 @@ func TestShallowAhead(t *testing.T) {
 		}(), []float64{1.5, 1.5, 0}, true},
 		{"nothing fitted", make([][]heldOut, 3), []float64{1, 1, 1}, false},
 	} {
-		if got := shallowAhead(tc.out, tc.shallow, 2, 3, 2); got != tc.want {
+		if got := shallowAhead(tc.out, tc.shallow, 2, 3, 2, probeMargin); got != tc.want {
 			t.Errorf("%s: shallowAhead %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -407,5 +407,50 @@ func TestProbe(t *testing.T) {
 	}
 	if best := sel.Candidates[sel.Best]; !best.Shallow {
 		t.Errorf("chose %+v, want the shallow machine", best)
+	}
+}
+
+// TestRaceFirstFold checks the first stage of the race: a deep machine
+// more than firstMargin behind the shallow one on the first fold is not
+// fitted on the others, and its candidates, raced, record that fold's
+// loss with a standard deviation of 0; within the margin, the race goes
+// on. The first fold's fits are given: the race fits only the folds that
+// have none.
+func TestRaceFirstFold(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	x, y := noisySine(rnd, 20, 0.1)
+	data := problemData{x: x, y: y}
+	folds := crossval.KFold(20, 5, 1)
+	val := &validation{k: 5, folds: folds, repeats: 1}
+	arch := kernel.Architecture{Dims: []int{2, 1}}
+	for _, tc := range []struct {
+		name  string
+		deep  float64 // the better deep cost's loss on the first fold
+		ahead bool    // whether the shallow machine, of loss 1, is ahead
+	}{
+		{"behind", 1.06, true},
+		{"within the margin", 1.04, false},
+	} {
+		d := newDeepFolds([]problemData{data}, folds, arch, []float64{1, 2}, []float64{1}, Settings{Seed: 1})
+		d.out[0] = []heldOut{{loss: 2}, {loss: tc.deep}}
+		folded, raced, err := d.race(val, []float64{1, 1, 1, 1, 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tc.ahead {
+			if d.out[1] == nil {
+				t.Errorf("%s: the race stopped after the first fold", tc.name)
+			}
+			continue
+		}
+		if folded != 1 || !raced || d.out[1] != nil {
+			t.Fatalf("%s: race %d folds, raced %v, second fold fitted %v; want the first fold alone, raced", tc.name, folded, raced, d.out[1] != nil)
+		}
+		sel := val.header()
+		sel.Best = -1
+		d.gather(sel, folded, raced)
+		if c := sel.Candidates[1]; c.Loss != tc.deep || c.LossStd != 0 || !c.Raced {
+			t.Errorf("%s: candidate %+v, want loss %g, standard deviation 0, raced", tc.name, c, tc.deep)
+		}
 	}
 }

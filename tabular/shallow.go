@@ -94,20 +94,24 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	} else if variants[0].labels != nil {
 		sel.Loss, sel.Score = "log-loss", "accuracy"
 	}
-	all := numeric.Indices(len(sigmas))
-	kept := all
+	// The bandwidths that the choice of the inputs scored, or all.
+	kept := pass.listed()
+	if kept == nil {
+		kept = numeric.Indices(len(sigmas))
+	}
 	if folded && val.split == "" {
 		// Fold scores cost k solvers per bandwidth, leave-one-out one;
 		// on shuffled folds, where leaving one row out is sound, the
 		// bandwidths are ranked by it first and only the best
 		// foldBandwidths are scored on the folds.
-		loo, err := pass.score(all, val, false, outputs, s.Workers)
+		loo, err := pass.score(kept, val, false, outputs, s.Workers)
 		if err != nil {
 			return nil, err
 		}
-		kept = bestBandwidths(loo, foldBandwidths)
+		ranked := len(kept)
+		kept = pick(kept, bestBandwidths(loo, foldBandwidths))
 		if s.Progress != nil {
-			fmt.Fprintf(s.Progress, "tabular: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", len(sigmas), len(kept))
+			fmt.Fprintf(s.Progress, "tabular: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", ranked, len(kept))
 		}
 	}
 	scored, err := pass.score(kept, val, folded, outputs, s.Workers)
@@ -172,34 +176,73 @@ func newShallowSpace(variants []problemData, val *validation, s Settings) *shall
 }
 
 // shallowPass is the shallow machine's space and the bases of its
-// bandwidths, built as they are needed, with the scores of every
-// bandwidth once they are known: the choice of the inputs' scale scores
-// them, and the selection that follows on the chosen inputs reuses them.
+// bandwidths, built as they are needed, with the scores of the
+// bandwidths scored so far, by leave-one-out or, when the validation's
+// folds are grouped or move forward in time, on them: the choice of the
+// inputs' scale scores them, and the selection that follows on the
+// chosen inputs reuses them.
 type shallowPass struct {
 	space  *shallowSpace
 	bases  []*shallowBasis
-	all    []*bandwidthScores // every bandwidth's, nil until scored
-	folded bool               // whether all was scored on folds
+	all    []*bandwidthScores // by bandwidth, nil until scored
+	folded bool               // whether all holds scores on folds
 }
 
 func newShallowPass(variants []problemData, val *validation, s Settings) *shallowPass {
 	sp := newShallowSpace(variants, val, s)
-	return &shallowPass{space: sp, bases: make([]*shallowBasis, len(sp.sigmas))}
+	return &shallowPass{space: sp, bases: make([]*shallowBasis, len(sp.sigmas)), all: make([]*bandwidthScores, len(sp.sigmas)),
+		folded: val.split != ""}
 }
 
-// score returns the scores of the listed bandwidths, as scoreShallow,
-// those of every bandwidth from the pass's own if it has them.
+// score returns the scores of the listed bandwidths, as scoreShallow;
+// scored as the pass scores them (folded as the pass's own), they are
+// kept in the pass and taken from it when known.
 func (p *shallowPass) score(list []int, val *validation, folded bool, outputs, workers int) ([]*bandwidthScores, error) {
-	if p.all != nil && p.folded == folded && len(list) == len(p.bases) {
-		return p.all, nil
-	}
 	sp := p.space
-	scored, err := scoreShallow(sp.in, sp.sub, sp.sigmas, p.bases, list, val, folded, outputs, workers)
-	if err == nil && len(list) == len(p.bases) {
-		p.all, p.folded = scored, folded
+	if folded != p.folded {
+		return scoreShallow(sp.in, sp.sub, sp.sigmas, p.bases, list, val, folded, outputs, workers)
 	}
-	return scored, err
+	var missing []int
+	for _, b := range list {
+		if p.all[b] == nil {
+			missing = append(missing, b)
+		}
+	}
+	scored, err := scoreShallow(sp.in, sp.sub, sp.sigmas, p.bases, missing, val, folded, outputs, workers)
+	if err != nil {
+		return nil, err
+	}
+	for i, b := range missing {
+		p.all[b] = scored[i]
+	}
+	return pick(p.all, list), nil
 }
+
+// listed returns the bandwidths the pass has scored, nil if none.
+func (p *shallowPass) listed() []int {
+	var list []int
+	for b, bs := range p.all {
+		if bs != nil {
+			list = append(list, b)
+		}
+	}
+	return list
+}
+
+// best returns the n bandwidths of lowest loss among those the pass has
+// scored, in increasing order: the ones a later pass, on other inputs,
+// scores (see passBandwidths).
+func (p *shallowPass) best(n int) []int {
+	list := p.listed()
+	return pick(list, bestBandwidths(pick(p.all, list), n))
+}
+
+// passBandwidths is the number of bandwidths that a pass on other
+// inputs than the first (their quantiles, or weighed by relevance)
+// scores: the best of the pass before it. Leaving the others out leaves
+// the choices of the inputs as they were on the panels' tables, and
+// halves the time of those passes.
+const passBandwidths = 5
 
 // encodingLoss returns the shallow machine's lowest held-out loss, over
 // every bandwidth and cost, on the inputs x, for the regression targets y
@@ -228,7 +271,7 @@ func encodingLoss(x, y mat.Matrix, labels []int, classes int, s Settings) (float
 	if err != nil {
 		return 0, err
 	}
-	return shallowLoss(p, val, outputs, s)
+	return shallowLoss(p, val, outputs, s, nil)
 }
 
 // lowerLoss reports whether held-out loss a is lower than b by more than
@@ -245,23 +288,29 @@ func lowerLoss(a, b float64) bool { return a < b*(1-lossTie) }
 const lossTie = 1e-6
 
 // shallowLoss returns the shallow machine's lowest held-out loss over
-// every bandwidth and cost on the validation's rows of p: by
-// leave-one-out, or on the folds of val when they are grouped or move
-// forward in time. It keeps the scores in p for the selection.
-func shallowLoss(p *prepared, val *validation, outputs int, s Settings) (float64, error) {
+// the listed bandwidths (nil: every one) and every cost on the
+// validation's rows of p: by leave-one-out, or on the folds of val when
+// they are grouped or move forward in time. It keeps the scores in p for
+// the selection.
+func shallowLoss(p *prepared, val *validation, outputs int, s Settings, list []int) (float64, error) {
 	p.pass = newShallowPass(p.variants(), val, s)
-	if _, err := p.pass.score(numeric.Indices(len(p.pass.bases)), val, val.split != "", outputs, s.Workers); err != nil {
+	if list == nil {
+		list = numeric.Indices(len(p.pass.bases))
+	}
+	if _, err := p.pass.score(list, val, p.pass.folded, outputs, s.Workers); err != nil {
 		return 0, err
 	}
 	return p.pass.bestLoss(), nil
 }
 
-// bestLoss returns the lowest held-out loss of every bandwidth's
-// candidates, once the pass has scored them all.
+// bestLoss returns the lowest held-out loss of the candidates of the
+// bandwidths the pass has scored.
 func (p *shallowPass) bestLoss() float64 {
 	best := math.Inf(1)
 	for _, bs := range p.all {
-		best = math.Min(best, bs.best())
+		if bs != nil {
+			best = math.Min(best, bs.best())
+		}
 	}
 	return best
 }

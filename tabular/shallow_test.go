@@ -662,3 +662,54 @@ func TestFoldPredictions(t *testing.T) {
 		})
 	}
 }
+
+// TestAnchorBasis checks the map from the anchors' orthonormal
+// coordinates to their coefficients: the features it makes are
+// orthonormal in the kernel's norm (toC^T K toC = I), they span every
+// anchor's features (K toC toC^T K = K), and an anchor repeated, whose
+// features are another's, adds no coordinate and gets no coefficient.
+func TestAnchorBasis(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(8, 3))
+	const m, gamma = 12, 0.7
+	anchors := randomData(rnd, m, 2)
+	anchors.SetRow(m-1, anchors.RawRowView(3))
+	between := mat.NewDense(m, m, nil)
+	k := mat.NewDense(m, m, nil)
+	for i := range m {
+		for j := range m {
+			d := sqDistance(anchors.RawRowView(i), anchors.RawRowView(j))
+			between.Set(i, j, d)
+			k.Set(i, j, math.Exp(-gamma*d))
+		}
+	}
+	toC, err := anchorBasis(between, gamma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, r := toC.Dims()
+	if r != m-1 {
+		t.Errorf("%d coordinates for %d distinct anchors", r, m-1)
+	}
+	zero := func(i int) bool { return floats.Norm(toC.RawRowView(i), 2) == 0 }
+	if !zero(3) && !zero(m-1) {
+		t.Errorf("both copies of the repeated anchor have coefficients")
+	}
+	var kc, gram, back mat.Dense
+	kc.Mul(k, toC)
+	gram.Mul(toC.T(), &kc)
+	for i := range r {
+		for j := range r {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(gram.At(i, j)-want) > 1e-8 {
+				t.Fatalf("toC^T K toC [%d,%d] = %g, want %g", i, j, gram.At(i, j), want)
+			}
+		}
+	}
+	back.Mul(&kc, kc.T())
+	if !mat.EqualApprox(&back, k, 1e-8) {
+		t.Errorf("K toC toC^T K differs from K: the features do not span the anchors'")
+	}
+}

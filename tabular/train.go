@@ -606,10 +606,11 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 		return mapped, nil
 	}
 	var losses [2]float64
-	for i, d := range []*prepared{p, mapped} {
-		if losses[i], err = shallowLoss(d, val, outputs, s); err != nil {
-			return nil, err
-		}
+	if losses[0], err = shallowLoss(p, val, outputs, s, nil); err != nil {
+		return nil, err
+	}
+	if losses[1], err = shallowLoss(mapped, val, outputs, s, p.pass.best(passBandwidths)); err != nil {
+		return nil, err
 	}
 	res.InputLosses = losses[:]
 	if s.Progress != nil {
