@@ -37,6 +37,11 @@
 //
 //   - Inputs and regression targets are standardised to mean 0 and
 //     standard deviation 1. The machine undoes it when it predicts.
+//     Fit scales the 0/1 columns of the levels of a categorical column
+//     of three levels or more together, by sqrt(1 - sum p^2), p the
+//     levels' frequencies: rows of different levels are then one
+//     distance apart whichever the levels, and the column weighs as one
+//     numeric column.
 //   - Two families of machines compete (Settings.Family). The shallow
 //     machine has depth one: dims [inputs, outputs]. Its first block is
 //     the standardised input itself; its output is a linear part plus one

@@ -21,7 +21,7 @@ func Example() {
 	}
 	fmt.Printf("%.0f\n", mat.Formatted(pred.Values))
 	// Output:
-	// ⎡124⎤
-	// ⎢315⎥
-	// ⎣212⎦
+	// ⎡125⎤
+	// ⎢316⎥
+	// ⎣208⎦
 }

@@ -78,6 +78,7 @@ func fitFrame(f *dataset.Frame, targets []string, opts Options) (*Model, *fitRun
 	if err := run.chooseCycles(s); err != nil {
 		return nil, nil, err
 	}
+	s.levels = levelBlocks(run.enc)
 	m, res, err := run.fit(s)
 	if err != nil {
 		return nil, nil, err

@@ -147,6 +147,9 @@ type Settings struct {
 	Budget time.Duration
 	// deadline is begin + Budget, set by the fit.
 	deadline time.Time
+	// levels are the blocks of the inputs' one-hot levels, which the
+	// standardisation scales together (see scaleLevels).
+	levels []levelBlock
 	// Family says which machines the selection compares. The zero value
 	// AutoFamily compares the shallow machine with the deep one, unless
 	// Dims, Costs or Bandwidths is given: they describe the deep machine,
@@ -685,6 +688,7 @@ func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared,
 	}
 	if !raw {
 		p.in = scale.FitScaler(x)
+		scaleLevels(p.in, x, s.levels)
 		x = p.in.Transform(x)
 		if y != nil {
 			p.out = scale.FitScaler(y)
