@@ -14,8 +14,8 @@ import (
 // The BLAS routines come in a float32 and a float64 version. The helpers
 // below choose one by a type switch on the data, once per call, so that
 // the loops over elements run inside gonum at full speed for either type;
-// matrix products go through internal/matmul, several times faster than
-// gonum's where the processor has AVX and FMA.
+// matrix products go through internal/matmul, which is faster than
+// gonum where the processor has AVX and FMA.
 // A named float type (one whose underlying type is float32 or float64)
 // is passed to the routine of its underlying type as a view of the same
 // memory.

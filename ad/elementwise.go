@@ -8,9 +8,9 @@ import (
 // The float32 elementwise operations between the convolutions of an
 // image model (the sums of a node's inputs, ReLU6 and its backward mask,
 // the accumulation of gradients) run in vector kernels on amd64, eight
-// elements per instruction with one masked instruction for the rest,
-// which made them 4-8x faster than the scalar loops; the loops below are
-// the reference they are tested against and the kernels elsewhere.
+// elements per instruction with one masked instruction for the rest. The
+// loops below are the reference the kernels are tested against, and the
+// kernels elsewhere.
 
 // addVec32 sets dst[i] = a[i] + b[i]; dst and b must be at least as long
 // as a.

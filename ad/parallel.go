@@ -8,9 +8,9 @@ import (
 
 // parallelWork is the work (roughly, floating-point operations) below
 // which an operation runs on one goroutine: smaller ones finish in less
-// time than it takes to start and join goroutines. It was set on the
-// Gaussian of a finite-depth kernel machine, where 100 anchors and 320
-// points gain nothing from a second core and 2000 points do.
+// time than it takes to start and join goroutines. At this size the
+// Gaussian of a kernel machine on a few hundred points stays on one
+// goroutine, and one on thousands of points takes every core.
 const parallelWork = 1 << 18
 
 // workers returns the number of goroutines for an operation of the given

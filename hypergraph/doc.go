@@ -4,34 +4,34 @@
 //
 // # Hypergraphs
 //
-// A Hypergraph has named vertices and hyperedges; a hyperedge reads a set
-// of source vertices and writes a set of target vertices, either possibly
-// empty, the two possibly overlapping (Definition 4). Paths and cycles
+// A Hypergraph has named vertices and hyperedges. A hyperedge reads a set
+// of source vertices and writes a set of target vertices (Definition 4);
+// either set may be empty, and the two may overlap. Paths and cycles
 // follow Definition 5; a hyperedge whose sources and targets overlap is a
 // cycle of length 1. The line graph (Definition 6) has a vertex per
-// hyperedge and an edge E -> E' when E writes a vertex that E' reads; it
-// is a machines.Graph, whose minimal-height layering orders the hyperedges
-// and whose cycles give the hypergraph's. A cycle is reported by a
-// *CycleError that names it, as in "v1 -E2-> v3 -E4-> v1".
+// hyperedge and an edge E -> E' when E writes a vertex that E' reads. It
+// is a machines.Graph: its minimal-height layering orders the hyperedges,
+// and its cycles give the hypergraph's. A *CycleError names a cycle, as
+// in "v1 -E2-> v3 -E4-> v1".
 //
 // # Machines
 //
 // A nonlinear hypergraph representation gives each vertex v a Space M_v
 // and each hyperedge E a Map p_E from the spaces of its sources to those
-// of its targets. Each p_E extends to an endofunction of M = ⊕_v M_v, and
-// when the hypergraph is acyclic their dependency graph is part of the
+// of its targets. Each p_E extends to an endofunction of M = ⊕_v M_v.
+// When the hypergraph is acyclic, their dependency graph is part of the
 // line graph, so f = Σ_E p_E is a machine. A Machine builds the stable
 // state h = g + f(h) onto an ad.Graph one layer of hyperedges at a time
-// (Corollary 1): each vertex's state is its input plus the contributions
+// (Corollary 1). Each vertex's state is its input plus the contributions
 // of the hyperedges that write it, complete before any hyperedge reads
 // it. Gradients flow through it like through any other part of the graph.
 //
 // The map of a hyperedge is any ad.Layer: this package's own kinds
 // (Linear, Conv, Each, Reshape), a layer of another family, or a
-// Machine, which is itself a layer. Like every layer a Machine holds no
-// parameter: Init registers those of its hyperedges in an ad.Params,
-// each under the edge's name, and Apply reads them from there. Package
-// model builds, trains, saves and exports such compositions.
+// Machine, which is itself a layer. Like every layer, a Machine holds no
+// parameter. Init registers those of its hyperedges in an ad.Params, each
+// under the edge's name, and Apply reads them from there. Package model
+// builds, trains, saves and exports such compositions.
 //
 // Vertices carry activations and hyperedges are the linear maps between
 // them, as in Figure 2 of the paper; see Machine for how this fits the
@@ -85,9 +85,13 @@
 // position, so they need as many of each. Weights start uniform in
 // ±sqrt(6 / (fan-in + fan-out)) and biases at zero.
 //
-// Loading refuses, with an error that says where: a file of another
-// format or of a later version, unknown fields, unknown vertex names,
-// unknown kinds or activations, duplicate names, a cycle (named), and
-// shapes that a hyperedge's kind cannot map (the hyperedge named). A
-// machine and its parameters are saved as a model of package model.
+// Loading refuses, with an error that says where:
+//
+//   - a file of another format or of a later version;
+//   - unknown fields, vertex names, kinds or activations;
+//   - duplicate names;
+//   - a cycle, named;
+//   - shapes that a hyperedge's kind cannot map, the hyperedge named.
+//
+// A machine and its parameters are saved as a model of package model.
 package hypergraph

@@ -72,11 +72,9 @@ type EdgeSpec struct {
 
 // MaxParams bounds the number of parameters of a machine built from a
 // spec, and the size of each vertex's space, so that a mistyped shape,
-// or a file of a few bytes, gives an error instead of exhausting memory:
-// 2^24 parameters take 128 MiB in float64, and a saved machine of them
-// some 400 MB of JSON. That is room for a ResNet-18 (11.7 million) and
-// 280 times the 58,516 weights of the generous architecture sculpted on
-// Fashion-MNIST (package sculpt).
+// or a file of a few bytes, gives an error instead of exhausting memory.
+// 2^24 parameters take 128 MiB in float64: room for a ResNet-18 and
+// hundreds of times package sculpt's generous architecture.
 const MaxParams = 1 << 24
 
 // compiled is a checked spec, with names resolved to indices.

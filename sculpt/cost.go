@@ -48,36 +48,31 @@ func generousSize(channels, rows, cols, classes, nodes, width int) size {
 	return s
 }
 
-// The constants of a run's cost (see cost), measured on this project's
-// machine kind (2 cores) with one epoch of runs of 58,516 to 14.8
-// million weights and 47,000 to 750,000 states per image, at GOGC=10 so
-// that the peak resident memory is about what is live.
+// The constants of a run's cost (see cost), calibrated on one epoch of
+// runs on this project's machine kind at GOGC=10, where the peak resident
+// memory is about what is live; docs/results-paper.md gives the
+// measurements.
 const (
 	// bytesPerWeight is the memory per weight of the generous
 	// architecture, besides 4 bytes per worker for its share of the
 	// gradient: the weights, their gradient and the run's copy of them
 	// (4 bytes each), Adam's two moments (16), the machines built to
 	// validate and save (8), and the JSON of the checkpoint with its
-	// buffers (about 40). Measured: 85 with two workers.
+	// buffers (about 40).
 	bytesPerWeight = 80
 	// A state takes 4 bytes per image of a graph, 8 in training (its
 	// value and gradient) for each image of the minibatch; validating and
 	// testing hold a graph of evalBatch images (or as many as there are)
-	// per worker. Measured:
-	// 1,200 to 1,330 bytes per state with batch 32, two workers and 250
-	// or fewer images per evaluation graph, where the rule says 1,256.
-	// baseBytes is what a run holds besides (the program, the runtime).
+	// per worker. baseBytes is what a run holds besides (the program, the
+	// runtime).
 	baseBytes = 16 << 20
 	// gcFactor is how far the heap grows beyond what is live before the
-	// garbage collector runs (GOGC=100): the peak resident memory
-	// measured 1.2 to 1.7 times that at GOGC=10.
+	// garbage collector runs (GOGC=100).
 	gcFactor = 2
 	// flopRate is the speed of training, in FLOPs of the forward passes
-	// (3 per FLOP of a forward pass when training, which adds the
-	// backward pass's 2), on two cores: measured 1.3e10 on Fashion-MNIST
-	// at the defaults, 2e10 on 64 channels, 5e9 on 2,000 images (where
-	// validating and saving weigh more) and 1e9 on 256 channels of 4x4
-	// images, so a time estimate is good to a factor of a few.
+	// per second on two cores (training takes 3 per FLOP of a forward
+	// pass, the backward pass adding 2). It varies with the data and the
+	// channels, so a time estimate is good to a factor of a few.
 	flopRate = 1e10
 	// maxNodes bounds the nodes that generousSize counts, one at a time:
 	// 2^20 nodes have over 10^11 edges, more than any machine holds.

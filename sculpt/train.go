@@ -665,10 +665,10 @@ func (r *run) trainEpochs(epochs int) error {
 
 // gang runs a function on n workers, the caller as the last one and
 // n-1 goroutines that live as long as the gang. A step of an epoch has
-// two parts, the replicas and the update, of a few milliseconds or less
-// each; a goroutine started for each would wait some 100µs for the
-// runtime to wake a thread, so the gang's goroutines wait for work, and
-// the caller for them, spinning a while before they sleep. It is the one
+// two short parts, the replicas and the update. A goroutine started for
+// each would wait for the runtime to wake a thread, so the gang's
+// goroutines wait for work, and the caller for them, spinning a while
+// before they sleep. It is the one
 // pool of the module that is not internal/parallel's, for that latency.
 type gang struct {
 	f     func(w int)
@@ -883,7 +883,7 @@ const ReferenceImages = 55000
 // training set of n images, (ReferenceImages/n)^(1/4): a smaller set is
 // fitted more closely by the end of its steps, so the edges it does not
 // need keep consistent gradients longer and need a stronger pull to die.
-// The exponent was measured (see the package documentation).
+// docs/results-paper.md gives the runs that chose the exponent.
 func lambdaScale(n int) float64 {
 	return math.Pow(ReferenceImages/float64(n), 0.25)
 }

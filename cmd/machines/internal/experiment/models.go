@@ -10,6 +10,7 @@ import (
 	"github.com/parametric-machines/machines/cmd/machines/internal/baseline"
 	"github.com/parametric-machines/machines/crossval"
 	"github.com/parametric-machines/machines/internal/parallel"
+	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/tabular"
 	"gonum.org/v1/gonum/mat"
@@ -178,17 +179,51 @@ func (t task) curve(c startCurves, k int) []curvePoint {
 	return curve
 }
 
+// The stopping rules of a kernel machine's final fit: the gradient's
+// infinity norm, and the fraction of the loss by which it must improve
+// over 10 iterations to go on.
+const (
+	kernelGradTol = 1e-8
+	kernelLossTol = 1e-3
+)
+
+// kernelMachine returns the settings of an experiment's kernel machine of
+// the given dims on rows training points, its cost chosen among costs.
+// It states every setting that the tabular learner would otherwise
+// default, so that a change of the defaults of `machines fit` cannot move
+// the paper's experiments (fitKernel adds the folds and starts). Every
+// row is an anchor, as in the paper's machine. The inputs and targets are
+// standardised but not mapped or weighed. The machine is unbounded, as
+// the paper's machine and the baselines are.
+func kernelMachine(c Config, dims []int, costs []float64, rows int) tabular.Settings {
+	return tabular.Settings{
+		Family: tabular.Deep, Dims: dims, Kernel: kernel.Additive,
+		Costs: costs, Bandwidths: []float64{1}, Anchors: rows,
+		TargetScale: tabular.LinearScale, InputScale: tabular.LinearInputs, Extrapolate: true,
+		Seed: c.Seed, Method: optim.LBFGS, MaxIter: c.maxIter(), GradTol: kernelGradTol, LossTol: kernelLossTol,
+	}
+}
+
+// withProtocol returns s with the selection and the starts that every
+// fit of the fair protocols shares: cvFolds folds, the best of restarts
+// starts.
+func withProtocol(s tabular.Settings) tabular.Settings {
+	s.Folds, s.Starts = cvFolds, restarts
+	return s
+}
+
 // fitKernel fits a kernel machine from restarts initial points. Its cost
 // is s.Costs[0] if that is the only one, else the one that the kernel
 // package's cross-validation chooses among them.
 func (t task) fitKernel(name string, s tabular.Settings, c Config) (*fitted, error) {
 	start := time.Now()
 	curves := newStartCurves()
+	s = withProtocol(s)
 	s.Iteration = func(k, iter int, _ float64, m *tabular.Machine) error {
 		curves.record(k, iter, func(x *mat.Dense) *mat.Dense { return m.Predict(nil, x) })
 		return nil
 	}
-	s.Progress, s.Folds, s.Starts = c.Progress, cvFolds, restarts
+	s.Progress = c.Progress
 	c.logf("%s: fitting a kernel machine, dims %v, costs %v", name, s.Dims, s.Costs)
 	m, r, err := tabular.FitRegression(t.x, t.y, s)
 	if err != nil {
