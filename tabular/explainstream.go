@@ -1,11 +1,5 @@
 package tabular
 
-import (
-	"io"
-
-	"github.com/parametric-machines/machines/dataset"
-)
-
 // ImportanceSource measures the permutation importance of md's input
 // columns on the table of src as Importance does. A table of at most
 // StreamRows rows is read whole. A larger one is read once, a chunk at a
@@ -32,17 +26,9 @@ func (md *Model) ImportanceSource(src Source, opts ImportanceOptions) (*Explanat
 	if first.Len() <= streamRows {
 		return md.Importance(first, opts)
 	}
-	s := dataset.NewSample(streamRows, opts.Seed)
-	s.Add(first)
-	for {
-		f, err := fr.Read(streamChunk)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		s.Add(f)
+	s, err := drawSample(fr, first, opts.Seed, nil)
+	if err != nil {
+		return nil, err
 	}
 	ex, err := md.Importance(s.Frame(), opts)
 	if err != nil {

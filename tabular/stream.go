@@ -220,22 +220,37 @@ func progressLine(pass string, rows, of int, elapsed time.Duration) string {
 // sample reads the table of fr after its first rows, counts its rows and
 // returns a seeded sample of StreamRows of them.
 func (st *stream) sample(fr *dataset.TableReader, first *dataset.Frame) (*dataset.Frame, error) {
-	s := dataset.NewSample(streamRows, st.opts.Seed)
+	s, err := drawSample(fr, first, st.opts.Seed, func(seen int) {
+		st.progress("reading a sample", seen, 0, st.begin)
+	})
+	if err != nil {
+		return nil, err
+	}
+	st.rows = s.Seen()
+	st.phase("sample")
+	return s.Frame(), nil
+}
+
+// drawSample reads the table of fr to its end after its first rows, a
+// chunk at a time, and returns a sample of StreamRows of all its rows
+// drawn with seed; each, if not nil, is told the rows read after every
+// chunk.
+func drawSample(fr *dataset.TableReader, first *dataset.Frame, seed uint64, each func(seen int)) (*dataset.Sample, error) {
+	s := dataset.NewSample(streamRows, seed)
 	s.Add(first)
 	for {
 		f, err := fr.Read(streamChunk)
 		if err == io.EOF {
-			break
+			return s, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		s.Add(f)
-		st.progress("reading a sample", s.Seen(), 0, st.begin)
+		if each != nil {
+			each(s.Seen())
+		}
 	}
-	st.rows = s.Seen()
-	st.phase("sample")
-	return s.Frame(), nil
 }
 
 // add reads the table of src again and returns the Stats of its rows,
