@@ -14,15 +14,11 @@ func (md *Model) ImportanceSource(src Source, opts ImportanceOptions) (*Explanat
 	if _, err := opts.repeats(); err != nil {
 		return nil, err
 	}
-	fr, err := src()
+	fr, first, err := openFirst(src)
 	if err != nil {
 		return nil, err
 	}
 	defer fr.Close()
-	first, err := readFirst(fr)
-	if err != nil {
-		return nil, err
-	}
 	if first.Len() <= streamRows {
 		return md.Importance(first, opts)
 	}

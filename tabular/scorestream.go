@@ -17,15 +17,11 @@ func (md *Model) ScoreSource(src Source, level float64) (*Evaluation, error) {
 			return nil, err
 		}
 	}
-	fr, err := src()
+	fr, first, err := openFirst(src)
 	if err != nil {
 		return nil, err
 	}
 	defer fr.Close()
-	first, err := readFirst(fr)
-	if err != nil {
-		return nil, err
-	}
 	if first.Len() <= streamRows {
 		return md.Score(first, level)
 	}

@@ -75,15 +75,11 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 		return nil, nil, err
 	}
 	begin, cpu := time.Now(), cpuSeconds()
-	fr, err := src()
+	fr, first, err := openFirst(src)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer fr.Close()
-	first, err := readFirst(fr)
-	if err != nil {
-		return nil, nil, err
-	}
 	if first.Len() <= streamRows {
 		return fitWhole(first, targets, opts, begin)
 	}
@@ -124,14 +120,22 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 	return md, rep, nil
 }
 
-// readFirst returns the first StreamRows+1 rows of the table of fr, or
-// all of them if it has fewer.
-func readFirst(fr *dataset.TableReader) (*dataset.Frame, error) {
+// openFirst opens the table of src and reads its first StreamRows+1
+// rows, or all of them if it has fewer; the caller closes the reader.
+func openFirst(src Source) (*dataset.TableReader, *dataset.Frame, error) {
+	fr, err := src()
+	if err != nil {
+		return nil, nil, err
+	}
 	first, err := fr.ReadRows(streamRows + 1)
 	if err == io.EOF {
-		return nil, &dataset.ParseError{File: fr.Name(), Err: dataset.ErrNoRows}
+		err = &dataset.ParseError{File: fr.Name(), Err: dataset.ErrNoRows}
 	}
-	return first, err
+	if err != nil {
+		fr.Close()
+		return nil, nil, err
+	}
+	return fr, first, nil
 }
 
 // readWhole reads the whole table of src.
