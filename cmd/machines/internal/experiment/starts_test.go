@@ -49,6 +49,11 @@ func TestKeptStartCurve(t *testing.T) {
 			t.Errorf("%s: curve ends at iteration %d with training MSE %.12g; the kept fit took %d, training MSE %.12g",
 				f.Name, end.iter, end.train, f.Iterations, f.TrainMSE)
 		}
+		// The curve is evaluated after the fit, from the models it kept:
+		// each must be the model of its own iteration, not the last.
+		if first := f.curve[0]; len(f.curve) < 2 || first.train <= end.train {
+			t.Errorf("%s: curve of %d points starts at training MSE %.12g, ends at %.12g: want the early models' errors", f.Name, len(f.curve), first.train, end.train)
+		}
 		if want := fmt.Sprintf("best training loss of %d starts", restarts); !strings.Contains(f.Settings.Selection, want) {
 			t.Errorf("%s: selection %q, want it to say %q", f.Name, f.Settings.Selection, want)
 		}
