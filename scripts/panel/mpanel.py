@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Our scores only (no references): mpanel.py BINARY OUT.json PANEL.json [PANEL.json...] [--splits N]"""
+"""Our scores only (no references): mpanel.py BINARY OUT.json PANEL.json [PANEL.json...] [--splits N] [--tables a,b,...]"""
 import sys, json, os, tempfile, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The panel: ../shared/panel beside the repository, or $MACHINES_PANEL.
@@ -8,16 +8,18 @@ sys.path.insert(0, PANEL)
 import panel
 binary, out = sys.argv[1], sys.argv[2]
 splits = 5
-files = []
+files, only = [], None
 a = sys.argv[3:]
 while a:
     x = a.pop(0)
     if x == "--splits": splits = int(a.pop(0))
+    elif x == "--tables": only = set(a.pop(0).split(","))
     else: files.append(x)
 res = {}
 for pf in files:
     panel.RAW = os.path.dirname(os.path.abspath(pf))
     for name, target, task, drop in json.load(open(pf)):
+        if only is not None and name not in only: continue
         header, rows = panel.read(name)
         keep = [i for i, h in enumerate(header) if h not in drop]
         header = [header[i] for i in keep]
