@@ -47,14 +47,6 @@ type Stats struct {
 // heldOutEvery is one in how many rows Stats hold out.
 const heldOutEvery = 10
 
-// gramBlock is the width of the blocks of features whose products Stats
-// sum at a time, so that only the Gram matrix's upper triangle and the
-// blocks on its diagonal are computed: about two thirds of the products
-// of the whole square, by the engine's matrix product (internal/matmul).
-// Thinner blocks compute fewer products but run the kernels on thinner
-// panels, and took longer.
-const gramBlock = 96
-
 // NewStats returns empty stats of the plan's machine.
 func (p *Plan) NewStats() *Stats {
 	s := p.newSums()
@@ -141,7 +133,8 @@ func (s *Stats) add(z *mat.Dense, c *chunkRows, shift []float64) {
 			y.Set(i, j, sw*v)
 		}
 	}
-	addGram(s.ZZ, z)
+	// The upper triangle of z^T z; the lower one stays 0.
+	matmul.Gram(z.RawMatrix(), blas64.Symmetric{Uplo: blas.Upper, N: width, Stride: width, Data: s.ZZ})
 	matmul.F64(blas.Trans, blas.NoTrans, 1, z.RawMatrix(), y.RawMatrix(), 1, blas64.General{Rows: width, Cols: k, Data: s.ZY, Stride: k})
 	s.Rows += n
 	s.Weight += c.total
@@ -156,35 +149,6 @@ func (s *Stats) add(z *mat.Dense, c *chunkRows, shift []float64) {
 			v := c.raw.At(i, j)
 			s.Low[j], s.High[j] = math.Min(s.Low[j], v), math.Max(s.High[j], v)
 		}
-	}
-}
-
-// addGram adds to zz, row-major, the upper triangle of z^T z, a block of
-// gramBlock columns of z at a time: their products with each other,
-// through a scratch block so that the lower triangle of zz stays 0, and
-// with the columns after them.
-func addGram(zz []float64, z *mat.Dense) {
-	n, width := z.Dims()
-	var diag *mat.Dense
-	for lo := 0; lo < width; lo += gramBlock {
-		hi := min(width, lo+gramBlock)
-		rows := z.Slice(0, n, lo, hi).(*mat.Dense)
-		if diag == nil || diag.RawMatrix().Rows != hi-lo {
-			diag = mat.NewDense(hi-lo, hi-lo, nil)
-		}
-		mul(diag, rows.T(), rows)
-		for i := range hi - lo {
-			out := zz[(lo+i)*width:]
-			for j, v := range diag.RawRowView(i)[i:] {
-				out[lo+i+j] += v
-			}
-		}
-		if hi == width {
-			break
-		}
-		above := blas64.General{Rows: hi - lo, Cols: width - hi, Data: zz[lo*width+hi:], Stride: width}
-		rest := z.Slice(0, n, hi, width).(*mat.Dense)
-		matmul.F64(blas.Trans, blas.NoTrans, 1, rows.RawMatrix(), rest.RawMatrix(), 1, above)
 	}
 }
 

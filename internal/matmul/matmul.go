@@ -72,8 +72,27 @@ func withKernels[T float](tA, tB blas.Transpose, alpha T, a, b matrix[T], beta T
 		dotsNT(any(alpha).(float32), any(a).(matrix[float32]), any(b).(matrix[float32]), any(beta).(float32), c32)
 		return true
 	}
-	product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, a, b, beta, c, pool)
+	product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, a, b, beta, c, pool, false)
 	return true
+}
+
+// Gram adds a^T a to the upper triangle of c, the columns of a by the
+// columns of a, leaving the entries below the diagonal as they are, as
+// blas64.Syrk(blas.Trans, 1, a, 1, c) does for c.Uplo blas.Upper. With
+// the kernels it computes only the tiles that reach the upper triangle,
+// about half of the products of the whole square.
+func Gram(a blas64.General, c blas64.Symmetric) {
+	if c.Uplo != blas.Upper {
+		panic("matmul: Gram of a lower triangle")
+	}
+	g := matrix64(a)
+	out := matrix[float64]{Rows: c.N, Cols: c.N, Data: c.Data, Stride: c.Stride}
+	check(blas.Trans, blas.NoTrans, g, g, out)
+	if !useKernels || thin(blas.Trans, g, out) {
+		blas64.Syrk(blas.Trans, 1, a, 1, c)
+		return
+	}
+	product(true, false, 1, g, g, 1, out, &pool64, true)
 }
 
 type float interface{ ~float32 | ~float64 }
@@ -160,8 +179,10 @@ func thin[T float](tA blas.Transpose, a, c matrix[T]) bool {
 }
 
 // product computes c = alpha*op(a)*op(b) + beta*c with the kernels, on
-// arguments that check has passed.
-func product[T float](tA, tB bool, alpha T, a, b matrix[T], beta T, c matrix[T], pool *sync.Pool) {
+// arguments that check has passed; with upper, only the entries of c on
+// or above its diagonal, the others being left as they are (c square,
+// beta 1).
+func product[T float](tA, tB bool, alpha T, a, b matrix[T], beta T, c matrix[T], pool *sync.Pool, upper bool) {
 	m, n, k := c.Rows, c.Cols, a.Cols
 	if tA {
 		k = a.Rows
@@ -180,10 +201,10 @@ func product[T float](tA, tB bool, alpha T, a, b matrix[T], beta T, c matrix[T],
 		for p0 := 0; p0 < k; p0 += kc {
 			kk := min(kc, k-p0)
 			packB(s.b[:], tB, b, p0, kk, j0, nb)
-			for i0 := 0; i0 < m; i0 += mc {
+			for i0 := 0; i0 < m && !(upper && i0 >= j0+nb); i0 += mc {
 				mb := min(mc, m-i0)
 				packA(s.a[:], tA, alpha, a, i0, mb, p0, kk)
-				macroKernel(s, kk, mb, nb, c, i0, j0)
+				macroKernel(s, kk, mb, nb, c, i0, j0, upper)
 			}
 		}
 	}
@@ -216,15 +237,20 @@ func packA[T float](dst []T, trans bool, alpha T, a matrix[T], i0, mb, p0, kk in
 		if rows < mr {
 			clear(panel)
 		}
+		if trans {
+			// op(a)[i, p] = a[p, i]: the panel's column p is a piece of
+			// row p0+p of a.
+			for p := range kk {
+				off := (p0+p)*a.Stride + i0 + r0
+				dst := panel[p*mr : p*mr+rows]
+				for r, x := range a.Data[off : off+rows] {
+					dst[r] = alpha * x
+				}
+			}
+			continue
+		}
 		for r := range rows {
 			i := i0 + r0 + r
-			if trans {
-				// op(a)[i, p] = a[p, i]
-				for p := range kk {
-					panel[p*mr+r] = alpha * a.Data[(p0+p)*a.Stride+i]
-				}
-				continue
-			}
 			for p, x := range a.Data[i*a.Stride+p0 : i*a.Stride+p0+kk] {
 				panel[p*mr+r] = alpha * x
 			}
@@ -267,8 +293,9 @@ func packB[T float](dst []T, trans bool, b matrix[T], p0, kk, j0, nb int) {
 }
 
 // macroKernel adds the product of the packed blocks, mb x kk times kk x
-// nb, to c at (i0, j0), one tile at a time.
-func macroKernel[T float](s *scratch[T], kk, mb, nb int, c matrix[T], i0, j0 int) {
+// nb, to c at (i0, j0), one tile at a time; with upper, only to the
+// entries of c on or above its diagonal, skipping the tiles below it.
+func macroKernel[T float](s *scratch[T], kk, mb, nb int, c matrix[T], i0, j0 int, upper bool) {
 	w := nr[T]()
 	for c0 := 0; c0 < nb; c0 += w {
 		bp := s.b[c0*kk : (c0+w)*kk]
@@ -276,8 +303,15 @@ func macroKernel[T float](s *scratch[T], kk, mb, nb int, c matrix[T], i0, j0 int
 		for r0 := 0; r0 < mb; r0 += mr {
 			ap := s.a[r0*kk : (r0+mr)*kk]
 			rows := min(mr, mb-r0)
-			off := (i0+r0)*c.Stride + j0 + c0
-			if rows == mr && cols == w {
+			// The tile's rows and columns of c: with upper, rows after
+			// the last column are left out, the first column below the
+			// first row of a tile that crosses the diagonal.
+			i, j := i0+r0, j0+c0
+			if upper && i > j+cols-1 {
+				break
+			}
+			off := i*c.Stride + j
+			if rows == mr && cols == w && !(upper && i+mr-1 > j) {
 				kernel(kk, ap, bp, c.Data[off:], c.Stride)
 				continue
 			}
@@ -285,8 +319,15 @@ func macroKernel[T float](s *scratch[T], kk, mb, nb int, c matrix[T], i0, j0 int
 			clear(tile)
 			kernel(kk, ap, bp, tile, w)
 			for r := range rows {
-				dst := c.Data[off+r*c.Stride : off+r*c.Stride+cols]
-				for j, x := range tile[r*w : r*w+cols] {
+				from := 0
+				if upper {
+					from = max(0, i+r-j)
+				}
+				if from >= cols {
+					break
+				}
+				dst := c.Data[off+r*c.Stride+from : off+r*c.Stride+cols]
+				for j, x := range tile[r*w+from : r*w+cols] {
 					dst[j] += x
 				}
 			}

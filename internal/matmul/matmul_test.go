@@ -83,12 +83,12 @@ func TestGemm(t *testing.T) {
 	// give to gonum.
 	t.Run("float32 kernels", func(t *testing.T) {
 		testGemm(t, 1e-5, func(tA, tB blas.Transpose, alpha float32, a, b matrix[float32], beta float32, c matrix[float32]) {
-			product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, a, b, beta, c, &pool32)
+			product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, a, b, beta, c, &pool32, false)
 		})
 	})
 	t.Run("float64 kernels", func(t *testing.T) {
 		testGemm(t, 1e-13, func(tA, tB blas.Transpose, alpha float64, a, b matrix[float64], beta float64, c matrix[float64]) {
-			product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, a, b, beta, c, &pool64)
+			product(tA != blas.NoTrans, tB != blas.NoTrans, alpha, a, b, beta, c, &pool64, false)
 		})
 	})
 }
@@ -343,4 +343,63 @@ func TestDots4x3(t *testing.T) {
 	mustPanic("short a", func() { Dots4x3(buf, buf[:30], 10, buf, 1, 8) })
 	mustPanic("short b", func() { Dots4x3(buf, buf, 8, buf[:20], 8, 8) })
 	mustPanic("short sums", func() { Dots4x3(buf[:11], buf, 8, buf, 8, 8) })
+}
+
+// TestGram checks Gram against gonum's blas64.Syrk on sizes around the
+// tiles and blocks, with and without the kernels: the upper triangle to
+// rounding, the entries below the diagonal and the padding untouched.
+func TestGram(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 5))
+	for _, sz := range [][2]int{{1, 1}, {5, 3}, {9, 7}, {40, 8}, {100, 13}, {300, 97}, {260, 200}, {600, 410}, {7, 300}} {
+		rows, cols := sz[0], sz[1]
+		t.Run(fmt.Sprintf("%dx%d", rows, cols), func(t *testing.T) {
+			a := gen64(general[float64](rnd, rows, cols, 3))
+			c := general[float64](rnd, cols, cols, 2)
+			want := blas64.Symmetric{Uplo: blas.Upper, N: cols, Stride: c.Stride, Data: append([]float64(nil), c.Data...)}
+			blas64.Syrk(blas.Trans, 1, a, 1, want)
+			Gram(a, blas64.Symmetric{Uplo: blas.Upper, N: cols, Stride: c.Stride, Data: c.Data})
+			for i, v := range c.Data {
+				r, col := i/c.Stride, i%c.Stride
+				w := want.Data[i]
+				if col >= cols || col < r {
+					if math.Float64bits(v) != math.Float64bits(w) {
+						t.Fatalf("(%d, %d), outside the upper triangle: %v, want it left at %v", r, col, v, w)
+					}
+					continue
+				}
+				if math.Abs(v-w) > 1e-13*float64(rows+1) {
+					t.Fatalf("(%d, %d): %v, want %v", r, col, v, w)
+				}
+			}
+		})
+	}
+	testutil.CheckPanic(t, func() {
+		Gram(blas64.General{Rows: 2, Cols: 2, Stride: 2, Data: make([]float64, 4)}, blas64.Symmetric{Uplo: blas.Lower, N: 2, Stride: 2, Data: make([]float64, 4)})
+	}, "matmul: Gram of a lower triangle")
+	testutil.CheckPanic(t, func() {
+		Gram(blas64.General{Rows: 2, Cols: 3, Stride: 3, Data: make([]float64, 6)}, blas64.Symmetric{Uplo: blas.Upper, N: 2, Stride: 2, Data: make([]float64, 4)})
+	}, "matmul: ")
+}
+
+// BenchmarkGram times the upper triangle of z^T z, z of 4,096 rows, with
+// Gram and with the whole square by F64, in GFlop/s of the products
+// each makes.
+func BenchmarkGram(b *testing.B) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	for _, n := range []int{100, 410} {
+		z := gen64(general[float64](rnd, 4096, n, 0))
+		c := make([]float64, n*n)
+		b.Run(fmt.Sprintf("Gram/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				Gram(z, blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: c})
+			}
+			b.ReportMetric(4096*float64(n*(n+1))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFlop/s")
+		})
+		b.Run(fmt.Sprintf("F64/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				F64(blas.Trans, blas.NoTrans, 1, z, z, 1, blas64.General{Rows: n, Cols: n, Stride: n, Data: c})
+			}
+			b.ReportMetric(4096*float64(2*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFlop/s")
+		})
+	}
 }
