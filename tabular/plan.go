@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -159,9 +160,11 @@ func (p *Plan) features(x *mat.Dense) *mat.Dense {
 		row, xi := u.RawRowView(i), x.RawRowView(i)
 		copy(row, xi)
 		xx := floats.Dot(xi, xi)
-		for j, g := range row[d:] {
-			row[d+j] = math.Exp(-p.gamma * max(0, xx+p.norms[j]-2*g))
+		k := row[d:]
+		for j, g := range k {
+			k[j] = -p.gamma * max(0, xx+p.norms[j]-2*g)
 		}
+		numeric.Exp(k, k)
 	}
 	return u
 }

@@ -1,6 +1,6 @@
-// Package numeric holds the small checks and index helpers that the
-// module's numerical packages share: whether numbers are finite, and the
-// indices of n rows.
+// Package numeric holds the small checks and helpers that the module's
+// numerical packages share: whether numbers are finite, the indices of n
+// rows, and the exponentials of many numbers at a time (Exp).
 package numeric
 
 import (
