@@ -265,6 +265,55 @@ func TestStatsAddErrors(t *testing.T) {
 	}
 }
 
+// Add sums every row once: the rows held out in HeldOut alone, the
+// others in the stats' own sums, which together are the sums of all the
+// rows; and stats without held-out rows take those of what merges into
+// them.
+func TestStatsHoldOut(t *testing.T) {
+	text := friedmanCSV(400, 3, false)
+	p, err := NewPlan(chunks(t, text, 400)[0], []string{"y"}, Options{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := addAll(t, p, chunks(t, text, 50))
+	f := chunks(t, text, 400)[0]
+	c, err := p.chunkTargets(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _, err := p.model.Encoder.Transform(f, c.rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := p.newSums()
+	want.count(c)
+	want.add(p.features(x), c, p.shift)
+	held := 0
+	for r := range f.Len() {
+		if holdsOut(f.Line(r)) {
+			held++
+		}
+	}
+	if stats.Rows != 400 || stats.HeldOut.Rows != held || held == 0 {
+		t.Errorf("%d rows, %d held out; want 400 and %d", stats.Rows, stats.HeldOut.Rows, held)
+	}
+	// The features and targets are about 1 in size, their sums about 0
+	// (the plan's shift and the targets' scale are their means).
+	all := stats.all()
+	for name, pair := range map[string][2][]float64{"Z": {want.Z, all.Z}, "ZZ": {want.ZZ, all.ZZ}, "ZY": {want.ZY, all.ZY}, "Y": {want.Y, all.Y}, "YY": {want.YY, all.YY}} {
+		if d := floats.Distance(pair[0], pair[1], math.Inf(1)); !(d < 1e-10) {
+			t.Errorf("%s of all the rows differs by %g", name, d)
+		}
+	}
+	merged := stats.zero()
+	if err := merged.Merge(stats); err != nil {
+		t.Fatal(err)
+	}
+	if merged.HeldOut == nil || merged.HeldOut.Rows != held || !slices.Equal(merged.HeldOut.ZY, stats.HeldOut.ZY) {
+		t.Errorf("merged into stats without held-out rows, the held-out rows are %+v", merged.HeldOut)
+	}
+}
+
 // The held-out loss that Solve chooses the cost by, from the sums alone,
 // is the sum of the squared errors of the predictions of each row.
 func TestStatsLoss(t *testing.T) {
@@ -284,7 +333,9 @@ func TestStatsLoss(t *testing.T) {
 	shift, b := []float64{1, -2, 0.5, 3, 0, 1}, []float64{0.3, -0.7}
 	s := &Stats{Z: make([]float64, width), ZZ: make([]float64, width*width), ZY: make([]float64, width*k),
 		Y: make([]float64, k), YY: make([]float64, k)}
-	s.add(mat.DenseCopyOf(z), &chunkRows{rows: numeric.Indices(n), y: y, w: w, total: total}, shift)
+	c := &chunkRows{rows: numeric.Indices(n), y: y, w: w, total: total}
+	s.count(c)
+	s.add(mat.DenseCopyOf(z), c, shift)
 	var pred mat.Dense
 	pred.Mul(z, beta)
 	var want float64

@@ -40,7 +40,7 @@ func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 		}
 		cost = hc.Costs[floats.MinIdx(hc.Losses)]
 	}
-	r, pr, err := p.ridge(acc)
+	r, pr, err := p.ridge(acc.all())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -171,12 +171,9 @@ type HeldOutCost struct {
 // on those.
 func (p *Plan) chooseCost(acc *Stats) (*HeldOutCost, error) {
 	h := acc.HeldOut
-	train := p.newSums()
-	if err := train.Merge(acc); err != nil {
-		return nil, err
-	}
-	train.subtract(h)
-	r, pr, err := p.ridge(train)
+	train := *acc
+	train.Rows, train.Weight, train.HeldOut = acc.Rows-h.Rows, acc.Weight-h.Weight, nil
+	r, pr, err := p.ridge(&train)
 	if err != nil {
 		return nil, err
 	}
@@ -191,15 +188,24 @@ func (p *Plan) chooseCost(acc *Stats) (*HeldOutCost, error) {
 	return hc, nil
 }
 
-// subtract takes the sums of h, some of the rows of s, from s.
-func (s *Stats) subtract(h *Stats) {
-	s.Rows -= h.Rows
-	s.Weight -= h.Weight
-	for _, pair := range [][2][]float64{{s.Z, h.Z}, {s.ZZ, h.ZZ}, {s.ZY, h.ZY}, {s.Y, h.Y}, {s.YY, h.YY}} {
-		for i, v := range pair[1] {
-			pair[0][i] -= v
-		}
+// all returns the stats of every row of s: its sums plus those it holds
+// out.
+func (s *Stats) all() *Stats {
+	h := s.HeldOut
+	if h == nil {
+		return s
 	}
+	a := *s
+	a.HeldOut = nil
+	a.Z, a.ZZ, a.ZY, a.Y, a.YY = added(s.Z, h.Z), added(s.ZZ, h.ZZ), added(s.ZY, h.ZY), added(s.Y, h.Y), added(s.YY, h.YY)
+	return &a
+}
+
+// added returns a + b, of the same length.
+func added(a, b []float64) []float64 {
+	out := slices.Clone(a)
+	floats.Add(out, b)
+	return out
 }
 
 // loss returns the weighted sum over the rows of s of the squared

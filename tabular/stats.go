@@ -24,21 +24,25 @@ import (
 // up to rounding, so that workers may each add up a part of a table.
 // The exported fields are the sums, for encoding/json or encoding/gob;
 // Plan.NewStats makes Stats that can Add rows.
+//
+// Add holds out one row in heldOutEvery, chosen by a hash of its line:
+// its sums go to HeldOut alone, on which Solve chooses the cost, so
+// that every row is summed once; Solve fits the machine to both.
 type Stats struct {
-	// Rows counts the rows added, Dropped those left out for a missing
-	// target; Weight is the sum of the rows' weights.
+	// Rows counts the rows added, held out or not, Dropped those left
+	// out for a missing target; Weight is the sum of the rows' weights.
 	Rows, Dropped int
 	Weight        float64
 	// Z, ZZ (row-major, upper triangle) and ZY (row-major, features by
 	// outputs) are the weighted sums of z, z z^T and z y^T; Y and YY of y
-	// and of its squares.
+	// and of its squares: over the rows not held out.
 	Z, ZZ, ZY, Y, YY []float64
 	// Low and High are each regression target's lowest and highest
 	// value, in its units; nil until a row is added.
 	Low, High []float64
-	// HeldOut holds the sums of the rows among those that Add held out,
-	// one in heldOutEvery chosen by a hash of their line, on which Solve
-	// chooses the cost; nil in its own.
+	// HeldOut holds the counts and the sums of the rows that Add held
+	// out; nil in its own, and nil for stats whose sums are of every
+	// row.
 	HeldOut *Stats
 
 	plan *Plan
@@ -81,21 +85,31 @@ func (s *Stats) Add(chunk *dataset.Frame) error {
 	if len(c.rows) == 0 {
 		return nil
 	}
-	x, _, err := p.model.Encoder.Transform(chunk, c.rows)
+	// The rows not held out, then those held out, so that each group's
+	// features are a block of z.
+	var kept, held []int
+	for i, r := range c.rows {
+		if holdsOut(chunk.Line(r)) {
+			held = append(held, i)
+		} else {
+			kept = append(kept, i)
+		}
+	}
+	x, _, err := p.model.Encoder.Transform(chunk, pick(c.rows, slices.Concat(kept, held)))
 	if err != nil {
 		return err
 	}
 	z := p.features(x)
-	var held []int
-	for i, r := range c.rows {
-		if holdsOut(chunk.Line(r)) {
-			held = append(held, i)
-		}
+	n, width := z.Dims()
+	s.count(c)
+	if len(kept) > 0 {
+		s.add(z.Slice(0, len(kept), 0, width).(*mat.Dense), c.subset(kept), p.shift)
 	}
 	if len(held) > 0 {
-		s.HeldOut.add(pickRows(z, held), c.subset(held), p.shift)
+		h := c.subset(held)
+		s.HeldOut.count(h)
+		s.HeldOut.add(z.Slice(len(kept), n, 0, width).(*mat.Dense), h, p.shift)
 	}
-	s.add(z, c, p.shift)
 	return nil
 }
 
@@ -136,6 +150,12 @@ func (s *Stats) add(z *mat.Dense, c *chunkRows, shift []float64) {
 	// The upper triangle of z^T z; the lower one stays 0.
 	matmul.Gram(z.RawMatrix(), blas64.Symmetric{Uplo: blas.Upper, N: width, Stride: width, Data: s.ZZ})
 	matmul.F64(blas.Trans, blas.NoTrans, 1, z.RawMatrix(), y.RawMatrix(), 1, blas64.General{Rows: width, Cols: k, Data: s.ZY, Stride: k})
+}
+
+// count counts the rows of chunk c, their weights and their targets'
+// range.
+func (s *Stats) count(c *chunkRows) {
+	n, k := c.y.Dims()
 	s.Rows += n
 	s.Weight += c.total
 	if c.raw == nil {
@@ -158,7 +178,10 @@ func (s *Stats) Merge(other *Stats) error {
 		return fmt.Errorf("tabular: merging stats of %d features and %d outputs into stats of %d and %d",
 			len(other.Z), len(other.Y), len(s.Z), len(s.Y))
 	}
-	if s.HeldOut != nil && other.HeldOut != nil {
+	if other.HeldOut != nil {
+		if s.HeldOut == nil {
+			s.HeldOut = other.HeldOut.zero()
+		}
 		if err := s.HeldOut.Merge(other.HeldOut); err != nil {
 			return err
 		}
@@ -185,6 +208,12 @@ func (s *Stats) Merge(other *Stats) error {
 		s.Low[j], s.High[j] = math.Min(s.Low[j], other.Low[j]), math.Max(s.High[j], other.High[j])
 	}
 	return nil
+}
+
+// zero returns stats of the shape of s, of no row.
+func (s *Stats) zero() *Stats {
+	return &Stats{Z: make([]float64, len(s.Z)), ZZ: make([]float64, len(s.ZZ)), ZY: make([]float64, len(s.ZY)),
+		Y: make([]float64, len(s.Y)), YY: make([]float64, len(s.YY))}
 }
 
 // chunkRows are the rows of a chunk that have a target: their targets on
