@@ -66,7 +66,7 @@ func NewPlan(sample *dataset.Frame, targets []string, opts Options) (*Plan, erro
 	if err := p.init(); err != nil {
 		return nil, err
 	}
-	z := p.features(run.x)
+	z := p.features(run.x, nil)
 	p.shift = weightedMean(z, nil, float64(len(run.t.Rows)))
 	return p, nil
 }
@@ -142,7 +142,9 @@ func (p *Plan) Sample() (*Model, *Report) { return p.model, &p.report }
 // the machine's scale: the inputs as the machine sees them, then the
 // kernel at each anchor. The solve maps k(x) to its coordinates psi(x)
 // in the anchors' basis, which Stats need not compute for every row.
-func (p *Plan) features(x *mat.Dense) *mat.Dense {
+// The features are written to buf if it holds them (nil: a new
+// matrix), so that chunk after chunk reuses one.
+func (p *Plan) features(x *mat.Dense, buf []float64) *mat.Dense {
 	m := p.model.Machine
 	if m.Quantiles != nil {
 		x = m.Quantiles.Transform(x)
@@ -154,7 +156,10 @@ func (p *Plan) features(x *mat.Dense) *mat.Dense {
 	na, _ := m.Anchors.Dims()
 	// The squared distances |x|^2 + |a|^2 - 2 x.a, the inner products
 	// by the engine's matrix product, land in the kernel's columns.
-	u := mat.NewDense(n, d+na, nil)
+	if cap(buf) < n*(d+na) {
+		buf = make([]float64, n*(d+na))
+	}
+	u := mat.NewDense(n, d+na, buf[:n*(d+na)])
 	mul(u.Slice(0, n, d, d+na).(*mat.Dense), x, m.Anchors.T())
 	for i := range n {
 		row, xi := u.RawRowView(i), x.RawRowView(i)

@@ -287,7 +287,7 @@ func TestStatsHoldOut(t *testing.T) {
 	}
 	want := p.newSums()
 	want.count(c)
-	want.add(p.features(x), c, p.shift)
+	want.add(p.features(x, nil), c, p.shift)
 	held := 0
 	for r := range f.Len() {
 		if holdsOut(f.Line(r)) {

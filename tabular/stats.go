@@ -46,6 +46,7 @@ type Stats struct {
 	HeldOut *Stats
 
 	plan *Plan
+	buf  []float64 // the features of the last chunk added
 }
 
 // heldOutEvery is one in how many rows Stats hold out.
@@ -99,7 +100,8 @@ func (s *Stats) Add(chunk *dataset.Frame) error {
 	if err != nil {
 		return err
 	}
-	z := p.features(x)
+	z := p.features(x, s.buf)
+	s.buf = z.RawMatrix().Data
 	n, width := z.Dims()
 	s.count(c)
 	if len(kept) > 0 {
@@ -208,6 +210,18 @@ func (s *Stats) Merge(other *Stats) error {
 		s.Low[j], s.High[j] = math.Min(s.Low[j], other.Low[j]), math.Max(s.High[j], other.High[j])
 	}
 	return nil
+}
+
+// reset empties the stats and their held-out stats, of no row again,
+// keeping their memory.
+func (s *Stats) reset() {
+	for _, sums := range [][]float64{s.Z, s.ZZ, s.ZY, s.Y, s.YY} {
+		clear(sums)
+	}
+	s.Rows, s.Dropped, s.Weight, s.Low, s.High = 0, 0, 0, nil, nil
+	if s.HeldOut != nil {
+		s.HeldOut.reset()
+	}
 }
 
 // zero returns stats of the shape of s, of no row.

@@ -285,7 +285,10 @@ func (st *stream) add(src Source, plan *Plan) (*Stats, error) {
 			batch = append(batch, f)
 		}
 		err := parallel.Run(len(batch), workers, func(i int) error {
-			parts[i] = plan.NewStats()
+			if parts[i] == nil {
+				parts[i] = plan.NewStats()
+			}
+			parts[i].reset()
 			return parts[i].Add(batch[i])
 		})
 		if err != nil {

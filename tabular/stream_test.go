@@ -3,6 +3,7 @@ package tabular
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parametric-machines/machines/dataset"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -286,5 +288,32 @@ func TestFitSourceWhole(t *testing.T) {
 	}
 	if md.Fit.Rows != 500 || !slices.Equal(names, []string{"read", "fit"}) {
 		t.Errorf("fitted %d rows in phases %v, want 500 in read and fit", md.Fit.Rows, names)
+	}
+}
+
+// The second reading adds the chunks in batches, a worker's stats
+// emptied and reused from one batch to the next: its sums are those of
+// the chunks added one after the other.
+func TestStreamAdd(t *testing.T) {
+	n := 3*runtime.GOMAXPROCS(0)*streamChunk + 100
+	text := friedmanCSV(n, 4, false)
+	frames := chunks(t, text, streamChunk)
+	p, err := NewPlan(chunks(t, text, 300)[0], []string{"y"}, Options{Seed: 1, Anchors: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &stream{rows: n}
+	got, err := st.add(textSource(text), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := addAll(t, p, frames)
+	if got.Rows != n || got.HeldOut.Rows != want.HeldOut.Rows {
+		t.Errorf("%d rows, %d held out; want %d and %d", got.Rows, got.HeldOut.Rows, n, want.HeldOut.Rows)
+	}
+	for name, pair := range map[string][2][]float64{"ZZ": {want.ZZ, got.ZZ}, "ZY": {want.ZY, got.ZY}, "held-out ZZ": {want.HeldOut.ZZ, got.HeldOut.ZZ}} {
+		if d := floats.Distance(pair[0], pair[1], math.Inf(1)) / floats.Norm(pair[0], math.Inf(1)); !(d < 1e-12) {
+			t.Errorf("%s differs by %g of its size", name, d)
+		}
 	}
 }
