@@ -263,31 +263,32 @@ func packA[T float](dst []T, trans bool, alpha T, a matrix[T], i0, mb, p0, kk in
 // of row p, the columns past nb being zero.
 func packB[T float](dst []T, trans bool, b matrix[T], p0, kk, j0, nb int) {
 	w := nr[T]()
-	for c0 := 0; c0 < nb; c0 += w {
-		panel := dst[c0*kk : (c0+w)*kk]
-		cols := min(w, nb-c0)
-		if cols < w {
-			clear(panel)
-		}
-		if trans {
+	if rest := nb % w; rest > 0 {
+		clear(dst[(nb-rest)*kk : (nb-rest+w)*kk])
+	}
+	if trans {
+		for c0 := 0; c0 < nb; c0 += w {
+			panel := dst[c0*kk : (c0+w)*kk]
 			// op(b)[p, j] = b[j, p]
-			for c := range cols {
+			for c := range min(w, nb-c0) {
 				off := (j0+c0+c)*b.Stride + p0
 				for p, x := range b.Data[off : off+kk] {
 					panel[p*w+c] = x
 				}
 			}
-			continue
 		}
-		for p := range kk {
-			off := (p0+p)*b.Stride + j0 + c0
-			if cols == w {
-				// A whole row of the panel, 64 bytes: copy would call
-				// memmove for every row.
-				*(*[64]byte)(unsafe.Pointer(&panel[p*w])) = *(*[64]byte)(unsafe.Pointer(&b.Data[off]))
-				continue
-			}
-			copy(panel[p*w:p*w+cols], b.Data[off:off+cols])
+		return
+	}
+	// Row p of op(b) in turn, read once, its pieces to each panel.
+	for p := range kk {
+		row := b.Data[(p0+p)*b.Stride+j0 : (p0+p)*b.Stride+j0+nb]
+		c0 := 0
+		for ; c0+w <= nb; c0 += w {
+			// A whole row of the panel, 64 bytes.
+			*(*[64]byte)(unsafe.Pointer(&dst[c0*kk+p*w])) = *(*[64]byte)(unsafe.Pointer(&row[c0]))
+		}
+		if c0 < nb {
+			copy(dst[c0*kk+p*w:c0*kk+p*w+nb-c0], row[c0:])
 		}
 	}
 }
