@@ -77,7 +77,10 @@
 //     improves by less than 0.1% over 10. Sets larger than SelectionRows
 //     choose on a seeded subsample of that many rows. The chosen machine
 //     is refitted on all the rows; Result.Selection keeps every
-//     candidate's scores.
+//     candidate's scores. A shallow machine chosen on a shuffled
+//     subsample then has its cost re-chosen among StreamCosts, and its
+//     calibration made, by the exact leave-one-out residuals of all the
+//     rows (Result.CostRows): the more rows, the smaller the best cost.
 //   - The chosen setting's held-out predictions calibrate it
 //     (Result.Calibration). A classifier's scores are multiplied by the
 //     logit scale of lowest held-out log-loss, so that its probabilities

@@ -59,6 +59,9 @@ type shallowFit struct {
 	anchors    *mat.Dense
 	anchorRows []int
 	cal        calibration
+	// refine is set when the selection ran on a shuffled subsample of
+	// the rows: the final fit then re-chooses the cost (refineCost).
+	refine bool
 	// preds are the best setting's held-out predictions on the fit
 	// scale on each fold of the validation, and tests the held-out
 	// rows, when it was scored on the folds.
@@ -139,10 +142,12 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 		i = len(variants) - 1
 	}
 	vs := best.scorer.on(sub[i])
+	n, _ := variants[i].x.Dims()
 	preds, _ := vs.predictions(cand.Cost)
 	means := vs.means()
 	f := &shallowFit{sel: sel, best: cand, data: variants[i], outputs: outputs,
-		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, means, vs.tests)}
+		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, means, vs.tests),
+		refine: val.split == "" && len(val.rows) < n}
 	if folded {
 		f.preds, f.means, f.tests = preds, means, vs.tests
 	}
@@ -603,6 +608,10 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	if err != nil {
 		return nil, res, err
 	}
+	if f.refine {
+		f.refineCost(r)
+		res.CostRows = r.rows
+	}
 	km, intercept := b.machine(r, r.project(targetsOf(f.data, f.outputs)), f.best.Cost, f.anchors, f.cal)
 	m := &Machine{Machine: km, Quantiles: p.quantiles, Input: p.in, Output: withIntercept(p.scaling(f.best.LogTarget), intercept),
 		LogTarget: f.best.LogTarget, Range: p.bounds}
@@ -612,6 +621,30 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	res.Calibration = f.cal.record(f.data.labels != nil)
 	res.Seconds = time.Since(begin).Seconds()
 	return m, res, nil
+}
+
+// refineCost re-chooses the cost of the best setting, chosen on a
+// subsample of the rows, among StreamCosts by the exact leave-one-out
+// residuals of all the rows on the solver r of its basis, and
+// recalibrates the machine on them. The best cost falls as the rows
+// grow: a subsample of SelectionRows rows chooses one that smooths a
+// table of thousands more than its rows need. The streamed fit chooses
+// its cost among the same costs on rows held out for that.
+func (f *shallowFit) refineCost(r *ridge) {
+	vs := (&shallowScorer{parts: []scorerPart{{r: r}}, outputs: f.outputs}).on(f.data)
+	best, found := f.best, false
+	for _, cost := range StreamCosts() {
+		c := best
+		c.Cost = cost
+		if c = vs.score(c); !c.Diverged && (!found || c.Loss < best.Loss) {
+			best, found = c, true
+		}
+	}
+	if !found {
+		return
+	}
+	preds, _ := vs.predictions(best.Cost)
+	f.best.Cost, f.cal = best.Cost, calibrate(preds, vs.means(), vs.tests)
 }
 
 // withIntercept returns the output scaler that adds the intercept b, on

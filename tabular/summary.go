@@ -70,7 +70,11 @@ func (rep *Report) Summary(md *Model) []string {
 // describeSettings says which cost and bandwidth the fit used and how
 // they were chosen.
 func describeSettings(res Result) string {
-	chosen := fmt.Sprintf("cost %g, bandwidth %g, dims %v, %d anchors", res.Cost, res.Bandwidth, res.Dims, res.Anchors)
+	cost := fmt.Sprintf("cost %g", res.Cost)
+	if res.CostRows > 0 {
+		cost += fmt.Sprintf(" (re-chosen by leave-one-out on all %d rows)", res.CostRows)
+	}
+	chosen := fmt.Sprintf("%s, bandwidth %g, dims %v, %d anchors", cost, res.Bandwidth, res.Dims, res.Anchors)
 	if res.LogTarget {
 		chosen += ", fitted to log(1 + target)"
 	}

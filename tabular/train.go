@@ -390,6 +390,10 @@ type Result struct {
 	Cost, Bandwidth float64
 	LogTarget       bool
 	Anchors         int
+	// CostRows is the number of rows whose leave-one-out residuals
+	// re-chose the shallow machine's cost when its selection ran on a
+	// subsample of them (see SelectionRows), 0 otherwise.
+	CostRows int
 	// Shallow says the machine is the shallow one (see Family).
 	Shallow bool
 	// InputScale is "quantile" when the inputs were mapped through their
