@@ -71,6 +71,13 @@ func (rep *Report) Summary(md *Model) []string {
 // they were chosen.
 func describeSettings(res Result) string {
 	chosen := fmt.Sprintf("cost %g, bandwidth %g, dims %v, %d anchors", res.Cost, res.Bandwidth, res.Dims, res.Anchors)
+	if len(res.Averaged) > 1 {
+		var each []string
+		for _, c := range res.Averaged {
+			each = append(each, fmt.Sprintf("cost %g at bandwidth %g", c.Cost, c.Bandwidth))
+		}
+		chosen = fmt.Sprintf("the average of %d machines (%s), dims %v, %d anchors", len(res.Averaged), strings.Join(each, "; "), res.Dims, res.Anchors)
+	}
 	if res.LogTarget {
 		chosen += ", fitted to log(1 + target)"
 	}
