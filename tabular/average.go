@@ -8,12 +8,17 @@ import (
 )
 
 // averageBandwidths is the number of bandwidths whose best shallow
-// machines the fit averages when the shallow machine competes with the
-// deep one: the bandwidths scored on the folds (foldBandwidths), each by
-// its setting of lowest held-out loss. An average of a few good machines
-// predicts held-out rows better than the best of them alone, whose choice
-// the folds' noise makes in part; docs/learner-panel.md has the replay of
-// the panels' selections that chose this rule.
+// machines the fit may average when the shallow machine competes with
+// the deep one: the bandwidths scored on the folds (foldBandwidths), each
+// by its setting of lowest held-out loss. An average of a few good
+// machines predicts held-out rows better than the best of them alone,
+// whose choice the folds' noise makes in part. The fit averages them
+// when its selection ran on all the rows and the average's calibrated
+// held-out loss on the folds is lower than the best setting's
+// (lowerHeldOut): on more rows than SelectionRows each machine is fitted
+// on many more rows than the folds judged it on, and has less variance
+// for the average to take away. docs/learner-panel.md has the replay of
+// the panels' selections and the panels' scores that chose this rule.
 const averageBandwidths = 3
 
 // averageShallow returns the shallow candidates to average, best first,
@@ -72,4 +77,23 @@ func scaleMachine(m *kernel.Machine, b []float64, f float64) {
 	for j := range b {
 		b[j] *= f
 	}
+}
+
+// lowerHeldOut reports whether the held-out predictions a, calibrated as
+// the selection calibrates a setting's (see calibrate), have a lower
+// mean loss over the folds' rows tests than the predictions b (see
+// lowerLoss). means are the means the folds' fits learned about.
+func lowerHeldOut(a, b, means []*mat.Dense, tests []problemData) bool {
+	return lowerLoss(calibratedLoss(a, means, tests), calibratedLoss(b, means, tests))
+}
+
+// calibratedLoss returns the mean over the folds of the held-out loss of
+// predictions preds once calibrated, as shallowFit.heldOut scores them.
+func calibratedLoss(preds, means []*mat.Dense, tests []problemData) float64 {
+	f := &shallowFit{preds: preds, means: means, tests: tests, cal: calibrate(preds, means, tests)}
+	var sum float64
+	for i := range preds {
+		sum += f.heldOut(i).loss
+	}
+	return sum / float64(len(preds))
 }

@@ -92,21 +92,44 @@ func TestAverageShallow(t *testing.T) {
 	}
 }
 
-// TestAveragedMachine checks that the shallow machine averages its
-// members when it competes with the deep one and not alone, and that the
-// averaged machine predicts the mean of its members' predictions, before
-// and after a round trip through JSON.
+// TestAverageWhen checks when the shallow machine averages its best
+// settings: when it competes with the deep one, not alone; on the rows
+// the selection ran on, not a subsample of them; and when the average's
+// held-out loss is lower than the best setting's. Without the rule that
+// leaves it out, each table here but the first would be averaged.
+func TestAverageWhen(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		seed  uint64
+		rows  int
+		alone bool
+		want  bool
+	}{
+		{"competing", 3, 60, false, true},
+		{"alone", 3, 60, true, false},
+		{"higher loss", 2, 60, false, false},
+		{"subsample", 1, SelectionRows + 50, false, false},
+	} {
+		x, y := noisySine(rand.New(rand.NewPCG(tc.seed, 6)), tc.rows, 0.1+0.2*float64(tc.rows/SelectionRows))
+		s := Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true}
+		p, val := preparedFor(t, x, y, s)
+		f, err := selectShallow(p, val, 1, s, tc.alone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.members != nil; got != tc.want {
+			t.Errorf("%s: averaged %+v, want %v", tc.name, f.members, tc.want)
+		}
+	}
+}
+
+// TestAveragedMachine checks that the averaged machine predicts the mean
+// of its members' predictions, before and after a round trip through
+// JSON, and that the report names them.
 func TestAveragedMachine(t *testing.T) {
-	x, y := noisySine(rand.New(rand.NewPCG(5, 6)), 60, 0.1)
+	x, y := noisySine(rand.New(rand.NewPCG(3, 6)), 60, 0.1)
 	s := Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true}
 	p, val := preparedFor(t, x, y, s)
-	alone, err := selectShallow(p, val, 1, s, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if alone.members != nil {
-		t.Errorf("alone: averaged %+v, want none", alone.members)
-	}
 	f, err := selectShallow(p, val, 1, s, false)
 	if err != nil {
 		t.Fatal(err)

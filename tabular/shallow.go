@@ -145,8 +145,10 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	preds, _ := vs.predictions(cand.Cost)
 	means := vs.means()
 	var members []Candidate
-	if !alone {
-		members, preds = averageShallow(scored, cand, sub[i], preds)
+	if n, _ := variants[0].x.Dims(); !alone && len(val.rows) == n {
+		if m, avg := averageShallow(scored, cand, sub[i], preds); len(m) > 1 && lowerHeldOut(avg, preds, means, vs.tests) {
+			members, preds = m, avg
+		}
 	}
 	f := &shallowFit{sel: sel, best: cand, members: members, data: variants[i], outputs: outputs,
 		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, means, vs.tests)}
