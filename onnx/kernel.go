@@ -111,6 +111,9 @@ func kernelGraph(km kernelModel) (*onnxpb.ModelProto, error) {
 		x = b.op("Div", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Scale)})
 	}
 	raw := b.machine(onnxpb.TensorProto_DOUBLE, m.Machine, x)
+	for _, s := range m.Sum {
+		raw = b.op("Add", []string{raw, b.machine(onnxpb.TensorProto_DOUBLE, s, x)})
+	}
 	out := b.toTargets(m, raw)
 	k := int64(m.Outputs())
 	meta := [][2]string{{"kind", "kernel-machine"}, {"target", km.Target}}
@@ -164,16 +167,38 @@ func (b *builder) toTargets(m *tabular.Machine, v string) string {
 	return v
 }
 
-// checkKernel reports what keeps km from being exported.
-func checkKernel(km kernelModel) error {
-	m := km.Machine
+// checkMachine reports what keeps the kernel machine m, of a model or
+// of its sum, from being exported.
+func checkMachine(m *kernel.Machine) error {
 	switch {
-	case m == nil || m.Machine == nil:
+	case m == nil:
 		return errors.New("no machine")
 	case m.A == nil || m.C == nil || m.Anchors == nil:
 		return errors.New("the machine has no augmenter, coefficients or anchors")
 	case m.Kernel != kernel.Additive && m.Kernel != kernel.Multiplicative:
 		return fmt.Errorf("kernel %v: only additive and multiplicative kernels can be exported", m.Kernel)
+	}
+	return nil
+}
+
+// checkKernel reports what keeps km from being exported.
+func checkKernel(km kernelModel) error {
+	m := km.Machine
+	if m == nil {
+		return errors.New("no machine")
+	}
+	if err := checkMachine(m.Machine); err != nil {
+		return err
+	}
+	for i, s := range m.Sum {
+		if err := checkMachine(s); err != nil {
+			return fmt.Errorf("sum[%d]: %w", i, err)
+		}
+		if s.Inputs() != m.Inputs() || s.Outputs() != m.Outputs() {
+			return fmt.Errorf("sum[%d]: %d inputs and %d outputs for a machine of %d and %d", i, s.Inputs(), s.Outputs(), m.Inputs(), m.Outputs())
+		}
+	}
+	switch {
 	case len(km.Features) == 0:
 		return errors.New("no features")
 	case km.HalfWidth != nil && km.Classes != nil:

@@ -269,7 +269,7 @@ func TestKernelRandom(t *testing.T) {
 // them by default, with calibrated outputs: a regression with its
 // intervals, and a classifier, each also on inputs mapped through their
 // quantiles, which the new rows' values beyond the training range test
-// at their ends.
+// at their ends; and a sum of shallow machines, as fit averages them.
 func TestKernelShallow(t *testing.T) {
 	needRuntime(t)
 	var cases []agreementCase
@@ -277,13 +277,19 @@ func TestKernelShallow(t *testing.T) {
 		target   string
 		classify bool
 		inputs   tabular.InputScale
+		sum      bool
 	}{
-		{"y", false, tabular.LinearInputs},
-		{"c", true, tabular.LinearInputs},
-		{"y", false, tabular.QuantileInputs},
-		{"c", true, tabular.QuantileInputs},
+		{"y", false, tabular.LinearInputs, false},
+		{"c", true, tabular.LinearInputs, false},
+		{"y", false, tabular.QuantileInputs, false},
+		{"c", true, tabular.QuantileInputs, false},
+		{"y", false, tabular.LinearInputs, true},
+		{"c", true, tabular.LinearInputs, true},
 	} {
 		name := tc.target + "-" + tc.inputs.String()
+		if tc.sum {
+			name += "-sum"
+		}
 		rnd := rand.New(rand.NewPCG(5, 6))
 		other := []string{"y", "c"}
 		fm := fitTableWith(t, randomTable(t, 120, false, rnd), tc.target, other, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: tc.inputs})
@@ -292,6 +298,16 @@ func TestKernelShallow(t *testing.T) {
 		}
 		if got := fm.km.Machine.Quantiles != nil; got != (tc.inputs == tabular.QuantileInputs) {
 			t.Fatalf("%s: quantile map %v, want it with inputs %v", name, got, tc.inputs)
+		}
+		if tc.sum {
+			// The machine again at another bandwidth, its outputs
+			// halved, added to it.
+			more := *fm.km.Machine.Machine
+			more.Bandwidth *= 2.5
+			more.A, more.C = mat.DenseCopyOf(more.A), mat.DenseCopyOf(more.C)
+			more.A.Scale(0.5, more.A)
+			more.C.Scale(-0.5, more.C)
+			fm.km.Machine.Sum = []*kernel.Machine{&more}
 		}
 		if !tc.classify {
 			fm.km.HalfWidth = []float64{0.4}

@@ -27,12 +27,20 @@ func TestKernelRefuses(t *testing.T) {
 			Anchors:      mat.NewDense(3, 2, nil),
 		}}
 	}
+	// withSum returns machine(kernel.Additive, 1) with m in its sum.
+	withSum := func(m *kernel.Machine) *tabular.Machine {
+		out := machine(kernel.Additive, 1)
+		out.Sum = []*kernel.Machine{m}
+		return out
+	}
 	for _, tc := range []struct {
 		name string
 		km   kernelModel
 		want string
 	}{
 		{"no machine", kernelModel{Features: []string{"a", "b"}}, "no machine"},
+		{"sum's kernel", kernelModel{Machine: withSum(machine(kernel.Combine(7), 1).Machine), Features: []string{"a", "b"}}, "sum[0]: kernel Combine(7)"},
+		{"sum's outputs", kernelModel{Machine: withSum(machine(kernel.Additive, 2).Machine), Features: []string{"a", "b"}}, "sum[0]: 2 inputs and 2 outputs for a machine of 2 and 1"},
 		{"unknown kernel", kernelModel{Machine: machine(kernel.Combine(7), 1), Features: []string{"a", "b"}}, "kernel Combine(7)"},
 		{"features", kernelModel{Machine: machine(kernel.Additive, 1), Features: []string{"a"}}, "1 features for a machine of 2 inputs"},
 		{"classes", kernelModel{Machine: machine(kernel.Additive, 2), Features: []string{"a", "b"}, Classes: []string{"x", "y", "z"}}, "3 classes for a machine of 2 outputs"},

@@ -21,7 +21,7 @@ func Example() {
 	}
 	fmt.Printf("%.0f\n", mat.Formatted(pred.Values))
 	// Output:
-	// ⎡125⎤
-	// ⎢316⎥
-	// ⎣208⎦
+	// ⎡120⎤
+	// ⎢312⎥
+	// ⎣209⎦
 }

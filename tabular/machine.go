@@ -34,6 +34,22 @@ type Machine struct {
 	// returns for output k values between Range[k][0] and Range[k][1],
 	// and so do the ends of PredictInterval's intervals.
 	Range [][2]float64
+	// Sum, if not nil, holds further kernel machines of the same inputs
+	// and outputs whose outputs add to the embedded machine's, on the
+	// scale it was fitted on, before Output maps them: a sum of machines
+	// (the paper's section 2), by which the learner averages its best
+	// shallow machines of several bandwidths (see averageBandwidths).
+	Sum []*kernel.Machine
+}
+
+// NumParams returns the number of trained parameters of the machine and
+// of the machines of its Sum.
+func (m *Machine) NumParams() int {
+	n := m.Machine.NumParams()
+	for _, s := range m.Sum {
+		n += s.NumParams()
+	}
+	return n
 }
 
 // Predict writes the prediction for each row of x to the rows of dst
@@ -63,9 +79,11 @@ func (m *Machine) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix, h
 type Predictor struct {
 	m *Machine
 	p *kernel.Predictor
+	// sum predicts for the machines of m.Sum.
+	sum []*kernel.Predictor
 	// in holds a chunk of inputs mapped to the machine's scale, out the
-	// machine's outputs for them.
-	in, out *mat.Dense
+	// machine's outputs for them, and part a summed machine's.
+	in, out, part *mat.Dense
 }
 
 // predictChunk is the number of rows a Predictor maps at a time.
@@ -74,8 +92,15 @@ const predictChunk = 256
 // NewPredictor returns a Predictor of m, which must not change while the
 // Predictor is in use.
 func (m *Machine) NewPredictor() *Predictor {
-	return &Predictor{m: m, p: m.Machine.NewPredictor(),
+	p := &Predictor{m: m, p: m.Machine.NewPredictor(),
 		in: mat.NewDense(predictChunk, m.Inputs(), nil), out: mat.NewDense(predictChunk, m.Outputs(), nil)}
+	if m.Sum != nil {
+		p.part = mat.NewDense(predictChunk, m.Outputs(), nil)
+		for _, s := range m.Sum {
+			p.sum = append(p.sum, s.NewPredictor())
+		}
+	}
+	return p
 }
 
 // Predict writes the predictions for the rows of x to dst, as
@@ -121,6 +146,9 @@ func (p *Predictor) ends(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) 
 			}
 		}
 		out := p.p.Predict(p.out.Slice(0, hi-lo, 0, m.Outputs()).(*mat.Dense), in)
+		for _, s := range p.sum {
+			out.Add(out, s.Predict(p.part.Slice(0, hi-lo, 0, m.Outputs()).(*mat.Dense), in))
+		}
 		for e, sign := range signs {
 			for k := range m.Outputs() {
 				for j := lo; j < hi; j++ {

@@ -26,6 +26,9 @@ type machineJSON[N any] struct {
 	Range     [][]N            `json:"range,omitempty"`
 	// InputBlock is the kernel machine's, written only when true.
 	InputBlock json.RawMessage `json:"input_block,omitempty"`
+	// Sum holds the machines of Machine.Sum, each in package kernel's
+	// form.
+	Sum []json.RawMessage `json:"sum,omitempty"`
 }
 
 // kernelJSON holds the kernel machine's fields but its input block, as
@@ -58,7 +61,9 @@ type scalerJSON[N any] struct {
 //	"output": {"mean": [...], "scale": [...]}, one entry per output (optional),
 //	"log_target": true when the machine predicts exp(output) - 1 (optional),
 //	"range": [[lowest, highest], ...], one pair per output, the bounds of
-//	     a regression's predictions (optional)
+//	     a regression's predictions (optional),
+//	"sum": [...], the machines of Sum, each as kernel.Machine.MarshalJSON
+//	     writes it (optional)
 //
 // A decoded machine predicts exactly what m predicts. MarshalJSON returns
 // an error if m is not a consistent machine, as UnmarshalJSON would
@@ -90,6 +95,13 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 	}
 	if m.Output != nil {
 		w.Output = &scalerJSON[float64]{Mean: m.Output.Mean, Scale: m.Output.Scale}
+	}
+	for _, s := range m.Sum {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return nil, err
+		}
+		w.Sum = append(w.Sum, b)
 	}
 	return json.Marshal(w)
 }
@@ -130,6 +142,13 @@ func decodeMachine(data []byte) (*Machine, error) {
 	if err := m.Machine.UnmarshalJSON(body); err != nil {
 		return nil, err
 	}
+	for i, raw := range w.Sum {
+		s := new(kernel.Machine)
+		if err := s.UnmarshalJSON(raw); err != nil {
+			return nil, fmt.Errorf("tabular: decoding machine: sum[%d]: %w", i, err)
+		}
+		m.Sum = append(m.Sum, s)
+	}
 	if err := m.mapsFrom(w); err != nil {
 		return nil, fmt.Errorf("tabular: decoding machine: %w", err)
 	}
@@ -156,8 +175,17 @@ func (m *Machine) mapsFrom(w machineJSON[json.RawMessage]) error {
 
 // validate checks the maps around the machine: a quantile map and an
 // input scaler of one entry per input, an output scaler and a range of
-// one per output.
+// one per output; and that the machines of its sum have its inputs and
+// outputs.
 func (m *Machine) validate() error {
+	for i, s := range m.Sum {
+		switch {
+		case s == nil || s.A == nil:
+			return fmt.Errorf("sum[%d] is not a machine", i)
+		case s.Inputs() != m.Inputs() || s.Outputs() != m.Outputs():
+			return fmt.Errorf("sum[%d] has %d inputs and %d outputs, want %d and %d, those of the machine", i, s.Inputs(), s.Outputs(), m.Inputs(), m.Outputs())
+		}
+	}
 	if m.Quantiles != nil {
 		if err := m.Quantiles.Check(m.Inputs()); err != nil {
 			return fmt.Errorf("quantiles: %w", err)

@@ -128,6 +128,9 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 		{"quantile knots unordered", edit(`"input":`, `"quantiles":{"knots":[[2,1]],"ranks":[[0.2,0.8]]},"input":`), "quantiles: column 0: knot 1 (1)"},
 		{"quantile rank string", edit(`"input":`, `"quantiles":{"knots":[[1,2]],"ranks":[[0.2,"x"]]},"input":`), `quantiles.ranks[0][1] is "x", want a number`},
 		{"quantiles without ranks", edit(`"input":`, `"quantiles":{"knots":[[1,2]]},"input":`), `missing field "knots" or "ranks" in quantiles`},
+		{"sum of another width", edit(`"input":`, `"sum":[{"dims":[2,1],"kernel":"additive","bandwidth":1,"a":[[1,0],[0,1],[1,1]],"c":[[1]],"anchors":[[0,0]]}],"input":`), "sum[0] has 2 inputs and 1 outputs, want 1 and 1"},
+		{"sum's kernel error", edit(`"input":`, `"sum":[{"dims":[1,1],"kernel":"additive","bandwidth":1,"a":[[1]],"c":[[1]],"anchors":[[0]]}],"input":`), "tabular: decoding machine: sum[0]: kernel: decoding machine: a is 1x1, want 2x1"},
+		{"sum of null", edit(`"input":`, `"sum":[null],"input":`), "sum[0]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := tabular.Machine{LogTarget: true}

@@ -24,9 +24,10 @@ import (
 // first in the module's envelope ("format": "machines", "kind":
 // "kernel-machine"), where the earlier ones have "format":
 // "machines-model"; version 6 gives a classifier intervals: the held-out
-// scores of its prediction sets.
+// scores of its prediction sets; version 7 the machine's sum of further
+// machines (Machine.Sum).
 const (
-	Version      = 6
+	Version      = 7
 	Kind         = "kernel-machine"
 	LegacyFormat = "machines-model"
 )

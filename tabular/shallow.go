@@ -53,6 +53,9 @@ func shallowBandwidths() []float64 { return []float64{0.25, 0.35, 0.5, 0.71, 1, 
 type shallowFit struct {
 	sel  *Selection
 	best Candidate
+	// members are the candidates whose machines the fit averages, best
+	// first (see averageShallow); nil for best alone.
+	members []Candidate
 	// data is all the rows, on the best scale.
 	data       problemData
 	outputs    int
@@ -145,7 +148,13 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	n, _ := variants[i].x.Dims()
 	preds, _ := vs.predictions(cand.Cost)
 	means := vs.means()
-	f := &shallowFit{sel: sel, best: cand, data: variants[i], outputs: outputs,
+	var members []Candidate
+	if !alone && len(val.rows) == n {
+		if m, avg := averageShallow(scored, cand, sub[i], preds); len(m) > 1 && lowerHeldOut(avg, preds, means, vs.tests) {
+			members, preds = m, avg
+		}
+	}
+	f := &shallowFit{sel: sel, best: cand, members: members, data: variants[i], outputs: outputs,
 		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, means, vs.tests),
 		refine: val.split == "" && len(val.rows) < n}
 	if folded {
@@ -600,21 +609,42 @@ func targetsOf(v problemData, outputs int) mat.Matrix {
 // result returns the best shallow machine fitted to all the rows, and res
 // completed for it.
 func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine, Result, error) {
-	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), f.anchors), f.best.Bandwidth)
-	if err != nil {
-		return nil, res, err
+	in := newShallowInputs(mat.DenseCopyOf(f.data.x), f.anchors)
+	members := f.members
+	if members == nil {
+		members = []Candidate{f.best}
 	}
-	r, err := b.ridge(nil, f.data.w)
-	if err != nil {
-		return nil, res, err
+	var machines []*kernel.Machine
+	var intercept []float64
+	for _, c := range members {
+		b, err := newShallowBasis(in, c.Bandwidth)
+		if err != nil {
+			return nil, res, err
+		}
+		r, err := b.ridge(nil, f.data.w)
+		if err != nil {
+			return nil, res, err
+		}
+		if f.refine {
+			f.refineCost(r)
+			c, res.CostRows = f.best, r.rows
+		}
+		km, b0 := b.machine(r, r.project(targetsOf(f.data, f.outputs)), c.Cost, f.anchors, f.cal)
+		if len(members) > 1 {
+			scaleMachine(km, b0, 1/float64(len(members)))
+		}
+		machines = append(machines, km)
+		if intercept == nil {
+			intercept = b0
+		} else {
+			floats.Add(intercept, b0)
+		}
 	}
-	if f.refine {
-		f.refineCost(r)
-		res.CostRows = r.rows
-	}
-	km, intercept := b.machine(r, r.project(targetsOf(f.data, f.outputs)), f.best.Cost, f.anchors, f.cal)
-	m := &Machine{Machine: km, Quantiles: p.quantiles, Input: p.in, Output: withIntercept(p.scaling(f.best.LogTarget), intercept),
+	m := &Machine{Machine: machines[0], Quantiles: p.quantiles, Input: p.in, Output: withIntercept(p.scaling(f.best.LogTarget), intercept),
 		LogTarget: f.best.LogTarget, Range: p.bounds}
+	if len(machines) > 1 {
+		m.Sum, res.Averaged = machines[1:], members
+	}
 	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
 	res.Anchors, res.Shallow = len(f.anchorRows), true
 	res.Converged, res.Status = true, "closed form"

@@ -75,6 +75,13 @@ func describeSettings(res Result) string {
 		cost += fmt.Sprintf(" (re-chosen by leave-one-out on all %d rows)", res.CostRows)
 	}
 	chosen := fmt.Sprintf("%s, bandwidth %g, dims %v, %d anchors", cost, res.Bandwidth, res.Dims, res.Anchors)
+	if len(res.Averaged) > 1 {
+		var each []string
+		for _, c := range res.Averaged {
+			each = append(each, fmt.Sprintf("cost %g at bandwidth %g", c.Cost, c.Bandwidth))
+		}
+		chosen = fmt.Sprintf("the average of %d machines (%s), dims %v, %d anchors", len(res.Averaged), strings.Join(each, "; "), res.Dims, res.Anchors)
+	}
 	if res.LogTarget {
 		chosen += ", fitted to log(1 + target)"
 	}

@@ -396,6 +396,10 @@ type Result struct {
 	CostRows int
 	// Shallow says the machine is the shallow one (see Family).
 	Shallow bool
+	// Averaged, when not nil, lists the shallow machines, best first,
+	// whose average the machine is (see Machine.Sum); Cost and
+	// Bandwidth are the first's.
+	Averaged []Candidate
 	// InputScale is "quantile" when the inputs were mapped through their
 	// quantiles, "linear" when the selection kept them as they are, and
 	// empty when it did not choose. InputLosses are the shallow

@@ -1,0 +1,99 @@
+package tabular
+
+import (
+	"slices"
+
+	"github.com/parametric-machines/machines/kernel"
+	"gonum.org/v1/gonum/mat"
+)
+
+// averageBandwidths is the number of bandwidths whose best shallow
+// machines the fit may average when the shallow machine competes with
+// the deep one: the bandwidths scored on the folds (foldBandwidths), each
+// by its setting of lowest held-out loss. An average of a few good
+// machines predicts held-out rows better than the best of them alone,
+// whose choice the folds' noise makes in part. The fit averages them
+// when its selection ran on all the rows and the average's calibrated
+// held-out loss on the folds is lower than the best setting's
+// (lowerHeldOut): on more rows than SelectionRows each machine is fitted
+// on many more rows than the folds judged it on, and has less variance
+// for the average to take away. docs/learner-panel.md has the replay of
+// the panels' selections and the panels' scores that chose this rule.
+const averageBandwidths = 3
+
+// averageShallow returns the shallow candidates to average, best first,
+// and their mean held-out predictions on each fold on the fit scale: the
+// best candidate of each of the averageBandwidths bandwidths of scored
+// whose best loss is lowest, among the candidates fitted on the scale of
+// the targets of best (data v); best and its predictions preds alone
+// when no other bandwidth has a candidate to average.
+func averageShallow(scored []*bandwidthScores, best Candidate, v problemData, preds []*mat.Dense) ([]Candidate, []*mat.Dense) {
+	type member struct {
+		cand Candidate
+		bs   *bandwidthScores
+	}
+	var others []member
+	for _, bs := range scored {
+		var top *Candidate
+		for i, c := range bs.cands {
+			if !c.Diverged && c.LogTarget == best.LogTarget && (top == nil || c.Loss < top.Loss) {
+				top = &bs.cands[i]
+			}
+		}
+		if top != nil && top.Bandwidth != best.Bandwidth {
+			others = append(others, member{*top, bs})
+		}
+	}
+	slices.SortStableFunc(others, func(a, b member) int { return cmpFloat(a.cand.Loss, b.cand.Loss) })
+	members := []Candidate{best}
+	sum := make([]*mat.Dense, len(preds))
+	for f, p := range preds {
+		sum[f] = mat.DenseCopyOf(p)
+	}
+	for _, o := range others[:min(len(others), averageBandwidths-1)] {
+		more, ok := o.bs.scorer.on(v).predictions(o.cand.Cost)
+		if !ok {
+			continue
+		}
+		members = append(members, o.cand)
+		for f := range sum {
+			sum[f].Add(sum[f], more[f])
+		}
+	}
+	if len(members) == 1 {
+		return members, preds
+	}
+	for _, s := range sum {
+		s.Scale(1/float64(len(members)), s)
+	}
+	return members, sum
+}
+
+// scaleMachine multiplies the outputs of the shallow machine m, and
+// its intercept b, by f: A and C, which hold its output block alone.
+func scaleMachine(m *kernel.Machine, b []float64, f float64) {
+	m.A.Scale(f, m.A)
+	m.C.Scale(f, m.C)
+	for j := range b {
+		b[j] *= f
+	}
+}
+
+// lowerHeldOut reports whether the held-out predictions a, calibrated as
+// the selection calibrates a setting's (see calibrate), have a lower
+// mean loss over the folds' rows tests than the predictions b (see
+// lowerLoss). means are the means the folds' fits learned about.
+func lowerHeldOut(a, b, means []*mat.Dense, tests []problemData) bool {
+	return lowerLoss(calibratedLoss(a, means, tests), calibratedLoss(b, means, tests))
+}
+
+// calibratedLoss returns the mean over the folds of the held-out loss of
+// predictions preds once calibrated, as shallowFit.heldOut scores them.
+func calibratedLoss(preds, means []*mat.Dense, tests []problemData) float64 {
+	f := &shallowFit{preds: preds, means: means, tests: tests, cal: calibrate(preds, means, tests)}
+	var sum float64
+	for i := range preds {
+		sum += f.heldOut(i).loss
+	}
+	return sum / float64(len(preds))
+}

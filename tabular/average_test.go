@@ -1,0 +1,187 @@
+package tabular
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parametric-machines/machines/internal/numeric"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestAverageShallow checks the shallow machines that averageShallow
+// averages: the best candidate of each of averageBandwidths bandwidths,
+// on the chosen candidate's scale of the targets, best first, and held-out
+// predictions that are the mean of theirs.
+func TestAverageShallow(t *testing.T) {
+	// Amounts, skewed: both scales of the targets are scored, and the
+	// log scale fits them better.
+	x, y := noisySine(rand.New(rand.NewPCG(3, 4)), 60, 0.1)
+	y.Apply(func(i, _ int, v float64) float64 { return math.Exp(3*x.At(i, 0) + v) }, y)
+	s := Settings{Seed: 2}
+	p, val := preparedFor(t, x, y, s)
+	if p.scale != AutoScale {
+		t.Fatalf("targets tried on scale %v, want both", p.scale)
+	}
+	pass := newShallowPass(p.variants(), val, s)
+	scored, err := pass.score(numeric.Indices(5), val, true, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var best Candidate
+	var bestScores *bandwidthScores
+	for _, bs := range scored {
+		for _, c := range bs.cands {
+			if !c.Diverged && !c.LogTarget && (bestScores == nil || c.Loss < best.Loss) {
+				best, bestScores = c, bs
+			}
+		}
+	}
+	v := pass.space.sub[0]
+	preds, _ := bestScores.scorer.on(v).predictions(best.Cost)
+	logBest := false // whether the log scale has some bandwidth's lowest loss
+	for _, bs := range scored {
+		top := bs.cands[0]
+		for _, c := range bs.cands {
+			if !c.Diverged && c.Loss < top.Loss {
+				top = c
+			}
+		}
+		logBest = logBest || top.LogTarget
+	}
+	if !logBest {
+		t.Fatal("the test needs a bandwidth whose best candidate is on the log scale")
+	}
+	members, avg := averageShallow(scored, best, v, preds)
+	if len(members) != averageBandwidths || members[0] != best {
+		t.Fatalf("averaged %+v, want %d candidates, %+v first", members, averageBandwidths, best)
+	}
+	sum := make([]*mat.Dense, len(avg))
+	seen := map[float64]bool{}
+	for i, m := range members {
+		if m.LogTarget || seen[m.Bandwidth] || (i > 1 && m.Loss < members[i-1].Loss) {
+			t.Errorf("member %d: %+v: want the linear scale, a bandwidth of its own, and a loss no lower than the one before", i, m)
+		}
+		seen[m.Bandwidth] = true
+		for _, bs := range scored {
+			if bs.cands[0].Bandwidth != m.Bandwidth {
+				continue
+			}
+			for _, c := range bs.cands {
+				if !c.Diverged && !c.LogTarget && c.Loss < m.Loss {
+					t.Errorf("member %d: cost %g, loss %g; cost %g of its bandwidth has %g", i, m.Cost, m.Loss, c.Cost, c.Loss)
+				}
+			}
+			mp, _ := bs.scorer.on(v).predictions(m.Cost)
+			for f := range mp {
+				if sum[f] == nil {
+					sum[f] = mat.NewDense(mp[f].RawMatrix().Rows, 1, nil)
+				}
+				sum[f].Add(sum[f], mp[f])
+			}
+		}
+	}
+	for f := range avg {
+		sum[f].Scale(1/float64(len(members)), sum[f])
+		if !mat.EqualApprox(avg[f], sum[f], 1e-12) {
+			t.Fatalf("fold %d: averaged held-out predictions differ from the mean of the members'", f)
+		}
+	}
+}
+
+// TestAverageWhen checks when the shallow machine averages its best
+// settings: when it competes with the deep one, not alone; on the rows
+// the selection ran on, not a subsample of them; and when the average's
+// held-out loss is lower than the best setting's. Without the rule that
+// leaves it out, each table here but the first would be averaged.
+func TestAverageWhen(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		seed  uint64
+		rows  int
+		alone bool
+		want  bool
+	}{
+		{"competing", 3, 60, false, true},
+		{"alone", 3, 60, true, false},
+		{"higher loss", 2, 60, false, false},
+		{"subsample", 1, SelectionRows + 50, false, false},
+	} {
+		x, y := noisySine(rand.New(rand.NewPCG(tc.seed, 6)), tc.rows, 0.1+0.2*float64(tc.rows/SelectionRows))
+		s := Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true}
+		p, val := preparedFor(t, x, y, s)
+		f, err := selectShallow(p, val, 1, s, tc.alone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.members != nil; got != tc.want {
+			t.Errorf("%s: averaged %+v, want %v", tc.name, f.members, tc.want)
+		}
+	}
+}
+
+// TestAveragedMachine checks that the averaged machine predicts the mean
+// of its members' predictions, before and after a round trip through
+// JSON, and that the report names them.
+func TestAveragedMachine(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(3, 6)), 60, 0.1)
+	s := Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true}
+	p, val := preparedFor(t, x, y, s)
+	f, err := selectShallow(p, val, 1, s, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.members) != averageBandwidths {
+		t.Fatalf("averaged %d machines, want %d", len(f.members), averageBandwidths)
+	}
+	m, res, err := f.result(p, Result{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Sum) != averageBandwidths-1 || len(res.Averaged) != averageBandwidths {
+		t.Fatalf("a sum of %d machines, %d recorded; want %d", len(m.Sum)+1, len(res.Averaged), averageBandwidths)
+	}
+	res.Selection = f.sel
+	if got, want := describeSettings(res), "the average of 3 machines (cost "; !strings.Contains(got, want) {
+		t.Errorf("the report says %q, want it to contain %q", got, want)
+	}
+	q := mat.NewDense(30, 1, nil)
+	for i := range 30 {
+		q.Set(i, 0, -1.2+0.08*float64(i))
+	}
+	want := mat.NewDense(30, 1, nil)
+	for _, c := range f.members {
+		one := *f
+		one.best, one.members = c, nil
+		single, _, err := one.result(p, Result{}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Add(want, single.Predict(nil, q))
+	}
+	want.Scale(1/float64(len(f.members)), want)
+	got := m.Predict(nil, q)
+	if !mat.EqualApprox(got, want, 1e-9) {
+		t.Errorf("averaged machine predicts\n%v\nwant the mean of its members'\n%v", mat.Formatted(got.T()), mat.Formatted(want.T()))
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Machine
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	again := back.Predict(nil, q)
+	for i := range 30 {
+		if math.Float64bits(again.At(i, 0)) != math.Float64bits(got.At(i, 0)) {
+			t.Fatalf("row %d: decoded machine predicts %v, the machine %v", i, again.At(i, 0), got.At(i, 0))
+		}
+	}
+	if back.NumParams() != m.NumParams() || m.NumParams() <= m.Machine.NumParams() {
+		t.Errorf("parameters: decoded %d, machine %d, its first machine %d", back.NumParams(), m.NumParams(), m.Machine.NumParams())
+	}
+}
