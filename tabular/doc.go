@@ -70,7 +70,10 @@
 //     The deep machine is fitted on the first split. It is fitted on the
 //     others only if the shallow machine does not lead it there by more
 //     than two standard errors of the mean log ratio of their fold losses;
-//     otherwise its candidates are marked Raced and never chosen.
+//     otherwise its candidates are marked Raced and never chosen. Tables
+//     of fewer than 60 training rows leave the deep machine out: the
+//     shallow machine's best three bandwidths are scored on the folds
+//     alone, and Result.Selection holds their candidates.
 //   - The deep fits of the selection run in parallel, one job per fold and
 //     bandwidth, along the costs from the smallest up. Each starts from
 //     the previous one and stops after 50 iterations, or when the loss

@@ -142,8 +142,9 @@ func bruteLeaveOneOut(z, y *mat.Dense, w []float64, cost float64) *mat.Dense {
 }
 
 // TestShallowFamily checks the families: Shallow alone is chosen by
-// leave-one-out over its whole grid; AutoFamily scores the deep grid and
-// the shallow grid on the same folds and keeps the lower loss.
+// leave-one-out over its whole grid; AutoFamily, from deepMinRows rows,
+// scores the deep grid and the shallow grid on the same folds and keeps
+// the lower loss.
 func TestShallowFamily(t *testing.T) {
 	x, y := noisySine(rand.New(rand.NewPCG(8, 1)), 50, 0.1)
 	_, res, err := FitRegression(x, y, Settings{Family: Shallow})
@@ -159,6 +160,7 @@ func TestShallowFamily(t *testing.T) {
 			t.Errorf("candidate %+v has a lower loss than the chosen one", c)
 		}
 	}
+	x, y = noisySine(rand.New(rand.NewPCG(8, 1)), deepMinRows, 0.1)
 	_, res, err = FitRegression(x, y, Settings{MaxIter: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -179,6 +181,25 @@ func TestShallowFamily(t *testing.T) {
 	}
 	if res.Shallow != best.Shallow {
 		t.Errorf("result shallow %v, chosen candidate shallow %v", res.Shallow, best.Shallow)
+	}
+}
+
+// TestDeepMinRows checks that below deepMinRows rows AutoFamily leaves
+// the deep machine out and scores the shallow one on the folds, as when
+// they compete, while from deepMinRows rows the deep machine competes.
+func TestDeepMinRows(t *testing.T) {
+	for _, n := range []int{deepMinRows - 1, deepMinRows} {
+		x, y := noisySine(rand.New(rand.NewPCG(8, 2)), n, 0.1)
+		_, res, err := FitRegression(x, y, Settings{MaxIter: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel := res.Selection
+		deep := slices.ContainsFunc(sel.Candidates, func(c Candidate) bool { return !c.Shallow })
+		if deep != (n >= deepMinRows) || sel.Folds != DefaultFolds || !res.Shallow && n < deepMinRows {
+			t.Errorf("%d rows: deep candidates %v, %d folds, shallow %v; want deep candidates from %d rows, %d folds",
+				n, deep, sel.Folds, res.Shallow, deepMinRows, DefaultFolds)
+		}
 	}
 }
 
