@@ -64,7 +64,8 @@
 //     The lowest held-out mean squared error (standardised) or log-loss
 //     wins; R^2 or accuracy is reported beside it. The shallow machine's
 //     bandwidths are ranked by leave-one-out first; the best three are
-//     scored on the folds at every cost.
+//     scored on the folds, each at the costs within two steps of the
+//     grid of its best cost by leave-one-out.
 //   - Tables of fewer than 150 rows repeat the k-fold split on two or three
 //     shuffles: one split of a few dozen rows ranks the settings by noise.
 //     The deep machine is fitted on the first split. It is fitted on the
