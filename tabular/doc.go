@@ -64,9 +64,10 @@
 //     The lowest held-out mean squared error (standardised) or log-loss
 //     wins; R^2 or accuracy is reported beside it. The shallow machine's
 //     bandwidths are ranked by leave-one-out first; the best three are
-//     scored on the folds at every cost. When the selection runs on all
-//     the rows, the shallow machine that competes is the average of the
-//     best setting of each of the three, on the chosen scale of the
+//     scored on the folds, each at the costs within two steps of the
+//     grid of its best cost by leave-one-out. When the selection runs on
+//     all the rows, the shallow machine that competes is the average of
+//     the best setting of each of the three, on the chosen scale of the
 //     targets, if the average's calibrated held-out loss is lower than
 //     the best setting's: a sum of machines (Machine.Sum,
 //     Result.Averaged), whose held-out predictions, the mean of theirs,
@@ -76,7 +77,10 @@
 //     The deep machine is fitted on the first split. It is fitted on the
 //     others only if the shallow machine does not lead it there by more
 //     than two standard errors of the mean log ratio of their fold losses;
-//     otherwise its candidates are marked Raced and never chosen.
+//     otherwise its candidates are marked Raced and never chosen. Tables
+//     of fewer than 60 training rows leave the deep machine out: the
+//     shallow machine's best three bandwidths are scored on the folds
+//     alone, and Result.Selection holds their candidates.
 //   - The deep fits of the selection run in parallel, one job per fold and
 //     bandwidth, along the costs from the smallest up. Each starts from
 //     the previous one and stops after 50 iterations, or when the loss

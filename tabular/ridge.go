@@ -459,18 +459,26 @@ func (r *ridge) looPredictions(dst *mat.Dense, y mat.Matrix, pr projection, cost
 		mul(&fitted, r.zv, r.filtered(pr, func(e float64) float64 { return 1 / e }))
 		resid.Apply(func(i, j int, v float64) float64 { return v + y.At(i, j) - pr.mean[j] - fitted.At(i, j) }, &resid)
 	}
+	// 1/e and shrink(e) per eigenvalue, 0 where e is 0: the rows' loop
+	// below then only multiplies.
+	inv, shrinks := make([]float64, len(r.e)), make([]float64, len(r.e))
+	for j, e := range r.e {
+		if e > 0 {
+			inv[j], shrinks[j] = 1/e, shrink(e)
+		}
+	}
 	for i := range n {
 		wi := 1.0
 		if r.w != nil {
 			wi = r.w[i]
 		}
-		unfit, shrunk := 1-wi/r.total, 0.0
+		var fit, shrunk float64
 		for j, v := range r.zv.RawRowView(i) {
-			if e := r.e[j]; e > 0 {
-				unfit -= wi * v * v / e
-				shrunk += wi * v * v * shrink(e)
-			}
+			fit += v * v * inv[j]
+			shrunk += v * v * shrinks[j]
 		}
+		unfit := 1 - wi/r.total - wi*fit
+		shrunk *= wi
 		if interpolates {
 			unfit = 0
 		}

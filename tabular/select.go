@@ -418,12 +418,13 @@ const raceMargin = 2.0
 // machine's; then on the others only if its best candidate's loss summed
 // over the first probeFolds folds is at most 1 + probeMargin times the
 // shallow machine's. Most deep fits of a selection lose, and the first
-// folds tell most of them apart; docs/learner-panel.md has the replay of
-// the panels' selections that chose these values.
+// folds tell most of them apart; the wins a margin of 0 after probeFolds
+// folds gives up were ties within 1%. docs/learner-panel.md has the
+// replays of the panels' selections that chose these values.
 const (
 	probeFolds  = 3
-	probeMargin = 0.02
-	firstMargin = 0.05
+	probeMargin = 0.0
+	firstMargin = 0.03
 )
 
 // race fits the deep machine's folds in stages while the shallow machine,

@@ -362,7 +362,8 @@ func TestShallowAhead(t *testing.T) {
 	}{
 		// The best deep candidate is the second cost: 1.1 + 1.1.
 		{"ahead", fits([2]float64{2, 1.1}, [2]float64{2, 1.1}), []float64{1, 1, 5}, true},
-		{"within the margin", fits([2]float64{2, 1.01}, [2]float64{2, 1.01}), []float64{1, 1, 5}, false},
+		{"within the margin", fits([2]float64{2, 1 + probeMargin/2}, [2]float64{2, 1 + probeMargin/2}), []float64{1, 1, 5}, false},
+		{"just behind", fits([2]float64{2, 1 + probeMargin + 0.005}, [2]float64{2, 1 + probeMargin + 0.005}), []float64{1, 1, 5}, true},
 		{"behind", fits([2]float64{2, 0.9}, [2]float64{2, 0.9}), []float64{1, 1, 0}, false},
 		// A diverged fit rules its cost out: the first cost, 2 + 2, is
 		// then the best.
@@ -428,8 +429,8 @@ func TestRaceFirstFold(t *testing.T) {
 		deep  float64 // the better deep cost's loss on the first fold
 		ahead bool    // whether the shallow machine, of loss 1, is ahead
 	}{
-		{"behind", 1.06, true},
-		{"within the margin", 1.04, false},
+		{"behind", 1 + firstMargin + 0.01, true},
+		{"within the margin", 1 + firstMargin - 0.01, false},
 	} {
 		d := newDeepFolds([]problemData{data}, folds, arch, []float64{1, 2}, []float64{1}, Settings{Seed: 1})
 		d.out[0] = []heldOut{{loss: 2}, {loss: tc.deep}}

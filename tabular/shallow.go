@@ -105,23 +105,32 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	if kept == nil {
 		kept = numeric.Indices(len(sigmas))
 	}
+	var scored []*bandwidthScores
+	var err error
 	if folded && val.split == "" {
 		// Fold scores cost k solvers per bandwidth, leave-one-out one;
 		// on shuffled folds, where leaving one row out is sound, the
 		// bandwidths are ranked by it first and only the best
-		// foldBandwidths are scored on the folds.
+		// foldBandwidths are scored on the folds, each at the costs
+		// near its best by leave-one-out (nearBest).
 		loo, err := pass.score(kept, val, false, outputs, s.Workers)
 		if err != nil {
 			return nil, err
 		}
-		ranked := len(kept)
-		kept = pick(kept, bestBandwidths(loo, foldBandwidths))
+		ranked, best := len(kept), bestBandwidths(loo, foldBandwidths)
+		kept = pick(kept, best)
+		costs := make([][]float64, len(best))
+		for i, b := range best {
+			costs[i] = nearBest(loo[b].cands, foldCostSteps)
+		}
 		if s.Progress != nil {
 			fmt.Fprintf(s.Progress, "tabular: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", ranked, len(kept))
 		}
-	}
-	scored, err := pass.score(kept, val, folded, outputs, s.Workers)
-	if err != nil {
+		scored, err = scoreShallow(sp.in, sp.sub, sigmas, pass.bases, kept, val, true, outputs, s.Workers, costs)
+		if err != nil {
+			return nil, err
+		}
+	} else if scored, err = pass.score(kept, val, folded, outputs, s.Workers); err != nil {
 		return nil, err
 	}
 	var best *bandwidthScores
@@ -214,7 +223,7 @@ func newShallowPass(variants []problemData, val *validation, s Settings) *shallo
 func (p *shallowPass) score(list []int, val *validation, folded bool, outputs, workers int) ([]*bandwidthScores, error) {
 	sp := p.space
 	if folded != p.folded {
-		return scoreShallow(sp.in, sp.sub, sp.sigmas, p.bases, list, val, folded, outputs, workers)
+		return scoreShallow(sp.in, sp.sub, sp.sigmas, p.bases, list, val, folded, outputs, workers, nil)
 	}
 	var missing []int
 	for _, b := range list {
@@ -222,7 +231,7 @@ func (p *shallowPass) score(list []int, val *validation, folded bool, outputs, w
 			missing = append(missing, b)
 		}
 	}
-	scored, err := scoreShallow(sp.in, sp.sub, sp.sigmas, p.bases, missing, val, folded, outputs, workers)
+	scored, err := scoreShallow(sp.in, sp.sub, sp.sigmas, p.bases, missing, val, folded, outputs, workers, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -333,6 +342,37 @@ func (p *shallowPass) bestLoss() float64 {
 // scores on the folds when leave-one-out has ranked them.
 const foldBandwidths = 3
 
+// foldCostSteps is how many steps of the grid of shallowCosts on either
+// side of a bandwidth's best cost by leave-one-out the folds score.
+const foldCostSteps = 2
+
+// nearBest returns the costs of shallowCosts, in the grid's order, within
+// steps steps of the cost of lowest loss on some scale of the targets
+// among cands, the candidates of one bandwidth in the order scoreShallow
+// makes them (each scale's costs in the grid's order).
+func nearBest(cands []Candidate, steps int) []float64 {
+	grid := shallowCosts()
+	near := make([]bool, len(grid))
+	for v := 0; v+len(grid) <= len(cands); v += len(grid) {
+		best := -1
+		for c, cand := range cands[v : v+len(grid)] {
+			if !cand.Diverged && (best < 0 || cand.Loss < cands[v+best].Loss) {
+				best = c
+			}
+		}
+		for c := max(best-steps, 0); best >= 0 && c <= min(best+steps, len(grid)-1); c++ {
+			near[c] = true
+		}
+	}
+	var out []float64
+	for c, ok := range near {
+		if ok {
+			out = append(out, grid[c])
+		}
+	}
+	return out
+}
+
 // bandwidthScores are the shallow machine's candidates at one bandwidth,
 // every cost on every scale of the targets, and the scorer that made
 // them.
@@ -342,13 +382,14 @@ type bandwidthScores struct {
 }
 
 // scoreShallow scores the shallow machine at the listed bandwidths of
-// sigmas at every cost of shallowCosts on each variant: by leave-one-out,
-// or on the folds of val if folded. It builds the bases of the listed
+// sigmas at every cost of shallowCosts, or at the costs costs[i] of the
+// i-th listed bandwidth if costs is not nil, on each variant: by
+// leave-one-out, or on the folds of val if folded. It builds the bases of the listed
 // bandwidths that bases lacks, and keeps them there. The results are in
 // the order of the list. The work runs in parallel in three steps, the
 // bases, then the solvers (one per bandwidth and part, so that a few
 // bandwidths on many folds keep every core busy), then the scores.
-func scoreShallow(in *shallowInputs, variants []problemData, sigmas []float64, bases []*shallowBasis, list []int, val *validation, folded bool, outputs, workers int) ([]*bandwidthScores, error) {
+func scoreShallow(in *shallowInputs, variants []problemData, sigmas []float64, bases []*shallowBasis, list []int, val *validation, folded bool, outputs, workers int, costs [][]float64) ([]*bandwidthScores, error) {
 	err := parallel.Run(len(list), workers, func(i int) error {
 		if bases[list[i]] != nil {
 			return nil
@@ -381,9 +422,13 @@ func scoreShallow(in *shallowInputs, variants []problemData, sigmas []float64, b
 		return nil, err
 	}
 	err = parallel.Run(len(list), workers, func(i int) error {
+		grid := shallowCosts()
+		if costs != nil {
+			grid = costs[i]
+		}
 		for _, v := range variants {
 			vs := out[i].scorer.on(v)
-			for _, c := range shallowCosts() {
+			for _, c := range grid {
 				out[i].cands = append(out[i].cands, vs.score(Candidate{Cost: c, Bandwidth: sigmas[list[i]], LogTarget: v.back != nil, Shallow: true}))
 			}
 		}

@@ -58,3 +58,35 @@ func BenchmarkShallowFolds(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkShallowLeaveOneOut scores the shallow machine of one
+// bandwidth at every cost of ShallowCosts by its leave-one-out
+// predictions (looPredictions).
+func BenchmarkShallowLeaveOneOut(b *testing.B) {
+	for _, n := range []int{60, 150, 400} {
+		rnd := rand.New(rand.NewPCG(4, 9))
+		x := mat.NewDense(n, 8, nil)
+		x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)
+		y := mat.NewDense(n, 1, nil)
+		for i := range n {
+			y.Set(i, 0, math.Sin(2*x.At(i, 0))+0.1*rnd.NormFloat64())
+		}
+		basis, err := newShallowBasis(newShallowInputs(x, pickRows(x, rnd.Perm(n)[:min(n, ShallowAnchors)])), 2)
+		if err != nil {
+			b.Fatal(err)
+		}
+		all, err := basis.ridge(nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			dst := mat.NewDense(n, 1, nil)
+			for range b.N {
+				pr := all.project(y)
+				for _, c := range shallowCosts() {
+					all.looPredictions(dst, y, pr, c)
+				}
+			}
+		})
+	}
+}

@@ -142,8 +142,9 @@ func bruteLeaveOneOut(z, y *mat.Dense, w []float64, cost float64) *mat.Dense {
 }
 
 // TestShallowFamily checks the families: Shallow alone is chosen by
-// leave-one-out over its whole grid; AutoFamily scores the deep grid and
-// the shallow grid on the same folds and keeps the lower loss.
+// leave-one-out over its whole grid; AutoFamily, from deepMinRows rows,
+// scores the deep grid and the shallow grid on the same folds and keeps
+// the lower loss.
 func TestShallowFamily(t *testing.T) {
 	x, y := noisySine(rand.New(rand.NewPCG(8, 1)), 50, 0.1)
 	_, res, err := FitRegression(x, y, Settings{Family: Shallow})
@@ -159,6 +160,7 @@ func TestShallowFamily(t *testing.T) {
 			t.Errorf("candidate %+v has a lower loss than the chosen one", c)
 		}
 	}
+	x, y = noisySine(rand.New(rand.NewPCG(8, 1)), deepMinRows, 0.1)
 	_, res, err = FitRegression(x, y, Settings{MaxIter: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -179,6 +181,29 @@ func TestShallowFamily(t *testing.T) {
 	}
 	if res.Shallow != best.Shallow {
 		t.Errorf("result shallow %v, chosen candidate shallow %v", res.Shallow, best.Shallow)
+	}
+}
+
+// TestDeepMinRows checks that below deepMinRows rows AutoFamily leaves
+// the deep machine out and scores the shallow one on the folds, as when
+// they compete, while from deepMinRows rows the deep machine competes.
+func TestDeepMinRows(t *testing.T) {
+	for _, n := range []int{deepMinRows - 1, deepMinRows} {
+		x, y := noisySine(rand.New(rand.NewPCG(8, 2)), n, 0.1)
+		_, res, err := FitRegression(x, y, Settings{MaxIter: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel := res.Selection
+		deep := slices.ContainsFunc(sel.Candidates, func(c Candidate) bool { return !c.Shallow })
+		if deep != (n >= deepMinRows) || sel.Folds != DefaultFolds || !res.Shallow && n < deepMinRows {
+			t.Errorf("%d rows: deep candidates %v, %d folds, shallow %v; want deep candidates from %d rows, %d folds",
+				n, deep, sel.Folds, res.Shallow, deepMinRows, DefaultFolds)
+		}
+		// The folds score each bandwidth's costs near its best (nearBest).
+		if most := foldBandwidths * (2*foldCostSteps + 1); n < deepMinRows && len(sel.Candidates) > most {
+			t.Errorf("%d rows: %d shallow candidates on the folds, want at most %d", n, len(sel.Candidates), most)
+		}
 	}
 }
 
@@ -451,17 +476,20 @@ func TestShallowOnDeepFolds(t *testing.T) {
 			t.Errorf("alone %v: loss standard deviation %g", alone, best.LossStd)
 		}
 		// On the folds, only the bandwidths that leave-one-out ranks best
-		// are scored, every cost of each.
+		// are scored, at the costs near the best of each (checked below);
+		// alone, every cost of every bandwidth.
 		bandwidths := map[float64]bool{}
+		costs := map[float64][]float64{}
 		for _, c := range f.sel.Candidates {
 			bandwidths[c.Bandwidth] = true
+			costs[c.Bandwidth] = append(costs[c.Bandwidth], c.Cost)
 		}
 		want := len(shallowBandwidths())
 		if !alone {
 			want = foldBandwidths
 		}
-		if len(bandwidths) != want || len(f.sel.Candidates) != want*len(shallowCosts()) {
-			t.Errorf("alone %v: %d candidates at %d bandwidths, want %d at %d", alone, len(f.sel.Candidates), len(bandwidths), want*len(shallowCosts()), want)
+		if len(bandwidths) != want || alone && len(f.sel.Candidates) != want*len(shallowCosts()) {
+			t.Errorf("alone %v: %d candidates at %d bandwidths, want %d bandwidths", alone, len(f.sel.Candidates), len(bandwidths), want)
 		}
 		if !alone {
 			// The bandwidth chosen on the folds is among those that
@@ -476,7 +504,11 @@ func TestShallowOnDeepFolds(t *testing.T) {
 			}
 			top := map[float64]bool{}
 			for _, i := range bestBandwidths(ranked, foldBandwidths) {
-				top[ranked[i].cands[0].Bandwidth] = true
+				bw := ranked[i].cands[0].Bandwidth
+				top[bw] = true
+				if want := nearBest(ranked[i].cands, foldCostSteps); !reflect.DeepEqual(costs[bw], want) {
+					t.Errorf("bandwidth %g: costs %v on the folds, want %v", bw, costs[bw], want)
+				}
 			}
 			if !reflect.DeepEqual(top, bandwidths) {
 				t.Errorf("scored bandwidths %v on the folds, want leave-one-out's best %v", bandwidths, top)
@@ -508,6 +540,40 @@ func TestBestBandwidths(t *testing.T) {
 	} {
 		if got := bestBandwidths(scored, tc.n); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("best %d: %v, want %v", tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestNearBest checks the costs that the folds score: those within the
+// steps of each scale's best cost by leave-one-out, clipped to the grid,
+// diverged candidates aside.
+func TestNearBest(t *testing.T) {
+	grid := shallowCosts()
+	scale := func(best int, diverged ...int) []Candidate {
+		cands := make([]Candidate, len(grid))
+		for c := range cands {
+			cands[c] = Candidate{Cost: grid[c], Loss: 1 + math.Abs(float64(c-best))}
+		}
+		for _, c := range diverged {
+			cands[c] = Candidate{Cost: grid[c], Loss: 0, Diverged: true}
+		}
+		return cands
+	}
+	for _, tc := range []struct {
+		name  string
+		cands []Candidate
+		steps int
+		want  []float64
+	}{
+		{"middle", scale(6), 2, grid[4:9]},
+		{"first", scale(0), 2, grid[:3]},
+		{"last", scale(12), 1, grid[11:]},
+		{"a diverged cost is not the best", scale(6, 0), 2, grid[4:9]},
+		{"two scales", slices.Concat(scale(2), scale(9)), 1, slices.Concat(grid[1:4], grid[8:11])},
+		{"all diverged", scale(6, numeric.Indices(len(grid))...), 2, nil},
+	} {
+		if got := nearBest(tc.cands, tc.steps); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -57,6 +57,11 @@ const (
 	// cross-validation repeatRows/rows times, at most maxRepeats.
 	repeatRows = 300
 	maxRepeats = 3
+	// deepMinRows is the number of training rows below which the
+	// default fit leaves the deep machine out: on the two panels' tables
+	// it never won there (docs/learner-panel.md), and its folds cost
+	// most of such a fit's time.
+	deepMinRows = 60
 )
 
 // Settings configures a fit. The zero value is the model of `machines
@@ -176,7 +181,8 @@ type Family int
 
 const (
 	// AutoFamily chooses between the shallow and the deep machine by
-	// cross-validation.
+	// cross-validation; below 60 training rows it fits the shallow
+	// machine, scored on the folds.
 	AutoFamily Family = iota
 	// Shallow is the machine of depth one, dims [inputs, outputs], whose
 	// first block is the standardised input itself: a linear part plus
@@ -554,6 +560,9 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	if p, err = prepareInputs(p, x, y, labels, val, outputs, s, &res); err != nil {
 		return nil, res, err
 	}
+	// Below deepMinRows the default fit leaves the deep machine out; the
+	// shallow one is still scored on the folds, as when they compete.
+	skipDeep := family == AutoFamily && n < deepMinRows
 	var shallow *shallowFit
 	if family != Deep {
 		if shallow, err = selectShallow(p, val, outputs, s, family == Shallow); err != nil {
@@ -562,7 +571,7 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	}
 	var cal *calibration
 	switch {
-	case family == Shallow:
+	case family == Shallow || skipDeep:
 		res.Selection = shallow.sel
 		return shallow.result(p, res, begin)
 	case search:
