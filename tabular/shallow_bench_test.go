@@ -15,21 +15,7 @@ import (
 // from the solver of all the rows (foldPredictions).
 func BenchmarkShallowFolds(b *testing.B) {
 	for _, n := range []int{60, 150, 400} {
-		rnd := rand.New(rand.NewPCG(4, 9))
-		x := mat.NewDense(n, 8, nil)
-		x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)
-		y := mat.NewDense(n, 1, nil)
-		for i := range n {
-			y.Set(i, 0, math.Sin(2*x.At(i, 0))+0.1*rnd.NormFloat64())
-		}
-		basis, err := newShallowBasis(newShallowInputs(x, pickRows(x, rnd.Perm(n)[:min(n, ShallowAnchors)])), 2)
-		if err != nil {
-			b.Fatal(err)
-		}
-		all, err := basis.ridge(nil, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		basis, all, y := benchBasis(b, n)
 		folds := crossval.KFold(n, 5, 7)
 		b.Run("own/n="+strconv.Itoa(n), func(b *testing.B) {
 			for range b.N {
@@ -64,21 +50,7 @@ func BenchmarkShallowFolds(b *testing.B) {
 // predictions (looPredictions).
 func BenchmarkShallowLeaveOneOut(b *testing.B) {
 	for _, n := range []int{60, 150, 400} {
-		rnd := rand.New(rand.NewPCG(4, 9))
-		x := mat.NewDense(n, 8, nil)
-		x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)
-		y := mat.NewDense(n, 1, nil)
-		for i := range n {
-			y.Set(i, 0, math.Sin(2*x.At(i, 0))+0.1*rnd.NormFloat64())
-		}
-		basis, err := newShallowBasis(newShallowInputs(x, pickRows(x, rnd.Perm(n)[:min(n, ShallowAnchors)])), 2)
-		if err != nil {
-			b.Fatal(err)
-		}
-		all, err := basis.ridge(nil, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		_, all, y := benchBasis(b, n)
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
 			dst := mat.NewDense(n, 1, nil)
 			for range b.N {
@@ -89,4 +61,25 @@ func BenchmarkShallowLeaveOneOut(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchBasis returns the shallow basis of one bandwidth on n seeded rows
+// of 8 inputs, its solver of all the rows, and the rows' targets.
+func benchBasis(b *testing.B, n int) (*shallowBasis, *ridge, *mat.Dense) {
+	rnd := rand.New(rand.NewPCG(4, 9))
+	x := mat.NewDense(n, 8, nil)
+	x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)
+	y := mat.NewDense(n, 1, nil)
+	for i := range n {
+		y.Set(i, 0, math.Sin(2*x.At(i, 0))+0.1*rnd.NormFloat64())
+	}
+	basis, err := newShallowBasis(newShallowInputs(x, pickRows(x, rnd.Perm(n)[:min(n, ShallowAnchors)])), 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	all, err := basis.ridge(nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return basis, all, y
 }

@@ -60,7 +60,8 @@ const (
 	// deepMinRows is the number of training rows below which the
 	// default fit leaves the deep machine out: on the two panels' tables
 	// it never won there (docs/learner-panel.md), and its folds cost
-	// most of such a fit's time.
+	// most of such a fit's time. The shallow machine is still scored on
+	// the folds, as when they compete, so that its choice is the same.
 	deepMinRows = 60
 )
 
@@ -560,9 +561,7 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	if p, err = prepareInputs(p, x, y, labels, val, outputs, s, &res); err != nil {
 		return nil, res, err
 	}
-	// Below deepMinRows the default fit leaves the deep machine out; the
-	// shallow one is still scored on the folds, as when they compete.
-	skipDeep := family == AutoFamily && n < deepMinRows
+	skipDeep := family == AutoFamily && n < deepMinRows // the shallow machine still scored on the folds
 	var shallow *shallowFit
 	if family != Deep {
 		if shallow, err = selectShallow(p, val, outputs, s, family == Shallow); err != nil {

@@ -86,7 +86,7 @@ func TestFitPredictRegression(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fit exited with %d: %s", code, stderr)
 	}
-	for _, want := range []string{"fit: 36 rows, 2 columns encoded as 2 inputs\n", "chosen by 5-fold cross-validation repeated 3 times over 4 settings on 36 rows",
+	for _, want := range []string{"fit: 36 rows, 2 columns encoded as 2 inputs\n", "chosen by 5-fold cross-validation repeated 3 times over 9 settings on 36 rows",
 		" settings on 36 rows: r2 ", "fit: predictions bounded to [", " iterations (", "fit: training R² ", "wrote " + model} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("fit printed %q, want it to contain %q", stdout, want)

@@ -135,7 +135,7 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 			stderr: []string{`warning: column "y": class "c" (line 22) has a single row; the model can hardly learn such a class`}},
 		// Fewer rows than the default folds: leave-one-out.
 		{name: "four rows", args: []string{"-data", "testdata/fit_four_rows.csv", "-target", "y"},
-			stdout: []string{"chosen by leave-one-out cross-validation over 4 settings on 4 rows"}},
+			stdout: []string{"chosen by leave-one-out cross-validation over 15 settings on 4 rows"}},
 		{name: "percentages", args: slices.Concat([]string{"-data", "testdata/fit_percent.csv", "-target", "y"}, fixed),
 			stdout: []string{"fit: 20 rows, 1 columns encoded as 1 inputs"}},
 	} {
