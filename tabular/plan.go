@@ -167,9 +167,9 @@ func (p *Plan) features(x *mat.Dense, buf []float64) *mat.Dense {
 		xx := floats.Dot(xi, xi)
 		k := row[d:]
 		for j, g := range k {
-			k[j] = -p.gamma * max(0, xx+p.norms[j]-2*g)
+			k[j] = max(0, xx+p.norms[j]-2*g)
 		}
-		numeric.Exp(k, k)
+		numeric.NegExp(k, p.gamma)
 	}
 	return u
 }

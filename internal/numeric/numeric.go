@@ -1,6 +1,7 @@
 // Package numeric holds the small checks and helpers that the module's
 // numerical packages share: whether numbers are finite, the indices of n
-// rows, and the exponentials of many numbers at a time (Exp).
+// rows, and the exponentials of many non-positive numbers at a time
+// (NegExp, NegExp32), which the Gaussian kernel evaluates.
 package numeric
 
 import (

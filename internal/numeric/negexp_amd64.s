@@ -14,16 +14,16 @@ DATA expInts<>+24(SB)/4, $1023
 DATA expInts<>+28(SB)/4, $1023
 GLOBL expInts<>(SB), RODATA|NOPTR, $32
 
-// func negExp64x4(x []float64, c float64)
+// func negExpX4(x []float64, c float64)
 //
-// x[i] = e^(-c x[i]) four at a time, by negExp64Go's steps. Where that
+// x[i] = e^(-c x[i]) four at a time, by negExpGo's steps. Where that
 // computes r = -a - k ln2Hi - k ln2Lo and Horner's rule in r, this
 // computes s = -r = a + k ln2Hi + k ln2Lo and subtracts s times each
 // partial sum: rounding to nearest is symmetric, so every intermediate
 // is exactly the negation of the Go one and the result is the same.
 // k = -int(a invLn2 + 0.5) lives in four 32-bit lanes (|k| < 2^18 below
 // the cutoff 708, beyond which the result is masked to 0).
-TEXT ·negExp64x4(SB), NOSPLIT, $0-32
+TEXT ·negExpX4(SB), NOSPLIT, $0-32
 	MOVQ         x_base+0(FP), SI
 	MOVQ         x_len+8(FP), CX
 	VBROADCASTSD c+24(FP), Y15

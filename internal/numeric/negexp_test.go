@@ -1,4 +1,4 @@
-package ad
+package numeric
 
 import (
 	"math"
@@ -20,17 +20,17 @@ func expArgs(scale float64) []float64 {
 func TestNegExp(t *testing.T) {
 	xs := expArgs(50)
 	got := append([]float64(nil), xs...)
-	negExp(got, 1)
+	NegExp(got, 1)
 	for i, x := range xs {
 		want := math.Exp(-x)
 		if x > 708 {
 			if got[i] != 0 {
-				t.Fatalf("negExp(%v) = %v, want 0", x, got[i])
+				t.Fatalf("NegExp(%v) = %v, want 0", x, got[i])
 			}
 			continue
 		}
 		if rel := math.Abs(got[i]-want) / want; rel > 1e-15 {
-			t.Fatalf("negExp(%v) = %v, math.Exp(-x) = %v: relative error %.2g", x, got[i], want, rel)
+			t.Fatalf("NegExp(%v) = %v, math.Exp(-x) = %v: relative error %.2g", x, got[i], want, rel)
 		}
 	}
 }
@@ -43,11 +43,11 @@ func TestNegExpVec(t *testing.T) {
 	for _, c := range []float64{1, 0.125, 3} {
 		for _, n := range []int{0, 1, 3, 4, 7, len(xs)} {
 			got, want := append([]float64(nil), xs[:n]...), append([]float64(nil), xs[:n]...)
-			negExp64(got, c)
-			negExp64Go(want, c)
+			NegExp(got, c)
+			negExpGo(want, c)
 			for i := range got {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
-					t.Fatalf("c=%v, n=%d: negExp64(%v) = %v, negExp64Go gives %v", c, n, xs[i], got[i], want[i])
+					t.Fatalf("c=%v, n=%d: NegExp(%v) = %v, negExpGo gives %v", c, n, xs[i], got[i], want[i])
 				}
 			}
 		}
@@ -62,20 +62,20 @@ func TestNegExpFloat32(t *testing.T) {
 	for i, x := range xs {
 		got[i] = float32(x)
 	}
-	negExp(got, 1)
+	NegExp32(got, 1)
 	for i, x := range xs {
 		x := float64(float32(x))
 		want := float32(math.Exp(-x))
 		if x > 104 {
 			if got[i] != 0 {
-				t.Fatalf("negExp(%v) = %v, want 0", x, got[i])
+				t.Fatalf("NegExp(%v) = %v, want 0", x, got[i])
 			}
 			continue
 		}
 		// One unit in the last place, or the smallest subnormal.
 		ulp := math.Max(float64(math.Nextafter32(want, 1)-want), math.SmallestNonzeroFloat32)
 		if diff := math.Abs(float64(got[i] - want)); diff > ulp {
-			t.Fatalf("negExp(%v) = %v, math.Exp(-x) = %v: %.2g ulp apart", x, got[i], want, diff/ulp)
+			t.Fatalf("NegExp(%v) = %v, math.Exp(-x) = %v: %.2g ulp apart", x, got[i], want, diff/ulp)
 		}
 	}
 }
@@ -93,20 +93,22 @@ func BenchmarkExp(b *testing.B) {
 			}
 		}
 	})
-	b.Run("negExp", func(b *testing.B) {
+	b.Run("NegExp", func(b *testing.B) {
 		for b.Loop() {
 			copy(dst, xs)
-			negExp(dst, 1)
+			NegExp(dst, 1)
 		}
 	})
-	b.Run("negExp64Go", func(b *testing.B) {
+	b.Run("negExpGo", func(b *testing.B) {
 		for b.Loop() {
 			copy(dst, xs)
-			negExp64Go(dst, 1)
+			negExpGo(dst, 1)
 		}
 	})
 	xs32 := make([]float32, len(xs))
-	copyTo(xs32, xs)
+	for i, x := range xs {
+		xs32[i] = float32(x)
+	}
 	dst32 := make([]float32, len(xs))
 	b.Run("float32/math.Exp", func(b *testing.B) {
 		for b.Loop() {
@@ -115,18 +117,10 @@ func BenchmarkExp(b *testing.B) {
 			}
 		}
 	})
-	b.Run("float32/negExp64", func(b *testing.B) {
-		// The float64 routine on converted values.
-		for b.Loop() {
-			copyTo(dst, xs32)
-			negExp64(dst, 1)
-			copyTo(dst32, dst)
-		}
-	})
-	b.Run("float32/negExp", func(b *testing.B) {
+	b.Run("float32/NegExp32", func(b *testing.B) {
 		for b.Loop() {
 			copy(dst32, xs32)
-			negExp(dst32, 1)
+			NegExp32(dst32, 1)
 		}
 	})
 }

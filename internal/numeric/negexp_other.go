@@ -1,0 +1,8 @@
+//go:build !amd64 || noasm
+
+package numeric
+
+// Without assembly NegExp runs its loop on every element.
+const expVec = false
+
+func negExpX4(x []float64, c float64) { negExpGo(x, c) }
