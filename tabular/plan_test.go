@@ -371,6 +371,10 @@ func TestSolveChoosesCost(t *testing.T) {
 	if md.Fit.Cost != h.Costs[best] || rep.Result.Cost != h.Costs[best] || h.Rows < 1000 {
 		t.Errorf("cost %v, want %v of lowest held-out loss on %d rows", md.Fit.Cost, h.Costs[best], h.Rows)
 	}
+	// The report does not credit the sample's leave-one-out with the cost.
+	if rep.Result.CostRows != 0 || strings.Contains(strings.Join(rep.Summary(md), "\n"), "re-chosen by leave-one-out") {
+		t.Errorf("cost re-chosen on %d rows of the sample; summary:\n%s", rep.Result.CostRows, strings.Join(rep.Summary(md), "\n"))
+	}
 	if sample := h.Losses[slices.Index(h.Costs, h.Sample)]; !(h.Losses[best] <= sample) {
 		t.Errorf("held-out loss %v at the chosen cost, %v at the sample's", h.Losses[best], sample)
 	}

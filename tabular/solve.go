@@ -57,6 +57,10 @@ func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	md.Fit, md.Machine = &fr, fitted
 	rep := p.report
 	rep.Rows, rep.Dropped, rep.Warnings, rep.HeldOutCost, rep.Result.Cost = acc.Rows, acc.Dropped, nil, hc, cost
+	if hc != nil {
+		// The held-out rows chose the cost, not the sample's leave-one-out.
+		rep.Result.CostRows = 0
+	}
 	rep.Training = Evaluation{Task: md.Task, Rows: acc.Rows, Notes: []string{"not measured: the rows were added up without being kept"}}
 	return &md, &rep, nil
 }
