@@ -17,7 +17,9 @@ for k in a:
         print(f"{k:22s} {ma:.4f} -> {mb:.4f}  ({mb-ma:+.4f}) {b[k]['errors'][:1]}")
 small = [k for k in a if a[k]["rows"] < 1000 and k in b]
 print("tables", len(a), "moved", moved)
-print("median fit <1000 rows: %.3f -> %.3f" % (med([x for k in small for x in a[k]["fit_s"]]), med([x for k in small for x in b[k]["fit_s"]])))
+print("median fit <1000 rows, wall: %.3f -> %.3f" % (med([x for k in small for x in a[k]["fit_s"]]), med([x for k in small for x in b[k]["fit_s"]])))
+if all("cpu_s" in x[k] for x in (a, b) for k in small):
+    print("median fit and predict <1000 rows, CPU: %.3f -> %.3f" % (med([x for k in small for x in a[k]["cpu_s"]]), med([x for k in small for x in b[k]["cpu_s"]])))
 diffs = []
 for k in a:
     if k in b and None not in a[k]["scores"] and None not in b[k]["scores"]:
