@@ -108,29 +108,11 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	var scored []*bandwidthScores
 	var err error
 	if folded && val.split == "" {
-		// Fold scores cost k solvers per bandwidth, leave-one-out one;
-		// on shuffled folds, where leaving one row out is sound, the
-		// bandwidths are ranked by it first and only the best
-		// foldBandwidths are scored on the folds, each at the costs
-		// near its best by leave-one-out (nearBest).
-		loo, err := pass.score(kept, val, false, outputs, s.Workers)
-		if err != nil {
-			return nil, err
-		}
-		ranked, best := len(kept), bestBandwidths(loo, foldBandwidths)
-		kept = pick(kept, best)
-		costs := make([][]float64, len(best))
-		for i, b := range best {
-			costs[i] = nearBest(loo[b].cands, foldCostSteps)
-		}
-		if s.Progress != nil {
-			fmt.Fprintf(s.Progress, "tabular: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", ranked, len(kept))
-		}
-		scored, err = scoreShallow(sp.in, sp.sub, sigmas, pass.bases, kept, val, true, outputs, s.Workers, costs)
-		if err != nil {
-			return nil, err
-		}
-	} else if scored, err = pass.score(kept, val, folded, outputs, s.Workers); err != nil {
+		scored, err = pass.scoreNearBest(kept, val, outputs, s)
+	} else {
+		scored, err = pass.score(kept, val, folded, outputs, s.Workers)
+	}
+	if err != nil {
 		return nil, err
 	}
 	var best *bandwidthScores
@@ -170,6 +152,29 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 		f.preds, f.means, f.tests = preds, means, vs.tests
 	}
 	return f, nil
+}
+
+// scoreNearBest scores the bandwidths kept on the shuffled folds of val.
+// Fold scores cost k solvers per bandwidth, leave-one-out one, so the
+// bandwidths are ranked by leave-one-out first and only the best
+// foldBandwidths are scored on the folds, each at the costs near its best
+// by leave-one-out (nearBest).
+func (pass *shallowPass) scoreNearBest(kept []int, val *validation, outputs int, s Settings) ([]*bandwidthScores, error) {
+	loo, err := pass.score(kept, val, false, outputs, s.Workers)
+	if err != nil {
+		return nil, err
+	}
+	ranked, best := len(kept), bestBandwidths(loo, foldBandwidths)
+	kept = pick(kept, best)
+	costs := make([][]float64, len(best))
+	for i, b := range best {
+		costs[i] = nearBest(loo[b].cands, foldCostSteps)
+	}
+	if s.Progress != nil {
+		fmt.Fprintf(s.Progress, "tabular: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", ranked, len(kept))
+	}
+	sp := pass.space
+	return scoreShallow(sp.in, sp.sub, sp.sigmas, pass.bases, kept, val, true, outputs, s.Workers, costs)
 }
 
 // shallowSpace is what the shallow machine's candidates share: anchors
