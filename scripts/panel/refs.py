@@ -3,11 +3,7 @@
 (regression: predict the training mean; classification: the majority class), cached:
 refs.py OUT.json PANEL.json [PANEL.json...] [--splits N]   (run with /usr/bin/python3)"""
 import sys, json, os, collections
-HERE = os.path.dirname(os.path.abspath(__file__))
-# The panel: ../shared/panel beside the repository, or $MACHINES_PANEL.
-PANEL = os.environ.get("MACHINES_PANEL", os.path.join(HERE, "..", "..", "..", "shared", "panel"))
-sys.path.insert(0, PANEL)
-import panel
+from tables import panel, tables
 out = sys.argv[1]
 splits, files, a = 20, [], sys.argv[2:]
 while a:
@@ -15,28 +11,20 @@ while a:
     if x == "--splits": splits = int(a.pop(0))
     else: files.append(x)
 res = json.load(open(out)) if os.path.exists(out) else {}
-for pf in files:
-    panel.RAW = os.path.dirname(os.path.abspath(pf))
-    for name, target, task, drop in json.load(open(pf)):
-        if name in res and len(res[name]["Mean"]) >= splits: continue
-        header, rows = panel.read(name)
-        keep = [i for i, h in enumerate(header) if h not in drop]
-        header = [header[i] for i in keep]
-        rows = [[r[i] for i in keep] for r in rows]
-        ti = header.index(target)
-        rows = [r for r in rows if r[ti] != ""]
-        sc = collections.defaultdict(list)
-        for s in range(splits):
-            train, test = panel.split(rows, ti, task, s)
-            Xtr, ytr, Xte, yte = panel.prepare(header, train, test, target, task)
-            for k, mk in panel.sk_models(task).items():
-                m = mk().fit(Xtr, ytr)
-                sc[k].append(panel.score(task, list(yte), list(m.predict(Xte))))
-            if task == "regression":
-                mu = sum(ytr) / len(ytr); p = [mu] * len(yte)
-            else:
-                p = [collections.Counter(ytr).most_common(1)[0][0]] * len(yte)
-            sc["Mean"].append(panel.score(task, list(yte), p))
-        res[name] = dict(sc); res[name]["_rows"] = len(rows); res[name]["_task"] = task
-        json.dump(res, open(out + ".tmp", "w")); os.replace(out + ".tmp", out)
-        print(name, {k: round(sum(v) / len(v), 3) for k, v in sc.items()}, flush=True)
+for name, target, task, header, rows, ti in tables(files):
+    if name in res and len(res[name]["Mean"]) >= splits: continue
+    sc = collections.defaultdict(list)
+    for s in range(splits):
+        train, test = panel.split(rows, ti, task, s)
+        Xtr, ytr, Xte, yte = panel.prepare(header, train, test, target, task)
+        for k, mk in panel.sk_models(task).items():
+            m = mk().fit(Xtr, ytr)
+            sc[k].append(panel.score(task, list(yte), list(m.predict(Xte))))
+        if task == "regression":
+            mu = sum(ytr) / len(ytr); p = [mu] * len(yte)
+        else:
+            p = [collections.Counter(ytr).most_common(1)[0][0]] * len(yte)
+        sc["Mean"].append(panel.score(task, list(yte), p))
+    res[name] = dict(sc); res[name]["_rows"] = len(rows); res[name]["_task"] = task
+    json.dump(res, open(out + ".tmp", "w")); os.replace(out + ".tmp", out)
+    print(name, {k: round(sum(v) / len(v), 3) for k, v in sc.items()}, flush=True)
