@@ -207,9 +207,7 @@ func (s *Stats) all() *Stats {
 
 // added returns a + b, of the same length.
 func added(a, b []float64) []float64 {
-	out := slices.Clone(a)
-	floats.Add(out, b)
-	return out
+	return floats.AddTo(make([]float64, len(a)), a, b)
 }
 
 // loss returns the weighted sum over the rows of s of the squared
