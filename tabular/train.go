@@ -603,7 +603,7 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 // fitting in the background while the shallow machine is chosen (see
 // deepFolds.start), when the deep machine will race the shallow one, on
 // the targets on one scale, and fits may run in parallel; nil otherwise.
-// On two scales, the deep machine's wait for the shallow machine's
+// On two scales, the deep machine's folds wait for the shallow machine's
 // choice (see deepVariants).
 func startDeep(p *prepared, val *validation, arch kernel.Architecture, costs, bandwidths []float64, s Settings, race bool) *deepFolds {
 	if !race || p.scale == AutoScale || s.Workers == 1 {
