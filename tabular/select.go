@@ -238,10 +238,11 @@ type heldOut struct {
 // machine's folds d, and the best setting of the shallow machine if not
 // nil, on the folds of val, for each of d's variants of the data (the
 // same rows, the targets on another scale), and returns the selection
-// with the calibration of its best candidate. When the shallow machine competes,
-// the deep machine races it (see race): the shallow machine wins most of
-// the panel's tables, and the deep machine's fits are most of the time of
-// a selection.
+// with the calibration of its best candidate. It waits for the fits of
+// d's start, if any. When the shallow machine competes, the deep machine
+// races it (see race): the shallow machine wins most of the panel's
+// tables, and the deep machine's fits are most of the time of a
+// selection.
 func selectSettings(d *deepFolds, val *validation, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
 	sel := val.header()
 	if s.Progress != nil {
@@ -254,6 +255,9 @@ func selectSettings(d *deepFolds, val *validation, s Settings, shallow *shallowF
 		}
 		fmt.Fprintf(s.Progress, "tabular: choosing the cost and bandwidth among %d settings%s by %d-fold cross-validation on %d rows\n",
 			len(d.costs)*len(d.bandwidths), what, sel.Folds, len(val.rows))
+	}
+	if err := d.wait(); err != nil {
+		return nil, calibration{}, err
 	}
 	var shallowLosses, shallowScores []float64
 	if shallow != nil {
@@ -268,8 +272,6 @@ func selectSettings(d *deepFolds, val *validation, s Settings, shallow *shallowF
 		if folds, raced, err = d.race(val, shallowLosses, s.Progress); err != nil {
 			return nil, calibration{}, err
 		}
-	} else if err := d.wait(); err != nil {
-		return nil, calibration{}, err
 	} else if err := d.run(0, folds); err != nil {
 		return nil, calibration{}, err
 	}
@@ -461,9 +463,6 @@ const (
 // left behind before the last.
 func (d *deepFolds) race(val *validation, shallow []float64, progress io.Writer) (int, bool, error) {
 	k, all, from := val.k, len(val.folds), 0
-	if err := d.wait(); err != nil {
-		return 0, false, err
-	}
 	for _, to := range []int{1, min(probeFolds, k), k, all} {
 		if to <= from {
 			continue
