@@ -235,26 +235,29 @@ type heldOut struct {
 }
 
 // selectSettings scores every pair of costs and bandwidths of the deep
-// machine, and the best setting of the shallow machine if not nil, on the
-// folds of val, for each of the variants of the data (the same rows, the
-// targets on another scale), and returns the selection with the
-// calibration of its best candidate. When the shallow machine competes,
-// the deep machine races it (see race): the shallow machine wins most of
-// the panel's tables, and the deep machine's fits are most of the time of
-// a selection.
-func selectSettings(variants []problemData, val *validation, arch kernel.Architecture, costs, bandwidths []float64, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
-	d := newDeepFolds(val.restrict(variants), val.folds, arch, costs, bandwidths, s)
+// machine's folds d, and the best setting of the shallow machine if not
+// nil, on the folds of val, for each of d's variants of the data (the
+// same rows, the targets on another scale), and returns the selection
+// with the calibration of its best candidate. It waits for the fits of
+// d's start, if any. When the shallow machine competes, the deep machine
+// races it (see race): the shallow machine wins most of the panel's
+// tables, and the deep machine's fits are most of the time of a
+// selection.
+func selectSettings(d *deepFolds, val *validation, s Settings, shallow *shallowFit) (*Selection, calibration, error) {
 	sel := val.header()
 	if s.Progress != nil {
 		what := ""
-		if len(variants) > 1 {
+		if len(d.variants) > 1 {
 			what = ", targets on the linear and the log scale"
 		}
 		if sel.Repeats > 1 {
 			what += fmt.Sprintf(", repeated %d times", sel.Repeats)
 		}
 		fmt.Fprintf(s.Progress, "tabular: choosing the cost and bandwidth among %d settings%s by %d-fold cross-validation on %d rows\n",
-			len(costs)*len(bandwidths), what, sel.Folds, len(val.rows))
+			len(d.costs)*len(d.bandwidths), what, sel.Folds, len(val.rows))
+	}
+	if err := d.wait(); err != nil {
+		return nil, calibration{}, err
 	}
 	var shallowLosses, shallowScores []float64
 	if shallow != nil {
@@ -306,6 +309,9 @@ type deepFolds struct {
 	mu   sync.Mutex
 	done int
 	last time.Time
+	// first, while the first fold is fitted in the background (see
+	// start), receives the error of those fits.
+	first chan error
 }
 
 func newDeepFolds(variants []problemData, folds []crossval.Fold, arch kernel.Architecture, costs, bandwidths []float64, s Settings) *deepFolds {
@@ -345,10 +351,32 @@ func (d *deepFolds) run(from, to int) error {
 	})
 }
 
+// start fits the first fold of every variant and bandwidth in the
+// background, while the caller chooses the shallow machine: that fold is
+// the race's first stage, a single fit when there is one variant and one
+// bandwidth, which would leave the second core idle. The fits do not
+// report progress, which the caller's writes would interleave with; wait
+// returns their error.
+func (d *deepFolds) start() {
+	d.first = make(chan error, 1)
+	go func() { d.first <- d.run(0, 1) }()
+}
+
+// wait waits for the fits that start began, if any, and returns their
+// error; d may be nil.
+func (d *deepFolds) wait() error {
+	if d == nil || d.first == nil {
+		return nil
+	}
+	err := <-d.first
+	d.first = nil
+	return err
+}
+
 // report counts a finished job and writes the progress about once a
 // second.
 func (d *deepFolds) report() {
-	if d.s.Progress == nil {
+	if d.s.Progress == nil || d.first != nil {
 		return
 	}
 	d.mu.Lock()

@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"io"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -453,5 +454,97 @@ func TestRaceFirstFold(t *testing.T) {
 		if c := sel.Candidates[1]; c.Loss != tc.deep || c.LossStd != 0 || !c.Raced {
 			t.Errorf("%s: candidate %+v, want loss %g, standard deviation 0, raced", tc.name, c, tc.deep)
 		}
+	}
+}
+
+// TestDeepOnShallowScale checks that on counts, whose targets the
+// selection tries on both scales, the deep machine is scored on the scale
+// the shallow machine chose only.
+func TestDeepOnShallowScale(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(9, 9))
+	x, y := countData(rnd, 80)
+	_, res, err := FitRegression(x, y, Settings{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shallow *Candidate
+	var deep []Candidate
+	for i, c := range res.Selection.Candidates {
+		if c.Shallow {
+			shallow = &res.Selection.Candidates[i]
+		} else {
+			deep = append(deep, c)
+		}
+	}
+	if shallow == nil || len(deep) != len(DefaultCosts()) {
+		t.Fatalf("%d deep candidates and shallow %v, want %d and one", len(deep), shallow, len(DefaultCosts()))
+	}
+	for _, c := range deep {
+		if c.LogTarget != shallow.LogTarget {
+			t.Errorf("deep candidate %s on another scale than the shallow machine's (log %v)", c.setting(), shallow.LogTarget)
+		}
+	}
+}
+
+// TestDeepStartsEarly checks that the deep machine's first fold is fitted
+// in the background when it races the shallow machine on one scale of the
+// targets, not otherwise, and that the selection is the same whether it
+// is or not (Workers 1 turns it off).
+func TestDeepStartsEarly(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(4, 5))
+	x := randomData(rnd, 90, 2)
+	labels := make([]int, 90)
+	for i := range labels {
+		if x.At(i, 0)*x.At(i, 1) > 0 {
+			labels[i] = 1
+		}
+	}
+	p, err := prepare(x, nil, labels, Settings{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, err := newValidation(p.linear, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch, costs, bws, err := Settings{}.resolve(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		race  bool
+		scale TargetScale
+		s     Settings
+		early bool
+	}{
+		{"races", true, LinearScale, Settings{}, true},
+		{"alone", false, LinearScale, Settings{}, false},
+		{"two scales", true, AutoScale, Settings{}, false},
+		{"one worker", true, LinearScale, Settings{Workers: 1}, false},
+	} {
+		q := *p
+		q.scale = tc.scale
+		d := startDeep(&q, val, arch, costs, bws, tc.s, tc.race)
+		if (d != nil) != tc.early {
+			t.Errorf("%s: started %v, want %v", tc.name, d != nil, tc.early)
+		}
+		if err := d.wait(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if d != nil && (d.out[0] == nil || d.out[1] != nil) {
+			t.Errorf("%s: the first fold fitted %v, the second %v; want the first only", tc.name, d.out[0] != nil, d.out[1] != nil)
+		}
+	}
+	var sels []*Selection
+	for _, workers := range []int{1, 2} {
+		_, res, err := FitClassifier(x, labels, 2, Settings{Seed: 1, Workers: workers, Progress: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sels = append(sels, res.Selection)
+	}
+	if !reflect.DeepEqual(sels[0], sels[1]) {
+		t.Errorf("the selections of 1 and 2 workers differ:\n%+v\n%+v", sels[0], sels[1])
 	}
 }

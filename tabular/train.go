@@ -562,6 +562,8 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		return nil, res, err
 	}
 	skipDeep := family == AutoFamily && n < deepMinRows // the shallow machine still scored on the folds
+	deep := startDeep(p, val, arch, costs, bandwidths, s, search && family == AutoFamily && !skipDeep)
+	defer deep.wait() // left running when the shallow machine fails
 	var shallow *shallowFit
 	if family != Deep {
 		if shallow, err = selectShallow(p, val, outputs, s, family == Shallow); err != nil {
@@ -574,7 +576,10 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		res.Selection = shallow.sel
 		return shallow.result(p, res, begin)
 	case search:
-		sel, c, err := selectSettings(p.variants(), val, arch, costs, bandwidths, s, shallow)
+		if deep == nil {
+			deep = newDeepFolds(val.restrict(p.deepVariants(shallow)), val.folds, arch, costs, bandwidths, s)
+		}
+		sel, c, err := selectSettings(deep, val, s, shallow)
 		if err != nil {
 			return nil, res, err
 		}
@@ -592,6 +597,21 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	m, res, err := fitDeep(p, arch, res, cal, s)
 	res.Seconds = time.Since(begin).Seconds()
 	return m, res, err
+}
+
+// startDeep returns the deep machine's folds on val, the first fold
+// fitting in the background while the shallow machine is chosen (see
+// deepFolds.start), when the deep machine will race the shallow one, on
+// the targets on one scale, and fits may run in parallel; nil otherwise.
+// On two scales, the deep machine's folds wait for the shallow machine's
+// choice (see deepVariants).
+func startDeep(p *prepared, val *validation, arch kernel.Architecture, costs, bandwidths []float64, s Settings, race bool) *deepFolds {
+	if !race || p.scale == AutoScale || s.Workers == 1 {
+		return nil
+	}
+	d := newDeepFolds(val.restrict(p.variants()), val.folds, arch, costs, bandwidths, s)
+	d.start()
+	return d
 }
 
 // prepareInputs returns p with its inputs on the scale and with the
@@ -666,6 +686,21 @@ func (p *prepared) variants() []problemData {
 	case AutoScale:
 		return []problemData{p.linear, p.logarithmic}
 	case LogScale:
+		return []problemData{p.logarithmic}
+	}
+	return []problemData{p.linear}
+}
+
+// deepVariants returns the problems the deep machine is scored on: the
+// targets on each scale tried or, when the shallow machine competes, on
+// the scale it chose. On the two panels' tables the deep machine never
+// won on the scale the shallow machine left (docs/learner-panel.md), and
+// each scale doubles its folds.
+func (p *prepared) deepVariants(shallow *shallowFit) []problemData {
+	if shallow == nil || p.scale != AutoScale {
+		return p.variants()
+	}
+	if shallow.sel.Candidates[shallow.sel.Best].LogTarget {
 		return []problemData{p.logarithmic}
 	}
 	return []problemData{p.linear}
