@@ -580,6 +580,9 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		}
 		res.Selection = sel
 		best := sel.Candidates[sel.Best]
+		if shallow != nil && shallow.deep != nil {
+			return fitDeepAverage(p, arch, res, shallow, s, begin)
+		}
 		if best.Shallow {
 			return shallow.result(p, res, begin)
 		}

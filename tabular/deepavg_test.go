@@ -1,0 +1,182 @@
+package tabular
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// friedmanLike returns n rows of Friedman's first regression (5 inputs
+// in [0, 1), noise of standard deviation 1) and the labels of targets
+// above 14.
+func friedmanLike(seed uint64, n int) (x, y *mat.Dense, labels []int) {
+	rnd := rand.New(rand.NewPCG(seed, 7))
+	x, y, labels = mat.NewDense(n, 5, nil), mat.NewDense(n, 1, nil), make([]int, n)
+	for i := range n {
+		r := x.RawRowView(i)
+		for j := range r {
+			r[j] = rnd.Float64()
+		}
+		v := 10*math.Sin(math.Pi*r[0]*r[1]) + 20*(r[2]-0.5)*(r[2]-0.5) + 10*r[3] + 5*r[4] + rnd.NormFloat64()
+		y.Set(i, 0, v)
+		if v > 14 {
+			labels[i] = 1
+		}
+	}
+	return x, y, labels
+}
+
+// TestDeepAverageWhen checks when the fit averages the deep and the
+// shallow machine: when the deep machine was fitted on every fold and the
+// average's calibrated held-out loss is lower than the winner's, whether
+// the winner is the deep machine or the shallow one; not when the shallow
+// machine raced the deep one out, nor when the average's loss is higher.
+// Without the rule that averages, the first three tables are not averaged;
+// without its comparison of losses, the last is.
+func TestDeepAverageWhen(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		seed     uint64
+		rows     int
+		classify bool
+		shallow  bool // whether the shallow machine wins the selection
+		raced    bool
+		want     bool
+	}{
+		{"deep wins", 3, 80, false, false, false, true},
+		{"shallow wins", 4, 80, false, true, false, true},
+		{"classifier", 1, 150, true, false, false, true},
+		{"raced", 1, 80, false, true, true, false},
+		{"higher loss", 2, 80, false, false, false, false},
+	} {
+		x, y, labels := friedmanLike(tc.seed, tc.rows)
+		s := Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true}
+		var m *Machine
+		var res Result
+		var err error
+		if tc.classify {
+			m, res, err = FitClassifier(x, labels, 2, s)
+		} else {
+			m, res, err = FitRegression(x, y, s)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel := res.Selection
+		if got := sel.Candidates[sel.Best].Shallow; got != tc.shallow || sel.Candidates[0].Raced != tc.raced {
+			t.Fatalf("%s: the shallow machine wins %v, the deep one raced %v; the test needs %v and %v", tc.name, got, sel.Candidates[0].Raced, tc.shallow, tc.raced)
+		}
+		got := len(res.Averaged) > 0 && !res.Averaged[0].Shallow
+		if got != tc.want {
+			t.Errorf("%s: averaged %+v, want the deep and the shallow machine %v", tc.name, res.Averaged, tc.want)
+		}
+		if got && (res.Shallow || len(m.Sum) != len(res.Averaged)-1 || len(m.Dims) == 2 || len(m.Sum[0].Dims) != 2) {
+			t.Errorf("%s: a machine of dims %v (shallow %v) and a sum of %d for %d averaged; want the deep machine and the shallow ones in its sum",
+				tc.name, m.Dims, res.Shallow, len(m.Sum), len(res.Averaged))
+		}
+	}
+}
+
+// TestDeepAveragedMachine checks the machine of the deep and shallow
+// average: it predicts the average of the deep machine and the shallow
+// one, each fitted alone with its own calibration, weighed by deepWeight
+// and calibrated by the average's factor about the targets' mean; the
+// same after a round trip through JSON; and the report names both.
+func TestDeepAveragedMachine(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		seed     uint64
+		rows     int
+		classify bool
+	}{
+		{"regression", 4, 80, false},
+		{"classifier", 1, 150, true},
+	} {
+		x, y, labels := friedmanLike(tc.seed, tc.rows)
+		outputs, targets := 1, mat.Matrix(y)
+		if tc.classify {
+			targets, outputs = nil, 2
+		} else {
+			labels = nil
+		}
+		// The inputs as they are, without relevance weights, which fit
+		// would choose first.
+		s := Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true, InputScale: LinearInputs}
+		p, err := prepare(x, targets, labels, s, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		val, err := newValidation(p.linear, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		arch, costs, bandwidths, err := s.resolve(outputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := selectShallow(p, val, outputs, s, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel, _, err := selectSettings(p.variants(), val, arch, costs, bandwidths, s, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := f.deep
+		if a == nil {
+			t.Fatalf("%s: not averaged; the test needs the average", tc.name)
+		}
+		m, res, err := fitDeepAverage(p, arch, Result{Selection: sel}, f, s, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := describeSettings(res); !strings.Contains(got, "(deep, cost ") || !strings.Contains(got, "; the deep machine weighs 0.5") {
+			t.Errorf("%s: the report says %q, want it to name the deep machine and its weight", tc.name, got)
+		}
+		deep, _, err := fitDeep(p, arch, Result{Cost: a.deep.Cost, Bandwidth: a.deep.Bandwidth}, &a.deepCal, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.deep = nil
+		shallow, _, err := f.result(p, Result{}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := mat.NewDense(40, 5, nil)
+		rnd := rand.New(rand.NewPCG(9, 9))
+		for i := range 40 {
+			for j := range 5 {
+				q.Set(i, j, rnd.Float64())
+			}
+		}
+		want := deep.Predict(nil, q)
+		ps := shallow.Predict(nil, q)
+		mean := 0.0
+		if !tc.classify {
+			mean = p.out.Mean[0]
+		}
+		want.Apply(func(i, j int, v float64) float64 {
+			return mean + a.cal.factor[0]*(deepWeight*(v-mean)+(1-deepWeight)*(ps.At(i, j)-mean))
+		}, want)
+		got := m.Predict(nil, q)
+		if !mat.EqualApprox(got, want, 1e-9) {
+			t.Errorf("%s: averaged machine predicts\n%v\nwant\n%v", tc.name, mat.Formatted(got.T()), mat.Formatted(want.T()))
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Machine
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if again := back.Predict(nil, q); !mat.Equal(again, got) {
+			t.Errorf("%s: the decoded machine predicts otherwise", tc.name)
+		}
+	}
+}
