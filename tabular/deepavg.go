@@ -8,21 +8,22 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// deepWeight is the deep machine's weight in its average with the
-// shallow machine; the shallow machine, or the machines of its average
-// (see averageBandwidths), hold the rest. Where the deep machine
+// deepWeights returns the deep machine's weights in its average with
+// the shallow machine that the folds choose among; the shallow machine,
+// or the machines of its average (see averageBandwidths), hold the rest. Where the deep machine
 // survives its race, the two predict held-out rows differently enough
 // that their average may predict them better than the one of them the
 // folds choose, a choice the folds' noise makes in part.
 // docs/learner-panel.md has the replay of the panels' selections and the
 // panels' scores.
-const deepWeight = 0.5
+func deepWeights() []float64 { return []float64{0.25, 0.5, 0.75} }
 
 // deepAverage is the average of the deep and the shallow machine that a
 // selection prefers to its winner: the deep candidate, the calibration of
 // its held-out predictions alone, and the calibration of the average.
 type deepAverage struct {
 	deep    Candidate
+	weight  float64 // the deep machine's, among deepWeights
 	deepCal calibration
 	cal     calibration
 }
@@ -51,35 +52,40 @@ func (d *deepFolds) averageDeep(sel *Selection, f *shallowFit, val *validation, 
 		return nil
 	}
 	preds, means, tests := d.heldOutPreds(deep)
-	a := &deepAverage{deep: sel.Candidates[deep], deepCal: calibrate(preds, means, tests)}
-	avg, avgMeans := make([]*mat.Dense, len(preds)), make([]*mat.Dense, len(means))
+	deepCal := calibrate(preds, means, tests)
+	dp, sp := make([]*mat.Dense, len(preds)), make([]*mat.Dense, len(preds))
+	var avgMeans []*mat.Dense // the deep and the shallow fits' means, the same but for weights
 	for i := range preds {
 		var dm, sm *mat.Dense
 		if means != nil {
 			dm, sm = means[i], f.means[i]
-			avgMeans[i] = weighed(dm, sm)
+			avgMeans = append(avgMeans, weighed(dm, sm, 0.5))
 		}
-		avg[i] = weighed(a.deepCal.calibrated(preds[i], dm), f.cal.calibrated(f.preds[i], sm))
+		dp[i], sp[i] = deepCal.calibrated(preds[i], dm), f.cal.calibrated(f.preds[i], sm)
 	}
-	if means == nil {
-		avgMeans = nil
-	}
-	winner := calibratedLoss(f.preds, f.means, f.tests)
+	var a *deepAverage
+	loss := calibratedLoss(f.preds, f.means, f.tests)
 	if !sel.Candidates[sel.Best].Shallow {
-		winner = calibratedLoss(d.heldOutPreds(sel.Best))
+		loss = calibratedLoss(d.heldOutPreds(sel.Best))
 	}
-	if !lowerLoss(calibratedLoss(avg, avgMeans, tests), winner) {
-		return nil
+	for _, w := range deepWeights() {
+		avg := make([]*mat.Dense, len(preds))
+		for i := range preds {
+			avg[i] = weighed(dp[i], sp[i], w)
+		}
+		if l := calibratedLoss(avg, avgMeans, tests); lowerLoss(l, loss) {
+			loss = l
+			a = &deepAverage{deep: sel.Candidates[deep], weight: w, deepCal: deepCal, cal: calibrate(avg, avgMeans, tests)}
+		}
 	}
-	a.cal = calibrate(avg, avgMeans, tests)
 	return a
 }
 
-// weighed returns deepWeight times a plus 1-deepWeight times b.
-func weighed(a, b *mat.Dense) *mat.Dense {
+// weighed returns w times a plus 1-w times b.
+func weighed(a, b *mat.Dense, w float64) *mat.Dense {
 	out := mat.DenseCopyOf(b)
-	out.Scale(1-deepWeight, out)
-	out.Apply(func(i, j int, v float64) float64 { return v + deepWeight*a.At(i, j) }, out)
+	out.Scale(1-w, out)
+	out.Apply(func(i, j int, v float64) float64 { return v + w*a.At(i, j) }, out)
 	return out
 }
 
@@ -98,9 +104,9 @@ func (c calibration) calibrated(pred, means *mat.Dense) *mat.Dense {
 
 // fitDeepAverage fits the deep and the shallow machine of the average
 // f.deep to all the rows and returns their sum: the deep machine, its
-// outputs scaled by its own calibration, the average's and deepWeight,
+// outputs scaled by its own calibration, the average's and its weight,
 // and in its Sum the shallow machines f fits with their calibration,
-// scaled by the average's and 1-deepWeight, as their intercepts are. res
+// scaled by the average's and 1 less the weight, as their intercepts are. res
 // describes the deep machine, and Averaged lists the deep candidate and
 // then the shallow ones.
 func fitDeepAverage(p *prepared, arch kernel.Architecture, res Result, f *shallowFit, s Settings, begin time.Time) (*Machine, Result, error) {
@@ -110,7 +116,7 @@ func fitDeepAverage(p *prepared, arch kernel.Architecture, res Result, f *shallo
 	if err != nil {
 		return nil, res, err
 	}
-	g := scaled(calibration{factor: a.cal.factor}, 1-deepWeight)
+	g := scaled(calibration{factor: a.cal.factor}, 1-a.weight)
 	out := p.scaling(f.best.LogTarget)
 	b := slices.Clone(sm.Output.Mean) // the shallow machines' intercepts
 	for j := range b {
@@ -125,7 +131,7 @@ func fitDeepAverage(p *prepared, arch kernel.Architecture, res Result, f *shallo
 	}
 	res.Cost, res.Bandwidth, res.LogTarget = a.deep.Cost, a.deep.Bandwidth, a.deep.LogTarget
 	cal := a.deepCal
-	cal.factor = scaled(a.cal, deepWeight).factor
+	cal.factor = scaled(a.cal, a.weight).factor
 	for j := range cal.factor {
 		cal.factor[j] *= a.deepCal.factor[j]
 	}
@@ -138,7 +144,7 @@ func fitDeepAverage(p *prepared, arch kernel.Architecture, res Result, f *shallo
 	if sres.Averaged == nil {
 		res.Averaged = append(res.Averaged, f.best) // its cost as the fit re-chose it
 	}
-	res.CostRows = sres.CostRows
+	res.CostRows, res.DeepWeight = sres.CostRows, a.weight
 	res.Calibration = a.cal.record(classify)
 	res.Seconds = time.Since(begin).Seconds()
 	return m, res, nil

@@ -2,6 +2,7 @@ package tabular
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -84,7 +85,7 @@ func TestDeepAverageWhen(t *testing.T) {
 
 // TestDeepAveragedMachine checks the machine of the deep and shallow
 // average: it predicts the average of the deep machine and the shallow
-// one, each fitted alone with its own calibration, weighed by deepWeight
+// one, each fitted alone with its own calibration, weighed by its weight
 // and calibrated by the average's factor about the targets' mean; the
 // same after a round trip through JSON; and the report names both.
 func TestDeepAveragedMachine(t *testing.T) {
@@ -135,7 +136,7 @@ func TestDeepAveragedMachine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := describeSettings(res); !strings.Contains(got, "(deep, cost ") || !strings.Contains(got, "; the deep machine weighs 0.5") {
+		if got := describeSettings(res); !strings.Contains(got, "(deep, cost ") || !strings.Contains(got, fmt.Sprintf("; the deep machine weighs %g", a.weight)) {
 			t.Errorf("%s: the report says %q, want it to name the deep machine and its weight", tc.name, got)
 		}
 		deep, _, err := fitDeep(p, arch, Result{Cost: a.deep.Cost, Bandwidth: a.deep.Bandwidth}, &a.deepCal, s)
@@ -161,7 +162,7 @@ func TestDeepAveragedMachine(t *testing.T) {
 			mean = p.out.Mean[0]
 		}
 		want.Apply(func(i, j int, v float64) float64 {
-			return mean + a.cal.factor[0]*(deepWeight*(v-mean)+(1-deepWeight)*(ps.At(i, j)-mean))
+			return mean + a.cal.factor[0]*(a.weight*(v-mean)+(1-a.weight)*(ps.At(i, j)-mean))
 		}, want)
 		got := m.Predict(nil, q)
 		if !mat.EqualApprox(got, want, 1e-9) {

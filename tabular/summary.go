@@ -86,7 +86,7 @@ func describeSettings(res Result) string {
 		}
 		chosen = fmt.Sprintf("the average of %d machines (%s), dims %v, %d anchors", len(res.Averaged), strings.Join(each, "; "), res.Dims, res.Anchors)
 		if !res.Averaged[0].Shallow {
-			chosen += fmt.Sprintf("; the deep machine weighs %g, the shallow ones share the rest", deepWeight)
+			chosen += fmt.Sprintf("; the deep machine weighs %g, the shallow ones share the rest", res.DeepWeight)
 		}
 	}
 	if res.LogTarget {
