@@ -36,9 +36,10 @@ func friedmanLike(seed uint64, n int) (x, y *mat.Dense, labels []int) {
 // shallow machine: when the deep machine was fitted on every fold and the
 // average's calibrated held-out loss is lower than the winner's, whether
 // the winner is the deep machine or the shallow one; not when the shallow
-// machine raced the deep one out, nor when the average's loss is higher.
-// Without the rule that averages, the first three tables are not averaged;
-// without its comparison of losses, the last is.
+// machine raced the deep one out, nor when the average's loss is higher,
+// nor when the selection ran on a subsample of the rows. Without the rule
+// that averages, the first three tables are not averaged; without its
+// comparison of losses, or its test of the rows, the last two are.
 func TestDeepAverageWhen(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -54,6 +55,7 @@ func TestDeepAverageWhen(t *testing.T) {
 		{"classifier", 1, 150, true, false, false, true},
 		{"raced", 1, 80, false, true, true, false},
 		{"higher loss", 2, 80, false, false, false, false},
+		{"subsample", 2, SelectionRows + 50, true, false, false, false},
 	} {
 		x, y, labels := friedmanLike(tc.seed, tc.rows)
 		s := Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true}
