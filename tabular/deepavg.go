@@ -10,12 +10,12 @@ import (
 
 // deepWeights returns the deep machine's weights in its average with
 // the shallow machine that the folds choose among; the shallow machine,
-// or the machines of its average (see averageBandwidths), hold the rest. Where the deep machine
-// survives its race, the two predict held-out rows differently enough
-// that their average may predict them better than the one of them the
-// folds choose, a choice the folds' noise makes in part.
-// docs/learner-panel.md has the replay of the panels' selections and the
-// panels' scores.
+// or the machines of its average (see averageBandwidths), hold the
+// rest. Where the deep machine survives its race, the two may predict
+// held-out rows differently enough that their average predicts them
+// better than the one of them the folds choose, a choice the folds'
+// noise makes in part. docs/learner-panel.md has the replay of the
+// panels' selections and the panels' scores.
 func deepWeights() []float64 { return []float64{0.25, 0.5, 0.75} }
 
 // deepAverage is the average of the deep and the shallow machine that a
@@ -106,9 +106,9 @@ func (c calibration) calibrated(pred, means *mat.Dense) *mat.Dense {
 // f.deep to all the rows and returns their sum: the deep machine, its
 // outputs scaled by its own calibration, the average's and its weight,
 // and in its Sum the shallow machines f fits with their calibration,
-// scaled by the average's and 1 less the weight, as their intercepts are. res
-// describes the deep machine, and Averaged lists the deep candidate and
-// then the shallow ones.
+// scaled by the average's and 1 less the weight, as their intercepts
+// are. res describes the deep machine, and Averaged lists the deep
+// candidate and then the shallow ones.
 func fitDeepAverage(p *prepared, arch kernel.Architecture, res Result, f *shallowFit, s Settings, begin time.Time) (*Machine, Result, error) {
 	a := f.deep
 	classify := p.linear.labels != nil
@@ -116,7 +116,7 @@ func fitDeepAverage(p *prepared, arch kernel.Architecture, res Result, f *shallo
 	if err != nil {
 		return nil, res, err
 	}
-	g := scaled(calibration{factor: a.cal.factor}, 1-a.weight)
+	g := a.cal.scaled(1 - a.weight)
 	out := p.scaling(f.best.LogTarget)
 	b := slices.Clone(sm.Output.Mean) // the shallow machines' intercepts
 	for j := range b {
@@ -130,11 +130,7 @@ func fitDeepAverage(p *prepared, arch kernel.Architecture, res Result, f *shallo
 		g.scaleOutputs(km, classify)
 	}
 	res.Cost, res.Bandwidth, res.LogTarget = a.deep.Cost, a.deep.Bandwidth, a.deep.LogTarget
-	cal := a.deepCal
-	cal.factor = scaled(a.cal, a.weight).factor
-	for j := range cal.factor {
-		cal.factor[j] *= a.deepCal.factor[j]
-	}
+	cal := a.deepCal.scaled(a.weight, a.cal)
 	m, res, err := fitDeep(p, arch, res, &cal, s)
 	if err != nil {
 		return nil, res, err
@@ -150,12 +146,16 @@ func fitDeepAverage(p *prepared, arch kernel.Architecture, res Result, f *shallo
 	return m, res, nil
 }
 
-// scaled returns the calibration c with its factors multiplied by w.
-func scaled(c calibration, w float64) calibration {
+// scaled returns c with its factors multiplied by w and by the factors
+// of each of by, output by output.
+func (c calibration) scaled(w float64, by ...calibration) calibration {
 	out := c
 	out.factor = make([]float64, len(c.factor))
 	for j, v := range c.factor {
 		out.factor[j] = v * w
+		for _, b := range by {
+			out.factor[j] *= b.factor[j]
+		}
 	}
 	return out
 }
