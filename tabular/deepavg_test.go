@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -180,6 +182,73 @@ func TestDeepAveragedMachine(t *testing.T) {
 		}
 		if again := back.Predict(nil, q); !mat.Equal(again, got) {
 			t.Errorf("%s: the decoded machine predicts otherwise", tc.name)
+		}
+	}
+}
+
+// TestAverageDeepRule checks averageDeep on held-out predictions made up
+// as the targets plus noise of known sizes, as the deep machine's on two
+// scales of the targets and the shallow machine's on the first: it takes
+// the deep candidate on the shallow machine's scale, though the other
+// scale's is better, and the weight of lowest loss among deepWeights,
+// which the sizes of the noises decide (the best weight of independent
+// noises of variances d and s is s/(d+s)); and nothing when the shallow
+// machine alone is better than every average. Without the test of the
+// scale, the first case averages the other scale's deep candidate.
+func TestAverageDeepRule(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		deep, other, shallow float64 // the noises' sizes
+		want                 float64 // the weight; 0 for no average
+	}{
+		{"alike, the other scale's deep better", 0.55, 0.5, 0.45, 0.5},
+		{"deep better", 0.4, 0.5, 0.6, 0.75},
+		{"shallow better", 0.6, 0.7, 0.4, 0.25},
+		{"shallow far better", 2, 2.5, 0.2, 0},
+	} {
+		const n, k = 1000, 5
+		rnd := rand.New(rand.NewPCG(4, 2))
+		x, y := mat.NewDense(n, 1, nil), mat.NewDense(n, 1, nil)
+		for i := range n {
+			x.Set(i, 0, rnd.Float64())
+			y.Set(i, 0, rnd.NormFloat64())
+		}
+		linear := problemData{x: x, y: y}
+		other := problemData{x: x, y: y, fitY: y, back: func(*mat.Dense) {}}
+		val := &validation{rows: numeric.Indices(n), folds: crossval.KFold(n, k, 1), k: k, repeats: 1}
+		d := &deepFolds{variants: []problemData{linear, other}, folds: val.folds, costs: []float64{0.1}, bandwidths: []float64{1},
+			out: make([][]heldOut, 2*k)}
+		f := &shallowFit{best: Candidate{Shallow: true}}
+		noisy := func(test problemData, size float64) (*mat.Dense, *mat.Dense) {
+			rows, _ := test.y.Dims()
+			pred, mean := mat.NewDense(rows, 1, nil), mat.NewDense(rows, 1, nil)
+			pred.Apply(func(i, _ int, _ float64) float64 { return test.y.At(i, 0) + size*rnd.NormFloat64() }, pred)
+			return pred, mean
+		}
+		var losses, scores []float64
+		for fold, part := range val.folds {
+			test := linear.rows(part.Test)
+			for v, size := range []float64{tc.deep, tc.other} {
+				pred, _ := noisy(test, size)
+				h := heldOutOf(pred, test)
+				h.pred, h.mean = pred, []float64{0}
+				d.out[v*k+fold] = []heldOut{h}
+			}
+			pred, mean := noisy(test, tc.shallow)
+			f.preds, f.means, f.tests = append(f.preds, pred), append(f.means, mean), append(f.tests, test)
+			h := heldOutOf(pred, test)
+			losses, scores = append(losses, h.loss), append(scores, h.score)
+		}
+		f.cal = calibrate(f.preds, f.means, f.tests)
+		sel := &Selection{Best: -1}
+		d.gather(sel, k, false)
+		sel.add(f.best, losses, scores, nil)
+		a := d.averageDeep(sel, f, val, d.variants)
+		switch {
+		case a == nil && tc.want != 0:
+			t.Errorf("%s: not averaged, want the deep machine weighing %g", tc.name, tc.want)
+		case a != nil && (a.deep.LogTarget || a.weight != tc.want):
+			t.Errorf("%s: averaged the deep candidate %+v weighing %g; want the first scale's weighing %g", tc.name, a.deep, a.weight, tc.want)
 		}
 	}
 }
