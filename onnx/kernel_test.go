@@ -269,7 +269,8 @@ func TestKernelRandom(t *testing.T) {
 // them by default, with calibrated outputs: a regression with its
 // intervals, and a classifier, each also on inputs mapped through their
 // quantiles, which the new rows' values beyond the training range test
-// at their ends; and a sum of shallow machines, as fit averages them.
+// at their ends; and sums of machines, as fit averages them: of shallow
+// machines, and of a shallow and a deep one.
 func TestKernelShallow(t *testing.T) {
 	needRuntime(t)
 	var cases []agreementCase
@@ -277,29 +278,33 @@ func TestKernelShallow(t *testing.T) {
 		target   string
 		classify bool
 		inputs   tabular.InputScale
-		sum      bool
+		sum      string // "", "shallow" or "deep": the machine added
 	}{
-		{"y", false, tabular.LinearInputs, false},
-		{"c", true, tabular.LinearInputs, false},
-		{"y", false, tabular.QuantileInputs, false},
-		{"c", true, tabular.QuantileInputs, false},
-		{"y", false, tabular.LinearInputs, true},
-		{"c", true, tabular.LinearInputs, true},
+		{"y", false, tabular.LinearInputs, ""},
+		{"c", true, tabular.LinearInputs, ""},
+		{"y", false, tabular.QuantileInputs, ""},
+		{"c", true, tabular.QuantileInputs, ""},
+		{"y", false, tabular.LinearInputs, "shallow"},
+		{"c", true, tabular.LinearInputs, "shallow"},
+		{"y", false, tabular.LinearInputs, "deep"},
+		{"c", true, tabular.LinearInputs, "deep"},
 	} {
 		name := tc.target + "-" + tc.inputs.String()
-		if tc.sum {
-			name += "-sum"
+		if tc.sum != "" {
+			name += "-sum-" + tc.sum
 		}
 		rnd := rand.New(rand.NewPCG(5, 6))
 		other := []string{"y", "c"}
-		fm := fitTableWith(t, randomTable(t, 120, false, rnd), tc.target, other, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: tc.inputs})
+		table := randomTable(t, 120, false, rnd)
+		fm := fitTableWith(t, table, tc.target, other, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: tc.inputs})
 		if len(fm.km.Machine.Dims) != 2 {
 			t.Fatalf("%s: dims %v: not a shallow machine", name, fm.km.Machine.Dims)
 		}
 		if got := fm.km.Machine.Quantiles != nil; got != (tc.inputs == tabular.QuantileInputs) {
 			t.Fatalf("%s: quantile map %v, want it with inputs %v", name, got, tc.inputs)
 		}
-		if tc.sum {
+		switch tc.sum {
+		case "shallow":
 			// The machine again at another bandwidth, its outputs
 			// halved, added to it.
 			more := *fm.km.Machine.Machine
@@ -308,6 +313,13 @@ func TestKernelShallow(t *testing.T) {
 			more.A.Scale(0.5, more.A)
 			more.C.Scale(-0.5, more.C)
 			fm.km.Machine.Sum = []*kernel.Machine{&more}
+		case "deep":
+			// A deep machine of the same table's columns added to it.
+			deep := fitTable(t, table, tc.target, other, tc.classify, kernel.Additive).km.Machine.Machine
+			if len(deep.Dims) < 3 {
+				t.Fatalf("%s: dims %v: not a deep machine", name, deep.Dims)
+			}
+			fm.km.Machine.Sum = []*kernel.Machine{deep}
 		}
 		if !tc.classify {
 			fm.km.HalfWidth = []float64{0.4}

@@ -71,7 +71,14 @@
 //     targets, if the average's calibrated held-out loss is lower than
 //     the best setting's: a sum of machines (Machine.Sum,
 //     Result.Averaged), whose held-out predictions, the mean of theirs,
-//     score and calibrate it.
+//     score and calibrate it. When the deep machine was then fitted on
+//     every fold of all the rows (not raced out), the fit may average it
+//     with the shallow machine, each calibrated alone, the deep one
+//     weighing 1/4, 1/2 or 3/4 (Result.DeepWeight): the weight of lowest
+//     calibrated held-out loss, if that is lower than the winner's. The
+//     model is then the deep machine with the shallow ones in its Sum,
+//     and the deep machine is fitted on all the rows even when the
+//     shallow one won.
 //   - Tables of fewer than 150 rows repeat the k-fold split on two or three
 //     shuffles: one split of a few dozen rows ranks the settings by noise.
 //     The deep machine is fitted on the first split. It is fitted on the

@@ -283,6 +283,9 @@ func selectSettings(d *deepFolds, val *validation, s Settings, shallow *shallowF
 	if sel.Best < 0 {
 		return nil, calibration{}, errors.New("tabular: cross-validation: no setting was scored on every fold: each diverged on some fold or was skipped over the budget")
 	}
+	if shallow != nil && !raced {
+		shallow.deep = d.averageDeep(sel, shallow, val)
+	}
 	if sel.Candidates[sel.Best].Shallow {
 		return sel, shallow.cal, nil
 	}
@@ -414,9 +417,16 @@ func (d *deepFolds) gather(sel *Selection, folds int, raced bool) {
 // calibration returns the calibration of deep candidate i (in the order
 // of gather), fitted to its held-out predictions.
 func (d *deepFolds) calibration(i int) calibration {
+	return calibrate(d.heldOutPreds(i))
+}
+
+// heldOutPreds returns the held-out predictions of deep candidate i on
+// each fold, on the fit scale, the means its fits learned about (nil for
+// a classifier) and the folds' held-out rows.
+func (d *deepFolds) heldOutPreds(i int) (preds, means []*mat.Dense, parts []problemData) {
 	k, nb, nc := len(d.folds), len(d.bandwidths), len(d.costs)
 	v, b, c := i/(nb*nc), i/nc%nb, i%nc
-	preds, means, parts := make([]*mat.Dense, k), make([]*mat.Dense, k), make([]problemData, k)
+	preds, means, parts = make([]*mat.Dense, k), make([]*mat.Dense, k), make([]problemData, k)
 	for f := range k {
 		h := d.out[(v*nb+b)*k+f][c]
 		preds[f] = h.pred
@@ -428,7 +438,10 @@ func (d *deepFolds) calibration(i int) calibration {
 			}
 		}
 	}
-	return calibrate(preds, means, parts)
+	if d.variants[v].labels != nil {
+		means = nil
+	}
+	return preds, means, parts
 }
 
 // raceMargin is how many standard errors the shallow machine must lead

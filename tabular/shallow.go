@@ -56,6 +56,9 @@ type shallowFit struct {
 	// members are the candidates whose machines the fit averages, best
 	// first (see averageShallow); nil for best alone.
 	members []Candidate
+	// deep, when not nil, is the average with the deep machine that the
+	// selection prefers to its winner (see averageDeep).
+	deep *deepAverage
 	// data is all the rows, on the best scale.
 	data       problemData
 	outputs    int

@@ -78,9 +78,16 @@ func describeSettings(res Result) string {
 	if len(res.Averaged) > 1 {
 		var each []string
 		for _, c := range res.Averaged {
-			each = append(each, fmt.Sprintf("cost %g at bandwidth %g", c.Cost, c.Bandwidth))
+			deep := ""
+			if !c.Shallow {
+				deep = "deep, "
+			}
+			each = append(each, fmt.Sprintf("%scost %g at bandwidth %g", deep, c.Cost, c.Bandwidth))
 		}
 		chosen = fmt.Sprintf("the average of %d machines (%s), dims %v, %d anchors", len(res.Averaged), strings.Join(each, "; "), res.Dims, res.Anchors)
+		if !res.Averaged[0].Shallow {
+			chosen += fmt.Sprintf("; the deep machine weighs %g, the shallow ones share the rest", res.DeepWeight)
+		}
 	}
 	if res.LogTarget {
 		chosen += ", fitted to log(1 + target)"

@@ -405,8 +405,11 @@ type Result struct {
 	Shallow bool
 	// Averaged, when not nil, lists the shallow machines, best first,
 	// whose average the machine is (see Machine.Sum); Cost and
-	// Bandwidth are the first's.
-	Averaged []Candidate
+	// Bandwidth are the first's. When the first is the deep machine
+	// (Shallow false), it weighs DeepWeight in the average and the
+	// shallow ones share the rest (see deepWeights).
+	Averaged   []Candidate
+	DeepWeight float64
 	// InputScale is "quantile" when the inputs were mapped through their
 	// quantiles, "linear" when the selection kept them as they are, and
 	// empty when it did not choose. InputLosses are the shallow
@@ -585,6 +588,9 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		}
 		res.Selection = sel
 		best := sel.Candidates[sel.Best]
+		if shallow != nil && shallow.deep != nil {
+			return fitDeepAverage(p, arch, res, shallow, s, begin)
+		}
 		if best.Shallow {
 			return shallow.result(p, res, begin)
 		}
