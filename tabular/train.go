@@ -516,6 +516,25 @@ const (
 	initStream   = 0x6b65726e656c
 )
 
+// checkData checks the data before the selection spends time on it:
+// inputs present, no more anchors than rows, every value finite.
+// kernel.NewObjective checks the rest.
+func checkData(x, y mat.Matrix, s Settings) error {
+	if x == nil {
+		return errors.New("tabular: no input data")
+	}
+	if n, _ := x.Dims(); s.Anchors > n {
+		return fmt.Errorf("tabular: %d anchors for %d training points", s.Anchors, n)
+	}
+	if err := numeric.CheckFinite("tabular: input", x); err != nil {
+		return err
+	}
+	if y != nil {
+		return numeric.CheckFinite("tabular: target", y)
+	}
+	return nil
+}
+
 func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Result, error) {
 	begin := time.Now()
 	if s.Budget < 0 {
@@ -528,23 +547,10 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	if err != nil {
 		return nil, Result{}, err
 	}
-	if x == nil {
-		return nil, Result{}, errors.New("tabular: no input data")
-	}
-	n, _ := x.Dims()
-	if s.Anchors > n {
-		return nil, Result{}, fmt.Errorf("tabular: %d anchors for %d training points", s.Anchors, n)
-	}
-	// Check the data before the selection spends time on it; kernel.NewObjective
-	// checks the rest.
-	if err := numeric.CheckFinite("tabular: input", x); err != nil {
+	if err := checkData(x, y, s); err != nil {
 		return nil, Result{}, err
 	}
-	if y != nil {
-		if err := numeric.CheckFinite("tabular: target", y); err != nil {
-			return nil, Result{}, err
-		}
-	}
+	n, _ := x.Dims()
 	family, err := s.family(n)
 	if err != nil {
 		return nil, Result{}, err
