@@ -45,10 +45,8 @@ func (set shallowSettings) ratio(i int) float64 {
 }
 
 // kernelWeight returns the factor 1 / sqrt(r) of the kernel features of
-// setting i, r its ratio.
-func (set shallowSettings) kernelWeight(i int) float64 {
-	return 1 / math.Sqrt(orOne(set.ratio(i)))
-}
+// a setting of ratio r as Candidate.KernelPenalty holds it.
+func kernelWeight(r float64) float64 { return 1 / math.Sqrt(orOne(r)) }
 
 // orOne returns v, or 1 for 0.
 func orOne(v float64) float64 {

@@ -70,16 +70,38 @@ func TestKernelPenalty(t *testing.T) {
 }
 
 // TestKernelPenaltyChosen checks that the selection of a nearly linear
-// table chooses a kernel penalty above the linear part's.
+// table chooses a kernel penalty above the linear part's, and fits the
+// machine at it.
 func TestKernelPenaltyChosen(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(7, 2))
 	x, y := nearlyLinear(rnd, 50, 4)
-	_, res, err := FitRegression(x, y, Settings{Seed: 1})
+	m, res, err := FitRegression(x, y, Settings{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	best := res.Selection.Candidates[res.Selection.Best]
-	if !best.Shallow || best.KernelPenalty <= 1 {
-		t.Errorf("chose %s; want the shallow machine with its kernel penalised more", best.setting())
+	if !best.Shallow || best.KernelPenalty <= 1 || m.Sum != nil {
+		t.Fatalf("chose %s, %d machines averaged; want the shallow machine alone with its kernel penalised more", best.setting(), len(m.Sum)+1)
+	}
+	// The machine is the fit of its chosen setting: refitted here on its
+	// inputs and targets as it saw them, calibrated alike.
+	z := mat.DenseCopyOf(x)
+	if m.Quantiles != nil {
+		z = m.Quantiles.Transform(z)
+	}
+	z = m.Input.Transform(z)
+	b, err := newShallowBasis(newShallowInputs(z, m.Anchors), best.Bandwidth, 1/math.Sqrt(best.KernelPenalty))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.ridge(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scaled := mat.DenseCopyOf(y)
+	scaled.Scale(1/m.Output.Scale[0], scaled)
+	want, _ := b.machine(r, r.project(scaled), best.Cost, m.Anchors, calibration{factor: res.Calibration.Shrinkage, residuals: [][]float64{}})
+	if !mat.EqualApprox(m.C, want.C, 1e-8) || !mat.EqualApprox(m.A, want.A, 1e-8) {
+		t.Errorf("the machine's coefficients\n%v\n%v\nare not its setting's\n%v\n%v", mat.Formatted(m.A), mat.Formatted(m.C), mat.Formatted(want.A), mat.Formatted(want.C))
 	}
 }

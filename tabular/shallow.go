@@ -406,7 +406,7 @@ func scoreShallow(in *shallowInputs, variants []problemData, set shallowSettings
 		if bases[list[i]] != nil {
 			return nil
 		}
-		b, err := newShallowBasis(in, set.sigmas[list[i]], set.kernelWeight(list[i]))
+		b, err := newShallowBasis(in, set.sigmas[list[i]], kernelWeight(set.ratio(list[i])))
 		if err == nil {
 			b.all, err = b.ridge(nil, variants[0].w)
 		}
@@ -674,7 +674,7 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	var machines []*kernel.Machine
 	var intercept []float64
 	for _, c := range members {
-		b, err := newShallowBasis(in, c.Bandwidth, 1/math.Sqrt(orOne(c.KernelPenalty)))
+		b, err := newShallowBasis(in, c.Bandwidth, kernelWeight(c.KernelPenalty))
 		if err != nil {
 			return nil, res, err
 		}
