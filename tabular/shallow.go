@@ -156,11 +156,10 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 
 // scoreNearBest scores the bandwidths kept on the shuffled folds of val.
 // Fold scores cost k solvers per bandwidth, leave-one-out one, so the
-// bandwidths are ranked by leave-one-out first and only the best
-// foldBandwidths are scored on the folds, with the best setting of the
-// kernel part penalised more than the linear part if leave-one-out
-// prefers it (withPenalties), each at the costs near its best by
-// leave-one-out (nearBest).
+// bandwidths are ranked by leave-one-out first, with the best of them
+// also at the kernel penalties of kernelPenalties (withPenalties), and
+// only the best foldBandwidths of these settings are scored on the folds,
+// each at the costs near its best by leave-one-out (nearBest).
 func (pass *shallowPass) scoreNearBest(kept []int, val *validation, outputs int, s Settings) ([]*bandwidthScores, error) {
 	loo, err := pass.score(kept, val, false, outputs, s.Workers)
 	if err != nil {
@@ -171,13 +170,13 @@ func (pass *shallowPass) scoreNearBest(kept []int, val *validation, outputs int,
 		return nil, err
 	}
 	ranked, best := len(kept), bestBandwidths(loo, foldBandwidths)
+	kept = pick(kept, best)
 	costs := make([][]float64, len(best))
 	for i, b := range best {
 		costs[i] = nearBest(loo[b].cands, foldCostSteps)
 	}
-	kept = pick(kept, best)
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "tabular: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d settings are scored on the folds\n", ranked, len(kept))
+		fmt.Fprintf(s.Progress, "tabular: %d settings of the shallow machine's bandwidth and kernel penalty ranked by leave-one-out; the best %d are scored on the folds\n", ranked, len(kept))
 	}
 	return scoreShallow(pass.space.in, pass.space.sub, set, kept, val, true, outputs, s.Workers, costs)
 }
