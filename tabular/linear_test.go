@@ -3,6 +3,7 @@ package tabular
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -70,8 +71,8 @@ func TestKernelPenalty(t *testing.T) {
 }
 
 // TestKernelPenaltyChosen checks that the selection of a nearly linear
-// table chooses a kernel penalty above the linear part's, and fits the
-// machine at it.
+// table chooses a kernel penalty above the linear part's, says so in its
+// summary, and fits the machine at it.
 func TestKernelPenaltyChosen(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(7, 2))
 	x, y := nearlyLinear(rnd, 50, 4)
@@ -82,6 +83,9 @@ func TestKernelPenaltyChosen(t *testing.T) {
 	best := res.Selection.Candidates[res.Selection.Best]
 	if !best.Shallow || best.KernelPenalty <= 1 || m.Sum != nil {
 		t.Fatalf("chose %s, %d machines averaged; want the shallow machine alone with its kernel penalised more", best.setting(), len(m.Sum)+1)
+	}
+	if note := "the kernel part's penalty"; !strings.Contains(describeSettings(res), note) {
+		t.Errorf("the summary %q does not say %q", describeSettings(res), note)
 	}
 	// The machine is the fit of its chosen setting: refitted here on its
 	// inputs and targets as it saw them, calibrated alike.

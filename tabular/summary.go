@@ -67,6 +67,15 @@ func (rep *Report) Summary(md *Model) []string {
 	return lines
 }
 
+// kernelPenaltyNote describes the kernel penalty of a shallow candidate
+// for the summary, "" at 1.
+func kernelPenaltyNote(c Candidate) string {
+	if c.KernelPenalty == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the kernel part's penalty %g times the linear part's)", c.KernelPenalty)
+}
+
 // describeSettings says which cost and bandwidth the fit used and how
 // they were chosen.
 func describeSettings(res Result) string {
@@ -74,11 +83,14 @@ func describeSettings(res Result) string {
 	if res.CostRows > 0 {
 		cost += fmt.Sprintf(" (re-chosen by leave-one-out on all %d rows)", res.CostRows)
 	}
+	if sel := res.Selection; sel != nil && res.Shallow {
+		cost += kernelPenaltyNote(sel.Candidates[sel.Best])
+	}
 	chosen := fmt.Sprintf("%s, bandwidth %g, dims %v, %d anchors", cost, res.Bandwidth, res.Dims, res.Anchors)
 	if len(res.Averaged) > 1 {
 		var each []string
 		for _, c := range res.Averaged {
-			each = append(each, fmt.Sprintf("cost %g at bandwidth %g", c.Cost, c.Bandwidth))
+			each = append(each, fmt.Sprintf("cost %g%s at bandwidth %g", c.Cost, kernelPenaltyNote(c), c.Bandwidth))
 		}
 		chosen = fmt.Sprintf("the average of %d machines (%s), dims %v, %d anchors", len(res.Averaged), strings.Join(each, "; "), res.Dims, res.Anchors)
 	}
