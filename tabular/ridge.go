@@ -20,11 +20,12 @@ import (
 //	h_1 = W x + sum_j K(x, s_j) c_j.
 //
 // With A_0 fixed the loss, mean squared error plus cost * (|W|^2 + the RKHS
-// norm), or with the kernel's penalty weighed more (kernelPenalties), is a
-// ridge regression on the features [x, psi(x)], where psi maps
+// norm), is a ridge regression on the features [x, psi(x)], where psi maps
 // x to the coordinates of K(x, .) in an orthonormal basis of the anchors'
 // span, so its minimiser and its leave-one-out residuals at every cost
-// follow from one eigendecomposition per bandwidth and weight.
+// follow from one eigendecomposition per bandwidth. With the RKHS norm
+// penalised r times more (kernelPenalties) it is the ridge regression on
+// [x, psi(x) / sqrt(r)], one more eigendecomposition per ratio.
 
 // shallowInputs holds what the bases of every bandwidth share: the
 // rows' standardised inputs, the anchors, their squared distances, and
