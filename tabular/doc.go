@@ -52,8 +52,12 @@
 //     13 costs (1e-4 to 100, half decades) times 9 bandwidths
 //     (1/4 to 8 times the median distance between the anchors); on
 //     inputs mapped through their quantiles or weighed by relevance, the
-//     5 bandwidths best on the inputs before them (passBandwidths). A
-//     classifier fits its one-hot labels by least squares and is judged
+//     5 bandwidths best on the inputs before them (passBandwidths).
+//     When it competes with the deep machine, its best bandwidth by
+//     leave-one-out is also tried with the kernel part penalised 10, 100
+//     and 1000 times the linear part (kernelPenalties,
+//     Candidate.KernelPenalty): a nearly linear table wants its linear
+//     part free and its kernel part held down. A classifier fits its one-hot labels by least squares and is judged
 //     on softmax(scale * scores), with the scale of lowest held-out
 //     log-loss. The deep machine has dims DefaultHidden (3, 3, 3) then the
 //     output block. It is fitted by L-BFGS, its cost chosen among
@@ -63,8 +67,8 @@
 //     times (Settings.FoldsFor), stratified by class for a classifier.
 //     The lowest held-out mean squared error (standardised) or log-loss
 //     wins; R^2 or accuracy is reported beside it. The shallow machine's
-//     bandwidths are ranked by leave-one-out first; the best three are
-//     scored on the folds, each at the costs within two steps of the
+//     bandwidths, and its kernel penalties, are ranked by leave-one-out
+//     first; the best three settings are scored on the folds, each at the costs within two steps of the
 //     grid of its best cost by leave-one-out. When the selection runs on
 //     all the rows, the shallow machine that competes is the average of
 //     the best setting of each of the three, on the chosen scale of the

@@ -23,7 +23,9 @@ import (
 // norm), is a ridge regression on the features [x, psi(x)], where psi maps
 // x to the coordinates of K(x, .) in an orthonormal basis of the anchors'
 // span, so its minimiser and its leave-one-out residuals at every cost
-// follow from one eigendecomposition per bandwidth.
+// follow from one eigendecomposition per bandwidth. With the RKHS norm
+// penalised r times more (kernelPenalties) it is the ridge regression on
+// [x, psi(x) / sqrt(r)], one more eigendecomposition per ratio.
 
 // shallowInputs holds what the bases of every bandwidth share: the
 // rows' standardised inputs, the anchors, their squared distances, and
@@ -134,14 +136,19 @@ func significantEigen(g *mat.SymDense, what string) (vals []float64, u *mat.Dens
 const eigenFloor = 1e-10
 
 // newShallowBasis returns the basis of bandwidth sigma for the rows and
-// anchors of in.
-func newShallowBasis(in *shallowInputs, sigma float64) (*shallowBasis, error) {
+// anchors of in, its kernel features multiplied by weight (see
+// kernelPenalties): on the features [x, weight psi] the ridge penalty is
+// cost (|W|^2 + the RKHS norm / weight^2). The map to the anchors'
+// coefficients takes the weight in, so that the machine fitted has the
+// usual form.
+func newShallowBasis(in *shallowInputs, sigma, weight float64) (*shallowBasis, error) {
 	n, d := in.x.Dims()
 	gamma := 1 / (2 * sigma * sigma)
 	toC, err := anchorBasis(in.between, gamma)
 	if err != nil {
 		return nil, err
 	}
+	toC.Scale(weight, toC)
 	m, r := toC.Dims()
 	knm := mat.NewDense(n, m, nil)
 	knm.Apply(func(_, _ int, v float64) float64 { return math.Exp(-gamma * v) }, in.toAnchors)

@@ -70,6 +70,10 @@ type Candidate struct {
 	// raceMargin), and the other folds were not fitted. Its scores are
 	// those of the first folds; it is never chosen.
 	Raced bool `json:"raced,omitempty"`
+	// KernelPenalty is how many times the penalty of a shallow
+	// machine's linear part that of its kernel part is, at the same cost
+	// (see kernelPenalties). 0 means 1.
+	KernelPenalty float64 `json:"kernel_penalty,omitempty"`
 }
 
 // problemData are the rows a machine is fitted to: inputs and either
@@ -597,6 +601,9 @@ func meanStd(x []float64) (mean, std float64) {
 // setting describes the candidate's settings for the progress lines.
 func (c Candidate) setting() string {
 	s := fmt.Sprintf("cost %g, bandwidth %g", c.Cost, c.Bandwidth)
+	if c.KernelPenalty != 0 {
+		s += fmt.Sprintf(", kernel penalty %g times", c.KernelPenalty)
+	}
 	if c.Shallow {
 		s = "shallow " + s
 	}

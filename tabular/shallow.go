@@ -159,11 +159,16 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 
 // scoreNearBest scores the bandwidths kept on the shuffled folds of val.
 // Fold scores cost k solvers per bandwidth, leave-one-out one, so the
-// bandwidths are ranked by leave-one-out first and only the best
-// foldBandwidths are scored on the folds, each at the costs near its best
-// by leave-one-out (nearBest).
+// bandwidths are ranked by leave-one-out first, with the best of them
+// also at the kernel penalties of kernelPenalties (withPenalties), and
+// only the best foldBandwidths of these settings are scored on the folds,
+// each at the costs near its best by leave-one-out (nearBest).
 func (pass *shallowPass) scoreNearBest(kept []int, val *validation, outputs int, s Settings) ([]*bandwidthScores, error) {
 	loo, err := pass.score(kept, val, false, outputs, s.Workers)
+	if err != nil {
+		return nil, err
+	}
+	set, kept, loo, err := pass.withPenalties(kept, loo, val, outputs, s.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -174,10 +179,9 @@ func (pass *shallowPass) scoreNearBest(kept []int, val *validation, outputs int,
 		costs[i] = nearBest(loo[b].cands, foldCostSteps)
 	}
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "tabular: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", ranked, len(kept))
+		fmt.Fprintf(s.Progress, "tabular: %d settings of the shallow machine's bandwidth and kernel penalty ranked by leave-one-out; the best %d are scored on the folds\n", ranked, len(kept))
 	}
-	sp := pass.space
-	return scoreShallow(sp.in, sp.sub, sp.sigmas, pass.bases, kept, val, true, outputs, s.Workers, costs)
+	return scoreShallow(pass.space.in, pass.space.sub, set, kept, val, true, outputs, s.Workers, costs)
 }
 
 // shallowSpace is what the shallow machine's candidates share: anchors
@@ -230,8 +234,9 @@ func newShallowPass(variants []problemData, val *validation, s Settings) *shallo
 // kept in the pass and taken from it when known.
 func (p *shallowPass) score(list []int, val *validation, folded bool, outputs, workers int) ([]*bandwidthScores, error) {
 	sp := p.space
+	set := shallowSettings{sigmas: sp.sigmas, bases: p.bases}
 	if folded != p.folded {
-		return scoreShallow(sp.in, sp.sub, sp.sigmas, p.bases, list, val, folded, outputs, workers, nil)
+		return scoreShallow(sp.in, sp.sub, set, list, val, folded, outputs, workers, nil)
 	}
 	var missing []int
 	for _, b := range list {
@@ -239,7 +244,7 @@ func (p *shallowPass) score(list []int, val *validation, folded bool, outputs, w
 			missing = append(missing, b)
 		}
 	}
-	scored, err := scoreShallow(sp.in, sp.sub, sp.sigmas, p.bases, missing, val, folded, outputs, workers, nil)
+	scored, err := scoreShallow(sp.in, sp.sub, set, missing, val, folded, outputs, workers, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -389,20 +394,21 @@ type bandwidthScores struct {
 	scorer *shallowScorer
 }
 
-// scoreShallow scores the shallow machine at the listed bandwidths of
-// sigmas at every cost of shallowCosts, or at the costs costs[i] of the
-// i-th listed bandwidth if costs is not nil, on each variant: by
-// leave-one-out, or on the folds of val if folded. It builds the bases of the listed
-// bandwidths that bases lacks, and keeps them there. The results are in
-// the order of the list. The work runs in parallel in three steps, the
+// scoreShallow scores the shallow machine at the listed settings of set
+// at every cost of shallowCosts, or at the costs costs[i] of the
+// i-th listed setting if costs is not nil, on each variant: by
+// leave-one-out, or on the folds of val if folded. It builds the bases of
+// the listed settings that set lacks, and keeps them there. The results
+// are in the order of the list. The work runs in parallel in three steps, the
 // bases, then the solvers (one per bandwidth and part, so that a few
 // bandwidths on many folds keep every core busy), then the scores.
-func scoreShallow(in *shallowInputs, variants []problemData, sigmas []float64, bases []*shallowBasis, list []int, val *validation, folded bool, outputs, workers int, costs [][]float64) ([]*bandwidthScores, error) {
+func scoreShallow(in *shallowInputs, variants []problemData, set shallowSettings, list []int, val *validation, folded bool, outputs, workers int, costs [][]float64) ([]*bandwidthScores, error) {
+	bases := set.bases
 	err := parallel.Run(len(list), workers, func(i int) error {
 		if bases[list[i]] != nil {
 			return nil
 		}
-		b, err := newShallowBasis(in, sigmas[list[i]])
+		b, err := newShallowBasis(in, set.sigmas[list[i]], kernelWeight(set.ratio(list[i])))
 		if err == nil {
 			b.all, err = b.ridge(nil, variants[0].w)
 		}
@@ -437,7 +443,7 @@ func scoreShallow(in *shallowInputs, variants []problemData, sigmas []float64, b
 		for _, v := range variants {
 			vs := out[i].scorer.on(v)
 			for _, c := range grid {
-				out[i].cands = append(out[i].cands, vs.score(Candidate{Cost: c, Bandwidth: sigmas[list[i]], LogTarget: v.back != nil, Shallow: true}))
+				out[i].cands = append(out[i].cands, vs.score(Candidate{Cost: c, Bandwidth: set.sigmas[list[i]], KernelPenalty: set.ratio(list[i]), LogTarget: v.back != nil, Shallow: true}))
 			}
 		}
 		return nil
@@ -670,7 +676,7 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	var machines []*kernel.Machine
 	var intercept []float64
 	for _, c := range members {
-		b, err := newShallowBasis(in, c.Bandwidth)
+		b, err := newShallowBasis(in, c.Bandwidth, kernelWeight(c.KernelPenalty))
 		if err != nil {
 			return nil, res, err
 		}

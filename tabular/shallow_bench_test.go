@@ -73,7 +73,7 @@ func benchBasis(b *testing.B, n int) (*shallowBasis, *ridge, *mat.Dense) {
 	for i := range n {
 		y.Set(i, 0, math.Sin(2*x.At(i, 0))+0.1*rnd.NormFloat64())
 	}
-	basis, err := newShallowBasis(newShallowInputs(x, pickRows(x, rnd.Perm(n)[:min(n, ShallowAnchors)])), 2)
+	basis, err := newShallowBasis(newShallowInputs(x, pickRows(x, rnd.Perm(n)[:min(n, ShallowAnchors)])), 2, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,10 +20,11 @@ import (
 // row, on the features [X, Psi] of a narrow table and of a wide one (20
 // rows, 500 columns, where a small cost nearly interpolates), the wide
 // one solved both on the features and in the span of the rows, with and
-// without weights; and the machine built from the solution against the
-// features it was fitted on. On the wide table, whose target is its first
-// column plus noise, the rows left out are predicted no better than by
-// chance: no row's target leaks into its own prediction.
+// without weights, with the kernel features weighed down or not; and the
+// machine built from the solution against the features it was fitted
+// on. On the wide table, whose target is its first column plus noise,
+// the rows left out are predicted no better than by chance: no row's
+// target leaks into its own prediction.
 func TestShallowLeaveOneOut(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
@@ -31,10 +32,13 @@ func TestShallowLeaveOneOut(t *testing.T) {
 		sigma         float64
 		span          bool    // solve in the span of the rows
 		maxR2         float64 // the leave-one-out R^2 at cost 1e-4 is below this
+		weight        float64 // of the kernel features (see kernelPenalties)
 	}{
-		{"narrow", 30, 2, 7, 0.8, false, 1},
-		{"wide", 20, 100, 20, 8, false, 0.3},
-		{"wide in the span", 20, 100, 20, 8, true, 0.3},
+		{"narrow", 30, 2, 7, 0.8, false, 1, 1},
+		{"narrow, the kernel weighed down", 30, 2, 7, 0.8, false, 1, 0.1},
+		{"wide", 20, 100, 20, 8, false, 0.3, 1},
+		{"wide in the span", 20, 100, 20, 8, true, 0.3, 1},
+		{"wide in the span, the kernel weighed down", 20, 100, 20, 8, true, 0.3, 0.3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(3, 5))
@@ -54,7 +58,7 @@ func TestShallowLeaveOneOut(t *testing.T) {
 			if !tc.span {
 				in.xx = nil // the features themselves
 			}
-			b, err := newShallowBasis(in, tc.sigma)
+			b, err := newShallowBasis(in, tc.sigma, tc.weight)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -361,7 +365,7 @@ func TestWeights(t *testing.T) {
 			kept = append(kept, i)
 		}
 	}
-	b, err := newShallowBasis(newShallowInputs(x, pickRows(x, []int{1, 4, 7, 10})), 1)
+	b, err := newShallowBasis(newShallowInputs(x, pickRows(x, []int{1, 4, 7, 10})), 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -696,7 +700,7 @@ func TestFoldPredictions(t *testing.T) {
 			if !tc.span {
 				in.xx = nil
 			}
-			b, err := newShallowBasis(in, tc.sigma)
+			b, err := newShallowBasis(in, tc.sigma, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

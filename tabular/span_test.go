@@ -31,11 +31,11 @@ func TestShallowSpan(t *testing.T) {
 		weights[i] = 0.2 + 2*rnd.Float64()
 	}
 	for _, sigma := range []float64{0.5, 2, 20} {
-		bd, err := newShallowBasis(dual, sigma)
+		bd, err := newShallowBasis(dual, sigma, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		bp, err := newShallowBasis(&primal, sigma)
+		bp, err := newShallowBasis(&primal, sigma, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,12 +67,24 @@ func (rep *Report) Summary(md *Model) []string {
 	return lines
 }
 
+// kernelPenaltyNote describes the kernel penalty of a shallow candidate
+// for the summary, "" at 1.
+func kernelPenaltyNote(c Candidate) string {
+	if c.KernelPenalty == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the kernel part's penalty %g times the linear part's)", c.KernelPenalty)
+}
+
 // describeSettings says which cost and bandwidth the fit used and how
 // they were chosen.
 func describeSettings(res Result) string {
 	cost := fmt.Sprintf("cost %g", res.Cost)
 	if res.CostRows > 0 {
 		cost += fmt.Sprintf(" (re-chosen by leave-one-out on all %d rows)", res.CostRows)
+	}
+	if sel := res.Selection; sel != nil && res.Shallow {
+		cost += kernelPenaltyNote(sel.Candidates[sel.Best])
 	}
 	chosen := fmt.Sprintf("%s, bandwidth %g, dims %v, %d anchors", cost, res.Bandwidth, res.Dims, res.Anchors)
 	if len(res.Averaged) > 1 {
@@ -82,7 +94,7 @@ func describeSettings(res Result) string {
 			if !c.Shallow {
 				deep = "deep, "
 			}
-			each = append(each, fmt.Sprintf("%scost %g at bandwidth %g", deep, c.Cost, c.Bandwidth))
+			each = append(each, fmt.Sprintf("%scost %g%s at bandwidth %g", deep, c.Cost, kernelPenaltyNote(c), c.Bandwidth))
 		}
 		chosen = fmt.Sprintf("the average of %d machines (%s), dims %v, %d anchors", len(res.Averaged), strings.Join(each, "; "), res.Dims, res.Anchors)
 		if !res.Averaged[0].Shallow {
