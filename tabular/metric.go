@@ -221,10 +221,11 @@ func crossFitted(p *prepared, val *validation, outputs int, s Settings) (*[2]flo
 			var losses []float64
 			for _, bs := range scored {
 				for _, c := range bs.cands {
-					losses = append(losses, c.Loss) // +Inf or NaN when diverged: never the lowest
+					loss := c.Loss
 					if c.Diverged {
-						losses[len(losses)-1] = math.Inf(1)
+						loss = math.Inf(1) // never the lowest
 					}
+					losses = append(losses, loss)
 				}
 			}
 			if sums[side] == nil {
