@@ -221,3 +221,26 @@ func TestMapInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestMapInputsHeldOut checks that each fold's metric is measured on its
+// training rows alone: on a noisy linear target beside seven inputs of
+// noise, a metric measured on all the rows lowers the folds' loss by more
+// than a tenth (it has fitted their noise), where the folds' own leave it
+// within a few percent, and the inputs are not mapped.
+func TestMapInputsHeldOut(t *testing.T) {
+	for _, seed := range []uint64{1, 3} {
+		rnd := rand.New(rand.NewPCG(seed, 3))
+		const n = 60
+		x, y := randomData(rnd, n, 8), mat.NewDense(n, 1, nil)
+		for i := range n {
+			y.Set(i, 0, x.At(i, 0)+rnd.NormFloat64())
+		}
+		_, res, err := FitRegression(x, y, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := res.MetricLosses; res.Metric || len(l) != 2 || !(l[1] > 0.95*l[0]) {
+			t.Errorf("seed %d: metric %v at held-out losses %v, want no map, its loss within 5%% of the inputs'", seed, res.Metric, l)
+		}
+	}
+}
