@@ -139,6 +139,18 @@
 //     (Result.Relevance). They divide the scales of the machine's input
 //     scaler, so new rows are weighed too, in predict, serve and the ONNX
 //     export alike.
+//   - Then the inputs of a regression or a classifier (2 to 200 of them)
+//     are also tried mapped by their metric: x -> M^(1/4) x, M the mean
+//     over the rows of the outer product of the best shallow machine's
+//     gradient with itself (summed over the outputs), scaled to a mean
+//     eigenvalue of 1. Directions of the inputs that matter, such as a
+//     sum of two, are then stretched, and those that do not shrunk. The
+//     metric is judged on the folds, each fold's measured on its training
+//     rows alone, and kept when the shallow machine's held-out loss falls
+//     below 0.9 times the unmapped one (Result.Metric). The map is the
+//     machine's first block, its augmenter (so a shallow machine's first
+//     block is then no longer the input itself), held in the model file
+//     and applied in predict, serve and the ONNX export alike.
 //   - A regression's predictions, and the ends of its intervals, are
 //     bounded to the range of its training targets, widened by RangeMargin
 //     of it on each side, and to 0 below when no target is negative

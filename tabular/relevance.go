@@ -39,6 +39,31 @@ const minRelevance = 1e-2
 // least minRelevance. It returns nil if no setting was scored or the
 // machine is flat.
 func relevance(pass *shallowPass) []float64 {
+	m, x, _ := passMachine(pass, 0, nil) // no error on all the rows
+	if m == nil {
+		return nil
+	}
+	w := meanSquaredSlopes(m, x)
+	d := len(w)
+	var mean float64
+	for _, v := range w {
+		mean += v / float64(d)
+	}
+	if !(mean > 0) {
+		return nil
+	}
+	for j, v := range w {
+		w[j] = math.Max(math.Pow(v/mean, relevancePower), minRelevance)
+	}
+	return w
+}
+
+// passMachine returns the shallow machine of pass at its best setting on
+// the targets as they are, fitted to the pass's rows (or those of its
+// rows listed in rows) and unshrunk, with those rows; a classifier's
+// machine fits the one-hot labels of its outputs classes (outputs is
+// unused for a regression). It returns nil if no setting was scored.
+func passMachine(pass *shallowPass, outputs int, rows []int) (*kernel.Machine, *mat.Dense, error) {
 	sp := pass.space
 	data := sp.sub[0] // the targets as they are
 	best, cost := -1, 0.0
@@ -54,65 +79,88 @@ func relevance(pass *shallowPass) []float64 {
 		}
 	}
 	if best < 0 {
-		return nil
+		return nil, nil, nil
 	}
 	basis := pass.bases[best]
 	r := basis.all
-	y := data.targets()
+	if rows != nil {
+		var err error
+		if r, err = basis.ridge(rows, pick(data.w, rows)); err != nil {
+			return nil, nil, err
+		}
+		data = data.rows(rows)
+	}
+	y := targetsOf(data, outputs)
 	_, k := y.Dims()
 	// The machine as fitted, unshrunk; residuals, though empty, mark it
-	// a regression's.
+	// a regression's, whose factors of 1 leave a classifier's scores too.
 	unit := calibration{factor: slices.Repeat([]float64{1}, k), residuals: make([][]float64, k)}
 	m, _ := basis.machine(r, r.project(y), cost, sp.anchors, unit)
-	w := meanSquaredSlopes(m, mat.DenseCopyOf(data.x))
-	d := len(w)
-	var mean float64
-	for _, v := range w {
-		mean += v / float64(d)
-	}
-	if !(mean > 0) {
-		return nil
-	}
-	for j, v := range w {
-		w[j] = math.Max(math.Pow(v/mean, relevancePower), minRelevance)
-	}
-	return w
+	return m, mat.DenseCopyOf(data.x), nil
 }
 
 // meanSquaredSlopes returns, for each input of the shallow machine m
 // (dims [inputs, outputs], its first block the input itself), the mean
 // over the rows of x of the squared partial derivatives of its outputs
-// along that input, summed over the outputs. Output o is
-// A_o x + sum_q C_oq exp(-gamma |x - a_q|^2), whose derivative along x_j
-// is A_oj - 2 gamma (x_j u - v_j), with u = sum_q C_oq K_q and
-// v_j = sum_q C_oq K_q a_qj: one product of the kernel matrix with the
-// anchors per output, O(rows x anchors x inputs).
+// along that input, summed over the outputs: the diagonal of
+// gradientMoments.
 func meanSquaredSlopes(m *kernel.Machine, x *mat.Dense) []float64 {
 	n, d := x.Dims()
-	na, _ := m.Anchors.Dims()
-	sigma := m.Sigma()
-	gamma := 1 / (2 * sigma * sigma)
-	k := mat.NewDense(n, na, nil)
-	k.Apply(func(i, q int, _ float64) float64 {
-		return math.Exp(-gamma * sqDistance(x.RawRowView(i), m.Anchors.RawRowView(q)))
-	}, k)
 	w := make([]float64, d)
-	kc := mat.NewDense(n, na, nil)
-	var v mat.Dense
+	g := newSlopes(m, x)
 	for o := range m.Outputs() {
-		c := m.C.RawRowView(o)
-		kc.Apply(func(_, q int, kv float64) float64 { return kv * c[q] }, k)
-		mul(&v, kc, m.Anchors)
-		a := m.A.RawRowView(o)
+		grad := g.output(o)
 		for i := range n {
-			u := floats.Sum(kc.RawRowView(i))
-			for j, xj := range x.RawRowView(i) {
-				g := a[j] - 2*gamma*(xj*u-v.At(i, j))
-				w[j] += g * g / float64(n)
+			for j, v := range grad.RawRowView(i) {
+				w[j] += v * v / float64(n)
 			}
 		}
 	}
 	return w
+}
+
+// slopes computes the partial derivatives of a shallow machine's outputs
+// at rows x. Output o is A_o x + sum_q C_oq exp(-gamma |x - a_q|^2),
+// whose derivative along x_j is A_oj - 2 gamma (x_j u - v_j), with
+// u = sum_q C_oq K_q and v_j = sum_q C_oq K_q a_qj: one product of the
+// kernel matrix with the anchors per output, O(rows x anchors x inputs).
+type slopes struct {
+	m     *kernel.Machine
+	x     *mat.Dense
+	k, kc *mat.Dense // the kernel matrix, rows x anchors, and scratch
+	gamma float64
+	v     mat.Dense
+}
+
+// newSlopes returns the slopes of the shallow machine m (dims [inputs,
+// outputs], its first block the input itself) at the rows of x.
+func newSlopes(m *kernel.Machine, x *mat.Dense) *slopes {
+	n, _ := x.Dims()
+	na, _ := m.Anchors.Dims()
+	sigma := m.Sigma()
+	g := &slopes{m: m, x: x, k: mat.NewDense(n, na, nil), kc: mat.NewDense(n, na, nil), gamma: 1 / (2 * sigma * sigma)}
+	g.k.Apply(func(i, q int, _ float64) float64 {
+		return math.Exp(-g.gamma * sqDistance(x.RawRowView(i), m.Anchors.RawRowView(q)))
+	}, g.k)
+	return g
+}
+
+// output returns the partial derivatives of output o along each input at
+// each row (rows x inputs), in a matrix that the next call overwrites.
+func (g *slopes) output(o int) *mat.Dense {
+	c := g.m.C.RawRowView(o)
+	g.kc.Apply(func(_, q int, kv float64) float64 { return kv * c[q] }, g.k)
+	mul(&g.v, g.kc, g.m.Anchors)
+	a := g.m.A.RawRowView(o)
+	n, _ := g.x.Dims()
+	for i := range n {
+		u := floats.Sum(g.kc.RawRowView(i))
+		row := g.v.RawRowView(i)
+		for j, xj := range g.x.RawRowView(i) {
+			row[j] = a[j] - 2*g.gamma*(xj*u-row[j])
+		}
+	}
+	return &g.v
 }
 
 // weighInputs returns p, or p with its standardised inputs multiplied by

@@ -704,6 +704,7 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	if len(machines) > 1 {
 		m.Sum, res.Averaged = machines[1:], members
 	}
+	p.metric.machines(m)
 	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
 	res.Anchors, res.Shallow = len(f.anchorRows), true
 	res.Converged, res.Status = true, "closed form"

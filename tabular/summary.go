@@ -49,6 +49,9 @@ func (rep *Report) Summary(md *Model) []string {
 		say("inputs weighed by their relevance (%s): the shallow machine's held-out loss %.4g so, %.4g unweighed",
 			describeWeights(md.Encoder.Names(), res.Relevance), res.RelevanceLosses[1], res.RelevanceLosses[0])
 	}
+	if l := res.MetricLosses; res.Metric {
+		say("inputs mapped by their metric, the machine's first block: the shallow machine's held-out loss on the folds %.4g so, %.4g unmapped", l[1], l[0])
+	}
 	if c := describeCalibration(res.Calibration); c != "" {
 		say("%s", c)
 	}

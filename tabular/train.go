@@ -423,6 +423,12 @@ type Result struct {
 	// and with them.
 	Relevance       []float64
 	RelevanceLosses []float64
+	// Metric says the inputs were mapped by their metric, the first
+	// block of the machine (see mapInputs); MetricLosses are the shallow
+	// machine's held-out losses on the folds that chose, without the
+	// metric and with each fold's own.
+	Metric       bool
+	MetricLosses []float64
 	// Selection is the cross-validation that chose the machine; nil when
 	// the cost and the bandwidth were fixed.
 	Selection *Selection
@@ -633,7 +639,10 @@ func prepareInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, 
 	if err != nil {
 		return nil, err
 	}
-	return weighInputs(p, val, outputs, s, res)
+	if p, err = weighInputs(p, val, outputs, s, res); err != nil {
+		return nil, err
+	}
+	return mapInputs(p, val, outputs, s, res)
 }
 
 // chooseInputs returns p, or the data prepared from the inputs x mapped
@@ -681,6 +690,9 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 type prepared struct {
 	linear, logarithmic problemData
 	quantiles           *scale.QuantileMap // nil: the inputs as they are
+	// metric, if not nil, maps the standardised inputs before the
+	// machines (see mapInputs).
+	metric *inputMap
 	// pass holds the shallow machine's scores when the choice of the
 	// inputs' scale made them, nil otherwise.
 	pass            *shallowPass
@@ -803,7 +815,7 @@ func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration
 		if cal != nil {
 			cal.scaleOutputs(km, classify)
 		}
-		return &Machine{Machine: km, Quantiles: p.quantiles, Input: p.in, Output: p.scaling(res.LogTarget), LogTarget: res.LogTarget, Range: p.bounds}
+		return &Machine{Machine: p.metric.machine(km), Quantiles: p.quantiles, Input: p.in, Output: p.scaling(res.LogTarget), LogTarget: res.LogTarget, Range: p.bounds}
 	}
 	last := time.Now()
 	start := 0

@@ -1,0 +1,238 @@
+package tabular
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/kernel"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Relevance weighs each input alone; where a few directions of the
+// inputs matter, or the sum or difference of two inputs, the weights
+// cannot find them. The learner measures the inputs' metric instead as
+// the expected gradient outer product of the fitted shallow machine,
+// M = mean over the rows of grad f grad f^T (summed over the outputs, a
+// classifier's class scores included), and tries the inputs mapped by a
+// damped power of it, x -> M^p x: the paper's augmenter, a linear map
+// of the inputs that the machine's first block holds. Recursive feature
+// machines measure the metric again on the mapped inputs; a second step
+// changed nothing on the panels (docs/learner-panel.md).
+
+// metricPower damps the normalised expected gradient outer product before
+// it maps the inputs, as relevancePower damps its diagonal.
+const metricPower = 0.25
+
+// metricGain is the ratio of the held-out losses, mapped to unmapped,
+// below which the metric is kept: a gain within the folds' noise was a
+// loss as often as a gain on the panels' tables.
+const metricGain = 0.9
+
+// metricMaxInputs bounds the inputs whose metric the learner measures:
+// its map holds inputs^2 numbers, and its passes cost rows x inputs^2.
+const metricMaxInputs = 200
+
+// inputMap is a symmetric linear map L of the inputs, z = L x (a row
+// x^T L), on whose image a fit's machines were fitted, with its inverse
+// for the anchors.
+type inputMap struct {
+	l, inv *mat.Dense
+}
+
+// gradientMoments returns the expected gradient outer product of the
+// shallow machine m (dims [inputs, outputs], its first block the input
+// itself) over the rows of x: the mean of grad f_o grad f_o^T, summed
+// over the outputs o.
+func gradientMoments(m *kernel.Machine, x *mat.Dense) *mat.SymDense {
+	n, d := x.Dims()
+	moments := mat.NewSymDense(d, nil)
+	g := newSlopes(m, x)
+	for o := range m.Outputs() {
+		moments.SymRankK(moments, 1/float64(n), g.output(o).T())
+	}
+	return moments
+}
+
+// newInputMap returns the map M^metricPower of the moments M scaled to a
+// mean eigenvalue of 1, its eigenvalues' powers at least minRelevance,
+// so that the map has an inverse; nil if M is zero or not finite.
+func newInputMap(moments *mat.SymDense) *inputMap {
+	var eig mat.EigenSym
+	if !eig.Factorize(moments, true) {
+		return nil
+	}
+	values := eig.Values(nil)
+	var mean float64
+	for _, v := range values {
+		mean += v / float64(len(values))
+	}
+	if !(mean > 0) || math.IsInf(mean, 0) {
+		return nil
+	}
+	var vectors mat.Dense
+	eig.VectorsTo(&vectors)
+	power := func(p float64) *mat.Dense {
+		d := len(values)
+		scaled := mat.DenseCopyOf(&vectors)
+		scaled.Apply(func(_, j int, v float64) float64 {
+			return v * math.Pow(math.Max(math.Pow(math.Max(values[j], 0)/mean, metricPower), minRelevance), p)
+		}, scaled)
+		l := mat.NewDense(d, d, nil)
+		mul(l, scaled, vectors.T())
+		return l
+	}
+	return &inputMap{l: power(1), inv: power(-1)}
+}
+
+// machine returns the kernel machine km, fitted on the inputs mapped by
+// m, as a machine of the inputs themselves: the map becomes its first
+// block (a shallow machine's input block is replaced by it) and its
+// anchors are mapped back. A nil m returns km.
+func (m *inputMap) machine(km *kernel.Machine) *kernel.Machine {
+	if m == nil {
+		return km
+	}
+	out := *km
+	var a mat.Dense
+	mul(&a, km.A, m.l)
+	if km.InputBlock {
+		r, d := a.Dims()
+		full := mat.NewDense(d+r, d, nil)
+		full.Slice(0, d, 0, d).(*mat.Dense).Copy(m.l)
+		full.Slice(d, d+r, 0, d).(*mat.Dense).Copy(&a)
+		out.A, out.InputBlock = full, false
+	} else {
+		out.A = &a
+	}
+	var anchors mat.Dense
+	mul(&anchors, km.Anchors, m.inv)
+	out.Anchors = &anchors
+	return &out
+}
+
+// machines maps m's kernel machine and those of its Sum back to the
+// inputs (see inputMap.machine).
+func (im *inputMap) machines(m *Machine) {
+	m.Machine = im.machine(m.Machine)
+	for i, s := range m.Sum {
+		m.Sum[i] = im.machine(s)
+	}
+}
+
+// mapInputs returns p, or p with its inputs mapped by the damped metric
+// of its shallow machine (see gradientMoments) when the metric lowers the
+// held-out loss below metricGain times the unmapped one. A metric
+// measured on all the rows would fit the rows that then judge it: it is
+// judged on the folds of val, each fold's metric measured on its
+// training rows alone (crossFitted), and the map kept is that of the
+// folds' moments summed. It records the losses in res. A Raw fit, one
+// with nothing to search, one whose InputScale is not AutoInputs, whose
+// Family is not AutoFamily (a plan and a user's shallow machine keep the
+// input itself as the first block), one of fewer than three folds, and
+// one of a single input (whose metric is a scale) or of more than
+// metricMaxInputs inputs are left as they are.
+func mapInputs(p *prepared, val *validation, outputs int, s Settings, res *Result) (*prepared, error) {
+	_, d := p.linear.x.Dims()
+	if s.Raw || val == nil || s.InputScale != AutoInputs || s.Family != AutoFamily || d < 2 || d > metricMaxInputs || val.k < 3 {
+		return p, nil
+	}
+	if p.pass == nil {
+		if _, err := shallowLoss(p, val, outputs, s, nil); err != nil {
+			return nil, err
+		}
+	}
+	losses, moments, err := crossFitted(p, val, outputs, s)
+	if err != nil || losses == nil {
+		return p, err
+	}
+	res.MetricLosses = losses[:]
+	if s.Progress != nil {
+		fmt.Fprintf(s.Progress, "tabular: the shallow machine's held-out loss on the folds is %.4g on the inputs, %.4g mapped by their metric measured on each fold's training rows\n", losses[0], losses[1])
+	}
+	if !(losses[1] < metricGain*losses[0]) {
+		return p, nil
+	}
+	q := *p
+	if q.metric = newInputMap(moments); q.metric == nil {
+		return p, nil
+	}
+	var z mat.Dense
+	mul(&z, p.linear.x, q.metric.l)
+	q.linear.x, q.logarithmic.x = &z, &z
+	if _, err := shallowLoss(&q, val, outputs, s, p.pass.best(passBandwidths)); err != nil {
+		return nil, err
+	}
+	res.Metric = true
+	return &q, nil
+}
+
+// metricBandwidths is the number of bandwidths, the best of the pass
+// before, at which crossFitted scores each fold.
+const metricBandwidths = 1
+
+// crossFitted returns the shallow machine's held-out loss on the folds
+// of val's first split, on p's inputs and on them mapped by the metric of
+// p's best machine fitted on each fold's training rows alone (the lowest,
+// over metricBandwidths bandwidths and every cost, of the mean over the
+// folds), and the folds' moments summed. It returns nil if p's pass has
+// no machine or a metric is flat.
+func crossFitted(p *prepared, val *validation, outputs int, s Settings) (*[2]float64, *mat.SymDense, error) {
+	sp := p.pass.space
+	list := p.pass.best(metricBandwidths)
+	var sums [2][]float64
+	folds := val.folds[:val.k]
+	_, d := sp.anchors.Dims()
+	mean := mat.NewSymDense(d, nil)
+	for _, f := range folds {
+		km, x, err := passMachine(p.pass, outputs, f.Train)
+		if err != nil || km == nil {
+			return nil, nil, err
+		}
+		moments := gradientMoments(km, x)
+		mean.AddSym(mean, moments)
+		im := newInputMap(moments)
+		if im == nil {
+			return nil, nil, nil
+		}
+		one := &validation{rows: val.rows, folds: []crossval.Fold{f}, k: val.k, repeats: 1, split: val.split, classify: val.classify}
+		plain, err := scoreShallow(sp.in, sp.sub, shallowSettings{sigmas: sp.sigmas, bases: p.pass.bases}, list, one, true, outputs, s.Workers, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		variants := make([]problemData, len(sp.sub))
+		for i, v := range sp.sub {
+			var z mat.Dense
+			mul(&z, v.x, im.l)
+			variants[i] = v
+			variants[i].x = &z
+		}
+		var anchors mat.Dense
+		mul(&anchors, sp.anchors, im.l)
+		sigmas := shallowBandwidths()
+		floats.Scale(medianDistance(&anchors), sigmas)
+		in := newShallowInputs(mat.DenseCopyOf(variants[0].x), &anchors)
+		mapped, err := scoreShallow(in, variants, shallowSettings{sigmas: sigmas, bases: make([]*shallowBasis, len(sigmas))}, list, one, true, outputs, s.Workers, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		for side, scored := range [2][]*bandwidthScores{plain, mapped} {
+			var losses []float64
+			for _, bs := range scored {
+				for _, c := range bs.cands {
+					loss := c.Loss
+					if c.Diverged {
+						loss = math.Inf(1) // never the lowest
+					}
+					losses = append(losses, loss)
+				}
+			}
+			if sums[side] == nil {
+				sums[side] = make([]float64, len(losses))
+			}
+			floats.Add(sums[side], losses)
+		}
+	}
+	return &[2]float64{floats.Min(sums[0]) / float64(len(folds)), floats.Min(sums[1]) / float64(len(folds))}, mean, nil
+}
