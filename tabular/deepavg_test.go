@@ -53,11 +53,11 @@ func TestDeepAverageWhen(t *testing.T) {
 		want     bool
 	}{
 		{"deep wins", 3, 80, false, false, false, true},
-		{"shallow wins", 4, 80, false, true, false, true},
+		{"shallow wins", 17, 80, false, true, false, true},
 		{"classifier", 1, 150, true, false, false, true},
 		{"raced", 1, 80, false, true, true, false},
 		{"higher loss", 2, 80, false, false, false, false},
-		{"subsample", 2, SelectionRows + 50, true, false, false, false},
+		{"subsample", 7, SelectionRows + 50, true, false, false, false},
 	} {
 		x, y, labels := friedmanLike(tc.seed, tc.rows)
 		s := Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true}
