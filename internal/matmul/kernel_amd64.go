@@ -9,6 +9,10 @@ import "golang.org/x/sys/cpu"
 // cpu.X86.HasAVX includes).
 var useKernels = cpu.X86.HasAVX && cpu.X86.HasFMA
 
+// use512 reports whether axpyRows runs axpyRowsKernel512, which needs
+// AVX-512.
+var use512 = useKernels && cpu.X86.HasAVX512F
+
 // kernel6x16 and kernel6x8, in kernel_amd64.s, compute what kernel says
 // for float32 and float64.
 
@@ -23,6 +27,12 @@ func kernel6x8(k int, a, b, c []float64, ldc int)
 
 //go:noescape
 func axpyRowsKernel(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64)
+
+// axpyRowsKernel512, in thin_amd64.s, is axpyRowsKernel on 32 columns
+// at a time.
+//
+//go:noescape
+func axpyRowsKernel512(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64)
 
 //go:noescape
 func dots4Kernel(lanes, a, b []float64, ldb int)

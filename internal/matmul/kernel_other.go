@@ -3,13 +3,20 @@
 package matmul
 
 // Without the assembly kernels F32 and F64 call gonum.
-const useKernels = false
+const (
+	useKernels = false
+	use512     = false
+)
 
 func kernel6x16(k int, a, b, c []float32, ldc int) { panic("matmul: no kernels in this build") }
 
 func kernel6x8(k int, a, b, c []float64, ldc int) { panic("matmul: no kernels in this build") }
 
 func axpyRowsKernel(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64) {
+	axpyRowsGo(c, b, ldb, s, sinc, k, alpha)
+}
+
+func axpyRowsKernel512(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64) {
 	axpyRowsGo(c, b, ldb, s, sinc, k, alpha)
 }
 

@@ -250,7 +250,7 @@ func TestThinKernels(t *testing.T) {
 		}
 		return x
 	}
-	for _, tc := range []struct{ cols, k, ldb, sinc int }{{16, 1, 16, 1}, {32, 5, 37, 3}, {48, 100, 50, 1}} {
+	for _, tc := range []struct{ cols, k, ldb, sinc int }{{16, 1, 16, 1}, {32, 5, 37, 3}, {48, 100, 50, 1}, {80, 7, 81, 2}} {
 		b, s := rnds((tc.k-1)*tc.ldb+tc.cols), rnds((tc.k-1)*tc.sinc+1)
 		got := rnds(tc.cols)
 		want := append([]float64(nil), got...)

@@ -84,14 +84,25 @@ func thin64(tA, tB blas.Transpose, alpha float64, a, b matrix[float64], beta flo
 }
 
 // axpyRows adds alpha*s[l*sinc] * b[l*ldb:][:len(c)] to c for l = 0..k-1
-// in turn, len(c) being a multiple of 16. It checks the lengths the
-// assembly relies on.
+// in turn, len(c) being a multiple of 16: with AVX-512 32 columns at a
+// time, then the rest 16 at a time. It checks the lengths the assembly
+// relies on.
 func axpyRows(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64) {
 	if len(c)%16 != 0 || k > 0 && (len(b) < (k-1)*ldb+len(c) || len(s) < (k-1)*sinc+1) {
 		panic(fmt.Sprintf("matmul: axpyRows of %d columns, %d terms on %d elements of b (stride %d) and %d of s (stride %d)", len(c), k, len(b), ldb, len(s), sinc))
 	}
 	if len(c) == 0 || k == 0 {
 		return
+	}
+	if use512 {
+		n := len(c) &^ 31
+		if n > 0 {
+			axpyRowsKernel512(c[:n], b, ldb, s, sinc, k, alpha)
+		}
+		c, b = c[n:], b[n:]
+		if len(c) == 0 {
+			return
+		}
 	}
 	axpyRowsKernel(c, b, ldb, s, sinc, k, alpha)
 }

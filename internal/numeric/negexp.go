@@ -26,9 +26,14 @@ const (
 // the general function's handling of overflow, NaN and subnormals.
 // Beyond 708 the result is 0, where math.Exp would return a subnormal of
 // at most 3e-308. The relative error is below 1e-15, a few ulp (see the
-// test). Where the processor allows, the assembly takes four elements at
-// a time and the loop the rest.
+// test). Where the processor allows, the assembly takes eight (AVX-512)
+// or four (AVX2) elements at a time and the loop the rest.
 func NegExp(x []float64, c float64) {
+	if expVec8 {
+		n := len(x) &^ 7
+		negExpX8(x[:n], c)
+		x = x[n:]
+	}
 	if expVec {
 		n := len(x) &^ 3
 		negExpX4(x[:n], c)

@@ -35,19 +35,37 @@ func TestNegExp(t *testing.T) {
 	}
 }
 
-// TestNegExpVec checks that the vector exponential computes what the
-// loop does, bit for bit, on slices of every length modulo 4 and over
-// the whole range, the cutoff, infinity and NaN included.
+// TestNegExpVec checks that the vector exponentials compute what the
+// loop does, bit for bit, on slices of every length modulo 8 and over
+// the whole range, the cutoff, infinity and NaN included: NegExp as it
+// dispatches, and each assembly kernel the processor runs on a whole
+// slice of its width.
 func TestNegExpVec(t *testing.T) {
-	xs := append(expArgs(50), math.NaN(), 1e300)
-	for _, c := range []float64{1, 0.125, 3} {
-		for _, n := range []int{0, 1, 3, 4, 7, len(xs)} {
-			got, want := append([]float64(nil), xs[:n]...), append([]float64(nil), xs[:n]...)
-			NegExp(got, c)
-			negExpGo(want, c)
-			for i := range got {
-				if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
-					t.Fatalf("c=%v, n=%d: NegExp(%v) = %v, negExpGo gives %v", c, n, xs[i], got[i], want[i])
+	xs := append([]float64{math.NaN(), 1e300}, expArgs(50)...)
+	kernels := []struct {
+		name  string
+		run   bool
+		width int
+		f     func([]float64, float64)
+	}{
+		{"NegExp", true, 1, NegExp},
+		{"negExpX4", expVec, 4, negExpX4},
+		{"negExpX8", expVec8, 8, negExpX8},
+	}
+	for _, k := range kernels {
+		if !k.run {
+			continue
+		}
+		for _, c := range []float64{1, 0.125, 3} {
+			for _, n := range []int{0, 1, 3, 4, 7, 8, 12, 15, 16, len(xs)} {
+				n -= n % k.width
+				got, want := append([]float64(nil), xs[:n]...), append([]float64(nil), xs[:n]...)
+				k.f(got, c)
+				negExpGo(want, c)
+				for i := range got {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+						t.Fatalf("%s, c=%v, n=%d: %v gives %v, negExpGo %v", k.name, c, n, xs[i], got[i], want[i])
+					}
 				}
 			}
 		}
@@ -99,6 +117,20 @@ func BenchmarkExp(b *testing.B) {
 			NegExp(dst, 1)
 		}
 	})
+	for _, k := range []struct {
+		name string
+		run  bool
+		f    func([]float64, float64)
+	}{{"negExpX4", expVec, negExpX4}, {"negExpX8", expVec8, negExpX8}} {
+		if k.run {
+			b.Run(k.name, func(b *testing.B) {
+				for b.Loop() {
+					copy(dst, xs)
+					k.f(dst, 1)
+				}
+			})
+		}
+	}
 	b.Run("negExpGo", func(b *testing.B) {
 		for b.Loop() {
 			copy(dst, xs)
