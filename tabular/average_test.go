@@ -167,14 +167,7 @@ func TestAveragedMachine(t *testing.T) {
 	if !mat.EqualApprox(got, want, 1e-9) {
 		t.Errorf("averaged machine predicts\n%v\nwant the mean of its members'\n%v", mat.Formatted(got.T()), mat.Formatted(want.T()))
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Machine
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	back := decoded(t, m)
 	again := back.Predict(nil, q)
 	for i := range 30 {
 		if math.Float64bits(again.At(i, 0)) != math.Float64bits(got.At(i, 0)) {
@@ -184,4 +177,18 @@ func TestAveragedMachine(t *testing.T) {
 	if back.NumParams() != m.NumParams() || m.NumParams() <= m.Machine.NumParams() {
 		t.Errorf("parameters: decoded %d, machine %d, its first machine %d", back.NumParams(), m.NumParams(), m.Machine.NumParams())
 	}
+}
+
+// decoded returns m after a round trip through its JSON encoding.
+func decoded(t *testing.T, m *Machine) *Machine {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Machine
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	return &back
 }

@@ -1,7 +1,6 @@
 package tabular
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -172,15 +171,7 @@ func TestDeepAveragedMachine(t *testing.T) {
 		if !mat.EqualApprox(got, want, 1e-9) {
 			t.Errorf("%s: averaged machine predicts\n%v\nwant\n%v", tc.name, mat.Formatted(got.T()), mat.Formatted(want.T()))
 		}
-		b, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back Machine
-		if err := json.Unmarshal(b, &back); err != nil {
-			t.Fatal(err)
-		}
-		if again := back.Predict(nil, q); !mat.Equal(again, got) {
+		if again := decoded(t, m).Predict(nil, q); !mat.Equal(again, got) {
 			t.Errorf("%s: the decoded machine predicts otherwise", tc.name)
 		}
 	}
