@@ -15,10 +15,10 @@ import (
 // the fraction of those rows below it, ties counted half, interpolated
 // linearly between knots and continued linearly beyond the first and the
 // last, so that a machine's linear part still extrapolates a value beyond
-// the training range. Like a tree's splits it keeps only the order of the values, so that a
-// skewed column's long tail no longer dominates the distances that a
-// Gaussian kernel sees (R's CO2 table: carbon dioxide concentrations of 95
-// to 1000, most of the uptake's change below 250).
+// the training range. Like a tree's splits it keeps only the order of
+// the values, so that a skewed column's long tail no longer dominates the
+// distances that a Gaussian kernel sees (R's CO2 table: carbon dioxide
+// concentrations of 95 to 1000, most of the uptake's change below 250).
 type QuantileMap struct {
 	// Knots[j] are the increasing values of column j at which its map
 	// takes the values Ranks[j], non-decreasing in [0, 1]. Nil knots
