@@ -38,8 +38,8 @@
 // Missing cells are imputed and flagged as the model's dataset.Encoder
 // says. Then come the machine's quantile map, if it has one, the input
 // scaler, the machine and a regression's output scaler. The quantile map
-// interpolates each column between its knots, and continues it beyond
-// them at its tails' slopes, with Sub, Mul, Max, Min and MatMul. The anchors' stable states do not depend on the inputs: they
+// interpolates each column between its knots with Sub, Mul, Max, Min and
+// MatMul. The anchors' stable states do not depend on the inputs: they
 // are computed at export and stored as constants. A regression model has
 // the output "prediction", [N, 1], in the units of the target. A
 // classifier has "scores" (the machine's outputs, [N, K]),

@@ -330,10 +330,7 @@ func (b *builder) encode(r dataset.ColumnRule) ([]string, error) {
 // column's value v becomes ranks[0] plus, for each pair of neighbouring
 // knots, the rise of the ranks between them times the share of the way
 // from the first to the second that v has gone, clipped to [0, 1], which
-// is q's linear interpolation between its knots. A map with tails adds
-// the low slope times v's distance below the first knot, clipped to at
-// most 0, and the high slope times its distance above the last, clipped
-// to at least 0: q's continuation beyond its end knots.
+// is q's linear interpolation held constant beyond the end knots.
 func (b *builder) quantiles(q *scale.QuantileMap, x string, d int) string {
 	cols := make([]string, d)
 	for j := range d {
@@ -343,20 +340,13 @@ func (b *builder) quantiles(q *scale.QuantileMap, x string, d int) string {
 			continue
 		}
 		k := len(knots) - 1
-		from, inv, rise := slices.Clone(knots[:k]), make([]float64, k), make([]float64, k)
-		lo, hi := make([]float64, k), make([]float64, k)
+		inv, rise := make([]float64, k), make([]float64, k)
 		for i := range k {
-			inv[i], rise[i], hi[i] = 1/(knots[i+1]-knots[i]), ranks[i+1]-ranks[i], 1
+			inv[i], rise[i] = 1/(knots[i+1]-knots[i]), ranks[i+1]-ranks[i]
 		}
-		if q.Tails != nil {
-			low, high := q.TailSlopes(j)
-			from, inv, rise = append(from, knots[0], knots[k]), append(inv, 1, 1), append(rise, low, high)
-			lo, hi = append(lo, math.Inf(-1), 0), append(hi, 0, math.Inf(1))
-		}
-		n := []int64{1, int64(len(from))}
-		share := b.op("Mul", []string{b.op("Sub", []string{cols[j], b.doubles(n, from)}), b.doubles(n, inv)})
-		share = b.op("Min", []string{b.op("Max", []string{share, b.doubles(n, lo)}), b.doubles(n, hi)})
-		cols[j] = b.op("Add", []string{b.op("MatMul", []string{share, b.doubles([]int64{n[1], 1}, rise)}), b.scalar(ranks[0])})
+		share := b.op("Mul", []string{b.op("Sub", []string{cols[j], b.doubles([]int64{1, int64(k)}, knots[:k])}), b.doubles([]int64{1, int64(k)}, inv)})
+		share = b.op("Min", []string{b.op("Max", []string{share, b.scalar(0)}), b.scalar(1)})
+		cols[j] = b.op("Add", []string{b.op("MatMul", []string{share, b.doubles([]int64{int64(k), 1}, rise)}), b.scalar(ranks[0])})
 	}
 	return b.op("Concat", cols, intAttr("axis", 1))
 }

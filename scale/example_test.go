@@ -25,6 +25,6 @@ func ExampleFitQuantileMap() {
 	// 95 -> 0.10
 	// 212.5 -> 0.40
 	// 1000 -> 0.90
-	// 2000 -> 1.30
+	// 2000 -> 0.90
 	// 0/1 column mapped: false
 }

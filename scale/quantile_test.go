@@ -9,8 +9,7 @@ import (
 )
 
 // TestQuantileMap checks the map fitted to columns of several kinds: ties
-// counted half, values between and beyond the knots (continued by the
-// slopes of the outer QuantileTail of the knots), a two-valued column
+// counted half, values between and beyond the knots, a two-valued column
 // left alone, and a column of more distinct values than QuantileKnots
 // mapped through its quantiles.
 func TestQuantileMap(t *testing.T) {
@@ -37,26 +36,15 @@ func TestQuantileMap(t *testing.T) {
 		{0, 1, 0.125},
 		{0, 2, 0.5},
 		{0, 10, 0.875},
-		{0, 6, 0.6875},              // halfway between the knots 2 and 10
-		{0, -5, 0.125 - 6*0.375},    // beyond the first knot, at the slope from 1 to 2
-		{0, 99, 0.875 + 89*0.375/8}, // beyond the last, at the slope from 2 to 10
-		{1, 1, 1},                   // left alone
+		{0, 6, 0.6875}, // halfway between the knots 2 and 10
+		{0, -5, 0.125}, // held beyond the first knot
+		{0, 99, 0.875}, // and the last
+		{1, 1, 1},      // left alone
 		{1, 7, 7},
 		{2, math.Exp(4.995), 0.5}, // the median row's value
 	} {
 		if got := q.TransformValue(tc.col, tc.in); math.Abs(got-tc.out) > 2e-3 {
 			t.Errorf("column %d: %v maps to %v, want %v", tc.col, tc.in, got, tc.out)
-		}
-	}
-	// Column 2's slope beyond its last knot is the rise of the ranks over
-	// its last 10 of 100 intervals, about 0.1 over exp(10) - exp(9).
-	if got, want := q.TransformValue(2, 2*math.Exp(10))-q.TransformValue(2, math.Exp(10)), 0.1/(1-math.Exp(-1)); math.Abs(got-want) > 2e-3 {
-		t.Errorf("column 2 rises by %v from exp(10) to twice it, want %v", got, want)
-	}
-	q.Tails = nil // as model files before the tails
-	for _, v := range []float64{-5, 99} {
-		if got, want := q.TransformValue(0, v), q.TransformValue(0, min(max(v, 1), 10)); got != want {
-			t.Errorf("without tails, %v maps to %v, want %v, the nearest end's", v, got, want)
 		}
 	}
 	if got := q.TransformValue(0, math.NaN()); !math.IsNaN(got) {
@@ -72,25 +60,20 @@ func TestQuantileMap(t *testing.T) {
 // the column and the entry at fault.
 func TestQuantileMapCheck(t *testing.T) {
 	for _, tc := range []struct {
-		name                string
-		knots, ranks, tails [][]float64
-		want                string
+		name         string
+		knots, ranks [][]float64
+		want         string
 	}{
-		{"columns", [][]float64{nil}, [][]float64{nil}, nil, "for 2 columns"},
-		{"one knot", [][]float64{{1}, nil}, [][]float64{{0.5}, nil}, nil, "column 0: 1 knots"},
-		{"lengths", [][]float64{{1, 2}, nil}, [][]float64{{0.5}, nil}, nil, "column 0: 2 knots and 1 ranks"},
-		{"order", [][]float64{nil, {1, 1}}, [][]float64{nil, {0.2, 0.8}}, nil, "column 1: knot 1"},
-		{"infinite", [][]float64{{1, math.Inf(1)}, nil}, [][]float64{{0.2, 0.8}, nil}, nil, "column 0: knot 1"},
-		{"rank above 1", [][]float64{{1, 2}, nil}, [][]float64{{0.2, 1.5}, nil}, nil, "column 0: rank 1"},
-		{"ranks down", [][]float64{{1, 2}, nil}, [][]float64{{0.8, 0.2}, nil}, nil, "column 0: rank 1"},
-		{"NaN rank", [][]float64{{1, 2}, nil}, [][]float64{{math.NaN(), 0.2}, nil}, nil, "column 0: rank 0"},
-		{"tail columns", [][]float64{{1, 2}, nil}, [][]float64{{0.2, 0.8}, nil}, [][]float64{{1, 1}}, "1 tail lists for 2 columns"},
-		{"one tail", [][]float64{{1, 2}, nil}, [][]float64{{0.2, 0.8}, nil}, [][]float64{{1}, nil}, "column 0: 1 tail slopes"},
-		{"tail of unmapped", [][]float64{{1, 2}, nil}, [][]float64{{0.2, 0.8}, nil}, [][]float64{{1, 1}, {1, 1}}, "column 1: 2 tail slopes for 0 knots"},
-		{"negative tail", [][]float64{{1, 2}, nil}, [][]float64{{0.2, 0.8}, nil}, [][]float64{{-1, 1}, nil}, "column 0: tail slopes"},
-		{"NaN tail", [][]float64{{1, 2}, nil}, [][]float64{{0.2, 0.8}, nil}, [][]float64{{1, math.NaN()}, nil}, "column 0: tail slopes"},
+		{"columns", [][]float64{nil}, [][]float64{nil}, "for 2 columns"},
+		{"one knot", [][]float64{{1}, nil}, [][]float64{{0.5}, nil}, "column 0: 1 knots"},
+		{"lengths", [][]float64{{1, 2}, nil}, [][]float64{{0.5}, nil}, "column 0: 2 knots and 1 ranks"},
+		{"order", [][]float64{nil, {1, 1}}, [][]float64{nil, {0.2, 0.8}}, "column 1: knot 1"},
+		{"infinite", [][]float64{{1, math.Inf(1)}, nil}, [][]float64{{0.2, 0.8}, nil}, "column 0: knot 1"},
+		{"rank above 1", [][]float64{{1, 2}, nil}, [][]float64{{0.2, 1.5}, nil}, "column 0: rank 1"},
+		{"ranks down", [][]float64{{1, 2}, nil}, [][]float64{{0.8, 0.2}, nil}, "column 0: rank 1"},
+		{"NaN rank", [][]float64{{1, 2}, nil}, [][]float64{{math.NaN(), 0.2}, nil}, "column 0: rank 0"},
 	} {
-		err := (&QuantileMap{Knots: tc.knots, Ranks: tc.ranks, Tails: tc.tails}).Check(2)
+		err := (&QuantileMap{Knots: tc.knots, Ranks: tc.ranks}).Check(2)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}

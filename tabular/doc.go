@@ -125,9 +125,7 @@
 //     shallow machine chose.
 //   - A regression's inputs are also tried through their quantiles
 //     (scale.QuantileMap, Machine.Quantiles): each input of more
-//     than two values becomes its training rows' distribution function,
-//     continued beyond the training range at the slope of its outer
-//     tenth, so that the linear part extrapolates a value beyond it.
+//     than two values becomes its training rows' distribution function.
 //     The quantiles are kept when the shallow machine's lowest held-out
 //     loss is lower there by more than a millionth (Settings.InputScale,
 //     Result.InputScale). The comparison costs one more shallow pass. Fit

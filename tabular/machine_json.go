@@ -45,7 +45,6 @@ type kernelJSON struct {
 type quantileJSON[N any] struct {
 	Knots [][]N `json:"knots"`
 	Ranks [][]N `json:"ranks"`
-	Tails [][]N `json:"tails,omitempty"`
 }
 
 type scalerJSON[N any] struct {
@@ -56,9 +55,8 @@ type scalerJSON[N any] struct {
 // MarshalJSON encodes m as one JSON object: the fields of
 // kernel.Machine.MarshalJSON and
 //
-//	"quantiles": {"knots": [...], "ranks": [...], "tails": [...]}, one
-//	     list (or null) per input, its scale.QuantileMap (optional; its
-//	     tails from version 8),
+//	"quantiles": {"knots": [...], "ranks": [...]}, one list (or null) per
+//	     input, its scale.QuantileMap (optional),
 //	"input": {"mean": [...], "scale": [...]}, one entry per input (optional),
 //	"output": {"mean": [...], "scale": [...]}, one entry per output (optional),
 //	"log_target": true when the machine predicts exp(output) - 1 (optional),
@@ -90,7 +88,7 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 		w.Range = append(w.Range, r[:])
 	}
 	if m.Quantiles != nil {
-		w.Quantiles = &quantileJSON[float64]{Knots: m.Quantiles.Knots, Ranks: m.Quantiles.Ranks, Tails: m.Quantiles.Tails}
+		w.Quantiles = &quantileJSON[float64]{Knots: m.Quantiles.Knots, Ranks: m.Quantiles.Ranks}
 	}
 	if m.Input != nil {
 		w.Input = &scalerJSON[float64]{Mean: m.Input.Mean, Scale: m.Input.Scale}
@@ -257,8 +255,6 @@ func rangeFrom(rows [][]json.RawMessage) ([][2]float64, error) {
 }
 
 // quantilesFrom converts the quantile map as decoded; validate checks it.
-// A map without tails, as before version 8, is held constant beyond its
-// end knots.
 func quantilesFrom(w *quantileJSON[json.RawMessage]) (*scale.QuantileMap, error) {
 	if w == nil {
 		return nil, nil
@@ -271,10 +267,7 @@ func quantilesFrom(w *quantileJSON[json.RawMessage]) (*scale.QuantileMap, error)
 		field string
 		raw   [][]json.RawMessage
 		dst   *[][]float64
-	}{{"knots", w.Knots, &q.Knots}, {"ranks", w.Ranks, &q.Ranks}, {"tails", w.Tails, &q.Tails}} {
-		if f.raw == nil {
-			continue
-		}
+	}{{"knots", w.Knots, &q.Knots}, {"ranks", w.Ranks, &q.Ranks}} {
 		*f.dst = make([][]float64, len(f.raw))
 		for j, col := range f.raw {
 			if col == nil {

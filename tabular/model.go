@@ -25,10 +25,9 @@ import (
 // "kernel-machine"), where the earlier ones have "format":
 // "machines-model"; version 6 gives a classifier intervals: the held-out
 // scores of its prediction sets; version 7 the machine's sum of further
-// machines (Machine.Sum); version 8 the slopes of the quantile map
-// beyond its end knots (scale.QuantileMap.Tails).
+// machines (Machine.Sum).
 const (
-	Version      = 8
+	Version      = 7
 	Kind         = "kernel-machine"
 	LegacyFormat = "machines-model"
 )

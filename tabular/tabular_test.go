@@ -30,9 +30,7 @@ func loadFrame(t *testing.T, path string) *dataset.Frame {
 // before this package, of versions 2 to 5, each by the program of its
 // version, and checks that they predict what that program's predict
 // wrote, to the last digit: a regression with its 0.8 intervals (from
-// version 3) and a classifier with its probabilities. A version 7
-// regression on quantile inputs holds its map constant beyond the
-// training range, as it did, on rows below and above it.
+// version 3) and a classifier with its probabilities.
 func TestLoadEarlierVersions(t *testing.T) {
 	for _, tc := range []struct {
 		model, data, want string
@@ -46,7 +44,6 @@ func TestLoadEarlierVersions(t *testing.T) {
 		{"testdata/v4_classifier.json", "testdata/cls_train.csv", "testdata/v4_classifier.csv", 0},
 		{"testdata/v5_regression.json", "testdata/reg_train.csv", "testdata/v5_regression.csv", 0.8},
 		{"testdata/v5_classifier.json", "testdata/cls_train.csv", "testdata/v5_classifier.csv", 0},
-		{"testdata/v7_quantiles.json", "testdata/beyond_houses.csv", "testdata/v7_quantiles.csv", 0.8},
 	} {
 		t.Run(filepath.Base(tc.model), func(t *testing.T) {
 			md, err := Load(tc.model)

@@ -302,7 +302,7 @@
 // not. Without -dims the blocks are 3,3,3 and then the output block.
 //
 // The model file is JSON in the module's envelope, shared by every file it
-// writes: "format": "machines", "kind": "kernel-machine", "version": 8;
+// writes: "format": "machines", "kind": "kernel-machine", "version": 7;
 // then the "task", the "target" and "id" column names, the "features" (the
 // table's input columns), for classification the "classes" in order, the
 // "encoder" (each column's kind, categories, imputed value and indicator,
@@ -321,11 +321,8 @@
 // arrays of rows, "input_block" when the first block is the input itself
 // and "a" holds the other blocks alone (the shallow machine), the
 // "quantiles" map of inputs mapped through their training quantiles
-// ("knots", "ranks", and the "tails", the slopes that continue each map
-// below its first knot and above its last; a file without them, before
-// version 8, holds the map constant there), the "input" and "output"
-// scalers ("mean", "scale"; a classifier's output scaler adds its
-// intercepts to the class scores), and
+// ("knots", "ranks"), the "input" and "output" scalers ("mean", "scale"; a
+// classifier's output scaler adds its intercepts to the class scores), and
 // a regression's "range", the lowest and highest prediction of each
 // target. Files of versions 1 to 4, whose "format" was "machines-model",
 // are still read. It is written atomically: a temporary file renamed into
