@@ -57,7 +57,9 @@
 //     leave-one-out is also tried with the kernel part penalised 10, 100
 //     and 1000 times the linear part (kernelPenalties,
 //     Candidate.KernelPenalty): a nearly linear table wants its linear
-//     part free and its kernel part held down. A classifier fits its one-hot labels by least squares and is judged
+//     part free and its kernel part held down. Their bases are the
+//     bandwidth's own, its kernel features scaled, so they cost only
+//     their solvers. A classifier fits its one-hot labels by least squares and is judged
 //     on softmax(scale * scores), with the scale of lowest held-out
 //     log-loss. The deep machine has dims DefaultHidden (3, 3, 3) then the
 //     output block. It is fitted by L-BFGS, its cost chosen among
@@ -147,7 +149,12 @@
 //     sum of two, are then stretched, and those that do not shrunk. The
 //     metric is judged on the folds, each fold's measured on its training
 //     rows alone, and kept when the shallow machine's held-out loss falls
-//     below 0.9 times the unmapped one (Result.Metric). The map is the
+//     below 0.9 times the unmapped one (Result.Metric). It is not judged
+//     when its map, measured once on all the rows, stretches the
+//     directions in which the machine is not flat more than 60 times
+//     (the data's nearly dependent columns, such as a categorical
+//     column's levels): on the panels such a map never won, and judging
+//     it costs a shallow fit and a basis per fold. The map is the
 //     machine's first block, its augmenter (so a shallow machine's first
 //     block is then no longer the input itself), held in the model file
 //     and applied in predict, serve and the ONNX export alike.

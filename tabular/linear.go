@@ -3,6 +3,8 @@ package tabular
 import (
 	"math"
 	"slices"
+
+	"github.com/parametric-machines/machines/internal/parallel"
 )
 
 // The shallow machine's one cost penalises its linear part and its
@@ -59,17 +61,30 @@ func orOne(v float64) float64 {
 // withPenalties returns the settings of the pass's bandwidths and of
 // kernelPenalties at the penaltyBandwidths best of kept by the
 // leave-one-out scores loo, with kept and loo extended by the latter
-// and their leave-one-out scores.
+// and their leave-one-out scores. The bases of the penalties are those
+// of their bandwidth reweighted (see shallowBasis.reweighted): only
+// their solvers are new.
 func (pass *shallowPass) withPenalties(kept []int, loo []*bandwidthScores, val *validation, outputs, workers int) (shallowSettings, []int, []*bandwidthScores, error) {
 	sp := pass.space
 	set := shallowSettings{sigmas: slices.Clone(sp.sigmas), ratios: make([]float64, len(sp.sigmas)), bases: slices.Clone(pass.bases)}
-	var added []int
+	var added, parents []int
 	for _, b := range bestBandwidths(loo, penaltyBandwidths) {
 		for _, r := range kernelPenalties() {
-			added = append(added, len(set.sigmas))
+			added, parents = append(added, len(set.sigmas)), append(parents, kept[b])
 			set.sigmas, set.ratios = append(set.sigmas, sp.sigmas[kept[b]]), append(set.ratios, r)
 			set.bases = append(set.bases, nil)
 		}
+	}
+	err := parallel.Run(len(added), workers, func(i int) error {
+		b, err := set.bases[parents[i]].reweighted(sp.in, kernelWeight(set.ratios[added[i]]))
+		if err == nil {
+			b.all, err = b.ridge(nil, sp.sub[0].w)
+		}
+		set.bases[added[i]] = b
+		return err
+	})
+	if err != nil {
+		return set, nil, nil, err
 	}
 	more, err := scoreShallow(sp.in, sp.sub, set, added, val, false, outputs, workers, nil)
 	if err != nil {

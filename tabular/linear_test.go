@@ -109,3 +109,52 @@ func TestKernelPenaltyChosen(t *testing.T) {
 		t.Errorf("the machine's coefficients\n%v\n%v\nare not its setting's\n%v\n%v", mat.Formatted(m.A), mat.Formatted(m.C), mat.Formatted(want.A), mat.Formatted(want.C))
 	}
 }
+
+// TestReweightedBasis checks that a basis reweighted from the basis of
+// weight 1 predicts left-out rows as the basis built at that weight, on
+// the features themselves (anchors fewer than the rows) and on their
+// coordinates in the rows' span (every row an anchor).
+func TestReweightedBasis(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 4))
+	x, y := nearlyLinear(rnd, 40, 3)
+	for _, tc := range []struct {
+		name    string
+		anchors *mat.Dense
+	}{
+		{"features", mat.DenseCopyOf(x.Slice(0, 12, 0, 3))},
+		{"span", x},
+	} {
+		in := newShallowInputs(x, tc.anchors)
+		sigma := medianDistance(tc.anchors)
+		one, err := newShallowBasis(in, sigma, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range kernelPenalties() {
+			want, err := newShallowBasis(in, sigma, kernelWeight(r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := one.reweighted(in, kernelWeight(r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mat.EqualApprox(got.toC, want.toC, 1e-12) {
+				t.Errorf("%s, ratio %v: anchors' map differs", tc.name, r)
+			}
+			for _, cost := range []float64{1e-3, 0.1, 10} {
+				p := [2]*mat.Dense{mat.NewDense(40, 1, nil), mat.NewDense(40, 1, nil)}
+				for i, b := range []*shallowBasis{got, want} {
+					rr, err := b.ridge(nil, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rr.looPredictions(p[i], y, rr.project(y), cost)
+				}
+				if !mat.EqualApprox(p[0], p[1], 1e-8) {
+					t.Errorf("%s, ratio %v, cost %v: leave-one-out predictions %v, built at the weight %v", tc.name, r, cost, mat.Formatted(p[0].T()), mat.Formatted(p[1].T()))
+				}
+			}
+		}
+	}
+}

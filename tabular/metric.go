@@ -3,6 +3,7 @@ package tabular
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/parametric-machines/machines/crossval"
 	"github.com/parametric-machines/machines/kernel"
@@ -33,6 +34,15 @@ const metricGain = 0.9
 // metricMaxInputs bounds the inputs whose metric the learner measures:
 // its map holds inputs^2 numbers, and its passes cost rows x inputs^2.
 const metricMaxInputs = 200
+
+// metricMaxStretch bounds the ratio of the largest to the smallest
+// eigenvalue of the map M^metricPower, over the directions the moments M
+// of the shallow machine fitted on all the rows do not leave flat, above
+// which the learner does not judge the map on the folds: on the panels'
+// tables such a map, which nearly drops the directions the data vary in
+// and the machine does not, never lowered the held-out loss below
+// metricGain, and judging it costs a shallow fit and a basis per fold.
+const metricMaxStretch = 60
 
 // inputMap is a symmetric linear map L of the inputs, z = L x (a row
 // x^T L), on whose image a fit's machines were fitted, with its inverse
@@ -132,7 +142,9 @@ func (im *inputMap) machines(m *Machine) {
 // Family is not AutoFamily (a plan and a user's shallow machine keep the
 // input itself as the first block), one of fewer than three folds, and
 // one of a single input (whose metric is a scale) or of more than
-// metricMaxInputs inputs are left as they are.
+// metricMaxInputs inputs are left as they are, and so is one whose
+// metric on all the rows stretches the inputs beyond metricMaxStretch
+// (metricStretch).
 func mapInputs(p *prepared, val *validation, outputs int, s Settings, res *Result) (*prepared, error) {
 	_, d := p.linear.x.Dims()
 	if s.Raw || val == nil || s.InputScale != AutoInputs || s.Family != AutoFamily || d < 2 || d > metricMaxInputs || val.k < 3 {
@@ -142,6 +154,12 @@ func mapInputs(p *prepared, val *validation, outputs int, s Settings, res *Resul
 		if _, err := shallowLoss(p, val, outputs, s, nil); err != nil {
 			return nil, err
 		}
+	}
+	if stretch, err := metricStretch(p.pass, outputs); err != nil || !(stretch <= metricMaxStretch) {
+		if s.Progress != nil && err == nil {
+			fmt.Fprintf(s.Progress, "tabular: the inputs' metric stretches them %.3g times, beyond %d: not judged\n", stretch, metricMaxStretch)
+		}
+		return p, err
 	}
 	losses, moments, err := crossFitted(p, val, outputs, s)
 	if err != nil || losses == nil {
@@ -166,6 +184,35 @@ func mapInputs(p *prepared, val *validation, outputs int, s Settings, res *Resul
 	}
 	res.Metric = true
 	return &q, nil
+}
+
+// metricStretch returns the ratio of the largest to the smallest
+// eigenvalue of the map M^metricPower for the moments M of the pass's
+// best shallow machine fitted on all the rows, over M's eigenvalues above
+// eigenFloor times the largest: the map's stretch of the directions in
+// which the machine is not flat. It is +Inf when the pass has no machine
+// or M is zero or not finite.
+func metricStretch(pass *shallowPass, outputs int) (float64, error) {
+	km, x, err := passMachine(pass, outputs, nil)
+	if err != nil || km == nil {
+		return math.Inf(1), err
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(gradientMoments(km, x), false) {
+		return math.Inf(1), nil
+	}
+	values := eig.Values(nil)
+	top := slices.Max(values)
+	if !(top > 0) || math.IsInf(top, 0) {
+		return math.Inf(1), nil
+	}
+	low := top
+	for _, v := range values {
+		if v > eigenFloor*top {
+			low = math.Min(low, v)
+		}
+	}
+	return math.Pow(top/low, metricPower), nil
 }
 
 // metricBandwidths is the number of bandwidths, the best of the pass

@@ -244,3 +244,25 @@ func TestMapInputsHeldOut(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricStretch checks that a metric that nearly drops a direction
+// the data vary in, that of two inputs nearly equal, is not judged on the
+// folds: its stretch is beyond metricMaxStretch, and the fit records no
+// losses of it.
+func TestMetricStretch(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(9, 2))
+	const n = 80
+	x, y := randomData(rnd, n, 3), mat.NewDense(n, 1, nil)
+	for i := range n {
+		x.Set(i, 2, x.At(i, 0)+1e-6*rnd.NormFloat64())
+		y.Set(i, 0, math.Sin(2*x.At(i, 0))+x.At(i, 1)+0.1*rnd.NormFloat64())
+	}
+	var progress strings.Builder
+	_, res, err := FitRegression(x, y, Settings{Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Metric || res.MetricLosses != nil || !strings.Contains(progress.String(), "not judged") {
+		t.Errorf("metric %v, losses %v; want it not judged, beyond a stretch of %d (progress %q)", res.Metric, res.MetricLosses, metricMaxStretch, progress.String())
+	}
+}

@@ -142,7 +142,7 @@ const eigenFloor = 1e-10
 // coefficients takes the weight in, so that the machine fitted has the
 // usual form.
 func newShallowBasis(in *shallowInputs, sigma, weight float64) (*shallowBasis, error) {
-	n, d := in.x.Dims()
+	n, _ := in.x.Dims()
 	gamma := 1 / (2 * sigma * sigma)
 	toC, err := anchorBasis(in.between, gamma)
 	if err != nil {
@@ -152,9 +152,33 @@ func newShallowBasis(in *shallowInputs, sigma, weight float64) (*shallowBasis, e
 	m, r := toC.Dims()
 	knm := mat.NewDense(n, m, nil)
 	knm.Apply(func(_, _ int, v float64) float64 { return math.Exp(-gamma * v) }, in.toAnchors)
-	b := &shallowBasis{sigma: sigma, inputs: d, toC: toC}
 	psi := mat.NewDense(n, r, nil)
 	mul(psi, knm, toC)
+	return basisOf(in, sigma, toC, psi)
+}
+
+// reweighted returns basis b, built for the rows and anchors of in, with
+// its kernel features multiplied by weight, as newShallowBasis would
+// build it: the anchors' factorisation and features are b's, scaled.
+func (b *shallowBasis) reweighted(in *shallowInputs, weight float64) (*shallowBasis, error) {
+	psi := b.psi
+	if b.span == nil {
+		n, p := b.z.Dims()
+		psi = b.z.Slice(0, n, b.inputs, p).(*mat.Dense)
+	}
+	var toC, scaled mat.Dense
+	toC.Scale(weight, b.toC)
+	scaled.Scale(weight, psi)
+	return basisOf(in, b.sigma, &toC, &scaled)
+}
+
+// basisOf returns the basis of bandwidth sigma on the rows of in whose
+// kernel features are psi and whose map to the anchors' coefficients is
+// toC.
+func basisOf(in *shallowInputs, sigma float64, toC, psi *mat.Dense) (*shallowBasis, error) {
+	n, d := in.x.Dims()
+	_, r := psi.Dims()
+	b := &shallowBasis{sigma: sigma, inputs: d, toC: toC}
 	if in.xx != nil && wide(n, d+r) {
 		// The coordinates are those of the rows about their mean, which
 		// the intercept makes free: the leave-one-out solver of the
