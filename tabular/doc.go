@@ -44,7 +44,8 @@
 //     numeric column.
 //   - Two families of machines compete (Settings.Family). The shallow
 //     machine has depth one: dims [inputs, outputs]. Its first block is
-//     the standardised input itself; its output is a linear part plus one
+//     the standardised input itself (or its map by the inputs' metric,
+//     below); its output is a linear part plus one
 //     level of Gaussians on the anchors. Its loss is then a ridge
 //     regression on the inputs and the anchors' kernel features, solved
 //     in closed form. One eigendecomposition per bandwidth gives the exact
@@ -59,9 +60,9 @@
 //     Candidate.KernelPenalty): a nearly linear table wants its linear
 //     part free and its kernel part held down. Their bases are the
 //     bandwidth's own, its kernel features scaled, so they cost only
-//     their solvers. A classifier fits its one-hot labels by least squares and is judged
-//     on softmax(scale * scores), with the scale of lowest held-out
-//     log-loss. The deep machine has dims DefaultHidden (3, 3, 3) then the
+//     their solvers. A classifier fits its one-hot labels by least
+//     squares and is judged on softmax(scale * scores), with the scale
+//     of lowest held-out log-loss. The deep machine has dims DefaultHidden (3, 3, 3) then the
 //     output block. It is fitted by L-BFGS, its cost chosen among
 //     DefaultCosts at the bandwidths DefaultBandwidths.
 //   - The deep candidates and the best shallow one are scored on the same
@@ -70,8 +71,9 @@
 //     The lowest held-out mean squared error (standardised) or log-loss
 //     wins; R^2 or accuracy is reported beside it. The shallow machine's
 //     bandwidths, and its kernel penalties, are ranked by leave-one-out
-//     first; the best three settings are scored on the folds, each at the costs within two steps of the
-//     grid of its best cost by leave-one-out. When the selection runs on
+//     first; the best three settings are scored on the folds, each at
+//     the costs within two steps of the grid of its best cost by
+//     leave-one-out. When the selection runs on
 //     all the rows, the shallow machine that competes is the average of
 //     the best setting of each of the three, on the chosen scale of the
 //     targets, if the average's calibrated held-out loss is lower than
@@ -119,8 +121,8 @@
 //     Settings.Groups and Settings.Times replace the shuffled folds by
 //     folds that keep groups together or move forward in time; the shallow
 //     machine is then scored on them too. Settings.Budget bounds the time.
-//   - A nonnegative regression target skewed beyond a sample skewness of 1 (counts,
-//     amounts) is also tried on the log scale. Each setting is then fitted
+//   - A nonnegative regression target skewed beyond a sample skewness
+//     of 1 (counts, amounts) is also tried on the log scale. Each setting is then fitted
 //     to log(1 + y) too, judged by the held-out error of its predictions
 //     of y; the better scale wins (Settings.TargetScale). The deep
 //     machine, when it races the shallow one, is fitted on the scale the
