@@ -62,9 +62,10 @@
 //     bandwidth's own, its kernel features scaled, so they cost only
 //     their solvers. A classifier fits its one-hot labels by least
 //     squares and is judged on softmax(scale * scores), with the scale
-//     of lowest held-out log-loss. The deep machine has dims DefaultHidden (3, 3, 3) then the
-//     output block. It is fitted by L-BFGS, its cost chosen among
-//     DefaultCosts at the bandwidths DefaultBandwidths.
+//     of lowest held-out log-loss. The deep machine has dims
+//     DefaultHidden (3, 3, 3) then the output block. It is fitted by
+//     L-BFGS, its cost chosen among DefaultCosts at the bandwidths
+//     DefaultBandwidths.
 //   - The deep candidates and the best shallow one are scored on the same
 //     k-fold cross-validation: 5 folds, or fewer on fewer rows, groups or
 //     times (Settings.FoldsFor), stratified by class for a classifier.
@@ -122,9 +123,9 @@
 //     folds that keep groups together or move forward in time; the shallow
 //     machine is then scored on them too. Settings.Budget bounds the time.
 //   - A nonnegative regression target skewed beyond a sample skewness
-//     of 1 (counts, amounts) is also tried on the log scale. Each setting is then fitted
-//     to log(1 + y) too, judged by the held-out error of its predictions
-//     of y; the better scale wins (Settings.TargetScale). The deep
+//     of 1 (counts, amounts) is also tried on the log scale. Each
+//     setting is then fitted to log(1 + y) too, judged by the held-out
+//     error of its predictions of y; the better scale wins (Settings.TargetScale). The deep
 //     machine, when it races the shallow one, is fitted on the scale the
 //     shallow machine chose.
 //   - A regression's inputs are also tried through their quantiles
