@@ -125,9 +125,9 @@
 //   - A nonnegative regression target skewed beyond a sample skewness
 //     of 1 (counts, amounts) is also tried on the log scale. Each
 //     setting is then fitted to log(1 + y) too, judged by the held-out
-//     error of its predictions of y; the better scale wins (Settings.TargetScale). The deep
-//     machine, when it races the shallow one, is fitted on the scale the
-//     shallow machine chose.
+//     error of its predictions of y; the better scale wins
+//     (Settings.TargetScale). The deep machine, when it races the
+//     shallow one, is fitted on the scale the shallow machine chose.
 //   - A regression's inputs are also tried through their quantiles
 //     (scale.QuantileMap, Machine.Quantiles): each input of more
 //     than two values becomes its training rows' distribution function.
