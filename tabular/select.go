@@ -381,14 +381,15 @@ func (d *deepFolds) wait() error {
 }
 
 // report counts a finished job and writes the progress about once a
-// second.
+// second, but not while the first fold fits in the background (see
+// start).
 func (d *deepFolds) report() {
-	if d.s.Progress == nil || d.first != nil {
+	if d.s.Progress == nil {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.done++; time.Since(d.last) >= time.Second {
+	if d.done++; d.first == nil && time.Since(d.last) >= time.Second {
 		d.last = time.Now()
 		fmt.Fprintf(d.s.Progress, "tabular: cross-validation: %d of %d fits\n", d.done*len(d.costs), len(d.out)*len(d.costs))
 	}

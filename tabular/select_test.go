@@ -5,7 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/parametric-machines/machines/crossval"
 	"github.com/parametric-machines/machines/internal/numeric"
@@ -546,5 +548,30 @@ func TestDeepStartsEarly(t *testing.T) {
 	}
 	if !reflect.DeepEqual(sels[0], sels[1]) {
 		t.Errorf("the selections of 1 and 2 workers differ:\n%+v\n%+v", sels[0], sels[1])
+	}
+}
+
+// TestDeepReportWhileStarted checks the progress of the deep folds: the
+// jobs that start fits in the background write nothing, as the shallow
+// machine's selection writes at the same time, but count towards the
+// fits reported once they are waited for. Without the first test of
+// report, the first job writes; without counting it, the second job
+// reports one fit of two.
+func TestDeepReportWhileStarted(t *testing.T) {
+	var progress strings.Builder
+	folds := crossval.KFold(10, 2, 1)
+	d := newDeepFolds([]problemData{{}}, folds, kernel.Architecture{Dims: []int{1, 1}}, []float64{1}, []float64{1}, Settings{Progress: &progress})
+	d.first, d.last = make(chan error, 1), time.Time{}
+	d.report()
+	if progress.Len() != 0 {
+		t.Errorf("while the first fold fits in the background: wrote %q, want nothing", progress.String())
+	}
+	d.first <- nil
+	if err := d.wait(); err != nil {
+		t.Fatal(err)
+	}
+	d.report()
+	if want := "tabular: cross-validation: 2 of 2 fits\n"; progress.String() != want {
+		t.Errorf("after the wait: wrote %q, want %q", progress.String(), want)
 	}
 }
