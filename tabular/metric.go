@@ -231,14 +231,14 @@ func crossFitted(p *prepared, val *validation, outputs int, s Settings) (*[2]flo
 	var sums [2][]float64
 	folds := val.folds[:val.k]
 	_, d := sp.anchors.Dims()
-	mean := mat.NewSymDense(d, nil)
+	summed := mat.NewSymDense(d, nil)
 	for _, f := range folds {
 		km, x, err := passMachine(p.pass, outputs, f.Train)
 		if err != nil || km == nil {
 			return nil, nil, err
 		}
 		moments := gradientMoments(km, x)
-		mean.AddSym(mean, moments)
+		summed.AddSym(summed, moments)
 		im := newInputMap(moments)
 		if im == nil {
 			return nil, nil, nil
@@ -281,5 +281,5 @@ func crossFitted(p *prepared, val *validation, outputs int, s Settings) (*[2]flo
 			floats.Add(sums[side], losses)
 		}
 	}
-	return &[2]float64{floats.Min(sums[0]) / float64(len(folds)), floats.Min(sums[1]) / float64(len(folds))}, mean, nil
+	return &[2]float64{floats.Min(sums[0]) / float64(len(folds)), floats.Min(sums[1]) / float64(len(folds))}, summed, nil
 }
