@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -224,62 +225,99 @@ const metricBandwidths = 1
 // p's best machine fitted on each fold's training rows alone (the lowest,
 // over metricBandwidths bandwidths and every cost, of the mean over the
 // folds), and the folds' moments summed. It returns nil if p's pass has
-// no machine or a metric is flat.
+// no machine or a metric is flat. The folds are measured in parallel and
+// combined in their order, as one after the other.
 func crossFitted(p *prepared, val *validation, outputs int, s Settings) (*[2]float64, *mat.SymDense, error) {
-	sp := p.pass.space
 	list := p.pass.best(metricBandwidths)
-	var sums [2][]float64
 	folds := val.folds[:val.k]
-	_, d := sp.anchors.Dims()
+	measured := make([]foldMetric, len(folds))
+	// Every fold runs, so that the first one that fails or is flat, in
+	// the folds' order, decides the outcome whatever the scheduling.
+	_ = parallel.Run(len(folds), s.Workers, func(i int) error {
+		measured[i] = measureFold(p, val, folds[i], list, outputs)
+		return nil
+	})
+	_, d := p.pass.space.anchors.Dims()
+	return sumFolds(measured, d)
+}
+
+// sumFolds returns crossFitted's outcome of the folds measured, of d
+// inputs, taken in their order: nil, with its error, at the first that
+// failed or has no metric.
+func sumFolds(measured []foldMetric, d int) (*[2]float64, *mat.SymDense, error) {
+	var sums [2][]float64
 	summed := mat.NewSymDense(d, nil)
-	for _, f := range folds {
-		km, x, err := passMachine(p.pass, outputs, f.Train)
-		if err != nil || km == nil {
-			return nil, nil, err
+	for _, m := range measured {
+		if m.err != nil || m.moments == nil {
+			return nil, nil, m.err
 		}
-		moments := gradientMoments(km, x)
-		summed.AddSym(summed, moments)
-		im := newInputMap(moments)
-		if im == nil {
-			return nil, nil, nil
-		}
-		one := &validation{rows: val.rows, folds: []crossval.Fold{f}, k: val.k, repeats: 1, split: val.split, classify: val.classify}
-		plain, err := scoreShallow(sp.in, sp.sub, shallowSettings{sigmas: sp.sigmas, bases: p.pass.bases}, list, one, true, outputs, s.Workers, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		variants := make([]problemData, len(sp.sub))
-		for i, v := range sp.sub {
-			var z mat.Dense
-			mul(&z, v.x, im.l)
-			variants[i] = v
-			variants[i].x = &z
-		}
-		var anchors mat.Dense
-		mul(&anchors, sp.anchors, im.l)
-		sigmas := shallowBandwidths()
-		floats.Scale(medianDistance(&anchors), sigmas)
-		in := newShallowInputs(mat.DenseCopyOf(variants[0].x), &anchors)
-		mapped, err := scoreShallow(in, variants, shallowSettings{sigmas: sigmas, bases: make([]*shallowBasis, len(sigmas))}, list, one, true, outputs, s.Workers, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		for side, scored := range [2][]*bandwidthScores{plain, mapped} {
-			var losses []float64
-			for _, bs := range scored {
-				for _, c := range bs.cands {
-					loss := c.Loss
-					if c.Diverged {
-						loss = math.Inf(1) // never the lowest
-					}
-					losses = append(losses, loss)
-				}
-			}
+		summed.AddSym(summed, m.moments)
+		for side, losses := range m.losses {
 			if sums[side] == nil {
 				sums[side] = make([]float64, len(losses))
 			}
 			floats.Add(sums[side], losses)
 		}
 	}
-	return &[2]float64{floats.Min(sums[0]) / float64(len(folds)), floats.Min(sums[1]) / float64(len(folds))}, summed, nil
+	k := float64(len(measured))
+	return &[2]float64{floats.Min(sums[0]) / k, floats.Min(sums[1]) / k}, summed, nil
+}
+
+// foldMetric is what crossFitted measures on one fold: the moments of
+// the pass's best machine fitted on its training rows, nil when there is
+// no machine or its metric is flat, and the held-out losses of the
+// candidates on the inputs and on them mapped by that metric.
+type foldMetric struct {
+	moments *mat.SymDense
+	losses  [2][]float64
+	err     error
+}
+
+// measureFold measures fold f of val for crossFitted, at the listed
+// bandwidths of p's pass.
+func measureFold(p *prepared, val *validation, f crossval.Fold, list []int, outputs int) foldMetric {
+	sp := p.pass.space
+	km, x, err := passMachine(p.pass, outputs, f.Train)
+	if err != nil || km == nil {
+		return foldMetric{err: err}
+	}
+	moments := gradientMoments(km, x)
+	im := newInputMap(moments)
+	if im == nil {
+		return foldMetric{}
+	}
+	one := &validation{rows: val.rows, folds: []crossval.Fold{f}, k: val.k, repeats: 1, split: val.split, classify: val.classify}
+	plain, err := scoreShallow(sp.in, sp.sub, shallowSettings{sigmas: sp.sigmas, bases: p.pass.bases}, list, one, true, outputs, 1, nil)
+	if err != nil {
+		return foldMetric{err: err}
+	}
+	variants := make([]problemData, len(sp.sub))
+	for i, v := range sp.sub {
+		var z mat.Dense
+		mul(&z, v.x, im.l)
+		variants[i] = v
+		variants[i].x = &z
+	}
+	var anchors mat.Dense
+	mul(&anchors, sp.anchors, im.l)
+	sigmas := shallowBandwidths()
+	floats.Scale(medianDistance(&anchors), sigmas)
+	in := newShallowInputs(mat.DenseCopyOf(variants[0].x), &anchors)
+	mapped, err := scoreShallow(in, variants, shallowSettings{sigmas: sigmas, bases: make([]*shallowBasis, len(sigmas))}, list, one, true, outputs, 1, nil)
+	if err != nil {
+		return foldMetric{err: err}
+	}
+	m := foldMetric{moments: moments}
+	for side, scored := range [2][]*bandwidthScores{plain, mapped} {
+		for _, bs := range scored {
+			for _, c := range bs.cands {
+				loss := c.Loss
+				if c.Diverged {
+					loss = math.Inf(1) // never the lowest
+				}
+				m.losses[side] = append(m.losses[side], loss)
+			}
+		}
+	}
+	return m
 }

@@ -2,6 +2,7 @@ package tabular
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -264,5 +265,68 @@ func TestMetricStretch(t *testing.T) {
 	}
 	if res.Metric || res.MetricLosses != nil || !strings.Contains(progress.String(), "not judged") {
 		t.Errorf("metric %v, losses %v; want it not judged, beyond a stretch of %d (progress %q)", res.Metric, res.MetricLosses, metricMaxStretch, progress.String())
+	}
+}
+
+// TestCrossFittedWorkers checks that crossFitted's folds, measured in
+// parallel, give the outcome of one worker bit for bit, their moments
+// those of each fold's own machine summed in the folds' order; and that
+// the folds decide in their order: a fold without a metric before one
+// that failed gives no metric and no error, the other way round the
+// error.
+func TestCrossFittedWorkers(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(4, 7))
+	const n = 120
+	x, y := randomData(rnd, n, 4), mat.NewDense(n, 1, nil)
+	for i := range n {
+		y.Set(i, 0, math.Sin(2*(x.At(i, 0)+x.At(i, 1)))+0.05*rnd.NormFloat64())
+	}
+	p, err := prepare(x, y, nil, Settings{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, err := newValidation(p.linear, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shallowLoss(p, val, 1, Settings{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := mat.NewSymDense(4, nil)
+	for _, f := range val.folds[:val.k] {
+		km, xf, err := passMachine(p.pass, 1, f.Train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.AddSym(want, gradientMoments(km, xf))
+	}
+	var losses [][2]float64
+	for _, workers := range []int{1, 3} {
+		l, m, err := crossFitted(p, val, 1, Settings{Workers: workers})
+		if err != nil || l == nil {
+			t.Fatalf("%d workers: losses %v, error %v", workers, l, err)
+		}
+		if !mat.Equal(m, want) {
+			t.Errorf("%d workers: the moments are not the folds' summed in order", workers)
+		}
+		losses = append(losses, *l)
+	}
+	if losses[0] != losses[1] {
+		t.Errorf("held-out losses %v with 1 worker, %v with 3", losses[0], losses[1])
+	}
+	failed := foldMetric{err: errors.New("failed")}
+	ok := foldMetric{moments: want, losses: [2][]float64{{1}, {1}}}
+	for _, tc := range []struct {
+		name  string
+		folds []foldMetric
+		err   bool
+	}{
+		{"flat first", []foldMetric{ok, {}, failed}, false},
+		{"failed first", []foldMetric{ok, failed, {}}, true},
+	} {
+		l, m, err := sumFolds(tc.folds, 4)
+		if l != nil || m != nil || (err != nil) != tc.err {
+			t.Errorf("%s: losses %v, moments %v, error %v; want none, error %v", tc.name, l, m != nil, err, tc.err)
+		}
 	}
 }
