@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -240,6 +241,44 @@ func TestAverageDeepRule(t *testing.T) {
 			t.Errorf("%s: not averaged, want the deep machine weighing %g", tc.name, tc.want)
 		case a != nil && (a.deep.LogTarget || a.weight != tc.want):
 			t.Errorf("%s: averaged the deep candidate %+v weighing %g; want the first scale's weighing %g", tc.name, a.deep, a.weight, tc.want)
+		}
+	}
+}
+
+// TestShallowFinalStarted checks that the shallow machine's final fit,
+// begun in the background beside the deep machine's race when fits run
+// in parallel (shallowFit.start), gives the machine and the result of one
+// worker, which fits it after the race: where the deep machine wins and
+// is averaged, where the shallow machine wins and is averaged, where it
+// races the deep one out, and where its cost is re-chosen on all the rows
+// of a table the selection subsampled.
+func TestShallowFinalStarted(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seed uint64
+		rows int
+	}{
+		{"deep wins", 3, 80},
+		{"shallow wins", 17, 80},
+		{"raced", 1, 80},
+		{"subsample", 7, SelectionRows + 50},
+	} {
+		x, y, _ := friedmanLike(tc.seed, tc.rows)
+		var preds []*mat.Dense
+		var results []Result
+		for _, workers := range []int{1, 2} {
+			m, res, err := FitRegression(x, y, Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true, Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Seconds = 0
+			preds, results = append(preds, m.Predict(nil, x)), append(results, res)
+		}
+		if !mat.Equal(preds[0], preds[1]) || !reflect.DeepEqual(results[0], results[1]) {
+			t.Errorf("%s: the machines or results of 1 and 2 workers differ:\n%+v\n%+v", tc.name, results[0], results[1])
+		}
+		if tc.rows > SelectionRows && results[1].CostRows != tc.rows {
+			t.Errorf("%s: cost re-chosen on %d rows, want %d", tc.name, results[1].CostRows, tc.rows)
 		}
 	}
 }

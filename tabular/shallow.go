@@ -59,6 +59,8 @@ type shallowFit struct {
 	// deep, when not nil, is the average with the deep machine that the
 	// selection prefers to its winner (see averageDeep).
 	deep *deepAverage
+	// final is the fit to all the rows that start began, nil if none.
+	final *shallowFinal
 	// data is all the rows, on the best scale.
 	data       problemData
 	outputs    int
@@ -666,8 +668,62 @@ func targetsOf(v problemData, outputs int) mat.Matrix {
 }
 
 // result returns the best shallow machine fitted to all the rows, and res
-// completed for it.
+// completed for it: the fit that start began, if it did.
 func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine, Result, error) {
+	fin := f.final
+	if fin == nil {
+		fin = &shallowFinal{done: make(chan struct{})}
+		f.fitAll(p, fin)
+	}
+	fin.wait()
+	if fin.err != nil {
+		return nil, res, fin.err
+	}
+	f.best, f.cal, res.CostRows = fin.best, fin.cal, fin.costRows
+	m := fin.m
+	if len(f.members) > 1 {
+		res.Averaged = f.members
+	}
+	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
+	res.Anchors, res.Shallow = len(f.anchorRows), true
+	res.Converged, res.Status = true, "closed form"
+	res.Calibration = f.cal.record(f.data.labels != nil)
+	res.Seconds = time.Since(begin).Seconds()
+	return m, res, nil
+}
+
+// shallowFinal is the best shallow machine of a selection fitted to all
+// the rows, with the cost and calibration it was fitted at and the rows
+// that re-chose them, if any (see refineCost); done is closed once it is
+// fitted.
+type shallowFinal struct {
+	m        *Machine
+	best     Candidate
+	cal      calibration
+	costRows int
+	err      error
+	done     chan struct{}
+}
+
+func (fin *shallowFinal) wait() { <-fin.done }
+
+// start fits f's machine to all the rows in the background, for result:
+// the deep machine's race that follows the selection fits one fold at a
+// time at first, which leaves a core idle, and the shallow machine wins
+// most tables. The fit works on a copy of f, whose cost and calibration
+// it may re-choose while the race reads f's.
+func (f *shallowFit) start(p *prepared) {
+	fin := &shallowFinal{done: make(chan struct{})}
+	g := *f
+	f.final = fin
+	go g.fitAll(p, fin)
+}
+
+// fitAll fits f's machine, or the sum of its members' machines, to all
+// the rows, re-choosing the cost first when the selection ran on a
+// subsample, into fin.
+func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
+	defer close(fin.done)
 	in := newShallowInputs(mat.DenseCopyOf(f.data.x), f.anchors)
 	members := f.members
 	if members == nil {
@@ -678,15 +734,17 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	for _, c := range members {
 		b, err := newShallowBasis(in, c.Bandwidth, kernelWeight(c.KernelPenalty))
 		if err != nil {
-			return nil, res, err
+			fin.err = err
+			return
 		}
 		r, err := b.ridge(nil, f.data.w)
 		if err != nil {
-			return nil, res, err
+			fin.err = err
+			return
 		}
 		if f.refine {
 			f.refineCost(r)
-			c, res.CostRows = f.best, r.rows
+			c, fin.costRows = f.best, r.rows
 		}
 		km, b0 := b.machine(r, r.project(targetsOf(f.data, f.outputs)), c.Cost, f.anchors, f.cal)
 		if len(members) > 1 {
@@ -702,15 +760,10 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	m := &Machine{Machine: machines[0], Quantiles: p.quantiles, Input: p.in, Output: withIntercept(p.scaling(f.best.LogTarget), intercept),
 		LogTarget: f.best.LogTarget, Range: p.bounds}
 	if len(machines) > 1 {
-		m.Sum, res.Averaged = machines[1:], members
+		m.Sum = machines[1:]
 	}
 	p.metric.machines(m)
-	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
-	res.Anchors, res.Shallow = len(f.anchorRows), true
-	res.Converged, res.Status = true, "closed form"
-	res.Calibration = f.cal.record(f.data.labels != nil)
-	res.Seconds = time.Since(begin).Seconds()
-	return m, res, nil
+	fin.m, fin.best, fin.cal = m, f.best, f.cal
 }
 
 // refineCost re-chooses the cost of the best setting, chosen on a

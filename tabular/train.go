@@ -591,6 +591,10 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		res.Selection = shallow.sel
 		return shallow.result(p, res, begin)
 	case search:
+		if shallow != nil && s.Workers != 1 {
+			shallow.start(p)
+			defer shallow.final.wait() // left running when the race fails
+		}
 		if deep == nil {
 			deep = newDeepFolds(val.restrict(p.deepVariants(shallow)), val.folds, arch, costs, bandwidths, s)
 		}
