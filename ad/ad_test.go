@@ -68,6 +68,15 @@ func opCases[T Float]() []opCase[T] {
 		}},
 		{"AddGaussian", [][]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[2], 0.9) }},
 		{"AddGaussianSymmetric", [][]int{{5, 5}, {2, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[1], 1.1) }},
+		{"AddGaussianWide", [][]int{{9, 19}, {2, 9}, {2, 19}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[2], 0.9) }},
+		{"AddGaussianWideSymmetric", [][]int{{13, 13}, {2, 13}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[1], 1.1) }},
+		{"AddGaussianChain", [][]int{{2, 17}, {3, 17}}, func(g *Graph[T], p []*Node[T]) *Node[T] {
+			// the additive kernel of a machine: anchors' rows, a second
+			// level whose gradient reaches the first's
+			a := []int{0, 2, 3, 5, 8, 16}
+			k := g.Gaussian(g.SelectCols(p[0], a), p[0], 1)
+			return g.AddGaussian(k, g.SelectCols(p[1], a), p[1], 1.2)
+		}},
 		{"MulGaussian", [][]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[2], 0.9) }},
 		{"MulGaussianSymmetric", [][]int{{5, 5}, {2, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[1], 1.1) }},
 		{"MSE", [][]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MSE(p[0], p[1]) }},

@@ -12,3 +12,13 @@ var sqDistVec = cpu.X86.HasAVX2
 //
 //go:noescape
 func sqDistKernel(dst, x []float64, incX, d int, u []float64, ldu int)
+
+// backVec reports whether the Gaussian's backward pass runs in
+// backRowsKernel, which needs AVX2.
+var backVec = cpu.X86.HasAVX2
+
+// backRowsKernel, in gauss_amd64.s, is backRowsGo on groups of four rows
+// and the first n8 columns, eight at a time.
+//
+//go:noescape
+func backRowsKernel(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int)

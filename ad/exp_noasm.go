@@ -8,3 +8,10 @@ const sqDistVec = false
 func sqDistKernel(dst, x []float64, incX, d int, u []float64, ldu int) {
 	sqDistGo(dst, x, incX, d, u, ldu)
 }
+
+// Without assembly the Gaussian's backward pass runs backRowsGo alone.
+const backVec = false
+
+func backRowsKernel(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int) {
+	backRowsGo(w, dc, k, prev, mode == 2, ld, 0, 4*groups, 0, n8, cols, lanes, 8)
+}

@@ -58,3 +58,142 @@ coord:
 	JNE     chunk
 	VZEROUPPER
 	RET
+
+// HALF is backRowsKernel on four columns of four rows: w = dc .* k, the
+// products added to the rows' partial sums a0-a3 and, ((w0 + w1) + (w2
+// + w3)), to the columns' sums. dc is left in Y8-Y11 for PREVADD and
+// PREVSET.
+#define HALF(off, a0, a1, a2, a3) \
+	VMOVUPD off(SI), Y8; \
+	VMOVUPD off(SI)(R9*1), Y9; \
+	VMOVUPD off(SI)(R9*2), Y10; \
+	VMOVUPD off(SI)(R10*1), Y11; \
+	VMULPD  off(DX), Y8, Y12; \
+	VMULPD  off(DX)(R9*1), Y9, Y13; \
+	VMULPD  off(DX)(R9*2), Y10, Y14; \
+	VMULPD  off(DX)(R10*1), Y11, Y15; \
+	VMOVUPD Y12, off(DI); \
+	VMOVUPD Y13, off(DI)(R9*1); \
+	VMOVUPD Y14, off(DI)(R9*2); \
+	VMOVUPD Y15, off(DI)(R10*1); \
+	VADDPD  Y12, a0, a0; \
+	VADDPD  Y13, a1, a1; \
+	VADDPD  Y14, a2, a2; \
+	VADDPD  Y15, a3, a3; \
+	VADDPD  Y13, Y12, Y12; \
+	VADDPD  Y15, Y14, Y14; \
+	VADDPD  Y14, Y12, Y12; \
+	VADDPD  off(BX), Y12, Y12; \
+	VMOVUPD Y12, off(BX)
+
+#define PREVADD(off) \
+	VADDPD  off(R8), Y8, Y8; \
+	VMOVUPD Y8, off(R8); \
+	VADDPD  off(R8)(R9*1), Y9, Y9; \
+	VMOVUPD Y9, off(R8)(R9*1); \
+	VADDPD  off(R8)(R9*2), Y10, Y10; \
+	VMOVUPD Y10, off(R8)(R9*2); \
+	VADDPD  off(R8)(R10*1), Y11, Y11; \
+	VMOVUPD Y11, off(R8)(R10*1)
+
+#define PREVSET(off) \
+	VMOVUPD Y8, off(R8); \
+	VMOVUPD Y9, off(R8)(R9*1); \
+	VMOVUPD Y10, off(R8)(R9*2); \
+	VMOVUPD Y11, off(R8)(R10*1)
+
+#define NEXT \
+	ADDQ $64, SI; \
+	ADDQ $64, DX; \
+	ADDQ $64, DI; \
+	ADDQ $64, R8; \
+	ADDQ $64, BX
+
+// func backRowsKernel(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int)
+//
+// backRowsGo on rows [0, 4 groups) and columns [0, n8) with 8 lanes,
+// eight columns at a time (n8 a multiple of 8, at least 8): lanes 0-3
+// of a row in one register, 4-7 in another. The rows' partial sums are
+// stored to lanes; the columns' sums are added to cols. mode 0 leaves
+// prev alone, 1 adds dc to it, 2 copies dc there.
+TEXT ·backRowsKernel(SB), NOSPLIT, $0-176
+	MOVQ w_base+0(FP), DI
+	MOVQ dc_base+24(FP), SI
+	MOVQ k_base+48(FP), DX
+	MOVQ prev_base+72(FP), R8
+	MOVQ ld+96(FP), R9
+	SHLQ $3, R9
+	LEAQ (R9)(R9*2), R10
+	MOVQ cols_base+104(FP), BX
+	MOVQ lanes_base+128(FP), R11
+	MOVQ groups+152(FP), R12
+	MOVQ n8+160(FP), R13
+	MOVQ mode+168(FP), R14
+	MOVQ R13, AX
+	SHLQ $3, AX
+
+group:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ   R13, CX
+	SHRQ   $3, CX
+	CMPQ   R14, $1
+	JEQ    add
+	JGT    set
+
+alone:
+	HALF(0, Y0, Y1, Y2, Y3)
+	HALF(32, Y4, Y5, Y6, Y7)
+	NEXT
+	DECQ CX
+	JNE  alone
+	JMP  done
+
+add:
+	HALF(0, Y0, Y1, Y2, Y3)
+	PREVADD(0)
+	HALF(32, Y4, Y5, Y6, Y7)
+	PREVADD(32)
+	NEXT
+	DECQ CX
+	JNE  add
+	JMP  done
+
+set:
+	HALF(0, Y0, Y1, Y2, Y3)
+	PREVSET(0)
+	HALF(32, Y4, Y5, Y6, Y7)
+	PREVSET(32)
+	NEXT
+	DECQ CX
+	JNE  set
+
+done:
+	VMOVUPD Y0, (R11)
+	VMOVUPD Y4, 32(R11)
+	VMOVUPD Y1, 64(R11)
+	VMOVUPD Y5, 96(R11)
+	VMOVUPD Y2, 128(R11)
+	VMOVUPD Y6, 160(R11)
+	VMOVUPD Y3, 192(R11)
+	VMOVUPD Y7, 224(R11)
+	ADDQ    $256, R11
+	SUBQ    AX, SI
+	LEAQ    (SI)(R9*4), SI
+	SUBQ    AX, DX
+	LEAQ    (DX)(R9*4), DX
+	SUBQ    AX, DI
+	LEAQ    (DI)(R9*4), DI
+	SUBQ    AX, R8
+	LEAQ    (R8)(R9*4), R8
+	SUBQ    AX, BX
+	DECQ    R12
+	JNE     group
+	VZEROUPPER
+	RET

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -37,22 +38,63 @@ func TestSqDist(t *testing.T) {
 	}
 }
 
-// TestRowSums checks the sums of rows, four at a time and the rest,
-// against the plain left-to-right sums.
-func TestRowSums(t *testing.T) {
+// TestBackRows checks the Gaussian's fused backward pass on sizes
+// around the assembly's four rows and eight columns, in its three modes:
+// the products and prev bit for bit against a direct loop, the sums
+// within rounding of the direct sums, and the assembly's sums bit for
+// bit against backRowsGo's (the same order).
+func TestBackRows(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 5))
-	for _, m := range []int{1, 4, 7} {
-		w := randTensor[float64](rnd, m, 33)
-		got := make([]float64, m)
-		rowSums(got, w)
-		for i := range m {
-			var s float64
-			for _, x := range w.Data[i*33 : (i+1)*33] {
-				s += x
+	for _, tc := range []struct{ m, n int }{{1, 3}, {4, 8}, {7, 33}, {8, 16}, {80, 100}, {13, 7}} {
+		for mode := range 3 {
+			t.Run(fmt.Sprintf("%dx%d/mode=%d", tc.m, tc.n, mode), func(t *testing.T) {
+				testBackRows(t, rnd, tc.m, tc.n, mode)
+			})
+		}
+	}
+}
+
+func testBackRows(t *testing.T, rnd *rand.Rand, m, n, mode int) {
+	dc, k := randTensor[float64](rnd, m, n).Data, randTensor[float64](rnd, m, n).Data
+	prev0 := randTensor[float64](rnd, m, n).Data
+	var prev, prevGo []float64
+	if mode > 0 {
+		prev, prevGo = slices.Clone(prev0), slices.Clone(prev0)
+	}
+	w, rows, cols, lanes := make([]float64, m*n), make([]float64, m), make([]float64, n), make([]float64, 8*m)
+	backRows(w, dc, k, prev, mode == 2, rows, cols, lanes, m, n)
+	// backRows in Go alone.
+	wGo, rowsGo, colsGo, lanesGo := make([]float64, m*n), make([]float64, m), make([]float64, n), make([]float64, 8*m)
+	n8 := n &^ 7
+	backRowsGo(wGo, dc, k, prevGo, mode == 2, n, 0, m, 0, n8, colsGo, lanesGo, 8)
+	for i := range m {
+		rowsGo[i] = backLanes(lanesGo[8*i : 8*i+8])
+	}
+	backRowsGo(wGo, dc, k, prevGo, mode == 2, n, 0, m, n8, n, colsGo, rowsGo, 1)
+	if !slices.Equal(w, wGo) || !slices.Equal(rows, rowsGo) || !slices.Equal(cols, colsGo) || !slices.Equal(prev, prevGo) {
+		t.Fatalf("the assembly and the Go loop differ")
+	}
+	wantCols := make([]float64, n)
+	for i := range m {
+		var s float64
+		for j := range n {
+			p := i*n + j
+			if w[p] != dc[p]*k[p] {
+				t.Fatalf("w[%d][%d] = %v, want %v", i, j, w[p], dc[p]*k[p])
 			}
-			if got[i] != s {
-				t.Errorf("m=%d: row %d sums to %v, want %v", m, i, got[i], s)
+			if want := [3]float64{0, prev0[p] + dc[p], dc[p]}[mode]; mode > 0 && prev[p] != want {
+				t.Fatalf("prev[%d][%d] = %v, want %v", i, j, prev[p], want)
 			}
+			s += w[p]
+			wantCols[j] += w[p]
+		}
+		if math.Abs(rows[i]-s) > 1e-13*float64(n) {
+			t.Errorf("row %d sums to %v, want %v", i, rows[i], s)
+		}
+	}
+	for j, s := range wantCols {
+		if math.Abs(cols[j]-s) > 1e-13*float64(m) {
+			t.Errorf("column %d sums to %v, want %v", j, cols[j], s)
 		}
 	}
 }

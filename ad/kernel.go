@@ -22,7 +22,9 @@ type gaussian[T Float] struct {
 	combine combine
 	k       *Tensor[T] // the kernel values when they are combined with a previous kernel
 	w       *Tensor[T] // upstream gradient times kernel value
-	sum     []T
+	rows    []T        // the sums of w's rows
+	cols    []T        // the sums of w's columns
+	lanes   []T        // the partial sums of w's rows (backRows)
 }
 
 // Gaussian returns the m x n matrix of Gaussian kernel values between the
@@ -59,7 +61,7 @@ func (g *Graph[T]) gaussian(c combine, k, v, u *Node[T], sigma T) *Node[T] {
 	}
 	m, n := v.Value.Cols(), u.Value.Cols()
 	s := float64(sigma)
-	o := &gaussian[T]{gamma: 1 / (2 * s * s), combine: c, w: NewTensor[T](m, n), sum: make([]T, max(m, n))}
+	o := &gaussian[T]{gamma: 1 / (2 * s * s), combine: c, w: NewTensor[T](m, n), rows: make([]T, m), cols: make([]T, n), lanes: make([]T, 8*m)}
 	if c == alone {
 		return g.apply(o, []int{m, n}, v, u)
 	}
@@ -131,123 +133,59 @@ func (o *gaussian[T]) kernelRowsParallel(k []T, v, u *Tensor[T], sym bool, p int
 func (o *gaussian[T]) backward(out *Node[T]) {
 	v, u := out.inputs[0], out.inputs[1]
 	m, n := v.Value.Cols(), u.Value.Cols()
-	w := o.w.Data
 	// w is the upstream gradient times the kernel value (for a product
 	// with a previous kernel, times that kernel too: the output).
 	kv := out.Value.Data
+	var prev []T
 	if o.combine == plus {
 		kv = o.k.Data
-	}
-	dc := out.Grad.Data
-	w, kv = w[:len(dc)], kv[:len(dc)]
-	for i, d := range dc {
-		w[i] = d * kv[i]
-	}
-	if o.combine != alone {
-		if prev := out.inputs[2]; prev.Grad != nil {
-			if o.combine == plus {
-				axpy(1, out.Grad.Data, prev.Grad.Data)
-			} else {
-				for i, d := range out.Grad.Data {
-					prev.Grad.Data[i] += d * o.k.Data[i]
-				}
-			}
+		if p := out.inputs[2]; p.Grad != nil {
+			prev = p.Grad.Data
 		}
 	}
+	if p := out.inputs[len(out.inputs)-1]; o.combine == times && p.Grad != nil {
+		for i, d := range out.Grad.Data {
+			p.Grad.Data[i] += d * o.k.Data[i]
+		}
+	}
+	backRows(o.w.Data, out.Grad.Data, kv, prev, false, o.rows, o.cols, o.lanes, m, n)
 	c := T(2 * o.gamma) // 1/sigma^2
 	if v == u {
 		// Both gradients land on the same points: with S = W + W^T,
 		// du_j = c * sum_i S_ij (u_i - u_j), one product instead of two.
+		w := o.w.Data
 		for i := range m {
 			for j := range i {
 				s := w[i*n+j] + w[j*n+i]
 				w[i*n+j], w[j*n+i] = s, s
 			}
 			w[i*n+i] *= 2
+			o.cols[i] += o.rows[i]
 		}
-		o.addGrad(u.Grad, v.Value, u.Value, o.w, blas.NoTrans, c)
+		o.addGrad(u.Grad, v.Value, u.Value, o.w, blas.NoTrans, c, o.cols)
 		return
 	}
 	if u.Grad != nil {
 		// du_j = c * sum_i w_ij (v_i - u_j)
-		o.addGrad(u.Grad, v.Value, u.Value, o.w, blas.NoTrans, c)
+		o.addGrad(u.Grad, v.Value, u.Value, o.w, blas.NoTrans, c, o.cols)
 	}
 	if v.Grad != nil {
 		// dv_i = c * sum_j w_ij (u_j - v_i)
-		o.addGrad(v.Grad, u.Value, v.Value, o.w, blas.Trans, c)
+		o.addGrad(v.Grad, u.Value, v.Value, o.w, blas.Trans, c, o.rows)
 	}
 }
 
-// addGrad adds c * (other * op(w) - self .* colsum(op(w))) to dst: the
-// gradient of the kernel with respect to the points self, whose partners
-// are the points other.
-func (o *gaussian[T]) addGrad(dst, other, self, w *Tensor[T], t blas.Transpose, c T) {
+// addGrad adds c * (other * op(w) - self .* sums) to dst, sums being the
+// sums of op(w)'s columns: the gradient of the kernel with respect to
+// the points self, whose partners are the points other.
+func (o *gaussian[T]) addGrad(dst, other, self, w *Tensor[T], t blas.Transpose, c T, sums []T) {
 	gemm(blas.NoTrans, t, c, other, w, 1, dst)
-	sums := o.sum[:self.Cols()]
-	if t == blas.NoTrans {
-		colSums(sums, w)
-	} else {
-		rowSums(sums, w)
-	}
 	n := self.Cols()
 	for r := range self.Rows() {
 		dr, xr := dst.Data[r*n:(r+1)*n], self.Data[r*n:(r+1)*n]
-		for j, sj := range sums {
+		for j, sj := range sums[:n] {
 			dr[j] -= c * xr[j] * sj
 		}
-	}
-}
-
-// colSums sets dst to the sums of the columns of w. Adding four rows at
-// a time makes the plain loop as fast as an assembly AXPY per row, and
-// faster for short rows.
-func colSums[T Float](dst []T, w *Tensor[T]) {
-	m, n := w.Rows(), w.Cols()
-	dst = dst[:n]
-	clear(dst)
-	i := 0
-	for ; i+4 <= m; i += 4 {
-		r0 := w.Data[i*n : (i+1)*n]
-		r1 := w.Data[(i+1)*n : (i+2)*n][:n]
-		r2 := w.Data[(i+2)*n : (i+3)*n][:n]
-		r3 := w.Data[(i+3)*n : (i+4)*n][:n]
-		for j, x := range r0 {
-			dst[j] += (x + r1[j]) + (r2[j] + r3[j])
-		}
-	}
-	for ; i < m; i++ {
-		for j, x := range w.Data[i*n : (i+1)*n] {
-			dst[j] += x
-		}
-	}
-}
-
-// rowSums sets dst to the sums of the rows of w, each added from left to
-// right. One row's sum is a chain of dependent additions, so four rows
-// go at once: the four chains overlap.
-func rowSums[T Float](dst []T, w *Tensor[T]) {
-	m, n := w.Rows(), w.Cols()
-	i := 0
-	for ; i+4 <= m; i += 4 {
-		r0 := w.Data[i*n : (i+1)*n]
-		r1 := w.Data[(i+1)*n : (i+2)*n][:len(r0)]
-		r2 := w.Data[(i+2)*n : (i+3)*n][:len(r0)]
-		r3 := w.Data[(i+3)*n : (i+4)*n][:len(r0)]
-		var s0, s1, s2, s3 T
-		for j, x := range r0 {
-			s0 += x
-			s1 += r1[j]
-			s2 += r2[j]
-			s3 += r3[j]
-		}
-		dst[i], dst[i+1], dst[i+2], dst[i+3] = s0, s1, s2, s3
-	}
-	for ; i < m; i++ {
-		var s T
-		for _, x := range w.Data[i*n : (i+1)*n] {
-			s += x
-		}
-		dst[i] = s
 	}
 }
 
