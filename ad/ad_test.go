@@ -310,6 +310,67 @@ func TestReplay(t *testing.T) {
 	}
 }
 
+// TestBackwardOverwrites checks, for every op case, that Backward
+// overwrites every gradient the previous call left, however it is
+// cleared or overwritten: the gradients after a second call, with NaN
+// left in all of them, are those of the first, bit for bit.
+func TestBackwardOverwrites(t *testing.T) {
+	for _, tc := range opCases[float64]() {
+		t.Run(tc.name, func(t *testing.T) {
+			c := new(caseGraph[float64])
+			rnd := rand.New(rand.NewPCG(1, 1))
+			for _, s := range tc.shapes {
+				c.params = append(c.params, c.g.Param(randTensor[float64](rnd, s...), nil))
+			}
+			c.g.Scale(c.params[0], 3) // reached by the backward pass, but not from the loss
+			c.out = tc.build(&c.g, c.params)
+			c.loss = c.g.Dot(c.out, c.g.Input(randTensor[float64](rnd, c.out.Value.Shape...)))
+			extra := c.g.Param(NewTensor[float64](2, 2), nil) // after the loss
+			c.g.Backward(c.loss)
+			var want [][]float64
+			for _, n := range c.g.nodes {
+				if n.Grad != nil {
+					want = append(want, slices.Clone(n.Grad.Data))
+					for i := range n.Grad.Data {
+						n.Grad.Data[i] = math.NaN()
+					}
+				}
+			}
+			c.g.Backward(c.loss)
+			i := 0
+			for k, n := range c.g.nodes {
+				if n.Grad == nil {
+					continue
+				}
+				if !slices.Equal(n.Grad.Data, want[i]) {
+					t.Fatalf("node %d: gradient %v after a second Backward, want %v", k, n.Grad.Data, want[i])
+				}
+				i++
+			}
+			if extra.Grad.Data[0] != 0 {
+				t.Errorf("a parameter off the loss's path has gradient %v", extra.Grad.Data)
+			}
+		})
+	}
+}
+
+// TestSharedGradient checks that a parameter's gradient shared by two
+// nodes, one of them off the loss's path, holds the gradient through
+// the other (as Params.Node gives every call a node of its own).
+func TestSharedGradient(t *testing.T) {
+	var g Graph[float64]
+	value, grad := Matrix(1, 2, []float64{1, 2}), NewTensor[float64](1, 2)
+	w := g.Param(value, grad)
+	loss := g.Dot(w, w)
+	g.Param(value, grad) // a second node, after the loss
+	for range 2 {
+		g.Backward(loss)
+		if !slices.Equal(grad.Data, []float64{2, 4}) {
+			t.Fatalf("shared gradient %v, want [2 4]", grad.Data)
+		}
+	}
+}
+
 // mustPanic runs f as subtest name and fails it unless f panics.
 func mustPanic(t *testing.T, name string, f func()) {
 	t.Run(name, func(t *testing.T) { testutil.CheckPanic(t, f, "") })

@@ -130,25 +130,34 @@ func (o *gaussian[T]) kernelRowsParallel(k []T, v, u *Tensor[T], sym bool, p int
 	inParallel(v.Cols(), p, func(first, last int) { o.kernelRows(k, v, u, sym, first, last) })
 }
 
+// setsGrads marks the Gaussian as overwriting or zeroing its inputs'
+// stale gradients itself.
+func (o *gaussian[T]) setsGrads() {}
+
 func (o *gaussian[T]) backward(out *Node[T]) {
 	v, u := out.inputs[0], out.inputs[1]
 	m, n := v.Value.Cols(), u.Value.Cols()
 	// w is the upstream gradient times the kernel value (for a product
 	// with a previous kernel, times that kernel too: the output).
+	// The previous kernel's gradient, when it is stale, is overwritten.
 	kv := out.Value.Data
 	var prev []T
+	set := false
 	if o.combine == plus {
 		kv = o.k.Data
 		if p := out.inputs[2]; p.Grad != nil {
-			prev = p.Grad.Data
+			prev, set = p.Grad.Data, p.takeStale()
 		}
 	}
 	if p := out.inputs[len(out.inputs)-1]; o.combine == times && p.Grad != nil {
+		p.clearStale()
 		for i, d := range out.Grad.Data {
 			p.Grad.Data[i] += d * o.k.Data[i]
 		}
 	}
-	backRows(o.w.Data, out.Grad.Data, kv, prev, false, o.rows, o.cols, o.lanes, m, n)
+	backRows(o.w.Data, out.Grad.Data, kv, prev, set, o.rows, o.cols, o.lanes, m, n)
+	out.inputs[0].clearStale()
+	out.inputs[1].clearStale()
 	c := T(2 * o.gamma) // 1/sigma^2
 	if v == u {
 		// Both gradients land on the same points: with S = W + W^T,
