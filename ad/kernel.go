@@ -76,20 +76,30 @@ func (o *gaussian[T]) forward(out *Node[T]) {
 	v, u := out.inputs[0].Value, out.inputs[1].Value
 	d, m, n := v.Rows(), v.Cols(), u.Cols()
 	sym := out.inputs[0] == out.inputs[1]
-	kt := out.Value
+	k := out.Value.Data
+	var dst, prev []T
 	if o.combine != alone {
-		kt = o.k
+		k, dst, prev = o.k.Data, k, out.inputs[2].Value.Data
 	}
-	k := kt.Data
+	// A row is combined with the previous kernel as soon as it is
+	// computed, while it is in the cache; the rows of a symmetric kernel
+	// are completed by the later rows, and combined at the end.
+	rowDst := dst
+	if sym {
+		rowDst = nil
+	}
 	if p := workers(m, m*n*(d+4)); p > 1 {
-		o.kernelRowsParallel(k, v, u, sym, p)
+		o.kernelRowsParallel(k, v, u, sym, rowDst, prev, p)
 	} else {
-		o.kernelRows(k, v, u, sym, 0, m)
+		o.kernelRows(k, v, u, sym, rowDst, prev, 0, m)
 	}
-	if o.combine == alone {
-		return
+	if sym && dst != nil {
+		o.merge(dst, prev, k)
 	}
-	dst, prev := out.Value.Data, out.inputs[2].Value.Data
+}
+
+// merge sets dst to the previous kernel prev combined with k.
+func (o *gaussian[T]) merge(dst, prev, k []T) {
 	if o.combine == plus {
 		addTo(dst, prev, k)
 		return
@@ -104,7 +114,8 @@ func (o *gaussian[T]) forward(out *Node[T]) {
 // the columns of v and of u to k, and for a symmetric kernel (v is u)
 // their mirror images below the diagonal. Row i writes only row i and
 // the entries (j, i) with j > i, so disjoint ranges can run at once.
-func (o *gaussian[T]) kernelRows(k []T, v, u *Tensor[T], sym bool, first, last int) {
+// With dst it merges each row with the previous kernel prev into dst.
+func (o *gaussian[T]) kernelRows(k []T, v, u *Tensor[T], sym bool, dst, prev []T, first, last int) {
 	d, m, n := v.Rows(), v.Cols(), u.Cols()
 	for i := first; i < last; i++ {
 		lo := 0
@@ -120,14 +131,17 @@ func (o *gaussian[T]) kernelRows(k []T, v, u *Tensor[T], sym bool, first, last i
 				k[(lo+j)*n+i] = e
 			}
 		}
+		if dst != nil {
+			o.merge(dst[i*n:(i+1)*n], prev[i*n:(i+1)*n], row)
+		}
 	}
 }
 
 // kernelRowsParallel is kernelRows over all the rows on p goroutines. It
 // is a function of its own so that the variables of forward, which the
 // goroutines would otherwise capture, stay on the stack.
-func (o *gaussian[T]) kernelRowsParallel(k []T, v, u *Tensor[T], sym bool, p int) {
-	inParallel(v.Cols(), p, func(first, last int) { o.kernelRows(k, v, u, sym, first, last) })
+func (o *gaussian[T]) kernelRowsParallel(k []T, v, u *Tensor[T], sym bool, dst, prev []T, p int) {
+	inParallel(v.Cols(), p, func(first, last int) { o.kernelRows(k, v, u, sym, dst, prev, first, last) })
 }
 
 // setsGrads marks the Gaussian as overwriting or zeroing its inputs'
