@@ -49,12 +49,19 @@ func thin64(tA, tB blas.Transpose, alpha float64, a, b matrix[float64], beta flo
 		if tA != blas.NoTrans {
 			sinc, step = a.Stride, 1
 		}
-		n16 := n &^ 15
-		for i := range m {
-			s := a.Data[i*step:]
-			row := c.Data[i*c.Stride : i*c.Stride+n]
-			axpyRows(row[:n16], b.Data, b.Stride, s, sinc, k, alpha)
-			axpyRowsGo(row[n16:], b.Data[n16:], b.Stride, s, sinc, k, alpha)
+		i, from := 0, 0
+		if use512 && n >= 32 {
+			// Three rows at once read b once for the three.
+			from = n &^ 31
+			for ; i+3 <= m; i += 3 {
+				axpyRows3(c.Data[i*c.Stride:], c.Stride, from, b.Data, b.Stride, a.Data[i*step:], sinc, step, k, alpha)
+				for r := i; r < i+3; r++ {
+					axpyRowFrom(c.Data[r*c.Stride:r*c.Stride+n], from, b, a.Data[r*step:], sinc, k, alpha)
+				}
+			}
+		}
+		for ; i < m; i++ {
+			axpyRowFrom(c.Data[i*c.Stride:i*c.Stride+n], 0, b, a.Data[i*step:], sinc, k, alpha)
 		}
 		return true
 	case tA == blas.NoTrans && tB != blas.NoTrans && n >= 4:
@@ -105,6 +112,28 @@ func axpyRows(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64) 
 		}
 	}
 	axpyRowsKernel(c, b, ldb, s, sinc, k, alpha)
+}
+
+// axpyRowFrom is axpyRows on the columns of row from the column from on,
+// its last len(row) mod 16 columns in Go.
+func axpyRowFrom(row []float64, from int, b matrix[float64], s []float64, sinc, k int, alpha float64) {
+	n16 := len(row) &^ 15
+	axpyRows(row[from:n16], b.Data[from:], b.Stride, s, sinc, k, alpha)
+	axpyRowsGo(row[n16:], b.Data[n16:], b.Stride, s, sinc, k, alpha)
+}
+
+// axpyRows3 is axpyRows on the first n columns of three rows of c,
+// c[r*ldc:], whose scalars are s[r*step:], for r < 3, with AVX-512: the
+// rows of b are read once for the three. n is a multiple of 32. It
+// checks the lengths the assembly relies on.
+func axpyRows3(c []float64, ldc, n int, b []float64, ldb int, s []float64, sinc, step, k int, alpha float64) {
+	if n%32 != 0 || len(c) < 2*ldc+n || k > 0 && (len(b) < (k-1)*ldb+n || len(s) < 2*step+(k-1)*sinc+1) {
+		panic(fmt.Sprintf("matmul: axpyRows3 of %d columns (stride %d), %d terms on %d elements of b (stride %d) and %d of s (strides %d, %d)", n, ldc, k, len(b), ldb, len(s), sinc, step))
+	}
+	if n == 0 || k == 0 {
+		return
+	}
+	axpyRows3Kernel512(c, ldc, n, b, ldb, s, sinc, step, k, alpha)
 }
 
 // axpyRowsGo is axpyRows in Go, for any length of c: the rows of b in
