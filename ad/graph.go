@@ -10,6 +10,21 @@ import (
 type Graph[T Float] struct {
 	nodes []*Node[T]
 	err   error // the first failure of the last Forward and Backward
+	// scratch is memory that the operations' backward passes share, one
+	// at a time (scratchTensor).
+	scratch []T
+}
+
+// scratchTensor returns an m x n tensor on memory that the backward
+// passes of g's operations share: its values last only until another
+// operation's backward pass runs. A kernel machine of several levels
+// has one such matrix of anchors by points rather than one per level,
+// which keeps its working set in the processor's cache.
+func (g *Graph[T]) scratchTensor(m, n int) *Tensor[T] {
+	if len(g.scratch) < m*n {
+		g.scratch = make([]T, m*n)
+	}
+	return View(g.scratch[:m*n], m, n)
 }
 
 // Node is a value in a Graph: an input, a parameter, or the result of an

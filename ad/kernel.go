@@ -21,7 +21,7 @@ type gaussian[T Float] struct {
 	gamma   float64 // 1/(2 sigma^2), kept in float64 for the exponential
 	combine combine
 	k       *Tensor[T] // the kernel values when they are combined with a previous kernel
-	w       *Tensor[T] // upstream gradient times kernel value
+	w       *Tensor[T] // upstream gradient times kernel value, in the graph's scratch
 	rows    []T        // the sums of w's rows
 	cols    []T        // the sums of w's columns
 	lanes   []T        // the partial sums of w's rows (backRows)
@@ -61,7 +61,7 @@ func (g *Graph[T]) gaussian(c combine, k, v, u *Node[T], sigma T) *Node[T] {
 	}
 	m, n := v.Value.Cols(), u.Value.Cols()
 	s := float64(sigma)
-	o := &gaussian[T]{gamma: 1 / (2 * s * s), combine: c, w: NewTensor[T](m, n), rows: make([]T, m), cols: make([]T, n), lanes: make([]T, 8*m)}
+	o := &gaussian[T]{gamma: 1 / (2 * s * s), combine: c, w: g.scratchTensor(m, n), rows: make([]T, m), cols: make([]T, n), lanes: make([]T, 8*m)}
 	if c == alone {
 		return g.apply(o, []int{m, n}, v, u)
 	}
