@@ -69,21 +69,29 @@ func thin64(tA, tB blas.Transpose, alpha float64, a, b matrix[float64], beta flo
 		if alpha == 0 || m == 0 {
 			return true
 		}
-		var lanes [16]float64
-		for r := range m {
-			ar := a.Data[r*a.Stride : r*a.Stride+k]
-			cr := c.Data[r*c.Stride : r*c.Stride+n]
-			i := 0
-			for ; i+4 <= n; i += 4 {
-				dots4(lanes[:], ar, b.Data[i*b.Stride:], b.Stride)
-				for q := range 4 {
-					cr[i+q] += alpha * finishDot(lanes[4*q:4*q+4], ar, b.Data[(i+q)*b.Stride:])
+		var lanes [48]float64
+		r, from := 0, 0
+		if use512 && k >= 4 {
+			// Three rows at once read b once for the three.
+			from = n &^ 3
+			for ; r+3 <= m; r += 3 {
+				for i := 0; i < from; i += 4 {
+					dots12(lanes[:], a.Data[r*a.Stride:], a.Stride, k, b.Data[i*b.Stride:], b.Stride)
+					for rr := range 3 {
+						ar := a.Data[(r+rr)*a.Stride : (r+rr)*a.Stride+k]
+						cr := c.Data[(r+rr)*c.Stride:]
+						for q := range 4 {
+							cr[i+q] += alpha * finishDot(lanes[16*rr+4*q:16*rr+4*q+4], ar, b.Data[(i+q)*b.Stride:])
+						}
+					}
+				}
+				for rr := r; rr < r+3; rr++ {
+					dotRow(c.Data[rr*c.Stride:rr*c.Stride+n], from, a.Data[rr*a.Stride:rr*a.Stride+k], b, alpha, lanes[:16])
 				}
 			}
-			for ; i < n; i++ {
-				dots4Go(lanes[:4], ar, b.Data[i*b.Stride:], 0, 1)
-				cr[i] += alpha * finishDot(lanes[:4], ar, b.Data[i*b.Stride:])
-			}
+		}
+		for ; r < m; r++ {
+			dotRow(c.Data[r*c.Stride:r*c.Stride+n], 0, a.Data[r*a.Stride:r*a.Stride+k], b, alpha, lanes[:16])
 		}
 		return true
 	}
@@ -158,6 +166,33 @@ func dots4(lanes, a, b []float64, ldb int) {
 		panic(fmt.Sprintf("matmul: dots4 of %d elements on %d elements of b with stride %d", len(a), len(b), ldb))
 	}
 	dots4Kernel(lanes, a[:len(a)&^3], b, ldb)
+}
+
+// dotRow adds alpha times the inner products of ar with the rows of b
+// from the row from on to cr's elements, lanes being 16 scratch values.
+func dotRow(cr []float64, from int, ar []float64, b matrix[float64], alpha float64, lanes []float64) {
+	i := from
+	for ; i+4 <= len(cr); i += 4 {
+		dots4(lanes, ar, b.Data[i*b.Stride:], b.Stride)
+		for q := range 4 {
+			cr[i+q] += alpha * finishDot(lanes[4*q:4*q+4], ar, b.Data[(i+q)*b.Stride:])
+		}
+	}
+	for ; i < len(cr); i++ {
+		dots4Go(lanes[:4], ar, b.Data[i*b.Stride:], 0, 1)
+		cr[i] += alpha * finishDot(lanes[:4], ar, b.Data[i*b.Stride:])
+	}
+}
+
+// dots12 is dots4 for the three rows of a, a[r*lda:][:k] for r < 3, at
+// once, with AVX-512: lanes[16r:16r+16] are row r's. It checks the
+// lengths the assembly relies on.
+func dots12(lanes, a []float64, lda, k int, b []float64, ldb int) {
+	k4 := k &^ 3
+	if len(lanes) < 48 || len(a) < 2*lda+k || lda < k || len(b) < 3*ldb+k || ldb < k {
+		panic(fmt.Sprintf("matmul: dots12 of %d elements on %d elements of a (stride %d) and %d of b (stride %d)", k, len(a), lda, len(b), ldb))
+	}
+	dots12Kernel(lanes, a[:k4], lda, b, ldb)
 }
 
 // dots4Go is dots4 in Go for rows of b of any number (len(lanes)/4).

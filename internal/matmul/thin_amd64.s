@@ -246,3 +246,80 @@ term3:
 	JNE     chunk3
 	VZEROUPPER
 	RET
+
+// DOTS4 multiplies a's chunk in reg by b's four chunks in Y12-Y15 into
+// t0-t3 and adds them to the partial sums a0-a3.
+#define DOTS4(reg, t0, t1, t2, t3, a0, a1, a2, a3) \
+	VMULPD Y12, reg, t0; \
+	VMULPD Y13, reg, t1; \
+	VMULPD Y14, reg, t2; \
+	VMULPD Y15, reg, t3; \
+	VADDPD t0, a0, a0; \
+	VADDPD t1, a1, a1; \
+	VADDPD t2, a2, a2; \
+	VADDPD t3, a3, a3
+
+// func dots12Kernel(lanes, a []float64, lda int, b []float64, ldb int)
+//
+// dots4Kernel for three rows of a at once (a, a+lda, a+2lda, each of
+// len(a) elements, a multiple of 4): lanes[16r+4q+j] are the partial
+// sums of row r of a with row q of b. Each chunk of b is read once for
+// the three rows; the sums are dots4Kernel's. It needs AVX-512 for the
+// registers Y16-Y30.
+TEXT ·dots12Kernel(SB), NOSPLIT, $0-88
+	MOVQ   lanes_base+0(FP), DI
+	MOVQ   a_base+24(FP), SI
+	MOVQ   a_len+32(FP), CX
+	SHRQ   $2, CX
+	MOVQ   lda+48(FP), R12
+	SHLQ   $3, R12
+	MOVQ   b_base+56(FP), R8
+	MOVQ   ldb+80(FP), R9
+	SHLQ   $3, R9
+	LEAQ   (R9)(R9*2), R11
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	TESTQ  CX, CX
+	JE     store12
+
+loop12:
+	VMOVUPD (R8), Y12
+	VMOVUPD (R8)(R9*1), Y13
+	VMOVUPD (R8)(R9*2), Y14
+	VMOVUPD (R8)(R11*1), Y15
+	VMOVUPD (SI), Y16
+	VMOVUPD (SI)(R12*1), Y21
+	VMOVUPD (SI)(R12*2), Y26
+	DOTS4(Y16, Y17, Y18, Y19, Y20, Y0, Y1, Y2, Y3)
+	DOTS4(Y21, Y22, Y23, Y24, Y25, Y4, Y5, Y6, Y7)
+	DOTS4(Y26, Y27, Y28, Y29, Y30, Y8, Y9, Y10, Y11)
+	ADDQ    $32, SI
+	ADDQ    $32, R8
+	DECQ    CX
+	JNE     loop12
+
+store12:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VMOVUPD Y4, 128(DI)
+	VMOVUPD Y5, 160(DI)
+	VMOVUPD Y6, 192(DI)
+	VMOVUPD Y7, 224(DI)
+	VMOVUPD Y8, 256(DI)
+	VMOVUPD Y9, 288(DI)
+	VMOVUPD Y10, 320(DI)
+	VMOVUPD Y11, 352(DI)
+	VZEROUPPER
+	RET
