@@ -10,8 +10,15 @@ func sqDistKernel(dst, x []float64, incX, d int, u []float64, ldu int) {
 }
 
 // Without assembly the Gaussian's backward pass runs backRowsGo alone.
-const backVec = false
+const (
+	backVec = false
+	back512 = false
+)
 
 func backRowsKernel(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int) {
 	backRowsGo(w, dc, k, prev, mode == 2, ld, 0, 4*groups, 0, n8, cols, lanes, 8)
+}
+
+func backRowsKernel512(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int) {
+	backRowsKernel(w, dc, k, prev, ld, cols, lanes, groups, n8, mode)
 }

@@ -197,3 +197,111 @@ done:
 	JNE     group
 	VZEROUPPER
 	RET
+
+// HALF512 is HALF on eight columns with AVX-512: the rows' partial sums
+// a0-a3 hold the eight lanes, dc is left in Z8-Z11.
+#define HALF512(a0, a1, a2, a3) \
+	VMOVUPD (SI), Z8; \
+	VMOVUPD (SI)(R9*1), Z9; \
+	VMOVUPD (SI)(R9*2), Z10; \
+	VMOVUPD (SI)(R10*1), Z11; \
+	VMULPD  (DX), Z8, Z12; \
+	VMULPD  (DX)(R9*1), Z9, Z13; \
+	VMULPD  (DX)(R9*2), Z10, Z14; \
+	VMULPD  (DX)(R10*1), Z11, Z15; \
+	VMOVUPD Z12, (DI); \
+	VMOVUPD Z13, (DI)(R9*1); \
+	VMOVUPD Z14, (DI)(R9*2); \
+	VMOVUPD Z15, (DI)(R10*1); \
+	VADDPD  Z12, a0, a0; \
+	VADDPD  Z13, a1, a1; \
+	VADDPD  Z14, a2, a2; \
+	VADDPD  Z15, a3, a3; \
+	VADDPD  Z13, Z12, Z12; \
+	VADDPD  Z15, Z14, Z14; \
+	VADDPD  Z14, Z12, Z12; \
+	VADDPD  (BX), Z12, Z12; \
+	VMOVUPD Z12, (BX)
+
+// func backRowsKernel512(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int)
+//
+// backRowsKernel with AVX-512: a row's eight partial sums in one
+// register, the same operations on each element, so the same results.
+TEXT ·backRowsKernel512(SB), NOSPLIT, $0-176
+	MOVQ w_base+0(FP), DI
+	MOVQ dc_base+24(FP), SI
+	MOVQ k_base+48(FP), DX
+	MOVQ prev_base+72(FP), R8
+	MOVQ ld+96(FP), R9
+	SHLQ $3, R9
+	LEAQ (R9)(R9*2), R10
+	MOVQ cols_base+104(FP), BX
+	MOVQ lanes_base+128(FP), R11
+	MOVQ groups+152(FP), R12
+	MOVQ n8+160(FP), R13
+	MOVQ mode+168(FP), R14
+	MOVQ R13, AX
+	SHLQ $3, AX
+
+group512:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	MOVQ   R13, CX
+	SHRQ   $3, CX
+	CMPQ   R14, $1
+	JEQ    add512
+	JGT    set512
+
+alone512:
+	HALF512(Z0, Z1, Z2, Z3)
+	NEXT
+	DECQ CX
+	JNE  alone512
+	JMP  done512
+
+add512:
+	HALF512(Z0, Z1, Z2, Z3)
+	VADDPD  (R8), Z8, Z8
+	VMOVUPD Z8, (R8)
+	VADDPD  (R8)(R9*1), Z9, Z9
+	VMOVUPD Z9, (R8)(R9*1)
+	VADDPD  (R8)(R9*2), Z10, Z10
+	VMOVUPD Z10, (R8)(R9*2)
+	VADDPD  (R8)(R10*1), Z11, Z11
+	VMOVUPD Z11, (R8)(R10*1)
+	NEXT
+	DECQ    CX
+	JNE     add512
+	JMP     done512
+
+set512:
+	HALF512(Z0, Z1, Z2, Z3)
+	VMOVUPD Z8, (R8)
+	VMOVUPD Z9, (R8)(R9*1)
+	VMOVUPD Z10, (R8)(R9*2)
+	VMOVUPD Z11, (R8)(R10*1)
+	NEXT
+	DECQ    CX
+	JNE     set512
+
+done512:
+	VMOVUPD Z0, (R11)
+	VMOVUPD Z1, 64(R11)
+	VMOVUPD Z2, 128(R11)
+	VMOVUPD Z3, 192(R11)
+	ADDQ    $256, R11
+	SUBQ    AX, SI
+	LEAQ    (SI)(R9*4), SI
+	SUBQ    AX, DX
+	LEAQ    (DX)(R9*4), DX
+	SUBQ    AX, DI
+	LEAQ    (DI)(R9*4), DI
+	SUBQ    AX, R8
+	LEAQ    (R8)(R9*4), R8
+	SUBQ    AX, BX
+	DECQ    R12
+	JNE     group512
+	VZEROUPPER
+	RET

@@ -54,6 +54,37 @@ func TestBackRows(t *testing.T) {
 	}
 }
 
+// TestBackRowsKernels checks each of backRows' kernels that the
+// processor runs (AVX2, AVX-512) against backRowsGo, bit for bit, on the
+// block of rows and columns they take.
+func TestBackRowsKernels(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 6))
+	kernels := map[string]func(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int){}
+	if backVec {
+		kernels["avx2"] = backRowsKernel
+	}
+	if back512 {
+		kernels["avx512"] = backRowsKernel512
+	}
+	for name, kernel := range kernels {
+		for mode := range 3 {
+			const m, ld, n8 = 8, 27, 24
+			dc, k, prev := randTensor[float64](rnd, m, ld).Data, randTensor[float64](rnd, m, ld).Data, randTensor[float64](rnd, m, ld).Data
+			w, cols, lanes := make([]float64, m*ld), randTensor[float64](rnd, n8).Data, make([]float64, 8*m)
+			wGo, prevGo, colsGo, lanesGo := slices.Clone(w), slices.Clone(prev), slices.Clone(cols), slices.Clone(lanes)
+			pk, pGo := prev, prevGo
+			if mode == 0 {
+				pk, pGo = nil, nil
+			}
+			kernel(w, dc, k, pk, ld, cols, lanes, m/4, n8, mode)
+			backRowsGo(wGo, dc, k, pGo, mode == 2, ld, 0, m, 0, n8, colsGo, lanesGo, 8)
+			if !slices.Equal(w, wGo) || !slices.Equal(prev, prevGo) || !slices.Equal(cols, colsGo) || !slices.Equal(lanes, lanesGo) {
+				t.Errorf("%s, mode %d: the kernel and backRowsGo differ", name, mode)
+			}
+		}
+	}
+}
+
 func testBackRows(t *testing.T, rnd *rand.Rand, m, n, mode int) {
 	dc, k := randTensor[float64](rnd, m, n).Data, randTensor[float64](rnd, m, n).Data
 	prev0 := randTensor[float64](rnd, m, n).Data

@@ -33,7 +33,11 @@ func backRows[T Float](w, dc, k, prev []T, set bool, rows, cols, lanes []T, m, n
 			pd = any(prev).([]float64)
 		}
 		first = m &^ 3
-		backRowsKernel(wd, any(dc).([]float64), any(k).([]float64), pd, n, any(cols).([]float64), any(lanes).([]float64), first/4, n8, backMode(prev != nil, set))
+		kernel := backRowsKernel
+		if back512 {
+			kernel = backRowsKernel512
+		}
+		kernel(wd, any(dc).([]float64), any(k).([]float64), pd, n, any(cols).([]float64), any(lanes).([]float64), first/4, n8, backMode(prev != nil, set))
 	}
 	backRowsGo(w, dc, k, prev, set, n, first, m, 0, n8, cols, lanes, 8)
 	for i := range m {
