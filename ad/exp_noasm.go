@@ -3,7 +3,10 @@
 package ad
 
 // Without assembly sqDist runs the plain loop on every element.
-const sqDistVec = false
+const (
+	sqDistVec = false
+	sqDist512 = false
+)
 
 func sqDistKernel(dst, x []float64, incX, d int, u []float64, ldu int) {
 	sqDistGo(dst, x, incX, d, u, ldu)
@@ -21,4 +24,8 @@ func backRowsKernel(w, dc, k, prev []float64, ld int, cols, lanes []float64, gro
 
 func backRowsKernel512(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int) {
 	backRowsKernel(w, dc, k, prev, ld, cols, lanes, groups, n8, mode)
+}
+
+func sqDistKernel512(dst, x []float64, incX, d int, u []float64, ldu int) {
+	sqDistGo(dst, x, incX, d, u, ldu)
 }

@@ -305,3 +305,59 @@ done512:
 	JNE     group512
 	VZEROUPPER
 	RET
+
+// func sqDistKernel512(dst, x []float64, incX, d int, u []float64, ldu int)
+//
+// sqDistKernel with AVX-512, 32 columns at a time: the same operations
+// on each element, so the same sums. len(dst) is a multiple of 32 and d
+// at least 1.
+TEXT ·sqDistKernel512(SB), NOSPLIT, $0-96
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	SHRQ $5, CX
+	MOVQ x_base+24(FP), R9
+	MOVQ incX+48(FP), R10
+	SHLQ $3, R10
+	MOVQ d+56(FP), R11
+	MOVQ u_base+64(FP), SI
+	MOVQ ldu+88(FP), R8
+	SHLQ $3, R8
+
+chunk512:
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	MOVQ   SI, AX
+	MOVQ   R9, BX
+	MOVQ   R11, DX
+
+coord512:
+	VBROADCASTSD (BX), Z4
+	VSUBPD       (AX), Z4, Z5
+	VSUBPD       64(AX), Z4, Z6
+	VSUBPD       128(AX), Z4, Z7
+	VSUBPD       192(AX), Z4, Z8
+	VMULPD       Z5, Z5, Z5
+	VMULPD       Z6, Z6, Z6
+	VMULPD       Z7, Z7, Z7
+	VMULPD       Z8, Z8, Z8
+	VADDPD       Z5, Z0, Z0
+	VADDPD       Z6, Z1, Z1
+	VADDPD       Z7, Z2, Z2
+	VADDPD       Z8, Z3, Z3
+	ADDQ         R8, AX
+	ADDQ         R10, BX
+	DECQ         DX
+	JNE          coord512
+
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ    $256, DI
+	ADDQ    $256, SI
+	DECQ    CX
+	JNE     chunk512
+	VZEROUPPER
+	RET

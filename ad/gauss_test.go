@@ -9,12 +9,12 @@ import (
 )
 
 // TestSqDist checks the squared distances of the Gaussian against their
-// loop, bit for bit, on lengths around the assembly's 16 columns and on
+// loop, bit for bit, on lengths around the assembly's 16 and 32 columns and on
 // strided points.
 func TestSqDist(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 4))
 	for _, tc := range []struct{ n, d, incX, ldu int }{
-		{0, 3, 1, 5}, {5, 1, 1, 5}, {16, 3, 7, 20}, {37, 9, 100, 40}, {320, 20, 3, 333}, {16, 0, 1, 16},
+		{0, 3, 1, 5}, {5, 1, 1, 5}, {16, 3, 7, 20}, {37, 9, 100, 40}, {320, 20, 3, 333}, {16, 0, 1, 16}, {48, 3, 2, 50}, {53, 4, 1, 60},
 	} {
 		t.Run(fmt.Sprintf("n=%d,d=%d", tc.n, tc.d), func(t *testing.T) {
 			x := randTensor[float64](rnd, max(1, (tc.d-1)*tc.incX+1)).Data

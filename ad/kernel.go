@@ -215,8 +215,9 @@ func (o *gaussian[T]) addGrad(dst, other, self, w *Tensor[T], t blas.Transpose, 
 // sqDist sets dst[j] to the squared distance between the point x (d
 // coordinates with stride incX) and column j of the matrix u (d rows,
 // row stride ldu), adding one coordinate at a time so that the loops run
-// over contiguous memory. For float64 the assembly takes 16 columns at a
-// time where it can; it rounds every operation as the loop does.
+// over contiguous memory. For float64 the assembly takes 32 (AVX-512)
+// or 16 (AVX2) columns at a time where it can; it rounds every operation
+// as the loop does.
 func sqDist[T Float](dst, x []T, incX, d int, u []T, ldu int) {
 	if d == 0 {
 		clear(dst)
@@ -227,9 +228,15 @@ func sqDist[T Float](dst, x []T, incX, d int, u []T, ldu int) {
 	}
 	if dd, ok := any(dst).([]float64); ok && sqDistVec {
 		xd, ud := any(x).([]float64), any(u).([]float64)
-		n := len(dd) &^ 15
-		if n > 0 {
-			sqDistKernel(dd[:n], xd, incX, d, ud, ldu)
+		n := 0
+		if sqDist512 {
+			if n = len(dd) &^ 31; n > 0 {
+				sqDistKernel512(dd[:n], xd, incX, d, ud, ldu)
+			}
+		}
+		if n16 := len(dd) &^ 15; n16 > n {
+			sqDistKernel(dd[n:n16], xd, incX, d, ud[n:], ldu)
+			n = n16
 		}
 		sqDistGo(dd[n:], xd, incX, d, ud[n:], ldu)
 		return
