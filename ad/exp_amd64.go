@@ -29,12 +29,12 @@ var (
 // and the first n8 columns, eight at a time.
 //
 //go:noescape
-func backRowsKernel(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int)
+func backRowsKernel(w, dc, k, prev []float64, ld int, cols []float64, groups, n8, mode int)
 
 // backRowsKernel512, in gauss_amd64.s, is backRowsKernel with AVX-512.
 //
 //go:noescape
-func backRowsKernel512(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int)
+func backRowsKernel512(w, dc, k, prev []float64, ld int, cols []float64, groups, n8, mode int)
 
 // sqDistKernel512, in gauss_amd64.s, is sqDistKernel on 32 columns at a
 // time.

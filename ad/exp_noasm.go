@@ -18,12 +18,12 @@ const (
 	back512 = false
 )
 
-func backRowsKernel(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int) {
-	backRowsGo(w, dc, k, prev, mode == 2, ld, 0, 4*groups, 0, n8, cols, lanes, 8)
+func backRowsKernel(w, dc, k, prev []float64, ld int, cols []float64, groups, n8, mode int) {
+	backRowsGo(w, dc, k, prev, mode == 2, ld, 0, 4*groups, 0, n8, cols)
 }
 
-func backRowsKernel512(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int) {
-	backRowsKernel(w, dc, k, prev, ld, cols, lanes, groups, n8, mode)
+func backRowsKernel512(w, dc, k, prev []float64, ld int, cols []float64, groups, n8, mode int) {
+	backRowsKernel(w, dc, k, prev, ld, cols, groups, n8, mode)
 }
 
 func sqDistKernel512(dst, x []float64, incX, d int, u []float64, ldu int) {

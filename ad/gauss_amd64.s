@@ -60,10 +60,9 @@ coord:
 	RET
 
 // HALF is backRowsKernel on four columns of four rows: w = dc .* k, the
-// products added to the rows' partial sums a0-a3 and, ((w0 + w1) + (w2
-// + w3)), to the columns' sums. dc is left in Y8-Y11 for PREVADD and
-// PREVSET.
-#define HALF(off, a0, a1, a2, a3) \
+// products added, ((w0 + w1) + (w2 + w3)), to the columns' sums. dc is
+// left in Y8-Y11 for PREVADD and PREVSET.
+#define HALF(off) \
 	VMOVUPD off(SI), Y8; \
 	VMOVUPD off(SI)(R9*1), Y9; \
 	VMOVUPD off(SI)(R9*2), Y10; \
@@ -76,10 +75,6 @@ coord:
 	VMOVUPD Y13, off(DI)(R9*1); \
 	VMOVUPD Y14, off(DI)(R9*2); \
 	VMOVUPD Y15, off(DI)(R10*1); \
-	VADDPD  Y12, a0, a0; \
-	VADDPD  Y13, a1, a1; \
-	VADDPD  Y14, a2, a2; \
-	VADDPD  Y15, a3, a3; \
 	VADDPD  Y13, Y12, Y12; \
 	VADDPD  Y15, Y14, Y14; \
 	VADDPD  Y14, Y12, Y12; \
@@ -109,14 +104,12 @@ coord:
 	ADDQ $64, R8; \
 	ADDQ $64, BX
 
-// func backRowsKernel(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int)
+// func backRowsKernel(w, dc, k, prev []float64, ld int, cols []float64, groups, n8, mode int)
 //
-// backRowsGo on rows [0, 4 groups) and columns [0, n8) with 8 lanes,
-// eight columns at a time (n8 a multiple of 8, at least 8): lanes 0-3
-// of a row in one register, 4-7 in another. The rows' partial sums are
-// stored to lanes; the columns' sums are added to cols. mode 0 leaves
-// prev alone, 1 adds dc to it, 2 copies dc there.
-TEXT ·backRowsKernel(SB), NOSPLIT, $0-176
+// backRowsGo on rows [0, 4 groups) and columns [0, n8), eight columns at
+// a time (n8 a multiple of 8, at least 8): the columns' sums are added
+// to cols. mode 0 leaves prev alone, 1 adds dc to it, 2 copies dc there.
+TEXT ·backRowsKernel(SB), NOSPLIT, $0-152
 	MOVQ w_base+0(FP), DI
 	MOVQ dc_base+24(FP), SI
 	MOVQ k_base+48(FP), DX
@@ -125,22 +118,13 @@ TEXT ·backRowsKernel(SB), NOSPLIT, $0-176
 	SHLQ $3, R9
 	LEAQ (R9)(R9*2), R10
 	MOVQ cols_base+104(FP), BX
-	MOVQ lanes_base+128(FP), R11
-	MOVQ groups+152(FP), R12
-	MOVQ n8+160(FP), R13
-	MOVQ mode+168(FP), R14
+	MOVQ groups+128(FP), R12
+	MOVQ n8+136(FP), R13
+	MOVQ mode+144(FP), R14
 	MOVQ R13, AX
 	SHLQ $3, AX
 
 group:
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
 	MOVQ   R13, CX
 	SHRQ   $3, CX
 	CMPQ   R14, $1
@@ -148,17 +132,17 @@ group:
 	JGT    set
 
 alone:
-	HALF(0, Y0, Y1, Y2, Y3)
-	HALF(32, Y4, Y5, Y6, Y7)
+	HALF(0)
+	HALF(32)
 	NEXT
 	DECQ CX
 	JNE  alone
 	JMP  done
 
 add:
-	HALF(0, Y0, Y1, Y2, Y3)
+	HALF(0)
 	PREVADD(0)
-	HALF(32, Y4, Y5, Y6, Y7)
+	HALF(32)
 	PREVADD(32)
 	NEXT
 	DECQ CX
@@ -166,24 +150,15 @@ add:
 	JMP  done
 
 set:
-	HALF(0, Y0, Y1, Y2, Y3)
+	HALF(0)
 	PREVSET(0)
-	HALF(32, Y4, Y5, Y6, Y7)
+	HALF(32)
 	PREVSET(32)
 	NEXT
 	DECQ CX
 	JNE  set
 
 done:
-	VMOVUPD Y0, (R11)
-	VMOVUPD Y4, 32(R11)
-	VMOVUPD Y1, 64(R11)
-	VMOVUPD Y5, 96(R11)
-	VMOVUPD Y2, 128(R11)
-	VMOVUPD Y6, 160(R11)
-	VMOVUPD Y3, 192(R11)
-	VMOVUPD Y7, 224(R11)
-	ADDQ    $256, R11
 	SUBQ    AX, SI
 	LEAQ    (SI)(R9*4), SI
 	SUBQ    AX, DX
@@ -198,9 +173,8 @@ done:
 	VZEROUPPER
 	RET
 
-// HALF512 is HALF on eight columns with AVX-512: the rows' partial sums
-// a0-a3 hold the eight lanes, dc is left in Z8-Z11.
-#define HALF512(a0, a1, a2, a3) \
+// HALF512 is HALF on eight columns with AVX-512; dc is left in Z8-Z11.
+#define HALF512 \
 	VMOVUPD (SI), Z8; \
 	VMOVUPD (SI)(R9*1), Z9; \
 	VMOVUPD (SI)(R9*2), Z10; \
@@ -213,21 +187,17 @@ done:
 	VMOVUPD Z13, (DI)(R9*1); \
 	VMOVUPD Z14, (DI)(R9*2); \
 	VMOVUPD Z15, (DI)(R10*1); \
-	VADDPD  Z12, a0, a0; \
-	VADDPD  Z13, a1, a1; \
-	VADDPD  Z14, a2, a2; \
-	VADDPD  Z15, a3, a3; \
 	VADDPD  Z13, Z12, Z12; \
 	VADDPD  Z15, Z14, Z14; \
 	VADDPD  Z14, Z12, Z12; \
 	VADDPD  (BX), Z12, Z12; \
 	VMOVUPD Z12, (BX)
 
-// func backRowsKernel512(w, dc, k, prev []float64, ld int, cols, lanes []float64, groups, n8, mode int)
+// func backRowsKernel512(w, dc, k, prev []float64, ld int, cols []float64, groups, n8, mode int)
 //
-// backRowsKernel with AVX-512: a row's eight partial sums in one
-// register, the same operations on each element, so the same results.
-TEXT ·backRowsKernel512(SB), NOSPLIT, $0-176
+// backRowsKernel with AVX-512: the same operations on each element, so
+// the same results.
+TEXT ·backRowsKernel512(SB), NOSPLIT, $0-152
 	MOVQ w_base+0(FP), DI
 	MOVQ dc_base+24(FP), SI
 	MOVQ k_base+48(FP), DX
@@ -236,18 +206,13 @@ TEXT ·backRowsKernel512(SB), NOSPLIT, $0-176
 	SHLQ $3, R9
 	LEAQ (R9)(R9*2), R10
 	MOVQ cols_base+104(FP), BX
-	MOVQ lanes_base+128(FP), R11
-	MOVQ groups+152(FP), R12
-	MOVQ n8+160(FP), R13
-	MOVQ mode+168(FP), R14
+	MOVQ groups+128(FP), R12
+	MOVQ n8+136(FP), R13
+	MOVQ mode+144(FP), R14
 	MOVQ R13, AX
 	SHLQ $3, AX
 
 group512:
-	VXORPD Z0, Z0, Z0
-	VXORPD Z1, Z1, Z1
-	VXORPD Z2, Z2, Z2
-	VXORPD Z3, Z3, Z3
 	MOVQ   R13, CX
 	SHRQ   $3, CX
 	CMPQ   R14, $1
@@ -255,14 +220,14 @@ group512:
 	JGT    set512
 
 alone512:
-	HALF512(Z0, Z1, Z2, Z3)
+	HALF512
 	NEXT
 	DECQ CX
 	JNE  alone512
 	JMP  done512
 
 add512:
-	HALF512(Z0, Z1, Z2, Z3)
+	HALF512
 	VADDPD  (R8), Z8, Z8
 	VMOVUPD Z8, (R8)
 	VADDPD  (R8)(R9*1), Z9, Z9
@@ -277,7 +242,7 @@ add512:
 	JMP     done512
 
 set512:
-	HALF512(Z0, Z1, Z2, Z3)
+	HALF512
 	VMOVUPD Z8, (R8)
 	VMOVUPD Z9, (R8)(R9*1)
 	VMOVUPD Z10, (R8)(R9*2)
@@ -287,11 +252,6 @@ set512:
 	JNE     set512
 
 done512:
-	VMOVUPD Z0, (R11)
-	VMOVUPD Z1, 64(R11)
-	VMOVUPD Z2, 128(R11)
-	VMOVUPD Z3, 192(R11)
-	ADDQ    $256, R11
 	SUBQ    AX, SI
 	LEAQ    (SI)(R9*4), SI
 	SUBQ    AX, DX

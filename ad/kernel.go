@@ -24,7 +24,6 @@ type gaussian[T Float] struct {
 	w       *Tensor[T] // upstream gradient times kernel value, in the graph's scratch
 	rows    []T        // the sums of w's rows
 	cols    []T        // the sums of w's columns
-	lanes   []T        // the partial sums of w's rows (backRows)
 }
 
 // Gaussian returns the m x n matrix of Gaussian kernel values between the
@@ -61,7 +60,7 @@ func (g *Graph[T]) gaussian(c combine, k, v, u *Node[T], sigma T) *Node[T] {
 	}
 	m, n := v.Value.Cols(), u.Value.Cols()
 	s := float64(sigma)
-	o := &gaussian[T]{gamma: 1 / (2 * s * s), combine: c, w: g.scratchTensor(m, n), rows: make([]T, m), cols: make([]T, n), lanes: make([]T, 8*m)}
+	o := &gaussian[T]{gamma: 1 / (2 * s * s), combine: c, w: g.scratchTensor(m, n), rows: make([]T, m), cols: make([]T, n)}
 	if c == alone {
 		return g.apply(o, []int{m, n}, v, u)
 	}
@@ -169,7 +168,7 @@ func (o *gaussian[T]) backward(out *Node[T]) {
 			p.Grad.Data[i] += d * o.k.Data[i]
 		}
 	}
-	backRows(o.w.Data, out.Grad.Data, kv, prev, set, o.rows, o.cols, o.lanes, m, n)
+	backRows(o.w.Data, out.Grad.Data, kv, prev, set, o.cols, m, n)
 	out.inputs[0].clearStale()
 	out.inputs[1].clearStale()
 	c := T(2 * o.gamma) // 1/sigma^2
@@ -183,8 +182,8 @@ func (o *gaussian[T]) backward(out *Node[T]) {
 				w[i*n+j], w[j*n+i] = s, s
 			}
 			w[i*n+i] *= 2
-			o.cols[i] += o.rows[i]
 		}
+		colSums(o.cols, o.w)
 		o.addGrad(u.Grad, v.Value, u.Value, o.w, blas.NoTrans, c, o.cols)
 		return
 	}
@@ -194,6 +193,7 @@ func (o *gaussian[T]) backward(out *Node[T]) {
 	}
 	if v.Grad != nil {
 		// dv_i = c * sum_j w_ij (u_j - v_i)
+		rowSums(o.rows, o.w)
 		o.addGrad(v.Grad, u.Value, v.Value, o.w, blas.Trans, c, o.rows)
 	}
 }
