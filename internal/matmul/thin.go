@@ -75,16 +75,7 @@ func thin64(tA, tB blas.Transpose, alpha float64, a, b matrix[float64], beta flo
 			// Three rows at once read b once for the three.
 			from = n &^ 3
 			for ; r+3 <= m; r += 3 {
-				for i := 0; i < from; i += 4 {
-					dots12(lanes[:], a.Data[r*a.Stride:], a.Stride, k, b.Data[i*b.Stride:], b.Stride)
-					for rr := range 3 {
-						ar := a.Data[(r+rr)*a.Stride : (r+rr)*a.Stride+k]
-						cr := c.Data[(r+rr)*c.Stride:]
-						for q := range 4 {
-							cr[i+q] += alpha * finishDot(lanes[16*rr+4*q:16*rr+4*q+4], ar, b.Data[(i+q)*b.Stride:])
-						}
-					}
-				}
+				dotRows3(c, r, from, a, k, b, alpha, &lanes)
 				for rr := r; rr < r+3; rr++ {
 					dotRow(c.Data[rr*c.Stride:rr*c.Stride+n], from, a.Data[rr*a.Stride:rr*a.Stride+k], b, alpha, lanes[:16])
 				}
@@ -181,6 +172,21 @@ func dotRow(cr []float64, from int, ar []float64, b matrix[float64], alpha float
 	for ; i < len(cr); i++ {
 		dots4Go(lanes[:4], ar, b.Data[i*b.Stride:], 0, 1)
 		cr[i] += alpha * finishDot(lanes[:4], ar, b.Data[i*b.Stride:])
+	}
+}
+
+// dotRows3 adds alpha times the inner products of rows r to r+2 of a
+// (k elements each) with the rows of b below to to those rows of c.
+func dotRows3(c matrix[float64], r, to int, a matrix[float64], k int, b matrix[float64], alpha float64, lanes *[48]float64) {
+	for i := 0; i < to; i += 4 {
+		dots12(lanes[:], a.Data[r*a.Stride:], a.Stride, k, b.Data[i*b.Stride:], b.Stride)
+		for rr := range 3 {
+			ar := a.Data[(r+rr)*a.Stride : (r+rr)*a.Stride+k]
+			cr := c.Data[(r+rr)*c.Stride:]
+			for q := range 4 {
+				cr[i+q] += alpha * finishDot(lanes[16*rr+4*q:16*rr+4*q+4], ar, b.Data[(i+q)*b.Stride:])
+			}
+		}
 	}
 }
 
