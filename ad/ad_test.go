@@ -68,6 +68,15 @@ func opCases[T Float]() []opCase[T] {
 		}},
 		{"AddGaussian", [][]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[2], 0.9) }},
 		{"AddGaussianSymmetric", [][]int{{5, 5}, {2, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[1], 1.1) }},
+		{"AddGaussianWide", [][]int{{9, 19}, {2, 9}, {2, 19}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[2], 0.9) }},
+		{"AddGaussianWideSymmetric", [][]int{{13, 13}, {2, 13}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.AddGaussian(p[0], p[1], p[1], 1.1) }},
+		{"AddGaussianChain", [][]int{{2, 17}, {3, 17}}, func(g *Graph[T], p []*Node[T]) *Node[T] {
+			// the additive kernel of a machine: anchors' rows, a second
+			// level whose gradient reaches the first's
+			a := []int{0, 2, 3, 5, 8, 16}
+			k := g.Gaussian(g.SelectCols(p[0], a), p[0], 1)
+			return g.AddGaussian(k, g.SelectCols(p[1], a), p[1], 1.2)
+		}},
 		{"MulGaussian", [][]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[2], 0.9) }},
 		{"MulGaussianSymmetric", [][]int{{5, 5}, {2, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[1], 1.1) }},
 		{"MSE", [][]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MSE(p[0], p[1]) }},
@@ -298,6 +307,67 @@ func TestReplay(t *testing.T) {
 	g.Forward()
 	if got := loss.Scalar(); got != 6 {
 		t.Errorf("loss after replay = %v, want 6", got)
+	}
+}
+
+// TestBackwardOverwrites checks, for every op case, that Backward
+// overwrites every gradient the previous call left, however it is
+// cleared or overwritten: the gradients after a second call, with NaN
+// left in all of them, are those of the first, bit for bit.
+func TestBackwardOverwrites(t *testing.T) {
+	for _, tc := range opCases[float64]() {
+		t.Run(tc.name, func(t *testing.T) {
+			c := new(caseGraph[float64])
+			rnd := rand.New(rand.NewPCG(1, 1))
+			for _, s := range tc.shapes {
+				c.params = append(c.params, c.g.Param(randTensor[float64](rnd, s...), nil))
+			}
+			c.g.Scale(c.params[0], 3) // reached by the backward pass, but not from the loss
+			c.out = tc.build(&c.g, c.params)
+			c.loss = c.g.Dot(c.out, c.g.Input(randTensor[float64](rnd, c.out.Value.Shape...)))
+			extra := c.g.Param(NewTensor[float64](2, 2), nil) // after the loss
+			c.g.Backward(c.loss)
+			var want [][]float64
+			for _, n := range c.g.nodes {
+				if n.Grad != nil {
+					want = append(want, slices.Clone(n.Grad.Data))
+					for i := range n.Grad.Data {
+						n.Grad.Data[i] = math.NaN()
+					}
+				}
+			}
+			c.g.Backward(c.loss)
+			i := 0
+			for k, n := range c.g.nodes {
+				if n.Grad == nil {
+					continue
+				}
+				if !slices.Equal(n.Grad.Data, want[i]) {
+					t.Fatalf("node %d: gradient %v after a second Backward, want %v", k, n.Grad.Data, want[i])
+				}
+				i++
+			}
+			if extra.Grad.Data[0] != 0 {
+				t.Errorf("a parameter off the loss's path has gradient %v", extra.Grad.Data)
+			}
+		})
+	}
+}
+
+// TestSharedGradient checks that a parameter's gradient shared by two
+// nodes, one of them off the loss's path, holds the gradient through
+// the other (as Params.Node gives every call a node of its own).
+func TestSharedGradient(t *testing.T) {
+	var g Graph[float64]
+	value, grad := Matrix(1, 2, []float64{1, 2}), NewTensor[float64](1, 2)
+	w := g.Param(value, grad)
+	loss := g.Dot(w, w)
+	g.Param(value, grad) // a second node, after the loss
+	for range 2 {
+		g.Backward(loss)
+		if !slices.Equal(grad.Data, []float64{2, 4}) {
+			t.Fatalf("shared gradient %v, want [2 4]", grad.Data)
+		}
 	}
 }
 

@@ -10,6 +10,21 @@ import (
 type Graph[T Float] struct {
 	nodes []*Node[T]
 	err   error // the first failure of the last Forward and Backward
+	// scratch is memory that the operations' backward passes share, one
+	// at a time (scratchTensor).
+	scratch []T
+}
+
+// scratchTensor returns an m x n tensor on memory that the backward
+// passes of g's operations share: its values last only until another
+// operation's backward pass runs. A kernel machine of several levels
+// has one such matrix of anchors by points rather than one per level,
+// which keeps its working set in the processor's cache.
+func (g *Graph[T]) scratchTensor(m, n int) *Tensor[T] {
+	if len(g.scratch) < m*n {
+		g.scratch = make([]T, m*n)
+	}
+	return View(g.scratch[:m*n], m, n)
 }
 
 // Node is a value in a Graph: an input, a parameter, or the result of an
@@ -21,6 +36,9 @@ type Node[T Float] struct {
 
 	op     op[T]
 	inputs []*Node[T]
+	// stale says that Grad still holds the previous backward pass's
+	// values: it is zeroed, or overwritten, before anything is added.
+	stale bool
 }
 
 // op is one operation's forward and backward pass. forward recomputes
@@ -30,6 +48,12 @@ type op[T Float] interface {
 	forward(out *Node[T])
 	backward(out *Node[T])
 }
+
+// gradSetter is an op whose backward pass overwrites or zeroes its
+// inputs' stale gradients itself (takeStale, clearStale), so that a
+// gradient that is overwritten anyway is not cleared first. Before any
+// other op's backward pass the graph zeroes them.
+type gradSetter interface{ setsGrads() }
 
 // Op is an operation defined outside this package, with its own forward
 // and backward passes: a layer whose backward pass is itself a solve, for
@@ -115,24 +139,64 @@ func (g *Graph[T]) Backward(loss *Node[T]) {
 	if loss.Grad == nil {
 		return // the loss does not depend on any parameter
 	}
+	g.propagate(loss, []T{1}, "Backward")
+}
+
+// propagate sets out's gradient to seed and runs the backward pass from
+// it; every other gradient starts at zero. An operation's gradient is
+// zeroed only when nothing overwrites it: just before the first
+// contribution to it, or at the end for those that got none. The
+// parameters' gradients are zeroed first: several nodes may share one
+// (Params.Node), so none is stale at the end.
+func (g *Graph[T]) propagate(out *Node[T], seed []T, caller string) {
 	last := -1
 	for i, n := range g.nodes {
-		if n.Grad != nil {
+		n.stale = n.Grad != nil && n.op != nil
+		if n.Grad != nil && n.op == nil {
 			n.Grad.Zero()
 		}
-		if n == loss {
+		if n == out {
 			last = i
 		}
 	}
 	if last < 0 {
-		panic(fmt.Errorf("%w: ad: Backward from a node of another graph", ErrState))
+		panic(fmt.Errorf("%w: ad: %s from a node of another graph", ErrState, caller))
 	}
-	loss.Grad.Data[0] = 1
-	for i := last; i >= 0; i-- {
-		n := g.nodes[i]
-		if n.op != nil && n.Grad != nil {
+	if out.Grad != nil {
+		out.stale = false
+		copy(out.Grad.Data, seed)
+		for i := last; i >= 0; i-- {
+			n := g.nodes[i]
+			if n.op == nil || n.Grad == nil {
+				continue
+			}
+			n.clearStale()
+			if _, ok := n.op.(gradSetter); !ok {
+				for _, in := range n.inputs {
+					in.clearStale()
+				}
+			}
 			n.op.backward(n)
 		}
+	}
+	for _, n := range g.nodes {
+		n.clearStale()
+	}
+}
+
+// takeStale reports whether n's gradient holds the previous backward
+// pass's values, which the caller then overwrites, and marks it current.
+func (n *Node[T]) takeStale() bool {
+	s := n.stale
+	n.stale = false
+	return s
+}
+
+// clearStale zeroes n's gradient if it holds the previous backward
+// pass's values.
+func (n *Node[T]) clearStale() {
+	if n.takeStale() {
+		n.Grad.Zero()
 	}
 }
 

@@ -21,8 +21,9 @@ type gaussian[T Float] struct {
 	gamma   float64 // 1/(2 sigma^2), kept in float64 for the exponential
 	combine combine
 	k       *Tensor[T] // the kernel values when they are combined with a previous kernel
-	w       *Tensor[T] // upstream gradient times kernel value
-	sum     []T
+	w       *Tensor[T] // upstream gradient times kernel value, in the graph's scratch
+	rows    []T        // the sums of w's rows
+	cols    []T        // the sums of w's columns
 }
 
 // Gaussian returns the m x n matrix of Gaussian kernel values between the
@@ -59,7 +60,7 @@ func (g *Graph[T]) gaussian(c combine, k, v, u *Node[T], sigma T) *Node[T] {
 	}
 	m, n := v.Value.Cols(), u.Value.Cols()
 	s := float64(sigma)
-	o := &gaussian[T]{gamma: 1 / (2 * s * s), combine: c, w: NewTensor[T](m, n), sum: make([]T, max(m, n))}
+	o := &gaussian[T]{gamma: 1 / (2 * s * s), combine: c, w: g.scratchTensor(m, n), rows: make([]T, m), cols: make([]T, n)}
 	if c == alone {
 		return g.apply(o, []int{m, n}, v, u)
 	}
@@ -74,20 +75,30 @@ func (o *gaussian[T]) forward(out *Node[T]) {
 	v, u := out.inputs[0].Value, out.inputs[1].Value
 	d, m, n := v.Rows(), v.Cols(), u.Cols()
 	sym := out.inputs[0] == out.inputs[1]
-	kt := out.Value
+	k := out.Value.Data
+	var dst, prev []T
 	if o.combine != alone {
-		kt = o.k
+		k, dst, prev = o.k.Data, k, out.inputs[2].Value.Data
 	}
-	k := kt.Data
+	// A row is combined with the previous kernel as soon as it is
+	// computed, while it is in the cache; the rows of a symmetric kernel
+	// are completed by the later rows, and combined at the end.
+	rowDst := dst
+	if sym {
+		rowDst = nil
+	}
 	if p := workers(m, m*n*(d+4)); p > 1 {
-		o.kernelRowsParallel(k, v, u, sym, p)
+		o.kernelRowsParallel(k, v, u, sym, rowDst, prev, p)
 	} else {
-		o.kernelRows(k, v, u, sym, 0, m)
+		o.kernelRows(k, v, u, sym, rowDst, prev, 0, m)
 	}
-	if o.combine == alone {
-		return
+	if sym && dst != nil {
+		o.merge(dst, prev, k)
 	}
-	dst, prev := out.Value.Data, out.inputs[2].Value.Data
+}
+
+// merge sets dst to the previous kernel prev combined with k.
+func (o *gaussian[T]) merge(dst, prev, k []T) {
 	if o.combine == plus {
 		addTo(dst, prev, k)
 		return
@@ -102,7 +113,8 @@ func (o *gaussian[T]) forward(out *Node[T]) {
 // the columns of v and of u to k, and for a symmetric kernel (v is u)
 // their mirror images below the diagonal. Row i writes only row i and
 // the entries (j, i) with j > i, so disjoint ranges can run at once.
-func (o *gaussian[T]) kernelRows(k []T, v, u *Tensor[T], sym bool, first, last int) {
+// With dst it merges each row with the previous kernel prev into dst.
+func (o *gaussian[T]) kernelRows(k []T, v, u *Tensor[T], sym bool, dst, prev []T, first, last int) {
 	d, m, n := v.Rows(), v.Cols(), u.Cols()
 	for i := first; i < last; i++ {
 		lo := 0
@@ -118,46 +130,52 @@ func (o *gaussian[T]) kernelRows(k []T, v, u *Tensor[T], sym bool, first, last i
 				k[(lo+j)*n+i] = e
 			}
 		}
+		if dst != nil {
+			o.merge(dst[i*n:(i+1)*n], prev[i*n:(i+1)*n], row)
+		}
 	}
 }
 
 // kernelRowsParallel is kernelRows over all the rows on p goroutines. It
 // is a function of its own so that the variables of forward, which the
 // goroutines would otherwise capture, stay on the stack.
-func (o *gaussian[T]) kernelRowsParallel(k []T, v, u *Tensor[T], sym bool, p int) {
-	inParallel(v.Cols(), p, func(first, last int) { o.kernelRows(k, v, u, sym, first, last) })
+func (o *gaussian[T]) kernelRowsParallel(k []T, v, u *Tensor[T], sym bool, dst, prev []T, p int) {
+	inParallel(v.Cols(), p, func(first, last int) { o.kernelRows(k, v, u, sym, dst, prev, first, last) })
 }
+
+// setsGrads marks the Gaussian as overwriting or zeroing its inputs'
+// stale gradients itself.
+func (o *gaussian[T]) setsGrads() {}
 
 func (o *gaussian[T]) backward(out *Node[T]) {
 	v, u := out.inputs[0], out.inputs[1]
 	m, n := v.Value.Cols(), u.Value.Cols()
-	w := o.w.Data
 	// w is the upstream gradient times the kernel value (for a product
 	// with a previous kernel, times that kernel too: the output).
+	// The previous kernel's gradient, when it is stale, is overwritten.
 	kv := out.Value.Data
+	var prev []T
+	set := false
 	if o.combine == plus {
 		kv = o.k.Data
-	}
-	dc := out.Grad.Data
-	w, kv = w[:len(dc)], kv[:len(dc)]
-	for i, d := range dc {
-		w[i] = d * kv[i]
-	}
-	if o.combine != alone {
-		if prev := out.inputs[2]; prev.Grad != nil {
-			if o.combine == plus {
-				axpy(1, out.Grad.Data, prev.Grad.Data)
-			} else {
-				for i, d := range out.Grad.Data {
-					prev.Grad.Data[i] += d * o.k.Data[i]
-				}
-			}
+		if p := out.inputs[2]; p.Grad != nil {
+			prev, set = p.Grad.Data, p.takeStale()
 		}
 	}
+	if p := out.inputs[len(out.inputs)-1]; o.combine == times && p.Grad != nil {
+		p.clearStale()
+		for i, d := range out.Grad.Data {
+			p.Grad.Data[i] += d * o.k.Data[i]
+		}
+	}
+	backRows(o.w.Data, out.Grad.Data, kv, prev, set, o.cols, m, n)
+	out.inputs[0].clearStale()
+	out.inputs[1].clearStale()
 	c := T(2 * o.gamma) // 1/sigma^2
 	if v == u {
 		// Both gradients land on the same points: with S = W + W^T,
 		// du_j = c * sum_i S_ij (u_i - u_j), one product instead of two.
+		w := o.w.Data
 		for i := range m {
 			for j := range i {
 				s := w[i*n+j] + w[j*n+i]
@@ -165,97 +183,41 @@ func (o *gaussian[T]) backward(out *Node[T]) {
 			}
 			w[i*n+i] *= 2
 		}
-		o.addGrad(u.Grad, v.Value, u.Value, o.w, blas.NoTrans, c)
+		colSums(o.cols, o.w)
+		o.addGrad(u.Grad, v.Value, u.Value, o.w, blas.NoTrans, c, o.cols)
 		return
 	}
 	if u.Grad != nil {
 		// du_j = c * sum_i w_ij (v_i - u_j)
-		o.addGrad(u.Grad, v.Value, u.Value, o.w, blas.NoTrans, c)
+		o.addGrad(u.Grad, v.Value, u.Value, o.w, blas.NoTrans, c, o.cols)
 	}
 	if v.Grad != nil {
 		// dv_i = c * sum_j w_ij (u_j - v_i)
-		o.addGrad(v.Grad, u.Value, v.Value, o.w, blas.Trans, c)
+		rowSums(o.rows, o.w)
+		o.addGrad(v.Grad, u.Value, v.Value, o.w, blas.Trans, c, o.rows)
 	}
 }
 
-// addGrad adds c * (other * op(w) - self .* colsum(op(w))) to dst: the
-// gradient of the kernel with respect to the points self, whose partners
-// are the points other.
-func (o *gaussian[T]) addGrad(dst, other, self, w *Tensor[T], t blas.Transpose, c T) {
+// addGrad adds c * (other * op(w) - self .* sums) to dst, sums being the
+// sums of op(w)'s columns: the gradient of the kernel with respect to
+// the points self, whose partners are the points other.
+func (o *gaussian[T]) addGrad(dst, other, self, w *Tensor[T], t blas.Transpose, c T, sums []T) {
 	gemm(blas.NoTrans, t, c, other, w, 1, dst)
-	sums := o.sum[:self.Cols()]
-	if t == blas.NoTrans {
-		colSums(sums, w)
-	} else {
-		rowSums(sums, w)
-	}
 	n := self.Cols()
 	for r := range self.Rows() {
 		dr, xr := dst.Data[r*n:(r+1)*n], self.Data[r*n:(r+1)*n]
-		for j, sj := range sums {
+		for j, sj := range sums[:n] {
 			dr[j] -= c * xr[j] * sj
 		}
-	}
-}
-
-// colSums sets dst to the sums of the columns of w. Adding four rows at
-// a time makes the plain loop as fast as an assembly AXPY per row, and
-// faster for short rows.
-func colSums[T Float](dst []T, w *Tensor[T]) {
-	m, n := w.Rows(), w.Cols()
-	dst = dst[:n]
-	clear(dst)
-	i := 0
-	for ; i+4 <= m; i += 4 {
-		r0 := w.Data[i*n : (i+1)*n]
-		r1 := w.Data[(i+1)*n : (i+2)*n][:n]
-		r2 := w.Data[(i+2)*n : (i+3)*n][:n]
-		r3 := w.Data[(i+3)*n : (i+4)*n][:n]
-		for j, x := range r0 {
-			dst[j] += (x + r1[j]) + (r2[j] + r3[j])
-		}
-	}
-	for ; i < m; i++ {
-		for j, x := range w.Data[i*n : (i+1)*n] {
-			dst[j] += x
-		}
-	}
-}
-
-// rowSums sets dst to the sums of the rows of w, each added from left to
-// right. One row's sum is a chain of dependent additions, so four rows
-// go at once: the four chains overlap.
-func rowSums[T Float](dst []T, w *Tensor[T]) {
-	m, n := w.Rows(), w.Cols()
-	i := 0
-	for ; i+4 <= m; i += 4 {
-		r0 := w.Data[i*n : (i+1)*n]
-		r1 := w.Data[(i+1)*n : (i+2)*n][:len(r0)]
-		r2 := w.Data[(i+2)*n : (i+3)*n][:len(r0)]
-		r3 := w.Data[(i+3)*n : (i+4)*n][:len(r0)]
-		var s0, s1, s2, s3 T
-		for j, x := range r0 {
-			s0 += x
-			s1 += r1[j]
-			s2 += r2[j]
-			s3 += r3[j]
-		}
-		dst[i], dst[i+1], dst[i+2], dst[i+3] = s0, s1, s2, s3
-	}
-	for ; i < m; i++ {
-		var s T
-		for _, x := range w.Data[i*n : (i+1)*n] {
-			s += x
-		}
-		dst[i] = s
 	}
 }
 
 // sqDist sets dst[j] to the squared distance between the point x (d
 // coordinates with stride incX) and column j of the matrix u (d rows,
 // row stride ldu), adding one coordinate at a time so that the loops run
-// over contiguous memory. For float64 the assembly takes 16 columns at a
-// time where it can; it rounds every operation as the loop does.
+// over contiguous memory. For float64 the assembly takes 32 (AVX-512)
+// or 16 (AVX2) columns at a time where it can; it rounds every operation
+// as the loop does.
 func sqDist[T Float](dst, x []T, incX, d int, u []T, ldu int) {
 	if d == 0 {
 		clear(dst)
@@ -266,9 +228,15 @@ func sqDist[T Float](dst, x []T, incX, d int, u []T, ldu int) {
 	}
 	if dd, ok := any(dst).([]float64); ok && sqDistVec {
 		xd, ud := any(x).([]float64), any(u).([]float64)
-		n := len(dd) &^ 15
-		if n > 0 {
-			sqDistKernel(dd[:n], xd, incX, d, ud, ldu)
+		n := 0
+		if sqDist512 {
+			if n = len(dd) &^ 31; n > 0 {
+				sqDistKernel512(dd[:n], xd, incX, d, ud, ldu)
+			}
+		}
+		if n16 := len(dd) &^ 15; n16 > n {
+			sqDistKernel(dd[n:n16], xd, incX, d, ud[n:], ldu)
+			n = n16
 		}
 		sqDistGo(dd[n:], xd, incX, d, ud[n:], ldu)
 		return

@@ -16,26 +16,5 @@ func (g *Graph[T]) VJP(out *Node[T], v []T) {
 	if len(v) != out.Value.Len() {
 		panic(fmt.Errorf("%w: ad: VJP with %d cotangent values for a node of shape %v", ErrShape, len(v), out.Value.Shape))
 	}
-	last := -1
-	for i, n := range g.nodes {
-		if n.Grad != nil {
-			n.Grad.Zero()
-		}
-		if n == out {
-			last = i
-		}
-	}
-	if last < 0 {
-		panic(fmt.Errorf("%w: ad: VJP from a node of another graph", ErrState))
-	}
-	if out.Grad == nil {
-		return // out depends on no parameter: every gradient is zero
-	}
-	copy(out.Grad.Data, v)
-	for i := last; i >= 0; i-- {
-		n := g.nodes[i]
-		if n.op != nil && n.Grad != nil {
-			n.op.backward(n)
-		}
-	}
+	g.propagate(out, v, "VJP")
 }

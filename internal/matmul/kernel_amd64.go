@@ -34,6 +34,18 @@ func axpyRowsKernel(c, b []float64, ldb int, s []float64, sinc, k int, alpha flo
 //go:noescape
 func axpyRowsKernel512(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64)
 
+// axpyRows3Kernel512, in thin_amd64.s, is axpyRowsKernel512 on three
+// rows of c at once.
+//
+//go:noescape
+func axpyRows3Kernel512(c []float64, ldc, n int, b []float64, ldb int, s []float64, sinc, step, k int, alpha float64)
+
+// dots12Kernel, in thin_amd64.s, is dots4Kernel on three rows of a at
+// once; it needs AVX-512.
+//
+//go:noescape
+func dots12Kernel(lanes, a []float64, lda int, b []float64, ldb int)
+
 //go:noescape
 func dots4Kernel(lanes, a, b []float64, ldb int)
 

@@ -20,6 +20,18 @@ func axpyRowsKernel512(c, b []float64, ldb int, s []float64, sinc, k int, alpha 
 	axpyRowsGo(c, b, ldb, s, sinc, k, alpha)
 }
 
+func axpyRows3Kernel512(c []float64, ldc, n int, b []float64, ldb int, s []float64, sinc, step, k int, alpha float64) {
+	for r := range 3 {
+		axpyRowsGo(c[r*ldc:r*ldc+n], b, ldb, s[r*step:], sinc, k, alpha)
+	}
+}
+
+func dots12Kernel(lanes, a []float64, lda int, b []float64, ldb int) {
+	for r := range 3 {
+		dots4Go(lanes[16*r:16*r+16], a[r*lda:r*lda+len(a)], b, ldb, 4)
+	}
+}
+
 func dots4Kernel(lanes, a, b []float64, ldb int) { dots4Go(lanes, a, b, ldb, 4) }
 
 func dots4x3Kernel(sums, a []float32, lda int, b []float32, ldb, k int) {

@@ -49,12 +49,19 @@ func thin64(tA, tB blas.Transpose, alpha float64, a, b matrix[float64], beta flo
 		if tA != blas.NoTrans {
 			sinc, step = a.Stride, 1
 		}
-		n16 := n &^ 15
-		for i := range m {
-			s := a.Data[i*step:]
-			row := c.Data[i*c.Stride : i*c.Stride+n]
-			axpyRows(row[:n16], b.Data, b.Stride, s, sinc, k, alpha)
-			axpyRowsGo(row[n16:], b.Data[n16:], b.Stride, s, sinc, k, alpha)
+		i, from := 0, 0
+		if use512 && n >= 32 {
+			// Three rows at once read b once for the three.
+			from = n &^ 31
+			for ; i+3 <= m; i += 3 {
+				axpyRows3(c.Data[i*c.Stride:], c.Stride, from, b.Data, b.Stride, a.Data[i*step:], sinc, step, k, alpha)
+				for r := i; r < i+3; r++ {
+					axpyRowFrom(c.Data[r*c.Stride:r*c.Stride+n], from, b, a.Data[r*step:], sinc, k, alpha)
+				}
+			}
+		}
+		for ; i < m; i++ {
+			axpyRowFrom(c.Data[i*c.Stride:i*c.Stride+n], 0, b, a.Data[i*step:], sinc, k, alpha)
 		}
 		return true
 	case tA == blas.NoTrans && tB != blas.NoTrans && n >= 4:
@@ -62,21 +69,20 @@ func thin64(tA, tB blas.Transpose, alpha float64, a, b matrix[float64], beta flo
 		if alpha == 0 || m == 0 {
 			return true
 		}
-		var lanes [16]float64
-		for r := range m {
-			ar := a.Data[r*a.Stride : r*a.Stride+k]
-			cr := c.Data[r*c.Stride : r*c.Stride+n]
-			i := 0
-			for ; i+4 <= n; i += 4 {
-				dots4(lanes[:], ar, b.Data[i*b.Stride:], b.Stride)
-				for q := range 4 {
-					cr[i+q] += alpha * finishDot(lanes[4*q:4*q+4], ar, b.Data[(i+q)*b.Stride:])
+		var lanes [48]float64
+		r, from := 0, 0
+		if use512 && k >= 4 {
+			// Three rows at once read b once for the three.
+			from = n &^ 3
+			for ; r+3 <= m; r += 3 {
+				dotRows3(c, r, from, a, k, b, alpha, &lanes)
+				for rr := r; rr < r+3; rr++ {
+					dotRow(c.Data[rr*c.Stride:rr*c.Stride+n], from, a.Data[rr*a.Stride:rr*a.Stride+k], b, alpha, lanes[:16])
 				}
 			}
-			for ; i < n; i++ {
-				dots4Go(lanes[:4], ar, b.Data[i*b.Stride:], 0, 1)
-				cr[i] += alpha * finishDot(lanes[:4], ar, b.Data[i*b.Stride:])
-			}
+		}
+		for ; r < m; r++ {
+			dotRow(c.Data[r*c.Stride:r*c.Stride+n], 0, a.Data[r*a.Stride:r*a.Stride+k], b, alpha, lanes[:16])
 		}
 		return true
 	}
@@ -107,6 +113,28 @@ func axpyRows(c, b []float64, ldb int, s []float64, sinc, k int, alpha float64) 
 	axpyRowsKernel(c, b, ldb, s, sinc, k, alpha)
 }
 
+// axpyRowFrom is axpyRows on the columns of row from the column from on,
+// its last len(row) mod 16 columns in Go.
+func axpyRowFrom(row []float64, from int, b matrix[float64], s []float64, sinc, k int, alpha float64) {
+	n16 := len(row) &^ 15
+	axpyRows(row[from:n16], b.Data[from:], b.Stride, s, sinc, k, alpha)
+	axpyRowsGo(row[n16:], b.Data[n16:], b.Stride, s, sinc, k, alpha)
+}
+
+// axpyRows3 is axpyRows on the first n columns of three rows of c,
+// c[r*ldc:], whose scalars are s[r*step:], for r < 3, with AVX-512: the
+// rows of b are read once for the three. n is a multiple of 32. It
+// checks the lengths the assembly relies on.
+func axpyRows3(c []float64, ldc, n int, b []float64, ldb int, s []float64, sinc, step, k int, alpha float64) {
+	if n%32 != 0 || len(c) < 2*ldc+n || k > 0 && (len(b) < (k-1)*ldb+n || len(s) < 2*step+(k-1)*sinc+1) {
+		panic(fmt.Sprintf("matmul: axpyRows3 of %d columns (stride %d), %d terms on %d elements of b (stride %d) and %d of s (strides %d, %d)", n, ldc, k, len(b), ldb, len(s), sinc, step))
+	}
+	if n == 0 || k == 0 {
+		return
+	}
+	axpyRows3Kernel512(c, ldc, n, b, ldb, s, sinc, step, k, alpha)
+}
+
 // axpyRowsGo is axpyRows in Go, for any length of c: the rows of b in
 // turn, as the kernel takes them, rather than a column of b at a time,
 // which read a row of b per element of c and made the tail of a row
@@ -129,6 +157,48 @@ func dots4(lanes, a, b []float64, ldb int) {
 		panic(fmt.Sprintf("matmul: dots4 of %d elements on %d elements of b with stride %d", len(a), len(b), ldb))
 	}
 	dots4Kernel(lanes, a[:len(a)&^3], b, ldb)
+}
+
+// dotRow adds alpha times the inner products of ar with the rows of b
+// from the row from on to cr's elements, lanes being 16 scratch values.
+func dotRow(cr []float64, from int, ar []float64, b matrix[float64], alpha float64, lanes []float64) {
+	i := from
+	for ; i+4 <= len(cr); i += 4 {
+		dots4(lanes, ar, b.Data[i*b.Stride:], b.Stride)
+		for q := range 4 {
+			cr[i+q] += alpha * finishDot(lanes[4*q:4*q+4], ar, b.Data[(i+q)*b.Stride:])
+		}
+	}
+	for ; i < len(cr); i++ {
+		dots4Go(lanes[:4], ar, b.Data[i*b.Stride:], 0, 1)
+		cr[i] += alpha * finishDot(lanes[:4], ar, b.Data[i*b.Stride:])
+	}
+}
+
+// dotRows3 adds alpha times the inner products of rows r to r+2 of a
+// (k elements each) with the rows of b below to to those rows of c.
+func dotRows3(c matrix[float64], r, to int, a matrix[float64], k int, b matrix[float64], alpha float64, lanes *[48]float64) {
+	for i := 0; i < to; i += 4 {
+		dots12(lanes[:], a.Data[r*a.Stride:], a.Stride, k, b.Data[i*b.Stride:], b.Stride)
+		for rr := range 3 {
+			ar := a.Data[(r+rr)*a.Stride : (r+rr)*a.Stride+k]
+			cr := c.Data[(r+rr)*c.Stride:]
+			for q := range 4 {
+				cr[i+q] += alpha * finishDot(lanes[16*rr+4*q:16*rr+4*q+4], ar, b.Data[(i+q)*b.Stride:])
+			}
+		}
+	}
+}
+
+// dots12 is dots4 for the three rows of a, a[r*lda:][:k] for r < 3, at
+// once, with AVX-512: lanes[16r:16r+16] are row r's. It checks the
+// lengths the assembly relies on.
+func dots12(lanes, a []float64, lda, k int, b []float64, ldb int) {
+	k4 := k &^ 3
+	if len(lanes) < 48 || len(a) < 2*lda+k || lda < k || len(b) < 3*ldb+k || ldb < k {
+		panic(fmt.Sprintf("matmul: dots12 of %d elements on %d elements of a (stride %d) and %d of b (stride %d)", k, len(a), lda, len(b), ldb))
+	}
+	dots12Kernel(lanes, a[:k4], lda, b, ldb)
 }
 
 // dots4Go is dots4 in Go for rows of b of any number (len(lanes)/4).
