@@ -54,29 +54,33 @@ func TestSizeFitSelection(t *testing.T) {
 // TestShallowPasses checks that shallowPasses counts the passes of the
 // shallow machine that kernel makes: one for the selection, and for a
 // regression one on the inputs' quantiles and one on the inputs weighed
-// by their relevance, each of which kernel reports.
+// by their relevance, each of which kernel reports, and for a
+// classification chosen on classQuantileRows rows or more one on the
+// quantiles.
 func TestShallowPasses(t *testing.T) {
-	const rows = 60
-	rnd := rand.New(rand.NewPCG(1, 1))
-	x, y := mat.NewDense(rows, 3, nil), mat.NewDense(rows, 1, nil)
-	labels := make([]int, rows)
-	for i := range rows {
-		for j := range 3 {
-			x.Set(i, j, rnd.Float64())
-		}
-		y.Set(i, 0, x.At(i, 0)-x.At(i, 1)*x.At(i, 2))
-		labels[i] = int(2 * x.At(i, 0))
-	}
 	for _, tc := range []struct {
 		name     string
 		classify bool
+		rows     int
 		s        Settings
 	}{
-		{"regression", false, Settings{}},
-		{"regression, linear inputs", false, Settings{InputScale: LinearInputs}},
-		{"regression, raw", false, Settings{Raw: true}},
-		{"classification", true, Settings{}},
+		{"regression", false, 60, Settings{}},
+		{"regression, linear inputs", false, 60, Settings{InputScale: LinearInputs}},
+		{"regression, raw", false, 60, Settings{Raw: true}},
+		{"classification", true, 60, Settings{}},
+		{"classification, large", true, 2 * classQuantileRows, Settings{}},
 	} {
+		rows := tc.rows
+		rnd := rand.New(rand.NewPCG(1, 1))
+		x, y := mat.NewDense(rows, 3, nil), mat.NewDense(rows, 1, nil)
+		labels := make([]int, rows)
+		for i := range rows {
+			for j := range 3 {
+				x.Set(i, j, rnd.Float64())
+			}
+			y.Set(i, 0, x.At(i, 0)-x.At(i, 1)*x.At(i, 2))
+			labels[i] = int(2 * x.At(i, 0))
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			var progress strings.Builder
 			s := tc.s
@@ -145,10 +149,10 @@ func TestCheckFitSize(t *testing.T) {
 		// Fitted in the span of its 20 rows, whose coordinates the
 		// optimiser sees instead of the columns: seconds, not minutes.
 		{"announced", 10000, 408, 6, Settings{}, false,
-			"this fit will take about 12 seconds of processor time and 360 MB of memory, or 21 seconds of processor time and 430 MB of memory " +
+			"this fit will take about 15 seconds of processor time and 360 MB of memory, or 25 seconds of processor time and 430 MB of memory " +
 				"if the deep machine wins the selection (the shallow machine or a deep machine of 7,080 parameters, 15 fits to choose its settings)\n"},
 		{"shallow alone", 10000, 408, 6, Settings{Weights: []float64{1}}, false,
-			"this fit will take about 11 seconds of processor time and 360 MB of memory (the shallow machine)\n"},
+			"this fit will take about 14 seconds of processor time and 360 MB of memory (the shallow machine)\n"},
 		{"deep alone", 5000, 10, 1, Settings{Anchors: 1000, Costs: []float64{0.01}, Bandwidths: []float64{1}}, false,
 			"this fit will take about 63 seconds of processor time and 520 MB of memory (a deep machine of 7,100 parameters)\n"},
 		{"a quick fit", 2000, 10, 2, Settings{}, false, ""},
