@@ -214,7 +214,7 @@ func shallowPasses(shape fitShape, s Settings) int {
 	case s.Raw || s.InputScale != AutoInputs:
 	case !shape.classify:
 		passes += 2
-	case shallowRows(shape.rows) >= classQuantileRows:
+	case shallowRows(shape.rows, shallowWidth(shape, s)) >= classQuantileRows:
 		passes++
 	}
 	if shape.cycles {
@@ -232,12 +232,18 @@ func shallowCost(shape fitShape, s Settings, variants int) estimate {
 	passes := shallowPasses(shape, s)
 	rows, inputs := float64(shape.rows), float64(shape.inputs)
 	anchors := float64(min(shape.rows, ShallowAnchors))
-	basis := math.Min(float64(shallowRows(shape.rows)), inputs+anchors)
+	basis := math.Min(float64(shallowRows(shape.rows, shallowWidth(shape, s))), inputs+anchors)
 	bases := float64(len(shallowBandwidths()))
 	return estimate{
 		seconds: float64(passes) * (anchorSeconds*rows*inputs*anchors + float64(variants)*basisSeconds*bases*basis*basis*basis),
 		bytes:   anchorCopies * 8 * rows * anchors,
 	}
+}
+
+// shallowWidth is the number of features of the shallow machine's basis
+// in a fit of that shape with settings s: its inputs and anchors.
+func shallowWidth(shape fitShape, s Settings) int {
+	return shape.inputs + anchorCount(shape.rows, s.Anchors, ShallowAnchors)
 }
 
 // machineCost is the cost of fitting one machine.

@@ -140,16 +140,23 @@ func newValidation(d problemData, s Settings) (*validation, error) {
 
 // shallowMaxRows caps the rows that the shallow machine's passes choose
 // its settings on (see shallowRows).
-const shallowMaxRows = 2000
+const shallowMaxRows = 800
 
 // shallowRows returns the number of rows, of n training rows, that the
-// shallow machine's passes choose its settings on: half of them, at
-// least SelectionRows (all of them below that) and at most
-// shallowMaxRows. Its fits are closed-form and cost little more on more
-// rows, and settings chosen on SelectionRows rows smooth a table of
-// thousands more than its rows need. The deep machine's selection stays
-// on SelectionRows rows.
-func shallowRows(n int) int { return min(n, max(SelectionRows, min(n/2, shallowMaxRows))) }
+// shallow machine's passes choose its settings on when its basis has
+// width features (its inputs and anchors): half of them, at least
+// SelectionRows (all of them below that) and at most shallowMaxRows. Its
+// fits are closed-form, and settings chosen on SelectionRows rows smooth
+// a table of thousands more than its rows need. A basis of SelectionRows
+// features or more keeps SelectionRows rows: its solvers, in the span of
+// the rows there, would grow with the cube of the rows. The deep
+// machine's selection stays on SelectionRows rows.
+func shallowRows(n, width int) int {
+	if width >= SelectionRows {
+		return min(n, SelectionRows)
+	}
+	return min(n, max(SelectionRows, min(n/2, shallowMaxRows)))
+}
 
 // forShallow returns the validation that the shallow machine's passes
 // run on, for the data d that v validates: v itself, unless v runs on a
@@ -158,11 +165,12 @@ func shallowRows(n int) int { return min(n, max(SelectionRows, min(n/2, shallowM
 // larger subsample draws its rows in the same order, so that it holds
 // v's.
 func (v *validation) forShallow(d problemData, s Settings) (*validation, error) {
-	n, _ := d.x.Dims()
-	if v.split != "" || len(v.rows) >= shallowRows(n) {
+	n, inputs := d.x.Dims()
+	m := shallowRows(n, inputs+anchorCount(n, s.Anchors, ShallowAnchors))
+	if v.split != "" || len(v.rows) >= m {
 		return v, nil
 	}
-	return validationOn(d, shallowRows(n), s)
+	return validationOn(d, m, s)
 }
 
 // validationOn returns the validation of newValidation on at most rows

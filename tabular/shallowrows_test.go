@@ -11,31 +11,45 @@ import (
 
 // TestShallowRows checks the rows the shallow machine chooses its
 // settings on: all of them up to SelectionRows, then half of them
-// between SelectionRows and shallowMaxRows, and the deep machine's
-// SelectionRows on grouped folds. Without forShallow's test of the
-// split, the grouped table would choose on 500 rows; without the fit's
-// use of it, the large ones on SelectionRows.
+// between SelectionRows and shallowMaxRows, and SelectionRows for a
+// basis of SelectionRows features or more and on grouped folds. Without
+// forShallow's test of the split, the grouped table would choose on more
+// rows; without its width, the wide one; without the fit's use of it,
+// the large ones would choose on SelectionRows.
 func TestShallowRows(t *testing.T) {
-	for _, tc := range []struct{ n, want int }{
-		{100, 100}, {SelectionRows, SelectionRows}, {799, SelectionRows}, {1000, 500},
-		{3000, 1500}, {2 * shallowMaxRows, shallowMaxRows}, {10000, shallowMaxRows},
+	for _, tc := range []struct{ n, width, want int }{
+		{100, 10, 100}, {SelectionRows, 10, SelectionRows}, {2*SelectionRows - 1, 10, SelectionRows},
+		{shallowMaxRows + 2, 10, shallowMaxRows/2 + 1}, {2 * shallowMaxRows, 10, shallowMaxRows},
+		{10000, 10, shallowMaxRows}, {10000, SelectionRows - 1, shallowMaxRows}, {10000, SelectionRows, SelectionRows},
+		{300, SelectionRows, 300},
 	} {
-		if got := shallowRows(tc.n); got != tc.want {
-			t.Errorf("shallowRows(%d) = %d, want %d", tc.n, got, tc.want)
+		if got := shallowRows(tc.n, tc.width); got != tc.want {
+			t.Errorf("shallowRows(%d, %d) = %d, want %d", tc.n, tc.width, got, tc.want)
 		}
 	}
 	for _, tc := range []struct {
-		name    string
-		n       int
-		grouped bool
-		want    int
+		name      string
+		n, inputs int
+		grouped   bool
+		want      int
 	}{
-		{"below twice SelectionRows", 700, false, SelectionRows},
-		{"half", 1000, false, 500},
-		{"grouped", 1000, true, SelectionRows},
+		{"below twice SelectionRows", 2*SelectionRows - 1, 1, false, SelectionRows},
+		{"half", shallowMaxRows + 2, 1, false, shallowMaxRows/2 + 1},
+		{"grouped", shallowMaxRows + 2, 1, true, SelectionRows},
+		{"wide", shallowMaxRows + 2, SelectionRows - ShallowAnchors, false, SelectionRows},
 	} {
-		x, y := noisySine(rand.New(rand.NewPCG(3, 3)), tc.n, 0.1)
-		s := Settings{Family: Shallow, Seed: 1}
+		rnd := rand.New(rand.NewPCG(3, 3))
+		x, y := noisySine(rnd, tc.n, 0.1)
+		if tc.inputs > 1 {
+			wide := mat.NewDense(tc.n, tc.inputs, nil)
+			for i := range tc.n {
+				for j := range tc.inputs {
+					wide.Set(i, j, rnd.NormFloat64())
+				}
+			}
+			x = wide
+		}
+		s := Settings{Family: Shallow, Seed: 1, InputScale: LinearInputs}
 		if tc.grouped {
 			s.Groups = make([]int, tc.n)
 			for i := range s.Groups {
@@ -58,9 +72,6 @@ func TestShallowRows(t *testing.T) {
 // fit's selection records those scores. Without onFolds, or the fit's
 // call of it, the shallow machine's scores are those of its own folds.
 func TestShallowRacesOnDeepFolds(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fits the deep machine's folds")
-	}
 	x, y, _ := friedmanLike(5, 1000)
 	s := Settings{Seed: 1, TargetScale: LinearScale, InputScale: LinearInputs}
 	p, err := prepare(x, y, nil, s, true)

@@ -699,7 +699,7 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 // selection on which a classifier's inputs are tried through their
 // quantiles (AutoInputs): on the panels' classifiers of fewer, the
 // choice followed the folds' noise.
-const classQuantileRows = 1000
+const classQuantileRows = 800
 
 // prepared holds the data of a fit as the machines see them: inputs
 // and targets standardised unless the fit is Raw, and the targets on
