@@ -819,7 +819,7 @@ func fitLogitScale(scores *mat.Dense, labels []int) float64 {
 // held-out predictions are undefined is scored at the next larger cost
 // of shallowCosts that has them. The calibration stays the selection's.
 func (f *shallowFit) onFolds(val, sval *validation, workers int) error {
-	wide := &validation{rows: sval.rows, k: val.k, repeats: val.repeats, classify: val.classify}
+	races := &validation{rows: sval.rows, k: val.k, repeats: val.repeats, classify: val.classify}
 	at := make(map[int]int, len(sval.rows))
 	for i, r := range sval.rows {
 		at[r] = i
@@ -835,12 +835,12 @@ func (f *shallowFit) onFolds(val, sval *validation, workers int) error {
 			test[i], held[k] = k, true
 		}
 		train := slices.DeleteFunc(numeric.Indices(len(sval.rows)), func(k int) bool { return held[k] })
-		wide.folds = append(wide.folds, crossval.Fold{Train: train, Test: test})
+		races.folds = append(races.folds, crossval.Fold{Train: train, Test: test})
 	}
 	sub := []problemData{f.data.rows(sval.rows)}
 	set := shallowSettings{sigmas: []float64{f.best.Bandwidth}, ratios: []float64{f.best.KernelPenalty}, bases: make([]*shallowBasis, 1)}
 	in := newShallowInputs(mat.DenseCopyOf(sub[0].x), f.anchors)
-	scored, err := scoreShallow(in, sub, set, []int{0}, wide, true, f.outputs, workers, [][]float64{nil})
+	scored, err := scoreShallow(in, sub, set, []int{0}, races, true, f.outputs, workers, [][]float64{nil})
 	if err != nil {
 		return err
 	}
