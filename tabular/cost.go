@@ -206,11 +206,16 @@ func sizeFit(shape fitShape, s Settings) fitSize {
 // shallowPasses is the number of passes of the shallow machine in a fit
 // of that shape with settings s: one for a classification or fixed
 // inputs, three for a regression whose inputs' scale and relevance are
-// chosen, two more when the dates' cycles are weighed.
+// chosen, two for a classification whose inputs' scale is (see
+// classQuantileRows), two more when the dates' cycles are weighed.
 func shallowPasses(shape fitShape, s Settings) int {
 	passes := 1
-	if !shape.classify && !s.Raw && s.InputScale == AutoInputs {
+	switch {
+	case s.Raw || s.InputScale != AutoInputs:
+	case !shape.classify:
 		passes += 2
+	case shallowRows(shape.rows, shallowWidth(shape, s)) >= classQuantileRows:
+		passes++
 	}
 	if shape.cycles {
 		passes += 2
@@ -221,19 +226,24 @@ func shallowPasses(shape fitShape, s Settings) int {
 // shallowCost is the time and memory that the shallow machine's passes
 // add to a fit of that shape with settings s, scoring that many scales of
 // the targets: each draws its anchors among all rows, and builds and
-// scores the basis of each bandwidth on at most SelectionRows
-// rows, of the size of the rows or of the inputs and the anchors,
-// whichever is smaller.
+// scores the basis of each bandwidth on shallowRows rows, of the size of
+// the rows or of the inputs and the anchors, whichever is smaller.
 func shallowCost(shape fitShape, s Settings, variants int) estimate {
 	passes := shallowPasses(shape, s)
 	rows, inputs := float64(shape.rows), float64(shape.inputs)
 	anchors := float64(min(shape.rows, ShallowAnchors))
-	basis := math.Min(float64(min(shape.rows, SelectionRows)), inputs+anchors)
+	basis := math.Min(float64(shallowRows(shape.rows, shallowWidth(shape, s))), inputs+anchors)
 	bases := float64(len(shallowBandwidths()))
 	return estimate{
 		seconds: float64(passes) * (anchorSeconds*rows*inputs*anchors + float64(variants)*basisSeconds*bases*basis*basis*basis),
 		bytes:   anchorCopies * 8 * rows * anchors,
 	}
+}
+
+// shallowWidth is the number of features of the shallow machine's basis
+// in a fit of that shape with settings s: its inputs and anchors.
+func shallowWidth(shape fitShape, s Settings) int {
+	return shape.inputs + anchorCount(shape.rows, s.Anchors, ShallowAnchors)
 }
 
 // machineCost is the cost of fitting one machine.

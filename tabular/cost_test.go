@@ -54,29 +54,33 @@ func TestSizeFitSelection(t *testing.T) {
 // TestShallowPasses checks that shallowPasses counts the passes of the
 // shallow machine that kernel makes: one for the selection, and for a
 // regression one on the inputs' quantiles and one on the inputs weighed
-// by their relevance, each of which kernel reports.
+// by their relevance, each of which kernel reports, and for a
+// classification chosen on classQuantileRows rows or more one on the
+// quantiles.
 func TestShallowPasses(t *testing.T) {
-	const rows = 60
-	rnd := rand.New(rand.NewPCG(1, 1))
-	x, y := mat.NewDense(rows, 3, nil), mat.NewDense(rows, 1, nil)
-	labels := make([]int, rows)
-	for i := range rows {
-		for j := range 3 {
-			x.Set(i, j, rnd.Float64())
-		}
-		y.Set(i, 0, x.At(i, 0)-x.At(i, 1)*x.At(i, 2))
-		labels[i] = int(2 * x.At(i, 0))
-	}
 	for _, tc := range []struct {
 		name     string
 		classify bool
+		rows     int
 		s        Settings
 	}{
-		{"regression", false, Settings{}},
-		{"regression, linear inputs", false, Settings{InputScale: LinearInputs}},
-		{"regression, raw", false, Settings{Raw: true}},
-		{"classification", true, Settings{}},
+		{"regression", false, 60, Settings{}},
+		{"regression, linear inputs", false, 60, Settings{InputScale: LinearInputs}},
+		{"regression, raw", false, 60, Settings{Raw: true}},
+		{"classification", true, 60, Settings{}},
+		{"classification, large", true, 2 * classQuantileRows, Settings{}},
 	} {
+		rows := tc.rows
+		rnd := rand.New(rand.NewPCG(1, 1))
+		x, y := mat.NewDense(rows, 3, nil), mat.NewDense(rows, 1, nil)
+		labels := make([]int, rows)
+		for i := range rows {
+			for j := range 3 {
+				x.Set(i, j, rnd.Float64())
+			}
+			y.Set(i, 0, x.At(i, 0)-x.At(i, 1)*x.At(i, 2))
+			labels[i] = int(2 * x.At(i, 0))
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			var progress strings.Builder
 			s := tc.s

@@ -101,12 +101,22 @@
 //     bandwidth, along the costs from the smallest up. Each starts from
 //     the previous one and stops after 50 iterations, or when the loss
 //     improves by less than 0.1% over 10. Sets larger than SelectionRows
-//     choose on a seeded subsample of that many rows. The chosen machine
-//     is refitted on all the rows; Result.Selection keeps every
-//     candidate's scores. A shallow machine chosen on a shuffled
-//     subsample then has its cost re-chosen among StreamCosts, and its
-//     calibration made, by the exact leave-one-out residuals of all the
-//     rows (Result.CostRows): the more rows, the smaller the best cost.
+//     choose the deep machine's settings on a seeded subsample of that
+//     many rows, and the shallow machine's (its inputs' scale, relevance
+//     and metric included) on a larger one that holds it: half the rows,
+//     at most 800, when its basis (inputs and anchors) has fewer than
+//     SelectionRows features (tables of fewer than 800 rows, and wider
+//     ones, choose as before). Its fits are closed-form, and settings
+//     chosen on fewer rows smooth a large table more than its rows need;
+//     a wider basis would cost the cube of the rows. On shuffled folds the
+//     shallow machine then races the deep one on the held-out rows of the
+//     deep machine's folds, each of its fits learning from the other rows
+//     of its own subsample. The chosen machine is refitted on all the
+//     rows; Result.Selection keeps every candidate's scores. A shallow
+//     machine chosen on a shuffled subsample then has its cost re-chosen
+//     among StreamCosts, and its calibration made, by the exact
+//     leave-one-out residuals of all the rows (Result.CostRows): the more
+//     rows, the smaller the best cost.
 //   - The chosen setting's held-out predictions calibrate it
 //     (Result.Calibration). A classifier's scores are multiplied by the
 //     logit scale of lowest held-out log-loss, so that its probabilities
@@ -133,8 +143,11 @@
 //     than two values becomes its training rows' distribution function.
 //     The quantiles are kept when the shallow machine's lowest held-out
 //     loss is lower there by more than a millionth (Settings.InputScale,
-//     Result.InputScale). The comparison costs one more shallow pass. Fit
-//     weighs the phases of dates by the same measure and rule.
+//     Result.InputScale). The comparison costs one more shallow pass. A
+//     classifier's inputs are tried so only when the shallow machine
+//     chooses on 800 rows or more: on fewer, the choice followed the
+//     folds' noise. Fit weighs the phases of dates by the same measure and
+//     rule.
 //   - Then a regression's standardised inputs are also tried weighed by
 //     their relevance: the root mean square of the best shallow machine's
 //     partial derivative along each input, relative to the others', to the

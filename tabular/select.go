@@ -135,10 +135,51 @@ type validation struct {
 // moving forward in Settings.Times; small sets repeat the k-fold split on
 // new shuffles.
 func newValidation(d problemData, s Settings) (*validation, error) {
+	return validationOn(d, SelectionRows, s)
+}
+
+// shallowMaxRows caps the rows that the shallow machine's passes choose
+// its settings on (see shallowRows).
+const shallowMaxRows = 800
+
+// shallowRows returns the number of rows, of n training rows, that the
+// shallow machine's passes choose its settings on when its basis has
+// width features (its inputs and anchors): half of them, at least
+// SelectionRows (all of them below that) and at most shallowMaxRows. Its
+// fits are closed-form, and settings chosen on SelectionRows rows smooth
+// a table of thousands more than its rows need. A basis of SelectionRows
+// features or more keeps SelectionRows rows: its solvers, in the span of
+// the rows there, would grow with the cube of the rows. The deep
+// machine's selection stays on SelectionRows rows.
+func shallowRows(n, width int) int {
+	if width >= SelectionRows {
+		return min(n, SelectionRows)
+	}
+	return min(n, max(SelectionRows, min(n/2, shallowMaxRows)))
+}
+
+// forShallow returns the validation that the shallow machine's passes
+// run on, for the data d that v validates: v itself, unless v runs on a
+// shuffled subsample of fewer rows than shallowRows says. Grouped and
+// forward folds keep v: the shallow machine is scored on them alone. The
+// larger subsample draws its rows in the same order, so that it holds
+// v's.
+func (v *validation) forShallow(d problemData, s Settings) (*validation, error) {
+	n, inputs := d.x.Dims()
+	m := shallowRows(n, inputs+anchorCount(n, s.Anchors, ShallowAnchors))
+	if v.split != "" || len(v.rows) >= m {
+		return v, nil
+	}
+	return validationOn(d, m, s)
+}
+
+// validationOn returns the validation of newValidation on at most rows
+// of d's rows, a seeded subsample of a larger set.
+func validationOn(d problemData, rows int, s Settings) (*validation, error) {
 	n, _ := d.x.Dims()
 	v := &validation{rows: numeric.Indices(n), classify: d.labels != nil}
-	if n > SelectionRows {
-		v.rows = rand.New(rand.NewPCG(s.Seed, anchorStream+1)).Perm(n)[:SelectionRows]
+	if n > rows {
+		v.rows = rand.New(rand.NewPCG(s.Seed, anchorStream+1)).Perm(n)[:rows]
 		slices.Sort(v.rows)
 		d = d.rows(v.rows)
 	}

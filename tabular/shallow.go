@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/parametric-machines/machines/crossval"
 	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/kernel"
@@ -306,6 +307,9 @@ func encodingLoss(x, y mat.Matrix, labels []int, classes int, s Settings) (float
 		return 0, err
 	}
 	val, err := newValidation(p.linear, s)
+	if err == nil {
+		val, err = val.forShallow(p.linear, s)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -856,6 +860,52 @@ func fitLogitScale(scores *mat.Dense, labels []int) float64 {
 		beta = next
 	}
 	return beta
+}
+
+// onFolds scores the chosen setting, chosen on the rows of sval, on the
+// held-out rows of each fold of val, the deep machine's selection on
+// fewer of them (see shallowRows): the deep machine races it there, on
+// the same rows as its own. Each fold's shallow machine learns from all
+// the rows of sval but the fold's held-out ones, as many as its setting
+// was chosen for; on val's fewer training rows, a setting chosen on more
+// rows smooths too little and loses races it should win. A cost whose
+// held-out predictions are undefined is scored at the next larger cost
+// of shallowCosts that has them. The calibration stays the selection's.
+func (f *shallowFit) onFolds(val, sval *validation, workers int) error {
+	races := &validation{rows: sval.rows, k: val.k, repeats: val.repeats, classify: val.classify}
+	at := make(map[int]int, len(sval.rows))
+	for i, r := range sval.rows {
+		at[r] = i
+	}
+	for _, fold := range val.folds {
+		held := make([]bool, len(sval.rows))
+		test := make([]int, len(fold.Test))
+		for i, j := range fold.Test {
+			k, ok := at[val.rows[j]]
+			if !ok {
+				panic("tabular: the deep machine's validation holds rows that the shallow machine's does not")
+			}
+			test[i], held[k] = k, true
+		}
+		train := slices.DeleteFunc(numeric.Indices(len(sval.rows)), func(k int) bool { return held[k] })
+		races.folds = append(races.folds, crossval.Fold{Train: train, Test: test})
+	}
+	sub := []problemData{f.data.rows(sval.rows)}
+	set := shallowSettings{sigmas: []float64{f.best.Bandwidth}, ratios: []float64{f.best.KernelPenalty}, bases: make([]*shallowBasis, 1)}
+	in := newShallowInputs(mat.DenseCopyOf(sub[0].x), f.anchors)
+	scored, err := scoreShallow(in, sub, set, []int{0}, races, true, f.outputs, workers, [][]float64{nil})
+	if err != nil {
+		return err
+	}
+	vs := scored[0].scorer.on(sub[0])
+	costs := slices.DeleteFunc(shallowCosts(), func(c float64) bool { return c < f.best.Cost })
+	for _, cost := range costs {
+		if preds, ok := vs.predictions(cost); ok {
+			f.preds, f.means, f.tests = preds, vs.means(), vs.tests
+			return nil
+		}
+	}
+	return fmt.Errorf("tabular: the shallow machine's held-out predictions are undefined on the %d rows of the deep machine's folds", len(val.rows))
 }
 
 // heldOut returns the chosen setting's calibrated loss and score on the

@@ -310,9 +310,11 @@ const (
 	// on the mapped inputs than on the inputs as they are; then, on the scale
 	// kept, it weighs the standardised inputs by their relevance to the
 	// shallow machine (see relevance) when its held-out loss is lower so. A
-	// classifier's inputs, those of a fit with both fixed, and a Raw fit's
-	// are taken as they are: made to choose for classifiers, the choice
-	// lowered their accuracy.
+	// classifier's inputs are mapped by the same rule only when the
+	// shallow machine chooses on classQuantileRows rows or more, and are
+	// never weighed; those of a fit with both fixed, and a Raw fit's, are
+	// taken as they are. Made to choose on fewer rows, the choice lowered
+	// classifiers' accuracy.
 	AutoInputs InputScale = iota
 	// LinearInputs takes the inputs as they are, unweighed.
 	LinearInputs
@@ -567,22 +569,31 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		return nil, Result{}, err
 	}
 	res := Result{Dims: arch.Dims, Cost: costs[0], Bandwidth: bandwidths[0], LogTarget: p.scale == LogScale}
-	var val *validation
+	var val, sval *validation // the deep machine's and the shallow machine's
 	if search {
 		if val, err = newValidation(p.linear, s); err != nil {
 			return nil, res, err
 		}
+		if sval, err = val.forShallow(p.linear, s); err != nil {
+			return nil, res, err
+		}
 	}
-	if p, err = prepareInputs(p, x, y, labels, val, outputs, s, &res); err != nil {
+	if p, err = prepareInputs(p, x, y, labels, sval, outputs, s, &res); err != nil {
 		return nil, res, err
 	}
 	skipDeep := family == AutoFamily && n < deepMinRows // the shallow machine still scored on the folds
-	deep := startDeep(p, val, arch, costs, bandwidths, s, search && family == AutoFamily && !skipDeep)
+	race := search && family == AutoFamily && !skipDeep
+	deep := startDeep(p, val, arch, costs, bandwidths, s, race)
 	defer deep.wait() // left running when the shallow machine fails
 	var shallow *shallowFit
 	if family != Deep {
-		if shallow, err = selectShallow(p, val, outputs, s, family == Shallow); err != nil {
+		if shallow, err = selectShallow(p, sval, outputs, s, family == Shallow); err != nil {
 			return nil, res, err
+		}
+		if race && sval != val {
+			if err = shallow.onFolds(val, sval, s.Workers); err != nil {
+				return nil, res, err
+			}
 		}
 	}
 	var cal *calibration
@@ -653,7 +664,7 @@ func prepareInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, 
 // through their quantiles, as s.InputScale says (see AutoInputs), and
 // records the choice in res.
 func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, outputs int, s Settings, res *Result) (*prepared, error) {
-	if s.Raw || s.InputScale == LinearInputs || (s.InputScale == AutoInputs && (val == nil || labels != nil)) {
+	if s.Raw || s.InputScale == LinearInputs || (s.InputScale == AutoInputs && (val == nil || labels != nil && len(val.rows) < classQuantileRows)) {
 		return p, nil
 	}
 	q := scale.FitQuantileMap(x)
@@ -687,6 +698,12 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 	res.InputScale = LinearInputs.String()
 	return p, nil
 }
+
+// classQuantileRows is the fewest rows of the shallow machine's
+// selection on which a classifier's inputs are tried through their
+// quantiles (AutoInputs): on the panels' classifiers of fewer, the
+// choice followed the folds' noise.
+const classQuantileRows = 800
 
 // prepared holds the data of a fit as the machines see them: inputs
 // and targets standardised unless the fit is Raw, and the targets on
