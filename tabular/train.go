@@ -569,14 +569,9 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		return nil, Result{}, err
 	}
 	res := Result{Dims: arch.Dims, Cost: costs[0], Bandwidth: bandwidths[0], LogTarget: p.scale == LogScale}
-	var val, sval *validation // the deep machine's and the shallow machine's
-	if search {
-		if val, err = newValidation(p.linear, s); err != nil {
-			return nil, res, err
-		}
-		if sval, err = val.forShallow(p.linear, s); err != nil {
-			return nil, res, err
-		}
+	val, sval, err := validations(p.linear, s, search)
+	if err != nil {
+		return nil, res, err
 	}
 	if p, err = prepareInputs(p, x, y, labels, sval, outputs, s, &res); err != nil {
 		return nil, res, err
@@ -587,13 +582,12 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	defer deep.wait() // left running when the shallow machine fails
 	var shallow *shallowFit
 	if family != Deep {
-		if shallow, err = selectShallow(p, sval, outputs, s, family == Shallow); err != nil {
-			return nil, res, err
+		shallow, err = selectShallow(p, sval, outputs, s, family == Shallow)
+		if err == nil && race && sval != val {
+			err = shallow.onFolds(val, sval, s.Workers)
 		}
-		if race && sval != val {
-			if err = shallow.onFolds(val, sval, s.Workers); err != nil {
-				return nil, res, err
-			}
+		if err != nil {
+			return nil, res, err
 		}
 	}
 	var cal *calibration
@@ -630,6 +624,20 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	m, res, err := fitDeep(p, arch, res, cal, s)
 	res.Seconds = time.Since(begin).Seconds()
 	return m, res, err
+}
+
+// validations returns the validation of the deep machine's selection
+// and that of the shallow machine's passes (see forShallow) on the rows
+// of d, or nil when nothing is searched.
+func validations(d problemData, s Settings, search bool) (val, sval *validation, err error) {
+	if !search {
+		return nil, nil, nil
+	}
+	if val, err = newValidation(d, s); err != nil {
+		return nil, nil, err
+	}
+	sval, err = val.forShallow(d, s)
+	return val, sval, err
 }
 
 // startDeep returns the deep machine's folds on val, the first fold

@@ -252,10 +252,12 @@
 // nonnegative, right-skewed regression target is also tried on the log
 // scale, log(1 + y) (-target-scale linear or log fixes the scale); a
 // regression's numeric inputs are also tried through their training
-// quantiles, then weighed by their relevance (-inputs linear or quantile
-// fixes the scale and weighs nothing); and a regression's predictions,
-// and the ends of its intervals, stay within the training targets' range
-// widened by a tenth of it on each side (-extrapolate lifts the bounds).
+// quantiles, then weighed by their relevance, and a classifier's through
+// their quantiles where the shallow machine chooses on 800 rows or more
+// (-inputs linear or quantile fixes the scale and weighs nothing); and a
+// regression's predictions, and the ends of its intervals, stay within
+// the training targets' range widened by a tenth of it on each side
+// (-extrapolate lifts the bounds).
 // fit says what it chose, and the model file records it for predict,
 // serve, explain and export. The package documentation of tabular (go doc
 // github.com/parametric-machines/machines/tabular) states these rules,
