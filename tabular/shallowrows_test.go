@@ -74,14 +74,7 @@ func TestShallowRows(t *testing.T) {
 func TestShallowRacesOnDeepFolds(t *testing.T) {
 	x, y, _ := friedmanLike(5, 1000)
 	s := Settings{Seed: 1, TargetScale: LinearScale, InputScale: LinearInputs}
-	p, err := prepare(x, y, nil, s, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	val, err := newValidation(p.linear, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, val := preparedFor(t, x, y, s)
 	sval, err := val.forShallow(p.linear, s)
 	if err != nil {
 		t.Fatal(err)
