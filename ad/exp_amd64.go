@@ -4,26 +4,19 @@ package ad
 
 import "golang.org/x/sys/cpu"
 
-// sqDistVec reports whether the Gaussian's squared distances run in
-// sqDistKernel, which needs AVX2, and sqDist512 whether in
-// sqDistKernel512, which needs AVX-512.
+// gaussVec reports whether the Gaussian's kernels, its squared distances
+// (sqDistKernel) and its backward pass (backRowsKernel), run in
+// assembly, which needs AVX2, and gauss512 whether their AVX-512
+// versions do (sqDistKernel512, backRowsKernel512).
 var (
-	sqDistVec = cpu.X86.HasAVX2
-	sqDist512 = sqDistVec && cpu.X86.HasAVX512F
+	gaussVec = cpu.X86.HasAVX2
+	gauss512 = gaussVec && cpu.X86.HasAVX512F
 )
 
 // sqDistKernel, in gauss_amd64.s, is sqDistGo on 16 columns at a time.
 //
 //go:noescape
 func sqDistKernel(dst, x []float64, incX, d int, u []float64, ldu int)
-
-// backVec reports whether the Gaussian's backward pass runs in
-// backRowsKernel, which needs AVX2, and back512 whether in
-// backRowsKernel512, which needs AVX-512.
-var (
-	backVec = cpu.X86.HasAVX2
-	back512 = backVec && cpu.X86.HasAVX512F
-)
 
 // backRowsKernel, in gauss_amd64.s, is backRowsGo on groups of four rows
 // and the first n8 columns, eight at a time.

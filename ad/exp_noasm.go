@@ -2,21 +2,16 @@
 
 package ad
 
-// Without assembly sqDist runs the plain loop on every element.
+// Without assembly the Gaussian's squared distances and backward pass
+// run their Go loops alone.
 const (
-	sqDistVec = false
-	sqDist512 = false
+	gaussVec = false
+	gauss512 = false
 )
 
 func sqDistKernel(dst, x []float64, incX, d int, u []float64, ldu int) {
 	sqDistGo(dst, x, incX, d, u, ldu)
 }
-
-// Without assembly the Gaussian's backward pass runs backRowsGo alone.
-const (
-	backVec = false
-	back512 = false
-)
 
 func backRowsKernel(w, dc, k, prev []float64, ld int, cols []float64, groups, n8, mode int) {
 	backRowsGo(w, dc, k, prev, mode == 2, ld, 0, 4*groups, 0, n8, cols)

@@ -59,10 +59,10 @@ func TestBackRows(t *testing.T) {
 func TestBackRowsKernels(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 6))
 	kernels := map[string]func(w, dc, k, prev []float64, ld int, cols []float64, groups, n8, mode int){}
-	if backVec {
+	if gaussVec {
 		kernels["avx2"] = backRowsKernel
 	}
-	if back512 {
+	if gauss512 {
 		kernels["avx512"] = backRowsKernel512
 	}
 	for name, kernel := range kernels {

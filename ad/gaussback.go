@@ -22,14 +22,14 @@ func backRows[T Float](w, dc, k, prev []T, set bool, cols []T, m, n int) {
 	cols = cols[:n]
 	clear(cols)
 	n8, first := n&^7, 0
-	if wd, ok := any(w).([]float64); ok && backVec && n8 > 0 && m >= 4 {
+	if wd, ok := any(w).([]float64); ok && gaussVec && n8 > 0 && m >= 4 {
 		var pd []float64
 		if prev != nil {
 			pd = any(prev).([]float64)
 		}
 		first = m &^ 3
 		kernel := backRowsKernel
-		if back512 {
+		if gauss512 {
 			kernel = backRowsKernel512
 		}
 		kernel(wd, any(dc).([]float64), any(k).([]float64), pd, n, any(cols).([]float64), first/4, n8, backMode(prev != nil, set))

@@ -226,10 +226,10 @@ func sqDist[T Float](dst, x []T, incX, d int, u []T, ldu int) {
 	if len(x) < (d-1)*incX+1 || len(u) < (d-1)*ldu+len(dst) {
 		panic(fmt.Errorf("%w: ad: squared distances in %d dimensions to %d columns in %d elements with stride %d", ErrShape, d, len(dst), len(u), ldu))
 	}
-	if dd, ok := any(dst).([]float64); ok && sqDistVec {
+	if dd, ok := any(dst).([]float64); ok && gaussVec {
 		xd, ud := any(x).([]float64), any(u).([]float64)
 		n := 0
-		if sqDist512 {
+		if gauss512 {
 			if n = len(dd) &^ 31; n > 0 {
 				sqDistKernel512(dd[:n], xd, incX, d, ud, ldu)
 			}

@@ -214,7 +214,7 @@ func shallowPasses(shape fitShape, s Settings) int {
 	case s.Raw || s.InputScale != AutoInputs:
 	case !shape.classify:
 		passes += 2
-	case shallowRows(shape.rows, shallowWidth(shape, s)) >= classQuantileRows:
+	case shallowRows(shape.rows, shallowWidth(shape.rows, shape.inputs, s)) >= classQuantileRows:
 		passes++
 	}
 	if shape.cycles {
@@ -232,7 +232,7 @@ func shallowCost(shape fitShape, s Settings, variants int) estimate {
 	passes := shallowPasses(shape, s)
 	rows, inputs := float64(shape.rows), float64(shape.inputs)
 	anchors := float64(min(shape.rows, ShallowAnchors))
-	basis := math.Min(float64(shallowRows(shape.rows, shallowWidth(shape, s))), inputs+anchors)
+	basis := math.Min(float64(shallowRows(shape.rows, shallowWidth(shape.rows, shape.inputs, s))), inputs+anchors)
 	bases := float64(len(shallowBandwidths()))
 	return estimate{
 		seconds: float64(passes) * (anchorSeconds*rows*inputs*anchors + float64(variants)*basisSeconds*bases*basis*basis*basis),
@@ -241,9 +241,10 @@ func shallowCost(shape fitShape, s Settings, variants int) estimate {
 }
 
 // shallowWidth is the number of features of the shallow machine's basis
-// in a fit of that shape with settings s: its inputs and anchors.
-func shallowWidth(shape fitShape, s Settings) int {
-	return shape.inputs + anchorCount(shape.rows, s.Anchors, ShallowAnchors)
+// on rows rows of that many inputs with settings s: its inputs and
+// anchors.
+func shallowWidth(rows, inputs int, s Settings) int {
+	return inputs + anchorCount(rows, s.Anchors, ShallowAnchors)
 }
 
 // machineCost is the cost of fitting one machine.

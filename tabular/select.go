@@ -166,7 +166,7 @@ func shallowRows(n, width int) int {
 // v's.
 func (v *validation) forShallow(d problemData, s Settings) (*validation, error) {
 	n, inputs := d.x.Dims()
-	m := shallowRows(n, inputs+anchorCount(n, s.Anchors, ShallowAnchors))
+	m := shallowRows(n, shallowWidth(n, inputs, s))
 	if v.split != "" || len(v.rows) >= m {
 		return v, nil
 	}
