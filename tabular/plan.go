@@ -109,7 +109,7 @@ func (p *Plan) calibration() calibration {
 	if md.Task == Classification {
 		c.factor = c.factor[:1]
 		if md.Fit.Calibration != nil {
-			c.factor[0] = md.Fit.Calibration.LogitScale
+			c.factor[0], c.bias = md.Fit.Calibration.LogitScale, md.Fit.Calibration.ClassBias
 		}
 		return c
 	}

@@ -664,7 +664,7 @@ func (r *ridge) foldPredictions(dst *mat.Dense, y mat.Matrix, pr projection, h *
 func (b *shallowBasis) machine(r *ridge, pr projection, cost float64, anchors *mat.Dense, cal calibration) (*kernel.Machine, []float64) {
 	beta, intercept := b.features(r.solution(pr, cost)) // p x k
 	classify := cal.residuals == nil
-	cal.apply(beta, classify)
+	cal.scale(beta, classify)
 	cal.apply(mat.NewDense(1, len(intercept), intercept), classify)
 	d := b.inputs
 	p, k := beta.Dims()

@@ -34,8 +34,9 @@ type Selection struct {
 	// rows, or a seeded subsample of SelectionRows of them.
 	Rows int `json:"rows"`
 	// Loss names the loss that ranks the candidates: "mse" (on the
-	// standardised targets unless the fit is Raw) or "log-loss". Score
-	// names the score reported beside it: "r2" or "accuracy".
+	// standardised targets unless the fit is Raw), "log-loss", or the
+	// "brier" score of the shallow machine's selection of a classifier.
+	// Score names the score reported beside it: "r2" or "accuracy".
 	Loss  string `json:"loss"`
 	Score string `json:"score"`
 	// Candidates are the settings tried, bandwidth by bandwidth and, for

@@ -103,8 +103,9 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	if folded {
 		sel = val.header()
 		sel.Best = -1
-	} else if variants[0].labels != nil {
-		sel.Loss, sel.Score = "log-loss", "accuracy"
+	}
+	if variants[0].labels != nil {
+		sel.Loss, sel.Score = "brier", "accuracy"
 	}
 	// The bandwidths that the choice of the inputs scored, or all.
 	kept := pass.listed()
@@ -642,16 +643,14 @@ func (vs *variantScorer) score(c Candidate) Candidate {
 	losses, scores := make([]float64, len(preds)), make([]float64, len(preds))
 	for i, pred := range preds {
 		test := vs.tests[i]
-		if test.labels != nil {
-			// Classifiers are judged with calibrated scores: least
-			// squares scores are not logits.
-			pred.Scale(fitLogitScale(pred, test.labels), pred)
-		}
 		if test.back != nil {
 			test.back(pred)
 		}
 		h := heldOutOf(pred, test)
 		losses[i], scores[i] = h.loss, h.score
+		if test.labels != nil {
+			losses[i] = brier(pred, test)
+		}
 	}
 	if len(preds) == 1 {
 		c.Loss, c.Score = losses[0], scores[0]
@@ -660,6 +659,31 @@ func (vs *variantScorer) score(c Candidate) Candidate {
 	c.Loss, c.LossStd = stat.MeanStdDev(losses, nil)
 	c.Score, c.ScoreStd = stat.MeanStdDev(scores, nil)
 	return c
+}
+
+// brier returns the mean over the held-out rows d (weighted) of the
+// squared distance between a classifier's scores pred and the row's
+// one-hot label: the Brier score of the least-squares scores, the loss
+// their fit minimises, by which the shallow machine's settings are
+// ranked. Ranked by the log-loss of their calibrated scores instead,
+// which a few confident mistakes dominate, the settings chosen were less
+// accurate on the panels' classifiers (docs/learner-panel.md).
+func brier(pred *mat.Dense, d problemData) float64 {
+	var sum, total float64
+	for i, l := range d.labels {
+		w := 1.0
+		if d.w != nil {
+			w = d.w[i]
+		}
+		for j, v := range pred.RawRowView(i) {
+			if j == l {
+				v--
+			}
+			sum += w * v * v
+		}
+		total += w
+	}
+	return sum / total
 }
 
 // targetsOf returns the targets the machine fits for v: one-hot labels
@@ -942,9 +966,12 @@ func pick[T any](x []T, idx []int) []T {
 // absolute residuals that conformal intervals are made of.
 type calibration struct {
 	// factor multiplies the machine's outputs on the scale it fits: the
-	// logit scale of a classifier (softmax(factor * scores) has the
-	// lowest held-out log-loss), or the shrinkage of a regression.
+	// logit scale of a classifier (softmax(factor * scores + bias) has
+	// the lowest held-out log-loss), or the shrinkage of a regression.
 	factor []float64
+	// bias is added to a classifier's scaled scores, class by class (see
+	// fitLogits); nil for a regression.
+	bias []float64
 	// residuals holds, for each output of a regression, the sorted
 	// absolute held-out residuals on the fit scale after the factor.
 	residuals [][]float64
@@ -967,8 +994,11 @@ func calibrate(preds, means []*mat.Dense, parts []problemData) calibration {
 	}
 	if labels != nil {
 		all := stack(preds)
-		beta := fitLogitScale(all, labels)
-		return calibration{factor: []float64{beta}, scores: classScores(all, labels, beta)}
+		c := calibration{factor: make([]float64, 1)}
+		c.factor[0], c.bias = fitLogits(all, labels)
+		c.apply(all, true)
+		c.scores = classScores(all, labels)
+		return c
 	}
 	// The deviations from the means: a fold's mean, which its held-out
 	// targets pull the other way, would otherwise bias the factor
@@ -1001,24 +1031,16 @@ func calibrate(preds, means []*mat.Dense, parts []problemData) calibration {
 	return c
 }
 
-// classScores returns the sorted scores 1 - p of the rows of the class
-// scores pred, p the probability softmax(beta * scores) gives the row's
-// label: what conformal prediction sets are made of.
-func classScores(pred *mat.Dense, labels []int, beta float64) []float64 {
+// classScores returns the sorted scores 1 - p of the rows of the
+// calibrated class scores pred, p the probability their softmax gives
+// the row's label: what conformal prediction sets are made of.
+func classScores(pred *mat.Dense, labels []int) []float64 {
 	_, k := pred.Dims()
 	p := make([]float64, k)
 	out := make([]float64, len(labels))
 	for i, l := range labels {
-		hi := math.Inf(-1)
-		for _, v := range pred.RawRowView(i) {
-			hi = math.Max(hi, beta*v)
-		}
-		var sum float64
-		for j, v := range pred.RawRowView(i) {
-			p[j] = math.Exp(beta*v - hi)
-			sum += p[j]
-		}
-		out[i] = math.Max(0, 1-p[l]/sum)
+		softmaxTo(p, pred.RawRowView(i))
+		out[i] = math.Max(0, 1-p[l])
 	}
 	slices.Sort(out)
 	return out
@@ -1044,13 +1066,23 @@ func stack[M mat.Matrix](ms []M) *mat.Dense {
 // record returns the calibration as Result holds it.
 func (c calibration) record(classify bool) Calibration {
 	if classify {
-		return Calibration{LogitScale: c.factor[0], Scores: c.scores}
+		return Calibration{LogitScale: c.factor[0], ClassBias: c.bias, Scores: c.scores}
 	}
 	return Calibration{Shrinkage: c.factor, Residuals: c.residuals}
 }
 
-// apply multiplies the outputs pred on the fit scale by the factors.
+// apply calibrates the outputs pred on the fit scale: multiplies them
+// by the factors and adds a classifier's biases.
 func (c calibration) apply(pred *mat.Dense, classify bool) {
+	c.scale(pred, classify)
+	if c.bias != nil {
+		pred.Apply(func(_, j int, v float64) float64 { return v + c.bias[j] }, pred)
+	}
+}
+
+// scale multiplies the outputs pred on the fit scale, or a machine's
+// coefficients of them, by the factors.
+func (c calibration) scale(pred *mat.Dense, classify bool) {
 	pred.Apply(func(_, j int, v float64) float64 {
 		if classify {
 			return v * c.factor[0]

@@ -174,6 +174,8 @@ func describeWeights(names []string, w []float64) string {
 // calibrated the machine, or nothing when there were none.
 func describeCalibration(c Calibration) string {
 	switch {
+	case c.LogitScale > 0 && c.ClassBias != nil:
+		return fmt.Sprintf("class scores multiplied by %.3g and moved by the biases %.3g, those of lowest held-out log-loss (calibrated probabilities)", c.LogitScale, c.ClassBias)
 	case c.LogitScale > 0:
 		return fmt.Sprintf("class scores multiplied by %.3g, the factor of lowest held-out log-loss (calibrated probabilities)", c.LogitScale)
 	case c.Shrinkage != nil:

@@ -245,9 +245,12 @@
 // of them; fit prints every setting's cross-validated score, then the
 // chosen one. -family shallow or deep fits one family alone; -dims, -cost
 // and -bandwidth describe the deep machine, which they choose; with both
-// -cost and -bandwidth nothing is searched. The chosen setting's held-out
-// predictions calibrate the machine (a classifier's probabilities, a
-// regression's shrinkage towards the mean), and its absolute held-out
+// -cost and -bandwidth nothing is searched. A classifier's shallow
+// machine fits its one-hot labels by least squares, its settings ranked
+// by the held-out Brier score of its scores. The chosen setting's held-out
+// predictions calibrate the machine (a classifier's probabilities, by a
+// factor and a bias for each class; a regression's shrinkage towards the
+// mean), and its absolute held-out
 // residuals are kept in the model file for predict -interval. A
 // nonnegative, right-skewed regression target is also tried on the log
 // scale, log(1 + y) (-target-scale linear or log fixes the scale); a
@@ -316,7 +319,7 @@
 // "cycle_losses" with the dates' cycles and without, iterations,
 // the rows of the coarse fit, whether the optimiser converged, time, the
 // whole "selection" with every candidate's scores and the "calibration":
-// "logit_scale" or "shrinkage"), the "intervals" of a regression
+// "logit_scale" and "class_bias", or "shrinkage"), the "intervals" of a regression
 // ("residuals": the sorted absolute held-out residuals on the scale the
 // machine fits, at most 1000 evenly spaced ones), and the "machine": its
 // "dims", "kernel", "bandwidth", the matrices "a", "c" and "anchors" as
