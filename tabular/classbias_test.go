@@ -194,3 +194,19 @@ func TestShallowClassifierRankedByBrier(t *testing.T) {
 		t.Errorf("chosen setting's loss %v, want its leave-one-out Brier score %v", f.best.Loss, want)
 	}
 }
+
+// TestDescribeCalibration checks that the report names a classifier's
+// biases when it has them.
+func TestDescribeCalibration(t *testing.T) {
+	for _, tc := range []struct {
+		c    Calibration
+		want string
+	}{
+		{Calibration{LogitScale: 2}, "class scores multiplied by 2, of lowest held-out log-loss (calibrated probabilities)"},
+		{Calibration{LogitScale: 2, ClassBias: []float64{0, -0.5}}, "class scores multiplied by 2 and moved by the biases [0 -0.5], of lowest held-out log-loss (calibrated probabilities)"},
+	} {
+		if got := describeCalibration(tc.c); got != tc.want {
+			t.Errorf("%q, want %q", got, tc.want)
+		}
+	}
+}

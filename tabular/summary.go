@@ -174,10 +174,12 @@ func describeWeights(names []string, w []float64) string {
 // calibrated the machine, or nothing when there were none.
 func describeCalibration(c Calibration) string {
 	switch {
-	case c.LogitScale > 0 && c.ClassBias != nil:
-		return fmt.Sprintf("class scores multiplied by %.3g and moved by the biases %.3g, those of lowest held-out log-loss (calibrated probabilities)", c.LogitScale, c.ClassBias)
 	case c.LogitScale > 0:
-		return fmt.Sprintf("class scores multiplied by %.3g, the factor of lowest held-out log-loss (calibrated probabilities)", c.LogitScale)
+		s := fmt.Sprintf("class scores multiplied by %.3g", c.LogitScale)
+		if c.ClassBias != nil {
+			s += fmt.Sprintf(" and moved by the biases %.3g", c.ClassBias)
+		}
+		return s + ", of lowest held-out log-loss (calibrated probabilities)"
 	case c.Shrinkage != nil:
 		f := make([]string, len(c.Shrinkage))
 		for j, v := range c.Shrinkage {
