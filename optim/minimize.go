@@ -46,6 +46,11 @@ type Settings struct {
 	// that need a good model rather than an exact minimum; 0 means the
 	// loss must stall (improve by less than 1e-10) for 100 iterations.
 	LossTol float64
+	// Memory is the number of past steps whose curvature L-BFGS keeps;
+	// 0 means 15. More steps cost a little more per iteration and may
+	// need fewer iterations where the curvature varies much between
+	// directions.
+	Memory int
 	// Exact runs all MaxIter iterations unless the gradient vanishes,
 	// never stopping early because the loss stalls: benchmarks want a
 	// fixed amount of work.
@@ -107,7 +112,10 @@ func Minimize(f Func, x0 []float64, s Settings) (Result, error) {
 	var method optimize.Method
 	switch s.Method {
 	case LBFGS:
-		method = &optimize.LBFGS{}
+		if s.Memory < 0 {
+			panic(fmt.Errorf("%w: optim: memory %d, want at least 0", ad.ErrValue, s.Memory))
+		}
+		method = &optimize.LBFGS{Store: s.Memory}
 	case CG:
 		method = &optimize.CG{}
 	default:

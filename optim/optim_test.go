@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
@@ -82,6 +83,48 @@ func TestMinimizeLossTol(t *testing.T) {
 	if loose.Loss > 1.01 || loose.Status != "FunctionConvergence" {
 		t.Errorf("LossTol 1e-3 stopped at loss %v (%s), want <= 1.01 by FunctionConvergence", loose.Loss, loose.Status)
 	}
+}
+
+// TestMinimizeMemory checks that L-BFGS keeps the steps Memory asks
+// for: on a quadratic whose curvatures span six orders of magnitude, more
+// steps reach the minimum in fewer iterations.
+func TestMinimizeMemory(t *testing.T) {
+	valley := func(x, grad []float64) float64 {
+		loss := 0.0
+		for i, v := range x {
+			w := 1 / float64(1+i*i*i)
+			loss += w * v * v
+			grad[i] = 2 * w * v
+		}
+		return loss
+	}
+	x0 := make([]float64, 100)
+	for i := range x0 {
+		x0[i] = 1
+	}
+	iters := make(map[int]int)
+	for _, memory := range []int{3, 0, 40} {
+		r, err := Minimize(valley, x0, Settings{Memory: memory, GradTol: 1e-6, MaxIter: 5000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Converged {
+			t.Fatalf("Memory %d: not converged after %d iterations (%s)", memory, r.Iterations, r.Status)
+		}
+		iters[memory] = r.Iterations
+	}
+	if !(iters[3] > iters[0] && iters[0] > iters[40]) {
+		t.Errorf("iterations by memory %v, want fewer with more steps kept (3, the default 15, 40)", iters)
+	}
+}
+
+func TestMinimizeNegativeMemory(t *testing.T) {
+	defer func() {
+		if err, _ := recover().(error); !errors.Is(err, ad.ErrValue) {
+			t.Errorf("panic %v, want ad.ErrValue", err)
+		}
+	}()
+	_, _ = Minimize(rosenbrock, []float64{-1.2, 1}, Settings{Memory: -1})
 }
 
 func TestMinimizeDiverged(t *testing.T) {

@@ -52,12 +52,12 @@ func TestDeepAverageWhen(t *testing.T) {
 		raced    bool
 		want     bool
 	}{
-		{"deep wins", 3, 80, false, false, false, true},
-		{"shallow wins", 17, 80, false, true, false, true},
+		{"deep wins", 6, 80, false, false, false, true},
+		{"shallow wins", 12, 150, true, true, false, true},
 		{"classifier", 1, 150, true, false, false, true},
 		{"raced", 1, 80, false, true, true, false},
 		{"higher loss", 2, 80, false, false, false, false},
-		{"subsample", 7, SelectionRows + 50, true, false, false, false},
+		{"subsample", 10, SelectionRows + 50, true, false, false, false},
 	} {
 		x, y, labels := friedmanLike(tc.seed, tc.rows)
 		s := Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true}

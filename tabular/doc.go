@@ -102,11 +102,13 @@
 //     shallow machine's best three bandwidths are scored on the folds
 //     alone, and Result.Selection holds their candidates.
 //   - The deep fits of the selection run in parallel, one job per fold and
-//     bandwidth, along the costs from the smallest up. Each starts from
-//     the previous one and stops after 50 iterations, or when the loss
-//     improves by less than 0.1% over 10. Sets larger than SelectionRows
-//     choose the deep machine's settings on a seeded subsample of that
-//     many rows, and the shallow machine's (its inputs' scale, relevance
+//     bandwidth, along the costs from the smallest up. The first starts
+//     from a random augmenter and zero coefficients, each next one from
+//     the previous one's end, and each stops after 40 iterations of
+//     L-BFGS keeping 30 steps, or when the loss improves by less than
+//     0.1% over 10. Sets larger than SelectionRows choose the deep
+//     machine's settings on a seeded subsample of that many rows, and
+//     the shallow machine's (its inputs' scale, relevance
 //     and metric included) on a larger one that holds it: half the rows,
 //     at most 800, when its basis (inputs and anchors) has fewer than
 //     SelectionRows features (tables of fewer than 800 rows, and wider
@@ -192,10 +194,11 @@
 //     shallow machine) or DeepAnchors (the deep one). Above, that many
 //     anchors are chosen by k-means++ seeding, so that time and memory
 //     grow linearly with the rows.
-//   - The final fit of a deep machine stops when the loss improves by less
-//     than DefaultLossTol over 10 iterations, or at DefaultMaxIter;
-//     Result.Converged says which. From 2,000 rows it starts from
-//     the minimum of the same loss on an eighth of the rows
+//   - The final fit of a deep machine starts, as the selection's, from a
+//     random augmenter and zero coefficients, and stops when the loss
+//     improves by less than DefaultLossTol over 10 iterations, or at
+//     DefaultMaxIter; Result.Converged says which. From 2,000 rows it
+//     starts from the minimum of the same loss on an eighth of the rows
 //     (Result.CoarseRows), which leaves it little to do.
 //   - The final fit runs from one initial point. Settings.Starts fits from
 //     several and keeps the lowest loss: the loss of a deep machine is not

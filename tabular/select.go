@@ -718,10 +718,11 @@ func fitPath(d problemData, fold crossval.Fold, arch kernel.Architecture, costs 
 			return nil, err
 		}
 		if params == nil {
-			params = span.init(o, arch, len(chosen), rand.New(rand.NewPCG(s.Seed+job, initStream)))
+			params = initial(o, span, arch, len(chosen), rand.New(rand.NewPCG(s.Seed+job, initStream)))
 		}
-		r, err := optim.Minimize(o.Func, params, optim.Settings{Method: s.Method, MaxIter: selectionMaxIter,
-			GradTol: s.GradTol, LossTol: selectionLossTol})
+		settings := s.deepOptim()
+		settings.MaxIter, settings.LossTol = selectionMaxIter, selectionLossTol
+		r, err := optim.Minimize(o.Func, params, settings)
 		var diverged *optim.DivergedError
 		switch {
 		case errors.As(err, &diverged):

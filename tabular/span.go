@@ -144,6 +144,19 @@ func (s *inputSpan) expand(a *mat.Dense) *mat.Dense {
 	return &full
 }
 
+// initial returns the starting point of a deep machine's fit of loss o
+// with the given number of anchors: its augmenter drawn by span.init (on
+// the span of the rows if span is not nil) and its coefficients zero. The
+// machine then starts as a linear map of the inputs, every level's state
+// A x, and its kernel parts grow from zero: from coefficients drawn at
+// random the selection's fits, which stop at selectionMaxIter, reached a
+// higher loss (docs/learner-panel.md).
+func initial(o objective, span *inputSpan, arch kernel.Architecture, anchors int, rnd *rand.Rand) []float64 {
+	params := span.init(o, arch, anchors, rnd)
+	clear(params[len(params)-(arch.Size()-arch.Dims[0])*anchors:])
+	return params
+}
+
 // init returns initial parameters of o, the loss of a machine of
 // architecture arch with the given number of anchors: those of o.Init if
 // s is nil, and otherwise, on the coordinates, the projection on the

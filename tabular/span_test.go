@@ -3,10 +3,12 @@ package tabular
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/parametric-machines/machines/kernel"
+	"github.com/parametric-machines/machines/optim"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -133,6 +135,51 @@ func TestInputSpan(t *testing.T) {
 	}
 	if got := (*inputSpan)(nil).init(reduced, arch, 3, rand.New(rand.NewPCG(1, 2))); !slices.Equal(got, reduced.Init(nil, rand.New(rand.NewPCG(1, 2)))) {
 		t.Error("without a span, the initial point is not kernel.Objective.Init's")
+	}
+}
+
+// TestInitial checks a deep fit's starting point: the augmenter that
+// span.init draws, on the columns or in the span of the rows, and zero
+// coefficients.
+func TestInitial(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(4, 10))
+	x := randomData(rnd, 8, 30)
+	sp, err := newInputSpan(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch := kernel.Architecture{Dims: []int{2, 2, 1}}
+	for _, tc := range []struct {
+		name string
+		span *inputSpan
+		x    *mat.Dense
+	}{
+		{"on the columns", nil, x},
+		{"in the span", sp, sp.coords()},
+	} {
+		o, err := kernel.NewObjective(arch, kernel.Problem{X: tc.x, Y: randomData(rnd, 8, 1), Anchors: []int{1, 3, 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, inputs := tc.x.Dims()
+		na := arch.Size() * inputs
+		drawn := tc.span.init(o, arch, 3, rand.New(rand.NewPCG(1, 2)))
+		got := initial(o, tc.span, arch, 3, rand.New(rand.NewPCG(1, 2)))
+		if len(got) != o.Len() || !slices.Equal(got[:na], drawn[:na]) {
+			t.Errorf("%s: the augmenter is not span.init's", tc.name)
+		}
+		if slices.ContainsFunc(got[na:], func(v float64) bool { return v != 0 }) || !slices.ContainsFunc(drawn[na:], func(v float64) bool { return v != 0 }) {
+			t.Errorf("%s: coefficients %v, want zero", tc.name, got[na:])
+		}
+	}
+}
+
+// TestDeepOptim checks the optimiser's settings of the deep machine's
+// fits: the method and gradient tolerance of Settings, deepMemory steps.
+func TestDeepOptim(t *testing.T) {
+	got := Settings{Method: optim.CG, GradTol: 1e-5}.deepOptim()
+	if want := (optim.Settings{Method: optim.CG, GradTol: 1e-5, Memory: deepMemory}); !reflect.DeepEqual(got, want) {
+		t.Errorf("settings %+v, want %+v", got, want)
 	}
 }
 

@@ -51,7 +51,7 @@ const (
 	// selectionMaxIter and selectionLossTol stop the fits of the
 	// selection early: they rank settings, which needs a good model
 	// rather than the exact minimum.
-	selectionMaxIter = 50
+	selectionMaxIter = 40
 	selectionLossTol = 1e-3
 	// A selection on fewer than repeatRows/2 rows repeats the k-fold
 	// cross-validation repeatRows/rows times, at most maxRepeats.
@@ -859,23 +859,23 @@ func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration
 	last := time.Now()
 	start := 0
 	var latest optim.Result // the last iteration, kept when the budget stops a fit
-	settings := optim.Settings{Method: s.Method, MaxIter: s.MaxIter, GradTol: s.GradTol, LossTol: s.LossTol,
-		Iteration: func(iter int, loss float64, params []float64) error {
-			if s.Progress != nil && time.Since(last) >= time.Second {
-				last = time.Now()
-				fmt.Fprintf(s.Progress, "tabular: %siteration %d, loss %.6g\n", startLabel(start, s.Starts), iter, loss)
+	settings := s.deepOptim()
+	settings.Iteration = func(iter int, loss float64, params []float64) error {
+		if s.Progress != nil && time.Since(last) >= time.Second {
+			last = time.Now()
+			fmt.Fprintf(s.Progress, "tabular: %siteration %d, loss %.6g\n", startLabel(start, s.Starts), iter, loss)
+		}
+		if s.Iteration != nil {
+			if err := s.Iteration(start, iter, loss, toMachine(params)); err != nil {
+				return err
 			}
-			if s.Iteration != nil {
-				if err := s.Iteration(start, iter, loss, toMachine(params)); err != nil {
-					return err
-				}
-			}
-			if !s.deadline.IsZero() && time.Now().After(s.deadline) {
-				latest = optim.Result{X: slices.Clone(params), Loss: loss, Iterations: iter, Status: "stopped by the budget"}
-				return errBudget
-			}
-			return nil
-		}}
+		}
+		if !s.deadline.IsZero() && time.Now().After(s.deadline) {
+			latest = optim.Result{X: slices.Clone(params), Loss: loss, Iterations: iter, Status: "stopped by the budget"}
+			return errBudget
+		}
+		return nil
+	}
 	settings.MaxIter, settings.LossTol = s.finalStop()
 	var best optim.Result
 	for ; start < max(s.Starts, 1); start++ {
@@ -936,7 +936,7 @@ func (f *finalLoss) init(arch kernel.Architecture, s Settings, start int) []floa
 	if f.inits != nil {
 		return f.inits[start]
 	}
-	return f.span.init(f.o, arch, len(f.anchorRows), initRand(s, start))
+	return initial(f.o, f.span, arch, len(f.anchorRows), initRand(s, start))
 }
 
 // initRand returns the random source of the initial point of the given
@@ -988,14 +988,15 @@ func coarseStarts(d problemData, arch kernel.Architecture, cost float64, anchors
 	if err != nil {
 		return nil, 0, err
 	}
-	settings := optim.Settings{Method: s.Method, GradTol: s.GradTol}
+	settings := s.deepOptim()
 	settings.MaxIter, settings.LossTol = s.finalStop()
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "tabular: fitting on a coarse eighth of the rows first\n")
 	}
 	inits := make([][]float64, max(s.Starts, 1))
+	m, _ := anchors.Dims()
 	for k := range inits {
-		inits[k] = coarseStart(o, o.Init(nil, initRand(s, k)), settings, s)
+		inits[k] = coarseStart(o, initial(o, nil, arch, m, initRand(s, k)), settings, s)
 	}
 	return inits, len(rows), nil
 }
@@ -1038,6 +1039,19 @@ const (
 	coarseShare  = 8
 	coarseStream = 0x636f61727365
 )
+
+// deepMemory is the number of past steps that L-BFGS keeps in the deep
+// machine's fits, twice optim's default: with it the selection's fits,
+// which stop at selectionMaxIter, get further in as many iterations
+// (docs/learner-panel.md), at little cost per iteration beside the
+// loss's.
+const deepMemory = 30
+
+// deepOptim returns the optimiser's settings of the deep machine's fits
+// but their stopping rule: Settings.Method and GradTol, deepMemory steps.
+func (s Settings) deepOptim() optim.Settings {
+	return optim.Settings{Method: s.Method, GradTol: s.GradTol, Memory: deepMemory}
+}
 
 // finalStop returns the iteration limit and the loss tolerance of the
 // final fit: Settings.MaxIter and LossTol with their defaults.
