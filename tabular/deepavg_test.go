@@ -57,7 +57,7 @@ func TestDeepAverageWhen(t *testing.T) {
 		{"classifier", 1, 150, true, false, false, true},
 		{"raced", 1, 80, false, true, true, false},
 		{"higher loss", 2, 80, false, false, false, false},
-		{"subsample", 10, SelectionRows + 50, true, false, false, false},
+		{"subsample", 14, SelectionRows + 50, true, false, false, false},
 	} {
 		x, y, labels := friedmanLike(tc.seed, tc.rows)
 		s := Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true}
