@@ -270,6 +270,11 @@ func (b *builder) encode(r dataset.ColumnRule) ([]string, error) {
 			angle := b.op("Mul", []string{within, b.scalar(2 * math.Pi / c.Period)})
 			cols = append(cols, b.op("Sin", []string{angle}), b.op("Cos", []string{angle}))
 		}
+		if len(r.Codes) > 0 {
+			// A missing cell's NaN equals no code.
+			hot := b.op("Equal", []string{r.Name, b.doubles([]int64{1, int64(len(r.Codes))}, r.Codes)})
+			cols = append(cols, b.op("Cast", []string{hot}, intAttr("to", int64(onnxpb.TensorProto_DOUBLE))))
+		}
 	case "boolean":
 		yes, no := dataset.BoolTexts()
 		b.g.Input = append(b.g.Input, valueInfo(r.Name, "boolean: a string, "+strings.Join(append(yes, no...), ", ")+" in any case, or a missing cell's text", onnxpb.TensorProto_STRING, 1))
