@@ -145,13 +145,14 @@
 //     that the kernel sees "same group or not" and the linear part gives
 //     each group its own offset, penalised by the cost. A column
 //     qualifies when its training values are whole numbers, at least 10
-//     of them, with at least 15 rows to a value on average. Each is tried
-//     alone, then those that lowered the shallow machine's lowest
-//     held-out loss together, and the encoding of lowest loss is kept
-//     when it is lower than without codes by more than a millionth
-//     (Report.CodeLosses). Only fits that choose the inputs' scale
-//     (AutoInputs) try them. A value not seen in training encodes as no
-//     group, in predict, serve and the ONNX export alike.
+//     of them, with at least 15 rows to a value on average, in a table of
+//     at least 1,000 training rows and at most 3 such columns (more are
+//     quantities: percentages, counts). Each is tried alone, and those
+//     that lower the shallow machine's lowest held-out loss by more than
+//     a millionth are kept, together (Report.CodeLosses). Only fits that
+//     choose the inputs' scale (AutoInputs) try them. A value not seen in
+//     training encodes as no group, in predict, serve and the ONNX export
+//     alike.
 //   - A regression's inputs are also tried through their quantiles
 //     (scale.QuantileMap, Machine.Quantiles): each input of more
 //     than two values becomes its training rows' distribution function.

@@ -283,13 +283,6 @@ func (run *fitRun) targets() mat.Matrix {
 	return mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)
 }
 
-// encodingLoss returns the shallow machine's lowest held-out loss on the
-// inputs x, encoded by enc, with enc's levels scaled together.
-func (run *fitRun) encodingLoss(enc *dataset.Encoder, x *mat.Dense, s Settings) (float64, error) {
-	s.levels = levelBlocks(enc)
-	return encodingLoss(x, run.targets(), run.t.Labels, run.outputs, s)
-}
-
 // describeCycles lists the date columns of enc with their cycles.
 func describeCycles(enc *dataset.Encoder) string {
 	var parts []string

@@ -86,18 +86,28 @@ func scaleLevels(in *scale.Scaler, x mat.Matrix, blocks []levelBlock) {
 // A numeric column is tried by its codes when its values in the training
 // rows are whole numbers, at least codeMinLevels distinct ones, with
 // codeMinRows rows or more to a value on average: fewer rows to a group
-// cannot pin its offset down.
+// cannot pin its offset down. Tables of fewer than codeMinTableRows
+// training rows, and those of more than codeMaxColumns such columns, are
+// not tried: on the panels' tables of fewer rows the codes never moved a
+// score, and a table of many such columns holds quantities (percentages,
+// counts) rather than codes, each trial costing a shallow pass.
 const (
-	codeMinLevels = 10
-	codeMinRows   = 15
+	codeMinLevels    = 10
+	codeMinRows      = 15
+	codeMinTableRows = 1000
+	codeMaxColumns   = 3
 )
 
 // codeColumns returns the numeric columns of enc, encoded in x, that
 // qualify to be tried by their codes: whole numbers of at least
 // codeMinLevels values, codeMinRows rows to a value on average, over the
-// rows where the cell is not missing.
+// rows where the cell is not missing; none if x has fewer than
+// codeMinTableRows rows or more than codeMaxColumns columns qualify.
 func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 	n, _ := x.Dims()
+	if n < codeMinTableRows {
+		return nil
+	}
 	var names []string
 	start := 0
 	widths := enc.Widths()
@@ -128,14 +138,17 @@ func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 			names = append(names, r.Name)
 		}
 	}
+	if len(names) > codeMaxColumns {
+		return nil
+	}
 	return names
 }
 
 // chooseCodes encodes the qualifying numeric columns of the inputs (see
 // codeColumns) by their codes too where the shallow machine's lowest
-// held-out loss says so: each column alone against none, then, of two
-// or more that lower it alone, all of those together against the best
-// alone. It runs only where the inputs' scale is chosen (AutoInputs).
+// held-out loss says so: each column is tried alone, and those that lower
+// the loss without codes are kept, together. It runs only where the
+// inputs' scale is chosen (AutoInputs).
 func (run *fitRun) chooseCodes(s Settings) error {
 	if s.Raw || s.InputScale != AutoInputs {
 		return nil
@@ -144,39 +157,39 @@ func (run *fitRun) chooseCodes(s Settings) error {
 	if names == nil {
 		return nil
 	}
-	base, err := run.encodingLoss(run.enc, run.x, s)
+	s.levels = levelBlocks(run.enc)
+	pass, err := newEncodingPass(run.x, run.targets(), run.t.Labels, run.outputs, s)
 	if err != nil {
 		return fmt.Errorf("weighing codes of groups: %w", err)
 	}
-	best := codeTrial{loss: base}
-	var lower []string
+	base, lowest := pass.loss, math.Inf(1)
+	var (
+		kept []string
+		last codeTrial
+	)
 	for _, name := range names {
-		t, err := run.tryCodes([]string{name}, s)
+		t, err := run.tryCodes([]string{name}, pass, s)
 		if err != nil {
 			return err
 		}
 		run.opts.log("the shallow machine's lowest held-out loss is %.4g with column %q also by its codes, %.4g without", t.loss, name, base)
+		lowest = math.Min(lowest, t.loss)
 		if lowerLoss(t.loss, base) {
-			lower = append(lower, name)
-			if lowerLoss(t.loss, best.loss) {
-				best = t
-			}
+			kept, last = append(kept, name), t
 		}
 	}
-	if len(lower) > 1 {
-		t, err := run.tryCodes(lower, s)
-		if err != nil {
+	if len(kept) > 1 {
+		if last, err = run.tryCodes(kept, pass, s); err != nil {
 			return err
 		}
-		run.opts.log("the shallow machine's lowest held-out loss is %.4g with the columns %q by their codes", t.loss, lower)
-		if lowerLoss(t.loss, best.loss) {
-			best = t
-		}
+		run.opts.log("the shallow machine's lowest held-out loss is %.4g with the columns %q by their codes", last.loss, kept)
 	}
-	run.rep.CodeLosses = []float64{base, best.loss}
-	if best.enc != nil {
-		run.enc, run.x = best.enc, best.x
+	if kept == nil {
+		run.rep.CodeLosses = []float64{base, lowest}
+		return nil
 	}
+	run.rep.CodeLosses = []float64{base, last.loss}
+	run.enc, run.x = last.enc, last.x
 	return nil
 }
 
@@ -188,8 +201,9 @@ type codeTrial struct {
 	loss float64
 }
 
-// tryCodes returns the trial of the named numeric columns by their codes.
-func (run *fitRun) tryCodes(names []string, s Settings) (codeTrial, error) {
+// tryCodes returns the trial of the named numeric columns by their codes,
+// judged against the pass on the inputs without codes.
+func (run *fitRun) tryCodes(names []string, pass *encodingPass, s Settings) (codeTrial, error) {
 	enc, err := run.enc.WithCodes(run.f, run.t.Rows, names)
 	if err != nil {
 		return codeTrial{}, err
@@ -198,7 +212,8 @@ func (run *fitRun) tryCodes(names []string, s Settings) (codeTrial, error) {
 	if err != nil {
 		return codeTrial{}, err
 	}
-	loss, err := run.encodingLoss(enc, x, s)
+	s.levels = levelBlocks(enc)
+	loss, err := pass.other(x, s)
 	if err != nil {
 		return codeTrial{}, fmt.Errorf("weighing codes of groups: %w", err)
 	}

@@ -256,10 +256,11 @@
 // their quantiles where the shallow machine chooses on 800 rows or more
 // (-inputs linear or quantile fixes the scale and weighs nothing); a
 // numeric column of whole numbers that may be a code of groups (at least
-// 10 values, 15 rows to a value on average: a school's number, a day's)
-// is also tried by its values as categories, one 0/1 column each after
-// the value, kept where the shallow machine's held-out loss is lower so
-// (not with -inputs linear or quantile); and a regression's predictions, and the ends of its intervals, stay within
+// 10 values, 15 rows to a value on average: a school's number, a day's;
+// tables of 1,000 rows or more with at most 3 such columns) is also tried
+// by its values as categories, one 0/1 column each after the value, kept
+// where the shallow machine's held-out loss is lower so (not with -inputs
+// linear or quantile); and a regression's predictions, and the ends of its intervals, stay within
 // the training targets' range widened by a tenth of it on each side
 // (-extrapolate lifts the bounds).
 // fit says what it chose, and the model file records it for predict,
