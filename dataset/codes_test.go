@@ -12,8 +12,9 @@ import (
 )
 
 // TestEncoderCodes encodes a numeric column by its value and its codes:
-// a code not seen in training, a stray and a missing cell encode as no
-// code at all, and EncodeColumn's numbers and texts agree with Transform.
+// a value not seen in training, with a warning, and a missing cell encode
+// as no code at all, and EncodeColumn's numbers and texts agree with
+// Transform.
 func TestEncoderCodes(t *testing.T) {
 	train := readFrameString(t, "school,x\n3,1\n1,2\n3,3\n7,4\nNA,5\n")
 	e, _, err := FitEncoder(train, []string{"school", "x"}, nil)
@@ -34,9 +35,14 @@ func TestEncoderCodes(t *testing.T) {
 		t.Errorf("rule's codes %v, want [1 3 7]", got)
 	}
 	test := readFrameString(t, "school,x\n7,1\n2,1\nNA,1\n1.0,1\n")
-	x, _, err := coded.Transform(test, nil)
+	x, warnings, err := coded.Transform(test, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	unseen := Warning{Column: "school", Value: "2", Rows: 1,
+		Message: `1 rows hold levels not seen in training, such as "2"; they are encoded as their values with no code`}
+	if !slices.Equal(warnings, []Warning{unseen}) {
+		t.Errorf("warnings %v, want %v", warnings, unseen)
 	}
 	checkMatrix(t, x, [][]float64{
 		{7, 0, 0, 1, 0, 1},
@@ -53,8 +59,12 @@ func TestEncoderCodes(t *testing.T) {
 		dst := mat.NewDense(4, coded.Width(), nil)
 		dst.Copy(x)
 		dst.Set(0, 2, 9) // an old value, which EncodeColumn overwrites
-		if _, err := coded.EncodeColumn(dst, 0, cells.numbers, cells.texts); err != nil {
+		w, err := coded.EncodeColumn(dst, 0, cells.numbers, cells.texts)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if w == nil || *w != unseen {
+			t.Errorf("EncodeColumn(numbers %v, texts %q) warns %v, want %v", cells.numbers, cells.texts, w, unseen)
 		}
 		if !mat.Equal(dst, x) {
 			t.Errorf("EncodeColumn(numbers %v, texts %q) gives\n%v\nwant\n%v", cells.numbers, cells.texts, mat.Formatted(dst), mat.Formatted(x))

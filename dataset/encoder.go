@@ -477,7 +477,8 @@ func (e *Encoder) WithoutCycles() *Encoder {
 // as codes of groups: after the value, a 0/1 column for each of its
 // MaxLevels most frequent values (the lowest on a tie), in increasing
 // order. A missing cell, or a value not among the codes, sets them all
-// to 0, as a level not seen in training does in a categorical column.
+// to 0, as a level not seen in training does in a categorical column,
+// and Transform and EncodeColumn warn of such values.
 // It is an error if a name is not one of e's numeric columns.
 func (e *Encoder) WithCodes(f *Frame, rows []int, names []string) (*Encoder, error) {
 	coded := &Encoder{columns: slices.Clone(e.columns)}
@@ -737,8 +738,11 @@ func (e *Encoder) warnings(unseen []unseenLevels) []Warning {
 // warning returns the warning of input column i with the unseen levels u.
 func (e *Encoder) warning(i int, u unseenLevels) Warning {
 	as := "no level at all"
-	if e.columns[i].Kind == ordinal {
+	switch e.columns[i].Kind {
+	case ordinal:
 		as = "the training mean"
+	case numeric:
+		as = "their values with no code"
 	}
 	return Warning{Column: e.columns[i].Name, Value: u.first, Rows: u.rows,
 		Message: fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as %s",
@@ -777,7 +781,9 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 		out := dst.RawRowView(i)[at : at+c.width()]
 		clear(out)
 		if numbers != nil {
-			c.encodeNumber(out, numbers[i])
+			if !c.encodeNumber(out, numbers[i]) {
+				unseen.add(strconv.FormatFloat(numbers[i], 'g', -1, 64))
+			}
 			continue
 		}
 		cell := strings.TrimSpace(texts[i])
@@ -813,22 +819,26 @@ func (e *Encoder) offset(j int) int {
 }
 
 // encodeNumber writes the encoding of the number v of a numeric column
-// (NaN: missing) to out, its encoded columns, which hold zeros.
-func (c *encodedColumn) encodeNumber(out []float64, v float64) {
+// (NaN: missing) to out, its encoded columns, which hold zeros, and
+// reports false for a value that is none of the column's codes.
+func (c *encodedColumn) encodeNumber(out []float64, v float64) bool {
 	if math.IsNaN(v) {
 		c.encodeMissing(out)
-		return
+		return true
 	}
 	out[0] = v
-	c.putCode(out[1:], v)
+	return c.putCode(out[1:], v)
 }
 
 // putCode sets to 1 the column, of out, of the code v of a numeric
-// column, if v is one of its codes.
-func (c *encodedColumn) putCode(out []float64, v float64) {
-	if i, ok := slices.BinarySearch(c.Codes, v); ok {
+// column, if v is one of its codes, and reports false for a value that
+// is none of the codes a column has.
+func (c *encodedColumn) putCode(out []float64, v float64) bool {
+	i, ok := slices.BinarySearch(c.Codes, v)
+	if ok {
 		out[i] = 1
 	}
+	return ok || c.Codes == nil
 }
 
 // encodeMissing writes the encoding of a missing cell of a numeric or
@@ -867,7 +877,7 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 		}
 		out[0] = v
 		putPhases(out[1:], c.Cycles, v)
-		c.putCode(out[1:], v)
+		return c.putCode(out[1:], v), nil
 	case ordinal:
 		level, ok := slices.BinarySearch(c.Levels, cell)
 		if ok {
@@ -883,7 +893,6 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 		}
 		return ok, nil
 	}
-	return true, nil
 }
 
 // value returns the number that the trimmed cell, not missing, of a
