@@ -103,7 +103,10 @@
 // that a model can tell an imputed value from a real one. Encoder.Transform
 // applies the same rules to any frame with those columns, such as new data
 // to predict; a level unseen in training encodes as zeros, with a Warning.
-// The Encoder is saved with a model as JSON.
+// Encoder.WithCodes also encodes chosen numeric columns by their training
+// values, as codes of groups: one 0/1 column per value after the number,
+// zeros, with a Warning, for a value not seen in training. The Encoder is saved with a
+// model as JSON; one with codes is not read by versions before them.
 //
 // A model then rescales the encoded columns, through the maps of package
 // scale.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -85,6 +86,10 @@ const MaxLevels = 256
 //   - a column with missing cells among the training rows is followed by
 //     an indicator column, 1 where the cell was missing and 0 elsewhere.
 //
+// A copy made by WithCodes also encodes some numeric columns by their
+// training values, as codes of groups: after the value, one 0/1 column
+// per code, all zeros for a missing cell or a value not among the codes.
+//
 // The encoder does not scale its outputs. It implements json.Marshaler and
 // json.Unmarshaler so that it can be saved with a model.
 type Encoder struct {
@@ -121,6 +126,9 @@ type encodedColumn struct {
 	// Currency is the sign that the amounts of a numeric column carried
 	// in training, if any: an amount in another currency is an error.
 	Currency string `json:"currency,omitempty"`
+	// Codes are the sorted training values of a numeric column that are
+	// also encoded each as a 0/1 column after the value (see WithCodes).
+	Codes []float64 `json:"codes,omitempty"`
 
 	// Indicator adds a column that is 1 where the cell is missing.
 	Indicator bool `json:"missing_indicator"`
@@ -132,7 +140,7 @@ type encodedColumn struct {
 
 // width returns the number of encoded columns c produces.
 func (c *encodedColumn) width() int {
-	w := 1 + 2*len(c.Cycles)
+	w := 1 + 2*len(c.Cycles) + len(c.Codes)
 	if c.Kind == categorical {
 		w = len(c.Levels)
 	}
@@ -464,10 +472,60 @@ func (e *Encoder) WithoutCycles() *Encoder {
 	return plain
 }
 
+// WithCodes returns a copy of e that also encodes each of the named
+// numeric columns by its values in the given rows of f (nil: all rows),
+// as codes of groups: after the value, a 0/1 column for each of its
+// MaxLevels most frequent values (the lowest on a tie), in increasing
+// order. A missing cell, or a value not among the codes, sets them all
+// to 0, as a level not seen in training does in a categorical column,
+// and Transform and EncodeColumn warn of such values.
+// It is an error if a name is not one of e's numeric columns.
+func (e *Encoder) WithCodes(f *Frame, rows []int, names []string) (*Encoder, error) {
+	coded := &Encoder{columns: slices.Clone(e.columns)}
+	rows = f.allRows(rows)
+	for _, name := range names {
+		i := slices.IndexFunc(coded.columns, func(c encodedColumn) bool { return c.Name == name })
+		if i < 0 || coded.columns[i].Kind != numeric {
+			return nil, fmt.Errorf("dataset: %q is not a numeric input column of the encoder", name)
+		}
+		col, err := f.Column(name)
+		if err != nil {
+			return nil, err
+		}
+		c := &coded.columns[i]
+		counts := make(map[float64]int)
+		for _, r := range rows {
+			cell := f.cells[r][col]
+			if isMissing(cell) {
+				continue
+			}
+			if v, err := c.value(cell, f.decimalComma); err == nil {
+				counts[v]++ // a stray is no code
+			}
+		}
+		c.Codes = frequentCodes(counts)
+	}
+	return coded, nil
+}
+
+// frequentCodes returns the MaxLevels most frequent of the values that
+// counts counts, the lowest on a tie, in increasing order.
+func frequentCodes(counts map[float64]int) []float64 {
+	codes := slices.Sorted(maps.Keys(counts))
+	if len(codes) > MaxLevels {
+		// A stable sort of the sorted codes keeps the lowest on a tie.
+		slices.SortStableFunc(codes, func(a, b float64) int { return cmp.Compare(counts[b], counts[a]) })
+		codes = codes[:MaxLevels:MaxLevels]
+		slices.Sort(codes)
+	}
+	return codes
+}
+
 // Names returns the names of the encoded columns: the column name for a
 // numeric, boolean, ordinal or date column, name=level for each level of a
-// categorical column, name:cycle.sin and name:cycle.cos for the phases of
-// a date column, and name:missing for an indicator column.
+// categorical column and each code of a numeric one (see WithCodes),
+// name:cycle.sin and name:cycle.cos for the phases of a date column, and
+// name:missing for an indicator column.
 func (e *Encoder) Names() []string {
 	var names []string
 	for _, c := range e.columns {
@@ -477,6 +535,9 @@ func (e *Encoder) Names() []string {
 			}
 		} else {
 			names = append(names, c.Name)
+		}
+		for _, v := range c.Codes {
+			names = append(names, c.Name+"="+strconv.FormatFloat(v, 'g', -1, 64))
 		}
 		for _, cycle := range c.Cycles {
 			names = append(names, c.Name+":"+cycle+".sin", c.Name+":"+cycle+".cos")
@@ -518,6 +579,10 @@ type ColumnRule struct {
 	// Currency is the sign that a numeric column's amounts carried in
 	// training, if any; an amount in another currency is an error.
 	Currency string
+	// Codes are training values of a numeric column, sorted, each
+	// encoded after the value as a 0/1 column, 1 where the cell holds
+	// it; another value, or a missing cell, sets them all to 0.
+	Codes []float64
 	// Indicator says the column is followed by a missing indicator.
 	Indicator bool
 }
@@ -526,7 +591,7 @@ type ColumnRule struct {
 func (e *Encoder) Rules() []ColumnRule {
 	rules := make([]ColumnRule, len(e.columns))
 	for i, c := range e.columns {
-		r := ColumnRule{Name: c.Name, Kind: c.Kind.String(), Levels: slices.Clone(c.Levels), Other: c.Other, Values: slices.Clone(c.Values), Order: c.Order, Currency: c.Currency, Indicator: c.Indicator}
+		r := ColumnRule{Name: c.Name, Kind: c.Kind.String(), Levels: slices.Clone(c.Levels), Other: c.Other, Values: slices.Clone(c.Values), Order: c.Order, Currency: c.Currency, Codes: slices.Clone(c.Codes), Indicator: c.Indicator}
 		if c.Fill != nil {
 			r.Fill = *c.Fill
 		}
@@ -673,8 +738,11 @@ func (e *Encoder) warnings(unseen []unseenLevels) []Warning {
 // warning returns the warning of input column i with the unseen levels u.
 func (e *Encoder) warning(i int, u unseenLevels) Warning {
 	as := "no level at all"
-	if e.columns[i].Kind == ordinal {
+	switch e.columns[i].Kind {
+	case ordinal:
 		as = "the training mean"
+	case numeric:
+		as = "their values with no code"
 	}
 	return Warning{Column: e.columns[i].Name, Value: u.first, Rows: u.rows,
 		Message: fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as %s",
@@ -713,7 +781,9 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 		out := dst.RawRowView(i)[at : at+c.width()]
 		clear(out)
 		if numbers != nil {
-			c.encodeNumber(out, numbers[i])
+			if !c.encodeNumber(out, numbers[i]) {
+				unseen.add(strconv.FormatFloat(numbers[i], 'g', -1, 64))
+			}
 			continue
 		}
 		cell := strings.TrimSpace(texts[i])
@@ -749,13 +819,26 @@ func (e *Encoder) offset(j int) int {
 }
 
 // encodeNumber writes the encoding of the number v of a numeric column
-// (NaN: missing) to out, its encoded columns, which hold zeros.
-func (c *encodedColumn) encodeNumber(out []float64, v float64) {
+// (NaN: missing) to out, its encoded columns, which hold zeros, and
+// reports false for a value that is none of the column's codes.
+func (c *encodedColumn) encodeNumber(out []float64, v float64) bool {
 	if math.IsNaN(v) {
 		c.encodeMissing(out)
-		return
+		return true
 	}
 	out[0] = v
+	return c.putCode(out[1:], v)
+}
+
+// putCode sets to 1 the column, of out, of the code v of a numeric
+// column, if v is one of its codes, and reports false for a value that
+// is none of the codes a column has.
+func (c *encodedColumn) putCode(out []float64, v float64) bool {
+	i, ok := slices.BinarySearch(c.Codes, v)
+	if ok {
+		out[i] = 1
+	}
+	return ok || c.Codes == nil
 }
 
 // encodeMissing writes the encoding of a missing cell of a numeric or
@@ -794,6 +877,7 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 		}
 		out[0] = v
 		putPhases(out[1:], c.Cycles, v)
+		return c.putCode(out[1:], v), nil
 	case ordinal:
 		level, ok := slices.BinarySearch(c.Levels, cell)
 		if ok {
@@ -809,7 +893,6 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 		}
 		return ok, nil
 	}
-	return true, nil
 }
 
 // value returns the number that the trimmed cell, not missing, of a
@@ -969,7 +1052,29 @@ func (c *encodedColumn) check(before []encodedColumn) error {
 	case c.Currency != "" && !slices.Contains(currencySigns, c.Currency):
 		return fmt.Errorf("currency: %q is not $, €, £ or ¥", c.Currency)
 	}
+	if err := c.checkCodes(); err != nil {
+		return err
+	}
 	return checkCycles(c.Cycles)
+}
+
+// checkCodes returns an error naming the first of the codes of c that is
+// out of order, or saying that c has too many or is not a numeric column.
+func (c *encodedColumn) checkCodes() error {
+	codes := c.Codes
+	switch {
+	case codes != nil && c.Kind != numeric:
+		return fmt.Errorf("codes: present in a %s column", c.Kind)
+	case len(codes) > MaxLevels:
+		return fmt.Errorf("codes: %d, more than %d", len(codes), MaxLevels)
+	}
+	for i := 1; i < len(codes); i++ {
+		// JSON holds finite numbers alone.
+		if codes[i] <= codes[i-1] {
+			return fmt.Errorf("codes[%d]: %v is not after %v: codes must be sorted and distinct", i, codes[i], codes[i-1])
+		}
+	}
+	return nil
 }
 
 // checkCycles returns an error naming the first of the cycles of a date

@@ -270,6 +270,7 @@ func (b *builder) encode(r dataset.ColumnRule) ([]string, error) {
 			angle := b.op("Mul", []string{within, b.scalar(2 * math.Pi / c.Period)})
 			cols = append(cols, b.op("Sin", []string{angle}), b.op("Cos", []string{angle}))
 		}
+		cols = append(cols, b.codes(r)...)
 	case "boolean":
 		yes, no := dataset.BoolTexts()
 		b.g.Input = append(b.g.Input, valueInfo(r.Name, "boolean: a string, "+strings.Join(append(yes, no...), ", ")+" in any case, or a missing cell's text", onnxpb.TensorProto_STRING, 1))
@@ -324,6 +325,17 @@ func (b *builder) encode(r dataset.ColumnRule) ([]string, error) {
 		cols = append(cols, b.op("Cast", []string{missing}, intAttr("to", int64(onnxpb.TensorProto_DOUBLE))))
 	}
 	return cols, nil
+}
+
+// codes returns the 0/1 columns of the codes of the numeric column of
+// rule r, as [N, len(r.Codes)] doubles, or none: 1 where the input equals
+// a code. A missing cell's NaN equals no code.
+func (b *builder) codes(r dataset.ColumnRule) []string {
+	if len(r.Codes) == 0 {
+		return nil
+	}
+	hot := b.op("Equal", []string{r.Name, b.doubles([]int64{1, int64(len(r.Codes))}, r.Codes)})
+	return []string{b.op("Cast", []string{hot}, intAttr("to", int64(onnxpb.TensorProto_DOUBLE)))}
 }
 
 // quantiles maps the columns of x, [N, d] doubles, through q: a mapped

@@ -33,11 +33,12 @@ type fitted struct {
 // with the cost and bandwidth fixed and few iterations: the agreement, not
 // the fit, is under test.
 func fitTable(t *testing.T, f *dataset.Frame, target string, ignore []string, classify bool, comb kernel.Combine) fitted {
-	return fitTableWith(t, f, target, ignore, classify, tabular.Settings{Kernel: comb, Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30, Seed: 1})
+	return fitTableWith(t, f, target, ignore, nil, classify, tabular.Settings{Kernel: comb, Costs: []float64{0.01}, Bandwidths: []float64{1}, MaxIter: 30, Seed: 1})
 }
 
-// fitTableWith is fitTable with the given settings.
-func fitTableWith(t *testing.T, f *dataset.Frame, target string, ignore []string, classify bool, s tabular.Settings) fitted {
+// fitTableWith is fitTable with the given settings, and the numeric
+// columns named in codes encoded by their codes too.
+func fitTableWith(t *testing.T, f *dataset.Frame, target string, ignore, codes []string, classify bool, s tabular.Settings) fitted {
 	t.Helper()
 	tg, err := f.Target(target, classify)
 	if err != nil {
@@ -50,6 +51,9 @@ func fitTableWith(t *testing.T, f *dataset.Frame, target string, ignore []string
 		}
 	}
 	enc, _, err := dataset.FitEncoder(f, features, tg.Rows)
+	if err == nil && codes != nil {
+		enc, err = enc.WithCodes(f, tg.Rows, codes)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +300,7 @@ func TestKernelShallow(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(5, 6))
 		other := []string{"y", "c"}
 		table := randomTable(t, 120, false, rnd)
-		fm := fitTableWith(t, table, tc.target, other, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: tc.inputs})
+		fm := fitTableWith(t, table, tc.target, other, nil, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: tc.inputs})
 		if len(fm.km.Machine.Dims) != 2 {
 			t.Fatalf("%s: dims %v: not a shallow machine", name, fm.km.Machine.Dims)
 		}
@@ -468,4 +472,34 @@ func TestKernelOrdinal(t *testing.T) {
 		t.Fatal(err)
 	}
 	runAgreement(t, []agreementCase{kernelCase(t, "odd", fm, odd, tolDouble)})
+}
+
+// TestKernelCodes checks a numeric column's codes in the exported graph
+// beside the library's: a code seen in training sets its column, and a
+// value not among the codes, a fraction or a missing cell sets none.
+func TestKernelCodes(t *testing.T) {
+	needRuntime(t)
+	var b strings.Builder
+	b.WriteString("school,x,y\n")
+	rnd := rand.New(rand.NewPCG(7, 8))
+	for i := range 60 {
+		school := strconv.Itoa(10 + i%12)
+		if i%17 == 5 {
+			school = "NA"
+		}
+		fmt.Fprintf(&b, "%s,%.3f,%.3f\n", school, rnd.Float64(), float64(i%12%5)+rnd.Float64())
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "schools.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := fitTableWith(t, f, "y", nil, []string{"school"}, false, tabular.Settings{Family: tabular.Shallow})
+	if k := fm.km.Encoder.Rules()[0]; len(k.Codes) != 12 || !k.Indicator {
+		t.Fatalf("first rule %+v, want 12 codes and a missing indicator", k)
+	}
+	odd, err := dataset.ReadFrame(strings.NewReader("school,x\n12,0.5\n99,0.2\nNA,0.7\n12.5,0.1\n21,0.3\n"), "odd.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runAgreement(t, []agreementCase{kernelCase(t, "training", fm, nil, tolDouble), kernelCase(t, "odd", fm, odd, tolDouble)})
 }

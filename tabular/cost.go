@@ -88,6 +88,9 @@ type fitShape struct {
 	// that AutoScale also tries on the log scale (countLike),
 	// which doubles the settings the selections score.
 	classify, cycles, countLike bool
+	// codes is the number of numeric columns tried by their codes (see
+	// codeColumns).
+	codes int
 }
 
 // shape returns the shape of the fit that run makes.
@@ -98,6 +101,7 @@ func (run *fitRun) shape() fitShape {
 		cells:    run.f.Len() * len(run.f.Columns()),
 		classify: classify, cycles: run.enc.WithoutCycles().Width() != run.enc.Width(),
 		countLike: !classify && countLike(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)),
+		codes:     len(codeColumns(run.enc, run.x)),
 	}
 }
 
@@ -207,7 +211,8 @@ func sizeFit(shape fitShape, s Settings) fitSize {
 // of that shape with settings s: one for a classification or fixed
 // inputs, three for a regression whose inputs' scale and relevance are
 // chosen, two for a classification whose inputs' scale is (see
-// classQuantileRows), two more when the dates' cycles are weighed.
+// classQuantileRows), two more when the dates' cycles are weighed, and
+// one more than the columns tried by their codes, when there are any.
 func shallowPasses(shape fitShape, s Settings) int {
 	passes := 1
 	switch {
@@ -219,6 +224,9 @@ func shallowPasses(shape fitShape, s Settings) int {
 	}
 	if shape.cycles {
 		passes += 2
+	}
+	if shape.codes > 0 && !s.Raw && s.InputScale == AutoInputs {
+		passes += shape.codes + 1
 	}
 	return passes
 }

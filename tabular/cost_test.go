@@ -259,3 +259,19 @@ func TestFitEstimate(t *testing.T) {
 		}
 	}
 }
+
+// TestShallowPassesCodes counts a pass on the inputs without codes and
+// one per column tried by its codes, where the inputs' scale is chosen.
+func TestShallowPassesCodes(t *testing.T) {
+	shape := fitShape{rows: 2000, inputs: 3, outputs: 1}
+	for _, tc := range []struct {
+		s    Settings
+		more int
+	}{{Settings{}, 3}, {Settings{InputScale: LinearInputs}, 0}, {Settings{Raw: true}, 0}} {
+		coded := shape
+		coded.codes = 2
+		if got := shallowPasses(coded, tc.s) - shallowPasses(shape, tc.s); got != tc.more {
+			t.Errorf("settings %+v: two columns tried by their codes add %d passes, want %d", tc.s, got, tc.more)
+		}
+	}
+}

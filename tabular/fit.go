@@ -22,6 +22,10 @@ type Report struct {
 	// CycleLosses are the shallow machine's lowest held-out losses with
 	// the dates' cycles and without, when there were any to weigh.
 	CycleLosses []float64
+	// CodeLosses are the shallow machine's lowest held-out losses
+	// without numeric columns by their codes and with the best of those
+	// tried, when a column qualified (see codeColumns).
+	CodeLosses []float64
 	// Warnings are the warnings about the table that Options.Log
 	// received.
 	Warnings []dataset.Warning
@@ -76,6 +80,9 @@ func fitFrame(f *dataset.Frame, targets []string, opts Options) (*Model, *fitRun
 		return nil, nil, err
 	}
 	if err := run.chooseCycles(s); err != nil {
+		return nil, nil, err
+	}
+	if err := run.chooseCodes(s); err != nil {
 		return nil, nil, err
 	}
 	s.levels = levelBlocks(run.enc)
@@ -252,13 +259,9 @@ func (run *fitRun) chooseCycles(s Settings) error {
 	if err != nil {
 		return err
 	}
-	var y mat.Matrix // nil for a classification, not a nil *mat.Dense
-	if run.task == Regression {
-		y = mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)
-	}
 	losses := make([]float64, 2)
 	for i, xi := range []*mat.Dense{run.x, x} {
-		if losses[i], err = encodingLoss(xi, y, run.t.Labels, run.outputs, s); err != nil {
+		if losses[i], err = encodingLoss(xi, run.targets(), run.t.Labels, run.outputs, s); err != nil {
 			return fmt.Errorf("weighing the dates' cycles: %w", err)
 		}
 	}
@@ -269,6 +272,15 @@ func (run *fitRun) chooseCycles(s Settings) error {
 		run.enc, run.x = plain, x
 	}
 	return nil
+}
+
+// targets returns a regression's targets as a matrix, and nil for a
+// classification.
+func (run *fitRun) targets() mat.Matrix {
+	if run.task != Regression {
+		return nil // not a nil *mat.Dense
+	}
+	return mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)
 }
 
 // describeCycles lists the date columns of enc with their cycles.
@@ -340,7 +352,8 @@ func (run *fitRun) model(m *Machine, res Result) *Model {
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
 			InputScale: res.InputScale, InputLosses: res.InputLosses,
 			Relevance: res.Relevance, RelevanceLosses: res.RelevanceLosses, CycleLosses: run.rep.CycleLosses,
-			Starts: max(1, o.Starts), Start: res.Start, Iterations: res.Iterations, CoarseRows: res.CoarseRows, Converged: res.Converged, Status: res.Status,
+			CodeLosses: run.rep.CodeLosses,
+			Starts:     max(1, o.Starts), Start: res.Start, Iterations: res.Iterations, CoarseRows: res.CoarseRows, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,
 		},
 		Machine: m,

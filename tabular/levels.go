@@ -1,7 +1,9 @@
 package tabular
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/scale"
@@ -21,18 +23,23 @@ import (
 // standardisation itself.
 
 // levelBlock is the span of the encoded columns of one categorical
-// column of three levels or more: its first column and their number.
+// column of three levels or more, or of the codes of a numeric column:
+// its first column and their number.
 type levelBlock struct{ start, width int }
 
 // levelBlocks returns the blocks of the one-hot levels of the categorical
-// columns of enc of three levels or more.
+// columns of enc of three levels or more, and of the codes of its
+// numeric columns, which follow their values.
 func levelBlocks(enc *dataset.Encoder) []levelBlock {
 	var blocks []levelBlock
 	start := 0
 	widths := enc.Widths()
 	for i, r := range enc.Rules() {
-		if r.Kind == "categorical" && len(r.Levels) >= 3 {
+		switch {
+		case r.Kind == "categorical" && len(r.Levels) >= 3:
 			blocks = append(blocks, levelBlock{start, len(r.Levels)})
+		case len(r.Codes) >= 3:
+			blocks = append(blocks, levelBlock{start + 1, len(r.Codes)})
 		}
 		start += widths[i]
 	}
@@ -63,4 +70,164 @@ func scaleLevels(in *scale.Scaler, x mat.Matrix, blocks []levelBlock) {
 			}
 		}
 	}
+}
+
+// A numeric column may be a code of groups rather than a quantity: a
+// school's number, the day of a year of measurements. Each group then
+// has its own offset, which a Gaussian kernel on the number smooths
+// across neighbouring codes that have nothing in common. The fit also
+// tries such a column by its codes (see dataset.Encoder.WithCodes):
+// after its value, one 0/1 column per code, scaled together as a
+// categorical column's levels are, so that the kernel sees "same group
+// or not" and the linear part gives each group an offset, penalised by
+// the cost as every coefficient is. The shallow machine's held-out loss
+// decides, as it does for the quantiles.
+
+// A numeric column is tried by its codes when its values in the training
+// rows are whole numbers, at least codeMinLevels distinct ones, with
+// codeMinRows rows or more to a value on average: fewer rows to a group
+// cannot pin its offset down. Tables of fewer than codeMinTableRows
+// training rows, and those of more than codeMaxColumns such columns, are
+// not tried: on the panels' tables of fewer rows the codes never moved a
+// score, and a table of many such columns holds quantities (percentages,
+// counts) rather than codes, each trial costing a shallow pass.
+const (
+	codeMinLevels    = 10
+	codeMinRows      = 15
+	codeMinTableRows = 1000
+	codeMaxColumns   = 3
+)
+
+// codeColumns returns the numeric columns of enc, encoded in x, that
+// qualify to be tried by their codes: whole numbers of at least
+// codeMinLevels values, codeMinRows rows to a value on average, over the
+// rows where the cell is not missing; none if x has fewer than
+// codeMinTableRows rows or more than codeMaxColumns columns qualify.
+func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
+	n, _ := x.Dims()
+	if n < codeMinTableRows {
+		return nil
+	}
+	var names []string
+	start := 0
+	widths := enc.Widths()
+	for i, r := range enc.Rules() {
+		at := start
+		start += widths[i]
+		if r.Kind != "numeric" || r.Codes != nil {
+			continue
+		}
+		counts := make(map[float64]int)
+		whole := true
+		for row := range n {
+			if r.Indicator && x.At(row, start-1) == 1 {
+				continue // missing
+			}
+			v := x.At(row, at)
+			whole = whole && v == math.Trunc(v)
+			counts[v]++
+		}
+		rows := n
+		if r.Indicator {
+			rows = 0
+			for _, c := range counts {
+				rows += c
+			}
+		}
+		if whole && len(counts) >= codeMinLevels && rows >= codeMinRows*len(counts) {
+			names = append(names, r.Name)
+		}
+	}
+	if len(names) > codeMaxColumns {
+		return nil
+	}
+	return names
+}
+
+// chooseCodes encodes the qualifying numeric columns of the inputs (see
+// codeColumns) by their codes too where the shallow machine's lowest
+// held-out loss says so: each column is tried alone, and those that lower
+// the loss without codes are kept, together. It runs only where the
+// inputs' scale is chosen (AutoInputs).
+func (run *fitRun) chooseCodes(s Settings) error {
+	if s.Raw || s.InputScale != AutoInputs {
+		return nil
+	}
+	names := codeColumns(run.enc, run.x)
+	if names == nil {
+		return nil
+	}
+	s.levels = levelBlocks(run.enc)
+	pass, err := newEncodingPass(run.x, run.targets(), run.t.Labels, run.outputs, s)
+	if err != nil {
+		return fmt.Errorf("weighing codes of groups: %w", err)
+	}
+	base, lowest := pass.loss, math.Inf(1)
+	var (
+		kept []string
+		last codeTrial
+	)
+	for _, name := range names {
+		t, err := run.tryCodes([]string{name}, pass, s)
+		if err != nil {
+			return err
+		}
+		run.opts.log("the shallow machine's lowest held-out loss is %.4g with column %q also by its codes, %.4g without", t.loss, name, base)
+		lowest = math.Min(lowest, t.loss)
+		if lowerLoss(t.loss, base) {
+			kept, last = append(kept, name), t
+		}
+	}
+	if len(kept) > 1 {
+		if last, err = run.tryCodes(kept, pass, s); err != nil {
+			return err
+		}
+		run.opts.log("the shallow machine's lowest held-out loss is %.4g with the columns %q by their codes", last.loss, kept)
+	}
+	if kept == nil {
+		run.rep.CodeLosses = []float64{base, lowest}
+		return nil
+	}
+	run.rep.CodeLosses = []float64{base, last.loss}
+	run.enc, run.x = last.enc, last.x
+	return nil
+}
+
+// codeTrial is an encoding with some numeric columns by their codes too,
+// and the shallow machine's lowest held-out loss on it.
+type codeTrial struct {
+	enc  *dataset.Encoder
+	x    *mat.Dense
+	loss float64
+}
+
+// tryCodes returns the trial of the named numeric columns by their codes,
+// judged against the pass on the inputs without codes.
+func (run *fitRun) tryCodes(names []string, pass *encodingPass, s Settings) (codeTrial, error) {
+	enc, err := run.enc.WithCodes(run.f, run.t.Rows, names)
+	if err != nil {
+		return codeTrial{}, err
+	}
+	x, _, err := enc.Transform(run.f, run.t.Rows)
+	if err != nil {
+		return codeTrial{}, err
+	}
+	s.levels = levelBlocks(enc)
+	loss, err := pass.other(x, s)
+	if err != nil {
+		return codeTrial{}, fmt.Errorf("weighing codes of groups: %w", err)
+	}
+	return codeTrial{enc, x, loss}, nil
+}
+
+// describeCodes lists the numeric columns of enc encoded by their codes
+// too, with the number of their codes.
+func describeCodes(enc *dataset.Encoder) string {
+	var parts []string
+	for _, r := range enc.Rules() {
+		if r.Codes != nil {
+			parts = append(parts, fmt.Sprintf("%s: %d codes", r.Name, len(r.Codes)))
+		}
+	}
+	return strings.Join(parts, "; ")
 }

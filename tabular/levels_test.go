@@ -3,6 +3,8 @@ package tabular
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -124,5 +126,184 @@ func TestFitScalesLevels(t *testing.T) {
 	}
 	if levels != 3 {
 		t.Errorf("columns %q: %d of colour's levels, want 3", names, levels)
+	}
+}
+
+// codeTable returns a table of the given rows: a numeric column g, row
+// i's code(i) ("NA": missing), an input x, and a target y(g, x) plus a
+// little noise.
+func codeTable(t *testing.T, rows int, code func(i int) string, y func(g, x float64) float64) *dataset.Frame {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("g,x,y\n")
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for i := range rows {
+		g := code(i)
+		v, _ := strconv.ParseFloat(g, 64)
+		x := rnd.Float64()
+		fmt.Fprintf(&b, "%s,%.4f,%.4f\n", g, x, y(v, x)+0.1*rnd.NormFloat64())
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "codes.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestCodeColumns checks which numeric columns are tried by their codes:
+// whole numbers of codeMinLevels values or more, with codeMinRows rows to
+// a value on average, missing cells not counted, in a table of
+// codeMinTableRows rows or more.
+func TestCodeColumns(t *testing.T) {
+	mod := func(k int) func(i int) string { return func(i int) string { return strconv.Itoa(100 + i%k) } }
+	tests := []struct {
+		name  string
+		rows  int
+		code  func(i int) string
+		codes bool
+	}{
+		{"codes", 1000, mod(60), true},
+		{"fractions", 1000, func(i int) string { return strconv.FormatFloat(float64(i%60)+0.5, 'g', -1, 64) }, false},
+		{"too few values", 1000, mod(codeMinLevels - 1), false},
+		{"too few rows", 1000, mod(1000/codeMinRows + 1), false},
+		{"too small a table", codeMinTableRows - 1, mod(10), false},
+		{"missing cells left out", 1100, func(i int) string {
+			if i%11 == 0 {
+				return "NA" // filled with a mean that is no whole number
+			}
+			return mod(60)(i)
+		}, true},
+		{"missing cells not counted", 1100, func(i int) string {
+			if i%4 == 0 {
+				return "NA"
+			}
+			return mod(66)(i)
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := codeTable(t, tc.rows, tc.code, func(g, x float64) float64 { return x })
+			if got := codesOf(t, f, "g", "x"); tc.codes != (len(got) == 1) || (tc.codes && got[0] != "g") {
+				t.Errorf("codeColumns = %q, want g %v", got, tc.codes)
+			}
+		})
+	}
+	// More than codeMaxColumns such columns are quantities: none is tried.
+	var b strings.Builder
+	for j := range codeMaxColumns + 1 {
+		fmt.Fprintf(&b, "g%d,", j)
+	}
+	b.WriteString("y\n")
+	for i := range 1000 {
+		for j := range codeMaxColumns + 1 {
+			fmt.Fprintf(&b, "%d,", (i*(j+1))%50)
+		}
+		fmt.Fprintf(&b, "%d\n", i%7)
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "many.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	features := f.Columns()[:codeMaxColumns+1]
+	if got := codesOf(t, f, features...); got != nil {
+		t.Errorf("%d columns of codes: codeColumns = %q, want none", len(features), got)
+	}
+	if got := codesOf(t, f, features[:codeMaxColumns]...); len(got) != codeMaxColumns {
+		t.Errorf("%d columns of codes: codeColumns = %q, want all", codeMaxColumns, got)
+	}
+}
+
+// codesOf returns codeColumns of the named features of f.
+func codesOf(t *testing.T, f *dataset.Frame, features ...string) []string {
+	t.Helper()
+	enc, _, err := dataset.FitEncoder(f, features, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _, err := enc.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return codeColumns(enc, x)
+}
+
+// TestFitChoosesCodes fits a column of codes whose groups each have
+// their own offset, which the fit encodes by its codes too, and a column
+// whose codes are a quantity the target follows smoothly, which it
+// leaves as it is; the codes are scaled together, and a code unseen in
+// training encodes and predicts as no group.
+func TestFitChoosesCodes(t *testing.T) {
+	offsets := rand.New(rand.NewPCG(5, 6)).Perm(20)
+	tests := []struct {
+		name  string
+		y     func(g, x float64) float64
+		codes bool
+	}{
+		{"groups", func(g, x float64) float64 { return float64(offsets[int(g)]) / 5 }, true},
+		{"quantity", func(g, x float64) float64 { return g / 5 }, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := codeTable(t, codeMinTableRows, func(i int) string { return strconv.Itoa(i % 20) }, tc.y)
+			md, rep, err := Fit(f, []string{"y"}, Options{Family: Shallow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l := rep.CodeLosses; len(l) != 2 || math.IsInf(l[1], 0) || lowerLoss(l[1], l[0]) != tc.codes {
+				t.Errorf("code losses %v: want the second lower %v", l, tc.codes)
+			}
+			if got := md.Encoder.Rules()[0].Codes != nil; got != tc.codes {
+				t.Fatalf("g encoded by its codes %v, want %v", got, tc.codes)
+			}
+			if !tc.codes {
+				return
+			}
+			// The codes scaled together as a categorical column's levels.
+			if got := levelBlocks(md.Encoder); len(got) != 1 || got[0] != (levelBlock{1, 20}) {
+				t.Errorf("blocks of levels %v, want the 20 codes after g's value", got)
+			}
+			test, err := dataset.ReadFrame(strings.NewReader("g,x\n99,0.5\n"), "unseen.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, _, err := md.Encoder.Transform(test, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := mat.Sum(x.Slice(0, 1, 1, 21)); s != 0 {
+				t.Errorf("an unseen code encodes with %v codes set, want none", s)
+			}
+			if p := md.Machine.Predict(nil, x).At(0, 0); math.IsNaN(p) || p < 0 || p > 4 {
+				t.Errorf("an unseen code predicts %v, want a value among the groups'", p)
+			}
+		})
+	}
+}
+
+// TestFitChoosesCodesTogether fits two columns of groups with their own
+// offsets and a column of codes that are a quantity: the fit encodes
+// the two by their codes, together, and leaves the third as it is.
+func TestFitChoosesCodesTogether(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(9, 10))
+	a, b := rnd.Perm(12), rnd.Perm(15)
+	var sb strings.Builder
+	sb.WriteString("g,h,q,y\n")
+	for i := range codeMinTableRows {
+		g, h, q := i%12, (i/12)%15, (i*7)%11
+		fmt.Fprintf(&sb, "%d,%d,%d,%.4f\n", g, h, q, float64(a[g])/4+float64(b[h])/6+float64(q)/5+0.1*rnd.NormFloat64())
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(sb.String()), "groups.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _, err := Fit(f, []string{"y"}, Options{Family: Shallow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, true, false} {
+		r := md.Encoder.Rules()[i]
+		if got := r.Codes != nil; got != want {
+			t.Errorf("column %s by its codes %v, want %v", r.Name, got, want)
+		}
 	}
 }

@@ -293,28 +293,65 @@ const passBandwidths = 5
 // scales as for FitRegression and FitClassifier; its Progress is not
 // written to.
 func encodingLoss(x, y mat.Matrix, labels []int, classes int, s Settings) (float64, error) {
-	if err := numeric.CheckFinite("tabular: input", x); err != nil {
+	e, err := newEncodingPass(x, y, labels, classes, s)
+	if err != nil {
 		return 0, err
+	}
+	return e.loss, nil
+}
+
+// encodingPass is the shallow machine's pass of encodingLoss on one
+// encoding of the inputs, which other encodings of the same rows may be
+// judged against (see other).
+type encodingPass struct {
+	p       *prepared
+	val     *validation
+	y       mat.Matrix
+	labels  []int
+	outputs int
+	loss    float64
+}
+
+// newEncodingPass runs the pass of encodingLoss.
+func newEncodingPass(x, y mat.Matrix, labels []int, classes int, s Settings) (*encodingPass, error) {
+	if err := numeric.CheckFinite("tabular: input", x); err != nil {
+		return nil, err
 	}
 	outputs := classes
 	if y != nil {
 		if err := numeric.CheckFinite("tabular: target", y); err != nil {
-			return 0, err
+			return nil, err
 		}
 		_, outputs = y.Dims()
 	}
 	p, err := prepare(x, y, labels, s, true)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	val, err := newValidation(p.linear, s)
 	if err == nil {
 		val, err = val.forShallow(p.linear, s)
 	}
 	if err != nil {
+		return nil, err
+	}
+	e := &encodingPass{p: p, val: val, y: y, labels: labels, outputs: outputs}
+	e.loss, err = shallowLoss(p, val, outputs, s, nil)
+	return e, err
+}
+
+// other returns the shallow machine's lowest held-out loss on another
+// encoding x of the same rows, on e's validation and the passBandwidths
+// best bandwidths of e's pass, as the quantiles are judged.
+func (e *encodingPass) other(x mat.Matrix, s Settings) (float64, error) {
+	if err := numeric.CheckFinite("tabular: input", x); err != nil {
 		return 0, err
 	}
-	return shallowLoss(p, val, outputs, s, nil)
+	p, err := prepare(x, e.y, e.labels, s, true)
+	if err != nil {
+		return 0, err
+	}
+	return shallowLoss(p, e.val, e.outputs, s, e.p.pass.best(passBandwidths))
 }
 
 // lowerLoss reports whether held-out loss a is lower than b by more than

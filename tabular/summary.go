@@ -42,6 +42,13 @@ func (rep *Report) Summary(md *Model) []string {
 			say("dates as their days alone: the shallow machine's held-out loss %.4g so, %.4g with their cycles", l[1], l[0])
 		}
 	}
+	if l := rep.CodeLosses; l != nil {
+		if c := describeCodes(md.Encoder); c != "" {
+			say("numeric columns also by their codes, as groups (%s): the shallow machine's held-out loss %.4g so, %.4g without", c, l[1], l[0])
+		} else {
+			say("numeric columns by their values alone: the shallow machine's held-out loss %.4g so, %.4g at best by their codes", l[0], l[1])
+		}
+	}
 	if res.InputScale == QuantileInputs.String() {
 		say("numeric inputs mapped through their training quantiles%s", describeInputLosses(res.InputLosses))
 	}

@@ -257,8 +257,13 @@
 // regression's numeric inputs are also tried through their training
 // quantiles, then weighed by their relevance, and a classifier's through
 // their quantiles where the shallow machine chooses on 800 rows or more
-// (-inputs linear or quantile fixes the scale and weighs nothing); and a
-// regression's predictions, and the ends of its intervals, stay within
+// (-inputs linear or quantile fixes the scale and weighs nothing); a
+// numeric column of whole numbers that may be a code of groups (at least
+// 10 values, 15 rows to a value on average: a school's number, a day's;
+// tables of 1,000 rows or more with at most 3 such columns) is also tried
+// by its values as categories, one 0/1 column each after the value, kept
+// where the shallow machine's held-out loss is lower so (not with -inputs
+// linear or quantile); and a regression's predictions, and the ends of its intervals, stay within
 // the training targets' range widened by a tenth of it on each side
 // (-extrapolate lifts the bounds).
 // fit says what it chose, and the model file records it for predict,
@@ -311,12 +316,13 @@
 // then the "task", the "target" and "id" column names, the "features" (the
 // table's input columns), for classification the "classes" in order, the
 // "encoder" (each column's kind, categories, imputed value and indicator,
-// a date column's "cycles"),
+// a date column's "cycles", a numeric column's "codes"),
 // the "fit" record (data file, or "standard input", rows, dropped rows,
 // seed, the -weight, -balance, -group, -time and -budget flags, chosen
 // settings, "shallow" for the shallow machine, the inputs' scale and
 // relevance weights with the held-out losses that chose them, the
-// "cycle_losses" with the dates' cycles and without, iterations,
+// "cycle_losses" with the dates' cycles and without, the "code_losses"
+// without numeric columns by their codes and with the best tried, iterations,
 // the rows of the coarse fit, whether the optimiser converged, time, the
 // whole "selection" with every candidate's scores and the "calibration":
 // "logit_scale" and "class_bias", or "shrinkage"), the "intervals" of a regression
