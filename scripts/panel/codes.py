@@ -1,0 +1,52 @@
+"""Which numeric columns of the panels' tables qualify as codes of groups, under several rules,
+on the training rows of split 0 (docs/learner-panel.md, "Numeric columns that are codes of groups").
+
+    python3 scripts/panel/codes.py ../shared/panel/data/panel.json ../shared/panel/dev/panel.json
+"""
+import sys
+import tables
+import panel
+
+RULES = {  # name: (least values, least mean rows per value, least table rows, whole numbers only)
+    'A int,k>=10,r>=10': (10, 10, 0, True),
+    'B int,k>=10,r>=20': (10, 20, 0, True),
+    'C int,k>=20,r>=15': (20, 15, 0, True),
+    'D int,k>=10,r>=15,n>=1000': (10, 15, 1000, True),
+    'E any,k>=10,r>=10': (10, 10, 0, False),
+    'F int,k>=10,r>=15 (first try)': (10, 15, 0, True),
+    'G int,k>=10,r>=15,n>=1000,<=3 columns (kept)': (10, 15, 1000, True),
+}
+KEPT = 'G int,k>=10,r>=15,n>=1000,<=3 columns (kept)'
+
+
+def main(files):
+    hits = {r: [] for r in RULES}
+    for name, target, task, header, rows, ti in tables.tables(files):
+        train, _ = panel.split(rows, ti, task, 0)
+        for j, c in enumerate(header):
+            if j == ti:
+                continue
+            vals = [r[j] for r in train if r[j].strip() not in ('', 'NA')]
+            try:
+                nums = [float(v) for v in vals]
+            except ValueError:
+                continue
+            k = len(set(nums))
+            if k == 0:
+                continue
+            integer = all(x == int(x) for x in nums)
+            for rule, (least, per, tab, whole) in RULES.items():
+                if k >= least and len(nums) / k >= per and len(train) >= tab and (integer or not whole):
+                    hits[rule].append(f'{name}.{c}({k} values, {len(nums) / k:.0f} rows each)')
+    per_table = {}
+    for h in hits[KEPT]:
+        per_table.setdefault(h.split('.')[0], []).append(h)
+    hits[KEPT] = [h for hs in per_table.values() if len(hs) <= 3 for h in hs]
+    for rule, h in hits.items():
+        names = sorted({x.split('.')[0] for x in h})
+        print(f'{rule}: {len(h)} columns in {len(names)} tables: {" ".join(names)}')
+        print('   ', ' '.join(h))
+
+
+if __name__ == '__main__':
+    main(sys.argv[1:])
