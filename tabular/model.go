@@ -25,9 +25,10 @@ import (
 // "kernel-machine"), where the earlier ones have "format":
 // "machines-model"; version 6 gives a classifier intervals: the held-out
 // scores of its prediction sets; version 7 the machine's sum of further
-// machines (Machine.Sum).
+// machines (Machine.Sum); version 8 a numeric column's codes in the
+// encoder and a classifier's class biases in the fit record.
 const (
-	Version      = 7
+	Version      = 8
 	Kind         = "kernel-machine"
 	LegacyFormat = "machines-model"
 )
