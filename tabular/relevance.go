@@ -82,21 +82,22 @@ func passMachine(pass *shallowPass, outputs int, rows []int) (*kernel.Machine, *
 		return nil, nil, nil
 	}
 	basis := pass.bases[best]
-	r := basis.all
-	if rows != nil {
-		var err error
-		if r, err = basis.ridge(rows, pick(data.w, rows)); err != nil {
-			return nil, nil, err
-		}
-		data = data.rows(rows)
-	}
 	y := targetsOf(data, outputs)
 	_, k := y.Dims()
 	// The machine as fitted, unshrunk; residuals, though empty, mark it
 	// a regression's, whose factors of 1 leave a classifier's scores too.
 	unit := calibration{factor: slices.Repeat([]float64{1}, k), residuals: make([][]float64, k)}
-	m, _ := basis.machine(r, r.project(y), cost, sp.anchors, unit)
-	return m, mat.DenseCopyOf(data.x), nil
+	if rows == nil {
+		m, _ := basis.machine(basis.all, basis.all.project(y), cost, sp.anchors, unit)
+		return m, mat.DenseCopyOf(data.x), nil
+	}
+	// One cost on some rows: a Cholesky factorisation, not a solver.
+	beta, intercept, err := basis.solutionAt(rows, pick(data.w, rows), y, cost)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, _ := basis.machineOf(beta, intercept, sp.anchors, unit)
+	return m, pickRows(data.x, rows), nil
 }
 
 // meanSquaredSlopes returns, for each input of the shallow machine m

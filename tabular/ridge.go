@@ -301,25 +301,8 @@ func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
 		n, q := b.z.Dims()
 		return &ridge{rows: n, mean: make([]float64, q), e: slices.Clone(b.span.values), v: identity(q), zv: b.z, total: float64(n)}, nil
 	}
-	z := b.z
-	if rows != nil {
-		z = pickRows(b.z, rows)
-	}
-	n, p := z.Dims()
-	r := &ridge{rows: n, w: w, total: float64(n), v: new(mat.Dense), zv: new(mat.Dense)}
-	if w != nil {
-		r.total = floats.Sum(w)
-	}
-	r.mean = weightedMean(z, w, r.total)
-	zc := mat.NewDense(n, p, nil)
-	zc.Apply(func(_, j int, v float64) float64 { return v - r.mean[j] }, z)
-	zw := zc
-	if w != nil {
-		zw = mat.NewDense(n, p, nil)
-		zw.Apply(func(i, _ int, v float64) float64 { return v * math.Sqrt(w[i]) }, zc)
-	}
-	gram := mat.NewSymDense(p, nil)
-	gram.SymOuterK(1, zw.T())
+	r := &ridge{w: w, v: new(mat.Dense), zv: new(mat.Dense)}
+	zc, gram := r.centre(b.z, rows)
 	var eig mat.EigenSym
 	if !eig.Factorize(gram, true) {
 		return nil, errors.New("tabular: eigendecomposition of the features' Gram matrix failed")
@@ -334,6 +317,70 @@ func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
 	eig.VectorsTo(r.v)
 	mul(r.zv, zc, r.v)
 	return r, nil
+}
+
+// centre sets r's rows, total weight and mean from the listed rows of z
+// (nil: all), with r's weights, and returns those rows about the mean,
+// Zc, and their weighted Gram matrix Zc^T W Zc.
+func (r *ridge) centre(z *mat.Dense, rows []int) (*mat.Dense, *mat.SymDense) {
+	if rows != nil {
+		z = pickRows(z, rows)
+	}
+	n, p := z.Dims()
+	r.rows, r.total = n, float64(n)
+	if r.w != nil {
+		r.total = floats.Sum(r.w)
+	}
+	r.mean = weightedMean(z, r.w, r.total)
+	zc := mat.NewDense(n, p, nil)
+	zc.Apply(func(_, j int, v float64) float64 { return v - r.mean[j] }, z)
+	zw := zc
+	if r.w != nil {
+		zw = mat.NewDense(n, p, nil)
+		zw.Apply(func(i, _ int, v float64) float64 { return v * math.Sqrt(r.w[i]) }, zc)
+	}
+	gram := mat.NewSymDense(p, nil)
+	gram.SymOuterK(1, zw.T())
+	return zc, gram
+}
+
+// solutionAt returns beta (p x k) and the intercept of the ridge
+// regression of the targets y of the listed rows of the basis (nil:
+// all) with weights w (nil: 1) at one cost, from a Cholesky
+// factorisation of Zc^T W Zc + rows cost I rather than the eigenvectors
+// that every cost and leave-one-out need: what ridge and solution
+// return, up to rounding and the directions of eigenvalues below
+// eigenFloor, which solution leaves out and this shrinks by cost. The
+// cost must be positive.
+func (b *shallowBasis) solutionAt(rows []int, w []float64, y mat.Matrix, cost float64) (*mat.Dense, []float64, error) {
+	if !(cost > 0) {
+		panic("tabular: solutionAt needs a positive cost")
+	}
+	r := &ridge{w: w}
+	zc, gram := r.centre(b.z, rows)
+	if rows != nil {
+		y = pickRows(y, rows)
+	}
+	_, p := zc.Dims()
+	nc := float64(r.rows) * cost
+	for i := range p {
+		gram.SetSym(i, i, gram.At(i, i)+nc)
+	}
+	pr := projection{mean: weightedMean(y, w, r.total)}
+	wy := mat.DenseCopyOf(y)
+	wy.Apply(func(i, j int, v float64) float64 { return r.weight(i) * (v - pr.mean[j]) }, wy)
+	beta := new(mat.Dense)
+	mul(beta, zc.T(), wy)
+	chol, ok := lapack64.Potrf(gram.RawSymmetric())
+	if !ok {
+		return nil, nil, errors.New("tabular: Cholesky factorisation of the features' penalised Gram matrix failed")
+	}
+	lapack64.Potrs(chol, beta.RawMatrix())
+	intercept := slices.Clone(pr.mean)
+	for j := range intercept {
+		intercept[j] -= mat.Dot(mat.NewVecDense(p, r.mean), beta.ColView(j))
+	}
+	return beta, intercept, nil
 }
 
 // identity returns the n x n identity matrix.
@@ -363,10 +410,18 @@ func weightedMean(z mat.Matrix, w []float64, total float64) []float64 {
 	return mean
 }
 
-// sqDistance returns the squared distance between u and v.
+// sqDistance returns the squared distance between u and v, of the same
+// length: the sum of the squared differences, without the scaling that
+// guards floats.Distance's norm against overflow, which its square would
+// undo.
 func sqDistance(u, v []float64) float64 {
-	d := floats.Distance(u, v, 2)
-	return d * d
+	v = v[:len(u)]
+	var s float64
+	for i, ui := range u {
+		d := ui - v[i]
+		s += d * d
+	}
+	return s
 }
 
 // project returns the projection of the targets y of the rows.
@@ -662,7 +717,14 @@ func (r *ridge) foldPredictions(dst *mat.Dense, y mat.Matrix, pr projection, h *
 // calibrated, with the anchors' inputs as anchors, and its intercept on
 // the scale it fits, calibrated too.
 func (b *shallowBasis) machine(r *ridge, pr projection, cost float64, anchors *mat.Dense, cal calibration) (*kernel.Machine, []float64) {
-	beta, intercept := b.features(r.solution(pr, cost)) // p x k
+	beta, intercept := r.solution(pr, cost)
+	return b.machineOf(beta, intercept, anchors, cal)
+}
+
+// machineOf returns the shallow machine of basis b whose solution, in
+// the basis's coordinates, is beta and the intercept, as machine does.
+func (b *shallowBasis) machineOf(beta *mat.Dense, intercept []float64, anchors *mat.Dense, cal calibration) (*kernel.Machine, []float64) {
+	beta, intercept = b.features(beta, intercept) // p x k
 	classify := cal.residuals == nil
 	cal.scale(beta, classify)
 	cal.apply(mat.NewDense(1, len(intercept), intercept), classify)

@@ -83,3 +83,46 @@ func benchBasis(b *testing.B, n int) (*shallowBasis, *ridge, *mat.Dense) {
 	}
 	return basis, all, y
 }
+
+// BenchmarkFoldSolution fits the shallow machine of one bandwidth to a
+// fold's training rows at one cost, as the metric's fold machines are
+// fitted: by the eigendecomposition that serves every cost (ridge, then
+// solution) and by the Cholesky factorisation of solutionAt.
+func BenchmarkFoldSolution(b *testing.B) {
+	for _, n := range []int{60, 150, 400} {
+		basis, _, y := benchBasis(b, n)
+		train := crossval.KFold(n, 5, 7)[0].Train
+		b.Run("eigen/n="+strconv.Itoa(n), func(b *testing.B) {
+			for range b.N {
+				r, err := basis.ridge(train, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r.solution(r.project(pickRows(y, train)), 0.01)
+			}
+		})
+		b.Run("cholesky/n="+strconv.Itoa(n), func(b *testing.B) {
+			for range b.N {
+				if _, _, err := basis.solutionAt(train, nil, y, 0.01); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkShallowInputs computes the squared distances from n seeded
+// rows of 8 inputs to their anchors and between the anchors.
+func BenchmarkShallowInputs(b *testing.B) {
+	for _, n := range []int{60, 150, 400} {
+		rnd := rand.New(rand.NewPCG(4, 9))
+		x := mat.NewDense(n, 8, nil)
+		x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)
+		anchors := pickRows(x, rnd.Perm(n)[:min(n, ShallowAnchors)])
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			for range b.N {
+				newShallowInputs(x, anchors)
+			}
+		})
+	}
+}

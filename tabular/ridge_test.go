@@ -1,0 +1,90 @@
+package tabular
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/floats/scalar"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestSqDistance checks the squared distance against the square of
+// floats.Distance, which it replaces.
+func TestSqDistance(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 8))
+	for _, tc := range []struct {
+		name string
+		u, v []float64
+	}{
+		{"empty", nil, nil},
+		{"equal", []float64{1, -2, 3}, []float64{1, -2, 3}},
+		{"one", []float64{2}, []float64{-1}},
+		{"small", []float64{1e-100, 0}, []float64{0, 1e-100}},
+		{"random", randomVector(rnd, 40), randomVector(rnd, 40)},
+	} {
+		d := floats.Distance(tc.u, tc.v, 2)
+		if got := sqDistance(tc.u, tc.v); !scalar.EqualWithinAbsOrRel(got, d*d, 0, 1e-14) {
+			t.Errorf("%s: %v, want %v", tc.name, got, d*d)
+		}
+	}
+}
+
+// randomVector returns n standard normal draws.
+func randomVector(rnd *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rnd.NormFloat64()
+	}
+	return v
+}
+
+// TestSolutionAt checks the solution at one cost from the Cholesky
+// factorisation against the eigendecomposition's (ridge, then
+// solution), on some rows and all, weighted and not, on the features
+// themselves and on their coordinates in the rows' span.
+func TestSolutionAt(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 2))
+	x, y := nearlyLinear(rnd, 40, 3)
+	w := make([]float64, 40)
+	for i := range w {
+		w[i] = 0.5 + rnd.Float64()
+	}
+	rows := rnd.Perm(40)[:30]
+	for _, tc := range []struct {
+		name    string
+		anchors *mat.Dense
+		rows    []int
+		w       []float64
+	}{
+		{"features", mat.DenseCopyOf(x.Slice(0, 12, 0, 3)), nil, nil},
+		{"features, rows, weights", mat.DenseCopyOf(x.Slice(0, 12, 0, 3)), rows, pick(w, rows)},
+		{"span, rows", x, rows, nil},
+		{"span, weights", x, nil, w},
+	} {
+		b, err := newShallowBasis(newShallowInputs(x, tc.anchors), medianDistance(tc.anchors), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := b.ridge(tc.rows, tc.w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		yr := mat.Matrix(y)
+		if tc.rows != nil {
+			yr = pickRows(y, tc.rows)
+		}
+		for _, cost := range []float64{1e-4, 0.1, 10} {
+			want, wantB := r.solution(r.project(yr), cost)
+			got, gotB, err := b.solutionAt(tc.rows, tc.w, y, cost)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scale := math.Max(mat.Norm(want, math.Inf(1)), 1)
+			if !mat.EqualApprox(got, want, 1e-8*scale) || !scalar.EqualWithinAbs(gotB[0], wantB[0], 1e-8*scale) {
+				t.Errorf("%s, cost %v: beta %v, intercept %v; want %v, %v", tc.name, cost, mat.Formatted(got.T()), gotB, mat.Formatted(want.T()), wantB)
+			}
+		}
+	}
+}
