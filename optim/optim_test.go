@@ -52,19 +52,22 @@ func TestMinimizeExact(t *testing.T) {
 	}
 }
 
+// slowValley is a long, slowly converging quadratic valley: its
+// curvatures fall as the cube of the coordinate's index.
+func slowValley(x, grad []float64) float64 {
+	loss := 0.0
+	for i, v := range x {
+		w := 1 / float64(1+i*i*i)
+		loss += w * v * v
+		grad[i] = 2 * w * v
+	}
+	return loss
+}
+
 // TestMinimizeLossTol checks that a relative loss tolerance stops a fit
 // early and that the result is still close to the minimum.
 func TestMinimizeLossTol(t *testing.T) {
-	// A long, slowly converging quadratic valley.
-	valley := func(x, grad []float64) float64 {
-		loss := 0.0
-		for i, v := range x {
-			w := 1 / float64(1+i*i*i)
-			loss += w * v * v
-			grad[i] = 2 * w * v
-		}
-		return loss + 1
-	}
+	valley := func(x, grad []float64) float64 { return slowValley(x, grad) + 1 }
 	x0 := make([]float64, 60)
 	for i := range x0 {
 		x0[i] = 1
@@ -89,22 +92,13 @@ func TestMinimizeLossTol(t *testing.T) {
 // for: on a quadratic whose curvatures span six orders of magnitude, more
 // steps reach the minimum in fewer iterations.
 func TestMinimizeMemory(t *testing.T) {
-	valley := func(x, grad []float64) float64 {
-		loss := 0.0
-		for i, v := range x {
-			w := 1 / float64(1+i*i*i)
-			loss += w * v * v
-			grad[i] = 2 * w * v
-		}
-		return loss
-	}
 	x0 := make([]float64, 100)
 	for i := range x0 {
 		x0[i] = 1
 	}
 	iters := make(map[int]int)
 	for _, memory := range []int{3, 0, 40} {
-		r, err := Minimize(valley, x0, Settings{Memory: memory, GradTol: 1e-6, MaxIter: 5000})
+		r, err := Minimize(slowValley, x0, Settings{Memory: memory, GradTol: 1e-6, MaxIter: 5000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,6 +112,8 @@ func TestMinimizeMemory(t *testing.T) {
 	}
 }
 
+// TestMinimizeNegativeMemory checks that a negative Memory is a
+// programmer's error: Minimize panics with ad.ErrValue.
 func TestMinimizeNegativeMemory(t *testing.T) {
 	defer func() {
 		if err, _ := recover().(error); !errors.Is(err, ad.ErrValue) {
