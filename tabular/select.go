@@ -33,6 +33,10 @@ type Selection struct {
 	// Rows is the number of rows the selection ran on: all the training
 	// rows, or a seeded subsample of SelectionRows of them.
 	Rows int `json:"rows"`
+	// ShallowRows is the number of rows the shallow machine's settings
+	// were chosen on when that is more than Rows (see SelectionRows), 0
+	// otherwise: its candidate is still scored on the folds of Rows.
+	ShallowRows int `json:"shallow_rows,omitempty"`
 	// Loss names the loss that ranks the candidates: "mse" (on the
 	// standardised targets unless the fit is Raw), "log-loss", or the
 	// "brier" score of the shallow machine's selection of a classifier.

@@ -1,8 +1,10 @@
 package tabular
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -101,6 +103,12 @@ func TestShallowRacesOnDeepFolds(t *testing.T) {
 	_, res, err := FitRegression(x, y, s)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := res.Selection.ShallowRows; got != len(sval.rows) {
+		t.Errorf("the selection records the shallow machine's settings chosen on %d rows, want %d", got, len(sval.rows))
+	}
+	if sum, want := describeSettings(res), fmt.Sprintf("on %d rows (the shallow machine's settings on %d)", SelectionRows, len(sval.rows)); !strings.Contains(sum, want) {
+		t.Errorf("summary %q does not say %q", sum, want)
 	}
 	for _, c := range res.Selection.Candidates {
 		if c.Shallow && !scalar.EqualWithinAbsOrRel(c.Loss, want, 1e-9, 1e-9) {

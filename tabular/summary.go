@@ -130,12 +130,16 @@ func describeSettings(res Result) string {
 	case sel.Repeats > 1:
 		how = fmt.Sprintf("%d-fold cross-validation repeated %d times", sel.Folds, sel.Repeats)
 	}
-	if sel.Folds == sel.Rows {
-		return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g, %s %.4g",
-			chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, sel.Loss, c.Loss)
+	rows := fmt.Sprintf("%d rows", sel.Rows)
+	if sel.ShallowRows > 0 {
+		rows += fmt.Sprintf(" (the shallow machine's settings on %d)", sel.ShallowRows)
 	}
-	return fmt.Sprintf("%s, chosen by %s over %d settings on %d rows: %s %.4g ± %.2g, %s %.4g ± %.2g",
-		chosen, how, len(sel.Candidates), sel.Rows, sel.Score, c.Score, c.ScoreStd, sel.Loss, c.Loss, c.LossStd)
+	if sel.Folds == sel.Rows {
+		return fmt.Sprintf("%s, chosen by %s over %d settings on %s: %s %.4g, %s %.4g",
+			chosen, how, len(sel.Candidates), rows, sel.Score, c.Score, sel.Loss, c.Loss)
+	}
+	return fmt.Sprintf("%s, chosen by %s over %d settings on %s: %s %.4g ± %.2g, %s %.4g ± %.2g",
+		chosen, how, len(sel.Candidates), rows, sel.Score, c.Score, c.ScoreStd, sel.Loss, c.Loss, c.LossStd)
 }
 
 // describeRange lists the bounds of each target's predictions.

@@ -614,6 +614,9 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 			return nil, res, err
 		}
 		res.Selection = sel
+		if sval != val {
+			sel.ShallowRows = len(sval.rows)
+		}
 		best := sel.Candidates[sel.Best]
 		if shallow != nil && shallow.deep != nil {
 			return fitDeepAverage(p, arch, res, shallow, s, begin)

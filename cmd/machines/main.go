@@ -324,7 +324,9 @@
 // "cycle_losses" with the dates' cycles and without, the "code_losses"
 // without numeric columns by their codes and with the best tried, iterations,
 // the rows of the coarse fit, whether the optimiser converged, time, the
-// whole "selection" with every candidate's scores and the "calibration":
+// whole "selection" with every candidate's scores (and "shallow_rows" where
+// the shallow machine's settings were chosen on more rows than the race's)
+// and the "calibration":
 // "logit_scale" and "class_bias", or "shrinkage"), the "intervals" of a regression
 // ("residuals": the sorted absolute held-out residuals on the scale the
 // machine fits, at most 1000 evenly spaced ones), and the "machine": its
