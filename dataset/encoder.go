@@ -224,7 +224,15 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (c encodedColumn, id bool,
 		}
 		return c, false, nil
 	}
+	return categoricalColumn(c, counts, present, f.decimalComma)
+}
 
+// categoricalColumn returns the rule of categorical column c from the
+// rows of each of its levels, counts, over present rows that are not
+// missing: its levels and mode; or the rule of the dates, ordered levels
+// or amounts that its texts turn out to be; whether it looks like an
+// identifier; and a warning about it, if any.
+func categoricalColumn(c encodedColumn, counts map[string]int, present int, decimalComma bool) (encodedColumn, bool, *Warning) {
 	for level := range counts {
 		// A cell shares its memory with its whole line.
 		c.Levels = append(c.Levels, strings.Clone(level))
@@ -245,7 +253,7 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (c encodedColumn, id bool,
 			Message: fmt.Sprintf("it holds dates such as %q in which no day is above 12, so that the day cannot be told from the month; "+
 				"they are read as text: write them as 2024-01-31 (ISO 8601) to have them read as dates", c.Levels[0])}
 	}
-	if signs := mixedCurrencies(c.Levels, f.decimalComma); signs != nil {
+	if signs := mixedCurrencies(c.Levels, decimalComma); signs != nil {
 		return c, false, &Warning{Column: c.Name, Value: c.Levels[0], Rows: present,
 			Message: fmt.Sprintf("it holds amounts in %s, which are not one quantity; they are read as text: convert them to one currency to have them read as numbers",
 				strings.Join(signs, " and "))}
@@ -257,7 +265,8 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (c encodedColumn, id bool,
 		return c, false, nil
 	}
 	levels := len(c.Levels)
-	id = present >= idMinRows && float64(levels) >= idShare*float64(present)
+	id := present >= idMinRows && float64(levels) >= idShare*float64(present)
+	var w *Warning
 	if id {
 		w = &Warning{Column: c.Name, Rows: present,
 			Message: fmt.Sprintf("%d different texts in %d rows: it looks like an identifier, "+
