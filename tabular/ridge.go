@@ -376,11 +376,7 @@ func (b *shallowBasis) solutionAt(rows []int, w []float64, y mat.Matrix, cost fl
 		return nil, nil, errors.New("tabular: Cholesky factorisation of the features' penalised Gram matrix failed")
 	}
 	lapack64.Potrs(chol, beta.RawMatrix())
-	intercept := slices.Clone(pr.mean)
-	for j := range intercept {
-		intercept[j] -= mat.Dot(mat.NewVecDense(p, r.mean), beta.ColView(j))
-	}
-	return beta, intercept, nil
+	return beta, r.intercept(pr, beta), nil
 }
 
 // identity returns the n x n identity matrix.
@@ -478,12 +474,17 @@ func (r *ridge) interpolates() bool {
 func (r *ridge) solution(pr projection, cost float64) (*mat.Dense, []float64) {
 	var beta mat.Dense
 	mul(&beta, r.v, r.coefficients(pr, cost))
-	_, k := beta.Dims()
+	return &beta, r.intercept(pr, &beta)
+}
+
+// intercept returns the intercept of the solution beta (p x k) about the
+// solver's mean and the targets' mean pr.mean: mean_y - mean beta.
+func (r *ridge) intercept(pr projection, beta *mat.Dense) []float64 {
 	b := slices.Clone(pr.mean)
-	for j := range k {
+	for j := range b {
 		b[j] -= mat.Dot(mat.NewVecDense(len(r.mean), r.mean), beta.ColView(j))
 	}
-	return &beta, b
+	return b
 }
 
 // inBasis returns the rows zt of the basis about the solver's mean, in

@@ -161,15 +161,19 @@ func TestInitial(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, inputs := tc.x.Dims()
-		na := arch.Size() * inputs
-		drawn := tc.span.init(o, arch, 3, rand.New(rand.NewPCG(1, 2)))
-		got := initial(o, tc.span, arch, 3, rand.New(rand.NewPCG(1, 2)))
-		if len(got) != o.Len() || !slices.Equal(got[:na], drawn[:na]) {
+		drawn := o.Machine(tc.span.init(o, arch, 3, rand.New(rand.NewPCG(1, 2))), nil)
+		params := initial(o, tc.span, arch, 3, rand.New(rand.NewPCG(1, 2)))
+		if len(params) != o.Len() {
+			t.Fatalf("%s: %d parameters, want %d", tc.name, len(params), o.Len())
+		}
+		// The kernel package's own view of the parameters: the machine's
+		// augmenter A and coefficients C.
+		got := o.Machine(params, nil)
+		if !mat.Equal(got.A, drawn.A) {
 			t.Errorf("%s: the augmenter is not span.init's", tc.name)
 		}
-		if slices.ContainsFunc(got[na:], func(v float64) bool { return v != 0 }) || !slices.ContainsFunc(drawn[na:], func(v float64) bool { return v != 0 }) {
-			t.Errorf("%s: coefficients %v, want zero", tc.name, got[na:])
+		if !mat.Equal(got.C, mat.NewDense(3, 3, nil)) || mat.Equal(drawn.C, mat.NewDense(3, 3, nil)) {
+			t.Errorf("%s: coefficients %v, want zero (drawn: %v)", tc.name, mat.Formatted(got.C), mat.Formatted(drawn.C))
 		}
 	}
 }
