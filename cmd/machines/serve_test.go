@@ -29,7 +29,7 @@ import (
 // TestServeMatchesPredict fits a messy regression table and a
 // classification table, and checks that the server's answers for the
 // rows of new tables, sent all at once and one by one, are predict's to
-// the last digit, with the same warning for an unseen level.
+// the last digit, with the same warning for an unseen level or code.
 func TestServeMatchesPredict(t *testing.T) {
 	const unseen = `column "group": 1 rows hold levels not seen in training, such as "D"; they are encoded as no level at all`
 	fixed := []string{"-cost", "0.1", "-bandwidth", "1"}
@@ -47,6 +47,9 @@ func TestServeMatchesPredict(t *testing.T) {
 		// Dates, with the phases of their cycles and with the month first.
 		{"dates", "testdata/fit_seasons.csv", "season", "testdata/fit_seasons_new.csv", append([]string{"-ignore", "other"}, fixed...), nil, ""},
 		{"dates month first", "testdata/fit_us_dates.csv", "units", "testdata/fit_us_dates_new.csv", fixed, nil, ""},
+		// A numeric column also encoded by its codes, one of them unseen.
+		{"codes", "testdata/fit_codes_train.csv", "sales", "testdata/fit_codes_new.csv", fixed, nil,
+			`column "shop": 1 rows hold levels not seen in training, such as "99"; they are encoded as their values with no code`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
