@@ -565,14 +565,16 @@ func (b *shallowBasis) scorerPart(w []float64, val *validation, folded bool, i i
 // variantScorer scores the shallow machine of one basis on one scale of
 // the targets: the projections of the parts' training targets (of all
 // the rows for a shared part), the targets of all the rows, the held-out
-// rows of each part, and for a regression the mean of each part's
-// training targets.
+// rows of each part, for a regression the mean of each part's training
+// targets, and for a part of leave-one-out what its predictions share
+// at every cost (nil for the others).
 type variantScorer struct {
 	sc         *shallowScorer
 	projs      []projection
 	y          mat.Matrix
 	tests      []problemData
 	trainMeans [][]float64
+	loos       []*leaveOneOut
 }
 
 // on returns the scorer of data v, on the validation's rows.
@@ -598,7 +600,12 @@ func (sc *shallowScorer) on(v problemData) *variantScorer {
 		if p.held != nil && v.labels == nil {
 			mean = weightedMean(train.targets(), train.w, sumOr(train.w, len(p.train)))
 		}
+		var loo *leaveOneOut
+		if p.ztv == nil && p.held == nil {
+			loo = p.r.leaveOneOut(targetsOf(test, sc.outputs), pr)
+		}
 		vs.projs, vs.tests, vs.trainMeans = append(vs.projs, pr), append(vs.tests, test), append(vs.trainMeans, mean)
+		vs.loos = append(vs.loos, loo)
 	}
 	return vs
 }
@@ -629,7 +636,7 @@ func (vs *variantScorer) predictions(cost float64) ([]*mat.Dense, bool) {
 			}
 			continue
 		}
-		if !p.r.looPredictions(preds[i], targetsOf(vs.tests[i], vs.sc.outputs), vs.projs[i], cost) {
+		if !vs.loos[i].predictions(preds[i], cost) {
 			return nil, false
 		}
 	}
