@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"time"
 
 	"github.com/parametric-machines/machines/tabular"
@@ -61,13 +62,17 @@ func gcPercent(live uint64) int {
 }
 
 // limitHeap sets the garbage collector's target of fit, and keeps it
-// following the live heap (gcPercent) after each collection.
+// following the live heap (gcPercent) after each collection, from the
+// first call on.
 func limitHeap() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent(liveHeap()))
-		followHeap()
+		heapFollowed.Do(followHeap)
 	}
 }
+
+// heapFollowed starts followHeap once in a process that fits many times.
+var heapFollowed sync.Once
 
 // followHeap sets the garbage collector's target for the live heap after
 // the next collection, and again after each one that follows: the
