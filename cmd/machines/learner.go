@@ -48,8 +48,8 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 // and at most maxGCPercent percent of it.
 const (
 	fitGCPercent = 50
-	maxGCPercent = 1000
-	fitGarbage   = 32 << 20
+	maxGCPercent = 400
+	fitGarbage   = 16 << 20
 )
 
 // gcPercent returns the garbage collector's target of fit for a live

@@ -251,9 +251,9 @@ func TestGCPercent(t *testing.T) {
 	}{
 		{0, maxGCPercent},
 		{1 << 20, maxGCPercent},
-		{8 << 20, 400},
-		{32 << 20, 100},
-		{64 << 20, fitGCPercent},
+		{8 << 20, 200},
+		{16 << 20, 100},
+		{32 << 20, fitGCPercent},
 		{1 << 30, fitGCPercent},
 	} {
 		if got := gcPercent(tc.live); got != tc.want {
