@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,4 +192,51 @@ func decoded(t *testing.T, m *Machine) *Machine {
 		t.Fatal(err)
 	}
 	return &back
+}
+
+// TestFinalBasisReused checks that the final fit of a selection on all
+// the rows takes each member's basis from the selection, the one it was
+// scored on, and predicts as the basis built anew does; and that a
+// selection on a subsample builds its own.
+func TestFinalBasisReused(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rows  int
+		reuse bool
+	}{
+		{"all rows", 60, true},
+		{"subsample", SelectionRows + 50, false},
+	} {
+		x, y := noisySine(rand.New(rand.NewPCG(3, 6)), tc.rows, 0.1)
+		s := Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true}
+		p, val := preparedFor(t, x, y, s)
+		f, err := selectShallow(p, val, 1, s, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := *f
+		fresh.scored = nil
+		members := f.members
+		if members == nil {
+			members = []Candidate{f.best}
+		}
+		for _, c := range members {
+			b, r, err := f.basis(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reused := slices.ContainsFunc(f.scored, func(bs *bandwidthScores) bool { return bs.basis == b })
+			if reused != tc.reuse || reused && r != b.all {
+				t.Errorf("%s: bandwidth %v: the selection's basis and solver taken %v, want %v", tc.name, c.Bandwidth, reused, tc.reuse)
+			}
+			nb, nr, err := fresh.basis(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			yb := targetsOf(f.data, 1)
+			if !mat.EqualApprox(r.predict(nil, r.project(yb), c.Cost), nr.predict(nil, nr.project(yb), c.Cost), 1e-9) || nb.sigma != b.sigma {
+				t.Errorf("%s: bandwidth %v: the selection's basis predicts otherwise than a new one", tc.name, c.Bandwidth)
+			}
+		}
+	}
 }

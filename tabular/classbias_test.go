@@ -187,7 +187,7 @@ func TestShallowClassifierRankedByBrier(t *testing.T) {
 		t.Fatal(err)
 	}
 	pred := mat.NewDense(80, 2, nil)
-	if !r.looPredictions(pred, oneHot(labels, 2), r.project(oneHot(labels, 2)), f.best.Cost) {
+	if !r.leaveOneOut(oneHot(labels, 2), r.project(oneHot(labels, 2))).predictions(pred, f.best.Cost) {
 		t.Fatal("leave-one-out undefined")
 	}
 	if want := brier(pred, p.linear); math.Abs(f.best.Loss-want) > 1e-9*want {

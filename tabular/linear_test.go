@@ -43,7 +43,7 @@ func bestLeaveOneOut(t *testing.T, x, y *mat.Dense, sigma, weight float64) float
 	best := math.Inf(1)
 	for _, cost := range shallowCosts() {
 		loo := mat.NewDense(n, 1, nil)
-		if !r.looPredictions(loo, y, r.project(y), cost) {
+		if !r.leaveOneOut(y, r.project(y)).predictions(loo, cost) {
 			t.Fatalf("weight %v, cost %v: leverage 1", weight, cost)
 		}
 		loo.Sub(loo, y)
@@ -149,7 +149,7 @@ func TestReweightedBasis(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					rr.looPredictions(p[i], y, rr.project(y), cost)
+					rr.leaveOneOut(y, rr.project(y)).predictions(p[i], cost)
 				}
 				// The span at ratio 100 amplifies rounding to about 1e-8.
 				if !mat.EqualApprox(p[0], p[1], 1e-7) {

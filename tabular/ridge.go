@@ -513,11 +513,52 @@ func (r *ridge) predict(ztv *mat.Dense, pr projection, cost float64) *mat.Dense 
 	return &pred
 }
 
-// looPredictions writes to dst (n x k) the leave-one-out predictions at
-// the given cost for the targets y, whose projection is pr: each row's
-// prediction by the fit to the other rows (with the same penalty
-// n cost |beta|^2, and an intercept of their own), y_i - r_i / (1 - h_i)
-// from the residual r_i of the fit to all the rows and the leverage
+// leaveOneOut holds what the leave-one-out predictions of a solver's
+// rows for targets y, whose projection is pr, share at every cost: the
+// fit at cost 0 and each row's part of 1 - h_i that the features cannot
+// fit (see predictions). A selection scores each at 13 costs.
+type leaveOneOut struct {
+	r      *ridge
+	y      mat.Matrix
+	pr     projection
+	fitted *mat.Dense // the fit at cost 0, less the mean; nil when the features interpolate
+	unfit  []float64  // 1 - w_i / sum(w) - sum_j w_i zv_ij^2 / e_j; nil when they interpolate
+}
+
+// leaveOneOut returns the parts of the leave-one-out predictions of the
+// solver's rows for the targets y, of projection pr, that no cost
+// changes.
+func (r *ridge) leaveOneOut(y mat.Matrix, pr projection) *leaveOneOut {
+	l := &leaveOneOut{r: r, y: y, pr: pr}
+	if r.interpolates() {
+		return l
+	}
+	inv := make([]float64, len(r.e)) // 1/e, 0 where e is 0
+	for j, e := range r.e {
+		if e > 0 {
+			inv[j] = 1 / e
+		}
+	}
+	l.fitted = new(mat.Dense)
+	mul(l.fitted, r.zv, r.filtered(pr, func(e float64) float64 { return 1 / e }))
+	n, _ := r.zv.Dims()
+	l.unfit = make([]float64, n)
+	for i := range n {
+		wi := r.weight(i)
+		var fit float64
+		for j, v := range r.zv.RawRowView(i) {
+			fit += v * v * inv[j]
+		}
+		l.unfit[i] = 1 - wi/r.total - wi*fit
+	}
+	return l
+}
+
+// predictions writes to dst (n x k) the leave-one-out predictions at
+// the given cost: each row's prediction by the fit to the other rows
+// (with the same penalty n cost |beta|^2, and an intercept of their
+// own), y_i - r_i / (1 - h_i) from the residual r_i of the fit to all
+// the rows and the leverage
 //
 //	h_i = w_i / sum(w) + w_i zc_i^T (Zc^T W Zc + n cost I)^-1 zc_i,
 //
@@ -532,44 +573,36 @@ func (r *ridge) predict(ztv *mat.Dense, pr projection, cost float64) *mat.Dense 
 //	r_i = (y_i - mean - sum_j zv_ij t_j / e_j) + sum_j zv_ij t_j n cost / (e_j (e_j + n cost)),
 //	1 - h_i = (1 - w_i / sum(w) - sum_j w_i zv_ij^2 / e_j) + sum_j w_i zv_ij^2 n cost / (e_j (e_j + n cost)).
 //
-// It returns false if some row's leverage is 1, where leaving it out is
-// undefined.
-func (r *ridge) looPredictions(dst *mat.Dense, y mat.Matrix, pr projection, cost float64) bool {
+// The first terms are l's, computed once for every cost. It returns
+// false if some row's leverage is 1, where leaving it out is undefined.
+func (l *leaveOneOut) predictions(dst *mat.Dense, cost float64) bool {
+	r, y, pr := l.r, l.y, l.pr
 	n, k := dst.Dims()
 	nc := float64(r.rows) * cost
 	shrink := func(e float64) float64 { return nc / (e * (e + nc)) }
-	interpolates := r.interpolates()
 	var resid mat.Dense // what the penalty leaves of the residuals
 	mul(&resid, r.zv, r.filtered(pr, shrink))
-	if !interpolates {
-		var fitted mat.Dense // the fit at cost 0, less the mean
-		mul(&fitted, r.zv, r.filtered(pr, func(e float64) float64 { return 1 / e }))
-		resid.Apply(func(i, j int, v float64) float64 { return v + y.At(i, j) - pr.mean[j] - fitted.At(i, j) }, &resid)
+	if l.fitted != nil {
+		resid.Apply(func(i, j int, v float64) float64 { return v + y.At(i, j) - pr.mean[j] - l.fitted.At(i, j) }, &resid)
 	}
-	// 1/e and shrink(e) per eigenvalue, 0 where e is 0: the rows' loop
-	// below then only multiplies.
-	inv, shrinks := make([]float64, len(r.e)), make([]float64, len(r.e))
+	// shrink(e) per eigenvalue, 0 where e is 0: the rows' loop below
+	// then only multiplies.
+	shrinks := make([]float64, len(r.e))
 	for j, e := range r.e {
 		if e > 0 {
-			inv[j], shrinks[j] = 1/e, shrink(e)
+			shrinks[j] = shrink(e)
 		}
 	}
 	for i := range n {
-		wi := 1.0
-		if r.w != nil {
-			wi = r.w[i]
-		}
-		var fit, shrunk float64
+		var shrunk float64
 		for j, v := range r.zv.RawRowView(i) {
-			fit += v * v * inv[j]
 			shrunk += v * v * shrinks[j]
 		}
-		unfit := 1 - wi/r.total - wi*fit
-		shrunk *= wi
-		if interpolates {
-			unfit = 0
+		shrunk *= r.weight(i)
+		slack := shrunk
+		if l.unfit != nil {
+			slack += max(l.unfit[i], 0)
 		}
-		slack := max(unfit, 0) + shrunk
 		if !(slack > 1e-12) {
 			return false
 		}
@@ -663,7 +696,7 @@ func (r *ridge) weight(i int) float64 {
 //
 // which is exact for a penalised least-squares fit and costs a system of
 // len(h.rows) rows per cost instead of a solver per fold. As in
-// looPredictions, the residuals and I - H_FF are each the sum of the
+// leaveOneOut, the residuals and I - H_FF are each the sum of the
 // part that the features cannot fit, exactly 0 when they interpolate the
 // rows, and what the penalty leaves of the rest. It returns false if
 // I - H_FF is singular, where leaving the rows out is undefined.

@@ -71,6 +71,9 @@ type shallowFit struct {
 	// refine is set when the selection ran on a shuffled subsample of
 	// the rows: the final fit then re-chooses the cost (refineCost).
 	refine bool
+	// scored are the selection's bandwidths with their bases, when it
+	// ran on all the rows: the final fit's own.
+	scored []*bandwidthScores
 	// preds are the best setting's held-out predictions on the fit
 	// scale on each fold of the validation, and tests the held-out
 	// rows, when it was scored on the folds.
@@ -157,6 +160,9 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 		refine: val.split == "" && len(val.rows) < n}
 	if folded {
 		f.preds, f.means, f.tests = preds, means, vs.tests
+	}
+	if len(val.rows) == n {
+		f.scored = scored
 	}
 	return f, nil
 }
@@ -435,6 +441,7 @@ func nearBest(cands []Candidate, steps int) []float64 {
 // them.
 type bandwidthScores struct {
 	cands  []Candidate
+	basis  *shallowBasis
 	scorer *shallowScorer
 }
 
@@ -468,7 +475,7 @@ func scoreShallow(in *shallowInputs, variants []problemData, set shallowSettings
 	}
 	out := make([]*bandwidthScores, len(list))
 	for i := range out {
-		out[i] = &bandwidthScores{scorer: &shallowScorer{parts: make([]scorerPart, parts), outputs: outputs}}
+		out[i] = &bandwidthScores{basis: bases[list[i]], scorer: &shallowScorer{parts: make([]scorerPart, parts), outputs: outputs}}
 	}
 	err = parallel.Run(len(list)*parts, workers, func(job int) error {
 		i, part := job/parts, job%parts
@@ -565,14 +572,16 @@ func (b *shallowBasis) scorerPart(w []float64, val *validation, folded bool, i i
 // variantScorer scores the shallow machine of one basis on one scale of
 // the targets: the projections of the parts' training targets (of all
 // the rows for a shared part), the targets of all the rows, the held-out
-// rows of each part, and for a regression the mean of each part's
-// training targets.
+// rows of each part, for a regression the mean of each part's training
+// targets, and for a part of leave-one-out what its predictions share
+// at every cost (nil for the others).
 type variantScorer struct {
 	sc         *shallowScorer
 	projs      []projection
 	y          mat.Matrix
 	tests      []problemData
 	trainMeans [][]float64
+	loos       []*leaveOneOut
 }
 
 // on returns the scorer of data v, on the validation's rows.
@@ -598,7 +607,12 @@ func (sc *shallowScorer) on(v problemData) *variantScorer {
 		if p.held != nil && v.labels == nil {
 			mean = weightedMean(train.targets(), train.w, sumOr(train.w, len(p.train)))
 		}
+		var loo *leaveOneOut
+		if p.ztv == nil && p.held == nil {
+			loo = p.r.leaveOneOut(targetsOf(test, sc.outputs), pr)
+		}
 		vs.projs, vs.tests, vs.trainMeans = append(vs.projs, pr), append(vs.tests, test), append(vs.trainMeans, mean)
+		vs.loos = append(vs.loos, loo)
 	}
 	return vs
 }
@@ -629,7 +643,7 @@ func (vs *variantScorer) predictions(cost float64) ([]*mat.Dense, bool) {
 			}
 			continue
 		}
-		if !p.r.looPredictions(preds[i], targetsOf(vs.tests[i], vs.sc.outputs), vs.projs[i], cost) {
+		if !vs.loos[i].predictions(preds[i], cost) {
 			return nil, false
 		}
 	}
@@ -789,7 +803,6 @@ func (f *shallowFit) start(p *prepared) {
 // subsample, into fin.
 func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 	defer close(fin.done)
-	in := newShallowInputs(mat.DenseCopyOf(f.data.x), f.anchors)
 	members := f.members
 	if members == nil {
 		members = []Candidate{f.best}
@@ -797,12 +810,7 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 	var machines []*kernel.Machine
 	var intercept []float64
 	for _, c := range members {
-		b, err := newShallowBasis(in, c.Bandwidth, kernelWeight(c.KernelPenalty))
-		if err != nil {
-			fin.err = err
-			return
-		}
-		r, err := b.ridge(nil, f.data.w)
+		b, r, err := f.basis(c)
 		if err != nil {
 			fin.err = err
 			return
@@ -829,6 +837,22 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 	}
 	p.metric.machines(m)
 	fin.m, fin.best, fin.cal = m, f.best, f.cal
+}
+
+// basis returns the basis of the candidate c on all the rows and its
+// solver: the selection's, when it ran on all the rows.
+func (f *shallowFit) basis(c Candidate) (*shallowBasis, *ridge, error) {
+	for _, bs := range f.scored {
+		if len(bs.cands) > 0 && bs.cands[0].Bandwidth == c.Bandwidth && bs.cands[0].KernelPenalty == c.KernelPenalty {
+			return bs.basis, bs.basis.all, nil
+		}
+	}
+	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), f.anchors), c.Bandwidth, kernelWeight(c.KernelPenalty))
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := b.ridge(nil, f.data.w)
+	return b, r, err
 }
 
 // refineCost re-chooses the cost of the best setting, chosen on a

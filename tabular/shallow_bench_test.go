@@ -47,16 +47,16 @@ func BenchmarkShallowFolds(b *testing.B) {
 
 // BenchmarkShallowLeaveOneOut scores the shallow machine of one
 // bandwidth at every cost of ShallowCosts by its leave-one-out
-// predictions (looPredictions).
+// predictions (leaveOneOut).
 func BenchmarkShallowLeaveOneOut(b *testing.B) {
 	for _, n := range []int{60, 150, 400} {
 		_, all, y := benchBasis(b, n)
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
 			dst := mat.NewDense(n, 1, nil)
 			for range b.N {
-				pr := all.project(y)
+				loo := all.leaveOneOut(y, all.project(y))
 				for _, c := range shallowCosts() {
-					all.looPredictions(dst, y, pr, c)
+					loo.predictions(dst, c)
 				}
 			}
 		})

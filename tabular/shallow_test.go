@@ -77,7 +77,7 @@ func TestShallowLeaveOneOut(t *testing.T) {
 				}
 				for _, cost := range []float64{1e-9, 1e-4, 1e-2, 1} {
 					loo := mat.NewDense(tc.n, 1, nil)
-					if !r.looPredictions(loo, y, r.project(y), cost) {
+					if !r.leaveOneOut(y, r.project(y)).predictions(loo, cost) {
 						t.Fatalf("leverage 1 at a cost of %v", cost)
 					}
 					want := bruteLeaveOneOut(features, y, w, cost)

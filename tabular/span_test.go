@@ -64,8 +64,8 @@ func TestShallowSpan(t *testing.T) {
 			}
 			for _, cost := range []float64{1e-4, 1e-2, 1} {
 				looD, looP := mat.NewDense(n, 1, nil), mat.NewDense(n, 1, nil)
-				okD := rd.looPredictions(looD, y, rd.project(y), cost)
-				okP := rp.looPredictions(looP, y, rp.project(y), cost)
+				okD := rd.leaveOneOut(y, rd.project(y)).predictions(looD, cost)
+				okP := rp.leaveOneOut(y, rp.project(y)).predictions(looP, cost)
 				if !okD || !okP || !mat.EqualApprox(looD, looP, 1e-7) {
 					t.Errorf("sigma %v, cost %v, weighted %v: leave-one-out in the span %v, on the columns %v",
 						sigma, cost, w != nil, mat.Formatted(looD.T()), mat.Formatted(looP.T()))

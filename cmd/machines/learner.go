@@ -3,7 +3,10 @@ package main
 import (
 	"flag"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
+	"sync"
 	"time"
 
 	"github.com/parametric-machines/machines/tabular"
@@ -34,18 +37,63 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 	}
 }
 
-// fitGCPercent is the garbage collector's target of fit, unless the
-// environment sets GOGC: from 1,000 rows the final fit evaluates its loss
-// in two halves at once, whose garbage the default target of 100 let grow
-// the peak memory of a 20,000-row fit from 227 to 294 MB; at 50 it took
-// 212 MB in the same CPU time.
-const fitGCPercent = 50
+// fitGCPercent is the least target of the garbage collector in fit,
+// unless the environment sets GOGC: from 1,000 rows the final fit
+// evaluates its loss in two halves at once, whose garbage the default
+// target of 100 let grow the peak memory of a 20,000-row fit from 227 to
+// 294 MB; at 50 it took 212 MB in the same CPU time. A small table's fit
+// keeps a few MB live, which a target of 50 collected every 10-20 ms, a
+// tenth of its CPU time: the target lets garbage grow to fitGarbage
+// bytes between collections, or half the live heap where that is more,
+// and at most maxGCPercent percent of it.
+const (
+	fitGCPercent = 50
+	maxGCPercent = 400
+	fitGarbage   = 16 << 20
+)
 
-// limitHeap sets the garbage collector's target of fit.
+// gcPercent returns the garbage collector's target of fit for a live
+// heap of live bytes.
+func gcPercent(live uint64) int {
+	if live < fitGarbage*100/maxGCPercent {
+		return maxGCPercent
+	}
+	return max(fitGCPercent, int(fitGarbage*100/live))
+}
+
+// limitHeap sets the garbage collector's target of fit, and keeps it
+// following the live heap (gcPercent) after each collection, from the
+// first call on.
 func limitHeap() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(fitGCPercent)
+		debug.SetGCPercent(gcPercent(liveHeap()))
+		heapFollowed.Do(followHeap)
 	}
+}
+
+// heapFollowed starts followHeap once in a process that fits many times.
+var heapFollowed sync.Once
+
+// followHeap sets the garbage collector's target for the live heap after
+// the next collection, and again after each one that follows: the
+// cleanup of an object that nothing references runs once a collection
+// has found it unreachable, and arms the next.
+func followHeap() {
+	runtime.AddCleanup(new(heapSentinel), func(struct{}) {
+		debug.SetGCPercent(gcPercent(liveHeap()))
+		followHeap()
+	}, struct{}{})
+}
+
+// heapSentinel holds a pointer so that it is not a tiny allocation,
+// which shares its memory with others and may never be collected alone.
+type heapSentinel struct{ _ *int }
+
+// liveHeap returns the bytes of heap that the last collection found live.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // apply checks the flags' values and sets them in opts.

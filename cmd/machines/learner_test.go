@@ -3,6 +3,8 @@ package main
 import (
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -235,5 +237,49 @@ func scoreAndExplainAgree(t *testing.T, model, data, name string) {
 	}
 	if a, b := value(scored), value(explained); a == "" || a != b {
 		t.Errorf("score says %s %q, explain %q:\n%s\n%s", name, a, b, scored, explained)
+	}
+}
+
+// TestGCPercent checks the garbage collector's target of fit for its live
+// heap: the garbage between collections fitGarbage bytes, at most
+// maxGCPercent percent of a small heap and at least fitGCPercent of a
+// large one.
+func TestGCPercent(t *testing.T) {
+	for _, tc := range []struct {
+		live uint64
+		want int
+	}{
+		{0, maxGCPercent},
+		{1 << 20, maxGCPercent},
+		{8 << 20, 200},
+		{16 << 20, 100},
+		{32 << 20, fitGCPercent},
+		{1 << 30, fitGCPercent},
+	} {
+		if got := gcPercent(tc.live); got != tc.want {
+			t.Errorf("live heap %d MB: target %d, want %d", tc.live>>20, got, tc.want)
+		}
+	}
+}
+
+// TestFollowHeap checks that the target follows the live heap after
+// every collection, not the first alone.
+func TestFollowHeap(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	followHeap()
+	for round := range 3 {
+		debug.SetGCPercent(7)
+		set := false
+		for range 100 {
+			runtime.GC()
+			runtime.Gosched()
+			if got := debug.SetGCPercent(7); got != 7 {
+				set = true
+				break
+			}
+		}
+		if !set {
+			t.Fatalf("round %d: the target stays 7 after 100 collections", round)
+		}
 	}
 }
