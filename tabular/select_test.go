@@ -200,7 +200,7 @@ func TestFitPathOffset(t *testing.T) {
 	var preds [2][]heldOut
 	for i, targets := range []*mat.Dense{y, moved} {
 		var err error
-		if preds[i], err = fitPath(problemData{x: x, y: targets}, fold, arch, costs, []int{0, 1}, Settings{Seed: 3}, 0); err != nil {
+		if preds[i], err = fitPath(problemData{x: x, y: targets}, fold, arch, costs, []int{0, 1}, Settings{Seed: 3}, 0, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -418,8 +418,8 @@ func TestProbe(t *testing.T) {
 // more than firstMargin behind the shallow one on the first fold is not
 // fitted on the others, and its candidates, raced, record that fold's
 // loss with a standard deviation of 0; within the margin, the race goes
-// on. The first fold's fits are given: the race fits only the folds that
-// have none.
+// on. The first fold's fits are given, taken by no run: the race fits
+// only the folds that no run has taken.
 func TestRaceFirstFold(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	x, y := noisySine(rnd, 20, 0.1)
@@ -436,7 +436,7 @@ func TestRaceFirstFold(t *testing.T) {
 		{"within the margin", 1 + firstMargin - 0.01, false},
 	} {
 		d := newDeepFolds([]problemData{data}, folds, arch, []float64{1, 2}, []float64{1}, Settings{Seed: 1})
-		d.out[0] = []heldOut{{loss: 2}, {loss: tc.deep}}
+		d.out[0], d.claimed[0] = []heldOut{{loss: 2}, {loss: tc.deep}}, true
 		folded, raced, err := d.race(val, []float64{1, 1, 1, 1, 1}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -552,26 +552,22 @@ func TestDeepStartsEarly(t *testing.T) {
 }
 
 // TestDeepReportWhileStarted checks the progress of the deep folds: the
-// jobs that start fits in the background write nothing, as the shallow
+// quiet jobs, which fit in the background, write nothing, as the shallow
 // machine's selection writes at the same time, but count towards the
-// fits reported once they are waited for. Without the first test of
-// report, the first job writes; without counting it, the second job
-// reports one fit of two.
+// fits reported by the next job that is not quiet. Without the test of
+// quiet in report, the first job writes; without counting it, the second
+// job reports one fit of two.
 func TestDeepReportWhileStarted(t *testing.T) {
 	var progress strings.Builder
 	folds := crossval.KFold(10, 2, 1)
 	d := newDeepFolds([]problemData{{}}, folds, kernel.Architecture{Dims: []int{1, 1}}, []float64{1}, []float64{1}, Settings{Progress: &progress})
-	d.first, d.last = make(chan error, 1), time.Time{}
-	d.report()
+	d.last = time.Time{}
+	d.report(true)
 	if progress.Len() != 0 {
-		t.Errorf("while the first fold fits in the background: wrote %q, want nothing", progress.String())
+		t.Errorf("a quiet job: wrote %q, want nothing", progress.String())
 	}
-	d.first <- nil
-	if err := d.wait(); err != nil {
-		t.Fatal(err)
-	}
-	d.report()
+	d.report(false)
 	if want := "tabular: cross-validation: 2 of 2 fits\n"; progress.String() != want {
-		t.Errorf("after the wait: wrote %q, want %q", progress.String(), want)
+		t.Errorf("the next job: wrote %q, want %q", progress.String(), want)
 	}
 }
