@@ -1,11 +1,13 @@
 package tabular
 
 import (
+	"errors"
 	"io"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -569,5 +571,63 @@ func TestDeepReportWhileStarted(t *testing.T) {
 	d.report(false)
 	if want := "tabular: cross-validation: 2 of 2 fits\n"; progress.String() != want {
 		t.Errorf("the next job: wrote %q, want %q", progress.String(), want)
+	}
+}
+
+// TestRaceAhead checks the second fold fitted ahead of the race (see
+// deepFolds.startAhead) while the first one, started, has not finished:
+// where the race goes on, its fits are those of one worker fitting every
+// fold in turn, bit for bit, and the race waits for them; where the
+// first fold leaves the deep machine behind, the race stops them and
+// waits. A fit stopped ahead returns errStopped.
+func TestRaceAhead(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	x, y := noisySine(rnd, 40, 0.1)
+	data := problemData{x: x, y: y}
+	folds := crossval.KFold(40, 5, 1)
+	val := &validation{k: 5, folds: folds, repeats: 1}
+	arch := kernel.Architecture{Dims: []int{2, 1}}
+	costs := []float64{1e-2, 1e-1}
+	one := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, Settings{Seed: 1, Workers: 1})
+	if err := one.run(0, len(folds)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		shallow float64 // the shallow machine's loss on each fold
+		folds   int     // the folds the race fits
+	}{
+		{"goes on", 1e3, len(folds)},
+		{"behind", 1e-9, 1},
+	} {
+		d := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, Settings{Seed: 1, Workers: 2})
+		d.first, d.out[0], d.claimed[0] = make(chan error, 1), one.out[0], true // the first fold still fitting
+		d.startAhead()
+		if d.ahead == nil || !d.claimed[1] {
+			t.Fatalf("%s: the second fold not started ahead", tc.name)
+		}
+		d.first <- nil
+		if err := d.wait(); err != nil {
+			t.Fatal(err)
+		}
+		shallow := []float64{tc.shallow, tc.shallow, tc.shallow, tc.shallow, tc.shallow}
+		folded, _, err := d.race(val, shallow, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if folded != tc.folds || d.ahead != nil {
+			t.Errorf("%s: raced %d folds, ahead still fitting %v; want %d, not", tc.name, folded, d.ahead != nil, tc.folds)
+		}
+		if tc.folds == 1 && !d.stop.Load() {
+			t.Errorf("%s: the fits ahead not stopped", tc.name)
+		}
+		if tc.folds > 1 && !reflect.DeepEqual(d.out, one.out) {
+			t.Errorf("%s: the fits differ from one worker's", tc.name)
+		}
+	}
+	var stop atomic.Bool
+	stop.Store(true)
+	if _, err := fitPath(data, folds[1], arch, costs, []int{0, 1}, Settings{Seed: 1}, 1, &stop); !errors.Is(err, errStopped) {
+		t.Errorf("a fit stopped: error %v, want %v", err, errStopped)
 	}
 }
