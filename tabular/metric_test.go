@@ -1,7 +1,6 @@
 package tabular
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -330,66 +328,5 @@ func TestCrossFittedWorkers(t *testing.T) {
 		if l != nil || m != nil || (err != nil) != tc.err {
 			t.Errorf("%s: losses %v, moments %v, error %v; want none, error %v", tc.name, l, m != nil, err, tc.err)
 		}
-	}
-}
-
-// TestDeepStartedBeforeMetric checks that the deep machine's first fold
-// starts before the inputs' metric is judged (prepareInputs) and, where
-// the metric maps the inputs, is stopped and started again on the
-// mapped inputs; and that the fit is the same with 1 and 2 workers.
-// Without discard, the first folds are left fitting.
-func TestDeepStartedBeforeMetric(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(4, 7))
-	const n = 120
-	x, y := randomData(rnd, n, 4), mat.NewDense(n, 1, nil)
-	for i := range n {
-		y.Set(i, 0, math.Sin(2*(x.At(i, 0)+x.At(i, 1)))+0.05*rnd.NormFloat64())
-	}
-	s := Settings{Workers: 2}
-	arch, costs, bws, err := s.resolve(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := prepare(x, y, nil, s, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	val, sval, err := validations(p.linear, s, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var started []*deepFolds
-	var res Result
-	q, deep, err := prepareInputs(p, x, y, nil, sval, 1, s, &res, func(p *prepared) *deepFolds {
-		started = append(started, startDeep(p, val, arch, costs, bws, s, true))
-		return started[len(started)-1]
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := deep.wait(); err != nil {
-		t.Fatal(err)
-	}
-	if q.metric == nil || len(started) != 2 || deep != started[1] {
-		t.Fatalf("mapped %v, started %d times; want the map, started twice, the second kept", q.metric != nil, len(started))
-	}
-	if first := started[0]; !first.stop.Load() || first.first != nil {
-		t.Errorf("the folds on the unmapped inputs: stopped %v, waited for %v; want both", first.stop.Load(), first.first == nil)
-	}
-	var sels []*Selection
-	var machines [][]byte
-	for _, workers := range []int{1, 2} {
-		m, res, err := FitRegression(x, y, Settings{Workers: workers})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sels, machines = append(sels, res.Selection), append(machines, b)
-	}
-	if !reflect.DeepEqual(sels[0], sels[1]) || !bytes.Equal(machines[0], machines[1]) {
-		t.Errorf("the fits of 1 and 2 workers differ")
 	}
 }

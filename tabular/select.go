@@ -371,7 +371,7 @@ type deepFolds struct {
 	last    time.Time
 	// first, while the first fold is fitted in the background (see
 	// start), receives the error of those fits; ahead likewise for the
-	// second fold (see startAhead). Both stop once stop is set.
+	// second fold (see startAhead), whose fits stop once stop is set.
 	first, ahead chan error
 	stop         atomic.Bool
 }
@@ -431,24 +431,15 @@ func (d *deepFolds) fit(jobs []int, workers int, quiet bool, stop *atomic.Bool) 
 }
 
 // start fits the first fold of every variant and bandwidth in the
-// background, while the caller judges the inputs' metric and chooses the
-// shallow machine: that fold is the race's first stage, a single fit when
-// there is one variant and one bandwidth, which would leave the second
-// core idle. The fits do not report progress, which the caller's writes
-// would interleave with; wait returns their error.
+// background, while the caller chooses the shallow machine: that fold is
+// the race's first stage, a single fit when there is one variant and one
+// bandwidth, which would leave the second core idle. The fits do not
+// report progress, which the caller's writes would interleave with; wait
+// returns their error.
 func (d *deepFolds) start() {
 	d.first = make(chan error, 1)
 	jobs := d.claim(0, 1)
-	go func() { d.first <- d.fit(jobs, d.s.Workers, true, &d.stop) }()
-}
-
-// discard stops the fits that start began, if any, and waits for them:
-// they were fitted on inputs that the fit no longer uses. d may be nil.
-func (d *deepFolds) discard() {
-	if d != nil {
-		d.stop.Store(true)
-		_ = d.wait() // the fits' error, if any, is of no use
-	}
+	go func() { d.first <- d.fit(jobs, d.s.Workers, true, nil) }()
 }
 
 // wait waits for the fits that start began, if any, and returns their

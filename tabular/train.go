@@ -579,14 +579,12 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	if err != nil {
 		return nil, res, err
 	}
-	skipDeep := family == AutoFamily && n < deepMinRows // the shallow machine still scored on the folds
-	race := search && family == AutoFamily && !skipDeep
-	p, deep, err := prepareInputs(p, x, y, labels, sval, outputs, s, &res, func(p *prepared) *deepFolds {
-		return startDeep(p, val, arch, costs, bandwidths, s, race)
-	})
-	if err != nil {
+	if p, err = prepareInputs(p, x, y, labels, sval, outputs, s, &res); err != nil {
 		return nil, res, err
 	}
+	skipDeep := family == AutoFamily && n < deepMinRows // the shallow machine still scored on the folds
+	race := search && family == AutoFamily && !skipDeep
+	deep := startDeep(p, val, arch, costs, bandwidths, s, race)
 	defer deep.wait() // left running when the shallow machine fails
 	var shallow *shallowFit
 	if family != Deep {
@@ -652,8 +650,8 @@ func validations(d problemData, s Settings, search bool) (val, sval *validation,
 }
 
 // startDeep returns the deep machine's folds on val, the first fold
-// fitting in the background while the inputs' metric is judged and the
-// shallow machine chosen (see deepFolds.start), when the deep machine will race the shallow one, on
+// fitting in the background while the shallow machine is chosen (see
+// deepFolds.start), when the deep machine will race the shallow one, on
 // the targets on one scale, and fits may run in parallel; nil otherwise.
 // On two scales, the deep machine's folds wait for the shallow machine's
 // choice (see deepVariants).
@@ -667,32 +665,16 @@ func startDeep(p *prepared, val *validation, arch kernel.Architecture, costs, ba
 }
 
 // prepareInputs returns p with its inputs on the scale and with the
-// weights that s.InputScale says (see AutoInputs), recorded in res, and
-// the deep machine's folds that start begins on those inputs. start runs
-// before the inputs' metric is judged (mapInputs), which leaves most
-// inputs as they are, so that the folds fit beside the metric's; where
-// the metric maps the inputs, those fits are stopped and start runs on
-// the mapped inputs.
-func prepareInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, outputs int, s Settings, res *Result, start func(*prepared) *deepFolds) (*prepared, *deepFolds, error) {
+// weights that s.InputScale says (see AutoInputs), recorded in res.
+func prepareInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, outputs int, s Settings, res *Result) (*prepared, error) {
 	p, err := chooseInputs(p, x, y, labels, val, outputs, s, res)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if p, err = weighInputs(p, val, outputs, s, res); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	deep := start(p)
-	mapped, err := mapInputs(p, val, outputs, s, res)
-	if err != nil || mapped != p {
-		deep.discard()
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if mapped != p {
-		deep = start(mapped)
-	}
-	return mapped, deep, nil
+	return mapInputs(p, val, outputs, s, res)
 }
 
 // chooseInputs returns p, or the data prepared from the inputs x mapped
