@@ -579,7 +579,8 @@ func TestDeepReportWhileStarted(t *testing.T) {
 // where the race goes on, its fits are those of one worker fitting every
 // fold in turn, bit for bit, and the race waits for them; where the
 // first fold leaves the deep machine behind, the race stops them and
-// waits. A fit stopped ahead returns errStopped.
+// waits. Nothing starts ahead once the first fold is fitted. A fit
+// stopped ahead returns errStopped.
 func TestRaceAhead(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(5, 6))
 	x, y := noisySine(rnd, 40, 0.1)
@@ -624,6 +625,13 @@ func TestRaceAhead(t *testing.T) {
 		if tc.folds > 1 && !reflect.DeepEqual(d.out, one.out) {
 			t.Errorf("%s: the fits differ from one worker's", tc.name)
 		}
+	}
+	d := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, Settings{Seed: 1, Workers: 2})
+	d.first = make(chan error, 1)
+	d.first <- errStopped // the first fold fitted, with this error
+	d.startAhead()
+	if err := d.wait(); d.ahead != nil || d.claimed[1] || err != errStopped {
+		t.Errorf("the first fold fitted: started ahead %v, its error %v; want none started, %v", d.ahead != nil, err, errStopped)
 	}
 	var stop atomic.Bool
 	stop.Store(true)
