@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parametric-machines/machines/crossval"
@@ -306,6 +307,10 @@ func selectSettings(d *deepFolds, val *validation, s Settings, shallow *shallowF
 		fmt.Fprintf(s.Progress, "tabular: choosing the cost and bandwidth among %d settings%s by %d-fold cross-validation on %d rows\n",
 			len(d.costs)*len(d.bandwidths), what, sel.Folds, len(val.rows))
 	}
+	if shallow != nil {
+		d.startAhead()
+		defer d.stopAhead() // left running when the race fails
+	}
 	if err := d.wait(); err != nil {
 		return nil, calibration{}, err
 	}
@@ -358,13 +363,17 @@ type deepFolds struct {
 	s          Settings
 	// out holds the held-out scores of job (v*len(bandwidths)+b)*len(folds)+f
 	// at each cost, nil until fitted.
-	out  [][]heldOut
-	mu   sync.Mutex
-	done int
-	last time.Time
+	out [][]heldOut
+	// claimed marks the jobs that a run has taken, fitted or not.
+	claimed []bool
+	mu      sync.Mutex
+	done    int
+	last    time.Time
 	// first, while the first fold is fitted in the background (see
-	// start), receives the error of those fits.
-	first chan error
+	// start), receives the error of those fits; ahead likewise for the
+	// second fold (see startAhead), whose fits stop once stop is set.
+	first, ahead chan error
+	stop         atomic.Bool
 }
 
 func newDeepFolds(variants []problemData, folds []crossval.Fold, arch kernel.Architecture, costs, bandwidths []float64, s Settings) *deepFolds {
@@ -372,21 +381,38 @@ func newDeepFolds(variants []problemData, folds []crossval.Fold, arch kernel.Arc
 		path: numeric.Indices(len(costs)), last: time.Now()}
 	slices.SortStableFunc(d.path, func(a, b int) int { return cmpFloat(costs[a], costs[b]) })
 	d.out = make([][]heldOut, len(variants)*len(bandwidths)*len(folds))
+	d.claimed = make([]bool, len(d.out))
 	return d
 }
 
 // run fits, in parallel, the jobs of folds from to to-1 of every variant
-// and bandwidth that are not fitted yet. Jobs not started by the deadline
-// are left unfitted.
+// and bandwidth that no run has taken yet. Jobs not started by the
+// deadline are left unfitted.
 func (d *deepFolds) run(from, to int) error {
-	k, nb := len(d.folds), len(d.bandwidths)
+	return d.fit(d.claim(from, to), d.s.Workers, false, nil)
+}
+
+// claim returns the jobs of folds from to to-1 that no run has taken,
+// and takes them.
+func (d *deepFolds) claim(from, to int) []int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	var jobs []int
 	for job := range d.out {
-		if f := job % k; f >= from && f < to && d.out[job] == nil {
+		if f := job % len(d.folds); f >= from && f < to && !d.claimed[job] {
+			d.claimed[job] = true
 			jobs = append(jobs, job)
 		}
 	}
-	return parallel.Run(len(jobs), d.s.Workers, func(i int) error {
+	return jobs
+}
+
+// fit fits jobs on workers goroutines; quiet ones report no progress
+// (see report), and their fits end early, unfitted, once stop, if not
+// nil, is set.
+func (d *deepFolds) fit(jobs []int, workers int, quiet bool, stop *atomic.Bool) error {
+	k, nb := len(d.folds), len(d.bandwidths)
+	return parallel.Run(len(jobs), workers, func(i int) error {
 		if d.s.deadline.After(time.Time{}) && time.Now().After(d.s.deadline) {
 			return nil // over the budget: the job's candidates are skipped
 		}
@@ -394,12 +420,12 @@ func (d *deepFolds) run(from, to int) error {
 		b, f := job/k%nb, job%k
 		a := d.arch
 		a.Bandwidth = d.bandwidths[b]
-		res, err := fitPath(d.variants[job/(k*nb)], d.folds[f], a, d.costs, d.path, d.s, uint64(job%(k*nb)))
+		res, err := fitPath(d.variants[job/(k*nb)], d.folds[f], a, d.costs, d.path, d.s, uint64(job%(k*nb)), stop)
 		if err != nil {
 			return fmt.Errorf("tabular: cross-validation fold %d, bandwidth %g: %w", f+1, d.bandwidths[b], err)
 		}
 		d.out[job] = res
-		d.report()
+		d.report(quiet)
 		return nil
 	})
 }
@@ -412,7 +438,8 @@ func (d *deepFolds) run(from, to int) error {
 // returns their error.
 func (d *deepFolds) start() {
 	d.first = make(chan error, 1)
-	go func() { d.first <- d.run(0, 1) }()
+	jobs := d.claim(0, 1)
+	go func() { d.first <- d.fit(jobs, d.s.Workers, true, nil) }()
 }
 
 // wait waits for the fits that start began, if any, and returns their
@@ -426,16 +453,57 @@ func (d *deepFolds) wait() error {
 	return err
 }
 
+// startAhead fits the second fold in the background, on one goroutine,
+// while the first fold that start began is still fitting beside it
+// after the shallow machine's choice: the race fits the second fold
+// next unless the first leaves the deep machine behind (then stopAhead
+// ends it), and the second core would idle until then. The fits are the
+// ones run would make.
+func (d *deepFolds) startAhead() {
+	if d.first == nil || len(d.folds) < 2 {
+		return
+	}
+	select {
+	case err := <-d.first: // the first fold is fitted: nothing to overlap
+		d.first <- err
+		return
+	default:
+	}
+	d.ahead = make(chan error, 1)
+	jobs := d.claim(1, 2)
+	go func() { d.ahead <- d.fit(jobs, 1, true, &d.stop) }()
+}
+
+// waitAhead waits for the fits that startAhead began, if any, and
+// returns their error.
+func (d *deepFolds) waitAhead() error {
+	if d.ahead == nil {
+		return nil
+	}
+	err := <-d.ahead
+	d.ahead = nil
+	return err
+}
+
+// stopAhead ends the fits that startAhead began, if any, and waits for
+// them: the race will not use them.
+func (d *deepFolds) stopAhead() {
+	if d.ahead != nil {
+		d.stop.Store(true)
+		_ = d.waitAhead() // the fits' error, if any, is of no use
+	}
+}
+
 // report counts a finished job and writes the progress about once a
-// second, but not while the first fold fits in the background (see
-// start).
-func (d *deepFolds) report() {
+// second, but not for a quiet job, which fits in the background (see
+// start) while the caller writes.
+func (d *deepFolds) report(quiet bool) {
 	if d.s.Progress == nil {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.done++; d.first == nil && time.Since(d.last) >= time.Second {
+	if d.done++; !quiet && time.Since(d.last) >= time.Second {
 		d.last = time.Now()
 		fmt.Fprintf(d.s.Progress, "tabular: cross-validation: %d of %d fits\n", d.done*len(d.costs), len(d.out)*len(d.costs))
 	}
@@ -534,6 +602,11 @@ func (d *deepFolds) race(val *validation, shallow []float64, progress io.Writer)
 		if err := d.run(from, to); err != nil {
 			return 0, false, err
 		}
+		if to > 1 {
+			if err := d.waitAhead(); err != nil {
+				return 0, false, err
+			}
+		}
 		from = to
 		if to == all {
 			break
@@ -543,6 +616,7 @@ func (d *deepFolds) race(val *validation, shallow []float64, progress io.Writer)
 			margin = firstMargin
 		}
 		if probe && shallowAhead(d.out, shallow, to, all, len(d.costs), margin) || !probe && shallowLeads(d.out, shallow, to, all, len(d.costs)) {
+			d.stopAhead()
 			if progress != nil {
 				why := fmt.Sprintf("more than %g standard errors on the first split", raceMargin)
 				if probe {
@@ -683,10 +757,15 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
+// errStopped ends the fits of a fold that the race no longer needs (see
+// deepFolds.startAhead).
+var errStopped = errors.New("tabular: the fold's fits were stopped")
+
 // fitPath fits the training part of a fold at the costs in the order of
 // path, warm-starting each fit from the previous one, and returns the
-// held-out loss and score at each cost (indexed like costs).
-func fitPath(d problemData, fold crossval.Fold, arch kernel.Architecture, costs []float64, path []int, s Settings, job uint64) ([]heldOut, error) {
+// held-out loss and score at each cost (indexed like costs). It returns
+// errStopped once stop, if not nil, is set.
+func fitPath(d problemData, fold crossval.Fold, arch kernel.Architecture, costs []float64, path []int, s Settings, job uint64, stop *atomic.Bool) ([]heldOut, error) {
 	train, test := d.rows(fold.Train), d.rows(fold.Test)
 	nt, inputs := train.x.Dims()
 	chosen := anchorRows(Deep, train.x, s, s.Seed+job)
@@ -726,6 +805,14 @@ func fitPath(d problemData, fold crossval.Fold, arch kernel.Architecture, costs 
 		}
 		settings := s.deepOptim()
 		settings.MaxIter, settings.LossTol = selectionMaxIter, selectionLossTol
+		if stop != nil {
+			settings.Iteration = func(int, float64, []float64) error {
+				if stop.Load() {
+					return errStopped
+				}
+				return nil
+			}
+		}
 		r, err := optim.Minimize(o.Func, params, settings)
 		var diverged *optim.DivergedError
 		switch {

@@ -1,11 +1,13 @@
 package tabular
 
 import (
+	"errors"
 	"io"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -200,7 +202,7 @@ func TestFitPathOffset(t *testing.T) {
 	var preds [2][]heldOut
 	for i, targets := range []*mat.Dense{y, moved} {
 		var err error
-		if preds[i], err = fitPath(problemData{x: x, y: targets}, fold, arch, costs, []int{0, 1}, Settings{Seed: 3}, 0); err != nil {
+		if preds[i], err = fitPath(problemData{x: x, y: targets}, fold, arch, costs, []int{0, 1}, Settings{Seed: 3}, 0, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -418,8 +420,8 @@ func TestProbe(t *testing.T) {
 // more than firstMargin behind the shallow one on the first fold is not
 // fitted on the others, and its candidates, raced, record that fold's
 // loss with a standard deviation of 0; within the margin, the race goes
-// on. The first fold's fits are given: the race fits only the folds that
-// have none.
+// on. The first fold's fits are given, taken by no run: the race fits
+// only the folds that no run has taken.
 func TestRaceFirstFold(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	x, y := noisySine(rnd, 20, 0.1)
@@ -436,7 +438,7 @@ func TestRaceFirstFold(t *testing.T) {
 		{"within the margin", 1 + firstMargin - 0.01, false},
 	} {
 		d := newDeepFolds([]problemData{data}, folds, arch, []float64{1, 2}, []float64{1}, Settings{Seed: 1})
-		d.out[0] = []heldOut{{loss: 2}, {loss: tc.deep}}
+		d.out[0], d.claimed[0] = []heldOut{{loss: 2}, {loss: tc.deep}}, true
 		folded, raced, err := d.race(val, []float64{1, 1, 1, 1, 1}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -552,26 +554,88 @@ func TestDeepStartsEarly(t *testing.T) {
 }
 
 // TestDeepReportWhileStarted checks the progress of the deep folds: the
-// jobs that start fits in the background write nothing, as the shallow
+// quiet jobs, which fit in the background, write nothing, as the shallow
 // machine's selection writes at the same time, but count towards the
-// fits reported once they are waited for. Without the first test of
-// report, the first job writes; without counting it, the second job
-// reports one fit of two.
+// fits reported by the next job that is not quiet. Without the test of
+// quiet in report, the first job writes; without counting it, the second
+// job reports one fit of two.
 func TestDeepReportWhileStarted(t *testing.T) {
 	var progress strings.Builder
 	folds := crossval.KFold(10, 2, 1)
 	d := newDeepFolds([]problemData{{}}, folds, kernel.Architecture{Dims: []int{1, 1}}, []float64{1}, []float64{1}, Settings{Progress: &progress})
-	d.first, d.last = make(chan error, 1), time.Time{}
-	d.report()
+	d.last = time.Time{}
+	d.report(true)
 	if progress.Len() != 0 {
-		t.Errorf("while the first fold fits in the background: wrote %q, want nothing", progress.String())
+		t.Errorf("a quiet job: wrote %q, want nothing", progress.String())
 	}
-	d.first <- nil
-	if err := d.wait(); err != nil {
+	d.report(false)
+	if want := "tabular: cross-validation: 2 of 2 fits\n"; progress.String() != want {
+		t.Errorf("the next job: wrote %q, want %q", progress.String(), want)
+	}
+}
+
+// TestRaceAhead checks the second fold fitted ahead of the race (see
+// deepFolds.startAhead) while the first one, started, has not finished:
+// where the race goes on, its fits are those of one worker fitting every
+// fold in turn, bit for bit, and the race waits for them; where the
+// first fold leaves the deep machine behind, the race stops them and
+// waits. Nothing starts ahead once the first fold is fitted. A fit
+// stopped ahead returns errStopped.
+func TestRaceAhead(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	x, y := noisySine(rnd, 40, 0.1)
+	data := problemData{x: x, y: y}
+	folds := crossval.KFold(40, 5, 1)
+	val := &validation{k: 5, folds: folds, repeats: 1}
+	arch := kernel.Architecture{Dims: []int{2, 1}}
+	costs := []float64{1e-2, 1e-1}
+	one := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, Settings{Seed: 1, Workers: 1})
+	if err := one.run(0, len(folds)); err != nil {
 		t.Fatal(err)
 	}
-	d.report()
-	if want := "tabular: cross-validation: 2 of 2 fits\n"; progress.String() != want {
-		t.Errorf("after the wait: wrote %q, want %q", progress.String(), want)
+	for _, tc := range []struct {
+		name    string
+		shallow float64 // the shallow machine's loss on each fold
+		folds   int     // the folds the race fits
+	}{
+		{"goes on", 1e3, len(folds)},
+		{"behind", 1e-9, 1},
+	} {
+		d := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, Settings{Seed: 1, Workers: 2})
+		d.first, d.out[0], d.claimed[0] = make(chan error, 1), one.out[0], true // the first fold still fitting
+		d.startAhead()
+		if d.ahead == nil || !d.claimed[1] {
+			t.Fatalf("%s: the second fold not started ahead", tc.name)
+		}
+		d.first <- nil
+		if err := d.wait(); err != nil {
+			t.Fatal(err)
+		}
+		shallow := []float64{tc.shallow, tc.shallow, tc.shallow, tc.shallow, tc.shallow}
+		folded, _, err := d.race(val, shallow, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if folded != tc.folds || d.ahead != nil {
+			t.Errorf("%s: raced %d folds, ahead still fitting %v; want %d, not", tc.name, folded, d.ahead != nil, tc.folds)
+		}
+		if tc.folds == 1 && !d.stop.Load() {
+			t.Errorf("%s: the fits ahead not stopped", tc.name)
+		}
+		if tc.folds > 1 && !reflect.DeepEqual(d.out, one.out) {
+			t.Errorf("%s: the fits differ from one worker's", tc.name)
+		}
+	}
+	d := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, Settings{Seed: 1, Workers: 2})
+	d.first = make(chan error, 1)
+	d.first <- errStopped // the first fold fitted, with this error
+	d.startAhead()
+	if err := d.wait(); d.ahead != nil || d.claimed[1] || err != errStopped {
+		t.Errorf("the first fold fitted: started ahead %v, its error %v; want none started, %v", d.ahead != nil, err, errStopped)
+	}
+	var stop atomic.Bool
+	stop.Store(true)
+	if _, err := fitPath(data, folds[1], arch, costs, []int{0, 1}, Settings{Seed: 1}, 1, &stop); !errors.Is(err, errStopped) {
+		t.Errorf("a fit stopped: error %v, want %v", err, errStopped)
 	}
 }
