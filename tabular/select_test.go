@@ -423,12 +423,7 @@ func TestProbe(t *testing.T) {
 // on. The first fold's fits are given, taken by no run: the race fits
 // only the folds that no run has taken.
 func TestRaceFirstFold(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(3, 4))
-	x, y := noisySine(rnd, 20, 0.1)
-	data := problemData{x: x, y: y}
-	folds := crossval.KFold(20, 5, 1)
-	val := &validation{k: 5, folds: folds, repeats: 1}
-	arch := kernel.Architecture{Dims: []int{2, 1}}
+	data, folds, val, arch := raceProblem(20, 3, 4)
 	for _, tc := range []struct {
 		name  string
 		deep  float64 // the better deep cost's loss on the first fold
@@ -582,12 +577,7 @@ func TestDeepReportWhileStarted(t *testing.T) {
 // waits. Nothing starts ahead once the first fold is fitted. A fit
 // stopped ahead returns errStopped.
 func TestRaceAhead(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(5, 6))
-	x, y := noisySine(rnd, 40, 0.1)
-	data := problemData{x: x, y: y}
-	folds := crossval.KFold(40, 5, 1)
-	val := &validation{k: 5, folds: folds, repeats: 1}
-	arch := kernel.Architecture{Dims: []int{2, 1}}
+	data, folds, val, arch := raceProblem(40, 5, 6)
 	costs := []float64{1e-2, 1e-1}
 	one := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, Settings{Seed: 1, Workers: 1})
 	if err := one.run(0, len(folds)); err != nil {
@@ -638,4 +628,12 @@ func TestRaceAhead(t *testing.T) {
 	if _, err := fitPath(data, folds[1], arch, costs, []int{0, 1}, Settings{Seed: 1}, 1, &stop); !errors.Is(err, errStopped) {
 		t.Errorf("a fit stopped: error %v, want %v", err, errStopped)
 	}
+}
+
+// raceProblem returns a noisy sine of n rows (seeded by seed1, seed2),
+// its 5 folds and a deep machine of one hidden map for the race's tests.
+func raceProblem(n int, seed1, seed2 uint64) (problemData, []crossval.Fold, *validation, kernel.Architecture) {
+	x, y := noisySine(rand.New(rand.NewPCG(seed1, seed2)), n, 0.1)
+	folds := crossval.KFold(n, 5, 1)
+	return problemData{x: x, y: y}, folds, &validation{k: 5, folds: folds, repeats: 1}, kernel.Architecture{Dims: []int{2, 1}}
 }
