@@ -40,6 +40,15 @@ func randomVector(rnd *rand.Rand, n int) []float64 {
 	return v
 }
 
+// randomWeights returns n weights drawn uniformly from [0.5, 1.5).
+func randomWeights(rnd *rand.Rand, n int) []float64 {
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 0.5 + rnd.Float64()
+	}
+	return w
+}
+
 // TestSolutionAt checks the solution at one cost from the Cholesky
 // factorisation against the eigendecomposition's (ridge, then
 // solution), on some rows and all, weighted and not, on the features
@@ -47,10 +56,7 @@ func randomVector(rnd *rand.Rand, n int) []float64 {
 func TestSolutionAt(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(7, 2))
 	x, y := nearlyLinear(rnd, 40, 3)
-	w := make([]float64, 40)
-	for i := range w {
-		w[i] = 0.5 + rnd.Float64()
-	}
+	w := randomWeights(rnd, 40)
 	rows := rnd.Perm(40)[:30]
 	for _, tc := range []struct {
 		name    string

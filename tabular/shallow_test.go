@@ -589,10 +589,7 @@ func TestNearBest(t *testing.T) {
 func TestHeldOutMeans(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(5, 8))
 	x, y := noisySine(rnd, 30, 0.3)
-	w := make([]float64, 30)
-	for i := range w {
-		w[i] = 0.5 + rnd.Float64()
-	}
+	w := randomWeights(rnd, 30)
 	s := Settings{Seed: 1, Weights: w, TargetScale: LinearScale}
 	p, val := preparedFor(t, x, y, s)
 	for _, folded := range []bool{false, true} {
