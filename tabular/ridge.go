@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
@@ -113,12 +114,10 @@ type projection struct {
 // eigenvalues above eigenFloor times the largest: the others are rounding
 // errors.
 func significantEigen(g *mat.SymDense, what string) (vals []float64, u *mat.Dense, keep []int, err error) {
-	var eig mat.EigenSym
-	if !eig.Factorize(g, true) {
+	vals, u, ok := numeric.EigenSym(g)
+	if !ok {
 		return nil, nil, nil, fmt.Errorf("tabular: eigendecomposition of %s failed", what)
 	}
-	vals, u = eig.Values(nil), new(mat.Dense)
-	eig.VectorsTo(u)
 	top := slices.Max(vals)
 	for i, v := range vals {
 		if v > eigenFloor*top {
@@ -301,20 +300,18 @@ func (b *shallowBasis) ridge(rows []int, w []float64) (*ridge, error) {
 		n, q := b.z.Dims()
 		return &ridge{rows: n, mean: make([]float64, q), e: slices.Clone(b.span.values), v: identity(q), zv: b.z, total: float64(n)}, nil
 	}
-	r := &ridge{w: w, v: new(mat.Dense), zv: new(mat.Dense)}
+	r := &ridge{w: w, zv: new(mat.Dense)}
 	zc, gram := r.centre(b.z, rows)
-	var eig mat.EigenSym
-	if !eig.Factorize(gram, true) {
+	var ok bool
+	if r.e, r.v, ok = numeric.EigenSym(gram); !ok {
 		return nil, errors.New("tabular: eigendecomposition of the features' Gram matrix failed")
 	}
-	r.e = eig.Values(nil)
 	top := slices.Max(r.e)
 	for i, v := range r.e {
 		if !(v > eigenFloor*top) {
 			r.e[i] = 0 // rounding errors: the rows have no extent there
 		}
 	}
-	eig.VectorsTo(r.v)
 	mul(r.zv, zc, r.v)
 	return r, nil
 }

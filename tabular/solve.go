@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -128,20 +129,18 @@ func (p *Plan) ridge(acc *Stats) (*ridge, projection, error) {
 		}
 	}
 	mul(&tzy, t.T(), zy)
-	r := &ridge{rows: acc.Rows, mean: make([]float64, q), v: new(mat.Dense), total: float64(acc.Rows)}
+	r := &ridge{rows: acc.Rows, mean: make([]float64, q), total: float64(acc.Rows)}
 	mat.NewVecDense(q, r.mean).MulVec(t.T(), mat.NewVecDense(width, mean))
-	var eig mat.EigenSym
-	if !eig.Factorize(sym, true) {
+	var ok bool
+	if r.e, r.v, ok = numeric.EigenSym(sym); !ok {
 		return nil, projection{}, errors.New("tabular: eigendecomposition of the features' Gram matrix failed")
 	}
-	r.e = eig.Values(nil)
 	top := slices.Max(r.e)
 	for i, v := range r.e {
 		if !(v > eigenFloor*top) || math.IsNaN(v) {
 			r.e[i] = 0
 		}
 	}
-	eig.VectorsTo(r.v)
 	pr := projection{mean: dy, t: new(mat.Dense)}
 	mul(pr.t, r.v.T(), &tzy)
 	return r, pr, nil

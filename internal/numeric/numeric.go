@@ -1,7 +1,9 @@
 // Package numeric holds the small checks and helpers that the module's
 // numerical packages share: whether numbers are finite, the indices of n
-// rows, and the exponentials of many non-positive numbers at a time
-// (NegExp, NegExp32), which the Gaussian kernel evaluates.
+// rows, the exponentials of many non-positive numbers at a time
+// (NegExp, NegExp32), which the Gaussian kernel evaluates, and the
+// eigendecomposition of a symmetric matrix (EigenSym), which the shallow
+// machine's solvers take of their Gram matrices.
 package numeric
 
 import (
