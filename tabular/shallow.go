@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parametric-machines/machines/crossval"
@@ -452,10 +454,21 @@ type bandwidthScores struct {
 // the listed settings that set lacks, and keeps them there. The results
 // are in the order of the list. The work runs in parallel in three steps, the
 // bases, then the solvers (one per bandwidth and part, so that a few
-// bandwidths on many folds keep every core busy), then the scores.
+// bandwidths on many folds keep every core busy), then the scores; a
+// setting's solvers start as soon as its basis is built, and its scores
+// as soon as its solvers are, so that no core waits for the last basis
+// of a step while another setting has work left (see shallowJobs).
 func scoreShallow(in *shallowInputs, variants []problemData, set shallowSettings, list []int, val *validation, folded bool, outputs, workers int, costs [][]float64) ([]*bandwidthScores, error) {
 	bases := set.bases
-	err := parallel.Run(len(list), workers, func(i int) error {
+	parts := 1
+	if folded {
+		parts = len(val.folds)
+	}
+	out := make([]*bandwidthScores, len(list))
+	for i := range out {
+		out[i] = &bandwidthScores{scorer: &shallowScorer{parts: make([]scorerPart, parts), outputs: outputs}}
+	}
+	basis := func(i int) error {
 		if bases[list[i]] != nil {
 			return nil
 		}
@@ -465,28 +478,13 @@ func scoreShallow(in *shallowInputs, variants []problemData, set shallowSettings
 		}
 		bases[list[i]] = b
 		return err
-	})
-	if err != nil {
-		return nil, err
 	}
-	parts := 1
-	if folded {
-		parts = len(val.folds)
-	}
-	out := make([]*bandwidthScores, len(list))
-	for i := range out {
-		out[i] = &bandwidthScores{basis: bases[list[i]], scorer: &shallowScorer{parts: make([]scorerPart, parts), outputs: outputs}}
-	}
-	err = parallel.Run(len(list)*parts, workers, func(job int) error {
-		i, part := job/parts, job%parts
+	solver := func(i, part int) error {
 		var err error
 		out[i].scorer.parts[part], err = bases[list[i]].scorerPart(variants[0].w, val, folded, part)
 		return err
-	})
-	if err != nil {
-		return nil, err
 	}
-	err = parallel.Run(len(list), workers, func(i int) error {
+	score := func(i int) error {
 		grid := shallowCosts()
 		if costs != nil {
 			grid = costs[i]
@@ -498,9 +496,62 @@ func scoreShallow(in *shallowInputs, variants []problemData, set shallowSettings
 			}
 		}
 		return nil
-	})
-	return out, err
+	}
+	if err := shallowJobs(len(list), parts, workers, basis, solver, score); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].basis = bases[list[i]]
+	}
+	return out, nil
 }
+
+// shallowJobs runs basis(i) for each of n settings, then solver(i, part)
+// for each of their parts, then score(i), on workers workers: each job
+// waits for the jobs of its setting that it needs. The jobs are claimed
+// in that order, so a job's needs were claimed before it and run to their
+// end (parallel.Run claims no job after one fails); a job whose needs
+// failed returns errNeedFailed, after their own error in parallel.Run's
+// order.
+func shallowJobs(n, parts, workers int, basis func(i int) error, solver func(i, part int) error, score func(i int) error) error {
+	built := make([]chan struct{}, n)   // closed when basis(i) has returned
+	solved := make([]sync.WaitGroup, n) // done when every solver(i, .) has returned
+	failed := make([]atomic.Bool, n)    // some job of setting i failed
+	for i := range n {
+		built[i] = make(chan struct{})
+		solved[i].Add(parts)
+	}
+	fail := func(i int, err error) error {
+		if err != nil {
+			failed[i].Store(true)
+		}
+		return err
+	}
+	return parallel.Run(n*(parts+2), workers, func(job int) error {
+		switch {
+		case job < n:
+			defer close(built[job])
+			return fail(job, basis(job))
+		case job < n*(parts+1):
+			i, part := (job-n)/parts, (job-n)%parts
+			defer solved[i].Done()
+			if <-built[i]; failed[i].Load() {
+				return errNeedFailed
+			}
+			return fail(i, solver(i, part))
+		default:
+			i := job - n*(parts+1)
+			if solved[i].Wait(); failed[i].Load() {
+				return errNeedFailed
+			}
+			return score(i)
+		}
+	})
+}
+
+// errNeedFailed is the error of a job whose needs failed; parallel.Run
+// returns theirs, which come first.
+var errNeedFailed = errors.New("tabular: a job's needs failed")
 
 // best returns the lowest loss of the candidates that did not diverge,
 // +Inf if none.
