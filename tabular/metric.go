@@ -225,18 +225,29 @@ const metricBandwidths = 1
 // p's best machine fitted on each fold's training rows alone (the lowest,
 // over metricBandwidths bandwidths and every cost, of the mean over the
 // folds), and the folds' moments summed. It returns nil if p's pass has
-// no machine or a metric is flat. The folds are measured in parallel and
-// combined in their order, as one after the other.
+// no machine or a metric is flat. The folds are measured in parallel, the
+// scores on the inputs apart from the rest (measureFold, scorePlain), so
+// that they fill the cores while the last folds' metrics are measured,
+// and combined in their order, as one after the other.
 func crossFitted(p *prepared, val *validation, outputs int, s Settings) (*[2]float64, *mat.SymDense, error) {
 	list := p.pass.best(metricBandwidths)
 	folds := val.folds[:val.k]
-	measured := make([]foldMetric, len(folds))
-	// Every fold runs, so that the first one that fails or is flat, in
+	k := len(folds)
+	measured := make([]foldMetric, k)
+	plain := make([]foldMetric, k)
+	// Every job runs, so that the first fold that fails or is flat, in
 	// the folds' order, decides the outcome whatever the scheduling.
-	_ = parallel.Run(len(folds), s.Workers, func(i int) error {
-		measured[i] = measureFold(p, val, folds[i], list, outputs)
+	_ = parallel.Run(2*k, s.Workers, func(i int) error {
+		if i < k {
+			measured[i] = measureFold(p, val, folds[i], list, outputs)
+		} else {
+			plain[i-k] = scorePlain(p, val, folds[i-k], list, outputs)
+		}
 		return nil
 	})
+	for i, m := range measured {
+		measured[i] = m.with(plain[i])
+	}
 	_, d := p.pass.space.anchors.Dims()
 	return sumFolds(measured, d)
 }
@@ -274,7 +285,8 @@ type foldMetric struct {
 }
 
 // measureFold measures fold f of val for crossFitted, at the listed
-// bandwidths of p's pass.
+// bandwidths of p's pass, but for the losses on the inputs as they are
+// (scorePlain): an error with the moments is the mapped inputs'.
 func measureFold(p *prepared, val *validation, f crossval.Fold, list []int, outputs int) foldMetric {
 	sp := p.pass.space
 	km, x, err := passMachine(p.pass, outputs, f.Train)
@@ -285,11 +297,6 @@ func measureFold(p *prepared, val *validation, f crossval.Fold, list []int, outp
 	im := newInputMap(moments)
 	if im == nil {
 		return foldMetric{}
-	}
-	one := &validation{rows: val.rows, folds: []crossval.Fold{f}, k: val.k, repeats: 1, split: val.split, classify: val.classify}
-	plain, err := scoreShallow(sp.in, sp.sub, shallowSettings{sigmas: sp.sigmas, bases: p.pass.bases}, list, one, true, outputs, 1, nil)
-	if err != nil {
-		return foldMetric{err: err}
 	}
 	variants := make([]problemData, len(sp.sub))
 	for i, v := range sp.sub {
@@ -303,21 +310,59 @@ func measureFold(p *prepared, val *validation, f crossval.Fold, list []int, outp
 	sigmas := shallowBandwidths()
 	floats.Scale(medianDistance(&anchors), sigmas)
 	in := newShallowInputs(mat.DenseCopyOf(variants[0].x), &anchors)
-	mapped, err := scoreShallow(in, variants, shallowSettings{sigmas: sigmas, bases: make([]*shallowBasis, len(sigmas))}, list, one, true, outputs, 1, nil)
+	mapped, err := scoreShallow(in, variants, shallowSettings{sigmas: sigmas, bases: make([]*shallowBasis, len(sigmas))}, list, foldOf(val, f), true, outputs, 1, nil)
+	m := foldMetric{moments: moments, err: err}
+	if err == nil {
+		m.losses[1] = candidateLosses(mapped)
+	}
+	return m
+}
+
+// scorePlain returns the losses of fold f of val on p's inputs as they
+// are, at the listed bandwidths of its pass, for crossFitted.
+func scorePlain(p *prepared, val *validation, f crossval.Fold, list []int, outputs int) foldMetric {
+	sp := p.pass.space
+	plain, err := scoreShallow(sp.in, sp.sub, shallowSettings{sigmas: sp.sigmas, bases: p.pass.bases}, list, foldOf(val, f), true, outputs, 1, nil)
 	if err != nil {
 		return foldMetric{err: err}
 	}
-	m := foldMetric{moments: moments}
-	for side, scored := range [2][]*bandwidthScores{plain, mapped} {
-		for _, bs := range scored {
-			for _, c := range bs.cands {
-				loss := c.Loss
-				if c.Diverged {
-					loss = math.Inf(1) // never the lowest
-				}
-				m.losses[side] = append(m.losses[side], loss)
+	return foldMetric{losses: [2][]float64{candidateLosses(plain)}}
+}
+
+// with returns fold m, measured by measureFold, with the losses of
+// scorePlain on the same fold, and the outcome of the two as one
+// measure, taken in that order, makes it: no machine or a flat metric,
+// then the plain inputs' error, then the mapped inputs'.
+func (m foldMetric) with(plain foldMetric) foldMetric {
+	switch {
+	case m.moments == nil:
+		return m
+	case plain.err != nil:
+		return foldMetric{err: plain.err}
+	case m.err != nil:
+		return foldMetric{err: m.err}
+	}
+	m.losses[0] = plain.losses[0]
+	return m
+}
+
+// foldOf returns the validation of the one fold f of val.
+func foldOf(val *validation, f crossval.Fold) *validation {
+	return &validation{rows: val.rows, folds: []crossval.Fold{f}, k: val.k, repeats: 1, split: val.split, classify: val.classify}
+}
+
+// candidateLosses returns the losses of the candidates scored, in their
+// order, +Inf for those that diverged.
+func candidateLosses(scored []*bandwidthScores) []float64 {
+	var losses []float64
+	for _, bs := range scored {
+		for _, c := range bs.cands {
+			loss := c.Loss
+			if c.Diverged {
+				loss = math.Inf(1) // never the lowest
 			}
+			losses = append(losses, loss)
 		}
 	}
-	return m
+	return losses
 }

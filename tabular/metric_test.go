@@ -330,3 +330,32 @@ func TestCrossFittedWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldWithPlain checks how a fold's outcome combines measureFold's
+// and scorePlain's: no machine or a flat metric first, then the plain
+// inputs' error, then the mapped inputs', else both losses.
+func TestFoldWithPlain(t *testing.T) {
+	moments := mat.NewSymDense(1, []float64{1})
+	errPlain, errMachine, errMapped := errors.New("plain"), errors.New("machine"), errors.New("mapped")
+	plain := foldMetric{losses: [2][]float64{{2}}}
+	for _, tc := range []struct {
+		name        string
+		fold, plain foldMetric
+		err         error
+		moments     bool
+	}{
+		{"no machine", foldMetric{err: errMachine}, foldMetric{err: errPlain}, errMachine, false},
+		{"flat", foldMetric{}, foldMetric{err: errPlain}, nil, false},
+		{"plain failed", foldMetric{moments: moments, err: errMapped}, foldMetric{err: errPlain}, errPlain, false},
+		{"mapped failed", foldMetric{moments: moments, err: errMapped}, plain, errMapped, false},
+		{"both scored", foldMetric{moments: moments, losses: [2][]float64{nil, {3}}}, plain, nil, true},
+	} {
+		got := tc.fold.with(tc.plain)
+		if got.err != tc.err || (got.moments != nil) != tc.moments {
+			t.Errorf("%s: error %v, moments %v; want %v, %v", tc.name, got.err, got.moments != nil, tc.err, tc.moments)
+		}
+		if tc.moments && (got.losses[0][0] != 2 || got.losses[1][0] != 3) {
+			t.Errorf("%s: losses %v, want [[2] [3]]", tc.name, got.losses)
+		}
+	}
+}
