@@ -140,9 +140,12 @@ func newSlopes(m *kernel.Machine, x *mat.Dense) *slopes {
 	na, _ := m.Anchors.Dims()
 	sigma := m.Sigma()
 	g := &slopes{m: m, x: x, k: mat.NewDense(n, na, nil), kc: mat.NewDense(n, na, nil), gamma: 1 / (2 * sigma * sigma)}
-	g.k.Apply(func(i, q int, _ float64) float64 {
-		return math.Exp(-g.gamma * sqDistance(x.RawRowView(i), m.Anchors.RawRowView(q)))
-	}, g.k)
+	for i := range n {
+		row, xi := g.k.RawRowView(i), x.RawRowView(i)
+		for q := range row {
+			row[q] = math.Exp(-g.gamma * sqDistance(xi, m.Anchors.RawRowView(q)))
+		}
+	}
 	return g
 }
 

@@ -150,7 +150,10 @@ func newShallowBasis(in *shallowInputs, sigma, weight float64) (*shallowBasis, e
 	toC.Scale(weight, toC)
 	m, r := toC.Dims()
 	knm := mat.NewDense(n, m, nil)
-	knm.Apply(func(_, _ int, v float64) float64 { return math.Exp(-gamma * v) }, in.toAnchors)
+	dst, src := knm.RawMatrix().Data, in.toAnchors.RawMatrix().Data // both n x m, contiguous
+	for i, v := range src {
+		dst[i] = math.Exp(-gamma * v)
+	}
 	psi := mat.NewDense(n, r, nil)
 	mul(psi, knm, toC)
 	return basisOf(in, sigma, toC, psi)
@@ -330,7 +333,12 @@ func (r *ridge) centre(z *mat.Dense, rows []int) (*mat.Dense, *mat.SymDense) {
 	}
 	r.mean = weightedMean(z, r.w, r.total)
 	zc := mat.NewDense(n, p, nil)
-	zc.Apply(func(_, j int, v float64) float64 { return v - r.mean[j] }, z)
+	for i := range n {
+		row := zc.RawRowView(i)
+		for j, v := range z.RawRowView(i) {
+			row[j] = v - r.mean[j]
+		}
+	}
 	zw := zc
 	if r.w != nil {
 		zw = mat.NewDense(n, p, nil)
