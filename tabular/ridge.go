@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/parametric-machines/machines/internal/matmul"
 	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/blas"
@@ -345,7 +346,7 @@ func (r *ridge) centre(z *mat.Dense, rows []int) (*mat.Dense, *mat.SymDense) {
 		zw.Apply(func(i, _ int, v float64) float64 { return v * math.Sqrt(r.w[i]) }, zc)
 	}
 	gram := mat.NewSymDense(p, nil)
-	gram.SymOuterK(1, zw.T())
+	matmul.Gram(zw.RawMatrix(), gram.RawSymmetric())
 	return zc, gram
 }
 
