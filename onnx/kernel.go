@@ -102,19 +102,16 @@ func kernelGraph(km kernelModel) (*onnxpb.ModelProto, error) {
 	if len(cols) > 1 {
 		x = b.op("Concat", cols, intAttr("axis", 1))
 	}
-	d := m.Inputs()
-	if m.Quantiles != nil {
-		x = b.quantiles(m.Quantiles, x, d)
-	}
-	if m.Input != nil {
-		x = b.op("Sub", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Mean)})
-		x = b.op("Div", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Scale)})
-	}
-	raw := b.machine(onnxpb.TensorProto_DOUBLE, m.Machine, x)
-	for _, s := range m.Sum {
-		raw = b.op("Add", []string{raw, b.machine(onnxpb.TensorProto_DOUBLE, s, x)})
-	}
+	raw := b.outputs(m, x)
 	out := b.toTargets(m, raw)
+	shift := ""
+	if m.Other != nil {
+		// The other machine's prediction weighs OtherWeight: the
+		// machine's own moves by that share of the difference.
+		other := b.toTargets(m.Other, b.outputs(m.Other, x))
+		shift = b.op("Mul", []string{b.op("Sub", []string{other, out}), b.scalar(m.OtherWeight)})
+		out = b.op("Add", []string{out, shift})
+	}
 	k := int64(m.Outputs())
 	meta := [][2]string{{"kind", "kernel-machine"}, {"target", km.Target}}
 	doc := "a finite-depth kernel machine fitted by github.com/parametric-machines/machines, with its preprocessing"
@@ -124,8 +121,8 @@ func kernelGraph(km kernelModel) (*onnxpb.ModelProto, error) {
 		b.g.Output = append(b.g.Output, valueInfo(OutputPrediction, "the predicted "+km.Target, onnxpb.TensorProto_DOUBLE, 1))
 		if km.HalfWidth != nil {
 			h := b.doubles([]int64{1, k}, km.HalfWidth)
-			b.rename(b.toTargets(m, b.op("Sub", []string{raw, h})), OutputLower)
-			b.rename(b.toTargets(m, b.op("Add", []string{raw, h})), OutputUpper)
+			b.rename(b.shifted(m, b.toTargets(m, b.op("Sub", []string{raw, h})), shift), OutputLower)
+			b.rename(b.shifted(m, b.toTargets(m, b.op("Add", []string{raw, h})), shift), OutputUpper)
 			b.g.Output = append(b.g.Output,
 				valueInfo(OutputLower, "the lower end of the prediction interval of "+km.Target, onnxpb.TensorProto_DOUBLE, k),
 				valueInfo(OutputUpper, "the upper end of the prediction interval of "+km.Target, onnxpb.TensorProto_DOUBLE, k))
@@ -144,6 +141,39 @@ func kernelGraph(km kernelModel) (*onnxpb.ModelProto, error) {
 	return b.model(doc, meta...), nil
 }
 
+// outputs adds the outputs of the machine m, on the scale it fits, for
+// the encoded inputs x: the quantile map and the standardisation of the
+// inputs, then the machine and those of its sum added.
+func (b *builder) outputs(m *tabular.Machine, x string) string {
+	d := m.Inputs()
+	if m.Quantiles != nil {
+		x = b.quantiles(m.Quantiles, x, d)
+	}
+	if m.Input != nil {
+		x = b.op("Sub", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Mean)})
+		x = b.op("Div", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Scale)})
+	}
+	raw := b.machine(onnxpb.TensorProto_DOUBLE, m.Machine, x)
+	for _, s := range m.Sum {
+		raw = b.op("Add", []string{raw, b.machine(onnxpb.TensorProto_DOUBLE, s, x)})
+	}
+	return raw
+}
+
+// shifted adds to v, an end of the intervals in the units of the
+// targets, the shift of the prediction by m.Other (none if shift is
+// empty), and keeps it within m.Range, as tabular.Predictor does.
+func (b *builder) shifted(m *tabular.Machine, v, shift string) string {
+	if shift == "" {
+		return v
+	}
+	v = b.op("Add", []string{v, shift})
+	if m.Range != nil {
+		v = b.clamp(m, v)
+	}
+	return v
+}
+
 // toTargets adds the map of the machine's outputs v to the units of the
 // targets: the output scaler, then the log scale, then the bounds of the
 // machine's Range.
@@ -157,14 +187,19 @@ func (b *builder) toTargets(m *tabular.Machine, v string) string {
 		v = b.op("Sub", []string{b.op("Exp", []string{v}), b.scalar(1)})
 	}
 	if m.Range != nil {
-		k := int64(m.Outputs())
-		lo, hi := make([]float64, k), make([]float64, k)
-		for j, r := range m.Range {
-			lo[j], hi[j] = r[0], r[1]
-		}
-		v = b.op("Min", []string{b.op("Max", []string{v, b.doubles([]int64{1, k}, lo)}), b.doubles([]int64{1, k}, hi)})
+		v = b.clamp(m, v)
 	}
 	return v
+}
+
+// clamp adds the bounds of m.Range to v.
+func (b *builder) clamp(m *tabular.Machine, v string) string {
+	k := int64(m.Outputs())
+	lo, hi := make([]float64, k), make([]float64, k)
+	for j, r := range m.Range {
+		lo[j], hi[j] = r[0], r[1]
+	}
+	return b.op("Min", []string{b.op("Max", []string{v, b.doubles([]int64{1, k}, lo)}), b.doubles([]int64{1, k}, hi)})
 }
 
 // checkMachine reports what keeps the kernel machine m, of a model or
@@ -181,12 +216,9 @@ func checkMachine(m *kernel.Machine) error {
 	return nil
 }
 
-// checkKernel reports what keeps km from being exported.
-func checkKernel(km kernelModel) error {
-	m := km.Machine
-	if m == nil {
-		return errors.New("no machine")
-	}
+// checkSum reports what keeps the kernel machine of m and those of its
+// sum from being exported.
+func checkSum(m *tabular.Machine) error {
 	if err := checkMachine(m.Machine); err != nil {
 		return err
 	}
@@ -196,6 +228,31 @@ func checkKernel(km kernelModel) error {
 		}
 		if s.Inputs() != m.Inputs() || s.Outputs() != m.Outputs() {
 			return fmt.Errorf("sum[%d]: %d inputs and %d outputs for a machine of %d and %d", i, s.Inputs(), s.Outputs(), m.Inputs(), m.Outputs())
+		}
+	}
+	return nil
+}
+
+// checkKernel reports what keeps km from being exported.
+func checkKernel(km kernelModel) error {
+	m := km.Machine
+	if m == nil {
+		return errors.New("no machine")
+	}
+	if err := checkSum(m); err != nil {
+		return err
+	}
+	if o := m.Other; o != nil {
+		if err := checkSum(o); err != nil {
+			return fmt.Errorf("other: %w", err)
+		}
+		switch {
+		case o.Inputs() != m.Inputs() || o.Outputs() != m.Outputs():
+			return fmt.Errorf("other: %d inputs and %d outputs for a machine of %d and %d", o.Inputs(), o.Outputs(), m.Inputs(), m.Outputs())
+		case o.Other != nil:
+			return errors.New("other: a machine of its own, want none")
+		case !(m.OtherWeight > 0 && m.OtherWeight < 1):
+			return fmt.Errorf("other weight %v, want a number between 0 and 1", m.OtherWeight)
 		}
 	}
 	switch {

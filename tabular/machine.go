@@ -40,6 +40,15 @@ type Machine struct {
 	// (the paper's section 2), by which the learner averages its best
 	// shallow machines of several bandwidths (see averageBandwidths).
 	Sum []*kernel.Machine
+	// Other, if not nil, is a machine of the same inputs and outputs on
+	// another encoding of them (its own quantiles or none), whose
+	// predictions in the units of the targets weigh OtherWeight, between
+	// 0 and 1, in the machine's; the rest of the machine's own. The
+	// learner averages so the machines of the inputs as they are and of
+	// their quantiles when their held-out losses do not tell them apart.
+	// Other has no Other of its own.
+	Other       *Machine
+	OtherWeight float64
 }
 
 // NumParams returns the number of trained parameters of the machine and
@@ -48,6 +57,9 @@ func (m *Machine) NumParams() int {
 	n := m.Machine.NumParams()
 	for _, s := range m.Sum {
 		n += s.NumParams()
+	}
+	if m.Other != nil {
+		n += m.Other.NumParams()
 	}
 	return n
 }
@@ -79,8 +91,9 @@ func (m *Machine) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix, h
 type Predictor struct {
 	m *Machine
 	p *kernel.Predictor
-	// sum predicts for the machines of m.Sum.
-	sum []*kernel.Predictor
+	// sum predicts for the machines of m.Sum, other for m.Other.
+	sum   []*kernel.Predictor
+	other *Predictor
 	// in holds a chunk of inputs mapped to the machine's scale, out the
 	// machine's outputs for them, and part a summed machine's.
 	in, out, part *mat.Dense
@@ -99,6 +112,9 @@ func (m *Machine) NewPredictor() *Predictor {
 		for _, s := range m.Sum {
 			p.sum = append(p.sum, s.NewPredictor())
 		}
+	}
+	if m.Other != nil {
+		p.other = m.Other.NewPredictor()
 	}
 	return p
 }
@@ -137,6 +153,9 @@ func (p *Predictor) ends(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) 
 	for e := range signs {
 		ends[e] = alloc(ends[e], n, m.Outputs())
 	}
+	if p.other != nil {
+		return p.mix(x, ends, halfWidth)
+	}
 	for lo := 0; lo < n; lo += predictChunk {
 		hi := min(n, lo+predictChunk)
 		in := p.in.Slice(0, hi-lo, 0, d).(*mat.Dense)
@@ -158,6 +177,36 @@ func (p *Predictor) ends(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) 
 					}
 					ends[e].Set(j, k, m.toTarget(k, v))
 				}
+			}
+		}
+	}
+	return ends
+}
+
+// mix writes to ends[0] the average of the predictions of the machine
+// without its Other and of Other's, weighing OtherWeight, both in the
+// units of the targets; and to the ends of the intervals, if any, the
+// machine's own, moved by as much as its prediction was and kept within
+// its Range.
+func (p *Predictor) mix(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) [3]*mat.Dense {
+	own := *p
+	own.other = nil
+	ends = own.ends(x, ends, halfWidth)
+	other := p.other.Predict(nil, x)
+	m, w := p.m, p.m.OtherWeight
+	n, k := other.Dims()
+	for j := range n {
+		for o := range k {
+			shift := w * (other.At(j, o) - ends[0].At(j, o))
+			for e := range ends {
+				if ends[e] == nil {
+					continue
+				}
+				v := ends[e].At(j, o) + shift
+				if r := m.Range; r != nil && e > 0 {
+					v = min(max(v, r[o][0]), r[o][1])
+				}
+				ends[e].Set(j, o, v)
 			}
 		}
 	}

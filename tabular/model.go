@@ -170,6 +170,9 @@ type FitRecord struct {
 	// chose.
 	InputScale  string    `json:"input_scale,omitempty"`
 	InputLosses []float64 `json:"input_losses,omitempty"`
+	// OtherWeight is Result's: the weight of the machine of the
+	// inputs' other encoding in the average, 0 for none.
+	OtherWeight float64 `json:"other_weight,omitempty"`
 	// Relevance and RelevanceLosses are Result's: the weights of
 	// the standardised inputs, if they were weighed, and the held-out
 	// losses that chose, without and with them.
