@@ -309,7 +309,9 @@ const (
 	// held-out loss (leave-one-out, or on grouped or forward folds) is lower
 	// on the mapped inputs than on the inputs as they are; then, on the scale
 	// kept, it weighs the standardised inputs by their relevance to the
-	// shallow machine (see relevance) when its held-out loss is lower so. A
+	// shallow machine (see relevance) when its held-out loss is lower so.
+	// Where the two scales' losses are within their noise, a regression
+	// averages the machines of both (see blends). A
 	// classifier's inputs are mapped by the same rule only when the
 	// shallow machine chooses on classQuantileRows rows or more, and are
 	// never weighed; those of a fit with both fixed, and a Raw fit's, are
