@@ -73,7 +73,7 @@ func TestFitBlend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "averaged with the machine of their quantiles, weighing 0.25"
+	want := "averaged with the shallow machine of their quantiles, weighing 0.25"
 	if md.Fit.OtherWeight != otherWeight || !slices.ContainsFunc(rep.Summary(md), func(l string) bool { return strings.HasPrefix(l, want) }) {
 		t.Errorf("the model records weight %v, its summary %q; want %v and %q", md.Fit.OtherWeight, rep.Summary(md), otherWeight, want)
 	}
@@ -102,12 +102,17 @@ func checkBlend(t *testing.T, input func(float64) float64, want string) {
 		x.Set(i, 1, b)
 		y.Set(i, 0, a+0.5*b+0.3*rnd.NormFloat64())
 	}
-	m, res, err := FitRegression(x, y, Settings{})
+	var progress strings.Builder
+	m, res, err := FitRegression(x, y, Settings{Progress: &progress})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Other == nil || m.OtherWeight != otherWeight || res.OtherWeight != otherWeight {
 		t.Fatalf("other machine %v weighing %v (recorded %v) at held-out losses %v, want one weighing %v", m.Other != nil, m.OtherWeight, res.OtherWeight, res.InputLosses, otherWeight)
+	}
+	// The other encoding's machine is the shallow one: no race.
+	if _, after, _ := strings.Cut(progress.String(), "the shallow machine of the other weighs"); strings.Contains(after, "choosing the cost and bandwidth") || !strings.Contains(progress.String(), "choosing the cost and bandwidth") {
+		t.Errorf("the deep machine raced on the other encoding, or not on the chosen one:\n%s", progress.String())
 	}
 	if res.InputScale != want {
 		t.Fatalf("input scale %q at held-out losses %v, want %q", res.InputScale, res.InputLosses, want)

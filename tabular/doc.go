@@ -174,11 +174,11 @@
 //     folds' noise. Fit weighs the phases of dates by the same measure and
 //     rule. When a regression of at most 1,000 rows finds the two losses
 //     within their noise (their relative difference times the square root
-//     of the rows at most 2.5), the machine of the other encoding is
-//     chosen and fitted too, as the chosen one is (relevance, metric,
-//     selection and all), and the model predicts the chosen machine's
-//     prediction weighing 3/4 and the other's 1/4, in the units of the
-//     targets (Machine.Other, Result.OtherWeight): leave-one-out judges
+//     of the rows at most 2.5), the shallow machine of the other encoding
+//     is chosen and fitted too (relevance, metric and its selection on
+//     the folds, without the deep machine's race), and the model predicts
+//     the chosen machine's prediction weighing 3/4 and the other's 1/4,
+//     in the units of the targets (Machine.Other, Result.OtherWeight): leave-one-out judges
 //     the quantiles on the rows that placed them, and on small tables its
 //     choice often loses the test rows; the average halves the cost of a
 //     wrong choice. Its intervals are the chosen machine's, moved with

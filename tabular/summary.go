@@ -57,7 +57,7 @@ func (rep *Report) Summary(md *Model) []string {
 		if res.InputScale == QuantileInputs.String() {
 			other = "the inputs as they are"
 		}
-		say("averaged with the machine of %s, weighing %g: the two held-out losses within their noise", other, w)
+		say("averaged with the shallow machine of %s, weighing %g: the two held-out losses within their noise", other, w)
 	}
 	if res.Relevance != nil {
 		say("inputs weighed by their relevance (%s): the shallow machine's held-out loss %.4g so, %.4g unweighed",

@@ -595,8 +595,9 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		return m, mres, err
 	}
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "tabular: the two encodings' held-out losses are within their noise: the machine of the other weighs %g\n", otherWeight)
+		fmt.Fprintf(s.Progress, "tabular: the two encodings' held-out losses are within their noise: the shallow machine of the other weighs %g\n", otherWeight)
 	}
+	e.shallowOnly = true
 	om, _, err := e.fit(p.other, res)
 	if err != nil {
 		return nil, mres, err
@@ -618,6 +619,10 @@ type encodedFit struct {
 	outputs           int
 	s                 Settings
 	begin             time.Time
+	// shallowOnly leaves the deep machine out: the machine of the
+	// encoding not chosen is the shallow one, scored on the folds, which
+	// costs a tenth of the race and predicted as well on the panels.
+	shallowOnly bool
 }
 
 // fit weighs and maps the inputs of p (see weighInputs and mapInputs),
@@ -632,7 +637,7 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 		return nil, res, err
 	}
 	n, _ := p.linear.x.Dims()
-	skipDeep := family == AutoFamily && n < deepMinRows // the shallow machine still scored on the folds
+	skipDeep := family == AutoFamily && (n < deepMinRows || e.shallowOnly) // the shallow machine still scored on the folds
 	race := e.search && family == AutoFamily && !skipDeep
 	deep := startDeep(p, val, e.arch, e.costs, e.bandwidths, s, race)
 	defer deep.wait() // left running when the shallow machine fails
@@ -760,9 +765,9 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 	return p, nil
 }
 
-// blends says whether a regression of n rows averages the machines of
-// the inputs' two encodings, of held-out losses lo (the chosen one's)
-// and hi: when the relative difference of the losses, times sqrt(n),
+// blends says whether a regression of n rows averages its machine with
+// the shallow machine of the inputs' other encoding, of held-out losses
+// lo (the chosen one's) and hi: when the relative difference of the losses, times sqrt(n),
 // is at most blendNoise. Leave-one-out judges the quantiles on the rows
 // that placed them, and on small tables its choice between the
 // encodings often loses the test rows; averaging the two machines halves

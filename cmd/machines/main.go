@@ -259,8 +259,8 @@
 // their quantiles where the shallow machine chooses on 800 rows or more
 // (-inputs linear or quantile fixes the scale and weighs nothing); where
 // a regression of at most 1,000 rows finds the two scales' held-out
-// losses within their noise, the machine of the other scale is fitted
-// too and weighs 1/4 in the predictions (the fit record's
+// losses within their noise, the shallow machine of the other scale is
+// fitted too and weighs 1/4 in the predictions (the fit record's
 // "other_weight"); a
 // numeric column of whole numbers that may be a code of groups (at least
 // 10 values, 15 rows to a value on average: a school's number, a day's;
