@@ -91,9 +91,11 @@ func (m *Machine) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix, h
 type Predictor struct {
 	m *Machine
 	p *kernel.Predictor
-	// sum predicts for the machines of m.Sum, other for m.Other.
-	sum   []*kernel.Predictor
-	other *Predictor
+	// sum predicts for the machines of m.Sum, other for m.Other into
+	// otherOut, kept for batches of its size.
+	sum      []*kernel.Predictor
+	other    *Predictor
+	otherOut *mat.Dense
 	// in holds a chunk of inputs mapped to the machine's scale, out the
 	// machine's outputs for them, and part a summed machine's.
 	in, out, part *mat.Dense
@@ -192,9 +194,12 @@ func (p *Predictor) mix(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) [
 	own := *p
 	own.other = nil
 	ends = own.ends(x, ends, halfWidth)
-	other := p.other.Predict(nil, x)
 	m, w := p.m, p.m.OtherWeight
-	n, k := other.Dims()
+	n, k := ends[0].Dims()
+	if p.otherOut == nil || p.otherOut.RawMatrix().Rows != n {
+		p.otherOut = mat.NewDense(n, k, nil)
+	}
+	other := p.other.Predict(p.otherOut, x)
 	for j := range n {
 		for o := range k {
 			shift := w * (other.At(j, o) - ends[0].At(j, o))
