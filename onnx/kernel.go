@@ -104,13 +104,13 @@ func kernelGraph(km kernelModel) (*onnxpb.ModelProto, error) {
 	}
 	raw := b.outputs(m, x)
 	out := b.toTargets(m, raw)
-	shift := ""
 	if m.Other != nil {
-		// The other machine's prediction weighs OtherWeight: the
-		// machine's own moves by that share of the difference.
+		// The other machine's prediction weighs OtherWeight, and the
+		// intervals are the machine's own about the average, on the
+		// scale it fits.
 		other := b.toTargets(m.Other, b.outputs(m.Other, x))
-		shift = b.op("Mul", []string{b.op("Sub", []string{other, out}), b.scalar(m.OtherWeight)})
-		out = b.op("Add", []string{out, shift})
+		out = b.op("Add", []string{b.op("Mul", []string{out, b.scalar(1 - m.OtherWeight)}), b.op("Mul", []string{other, b.scalar(m.OtherWeight)})})
+		raw = b.fromTargets(m, out)
 	}
 	k := int64(m.Outputs())
 	meta := [][2]string{{"kind", "kernel-machine"}, {"target", km.Target}}
@@ -121,8 +121,8 @@ func kernelGraph(km kernelModel) (*onnxpb.ModelProto, error) {
 		b.g.Output = append(b.g.Output, valueInfo(OutputPrediction, "the predicted "+km.Target, onnxpb.TensorProto_DOUBLE, 1))
 		if km.HalfWidth != nil {
 			h := b.doubles([]int64{1, k}, km.HalfWidth)
-			b.rename(b.shifted(m, b.toTargets(m, b.op("Sub", []string{raw, h})), shift), OutputLower)
-			b.rename(b.shifted(m, b.toTargets(m, b.op("Add", []string{raw, h})), shift), OutputUpper)
+			b.rename(b.toTargets(m, b.op("Sub", []string{raw, h})), OutputLower)
+			b.rename(b.toTargets(m, b.op("Add", []string{raw, h})), OutputUpper)
 			b.g.Output = append(b.g.Output,
 				valueInfo(OutputLower, "the lower end of the prediction interval of "+km.Target, onnxpb.TensorProto_DOUBLE, k),
 				valueInfo(OutputUpper, "the upper end of the prediction interval of "+km.Target, onnxpb.TensorProto_DOUBLE, k))
@@ -160,16 +160,17 @@ func (b *builder) outputs(m *tabular.Machine, x string) string {
 	return raw
 }
 
-// shifted adds to v, an end of the intervals in the units of the
-// targets, the shift of the prediction by m.Other (none if shift is
-// empty), and keeps it within m.Range, as tabular.Predictor does.
-func (b *builder) shifted(m *tabular.Machine, v, shift string) string {
-	if shift == "" {
-		return v
+// fromTargets adds the map of v, in the units of the targets, to the
+// scale the machine m fits, as tabular.Machine does: the log scale
+// (minus infinity at -1 or less), then the output scaler.
+func (b *builder) fromTargets(m *tabular.Machine, v string) string {
+	if m.LogTarget {
+		v = b.op("Log", []string{b.op("Add", []string{b.op("Max", []string{v, b.scalar(-1)}), b.scalar(1)})})
 	}
-	v = b.op("Add", []string{v, shift})
-	if m.Range != nil {
-		v = b.clamp(m, v)
+	if m.Output != nil {
+		k := int64(m.Outputs())
+		v = b.op("Sub", []string{v, b.doubles([]int64{1, k}, m.Output.Mean)})
+		v = b.op("Div", []string{v, b.doubles([]int64{1, k}, m.Output.Scale)})
 	}
 	return v
 }

@@ -131,24 +131,39 @@ func checkBlend(t *testing.T, input func(float64) float64, want string) {
 			t.Fatalf("row %d: prediction %v, want %v", i, got.At(i, 0), want)
 		}
 	}
-	// The intervals: the machine's own, moved with its prediction and
-	// kept within the range, which binds on some rows.
+	// The intervals: the machine's own about the average, on the scale
+	// it fits (standardised, and logarithmic for a log target), kept
+	// within the range, which binds on some rows.
 	m.Range = [][2]float64{{0.2, 1.2}}
 	own.Range = m.Range
 	half := []float64{0.3}
-	pred, lower, upper := m.PredictInterval(nil, nil, nil, x, half)
-	a, ol, ou := own.PredictInterval(nil, nil, nil, x, half)
-	b = m.Other.Predict(nil, x)
+	mean, sd := m.Output.Mean[0], m.Output.Scale[0]
 	clamped := 0
-	for i := range n {
-		shift := otherWeight * (b.At(i, 0) - a.At(i, 0))
-		for _, e := range [][2]float64{{pred.At(i, 0), a.At(i, 0) + shift}, {lower.At(i, 0), max(0.2, ol.At(i, 0)+shift)}, {upper.At(i, 0), min(1.2, ou.At(i, 0)+shift)}} {
-			if math.Abs(e[0]-e[1]) > 1e-12 {
-				t.Fatalf("row %d: prediction or end %v, want %v", i, e[0], e[1])
+	for _, logTarget := range []bool{false, true} {
+		m.LogTarget, own.LogTarget = logTarget, logTarget
+		pred, lower, upper := m.PredictInterval(nil, nil, nil, x, half)
+		a, b := own.Predict(nil, x), m.Other.Predict(nil, x)
+		for i := range n {
+			v := (1-otherWeight)*a.At(i, 0) + otherWeight*b.At(i, 0)
+			u := (v - mean) / sd
+			if logTarget {
+				u = (math.Log1p(v) - mean) / sd
 			}
-		}
-		if ol.At(i, 0)+shift < 0.2 || ou.At(i, 0)+shift > 1.2 {
-			clamped++
+			end := func(z float64) float64 {
+				z = z*sd + mean
+				if logTarget {
+					z = math.Expm1(z)
+				}
+				if z < 0.2 || z > 1.2 {
+					clamped++
+				}
+				return min(max(z, 0.2), 1.2)
+			}
+			for _, e := range [][2]float64{{pred.At(i, 0), v}, {lower.At(i, 0), end(u - 0.3)}, {upper.At(i, 0), end(u + 0.3)}} {
+				if math.Abs(e[0]-e[1]) > 1e-12 {
+					t.Fatalf("log target %v, row %d: prediction or end %v, want %v", logTarget, i, e[0], e[1])
+				}
+			}
 		}
 	}
 	if clamped == 0 {

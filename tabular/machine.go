@@ -188,30 +188,31 @@ func (p *Predictor) ends(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) 
 // mix writes to ends[0] the average of the predictions of the machine
 // without its Other and of Other's, weighing OtherWeight, both in the
 // units of the targets; and to the ends of the intervals, if any, the
-// machine's own, moved by as much as its prediction was and kept within
-// its Range.
+// average mapped back to the scale the machine fits, plus and minus the
+// half widths, mapped to the units of the targets: the machine's own
+// intervals about the average, as its residuals make them.
 func (p *Predictor) mix(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) [3]*mat.Dense {
 	own := *p
 	own.other = nil
-	ends = own.ends(x, ends, halfWidth)
+	pred := own.ends(x, [3]*mat.Dense{ends[0]}, nil)[0]
 	m, w := p.m, p.m.OtherWeight
-	n, k := ends[0].Dims()
+	n, k := pred.Dims()
 	if p.otherOut == nil || p.otherOut.RawMatrix().Rows != n {
 		p.otherOut = mat.NewDense(n, k, nil)
 	}
 	other := p.other.Predict(p.otherOut, x)
+	ends[0] = pred
+	if halfWidth != nil {
+		ends[1], ends[2] = alloc(ends[1], n, k), alloc(ends[2], n, k)
+	}
 	for j := range n {
 		for o := range k {
-			shift := w * (other.At(j, o) - ends[0].At(j, o))
-			for e := range ends {
-				if ends[e] == nil {
-					continue
-				}
-				v := ends[e].At(j, o) + shift
-				if r := m.Range; r != nil && e > 0 {
-					v = min(max(v, r[o][0]), r[o][1])
-				}
-				ends[e].Set(j, o, v)
+			v := (1-w)*pred.At(j, o) + w*other.At(j, o)
+			pred.Set(j, o, v)
+			if halfWidth != nil {
+				u := m.fromTarget(o, v)
+				ends[1].Set(j, o, m.toTarget(o, u-halfWidth[o]))
+				ends[2].Set(j, o, m.toTarget(o, u+halfWidth[o]))
 			}
 		}
 	}
@@ -238,6 +239,20 @@ func (m *Machine) toMachine(i int, v float64) float64 {
 	}
 	if m.Input != nil {
 		v = m.Input.TransformValue(i, v)
+	}
+	return v
+}
+
+// fromTarget maps the value v of output k from the units of the targets
+// to the scale the machine was fitted on, as toTarget's inverse within
+// the machine's Range; a value of -1 or less on the log scale maps to
+// minus infinity.
+func (m *Machine) fromTarget(k int, v float64) float64 {
+	if m.LogTarget {
+		v = math.Log1p(max(v, -1))
+	}
+	if m.Output != nil {
+		v = m.Output.TransformValue(k, v)
 	}
 	return v
 }
