@@ -181,8 +181,8 @@
 //     in the units of the targets (Machine.Other, Result.OtherWeight): leave-one-out judges
 //     the quantiles on the rows that placed them, and on small tables its
 //     choice often loses the test rows; the average halves the cost of a
-//     wrong choice. Its intervals are the chosen machine's, moved with
-//     its prediction.
+//     wrong choice. Its intervals are the chosen machine's residuals
+//     about the average, on the scale that machine fits.
 //   - Then a regression's standardised inputs are also tried weighed by
 //     their relevance: the root mean square of the best shallow machine's
 //     partial derivative along each input, relative to the others', to the
