@@ -102,19 +102,16 @@ func kernelGraph(km kernelModel) (*onnxpb.ModelProto, error) {
 	if len(cols) > 1 {
 		x = b.op("Concat", cols, intAttr("axis", 1))
 	}
-	d := m.Inputs()
-	if m.Quantiles != nil {
-		x = b.quantiles(m.Quantiles, x, d)
-	}
-	if m.Input != nil {
-		x = b.op("Sub", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Mean)})
-		x = b.op("Div", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Scale)})
-	}
-	raw := b.machine(onnxpb.TensorProto_DOUBLE, m.Machine, x)
-	for _, s := range m.Sum {
-		raw = b.op("Add", []string{raw, b.machine(onnxpb.TensorProto_DOUBLE, s, x)})
-	}
+	raw := b.outputs(m, x)
 	out := b.toTargets(m, raw)
+	if m.Other != nil {
+		// The other machine's prediction weighs OtherWeight, and the
+		// intervals are the machine's own about the average, on the
+		// scale it fits.
+		other := b.toTargets(m.Other, b.outputs(m.Other, x))
+		out = b.op("Add", []string{b.op("Mul", []string{out, b.scalar(1 - m.OtherWeight)}), b.op("Mul", []string{other, b.scalar(m.OtherWeight)})})
+		raw = b.fromTargets(m, out)
+	}
 	k := int64(m.Outputs())
 	meta := [][2]string{{"kind", "kernel-machine"}, {"target", km.Target}}
 	doc := "a finite-depth kernel machine fitted by github.com/parametric-machines/machines, with its preprocessing"
@@ -144,6 +141,40 @@ func kernelGraph(km kernelModel) (*onnxpb.ModelProto, error) {
 	return b.model(doc, meta...), nil
 }
 
+// outputs adds the outputs of the machine m, on the scale it fits, for
+// the encoded inputs x: the quantile map and the standardisation of the
+// inputs, then the machine and those of its sum added.
+func (b *builder) outputs(m *tabular.Machine, x string) string {
+	d := m.Inputs()
+	if m.Quantiles != nil {
+		x = b.quantiles(m.Quantiles, x, d)
+	}
+	if m.Input != nil {
+		x = b.op("Sub", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Mean)})
+		x = b.op("Div", []string{x, b.doubles([]int64{1, int64(d)}, m.Input.Scale)})
+	}
+	raw := b.machine(onnxpb.TensorProto_DOUBLE, m.Machine, x)
+	for _, s := range m.Sum {
+		raw = b.op("Add", []string{raw, b.machine(onnxpb.TensorProto_DOUBLE, s, x)})
+	}
+	return raw
+}
+
+// fromTargets adds the map of v, in the units of the targets, to the
+// scale the machine m fits, as tabular.Machine does: the log scale
+// (minus infinity at -1 or less), then the output scaler.
+func (b *builder) fromTargets(m *tabular.Machine, v string) string {
+	if m.LogTarget {
+		v = b.op("Log", []string{b.op("Add", []string{b.op("Max", []string{v, b.scalar(-1)}), b.scalar(1)})})
+	}
+	if m.Output != nil {
+		k := int64(m.Outputs())
+		v = b.op("Sub", []string{v, b.doubles([]int64{1, k}, m.Output.Mean)})
+		v = b.op("Div", []string{v, b.doubles([]int64{1, k}, m.Output.Scale)})
+	}
+	return v
+}
+
 // toTargets adds the map of the machine's outputs v to the units of the
 // targets: the output scaler, then the log scale, then the bounds of the
 // machine's Range.
@@ -157,14 +188,19 @@ func (b *builder) toTargets(m *tabular.Machine, v string) string {
 		v = b.op("Sub", []string{b.op("Exp", []string{v}), b.scalar(1)})
 	}
 	if m.Range != nil {
-		k := int64(m.Outputs())
-		lo, hi := make([]float64, k), make([]float64, k)
-		for j, r := range m.Range {
-			lo[j], hi[j] = r[0], r[1]
-		}
-		v = b.op("Min", []string{b.op("Max", []string{v, b.doubles([]int64{1, k}, lo)}), b.doubles([]int64{1, k}, hi)})
+		v = b.clamp(m, v)
 	}
 	return v
+}
+
+// clamp adds the bounds of m.Range to v.
+func (b *builder) clamp(m *tabular.Machine, v string) string {
+	k := int64(m.Outputs())
+	lo, hi := make([]float64, k), make([]float64, k)
+	for j, r := range m.Range {
+		lo[j], hi[j] = r[0], r[1]
+	}
+	return b.op("Min", []string{b.op("Max", []string{v, b.doubles([]int64{1, k}, lo)}), b.doubles([]int64{1, k}, hi)})
 }
 
 // checkMachine reports what keeps the kernel machine m, of a model or
@@ -181,12 +217,9 @@ func checkMachine(m *kernel.Machine) error {
 	return nil
 }
 
-// checkKernel reports what keeps km from being exported.
-func checkKernel(km kernelModel) error {
-	m := km.Machine
-	if m == nil {
-		return errors.New("no machine")
-	}
+// checkSum reports what keeps the kernel machine of m and those of its
+// sum from being exported.
+func checkSum(m *tabular.Machine) error {
 	if err := checkMachine(m.Machine); err != nil {
 		return err
 	}
@@ -196,6 +229,31 @@ func checkKernel(km kernelModel) error {
 		}
 		if s.Inputs() != m.Inputs() || s.Outputs() != m.Outputs() {
 			return fmt.Errorf("sum[%d]: %d inputs and %d outputs for a machine of %d and %d", i, s.Inputs(), s.Outputs(), m.Inputs(), m.Outputs())
+		}
+	}
+	return nil
+}
+
+// checkKernel reports what keeps km from being exported.
+func checkKernel(km kernelModel) error {
+	m := km.Machine
+	if m == nil {
+		return errors.New("no machine")
+	}
+	if err := checkSum(m); err != nil {
+		return err
+	}
+	if o := m.Other; o != nil {
+		if err := checkSum(o); err != nil {
+			return fmt.Errorf("other: %w", err)
+		}
+		switch {
+		case o.Inputs() != m.Inputs() || o.Outputs() != m.Outputs():
+			return fmt.Errorf("other: %d inputs and %d outputs for a machine of %d and %d", o.Inputs(), o.Outputs(), m.Inputs(), m.Outputs())
+		case o.Other != nil:
+			return errors.New("other: a machine of its own, want none")
+		case !(m.OtherWeight > 0 && m.OtherWeight < 1):
+			return fmt.Errorf("other weight %v, want a number between 0 and 1", m.OtherWeight)
 		}
 	}
 	switch {

@@ -274,7 +274,8 @@ func TestKernelRandom(t *testing.T) {
 // intervals, and a classifier, each also on inputs mapped through their
 // quantiles, which the new rows' values beyond the training range test
 // at their ends; and sums of machines, as fit averages them: of shallow
-// machines, and of a shallow and a deep one.
+// machines, and of a shallow and a deep one; and the average of the
+// machines of the inputs as they are and of their quantiles.
 func TestKernelShallow(t *testing.T) {
 	needRuntime(t)
 	var cases []agreementCase
@@ -292,6 +293,8 @@ func TestKernelShallow(t *testing.T) {
 		{"c", true, tabular.LinearInputs, "shallow"},
 		{"y", false, tabular.LinearInputs, "deep"},
 		{"c", true, tabular.LinearInputs, "deep"},
+		{"y", false, tabular.LinearInputs, "other"},
+		{"c", true, tabular.QuantileInputs, "other"},
 	} {
 		name := tc.target + "-" + tc.inputs.String()
 		if tc.sum != "" {
@@ -324,6 +327,19 @@ func TestKernelShallow(t *testing.T) {
 				t.Fatalf("%s: dims %v: not a deep machine", name, deep.Dims)
 			}
 			fm.km.Machine.Sum = []*kernel.Machine{deep}
+		case "other":
+			// The machine of the inputs' other encoding weighing a
+			// quarter, as fit averages them.
+			inputs := tabular.QuantileInputs
+			if tc.inputs == tabular.QuantileInputs {
+				inputs = tabular.LinearInputs
+			}
+			o := fitTableWith(t, table, tc.target, other, nil, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: inputs})
+			fm.km.Machine.Other, fm.km.Machine.OtherWeight = o.km.Machine, 0.25
+			// The regression's own on the log scale, as if fitted
+			// there: its intervals about the average are then
+			// asymmetric.
+			fm.km.Machine.LogTarget = !tc.classify
 		}
 		if !tc.classify {
 			fm.km.HalfWidth = []float64{0.4}

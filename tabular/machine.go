@@ -40,6 +40,15 @@ type Machine struct {
 	// (the paper's section 2), by which the learner averages its best
 	// shallow machines of several bandwidths (see averageBandwidths).
 	Sum []*kernel.Machine
+	// Other, if not nil, is a machine of the same inputs and outputs on
+	// another encoding of them (its own quantiles or none), whose
+	// predictions in the units of the targets weigh OtherWeight, between
+	// 0 and 1, in the machine's; the rest of the machine's own. The
+	// learner averages so the machines of the inputs as they are and of
+	// their quantiles when their held-out losses do not tell them apart.
+	// Other has no Other of its own.
+	Other       *Machine
+	OtherWeight float64
 }
 
 // NumParams returns the number of trained parameters of the machine and
@@ -48,6 +57,9 @@ func (m *Machine) NumParams() int {
 	n := m.Machine.NumParams()
 	for _, s := range m.Sum {
 		n += s.NumParams()
+	}
+	if m.Other != nil {
+		n += m.Other.NumParams()
 	}
 	return n
 }
@@ -79,8 +91,11 @@ func (m *Machine) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix, h
 type Predictor struct {
 	m *Machine
 	p *kernel.Predictor
-	// sum predicts for the machines of m.Sum.
-	sum []*kernel.Predictor
+	// sum predicts for the machines of m.Sum, other for m.Other into
+	// otherOut, kept for batches of its size.
+	sum      []*kernel.Predictor
+	other    *Predictor
+	otherOut *mat.Dense
 	// in holds a chunk of inputs mapped to the machine's scale, out the
 	// machine's outputs for them, and part a summed machine's.
 	in, out, part *mat.Dense
@@ -99,6 +114,9 @@ func (m *Machine) NewPredictor() *Predictor {
 		for _, s := range m.Sum {
 			p.sum = append(p.sum, s.NewPredictor())
 		}
+	}
+	if m.Other != nil {
+		p.other = m.Other.NewPredictor()
 	}
 	return p
 }
@@ -137,6 +155,9 @@ func (p *Predictor) ends(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) 
 	for e := range signs {
 		ends[e] = alloc(ends[e], n, m.Outputs())
 	}
+	if p.other != nil {
+		return p.mix(x, ends, halfWidth)
+	}
 	for lo := 0; lo < n; lo += predictChunk {
 		hi := min(n, lo+predictChunk)
 		in := p.in.Slice(0, hi-lo, 0, d).(*mat.Dense)
@@ -164,6 +185,40 @@ func (p *Predictor) ends(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) 
 	return ends
 }
 
+// mix writes to ends[0] the average of the predictions of the machine
+// without its Other and of Other's, weighing OtherWeight, both in the
+// units of the targets; and to the ends of the intervals, if any, the
+// average mapped back to the scale the machine fits, plus and minus the
+// half widths, mapped to the units of the targets: the machine's own
+// intervals about the average, as its residuals make them.
+func (p *Predictor) mix(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) [3]*mat.Dense {
+	own := *p
+	own.other = nil
+	pred := own.ends(x, [3]*mat.Dense{ends[0]}, nil)[0]
+	m, w := p.m, p.m.OtherWeight
+	n, k := pred.Dims()
+	if p.otherOut == nil || p.otherOut.RawMatrix().Rows != n {
+		p.otherOut = mat.NewDense(n, k, nil)
+	}
+	other := p.other.Predict(p.otherOut, x)
+	ends[0] = pred
+	if halfWidth != nil {
+		ends[1], ends[2] = alloc(ends[1], n, k), alloc(ends[2], n, k)
+	}
+	for j := range n {
+		for o := range k {
+			v := (1-w)*pred.At(j, o) + w*other.At(j, o)
+			pred.Set(j, o, v)
+			if halfWidth != nil {
+				u := m.fromTarget(o, v)
+				ends[1].Set(j, o, m.toTarget(o, u-halfWidth[o]))
+				ends[2].Set(j, o, m.toTarget(o, u+halfWidth[o]))
+			}
+		}
+	}
+	return ends
+}
+
 // alloc returns dst, or a new r x c matrix if it is nil; it panics if
 // dst has other dimensions.
 func alloc(dst *mat.Dense, r, c int) *mat.Dense {
@@ -184,6 +239,20 @@ func (m *Machine) toMachine(i int, v float64) float64 {
 	}
 	if m.Input != nil {
 		v = m.Input.TransformValue(i, v)
+	}
+	return v
+}
+
+// fromTarget maps the value v of output k from the units of the targets
+// to the scale the machine was fitted on, as toTarget's inverse within
+// the machine's Range; a value of -1 or less on the log scale maps to
+// minus infinity.
+func (m *Machine) fromTarget(k int, v float64) float64 {
+	if m.LogTarget {
+		v = math.Log1p(max(v, -1))
+	}
+	if m.Output != nil {
+		v = m.Output.TransformValue(k, v)
 	}
 	return v
 }

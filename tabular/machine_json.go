@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/parametric-machines/machines/internal/jsonfile"
 	"github.com/parametric-machines/machines/kernel"
@@ -29,6 +30,9 @@ type machineJSON[N any] struct {
 	// Sum holds the machines of Machine.Sum, each in package kernel's
 	// form.
 	Sum []json.RawMessage `json:"sum,omitempty"`
+	// Other holds Machine.Other in this form, OtherWeight its weight.
+	Other       json.RawMessage `json:"other,omitempty"`
+	OtherWeight float64         `json:"other_weight,omitempty"`
 }
 
 // kernelJSON holds the kernel machine's fields but its input block, as
@@ -63,7 +67,9 @@ type scalerJSON[N any] struct {
 //	"range": [[lowest, highest], ...], one pair per output, the bounds of
 //	     a regression's predictions (optional),
 //	"sum": [...], the machines of Sum, each as kernel.Machine.MarshalJSON
-//	     writes it (optional)
+//	     writes it (optional),
+//	"other": {...}, the machine Other in this form, and "other_weight":
+//	     its weight OtherWeight (optional)
 //
 // A decoded machine predicts exactly what m predicts. MarshalJSON returns
 // an error if m is not a consistent machine, as UnmarshalJSON would
@@ -103,6 +109,12 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 		}
 		w.Sum = append(w.Sum, b)
 	}
+	if m.Other != nil {
+		if w.Other, err = json.Marshal(m.Other); err != nil {
+			return nil, err
+		}
+		w.OtherWeight = m.OtherWeight
+	}
 	return json.Marshal(w)
 }
 
@@ -123,6 +135,10 @@ func (m *Machine) UnmarshalJSON(data []byte) error {
 	*m = *d
 	return nil
 }
+
+// decodingPrefix begins the errors of decodeMachine about the machine's
+// own parts.
+const decodingPrefix = "tabular: decoding machine:"
 
 // decodeMachine decodes the machine of data. Its errors say whose part
 // of the machine is at fault: package kernel's, or the maps around it.
@@ -149,6 +165,12 @@ func decodeMachine(data []byte) (*Machine, error) {
 		}
 		m.Sum = append(m.Sum, s)
 	}
+	if w.Other != nil {
+		if m.Other, err = decodeMachine(w.Other); err != nil {
+			return nil, fmt.Errorf("%s other: %s", decodingPrefix, strings.TrimPrefix(err.Error(), decodingPrefix+" "))
+		}
+	}
+	m.OtherWeight = w.OtherWeight
 	if err := m.mapsFrom(w); err != nil {
 		return nil, fmt.Errorf("tabular: decoding machine: %w", err)
 	}
@@ -175,9 +197,12 @@ func (m *Machine) mapsFrom(w machineJSON[json.RawMessage]) error {
 
 // validate checks the maps around the machine: a quantile map and an
 // input scaler of one entry per input, an output scaler and a range of
-// one per output; and that the machines of its sum have its inputs and
-// outputs.
+// one per output; that the machines of its sum have its inputs and
+// outputs; and its Other (see checkOther).
 func (m *Machine) validate() error {
+	if err := m.checkOther(); err != nil {
+		return err
+	}
 	for i, s := range m.Sum {
 		switch {
 		case s == nil || s.A == nil:
@@ -209,6 +234,28 @@ func (m *Machine) validate() error {
 		}
 	}
 	return nil
+}
+
+// checkOther checks m.Other: nil with a weight of 0, or a machine of
+// m's inputs and outputs, without an Other of its own, weighing more
+// than 0 and less than 1.
+func (m *Machine) checkOther() error {
+	o, w := m.Other, m.OtherWeight
+	switch {
+	case o == nil && w != 0:
+		return fmt.Errorf("other_weight is %v without another machine", w)
+	case o == nil:
+		return nil
+	case o.Machine == nil || o.A == nil:
+		return errors.New("other is not a machine")
+	case o.Inputs() != m.Inputs() || o.Outputs() != m.Outputs():
+		return fmt.Errorf("other has %d inputs and %d outputs, want %d and %d, those of the machine", o.Inputs(), o.Outputs(), m.Inputs(), m.Outputs())
+	case o.Other != nil:
+		return errors.New("other has another machine of its own, want none")
+	case !(w > 0 && w < 1):
+		return fmt.Errorf("other_weight is %v, want a number between 0 and 1", w)
+	}
+	return o.validate()
 }
 
 func checkScaler(name string, s *scale.Scaler, n int, what string) error {

@@ -18,14 +18,16 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		settings tabular.Settings
+		other    bool // averaged with the machine of the inputs' quantiles
 	}{
-		{"additive", tabular.Settings{Dims: []int{3, 3, 3, 1}, Costs: []float64{0.001}, Bandwidths: []float64{1}, Raw: true}},
+		{"additive", tabular.Settings{Dims: []int{3, 3, 3, 1}, Costs: []float64{0.001}, Bandwidths: []float64{1}, Raw: true}, false},
 		{"multiplicative standardized", tabular.Settings{
 			Dims: []int{2, 2, 1}, Kernel: kernel.Multiplicative, Costs: []float64{0}, Bandwidths: []float64{0.7},
-		}},
-		{"anchors", tabular.Settings{Dims: []int{3, 2, 1}, Costs: []float64{0}, Bandwidths: []float64{1}, Anchors: 5}},
-		{"shallow", tabular.Settings{Family: tabular.Shallow}},
-		{"quantile inputs", tabular.Settings{Family: tabular.Shallow, InputScale: tabular.QuantileInputs}},
+		}, false},
+		{"anchors", tabular.Settings{Dims: []int{3, 2, 1}, Costs: []float64{0}, Bandwidths: []float64{1}, Anchors: 5}, false},
+		{"shallow", tabular.Settings{Family: tabular.Shallow}, false},
+		{"quantile inputs", tabular.Settings{Family: tabular.Shallow, InputScale: tabular.QuantileInputs}, false},
+		{"averaged encodings", tabular.Settings{Family: tabular.Shallow, InputScale: tabular.LinearInputs}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(1, 1))
@@ -43,6 +45,14 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 			m, _, err := tabular.FitRegression(x, y, s)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.other {
+				q := s
+				q.InputScale = tabular.QuantileInputs
+				if m.Other, _, err = tabular.FitRegression(x, y, q); err != nil {
+					t.Fatal(err)
+				}
+				m.OtherWeight = 0.25
 			}
 			if m.InputBlock != (s.Family == tabular.Shallow) {
 				t.Errorf("input block %v for family %v", m.InputBlock, s.Family)
@@ -131,6 +141,14 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 		{"sum of another width", edit(`"input":`, `"sum":[{"dims":[2,1],"kernel":"additive","bandwidth":1,"a":[[1,0],[0,1],[1,1]],"c":[[1]],"anchors":[[0,0]]}],"input":`), "sum[0] has 2 inputs and 1 outputs, want 1 and 1"},
 		{"sum's kernel error", edit(`"input":`, `"sum":[{"dims":[1,1],"kernel":"additive","bandwidth":1,"a":[[1]],"c":[[1]],"anchors":[[0]]}],"input":`), "tabular: decoding machine: sum[0]: kernel: decoding machine: a is 1x1, want 2x1"},
 		{"sum of null", edit(`"input":`, `"sum":[null],"input":`), "sum[0]"},
+		{"other of another width", edit(`"input":`, `"other":{"dims":[2,1],"kernel":"additive","bandwidth":1,"a":[[1,0],[0,1],[1,1]],"c":[[1]],"anchors":[[0,0]]},"other_weight":0.25,"input":`), "other has 2 inputs and 1 outputs, want 1 and 1"},
+		{"other's kernel error", edit(`"input":`, `"other":{"dims":[1,1],"kernel":"additive","bandwidth":1,"a":[[1]],"c":[[1]],"anchors":[[0]]},"other_weight":0.25,"input":`), "tabular: decoding machine: other: kernel: decoding machine: a is 1x1, want 2x1"},
+		{"other of null", edit(`"input":`, `"other":null,"other_weight":0.25,"input":`), "other:"},
+		{"other weight alone", edit(`"input":`, `"other_weight":0.25,"input":`), "other_weight is 0.25 without another machine"},
+		{"other weight 0", edit(`"input":`, `"other":`+validMachineJSON+`,"input":`), "other_weight is 0, want a number between 0 and 1"},
+		{"other weight 1", edit(`"input":`, `"other":`+validMachineJSON+`,"other_weight":1,"input":`), "other_weight is 1, want a number between 0 and 1"},
+		{"other's other", edit(`"input":`, `"other":`+strings.Replace(validMachineJSON, `"input":`, `"other":`+validMachineJSON+`,"other_weight":0.5,"input":`, 1)+`,"other_weight":0.25,"input":`), "other has another machine of its own, want none"},
+		{"other's maps", edit(`"input":`, `"other":`+strings.Replace(validMachineJSON, `"scale":[1]`, `"scale":[0]`, 1)+`,"other_weight":0.25,"input":`), "other: input.scale[0] is 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := tabular.Machine{LogTarget: true}

@@ -26,9 +26,11 @@ import (
 // "machines-model"; version 6 gives a classifier intervals: the held-out
 // scores of its prediction sets; version 7 the machine's sum of further
 // machines (Machine.Sum); version 8 a numeric column's codes in the
-// encoder and a classifier's class biases in the fit record.
+// encoder and a classifier's class biases in the fit record; version 9
+// the machine of the inputs' other encoding averaged with it
+// (Machine.Other).
 const (
-	Version      = 8
+	Version      = 9
 	Kind         = "kernel-machine"
 	LegacyFormat = "machines-model"
 )
@@ -170,6 +172,9 @@ type FitRecord struct {
 	// chose.
 	InputScale  string    `json:"input_scale,omitempty"`
 	InputLosses []float64 `json:"input_losses,omitempty"`
+	// OtherWeight is Result's: the weight of the machine of the
+	// inputs' other encoding in the average, 0 for none.
+	OtherWeight float64 `json:"other_weight,omitempty"`
 	// Relevance and RelevanceLosses are Result's: the weights of
 	// the standardised inputs, if they were weighed, and the held-out
 	// losses that chose, without and with them.

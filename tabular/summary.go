@@ -52,6 +52,13 @@ func (rep *Report) Summary(md *Model) []string {
 	if res.InputScale == QuantileInputs.String() {
 		say("numeric inputs mapped through their training quantiles%s", describeInputLosses(res.InputLosses))
 	}
+	if w := res.OtherWeight; w != 0 {
+		other := "their quantiles"
+		if res.InputScale == QuantileInputs.String() {
+			other = "the inputs as they are"
+		}
+		say("averaged with the shallow machine of %s, weighing %g: the two held-out losses within their noise", other, w)
+	}
 	if res.Relevance != nil {
 		say("inputs weighed by their relevance (%s): the shallow machine's held-out loss %.4g so, %.4g unweighed",
 			describeWeights(md.Encoder.Names(), res.Relevance), res.RelevanceLosses[1], res.RelevanceLosses[0])

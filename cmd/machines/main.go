@@ -257,7 +257,11 @@
 // regression's numeric inputs are also tried through their training
 // quantiles, then weighed by their relevance, and a classifier's through
 // their quantiles where the shallow machine chooses on 800 rows or more
-// (-inputs linear or quantile fixes the scale and weighs nothing); a
+// (-inputs linear or quantile fixes the scale and weighs nothing); where
+// a regression of at most 1,000 rows finds the two scales' held-out
+// losses within their noise, the shallow machine of the other scale is
+// fitted too and weighs 1/4 in the predictions (the fit record's
+// "other_weight"); a
 // numeric column of whole numbers that may be a code of groups (at least
 // 10 values, 15 rows to a value on average: a school's number, a day's;
 // tables of 1,000 rows or more with at most 3 such columns) is also tried
@@ -312,7 +316,7 @@
 // not. Without -dims the blocks are 3,3,3 and then the output block.
 //
 // The model file is JSON in the module's envelope, shared by every file it
-// writes: "format": "machines", "kind": "kernel-machine", "version": 8;
+// writes: "format": "machines", "kind": "kernel-machine", "version": 9;
 // then the "task", the "target" and "id" column names, the "features" (the
 // table's input columns), for classification the "classes" in order, the
 // "encoder" (each column's kind, categories, imputed value and indicator,
@@ -337,7 +341,8 @@
 // ("knots", "ranks"), the "input" and "output" scalers ("mean", "scale"; a
 // classifier's output scaler adds its intercepts to the class scores), and
 // a regression's "range", the lowest and highest prediction of each
-// target. Files of versions 1 to 4, whose "format" was "machines-model",
+// target, and the "other" machine, in this same form, with its
+// "other_weight", when two scales of the inputs were averaged. Files of versions 1 to 4, whose "format" was "machines-model",
 // are still read. It is written atomically: a temporary file renamed into
 // place.
 //

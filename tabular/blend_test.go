@@ -1,0 +1,173 @@
+package tabular
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestBlends checks when a fit averages the machines of the inputs' two
+// encodings: a regression of the auto family, at most blendMaxRows
+// rows, whose losses differ by at most blendNoise / sqrt(n).
+func TestBlends(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		lo, hi float64
+		n      int
+		labels []int
+		s      Settings
+		want   bool
+	}{
+		{"within the noise", 1, 1.2, 100, nil, Settings{}, true},
+		{"at the bound", 1, 1.25, 100, nil, Settings{}, true},
+		{"beyond the noise", 1, 1.3, 100, nil, Settings{}, false},
+		{"the same gap on more rows", 1, 1.2, 400, nil, Settings{}, false},
+		{"classifier", 1, 1, 100, []int{0, 1}, Settings{}, false},
+		{"shallow family", 1, 1, 100, nil, Settings{Family: Shallow}, false},
+		{"most rows", 1, 1, blendMaxRows, nil, Settings{}, true},
+		{"too many rows", 1, 1, blendMaxRows + 1, nil, Settings{}, false},
+	} {
+		if got := blends(tc.lo, tc.hi, tc.n, tc.labels, tc.s); got != tc.want {
+			t.Errorf("%s: blends %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFitBlend checks fits whose encodings' losses are and are not
+// within their noise: the first predicts the average of its machine and
+// of the other encoding's, weighing otherWeight, and records it; the
+// second, and a classifier, stand alone.
+func TestFitBlend(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		input func(u float64) float64 // the first input of a target linear in u
+		want  string                  // the encoding chosen
+	}{
+		{"linear", func(u float64) float64 { return u }, "linear"},
+		{"skewed", func(u float64) float64 { return math.Exp(8 * u) }, "quantile"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkBlend(t, tc.input, tc.want)
+		})
+	}
+	// The model records the weight and its summary says so.
+	var csv strings.Builder
+	csv.WriteString("a,b,y\n")
+	r := rand.New(rand.NewPCG(4, 2))
+	for range 60 {
+		a, b := r.Float64(), r.Float64()
+		fmt.Fprintf(&csv, "%g,%g,%g\n", a, b, a+0.5*b+0.3*r.NormFloat64())
+	}
+	path := filepath.Join(t.TempDir(), "t.csv")
+	if err := os.WriteFile(path, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	md, rep, err := Fit(loadFrame(t, path), []string{"y"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "averaged with the shallow machine of their quantiles, weighing 0.25"
+	if md.Fit.OtherWeight != otherWeight || !slices.ContainsFunc(rep.Summary(md), func(l string) bool { return strings.HasPrefix(l, want) }) {
+		t.Errorf("the model records weight %v, its summary %q; want %v and %q", md.Fit.OtherWeight, rep.Summary(md), otherWeight, want)
+	}
+
+	step := func(v float64) float64 { return math.Tanh(4 * (math.Log(v) - 2)) }
+	sx, sy, labels := skewedData(80, step)
+	if m, res, err := FitRegression(sx, sy, Settings{}); err != nil || m.Other != nil || res.OtherWeight != 0 {
+		t.Errorf("a step in the log of a skewed input (held-out losses %v): other machine %v, error %v; want none", res.InputLosses, m != nil && m.Other != nil, err)
+	}
+	if m, _, err := FitClassifier(sx, labels, 2, Settings{}); err != nil || m.Other != nil {
+		t.Errorf("classifier: other machine %v, error %v; want none", m != nil && m.Other != nil, err)
+	}
+}
+
+// checkBlend fits a regression of 60 rows whose target is linear in u,
+// the first input being input(u), and checks that the machine chosen on
+// the encoding want is averaged with the other's, within the range.
+func checkBlend(t *testing.T, input func(float64) float64, want string) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(4, 2))
+	const n = 60
+	x, y := mat.NewDense(n, 2, nil), mat.NewDense(n, 1, nil)
+	for i := range n {
+		a, b := rnd.Float64(), rnd.Float64()
+		x.Set(i, 0, input(a))
+		x.Set(i, 1, b)
+		y.Set(i, 0, a+0.5*b+0.3*rnd.NormFloat64())
+	}
+	var progress strings.Builder
+	m, res, err := FitRegression(x, y, Settings{Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Other == nil || m.OtherWeight != otherWeight || res.OtherWeight != otherWeight {
+		t.Fatalf("other machine %v weighing %v (recorded %v) at held-out losses %v, want one weighing %v", m.Other != nil, m.OtherWeight, res.OtherWeight, res.InputLosses, otherWeight)
+	}
+	// The other encoding's machine is the shallow one: no race.
+	if _, after, _ := strings.Cut(progress.String(), "the shallow machine of the other weighs"); strings.Contains(after, "choosing the cost and bandwidth") || !strings.Contains(progress.String(), "choosing the cost and bandwidth") {
+		t.Errorf("the deep machine raced on the other encoding, or not on the chosen one:\n%s", progress.String())
+	}
+	if res.InputScale != want {
+		t.Fatalf("input scale %q at held-out losses %v, want %q", res.InputScale, res.InputLosses, want)
+	}
+	if (m.Quantiles == nil) == (m.Other.Quantiles == nil) || (m.Quantiles != nil) != (res.InputScale == QuantileInputs.String()) {
+		t.Errorf("quantile maps %v and %v, input scale %q: want the chosen one's and the other", m.Quantiles != nil, m.Other.Quantiles != nil, res.InputScale)
+	}
+	own := *m
+	own.Other, own.OtherWeight = nil, 0
+	if m.NumParams() != own.NumParams()+m.Other.NumParams() {
+		t.Errorf("%d parameters, want %d and %d", m.NumParams(), own.NumParams(), m.Other.NumParams())
+	}
+	got, a, b := m.Predict(nil, x), own.Predict(nil, x), m.Other.Predict(nil, x)
+	for i := range n {
+		if want := (1-otherWeight)*a.At(i, 0) + otherWeight*b.At(i, 0); math.Abs(got.At(i, 0)-want) > 1e-12*math.Abs(want)+1e-12 {
+			t.Fatalf("row %d: prediction %v, want %v", i, got.At(i, 0), want)
+		}
+	}
+	// The intervals: the machine's own about the average, on the scale
+	// it fits (standardised, and logarithmic for a log target), kept
+	// within the range, which binds on some rows.
+	m.Range = [][2]float64{{0.2, 1.2}}
+	own.Range = m.Range
+	half := []float64{0.3}
+	mean, sd := m.Output.Mean[0], m.Output.Scale[0]
+	clamped := 0
+	for _, logTarget := range []bool{false, true} {
+		m.LogTarget, own.LogTarget = logTarget, logTarget
+		pred, lower, upper := m.PredictInterval(nil, nil, nil, x, half)
+		a, b := own.Predict(nil, x), m.Other.Predict(nil, x)
+		for i := range n {
+			v := (1-otherWeight)*a.At(i, 0) + otherWeight*b.At(i, 0)
+			u := (v - mean) / sd
+			if logTarget {
+				u = (math.Log1p(v) - mean) / sd
+			}
+			end := func(z float64) float64 {
+				z = z*sd + mean
+				if logTarget {
+					z = math.Expm1(z)
+				}
+				if z < 0.2 || z > 1.2 {
+					clamped++
+				}
+				return min(max(z, 0.2), 1.2)
+			}
+			for _, e := range [][2]float64{{pred.At(i, 0), v}, {lower.At(i, 0), end(u - 0.3)}, {upper.At(i, 0), end(u + 0.3)}} {
+				if math.Abs(e[0]-e[1]) > 1e-12 {
+					t.Fatalf("log target %v, row %d: prediction or end %v, want %v", logTarget, i, e[0], e[1])
+				}
+			}
+		}
+	}
+	if clamped == 0 {
+		t.Error("the range bound no interval's end")
+	}
+
+}
