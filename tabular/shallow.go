@@ -128,7 +128,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	var best *bandwidthScores
 	for _, bs := range scored {
 		for _, cand := range bs.cands {
-			if !cand.Diverged && (sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss) {
+			if !cand.Diverged && (sel.Best < 0 || rankLoss(cand, "bw") < rankLoss(sel.Candidates[sel.Best], "bw")) {
 				sel.Best, best = len(sel.Candidates), bs
 			}
 			sel.Candidates = append(sel.Candidates, cand)
@@ -182,11 +182,15 @@ func (pass *shallowPass) scoreNearBest(kept []int, val *validation, outputs int,
 	if err != nil {
 		return nil, err
 	}
-	ranked, best := len(kept), bestBandwidths(loo, foldBandwidths)
+	bands, steps := foldBandwidths, foldCostSteps
+	if byEvidence("bw") {
+		bands, steps = 1, 0
+	}
+	ranked, best := len(kept), bestBandwidths(loo, bands)
 	kept = pick(kept, best)
 	costs := make([][]float64, len(best))
 	for i, b := range best {
-		costs[i] = nearBest(loo[b].cands, foldCostSteps)
+		costs[i] = nearBest(loo[b].cands, steps)
 	}
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "tabular: %d settings of the shallow machine's bandwidth and kernel penalty ranked by leave-one-out; the best %d are scored on the folds\n", ranked, len(kept))
@@ -386,16 +390,21 @@ func shallowLoss(p *prepared, val *validation, outputs int, s Settings, list []i
 	if _, err := p.pass.score(list, val, p.pass.folded, outputs, s.Workers); err != nil {
 		return 0, err
 	}
-	return p.pass.bestLoss(), nil
+	return p.pass.bestLoss("enc"), nil
 }
 
 // bestLoss returns the lowest held-out loss of the candidates of the
-// bandwidths the pass has scored.
-func (p *shallowPass) bestLoss() float64 {
+// bandwidths the pass has scored, ranked for the choice what.
+func (p *shallowPass) bestLoss(what string) float64 {
 	best := math.Inf(1)
 	for _, bs := range p.all {
-		if bs != nil {
-			best = math.Min(best, bs.best())
+		if bs == nil {
+			continue
+		}
+		for _, c := range bs.cands {
+			if !c.Diverged {
+				best = math.Min(best, rankLoss(c, what))
+			}
 		}
 	}
 	return best
@@ -419,7 +428,7 @@ func nearBest(cands []Candidate, steps int) []float64 {
 	for v := 0; v+len(grid) <= len(cands); v += len(grid) {
 		best := -1
 		for c, cand := range cands[v : v+len(grid)] {
-			if !cand.Diverged && (best < 0 || cand.Loss < cands[v+best].Loss) {
+			if !cand.Diverged && (best < 0 || rankLoss(cand, "bw") < rankLoss(cands[v+best], "bw")) {
 				best = c
 			}
 		}
@@ -508,7 +517,7 @@ func (bs *bandwidthScores) best() float64 {
 	loss := math.Inf(1)
 	for _, c := range bs.cands {
 		if !c.Diverged {
-			loss = math.Min(loss, c.Loss)
+			loss = math.Min(loss, rankLoss(c, "bw"))
 		}
 	}
 	return loss
@@ -582,6 +591,10 @@ type variantScorer struct {
 	tests      []problemData
 	trainMeans [][]float64
 	loos       []*leaveOneOut
+	// ev is the evidence of leave-one-out's rows, nil when the fit
+	// does not rank by it; jac the sum of v's jac.
+	ev  *evidence
+	jac float64
 }
 
 // on returns the scorer of data v, on the validation's rows.
@@ -610,6 +623,9 @@ func (sc *shallowScorer) on(v problemData) *variantScorer {
 		var loo *leaveOneOut
 		if p.ztv == nil && p.held == nil {
 			loo = p.r.leaveOneOut(targetsOf(test, sc.outputs), pr)
+			if evidenceFor(v, p.r.rows) {
+				vs.ev, vs.jac = p.r.evidence(targetsOf(test, sc.outputs), pr), floats.Sum(v.jac)
+			}
 		}
 		vs.projs, vs.tests, vs.trainMeans = append(vs.projs, pr), append(vs.tests, test), append(vs.trainMeans, mean)
 		vs.loos = append(vs.loos, loo)
@@ -690,6 +706,9 @@ func (vs *variantScorer) score(c Candidate) Candidate {
 	if !ok {
 		c.Diverged = true
 		return c
+	}
+	if vs.ev != nil {
+		c.evidence, c.evidenced = -(vs.ev.at(c.Cost)+vs.jac)/float64(vs.ev.r.rows), true
 	}
 	losses, scores := make([]float64, len(preds)), make([]float64, len(preds))
 	for i, pred := range preds {

@@ -796,6 +796,7 @@ func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared,
 		}
 	}
 	p := &prepared{scale: target}
+	rawLog := logY
 	if y != nil && !raw && !s.Extrapolate {
 		p.bounds = widenedRange(y)
 	}
@@ -815,7 +816,7 @@ func prepare(x, y mat.Matrix, labels []int, s Settings, search bool) (*prepared,
 	out, logOut := p.out, p.logOut
 	w := meanOne(s.Weights)
 	p.linear = problemData{x: x, y: y, labels: labels, w: w, groups: s.Groups, times: s.Times}
-	p.logarithmic = problemData{x: x, y: y, fitY: logY, w: w, groups: s.Groups, times: s.Times, back: func(pred *mat.Dense) {
+	p.logarithmic = problemData{x: x, y: y, fitY: logY, w: w, groups: s.Groups, times: s.Times, jac: logJacobian(rawLog, out, logOut), back: func(pred *mat.Dense) {
 		if logOut != nil {
 			logOut.Invert(pred)
 		}

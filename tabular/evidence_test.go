@@ -1,0 +1,139 @@
+package tabular
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/parametric-machines/machines/scale"
+	"gonum.org/v1/gonum/floats/scalar"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestEvidence checks the evidence at several costs against the
+// log-likelihood of the targets' contrasts under the Gaussian model,
+// computed densely from the features of the rows, weighted and not, on
+// the features themselves and on their coordinates in the rows' span.
+func TestEvidence(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 9))
+	x, y1 := nearlyLinear(rnd, 30, 3)
+	y := mat.NewDense(30, 2, nil)
+	for i := range 30 {
+		y.Set(i, 0, y1.At(i, 0))
+		y.Set(i, 1, math.Cos(2*x.At(i, 1))+0.3*rnd.NormFloat64())
+	}
+	w := randomWeights(rnd, 30)
+	for _, tc := range []struct {
+		name    string
+		anchors *mat.Dense
+		w       []float64
+	}{
+		{"features", mat.DenseCopyOf(x.Slice(0, 10, 0, 3)), nil},
+		{"features, weights", mat.DenseCopyOf(x.Slice(0, 10, 0, 3)), w},
+		{"span", x, nil},
+	} {
+		b, err := newShallowBasis(newShallowInputs(x, tc.anchors), medianDistance(tc.anchors), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := b.ridge(nil, tc.w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := r.evidence(y, r.project(y))
+		z := b.z
+		if b.span != nil {
+			z = new(mat.Dense)
+			z.Augment(b.x, b.psi)
+		}
+		for _, cost := range []float64{1e-4, 0.01, 1, 100} {
+			got, want := ev.at(cost), denseEvidence(z, y, tc.w, 30*cost)
+			if !scalar.EqualWithinAbsOrRel(got, want, 1e-8, 1e-8) {
+				t.Errorf("%s, cost %g: %v, want %v", tc.name, cost, got, want)
+			}
+		}
+	}
+}
+
+// denseEvidence returns the log-likelihood, at its maximum over each
+// output's noise scale, of the contrasts of the targets y (orthogonal to
+// the intercept) under y = b + z beta + noise, beta ~ N(0, s2 / lambda I),
+// noise of variance s2 / w_i (w nil: 1), from the rows' covariance.
+func denseEvidence(z, y *mat.Dense, w []float64, lambda float64) float64 {
+	n, k := y.Dims()
+	sw := make([]float64, n)
+	for i := range sw {
+		sw[i] = 1
+		if w != nil {
+			sw[i] = math.Sqrt(w[i])
+		}
+	}
+	// A basis of the contrasts: the last n-1 columns of the Q of the
+	// QR factorisation of [sqrt(w), I].
+	a := mat.NewDense(n, n, nil)
+	for i := range n {
+		a.Set(i, 0, sw[i])
+		if i+1 < n {
+			a.Set(i, i+1, 1)
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var q mat.Dense
+	qr.QTo(&q)
+	c := q.Slice(0, n, 1, n)
+	var zw, yw mat.Dense
+	zw.Apply(func(i, _ int, v float64) float64 { return v * sw[i] }, z)
+	yw.Apply(func(i, _ int, v float64) float64 { return v * sw[i] }, y)
+	var cz, cy mat.Dense
+	cz.Mul(c.T(), &zw)
+	cy.Mul(c.T(), &yw)
+	cov := mat.NewSymDense(n-1, nil)
+	cov.SymOuterK(1/lambda, &cz)
+	for i := range n - 1 {
+		cov.SetSym(i, i, cov.At(i, i)+1)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(cov) {
+		panic("denseEvidence: covariance not positive definite")
+	}
+	dof := float64(n - 1)
+	var out float64
+	for o := range k {
+		col := mat.VecDenseCopyOf(cy.ColView(o))
+		var sol mat.VecDense
+		if err := ch.SolveVecTo(&sol, col); err != nil {
+			panic(err)
+		}
+		s2 := mat.Dot(col, &sol) / dof
+		out += -dof/2*math.Log(2*math.Pi*s2) - ch.LogDet()/2 - dof/2
+	}
+	return out
+}
+
+// TestLogJacobian checks the log-scale targets' log derivative by the
+// standardised targets against finite differences.
+func TestLogJacobian(t *testing.T) {
+	y := mat.NewDense(4, 2, []float64{0, 3, 1.5, 10, 7, 0.2, 20, 4})
+	logY := mat.NewDense(4, 2, nil)
+	logY.Apply(func(_, _ int, v float64) float64 { return math.Log1p(v) }, y)
+	out, logOut := scale.FitScaler(y), scale.FitScaler(logY)
+	jac := logJacobian(logY, out, logOut)
+	const h = 1e-6
+	for i := range 4 {
+		var want float64
+		for o := range 2 {
+			// the standardised log target as a function of the
+			// standardised target
+			f := func(u float64) float64 {
+				raw := u*out.Scale[o] + out.Mean[o]
+				return (math.Log1p(raw) - logOut.Mean[o]) / logOut.Scale[o]
+			}
+			u := (y.At(i, o) - out.Mean[o]) / out.Scale[o]
+			want += math.Log((f(u+h) - f(u-h)) / (2 * h))
+		}
+		if !scalar.EqualWithinAbsOrRel(jac[i], want, 1e-6, 1e-6) {
+			t.Errorf("row %d: %v, want %v", i, jac[i], want)
+		}
+	}
+}
