@@ -88,9 +88,10 @@ func (ev *evidence) at(cost float64) float64 {
 
 // evidenceSwitch is a temporary switch for measuring choices by the
 // evidence: MACHINES_EVID lists the choices made by it (bw: the cost and
-// bandwidth within a pass; enc: the inputs' encodings; rel: the relevance
-// weights; cls: classifiers too), MACHINES_EVID_ROWS the most rows it
-// applies to (1000).
+// bandwidth within a pass; one: the folds score only the best setting so
+// ranked; enc: the inputs' encodings; rel: the relevance weights; cls:
+// classifiers too), MACHINES_EVID_ROWS the most rows it applies to
+// (1000).
 var evidenceSwitch = sync.OnceValue(func() map[string]bool {
 	on := map[string]bool{}
 	for _, f := range strings.Split(os.Getenv("MACHINES_EVID"), ",") {

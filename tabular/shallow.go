@@ -183,7 +183,7 @@ func (pass *shallowPass) scoreNearBest(kept []int, val *validation, outputs int,
 		return nil, err
 	}
 	bands, steps := foldBandwidths, foldCostSteps
-	if byEvidence("bw") {
+	if byEvidence("one") {
 		bands, steps = 1, 0
 	}
 	ranked, best := len(kept), bestBandwidths(loo, bands)
