@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
@@ -134,6 +135,69 @@ func TestLogJacobian(t *testing.T) {
 		}
 		if !scalar.EqualWithinAbsOrRel(jac[i], want, 1e-6, 1e-6) {
 			t.Errorf("row %d: %v, want %v", i, jac[i], want)
+		}
+	}
+}
+
+// TestRankedByEvidence checks that a regression's bandwidths and the
+// costs the folds score are ranked by the evidence, on rows where
+// leave-one-out would rank another bandwidth first.
+func TestRankedByEvidence(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(8, 3))
+	x, y := nearlyLinear(rnd, 40, 3)
+	sigmas := shallowBandwidths()
+	for i := range sigmas {
+		sigmas[i] *= medianDistance(x)
+	}
+	set := shallowSettings{sigmas: sigmas, bases: make([]*shallowBasis, len(sigmas))}
+	scored, err := scoreShallow(newShallowInputs(x, x), []problemData{{x: x, y: y}}, set, numeric.Indices(len(sigmas)), nil, false, 1, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type best struct {
+		band int
+		cand Candidate
+	}
+	loo, ev := best{band: -1}, best{band: -1}
+	for b, bs := range scored {
+		for _, c := range bs.cands {
+			if !c.evidenced {
+				t.Fatalf("bandwidth %d, cost %g: no evidence", b, c.Cost)
+			}
+			if loo.band < 0 || c.Loss < loo.cand.Loss {
+				loo = best{b, c}
+			}
+			if ev.band < 0 || c.evidence < ev.cand.evidence {
+				ev = best{b, c}
+			}
+		}
+	}
+	if loo.band == ev.band {
+		t.Fatalf("leave-one-out and the evidence both rank bandwidth %d first: the test needs other rows", ev.band)
+	}
+	if got := bestBandwidths(scored, 1); got[0] != ev.band {
+		t.Errorf("bandwidth ranked first %d, want the evidence's %d (leave-one-out's %d)", got[0], ev.band, loo.band)
+	}
+	if got := nearBest(scored[ev.band].cands, 0); len(got) != 1 || got[0] != ev.cand.Cost {
+		t.Errorf("cost the folds score %v, want the evidence's %g", got, ev.cand.Cost)
+	}
+}
+
+// TestEvidenceFor checks which selections are ranked by the evidence:
+// a regression's on up to evidenceRows rows.
+func TestEvidenceFor(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v    problemData
+		rows int
+		want bool
+	}{
+		{"regression", problemData{}, evidenceRows, true},
+		{"large regression", problemData{}, evidenceRows + 1, false},
+		{"classifier", problemData{labels: []int{0, 1}}, 40, false},
+	} {
+		if got := evidenceFor(tc.v, tc.rows); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

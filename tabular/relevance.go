@@ -73,7 +73,7 @@ func passMachine(pass *shallowPass, outputs int, rows []int) (*kernel.Machine, *
 			continue // not scored
 		}
 		for _, c := range bs.cands {
-			if l := rankLoss(c, "bw"); !c.Diverged && !c.LogTarget && l < bestLoss {
+			if l := rankLoss(c); !c.Diverged && !c.LogTarget && l < bestLoss {
 				best, cost, bestLoss = b, c.Cost, l
 			}
 		}
@@ -191,10 +191,11 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 	x := mat.DenseCopyOf(p.linear.x)
 	x.Apply(func(_, j int, v float64) float64 { return v * w[j] }, x)
 	q.linear.x, q.logarithmic.x = x, x
-	if _, err := shallowLoss(&q, val, outputs, s, p.pass.best(passBandwidths)); err != nil {
+	weighed, err := shallowLoss(&q, val, outputs, s, p.pass.best(passBandwidths))
+	if err != nil {
 		return nil, err
 	}
-	plain, weighed := p.pass.bestLoss("rel"), q.pass.bestLoss("rel")
+	plain := p.pass.bestLoss()
 	res.RelevanceLosses = []float64{plain, weighed}
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "tabular: the shallow machine's lowest held-out loss is %.4g on the inputs unweighed, %.4g weighed by their relevance (weights %.3g to %.3g)\n",

@@ -128,7 +128,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	var best *bandwidthScores
 	for _, bs := range scored {
 		for _, cand := range bs.cands {
-			if !cand.Diverged && (sel.Best < 0 || rankLoss(cand, "bw") < rankLoss(sel.Candidates[sel.Best], "bw")) {
+			if !cand.Diverged && (sel.Best < 0 || rankLoss(cand) < rankLoss(sel.Candidates[sel.Best])) {
 				sel.Best, best = len(sel.Candidates), bs
 			}
 			sel.Candidates = append(sel.Candidates, cand)
@@ -182,15 +182,11 @@ func (pass *shallowPass) scoreNearBest(kept []int, val *validation, outputs int,
 	if err != nil {
 		return nil, err
 	}
-	bands, steps := foldBandwidths, foldCostSteps
-	if byEvidence("one") {
-		bands, steps = 1, 0
-	}
-	ranked, best := len(kept), bestBandwidths(loo, bands)
+	ranked, best := len(kept), bestBandwidths(loo, foldBandwidths)
 	kept = pick(kept, best)
 	costs := make([][]float64, len(best))
 	for i, b := range best {
-		costs[i] = nearBest(loo[b].cands, steps)
+		costs[i] = nearBest(loo[b].cands, foldCostSteps)
 	}
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "tabular: %d settings of the shallow machine's bandwidth and kernel penalty ranked by leave-one-out; the best %d are scored on the folds\n", ranked, len(kept))
@@ -390,12 +386,12 @@ func shallowLoss(p *prepared, val *validation, outputs int, s Settings, list []i
 	if _, err := p.pass.score(list, val, p.pass.folded, outputs, s.Workers); err != nil {
 		return 0, err
 	}
-	return p.pass.bestLoss("enc"), nil
+	return p.pass.bestLoss(), nil
 }
 
 // bestLoss returns the lowest held-out loss of the candidates of the
-// bandwidths the pass has scored, ranked for the choice what.
-func (p *shallowPass) bestLoss(what string) float64 {
+// bandwidths the pass has scored.
+func (p *shallowPass) bestLoss() float64 {
 	best := math.Inf(1)
 	for _, bs := range p.all {
 		if bs == nil {
@@ -403,7 +399,7 @@ func (p *shallowPass) bestLoss(what string) float64 {
 		}
 		for _, c := range bs.cands {
 			if !c.Diverged {
-				best = math.Min(best, rankLoss(c, what))
+				best = math.Min(best, c.Loss)
 			}
 		}
 	}
@@ -428,7 +424,7 @@ func nearBest(cands []Candidate, steps int) []float64 {
 	for v := 0; v+len(grid) <= len(cands); v += len(grid) {
 		best := -1
 		for c, cand := range cands[v : v+len(grid)] {
-			if !cand.Diverged && (best < 0 || rankLoss(cand, "bw") < rankLoss(cands[v+best], "bw")) {
+			if !cand.Diverged && (best < 0 || rankLoss(cand) < rankLoss(cands[v+best])) {
 				best = c
 			}
 		}
@@ -517,7 +513,7 @@ func (bs *bandwidthScores) best() float64 {
 	loss := math.Inf(1)
 	for _, c := range bs.cands {
 		if !c.Diverged {
-			loss = math.Min(loss, rankLoss(c, "bw"))
+			loss = math.Min(loss, rankLoss(c))
 		}
 	}
 	return loss
