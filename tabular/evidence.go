@@ -85,11 +85,12 @@ func (ev *evidence) at(cost float64) float64 {
 // evidenceRows is the most rows of a regression's selection on which
 // the shallow machine's settings are ranked within a pass by their
 // evidence rather than their leave-one-out loss (see rankLoss). On the
-// panels' regressions of up to 1,000 rows, over 20 splits, the
-// evidence's ranking did better on the test rows (docs/learner-panel.md);
-// larger tables were not measured. A classifier's settings stay ranked
-// by leave-one-out: the evidence of its one-hot labels chose worse.
-const evidenceRows = 1000
+// panels' regressions of up to 300 training rows the evidence's ranking
+// did better on the test rows; on those of 375 to 750 it did no better,
+// and worse on two (docs/learner-panel.md). A classifier's settings stay
+// ranked by leave-one-out: the evidence of its one-hot labels chose
+// worse.
+const evidenceRows = 300
 
 // rankLoss returns the loss by which a shallow candidate is ranked
 // among the settings of a pass (the bandwidths kept, the costs that the
