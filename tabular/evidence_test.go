@@ -181,6 +181,46 @@ func TestRankedByEvidence(t *testing.T) {
 	if got := nearBest(scored[ev.band].cands, 0); len(got) != 1 || got[0] != ev.cand.Cost {
 		t.Errorf("cost the folds score %v, want the evidence's %g", got, ev.cand.Cost)
 	}
+	// The relevance weights are measured on the machine of the
+	// evidence's setting.
+	sp := &shallowSpace{anchors: x, sub: []problemData{{x: x, y: y}}, sigmas: sigmas}
+	m, _, err := passMachine(&shallowPass{space: sp, bases: set.bases, all: scored}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Bandwidth != sigmas[ev.band] {
+		t.Errorf("relevance measured at bandwidth %g, want the evidence's %g", m.Bandwidth, sigmas[ev.band])
+	}
+}
+
+// TestAloneByEvidence checks that the shallow machine alone, chosen by
+// leave-one-out's candidates, takes the one of highest evidence.
+func TestAloneByEvidence(t *testing.T) {
+	x, y := nearlyLinear(rand.New(rand.NewPCG(8, 3)), 40, 3)
+	s := Settings{Seed: 2, TargetScale: LinearScale, Extrapolate: true}
+	p, val := preparedFor(t, x, y, s)
+	f, err := selectShallow(p, val, 1, s, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loo, ev := -1, -1
+	for i, c := range f.sel.Candidates {
+		if c.Diverged {
+			continue
+		}
+		if loo < 0 || c.Loss < f.sel.Candidates[loo].Loss {
+			loo = i
+		}
+		if ev < 0 || c.evidence < f.sel.Candidates[ev].evidence {
+			ev = i
+		}
+	}
+	if loo == ev {
+		t.Fatalf("leave-one-out and the evidence both choose %+v: the test needs other rows", f.sel.Candidates[ev])
+	}
+	if f.sel.Best != ev {
+		t.Errorf("chose %+v, want the evidence's %+v", f.sel.Candidates[f.sel.Best], f.sel.Candidates[ev])
+	}
 }
 
 // TestEvidenceFor checks which selections are ranked by the evidence:
