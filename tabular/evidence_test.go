@@ -7,6 +7,7 @@ import (
 
 	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/scale"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
 )
@@ -238,6 +239,63 @@ func TestEvidenceFor(t *testing.T) {
 	} {
 		if got := evidenceFor(tc.v, tc.rows); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestEvidenceOfScales checks that a candidate's evidence on the log
+// scale is that of the log scale's targets with the Jacobian of the map
+// from the standardised targets, so that the two scales compare: the
+// evidence prefers the scale on which the noise is Gaussian, the log
+// scale for targets exp(f(x) + noise) - 1, the linear one for f(x) +
+// noise.
+func TestEvidenceOfScales(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		log  bool
+	}{
+		{"log-normal", true},
+		{"normal", false},
+	} {
+		rnd := rand.New(rand.NewPCG(4, 4))
+		x := mat.NewDense(60, 2, nil)
+		x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)
+		y := mat.NewDense(60, 1, nil)
+		for i := range 60 {
+			f := 5 + x.At(i, 0) - 0.5*x.At(i, 1) + 0.4*rnd.NormFloat64()
+			if tc.log {
+				f = math.Expm1(f)
+			}
+			y.Set(i, 0, f)
+		}
+		p, err := prepare(x, y, nil, Settings{TargetScale: LogScale}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		px := p.linear.x.(*mat.Dense)
+		set := shallowSettings{sigmas: []float64{medianDistance(px)}, bases: make([]*shallowBasis, 1)}
+		scored, err := scoreShallow(newShallowInputs(px, px), []problemData{p.linear, p.logarithmic}, set, []int{0}, nil, false, 1, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logY := mat.DenseCopyOf(y)
+		logY.Apply(func(_, _ int, v float64) float64 { return math.Log1p(v) }, logY)
+		r := set.bases[0].all
+		ev := r.evidence(p.logarithmic.fitY, r.project(p.logarithmic.fitY))
+		jac := floats.Sum(logJacobian(logY, p.out, p.logOut))
+		best := [2]float64{math.Inf(1), math.Inf(1)}
+		for _, c := range scored[0].cands {
+			i := 0
+			if c.LogTarget {
+				i = 1
+				if want := -(ev.at(c.Cost) + jac) / 60; !scalar.EqualWithinAbsOrRel(c.evidence, want, 1e-10, 1e-10) {
+					t.Errorf("%s, cost %g: %v on the log scale, want %v", tc.name, c.Cost, c.evidence, want)
+				}
+			}
+			best[i] = math.Min(best[i], c.evidence)
+		}
+		if got := best[1] < best[0]; got != tc.log {
+			t.Errorf("%s: negative log evidence per row %.4g on the linear scale, %.4g on the log scale", tc.name, best[0], best[1])
 		}
 	}
 }
