@@ -94,10 +94,11 @@ const evidenceRows = 300
 
 // rankLoss returns the loss by which a shallow candidate is ranked
 // among the settings of a pass (the bandwidths kept, the costs that the
-// folds score, the setting that measures the relevance): its negative
-// log evidence per row if it has one, else its held-out loss. The
-// choices between passes, of the inputs' encodings, stay by held-out
-// loss, which the evidence did worse on.
+// folds score, the setting that measures the relevance) and by which the
+// relevance weights are kept: its negative log evidence per row if it
+// has one, else its held-out loss. The other choices between passes, of
+// the inputs' quantiles, levels and codes, stay by held-out loss: the
+// evidence chose the quantiles worse.
 func rankLoss(c Candidate) float64 {
 	if c.evidenced {
 		return c.evidence

@@ -299,3 +299,27 @@ func TestEvidenceOfScales(t *testing.T) {
 		}
 	}
 }
+
+// TestRelevanceByEvidence checks that a small regression keeps its
+// relevance weights by their evidence: on these rows the weights'
+// leave-one-out loss, recorded, is not lower than the inputs', and the
+// weights are kept.
+func TestRelevanceByEvidence(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(2, 5))
+	const n = 50
+	x, y := randomData(rnd, n, 6), mat.NewDense(n, 1, nil)
+	for i := range n {
+		y.Set(i, 0, x.At(i, 0)+0.5*x.At(i, 1)*x.At(i, 1)+0.7*rnd.NormFloat64())
+	}
+	_, res, err := FitRegression(x, y, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.RelevanceLosses
+	if len(l) != 2 || lowerLoss(l[1], l[0]) {
+		t.Fatalf("relevance losses %v: the test needs the weights' leave-one-out loss no lower", l)
+	}
+	if res.Relevance == nil {
+		t.Errorf("weights not kept at leave-one-out losses %v; want them kept by their evidence", l)
+	}
+}

@@ -362,11 +362,11 @@ func (e *encodingPass) other(x mat.Matrix, s Settings) (float64, error) {
 
 // lowerLoss reports whether held-out loss a is lower than b by more than
 // the rounding of the sums that made them: by more than a millionth of
-// b. The fit keeps a richer encoding of its inputs (their quantiles,
+// |b| (a negative log evidence may be negative). The fit keeps a richer encoding of its inputs (their quantiles,
 // their relevance weights) only when its encodingLoss is lower so; on a
 // tie, as when the quantiles of evenly spaced values are those values
 // rescaled, the simpler one stays.
-func lowerLoss(a, b float64) bool { return a < b*(1-lossTie) }
+func lowerLoss(a, b float64) bool { return a < b-math.Abs(b)*lossTie }
 
 // lossTie is the relative difference of two losses that lowerLoss takes
 // for rounding. The ties it settles differ by 1e-11 of the loss; real
@@ -392,6 +392,12 @@ func shallowLoss(p *prepared, val *validation, outputs int, s Settings, list []i
 // bestLoss returns the lowest held-out loss of the candidates of the
 // bandwidths the pass has scored.
 func (p *shallowPass) bestLoss() float64 {
+	return p.lowest(func(c Candidate) float64 { return c.Loss })
+}
+
+// lowest returns the lowest loss of the candidates of the bandwidths
+// the pass has scored, by the loss key.
+func (p *shallowPass) lowest(key func(Candidate) float64) float64 {
 	best := math.Inf(1)
 	for _, bs := range p.all {
 		if bs == nil {
@@ -399,7 +405,7 @@ func (p *shallowPass) bestLoss() float64 {
 		}
 		for _, c := range bs.cands {
 			if !c.Diverged {
-				best = math.Min(best, c.Loss)
+				best = math.Min(best, key(c))
 			}
 		}
 	}

@@ -614,7 +614,7 @@ func TestHeldOutMeans(t *testing.T) {
 
 // TestLowerLoss checks the rule by which the fit keeps a richer encoding
 // of its inputs: lower by more than rounding, so that a tie keeps the
-// simpler one.
+// simpler one, for losses of either sign.
 func TestLowerLoss(t *testing.T) {
 	for _, tc := range []struct {
 		a, b float64
@@ -625,6 +625,8 @@ func TestLowerLoss(t *testing.T) {
 		{1.1, 1, false},
 		{2.118579738215938e-08, 2.118579738236027e-08, false}, // a tie of TestRange's line
 		{0.999, 1, true},
+		{-0.5 - 1e-12, -0.5, false}, // a tie of negative log evidences
+		{-0.6, -0.5, true},
 	} {
 		if got := lowerLoss(tc.a, tc.b); got != tc.want {
 			t.Errorf("lowerLoss(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
