@@ -366,7 +366,12 @@ func (e *encodingPass) other(x mat.Matrix, s Settings) (float64, error) {
 // their relevance weights) only when its encodingLoss is lower so; on a
 // tie, as when the quantiles of evenly spaced values are those values
 // rescaled, the simpler one stays.
-func lowerLoss(a, b float64) bool { return a < b-math.Abs(b)*lossTie }
+func lowerLoss(a, b float64) bool {
+	if b < 0 {
+		return a < b*(1+lossTie)
+	}
+	return a < b*(1-lossTie)
+}
 
 // lossTie is the relative difference of two losses that lowerLoss takes
 // for rounding. The ties it settles differ by 1e-11 of the loss; real

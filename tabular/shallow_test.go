@@ -627,6 +627,7 @@ func TestLowerLoss(t *testing.T) {
 		{0.999, 1, true},
 		{-0.5 - 1e-12, -0.5, false}, // a tie of negative log evidences
 		{-0.6, -0.5, true},
+		{1, math.Inf(1), true}, // every setting of b diverged
 	} {
 		if got := lowerLoss(tc.a, tc.b); got != tc.want {
 			t.Errorf("lowerLoss(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
