@@ -56,7 +56,7 @@ func TestDeepAverageWhen(t *testing.T) {
 		{"shallow wins", 12, 150, true, true, false, true},
 		{"classifier", 1, 150, true, false, false, true},
 		{"raced", 1, 80, false, true, true, false},
-		{"higher loss", 2, 80, false, false, false, false},
+		{"higher loss", 14, 80, false, false, false, false},
 		{"subsample", 14, SelectionRows + 50, true, false, false, false},
 	} {
 		x, y, labels := friedmanLike(tc.seed, tc.rows)

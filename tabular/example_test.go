@@ -21,7 +21,7 @@ func Example() {
 	}
 	fmt.Printf("%.0f\n", mat.Formatted(pred.Values))
 	// Output:
-	// ⎡121⎤
-	// ⎢314⎥
-	// ⎣209⎦
+	// ⎡118⎤
+	// ⎢311⎥
+	// ⎣210⎦
 }

@@ -33,7 +33,7 @@ func ExampleFitRegression() {
 		fmt.Printf("x %5.2f: predicted %5.2f, true %5.2f\n", v, pred.At(i, 0), math.Sin(3*v))
 	}
 	// Output:
-	// dims [1 1], shallow true, cost 0.0001, bandwidth 1.03, chosen among 9 settings
+	// dims [1 1], shallow true, cost 0.0001, bandwidth 0.729, chosen among 9 settings
 	// x -0.50: predicted -1.00, true -1.00
 	// x  0.05: predicted  0.15, true  0.15
 	// x  0.70: predicted  0.86, true  0.86

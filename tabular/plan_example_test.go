@@ -57,5 +57,5 @@ func ExamplePlan() {
 	}
 	fmt.Printf("%d rows; predictions %.0f\n", workers[0].Rows, pred.Values.RawMatrix().Data)
 	// Output:
-	// 60 rows; predictions [125 316 208]
+	// 60 rows; predictions [118 311 210]
 }

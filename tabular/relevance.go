@@ -73,8 +73,8 @@ func passMachine(pass *shallowPass, outputs int, rows []int) (*kernel.Machine, *
 			continue // not scored
 		}
 		for _, c := range bs.cands {
-			if !c.Diverged && !c.LogTarget && c.Loss < bestLoss {
-				best, cost, bestLoss = b, c.Cost, c.Loss
+			if l := rankLoss(c); !c.Diverged && !c.LogTarget && l < bestLoss {
+				best, cost, bestLoss = b, c.Cost, l
 			}
 		}
 	}
@@ -204,7 +204,9 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 		fmt.Fprintf(s.Progress, "tabular: the shallow machine's lowest held-out loss is %.4g on the inputs unweighed, %.4g weighed by their relevance (weights %.3g to %.3g)\n",
 			plain, weighed, slices.Min(w), slices.Max(w))
 	}
-	if lowerLoss(weighed, plain) {
+	// A small regression's weights are kept by their evidence, as its
+	// settings are ranked (rankLoss); the losses are recorded.
+	if lowerLoss(q.pass.lowest(rankLoss), p.pass.lowest(rankLoss)) {
 		res.Relevance = w
 		return &q, nil
 	}

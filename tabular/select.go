@@ -80,6 +80,10 @@ type Candidate struct {
 	// machine's linear part that of its kernel part is, at the same cost
 	// (see kernelPenalties). 0 means 1.
 	KernelPenalty float64 `json:"kernel_penalty,omitempty"`
+	// evidence is a shallow candidate's negative log evidence per row
+	// (see evidence), set if evidenced.
+	evidence  float64
+	evidenced bool
 }
 
 // problemData are the rows a machine is fitted to: inputs and either
@@ -97,6 +101,10 @@ type problemData struct {
 	w      []float64
 	groups []int
 	times  []float64
+	// jac is, for targets fitted on the log scale, each row's log of
+	// the derivative of fitY by y, summed over the outputs: the
+	// evidence of y is that of fitY plus their sum.
+	jac []float64
 }
 
 // targets returns the targets the machine learns.
@@ -108,7 +116,7 @@ func (p problemData) targets() mat.Matrix {
 }
 
 func (p problemData) rows(r []int) problemData {
-	q := problemData{x: pickRows(p.x, r), back: p.back, w: pick(p.w, r), groups: pick(p.groups, r), times: pick(p.times, r)}
+	q := problemData{x: pickRows(p.x, r), back: p.back, w: pick(p.w, r), groups: pick(p.groups, r), times: pick(p.times, r), jac: pick(p.jac, r)}
 	if p.y != nil {
 		q.y = pickRows(p.y, r)
 	}

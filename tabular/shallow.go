@@ -130,7 +130,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	var best *bandwidthScores
 	for _, bs := range scored {
 		for _, cand := range bs.cands {
-			if !cand.Diverged && (sel.Best < 0 || cand.Loss < sel.Candidates[sel.Best].Loss) {
+			if !cand.Diverged && (sel.Best < 0 || rankLoss(cand) < rankLoss(sel.Candidates[sel.Best])) {
 				sel.Best, best = len(sel.Candidates), bs
 			}
 			sel.Candidates = append(sel.Candidates, cand)
@@ -364,11 +364,16 @@ func (e *encodingPass) other(x mat.Matrix, s Settings) (float64, error) {
 
 // lowerLoss reports whether held-out loss a is lower than b by more than
 // the rounding of the sums that made them: by more than a millionth of
-// b. The fit keeps a richer encoding of its inputs (their quantiles,
+// |b| (a negative log evidence may be negative). The fit keeps a richer encoding of its inputs (their quantiles,
 // their relevance weights) only when its encodingLoss is lower so; on a
 // tie, as when the quantiles of evenly spaced values are those values
 // rescaled, the simpler one stays.
-func lowerLoss(a, b float64) bool { return a < b*(1-lossTie) }
+func lowerLoss(a, b float64) bool {
+	if b < 0 {
+		return a < b*(1+lossTie)
+	}
+	return a < b*(1-lossTie)
+}
 
 // lossTie is the relative difference of two losses that lowerLoss takes
 // for rounding. The ties it settles differ by 1e-11 of the loss; real
@@ -394,10 +399,21 @@ func shallowLoss(p *prepared, val *validation, outputs int, s Settings, list []i
 // bestLoss returns the lowest held-out loss of the candidates of the
 // bandwidths the pass has scored.
 func (p *shallowPass) bestLoss() float64 {
+	return p.lowest(func(c Candidate) float64 { return c.Loss })
+}
+
+// lowest returns the lowest loss of the candidates of the bandwidths
+// the pass has scored, by the loss key.
+func (p *shallowPass) lowest(key func(Candidate) float64) float64 {
 	best := math.Inf(1)
 	for _, bs := range p.all {
-		if bs != nil {
-			best = math.Min(best, bs.best())
+		if bs == nil {
+			continue
+		}
+		for _, c := range bs.cands {
+			if !c.Diverged {
+				best = math.Min(best, key(c))
+			}
 		}
 	}
 	return best
@@ -421,7 +437,7 @@ func nearBest(cands []Candidate, steps int) []float64 {
 	for v := 0; v+len(grid) <= len(cands); v += len(grid) {
 		best := -1
 		for c, cand := range cands[v : v+len(grid)] {
-			if !cand.Diverged && (best < 0 || cand.Loss < cands[v+best].Loss) {
+			if !cand.Diverged && (best < 0 || rankLoss(cand) < rankLoss(cands[v+best])) {
 				best = c
 			}
 		}
@@ -559,7 +575,7 @@ func (bs *bandwidthScores) best() float64 {
 	loss := math.Inf(1)
 	for _, c := range bs.cands {
 		if !c.Diverged {
-			loss = math.Min(loss, c.Loss)
+			loss = math.Min(loss, rankLoss(c))
 		}
 	}
 	return loss
@@ -633,6 +649,10 @@ type variantScorer struct {
 	tests      []problemData
 	trainMeans [][]float64
 	loos       []*leaveOneOut
+	// ev is the evidence of leave-one-out's rows, nil when the fit
+	// does not rank by it; jac the sum of v's jac.
+	ev  *evidence
+	jac float64
 }
 
 // on returns the scorer of data v, on the validation's rows.
@@ -661,6 +681,9 @@ func (sc *shallowScorer) on(v problemData) *variantScorer {
 		var loo *leaveOneOut
 		if p.ztv == nil && p.held == nil {
 			loo = p.r.leaveOneOut(targetsOf(test, sc.outputs), pr)
+			if evidenceFor(v, p.r.rows) {
+				vs.ev, vs.jac = p.r.evidence(targetsOf(test, sc.outputs), pr), floats.Sum(v.jac)
+			}
 		}
 		vs.projs, vs.tests, vs.trainMeans = append(vs.projs, pr), append(vs.tests, test), append(vs.trainMeans, mean)
 		vs.loos = append(vs.loos, loo)
@@ -741,6 +764,9 @@ func (vs *variantScorer) score(c Candidate) Candidate {
 	if !ok {
 		c.Diverged = true
 		return c
+	}
+	if vs.ev != nil {
+		c.evidence, c.evidenced = -(vs.ev.at(c.Cost)+vs.jac)/float64(vs.ev.r.rows), true
 	}
 	losses, scores := make([]float64, len(preds)), make([]float64, len(preds))
 	for i, pred := range preds {

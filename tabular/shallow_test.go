@@ -145,8 +145,9 @@ func bruteLeaveOneOut(z, y *mat.Dense, w []float64, cost float64) *mat.Dense {
 	return out
 }
 
-// TestShallowFamily checks the families: Shallow alone is chosen by
-// leave-one-out over its whole grid; AutoFamily, from deepMinRows rows,
+// TestShallowFamily checks the families: Shallow alone is chosen over
+// its whole grid by leave-one-out's candidates, ranked by their evidence
+// on a small regression (rankLoss); AutoFamily, from deepMinRows rows,
 // scores the deep grid and the shallow grid on the same folds and keeps
 // the lower loss.
 func TestShallowFamily(t *testing.T) {
@@ -160,8 +161,8 @@ func TestShallowFamily(t *testing.T) {
 		t.Fatalf("shallow fit: shallow %v, %d folds, %d candidates", res.Shallow, sel.Folds, len(sel.Candidates))
 	}
 	for _, c := range sel.Candidates {
-		if !c.Diverged && c.Loss < sel.Candidates[sel.Best].Loss {
-			t.Errorf("candidate %+v has a lower loss than the chosen one", c)
+		if !c.Diverged && rankLoss(c) < rankLoss(sel.Candidates[sel.Best]) {
+			t.Errorf("candidate %+v ranks before the chosen one", c)
 		}
 	}
 	x, y = noisySine(rand.New(rand.NewPCG(8, 1)), deepMinRows, 0.1)
@@ -613,7 +614,7 @@ func TestHeldOutMeans(t *testing.T) {
 
 // TestLowerLoss checks the rule by which the fit keeps a richer encoding
 // of its inputs: lower by more than rounding, so that a tie keeps the
-// simpler one.
+// simpler one, for losses of either sign.
 func TestLowerLoss(t *testing.T) {
 	for _, tc := range []struct {
 		a, b float64
@@ -624,6 +625,9 @@ func TestLowerLoss(t *testing.T) {
 		{1.1, 1, false},
 		{2.118579738215938e-08, 2.118579738236027e-08, false}, // a tie of TestRange's line
 		{0.999, 1, true},
+		{-0.5 - 1e-12, -0.5, false}, // a tie of negative log evidences
+		{-0.6, -0.5, true},
+		{1, math.Inf(1), true}, // every setting of b diverged
 	} {
 		if got := lowerLoss(tc.a, tc.b); got != tc.want {
 			t.Errorf("lowerLoss(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
