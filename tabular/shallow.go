@@ -364,10 +364,10 @@ func (e *encodingPass) other(x mat.Matrix, s Settings) (float64, error) {
 
 // lowerLoss reports whether held-out loss a is lower than b by more than
 // the rounding of the sums that made them: by more than a millionth of
-// |b| (a negative log evidence may be negative). The fit keeps a richer encoding of its inputs (their quantiles,
-// their relevance weights) only when its encodingLoss is lower so; on a
-// tie, as when the quantiles of evenly spaced values are those values
-// rescaled, the simpler one stays.
+// |b| (a negative log evidence may be negative). The fit keeps a richer
+// encoding of its inputs (their quantiles, their relevance weights) only
+// when its encodingLoss is lower so; on a tie, as when the quantiles of
+// evenly spaced values are those values rescaled, the simpler one stays.
 func lowerLoss(a, b float64) bool {
 	if b < 0 {
 		return a < b*(1+lossTie)

@@ -768,8 +768,8 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 
 // blends says whether a regression of n rows averages its machine with
 // the shallow machine of the inputs' other encoding, of held-out losses
-// lo (the chosen one's) and hi: when the relative difference of the losses, times sqrt(n),
-// is at most blendNoise. Leave-one-out judges the quantiles on the rows
+// lo (the chosen one's) and hi: when the relative difference of the
+// losses, times sqrt(n), is at most blendNoise. Leave-one-out judges the quantiles on the rows
 // that placed them, and on small tables its choice between the
 // encodings often loses the test rows; averaging the two machines halves
 // the cost of a wrong choice and keeps most of a right one. Where the
