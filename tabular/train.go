@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -591,21 +592,61 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		return nil, res, err
 	}
 	e := encodedFit{arch: arch, costs: costs, bandwidths: bandwidths, val: val, sval: sval, family: family, search: search, outputs: outputs, s: s, begin: begin}
+	other := e.startOther(p.other, res)
 	m, mres, err := e.fit(p, res)
-	if err != nil || p.other == nil {
+	if other == nil {
 		return m, mres, err
 	}
-	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "tabular: the two encodings' held-out losses are within their noise: the shallow machine of the other weighs %g\n", otherWeight)
-	}
-	e.shallowOnly = true
-	om, _, err := e.fit(p.other, res)
+	om, oerr := other.wait(s.Progress)
 	if err != nil {
-		return nil, mres, err
+		return m, mres, err
+	}
+	if oerr != nil {
+		return nil, mres, oerr
 	}
 	m.Other, m.OtherWeight, mres.OtherWeight = om, otherWeight, otherWeight
 	mres.Seconds = time.Since(begin).Seconds()
 	return m, mres, nil
+}
+
+// otherFit is the fit of the shallow machine of the inputs' encoding not
+// chosen (see blends). It runs beside the chosen machine's fit, whose
+// race and final fit leave a core idle at times; its progress is kept
+// until the chosen machine's has been written.
+type otherFit struct {
+	done     chan struct{}
+	m        *Machine
+	err      error
+	progress bytes.Buffer
+}
+
+// startOther starts the fit of the shallow machine of the data p of the
+// other encoding, from res; nil if p is nil.
+func (e encodedFit) startOther(p *prepared, res Result) *otherFit {
+	if p == nil {
+		return nil
+	}
+	o := &otherFit{done: make(chan struct{})}
+	e.shallowOnly = true
+	if e.s.Progress != nil {
+		e.s.Progress = &o.progress
+	}
+	go func() {
+		defer close(o.done)
+		o.m, _, o.err = e.fit(p, res)
+	}()
+	return o
+}
+
+// wait returns the other encoding's machine once fitted, after writing
+// to progress, if not nil, that it was fitted and its progress.
+func (o *otherFit) wait(progress io.Writer) (*Machine, error) {
+	<-o.done
+	if progress != nil {
+		fmt.Fprintf(progress, "tabular: the two encodings' held-out losses are within their noise: the shallow machine of the other weighs %g\n", otherWeight)
+		progress.Write(o.progress.Bytes())
+	}
+	return o.m, o.err
 }
 
 // encodedFit holds what fits the machine on the inputs of one encoding,
