@@ -175,11 +175,13 @@ type FitRecord struct {
 	// OtherWeight is Result's: the weight of the machine of the
 	// inputs' other encoding in the average, 0 for none.
 	OtherWeight float64 `json:"other_weight,omitempty"`
-	// Relevance and RelevanceLosses are Result's: the weights of
-	// the standardised inputs, if they were weighed, and the held-out
-	// losses that chose, without and with them.
-	Relevance       []float64 `json:"relevance,omitempty"`
-	RelevanceLosses []float64 `json:"relevance_losses,omitempty"`
+	// Relevance, RelevanceLosses and RelevanceEvidence are Result's:
+	// the weights of the standardised inputs, if they were weighed, the
+	// held-out losses without and with them, and the negative log
+	// evidence per row without and with them where it chose.
+	Relevance         []float64 `json:"relevance,omitempty"`
+	RelevanceLosses   []float64 `json:"relevance_losses,omitempty"`
+	RelevanceEvidence []float64 `json:"relevance_evidence,omitempty"`
 	// CycleLosses are the shallow machine's lowest held-out losses with
 	// the phases of the dates' cycles and without, which chose whether
 	// the encoder keeps them.

@@ -200,13 +200,20 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 	}
 	plain := p.pass.bestLoss()
 	res.RelevanceLosses = []float64{plain, weighed}
+	// A small regression's weights are kept by their evidence, as its
+	// settings are ranked (rankLoss).
+	ranked := []float64{p.pass.lowest(rankLoss), q.pass.lowest(rankLoss)}
+	if p.pass.evidenced() {
+		res.RelevanceEvidence = ranked
+	}
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "tabular: the shallow machine's lowest held-out loss is %.4g on the inputs unweighed, %.4g weighed by their relevance (weights %.3g to %.3g)\n",
 			plain, weighed, slices.Min(w), slices.Max(w))
+		if e := res.RelevanceEvidence; e != nil {
+			fmt.Fprintf(s.Progress, "tabular: its lowest negative log evidence per row, which chooses, is %.4g unweighed, %.4g weighed\n", e[0], e[1])
+		}
 	}
-	// A small regression's weights are kept by their evidence, as its
-	// settings are ranked (rankLoss); the losses are recorded.
-	if lowerLoss(q.pass.lowest(rankLoss), p.pass.lowest(rankLoss)) {
+	if lowerLoss(ranked[1], ranked[0]) {
 		res.Relevance = w
 		return &q, nil
 	}

@@ -402,6 +402,17 @@ func (p *shallowPass) bestLoss() float64 {
 	return p.lowest(func(c Candidate) float64 { return c.Loss })
 }
 
+// evidenced reports whether the pass's candidates carry their evidence
+// (see rankLoss).
+func (p *shallowPass) evidenced() bool {
+	for _, bs := range p.all {
+		if bs != nil && slices.ContainsFunc(bs.cands, func(c Candidate) bool { return c.evidenced }) {
+			return true
+		}
+	}
+	return false
+}
+
 // lowest returns the lowest loss of the candidates of the bandwidths
 // the pass has scored, by the loss key.
 func (p *shallowPass) lowest(key func(Candidate) float64) float64 {

@@ -430,10 +430,13 @@ type Result struct {
 	// Relevance, when not nil, holds the weights that multiply the
 	// standardised inputs (see AutoInputs); RelevanceLosses are the
 	// shallow machine's lowest held-out losses without them and with
-	// them, which chose unless the selection ran on at most 300 rows of
-	// a regression, where the evidence chose (see rankLoss).
-	Relevance       []float64
-	RelevanceLosses []float64
+	// them, which chose unless RelevanceEvidence is set: then the
+	// selection ran on at most evidenceRows rows of a regression, and
+	// the shallow machine's lowest negative log evidence per row without
+	// and with the weights chose (see rankLoss).
+	Relevance         []float64
+	RelevanceLosses   []float64
+	RelevanceEvidence []float64
 	// Metric says the inputs were mapped by their metric, the first
 	// block of the machine (see mapInputs); MetricLosses are the shallow
 	// machine's held-out losses on the folds that chose, without the
