@@ -12,6 +12,7 @@ import (
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/numeric"
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -162,6 +163,25 @@ func TestStatsMerge(t *testing.T) {
 	var q Plan
 	if err := json.Unmarshal(data, &q); err != nil {
 		t.Fatal(err)
+	}
+	// A plan refits one machine: a model that averages several is refused.
+	for name, set := range map[string]func(*Machine){
+		"sum":   func(m *Machine) { m.Sum = []*kernel.Machine{m.Machine} },
+		"other": func(m *Machine) { m.Other, m.OtherWeight = &Machine{Machine: m.Machine}, 0.25 },
+	} {
+		bad := *p
+		md := *p.model
+		m := *md.Machine
+		set(&m)
+		md.Machine, bad.model = &m, &md
+		data, err := json.Marshal(&bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r Plan
+		if err := json.Unmarshal(data, &r); err == nil || !strings.Contains(err.Error(), "averages several machines") {
+			t.Errorf("a plan of a model with a %s: error %v, want a refusal", name, err)
+		}
 	}
 	merged := q.NewStats()
 	for _, part := range [][]*dataset.Frame{frames[5:], frames[:2], frames[2:5]} {
