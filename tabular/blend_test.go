@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -65,14 +63,7 @@ func TestFitBlend(t *testing.T) {
 		a, b := r.Float64(), r.Float64()
 		fmt.Fprintf(&csv, "%g,%g,%g\n", a, b, a+0.5*b+0.3*r.NormFloat64())
 	}
-	path := filepath.Join(t.TempDir(), "t.csv")
-	if err := os.WriteFile(path, []byte(csv.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	md, rep, err := Fit(loadFrame(t, path), []string{"y"}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md, rep := fitText(t, csv.String())
 	want := "averaged with the shallow machine of their quantiles, weighing 0.25"
 	if md.Fit.OtherWeight != otherWeight || !slices.ContainsFunc(rep.Summary(md), func(l string) bool { return strings.HasPrefix(l, want) }) {
 		t.Errorf("the model records weight %v, its summary %q; want %v and %q", md.Fit.OtherWeight, rep.Summary(md), otherWeight, want)

@@ -1,11 +1,8 @@
 package tabular
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -331,22 +328,7 @@ func TestRelevanceByEvidence(t *testing.T) {
 		t.Errorf("recorded evidence %v, want the lower one with the weights, which chose", e)
 	}
 	// The model's summary says what chose.
-	var csv strings.Builder
-	csv.WriteString("a,b,c,d,e,f,y\n")
-	for i := range n {
-		for j := range 6 {
-			fmt.Fprintf(&csv, "%v,", x.At(i, j))
-		}
-		fmt.Fprintf(&csv, "%v\n", y.At(i, 0))
-	}
-	path := filepath.Join(t.TempDir(), "t.csv")
-	if err := os.WriteFile(path, []byte(csv.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	md, rep, err := Fit(loadFrame(t, path), []string{"y"}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md, rep := fitText(t, tableText(x, y))
 	if md.Fit.RelevanceEvidence == nil || !slices.ContainsFunc(rep.Summary(md), func(l string) bool { return strings.Contains(l, "negative log evidence per row") }) {
 		t.Errorf("the model records evidence %v, its summary %q; want the evidence that chose the weights", md.Fit.RelevanceEvidence, rep.Summary(md))
 	}

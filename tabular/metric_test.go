@@ -3,11 +3,8 @@ package tabular
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -185,19 +182,7 @@ func TestMapInputs(t *testing.T) {
 		t.Errorf("training R^2 %.3f of the mapped machine, want at least 0.9", r2)
 	}
 	// The same rows as a table: the summary says so.
-	var csv strings.Builder
-	csv.WriteString("a,b,c,d,y\n")
-	for i := range n {
-		fmt.Fprintf(&csv, "%v,%v,%v,%v,%v\n", x.At(i, 0), x.At(i, 1), x.At(i, 2), x.At(i, 3), y.At(i, 0))
-	}
-	path := filepath.Join(t.TempDir(), "t.csv")
-	if err := os.WriteFile(path, []byte(csv.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	md, rep, err := Fit(loadFrame(t, path), []string{"y"}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	md, rep := fitText(t, tableText(x, y))
 	if want := "inputs mapped by their metric"; !rep.Result.Metric || !slices.ContainsFunc(rep.Summary(md), func(l string) bool { return strings.HasPrefix(l, want) }) {
 		t.Errorf("the summary %q does not say %q", rep.Summary(md), want)
 	}

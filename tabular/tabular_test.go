@@ -26,6 +26,39 @@ func loadFrame(t *testing.T, path string) *dataset.Frame {
 	return f
 }
 
+// fitText fits the CSV table text, whose target column is y, with Fit's
+// defaults.
+func fitText(t *testing.T, text string) (*Model, *Report) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.csv")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	md, rep, err := Fit(loadFrame(t, path), []string{"y"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md, rep
+}
+
+// tableText returns the rows of x and y as a CSV table of columns x0,
+// x1, ... and y.
+func tableText(x, y mat.Matrix) string {
+	n, d := x.Dims()
+	var b strings.Builder
+	for j := range d {
+		fmt.Fprintf(&b, "x%d,", j)
+	}
+	b.WriteString("y\n")
+	for i := range n {
+		for j := range d {
+			fmt.Fprintf(&b, "%v,", x.At(i, j))
+		}
+		fmt.Fprintf(&b, "%v\n", y.At(i, 0))
+	}
+	return b.String()
+}
+
 // TestLoadEarlierVersions loads model files that machines fit wrote
 // before this package, of versions 2 to 5, each by the program of its
 // version, and checks that they predict what that program's predict
