@@ -160,5 +160,4 @@ func checkBlend(t *testing.T, input func(float64) float64, want string) {
 	if clamped == 0 {
 		t.Error("the range bound no interval's end")
 	}
-
 }

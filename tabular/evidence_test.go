@@ -332,4 +332,14 @@ func TestRelevanceByEvidence(t *testing.T) {
 	if md.Fit.RelevanceEvidence == nil || !slices.ContainsFunc(rep.Summary(md), func(l string) bool { return strings.Contains(l, "negative log evidence per row") }) {
 		t.Errorf("the model records evidence %v, its summary %q; want the evidence that chose the weights", md.Fit.RelevanceEvidence, rep.Summary(md))
 	}
+	// Above evidenceRows rows leave-one-out chooses, and no evidence is
+	// recorded.
+	const many = 2 * evidenceRows
+	x, y = randomData(rnd, many, 3), mat.NewDense(many, 1, nil)
+	for i := range many {
+		y.Set(i, 0, math.Sin(3*x.At(i, 0))+0.1*rnd.NormFloat64())
+	}
+	if _, res, err = FitRegression(x, y, Settings{Family: Shallow}); err != nil || res.RelevanceLosses == nil || res.RelevanceEvidence != nil {
+		t.Errorf("%d rows: relevance losses %v, evidence %v, error %v; want losses alone", many, res.RelevanceLosses, res.RelevanceEvidence, err)
+	}
 }

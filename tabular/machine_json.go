@@ -145,7 +145,7 @@ const decodingPrefix = "tabular: decoding machine:"
 func decodeMachine(data []byte) (*Machine, error) {
 	var w machineJSON[json.RawMessage]
 	if err := jsonfile.DecodeObject(data, &w, "machine"); err != nil {
-		return nil, fmt.Errorf("tabular: decoding machine: %w", err)
+		return nil, fmt.Errorf("%s %w", decodingPrefix, err)
 	}
 	body, err := json.Marshal(struct {
 		kernelJSON
@@ -161,7 +161,7 @@ func decodeMachine(data []byte) (*Machine, error) {
 	for i, raw := range w.Sum {
 		s := new(kernel.Machine)
 		if err := s.UnmarshalJSON(raw); err != nil {
-			return nil, fmt.Errorf("tabular: decoding machine: sum[%d]: %w", i, err)
+			return nil, fmt.Errorf("%s sum[%d]: %w", decodingPrefix, i, err)
 		}
 		m.Sum = append(m.Sum, s)
 	}
@@ -172,7 +172,7 @@ func decodeMachine(data []byte) (*Machine, error) {
 	}
 	m.OtherWeight = w.OtherWeight
 	if err := m.mapsFrom(w); err != nil {
-		return nil, fmt.Errorf("tabular: decoding machine: %w", err)
+		return nil, fmt.Errorf("%s %w", decodingPrefix, err)
 	}
 	return m, nil
 }

@@ -59,12 +59,12 @@ func (rep *Report) Summary(md *Model) []string {
 		}
 		say("averaged with the shallow machine of %s, weighing %g: the two held-out losses within their noise", other, w)
 	}
-	if l, e := res.RelevanceLosses, res.RelevanceEvidence; res.Relevance != nil && e != nil {
-		say("inputs weighed by their relevance (%s): the shallow machine's negative log evidence per row %.4g so, %.4g unweighed (held-out loss %.4g so, %.4g unweighed)",
-			describeWeights(md.Encoder.Names(), res.Relevance), e[1], e[0], l[1], l[0])
-	} else if res.Relevance != nil {
-		say("inputs weighed by their relevance (%s): the shallow machine's held-out loss %.4g so, %.4g unweighed",
-			describeWeights(md.Encoder.Names(), res.Relevance), l[1], l[0])
+	if l := res.RelevanceLosses; res.Relevance != nil {
+		chose := fmt.Sprintf("held-out loss %.4g so, %.4g unweighed", l[1], l[0])
+		if e := res.RelevanceEvidence; e != nil {
+			chose = fmt.Sprintf("negative log evidence per row %.4g so, %.4g unweighed (%s)", e[1], e[0], chose)
+		}
+		say("inputs weighed by their relevance (%s): the shallow machine's %s", describeWeights(md.Encoder.Names(), res.Relevance), chose)
 	}
 	if l := res.MetricLosses; res.Metric {
 		say("inputs mapped by their metric, the machine's first block: the shallow machine's held-out loss on the folds %.4g so, %.4g unmapped", l[1], l[0])
