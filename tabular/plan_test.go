@@ -168,6 +168,7 @@ func TestStatsMerge(t *testing.T) {
 	for name, set := range map[string]func(*Machine){
 		"sum":   func(m *Machine) { m.Sum = []*kernel.Machine{m.Machine} },
 		"other": func(m *Machine) { m.Other, m.OtherWeight = &Machine{Machine: m.Machine}, 0.25 },
+		"linear": func(m *Machine) { m.Linear, m.LinearWeight = &Machine{Machine: m.Machine}, 0.25 },
 	} {
 		bad := *p
 		md := *p.model
