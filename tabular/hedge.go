@@ -37,13 +37,16 @@ const (
 // (the data before chooseInputs), on the scale of the targets the chosen
 // machine of res fits, when the fit hedges toward it: a regression of
 // the auto family, standardised, of at most blendMaxRows rows, whose
-// linear machine is near the chosen one by nearLinear. Otherwise it
-// returns nil. The linear machine's cost is the one of lowest rankLoss
-// among shallowCosts.
+// inputs' encodings were compared (res.InputLosses; a table of
+// categorical inputs alone has no quantiles to judge, and its kernel
+// part holds the interactions of its levels), and whose linear machine
+// is near the chosen one by nearLinear. Otherwise it returns nil. The
+// linear machine's cost is the one of lowest rankLoss among
+// shallowCosts.
 func hedgeLinear(p *prepared, res Result, outputs int, s Settings) (*Machine, error) {
 	d := p.linear
 	n, _ := d.x.Dims()
-	if d.labels != nil || s.Family != AutoFamily || s.Raw || n > blendMaxRows {
+	if d.labels != nil || s.Family != AutoFamily || s.Raw || n > blendMaxRows || res.InputLosses == nil {
 		return nil, nil
 	}
 	if res.LogTarget {

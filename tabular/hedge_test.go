@@ -67,9 +67,10 @@ func linearRows(n, d int, counts bool, seed uint64) (*mat.Dense, *mat.Dense) {
 // machine's costs, with no kernel part and no quantiles, on the scale of
 // the targets the chosen machine fits; and that it is left out for a
 // classifier, another family, a raw fit, a table of more than
-// blendMaxRows rows and a chosen machine far from it.
+// blendMaxRows rows, a fit that did not compare the inputs' encodings
+// and a chosen machine far from it.
 func TestHedgeLinear(t *testing.T) {
-	near := Result{RelevanceLosses: []float64{10, 10}}
+	near := Result{RelevanceLosses: []float64{10, 10}, InputLosses: []float64{10, 10}}
 	x, y := linearRows(60, 3, false, 1)
 	p, err := prepare(x, y, nil, Settings{}, true)
 	if err != nil {
@@ -85,8 +86,11 @@ func TestHedgeLinear(t *testing.T) {
 	if !ridgeAtACost(p.linear.x, p.linear.y, m.A) {
 		t.Errorf("coefficients %v are the ridge regression's at none of the costs", mat.Formatted(m.A))
 	}
-	if far, _ := hedgeLinear(p, Result{RelevanceLosses: []float64{0.01, 0.01}}, 1, Settings{}); far != nil {
+	if far, _ := hedgeLinear(p, Result{RelevanceLosses: []float64{0.01, 0.01}, InputLosses: []float64{0.01, 0.01}}, 1, Settings{}); far != nil {
 		t.Error("a linear machine far from the chosen one averaged")
+	}
+	if m, _ := hedgeLinear(p, Result{RelevanceLosses: near.RelevanceLosses}, 1, Settings{}); m != nil {
+		t.Error("a linear machine averaged where the inputs' encodings were not compared")
 	}
 	for name, s := range map[string]Settings{"shallow family": {Family: Shallow}, "raw": {Raw: true}} {
 		q, err := prepare(x, y, nil, s, true)
