@@ -219,7 +219,9 @@
 //     machine's first block, its augmenter (so a shallow machine's first
 //     block is then no longer the input itself), held in the model file
 //     and applied in predict, serve and the ONNX export alike.
-//   - A regression of at most 1,000 rows is also fitted as a linear
+//   - A regression of at most 1,000 rows whose inputs' encodings were
+//     compared (not one of categorical inputs alone, whose kernel part
+//     holds the interactions of their levels) is also fitted as a linear
 //     machine: the ridge regression on the standardised inputs as they
 //     are (no quantiles, relevance weights, metric or kernel part), on the
 //     scale of the targets the chosen machine fits, its cost the one of
