@@ -124,9 +124,11 @@ type Predictor struct {
 	m *Machine
 	p *kernel.Predictor
 	// sum predicts for the machines of m.Sum, hedges for m.Hedges()
-	// into hedgeOut, kept for batches of its size.
+	// into hedgeOut, kept for batches of its size, and weights holds
+	// their weights.
 	sum      []*kernel.Predictor
 	hedges   []*Predictor
+	weights  []float64
 	hedgeOut *mat.Dense
 	// in holds a chunk of inputs mapped to the machine's scale, out the
 	// machine's outputs for them, and part a summed machine's.
@@ -149,6 +151,7 @@ func (m *Machine) NewPredictor() *Predictor {
 	}
 	for _, h := range m.Hedges() {
 		p.hedges = append(p.hedges, h.Machine.NewPredictor())
+		p.weights = append(p.weights, h.Weight)
 	}
 	return p
 }
@@ -233,10 +236,13 @@ func (p *Predictor) mix(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) [
 	if p.hedgeOut == nil || p.hedgeOut.RawMatrix().Rows != n {
 		p.hedgeOut = mat.NewDense(n, k, nil)
 	}
-	for i, h := range m.Hedges() {
-		hp := p.hedges[i].Predict(p.hedgeOut, x)
-		w := h.Weight
-		pred.Apply(func(j, o int, v float64) float64 { return (1-w)*v + w*hp.At(j, o) }, pred)
+	for i, h := range p.hedges {
+		hp, w := h.Predict(p.hedgeOut, x), p.weights[i]
+		for j := range n {
+			for o := range k {
+				pred.Set(j, o, (1-w)*pred.At(j, o)+w*hp.At(j, o))
+			}
+		}
 	}
 	ends[0] = pred
 	if halfWidth == nil {
