@@ -104,12 +104,14 @@ func kernelGraph(km kernelModel) (*onnxpb.ModelProto, error) {
 	}
 	raw := b.outputs(m, x)
 	out := b.toTargets(m, raw)
-	if m.Other != nil {
-		// The other machine's prediction weighs OtherWeight, and the
-		// intervals are the machine's own about the average, on the
-		// scale it fits.
-		other := b.toTargets(m.Other, b.outputs(m.Other, x))
-		out = b.op("Add", []string{b.op("Mul", []string{out, b.scalar(1 - m.OtherWeight)}), b.op("Mul", []string{other, b.scalar(m.OtherWeight)})})
+	if hs := m.Hedges(); hs != nil {
+		// Each hedge's prediction weighs its weight in the average
+		// before it, and the intervals are the machine's own about the
+		// average, on the scale it fits.
+		for _, h := range hs {
+			hp := b.toTargets(h.Machine, b.outputs(h.Machine, x))
+			out = b.op("Add", []string{b.op("Mul", []string{out, b.scalar(1 - h.Weight)}), b.op("Mul", []string{hp, b.scalar(h.Weight)})})
+		}
 		raw = b.fromTargets(m, out)
 	}
 	k := int64(m.Outputs())
@@ -243,17 +245,18 @@ func checkKernel(km kernelModel) error {
 	if err := checkSum(m); err != nil {
 		return err
 	}
-	if o := m.Other; o != nil {
+	for _, h := range m.Hedges() {
+		o := h.Machine
 		if err := checkSum(o); err != nil {
-			return fmt.Errorf("other: %w", err)
+			return fmt.Errorf("%s: %w", h.Name, err)
 		}
 		switch {
 		case o.Inputs() != m.Inputs() || o.Outputs() != m.Outputs():
-			return fmt.Errorf("other: %d inputs and %d outputs for a machine of %d and %d", o.Inputs(), o.Outputs(), m.Inputs(), m.Outputs())
-		case o.Other != nil:
-			return errors.New("other: a machine of its own, want none")
-		case !(m.OtherWeight > 0 && m.OtherWeight < 1):
-			return fmt.Errorf("other weight %v, want a number between 0 and 1", m.OtherWeight)
+			return fmt.Errorf("%s: %d inputs and %d outputs for a machine of %d and %d", h.Name, o.Inputs(), o.Outputs(), m.Inputs(), m.Outputs())
+		case o.Hedges() != nil:
+			return fmt.Errorf("%s: a machine of its own, want none", h.Name)
+		case !(h.Weight > 0 && h.Weight < 1):
+			return fmt.Errorf("%s weight %v, want a number between 0 and 1", h.Name, h.Weight)
 		}
 	}
 	switch {

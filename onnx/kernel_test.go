@@ -275,7 +275,8 @@ func TestKernelRandom(t *testing.T) {
 // quantiles, which the new rows' values beyond the training range test
 // at their ends; and sums of machines, as fit averages them: of shallow
 // machines, and of a shallow and a deep one; and the average of the
-// machines of the inputs as they are and of their quantiles.
+// machines of the inputs as they are and of their quantiles, also with a
+// linear machine.
 func TestKernelShallow(t *testing.T) {
 	needRuntime(t)
 	var cases []agreementCase
@@ -295,6 +296,7 @@ func TestKernelShallow(t *testing.T) {
 		{"c", true, tabular.LinearInputs, "deep"},
 		{"y", false, tabular.LinearInputs, "other"},
 		{"c", true, tabular.QuantileInputs, "other"},
+		{"y", false, tabular.QuantileInputs, "linear"},
 	} {
 		name := tc.target + "-" + tc.inputs.String()
 		if tc.sum != "" {
@@ -340,6 +342,16 @@ func TestKernelShallow(t *testing.T) {
 			// there: its intervals about the average are then
 			// asymmetric.
 			fm.km.Machine.LogTarget = !tc.classify
+		case "linear":
+			// The average of the two encodings' machines and a linear
+			// machine of the inputs as they are (no kernel part, on
+			// the targets' own scale), as fit hedges.
+			o := fitTableWith(t, table, tc.target, other, nil, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: tabular.LinearInputs})
+			lin := fitTableWith(t, table, tc.target, other, nil, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: tabular.LinearInputs})
+			lin.km.Machine.C.Zero()
+			fm.km.Machine.Other, fm.km.Machine.OtherWeight = o.km.Machine, 0.25
+			fm.km.Machine.Linear, fm.km.Machine.LinearWeight = lin.km.Machine, 0.25
+			fm.km.Machine.LogTarget = true
 		}
 		if !tc.classify {
 			fm.km.HalfWidth = []float64{0.4}

@@ -111,14 +111,13 @@ func checkBlend(t *testing.T, input func(float64) float64, want string) {
 	if (m.Quantiles == nil) == (m.Other.Quantiles == nil) || (m.Quantiles != nil) != (res.InputScale == QuantileInputs.String()) {
 		t.Errorf("quantile maps %v and %v, input scale %q: want the chosen one's and the other", m.Quantiles != nil, m.Other.Quantiles != nil, res.InputScale)
 	}
-	own := *m
-	own.Other, own.OtherWeight = nil, 0
-	if m.NumParams() != own.NumParams()+m.Other.NumParams() {
-		t.Errorf("%d parameters, want %d and %d", m.NumParams(), own.NumParams(), m.Other.NumParams())
+	own := withoutHedges(m)
+	if m.NumParams() != own.NumParams()+m.Other.NumParams()+linearParams(m) {
+		t.Errorf("%d parameters, want %d, %d and the linear machine's %d", m.NumParams(), own.NumParams(), m.Other.NumParams(), linearParams(m))
 	}
-	got, a, b := m.Predict(nil, x), own.Predict(nil, x), m.Other.Predict(nil, x)
+	got, avg := m.Predict(nil, x), averaged(m, x)
 	for i := range n {
-		if want := (1-otherWeight)*a.At(i, 0) + otherWeight*b.At(i, 0); math.Abs(got.At(i, 0)-want) > 1e-12*math.Abs(want)+1e-12 {
+		if want := avg.At(i, 0); math.Abs(got.At(i, 0)-want) > 1e-12*math.Abs(want)+1e-12 {
 			t.Fatalf("row %d: prediction %v, want %v", i, got.At(i, 0), want)
 		}
 	}
@@ -126,16 +125,15 @@ func checkBlend(t *testing.T, input func(float64) float64, want string) {
 	// it fits (standardised, and logarithmic for a log target), kept
 	// within the range, which binds on some rows.
 	m.Range = [][2]float64{{0.2, 1.2}}
-	own.Range = m.Range
 	half := []float64{0.3}
 	mean, sd := m.Output.Mean[0], m.Output.Scale[0]
 	clamped := 0
 	for _, logTarget := range []bool{false, true} {
-		m.LogTarget, own.LogTarget = logTarget, logTarget
+		m.LogTarget = logTarget
 		pred, lower, upper := m.PredictInterval(nil, nil, nil, x, half)
-		a, b := own.Predict(nil, x), m.Other.Predict(nil, x)
+		avg := averaged(m, x)
 		for i := range n {
-			v := (1-otherWeight)*a.At(i, 0) + otherWeight*b.At(i, 0)
+			v := avg.At(i, 0)
 			u := (v - mean) / sd
 			if logTarget {
 				u = (math.Log1p(v) - mean) / sd
@@ -160,4 +158,32 @@ func checkBlend(t *testing.T, input func(float64) float64, want string) {
 	if clamped == 0 {
 		t.Error("the range bound no interval's end")
 	}
+}
+
+// withoutHedges returns a copy of m without its Other and Linear.
+func withoutHedges(m *Machine) Machine {
+	own := *m
+	own.Other, own.OtherWeight, own.Linear, own.LinearWeight = nil, 0, nil, 0
+	return own
+}
+
+// linearParams returns the parameters of m's Linear, 0 for none.
+func linearParams(m *Machine) int {
+	if m.Linear == nil {
+		return 0
+	}
+	return m.Linear.NumParams()
+}
+
+// averaged returns the predictions of m computed apart: its own
+// machine's, then each hedge's weighing its weight in the average
+// before it.
+func averaged(m *Machine, x mat.Matrix) *mat.Dense {
+	own := withoutHedges(m)
+	v := own.Predict(nil, x)
+	for _, h := range m.Hedges() {
+		p := h.Machine.Predict(nil, x)
+		v.Apply(func(i, j int, a float64) float64 { return (1-h.Weight)*a + h.Weight*p.At(i, j) }, v)
+	}
+	return v
 }

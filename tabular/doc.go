@@ -219,6 +219,26 @@
 //     machine's first block, its augmenter (so a shallow machine's first
 //     block is then no longer the input itself), held in the model file
 //     and applied in predict, serve and the ONNX export alike.
+//   - A regression of at most 1,000 rows whose inputs' encodings were
+//     compared (not one of categorical inputs alone, whose kernel part
+//     holds the interactions of their levels) is also fitted as a linear
+//     machine: the ridge regression on the standardised inputs as they
+//     are (no quantiles, relevance weights, metric or kernel part), on the
+//     scale of the targets the chosen machine fits, its cost the one of
+//     highest evidence (up to 300 rows) or lowest leave-one-out loss among
+//     the shallow machine's. When it is near the chosen machine (on at
+//     most 300 selection rows, the chosen one's evidence at most e^8
+//     times the linear one's; else their leave-one-out losses' relative
+//     difference times the square root of the rows at most 2), the model
+//     predicts the average of the chosen machine's prediction (with its
+//     other encoding's, if averaged) weighing 3/4 and the linear
+//     machine's 1/4, in the units of the targets (Machine.Linear,
+//     Result.LinearWeight). The encodings and relevance weights are
+//     judged on the rows that learned them, and the kernel part adds a
+//     variance that leave-one-out does not see: on small regressions
+//     whose truth is nearly linear the hedge recovers part of what a
+//     ridge regression wins. The intervals are the chosen machine's
+//     residuals about the average.
 //   - A regression's predictions, and the ends of its intervals, are
 //     bounded to the range of its training targets, widened by RangeMargin
 //     of it on each side, and to 0 below when no target is negative

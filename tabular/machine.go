@@ -49,17 +49,49 @@ type Machine struct {
 	// Other has no Other of its own.
 	Other       *Machine
 	OtherWeight float64
+	// Linear, if not nil, is a linear machine of the same inputs and
+	// outputs (no kernel part, no quantiles), whose predictions in the
+	// units of the targets weigh LinearWeight, between 0 and 1, in the
+	// average of the machine's and Other's: the learner hedges so toward
+	// the ridge regression on the inputs as they are when its evidence
+	// or held-out loss is near the machine's. Linear has no Other or
+	// Linear of its own.
+	Linear       *Machine
+	LinearWeight float64
+}
+
+// Hedge is a machine whose predictions in the units of the targets
+// weigh Weight in an average, the rest the average before it.
+type Hedge struct {
+	Machine *Machine
+	Weight  float64
+	// Name is the machine's field and the name of its JSON entry.
+	Name string
+}
+
+// Hedges returns the machines that m averages its own prediction with,
+// in the order of the average: Other, then Linear, those that are not
+// nil. The prediction is v = own, then v = (1 - w) v + w h for each.
+func (m *Machine) Hedges() []Hedge {
+	var hs []Hedge
+	if m.Other != nil {
+		hs = append(hs, Hedge{m.Other, m.OtherWeight, "other"})
+	}
+	if m.Linear != nil {
+		hs = append(hs, Hedge{m.Linear, m.LinearWeight, "linear"})
+	}
+	return hs
 }
 
 // NumParams returns the number of trained parameters of the machine and
-// of the machines of its Sum.
+// of the machines of its Sum and Hedges.
 func (m *Machine) NumParams() int {
 	n := m.Machine.NumParams()
 	for _, s := range m.Sum {
 		n += s.NumParams()
 	}
-	if m.Other != nil {
-		n += m.Other.NumParams()
+	for _, h := range m.Hedges() {
+		n += h.Machine.NumParams()
 	}
 	return n
 }
@@ -91,11 +123,13 @@ func (m *Machine) PredictInterval(pred, lower, upper *mat.Dense, x mat.Matrix, h
 type Predictor struct {
 	m *Machine
 	p *kernel.Predictor
-	// sum predicts for the machines of m.Sum, other for m.Other into
-	// otherOut, kept for batches of its size.
+	// sum predicts for the machines of m.Sum, hedges for m.Hedges()
+	// into hedgeOut, kept for batches of its size, and weights holds
+	// their weights.
 	sum      []*kernel.Predictor
-	other    *Predictor
-	otherOut *mat.Dense
+	hedges   []*Predictor
+	weights  []float64
+	hedgeOut *mat.Dense
 	// in holds a chunk of inputs mapped to the machine's scale, out the
 	// machine's outputs for them, and part a summed machine's.
 	in, out, part *mat.Dense
@@ -115,8 +149,9 @@ func (m *Machine) NewPredictor() *Predictor {
 			p.sum = append(p.sum, s.NewPredictor())
 		}
 	}
-	if m.Other != nil {
-		p.other = m.Other.NewPredictor()
+	for _, h := range m.Hedges() {
+		p.hedges = append(p.hedges, h.Machine.NewPredictor())
+		p.weights = append(p.weights, h.Weight)
 	}
 	return p
 }
@@ -155,7 +190,7 @@ func (p *Predictor) ends(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) 
 	for e := range signs {
 		ends[e] = alloc(ends[e], n, m.Outputs())
 	}
-	if p.other != nil {
+	if p.hedges != nil {
 		return p.mix(x, ends, halfWidth)
 	}
 	for lo := 0; lo < n; lo += predictChunk {
@@ -186,34 +221,39 @@ func (p *Predictor) ends(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) 
 }
 
 // mix writes to ends[0] the average of the predictions of the machine
-// without its Other and of Other's, weighing OtherWeight, both in the
-// units of the targets; and to the ends of the intervals, if any, the
-// average mapped back to the scale the machine fits, plus and minus the
-// half widths, mapped to the units of the targets: the machine's own
-// intervals about the average, as its residuals make them.
+// without its hedges and of its Hedges, each weighing its weight in the
+// average before it, all in the units of the targets; and to the ends of
+// the intervals, if any, the average mapped back to the scale the
+// machine fits, plus and minus the half widths, mapped to the units of
+// the targets: the machine's own intervals about the average, as its
+// residuals make them.
 func (p *Predictor) mix(x mat.Matrix, ends [3]*mat.Dense, halfWidth []float64) [3]*mat.Dense {
 	own := *p
-	own.other = nil
+	own.hedges = nil
 	pred := own.ends(x, [3]*mat.Dense{ends[0]}, nil)[0]
-	m, w := p.m, p.m.OtherWeight
+	m := p.m
 	n, k := pred.Dims()
-	if p.otherOut == nil || p.otherOut.RawMatrix().Rows != n {
-		p.otherOut = mat.NewDense(n, k, nil)
+	if p.hedgeOut == nil || p.hedgeOut.RawMatrix().Rows != n {
+		p.hedgeOut = mat.NewDense(n, k, nil)
 	}
-	other := p.other.Predict(p.otherOut, x)
+	for i, h := range p.hedges {
+		hp, w := h.Predict(p.hedgeOut, x), p.weights[i]
+		for j := range n {
+			for o := range k {
+				pred.Set(j, o, (1-w)*pred.At(j, o)+w*hp.At(j, o))
+			}
+		}
+	}
 	ends[0] = pred
-	if halfWidth != nil {
-		ends[1], ends[2] = alloc(ends[1], n, k), alloc(ends[2], n, k)
+	if halfWidth == nil {
+		return ends
 	}
+	ends[1], ends[2] = alloc(ends[1], n, k), alloc(ends[2], n, k)
 	for j := range n {
 		for o := range k {
-			v := (1-w)*pred.At(j, o) + w*other.At(j, o)
-			pred.Set(j, o, v)
-			if halfWidth != nil {
-				u := m.fromTarget(o, v)
-				ends[1].Set(j, o, m.toTarget(o, u-halfWidth[o]))
-				ends[2].Set(j, o, m.toTarget(o, u+halfWidth[o]))
-			}
+			u := m.fromTarget(o, pred.At(j, o))
+			ends[1].Set(j, o, m.toTarget(o, u-halfWidth[o]))
+			ends[2].Set(j, o, m.toTarget(o, u+halfWidth[o]))
 		}
 	}
 	return ends

@@ -33,6 +33,9 @@ type machineJSON[N any] struct {
 	// Other holds Machine.Other in this form, OtherWeight its weight.
 	Other       json.RawMessage `json:"other,omitempty"`
 	OtherWeight float64         `json:"other_weight,omitempty"`
+	// Linear holds Machine.Linear in this form, LinearWeight its weight.
+	Linear       json.RawMessage `json:"linear,omitempty"`
+	LinearWeight float64         `json:"linear_weight,omitempty"`
 }
 
 // kernelJSON holds the kernel machine's fields but its input block, as
@@ -69,7 +72,9 @@ type scalerJSON[N any] struct {
 //	"sum": [...], the machines of Sum, each as kernel.Machine.MarshalJSON
 //	     writes it (optional),
 //	"other": {...}, the machine Other in this form, and "other_weight":
-//	     its weight OtherWeight (optional)
+//	     its weight OtherWeight (optional),
+//	"linear": {...}, the machine Linear in this form, and "linear_weight":
+//	     its weight LinearWeight (optional)
 //
 // A decoded machine predicts exactly what m predicts. MarshalJSON returns
 // an error if m is not a consistent machine, as UnmarshalJSON would
@@ -114,6 +119,12 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 		w.OtherWeight = m.OtherWeight
+	}
+	if m.Linear != nil {
+		if w.Linear, err = json.Marshal(m.Linear); err != nil {
+			return nil, err
+		}
+		w.LinearWeight = m.LinearWeight
 	}
 	return json.Marshal(w)
 }
@@ -165,14 +176,27 @@ func decodeMachine(data []byte) (*Machine, error) {
 		}
 		m.Sum = append(m.Sum, s)
 	}
-	if w.Other != nil {
-		if m.Other, err = decodeMachine(w.Other); err != nil {
-			return nil, fmt.Errorf("%s other: %s", decodingPrefix, strings.TrimPrefix(err.Error(), decodingPrefix+" "))
-		}
+	if m.Other, err = decodeHedge("other", w.Other); err != nil {
+		return nil, err
 	}
-	m.OtherWeight = w.OtherWeight
+	if m.Linear, err = decodeHedge("linear", w.Linear); err != nil {
+		return nil, err
+	}
+	m.OtherWeight, m.LinearWeight = w.OtherWeight, w.LinearWeight
 	if err := m.mapsFrom(w); err != nil {
 		return nil, fmt.Errorf("%s %w", decodingPrefix, err)
+	}
+	return m, nil
+}
+
+// decodeHedge decodes the machine of the entry name, data; nil for none.
+func decodeHedge(name string, data json.RawMessage) (*Machine, error) {
+	if data == nil {
+		return nil, nil
+	}
+	m, err := decodeMachine(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %s", decodingPrefix, name, strings.TrimPrefix(err.Error(), decodingPrefix+" "))
 	}
 	return m, nil
 }
@@ -198,9 +222,12 @@ func (m *Machine) mapsFrom(w machineJSON[json.RawMessage]) error {
 // validate checks the maps around the machine: a quantile map and an
 // input scaler of one entry per input, an output scaler and a range of
 // one per output; that the machines of its sum have its inputs and
-// outputs; and its Other (see checkOther).
+// outputs; and its Other and Linear (see checkHedge).
 func (m *Machine) validate() error {
-	if err := m.checkOther(); err != nil {
+	if err := m.checkHedge("other", m.Other, m.OtherWeight); err != nil {
+		return err
+	}
+	if err := m.checkHedge("linear", m.Linear, m.LinearWeight); err != nil {
 		return err
 	}
 	for i, s := range m.Sum {
@@ -236,24 +263,24 @@ func (m *Machine) validate() error {
 	return nil
 }
 
-// checkOther checks m.Other: nil with a weight of 0, or a machine of
-// m's inputs and outputs, without an Other of its own, weighing more
-// than 0 and less than 1.
-func (m *Machine) checkOther() error {
-	o, w := m.Other, m.OtherWeight
+// checkHedge checks the machine o of m's entry name (Other or Linear),
+// of weight w: nil with a weight of 0, or a machine of m's inputs and
+// outputs, without hedges of its own, weighing more than 0 and less
+// than 1.
+func (m *Machine) checkHedge(name string, o *Machine, w float64) error {
 	switch {
 	case o == nil && w != 0:
-		return fmt.Errorf("other_weight is %v without another machine", w)
+		return fmt.Errorf("%s_weight is %v without an entry %q", name, w, name)
 	case o == nil:
 		return nil
 	case o.Machine == nil || o.A == nil:
-		return errors.New("other is not a machine")
+		return fmt.Errorf("%s is not a machine", name)
 	case o.Inputs() != m.Inputs() || o.Outputs() != m.Outputs():
-		return fmt.Errorf("other has %d inputs and %d outputs, want %d and %d, those of the machine", o.Inputs(), o.Outputs(), m.Inputs(), m.Outputs())
-	case o.Other != nil:
-		return errors.New("other has another machine of its own, want none")
+		return fmt.Errorf("%s has %d inputs and %d outputs, want %d and %d, those of the machine", name, o.Inputs(), o.Outputs(), m.Inputs(), m.Outputs())
+	case o.Hedges() != nil:
+		return fmt.Errorf("%s has another machine of its own, want none", name)
 	case !(w > 0 && w < 1):
-		return fmt.Errorf("other_weight is %v, want a number between 0 and 1", w)
+		return fmt.Errorf("%s_weight is %v, want a number between 0 and 1", name, w)
 	}
 	return o.validate()
 }

@@ -18,7 +18,7 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		settings tabular.Settings
-		other    bool // averaged with the machine of the inputs' quantiles
+		other    bool // averaged with the machine of the inputs' quantiles and a linear one
 	}{
 		{"additive", tabular.Settings{Dims: []int{3, 3, 3, 1}, Costs: []float64{0.001}, Bandwidths: []float64{1}, Raw: true}, false},
 		{"multiplicative standardized", tabular.Settings{
@@ -27,7 +27,7 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 		{"anchors", tabular.Settings{Dims: []int{3, 2, 1}, Costs: []float64{0}, Bandwidths: []float64{1}, Anchors: 5}, false},
 		{"shallow", tabular.Settings{Family: tabular.Shallow}, false},
 		{"quantile inputs", tabular.Settings{Family: tabular.Shallow, InputScale: tabular.QuantileInputs}, false},
-		{"averaged encodings", tabular.Settings{Family: tabular.Shallow, InputScale: tabular.LinearInputs}, true},
+		{"averaged encodings and linear machine", tabular.Settings{Family: tabular.Shallow, InputScale: tabular.LinearInputs}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(1, 1))
@@ -53,6 +53,14 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 					t.Fatal(err)
 				}
 				m.OtherWeight = 0.25
+				// And with the machine of the inputs as they are as a
+				// third, as the linear machine is averaged.
+				l := s
+				l.InputScale = tabular.LinearInputs
+				if m.Linear, _, err = tabular.FitRegression(x, y, l); err != nil {
+					t.Fatal(err)
+				}
+				m.LinearWeight = 0.25
 			}
 			if m.InputBlock != (s.Family == tabular.Shallow) {
 				t.Errorf("input block %v for family %v", m.InputBlock, s.Family)
@@ -144,10 +152,14 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 		{"other of another width", edit(`"input":`, `"other":{"dims":[2,1],"kernel":"additive","bandwidth":1,"a":[[1,0],[0,1],[1,1]],"c":[[1]],"anchors":[[0,0]]},"other_weight":0.25,"input":`), "other has 2 inputs and 1 outputs, want 1 and 1"},
 		{"other's kernel error", edit(`"input":`, `"other":{"dims":[1,1],"kernel":"additive","bandwidth":1,"a":[[1]],"c":[[1]],"anchors":[[0]]},"other_weight":0.25,"input":`), "tabular: decoding machine: other: kernel: decoding machine: a is 1x1, want 2x1"},
 		{"other of null", edit(`"input":`, `"other":null,"other_weight":0.25,"input":`), "other:"},
-		{"other weight alone", edit(`"input":`, `"other_weight":0.25,"input":`), "other_weight is 0.25 without another machine"},
+		{"other weight alone", edit(`"input":`, `"other_weight":0.25,"input":`), `other_weight is 0.25 without an entry "other"`},
 		{"other weight 0", edit(`"input":`, `"other":`+validMachineJSON+`,"input":`), "other_weight is 0, want a number between 0 and 1"},
 		{"other weight 1", edit(`"input":`, `"other":`+validMachineJSON+`,"other_weight":1,"input":`), "other_weight is 1, want a number between 0 and 1"},
 		{"other's other", edit(`"input":`, `"other":`+strings.Replace(validMachineJSON, `"input":`, `"other":`+validMachineJSON+`,"other_weight":0.5,"input":`, 1)+`,"other_weight":0.25,"input":`), "other has another machine of its own, want none"},
+		{"linear weight alone", edit(`"input":`, `"linear_weight":0.25,"input":`), `linear_weight is 0.25 without an entry "linear"`},
+		{"linear weight 1", edit(`"input":`, `"linear":`+validMachineJSON+`,"linear_weight":1,"input":`), "linear_weight is 1, want a number between 0 and 1"},
+		{"linear's other", edit(`"input":`, `"linear":`+strings.Replace(validMachineJSON, `"input":`, `"other":`+validMachineJSON+`,"other_weight":0.5,"input":`, 1)+`,"linear_weight":0.25,"input":`), "linear has another machine of its own, want none"},
+		{"linear's kernel error", edit(`"input":`, `"linear":{"dims":[1,1],"kernel":"additive","bandwidth":1,"a":[[1]],"c":[[1]],"anchors":[[0]]},"linear_weight":0.25,"input":`), "tabular: decoding machine: linear: kernel: decoding machine: a is 1x1, want 2x1"},
 		{"other's maps", edit(`"input":`, `"other":`+strings.Replace(validMachineJSON, `"scale":[1]`, `"scale":[0]`, 1)+`,"other_weight":0.25,"input":`), "other: input.scale[0] is 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -175,6 +175,9 @@ type FitRecord struct {
 	// OtherWeight is Result's: the weight of the machine of the
 	// inputs' other encoding in the average, 0 for none.
 	OtherWeight float64 `json:"other_weight,omitempty"`
+	// LinearWeight is Result's: the weight of the linear machine of the
+	// inputs as they are in the average, 0 for none.
+	LinearWeight float64 `json:"linear_weight,omitempty"`
 	// Relevance, RelevanceLosses and RelevanceEvidence are Result's:
 	// the weights of the standardised inputs, if they were weighed, the
 	// held-out losses without and with them, and the negative log

@@ -77,7 +77,7 @@ func (p *Plan) init() error {
 	if m == nil || m.Anchors == nil || len(m.Dims) != 2 || !m.InputBlock {
 		return errors.New("tabular: the plan's model is not a shallow machine")
 	}
-	if m.Sum != nil || m.Other != nil {
+	if m.Sum != nil || m.Hedges() != nil {
 		return errors.New("tabular: the plan's model averages several machines; a plan refits one")
 	}
 	p.gamma = 1 / (2 * m.Bandwidth * m.Bandwidth)

@@ -166,8 +166,9 @@ func TestStatsMerge(t *testing.T) {
 	}
 	// A plan refits one machine: a model that averages several is refused.
 	for name, set := range map[string]func(*Machine){
-		"sum":   func(m *Machine) { m.Sum = []*kernel.Machine{m.Machine} },
-		"other": func(m *Machine) { m.Other, m.OtherWeight = &Machine{Machine: m.Machine}, 0.25 },
+		"sum":    func(m *Machine) { m.Sum = []*kernel.Machine{m.Machine} },
+		"other":  func(m *Machine) { m.Other, m.OtherWeight = &Machine{Machine: m.Machine}, 0.25 },
+		"linear": func(m *Machine) { m.Linear, m.LinearWeight = &Machine{Machine: m.Machine}, 0.25 },
 	} {
 		bad := *p
 		md := *p.model

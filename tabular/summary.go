@@ -59,6 +59,9 @@ func (rep *Report) Summary(md *Model) []string {
 		}
 		say("averaged with the shallow machine of %s, weighing %g: the two held-out losses within their noise", other, w)
 	}
+	if w := res.LinearWeight; w != 0 {
+		say("averaged with the linear machine of the inputs as they are, weighing %g: its evidence or held-out loss near the machine's", w)
+	}
 	if l := res.RelevanceLosses; res.Relevance != nil {
 		chose := fmt.Sprintf("held-out loss %.4g so, %.4g unweighed", l[1], l[0])
 		if e := res.RelevanceEvidence; e != nil {

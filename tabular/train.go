@@ -420,6 +420,10 @@ type Result struct {
 	// machine predicts (see blends); the rest of Result describes the
 	// chosen encoding's machine.
 	OtherWeight float64
+	// LinearWeight, when not 0, is the weight of the linear machine of
+	// the inputs as they are (Machine.Linear) in the average (see
+	// hedgeLinear).
+	LinearWeight float64
 	// InputScale is "quantile" when the inputs were mapped through their
 	// quantiles, "linear" when the selection kept them as they are, and
 	// empty when it did not choose. InputLosses are the shallow
@@ -591,23 +595,28 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	if err != nil {
 		return nil, res, err
 	}
+	asIs := p // the inputs as they are, which the linear machine sees
 	if p, err = chooseInputs(p, x, y, labels, sval, outputs, s, &res); err != nil {
 		return nil, res, err
 	}
 	e := encodedFit{arch: arch, costs: costs, bandwidths: bandwidths, val: val, sval: sval, family: family, search: search, outputs: outputs, s: s, begin: begin}
 	other := e.startOther(p.other, res)
 	m, mres, err := e.fit(p, res)
-	if other == nil {
-		return m, mres, err
+	if other != nil {
+		om, oerr := other.wait(s.Progress)
+		if err == nil && oerr != nil {
+			return nil, mres, oerr
+		}
+		if err == nil {
+			m.Other, m.OtherWeight, mres.OtherWeight = om, otherWeight, otherWeight
+		}
 	}
-	om, oerr := other.wait(s.Progress)
 	if err != nil {
 		return m, mres, err
 	}
-	if oerr != nil {
-		return nil, mres, oerr
+	if err := withLinear(m, &mres, asIs, outputs, s); err != nil {
+		return nil, mres, err
 	}
-	m.Other, m.OtherWeight, mres.OtherWeight = om, otherWeight, otherWeight
 	mres.Seconds = time.Since(begin).Seconds()
 	return m, mres, nil
 }

@@ -261,7 +261,10 @@
 // a regression of at most 1,000 rows finds the two scales' held-out
 // losses within their noise, the shallow machine of the other scale is
 // fitted too and weighs 1/4 in the predictions (the fit record's
-// "other_weight"); a
+// "other_weight"); such a regression's linear machine, the ridge
+// regression on the standardised inputs as they are, weighs 1/4 in the
+// predictions where its evidence or held-out loss is near the chosen
+// machine's (the fit record's "linear_weight"); a
 // numeric column of whole numbers that may be a code of groups (at least
 // 10 values, 15 rows to a value on average: a school's number, a day's;
 // tables of 1,000 rows or more with at most 3 such columns) is also tried
@@ -342,7 +345,9 @@
 // classifier's output scaler adds its intercepts to the class scores), and
 // a regression's "range", the lowest and highest prediction of each
 // target, and the "other" machine, in this same form, with its
-// "other_weight", when two scales of the inputs were averaged. Files of versions 1 to 4, whose "format" was "machines-model",
+// "other_weight", when two scales of the inputs were averaged, and the
+// "linear" machine, in this same form, with its "linear_weight", when
+// the linear machine of the inputs as they are was averaged in. Files of versions 1 to 4, whose "format" was "machines-model",
 // are still read. It is written atomically: a temporary file renamed into
 // place.
 //
