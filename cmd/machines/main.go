@@ -261,7 +261,9 @@
 // a regression of at most 1,000 rows finds the two scales' held-out
 // losses within their noise, the shallow machine of the other scale is
 // fitted too and weighs 1/4 in the predictions (the fit record's
-// "other_weight"); a
+// "other_weight"), and so does a classifier's machine of the quantiles
+// where their loss is the lower and the shallow machine chose on fewer
+// than 800 rows; a
 // numeric column of whole numbers that may be a code of groups (at least
 // 10 values, 15 rows to a value on average: a school's number, a day's;
 // tables of 1,000 rows or more with at most 3 such columns) is also tried
