@@ -76,25 +76,28 @@ func TestFitBlend(t *testing.T) {
 
 // TestClassifierBlend checks a classifier of few rows: it keeps its
 // inputs as they are, and averages its scores with those of the shallow
-// machine of their quantiles, weighing otherWeight, where that one's
-// held-out loss is the lower within the noise; where it is the higher,
-// or the family is fixed, its machine stands alone.
+// machine of their quantiles, weighing otherWeight and not mapped by its
+// metric, where that one's held-out loss is the lower within the noise;
+// where it is the higher, or the family is fixed, its machine stands
+// alone.
 func TestClassifierBlend(t *testing.T) {
-	step := func(v float64) float64 { return math.Tanh(4 * (math.Log(v) - 2)) }
 	for _, tc := range []struct {
-		name  string
-		n     int
-		s     Settings
-		scale string // the inputs' scale recorded
-		other bool
+		name    string
+		n, seed int
+		s       Settings
+		scale   string // the inputs' scale recorded
+		other   bool
 	}{
-		{"quantiles' loss lower", 60, Settings{}, "linear", true},
-		{"quantiles' loss higher", 80, Settings{}, "linear", false},
-		{"shallow family", 60, Settings{Family: Shallow}, "", false},
+		{"quantiles' loss lower", 80, 2, Settings{}, "linear", true},
+		{"quantiles' loss higher", 60, 3, Settings{}, "linear", false},
+		{"shallow family", 80, 2, Settings{Family: Shallow}, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x, _, labels := skewedData(tc.n, step)
-			m, res, err := FitClassifier(x, labels, 2, tc.s)
+			x, labels := skewedClasses(tc.n, tc.seed)
+			var progress strings.Builder
+			s := tc.s
+			s.Progress = &progress
+			m, res, err := FitClassifier(x, labels, 2, s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,6 +114,9 @@ func TestClassifierBlend(t *testing.T) {
 				t.Fatalf("other machine of quantile map %v weighing %v (recorded %v) at held-out losses %v; want none, or the quantiles' weighing %v where their loss is the lower",
 					m.Other.Quantiles != nil, m.OtherWeight, res.OtherWeight, res.InputLosses, otherWeight)
 			}
+			if _, after, _ := strings.Cut(progress.String(), "the shallow machine of the other weighs"); strings.Contains(after, "metric") {
+				t.Errorf("the other machine's inputs were tried mapped by their metric:\n%s", after)
+			}
 			own := *m
 			own.Other, own.OtherWeight = nil, 0
 			got, a, b := m.Predict(nil, x), own.Predict(nil, x), m.Other.Predict(nil, x)
@@ -123,6 +129,24 @@ func TestClassifierBlend(t *testing.T) {
 			}
 		})
 	}
+}
+
+// skewedClasses returns n rows of two inputs, a skewed one and a uniform
+// one, and two classes that follow a step in the first's logarithm and
+// the second, with noise.
+func skewedClasses(n, seed int) (*mat.Dense, []int) {
+	rnd := rand.New(rand.NewPCG(uint64(seed), 3))
+	x := mat.NewDense(n, 2, nil)
+	labels := make([]int, n)
+	for i := range n {
+		u, w := rnd.Float64(), rnd.Float64()
+		x.Set(i, 0, math.Exp(4*u))
+		x.Set(i, 1, w)
+		if math.Tanh(4*(4*u-2))+w-0.5+0.3*rnd.NormFloat64() > 0 {
+			labels[i] = 1
+		}
+	}
+	return x, labels
 }
 
 // checkBlend fits a regression of 60 rows whose target is linear in u,

@@ -194,8 +194,9 @@
 //     wrong choice. Its intervals are the chosen machine's residuals
 //     about the average, on the scale that machine fits. A classifier
 //     on fewer than 800 rows averages so only the machine of the
-//     quantiles, where its loss is the lower, and averages the machines'
-//     class scores (their calibrated logits); its prediction sets hold
+//     quantiles, where its loss is the lower, fitted without the
+//     metric, and averages the machines' class scores (their calibrated
+//     logits); its prediction sets hold
 //     the classes whose averaged probability passes the threshold of the
 //     chosen machine's held-out scores.
 //   - Then a regression's standardised inputs are also tried weighed by
