@@ -19,20 +19,18 @@ func TestBlends(t *testing.T) {
 		name   string
 		lo, hi float64
 		n      int
-		labels []int
 		s      Settings
 		want   bool
 	}{
-		{"within the noise", 1, 1.2, 100, nil, Settings{}, true},
-		{"at the bound", 1, 1.25, 100, nil, Settings{}, true},
-		{"beyond the noise", 1, 1.3, 100, nil, Settings{}, false},
-		{"the same gap on more rows", 1, 1.2, 400, nil, Settings{}, false},
-		{"classifier", 1, 1, 100, []int{0, 1}, Settings{}, false},
-		{"shallow family", 1, 1, 100, nil, Settings{Family: Shallow}, false},
-		{"most rows", 1, 1, blendMaxRows, nil, Settings{}, true},
-		{"too many rows", 1, 1, blendMaxRows + 1, nil, Settings{}, false},
+		{"within the noise", 1, 1.2, 100, Settings{}, true},
+		{"at the bound", 1, 1.25, 100, Settings{}, true},
+		{"beyond the noise", 1, 1.3, 100, Settings{}, false},
+		{"the same gap on more rows", 1, 1.2, 400, Settings{}, false},
+		{"shallow family", 1, 1, 100, Settings{Family: Shallow}, false},
+		{"most rows", 1, 1, blendMaxRows, Settings{}, true},
+		{"too many rows", 1, 1, blendMaxRows + 1, Settings{}, false},
 	} {
-		if got := blends(tc.lo, tc.hi, tc.n, tc.labels, tc.s); got != tc.want {
+		if got := blends(tc.lo, tc.hi, tc.n, tc.s); got != tc.want {
 			t.Errorf("%s: blends %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -41,7 +39,7 @@ func TestBlends(t *testing.T) {
 // TestFitBlend checks fits whose encodings' losses are and are not
 // within their noise: the first predicts the average of its machine and
 // of the other encoding's, weighing otherWeight, and records it; the
-// second, and a classifier, stand alone.
+// second stands alone.
 func TestFitBlend(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -70,13 +68,85 @@ func TestFitBlend(t *testing.T) {
 	}
 
 	step := func(v float64) float64 { return math.Tanh(4 * (math.Log(v) - 2)) }
-	sx, sy, labels := skewedData(80, step)
+	sx, sy, _ := skewedData(80, step)
 	if m, res, err := FitRegression(sx, sy, Settings{}); err != nil || m.Other != nil || res.OtherWeight != 0 {
 		t.Errorf("a step in the log of a skewed input (held-out losses %v): other machine %v, error %v; want none", res.InputLosses, m != nil && m.Other != nil, err)
 	}
-	if m, _, err := FitClassifier(sx, labels, 2, Settings{}); err != nil || m.Other != nil {
-		t.Errorf("classifier: other machine %v, error %v; want none", m != nil && m.Other != nil, err)
+}
+
+// TestClassifierBlend checks a classifier of few rows: it keeps its
+// inputs as they are, and averages its scores with those of the shallow
+// machine of their quantiles, weighing otherWeight and not mapped by its
+// metric, where that one's held-out loss is the lower within the noise;
+// where it is the higher, or the family is fixed, its machine stands
+// alone.
+func TestClassifierBlend(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		n, seed int
+		s       Settings
+		scale   string // the inputs' scale recorded
+		other   bool
+	}{
+		{"quantiles' loss lower", 80, 2, Settings{}, "linear", true},
+		{"quantiles' loss higher", 60, 3, Settings{}, "linear", false},
+		{"shallow family", 80, 2, Settings{Family: Shallow}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, labels := skewedClasses(tc.n, tc.seed)
+			var progress strings.Builder
+			s := tc.s
+			s.Progress = &progress
+			m, res, err := FitClassifier(x, labels, 2, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.InputScale != tc.scale || m.Quantiles != nil {
+				t.Errorf("input scale %q, quantile map %v; want %q and none", res.InputScale, m.Quantiles != nil, tc.scale)
+			}
+			if m.Other == nil {
+				if tc.other {
+					t.Fatalf("no other machine at held-out losses %v", res.InputLosses)
+				}
+				return
+			}
+			if !tc.other || m.Other.Quantiles == nil || m.OtherWeight != otherWeight || res.OtherWeight != otherWeight {
+				t.Fatalf("other machine of quantile map %v weighing %v (recorded %v) at held-out losses %v; want none, or the quantiles' weighing %v where their loss is the lower",
+					m.Other.Quantiles != nil, m.OtherWeight, res.OtherWeight, res.InputLosses, otherWeight)
+			}
+			if _, after, _ := strings.Cut(progress.String(), "the shallow machine of the other weighs"); strings.Contains(after, "metric") {
+				t.Errorf("the other machine's inputs were tried mapped by their metric:\n%s", after)
+			}
+			own := *m
+			own.Other, own.OtherWeight = nil, 0
+			got, a, b := m.Predict(nil, x), own.Predict(nil, x), m.Other.Predict(nil, x)
+			for i := range tc.n {
+				for k := range 2 {
+					if want := (1-otherWeight)*a.At(i, k) + otherWeight*b.At(i, k); math.Abs(got.At(i, k)-want) > 1e-12*math.Abs(want)+1e-12 {
+						t.Fatalf("row %d: score %v of class %d, want %v", i, got.At(i, k), k, want)
+					}
+				}
+			}
+		})
 	}
+}
+
+// skewedClasses returns n rows of two inputs, a skewed one and a uniform
+// one, and two classes that follow a step in the first's logarithm and
+// the second, with noise.
+func skewedClasses(n, seed int) (*mat.Dense, []int) {
+	rnd := rand.New(rand.NewPCG(uint64(seed), 3))
+	x := mat.NewDense(n, 2, nil)
+	labels := make([]int, n)
+	for i := range n {
+		u, w := rnd.Float64(), rnd.Float64()
+		x.Set(i, 0, math.Exp(4*u))
+		x.Set(i, 1, w)
+		if math.Tanh(4*(4*u-2))+w-0.5+0.3*rnd.NormFloat64() > 0 {
+			labels[i] = 1
+		}
+	}
+	return x, labels
 }
 
 // checkBlend fits a regression of 60 rows whose target is linear in u,

@@ -210,8 +210,9 @@ func sizeFit(shape fitShape, s Settings) fitSize {
 // shallowPasses is the number of passes of the shallow machine in a fit
 // of that shape with settings s: one for a classification or fixed
 // inputs, three for a regression whose inputs' scale and relevance are
-// chosen, two for a classification whose inputs' scale is (see
-// classQuantileRows), two more when the dates' cycles are weighed, and
+// chosen, two for a classification whose inputs' scale is chosen or
+// whose quantiles may be averaged in (see classQuantileRows and blends),
+// two more when the dates' cycles are weighed, and
 // one more than the columns tried by their codes, when there are any.
 func shallowPasses(shape fitShape, s Settings) int {
 	passes := 1
@@ -219,7 +220,7 @@ func shallowPasses(shape fitShape, s Settings) int {
 	case s.Raw || s.InputScale != AutoInputs:
 	case !shape.classify:
 		passes += 2
-	case shallowRows(shape.rows, shallowWidth(shape.rows, shape.inputs, s)) >= classQuantileRows:
+	case shallowRows(shape.rows, shallowWidth(shape.rows, shape.inputs, s)) >= classQuantileRows, blendable(shape.rows, s):
 		passes++
 	}
 	if shape.cycles {

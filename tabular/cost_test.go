@@ -55,8 +55,8 @@ func TestSizeFitSelection(t *testing.T) {
 // shallow machine that kernel makes: one for the selection, and for a
 // regression one on the inputs' quantiles and one on the inputs weighed
 // by their relevance, each of which kernel reports, and for a
-// classification chosen on classQuantileRows rows or more one on the
-// quantiles.
+// classification chosen on classQuantileRows rows or more, or of the
+// auto family, one on the quantiles.
 func TestShallowPasses(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -64,11 +64,12 @@ func TestShallowPasses(t *testing.T) {
 		rows     int
 		s        Settings
 	}{
-		{"regression", false, 60, Settings{}},
-		{"regression, linear inputs", false, 60, Settings{InputScale: LinearInputs}},
-		{"regression, raw", false, 60, Settings{Raw: true}},
-		{"classification", true, 60, Settings{}},
-		{"classification, large", true, 2 * classQuantileRows, Settings{}},
+		{"regression", false, 60, Settings{Family: Shallow}},
+		{"regression, linear inputs", false, 60, Settings{Family: Shallow, InputScale: LinearInputs}},
+		{"regression, raw", false, 60, Settings{Family: Shallow, Raw: true}},
+		{"classification", true, 60, Settings{Family: Shallow}},
+		{"classification, auto family", true, 60, Settings{}},
+		{"classification, large", true, 2 * classQuantileRows, Settings{Family: Shallow}},
 	} {
 		rows := tc.rows
 		rnd := rand.New(rand.NewPCG(1, 1))
@@ -84,7 +85,7 @@ func TestShallowPasses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var progress strings.Builder
 			s := tc.s
-			s.Family, s.Progress = Shallow, &progress
+			s.Progress = &progress
 			var err error
 			if tc.classify {
 				_, _, err = FitClassifier(x, labels, 2, s)
@@ -95,7 +96,7 @@ func TestShallowPasses(t *testing.T) {
 				t.Fatal(err)
 			}
 			counted := 1 + strings.Count(progress.String(), "on their quantiles") + strings.Count(progress.String(), "weighed by their relevance")
-			if got := shallowPasses(fitShape{rows: rows, inputs: 3, outputs: 1, classify: tc.classify}, tc.s); got != counted {
+			if got := shallowPasses(fitShape{rows: rows, inputs: 3, outputs: 1, classify: tc.classify}, s); got != counted {
 				t.Errorf("shallowPasses %d, kernel made %d:\n%s", got, counted, progress.String())
 			}
 		})

@@ -178,10 +178,11 @@
 //     The quantiles are kept when the shallow machine's lowest held-out
 //     loss is lower there by more than a millionth (Settings.InputScale,
 //     Result.InputScale). The comparison costs one more shallow pass. A
-//     classifier's inputs are tried so only when the shallow machine
+//     classifier's inputs are chosen so only when the shallow machine
 //     chooses on 800 rows or more: on fewer, the choice followed the
-//     folds' noise. Fit weighs the phases of dates by the same measure and
-//     rule. When a regression of at most 1,000 rows finds the two losses
+//     folds' noise, and they are kept as they are. Fit weighs the phases
+//     of dates by the same measure and rule. When a fit of at most 1,000
+//     rows finds the two losses
 //     within their noise (their relative difference times the square root
 //     of the rows at most 2.5), the shallow machine of the other encoding
 //     is chosen and fitted too (relevance, metric and its selection on
@@ -191,7 +192,13 @@
 //     the quantiles on the rows that placed them, and on small tables its
 //     choice often loses the test rows; the average halves the cost of a
 //     wrong choice. Its intervals are the chosen machine's residuals
-//     about the average, on the scale that machine fits.
+//     about the average, on the scale that machine fits. A classifier
+//     on fewer than 800 rows averages so only the machine of the
+//     quantiles, where its loss is the lower, fitted without the
+//     metric, and averages the machines' class scores (their calibrated
+//     logits); its prediction sets hold
+//     the classes whose averaged probability passes the threshold of the
+//     chosen machine's held-out scores.
 //   - Then a regression's standardised inputs are also tried weighed by
 //     their relevance: the root mean square of the best shallow machine's
 //     partial derivative along each input, relative to the others', to the

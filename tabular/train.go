@@ -311,13 +311,15 @@ const (
 	// on the mapped inputs than on the inputs as they are; then, on the scale
 	// kept, it weighs the standardised inputs by their relevance to the
 	// shallow machine (see relevance) when its held-out loss is lower so.
-	// Where the two scales' losses are within their noise, a regression
+	// Where the two scales' losses are within their noise, a fit
 	// averages the machines of both (see blends). A
 	// classifier's inputs are mapped by the same rule only when the
 	// shallow machine chooses on classQuantileRows rows or more, and are
-	// never weighed; those of a fit with both fixed, and a Raw fit's, are
-	// taken as they are. Made to choose on fewer rows, the choice lowered
-	// classifiers' accuracy.
+	// never weighed; on fewer rows they are kept as they are, and the
+	// machine of their quantiles is averaged in where its loss is the
+	// lower within the noise. Those of a fit with both fixed, and a Raw
+	// fit's, are taken as they are. Made to choose on fewer rows, the
+	// choice lowered classifiers' accuracy.
 	AutoInputs InputScale = iota
 	// LinearInputs takes the inputs as they are, unweighed.
 	LinearInputs
@@ -687,8 +689,12 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 	if err != nil {
 		return nil, res, err
 	}
-	if p, err = mapInputs(p, sval, outputs, s, &res); err != nil {
-		return nil, res, err
+	if !e.shallowOnly || p.linear.labels == nil {
+		// A classifier's other machine is not mapped by its metric: on
+		// the panels the map cost a fifth of its time and gained nothing.
+		if p, err = mapInputs(p, sval, outputs, s, &res); err != nil {
+			return nil, res, err
+		}
 	}
 	n, _ := p.linear.x.Dims()
 	skipDeep := family == AutoFamily && (n < deepMinRows || e.shallowOnly) // the shallow machine still scored on the folds
@@ -777,7 +783,9 @@ func startDeep(p *prepared, val *validation, arch kernel.Architecture, costs, ba
 // through their quantiles, as s.InputScale says (see AutoInputs), and
 // records the choice in res.
 func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, outputs int, s Settings, res *Result) (*prepared, error) {
-	if s.Raw || s.InputScale == LinearInputs || (s.InputScale == AutoInputs && (val == nil || labels != nil && len(val.rows) < classQuantileRows)) {
+	n, _ := x.Dims()
+	few := labels != nil && val != nil && len(val.rows) < classQuantileRows
+	if s.Raw || s.InputScale == LinearInputs || (s.InputScale == AutoInputs && (val == nil || few && !blendable(n, s))) {
 		return p, nil
 	}
 	q := scale.FitQuantileMap(x)
@@ -804,33 +812,49 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "tabular: the shallow machine's lowest held-out loss is %.4g on the inputs as they are, %.4g on their quantiles\n", losses[0], losses[1])
 	}
-	n, _ := x.Dims()
+	if few {
+		// A classifier of few rows keeps its inputs as they are (see
+		// classQuantileRows); their quantiles' machine takes a share
+		// where its loss is the lower within the noise.
+		res.InputScale = LinearInputs.String()
+		if lowerLoss(losses[1], losses[0]) && blends(losses[1], losses[0], n, s) {
+			p.other = mapped
+		}
+		return p, nil
+	}
 	if lowerLoss(losses[1], losses[0]) {
 		res.InputScale = QuantileInputs.String()
-		if blends(losses[1], losses[0], n, labels, s) {
+		if blends(losses[1], losses[0], n, s) {
 			mapped.other = p
 		}
 		return mapped, nil
 	}
 	res.InputScale = LinearInputs.String()
-	if blends(losses[0], losses[1], n, labels, s) {
+	if blends(losses[0], losses[1], n, s) {
 		p.other = mapped
 	}
 	return p, nil
 }
 
-// blends says whether a regression of n rows averages its machine with
-// the shallow machine of the inputs' other encoding, of held-out losses
-// lo (the chosen one's) and hi: when the relative difference of the
+// blends says whether a fit of n rows averages its machine with the
+// shallow machine of the inputs' other encoding, of held-out losses lo
+// (the chosen one's) and hi: when the relative difference of the
 // losses, times sqrt(n), is at most blendNoise. Leave-one-out judges the quantiles on the rows
 // that placed them, and on small tables its choice between the
 // encodings often loses the test rows; averaging the two machines halves
 // the cost of a wrong choice and keeps most of a right one. Where the
-// losses differ beyond their noise, or the table has more than
-// blendMaxRows rows, the chosen machine stands alone.
-func blends(lo, hi float64, n int, labels []int, s Settings) bool {
-	return labels == nil && s.Family == AutoFamily && n <= blendMaxRows &&
-		(hi-lo)/lo*math.Sqrt(float64(n)) <= blendNoise
+// losses differ beyond their noise, or the fit cannot average (see
+// blendable), the chosen machine stands alone. A classifier on fewer
+// than classQuantileRows rows keeps its inputs as they are, and averages
+// in their quantiles' machine only where that one's loss is the lower.
+func blends(lo, hi float64, n int, s Settings) bool {
+	return blendable(n, s) && (hi-lo)/lo*math.Sqrt(float64(n)) <= blendNoise
+}
+
+// blendable says whether a fit of n rows may average its encodings'
+// machines: one of the auto family on at most blendMaxRows rows.
+func blendable(n int, s Settings) bool {
+	return s.Family == AutoFamily && n <= blendMaxRows
 }
 
 const (
@@ -849,9 +873,10 @@ const (
 )
 
 // classQuantileRows is the fewest rows of the shallow machine's
-// selection on which a classifier's inputs are tried through their
+// selection on which a classifier's inputs may be chosen through their
 // quantiles (AutoInputs): on the panels' classifiers of fewer, the
-// choice followed the folds' noise.
+// choice followed the folds' noise, and the quantiles' machine only
+// weighs in (see blends).
 const classQuantileRows = 800
 
 // prepared holds the data of a fit as the machines see them: inputs

@@ -265,6 +265,9 @@
 // regression on the standardised inputs as they are, weighs 1/4 in the
 // predictions where its evidence or held-out loss is near the chosen
 // machine's (the fit record's "linear_weight"); a
+// "other_weight"), and so does a classifier's machine of the quantiles
+// where their loss is the lower and the shallow machine chose on fewer
+// than 800 rows; a
 // numeric column of whole numbers that may be a code of groups (at least
 // 10 values, 15 rows to a value on average: a school's number, a day's;
 // tables of 1,000 rows or more with at most 3 such columns) is also tried
