@@ -28,9 +28,10 @@ import (
 // machines (Machine.Sum); version 8 a numeric column's codes in the
 // encoder and a classifier's class biases in the fit record; version 9
 // the machine of the inputs' other encoding averaged with it
-// (Machine.Other).
+// (Machine.Other); version 10 the linear machine averaged with it
+// (Machine.Linear).
 const (
-	Version      = 9
+	Version      = 10
 	Kind         = "kernel-machine"
 	LegacyFormat = "machines-model"
 )

@@ -261,13 +261,13 @@
 // a regression of at most 1,000 rows finds the two scales' held-out
 // losses within their noise, the shallow machine of the other scale is
 // fitted too and weighs 1/4 in the predictions (the fit record's
-// "other_weight"); such a regression's linear machine, the ridge
-// regression on the standardised inputs as they are, weighs 1/4 in the
-// predictions where its evidence or held-out loss is near the chosen
-// machine's (the fit record's "linear_weight"); a
 // "other_weight"), and so does a classifier's machine of the quantiles
 // where their loss is the lower and the shallow machine chose on fewer
-// than 800 rows; a
+// than 800 rows; a regression of at most 1,000 rows also fits a
+// linear machine, the ridge regression on the standardised inputs as
+// they are, which weighs 1/4 in the
+// predictions where its evidence or held-out loss is near the chosen
+// machine's (the fit record's "linear_weight"); a
 // numeric column of whole numbers that may be a code of groups (at least
 // 10 values, 15 rows to a value on average: a school's number, a day's;
 // tables of 1,000 rows or more with at most 3 such columns) is also tried
@@ -322,7 +322,7 @@
 // not. Without -dims the blocks are 3,3,3 and then the output block.
 //
 // The model file is JSON in the module's envelope, shared by every file it
-// writes: "format": "machines", "kind": "kernel-machine", "version": 9;
+// writes: "format": "machines", "kind": "kernel-machine", "version": 10;
 // then the "task", the "target" and "id" column names, the "features" (the
 // table's input columns), for classification the "classes" in order, the
 // "encoder" (each column's kind, categories, imputed value and indicator,
@@ -350,9 +350,9 @@
 // target, and the "other" machine, in this same form, with its
 // "other_weight", when two scales of the inputs were averaged, and the
 // "linear" machine, in this same form, with its "linear_weight", when
-// the linear machine of the inputs as they are was averaged in. Files of versions 1 to 4, whose "format" was "machines-model",
-// are still read. It is written atomically: a temporary file renamed into
-// place.
+// the linear machine of the inputs as they are was averaged in. Files of
+// versions 1 to 4, whose "format" was "machines-model", are still read.
+// It is written atomically: a temporary file renamed into place.
 //
 // predict reads the model's feature columns from new.csv by name, in any
 // order, ignoring other columns, encodes them as fit did (a category not
