@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
-"""Our scores only (no references): mpanel.py BINARY OUT.json PANEL.json [PANEL.json...] [--splits N] [--tables a,b,...]"""
+"""Our scores only (no references): mpanel.py BINARY OUT.json PANEL.json [PANEL.json...] [--splits N] [--first K] [--tables a,b,...]
+
+Runs splits K to K+N-1 of panel.py (K = 0 by default): --first 20 --splits 20 gives twenty splits
+that runs of --splits 20 never saw, to check a rule read off those."""
 import sys, json, tempfile
 from tables import children_cpu, panel, tables
 binary, out = sys.argv[1], sys.argv[2]
-splits = 5
+splits, first = 5, 0
 files, only = [], None
 a = sys.argv[3:]
 while a:
     x = a.pop(0)
     if x == "--splits": splits = int(a.pop(0))
+    elif x == "--first": first = int(a.pop(0))
     elif x == "--tables": only = set(a.pop(0).split(","))
     else: files.append(x)
 res = {}
 for name, target, task, header, rows, ti in tables(files, only):
     sc, ts, cpu, errs = [], [], [], []
-    for s in range(splits):
+    for s in range(first, first + splits):
         train, test = panel.split(rows, ti, task, s)
         with tempfile.TemporaryDirectory() as tmp:
             c0 = children_cpu()
