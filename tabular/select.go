@@ -74,7 +74,8 @@ type Candidate struct {
 	// Raced marks a deep candidate scored on the first folds alone:
 	// the shallow machine led the deep ones there (see probeMargin and
 	// raceMargin), and the other folds were not fitted. Its scores are
-	// those of the first folds; it is never chosen.
+	// those of the first folds, at half the anchors where the race's
+	// probe stopped it (see withProbe); it is never chosen.
 	Raced bool `json:"raced,omitempty"`
 	// KernelPenalty is how many times the penalty of a shallow
 	// machine's linear part that of its kernel part is, at the same cost
