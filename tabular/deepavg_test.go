@@ -53,7 +53,7 @@ func TestDeepAverageWhen(t *testing.T) {
 		want     bool
 	}{
 		{"deep wins", 6, 80, false, false, false, true},
-		{"shallow wins", 12, 150, true, true, false, true},
+		{"shallow wins", 14, 150, true, true, false, true},
 		{"classifier", 1, 150, true, false, false, true},
 		{"raced", 1, 80, false, true, true, false},
 		{"higher loss", 14, 80, false, false, false, false},

@@ -115,7 +115,11 @@
 //     from a random augmenter and zero coefficients, each next one from
 //     the previous one's end, and each stops after 40 iterations of
 //     L-BFGS keeping 30 steps, or when the loss improves by less than
-//     0.1% over 10. Sets larger than SelectionRows choose the deep
+//     0.1% over 10. When it races the shallow machine, the deep machine
+//     is fitted first at half its anchors on the first fold, then on the
+//     first three, and the race stops where the shallow machine leads it
+//     there by 2% more than the race's own margins; otherwise this probe
+//     is set aside and the race runs at DeepAnchors as without it. Sets larger than SelectionRows choose the deep
 //     machine's settings on a seeded subsample of that many rows, and
 //     the shallow machine's (its inputs' scale, relevance
 //     and metric included) on a larger one that holds it: half the rows,

@@ -74,7 +74,8 @@ type Candidate struct {
 	// Raced marks a deep candidate scored on the first folds alone:
 	// the shallow machine led the deep ones there (see probeMargin and
 	// raceMargin), and the other folds were not fitted. Its scores are
-	// those of the first folds; it is never chosen.
+	// those of the first folds, at half the anchors where the race's
+	// probe stopped it (see withProbe); it is never chosen.
 	Raced bool `json:"raced,omitempty"`
 	// KernelPenalty is how many times the penalty of a shallow
 	// machine's linear part that of its kernel part is, at the same cost
@@ -382,6 +383,36 @@ type deepFolds struct {
 	// second fold (see startAhead), whose fits stop once stop is set.
 	first, ahead chan error
 	stop         atomic.Bool
+	// probe, if not nil, races first at probeAnchors (see withProbe).
+	probe *deepFolds
+}
+
+// probeAnchors is the number of anchors of the race's probe, and
+// probeSlack how much more the deep machine's loss must exceed the
+// shallow machine's there than in the race itself for the probe to stop
+// it (see withProbe).
+const (
+	probeAnchors = DeepAnchors / 2
+	probeSlack   = 0.02
+)
+
+// withProbe returns d, which races the shallow machine, with a probe:
+// the same folds at probeAnchors anchors, which the race fits first,
+// through its first probeFolds folds, and which stops the race where the
+// shallow machine leads by probeSlack more than the race's own margins
+// there. Elsewhere the race runs at d's anchors as if there were no
+// probe, so that its choices move only where the probe stops a race the
+// full folds would have continued. Most races stop within probeFolds
+// folds, and a fit at half the anchors costs about three fifths of one
+// at DeepAnchors. Without the default anchors, or with no more than
+// probeFolds folds in a split of k, d has no probe.
+func (d *deepFolds) withProbe(k int) *deepFolds {
+	if d.s.Anchors == 0 && k > probeFolds {
+		s := d.s
+		s.Anchors = probeAnchors
+		d.probe = newDeepFolds(d.variants, d.folds, d.arch, d.costs, d.bandwidths, s)
+	}
+	return d
 }
 
 func newDeepFolds(variants []problemData, folds []crossval.Fold, arch kernel.Architecture, costs, bandwidths []float64, s Settings) *deepFolds {
@@ -445,6 +476,10 @@ func (d *deepFolds) fit(jobs []int, workers int, quiet bool, stop *atomic.Bool) 
 // report progress, which the caller's writes would interleave with; wait
 // returns their error.
 func (d *deepFolds) start() {
+	if d.probe != nil {
+		d.probe.start()
+		return
+	}
 	d.first = make(chan error, 1)
 	jobs := d.claim(0, 1)
 	go func() { d.first <- d.fit(jobs, d.s.Workers, true, nil) }()
@@ -453,7 +488,13 @@ func (d *deepFolds) start() {
 // wait waits for the fits that start began, if any, and returns their
 // error; d may be nil.
 func (d *deepFolds) wait() error {
-	if d == nil || d.first == nil {
+	if d == nil {
+		return nil
+	}
+	if d.probe != nil {
+		return d.probe.wait()
+	}
+	if d.first == nil {
 		return nil
 	}
 	err := <-d.first
@@ -468,6 +509,10 @@ func (d *deepFolds) wait() error {
 // ends it), and the second core would idle until then. The fits are the
 // ones run would make.
 func (d *deepFolds) startAhead() {
+	if d.probe != nil {
+		d.probe.startAhead()
+		return
+	}
 	if d.first == nil || len(d.folds) < 2 {
 		return
 	}
@@ -496,6 +541,9 @@ func (d *deepFolds) waitAhead() error {
 // stopAhead ends the fits that startAhead began, if any, and waits for
 // them: the race will not use them.
 func (d *deepFolds) stopAhead() {
+	if d.probe != nil {
+		d.probe.stopAhead()
+	}
 	if d.ahead != nil {
 		d.stop.Store(true)
 		_ = d.waitAhead() // the fits' error, if any, is of no use
@@ -598,14 +646,39 @@ const (
 // race fits the deep machine's folds in stages while the shallow machine,
 // of held-out losses shallow, may leave it behind: the first fold, then
 // the first probeFolds folds (see probeMargin), then the rest of the
-// first split, then, on repeated splits, the others (see raceMargin). It
-// returns the number of folds fitted and whether the deep machine was
-// left behind before the last.
+// first split, then, on repeated splits, the others (see raceMargin). A
+// probe, if d has one (see withProbe), races its first probeFolds folds
+// first. It returns the number of folds fitted and whether the deep
+// machine was left behind before the last.
 func (d *deepFolds) race(val *validation, shallow []float64, progress io.Writer) (int, bool, error) {
+	if probe := d.probe; probe != nil {
+		d.probe = nil
+		folds, behind, err := probe.stages(val, shallow, probeSlack, probeFolds, progress)
+		probe.stopAhead()
+		if err != nil || behind {
+			d.out = probe.out // the raced candidates' record: the probe's losses
+			return folds, behind, err
+		}
+		// Past the probe, the race passes its first stages too, most of
+		// the time: their folds are fitted at once, in parallel.
+		if err := d.run(0, probeFolds); err != nil {
+			return 0, false, err
+		}
+	}
+	return d.stages(val, shallow, 0, len(val.folds), progress)
+}
+
+// stages races the folds up to last (see race), the deep machine left
+// behind where the shallow machine leads by the race's margins, plus
+// slack in the stages before the last fold of the first split.
+func (d *deepFolds) stages(val *validation, shallow []float64, slack float64, last int, progress io.Writer) (int, bool, error) {
 	k, all, from := val.k, len(val.folds), 0
 	for _, to := range []int{1, min(probeFolds, k), k, all} {
 		if to <= from {
 			continue
+		}
+		if to > last {
+			break
 		}
 		if err := d.run(from, to); err != nil {
 			return 0, false, err
@@ -619,9 +692,9 @@ func (d *deepFolds) race(val *validation, shallow []float64, progress io.Writer)
 		if to == all {
 			break
 		}
-		probe, margin := to < k, probeMargin
+		probe, margin := to < k, probeMargin+slack
 		if to == 1 {
-			margin = firstMargin
+			margin = firstMargin + slack
 		}
 		if probe && shallowAhead(d.out, shallow, to, all, len(d.costs), margin) || !probe && shallowLeads(d.out, shallow, to, all, len(d.costs)) {
 			d.stopAhead()
@@ -629,6 +702,9 @@ func (d *deepFolds) race(val *validation, shallow []float64, progress io.Writer)
 				why := fmt.Sprintf("more than %g standard errors on the first split", raceMargin)
 				if probe {
 					why = fmt.Sprintf("more than %g%% on the first %d folds", 100*margin, to)
+				}
+				if slack > 0 {
+					why += fmt.Sprintf(" at %d anchors", d.s.Anchors)
 				}
 				fmt.Fprintf(progress, "tabular: the shallow machine leads the deep one by %s; the others are not fitted\n", why)
 			}

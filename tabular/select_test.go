@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -531,7 +532,13 @@ func TestDeepStartsEarly(t *testing.T) {
 		if err := d.wait(); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if d != nil && (d.out[0] == nil || d.out[1] != nil) {
+		if d == nil {
+			continue
+		}
+		if d.probe == nil || d.out[0] != nil {
+			t.Errorf("%s: a probe %v, the first fold fitted at DeepAnchors %v; want the probe's first fold only", tc.name, d.probe != nil, d.out[0] != nil)
+		}
+		if d = d.probe; d != nil && (d.out[0] == nil || d.out[1] != nil) {
 			t.Errorf("%s: the first fold fitted %v, the second %v; want the first only", tc.name, d.out[0] != nil, d.out[1] != nil)
 		}
 	}
@@ -627,6 +634,64 @@ func TestRaceAhead(t *testing.T) {
 	stop.Store(true)
 	if _, err := fitPath(data, folds[1], arch, costs, []int{0, 1}, Settings{Seed: 1}, 1, &stop); !errors.Is(err, errStopped) {
 		t.Errorf("a fit stopped: error %v, want %v", err, errStopped)
+	}
+}
+
+// TestRaceProbe checks the race's probe (see withProbe): where the
+// shallow machine leads at probeAnchors by more than the race's margins
+// and probeSlack, the probe stops the race and no fold is fitted at
+// DeepAnchors; where it leads by less than probeSlack more, and where it
+// trails, the race runs past the probe, its fits those of a race without
+// one, bit for bit. Fixed anchors leave no probe, as do folds of no more
+// than probeFolds.
+func TestRaceProbe(t *testing.T) {
+	data, folds, val, arch := raceProblem(120, 5, 6)
+	costs := []float64{1e-2, 1e-1}
+	s := Settings{Seed: 1, Workers: 1}
+	plain := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, s)
+	if err := plain.run(0, len(folds)); err != nil {
+		t.Fatal(err)
+	}
+	probed := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, s).withProbe(val.k)
+	if err := probed.probe.run(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	_, _, first := bestDeep(probed.probe.out, 1, len(folds), len(costs))
+	for _, tc := range []struct {
+		name    string
+		first   float64 // the shallow machine's loss on the first fold
+		stopped bool
+	}{
+		{"behind", 1e-9, true},
+		{"within the slack", first / (1 + firstMargin + probeSlack/2), false},
+		{"ahead", 1e3, false},
+	} {
+		d := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, s).withProbe(val.k)
+		shallow := []float64{tc.first, 1e3, 1e3, 1e3, 1e3}
+		folded, behind, err := d.race(val, shallow, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.stopped && (folded != 1 || !behind || slices.Contains(d.claimed, true)) {
+			t.Errorf("%s: raced %d folds, behind %v, folds fitted at DeepAnchors %v; want the probe's first fold only", tc.name, folded, behind, d.claimed)
+		}
+		if tc.stopped {
+			continue
+		}
+		if !d.claimed[0] {
+			t.Errorf("%s: the probe stopped the race; want it to run past the probe", tc.name)
+		}
+		for job, out := range d.out {
+			if out != nil && !reflect.DeepEqual(out, plain.out[job]) {
+				t.Errorf("%s: the race's fit %d differs from that of a race without a probe", tc.name, job)
+			}
+		}
+	}
+	if d := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, Settings{Anchors: 60}).withProbe(val.k); d.probe != nil {
+		t.Error("fixed anchors: a probe, want none")
+	}
+	if d := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, s).withProbe(probeFolds); d.probe != nil {
+		t.Errorf("%d folds: a probe, want none", probeFolds)
 	}
 }
 

@@ -723,6 +723,9 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 		}
 		if deep == nil {
 			deep = newDeepFolds(val.restrict(p.deepVariants(shallow)), val.folds, e.arch, e.costs, e.bandwidths, s)
+			if shallow != nil {
+				deep = deep.withProbe(val.k)
+			}
 		}
 		sel, c, err := selectSettings(deep, val, s, shallow)
 		if err != nil {
@@ -774,7 +777,7 @@ func startDeep(p *prepared, val *validation, arch kernel.Architecture, costs, ba
 	if !race || p.scale == AutoScale || s.Workers == 1 {
 		return nil
 	}
-	d := newDeepFolds(val.restrict(p.variants()), val.folds, arch, costs, bandwidths, s)
+	d := newDeepFolds(val.restrict(p.variants()), val.folds, arch, costs, bandwidths, s).withProbe(val.k)
 	d.start()
 	return d
 }
