@@ -119,10 +119,11 @@
 //     is fitted first at half its anchors on the first fold, then on the
 //     first three, and the race stops where the shallow machine leads it
 //     there by 2% more than the race's own margins; otherwise this probe
-//     is set aside and the race runs at DeepAnchors as without it. Sets larger than SelectionRows choose the deep
-//     machine's settings on a seeded subsample of that many rows, and
-//     the shallow machine's (its inputs' scale, relevance
-//     and metric included) on a larger one that holds it: half the rows,
+//     is set aside and the race runs at DeepAnchors as without it. Sets
+//     larger than SelectionRows choose the deep machine's settings on a
+//     seeded subsample of that many rows, and the shallow machine's (its
+//     inputs' scale, relevance and metric included) on a larger one that
+//     holds it: half the rows,
 //     at most 800, when its basis (inputs and anchors) has fewer than
 //     SelectionRows features (tables of fewer than 800 rows, and wider
 //     ones, choose as before). Its fits are closed-form, and settings
