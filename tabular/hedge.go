@@ -63,14 +63,9 @@ func hedgeLinear(p *prepared, res Result, outputs int, s Settings) (*Machine, er
 		return nil, err
 	}
 	vs := (&shallowScorer{parts: []scorerPart{{r: r}}, outputs: outputs}).on(d)
-	var best Candidate
-	found := false
-	for _, cost := range shallowCosts() {
-		c := vs.score(Candidate{Cost: cost, LogTarget: res.LogTarget, Shallow: true})
-		if !c.Diverged && (!found || lowerLoss(rankLoss(c), rankLoss(best))) {
-			best, found = c, true
-		}
-	}
+	best, found := vs.bestCost(Candidate{LogTarget: res.LogTarget, Shallow: true}, shallowCosts(), func(a, b Candidate) bool {
+		return lowerLoss(rankLoss(a), rankLoss(b))
+	})
 	if !found || !nearLinear(best, res, n) {
 		return nil, nil
 	}

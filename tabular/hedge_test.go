@@ -86,6 +86,12 @@ func TestHedgeLinear(t *testing.T) {
 	if !ridgeAtACost(p.linear.x, p.linear.y, m.A) {
 		t.Errorf("coefficients %v are the ridge regression's at none of the costs", mat.Formatted(m.A))
 	}
+	// Far outside the rows, its predictions keep to the targets' range
+	// widened by RangeMargin, as the chosen machine's do.
+	hi, lo := mat.Max(y), mat.Min(y)
+	if v := m.Predict(nil, mat.NewDense(1, 3, []float64{1e3, 1e3, 1e3})).At(0, 0); v > hi+RangeMargin*(hi-lo)+1e-9 {
+		t.Errorf("prediction %g far outside the rows, want at most %g", v, hi+RangeMargin*(hi-lo))
+	}
 	if far, _ := hedgeLinear(p, Result{RelevanceLosses: []float64{0.01, 0.01}, InputLosses: []float64{0.01, 0.01}}, 1, Settings{}); far != nil {
 		t.Error("a linear machine far from the chosen one averaged")
 	}
@@ -202,5 +208,48 @@ func TestFitLinearHedge(t *testing.T) {
 	}
 	if m, res, err := FitRegression(sx, sy, Settings{}); err != nil || m.Linear != nil || res.LinearWeight != 0 {
 		t.Errorf("a sine: linear machine %v weighing %v, error %v; want none", m != nil && m.Linear != nil, res.LinearWeight, err)
+	}
+}
+
+// TestBestCost checks the choice of a cost among several on one basis:
+// a cost at which leaving a row out is undefined (0, where the features
+// interpolate the rows) is passed over, and with no other cost none is
+// found.
+func TestBestCost(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(4, 7))
+	x, y := mat.NewDense(6, 12, nil), mat.NewDense(6, 1, nil)
+	for i := range 6 {
+		for j := range 12 {
+			x.Set(i, j, rnd.NormFloat64())
+		}
+		y.Set(i, 0, x.At(i, 0)+0.1*rnd.NormFloat64())
+	}
+	p, err := prepare(x, y, nil, Settings{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := p.linear
+	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(d.x), pickRows(d.x, []int{0})), 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.ridge(nil, d.w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := (&shallowScorer{parts: []scorerPart{{r: r}}, outputs: 1}).on(d)
+	lower := func(a, b Candidate) bool { return a.Loss < b.Loss }
+	if c, found := vs.bestCost(Candidate{Shallow: true}, []float64{0}, lower); found {
+		t.Errorf("cost 0 alone: found %+v, want none", c)
+	}
+	costs := []float64{0, 100, 1e-2, 1e-4}
+	best, found := vs.bestCost(Candidate{Shallow: true}, costs, lower)
+	if !found || best.Diverged {
+		t.Fatalf("found %v, %+v; want a cost that did not diverge", found, best)
+	}
+	for _, cost := range costs[1:] {
+		if c := vs.score(Candidate{Cost: cost, Shallow: true}); c.Loss < best.Loss {
+			t.Errorf("cost %g: loss %g, below the chosen cost %g's %g", cost, c.Loss, best.Cost, best.Loss)
+		}
 	}
 }

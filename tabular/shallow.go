@@ -767,6 +767,19 @@ func (vs *variantScorer) means() []*mat.Dense {
 	return out
 }
 
+// bestCost returns c scored at each of costs, the best by better among
+// those that did not diverge, and false if every one did.
+func (vs *variantScorer) bestCost(c Candidate, costs []float64, better func(a, b Candidate) bool) (Candidate, bool) {
+	best, found := c, false
+	for _, cost := range costs {
+		c.Cost = cost
+		if s := vs.score(c); !s.Diverged && (!found || better(s, best)) {
+			best, found = s, true
+		}
+	}
+	return best, found
+}
+
 // score returns the candidate at the given cost with the mean held-out
 // loss and score over the parts and their standard deviations, or
 // diverged.
@@ -952,14 +965,7 @@ func (f *shallowFit) basis(c Candidate) (*shallowBasis, *ridge, error) {
 // its cost among the same costs on rows held out for that.
 func (f *shallowFit) refineCost(r *ridge) {
 	vs := (&shallowScorer{parts: []scorerPart{{r: r}}, outputs: f.outputs}).on(f.data)
-	best, found := f.best, false
-	for _, cost := range StreamCosts() {
-		c := best
-		c.Cost = cost
-		if c = vs.score(c); !c.Diverged && (!found || c.Loss < best.Loss) {
-			best, found = c, true
-		}
-	}
+	best, found := vs.bestCost(f.best, StreamCosts(), func(a, b Candidate) bool { return a.Loss < b.Loss })
 	if !found {
 		return
 	}
