@@ -307,9 +307,9 @@ func measureFold(p *prepared, val *validation, f crossval.Fold, list []int, outp
 	}
 	var anchors mat.Dense
 	mul(&anchors, sp.anchors, im.l)
-	sigmas := shallowBandwidths()
-	floats.Scale(medianDistance(&anchors), sigmas)
 	in := newShallowInputs(mat.DenseCopyOf(variants[0].x), &anchors)
+	sigmas := shallowBandwidths()
+	floats.Scale(in.anchorsDistance(), sigmas)
 	mapped, err := scoreShallow(in, variants, shallowSettings{sigmas: sigmas, bases: make([]*shallowBasis, len(sigmas))}, list, foldOf(val, f), true, outputs, 1, nil)
 	m := foldMetric{moments: moments, err: err}
 	if err == nil {

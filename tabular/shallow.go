@@ -23,7 +23,7 @@ import (
 // x, or 1 if they all coincide.
 func medianDistance(x *mat.Dense) float64 {
 	n, _ := x.Dims()
-	var ds []float64
+	ds := make([]float64, 0, n*(n-1)/2)
 	for i := range n {
 		for j := i + 1; j < n; j++ {
 			if v := sqDistance(x.RawRowView(i), x.RawRowView(j)); v > 0 {
@@ -31,11 +31,65 @@ func medianDistance(x *mat.Dense) float64 {
 			}
 		}
 	}
+	return medianOf(ds)
+}
+
+// anchorsDistance returns medianDistance of the anchors of in, from the
+// squared distances between them that newShallowInputs measured.
+func (in *shallowInputs) anchorsDistance() float64 {
+	m, _ := in.between.Dims()
+	ds := make([]float64, 0, m*(m-1)/2)
+	for i := range m {
+		for _, v := range in.between.RawRowView(i)[i+1:] {
+			if v > 0 {
+				ds = append(ds, v)
+			}
+		}
+	}
+	return medianOf(ds)
+}
+
+// medianOf returns the square root of the upper median of the squared
+// distances ds, which it reorders, or 1 if there are none.
+func medianOf(ds []float64) float64 {
 	if len(ds) == 0 {
 		return 1
 	}
-	slices.Sort(ds)
-	return math.Sqrt(ds[len(ds)/2])
+	return math.Sqrt(nthSmallest(ds, len(ds)/2))
+}
+
+// nthSmallest returns the element that would be ds[k] if ds were sorted,
+// reordering ds: Hoare's selection, in time linear in len(ds) on average
+// rather than a sort's n log n. ds holds no NaN.
+func nthSmallest(ds []float64, k int) float64 {
+	lo, hi := 0, len(ds)-1
+	for lo < hi {
+		pivot := ds[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for ds[i] < pivot {
+				i++
+			}
+			for ds[j] > pivot {
+				j--
+			}
+			if i <= j {
+				ds[i], ds[j] = ds[j], ds[i]
+				i++
+				j--
+			}
+		}
+		// ds[lo:j+1] <= pivot <= ds[i:hi+1], and ds[j+1:i] == pivot.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return ds[k]
+		}
+	}
+	return ds[k]
 }
 
 // shallowCosts returns the shallow machine's costs. Its candidates are
@@ -214,11 +268,8 @@ func newShallowSpace(variants []problemData, val *validation, s Settings) *shall
 	sp := &shallowSpace{sub: val.restrict(variants), sigmas: shallowBandwidths()}
 	sp.anchorRows = anchorRows(Shallow, x, s, s.Seed)
 	sp.anchors = pickRows(x, sp.anchorRows)
-	med := medianDistance(sp.anchors)
-	for i := range sp.sigmas {
-		sp.sigmas[i] *= med
-	}
 	sp.in = newShallowInputs(mat.DenseCopyOf(sp.sub[0].x), sp.anchors)
+	floats.Scale(sp.in.anchorsDistance(), sp.sigmas)
 	return sp
 }
 

@@ -784,3 +784,44 @@ func TestAnchorBasis(t *testing.T) {
 		t.Errorf("K toC toC^T K differs from K: the features do not span the anchors'")
 	}
 }
+
+// TestNthSmallest checks the selection against a sort, for every k, on
+// lists with and without repeated values, and that the anchors' median
+// distance from the squared distances newShallowInputs measured is
+// medianDistance of the anchors, bit for bit.
+func TestNthSmallest(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		name   string
+		n      int
+		levels int // 0: continuous values
+	}{
+		{"one", 1, 0}, {"two", 2, 0}, {"continuous", 57, 0}, {"repeated", 64, 5}, {"constant", 9, 1},
+	} {
+		x := make([]float64, tc.n)
+		for i := range x {
+			x[i] = rnd.NormFloat64()
+			if tc.levels > 0 {
+				x[i] = float64(rnd.IntN(tc.levels))
+			}
+		}
+		sorted := slices.Sorted(slices.Values(x))
+		for k := range x {
+			if got := nthSmallest(slices.Clone(x), k); got != sorted[k] {
+				t.Fatalf("%s: element %d: got %v, want %v", tc.name, k, got, sorted[k])
+			}
+		}
+	}
+	for _, m := range []int{1, 2, 30} {
+		anchors := mat.NewDense(m, 3, nil)
+		for i := range m {
+			anchors.Set(i, 0, rnd.NormFloat64())
+			anchors.Set(i, 1, float64(i%2)) // a few pairs at distance 0 on the first column
+			anchors.Set(i, 2, rnd.NormFloat64())
+		}
+		in := newShallowInputs(mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6}), anchors)
+		if got, want := in.anchorsDistance(), medianDistance(anchors); got != want {
+			t.Errorf("%d anchors: got %v, want %v", m, got, want)
+		}
+	}
+}
