@@ -93,6 +93,43 @@ func TestInputScale(t *testing.T) {
 	}
 }
 
+// TestInputScaleWorkers checks that the quantiles' pass, built beside
+// the first pass where fits run in parallel (passAhead), chooses and
+// fits what it does in line with one worker: the same held-out losses
+// and predictions, bit for bit, for a regression and a classifier (of
+// the auto family, whose small classifiers weigh their quantiles).
+func TestInputScaleWorkers(t *testing.T) {
+	step := func(x float64) float64 { return math.Tanh(4 * (math.Log(x) - 2)) }
+	x, y, labels := skewedData(90, step)
+	for _, classify := range []bool{false, true} {
+		var preds [2]*mat.Dense
+		var losses [2][]float64
+		for i, workers := range []int{1, 3} {
+			s := Settings{Family: Shallow, Workers: workers}
+			if classify {
+				s.Family = AutoFamily
+			}
+			var (
+				m   *Machine
+				res Result
+				err error
+			)
+			if classify {
+				m, res, err = FitClassifier(x, labels, 2, s)
+			} else {
+				m, res, err = FitRegression(x, y, s)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			preds[i], losses[i] = m.Predict(nil, x), res.InputLosses
+		}
+		if losses[0] == nil || !slices.Equal(losses[0], losses[1]) || !mat.Equal(preds[0], preds[1]) {
+			t.Errorf("classify %v: held-out losses %v with one worker, %v with three, or their predictions differ", classify, losses[0], losses[1])
+		}
+	}
+}
+
 // TestRelevance checks the weighing of the inputs by their relevance: on
 // y = sin(3 x0) beside three inputs of noise, x0 weighs the most by far
 // and the weighed inputs are kept, at a lower held-out loss, in a machine

@@ -438,6 +438,11 @@ const lossTie = 1e-6
 // the selection.
 func shallowLoss(p *prepared, val *validation, outputs int, s Settings, list []int) (float64, error) {
 	p.pass = newShallowPass(p.variants(), val, s)
+	return p.passLoss(val, outputs, s, list)
+}
+
+// passLoss is shallowLoss on the pass that p holds.
+func (p *prepared) passLoss(val *validation, outputs int, s Settings, list []int) (float64, error) {
 	if list == nil {
 		list = numeric.Indices(len(p.pass.bases))
 	}
@@ -445,6 +450,19 @@ func shallowLoss(p *prepared, val *validation, outputs int, s Settings, list []i
 		return 0, err
 	}
 	return p.pass.bestLoss(), nil
+}
+
+// passAhead starts building the shallow machine's pass of p on val (its
+// anchors and their distances, on one core) beside the work that
+// follows, where fits may run in parallel, and returns the call that
+// waits for it and gives it to p, for passLoss.
+func passAhead(p *prepared, val *validation, s Settings) (wait func()) {
+	if s.Workers == 1 {
+		return func() { p.pass = newShallowPass(p.variants(), val, s) }
+	}
+	done := make(chan *shallowPass, 1)
+	go func() { done <- newShallowPass(p.variants(), val, s) }()
+	return func() { p.pass = <-done }
 }
 
 // bestLoss returns the lowest held-out loss of the candidates of the

@@ -804,11 +804,15 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 		res.InputScale = QuantileInputs.String()
 		return mapped, nil
 	}
+	// The quantiles' pass scores the bandwidths that the first pass
+	// ranks best, but its anchors do not wait for them.
+	ahead := passAhead(mapped, val, s)
 	var losses [2]float64
 	if losses[0], err = shallowLoss(p, val, outputs, s, nil); err != nil {
 		return nil, err
 	}
-	if losses[1], err = shallowLoss(mapped, val, outputs, s, p.pass.best(passBandwidths)); err != nil {
+	ahead()
+	if losses[1], err = mapped.passLoss(val, outputs, s, p.pass.best(passBandwidths)); err != nil {
 		return nil, err
 	}
 	res.InputLosses = losses[:]
