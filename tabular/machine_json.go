@@ -83,7 +83,10 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 	if m.Machine == nil {
 		return nil, errors.New("tabular: encoding machine: no kernel machine")
 	}
-	body, err := json.Marshal(m.Machine) // checks the kernel machine
+	// The machines' own encoders are called directly: their JSON is
+	// compact already, and json.Marshal would scan it once more at every
+	// level of the machines nested in m.
+	body, err := m.Machine.MarshalJSON() // checks the kernel machine
 	if err != nil {
 		return nil, err
 	}
@@ -108,20 +111,20 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 		w.Output = &scalerJSON[float64]{Mean: m.Output.Mean, Scale: m.Output.Scale}
 	}
 	for _, s := range m.Sum {
-		b, err := json.Marshal(s)
+		b, err := s.MarshalJSON()
 		if err != nil {
 			return nil, err
 		}
 		w.Sum = append(w.Sum, b)
 	}
 	if m.Other != nil {
-		if w.Other, err = json.Marshal(m.Other); err != nil {
+		if w.Other, err = m.Other.MarshalJSON(); err != nil {
 			return nil, err
 		}
 		w.OtherWeight = m.OtherWeight
 	}
 	if m.Linear != nil {
-		if w.Linear, err = json.Marshal(m.Linear); err != nil {
+		if w.Linear, err = m.Linear.MarshalJSON(); err != nil {
 			return nil, err
 		}
 		w.LinearWeight = m.LinearWeight

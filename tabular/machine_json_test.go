@@ -75,6 +75,11 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Model.Save and the machines nested in m call MarshalJSON
+			// directly: its JSON must be json.Marshal's, compact.
+			if direct, err := m.MarshalJSON(); err != nil || string(direct) != string(b) {
+				t.Errorf("MarshalJSON gives %s (error %v), json.Marshal %s", direct, err, b)
+			}
 			var got tabular.Machine
 			if err := json.Unmarshal(b, &got); err != nil {
 				t.Fatalf("decoding %s: %v", b, err)

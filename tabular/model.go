@@ -285,7 +285,7 @@ func (md *Model) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	body, err := json.Marshal(md.Machine)
+	body, err := md.Machine.MarshalJSON() // compact, as json.Marshal would leave it
 	if err != nil {
 		return err
 	}
