@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/parametric-machines/machines/internal/numeric"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -77,8 +76,8 @@ func seedAnchors(x mat.Matrix, rows []int, m int, rnd *rand.Rand) []int {
 		c := pts[next]
 		total := 0.0
 		for i, p := range pts {
-			if v := floats.Distance(p, c, 2); dist[i] < 0 || v*v < dist[i] {
-				dist[i] = v * v
+			if v := sqDistance(p, c); dist[i] < 0 || v < dist[i] {
+				dist[i] = v
 			}
 			total += dist[i]
 		}
