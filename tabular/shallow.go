@@ -4,14 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/parametric-machines/machines/crossval"
 	"github.com/parametric-machines/machines/internal/numeric"
-	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/floats"
@@ -603,51 +602,89 @@ func scoreShallow(in *shallowInputs, variants []problemData, set shallowSettings
 }
 
 // shallowJobs runs basis(i) for each of n settings, then solver(i, part)
-// for each of their parts, then score(i), on workers workers: each job
-// waits for the jobs of its setting that it needs. The jobs are claimed
-// in that order, so a job's needs were claimed before it and run to their
-// end (parallel.Run claims no job after one fails); a job whose needs
-// failed returns errNeedFailed, after their own error in parallel.Run's
-// order.
+// for each of their parts, then score(i), on workers workers (0:
+// GOMAXPROCS): each job starts once the jobs of its setting that it
+// needs have returned. A free worker takes the first job in that order
+// whose needs are met, rather than the next one to wait for them: a
+// slow basis then holds up only its own setting's jobs, while the other
+// workers go on with the settings built before it. Once a job fails no
+// other starts, and the error of the first failed job in that order is
+// returned. The jobs write results of their own, so their outcome does
+// not depend on the order they run in.
 func shallowJobs(n, parts, workers int, basis func(i int) error, solver func(i, part int) error, score func(i int) error) error {
-	built := make([]chan struct{}, n)   // closed when basis(i) has returned
-	solved := make([]sync.WaitGroup, n) // done when every solver(i, .) has returned
-	failed := make([]atomic.Bool, n)    // some job of setting i failed
-	for i := range n {
-		built[i] = make(chan struct{})
-		solved[i].Add(parts)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
-	fail := func(i int, err error) error {
-		if err != nil {
-			failed[i].Store(true)
+	jobs := n * (parts + 2)
+	var (
+		mu      sync.Mutex
+		done    = sync.NewCond(&mu) // signalled when a job returns
+		started = make([]bool, jobs)
+		built   = make([]bool, n) // basis(i) returned nil
+		solved  = make([]int, n)  // solver(i, .) that returned nil
+		errs    = make([]error, jobs)
+		running int
+		failed  bool
+	)
+	// ready returns the first job not started whose needs are met, or -1.
+	ready := func() int {
+		for job, s := range started {
+			if !s && (job < n || job < n*(parts+1) && built[(job-n)/parts] || job >= n*(parts+1) && solved[job-n*(parts+1)] == parts) {
+				return job
+			}
 		}
-		return err
+		return -1
 	}
-	return parallel.Run(n*(parts+2), workers, func(job int) error {
+	run := func(job int) error {
 		switch {
 		case job < n:
-			defer close(built[job])
-			return fail(job, basis(job))
+			return basis(job)
 		case job < n*(parts+1):
-			i, part := (job-n)/parts, (job-n)%parts
-			defer solved[i].Done()
-			if <-built[i]; failed[i].Load() {
-				return errNeedFailed
-			}
-			return fail(i, solver(i, part))
-		default:
-			i := job - n*(parts+1)
-			if solved[i].Wait(); failed[i].Load() {
-				return errNeedFailed
-			}
-			return score(i)
+			return solver((job-n)/parts, (job-n)%parts)
 		}
-	})
+		return score(job - n*(parts+1))
+	}
+	var wg sync.WaitGroup
+	for range min(workers, jobs) {
+		wg.Go(func() {
+			mu.Lock()
+			defer mu.Unlock()
+			for {
+				job := -1
+				for !failed {
+					if job = ready(); job >= 0 || running == 0 {
+						break
+					}
+					done.Wait()
+				}
+				if job < 0 {
+					return // every job has run, or one failed
+				}
+				started[job], running = true, running+1
+				mu.Unlock()
+				err := run(job)
+				mu.Lock()
+				running--
+				switch {
+				case err != nil:
+					errs[job], failed = err, true
+				case job < n:
+					built[job] = true
+				case job < n*(parts+1):
+					solved[(job-n)/parts]++
+				}
+				done.Broadcast()
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
-
-// errNeedFailed is the error of a job whose needs failed; parallel.Run
-// returns theirs, which come first.
-var errNeedFailed = errors.New("tabular: a job's needs failed")
 
 // best returns the lowest loss of the candidates that did not diverge,
 // +Inf if none.

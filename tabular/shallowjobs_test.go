@@ -91,3 +91,32 @@ func TestShallowJobs(t *testing.T) {
 		})
 	}
 }
+
+// TestShallowJobsOvertake checks that a free worker runs the jobs of a
+// setting already built rather than waiting for a slow basis: the basis
+// of setting 0 returns only once setting 1 has been scored on the other
+// worker. (The wait's limit guards against a scheduler that would hang
+// here; it is not a measure of speed.)
+func TestShallowJobsOvertake(t *testing.T) {
+	scored1 := make(chan struct{})
+	basis := func(i int) error {
+		if i == 0 {
+			select {
+			case <-scored1:
+			case <-time.After(10 * time.Second):
+				t.Error("setting 1 was not scored while setting 0's basis was built")
+			}
+		}
+		return nil
+	}
+	solver := func(i, part int) error { return nil }
+	score := func(i int) error {
+		if i == 1 {
+			close(scored1)
+		}
+		return nil
+	}
+	if err := shallowJobs(2, 3, 2, basis, solver, score); err != nil {
+		t.Fatal(err)
+	}
+}
