@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -25,6 +26,22 @@ const (
 	ShallowAnchors = 100
 	DeepAnchors    = 80
 )
+
+// anchorGrowth returns the counts of anchors beyond ShallowAnchors that
+// the shallow machine's fit to n rows tries after a selection on a
+// subsample (see growAnchors): ShallowAnchors doubled up to
+// streamAnchorsMax, each at most four times the square root of n, beyond
+// which the time of the fit (the rows times the square of the anchors)
+// outgrows what more anchors gain.
+func anchorGrowth(n int) []int {
+	limit := min(streamAnchorsMax, int(4*math.Sqrt(float64(n))))
+	var counts []int
+	for m := ShallowAnchors; m < limit; {
+		m = min(2*m, limit)
+		counts = append(counts, m)
+	}
+	return counts
+}
 
 // anchorCount returns the number of anchors for n training rows under the
 // setting anchors, or auto when anchors is 0.
