@@ -29,11 +29,14 @@ const (
 
 // anchorGrowth returns the counts of anchors beyond ShallowAnchors that
 // the shallow machine's fit to n rows tries after a selection on a
-// subsample (see growAnchors): ShallowAnchors doubled up to
-// streamAnchorsMax, each at most four times the square root of n, beyond
-// which the time of the fit (the rows times the square of the anchors)
-// outgrows what more anchors gain.
+// subsample (see growAnchors): none below growRows rows, else
+// ShallowAnchors doubled up to streamAnchorsMax, each at most four times
+// the square root of n, beyond which the time of the fit (the rows times
+// the square of the anchors) outgrows what more anchors gain.
 func anchorGrowth(n int) []int {
+	if n < growRows {
+		return nil
+	}
 	limit := min(streamAnchorsMax, int(4*math.Sqrt(float64(n))))
 	var counts []int
 	for m := ShallowAnchors; m < limit; {
@@ -42,6 +45,11 @@ func anchorGrowth(n int) []int {
 	}
 	return counts
 }
+
+// growRows is the number of rows from which a fit tries more anchors
+// than ShallowAnchors: a smaller table keeps the time its fit takes,
+// and four times the square root of its rows is barely more.
+const growRows = 1000
 
 // anchorCount returns the number of anchors for n training rows under the
 // setting anchors, or auto when anchors is 0.

@@ -18,6 +18,7 @@ func TestAnchorGrowth(t *testing.T) {
 		want []int
 	}{
 		{600, nil},
+		{999, nil},
 		{1000, []int{126}},
 		{2500, []int{200}},
 		{7500, []int{200, 346}},

@@ -1013,15 +1013,16 @@ func (f *shallowFit) leaveOneOut(r *ridge) (Candidate, *variantScorer, bool) {
 // of no more capacity than it had there; more anchors let its fit on all
 // the rows follow what they hold.
 func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shallowBasis, *ridge, error) {
-	if !f.grow {
+	n, _ := f.data.x.Dims()
+	counts := anchorGrowth(n)
+	if !f.grow || counts == nil {
 		return b, r, nil
 	}
 	best, _, found := f.leaveOneOut(r)
 	if !found {
 		return b, r, nil
 	}
-	n, _ := f.data.x.Dims()
-	for _, m := range anchorGrowth(n) {
+	for _, m := range counts {
 		rows := seedAnchors(f.data.x, numeric.Indices(n), m, rand.New(rand.NewPCG(f.seed, anchorStream)))
 		anchors := pickRows(f.data.x, rows)
 		nb, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, kernelWeight(c.KernelPenalty))
