@@ -10,18 +10,16 @@ import (
 )
 
 // TestAnchorGrowth checks the counts of anchors that a fit tries beyond
-// ShallowAnchors: doublings, each at most four times the square root of
-// the rows and at most streamAnchorsMax.
+// ShallowAnchors: none below growRows rows, else doublings up to
+// streamAnchorsMax.
 func TestAnchorGrowth(t *testing.T) {
 	for _, tc := range []struct {
 		n    int
 		want []int
 	}{
 		{600, nil},
-		{999, nil},
-		{1000, []int{126}},
-		{2500, []int{200}},
-		{7500, []int{200, 346}},
+		{growRows - 1, nil},
+		{growRows, []int{200, 400}},
 		{20000, []int{200, 400}},
 	} {
 		if got := anchorGrowth(tc.n); !slices.Equal(got, tc.want) {
