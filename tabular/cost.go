@@ -65,7 +65,7 @@ const (
 	cellSeconds      = 1.1e-6
 	anchorSeconds    = 5.8e-9
 	basisSeconds     = 1.8e-9
-	growSeconds      = 1.0e-9
+	growSeconds      = 0.6e-9
 	selectionSeconds = 1.1e-10
 	finalSeconds     = 2.7e-10
 
@@ -259,15 +259,17 @@ func shallowCost(shape fitShape, s Settings, variants int) estimate {
 // rows at the counts of anchors that growAnchors may try, when the
 // shallow machine's selection runs on a subsample: each has rows x
 // (inputs + anchors) features, whose Gram matrix and eigenbasis take the
-// time.
+// time. The inputs count the levels of the columns tried by their codes,
+// at most one per codeMinRows rows each, which the final fit may keep.
 func growCost(shape fitShape, s Settings) estimate {
 	rows := shape.rows
 	if s.Anchors != 0 || shallowRows(rows, shallowWidth(rows, shape.inputs, s)) >= rows {
 		return estimate{}
 	}
+	inputs := shape.inputs + shape.codes*rows/codeMinRows
 	var e estimate
 	for _, m := range anchorGrowth(rows) {
-		p := float64(shape.inputs + m)
+		p := float64(inputs + m)
 		e.seconds += growSeconds * float64(rows) * p * p
 		e.bytes = growCopies * 8 * float64(rows) * p
 	}
