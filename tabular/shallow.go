@@ -1005,8 +1005,8 @@ func (f *shallowFit) leaveOneOut(r *ridge) (Candidate, *variantScorer, bool) {
 // its solver, at the count of anchors among ShallowAnchors and its
 // doublings (anchorGrowth) beyond which the exact leave-one-out loss of
 // all the rows, each count at its best cost, stops falling by growMargin
-// of itself: the anchors are drawn as anchorRows draws them, so that
-// each count's hold the smaller one's. It sets f's anchors to the
+// of itself: the anchors are drawn as anchorRows draws them, from the
+// same seed, so that 400 hold the 200. It sets f's anchors to the
 // basis's. b and r are the basis and solver of f's anchors; a count set
 // by Settings.Anchors is kept. A setting chosen on a subsample of
 // SelectionRows rows would give a table of thousands of rows a machine
