@@ -14,16 +14,38 @@ import (
 // anchors, so that the cost of a fit grows linearly with the rows. The
 // deep machine's fits, whose work is rows x anchors per level, take most
 // of the time of a large fit, so it has fewer; docs/learner.md gives the
-// measurements behind both. The shallow machine keeps ShallowAnchors up
-// to 20,000 rows: with its cost re-chosen on all the rows (see
-// Result.CostRows), four times the square root of the rows (up to 400)
-// scored higher on the panels' largest tables but took up to 3.5 times the
-// CPU time, and StreamAnchors' rule, the square root, gives
-// ShallowAnchors below 10,000 rows.
+// measurements behind both. The shallow machine chosen on a subsample
+// of at least growRows rows grows its anchors in its final fit while
+// leave-one-out on all the rows says they pay (see growAnchors): four
+// times the square root of the rows (up to 400) for every table scored
+// higher on the panels' largest tables, but took up to 3.5 times the CPU
+// time, also where they gained nothing.
 const (
 	ShallowAnchors = 100
 	DeepAnchors    = 80
 )
+
+// anchorGrowth returns the counts of anchors beyond ShallowAnchors that
+// the shallow machine's fit to n rows tries after a selection on a
+// subsample (see growAnchors): none below growRows rows, else
+// ShallowAnchors doubled up to streamAnchorsMax, beyond which the time
+// of the fit (the rows times the square of the anchors) outgrows what
+// more anchors gain.
+func anchorGrowth(n int) []int {
+	if n < growRows {
+		return nil
+	}
+	var counts []int
+	for m := 2 * ShallowAnchors; m <= streamAnchorsMax; m *= 2 {
+		counts = append(counts, m)
+	}
+	return counts
+}
+
+// growRows is the number of rows from which a fit tries more anchors
+// than ShallowAnchors: a smaller table keeps the time its fit takes,
+// and four times the square root of its rows is barely more.
+const growRows = 1000
 
 // anchorCount returns the number of anchors for n training rows under the
 // setting anchors, or auto when anchors is 0.

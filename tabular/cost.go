@@ -57,12 +57,15 @@ const (
 	// and encoding each cell of the table; anchorSeconds the time per
 	// row, input and anchor of a shallow pass (drawing the anchors, the
 	// rows' distances to them); basisSeconds the time per cubed size of a
-	// bandwidth's basis; selectionSeconds and finalSeconds the time per
+	// bandwidth's basis; growSeconds the time per row and squared feature
+	// of a basis on all the rows at a count of anchors that growAnchors
+	// tries; selectionSeconds and finalSeconds the time per
 	// operation of the deep machine's selection and final fit.
 	baseSeconds      = 0.30
 	cellSeconds      = 1.1e-6
 	anchorSeconds    = 5.8e-9
 	basisSeconds     = 1.8e-9
+	growSeconds      = 0.6e-9
 	selectionSeconds = 1.1e-10
 	finalSeconds     = 2.7e-10
 
@@ -70,12 +73,14 @@ const (
 	// each cell of the table as read; encodedCopies and anchorCopies the
 	// copies of the encoded inputs (rows x inputs) and of the rows'
 	// kernels at the shallow machine's anchors (rows x anchors) held at
-	// the peak, which the deep machine's live values
+	// the peak, growCopies those of the features of a basis on all the
+	// rows (rows x (inputs + anchors)) that growAnchors tries, which the deep machine's live values
 	// (machineCost.liveBytes) replace in its final fit.
 	baseBytes     = 33e6
 	cellBytes     = 43
 	encodedCopies = 8.4
 	anchorCopies  = 6.2
+	growCopies    = 8
 )
 
 // fitShape is what fit knows of its data before it starts.
@@ -243,10 +248,32 @@ func shallowCost(shape fitShape, s Settings, variants int) estimate {
 	anchors := float64(min(shape.rows, ShallowAnchors))
 	basis := math.Min(float64(shallowRows(shape.rows, shallowWidth(shape.rows, shape.inputs, s))), inputs+anchors)
 	bases := float64(len(shallowBandwidths()))
+	grow := growCost(shape, s)
 	return estimate{
-		seconds: float64(passes) * (anchorSeconds*rows*inputs*anchors + float64(variants)*basisSeconds*bases*basis*basis*basis),
-		bytes:   anchorCopies * 8 * rows * anchors,
+		seconds: float64(passes)*(anchorSeconds*rows*inputs*anchors+float64(variants)*basisSeconds*bases*basis*basis*basis) + grow.seconds,
+		bytes:   math.Max(anchorCopies*8*rows*anchors, grow.bytes),
 	}
+}
+
+// growCost is the time and memory of the final fit's bases on all the
+// rows at the counts of anchors that growAnchors may try, when the
+// shallow machine's selection runs on a subsample: each has rows x
+// (inputs + anchors) features, whose Gram matrix and eigenbasis take the
+// time. The inputs count the levels of the columns tried by their codes,
+// at most one per codeMinRows rows each, which the final fit may keep.
+func growCost(shape fitShape, s Settings) estimate {
+	rows := shape.rows
+	if s.Anchors != 0 || shallowRows(rows, shallowWidth(rows, shape.inputs, s)) >= rows {
+		return estimate{}
+	}
+	inputs := shape.inputs + shape.codes*rows/codeMinRows
+	var e estimate
+	for _, m := range anchorGrowth(rows) {
+		p := float64(inputs + m)
+		e.seconds += growSeconds * float64(rows) * p * p
+		e.bytes = growCopies * 8 * float64(rows) * p
+	}
+	return e
 }
 
 // shallowWidth is the number of features of the shallow machine's basis

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sync"
@@ -124,8 +125,10 @@ type shallowFit struct {
 	anchorRows []int
 	cal        calibration
 	// refine is set when the selection ran on a shuffled subsample of
-	// the rows: the final fit then re-chooses the cost (refineCost).
-	refine bool
+	// the rows: the final fit then re-chooses the cost (refineCost), and
+	// with grow set the anchors' count too (growAnchors), from seed.
+	refine, grow bool
+	seed         uint64
 	// scored are the selection's bandwidths with their bases, when it
 	// ran on all the rows: the final fit's own.
 	scored []*bandwidthScores
@@ -212,7 +215,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	}
 	f := &shallowFit{sel: sel, best: cand, members: members, data: variants[i], outputs: outputs,
 		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, means, vs.tests),
-		refine: val.split == "" && len(val.rows) < n}
+		refine: val.split == "" && len(val.rows) < n, grow: s.Anchors == 0, seed: s.Seed}
 	if folded {
 		f.preds, f.means, f.tests = preds, means, vs.tests
 	}
@@ -966,6 +969,7 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 		return nil, res, fin.err
 	}
 	f.best, f.cal, res.CostRows = fin.best, fin.cal, fin.costRows
+	f.anchors, f.anchorRows = fin.anchors, fin.anchorRows
 	m := fin.m
 	if len(f.members) > 1 {
 		res.Averaged = f.members
@@ -979,16 +983,18 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 }
 
 // shallowFinal is the best shallow machine of a selection fitted to all
-// the rows, with the cost and calibration it was fitted at and the rows
-// that re-chose them, if any (see refineCost); done is closed once it is
-// fitted.
+// the rows, with the cost, calibration and anchors it was fitted with and
+// the rows that re-chose them, if any (see refineCost and growAnchors);
+// done is closed once it is fitted.
 type shallowFinal struct {
-	m        *Machine
-	best     Candidate
-	cal      calibration
-	costRows int
-	err      error
-	done     chan struct{}
+	m          *Machine
+	best       Candidate
+	cal        calibration
+	anchors    *mat.Dense
+	anchorRows []int
+	costRows   int
+	err        error
+	done       chan struct{}
 }
 
 func (fin *shallowFinal) wait() { <-fin.done }
@@ -1023,6 +1029,10 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 			return
 		}
 		if f.refine {
+			if b, r, err = f.growAnchors(c, b, r); err != nil {
+				fin.err = err
+				return
+			}
 			f.refineCost(r)
 			c, fin.costRows = f.best, r.rows
 		}
@@ -1043,7 +1053,7 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 		m.Sum = machines[1:]
 	}
 	p.metric.machines(m)
-	fin.m, fin.best, fin.cal = m, f.best, f.cal
+	fin.m, fin.best, fin.cal, fin.anchors, fin.anchorRows = m, f.best, f.cal, f.anchors, f.anchorRows
 }
 
 // basis returns the basis of the candidate c on all the rows and its
@@ -1070,13 +1080,72 @@ func (f *shallowFit) basis(c Candidate) (*shallowBasis, *ridge, error) {
 // table of thousands more than its rows need. The streamed fit chooses
 // its cost among the same costs on rows held out for that.
 func (f *shallowFit) refineCost(r *ridge) {
-	vs := (&shallowScorer{parts: []scorerPart{{r: r}}, outputs: f.outputs}).on(f.data)
-	best, found := vs.bestCost(f.best, StreamCosts(), func(a, b Candidate) bool { return a.Loss < b.Loss })
+	best, vs, found := f.leaveOneOut(r)
 	if !found {
 		return
 	}
 	preds, _ := vs.predictions(best.Cost)
 	f.best.Cost, f.cal = best.Cost, calibrate(preds, vs.means(), vs.tests)
+}
+
+// growMargin is the fraction of the leave-one-out loss by which a larger
+// count of anchors must lower it to be kept (see growAnchors): below it,
+// the count costs more time than its held-out scores gained on the
+// panels' tables.
+const growMargin = 0.0025
+
+// lowersEnough reports whether the loss next is below best by more than
+// growMargin of best.
+func lowersEnough(next, best float64) bool { return next < (1-growMargin)*best }
+
+// leaveOneOut returns the best setting at the cost of StreamCosts of
+// lowest exact leave-one-out loss on all the rows, with the solver r of
+// its basis, and the scorer that scored it; false if every cost diverged.
+func (f *shallowFit) leaveOneOut(r *ridge) (Candidate, *variantScorer, bool) {
+	vs := (&shallowScorer{parts: []scorerPart{{r: r}}, outputs: f.outputs}).on(f.data)
+	best, found := vs.bestCost(f.best, StreamCosts(), func(a, b Candidate) bool { return a.Loss < b.Loss })
+	return best, vs, found
+}
+
+// growAnchors returns the basis of the candidate c on all the rows, and
+// its solver, at the count of anchors among ShallowAnchors and its
+// doublings (anchorGrowth) beyond which the exact leave-one-out loss of
+// all the rows, each count at its best cost, stops falling by growMargin
+// of itself: the anchors are drawn as anchorRows draws them, from the
+// same seed, so that 400 hold the 200. It sets f's anchors to the
+// basis's. b and r are the basis and solver of f's anchors; a count set
+// by Settings.Anchors is kept. A setting chosen on a subsample of
+// SelectionRows rows would give a table of thousands of rows a machine
+// of no more capacity than it had there; more anchors let its fit on all
+// the rows follow what they hold.
+func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shallowBasis, *ridge, error) {
+	n, _ := f.data.x.Dims()
+	counts := anchorGrowth(n)
+	if !f.grow || counts == nil {
+		return b, r, nil
+	}
+	best, _, found := f.leaveOneOut(r)
+	if !found {
+		return b, r, nil
+	}
+	for _, m := range counts {
+		rows := seedAnchors(f.data.x, numeric.Indices(n), m, rand.New(rand.NewPCG(f.seed, anchorStream)))
+		anchors := pickRows(f.data.x, rows)
+		nb, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, kernelWeight(c.KernelPenalty))
+		if err != nil {
+			return nil, nil, err
+		}
+		nr, err := nb.ridge(nil, f.data.w)
+		if err != nil {
+			return nil, nil, err
+		}
+		next, _, found := f.leaveOneOut(nr)
+		if !found || !lowersEnough(next.Loss, best.Loss) {
+			break
+		}
+		b, r, best, f.anchors, f.anchorRows = nb, nr, next, anchors, rows
+	}
+	return b, r, nil
 }
 
 // withIntercept returns the output scaler that adds the intercept b, on

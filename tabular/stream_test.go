@@ -29,7 +29,8 @@ func textSource(texts ...string) Source {
 }
 
 // A small table is fitted as Fit fits it; a larger one is streamed, fits
-// the plan of a sample, and predicts about as well as Fit does.
+// the plan of a sample, and predicts about as well as Fit does with as
+// many anchors.
 func TestFitSource(t *testing.T) {
 	defer func(n int) { streamRows = n }(streamRows)
 	streamRows = 300
@@ -71,6 +72,9 @@ func TestFitSource(t *testing.T) {
 			f, err := dataset.ReadFrame(strings.NewReader(text), "table.csv")
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.rows > streamRows {
+				opts.Anchors = StreamAnchors(tc.rows)
 			}
 			want, _, err := Fit(f, []string{"y"}, opts)
 			if err != nil {
