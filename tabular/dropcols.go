@@ -1,11 +1,13 @@
 package tabular
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/parametric-machines/machines/scale"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,7 +34,7 @@ const dropMaxColumns = 20
 
 // dropBandwidths is the number of bandwidths, the best of the pass
 // before, at which a step scores the machine without a column.
-const dropBandwidths = 2
+const dropBandwidths = 1
 
 // dropColumns returns p, or p with the columns of s.columns (each input
 // its own column when nil) left out one at a time while the shallow
@@ -87,12 +89,11 @@ func dropColumns(p *prepared, val *validation, outputs int, s Settings, res *Res
 func bestWithout(p *prepared, cols []levelBlock, w []float64, val *validation, outputs int, s Settings) (*prepared, int, error) {
 	_, d := p.linear.x.Dims()
 	list := p.pass.best(dropBandwidths)
+	tried := leastRelevant(p.pass, cols, w, dropCandidates)
 	var best *prepared
 	at, low := -1, math.Inf(1)
-	for c, b := range cols {
-		if w[b.start] == minRelevance {
-			continue // left out, or of no measured relevance
-		}
+	for _, c := range tried {
+		b := cols[c]
 		t := slices.Repeat([]float64{1}, d)
 		for j := b.start; j < b.start+b.width; j++ {
 			t[j] = minRelevance / w[j]
@@ -145,4 +146,29 @@ func columnBlocks(widths []int) []levelBlock {
 		start += w
 	}
 	return blocks
+}
+
+// dropCandidates is the number of columns, the least relevant, that a
+// step scores the machine without.
+const dropCandidates = 2
+
+// leastRelevant returns the columns of cols not left out (whose weights w
+// are not minRelevance), at most k, of the least mean squared slopes of
+// the pass's best shallow machine summed over their inputs, least first.
+func leastRelevant(pass *shallowPass, cols []levelBlock, w []float64, k int) []int {
+	m, x, _ := passMachine(pass, 0, nil)
+	if m == nil {
+		return nil
+	}
+	slopes := meanSquaredSlopes(m, x)
+	var left []int
+	sums := make([]float64, len(cols))
+	for c, b := range cols {
+		if w[b.start] != minRelevance {
+			left = append(left, c)
+			sums[c] = floats.Sum(slopes[b.start : b.start+b.width])
+		}
+	}
+	slices.SortStableFunc(left, func(a, b int) int { return cmp.Compare(sums[a], sums[b]) })
+	return left[:min(k, len(left))]
 }
