@@ -17,11 +17,12 @@ import (
 // levels count as many) still dilute the distances of the inputs that
 // do. Trees leave such columns out. After the weights, a small
 // regression's fit leaves out its columns one at a time: at each step it
-// scores the shallow machine without each column in turn, and leaves out
-// the one without which the machine's evidence is highest if the
-// evidence over the rows rises by more than dropNats and the leave-one-out
-// loss falls as well. A column left out keeps the weight minRelevance,
-// so that the model, its input scaler and its file are those of weights.
+// scores the shallow machine without each of the two least relevant
+// columns, and leaves out the one without which the machine's evidence
+// is the higher if the evidence over the rows rises by more than
+// dropNats and the leave-one-out loss falls as well. A column left out
+// keeps the weight minRelevance, so that the model, its input scaler and
+// its file are those of weights.
 
 // dropNats is the least rise of the log evidence over the rows for which
 // a column is left out: the greedy step takes the best of several
@@ -29,7 +30,8 @@ import (
 const dropNats = 1
 
 // dropMaxColumns is the most columns of which the fit leaves any out:
-// each step scores the machine once per column left.
+// a step measures the slopes and scores the machine twice, and a table
+// of many columns may take as many steps.
 const dropMaxColumns = 20
 
 // dropBandwidths is the number of bandwidths, the best of the pass
@@ -82,9 +84,9 @@ func dropColumns(p *prepared, val *validation, outputs int, s Settings, res *Res
 	return p, nil
 }
 
-// bestWithout returns p without the column of cols, not yet left out
-// (whose weights w are not minRelevance), whose absence gives the shallow
-// machine the lowest negative log evidence, scored at the best
+// bestWithout returns p without the column, of the dropCandidates least
+// relevant not yet left out (leastRelevant), whose absence gives the
+// shallow machine the lowest negative log evidence, scored at the best
 // dropBandwidths bandwidths of p's pass, and that column; nil if none.
 func bestWithout(p *prepared, cols []levelBlock, w []float64, val *validation, outputs int, s Settings) (*prepared, int, error) {
 	_, d := p.linear.x.Dims()

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,6 +133,52 @@ func TestFitDropsColumns(t *testing.T) {
 	for j, name := range names {
 		if out := strings.HasPrefix(name, "c="); out != (w[j] == minRelevance) {
 			t.Errorf("input %s weighs %v, want left out %v (weights %v)", name, w[j], out, w)
+		}
+	}
+}
+
+// TestLeastRelevant checks the columns a step scores the machine
+// without: the k of least slopes, least first, none left out already.
+func TestLeastRelevant(t *testing.T) {
+	x, y := dropData(80, 4)
+	p, val := preparedFor(t, x, y, Settings{})
+	if _, err := shallowLoss(p, val, 1, Settings{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cols := columnBlocks([]int{1, 1, 1, 1})
+	w := []float64{1, 1, 1, 1}
+	slopes := passSlopes(t, p.pass)
+	for _, c := range []struct {
+		name string
+		out  int // an input left out, -1 for none
+		k    int
+	}{
+		{"two", -1, 2},
+		{"all", -1, 4},
+		{"one left out", 2, 2},
+	} {
+		w := slices.Clone(w)
+		if c.out >= 0 {
+			w[c.out] = minRelevance
+		}
+		got := leastRelevant(p.pass, cols, w, c.k)
+		left := c.k
+		if c.out >= 0 {
+			left = min(c.k, 3)
+		}
+		if len(got) != left {
+			t.Fatalf("%s: columns %v, want %d", c.name, got, left)
+		}
+		for i, j := range got {
+			if j == c.out {
+				t.Errorf("%s: column %d, left out, among %v", c.name, j, got)
+			}
+			if i > 0 && slopes[j] < slopes[got[i-1]] {
+				t.Errorf("%s: columns %v not in the order of their slopes %v", c.name, got, slopes)
+			}
+		}
+		if c.out < 0 && c.k == 2 && !(got[0] >= 2 && got[1] >= 2) {
+			t.Errorf("%s: columns %v, want the noise inputs 2 and 3 (slopes %v)", c.name, got, slopes)
 		}
 	}
 }
