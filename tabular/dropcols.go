@@ -25,8 +25,8 @@ import (
 // its file are those of weights.
 
 // dropNats is the least rise of the log evidence over the rows for which
-// a column is left out: the greedy step takes the best of several
-// columns, whose evidence would rise by a little by chance alone.
+// a column is left out: a step takes the better of two columns, whose
+// evidence would rise by a little by chance alone.
 const dropNats = 1
 
 // dropMaxColumns is the most columns of which the fit leaves any out:

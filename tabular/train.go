@@ -690,7 +690,7 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 	p, err := weighInputs(p, sval, outputs, s, &res)
 	if err == nil && !e.shallowOnly {
 		// The other encoding's machine, which weighs a quarter, keeps
-		// its columns: leaving them out there would double the cost.
+		// its columns, as measured on the panels (docs/learner-panel.md).
 		p, err = dropColumns(p, sval, outputs, s, &res)
 	}
 	if err != nil {
