@@ -86,6 +86,7 @@ func fitFrame(f *dataset.Frame, targets []string, opts Options) (*Model, *fitRun
 		return nil, nil, err
 	}
 	s.levels = levelBlocks(run.enc)
+	s.columns = columnBlocks(run.enc.Widths())
 	m, res, err := run.fit(s)
 	if err != nil {
 		return nil, nil, err

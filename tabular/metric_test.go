@@ -148,7 +148,7 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// TestMapInputs checks the metric on y = sin(2 (x0 + x1)) beside two
+// TestMapInputs checks the metric on y = sin(3 (x0 + x1)) beside two
 // inputs of noise: a direction that no input's weight finds. The map is
 // kept at a lower held-out loss than the inputs' own, the machine holds
 // it and predicts its rows, and encodes; a classifier of the sign of y
@@ -160,7 +160,7 @@ func TestMapInputs(t *testing.T) {
 	x, y := randomData(rnd, n, 4), mat.NewDense(n, 1, nil)
 	labels := make([]int, n)
 	for i := range n {
-		y.Set(i, 0, math.Sin(2*(x.At(i, 0)+x.At(i, 1)))+0.05*rnd.NormFloat64())
+		y.Set(i, 0, math.Sin(3*(x.At(i, 0)+x.At(i, 1)))+0.05*rnd.NormFloat64())
 		if y.At(i, 0) > 0 {
 			labels[i] = 1
 		}

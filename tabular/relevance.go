@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/parametric-machines/machines/kernel"
-	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -186,18 +185,11 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 	if w == nil {
 		return p, nil
 	}
-	q := *p
-	q.in = &scale.Scaler{Mean: p.in.Mean, Scale: make([]float64, len(w))}
-	for j := range w {
-		q.in.Scale[j] = p.in.Scale[j] / w[j]
-	}
-	x := mat.DenseCopyOf(p.linear.x)
-	x.Apply(func(_, j int, v float64) float64 { return v * w[j] }, x)
-	q.linear.x, q.logarithmic.x = x, x
-	weighed, err := shallowLoss(&q, val, outputs, s, p.pass.best(passBandwidths))
+	q, err := weighedBy(p, w, val, outputs, s, p.pass.best(passBandwidths))
 	if err != nil {
 		return nil, err
 	}
+	weighed := q.pass.bestLoss()
 	plain := p.pass.bestLoss()
 	res.RelevanceLosses = []float64{plain, weighed}
 	// A small regression's weights are kept by their evidence, as its
@@ -215,7 +207,7 @@ func weighInputs(p *prepared, val *validation, outputs int, s Settings, res *Res
 	}
 	if lowerLoss(ranked[1], ranked[0]) {
 		res.Relevance = w
-		return &q, nil
+		return q, nil
 	}
 	return p, nil
 }

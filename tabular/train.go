@@ -157,6 +157,8 @@ type Settings struct {
 	// levels are the blocks of the inputs' one-hot levels, which the
 	// standardisation scales together (see scaleLevels).
 	levels []levelBlock
+	// columns are the spans of the encoded inputs of each column.
+	columns []levelBlock
 	// Family says which machines the selection compares. The zero value
 	// AutoFamily compares the shallow machine with the deep one, unless
 	// Dims, Costs or Bandwidths is given: they describe the deep machine,
@@ -686,6 +688,11 @@ type encodedFit struct {
 func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 	s, val, sval, outputs, family := e.s, e.val, e.sval, e.outputs, e.family
 	p, err := weighInputs(p, sval, outputs, s, &res)
+	if err == nil && !e.shallowOnly {
+		// The other encoding's machine, which weighs a quarter, keeps
+		// its columns, as measured on the panels (docs/learner-panel.md).
+		p, err = dropColumns(p, sval, outputs, s, &res)
+	}
 	if err != nil {
 		return nil, res, err
 	}
