@@ -26,21 +26,32 @@ const (
 )
 
 // anchorGrowth returns the counts of anchors beyond ShallowAnchors that
-// the shallow machine's fit to n rows tries after a selection on a
-// subsample (see growAnchors): none below growRows rows, else
-// ShallowAnchors doubled up to streamAnchorsMax, beyond which the time
-// of the fit (the rows times the square of the anchors) outgrows what
-// more anchors gain.
-func anchorGrowth(n int) []int {
+// the shallow machine's fit to n rows of that many inputs tries after a
+// selection on a subsample (see growAnchors): none below growRows rows,
+// else ShallowAnchors doubled up to streamAnchorsMax, and on beyond it
+// while the count is at most one per growShare rows and the basis (rows
+// x (inputs + anchors)) at most growCells: beyond them the time of the
+// fit (the rows times the square of its width) and its memory outgrow
+// what more anchors gain.
+func anchorGrowth(n, inputs int) []int {
 	if n < growRows {
 		return nil
 	}
 	var counts []int
-	for m := 2 * ShallowAnchors; m <= streamAnchorsMax; m *= 2 {
+	for m := 2 * ShallowAnchors; m <= streamAnchorsMax || m <= n/growShare && n*(inputs+m) <= growCells; m *= 2 {
 		counts = append(counts, m)
 	}
 	return counts
 }
+
+// growShare and growCells bound the counts of anchors beyond
+// streamAnchorsMax that anchorGrowth tries: at most one anchor per
+// growShare rows, and a basis of at most growCells features of the rows,
+// 64 MB a copy.
+const (
+	growShare = 4
+	growCells = 8_000_000
+)
 
 // growRows is the number of rows from which a fit tries more anchors
 // than ShallowAnchors: a smaller table keeps the time its fit takes,

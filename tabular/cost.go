@@ -268,7 +268,7 @@ func growCost(shape fitShape, s Settings) estimate {
 	}
 	inputs := shape.inputs + shape.codes*rows/codeMinRows
 	var e estimate
-	for _, m := range anchorGrowth(rows) {
+	for _, m := range anchorGrowth(rows, inputs) {
 		p := float64(inputs + m)
 		e.seconds += growSeconds * float64(rows) * p * p
 		e.bytes = growCopies * 8 * float64(rows) * p

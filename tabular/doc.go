@@ -270,10 +270,12 @@
 //     anchors are chosen by k-means++ seeding, so that time and memory
 //     grow linearly with the rows. From 1,000 training rows, a shallow
 //     machine chosen on a subsample is refitted on all the rows at
-//     twice ShallowAnchors, then at 400, drawn by the same seeding: a
-//     count is kept while the exact leave-one-out loss of all the rows,
-//     each count at its best cost, falls by at least 0.25%, and the
-//     first that does not stops the search (Result.Anchors).
+//     twice ShallowAnchors, then at 400 and 800, drawn by the same
+//     seeding (800 where it is at most a quarter of the rows and the
+//     basis at most 8e6 features of the rows): a count is kept while
+//     the exact leave-one-out loss of all the rows, each count at its
+//     best cost, falls by at least 0.25%, and the first that does not
+//     stops the search (Result.Anchors).
 //     Settings.Anchors fixes the count.
 //   - The final fit of a deep machine starts, as the selection's, from a
 //     random augmenter and zero coefficients, and stops when the loss

@@ -11,19 +11,23 @@ import (
 
 // TestAnchorGrowth checks the counts of anchors that a fit tries beyond
 // ShallowAnchors: none below growRows rows, else doublings up to
-// streamAnchorsMax.
+// streamAnchorsMax, and beyond it within growShare and growCells.
 func TestAnchorGrowth(t *testing.T) {
 	for _, tc := range []struct {
-		n    int
-		want []int
+		n, inputs int
+		want      []int
 	}{
-		{600, nil},
-		{growRows - 1, nil},
-		{growRows, []int{200, 400}},
-		{20000, []int{200, 400}},
+		{600, 3, nil},
+		{growRows - 1, 3, nil},
+		{growRows, 3, []int{200, 400}},
+		{3199, 3, []int{200, 400}},
+		{3200, 3, []int{200, 400, 800}},
+		{9950, 3, []int{200, 400, 800}},
+		{9950, 200, []int{200, 400}},
+		{20000, 3, []int{200, 400}},
 	} {
-		if got := anchorGrowth(tc.n); !slices.Equal(got, tc.want) {
-			t.Errorf("%d rows: counts %v, want %v", tc.n, got, tc.want)
+		if got := anchorGrowth(tc.n, tc.inputs); !slices.Equal(got, tc.want) {
+			t.Errorf("%d rows of %d inputs: counts %v, want %v", tc.n, tc.inputs, got, tc.want)
 		}
 	}
 }

@@ -1119,8 +1119,8 @@ func (f *shallowFit) leaveOneOut(r *ridge) (Candidate, *variantScorer, bool) {
 // of no more capacity than it had there; more anchors let its fit on all
 // the rows follow what they hold.
 func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shallowBasis, *ridge, error) {
-	n, _ := f.data.x.Dims()
-	counts := anchorGrowth(n)
+	n, inputs := f.data.x.Dims()
+	counts := anchorGrowth(n, inputs)
 	if !f.grow || counts == nil {
 		return b, r, nil
 	}
