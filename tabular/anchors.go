@@ -16,10 +16,9 @@ import (
 // of the time of a large fit, so it has fewer; docs/learner.md gives the
 // measurements behind both. The shallow machine chosen on a subsample
 // of at least growRows rows grows its anchors in its final fit while
-// leave-one-out on all the rows says they pay (see growAnchors): four
-// times the square root of the rows (up to 400) for every table scored
-// higher on the panels' largest tables, but took up to 3.5 times the CPU
-// time, also where they gained nothing.
+// leave-one-out on all the rows says they pay (see growAnchors), rather
+// than on every large table: more anchors cost time also where they gain
+// nothing.
 const (
 	ShallowAnchors = 100
 	DeepAnchors    = 80
