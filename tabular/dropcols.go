@@ -47,7 +47,7 @@ const dropBandwidths = 1
 // 2 to dropMaxColumns columns, whose InputScale is AutoInputs, is
 // searched.
 func dropColumns(p *prepared, val *validation, outputs int, s Settings, res *Result) (*prepared, error) {
-	if s.Raw || val == nil || p.linear.labels != nil || s.InputScale != AutoInputs || p.pass == nil || !p.pass.evidenced() {
+	if s.Raw || val == nil || s.InputScale != AutoInputs || p.pass == nil || !p.pass.evidenced() {
 		return p, nil
 	}
 	n, d := p.linear.x.Dims()

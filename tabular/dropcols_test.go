@@ -52,22 +52,27 @@ func dropData(n, d int) (*mat.Dense, *mat.Dense) {
 // TestDropColumns checks that a small regression's columns of noise are
 // left out and those that matter kept, a column of several inputs as
 // one; and that nothing is left out of a table of more than
-// dropMaxColumns columns, or of more rows than the evidence ranks.
+// dropMaxColumns columns, of more rows than the evidence ranks, of raw
+// inputs or of inputs whose scale the caller set.
 func TestDropColumns(t *testing.T) {
 	four := []levelBlock{{0, 1}, {1, 1}, {2, 4}}
 	for _, c := range []struct {
 		name    string
 		n, d    int
 		columns []levelBlock
+		s       Settings
 		out     int // the least number of the noise inputs left out
 	}{
-		{"inputs", 80, 6, nil, 2},
-		{"columns", 80, 6, four, 4},
-		{"too many columns", 80, dropMaxColumns + 1, nil, 0},
-		{"too many rows", evidenceRows + 20, 6, nil, 0},
+		{"inputs", 80, 6, nil, Settings{}, 2},
+		{"columns", 80, 6, four, Settings{}, 4},
+		{"too many columns", 80, dropMaxColumns + 1, nil, Settings{}, 0},
+		{"too many rows", evidenceRows + 20, 6, nil, Settings{}, 0},
+		{"raw inputs", 80, 6, nil, Settings{Raw: true}, 0},
+		{"inputs' scale set", 80, 6, nil, Settings{InputScale: LinearInputs}, 0},
 	} {
 		x, y := dropData(c.n, c.d)
-		s := Settings{columns: c.columns}
+		s := c.s
+		s.columns = c.columns
 		p, val := preparedFor(t, x, y, s)
 		if _, err := shallowLoss(p, val, 1, s, nil); err != nil {
 			t.Fatal(err)
