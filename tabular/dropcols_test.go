@@ -124,9 +124,24 @@ func TestFitDropsColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var progress strings.Builder
-	md, _, err := Fit(loadFrame(t, path), []string{"y"}, Options{Progress: &progress})
+	md, rep, err := Fit(loadFrame(t, path), []string{"y"}, Options{Progress: &progress})
 	if err != nil {
 		t.Fatal(err)
+	}
+	summary := strings.Join(rep.Summary(md), "\n")
+	if !strings.Contains(summary, "inputs left out as noise, weighing 0.01: c=a, c=b, c=c, c=d") {
+		t.Errorf("the summary does not name the inputs left out:\n%s", summary)
+	}
+	// Columns left out where the relevance weights were not kept: the
+	// others weigh 1, and the summary says only what was left out.
+	rep.Result.Relevance = slices.Clone(rep.Result.Relevance)
+	for j, v := range rep.Result.Relevance {
+		if v != minRelevance {
+			rep.Result.Relevance[j] = 1
+		}
+	}
+	if summary := strings.Join(rep.Summary(md), "\n"); strings.Contains(summary, "weighed by their relevance") || !strings.Contains(summary, "left out as noise") {
+		t.Errorf("weights %v, the summary:\n%s\nwant the inputs left out, and none weighed by their relevance", rep.Result.Relevance, summary)
 	}
 	if !strings.Contains(progress.String(), "the inputs 2 to 5 left out") {
 		t.Errorf("the levels of c not left out in one step:\n%s", progress.String())

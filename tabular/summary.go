@@ -62,7 +62,10 @@ func (rep *Report) Summary(md *Model) []string {
 	if w := res.LinearWeight; w != 0 {
 		say("averaged with the linear machine of the inputs as they are, weighing %g: its evidence or held-out loss near the machine's", w)
 	}
-	if l := res.RelevanceLosses; res.Relevance != nil {
+	if left := leftOut(md.Encoder.Names(), res.Relevance); left != nil {
+		say("inputs left out as noise, weighing %g: %s (without each, the shallow machine's evidence rose and its held-out loss fell)", minRelevance, strings.Join(left, ", "))
+	}
+	if l := res.RelevanceLosses; byRelevance(res.Relevance) {
 		chose := fmt.Sprintf("held-out loss %.4g so, %.4g unweighed", l[1], l[0])
 		if e := res.RelevanceEvidence; e != nil {
 			chose = fmt.Sprintf("negative log evidence per row %.4g so, %.4g unweighed (%s)", e[1], e[0], chose)
@@ -178,6 +181,24 @@ func describeInputLosses(losses []float64) string {
 
 // describeWeights lists the inputs with their weights, the largest first,
 // at most five and a count of the others.
+// leftOut returns the names of the inputs that dropColumns left out, of
+// weight minRelevance, or nil if none.
+func leftOut(names []string, w []float64) []string {
+	var left []string
+	for j, v := range w {
+		if v == minRelevance {
+			left = append(left, names[j])
+		}
+	}
+	return left
+}
+
+// byRelevance reports whether the weights w are the inputs' relevance, rather
+// than none (nil) or only inputs left out, the others weighing 1.
+func byRelevance(w []float64) bool {
+	return slices.ContainsFunc(w, func(v float64) bool { return v != 1 && v != minRelevance })
+}
+
 func describeWeights(names []string, w []float64) string {
 	order := make([]int, len(w))
 	for i := range order {
