@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sync"
@@ -1129,7 +1128,7 @@ func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shall
 		return b, r, nil
 	}
 	for _, m := range counts {
-		rows := seedAnchors(f.data.x, numeric.Indices(n), m, rand.New(rand.NewPCG(f.seed, anchorStream)))
+		rows := anchorRows(Shallow, f.data.x, Settings{Anchors: m}, f.seed)
 		anchors := pickRows(f.data.x, rows)
 		nb, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, kernelWeight(c.KernelPenalty))
 		if err != nil {
