@@ -41,6 +41,7 @@ func TestBlends(t *testing.T) {
 // of the other encoding's, weighing otherWeight, and records it; the
 // second stands alone.
 func TestFitBlend(t *testing.T) {
+	raceNarrow(t)
 	for _, tc := range []struct {
 		name  string
 		input func(u float64) float64 // the first input of a target linear in u

@@ -150,10 +150,10 @@ func TestCheckFitSize(t *testing.T) {
 		// Fitted in the span of its 20 rows, whose coordinates the
 		// optimiser sees instead of the columns: seconds, not minutes.
 		{"announced", 10000, 408, 6, Settings{}, false,
-			"this fit will take about 18 seconds of processor time and 820 MB of memory, or 28 seconds of processor time and 820 MB of memory " +
+			"this fit will take about 18 seconds of processor time and 820 MB of memory, or 27 seconds of processor time and 820 MB of memory " +
 				"if the deep machine wins the selection (the shallow machine or a deep machine of 7,080 parameters, 15 fits to choose its settings)\n"},
 		{"shallow alone", 10000, 408, 6, Settings{Weights: []float64{1}}, false,
-			"this fit will take about 17 seconds of processor time and 820 MB of memory (the shallow machine)\n"},
+			"this fit will take about 16 seconds of processor time and 820 MB of memory (the shallow machine)\n"},
 		{"deep alone", 5000, 10, 1, Settings{Anchors: 1000, Costs: []float64{0.01}, Bandwidths: []float64{1}}, false,
 			"this fit will take about 63 seconds of processor time and 520 MB of memory (a deep machine of 7,100 parameters)\n"},
 		{"a quick fit", 2000, 10, 2, Settings{}, false, ""},

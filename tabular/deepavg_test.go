@@ -43,6 +43,7 @@ func friedmanLike(seed uint64, n int) (x, y *mat.Dense, labels []int) {
 // that averages, the first three tables are not averaged; without its
 // comparison of losses, or its test of the rows, the last two are.
 func TestDeepAverageWhen(t *testing.T) {
+	raceNarrow(t)
 	for _, tc := range []struct {
 		name     string
 		seed     uint64
@@ -93,6 +94,7 @@ func TestDeepAverageWhen(t *testing.T) {
 // and calibrated by the average's factor about the targets' mean; the
 // same after a round trip through JSON; and the report names both.
 func TestDeepAveragedMachine(t *testing.T) {
+	raceNarrow(t)
 	for _, tc := range []struct {
 		name     string
 		seed     uint64
@@ -257,6 +259,7 @@ func TestAverageDeepRule(t *testing.T) {
 // races the deep one out, and where its cost is re-chosen on all the rows
 // of a table the selection subsampled.
 func TestShallowFinalStarted(t *testing.T) {
+	raceNarrow(t)
 	for _, tc := range []struct {
 		name string
 		seed uint64

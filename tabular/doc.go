@@ -49,9 +49,10 @@
 //     level of Gaussians on the anchors. Its loss is then a ridge
 //     regression on the inputs and the anchors' kernel features, solved
 //     in closed form. One eigendecomposition per bandwidth gives the exact
-//     leave-one-out residuals of every cost. Its 117 candidates are
-//     13 costs (1e-4 to 100, half decades) times 9 bandwidths
-//     (1/4 to 8 times the median distance between the anchors); on
+//     leave-one-out residuals of every cost. Its 91 candidates are
+//     13 costs (1e-4 to 100, half decades) times 7 bandwidths
+//     (1/4, 0.35, 1/2, 0.71, 1, 2 and 8 times the median distance
+//     between the anchors); on
 //     inputs mapped through their quantiles or weighed by relevance, the
 //     5 bandwidths best on the inputs before them (passBandwidths).
 //     When it competes with the deep machine, its best bandwidth by
@@ -109,7 +110,11 @@
 //     otherwise its candidates are marked Raced and never chosen. Tables
 //     of fewer than 60 training rows leave the deep machine out: the
 //     shallow machine's best three bandwidths are scored on the folds
-//     alone, and Result.Selection holds their candidates.
+//     alone, and Result.Selection holds their candidates. So do tables
+//     of more than 5 training rows per input, as encoded
+//     (deepRowsPerInput): the deep machine won on tables of many inputs
+//     for their rows, and on narrower ones its race cost about a third
+//     of the fit's CPU for nothing on splits that chose no rule.
 //   - The deep fits of the selection run in parallel, one job per fold and
 //     bandwidth, along the costs from the smallest up. The first starts
 //     from a random augmenter and zero coefficients, each next one from

@@ -146,7 +146,7 @@ func TestLogJacobian(t *testing.T) {
 // costs the folds score are ranked by the evidence, on rows where
 // leave-one-out would rank another bandwidth first.
 func TestRankedByEvidence(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(8, 3))
+	rnd := rand.New(rand.NewPCG(8, 7))
 	x, y := nearlyLinear(rnd, 40, 3)
 	sigmas := shallowBandwidths()
 	for i := range sigmas {

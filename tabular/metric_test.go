@@ -214,7 +214,7 @@ func TestMapInputs(t *testing.T) {
 // than a tenth (it has fitted their noise), where the folds' own leave it
 // within a few percent, and the inputs are not mapped.
 func TestMapInputsHeldOut(t *testing.T) {
-	for _, seed := range []uint64{2, 3} {
+	for _, seed := range []uint64{3, 5} {
 		rnd := rand.New(rand.NewPCG(seed, 3))
 		const n = 60
 		x, y := randomData(rnd, n, 8), mat.NewDense(n, 1, nil)

@@ -222,6 +222,7 @@ func TestFitPathOffset(t *testing.T) {
 // the best deep candidate on the first split in mean loss, and by more
 // than raceMargin standard errors of the mean log ratio of their losses.
 func TestShallowLeads(t *testing.T) {
+	raceNarrow(t)
 	// Two bandwidths (jobs 0-3 and 4-7) of 4 folds, the first split
 	// being folds 0 and 1, scored at two costs: fits gives the losses of
 	// the first split's jobs 0, 1, 4 and 5.
@@ -277,6 +278,7 @@ func TestShallowLeads(t *testing.T) {
 // leads clearly on the first split records the deep candidates as raced,
 // scored on that split alone, and chooses the shallow machine.
 func TestRace(t *testing.T) {
+	raceNarrow(t)
 	rnd := rand.New(rand.NewPCG(5, 6))
 	x, y := mat.NewDense(60, 2, nil), mat.NewDense(60, 1, nil)
 	for i := range 60 {
@@ -330,6 +332,7 @@ func TestRacedNeverChosen(t *testing.T) {
 // which fitPath learns them about and records: predictions twice as far
 // from it as the targets are shrunk by half.
 func TestDeepCalibration(t *testing.T) {
+	raceNarrow(t)
 	rnd := rand.New(rand.NewPCG(3, 3))
 	x, y := noisySine(rnd, 20, 0.2)
 	d := problemData{x: x, y: y}
@@ -355,6 +358,7 @@ func TestDeepCalibration(t *testing.T) {
 // when every deep candidate's loss summed over the first folds exceeds
 // its own by more than probeMargin.
 func TestShallowAhead(t *testing.T) {
+	raceNarrow(t)
 	// One variant and bandwidth, 3 folds, two costs; the probe is the
 	// first two folds.
 	fits := func(a, b [2]float64) [][]heldOut {
@@ -390,6 +394,7 @@ func TestShallowAhead(t *testing.T) {
 // clearly ahead on the first folds records the deep candidates as raced
 // and chooses the shallow machine.
 func TestProbe(t *testing.T) {
+	raceNarrow(t)
 	rnd := rand.New(rand.NewPCG(5, 7))
 	const n = 200
 	x, y := mat.NewDense(n, 2, nil), mat.NewDense(n, 1, nil)
@@ -424,6 +429,7 @@ func TestProbe(t *testing.T) {
 // on. The first fold's fits are given, taken by no run: the race fits
 // only the folds that no run has taken.
 func TestRaceFirstFold(t *testing.T) {
+	raceNarrow(t)
 	data, folds, val, arch := raceProblem(20, 3, 4)
 	for _, tc := range []struct {
 		name  string
@@ -461,6 +467,7 @@ func TestRaceFirstFold(t *testing.T) {
 // selection tries on both scales, the deep machine is scored on the scale
 // the shallow machine chose only.
 func TestDeepOnShallowScale(t *testing.T) {
+	raceNarrow(t)
 	rnd := rand.New(rand.NewPCG(9, 9))
 	x, y := countData(rnd, 80)
 	_, res, err := FitRegression(x, y, Settings{Seed: 1})
@@ -491,6 +498,7 @@ func TestDeepOnShallowScale(t *testing.T) {
 // targets, not otherwise, and that the selection is the same whether it
 // is or not (Workers 1 turns it off).
 func TestDeepStartsEarly(t *testing.T) {
+	raceNarrow(t)
 	rnd := rand.New(rand.NewPCG(4, 5))
 	x := randomData(rnd, 90, 2)
 	labels := make([]int, 90)
@@ -562,6 +570,7 @@ func TestDeepStartsEarly(t *testing.T) {
 // quiet in report, the first job writes; without counting it, the second
 // job reports one fit of two.
 func TestDeepReportWhileStarted(t *testing.T) {
+	raceNarrow(t)
 	var progress strings.Builder
 	folds := crossval.KFold(10, 2, 1)
 	d := newDeepFolds([]problemData{{}}, folds, kernel.Architecture{Dims: []int{1, 1}}, []float64{1}, []float64{1}, Settings{Progress: &progress})
@@ -584,6 +593,7 @@ func TestDeepReportWhileStarted(t *testing.T) {
 // waits. Nothing starts ahead once the first fold is fitted. A fit
 // stopped ahead returns errStopped.
 func TestRaceAhead(t *testing.T) {
+	raceNarrow(t)
 	data, folds, val, arch := raceProblem(40, 5, 6)
 	costs := []float64{1e-2, 1e-1}
 	one := newDeepFolds([]problemData{data}, folds, arch, costs, []float64{1}, Settings{Seed: 1, Workers: 1})
@@ -645,6 +655,7 @@ func TestRaceAhead(t *testing.T) {
 // one, bit for bit. Fixed anchors leave no probe, as do folds of no more
 // than probeFolds.
 func TestRaceProbe(t *testing.T) {
+	raceNarrow(t)
 	data, folds, val, arch := raceProblem(120, 5, 6)
 	costs := []float64{1e-2, 1e-1}
 	s := Settings{Seed: 1, Workers: 1}
@@ -701,4 +712,41 @@ func raceProblem(n int, seed1, seed2 uint64) (problemData, []crossval.Fold, *val
 	x, y := noisySine(rand.New(rand.NewPCG(seed1, seed2)), n, 0.1)
 	folds := crossval.KFold(n, 5, 1)
 	return problemData{x: x, y: y}, folds, &validation{k: 5, folds: folds, repeats: 1}, kernel.Architecture{Dims: []int{2, 1}}
+}
+
+// raceNarrow lets the deep machine race on tables of any rows per input
+// until t ends (see deepRowsPerInput): the tests of its race fit narrow
+// tables.
+func raceNarrow(t *testing.T) {
+	t.Helper()
+	old := deepRowsPerInput
+	deepRowsPerInput = 1 << 30
+	t.Cleanup(func() { deepRowsPerInput = old })
+}
+
+// TestDeepRowsPerInput checks that the default fit races the deep
+// machine on a table of at most deepRowsPerInput rows per input, and
+// leaves it out, scoring the shallow machine on the folds, on one of
+// more.
+func TestDeepRowsPerInput(t *testing.T) {
+	const n = 80
+	for _, inputs := range []int{n/deepRowsPerInput - 1, n / deepRowsPerInput} {
+		rnd := rand.New(rand.NewPCG(3, uint64(inputs)))
+		x, y := mat.NewDense(n, inputs, nil), mat.NewDense(n, 1, nil)
+		for i := range n {
+			for j := range inputs {
+				x.Set(i, j, rnd.NormFloat64())
+			}
+			y.Set(i, 0, math.Sin(x.At(i, 0))+0.1*rnd.NormFloat64())
+		}
+		_, res, err := FitRegression(x, y, Settings{MaxIter: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel := res.Selection
+		deep := slices.ContainsFunc(sel.Candidates, func(c Candidate) bool { return !c.Shallow })
+		if want := n <= deepRowsPerInput*inputs; deep != want || sel.Folds != DefaultFolds {
+			t.Errorf("%d rows of %d inputs: deep candidates %v, %d folds; want %v, %d", n, inputs, deep, sel.Folds, want, DefaultFolds)
+		}
+	}
 }

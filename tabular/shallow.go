@@ -102,7 +102,7 @@ func shallowCosts() []float64 {
 
 // shallowBandwidths returns the shallow machine's bandwidths, as
 // multiples of the median distance between the anchors.
-func shallowBandwidths() []float64 { return []float64{0.25, 0.35, 0.5, 0.71, 1, 1.41, 2, 4, 8} }
+func shallowBandwidths() []float64 { return []float64{0.25, 0.35, 0.5, 0.71, 1, 2, 8} }
 
 // shallowFit is the outcome of the shallow selection: its candidates and
 // what refits the best.

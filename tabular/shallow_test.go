@@ -151,6 +151,7 @@ func bruteLeaveOneOut(z, y *mat.Dense, w []float64, cost float64) *mat.Dense {
 // scores the deep grid and the shallow grid on the same folds and keeps
 // the lower loss.
 func TestShallowFamily(t *testing.T) {
+	raceNarrow(t)
 	x, y := noisySine(rand.New(rand.NewPCG(8, 1)), 50, 0.1)
 	_, res, err := FitRegression(x, y, Settings{Family: Shallow})
 	if err != nil {
@@ -193,6 +194,7 @@ func TestShallowFamily(t *testing.T) {
 // the deep machine out and scores the shallow one on the folds, as when
 // they compete, while from deepMinRows rows the deep machine competes.
 func TestDeepMinRows(t *testing.T) {
+	raceNarrow(t)
 	for _, n := range []int{deepMinRows - 1, deepMinRows} {
 		x, y := noisySine(rand.New(rand.NewPCG(8, 2)), n, 0.1)
 		_, res, err := FitRegression(x, y, Settings{MaxIter: 20})
@@ -461,6 +463,7 @@ func TestBudget(t *testing.T) {
 // settings by leave-one-out alone and on the deep machine's folds when it
 // competes with it.
 func TestShallowOnDeepFolds(t *testing.T) {
+	raceNarrow(t)
 	x, y := noisySine(rand.New(rand.NewPCG(3, 4)), 40, 0.1)
 	s := Settings{Seed: 2, TargetScale: LinearScale}
 	p, val := preparedFor(t, x, y, s)

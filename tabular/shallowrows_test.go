@@ -74,6 +74,7 @@ func TestShallowRows(t *testing.T) {
 // fit's selection records those scores. Without onFolds, or the fit's
 // call of it, the shallow machine's scores are those of its own folds.
 func TestShallowRacesOnDeepFolds(t *testing.T) {
+	raceNarrow(t)
 	x, y, _ := friedmanLike(5, 1000)
 	s := Settings{Seed: 1, TargetScale: LinearScale, InputScale: LinearInputs}
 	p, val := preparedFor(t, x, y, s)

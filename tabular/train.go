@@ -66,6 +66,14 @@ const (
 	deepMinRows = 60
 )
 
+// deepRowsPerInput is the most training rows per input at which the
+// default fit races the deep machine; on more it leaves the deep
+// machine out, as below deepMinRows. On the panels the deep machine's
+// wins came from tables of many inputs for their rows; on narrower
+// ones it gained nothing on splits that chose no rule, and cost about a
+// third of the CPU (docs/learner-panel.md). Tests of the race raise it.
+var deepRowsPerInput = 5
+
 // Settings configures a fit. The zero value is the model of `machines
 // fit`: dims DefaultHidden then the output block, an additive kernel,
 // standardised inputs and targets, ShallowAnchors or DeepAnchors anchors
@@ -185,8 +193,8 @@ type Family int
 
 const (
 	// AutoFamily chooses between the shallow and the deep machine by
-	// cross-validation; below 60 training rows it fits the shallow
-	// machine, scored on the folds.
+	// cross-validation; below 60 training rows, or on more than 5 per
+	// input, it fits the shallow machine, scored on the folds.
 	AutoFamily Family = iota
 	// Shallow is the machine of depth one, dims [inputs, outputs], whose
 	// first block is the standardised input itself: a linear part plus
@@ -703,8 +711,8 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 			return nil, res, err
 		}
 	}
-	n, _ := p.linear.x.Dims()
-	skipDeep := family == AutoFamily && (n < deepMinRows || e.shallowOnly) // the shallow machine still scored on the folds
+	n, d := p.linear.x.Dims()
+	skipDeep := family == AutoFamily && (n < deepMinRows || n > deepRowsPerInput*d || e.shallowOnly) // the shallow machine still scored on the folds
 	race := e.search && family == AutoFamily && !skipDeep
 	deep := startDeep(p, val, e.arch, e.costs, e.bandwidths, s, race)
 	defer deep.wait() // left running when the shallow machine fails
