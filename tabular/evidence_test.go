@@ -343,3 +343,20 @@ func TestRelevanceByEvidence(t *testing.T) {
 		t.Errorf("%d rows: relevance losses %v, evidence %v, error %v; want losses alone", many, res.RelevanceLosses, res.RelevanceEvidence, err)
 	}
 }
+
+// nearlyLinear returns n rows of d standard normal inputs and a target
+// that is linear in them, with a slight curve and noise: a table that
+// wants its linear part free and its kernel part held down.
+func nearlyLinear(rnd *rand.Rand, n, d int) (x, y *mat.Dense) {
+	x = mat.NewDense(n, d, nil)
+	x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)
+	y = mat.NewDense(n, 1, nil)
+	for i := range n {
+		v := 0.1 * math.Sin(3*x.At(i, 0))
+		for j := range d {
+			v += x.At(i, j) / float64(j+1)
+		}
+		y.Set(i, 0, v+0.7*rnd.NormFloat64())
+	}
+	return x, y
+}

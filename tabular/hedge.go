@@ -8,9 +8,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The selection reaches a nearly linear machine (the kernel part
-// penalised a thousand times, kernelPenalties) but not the linear one,
-// and it judges the inputs' quantiles and relevance weights on the rows
+// The selection reaches a nearly linear machine (a wide bandwidth, a
+// large cost) but not the linear one, and it judges the inputs' quantiles and relevance weights on the rows
 // that learned them. On small regressions whose truth is nearly linear
 // the machine so chosen trails a ridge regression on the inputs as they
 // are (docs/learner-panel.md): the encodings and the kernel part add a

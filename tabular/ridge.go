@@ -25,9 +25,7 @@ import (
 // norm), is a ridge regression on the features [x, psi(x)], where psi maps
 // x to the coordinates of K(x, .) in an orthonormal basis of the anchors'
 // span, so its minimiser and its leave-one-out residuals at every cost
-// follow from one eigendecomposition per bandwidth. With the RKHS norm
-// penalised r times more (kernelPenalties) it is the ridge regression on
-// [x, psi(x) / sqrt(r)], one more eigendecomposition per ratio.
+// follow from one eigendecomposition per bandwidth.
 
 // shallowInputs holds what the bases of every bandwidth share: the
 // rows' standardised inputs, the anchors, their squared distances, and
@@ -136,11 +134,11 @@ func significantEigen(g *mat.SymDense, what string) (vals []float64, u *mat.Dens
 const eigenFloor = 1e-10
 
 // newShallowBasis returns the basis of bandwidth sigma for the rows and
-// anchors of in, its kernel features multiplied by weight (see
-// kernelPenalties): on the features [x, weight psi] the ridge penalty is
-// cost (|W|^2 + the RKHS norm / weight^2). The map to the anchors'
-// coefficients takes the weight in, so that the machine fitted has the
-// usual form.
+// anchors of in, its kernel features multiplied by weight: 1, or 0 for
+// the linear machine (see hedgeLinear). On the features [x, weight psi]
+// the ridge penalty is cost (|W|^2 + the RKHS norm / weight^2). The map
+// to the anchors' coefficients takes the weight in, so that the machine
+// fitted has the usual form.
 func newShallowBasis(in *shallowInputs, sigma, weight float64) (*shallowBasis, error) {
 	n, _ := in.x.Dims()
 	gamma := 1 / (2 * sigma * sigma)
@@ -158,21 +156,6 @@ func newShallowBasis(in *shallowInputs, sigma, weight float64) (*shallowBasis, e
 	psi := mat.NewDense(n, r, nil)
 	mul(psi, knm, toC)
 	return basisOf(in, sigma, toC, psi)
-}
-
-// reweighted returns basis b, built for the rows and anchors of in, with
-// its kernel features multiplied by weight, as newShallowBasis would
-// build it: the anchors' factorisation and features are b's, scaled.
-func (b *shallowBasis) reweighted(in *shallowInputs, weight float64) (*shallowBasis, error) {
-	psi := b.psi
-	if b.span == nil {
-		n, p := b.z.Dims()
-		psi = b.z.Slice(0, n, b.inputs, p).(*mat.Dense)
-	}
-	var toC, scaled mat.Dense
-	toC.Scale(weight, b.toC)
-	scaled.Scale(weight, psi)
-	return basisOf(in, b.sigma, &toC, &scaled)
 }
 
 // basisOf returns the basis of bandwidth sigma on the rows of in whose

@@ -78,8 +78,10 @@ type Candidate struct {
 	// probe stopped it (see withProbe); it is never chosen.
 	Raced bool `json:"raced,omitempty"`
 	// KernelPenalty is how many times the penalty of a shallow
-	// machine's linear part that of its kernel part is, at the same cost
-	// (see kernelPenalties). 0 means 1.
+	// machine's linear part that of its kernel part was, at the same
+	// cost, in the selections of earlier versions, which also scored the
+	// kernel part penalised 10, 100 and 1000 times; their model files
+	// still load. 0 means 1, as every candidate now has it.
 	KernelPenalty float64 `json:"kernel_penalty,omitempty"`
 	// evidence is a shallow candidate's negative log evidence per row
 	// (see evidence), set if evidenced.

@@ -750,3 +750,17 @@ func TestDeepRowsPerInput(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelPenaltyNote checks that the summary of a fit by an earlier
+// version, whose shallow machine was chosen with its kernel part
+// penalised more than its linear part, still says so.
+func TestKernelPenaltyNote(t *testing.T) {
+	res := Result{Cost: 0.1, Shallow: true, Selection: &Selection{Candidates: []Candidate{{Cost: 0.1, Bandwidth: 2, Shallow: true, KernelPenalty: 100}}}}
+	if got, want := describeSettings(res), "cost 0.1 (the kernel part's penalty 100 times the linear part's)"; !strings.HasPrefix(got, want) {
+		t.Errorf("summary %q, want it to begin %q", got, want)
+	}
+	res.Selection.Candidates[0].KernelPenalty = 0
+	if got := describeSettings(res); strings.Contains(got, "penalty") {
+		t.Errorf("summary %q names a kernel penalty of 1", got)
+	}
+}

@@ -104,6 +104,14 @@ func shallowCosts() []float64 {
 // multiples of the median distance between the anchors.
 func shallowBandwidths() []float64 { return []float64{0.25, 0.35, 0.5, 0.71, 1, 2, 8} }
 
+// shallowSettings are settings of the shallow machine by index: the
+// bandwidths, and the bases of the settings built so far (nil entries
+// for the others).
+type shallowSettings struct {
+	sigmas []float64
+	bases  []*shallowBasis
+}
+
 // shallowFit is the outcome of the shallow selection: its candidates and
 // what refits the best.
 type shallowFit struct {
@@ -226,19 +234,15 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 
 // scoreNearBest scores the bandwidths kept on the shuffled folds of val.
 // Fold scores cost k solvers per bandwidth, leave-one-out one, so the
-// bandwidths are ranked by leave-one-out first, with the best of them
-// also at the kernel penalties of kernelPenalties (withPenalties), and
-// only the best foldBandwidths of these settings are scored on the folds,
-// each at the costs near its best by leave-one-out (nearBest).
+// bandwidths are ranked by leave-one-out first, and only the best
+// foldBandwidths of them are scored on the folds, each at the costs near
+// its best by leave-one-out (nearBest).
 func (pass *shallowPass) scoreNearBest(kept []int, val *validation, outputs int, s Settings) ([]*bandwidthScores, error) {
 	loo, err := pass.score(kept, val, false, outputs, s.Workers)
 	if err != nil {
 		return nil, err
 	}
-	set, kept, loo, err := pass.withPenalties(kept, loo, val, outputs, s.Workers)
-	if err != nil {
-		return nil, err
-	}
+	set := shallowSettings{sigmas: pass.space.sigmas, bases: slices.Clone(pass.bases)}
 	ranked, best := len(kept), bestBandwidths(loo, foldBandwidths)
 	kept = pick(kept, best)
 	costs := make([][]float64, len(best))
@@ -246,7 +250,7 @@ func (pass *shallowPass) scoreNearBest(kept []int, val *validation, outputs int,
 		costs[i] = nearBest(loo[b].cands, foldCostSteps)
 	}
 	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "tabular: %d settings of the shallow machine's bandwidth and kernel penalty ranked by leave-one-out; the best %d are scored on the folds\n", ranked, len(kept))
+		fmt.Fprintf(s.Progress, "tabular: %d bandwidths of the shallow machine ranked by leave-one-out; the best %d are scored on the folds\n", ranked, len(kept))
 	}
 	return scoreShallow(pass.space.in, pass.space.sub, set, kept, val, true, outputs, s.Workers, costs)
 }
@@ -569,7 +573,7 @@ func scoreShallow(in *shallowInputs, variants []problemData, set shallowSettings
 		if bases[list[i]] != nil {
 			return nil
 		}
-		b, err := newShallowBasis(in, set.sigmas[list[i]], kernelWeight(set.ratio(list[i])))
+		b, err := newShallowBasis(in, set.sigmas[list[i]], 1)
 		if err == nil {
 			b.all, err = b.ridge(nil, variants[0].w)
 		}
@@ -589,7 +593,7 @@ func scoreShallow(in *shallowInputs, variants []problemData, set shallowSettings
 		for _, v := range variants {
 			vs := out[i].scorer.on(v)
 			for _, c := range grid {
-				out[i].cands = append(out[i].cands, vs.score(Candidate{Cost: c, Bandwidth: set.sigmas[list[i]], KernelPenalty: set.ratio(list[i]), LogTarget: v.back != nil, Shallow: true}))
+				out[i].cands = append(out[i].cands, vs.score(Candidate{Cost: c, Bandwidth: set.sigmas[list[i]], LogTarget: v.back != nil, Shallow: true}))
 			}
 		}
 		return nil
@@ -1059,11 +1063,11 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 // solver: the selection's, when it ran on all the rows.
 func (f *shallowFit) basis(c Candidate) (*shallowBasis, *ridge, error) {
 	for _, bs := range f.scored {
-		if len(bs.cands) > 0 && bs.cands[0].Bandwidth == c.Bandwidth && bs.cands[0].KernelPenalty == c.KernelPenalty {
+		if len(bs.cands) > 0 && bs.cands[0].Bandwidth == c.Bandwidth {
 			return bs.basis, bs.basis.all, nil
 		}
 	}
-	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), f.anchors), c.Bandwidth, kernelWeight(c.KernelPenalty))
+	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), f.anchors), c.Bandwidth, 1)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1130,7 +1134,7 @@ func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shall
 	for _, m := range counts {
 		rows := anchorRows(Shallow, f.data.x, Settings{Anchors: m}, f.seed)
 		anchors := pickRows(f.data.x, rows)
-		nb, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, kernelWeight(c.KernelPenalty))
+		nb, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, 1)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -1244,7 +1248,7 @@ func (f *shallowFit) onFolds(val, sval *validation, workers int) error {
 		races.folds = append(races.folds, crossval.Fold{Train: train, Test: test})
 	}
 	sub := []problemData{f.data.rows(sval.rows)}
-	set := shallowSettings{sigmas: []float64{f.best.Bandwidth}, ratios: []float64{f.best.KernelPenalty}, bases: make([]*shallowBasis, 1)}
+	set := shallowSettings{sigmas: []float64{f.best.Bandwidth}, bases: make([]*shallowBasis, 1)}
 	in := newShallowInputs(mat.DenseCopyOf(sub[0].x), f.anchors)
 	scored, err := scoreShallow(in, sub, set, []int{0}, races, true, f.outputs, workers, [][]float64{nil})
 	if err != nil {

@@ -32,7 +32,7 @@ func TestShallowLeaveOneOut(t *testing.T) {
 		sigma         float64
 		span          bool    // solve in the span of the rows
 		maxR2         float64 // the leave-one-out R^2 at cost 1e-4 is below this
-		weight        float64 // of the kernel features (see kernelPenalties)
+		weight        float64 // of the kernel features (0 in the linear machine)
 	}{
 		{"narrow", 30, 2, 7, 0.8, false, 1, 1},
 		{"narrow, the kernel weighed down", 30, 2, 7, 0.8, false, 1, 0.1},

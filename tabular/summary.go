@@ -94,7 +94,8 @@ func (rep *Report) Summary(md *Model) []string {
 }
 
 // kernelPenaltyNote describes the kernel penalty of a shallow candidate
-// for the summary, "" at 1.
+// for the summary, "" at 1: a model file of an earlier version may hold
+// one (see Candidate.KernelPenalty).
 func kernelPenaltyNote(c Candidate) string {
 	if c.KernelPenalty == 0 {
 		return ""
