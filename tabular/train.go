@@ -66,12 +66,12 @@ const (
 	deepMinRows = 60
 )
 
-// deepRowsPerInput is the most training rows per input at which the
-// default fit races the deep machine; on more it leaves the deep
-// machine out, as below deepMinRows. On the panels the deep machine's
-// wins came from tables of many inputs for their rows; on narrower
-// ones it gained nothing on splits that chose no rule, and cost about a
-// third of the CPU (docs/learner-panel.md). Tests of the race raise it.
+// deepRowsPerInput is the most training rows per input, as encoded, at
+// which the default fit races the deep machine; on more it leaves the
+// deep machine out, as below deepMinRows. The deep machine wins on
+// tables of many inputs for their rows; on narrower ones its race, much
+// of a fit's CPU, gained nothing on splits that chose no rule
+// (docs/learner-panel.md). Tests of the race raise it.
 var deepRowsPerInput = 5
 
 // Settings configures a fit. The zero value is the model of `machines
