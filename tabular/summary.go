@@ -220,11 +220,7 @@ func describeWeights(names []string, w []float64) string {
 func describeCalibration(c Calibration) string {
 	switch {
 	case c.LogitScale > 0:
-		s := fmt.Sprintf("class scores multiplied by %.3g", c.LogitScale)
-		if c.ClassBias != nil {
-			s += fmt.Sprintf(" and moved by the biases %.3g", c.ClassBias)
-		}
-		return s + ", of lowest held-out log-loss (calibrated probabilities)"
+		return fmt.Sprintf("class scores multiplied by %.3g, of lowest held-out log-loss (calibrated probabilities)", c.LogitScale)
 	case c.Shrinkage != nil:
 		f := make([]string, len(c.Shrinkage))
 		for j, v := range c.Shrinkage {
