@@ -37,28 +37,64 @@ func drawLabels(seed uint64, n int, beta float64, bias []float64, absent int) (*
 	return scores, labels
 }
 
-// TestCalibrateClassifier checks that a classifier's calibration is the
-// logit scale of its held-out scores alone: no class's score is moved,
-// so the decisions stay the scores' argmax.
-func TestCalibrateClassifier(t *testing.T) {
-	scores, labels := drawLabels(5, 4000, 1.5, []float64{0, 1.5}, -1)
+// TestFitLogits checks that fitLogits recovers the factor and the
+// biases that drew the labels, and that the biases' prior keeps the bias
+// of a class no row holds finite: without it, Newton's steps drive it
+// down without end.
+func TestFitLogits(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		beta   float64
+		bias   []float64
+		absent int
+	}{
+		{"two classes", 1.5, []float64{0, -1.2}, -1},
+		{"three classes", 2, []float64{0, -1, 0.5}, -1},
+		{"a class absent", 2, []float64{0, 0.3, -1}, 2},
+	} {
+		scores, labels := drawLabels(3, 8000, tc.beta, tc.bias, tc.absent)
+		beta, bias := fitLogits(scores, labels)
+		if math.Abs(beta-tc.beta) > 0.1 {
+			t.Errorf("%s: factor %v, want %v", tc.name, beta, tc.beta)
+		}
+		for j, b := range bias {
+			switch {
+			case j == tc.absent:
+				if !(b > -15 && b < tc.bias[j]) {
+					t.Errorf("%s: bias of the absent class %v, want finite, below %v", tc.name, b, tc.bias[j])
+				}
+			case math.Abs(b-tc.bias[j]) > 0.1:
+				t.Errorf("%s: bias of class %d %v, want %v", tc.name, j, b, tc.bias[j])
+			}
+		}
+	}
+}
+
+// TestCalibrateClassBias checks that a classifier's calibration holds
+// the biases of its held-out scores and adds them when it applies: the
+// decision then moves to the class the rows favour, which the scores'
+// argmax alone misses.
+func TestCalibrateClassBias(t *testing.T) {
+	scores, labels := drawLabels(5, 4000, 1, []float64{0, 1.5}, -1)
 	parts := []problemData{{labels: labels[:2000]}, {labels: labels[2000:]}}
 	preds := []*mat.Dense{mat.DenseCopyOf(scores.Slice(0, 2000, 0, 2)), mat.DenseCopyOf(scores.Slice(2000, 4000, 0, 2))}
 	c := calibrate(preds, nil, parts)
-	if c.bias != nil {
-		t.Fatalf("biases %v, want none", c.bias)
-	}
-	if want := fitLogitScale(scores, labels); math.Abs(c.factor[0]-want) > 1e-12 {
-		t.Fatalf("factor %v, want the logit scale %v", c.factor[0], want)
+	if math.Abs(c.bias[1]-1.5) > 0.15 {
+		t.Fatalf("bias %v, want [0 1.5]", c.bias)
 	}
 	got := mat.DenseCopyOf(scores)
 	c.apply(got, true)
+	var moved int
 	for i := range labels {
-		for j := range 2 {
-			if math.Abs(got.At(i, j)-c.factor[0]*scores.At(i, j)) > 1e-12 {
-				t.Fatalf("row %d: calibrated score %v, want %v", i, got.At(i, j), c.factor[0]*scores.At(i, j))
-			}
+		if math.Abs(got.At(i, 1)-c.factor[0]*scores.At(i, 1)-c.bias[1]) > 1e-12 {
+			t.Fatalf("row %d: calibrated score %v, want %v", i, got.At(i, 1), c.factor[0]*scores.At(i, 1)+c.bias[1])
 		}
+		if (scores.At(i, 1) > scores.At(i, 0)) != (got.At(i, 1) > got.At(i, 0)) {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Error("no decision moved")
 	}
 	if s := c.scores; len(s) != len(labels) {
 		t.Errorf("%d conformal scores for %d rows", len(s), len(labels))
@@ -66,9 +102,8 @@ func TestCalibrateClassifier(t *testing.T) {
 }
 
 // TestShallowMachineClassBias checks that a shallow machine takes its
-// calibration's biases (a plan's, of a model file of an earlier version)
-// in its intercepts alone: its kernel machine's outputs are the
-// uncalibrated ones times the factor.
+// calibration's biases in its intercepts alone: its kernel machine's
+// outputs are the uncalibrated ones times the factor.
 func TestShallowMachineClassBias(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(4, 9))
 	x := mat.NewDense(30, 2, nil)
@@ -161,13 +196,14 @@ func TestShallowClassifierRankedByBrier(t *testing.T) {
 }
 
 // TestDescribeCalibration checks that the report names a classifier's
-// logit scale.
+// biases when it has them.
 func TestDescribeCalibration(t *testing.T) {
 	for _, tc := range []struct {
 		c    Calibration
 		want string
 	}{
 		{Calibration{LogitScale: 2}, "class scores multiplied by 2, of lowest held-out log-loss (calibrated probabilities)"},
+		{Calibration{LogitScale: 2, ClassBias: []float64{0, -0.5}}, "class scores multiplied by 2 and moved by the biases [0 -0.5], of lowest held-out log-loss (calibrated probabilities)"},
 	} {
 		if got := describeCalibration(tc.c); got != tc.want {
 			t.Errorf("%q, want %q", got, tc.want)

@@ -124,6 +124,11 @@ func fitDeepAverage(p *prepared, arch kernel.Architecture, res Result, f *shallo
 			b[j] = (b[j] - out.Mean[j]) / out.Scale[j]
 		}
 		b[j] *= g.factor[min(j, len(g.factor)-1)]
+		if classify {
+			// The deep machine's bias, weighed and scaled as its
+			// outputs, and the average's.
+			b[j] += a.cal.factor[0]*a.weight*a.deepCal.bias[j] + a.cal.bias[j]
+		}
 	}
 	shallow := append([]*kernel.Machine{sm.Machine}, sm.Sum...)
 	for _, km := range shallow {

@@ -166,7 +166,11 @@ func TestDeepAveragedMachine(t *testing.T) {
 			mean = p.out.Mean[0]
 		}
 		want.Apply(func(i, j int, v float64) float64 {
-			return mean + a.cal.factor[0]*(a.weight*(v-mean)+(1-a.weight)*(ps.At(i, j)-mean))
+			w := mean + a.cal.factor[0]*(a.weight*(v-mean)+(1-a.weight)*(ps.At(i, j)-mean))
+			if tc.classify {
+				w += a.cal.bias[j]
+			}
+			return w
 		}, want)
 		got := m.Predict(nil, q)
 		if !mat.EqualApprox(got, want, 1e-9) {

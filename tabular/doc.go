@@ -139,8 +139,12 @@
 //     rows, the smaller the best cost.
 //   - The chosen setting's held-out predictions calibrate it
 //     (Result.Calibration). A classifier's scores are multiplied by the
-//     logit scale of lowest held-out log-loss, so that its probabilities
-//     are calibrated. A regression's predictions are shrunk towards the
+//     logit scale, and each class's is moved by the bias, of lowest
+//     held-out log-loss, so that its probabilities are calibrated: a
+//     least-squares machine's scores are shrunk towards the classes'
+//     frequencies by its cost, which its argmax alone would follow, and
+//     the biases move the decision where the held-out rows put it. A
+//     regression's predictions are shrunk towards the
 //     mean by the factor, between 0 and 1, that best fits the targets from
 //     their held-out predictions. Both are taken about the mean of the rows
 //     that each held-out prediction's fit learned from, as the final

@@ -1295,12 +1295,11 @@ func pick[T any](x []T, idx []int) []T {
 // absolute residuals that conformal intervals are made of.
 type calibration struct {
 	// factor multiplies the machine's outputs on the scale it fits: the
-	// logit scale of a classifier (softmax(factor * scores) has the
-	// lowest held-out log-loss), or the shrinkage of a regression.
+	// logit scale of a classifier (softmax(factor * scores + bias) has
+	// the lowest held-out log-loss), or the shrinkage of a regression.
 	factor []float64
-	// bias is added to a classifier's scaled scores, class by class: the
-	// biases that fits of earlier versions made (Calibration.ClassBias),
-	// which a plan of their model file keeps. A fit makes none: nil.
+	// bias is added to a classifier's scaled scores, class by class (see
+	// fitLogits); nil for a regression.
 	bias []float64
 	// residuals holds, for each output of a regression, the sorted
 	// absolute held-out residuals on the fit scale after the factor.
@@ -1324,7 +1323,8 @@ func calibrate(preds, means []*mat.Dense, parts []problemData) calibration {
 	}
 	if labels != nil {
 		all := stack(preds)
-		c := calibration{factor: []float64{fitLogitScale(all, labels)}}
+		c := calibration{factor: make([]float64, 1)}
+		c.factor[0], c.bias = fitLogits(all, labels)
 		c.apply(all, true)
 		c.scores = classScores(all, labels)
 		return c

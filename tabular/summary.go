@@ -220,7 +220,11 @@ func describeWeights(names []string, w []float64) string {
 func describeCalibration(c Calibration) string {
 	switch {
 	case c.LogitScale > 0:
-		return fmt.Sprintf("class scores multiplied by %.3g, of lowest held-out log-loss (calibrated probabilities)", c.LogitScale)
+		s := fmt.Sprintf("class scores multiplied by %.3g", c.LogitScale)
+		if c.ClassBias != nil {
+			s += fmt.Sprintf(" and moved by the biases %.3g", c.ClassBias)
+		}
+		return s + ", of lowest held-out log-loss (calibrated probabilities)"
 	case c.Shrinkage != nil:
 		f := make([]string, len(c.Shrinkage))
 		for j, v := range c.Shrinkage {

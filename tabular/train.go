@@ -467,11 +467,11 @@ type Calibration struct {
 	// scores) has the lowest held-out log-loss, so that its probabilities
 	// are calibrated.
 	LogitScale float64 `json:"logit_scale,omitempty"`
-	// ClassBias is added to each class's scaled score: the biases that
-	// fits of earlier versions fitted with LogitScale, by the lowest
-	// held-out log-loss (the first class's is 0), and put in the
-	// machine's intercepts. A fit now leaves it empty; a plan of a model
-	// file that has them keeps them.
+	// ClassBias is added to each class's scaled score: the biases that,
+	// with LogitScale, give the lowest held-out log-loss (the first
+	// class's is 0). A least-squares machine's scores are shrunk towards
+	// the classes' frequencies; the biases move its decisions where the
+	// held-out rows put them. They are in the machine's intercepts.
 	ClassBias []float64 `json:"class_bias,omitempty"`
 	// Shrinkage multiplies each output of a regression on the
 	// standardised scale it is fitted on, which shrinks the predictions
@@ -1028,7 +1028,11 @@ func fitDeep(p *prepared, arch kernel.Architecture, res Result, cal *calibration
 		if cal != nil {
 			cal.scaleOutputs(km, classify)
 		}
-		return &Machine{Machine: p.metric.machine(km), Quantiles: p.quantiles, Input: p.in, Output: p.scaling(res.LogTarget), LogTarget: res.LogTarget, Range: p.bounds}
+		out := p.scaling(res.LogTarget)
+		if cal != nil && cal.bias != nil {
+			out = withIntercept(out, cal.bias)
+		}
+		return &Machine{Machine: p.metric.machine(km), Quantiles: p.quantiles, Input: p.in, Output: out, LogTarget: res.LogTarget, Range: p.bounds}
 	}
 	last := time.Now()
 	start := 0

@@ -344,7 +344,7 @@
 // whole "selection" with every candidate's scores (and "shallow_rows" where
 // the shallow machine's settings were chosen on more rows than the race's)
 // and the "calibration":
-// "logit_scale", and "class_bias" in files of earlier versions, or "shrinkage"), the "intervals" of a regression
+// "logit_scale" and "class_bias", or "shrinkage"), the "intervals" of a regression
 // ("residuals": the sorted absolute held-out residuals on the scale the
 // machine fits, at most 1000 evenly spaced ones), and the "machine": its
 // "dims", "kernel", "bandwidth", the matrices "a", "c" and "anchors" as
