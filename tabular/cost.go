@@ -30,8 +30,9 @@ const (
 // cube of its bases' size; the deep machine in the floating-point
 // operations and float64 values of machineCost. The constants were
 // fitted to the CPU time and peak resident memory of default fits of
-// tables of 1,000 to 20,000 rows and 3 to 480 inputs as encoded, with
-// either family winning the selection: fitCostTables in cost_test.go
+// tables of 1,000 to 20,000 rows and 3 to 480 inputs as encoded (the
+// shallow machine's, which the default fit races the deep machine on
+// none of), and of the deep machine fitted alone: fitCostTables in cost_test.go
 // lists them, and BenchmarkFitEstimate measures the ratios again.
 const (
 	// lbfgsCopies is the number of copies of the parameters that an
@@ -61,11 +62,11 @@ const (
 	// of a basis on all the rows at a count of anchors that growAnchors
 	// tries; selectionSeconds and finalSeconds the time per
 	// operation of the deep machine's selection and final fit.
-	baseSeconds      = 0.30
-	cellSeconds      = 1.1e-6
-	anchorSeconds    = 5.8e-9
-	basisSeconds     = 1.8e-9
-	growSeconds      = 0.6e-9
+	baseSeconds      = 0.26
+	cellSeconds      = 0.94e-6
+	anchorSeconds    = 4.9e-9
+	basisSeconds     = 1.5e-9
+	growSeconds      = 0.51e-9
 	selectionSeconds = 1.1e-10
 	finalSeconds     = 2.7e-10
 
@@ -76,7 +77,7 @@ const (
 	// the peak, growCopies those of the features of a basis on all the
 	// rows (rows x (inputs + anchors)) that growAnchors tries, which the deep machine's live values
 	// (machineCost.liveBytes) replace in its final fit.
-	baseBytes     = 33e6
+	baseBytes     = 40e6
 	cellBytes     = 43
 	encodedCopies = 8.4
 	anchorCopies  = 6.2
@@ -140,7 +141,8 @@ func (z fitSize) worst() estimate {
 // settings s. It mirrors kernel's fit: the shallow machine's passes,
 // unless the deep machine alone is fitted; a cross-validation of the
 // deep machine, unless the cost and the bandwidth are both fixed or the
-// shallow machine alone is fitted, on at most SelectionRows rows,
+// shallow machine alone is fitted (as the default fit does on tables
+// that racesDeep leaves to it), on at most SelectionRows rows,
 // repeated on small sets; then the final fit of the machine chosen on
 // all rows, for the deep machine from s.Starts initial points.
 func sizeFit(shape fitShape, s Settings) fitSize {
@@ -160,11 +162,16 @@ func sizeFit(shape fitShape, s Settings) fitSize {
 	common := estimate{seconds: baseSeconds + cellSeconds*float64(shape.cells),
 		bytes: baseBytes + cellBytes*float64(shape.cells) + encodedCopies*8*float64(rows)*float64(inputs)}
 	deepSettings := s.Dims != nil || s.Costs != nil || s.Bandwidths != nil
-	shallowOnly := s.Family == Shallow || s.Weights != nil
+	shallowOnly := s.Family == Shallow || s.Weights != nil || (s.Family == AutoFamily && !deepSettings && !racesDeep(rows, inputs))
 	deepOnly := !shallowOnly && (s.Family == Deep || deepSettings)
 	variants := 1 // the scales of the targets that the selections try
 	if shape.countLike && s.TargetScale == AutoScale {
 		variants = 2
+	}
+	if !deepOnly || len(s.Costs) != 1 || len(s.Bandwidths) != 1 {
+		// A selection, whose folds split at most SelectionRows rows.
+		size.selectionRows = min(rows, SelectionRows)
+		size.folds = s.FoldsFor(size.selectionRows)
 	}
 	var passes estimate // the shallow machine's
 	if !deepOnly {
@@ -188,9 +195,7 @@ func sizeFit(shape fitShape, s Settings) fitSize {
 		bandwidths = len(DefaultBandwidths())
 	}
 	if costs > 1 || bandwidths > 1 {
-		n := min(rows, SelectionRows)
-		folds := s.FoldsFor(n)
-		size.folds, size.selectionRows = folds, n
+		n, folds := size.selectionRows, size.folds
 		train := n - n/folds
 		fold := machineCost{dims: dims, inputs: inputs, rows: train, anchors: anchors(train)}
 		repeats := min(3, max(1, 300/n))

@@ -74,6 +74,11 @@ const (
 // (docs/learner-panel.md). Tests of the race raise it.
 var deepRowsPerInput = 5
 
+// racesDeep reports whether the default fit races the deep machine on n
+// training rows of d inputs, as encoded: from deepMinRows rows, on at
+// most deepRowsPerInput rows per input.
+func racesDeep(n, d int) bool { return n >= deepMinRows && n <= deepRowsPerInput*d }
+
 // Settings configures a fit. The zero value is the model of `machines
 // fit`: dims DefaultHidden then the output block, an additive kernel,
 // standardised inputs and targets, ShallowAnchors or DeepAnchors anchors
@@ -712,7 +717,7 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 		}
 	}
 	n, d := p.linear.x.Dims()
-	skipDeep := family == AutoFamily && (n < deepMinRows || n > deepRowsPerInput*d || e.shallowOnly) // the shallow machine still scored on the folds
+	skipDeep := family == AutoFamily && (!racesDeep(n, d) || e.shallowOnly) // the shallow machine still scored on the folds
 	race := e.search && family == AutoFamily && !skipDeep
 	deep := startDeep(p, val, e.arch, e.costs, e.bandwidths, s, race)
 	defer deep.wait() // left running when the shallow machine fails
