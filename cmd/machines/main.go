@@ -238,7 +238,10 @@
 // fit standardises the encoded inputs (and a regression target) and
 // chooses between two finite-depth kernel machines (-family auto): the
 // shallow machine, of depth one, solved in closed form, and the deep
-// machine of -dims, fitted with L-BFGS. Their costs and bandwidths are
+// machine of -dims, fitted with L-BFGS; the deep machine competes on
+// tables of 60 training rows or more with at most 5 rows per input as
+// encoded, where it has won, and the shallow machine is fitted alone on
+// the others. Their costs and bandwidths are
 // scored by k-fold cross-validation (-folds: 5, or fewer on tables of
 // fewer rows, groups or times; stratified by class for classification)
 // on at most tabular.SelectionRows rows, and the best is refitted on all
