@@ -2,6 +2,7 @@ package tabular
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -739,7 +740,8 @@ func TestDeepRowsPerInput(t *testing.T) {
 			}
 			y.Set(i, 0, math.Sin(x.At(i, 0))+0.1*rnd.NormFloat64())
 		}
-		_, res, err := FitRegression(x, y, Settings{MaxIter: 20})
+		var progress strings.Builder
+		_, res, err := FitRegression(x, y, Settings{MaxIter: 20, Progress: &progress})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -747,6 +749,10 @@ func TestDeepRowsPerInput(t *testing.T) {
 		deep := slices.ContainsFunc(sel.Candidates, func(c Candidate) bool { return !c.Shallow })
 		if want := n <= deepRowsPerInput*inputs; deep != want || sel.Folds != DefaultFolds {
 			t.Errorf("%d rows of %d inputs: deep candidates %v, %d folds; want %v, %d", n, inputs, deep, sel.Folds, want, DefaultFolds)
+		}
+		said := strings.Contains(progress.String(), fmt.Sprintf("the deep machine left out: %d training rows for %d inputs as encoded, more than %d per input", n, inputs, deepRowsPerInput))
+		if said == deep {
+			t.Errorf("%d rows of %d inputs: deep candidates %v, but the progress says the deep machine was left out: %v", n, inputs, deep, said)
 		}
 	}
 }

@@ -79,6 +79,15 @@ var deepRowsPerInput = 5
 // most deepRowsPerInput rows per input.
 func racesDeep(n, d int) bool { return n >= deepMinRows && n <= deepRowsPerInput*d }
 
+// deepLeftOut says why racesDeep leaves the deep machine out of a fit of
+// n training rows of d inputs.
+func deepLeftOut(n, d int) string {
+	if n < deepMinRows {
+		return fmt.Sprintf("%d training rows, fewer than %d", n, deepMinRows)
+	}
+	return fmt.Sprintf("%d training rows for %d inputs as encoded, more than %d per input", n, d, deepRowsPerInput)
+}
+
 // Settings configures a fit. The zero value is the model of `machines
 // fit`: dims DefaultHidden then the output block, an additive kernel,
 // standardised inputs and targets, ShallowAnchors or DeepAnchors anchors
@@ -718,6 +727,9 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 	}
 	n, d := p.linear.x.Dims()
 	skipDeep := family == AutoFamily && (!racesDeep(n, d) || e.shallowOnly) // the shallow machine still scored on the folds
+	if family == AutoFamily && !e.shallowOnly && !racesDeep(n, d) && s.Progress != nil {
+		fmt.Fprintf(s.Progress, "tabular: the deep machine left out: %s (-family deep fits it)\n", deepLeftOut(n, d))
+	}
 	race := e.search && family == AutoFamily && !skipDeep
 	deep := startDeep(p, val, e.arch, e.costs, e.bandwidths, s, race)
 	defer deep.wait() // left running when the shallow machine fails
