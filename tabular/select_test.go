@@ -740,17 +740,11 @@ func TestDeepRowsPerInput(t *testing.T) {
 			}
 			y.Set(i, 0, math.Sin(x.At(i, 0))+0.1*rnd.NormFloat64())
 		}
-		var progress strings.Builder
-		_, res, err := FitRegression(x, y, Settings{MaxIter: 20, Progress: &progress})
-		if err != nil {
-			t.Fatal(err)
+		deep, res, progress := autoFit(t, x, y)
+		if want := n <= deepRowsPerInput*inputs; deep != want || res.Selection.Folds != DefaultFolds {
+			t.Errorf("%d rows of %d inputs: deep candidates %v, %d folds; want %v, %d", n, inputs, deep, res.Selection.Folds, want, DefaultFolds)
 		}
-		sel := res.Selection
-		deep := slices.ContainsFunc(sel.Candidates, func(c Candidate) bool { return !c.Shallow })
-		if want := n <= deepRowsPerInput*inputs; deep != want || sel.Folds != DefaultFolds {
-			t.Errorf("%d rows of %d inputs: deep candidates %v, %d folds; want %v, %d", n, inputs, deep, sel.Folds, want, DefaultFolds)
-		}
-		said := strings.Contains(progress.String(), fmt.Sprintf("the deep machine left out: %d training rows for %d inputs as encoded, more than %d per input", n, inputs, deepRowsPerInput))
+		said := strings.Contains(progress, fmt.Sprintf("the deep machine left out: %d training rows for %d inputs as encoded, more than %d per input", n, inputs, deepRowsPerInput))
 		if said == deep {
 			t.Errorf("%d rows of %d inputs: deep candidates %v, but the progress says the deep machine was left out: %v", n, inputs, deep, said)
 		}
@@ -769,4 +763,18 @@ func TestKernelPenaltyNote(t *testing.T) {
 	if got := describeSettings(res); strings.Contains(got, "penalty") {
 		t.Errorf("summary %q names a kernel penalty of 1", got)
 	}
+}
+
+// autoFit fits the regression of y on x with the default family and
+// returns whether its selection scored deep candidates, its result and
+// its progress.
+func autoFit(t *testing.T, x, y *mat.Dense) (deep bool, res Result, progress string) {
+	t.Helper()
+	var b strings.Builder
+	_, res, err := FitRegression(x, y, Settings{MaxIter: 20, Progress: &b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep = slices.ContainsFunc(res.Selection.Candidates, func(c Candidate) bool { return !c.Shallow })
+	return deep, res, b.String()
 }

@@ -199,18 +199,13 @@ func TestDeepMinRows(t *testing.T) {
 	raceNarrow(t)
 	for _, n := range []int{deepMinRows - 1, deepMinRows} {
 		x, y := noisySine(rand.New(rand.NewPCG(8, 2)), n, 0.1)
-		var progress strings.Builder
-		_, res, err := FitRegression(x, y, Settings{MaxIter: 20, Progress: &progress})
-		if err != nil {
-			t.Fatal(err)
-		}
+		deep, res, progress := autoFit(t, x, y)
 		sel := res.Selection
-		deep := slices.ContainsFunc(sel.Candidates, func(c Candidate) bool { return !c.Shallow })
 		if deep != (n >= deepMinRows) || sel.Folds != DefaultFolds || !res.Shallow && n < deepMinRows {
 			t.Errorf("%d rows: deep candidates %v, %d folds, shallow %v; want deep candidates from %d rows, %d folds",
 				n, deep, sel.Folds, res.Shallow, deepMinRows, DefaultFolds)
 		}
-		if said := strings.Contains(progress.String(), fmt.Sprintf("the deep machine left out: %d training rows, fewer than %d", n, deepMinRows)); said == deep {
+		if said := strings.Contains(progress, fmt.Sprintf("the deep machine left out: %d training rows, fewer than %d", n, deepMinRows)); said == deep {
 			t.Errorf("%d rows: deep candidates %v, but the progress says the deep machine was left out: %v", n, deep, said)
 		}
 		// The folds score each bandwidth's costs near its best (nearBest).
