@@ -180,8 +180,6 @@ func describeInputLosses(losses []float64) string {
 	return fmt.Sprintf(": the shallow machine's held-out loss %.4g there, %.4g on the inputs as they are", losses[1], losses[0])
 }
 
-// describeWeights lists the inputs with their weights, the largest first,
-// at most five and a count of the others.
 // leftOut returns the names of the inputs that dropColumns left out, of
 // weight minRelevance, or nil if none.
 func leftOut(names []string, w []float64) []string {
@@ -200,6 +198,8 @@ func byRelevance(w []float64) bool {
 	return slices.ContainsFunc(w, func(v float64) bool { return v != 1 && v != minRelevance })
 }
 
+// describeWeights lists the inputs with their weights, the largest first,
+// at most five and a count of the others.
 func describeWeights(names []string, w []float64) string {
 	order := make([]int, len(w))
 	for i := range order {

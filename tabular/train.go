@@ -726,8 +726,9 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 		}
 	}
 	n, d := p.linear.x.Dims()
-	skipDeep := family == AutoFamily && (!racesDeep(n, d) || e.shallowOnly) // the shallow machine still scored on the folds
-	if family == AutoFamily && !e.shallowOnly && !racesDeep(n, d) && s.Progress != nil {
+	races := racesDeep(n, d)
+	skipDeep := family == AutoFamily && (!races || e.shallowOnly) // the shallow machine still scored on the folds
+	if family == AutoFamily && !e.shallowOnly && !races && s.Progress != nil {
 		fmt.Fprintf(s.Progress, "tabular: the deep machine left out: %s (-family deep fits it)\n", deepLeftOut(n, d))
 	}
 	race := e.search && family == AutoFamily && !skipDeep
