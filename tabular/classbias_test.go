@@ -115,7 +115,7 @@ func TestShallowMachineClassBias(t *testing.T) {
 		}
 	}
 	anchors := pickRows(x, rnd.Perm(30)[:10])
-	b, err := newShallowBasis(newShallowInputs(x, anchors), 1, 1)
+	b, err := newShallowBasis(newShallowInputs(x, anchors, 1), 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestShallowClassifierRankedByBrier(t *testing.T) {
 	if f.sel.Loss != "brier" {
 		t.Errorf("selection's loss %q, want brier", f.sel.Loss)
 	}
-	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(p.linear.x), f.anchors), f.best.Bandwidth, 1)
+	b, err := newShallowBasis(f.inputs(mat.DenseCopyOf(p.linear.x), f.anchors), f.best.Bandwidth, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

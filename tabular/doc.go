@@ -55,10 +55,18 @@
 //     between the anchors); on
 //     inputs mapped through their quantiles or weighed by relevance, the
 //     5 bandwidths best on the inputs before them (passBandwidths).
-//     Its kernel part and its linear part are penalised alike: the
-//     kernel part penalised 10 to 1000 times more, which earlier
-//     versions also tried, cost a twentieth of the CPU and gained
-//     nothing on splits that chose no rule. A classifier fits its one-hot labels by least
+//     Its kernel part and its linear part are penalised alike, but on
+//     tables of at most 5 training rows per input, as encoded
+//     (linearRowsPerInput), where the linear part is penalised d times
+//     more, d the inputs: its features are the inputs times 1/sqrt(d)
+//     (linearFactor), whose kernel x.x'/d has a mean diagonal of 1, as
+//     the Gaussians' has. Penalised alike, the d coefficients of a wide
+//     table's linear part outweighed the kernel part, and the cost
+//     chosen to tame them smoothed the kernel part too; on narrower
+//     tables the factor lost as much as it gained. The kernel part
+//     penalised 10 to 1000 times more, which earlier versions also
+//     tried, cost a twentieth of the CPU and gained nothing on splits
+//     that chose no rule. A classifier fits its one-hot labels by least
 //     squares, and its settings are ranked by the held-out Brier score
 //     of its scores (their mean squared distance to the one-hot labels),
 //     the loss the fit minimises: ranked by the log-loss of their

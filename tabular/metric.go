@@ -307,7 +307,7 @@ func measureFold(p *prepared, val *validation, f crossval.Fold, list []int, outp
 	}
 	var anchors mat.Dense
 	mul(&anchors, sp.anchors, im.l)
-	in := newShallowInputs(mat.DenseCopyOf(variants[0].x), &anchors)
+	in := sp.inputs(mat.DenseCopyOf(variants[0].x), &anchors)
 	sigmas := shallowBandwidths()
 	floats.Scale(in.anchorsDistance(), sigmas)
 	mapped, err := scoreShallow(in, variants, shallowSettings{sigmas: sigmas, bases: make([]*shallowBasis, len(sigmas))}, list, foldOf(val, f), true, outputs, 1, nil)

@@ -28,21 +28,47 @@ import (
 // follow from one eigendecomposition per bandwidth.
 
 // shallowInputs holds what the bases of every bandwidth share: the
-// rows' standardised inputs, the anchors, their squared distances, and
-// the inputs' Gram matrix when the features may outnumber the rows.
+// rows' linear features (their standardised inputs times the linear
+// factor), the anchors, their squared distances, and the linear
+// features' Gram matrix when the features may outnumber the rows.
 type shallowInputs struct {
 	x, anchors *mat.Dense
 	toAnchors  *mat.Dense    // n x m: squared distances from the rows to the anchors
 	between    *mat.Dense    // m x m: between the anchors
 	xx         *mat.SymDense // x x^T if the inputs and the anchors outnumber the rows, else nil
+	lin        float64       // the linear factor, by which x is the inputs
+}
+
+// linearRowsPerInput is the most training rows per input, as encoded,
+// at which the shallow machine's linear part is weighed down (see
+// linearFactor): the tables on which the deep machine races
+// (deepRowsPerInput's default).
+const linearRowsPerInput = 5
+
+// linearFactor returns the factor of the shallow machine's linear
+// features on n training rows of d inputs, as encoded: 1/sqrt(d) on at
+// most linearRowsPerInput rows per input, else 1. Its linear part W x
+// is then penalised d times more than its kernel part, and its kernel
+// x.x'/d has a mean diagonal of 1 on standardised inputs, as the
+// Gaussians' has, rather than d. Penalised alike, the d coefficients of
+// a wide table's linear part outweighed the kernel part, and the
+// selection chose a large cost to tame them that smoothed the kernel
+// part too; on narrower tables the factor lost as much as it gained
+// (docs/learner-panel.md).
+func linearFactor(n, d int) float64 {
+	if d == 0 || n > linearRowsPerInput*d {
+		return 1
+	}
+	return 1 / math.Sqrt(float64(d))
 }
 
 // newShallowInputs returns the shared part of the bases for the rows x
-// and the anchors.
-func newShallowInputs(x, anchors *mat.Dense) *shallowInputs {
+// and the anchors, the linear features being x times lin (see
+// linearFactor).
+func newShallowInputs(x, anchors *mat.Dense, lin float64) *shallowInputs {
 	n, d := x.Dims()
 	m, _ := anchors.Dims()
-	in := &shallowInputs{x: x, anchors: anchors, toAnchors: mat.NewDense(n, m, nil), between: mat.NewDense(m, m, nil)}
+	in := &shallowInputs{x: x, anchors: anchors, toAnchors: mat.NewDense(n, m, nil), between: mat.NewDense(m, m, nil), lin: lin}
 	for i := range m {
 		for j := i; j < m; j++ {
 			v := sqDistance(anchors.RawRowView(i), anchors.RawRowView(j))
@@ -56,8 +82,12 @@ func newShallowInputs(x, anchors *mat.Dense) *shallowInputs {
 			row[j] = sqDistance(xi, anchors.RawRowView(j))
 		}
 	}
+	if lin != 1 {
+		in.x = mat.DenseCopyOf(x)
+		in.x.Scale(lin, in.x)
+	}
 	if wide(n, d+m) {
-		in.xx = gram(x)
+		in.xx = gram(in.x)
 	}
 	return in
 }
@@ -69,6 +99,7 @@ func newShallowInputs(x, anchors *mat.Dense) *shallowInputs {
 type shallowBasis struct {
 	sigma  float64
 	inputs int
+	lin    float64    // the linear factor of the inputs in z (see linearFactor)
 	z      *mat.Dense // n x p: the inputs, then the anchor features; or their coordinates
 	toC    *mat.Dense // m x r: the anchor coefficients c = toC * beta_psi
 	// span, if not nil, is the span of the features [X, Psi] whose
@@ -135,10 +166,11 @@ const eigenFloor = 1e-10
 
 // newShallowBasis returns the basis of bandwidth sigma for the rows and
 // anchors of in, its kernel features multiplied by weight: 1, or 0 for
-// the linear machine (see hedgeLinear). On the features [x, weight psi]
-// the ridge penalty is cost (|W|^2 + the RKHS norm / weight^2). The map
-// to the anchors' coefficients takes the weight in, so that the machine
-// fitted has the usual form.
+// the linear machine (see hedgeLinear). On the features [lin x, weight
+// psi] the ridge penalty is cost (|W|^2 / lin^2 + the RKHS norm /
+// weight^2). The map to the anchors' coefficients takes the weight in,
+// and the machine's linear part the linear factor lin, so that the
+// machine fitted has the usual form.
 func newShallowBasis(in *shallowInputs, sigma, weight float64) (*shallowBasis, error) {
 	n, _ := in.x.Dims()
 	gamma := 1 / (2 * sigma * sigma)
@@ -164,7 +196,7 @@ func newShallowBasis(in *shallowInputs, sigma, weight float64) (*shallowBasis, e
 func basisOf(in *shallowInputs, sigma float64, toC, psi *mat.Dense) (*shallowBasis, error) {
 	n, d := in.x.Dims()
 	_, r := psi.Dims()
-	b := &shallowBasis{sigma: sigma, inputs: d, toC: toC}
+	b := &shallowBasis{sigma: sigma, inputs: d, lin: in.lin, toC: toC}
 	if in.xx != nil && wide(n, d+r) {
 		// The coordinates are those of the rows about their mean, which
 		// the intercept makes free: the leave-one-out solver of the
@@ -754,6 +786,7 @@ func (b *shallowBasis) machineOf(beta *mat.Dense, intercept []float64, anchors *
 	d := b.inputs
 	p, k := beta.Dims()
 	a := mat.DenseCopyOf(beta.Slice(0, d, 0, k).T())
+	a.Scale(b.lin, a)
 	m, _ := anchors.Dims()
 	c := mat.NewDense(k, m, nil)
 	mul(c, beta.Slice(d, p, 0, k).T(), b.toC.T())

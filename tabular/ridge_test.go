@@ -69,7 +69,7 @@ func TestSolutionAt(t *testing.T) {
 		{"span, rows", x, rows, nil},
 		{"span, weights", x, nil, w},
 	} {
-		b, err := newShallowBasis(newShallowInputs(x, tc.anchors), medianDistance(tc.anchors), 1)
+		b, err := newShallowBasis(newShallowInputs(x, tc.anchors, 1), medianDistance(tc.anchors), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,6 +91,45 @@ func TestSolutionAt(t *testing.T) {
 			if !mat.EqualApprox(got, want, 1e-8*scale) || !scalar.EqualWithinAbs(gotB[0], wantB[0], 1e-8*scale) {
 				t.Errorf("%s, cost %v: beta %v, intercept %v; want %v, %v", tc.name, cost, mat.Formatted(got.T()), gotB, mat.Formatted(want.T()), wantB)
 			}
+		}
+	}
+}
+
+// TestLinearFactor checks the shallow machine's linear factor: 1/sqrt(d)
+// on at most linearRowsPerInput training rows per input, 1 on more; and
+// that the shallow machine's space takes it from the shape of all the
+// rows, not of the subsample that chooses a large table's settings.
+func TestLinearFactor(t *testing.T) {
+	for _, tc := range []struct {
+		n, d int
+		want float64
+	}{
+		{148, 62, 1 / math.Sqrt(62)},
+		{15, 3, 1 / math.Sqrt(3)},
+		{16, 3, 1},
+		{133, 13, 1},
+		{10, 0, 1},
+	} {
+		if got := linearFactor(tc.n, tc.d); got != tc.want {
+			t.Errorf("%d rows of %d inputs: linear factor %v, want %v", tc.n, tc.d, got, tc.want)
+		}
+	}
+	rnd := rand.New(rand.NewPCG(5, 3))
+	for _, tc := range []struct {
+		n    int
+		want float64
+	}{{SelectionRows, 0.1}, {600, 1}} {
+		x := mat.NewDense(tc.n, 100, nil)
+		x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)
+		d := problemData{x: x, y: mat.DenseCopyOf(x.Slice(0, tc.n, 0, 1)), fitY: mat.DenseCopyOf(x.Slice(0, tc.n, 0, 1))}
+		val, err := validationOn(d, SelectionRows, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := newShallowSpace([]problemData{d}, val, Settings{})
+		f := &shallowFit{data: d}
+		if in := f.inputs(mat.DenseCopyOf(sp.sub[0].x), sp.anchors); len(val.rows) != SelectionRows || sp.lin != tc.want || sp.in.lin != tc.want || in.lin != tc.want {
+			t.Errorf("%d rows of 100 inputs, validated on %d: linear factor %v, of the selection's inputs %v, of the final fit's %v; want %v", tc.n, len(val.rows), sp.lin, sp.in.lin, in.lin, tc.want)
 		}
 	}
 }

@@ -266,16 +266,24 @@ type shallowSpace struct {
 	sub        []problemData
 	in         *shallowInputs
 	sigmas     []float64
+	// lin is the linear factor of all the rows' shape (see linearFactor).
+	lin float64
 }
 
 func newShallowSpace(variants []problemData, val *validation, s Settings) *shallowSpace {
 	x := mat.DenseCopyOf(variants[0].x)
-	sp := &shallowSpace{sub: val.restrict(variants), sigmas: shallowBandwidths()}
+	sp := &shallowSpace{sub: val.restrict(variants), sigmas: shallowBandwidths(), lin: linearFactor(x.Dims())}
 	sp.anchorRows = anchorRows(Shallow, x, s, s.Seed)
 	sp.anchors = pickRows(x, sp.anchorRows)
-	sp.in = newShallowInputs(mat.DenseCopyOf(sp.sub[0].x), sp.anchors)
+	sp.in = sp.inputs(mat.DenseCopyOf(sp.sub[0].x), sp.anchors)
 	floats.Scale(sp.in.anchorsDistance(), sp.sigmas)
 	return sp
+}
+
+// inputs returns the shallow inputs of the rows x, some or all of the
+// space's, and the anchors, at the space's linear factor.
+func (sp *shallowSpace) inputs(x, anchors *mat.Dense) *shallowInputs {
+	return newShallowInputs(x, anchors, sp.lin)
 }
 
 // shallowPass is the shallow machine's space and the bases of its
@@ -1059,6 +1067,13 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 	fin.m, fin.best, fin.cal, fin.anchors, fin.anchorRows = m, f.best, f.cal, f.anchors, f.anchorRows
 }
 
+// inputs returns the shallow inputs of the rows x, some or all of f's,
+// and the anchors, their linear factor that of all the rows' shape, as
+// the selection's space took it (see linearFactor).
+func (f *shallowFit) inputs(x, anchors *mat.Dense) *shallowInputs {
+	return newShallowInputs(x, anchors, linearFactor(f.data.x.Dims()))
+}
+
 // basis returns the basis of the candidate c on all the rows and its
 // solver: the selection's, when it ran on all the rows.
 func (f *shallowFit) basis(c Candidate) (*shallowBasis, *ridge, error) {
@@ -1067,7 +1082,7 @@ func (f *shallowFit) basis(c Candidate) (*shallowBasis, *ridge, error) {
 			return bs.basis, bs.basis.all, nil
 		}
 	}
-	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), f.anchors), c.Bandwidth, 1)
+	b, err := newShallowBasis(f.inputs(mat.DenseCopyOf(f.data.x), f.anchors), c.Bandwidth, 1)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1134,7 +1149,7 @@ func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shall
 	for _, m := range counts {
 		rows := anchorRows(Shallow, f.data.x, Settings{Anchors: m}, f.seed)
 		anchors := pickRows(f.data.x, rows)
-		nb, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, 1)
+		nb, err := newShallowBasis(f.inputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, 1)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -1249,7 +1264,7 @@ func (f *shallowFit) onFolds(val, sval *validation, workers int) error {
 	}
 	sub := []problemData{f.data.rows(sval.rows)}
 	set := shallowSettings{sigmas: []float64{f.best.Bandwidth}, bases: make([]*shallowBasis, 1)}
-	in := newShallowInputs(mat.DenseCopyOf(sub[0].x), f.anchors)
+	in := f.inputs(mat.DenseCopyOf(sub[0].x), f.anchors)
 	scored, err := scoreShallow(in, sub, set, []int{0}, races, true, f.outputs, workers, [][]float64{nil})
 	if err != nil {
 		return err

@@ -35,12 +35,15 @@ func TestShallowLeaveOneOut(t *testing.T) {
 		span          bool    // solve in the span of the rows
 		maxR2         float64 // the leave-one-out R^2 at cost 1e-4 is below this
 		weight        float64 // of the kernel features (0 in the linear machine)
+		lin           float64 // the linear factor
 	}{
-		{"narrow", 30, 2, 7, 0.8, false, 1, 1},
-		{"narrow, the kernel weighed down", 30, 2, 7, 0.8, false, 1, 0.1},
-		{"wide", 20, 100, 20, 8, false, 0.3, 1},
-		{"wide in the span", 20, 100, 20, 8, true, 0.3, 1},
-		{"wide in the span, the kernel weighed down", 20, 100, 20, 8, true, 0.3, 0.3},
+		{"narrow", 30, 2, 7, 0.8, false, 1, 1, 1},
+		{"narrow, the kernel weighed down", 30, 2, 7, 0.8, false, 1, 0.1, 1},
+		{"wide", 20, 100, 20, 8, false, 0.3, 1, 1},
+		{"wide, the linear part weighed down", 20, 100, 20, 8, false, 0.3, 1, 0.1},
+		{"wide in the span", 20, 100, 20, 8, true, 0.3, 1, 1},
+		{"wide in the span, the kernel weighed down", 20, 100, 20, 8, true, 0.3, 0.3, 1},
+		{"wide in the span, the linear part weighed down", 20, 100, 20, 8, true, 0.3, 1, 0.1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(3, 5))
@@ -56,7 +59,7 @@ func TestShallowLeaveOneOut(t *testing.T) {
 				weights[i] = 0.2 + 2*rnd.Float64()
 			}
 			anchors := pickRows(x, rnd.Perm(tc.n)[:tc.anchors])
-			in := newShallowInputs(x, anchors)
+			in := newShallowInputs(x, anchors, tc.lin)
 			if !tc.span {
 				in.xx = nil // the features themselves
 			}
@@ -71,6 +74,11 @@ func TestShallowLeaveOneOut(t *testing.T) {
 			}
 			if tc.span != (b.span != nil) {
 				t.Fatalf("solved in the span: %v, want %v", b.span != nil, tc.span)
+			}
+			var linear mat.Dense
+			linear.Scale(tc.lin, x)
+			if !mat.EqualApprox(features.Slice(0, tc.n, 0, tc.d), &linear, 1e-12) {
+				t.Fatalf("the linear features are not the inputs times %v", tc.lin)
 			}
 			for _, w := range [][]float64{nil, weights} {
 				r, err := b.ridge(nil, w)
@@ -369,7 +377,7 @@ func TestWeights(t *testing.T) {
 			kept = append(kept, i)
 		}
 	}
-	b, err := newShallowBasis(newShallowInputs(x, pickRows(x, []int{1, 4, 7, 10})), 1, 1)
+	b, err := newShallowBasis(newShallowInputs(x, pickRows(x, []int{1, 4, 7, 10}), 1), 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -701,7 +709,7 @@ func TestFoldPredictions(t *testing.T) {
 				y.Set(i, 1, x.At(i, 0)*x.At(i, 1)+0.1*rnd.NormFloat64())
 				weights[i] = 0.2 + 2*rnd.Float64()
 			}
-			in := newShallowInputs(x, pickRows(x, rnd.Perm(tc.n)[:tc.anchors]))
+			in := newShallowInputs(x, pickRows(x, rnd.Perm(tc.n)[:tc.anchors]), 1)
 			if !tc.span {
 				in.xx = nil
 			}
@@ -823,7 +831,7 @@ func TestNthSmallest(t *testing.T) {
 			anchors.Set(i, 1, float64(i%2)) // a few pairs at distance 0 on the first column
 			anchors.Set(i, 2, rnd.NormFloat64())
 		}
-		in := newShallowInputs(mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6}), anchors)
+		in := newShallowInputs(mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6}), anchors, 1)
 		if got, want := in.anchorsDistance(), medianDistance(anchors); got != want {
 			t.Errorf("%d anchors: got %v, want %v", m, got, want)
 		}

@@ -46,7 +46,10 @@ func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 		return nil, nil, err
 	}
 	m := p.model.Machine
-	b := &shallowBasis{sigma: m.Bandwidth, inputs: p.inputs(), toC: p.toC}
+	// The linear features are the inputs as they are (see linearFactor):
+	// a streamed table has more than 5 rows per input unless it has
+	// thousands of inputs.
+	b := &shallowBasis{sigma: m.Bandwidth, inputs: p.inputs(), lin: 1, toC: p.toC}
 	km, intercept := b.machine(r, pr, cost, m.Anchors, p.cal)
 	fitted := &Machine{Machine: km, Quantiles: m.Quantiles, Input: m.Input, Output: withIntercept(p.out, intercept), LogTarget: m.LogTarget}
 	if m.Range != nil && acc.Low != nil {
