@@ -36,7 +36,7 @@ type shallowInputs struct {
 	toAnchors  *mat.Dense    // n x m: squared distances from the rows to the anchors
 	between    *mat.Dense    // m x m: between the anchors
 	xx         *mat.SymDense // x x^T if the inputs and the anchors outnumber the rows, else nil
-	lin        float64       // the linear factor, by which x is the inputs
+	lin        float64       // the linear factor: x is the inputs times lin
 }
 
 // linearRowsPerInput is the most training rows per input, as encoded,
