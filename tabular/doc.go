@@ -57,7 +57,7 @@
 //     5 bandwidths best on the inputs before them (passBandwidths).
 //     Its kernel part and its linear part are penalised alike, but on
 //     tables of at most 5 training rows per input, as encoded
-//     (linearRowsPerInput), where the linear part is penalised d times
+//     (wideRowsPerInput), where the linear part is penalised d times
 //     more, d the inputs: its features are the inputs times 1/sqrt(d)
 //     (linearFactor), whose kernel x.x'/d has a mean diagonal of 1, as
 //     the Gaussians' has. Penalised alike, the d coefficients of a wide

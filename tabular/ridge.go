@@ -39,24 +39,18 @@ type shallowInputs struct {
 	lin        float64       // the linear factor: x is the inputs times lin
 }
 
-// linearRowsPerInput is the most training rows per input, as encoded,
-// at which the shallow machine's linear part is weighed down (see
-// linearFactor): the tables on which the deep machine races
-// (deepRowsPerInput's default).
-const linearRowsPerInput = 5
-
 // linearFactor returns the factor of the shallow machine's linear
-// features on n training rows of d inputs, as encoded: 1/sqrt(d) on at
-// most linearRowsPerInput rows per input, else 1. Its linear part W x
-// is then penalised d times more than its kernel part, and its kernel
-// x.x'/d has a mean diagonal of 1 on standardised inputs, as the
-// Gaussians' has, rather than d. Penalised alike, the d coefficients of
-// a wide table's linear part outweighed the kernel part, and the
-// selection chose a large cost to tame them that smoothed the kernel
-// part too; on narrower tables the factor lost as much as it gained
-// (docs/learner-panel.md).
+// features on n training rows of d inputs, as encoded: 1/sqrt(d) on a
+// wide table (at most wideRowsPerInput rows per input), else 1. Its
+// linear part W x is then penalised d times more than its kernel part,
+// and its kernel x.x'/d has a mean diagonal of 1 on standardised
+// inputs, as the Gaussians' has, rather than d. Penalised alike, the d
+// coefficients of a wide table's linear part outweighed the kernel
+// part, and the selection chose a large cost to tame them that smoothed
+// the kernel part too; on narrower tables the factor lost as much as it
+// gained (docs/learner-panel.md).
 func linearFactor(n, d int) float64 {
-	if d == 0 || n > linearRowsPerInput*d {
+	if d == 0 || n > wideRowsPerInput*d {
 		return 1
 	}
 	return 1 / math.Sqrt(float64(d))

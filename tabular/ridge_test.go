@@ -96,7 +96,7 @@ func TestSolutionAt(t *testing.T) {
 }
 
 // TestLinearFactor checks the shallow machine's linear factor: 1/sqrt(d)
-// on at most linearRowsPerInput training rows per input, 1 on more; and
+// on at most wideRowsPerInput training rows per input, 1 on more; and
 // that the shallow machine's space takes it from the shape of all the
 // rows, not of the subsample that chooses a large table's settings.
 func TestLinearFactor(t *testing.T) {

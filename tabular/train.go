@@ -66,13 +66,19 @@ const (
 	deepMinRows = 60
 )
 
+// wideRowsPerInput is the most training rows per input, as encoded, of
+// a wide table, where the default fit races the deep machine
+// (deepRowsPerInput) and weighs the shallow machine's linear part down
+// (linearFactor). The deep machine won on tables of many inputs for
+// their rows; on narrower ones its race, much of a fit's CPU, gained
+// nothing on splits that chose no rule; and only on wide tables did the
+// linear part outweigh the kernel part (docs/learner-panel.md).
+const wideRowsPerInput = 5
+
 // deepRowsPerInput is the most training rows per input, as encoded, at
 // which the default fit races the deep machine; on more it leaves the
-// deep machine out, as below deepMinRows. The deep machine wins on
-// tables of many inputs for their rows; on narrower ones its race, much
-// of a fit's CPU, gained nothing on splits that chose no rule
-// (docs/learner-panel.md). Tests of the race raise it.
-var deepRowsPerInput = 5
+// deep machine out, as below deepMinRows. Tests of the race raise it.
+var deepRowsPerInput = wideRowsPerInput
 
 // racesDeep reports whether the default fit races the deep machine on n
 // training rows of d inputs, as encoded: from deepMinRows rows, on at
