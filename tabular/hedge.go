@@ -148,7 +148,7 @@ func hedgeMean(p *prepared, res Result, outputs int, s Settings) *Machine {
 	}
 	km := &kernel.Machine{Architecture: kernel.Architecture{Dims: []int{inputs, outputs}, Bandwidth: 1},
 		A: mat.NewDense(outputs, inputs, nil), C: mat.NewDense(outputs, 1, nil), Anchors: mat.NewDense(1, inputs, nil), InputBlock: true}
-	return &Machine{Machine: km, Input: p.in, Output: withIntercept(p.out, weightedMean(y, d.w, float64(n))), Range: p.bounds}
+	return &Machine{Machine: km, Input: p.in, Output: withIntercept(p.out, weightedMean(y, d.w, float64(n)))}
 }
 
 // withMean averages m with the machine of the training mean of the data
