@@ -351,6 +351,12 @@ func TestKernelShallow(t *testing.T) {
 			lin.km.Machine.C.Zero()
 			fm.km.Machine.Other, fm.km.Machine.OtherWeight = o.km.Machine, 0.25
 			fm.km.Machine.Linear, fm.km.Machine.LinearWeight = lin.km.Machine, 0.25
+			// And the machine of the training mean, its coefficients
+			// 0, as fit hedges toward it.
+			mean := fitTableWith(t, table, tc.target, other, nil, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: tabular.LinearInputs})
+			mean.km.Machine.A.Zero()
+			mean.km.Machine.C.Zero()
+			fm.km.Machine.Mean, fm.km.Machine.MeanWeight = mean.km.Machine, 0.25
 			fm.km.Machine.LogTarget = true
 		}
 		if !tc.classify {

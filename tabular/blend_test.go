@@ -231,10 +231,10 @@ func checkBlend(t *testing.T, input func(float64) float64, want string) {
 	}
 }
 
-// withoutHedges returns a copy of m without its Other and Linear.
+// withoutHedges returns a copy of m without its Other, Linear and Mean.
 func withoutHedges(m *Machine) Machine {
 	own := *m
-	own.Other, own.OtherWeight, own.Linear, own.LinearWeight = nil, 0, nil, 0
+	own.Other, own.OtherWeight, own.Linear, own.LinearWeight, own.Mean, own.MeanWeight = nil, 0, nil, 0, nil, 0
 	return own
 }
 

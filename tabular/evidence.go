@@ -136,3 +136,29 @@ func logJacobian(logY mat.Matrix, out, logOut *scale.Scaler) []float64 {
 func evidenceFor(v problemData, rows int) bool {
 	return v.labels == nil && rows <= evidenceRows
 }
+
+// constantEvidence returns the negative log evidence per row of the
+// targets y (rows weighed by w, of mean 1; nil for 1) under the model of
+// their mean alone: the limit of evidence.at as the cost grows, where
+// the features explain nothing, its noise scale fitted alike. It needs
+// at least two rows.
+func constantEvidence(y mat.Matrix, w []float64) float64 {
+	n, k := y.Dims()
+	mean := weightedMean(y, w, float64(n))
+	dof := float64(n - 1)
+	var out float64
+	for o := range k {
+		var q float64
+		for i := range n {
+			wi := 1.0
+			if w != nil {
+				wi = w[i]
+			}
+			d := y.At(i, o) - mean[o]
+			q += wi * d * d
+		}
+		q = max(q, math.SmallestNonzeroFloat64)
+		out += dof / 2 * (math.Log(2*math.Pi*q/dof) + 1)
+	}
+	return out / float64(n)
+}

@@ -253,3 +253,79 @@ func TestBestCost(t *testing.T) {
 		}
 	}
 }
+
+// TestHedgeMean checks the machine of the training mean: it predicts
+// the targets' (weighted) mean whatever the row, and it is returned
+// only where the chosen machine's evidence is within meanEvidenceGap of
+// the mean's, for a regression whose relevance chose by the evidence.
+func TestHedgeMean(t *testing.T) {
+	x, y := linearRows(30, 3, false, 2)
+	w := make([]float64, 30)
+	for i := range w {
+		w[i] = 0.5 + float64(i%2) // mean 1
+	}
+	p, err := prepare(x, y, nil, Settings{Weights: w}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := constantEvidence(targetsOf(p.linear, 1), p.linear.w)
+	at := func(gap float64) Result { return Result{RelevanceEvidence: []float64{mean + 1, mean - gap/30}} }
+	m := hedgeMean(p, at(meanEvidenceGap-0.1), 1, Settings{})
+	if m == nil {
+		t.Fatal("no machine of the mean within the gap")
+	}
+	var want float64
+	for i := range 30 {
+		want += w[i] * y.At(i, 0) / 30
+	}
+	got := m.Predict(nil, mat.NewDense(2, 3, []float64{0, 0, 0, 1e3, -5, 7}))
+	for i := range 2 {
+		if v := got.At(i, 0); math.Abs(v-want) > 1e-9*math.Abs(want) {
+			t.Errorf("row %d: prediction %v, want the weighted mean %v", i, v, want)
+		}
+	}
+	if m := hedgeMean(p, at(meanEvidenceGap+0.1), 1, Settings{}); m != nil {
+		t.Error("a machine of the mean beyond the gap")
+	}
+	if m := hedgeMean(p, Result{}, 1, Settings{}); m != nil {
+		t.Error("a machine of the mean without the evidence")
+	}
+}
+
+// TestFitMeanHedge checks fits of a few rows of noise and of a linear
+// table: the first predicts the average of its machine with the
+// training mean, weighing meanWeight, records the weight and says so in
+// its summary; the second stands without it.
+func TestFitMeanHedge(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(4, 4))
+	x, y := mat.NewDense(16, 3, nil), mat.NewDense(16, 1, nil)
+	for i := range 16 {
+		for j := range 3 {
+			x.Set(i, j, rnd.NormFloat64())
+		}
+		y.Set(i, 0, 10+0.7*x.At(i, 0)+rnd.NormFloat64())
+	}
+	md, rep := fitText(t, tableText(x, y))
+	m := md.Machine
+	if m.Mean == nil || m.MeanWeight != meanWeight || md.Fit.MeanWeight != meanWeight {
+		t.Fatalf("machine of the mean %v weighing %v (recorded %v), want one weighing %v", m.Mean != nil, m.MeanWeight, md.Fit.MeanWeight, meanWeight)
+	}
+	want := "averaged with the training mean, weighing 0.25"
+	if !slices.ContainsFunc(rep.Summary(md), func(l string) bool { return strings.HasPrefix(l, want) }) {
+		t.Errorf("summary %q, want a line %q", rep.Summary(md), want)
+	}
+	before := *m
+	before.Mean, before.MeanWeight = nil, 0
+	got, v, mean := m.Predict(nil, x), before.Predict(nil, x), m.Mean.Predict(nil, x)
+	for i := range 16 {
+		w := (1-meanWeight)*v.At(i, 0) + meanWeight*mean.At(i, 0)
+		if math.Abs(got.At(i, 0)-w) > 1e-12*math.Abs(w) {
+			t.Fatalf("row %d: prediction %v, want %v", i, got.At(i, 0), w)
+		}
+	}
+
+	lx, ly := linearRows(40, 3, false, 4)
+	if m, res, err := FitRegression(lx, ly, Settings{}); err != nil || m.Mean != nil || res.MeanWeight != 0 {
+		t.Errorf("a linear table: machine of the mean %v weighing %v, error %v; want none", m != nil && m.Mean != nil, res.MeanWeight, err)
+	}
+}

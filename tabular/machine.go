@@ -58,6 +58,14 @@ type Machine struct {
 	// Linear of its own.
 	Linear       *Machine
 	LinearWeight float64
+	// Mean, if not nil, is a machine of the same inputs and outputs that
+	// predicts the training mean of the targets whatever the row, whose
+	// predictions weigh MeanWeight, between 0 and 1, in the average of
+	// the machine's, Other's and Linear's: the learner hedges so toward
+	// the mean when the evidence of the chosen machine is not clearly
+	// above that of the mean alone. Mean has no hedges of its own.
+	Mean       *Machine
+	MeanWeight float64
 }
 
 // Hedge is a machine whose predictions in the units of the targets
@@ -70,8 +78,8 @@ type Hedge struct {
 }
 
 // Hedges returns the machines that m averages its own prediction with,
-// in the order of the average: Other, then Linear, those that are not
-// nil. The prediction is v = own, then v = (1 - w) v + w h for each.
+// in the order of the average: Other, then Linear, then Mean, those that
+// are not nil. The prediction is v = own, then v = (1 - w) v + w h for each.
 func (m *Machine) Hedges() []Hedge {
 	var hs []Hedge
 	if m.Other != nil {
@@ -79,6 +87,9 @@ func (m *Machine) Hedges() []Hedge {
 	}
 	if m.Linear != nil {
 		hs = append(hs, Hedge{m.Linear, m.LinearWeight, "linear"})
+	}
+	if m.Mean != nil {
+		hs = append(hs, Hedge{m.Mean, m.MeanWeight, "mean"})
 	}
 	return hs
 }

@@ -36,6 +36,9 @@ type machineJSON[N any] struct {
 	// Linear holds Machine.Linear in this form, LinearWeight its weight.
 	Linear       json.RawMessage `json:"linear,omitempty"`
 	LinearWeight float64         `json:"linear_weight,omitempty"`
+	// Mean holds Machine.Mean in this form, MeanWeight its weight.
+	Mean       json.RawMessage `json:"mean,omitempty"`
+	MeanWeight float64         `json:"mean_weight,omitempty"`
 }
 
 // kernelJSON holds the kernel machine's fields but its input block, as
@@ -74,7 +77,9 @@ type scalerJSON[N any] struct {
 //	"other": {...}, the machine Other in this form, and "other_weight":
 //	     its weight OtherWeight (optional),
 //	"linear": {...}, the machine Linear in this form, and "linear_weight":
-//	     its weight LinearWeight (optional)
+//	     its weight LinearWeight (optional),
+//	"mean": {...}, the machine Mean in this form, and "mean_weight": its
+//	     weight MeanWeight (optional)
 //
 // A decoded machine predicts exactly what m predicts. MarshalJSON returns
 // an error if m is not a consistent machine, as UnmarshalJSON would
@@ -128,6 +133,12 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 		w.LinearWeight = m.LinearWeight
+	}
+	if m.Mean != nil {
+		if w.Mean, err = m.Mean.MarshalJSON(); err != nil {
+			return nil, err
+		}
+		w.MeanWeight = m.MeanWeight
 	}
 	return json.Marshal(w)
 }
@@ -185,7 +196,10 @@ func decodeMachine(data []byte) (*Machine, error) {
 	if m.Linear, err = decodeHedge("linear", w.Linear); err != nil {
 		return nil, err
 	}
-	m.OtherWeight, m.LinearWeight = w.OtherWeight, w.LinearWeight
+	if m.Mean, err = decodeHedge("mean", w.Mean); err != nil {
+		return nil, err
+	}
+	m.OtherWeight, m.LinearWeight, m.MeanWeight = w.OtherWeight, w.LinearWeight, w.MeanWeight
 	if err := m.mapsFrom(w); err != nil {
 		return nil, fmt.Errorf("%s %w", decodingPrefix, err)
 	}
@@ -225,12 +239,15 @@ func (m *Machine) mapsFrom(w machineJSON[json.RawMessage]) error {
 // validate checks the maps around the machine: a quantile map and an
 // input scaler of one entry per input, an output scaler and a range of
 // one per output; that the machines of its sum have its inputs and
-// outputs; and its Other and Linear (see checkHedge).
+// outputs; and its Other, Linear and Mean (see checkHedge).
 func (m *Machine) validate() error {
 	if err := m.checkHedge("other", m.Other, m.OtherWeight); err != nil {
 		return err
 	}
 	if err := m.checkHedge("linear", m.Linear, m.LinearWeight); err != nil {
+		return err
+	}
+	if err := m.checkHedge("mean", m.Mean, m.MeanWeight); err != nil {
 		return err
 	}
 	for i, s := range m.Sum {
@@ -266,8 +283,8 @@ func (m *Machine) validate() error {
 	return nil
 }
 
-// checkHedge checks the machine o of m's entry name (Other or Linear),
-// of weight w: nil with a weight of 0, or a machine of m's inputs and
+// checkHedge checks the machine o of m's entry name (Other, Linear or
+// Mean), of weight w: nil with a weight of 0, or a machine of m's inputs and
 // outputs, without hedges of its own, weighing more than 0 and less
 // than 1.
 func (m *Machine) checkHedge(name string, o *Machine, w float64) error {

@@ -61,6 +61,14 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 					t.Fatal(err)
 				}
 				m.LinearWeight = 0.25
+				// And the machine of the training mean, as fit hedges
+				// toward it: its coefficients 0.
+				if m.Mean, _, err = tabular.FitRegression(x, y, l); err != nil {
+					t.Fatal(err)
+				}
+				m.Mean.A.Zero()
+				m.Mean.C.Zero()
+				m.MeanWeight = 0.25
 			}
 			if m.InputBlock != (s.Family == tabular.Shallow) {
 				t.Errorf("input block %v for family %v", m.InputBlock, s.Family)
@@ -165,6 +173,9 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 		{"linear weight 1", edit(`"input":`, `"linear":`+validMachineJSON+`,"linear_weight":1,"input":`), "linear_weight is 1, want a number between 0 and 1"},
 		{"linear's other", edit(`"input":`, `"linear":`+strings.Replace(validMachineJSON, `"input":`, `"other":`+validMachineJSON+`,"other_weight":0.5,"input":`, 1)+`,"linear_weight":0.25,"input":`), "linear has another machine of its own, want none"},
 		{"linear's kernel error", edit(`"input":`, `"linear":{"dims":[1,1],"kernel":"additive","bandwidth":1,"a":[[1]],"c":[[1]],"anchors":[[0]]},"linear_weight":0.25,"input":`), "tabular: decoding machine: linear: kernel: decoding machine: a is 1x1, want 2x1"},
+		{"mean weight alone", edit(`"input":`, `"mean_weight":0.25,"input":`), `mean_weight is 0.25 without an entry "mean"`},
+		{"mean weight 1", edit(`"input":`, `"mean":`+validMachineJSON+`,"mean_weight":1,"input":`), "mean_weight is 1, want a number between 0 and 1"},
+		{"mean's kernel error", edit(`"input":`, `"mean":{"dims":[1,1],"kernel":"additive","bandwidth":1,"a":[[1]],"c":[[1]],"anchors":[[0]]},"mean_weight":0.25,"input":`), "tabular: decoding machine: mean: kernel: decoding machine: a is 1x1, want 2x1"},
 		{"other's maps", edit(`"input":`, `"other":`+strings.Replace(validMachineJSON, `"scale":[1]`, `"scale":[0]`, 1)+`,"other_weight":0.25,"input":`), "other: input.scale[0] is 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -179,6 +179,9 @@ type FitRecord struct {
 	// LinearWeight is Result's: the weight of the linear machine of the
 	// inputs as they are in the average, 0 for none.
 	LinearWeight float64 `json:"linear_weight,omitempty"`
+	// MeanWeight is Result's: the weight of the training mean in the
+	// average, 0 for none.
+	MeanWeight float64 `json:"mean_weight,omitempty"`
 	// Relevance, RelevanceLosses and RelevanceEvidence are Result's:
 	// the weights of the standardised inputs, if they were weighed, the
 	// held-out losses without and with them, and the negative log

@@ -169,6 +169,7 @@ func TestStatsMerge(t *testing.T) {
 		"sum":    func(m *Machine) { m.Sum = []*kernel.Machine{m.Machine} },
 		"other":  func(m *Machine) { m.Other, m.OtherWeight = &Machine{Machine: m.Machine}, 0.25 },
 		"linear": func(m *Machine) { m.Linear, m.LinearWeight = &Machine{Machine: m.Machine}, 0.25 },
+		"mean":   func(m *Machine) { m.Mean, m.MeanWeight = &Machine{Machine: m.Machine}, 0.25 },
 	} {
 		bad := *p
 		md := *p.model
