@@ -29,9 +29,10 @@ import (
 // encoder and a classifier's class biases in the fit record; version 9
 // the machine of the inputs' other encoding averaged with it
 // (Machine.Other); version 10 the linear machine averaged with it
-// (Machine.Linear).
+// (Machine.Linear); version 11 the training mean averaged with it
+// (Machine.Mean).
 const (
-	Version      = 10
+	Version      = 11
 	Kind         = "kernel-machine"
 	LegacyFormat = "machines-model"
 )
