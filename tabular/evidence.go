@@ -76,10 +76,17 @@ func (ev *evidence) at(cost float64) float64 {
 				q += t * t * lambda / (e * (e + lambda))
 			}
 		}
-		q = max(q, math.SmallestNonzeroFloat64)
-		out -= dof / 2 * (math.Log(2*math.Pi*q/dof) + 1)
+		out -= noiseTerm(q, dof)
 	}
 	return out
+}
+
+// noiseTerm returns the negative log evidence of an output whose
+// penalised residual sum of squares is q on dof contrasts, its noise
+// scale set to its maximum: (dof/2) (log(2 pi q / dof) + 1).
+func noiseTerm(q, dof float64) float64 {
+	q = max(q, math.SmallestNonzeroFloat64)
+	return dof / 2 * (math.Log(2*math.Pi*q/dof) + 1)
 }
 
 // evidenceRows is the most rows of a regression's selection on which
@@ -157,8 +164,7 @@ func constantEvidence(y mat.Matrix, w []float64) float64 {
 			d := y.At(i, o) - mean[o]
 			q += wi * d * d
 		}
-		q = max(q, math.SmallestNonzeroFloat64)
-		out += dof / 2 * (math.Log(2*math.Pi*q/dof) + 1)
+		out += noiseTerm(q, dof)
 	}
 	return out / float64(n)
 }

@@ -290,6 +290,12 @@ func TestHedgeMean(t *testing.T) {
 	if m := hedgeMean(p, Result{}, 1, Settings{}); m != nil {
 		t.Error("a machine of the mean without the evidence")
 	}
+	// Settings the user chose are not hedged.
+	for name, s := range map[string]Settings{"shallow family": {Family: Shallow}, "raw": {Raw: true}} {
+		if m := hedgeMean(p, at(meanEvidenceGap-0.1), 1, s); m != nil {
+			t.Errorf("%s: a machine of the mean", name)
+		}
+	}
 }
 
 // TestFitMeanHedge checks fits of a few rows of noise and of a linear
