@@ -352,7 +352,7 @@ func TestKernelShallow(t *testing.T) {
 			fm.km.Machine.Other, fm.km.Machine.OtherWeight = o.km.Machine, 0.25
 			fm.km.Machine.Linear, fm.km.Machine.LinearWeight = lin.km.Machine, 0.25
 			// And the machine of the training mean, its coefficients
-			// 0, as fit hedges toward it.
+			// 0, as the fits of 2026-11-30 wrote it.
 			mean := fitTableWith(t, table, tc.target, other, nil, tc.classify, tabular.Settings{Family: tabular.Shallow, InputScale: tabular.LinearInputs})
 			mean.km.Machine.A.Zero()
 			mean.km.Machine.C.Zero()

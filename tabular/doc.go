@@ -269,17 +269,6 @@
 //     whose truth is nearly linear the hedge recovers part of what a
 //     ridge regression wins. The intervals are the chosen machine's
 //     residuals about the average.
-//   - A regression whose relevance weights were chosen by the evidence
-//     (at most 300 selection rows) compares the chosen machine's
-//     evidence with that of the targets' mean alone, the limit of the
-//     evidence as the cost grows. When the chosen machine's is at most
-//     e^6 times the mean's (meanEvidenceGap), the model predicts the
-//     average of the prediction above weighing 3/4 and the training
-//     mean 1/4 (Machine.Mean, Result.MeanWeight). On the smallest
-//     tables the selection's choices fit the rows' noise and its
-//     evidence overstates the machine; the hedge toward the mean
-//     recovers part of what predicting the mean wins there. The
-//     intervals are the chosen machine's residuals about the average.
 //   - A regression's predictions, and the ends of its intervals, are
 //     bounded to the range of its training targets, widened by RangeMargin
 //     of it on each side, and to 0 below when no target is negative

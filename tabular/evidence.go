@@ -76,17 +76,10 @@ func (ev *evidence) at(cost float64) float64 {
 				q += t * t * lambda / (e * (e + lambda))
 			}
 		}
-		out -= noiseTerm(q, dof)
+		q = max(q, math.SmallestNonzeroFloat64)
+		out -= dof / 2 * (math.Log(2*math.Pi*q/dof) + 1)
 	}
 	return out
-}
-
-// noiseTerm returns the negative log evidence of an output whose
-// penalised residual sum of squares is q on dof contrasts, its noise
-// scale set to its maximum: (dof/2) (log(2 pi q / dof) + 1).
-func noiseTerm(q, dof float64) float64 {
-	q = max(q, math.SmallestNonzeroFloat64)
-	return dof / 2 * (math.Log(2*math.Pi*q/dof) + 1)
 }
 
 // evidenceRows is the most rows of a regression's selection on which
@@ -142,29 +135,4 @@ func logJacobian(logY mat.Matrix, out, logOut *scale.Scaler) []float64 {
 // evidenceRows rows.
 func evidenceFor(v problemData, rows int) bool {
 	return v.labels == nil && rows <= evidenceRows
-}
-
-// constantEvidence returns the negative log evidence per row of the
-// targets y (rows weighed by w, of mean 1; nil for 1) under the model of
-// their mean alone: the limit of evidence.at as the cost grows, where
-// the features explain nothing, its noise scale fitted alike. It needs
-// at least two rows.
-func constantEvidence(y mat.Matrix, w []float64) float64 {
-	n, k := y.Dims()
-	mean := weightedMean(y, w, float64(n))
-	dof := float64(n - 1)
-	var out float64
-	for o := range k {
-		var q float64
-		for i := range n {
-			wi := 1.0
-			if w != nil {
-				wi = w[i]
-			}
-			d := y.At(i, o) - mean[o]
-			q += wi * d * d
-		}
-		out += noiseTerm(q, dof)
-	}
-	return out / float64(n)
 }

@@ -360,25 +360,3 @@ func nearlyLinear(rnd *rand.Rand, n, d int) (x, y *mat.Dense) {
 	}
 	return x, y
 }
-
-// TestConstantEvidence checks the evidence of the targets' mean alone
-// against the dense evidence of a model whose features weigh nothing (a
-// cost so large that they explain nothing), weighted and not.
-func TestConstantEvidence(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(3, 8))
-	x, y1 := nearlyLinear(rnd, 25, 2)
-	y := mat.NewDense(25, 2, nil)
-	for i := range 25 {
-		y.Set(i, 0, y1.At(i, 0))
-		y.Set(i, 1, 2+rnd.NormFloat64())
-	}
-	for _, w := range [][]float64{nil, randomWeights(rnd, 25)} {
-		if w != nil {
-			floats.Scale(25/floats.Sum(w), w) // mean 1, as the fit's weights
-		}
-		got, want := constantEvidence(y, w), -denseEvidence(x, y, w, 1e12)/25
-		if !scalar.EqualWithinAbsOrRel(got, want, 1e-8, 1e-8) {
-			t.Errorf("weights %v: %v, want %v", w != nil, got, want)
-		}
-	}
-}

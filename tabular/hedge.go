@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -108,58 +107,4 @@ func withLinear(m *Machine, res *Result, p *prepared, outputs int, s Settings) e
 		fmt.Fprintf(s.Progress, "tabular: the linear machine of the inputs as they are is near the chosen machine: it weighs %g\n", linearWeight)
 	}
 	return nil
-}
-
-// On the smallest regressions the selection's choices (the inputs'
-// encoding, their relevance weights, the cost) can fit the rows' noise,
-// and the evidence of the machine so chosen overstates it. Where that
-// evidence is not clearly above the evidence of the targets' mean alone,
-// the fit averages its prediction with the training mean, weighing
-// meanWeight.
-
-const (
-	// meanWeight is the training mean's weight in the average (see
-	// hedgeMean).
-	meanWeight = 0.25
-	// meanEvidenceGap bounds the log of the Bayes factor of the chosen
-	// machine against the mean alone (the rows times the difference of
-	// their negative log evidences per row) under which the fit
-	// averages them.
-	meanEvidenceGap = 6
-)
-
-// hedgeMean returns the machine that predicts the training mean of the
-// targets of p whatever the row, when the fit hedges toward it: a
-// regression of the auto family, standardised, whose relevance weights
-// were chosen by the evidence (res.RelevanceEvidence, on at most
-// evidenceRows rows), and whose chosen machine's evidence is at most
-// e^meanEvidenceGap times the mean's (constantEvidence). Otherwise it
-// returns nil.
-func hedgeMean(p *prepared, res Result, outputs int, s Settings) *Machine {
-	d := p.linear
-	ev := res.RelevanceEvidence
-	if d.labels != nil || s.Family != AutoFamily || s.Raw || ev == nil {
-		return nil
-	}
-	n, inputs := d.x.Dims()
-	y := targetsOf(d, outputs)
-	if float64(n)*(constantEvidence(y, d.w)-slices.Min(ev)) > meanEvidenceGap {
-		return nil
-	}
-	km := &kernel.Machine{Architecture: kernel.Architecture{Dims: []int{inputs, outputs}, Bandwidth: 1},
-		A: mat.NewDense(outputs, inputs, nil), C: mat.NewDense(outputs, 1, nil), Anchors: mat.NewDense(1, inputs, nil), InputBlock: true}
-	return &Machine{Machine: km, Input: p.in, Output: withIntercept(p.out, weightedMean(y, d.w, float64(n)))}
-}
-
-// withMean averages m with the machine of the training mean of the data
-// p when hedgeMean says so, and records its weight in res.
-func withMean(m *Machine, res *Result, p *prepared, outputs int, s Settings) {
-	mean := hedgeMean(p, *res, outputs, s)
-	if mean == nil {
-		return
-	}
-	m.Mean, m.MeanWeight, res.MeanWeight = mean, meanWeight, meanWeight
-	if s.Progress != nil {
-		fmt.Fprintf(s.Progress, "tabular: the chosen machine's evidence is not clearly above the training mean's: the mean weighs %g\n", meanWeight)
-	}
 }

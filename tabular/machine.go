@@ -61,9 +61,9 @@ type Machine struct {
 	// Mean, if not nil, is a machine of the same inputs and outputs that
 	// predicts the training mean of the targets whatever the row, whose
 	// predictions weigh MeanWeight, between 0 and 1, in the average of
-	// the machine's, Other's and Linear's: the learner hedges so toward
-	// the mean when the evidence of the chosen machine is not clearly
-	// above that of the mean alone. Mean has no hedges of its own.
+	// the machine's, Other's and Linear's. Model files written by the
+	// fits of 2026-11-30 may carry it; the default fit no longer adds it
+	// (docs/learner-panel.md says why). Mean has no hedges of its own.
 	Mean       *Machine
 	MeanWeight float64
 }

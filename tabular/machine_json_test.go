@@ -61,8 +61,8 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 					t.Fatal(err)
 				}
 				m.LinearWeight = 0.25
-				// And the machine of the training mean, as fit hedges
-				// toward it: its coefficients 0.
+				// And the machine of the training mean, its coefficients
+				// 0, as the fits of 2026-11-30 wrote it.
 				if m.Mean, _, err = tabular.FitRegression(x, y, l); err != nil {
 					t.Fatal(err)
 				}

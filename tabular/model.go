@@ -180,8 +180,9 @@ type FitRecord struct {
 	// LinearWeight is Result's: the weight of the linear machine of the
 	// inputs as they are in the average, 0 for none.
 	LinearWeight float64 `json:"linear_weight,omitempty"`
-	// MeanWeight is Result's: the weight of the training mean in the
-	// average, 0 for none.
+	// MeanWeight is the weight of the training mean (Machine.Mean) in
+	// the average, 0 for none: model files written by the fits of
+	// 2026-11-30 may record it; the default fit no longer sets it.
 	MeanWeight float64 `json:"mean_weight,omitempty"`
 	// Relevance, RelevanceLosses and RelevanceEvidence are Result's:
 	// the weights of the standardised inputs, if they were weighed, the

@@ -62,9 +62,6 @@ func (rep *Report) Summary(md *Model) []string {
 	if w := res.LinearWeight; w != 0 {
 		say("averaged with the linear machine of the inputs as they are, weighing %g: its evidence or held-out loss near the machine's", w)
 	}
-	if w := res.MeanWeight; w != 0 {
-		say("averaged with the training mean, weighing %g: the chosen machine's evidence not clearly above the mean's", w)
-	}
 	if left := leftOut(md.Encoder.Names(), res.Relevance); left != nil {
 		say("inputs left out as noise, weighing %g: %s (without each, the shallow machine's evidence rose and its held-out loss fell)", minRelevance, strings.Join(left, ", "))
 	}

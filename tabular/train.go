@@ -456,9 +456,6 @@ type Result struct {
 	// the inputs as they are (Machine.Linear) in the average (see
 	// hedgeLinear).
 	LinearWeight float64
-	// MeanWeight, when not 0, is the weight of the training mean
-	// (Machine.Mean) in the average (see hedgeMean).
-	MeanWeight float64
 	// InputScale is "quantile" when the inputs were mapped through their
 	// quantiles, "linear" when the selection kept them as they are, and
 	// empty when it did not choose. InputLosses are the shallow
@@ -652,7 +649,6 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 	if err := withLinear(m, &mres, asIs, outputs, s); err != nil {
 		return nil, mres, err
 	}
-	withMean(m, &mres, asIs, outputs, s)
 	mres.Seconds = time.Since(begin).Seconds()
 	return m, mres, nil
 }

@@ -273,10 +273,7 @@
 // linear machine, the ridge regression on the standardised inputs as
 // they are, which weighs 1/4 in the
 // predictions where its evidence or held-out loss is near the chosen
-// machine's (the fit record's "linear_weight"); a regression whose
-// chosen machine's evidence is at most e^6 times that of its targets'
-// mean alone (at most 300 rows) averages its predictions with the
-// training mean, which weighs 1/4 (the fit record's "mean_weight"); a
+// machine's (the fit record's "linear_weight"); a
 // numeric column of whole numbers that may be a code of groups (at least
 // 10 values, 15 rows to a value on average: a school's number, a day's;
 // tables of 1,000 rows or more with at most 3 such columns) is also tried
@@ -363,9 +360,10 @@
 // target, and the "other" machine, in this same form, with its
 // "other_weight", when two scales of the inputs were averaged, and the
 // "linear" machine, in this same form, with its "linear_weight", when
-// the linear machine of the inputs as they are was averaged in, and the
-// "mean" machine, in this same form, with its "mean_weight", when the
-// training mean was. Files of
+// the linear machine of the inputs as they are was averaged in (files
+// written by the fits of 2026-11-30 may also hold the "mean" machine, in
+// this same form, with its "mean_weight", averaged in and recorded in
+// the fit record alike; predict, serve and export apply it). Files of
 // versions 1 to 4, whose "format" was "machines-model", are still read.
 // It is written atomically: a temporary file renamed into place.
 //
