@@ -15,10 +15,10 @@ import (
 // deep machine's fits, whose work is rows x anchors per level, take most
 // of the time of a large fit, so it has fewer; docs/learner.md gives the
 // measurements behind both. The shallow machine chosen on a subsample
-// of at least growRows rows grows its anchors in its final fit while
-// leave-one-out on all the rows says they pay (see growAnchors), rather
-// than on every large table: more anchors cost time also where they gain
-// nothing.
+// (more than SelectionRows rows) grows its anchors in its final fit
+// while leave-one-out on all the rows says they pay (see growAnchors),
+// rather than on every such table: more anchors cost time also where
+// they gain nothing.
 const (
 	ShallowAnchors = 100
 	DeepAnchors    = 80
@@ -26,14 +26,15 @@ const (
 
 // anchorGrowth returns the counts of anchors beyond ShallowAnchors that
 // the shallow machine's fit to n rows of that many inputs tries after a
-// selection on a subsample (see growAnchors): none below growRows rows,
-// else ShallowAnchors doubled up to streamAnchorsMax, and on beyond it
+// selection on a subsample (see growAnchors): none on at most
+// SelectionRows rows, which the selection ran on whole, else
+// ShallowAnchors doubled up to streamAnchorsMax, and on beyond it
 // while the count is at most one per growShare rows and the basis (rows
 // x (inputs + anchors)) at most growCells: beyond them the time of the
 // fit (the rows times the square of its width) and its memory outgrow
 // what more anchors gain.
 func anchorGrowth(n, inputs int) []int {
-	if n < growRows {
+	if n <= SelectionRows {
 		return nil
 	}
 	var counts []int
@@ -51,11 +52,6 @@ const (
 	growShare = 4
 	growCells = 8_000_000
 )
-
-// growRows is the number of rows from which a fit tries more anchors
-// than ShallowAnchors: a smaller table keeps the time its fit takes,
-// and four times the square root of its rows is barely more.
-const growRows = 1000
 
 // anchorCount returns the number of anchors for n training rows under the
 // setting anchors, or auto when anchors is 0.

@@ -278,9 +278,9 @@
 //   - Every training row is an anchor up to ShallowAnchors rows (the
 //     shallow machine) or DeepAnchors (the deep one). Above, that many
 //     anchors are chosen by k-means++ seeding, so that time and memory
-//     grow linearly with the rows. From 1,000 training rows, a shallow
-//     machine chosen on a subsample is refitted on all the rows at
-//     twice ShallowAnchors, then at 400 and 800, drawn by the same
+//     grow linearly with the rows. A shallow machine chosen on a
+//     subsample (more than SelectionRows rows) is refitted on all the
+//     rows at twice ShallowAnchors, then at 400 and 800, drawn by the same
 //     seeding (800 where it is at most a quarter of the rows and the
 //     basis at most 8e6 features of the rows): a count is kept while
 //     the exact leave-one-out loss of all the rows, each count at its

@@ -10,16 +10,17 @@ import (
 )
 
 // TestAnchorGrowth checks the counts of anchors that a fit tries beyond
-// ShallowAnchors: none below growRows rows, else doublings up to
+// ShallowAnchors: none on at most SelectionRows rows, else doublings up to
 // streamAnchorsMax, and beyond it within growShare and growCells.
 func TestAnchorGrowth(t *testing.T) {
 	for _, tc := range []struct {
 		n, inputs int
 		want      []int
 	}{
-		{600, 3, nil},
-		{growRows - 1, 3, nil},
-		{growRows, 3, []int{200, 400}},
+		{120, 3, nil},
+		{SelectionRows, 3, nil},
+		{SelectionRows + 1, 3, []int{200, 400}},
+		{999, 3, []int{200, 400}},
 		{3199, 3, []int{200, 400}},
 		{3200, 3, []int{200, 400, 800}},
 		{9950, 3, []int{200, 400, 800}},

@@ -133,7 +133,10 @@ func TestPlanSolveEqualsFit(t *testing.T) {
 			if d := maxRelDiff(a.Values, b.Values); !(d < 1e-9) {
 				t.Errorf("predictions differ by %g of their size", d)
 			}
-			if d := maxRelDiff(md.Machine.C, got.Machine.C); !(d < 1e-9) {
+			// The coefficients of 400 anchors on 600 rows, grown past
+			// the selection's 100, are less well conditioned than the
+			// predictions they make.
+			if d := maxRelDiff(md.Machine.C, got.Machine.C); !(d < 1e-7) {
 				t.Errorf("kernel coefficients differ by %g of their size", d)
 			}
 			if fmt.Sprint(md.Machine.Range) != fmt.Sprint(got.Machine.Range) {

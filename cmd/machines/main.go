@@ -306,8 +306,9 @@
 // machine is always scored, so the best machine found is returned.
 // -anchors M sets the number of anchor points (by default every row up
 // to tabular.ShallowAnchors, for the deep machine tabular.DeepAnchors,
-// and that many k-means++ centres of larger tables; from 1,000 rows the
-// shallow machine's final fit also tries 200, 400 and, from 3,200 rows,
+// and that many k-means++ centres of larger tables; on more than
+// tabular.SelectionRows (400) rows the shallow machine's final fit,
+// chosen on a sample of them, also tries 200, 400 and, from 3,200 rows,
 // 800 where the basis stays under 8e6 features of the rows, and keeps the
 // count beyond which its leave-one-out loss on all the rows stops
 // falling). The final fit stops
