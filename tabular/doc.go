@@ -286,13 +286,17 @@
 //     most 8e6 features of the rows; a count of at least the rows is
 //     all of them, and the last tried): a count is kept while the
 //     exact leave-one-out loss of all the rows, each count at its best
-//     cost, falls by more than one standard error of the rows' paired
-//     differences of loss from the count before, and the first that
-//     does not stops the search (Result.Anchors). An average of
-//     bandwidths grows as its best member does, every member on the
-//     anchors kept. Where the count grew, the cost of each machine is
-//     re-chosen, and the calibration made, by leave-one-out on all the
-//     rows (Result.CostRows), as after a selection on a subsample.
+//     cost, falls from the count before by more than one standard
+//     error of the rows' paired differences of loss and by more than
+//     0.25% of it, and the first that does not stops the search
+//     (Result.Anchors). The standard error guards the tables of a few
+//     hundred rows, whose loss is noisy; the 0.25% those of thousands,
+//     whose loss is precise and where counts that passed the standard
+//     error alone cost time for nothing. An average of bandwidths grows
+//     as its best member does, every member on the anchors kept. Where
+//     the count grew, the cost of each machine is re-chosen, and the
+//     calibration made, by leave-one-out on all the rows
+//     (Result.CostRows), as after a selection on a subsample.
 //     Settings.Anchors fixes the count.
 //   - The final fit of a deep machine starts, as the selection's, from a
 //     random augmenter and zero coefficients, and stops when the loss

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
@@ -60,7 +61,8 @@ func rippledPlane(rnd *rand.Rand, n int, noise float64) (x, y *mat.Dense) {
 // count (a rippled plane), whether the selection ran on a subsample or
 // on all of them, with ShallowAnchors where it does not (noise alone),
 // with the count that Settings.Anchors sets, and with ShallowAnchors
-// when the selection ran on grouped folds.
+// when the selection ran on grouped folds; where they grew, the cost is
+// re-chosen on all the rows.
 func TestGrowAnchors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits of 3,000 rows")
@@ -100,16 +102,17 @@ func TestGrowAnchors(t *testing.T) {
 		anchors, _ := m.Machine.Anchors.Dims()
 		if !tc.want(res.Anchors) || anchors != res.Anchors {
 			t.Errorf("%s: %d anchors reported, %d in the machine", tc.name, res.Anchors, anchors)
-		} else {
-			t.Logf("%s: %d anchors", tc.name, res.Anchors)
+		}
+		if res.Anchors > ShallowAnchors && res.CostRows != tc.rows {
+			t.Errorf("%s: %d anchors, the cost re-chosen on %d rows, want %d", tc.name, res.Anchors, res.CostRows, tc.rows)
 		}
 	}
 }
 
-// TestLowersBeyondNoise checks the margin by which a larger count of
+// TestLowersBeyondNoise checks the margins by which a larger count of
 // anchors must lower the rows' leave-one-out losses: growErrors standard
 // errors of their paired differences, which a fixed fraction of the loss
-// or a mere fall would not ask.
+// or a mere fall would not ask, and growMargin of the loss.
 func TestLowersBeyondNoise(t *testing.T) {
 	best := []float64{1, 1, 1, 1}
 	for _, tc := range []struct {
@@ -125,6 +128,8 @@ func TestLowersBeyondNoise(t *testing.T) {
 		{"fall within the noise", []float64{0.3, -0.2, 0.3, -0.2}, nil, false},
 		// Mean 0.1, standard error 0.087.
 		{"fall beyond one error", []float64{0.25, -0.05, 0.25, -0.05}, nil, growErrors <= 1},
+		// Beyond its noise, but by less than growMargin of the loss.
+		{"fall below the margin", []float64{0.002, 0.002, 0.002, 0.002}, nil, false},
 		// The last row, of weight 0, counts for nothing.
 		{"weighed", []float64{0.1, 0.1, 0.1, 0.1, -5}, []float64{1, 1, 1, 1, 0}, true},
 		{"NaN", []float64{math.NaN(), 0.1, 0.1, 0.1}, nil, false},
@@ -183,23 +188,30 @@ func TestRowLosses(t *testing.T) {
 // TestGrowAverage checks that an average of shallow machines grows its
 // anchors as one machine does, every member on the anchors of the
 // count kept, their costs re-chosen and the average calibrated on all
-// the rows: a plane of one slow ripple and much noise, on 200 rows,
-// whose fit averages three bandwidths and keeps 200 anchors.
+// the rows: the selection on a rippled plane of 300 rows, its machine
+// made an average of its best setting and the best of two other
+// bandwidths.
 func TestGrowAverage(t *testing.T) {
-	const n = 200
-	rnd := rand.New(rand.NewPCG(5, 6))
-	x, y := mat.NewDense(n, 2, nil), mat.NewDense(n, 1, nil)
-	for i := range n {
-		u, v := rnd.Float64(), rnd.Float64()
-		x.SetRow(i, []float64{u, v})
-		y.Set(i, 0, math.Sin(2*math.Pi*u)*math.Sin(2*math.Pi*v)+0.3*rnd.NormFloat64())
-	}
-	m, res, err := FitRegression(x, y, Settings{Seed: 1})
+	const n = 300
+	x, y := rippledPlane(rand.New(rand.NewPCG(5, 6)), n, 0.1)
+	s := Settings{Seed: 1}
+	p, val := preparedFor(t, x, y, s)
+	f, err := selectShallow(p, val, 1, s, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Averaged) < 2 || len(m.Sum) != len(res.Averaged)-1 {
-		t.Fatalf("%d members averaged, %d machines in the sum: the case no longer averages", len(res.Averaged), len(m.Sum))
+	f.members = []Candidate{f.best}
+	for _, bs := range f.scored {
+		if c := bs.cands[0]; c.Bandwidth != f.best.Bandwidth && len(f.members) < averageBandwidths {
+			f.members = append(f.members, c)
+		}
+	}
+	m, res, err := f.result(p, Result{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Averaged) != averageBandwidths || len(m.Sum) != averageBandwidths-1 {
+		t.Fatalf("%d members averaged, %d machines in the sum; want %d", len(res.Averaged), len(m.Sum)+1, averageBandwidths)
 	}
 	if res.Anchors <= ShallowAnchors {
 		t.Errorf("%d anchors, want more than %d", res.Anchors, ShallowAnchors)

@@ -1156,16 +1156,27 @@ func (f *shallowFit) refineCosts(members []Candidate, solvers []*ridge) {
 // counts pass there by chance.
 const growErrors = 1
 
+// growMargin is the fraction of the leave-one-out loss by which a larger
+// count of anchors must lower it besides (see growAnchors): on tables of
+// thousands of rows, whose loss is precise, a count that passes the
+// standard errors alone by less costs more time than it gains.
+const growMargin = 0.0025
+
 // lowersBeyondNoise reports whether the rows' losses next, paired with
 // best, are lower on the whole (weighted by w, nil for alike) by more
-// than growErrors standard errors of their differences.
+// than growErrors standard errors of their differences and by more than
+// growMargin of the loss best.
 func lowersBeyondNoise(next, best, w []float64) bool {
-	var total, sum float64
+	var total, sum, loss float64
 	for i := range next {
 		total += weight(w, i)
 		sum += weight(w, i) * (best[i] - next[i])
+		loss += weight(w, i) * best[i]
 	}
 	mean := sum / total
+	if !(mean > growMargin*loss/total) {
+		return false
+	}
 	var ss float64
 	for i := range next {
 		d := weight(w, i) * (best[i] - next[i] - mean)
@@ -1230,7 +1241,7 @@ func rowLosses(pred *mat.Dense, d problemData) []float64 {
 // its solver, at the count of anchors among ShallowAnchors and its
 // doublings (anchorGrowth) beyond which the exact leave-one-out loss of
 // all the rows, each count at its best cost, stops falling by more than
-// its noise (lowersBeyondNoise), and whether that count is larger than
+// its noise and growMargin (lowersBeyondNoise), and whether that count is larger than
 // ShallowAnchors. The anchors are drawn as anchorRows draws them, from
 // the same seed, so that 400 hold the 200. It sets f's anchors to the
 // basis's. b and r are the basis and solver of f's anchors. A setting
