@@ -14,31 +14,33 @@ import (
 // anchors, so that the cost of a fit grows linearly with the rows. The
 // deep machine's fits, whose work is rows x anchors per level, take most
 // of the time of a large fit, so it has fewer; docs/learner.md gives the
-// measurements behind both. The shallow machine chosen on a subsample
-// (more than SelectionRows rows) grows its anchors in its final fit
-// while leave-one-out on all the rows says they pay (see growAnchors),
-// rather than on every such table: more anchors cost time also where
-// they gain nothing.
+// measurements behind both. The shallow machine grows its anchors in
+// its final fit while leave-one-out on all the rows says they pay
+// beyond its noise (see growAnchors), rather than on every table: more
+// anchors cost time also where they gain nothing.
 const (
 	ShallowAnchors = 100
 	DeepAnchors    = 80
 )
 
 // anchorGrowth returns the counts of anchors beyond ShallowAnchors that
-// the shallow machine's fit to n rows of that many inputs tries after a
-// selection on a subsample (see growAnchors): none on at most
-// SelectionRows rows, which the selection ran on whole, else
-// ShallowAnchors doubled up to streamAnchorsMax, and on beyond it
+// the shallow machine's fit to n rows of that many inputs tries (see
+// growAnchors): none on at most ShallowAnchors rows, every one of them
+// an anchor already, else ShallowAnchors doubled up to
+// streamAnchorsMax, the last cut to n (all the rows), and on beyond it
 // while the count is at most one per growShare rows and the basis (rows
 // x (inputs + anchors)) at most growCells: beyond them the time of the
 // fit (the rows times the square of its width) and its memory outgrow
 // what more anchors gain.
 func anchorGrowth(n, inputs int) []int {
-	if n <= SelectionRows {
+	if n <= ShallowAnchors {
 		return nil
 	}
 	var counts []int
 	for m := 2 * ShallowAnchors; m <= streamAnchorsMax || m <= n/growShare && n*(inputs+m) <= growCells; m *= 2 {
+		if m >= n {
+			return append(counts, n)
+		}
 		counts = append(counts, m)
 	}
 	return counts

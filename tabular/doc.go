@@ -278,14 +278,25 @@
 //   - Every training row is an anchor up to ShallowAnchors rows (the
 //     shallow machine) or DeepAnchors (the deep one). Above, that many
 //     anchors are chosen by k-means++ seeding, so that time and memory
-//     grow linearly with the rows. A shallow machine chosen on a
-//     subsample (more than SelectionRows rows) is refitted on all the
-//     rows at twice ShallowAnchors, then at 400 and 800, drawn by the same
-//     seeding (800 where it is at most a quarter of the rows and the
-//     basis at most 8e6 features of the rows): a count is kept while
-//     the exact leave-one-out loss of all the rows, each count at its
-//     best cost, falls by at least 0.25%, and the first that does not
-//     stops the search (Result.Anchors).
+//     grow linearly with the rows. On more than ShallowAnchors rows
+//     that are exchangeable (folds neither grouped nor forward), the
+//     shallow machine is refitted on all the rows at twice
+//     ShallowAnchors, then at 400 and 800, drawn by the same seeding
+//     (800 where it is at most a quarter of the rows and the basis at
+//     most 8e6 features of the rows; a count of at least the rows is
+//     all of them, and the last tried): a count is kept while the
+//     exact leave-one-out loss of all the rows, each count at its best
+//     cost, falls from the count before by more than one standard
+//     error of the rows' paired differences of loss and by more than
+//     0.25% of it, and the first that does not stops the search
+//     (Result.Anchors). The standard error guards the tables of a few
+//     hundred rows, whose loss is noisy; the 0.25% those of thousands,
+//     whose loss is precise and where counts that passed the standard
+//     error alone cost time for nothing. An average of bandwidths grows
+//     as its best member does, every member on the anchors kept. Where
+//     the count grew, the cost of each machine is re-chosen, and the
+//     calibration made, by leave-one-out on all the rows
+//     (Result.CostRows), as after a selection on a subsample.
 //     Settings.Anchors fixes the count.
 //   - The final fit of a deep machine starts, as the selection's, from a
 //     random augmenter and zero coefficients, and stops when the loss

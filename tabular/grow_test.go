@@ -5,20 +5,29 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // TestAnchorGrowth checks the counts of anchors that a fit tries beyond
-// ShallowAnchors: none on at most SelectionRows rows, else doublings up to
-// streamAnchorsMax, and beyond it within growShare and growCells.
+// ShallowAnchors: none on at most ShallowAnchors rows, every one of them
+// an anchor already, else doublings up to streamAnchorsMax, the last
+// cut to the rows, and beyond it within growShare and growCells.
 func TestAnchorGrowth(t *testing.T) {
 	for _, tc := range []struct {
 		n, inputs int
 		want      []int
 	}{
-		{120, 3, nil},
-		{SelectionRows, 3, nil},
+		{80, 3, nil},
+		{ShallowAnchors, 3, nil},
+		{ShallowAnchors + 1, 3, []int{ShallowAnchors + 1}},
+		{150, 3, []int{150}},
+		{200, 3, []int{200}},
+		{300, 3, []int{200, 300}},
+		{SelectionRows, 3, []int{200, 400}},
 		{SelectionRows + 1, 3, []int{200, 400}},
 		{999, 3, []int{200, 400}},
 		{3199, 3, []int{200, 400}},
@@ -47,12 +56,13 @@ func rippledPlane(rnd *rand.Rand, n int, noise float64) (x, y *mat.Dense) {
 	return x, y
 }
 
-// TestGrowAnchors checks that a shallow machine chosen on a subsample
-// of the rows is fitted to all of them with more anchors where their
-// leave-one-out loss falls with the count (a rippled plane), with
-// ShallowAnchors where it does not (noise alone), with the count that
-// Settings.Anchors sets, and with ShallowAnchors when the selection ran
-// on all the rows or on grouped folds.
+// TestGrowAnchors checks that a shallow machine is fitted to all the
+// rows with more anchors where their leave-one-out loss falls with the
+// count (a rippled plane), whether the selection ran on a subsample or
+// on all of them, with ShallowAnchors where it does not (noise alone),
+// with the count that Settings.Anchors sets, and with ShallowAnchors
+// when the selection ran on grouped folds; where they grew, the cost is
+// re-chosen on all the rows.
 func TestGrowAnchors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits of 3,000 rows")
@@ -73,7 +83,8 @@ func TestGrowAnchors(t *testing.T) {
 		{"noise", 0, Settings{}, n, func(m int) bool { return m == ShallowAnchors }},
 		{"set", 0.1, Settings{Anchors: 50}, n, func(m int) bool { return m == 50 }},
 		{"grouped", 0.1, Settings{Groups: groups}, n, func(m int) bool { return m == ShallowAnchors }},
-		{"whole", 0.1, Settings{}, SelectionRows, func(m int) bool { return m == ShallowAnchors }},
+		{"whole", 0.1, Settings{}, 300, func(m int) bool { return m > ShallowAnchors }},
+		{"whole noise", 0, Settings{}, 300, func(m int) bool { return m == ShallowAnchors }},
 	} {
 		x, y := rippledPlane(rand.New(rand.NewPCG(5, 6)), tc.rows, tc.noise)
 		if tc.noise == 0 {
@@ -92,24 +103,132 @@ func TestGrowAnchors(t *testing.T) {
 		if !tc.want(res.Anchors) || anchors != res.Anchors {
 			t.Errorf("%s: %d anchors reported, %d in the machine", tc.name, res.Anchors, anchors)
 		}
+		if res.Anchors > ShallowAnchors && res.CostRows != tc.rows {
+			t.Errorf("%s: %d anchors, the cost re-chosen on %d rows, want %d", tc.name, res.Anchors, res.CostRows, tc.rows)
+		}
 	}
 }
 
-// TestLowersEnough checks the margin by which a larger count of anchors
-// must lower the leave-one-out loss.
-func TestLowersEnough(t *testing.T) {
+// TestLowersBeyondNoise checks the margins by which a larger count of
+// anchors must lower the rows' leave-one-out losses: growErrors standard
+// errors of their paired differences, which a fixed fraction of the loss
+// or a mere fall would not ask, and growMargin of the loss.
+func TestLowersBeyondNoise(t *testing.T) {
+	best := []float64{1, 1, 1, 1}
 	for _, tc := range []struct {
-		next, best float64
-		want       bool
+		name  string
+		diffs []float64 // best - next, row by row
+		w     []float64
+		want  bool
 	}{
-		{0.99, 1, true},
-		{0.998, 1, false},
-		{1, 1, false},
-		{1.01, 1, false},
-		{math.NaN(), 1, false},
+		{"steady fall", []float64{0.1, 0.1, 0.1, 0.1}, nil, true},
+		{"no fall", []float64{0, 0, 0, 0}, nil, false},
+		{"rise", []float64{-0.1, -0.1, -0.1, -0.1}, nil, false},
+		// Mean 0.05, standard error 0.144.
+		{"fall within the noise", []float64{0.3, -0.2, 0.3, -0.2}, nil, false},
+		// Mean 0.1, standard error 0.087.
+		{"fall beyond one error", []float64{0.25, -0.05, 0.25, -0.05}, nil, growErrors <= 1},
+		// Beyond its noise, but by less than growMargin of the loss.
+		{"fall below the margin", []float64{0.002, 0.002, 0.002, 0.002}, nil, false},
+		// The last row, of weight 0, counts for nothing.
+		{"weighed", []float64{0.1, 0.1, 0.1, 0.1, -5}, []float64{1, 1, 1, 1, 0}, true},
+		{"NaN", []float64{math.NaN(), 0.1, 0.1, 0.1}, nil, false},
 	} {
-		if got := lowersEnough(tc.next, tc.best); got != tc.want {
-			t.Errorf("lowersEnough(%g, %g) = %v, want %v", tc.next, tc.best, got, tc.want)
+		b := slices.Clone(best)
+		for len(b) < len(tc.diffs) {
+			b = append(b, 1)
 		}
+		next := make([]float64, len(b))
+		for i, d := range tc.diffs {
+			next[i] = b[i] - d
+		}
+		if got := lowersBeyondNoise(next, b, tc.w); got != tc.want {
+			t.Errorf("%s: lowersBeyondNoise = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestRowLosses checks that the rows' losses that growAnchors pairs
+// average to the loss that a scorer gives the same predictions: a
+// regression's squared error over its outputs, in the units of its
+// targets, a classifier's Brier score.
+func TestRowLosses(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	const n = 30
+	pred, y := mat.NewDense(n, 2, nil), mat.NewDense(n, 2, nil)
+	labels := make([]int, n)
+	for i := range n {
+		pred.SetRow(i, []float64{rnd.NormFloat64(), rnd.NormFloat64()})
+		y.SetRow(i, []float64{rnd.NormFloat64(), rnd.NormFloat64()})
+		labels[i] = rnd.IntN(2)
+	}
+	reg := problemData{x: y, y: y}
+	cls := problemData{x: y, labels: labels}
+	// A log target: the predictions mapped back before they are scored.
+	exp := func(p *mat.Dense) { p.Apply(func(_, _ int, v float64) float64 { return math.Exp(v) }, p) }
+	logged := problemData{x: y, y: y, back: exp}
+	back := mat.DenseCopyOf(pred)
+	exp(back)
+	for _, tc := range []struct {
+		name string
+		d    problemData
+		want float64
+	}{
+		{"regression", reg, heldOutOf(pred, reg).loss},
+		{"log target", logged, heldOutOf(back, reg).loss},
+		{"classifier", cls, brier(pred, cls)},
+	} {
+		got := stat.Mean(rowLosses(mat.DenseCopyOf(pred), tc.d), nil)
+		if math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: mean of the rows' losses %g, want %g", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestGrowAverage checks that an average of shallow machines grows its
+// anchors as one machine does, every member on the anchors of the
+// count kept, their costs re-chosen and the average calibrated on all
+// the rows: the selection on a rippled plane of 300 rows, its machine
+// made an average of its best setting and the best of two other
+// bandwidths.
+func TestGrowAverage(t *testing.T) {
+	const n = 300
+	x, y := rippledPlane(rand.New(rand.NewPCG(5, 6)), n, 0.1)
+	s := Settings{Seed: 1}
+	p, val := preparedFor(t, x, y, s)
+	f, err := selectShallow(p, val, 1, s, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.members = []Candidate{f.best}
+	for _, bs := range f.scored {
+		if c := bs.cands[0]; c.Bandwidth != f.best.Bandwidth && len(f.members) < averageBandwidths {
+			f.members = append(f.members, c)
+		}
+	}
+	m, res, err := f.result(p, Result{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Averaged) != averageBandwidths || len(m.Sum) != averageBandwidths-1 {
+		t.Fatalf("%d members averaged, %d machines in the sum; want %d", len(res.Averaged), len(m.Sum)+1, averageBandwidths)
+	}
+	if res.Anchors <= ShallowAnchors {
+		t.Errorf("%d anchors, want more than %d", res.Anchors, ShallowAnchors)
+	}
+	for i, km := range append([]*kernel.Machine{m.Machine}, m.Sum...) {
+		if a, _ := km.Anchors.Dims(); a != res.Anchors || km.C.RawMatrix().Cols != res.Anchors {
+			t.Errorf("member %d: %d anchors, %d coefficients per output, %d reported", i, a, km.C.RawMatrix().Cols, res.Anchors)
+		}
+	}
+	if res.CostRows != n {
+		t.Errorf("costs re-chosen on %d rows, want %d", res.CostRows, n)
+	}
+	// Calibrated on the members' mean, the average follows the targets
+	// at a slope near 1; on their sum it would shrink to a third.
+	pred := mat.Col(nil, 0, m.Predict(nil, x))
+	_, slope := stat.LinearRegression(pred, mat.Col(nil, 0, y), nil, false)
+	if !(slope > 0.8 && slope < 1.5) {
+		t.Errorf("the targets follow the predictions at a slope of %.3f, want near 1", slope)
 	}
 }

@@ -10,8 +10,10 @@ import (
 // subsample of the rows has its cost re-chosen by leave-one-out on all of
 // them, among StreamCosts: on 1,500 rows of a smooth function with little
 // noise, below the smallest cost the subsample could choose; and that it
-// is calibrated on all the rows. Grouped folds and tables the selection
-// runs on whole keep the selection's cost.
+// is calibrated on all the rows. Grouped folds, and a table the
+// selection runs on whole whose count of anchors Settings.Anchors fixes,
+// keep the selection's cost (TestGrowAnchors checks a whole table whose
+// anchors grow).
 func TestRefineCost(t *testing.T) {
 	groups := func(n int) []int {
 		g := make([]int, n)
@@ -24,14 +26,15 @@ func TestRefineCost(t *testing.T) {
 		name    string
 		n       int
 		grouped bool
+		anchors int
 		refined bool
 	}{
-		{"subsample", 1500, false, true},
-		{"grouped", 1500, true, false},
-		{"whole", SelectionRows, false, false},
+		{"subsample", 1500, false, 0, true},
+		{"grouped", 1500, true, 0, false},
+		{"whole", SelectionRows, false, ShallowAnchors, false},
 	} {
 		x, y := noisySine(rand.New(rand.NewPCG(4, 4)), tc.n, 0.01)
-		s := Settings{Family: Shallow, Seed: 1}
+		s := Settings{Family: Shallow, Seed: 1, Anchors: tc.anchors}
 		if tc.grouped {
 			s.Groups = groups(tc.n)
 		}

@@ -132,8 +132,10 @@ type shallowFit struct {
 	anchorRows []int
 	cal        calibration
 	// refine is set when the selection ran on a shuffled subsample of
-	// the rows: the final fit then re-chooses the cost (refineCost), and
-	// with grow set the anchors' count too (growAnchors), from seed.
+	// the rows: the final fit then re-chooses the cost (refineCosts).
+	// grow is set when the rows are exchangeable (not split by groups or
+	// in time) and Settings.Anchors left the count to the fit: the final
+	// fit then tries more anchors (growAnchors), from seed.
 	refine, grow bool
 	seed         uint64
 	// scored are the selection's bandwidths with their bases, when it
@@ -222,7 +224,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	}
 	f := &shallowFit{sel: sel, best: cand, members: members, data: variants[i], outputs: outputs,
 		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, means, vs.tests),
-		refine: val.split == "" && len(val.rows) < n, grow: s.Anchors == 0, seed: s.Seed}
+		refine: val.split == "" && len(val.rows) < n, grow: val.split == "" && s.Anchors == 0, seed: s.Seed}
 	if folded {
 		f.preds, f.means, f.tests = preds, means, vs.tests
 	}
@@ -982,8 +984,8 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	f.best, f.cal, res.CostRows = fin.best, fin.cal, fin.costRows
 	f.anchors, f.anchorRows = fin.anchors, fin.anchorRows
 	m := fin.m
-	if len(f.members) > 1 {
-		res.Averaged = f.members
+	if len(fin.members) > 1 {
+		res.Averaged = fin.members
 	}
 	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
 	res.Anchors, res.Shallow = len(f.anchorRows), true
@@ -995,7 +997,7 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 
 // shallowFinal is the best shallow machine of a selection fitted to all
 // the rows, with the cost, calibration and anchors it was fitted with and
-// the rows that re-chose them, if any (see refineCost and growAnchors);
+// the rows that re-chose them, if any (see refineCosts and growAnchors);
 // done is closed once it is fitted.
 type shallowFinal struct {
 	m          *Machine
@@ -1004,8 +1006,11 @@ type shallowFinal struct {
 	anchors    *mat.Dense
 	anchorRows []int
 	costRows   int
-	err        error
-	done       chan struct{}
+	// members are the members of an average with their costs as
+	// fitted, nil for one machine.
+	members []Candidate
+	err     error
+	done    chan struct{}
 }
 
 func (fin *shallowFinal) wait() { <-fin.done }
@@ -1023,31 +1028,48 @@ func (f *shallowFit) start(p *prepared) {
 }
 
 // fitAll fits f's machine, or the sum of its members' machines, to all
-// the rows, re-choosing the cost first when the selection ran on a
-// subsample, into fin.
+// the rows, into fin: with more anchors where growAnchors finds that
+// they pay, and the costs re-chosen when the selection ran on a
+// subsample or the anchors grew.
 func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 	defer close(fin.done)
-	members := f.members
+	members := slices.Clone(f.members)
 	if members == nil {
 		members = []Candidate{f.best}
 	}
-	var machines []*kernel.Machine
-	var intercept []float64
-	for _, c := range members {
-		b, r, err := f.basis(c)
-		if err != nil {
+	bases, solvers := make([]*shallowBasis, len(members)), make([]*ridge, len(members))
+	var err error
+	for i, c := range members {
+		if bases[i], solvers[i], err = f.basis(c); err != nil {
 			fin.err = err
 			return
 		}
-		if f.refine {
-			if b, r, err = f.growAnchors(c, b, r); err != nil {
-				fin.err = err
-				return
-			}
-			f.refineCost(r)
-			c, fin.costRows = f.best, r.rows
+	}
+	grown := false
+	if f.grow {
+		if bases[0], solvers[0], grown, err = f.growAnchors(members[0], bases[0], solvers[0]); err != nil {
+			fin.err = err
+			return
 		}
-		km, b0 := b.machine(r, r.project(targetsOf(f.data, f.outputs)), c.Cost, f.anchors, f.cal)
+		if grown {
+			f.scored = nil // the selection's bases hold the anchors before
+			for i := 1; i < len(members); i++ {
+				if bases[i], solvers[i], err = f.basis(members[i]); err != nil {
+					fin.err = err
+					return
+				}
+			}
+		}
+	}
+	if f.refine || grown {
+		f.refineCosts(members, solvers)
+		fin.costRows = solvers[0].rows
+	}
+	var machines []*kernel.Machine
+	var intercept []float64
+	for i, c := range members {
+		r := solvers[i]
+		km, b0 := bases[i].machine(r, r.project(targetsOf(f.data, f.outputs)), c.Cost, f.anchors, f.cal)
 		if len(members) > 1 {
 			scaleMachine(km, b0, 1/float64(len(members)))
 		}
@@ -1062,6 +1084,7 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 		LogTarget: f.best.LogTarget, Range: p.bounds}
 	if len(machines) > 1 {
 		m.Sum = machines[1:]
+		fin.members = members
 	}
 	p.metric.machines(m)
 	fin.m, fin.best, fin.cal, fin.anchors, fin.anchorRows = m, f.best, f.cal, f.anchors, f.anchorRows
@@ -1090,80 +1113,171 @@ func (f *shallowFit) basis(c Candidate) (*shallowBasis, *ridge, error) {
 	return b, r, err
 }
 
-// refineCost re-chooses the cost of the best setting, chosen on a
-// subsample of the rows, among StreamCosts by the exact leave-one-out
-// residuals of all the rows on the solver r of its basis, and
-// recalibrates the machine on them. The best cost falls as the rows
-// grow: a subsample of SelectionRows rows chooses one that smooths a
-// table of thousands more than its rows need. The streamed fit chooses
-// its cost among the same costs on rows held out for that.
-func (f *shallowFit) refineCost(r *ridge) {
-	best, vs, found := f.leaveOneOut(r)
-	if !found {
-		return
+// refineCosts re-chooses the cost of each of the members, on the
+// solvers of their bases on all the rows, among StreamCosts by the exact
+// leave-one-out residuals of all the rows, and recalibrates the machine
+// (their average) on its leave-one-out predictions, the mean of
+// theirs; f's best is members[0]. The best cost falls as the rows grow:
+// a subsample of SelectionRows rows chooses one that smooths a table of
+// thousands more than its rows need, and more anchors on the same rows
+// need another. The streamed fit chooses its cost among the same costs
+// on rows held out for that. Nothing changes if every cost of a member
+// diverged.
+func (f *shallowFit) refineCosts(members []Candidate, solvers []*ridge) {
+	costs := make([]float64, len(members))
+	var sum []*mat.Dense
+	var vs *variantScorer
+	for i, r := range solvers {
+		var best Candidate
+		var found bool
+		if best, _, vs, found = f.leaveOneOut(r); !found {
+			return
+		}
+		preds, _ := vs.predictions(best.Cost)
+		if sum == nil {
+			sum = preds
+		} else {
+			sum[0].Add(sum[0], preds[0])
+		}
+		costs[i] = best.Cost
 	}
-	preds, _ := vs.predictions(best.Cost)
-	f.best.Cost, f.cal = best.Cost, calibrate(preds, vs.means(), vs.tests)
+	sum[0].Scale(1/float64(len(members)), sum[0])
+	for i := range members {
+		members[i].Cost = costs[i]
+	}
+	f.best.Cost, f.cal = costs[0], calibrate(sum, vs.means(), vs.tests)
 }
 
+// growErrors is the number of standard errors of the paired
+// differences of the rows' leave-one-out losses by which a larger count
+// of anchors must lower the loss of the count before it to be kept (see
+// growAnchors): a margin in the units of each table's own noise. The
+// loss of a few hundred rows is noisy, and a fixed fraction of it let
+// counts pass there by chance.
+const growErrors = 1
+
 // growMargin is the fraction of the leave-one-out loss by which a larger
-// count of anchors must lower it to be kept (see growAnchors): below it,
-// the count costs more time than its held-out scores gained on the
-// panels' tables.
+// count of anchors must lower it besides (see growAnchors): on tables of
+// thousands of rows, whose loss is precise, a count that passes the
+// standard errors alone by less costs more time than it gains.
 const growMargin = 0.0025
 
-// lowersEnough reports whether the loss next is below best by more than
-// growMargin of best.
-func lowersEnough(next, best float64) bool { return next < (1-growMargin)*best }
+// lowersBeyondNoise reports whether the rows' losses next, paired with
+// best, are lower on the whole (weighted by w, nil for alike) by more
+// than growErrors standard errors of their differences and by more than
+// growMargin of the loss best.
+func lowersBeyondNoise(next, best, w []float64) bool {
+	var total, sum, loss float64
+	for i := range next {
+		total += weight(w, i)
+		sum += weight(w, i) * (best[i] - next[i])
+		loss += weight(w, i) * best[i]
+	}
+	mean := sum / total
+	if !(mean > growMargin*loss/total) {
+		return false
+	}
+	var ss float64
+	for i := range next {
+		d := weight(w, i) * (best[i] - next[i] - mean)
+		ss += d * d
+	}
+	n := float64(len(next))
+	se := math.Sqrt(ss*n/(n-1)) / total
+	return mean > growErrors*se
+}
+
+// weight returns w[i], or 1 for a nil w.
+func weight(w []float64, i int) float64 {
+	if w == nil {
+		return 1
+	}
+	return w[i]
+}
 
 // leaveOneOut returns the best setting at the cost of StreamCosts of
 // lowest exact leave-one-out loss on all the rows, with the solver r of
-// its basis, and the scorer that scored it; false if every cost diverged.
-func (f *shallowFit) leaveOneOut(r *ridge) (Candidate, *variantScorer, bool) {
+// its basis, each row's loss at that cost (see rowLosses), and the
+// scorer that scored it; false if every cost diverged.
+func (f *shallowFit) leaveOneOut(r *ridge) (Candidate, []float64, *variantScorer, bool) {
 	vs := (&shallowScorer{parts: []scorerPart{{r: r}}, outputs: f.outputs}).on(f.data)
 	best, found := vs.bestCost(f.best, StreamCosts(), func(a, b Candidate) bool { return a.Loss < b.Loss })
-	return best, vs, found
+	if !found {
+		return best, nil, vs, false
+	}
+	pred, _ := vs.predictions(best.Cost)
+	return best, rowLosses(pred[0], vs.tests[0]), vs, true
+}
+
+// rowLosses returns the loss of each row of d held out with the
+// predictions pred on the scale the machine fits, whose weighted mean is
+// the loss that score gives: a regression's squared error, mapped back
+// to its targets and averaged over the outputs, or a classifier's Brier
+// score.
+func rowLosses(pred *mat.Dense, d problemData) []float64 {
+	if d.back != nil {
+		d.back(pred)
+	}
+	n, k := pred.Dims()
+	out := make([]float64, n)
+	for i := range out {
+		for j, v := range pred.RawRowView(i) {
+			switch {
+			case d.labels == nil:
+				v -= d.y.At(i, j)
+			case j == d.labels[i]:
+				v--
+			}
+			out[i] += v * v
+		}
+		if d.labels == nil {
+			out[i] /= float64(k)
+		}
+	}
+	return out
 }
 
 // growAnchors returns the basis of the candidate c on all the rows, and
 // its solver, at the count of anchors among ShallowAnchors and its
 // doublings (anchorGrowth) beyond which the exact leave-one-out loss of
-// all the rows, each count at its best cost, stops falling by growMargin
-// of itself: the anchors are drawn as anchorRows draws them, from the
-// same seed, so that 400 hold the 200. It sets f's anchors to the
-// basis's. b and r are the basis and solver of f's anchors; a count set
-// by Settings.Anchors is kept. A setting chosen on a subsample of
-// SelectionRows rows would give a table of thousands of rows a machine
-// of no more capacity than it had there; more anchors let its fit on all
-// the rows follow what they hold.
-func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shallowBasis, *ridge, error) {
+// all the rows, each count at its best cost, stops falling by more than
+// its noise and growMargin (lowersBeyondNoise), and whether that count is larger than
+// ShallowAnchors. The anchors are drawn as anchorRows draws them, from
+// the same seed, so that 400 hold the 200. It sets f's anchors to the
+// basis's. b and r are the basis and solver of f's anchors. A setting
+// chosen on a subsample of SelectionRows rows would give a table of
+// thousands of rows a machine of no more capacity than it had there,
+// and on a few hundred rows ShallowAnchors of them leave out what the
+// others hold; more anchors let the fit on all the rows follow it.
+func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shallowBasis, *ridge, bool, error) {
 	n, inputs := f.data.x.Dims()
 	counts := anchorGrowth(n, inputs)
-	if !f.grow || counts == nil {
-		return b, r, nil
+	if counts == nil {
+		return b, r, false, nil
 	}
-	best, _, found := f.leaveOneOut(r)
+	_, best, _, found := f.leaveOneOut(r)
 	if !found {
-		return b, r, nil
+		return b, r, false, nil
 	}
+	grown := false
 	for _, m := range counts {
 		rows := anchorRows(Shallow, f.data.x, Settings{Anchors: m}, f.seed)
 		anchors := pickRows(f.data.x, rows)
 		nb, err := newShallowBasis(f.inputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, 1)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		nr, err := nb.ridge(nil, f.data.w)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
-		next, _, found := f.leaveOneOut(nr)
-		if !found || !lowersEnough(next.Loss, best.Loss) {
+		_, next, _, found := f.leaveOneOut(nr)
+		if !found || !lowersBeyondNoise(next, best, f.data.w) {
 			break
 		}
-		b, r, best, f.anchors, f.anchorRows = nb, nr, next, anchors, rows
+		b, r, best, f.anchors, f.anchorRows, grown = nb, nr, next, anchors, rows, true
 	}
-	return b, r, nil
+	return b, r, grown, nil
 }
 
 // withIntercept returns the output scaler that adds the intercept b, on

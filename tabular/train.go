@@ -436,7 +436,8 @@ type Result struct {
 	Anchors         int
 	// CostRows is the number of rows whose leave-one-out residuals
 	// re-chose the shallow machine's cost when its selection ran on a
-	// subsample of them (see SelectionRows), 0 otherwise.
+	// subsample of them (see SelectionRows) or its anchors grew (see
+	// ShallowAnchors), 0 otherwise.
 	CostRows int
 	// Shallow says the machine is the shallow one (see Family).
 	Shallow bool
