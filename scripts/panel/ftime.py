@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Alternate two binaries' default fits on the panel tables under 1,000 rows (split 0), R rounds; median wall and CPU each."""
+"""Alternate two binaries' default fits on the panel tables under 1,000 rows (split 0), R rounds; median wall and CPU each.
+
+usage: ftime.py A B ROUNDS [PANEL.json...]  (both panels beside the repository by default)"""
 import sys, os, tempfile, time, csv, subprocess
 from tables import PANEL, children_cpu, panel, tables
 a, b, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+panels = sys.argv[4:] or [os.path.join(PANEL, d, "panel.json") for d in ("data", "dev")]
 jobs = []
-for name, target, task, header, rows, ti in tables([os.path.join(PANEL, d, "panel.json") for d in ("data", "dev")]):
+for name, target, task, header, rows, ti in tables(panels):
     if len(rows) >= 1000: continue
     train, test = panel.split(rows, ti, task, 0)
     d = tempfile.mkdtemp(); p = os.path.join(d, "train.csv")
