@@ -1125,27 +1125,27 @@ func (f *shallowFit) basis(c Candidate) (*shallowBasis, *ridge, error) {
 // diverged.
 func (f *shallowFit) refineCosts(members []Candidate, solvers []*ridge) {
 	costs := make([]float64, len(members))
-	var sum []*mat.Dense
+	var sum mat.Dense
 	var vs *variantScorer
 	for i, r := range solvers {
 		var best Candidate
+		var pred *mat.Dense
 		var found bool
-		if best, _, vs, found = f.leaveOneOut(r); !found {
+		if best, pred, vs, found = f.leaveOneOut(r); !found {
 			return
 		}
-		preds, _ := vs.predictions(best.Cost)
-		if sum == nil {
-			sum = preds
+		if i == 0 {
+			sum.CloneFrom(pred)
 		} else {
-			sum[0].Add(sum[0], preds[0])
+			sum.Add(&sum, pred)
 		}
 		costs[i] = best.Cost
 	}
-	sum[0].Scale(1/float64(len(members)), sum[0])
+	sum.Scale(1/float64(len(members)), &sum)
 	for i := range members {
 		members[i].Cost = costs[i]
 	}
-	f.best.Cost, f.cal = costs[0], calibrate(sum, vs.means(), vs.tests)
+	f.best.Cost, f.cal = costs[0], calibrate([]*mat.Dense{&sum}, vs.means(), vs.tests)
 }
 
 // growErrors is the number of standard errors of the paired
@@ -1197,16 +1197,17 @@ func weight(w []float64, i int) float64 {
 
 // leaveOneOut returns the best setting at the cost of StreamCosts of
 // lowest exact leave-one-out loss on all the rows, with the solver r of
-// its basis, each row's loss at that cost (see rowLosses), and the
-// scorer that scored it; false if every cost diverged.
-func (f *shallowFit) leaveOneOut(r *ridge) (Candidate, []float64, *variantScorer, bool) {
+// its basis, the rows' leave-one-out predictions at that cost on the
+// scale the machine fits, and the scorer that scored it; false if every
+// cost diverged.
+func (f *shallowFit) leaveOneOut(r *ridge) (Candidate, *mat.Dense, *variantScorer, bool) {
 	vs := (&shallowScorer{parts: []scorerPart{{r: r}}, outputs: f.outputs}).on(f.data)
 	best, found := vs.bestCost(f.best, StreamCosts(), func(a, b Candidate) bool { return a.Loss < b.Loss })
 	if !found {
 		return best, nil, vs, false
 	}
 	pred, _ := vs.predictions(best.Cost)
-	return best, rowLosses(pred[0], vs.tests[0]), vs, true
+	return best, pred[0], vs, true
 }
 
 // rowLosses returns the loss of each row of d held out with the
@@ -1216,6 +1217,7 @@ func (f *shallowFit) leaveOneOut(r *ridge) (Candidate, []float64, *variantScorer
 // score.
 func rowLosses(pred *mat.Dense, d problemData) []float64 {
 	if d.back != nil {
+		pred = mat.DenseCopyOf(pred)
 		d.back(pred)
 	}
 	n, k := pred.Dims()
@@ -1255,10 +1257,11 @@ func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shall
 	if counts == nil {
 		return b, r, false, nil
 	}
-	_, best, _, found := f.leaveOneOut(r)
+	_, pred, _, found := f.leaveOneOut(r)
 	if !found {
 		return b, r, false, nil
 	}
+	best := rowLosses(pred, f.data)
 	grown := false
 	for _, m := range counts {
 		rows := anchorRows(Shallow, f.data.x, Settings{Anchors: m}, f.seed)
@@ -1271,8 +1274,12 @@ func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shall
 		if err != nil {
 			return nil, nil, false, err
 		}
-		_, next, _, found := f.leaveOneOut(nr)
-		if !found || !lowersBeyondNoise(next, best, f.data.w) {
+		_, pred, _, found := f.leaveOneOut(nr)
+		if !found {
+			break
+		}
+		next := rowLosses(pred, f.data)
+		if !lowersBeyondNoise(next, best, f.data.w) {
 			break
 		}
 		b, r, best, f.anchors, f.anchorRows, grown = nb, nr, next, anchors, rows, true
