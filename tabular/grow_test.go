@@ -151,7 +151,8 @@ func TestLowersBeyondNoise(t *testing.T) {
 // TestRowLosses checks that the rows' losses that growAnchors pairs
 // average to the loss that a scorer gives the same predictions: a
 // regression's squared error over its outputs, in the units of its
-// targets, a classifier's Brier score.
+// targets, a classifier's Brier score; and that the predictions, which
+// refineCosts calibrates on, are left on the scale the machine fits.
 func TestRowLosses(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	const n = 30
@@ -178,9 +179,13 @@ func TestRowLosses(t *testing.T) {
 		{"log target", logged, heldOutOf(back, reg).loss},
 		{"classifier", cls, brier(pred, cls)},
 	} {
-		got := stat.Mean(rowLosses(mat.DenseCopyOf(pred), tc.d), nil)
+		given := mat.DenseCopyOf(pred)
+		got := stat.Mean(rowLosses(given, tc.d), nil)
 		if math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%s: mean of the rows' losses %g, want %g", tc.name, got, tc.want)
+		}
+		if !mat.Equal(given, pred) {
+			t.Errorf("%s: the predictions were changed", tc.name)
 		}
 	}
 }
