@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 
@@ -33,11 +34,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err := checkOverwrites(tf.inputs(), []pathFlag{{"out", *out}}); err != nil {
 		return err
 	}
-	md, err := tabular.Load(*tf.model)
-	if err != nil {
-		return err
-	}
-	level, err := intervalLevel(md, *tf.model, *interval, setFlags(fs)["interval"])
+	md, level, err := loadModel(fs, *tf.model, *interval)
 	if err != nil {
 		return err
 	}
@@ -158,6 +155,17 @@ func (p *predictor) report() {
 		fmt.Fprintf(p.stderr, "machines predict: warning: %d of %d predictions are not finite numbers (%s): their cells are left empty. "+
 			"Their inputs lie far outside the training data, or the model's outputs overflow: check those rows\n", p.bad, p.rows, tabular.FormatLines(p.lines, p.bad))
 	}
+}
+
+// loadModel loads the model at path and checks the command's -interval
+// flag against it, returning its level (0 without the flag).
+func loadModel(fs *flag.FlagSet, path string, interval float64) (*tabular.Model, float64, error) {
+	md, err := tabular.Load(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	level, err := intervalLevel(md, path, interval, setFlags(fs)["interval"])
+	return md, level, err
 }
 
 // intervalLevel checks the -interval flag (given says it was set)

@@ -29,11 +29,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err := checkOverwrites(tf.inputs(), []pathFlag{{"json", *jsonPath}}); err != nil {
 		return err
 	}
-	md, err := tabular.Load(*tf.model)
-	if err != nil {
-		return err
-	}
-	level, err := intervalLevel(md, *tf.model, *interval, setFlags(fs)["interval"])
+	md, level, err := loadModel(fs, *tf.model, *interval)
 	if err != nil {
 		return err
 	}
