@@ -538,13 +538,20 @@ type leaveOneOut struct {
 	pr     projection
 	fitted *mat.Dense // the fit at cost 0, less the mean; nil when the features interpolate
 	unfit  []float64  // 1 - w_i / sum(w) - sum_j w_i zv_ij^2 / e_j; nil when they interpolate
+	sq     []float64  // zv_ij^2, row by row, which every cost's leverages sum
 }
 
 // leaveOneOut returns the parts of the leave-one-out predictions of the
 // solver's rows for the targets y, of projection pr, that no cost
 // changes.
 func (r *ridge) leaveOneOut(y mat.Matrix, pr projection) *leaveOneOut {
-	l := &leaveOneOut{r: r, y: y, pr: pr}
+	n, p := r.zv.Dims()
+	l := &leaveOneOut{r: r, y: y, pr: pr, sq: make([]float64, 0, n*p)}
+	for i := range n {
+		for _, v := range r.zv.RawRowView(i) {
+			l.sq = append(l.sq, v*v)
+		}
+	}
 	if r.interpolates() {
 		return l
 	}
@@ -556,14 +563,9 @@ func (r *ridge) leaveOneOut(y mat.Matrix, pr projection) *leaveOneOut {
 	}
 	l.fitted = new(mat.Dense)
 	mul(l.fitted, r.zv, r.filtered(pr, func(e float64) float64 { return 1 / e }))
-	n, _ := r.zv.Dims()
-	l.unfit = make([]float64, n)
-	for i := range n {
+	l.unfit = l.shrunk(make([]float64, n), inv)
+	for i, fit := range l.unfit {
 		wi := r.weight(i)
-		var fit float64
-		for j, v := range r.zv.RawRowView(i) {
-			fit += v * v * inv[j]
-		}
 		l.unfit[i] = 1 - wi/r.total - wi*fit
 	}
 	return l
@@ -598,41 +600,74 @@ func (l *leaveOneOut) predictions(dst *mat.Dense, cost float64) bool {
 	var resid mat.Dense // what the penalty leaves of the residuals
 	mul(&resid, r.zv, r.filtered(pr, shrink))
 	if l.fitted != nil {
-		resid.Apply(func(i, j int, v float64) float64 { return v + y.At(i, j) - pr.mean[j] - l.fitted.At(i, j) }, &resid)
+		for i := range n {
+			row, fit := resid.RawRowView(i), l.fitted.RawRowView(i)
+			for j := range row {
+				row[j] = row[j] + y.At(i, j) - pr.mean[j] - fit[j]
+			}
+		}
 	}
-	// shrink(e) per eigenvalue, 0 where e is 0: the rows' loop below
-	// then only multiplies.
+	// shrink(e) per eigenvalue, 0 where e is 0: the rows' sums below
+	// then only multiply.
 	shrinks := make([]float64, len(r.e))
 	for j, e := range r.e {
 		if e > 0 {
 			shrinks[j] = shrink(e)
 		}
 	}
-	for i := range n {
-		var shrunk float64
-		for j, v := range r.zv.RawRowView(i) {
-			shrunk += v * v * shrinks[j]
-		}
-		shrunk *= r.weight(i)
-		slack := shrunk
+	slacks := l.shrunk(make([]float64, n), shrinks)
+	for i, slack := range slacks {
+		slack *= r.weight(i)
 		if l.unfit != nil {
 			slack += max(l.unfit[i], 0)
 		}
 		if !(slack > 1e-12) {
 			return false
 		}
+		out, res := dst.RawRowView(i), resid.RawRowView(i)
 		for j := range k {
-			dst.Set(i, j, y.At(i, j)-resid.At(i, j)/slack)
+			out[j] = y.At(i, j) - res[j]/slack
 		}
 	}
 	return true
+}
+
+// shrunk sets dst[i] to the sum over j of zv_ij^2 shrinks[j], in the
+// order of j, and returns dst. Four rows at a time: each row's sum is a
+// chain of additions, each waiting for the one before, and four chains
+// keep the processor busy where one would leave it waiting.
+func (l *leaveOneOut) shrunk(dst, shrinks []float64) []float64 {
+	p := len(shrinks)
+	i := 0
+	for ; i+4 <= len(dst); i += 4 {
+		r0 := l.sq[i*p : i*p+p]
+		r1 := l.sq[(i+1)*p : (i+1)*p+p]
+		r2 := l.sq[(i+2)*p : (i+2)*p+p]
+		r3 := l.sq[(i+3)*p : (i+3)*p+p]
+		var s0, s1, s2, s3 float64
+		for j, g := range shrinks {
+			s0 += r0[j] * g
+			s1 += r1[j] * g
+			s2 += r2[j] * g
+			s3 += r3[j] * g
+		}
+		dst[i], dst[i+1], dst[i+2], dst[i+3] = s0, s1, s2, s3
+	}
+	for ; i < len(dst); i++ {
+		var s float64
+		for j, v := range l.sq[i*p : i*p+p] {
+			s += v * shrinks[j]
+		}
+		dst[i] = s
+	}
+	return dst
 }
 
 // heldRows are rows that a fold holds out, as the solver of all the
 // rows sees them: their coordinates in its eigenbasis, on the
 // eigenvalues that are not 0, and, unless the features interpolate the
 // rows, the part of I - H_FF that they cannot fit, which no cost changes
-// (see foldPredictions).
+// (see heldFold.predictions).
 type heldRows struct {
 	rows  []int
 	e     []float64  // the eigenvalues that are not 0
@@ -700,7 +735,39 @@ func (r *ridge) weight(i int) float64 {
 	return r.w[i]
 }
 
-// foldPredictions writes to dst (len(h.rows) x k) the predictions of the
+// heldFold holds what the predictions of the rows h held out, for the
+// targets y of all the solver's rows, whose projection is pr, share at
+// every cost: pr's t on the eigenvalues that are not 0 and, unless the
+// features interpolate the rows, the held-out rows' fit at cost 0 less
+// the mean (see predictions). A selection scores each fold at 13 costs.
+type heldFold struct {
+	r      *ridge
+	y      mat.Matrix
+	pr     projection
+	h      *heldRows
+	t      *mat.Dense // max(len(h.e), 1) x k
+	fitted *mat.Dense // len(h.rows) x k; nil when the features interpolate
+}
+
+// heldFold returns the parts of the predictions of the rows h for the
+// targets y, of projection pr, that no cost changes.
+func (r *ridge) heldFold(y mat.Matrix, pr projection, h *heldRows) *heldFold {
+	_, k := pr.t.Dims()
+	o := &heldFold{r: r, y: y, pr: pr, h: h, t: mat.NewDense(max(len(h.e), 1), k, nil)}
+	for l, j := 0, 0; j < len(r.e); j++ {
+		if r.e[j] > 0 {
+			o.t.SetRow(l, pr.t.RawRowView(j))
+			l++
+		}
+	}
+	if h.unfit != nil {
+		o.fitted = new(mat.Dense)
+		mul(o.fitted, h.scaled(nil, func(e float64) float64 { return 1 / e }), o.t)
+	}
+	return o
+}
+
+// predictions writes to dst (len(h.rows) x k) the predictions of the
 // held-out rows h by the fit to the solver's other rows, with an
 // intercept of their own and the penalty (rows - len(h.rows)) cost
 // |beta|^2, as their own solver would fit them, from the fit to all the
@@ -715,16 +782,10 @@ func (r *ridge) weight(i int) float64 {
 // part that the features cannot fit, exactly 0 when they interpolate the
 // rows, and what the penalty leaves of the rest. It returns false if
 // I - H_FF is singular, where leaving the rows out is undefined.
-func (r *ridge) foldPredictions(dst *mat.Dense, y mat.Matrix, pr projection, h *heldRows, cost float64) bool {
+func (o *heldFold) predictions(dst *mat.Dense, cost float64) bool {
+	r, y, pr, h, t := o.r, o.y, o.pr, o.h, o.t
 	m, k := dst.Dims()
 	nc := float64(r.rows-m) * cost
-	t := mat.NewDense(max(len(h.e), 1), k, nil) // pr.t on the eigenvalues kept
-	for l, j := 0, 0; j < len(r.e); j++ {
-		if r.e[j] > 0 {
-			t.SetRow(l, pr.t.RawRowView(j))
-			l++
-		}
-	}
 	shrunk := h.scaled(nil, func(e float64) float64 { return nc / (e * (e + nc)) })
 	slack, resid := new(mat.Dense), new(mat.Dense) // I - H_FF, and y_F - fit_F
 	mul(slack, shrunk, h.z.T())
@@ -737,11 +798,9 @@ func (r *ridge) foldPredictions(dst *mat.Dense, y mat.Matrix, pr projection, h *
 	}
 	if h.unfit != nil {
 		slack.Add(slack, h.unfit)
-		var fitted mat.Dense
-		mul(&fitted, h.scaled(shrunk, func(e float64) float64 { return 1 / e }), t)
 		for a, i := range h.rows {
 			for j := range k {
-				resid.Set(a, j, resid.At(a, j)+y.At(i, j)-pr.mean[j]-fitted.At(a, j))
+				resid.Set(a, j, resid.At(a, j)+y.At(i, j)-pr.mean[j]-o.fitted.At(a, j))
 			}
 		}
 	}

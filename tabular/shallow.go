@@ -741,7 +741,7 @@ type shallowScorer struct {
 // held-out rows with their features, both nil for leave-one-out, which
 // holds out the solver's own rows in turn. A part whose fold and
 // training rows are all the solver's rows is shared: r is the solver of
-// all the rows, from which the fold's fit follows (see foldPredictions).
+// all the rows, from which the fold's fit follows (see heldFold).
 type scorerPart struct {
 	r           *ridge
 	train, test []int
@@ -773,8 +773,8 @@ func (b *shallowBasis) scorerPart(w []float64, val *validation, folded bool, i i
 // the targets: the projections of the parts' training targets (of all
 // the rows for a shared part), the targets of all the rows, the held-out
 // rows of each part, for a regression the mean of each part's training
-// targets, and for a part of leave-one-out what its predictions share
-// at every cost (nil for the others).
+// targets, and for a part of leave-one-out or a shared part what its
+// predictions share at every cost (nil for the others).
 type variantScorer struct {
 	sc         *shallowScorer
 	projs      []projection
@@ -782,6 +782,7 @@ type variantScorer struct {
 	tests      []problemData
 	trainMeans [][]float64
 	loos       []*leaveOneOut
+	folds      []*heldFold
 	// ev is the evidence of leave-one-out's rows, nil when the fit
 	// does not rank by it; jac the sum of v's jac.
 	ev  *evidence
@@ -812,6 +813,10 @@ func (sc *shallowScorer) on(v problemData) *variantScorer {
 			mean = weightedMean(train.targets(), train.w, sumOr(train.w, len(p.train)))
 		}
 		var loo *leaveOneOut
+		var fold *heldFold
+		if p.held != nil {
+			fold = p.r.heldFold(vs.y, pr, p.held)
+		}
 		if p.ztv == nil && p.held == nil {
 			loo = p.r.leaveOneOut(targetsOf(test, sc.outputs), pr)
 			if evidenceFor(v, p.r.rows) {
@@ -819,7 +824,7 @@ func (sc *shallowScorer) on(v problemData) *variantScorer {
 			}
 		}
 		vs.projs, vs.tests, vs.trainMeans = append(vs.projs, pr), append(vs.tests, test), append(vs.trainMeans, mean)
-		vs.loos = append(vs.loos, loo)
+		vs.loos, vs.folds = append(vs.loos, loo), append(vs.folds, fold)
 	}
 	return vs
 }
@@ -845,7 +850,7 @@ func (vs *variantScorer) predictions(cost float64) ([]*mat.Dense, bool) {
 		n, _ := vs.tests[i].x.Dims()
 		preds[i] = mat.NewDense(n, vs.sc.outputs, nil)
 		if p.held != nil {
-			if !p.r.foldPredictions(preds[i], vs.y, vs.projs[i], p.held, cost) {
+			if !vs.folds[i].predictions(preds[i], cost) {
 				return nil, false
 			}
 			continue

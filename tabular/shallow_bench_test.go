@@ -12,7 +12,7 @@ import (
 
 // BenchmarkShallowFolds scores the shallow machine of one bandwidth at
 // every cost of ShallowCosts on 5 folds, by each fold's own solver and
-// from the solver of all the rows (foldPredictions).
+// from the solver of all the rows (heldFold).
 func BenchmarkShallowFolds(b *testing.B) {
 	for _, n := range []int{60, 150, 400} {
 		basis, all, y := benchBasis(b, n)
@@ -35,9 +35,9 @@ func BenchmarkShallowFolds(b *testing.B) {
 			for range b.N {
 				pr := all.project(y)
 				for _, f := range folds {
-					dst, h := mat.NewDense(len(f.Test), 1, nil), all.held(f.Test)
+					dst, o := mat.NewDense(len(f.Test), 1, nil), all.heldFold(y, pr, all.held(f.Test))
 					for _, c := range shallowCosts() {
-						all.foldPredictions(dst, y, pr, h, c)
+						o.predictions(dst, c)
 					}
 				}
 			}

@@ -731,7 +731,7 @@ func TestFoldPredictions(t *testing.T) {
 					ztv := own.inBasis(pickRows(b.z, fold.Test))
 					for _, cost := range []float64{1e-9, 1e-4, 1e-2, 1} {
 						got := mat.NewDense(len(fold.Test), 2, nil)
-						if !all.foldPredictions(got, y, pr, all.held(fold.Test), cost) {
+						if !all.heldFold(y, pr, all.held(fold.Test)).predictions(got, cost) {
 							t.Fatalf("weighted %v, cost %v: held-out rows undefined", w != nil, cost)
 						}
 						want := own.predict(ztv, own.project(pickRows(y, fold.Train)), cost)
