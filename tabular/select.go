@@ -955,18 +955,10 @@ func heldOutOf(pred *mat.Dense, d problemData) heldOut {
 		}
 		return heldOut{loss: mse / float64(k), score: r2 / float64(k)}
 	}
-	var loss, correct float64
+	var loss float64
 	for i, l := range d.labels {
 		row := pred.RawRowView(i)
-		top := 0
-		for j, v := range row {
-			if v > row[top] {
-				top = j
-			}
-		}
-		if top == l {
-			correct += w[i]
-		}
+		top := argmax(row)
 		// log(sum exp(row)) - row[l], shifted by the top score to stay finite.
 		sum := 0.0
 		for _, v := range row {
@@ -974,5 +966,29 @@ func heldOutOf(pred *mat.Dense, d problemData) heldOut {
 		}
 		loss += w[i] * (math.Log(sum) + row[top] - row[l])
 	}
-	return heldOut{loss: loss / total, score: correct / total}
+	return heldOut{loss: loss / total, score: accuracy(pred, d)}
+}
+
+// accuracy returns the share of the held-out rows d (weighted) whose
+// label has the highest of their scores pred, the first on a tie.
+func accuracy(pred *mat.Dense, d problemData) float64 {
+	var correct float64
+	for i, l := range d.labels {
+		if argmax(pred.RawRowView(i)) == l {
+			correct += weight(d.w, i)
+		}
+	}
+	return correct / sumOr(d.w, len(d.labels))
+}
+
+// argmax returns the index of the largest value of row, the first on a
+// tie.
+func argmax(row []float64) int {
+	top := 0
+	for j, v := range row {
+		if v > row[top] {
+			top = j
+		}
+	}
+	return top
 }

@@ -925,11 +925,13 @@ func (vs *variantScorer) score(c Candidate) Candidate {
 		if test.back != nil {
 			test.back(pred)
 		}
+		if test.labels != nil {
+			// Ranked by the Brier score, not heldOutOf's log-loss.
+			losses[i], scores[i] = brier(pred, test), accuracy(pred, test)
+			continue
+		}
 		h := heldOutOf(pred, test)
 		losses[i], scores[i] = h.loss, h.score
-		if test.labels != nil {
-			losses[i] = brier(pred, test)
-		}
 	}
 	if len(preds) == 1 {
 		c.Loss, c.Score = losses[0], scores[0]
