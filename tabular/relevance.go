@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/kernel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -142,8 +143,9 @@ func newSlopes(m *kernel.Machine, x *mat.Dense) *slopes {
 	for i := range n {
 		row, xi := g.k.RawRowView(i), x.RawRowView(i)
 		for q := range row {
-			row[q] = math.Exp(-g.gamma * sqDistance(xi, m.Anchors.RawRowView(q)))
+			row[q] = sqDistance(xi, m.Anchors.RawRowView(q))
 		}
+		numeric.NegExp(row, g.gamma)
 	}
 	return g
 }

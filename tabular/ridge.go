@@ -164,7 +164,9 @@ const eigenFloor = 1e-10
 // psi] the ridge penalty is cost (|W|^2 / lin^2 + the RKHS norm /
 // weight^2). The map to the anchors' coefficients takes the weight in,
 // and the machine's linear part the linear factor lin, so that the
-// machine fitted has the usual form.
+// machine fitted has the usual form. Its Gaussians are numeric.NegExp's,
+// as the machine's own (package ad) and the streamed fit's: several at
+// a time, within a few ulp of math.Exp.
 func newShallowBasis(in *shallowInputs, sigma, weight float64) (*shallowBasis, error) {
 	n, _ := in.x.Dims()
 	gamma := 1 / (2 * sigma * sigma)
@@ -173,12 +175,9 @@ func newShallowBasis(in *shallowInputs, sigma, weight float64) (*shallowBasis, e
 		return nil, err
 	}
 	toC.Scale(weight, toC)
-	m, r := toC.Dims()
-	knm := mat.NewDense(n, m, nil)
-	dst, src := knm.RawMatrix().Data, in.toAnchors.RawMatrix().Data // both n x m, contiguous
-	for i, v := range src {
-		dst[i] = math.Exp(-gamma * v)
-	}
+	_, r := toC.Dims()
+	knm := mat.DenseCopyOf(in.toAnchors)
+	numeric.NegExp(knm.RawMatrix().Data, gamma) // n x m, contiguous
 	psi := mat.NewDense(n, r, nil)
 	mul(psi, knm, toC)
 	return basisOf(in, sigma, toC, psi)
@@ -221,15 +220,12 @@ func basisOf(in *shallowInputs, sigma float64, toC, psi *mat.Dense) (*shallowBas
 // anchors are U^-1, which makes their features orthonormal (U^-T K U^-1
 // = I on them), and the others' are 0. It costs a fraction of an
 // eigendecomposition of the kernel matrix, which would span the same
-// features.
+// features. Its Gaussians are numeric.NegExp's, as the basis's.
 func anchorBasis(between *mat.Dense, gamma float64) (*mat.Dense, error) {
 	m, _ := between.Dims()
-	kmm := mat.NewSymDense(m, nil)
-	for i := range m {
-		for j := i; j < m; j++ {
-			kmm.SetSym(i, j, math.Exp(-gamma*between.At(i, j)))
-		}
-	}
+	k := mat.DenseCopyOf(between)
+	numeric.NegExp(k.RawMatrix().Data, gamma) // m x m, contiguous
+	kmm := mat.NewSymDense(m, k.RawMatrix().Data)
 	piv := make([]int, m)
 	t, rank, _ := lapack64.Pstrf(kmm.RawSymmetric(), piv, eigenFloor, make([]float64, 2*m))
 	if rank == 0 {
