@@ -743,6 +743,10 @@ type heldFold struct {
 	h      *heldRows
 	t      *mat.Dense // max(len(h.e), 1) x k
 	fitted *mat.Dense // len(h.rows) x k; nil when the features interpolate
+	// shrunk, slack, resid and ipiv are predictions' scratch, which
+	// each cost overwrites.
+	shrunk, slack, resid *mat.Dense
+	ipiv                 []int
 }
 
 // heldFold returns the parts of the predictions of the rows h for the
@@ -782,9 +786,12 @@ func (o *heldFold) predictions(dst *mat.Dense, cost float64) bool {
 	r, y, pr, h, t := o.r, o.y, o.pr, o.h, o.t
 	m, k := dst.Dims()
 	nc := float64(r.rows-m) * cost
-	shrunk := h.scaled(nil, func(e float64) float64 { return nc / (e * (e + nc)) })
-	slack, resid := new(mat.Dense), new(mat.Dense) // I - H_FF, and y_F - fit_F
-	mul(slack, shrunk, h.z.T())
+	if o.shrunk == nil {
+		o.slack, o.resid, o.ipiv = new(mat.Dense), new(mat.Dense), make([]int, m)
+	}
+	o.shrunk = h.scaled(o.shrunk, func(e float64) float64 { return nc / (e * (e + nc)) })
+	shrunk, slack, resid := o.shrunk, o.slack, o.resid // resid: y_F - fit_F
+	mul(slack, shrunk, h.z.T())                        // I - H_FF
 	mul(resid, shrunk, t)
 	for b, i := range h.rows {
 		w := r.weight(i)
@@ -803,11 +810,10 @@ func (o *heldFold) predictions(dst *mat.Dense, cost float64) bool {
 	// LU without gonum's estimate of the condition number, which costs
 	// as much as the factorisation here: a nearly singular system makes
 	// predictions far off, whose loss is then never chosen.
-	ipiv := make([]int, m)
-	if !lapack64.Getrf(slack.RawMatrix(), ipiv) {
+	if !lapack64.Getrf(slack.RawMatrix(), o.ipiv) {
 		return false
 	}
-	lapack64.Getrs(blas.NoTrans, slack.RawMatrix(), resid.RawMatrix(), ipiv)
+	lapack64.Getrs(blas.NoTrans, slack.RawMatrix(), resid.RawMatrix(), o.ipiv)
 	for a, i := range h.rows {
 		for j := range k {
 			dst.Set(a, j, y.At(i, j)-resid.At(a, j))
