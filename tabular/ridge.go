@@ -9,7 +9,7 @@ import (
 	"github.com/parametric-machines/machines/internal/matmul"
 	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/kernel"
-	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
@@ -813,13 +813,55 @@ func (o *heldFold) predictions(dst *mat.Dense, cost float64) bool {
 	if !lapack64.Getrf(slack.RawMatrix(), o.ipiv) {
 		return false
 	}
-	lapack64.Getrs(blas.NoTrans, slack.RawMatrix(), resid.RawMatrix(), o.ipiv)
+	luSolve(slack.RawMatrix(), o.ipiv, resid.RawMatrix())
 	for a, i := range h.rows {
 		for j := range k {
 			dst.Set(a, j, y.At(i, j)-resid.At(a, j))
 		}
 	}
 	return true
+}
+
+// luSolve sets b to the solution X of A X = b, from the LU factors of
+// A and their pivots that lapack64.Getrf returns: lapack64.Getrs with
+// blas.NoTrans, bit for bit, the same operations in the same order. A
+// fold's systems have a column or a few (one per output), where Getrs's
+// triangular solves call a vector routine for each entry of the factors.
+func luSolve(lu blas64.General, ipiv []int, b blas64.General) {
+	n, k := b.Rows, b.Cols
+	row := func(m blas64.General, i int) []float64 { return m.Data[i*m.Stride : i*m.Stride+m.Cols] }
+	for i, p := range ipiv[:n] {
+		if p != i {
+			bi, bp := row(b, i), row(b, p)
+			for c := range bi {
+				bi[c], bp[c] = bp[c], bi[c]
+			}
+		}
+	}
+	for i := range n { // L, of unit diagonal
+		bi := row(b, i)
+		for j, v := range lu.Data[i*lu.Stride : i*lu.Stride+i] {
+			if v != 0 {
+				for c, u := range row(b, j)[:k] {
+					bi[c] += -v * u
+				}
+			}
+		}
+	}
+	for i := n - 1; i >= 0; i-- { // U
+		bi := row(b, i)
+		for jj, v := range lu.Data[i*lu.Stride+i+1 : i*lu.Stride+n] {
+			if v != 0 {
+				for c, u := range row(b, i+1+jj)[:k] {
+					bi[c] += -v * u
+				}
+			}
+		}
+		t := 1 / lu.Data[i*lu.Stride+i]
+		for c := range bi {
+			bi[c] *= t
+		}
+	}
 }
 
 // machine returns the shallow machine of basis b fitted by the solver r

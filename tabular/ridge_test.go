@@ -5,8 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/floats/scalar"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -130,6 +132,42 @@ func TestLinearFactor(t *testing.T) {
 		f := &shallowFit{data: d}
 		if in := f.inputs(mat.DenseCopyOf(sp.sub[0].x), sp.anchors); len(val.rows) != SelectionRows || sp.lin != tc.want || sp.in.lin != tc.want || in.lin != tc.want {
 			t.Errorf("%d rows of 100 inputs, validated on %d: linear factor %v, of the selection's inputs %v, of the final fit's %v; want %v", tc.n, len(val.rows), sp.lin, sp.in.lin, in.lin, tc.want)
+		}
+	}
+}
+
+// TestLUSolve checks luSolve against lapack64.Getrs, bit for bit, on
+// seeded systems of one to three columns whose factors hold zeros and
+// whose pivots swap rows.
+func TestLUSolve(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 11))
+	for _, n := range []int{1, 2, 7, 40} {
+		for _, k := range []int{1, 3} {
+			a := mat.NewDense(n, n, nil)
+			for i := range n {
+				for j := range n {
+					if rnd.IntN(4) > 0 { // a quarter of zeros
+						a.Set(i, j, rnd.NormFloat64())
+					}
+				}
+				a.Set(i, (i+1)%n, a.At(i, (i+1)%n)+3) // nonsingular, and pivoted
+			}
+			b := mat.NewDense(n, k, nil)
+			for i := range n {
+				for j := range k {
+					b.Set(i, j, rnd.NormFloat64())
+				}
+			}
+			ipiv := make([]int, n)
+			if !lapack64.Getrf(a.RawMatrix(), ipiv) {
+				t.Fatalf("n %d: singular", n)
+			}
+			want, got := mat.DenseCopyOf(b), mat.DenseCopyOf(b)
+			lapack64.Getrs(blas.NoTrans, a.RawMatrix(), want.RawMatrix(), ipiv)
+			luSolve(a.RawMatrix(), ipiv, got.RawMatrix())
+			if !mat.Equal(got, want) {
+				t.Errorf("n %d, %d columns: luSolve\n%v\nGetrs\n%v", n, k, mat.Formatted(got.T()), mat.Formatted(want.T()))
+			}
 		}
 	}
 }
