@@ -404,10 +404,17 @@ func identity(n int) *mat.Dense {
 func weightedMean(z mat.Matrix, w []float64, total float64) []float64 {
 	n, p := z.Dims()
 	mean := make([]float64, p)
+	d, dense := z.(*mat.Dense)
 	for i := range n {
 		wi := 1.0
 		if w != nil {
 			wi = w[i]
+		}
+		if dense { // the same sums, without a call per entry
+			for j, v := range d.RawRowView(i) {
+				mean[j] += wi * v
+			}
+			continue
 		}
 		for j := range p {
 			mean[j] += wi * z.At(i, j)
