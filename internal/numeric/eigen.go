@@ -11,10 +11,10 @@ import (
 
 // EigenSym returns the eigenvalues of the symmetric matrix a in ascending
 // order and its eigenvectors, the columns of vectors in the same order,
-// or false if the iteration did not converge. The results are those of
-// gonum's mat.EigenSym (LAPACK's dsyev: dsytrd, dorgtr, dsteqr), bit for
-// bit: the same operations in the same order (built for GOAMD64 v1 or
-// v2, where Go fuses no multiply-add). Where dsteqr applies each
+// or false if the iteration did not converge. It computes LAPACK's
+// dsyev (dsytrd, dorgtr, dsteqr) by gonum's routines, on the lower
+// triangle where gonum's mat.EigenSym reduces the upper one, so that the
+// two agree to rounding. Where dsteqr applies each
 // plane rotation to two columns of the row-major eigenvectors, a strided
 // access, EigenSym applies it to two rows of their transpose, which are
 // contiguous and which rotateRows runs several elements per instruction.
@@ -50,9 +50,16 @@ func EigenSym(a *mat.SymDense) (values []float64, vectors *mat.Dense, ok bool) {
 	if sigma != 1 {
 		impl.Dlascl(lapack.UpperTri, 0, 0, 1, sigma, n, n, q, n)
 	}
+	// The reduction reads the lower triangle, on which gonum's row-major
+	// Dsytrd is the faster.
+	for i := range n {
+		for j := range i {
+			q[i*n+j] = q[j*n+i]
+		}
+	}
 	e, tau := make([]float64, n), make([]float64, n)
-	impl.Dsytrd(blas.Upper, n, q, n, w, e, tau, work[2*n:], nb*n)
-	impl.Dorgtr(blas.Upper, n, q, n, tau, work[2*n:], nb*n)
+	impl.Dsytrd(blas.Lower, n, q, n, w, e, tau, work[2*n:], nb*n)
+	impl.Dorgtr(blas.Lower, n, q, n, tau, work[2*n:], nb*n)
 	t := &tridiagonal{n: n, d: w, e: e, zt: transpose(q, n), c: make([]float64, n-1), s: make([]float64, n-1)}
 	if !t.solve() {
 		return nil, nil, false
