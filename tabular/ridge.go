@@ -541,20 +541,14 @@ type leaveOneOut struct {
 	pr     projection
 	fitted *mat.Dense // the fit at cost 0, less the mean; nil when the features interpolate
 	unfit  []float64  // 1 - w_i / sum(w) - sum_j w_i zv_ij^2 / e_j; nil when they interpolate
-	sq     []float64  // zv_ij^2, row by row, which every cost's leverages sum
 }
 
 // leaveOneOut returns the parts of the leave-one-out predictions of the
 // solver's rows for the targets y, of projection pr, that no cost
 // changes.
 func (r *ridge) leaveOneOut(y mat.Matrix, pr projection) *leaveOneOut {
-	n, p := r.zv.Dims()
-	l := &leaveOneOut{r: r, y: y, pr: pr, sq: make([]float64, 0, n*p)}
-	for i := range n {
-		for _, v := range r.zv.RawRowView(i) {
-			l.sq = append(l.sq, v*v)
-		}
-	}
+	n, _ := r.zv.Dims()
+	l := &leaveOneOut{r: r, y: y, pr: pr}
 	if r.interpolates() {
 		return l
 	}
@@ -640,26 +634,23 @@ func (l *leaveOneOut) predictions(dst *mat.Dense, cost float64) bool {
 // chain of additions, each waiting for the one before, and four chains
 // keep the processor busy where one would leave it waiting.
 func (l *leaveOneOut) shrunk(dst, shrinks []float64) []float64 {
-	p := len(shrinks)
+	zv := l.r.zv
 	i := 0
 	for ; i+4 <= len(dst); i += 4 {
-		r0 := l.sq[i*p : i*p+p]
-		r1 := l.sq[(i+1)*p : (i+1)*p+p]
-		r2 := l.sq[(i+2)*p : (i+2)*p+p]
-		r3 := l.sq[(i+3)*p : (i+3)*p+p]
+		r0, r1, r2, r3 := zv.RawRowView(i), zv.RawRowView(i+1), zv.RawRowView(i+2), zv.RawRowView(i+3)
 		var s0, s1, s2, s3 float64
 		for j, g := range shrinks {
-			s0 += r0[j] * g
-			s1 += r1[j] * g
-			s2 += r2[j] * g
-			s3 += r3[j] * g
+			s0 += r0[j] * r0[j] * g
+			s1 += r1[j] * r1[j] * g
+			s2 += r2[j] * r2[j] * g
+			s3 += r3[j] * r3[j] * g
 		}
 		dst[i], dst[i+1], dst[i+2], dst[i+3] = s0, s1, s2, s3
 	}
 	for ; i < len(dst); i++ {
 		var s float64
-		for j, v := range l.sq[i*p : i*p+p] {
-			s += v * shrinks[j]
+		for j, v := range zv.RawRowView(i) {
+			s += v * v * shrinks[j]
 		}
 		dst[i] = s
 	}
