@@ -261,24 +261,41 @@ func shallowCost(shape fitShape, s Settings, variants int) estimate {
 }
 
 // growCost is the time and memory of the final fit's bases on all the
-// rows at the counts of anchors that growAnchors may try, when the
-// shallow machine's selection runs on a subsample: each has rows x
-// (inputs + anchors) features, whose Gram matrix and eigenbasis take the
-// time. The inputs count the levels of the columns tried by their codes,
-// at most one per codeMinRows rows each, which the final fit may keep.
+// rows at every count of anchors that growAnchors may try (growTries),
+// when the shallow machine's selection runs on a subsample: the time of
+// all of them, the memory of the largest. The fit stops at the first
+// count that does not lower its loss beyond its noise, which the shape
+// does not tell, so this is the fit that grows all the way; one that
+// stops at the first count takes several times less on a table of
+// thousands of rows (see TestFitEstimate).
 func growCost(shape fitShape, s Settings) estimate {
-	rows := shape.rows
-	if s.Anchors != 0 || shallowRows(rows, shallowWidth(rows, shape.inputs, s)) >= rows {
-		return estimate{}
-	}
-	inputs := shape.inputs + shape.codes*rows/codeMinRows
 	var e estimate
-	for _, m := range anchorGrowth(rows, inputs) {
-		p := float64(inputs + m)
-		e.seconds += growSeconds * float64(rows) * p * p
-		e.bytes = growCopies * 8 * float64(rows) * p
+	for _, t := range growTries(shape, s) {
+		e.seconds += t.seconds
+		e.bytes = math.Max(e.bytes, t.bytes)
 	}
 	return e
+}
+
+// growTries is the time and memory of the final fit's basis at each
+// count of anchors that growAnchors may try, in order, none when the
+// selection runs on all the rows or the count is set: each has rows x
+// (inputs + anchors) features, whose Gram matrix and eigenbasis take
+// the time. The inputs count the levels of the columns tried by their
+// codes, at most one per codeMinRows rows each, which the final fit may
+// keep.
+func growTries(shape fitShape, s Settings) []estimate {
+	rows := shape.rows
+	if s.Anchors != 0 || shallowRows(rows, shallowWidth(rows, shape.inputs, s)) >= rows {
+		return nil
+	}
+	inputs := shape.inputs + shape.codes*rows/codeMinRows
+	var tries []estimate
+	for _, m := range anchorGrowth(rows, inputs) {
+		p := float64(inputs + m)
+		tries = append(tries, estimate{seconds: growSeconds * float64(rows) * p * p, bytes: growCopies * 8 * float64(rows) * p})
+	}
+	return tries
 }
 
 // shallowWidth is the number of features of the shallow machine's basis

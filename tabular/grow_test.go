@@ -30,10 +30,14 @@ func TestAnchorGrowth(t *testing.T) {
 		{SelectionRows, 3, []int{200, 400}},
 		{SelectionRows + 1, 3, []int{200, 400}},
 		{999, 3, []int{200, 400}},
-		{3199, 3, []int{200, 400}},
-		{3200, 3, []int{200, 400, 800}},
-		{9950, 3, []int{200, 400, 800}},
-		{9950, 200, []int{200, 400}},
+		{1599, 3, []int{200, 400}},
+		{1600, 3, []int{200, 400, 800}},
+		{3199, 3, []int{200, 400, 800}},
+		{3200, 3, []int{200, 400, 800, 1600}},
+		{9950, 3, []int{200, 400, 800, 1600}},
+		{9950, 200, []int{200, 400, 800}},
+		{9950, 900, []int{200, 400}},
+		{19000, 3, []int{200, 400, 800}},
 		{20000, 3, []int{200, 400}},
 	} {
 		if got := anchorGrowth(tc.n, tc.inputs); !slices.Equal(got, tc.want) {
@@ -235,5 +239,42 @@ func TestGrowAverage(t *testing.T) {
 	_, slope := stat.LinearRegression(pred, mat.Col(nil, 0, y), nil, false)
 	if !(slope > 0.8 && slope < 1.5) {
 		t.Errorf("the targets follow the predictions at a slope of %.3f, want near 1", slope)
+	}
+}
+
+// TestWorthTrying checks which counts of anchors growAnchors tries after
+// the count kept last lowered the loss by a fraction of it: every count
+// up to twice streamAnchorsMax, and past it only after a fall of more
+// than growAhead.
+func TestWorthTrying(t *testing.T) {
+	for _, tc := range []struct {
+		m    int
+		fall float64
+		want bool
+	}{
+		{200, math.Inf(1), true},
+		{400, 0, true},
+		{2 * streamAnchorsMax, 0, true},
+		{4 * streamAnchorsMax, 2 * growAhead, true},
+		{4 * streamAnchorsMax, growAhead, false},
+		{4 * streamAnchorsMax, growAhead / 2, false},
+		{4 * streamAnchorsMax, math.NaN(), false},
+	} {
+		if got := worthTrying(tc.m, tc.fall); got != tc.want {
+			t.Errorf("%d anchors after a fall of %g: %v, want %v", tc.m, tc.fall, got, tc.want)
+		}
+	}
+}
+
+// TestRelativeFall checks the fraction of the loss by which the rows'
+// losses fall, weighted.
+func TestRelativeFall(t *testing.T) {
+	best := []float64{1, 2, 3, 4}
+	if got := relativeFall([]float64{0.9, 1.8, 2.7, 3.6}, best, nil); math.Abs(got-0.1) > 1e-12 {
+		t.Errorf("fall %g, want 0.1", got)
+	}
+	// The last row, of weight 0, counts for nothing.
+	if got := relativeFall([]float64{0.5, 2, 3, 0}, best, []float64{1, 1, 1, 0}); math.Abs(got-0.5/6) > 1e-12 {
+		t.Errorf("weighed fall %g, want %g", got, 0.5/6)
 	}
 }

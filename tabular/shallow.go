@@ -1187,6 +1187,31 @@ func lowersBeyondNoise(next, best, w []float64) bool {
 	return mean > growErrors*se
 }
 
+// growAhead is the fraction of the leave-one-out loss by which the
+// doubling of the anchors before a count past 800 must have lowered it
+// for growAnchors to try that count (see worthTrying).
+const growAhead = 0.01
+
+// worthTrying reports whether growAnchors tries m anchors after the
+// count kept last lowered the loss by the fraction fall of it: always
+// up to twice streamAnchorsMax, and past it only when fall is more than
+// growAhead. Each doubling's basis takes about four times the time of
+// the one before, and it mostly gains less than the one before did.
+func worthTrying(m int, fall float64) bool {
+	return m <= 2*streamAnchorsMax || fall > growAhead
+}
+
+// relativeFall returns the fraction of the loss best (the rows' losses,
+// weighted by w, nil for alike) by which next is lower.
+func relativeFall(next, best, w []float64) float64 {
+	var sum, loss float64
+	for i := range next {
+		sum += weight(w, i) * (best[i] - next[i])
+		loss += weight(w, i) * best[i]
+	}
+	return sum / loss
+}
+
 // weight returns w[i], or 1 for a nil w.
 func weight(w []float64, i int) float64 {
 	if w == nil {
@@ -1243,8 +1268,9 @@ func rowLosses(pred *mat.Dense, d problemData) []float64 {
 // its solver, at the count of anchors among ShallowAnchors and its
 // doublings (anchorGrowth) beyond which the exact leave-one-out loss of
 // all the rows, each count at its best cost, stops falling by more than
-// its noise and growMargin (lowersBeyondNoise), and whether that count is larger than
-// ShallowAnchors. The anchors are drawn as anchorRows draws them, from
+// its noise and growMargin (lowersBeyondNoise) or that worthTrying
+// does not try, and whether that count is larger than ShallowAnchors.
+// The anchors are drawn as anchorRows draws them, from
 // the same seed, so that 400 hold the 200. It sets f's anchors to the
 // basis's. b and r are the basis and solver of f's anchors. A setting
 // chosen on a subsample of SelectionRows rows would give a table of
@@ -1263,7 +1289,11 @@ func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shall
 	}
 	best := rowLosses(pred, f.data)
 	grown := false
+	fall := math.Inf(1) // the relative fall of the loss at the count kept last
 	for _, m := range counts {
+		if !worthTrying(m, fall) {
+			break
+		}
 		rows := anchorRows(Shallow, f.data.x, Settings{Anchors: m}, f.seed)
 		anchors := pickRows(f.data.x, rows)
 		nb, err := newShallowBasis(f.inputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, 1)
@@ -1282,6 +1312,7 @@ func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shall
 		if !lowersBeyondNoise(next, best, f.data.w) {
 			break
 		}
+		fall = relativeFall(next, best, f.data.w)
 		b, r, best, f.anchors, f.anchorRows, grown = nb, nr, next, anchors, rows, true
 	}
 	return b, r, grown, nil
