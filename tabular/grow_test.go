@@ -278,3 +278,55 @@ func TestRelativeFall(t *testing.T) {
 		t.Errorf("weighed fall %g, want %g", got, 0.5/6)
 	}
 }
+
+// TestGrowCounts checks the counts of anchors that growAnchors tries
+// and keeps, given the fraction by which each lowers the loss of the
+// count before it: each count kept while it lowers the loss beyond its
+// noise, and one past twice streamAnchorsMax tried only after the count
+// before it lowered the loss by more than growAhead.
+func TestGrowCounts(t *testing.T) {
+	counts := []int{200, 400, 2 * streamAnchorsMax, 4 * streamAnchorsMax}
+	const rows = 8
+	for _, tc := range []struct {
+		name        string
+		falls       []float64 // by count, of the loss of the count before
+		tried, kept int       // counts
+	}{
+		{"every count lowers it", []float64{0.2, 0.1, 0.05, 0.02}, 4, 4},
+		{"no count lowers it", []float64{0, 0, 0, 0}, 1, 0},
+		{"the doubling to 800 falls by less than growAhead", []float64{0.2, 0.1, growAhead / 2, 0.02}, 3, 3},
+		{"the doubling to 800 falls by more than growAhead", []float64{0.2, 0.1, 2 * growAhead, 0.02}, 4, 4},
+		{"800 does not lower it", []float64{0.2, 0.1, 0, 0.02}, 3, 2},
+		{"1,600 does not lower it", []float64{0.2, 0.1, 0.05, 0}, 4, 3},
+		{"no losses at 400", []float64{0.2, math.NaN(), 0.05, 0.02}, 2, 1},
+	} {
+		loss := make([]float64, rows)
+		for i := range loss {
+			loss[i] = 1 + float64(i)/rows
+		}
+		// The rows' losses at the count kept last and at the count tried
+		// last.
+		var next []float64
+		var tried []int
+		kept := 0
+		try := func(m int) ([]float64, error) {
+			fall := tc.falls[len(tried)]
+			tried = append(tried, m)
+			if math.IsNaN(fall) {
+				return nil, nil
+			}
+			next = make([]float64, rows)
+			for i, v := range loss {
+				next[i] = v * (1 - fall)
+			}
+			return next, nil
+		}
+		keep := func() { kept, loss = kept+1, next }
+		if err := growCounts(counts, slices.Clone(loss), nil, try, keep); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(tried, counts[:tc.tried]) || kept != tc.kept {
+			t.Errorf("%s: tried %v, kept %d; want %v, %d", tc.name, tried, kept, counts[:tc.tried], tc.kept)
+		}
+	}
+}

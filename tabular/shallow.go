@@ -1269,7 +1269,8 @@ func rowLosses(pred *mat.Dense, d problemData) []float64 {
 // doublings (anchorGrowth) beyond which the exact leave-one-out loss of
 // all the rows, each count at its best cost, stops falling by more than
 // its noise and growMargin (lowersBeyondNoise) or that worthTrying
-// does not try, and whether that count is larger than ShallowAnchors.
+// does not try (growCounts), and whether that count is larger than
+// ShallowAnchors.
 // The anchors are drawn as anchorRows draws them, from
 // the same seed, so that 400 hold the 200. It sets f's anchors to the
 // basis's. b and r are the basis and solver of f's anchors. A setting
@@ -1287,35 +1288,60 @@ func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shall
 	if !found {
 		return b, r, false, nil
 	}
-	best := rowLosses(pred, f.data)
+	// The count tried last: its anchors, basis and solver.
+	var rows []int
+	var anchors *mat.Dense
+	var nb *shallowBasis
+	var nr *ridge
 	grown := false
-	fall := math.Inf(1) // the relative fall of the loss at the count kept last
-	for _, m := range counts {
-		if !worthTrying(m, fall) {
-			break
+	try := func(m int) ([]float64, error) {
+		rows = anchorRows(Shallow, f.data.x, Settings{Anchors: m}, f.seed)
+		anchors = pickRows(f.data.x, rows)
+		var err error
+		if nb, err = newShallowBasis(f.inputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, 1); err != nil {
+			return nil, err
 		}
-		rows := anchorRows(Shallow, f.data.x, Settings{Anchors: m}, f.seed)
-		anchors := pickRows(f.data.x, rows)
-		nb, err := newShallowBasis(f.inputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, 1)
-		if err != nil {
-			return nil, nil, false, err
-		}
-		nr, err := nb.ridge(nil, f.data.w)
-		if err != nil {
-			return nil, nil, false, err
+		if nr, err = nb.ridge(nil, f.data.w); err != nil {
+			return nil, err
 		}
 		_, pred, _, found := f.leaveOneOut(nr)
 		if !found {
-			break
+			return nil, nil
 		}
-		next := rowLosses(pred, f.data)
-		if !lowersBeyondNoise(next, best, f.data.w) {
-			break
-		}
-		fall = relativeFall(next, best, f.data.w)
-		b, r, best, f.anchors, f.anchorRows, grown = nb, nr, next, anchors, rows, true
+		return rowLosses(pred, f.data), nil
+	}
+	keep := func() { b, r, f.anchors, f.anchorRows, grown = nb, nr, anchors, rows, true }
+	if err := growCounts(counts, rowLosses(pred, f.data), f.data.w, try, keep); err != nil {
+		return nil, nil, false, err
 	}
 	return b, r, grown, nil
+}
+
+// growCounts steps through the counts of anchors as growAnchors does,
+// from the rows' losses best (weighted by w, nil for alike) at the count
+// before them: it tries each count that worthTrying lets it, try
+// returning the rows' losses there (nil where it has none), keeps it
+// (calling keep) when they are lower beyond their noise
+// (lowersBeyondNoise), and stops at the first count it does not try or
+// keep, or at an error of try.
+func growCounts(counts []int, best, w []float64, try func(m int) ([]float64, error), keep func()) error {
+	fall := math.Inf(1) // the relative fall of the loss at the count kept last
+	for _, m := range counts {
+		if !worthTrying(m, fall) {
+			return nil
+		}
+		next, err := try(m)
+		if next == nil || err != nil {
+			return err
+		}
+		if !lowersBeyondNoise(next, best, w) {
+			return nil
+		}
+		fall = relativeFall(next, best, w)
+		best = next
+		keep()
+	}
+	return nil
 }
 
 // withIntercept returns the output scaler that adds the intercept b, on
