@@ -49,10 +49,10 @@ func anchorGrowth(n, inputs int) []int {
 // growShare and growCells bound the counts of anchors beyond
 // streamAnchorsMax that anchorGrowth tries: at most one anchor per
 // growShare rows, and a basis of at most growCells features of the rows,
-// 64 MB a copy.
+// 128 MB a copy.
 const (
-	growShare = 4
-	growCells = 8_000_000
+	growShare = 2
+	growCells = 16_000_000
 )
 
 // anchorCount returns the number of anchors for n training rows under the

@@ -123,8 +123,12 @@ type fitSize struct {
 	params int // of the final deep machine
 	// shallow is the fit when the shallow machine is chosen, deep when
 	// the deep machine is; zero for a family the fit does not consider.
-	shallow, deep estimate
-	selection     int // deep fits of the cross-validation; 0 without one
+	// Both include every count of anchors that growAnchors may try
+	// (growTries); shallowFirst and deepFirst are the same fits when it
+	// stops at the first, which the shape does not tell.
+	shallow, deep           estimate
+	shallowFirst, deepFirst estimate
+	selection               int // deep fits of the cross-validation; 0 without one
 	// folds and selectionRows are the cross-validation's folds and rows.
 	folds, selectionRows int
 	// span bounds the dimension that the states of a block of the final
@@ -138,14 +142,29 @@ func (z fitSize) worst() estimate {
 }
 
 // sizeFit estimates the size of fitting a table of that shape with
-// settings s. It mirrors kernel's fit: the shallow machine's passes,
-// unless the deep machine alone is fitted; a cross-validation of the
-// deep machine, unless the cost and the bandwidth are both fixed or the
-// shallow machine alone is fitted (as the default fit does on tables
-// that racesDeep leaves to it), on at most SelectionRows rows,
-// repeated on small sets; then the final fit of the machine chosen on
-// all rows, for the deep machine from s.Starts initial points.
+// settings s, both when growAnchors tries every count of anchors that
+// growTries lists and when it stops at the first.
 func sizeFit(shape fitShape, s Settings) fitSize {
+	tries := growTries(shape, s)
+	size := sizeGrowing(shape, s, tries)
+	size.shallowFirst, size.deepFirst = size.shallow, size.deep
+	if len(tries) > 1 {
+		first := sizeGrowing(shape, s, tries[:1])
+		size.shallowFirst, size.deepFirst = first.shallow, first.deep
+	}
+	return size
+}
+
+// sizeGrowing estimates the size of fitting a table of that shape with
+// settings s, when growAnchors tries the bases tries. It mirrors
+// kernel's fit: the shallow machine's passes, unless the deep machine
+// alone is fitted; a cross-validation of the deep machine, unless the
+// cost and the bandwidth are both fixed or the shallow machine alone is
+// fitted (as the default fit does on tables that racesDeep leaves to
+// it), on at most SelectionRows rows, repeated on small sets; then the
+// final fit of the machine chosen on all rows, for the deep machine from
+// s.Starts initial points.
+func sizeGrowing(shape fitShape, s Settings, tries []estimate) fitSize {
 	rows, inputs := shape.rows, shape.inputs
 	dims := s.Dims
 	if dims == nil {
@@ -175,7 +194,7 @@ func sizeFit(shape fitShape, s Settings) fitSize {
 	}
 	var passes estimate // the shallow machine's
 	if !deepOnly {
-		passes = shallowCost(shape, s, variants)
+		passes = shallowCost(shape, s, variants, tries)
 		size.shallow = estimate{common.seconds + passes.seconds, common.bytes + passes.bytes}
 	}
 	if shallowOnly {
@@ -244,16 +263,17 @@ func shallowPasses(shape fitShape, s Settings) int {
 
 // shallowCost is the time and memory that the shallow machine's passes
 // add to a fit of that shape with settings s, scoring that many scales of
-// the targets: each draws its anchors among all rows, and builds and
-// scores the basis of each bandwidth on shallowRows rows, of the size of
-// the rows or of the inputs and the anchors, whichever is smaller.
-func shallowCost(shape fitShape, s Settings, variants int) estimate {
+// the targets, and its final fit's tries of more anchors: each pass draws
+// its anchors among all rows, and builds and scores the basis of each
+// bandwidth on shallowRows rows, of the size of the rows or of the
+// inputs and the anchors, whichever is smaller.
+func shallowCost(shape fitShape, s Settings, variants int, tries []estimate) estimate {
 	passes := shallowPasses(shape, s)
 	rows, inputs := float64(shape.rows), float64(shape.inputs)
 	anchors := float64(min(shape.rows, ShallowAnchors))
 	basis := math.Min(float64(shallowRows(shape.rows, shallowWidth(shape.rows, shape.inputs, s))), inputs+anchors)
 	bases := float64(len(shallowBandwidths()))
-	grow := growCost(shape, s)
+	grow := growCost(tries)
 	return estimate{
 		seconds: float64(passes)*(anchorSeconds*rows*inputs*anchors+float64(variants)*basisSeconds*bases*basis*basis*basis) + grow.seconds,
 		bytes:   math.Max(anchorCopies*8*rows*anchors, grow.bytes),
@@ -261,24 +281,36 @@ func shallowCost(shape fitShape, s Settings, variants int) estimate {
 }
 
 // growCost is the time and memory of the final fit's bases on all the
-// rows at the counts of anchors that growAnchors may try, when the
-// shallow machine's selection runs on a subsample: each has rows x
-// (inputs + anchors) features, whose Gram matrix and eigenbasis take the
-// time. The inputs count the levels of the columns tried by their codes,
-// at most one per codeMinRows rows each, which the final fit may keep.
-func growCost(shape fitShape, s Settings) estimate {
-	rows := shape.rows
-	if s.Anchors != 0 || shallowRows(rows, shallowWidth(rows, shape.inputs, s)) >= rows {
-		return estimate{}
-	}
-	inputs := shape.inputs + shape.codes*rows/codeMinRows
+// rows at the counts of anchors whose tries are given: the time of all
+// of them, the memory of the largest.
+func growCost(tries []estimate) estimate {
 	var e estimate
-	for _, m := range anchorGrowth(rows, inputs) {
-		p := float64(inputs + m)
-		e.seconds += growSeconds * float64(rows) * p * p
-		e.bytes = growCopies * 8 * float64(rows) * p
+	for _, t := range tries {
+		e.seconds += t.seconds
+		e.bytes = math.Max(e.bytes, t.bytes)
 	}
 	return e
+}
+
+// growTries is the time and memory of the final fit's basis at each
+// count of anchors that growAnchors may try, in order, none when the
+// selection runs on all the rows or the count is set: each has rows x
+// (inputs + anchors) features, whose Gram matrix and eigenbasis take
+// the time. The inputs count the levels of the columns tried by their
+// codes, at most one per codeMinRows rows each, which the final fit may
+// keep.
+func growTries(shape fitShape, s Settings) []estimate {
+	rows := shape.rows
+	if s.Anchors != 0 || shallowRows(rows, shallowWidth(rows, shape.inputs, s)) >= rows {
+		return nil
+	}
+	inputs := shape.inputs + shape.codes*rows/codeMinRows
+	var tries []estimate
+	for _, m := range anchorGrowth(rows, inputs) {
+		p := float64(inputs + m)
+		tries = append(tries, estimate{seconds: growSeconds * float64(rows) * p * p, bytes: growCopies * 8 * float64(rows) * p})
+	}
+	return tries
 }
 
 // shallowWidth is the number of features of the shallow machine's basis
@@ -356,7 +388,8 @@ func (c machineCost) spanFlops() float64 {
 // and span at most that many dimensions, so that a larger block only
 // costs; and a fit whose estimated memory exceeds what the machine has
 // available, or whose time exceeds maxFitTime, saying what it would take.
-// It announces in the log a fit that will take more than announceTime.
+// It announces in the log a fit that may take more than announceTime,
+// with the range of what it will take (describeEstimate).
 func checkFitSize(shape fitShape, s Settings, o *Options) error {
 	size := sizeFit(shape, s)
 	for i, d := range size.dims[:len(size.dims)-1] {
@@ -394,18 +427,35 @@ func checkFitSize(shape fitShape, s Settings, o *Options) error {
 }
 
 // describeEstimate says what the fit will take: for each family it may
-// end with, its processor time and peak memory.
+// end with, its processor time and peak memory, from the fit that stops
+// growing its anchors at the first count it tries to the fit that tries
+// every one, where they differ.
 func describeEstimate(size fitSize) string {
-	say := func(e estimate) string {
-		return fmt.Sprintf("%s of processor time and %s of memory", formatSeconds(e.seconds), budget.DecimalBytes(e.bytes))
+	say := func(first, all estimate) string {
+		return fmt.Sprintf("%s of processor time and %s of memory",
+			between(formatSeconds(first.seconds), formatSeconds(all.seconds)), between(budget.DecimalBytes(first.bytes), budget.DecimalBytes(all.bytes)))
 	}
 	switch {
 	case size.deep.seconds == 0:
-		return say(size.shallow)
+		return say(size.shallowFirst, size.shallow)
 	case size.shallow.seconds == 0:
-		return say(size.deep)
+		return say(size.deepFirst, size.deep)
 	}
-	return say(size.shallow) + ", or " + say(size.deep) + " if the deep machine wins the selection"
+	return say(size.shallowFirst, size.shallow) + ", or " + say(size.deepFirst, size.deep) + " if the deep machine wins the selection"
+}
+
+// between writes the range from the amount least to most, each a
+// number and its unit, the unit once where they share it, or one of
+// them where they are written alike.
+func between(least, most string) string {
+	if least == most {
+		return least
+	}
+	l, unit, _ := strings.Cut(least, " ")
+	if m, mostUnit, _ := strings.Cut(most, " "); unit == mostUnit {
+		return l + " to " + m + " " + unit
+	}
+	return least + " to " + most
 }
 
 // joinInts writes whole numbers separated by commas, as flags take them.

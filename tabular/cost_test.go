@@ -148,14 +148,14 @@ func TestCheckFitSize(t *testing.T) {
 		{"fewer rows than the default folds", 3, 2, 1, Settings{}, false, ""},
 		{"no selection", 36, 2, 1, Settings{Folds: 5000, Costs: []float64{1}, Bandwidths: []float64{1}}, false, ""},
 		{"announced", 2000, 408, 6, Settings{}, false,
-			"this fit will take about 6.2 seconds of processor time and 200 MB of memory, or 8.0 seconds of processor time and 200 MB of memory " +
+			"this fit will take about 5.5 to 7.6 seconds of processor time and 170 to 250 MB of memory, or 7.4 to 9.5 seconds of processor time and 170 to 250 MB of memory " +
 				"if the deep machine wins the selection (the shallow machine or a deep machine of 7,080 parameters, 15 fits to choose its settings)\n"},
 		// More than deepRowsPerInput rows per input: the default fit
 		// leaves the deep machine out.
 		{"narrow", 10000, 408, 6, Settings{}, false,
-			"this fit will take about 13 seconds of processor time and 830 MB of memory (the shallow machine)\n"},
+			"this fit will take about 10 to 21 seconds of processor time and 700 MB to 1.1 GB of memory (the shallow machine)\n"},
 		{"shallow alone", 10000, 408, 6, Settings{Weights: []float64{1}}, false,
-			"this fit will take about 13 seconds of processor time and 830 MB of memory (the shallow machine)\n"},
+			"this fit will take about 10 to 21 seconds of processor time and 700 MB to 1.1 GB of memory (the shallow machine)\n"},
 		{"deep alone", 5000, 10, 1, Settings{Anchors: 1000, Costs: []float64{0.01}, Bandwidths: []float64{1}}, false,
 			"this fit will take about 63 seconds of processor time and 530 MB of memory (a deep machine of 7,100 parameters)\n"},
 		{"a quick fit", 2000, 10, 2, Settings{}, false, ""},
@@ -188,6 +188,9 @@ func TestFormats(t *testing.T) {
 		{groupDigits(999), "999"},
 		{groupDigits(1000000000), "1,000,000,000"},
 		{joinInts([]int{3, 3, 1}), "3,3,1"},
+		{between("170 MB", "250 MB"), "170 to 250 MB"},
+		{between("700 MB", "1.1 GB"), "700 MB to 1.1 GB"},
+		{between("250 MB", "250 MB"), "250 MB"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
@@ -220,19 +223,19 @@ var fitCostTables = []struct {
 	{"fdgs", nil, Settings{}, fitShape{rows: 10010, inputs: 12, outputs: 1, cells: 80240}, false, 0.97, 210e6},
 	{"friedman20k", nil, Settings{}, fitShape{rows: 20000, inputs: 10, outputs: 1, cells: 220000}, false, 3.77, 633e6},
 	{"ids4800", nil, Settings{}, fitShape{rows: 4800, inputs: 13, outputs: 1, cells: 52800}, false, 2.77, 352e6},
-	{"income", nil, Settings{}, fitShape{rows: 8993, inputs: 74, outputs: 9, cells: 125902, classify: true}, false, 6.88, 608e6},
+	{"income", nil, Settings{}, fitShape{rows: 8993, inputs: 74, outputs: 9, cells: 125902, classify: true}, false, 6.56, 765e6},
 	{"levels10000", nil, Settings{}, fitShape{rows: 10000, inputs: 3, outputs: 1, cells: 50000}, false, 0.85, 192e6},
 	{"levels10000", []string{"-keep", "cat"}, Settings{}, fitShape{rows: 10000, inputs: 259, outputs: 1, cells: 50000}, false, 5.11, 555e6},
 	{"levels5000", nil, Settings{}, fitShape{rows: 10000, inputs: 259, outputs: 1, cells: 50000}, false, 4.80, 496e6},
-	{"movies", nil, Settings{}, fitShape{rows: 2988, inputs: 480, outputs: 1, cells: 51216, cycles: true}, false, 6.44, 365e6},
-	{"pwt", nil, Settings{}, fitShape{rows: 5313, inputs: 325, outputs: 1, cells: 359632}, false, 12.79, 603e6},
-	{"spam", nil, Settings{}, fitShape{rows: 4601, inputs: 57, outputs: 2, cells: 266858, classify: true, codes: 1}, false, 9.85, 428e6},
+	{"movies", nil, Settings{}, fitShape{rows: 2988, inputs: 480, outputs: 1, cells: 51216, cycles: true}, false, 11.70, 481e6},
+	{"pwt", nil, Settings{}, fitShape{rows: 5313, inputs: 325, outputs: 1, cells: 359632}, false, 27.48, 1079e6},
+	{"spam", nil, Settings{}, fitShape{rows: 4601, inputs: 57, outputs: 2, cells: 266858, classify: true, codes: 1}, false, 25.03, 897e6},
 	{"titanicp", nil, Settings{}, fitShape{rows: 1309, inputs: 7, outputs: 2, cells: 7854, classify: true}, false, 0.31, 74e6},
 	{"wide1000", nil, Settings{}, fitShape{rows: 1000, inputs: 60, outputs: 3, cells: 61000, classify: true}, false, 0.38, 91e6},
 	{"ticdata", nil, Settings{}, fitShape{rows: 9822, inputs: 232, outputs: 2, cells: 844692, classify: true}, false, 4.07, 524e6},
 	{"noxemissions", nil, Settings{}, fitShape{rows: 8088, inputs: 3, outputs: 1, cells: 32352}, false, 2.07, 260e6},
-	{"mixed15k", nil, Settings{}, fitShape{rows: 15000, inputs: 163, outputs: 1, cells: 435000}, false, 9.55, 659e6},
-	{"dated3k", nil, Settings{}, fitShape{rows: 3000, inputs: 40, outputs: 4, cells: 111000, classify: true, cycles: true}, false, 1.64, 177e6},
+	{"mixed15k", nil, Settings{}, fitShape{rows: 15000, inputs: 163, outputs: 1, cells: 435000}, false, 17.08, 1231e6},
+	{"dated3k", nil, Settings{}, fitShape{rows: 3000, inputs: 40, outputs: 4, cells: 111000, classify: true, cycles: true}, false, 2.83, 268e6},
 	{"kbbcars", nil, Settings{}, fitShape{rows: 804, inputs: 17, outputs: 1, cells: 14472, countLike: true}, false, 0.30, 78e6},
 	{"vote92", nil, Settings{}, fitShape{rows: 909, inputs: 8, outputs: 3, cells: 8181, classify: true}, false, 0.20, 71e6},
 	{"friedman5k", []string{"-anchors", "200", "-cost", "0.01", "-bandwidth", "1"}, Settings{Costs: []float64{0.01}, Bandwidths: []float64{1}, Anchors: 200}, fitShape{rows: 5000, inputs: 10, outputs: 1, cells: 55000}, true, 6.53, 119e6},
@@ -245,21 +248,24 @@ var fitCostTables = []struct {
 
 // TestFitEstimate checks the estimate of each fit of fitCostTables, for
 // the family that won its selection, against what was measured: within
-// a factor of 2 in time and in memory. The measures are kept, not taken
-// anew: BenchmarkFitEstimate takes them.
+// a factor of 2 in time and in memory, or, for a shallow machine that
+// may grow its anchors, within a factor of 2 of the range between the
+// fit that stops at the first count tried (shallowFirst) and the fit
+// that tries them all, which checkFitSize announces. The measures are
+// kept, not taken anew: BenchmarkFitEstimate takes them.
 func TestFitEstimate(t *testing.T) {
 	for _, tc := range fitCostTables {
 		size := sizeFit(tc.shape, tc.s)
-		e := size.shallow
+		least, e := size.shallowFirst, size.shallow
 		if tc.deep {
-			e = size.deep
+			least, e = size.deepFirst, size.deep
 		}
 		for _, r := range []struct {
-			what               string
-			estimate, measured float64
-		}{{"time", e.seconds, tc.seconds}, {"memory", e.bytes, tc.bytes}} {
-			if ratio := r.estimate / r.measured; ratio < 0.5 || ratio > 2 {
-				t.Errorf("%s %s: %s estimated %.3g, measured %.3g: %.2f times", tc.name, strings.Join(tc.flags, " "), r.what, r.estimate, r.measured, ratio)
+			what                  string
+			least, most, measured float64
+		}{{"time", least.seconds, e.seconds, tc.seconds}, {"memory", least.bytes, e.bytes, tc.bytes}} {
+			if r.measured < r.least/2 || r.measured > 2*r.most {
+				t.Errorf("%s %s: %s estimated %.3g to %.3g, measured %.3g", tc.name, strings.Join(tc.flags, " "), r.what, r.least, r.most, r.measured)
 			}
 		}
 	}

@@ -281,16 +281,18 @@
 //     grow linearly with the rows. On more than ShallowAnchors rows
 //     that are exchangeable (folds neither grouped nor forward), the
 //     shallow machine is refitted on all the rows at twice
-//     ShallowAnchors, then at 400 and 800, drawn by the same seeding
-//     (800 where it is at most a quarter of the rows and the basis at
-//     most 8e6 features of the rows; a count of at least the rows is
-//     all of them, and the last tried): a count is kept while the
-//     exact leave-one-out loss of all the rows, each count at its best
-//     cost, falls from the count before by more than one standard
-//     error of the rows' paired differences of loss and by more than
-//     0.25% of it, and the first that does not stops the search
-//     (Result.Anchors). The standard error guards the tables of a few
-//     hundred rows, whose loss is noisy; the 0.25% those of thousands,
+//     ShallowAnchors, then at 400, 800 and 1,600, drawn by the same
+//     seeding (past 400 where the count is at most half the rows and
+//     the basis at most 1.6e7 features of the rows; a count of at
+//     least the rows is all of them, and the last tried): a count is
+//     kept while the exact leave-one-out loss of all the rows, each
+//     count at its best cost, falls from the count before by more than
+//     one standard error of the rows' paired differences of loss and
+//     by more than 0.25% of it, and the first that does not stops the
+//     search (Result.Anchors); 1,600 is tried only where 800 lowered it
+//     by more than 1%, its basis taking four times the time. The
+//     standard error guards the tables of a few hundred rows, whose loss
+//     is noisy; the 0.25% those of thousands,
 //     whose loss is precise and where counts that passed the standard
 //     error alone cost time for nothing. An average of bandwidths grows
 //     as its best member does, every member on the anchors kept. Where

@@ -30,10 +30,14 @@ func TestAnchorGrowth(t *testing.T) {
 		{SelectionRows, 3, []int{200, 400}},
 		{SelectionRows + 1, 3, []int{200, 400}},
 		{999, 3, []int{200, 400}},
-		{3199, 3, []int{200, 400}},
-		{3200, 3, []int{200, 400, 800}},
-		{9950, 3, []int{200, 400, 800}},
-		{9950, 200, []int{200, 400}},
+		{1599, 3, []int{200, 400}},
+		{1600, 3, []int{200, 400, 800}},
+		{3199, 3, []int{200, 400, 800}},
+		{3200, 3, []int{200, 400, 800, 1600}},
+		{9950, 3, []int{200, 400, 800, 1600}},
+		{9950, 200, []int{200, 400, 800}},
+		{9950, 900, []int{200, 400}},
+		{19000, 3, []int{200, 400, 800}},
 		{20000, 3, []int{200, 400}},
 	} {
 		if got := anchorGrowth(tc.n, tc.inputs); !slices.Equal(got, tc.want) {
@@ -235,5 +239,94 @@ func TestGrowAverage(t *testing.T) {
 	_, slope := stat.LinearRegression(pred, mat.Col(nil, 0, y), nil, false)
 	if !(slope > 0.8 && slope < 1.5) {
 		t.Errorf("the targets follow the predictions at a slope of %.3f, want near 1", slope)
+	}
+}
+
+// TestWorthTrying checks which counts of anchors growAnchors tries after
+// the count kept last lowered the loss by a fraction of it: every count
+// up to twice streamAnchorsMax, and past it only after a fall of more
+// than growAhead.
+func TestWorthTrying(t *testing.T) {
+	for _, tc := range []struct {
+		m    int
+		fall float64
+		want bool
+	}{
+		{200, math.Inf(1), true},
+		{400, 0, true},
+		{2 * streamAnchorsMax, 0, true},
+		{4 * streamAnchorsMax, 2 * growAhead, true},
+		{4 * streamAnchorsMax, growAhead, false},
+		{4 * streamAnchorsMax, growAhead / 2, false},
+		{4 * streamAnchorsMax, math.NaN(), false},
+	} {
+		if got := worthTrying(tc.m, tc.fall); got != tc.want {
+			t.Errorf("%d anchors after a fall of %g: %v, want %v", tc.m, tc.fall, got, tc.want)
+		}
+	}
+}
+
+// TestRelativeFall checks the fraction of the loss by which the rows'
+// losses fall, weighted.
+func TestRelativeFall(t *testing.T) {
+	best := []float64{1, 2, 3, 4}
+	if got := relativeFall([]float64{0.9, 1.8, 2.7, 3.6}, best, nil); math.Abs(got-0.1) > 1e-12 {
+		t.Errorf("fall %g, want 0.1", got)
+	}
+	// The last row, of weight 0, counts for nothing.
+	if got := relativeFall([]float64{0.5, 2, 3, 0}, best, []float64{1, 1, 1, 0}); math.Abs(got-0.5/6) > 1e-12 {
+		t.Errorf("weighed fall %g, want %g", got, 0.5/6)
+	}
+}
+
+// TestGrowCounts checks the counts of anchors that growAnchors tries
+// and keeps, given the fraction by which each lowers the loss of the
+// count before it: each count kept while it lowers the loss beyond its
+// noise, and one past twice streamAnchorsMax tried only after the count
+// before it lowered the loss by more than growAhead.
+func TestGrowCounts(t *testing.T) {
+	counts := []int{200, 400, 2 * streamAnchorsMax, 4 * streamAnchorsMax}
+	const rows = 8
+	for _, tc := range []struct {
+		name        string
+		falls       []float64 // by count, of the loss of the count before
+		tried, kept int       // counts
+	}{
+		{"every count lowers it", []float64{0.2, 0.1, 0.05, 0.02}, 4, 4},
+		{"no count lowers it", []float64{0, 0, 0, 0}, 1, 0},
+		{"the doubling to 800 falls by less than growAhead", []float64{0.2, 0.1, growAhead / 2, 0.02}, 3, 3},
+		{"the doubling to 800 falls by more than growAhead", []float64{0.2, 0.1, 2 * growAhead, 0.02}, 4, 4},
+		{"800 does not lower it", []float64{0.2, 0.1, 0, 0.02}, 3, 2},
+		{"1,600 does not lower it", []float64{0.2, 0.1, 0.05, 0}, 4, 3},
+		{"no losses at 400", []float64{0.2, math.NaN(), 0.05, 0.02}, 2, 1},
+	} {
+		loss := make([]float64, rows)
+		for i := range loss {
+			loss[i] = 1 + float64(i)/rows
+		}
+		// The rows' losses at the count kept last and at the count tried
+		// last.
+		var next []float64
+		var tried []int
+		kept := 0
+		try := func(m int) ([]float64, error) {
+			fall := tc.falls[len(tried)]
+			tried = append(tried, m)
+			if math.IsNaN(fall) {
+				return nil, nil
+			}
+			next = make([]float64, rows)
+			for i, v := range loss {
+				next[i] = v * (1 - fall)
+			}
+			return next, nil
+		}
+		keep := func() { kept, loss = kept+1, next }
+		if err := growCounts(counts, slices.Clone(loss), nil, try, keep); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(tried, counts[:tc.tried]) || kept != tc.kept {
+			t.Errorf("%s: tried %v, kept %d; want %v, %d", tc.name, tried, kept, counts[:tc.tried], tc.kept)
+		}
 	}
 }

@@ -1194,6 +1194,31 @@ func lowersBeyondNoise(next, best, w []float64) bool {
 	return mean > growErrors*se
 }
 
+// growAhead is the fraction of the leave-one-out loss by which the
+// doubling of the anchors before a count past 800 must have lowered it
+// for growAnchors to try that count (see worthTrying).
+const growAhead = 0.01
+
+// worthTrying reports whether growAnchors tries m anchors after the
+// count kept last lowered the loss by the fraction fall of it: always
+// up to twice streamAnchorsMax, and past it only when fall is more than
+// growAhead. Each doubling's basis takes about four times the time of
+// the one before, and it mostly gains less than the one before did.
+func worthTrying(m int, fall float64) bool {
+	return m <= 2*streamAnchorsMax || fall > growAhead
+}
+
+// relativeFall returns the fraction of the loss best (the rows' losses,
+// weighted by w, nil for alike) by which next is lower.
+func relativeFall(next, best, w []float64) float64 {
+	var sum, loss float64
+	for i := range next {
+		sum += weight(w, i) * (best[i] - next[i])
+		loss += weight(w, i) * best[i]
+	}
+	return sum / loss
+}
+
 // weight returns w[i], or 1 for a nil w.
 func weight(w []float64, i int) float64 {
 	if w == nil {
@@ -1250,8 +1275,10 @@ func rowLosses(pred *mat.Dense, d problemData) []float64 {
 // its solver, at the count of anchors among ShallowAnchors and its
 // doublings (anchorGrowth) beyond which the exact leave-one-out loss of
 // all the rows, each count at its best cost, stops falling by more than
-// its noise and growMargin (lowersBeyondNoise), and whether that count is larger than
-// ShallowAnchors. The anchors are drawn as anchorRows draws them, from
+// its noise and growMargin (lowersBeyondNoise) or that worthTrying
+// does not try (growCounts), and whether that count is larger than
+// ShallowAnchors.
+// The anchors are drawn as anchorRows draws them, from
 // the same seed, so that 400 hold the 200. It sets f's anchors to the
 // basis's. b and r are the basis and solver of f's anchors. A setting
 // chosen on a subsample of SelectionRows rows would give a table of
@@ -1268,30 +1295,60 @@ func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shall
 	if !found {
 		return b, r, false, nil
 	}
-	best := rowLosses(pred, f.data)
+	// The count tried last: its anchors, basis and solver.
+	var rows []int
+	var anchors *mat.Dense
+	var nb *shallowBasis
+	var nr *ridge
 	grown := false
-	for _, m := range counts {
-		rows := anchorRows(Shallow, f.data.x, Settings{Anchors: m}, f.seed)
-		anchors := pickRows(f.data.x, rows)
-		nb, err := newShallowBasis(f.inputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, 1)
-		if err != nil {
-			return nil, nil, false, err
+	try := func(m int) ([]float64, error) {
+		rows = anchorRows(Shallow, f.data.x, Settings{Anchors: m}, f.seed)
+		anchors = pickRows(f.data.x, rows)
+		var err error
+		if nb, err = newShallowBasis(f.inputs(mat.DenseCopyOf(f.data.x), anchors), c.Bandwidth, 1); err != nil {
+			return nil, err
 		}
-		nr, err := nb.ridge(nil, f.data.w)
-		if err != nil {
-			return nil, nil, false, err
+		if nr, err = nb.ridge(nil, f.data.w); err != nil {
+			return nil, err
 		}
 		_, pred, _, found := f.leaveOneOut(nr)
 		if !found {
-			break
+			return nil, nil
 		}
-		next := rowLosses(pred, f.data)
-		if !lowersBeyondNoise(next, best, f.data.w) {
-			break
-		}
-		b, r, best, f.anchors, f.anchorRows, grown = nb, nr, next, anchors, rows, true
+		return rowLosses(pred, f.data), nil
+	}
+	keep := func() { b, r, f.anchors, f.anchorRows, grown = nb, nr, anchors, rows, true }
+	if err := growCounts(counts, rowLosses(pred, f.data), f.data.w, try, keep); err != nil {
+		return nil, nil, false, err
 	}
 	return b, r, grown, nil
+}
+
+// growCounts steps through the counts of anchors as growAnchors does,
+// from the rows' losses best (weighted by w, nil for alike) at the count
+// before them: it tries each count that worthTrying lets it, try
+// returning the rows' losses there (nil where it has none), keeps it
+// (calling keep) when they are lower beyond their noise
+// (lowersBeyondNoise), and stops at the first count it does not try or
+// keep, or at an error of try.
+func growCounts(counts []int, best, w []float64, try func(m int) ([]float64, error), keep func()) error {
+	fall := math.Inf(1) // the relative fall of the loss at the count kept last
+	for _, m := range counts {
+		if !worthTrying(m, fall) {
+			return nil
+		}
+		next, err := try(m)
+		if next == nil || err != nil {
+			return err
+		}
+		if !lowersBeyondNoise(next, best, w) {
+			return nil
+		}
+		fall = relativeFall(next, best, w)
+		best = next
+		keep()
+	}
+	return nil
 }
 
 // withIntercept returns the output scaler that adds the intercept b, on

@@ -232,6 +232,9 @@
 // of processor time is announced with its time and memory, for each
 // family it may end with: the deep machine's final fit on all the rows
 // costs more when it wins the selection, which cannot be known before.
+// Each is a range, where the shallow machine's final fit may grow its
+// anchors: from the fit that stops at the first count it tries to the
+// fit that tries every one, which the refusals count.
 // The tests hold the estimate to within a factor of 2 of the CPU time and
 // peak memory of the fits measured in cost_test.go's fitCostTables.
 //
