@@ -311,9 +311,9 @@
 // to tabular.ShallowAnchors, for the deep machine tabular.DeepAnchors,
 // and that many k-means++ centres of larger tables; on more rows, not
 // split by -group or -time, the shallow machine's final fit also tries
-// 200 and 400 (at most the rows) and, from 1,600 rows, 800 and 1,600
-// at most half the rows and while the basis stays under 1.6e7 features
-// of the rows, and keeps a count while its leave-one-out loss on all the
+// 200 and 400 (at most the rows), then 800 and 1,600 where the count is
+// at most half the rows and the basis under 1.6e7 features of the rows,
+// and keeps a count while its leave-one-out loss on all the
 // rows falls by more than one standard error of the rows' paired
 // differences and by 0.25%; 1,600 only where 800 lowered it by more than
 // 1%). The final fit stops
