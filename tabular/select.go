@@ -958,7 +958,7 @@ func heldOutOf(pred *mat.Dense, d problemData) heldOut {
 	var loss float64
 	for i, l := range d.labels {
 		row := pred.RawRowView(i)
-		top := argmax(row)
+		top := floats.MaxIdx(row)
 		// log(sum exp(row)) - row[l], shifted by the top score to stay finite.
 		sum := 0.0
 		for _, v := range row {
@@ -974,21 +974,9 @@ func heldOutOf(pred *mat.Dense, d problemData) heldOut {
 func accuracy(pred *mat.Dense, d problemData) float64 {
 	var correct float64
 	for i, l := range d.labels {
-		if argmax(pred.RawRowView(i)) == l {
+		if floats.MaxIdx(pred.RawRowView(i)) == l {
 			correct += weight(d.w, i)
 		}
 	}
 	return correct / sumOr(d.w, len(d.labels))
-}
-
-// argmax returns the index of the largest value of row, the first on a
-// tie.
-func argmax(row []float64) int {
-	top := 0
-	for j, v := range row {
-		if v > row[top] {
-			top = j
-		}
-	}
-	return top
 }
