@@ -1277,8 +1277,7 @@ func rowLosses(pred *mat.Dense, d problemData) []float64 {
 // all the rows, each count at its best cost, stops falling by more than
 // its noise and growMargin (lowersBeyondNoise) or that worthTrying
 // does not try (growCounts), and whether that count is larger than
-// ShallowAnchors.
-// The anchors are drawn as anchorRows draws them, from
+// ShallowAnchors. The anchors are drawn as anchorRows draws them, from
 // the same seed, so that 400 hold the 200. It sets f's anchors to the
 // basis's. b and r are the basis and solver of f's anchors. A setting
 // chosen on a subsample of SelectionRows rows would give a table of
