@@ -113,11 +113,11 @@ func TestGrowAnchors(t *testing.T) {
 	}
 }
 
-// TestLowersBeyondNoise checks the margins by which a larger count of
+// TestLossFallBeyondNoise checks the margins by which a larger count of
 // anchors must lower the rows' leave-one-out losses: growErrors standard
 // errors of their paired differences, which a fixed fraction of the loss
 // or a mere fall would not ask, and growMargin of the loss.
-func TestLowersBeyondNoise(t *testing.T) {
+func TestLossFallBeyondNoise(t *testing.T) {
 	best := []float64{1, 1, 1, 1}
 	for _, tc := range []struct {
 		name  string
@@ -146,8 +146,8 @@ func TestLowersBeyondNoise(t *testing.T) {
 		for i, d := range tc.diffs {
 			next[i] = b[i] - d
 		}
-		if got := lowersBeyondNoise(next, b, tc.w); got != tc.want {
-			t.Errorf("%s: lowersBeyondNoise = %v, want %v", tc.name, got, tc.want)
+		if _, got := lossFall(next, b, tc.w); got != tc.want {
+			t.Errorf("%s: beyond the noise %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
@@ -266,15 +266,15 @@ func TestWorthTrying(t *testing.T) {
 	}
 }
 
-// TestRelativeFall checks the fraction of the loss by which the rows'
+// TestLossFall checks the fraction of the loss by which the rows'
 // losses fall, weighted.
-func TestRelativeFall(t *testing.T) {
+func TestLossFall(t *testing.T) {
 	best := []float64{1, 2, 3, 4}
-	if got := relativeFall([]float64{0.9, 1.8, 2.7, 3.6}, best, nil); math.Abs(got-0.1) > 1e-12 {
+	if got, _ := lossFall([]float64{0.9, 1.8, 2.7, 3.6}, best, nil); math.Abs(got-0.1) > 1e-12 {
 		t.Errorf("fall %g, want 0.1", got)
 	}
 	// The last row, of weight 0, counts for nothing.
-	if got := relativeFall([]float64{0.5, 2, 3, 0}, best, []float64{1, 1, 1, 0}); math.Abs(got-0.5/6) > 1e-12 {
+	if got, _ := lossFall([]float64{0.5, 2, 3, 0}, best, []float64{1, 1, 1, 0}); math.Abs(got-0.5/6) > 1e-12 {
 		t.Errorf("weighed fall %g, want %g", got, 0.5/6)
 	}
 }

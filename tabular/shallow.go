@@ -1169,20 +1169,21 @@ const growErrors = 1
 // standard errors alone by less costs more time than it gains.
 const growMargin = 0.0025
 
-// lowersBeyondNoise reports whether the rows' losses next, paired with
-// best, are lower on the whole (weighted by w, nil for alike) by more
+// lossFall returns the fraction of the loss best (the rows' losses,
+// weighted by w, nil for alike) by which the rows' losses next, paired
+// with best, are lower on the whole, and whether they are lower by more
 // than growErrors standard errors of their differences and by more than
-// growMargin of the loss best.
-func lowersBeyondNoise(next, best, w []float64) bool {
+// growMargin of best.
+func lossFall(next, best, w []float64) (fall float64, beyondNoise bool) {
 	var total, sum, loss float64
 	for i := range next {
 		total += weight(w, i)
 		sum += weight(w, i) * (best[i] - next[i])
 		loss += weight(w, i) * best[i]
 	}
-	mean := sum / total
+	fall, mean := sum/loss, sum/total
 	if !(mean > growMargin*loss/total) {
-		return false
+		return fall, false
 	}
 	var ss float64
 	for i := range next {
@@ -1191,7 +1192,7 @@ func lowersBeyondNoise(next, best, w []float64) bool {
 	}
 	n := float64(len(next))
 	se := math.Sqrt(ss*n/(n-1)) / total
-	return mean > growErrors*se
+	return fall, mean > growErrors*se
 }
 
 // growAhead is the fraction of the leave-one-out loss by which the
@@ -1206,17 +1207,6 @@ const growAhead = 0.01
 // the one before, and it mostly gains less than the one before did.
 func worthTrying(m int, fall float64) bool {
 	return m <= 2*streamAnchorsMax || fall > growAhead
-}
-
-// relativeFall returns the fraction of the loss best (the rows' losses,
-// weighted by w, nil for alike) by which next is lower.
-func relativeFall(next, best, w []float64) float64 {
-	var sum, loss float64
-	for i := range next {
-		sum += weight(w, i) * (best[i] - next[i])
-		loss += weight(w, i) * best[i]
-	}
-	return sum / loss
 }
 
 // weight returns w[i], or 1 for a nil w.
@@ -1275,7 +1265,7 @@ func rowLosses(pred *mat.Dense, d problemData) []float64 {
 // its solver, at the count of anchors among ShallowAnchors and its
 // doublings (anchorGrowth) beyond which the exact leave-one-out loss of
 // all the rows, each count at its best cost, stops falling by more than
-// its noise and growMargin (lowersBeyondNoise) or that worthTrying
+// its noise and growMargin (lossFall) or that worthTrying
 // does not try (growCounts), and whether that count is larger than
 // ShallowAnchors. The anchors are drawn as anchorRows draws them, from
 // the same seed, so that 400 hold the 200. It sets f's anchors to the
@@ -1327,8 +1317,7 @@ func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shall
 // from the rows' losses best (weighted by w, nil for alike) at the count
 // before them: it tries each count that worthTrying lets it, try
 // returning the rows' losses there (nil where it has none), keeps it
-// (calling keep) when they are lower beyond their noise
-// (lowersBeyondNoise), and stops at the first count it does not try or
+// (calling keep) when they are lower beyond their noise (lossFall), and stops at the first count it does not try or
 // keep, or at an error of try.
 func growCounts(counts []int, best, w []float64, try func(m int) ([]float64, error), keep func()) error {
 	fall := math.Inf(1) // the relative fall of the loss at the count kept last
@@ -1340,11 +1329,11 @@ func growCounts(counts []int, best, w []float64, try func(m int) ([]float64, err
 		if next == nil || err != nil {
 			return err
 		}
-		if !lowersBeyondNoise(next, best, w) {
+		f, beyondNoise := lossFall(next, best, w)
+		if !beyondNoise {
 			return nil
 		}
-		fall = relativeFall(next, best, w)
-		best = next
+		fall, best = f, next
 		keep()
 	}
 	return nil
