@@ -194,6 +194,32 @@ func TestRowLosses(t *testing.T) {
 	}
 }
 
+// TestGrowAnchorsLeaveOneOut checks that the leave-one-out that
+// growAnchors returns, which refineCosts takes rather than making it
+// again, is that of the solver it returns, of the anchors kept: on a
+// rippled plane of 300 rows, whose anchors grow.
+func TestGrowAnchorsLeaveOneOut(t *testing.T) {
+	x, y := rippledPlane(rand.New(rand.NewPCG(5, 6)), 300, 0.1)
+	s := Settings{Seed: 1}
+	p, val := preparedFor(t, x, y, s)
+	f, err := selectShallow(p, val, 1, s, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, r, err := f.basis(f.best)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, r, loo, grown, err := f.growAnchors(f.best, b, r)
+	if err != nil || !grown || loo == nil {
+		t.Fatalf("grown %v, leave-one-out %v, error %v; want grown with a leave-one-out", grown, loo != nil, err)
+	}
+	want := f.leaveOneOut(r)
+	if loo.best.Cost != want.best.Cost || !mat.Equal(loo.pred, want.pred) {
+		t.Errorf("leave-one-out at cost %g, want the returned solver's at %g, with its predictions", loo.best.Cost, want.best.Cost)
+	}
+}
+
 // TestGrowAverage checks that an average of shallow machines grows its
 // anchors as one machine does, every member on the anchors of the
 // count kept, their costs re-chosen and the average calibrated on all
@@ -232,6 +258,17 @@ func TestGrowAverage(t *testing.T) {
 	}
 	if res.CostRows != n {
 		t.Errorf("costs re-chosen on %d rows, want %d", res.CostRows, n)
+	}
+	// Each member's cost is its own leave-one-out's on the anchors kept.
+	f.scored = nil
+	for i, c := range res.Averaged {
+		_, r, err := f.basis(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := f.leaveOneOut(r).best.Cost; c.Cost != want {
+			t.Errorf("member %d: cost %g, want its leave-one-out's %g", i, c.Cost, want)
+		}
 	}
 	// Calibrated on the members' mean, the average follows the targets
 	// at a slope near 1; on their sum it would shrink to a third.

@@ -1053,8 +1053,9 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 		}
 	}
 	grown := false
+	var first *looChoice // the leave-one-out of solvers[0], if growAnchors made it
 	if f.grow {
-		if bases[0], solvers[0], grown, err = f.growAnchors(members[0], bases[0], solvers[0]); err != nil {
+		if bases[0], solvers[0], first, grown, err = f.growAnchors(members[0], bases[0], solvers[0]); err != nil {
 			fin.err = err
 			return
 		}
@@ -1069,7 +1070,7 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 		}
 	}
 	if f.refine || grown {
-		f.refineCosts(members, solvers)
+		f.refineCosts(members, solvers, first)
 		fin.costRows = solvers[0].rows
 	}
 	var machines []*kernel.Machine
@@ -1128,31 +1129,32 @@ func (f *shallowFit) basis(c Candidate) (*shallowBasis, *ridge, error) {
 // a subsample of SelectionRows rows chooses one that smooths a table of
 // thousands more than its rows need, and more anchors on the same rows
 // need another. The streamed fit chooses its cost among the same costs
-// on rows held out for that. Nothing changes if every cost of a member
+// on rows held out for that. first, if not nil, is the leave-one-out
+// of solvers[0], already made. Nothing changes if every cost of a member
 // diverged.
-func (f *shallowFit) refineCosts(members []Candidate, solvers []*ridge) {
+func (f *shallowFit) refineCosts(members []Candidate, solvers []*ridge, first *looChoice) {
 	costs := make([]float64, len(members))
 	var sum mat.Dense
-	var vs *variantScorer
+	var l *looChoice
 	for i, r := range solvers {
-		var best Candidate
-		var pred *mat.Dense
-		var found bool
-		if best, pred, vs, found = f.leaveOneOut(r); !found {
+		if l = first; i > 0 || l == nil {
+			l = f.leaveOneOut(r)
+		}
+		if l == nil {
 			return
 		}
 		if i == 0 {
-			sum.CloneFrom(pred)
+			sum.CloneFrom(l.pred)
 		} else {
-			sum.Add(&sum, pred)
+			sum.Add(&sum, l.pred)
 		}
-		costs[i] = best.Cost
+		costs[i] = l.best.Cost
 	}
 	sum.Scale(1/float64(len(members)), &sum)
 	for i := range members {
 		members[i].Cost = costs[i]
 	}
-	f.best.Cost, f.cal = costs[0], calibrate([]*mat.Dense{&sum}, vs.means(), vs.tests)
+	f.best.Cost, f.cal = costs[0], calibrate([]*mat.Dense{&sum}, l.vs.means(), l.vs.tests)
 }
 
 // growErrors is the number of standard errors of the paired
@@ -1217,19 +1219,26 @@ func weight(w []float64, i int) float64 {
 	return w[i]
 }
 
-// leaveOneOut returns the best setting at the cost of StreamCosts of
-// lowest exact leave-one-out loss on all the rows, with the solver r of
-// its basis, the rows' leave-one-out predictions at that cost on the
-// scale the machine fits, and the scorer that scored it; false if every
-// cost diverged.
-func (f *shallowFit) leaveOneOut(r *ridge) (Candidate, *mat.Dense, *variantScorer, bool) {
+// looChoice is the cost of StreamCosts of lowest exact leave-one-out
+// loss on all the rows, for the solver of a basis: the setting at that
+// cost, the rows' leave-one-out predictions there on the scale the
+// machine fits, and the scorer that scored it.
+type looChoice struct {
+	best Candidate
+	pred *mat.Dense
+	vs   *variantScorer
+}
+
+// leaveOneOut returns the looChoice of the solver r, nil if every cost
+// diverged.
+func (f *shallowFit) leaveOneOut(r *ridge) *looChoice {
 	vs := (&shallowScorer{parts: []scorerPart{{r: r}}, outputs: f.outputs}).on(f.data)
 	best, found := vs.bestCost(f.best, StreamCosts(), func(a, b Candidate) bool { return a.Loss < b.Loss })
 	if !found {
-		return best, nil, vs, false
+		return nil
 	}
 	pred, _ := vs.predictions(best.Cost)
-	return best, pred[0], vs, true
+	return &looChoice{best: best, pred: pred[0], vs: vs}
 }
 
 // rowLosses returns the loss of each row of d held out with the
@@ -1261,34 +1270,36 @@ func rowLosses(pred *mat.Dense, d problemData) []float64 {
 	return out
 }
 
-// growAnchors returns the basis of the candidate c on all the rows, and
-// its solver, at the count of anchors among ShallowAnchors and its
+// growAnchors returns the basis of the candidate c on all the rows, its
+// solver and the solver's leave-one-out (nil if none was made or every
+// cost diverged), at the count of anchors among ShallowAnchors and its
 // doublings (anchorGrowth) beyond which the exact leave-one-out loss of
 // all the rows, each count at its best cost, stops falling by more than
-// its noise and growMargin (lossFall) or that worthTrying
-// does not try (growCounts), and whether that count is larger than
-// ShallowAnchors. The anchors are drawn as anchorRows draws them, from
-// the same seed, so that 400 hold the 200. It sets f's anchors to the
-// basis's. b and r are the basis and solver of f's anchors. A setting
-// chosen on a subsample of SelectionRows rows would give a table of
-// thousands of rows a machine of no more capacity than it had there,
-// and on a few hundred rows ShallowAnchors of them leave out what the
-// others hold; more anchors let the fit on all the rows follow it.
-func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shallowBasis, *ridge, bool, error) {
+// its noise and growMargin (lossFall) or that worthTrying does not try
+// (growCounts), and whether that count is larger than ShallowAnchors.
+// The anchors are drawn as anchorRows draws them, from the same seed, so
+// that 400 hold the 200. It sets f's anchors to the basis's. b and r are
+// the basis and solver of f's anchors. A setting chosen on a subsample
+// of SelectionRows rows would give a table of thousands of rows a
+// machine of no more capacity than it had there, and on a few hundred
+// rows ShallowAnchors of them leave out what the others hold; more
+// anchors let the fit on all the rows follow it.
+func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shallowBasis, *ridge, *looChoice, bool, error) {
 	n, inputs := f.data.x.Dims()
 	counts := anchorGrowth(n, inputs)
 	if counts == nil {
-		return b, r, false, nil
+		return b, r, nil, false, nil
 	}
-	_, pred, _, found := f.leaveOneOut(r)
-	if !found {
-		return b, r, false, nil
+	loo := f.leaveOneOut(r)
+	if loo == nil {
+		return b, r, nil, false, nil
 	}
-	// The count tried last: its anchors, basis and solver.
+	// The count tried last: its anchors, basis, solver and leave-one-out.
 	var rows []int
 	var anchors *mat.Dense
 	var nb *shallowBasis
 	var nr *ridge
+	var nloo *looChoice
 	grown := false
 	try := func(m int) ([]float64, error) {
 		rows = anchorRows(Shallow, f.data.x, Settings{Anchors: m}, f.seed)
@@ -1300,17 +1311,16 @@ func (f *shallowFit) growAnchors(c Candidate, b *shallowBasis, r *ridge) (*shall
 		if nr, err = nb.ridge(nil, f.data.w); err != nil {
 			return nil, err
 		}
-		_, pred, _, found := f.leaveOneOut(nr)
-		if !found {
+		if nloo = f.leaveOneOut(nr); nloo == nil {
 			return nil, nil
 		}
-		return rowLosses(pred, f.data), nil
+		return rowLosses(nloo.pred, f.data), nil
 	}
-	keep := func() { b, r, f.anchors, f.anchorRows, grown = nb, nr, anchors, rows, true }
-	if err := growCounts(counts, rowLosses(pred, f.data), f.data.w, try, keep); err != nil {
-		return nil, nil, false, err
+	keep := func() { b, r, loo, f.anchors, f.anchorRows, grown = nb, nr, nloo, anchors, rows, true }
+	if err := growCounts(counts, rowLosses(loo.pred, f.data), f.data.w, try, keep); err != nil {
+		return nil, nil, nil, false, err
 	}
-	return b, r, grown, nil
+	return b, r, loo, grown, nil
 }
 
 // growCounts steps through the counts of anchors as growAnchors does,
