@@ -93,7 +93,13 @@
 //     weights (below). On few rows leave-one-out's ranking follows the
 //     rows' noise; the evidence's did better on the panels' small
 //     regressions (not on their classifiers). The inputs' quantiles,
-//     levels and codes stay chosen by leave-one-out. When the selection runs on
+//     levels and codes stay chosen by leave-one-out. Such a regression
+//     whose inputs are all categorical then takes the cost one step of
+//     the grid below the folds' best, at its bandwidth (lowerCost): its
+//     machine fits the means of a few cells of rows, each fold's
+//     training rows hold fewer of a cell's rows than all the rows do,
+//     and the folds' best cost shrank the cells' means towards the mean
+//     more than the test rows bore out. When the selection runs on
 //     all the rows, the shallow machine that competes is the average of
 //     the best setting of each of the three, on the chosen scale of the
 //     targets, if the average's calibrated held-out loss is lower than

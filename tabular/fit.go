@@ -87,6 +87,7 @@ func fitFrame(f *dataset.Frame, targets []string, opts Options) (*Model, *fitRun
 	}
 	s.levels = levelBlocks(run.enc)
 	s.columns = columnBlocks(run.enc.Widths())
+	s.categorical = allCategorical(run.enc)
 	m, res, err := run.fit(s)
 	if err != nil {
 		return nil, nil, err

@@ -46,6 +46,18 @@ func levelBlocks(enc *dataset.Encoder) []levelBlock {
 	return blocks
 }
 
+// allCategorical reports whether every input column of enc is
+// categorical.
+func allCategorical(enc *dataset.Encoder) bool {
+	rules := enc.Rules()
+	for _, r := range rules {
+		if r.Kind != "categorical" {
+			return false
+		}
+	}
+	return len(rules) > 0
+}
+
 // scaleLevels sets in in, the scaler fitted to the inputs x, the scale
 // of the columns of each block of levels to sqrt(1 - sum p^2), p the
 // frequencies of the levels in x: the probability that two rows drawn at

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -305,5 +306,129 @@ func TestFitChoosesCodesTogether(t *testing.T) {
 		if got := r.Codes != nil; got != want {
 			t.Errorf("column %s by its codes %v, want %v", r.Name, got, want)
 		}
+	}
+}
+
+// cellTable returns a table of rows rows whose target is an offset per
+// cell of the categorical columns plus noise (or whether that exceeds
+// 0.4, for classes), with a numeric column x of noise too when numeric
+// is set.
+func cellTable(t *testing.T, rows int, numeric, classes bool) *dataset.Frame {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("group,side,")
+	if numeric {
+		b.WriteString("x,")
+	}
+	b.WriteString("y\n")
+	rnd := rand.New(rand.NewPCG(5, 6))
+	groups := []string{"ctrl", "trt1", "trt2"}
+	for i := range rows {
+		g, side := i%3, []string{"left", "right"}[(i/3)%2]
+		fmt.Fprintf(&b, "%s,%s,", groups[g], side)
+		if numeric {
+			fmt.Fprintf(&b, "%.4f,", rnd.Float64())
+		}
+		y := 0.4*float64(g) + rnd.NormFloat64()
+		if classes {
+			fmt.Fprintf(&b, "%v\n", y > 0.4)
+		} else {
+			fmt.Fprintf(&b, "%.4f\n", y)
+		}
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "cells.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestAllCategorical checks that a table's inputs count as all
+// categorical only when no column is of another kind.
+func TestAllCategorical(t *testing.T) {
+	for _, numeric := range []bool{false, true} {
+		f := cellTable(t, 30, numeric, false)
+		features := []string{"group", "side"}
+		if numeric {
+			features = append(features, "x")
+		}
+		enc, _, err := dataset.FitEncoder(f, features, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := allCategorical(enc); got == numeric {
+			t.Errorf("numeric column %v: all categorical %v", numeric, got)
+		}
+	}
+}
+
+// TestBelowBest checks the candidate one step of the grid below the
+// best's cost: at the best's bandwidth and scale only, and the best
+// itself when none was scored there.
+func TestBelowBest(t *testing.T) {
+	c := func(cost, bw float64, logTarget bool) Candidate {
+		return Candidate{Cost: cost, Bandwidth: bw, LogTarget: logTarget, Shallow: true}
+	}
+	sel := &Selection{Candidates: []Candidate{
+		c(0.03, 1, false), c(0.1, 1, true), c(0.1, 2, false), c(0.3, 1, false), c(0.1, 1, false), c(1e-4, 2, false),
+	}}
+	for _, tc := range []struct{ best, want int }{
+		{3, 4}, // 0.3 at bandwidth 1: 0.1 there, not on the log scale nor at bandwidth 2
+		{4, 0}, // 0.1: 0.03
+		{0, 0}, // 0.03: 0.01 was not scored
+		{5, 5}, // the grid's lowest cost
+		{1, 1}, // on the log scale, 0.03 was not scored
+	} {
+		sel.Best = tc.best
+		if got := belowBest(sel); got != tc.want {
+			t.Errorf("best %+v: candidate %d, want %d", sel.Candidates[tc.best], got, tc.want)
+		}
+	}
+}
+
+// TestFitLowerCost checks that a small regression whose inputs are all
+// categorical takes the cost one step of the grid below the folds' best
+// at its bandwidth, and that a numeric input or a classification keeps
+// the folds' best.
+func TestFitLowerCost(t *testing.T) {
+	grid := shallowCosts()
+	for _, tc := range []struct {
+		name    string
+		rows    int
+		numeric bool
+		task    string
+		lower   bool
+	}{
+		{"categorical", 30, false, Regression, true},
+		{"numeric", 30, true, Regression, false},
+		{"classification", 30, false, Classification, false},
+		{"more than evidenceRows", evidenceRows + 30, false, Regression, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := cellTable(t, tc.rows, tc.numeric, tc.task == Classification)
+			_, rep, err := Fit(f, []string{"y"}, Options{Task: tc.task, InputScale: LinearInputs, TargetScale: LinearScale})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sel := rep.Result.Selection
+			chosen := sel.Candidates[sel.Best]
+			lowest := -1 // the lowest loss on the folds at the chosen bandwidth
+			for i, c := range sel.Candidates {
+				if c.Bandwidth == chosen.Bandwidth && (lowest < 0 || c.Loss < sel.Candidates[lowest].Loss) {
+					lowest = i
+				}
+			}
+			want := sel.Candidates[lowest].Cost
+			k := slices.Index(grid, want)
+			if k < 1 || !slices.ContainsFunc(sel.Candidates, func(c Candidate) bool { return c.Cost == grid[k-1] && c.Bandwidth == chosen.Bandwidth }) {
+				t.Fatalf("the folds' best cost %g has no lower neighbour scored: the test needs other rows", want)
+			}
+			if tc.lower {
+				want = grid[k-1]
+			}
+			if chosen.Cost != want {
+				t.Errorf("chosen cost %g at bandwidth %g, want %g (lower %v)", chosen.Cost, chosen.Bandwidth, want, tc.lower)
+			}
+		})
 	}
 }

@@ -204,6 +204,9 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	if sel.Best < 0 {
 		return nil, errors.New("tabular: every setting of the shallow machine diverged")
 	}
+	if folded && lowerCost(variants[0], s, m) {
+		sel.Best = belowBest(sel)
+	}
 	cand := sel.Candidates[sel.Best]
 	if s.Progress != nil {
 		fmt.Fprintf(s.Progress, "tabular: %d settings of the shallow machine scored; chose %s: %s\n", len(sel.Candidates), cand.setting(), cand.scores(sel))
@@ -1649,4 +1652,35 @@ func (c calibration) scaleOutputs(m *kernel.Machine, classify bool) {
 			}
 		}
 	}
+}
+
+// lowerCost reports whether the shallow machine of a regression on rows
+// selection rows, of data v and settings s, takes the cost one step of
+// the grid below the folds' best (belowBest): when its inputs are all
+// categorical (Settings.categorical), on at most evidenceRows rows. Its
+// machine then fits the means of a few cells of rows, and each fold's
+// training rows hold fewer of a cell's rows than all the rows do: the
+// folds' best cost shrank the cells' means of all the rows towards the
+// mean more than their test rows bore out on the panels' tables of
+// categorical inputs alone (docs/learner-panel.md).
+func lowerCost(v problemData, s Settings, rows int) bool {
+	return v.labels == nil && s.categorical && rows <= evidenceRows
+}
+
+// belowBest returns the index in sel of the candidate at the cost one
+// step of the grid of shallowCosts below that of sel's best, at its
+// bandwidth and scale of the targets, or sel.Best if none was scored.
+func belowBest(sel *Selection) int {
+	best := sel.Candidates[sel.Best]
+	grid := shallowCosts()
+	i := slices.Index(grid, best.Cost)
+	if i < 1 {
+		return sel.Best
+	}
+	for j, c := range sel.Candidates {
+		if !c.Diverged && c.Cost == grid[i-1] && c.Bandwidth == best.Bandwidth && c.LogTarget == best.LogTarget {
+			return j
+		}
+	}
+	return sel.Best
 }

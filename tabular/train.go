@@ -187,6 +187,9 @@ type Settings struct {
 	levels []levelBlock
 	// columns are the spans of the encoded inputs of each column.
 	columns []levelBlock
+	// categorical is set when every input column is categorical (see
+	// lowerCost).
+	categorical bool
 	// Family says which machines the selection compares. The zero value
 	// AutoFamily compares the shallow machine with the deep one, unless
 	// Dims, Costs or Bandwidths is given: they describe the deep machine,
