@@ -205,7 +205,12 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 		return nil, errors.New("tabular: every setting of the shallow machine diverged")
 	}
 	if folded && lowerCost(variants[0], s, m) {
-		sel.Best = belowBest(sel)
+		if b := belowBest(sel); b != sel.Best {
+			if s.Progress != nil {
+				fmt.Fprintf(s.Progress, "tabular: the inputs are all categorical: cost %g, a step of the grid below the folds' best %g\n", sel.Candidates[b].Cost, sel.Candidates[sel.Best].Cost)
+			}
+			sel.Best = b
+		}
 	}
 	cand := sel.Candidates[sel.Best]
 	if s.Progress != nil {
