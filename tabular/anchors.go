@@ -1,10 +1,12 @@
 package tabular
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/parametric-machines/machines/internal/numeric"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -133,4 +135,61 @@ func seedAnchors(x mat.Matrix, rows []int, m int, rnd *rand.Rand) []int {
 	}
 	slices.Sort(chosen)
 	return chosen
+}
+
+// moreAnchors returns m rows of x that continue the k-means++ seeding
+// (see seedAnchors) of the anchors have, in the order drawn, with the
+// random stream of seed: each with probability proportional to its
+// squared distance from the nearest anchor so far. The first k of them
+// after have are then the anchors that a count of len(have)+k adds,
+// whatever m. Fewer come back if x holds fewer distinct points.
+func moreAnchors(x, have *mat.Dense, m int, seed uint64) *mat.Dense {
+	rnd := rand.New(rand.NewPCG(seed, anchorStream))
+	n, d := x.Dims()
+	na, _ := have.Dims()
+	dist := make([]float64, n)
+	for i := range n {
+		dist[i] = math.Inf(1)
+		for j := range na {
+			dist[i] = min(dist[i], sqDistance(x.RawRowView(i), have.RawRowView(j)))
+		}
+	}
+	var rows []int
+	for len(rows) < m {
+		total := floats.Sum(dist)
+		if !(total > 0) {
+			break
+		}
+		next := drawWeighted(dist, rnd.Float64()*total)
+		rows = append(rows, next)
+		for i := range n {
+			dist[i] = min(dist[i], sqDistance(x.RawRowView(i), x.RawRowView(next)))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	out := mat.NewDense(len(rows), d, nil)
+	for i, r := range rows {
+		out.SetRow(i, x.RawRowView(r))
+	}
+	return out
+}
+
+// drawWeighted returns the index i of weights at which the running sum
+// of weights passes u, u drawn uniformly below their sum: i with
+// probability proportional to weights[i]. Should rounding leave u above
+// the sum, it returns the last index of a weight above 0, so that a
+// point already an anchor, at distance 0, is never drawn.
+func drawWeighted(weights []float64, u float64) int {
+	next := -1
+	for i, v := range weights {
+		if v > 0 {
+			next = i
+			if u -= v; u < 0 {
+				break
+			}
+		}
+	}
+	return next
 }

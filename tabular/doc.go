@@ -325,7 +325,22 @@
 // root of the rows between ShallowAnchors and 400; every row's
 // sufficient statistics are then added up (Stats), one row in ten held
 // out to choose the cost, and the machine is solved from their sums
-// (Plan.Solve). docs/large.md records the measurements behind the rule.
+// (Plan.Solve). Its anchors may grow as a fit in memory grows them:
+// when the sample's own rows that Stats hold out, fitted from its
+// others, say that the next count of 200, 400, 800 and 1,600 lowers
+// their squared error by more than growMargin (0.25%) of the sample's
+// count's, the stats add up the features of more anchors, drawn by
+// continuing the sample's k-means++ seeding, so that each count's are a
+// prefix of the next's: up to the largest count whose rows times its
+// square is at most 10^6 x 400^2, the add phase of the default on 10^6
+// rows (1,600 anchors up to 62,500 rows, 800 up to 250,000, none more
+// beyond). Solve then chooses the count on the table's held-out rows as
+// it chooses the cost, keeping a count while its lowest held-out error
+// falls below the count's before by more than growMargin, and trying
+// 1,600 only where 800 lowered it by more than 1% (worthTrying); on
+// tables where the sample's count is enough, the screen on the sample
+// saves the time of summing more. docs/large.md records the
+// measurements behind the rule.
 // Plan, Stats and Solve are also the API of a fit spread over machines.
 //
 // Dims, Costs or Bandwidths describe the deep machine, which is then

@@ -28,9 +28,10 @@ type Plan struct {
 	weight string        // the column of sample weights, "" for none
 	out    *scale.Scaler // the targets' standardisation on the fit scale; nil for a classifier or a raw fit
 	shift  []float64     // the sample's mean features, about which Stats add up
+	more   *mat.Dense    // anchors beyond the model's, in the order drawn (see moreAnchors); nil for none
 	gamma  float64       // the kernel exp(-gamma d^2)
-	toC    *mat.Dense    // the anchors' basis (see anchorBasis)
-	norms  []float64     // the anchors' squared norms
+	toC    *mat.Dense    // the basis of the model's anchors (see anchorBasis)
+	norms  []float64     // the squared norms of every anchor, the model's then more
 	cal    calibration   // the sample's calibration
 	report Report        // the sample's fit
 }
@@ -42,6 +43,19 @@ type Plan struct {
 // every row's class. Options.Anchors sets the number of anchors, drawn
 // from the sample.
 func NewPlan(sample *dataset.Frame, targets []string, opts Options) (*Plan, error) {
+	return newPlan(sample, targets, opts, 0)
+}
+
+// newPlan is NewPlan for a table of the given rows, of which sample is
+// a sample: for more than StreamRows of them, with opts.Anchors 0, it
+// fits the sample at StreamAnchors(rows) anchors and draws the more
+// anchors that streamCounts gives the table, among which Solve chooses
+// the count on the held-out rows.
+func newPlan(sample *dataset.Frame, targets []string, opts Options, rows int) (*Plan, error) {
+	grow := rows > streamRows && opts.Anchors == 0
+	if grow {
+		opts.Anchors = StreamAnchors(rows)
+	}
 	switch {
 	case opts.Family == Deep || opts.Dims != nil || opts.Costs != nil || opts.Bandwidths != nil:
 		return nil, optionf("-family deep, -dims, -cost and -bandwidth describe the deep machine: a plan fits the shallow one")
@@ -66,9 +80,54 @@ func NewPlan(sample *dataset.Frame, targets []string, opts Options) (*Plan, erro
 	if err := p.init(); err != nil {
 		return nil, err
 	}
-	z := p.features(run.x, nil)
-	p.shift = weightedMean(z, nil, float64(len(run.t.Rows)))
+	p.shift = weightedMean(p.features(run.x, nil), nil, float64(len(run.t.Rows)))
+	if !grow {
+		return p, nil
+	}
+	if counts := streamCounts(rows, p.base()); len(counts) > 1 {
+		// The anchors of the next count first, which moreAnchors then
+		// draws again as the first of all of them.
+		x := p.machineInputs(run.x)
+		q := *p
+		if q.more = moreAnchors(x, md.Machine.Anchors, counts[1]-p.base(), opts.Seed); q.more == nil {
+			return p, nil
+		}
+		if pays, err := q.pays(sample, run.x); err != nil || !pays {
+			return p, err
+		}
+		p.more = moreAnchors(x, md.Machine.Anchors, counts[len(counts)-1]-p.base(), opts.Seed)
+		if err := p.init(); err != nil {
+			return nil, err
+		}
+		p.shift = weightedMean(p.features(run.x, nil), nil, float64(len(run.t.Rows)))
+	}
 	return p, nil
+}
+
+// pays reports whether the plan's anchors, more than its model's, lower
+// the squared error on the rows of the sample that Stats hold out,
+// fitted to its other rows, below the model's count's by more than
+// growMargin of it (see stepCounts); x are the sample's rows, encoded.
+// Only then does a streamed fit add up the features of every count of
+// streamCounts, whose time would otherwise be lost on the tables where
+// the sample's count is enough.
+func (p *Plan) pays(sample *dataset.Frame, x *mat.Dense) (bool, error) {
+	if err := p.init(); err != nil {
+		return false, err
+	}
+	p.shift = weightedMean(p.features(x, nil), nil, float64(x.RawMatrix().Rows))
+	s := p.NewStats()
+	if err := s.Add(sample); err != nil {
+		return false, err
+	}
+	if h := s.HeldOut; h.Rows == 0 || s.Rows == h.Rows || !(h.Weight > 0) || !(s.Weight > h.Weight) {
+		return false, nil
+	}
+	hc, _, err := p.chooseAnchors(s)
+	if err != nil {
+		return false, err
+	}
+	return hc.Anchors > p.base(), nil
 }
 
 // init derives from the plan's model what its stats and its solve use.
@@ -80,25 +139,55 @@ func (p *Plan) init() error {
 	if m.Sum != nil || m.Hedges() != nil {
 		return errors.New("tabular: the plan's model averages several machines; a plan refits one")
 	}
+	if p.more != nil {
+		if _, d := p.more.Dims(); d != p.inputs() {
+			return fmt.Errorf("tabular: %d inputs to the more anchors, %d to the model's", d, p.inputs())
+		}
+	}
 	p.gamma = 1 / (2 * m.Bandwidth * m.Bandwidth)
-	a := m.Anchors
+	a := p.anchors()
 	n, _ := a.Dims()
 	p.norms = make([]float64, n)
 	for i := range n {
 		p.norms[i] = floats.Dot(a.RawRowView(i), a.RawRowView(i))
 	}
-	between := mat.NewDense(n, n, nil)
-	for i := range n {
-		for j := range n {
-			between.Set(i, j, sqDistance(a.RawRowView(i), a.RawRowView(j)))
-		}
-	}
 	var err error
-	if p.toC, err = anchorBasis(between, p.gamma); err != nil {
+	if p.toC, err = p.basis(p.base()); err != nil {
 		return err
 	}
 	p.cal = p.calibration()
 	return nil
+}
+
+// anchors returns every anchor of the plan: the model's, then more.
+func (p *Plan) anchors() *mat.Dense {
+	a := p.model.Machine.Anchors
+	if p.more == nil {
+		return a
+	}
+	var all mat.Dense
+	all.Stack(a, p.more)
+	return &all
+}
+
+// base returns the number of the model's anchors, those of the sample's
+// fit, which the plan's other anchors follow.
+func (p *Plan) base() int {
+	n, _ := p.model.Machine.Anchors.Dims()
+	return n
+}
+
+// basis returns the basis (see anchorBasis) of the plan's first m
+// anchors.
+func (p *Plan) basis(m int) (*mat.Dense, error) {
+	a := p.anchors()
+	between := mat.NewDense(m, m, nil)
+	for i := range m {
+		for j := range m {
+			between.Set(i, j, sqDistance(a.RawRowView(i), a.RawRowView(j)))
+		}
+	}
+	return anchorBasis(between, p.gamma)
 }
 
 // calibration returns the calibration of the plan's model.
@@ -131,9 +220,14 @@ func (p *Plan) Width() int { return p.inputs() + p.Anchors() }
 // per regression target, or one per class.
 func (p *Plan) Outputs() int { return p.model.Machine.Outputs() }
 
-// Anchors returns the number of the plan's anchors.
+// Anchors returns the number of the plan's anchors: those of the
+// sample's fit, and the more among whose prefixes Solve chooses.
 func (p *Plan) Anchors() int {
-	n, _ := p.model.Machine.Anchors.Dims()
+	n := p.base()
+	if p.more != nil {
+		m, _ := p.more.Dims()
+		n += m
+	}
 	return n
 }
 
@@ -148,22 +242,17 @@ func (p *Plan) Sample() (*Model, *Report) { return p.model, &p.report }
 // The features are written to buf if it holds them (nil: a new
 // matrix), so that chunk after chunk reuses one.
 func (p *Plan) features(x *mat.Dense, buf []float64) *mat.Dense {
-	m := p.model.Machine
-	if m.Quantiles != nil {
-		x = m.Quantiles.Transform(x)
-	}
-	if m.Input != nil {
-		x = m.Input.Transform(x)
-	}
+	x = p.machineInputs(x)
 	n, d := x.Dims()
-	na, _ := m.Anchors.Dims()
+	a := p.anchors()
+	na, _ := a.Dims()
 	// The squared distances |x|^2 + |a|^2 - 2 x.a, the inner products
 	// by the engine's matrix product, land in the kernel's columns.
 	if cap(buf) < n*(d+na) {
 		buf = make([]float64, n*(d+na))
 	}
 	u := mat.NewDense(n, d+na, buf[:n*(d+na)])
-	mul(u.Slice(0, n, d, d+na).(*mat.Dense), x, m.Anchors.T())
+	mul(u.Slice(0, n, d, d+na).(*mat.Dense), x, a.T())
 	for i := range n {
 		row, xi := u.RawRowView(i), x.RawRowView(i)
 		copy(row, xi)
@@ -177,17 +266,31 @@ func (p *Plan) features(x *mat.Dense, buf []float64) *mat.Dense {
 	return u
 }
 
-// toBasis returns the map from the features of Stats to the features
-// that the machine's ridge regression fits, [x, psi(x)]: the identity
-// on the inputs and the anchors' basis on the kernel.
-func (p *Plan) toBasis() *mat.Dense {
-	d, na := p.inputs(), p.Anchors()
-	_, r := p.toC.Dims()
+// machineInputs returns the encoded rows x as the machine sees them:
+// through its quantiles and its input scaler.
+func (p *Plan) machineInputs(x *mat.Dense) *mat.Dense {
+	m := p.model.Machine
+	if m.Quantiles != nil {
+		x = m.Quantiles.Transform(x)
+	}
+	if m.Input != nil {
+		x = m.Input.Transform(x)
+	}
+	return x
+}
+
+// toBasis returns the map from the features of Stats of the first
+// anchors, whose basis is toC, to the features that the machine's ridge
+// regression fits, [x, psi(x)]: the identity on the inputs and the
+// anchors' basis on the kernel.
+func (p *Plan) toBasis(toC *mat.Dense) *mat.Dense {
+	d := p.inputs()
+	na, r := toC.Dims()
 	t := mat.NewDense(d+na, d+r, nil)
 	for i := range d {
 		t.Set(i, i, 1)
 	}
-	t.Slice(d, d+na, d, d+r).(*mat.Dense).Copy(p.toC)
+	t.Slice(d, d+na, d, d+r).(*mat.Dense).Copy(toC)
 	return t
 }
 
@@ -198,6 +301,8 @@ type planJSON struct {
 	Weight string          `json:"weight,omitempty"`
 	Out    *scale.Scaler   `json:"out,omitempty"`
 	Shift  []float64       `json:"shift"`
+	// More are the anchors beyond the model's, row by row.
+	More [][]float64 `json:"more,omitempty"`
 }
 
 // MarshalJSON writes the plan, so that workers elsewhere can add up
@@ -207,7 +312,14 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(planJSON{Model: md, Weight: p.weight, Out: p.out, Shift: p.shift})
+	pj := planJSON{Model: md, Weight: p.weight, Out: p.out, Shift: p.shift}
+	if p.more != nil {
+		n, _ := p.more.Dims()
+		for i := range n {
+			pj.More = append(pj.More, p.more.RawRowView(i))
+		}
+	}
+	return json.Marshal(pj)
 }
 
 // UnmarshalJSON reads a plan that MarshalJSON wrote, and checks it.
@@ -221,6 +333,16 @@ func (p *Plan) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("tabular: plan: %w", err)
 	}
 	q := Plan{model: md, weight: pj.Weight, out: pj.Out, shift: pj.Shift}
+	if len(pj.More) > 0 && md.Machine != nil && md.Machine.Anchors != nil {
+		_, d := md.Machine.Anchors.Dims()
+		q.more = mat.NewDense(len(pj.More), d, nil)
+		for i, row := range pj.More {
+			if len(row) != d {
+				return fmt.Errorf("tabular: plan: more anchor %d has %d inputs, want %d", i, len(row), d)
+			}
+			q.more.SetRow(i, row)
+		}
+	}
 	if err := q.init(); err != nil {
 		return fmt.Errorf("tabular: plan: %w", err)
 	}

@@ -17,9 +17,14 @@ import (
 // row's targets. Its cost is the sample's, or, when acc holds out at
 // least 1,000 rows and fits as many, the one of StreamCosts of lowest
 // squared error on those held-out rows when fitted to the others
-// (Report.HeldOutCost). With the sample's cost it is the fit that Fit
-// makes of the same rows with the plan's anchors and settings, up to
-// rounding.
+// (Report.HeldOutCost). A plan with more anchors than its sample's fit
+// chooses their count there too, among the counts that streamCounts
+// gives, in order: a count is kept while its lowest held-out error
+// falls below the count's before by more than growMargin of it, as
+// growAnchors keeps a count in memory, and 1,600 is tried only where
+// worthTrying says. With the sample's cost and anchors it is the fit
+// that Fit makes of the same rows with the plan's anchors and settings,
+// up to rounding.
 func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	if err := p.check(acc); err != nil {
 		return nil, nil, err
@@ -32,35 +37,40 @@ func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	if acc.Rows == 0 || !(acc.Weight > 0) {
 		return nil, nil, errors.New("tabular: no row with a target and a weight above 0 was added to the stats")
 	}
-	cost := p.model.Fit.Cost
+	count, cost, toC := p.base(), p.model.Fit.Cost, p.toC
 	var hc *HeldOutCost
 	if h := acc.HeldOut; h != nil && h.Rows >= heldOutMin && acc.Rows-h.Rows >= heldOutMin && h.Weight > 0 && acc.Weight > h.Weight {
 		var err error
-		if hc, err = p.chooseCost(acc); err != nil {
+		if hc, toC, err = p.chooseAnchors(acc); err != nil {
 			return nil, nil, err
 		}
-		cost = hc.Costs[floats.MinIdx(hc.Losses)]
+		count, cost = hc.Anchors, hc.Costs[floats.MinIdx(hc.Losses)]
 	}
-	r, pr, err := p.ridge(acc.all())
+	d := p.inputs()
+	r, pr, err := p.ridge(acc.all().prefix(d+count), toC)
 	if err != nil {
 		return nil, nil, err
 	}
 	m := p.model.Machine
+	anchors := m.Anchors
+	if count != p.base() {
+		anchors = p.anchors().Slice(0, count, 0, d).(*mat.Dense)
+	}
 	// The linear features are the inputs as they are (see linearFactor):
 	// a streamed table has more than 5 rows per input unless it has
 	// thousands of inputs.
-	b := &shallowBasis{sigma: m.Bandwidth, inputs: p.inputs(), lin: 1, toC: p.toC}
-	km, intercept := b.machine(r, pr, cost, m.Anchors, p.cal)
+	b := &shallowBasis{sigma: m.Bandwidth, inputs: d, lin: 1, toC: toC}
+	km, intercept := b.machine(r, pr, cost, anchors, p.cal)
 	fitted := &Machine{Machine: km, Quantiles: m.Quantiles, Input: m.Input, Output: withIntercept(p.out, intercept), LogTarget: m.LogTarget}
 	if m.Range != nil && acc.Low != nil {
 		fitted.Range = widenedRange(mat.NewDense(2, len(acc.Low), slices.Concat(acc.Low, acc.High)))
 	}
 	md := *p.model
 	fr := *md.Fit
-	fr.Rows, fr.Dropped, fr.Cost = acc.Rows, acc.Dropped, cost
+	fr.Rows, fr.Dropped, fr.Cost, fr.Anchors = acc.Rows, acc.Dropped, cost, count
 	md.Fit, md.Machine = &fr, fitted
 	rep := p.report
-	rep.Rows, rep.Dropped, rep.Warnings, rep.HeldOutCost, rep.Result.Cost = acc.Rows, acc.Dropped, nil, hc, cost
+	rep.Rows, rep.Dropped, rep.Warnings, rep.HeldOutCost, rep.Result.Cost, rep.Result.Anchors = acc.Rows, acc.Dropped, nil, hc, cost, count
 	if hc != nil {
 		// The held-out rows chose the cost, not the sample's leave-one-out.
 		rep.Result.CostRows = 0
@@ -89,12 +99,13 @@ func (p *Plan) inputs() int {
 	return d
 }
 
-// ridge returns the solver of the rows that acc adds up and the
+// ridge returns the solver of the rows that acc adds up, the sums of
+// the features of the plan's first anchors whose basis is toC, and the
 // projection of their targets, as shallowBasis.ridge and ridge.project
 // make them of the rows themselves. The weights are scaled to mean 1,
 // as Fit scales them.
-func (p *Plan) ridge(acc *Stats) (*ridge, projection, error) {
-	width, k := p.Width(), p.Outputs()
+func (p *Plan) ridge(acc *Stats, toC *mat.Dense) (*ridge, projection, error) {
+	width, k := len(acc.Z), p.Outputs()
 	scale := float64(acc.Rows) / acc.Weight
 	dz := make([]float64, width) // the rows' mean, less the shift
 	mean := make([]float64, width)
@@ -120,7 +131,7 @@ func (p *Plan) ridge(acc *Stats) (*ridge, projection, error) {
 	}, zy)
 	// The sums are of the kernel's values at the anchors; the ridge
 	// regression's features are their coordinates in the anchors' basis.
-	t := p.toBasis()
+	t := p.toBasis(toC)
 	_, q := t.Dims()
 	var tg, g, tzy mat.Dense
 	mul(&tg, t.T(), gram)
@@ -161,37 +172,142 @@ func StreamCosts() []float64 {
 	return append([]float64{1e-10, 3e-10, 1e-9, 3e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5}, shallowCosts()...)
 }
 
-// HeldOutCost is how Solve chose the cost on the rows that the stats
-// held out.
+// HeldOutCost is how Solve chose the cost, and the count of anchors,
+// on the rows that the stats held out.
 type HeldOutCost struct {
 	// Rows are the held-out rows; Costs the costs tried and Losses their
-	// mean squared errors there, on the scale the machine fits.
+	// mean squared errors there, on the scale the machine fits, at the
+	// count of anchors chosen.
 	Rows          int
 	Costs, Losses []float64
 	// Sample is the cost the plan's sample chose.
 	Sample float64
+	// Anchors is the count of anchors chosen; Counts are the counts
+	// tried, in order, and CountLosses their lowest mean squared errors
+	// on the held-out rows; nil for a plan of one count.
+	Anchors     int
+	Counts      []int     `json:",omitempty"`
+	CountLosses []float64 `json:",omitempty"`
 }
 
-// chooseCost returns the cost of StreamCosts whose machine, fitted to
-// the rows of acc less those it holds out, has the lowest squared error
-// on those.
-func (p *Plan) chooseCost(acc *Stats) (*HeldOutCost, error) {
-	h := acc.HeldOut
-	train := *acc
+// counts returns the counts of the plan's anchors among which Solve
+// chooses: the sample's fit's, then ShallowAnchors's doublings above it
+// and below the plan's anchors, then all of them (see streamCounts).
+func (p *Plan) counts() []int {
+	base, all := p.base(), p.Anchors()
+	counts := []int{base}
+	for m := 2 * ShallowAnchors; m < all; m *= 2 {
+		if m > base {
+			counts = append(counts, m)
+		}
+	}
+	if all > base {
+		counts = append(counts, all)
+	}
+	return counts
+}
+
+// chooseAnchors returns how Solve chooses the count of anchors and the
+// cost on the rows that acc holds out, and the basis of the count
+// chosen.
+func (p *Plan) chooseAnchors(acc *Stats) (*HeldOutCost, *mat.Dense, error) {
+	counts := p.counts()
+	var tried []*HeldOutCost
+	var bases []*mat.Dense
+	i, err := stepCounts(counts, func(m int) (float64, error) {
+		toC := p.toC
+		if m != p.base() {
+			var err error
+			if toC, err = p.basis(m); err != nil {
+				return 0, err
+			}
+		}
+		hc, err := p.chooseCost(acc, m, toC)
+		if err != nil {
+			return 0, err
+		}
+		tried, bases = append(tried, hc), append(bases, toC)
+		return hc.Losses[floats.MinIdx(hc.Losses)], nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	best := tried[i]
+	if len(counts) > 1 {
+		for _, hc := range tried {
+			best.Counts, best.CountLosses = append(best.Counts, hc.Anchors), append(best.CountLosses, hc.Losses[floats.MinIdx(hc.Losses)])
+		}
+	}
+	return best, bases[i], nil
+}
+
+// stepCounts returns the index of the count of anchors that Solve keeps
+// among counts, try returning the lowest held-out loss of each: it tries
+// them in order, and keeps each whose loss falls below the loss of the
+// count kept before it by more than growMargin of it, as lossFall asks
+// in memory, and stops at the first it does not keep or that
+// worthTrying does not try, or at an error of try. It tries the first
+// always and keeps it.
+func stepCounts(counts []int, try func(m int) (float64, error)) (int, error) {
+	kept, fall := 0, math.Inf(1) // the count kept last and the relative fall of its loss
+	best, err := try(counts[0])
+	if err != nil {
+		return 0, err
+	}
+	for i := 1; i < len(counts) && worthTrying(counts[i], fall); i++ {
+		loss, err := try(counts[i])
+		if err != nil {
+			return 0, err
+		}
+		if !(loss < (1-growMargin)*best) {
+			break
+		}
+		kept, fall, best = i, (best-loss)/best, loss
+	}
+	return kept, nil
+}
+
+// chooseCost returns the cost of StreamCosts whose machine on the
+// plan's first m anchors, whose basis is toC, fitted to the rows of acc
+// less those it holds out, has the lowest squared error on those.
+func (p *Plan) chooseCost(acc *Stats, m int, toC *mat.Dense) (*HeldOutCost, error) {
+	w := p.inputs() + m
+	all := acc.prefix(w)
+	h := all.HeldOut
+	train := *all
 	train.Rows, train.Weight, train.HeldOut = acc.Rows-h.Rows, acc.Weight-h.Weight, nil
-	r, pr, err := p.ridge(&train)
+	r, pr, err := p.ridge(&train, toC)
 	if err != nil {
 		return nil, err
 	}
-	t := p.toBasis()
-	hc := &HeldOutCost{Rows: h.Rows, Costs: StreamCosts(), Sample: p.model.Fit.Cost}
+	t := p.toBasis(toC)
+	hc := &HeldOutCost{Rows: h.Rows, Costs: StreamCosts(), Sample: p.model.Fit.Cost, Anchors: m}
 	for _, c := range hc.Costs {
 		beta, b := r.solution(pr, c)
 		var bu mat.Dense
 		mul(&bu, t, beta)
-		hc.Losses = append(hc.Losses, h.loss(&bu, b, p.shift)/h.Weight)
+		hc.Losses = append(hc.Losses, h.loss(&bu, b, p.shift[:w])/h.Weight)
 	}
 	return hc, nil
+}
+
+// prefix returns the stats of the first w features of s, and of its
+// held-out rows: s itself when it has w.
+func (s *Stats) prefix(w int) *Stats {
+	width := len(s.Z)
+	if w == width {
+		return s
+	}
+	k := len(s.Y)
+	q := *s
+	q.Z, q.ZY, q.ZZ = s.Z[:w], s.ZY[:w*k], make([]float64, w*w)
+	for i := range w {
+		copy(q.ZZ[i*w:(i+1)*w], s.ZZ[i*width:i*width+w])
+	}
+	if s.HeldOut != nil {
+		q.HeldOut = s.HeldOut.prefix(w)
+	}
+	return &q
 }
 
 // all returns the stats of every row of s: its sums plus those it holds

@@ -41,14 +41,42 @@ const (
 	streamAnchorsMax = 400
 )
 
-// StreamAnchors returns the number of anchors of a streamed fit of n
-// rows when Options.Anchors is 0: the square root of n, as Nystrom
-// approximations need to keep their error below the noise, between
-// ShallowAnchors and 400, beyond which the Gram matrix's time (rows
-// times the square of the anchors) outgrows what more anchors gain.
+// StreamAnchors returns the number of anchors at which a streamed fit
+// of n rows fits its sample when Options.Anchors is 0, the fewest it
+// may have: the square root of n, as Nystrom approximations need to
+// keep their error below the noise, between ShallowAnchors and 400,
+// beyond which the Gram matrix's time (rows times the square of the
+// anchors) outgrows what more anchors gain on millions of rows.
 func StreamAnchors(n int) int {
 	return max(streamAnchorsMin, min(streamAnchorsMax, int(math.Round(math.Sqrt(float64(n))))))
 }
+
+// streamCounts returns the counts of anchors among which Solve chooses
+// for a streamed fit of n rows whose sample was fitted at base anchors:
+// base, then those of ShallowAnchors's doublings above it while n
+// times the square of the count is at most streamWork (on more than
+// StreamRows rows, at most 1,600, as many as a fit in memory grows to);
+// nil for none beyond base, and for n below 1. Stats add up the features of the last, and
+// the others' are prefixes of them.
+func streamCounts(n, base int) []int {
+	counts := []int{base}
+	for m := 2 * ShallowAnchors; n > 0 && float64(n)*float64(m)*float64(m) <= streamWork; m *= 2 {
+		if m > base {
+			counts = append(counts, m)
+		}
+	}
+	if len(counts) == 1 {
+		return nil
+	}
+	return counts
+}
+
+// streamWork bounds the work of the add phase of a streamed fit, its
+// rows times the square of its anchors, at what the default's 400
+// anchors cost on 10^6 rows (docs/large.md), so that a table of fewer
+// rows may sum the features of more anchors in no more time. Tests
+// lower it.
+var streamWork = 1e6 * float64(streamAnchorsMax*streamAnchorsMax)
 
 // streamChunk is the number of rows a streamed fit reads at a time.
 const streamChunk = 4096
@@ -63,8 +91,10 @@ func FitFile(path string, targets []string, opts Options) (*Model, *Report, erro
 // most StreamRows rows is read whole and fitted by Fit. A larger one is
 // read twice, a chunk at a time: the first pass draws a seeded sample
 // of StreamRows rows, on which NewPlan chooses the shallow machine's
-// settings and StreamAnchors anchors; the second adds up every row's
-// Stats, from which Solve fits the machine. Its memory then does not
+// settings at StreamAnchors anchors, and more anchors where they pay on
+// the sample (see streamCounts); the second adds up every row's Stats,
+// from which Solve fits the machine, choosing among the counts of
+// anchors on the rows held out. Its memory then does not
 // grow with the rows. Options that ask for the deep machine (Family
 // Deep, Dims, Costs, Bandwidths) or Balance read a large table whole,
 // as Fit does.
@@ -97,11 +127,12 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 		return nil, nil, err
 	}
 	fr.Close()
-	if opts.Anchors == 0 {
-		opts.Anchors = StreamAnchors(st.rows)
+	anchors := opts.Anchors
+	if anchors == 0 {
+		anchors = StreamAnchors(st.rows)
 	}
-	opts.log("%s: %d rows; fitting the shallow machine with %d anchors on a sample of %d rows, then adding up every row", fr.Name(), st.rows, opts.Anchors, sample.Len())
-	plan, err := NewPlan(sample, targets, opts)
+	opts.log("%s: %d rows; fitting the shallow machine with %d anchors on a sample of %d rows, then adding up every row", fr.Name(), st.rows, anchors, sample.Len())
+	plan, err := newPlan(sample, targets, opts, st.rows)
 	if err != nil {
 		return nil, nil, err
 	}

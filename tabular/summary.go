@@ -34,6 +34,13 @@ func (rep *Report) Summary(md *Model) []string {
 	if h := rep.HeldOutCost; h != nil {
 		say("cost %g chosen on %d rows held out of the stream: mse %.4g there on the scale fitted; the sample chose %g",
 			res.Cost, h.Rows, slices.Min(h.Losses), h.Sample)
+		if len(h.Counts) > 1 {
+			tried := make([]string, len(h.Counts))
+			for i, m := range h.Counts {
+				tried[i] = fmt.Sprintf("%.4g at %d", h.CountLosses[i], m)
+			}
+			say("%d anchors chosen there, each count kept while its mse fell by more than %g%% of the count's before: %s", h.Anchors, 100*growMargin, strings.Join(tried, ", "))
+		}
 	}
 	if l := rep.CycleLosses; l != nil {
 		if c := describeCycles(md.Encoder); c != "" {
