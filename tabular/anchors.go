@@ -30,16 +30,16 @@ const (
 // growAnchors): none on at most ShallowAnchors rows, every one of them
 // an anchor already, else ShallowAnchors doubled up to
 // streamAnchorsMax, the last cut to n (all the rows), and on beyond it
-// while the count is at most one per growShare rows and the basis (rows
-// x (inputs + anchors)) at most growCells: beyond them the time of the
-// fit (the rows times the square of its width) and its memory outgrow
-// what more anchors gain.
+// up to growMax while the count is at most one per growShare rows and
+// the basis (rows x (inputs + anchors)) at most growCells: beyond them
+// the time of the fit (the rows times the square of its width) and its
+// memory outgrow what more anchors gain.
 func anchorGrowth(n, inputs int) []int {
 	if n <= ShallowAnchors {
 		return nil
 	}
 	var counts []int
-	for m := 2 * ShallowAnchors; m <= streamAnchorsMax || m <= n/growShare && n*(inputs+m) <= growCells; m *= 2 {
+	for m := 2 * ShallowAnchors; m <= streamAnchorsMax || m <= growMax && m <= n/growShare && n*(inputs+m) <= growCells; m *= 2 {
 		if m >= n {
 			return append(counts, n)
 		}
@@ -48,13 +48,15 @@ func anchorGrowth(n, inputs int) []int {
 	return counts
 }
 
-// growShare and growCells bound the counts of anchors beyond
-// streamAnchorsMax that anchorGrowth tries: at most one anchor per
-// growShare rows, and a basis of at most growCells features of the rows,
-// 128 MB a copy.
+// growMax, growShare and growCells bound the counts of anchors beyond
+// streamAnchorsMax that anchorGrowth tries: at most growMax, at most one
+// anchor per growShare rows, and a basis of at most growCells features
+// of the rows, 256 MB a copy, which holds growMax anchors up to about
+// StreamRows rows.
 const (
+	growMax   = 1600
 	growShare = 2
-	growCells = 16_000_000
+	growCells = 32_000_000
 )
 
 // anchorCount returns the number of anchors for n training rows under the

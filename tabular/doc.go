@@ -289,7 +289,7 @@
 //     shallow machine is refitted on all the rows at twice
 //     ShallowAnchors, then at 400, 800 and 1,600, drawn by the same
 //     seeding (past 400 where the count is at most half the rows and
-//     the basis at most 1.6e7 features of the rows; a count of at
+//     the basis at most 3.2e7 features of the rows; a count of at
 //     least the rows is all of them, and the last tried): a count is
 //     kept while the exact leave-one-out loss of all the rows, each
 //     count at its best cost, falls from the count before by more than

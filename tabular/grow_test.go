@@ -15,7 +15,7 @@ import (
 // TestAnchorGrowth checks the counts of anchors that a fit tries beyond
 // ShallowAnchors: none on at most ShallowAnchors rows, every one of them
 // an anchor already, else doublings up to streamAnchorsMax, the last
-// cut to the rows, and beyond it within growShare and growCells.
+// cut to the rows, and beyond it within growMax, growShare and growCells.
 func TestAnchorGrowth(t *testing.T) {
 	for _, tc := range []struct {
 		n, inputs int
@@ -34,11 +34,12 @@ func TestAnchorGrowth(t *testing.T) {
 		{1600, 3, []int{200, 400, 800}},
 		{3199, 3, []int{200, 400, 800}},
 		{3200, 3, []int{200, 400, 800, 1600}},
-		{9950, 3, []int{200, 400, 800, 1600}},
-		{9950, 200, []int{200, 400, 800}},
-		{9950, 900, []int{200, 400}},
-		{19000, 3, []int{200, 400, 800}},
-		{20000, 3, []int{200, 400}},
+		{9000, 3, []int{200, 400, 800, 1600}}, // not 3,200: growMax
+		{9950, 200, []int{200, 400, 800, 1600}},
+		{9950, 1800, []int{200, 400, 800}},
+		{19000, 3, []int{200, 400, 800, 1600}},
+		{20000, 3, []int{200, 400, 800}},
+		{19000, 2000, []int{200, 400}},
 	} {
 		if got := anchorGrowth(tc.n, tc.inputs); !slices.Equal(got, tc.want) {
 			t.Errorf("%d rows of %d inputs: counts %v, want %v", tc.n, tc.inputs, got, tc.want)

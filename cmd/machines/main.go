@@ -312,7 +312,7 @@
 // and that many k-means++ centres of larger tables; on more rows, not
 // split by -group or -time, the shallow machine's final fit also tries
 // 200 and 400 (at most the rows), then 800 and 1,600 where the count is
-// at most half the rows and the basis under 1.6e7 features of the rows,
+// at most half the rows and the basis under 3.2e7 features of the rows,
 // and keeps a count while its leave-one-out loss on all the
 // rows falls by more than one standard error of the rows' paired
 // differences and by 0.25%; 1,600 only where 800 lowered it by more than
