@@ -153,9 +153,9 @@ func TestCheckFitSize(t *testing.T) {
 		// More than deepRowsPerInput rows per input: the default fit
 		// leaves the deep machine out.
 		{"narrow", 10000, 408, 6, Settings{}, false,
-			"this fit will take about 10 to 21 seconds of processor time and 700 MB to 1.1 GB of memory (the shallow machine)\n"},
+			"this fit will take about 10 to 41 seconds of processor time and 700 MB to 1.6 GB of memory (the shallow machine)\n"},
 		{"shallow alone", 10000, 408, 6, Settings{Weights: []float64{1}}, false,
-			"this fit will take about 10 to 21 seconds of processor time and 700 MB to 1.1 GB of memory (the shallow machine)\n"},
+			"this fit will take about 10 to 41 seconds of processor time and 700 MB to 1.6 GB of memory (the shallow machine)\n"},
 		{"deep alone", 5000, 10, 1, Settings{Anchors: 1000, Costs: []float64{0.01}, Bandwidths: []float64{1}}, false,
 			"this fit will take about 63 seconds of processor time and 530 MB of memory (a deep machine of 7,100 parameters)\n"},
 		{"a quick fit", 2000, 10, 2, Settings{}, false, ""},
