@@ -321,7 +321,7 @@
 // FitFile and FitSource read a table of more than StreamRows rows twice,
 // a chunk at a time, so that the memory of its fit does not grow with
 // the rows: a seeded sample of StreamRows rows chooses the shallow
-// machine's settings (NewPlan), with StreamAnchors anchors, the square
+// machine's settings (NewStreamPlan), with StreamAnchors anchors, the square
 // root of the rows between ShallowAnchors and 400; every row's
 // sufficient statistics are then added up (Stats), one row in ten held
 // out to choose the cost, and the machine is solved from their sums

@@ -43,15 +43,18 @@ type Plan struct {
 // every row's class. Options.Anchors sets the number of anchors, drawn
 // from the sample.
 func NewPlan(sample *dataset.Frame, targets []string, opts Options) (*Plan, error) {
-	return newPlan(sample, targets, opts, 0)
+	return NewStreamPlan(sample, targets, opts, 0)
 }
 
-// newPlan is NewPlan for a table of the given rows, of which sample is
-// a sample: for more than StreamRows of them, with opts.Anchors 0, it
-// fits the sample at StreamAnchors(rows) anchors and draws the more
-// anchors that streamCounts gives the table, among which Solve chooses
-// the count on the held-out rows.
-func newPlan(sample *dataset.Frame, targets []string, opts Options, rows int) (*Plan, error) {
+// NewStreamPlan is NewPlan for a table of the given rows, of which
+// sample is a seeded sample, as FitSource streams it: for more than
+// StreamRows rows, with opts.Anchors 0, it fits the sample at
+// StreamAnchors(rows) anchors and, where more pay on the sample's
+// held-out rows, draws the more anchors that streamCounts gives the
+// table, among which Solve chooses the count on the rows that Stats
+// hold out. A fit spread over machines makes its plan so to fit the
+// model that FitSource fits.
+func NewStreamPlan(sample *dataset.Frame, targets []string, opts Options, rows int) (*Plan, error) {
 	grow := rows > streamRows && opts.Anchors == 0
 	if grow {
 		opts.Anchors = StreamAnchors(rows)

@@ -132,7 +132,7 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 		anchors = StreamAnchors(st.rows)
 	}
 	opts.log("%s: %d rows; fitting the shallow machine with %d anchors on a sample of %d rows, then adding up every row", fr.Name(), st.rows, anchors, sample.Len())
-	plan, err := newPlan(sample, targets, opts, st.rows)
+	plan, err := NewStreamPlan(sample, targets, opts, st.rows)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -136,7 +136,7 @@ func TestSolveChoosesAnchors(t *testing.T) {
 	defer func(n int, w float64) { streamRows, streamWork = n, w }(streamRows, streamWork)
 	streamRows, streamWork = 2000, 12000*400*400
 	frames := chunks(t, friedmanCSV(12000, 4, false), 2000)
-	p, err := newPlan(frames[0], []string{"y"}, Options{Seed: 1}, 12000)
+	p, err := NewStreamPlan(frames[0], []string{"y"}, Options{Seed: 1}, 12000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestPlanMoreAnchorsPay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := newPlan(sample, []string{"y"}, Options{Seed: 1}, 12000)
+	p, err := NewStreamPlan(sample, []string{"y"}, Options{Seed: 1}, 12000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ type Job struct {
 	// Seed seeds the sample, the folds and the anchors, as in machines fit.
 	Seed uint64
 	// Anchors is the number of anchors; 0 is tabular.StreamAnchors of the
-	// table's rows.
+	// table's rows, and more where they pay, as in machines fit.
 	Anchors int
 	// Stats is where the pipeline writes the summed statistics for the
 	// solve: a path that the workers and the driver both reach. "" is a
@@ -63,7 +63,7 @@ func (job *Job) Check() error {
 
 // Fit fits the table of job.Data as machines fit streams a large table,
 // with the rows added up on Beam: this process reads the shards once for
-// a seeded sample, on which tabular.NewPlan chooses the shallow machine;
+// a seeded sample, on which tabular.NewStreamPlan chooses the shallow machine;
 // the pipeline's workers add up their shards' tabular.Stats and a
 // combiner sums them; the solve runs here, and the model is written to
 // job.Model. The model is the one machines fit writes of the same glob
@@ -135,13 +135,14 @@ func (job *Job) plan(ctx context.Context, paths []string, opts tabular.Options) 
 	if s.Seen() == 0 {
 		return nil, nil, 0, &dataset.ParseError{File: job.Data, Err: dataset.ErrNoRows}
 	}
-	if opts.Anchors == 0 {
-		opts.Anchors = tabular.StreamAnchors(s.Seen())
+	anchors := opts.Anchors
+	if anchors == 0 {
+		anchors = tabular.StreamAnchors(s.Seen())
 	}
 	sample := s.Frame()
 	job.logf(fmt.Sprintf("%s: %d rows in %d shards; fitting the shallow machine with %d anchors on a sample of %d rows, then adding up every row on Beam",
-		job.Data, s.Seen(), len(shards), opts.Anchors, sample.Len()))
-	plan, err := tabular.NewPlan(sample, strings.Split(job.Target, ","), opts)
+		job.Data, s.Seen(), len(shards), anchors, sample.Len()))
+	plan, err := tabular.NewStreamPlan(sample, strings.Split(job.Target, ","), opts, s.Seen())
 	return plan, shards, s.Seen(), err
 }
 
