@@ -324,7 +324,10 @@
 // shallow machine's settings are chosen on a seeded sample of 20,000
 // rows, with the square root of the rows as anchors (100 to 400), and it
 // is fitted to every row from their sums, its cost chosen on one row in
-// ten held out (see docs/large.md); -family deep, -dims, -cost,
+// ten held out (see docs/large.md); where more anchors lower the
+// sample's own held-out error, the sums hold up to 1,600 (as many as the
+// rows allow at the time 400 take on 10^6 rows), and the held-out rows
+// choose the count too; -family deep, -dims, -cost,
 // -bandwidth and -balance read it whole, as does -data -. score reads
 // such a table in chunks too, from a file or standard input, and explain
 // measures on a seeded sample of it.
