@@ -118,22 +118,7 @@ func seedAnchors(x mat.Matrix, rows []int, m int, rnd *rand.Rand) []int {
 		if total == 0 {
 			break
 		}
-		u := rnd.Float64() * total
-		next = -1
-		for i, v := range dist {
-			if u -= v; u < 0 && v > 0 {
-				next = i
-				break
-			}
-		}
-		if next < 0 { // rounding left u just above 0: take the last candidate
-			for i := len(dist) - 1; i >= 0; i-- {
-				if dist[i] > 0 {
-					next = i
-					break
-				}
-			}
-		}
+		next = drawWeighted(dist, rnd.Float64()*total)
 	}
 	slices.Sort(chosen)
 	return chosen
