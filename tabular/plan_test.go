@@ -404,3 +404,56 @@ func TestSolveChoosesCost(t *testing.T) {
 		t.Errorf("held-out loss %v at the chosen cost, %v at the sample's", h.Losses[best], sample)
 	}
 }
+
+// The final solve's Cholesky factorisation at one cost gives the fit
+// that the held-out choice's eigendecomposition gives at that cost, to
+// rounding and the directions of eigenvalues below eigenFloor, which
+// the smallest costs shrink less: the same coefficients, intercept and
+// held-out loss.
+func TestPlanSolutionAt(t *testing.T) {
+	frames := chunks(t, friedmanCSV(6000, 4, false), 1000)
+	p, err := NewPlan(frames[0], []string{"y"}, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := addAll(t, p, frames)
+	all, basis := acc.all(), p.toBasis(p.toC)
+	costs := []float64{1e-8, 1e-5, 1e-2, 1}
+	betas, intercepts, err := p.fits(all, p.toC, costs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, cost := range costs {
+		beta, b, err := p.solutionAt(all, p.toC, cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got mat.Dense
+		mul(&want, basis, betas[i])
+		mul(&got, basis, beta)
+		wl, gl := acc.HeldOut.loss(&want, intercepts[i], p.shift), acc.HeldOut.loss(&got, b, p.shift)
+		dc, di, dl := maxRelDiff(betas[i], beta), math.Abs(b[0]-intercepts[i][0])/math.Abs(intercepts[i][0]), math.Abs(gl-wl)/wl
+		t.Logf("cost %g: coefficients %g, intercept %g, loss %g", cost, dc, di, dl)
+		if !(dc < 1e-7 && di < 1e-9 && dl < 1e-9) {
+			t.Errorf("cost %g: coefficients differ by %g of their size, intercepts by %g, held-out losses by %g", cost, dc, di, dl)
+		}
+	}
+	// Where the Gram matrix is not positive definite (here a feature's
+	// sum of squares below its mean's), the solution is the
+	// eigendecomposition's.
+	bad := *all
+	bad.ZZ = slices.Clone(all.ZZ)
+	w := len(bad.Z)
+	bad.ZZ[w*w-1] = -bad.ZZ[w*w-1]
+	betas, intercepts, err = p.fits(&bad, p.toC, []float64{1e-5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	beta, b, err := p.solutionAt(&bad, p.toC, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(beta, betas[0]) || !slices.Equal(b, intercepts[0]) {
+		t.Error("not positive definite: the solution is not the eigendecomposition's")
+	}
+}

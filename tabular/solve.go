@@ -8,6 +8,7 @@ import (
 
 	"github.com/parametric-machines/machines/internal/numeric"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -22,9 +23,12 @@ import (
 // gives, in order: a count is kept while its lowest held-out error
 // falls below the count's before by more than growMargin of it, as
 // growAnchors keeps a count in memory, and 1,600 is tried only where
-// worthTrying says. With the sample's cost and anchors it is the fit
-// that Fit makes of the same rows with the plan's anchors and settings,
-// up to rounding.
+// worthTrying says. The choice takes one eigendecomposition of each
+// count's Gram matrix, kept as its factors (numeric.SymSpectrum), which
+// gives the fit of every cost; the fit of all the rows at the cost
+// chosen is a Cholesky factorisation (solutionAt). With the sample's
+// cost and anchors it is the fit that Fit makes of the same rows with
+// the plan's anchors and settings, up to rounding.
 func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	if err := p.check(acc); err != nil {
 		return nil, nil, err
@@ -47,7 +51,7 @@ func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 		count, cost = hc.Anchors, hc.Costs[floats.MinIdx(hc.Losses)]
 	}
 	d := p.inputs()
-	r, pr, err := p.ridge(acc.all().prefix(d+count), toC)
+	beta, intercept, err := p.solutionAt(acc.all().prefix(d+count), toC, cost)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,7 +64,7 @@ func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	// a streamed table has more than 5 rows per input unless it has
 	// thousands of inputs.
 	b := &shallowBasis{sigma: m.Bandwidth, inputs: d, lin: 1, toC: toC}
-	km, intercept := b.machine(r, pr, cost, anchors, p.cal)
+	km, intercept := b.machineOf(beta, intercept, anchors, p.cal)
 	fitted := &Machine{Machine: km, Quantiles: m.Quantiles, Input: m.Input, Output: withIntercept(p.out, intercept), LogTarget: m.LogTarget}
 	if m.Range != nil && acc.Low != nil {
 		fitted.Range = widenedRange(mat.NewDense(2, len(acc.Low), slices.Concat(acc.Low, acc.High)))
@@ -99,12 +103,58 @@ func (p *Plan) inputs() int {
 	return d
 }
 
-// ridge returns the solver of the rows that acc adds up, the sums of
-// the features of the plan's first anchors whose basis is toC, and the
-// projection of their targets, as shallowBasis.ridge and ridge.project
-// make them of the rows themselves. The weights are scaled to mean 1,
-// as Fit scales them.
-func (p *Plan) ridge(acc *Stats, toC *mat.Dense) (*ridge, projection, error) {
+// fits returns the solutions, beta (features by outputs) and the
+// intercept, of the ridge regression of the rows that acc adds up, the
+// sums of the features of the plan's first anchors whose basis is toC,
+// at each of the costs, as ridge.solution makes them of the rows
+// themselves.
+func (p *Plan) fits(acc *Stats, toC *mat.Dense, costs []float64) ([]*mat.Dense, [][]float64, error) {
+	return p.normal(acc, toC).fits(acc.Rows, costs)
+}
+
+// solutionAt returns beta (features by outputs) and the intercept of
+// the ridge regression at one cost of the rows that acc adds up, as
+// fits makes them, from a Cholesky factorisation of the Gram matrix
+// plus rows times cost rather than its eigendecomposition, which only
+// the choice of the cost needs: up to rounding and the directions of
+// eigenvalues below eigenFloor, which fits leaves out and this shrinks
+// by the cost. Where rounding makes the penalised matrix not positive
+// definite, as a cost too small for the features' scale may, it is
+// fits's solution.
+func (p *Plan) solutionAt(acc *Stats, toC *mat.Dense, cost float64) (*mat.Dense, []float64, error) {
+	n := p.normal(acc, toC)
+	nc := float64(acc.Rows) * cost
+	for i := range n.gram.SymmetricDim() {
+		n.gram.SetSym(i, i, n.gram.At(i, i)+nc)
+	}
+	if chol, ok := lapack64.Potrf(n.gram.RawSymmetric()); ok {
+		beta := mat.DenseCopyOf(n.zy)
+		lapack64.Potrs(chol, beta.RawMatrix())
+		r := &ridge{mean: n.mean}
+		return beta, r.intercept(projection{mean: n.dy}, beta), nil
+	}
+	// The factorisation overwrote the Gram matrix.
+	betas, intercepts, err := p.fits(acc, toC, []float64{cost})
+	if err != nil {
+		return nil, nil, err
+	}
+	return betas[0], intercepts[0], nil
+}
+
+// normalSums are the sums of a ridge regression, in the features that
+// it fits (see Plan.toBasis): the Gram matrix of the features about
+// their mean, their products with the targets about theirs, the
+// features' mean and the targets' mean.
+type normalSums struct {
+	gram     *mat.SymDense
+	zy       *mat.Dense
+	mean, dy []float64
+}
+
+// normal returns the sums of the ridge regression of the rows that acc
+// adds up, the sums of the features of the plan's first anchors whose
+// basis is toC. The weights are scaled to mean 1, as Fit scales them.
+func (p *Plan) normal(acc *Stats, toC *mat.Dense) *normalSums {
 	width, k := len(acc.Z), p.Outputs()
 	scale := float64(acc.Rows) / acc.Weight
 	dz := make([]float64, width) // the rows' mean, less the shift
@@ -133,7 +183,7 @@ func (p *Plan) ridge(acc *Stats, toC *mat.Dense) (*ridge, projection, error) {
 	// regression's features are their coordinates in the anchors' basis.
 	t := p.toBasis(toC)
 	_, q := t.Dims()
-	var tg, g, tzy mat.Dense
+	var tg, g mat.Dense
 	mul(&tg, t.T(), gram)
 	mul(&g, &tg, t)
 	sym := mat.NewSymDense(q, nil)
@@ -142,22 +192,42 @@ func (p *Plan) ridge(acc *Stats, toC *mat.Dense) (*ridge, projection, error) {
 			sym.SetSym(i, j, (g.At(i, j)+g.At(j, i))/2)
 		}
 	}
-	mul(&tzy, t.T(), zy)
-	r := &ridge{rows: acc.Rows, mean: make([]float64, q), total: float64(acc.Rows)}
-	mat.NewVecDense(q, r.mean).MulVec(t.T(), mat.NewVecDense(width, mean))
-	var ok bool
-	if r.e, r.v, ok = numeric.EigenSym(sym); !ok {
-		return nil, projection{}, errors.New("tabular: eigendecomposition of the features' Gram matrix failed")
+	n := &normalSums{gram: sym, zy: new(mat.Dense), mean: make([]float64, q), dy: dy}
+	mul(n.zy, t.T(), zy)
+	mat.NewVecDense(q, n.mean).MulVec(t.T(), mat.NewVecDense(width, mean))
+	return n
+}
+
+// fits returns the solutions, beta and the intercept, of the ridge
+// regression of the sums n of the given rows at each of the costs: from
+// one eigendecomposition of their Gram matrix, kept as its factors,
+// which maps the targets' products and the solutions of every cost to
+// and from its eigenbasis without forming its eigenvectors.
+func (n *normalSums) fits(rows int, costs []float64) ([]*mat.Dense, [][]float64, error) {
+	sp, ok := numeric.NewSymSpectrum(n.gram)
+	if !ok {
+		return nil, nil, errors.New("tabular: eigendecomposition of the features' Gram matrix failed")
 	}
+	r := &ridge{rows: rows, mean: n.mean, e: sp.Values}
 	top := slices.Max(r.e)
 	for i, v := range r.e {
 		if !(v > eigenFloor*top) || math.IsNaN(v) {
 			r.e[i] = 0
 		}
 	}
-	pr := projection{mean: dy, t: new(mat.Dense)}
-	mul(pr.t, r.v.T(), &tzy)
-	return r, pr, nil
+	pr := projection{mean: n.dy, t: sp.ToEigen(n.zy)}
+	q, k := pr.t.Dims()
+	coef := mat.NewDense(q, k*len(costs), nil)
+	for i, c := range costs {
+		coef.Slice(0, q, i*k, (i+1)*k).(*mat.Dense).Copy(r.coefficients(pr, c))
+	}
+	all := sp.FromEigen(coef)
+	betas, intercepts := make([]*mat.Dense, len(costs)), make([][]float64, len(costs))
+	for i := range costs {
+		betas[i] = mat.DenseCopyOf(all.Slice(0, q, i*k, (i+1)*k))
+		intercepts[i] = r.intercept(pr, betas[i])
+	}
+	return betas, intercepts, nil
 }
 
 // heldOutMin is the fewest held-out rows, and rows to fit, on which
@@ -276,17 +346,16 @@ func (p *Plan) chooseCost(acc *Stats, m int, toC *mat.Dense) (*HeldOutCost, erro
 	h := all.HeldOut
 	train := *all
 	train.Rows, train.Weight, train.HeldOut = acc.Rows-h.Rows, acc.Weight-h.Weight, nil
-	r, pr, err := p.ridge(&train, toC)
+	hc := &HeldOutCost{Rows: h.Rows, Costs: StreamCosts(), Sample: p.model.Fit.Cost, Anchors: m}
+	betas, intercepts, err := p.fits(&train, toC, hc.Costs)
 	if err != nil {
 		return nil, err
 	}
 	t := p.toBasis(toC)
-	hc := &HeldOutCost{Rows: h.Rows, Costs: StreamCosts(), Sample: p.model.Fit.Cost, Anchors: m}
-	for _, c := range hc.Costs {
-		beta, b := r.solution(pr, c)
+	for i, beta := range betas {
 		var bu mat.Dense
 		mul(&bu, t, beta)
-		hc.Losses = append(hc.Losses, h.loss(&bu, b, p.shift[:w])/h.Weight)
+		hc.Losses = append(hc.Losses, h.loss(&bu, intercepts[i], p.shift[:w])/h.Weight)
 	}
 	return hc, nil
 }

@@ -127,14 +127,20 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 		return nil, nil, err
 	}
 	fr.Close()
-	anchors := opts.Anchors
+	anchors, more := opts.Anchors, ""
 	if anchors == 0 {
 		anchors = StreamAnchors(st.rows)
+		if counts := streamCounts(st.rows, anchors); counts != nil {
+			more = fmt.Sprintf(" (up to %d where more pay on its held-out rows)", counts[len(counts)-1])
+		}
 	}
-	opts.log("%s: %d rows; fitting the shallow machine with %d anchors on a sample of %d rows, then adding up every row", fr.Name(), st.rows, anchors, sample.Len())
+	opts.log("%s: %d rows; fitting the shallow machine with %d anchors on a sample of %d rows%s, then adding up every row", fr.Name(), st.rows, anchors, sample.Len(), more)
 	plan, err := NewStreamPlan(sample, targets, opts, st.rows)
 	if err != nil {
 		return nil, nil, err
+	}
+	if n := plan.Anchors(); n > plan.base() {
+		opts.log("more anchors pay on the sample's held-out rows: adding up every row at %d anchors, whose count the table's held-out rows choose", n)
 	}
 	st.phase("plan")
 	acc, err := st.add(src, plan)

@@ -178,15 +178,36 @@ func TestSolveChoosesAnchors(t *testing.T) {
 		t.Errorf("cost %v, want %v", md.Fit.Cost, h.Costs[floats.MinIdx(h.Losses)])
 	}
 	// FitSource gives its plan the table's rows, unless -anchors fixes
-	// the count.
+	// the count, and its log says the sample's count, then the count
+	// added up where more pay.
 	text := friedmanCSV(12000, 4, false)
-	for _, fixed := range []int{0, 150} {
-		_, rep, err := FitSource(textSource(text), []string{"y"}, Options{Seed: 1, Anchors: fixed})
+	for _, tc := range []struct {
+		fixed int
+		log   []string
+	}{
+		{0, []string{"fitting the shallow machine with 110 anchors on a sample of 2000 rows (up to 400 where more pay on its held-out rows), then adding up every row",
+			"more anchors pay on the sample's held-out rows: adding up every row at 400 anchors, whose count the table's held-out rows choose"}},
+		{150, []string{"fitting the shallow machine with 150 anchors on a sample of 2000 rows, then adding up every row"}},
+	} {
+		var log []string
+		_, rep, err := FitSource(textSource(text), []string{"y"}, Options{Seed: 1, Anchors: tc.fixed, Log: func(line string) { log = append(log, line) }})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h := rep.HeldOutCost; h == nil || (h.Counts != nil) != (fixed == 0) || (fixed != 0 && h.Anchors != fixed) {
-			t.Errorf("-anchors %d: held-out choice %+v", fixed, h)
+		if h := rep.HeldOutCost; h == nil || (h.Counts != nil) != (tc.fixed == 0) || (tc.fixed != 0 && h.Anchors != tc.fixed) {
+			t.Errorf("-anchors %d: held-out choice %+v", tc.fixed, h)
+		}
+		var said []string // after the first line's "table.csv: 12000 rows; "
+		for _, line := range log {
+			if _, after, ok := strings.Cut(line, " rows; "); ok {
+				line = after
+			}
+			if strings.Contains(line, "anchors") {
+				said = append(said, line)
+			}
+		}
+		if !slices.Equal(said, tc.log) {
+			t.Errorf("-anchors %d: log of the anchors %q, want %q", tc.fixed, said, tc.log)
 		}
 	}
 }

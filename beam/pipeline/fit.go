@@ -135,15 +135,24 @@ func (job *Job) plan(ctx context.Context, paths []string, opts tabular.Options) 
 	if s.Seen() == 0 {
 		return nil, nil, 0, &dataset.ParseError{File: job.Data, Err: dataset.ErrNoRows}
 	}
-	anchors := opts.Anchors
+	anchors, more := opts.Anchors, ""
 	if anchors == 0 {
 		anchors = tabular.StreamAnchors(s.Seen())
+		if s.Seen() > tabular.StreamRows {
+			more = " (more where they pay on its held-out rows)"
+		}
 	}
 	sample := s.Frame()
-	job.logf(fmt.Sprintf("%s: %d rows in %d shards; fitting the shallow machine with %d anchors on a sample of %d rows, then adding up every row on Beam",
-		job.Data, s.Seen(), len(shards), anchors, sample.Len()))
+	job.logf(fmt.Sprintf("%s: %d rows in %d shards; fitting the shallow machine with %d anchors on a sample of %d rows%s, then adding up every row on Beam",
+		job.Data, s.Seen(), len(shards), anchors, sample.Len(), more))
 	plan, err := tabular.NewStreamPlan(sample, strings.Split(job.Target, ","), opts, s.Seen())
-	return plan, shards, s.Seen(), err
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if md, _ := plan.Sample(); plan.Anchors() > md.Fit.Anchors {
+		job.logf(fmt.Sprintf("more anchors pay on the sample's held-out rows: adding up every row at %d anchors, whose count the table's held-out rows choose", plan.Anchors()))
+	}
+	return plan, shards, s.Seen(), nil
 }
 
 // add runs the pipeline over the shards and returns their summed stats,

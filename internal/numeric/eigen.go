@@ -2,6 +2,7 @@ package numeric
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
@@ -20,14 +21,43 @@ import (
 // contiguous and which rotateRows runs several elements per instruction.
 func EigenSym(a *mat.SymDense) (values []float64, vectors *mat.Dense, ok bool) {
 	n := a.SymmetricDim()
+	if n == 1 {
+		return []float64{a.At(0, 0)}, mat.NewDense(1, 1, []float64{1}), true
+	}
+	r := reduce(a)
+	var impl gonum.Implementation
+	impl.Dorgtr(blas.Lower, n, r.q, n, r.tau, r.work[2*n:], r.nb*n)
+	t := r.tridiagonal()
+	t.zt = transpose(r.q, n)
+	if !t.solve() {
+		return nil, nil, false
+	}
+	r.unscale()
+	return r.w, mat.NewDense(n, n, transpose(t.zt, n)), true
+}
+
+// reduction is a symmetric matrix of dimension n > 1 reduced to
+// tridiagonal form by dsytrd on its lower triangle, A = Q T Q^T: the
+// reflectors of Q in q and tau, T's diagonal w and off-diagonal e, and
+// the factor sigma by which A was scaled first.
+type reduction struct {
+	n     int
+	q     []float64
+	w, e  []float64
+	tau   []float64
+	sigma float64
+	work  []float64
+	nb    int
+}
+
+// reduce returns the reduction of a to tridiagonal form, as dsyev
+// makes it.
+func reduce(a *mat.SymDense) *reduction {
+	n := a.SymmetricDim()
 	sd := mat.NewSymDense(n, nil)
 	sd.CopySym(a)
 	q := sd.RawSymmetric().Data
 	w := make([]float64, n)
-	if n == 1 {
-		w[0], q[0] = q[0], 1
-		return w, mat.NewDense(1, 1, q), true
-	}
 	var impl gonum.Implementation
 	// As dsyev, scale a into the range where the iteration neither
 	// overflows nor underflows.
@@ -59,17 +89,22 @@ func EigenSym(a *mat.SymDense) (values []float64, vectors *mat.Dense, ok bool) {
 	}
 	e, tau := make([]float64, n), make([]float64, n)
 	impl.Dsytrd(blas.Lower, n, q, n, w, e, tau, work[2*n:], nb*n)
-	impl.Dorgtr(blas.Lower, n, q, n, tau, work[2*n:], nb*n)
-	t := &tridiagonal{n: n, d: w, e: e, zt: transpose(q, n), c: make([]float64, n-1), s: make([]float64, n-1)}
-	if !t.solve() {
-		return nil, nil, false
-	}
-	if sigma != 1 {
-		for i := range w {
-			w[i] *= 1 / sigma
+	return &reduction{n: n, q: q, w: w, e: e, tau: tau, sigma: sigma, work: work, nb: nb}
+}
+
+// tridiagonal returns the tridiagonal matrix T of the reduction, which
+// shares its diagonal and off-diagonal.
+func (r *reduction) tridiagonal() *tridiagonal {
+	return &tridiagonal{n: r.n, d: r.w, e: r.e, c: make([]float64, r.n-1), s: make([]float64, r.n-1)}
+}
+
+// unscale scales T's eigenvalues, in w, back to those of A.
+func (r *reduction) unscale() {
+	if r.sigma != 1 {
+		for i := range r.w {
+			r.w[i] *= 1 / r.sigma
 		}
 	}
-	return w, mat.NewDense(n, n, transpose(t.zt, n)), true
 }
 
 // transpose returns the transpose of the n x n row-major matrix a.
@@ -86,12 +121,14 @@ func transpose(a []float64, n int) []float64 {
 // tridiagonal is the symmetric tridiagonal matrix of diagonal d and
 // off-diagonal e that dsteqr diagonalises by implicit QL and QR steps,
 // accumulating its rotations in the rows of zt, and the rotations of a
-// step, c and s.
+// step, c and s. Without zt, it records its rotations and the swaps of
+// its sort in log instead.
 type tridiagonal struct {
 	n           int
 	d, e, zt    []float64
 	c, s        []float64
 	steps, most int // the steps taken, and at most
+	log         *rotationLog
 }
 
 // The constants of dsteqr: the machine's precision and the range of
@@ -303,6 +340,10 @@ func (t *tridiagonal) qr(l, lend int) {
 // else decreasing: dlasr's right-hand side of variable pivot, applied to
 // the transpose.
 func (t *tridiagonal) rotate(forward bool, first, count int) {
+	if t.zt == nil {
+		t.log.runs = append(t.log.runs, rotationRun{forward: forward, first: first, c: slices.Clone(t.c[first : first+count-1]), s: slices.Clone(t.s[first : first+count-1])})
+		return
+	}
 	n := t.n
 	for k := range count - 1 {
 		j := first + count - 2 - k
@@ -329,6 +370,10 @@ func (t *tridiagonal) sort() {
 		}
 		if k != i {
 			d[k], d[i] = d[i], p
+			if t.zt == nil {
+				t.log.swaps = append(t.log.swaps, [2]int{i, k})
+				continue
+			}
 			a, b := t.zt[i*n:i*n+n], t.zt[k*n:k*n+n]
 			for j := range a {
 				a[j], b[j] = b[j], a[j]
