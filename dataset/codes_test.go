@@ -40,7 +40,7 @@ func TestEncoderCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	unseen := Warning{Column: "school", Value: "2", Rows: 1,
-		Message: `1 rows hold levels not seen in training, such as "2"; they are encoded as their values with no code`}
+		Message: `1 row holds a level not seen in training, "2"; it is encoded as their values with no code`}
 	if !slices.Equal(warnings, []Warning{unseen}) {
 		t.Errorf("warnings %v, want %v", warnings, unseen)
 	}

@@ -753,9 +753,11 @@ func (e *Encoder) warning(i int, u unseenLevels) Warning {
 	case numeric:
 		as = "their values with no code"
 	}
-	return Warning{Column: e.columns[i].Name, Value: u.first, Rows: u.rows,
-		Message: fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as %s",
-			u.rows, u.first, as)}
+	msg := fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as %s", u.rows, u.first, as)
+	if u.rows == 1 {
+		msg = fmt.Sprintf("1 row holds a level not seen in training, %q; it is encoded as %s", u.first, as)
+	}
+	return Warning{Column: e.columns[i].Name, Value: u.first, Rows: u.rows, Message: msg}
 }
 
 // EncodeColumn encodes the cells of input column j (in the order of

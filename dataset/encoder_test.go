@@ -530,8 +530,8 @@ func TestEncoderOrdinal(t *testing.T) {
 		{52.5, 160.0 / 3, 0},
 	})
 	want := []Warning{
-		{Column: "age", Value: "85+", Rows: 1, Message: `1 rows hold levels not seen in training, such as "85+"; they are encoded as the training mean`},
-		{Column: "dose", Value: "80-119", Rows: 1, Message: `1 rows hold levels not seen in training, such as "80-119"; they are encoded as the training mean`},
+		{Column: "age", Value: "85+", Rows: 1, Message: `1 row holds a level not seen in training, "85+"; it is encoded as the training mean`},
+		{Column: "dose", Value: "80-119", Rows: 1, Message: `1 row holds a level not seen in training, "80-119"; it is encoded as the training mean`},
 	}
 	if !slices.Equal(warnings, want) {
 		t.Errorf("warnings\n%v\nwant\n%v", warnings, want)

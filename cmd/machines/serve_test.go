@@ -31,7 +31,7 @@ import (
 // rows of new tables, sent all at once and one by one, are predict's to
 // the last digit, with the same warning for an unseen level or code.
 func TestServeMatchesPredict(t *testing.T) {
-	const unseen = `column "group": 1 rows hold levels not seen in training, such as "D"; they are encoded as no level at all`
+	const unseen = `column "group": 1 row holds a level not seen in training, "D"; it is encoded as no level at all`
 	fixed := []string{"-cost", "0.1", "-bandwidth", "1"}
 	for _, tc := range []struct {
 		name, train, target, new string
@@ -49,7 +49,7 @@ func TestServeMatchesPredict(t *testing.T) {
 		{"dates month first", "testdata/fit_us_dates.csv", "units", "testdata/fit_us_dates_new.csv", fixed, nil, ""},
 		// A numeric column also encoded by its codes, one of them unseen.
 		{"codes", "testdata/fit_codes_train.csv", "sales", "testdata/fit_codes_new.csv", fixed, nil,
-			`column "shop": 1 rows hold levels not seen in training, such as "99"; they are encoded as their values with no code`},
+			`column "shop": 1 row holds a level not seen in training, "99"; it is encoded as their values with no code`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
