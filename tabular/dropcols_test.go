@@ -181,7 +181,7 @@ func TestLeastRelevant(t *testing.T) {
 		if c.out >= 0 {
 			w[c.out] = minRelevance
 		}
-		got := leastRelevant(p.pass, cols, w, c.k)
+		got := leastRelevant(p.pass, cols, w, c.k, 1)
 		left := c.k
 		if c.out >= 0 {
 			left = min(c.k, 3)
@@ -200,5 +200,155 @@ func TestLeastRelevant(t *testing.T) {
 		if c.out < 0 && c.k == 2 && !(got[0] >= 2 && got[1] >= 2) {
 			t.Errorf("%s: columns %v, want the noise inputs 2 and 3 (slopes %v)", c.name, got, slopes)
 		}
+	}
+}
+
+// TestKeepsClassDrop pins the condition under which a classifier's
+// column is left out: the rows' held-out losses without it are lower by
+// more than dropClassSE paired standard errors of their mean difference.
+func TestKeepsClassDrop(t *testing.T) {
+	with := []float64{0.5, 0.6, 0.4, 0.5, 0.7, 0.3, 0.5, 0.6}
+	shifted := func(by []float64) []float64 {
+		out := slices.Clone(with)
+		for i := range out {
+			out[i] -= by[i%len(by)]
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name    string
+		without []float64
+		want    bool
+	}{
+		{"falls by 11 SE", shifted([]float64{0.02, 0.04, 0.03, 0.03}), true},
+		{"falls by 1.5 SE", shifted([]float64{0.06, -0.02, 0.05, -0.01}), false},
+		{"tied", with, false},
+		{"rises", shifted([]float64{-0.02, -0.04, -0.03, -0.03}), false},
+	} {
+		if got := keepsClassDrop(with, c.without); got != c.want {
+			t.Errorf("%s: keepsClassDrop = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// dropClassData returns n rows of d inputs uniform on [-1, 1] labelled
+// by the sign of sin(2 x0) + x1/2 and noise of deviation 0.2: the other
+// inputs are noise.
+func dropClassData(n, d int) (*mat.Dense, []int) {
+	rnd := rand.New(rand.NewPCG(4, 13))
+	x, labels := randomData(rnd, n, d), make([]int, n)
+	for i := range n {
+		if math.Sin(2*x.At(i, 0))+0.5*x.At(i, 1)+0.2*rnd.NormFloat64() > 0 {
+			labels[i] = 1
+		}
+	}
+	return x, labels
+}
+
+// TestDropClassColumns checks that a classifier's columns of noise are
+// left out and those that matter kept; and that nothing is left out of a
+// table of weighed rows or of grouped folds.
+func TestDropClassColumns(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		n, d int
+		s    Settings
+		out  int // the least number of the noise inputs left out
+	}{
+		{"inputs", 150, 12, Settings{}, 2},
+		{"weighed rows", 150, 8, Settings{Weights: slices.Repeat([]float64{1}, 150)}, 0},
+		{"grouped", 150, 8, Settings{Groups: groupsOf(150, 10)}, 0},
+	} {
+		x, labels := dropClassData(c.n, c.d)
+		p, err := prepare(x, nil, labels, c.s, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		val, err := newValidation(p.linear, c.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res Result
+		q, err := dropColumns(p, val, 2, c.s, &res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.out == 0 {
+			if res.Relevance != nil || q != p {
+				t.Errorf("%s: weights %v, want none left out", c.name, res.Relevance)
+			}
+			continue
+		}
+		out := 0
+		for j, w := range res.Relevance {
+			switch {
+			case j < 2 && w == minRelevance:
+				t.Errorf("%s: input %d, which matters, left out", c.name, j)
+			case j >= 2 && w == minRelevance:
+				out++
+			}
+		}
+		if out < c.out {
+			t.Errorf("%s: %d of the noise inputs left out (weights %v), want at least %d", c.name, out, res.Relevance, c.out)
+		}
+	}
+}
+
+// groupsOf returns n rows' group labels, k groups in turn.
+func groupsOf(n, k int) []int {
+	g := make([]int, n)
+	for i := range g {
+		g[i] = i % k
+	}
+	return g
+}
+
+// TestClassDrops pins the shapes of the classifiers whose columns may be
+// left out: at most dropClassMaxRows rows and dropClassMaxColumns columns.
+func TestClassDrops(t *testing.T) {
+	for _, c := range []struct {
+		rows, columns int
+		want          bool
+	}{
+		{1000, 20, true},
+		{1001, 20, false},
+		{1000, 21, false},
+		{75, 3, true},
+	} {
+		if got := classDrops(c.rows, c.columns); got != c.want {
+			t.Errorf("classDrops(%d, %d) = %v, want %v", c.rows, c.columns, got, c.want)
+		}
+	}
+}
+
+// TestFitDropsClassColumns checks that Fit leaves a classifier's columns
+// of noise out, and that the summary says by which measure.
+func TestFitDropsClassColumns(t *testing.T) {
+	x, labels := dropClassData(150, 12)
+	var b strings.Builder
+	for j := range 12 {
+		fmt.Fprintf(&b, "x%d,", j)
+	}
+	b.WriteString("y\n")
+	for i := range 150 {
+		for j := range 12 {
+			fmt.Fprintf(&b, "%v,", x.At(i, j))
+		}
+		fmt.Fprintf(&b, "%c\n", 'a'+rune(labels[i]))
+	}
+	path := filepath.Join(t.TempDir(), "t.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	md, rep, err := Fit(loadFrame(t, path), []string{"y"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := md.Fit.Relevance
+	if w == nil || w[0] == minRelevance || w[1] == minRelevance {
+		t.Fatalf("weights %v, want noise inputs left out and x0, x1 kept", w)
+	}
+	if summary := strings.Join(rep.Summary(md), "\n"); !strings.Contains(summary, "calibrated log-loss on the folds fell") {
+		t.Errorf("the summary does not say how a classifier's inputs were left out:\n%s", summary)
 	}
 }
