@@ -237,17 +237,7 @@
 //     least relevance, and the better of them is left out (weight 1/100
 //     in Result.Relevance) when the log evidence over the rows rises by
 //     more than 1 and the leave-one-out loss falls. Trees leave such
-//     columns out; damped relevance weights only shrink them. A
-//     classifier of at most 1,000 rows and 2 to 20 columns, its folds
-//     shuffled and its rows unweighed, does so too, judged where fitting
-//     the choice cannot fool it: the column is the better of the two of
-//     least relevance (the one-hot machine's slopes) by leave-one-out
-//     Brier score, and it is left out when the calibrated held-out
-//     log-loss of the shallow machine on the folds, at its best bandwidth
-//     and the cost of lowest held-out Brier score, falls by more than two
-//     paired standard errors over the rows (each row's loss summed over
-//     the shuffles). A margin of one standard error, or the Brier score
-//     as the judge, left out columns the test rows needed.
+//     columns out; damped relevance weights only shrink them.
 //   - Then the inputs of a regression or a classifier (2 to 200 of them)
 //     are also tried mapped by their metric: x -> M^(1/4) x, M the mean
 //     over the rows of the outer product of the best shallow machine's

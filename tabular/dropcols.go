@@ -9,7 +9,6 @@ import (
 	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
 )
 
 // The relevance weights are damped (relevancePower) so that they do not
@@ -46,15 +45,9 @@ const dropBandwidths = 1
 // minRelevance. It records the weights in res.Relevance. Only a
 // regression whose selection is ranked by the evidence (evidenceRows), of
 // 2 to dropMaxColumns columns, whose InputScale is AutoInputs, is
-// searched so; a classifier is searched by dropClassColumns.
+// searched.
 func dropColumns(p *prepared, val *validation, outputs int, s Settings, res *Result) (*prepared, error) {
-	if s.Raw || val == nil || s.InputScale != AutoInputs {
-		return p, nil
-	}
-	if p.linear.labels != nil {
-		return dropClassColumns(p, val, outputs, s, res)
-	}
-	if p.pass == nil || !p.pass.evidenced() {
+	if s.Raw || val == nil || s.InputScale != AutoInputs || p.pass == nil || !p.pass.evidenced() {
 		return p, nil
 	}
 	n, d := p.linear.x.Dims()
@@ -98,7 +91,7 @@ func dropColumns(p *prepared, val *validation, outputs int, s Settings, res *Res
 func bestWithout(p *prepared, cols []levelBlock, w []float64, val *validation, outputs int, s Settings) (*prepared, int, error) {
 	_, d := p.linear.x.Dims()
 	list := p.pass.best(dropBandwidths)
-	tried := leastRelevant(p.pass, cols, w, dropCandidates, outputs)
+	tried := leastRelevant(p.pass, cols, w, dropCandidates)
 	var best *prepared
 	at, low := -1, math.Inf(1)
 	for _, c := range tried {
@@ -164,8 +157,8 @@ const dropCandidates = 2
 // leastRelevant returns the columns of cols not left out (whose weights w
 // are not minRelevance), at most k, of the least mean squared slopes of
 // the pass's best shallow machine summed over their inputs, least first.
-func leastRelevant(pass *shallowPass, cols []levelBlock, w []float64, k, outputs int) []int {
-	m, x, _ := passMachine(pass, outputs, nil)
+func leastRelevant(pass *shallowPass, cols []levelBlock, w []float64, k int) []int {
+	m, x, _ := passMachine(pass, 0, nil)
 	if m == nil {
 		return nil
 	}
@@ -180,147 +173,4 @@ func leastRelevant(pass *shallowPass, cols []levelBlock, w []float64, k, outputs
 	}
 	slices.SortStableFunc(left, func(a, b int) int { return cmp.Compare(sums[a], sums[b]) })
 	return left[:min(k, len(left))]
-}
-
-// dropClassColumns is dropColumns for a classifier: each step's column
-// is the one without which the leave-one-out Brier score is the lower,
-// and it is left out when the calibrated held-out log-loss on the folds
-// of val falls by more than dropClassSE paired standard errors over the
-// rows (keepsClassDrop).
-func dropClassColumns(p *prepared, val *validation, outputs int, s Settings, res *Result) (*prepared, error) {
-	n, d := p.linear.x.Dims()
-	cols := s.columns
-	if cols == nil {
-		cols = columnBlocks(slices.Repeat([]int{1}, d))
-	}
-	if !classDrops(n, len(cols)) || val.split != "" || p.linear.w != nil {
-		return p, nil
-	}
-	if p.pass == nil {
-		if _, err := shallowLoss(p, val, outputs, s, nil); err != nil {
-			return nil, err
-		}
-	}
-	b := p.pass.best(dropBandwidths)[0]
-	var with []float64
-	w := slices.Repeat([]float64{1}, d)
-	if res.Relevance != nil {
-		w = slices.Clone(res.Relevance)
-	}
-	left := len(cols)
-	for left > 1 {
-		var err error
-		if with == nil {
-			if with, err = foldRowLosses(p, val, outputs, s, b); err != nil || with == nil {
-				return p, err
-			}
-		}
-		q, c, err := bestWithout(p, cols, w, val, outputs, s)
-		if err != nil {
-			return nil, err
-		}
-		if q == nil {
-			break
-		}
-		without, err := foldRowLosses(q, val, outputs, s, b)
-		if err != nil {
-			return nil, err
-		}
-		if without == nil || !keepsClassDrop(with, without) {
-			break
-		}
-		for j := cols[c].start; j < cols[c].start+cols[c].width; j++ {
-			w[j] = minRelevance
-		}
-		if s.Progress != nil {
-			fmt.Fprintf(s.Progress, "tabular: the inputs %d to %d left out: the shallow machine's calibrated held-out log-loss %.4g so, %.4g with them\n",
-				cols[c].start, cols[c].start+cols[c].width-1, floats.Sum(without)/float64(len(without)*val.repeats), floats.Sum(with)/float64(len(with)*val.repeats))
-		}
-		p, left, with = q, left-1, without
-		res.Relevance = slices.Clone(w)
-	}
-	return p, nil
-}
-
-// dropClassSE is how many paired standard errors of the rows' held-out
-// log-loss a classifier's loss must fall by for a column to be left out:
-// a step takes the better of two columns, and the loss on a few hundred
-// rows falls by a little by chance alone.
-const dropClassSE = 2
-
-// dropClassMaxColumns and dropClassMaxRows bound the tables of which a
-// classifier's fit leaves columns out.
-const (
-	dropClassMaxColumns = 20
-	dropClassMaxRows    = 1000
-)
-
-// classDrops reports whether a classifier of the training rows and
-// columns given is searched for columns to leave out.
-func classDrops(rows, columns int) bool {
-	return rows <= dropClassMaxRows && columns <= dropClassMaxColumns
-}
-
-// keepsClassDrop reports whether the rows' held-out losses without a
-// column are lower than with it by more than dropClassSE paired
-// standard errors of their mean difference.
-func keepsClassDrop(with, without []float64) bool {
-	diff := make([]float64, len(with))
-	floats.SubTo(diff, with, without)
-	mean, sd := stat.MeanStdDev(diff, nil)
-	return mean > dropClassSE*sd/math.Sqrt(float64(len(diff)))
-}
-
-// foldRowLosses returns the calibrated held-out log-loss of each row of
-// val (summed over its shuffles, which are paired, not independent) of
-// p's shallow machine at bandwidth b
-// of its pass, scored on the folds of val at the costs near its best by
-// leave-one-out, at the cost of lowest held-out Brier score, as the
-// selection ranks them; nil if every cost diverged.
-func foldRowLosses(p *prepared, val *validation, outputs int, s Settings, b int) ([]float64, error) {
-	pass := p.pass
-	loo, err := pass.score([]int{b}, val, false, outputs, s.Workers)
-	if err != nil {
-		return nil, err
-	}
-	set := shallowSettings{sigmas: pass.space.sigmas, bases: slices.Clone(pass.bases)}
-	scored, err := scoreShallow(pass.space.in, pass.space.sub, set, []int{b}, val, true, outputs, s.Workers, [][]float64{nearBest(loo[0].cands, foldCostSteps)})
-	if err != nil {
-		return nil, err
-	}
-	bs := scored[0]
-	best := -1
-	for i, c := range bs.cands {
-		if !c.Diverged && (best < 0 || c.Loss < bs.cands[best].Loss) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return nil, nil
-	}
-	vs := bs.scorer.on(pass.space.sub[0])
-	preds, ok := vs.predictions(bs.cands[best].Cost)
-	if !ok {
-		return nil, nil
-	}
-	all := stack(preds)
-	var labels []int
-	for _, t := range vs.tests {
-		labels = append(labels, t.labels...)
-	}
-	var c calibration
-	c.factor = make([]float64, 1)
-	c.factor[0], c.bias = fitLogits(all, labels)
-	c.apply(all, true)
-	losses := make([]float64, len(val.rows))
-	prob := make([]float64, outputs)
-	i := 0
-	for _, fold := range val.folds {
-		for _, r := range fold.Test {
-			softmaxTo(prob, all.RawRowView(i))
-			losses[r] -= math.Log(math.Max(prob[labels[i]], 1e-15))
-			i++
-		}
-	}
-	return losses, nil
 }

@@ -70,11 +70,7 @@ func (rep *Report) Summary(md *Model) []string {
 		say("averaged with the linear machine of the inputs as they are, weighing %g: its evidence or held-out loss near the machine's", w)
 	}
 	if left := leftOut(md.Encoder.Names(), res.Relevance); left != nil {
-		why := "without each, the shallow machine's evidence rose and its held-out loss fell"
-		if md.Task == Classification {
-			why = "without each, the shallow machine's calibrated log-loss on the folds fell by more than two standard errors"
-		}
-		say("inputs left out as noise, weighing %g: %s (%s)", minRelevance, strings.Join(left, ", "), why)
+		say("inputs left out as noise, weighing %g: %s (without each, the shallow machine's evidence rose and its held-out loss fell)", minRelevance, strings.Join(left, ", "))
 	}
 	if l := res.RelevanceLosses; byRelevance(res.Relevance) {
 		chose := fmt.Sprintf("held-out loss %.4g so, %.4g unweighed", l[1], l[0])
