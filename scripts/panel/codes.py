@@ -1,5 +1,7 @@
 """Which numeric columns of the panels' tables qualify as codes of groups, under several rules,
-on the training rows of split 0 (docs/learner-panel.md, "Numeric columns that are codes of groups").
+on the training rows of split 0 (docs/learner-panel.md, "Numeric columns that are codes of groups" and
+"Numbers that label groups on tables under 1,000 rows"). The fit's rule is G; H is the rule for tables of
+100 to 999 training rows measured in session 28 and not merged.
 
     python3 scripts/panel/codes.py ../shared/panel/data/panel.json ../shared/panel/dev/panel.json
 """
@@ -7,16 +9,20 @@ import sys
 import tables
 import panel
 
-RULES = {  # name: (least values, least mean rows per value, least table rows, whole numbers only)
-    'A int,k>=10,r>=10': (10, 10, 0, True),
-    'B int,k>=10,r>=20': (10, 20, 0, True),
-    'C int,k>=20,r>=15': (20, 15, 0, True),
-    'D int,k>=10,r>=15,n>=1000': (10, 15, 1000, True),
-    'E any,k>=10,r>=10': (10, 10, 0, False),
-    'F int,k>=10,r>=15 (first try)': (10, 15, 0, True),
-    'G int,k>=10,r>=15,n>=1000,<=3 columns (kept)': (10, 15, 1000, True),
+RULES = {  # name: (least values, least mean rows per value, least table rows, whole numbers only, most table rows)
+    'A int,k>=10,r>=10': (10, 10, 0, True, None),
+    'B int,k>=10,r>=20': (10, 20, 0, True, None),
+    'C int,k>=20,r>=15': (20, 15, 0, True, None),
+    'D int,k>=10,r>=15,n>=1000': (10, 15, 1000, True, None),
+    'E any,k>=10,r>=10': (10, 10, 0, False, None),
+    'F int,k>=10,r>=15 (first try)': (10, 15, 0, True, None),
+    'G int,k>=10,r>=15,n>=1000,<=3 columns (kept)': (10, 15, 1000, True, None),
+    'H int,k>=10,r>=3,100<=n<1000,<=3 columns (session 28, not merged)': (10, 3, 100, True, 999),
+    'I int,k>=10,r>=5,100<=n<1000,<=3 columns': (10, 5, 100, True, 999),
 }
-KEPT = 'G int,k>=10,r>=15,n>=1000,<=3 columns (kept)'
+AT_MOST_3 = ['G int,k>=10,r>=15,n>=1000,<=3 columns (kept)',
+             'H int,k>=10,r>=3,100<=n<1000,<=3 columns (session 28, not merged)',
+             'I int,k>=10,r>=5,100<=n<1000,<=3 columns']
 
 
 def main(files):
@@ -35,13 +41,15 @@ def main(files):
             if k == 0:
                 continue
             integer = all(x == int(x) for x in nums)
-            for rule, (least, per, tab, whole) in RULES.items():
-                if k >= least and len(nums) / k >= per and len(train) >= tab and (integer or not whole):
+            for rule, (least, per, tab, whole, most) in RULES.items():
+                if k >= least and len(nums) / k >= per and len(train) >= tab and (integer or not whole) \
+                        and (most is None or len(train) <= most):
                     hits[rule].append(f'{name}.{c}({k} values, {len(nums) / k:.0f} rows each)')
-    per_table = {}
-    for h in hits[KEPT]:
-        per_table.setdefault(h.split('.')[0], []).append(h)
-    hits[KEPT] = [h for hs in per_table.values() if len(hs) <= 3 for h in hs]
+    for rule in AT_MOST_3:
+        per_table = {}
+        for h in hits[rule]:
+            per_table.setdefault(h.split('.')[0], []).append(h)
+        hits[rule] = [h for hs in per_table.values() if len(hs) <= 3 for h in hs]
     for rule, h in hits.items():
         names = sorted({x.split('.')[0] for x in h})
         print(f'{rule}: {len(h)} columns in {len(names)} tables: {" ".join(names)}')
