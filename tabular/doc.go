@@ -152,7 +152,12 @@
 //     machine chosen on a shuffled subsample then has its cost re-chosen
 //     among StreamCosts, and its calibration made, by the exact
 //     leave-one-out residuals of all the rows (Result.CostRows): the more
-//     rows, the smaller the best cost.
+//     rows, the smaller the best cost. For a log target the cost may be
+//     at most one step of StreamCosts above the best by the loss on the
+//     scale the machine fits, log(1 + y), whose squared error the ridge
+//     minimises: mapped back to the targets, one row of high leverage
+//     whose held-out prediction is far too large can carry most of the
+//     loss and choose a cost that smooths the machine for every row.
 //   - The chosen setting's held-out predictions calibrate it
 //     (Result.Calibration). A classifier's scores are multiplied by the
 //     logit scale, and each class's is moved by the bias, of lowest
@@ -292,11 +297,12 @@
 //     the basis at most 3.2e7 features of the rows; a count of at
 //     least the rows is all of them, and the last tried): a count is
 //     kept while the exact leave-one-out loss of all the rows, each
-//     count at its best cost, falls from the count before by more than
-//     one standard error of the rows' paired differences of loss and
-//     by more than 0.25% of it, and the first that does not stops the
-//     search (Result.Anchors); 1,600 is tried only where 800 lowered it
-//     by more than 1%, its basis taking four times the time. The
+//     count at its best cost (chosen as the cost re-chosen above),
+//     falls from the count before by more than one standard error of
+//     the rows' paired differences of loss and by more than 0.25% of
+//     it, and the first that does not stops the search
+//     (Result.Anchors); 1,600 is tried only where 800 lowered it by
+//     more than 1%, its basis taking four times the time. The
 //     standard error guards the tables of a few hundred rows, whose loss
 //     is noisy; the 0.25% those of thousands,
 //     whose loss is precise and where counts that passed the standard

@@ -1,9 +1,12 @@
 package tabular
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestRefineCost checks that a shallow machine chosen on a shuffled
@@ -56,6 +59,51 @@ func TestRefineCost(t *testing.T) {
 		}
 		if kept != tc.n {
 			t.Errorf("%s: %d held-out residuals kept, want all %d rows'", tc.name, kept, tc.n)
+		}
+	}
+}
+
+// TestRefineCostOnFitScale checks that the cost re-chosen by
+// leave-one-out for a log target is at most one step of StreamCosts
+// above the best on the scale the machine fits: on 1,200 rows fitted to
+// the log of their targets, one row far beyond the others on an input
+// of steep slope, whose target is small, has a held-out prediction far
+// above its target. Mapped back, its error outweighs the others' and a
+// cost thousands of times the selection's would shrink that prediction;
+// capped, the cost falls below the selection's, as it does for tables of
+// thousands of rows.
+func TestRefineCostOnFitScale(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 7))
+	n := 1200
+	x, y := mat.NewDense(n, 2, nil), mat.NewDense(n, 1, nil)
+	for i := range n {
+		a, b := rnd.Float64(), rnd.Float64()
+		x.SetRow(i, []float64{a, b})
+		y.Set(i, 0, math.Exp(10+math.Sin(3*a)+2*b+0.1*rnd.NormFloat64()))
+	}
+	x.Set(0, 1, 5)
+	y.Set(0, 0, math.Exp(10))
+	_, res, err := FitRegression(x, y, Settings{Family: Shallow, Seed: 1, TargetScale: LogScale})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chosen := res.Selection.Candidates[res.Selection.Best].Cost
+	if !res.LogTarget || res.CostRows != n || res.Cost > chosen {
+		t.Errorf("cost %g re-chosen on %d rows (log target %v), the selection's %g: want at most the selection's, on %d rows of a log target",
+			res.Cost, res.CostRows, res.LogTarget, chosen, n)
+	}
+}
+
+// TestUpToNext checks the costs a log target's re-choice may take: up to
+// the best on the scale the machine fits and the one above it.
+func TestUpToNext(t *testing.T) {
+	costs := []float64{0.1, 0.3, 1, 3}
+	for _, tc := range []struct {
+		c    float64
+		want []float64
+	}{{0.1, []float64{0.1, 0.3}}, {1, []float64{0.1, 0.3, 1, 3}}, {3, costs}} {
+		if got := upToNext(costs, tc.c); !slices.Equal(got, tc.want) {
+			t.Errorf("upToNext(%v, %g) = %v, want %v", costs, tc.c, got, tc.want)
 		}
 	}
 }

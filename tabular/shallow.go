@@ -902,6 +902,31 @@ func (vs *variantScorer) means() []*mat.Dense {
 	return out
 }
 
+// upToNext returns the ascending costs up to c and the first above it.
+func upToNext(costs []float64, c float64) []float64 {
+	for i, v := range costs {
+		if v > c {
+			return costs[:i+1]
+		}
+	}
+	return costs
+}
+
+// onFitScale returns vs judging its predictions on the scale the
+// machine fits rather than mapped back to the targets' (vs itself when
+// they are not mapped back).
+func (vs *variantScorer) onFitScale() *variantScorer {
+	if !slices.ContainsFunc(vs.tests, func(t problemData) bool { return t.back != nil }) {
+		return vs
+	}
+	out := *vs
+	out.tests = slices.Clone(vs.tests)
+	for i, t := range out.tests {
+		out.tests[i].y, out.tests[i].back = t.targets(), nil
+	}
+	return &out
+}
+
 // bestCost returns c scored at each of costs, the best by better among
 // those that did not diverge, and false if every one did.
 func (vs *variantScorer) bestCost(c Candidate, costs []float64, better func(a, b Candidate) bool) (Candidate, bool) {
@@ -1228,9 +1253,9 @@ func weight(w []float64, i int) float64 {
 }
 
 // looChoice is the cost of StreamCosts of lowest exact leave-one-out
-// loss on all the rows, for the solver of a basis: the setting at that
-// cost, the rows' leave-one-out predictions there on the scale the
-// machine fits, and the scorer that scored it.
+// loss on all the rows (see leaveOneOut), for the solver of a basis: the
+// setting at that cost, the rows' leave-one-out predictions there on the
+// scale the machine fits, and the scorer that scored it.
 type looChoice struct {
 	best Candidate
 	pred *mat.Dense
@@ -1238,10 +1263,25 @@ type looChoice struct {
 }
 
 // leaveOneOut returns the looChoice of the solver r, nil if every cost
-// diverged.
+// diverged. The costs are judged by the error of the targets, as the
+// selection judges them; for a log target the cost may be at most one
+// step of StreamCosts above the best on the scale the machine fits
+// (upToNext), whose squared error the ridge minimises. Mapped back, the
+// error of one row of high leverage whose held-out prediction is far
+// too large can outweigh all the others' and choose a cost that smooths
+// the machine for every row.
 func (f *shallowFit) leaveOneOut(r *ridge) *looChoice {
 	vs := (&shallowScorer{parts: []scorerPart{{r: r}}, outputs: f.outputs}).on(f.data)
-	best, found := vs.bestCost(f.best, StreamCosts(), func(a, b Candidate) bool { return a.Loss < b.Loss })
+	better := func(a, b Candidate) bool { return a.Loss < b.Loss }
+	costs := StreamCosts()
+	if fit := vs.onFitScale(); fit != vs {
+		ref, found := fit.bestCost(f.best, costs, better)
+		if !found {
+			return nil
+		}
+		costs = upToNext(costs, ref.Cost)
+	}
+	best, found := vs.bestCost(f.best, costs, better)
 	if !found {
 		return nil
 	}
