@@ -4,19 +4,8 @@
 # Each table is written as a user would have it: write.csv(..., row.names = FALSE, na = "").
 # Nothing draws random numbers or drops rows. Row names are left out unless they carry
 # information (then they become a first column, listed to drop).
-Sys.setenv(TZ = "UTC")
-args <- commandArgs(TRUE)
-out <- if (length(args) >= 1) args[1] else "."
-dir.create(out, showWarnings = FALSE, recursive = TRUE)
-g <- function(name, pkg) { e <- new.env(); data(list = name, package = pkg, envir = e); as.data.frame(e[[name]]) }
-panel <- list()
-w <- function(df, name, target, task, drop = character(0)) {
-  df <- as.data.frame(df)
-  stopifnot(target %in% names(df), all(drop %in% names(df)))
-  write.csv(df, file.path(out, paste0(name, ".csv")), row.names = FALSE, na = "")
-  panel[[length(panel) + 1]] <<- list(name, target, task, drop)
-}
-rn <- function(df, col) { x <- data.frame(rownames(df), stringsAsFactors = FALSE); names(x) <- col; cbind(x, df) }
+here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
+source(file.path(here, "..", "panel.R"))
 
 ## under 100 rows
 w(g("murders", "dslabs"), "murders", "total", "regression", c("state", "abb"))
@@ -76,6 +65,4 @@ w(g("ames", "modeldata"), "ames", "Sale_Price", "regression")
 w(g("hpc_data", "modeldata"), "hpcdata", "class", "classification")
 w(g("credit_data", "modeldata"), "creditdata", "Status", "classification")
 
-one <- function(p) jsonlite::toJSON(list(p[[1]], p[[2]], p[[3]], I(p[[4]])), auto_unbox = TRUE)
-writeLines(paste0("[\n", paste(sapply(panel, one), collapse = ",\n"), "\n]\n"), file.path(out, "panel.json"), sep = "")
-cat(length(panel), "tables\n")
+write_panel()
