@@ -190,14 +190,18 @@
 //     that the kernel sees "same group or not" and the linear part gives
 //     each group its own offset, penalised by the cost. A column
 //     qualifies when its training values are whole numbers, at least 10
-//     of them, with at least 15 rows to a value on average, in a table of
-//     at least 1,000 training rows and at most 3 such columns (more are
-//     quantities: percentages, counts). Each is tried alone, and those
-//     that lower the shallow machine's lowest held-out loss by more than
-//     a millionth are kept, together (Report.CodeLosses). Only fits that
-//     choose the inputs' scale (AutoInputs) try them. A value not seen in
-//     training encodes as no group, in predict, serve and the ONNX export
-//     alike.
+//     of them, with at least 15 rows to a value on average in a table of
+//     at least 1,000 training rows, or 3 in a table of 100 to 999, and
+//     the table has at most 3 such columns (more are quantities:
+//     percentages, counts). Each is tried alone, and those that lower the
+//     shallow machine's lowest held-out loss are kept, together
+//     (Report.CodeLosses): by more than a millionth of it on 1,000 rows
+//     or more, by more than 2% of it on fewer, where an age or a count
+//     read by its codes lowers that loss by a percent or so by chance
+//     (a subject's number in repeated measures lowers it by far more).
+//     Only fits that choose the inputs' scale (AutoInputs) try them. A
+//     value not seen in training encodes as no group, in predict, serve
+//     and the ONNX export alike.
 //   - A regression's inputs are also tried through their quantiles
 //     (scale.QuantileMap, Machine.Quantiles): each input of more
 //     than two values becomes its training rows' distribution function.

@@ -97,29 +97,41 @@ func scaleLevels(in *scale.Scaler, x mat.Matrix, blocks []levelBlock) {
 
 // A numeric column is tried by its codes when its values in the training
 // rows are whole numbers, at least codeMinLevels distinct ones, with
-// codeMinRows rows or more to a value on average: fewer rows to a group
-// cannot pin its offset down. Tables of fewer than codeMinTableRows
-// training rows, and those of more than codeMaxColumns such columns, are
-// not tried: on the panels' tables of fewer rows the codes never moved a
-// score, and a table of many such columns holds quantities (percentages,
-// counts) rather than codes, each trial costing a shallow pass.
+// codeMinRows rows or more to a value on average, or codeSmallMinRows in
+// a table of fewer than codeMinTableRows training rows: fewer rows to a
+// group cannot pin its offset down. Tables of fewer than
+// codeSmallMinTableRows training rows, and those of more than
+// codeMaxColumns such columns, are not tried: the held-out loss of so few
+// rows moves by several percent with any richer encoding, and a table of
+// many such columns holds quantities (percentages, counts) rather than
+// codes, each trial costing a shallow pass.
 const (
-	codeMinLevels    = 10
-	codeMinRows      = 15
-	codeMinTableRows = 1000
-	codeMaxColumns   = 3
+	codeMinLevels         = 10
+	codeMinRows           = 15
+	codeMinTableRows      = 1000
+	codeSmallMinRows      = 3
+	codeSmallMinTableRows = 100
+	codeMaxColumns        = 3
 )
+
+// codeSmallMargin is the share of the held-out loss by which the codes
+// must lower it in a table of fewer than codeMinTableRows training rows
+// to be kept: there, an age or a count read by its codes lowers the loss
+// of a few hundred rows by a percent or so by chance.
+const codeSmallMargin = 0.02
 
 // codeColumns returns the numeric columns of enc, encoded in x, that
 // qualify to be tried by their codes: whole numbers of at least
-// codeMinLevels values, codeMinRows rows to a value on average, over the
-// rows where the cell is not missing; none if x has fewer than
-// codeMinTableRows rows or more than codeMaxColumns columns qualify.
+// codeMinLevels values, codeMinRows rows to a value on average
+// (codeSmallMinRows in a table of fewer than codeMinTableRows rows), over
+// the rows where the cell is not missing; none if x has fewer than
+// codeSmallMinTableRows rows or more than codeMaxColumns columns qualify.
 func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 	n, _ := x.Dims()
-	if n < codeMinTableRows {
+	if n < codeSmallMinTableRows {
 		return nil
 	}
+	minRows := codeRowsPerValue(n)
 	var names []string
 	start := 0
 	widths := enc.Widths()
@@ -146,7 +158,7 @@ func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 				rows += c
 			}
 		}
-		if whole && len(counts) >= codeMinLevels && rows >= codeMinRows*len(counts) {
+		if whole && len(counts) >= codeMinLevels && rows >= minRows*len(counts) {
 			names = append(names, r.Name)
 		}
 	}
@@ -156,10 +168,30 @@ func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 	return names
 }
 
+// codeRowsPerValue is the least number of rows to a value on average of
+// a column tried by its codes in a table of n training rows.
+func codeRowsPerValue(n int) int {
+	if n < codeMinTableRows {
+		return codeSmallMinRows
+	}
+	return codeMinRows
+}
+
+// codesLower reports whether the held-out loss a of an encoding with
+// codes is lower than the loss b without them by enough to keep the
+// codes, on a table of that many training rows: by lowerLoss, and by more
+// than codeSmallMargin of b in a table of fewer than codeMinTableRows.
+func codesLower(a, b float64, rows int) bool {
+	if rows >= codeMinTableRows {
+		return lowerLoss(a, b)
+	}
+	return a < b-codeSmallMargin*math.Abs(b)
+}
+
 // chooseCodes encodes the qualifying numeric columns of the inputs (see
 // codeColumns) by their codes too where the shallow machine's lowest
 // held-out loss says so: each column is tried alone, and those that lower
-// the loss without codes are kept, together. It runs only where the
+// the loss without codes (see codesLower) are kept, together. It runs only where the
 // inputs' scale is chosen (AutoInputs).
 func (run *fitRun) chooseCodes(s Settings) error {
 	if s.Raw || s.InputScale != AutoInputs {
@@ -186,7 +218,7 @@ func (run *fitRun) chooseCodes(s Settings) error {
 		}
 		run.opts.log("the shallow machine's lowest held-out loss is %.4g with column %q also by its codes, %.4g without", t.loss, name, base)
 		lowest = math.Min(lowest, t.loss)
-		if lowerLoss(t.loss, base) {
+		if codesLower(t.loss, base, len(run.t.Rows)) {
 			kept, last = append(kept, name), t
 		}
 	}
