@@ -196,9 +196,9 @@
 //     percentages, counts). Each is tried alone, and those that lower the
 //     shallow machine's lowest held-out loss are kept, together
 //     (Report.CodeLosses): by more than a millionth of it on 1,000 rows
-//     or more, by more than 2% of it on fewer, where an age or a count
-//     read by its codes lowers that loss by a percent or so by chance
-//     (a subject's number in repeated measures lowers it by far more).
+//     or more, by more than 15% of it on fewer, where an age or a count
+//     read by its codes may lower that loss by a tenth by chance (a
+//     subject's number in repeated measures lowers it by far more).
 //     Only fits that choose the inputs' scale (AutoInputs) try them. A
 //     value not seen in training encodes as no group, in predict, serve
 //     and the ONNX export alike.

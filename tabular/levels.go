@@ -116,9 +116,10 @@ const (
 
 // codeSmallMargin is the share of the held-out loss by which the codes
 // must lower it in a table of fewer than codeMinTableRows training rows
-// to be kept: there, an age or a count read by its codes lowers the loss
-// of a few hundred rows by a percent or so by chance.
-const codeSmallMargin = 0.02
+// to be kept: there, an age or a count read by its codes may lower the
+// loss of a few hundred rows by a tenth by chance, while a subject's
+// number in repeated measures lowers it by far more.
+const codeSmallMargin = 0.15
 
 // codeColumns returns the numeric columns of enc, encoded in x, that
 // qualify to be tried by their codes: whole numbers of at least
