@@ -3,11 +3,13 @@ package tabular
 import (
 	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // A categorical column enters the machine as one 0/1 column per level.
@@ -207,6 +209,11 @@ func (run *fitRun) chooseCodes(s Settings) error {
 	if err != nil {
 		return fmt.Errorf("weighing codes of groups: %w", err)
 	}
+	if len(run.t.Rows) < codeMinTableRows {
+		if names = clusteredColumns(run.enc, pass.heldOut(), names, run.opts.log); names == nil {
+			return nil
+		}
+	}
 	base, lowest := pass.loss, math.Inf(1)
 	var (
 		kept []string
@@ -236,6 +243,103 @@ func (run *fitRun) chooseCodes(s Settings) error {
 	run.rep.CodeLosses = []float64{base, last.loss}
 	run.enc, run.x = last.enc, last.x
 	return nil
+}
+
+// codeScreenLevel is the upper tail probability of the F statistic of
+// the residuals grouped by a column's values below which a column of a
+// table of fewer than codeMinTableRows training rows is tried by its
+// codes. A subject's number in repeated measures leaves the held-out
+// residuals of the machine without codes clustered by its values; an age
+// or a count that the kernel already fits does not, and its trial, a
+// shallow pass, would be spent for nothing.
+const codeScreenLevel = 1e-3
+
+// clusteredColumns returns those of the named numeric columns of enc by
+// whose values the held-out residuals of parts cluster: the one-way F
+// statistic of the residuals grouped by the column's values, pooled over
+// the outputs (all but one for a classifier, whose residuals sum to
+// zero), has an upper tail probability below codeScreenLevel.
+func clusteredColumns(enc *dataset.Encoder, parts []heldPart, names []string, log func(string, ...any)) []string {
+	if parts == nil {
+		return names
+	}
+	var kept []string
+	for _, name := range names {
+		at := columnAt(enc, name)
+		f, d1, d2 := groupedF(parts, at)
+		p := 1.0
+		if d1 > 0 && d2 > 0 {
+			p = distuv.F{D1: d1, D2: d2}.Survival(f)
+		}
+		log("the held-out residuals grouped by column %q: F = %.3g on %g and %g degrees of freedom, upper tail %.3g", name, f, d1, d2, p)
+		if path := os.Getenv("MACHINES_SCREEN_LOG"); path != "" {
+			if w, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+				fmt.Fprintf(w, "SCREEN %s F=%.4g d1=%g d2=%g p=%.3g\n", name, f, d1, d2, p)
+				w.Close()
+			}
+		}
+		if p < codeScreenLevel {
+			kept = append(kept, name)
+		}
+	}
+	return kept
+}
+
+// columnAt returns the index of the first encoded column of the input
+// named name in enc's encoding.
+func columnAt(enc *dataset.Encoder, name string) int {
+	at := 0
+	widths := enc.Widths()
+	for i, r := range enc.Rules() {
+		if r.Name == name {
+			return at
+		}
+		at += widths[i]
+	}
+	return -1
+}
+
+// groupedF returns the one-way F statistic of the residuals of parts
+// grouped by the values of their rows' input column at, within each part
+// and pooled over the parts and the outputs, with its degrees of freedom.
+func groupedF(parts []heldPart, at int) (f, d1, d2 float64) {
+	var between, within float64
+	for _, h := range parts {
+		n, outputs := h.y.Dims()
+		if h.rows.labels != nil {
+			outputs--
+		}
+		groups := make(map[float64][]int)
+		for r := range n {
+			v := h.rows.x.At(r, at)
+			groups[v] = append(groups[v], r)
+		}
+		for o := range outputs {
+			var sum float64
+			for r := range n {
+				sum += h.y.At(r, o) - h.predict.At(r, o)
+			}
+			mean := sum / float64(n)
+			for _, rows := range groups {
+				var gs float64
+				for _, r := range rows {
+					gs += h.y.At(r, o) - h.predict.At(r, o)
+				}
+				gm := gs / float64(len(rows))
+				between += float64(len(rows)) * (gm - mean) * (gm - mean)
+				for _, r := range rows {
+					d := h.y.At(r, o) - h.predict.At(r, o) - gm
+					within += d * d
+				}
+			}
+		}
+		d1 += float64(outputs * (len(groups) - 1))
+		d2 += float64(outputs * (n - len(groups)))
+	}
+	if d1 <= 0 || d2 <= 0 || within <= 0 {
+		return 0, d1, d2
+	}
+	return (between / d1) / (within / d2), d1, d2
 }
 
 // codeTrial is an encoding with some numeric columns by their codes too,
