@@ -199,6 +199,15 @@
 //     or more, by more than 15% of it on fewer, where an age or a count
 //     read by its codes may lower that loss by a tenth by chance (a
 //     subject's number in repeated measures lowers it by far more).
+//     On fewer than 1,000 rows a column is tried only where the held-out
+//     residuals cluster by its values: the one-way F statistic of the
+//     residuals grouped by the column's values, pooled over the outputs,
+//     has an upper tail probability below 0.001, first for the
+//     leave-one-out residuals of a ridge regression on the standardised
+//     inputs (nearly free: most tables stop there, without the shallow
+//     pass the trial is judged against), then for the held-out residuals
+//     of that shallow pass (an age whose curve the kernel fits stops
+//     there, without its trial).
 //     Only fits that choose the inputs' scale (AutoInputs) try them. A
 //     value not seen in training encodes as no group, in predict, serve
 //     and the ONNX export alike.

@@ -3,7 +3,6 @@ package tabular
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/parametric-machines/machines/dataset"
@@ -194,8 +193,14 @@ func codesLower(a, b float64, rows int) bool {
 // chooseCodes encodes the qualifying numeric columns of the inputs (see
 // codeColumns) by their codes too where the shallow machine's lowest
 // held-out loss says so: each column is tried alone, and those that lower
-// the loss without codes (see codesLower) are kept, together. It runs only where the
-// inputs' scale is chosen (AutoInputs).
+// the loss without codes (see codesLower) are kept, together. In a table
+// of fewer than codeMinTableRows training rows a column is tried only
+// where the leave-one-out residuals of a ridge regression on the inputs,
+// and then the held-out residuals of the shallow machine, cluster by its
+// values (see clusteredColumns): the ridge's cost is next to nothing and
+// spares the shallow pass of most tables without codes; the machine's
+// residuals spare the trial of a column whose effect the kernel already
+// fits. It runs only where the inputs' scale is chosen (AutoInputs).
 func (run *fitRun) chooseCodes(s Settings) error {
 	if s.Raw || s.InputScale != AutoInputs {
 		return nil
@@ -204,13 +209,19 @@ func (run *fitRun) chooseCodes(s Settings) error {
 	if names == nil {
 		return nil
 	}
+	small := len(run.t.Rows) < codeMinTableRows
+	if small {
+		if names = clusteredColumns(run.enc, run.ridgeHeldOut(), names, "a ridge regression", run.opts.log); names == nil {
+			return nil
+		}
+	}
 	s.levels = levelBlocks(run.enc)
 	pass, err := newEncodingPass(run.x, run.targets(), run.t.Labels, run.outputs, s)
 	if err != nil {
 		return fmt.Errorf("weighing codes of groups: %w", err)
 	}
-	if len(run.t.Rows) < codeMinTableRows {
-		if names = clusteredColumns(run.enc, pass.heldOut(), names, run.opts.log); names == nil {
+	if small {
+		if names = clusteredColumns(run.enc, pass.heldOut(), names, "the shallow machine", run.opts.log); names == nil {
 			return nil
 		}
 	}
@@ -248,10 +259,11 @@ func (run *fitRun) chooseCodes(s Settings) error {
 // codeScreenLevel is the upper tail probability of the F statistic of
 // the residuals grouped by a column's values below which a column of a
 // table of fewer than codeMinTableRows training rows is tried by its
-// codes. A subject's number in repeated measures leaves the held-out
-// residuals of the machine without codes clustered by its values; an age
-// or a count that the kernel already fits does not, and its trial, a
-// shallow pass, would be spent for nothing.
+// codes: a usual level of the test, where several columns are screened.
+// A subject's number in repeated measures leaves the held-out residuals
+// of the machine without codes clustered by its values; an age or a count
+// that the kernel already fits does not, and its trial, a shallow pass,
+// would be spent for nothing.
 const codeScreenLevel = 1e-3
 
 // clusteredColumns returns those of the named numeric columns of enc by
@@ -259,7 +271,7 @@ const codeScreenLevel = 1e-3
 // statistic of the residuals grouped by the column's values, pooled over
 // the outputs (all but one for a classifier, whose residuals sum to
 // zero), has an upper tail probability below codeScreenLevel.
-func clusteredColumns(enc *dataset.Encoder, parts []heldPart, names []string, log func(string, ...any)) []string {
+func clusteredColumns(enc *dataset.Encoder, parts []heldPart, names []string, by string, log func(string, ...any)) []string {
 	if parts == nil {
 		return names
 	}
@@ -271,13 +283,7 @@ func clusteredColumns(enc *dataset.Encoder, parts []heldPart, names []string, lo
 		if d1 > 0 && d2 > 0 {
 			p = distuv.F{D1: d1, D2: d2}.Survival(f)
 		}
-		log("the held-out residuals grouped by column %q: F = %.3g on %g and %g degrees of freedom, upper tail %.3g", name, f, d1, d2, p)
-		if path := os.Getenv("MACHINES_SCREEN_LOG"); path != "" {
-			if w, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-				fmt.Fprintf(w, "SCREEN %s F=%.4g d1=%g d2=%g p=%.3g\n", name, f, d1, d2, p)
-				w.Close()
-			}
-		}
+		log("the held-out residuals of %s grouped by column %q: F = %.3g on %g and %g degrees of freedom, upper tail %.3g", by, name, f, d1, d2, p)
 		if p < codeScreenLevel {
 			kept = append(kept, name)
 		}
@@ -379,4 +385,65 @@ func describeCodes(enc *dataset.Encoder) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// ridgeHeldOut returns the leave-one-out predictions of a ridge
+// regression of the targets (one column per class for a classifier) on
+// the standardised inputs, a cheap stand-in for the shallow machine's.
+func (run *fitRun) ridgeHeldOut() []heldPart {
+	n, p := run.x.Dims()
+	var y mat.Matrix = run.targets()
+	if y == nil {
+		y = oneHot(run.t.Labels, run.outputs)
+	}
+	z := mat.NewDense(n, p+1, nil)
+	for j := range p {
+		var sum, sq float64
+		for r := range n {
+			v := run.x.At(r, j)
+			sum += v
+			sq += v * v
+		}
+		mean := sum / float64(n)
+		sd := math.Sqrt(math.Max(sq/float64(n)-mean*mean, 0))
+		if sd == 0 {
+			continue
+		}
+		for r := range n {
+			z.Set(r, j, (run.x.At(r, j)-mean)/sd)
+		}
+	}
+	for r := range n {
+		z.Set(r, p, 1)
+	}
+	var a mat.SymDense
+	a.SymOuterK(1, z.T())
+	for j := range p {
+		a.SetSym(j, j, a.At(j, j)+1)
+	}
+	a.SetSym(p, p, a.At(p, p)+1e-9)
+	var ch mat.Cholesky
+	if !ch.Factorize(&a) {
+		return nil
+	}
+	var zty, b, ainvzt mat.Dense
+	zty.Mul(z.T(), y)
+	if err := ch.SolveTo(&b, &zty); err != nil {
+		return nil
+	}
+	if err := ch.SolveTo(&ainvzt, z.T()); err != nil {
+		return nil
+	}
+	var fit mat.Dense
+	fit.Mul(z, &b)
+	_, outputs := y.Dims()
+	pred := mat.NewDense(n, outputs, nil)
+	for r := range n {
+		h := mat.Dot(z.RowView(r), ainvzt.ColView(r))
+		for o := range outputs {
+			res := (y.At(r, o) - fit.At(r, o)) / (1 - h)
+			pred.Set(r, o, y.At(r, o)-res)
+		}
+	}
+	return []heldPart{{rows: problemData{x: run.x, labels: run.t.Labels}, y: y, predict: pred}}
 }

@@ -345,11 +345,82 @@ func TestClusteredColumns(t *testing.T) {
 	}
 	parts := []heldPart{{rows: problemData{x: x}, y: y, predict: pred}}
 	noLog := func(string, ...any) {}
-	if got := clusteredColumns(enc, parts, []string{"g", "x"}, noLog); !slices.Equal(got, []string{"g"}) {
+	if got := clusteredColumns(enc, parts, []string{"g", "x"}, "a test", noLog); !slices.Equal(got, []string{"g"}) {
 		t.Errorf("clustered columns %q, want g", got)
 	}
 	if f, _, _ := groupedF(parts, 1); f > 3 {
 		t.Errorf("F of residuals grouped by x %.3g, want about 1", f)
+	}
+}
+
+// TestFitScreensCodes checks that a small table's column of codes is
+// screened by the ridge's residuals and then the shallow machine's and
+// tried; that a column the ridge leaves unclustered (a quantity fitted by
+// a line) costs no shallow pass: the fit's log names no other screen; and
+// that one whose curve the ridge misses and the kernel fits is not tried.
+func TestFitScreensCodes(t *testing.T) {
+	offsets := rand.New(rand.NewPCG(5, 6)).Perm(20)
+	tests := []struct {
+		name    string
+		y       func(g, x float64) float64
+		screens []string
+		tried   bool
+	}{
+		{"groups", func(g, x float64) float64 { return float64(offsets[int(g)]) / 5 }, []string{"a ridge regression", "the shallow machine"}, true},
+		{"quantity", func(g, x float64) float64 { return g / 5 }, []string{"a ridge regression"}, false},
+		{"curve", func(g, x float64) float64 { return (g - 9.5) * (g - 9.5) / 20 }, []string{"a ridge regression", "the shallow machine"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var screens []string
+			log := func(line string) {
+				if rest, ok := strings.CutPrefix(line, "the held-out residuals of "); ok {
+					screens = append(screens, rest[:strings.Index(rest, " grouped")])
+				}
+			}
+			f := codeTable(t, 200, func(i int) string { return strconv.Itoa(i % 20) }, tc.y)
+			_, rep, err := Fit(f, []string{"y"}, Options{Family: Shallow, Log: log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(screens, tc.screens) {
+				t.Errorf("screens %q, want %q", screens, tc.screens)
+			}
+			if tried := rep.CodeLosses != nil; tried != tc.tried {
+				t.Errorf("column tried by its codes %v, want %v", tried, tc.tried)
+			}
+		})
+	}
+}
+
+// TestRidgeHeldOut checks that the ridge's leave-one-out prediction of a
+// row does not depend on the row's own target, as a fit's would.
+func TestRidgeHeldOut(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(11, 12))
+	n := 30
+	x, y := mat.NewDense(n, 2, nil), make([]float64, n)
+	for r := range n {
+		x.Set(r, 0, rnd.NormFloat64())
+		x.Set(r, 1, float64(r%5))
+		y[r] = x.At(r, 0) + rnd.NormFloat64()
+	}
+	rows := make([]int, n)
+	for r := range rows {
+		rows[r] = r
+	}
+	run := &fitRun{task: Regression, outputs: 1, x: x, t: &dataset.Target{Rows: rows, Values: y}}
+	parts := run.ridgeHeldOut()
+	if len(parts) != 1 {
+		t.Fatalf("%d parts, want 1", len(parts))
+	}
+	// With the row's target replaced by its held-out prediction, the
+	// prediction stays: the fit on all the rows would move with it.
+	held := parts[0].predict.At(0, 0)
+	moved := slices.Clone(y)
+	moved[0] = held
+	again := (&fitRun{task: Regression, outputs: 1, x: x, t: &dataset.Target{Rows: rows, Values: moved}}).ridgeHeldOut()
+	if got := again[0].predict.At(0, 0); math.Abs(got-held) > 1e-9 {
+		t.Errorf("held-out prediction %v with the row's target %v, %v with %v: want the same", held, y[0], got, held)
 	}
 }
 
