@@ -297,14 +297,14 @@ func growCost(tries []estimate) estimate {
 // selection runs on all the rows or the count is set: each has rows x
 // (inputs + anchors) features, whose Gram matrix and eigenbasis take
 // the time. The inputs count the levels of the columns tried by their
-// codes, at most one per codeMinRows rows each, which the final fit may
-// keep.
+// codes, at most one per codeRowsPerValue rows each, which the final fit
+// may keep.
 func growTries(shape fitShape, s Settings) []estimate {
 	rows := shape.rows
 	if s.Anchors != 0 || shallowRows(rows, shallowWidth(rows, shape.inputs, s)) >= rows {
 		return nil
 	}
-	inputs := shape.inputs + shape.codes*rows/codeMinRows
+	inputs := shape.inputs + shape.codes*rows/codeRowsPerValue(rows)
 	var tries []estimate
 	for _, m := range anchorGrowth(rows, inputs) {
 		p := float64(inputs + m)

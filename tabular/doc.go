@@ -190,14 +190,27 @@
 //     that the kernel sees "same group or not" and the linear part gives
 //     each group its own offset, penalised by the cost. A column
 //     qualifies when its training values are whole numbers, at least 10
-//     of them, with at least 15 rows to a value on average, in a table of
-//     at least 1,000 training rows and at most 3 such columns (more are
-//     quantities: percentages, counts). Each is tried alone, and those
-//     that lower the shallow machine's lowest held-out loss by more than
-//     a millionth are kept, together (Report.CodeLosses). Only fits that
-//     choose the inputs' scale (AutoInputs) try them. A value not seen in
-//     training encodes as no group, in predict, serve and the ONNX export
-//     alike.
+//     of them, with at least 15 rows to a value on average in a table of
+//     at least 1,000 training rows, or 3 in a table of 100 to 999, and
+//     the table has at most 3 such columns (more are quantities:
+//     percentages, counts). Each is tried alone, and those that lower the
+//     shallow machine's lowest held-out loss are kept, together
+//     (Report.CodeLosses): by more than a millionth of it on 1,000 rows
+//     or more, by more than 15% of it on fewer, where an age or a count
+//     read by its codes may lower that loss by a tenth by chance (a
+//     subject's number in repeated measures lowers it by far more).
+//     On fewer than 1,000 rows a column is tried only where the held-out
+//     residuals cluster by its values: the one-way F statistic of the
+//     residuals grouped by the column's values, pooled over the outputs,
+//     has an upper tail probability below 0.001, first for the
+//     leave-one-out residuals of a ridge regression on the standardised
+//     inputs (nearly free: most tables stop there, without the shallow
+//     pass the trial is judged against), then for the held-out residuals
+//     of that shallow pass (an age whose curve the kernel fits stops
+//     there, without its trial).
+//     Only fits that choose the inputs' scale (AutoInputs) try them. A
+//     value not seen in training encodes as no group, in predict, serve
+//     and the ONNX export alike.
 //   - A regression's inputs are also tried through their quantiles
 //     (scale.QuantileMap, Machine.Quantiles): each input of more
 //     than two values becomes its training rows' distribution function.

@@ -8,6 +8,7 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/scale"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // A categorical column enters the machine as one 0/1 column per level.
@@ -97,29 +98,42 @@ func scaleLevels(in *scale.Scaler, x mat.Matrix, blocks []levelBlock) {
 
 // A numeric column is tried by its codes when its values in the training
 // rows are whole numbers, at least codeMinLevels distinct ones, with
-// codeMinRows rows or more to a value on average: fewer rows to a group
-// cannot pin its offset down. Tables of fewer than codeMinTableRows
-// training rows, and those of more than codeMaxColumns such columns, are
-// not tried: on the panels' tables of fewer rows the codes never moved a
-// score, and a table of many such columns holds quantities (percentages,
-// counts) rather than codes, each trial costing a shallow pass.
+// codeMinRows rows or more to a value on average, or codeSmallMinRows in
+// a table of fewer than codeMinTableRows training rows: fewer rows to a
+// group cannot pin its offset down. Tables of fewer than
+// codeSmallMinTableRows training rows, and those of more than
+// codeMaxColumns such columns, are not tried: the held-out loss of so few
+// rows moves by several percent with any richer encoding, and a table of
+// many such columns holds quantities (percentages, counts) rather than
+// codes, each trial costing a shallow pass.
 const (
-	codeMinLevels    = 10
-	codeMinRows      = 15
-	codeMinTableRows = 1000
-	codeMaxColumns   = 3
+	codeMinLevels         = 10
+	codeMinRows           = 15
+	codeMinTableRows      = 1000
+	codeSmallMinRows      = 3
+	codeSmallMinTableRows = 100
+	codeMaxColumns        = 3
 )
+
+// codeSmallMargin is the share of the held-out loss by which the codes
+// must lower it in a table of fewer than codeMinTableRows training rows
+// to be kept: there, an age or a count read by its codes may lower the
+// loss of a few hundred rows by a tenth by chance, while a subject's
+// number in repeated measures lowers it by far more.
+const codeSmallMargin = 0.15
 
 // codeColumns returns the numeric columns of enc, encoded in x, that
 // qualify to be tried by their codes: whole numbers of at least
-// codeMinLevels values, codeMinRows rows to a value on average, over the
-// rows where the cell is not missing; none if x has fewer than
-// codeMinTableRows rows or more than codeMaxColumns columns qualify.
+// codeMinLevels values, codeMinRows rows to a value on average
+// (codeSmallMinRows in a table of fewer than codeMinTableRows rows), over
+// the rows where the cell is not missing; none if x has fewer than
+// codeSmallMinTableRows rows or more than codeMaxColumns columns qualify.
 func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 	n, _ := x.Dims()
-	if n < codeMinTableRows {
+	if n < codeSmallMinTableRows {
 		return nil
 	}
+	minRows := codeRowsPerValue(n)
 	var names []string
 	start := 0
 	widths := enc.Widths()
@@ -146,7 +160,7 @@ func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 				rows += c
 			}
 		}
-		if whole && len(counts) >= codeMinLevels && rows >= codeMinRows*len(counts) {
+		if whole && len(counts) >= codeMinLevels && rows >= minRows*len(counts) {
 			names = append(names, r.Name)
 		}
 	}
@@ -156,11 +170,37 @@ func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 	return names
 }
 
+// codeRowsPerValue is the least number of rows to a value on average of
+// a column tried by its codes in a table of n training rows.
+func codeRowsPerValue(n int) int {
+	if n < codeMinTableRows {
+		return codeSmallMinRows
+	}
+	return codeMinRows
+}
+
+// codesLower reports whether the held-out loss a of an encoding with
+// codes is lower than the loss b without them by enough to keep the
+// codes, on a table of that many training rows: by lowerLoss, and by more
+// than codeSmallMargin of b in a table of fewer than codeMinTableRows.
+func codesLower(a, b float64, rows int) bool {
+	if rows >= codeMinTableRows {
+		return lowerLoss(a, b)
+	}
+	return a < b-codeSmallMargin*math.Abs(b)
+}
+
 // chooseCodes encodes the qualifying numeric columns of the inputs (see
 // codeColumns) by their codes too where the shallow machine's lowest
 // held-out loss says so: each column is tried alone, and those that lower
-// the loss without codes are kept, together. It runs only where the
-// inputs' scale is chosen (AutoInputs).
+// the loss without codes (see codesLower) are kept, together. In a table
+// of fewer than codeMinTableRows training rows a column is tried only
+// where the leave-one-out residuals of a ridge regression on the inputs,
+// and then the held-out residuals of the shallow machine, cluster by its
+// values (see clusteredColumns): the ridge's cost is next to nothing and
+// spares the shallow pass of most tables without codes; the machine's
+// residuals spare the trial of a column whose effect the kernel already
+// fits. It runs only where the inputs' scale is chosen (AutoInputs).
 func (run *fitRun) chooseCodes(s Settings) error {
 	if s.Raw || s.InputScale != AutoInputs {
 		return nil
@@ -169,10 +209,21 @@ func (run *fitRun) chooseCodes(s Settings) error {
 	if names == nil {
 		return nil
 	}
+	small := len(run.t.Rows) < codeMinTableRows
+	if small {
+		if names = clusteredColumns(run.enc, run.ridgeHeldOut(), names, "a ridge regression", run.opts.log); names == nil {
+			return nil
+		}
+	}
 	s.levels = levelBlocks(run.enc)
 	pass, err := newEncodingPass(run.x, run.targets(), run.t.Labels, run.outputs, s)
 	if err != nil {
 		return fmt.Errorf("weighing codes of groups: %w", err)
+	}
+	if small {
+		if names = clusteredColumns(run.enc, pass.heldOut(), names, "the shallow machine", run.opts.log); names == nil {
+			return nil
+		}
 	}
 	base, lowest := pass.loss, math.Inf(1)
 	var (
@@ -186,7 +237,7 @@ func (run *fitRun) chooseCodes(s Settings) error {
 		}
 		run.opts.log("the shallow machine's lowest held-out loss is %.4g with column %q also by its codes, %.4g without", t.loss, name, base)
 		lowest = math.Min(lowest, t.loss)
-		if lowerLoss(t.loss, base) {
+		if codesLower(t.loss, base, len(run.t.Rows)) {
 			kept, last = append(kept, name), t
 		}
 	}
@@ -203,6 +254,98 @@ func (run *fitRun) chooseCodes(s Settings) error {
 	run.rep.CodeLosses = []float64{base, last.loss}
 	run.enc, run.x = last.enc, last.x
 	return nil
+}
+
+// codeScreenLevel is the upper tail probability of the F statistic of
+// the residuals grouped by a column's values below which a column of a
+// table of fewer than codeMinTableRows training rows is tried by its
+// codes: a usual level of the test, where several columns are screened.
+// A subject's number in repeated measures leaves the held-out residuals
+// of the machine without codes clustered by its values; an age or a count
+// that the kernel already fits does not, and its trial, a shallow pass,
+// would be spent for nothing.
+const codeScreenLevel = 1e-3
+
+// clusteredColumns returns those of the named numeric columns of enc by
+// whose values the held-out residuals of parts cluster: the one-way F
+// statistic of the residuals grouped by the column's values, pooled over
+// the outputs (all but one for a classifier, whose residuals sum to
+// zero), has an upper tail probability below codeScreenLevel.
+func clusteredColumns(enc *dataset.Encoder, parts []heldPart, names []string, by string, log func(string, ...any)) []string {
+	if parts == nil {
+		return names
+	}
+	var kept []string
+	for _, name := range names {
+		at := columnAt(enc, name)
+		f, d1, d2 := groupedF(parts, at)
+		p := 1.0
+		if d1 > 0 && d2 > 0 {
+			p = distuv.F{D1: d1, D2: d2}.Survival(f)
+		}
+		log("the held-out residuals of %s grouped by column %q: F = %.3g on %g and %g degrees of freedom, upper tail %.3g", by, name, f, d1, d2, p)
+		if p < codeScreenLevel {
+			kept = append(kept, name)
+		}
+	}
+	return kept
+}
+
+// columnAt returns the index of the first encoded column of the input
+// named name in enc's encoding.
+func columnAt(enc *dataset.Encoder, name string) int {
+	at := 0
+	widths := enc.Widths()
+	for i, r := range enc.Rules() {
+		if r.Name == name {
+			return at
+		}
+		at += widths[i]
+	}
+	return -1
+}
+
+// groupedF returns the one-way F statistic of the residuals of parts
+// grouped by the values of their rows' input column at, within each part
+// and pooled over the parts and the outputs, with its degrees of freedom.
+func groupedF(parts []heldPart, at int) (f, d1, d2 float64) {
+	var between, within float64
+	for _, h := range parts {
+		n, outputs := h.y.Dims()
+		if h.rows.labels != nil {
+			outputs--
+		}
+		groups := make(map[float64][]int)
+		for r := range n {
+			v := h.rows.x.At(r, at)
+			groups[v] = append(groups[v], r)
+		}
+		for o := range outputs {
+			var sum float64
+			for r := range n {
+				sum += h.y.At(r, o) - h.predict.At(r, o)
+			}
+			mean := sum / float64(n)
+			for _, rows := range groups {
+				var gs float64
+				for _, r := range rows {
+					gs += h.y.At(r, o) - h.predict.At(r, o)
+				}
+				gm := gs / float64(len(rows))
+				between += float64(len(rows)) * (gm - mean) * (gm - mean)
+				for _, r := range rows {
+					d := h.y.At(r, o) - h.predict.At(r, o) - gm
+					within += d * d
+				}
+			}
+		}
+		d1 += float64(outputs * (len(groups) - 1))
+		d2 += float64(outputs * (n - len(groups)))
+	}
+	if d1 <= 0 || d2 <= 0 || within <= 0 {
+		return 0, d1, d2
+	}
+	return (between / d1) / (within / d2), d1, d2
 }
 
 // codeTrial is an encoding with some numeric columns by their codes too,
@@ -242,4 +385,65 @@ func describeCodes(enc *dataset.Encoder) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// ridgeHeldOut returns the leave-one-out predictions of a ridge
+// regression of the targets (one column per class for a classifier) on
+// the standardised inputs, a cheap stand-in for the shallow machine's.
+func (run *fitRun) ridgeHeldOut() []heldPart {
+	n, p := run.x.Dims()
+	var y mat.Matrix = run.targets()
+	if y == nil {
+		y = oneHot(run.t.Labels, run.outputs)
+	}
+	z := mat.NewDense(n, p+1, nil)
+	for j := range p {
+		var sum, sq float64
+		for r := range n {
+			v := run.x.At(r, j)
+			sum += v
+			sq += v * v
+		}
+		mean := sum / float64(n)
+		sd := math.Sqrt(math.Max(sq/float64(n)-mean*mean, 0))
+		if sd == 0 {
+			continue
+		}
+		for r := range n {
+			z.Set(r, j, (run.x.At(r, j)-mean)/sd)
+		}
+	}
+	for r := range n {
+		z.Set(r, p, 1)
+	}
+	var a mat.SymDense
+	a.SymOuterK(1, z.T())
+	for j := range p {
+		a.SetSym(j, j, a.At(j, j)+1)
+	}
+	a.SetSym(p, p, a.At(p, p)+1e-9)
+	var ch mat.Cholesky
+	if !ch.Factorize(&a) {
+		return nil
+	}
+	var zty, b, ainvzt mat.Dense
+	zty.Mul(z.T(), y)
+	if err := ch.SolveTo(&b, &zty); err != nil {
+		return nil
+	}
+	if err := ch.SolveTo(&ainvzt, z.T()); err != nil {
+		return nil
+	}
+	var fit mat.Dense
+	fit.Mul(z, &b)
+	_, outputs := y.Dims()
+	pred := mat.NewDense(n, outputs, nil)
+	for r := range n {
+		h := mat.Dot(z.RowView(r), ainvzt.ColView(r))
+		for o := range outputs {
+			res := (y.At(r, o) - fit.At(r, o)) / (1 - h)
+			pred.Set(r, o, y.At(r, o)-res)
+		}
+	}
+	return []heldPart{{rows: problemData{x: run.x, labels: run.t.Labels}, y: y, predict: pred}}
 }

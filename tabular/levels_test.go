@@ -153,8 +153,9 @@ func codeTable(t *testing.T, rows int, code func(i int) string, y func(g, x floa
 
 // TestCodeColumns checks which numeric columns are tried by their codes:
 // whole numbers of codeMinLevels values or more, with codeMinRows rows to
-// a value on average, missing cells not counted, in a table of
-// codeMinTableRows rows or more.
+// a value on average (codeSmallMinRows in a table of fewer than
+// codeMinTableRows rows), missing cells not counted, in a table of
+// codeSmallMinTableRows rows or more.
 func TestCodeColumns(t *testing.T) {
 	mod := func(k int) func(i int) string { return func(i int) string { return strconv.Itoa(100 + i%k) } }
 	tests := []struct {
@@ -167,7 +168,9 @@ func TestCodeColumns(t *testing.T) {
 		{"fractions", 1000, func(i int) string { return strconv.FormatFloat(float64(i%60)+0.5, 'g', -1, 64) }, false},
 		{"too few values", 1000, mod(codeMinLevels - 1), false},
 		{"too few rows", 1000, mod(1000/codeMinRows + 1), false},
-		{"too small a table", codeMinTableRows - 1, mod(10), false},
+		{"a small table", codeMinTableRows - 1, mod((codeMinTableRows - 1) / codeSmallMinRows), true},
+		{"too few rows in a small table", 300, mod(300/codeSmallMinRows + 1), false},
+		{"too small a table", codeSmallMinTableRows - 1, mod(codeMinLevels), false},
 		{"missing cells left out", 1100, func(i int) string {
 			if i%11 == 0 {
 				return "NA" // filled with a mean that is no whole number
@@ -214,6 +217,24 @@ func TestCodeColumns(t *testing.T) {
 	}
 }
 
+// TestCodesLower checks the margin by which the codes must lower the
+// held-out loss to be kept: a millionth of it in a table of
+// codeMinTableRows rows or more, codeSmallMargin of it in a smaller one.
+func TestCodesLower(t *testing.T) {
+	for _, b := range []float64{2, -2} {
+		slightly, clearly := b-codeSmallMargin/2*math.Abs(b), b-2*codeSmallMargin*math.Abs(b)
+		if !codesLower(slightly, b, codeMinTableRows) {
+			t.Errorf("loss %v against %v on %d rows: codes not kept, want kept", slightly, b, codeMinTableRows)
+		}
+		if codesLower(slightly, b, codeMinTableRows-1) {
+			t.Errorf("loss %v against %v on %d rows: codes kept, want not", slightly, b, codeMinTableRows-1)
+		}
+		if !codesLower(clearly, b, codeMinTableRows-1) {
+			t.Errorf("loss %v against %v on %d rows: codes not kept, want kept", clearly, b, codeMinTableRows-1)
+		}
+	}
+}
+
 // codesOf returns codeColumns of the named features of f.
 func codesOf(t *testing.T, f *dataset.Frame, features ...string) []string {
 	t.Helper()
@@ -231,8 +252,8 @@ func codesOf(t *testing.T, f *dataset.Frame, features ...string) []string {
 // TestFitChoosesCodes fits a column of codes whose groups each have
 // their own offset, which the fit encodes by its codes too, and a column
 // whose codes are a quantity the target follows smoothly, which it
-// leaves as it is; the codes are scaled together, and a code unseen in
-// training encodes and predicts as no group.
+// leaves as it is, in a table of codeMinTableRows rows and in a smaller
+// one.
 func TestFitChoosesCodes(t *testing.T) {
 	offsets := rand.New(rand.NewPCG(5, 6)).Perm(20)
 	tests := []struct {
@@ -244,40 +265,162 @@ func TestFitChoosesCodes(t *testing.T) {
 		{"quantity", func(g, x float64) float64 { return g / 5 }, false},
 	}
 	for _, tc := range tests {
+		for _, rows := range []int{codeMinTableRows, 200} {
+			t.Run(fmt.Sprintf("%s/%d rows", tc.name, rows), func(t *testing.T) { fitCodes(t, rows, tc.y, tc.codes) })
+		}
+	}
+	// Groups whose offsets are faint beside the quantity leave the
+	// held-out residuals of a small table too little clustered to try.
+	t.Run("faint groups/200 rows", func(t *testing.T) {
+		fitCodes(t, 200, func(g, x float64) float64 { return g/5 + 0.0046*float64(offsets[int(g)]) }, false)
+	})
+}
+
+// fitCodes fits a table of rows rows of codeTable's column g of 20 codes
+// and target y, and checks that g is encoded by its codes as codes says,
+// the codes scaled together, and that a code unseen in training encodes
+// and predicts as no group.
+func fitCodes(t *testing.T, rows int, y func(g, x float64) float64, codes bool) {
+	f := codeTable(t, rows, func(i int) string { return strconv.Itoa(i % 20) }, y)
+	md, rep, err := Fit(f, []string{"y"}, Options{Family: Shallow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In a small table, a column whose residuals do not cluster by its
+	// values is not tried (see clusteredColumns): no losses.
+	if l := rep.CodeLosses; rows < codeMinTableRows && !codes {
+		if l != nil {
+			t.Errorf("code losses %v: want none, the column untried", l)
+		}
+	} else if len(l) != 2 || math.IsInf(l[1], 0) || codesLower(l[1], l[0], rows) != codes {
+		t.Errorf("code losses %v: want the second lower enough %v", l, codes)
+	}
+	if got := md.Encoder.Rules()[0].Codes != nil; got != codes {
+		t.Fatalf("g encoded by its codes %v, want %v", got, codes)
+	}
+	if !codes {
+		return
+	}
+	// The codes scaled together as a categorical column's levels.
+	if got := levelBlocks(md.Encoder); len(got) != 1 || got[0] != (levelBlock{1, 20}) {
+		t.Errorf("blocks of levels %v, want the 20 codes after g's value", got)
+	}
+	test, err := dataset.ReadFrame(strings.NewReader("g,x\n99,0.5\n"), "unseen.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _, err := md.Encoder.Transform(test, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := mat.Sum(x.Slice(0, 1, 1, 21)); s != 0 {
+		t.Errorf("an unseen code encodes with %v codes set, want none", s)
+	}
+	if p := md.Machine.Predict(nil, x).At(0, 0); math.IsNaN(p) || p < 0 || p > 4 {
+		t.Errorf("an unseen code predicts %v, want a value among the groups'", p)
+	}
+}
+
+// TestClusteredColumns checks the screen of the columns of a small
+// table: residuals that are an offset per value of column g plus noise
+// cluster by g's values, not by those of column x, which takes a value
+// per row in turn over the groups.
+func TestClusteredColumns(t *testing.T) {
+	f := codeTable(t, 200, func(i int) string { return strconv.Itoa(i % 20) }, func(g, x float64) float64 { return 0 })
+	enc, _, err := dataset.FitEncoder(f, []string{"g", "x"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _, err := enc.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rnd := rand.New(rand.NewPCG(7, 8))
+	offsets := rnd.Perm(20)
+	n, _ := x.Dims()
+	y, pred := mat.NewDense(n, 1, nil), mat.NewDense(n, 1, nil)
+	for r := range n {
+		x.Set(r, 1, float64(r%7))
+		y.Set(r, 0, float64(offsets[r%20])/10+rnd.NormFloat64())
+	}
+	parts := []heldPart{{rows: problemData{x: x}, y: y, predict: pred}}
+	noLog := func(string, ...any) {}
+	if got := clusteredColumns(enc, parts, []string{"g", "x"}, "a test", noLog); !slices.Equal(got, []string{"g"}) {
+		t.Errorf("clustered columns %q, want g", got)
+	}
+	if f, _, _ := groupedF(parts, 1); f > 3 {
+		t.Errorf("F of residuals grouped by x %.3g, want about 1", f)
+	}
+}
+
+// TestFitScreensCodes checks that a small table's column of codes is
+// screened by the ridge's residuals and then the shallow machine's and
+// tried; that a column the ridge leaves unclustered (a quantity fitted by
+// a line) costs no shallow pass: the fit's log names no other screen; and
+// that one whose curve the ridge misses and the kernel fits is not tried.
+func TestFitScreensCodes(t *testing.T) {
+	offsets := rand.New(rand.NewPCG(5, 6)).Perm(20)
+	tests := []struct {
+		name    string
+		y       func(g, x float64) float64
+		screens []string
+		tried   bool
+	}{
+		{"groups", func(g, x float64) float64 { return float64(offsets[int(g)]) / 5 }, []string{"a ridge regression", "the shallow machine"}, true},
+		{"quantity", func(g, x float64) float64 { return g / 5 }, []string{"a ridge regression"}, false},
+		{"curve", func(g, x float64) float64 { return (g - 9.5) * (g - 9.5) / 20 }, []string{"a ridge regression", "the shallow machine"}, false},
+	}
+	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := codeTable(t, codeMinTableRows, func(i int) string { return strconv.Itoa(i % 20) }, tc.y)
-			md, rep, err := Fit(f, []string{"y"}, Options{Family: Shallow})
+			var screens []string
+			log := func(line string) {
+				if rest, ok := strings.CutPrefix(line, "the held-out residuals of "); ok {
+					screens = append(screens, rest[:strings.Index(rest, " grouped")])
+				}
+			}
+			f := codeTable(t, 200, func(i int) string { return strconv.Itoa(i % 20) }, tc.y)
+			_, rep, err := Fit(f, []string{"y"}, Options{Family: Shallow, Log: log})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if l := rep.CodeLosses; len(l) != 2 || math.IsInf(l[1], 0) || lowerLoss(l[1], l[0]) != tc.codes {
-				t.Errorf("code losses %v: want the second lower %v", l, tc.codes)
+			if !slices.Equal(screens, tc.screens) {
+				t.Errorf("screens %q, want %q", screens, tc.screens)
 			}
-			if got := md.Encoder.Rules()[0].Codes != nil; got != tc.codes {
-				t.Fatalf("g encoded by its codes %v, want %v", got, tc.codes)
-			}
-			if !tc.codes {
-				return
-			}
-			// The codes scaled together as a categorical column's levels.
-			if got := levelBlocks(md.Encoder); len(got) != 1 || got[0] != (levelBlock{1, 20}) {
-				t.Errorf("blocks of levels %v, want the 20 codes after g's value", got)
-			}
-			test, err := dataset.ReadFrame(strings.NewReader("g,x\n99,0.5\n"), "unseen.csv")
-			if err != nil {
-				t.Fatal(err)
-			}
-			x, _, err := md.Encoder.Transform(test, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s := mat.Sum(x.Slice(0, 1, 1, 21)); s != 0 {
-				t.Errorf("an unseen code encodes with %v codes set, want none", s)
-			}
-			if p := md.Machine.Predict(nil, x).At(0, 0); math.IsNaN(p) || p < 0 || p > 4 {
-				t.Errorf("an unseen code predicts %v, want a value among the groups'", p)
+			if tried := rep.CodeLosses != nil; tried != tc.tried {
+				t.Errorf("column tried by its codes %v, want %v", tried, tc.tried)
 			}
 		})
+	}
+}
+
+// TestRidgeHeldOut checks that the ridge's leave-one-out prediction of a
+// row does not depend on the row's own target, as a fit's would.
+func TestRidgeHeldOut(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(11, 12))
+	n := 30
+	x, y := mat.NewDense(n, 2, nil), make([]float64, n)
+	for r := range n {
+		x.Set(r, 0, rnd.NormFloat64())
+		x.Set(r, 1, float64(r%5))
+		y[r] = x.At(r, 0) + rnd.NormFloat64()
+	}
+	rows := make([]int, n)
+	for r := range rows {
+		rows[r] = r
+	}
+	run := &fitRun{task: Regression, outputs: 1, x: x, t: &dataset.Target{Rows: rows, Values: y}}
+	parts := run.ridgeHeldOut()
+	if len(parts) != 1 {
+		t.Fatalf("%d parts, want 1", len(parts))
+	}
+	// With the row's target replaced by its held-out prediction, the
+	// prediction stays: the fit on all the rows would move with it.
+	held := parts[0].predict.At(0, 0)
+	moved := slices.Clone(y)
+	moved[0] = held
+	again := (&fitRun{task: Regression, outputs: 1, x: x, t: &dataset.Target{Rows: rows, Values: moved}}).ridgeHeldOut()
+	if got := again[0].predict.At(0, 0); math.Abs(got-held) > 1e-9 {
+		t.Errorf("held-out prediction %v with the row's target %v, %v with %v: want the same", held, y[0], got, held)
 	}
 }
 

@@ -1729,3 +1729,52 @@ func belowBest(sel *Selection) int {
 	}
 	return sel.Best
 }
+
+// heldPart is one part of the held-out predictions of a shallow machine:
+// the held-out rows, their targets on the scale the machine fits (one
+// column per class for a classifier) and the predictions there.
+type heldPart struct {
+	rows       problemData
+	y, predict mat.Matrix
+}
+
+// heldOut returns the held-out predictions of the pass's candidate of
+// lowest loss, by leave-one-out or on the folds as the pass scored it;
+// nil if every candidate diverged.
+func (e *encodingPass) heldOut() []heldPart {
+	pass := e.p.pass
+	var (
+		best    *bandwidthScores
+		bestC   Candidate
+		lowestL = math.Inf(1)
+	)
+	for _, bs := range pass.all {
+		if bs == nil {
+			continue
+		}
+		for _, c := range bs.cands {
+			if !c.Diverged && c.Loss < lowestL {
+				best, bestC, lowestL = bs, c, c.Loss
+			}
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	v := pass.space.sub[0]
+	for _, sub := range pass.space.sub {
+		if (sub.back != nil) == bestC.LogTarget {
+			v = sub
+		}
+	}
+	vs := best.scorer.on(v)
+	preds, ok := vs.predictions(bestC.Cost)
+	if !ok {
+		return nil
+	}
+	out := make([]heldPart, len(preds))
+	for i, pred := range preds {
+		out[i] = heldPart{rows: vs.tests[i], y: targetsOf(vs.tests[i], e.outputs), predict: pred}
+	}
+	return out
+}

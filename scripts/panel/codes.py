@@ -1,7 +1,7 @@
 """Which numeric columns of the panels' tables qualify as codes of groups, under several rules,
 on the training rows of split 0 (docs/learner-panel.md, "Numeric columns that are codes of groups" and
-"Numbers that label groups on tables under 1,000 rows"). The fit's rule is G; H is the rule for tables of
-100 to 999 training rows measured in session 28 and not merged.
+"Numbers that label groups on tables under 1,000 rows"). The fit's rule is G on tables of 1,000 training
+rows or more and H on tables of 100 to 999.
 
     python3 scripts/panel/codes.py ../shared/panel/data/panel.json ../shared/panel/dev/panel.json
 """
@@ -17,11 +17,11 @@ RULES = {  # name: (least values, least mean rows per value, least table rows, w
     'E any,k>=10,r>=10': (10, 10, 0, False, None),
     'F int,k>=10,r>=15 (first try)': (10, 15, 0, True, None),
     'G int,k>=10,r>=15,n>=1000,<=3 columns (kept)': (10, 15, 1000, True, None),
-    'H int,k>=10,r>=3,100<=n<1000,<=3 columns (session 28, not merged)': (10, 3, 100, True, 999),
+    'H int,k>=10,r>=3,100<=n<1000,<=3 columns (session 28)': (10, 3, 100, True, 999),
     'I int,k>=10,r>=5,100<=n<1000,<=3 columns': (10, 5, 100, True, 999),
 }
 AT_MOST_3 = ['G int,k>=10,r>=15,n>=1000,<=3 columns (kept)',
-             'H int,k>=10,r>=3,100<=n<1000,<=3 columns (session 28, not merged)',
+             'H int,k>=10,r>=3,100<=n<1000,<=3 columns (session 28)',
              'I int,k>=10,r>=5,100<=n<1000,<=3 columns']
 
 
