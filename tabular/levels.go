@@ -279,16 +279,26 @@ func clusteredColumns(enc *dataset.Encoder, parts []heldPart, names []string, by
 	for _, name := range names {
 		at := columnAt(enc, name)
 		f, d1, d2 := groupedF(parts, at)
-		p := 1.0
-		if d1 > 0 && d2 > 0 {
-			p = distuv.F{D1: d1, D2: d2}.Survival(f)
-		}
+		p := upperTail(f, d1, d2)
 		log("the held-out residuals of %s grouped by column %q: F = %.3g on %g and %g degrees of freedom, upper tail %.3g", by, name, f, d1, d2, p)
 		if p < codeScreenLevel {
 			kept = append(kept, name)
 		}
 	}
 	return kept
+}
+
+// upperTail returns the probability that an F variable of d1 and d2
+// degrees of freedom exceeds f: 1 without degrees of freedom, 0 at f =
+// +Inf (where distuv's survival function is NaN).
+func upperTail(f, d1, d2 float64) float64 {
+	switch {
+	case math.IsInf(f, 1):
+		return 0
+	case d1 <= 0 || d2 <= 0:
+		return 1
+	}
+	return distuv.F{D1: d1, D2: d2}.Survival(f)
 }
 
 // columnAt returns the index of the first encoded column of the input
@@ -307,7 +317,9 @@ func columnAt(enc *dataset.Encoder, name string) int {
 
 // groupedF returns the one-way F statistic of the residuals of parts
 // grouped by the values of their rows' input column at, within each part
-// and pooled over the parts and the outputs, with its degrees of freedom.
+// and pooled over the parts and the outputs, with its degrees of freedom:
+// 0 where the groups' means do not differ, +Inf where they do and the
+// residuals are constant within each group.
 func groupedF(parts []heldPart, at int) (f, d1, d2 float64) {
 	var between, within float64
 	for _, h := range parts {
@@ -320,21 +332,19 @@ func groupedF(parts []heldPart, at int) (f, d1, d2 float64) {
 			v := h.rows.x.At(r, at)
 			groups[v] = append(groups[v], r)
 		}
+		var res mat.Dense
+		res.Sub(h.y, h.predict)
 		for o := range outputs {
-			var sum float64
-			for r := range n {
-				sum += h.y.At(r, o) - h.predict.At(r, o)
-			}
-			mean := sum / float64(n)
+			mean := mat.Sum(res.ColView(o)) / float64(n)
 			for _, rows := range groups {
 				var gs float64
 				for _, r := range rows {
-					gs += h.y.At(r, o) - h.predict.At(r, o)
+					gs += res.At(r, o)
 				}
 				gm := gs / float64(len(rows))
 				between += float64(len(rows)) * (gm - mean) * (gm - mean)
 				for _, r := range rows {
-					d := h.y.At(r, o) - h.predict.At(r, o) - gm
+					d := res.At(r, o) - gm
 					within += d * d
 				}
 			}
@@ -342,10 +352,10 @@ func groupedF(parts []heldPart, at int) (f, d1, d2 float64) {
 		d1 += float64(outputs * (len(groups) - 1))
 		d2 += float64(outputs * (n - len(groups)))
 	}
-	if d1 <= 0 || d2 <= 0 || within <= 0 {
+	if d1 <= 0 || d2 <= 0 || between <= 0 {
 		return 0, d1, d2
 	}
-	return (between / d1) / (within / d2), d1, d2
+	return (between / d1) / (within / d2), d1, d2 // +Inf where within is 0
 }
 
 // codeTrial is an encoding with some numeric columns by their codes too,
@@ -396,23 +406,10 @@ func (run *fitRun) ridgeHeldOut() []heldPart {
 	if y == nil {
 		y = oneHot(run.t.Labels, run.outputs)
 	}
+	// The standardised inputs, a constant column all zeros, and a
+	// column of ones for the intercept.
 	z := mat.NewDense(n, p+1, nil)
-	for j := range p {
-		var sum, sq float64
-		for r := range n {
-			v := run.x.At(r, j)
-			sum += v
-			sq += v * v
-		}
-		mean := sum / float64(n)
-		sd := math.Sqrt(math.Max(sq/float64(n)-mean*mean, 0))
-		if sd == 0 {
-			continue
-		}
-		for r := range n {
-			z.Set(r, j, (run.x.At(r, j)-mean)/sd)
-		}
-	}
+	z.Slice(0, n, 0, p).(*mat.Dense).Copy(scale.FitScaler(run.x).Transform(run.x))
 	for r := range n {
 		z.Set(r, p, 1)
 	}

@@ -353,6 +353,59 @@ func TestClusteredColumns(t *testing.T) {
 	}
 }
 
+// TestGroupedF checks the F statistic's degrees of freedom, pooled over
+// the parts (folds) and over the outputs, all but one for a classifier,
+// whose one-hot residuals sum to zero; its value on residuals that are
+// a group's offset and noise against a hand count; and its ends.
+func TestGroupedF(t *testing.T) {
+	const rows, groups = 30, 5
+	x := mat.NewDense(rows, 1, nil)
+	labels := make([]int, rows)
+	for r := range rows {
+		x.Set(r, 0, float64(r%groups))
+		labels[r] = r % 3
+	}
+	zero := func(k int) *mat.Dense { return mat.NewDense(rows, k, nil) }
+	reg := heldPart{rows: problemData{x: x}, y: mat.NewDense(rows, 1, nil), predict: zero(1)}
+	cls := heldPart{rows: problemData{x: x, labels: labels}, y: oneHot(labels, 3), predict: zero(3)}
+	for _, tc := range []struct {
+		name   string
+		parts  []heldPart
+		d1, d2 float64
+	}{
+		{"regression", []heldPart{reg}, groups - 1, rows - groups},
+		{"two folds", []heldPart{reg, reg}, 2 * (groups - 1), 2 * (rows - groups)},
+		{"classifier of 3 classes", []heldPart{cls}, 2 * (groups - 1), 2 * (rows - groups)},
+	} {
+		if _, d1, d2 := groupedF(tc.parts, 0); d1 != tc.d1 || d2 != tc.d2 {
+			t.Errorf("%s: degrees of freedom %v and %v, want %v and %v", tc.name, d1, d2, tc.d1, tc.d2)
+		}
+	}
+	// Residuals: group g's rows hold g + (-1, 1, -1, ...) in turn (six
+	// rows a group, so the noise sums to zero in each). Between groups:
+	// 6 * sum (g - 2)^2 = 60 on 4; within: 30 on 25.
+	y := mat.NewDense(rows, 1, nil)
+	for r := range rows {
+		y.Set(r, 0, float64(r%groups)+float64(1-2*((r/groups)%2)))
+	}
+	reg.y = y
+	if f, _, _ := groupedF([]heldPart{reg}, 0); math.Abs(f-(60.0/4)/(30.0/25)) > 1e-12 {
+		t.Errorf("F %v, want %v", f, (60.0/4)/(30.0/25))
+	}
+	for r := range rows {
+		y.Set(r, 0, float64(r%groups))
+	}
+	if f, d1, d2 := groupedF([]heldPart{reg}, 0); !math.IsInf(f, 1) {
+		t.Errorf("F of residuals constant within groups %v, want +Inf", f)
+	} else if p := upperTail(f, d1, d2); !(p < codeScreenLevel) {
+		t.Errorf("upper tail of F = +Inf %v, want below %v: the column tried", p, codeScreenLevel)
+	}
+	reg.y = mat.NewDense(rows, 1, nil)
+	if f, _, _ := groupedF([]heldPart{reg}, 0); f != 0 {
+		t.Errorf("F of zero residuals %v, want 0", f)
+	}
+}
+
 // TestFitScreensCodes checks that a small table's column of codes is
 // screened by the ridge's residuals and then the shallow machine's and
 // tried; that a column the ridge leaves unclustered (a quantity fitted by
