@@ -3,8 +3,8 @@
 
 Runs splits K to K+N-1 of panel.py (K = 0 by default): --first 20 --splits 20 gives twenty splits
 that runs of --splits 20 never saw, to check a rule read off those."""
-import sys, json, tempfile
-from tables import children_cpu, panel, tables
+import sys, json, os, tempfile
+from tables import children_cpu, panel, score, tables
 binary, out = sys.argv[1], sys.argv[2]
 splits, first = 5, 0
 files, only = [], None
@@ -25,10 +25,13 @@ for name, target, task, header, rows, ti in tables(files, only):
             pred, fit_s, err = panel.run_machines(binary, header, train, test, target, task, tmp)
             cpu.append(children_cpu() - c0)
         ts.append(fit_s)
+        y = [r[ti] if task != "regression" else float(r[ti]) for r in test]
+        v = None if err else score(task, y, pred)
+        if v is None and not err:
+            err = f"split {s}: the test rows' target is constant, so R² is undefined"
         if err:
-            errs.append(err); sc.append(None)
-        else:
-            sc.append(panel.score(task, [r[ti] if task != "regression" else float(r[ti]) for r in test], pred))
+            errs.append(err)
+        sc.append(v)
     res[name] = {"scores": sc, "fit_s": ts, "cpu_s": cpu, "errors": errs, "rows": len(rows)}
+    json.dump(res, open(out + ".tmp", "w"), indent=1); os.replace(out + ".tmp", out)
     print(name, sc, errs[:1], flush=True)
-json.dump(res, open(out, "w"), indent=1)

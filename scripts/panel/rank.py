@@ -21,5 +21,6 @@ for f in sys.argv[2:]:
         d = [a - b for a, b in zip(sc, r[best][:k])]
         md = sum(d) / k; se = math.sqrt(sum((x - md) ** 2 for x in d) / (k - 1) / k) if k > 1 else 0
         if md < -2 * se and md < 0: lost.append((name, best, round(md, 4), round(se, 4)))
+    if n == 0: print(f"{f}: no table to rank"); continue
     print(f"{f}: tables {n}, mean rank {sum(ranks)/n:.2f}, first {first} ({100*first/n:.0f}%), lost {len(lost)}")
     for x in sorted(lost, key=lambda x: x[2]): print("   lost", *x)

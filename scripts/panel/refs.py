@@ -6,7 +6,7 @@ refs.py OUT.json PANEL.json [PANEL.json...] [--splits N] [--first K] [--tables a
 holds one such range. --skip leaves references out (the kernel SVMs and the MLP take hours on big/).
 Prints each table's references' mean scores and their mean fit seconds."""
 import sys, json, os, collections, time
-from tables import panel, tables
+from tables import panel, score, tables
 out = sys.argv[1]
 splits, first, only, skip, files, a = 20, 0, None, set(), [], sys.argv[2:]
 while a:
@@ -26,13 +26,13 @@ for name, target, task, header, rows, ti in tables(files):
         for k, mk in panel.sk_models(task).items():
             if k in skip: continue
             t = time.time(); m = mk().fit(Xtr, ytr); secs[k].append(time.time() - t)
-            sc[k].append(panel.score(task, list(yte), list(m.predict(Xte))))
+            sc[k].append(score(task, list(yte), list(m.predict(Xte))))
         if task == "regression":
             mu = sum(ytr) / len(ytr); p = [mu] * len(yte)
         else:
             p = [collections.Counter(ytr).most_common(1)[0][0]] * len(yte)
-        sc["Mean"].append(panel.score(task, list(yte), p))
+        sc["Mean"].append(score(task, list(yte), p))
     res[name] = dict(sc); res[name]["_rows"] = len(rows); res[name]["_task"] = task
     json.dump(res, open(out + ".tmp", "w")); os.replace(out + ".tmp", out)
-    print(name, {k: round(sum(v) / len(v), 3) for k, v in sc.items()},
+    print(name, {k: round(sum(x for x in v if x is not None) / max(1, sum(x is not None for x in v)), 3) for k, v in sc.items()},
           "fit s", {k: round(sum(v) / len(v), 1) for k, v in secs.items()}, flush=True)
