@@ -457,3 +457,34 @@ func TestPlanSolutionAt(t *testing.T) {
 		t.Error("not positive definite: the solution is not the eigendecomposition's")
 	}
 }
+
+// The streamed fits leave out the directions of the features' Gram
+// matrix whose eigenvalues fall below eigenFloor times the largest:
+// their targets' products are rounding errors, which a small cost would
+// otherwise divide by little more than itself. Those just above it are
+// fitted.
+func TestNormalSumsFloor(t *testing.T) {
+	const rows, cost = 1000, 1e-8
+	for _, tc := range []struct {
+		small float64 // the Gram matrix's second eigenvalue; the first is 1
+		want  float64 // the second coefficient
+	}{
+		{small: eigenFloor / 10, want: 0},
+		{small: eigenFloor * 10, want: 1e-7 / (eigenFloor*10 + rows*cost)},
+	} {
+		n := &normalSums{
+			gram: mat.NewSymDense(2, []float64{1, 0, 0, tc.small}),
+			zy:   mat.NewDense(2, 1, []float64{1, 1e-7}),
+			mean: []float64{0, 0},
+			dy:   []float64{0},
+		}
+		betas, _, err := n.fits(rows, []float64{cost})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, second := betas[0].At(0, 0), betas[0].At(1, 0)
+		if math.Abs(first-1/(1+rows*cost)) > 1e-12 || math.Abs(second-tc.want) > 1e-9*math.Abs(tc.want)+1e-15 {
+			t.Errorf("eigenvalue %g: coefficients %g, %g, want %g, %g", tc.small, first, second, 1/(1+rows*cost), tc.want)
+		}
+	}
+}
