@@ -65,7 +65,7 @@ w(g("HS.data", "sem"), "hsdata", "school", "classification", c("id", "paperrev",
 w(g("CNES", "sem"), "cnes", "MBSA2", "classification")
 w(g("Nethvote", "MCMCpack"), "nethvote", "vote", "classification")
 w(g("soup", "ordinal"), "soup", "SURENESS", "classification")
-w(g("ohio", "geepack"), "ohio", "resp", "classification")
+w(g("ohio", "geepack"), "ohio", "resp", "classification", "id")
 w(g("pneumon", "KMsurv"), "pneumon", "hospital", "classification", c("chldage", "agepn"))
 w(g("cheese", "bayesm"), "cheese", "VOLUME", "regression")
 w(g("marital.nz", "VGAM"), "maritalnz", "mstatus", "classification")
