@@ -12,7 +12,7 @@ source(file.path(here, "..", "panel.R"))
 columbus <- g("columbus", "spData")
 names(columbus) <- make.unique(names(columbus))
 
-## under 100 rows
+## 34 to 101 rows
 w(g("lirat", "VGAM"), "lirat", "R", "regression")
 w(g("toxop", "VGAM"), "toxop", "positive", "regression", "cityNo")
 w(g("deermice", "VGAM"), "deermice", "weight", "regression")
@@ -34,7 +34,7 @@ w(g("unemployment", "lmtest"), "unemployment", "UN", "regression")
 w(g("PErisk", "MCMCpack"), "perisk", "gdpw2", "regression", "country")
 w(g("larynx", "KMsurv"), "larynx", "stage", "classification")
 
-## 100 to 1,000 rows
+## 100 to 927 rows
 w(rn(g("nc.sids", "spData"), "county"), "ncsids", "SID79", "regression", c("county", "CNTY.ID"))
 w(g("mackerel", "sm"), "mackerel", "Density", "regression")
 w(g("smacker", "sm"), "smacker", "Density", "regression")
