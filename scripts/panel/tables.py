@@ -17,6 +17,8 @@ def tables(files, only=None):
         for name, target, task, drop in json.load(open(pf)):
             if only is not None and name not in only:
                 continue
+            if not os.path.exists(os.path.join(panel.RAW, name + ".csv")):
+                sys.exit(f"{pf}: {name}.csv is missing; the panel's README says how to build it (build.sh)")
             header, rows = panel.read(name)
             keep = [i for i, h in enumerate(header) if h not in drop]
             header = [header[i] for i in keep]
