@@ -207,7 +207,8 @@
 //     inputs (nearly free: most tables stop there, without the shallow
 //     pass the trial is judged against), then for the held-out residuals
 //     of that shallow pass (an age whose curve the kernel fits stops
-//     there, without its trial).
+//     there, without its trial). Where no column's codes are kept, the
+//     fit takes that pass over as its own on the inputs as they are.
 //     Only fits that choose the inputs' scale (AutoInputs) try them. A
 //     value not seen in training encodes as no group, in predict, serve
 //     and the ONNX export alike.

@@ -51,6 +51,9 @@ type fitRun struct {
 	x        *mat.Dense
 	outputs  int
 	rep      *Report
+	// pass is the shallow machine's pass that chooseCodes ran on the
+	// inputs without codes, which the fit takes over if they stay.
+	pass *encodingPass
 }
 
 // Fit fits a model that predicts the target columns of f from its other
@@ -88,6 +91,7 @@ func fitFrame(f *dataset.Frame, targets []string, opts Options) (*Model, *fitRun
 	s.levels = levelBlocks(run.enc)
 	s.columns = columnBlocks(run.enc.Widths())
 	s.categorical = allCategorical(run.enc)
+	s.pass = run.pass
 	m, res, err := run.fit(s)
 	if err != nil {
 		return nil, nil, err

@@ -220,6 +220,7 @@ func (run *fitRun) chooseCodes(s Settings) error {
 	if err != nil {
 		return fmt.Errorf("weighing codes of groups: %w", err)
 	}
+	run.pass = pass
 	if small {
 		if names = clusteredColumns(run.enc, pass.heldOut(), names, "the shallow machine", run.opts.log); names == nil {
 			return nil

@@ -446,6 +446,118 @@ func TestFitScreensCodes(t *testing.T) {
 	}
 }
 
+// TestFitTakesCodesPass checks that a fit takes over the shallow
+// machine's pass that the choice of codes ran on its inputs (see
+// Settings.pass), for a regression and a classifier: the same machine as
+// a fit that runs the pass again, the pass's scores kept rather than
+// scored anew; and that a fit on other inputs, as when codes are kept,
+// or one that searches nothing leaves it.
+func TestFitTakesCodesPass(t *testing.T) {
+	f := codeTable(t, 200, func(i int) string { return strconv.Itoa(i % 20) }, func(g, x float64) float64 { return (g - 9.5) * (g - 9.5) / 20 })
+	enc, _, err := dataset.FitEncoder(f, []string{"g", "x"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _, err := enc.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes, err := enc.WithCodes(f, nil, []string{"g"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xc, _, err := codes.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, err := f.Column("y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := f.Len()
+	y, labels := mat.NewDense(n, 1, nil), make([]int, n)
+	for i := range n {
+		v, _ := strconv.ParseFloat(f.Cell(i, col), 64)
+		y.Set(i, 0, v)
+		if v > 1 {
+			labels[i] = 1
+		}
+	}
+	fitted := func(x *mat.Dense, y mat.Matrix, s Settings) string {
+		t.Helper()
+		var m *Machine
+		var err error
+		if y == nil {
+			m, _, err = FitClassifier(x, labels, 2, s)
+		} else {
+			m, _, err = FitRegression(x, y, s)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return marshal(t, m)
+	}
+	for _, tc := range []struct {
+		name    string
+		y       mat.Matrix
+		labels  []int
+		classes int
+		fixed   bool // the cost and bandwidth given: nothing searched
+	}{{"regression", y, nil, 0, false}, {"classifier", nil, labels, 2, false}, {"fixed", y, nil, 0, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, xi := range []*mat.Dense{x, xc} {
+				s := Settings{levels: levelBlocks(enc)}
+				if tc.fixed {
+					s.Costs, s.Bandwidths = []float64{0.1}, []float64{1}
+				}
+				pass, err := newEncodingPass(x, tc.y, tc.labels, tc.classes, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				scores := pass.p.pass
+				s.levels = levelBlocks(enc)
+				if xi == xc {
+					s.levels = levelBlocks(codes)
+				}
+				want := fitted(xi, tc.y, s)
+				s.pass = pass
+				if got := fitted(xi, tc.y, s); got != want {
+					t.Errorf("the fit with the pass of the inputs without codes, on %d inputs: a machine other than the fit's without it", xi.RawMatrix().Cols)
+				}
+				if pass.p.pass != scores {
+					t.Error("the pass's scores scored anew")
+				}
+			}
+		})
+	}
+	// Fit hands the pass on where the codes are not kept.
+	offsets := rand.New(rand.NewPCG(5, 6)).Perm(20)
+	for _, tc := range []struct {
+		name string
+		y    func(g, x float64) float64
+		kept bool
+	}{
+		{"groups", func(g, x float64) float64 { return float64(offsets[int(g)]) / 5 }, true},
+		{"curve", func(g, x float64) float64 { return (g - 9.5) * (g - 9.5) / 20 }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var progress strings.Builder
+			screened := false // by the shallow machine's pass
+			log := func(line string) { screened = screened || strings.Contains(line, "residuals of the shallow machine") }
+			f := codeTable(t, 200, func(i int) string { return strconv.Itoa(i % 20) }, tc.y)
+			if _, _, err := Fit(f, []string{"y"}, Options{Family: Shallow, Log: log, Progress: &progress}); err != nil {
+				t.Fatal(err)
+			}
+			if !screened {
+				t.Fatal("the shallow machine's pass not run")
+			}
+			if taken := strings.Contains(progress.String(), "taken from the choice of codes"); taken == tc.kept {
+				t.Errorf("the pass taken over %v with the codes kept %v, want the opposite", taken, tc.kept)
+			}
+		})
+	}
+}
+
 // TestRidgeHeldOut checks that the ridge's leave-one-out prediction of a
 // row does not depend on the row's own target, as a fit's would.
 func TestRidgeHeldOut(t *testing.T) {

@@ -384,14 +384,16 @@ func encodingLoss(x, y mat.Matrix, labels []int, classes int, s Settings) (float
 
 // encodingPass is the shallow machine's pass of encodingLoss on one
 // encoding of the inputs, which other encodings of the same rows may be
-// judged against (see other).
+// judged against (see other), and which the fit on the same inputs takes
+// over (see Settings.pass).
 type encodingPass struct {
-	p       *prepared
-	val     *validation
-	y       mat.Matrix
-	labels  []int
-	outputs int
-	loss    float64
+	x         mat.Matrix // the inputs
+	p         *prepared
+	val, sval *validation // the fit's validations (see validations)
+	y         mat.Matrix
+	labels    []int
+	outputs   int
+	loss      float64
 }
 
 // newEncodingPass runs the pass of encodingLoss.
@@ -410,15 +412,12 @@ func newEncodingPass(x, y mat.Matrix, labels []int, classes int, s Settings) (*e
 	if err != nil {
 		return nil, err
 	}
-	val, err := newValidation(p.linear, s)
-	if err == nil {
-		val, err = val.forShallow(p.linear, s)
-	}
+	val, sval, err := validations(p.linear, s, true)
 	if err != nil {
 		return nil, err
 	}
-	e := &encodingPass{p: p, val: val, y: y, labels: labels, outputs: outputs}
-	e.loss, err = shallowLoss(p, val, outputs, s, nil)
+	e := &encodingPass{x: x, p: p, val: val, sval: sval, y: y, labels: labels, outputs: outputs}
+	e.loss, err = shallowLoss(p, sval, outputs, s, nil)
 	return e, err
 }
 
@@ -433,7 +432,7 @@ func (e *encodingPass) other(x mat.Matrix, s Settings) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return shallowLoss(p, e.val, e.outputs, s, e.p.pass.best(passBandwidths))
+	return shallowLoss(p, e.sval, e.outputs, s, e.p.pass.best(passBandwidths))
 }
 
 // lowerLoss reports whether held-out loss a is lower than b by more than

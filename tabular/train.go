@@ -190,6 +190,11 @@ type Settings struct {
 	// categorical is set when every input column is categorical (see
 	// lowerCost).
 	categorical bool
+	// pass, if not nil, is the shallow machine's pass that the choice of
+	// the inputs' codes ran on the fit's rows and targets (see
+	// chooseCodes). A fit on the same inputs takes over its data,
+	// validations and scores rather than compute them again.
+	pass *encodingPass
 	// Family says which machines the selection compares. The zero value
 	// AutoFamily compares the shallow machine with the deep one, unless
 	// Dims, Costs or Bandwidths is given: they describe the deep machine,
@@ -622,15 +627,11 @@ func fit(x, y mat.Matrix, labels []int, outputs int, s Settings) (*Machine, Resu
 		return nil, Result{}, err
 	}
 	search := family == Shallow || len(costs) > 1 || len(bandwidths) > 1
-	p, err := prepare(x, y, labels, s, search)
+	p, val, sval, err := prepareSearch(x, y, labels, s, search)
 	if err != nil {
 		return nil, Result{}, err
 	}
 	res := Result{Dims: arch.Dims, Cost: costs[0], Bandwidth: bandwidths[0], LogTarget: p.scale == LogScale}
-	val, sval, err := validations(p.linear, s, search)
-	if err != nil {
-		return nil, res, err
-	}
 	asIs := p // the inputs as they are, which the linear machine sees
 	if p, err = chooseInputs(p, x, y, labels, sval, outputs, s, &res); err != nil {
 		return nil, res, err
@@ -796,6 +797,24 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 	return m, res, err
 }
 
+// prepareSearch returns the data of a fit prepared (see prepare) and the
+// validations of its selections (see validations): those of s.pass,
+// with the shallow machine's scores on the inputs as they are, when the
+// fit searches and the pass ran on the same inputs x.
+func prepareSearch(x, y mat.Matrix, labels []int, s Settings, search bool) (p *prepared, val, sval *validation, err error) {
+	if e := s.pass; e != nil && search && e.x == x {
+		if s.Progress != nil {
+			fmt.Fprintf(s.Progress, "tabular: the shallow machine's scores on the inputs as they are taken from the choice of codes\n")
+		}
+		return e.p, e.val, e.sval, nil
+	}
+	if p, err = prepare(x, y, labels, s, search); err != nil {
+		return nil, nil, nil, err
+	}
+	val, sval, err = validations(p.linear, s, search)
+	return p, val, sval, err
+}
+
 // validations returns the validation of the deep machine's selection
 // and that of the shallow machine's passes (see forShallow) on the rows
 // of d, or nil when nothing is searched.
@@ -851,7 +870,10 @@ func chooseInputs(p *prepared, x, y mat.Matrix, labels []int, val *validation, o
 	// ranks best, but its anchors do not wait for them.
 	ahead := passAhead(mapped, val, s)
 	var losses [2]float64
-	if losses[0], err = shallowLoss(p, val, outputs, s, nil); err != nil {
+	if p.pass == nil { // not taken from the choice of codes (see Settings.pass)
+		p.pass = newShallowPass(p.variants(), val, s)
+	}
+	if losses[0], err = p.passLoss(val, outputs, s, nil); err != nil {
 		return nil, err
 	}
 	ahead()
