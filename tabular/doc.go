@@ -207,8 +207,10 @@
 //     inputs (nearly free: most tables stop there, without the shallow
 //     pass the trial is judged against), then for the held-out residuals
 //     of that shallow pass (an age whose curve the kernel fits stops
-//     there, without its trial). Where no column's codes are kept, the
-//     fit takes that pass over as its own on the inputs as they are.
+//     there, without its trial). The fit takes over the shallow pass of
+//     the encoding chosen (without codes, or the trial's of those kept,
+//     scored on the best bandwidths, which it completes) rather than run
+//     it again.
 //     Only fits that choose the inputs' scale (AutoInputs) try them. A
 //     value not seen in training encodes as no group, in predict, serve
 //     and the ONNX export alike.

@@ -52,7 +52,8 @@ type fitRun struct {
 	outputs  int
 	rep      *Report
 	// pass is the shallow machine's pass that chooseCodes ran on the
-	// inputs without codes, which the fit takes over if they stay.
+	// inputs it leaves, without codes or with those it keeps, which the
+	// fit takes over.
 	pass *encodingPass
 }
 

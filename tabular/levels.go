@@ -236,9 +236,9 @@ func (run *fitRun) chooseCodes(s Settings) error {
 		if err != nil {
 			return err
 		}
-		run.opts.log("the shallow machine's lowest held-out loss is %.4g with column %q also by its codes, %.4g without", t.loss, name, base)
-		lowest = math.Min(lowest, t.loss)
-		if codesLower(t.loss, base, len(run.t.Rows)) {
+		run.opts.log("the shallow machine's lowest held-out loss is %.4g with column %q also by its codes, %.4g without", t.pass.loss, name, base)
+		lowest = math.Min(lowest, t.pass.loss)
+		if codesLower(t.pass.loss, base, len(run.t.Rows)) {
 			kept, last = append(kept, name), t
 		}
 	}
@@ -246,14 +246,14 @@ func (run *fitRun) chooseCodes(s Settings) error {
 		if last, err = run.tryCodes(kept, pass, s); err != nil {
 			return err
 		}
-		run.opts.log("the shallow machine's lowest held-out loss is %.4g with the columns %q by their codes", last.loss, kept)
+		run.opts.log("the shallow machine's lowest held-out loss is %.4g with the columns %q by their codes", last.pass.loss, kept)
 	}
 	if kept == nil {
 		run.rep.CodeLosses = []float64{base, lowest}
 		return nil
 	}
-	run.rep.CodeLosses = []float64{base, last.loss}
-	run.enc, run.x = last.enc, last.x
+	run.rep.CodeLosses = []float64{base, last.pass.loss}
+	run.enc, run.x, run.pass = last.enc, last.x, last.pass
 	return nil
 }
 
@@ -360,11 +360,11 @@ func groupedF(parts []heldPart, at int) (f, d1, d2 float64) {
 }
 
 // codeTrial is an encoding with some numeric columns by their codes too,
-// and the shallow machine's lowest held-out loss on it.
+// its inputs, and the shallow machine's pass on them.
 type codeTrial struct {
 	enc  *dataset.Encoder
 	x    *mat.Dense
-	loss float64
+	pass *encodingPass
 }
 
 // tryCodes returns the trial of the named numeric columns by their codes,
@@ -379,11 +379,11 @@ func (run *fitRun) tryCodes(names []string, pass *encodingPass, s Settings) (cod
 		return codeTrial{}, err
 	}
 	s.levels = levelBlocks(enc)
-	loss, err := pass.other(x, s)
+	other, err := pass.other(x, s)
 	if err != nil {
 		return codeTrial{}, fmt.Errorf("weighing codes of groups: %w", err)
 	}
-	return codeTrial{enc, x, loss}, nil
+	return codeTrial{enc, x, other}, nil
 }
 
 // describeCodes lists the numeric columns of enc encoded by their codes

@@ -448,97 +448,84 @@ func TestFitScreensCodes(t *testing.T) {
 
 // TestFitTakesCodesPass checks that a fit takes over the shallow
 // machine's pass that the choice of codes ran on its inputs (see
-// Settings.pass), for a regression and a classifier: the same machine as
-// a fit that runs the pass again, the pass's scores kept rather than
-// scored anew; and that a fit on other inputs, as when codes are kept,
-// or one that searches nothing leaves it.
+// Settings.pass), for a regression and a classifier: the pass on the
+// inputs without codes, and the trial's on the inputs with them, whose
+// scores on the best bandwidths the fit completes first. Each gives the same
+// machine as a fit that runs the pass again, its scores kept rather than
+// scored anew; a fit on other inputs, or one that searches nothing,
+// leaves the pass; and a trial whose inputs are so wide that a fit on
+// them would choose its settings on fewer rows keeps no scores.
 func TestFitTakesCodesPass(t *testing.T) {
-	f := codeTable(t, 200, func(i int) string { return strconv.Itoa(i % 20) }, func(g, x float64) float64 { return (g - 9.5) * (g - 9.5) / 20 })
-	enc, _, err := dataset.FitEncoder(f, []string{"g", "x"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, _, err := enc.Transform(f, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	codes, err := enc.WithCodes(f, nil, []string{"g"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	xc, _, err := codes.Transform(f, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	col, err := f.Column("y")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := f.Len()
-	y, labels := mat.NewDense(n, 1, nil), make([]int, n)
-	for i := range n {
-		v, _ := strconv.ParseFloat(f.Cell(i, col), 64)
-		y.Set(i, 0, v)
-		if v > 1 {
-			labels[i] = 1
-		}
-	}
-	fitted := func(x *mat.Dense, y mat.Matrix, s Settings) string {
-		t.Helper()
-		var m *Machine
-		var err error
-		if y == nil {
-			m, _, err = FitClassifier(x, labels, 2, s)
-		} else {
-			m, _, err = FitRegression(x, y, s)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return marshal(t, m)
-	}
+	curve := func(g, x float64) float64 { return (g - 9.5) * (g - 9.5) / 20 }
 	for _, tc := range []struct {
-		name    string
-		y       mat.Matrix
-		labels  []int
-		classes int
-		fixed   bool // the cost and bandwidth given: nothing searched
-	}{{"regression", y, nil, 0, false}, {"classifier", nil, labels, 2, false}, {"fixed", y, nil, 0, true}} {
+		name     string
+		classify bool
+		fixed    bool // the cost and bandwidth given: nothing searched
+		inputs   InputScale
+	}{
+		{"regression", false, false, AutoInputs},
+		{"classifier", true, false, AutoInputs},
+		{"fixed", false, true, AutoInputs},
+		{"linear inputs", false, false, LinearInputs}, // no pass before the selection's
+	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, xi := range []*mat.Dense{x, xc} {
-				s := Settings{levels: levelBlocks(enc)}
-				if tc.fixed {
-					s.Costs, s.Bandwidths = []float64{0.1}, []float64{1}
+			d := codesData(t, 200, 20, curve, tc.classify)
+			s := Settings{InputScale: tc.inputs}
+			if tc.fixed {
+				s.Costs, s.Bandwidths = []float64{0.1}, []float64{1}
+			}
+			base, trial := d.passes(t, s)
+			for _, c := range []struct {
+				name  string
+				x     *mat.Dense
+				pass  *encodingPass
+				taken bool
+			}{
+				{"without codes", d.x, base, !tc.fixed},
+				{"with codes", d.xc, trial, !tc.fixed},
+				{"with codes, the pass without", d.xc, base, false},
+			} {
+				scores := c.pass.p.pass
+				want := d.fit(t, c.x, s, nil)
+				if got := d.fit(t, c.x, s, c.pass); got != want {
+					t.Errorf("%s: a machine other than the fit's that runs the pass again", c.name)
 				}
-				pass, err := newEncodingPass(x, tc.y, tc.labels, tc.classes, s)
-				if err != nil {
-					t.Fatal(err)
+				if c.pass.p.pass != scores {
+					t.Errorf("%s: the pass's scores scored anew", c.name)
 				}
-				scores := pass.p.pass
-				s.levels = levelBlocks(enc)
-				if xi == xc {
-					s.levels = levelBlocks(codes)
-				}
-				want := fitted(xi, tc.y, s)
-				s.pass = pass
-				if got := fitted(xi, tc.y, s); got != want {
-					t.Errorf("the fit with the pass of the inputs without codes, on %d inputs: a machine other than the fit's without it", xi.RawMatrix().Cols)
-				}
-				if pass.p.pass != scores {
-					t.Error("the pass's scores scored anew")
+				// The trial scores the best bandwidths alone.
+				if full, want := len(scores.listed()) == len(shallowBandwidths()), c.pass == base || c.taken; full != want {
+					t.Errorf("%s: the pass's scores on every bandwidth %v, want %v", c.name, full, want)
 				}
 			}
 		})
 	}
-	// Fit hands the pass on where the codes are not kept.
+	t.Run("wide", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("fits of 900 rows of 258 inputs")
+		}
+		// MaxLevels codes and 200 anchors: a fit of 900 rows chooses its
+		// shallow settings on 400 rows with the codes, and on 450 without
+		// them (see shallowRows).
+		d := codesData(t, 900, dataset.MaxLevels, curve, false)
+		s := Settings{Family: Shallow, Anchors: 200}
+		_, trial := d.passes(t, s)
+		if trial.p.pass != nil {
+			n, _ := trial.p.pass.space.sub[0].x.Dims()
+			t.Fatalf("a trial on %d inputs kept its scores on %d rows for a fit on %d", d.xc.RawMatrix().Cols, n, len(trial.sval.rows))
+		}
+		if got, want := d.fit(t, d.xc, s, trial), d.fit(t, d.xc, s, nil); got != want {
+			t.Error("a machine other than the fit's that runs the pass again")
+		}
+	})
+	// Fit hands on the pass of the encoding it keeps.
 	offsets := rand.New(rand.NewPCG(5, 6)).Perm(20)
 	for _, tc := range []struct {
 		name string
 		y    func(g, x float64) float64
-		kept bool
 	}{
-		{"groups", func(g, x float64) float64 { return float64(offsets[int(g)]) / 5 }, true},
-		{"curve", func(g, x float64) float64 { return (g - 9.5) * (g - 9.5) / 20 }, false},
+		{"groups", func(g, x float64) float64 { return float64(offsets[int(g)]) / 5 }}, // codes kept
+		{"curve", curve}, // codes not tried
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var progress strings.Builder
@@ -551,11 +538,100 @@ func TestFitTakesCodesPass(t *testing.T) {
 			if !screened {
 				t.Fatal("the shallow machine's pass not run")
 			}
-			if taken := strings.Contains(progress.String(), "taken from the choice of codes"); taken == tc.kept {
-				t.Errorf("the pass taken over %v with the codes kept %v, want the opposite", taken, tc.kept)
+			if !strings.Contains(progress.String(), "taken from the choice of codes") {
+				t.Error("the pass not taken over")
 			}
 		})
 	}
+}
+
+// codeData is codeTable's table encoded without its column g's codes
+// and with them, its targets, and labels that say whether a target
+// exceeds 1 for a classifier.
+type codeData struct {
+	enc, codes *dataset.Encoder
+	x, xc      *mat.Dense
+	y          mat.Matrix // nil for a classifier
+	labels     []int
+}
+
+// codesData returns codeData of a table of rows rows of k codes and
+// targets y.
+func codesData(t *testing.T, rows, k int, y func(g, x float64) float64, classify bool) *codeData {
+	t.Helper()
+	f := codeTable(t, rows, func(i int) string { return strconv.Itoa(i % k) }, y)
+	d := &codeData{}
+	var err error
+	if d.enc, _, err = dataset.FitEncoder(f, []string{"g", "x"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d.codes, err = d.enc.WithCodes(f, nil, []string{"g"}); err != nil {
+		t.Fatal(err)
+	}
+	if d.x, _, err = d.enc.Transform(f, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d.xc, _, err = d.codes.Transform(f, nil); err != nil {
+		t.Fatal(err)
+	}
+	target, err := f.Target("y", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !classify {
+		d.y = mat.NewDense(rows, 1, target.Values)
+		return d
+	}
+	d.labels = make([]int, rows)
+	for i, v := range target.Values {
+		if v > 1 {
+			d.labels[i] = 1
+		}
+	}
+	return d
+}
+
+// passes returns the shallow machine's pass on the inputs without codes
+// and the trial's on those with them, as chooseCodes runs them.
+func (d *codeData) passes(t *testing.T, s Settings) (base, trial *encodingPass) {
+	t.Helper()
+	s.levels = levelBlocks(d.enc)
+	classes := 0
+	if d.y == nil {
+		classes = 2
+	}
+	base, err := newEncodingPass(d.x, d.y, d.labels, classes, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.levels = levelBlocks(d.codes)
+	if trial, err = base.other(d.xc, s); err != nil {
+		t.Fatal(err)
+	}
+	return base, trial
+}
+
+// fit returns the machine, as JSON, of a fit on the inputs x (d.x or
+// d.xc) with the pass handed on, if not nil.
+func (d *codeData) fit(t *testing.T, x *mat.Dense, s Settings, pass *encodingPass) string {
+	t.Helper()
+	s.levels, s.pass = levelBlocks(d.enc), pass
+	if x == d.xc {
+		s.levels = levelBlocks(d.codes)
+	}
+	var (
+		m   *Machine
+		err error
+	)
+	if d.y == nil {
+		m, _, err = FitClassifier(x, d.labels, 2, s)
+	} else {
+		m, _, err = FitRegression(x, d.y, s)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return marshal(t, m)
 }
 
 // TestRidgeHeldOut checks that the ridge's leave-one-out prediction of a

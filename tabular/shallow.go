@@ -421,18 +421,33 @@ func newEncodingPass(x, y mat.Matrix, labels []int, classes int, s Settings) (*e
 	return e, err
 }
 
-// other returns the shallow machine's lowest held-out loss on another
-// encoding x of the same rows, on e's validation and the passBandwidths
-// best bandwidths of e's pass, as the quantiles are judged.
-func (e *encodingPass) other(x mat.Matrix, s Settings) (float64, error) {
+// other returns the shallow machine's pass on another encoding x of the
+// same rows, its lowest held-out loss on e's validation and the
+// passBandwidths best bandwidths of e's pass, as the quantiles are
+// judged. It holds the validations of a fit on x, and the scores only
+// where that fit's shallow passes run on the rows of e's: the width of x
+// may change how many they are (see forShallow).
+func (e *encodingPass) other(x mat.Matrix, s Settings) (*encodingPass, error) {
 	if err := numeric.CheckFinite("tabular: input", x); err != nil {
-		return 0, err
+		return nil, err
 	}
 	p, err := prepare(x, e.y, e.labels, s, true)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return shallowLoss(p, e.sval, e.outputs, s, e.p.pass.best(passBandwidths))
+	val, sval, err := validations(p.linear, s, true)
+	if err != nil {
+		return nil, err
+	}
+	o := &encodingPass{x: x, p: p, val: val, sval: sval, y: e.y, labels: e.labels, outputs: e.outputs}
+	if o.loss, err = shallowLoss(p, e.sval, e.outputs, s, e.p.pass.best(passBandwidths)); err != nil {
+		return nil, err
+	}
+	// Both subsample the same shuffle of the rows (see validationOn).
+	if len(sval.rows) != len(e.sval.rows) {
+		p.pass = nil
+	}
+	return o, nil
 }
 
 // lowerLoss reports whether held-out loss a is lower than b by more than

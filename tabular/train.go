@@ -190,7 +190,7 @@ type Settings struct {
 	// categorical is set when every input column is categorical (see
 	// lowerCost).
 	categorical bool
-	// pass, if not nil, is the shallow machine's pass that the choice of
+	// pass, if not nil, is a shallow machine's pass that the choice of
 	// the inputs' codes ran on the fit's rows and targets (see
 	// chooseCodes). A fit on the same inputs takes over its data,
 	// validations and scores rather than compute them again.
@@ -798,13 +798,19 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 }
 
 // prepareSearch returns the data of a fit prepared (see prepare) and the
-// validations of its selections (see validations): those of s.pass,
-// with the shallow machine's scores on the inputs as they are, when the
-// fit searches and the pass ran on the same inputs x.
+// validations of its selections (see validations): those of s.pass when
+// the fit searches and the pass ran on the same inputs x, with the
+// shallow machine's scores there, if it kept them, completed on every
+// bandwidth as the fit's first pass scores them.
 func prepareSearch(x, y mat.Matrix, labels []int, s Settings, search bool) (p *prepared, val, sval *validation, err error) {
 	if e := s.pass; e != nil && search && e.x == x {
-		if s.Progress != nil {
-			fmt.Fprintf(s.Progress, "tabular: the shallow machine's scores on the inputs as they are taken from the choice of codes\n")
+		if e.p.pass != nil {
+			if _, err := e.p.passLoss(e.sval, e.outputs, s, nil); err != nil {
+				return nil, nil, nil, err
+			}
+			if s.Progress != nil {
+				fmt.Fprintf(s.Progress, "tabular: the shallow machine's scores on these inputs taken from the choice of codes\n")
+			}
 		}
 		return e.p, e.val, e.sval, nil
 	}
