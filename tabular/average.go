@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/parametric-machines/machines/kernel"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -67,6 +68,66 @@ func averageShallow(scored []*bandwidthScores, best Candidate, v problemData, pr
 		s.Scale(1/float64(len(members)), s)
 	}
 	return members, sum
+}
+
+// averageCosts returns the costs of the shallow machine to average at
+// the bandwidth and scale of best: best's and its two neighbours on the
+// grid of shallowCosts (one at the grid's ends), best's first, and their
+// mean held-out predictions on each fold on the fit scale (data v), from
+// the scorer of bs. On few rows the folds choose the cost with noise;
+// the average of its neighbours' machines, one ridge solution on the
+// same basis, is less exposed to it. The fit averages them when the
+// average's calibrated held-out loss is lower than the best cost's
+// (lowerHeldOut), and only for a regression whose selection averages no
+// bandwidths: a classifier's average lost the panels' classifiers under
+// every rule screened.
+func averageCosts(bs *bandwidthScores, best Candidate, v problemData, preds []*mat.Dense) ([]float64, []*mat.Dense) {
+	grid := shallowCosts()
+	at := slices.Index(grid, best.Cost)
+	costs := []float64{best.Cost}
+	if at < 0 {
+		return costs, preds
+	}
+	sum := make([]*mat.Dense, len(preds))
+	for f, p := range preds {
+		sum[f] = mat.DenseCopyOf(p)
+	}
+	for _, c := range grid[max(at-1, 0):min(at+2, len(grid))] {
+		if c == best.Cost {
+			continue
+		}
+		more, ok := bs.scorer.on(v).predictions(c)
+		if !ok {
+			continue
+		}
+		costs = append(costs, c)
+		for f := range sum {
+			sum[f].Add(sum[f], more[f])
+		}
+	}
+	if len(costs) == 1 {
+		return costs, preds
+	}
+	for _, s := range sum {
+		s.Scale(1/float64(len(costs)), s)
+	}
+	return costs, sum
+}
+
+// averageMachine returns the shallow machine of basis b whose solution is
+// the mean of the solver r's at the costs, on the targets of projection
+// pr, with its intercept, as machine does: the average of the machines
+// of those costs, one machine on the same basis.
+func (b *shallowBasis) averageMachine(r *ridge, pr projection, costs []float64, anchors *mat.Dense, cal calibration) (*kernel.Machine, []float64) {
+	beta, intercept := r.solution(pr, costs[0])
+	for _, c := range costs[1:] {
+		more, b0 := r.solution(pr, c)
+		beta.Add(beta, more)
+		floats.Add(intercept, b0)
+	}
+	beta.Scale(1/float64(len(costs)), beta)
+	floats.Scale(1/float64(len(costs)), intercept)
+	return b.machineOf(beta, intercept, anchors, cal)
 }
 
 // scaleMachine multiplies the outputs of the shallow machine m, and

@@ -240,3 +240,141 @@ func TestFinalBasisReused(t *testing.T) {
 		}
 	}
 }
+
+// TestAverageCosts checks the costs that averageCosts averages: the best
+// cost and its neighbours on the grid, best first, or its one neighbour
+// at the grid's end; and held-out predictions that are the mean of theirs.
+func TestAverageCosts(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(5, 6)), 80, 0.1)
+	s := Settings{Seed: 1, TargetScale: LinearScale, Extrapolate: true}
+	p, val := preparedFor(t, x, y, s)
+	pass := newShallowPass(p.variants(), val, s)
+	scored, err := pass.score(numeric.Indices(5), val, true, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := pass.space.sub[0]
+	grid := shallowCosts()
+	for _, tc := range []struct {
+		at   int
+		want []float64
+	}{
+		{4, []float64{grid[4], grid[3], grid[5]}},
+		{0, []float64{grid[0], grid[1]}},
+		{len(grid) - 1, []float64{grid[len(grid)-1], grid[len(grid)-2]}},
+	} {
+		bs := scored[2]
+		best := bs.cands[0]
+		best.Cost = grid[tc.at]
+		preds, _ := bs.scorer.on(v).predictions(best.Cost)
+		costs, avg := averageCosts(bs, best, v, preds)
+		if !slices.Equal(costs, tc.want) {
+			t.Errorf("cost %g: averaged %v, want %v", best.Cost, costs, tc.want)
+			continue
+		}
+		sum := make([]*mat.Dense, len(avg))
+		for _, c := range costs {
+			mp, _ := bs.scorer.on(v).predictions(c)
+			for f := range mp {
+				if sum[f] == nil {
+					sum[f] = mat.NewDense(mp[f].RawMatrix().Rows, 1, nil)
+				}
+				sum[f].Add(sum[f], mp[f])
+			}
+		}
+		for f := range avg {
+			sum[f].Scale(1/float64(len(costs)), sum[f])
+			if !mat.EqualApprox(avg[f], sum[f], 1e-12) {
+				t.Fatalf("cost %g, fold %d: averaged held-out predictions differ from the mean of the costs'", best.Cost, f)
+			}
+		}
+	}
+}
+
+// TestAverageCostsWhen checks when the shallow machine averages the
+// costs next to its best: for a regression whose average's held-out loss
+// is lower, when it competes with the deep one on the rows the selection
+// ran on, and averages no bandwidths. Without the comparison of losses
+// the second table would average its costs, and without the test of the
+// task the classifier would.
+func TestAverageCostsWhen(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		seed     uint64
+		rows     int
+		classify bool
+		alone    bool
+		want     bool
+	}{
+		{"lower loss", 5, 80, false, false, true},
+		{"higher loss", 1, 80, false, false, false},
+		{"bandwidths averaged", 2, 80, false, false, false},
+		{"alone", 5, 80, false, true, false},
+		{"classifier", 2, 80, true, false, false},
+	} {
+		s, outputs := Settings{Seed: 1, TargetScale: LinearScale, Extrapolate: true}, 1
+		var p *prepared
+		var val *validation
+		if tc.classify {
+			s, outputs = Settings{Seed: 2, InputScale: LinearInputs}, 2
+			x, _, labels := friedmanLike(tc.seed, tc.rows)
+			var err error
+			if p, err = prepare(x, nil, labels, s, true); err != nil {
+				t.Fatal(err)
+			}
+			if val, err = newValidation(p.linear, s); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			x, y := noisySine(rand.New(rand.NewPCG(tc.seed, 6)), tc.rows, 0.1)
+			p, val = preparedFor(t, x, y, s)
+		}
+		f, err := selectShallow(p, val, outputs, s, tc.alone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.costs != nil; got != tc.want {
+			t.Errorf("%s: averaged costs %v (bandwidths %d), want %v", tc.name, f.costs, len(f.members), tc.want)
+		}
+	}
+}
+
+// TestCostAveragedMachine checks that the machine of averaged costs is
+// one machine that predicts the mean of the machines of its costs.
+func TestCostAveragedMachine(t *testing.T) {
+	x, y := noisySine(rand.New(rand.NewPCG(5, 6)), 80, 0.1)
+	s := Settings{Seed: 1, TargetScale: LinearScale, Extrapolate: true}
+	p, val := preparedFor(t, x, y, s)
+	f, err := selectShallow(p, val, 1, s, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.costs) != 3 {
+		t.Fatalf("averaged costs %v, want 3", f.costs)
+	}
+	m, _, err := f.result(p, Result{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Sum) != 0 {
+		t.Errorf("a sum of %d machines, want one", len(m.Sum)+1)
+	}
+	q := mat.NewDense(30, 1, nil)
+	for i := range 30 {
+		q.Set(i, 0, -1.2+0.08*float64(i))
+	}
+	want := mat.NewDense(30, 1, nil)
+	for _, c := range f.costs {
+		one := *f
+		one.best.Cost, one.costs = c, nil
+		single, _, err := one.result(p, Result{}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Add(want, single.Predict(nil, q))
+	}
+	want.Scale(1/float64(len(f.costs)), want)
+	if got := m.Predict(nil, q); !mat.EqualApprox(got, want, 1e-9) {
+		t.Errorf("machine of averaged costs predicts\n%v\nwant the mean of its costs' machines\n%v", mat.Formatted(got.T()), mat.Formatted(want.T()))
+	}
+}

@@ -105,7 +105,13 @@
 //     targets, if the average's calibrated held-out loss is lower than
 //     the best setting's: a sum of machines (Machine.Sum,
 //     Result.Averaged), whose held-out predictions, the mean of theirs,
-//     score and calibrate it. When the deep machine was then fitted on
+//     score and calibrate it. A regression that averages no bandwidths
+//     averages, by the same test, the best setting with its bandwidth's
+//     two neighbouring costs on the grid (one at the grid's ends): the
+//     mean of their ridge solutions, one machine on the same basis. The
+//     folds choose the cost with noise on few rows; a classifier's
+//     average of costs lost the panels' classifiers under every rule
+//     tried. When the deep machine was then fitted on
 //     every fold of all the rows (not raced out), the fit may average it
 //     with the shallow machine, each calibrated alone, the deep one
 //     weighing 1/4, 1/2 or 3/4 (Result.DeepWeight): the weight of lowest

@@ -120,6 +120,11 @@ type shallowFit struct {
 	// members are the candidates whose machines the fit averages, best
 	// first (see averageShallow); nil for best alone.
 	members []Candidate
+	// costs are the costs whose solutions at best's bandwidth the fit
+	// averages, best's first (see averageCosts); nil for best's alone.
+	// The fit to all the rows drops them where it grows the anchors: the
+	// selection judged them on its own basis.
+	costs []float64
 	// deep, when not nil, is the average with the deep machine that the
 	// selection prefers to its winner (see averageDeep).
 	deep *deepAverage
@@ -225,12 +230,17 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 	preds, _ := vs.predictions(cand.Cost)
 	means := vs.means()
 	var members []Candidate
+	var costs []float64
 	if !alone && len(val.rows) == n {
 		if m, avg := averageShallow(scored, cand, sub[i], preds); len(m) > 1 && lowerHeldOut(avg, preds, means, vs.tests) {
 			members, preds = m, avg
+		} else if variants[0].labels == nil {
+			if c, avg := averageCosts(best, cand, sub[i], preds); len(c) > 1 && lowerHeldOut(avg, preds, means, vs.tests) {
+				costs, preds = c, avg
+			}
 		}
 	}
-	f := &shallowFit{sel: sel, best: cand, members: members, data: variants[i], outputs: outputs,
+	f := &shallowFit{sel: sel, best: cand, members: members, costs: costs, data: variants[i], outputs: outputs,
 		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, means, vs.tests),
 		refine: val.split == "" && len(val.rows) < n, grow: val.split == "" && s.Anchors == 0, seed: s.Seed}
 	if folded {
@@ -1124,7 +1134,14 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 	var intercept []float64
 	for i, c := range members {
 		r := solvers[i]
-		km, b0 := bases[i].machine(r, r.project(targetsOf(f.data, f.outputs)), c.Cost, f.anchors, f.cal)
+		pr := r.project(targetsOf(f.data, f.outputs))
+		var km *kernel.Machine
+		var b0 []float64
+		if f.costs != nil && !grown {
+			km, b0 = bases[i].averageMachine(r, pr, f.costs, f.anchors, f.cal)
+		} else {
+			km, b0 = bases[i].machine(r, pr, c.Cost, f.anchors, f.cal)
+		}
 		if len(members) > 1 {
 			scaleMachine(km, b0, 1/float64(len(members)))
 		}
