@@ -378,3 +378,37 @@ func TestCostAveragedMachine(t *testing.T) {
 		t.Errorf("machine of averaged costs predicts\n%v\nwant the mean of its costs' machines\n%v", mat.Formatted(got.T()), mat.Formatted(want.T()))
 	}
 }
+
+// TestCostsDroppedWhereGrown checks that the fit to all the rows drops
+// the averaged costs where it grows the anchors: the selection judged
+// them on its own basis, and the machine on the anchors kept is the one
+// of its re-chosen cost alone (a rippled plane of 300 rows).
+func TestCostsDroppedWhereGrown(t *testing.T) {
+	x, y := rippledPlane(rand.New(rand.NewPCG(5, 6)), 300, 0.1)
+	s := Settings{Seed: 1}
+	p, val := preparedFor(t, x, y, s)
+	f, err := selectShallow(p, val, 1, s, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.members = nil
+	grid := shallowCosts()
+	at := slices.Index(grid, f.best.Cost)
+	f.costs = []float64{f.best.Cost, grid[max(at-1, 0)], grid[min(at+1, len(grid)-1)]}
+	one := *f
+	one.costs = nil
+	m, res, err := f.result(p, Result{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Anchors <= ShallowAnchors {
+		t.Fatalf("%d anchors, want more than %d", res.Anchors, ShallowAnchors)
+	}
+	single, _, err := one.result(p, Result{}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Predict(nil, x), single.Predict(nil, x); !mat.EqualApprox(got, want, 1e-12) {
+		t.Error("the grown machine averages the selection's costs, want its re-chosen cost's alone")
+	}
+}
