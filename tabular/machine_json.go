@@ -286,12 +286,8 @@ func (m *Machine) validate() error {
 // checkHedge checks the machine o of m's entry name (Other, Linear or
 // Mean), of weight w: nil with a weight of 0, or a machine of m's inputs and
 // outputs, without hedges of its own, weighing more than 0 and less
-// than 1 (Linear at most 1).
+// than 1.
 func (m *Machine) checkHedge(name string, o *Machine, w float64) error {
-	below := w < 1
-	if name == "linear" {
-		below = w <= 1 // a stacked weight may give it the whole prediction
-	}
 	switch {
 	case o == nil && w != 0:
 		return fmt.Errorf("%s_weight is %v without an entry %q", name, w, name)
@@ -303,7 +299,7 @@ func (m *Machine) checkHedge(name string, o *Machine, w float64) error {
 		return fmt.Errorf("%s has %d inputs and %d outputs, want %d and %d, those of the machine", name, o.Inputs(), o.Outputs(), m.Inputs(), m.Outputs())
 	case o.Hedges() != nil:
 		return fmt.Errorf("%s has another machine of its own, want none", name)
-	case !(w > 0 && below):
+	case !(w > 0 && w < 1):
 		return fmt.Errorf("%s_weight is %v, want a number between 0 and 1", name, w)
 	}
 	return o.validate()

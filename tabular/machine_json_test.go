@@ -170,7 +170,7 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 		{"other weight 1", edit(`"input":`, `"other":`+validMachineJSON+`,"other_weight":1,"input":`), "other_weight is 1, want a number between 0 and 1"},
 		{"other's other", edit(`"input":`, `"other":`+strings.Replace(validMachineJSON, `"input":`, `"other":`+validMachineJSON+`,"other_weight":0.5,"input":`, 1)+`,"other_weight":0.25,"input":`), "other has another machine of its own, want none"},
 		{"linear weight alone", edit(`"input":`, `"linear_weight":0.25,"input":`), `linear_weight is 0.25 without an entry "linear"`},
-		{"linear weight above 1", edit(`"input":`, `"linear":`+validMachineJSON+`,"linear_weight":1.5,"input":`), "linear_weight is 1.5, want a number between 0 and 1"},
+		{"linear weight 1", edit(`"input":`, `"linear":`+validMachineJSON+`,"linear_weight":1,"input":`), "linear_weight is 1, want a number between 0 and 1"},
 		{"linear's other", edit(`"input":`, `"linear":`+strings.Replace(validMachineJSON, `"input":`, `"other":`+validMachineJSON+`,"other_weight":0.5,"input":`, 1)+`,"linear_weight":0.25,"input":`), "linear has another machine of its own, want none"},
 		{"linear's kernel error", edit(`"input":`, `"linear":{"dims":[1,1],"kernel":"additive","bandwidth":1,"a":[[1]],"c":[[1]],"anchors":[[0]]},"linear_weight":0.25,"input":`), "tabular: decoding machine: linear: kernel: decoding machine: a is 1x1, want 2x1"},
 		{"mean weight alone", edit(`"input":`, `"mean_weight":0.25,"input":`), `mean_weight is 0.25 without an entry "mean"`},
@@ -191,11 +191,6 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 				t.Errorf("failed decoding changed the machine to %+v", m)
 			}
 		})
-	}
-	// A stacked weight may give the linear machine the whole prediction.
-	var one tabular.Machine
-	if err := json.Unmarshal([]byte(edit(`"input":`, `"linear":`+validMachineJSON+`,"linear_weight":1,"input":`)), &one); err != nil || one.LinearWeight != 1 {
-		t.Errorf("linear weight 1: error %v, weight %v; want it decoded", err, one.LinearWeight)
 	}
 }
 
