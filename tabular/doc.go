@@ -296,14 +296,9 @@
 //     times the linear one's; else their leave-one-out losses' relative
 //     difference times the square root of the rows at most 2), the model
 //     predicts the average of the chosen machine's prediction (with its
-//     other encoding's, if averaged) weighing 1 - w and the linear
-//     machine's w, in the units of the targets (Machine.Linear,
-//     Result.LinearWeight). Where the chosen machine is a shallow one
-//     scored on the folds, w is the weight in [0, 1] of least squared
-//     error of that average over the folds' held-out rows, from the
-//     chosen setting's calibrated held-out predictions and the linear
-//     machine's leave-one-out ones (no hedge where it is 0); elsewhere
-//     (the deep machine, or an average with it) w is 1/4. The encodings and relevance weights are
+//     other encoding's, if averaged) weighing 3/4 and the linear
+//     machine's 1/4, in the units of the targets (Machine.Linear,
+//     Result.LinearWeight). The encodings and relevance weights are
 //     judged on the rows that learned them, and the kernel part adds a
 //     variance that leave-one-out does not see: on small regressions
 //     whose truth is nearly linear the hedge recovers part of what a

@@ -1,7 +1,6 @@
 package tabular
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -77,9 +76,9 @@ func TestHedgeLinear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, w, err := hedgeLinear(p, near, 1, Settings{})
-	if err != nil || m == nil || w != linearWeight {
-		t.Fatalf("linear machine %v weighing %v, error %v; want one weighing linearWeight without held-out predictions", m, w, err)
+	m, err := hedgeLinear(p, near, 1, Settings{})
+	if err != nil || m == nil {
+		t.Fatalf("linear machine %v, error %v; want one", m, err)
 	}
 	if m.Quantiles != nil || m.Input != p.in || m.LogTarget || mat.Norm(m.C, 1) != 0 {
 		t.Errorf("quantiles %v, input scaler %v (want %v), log target %v, kernel coefficients %v: want a linear machine of the standardised inputs", m.Quantiles, m.Input, p.in, m.LogTarget, mat.Formatted(m.C))
@@ -93,28 +92,10 @@ func TestHedgeLinear(t *testing.T) {
 	if v := m.Predict(nil, mat.NewDense(1, 3, []float64{1e3, 1e3, 1e3})).At(0, 0); v > hi+RangeMargin*(hi-lo)+1e-9 {
 		t.Errorf("prediction %g far outside the rows, want at most %g", v, hi+RangeMargin*(hi-lo))
 	}
-	// With the chosen machine's held-out predictions: none where they
-	// are the targets themselves, the stacked weight where they are the
-	// targets' mean.
-	rows := make([]int, 60)
-	for i := range rows {
-		rows[i] = 59 - i
-	}
-	t60 := pickRows(p.linear.targets(), rows)
-	exact := near
-	exact.heldOut = &heldOutRows{rows: [][]int{rows}, preds: []*mat.Dense{t60}, targets: []mat.Matrix{t60}}
-	if m, _, err := hedgeLinear(p, exact, 1, Settings{}); m != nil || err != nil {
-		t.Errorf("held-out predictions exact: linear machine %v, error %v; want none", m != nil, err)
-	}
-	flat := near
-	flat.heldOut = &heldOutRows{rows: [][]int{rows}, preds: []*mat.Dense{mat.NewDense(60, 1, nil)}, targets: []mat.Matrix{t60}}
-	if m, w, err := hedgeLinear(p, flat, 1, Settings{}); m == nil || err != nil || !(w > 0.5 && w <= 1) {
-		t.Errorf("held-out predictions the mean: linear machine %v weighing %v, error %v; want one weighing more than 1/2", m != nil, w, err)
-	}
-	if far, _, _ := hedgeLinear(p, Result{RelevanceLosses: []float64{0.01, 0.01}, InputLosses: []float64{0.01, 0.01}}, 1, Settings{}); far != nil {
+	if far, _ := hedgeLinear(p, Result{RelevanceLosses: []float64{0.01, 0.01}, InputLosses: []float64{0.01, 0.01}}, 1, Settings{}); far != nil {
 		t.Error("a linear machine far from the chosen one averaged")
 	}
-	if m, _, _ := hedgeLinear(p, Result{RelevanceLosses: near.RelevanceLosses}, 1, Settings{}); m != nil {
+	if m, _ := hedgeLinear(p, Result{RelevanceLosses: near.RelevanceLosses}, 1, Settings{}); m != nil {
 		t.Error("a linear machine averaged where the inputs' encodings were not compared")
 	}
 	for name, s := range map[string]Settings{"shallow family": {Family: Shallow}, "raw": {Raw: true}} {
@@ -122,7 +103,7 @@ func TestHedgeLinear(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m, _, err := hedgeLinear(q, near, 1, s); m != nil || err != nil {
+		if m, err := hedgeLinear(q, near, 1, s); m != nil || err != nil {
 			t.Errorf("%s: linear machine %v, error %v; want none", name, m != nil, err)
 		}
 	}
@@ -132,7 +113,7 @@ func TestHedgeLinear(t *testing.T) {
 	}
 	if q, err := prepare(x, nil, labels, Settings{}, true); err != nil {
 		t.Fatal(err)
-	} else if m, _, err := hedgeLinear(q, near, 2, Settings{}); m != nil || err != nil {
+	} else if m, err := hedgeLinear(q, near, 2, Settings{}); m != nil || err != nil {
 		t.Errorf("classifier: linear machine %v, error %v; want none", m != nil, err)
 	}
 	for _, n := range []int{blendMaxRows, blendMaxRows + 1} {
@@ -141,7 +122,7 @@ func TestHedgeLinear(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m, _, err := hedgeLinear(q, near, 1, Settings{}); (m != nil) != (n <= blendMaxRows) || err != nil {
+		if m, err := hedgeLinear(q, near, 1, Settings{}); (m != nil) != (n <= blendMaxRows) || err != nil {
 			t.Errorf("%d rows: linear machine %v, error %v; want one up to %d rows", n, m != nil, err, blendMaxRows)
 		}
 	}
@@ -152,7 +133,7 @@ func TestHedgeLinear(t *testing.T) {
 		t.Fatalf("targets on scale %v, error %v; want both scales tried", q.scale, err)
 	}
 	near.LogTarget = true
-	if m, _, err := hedgeLinear(q, near, 1, Settings{}); err != nil || m == nil || !m.LogTarget || !ridgeAtACost(q.logarithmic.x, q.logarithmic.targets(), m.A) {
+	if m, err := hedgeLinear(q, near, 1, Settings{}); err != nil || m == nil || !m.LogTarget || !ridgeAtACost(q.logarithmic.x, q.logarithmic.targets(), m.A) {
 		t.Errorf("log target: linear machine %v, error %v; want one fitted on the log scale", m != nil && m.LogTarget, err)
 	}
 }
@@ -196,18 +177,16 @@ func ridgeAtACost(x, y mat.Matrix, a *mat.Dense) bool {
 
 // TestFitLinearHedge checks fits of a linear table and of a table far
 // from linear: the first predicts the average of its machines with the
-// linear machine, weighing the stacked weight of its held-out
-// predictions, records the weight and says so in its summary; the second
-// stands without it.
+// linear machine, weighing linearWeight, records the weight and says so
+// in its summary; the second stands without it.
 func TestFitLinearHedge(t *testing.T) {
 	x, y := linearRows(40, 3, false, 4)
 	md, rep := fitText(t, tableText(x, y))
 	m := md.Machine
-	w := m.LinearWeight
-	if m.Linear == nil || !(w > 0 && w <= 1) || w == linearWeight || md.Fit.LinearWeight != w {
-		t.Fatalf("linear machine %v weighing %v (recorded %v), want one weighing the stacked weight in (0, 1], not linearWeight", m.Linear != nil, w, md.Fit.LinearWeight)
+	if m.Linear == nil || m.LinearWeight != linearWeight || md.Fit.LinearWeight != linearWeight {
+		t.Fatalf("linear machine %v weighing %v (recorded %v), want one weighing %v", m.Linear != nil, m.LinearWeight, md.Fit.LinearWeight, linearWeight)
 	}
-	want := fmt.Sprintf("averaged with the linear machine of the inputs as they are, weighing %.3g", w)
+	want := "averaged with the linear machine of the inputs as they are, weighing 0.25"
 	if !slices.ContainsFunc(rep.Summary(md), func(l string) bool { return strings.HasPrefix(l, want) }) {
 		t.Errorf("summary %q, want a line %q", rep.Summary(md), want)
 	}
@@ -272,57 +251,5 @@ func TestBestCost(t *testing.T) {
 		if c := vs.score(Candidate{Cost: cost, Shallow: true}); c.Loss < best.Loss {
 			t.Errorf("cost %g: loss %g, below the chosen cost %g's %g", cost, c.Loss, best.Cost, best.Loss)
 		}
-	}
-}
-
-// TestStackedWeight checks the linear machine's weight of least squared
-// error over the held-out rows, each matched to its row of the data: the
-// closed form, clipped to [0, 1], and linearWeight where the two
-// machines agree on every row.
-func TestStackedWeight(t *testing.T) {
-	y := mat.NewDense(2, 1, []float64{1, 3})
-	h := &heldOutRows{rows: [][]int{{2, 0}}, preds: []*mat.Dense{mat.NewDense(2, 1, nil)}, targets: []mat.Matrix{y}}
-	for _, tc := range []struct {
-		name string
-		l    []float64 // the linear machine's predictions of rows 0, 1 and 2
-		want float64
-	}{
-		{"the targets", []float64{3, 99, 1}, 1},
-		{"twice the targets", []float64{6, 99, 2}, 0.5},
-		{"beyond them", []float64{1.5, 99, 0.5}, 1},
-		{"against them", []float64{-3, 99, -1}, 0},
-		{"the chosen machine's", []float64{0, 99, 0}, linearWeight},
-	} {
-		if got := h.stackedWeight(mat.NewDense(3, 1, tc.l)); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("%s: weight %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
-// TestHeldRowsOf checks the rows of the data a scorer's parts hold out:
-// the validation's rows for leave-one-out, else those its test indices
-// pick.
-func TestHeldRowsOf(t *testing.T) {
-	rows := []int{5, 7, 9}
-	got := heldRowsOf([]scorerPart{{}, {test: []int{2, 0}}}, rows)
-	if want := [][]int{{5, 7, 9}, {9, 5}}; !slices.EqualFunc(got, want, slices.Equal) {
-		t.Errorf("held rows %v, want %v", got, want)
-	}
-}
-
-// TestHeldOutRowsShrunk checks that the held-out predictions that weigh
-// the linear machine are the chosen machine's as its calibration shrinks
-// them toward the folds' means, and that a classifier has none.
-func TestHeldOutRowsShrunk(t *testing.T) {
-	y := mat.NewDense(2, 1, []float64{1, 2})
-	f := &shallowFit{preds: []*mat.Dense{mat.NewDense(2, 1, []float64{4, 0})}, means: []*mat.Dense{mat.NewDense(2, 1, []float64{2, 2})},
-		tests: []problemData{{y: y}}, testRows: [][]int{{1, 0}}, cal: calibration{factor: []float64{0.5}}}
-	h := f.heldOutRows()
-	if h == nil || !mat.Equal(h.preds[0], mat.NewDense(2, 1, []float64{3, 1})) || h.targets[0] != mat.Matrix(y) || !slices.Equal(h.rows[0], []int{1, 0}) {
-		t.Fatalf("held-out rows %+v, want predictions 3 and 1 of rows 1 and 0", h)
-	}
-	f.data.labels = []int{0, 1}
-	if f.heldOutRows() != nil {
-		t.Error("a classifier's held-out rows, want none")
 	}
 }

@@ -148,12 +148,10 @@ type shallowFit struct {
 	scored []*bandwidthScores
 	// preds are the best setting's held-out predictions on the fit
 	// scale on each fold of the validation, and tests the held-out
-	// rows, when it was scored on the folds; testRows are their rows in
-	// data.
-	preds    []*mat.Dense
-	means    []*mat.Dense
-	tests    []problemData
-	testRows [][]int
+	// rows, when it was scored on the folds.
+	preds []*mat.Dense
+	means []*mat.Dense
+	tests []problemData
 }
 
 // selectShallow scores the shallow machine at every cost of shallowCosts
@@ -246,7 +244,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, means, vs.tests),
 		refine: val.split == "" && len(val.rows) < n, grow: val.split == "" && s.Anchors == 0, seed: s.Seed}
 	if folded {
-		f.preds, f.means, f.tests, f.testRows = preds, means, vs.tests, heldRowsOf(vs.sc.parts, val.rows)
+		f.preds, f.means, f.tests = preds, means, vs.tests
 	}
 	if len(val.rows) == n {
 		f.scored = scored
@@ -1047,7 +1045,6 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	if fin.err != nil {
 		return nil, res, fin.err
 	}
-	res.heldOut = f.heldOutRows()
 	f.best, f.cal, res.CostRows = fin.best, fin.cal, fin.costRows
 	f.anchors, f.anchorRows = fin.anchors, fin.anchorRows
 	m := fin.m
@@ -1538,7 +1535,7 @@ func (f *shallowFit) onFolds(val, sval *validation, workers int) error {
 	costs := slices.DeleteFunc(shallowCosts(), func(c float64) bool { return c < f.best.Cost })
 	for _, cost := range costs {
 		if preds, ok := vs.predictions(cost); ok {
-			f.preds, f.means, f.tests, f.testRows = preds, vs.means(), vs.tests, heldRowsOf(vs.sc.parts, sval.rows)
+			f.preds, f.means, f.tests = preds, vs.means(), vs.tests
 			return nil
 		}
 	}

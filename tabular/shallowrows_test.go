@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
@@ -72,9 +71,8 @@ func TestShallowRows(t *testing.T) {
 // TestShallowRacesOnDeepFolds checks that the shallow machine chosen on more
 // rows than the deep machine's selection races it on the deep machine's
 // folds: onFolds scores it on the held-out rows of those folds, and the
-// fit's selection records those scores, and the rows they hold out.
-// Without onFolds, or the fit's call of it, the shallow machine's scores
-// are those of its own folds.
+// fit's selection records those scores. Without onFolds, or the fit's
+// call of it, the shallow machine's scores are those of its own folds.
 func TestShallowRacesOnDeepFolds(t *testing.T) {
 	raceNarrow(t)
 	x, y, _ := friedmanLike(5, 1000)
@@ -99,9 +97,6 @@ func TestShallowRacesOnDeepFolds(t *testing.T) {
 		want := pickRows(p.linear.x, pick(val.rows, fold.Test))
 		if !mat.Equal(f.tests[i].x, want) {
 			t.Fatalf("fold %d: the held-out rows are not the deep machine's", i)
-		}
-		if !slices.Equal(f.testRows[i], pick(val.rows, fold.Test)) {
-			t.Fatalf("fold %d: held-out rows recorded as %v, want the deep machine's", i, f.testRows[i])
 		}
 		losses = append(losses, f.heldOut(i).loss)
 	}

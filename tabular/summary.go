@@ -67,7 +67,7 @@ func (rep *Report) Summary(md *Model) []string {
 		say("averaged with the shallow machine of %s, weighing %g: the two held-out losses within their noise", other, w)
 	}
 	if w := res.LinearWeight; w != 0 {
-		say("averaged with the linear machine of the inputs as they are, weighing %.3g: its evidence or held-out loss near the machine's", w)
+		say("averaged with the linear machine of the inputs as they are, weighing %g: its evidence or held-out loss near the machine's", w)
 	}
 	if left := leftOut(md.Encoder.Names(), res.Relevance); left != nil {
 		say("inputs left out as noise, weighing %g: %s (without each, the shallow machine's evidence rose and its held-out loss fell)", minRelevance, strings.Join(left, ", "))

@@ -495,10 +495,6 @@ type Result struct {
 	// made of the machine, and Residuals their absolute residuals for
 	// conformal intervals; both are zero when nothing was searched.
 	Calibration Calibration
-	// heldOut are a shallow regression's held-out predictions on the
-	// folds of its selection, which weigh its linear machine (see
-	// stackedWeight); nil otherwise.
-	heldOut *heldOutRows
 }
 
 // Calibration records how a selection calibrated the machine it chose,
