@@ -46,28 +46,50 @@ func averageShallow(scored []*bandwidthScores, best Candidate, v problemData, pr
 		}
 	}
 	slices.SortStableFunc(others, func(a, b member) int { return cmpFloat(a.cand.Loss, b.cand.Loss) })
-	members := []Candidate{best}
-	sum := make([]*mat.Dense, len(preds))
-	for f, p := range preds {
-		sum[f] = mat.DenseCopyOf(p)
-	}
+	members, sum := []Candidate{best}, newFoldSum(preds)
 	for _, o := range others[:min(len(others), averageBandwidths-1)] {
 		more, ok := o.bs.scorer.on(v).predictions(o.cand.Cost)
 		if !ok {
 			continue
 		}
 		members = append(members, o.cand)
-		for f := range sum {
-			sum[f].Add(sum[f], more[f])
-		}
+		sum.add(more)
 	}
 	if len(members) == 1 {
 		return members, preds
 	}
-	for _, s := range sum {
-		s.Scale(1/float64(len(members)), s)
+	return members, sum.mean()
+}
+
+// foldSum adds up held-out predictions on each fold, to average them.
+type foldSum struct {
+	sum []*mat.Dense
+	n   int
+}
+
+// newFoldSum returns the sum of the predictions preds alone, a copy.
+func newFoldSum(preds []*mat.Dense) *foldSum {
+	s := &foldSum{sum: make([]*mat.Dense, len(preds)), n: 1}
+	for f, p := range preds {
+		s.sum[f] = mat.DenseCopyOf(p)
 	}
-	return members, sum
+	return s
+}
+
+// add adds the predictions more, one matrix per fold.
+func (s *foldSum) add(more []*mat.Dense) {
+	for f := range s.sum {
+		s.sum[f].Add(s.sum[f], more[f])
+	}
+	s.n++
+}
+
+// mean returns the mean of the predictions added, in place of their sum.
+func (s *foldSum) mean() []*mat.Dense {
+	for _, m := range s.sum {
+		m.Scale(1/float64(s.n), m)
+	}
+	return s.sum
 }
 
 // averageCosts returns the costs of the shallow machine to average at
@@ -88,10 +110,7 @@ func averageCosts(bs *bandwidthScores, best Candidate, v problemData, preds []*m
 	if at < 0 {
 		return costs, preds
 	}
-	sum := make([]*mat.Dense, len(preds))
-	for f, p := range preds {
-		sum[f] = mat.DenseCopyOf(p)
-	}
+	sum := newFoldSum(preds)
 	for _, c := range grid[max(at-1, 0):min(at+2, len(grid))] {
 		if c == best.Cost {
 			continue
@@ -101,17 +120,12 @@ func averageCosts(bs *bandwidthScores, best Candidate, v problemData, preds []*m
 			continue
 		}
 		costs = append(costs, c)
-		for f := range sum {
-			sum[f].Add(sum[f], more[f])
-		}
+		sum.add(more)
 	}
 	if len(costs) == 1 {
 		return costs, preds
 	}
-	for _, s := range sum {
-		s.Scale(1/float64(len(costs)), s)
-	}
-	return costs, sum
+	return costs, sum.mean()
 }
 
 // averageMachine returns the shallow machine of basis b whose solution is
