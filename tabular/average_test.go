@@ -384,13 +384,7 @@ func TestCostAveragedMachine(t *testing.T) {
 // them on its own basis, and the machine on the anchors kept is the one
 // of its re-chosen cost alone (a rippled plane of 300 rows).
 func TestCostsDroppedWhereGrown(t *testing.T) {
-	x, y := rippledPlane(rand.New(rand.NewPCG(5, 6)), 300, 0.1)
-	s := Settings{Seed: 1}
-	p, val := preparedFor(t, x, y, s)
-	f, err := selectShallow(p, val, 1, s, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, p, x := grownSelection(t)
 	f.members = nil
 	grid := shallowCosts()
 	at := slices.Index(grid, f.best.Cost)

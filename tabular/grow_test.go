@@ -195,11 +195,10 @@ func TestRowLosses(t *testing.T) {
 	}
 }
 
-// TestGrowAnchorsLeaveOneOut checks that the leave-one-out that
-// growAnchors returns, which refineCosts takes rather than making it
-// again, is that of the solver it returns, of the anchors kept: on a
-// rippled plane of 300 rows, whose anchors grow.
-func TestGrowAnchorsLeaveOneOut(t *testing.T) {
+// grownSelection returns the shallow machine selected on a rippled plane
+// of 300 rows, whose anchors grow, its prepared data and its inputs.
+func grownSelection(t *testing.T) (*shallowFit, *prepared, *mat.Dense) {
+	t.Helper()
 	x, y := rippledPlane(rand.New(rand.NewPCG(5, 6)), 300, 0.1)
 	s := Settings{Seed: 1}
 	p, val := preparedFor(t, x, y, s)
@@ -207,6 +206,15 @@ func TestGrowAnchorsLeaveOneOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f, p, x
+}
+
+// TestGrowAnchorsLeaveOneOut checks that the leave-one-out that
+// growAnchors returns, which refineCosts takes rather than making it
+// again, is that of the solver it returns, of the anchors kept: on a
+// rippled plane of 300 rows, whose anchors grow.
+func TestGrowAnchorsLeaveOneOut(t *testing.T) {
+	f, _, _ := grownSelection(t)
 	b, r, err := f.basis(f.best)
 	if err != nil {
 		t.Fatal(err)
