@@ -2,6 +2,7 @@ package tabular
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -352,12 +353,18 @@ func TestCostAveragedMachine(t *testing.T) {
 	if len(f.costs) != 3 {
 		t.Fatalf("averaged costs %v, want 3", f.costs)
 	}
-	m, _, err := f.result(p, Result{}, time.Now())
+	m, res, err := f.result(p, Result{}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Sum) != 0 {
 		t.Errorf("a sum of %d machines, want one", len(m.Sum)+1)
+	}
+	if !slices.Equal(res.Costs, f.costs) {
+		t.Errorf("Result.Costs %v, want %v", res.Costs, f.costs)
+	}
+	if d := describeSettings(res); !strings.Contains(d, fmt.Sprintf("the mean of its solutions at costs %g, %g, %g", f.costs[0], f.costs[1], f.costs[2])) {
+		t.Errorf("the settings described as %q, without the averaged costs", d)
 	}
 	q := mat.NewDense(30, 1, nil)
 	for i := range 30 {
@@ -397,6 +404,9 @@ func TestCostsDroppedWhereGrown(t *testing.T) {
 	}
 	if res.Anchors <= ShallowAnchors {
 		t.Fatalf("%d anchors, want more than %d", res.Anchors, ShallowAnchors)
+	}
+	if res.Costs != nil {
+		t.Errorf("Result.Costs %v for a machine of one cost", res.Costs)
 	}
 	single, _, err := one.result(p, Result{}, time.Now())
 	if err != nil {

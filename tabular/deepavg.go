@@ -145,7 +145,7 @@ func fitDeepAverage(p *prepared, arch kernel.Architecture, res Result, f *shallo
 	if sres.Averaged == nil {
 		res.Averaged = append(res.Averaged, f.best) // its cost as the fit re-chose it
 	}
-	res.CostRows, res.DeepWeight = sres.CostRows, a.weight
+	res.CostRows, res.Costs, res.DeepWeight = sres.CostRows, sres.Costs, a.weight
 	res.Calibration = a.cal.record(classify)
 	res.Seconds = time.Since(begin).Seconds()
 	return m, res, nil

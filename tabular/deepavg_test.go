@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,6 +131,13 @@ func TestDeepAveragedMachine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !tc.classify {
+			// Its best cost's machine averaged with its neighbours', as
+			// averageCosts may choose.
+			grid := shallowCosts()
+			at := slices.Index(grid, f.best.Cost)
+			f.costs = []float64{f.best.Cost, grid[max(at-1, 0)], grid[min(at+1, len(grid)-1)]}
+		}
 		sel, _, err := selectSettings(newDeepFolds(p.deepVariants(f), val.folds, arch, costs, bandwidths, s), val, s, f)
 		if err != nil {
 			t.Fatal(err)
@@ -144,6 +152,9 @@ func TestDeepAveragedMachine(t *testing.T) {
 		}
 		if got := describeSettings(res); !strings.Contains(got, "(deep, cost ") || !strings.Contains(got, fmt.Sprintf("; the deep machine weighs %g", a.weight)) {
 			t.Errorf("%s: the report says %q, want it to name the deep machine and its weight", tc.name, got)
+		}
+		if !slices.Equal(res.Costs, f.costs) {
+			t.Errorf("%s: Result.Costs %v, want the shallow machine's %v", tc.name, res.Costs, f.costs)
 		}
 		deep, _, err := fitDeep(p, arch, Result{Cost: a.deep.Cost, Bandwidth: a.deep.Bandwidth}, &a.deepCal, s)
 		if err != nil {

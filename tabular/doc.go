@@ -109,7 +109,7 @@
 //     averages, by the same test, the best setting with its bandwidth's
 //     two neighbouring costs on the grid (one at the grid's ends): the
 //     mean of their ridge solutions, one machine on the same basis
-//     (dropped where the fit to all the rows grows the anchors, below:
+//     (Result.Costs; dropped where the fit to all the rows grows the anchors, below:
 //     it re-chooses the cost on the new basis). The folds choose the
 //     cost with noise on few rows; a classifier's average of costs lost
 //     the panels' classifiers under every rule tried. When the deep

@@ -1051,6 +1051,7 @@ func (f *shallowFit) result(p *prepared, res Result, begin time.Time) (*Machine,
 	if len(fin.members) > 1 {
 		res.Averaged = fin.members
 	}
+	res.Costs = fin.costs
 	res.Dims, res.Cost, res.Bandwidth, res.LogTarget = m.Dims, f.best.Cost, f.best.Bandwidth, f.best.LogTarget
 	res.Anchors, res.Shallow = len(f.anchorRows), true
 	res.Converged, res.Status = true, "closed form"
@@ -1073,8 +1074,11 @@ type shallowFinal struct {
 	// members are the members of an average with their costs as
 	// fitted, nil for one machine.
 	members []Candidate
-	err     error
-	done    chan struct{}
+	// costs are the costs whose solutions the machine averages (see
+	// averageCosts), nil for one.
+	costs []float64
+	err   error
+	done  chan struct{}
 }
 
 func (fin *shallowFinal) wait() { <-fin.done }
@@ -1139,6 +1143,7 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 		var b0 []float64
 		if f.costs != nil && !grown {
 			km, b0 = bases[i].averageMachine(r, pr, f.costs, f.anchors, f.cal)
+			fin.costs = f.costs
 		} else {
 			km, b0 = bases[i].machine(r, pr, c.Cost, f.anchors, f.cal)
 		}

@@ -135,6 +135,13 @@ func describeSettings(res Result) string {
 			chosen += fmt.Sprintf("; the deep machine weighs %g, the shallow ones share the rest", res.DeepWeight)
 		}
 	}
+	if len(res.Costs) > 1 {
+		each := make([]string, len(res.Costs))
+		for i, c := range res.Costs {
+			each[i] = fmt.Sprintf("%g", c)
+		}
+		chosen += fmt.Sprintf("; the shallow machine is the mean of its solutions at costs %s", strings.Join(each, ", "))
+	}
 	if res.LogTarget {
 		chosen += ", fitted to log(1 + target)"
 	}

@@ -456,6 +456,10 @@ type Result struct {
 	// shallow ones share the rest (see deepWeights).
 	Averaged   []Candidate
 	DeepWeight float64
+	// Costs, when not nil, are the costs whose ridge solutions on one
+	// basis the shallow machine averages, its best first (see
+	// averageCosts): one machine, the mean of theirs.
+	Costs []float64
 	// OtherWeight, when not 0, is the weight of the machine of the
 	// inputs' other encoding (Machine.Other) in the average the
 	// machine predicts (see blends); the rest of Result describes the
