@@ -109,12 +109,12 @@
 //     averages, by the same test, the best setting with its bandwidth's
 //     two neighbouring costs on the grid (one at the grid's ends): the
 //     mean of their ridge solutions, one machine on the same basis
-//     (Result.Costs; dropped where the fit to all the rows grows the anchors, below:
-//     it re-chooses the cost on the new basis). The folds choose the
-//     cost with noise on few rows; a classifier's average of costs lost
-//     the panels' classifiers under every rule tried. When the deep
-//     machine was then fitted on every fold of all the rows (not raced
-//     out), the fit may average it
+//     (Result.Costs; dropped where the fit to all the rows grows the
+//     anchors, below: it re-chooses the cost on the new basis). The
+//     folds choose the cost with noise on few rows; a classifier's
+//     average of costs lost the panels' classifiers under every rule
+//     tried. When the deep machine was then fitted on every fold of all
+//     the rows (not raced out), the fit may average it
 //     with the shallow machine, each calibrated alone, the deep one
 //     weighing 1/4, 1/2 or 3/4 (Result.DeepWeight): the weight of lowest
 //     calibrated held-out loss, if that is lower than the winner's. The
