@@ -131,7 +131,8 @@ func averageCosts(bs *bandwidthScores, best Candidate, v problemData, preds []*m
 // averageMachine returns the shallow machine of basis b whose solution is
 // the mean of the solver r's at the costs, on the targets of projection
 // pr, with its intercept, as machine does: the average of the machines
-// of those costs, one machine on the same basis.
+// of those costs, one machine on the same basis; machine's own for one
+// cost.
 func (b *shallowBasis) averageMachine(r *ridge, pr projection, costs []float64, anchors *mat.Dense, cal calibration) (*kernel.Machine, []float64) {
 	beta, intercept := r.solution(pr, costs[0])
 	for _, c := range costs[1:] {

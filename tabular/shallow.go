@@ -1138,15 +1138,11 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 	var intercept []float64
 	for i, c := range members {
 		r := solvers[i]
-		pr := r.project(targetsOf(f.data, f.outputs))
-		var km *kernel.Machine
-		var b0 []float64
+		costs := []float64{c.Cost}
 		if f.costs != nil && !grown {
-			km, b0 = bases[i].averageMachine(r, pr, f.costs, f.anchors, f.cal)
-			fin.costs = f.costs
-		} else {
-			km, b0 = bases[i].machine(r, pr, c.Cost, f.anchors, f.cal)
+			costs, fin.costs = f.costs, f.costs
 		}
+		km, b0 := bases[i].averageMachine(r, r.project(targetsOf(f.data, f.outputs)), costs, f.anchors, f.cal)
 		if len(members) > 1 {
 			scaleMachine(km, b0, 1/float64(len(members)))
 		}
