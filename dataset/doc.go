@@ -71,7 +71,17 @@
 // the first Encoder.Transform of the frame. A regression's target (see
 // Frame.Target) drops their rows, and tolerates one stray beside two
 // numbers or more, so that one cell never turns a regression into a
-// classification. A column with more strays is text.
+// classification. A column with more strays is text, unless they are
+// missing codes: a column may write its missing cells as a text other
+// than NA, such as a dash, a dot or "missing". Strays of at most two
+// texts without a digit, in at most half the cells with a value, beside
+// at least ten distinct numbers, are read as missing however many they
+// are, with the same Warning; a text with a digit ("90+", "<0.01") may
+// be a bin of the quantity, and a few numbers beside a word ("none", 1,
+// 2, 3) are levels. A column read as text although most of its cells
+// are numbers, of ten distinct or more, is warned of once, with its
+// other texts, so that a quantity with too many or too varied codes does
+// not become levels in silence.
 //
 // A Frame read with FrameOptions.Strict refuses strays instead, with a
 // *ParseError naming the file, the line and the column. When an Encoder

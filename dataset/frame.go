@@ -443,9 +443,10 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	present := -1 // some row with a value, to report an infinity
 	isBool, isNum, isDate := true, true, true
 	inf := -1
-	money := ""                  // the currency sign of the numbers, if any
-	var strays, dateStrays []int // rows whose cells are not numbers, not dates
-	n := 0                       // cells with a value
+	money := ""             // the currency sign of the numbers, if any
+	var strays columnStrays // cells that are not numbers
+	var dateStrays []int    // rows whose cells are not dates
+	n := 0                  // cells with a value
 	var scales percentScales
 	for _, r := range rows {
 		cell := f.cells[r][col]
@@ -465,11 +466,13 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 				// Amounts in two currencies are not one quantity.
 				isNum = false
 			case !ok:
-				strays = append(strays, r)
+				strays.addStray(r, cell)
 				// The column has at most len(rows) cells with a value.
-				isNum = len(strays) <= strayLimit(len(rows))
+				isNum = len(strays.rows) <= strayLimit(len(rows)) || strays.mayBeCodes()
 			case math.IsInf(v, 0) && inf < 0:
 				inf = r
+			default:
+				strays.addNumber(v)
 			}
 			money = cmp.Or(money, sign)
 			scales.add(cell, v)
@@ -481,6 +484,7 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 			}
 		}
 		if !isBool && !isNum && !isDate {
+			f.noteNumbersAsText(col, rows, &strays)
 			return categorical, nil
 		}
 	}
@@ -491,13 +495,14 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 		return boolean, nil
 	case isDate && len(dateStrays) <= strayLimit(n):
 		return date, f.someStrays(date, col, dateStrays, n)
-	case len(strays) > strayLimit(n):
+	case !strays.tolerated(n, strayLimit):
+		f.noteNumbersAsText(col, rows, &strays)
 		return categorical, nil
 	case inf >= 0:
 		_, err := f.Number(inf, col)
 		return 0, err
 	}
-	if err := f.someStrays(numeric, col, strays, n); err != nil {
+	if err := f.someStrays(numeric, col, strays.rows, n); err != nil {
 		return 0, err
 	}
 	scales.check(f.log, f.columns[col])
@@ -568,25 +573,28 @@ func (f *Frame) Target(column string, classify bool) (*Target, error) {
 // targetValues reads the values of the rows of t in column col of f, a
 // regression's target, dropping the rows of its strays.
 func (f *Frame) targetValues(t *Target, col int) error {
-	var strays []int
+	var strays columnStrays
 	t.Values = make([]float64, 0, len(t.Rows))
 	for _, r := range t.Rows {
 		v, err := f.number(f.cells[r][col])
 		switch {
 		case errors.Is(err, ErrNumber):
-			if strays = append(strays, r); len(strays) > targetStrayLimit(len(t.Rows)) {
-				_, err := f.Number(strays[0], col)
-				return err
-			}
+			strays.addStray(r, f.cells[r][col])
 		case err != nil:
 			return f.cellError(r, col, err)
+		default:
+			strays.addNumber(v)
 		}
 		t.Values = append(t.Values, v)
 	}
-	if len(strays) == 0 {
+	switch {
+	case len(strays.rows) == 0:
 		return nil
+	case !strays.tolerated(len(t.Rows), targetStrayLimit):
+		_, err := f.Number(strays.rows[0], col)
+		return err
 	}
-	if err := f.strays(numeric, col, strays, len(t.Rows)-len(strays)); err != nil {
+	if err := f.strays(numeric, col, strays.rows, len(t.Rows)-len(strays.rows)); err != nil {
 		return err
 	}
 	kept := 0

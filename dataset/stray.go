@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -36,12 +37,105 @@ func targetStrayLimit(n int) int {
 	return max(1, strayLimit(n))
 }
 
+// A column of numbers may write its missing cells as a text that is not
+// one of the missing texts: a dash, a dot, "missing", "#N/A". Such a
+// column has as many strays as missing cells, often more than strayLimit
+// tolerates, and read as text it would become one level per number. Its
+// strays are missing codes, and the column numeric, when they are
+// at most maxMissingCodes texts without a digit, in at most half its
+// cells with a value, beside at least minCodedNumbers distinct numbers:
+// a column of a few numbers and a word ("none", 1, 2, 3) stays a column
+// of levels, and a text with a digit ("90+", "<0.01") may be a bin of the
+// quantity, which the Encoder reads as such.
+const (
+	maxMissingCodes = 2
+	minCodedNumbers = 10
+)
+
+// columnStrays follows the strays of a column of numbers as its cells are
+// read, to tell whether they are missing codes.
+type columnStrays struct {
+	rows    []int     // rows of the strays
+	texts   []string  // their distinct texts, up to maxMissingCodes+1
+	digit   bool      // some stray holds a digit
+	numbers []float64 // the column's distinct numbers, up to minCodedNumbers
+}
+
+// addStray notes the stray cell of row r.
+func (s *columnStrays) addStray(r int, cell string) {
+	s.rows = append(s.rows, r)
+	s.digit = s.digit || strings.ContainsAny(cell, "0123456789")
+	if len(s.texts) <= maxMissingCodes && !slices.Contains(s.texts, cell) {
+		s.texts = append(s.texts, cell)
+	}
+}
+
+// addNumber notes a number of the column.
+func (s *columnStrays) addNumber(v float64) {
+	if len(s.numbers) < minCodedNumbers && !slices.Contains(s.numbers, v) {
+		s.numbers = append(s.numbers, v)
+	}
+}
+
+// mayBeCodes reports whether the strays so far may be missing codes.
+func (s *columnStrays) mayBeCodes() bool {
+	return !s.digit && len(s.texts) <= maxMissingCodes
+}
+
+// tolerated reports whether a column whose n cells with a value hold the
+// strays, with at most limit(n) strays of any kind, is numeric all the
+// same.
+func (s *columnStrays) tolerated(n int, limit func(int) int) bool {
+	return len(s.rows) <= limit(n) ||
+		s.mayBeCodes() && 2*len(s.rows) <= n && len(s.numbers) >= minCodedNumbers
+}
+
+// noteNumbersAsText notes in the frame's log, once for each column, that
+// column col, read as text over the given rows, holds numbers in most of
+// its cells with a value, of at least minCodedNumbers distinct ones (s
+// has seen them): its other texts are too many, or too varied, to be
+// strays or missing codes, and each number is a level.
+func (f *Frame) noteNumbersAsText(col int, rows []int, s *columnStrays) {
+	name := f.columns[col]
+	if len(s.numbers) < minCodedNumbers || slices.Contains(f.log.textColumns, name) {
+		return
+	}
+	var numbers, others int
+	var texts []string // the first few other texts, quoted
+	first := ""
+	for _, r := range rows {
+		cell := f.cells[r][col]
+		switch _, ok := readNumber(cell, f.decimalComma); {
+		case isMissing(cell):
+		case ok:
+			numbers++
+		default:
+			others++
+			if first == "" {
+				first = strings.Clone(cell)
+			}
+			if q := strconv.Quote(cell); len(texts) < shownStrays && !slices.Contains(texts, q) {
+				texts = append(texts, q)
+			}
+		}
+	}
+	if others == 0 || numbers <= others {
+		return
+	}
+	f.log.textColumns = append(f.log.textColumns, name)
+	f.log.notes = append(f.log.notes, Warning{Column: name, Rows: others, Value: first, Message: fmt.Sprintf(
+		"it holds numbers in %d of its %d cells with a value, and other texts in %d, such as %s: too many or too varied to be read as missing, so it is read as text, each number a level; "+
+			"write its missing cells as NA, or correct the others, to have it read as numbers",
+		numbers, numbers+others, others, strings.Join(texts, ", "))})
+}
+
 // shownStrays is the number of stray cells that a warning lists.
 const shownStrays = 5
 
 // readLog is what reading a table met that its user should hear of once:
-// bytes that are not UTF-8, the stray cells read as missing, and columns
-// that mix percentages with numbers that may be percentages too. The
+// bytes that are not UTF-8, the stray cells read as missing, columns
+// that mix percentages with numbers that may be percentages too, and
+// columns of numbers read as text. The
 // Frames that one FrameReader reads share it.
 type readLog struct {
 	// encodingLine is the first line with a byte that is not UTF-8, read
@@ -56,6 +150,9 @@ type readLog struct {
 	// the columns warned of mixing percentages with numbers above 1.
 	notes        []Warning
 	scaleColumns []string
+	// textColumns are the columns warned of holding numbers read as
+	// text.
+	textColumns []string
 }
 
 // strayCell is a cell read as missing because it is not a number in a

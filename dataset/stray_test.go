@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,6 +57,16 @@ func TestInferKindStrays(t *testing.T) {
 		{"two among 97", 97, []string{"x", "4.2.1"}, "categorical"},
 		{"three among 97", 97, []string{"x", "y", "z"}, "categorical"},
 		{"three among 147", 147, []string{"x", "y", "z"}, "numeric"},
+		// Beyond the limit, at most two texts without a digit are
+		// missing codes beside ten distinct numbers or more.
+		{"a dash for missing", 30, slices.Repeat([]string{"-"}, 8), "numeric"},
+		{"two missing codes", 30, slices.Repeat([]string{"-", "."}, 15), "numeric"},
+		{"three missing codes", 30, slices.Repeat([]string{"-", ".", "none"}, 3), "categorical"},
+		{"codes in more than half", 30, slices.Repeat([]string{"-"}, 31), "categorical"},
+		{"codes beside nine numbers", 9, slices.Repeat([]string{"none"}, 3), "categorical"},
+		// A text with a digit may be a bin of the quantity.
+		{"a code with a digit", 30, slices.Repeat([]string{"90+"}, 8), "ordinal"},
+		{"a code and a typo", 30, append(slices.Repeat([]string{"-"}, 8), "4.2.1"), "categorical"},
 		// Missing cells do not count: 97 numbers and three strays are
 		// 100 cells with a value, of 150.
 		{"three among 97 and 50 missing", 97, append([]string{"x", "y", "z"}, slices.Repeat([]string{""}, 50)...), "categorical"},
@@ -135,9 +146,14 @@ func TestTargetStrays(t *testing.T) {
 		}
 	}
 	// Too many strays: an error as before, on the first.
-	f = readFrameString(t, "q"+strings.TrimPrefix(strayTable(20, "a", "b"), "x"))
+	f = readFrameString(t, "q"+strings.TrimPrefix(strayTable(20, "a", "b", "c"), "x"))
 	if _, err := f.Target("q", false); !errors.Is(err, ErrNumber) || !strings.Contains(err.Error(), `row 22, column "q"`) {
-		t.Errorf("two strays among 20: error %v, want not a number at row 22", err)
+		t.Errorf("three strays among 20: error %v, want not a number at row 22", err)
+	}
+	// Missing codes: their rows are dropped, however many.
+	f = readFrameString(t, "q"+strings.TrimPrefix(strayTable(20, slices.Repeat([]string{"-", "n.d."}, 4)...), "x"))
+	if target, err := f.Target("q", false); err != nil || len(target.Values) != 20 || target.Dropped != 8 {
+		t.Errorf("8 missing codes among 20: %+v, %v; want 20 values, 8 dropped", target, err)
 	}
 }
 
@@ -346,5 +362,69 @@ func TestStrayWarningLists(t *testing.T) {
 	const later = `t.csv: 1 stray cell, not of its column's kind, is read as missing: line 40, column "d": "soon" is not a date; correct such cells, or read strictly to refuse them`
 	if w := l.warnings("t.csv"); len(w) != 1 || w[0].String() != later {
 		t.Errorf("later warnings %v, want\n%s", w, later)
+	}
+}
+
+// TestNumbersAsTextWarning warns, once, of a column read as text although
+// most of its cells are numbers, naming its other texts; and not of a
+// column of text, of a few numbers and words, or of amounts in two
+// currencies (12 dollars, then euros), which the Encoder warns of.
+func TestNumbersAsTextWarning(t *testing.T) {
+	const want = `column "x": it holds numbers in 30 of its 39 cells with a value, and other texts in 9, such as "-", ".", "none": ` +
+		`too many or too varied to be read as missing, so it is read as text, each number a level; write its missing cells as NA, or correct the others, to have it read as numbers`
+	for _, test := range []struct {
+		name    string
+		numbers int
+		strays  []string
+		want    string
+	}{
+		{"three codes", 30, slices.Repeat([]string{"-", ".", "none"}, 3), want},
+		{"codes in more than half", 30, slices.Repeat([]string{"-"}, 31), ""},
+		{"codes beside nine numbers", 9, slices.Repeat([]string{"none"}, 3), ""},
+		{"missing codes read as missing", 30, slices.Repeat([]string{"-"}, 8), "stray"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			f := readFrameString(t, strayTable(test.numbers, test.strays...))
+			if _, err := Identifiers(f, []string{"x"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			e, _, err := FitEncoder(f, []string{"x"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, warnings, err := e.Transform(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range warnings {
+				got = append(got, w.String())
+			}
+			switch {
+			case test.want == "" && len(got) != 0:
+				t.Errorf("warnings %q, want none", got)
+			case test.want == "stray" && (len(got) != 1 || !strings.Contains(got[0], "stray cells")):
+				t.Errorf("warnings %q, want one of stray cells", got)
+			case test.want != "" && test.want != "stray" && !slices.Equal(got, []string{test.want}):
+				t.Errorf("warnings\n%q\nwant\n%q", got, test.want)
+			}
+		})
+	}
+	var text, money strings.Builder
+	text.WriteString("x,y\n")
+	money.WriteString("x,y\n")
+	for i := range 20 {
+		fmt.Fprintf(&text, "%s,%d\n", []string{"red", "blue", strconv.Itoa(i)}[i%3], i)
+		fmt.Fprintf(&money, "%s%d,%d\n", []string{"$", "€"}[i/12], i, i)
+	}
+	for _, data := range []string{text.String(), money.String()} {
+		f := readFrameString(t, data)
+		e, _, err := FitEncoder(f, []string{"x"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, warnings, _ := e.Transform(f, nil); len(warnings) != 0 {
+			t.Errorf("%q: warnings %v, want none", data[:30], warnings)
+		}
 	}
 }
