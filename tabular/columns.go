@@ -206,7 +206,32 @@ func (run *fitRun) checkTarget(f *dataset.Frame, t *dataset.Target, column strin
 		}
 		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("%d classes have a single row: %s%s%s", len(single), strings.Join(shown, ", "), more, advice)}})
 	}
+	if cased := casedClasses(t.Classes); cased != "" {
+		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("classes %s differ only in case: they are different classes to the model; write them alike if they are one", cased)}})
+	}
 	return nil
+}
+
+// casedClasses returns the first few of the sets of classes that differ
+// only in case, such as "No" and "no", quoted and joined, or "" if there
+// are none.
+func casedClasses(classes []string) string {
+	byFold := make(map[string][]string)
+	var folds []string // in the order of the classes
+	for _, c := range classes {
+		fold := strings.ToLower(c)
+		if byFold[fold] == nil {
+			folds = append(folds, fold)
+		}
+		byFold[fold] = append(byFold[fold], strconv.Quote(c))
+	}
+	var sets []string
+	for _, fold := range folds {
+		if same := byFold[fold]; len(same) > 1 && len(sets) < 3 {
+			sets = append(sets, strings.Join(same, " and "))
+		}
+	}
+	return strings.Join(sets, "; ")
 }
 
 // readTargets reads the regression targets names of f: the rows where

@@ -38,3 +38,19 @@ func TestReadTimes(t *testing.T) {
 		}
 	}
 }
+
+func TestCasedClasses(t *testing.T) {
+	for _, test := range []struct {
+		classes []string
+		want    string
+	}{
+		{[]string{"a", "b"}, ""},
+		{[]string{"No", "Yes", "no", "yes"}, `"No" and "no"; "Yes" and "yes"`},
+		{[]string{"A", "B", "C", "D", "a", "b", "c", "d"}, `"A" and "a"; "B" and "b"; "C" and "c"`},
+		{[]string{"NO", "No", "no"}, `"NO" and "No" and "no"`},
+	} {
+		if got := casedClasses(test.classes); got != test.want {
+			t.Errorf("casedClasses(%q) = %q, want %q", test.classes, got, test.want)
+		}
+	}
+}
