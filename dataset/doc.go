@@ -55,7 +55,10 @@
 //     Encoder reads it;
 //   - a decimal comma (3,14), in a file separated by other than commas
 //     whose first lines hold one, with points or spaces between
-//     thousands (1.234,5, 1 234,5).
+//     thousands (1.234,5, 1 234,5);
+//   - hours and minutes, and optionally seconds: a time of day or a
+//     duration, read in hours (13:45 is 13.75, 1:02:03 is 1.034), so
+//     that a column of times is a quantity, not one level per time.
 //
 // An infinite number in a numeric column is an error, and so is a column
 // with no value at all.

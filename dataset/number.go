@@ -23,6 +23,9 @@ var (
 	// thousandsPoints matches a whole number grouped by points or spaces:
 	// 1.234, 12.345.678, 1 234; only files with decimal commas read it so.
 	thousandsPoints = regexp.MustCompile(`^[+-]?[0-9]{1,3}((\.[0-9]{3})+|(` + groupSpace + `[0-9]{3})+)$`)
+	// clockTime matches a time of day or a duration in hours, minutes
+	// and optionally seconds: 13:45, 7:05:30, 125:30, 1:02:03.5.
+	clockTime = regexp.MustCompile(`^([0-9]{1,4}):([0-5][0-9])(:([0-5][0-9](\.[0-9]+)?))?$`)
 )
 
 // groupMarks are the characters of a number that plainNumber's regular
@@ -44,8 +47,10 @@ const groupSpace = "[ \u00a0\u202f\u2009'\u2019]"
 // a column mixing 50% and 0.5 holds one quantity), a minus sign (U+2212)
 // for the hyphen, and a currency sign before or after the number
 // ($1,234.50, -$5, 12,50 € are 1234.5, -5 and 12.5). In a file with decimal commas, 3,14, 1.234,5 and 1 234,5 are
-// 3.14, 1234.5 and 1234.5, and 1.234 is 1234. ok is false for a cell
-// that is none of these, and for NaN.
+// 3.14, 1234.5 and 1234.5, and 1.234 is 1234. A time of day or a
+// duration, hours and minutes and optionally seconds, is read in hours:
+// 13:45 is 13.75, 1:02:03 is 1.034. ok is false for a cell that is none
+// of these, and for NaN.
 func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
 	return readScaled(cell, decimalComma, false)
 }
@@ -59,11 +64,29 @@ func readScaled(cell string, decimalComma, percentPoints bool) (v float64, ok bo
 	if v, ok := plainNumber(cell, decimalComma, false); ok {
 		return v, true
 	}
+	if strings.Contains(cell, ":") {
+		return hours(cell)
+	}
 	rest, sign := withoutSign(cell)
 	if sign == "" {
 		return 0, false
 	}
 	return plainNumber(rest, decimalComma, sign == "%" && !percentPoints)
+}
+
+// hours reads a time of day or a duration (see clockTime) in hours.
+func hours(cell string) (float64, bool) {
+	m := clockTime.FindStringSubmatch(cell)
+	if m == nil {
+		return 0, false
+	}
+	h, _ := strconv.ParseFloat(m[1], 64)
+	minutes, _ := strconv.ParseFloat(m[2], 64)
+	seconds := 0.0
+	if m[4] != "" {
+		seconds, _ = strconv.ParseFloat(m[4], 64)
+	}
+	return h + minutes/60 + seconds/3600, true
 }
 
 // currencySigns are the signs a number may carry before or after it, as
