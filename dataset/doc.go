@@ -57,8 +57,15 @@
 //     whose first lines hold one, with points or spaces between
 //     thousands (1.234,5, 1 234,5);
 //   - hours and minutes, and optionally seconds: a time of day or a
-//     duration, read in hours (13:45 is 13.75, 1:02:03 is 1.034), so
-//     that a column of times is a quantity, not one level per time.
+//     duration, read in hours (13:45 is 13.75, 1:02:03 is 1.034, 10:00
+//     PM is 22), so that a column of times is a quantity, not one level
+//     per time;
+//   - a unit of measure after it, the same in every cell of a column
+//     (12 kg, 23.4 kmpl, 74bhp, 5 km/h; 1 month and 3 months share one),
+//     but not an ordinal's ending (1st, 4th). The Encoder keeps the unit
+//     of a numeric column, reads a cell in it as its number, and a cell
+//     in another unit as a stray. Read as text, each quantity would be a
+//     level, and a value not seen in training none.
 //
 // An infinite number in a numeric column is an error, and so is a column
 // with no value at all.

@@ -126,6 +126,10 @@ type encodedColumn struct {
 	// Currency is the sign that the amounts of a numeric column carried
 	// in training, if any: an amount in another currency is an error.
 	Currency string `json:"currency,omitempty"`
+	// Unit is the unit of measure after the numbers of a numeric column
+	// in training, if any (see withUnit): a cell in that unit is its
+	// number.
+	Unit string `json:"unit,omitempty"`
 	// Codes are the sorted training values of a numeric column that are
 	// also encoded each as a 0/1 column after the value (see WithCodes).
 	Codes []float64 `json:"codes,omitempty"`
@@ -210,8 +214,13 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (c encodedColumn, id bool,
 			continue
 		}
 		if k == numeric {
-			// inferKind saw one currency sign at most.
+			// inferKind saw one currency sign and one unit at most.
 			c.Currency = cmp.Or(currency(cell), c.Currency)
+			if _, unit, ok := withUnit(cell, f.decimalComma); ok && c.Unit == "" {
+				if _, plain := readNumber(cell, f.decimalComma); !plain {
+					c.Unit = unit
+				}
+			}
 		}
 		v, _ := c.value(cell, f.decimalComma)
 		values = append(values, v)
@@ -588,6 +597,9 @@ type ColumnRule struct {
 	// Currency is the sign that a numeric column's amounts carried in
 	// training, if any; an amount in another currency is an error.
 	Currency string
+	// Unit is the unit of measure after a numeric column's numbers in
+	// training, if any; a cell in another unit is a stray.
+	Unit string
 	// Codes are training values of a numeric column, sorted, each
 	// encoded after the value as a 0/1 column, 1 where the cell holds
 	// it; another value, or a missing cell, sets them all to 0.
@@ -600,7 +612,7 @@ type ColumnRule struct {
 func (e *Encoder) Rules() []ColumnRule {
 	rules := make([]ColumnRule, len(e.columns))
 	for i, c := range e.columns {
-		r := ColumnRule{Name: c.Name, Kind: c.Kind.String(), Levels: slices.Clone(c.Levels), Other: c.Other, Values: slices.Clone(c.Values), Order: c.Order, Currency: c.Currency, Codes: slices.Clone(c.Codes), Indicator: c.Indicator}
+		r := ColumnRule{Name: c.Name, Kind: c.Kind.String(), Levels: slices.Clone(c.Levels), Other: c.Other, Values: slices.Clone(c.Values), Order: c.Order, Currency: c.Currency, Unit: c.Unit, Codes: slices.Clone(c.Codes), Indicator: c.Indicator}
 		if c.Fill != nil {
 			r.Fill = *c.Fill
 		}
@@ -928,6 +940,12 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 		return Days(t), nil
 	}
 	v, err := readCell(cell, decimalComma, c.percentPoints)
+	if errors.Is(err, ErrNumber) && c.Unit != "" {
+		if v, unit, ok := withUnit(cell, decimalComma); ok && unit == c.Unit {
+			return v, nil
+		}
+		return 0, fmt.Errorf("%w; the column held numbers in %s in training", err, c.Unit)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%w; the column held numbers in training", err)
 	}
@@ -1062,6 +1080,8 @@ func (c *encodedColumn) check(before []encodedColumn) error {
 		return fmt.Errorf("currency: present in a %s column", c.Kind)
 	case c.Currency != "" && !slices.Contains(currencySigns, c.Currency):
 		return fmt.Errorf("currency: %q is not $, €, £ or ¥", c.Currency)
+	case c.Unit != "" && c.Kind != numeric:
+		return fmt.Errorf("unit: present in a %s column", c.Kind)
 	}
 	if err := c.checkCodes(); err != nil {
 		return err

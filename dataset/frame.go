@@ -444,6 +444,7 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	isBool, isNum, isDate := true, true, true
 	inf := -1
 	money := ""             // the currency sign of the numbers, if any
+	var unit columnUnit     // the unit of measure of the numbers, if any
 	var strays columnStrays // cells that are not numbers
 	var dateStrays []int    // rows whose cells are not dates
 	n := 0                  // cells with a value
@@ -460,6 +461,9 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 		}
 		if isNum {
 			v, ok := readNumber(cell, f.decimalComma)
+			if !ok {
+				v, ok = unit.read(cell, f.decimalComma)
+			}
 			sign := currency(cell)
 			switch {
 			case sign != "" && money != "" && sign != money:
@@ -574,9 +578,15 @@ func (f *Frame) Target(column string, classify bool) (*Target, error) {
 // regression's target, dropping the rows of its strays.
 func (f *Frame) targetValues(t *Target, col int) error {
 	var strays columnStrays
+	var unit columnUnit
 	t.Values = make([]float64, 0, len(t.Rows))
 	for _, r := range t.Rows {
 		v, err := f.number(f.cells[r][col])
+		if errors.Is(err, ErrNumber) {
+			if u, ok := unit.read(f.cells[r][col], f.decimalComma); ok {
+				v, err = u, nil
+			}
+		}
 		switch {
 		case errors.Is(err, ErrNumber):
 			strays.addStray(r, f.cells[r][col])

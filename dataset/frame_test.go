@@ -398,7 +398,9 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte("x\ty\n0,5\t1\n\"\"\t2\n"))
 	f.Add([]byte("\"\",\"x\",\"y\"\n\"1\",\"4,599.0\",99.9%\n\"2\",3,1%\n"))
 	// Times of day and durations.
-	f.Add([]byte("t,d\n13:45,1:02:03.5\n0:00,125:30\n9:05,-\n"))
+	f.Add([]byte("t,d\n13:45,1:02:03.5\n0:00,125:30\n9:05,-\n10:00 PM,12:30 a.m.\n"))
+	// Units of measure.
+	f.Add([]byte("w,v\n12 kg,5 km/h\n3.5kg,20 m²\n7 lb,1 month\n"))
 	// Missing codes, and numbers read as text beside too many codes.
 	f.Add([]byte("m,t\n1,-\n2,.\n-,x\n4,4\n5,5\n.,6\n7,none\n8,8\n9,9\n10,-\n11,11\n-,12\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -3,8 +3,10 @@ package dataset
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Numbers as tables write them, beyond Go's syntax. Group separators come
@@ -24,8 +26,9 @@ var (
 	// 1.234, 12.345.678, 1 234; only files with decimal commas read it so.
 	thousandsPoints = regexp.MustCompile(`^[+-]?[0-9]{1,3}((\.[0-9]{3})+|(` + groupSpace + `[0-9]{3})+)$`)
 	// clockTime matches a time of day or a duration in hours, minutes
-	// and optionally seconds: 13:45, 7:05:30, 125:30, 1:02:03.5.
-	clockTime = regexp.MustCompile(`^([0-9]{1,4}):([0-5][0-9])(:([0-5][0-9](\.[0-9]+)?))?$`)
+	// and optionally seconds, a time of day on the 12-hour clock with AM
+	// or PM after it: 13:45, 7:05:30, 125:30, 1:02:03.5, 10:00 PM.
+	clockTime = regexp.MustCompile(`^([0-9]{1,4}):([0-5][0-9])(:([0-5][0-9](\.[0-9]+)?))?(\s*([AaPp])\.?[Mm]\.?)?$`)
 )
 
 // groupMarks are the characters of a number that plainNumber's regular
@@ -49,7 +52,7 @@ const groupSpace = "[ \u00a0\u202f\u2009'\u2019]"
 // ($1,234.50, -$5, 12,50 € are 1234.5, -5 and 12.5). In a file with decimal commas, 3,14, 1.234,5 and 1 234,5 are
 // 3.14, 1234.5 and 1234.5, and 1.234 is 1234. A time of day or a
 // duration, hours and minutes and optionally seconds, is read in hours:
-// 13:45 is 13.75, 1:02:03 is 1.034. ok is false for a cell that is none
+// 13:45 is 13.75, 1:02:03 is 1.034, 10:00 PM is 22. ok is false for a cell that is none
 // of these, and for NaN.
 func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
 	return readScaled(cell, decimalComma, false)
@@ -74,6 +77,51 @@ func readScaled(cell string, decimalComma, percentPoints bool) (v float64, ok bo
 	return plainNumber(rest, decimalComma, sign == "%" && !percentPoints)
 }
 
+// unitSuffix matches a number followed by a unit of measure: letters,
+// µ or °, then letters, µ, °, a slash or a square or cube, after an
+// optional space: 12 kg, 23.4 kmpl, 74bhp, 5 km/h, 20 m².
+var unitSuffix = regexp.MustCompile(`^(.*[0-9.])\s*([\p{L}µ°][\p{L}µ°/²³]{0,11})$`)
+
+// ordinalSuffixes end ordinal numbers (1st, 2nd, 3rd, 4th), which are
+// ranks, not quantities in a unit.
+var ordinalSuffixes = []string{"st", "nd", "rd", "th"}
+
+// withUnit reads a trimmed cell that is a finite number followed by a
+// unit of measure (see unitSuffix): the number and the unit, whose
+// plural s is dropped when it has three letters or more, so that 1 month
+// and 3 months share their unit. ok is false for any other cell.
+func withUnit(cell string, decimalComma bool) (v float64, unit string, ok bool) {
+	m := unitSuffix.FindStringSubmatch(cell)
+	if m == nil || slices.Contains(ordinalSuffixes, strings.ToLower(m[2])) {
+		return 0, "", false
+	}
+	v, ok = readNumber(strings.TrimSpace(m[1]), decimalComma)
+	if !ok || math.IsInf(v, 0) {
+		return 0, "", false
+	}
+	unit = m[2]
+	if utf8.RuneCountInString(unit) >= 3 {
+		unit = strings.TrimSuffix(unit, "s")
+	}
+	return v, unit, true
+}
+
+// columnUnit is the unit of measure of a column of numbers, learned from
+// the first of its cells that carries one: only cells in that unit are
+// numbers.
+type columnUnit string
+
+// read reads a cell that is a number in the column's unit (see
+// withUnit), learning the unit from the first such cell.
+func (u *columnUnit) read(cell string, decimalComma bool) (float64, bool) {
+	v, unit, ok := withUnit(cell, decimalComma)
+	if !ok || *u != "" && unit != string(*u) {
+		return 0, false
+	}
+	*u = columnUnit(unit)
+	return v, true
+}
+
 // hours reads a time of day or a duration (see clockTime) in hours.
 func hours(cell string) (float64, bool) {
 	m := clockTime.FindStringSubmatch(cell)
@@ -85,6 +133,16 @@ func hours(cell string) (float64, bool) {
 	seconds := 0.0
 	if m[4] != "" {
 		seconds, _ = strconv.ParseFloat(m[4], 64)
+	}
+	if half := strings.ToLower(m[7]); half != "" {
+		// 12:30 AM is half past midnight, 12:30 PM half past noon.
+		if h < 1 || h > 12 {
+			return 0, false
+		}
+		h = math.Mod(h, 12)
+		if half == "p" {
+			h += 12
+		}
 	}
 	return h + minutes/60 + seconds/3600, true
 }

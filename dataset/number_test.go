@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,7 +46,14 @@ func TestReadNumber(t *testing.T) {
 		{"13:5", false, 0, false},
 		{"3:1", false, 0, false},
 		{"-1:30", false, 0, false},
-		{"12:30 PM", false, 0, false},
+		{"12:30 PM", false, 12.5, true},
+		{"12:30 AM", false, 0.5, true},
+		{"10:00 PM", false, 22, true},
+		{"7:30pm", false, 19.5, true},
+		{"11:00 a.m.", false, 11, true},
+		{"13:00 PM", false, 0, false},
+		{"0:30 AM", false, 0, false},
+		{"10:00 XM", false, 0, false},
 		{"NaN", false, 0, false},
 		{"+Inf", false, math.Inf(1), true},
 		{"1e999", false, math.Inf(1), true},
@@ -310,5 +318,79 @@ func TestFrameReaderChunks(t *testing.T) {
 	}
 	if row != whole.Len() {
 		t.Errorf("%d rows in chunks, %d in the whole", row, whole.Len())
+	}
+}
+
+func TestWithUnit(t *testing.T) {
+	for _, test := range []struct {
+		cell string
+		want float64
+		unit string
+		ok   bool
+	}{
+		{"12 kg", 12, "kg", true},
+		{"23.4 kmpl", 23.4, "kmpl", true},
+		{"74bhp", 74, "bhp", true},
+		{"5 km/h", 5, "km/h", true},
+		{"20 m²", 20, "m²", true},
+		{"1,248 CC", 1248, "CC", true},
+		{"3 months", 3, "month", true},
+		{"1 month", 1, "month", true},
+		{"10 ms", 10, "ms", true}, // a two-letter unit keeps its s
+		{"4th", 0, "", false},     // a rank
+		{"2nd", 0, "", false},
+		{"kg", 0, "", false},
+		{"12 kg 3", 0, "", false},
+		{"100 Main St", 0, "", false},
+		{"inf kg", 0, "", false},
+		{"12", 0, "", false},
+	} {
+		v, unit, ok := withUnit(test.cell, false)
+		if v != test.want || unit != test.unit || ok != test.ok {
+			t.Errorf("withUnit(%q) = %v, %q, %v; want %v, %q, %v", test.cell, v, unit, ok, test.want, test.unit, test.ok)
+		}
+	}
+}
+
+// TestUnitColumns reads columns of numbers with a unit of measure: as
+// numbers, the unit kept in the encoder, so that a value not seen in
+// training encodes as its number; a cell in another unit is a stray.
+// A regression target with a unit is read as its numbers.
+func TestUnitColumns(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("w,y\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "%d kg,%d kg\n", 40+i, 2*i)
+	}
+	b.WriteString("50 lb,61 kg\n")
+	f := readFrameString(t, b.String())
+	e, _, err := FitEncoder(f, []string{"w"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.Rules()[0]; r.Kind != "numeric" || r.Unit != "kg" {
+		t.Fatalf("column w: %s in %q, want numeric in kg", r.Kind, r.Unit)
+	}
+	x, warnings, err := e.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.At(0, 0) != 40 || x.At(29, 0) != 69 || len(warnings) != 1 || warnings[0].Rows != 1 {
+		t.Errorf("encoded %v, %v, warnings %v; want 40, 69 and the stray 50 lb", x.At(0, 0), x.At(29, 0), warnings)
+	}
+	g := readFrameString(t, "w\n100.5 kg\n7\n")
+	x, warnings, err = e.Transform(g, nil)
+	if err != nil || x.At(0, 0) != 100.5 || x.At(1, 0) != 7 || len(warnings) != 0 {
+		t.Errorf("new rows encoded %v, %v, warnings %v, error %v; want 100.5 and 7", x.At(0, 0), x.At(1, 0), warnings, err)
+	}
+	target, err := f.Target("y", false)
+	if err != nil || len(target.Values) != 31 || target.Values[30] != 61 {
+		t.Errorf("target %+v, error %v; want 31 numbers in kg", target, err)
+	}
+	var bad encodedColumn
+	if err := json.Unmarshal([]byte(`{"name":"c","kind":"boolean","fill":0.5,"unit":"kg"}`), &bad); err == nil {
+		if err := bad.check(nil); err == nil || !strings.Contains(err.Error(), "unit: present in a boolean column") {
+			t.Errorf("a boolean column with a unit: error %v", err)
+		}
 	}
 }
