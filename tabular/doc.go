@@ -197,11 +197,15 @@
 //     value, scaled together as a categorical column's levels are, so
 //     that the kernel sees "same group or not" and the linear part gives
 //     each group its own offset, penalised by the cost. A column
-//     qualifies when its training values are whole numbers, at least 10
-//     of them, with at least 15 rows to a value on average in a table of
-//     at least 1,000 training rows, or 3 in a table of 100 to 999, and
-//     the table has at most 3 such columns (more are quantities:
-//     percentages, counts). Each is tried alone, and those that lower the
+//     qualifies when its training values, whole numbers or not (a grid's
+//     coordinate 2.51, 5.02, ... labels groups as well as a number does),
+//     are at least 10, with at least 15 rows to a value on average in a
+//     table of at least 1,000 training rows, or 3 in a table of 100 to
+//     999, and the table has at most 3 such columns of whole numbers;
+//     those of fractions are counted apart, at most 3 too (more are
+//     quantities: percentages, counts, measurements to a decimal, and
+//     the many fractions of a table of measurements do not keep its whole
+//     numbers from being tried). Each is tried alone, and those that lower the
 //     shallow machine's lowest held-out loss are kept, together
 //     (Report.CodeLosses): by more than a millionth of it on 1,000 rows
 //     or more, by more than 15% of it on fewer, where an age or a count
