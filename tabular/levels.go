@@ -97,10 +97,15 @@ func scaleLevels(in *scale.Scaler, x mat.Matrix, blocks []levelBlock) {
 // decides, as it does for the quantiles.
 
 // A numeric column is tried by its codes when its values in the training
-// rows, whole numbers or not, are at least codeMinLevels distinct ones,
-// with codeMinRows rows or more to a value on average, or
-// codeSmallMinRows in a table of fewer than codeMinTableRows training
-// rows: fewer rows to a group cannot pin its offset down. Tables of fewer
+// rows are at least codeMinLevels distinct ones, with codeMinRows rows or
+// more to a value on average, or codeSmallMinRows in a table of fewer
+// than codeMinTableRows training rows: fewer rows to a group cannot pin
+// its offset down. The values must be whole numbers in a table of
+// codeMinTableRows rows or more; in a smaller one they may be fractions
+// (a grid's coordinate 2.51, 5.02, ... labels groups as a number does),
+// where the residuals' screen and the margin judge the column, while a
+// larger table keeps codes that lower the loss by a millionth, and a
+// rounded quantity (an IQ, an income) may do that by chance. Tables of fewer
 // than codeSmallMinTableRows training rows are not tried: the held-out
 // loss of so few rows moves by several percent with any richer encoding.
 // Nor are the columns of whole numbers of a table of more than
@@ -129,7 +134,8 @@ const codeSmallMargin = 0.15
 // qualify to be tried by their codes: at least codeMinLevels values,
 // codeMinRows rows to a value on average (codeSmallMinRows in a table of
 // fewer than codeMinTableRows rows), over the rows where the cell is not
-// missing; none if x has fewer than codeSmallMinTableRows rows, and none
+// missing, whole numbers unless the table has fewer than codeMinTableRows
+// rows; none if x has fewer than codeSmallMinTableRows rows, and none
 // of whole numbers, or none of fractions, where more than codeMaxColumns
 // of them qualify.
 func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
@@ -168,7 +174,7 @@ func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 				rows += c
 			}
 		}
-		if len(counts) >= codeMinLevels && rows >= minRows*len(counts) {
+		if (whole || n < codeMinTableRows) && len(counts) >= codeMinLevels && rows >= minRows*len(counts) {
 			names = append(names, r.Name)
 			fraction[r.Name] = !whole
 			count[!whole]++

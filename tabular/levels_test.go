@@ -152,13 +152,17 @@ func codeTable(t *testing.T, rows int, code func(i int) string, y func(g, x floa
 }
 
 // TestCodeColumns checks which numeric columns are tried by their codes:
-// codeMinLevels values or more, whole or not, with codeMinRows rows to a
-// value on average (codeSmallMinRows in a table of fewer than
-// codeMinTableRows rows), missing cells not counted, in a table of
-// codeSmallMinTableRows rows or more; at most codeMaxColumns of whole
-// numbers and as many of fractions.
+// codeMinLevels values or more, with codeMinRows rows to a value on
+// average (codeSmallMinRows in a table of fewer than codeMinTableRows
+// rows), missing cells not counted, in a table of codeSmallMinTableRows
+// rows or more; whole numbers, or fractions in a table of fewer than
+// codeMinTableRows rows; at most codeMaxColumns of whole numbers and as
+// many of fractions.
 func TestCodeColumns(t *testing.T) {
 	mod := func(k int) func(i int) string { return func(i int) string { return strconv.Itoa(100 + i%k) } }
+	grid := func(k int) func(i int) string {
+		return func(i int) string { return strconv.FormatFloat(2.51*float64(i%k), 'g', -1, 64) }
+	}
 	tests := []struct {
 		name  string
 		rows  int
@@ -166,7 +170,8 @@ func TestCodeColumns(t *testing.T) {
 		codes bool
 	}{
 		{"codes", 1000, mod(60), true},
-		{"fractions", 1000, func(i int) string { return strconv.FormatFloat(2.51*float64(i%60), 'g', -1, 64) }, true},
+		{"fractions in a small table", codeMinTableRows - 1, grid(60), true},
+		{"fractions in a large table", codeMinTableRows, grid(60), false},
 		{"too few values", 1000, mod(codeMinLevels - 1), false},
 		{"too few rows", 1000, mod(1000/codeMinRows + 1), false},
 		{"a small table", codeMinTableRows - 1, mod((codeMinTableRows - 1) / codeSmallMinRows), true},
@@ -224,7 +229,7 @@ func TestCodeColumns(t *testing.T) {
 		fmt.Fprintf(&b, "c%d,", j)
 	}
 	b.WriteString("y\n")
-	for i := range 1000 {
+	for i := range codeMinTableRows - 1 {
 		for j := range wholes + fractions {
 			v := float64((i * (j + 1)) % 50)
 			if j >= wholes {
