@@ -97,15 +97,23 @@ func scaleLevels(in *scale.Scaler, x mat.Matrix, blocks []levelBlock) {
 // decides, as it does for the quantiles.
 
 // A numeric column is tried by its codes when its values in the training
-// rows are whole numbers, at least codeMinLevels distinct ones, with
-// codeMinRows rows or more to a value on average, or codeSmallMinRows in
-// a table of fewer than codeMinTableRows training rows: fewer rows to a
-// group cannot pin its offset down. Tables of fewer than
-// codeSmallMinTableRows training rows, and those of more than
-// codeMaxColumns such columns, are not tried: the held-out loss of so few
-// rows moves by several percent with any richer encoding, and a table of
-// many such columns holds quantities (percentages, counts) rather than
-// codes, each trial costing a shallow pass.
+// rows are at least codeMinLevels distinct ones, with codeMinRows rows or
+// more to a value on average, or codeSmallMinRows in a table of fewer
+// than codeMinTableRows training rows: fewer rows to a group cannot pin
+// its offset down. The values must be whole numbers in a table of
+// codeMinTableRows rows or more; in a smaller one they may be fractions
+// (a grid's coordinate 2.51, 5.02, ... labels groups as a number does),
+// where the residuals' screen and the margin judge the column, while a
+// larger table keeps codes that lower the loss by a millionth, and a
+// rounded quantity (an IQ, an income) may do that by chance. Tables of fewer
+// than codeSmallMinTableRows training rows are not tried: the held-out
+// loss of so few rows moves by several percent with any richer encoding.
+// Nor are the columns of whole numbers of a table of more than
+// codeMaxColumns of them, nor its columns of fractions if more than
+// codeMaxColumns: many such columns are quantities (percentages, counts,
+// measurements to a decimal) rather than codes, each trial costing a
+// shallow pass. The two are counted apart, so that a table of many
+// measurements still tries its few whole numbers.
 const (
 	codeMinLevels         = 10
 	codeMinRows           = 15
@@ -123,18 +131,24 @@ const (
 const codeSmallMargin = 0.15
 
 // codeColumns returns the numeric columns of enc, encoded in x, that
-// qualify to be tried by their codes: whole numbers of at least
-// codeMinLevels values, codeMinRows rows to a value on average
-// (codeSmallMinRows in a table of fewer than codeMinTableRows rows), over
-// the rows where the cell is not missing; none if x has fewer than
-// codeSmallMinTableRows rows or more than codeMaxColumns columns qualify.
+// qualify to be tried by their codes: at least codeMinLevels values,
+// codeMinRows rows to a value on average (codeSmallMinRows in a table of
+// fewer than codeMinTableRows rows), over the rows where the cell is not
+// missing, whole numbers unless the table has fewer than codeMinTableRows
+// rows; none if x has fewer than codeSmallMinTableRows rows, and none
+// of whole numbers, or none of fractions, where more than codeMaxColumns
+// of them qualify.
 func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 	n, _ := x.Dims()
 	if n < codeSmallMinTableRows {
 		return nil
 	}
 	minRows := codeRowsPerValue(n)
-	var names []string
+	var (
+		names    []string
+		fraction = make(map[string]bool) // a column's values are not all whole
+		count    = make(map[bool]int)    // the columns of fractions, and of whole numbers
+	)
 	start := 0
 	widths := enc.Widths()
 	for i, r := range enc.Rules() {
@@ -160,14 +174,19 @@ func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 				rows += c
 			}
 		}
-		if whole && len(counts) >= codeMinLevels && rows >= minRows*len(counts) {
+		if (whole || n < codeMinTableRows) && len(counts) >= codeMinLevels && rows >= minRows*len(counts) {
 			names = append(names, r.Name)
+			fraction[r.Name] = !whole
+			count[!whole]++
 		}
 	}
-	if len(names) > codeMaxColumns {
-		return nil
+	var kept []string
+	for _, name := range names {
+		if count[fraction[name]] <= codeMaxColumns {
+			kept = append(kept, name)
+		}
 	}
-	return names
+	return kept
 }
 
 // codeRowsPerValue is the least number of rows to a value on average of

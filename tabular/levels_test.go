@@ -152,12 +152,17 @@ func codeTable(t *testing.T, rows int, code func(i int) string, y func(g, x floa
 }
 
 // TestCodeColumns checks which numeric columns are tried by their codes:
-// whole numbers of codeMinLevels values or more, with codeMinRows rows to
-// a value on average (codeSmallMinRows in a table of fewer than
-// codeMinTableRows rows), missing cells not counted, in a table of
-// codeSmallMinTableRows rows or more.
+// codeMinLevels values or more, with codeMinRows rows to a value on
+// average (codeSmallMinRows in a table of fewer than codeMinTableRows
+// rows), missing cells not counted, in a table of codeSmallMinTableRows
+// rows or more; whole numbers, or fractions in a table of fewer than
+// codeMinTableRows rows; at most codeMaxColumns of whole numbers and as
+// many of fractions.
 func TestCodeColumns(t *testing.T) {
 	mod := func(k int) func(i int) string { return func(i int) string { return strconv.Itoa(100 + i%k) } }
+	grid := func(k int) func(i int) string {
+		return func(i int) string { return strconv.FormatFloat(2.51*float64(i%k), 'g', -1, 64) }
+	}
 	tests := []struct {
 		name  string
 		rows  int
@@ -165,7 +170,8 @@ func TestCodeColumns(t *testing.T) {
 		codes bool
 	}{
 		{"codes", 1000, mod(60), true},
-		{"fractions", 1000, func(i int) string { return strconv.FormatFloat(float64(i%60)+0.5, 'g', -1, 64) }, false},
+		{"fractions in a small table", codeMinTableRows - 1, grid(60), true},
+		{"fractions in a large table", codeMinTableRows, grid(60), false},
 		{"too few values", 1000, mod(codeMinLevels - 1), false},
 		{"too few rows", 1000, mod(1000/codeMinRows + 1), false},
 		{"a small table", codeMinTableRows - 1, mod((codeMinTableRows - 1) / codeSmallMinRows), true},
@@ -214,6 +220,34 @@ func TestCodeColumns(t *testing.T) {
 	}
 	if got := codesOf(t, f, features[:codeMaxColumns]...); len(got) != codeMaxColumns {
 		t.Errorf("%d columns of codes: codeColumns = %q, want all", codeMaxColumns, got)
+	}
+	// Whole numbers and fractions are counted apart: many fractions are
+	// quantities, and do not keep a table's whole numbers from being tried.
+	wholes, fractions := codeMaxColumns, codeMaxColumns+1
+	b.Reset()
+	for j := range wholes + fractions {
+		fmt.Fprintf(&b, "c%d,", j)
+	}
+	b.WriteString("y\n")
+	for i := range codeMinTableRows - 1 {
+		for j := range wholes + fractions {
+			v := float64((i * (j + 1)) % 50)
+			if j >= wholes {
+				v += 0.5
+			}
+			fmt.Fprintf(&b, "%g,", v)
+		}
+		fmt.Fprintf(&b, "%d\n", i%7)
+	}
+	if f, err = dataset.ReadFrame(strings.NewReader(b.String()), "mixed.csv"); err != nil {
+		t.Fatal(err)
+	}
+	features = f.Columns()[:wholes+fractions]
+	if got := codesOf(t, f, features...); !slices.Equal(got, features[:wholes]) {
+		t.Errorf("%d columns of whole numbers, %d of fractions: codeColumns = %q, want %q", wholes, fractions, got, features[:wholes])
+	}
+	if some := features[wholes-1 : wholes+codeMaxColumns]; !slices.Equal(codesOf(t, f, some...), some) {
+		t.Errorf("1 column of whole numbers, %d of fractions: codeColumns = %q, want all", codeMaxColumns, codesOf(t, f, some...))
 	}
 }
 
