@@ -182,14 +182,24 @@
 // training amounts'); a file separated by other than commas whose first 64
 // KiB hold a decimal comma (3,14) is read with decimal commas and points
 // or spaces between thousands (1.234,5, 1 554,5), as spreadsheets write
-// them in much of Europe. A column of numbers with a few cells that are
+// them in much of Europe. Times of day and durations (13:45, 7:05:30,
+// 10:00 PM) read as hours (13.75, 7.09, 22). A unit of measure after the
+// numbers, the same in every cell of a column (12 kg, 23.4 kmpl, 74bhp;
+// 1 month and 3 months share one), is dropped, and the model keeps it, so
+// that predict reads a new value in it as its number and a value in
+// another unit as a stray (below). A column of numbers with a few cells that are
 // not (a typo such as 4.2.1, a dash): one among ten numbers or more, and
 // in general one in fifty, stays a column of numbers, and those cells are
 // read as missing, with one warning that counts them and names the first
 // lines and columns; a target's are dropped (a target also tolerates one
 // beside two numbers or more), so that one cell never turns a regression
-// into a classification. With more such cells the column is
-// text; the same holds for a column of dates. predict, score, explain and
+// into a classification. So are any number of cells of one or two texts
+// without a digit that stand for missing values (a dash, a dot,
+// "missing"), in at most half the cells, beside ten distinct numbers or
+// more. With more such cells the column is text, and fit warns when most
+// of its cells are numbers; the same holds for a column of dates. A
+// classification target whose classes differ only in case ("No" and
+// "no") is warned of. predict, score, explain and
 // serve read a cell that is not a number in a column of numbers (or not a
 // date in a column of dates) as missing, with the same warning. -strict
 // refuses such cells instead, naming file, line and column. A file that
