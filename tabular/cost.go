@@ -97,6 +97,9 @@ type fitShape struct {
 	// codes is the number of numeric columns tried by their codes (see
 	// codeColumns).
 	codes int
+	// levels are the blocks of the inputs' levels, which racesDeep counts
+	// as one input each (see raceInputs).
+	levels []levelBlock
 }
 
 // shape returns the shape of the fit that run makes.
@@ -108,6 +111,7 @@ func (run *fitRun) shape() fitShape {
 		classify: classify, cycles: run.enc.WithoutCycles().Width() != run.enc.Width(),
 		countLike: !classify && countLike(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values)),
 		codes:     len(codeColumns(run.enc, run.x)),
+		levels:    levelBlocks(run.enc),
 	}
 }
 
@@ -181,7 +185,7 @@ func sizeGrowing(shape fitShape, s Settings, tries []estimate) fitSize {
 	common := estimate{seconds: baseSeconds + cellSeconds*float64(shape.cells),
 		bytes: baseBytes + cellBytes*float64(shape.cells) + encodedCopies*8*float64(rows)*float64(inputs)}
 	deepSettings := s.Dims != nil || s.Costs != nil || s.Bandwidths != nil
-	shallowOnly := s.Family == Shallow || s.Weights != nil || (s.Family == AutoFamily && !deepSettings && !racesDeep(rows, inputs))
+	shallowOnly := s.Family == Shallow || s.Weights != nil || (s.Family == AutoFamily && !deepSettings && !racesDeep(rows, raceInputs(inputs, shape.levels)))
 	deepOnly := !shallowOnly && (s.Family == Deep || deepSettings)
 	variants := 1 // the scales of the targets that the selections try
 	if shape.countLike && s.TargetScale == AutoScale {

@@ -286,3 +286,18 @@ func TestShallowPassesCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeFitCountsLevelsAsOneInput checks that the estimate of a fit
+// counts a block of levels as one input where the default fit races the
+// deep machine (raceInputs): 200 rows of a categorical column of 50
+// levels and one more input race it as 51 inputs, not as 2.
+func TestSizeFitCountsLevelsAsOneInput(t *testing.T) {
+	wide := fitShape{rows: 200, inputs: 51, outputs: 1}
+	if size := sizeFit(wide, Settings{}); size.deep.seconds == 0 {
+		t.Fatalf("200 rows of 51 inputs: no deep machine estimated, want its race")
+	}
+	wide.levels = []levelBlock{{0, 50}}
+	if size := sizeFit(wide, Settings{}); size.deep.seconds != 0 {
+		t.Errorf("200 rows of 51 inputs, 50 of them one column's levels: a deep machine estimated, want the shallow machine alone")
+	}
+}

@@ -133,7 +133,12 @@
 //     of more than 5 training rows per input, as encoded
 //     (deepRowsPerInput): the deep machine won on tables of many inputs
 //     for their rows, and on narrower ones its race cost about a third
-//     of the fit's CPU for nothing on splits that chose no rule.
+//     of the fit's CPU for nothing on splits that chose no rule. A
+//     block of levels counts as one input there (raceInputs): the
+//     levels of a categorical column of three or more, or a numeric
+//     column's codes (below), which scaleLevels scales as one column. A column of many groups widens the table by its groups,
+//     not by what there is to learn, and pulled the deep machine into
+//     races that it did not win.
 //   - The deep fits of the selection run in parallel, one job per fold and
 //     bandwidth, along the costs from the smallest up. The first starts
 //     from a random augmenter and zero coefficients, each next one from

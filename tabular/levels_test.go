@@ -850,3 +850,71 @@ func TestFitLowerCost(t *testing.T) {
 		})
 	}
 }
+
+// TestFitRacesLevelsAsOneInput checks that the default fit counts a
+// column's block of levels as one input where it decides the deep
+// machine's race (raceInputs): 200 rows of a column of 50 groups and one
+// of noise are 51 inputs as encoded by the groups' levels, or 52 by a
+// code's value and its codes, within deepRowsPerInput rows of each, but
+// 2 or 3 as counted, which leave the deep machine out, as the log says.
+func TestFitRacesLevelsAsOneInput(t *testing.T) {
+	offsets := rand.New(rand.NewPCG(5, 6)).Perm(50)
+	for _, tc := range []struct {
+		name   string
+		code   func(i int) string
+		inputs int
+	}{
+		{"categorical", func(i int) string { return fmt.Sprintf("g%d", i%50) }, 2},
+		{"codes", func(i int) string { return strconv.Itoa(i % 50) }, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("g,x,y\n")
+			rnd := rand.New(rand.NewPCG(3, 4))
+			for i := range 200 {
+				fmt.Fprintf(&b, "%s,%.4f,%.4f\n", tc.code(i), rnd.Float64(), float64(offsets[i%50])/10+0.1*rnd.NormFloat64())
+			}
+			f, err := dataset.ReadFrame(strings.NewReader(b.String()), "groups.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var progress strings.Builder
+			md, rep, err := Fit(f, []string{"y"}, Options{Progress: &progress})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(levelBlocks(md.Encoder)); got != 1 {
+				t.Fatalf("%d blocks of levels, want g's", got)
+			}
+			if deep := slices.ContainsFunc(rep.Result.Selection.Candidates, func(c Candidate) bool { return !c.Shallow }); deep {
+				t.Errorf("the deep machine raced on 200 rows of which g's 50 levels or codes are 50 inputs as encoded")
+			}
+			want := fmt.Sprintf("the deep machine left out: 200 training rows for %d inputs as encoded (a column's levels or codes counted as one)", tc.inputs)
+			if !strings.Contains(progress.String(), want) {
+				t.Errorf("the log does not say %q:\n%s", want, progress.String())
+			}
+		})
+	}
+}
+
+// TestShapeLevels checks that the shape of a fit, which its estimate
+// reads, holds the blocks of the inputs' levels: racesDeep counts each
+// as one input there too.
+func TestShapeLevels(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("g,x,y\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "g%d,%d,%d.5\n", i%5, i, i%7)
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "shape.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &fitRun{names: []string{"y"}, f: f, rep: new(Report)}
+	if err := run.read(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := run.shape().levels, []levelBlock{{0, 5}}; !slices.Equal(got, want) {
+		t.Errorf("the shape's blocks of levels %v, want %v", got, want)
+	}
+}

@@ -744,7 +744,7 @@ func TestDeepRowsPerInput(t *testing.T) {
 		if want := n <= deepRowsPerInput*inputs; deep != want || res.Selection.Folds != DefaultFolds {
 			t.Errorf("%d rows of %d inputs: deep candidates %v, %d folds; want %v, %d", n, inputs, deep, res.Selection.Folds, want, DefaultFolds)
 		}
-		said := strings.Contains(progress, fmt.Sprintf("the deep machine left out: %d training rows for %d inputs as encoded, more than %d per input", n, inputs, deepRowsPerInput))
+		said := strings.Contains(progress, fmt.Sprintf("the deep machine left out: %d training rows for %d inputs as encoded (a column's levels or codes counted as one), more than %d per input", n, inputs, deepRowsPerInput))
 		if said == deep {
 			t.Errorf("%d rows of %d inputs: deep candidates %v, but the progress says the deep machine was left out: %v", n, inputs, deep, said)
 		}

@@ -81,17 +81,31 @@ const wideRowsPerInput = 5
 var deepRowsPerInput = wideRowsPerInput
 
 // racesDeep reports whether the default fit races the deep machine on n
-// training rows of d inputs, as encoded: from deepMinRows rows, on at
-// most deepRowsPerInput rows per input.
+// training rows of d inputs, as encoded (a column's levels or codes
+// counted as one: see raceInputs): from deepMinRows rows, on at most
+// deepRowsPerInput rows per input.
 func racesDeep(n, d int) bool { return n >= deepMinRows && n <= deepRowsPerInput*d }
 
+// raceInputs returns the number of inputs that racesDeep weighs for d
+// encoded inputs of which levels are the blocks of levels (see
+// levelBlocks): each block counts as one input, as scaleLevels scales it
+// as one column. A categorical column of many levels, or a subject's
+// number read by its codes, adds as many encoded inputs as it has
+// levels, but no more to learn than one column of groups.
+func raceInputs(d int, levels []levelBlock) int {
+	for _, b := range levels {
+		d -= b.width - 1
+	}
+	return d
+}
+
 // deepLeftOut says why racesDeep leaves the deep machine out of a fit of
-// n training rows of d inputs.
+// n training rows of d inputs, as racesDeep counts them.
 func deepLeftOut(n, d int) string {
 	if n < deepMinRows {
 		return fmt.Sprintf("%d training rows, fewer than %d", n, deepMinRows)
 	}
-	return fmt.Sprintf("%d training rows for %d inputs as encoded, more than %d per input", n, d, deepRowsPerInput)
+	return fmt.Sprintf("%d training rows for %d inputs as encoded (a column's levels or codes counted as one), more than %d per input", n, d, deepRowsPerInput)
 }
 
 // Settings configures a fit. The zero value is the model of `machines
@@ -183,7 +197,8 @@ type Settings struct {
 	// deadline is begin + Budget, set by the fit.
 	deadline time.Time
 	// levels are the blocks of the inputs' one-hot levels, which the
-	// standardisation scales together (see scaleLevels).
+	// standardisation scales together (see scaleLevels) and the race of
+	// the deep machine counts as one input each (see raceInputs).
 	levels []levelBlock
 	// columns are the spans of the encoded inputs of each column.
 	columns []levelBlock
@@ -741,6 +756,7 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 		}
 	}
 	n, d := p.linear.x.Dims()
+	d = raceInputs(d, s.levels)
 	races := racesDeep(n, d)
 	skipDeep := family == AutoFamily && (!races || e.shallowOnly) // the shallow machine still scored on the folds
 	if family == AutoFamily && !e.shallowOnly && !races && s.Progress != nil {

@@ -28,7 +28,7 @@ type learnerFlags struct {
 func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 	return &learnerFlags{
 		family: fs.String("family", tabular.AutoFamily.String(), "`family` of machines to choose from: shallow (depth one, closed form), deep (the -dims machine, L-BFGS),\n"+
-			"or auto: both, compared by cross-validation where the deep machine may win (60 training rows or more, at most 5 per input as encoded;\n"+
+			"or auto: both, compared by cross-validation where the deep machine may win (60 training rows or more, at most 5 per input as encoded,\na column's levels or codes counted as one;\n"+
 			"shallow alone elsewhere), deep alone when -dims, -cost or -bandwidth is given"),
 		weight:  fs.String("weight", "", "a `column` of sample weights (numbers >= 0): each row's loss counts that much; not an input;\nweights choose the shallow machine"),
 		balance: fs.Bool("balance", false, "classification: weigh the classes equally (each row by the number of rows over the classes times its class's rows);\nmultiplies -weight; chooses the shallow machine"),
