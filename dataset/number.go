@@ -52,8 +52,8 @@ const groupSpace = "[ \u00a0\u202f\u2009'\u2019]"
 // ($1,234.50, -$5, 12,50 € are 1234.5, -5 and 12.5). In a file with decimal commas, 3,14, 1.234,5 and 1 234,5 are
 // 3.14, 1234.5 and 1234.5, and 1.234 is 1234. A time of day or a
 // duration, hours and minutes and optionally seconds, is read in hours:
-// 13:45 is 13.75, 1:02:03 is 1.034, 10:00 PM is 22. ok is false for a cell that is none
-// of these, and for NaN.
+// 13:45 is 13.75, 1:02:03 is 1.034, 10:00 PM is 22. ok is false for a
+// cell that is none of these, and for NaN.
 func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
 	return readScaled(cell, decimalComma, false)
 }
