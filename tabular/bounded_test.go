@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -115,5 +116,60 @@ func TestFitRefusesSpreadWeights(t *testing.T) {
 				t.Errorf("the fit started before the refusal: %q", progress.String())
 			}
 		})
+	}
+}
+
+// TestWarnOptimism warns of the optimism of a regression whose relevance
+// weights are kept on as many inputs as rows or more (noise, 30 rows of
+// 40 inputs), and not on fewer inputs than rows (60 rows of 8, one of
+// which matters, its weights kept too), nor with -inputs linear.
+func TestWarnOptimism(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(30, 1))
+	table := func(rows, inputs int, signal float64) *dataset.Frame {
+		var b strings.Builder
+		for j := range inputs {
+			fmt.Fprintf(&b, "x%d,", j)
+		}
+		b.WriteString("y\n")
+		for range rows {
+			x0 := rnd.NormFloat64()
+			fmt.Fprintf(&b, "%.4f,", x0)
+			for range inputs - 1 {
+				fmt.Fprintf(&b, "%.4f,", rnd.NormFloat64())
+			}
+			fmt.Fprintf(&b, "%.4f\n", signal*x0+rnd.NormFloat64())
+		}
+		f, err := dataset.ReadFrame(strings.NewReader(b.String()), "t.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	const want = "40 inputs as encoded for 30 rows: the inputs' relevance weights"
+	for _, test := range []struct {
+		name         string
+		rows, inputs int
+		signal       float64
+		opts         Options
+		warned       bool
+	}{
+		{"wide", 30, 40, 0, Options{}, true},
+		{"wide, inputs as they are", 30, 40, 0, Options{InputScale: LinearInputs}, false},
+		{"narrow", 60, 8, 2, Options{}, false},
+	} {
+		_, rep, err := Fit(table(test.rows, test.inputs, test.signal), []string{"y"}, test.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := false
+		for _, w := range rep.Warnings {
+			warned = warned || strings.Contains(w.Message, "relevance weights, measured on the rows")
+		}
+		if warned != test.warned || test.name != "wide, inputs as they are" && rep.Result.Relevance == nil {
+			t.Errorf("%s: warnings %v, relevance kept %v; want the warning %v", test.name, rep.Warnings, rep.Result.Relevance != nil, test.warned)
+		}
+		if test.warned && !strings.HasPrefix(rep.Warnings[len(rep.Warnings)-1].Message, want) {
+			t.Errorf("%s: warning %q, want it to begin %q", test.name, rep.Warnings[len(rep.Warnings)-1].Message, want)
+		}
 	}
 }

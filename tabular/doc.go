@@ -268,7 +268,10 @@
 //     selection rows, its highest evidence higher
 //     (Result.Relevance). They divide the scales of the machine's input
 //     scaler, so new rows are weighed too, in predict, serve and the ONNX
-//     export alike.
+//     export alike. The weights are measured on the rows that judge
+//     them: where the inputs, as encoded, are as many as the rows or
+//     more, the held-out score and the prediction intervals that follow
+//     are optimistic, and the fit warns of it.
 //   - Then a regression on at most 300 selection rows, of 2 to 20
 //     columns, leaves out its columns of noise one at a time, a
 //     categorical column's levels together (dropColumns): at each step

@@ -97,10 +97,24 @@ func fitFrame(f *dataset.Frame, targets []string, opts Options) (*Model, *fitRun
 	if err != nil {
 		return nil, nil, err
 	}
+	run.warnOptimism(res)
 	md := run.model(m, res)
 	run.rep.Result = res
 	run.rep.Training = evaluate(md, m.Predict(nil, run.x), run.t)
 	return md, run, nil
+}
+
+// warnOptimism warns that the held-out score and the intervals of a
+// regression of as many inputs as rows or more are optimistic when its
+// relevance weights were kept: one weight per input, measured on the rows
+// that then judge them (docs/learner-panel.md, "Wide regressions").
+func (run *fitRun) warnOptimism(res Result) {
+	n, d := run.x.Dims()
+	if res.Relevance == nil || d < n {
+		return
+	}
+	run.warn([]dataset.Warning{{Message: fmt.Sprintf("%d inputs as encoded for %d rows: the inputs' relevance weights, measured on the rows that also judged them, "+
+		"make the held-out score and the prediction intervals optimistic; -inputs linear fits without them", d, n)}})
 }
 
 // warn sends warnings to the log and keeps them in the report.
