@@ -214,15 +214,15 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (c encodedColumn, id bool,
 			continue
 		}
 		if k == numeric {
-			// inferKind saw one currency sign and one unit at most.
+			// inferKind saw one currency sign at most.
 			c.Currency = cmp.Or(currency(cell), c.Currency)
-			if _, unit, ok := withUnit(cell, f.decimalComma); ok && c.Unit == "" {
-				if _, plain := readNumber(cell, f.decimalComma); !plain {
-					c.Unit = unit
-				}
-			}
 		}
-		v, _ := c.value(cell, f.decimalComma)
+		v, err := c.value(cell, f.decimalComma)
+		if err != nil && k == numeric && c.Unit == "" {
+			// inferKind saw one unit at most, and made any other a stray:
+			// the first number in a unit gives it.
+			v, c.Unit, _ = withUnit(cell, f.decimalComma)
+		}
 		values = append(values, v)
 	}
 	if k != categorical {

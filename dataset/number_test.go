@@ -388,9 +388,10 @@ func TestUnitColumns(t *testing.T) {
 		t.Errorf("target %+v, error %v; want 31 numbers in kg", target, err)
 	}
 	var bad encodedColumn
-	if err := json.Unmarshal([]byte(`{"name":"c","kind":"boolean","fill":0.5,"unit":"kg"}`), &bad); err == nil {
-		if err := bad.check(nil); err == nil || !strings.Contains(err.Error(), "unit: present in a boolean column") {
-			t.Errorf("a boolean column with a unit: error %v", err)
-		}
+	if err := json.Unmarshal([]byte(`{"name":"c","kind":"boolean","fill":0.5,"unit":"kg"}`), &bad); err != nil {
+		t.Fatal(err)
+	}
+	if err := bad.check(nil); err == nil || !strings.Contains(err.Error(), "unit: present in a boolean column") {
+		t.Errorf("a boolean column with a unit: error %v", err)
 	}
 }
