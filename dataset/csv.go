@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -23,9 +24,16 @@ var (
 	ErrOneClass   = errors.New("target has a single class")
 )
 
+// noColumnError is the error for column col, missing from file name of
+// the given columns. A header of numbers only is data: the file has no
+// header row, which the error says.
 func noColumnError(name, col string, cols []string) error {
+	hint := ""
+	if !slices.ContainsFunc(cols, func(c string) bool { _, ok := readNumber(c, false); return !ok }) {
+		hint = ": its first line holds numbers only, and a table's first line names its columns"
+	}
 	return &ParseError{File: name, Column: col,
-		Err: fmt.Errorf("%w; the file has %s", ErrNoColumn, quoteList(cols))}
+		Err: fmt.Errorf("%w; the file has %s%s", ErrNoColumn, quoteList(cols), hint)}
 }
 
 func quoteList(names []string) string {

@@ -42,7 +42,8 @@
 //   - thousands separators: 4,599.0, or spaces, no-break spaces, thin
 //     spaces and apostrophes between groups of three digits (10 851.5,
 //     1'554.50);
-//   - a minus sign (U+2212) or a hyphen;
+//   - a minus sign (U+2212) or a hyphen, or parentheses around the
+//     number, as accounts write a negative amount: (1,234.50) is -1234.5;
 //   - a percent sign, which makes a fraction: 17.5% is 0.175, so that a
 //     column may mix 50% and 0.5. A column that mixes percentages with
 //     plain numbers above 1, such as 50% and 50, is warned of. An Encoder
@@ -86,7 +87,8 @@
 // than NA, such as a dash, a dot or "missing". Strays of at most two
 // texts without a digit, in at most half the cells with a value, beside
 // at least ten distinct numbers, are read as missing however many they
-// are, with the same Warning; a text with a digit ("90+", "<0.01") may
+// are, with the same Warning, and so are spreadsheets' error values
+// (#N/A, #DIV/0!, #VALUE!), which are not counted among the texts; a text with a digit ("90+", "<0.01") may
 // be a bin of the quantity, and a few numbers beside a word ("none", 1,
 // 2, 3) are levels. A column read as text although most of its cells
 // are numbers, of ten distinct or more, is warned of once, with its

@@ -724,13 +724,13 @@ func TestEncoderCurrency(t *testing.T) {
 	if r := e.Rules()[0]; r.Kind != "numeric" || r.Currency != "$" {
 		t.Fatalf("rule %+v, want numbers in $", r)
 	}
-	x, _, err := e.Transform(readFrameString(t, "price\n$6\n9\n"), nil)
+	x, _, err := e.Transform(readFrameString(t, "price\n$6\n9\n($3)\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkMatrix(t, x, [][]float64{{6}, {9}})
-	_, _, err = e.Transform(readFrameString(t, "price\n$6\n€7\n"), nil)
-	want := `test.csv: row 3, column "price": an amount in another currency: "€7"; the column held amounts in $ in training`
+	checkMatrix(t, x, [][]float64{{6}, {9}, {-3}})
+	_, _, err = e.Transform(readFrameString(t, "price\n$6\n(€7)\n"), nil)
+	want := `test.csv: row 3, column "price": an amount in another currency: "(€7)"; the column held amounts in $ in training`
 	if !errors.Is(err, ErrCurrency) || err.Error() != want {
 		t.Errorf("error\n%v\nwant\n%s", err, want)
 	}

@@ -285,6 +285,11 @@ func TestTargetErrors(t *testing.T) {
 			t.Errorf("Target(%q, %t): error\n%v\nwant\n%s", test.column, test.classify, err, test.msg)
 		}
 	}
+	f = readFrameString(t, "1.5,2\n3,4\n")
+	want := `test.csv: column "y": no such column; the file has "1.5", "2": its first line holds numbers only, and a table's first line names its columns`
+	if _, err := f.Target("y", false); err == nil || err.Error() != want {
+		t.Errorf("a file without a header: error\n%v\nwant\n%s", err, want)
+	}
 	f = readFrameString(t, "y\n1\nInf\n")
 	if _, err := f.Target("y", false); !errors.Is(err, ErrInf) {
 		t.Errorf("infinite target: error %v does not wrap ErrInf", err)
@@ -403,6 +408,8 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte("w,v\n12 kg,5 km/h\n3.5kg,20 m²\n7 lb,1 month\n"))
 	// Missing codes, and numbers read as text beside too many codes.
 	f.Add([]byte("m,t\n1,-\n2,.\n-,x\n4,4\n5,5\n.,6\n7,none\n8,8\n9,9\n10,-\n11,11\n-,12\n"))
+	// Spreadsheets' error values, and amounts in parentheses.
+	f.Add([]byte("e,a\n1,(1,234.50)\n#DIV/0!,($5)\n3,(5 $)\n#N/A,(0)\n5,((5))\n#value!,(-5)\n7,8\n8,9\n9,10\n10,11\n11,()\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fr, err := ReadFrame(strings.NewReader(string(data)), "fuzz.csv")
 		if err != nil {

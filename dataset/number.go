@@ -48,7 +48,8 @@ const groupSpace = "[ \u00a0\u202f\u2009'\u2019]"
 // too large for a float64), thousands separators (4,599.0, 10 851.5), a
 // trailing percent sign, which makes a fraction (17.5% is 0.175, so that
 // a column mixing 50% and 0.5 holds one quantity), a minus sign (U+2212)
-// for the hyphen, and a currency sign before or after the number
+// for the hyphen, parentheses for a minus, as accounts write it
+// ((1,234.50) is -1234.5), and a currency sign before or after the number
 // ($1,234.50, -$5, 12,50 € are 1234.5, -5 and 12.5). In a file with decimal commas, 3,14, 1.234,5 and 1 234,5 are
 // 3.14, 1234.5 and 1234.5, and 1.234 is 1234. A time of day or a
 // duration, hours and minutes and optionally seconds, is read in hours:
@@ -62,6 +63,10 @@ func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
 // number before its sign (17.5% is 17.5) if percentPoints is set, as
 // encoders saved before percentages were fractions read them.
 func readScaled(cell string, decimalComma, percentPoints bool) (v float64, ok bool) {
+	if inner, ok := parenthesized(cell); ok {
+		v, ok := readScaled(inner, decimalComma, percentPoints)
+		return -v, ok
+	}
 	// Word processors and typeset tables write a minus sign (U+2212).
 	cell = strings.ReplaceAll(cell, "\u2212", "-")
 	if v, ok := plainNumber(cell, decimalComma, false); ok {
@@ -151,9 +156,24 @@ func hours(cell string) (float64, bool) {
 // spreadsheets write amounts of money.
 var currencySigns = []string{"$", "€", "£", "¥"}
 
+// parenthesized returns the cell within its parentheses if it is a
+// negative amount as accounts write it, (1,234.50) or ($5): the
+// parentheses around a number with no sign of its own (not a time).
+func parenthesized(cell string) (inner string, ok bool) {
+	if len(cell) < 3 || cell[0] != '(' || cell[len(cell)-1] != ')' {
+		return "", false
+	}
+	inner = cell[1 : len(cell)-1]
+	first, _ := utf8.DecodeRuneInString(inner)
+	return inner, !strings.ContainsRune("+-\u2212(", first) && !strings.Contains(inner, ":")
+}
+
 // currency returns the currency sign that a cell carries before or after
 // its number, and "" for none.
 func currency(cell string) string {
+	if inner, ok := parenthesized(cell); ok {
+		cell = inner
+	}
 	if _, sign := withoutSign(cell); sign != "%" {
 		return sign
 	}

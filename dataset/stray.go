@@ -38,12 +38,13 @@ func targetStrayLimit(n int) int {
 }
 
 // A column of numbers may write its missing cells as a text that is not
-// one of the missing texts: a dash, a dot, "missing", "#N/A". Such a
+// one of the missing texts: a dash, a dot, "missing", "#DIV/0!". Such a
 // column has as many strays as missing cells, often more than strayLimit
 // tolerates, and read as text it would become one level per number. Its
 // strays are missing codes, and the column numeric, when they are
 // at most maxMissingCodes texts without a digit, in at most half its
-// cells with a value, beside at least minCodedNumbers distinct numbers:
+// cells with a value, beside at least minCodedNumbers distinct numbers
+// (spreadsheets' error values are not counted among the texts):
 // a column of a few numbers and a word ("none", 1, 2, 3) stays a column
 // of levels, and a text with a digit ("90+", "<0.01") may be a bin of the
 // quantity, which the Encoder reads as such.
@@ -61,9 +62,17 @@ type columnStrays struct {
 	numbers []float64 // the column's distinct numbers, up to minCodedNumbers
 }
 
+// spreadsheetErrors are the error values that spreadsheets write in a
+// cell whose formula failed, in upper case: missing codes of any number
+// and whatever their digits.
+var spreadsheetErrors = []string{"#N/A", "#N/A N/A", "#NA", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#NULL!", "#SPILL!", "#CALC!"}
+
 // addStray notes the stray cell of row r.
 func (s *columnStrays) addStray(r int, cell string) {
 	s.rows = append(s.rows, r)
+	if slices.Contains(spreadsheetErrors, strings.ToUpper(cell)) {
+		return
+	}
 	s.digit = s.digit || strings.ContainsAny(cell, "0123456789")
 	if len(s.texts) <= maxMissingCodes && !slices.Contains(s.texts, cell) {
 		s.texts = append(s.texts, cell)

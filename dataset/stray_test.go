@@ -67,6 +67,12 @@ func TestInferKindStrays(t *testing.T) {
 		// A text with a digit may be a bin of the quantity.
 		{"a code with a digit", 30, slices.Repeat([]string{"90+"}, 8), "ordinal"},
 		{"a code and a typo", 30, append(slices.Repeat([]string{"-"}, 8), "4.2.1"), "categorical"},
+		// Spreadsheets' error values are missing codes whatever their
+		// digits and number.
+		{"spreadsheet errors", 30, slices.Repeat([]string{"#DIV/0!", "#N/A", "#value!", "#REF!"}, 2), "numeric"},
+		{"spreadsheet errors and two codes", 30, []string{"#DIV/0!", "-", "#NUM!", ".", "#DIV/0!"}, "numeric"},
+		{"spreadsheet errors in more than half", 30, slices.Repeat([]string{"#DIV/0!"}, 31), "categorical"},
+		{"a spreadsheet error and a typo", 30, append(slices.Repeat([]string{"#DIV/0!"}, 8), "4.2.1"), "categorical"},
 		// Missing cells do not count: 97 numbers and three strays are
 		// 100 cells with a value, of 150.
 		{"three among 97 and 50 missing", 97, append([]string{"x", "y", "z"}, slices.Repeat([]string{""}, 50)...), "categorical"},

@@ -173,7 +173,8 @@
 // whichever splits the first lines evenly (-sep sets it: one character, or
 // tab). Numbers may have thousands separators (4,599.0, or spaces or
 // apostrophes between groups of three digits: 10 851.5, 1'554.50), a
-// minus sign (U+2212), a percent sign, which makes a fraction
+// minus sign (U+2212) or parentheses for a minus, as accounts write it
+// ((1,234.50) reads as -1234.5), a percent sign, which makes a fraction
 // (17.5% reads as 0.175, so that a column may mix 50% and 0.5; a model
 // fitted before this rule reads it as 17.5, as it did), and a currency sign ($,
 // €, £ or ¥, before or after), which is dropped ($1,234.50 reads as
@@ -195,8 +196,8 @@
 // beside two numbers or more), so that one cell never turns a regression
 // into a classification. So are any number of cells of one or two texts
 // without a digit that stand for missing values (a dash, a dot,
-// "missing"), in at most half the cells, beside ten distinct numbers or
-// more. With more such cells the column is text, and fit warns when most
+// "missing"), and of spreadsheets' error values (#N/A, #DIV/0!), in at
+// most half the cells, beside ten distinct numbers or more. With more such cells the column is text, and fit warns when most
 // of its cells are numbers; the same holds for a column of dates. A
 // classification target whose classes differ only in case ("No" and
 // "no") is warned of. predict, score, explain and
