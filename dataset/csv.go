@@ -25,11 +25,14 @@ var (
 )
 
 // noColumnError is the error for column col, missing from file name of
-// the given columns. A header of numbers only is data: the file has no
-// header row, which the error says.
+// the given columns. It names a column that differs from col in case
+// only, and says when a header of numbers only is data: the file has no
+// header row.
 func noColumnError(name, col string, cols []string) error {
 	hint := ""
-	if !slices.ContainsFunc(cols, func(c string) bool { _, ok := readNumber(c, false); return !ok }) {
+	if i := slices.IndexFunc(cols, func(c string) bool { return strings.EqualFold(c, col) }); i >= 0 {
+		hint = fmt.Sprintf(", of which %q differs in case only: names are matched exactly", cols[i])
+	} else if !slices.ContainsFunc(cols, func(c string) bool { _, ok := readNumber(c, false); return !ok }) {
 		hint = ": its first line holds numbers only, and a table's first line names its columns"
 	}
 	return &ParseError{File: name, Column: col,

@@ -290,6 +290,11 @@ func TestTargetErrors(t *testing.T) {
 	if _, err := f.Target("y", false); err == nil || err.Error() != want {
 		t.Errorf("a file without a header: error\n%v\nwant\n%s", err, want)
 	}
+	f = readFrameString(t, "x,Y\n3,4\n")
+	want = `test.csv: column "y": no such column; the file has "x", "Y", of which "Y" differs in case only: names are matched exactly`
+	if _, err := f.Target("y", false); err == nil || err.Error() != want {
+		t.Errorf("a column named in another case: error\n%v\nwant\n%s", err, want)
+	}
 	f = readFrameString(t, "y\n1\nInf\n")
 	if _, err := f.Target("y", false); !errors.Is(err, ErrInf) {
 		t.Errorf("infinite target: error %v does not wrap ErrInf", err)
