@@ -63,9 +63,10 @@
 //     per time;
 //   - a unit of measure after it, the same in every cell of a column
 //     (12 kg, 23.4 kmpl, 74bhp, 5 km/h; 1 month and 3 months share one),
-//     but not an ordinal's ending (1st, 4th). The Encoder keeps the unit
-//     of a numeric column, reads a cell in it as its number, and a cell
-//     in another unit as a stray. Read as text, each quantity would be a
+//     but not an ordinal's ending (1st, 4th). A column's unit is that of
+//     most of its cells with one, and a cell in another unit is a stray.
+//     The Encoder keeps the unit of a numeric column and reads a cell in
+//     it as its number. Read as text, each quantity would be a
 //     level, and a value not seen in training none.
 //
 // An infinite number in a numeric column is an error, and so is a column

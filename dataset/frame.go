@@ -462,7 +462,7 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 		if isNum {
 			v, ok := readNumber(cell, f.decimalComma)
 			if !ok {
-				v, ok = unit.read(cell, f.decimalComma)
+				v, ok = unit.read(f, col, rows, cell)
 			}
 			sign := currency(cell)
 			switch {
@@ -583,7 +583,7 @@ func (f *Frame) targetValues(t *Target, col int) error {
 	for _, r := range t.Rows {
 		v, err := f.number(f.cells[r][col])
 		if errors.Is(err, ErrNumber) {
-			if u, ok := unit.read(f.cells[r][col], f.decimalComma); ok {
+			if u, ok := unit.read(f, col, t.Rows, f.cells[r][col]); ok {
 				v, err = u, nil
 			}
 		}

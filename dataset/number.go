@@ -111,20 +111,50 @@ func withUnit(cell string, decimalComma bool) (v float64, unit string, ok bool) 
 	return v, unit, true
 }
 
-// columnUnit is the unit of measure of a column of numbers, learned from
-// the first of its cells that carries one: only cells in that unit are
-// numbers.
+// columnUnit is the unit of measure of a column of numbers, learned at
+// the first of its cells that carries one: the unit of most of its cells
+// that carry one, so that an odd first cell ("5 lb" above cells in kg)
+// does not make the others strays. Only cells in that unit are numbers.
 type columnUnit string
 
-// read reads a cell that is a number in the column's unit (see
-// withUnit), learning the unit from the first such cell.
-func (u *columnUnit) read(cell string, decimalComma bool) (float64, bool) {
-	v, unit, ok := withUnit(cell, decimalComma)
-	if !ok || *u != "" && unit != string(*u) {
+// read reads the cell, of the given rows of column col of f, if it is a
+// number in the column's unit (see withUnit).
+func (u *columnUnit) read(f *Frame, col int, rows []int, cell string) (float64, bool) {
+	v, unit, ok := withUnit(cell, f.decimalComma)
+	if !ok {
 		return 0, false
 	}
-	*u = columnUnit(unit)
-	return v, true
+	if *u == "" {
+		*u = f.commonUnit(col, rows)
+	}
+	return v, unit == string(*u)
+}
+
+// commonUnit returns the most frequent unit of the cells of the given
+// rows of column col of f that are numbers in a unit, the first seen of
+// those tied.
+func (f *Frame) commonUnit(col int, rows []int) columnUnit {
+	var units []string
+	counts := map[string]int{}
+	for _, r := range rows {
+		cell := f.cells[r][col]
+		if _, ok := readNumber(cell, f.decimalComma); ok {
+			continue
+		}
+		if _, unit, ok := withUnit(cell, f.decimalComma); ok {
+			if counts[unit] == 0 {
+				units = append(units, unit)
+			}
+			counts[unit]++
+		}
+	}
+	best := ""
+	for _, unit := range units {
+		if counts[unit] > counts[best] {
+			best = unit
+		}
+	}
+	return columnUnit(best)
 }
 
 // hours reads a time of day or a duration (see clockTime) in hours.

@@ -185,10 +185,10 @@
 // or spaces between thousands (1.234,5, 1 554,5), as spreadsheets write
 // them in much of Europe. Times of day and durations (13:45, 7:05:30,
 // 10:00 PM) read as hours (13.75, 7.09, 22). A unit of measure after the
-// numbers, the same in every cell of a column (12 kg, 23.4 kmpl, 74bhp;
-// 1 month and 3 months share one), is dropped, and the model keeps it, so
-// that predict reads a new value in it as its number and a value in
-// another unit as a stray (below). A column of numbers with a few cells that are
+// numbers (12 kg, 23.4 kmpl, 74bhp; 1 month and 3 months share one), the
+// unit of most of a column's cells with one, is dropped, and the model
+// keeps it, so that predict reads a new value in it as its number; a
+// value in another unit is a stray (below), in fit as in predict. A column of numbers with a few cells that are
 // not (a typo such as 4.2.1, a dash): one among ten numbers or more, and
 // in general one in fifty, stays a column of numbers, and those cells are
 // read as missing, with one warning that counts them and names the first
