@@ -58,7 +58,7 @@ func (md *Model) labelled(f *dataset.Frame) (*dataset.Target, *mat.Dense, []data
 		// The file's classes are numbered among themselves: renumber them
 		// as the model's.
 		for i, l := range t.Labels {
-			k := slices.Index(md.Classes, t.Classes[l])
+			k := md.classOf(t.Classes[l])
 			if k < 0 {
 				r := t.Rows[i]
 				return nil, nil, nil, &dataset.ParseError{File: f.Name(), Row: f.Line(r), Column: md.Target,
@@ -338,4 +338,27 @@ func FormatLines(lines []int, total int) string {
 		text += fmt.Sprintf(" and %d more", more)
 	}
 	return text
+}
+
+// classOf returns the index among the model's classes of a label: the
+// class written so, or else the one class of the same number, as pandas
+// writes a column of whole numbers with gaps (1.0 for 1); -1 if none.
+func (md *Model) classOf(label string) int {
+	if k := slices.Index(md.Classes, label); k >= 0 {
+		return k
+	}
+	v, err := strconv.ParseFloat(label, 64)
+	if err != nil {
+		return -1
+	}
+	k := -1
+	for i, c := range md.Classes {
+		if w, err := strconv.ParseFloat(c, 64); err == nil && w == v {
+			if k >= 0 {
+				return -1
+			}
+			k = i
+		}
+	}
+	return k
 }

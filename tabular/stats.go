@@ -302,7 +302,7 @@ rows:
 		}
 		c.rows = append(c.rows, r)
 		if md.Task == Classification {
-			l := slices.Index(md.Classes, f.Cell(r, cols[0]))
+			l := md.classOf(f.Cell(r, cols[0]))
 			if l < 0 {
 				return nil, nil, nil, fmt.Errorf("%s: row %d, column %q: class %q is not one of the model's %d classes",
 					f.Name(), f.Line(r), names[0], f.Cell(r, cols[0]), len(md.Classes))

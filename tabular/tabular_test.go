@@ -598,3 +598,61 @@ func TestFitMessyTable(t *testing.T) {
 		t.Errorf("score %+v, want MSE %v and R² %v on 47 rows", ev, wantMSE, wantR2)
 	}
 }
+
+// TestScoreNumericClasses scores a classifier of classes written 0.0 and
+// 1.0 on labels written 0 and 1, in memory and streamed: each label is
+// the class of its number.
+func TestScoreNumericClasses(t *testing.T) {
+	var train, test strings.Builder
+	train.WriteString("x,y\n")
+	test.WriteString("x,y\n")
+	for i := range 40 {
+		x := float64(i) / 4
+		fmt.Fprintf(&train, "%g,%d.0\n", x, i%10/5)
+		fmt.Fprintf(&test, "%g,%d\n", x, i%10/5)
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(train.String()), "train.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := dataset.ReadFrame(strings.NewReader(test.String()), "test.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := md.Score(g, 0)
+	if err != nil || *got.Accuracy != *want.Accuracy {
+		t.Errorf("Score on labels 0 and 1: %v, error %v; want accuracy %v", got, err, *want.Accuracy)
+	}
+	// Streamed in chunks of 10 rows.
+	defer func(n int) { streamRows = n }(streamRows)
+	streamRows = 10
+	streamed, err := md.ScoreSource(textSource(test.String()), 0)
+	if err != nil || *streamed.Accuracy != *want.Accuracy {
+		t.Errorf("ScoreSource on labels 0 and 1: %v, error %v; want accuracy %v", streamed, err, *want.Accuracy)
+	}
+	for _, tc := range []struct {
+		classes []string
+		label   string
+		want    int
+	}{
+		{[]string{"0.0", "1.0"}, "1", 1},
+		{[]string{"0.0", "1.0"}, "1e0", 1},
+		{[]string{"0.0", "1.0"}, "2", -1},
+		{[]string{"0.0", "1.0"}, "one", -1},
+		{[]string{"1", "1.0"}, "1.0", 1},
+		{[]string{"1", "1.0"}, "1.00", -1},
+		{[]string{"a", "b"}, "b", 1},
+	} {
+		if got := (&Model{Classes: tc.classes}).classOf(tc.label); got != tc.want {
+			t.Errorf("classOf(%q) among %q = %d, want %d", tc.label, tc.classes, got, tc.want)
+		}
+	}
+}

@@ -426,7 +426,9 @@
 // MSE when it exceeds the largest float64: score says so instead of
 // printing a number, and the JSON leaves them out with a note. A
 // prediction that is not a finite number makes score fail, naming the
-// rows.
+// rows. A label is one of the model's classes, or that of the same number
+// (1 for a class written 1.0, as pandas writes whole numbers in a column
+// with gaps); any other label makes score fail, naming its row.
 //
 //	machines explain -model model.json -data test.csv|- [-strict] [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]
 //
