@@ -206,20 +206,23 @@ func (run *fitRun) checkTarget(f *dataset.Frame, t *dataset.Target, column strin
 		}
 		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("%d classes have a single row: %s%s%s", len(single), strings.Join(shown, ", "), more, advice)}})
 	}
-	if cased := casedClasses(t.Classes); cased != "" {
-		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("classes %s differ only in case: they are different classes to the model; write them alike if they are one", cased)}})
+	if alike := alikeClasses(t.Classes); alike != "" {
+		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("classes %s differ only in case or in how they write a number: they are different classes to the model; write them alike if they are one", alike)}})
 	}
 	return nil
 }
 
-// casedClasses returns the first few of the sets of classes that differ
-// only in case, such as "No" and "no", quoted and joined, or "" if there
-// are none.
-func casedClasses(classes []string) string {
+// alikeClasses returns the first few of the sets of classes that differ
+// only in case, such as "No" and "no", or in how they write a number, such
+// as "1" and "1.0", quoted and joined, or "" if there are none.
+func alikeClasses(classes []string) string {
 	byFold := make(map[string][]string)
 	var folds []string // in the order of the classes
 	for _, c := range classes {
 		fold := strings.ToLower(c)
+		if v, err := strconv.ParseFloat(c, 64); err == nil {
+			fold = strconv.FormatFloat(v, 'g', -1, 64)
+		}
 		if byFold[fold] == nil {
 			folds = append(folds, fold)
 		}

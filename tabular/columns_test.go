@@ -39,7 +39,7 @@ func TestReadTimes(t *testing.T) {
 	}
 }
 
-func TestCasedClasses(t *testing.T) {
+func TestAlikeClasses(t *testing.T) {
 	for _, test := range []struct {
 		classes []string
 		want    string
@@ -48,9 +48,11 @@ func TestCasedClasses(t *testing.T) {
 		{[]string{"No", "Yes", "no", "yes"}, `"No" and "no"; "Yes" and "yes"`},
 		{[]string{"A", "B", "C", "D", "a", "b", "c", "d"}, `"A" and "a"; "B" and "b"; "C" and "c"`},
 		{[]string{"NO", "No", "no"}, `"NO" and "No" and "no"`},
+		{[]string{"0", "1", "1.0", "2"}, `"1" and "1.0"`},
+		{[]string{"1", "1.5", "2"}, ""},
 	} {
-		if got := casedClasses(test.classes); got != test.want {
-			t.Errorf("casedClasses(%q) = %q, want %q", test.classes, got, test.want)
+		if got := alikeClasses(test.classes); got != test.want {
+			t.Errorf("alikeClasses(%q) = %q, want %q", test.classes, got, test.want)
 		}
 	}
 }

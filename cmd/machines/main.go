@@ -176,31 +176,32 @@
 // minus sign (U+2212) or parentheses for a minus, as accounts write it
 // ((1,234.50) reads as -1234.5), a percent sign, which makes a fraction
 // (17.5% reads as 0.175, so that a column may mix 50% and 0.5; a model
-// fitted before this rule reads it as 17.5, as it did), and a currency sign ($,
-// €, £ or ¥, before or after), which is dropped ($1,234.50 reads as
-// 1234.5; amounts in two currencies in one column stay text, with a
-// warning, and predict refuses an amount in another currency than the
-// training amounts'); a file separated by other than commas whose first 64
-// KiB hold a decimal comma (3,14) is read with decimal commas and points
-// or spaces between thousands (1.234,5, 1 554,5), as spreadsheets write
-// them in much of Europe. Times of day and durations (13:45, 7:05:30,
-// 10:00 PM) read as hours (13.75, 7.09, 22). A unit of measure after the
-// numbers (12 kg, 23.4 kmpl, 74bhp; 1 month and 3 months share one), the
-// unit of most of a column's cells with one, is dropped, and the model
-// keeps it, so that predict reads a new value in it as its number; a
-// value in another unit is a stray (below), in fit as in predict. A column of numbers with a few cells that are
-// not (a typo such as 4.2.1, a dash): one among ten numbers or more, and
-// in general one in fifty, stays a column of numbers, and those cells are
-// read as missing, with one warning that counts them and names the first
-// lines and columns; a target's are dropped (a target also tolerates one
-// beside two numbers or more), so that one cell never turns a regression
+// fitted before this rule reads it as 17.5, as it did), and a currency sign
+// ($, €, £ or ¥, before or after), which is dropped ($1,234.50 reads as
+// 1234.5; amounts in two currencies in one column stay text, with a warning,
+// and predict refuses an amount in another currency than the training
+// amounts'); a file separated by other than commas whose first 64 KiB hold a
+// decimal comma (3,14) is read with decimal commas and points or spaces
+// between thousands (1.234,5, 1 554,5), as spreadsheets write them in much
+// of Europe. Times of day and durations (13:45, 7:05:30, 10:00 PM) read as
+// hours (13.75, 7.09, 22). A unit of measure after the numbers (12 kg, 23.4
+// kmpl, 74bhp; 1 month and 3 months share one), the unit of most of a
+// column's cells with one, is dropped, and the model keeps it, so that
+// predict reads a new value in it as its number; a value in another unit is
+// a stray (below), in fit as in predict. A column of numbers with a few
+// cells that are not (a typo such as 4.2.1, a dash): one among ten numbers
+// or more, and in general one in fifty, stays a column of numbers, and those
+// cells are read as missing, with one warning that counts them and names the
+// first lines and columns; a target's are dropped (a target also tolerates
+// one beside two numbers or more), so that one cell never turns a regression
 // into a classification. So are any number of cells of one or two texts
-// without a digit that stand for missing values (a dash, a dot,
-// "missing"), and of spreadsheets' error values (#N/A, #DIV/0!), in at
-// most half the cells, beside ten distinct numbers or more. With more such cells the column is text, and fit warns when most
-// of its cells are numbers; the same holds for a column of dates. A
-// classification target whose classes differ only in case ("No" and
-// "no") is warned of. predict, score, explain and
+// without a digit that stand for missing values (a dash, a dot, "missing"),
+// and of spreadsheets' error values (#N/A, #DIV/0!), in at most half the
+// cells, beside ten distinct numbers or more. With more such cells the
+// column is text, and fit warns when most of its cells are numbers; the same
+// holds for a column of dates. A classification target whose classes differ
+// only in case ("No" and "no") or in how they write a number ("1" and "1.0")
+// is warned of. predict, score, explain and
 // serve read a cell that is not a number in a column of numbers (or not a
 // date in a column of dates) as missing, with the same warning. -strict
 // refuses such cells instead, naming file, line and column. A file that
