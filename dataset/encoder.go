@@ -67,7 +67,7 @@ const MaxLevels = 256
 //     order on a tie), and the others, "other", encode as all zeros too;
 //   - an ordinal column, a categorical one of at least three levels that
 //     each begin with a different number (age groups "25-34", "75+",
-//     doses "0-39g/day", "120+", "6-11yrs"), becomes one column holding
+//     doses "0-39g/day", "120+", "6-11yrs", counts "10,000+"), becomes one column holding
 //     the number its level begins with, so that the order survives; a
 //     missing cell, or a level not seen in training, is set to the
 //     training mean;
@@ -419,9 +419,10 @@ func rowMean(values []float64, levels []string, counts map[string]int) float64 {
 	return mean(rows)
 }
 
-// leadingNumber matches the number a level begins with: digits with an
-// optional decimal part, after an optional minus sign.
-var leadingNumber = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?`)
+// leadingNumber matches the number a level begins with: digits, or
+// groups of three digits after commas (10,000+), with an optional decimal
+// part, after an optional minus sign.
+var leadingNumber = regexp.MustCompile(`^-?([0-9]{1,3}(,[0-9]{3})+|[0-9]+)(\.[0-9]+)?`)
 
 // orderedLevels returns the numbers that the levels begin with if they
 // make an ordinal column: at least three levels, each beginning with a
@@ -441,7 +442,7 @@ func orderedLevels(levels []string) ([]float64, bool) {
 		if m == "" {
 			return nil, false
 		}
-		v, err := strconv.ParseFloat(m, 64)
+		v, err := strconv.ParseFloat(strings.ReplaceAll(m, ",", ""), 64)
 		if err != nil || seen[v] {
 			return nil, false
 		}

@@ -858,3 +858,25 @@ func TestIdentifiers(t *testing.T) {
 		})
 	}
 }
+
+// TestOrderedLevels checks the numbers that bins begin with, thousands
+// separators included.
+func TestOrderedLevels(t *testing.T) {
+	for _, test := range []struct {
+		levels []string
+		want   []float64
+	}{
+		{[]string{"25-34", "35-44", "75+"}, []float64{25, 35, 75}},
+		{[]string{"1,000+", "10,000+", "5,000,000+"}, []float64{1000, 10000, 5000000}},
+		{[]string{"-1.5 to 0", "0-10", "10.5+"}, []float64{-1.5, 0, 10.5}},
+		{[]string{"1,5", "2,5", "3,5"}, []float64{1, 2, 3}},
+		{[]string{"5+", "5,000+", "5.0+"}, nil},
+		{[]string{"1a", "2a"}, nil},
+		{[]string{"a1", "2", "3"}, nil},
+	} {
+		got, ok := orderedLevels(test.levels)
+		if ok != (test.want != nil) || !slices.Equal(got, test.want) {
+			t.Errorf("orderedLevels(%q) = %v, %t; want %v", test.levels, got, ok, test.want)
+		}
+	}
+}

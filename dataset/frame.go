@@ -488,7 +488,7 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 			}
 		}
 		if !isBool && !isNum && !isDate {
-			f.noteNumbersAsText(col, rows, &strays)
+			f.noteNumbersAsText(col, rows, &strays, &unit)
 			return categorical, nil
 		}
 	}
@@ -500,7 +500,7 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	case isDate && len(dateStrays) <= strayLimit(n):
 		return date, f.someStrays(date, col, dateStrays, n)
 	case !strays.tolerated(n, strayLimit):
-		f.noteNumbersAsText(col, rows, &strays)
+		f.noteNumbersAsText(col, rows, &strays, &unit)
 		return categorical, nil
 	case inf >= 0:
 		_, err := f.Number(inf, col)

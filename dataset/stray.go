@@ -101,10 +101,11 @@ func (s *columnStrays) tolerated(n int, limit func(int) int) bool {
 
 // noteNumbersAsText notes in the frame's log, once for each column, that
 // column col, read as text over the given rows, holds numbers in most of
-// its cells with a value, of at least minCodedNumbers distinct ones (s
-// has seen them): its other texts are too many, or too varied, to be
-// strays or missing codes, and each number is a level.
-func (f *Frame) noteNumbersAsText(col int, rows []int, s *columnStrays) {
+// its cells with a value (plain or in the column's unit), of at least
+// minCodedNumbers distinct ones (s has seen them): its other texts are
+// too many, or too varied, to be strays or missing codes, and each number
+// is a level.
+func (f *Frame) noteNumbersAsText(col int, rows []int, s *columnStrays, unit *columnUnit) {
 	name := f.columns[col]
 	if len(s.numbers) < minCodedNumbers || slices.Contains(f.log.textColumns, name) {
 		return
@@ -114,7 +115,11 @@ func (f *Frame) noteNumbersAsText(col int, rows []int, s *columnStrays) {
 	first := ""
 	for _, r := range rows {
 		cell := f.cells[r][col]
-		switch _, ok := readNumber(cell, f.decimalComma); {
+		_, ok := readNumber(cell, f.decimalComma)
+		if !ok {
+			_, ok = unit.read(f, col, rows, cell)
+		}
+		switch {
 		case isMissing(cell):
 		case ok:
 			numbers++

@@ -433,4 +433,20 @@ func TestNumbersAsTextWarning(t *testing.T) {
 			t.Errorf("%q: warnings %v, want none", data[:30], warnings)
 		}
 	}
+	// Numbers in the column's unit are numbers, in another its other
+	// texts.
+	var units strings.Builder
+	units.WriteString("x\n")
+	for i := range 39 {
+		fmt.Fprintf(&units, "%d %s\n", i, []string{"kg", "lb"}[i/30])
+	}
+	f := readFrameString(t, units.String())
+	e, _, err := FitEncoder(f, []string{"x"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, warnings, _ := e.Transform(f, nil)
+	if want := `it holds numbers in 30 of its 39 cells with a value, and other texts in 9, such as "30 lb"`; len(warnings) != 1 || !strings.HasPrefix(warnings[0].Message, want) {
+		t.Errorf("a column in two units: warnings %v, want one beginning %s", warnings, want)
+	}
 }
