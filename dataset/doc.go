@@ -66,7 +66,10 @@
 //     but not an ordinal's ending (1st, 4th). A column's unit is that of
 //     most of its cells with one, and a cell in another unit is a stray.
 //     The Encoder keeps the unit of a numeric column and reads a cell in
-//     it as its number. Read as text, each quantity would be a
+//     it as its number. A column of two suffixes of magnitude or more (k,
+//     K, M, B, bn: 950, 1.2k, 3.4M, $1.5B) counts in thousands, millions
+//     and billions: 1.2k is 1200; one such suffix alone is a unit (300K
+//     may be kelvins). Read as text, each quantity would be a
 //     level, and a value not seen in training none.
 //
 // An infinite number in a numeric column is an error, and so is a column

@@ -219,9 +219,10 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (c encodedColumn, id bool,
 		}
 		v, err := c.value(cell, f.decimalComma)
 		if err != nil && k == numeric && c.Unit == "" {
-			// inferKind saw one unit at most, and made any other a stray:
-			// the first number in a unit gives it.
-			v, c.Unit, _ = withUnit(cell, f.decimalComma)
+			// inferKind made a cell in another unit than the column's a
+			// stray.
+			c.Unit = string(f.commonUnit(col, rows))
+			v, _ = inUnit(cell, c.Unit, f.decimalComma)
 		}
 		values = append(values, v)
 	}
@@ -942,7 +943,7 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 	}
 	v, err := readCell(cell, decimalComma, c.percentPoints)
 	if errors.Is(err, ErrNumber) && c.Unit != "" {
-		if v, unit, ok := withUnit(cell, decimalComma); ok && unit == c.Unit {
+		if v, ok := inUnit(cell, c.Unit, decimalComma); ok {
 			return v, nil
 		}
 		return 0, fmt.Errorf("%w; the column held numbers in %s in training", err, c.Unit)

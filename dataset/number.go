@@ -111,28 +111,51 @@ func withUnit(cell string, decimalComma bool) (v float64, unit string, ok bool) 
 	return v, unit, true
 }
 
+// Magnitudes: a column of numbers followed by k, K, M, B or bn, two of
+// them at least (1.2k, 3.4M, $350K, $1.2B), counts in thousands,
+// millions and billions, as app stores, social networks and financial
+// tables write them. Its unit is magnitudeUnit, and a cell is its number
+// times its suffix's magnitude; a column of one suffix keeps it as its
+// unit (300K may be kelvins).
+const magnitudeUnit = "k/M/B"
+
+// magnitudes are the suffixes of magnitudeUnit and what they multiply by.
+var magnitudes = map[string]float64{"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9}
+
+// inUnit reads a trimmed cell that is a number in the given unit (see
+// withUnit and magnitudeUnit).
+func inUnit(cell, unit string, decimalComma bool) (float64, bool) {
+	v, u, ok := withUnit(cell, decimalComma)
+	if unit == magnitudeUnit {
+		m := magnitudes[u]
+		return v * m, ok && m != 0
+	}
+	return v, ok && u == unit
+}
+
 // columnUnit is the unit of measure of a column of numbers, learned at
 // the first of its cells that carries one: the unit of most of its cells
 // that carry one, so that an odd first cell ("5 lb" above cells in kg)
-// does not make the others strays. Only cells in that unit are numbers.
+// does not make the others strays, or magnitudeUnit. Only cells in that
+// unit are numbers.
 type columnUnit string
 
 // read reads the cell, of the given rows of column col of f, if it is a
-// number in the column's unit (see withUnit).
+// number in the column's unit.
 func (u *columnUnit) read(f *Frame, col int, rows []int, cell string) (float64, bool) {
-	v, unit, ok := withUnit(cell, f.decimalComma)
-	if !ok {
+	if _, _, ok := withUnit(cell, f.decimalComma); !ok {
 		return 0, false
 	}
 	if *u == "" {
 		*u = f.commonUnit(col, rows)
 	}
-	return v, unit == string(*u)
+	return inUnit(cell, string(*u), f.decimalComma)
 }
 
 // commonUnit returns the most frequent unit of the cells of the given
 // rows of column col of f that are numbers in a unit, the first seen of
-// those tied.
+// those tied, or magnitudeUnit if that unit is a magnitude's and another
+// magnitude is seen too.
 func (f *Frame) commonUnit(col int, rows []int) columnUnit {
 	var units []string
 	counts := map[string]int{}
@@ -148,11 +171,17 @@ func (f *Frame) commonUnit(col int, rows []int) columnUnit {
 			counts[unit]++
 		}
 	}
-	best := ""
+	best, suffixes := "", 0
 	for _, unit := range units {
 		if counts[unit] > counts[best] {
 			best = unit
 		}
+		if magnitudes[unit] != 0 {
+			suffixes++
+		}
+	}
+	if magnitudes[best] != 0 && suffixes > 1 {
+		return magnitudeUnit
 	}
 	return columnUnit(best)
 }

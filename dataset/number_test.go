@@ -412,3 +412,45 @@ func TestUnitColumns(t *testing.T) {
 		t.Errorf("a boolean column with a unit: error %v", err)
 	}
 }
+
+// TestMagnitudes reads columns of numbers with suffixes of magnitude: two
+// suffixes or more multiply, one alone is a unit.
+func TestMagnitudes(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("n,temp,y\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "%d%s,%dK,%dk\n", i+1, []string{"", "k", "M", "K", "bn", "B"}[i%6], 290+i, i+1)
+	}
+	f := readFrameString(t, b.String())
+	e, _, err := FitEncoder(f, []string{"n", "temp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.Rules(); r[0].Kind != "numeric" || r[0].Unit != magnitudeUnit || r[1].Kind != "numeric" || r[1].Unit != "K" {
+		t.Fatalf("rules %+v, want n numeric in %s and temp in K", r, magnitudeUnit)
+	}
+	x, warnings, err := e.Transform(f, nil)
+	if err != nil || len(warnings) != 0 {
+		t.Fatalf("warnings %v, error %v", warnings, err)
+	}
+	for i, want := range []float64{1, 2e3, 3e6, 4e3, 5e9, 6e9} {
+		if got := x.At(i, 0); got != want {
+			t.Errorf("n on row %d: %v, want %v", i, got, want)
+		}
+	}
+	if x.At(1, 1) != 291 {
+		t.Errorf("temp on row 1: %v, want 291 (K a unit, not a thousand)", x.At(1, 1))
+	}
+	x, warnings, err = e.Transform(readFrameString(t, "n,temp\n2.5M,300K\n7 kg,1\n"), nil)
+	if err != nil || x.At(0, 0) != 2.5e6 || x.At(0, 1) != 300 || len(warnings) != 1 || warnings[0].Rows != 1 {
+		t.Errorf("new rows encoded %v, %v, warnings %v, error %v; want 2.5e6, 300 and the stray 7 kg", x.At(0, 0), x.At(0, 1), warnings, err)
+	}
+	target, err := f.Target("y", false)
+	if err != nil || len(target.Values) != 30 || target.Values[29] != 30 {
+		t.Errorf("target %v, error %v; want 30 numbers in k", target.Values, err)
+	}
+	y := readFrameString(t, strings.ReplaceAll(b.String(), "k\n", "M\n"))
+	if target, err = y.Target("n", false); err != nil || target.Values[4] != 5e9 {
+		t.Errorf("target n %v, error %v; want the magnitudes", target, err)
+	}
+}

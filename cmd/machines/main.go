@@ -188,7 +188,9 @@
 // kmpl, 74bhp; 1 month and 3 months share one), the unit of most of a
 // column's cells with one, is dropped, and the model keeps it, so that
 // predict reads a new value in it as its number; a value in another unit is
-// a stray (below), in fit as in predict. A column of numbers with a few
+// a stray (below), in fit as in predict. Suffixes of magnitude, two of them
+// or more in a column (950, 1.2k, 3.4M, $1.5B; k, K, M, B or bn), multiply:
+// 1.2k reads as 1200. A column of numbers with a few
 // cells that are not (a typo such as 4.2.1, a dash): one among ten numbers
 // or more, and in general one in fifty, stays a column of numbers, and those
 // cells are read as missing, with one warning that counts them and names the
