@@ -186,6 +186,11 @@ func dateExample(order string) string {
 // of day after a space or a T.
 var yearLast = regexp.MustCompile(`^(\d{1,2})([/.-])(\d{1,2})[/.-](\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$`)
 
+// shortYear matches a date with a two-digit year, 10/25/16 or 25.10.16,
+// which the year-last dates do not read: 16 may be 1916 or 2016, and
+// 16/10/25 may put the year first.
+var shortYear = regexp.MustCompile(`^\d{1,2}(/\d{1,2}/|-\d{1,2}-|\.\d{1,2}\.)\d{2}$`)
+
 // yearLastFields returns the numbers of a cell with the year last: the
 // first two, the year, and the hours, minutes and seconds (zero without a
 // time); ok is false for another cell.

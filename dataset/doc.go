@@ -36,6 +36,9 @@
 //     like any other text. The Encoder reads a categorical column of
 //     dates with the year last (31/01/2024, 01/31/2024, 31.01.2024) as
 //     dates too, in the order that the column shows (see YearLastOrder).
+//     A column of dates with a two-digit year (10/25/16) stays text, and
+//     is warned of: neither its century nor, always, which number is the
+//     year can be told.
 //
 // A number is written in Go's syntax, or with any of these:
 //

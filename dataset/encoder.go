@@ -268,7 +268,9 @@ func categoricalColumn(c encodedColumn, counts map[string]int, present int, deci
 			Message: fmt.Sprintf("it holds amounts in %s, which are not one quantity; they are read as text: convert them to one currency to have them read as numbers",
 				strings.Join(signs, " and "))}
 	}
-	if values, ok := orderedLevels(c.Levels); ok {
+	// Dates with a two-digit year begin with numbers, but are not bins.
+	shortYears := !slices.ContainsFunc(c.Levels, func(level string) bool { return !shortYear.MatchString(level) })
+	if values, ok := orderedLevels(c.Levels); ok && !shortYears {
 		c.Kind, c.Values, c.Mode = ordinal, values, nil
 		m := rowMean(values, c.Levels, counts)
 		c.Fill = &m
@@ -277,11 +279,16 @@ func categoricalColumn(c encodedColumn, counts map[string]int, present int, deci
 	levels := len(c.Levels)
 	id := present >= idMinRows && float64(levels) >= idShare*float64(present)
 	var w *Warning
-	if id {
+	switch {
+	case id:
 		w = &Warning{Column: c.Name, Rows: present,
 			Message: fmt.Sprintf("%d different texts in %d rows: it looks like an identifier, "+
 				"which cannot help to predict; consider leaving it out or carrying it as an id",
 				levels, present)}
+	case shortYears:
+		w = &Warning{Column: c.Name, Value: c.Levels[0], Rows: present,
+			Message: fmt.Sprintf("it holds dates such as %q with a two-digit year, whose century, and which number is the year, it cannot tell; "+
+				"they are read as text: write them as 2024-01-31 (ISO 8601) to have them read as dates", c.Levels[0])}
 	}
 	if levels <= MaxLevels {
 		return c, id, w

@@ -880,3 +880,28 @@ func TestOrderedLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestShortYearDates checks the warning of a column of dates with a
+// two-digit year, which is read as text.
+func TestShortYearDates(t *testing.T) {
+	for _, test := range []struct {
+		cells []string
+		warn  bool
+	}{
+		{[]string{"10/25/16", "11/02/17", "01/05/15", "10/25/16"}, true},
+		{[]string{"25.10.16", "02.11.17", "05.01.15", "25.10.16"}, true},
+		{[]string{"10/25/16", "11/02/17", "01/05", "10/25/16"}, false},
+		{[]string{"10/25-16", "11/02/17", "01/05/15", "10/25/16"}, false},
+		{[]string{"1.2.3", "1.2.4", "1.3.0", "1.2.3"}, false},
+	} {
+		f := readFrameString(t, "d\n"+strings.Join(test.cells, "\n")+"\n")
+		_, warnings, err := FitEncoder(f, []string{"d"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := len(warnings) == 1 && strings.Contains(warnings[0].Message, "two-digit year")
+		if got != test.warn || len(warnings) > 1 {
+			t.Errorf("%q: warnings %v, want a two-digit year's: %t", test.cells, warnings, test.warn)
+		}
+	}
+}

@@ -163,7 +163,8 @@
 // (31-Jan-2024, Jan 31, 2024, Jan 2024), or with the year last (31/01/2024
 // or 01/31/2024, also with . or -, in the order that a day above 12 shows,
 // or else a day that never changes as in monthly figures; with neither, the
-// column stays text and fit warns), which are read as the days since 1970,
+// column stays text and fit warns, as it warns of a two-digit year, 10/25/16,
+// whose century it cannot tell), which are read as the days since 1970,
 // so that a date after the training ones is later, not an unknown level,
 // followed by the sine and cosine of their phase in the year, the week and
 // the day, each cycle that the training dates show (see dataset.Encoder),
