@@ -425,6 +425,8 @@ func FuzzEncoderJSON(f *testing.F) {
 		`{"name":"c","kind":"categorical","levels":["a","b"],"mode":"b","missing_indicator":false},` +
 		`{"name":"b","kind":"boolean","fill":0.25,"missing_indicator":false}]}`))
 	f.Add([]byte(`{"columns":[{"name":"d","kind":"date","fill":19000.25,"cycles":["year","week","day"],"missing_indicator":true}]}`))
+	f.Add([]byte(`{"columns":[{"name":"n","kind":"numeric","fill":2500,"unit":"k/M/B","missing_indicator":false},` +
+		`{"name":"w","kind":"numeric","fill":70,"unit":"kg","currency":"$","missing_indicator":false}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var e Encoder
 		if err := json.Unmarshal(data, &e); err != nil {
