@@ -180,6 +180,9 @@ func (run *fitRun) checkTarget(f *dataset.Frame, t *dataset.Target, column strin
 				Err: fmt.Errorf("every one of the %d rows holds %s: there is nothing to learn, a model would always predict it",
 					len(t.Values), dataset.FormatFloat(lo))}
 		}
+		for j, name := range run.names {
+			run.warnFarTargets(f, t, j, name)
+		}
 		return nil
 	}
 	counts := make([]int, len(t.Classes))
@@ -210,6 +213,101 @@ func (run *fitRun) checkTarget(f *dataset.Frame, t *dataset.Target, column strin
 		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("classes %s differ only in case or in how they write a number: they are different classes to the model; write them alike if they are one", alike)}})
 	}
 	return nil
+}
+
+// farSpreads is how many robust standard deviations from the median a
+// regression's target lies when warnFarTargets warns of it, and
+// farShare the largest share of the rows, beyond farRows, so far: more
+// are the tail of the targets' distribution rather than typos.
+const (
+	farSpreads = 15
+	farShare   = 0.01
+	farRows    = 3
+)
+
+// warnFarTargets warns of the rows whose value of target j (named name)
+// lies farther than farSpreads robust standard deviations from the
+// median, on the target's scale and, for a nonnegative target, on the
+// log scale too, as a typo of a few digits does: one such value pulls a
+// least-squares fit on either scale. Only a few rows may be so far (see
+// farShare and farRows). The robust standard deviation is
+// 1.4826 times the median absolute deviation; a scale where it is 0 (more
+// than half the values alike) finds no value far.
+func (run *fitRun) warnFarTargets(f *dataset.Frame, t *dataset.Target, j int, name string) {
+	k := len(run.names)
+	values := make([]float64, 0, len(t.Rows))
+	for i := j; i < len(t.Values); i += k {
+		values = append(values, t.Values[i])
+	}
+	far := farFrom(values)
+	if slices.Min(values) >= 0 {
+		logs := make([]float64, len(values))
+		for i, v := range values {
+			logs[i] = math.Log1p(v)
+		}
+		far = far.and(farFrom(logs))
+	}
+	if len(far.rows) == 0 || len(far.rows) > max(farRows, int(farShare*float64(len(values)))) {
+		return
+	}
+	first := far.rows[0]
+	what := fmt.Sprintf("line %d holds %s", f.Line(t.Rows[first]), dataset.FormatFloat(values[first]))
+	if len(far.rows) > 1 {
+		what = fmt.Sprintf("%d rows hold values far from the others: %s", len(far.rows), what)
+	}
+	run.warn([]dataset.Warning{{Column: name, Rows: len(far.rows), Value: dataset.FormatFloat(values[first]), Message: fmt.Sprintf(
+		"%s, %.3g robust standard deviations (1.4826 times the median absolute deviation) from the median %.4g: a typo? "+
+			"Such a value pulls the fit towards it; correct it, or leave its row out", what, far.spreads[0], far.median)}})
+}
+
+// farValues are the values that lie far from the others: their indices,
+// how many robust standard deviations from the median each lies, and the
+// median.
+type farValues struct {
+	rows    []int
+	spreads []float64
+	median  float64
+}
+
+// farFrom returns the values that lie farther than farSpreads robust
+// standard deviations from their median.
+func farFrom(values []float64) farValues {
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	med := median(sorted)
+	for i, v := range values {
+		sorted[i] = math.Abs(v - med)
+	}
+	slices.Sort(sorted)
+	spread := 1.4826 * median(sorted)
+	far := farValues{median: med}
+	if spread == 0 {
+		return far
+	}
+	for i, v := range values {
+		if d := math.Abs(v-med) / spread; d > farSpreads {
+			far.rows, far.spreads = append(far.rows, i), append(far.spreads, d)
+		}
+	}
+	return far
+}
+
+// and returns the values of far also in other, with far's spreads and
+// median.
+func (far farValues) and(other farValues) farValues {
+	both := farValues{median: far.median}
+	for i, r := range far.rows {
+		if slices.Contains(other.rows, r) {
+			both.rows, both.spreads = append(both.rows, r), append(both.spreads, far.spreads[i])
+		}
+	}
+	return both
+}
+
+// median returns the median of sorted values.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	return (sorted[(n-1)/2] + sorted[n/2]) / 2
 }
 
 // alikeClasses returns the first few of the sets of classes that differ

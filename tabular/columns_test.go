@@ -1,6 +1,8 @@
 package tabular
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -54,5 +56,82 @@ func TestAlikeClasses(t *testing.T) {
 		if got := alikeClasses(test.classes); got != test.want {
 			t.Errorf("alikeClasses(%q) = %q, want %q", test.classes, got, test.want)
 		}
+	}
+}
+
+// TestFarTargets checks the warning of regression targets far from the
+// others, on the target's scale and, for a nonnegative one, the log
+// scale.
+func TestFarTargets(t *testing.T) {
+	const want = `line 9 holds 1e+06, 1.35e+05 robust standard deviations (1.4826 times the median absolute deviation) from the median 10: a typo?`
+	for _, test := range []struct {
+		name string
+		y    func(i int) float64
+		want string
+	}{
+		{"none far", func(i int) float64 { return float64(i % 20) }, ""},
+		{"a typo", func(i int) float64 {
+			if i == 7 {
+				return 1e6
+			}
+			return float64(i % 20)
+		}, want},
+		{"two typos", func(i int) float64 {
+			if i == 7 || i == 30 {
+				return 1e6
+			}
+			return float64(i % 20)
+		}, `2 rows hold values far from the others: ` + want},
+		{"far below", func(i int) float64 {
+			if i == 7 {
+				return -1e6
+			}
+			return float64(i % 20)
+		}, `line 9 holds -1e+06`},
+		{"a tail", func(i int) float64 {
+			if i%10 == 0 {
+				return -1e6
+			}
+			return float64(i % 20)
+		}, ""},
+		{"far on its scale, not on the log scale", func(i int) float64 { return math.Exp(float64(i % 20)) }, ""},
+		{"mostly zeros", func(i int) float64 { return float64(i%5/4) * float64(i) }, ""},
+		{"all but two alike", func(i int) float64 {
+			if i == 7 || i == 30 {
+				return float64(i)
+			}
+			return 0
+		}, ""},
+		{"far on its scale, not on the log scale's", func(i int) float64 {
+			if i == 7 {
+				return 5000
+			}
+			return float64(i % 20)
+		}, ""},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("x,y\n")
+			for i := range 60 {
+				fmt.Fprintf(&b, "%d,%s\n", i%7, dataset.FormatFloat(test.y(i)))
+			}
+			f, err := dataset.ReadFrame(strings.NewReader(b.String()), "far.csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, rep, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.1}, Bandwidths: []float64{1}, InputScale: LinearInputs, TargetScale: LinearScale})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range rep.Warnings {
+				if strings.Contains(w.Message, "robust standard deviations") {
+					got = append(got, w.Message)
+				}
+			}
+			if test.want == "" && len(got) != 0 || test.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], test.want)) {
+				t.Errorf("warnings %q, want one beginning %q", got, test.want)
+			}
+		})
 	}
 }

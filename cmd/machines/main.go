@@ -237,7 +237,11 @@
 // nothing, and says what and where: -id naming the target; a -model path
 // that is a directory or cannot be written; a regression target with the
 // same value on every row, or one row only. It warns of classes with a
-// single row, which a model can hardly learn. It sizes the fit from the
+// single row, which a model can hardly learn, and of a regression target
+// far from the others, as a typo makes it: beyond 15 robust standard
+// deviations (1.4826 times the median absolute deviation) from the
+// median, on the log scale too for a nonnegative target, in at most 3
+// rows or 1% of them. It sizes the fit from the
 // table and the settings: more -folds than the rows the cross-validation
 // runs on are refused, and so is a hidden block of -dims larger than the
 // inputs (as encoded) plus the anchors, since its states span no more
