@@ -131,7 +131,9 @@
 // training rows gains an indicator column, 1 where the cell is missing, so
 // that a model can tell an imputed value from a real one. Encoder.Transform
 // applies the same rules to any frame with those columns, such as new data
-// to predict; a level unseen in training encodes as zeros, with a Warning.
+// to predict; a level unseen in training encodes as zeros, with a Warning,
+// and numbers beyond a numeric column's training values by more than their
+// spread (another unit or scale) are warned of too.
 // Encoder.WithCodes also encodes chosen numeric columns by their training
 // values, as codes of groups: one 0/1 column per value after the number,
 // zeros, with a Warning, for a value not seen in training. The Encoder is saved with a

@@ -133,6 +133,10 @@ type encodedColumn struct {
 	// Codes are the sorted training values of a numeric column that are
 	// also encoded each as a 0/1 column after the value (see WithCodes).
 	Codes []float64 `json:"codes,omitempty"`
+	// Range is the smallest and the largest training value of a numeric
+	// column, against which new values are judged (see farOutside);
+	// encoders saved before it have none.
+	Range []float64 `json:"range,omitempty"`
 
 	// Indicator adds a column that is 1 where the cell is missing.
 	Indicator bool `json:"missing_indicator"`
@@ -229,8 +233,11 @@ func fitColumn(f *Frame, col int, k kind, rows []int) (c encodedColumn, id bool,
 	if k != categorical {
 		m := mean(values)
 		c.Fill = &m
-		if k == date {
+		switch k {
+		case date:
 			c.Cycles = dateCycles(values)
+		case numeric:
+			c.Range = []float64{slices.Min(values), slices.Max(values)}
 		}
 		return c, false, nil
 	}
@@ -663,14 +670,16 @@ func (e *Encoder) Width() int {
 // column is a stray, read as missing unless f is read strictly (see
 // FrameOptions).
 // The warnings report, for each categorical column, the rows with levels
-// not seen in training, and then those of f.Warnings.
+// not seen in training, for each numeric column the rows whose values lie
+// beyond its training range by more than the range's width (another unit
+// or scale, where the model extrapolates), and then those of f.Warnings.
 func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error) {
-	unseen := make([]unseenLevels, len(e.columns))
-	x, err := e.encode(f, rows, unseen)
+	log := e.newEncodeLog()
+	x, err := e.encode(f, rows, log)
 	if err != nil {
 		return nil, nil, err
 	}
-	return x, append(e.warnings(unseen), f.Warnings()...), nil
+	return x, append(e.warnings(log), f.Warnings()...), nil
 }
 
 // TransformEach encodes a table that comes in parts, such as the Frames
@@ -679,12 +688,12 @@ func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error)
 // and then each with the part and its encoded rows. Its warnings are
 // those of Transform on the whole table.
 func (e *Encoder) TransformEach(next func() (*Frame, error), each func(f *Frame, x *mat.Dense) error) ([]Warning, error) {
-	unseen := make([]unseenLevels, len(e.columns))
+	log := e.newEncodeLog()
 	var last *Frame
 	for {
 		f, err := next()
 		if err == io.EOF {
-			warnings := e.warnings(unseen)
+			warnings := e.warnings(log)
 			if last != nil {
 				warnings = append(warnings, last.Warnings()...)
 			}
@@ -693,7 +702,7 @@ func (e *Encoder) TransformEach(next func() (*Frame, error), each func(f *Frame,
 		if err != nil {
 			return nil, err
 		}
-		x, err := e.encode(f, nil, unseen)
+		x, err := e.encode(f, nil, log)
 		if err != nil {
 			return nil, err
 		}
@@ -711,9 +720,23 @@ type unseenLevels struct {
 	first string
 }
 
-// encode encodes the given rows of f (nil: all rows), adding the rows
-// with unseen levels of each column to unseen.
-func (e *Encoder) encode(f *Frame, rows []int, unseen []unseenLevels) (*mat.Dense, error) {
+// encodeLog is what encoding a table met, column by column, that its
+// user should hear of: the rows with levels not seen in training, and
+// those with numbers far outside the training ones.
+type encodeLog struct {
+	unseen []unseenLevels
+	far    []farValues
+}
+
+// newEncodeLog returns an empty log for e's columns.
+func (e *Encoder) newEncodeLog() *encodeLog {
+	return &encodeLog{unseen: make([]unseenLevels, len(e.columns)), far: make([]farValues, len(e.columns))}
+}
+
+// encode encodes the given rows of f (nil: all rows), noting in log the
+// rows with unseen levels and the rows far outside the training values of
+// each column.
+func (e *Encoder) encode(f *Frame, rows []int, log *encodeLog) (*mat.Dense, error) {
 	rows = f.allRows(rows)
 	if len(rows) == 0 {
 		// gonum has no empty matrices.
@@ -737,12 +760,44 @@ func (e *Encoder) encode(f *Frame, rows []int, unseen []unseenLevels) (*mat.Dens
 				return nil, f.cellError(r, col, err)
 			}
 			if !seen && !c.Other {
-				unseen[ci].add(cell)
+				log.unseen[ci].add(cell)
+			}
+			if v := x.At(i, at); c.farOutside(v) {
+				log.far[ci].add(v, f.lines[r])
 			}
 		}
 		at += c.width()
 	}
 	return x, nil
+}
+
+// farOutside reports whether v, a value of numeric column c, lies beyond
+// the training range by more than the range's width, as a value in
+// another unit or scale does: the model extrapolates there. A column
+// without a range, constant in training, or whose values are also codes
+// (labels of groups, of which a new one is no error) has no value so far.
+func (c *encodedColumn) farOutside(v float64) bool {
+	if c.Range == nil || c.Codes != nil {
+		return false
+	}
+	lo, hi := c.Range[0], c.Range[1]
+	return lo < hi && (v < lo-(hi-lo) || v > hi+(hi-lo))
+}
+
+// farValues counts the rows of a column with a value far outside its
+// training range, and keeps the first such value and its line.
+type farValues struct {
+	rows  int
+	first float64
+	line  int
+}
+
+// add counts a row, on the given line, with the far value v.
+func (fv *farValues) add(v float64, line int) {
+	if fv.rows == 0 {
+		fv.first, fv.line = v, line
+	}
+	fv.rows++
 }
 
 // add counts a row with the unseen level cell.
@@ -754,15 +809,34 @@ func (u *unseenLevels) add(cell string) {
 	u.rows++
 }
 
-// warnings returns a warning for each column with unseen levels.
-func (e *Encoder) warnings(unseen []unseenLevels) []Warning {
+// warnings returns a warning for each column with unseen levels, and
+// one for each column with values far outside its training range.
+func (e *Encoder) warnings(log *encodeLog) []Warning {
 	var warnings []Warning
-	for i, u := range unseen {
+	for i, u := range log.unseen {
 		if u.rows > 0 {
 			warnings = append(warnings, e.warning(i, u))
 		}
 	}
+	for i, fv := range log.far {
+		if fv.rows > 0 {
+			warnings = append(warnings, e.columns[i].farWarning(fv, "line"))
+		}
+	}
 	return warnings
+}
+
+// farWarning returns the warning of numeric column c with the far values
+// fv, whose place is a "line" of a file or a "row" of a batch.
+func (c *encodedColumn) farWarning(fv farValues, place string) Warning {
+	v := FormatFloat(fv.first)
+	what := fmt.Sprintf("%s %d holds %s", place, fv.line, v)
+	if fv.rows > 1 {
+		what = fmt.Sprintf("%d rows hold values such as %s (%s %d)", fv.rows, v, place, fv.line)
+	}
+	return Warning{Column: c.Name, Value: v, Rows: fv.rows, Message: fmt.Sprintf(
+		"%s, beyond the training values, %s to %s, by more than their spread: the model extrapolates there; are they in another unit or scale?",
+		what, FormatFloat(c.Range[0]), FormatFloat(c.Range[1]))}
 }
 
 // warning returns the warning of input column i with the unseen levels u.
@@ -791,8 +865,9 @@ func (e *Encoder) warning(i int, u unseenLevels) Warning {
 // numbers that stand for the same value give the same bits. A cell that
 // does not fit the column is a *ParseError whose Row is the cell's
 // position from 1, except that a stray, text in a numeric or a date
-// column, is read as missing; the warning, if not nil, reports the strays
-// or the levels not seen in training.
+// column, is read as missing; the warning, if not nil, reports the
+// strays, or else the values far beyond the training range (as
+// Transform's), or else the levels not seen in training.
 //
 // EncodeColumn panics if j is out of range, if the cells do not number
 // the rows of dst, or if numbers are given for a column that is not
@@ -809,6 +884,7 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 	at := e.offset(j)
 	var unseen unseenLevels
 	var strays cellStrays
+	var far farValues
 	for i := range n {
 		out := dst.RawRowView(i)[at : at+c.width()]
 		clear(out)
@@ -816,24 +892,30 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 			if !c.encodeNumber(out, numbers[i]) {
 				unseen.add(strconv.FormatFloat(numbers[i], 'g', -1, 64))
 			}
-			continue
+		} else {
+			cell := strings.TrimSpace(texts[i])
+			seen, err := c.encodeText(out, cell, false)
+			if err != nil && isStray(c.Kind, err) {
+				strays.add(i+1, cell)
+				seen, err = c.encodeText(out, "", false)
+			}
+			if err != nil {
+				return nil, &ParseError{Row: i + 1, Column: c.Name, Err: err}
+			}
+			if !seen && !c.Other {
+				unseen.add(cell)
+			}
 		}
-		cell := strings.TrimSpace(texts[i])
-		seen, err := c.encodeText(out, cell, false)
-		if err != nil && isStray(c.Kind, err) {
-			strays.add(i+1, cell)
-			seen, err = c.encodeText(out, "", false)
-		}
-		if err != nil {
-			return nil, &ParseError{Row: i + 1, Column: c.Name, Err: err}
-		}
-		if !seen && !c.Other {
-			unseen.add(cell)
+		if c.farOutside(out[0]) {
+			far.add(out[0], i+1)
 		}
 	}
 	switch {
 	case strays.rows > 0:
 		return strays.warning(c.Name, c.Kind), nil
+	case far.rows > 0:
+		w := c.farWarning(far, "row")
+		return &w, nil
 	case unseen.rows == 0:
 		return nil, nil
 	}
@@ -1091,6 +1173,10 @@ func (c *encodedColumn) check(before []encodedColumn) error {
 		return fmt.Errorf("currency: %q is not $, €, £ or ¥", c.Currency)
 	case c.Unit != "" && c.Kind != numeric:
 		return fmt.Errorf("unit: present in a %s column", c.Kind)
+	case c.Range != nil && c.Kind != numeric:
+		return fmt.Errorf("range: present in a %s column", c.Kind)
+	case c.Range != nil && (len(c.Range) != 2 || !(c.Range[0] <= c.Range[1]) || math.IsInf(c.Range[0], 0) || math.IsInf(c.Range[1], 0)):
+		return fmt.Errorf("range: %v is not two finite numbers, the smaller first", c.Range)
 	}
 	if err := c.checkCodes(); err != nil {
 		return err

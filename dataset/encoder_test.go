@@ -307,7 +307,7 @@ func TestEncoderJSON(t *testing.T) {
 	const want = `{"columns":[` +
 		`{"name":"fresh","kind":"boolean","fill":0.5,"missing_indicator":true},` +
 		`{"name":"supp","kind":"categorical","levels":["OJ","VC"],"mode":"OJ","missing_indicator":true},` +
-		`{"name":"len","kind":"numeric","fill":7.666666666666667,"missing_indicator":false},` +
+		`{"name":"len","kind":"numeric","fill":7.666666666666667,"range":[4.2,11.5],"missing_indicator":false},` +
 		`{"name":"note","kind":"categorical","levels":["a","b","d"],"mode":"a","missing_indicator":false}],"percents":"fraction"}`
 	if string(data) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", data, want)
@@ -425,7 +425,7 @@ func FuzzEncoderJSON(f *testing.F) {
 		`{"name":"c","kind":"categorical","levels":["a","b"],"mode":"b","missing_indicator":false},` +
 		`{"name":"b","kind":"boolean","fill":0.25,"missing_indicator":false}]}`))
 	f.Add([]byte(`{"columns":[{"name":"d","kind":"date","fill":19000.25,"cycles":["year","week","day"],"missing_indicator":true}]}`))
-	f.Add([]byte(`{"columns":[{"name":"n","kind":"numeric","fill":2500,"unit":"k/M/B","missing_indicator":false},` +
+	f.Add([]byte(`{"columns":[{"name":"n","kind":"numeric","fill":2500,"unit":"k/M/B","range":[1,5000],"missing_indicator":false},` +
 		`{"name":"w","kind":"numeric","fill":70,"unit":"kg","currency":"$","missing_indicator":false}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var e Encoder
@@ -904,6 +904,52 @@ func TestShortYearDates(t *testing.T) {
 		got := len(warnings) == 1 && strings.Contains(warnings[0].Message, "two-digit year")
 		if got != test.warn || len(warnings) > 1 {
 			t.Errorf("%q: warnings %v, want a two-digit year's: %t", test.cells, warnings, test.warn)
+		}
+	}
+}
+
+// TestFarOutside checks the warning of numbers beyond the training range
+// by more than its width, in Transform and EncodeColumn, and the range's
+// check in a saved encoder.
+func TestFarOutside(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x,c\n")
+	for i := range 11 {
+		fmt.Fprintf(&b, "%d,5\n", i)
+	}
+	e, _, err := FitEncoder(readFrameString(t, b.String()), []string{"x", "c"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.columns[0].Range; !slices.Equal(r, []float64{0, 10}) {
+		t.Fatalf("range %v, want [0 10]", r)
+	}
+	_, warnings, err := e.Transform(readFrameString(t, "x,c\n25,500\n20,5\n-10,5\n-11,5\nNA,5\n"), nil)
+	want := []Warning{{Column: "x", Value: "25", Rows: 2, Message: "2 rows hold values such as 25 (line 2), beyond the training values, 0 to 10, " +
+		"by more than their spread: the model extrapolates there; are they in another unit or scale?"}}
+	if err != nil || !slices.Equal(warnings, want) {
+		t.Errorf("warnings\n%v\nwant\n%v (error %v)", warnings, want, err)
+	}
+	train := readFrameString(t, b.String())
+	coded, err := e.WithCodes(train, nil, []string{"x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, warnings, _ := coded.Transform(readFrameString(t, "x,c\n25,5\n"), nil); len(warnings) != 1 || !strings.Contains(warnings[0].Message, "not seen in training") {
+		t.Errorf("a column of codes: warnings %v, want only the unseen code's", warnings)
+	}
+	x := mat.NewDense(2, e.Width(), nil)
+	w, err := e.EncodeColumn(x, 0, []float64{5, 31}, nil)
+	if err != nil || w == nil || w.Message != "row 2 holds 31, beyond the training values, 0 to 10, by more than their spread: the model extrapolates there; are they in another unit or scale?" {
+		t.Errorf("EncodeColumn: warning %v, error %v", w, err)
+	}
+	for _, bad := range []string{`"kind":"categorical","levels":["a"],"mode":"a","range":[0,1]`, `"kind":"numeric","fill":1,"range":[2,1]`, `"kind":"numeric","fill":1,"range":[1]`} {
+		var c encodedColumn
+		if err := json.Unmarshal([]byte(`{"name":"x",`+bad+`}`), &c); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.check(nil); err == nil || !strings.HasPrefix(err.Error(), "range: ") {
+			t.Errorf("%s: error %v, want one of the range", bad, err)
 		}
 	}
 }

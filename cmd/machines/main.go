@@ -397,7 +397,10 @@
 //
 // predict reads the model's feature columns from new.csv by name, in any
 // order, ignoring other columns, encodes them as fit did (a category not
-// seen in training encodes as all zeros, with one warning per column) and
+// seen in training encodes as all zeros, with one warning per column, and
+// numbers beyond a column's training values by more than their spread, as
+// numbers in another unit or scale are, are warned of: the model
+// extrapolates there) and
 // writes pred.csv, also atomically, or standard output for -out -: the id
 // column if the model has one (or -id names one), then for regression a
 // column named after the target, for classification the predicted class
