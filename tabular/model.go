@@ -30,9 +30,10 @@ import (
 // the machine of the inputs' other encoding averaged with it
 // (Machine.Other); version 10 the linear machine averaged with it
 // (Machine.Linear); version 11 the training mean averaged with it
-// (Machine.Mean).
+// (Machine.Mean); version 12 each numeric column's training range in the
+// encoder, against which predict judges new values.
 const (
-	Version      = 11
+	Version      = 12
 	Kind         = "kernel-machine"
 	LegacyFormat = "machines-model"
 )

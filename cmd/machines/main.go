@@ -360,7 +360,7 @@
 // not. Without -dims the blocks are 3,3,3 and then the output block.
 //
 // The model file is JSON in the module's envelope, shared by every file it
-// writes: "format": "machines", "kind": "kernel-machine", "version": 11;
+// writes: "format": "machines", "kind": "kernel-machine", "version": 12;
 // then the "task", the "target" and "id" column names, the "features" (the
 // table's input columns), for classification the "classes" in order, the
 // "encoder" (each column's kind, categories, imputed value and indicator,
