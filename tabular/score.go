@@ -108,6 +108,8 @@ type Evaluation struct {
 	Interval *float64 `json:"interval,omitempty"`
 	Coverage *float64 `json:"coverage,omitempty"`
 	Width    *float64 `json:"mean_width,omitempty"`
+	// Calibration bins the rows by their predictions (see Bin).
+	Calibration []Bin `json:"calibration,omitempty"`
 	// Notes say why a score is missing.
 	Notes []string `json:"notes,omitempty"`
 	// Dropped counts the rows left out for a missing target, Warnings
@@ -150,6 +152,7 @@ func evaluate(md *Model, pred *mat.Dense, t *dataset.Target) Evaluation {
 		return e
 	}
 	n := float64(len(t.Rows))
+	e.Calibration = scoreBins(md, pred, t)
 	if md.Task == Regression {
 		scoreRegression(&e, pred, t.Values)
 		return e

@@ -211,7 +211,8 @@ func TestFitPredictClassification(t *testing.T) {
 	}
 	n := float64(len(in) - 1)
 	wantAcc, wantLoss = wantAcc/n, wantLoss/n
-	code, stdout, stderr = fitTestRun("score", "-model", model, "-data", "testdata/fit_cls_train.csv", "-json", scores)
+	fig := filepath.Join(dir, "calibration")
+	code, stdout, stderr = fitTestRun("score", "-model", model, "-data", "testdata/fit_cls_train.csv", "-json", scores, "-figure", fig)
 	if code != 0 {
 		t.Fatalf("score exited with %d: %s", code, stderr)
 	}
@@ -219,15 +220,47 @@ func TestFitPredictClassification(t *testing.T) {
 		t.Errorf("score printed %q", stdout)
 	}
 	var e struct {
-		Task     string
-		Rows     int
-		Accuracy float64
-		LogLoss  float64 `json:"log_loss"`
+		Task        string
+		Rows        int
+		Accuracy    float64
+		LogLoss     float64 `json:"log_loss"`
+		Calibration []tabular.Bin
 	}
 	fitTestReadJSON(t, scores, &e)
 	if e.Task != "classification" || e.Rows != 30 || e.Accuracy != wantAcc || math.Abs(e.LogLoss-wantLoss) > 1e-9*wantLoss {
 		t.Errorf("score wrote %+v, want accuracy %v and log-loss %v", e, wantAcc, wantLoss)
 	}
+	var binned, correct float64
+	for _, b := range e.Calibration {
+		binned += float64(b.Rows)
+		correct += b.Observed * float64(b.Rows)
+	}
+	if binned != 30 || math.Abs(correct/binned-wantAcc) > 1e-12 {
+		t.Errorf("calibration %+v: %v rows, %v right; want 30 rows, accuracy %v", e.Calibration, binned, correct/binned, wantAcc)
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		if fi, err := os.Stat(fig + ext); err != nil || fi.Size() == 0 {
+			t.Errorf("score -figure: %s%s: %v", fig, ext, err)
+		}
+	}
+	few := filepath.Join(dir, "few.csv")
+	if err := os.WriteFile(few, []byte(strings.Join(fitTestLines(t, "testdata/fit_cls_train.csv")[:5], "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = fitTestRun("score", "-model", model, "-data", few, "-figure", filepath.Join(dir, "few"))
+	if want := "-figure: 4 rows with a target are too few to bin"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("score -figure on 4 rows: exit %d, %q; want 1 and %q", code, stderr, want)
+	}
+}
+
+// fitTestLines returns the lines of a file.
+func fitTestLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
 }
 
 func fitTestReadJSON(t *testing.T, path string, v any) {

@@ -423,7 +423,7 @@
 // their true class, so that the set holds a new row's class with
 // probability about 0.9 (model files of version 6 and later).
 //
-//	machines score -model model.json -data test.csv|- [-strict] [-json FILE] [-interval 0.9]
+//	machines score -model model.json -data test.csv|- [-strict] [-json FILE] [-interval 0.9] [-figure BASE]
 //
 // score reads labelled data, with the model's feature columns and its
 // target column, predicts every row and prints the coefficient of
@@ -439,7 +439,14 @@
 // prediction that is not a finite number makes score fail, naming the
 // rows. A label is one of the model's classes, or that of the same number
 // (1 for a class written 1.0, as pandas writes whole numbers in a column
-// with gaps); any other label makes score fail, naming its row.
+// with gaps); any other label makes score fail, naming its row. The JSON's
+// "calibration" bins the rows by their predictions: a regression's in up
+// to 10 groups of equal size by its prediction of the first target, a
+// classifier's in 10 bins of the probability of the class it predicts;
+// each bin has its "rows", their mean prediction ("predicted") and mean
+// outcome ("observed": the target, or the fraction of rows whose predicted
+// class is right), which a calibrated model keeps near each other;
+// -figure BASE draws them against the diagonal in BASE.png and BASE.svg.
 //
 //	machines explain -model model.json -data test.csv|- [-strict] [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]
 //

@@ -442,6 +442,7 @@ func walkScore(t *testing.T) {
 		{flag: "model", values: walkPaths(t)},
 		{flag: "data", values: walkPaths(t)},
 		{flag: "json", values: walkPaths(t)},
+		{flag: "figure", values: walkPaths(t)},
 		{flag: "sep", values: walkNames},
 		{flag: "strict", values: walkBool},
 		{flag: "interval", values: walkFloat(0.5, 0.99)},
