@@ -372,7 +372,7 @@ func (run *fitRun) model(m *Machine, res Result) *Model {
 			Weight: o.Weight, Balance: o.Balance, Group: o.Group, Time: o.Time, Budget: o.budgetText(),
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
 			InputScale: res.InputScale, InputLosses: res.InputLosses, OtherWeight: res.OtherWeight, LinearWeight: res.LinearWeight,
-			Relevance: res.Relevance, RelevanceLosses: res.RelevanceLosses, RelevanceEvidence: res.RelevanceEvidence, CycleLosses: run.rep.CycleLosses,
+			Relevance: res.Relevance, RelevanceLosses: res.RelevanceLosses, RelevanceEvidence: res.RelevanceEvidence, HeldOut: res.HeldOut, CycleLosses: run.rep.CycleLosses,
 			CodeLosses: run.rep.CodeLosses,
 			Starts:     max(1, o.Starts), Start: res.Start, Iterations: res.Iterations, CoarseRows: res.CoarseRows, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,

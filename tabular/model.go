@@ -191,6 +191,10 @@ type FitRecord struct {
 	Relevance         []float64 `json:"relevance,omitempty"`
 	RelevanceLosses   []float64 `json:"relevance_losses,omitempty"`
 	RelevanceEvidence []float64 `json:"relevance_evidence,omitempty"`
+	// HeldOut is Result's: where the weights were kept, the chosen
+	// setting's held-out scores with each fold's weights measured on its
+	// training rows alone, whose residuals the intervals hold.
+	HeldOut *Candidate `json:"held_out,omitempty"`
 	// CycleLosses are the shallow machine's lowest held-out losses with
 	// the phases of the dates' cycles and without, which chose whether
 	// the encoder keeps them.

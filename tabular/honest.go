@@ -1,0 +1,254 @@
+package tabular
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/internal/parallel"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+// A regression's relevance weights are measured on all the rows and
+// judged by the held-out loss of those same rows (weighInputs). The
+// choice stands: judged on the folds with each fold's weights, it chose
+// worse on the panels (docs/learner-panel.md). But the held-out
+// residuals of the machine so chosen calibrate nothing honestly: with
+// many inputs for the rows the weights fit the noise, and a regression of
+// pure noise reported a held-out R^2 near 0.5 with intervals that held
+// two thirds of new rows for 0.9. Where the weights are kept, the fit
+// therefore scores the chosen shallow setting again on the folds of the
+// selection's first split, each fold's weights measured on its training
+// rows alone (and its metric, where the inputs are mapped by theirs), and
+// reports those held-out scores (Result.HeldOut) and keeps those
+// residuals for the intervals. The model, its predictions and the
+// calibration's factors are those of the choice.
+
+// reweighing is what a fit that kept its relevance weights holds to
+// measure them again on each fold: the data before the weights, the
+// weights that weighInputs measured on all the rows, and the data once
+// weighed and stripped of the columns left out (dropColumns), whose
+// pass's best machine measures the metric (mapInputs).
+type reweighing struct {
+	plain, weighed *prepared
+	measured       []float64
+}
+
+// resultHeldOut is result, the held-out scores and residuals measured
+// again by rw (see reweighing.heldOut), on workers, when it is not nil.
+func (f *shallowFit) resultHeldOut(p *prepared, res Result, rw *reweighing, val *validation, workers int, begin time.Time) (*Machine, Result, error) {
+	m, res, err := f.result(p, res, begin)
+	if err != nil || rw == nil {
+		return m, res, err
+	}
+	if err := rw.heldOut(f, p, val, &res, workers); err != nil {
+		return nil, res, err
+	}
+	res.Seconds = time.Since(begin).Seconds()
+	return m, res, nil
+}
+
+// heldOut scores the shallow fit f, chosen on the data final (p once
+// weighed, stripped and mapped) over the validation val, on the folds of
+// val's first split with each fold's weights, and its metric if final
+// has one, measured on the fold's training rows alone. It sets
+// res.HeldOut to the held-out loss and score and replaces the residuals
+// of res.Calibration by the held-out ones, shrunk by its factors.
+func (rw *reweighing) heldOut(f *shallowFit, final *prepared, val *validation, res *Result, workers int) error {
+	folds := val.folds[:val.k]
+	out := make([]foldPrediction, len(folds))
+	err := parallel.Run(len(folds), workers, func(i int) error {
+		var err error
+		out[i], err = rw.fold(f, final.metric != nil, res.Relevance, val, folds[i])
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	losses, scores, residuals := scoreFolds(out, calibration{factor: res.Calibration.Shrinkage})
+	c := f.sel.Candidates[f.sel.Best]
+	c.Loss, c.LossStd = stat.MeanStdDev(losses, nil)
+	c.Score, c.ScoreStd = stat.MeanStdDev(scores, nil)
+	c.evidenced = false
+	res.HeldOut = &c
+	res.Calibration.Residuals = residuals
+	return nil
+}
+
+// scoreFolds returns the held-out loss and score of each fold's
+// prediction in out, shrunk by cal's factors about its means and mapped
+// back to the targets' scale, and for each output the sorted absolute
+// residuals of the shrunk predictions on the scale the machine fits. It
+// shrinks out's predictions in place.
+func scoreFolds(out []foldPrediction, cal calibration) (losses, scores []float64, residuals [][]float64) {
+	residuals = make([][]float64, len(cal.factor))
+	losses, scores = make([]float64, len(out)), make([]float64, len(out))
+	for i, o := range out {
+		y := o.test.targets()
+		n, _ := o.pred.Dims()
+		cal.shrink(o.pred, o.mean)
+		for j := range residuals {
+			for r := range n {
+				residuals[j] = append(residuals[j], math.Abs(y.At(r, j)-o.pred.At(r, j)))
+			}
+		}
+		if o.test.back != nil {
+			o.test.back(o.pred)
+		}
+		h := heldOutOf(o.pred, o.test)
+		losses[i], scores[i] = h.loss, h.score
+	}
+	for _, r := range residuals {
+		slices.Sort(r)
+	}
+	return losses, scores, residuals
+}
+
+// foldPrediction is the held-out prediction of one fold on the scale the
+// machine fits, unshrunk, the means of the targets it was made about, and
+// the fold's held-out rows.
+type foldPrediction struct {
+	pred, mean *mat.Dense
+	test       problemData
+}
+
+// fold returns the held-out prediction of fold of val by the shallow fit
+// f's setting (the mean of its members' or costs', if it averages them)
+// on the inputs weighed by the relevance of the plain pass's best machine
+// fitted on the fold's training rows, its columns left out as in final
+// (the weights of the fit, where they differ from those measured), and
+// mapped, if mapped, by the metric of the weighed pass's best machine
+// fitted on those rows.
+func (rw *reweighing) fold(f *shallowFit, mapped bool, final []float64, val *validation, fold crossval.Fold) (foldPrediction, error) {
+	w, err := rw.foldWeights(f.outputs, fold, final)
+	if err != nil {
+		return foldPrediction{}, err
+	}
+	sp := f.space
+	z := mat.DenseCopyOf(rw.plain.pass.space.sub[0].x)
+	scaleColumns(z, w)
+	anchors := pickRows(rw.plain.linear.x, sp.anchorRows)
+	scaleColumns(anchors, w)
+	if mapped {
+		im, err := rw.foldMetric(z, anchors, f.outputs, fold, sp.lin)
+		if err != nil {
+			return foldPrediction{}, err
+		}
+		if im != nil {
+			var mz, ma mat.Dense
+			mul(&mz, z, im.l)
+			mul(&ma, anchors, im.l)
+			z, anchors = &mz, &ma
+		}
+	}
+	variants := make([]problemData, len(sp.sub))
+	for i, v := range sp.sub {
+		variants[i] = v
+		variants[i].x = z
+	}
+	in := newShallowInputs(z, anchors, sp.lin)
+	sigmas := shallowBandwidths()
+	floats.Scale(in.anchorsDistance(), sigmas)
+	members := f.members
+	if members == nil {
+		members = []Candidate{f.sel.Candidates[f.sel.Best]}
+	}
+	list, costs := make([]int, len(members)), make([][]float64, len(members))
+	for i, c := range members {
+		if list[i] = slices.Index(sp.sigmas, c.Bandwidth); list[i] < 0 {
+			panic(fmt.Errorf("%w: tabular: bandwidth %g is not one of the selection's", ad.ErrValue, c.Bandwidth))
+		}
+		costs[i] = []float64{c.Cost}
+		if f.costs != nil {
+			costs[i] = f.costs
+		}
+	}
+	scored, err := scoreShallow(in, variants, shallowSettings{sigmas: sigmas, bases: make([]*shallowBasis, len(sigmas))}, list, foldOf(val, fold), true, f.outputs, 1, costs)
+	if err != nil {
+		return foldPrediction{}, err
+	}
+	v := 0
+	if members[0].LogTarget {
+		v = len(variants) - 1
+	}
+	var out foldPrediction
+	parts := 0
+	for i, bs := range scored {
+		vs := bs.scorer.on(variants[v])
+		for _, c := range costs[i] {
+			preds, ok := vs.predictions(c)
+			if !ok {
+				return foldPrediction{}, fmt.Errorf("tabular: the shallow machine's held-out predictions are undefined at cost %g on a fold whose relevance weights its training rows measured", c)
+			}
+			if out.pred == nil {
+				out.pred, out.mean, out.test = preds[0], vs.means()[0], vs.tests[0]
+			} else {
+				out.pred.Add(out.pred, preds[0])
+			}
+			parts++
+		}
+	}
+	out.pred.Scale(1/float64(parts), out.pred)
+	return out, nil
+}
+
+// foldWeights returns the relevance weights of the plain pass's best
+// machine fitted on the training rows of fold (1 for every input if it is
+// flat), but for the inputs whose weights final, the fit's, differ from
+// those measured on all the rows: the columns left out, which keep
+// final's.
+func (rw *reweighing) foldWeights(outputs int, fold crossval.Fold, final []float64) ([]float64, error) {
+	km, x, err := passMachine(rw.plain.pass, outputs, fold.Train)
+	if err != nil {
+		return nil, err
+	}
+	w := slices.Repeat([]float64{1}, len(final))
+	if km != nil {
+		if r := relevanceWeights(meanSquaredSlopes(km, x)); r != nil {
+			w = r
+		}
+	}
+	for j, v := range final {
+		if v != rw.measured[j] {
+			w[j] = v
+		}
+	}
+	return w, nil
+}
+
+// foldMetric returns the map of the inputs z (with their anchors) by the
+// metric of the weighed pass's best setting fitted on the training rows of
+// fold, as mapInputs measures it; nil if the pass has no setting or the
+// metric is flat.
+func (rw *reweighing) foldMetric(z, anchors *mat.Dense, outputs int, fold crossval.Fold, lin float64) (*inputMap, error) {
+	b, cost := rw.weighed.pass.bestSetting()
+	if b < 0 {
+		return nil, nil
+	}
+	in := newShallowInputs(z, anchors, lin)
+	basis, err := newShallowBasis(in, shallowBandwidths()[b]*in.anchorsDistance(), 1)
+	if err != nil {
+		return nil, err
+	}
+	data := rw.weighed.pass.space.sub[0]
+	beta, intercept, err := basis.solutionAt(fold.Train, pick(data.w, fold.Train), targetsOf(data, outputs), cost)
+	if err != nil {
+		return nil, err
+	}
+	unit := calibration{factor: slices.Repeat([]float64{1}, outputs), residuals: make([][]float64, outputs)}
+	km, _ := basis.machineOf(beta, intercept, anchors, unit)
+	return newInputMap(gradientMoments(km, pickRows(z, fold.Train))), nil
+}
+
+// scaleColumns multiplies each column j of z by w[j].
+func scaleColumns(z *mat.Dense, w []float64) {
+	r, _ := z.Dims()
+	for i := range r {
+		floats.Mul(z.RawRowView(i), w)
+	}
+}
