@@ -105,16 +105,18 @@ func fitFrame(f *dataset.Frame, targets []string, opts Options) (*Model, *fitRun
 }
 
 // warnOptimism warns that the held-out score and the intervals of a
-// regression of as many inputs as rows or more are optimistic when its
-// relevance weights were kept: one weight per input, measured on the rows
-// that then judge them (docs/learner-panel.md, "Wide regressions").
+// regression are optimistic when its relevance weights were kept and its
+// held-out scores were not measured again with each fold's own weights
+// (Result.HeldOut): where the deep machine was chosen, or averaged in,
+// its held-out residuals are those of inputs weighed by weights measured
+// on the rows that then judge them (docs/learner-panel.md, "Wide
+// regressions").
 func (run *fitRun) warnOptimism(res Result) {
-	n, d := run.x.Dims()
-	if res.Relevance == nil || d < n {
+	if !byRelevance(res.Relevance) || res.HeldOut != nil {
 		return
 	}
-	run.warn([]dataset.Warning{{Message: fmt.Sprintf("%d inputs as encoded for %d rows: the inputs' relevance weights, measured on the rows that also judged them, "+
-		"make the held-out score and the prediction intervals optimistic; -inputs linear fits without them", d, n)}})
+	run.warn([]dataset.Warning{{Message: "the deep machine was chosen on inputs weighed by their relevance, measured on the rows that also judged it: " +
+		"its held-out score and prediction intervals may be optimistic; -inputs linear fits without the weights"}})
 }
 
 // warn sends warnings to the log and keeps them in the report.
