@@ -1,7 +1,6 @@
 package tabular
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -16,19 +15,7 @@ import (
 // columns are x0, x1, ... and y.
 func frameOf(t *testing.T, x *mat.Dense, y []float64) *dataset.Frame {
 	t.Helper()
-	n, d := x.Dims()
-	var b strings.Builder
-	for j := range d {
-		fmt.Fprintf(&b, "x%d,", j)
-	}
-	b.WriteString("y\n")
-	for i := range n {
-		for _, v := range x.RawRowView(i) {
-			fmt.Fprintf(&b, "%.5f,", v)
-		}
-		fmt.Fprintf(&b, "%.5f\n", y[i])
-	}
-	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "t.csv")
+	f, err := dataset.ReadFrame(strings.NewReader(tableText(x, mat.NewDense(len(y), 1, y))), "t.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,22 +113,31 @@ func TestHeldOutReweighed(t *testing.T) {
 	}
 }
 
-// TestFoldWeights checks that each fold's relevance weights are those of
-// the plain pass's machine fitted on its training rows, but that an input
-// left out keeps the fit's weight.
-func TestFoldWeights(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(5, 31))
-	const n, d = 60, 4
+// sinePass returns the data prepared from 60 rows of d inputs whose
+// target is a sine of the first plus noise of the given scale, its
+// validation, and the relevance weights of its shallow pass's best
+// machine.
+func sinePass(t *testing.T, seed uint64, d int, noise float64) (*prepared, *validation, []float64) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(seed, 31))
+	const n = 60
 	x := randomData(rnd, n, d)
 	y := mat.NewDense(n, 1, nil)
 	for i := range n {
-		y.Set(i, 0, math.Sin(3*x.At(i, 0))+0.1*rnd.NormFloat64())
+		y.Set(i, 0, math.Sin(3*x.At(i, 0))+noise*rnd.NormFloat64())
 	}
 	p, val := preparedFor(t, x, y, Settings{})
 	if _, err := shallowLoss(p, val, 1, Settings{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	measured := relevance(p.pass)
+	return p, val, relevance(p.pass)
+}
+
+// TestFoldWeights checks that each fold's relevance weights are those of
+// the plain pass's machine fitted on its training rows, but that an input
+// left out keeps the fit's weight.
+func TestFoldWeights(t *testing.T) {
+	p, val, measured := sinePass(t, 5, 4, 0.1)
 	final := []float64{measured[0], measured[1], minRelevance, measured[3]}
 	rw := &reweighing{plain: p, measured: measured}
 	fold := val.folds[0]
@@ -188,18 +184,7 @@ func TestScoreFolds(t *testing.T) {
 // TestFoldAverage checks that a fold's prediction by an average of
 // machines, of bandwidths or of costs, is the mean of their predictions.
 func TestFoldAverage(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(6, 31))
-	const n, d = 60, 3
-	x := randomData(rnd, n, d)
-	y := mat.NewDense(n, 1, nil)
-	for i := range n {
-		y.Set(i, 0, math.Sin(3*x.At(i, 0))+0.3*rnd.NormFloat64())
-	}
-	p, val := preparedFor(t, x, y, Settings{})
-	if _, err := shallowLoss(p, val, 1, Settings{}, nil); err != nil {
-		t.Fatal(err)
-	}
-	measured := relevance(p.pass)
+	p, val, measured := sinePass(t, 6, 3, 0.3)
 	q, err := weighedBy(p, measured, val, 1, Settings{}, nil)
 	if err != nil {
 		t.Fatal(err)
