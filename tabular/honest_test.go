@@ -57,7 +57,7 @@ func TestHeldOutReweighed(t *testing.T) {
 		if !(h.Score < 0.1 && chosen.Score > h.Score+0.2) {
 			t.Errorf("seed %d: held-out R^2 %.3g reported, %.3g by the selection; want below 0.1 and 0.2 below the selection's", seed, h.Score, chosen.Score)
 		}
-		if md.Fit.HeldOut != h || !slices.ContainsFunc(rep.Summary(md), func(l string) bool { return strings.HasPrefix(l, "held-out scores on the first split's 5 folds") }) {
+		if md.Fit.HeldOut != h || !slices.ContainsFunc(rep.Summary(md), func(l string) bool { return strings.HasPrefix(l, "held-out scores on the folds of the first split") }) {
 			t.Errorf("seed %d: the fit record or the summary lacks the held-out scores", seed)
 		}
 		if got := len(md.Intervals.Residuals[0]); got != n {
