@@ -8,6 +8,7 @@ import (
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/crossval"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/internal/parallel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -70,13 +71,75 @@ func (rw *reweighing) heldOut(f *shallowFit, final *prepared, val *validation, r
 	if err != nil {
 		return err
 	}
+	rw.record(out, f.sel.Candidates[f.sel.Best], res)
+	return nil
+}
+
+// deepHeldOut scores again, as heldOut scores the shallow machine, the
+// deep candidate c that the fit e chose, or its average with the shallow
+// fit f's machine where f averages it (f.deep): each fold's deep machine
+// fitted along e's costs at c's bandwidth, from the selection's start for
+// that fold, on the fold's inputs (see inputs), and the average's members
+// calibrated and weighed as in the model. It leaves res as it is where a
+// fold's fit diverges at c's cost. The selection's validation must be
+// the shallow machine's.
+func (rw *reweighing) deepHeldOut(e *encodedFit, final *prepared, f *shallowFit, c Candidate, res *Result) error {
+	val := e.val
+	folds := val.folds[:val.k]
+	job := slices.Index(e.bandwidths, c.Bandwidth) * len(val.folds) // as deepFolds numbers the fold's fits
+	cost := slices.Index(e.costs, c.Cost)
+	path := numeric.Indices(len(e.costs))
+	slices.SortStableFunc(path, func(a, b int) int { return cmpFloat(e.costs[a], e.costs[b]) })
+	arch := e.arch
+	arch.Bandwidth = c.Bandwidth
+	mapped := final.metric != nil
+	out := make([]foldPrediction, len(folds))
+	diverged := make([]bool, len(folds))
+	err := parallel.Run(len(folds), e.s.Workers, func(i int) error {
+		variants, _, err := rw.inputs(f, mapped, res.Relevance, folds[i])
+		if err != nil {
+			return err
+		}
+		v := variants[0]
+		if c.LogTarget {
+			v = variants[len(variants)-1]
+		}
+		h, err := fitPath(v, folds[i], arch, e.costs, path, e.s, uint64(job+i), nil)
+		if err != nil || h[cost].diverged {
+			diverged[i] = err == nil
+			return err
+		}
+		o := foldPrediction{pred: h[cost].pred, mean: mat.NewDense(len(folds[i].Test), len(h[cost].mean), nil), test: v.rows(folds[i].Test)}
+		for r := range len(folds[i].Test) {
+			o.mean.SetRow(r, h[cost].mean)
+		}
+		if a := f.deep; a != nil {
+			sh, err := rw.fold(f, mapped, res.Relevance, val, folds[i])
+			if err != nil {
+				return err
+			}
+			o.pred = weighed(a.deepCal.calibrated(o.pred, o.mean), f.cal.calibrated(sh.pred, sh.mean), a.weight)
+			o.mean = weighed(o.mean, sh.mean, 0.5)
+		}
+		out[i] = o
+		return nil
+	})
+	if err != nil || slices.Contains(diverged, true) {
+		return err
+	}
+	rw.record(out, c, res)
+	return nil
+}
+
+// record sets res.HeldOut to candidate c with the held-out loss and score
+// of the folds' predictions out, and replaces the residuals of
+// res.Calibration by theirs, shrunk by its factors (see scoreFolds).
+func (rw *reweighing) record(out []foldPrediction, c Candidate, res *Result) {
 	losses, scores, residuals := scoreFolds(out, calibration{factor: res.Calibration.Shrinkage})
-	c := f.sel.Candidates[f.sel.Best]
 	c.Loss, c.LossStd = stat.MeanStdDev(losses, nil)
 	c.Score, c.ScoreStd = stat.MeanStdDev(scores, nil)
 	res.HeldOut = &c
 	res.Calibration.Residuals = residuals
-	return nil
 }
 
 // scoreFolds returns the held-out loss and score of each fold's
@@ -118,39 +181,14 @@ type foldPrediction struct {
 
 // fold returns the held-out prediction of fold of val by the shallow fit
 // f's setting (the mean of its members' or costs', if it averages them)
-// on the inputs weighed by the relevance of the plain pass's best machine
-// fitted on the fold's training rows, its columns left out as in fitted
-// (the fit's weights, where they differ from those measured), and
-// mapped, if mapped, by the metric of the weighed pass's best machine
-// fitted on those rows.
+// on the fold's inputs (see inputs).
 func (rw *reweighing) fold(f *shallowFit, mapped bool, fitted []float64, val *validation, fold crossval.Fold) (foldPrediction, error) {
-	w, err := rw.foldWeights(f.outputs, fold, fitted)
+	variants, anchors, err := rw.inputs(f, mapped, fitted, fold)
 	if err != nil {
 		return foldPrediction{}, err
 	}
 	sp := f.space
-	z := mat.DenseCopyOf(rw.plain.pass.space.sub[0].x)
-	scaleColumns(z, w)
-	anchors := pickRows(rw.plain.linear.x, sp.anchorRows)
-	scaleColumns(anchors, w)
-	if mapped {
-		im, err := rw.foldMetric(z, anchors, f.outputs, fold, sp.lin)
-		if err != nil {
-			return foldPrediction{}, err
-		}
-		if im != nil {
-			var mz, ma mat.Dense
-			mul(&mz, z, im.l)
-			mul(&ma, anchors, im.l)
-			z, anchors = &mz, &ma
-		}
-	}
-	variants := make([]problemData, len(sp.sub))
-	for i, v := range sp.sub {
-		variants[i] = v
-		variants[i].x = z
-	}
-	in := newShallowInputs(z, anchors, sp.lin)
+	in := newShallowInputs(variants[0].x.(*mat.Dense), anchors, sp.lin)
 	sigmas := shallowBandwidths()
 	floats.Scale(in.anchorsDistance(), sigmas)
 	members := f.members
@@ -194,6 +232,42 @@ func (rw *reweighing) fold(f *shallowFit, mapped bool, fitted []float64, val *va
 	}
 	out.pred.Scale(1/float64(parts), out.pred)
 	return out, nil
+}
+
+// inputs returns the rows of the shallow fit f's selection, on each scale
+// of the targets, and its anchors, on the inputs weighed by the relevance
+// of the plain pass's best machine fitted on the training rows of fold,
+// its columns left out as in fitted (the fit's weights, where they differ
+// from those measured), and mapped, if mapped, by the metric of the
+// weighed pass's best machine fitted on those rows.
+func (rw *reweighing) inputs(f *shallowFit, mapped bool, fitted []float64, fold crossval.Fold) ([]problemData, *mat.Dense, error) {
+	w, err := rw.foldWeights(f.outputs, fold, fitted)
+	if err != nil {
+		return nil, nil, err
+	}
+	sp := f.space
+	z := mat.DenseCopyOf(rw.plain.pass.space.sub[0].x)
+	scaleColumns(z, w)
+	anchors := pickRows(rw.plain.linear.x, sp.anchorRows)
+	scaleColumns(anchors, w)
+	if mapped {
+		im, err := rw.foldMetric(z, anchors, f.outputs, fold, sp.lin)
+		if err != nil {
+			return nil, nil, err
+		}
+		if im != nil {
+			var mz, ma mat.Dense
+			mul(&mz, z, im.l)
+			mul(&ma, anchors, im.l)
+			z, anchors = &mz, &ma
+		}
+	}
+	variants := make([]problemData, len(sp.sub))
+	for i, v := range sp.sub {
+		variants[i] = v
+		variants[i].x = z
+	}
+	return variants, anchors, nil
 }
 
 // foldWeights returns the relevance weights of the plain pass's best

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/dataset"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -222,6 +223,40 @@ func TestFoldAverage(t *testing.T) {
 		want.Scale(0.5, &want)
 		if got := predict(tc.members, tc.costs); !mat.EqualApprox(got, &want, 1e-10) {
 			t.Errorf("%s: the average's predictions differ from the mean of its machines'", tc.name)
+		}
+	}
+}
+
+// TestDeepHeldOutReweighed checks that where the deep machine is chosen
+// on weighed inputs (a linear target of 5 of 30 inputs on 70 rows), alone
+// or averaged with the shallow one, its held-out scores and residuals are
+// measured again with each fold's weights: one residual per row, a loss
+// above the selection's, whose folds' weights knew their held-out rows,
+// and below twice it.
+func TestDeepHeldOutReweighed(t *testing.T) {
+	for _, seed := range []uint64{4, 6} {
+		rnd := rand.New(rand.NewPCG(seed, 31))
+		const n, d = 70, 30
+		x := mat.NewDense(n, d, nil)
+		x.Apply(func(_, _ int, _ float64) float64 { return rnd.NormFloat64() }, x)
+		y := make([]float64, n)
+		for i := range y {
+			y[i] = floats.Sum(x.RawRowView(i)[:5]) + 0.5*rnd.NormFloat64()
+		}
+		md, rep, err := Fit(frameOf(t, x, y), []string{"y"}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := rep.Result
+		h := res.HeldOut
+		if res.Shallow || !byRelevance(res.Relevance) || h == nil {
+			t.Fatalf("seed %d: shallow %v, relevance %v, held-out scores %v; want the deep machine chosen on weighed inputs and scored again", seed, res.Shallow, res.Relevance != nil, h)
+		}
+		if got := len(md.Intervals.Residuals[0]); got != n {
+			t.Errorf("seed %d: %d residuals kept, want the %d of the first split's folds", seed, got, n)
+		}
+		if sel := res.Selection.Candidates[res.Selection.Best].Loss; !(h.Loss > sel && h.Loss < 2*sel) {
+			t.Errorf("seed %d (%d machines averaged): held-out mse %.4g measured again, %.4g by the selection; want between it and twice it", seed, len(res.Averaged), h.Loss, sel)
 		}
 	}
 }

@@ -815,7 +815,8 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 		}
 		best := sel.Candidates[sel.Best]
 		if shallow != nil && shallow.deep != nil {
-			return fitDeepAverage(p, e.arch, res, shallow, s, e.begin)
+			m, res, err := fitDeepAverage(p, e.arch, res, shallow, s, e.begin)
+			return e.deepHeldOut(m, res, err, rw, p, shallow, shallow.deep.deep)
 		}
 		if best.Shallow {
 			return shallow.resultHeldOut(p, res, rw, sval, s.Workers, e.begin)
@@ -827,6 +828,23 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 		}
 	}
 	m, res, err := fitDeep(p, e.arch, res, cal, s)
+	if cal != nil {
+		return e.deepHeldOut(m, res, err, rw, p, shallow, res.Selection.Candidates[res.Selection.Best])
+	}
+	res.Seconds = time.Since(e.begin).Seconds()
+	return m, res, err
+}
+
+// deepHeldOut returns the deep machine m that the fit chose, of candidate
+// c, with res and err, its held-out scores and residuals measured again
+// by rw (see reweighing.deepHeldOut) when rw is not nil, the shallow fit
+// competed and the selection ran on the shallow machine's validation.
+func (e *encodedFit) deepHeldOut(m *Machine, res Result, err error, rw *reweighing, p *prepared, shallow *shallowFit, c Candidate) (*Machine, Result, error) {
+	if err == nil && rw != nil && shallow != nil && e.val == e.sval {
+		if err = rw.deepHeldOut(e, p, shallow, c, &res); err != nil {
+			return nil, res, err
+		}
+	}
 	res.Seconds = time.Since(e.begin).Seconds()
 	return m, res, err
 }
