@@ -121,10 +121,10 @@ func TestFitRefusesSpreadWeights(t *testing.T) {
 
 // TestWarnOptimism warns of the optimism of a regression whose relevance
 // weights are kept and whose held-out scores were not measured again with
-// each fold's weights: the deep machine's (noise, 30 rows of 40 inputs,
-// -family deep). The shallow machine's are measured again (the same
-// table, and 60 rows of 8 inputs, one of which matters), and -inputs
-// linear keeps no weights.
+// each fold's weights: the deep machine's of -family deep (noise, 30 rows
+// of 40 inputs). The default fit's are measured again (the same table,
+// and 60 rows of 8 inputs, one of which matters), and -inputs linear
+// keeps no weights.
 func TestWarnOptimism(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(30, 1))
 	table := func(rows, inputs int, signal float64) *dataset.Frame {
@@ -147,7 +147,7 @@ func TestWarnOptimism(t *testing.T) {
 		}
 		return f
 	}
-	const want = "the deep machine was chosen on inputs weighed by their relevance"
+	const want = "the held-out score and the prediction intervals are those of inputs weighed by their relevance"
 	for _, test := range []struct {
 		name         string
 		rows, inputs int

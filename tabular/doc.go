@@ -274,16 +274,19 @@
 //     them, which keeps them where the folds, each measuring its own,
 //     would not: on tables of many inputs for their rows they fit the
 //     noise, and the held-out scores of the selection are optimistic.
-//     Where they are kept and the shallow machine is chosen, its setting
-//     (its average, if any) is therefore scored again on the folds of the
-//     first split, each fold's weights, and its metric where the inputs
-//     are mapped by theirs (below), measured on its training rows alone,
-//     the columns left out (below) left out there too: those held-out
-//     scores are reported (Result.HeldOut) and their residuals, shrunk
-//     as the machine is, make the intervals. The choice, the machine and
-//     its predictions are the same. Where the deep machine is chosen, or
-//     averaged in, its scores and residuals stay the selection's, and
-//     the fit warns that they may be optimistic.
+//     Where they are kept, the chosen setting (its average, if any) is
+//     therefore scored again on the folds of the first split, each
+//     fold's weights, and its metric where the inputs are mapped by
+//     theirs (below), measured on its training rows alone, the columns
+//     left out (below) left out there too: those held-out scores are
+//     reported (Result.HeldOut) and their residuals, shrunk as the
+//     machine is, make the intervals. A deep machine chosen, or averaged
+//     in, is fitted again on each fold along its costs, as the selection
+//     fits it. The choice, the machine and its predictions are the
+//     same. Where the scores cannot be measured so (a deep machine of
+//     Family Deep, one chosen on other rows than the shallow machine's,
+//     or one that diverged on a fold), the fit warns that they may be
+//     optimistic.
 //   - Then a regression on at most 300 selection rows, of 2 to 20
 //     columns, leaves out its columns of noise one at a time, a
 //     categorical column's levels together (dropColumns): at each step

@@ -107,16 +107,17 @@ func fitFrame(f *dataset.Frame, targets []string, opts Options) (*Model, *fitRun
 // warnOptimism warns that the held-out score and the intervals of a
 // regression are optimistic when its relevance weights were kept and its
 // held-out scores were not measured again with each fold's own weights
-// (Result.HeldOut): where the deep machine was chosen, or averaged in,
-// its held-out residuals are those of inputs weighed by weights measured
-// on the rows that then judge them (docs/learner-panel.md, "Wide
-// regressions").
+// (Result.HeldOut): a deep machine of -family deep, one chosen on a
+// subsample of the rows other than the shallow machine's, or one whose
+// fit diverged on a fold. Its held-out residuals are then those of
+// inputs weighed by weights measured on the rows that judge them
+// (docs/learner-panel.md, "Wide regressions").
 func (run *fitRun) warnOptimism(res Result) {
 	if !byRelevance(res.Relevance) || res.HeldOut != nil {
 		return
 	}
-	run.warn([]dataset.Warning{{Message: "the deep machine was chosen on inputs weighed by their relevance, measured on the rows that also judged it: " +
-		"its held-out score and prediction intervals may be optimistic; -inputs linear fits without the weights"}})
+	run.warn([]dataset.Warning{{Message: "the held-out score and the prediction intervals are those of inputs weighed by their relevance, measured on the rows that also judged them, " +
+		"and may be optimistic; -inputs linear fits without the weights"}})
 }
 
 // warn sends warnings to the log and keeps them in the report.

@@ -510,13 +510,13 @@ type Result struct {
 	// Selection is the cross-validation that chose the machine; nil when
 	// the cost and the bandwidth were fixed.
 	Selection *Selection
-	// HeldOut, when not nil, is the chosen shallow setting's held-out
-	// loss and score on the folds of the selection's first split with
-	// the relevance weights, and the metric if the inputs are mapped by
-	// theirs, measured on each fold's training rows alone: where the
-	// weights were kept, the selection's scores are those of weights
-	// measured on the rows they are scored on. Calibration.Residuals are
-	// then this scoring's.
+	// HeldOut, when not nil, is the chosen setting's held-out loss and
+	// score (its average's, if the machine is one) on the folds of the
+	// selection's first split with the relevance weights, and the metric
+	// if the inputs are mapped by theirs, measured on each fold's
+	// training rows alone: where the weights were kept, the selection's
+	// scores are those of weights measured on the rows they are scored
+	// on. Calibration.Residuals are then this scoring's.
 	HeldOut *Candidate
 	// Calibration is what the chosen setting's held-out predictions
 	// made of the machine, and Residuals their absolute residuals for
