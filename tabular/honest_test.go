@@ -260,3 +260,100 @@ func TestDeepHeldOutReweighed(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldReproduces checks that a fold scored again on the weights the
+// selection's inputs were weighed by (each input's weight taken from the
+// fit's, as for a column left out) gives the selection's own held-out
+// predictions: the inputs, anchors, bandwidths and costs are the
+// selection's.
+func TestFoldReproduces(t *testing.T) {
+	p, val, measured := sinePass(t, 7, 3, 0.3)
+	q, err := weighedBy(p, measured, val, 1, Settings{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := selectShallow(q, val, 1, Settings{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw := &reweighing{plain: p, weighed: q, measured: slices.Repeat([]float64{math.NaN()}, len(measured))}
+	for i, fold := range val.folds[:val.k] {
+		out, err := rw.fold(f, false, measured, val, fold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(out.pred, f.preds[i], 1e-9) {
+			t.Errorf("fold %d: the held-out predictions differ from the selection's", i)
+		}
+	}
+}
+
+// TestDeepFoldReproduces checks that the deep machine's folds scored
+// again on the weights the selection's inputs were weighed by give the
+// selection's own held-out predictions, each fold's fit the selection's,
+// at each cost of the second bandwidth; and that an average with the
+// shallow machine gives the average of the selection's held-out
+// predictions, each calibrated, as the model averages the machines; both
+// shrunk about their means.
+func TestDeepFoldReproduces(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(4, 31))
+	const n, d = 70, 30
+	x := randomData(rnd, n, d)
+	y := mat.NewDense(n, 1, nil)
+	for i := range n {
+		y.Set(i, 0, floats.Sum(x.RawRowView(i)[:5])+0.2*rnd.NormFloat64())
+	}
+	s := Settings{Bandwidths: []float64{1, 2}}
+	p, val := preparedFor(t, x, y, s)
+	if _, err := shallowLoss(p, val, 1, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	measured := relevance(p.pass)
+	q, err := weighedBy(p, measured, val, 1, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := selectShallow(q, val, 1, s, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch, costs, bandwidths, err := s.resolve(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := newDeepFolds(val.restrict(q.variants()), val.folds, arch, costs, bandwidths, s)
+	if err := deep.run(0, val.k); err != nil {
+		t.Fatal(err)
+	}
+	e := &encodedFit{arch: arch, costs: costs, bandwidths: bandwidths, val: val, sval: val, s: s}
+	rw := &reweighing{plain: p, weighed: q, measured: slices.Repeat([]float64{math.NaN()}, d)}
+	nf := len(val.folds)
+	for c, cost := range costs {
+		for _, avg := range []*deepAverage{nil, {weight: 0.25, deepCal: calibration{factor: []float64{0.8}}}} {
+			g := *f
+			g.deep = avg
+			shrink := calibration{factor: []float64{0.9}}
+			res := Result{Relevance: measured, Calibration: Calibration{Shrinkage: shrink.factor}}
+			if err := rw.deepHeldOut(e, q, &g, Candidate{Cost: cost, Bandwidth: bandwidths[1]}, &res); err != nil {
+				t.Fatal(err)
+			}
+			var want float64
+			for k := range val.k {
+				h := deep.out[nf+k][c] // the second bandwidth's
+				pred, mean := mat.DenseCopyOf(h.pred), mat.NewDense(len(val.folds[k].Test), 1, nil)
+				for r := range len(val.folds[k].Test) {
+					mean.Set(r, 0, h.mean[0])
+				}
+				if avg != nil {
+					pred = weighed(avg.deepCal.calibrated(pred, mean), f.cal.calibrated(f.preds[k], f.means[k]), avg.weight)
+					mean = weighed(mean, f.means[k], 0.5)
+				}
+				shrink.shrink(pred, mean)
+				want += heldOutOf(pred, f.tests[k]).loss / float64(val.k)
+			}
+			if res.HeldOut == nil || math.Abs(res.HeldOut.Loss-want) > 1e-9*want {
+				t.Errorf("cost %g, averaged %v: held-out scores %v, want the loss %.6g of the selection's folds", cost, avg != nil, res.HeldOut, want)
+			}
+		}
+	}
+}
