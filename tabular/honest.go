@@ -41,41 +41,54 @@ type reweighing struct {
 }
 
 // resultHeldOut is result, the held-out scores and residuals measured
-// again by rw (see reweighing.heldOut), on workers, when it is not nil.
+// again by rw when it is not nil: the chosen setting scored on the folds
+// of val's first split (see folds), on workers, while the machine is
+// fitted to all the rows, a fit of one core at a time, and recorded with
+// the machine's calibration (see record).
 func (f *shallowFit) resultHeldOut(p *prepared, res Result, rw *reweighing, val *validation, workers int, begin time.Time) (*Machine, Result, error) {
+	if rw == nil {
+		return f.result(p, res, begin)
+	}
+	var (
+		out    []foldPrediction
+		ferr   error
+		done   = make(chan struct{})
+		mapped = p.metric != nil
+		fitted = res.Relevance
+	)
+	go func() {
+		defer close(done)
+		out, ferr = rw.folds(f, mapped, fitted, val, workers)
+	}()
 	m, res, err := f.result(p, res, begin)
-	if err != nil || rw == nil {
+	<-done
+	if err != nil {
 		return m, res, err
 	}
-	if err := rw.heldOut(f, p, val, &res, workers); err != nil {
-		return nil, res, err
+	if ferr != nil {
+		return nil, res, ferr
 	}
+	rw.record(out, f.sel.Candidates[f.sel.Best], &res)
 	res.Seconds = time.Since(begin).Seconds()
 	return m, res, nil
 }
 
-// heldOut scores the shallow fit f, chosen on the data final (p once
-// weighed, stripped and mapped) over the validation val, on the folds of
-// val's first split with each fold's weights, and its metric if final
-// has one, measured on the fold's training rows alone. It sets
-// res.HeldOut to the held-out loss and score and replaces the residuals
-// of res.Calibration by the held-out ones, shrunk by its factors.
-func (rw *reweighing) heldOut(f *shallowFit, final *prepared, val *validation, res *Result, workers int) error {
+// folds returns the held-out predictions of the shallow fit f's setting
+// on the folds of val's first split, on workers, each fold's inputs
+// weighed by the relevance weights, and mapped by the metric if mapped,
+// measured on its training rows alone (see fold).
+func (rw *reweighing) folds(f *shallowFit, mapped bool, fitted []float64, val *validation, workers int) ([]foldPrediction, error) {
 	folds := val.folds[:val.k]
 	out := make([]foldPrediction, len(folds))
 	err := parallel.Run(len(folds), workers, func(i int) error {
 		var err error
-		out[i], err = rw.fold(f, final.metric != nil, res.Relevance, val, folds[i])
+		out[i], err = rw.fold(f, mapped, fitted, val, folds[i])
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	rw.record(out, f.sel.Candidates[f.sel.Best], res)
-	return nil
+	return out, err
 }
 
-// deepHeldOut scores again, as heldOut scores the shallow machine, the
+// deepHeldOut scores again, as resultHeldOut scores the shallow one, the
 // deep candidate c that the fit e chose, or its average with the shallow
 // fit f's machine where f averages it (f.deep): each fold's deep machine
 // fitted along e's costs at c's bandwidth, from the selection's start for
