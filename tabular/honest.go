@@ -82,7 +82,7 @@ func (rw *reweighing) folds(f *shallowFit, mapped bool, fitted []float64, val *v
 	out := make([]foldPrediction, len(folds))
 	err := parallel.Run(len(folds), workers, func(i int) error {
 		var err error
-		out[i], err = rw.fold(f, mapped, fitted, val, folds[i])
+		out[i], err = rw.fold(f, mapped, fitted, folds[i])
 		return err
 	})
 	return out, err
@@ -127,7 +127,7 @@ func (rw *reweighing) deepHeldOut(e *encodedFit, final *prepared, f *shallowFit,
 			o.mean.SetRow(r, h[cost].mean)
 		}
 		if a := f.deep; a != nil {
-			sh, err := rw.fold(f, mapped, res.Relevance, val, folds[i])
+			sh, err := rw.fold(f, mapped, res.Relevance, folds[i])
 			if err != nil {
 				return err
 			}
@@ -192,10 +192,13 @@ type foldPrediction struct {
 	test       problemData
 }
 
-// fold returns the held-out prediction of fold of val by the shallow fit
+// fold returns the held-out prediction of fold by the shallow fit
 // f's setting (the mean of its members' or costs', if it averages them)
-// on the fold's inputs (see inputs).
-func (rw *reweighing) fold(f *shallowFit, mapped bool, fitted []float64, val *validation, fold crossval.Fold) (foldPrediction, error) {
+// on the fold's inputs (see inputs): each member's basis on them, solved
+// on the fold's training rows at each cost by a Cholesky factorisation
+// (solutionAt), which leave-one-out and every other cost would need the
+// eigenvectors of.
+func (rw *reweighing) fold(f *shallowFit, mapped bool, fitted []float64, fold crossval.Fold) (foldPrediction, error) {
 	variants, anchors, err := rw.inputs(f, mapped, fitted, fold)
 	if err != nil {
 		return foldPrediction{}, err
@@ -218,30 +221,39 @@ func (rw *reweighing) fold(f *shallowFit, mapped bool, fitted []float64, val *va
 			costs[i] = f.costs
 		}
 	}
-	scored, err := scoreShallow(in, variants, shallowSettings{sigmas: sigmas, bases: make([]*shallowBasis, len(sigmas))}, list, foldOf(val, fold), true, f.outputs, 1, costs)
-	if err != nil {
-		return foldPrediction{}, err
-	}
-	v := 0
+	v := variants[0]
 	if members[0].LogTarget {
-		v = len(variants) - 1
+		v = variants[len(variants)-1]
 	}
-	var out foldPrediction
+	y, w := targetsOf(v, f.outputs), pick(v.w, fold.Train)
+	out := foldPrediction{test: v.rows(fold.Test)}
 	parts := 0
-	for i, bs := range scored {
-		vs := bs.scorer.on(variants[v])
+	for i, b := range list {
+		basis, err := newShallowBasis(in, sigmas[b], 1)
+		if err != nil {
+			return foldPrediction{}, err
+		}
+		test := pickRows(basis.z, fold.Test)
 		for _, c := range costs[i] {
-			preds, ok := vs.predictions(c)
-			if !ok {
-				return foldPrediction{}, fmt.Errorf("tabular: the shallow machine's held-out predictions are undefined at cost %g on a fold whose relevance weights its training rows measured", c)
+			beta, intercept, err := basis.solutionAt(fold.Train, w, y, c)
+			if err != nil {
+				return foldPrediction{}, err
 			}
+			var pred mat.Dense
+			mul(&pred, test, beta)
+			pred.Apply(func(_, j int, x float64) float64 { return x + intercept[j] }, &pred)
 			if out.pred == nil {
-				out.pred, out.mean, out.test = preds[0], vs.means()[0], vs.tests[0]
+				out.pred = &pred
 			} else {
-				out.pred.Add(out.pred, preds[0])
+				out.pred.Add(out.pred, &pred)
 			}
 			parts++
 		}
+	}
+	mean := weightedMean(pickRows(y, fold.Train), w, sumOr(w, len(fold.Train)))
+	out.mean = mat.NewDense(len(fold.Test), len(mean), nil)
+	for r := range len(fold.Test) {
+		out.mean.SetRow(r, mean)
 	}
 	out.pred.Scale(1/float64(parts), out.pred)
 	return out, nil

@@ -201,7 +201,7 @@ func TestFoldAverage(t *testing.T) {
 	predict := func(members []Candidate, costs []float64) *mat.Dense {
 		g := *f
 		g.members, g.costs = members, costs
-		out, err := rw.fold(&g, false, measured, val, val.folds[0])
+		out, err := rw.fold(&g, false, measured, val.folds[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +278,7 @@ func TestFoldReproduces(t *testing.T) {
 	}
 	rw := &reweighing{plain: p, weighed: q, measured: slices.Repeat([]float64{math.NaN()}, len(measured))}
 	for i, fold := range val.folds[:val.k] {
-		out, err := rw.fold(f, false, measured, val, fold)
+		out, err := rw.fold(f, false, measured, fold)
 		if err != nil {
 			t.Fatal(err)
 		}
