@@ -183,8 +183,10 @@
 //     their held-out predictions. Both are taken about the mean of the rows
 //     that each held-out prediction's fit learned from, as the final
 //     machine's are about the mean of all the rows. The absolute held-out
-//     residuals after it are kept: Model.PredictInterval turns them into
-//     conformal prediction intervals.
+//     residuals after it are kept (those scored again with each fold's
+//     relevance weights, where the weights are kept; below):
+//     Model.PredictInterval turns them into conformal prediction
+//     intervals.
 //   - Settings.Weights weigh the rows; only the shallow machine takes them,
 //     as its leave-one-out residuals stay exact under weights.
 //     Settings.Groups and Settings.Times replace the shuffled folds by
@@ -269,9 +271,22 @@
 //     (Result.Relevance). They divide the scales of the machine's input
 //     scaler, so new rows are weighed too, in predict, serve and the ONNX
 //     export alike. The weights are measured on the rows that judge
-//     them: where the inputs, as encoded, are as many as the rows or
-//     more, the held-out score and the prediction intervals that follow
-//     are optimistic, and the fit warns of it.
+//     them, which keeps them where the folds, each measuring its own,
+//     would not: on tables of many inputs for their rows they fit the
+//     noise, and the held-out scores of the selection are optimistic.
+//     Where they are kept, the chosen setting (its average, if any) is
+//     therefore scored again on the folds of the first split, each
+//     fold's weights, and its metric where the inputs are mapped by
+//     theirs (below), measured on its training rows alone, the columns
+//     left out (below) left out there too: those held-out scores are
+//     reported (Result.HeldOut) and their residuals, shrunk as the
+//     machine is, make the intervals. A deep machine chosen, or averaged
+//     in, is fitted again on each fold along its costs, as the selection
+//     fits it. The choice, the machine and its predictions are the
+//     same. Where the scores cannot be measured so (a deep machine of
+//     Family Deep, one chosen on other rows than the shallow machine's,
+//     or one that diverged on a fold), the fit warns that they may be
+//     optimistic.
 //   - Then a regression on at most 300 selection rows, of 2 to 20
 //     columns, leaves out its columns of noise one at a time, a
 //     categorical column's levels together (dropColumns): at each step

@@ -105,16 +105,19 @@ func fitFrame(f *dataset.Frame, targets []string, opts Options) (*Model, *fitRun
 }
 
 // warnOptimism warns that the held-out score and the intervals of a
-// regression of as many inputs as rows or more are optimistic when its
-// relevance weights were kept: one weight per input, measured on the rows
-// that then judge them (docs/learner-panel.md, "Wide regressions").
+// regression are optimistic when its relevance weights were kept and its
+// held-out scores were not measured again with each fold's own weights
+// (Result.HeldOut): a deep machine of -family deep, one chosen on a
+// subsample of the rows other than the shallow machine's, or one whose
+// fit diverged on a fold. Its held-out residuals are then those of
+// inputs weighed by weights measured on the rows that judge them
+// (docs/learner-panel.md, "Wide regressions").
 func (run *fitRun) warnOptimism(res Result) {
-	n, d := run.x.Dims()
-	if res.Relevance == nil || d < n {
+	if !byRelevance(res.Relevance) || res.HeldOut != nil {
 		return
 	}
-	run.warn([]dataset.Warning{{Message: fmt.Sprintf("%d inputs as encoded for %d rows: the inputs' relevance weights, measured on the rows that also judged them, "+
-		"make the held-out score and the prediction intervals optimistic; -inputs linear fits without them", d, n)}})
+	run.warn([]dataset.Warning{{Message: "the held-out score and the prediction intervals are those of inputs weighed by their relevance, measured on the rows that also judged them, " +
+		"and may be optimistic; -inputs linear fits without the weights"}})
 }
 
 // warn sends warnings to the log and keeps them in the report.
@@ -372,7 +375,7 @@ func (run *fitRun) model(m *Machine, res Result) *Model {
 			Weight: o.Weight, Balance: o.Balance, Group: o.Group, Time: o.Time, Budget: o.budgetText(),
 			Dims: res.Dims, Cost: res.Cost, Bandwidth: res.Bandwidth, LogTarget: res.LogTarget, Anchors: res.Anchors,
 			InputScale: res.InputScale, InputLosses: res.InputLosses, OtherWeight: res.OtherWeight, LinearWeight: res.LinearWeight,
-			Relevance: res.Relevance, RelevanceLosses: res.RelevanceLosses, RelevanceEvidence: res.RelevanceEvidence, CycleLosses: run.rep.CycleLosses,
+			Relevance: res.Relevance, RelevanceLosses: res.RelevanceLosses, RelevanceEvidence: res.RelevanceEvidence, HeldOut: res.HeldOut, CycleLosses: run.rep.CycleLosses,
 			CodeLosses: run.rep.CodeLosses,
 			Starts:     max(1, o.Starts), Start: res.Start, Iterations: res.Iterations, CoarseRows: res.CoarseRows, Converged: res.Converged, Status: res.Status,
 			Seconds: res.Seconds, Selection: res.Selection,

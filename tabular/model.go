@@ -31,7 +31,8 @@ import (
 // (Machine.Other); version 10 the linear machine averaged with it
 // (Machine.Linear); version 11 the training mean averaged with it
 // (Machine.Mean); version 12 each numeric column's training range in the
-// encoder, against which predict judges new values.
+// encoder, against which predict judges new values, and the fit record's
+// held-out scores measured again where the relevance weights are kept.
 const (
 	Version      = 12
 	Kind         = "kernel-machine"
@@ -192,6 +193,10 @@ type FitRecord struct {
 	Relevance         []float64 `json:"relevance,omitempty"`
 	RelevanceLosses   []float64 `json:"relevance_losses,omitempty"`
 	RelevanceEvidence []float64 `json:"relevance_evidence,omitempty"`
+	// HeldOut is Result's: where the weights were kept, the chosen
+	// setting's held-out scores with each fold's weights measured on its
+	// training rows alone, whose residuals the intervals hold.
+	HeldOut *Candidate `json:"held_out,omitempty"`
 	// CycleLosses are the shallow machine's lowest held-out losses with
 	// the phases of the dates' cycles and without, which chose whether
 	// the encoder keeps them.

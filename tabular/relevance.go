@@ -43,7 +43,13 @@ func relevance(pass *shallowPass) []float64 {
 	if m == nil {
 		return nil
 	}
-	w := meanSquaredSlopes(m, x)
+	return relevanceWeights(meanSquaredSlopes(m, x))
+}
+
+// relevanceWeights returns the weights of the inputs whose mean squared
+// partial derivatives are w, in place: relative to their mean, to
+// relevancePower, at least minRelevance; nil if they are all 0.
+func relevanceWeights(w []float64) []float64 {
 	d := len(w)
 	var mean float64
 	for _, v := range w {
@@ -66,18 +72,7 @@ func relevance(pass *shallowPass) []float64 {
 func passMachine(pass *shallowPass, outputs int, rows []int) (*kernel.Machine, *mat.Dense, error) {
 	sp := pass.space
 	data := sp.sub[0] // the targets as they are
-	best, cost := -1, 0.0
-	bestLoss := math.Inf(1)
-	for b, bs := range pass.all {
-		if bs == nil {
-			continue // not scored
-		}
-		for _, c := range bs.cands {
-			if l := rankLoss(c); !c.Diverged && !c.LogTarget && l < bestLoss {
-				best, cost, bestLoss = b, c.Cost, l
-			}
-		}
-	}
+	best, cost := pass.bestSetting()
 	if best < 0 {
 		return nil, nil, nil
 	}
@@ -98,6 +93,25 @@ func passMachine(pass *shallowPass, outputs int, rows []int) (*kernel.Machine, *
 	}
 	m, _ := basis.machineOf(beta, intercept, sp.anchors, unit)
 	return m, pickRows(data.x, rows), nil
+}
+
+// bestSetting returns the index of the bandwidth and the cost of the
+// pass's candidate of lowest rankLoss on the targets as they are, the
+// setting of passMachine; -1 if no setting was scored.
+func (pass *shallowPass) bestSetting() (int, float64) {
+	best, cost := -1, 0.0
+	bestLoss := math.Inf(1)
+	for b, bs := range pass.all {
+		if bs == nil {
+			continue // not scored
+		}
+		for _, c := range bs.cands {
+			if l := rankLoss(c); !c.Diverged && !c.LogTarget && l < bestLoss {
+				best, cost, bestLoss = b, c.Cost, l
+			}
+		}
+	}
+	return best, cost
 }
 
 // meanSquaredSlopes returns, for each input of the shallow machine m

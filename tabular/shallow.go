@@ -130,6 +130,8 @@ type shallowFit struct {
 	deep *deepAverage
 	// final is the fit to all the rows that start began, nil if none.
 	final *shallowFinal
+	// space is the selection's: its anchors, rows and bandwidths.
+	space *shallowSpace
 	// data is all the rows, on the best scale.
 	data       problemData
 	outputs    int
@@ -240,7 +242,7 @@ func selectShallow(p *prepared, val *validation, outputs int, s Settings, alone 
 			}
 		}
 	}
-	f := &shallowFit{sel: sel, best: cand, members: members, costs: costs, data: variants[i], outputs: outputs,
+	f := &shallowFit{sel: sel, best: cand, members: members, costs: costs, space: sp, data: variants[i], outputs: outputs,
 		anchors: anchors, anchorRows: anchorRows, cal: calibrate(preds, means, vs.tests),
 		refine: val.split == "" && len(val.rows) < n, grow: val.split == "" && s.Anchors == 0, seed: s.Seed}
 	if folded {

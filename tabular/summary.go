@@ -79,6 +79,14 @@ func (rep *Report) Summary(md *Model) []string {
 		}
 		say("inputs weighed by their relevance (%s): the shallow machine's %s", describeWeights(md.Encoder.Names(), res.Relevance), chose)
 	}
+	if h := res.HeldOut; h != nil {
+		measured := "the relevance weights"
+		if res.Metric {
+			measured += " and the metric"
+		}
+		say("held-out scores on the folds of the first split, %s measured on each fold's training rows alone: %s; their residuals are kept for predict -interval",
+			measured, h.scores(res.Selection))
+	}
 	if l := res.MetricLosses; res.Metric {
 		say("inputs mapped by their metric, the machine's first block: the shallow machine's held-out loss on the folds %.4g so, %.4g unmapped", l[1], l[0])
 	}

@@ -510,6 +510,14 @@ type Result struct {
 	// Selection is the cross-validation that chose the machine; nil when
 	// the cost and the bandwidth were fixed.
 	Selection *Selection
+	// HeldOut, when not nil, is the chosen setting's held-out loss and
+	// score (its average's, if the machine is one) on the folds of the
+	// selection's first split with the relevance weights, and the metric
+	// if the inputs are mapped by theirs, measured on each fold's
+	// training rows alone: where the weights were kept, the selection's
+	// scores are those of weights measured on the rows they are scored
+	// on. Calibration.Residuals are then this scoring's.
+	HeldOut *Candidate
 	// Calibration is what the chosen setting's held-out predictions
 	// made of the machine, and Residuals their absolute residuals for
 	// conformal intervals; both are zero when nothing was searched.
@@ -739,7 +747,9 @@ type encodedFit struct {
 // chooses the machine on them and fits it on all the rows, from res.
 func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 	s, val, sval, outputs, family := e.s, e.val, e.sval, e.outputs, e.family
+	plain := p
 	p, err := weighInputs(p, sval, outputs, s, &res)
+	measured := res.Relevance
 	if err == nil && !e.shallowOnly {
 		// The other encoding's machine, which weighs a quarter, keeps
 		// its columns, as measured on the panels (docs/learner-panel.md).
@@ -747,6 +757,10 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 	}
 	if err != nil {
 		return nil, res, err
+	}
+	var rw *reweighing // the weights measured again on each fold (see reweighing)
+	if measured != nil && !e.shallowOnly {
+		rw = &reweighing{plain: plain, weighed: p, measured: measured}
 	}
 	if !e.shallowOnly || p.linear.labels == nil {
 		// A classifier's other machine is not mapped by its metric: on
@@ -779,7 +793,7 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 	switch {
 	case family == Shallow || skipDeep:
 		res.Selection = shallow.sel
-		return shallow.result(p, res, e.begin)
+		return shallow.resultHeldOut(p, res, rw, sval, s.Workers, e.begin)
 	case e.search:
 		if shallow != nil && s.Workers != 1 {
 			shallow.start(p)
@@ -801,10 +815,11 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 		}
 		best := sel.Candidates[sel.Best]
 		if shallow != nil && shallow.deep != nil {
-			return fitDeepAverage(p, e.arch, res, shallow, s, e.begin)
+			m, res, err := fitDeepAverage(p, e.arch, res, shallow, s, e.begin)
+			return e.deepHeldOut(m, res, err, rw, p, shallow, shallow.deep.deep)
 		}
 		if best.Shallow {
-			return shallow.result(p, res, e.begin)
+			return shallow.resultHeldOut(p, res, rw, sval, s.Workers, e.begin)
 		}
 		res.Cost, res.Bandwidth, res.LogTarget = best.Cost, best.Bandwidth, best.LogTarget
 		cal = &c
@@ -813,6 +828,23 @@ func (e *encodedFit) fit(p *prepared, res Result) (*Machine, Result, error) {
 		}
 	}
 	m, res, err := fitDeep(p, e.arch, res, cal, s)
+	if cal != nil {
+		return e.deepHeldOut(m, res, err, rw, p, shallow, res.Selection.Candidates[res.Selection.Best])
+	}
+	res.Seconds = time.Since(e.begin).Seconds()
+	return m, res, err
+}
+
+// deepHeldOut returns the deep machine m that the fit chose, of candidate
+// c, with res and err, its held-out scores and residuals measured again
+// by rw (see reweighing.deepHeldOut) when rw is not nil, the shallow fit
+// competed and the selection ran on the shallow machine's validation.
+func (e *encodedFit) deepHeldOut(m *Machine, res Result, err error, rw *reweighing, p *prepared, shallow *shallowFit, c Candidate) (*Machine, Result, error) {
+	if err == nil && rw != nil && shallow != nil && e.val == e.sval {
+		if err = rw.deepHeldOut(e, p, shallow, c, &res); err != nil {
+			return nil, res, err
+		}
+	}
 	res.Seconds = time.Since(e.begin).Seconds()
 	return m, res, err
 }

@@ -368,9 +368,12 @@
 // the "fit" record (data file, or "standard input", rows, dropped rows,
 // seed, the -weight, -balance, -group, -time and -budget flags, chosen
 // settings, "shallow" for the shallow machine, the inputs' scale and
-// relevance weights with the held-out losses that chose them, the
-// "cycle_losses" with the dates' cycles and without, the "code_losses"
-// without numeric columns by their codes and with the best tried, iterations,
+// relevance weights with the held-out losses that chose them (and, where
+// the weights were kept, "held_out": the chosen setting's held-out
+// scores with each fold's weights measured on its training rows alone,
+// whose residuals the intervals hold), the "cycle_losses" with the dates'
+// cycles and without, the "code_losses" without numeric columns by their
+// codes and with the best tried, iterations,
 // the rows of the coarse fit, whether the optimiser converged, time, the
 // whole "selection" with every candidate's scores (and "shallow_rows" where
 // the shallow machine's settings were chosen on more rows than the race's)
