@@ -19,7 +19,11 @@ func (rep *Report) Summary(md *Model) []string {
 		head += fmt.Sprintf(", %d classes", len(md.Classes))
 	}
 	say("%s", head)
-	say("%s", describeSettings(res))
+	settings := describeSettings(res)
+	if res.HeldOut != nil {
+		settings += " (optimistic: the relevance weights were measured on all the rows; the held-out scores below are not)"
+	}
+	say("%s", settings)
 	if p := rep.Phases; len(p) > 2 {
 		var parts []string
 		for _, ph := range p {
