@@ -15,9 +15,9 @@ func Example() {
 	}
 	// Output:
 	// regression on 60 rows: training R² 0.9855, MSE 52.72
-	// row 1: 118.4, 90% interval [104.7, 132.2]
-	// row 2: 310.6, 90% interval [296.9, 324.4]
-	// row 3: 209.6, 90% interval [195.9, 223.4]
+	// row 1: 118.4, 90% interval [103.1, 133.8]
+	// row 2: 310.6, 90% interval [295.3, 326]
+	// row 3: 209.6, 90% interval [194.3, 225]
 	// importance of size: 1.748 [1.443, 2.053]
 	// importance of district: 0.296 [0.247, 0.346]
 	// importance of rooms: 0.141 [0.118, 0.164]
