@@ -189,15 +189,7 @@ func TestScoreFolds(t *testing.T) {
 // TestFoldAverage checks that a fold's prediction by an average of
 // machines, of bandwidths or of costs, is the mean of their predictions.
 func TestFoldAverage(t *testing.T) {
-	p, val, measured := sinePass(t, 6, 3, 0.3)
-	q, err := weighedBy(p, measured, val, 1, Settings{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := selectShallow(q, val, 1, Settings{}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, val, measured, q, f := weighedSelection(t, 6)
 	rw := &reweighing{plain: p, weighed: q, measured: measured}
 	sigmas := f.space.sigmas
 	a := Candidate{Cost: 0.01, Bandwidth: sigmas[2], Shallow: true}
@@ -271,15 +263,7 @@ func TestDeepHeldOutReweighed(t *testing.T) {
 // predictions: the inputs, anchors, bandwidths and costs are the
 // selection's.
 func TestFoldReproduces(t *testing.T) {
-	p, val, measured := sinePass(t, 7, 3, 0.3)
-	q, err := weighedBy(p, measured, val, 1, Settings{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := selectShallow(q, val, 1, Settings{}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, val, measured, q, f := weighedSelection(t, 7)
 	rw := &reweighing{plain: p, weighed: q, measured: slices.Repeat([]float64{math.NaN()}, len(measured))}
 	for i, fold := range val.folds[:val.k] {
 		out, err := rw.fold(f, false, measured, fold)
@@ -360,4 +344,21 @@ func TestDeepFoldReproduces(t *testing.T) {
 			}
 		}
 	}
+}
+
+// weighedSelection returns sinePass's table of 3 inputs for the seed,
+// its validation and relevance weights, the table weighed by them, and
+// the shallow selection on it.
+func weighedSelection(t *testing.T, seed uint64) (*prepared, *validation, []float64, *prepared, *shallowFit) {
+	t.Helper()
+	p, val, measured := sinePass(t, seed, 3, 0.3)
+	q, err := weighedBy(p, measured, val, 1, Settings{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := selectShallow(q, val, 1, Settings{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, val, measured, q, f
 }
