@@ -752,9 +752,10 @@ func (e *Encoder) encode(f *Frame, rows []int, log *encodeLog) (*mat.Dense, erro
 		}
 		for i, r := range rows {
 			cell := f.cells[r][col]
-			seen, err := c.encodeText(x.RawRowView(i)[at:at+c.width()], cell, f.decimalComma)
+			out := x.RawRowView(i)[at : at+c.width()]
+			seen, err := c.encodeText(out, cell, f.decimalComma)
 			if err != nil && f.strayValue(c.Kind, r, col, err) {
-				seen, err = c.encodeText(x.RawRowView(i)[at:at+c.width()], "", f.decimalComma)
+				seen, err = c.encodeText(out, "", f.decimalComma)
 			}
 			if err != nil {
 				return nil, f.cellError(r, col, err)
@@ -762,8 +763,8 @@ func (e *Encoder) encode(f *Frame, rows []int, log *encodeLog) (*mat.Dense, erro
 			if !seen && !c.Other {
 				log.unseen[ci].add(cell)
 			}
-			if v := x.At(i, at); c.farOutside(v) {
-				log.far[ci].add(v, f.lines[r])
+			if c.farOutside(out[0]) {
+				log.far[ci].add(out[0], f.lines[r])
 			}
 		}
 		at += c.width()

@@ -126,11 +126,21 @@ var magnitudes = map[string]float64{"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "bn"
 // withUnit and magnitudeUnit).
 func inUnit(cell, unit string, decimalComma bool) (float64, bool) {
 	v, u, ok := withUnit(cell, decimalComma)
+	if !ok {
+		return 0, false
+	}
+	return asUnit(v, u, unit)
+}
+
+// asUnit returns v, a number in unit u, as a number in the given unit: v
+// itself in the same unit, v times u's magnitude in magnitudeUnit; ok is
+// false for another unit.
+func asUnit(v float64, u, unit string) (float64, bool) {
 	if unit == magnitudeUnit {
 		m := magnitudes[u]
-		return v * m, ok && m != 0
+		return v * m, m != 0
 	}
-	return v, ok && u == unit
+	return v, u == unit
 }
 
 // columnUnit is the unit of measure of a column of numbers, learned at
@@ -143,13 +153,14 @@ type columnUnit string
 // read reads the cell, of the given rows of column col of f, if it is a
 // number in the column's unit.
 func (u *columnUnit) read(f *Frame, col int, rows []int, cell string) (float64, bool) {
-	if _, _, ok := withUnit(cell, f.decimalComma); !ok {
+	v, unit, ok := withUnit(cell, f.decimalComma)
+	if !ok {
 		return 0, false
 	}
 	if *u == "" {
 		*u = f.commonUnit(col, rows)
 	}
-	return inUnit(cell, string(*u), f.decimalComma)
+	return asUnit(v, unit, string(*u))
 }
 
 // commonUnit returns the most frequent unit of the cells of the given

@@ -454,3 +454,13 @@ func TestMagnitudes(t *testing.T) {
 		t.Errorf("target n %v, error %v; want the magnitudes", target, err)
 	}
 }
+
+// TestCommonUnitSkipsNumbers checks that the column's unit is learned
+// from the cells that are not plain numbers: times on the 12-hour clock
+// end in letters but are hours, not a unit.
+func TestCommonUnitSkipsNumbers(t *testing.T) {
+	f := readFrameString(t, "x\n10:00 PM\n11:00 PM\n9:30 AM\n5 kg\n")
+	if got := f.commonUnit(0, []int{0, 1, 2, 3}); got != "kg" {
+		t.Errorf("commonUnit = %q, want kg", got)
+	}
+}

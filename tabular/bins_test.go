@@ -38,15 +38,16 @@ func TestScoreBins(t *testing.T) {
 	if got := scoreBins(&Model{Task: Regression}, pred.Slice(0, 4, 0, 1).(*mat.Dense), &dataset.Target{Values: values[:4]}); got != nil {
 		t.Errorf("4 rows: bins %v, want none", got)
 	}
-	// Probabilities 0.95 (right, wrong), 0.55 (right, right, wrong).
-	scores := [][]float64{{0.95, 0.05}, {0.05, 0.95}, {0.55, 0.45}, {0.45, 0.55}, {0.55, 0.45}}
-	labels := []int{0, 0, 0, 1, 1}
-	cls := mat.NewDense(5, 2, nil)
+	// Probabilities 0.95 (right, wrong), 0.55 (right, right, wrong), and
+	// 1, in the last bin (right).
+	scores := [][]float64{{0.95, 0.05}, {0.05, 0.95}, {0.55, 0.45}, {0.45, 0.55}, {0.55, 0.45}, {1, 0}}
+	labels := []int{0, 0, 0, 1, 1, 0}
+	cls := mat.NewDense(6, 2, nil)
 	for i, s := range scores {
 		cls.SetRow(i, []float64{math.Log(s[0]), math.Log(s[1])})
 	}
 	got = scoreBins(&Model{Task: Classification, Classes: []string{"a", "b"}}, cls, &dataset.Target{Labels: labels})
-	want = []Bin{{Rows: 3, Predicted: 0.55, Observed: 2.0 / 3}, {Rows: 2, Predicted: 0.95, Observed: 0.5}}
+	want = []Bin{{Rows: 3, Predicted: 0.55, Observed: 2.0 / 3}, {Rows: 3, Predicted: (0.95 + 0.95 + 1) / 3, Observed: 2.0 / 3}}
 	if len(got) != len(want) {
 		t.Fatalf("classifier bins %v, want %v", got, want)
 	}

@@ -130,12 +130,20 @@ func weighedBy(p *prepared, w []float64, val *validation, outputs int, s Setting
 		q.in.Scale[j] = p.in.Scale[j] / w[j]
 	}
 	x := mat.DenseCopyOf(p.linear.x)
-	x.Apply(func(_, j int, v float64) float64 { return v * w[j] }, x)
+	scaleColumns(x, w)
 	q.linear.x, q.logarithmic.x = x, x
 	if _, err := shallowLoss(&q, val, outputs, s, list); err != nil {
 		return nil, err
 	}
 	return &q, nil
+}
+
+// scaleColumns multiplies each column j of z by w[j].
+func scaleColumns(z *mat.Dense, w []float64) {
+	r, _ := z.Dims()
+	for i := range r {
+		floats.Mul(z.RawRowView(i), w)
+	}
 }
 
 // columnBlocks returns the span of the encoded inputs of each column,

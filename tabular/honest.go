@@ -342,11 +342,3 @@ func (rw *reweighing) foldMetric(z, anchors *mat.Dense, outputs int, fold crossv
 	km, _ := basis.machineOf(beta, intercept, anchors, unit)
 	return newInputMap(gradientMoments(km, pickRows(z, fold.Train))), nil
 }
-
-// scaleColumns multiplies each column j of z by w[j].
-func scaleColumns(z *mat.Dense, w []float64) {
-	r, _ := z.Dims()
-	for i := range r {
-		floats.Mul(z.RawRowView(i), w)
-	}
-}
