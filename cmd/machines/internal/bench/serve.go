@@ -44,6 +44,9 @@ var ServeLog io.Writer = io.Discard
 
 const serveReplacements = 10
 
+// modelReplaced is what serve logs when it serves a replaced model file.
+const modelReplaced = `msg="model replaced"`
+
 //go:embed serve.lua
 var serveLua []byte
 
@@ -260,14 +263,45 @@ func writeServeRequest(path, table string, rows int) error {
 type serveProcess struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *bytes.Buffer
+	stderr *serveLog
+}
+
+// serveLog is serve's standard error, read while serve writes it.
+type serveLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *serveLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *serveLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// count is how many times s occurs in the log.
+func (l *serveLog) count(s string) int { return strings.Count(l.String(), s) }
+
+// awaitCount waits up to d for s to occur n times in the log.
+func (l *serveLog) awaitCount(s string, n int, d time.Duration) bool {
+	for deadline := time.Now().Add(d); l.count(s) < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
 }
 
 // startServe starts machines serve on the models of dir, on a free port
 // of loopback, logging at level and reading the directory every 100 ms,
 // and waits for its address.
 func startServe(dir, level string) (*serveProcess, error) {
-	p := &serveProcess{stderr: new(bytes.Buffer)}
+	p := &serveProcess{stderr: new(serveLog)}
 	p.cmd = exec.Command(Machines, "serve", "-models", dir, "-addr", "127.0.0.1:0", "-log-level", level, "-poll", "100ms")
 	p.cmd.Stderr = p.stderr
 	out, err := p.cmd.StdoutPipe()
@@ -455,6 +489,12 @@ func replace(s *serveSetup, srv *serveProcess) (measurement, error) {
 			replaceErr = err
 			break
 		}
+		// Two replacements within one reading of the directory are served
+		// as one; the next waits until serve has logged this one.
+		if !srv.stderr.awaitCount(modelReplaced, i, 5*time.Second) {
+			replaceErr = fmt.Errorf("replacement %d not served within 5 s", i)
+			break
+		}
 	}
 	r, err := wait()
 	if err = errors.Join(replaceErr, err); err == nil {
@@ -466,7 +506,7 @@ func replace(s *serveSetup, srv *serveProcess) (measurement, error) {
 	if err := srv.stop(); err != nil {
 		return measurement{}, err
 	}
-	if n := strings.Count(srv.stderr.String(), `msg="model replaced"`); r.Mismatched > 0 || r.Checked != r.Requests || n != serveReplacements {
+	if n := srv.stderr.count(modelReplaced); r.Mismatched > 0 || r.Checked != r.Requests || n != serveReplacements {
 		return measurement{}, fmt.Errorf("%d of %d responses checked, %d not of the version they name; %d replacements served, want %d",
 			r.Checked, r.Requests, r.Mismatched, n, serveReplacements)
 	}

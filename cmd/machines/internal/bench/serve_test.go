@@ -44,10 +44,8 @@ func TestServeWorkloads(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", Machines, "../..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v: %s", err, out)
 	}
-	// The replacements come ServeReplaceTime/11 apart and the server
-	// reads its directory every 100 ms; at 4 s, two replacements 0.36 s
-	// apart were once read as one while the rest of the suite loaded both
-	// cores ("8 replacements served, want 10").
+	// The replacements come ServeReplaceTime/11 apart, each once serve
+	// has logged the one before.
 	ServeSample, ServeReplaceTime = 2*time.Second, 8*time.Second
 	for _, w := range ServeWorkloads() {
 		r, err := Run(w, 1)
