@@ -135,3 +135,36 @@ func TestFarTargets(t *testing.T) {
 		})
 	}
 }
+
+// A streamed target's range is far from its sample's only beyond
+// farSpreads robust standard deviations on every scale the sample has.
+func TestFarWarnings(t *testing.T) {
+	spaced := func(f func(i int) float64) []float64 {
+		v := make([]float64, 200)
+		for i := range v {
+			v[i] = f(i)
+		}
+		return v
+	}
+	tens := spaced(func(i int) float64 { return float64(i % 20) })
+	for _, test := range []struct {
+		name      string
+		sample    []float64
+		low, high float64
+		want      string
+	}{
+		{"within", tens, 0, 100, ""},
+		{"far above", tens, 0, 1e6, "holds 1e+06, 1.35e+05 robust standard deviations"},
+		{"far below", tens, -1e6, 19, "holds -1e+06"},
+		{"far on its scale, not on the log scale", spaced(func(i int) float64 { return math.Exp(float64(i % 20)) }), 0, math.Exp(25), ""},
+		{"negative, the sample nonnegative", spaced(func(i int) float64 { return math.Exp(float64(i % 20)) }), -1e12, 1, "holds -1e+12"},
+		{"a sample with a far value", append(tens[:199:199], 1e6), 0, 1e7, ""},
+		{"a sample mostly alike", spaced(func(i int) float64 { return float64(i / 150) }), 0, 1e6, ""},
+	} {
+		bounds := sampleBounds(test.sample, 1)
+		got := farWarnings(bounds, []float64{test.low}, []float64{test.high}, []string{"y"})
+		if test.want == "" && len(got) > 0 || test.want != "" && (len(got) != 1 || !strings.Contains(got[0].Message, test.want)) {
+			t.Errorf("%s: %v, want %q", test.name, got, test.want)
+		}
+	}
+}

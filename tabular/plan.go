@@ -34,6 +34,7 @@ type Plan struct {
 	norms  []float64     // the squared norms of every anchor, the model's then more
 	cal    calibration   // the sample's calibration
 	report Report        // the sample's fit
+	far    []*farBound   // each regression target's, nil where the sample gives none
 }
 
 // NewPlan fits the shallow machine to sample, a seeded sample of the rows
@@ -71,6 +72,9 @@ func NewStreamPlan(sample *dataset.Frame, targets []string, opts Options, rows i
 		return nil, err
 	}
 	p := &Plan{model: md, weight: opts.Weight, report: *run.rep}
+	if run.task == Regression {
+		p.far = sampleBounds(run.t.Values, run.outputs)
+	}
 	if run.task == Regression && !opts.Raw {
 		y := mat.Matrix(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values))
 		if md.Fit.LogTarget {

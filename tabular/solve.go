@@ -28,7 +28,9 @@ import (
 // gives the fit of every cost; the fit of all the rows at the cost
 // chosen is a Cholesky factorisation (solutionAt). With the sample's
 // cost and anchors it is the fit that Fit makes of the same rows with
-// the plan's anchors and settings, up to rounding.
+// the plan's anchors and settings, up to rounding. The Report warns of a
+// regression target whose range reaches far beyond its sample's values,
+// as a typo the sample missed does (see farBound).
 func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	if err := p.check(acc); err != nil {
 		return nil, nil, err
@@ -74,7 +76,8 @@ func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	fr.Rows, fr.Dropped, fr.Cost, fr.Anchors = acc.Rows, acc.Dropped, cost, count
 	md.Fit, md.Machine = &fr, fitted
 	rep := p.report
-	rep.Rows, rep.Dropped, rep.Warnings, rep.HeldOutCost, rep.Result.Cost, rep.Result.Anchors = acc.Rows, acc.Dropped, nil, hc, cost, count
+	rep.Rows, rep.Dropped, rep.HeldOutCost, rep.Result.Cost, rep.Result.Anchors = acc.Rows, acc.Dropped, hc, cost, count
+	rep.Warnings = farWarnings(p.far, acc.Low, acc.High, md.TargetNames())
 	if hc != nil {
 		// The held-out rows chose the cost, not the sample's leave-one-out.
 		rep.Result.CostRows = 0

@@ -151,6 +151,9 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, w := range rep.Warnings {
+		opts.log("warning: %s", w)
+	}
 	st.phase("solve")
 	md.Fit.Data, md.Fit.Seconds = fr.Name(), time.Since(begin).Seconds()
 	rep.Result.Seconds, rep.Phases, md.Fit.Phases = md.Fit.Seconds, st.phases, st.phases

@@ -321,3 +321,27 @@ func TestStreamAdd(t *testing.T) {
 		}
 	}
 }
+
+// A streamed regression warns of a target far from its sample's that
+// only the whole table holds, as a typo makes it.
+func TestStreamFarTarget(t *testing.T) {
+	defer func(n int) { streamRows = n }(streamRows)
+	streamRows = 300
+	lines := strings.Split(friedmanCSV(1500, 5, false), "\n")
+	row := strings.Split(lines[1000], ",")
+	row[len(row)-1] = "1e6"
+	lines[1000] = strings.Join(row, ",") // line 1001 of the file
+	var log []string
+	opts := Options{Seed: 2, Family: Shallow, Log: func(l string) { log = append(log, l) }}
+	_, rep, err := FitSource(textSource(strings.Join(lines, "\n")), []string{"y"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "a row beyond the sample holds 1e+06"
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0].Message, want) || rep.Warnings[0].Column != "y" {
+		t.Errorf("warnings %v, want one of y: %s", rep.Warnings, want)
+	}
+	if !slices.ContainsFunc(log, func(l string) bool { return strings.Contains(l, want) }) {
+		t.Errorf("log %q, want the warning", log)
+	}
+}

@@ -103,6 +103,9 @@ func Fit(ctx context.Context, job Job) (*tabular.Model, *Result, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, w := range rep.Warnings {
+		job.logf("warning: " + w.String())
+	}
 	phase("solve")
 	md.Fit.Data, md.Fit.Seconds = job.Data, time.Since(begin).Seconds()
 	rep.Result.Seconds, rep.Phases, md.Fit.Phases = md.Fit.Seconds, phases, phases

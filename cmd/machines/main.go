@@ -241,7 +241,8 @@
 // far from the others, as a typo makes it: beyond 15 robust standard
 // deviations (1.4826 times the median absolute deviation) from the
 // median, on the log scale too for a nonnegative target, in at most 3
-// rows or 1% of them. It sizes the fit from the
+// rows or 1% of them (a streamed fit, of its sample's rows, then of the
+// lowest and highest target of all of them). It sizes the fit from the
 // table and the settings: more -folds than the rows the cross-validation
 // runs on are refused, and so is a hidden block of -dims larger than the
 // inputs (as encoded) plus the anchors, since its states span no more
