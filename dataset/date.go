@@ -191,6 +191,12 @@ var yearLast = regexp.MustCompile(`^(\d{1,2})([/.-])(\d{1,2})[/.-](\d{4})(?:[ T]
 // 16/10/25 may put the year first.
 var shortYear = regexp.MustCompile(`^\d{1,2}(/\d{1,2}/|-\d{1,2}-|\.\d{1,2}\.)\d{2}$`)
 
+// shortYears reports whether every one of levels is a date with a
+// two-digit year.
+func shortYears(levels []string) bool {
+	return !slices.ContainsFunc(levels, func(level string) bool { return !shortYear.MatchString(level) })
+}
+
 // yearLastFields returns the numbers of a cell with the year last: the
 // first two, the year, and the hours, minutes and seconds (zero without a
 // time); ok is false for another cell.

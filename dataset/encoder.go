@@ -276,7 +276,7 @@ func categoricalColumn(c encodedColumn, counts map[string]int, present int, deci
 				strings.Join(signs, " and "))}
 	}
 	// Dates with a two-digit year begin with numbers, but are not bins.
-	shortYears := !slices.ContainsFunc(c.Levels, func(level string) bool { return !shortYear.MatchString(level) })
+	shortYears := shortYears(c.Levels)
 	if values, ok := orderedLevels(c.Levels); ok && !shortYears {
 		c.Kind, c.Values, c.Mode = ordinal, values, nil
 		m := rowMean(values, c.Levels, counts)
@@ -338,10 +338,13 @@ func keepFrequent(c *encodedColumn, counts map[string]int) (other int) {
 //     value of each row its position from 0 or from 1, in every row.
 //
 // A time index that numbers the rows of a series is such a counter too:
-// a caller that knows it is a time keeps it.
-func Identifiers(f *Frame, features []string, rows []int) ([]string, error) {
+// a caller that knows it is a time keeps it. Each identifier comes as a
+// Warning whose message says why it identifies the rows: dates with a
+// two-digit year, read as text, are such a column of their own.
+func Identifiers(f *Frame, features []string, rows []int) ([]Warning, error) {
 	rows = f.allRows(rows)
-	var ids []string
+	var ids []Warning
+	const why = "it identifies the rows (a different text in nearly every row, or whole numbers counting the rows) and cannot help to predict others"
 	for _, name := range features {
 		col, err := f.Column(name)
 		if err != nil {
@@ -354,11 +357,16 @@ func Identifiers(f *Frame, features []string, rows []int) ([]string, error) {
 		switch k {
 		case numeric:
 			if f.countsRows(col, rows) {
-				ids = append(ids, name)
+				ids = append(ids, Warning{Column: name, Message: why})
 			}
 		case categorical:
-			if _, id, _ := fitColumn(f, col, k, rows); id {
-				ids = append(ids, name)
+			c, id, _ := fitColumn(f, col, k, rows)
+			switch {
+			case id && shortYears(c.Levels):
+				ids = append(ids, Warning{Column: name, Value: c.Levels[0], Message: fmt.Sprintf("it holds dates with a two-digit year such as %q (write them as 2024-01-31, ISO 8601, to have them read as dates), "+
+					"read as text, a different one in nearly every row", c.Levels[0])})
+			case id:
+				ids = append(ids, Warning{Column: name, Message: why})
 			}
 		}
 	}

@@ -822,14 +822,14 @@ func TestIdentifiers(t *testing.T) {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("name,half,from0,from1,gap,shuffled,year,day,bins,few\n")
+	b.WriteString("name,half,from0,from1,gap,shuffled,year,day,bins,few,when\n")
 	for i := range n {
 		gap := i
 		if i == n-1 {
 			gap++
 		}
-		fmt.Fprintf(&b, "p%d,h%d,%d,%d,%d,%d,%d,2024-01-%02d,%d-%d,%s\n",
-			i, i/2, i, i+1, gap, (i*7)%n, 1959+i, 1+i%28, i*10, i*10+9, few(i))
+		fmt.Fprintf(&b, "p%d,h%d,%d,%d,%d,%d,%d,2024-01-%02d,%d-%d,%s,%d/%d/15\n",
+			i, i/2, i, i+1, gap, (i*7)%n, 1959+i, 1+i%28, i*10, i*10+9, few(i), 1+i%12, 1+i/12)
 	}
 	f := readFrameString(t, b.String())
 	all := f.Columns()
@@ -842,17 +842,25 @@ func TestIdentifiers(t *testing.T) {
 		// two rows to a text; gap skips a number; shuffled holds the
 		// positions out of order, as ranks do; year starts at 1959; day
 		// holds dates and bins ordinal levels, both a value a row; few
-		// has a text in too few rows.
-		{"all rows", nil, []string{"name", "from0", "from1"}},
+		// has a text in too few rows; when holds dates with a two-digit
+		// year, text, a date a row.
+		{"all rows", nil, []string{"name", "from0", "from1", "when"}},
 		// A counter holds each row's position in the table, not among
 		// the rows given; gap skips a number after them.
-		{"every other row", []int{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20}, []string{"name", "half", "from0", "from1", "gap"}},
+		{"every other row", []int{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20}, []string{"name", "half", "from0", "from1", "gap", "when"}},
 		{"too few rows", []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Identifiers(f, all, tc.rows)
+			ids, err := Identifiers(f, all, tc.rows)
 			if err != nil {
 				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range ids {
+				got = append(got, w.Column)
+				if dates := strings.Contains(w.Message, "two-digit year"); dates != (w.Column == "when") || !strings.Contains(w.Message, "it ") {
+					t.Errorf("%s: %s", w.Column, w.Message)
+				}
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("Identifiers: %q, want %q", got, tc.want)

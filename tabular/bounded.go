@@ -36,13 +36,14 @@ func (run *fitRun) leaveOutIdentifiers() ([]string, error) {
 	}
 	var inputs []string
 	for _, name := range features {
-		if !slices.Contains(ids, name) || slices.Contains(kept, name) {
+		i := slices.IndexFunc(ids, func(w dataset.Warning) bool { return w.Column == name })
+		if i < 0 || slices.Contains(kept, name) {
 			inputs = append(inputs, name)
 			continue
 		}
-		run.warn([]dataset.Warning{{Column: name,
-			Message: "it identifies the rows (a different text in nearly every row, or whole numbers counting the rows) and cannot help to predict others: " +
-				"it is left out of the inputs; -keep " + name + " keeps it"}})
+		w := ids[i]
+		w.Message += ": it is left out of the inputs; -keep " + name + " keeps it"
+		run.warn([]dataset.Warning{w})
 	}
 	if inputs == nil {
 		return nil, fmt.Errorf("%s: every input column identifies the rows and is left out; -keep keeps one", f.Name())
