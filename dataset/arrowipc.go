@@ -14,7 +14,8 @@ import (
 // arrowBodyLimit bounds the body of a message of an Arrow stream, a
 // batch of a table, and arrowMetadataLimit its metadata, which describes
 // the batch's buffers: a message claiming more is refused before its
-// buffer is allocated.
+// buffer is allocated. checkedStream refuses it: the Arrow library's
+// reader of streams does not apply the limits it is given (v18.8.0).
 const (
 	arrowBodyLimit     = 256 << 20
 	arrowMetadataLimit = 1 << 20
@@ -34,7 +35,7 @@ func newArrowSource(r io.Reader, closer io.Closer, name string, size int64, opts
 	if size > 0 {
 		body, metadata = min(body, size), min(metadata, size)
 	}
-	r = &checkedStream{r: r, limit: metadata}
+	r = &checkedStream{r: r, limit: metadata, bodyLimit: body}
 	rr, err := ipc.NewReader(r, ipc.WithAllocator(allocator), ipc.WithBodySizeLimit(body), ipc.WithMetadataSizeLimit(metadata))
 	if err != nil {
 		return nil, s.malformed(err)
@@ -46,11 +47,12 @@ func newArrowSource(r io.Reader, closer io.Closer, name string, size int64, opts
 // of each message (see checkMessage) before the Arrow library reads it,
 // which allocates by the lengths that the metadata claims.
 type checkedStream struct {
-	r       io.Reader
-	limit   int64  // of a message's metadata
-	pending []byte // checked bytes not yet read
-	body    int64  // bytes of the message's body not yet read
-	rest    bool   // the rest is passed through, for the library to read or refuse
+	r         io.Reader
+	limit     int64  // of a message's metadata
+	bodyLimit int64  // of its body
+	pending   []byte // checked bytes not yet read
+	body      int64  // bytes of the message's body not yet read
+	rest      bool   // the rest is passed through, for the library to read or refuse
 }
 
 func (c *checkedStream) Read(p []byte) (int, error) {
@@ -78,8 +80,8 @@ func (c *checkedStream) Read(p []byte) (int, error) {
 // next reads the framing and the metadata of the next message and checks
 // them. A message is 0xFFFFFFFF, the length of its metadata, the metadata
 // and the body; in streams written before Arrow 0.15 it lacks the
-// 0xFFFFFFFF. The end of the stream, a short message and one whose
-// metadata is larger than the limit are left to the library.
+// 0xFFFFFFFF. The end of the stream and a short message are left to the
+// library; metadata or a body larger than their limits are refused.
 func (c *checkedStream) next() error {
 	head := make([]byte, 8)
 	n, err := io.ReadFull(c.r, head)
@@ -92,7 +94,10 @@ func (c *checkedStream) next() error {
 	if !bytes.Equal(head[:4], arrowContinue) {
 		length, skip = int64(int32(binary.LittleEndian.Uint32(head))), 4
 	}
-	if length < 8 || length > c.limit {
+	if length > c.limit {
+		return fmt.Errorf("%w: a message's metadata of %d bytes, more than %d", ErrMalformed, length, c.limit)
+	}
+	if length < 8 {
 		c.rest = true
 		return nil
 	}
@@ -103,7 +108,9 @@ func (c *checkedStream) next() error {
 		c.rest = true
 		return nil
 	}
-	c.body, err = checkMessage(c.pending[skip:])
+	if c.body, err = checkMessage(c.pending[skip:]); err == nil && c.body > c.bodyLimit {
+		err = fmt.Errorf("%w: a message's body of %d bytes, more than %d", ErrMalformed, c.body, c.bodyLimit)
+	}
 	return err
 }
 

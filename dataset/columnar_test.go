@@ -635,7 +635,9 @@ func TestCheckBatch(t *testing.T) {
 }
 
 // TestCheckedStream checks each message of a stream, after the body of
-// the one before: a batch's, then a damaged batch's.
+// the one before: a batch's, then a damaged batch's; and refuses
+// metadata and bodies beyond their limits, which the Arrow library's
+// reader would allocate.
 func TestCheckedStream(t *testing.T) {
 	var stream []byte
 	for _, count := range []int64{0, 1} {
@@ -643,13 +645,22 @@ func TestCheckedStream(t *testing.T) {
 		stream = binary.LittleEndian.AppendUint32(append(stream, arrowContinue...), uint32(len(meta)))
 		stream = append(append(stream, meta...), make([]byte, 64)...)
 	}
+	meta := len(stream)/2 - 8 - 64
 	for _, tc := range []struct {
-		messages int
-		ok       bool
-	}{{1, true}, {2, false}} {
-		data, err := io.ReadAll(&checkedStream{r: bytes.NewReader(stream[:len(stream)/2*tc.messages]), limit: arrowMetadataLimit})
-		if (err == nil) != tc.ok || tc.ok && len(data) != len(stream)/2 {
-			t.Errorf("%d messages: %d bytes, error %v", tc.messages, len(data), err)
+		messages         int
+		limit, bodyLimit int64
+		ok               bool
+	}{
+		{1, arrowMetadataLimit, arrowBodyLimit, true},
+		{2, arrowMetadataLimit, arrowBodyLimit, false},
+		{1, int64(meta), 64, true},
+		{1, int64(meta) - 1, 64, false},
+		{1, int64(meta), 63, false},
+	} {
+		c := &checkedStream{r: bytes.NewReader(stream[:len(stream)/2*tc.messages]), limit: tc.limit, bodyLimit: tc.bodyLimit}
+		data, err := io.ReadAll(c)
+		if (err == nil) != tc.ok || tc.ok && len(data) != len(stream)/2 || err != nil && !errors.Is(err, ErrMalformed) && tc.messages == 1 {
+			t.Errorf("%d messages, limits %d and %d: %d bytes, error %v", tc.messages, tc.limit, tc.bodyLimit, len(data), err)
 		}
 	}
 }
