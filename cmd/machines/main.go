@@ -895,11 +895,60 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	c, ok := lookup(args[0])
 	if !ok {
-		fmt.Fprintf(stderr, "machines: unknown command %q\n", args[0])
-		fmt.Fprintln(stderr, "run 'machines help' for the list of commands")
+		unknownCommand(stderr, "machines", args[0])
 		return 2
 	}
 	return exitStatus(c, c.run(args[1:], stdout, stderr), stdout, stderr)
+}
+
+// unknownCommand reports that name is not a command, offering the
+// command it is likely a typo of.
+func unknownCommand(stderr io.Writer, prefix, name string) {
+	fmt.Fprintf(stderr, "%s: unknown command %q", prefix, name)
+	if near, ok := nearestCommand(name); ok {
+		fmt.Fprintf(stderr, "; did you mean %q?", near)
+	}
+	fmt.Fprintln(stderr, "\nrun 'machines help' for the list of commands")
+}
+
+// nearestCommand returns the command that name is at most two edits away
+// from, ignoring case, if one is.
+func nearestCommand(name string) (string, bool) {
+	best, bestDist := "", 3
+	for _, c := range append(commands(), command{name: "help"}) {
+		if d := editDistance(strings.ToLower(name), c.name); d < bestDist {
+			best, bestDist = c.name, d
+		}
+	}
+	return best, best != ""
+}
+
+// editDistance returns the number of edits that turn a into b: byte
+// insertions, deletions, substitutions and swaps of neighbours, the
+// typos of a command name (the optimal string alignment distance).
+func editDistance(a, b string) int {
+	// d[i][j] is the distance between a[:i] and b[:j].
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			sub := d[i-1][j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			d[i][j] = min(sub, d[i-1][j]+1, d[i][j-1]+1)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 // runHelp prints the overview, or the help of the command named in args.
@@ -909,10 +958,13 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	case 1:
+		if args[0] == "help" {
+			usage(stdout)
+			return 0
+		}
 		c, ok := lookup(args[0])
 		if !ok {
-			fmt.Fprintf(stderr, "machines help: unknown command %q\n", args[0])
-			fmt.Fprintln(stderr, "run 'machines help' for the list of commands")
+			unknownCommand(stderr, "machines help", args[0])
 			return 2
 		}
 		// Every command stops at -h before doing any work.
