@@ -49,6 +49,9 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if *tol < 0 || math.IsNaN(*tol) || math.IsInf(*tol, 0) {
 		return usagef("-tol: tolerance %v, want a finite value >= 0 (0 for RK4)", *tol)
 	}
+	if err := checkOutDir("out", *out); err != nil {
+		return err
+	}
 	if err := checkOverwrites([]pathFlag{{"data", *data}}, []pathFlag{{"out", *out}}); err != nil {
 		return err
 	}

@@ -24,6 +24,9 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	if err := f.check(); err != nil {
 		return err
 	}
+	if err := checkOutDir("out", *f.out); err != nil {
+		return err
+	}
 	if err := checkOverwrites([]pathFlag{{"data", *f.data}}, []pathFlag{{"out", *f.out}}); err != nil {
 		return err
 	}
