@@ -20,7 +20,9 @@
 //	help [COMMAND]    print this overview, or the help of COMMAND
 //
 // "machines help COMMAND", "machines COMMAND -h" and "-help" or "--help"
-// print the flags of a command on standard output.
+// print the flags of a command on standard output. A flag given twice is
+// an error (the flag package would keep the last value without a word);
+// a list, such as fit's -ignore, takes its values separated by commas.
 //
 // # Experiments
 //
@@ -1037,16 +1039,48 @@ func parseSilently(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	usage := fs.Usage
 	fs.Usage = func() {}
+	var repeated string
+	fs.VisitAll(func(f *flag.Flag) { f.Value = onceValue{f.Value, fs, f.Name, &repeated} })
 	err := fs.Parse(args)
+	fs.VisitAll(func(f *flag.Flag) { f.Value = f.Value.(onceValue).Value })
 	fs.Usage = usage
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, flag.ErrHelp):
 		return &helpError{fs}
+	case repeated != "":
+		return usagef("-%s is given twice: give each flag once, a list's values separated by commas", repeated)
 	default:
 		return &usageError{err.Error()}
 	}
+}
+
+// onceValue is the value of a flag of fs that refuses to be set twice:
+// the flag package keeps the last value of a repeated flag, so that
+// "-target a -target b" would fit b alone, and "-ignore a -ignore b"
+// keep a as an input, without a word. It names the flag in repeated.
+type onceValue struct {
+	flag.Value
+	fs       *flag.FlagSet
+	name     string
+	repeated *string
+}
+
+func (v onceValue) Set(s string) error {
+	set := false
+	v.fs.Visit(func(f *flag.Flag) { set = set || f.Name == v.name })
+	if set {
+		*v.repeated = v.name
+		return errors.New("given twice")
+	}
+	return v.Value.Set(s)
+}
+
+// IsBoolFlag tells the flag package that a boolean flag takes no value.
+func (v onceValue) IsBoolFlag() bool {
+	b, ok := v.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // parseInterspersed parses args with fs, allowing flags after positional

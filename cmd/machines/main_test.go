@@ -71,6 +71,29 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestRepeatedFlag checks that a flag given twice is refused before any
+// work, where the flag package would keep the last value without a word,
+// and that the help printed after a parse still lists the defaults.
+func TestRepeatedFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit", "-data", "x.csv", "-target", "a", "-target", "b", "-model", "m.json"}, "machines fit: -target is given twice"},
+		{[]string{"predict", "-strict", "-model", "m.json", "-strict"}, "machines predict: -strict is given twice"},
+		{[]string{"experiment", "-seed", "1", "depth", "-seed", "2"}, "machines experiment: -seed is given twice"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(tc.args, &stdout, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+	var stdout bytes.Buffer
+	if code := run([]string{"fit", "-seed", "2", "-h"}, &stdout, io.Discard); code != 0 || !strings.Contains(stdout.String(), `(default "auto")`) || strings.Contains(stdout.String(), "panic") {
+		t.Errorf("fit -seed 2 -h: exit %d, help:\n%s", code, stdout.String())
+	}
+}
+
 // TestHelpListsEveryCommand checks that the overview names each command.
 func TestHelpListsEveryCommand(t *testing.T) {
 	var stdout bytes.Buffer
