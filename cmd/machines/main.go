@@ -1025,7 +1025,9 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %q", fs.Args())
+		// The flag package stops at the first word that is not a flag,
+		// so that "fit x.csv -target y" leaves -target unread too.
+		return usagef("unexpected arguments %q: the command takes its inputs as flags (-flag value), and reads no flag after a word that is not one", fs.Args())
 	}
 	return nil
 }
