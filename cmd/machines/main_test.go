@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -91,6 +92,20 @@ func TestRepeatedFlag(t *testing.T) {
 	var stdout bytes.Buffer
 	if code := run([]string{"fit", "-seed", "2", "-h"}, &stdout, io.Discard); code != 0 || !strings.Contains(stdout.String(), `(default "auto")`) || strings.Contains(stdout.String(), "panic") {
 		t.Errorf("fit -seed 2 -h: exit %d, help:\n%s", code, stdout.String())
+	}
+}
+
+// TestHelpNamesArguments checks that every flag's help names what its
+// argument is ("-data file"), not the Go type the flag package shows by
+// default ("-data string").
+func TestHelpNamesArguments(t *testing.T) {
+	goType := regexp.MustCompile(`(?m)^  -\S+ (string|int|uint|float|value)$`)
+	for _, c := range commands() {
+		var stdout bytes.Buffer
+		run([]string{c.name, "-h"}, &stdout, io.Discard)
+		for _, line := range goType.FindAllString(stdout.String(), -1) {
+			t.Errorf("machines %s -h: %q names a Go type: name the argument in the flag's usage between backquotes", c.name, line)
+		}
 	}
 }
 
