@@ -292,6 +292,9 @@ func TestTableGlob(t *testing.T) {
 	if _, err := OpenTable(filepath.Join(dir, "none-*.parquet"), FrameOptions{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a pattern without files: error %v, want os.ErrNotExist", err)
 	}
+	if _, err := OpenTable(dir, FrameOptions{}); err == nil || err.Error() != dir+": is a directory: name a table file in it, or its files by a pattern such as "+filepath.Join(dir, "*.csv") {
+		t.Errorf("a directory: error %v, want one that offers a pattern", err)
+	}
 }
 
 // batchOf returns a batch of one row of one column of type dt, holding

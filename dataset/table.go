@@ -212,6 +212,12 @@ func openSource(path string, opts FrameOptions) (source, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Reading a directory would fail with "read PATH: is a directory",
+	// which says neither what was wanted nor what to do.
+	if info, err := f.Stat(); err == nil && info.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s: is a directory: name a table file in it, or its files by a pattern such as %s", path, filepath.Join(path, "*.csv"))
+	}
 	src, err := newSource(f, path, opts)
 	if err != nil {
 		f.Close()

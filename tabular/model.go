@@ -41,7 +41,7 @@ const (
 
 // format is the model file's format; Load reads every version up to the
 // one Save writes.
-var format = jsonfile.Format{Name: jsonfile.Envelope, Kind: Kind, What: "a machines model file",
+var format = jsonfile.Format{Name: jsonfile.Envelope, Kind: Kind, What: "a model file of machines fit",
 	Oldest: 1, Newest: Version, Legacy: LegacyFormat, LegacyNewest: 4}
 
 // The tasks a model can be fitted for.

@@ -136,7 +136,7 @@ func TestLoadErrors(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{"model_truncated.json", "invalid JSON at byte 122: unexpected end of JSON input"},
 		{"model_v5.json", "machines-model version 5 is newer than this program reads (versions 1 to 4): upgrade the program"},
-		{"model_not_model.json", "not a machines model file"},
+		{"model_not_model.json", "not a model file of machines fit"},
 		{"fit_reg_train.csv", "invalid JSON at byte 1: invalid character"},
 		{"model_bad_kind.json", `unknown model kind "neural-net"; this machines knows "kernel-machine"`},
 		{"model_bad_task.json", `unknown task "ranking", want "regression" or "classification"`},

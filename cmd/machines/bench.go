@@ -13,9 +13,9 @@ import (
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", "usage: machines bench [-suite NAME] [-runs N] [-json FILE] [-model FILE]\n\n"+
 		"times the workloads of cmd/machines/internal/bench/WORKLOADS.md (single-threaded but for sculpt-epoch-all) and prints the median of each")
-	jsonPath := fs.String("json", "", "also write the results to this JSON file")
-	runs := fs.Int("runs", 9, "timed samples per workload; the median is reported")
-	suite := fs.String("suite", "default", "the workloads to time: "+strings.Join(bench.Suites(), " or "))
+	jsonPath := fs.String("json", "", "also write the results to this JSON `file`")
+	runs := fs.Int("runs", 9, "`number` of timed samples per workload; the median is reported")
+	suite := fs.String("suite", "default", "the workloads to time, by `name`: "+strings.Join(bench.Suites(), " or "))
 	model := fs.String("model", bench.SculptedModel, "the onnx suite: the sculpted machine to time, a sculpt-model.json `file`")
 	if err := parseCommand(fs, args, stderr); err != nil {
 		return err

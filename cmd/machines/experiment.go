@@ -13,20 +13,20 @@ import (
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("experiment", "usage: machines experiment [flags] NAME [flags]\n\nNAME is one of: "+strings.Join(experiment.Names(), ", "))
-	out := fs.String("out", "out", "directory for the JSON report and the figures")
-	seed := fs.Uint64("seed", 1, "seed of the data, the initial parameters and the folds")
+	out := fs.String("out", "out", "`directory` for the JSON report and the figures")
+	seed := fs.Uint64("seed", 1, "`seed` of the data, the initial parameters and the folds")
 	quick := fs.Bool("quick", false, "run fewer iterations, for a fast look")
-	data := fs.String("data", "", "directory of the IDX data set (oneshot), or of the IDX data set or image folders (sculpt)")
+	data := fs.String("data", "", "`directory` of the IDX data set (oneshot), or of the IDX data set or image folders (sculpt)")
 	maxFreqs, shots := intList{what: "maxfreq"}, intList{what: "shots"}
-	fs.Var(&shots, "shots", "comma-separated training images per class, a run each (oneshot; default 1,5,10)")
+	fs.Var(&shots, "shots", "comma-separated `list` of training images per class, a run each (oneshot; default 1,5,10)")
 	var costs costList
-	fs.Var(&maxFreqs, "maxfreq", "comma-separated Fourier component counts, each at least 1 (oneshot; default 2,5,10,20)")
-	fs.Var(&costs, "cost", "comma-separated regularisation costs, each at least 0 (oneshot; default 0,0.001,0.01,0.1,1)")
+	fs.Var(&maxFreqs, "maxfreq", "comma-separated `list` of Fourier component counts, each at least 1 (oneshot; default 2,5,10,20)")
+	fs.Var(&costs, "cost", "comma-separated `list` of regularisation costs, each at least 0 (oneshot; default 0,0.001,0.01,0.1,1)")
 	conv := fs.Bool("conv", false, "oneshot: the kernel machine's convolutional augmenter (16 channels) rather than the linear one")
 	sine := fs.Bool("sine", false, "oneshot: sines beside the cosines of the kernel machine's Fourier basis")
-	tol := fs.Float64("tol", 0, "oneshot: solve the kernel machine by adaptive Dormand-Prince at this tolerance, with the adjoint (0: RK4)")
-	protocol := fs.String("protocol", "fair", "whose protocol: fair, every model choosing its settings without the test set, or paper, the authors' (sine, oneshot)")
-	draws := fs.Int("draws", 1, "sine -protocol paper: independent draws of the data")
+	tol := fs.Float64("tol", 0, "oneshot: solve the kernel machine by adaptive Dormand-Prince at this `tolerance`, with the adjoint (0: RK4)")
+	protocol := fs.String("protocol", "fair", "whose `protocol`: fair, every model choosing its settings without the test set, or paper, the authors' (sine, oneshot)")
+	draws := fs.Int("draws", 1, "sine -protocol paper: `number` of independent draws of the data")
 	names, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -48,6 +48,9 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	}
 	if *tol < 0 || math.IsNaN(*tol) || math.IsInf(*tol, 0) {
 		return usagef("-tol: tolerance %v, want a finite value >= 0 (0 for RK4)", *tol)
+	}
+	if err := checkOutDir("out", *out); err != nil {
+		return err
 	}
 	if err := checkOverwrites([]pathFlag{{"data", *data}}, []pathFlag{{"out", *out}}); err != nil {
 		return err

@@ -389,6 +389,8 @@ func TestFitErrors(t *testing.T) {
 			[]string{"flag provided but not defined: -bogus", "run 'machines fit -h' for usage"}},
 		{"stray argument", join(train, reg, []string{"extra"}), 2,
 			[]string{`unexpected arguments ["extra" `}},
+		{"table without -data", []string{"testdata/fit_reg_train.csv", "-target", "y"}, 2,
+			[]string{`unexpected arguments ["testdata/fit_reg_train.csv" "-target" "y" "-model" `, `]: the command takes its inputs as flags (-flag value)`}},
 		{"diverges", join(train, reg, []string{"-cost", "0.001", "-bandwidth", "1e-200"}), 1,
 			[]string{"fitting testdata/fit_reg_train.csv: the fit diverged: the loss is +Inf at the initial parameters",
 				"try a larger -cost or another -bandwidth"}},

@@ -20,7 +20,9 @@
 //	help [COMMAND]    print this overview, or the help of COMMAND
 //
 // "machines help COMMAND", "machines COMMAND -h" and "-help" or "--help"
-// print the flags of a command on standard output.
+// print the flags of a command on standard output. A flag given twice is
+// an error (the flag package would keep the last value without a word);
+// a list, such as fit's -ignore, takes its values separated by commas.
 //
 // # Experiments
 //
@@ -896,11 +898,60 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	c, ok := lookup(args[0])
 	if !ok {
-		fmt.Fprintf(stderr, "machines: unknown command %q\n", args[0])
-		fmt.Fprintln(stderr, "run 'machines help' for the list of commands")
+		unknownCommand(stderr, "machines", args[0])
 		return 2
 	}
 	return exitStatus(c, c.run(args[1:], stdout, stderr), stdout, stderr)
+}
+
+// unknownCommand reports that name is not a command, offering the
+// command it is likely a typo of.
+func unknownCommand(stderr io.Writer, prefix, name string) {
+	fmt.Fprintf(stderr, "%s: unknown command %q", prefix, name)
+	if near, ok := nearestCommand(name); ok {
+		fmt.Fprintf(stderr, "; did you mean %q?", near)
+	}
+	fmt.Fprintln(stderr, "\nrun 'machines help' for the list of commands")
+}
+
+// nearestCommand returns the command that name is at most two edits away
+// from, ignoring case, if one is.
+func nearestCommand(name string) (string, bool) {
+	best, bestDist := "", 3
+	for _, c := range append(commands(), command{name: "help"}) {
+		if d := editDistance(strings.ToLower(name), c.name); d < bestDist {
+			best, bestDist = c.name, d
+		}
+	}
+	return best, best != ""
+}
+
+// editDistance returns the number of edits that turn a into b: byte
+// insertions, deletions, substitutions and swaps of neighbours, the
+// typos of a command name (the optimal string alignment distance).
+func editDistance(a, b string) int {
+	// d[i][j] is the distance between a[:i] and b[:j].
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			sub := d[i-1][j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			d[i][j] = min(sub, d[i-1][j]+1, d[i][j-1]+1)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 // runHelp prints the overview, or the help of the command named in args.
@@ -910,10 +961,13 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	case 1:
+		if args[0] == "help" {
+			usage(stdout)
+			return 0
+		}
 		c, ok := lookup(args[0])
 		if !ok {
-			fmt.Fprintf(stderr, "machines help: unknown command %q\n", args[0])
-			fmt.Fprintln(stderr, "run 'machines help' for the list of commands")
+			unknownCommand(stderr, "machines help", args[0])
 			return 2
 		}
 		// Every command stops at -h before doing any work.
@@ -972,7 +1026,9 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %q", fs.Args())
+		// The flag package stops at the first word that is not a flag,
+		// so that "fit x.csv -target y" leaves -target unread too.
+		return usagef("unexpected arguments %q: the command takes its inputs as flags (-flag value), and reads no flag after a word that is not one", fs.Args())
 	}
 	return nil
 }
@@ -986,16 +1042,48 @@ func parseSilently(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	usage := fs.Usage
 	fs.Usage = func() {}
+	var repeated string
+	fs.VisitAll(func(f *flag.Flag) { f.Value = onceValue{f.Value, fs, f.Name, &repeated} })
 	err := fs.Parse(args)
+	fs.VisitAll(func(f *flag.Flag) { f.Value = f.Value.(onceValue).Value })
 	fs.Usage = usage
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, flag.ErrHelp):
 		return &helpError{fs}
+	case repeated != "":
+		return usagef("-%s is given twice: give each flag once, a list's values separated by commas", repeated)
 	default:
 		return &usageError{err.Error()}
 	}
+}
+
+// onceValue is the value of a flag of fs that refuses to be set twice:
+// the flag package keeps the last value of a repeated flag, so that
+// "-target a -target b" would fit b alone, and "-ignore a -ignore b"
+// keep a as an input, without a word. It names the flag in repeated.
+type onceValue struct {
+	flag.Value
+	fs       *flag.FlagSet
+	name     string
+	repeated *string
+}
+
+func (v onceValue) Set(s string) error {
+	set := false
+	v.fs.Visit(func(f *flag.Flag) { set = set || f.Name == v.name })
+	if set {
+		*v.repeated = v.name
+		return errors.New("given twice")
+	}
+	return v.Value.Set(s)
+}
+
+// IsBoolFlag tells the flag package that a boolean flag takes no value.
+func (v onceValue) IsBoolFlag() bool {
+	b, ok := v.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // parseInterspersed parses args with fs, allowing flags after positional

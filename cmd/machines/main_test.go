@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -33,7 +34,13 @@ func TestHelp(t *testing.T) {
 		{[]string{"--help"}, want{0, overviewHead, ""}},
 		{[]string{"help", "nosuch"}, want{2, "", `unknown command "nosuch"`}},
 		{[]string{"help", "fit", "predict"}, want{2, "", "at most one command"}},
-		{[]string{"nosuch"}, want{2, "", `unknown command "nosuch"`}},
+		{[]string{"nosuch"}, want{2, "", "machines: unknown command \"nosuch\"\nrun 'machines help'"}},
+		{[]string{"help", "help"}, want{0, overviewHead, ""}},
+		{[]string{"fitt"}, want{2, "", `unknown command "fitt"; did you mean "fit"?`}},
+		{[]string{"FIT"}, want{2, "", `did you mean "fit"?`}},
+		{[]string{"expriment"}, want{2, "", `did you mean "experiment"?`}},
+		{[]string{"help", "sevre"}, want{2, "", `machines help: unknown command "sevre"; did you mean "serve"?`}},
+		{[]string{"hlp"}, want{2, "", `did you mean "help"?`}},
 		{[]string{"experiment", "polynomial", "-h"}, want{0, "usage: machines experiment", ""}},
 		{[]string{"experiment", "-quick", "sine", "--help"}, want{0, "usage: machines experiment", ""}},
 		{[]string{"fit", "-data", "x.csv", "-help"}, want{0, "usage: machines fit", ""}},
@@ -62,6 +69,43 @@ func TestHelp(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRepeatedFlag checks that a flag given twice is refused before any
+// work, where the flag package would keep the last value without a word,
+// and that the help printed after a parse still lists the defaults.
+func TestRepeatedFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit", "-data", "x.csv", "-target", "a", "-target", "b", "-model", "m.json"}, "machines fit: -target is given twice"},
+		{[]string{"predict", "-strict", "-model", "m.json", "-strict"}, "machines predict: -strict is given twice"},
+		{[]string{"experiment", "-seed", "1", "depth", "-seed", "2"}, "machines experiment: -seed is given twice"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(tc.args, &stdout, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+	var stdout bytes.Buffer
+	if code := run([]string{"fit", "-seed", "2", "-h"}, &stdout, io.Discard); code != 0 || !strings.Contains(stdout.String(), `(default "auto")`) || strings.Contains(stdout.String(), "panic") {
+		t.Errorf("fit -seed 2 -h: exit %d, help:\n%s", code, stdout.String())
+	}
+}
+
+// TestHelpNamesArguments checks that every flag's help names what its
+// argument is ("-data file"), not the Go type the flag package shows by
+// default ("-data string").
+func TestHelpNamesArguments(t *testing.T) {
+	goType := regexp.MustCompile(`(?m)^  -\S+ (string|int|uint|float|value)$`)
+	for _, c := range commands() {
+		var stdout bytes.Buffer
+		run([]string{c.name, "-h"}, &stdout, io.Discard)
+		for _, line := range goType.FindAllString(stdout.String(), -1) {
+			t.Errorf("machines %s -h: %q names a Go type: name the argument in the flag's usage between backquotes", c.name, line)
+		}
 	}
 }
 

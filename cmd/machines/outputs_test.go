@@ -71,6 +71,22 @@ func TestNoOverwrite(t *testing.T) {
 	}
 }
 
+// TestOutDirIsFile checks that the commands that write a directory of
+// files refuse an -out that is a file before any work.
+func TestOutDirIsFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "report.json")
+	copyFile(t, filepath.Join("testdata", "model_valid.json"), file)
+	for _, args := range [][]string{
+		{"experiment", "-quick", "depth", "-out", file},
+		{"sculpt", "-data", filepath.Join("..", "..", "dataset", "testdata", "images", "grey"), "-size", "8", "-out", file},
+	} {
+		code, _, stderr := fitTestRun(args...)
+		if want := "-out " + file + ": is a file; name a directory"; code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", args, code, stderr, want)
+		}
+	}
+}
+
 // TestOutputsDistinct checks that explain refuses a -json that is one
 // of the pictures of -figure, and that outputs elsewhere pass.
 func TestOutputsDistinct(t *testing.T) {

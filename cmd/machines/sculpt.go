@@ -24,6 +24,9 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	if err := f.check(); err != nil {
 		return err
 	}
+	if err := checkOutDir("out", *f.out); err != nil {
+		return err
+	}
 	if err := checkOverwrites([]pathFlag{{"data", *f.data}}, []pathFlag{{"out", *f.out}}); err != nil {
 		return err
 	}
@@ -71,26 +74,26 @@ type sculptFlags struct {
 // addSculptFlags defines the flags of sculpt.
 func addSculptFlags(fs *flag.FlagSet) *sculptFlags {
 	f := &sculptFlags{}
-	f.data = fs.String("data", "", "directory of the IDX data set (train and t10k splits) or of image folders (CLASS/*.png or train/CLASS and test/CLASS)")
-	fs.Var(&f.size, "size", "resize the images of a folder to N x N or W x H pixels (N or WxH); without it they must be of one size")
-	f.split = fs.Float64("split", dataset.DefaultSplit, "fraction of each class held out for testing, for a folder without train and test folders")
-	f.nodes = fs.Int("nodes", 10, "hidden nodes of the generous architecture")
-	f.channels = fs.Int("channels", 4, "channels of each node")
-	f.epochs = fs.Int("epochs", 0, fmt.Sprintf("epochs in all; 0 means about %d minibatch steps (7 epochs of Fashion-MNIST)", sculpt.DefaultSteps))
-	f.finetune = fs.Int("finetune", 0, "final epochs that train without the penalty, 0 for none (default 3/7 of the epochs)")
-	f.validation = fs.Float64("validation", 0, fmt.Sprintf("fraction of the training images held out to measure each epoch; 0 means %g, at most %d images", sculpt.DefaultValidation, sculpt.MaxValidation))
-	f.lambda = fs.Float64("lambda", sculpt.DefaultLambda, "weight of the group-lasso penalty (0 turns it off)")
-	f.tol = fs.Float64("tol", 1e-6, "prune an edge when its weight norm falls below this (> 0)")
-	f.lr = fs.Float64("lr", 1e-3, "Adam learning rate")
-	f.batch = fs.Int("batch", 32, "minibatch size")
+	f.data = fs.String("data", "", "`directory` of the IDX data set (train and t10k splits) or of image folders (CLASS/*.png or train/CLASS and test/CLASS)")
+	fs.Var(&f.size, "size", "resize the images of a folder to a `size` of N x N or W x H pixels (N or WxH); without it they must be of one size")
+	f.split = fs.Float64("split", dataset.DefaultSplit, "`fraction` of each class held out for testing, for a folder without train and test folders")
+	f.nodes = fs.Int("nodes", 10, "`number` of hidden nodes of the generous architecture")
+	f.channels = fs.Int("channels", 4, "`number` of channels of each node")
+	f.epochs = fs.Int("epochs", 0, fmt.Sprintf("`number` of epochs in all; 0 means about %d minibatch steps (7 epochs of Fashion-MNIST)", sculpt.DefaultSteps))
+	f.finetune = fs.Int("finetune", 0, "`number` of final epochs that train without the penalty, 0 for none (default 3/7 of the epochs)")
+	f.validation = fs.Float64("validation", 0, fmt.Sprintf("`fraction` of the training images held out to measure each epoch; 0 means %g, at most %d images", sculpt.DefaultValidation, sculpt.MaxValidation))
+	f.lambda = fs.Float64("lambda", sculpt.DefaultLambda, "`weight` of the group-lasso penalty (0 turns it off)")
+	f.tol = fs.Float64("tol", 1e-6, "prune an edge when its weight norm falls below this `norm` (> 0)")
+	f.lr = fs.Float64("lr", 1e-3, "Adam learning `rate`")
+	f.batch = fs.Int("batch", 32, "minibatch `size`")
 	f.plain = fs.Bool("plain", false, "subgradient of the penalty instead of the proximal step")
-	f.out = fs.String("out", "out", "directory for the checkpoint, the report and the pictures")
-	f.seed = fs.Uint64("seed", 1, "seed of the initial weights and the minibatch order")
+	f.out = fs.String("out", "out", "`directory` for the checkpoint, the report and the pictures")
+	f.seed = fs.Uint64("seed", 1, "`seed` of the initial weights and the minibatch order")
 	f.resume = fs.Bool("resume", false, "continue from the checkpoint in -out")
 	f.path = fs.Bool("path", false, "train along a regularisation path of increasing penalties (-lambda/2 to 4 -lambda by half octaves, then up to\nthree points between the kept one and the next sparser), keep the sparsest machine within -tolerance of the best point's\nvalidation accuracy, and test it once")
-	f.tolerance = fs.Float64("tolerance", sculpt.DefaultPathTolerance, "with -path: accuracy the kept machine may lose on the validation split, below the best point's\n(or the standard error of that accuracy, if larger)")
-	f.budget = fs.Int("budget", 0, "with -path: stop at the first point with at most this many live edges and keep it")
-	f.protocol = fs.String("protocol", "fair", "fair, or paper: the authors' protocol, plain SGD (-lr 3e-3, -batch 128) for 100 epochs (-epochs may shorten it),\nwithout fine-tuning, the penalty -lambda 1 times the incoming edges beyond 3 of each node times each edge's RMS norm, -tol on the RMS norm")
+	f.tolerance = fs.Float64("tolerance", sculpt.DefaultPathTolerance, "with -path: `accuracy` the kept machine may lose on the validation split, below the best point's\n(or the standard error of that accuracy, if larger)")
+	f.budget = fs.Int("budget", 0, "with -path: stop at the first point with at most this `number` of live edges and keep it")
+	f.protocol = fs.String("protocol", "fair", "`protocol`: fair, or paper: the authors' protocol, plain SGD (-lr 3e-3, -batch 128) for 100 epochs (-epochs may shorten it),\nwithout fine-tuning, the penalty -lambda 1 times the incoming edges beyond 3 of each node times each edge's RMS norm, -tol on the RMS norm")
 	return f
 }
 

@@ -275,7 +275,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"-models", dir, "-log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
 		{[]string{"-models", dir, "-interval", "1"}, 2, "-interval 1: want a level between 0 and 1"},
 		{[]string{"-models", dir, "-interval", "0"}, 2, "-interval 0: want a level between 0 and 1"},
-		{[]string{"-models", filepath.Join(dir, "none")}, 1, "no such file or directory"},
+		{[]string{"-models", filepath.Join(dir, "none")}, 1, "machines serve: " + filepath.Join(dir, "none") + ": no such directory\n"},
 		{[]string{"-models", token}, 1, "is not a directory"},
 	} {
 		code, _, stderr := fitTestRun(append([]string{"serve"}, tc.args...)...)

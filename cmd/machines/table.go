@@ -121,6 +121,16 @@ func describeFormat(stderr io.Writer, cmd string, f tableFormat) {
 	}
 }
 
+// checkOutDir reports, before any work, that the directory that flag
+// names is a file: making it would fail only when the first file is
+// written.
+func checkOutDir(flag, path string) error {
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		return usagef("-%s %s: is a file; name a directory, which the command makes if need be", flag, path)
+	}
+	return nil
+}
+
 // checkOutput reports, before any work, why the file that flag names
 // could not be written; suggest is a file name to offer in a directory.
 func checkOutput(flag, path, suggest string) error {

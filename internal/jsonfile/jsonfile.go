@@ -73,6 +73,11 @@ func (f Format) Check(data []byte) error {
 		Kind    json.RawMessage `json:"kind"`
 		Version json.RawMessage `json:"version"`
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		// Say so rather than "unexpected end of JSON input": a run
+		// stopped before it wrote anything, or a name mistaken.
+		return fmt.Errorf("empty, not %s", f.What)
+	}
 	if err := json.Unmarshal(data, &head); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {

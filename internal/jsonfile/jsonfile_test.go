@@ -20,6 +20,8 @@ func TestCheck(t *testing.T) {
 		{"valid", one, `{"format": "test-format", "version": 1, "other": [1, 2]}`, ""},
 		{"in range", range2to3, `{"version": 3, "format": "test-format"}`, ""},
 		{"escaped name", one, `{"format": "test\u002dformat", "version": 1}`, ""},
+		{"empty", one, "", "empty, not a test file"},
+		{"blank", one, " \n", "empty, not a test file"},
 		{"truncated", one, `{"format": "test-format", "vers`, "invalid JSON at byte 31: unexpected end of JSON input"},
 		{"not JSON", one, `format: test-format`, "invalid JSON at byte 2: invalid character 'o' in literal false (expecting 'a')"},
 		{"trailing data", one, `{"format": "test-format", "version": 1} {}`, "invalid JSON at byte 41: invalid character '{' after top-level value"},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -161,7 +162,9 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(cfg.Dir); err != nil {
+	if fi, err := os.Stat(cfg.Dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("serve: %s: no such directory", cfg.Dir)
+	} else if err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("serve: %s is not a directory", cfg.Dir)
@@ -173,6 +176,11 @@ func New(cfg Config) (*Server, error) {
 		batch: batching{size: cfg.BatchSize, delay: cfg.BatchDelay, workers: cfg.Workers, queue: cfg.MaxInFlight, pool: &s.rows}}
 	if err := s.models.scan(); err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
+	}
+	if len(s.models.entries) == 0 {
+		// A server that answers 404 to every model would otherwise look
+		// as if it were working.
+		s.log.Warn("no model files NAME"+modelExt+" in the directory yet: each is served once it appears", "dir", cfg.Dir)
 	}
 	s.polling.Add(1)
 	go s.poll()

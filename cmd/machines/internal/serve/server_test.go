@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -608,6 +609,24 @@ func TestPoll(t *testing.T) {
 	s, dir := newTestServer(t, Config{Poll: 10 * time.Millisecond}, nil)
 	writeModel(t, dir, "a", testFile{Value: 1, Width: 1})
 	waitFor(t, func() bool { status, _ := do(t, s, "GET", "/v2/models/a/ready", ""); return status == 200 })
+}
+
+// TestNoModels checks that a server started on a directory without model
+// files says so, and one with a model does not.
+func TestNoModels(t *testing.T) {
+	for _, tc := range []struct {
+		models map[string]testFile
+		warns  bool
+	}{
+		{nil, true},
+		{map[string]testFile{"a": {Value: 1, Width: 1}}, false},
+	} {
+		var log bytes.Buffer
+		newTestServer(t, Config{Logger: slog.New(slog.NewTextHandler(&log, nil))}, tc.models)
+		if warns := strings.Contains(log.String(), "level=WARN msg=\"no model files NAME.json in the directory yet"); warns != tc.warns {
+			t.Errorf("%d models: warned %v, want %v; log:\n%s", len(tc.models), warns, tc.warns, log.String())
+		}
+	}
 }
 
 // TestReplaceUnderLoad replaces a model ten times while requests stream
