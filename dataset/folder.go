@@ -108,8 +108,10 @@ type imageFile struct {
 // file or folder at fault: a file that cannot be decoded (ErrImage), one
 // larger than MaxImagePixels (ErrTooLarge) or of another size than the
 // first (ErrImageSize), a class folder without images (ErrEmptyClass), a
-// class in one split only (ErrMissingClass), and a folder without class
-// folders (ErrNoImages).
+// class in one split only (ErrMissingClass), a folder without class
+// folders or whose classes have one image each, none to hold out for
+// testing (ErrNoImages), and a folder of one class folder only
+// (ErrOneClass).
 func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	if err := checkFolderOptions(o); err != nil {
 		return nil, err
@@ -126,6 +128,10 @@ func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	rnd := rand.New(rand.NewPCG(o.Seed, 0x666f6c646572)) // "folder": a stream of its own
 	if f.Split != 0 {
 		train, test = splitClasses(train, len(f.Names), f.Split, rnd)
+		if len(test) == 0 {
+			return nil, &ParseError{File: dir, Err: fmt.Errorf("%w for testing: no class folder holds two images or more, and a class keeps its only image for training",
+				ErrNoImages)}
+		}
 	}
 	rnd.Shuffle(len(train), func(i, j int) { train[i], train[j] = train[j], train[i] })
 	rnd.Shuffle(len(test), func(i, j int) { test[i], test[j] = test[j], test[i] })
@@ -192,6 +198,9 @@ func listImageFolder(dir string, split float64) (f *ImageFolder, train, test []i
 		if f.Names, train, err = classFiles(dir); err != nil {
 			return nil, nil, nil, err
 		}
+	}
+	if len(f.Names) == 1 {
+		return nil, nil, nil, &ParseError{File: dir, Err: fmt.Errorf("%w: %s is the only class folder; a classifier needs two or more", ErrOneClass, f.Names[0])}
 	}
 	return f, train, test, nil
 }
@@ -264,14 +273,19 @@ func classFiles(dir string) ([]string, []imageFile, error) {
 			return nil, nil, err
 		}
 		n := len(files)
+		var folders []string
 		for _, f := range inner {
 			ext := strings.ToLower(filepath.Ext(f.Name()))
-			if !hidden(f.Name()) && !f.IsDir() && slices.Contains(imageExts, ext) {
+			switch {
+			case hidden(f.Name()):
+			case f.IsDir():
+				folders = append(folders, f.Name())
+			case slices.Contains(imageExts, ext):
 				files = append(files, imageFile{path: filepath.Join(classDir, f.Name()), label: len(names)})
 			}
 		}
 		if len(files) == n {
-			return nil, nil, &ParseError{File: classDir, Err: fmt.Errorf("%w: no %s files", ErrEmptyClass, strings.Join(imageExts, ", "))}
+			return nil, nil, &ParseError{File: classDir, Err: emptyClass(folders)}
 		}
 		names = append(names, e.Name())
 	}
@@ -279,6 +293,22 @@ func classFiles(dir string) ([]string, []imageFile, error) {
 		return nil, nil, &ParseError{File: dir, Err: fmt.Errorf("%w: no class folders, want CLASS/*.png or train/CLASS/*.png and test/CLASS/*.png", ErrNoImages)}
 	}
 	return names, files, nil
+}
+
+// emptyClass is the error of a class folder without images that holds
+// the given folders: images one level further down (a data set in a
+// folder of its own, Train and Test folders) are said to be there.
+func emptyClass(folders []string) error {
+	err := fmt.Errorf("%w: no %s files", ErrEmptyClass, strings.Join(imageExts, ", "))
+	if len(folders) == 0 {
+		return err
+	}
+	const show = 3
+	list := strings.Join(folders[:min(len(folders), show)], ", ")
+	if len(folders) > show {
+		list += fmt.Sprintf(" and %d more", len(folders)-show)
+	}
+	return fmt.Errorf("%w, only folders (%s): are the class folders one level down?", err, list)
 }
 
 // sameClasses checks that the training and test images have the same
@@ -341,7 +371,10 @@ var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 func imageHeader(r io.Reader) (width, height int, grey bool, decode func(io.Reader) (image.Image, error), err error) {
 	br := bufio.NewReader(r)
 	// The colour type of a PNG is byte 25, in its header chunk.
-	head, _ := br.Peek(26)
+	head, err := br.Peek(26)
+	if err != nil && err != io.EOF {
+		return 0, 0, false, nil, err // a directory, a file that cannot be read
+	}
 	var cfg image.Config
 	isPNG := bytes.HasPrefix(head, pngMagic)
 	switch {
@@ -351,6 +384,8 @@ func imageHeader(r io.Reader) (width, height int, grey bool, decode func(io.Read
 	case bytes.HasPrefix(head, []byte{0xff, 0xd8}):
 		cfg, err = jpeg.DecodeConfig(br)
 		decode = jpeg.Decode
+	case len(head) == 0:
+		return 0, 0, false, nil, fmt.Errorf("%w: an empty file", ErrImage)
 	default:
 		return 0, 0, false, nil, fmt.Errorf("%w: neither the PNG nor the JPEG signature", ErrImage)
 	}

@@ -2,6 +2,7 @@ package dataset_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -263,11 +264,13 @@ func TestImageFolderErrors(t *testing.T) {
 	for _, test := range []struct {
 		name  string
 		files map[string][]byte // relative path: content; nil content makes an empty folder
-		link  string            // a dangling symbolic link
+		link  string            // a symbolic link, dangling
+		to    string            // unless it points to this folder
 		opt   dataset.FolderOptions
 		want  error
 		at    string // the file or folder the error names, if any
 		noAt  bool
+		msg   string // a part of the error's message, if any
 	}{
 		{name: "undecodable", files: map[string][]byte{"a/1.png": good, "b/1.png": good, "b/2.jpg": []byte("not a JPEG")},
 			want: dataset.ErrImage, at: "b/2.jpg"},
@@ -293,6 +296,18 @@ func TestImageFolderErrors(t *testing.T) {
 			want: dataset.ErrTooLarge, noAt: true},
 		{name: "empty class", files: map[string][]byte{"a/1.png": good, "b": nil},
 			want: dataset.ErrEmptyClass, at: "b"},
+		{name: "empty file", files: map[string][]byte{"a/1.png": good, "b/1.png": good, "b/2.png": {}},
+			want: dataset.ErrImage, at: "b/2.png", msg: "an empty file"},
+		{name: "folder named as an image", files: map[string][]byte{"a/1.png": good, "b/1.png": good}, link: "b/2.png", to: "a",
+			at: "b/2.png", msg: "is a directory"},
+		{name: "class folders one level down", files: map[string][]byte{"set/train/a/1.png": good, "set/test/a/1.png": good},
+			want: dataset.ErrEmptyClass, at: "set", msg: "only folders (test, train): are the class folders one level down?"},
+		{name: "one class", files: map[string][]byte{"a/1.png": good, "a/2.png": good, ".b/1.png": good},
+			want: dataset.ErrOneClass, at: "", msg: "a is the only class folder"},
+		{name: "one class in train and test", files: map[string][]byte{"train/a/1.png": good, "test/a/1.png": good},
+			want: dataset.ErrOneClass, at: ""},
+		{name: "no image to test", files: map[string][]byte{"a/1.png": good, "b/1.png": good},
+			want: dataset.ErrNoImages, at: "", msg: "no class folder holds two images or more"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -311,16 +326,20 @@ func TestImageFolderErrors(t *testing.T) {
 				}
 			}
 			if test.link != "" {
-				if err := os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, filepath.FromSlash(test.link))); err != nil {
+				to := cmp.Or(test.to, "gone")
+				if err := os.Symlink(filepath.Join(dir, to), filepath.Join(dir, filepath.FromSlash(test.link))); err != nil {
 					t.Fatal(err)
 				}
 			}
 			f, err := dataset.LoadImageFolder(dir, test.opt)
-			if !errors.Is(err, test.want) {
+			if err == nil || test.want != nil && !errors.Is(err, test.want) {
 				t.Fatalf("error %v, want %v (result %+v)", err, test.want, f)
 			}
 			if at := filepath.Join(dir, filepath.FromSlash(test.at)); !test.noAt && !strings.Contains(err.Error(), at+":") {
 				t.Errorf("error %q does not name %s", err, at)
+			}
+			if !strings.Contains(err.Error(), test.msg) {
+				t.Errorf("error %q does not say %q", err, test.msg)
 			}
 		})
 	}

@@ -579,7 +579,13 @@ func TestBadLabels(t *testing.T) {
 		edit func(train, test *dataset.Images)
 		want string
 	}{
-		{"no classes", func(train, test *dataset.Images) { train.Classes, test.Classes = 0, 0 }, "0 classes"},
+		{"no classes", func(train, test *dataset.Images) { train.Classes, test.Classes = 0, 0 }, "classes 0"},
+		{"one class", func(train, test *dataset.Images) {
+			for _, im := range []*dataset.Images{train, test} {
+				im.Classes = 1
+				clear(im.Labels)
+			}
+		}, "classes 1, want at least 2"},
 		{"train label too large", func(train, test *dataset.Images) { train.Labels[7] = 3 }, "training image 7 has label 3"},
 		{"test label negative", func(train, test *dataset.Images) { test.Labels[5] = -1 }, "test image 5 has label -1"},
 		{"missing labels", func(train, test *dataset.Images) { test.Labels = test.Labels[:10] }, "10 test labels"},

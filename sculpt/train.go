@@ -338,9 +338,11 @@ func (c Config) images(train, test *dataset.Images) (*dataset.Images, *dataset.I
 		return nil, nil, 0, fmt.Errorf("sculpt: training images are %dx%dx%d but test images %dx%dx%d (channels x rows x columns)",
 			train.NumChannels(), train.Rows, train.Cols, test.NumChannels(), test.Rows, test.Cols)
 	}
+	// One class would train a classifier that is always right and
+	// report its accuracy of 1 as if it had learned something.
 	classes := max(train.Classes, test.Classes)
-	if classes < 1 {
-		return nil, nil, 0, fmt.Errorf("sculpt: %d classes, want at least 1", classes)
+	if classes < 2 {
+		return nil, nil, 0, fmt.Errorf("sculpt: classes %d, want at least 2 for a classifier to tell apart", classes)
 	}
 	if c.MaxTrain > 0 && c.MaxTrain < train.N {
 		train = train.Subset(seq(c.MaxTrain))
