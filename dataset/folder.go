@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"io"
@@ -18,7 +19,10 @@ import (
 	"strings"
 
 	"github.com/parametric-machines/machines/ad"
+	"golang.org/x/image/bmp"
 	"golang.org/x/image/draw"
+	"golang.org/x/image/tiff"
+	"golang.org/x/image/webp"
 )
 
 // Errors wrapped by the *ParseError values of LoadImageFolder. A class
@@ -28,7 +32,7 @@ import (
 var (
 	ErrNoImages   = errors.New("no images")
 	ErrEmptyClass = errors.New("empty class folder")
-	ErrImage      = errors.New("not a readable PNG or JPEG image")
+	ErrImage      = errors.New("not a readable PNG, JPEG, GIF, BMP, TIFF or WebP image")
 	ErrImageSize  = errors.New("image of another size")
 	ErrTooLarge   = errors.New("image too large")
 )
@@ -43,9 +47,6 @@ const DefaultSplit = 0.2
 // checked against the file's header before the decoder allocates the
 // pixels, so that a corrupt or hostile header cannot claim gigabytes.
 const MaxImagePixels = 1 << 25
-
-// imageExts are the suffixes, in lower case, of the files read as images.
-var imageExts = []string{".png", ".jpg", ".jpeg"}
 
 // FolderOptions says how LoadImageFolder reads a folder of images. The zero
 // value reads images of one size as they are, holding out DefaultSplit of a
@@ -86,16 +87,19 @@ type imageFile struct {
 // which holds either a train and a test folder, each with one folder of
 // images per class, the same classes in both:
 //
-//	dir/train/CLASS/*.png, *.jpg, *.jpeg
-//	dir/test/CLASS/*.png, *.jpg, *.jpeg
+//	dir/train/CLASS/*.png, *.jpg, *.jpeg, ...
+//	dir/test/CLASS/*.png, *.jpg, *.jpeg, ...
 //
 // or the class folders alone, dir/CLASS/*.png and so on, of which a
 // fraction o.Split of each class, drawn by o.Seed, is held out for
-// testing. The classes are the folder names in sorted order; other files,
-// and names that begin with a dot, are ignored.
+// testing. The images are PNG, JPEG, GIF (its first frame), BMP, TIFF
+// and WebP files (.png, .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp, in
+// any case), each told by its first bytes. The classes are the folder
+// names in sorted order; other files, and names that begin with a dot,
+// are ignored.
 //
 // The images are grey (one channel) if every file is grey, as a grey PNG
-// or JPEG or a PNG whose palette is grey is, and RGB (three channels)
+// or JPEG or a file whose palette is grey is, and RGB (three channels)
 // otherwise; transparency is dropped. If o.Rows and o.Cols are set, every
 // image is resized to that size by Catmull-Rom interpolation, whose kernel
 // widens as it shrinks an image so that it averages away detail rather
@@ -361,36 +365,71 @@ func readHeader(file *imageFile) error {
 	return nil
 }
 
-var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+// imageFormat is a format of image files that LoadImageFolder reads.
+type imageFormat struct {
+	name         string
+	exts         []string // the suffixes of its files, in lower case
+	is           func(head []byte) bool
+	decodeConfig func(io.Reader) (image.Config, error)
+	decode       func(io.Reader) (image.Image, error)
+}
 
-// imageHeader reads the header of a PNG or JPEG image from r and returns
-// its size, whether it is grey and the decoder of its format. The size
-// must be at most MaxImagePixels. The format is told by the file's
-// signature, not by the decoders registered with package image, so that
-// no other format slips in.
+// imageFormats are the formats read, each told by its signature in the
+// first bytes of a file (at most headLen), not by the decoders
+// registered with package image, so that no other format slips in. They
+// are those of the standard library and golang.org/x/image, which the
+// module already requires for resizing.
+var imageFormats = []imageFormat{
+	{"PNG", []string{".png"}, prefix("\x89PNG\r\n\x1a\n"), png.DecodeConfig, png.Decode},
+	{"JPEG", []string{".jpg", ".jpeg"}, prefix("\xff\xd8"), jpeg.DecodeConfig, jpeg.Decode},
+	{"GIF", []string{".gif"}, prefix("GIF87a", "GIF89a"), gif.DecodeConfig, gif.Decode},
+	{"BMP", []string{".bmp"}, prefix("BM"), bmp.DecodeConfig, bmp.Decode},
+	{"TIFF", []string{".tif", ".tiff"}, prefix("II*\x00", "MM\x00*"), tiff.DecodeConfig, tiff.Decode},
+	{"WebP", []string{".webp"}, func(head []byte) bool {
+		return len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP"
+	}, webp.DecodeConfig, webp.Decode},
+}
+
+// headLen is the length of a file's head that tells its format; a PNG's
+// colour type is its byte 25, in its header chunk.
+const headLen = 26
+
+// imageExts are the suffixes, in lower case, of the files read as images.
+var imageExts = func() (exts []string) {
+	for _, f := range imageFormats {
+		exts = append(exts, f.exts...)
+	}
+	return exts
+}()
+
+// prefix returns a test of whether a file's head begins with one of the
+// signatures.
+func prefix(signatures ...string) func([]byte) bool {
+	return func(head []byte) bool {
+		return slices.ContainsFunc(signatures, func(s string) bool { return bytes.HasPrefix(head, []byte(s)) })
+	}
+}
+
+// imageHeader reads the header of an image in one of imageFormats from
+// r and returns its size, whether it is grey and the decoder of its
+// format. The size must be at most MaxImagePixels.
 func imageHeader(r io.Reader) (width, height int, grey bool, decode func(io.Reader) (image.Image, error), err error) {
 	br := bufio.NewReader(r)
-	// The colour type of a PNG is byte 25, in its header chunk.
-	head, err := br.Peek(26)
+	head, err := br.Peek(headLen)
 	if err != nil && err != io.EOF {
 		return 0, 0, false, nil, err // a directory, a file that cannot be read
 	}
-	var cfg image.Config
-	isPNG := bytes.HasPrefix(head, pngMagic)
+	i := slices.IndexFunc(imageFormats, func(f imageFormat) bool { return f.is(head) })
 	switch {
-	case isPNG:
-		cfg, err = png.DecodeConfig(br)
-		decode = png.Decode
-	case bytes.HasPrefix(head, []byte{0xff, 0xd8}):
-		cfg, err = jpeg.DecodeConfig(br)
-		decode = jpeg.Decode
 	case len(head) == 0:
 		return 0, 0, false, nil, fmt.Errorf("%w: an empty file", ErrImage)
-	default:
-		return 0, 0, false, nil, fmt.Errorf("%w: neither the PNG nor the JPEG signature", ErrImage)
+	case i < 0:
+		return 0, 0, false, nil, fmt.Errorf("%w: its first bytes are the signature of none of them", ErrImage)
 	}
+	format := imageFormats[i]
+	cfg, err := format.decodeConfig(br)
 	if err != nil {
-		return 0, 0, false, nil, fmt.Errorf("%w: %v", ErrImage, err)
+		return 0, 0, false, nil, fmt.Errorf("%w: %s: %v", ErrImage, format.name, err)
 	}
 	if cfg.Width < 1 || cfg.Height < 1 {
 		return 0, 0, false, nil, fmt.Errorf("%w: %dx%d pixels", ErrImage, cfg.Width, cfg.Height)
@@ -407,13 +446,13 @@ func imageHeader(r io.Reader) (width, height int, grey bool, decode func(io.Read
 		}
 	default:
 		const greyAlpha = 4 // the PNG colour type of grey with alpha, decoded as NRGBA
-		grey = m == color.GrayModel || m == color.Gray16Model || isPNG && len(head) == 26 && head[25] == greyAlpha
+		grey = m == color.GrayModel || m == color.Gray16Model || format.name == "PNG" && len(head) == headLen && head[25] == greyAlpha
 	}
-	return cfg.Width, cfg.Height, grey, decode, nil
+	return cfg.Width, cfg.Height, grey, format.decode, nil
 }
 
-// decodeImage decodes the PNG or JPEG image in r, after checking its
-// header as imageHeader does, and returns it with whether it is grey.
+// decodeImage decodes the image in r, after checking its header as
+// imageHeader does, and returns it with whether it is grey.
 func decodeImage(r io.ReadSeeker) (image.Image, bool, error) {
 	width, height, grey, decode, err := imageHeader(r)
 	if err != nil {
@@ -425,6 +464,14 @@ func decodeImage(r io.ReadSeeker) (image.Image, bool, error) {
 	img, err := decode(bufio.NewReader(r))
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %v", ErrImage, err)
+	}
+	// The first frame of a GIF may cover only part of its picture, the
+	// size of its header: it is drawn there, on transparent black.
+	r0 := image.Rect(0, 0, width, height)
+	if b := img.Bounds(); b != r0 && b.In(r0) {
+		canvas := image.NewNRGBA(r0)
+		draw.Draw(canvas, b, img, b.Min, draw.Src)
+		img = canvas
 	}
 	// The header was read again above, so this holds unless a decoder
 	// disagrees with itself.

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"hash/crc32"
 	"image"
+	"image/color"
+	"image/gif"
 	"image/png"
 	"io/fs"
 	"os"
@@ -30,6 +32,10 @@ import (
 //	    label 200, channel label+1 5x + 20y and channel label+2 10
 //	sizes: classes a (a flat grey 6x4 image of 60 and a 12x8 grey image
 //	    of 20x) and b (6x4 and 3x2 images of the colour 200, 100, 50)
+//	formats: classes a and b, four 6x4 images of colourAt each, as GIF,
+//	    BMP, TIFF (compressed by deflate) and TIFF named .TIFF
+//	webp: a lossless WebP image and the PNG image of the same pixels,
+//	    copied from golang.org/x/image's testdata (gopher-doc.1bpp)
 var imagesDir = filepath.Join("testdata", "images")
 
 // greyAt and colourAt are the fixtures' pixel values.
@@ -68,6 +74,8 @@ func TestLoadImageFolder(t *testing.T) {
 			channels: 3, rows: 4, col: 6, train: 9, test: 6, split: 0.4, want: colourAt, tol: 16},
 		{name: "grey resized", dir: "grey", opt: dataset.FolderOptions{Rows: 4, Cols: 6}, names: []string{"circle", "square"}, channels: 1,
 			rows: 4, col: 6, train: 7, test: 2, want: func(l, _, x, y int) int { return greyAt(l, x, y) }, tol: 3},
+		{name: "formats", dir: "formats", names: []string{"a", "b"}, channels: 3, rows: 4, col: 6,
+			train: 6, test: 2, split: dataset.DefaultSplit, want: colourAt},
 		{name: "sizes resized", dir: "sizes", opt: dataset.FolderOptions{Rows: 2, Cols: 3}, names: []string{"a", "b"}, channels: 3,
 			rows: 2, col: 3, train: 2, test: 2, split: dataset.DefaultSplit},
 	} {
@@ -360,4 +368,68 @@ func TestImageFolderMixedSizes(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "own train and test folders") {
 		t.Errorf("a split of a folder with train and test folders: error %v", err)
 	}
+}
+
+// TestWebP checks that a WebP image reads as the PNG image of the same
+// pixels does.
+func TestWebP(t *testing.T) {
+	dir := t.TempDir()
+	for _, split := range []string{"train", "test"} {
+		for class, name := range map[string]string{"a": "gopher.webp", "b": "gopher.png"} {
+			data, err := os.ReadFile(filepath.Join(imagesDir, "webp", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeNested(t, filepath.Join(dir, split, class, name), data)
+		}
+	}
+	f, err := dataset.LoadImageFolder(dir, dataset.FolderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := f.Train
+	if im.N != 2 || im.Labels[0] == im.Labels[1] {
+		t.Fatalf("%d training images of labels %v, want one of each class", im.N, im.Labels)
+	}
+	if a, b := im.Image(nil, 0), im.Image(nil, 1); !slices.Equal(a, b) {
+		t.Error("the WebP image and its PNG image differ")
+	}
+}
+
+// TestGIFFrame checks that a GIF whose first frame covers part of its
+// picture is read at the size of the picture, the frame in its place.
+func TestGIFFrame(t *testing.T) {
+	frame := image.NewPaletted(image.Rect(2, 1, 5, 3), color.Palette{color.Gray{0}, color.Gray{90}})
+	for i := range frame.Pix {
+		frame.Pix[i] = 1
+	}
+	var b bytes.Buffer
+	err := gif.EncodeAll(&b, &gif.GIF{Image: []*image.Paletted{frame}, Delay: []int{0},
+		Config: image.Config{ColorModel: frame.Palette, Width: 6, Height: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, path := range []string{"a/1.gif", "a/2.gif", "b/1.gif", "b/2.gif"} {
+		writeNested(t, filepath.Join(dir, path), b.Bytes())
+	}
+	f, err := dataset.LoadImageFolder(dir, dataset.FolderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPixels(t, f.Train, 0, func(_, _, x, y int) int {
+		if image.Pt(x, y).In(frame.Rect) {
+			return 90
+		}
+		return 0
+	}, 0)
+}
+
+// writeNested writes a file, making the folders of its path.
+func writeNested(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Dir(path), filepath.Base(path), data)
 }

@@ -599,18 +599,20 @@
 //
 // -data DIR of sculpt, and of "experiment sculpt", is either an IDX data
 // set (MNIST's format: the train split for training, t10k for testing) or
-// a folder of PNG and JPEG images, one folder per class:
-// DIR/train/CLASS/*.png and DIR/test/CLASS/*.png with the same classes,
-// or DIR/CLASS/*.png (or .jpg, .jpeg), of which the fraction -split of each
+// a folder of PNG, JPEG, GIF (the first frame), BMP, TIFF and WebP images,
+// one folder per class: DIR/train/CLASS/*.png and DIR/test/CLASS/*.png
+// with the same classes, or DIR/CLASS/*.png (or .jpg, .jpeg, .gif, .bmp,
+// .tif, .tiff, .webp, in any case), of which the fraction -split of each
 // class (0.2; drawn by -seed) is held out for testing. The classes are the
 // folder names, sorted. The images are grey if every file is grey and RGB
 // otherwise, with the input of the architecture as many channels;
 // transparency is dropped. -size N or -size WxH resizes every image
 // (Catmull-Rom interpolation); without it the images must all be of one
 // size, and the error names the first that is not. Errors name the file
-// or folder at fault: a file that is not a readable PNG or JPEG, one of
-// more than 2^25 pixels, a class folder without images, a class in one
-// split only. -size and -split are for folders only, and "experiment
+// or folder at fault: a file that is not a readable image, one of more
+// than 2^25 pixels, a class folder without images, a class in one split
+// only, a folder of one class or of classes of one image each (none left
+// for testing). -size and -split are for folders only, and "experiment
 // sculpt" reads a folder with their defaults (one size, 0.2 held out).
 //
 // It trains with the library's one training loop, which reports the loss
