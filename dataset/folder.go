@@ -147,6 +147,7 @@ func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	if f.Test, err = conv.read(test, len(f.Names), channels, rows, cols); err != nil {
 		return nil, err
 	}
+	f.Train.Names, f.Test.Names = slices.Clone(f.Names), slices.Clone(f.Names)
 	return f, nil
 }
 

@@ -93,6 +93,9 @@ func TestLoadImageFolder(t *testing.T) {
 				n    int
 			}{{"train", f.Train, test.train}, {"test", f.Test, test.test}} {
 				im := s.im
+				if !slices.Equal(im.Names, test.names) {
+					t.Errorf("%s: names %q, want %q", s.name, im.Names, test.names)
+				}
 				if im.N != s.n || im.Channels != test.channels || im.Rows != test.rows || im.Cols != test.col ||
 					im.Classes != len(test.names) || len(im.Labels) != im.N || len(im.Pixels) != im.N*im.ImageLen() {
 					t.Fatalf("%s: %d images of %dx%dx%d, %d classes, %d labels, %d bytes; want %d of %dx%dx%d, %d classes",
@@ -212,6 +215,9 @@ func TestImagesChannels(t *testing.T) {
 	s := im.Subset([]int{2})
 	if s.Channels != 3 || !slices.Equal(s.Image(nil, 0), x) {
 		t.Errorf("subset of %d channels, image %v; want 3 and %v", s.Channels, s.Image(nil, 0), x)
+	}
+	if !slices.Equal(s.Names, im.Names) {
+		t.Errorf("subset of classes %q, want %q", s.Names, im.Names)
 	}
 }
 

@@ -146,7 +146,9 @@ func smallConfig(dir string) Config {
 
 func smallData() (train, test *dataset.Images) {
 	rnd := rand.New(rand.NewPCG(4, 4))
-	return blobs(rnd, 160, 8, 3), blobs(rnd, 60, 8, 3)
+	train, test = blobs(rnd, 160, 8, 3), blobs(rnd, 60, 8, 3)
+	train.Names, test.Names = []string{"a", "b", "c"}, []string{"a", "b", "c"}
+	return train, test
 }
 
 func TestRunAndResume(t *testing.T) {
@@ -164,6 +166,9 @@ func TestRunAndResume(t *testing.T) {
 	}
 	if rep.AccuracyPruned != rep.AccuracyUnpruned {
 		t.Errorf("accuracy %v pruned, %v unpruned", rep.AccuracyPruned, rep.AccuracyUnpruned)
+	}
+	if !slices.Equal(rep.Classes, train.Names) {
+		t.Errorf("classes %q in the report, want %q", rep.Classes, train.Names)
 	}
 	if rep.Arch == nil || len(rep.Arch.Edges) != rep.EdgesInitial {
 		t.Errorf("the report's architecture %+v has not the %d edges the run started with", rep.Arch, rep.EdgesInitial)

@@ -635,10 +635,17 @@
 // sculpt.json ("epochs", "validation_accuracy" per epoch, "edges_initial",
 // "edges_live", "flops_initial", "flops_live", "seconds_per_epoch", and
 // "accuracy_pruned" against "accuracy_unpruned", the generous machine
-// with the same weights), the final machine sculpt-model.json (a saved
-// hypergraph machine), the architecture at the start and at the end as
-// Graphviz files sculpt-start.dot and sculpt-end.dot, and the pictures
-// sculpt-architecture.png and .svg. "machines experiment sculpt -quick"
+// with the same weights, and for a folder "classes", its class folders'
+// names), the final machine sculpt-model.json (a saved hypergraph
+// machine), the architecture at the start and at the end as Graphviz
+// files sculpt-start.dot and sculpt-end.dot, and the pictures
+// sculpt-architecture.png and .svg. The machine, which export and serve
+// take, reads images as sculpt read them: its input "x" is [N, C, H, W]
+// at the size it was trained on, each pixel's value divided by 255 (so
+// in [0, 1], not 0 to 255), the channels red, green and blue or one grey
+// level (the luma); its output "logits" has a column per class, in the
+// order of "classes" (the sorted folder names; for IDX files, the
+// labels). "machines experiment sculpt -quick"
 // runs four epochs on 10,000 of the training images with a larger
 // penalty, a few seconds that still prune (by default Fashion-MNIST at
 // /usr/share/datasets/fashion-mnist).
