@@ -62,6 +62,12 @@ type FolderOptions struct {
 	Split float64
 	// Seed seeds the split and the order of the images.
 	Seed uint64
+	// Check, if not nil, is called with the shape of the images
+	// (channels, rows and columns), their number of classes and their
+	// number once every file's header is read, before a pixel is
+	// decoded, so that a caller can refuse images it cannot use without
+	// waiting for them to be read; its error is returned.
+	Check func(channels, rows, cols, classes, images int) error
 }
 
 // ImageFolder is a data set read from a folder of images.
@@ -127,6 +133,11 @@ func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	channels, rows, cols, err := readHeaders(dir, train, test, o)
 	if err != nil {
 		return nil, err
+	}
+	if o.Check != nil {
+		if err := o.Check(channels, rows, cols, len(f.Names), len(train)+len(test)); err != nil {
+			return nil, err
+		}
 	}
 
 	rnd := rand.New(rand.NewPCG(o.Seed, 0x666f6c646572)) // "folder": a stream of its own
@@ -563,7 +574,8 @@ func unpremultiply(v, a uint8) uint8 {
 // LoadImages reads the training and test images of dir: an IDX data set,
 // the "train" and "t10k" splits of LoadIDX, if dir holds IDX files, and
 // otherwise a folder of images as LoadImageFolder reads it with the
-// options o, which must be zero for an IDX data set.
+// options o. An IDX data set takes only o.Seed and o.Check, which is
+// called once its files are read.
 func LoadImages(dir string, o FolderOptions) (train, test *Images, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -576,7 +588,7 @@ func LoadImages(dir string, o FolderOptions) (train, test *Images, err error) {
 		}
 		return f.Train, f.Test, nil
 	}
-	if o != (FolderOptions{Seed: o.Seed}) {
+	if o.Rows != 0 || o.Cols != 0 || o.Split != 0 {
 		return nil, nil, &ParseError{File: dir, Err: errors.New("an IDX data set, which is read as it is: resizing and splitting are for folders of images")}
 	}
 	if train, err = LoadIDX(dir, "train"); err != nil {
@@ -584,6 +596,11 @@ func LoadImages(dir string, o FolderOptions) (train, test *Images, err error) {
 	}
 	if test, err = LoadIDXClasses(dir, "t10k", train.Classes); err != nil {
 		return nil, nil, err
+	}
+	if o.Check != nil {
+		if err := o.Check(train.NumChannels(), train.Rows, train.Cols, train.Classes, train.N+test.N); err != nil {
+			return nil, nil, err
+		}
 	}
 	return train, test, nil
 }

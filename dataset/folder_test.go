@@ -240,6 +240,15 @@ func TestLoadImages(t *testing.T) {
 	if _, _, err := dataset.LoadImages(idxDir, dataset.FolderOptions{Rows: 2, Cols: 2}); err == nil || !strings.Contains(err.Error(), "IDX") {
 		t.Errorf("resizing IDX images: error %v", err)
 	}
+	refused := errors.New("refused")
+	var got []int
+	_, _, err = dataset.LoadImages(idxDir, dataset.FolderOptions{Check: func(channels, rows, cols, classes, images int) error {
+		got = []int{channels, rows, cols, classes, images}
+		return refused
+	}})
+	if want := []int{1, train.Rows, train.Cols, train.Classes, train.N + test.N}; err != refused || !slices.Equal(got, want) {
+		t.Errorf("IDX: error %v, check of %v; want %v and a check of %v", err, got, refused, want)
+	}
 	dir := filepath.Join(imagesDir, "grey")
 	train, test, err = dataset.LoadImages(dir, dataset.FolderOptions{})
 	if err != nil {
@@ -438,4 +447,25 @@ func writeNested(t *testing.T, path string, data []byte) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Dir(path), filepath.Base(path), data)
+}
+
+// TestFolderCheck checks that FolderOptions.Check sees the shape, the
+// classes and the number of the images before any pixel is decoded: its
+// error comes before that of a damaged file.
+func TestFolderCheck(t *testing.T) {
+	good := pngBytes(t, 4, 3)
+	dir := t.TempDir()
+	for _, path := range []string{"a/1.png", "a/2.png", "b/1.png"} {
+		writeNested(t, filepath.Join(dir, path), good)
+	}
+	writeNested(t, filepath.Join(dir, "b", "2.png"), good[:len(good)-20])
+	refused := errors.New("refused")
+	var got []int
+	_, err := dataset.LoadImageFolder(dir, dataset.FolderOptions{Rows: 5, Cols: 6, Check: func(channels, rows, cols, classes, images int) error {
+		got = []int{channels, rows, cols, classes, images}
+		return refused
+	}})
+	if want := []int{1, 5, 6, 2, 4}; err != refused || !slices.Equal(got, want) {
+		t.Errorf("error %v, check of %v; want %v and a check of %v", err, got, refused, want)
+	}
 }

@@ -338,11 +338,9 @@ func (c Config) images(train, test *dataset.Images) (*dataset.Images, *dataset.I
 		return nil, nil, 0, fmt.Errorf("sculpt: training images are %dx%dx%d but test images %dx%dx%d (channels x rows x columns)",
 			train.NumChannels(), train.Rows, train.Cols, test.NumChannels(), test.Rows, test.Cols)
 	}
-	// One class would train a classifier that is always right and
-	// report its accuracy of 1 as if it had learned something.
 	classes := max(train.Classes, test.Classes)
-	if classes < 2 {
-		return nil, nil, 0, fmt.Errorf("sculpt: classes %d, want at least 2 for a classifier to tell apart", classes)
+	if err := checkClasses(classes); err != nil {
+		return nil, nil, 0, err
 	}
 	if c.MaxTrain > 0 && c.MaxTrain < train.N {
 		train = train.Subset(seq(c.MaxTrain))
@@ -364,6 +362,16 @@ func (c Config) images(train, test *dataset.Images) (*dataset.Images, *dataset.I
 		}
 	}
 	return train, test, classes, nil
+}
+
+// checkClasses refuses fewer than two classes: one would train a
+// classifier that is always right and report its accuracy of 1 as if it
+// had learned something.
+func checkClasses(classes int) error {
+	if classes < 2 {
+		return fmt.Errorf("sculpt: classes %d, want at least 2 for a classifier to tell apart", classes)
+	}
+	return nil
 }
 
 // validationStream keeps the validation draw apart from the other uses
