@@ -594,14 +594,22 @@ func TestBadLabels(t *testing.T) {
 		{"train label too large", func(train, test *dataset.Images) { train.Labels[7] = 3 }, "training image 7 has label 3"},
 		{"test label negative", func(train, test *dataset.Images) { test.Labels[5] = -1 }, "test image 5 has label -1"},
 		{"missing labels", func(train, test *dataset.Images) { test.Labels = test.Labels[:10] }, "10 test labels"},
+		{"untrained classes", func(train, test *dataset.Images) {
+			train.Classes, test.Classes = 13, 13
+			for i := range train.Labels {
+				train.Labels[i] = 12 * (train.Labels[i] % 2)
+			}
+		}, "warning: 11 of the 13 classes have no training image, and the machine cannot learn them: labels 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 1 more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			train, test := smallData()
 			tc.edit(train, test)
 			c := smallConfig("")
+			var log bytes.Buffer
+			c.Progress = &log
 			_, err := Run(train, test, c)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v, want a mention of %q", err, tc.want)
+			if msg := fmt.Sprint(err, log.String()); !strings.Contains(msg, tc.want) {
+				t.Errorf("error %v, log %q; want a mention of %q", err, log.String(), tc.want)
 			}
 		})
 	}

@@ -612,7 +612,8 @@
 // or folder at fault: a file that is not a readable image, one of more
 // than 2^25 pixels, a class folder without images, a class in one split
 // only, a folder of one class or of classes of one image each (none left
-// for testing). -size and -split are for folders only, and "experiment
+// for testing). Classes without a training image, which IDX labels that
+// skip numbers make, are warned of on standard error. -size and -split are for folders only, and "experiment
 // sculpt" reads a folder with their defaults (one size, 0.2 held out).
 //
 // It trains with the library's one training loop, which reports the loss
