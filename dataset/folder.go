@@ -384,6 +384,12 @@ type imageFormat struct {
 	is           func(head []byte) bool
 	decodeConfig func(io.Reader) (image.Config, error)
 	decode       func(io.Reader) (image.Image, error)
+	// readsAt is set for a decoder that reads at the offsets a file's
+	// header gives: it is given the file itself, an io.ReaderAt, for
+	// given a stream it would keep a copy of the file up to the
+	// furthest offset, allocated before it is read, which a header of a
+	// few bytes may put gigabytes away.
+	readsAt bool
 }
 
 // imageFormats are the formats read, each told by its signature in the
@@ -392,14 +398,29 @@ type imageFormat struct {
 // are those of the standard library and golang.org/x/image, which the
 // module already requires for resizing.
 var imageFormats = []imageFormat{
-	{"PNG", []string{".png"}, prefix("\x89PNG\r\n\x1a\n"), png.DecodeConfig, png.Decode},
-	{"JPEG", []string{".jpg", ".jpeg"}, prefix("\xff\xd8"), jpeg.DecodeConfig, jpeg.Decode},
-	{"GIF", []string{".gif"}, prefix("GIF87a", "GIF89a"), gif.DecodeConfig, gif.Decode},
-	{"BMP", []string{".bmp"}, prefix("BM"), bmp.DecodeConfig, bmp.Decode},
-	{"TIFF", []string{".tif", ".tiff"}, prefix("II*\x00", "MM\x00*"), tiff.DecodeConfig, tiff.Decode},
+	{"PNG", []string{".png"}, prefix("\x89PNG\r\n\x1a\n"), png.DecodeConfig, png.Decode, false},
+	{"JPEG", []string{".jpg", ".jpeg"}, prefix("\xff\xd8"), jpeg.DecodeConfig, jpeg.Decode, false},
+	{"GIF", []string{".gif"}, prefix("GIF87a", "GIF89a"), gif.DecodeConfig, gif.Decode, false},
+	{"BMP", []string{".bmp"}, prefix("BM"), bmp.DecodeConfig, bmp.Decode, false},
+	{"TIFF", []string{".tif", ".tiff"}, prefix("II*\x00", "MM\x00*"), tiff.DecodeConfig, tiff.Decode, true},
 	{"WebP", []string{".webp"}, func(head []byte) bool {
 		return len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP"
-	}, webp.DecodeConfig, webp.Decode},
+	}, webp.DecodeConfig, webp.Decode, false},
+}
+
+// imageSource is an image file: an *os.File, or a bytes.Reader.
+type imageSource interface {
+	io.ReadSeeker
+	io.ReaderAt
+}
+
+// input returns what the decoders of the format read: r itself for one
+// that reads at offsets, and otherwise br, the buffered stream of r.
+func (f imageFormat) input(r imageSource, br *bufio.Reader) io.Reader {
+	if f.readsAt {
+		return r
+	}
+	return br
 }
 
 // headLen is the length of a file's head that tells its format; a PNG's
@@ -423,31 +444,31 @@ func prefix(signatures ...string) func([]byte) bool {
 }
 
 // imageHeader reads the header of an image in one of imageFormats from
-// r and returns its size, whether it is grey and the decoder of its
-// format. The size must be at most MaxImagePixels.
-func imageHeader(r io.Reader) (width, height int, grey bool, decode func(io.Reader) (image.Image, error), err error) {
+// r and returns its size, whether it is grey and its format. The size
+// must be at most MaxImagePixels.
+func imageHeader(r imageSource) (width, height int, grey bool, format imageFormat, err error) {
 	br := bufio.NewReader(r)
 	head, err := br.Peek(headLen)
 	if err != nil && err != io.EOF {
-		return 0, 0, false, nil, err // a directory, a file that cannot be read
+		return 0, 0, false, imageFormat{}, err // a directory, a file that cannot be read
 	}
 	i := slices.IndexFunc(imageFormats, func(f imageFormat) bool { return f.is(head) })
 	switch {
 	case len(head) == 0:
-		return 0, 0, false, nil, fmt.Errorf("%w: an empty file", ErrImage)
+		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: an empty file", ErrImage)
 	case i < 0:
-		return 0, 0, false, nil, fmt.Errorf("%w: its first bytes are the signature of none of them", ErrImage)
+		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: its first bytes are the signature of none of them", ErrImage)
 	}
-	format := imageFormats[i]
-	cfg, err := format.decodeConfig(br)
+	format = imageFormats[i]
+	cfg, err := format.decodeConfig(format.input(r, br))
 	if err != nil {
-		return 0, 0, false, nil, fmt.Errorf("%w: %s: %v", ErrImage, format.name, err)
+		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: %s: %v", ErrImage, format.name, err)
 	}
 	if cfg.Width < 1 || cfg.Height < 1 {
-		return 0, 0, false, nil, fmt.Errorf("%w: %dx%d pixels", ErrImage, cfg.Width, cfg.Height)
+		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: %dx%d pixels", ErrImage, cfg.Width, cfg.Height)
 	}
 	if cfg.Width > MaxImagePixels/cfg.Height {
-		return 0, 0, false, nil, fmt.Errorf("%w: %dx%d, more than %d pixels", ErrTooLarge, cfg.Width, cfg.Height, MaxImagePixels)
+		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: %dx%d, more than %d pixels", ErrTooLarge, cfg.Width, cfg.Height, MaxImagePixels)
 	}
 	switch m := cfg.ColorModel.(type) {
 	case color.Palette:
@@ -460,20 +481,20 @@ func imageHeader(r io.Reader) (width, height int, grey bool, decode func(io.Read
 		const greyAlpha = 4 // the PNG colour type of grey with alpha, decoded as NRGBA
 		grey = m == color.GrayModel || m == color.Gray16Model || format.name == "PNG" && len(head) == headLen && head[25] == greyAlpha
 	}
-	return cfg.Width, cfg.Height, grey, format.decode, nil
+	return cfg.Width, cfg.Height, grey, format, nil
 }
 
 // decodeImage decodes the image in r, after checking its header as
 // imageHeader does, and returns it with whether it is grey.
-func decodeImage(r io.ReadSeeker) (image.Image, bool, error) {
-	width, height, grey, decode, err := imageHeader(r)
+func decodeImage(r imageSource) (image.Image, bool, error) {
+	width, height, grey, format, err := imageHeader(r)
 	if err != nil {
 		return nil, false, err
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, false, err
 	}
-	img, err := decode(bufio.NewReader(r))
+	img, err := format.decode(format.input(r, bufio.NewReader(r)))
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %v", ErrImage, err)
 	}

@@ -2,10 +2,12 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -53,4 +55,37 @@ func FuzzDecodeImage(f *testing.F) {
 			c.convert(make([]uint8, plane), img, 1, rows, cols)
 		}
 	})
+}
+
+// TestTIFFFarOffsets checks that a TIFF file whose header puts its
+// directory or its pixels gigabytes away is refused without the
+// decoder allocating that much: given a stream, it would.
+func TestTIFFFarOffsets(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join("testdata", "images", "formats", "a", "4.TIFF")) // uncompressed, one strip
+	if err != nil {
+		t.Fatal(err)
+	}
+	farStrip := slices.Clone(good)
+	ifd := binary.LittleEndian.Uint32(farStrip[4:])
+	for e := range int(binary.LittleEndian.Uint16(farStrip[ifd:])) {
+		entry := farStrip[ifd+2+12*uint32(e):]
+		if binary.LittleEndian.Uint16(entry) == 273 { // StripOffsets
+			binary.LittleEndian.PutUint32(entry[8:], 0xfffffff0)
+		}
+	}
+	for name, data := range map[string][]byte{
+		"directory": []byte("II*\x00\xf0\xff\xff\xff"),
+		"strip":     farStrip,
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, _, err := decodeImage(bytes.NewReader(data))
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, ErrImage) {
+			t.Errorf("%s far away: error %v, want ErrImage", name, err)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+			t.Errorf("%s far away: %d bytes allocated", name, n)
+		}
+	}
 }
