@@ -21,7 +21,10 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"golang.org/x/image/bmp"
 	"golang.org/x/image/draw"
+	"golang.org/x/image/riff"
 	"golang.org/x/image/tiff"
+	"golang.org/x/image/vp8"
+	"golang.org/x/image/vp8l"
 	"golang.org/x/image/webp"
 )
 
@@ -405,7 +408,62 @@ var imageFormats = []imageFormat{
 	{"TIFF", []string{".tif", ".tiff"}, prefix("II*\x00", "MM\x00*"), tiff.DecodeConfig, tiff.Decode, true},
 	{"WebP", []string{".webp"}, func(head []byte) bool {
 		return len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP"
-	}, webp.DecodeConfig, webp.Decode, false},
+	}, webpConfig, webp.Decode, false},
+}
+
+// webpConfig is webp.DecodeConfig, but for the size of the frame, which
+// the decoder allocates, rather than that of the canvas of a VP8X chunk,
+// which the decoder does not compare with it: a canvas of 1x1 pixels
+// could hide a frame of 16383x16383, a gigabyte. A canvas of another size
+// than its frame is refused.
+func webpConfig(r io.Reader) (image.Config, error) {
+	form, chunks, err := riff.NewReader(r)
+	if err != nil {
+		return image.Config{}, err
+	}
+	if form != riff.FourCC([4]byte{'W', 'E', 'B', 'P'}) {
+		return image.Config{}, errors.New("webp: not a WebP file")
+	}
+	var canvas image.Point
+	for {
+		id, n, data, err := chunks.Next()
+		if err == io.EOF {
+			return image.Config{}, errors.New("webp: no frame")
+		}
+		if err != nil {
+			return image.Config{}, err
+		}
+		var frame image.Point
+		switch string(id[:]) {
+		case "VP8X":
+			var b [10]byte
+			if _, err := io.ReadFull(data, b[:]); err != nil {
+				return image.Config{}, err
+			}
+			canvas = image.Pt(1+int(b[4])|int(b[5])<<8|int(b[6])<<16, 1+int(b[7])|int(b[8])<<8|int(b[9])<<16)
+			continue
+		case "VP8 ":
+			d := vp8.NewDecoder()
+			d.Init(data, int(n))
+			fh, err := d.DecodeFrameHeader()
+			if err != nil {
+				return image.Config{}, err
+			}
+			frame = image.Pt(fh.Width, fh.Height)
+		case "VP8L":
+			c, err := vp8l.DecodeConfig(data)
+			if err != nil {
+				return image.Config{}, err
+			}
+			frame = image.Pt(c.Width, c.Height)
+		default: // alpha, colour profile, metadata
+			continue
+		}
+		if canvas != (image.Point{}) && canvas != frame {
+			return image.Config{}, fmt.Errorf("webp: a canvas of %dx%d for a frame of %dx%d", canvas.X, canvas.Y, frame.X, frame.Y)
+		}
+		return image.Config{ColorModel: color.NRGBAModel, Width: frame.X, Height: frame.Y}, nil
+	}
 }
 
 // imageSource is an image file: an *os.File, or a bytes.Reader.
@@ -501,7 +559,7 @@ func decodeImage(r imageSource) (image.Image, bool, error) {
 	// The first frame of a GIF may cover only part of its picture, the
 	// size of its header: it is drawn there, on transparent black.
 	r0 := image.Rect(0, 0, width, height)
-	if b := img.Bounds(); b != r0 && b.In(r0) {
+	if b := img.Bounds(); format.name == "GIF" && b != r0 && b.In(r0) {
 		canvas := image.NewNRGBA(r0)
 		draw.Draw(canvas, b, img, b.Min, draw.Src)
 		img = canvas

@@ -35,7 +35,8 @@ import (
 //	formats: classes a and b, four 6x4 images of colourAt each, as GIF,
 //	    BMP, TIFF (compressed by deflate) and TIFF named .TIFF
 //	webp: a lossless WebP image and the PNG image of the same pixels,
-//	    copied from golang.org/x/image's testdata (gopher-doc.1bpp)
+//	    and a lossy WebP image, copied from golang.org/x/image's
+//	    testdata (gopher-doc.1bpp, blue-purple-pink.lossy)
 var imagesDir = filepath.Join("testdata", "images")
 
 // greyAt and colourAt are the fixtures' pixel values.
