@@ -201,7 +201,8 @@
 //
 // LoadImageFolder reads images as they are usually kept, one folder per
 // class, in a train and a test folder or in one folder of which a seeded
-// fraction of each class is held out: PNG and JPEG files, grey or in colour
+// fraction of each class is held out: PNG, JPEG, GIF, BMP, TIFF and WebP
+// files, grey or in colour
 // (Images.Channels 1 or 3, the pixels of each image channel after channel),
 // of one size or resized to one with golang.org/x/image/draw. Each file's
 // header is checked before its pixels are decoded, and problems are returned

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"io"
@@ -18,7 +19,13 @@ import (
 	"strings"
 
 	"github.com/parametric-machines/machines/ad"
+	"golang.org/x/image/bmp"
 	"golang.org/x/image/draw"
+	"golang.org/x/image/riff"
+	"golang.org/x/image/tiff"
+	"golang.org/x/image/vp8"
+	"golang.org/x/image/vp8l"
+	"golang.org/x/image/webp"
 )
 
 // Errors wrapped by the *ParseError values of LoadImageFolder. A class
@@ -28,7 +35,7 @@ import (
 var (
 	ErrNoImages   = errors.New("no images")
 	ErrEmptyClass = errors.New("empty class folder")
-	ErrImage      = errors.New("not a readable PNG or JPEG image")
+	ErrImage      = errors.New("not a readable PNG, JPEG, GIF, BMP, TIFF or WebP image")
 	ErrImageSize  = errors.New("image of another size")
 	ErrTooLarge   = errors.New("image too large")
 )
@@ -44,9 +51,6 @@ const DefaultSplit = 0.2
 // pixels, so that a corrupt or hostile header cannot claim gigabytes.
 const MaxImagePixels = 1 << 25
 
-// imageExts are the suffixes, in lower case, of the files read as images.
-var imageExts = []string{".png", ".jpg", ".jpeg"}
-
 // FolderOptions says how LoadImageFolder reads a folder of images. The zero
 // value reads images of one size as they are, holding out DefaultSplit of a
 // single folder for testing.
@@ -61,6 +65,12 @@ type FolderOptions struct {
 	Split float64
 	// Seed seeds the split and the order of the images.
 	Seed uint64
+	// Check, if not nil, is called with the shape of the images
+	// (channels, rows and columns), their number of classes and their
+	// number once every file's header is read, before a pixel is
+	// decoded, so that a caller can refuse images it cannot use without
+	// waiting for them to be read; its error is returned.
+	Check func(channels, rows, cols, classes, images int) error
 }
 
 // ImageFolder is a data set read from a folder of images.
@@ -86,16 +96,19 @@ type imageFile struct {
 // which holds either a train and a test folder, each with one folder of
 // images per class, the same classes in both:
 //
-//	dir/train/CLASS/*.png, *.jpg, *.jpeg
-//	dir/test/CLASS/*.png, *.jpg, *.jpeg
+//	dir/train/CLASS/*.png, *.jpg, *.jpeg, ...
+//	dir/test/CLASS/*.png, *.jpg, *.jpeg, ...
 //
 // or the class folders alone, dir/CLASS/*.png and so on, of which a
 // fraction o.Split of each class, drawn by o.Seed, is held out for
-// testing. The classes are the folder names in sorted order; other files,
-// and names that begin with a dot, are ignored.
+// testing. The images are PNG, JPEG, GIF (its first frame), BMP, TIFF
+// and WebP files (.png, .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp, in
+// any case), each told by its first bytes. The classes are the folder
+// names in sorted order; other files, and names that begin with a dot,
+// are ignored.
 //
 // The images are grey (one channel) if every file is grey, as a grey PNG
-// or JPEG or a PNG whose palette is grey is, and RGB (three channels)
+// or JPEG or a file whose palette is grey is, and RGB (three channels)
 // otherwise; transparency is dropped. If o.Rows and o.Cols are set, every
 // image is resized to that size by Catmull-Rom interpolation, whose kernel
 // widens as it shrinks an image so that it averages away detail rather
@@ -108,8 +121,10 @@ type imageFile struct {
 // file or folder at fault: a file that cannot be decoded (ErrImage), one
 // larger than MaxImagePixels (ErrTooLarge) or of another size than the
 // first (ErrImageSize), a class folder without images (ErrEmptyClass), a
-// class in one split only (ErrMissingClass), and a folder without class
-// folders (ErrNoImages).
+// class in one split only (ErrMissingClass), a folder without class
+// folders or whose classes have one image each, none to hold out for
+// testing (ErrNoImages), and a folder of one class folder only
+// (ErrOneClass).
 func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	if err := checkFolderOptions(o); err != nil {
 		return nil, err
@@ -122,10 +137,19 @@ func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Check != nil {
+		if err := o.Check(channels, rows, cols, len(f.Names), len(train)+len(test)); err != nil {
+			return nil, err
+		}
+	}
 
 	rnd := rand.New(rand.NewPCG(o.Seed, 0x666f6c646572)) // "folder": a stream of its own
 	if f.Split != 0 {
 		train, test = splitClasses(train, len(f.Names), f.Split, rnd)
+		if len(test) == 0 {
+			return nil, &ParseError{File: dir, Err: fmt.Errorf("%w for testing: no class folder holds two images or more, and a class keeps its only image for training",
+				ErrNoImages)}
+		}
 	}
 	rnd.Shuffle(len(train), func(i, j int) { train[i], train[j] = train[j], train[i] })
 	rnd.Shuffle(len(test), func(i, j int) { test[i], test[j] = test[j], test[i] })
@@ -137,6 +161,7 @@ func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	if f.Test, err = conv.read(test, len(f.Names), channels, rows, cols); err != nil {
 		return nil, err
 	}
+	f.Train.Names, f.Test.Names = slices.Clone(f.Names), slices.Clone(f.Names)
 	return f, nil
 }
 
@@ -192,6 +217,9 @@ func listImageFolder(dir string, split float64) (f *ImageFolder, train, test []i
 		if f.Names, train, err = classFiles(dir); err != nil {
 			return nil, nil, nil, err
 		}
+	}
+	if len(f.Names) == 1 {
+		return nil, nil, nil, &ParseError{File: dir, Err: fmt.Errorf("%w: %s is the only class folder; a classifier needs two or more", ErrOneClass, f.Names[0])}
 	}
 	return f, train, test, nil
 }
@@ -264,14 +292,19 @@ func classFiles(dir string) ([]string, []imageFile, error) {
 			return nil, nil, err
 		}
 		n := len(files)
+		var folders []string
 		for _, f := range inner {
 			ext := strings.ToLower(filepath.Ext(f.Name()))
-			if !hidden(f.Name()) && !f.IsDir() && slices.Contains(imageExts, ext) {
+			switch {
+			case hidden(f.Name()):
+			case f.IsDir():
+				folders = append(folders, f.Name())
+			case slices.Contains(imageExts, ext):
 				files = append(files, imageFile{path: filepath.Join(classDir, f.Name()), label: len(names)})
 			}
 		}
 		if len(files) == n {
-			return nil, nil, &ParseError{File: classDir, Err: fmt.Errorf("%w: no %s files", ErrEmptyClass, strings.Join(imageExts, ", "))}
+			return nil, nil, &ParseError{File: classDir, Err: emptyClass(folders)}
 		}
 		names = append(names, e.Name())
 	}
@@ -279,6 +312,22 @@ func classFiles(dir string) ([]string, []imageFile, error) {
 		return nil, nil, &ParseError{File: dir, Err: fmt.Errorf("%w: no class folders, want CLASS/*.png or train/CLASS/*.png and test/CLASS/*.png", ErrNoImages)}
 	}
 	return names, files, nil
+}
+
+// emptyClass is the error of a class folder without images that holds
+// the given folders: images one level further down (a data set in a
+// folder of its own, Train and Test folders) are said to be there.
+func emptyClass(folders []string) error {
+	err := fmt.Errorf("%w: no %s files", ErrEmptyClass, strings.Join(imageExts, ", "))
+	if len(folders) == 0 {
+		return err
+	}
+	const show = 3
+	list := strings.Join(folders[:min(len(folders), show)], ", ")
+	if len(folders) > show {
+		list += fmt.Sprintf(" and %d more", len(folders)-show)
+	}
+	return fmt.Errorf("%w, only folders (%s): are the class folders one level down?", err, list)
 }
 
 // sameClasses checks that the training and test images have the same
@@ -331,37 +380,153 @@ func readHeader(file *imageFile) error {
 	return nil
 }
 
-var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+// imageFormat is a format of image files that LoadImageFolder reads.
+type imageFormat struct {
+	name         string
+	exts         []string // the suffixes of its files, in lower case
+	is           func(head []byte) bool
+	decodeConfig func(io.Reader) (image.Config, error)
+	decode       func(io.Reader) (image.Image, error)
+	// readsAt is set for a decoder that reads at the offsets a file's
+	// header gives: it is given the file itself, an io.ReaderAt, for
+	// given a stream it would keep a copy of the file up to the
+	// furthest offset, allocated before it is read, which a header of a
+	// few bytes may put gigabytes away.
+	readsAt bool
+}
 
-// imageHeader reads the header of a PNG or JPEG image from r and returns
-// its size, whether it is grey and the decoder of its format. The size
-// must be at most MaxImagePixels. The format is told by the file's
-// signature, not by the decoders registered with package image, so that
-// no other format slips in.
-func imageHeader(r io.Reader) (width, height int, grey bool, decode func(io.Reader) (image.Image, error), err error) {
-	br := bufio.NewReader(r)
-	// The colour type of a PNG is byte 25, in its header chunk.
-	head, _ := br.Peek(26)
-	var cfg image.Config
-	isPNG := bytes.HasPrefix(head, pngMagic)
-	switch {
-	case isPNG:
-		cfg, err = png.DecodeConfig(br)
-		decode = png.Decode
-	case bytes.HasPrefix(head, []byte{0xff, 0xd8}):
-		cfg, err = jpeg.DecodeConfig(br)
-		decode = jpeg.Decode
-	default:
-		return 0, 0, false, nil, fmt.Errorf("%w: neither the PNG nor the JPEG signature", ErrImage)
-	}
+// imageFormats are the formats read, each told by its signature in the
+// first bytes of a file (at most headLen), not by the decoders
+// registered with package image, so that no other format slips in. They
+// are those of the standard library and golang.org/x/image, which the
+// module already requires for resizing.
+var imageFormats = []imageFormat{
+	{"PNG", []string{".png"}, prefix("\x89PNG\r\n\x1a\n"), png.DecodeConfig, png.Decode, false},
+	{"JPEG", []string{".jpg", ".jpeg"}, prefix("\xff\xd8"), jpeg.DecodeConfig, jpeg.Decode, false},
+	{"GIF", []string{".gif"}, prefix("GIF87a", "GIF89a"), gif.DecodeConfig, gif.Decode, false},
+	{"BMP", []string{".bmp"}, prefix("BM"), bmp.DecodeConfig, bmp.Decode, false},
+	{"TIFF", []string{".tif", ".tiff"}, prefix("II*\x00", "MM\x00*"), tiff.DecodeConfig, tiff.Decode, true},
+	{"WebP", []string{".webp"}, func(head []byte) bool {
+		return len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP"
+	}, webpConfig, webp.Decode, false},
+}
+
+// webpConfig is webp.DecodeConfig, but for the size of the frame, which
+// the decoder allocates, rather than that of the canvas of a VP8X chunk,
+// which the decoder does not compare with it: a canvas of 1x1 pixels
+// could hide a frame of 16383x16383, a gigabyte. A canvas of another size
+// than its frame is refused.
+func webpConfig(r io.Reader) (image.Config, error) {
+	form, chunks, err := riff.NewReader(r)
 	if err != nil {
-		return 0, 0, false, nil, fmt.Errorf("%w: %v", ErrImage, err)
+		return image.Config{}, err
+	}
+	if form != riff.FourCC([4]byte{'W', 'E', 'B', 'P'}) {
+		return image.Config{}, errors.New("webp: not a WebP file")
+	}
+	var canvas image.Point
+	for {
+		id, n, data, err := chunks.Next()
+		if err == io.EOF {
+			return image.Config{}, errors.New("webp: no frame")
+		}
+		if err != nil {
+			return image.Config{}, err
+		}
+		var frame image.Point
+		switch string(id[:]) {
+		case "VP8X":
+			var b [10]byte
+			if _, err := io.ReadFull(data, b[:]); err != nil {
+				return image.Config{}, err
+			}
+			canvas = image.Pt(1+int(b[4])|int(b[5])<<8|int(b[6])<<16, 1+int(b[7])|int(b[8])<<8|int(b[9])<<16)
+			continue
+		case "VP8 ":
+			d := vp8.NewDecoder()
+			d.Init(data, int(n))
+			fh, err := d.DecodeFrameHeader()
+			if err != nil {
+				return image.Config{}, err
+			}
+			frame = image.Pt(fh.Width, fh.Height)
+		case "VP8L":
+			c, err := vp8l.DecodeConfig(data)
+			if err != nil {
+				return image.Config{}, err
+			}
+			frame = image.Pt(c.Width, c.Height)
+		default: // alpha, colour profile, metadata
+			continue
+		}
+		if canvas != (image.Point{}) && canvas != frame {
+			return image.Config{}, fmt.Errorf("webp: a canvas of %dx%d for a frame of %dx%d", canvas.X, canvas.Y, frame.X, frame.Y)
+		}
+		return image.Config{ColorModel: color.NRGBAModel, Width: frame.X, Height: frame.Y}, nil
+	}
+}
+
+// imageSource is an image file: an *os.File, or a bytes.Reader.
+type imageSource interface {
+	io.ReadSeeker
+	io.ReaderAt
+}
+
+// input returns what the decoders of the format read: r itself for one
+// that reads at offsets, and otherwise br, the buffered stream of r.
+func (f imageFormat) input(r imageSource, br *bufio.Reader) io.Reader {
+	if f.readsAt {
+		return r
+	}
+	return br
+}
+
+// headLen is the length of a file's head that tells its format; a PNG's
+// colour type is its byte 25, in its header chunk.
+const headLen = 26
+
+// imageExts are the suffixes, in lower case, of the files read as images.
+var imageExts = func() (exts []string) {
+	for _, f := range imageFormats {
+		exts = append(exts, f.exts...)
+	}
+	return exts
+}()
+
+// prefix returns a test of whether a file's head begins with one of the
+// signatures.
+func prefix(signatures ...string) func([]byte) bool {
+	return func(head []byte) bool {
+		return slices.ContainsFunc(signatures, func(s string) bool { return bytes.HasPrefix(head, []byte(s)) })
+	}
+}
+
+// imageHeader reads the header of an image in one of imageFormats from
+// r and returns its size, whether it is grey and its format. The size
+// must be at most MaxImagePixels.
+func imageHeader(r imageSource) (width, height int, grey bool, format imageFormat, err error) {
+	br := bufio.NewReader(r)
+	head, err := br.Peek(headLen)
+	if err != nil && err != io.EOF {
+		return 0, 0, false, imageFormat{}, err // a directory, a file that cannot be read
+	}
+	i := slices.IndexFunc(imageFormats, func(f imageFormat) bool { return f.is(head) })
+	switch {
+	case len(head) == 0:
+		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: an empty file", ErrImage)
+	case i < 0:
+		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: its first bytes are the signature of none of them", ErrImage)
+	}
+	format = imageFormats[i]
+	cfg, err := format.decodeConfig(format.input(r, br))
+	if err != nil {
+		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: %s: %v", ErrImage, format.name, err)
 	}
 	if cfg.Width < 1 || cfg.Height < 1 {
-		return 0, 0, false, nil, fmt.Errorf("%w: %dx%d pixels", ErrImage, cfg.Width, cfg.Height)
+		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: %dx%d pixels", ErrImage, cfg.Width, cfg.Height)
 	}
 	if cfg.Width > MaxImagePixels/cfg.Height {
-		return 0, 0, false, nil, fmt.Errorf("%w: %dx%d, more than %d pixels", ErrTooLarge, cfg.Width, cfg.Height, MaxImagePixels)
+		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: %dx%d, more than %d pixels", ErrTooLarge, cfg.Width, cfg.Height, MaxImagePixels)
 	}
 	switch m := cfg.ColorModel.(type) {
 	case color.Palette:
@@ -372,24 +537,32 @@ func imageHeader(r io.Reader) (width, height int, grey bool, decode func(io.Read
 		}
 	default:
 		const greyAlpha = 4 // the PNG colour type of grey with alpha, decoded as NRGBA
-		grey = m == color.GrayModel || m == color.Gray16Model || isPNG && len(head) == 26 && head[25] == greyAlpha
+		grey = m == color.GrayModel || m == color.Gray16Model || format.name == "PNG" && len(head) == headLen && head[25] == greyAlpha
 	}
-	return cfg.Width, cfg.Height, grey, decode, nil
+	return cfg.Width, cfg.Height, grey, format, nil
 }
 
-// decodeImage decodes the PNG or JPEG image in r, after checking its
-// header as imageHeader does, and returns it with whether it is grey.
-func decodeImage(r io.ReadSeeker) (image.Image, bool, error) {
-	width, height, grey, decode, err := imageHeader(r)
+// decodeImage decodes the image in r, after checking its header as
+// imageHeader does, and returns it with whether it is grey.
+func decodeImage(r imageSource) (image.Image, bool, error) {
+	width, height, grey, format, err := imageHeader(r)
 	if err != nil {
 		return nil, false, err
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, false, err
 	}
-	img, err := decode(bufio.NewReader(r))
+	img, err := format.decode(format.input(r, bufio.NewReader(r)))
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %v", ErrImage, err)
+	}
+	// The first frame of a GIF may cover only part of its picture, the
+	// size of its header: it is drawn there, on transparent black.
+	r0 := image.Rect(0, 0, width, height)
+	if b := img.Bounds(); format.name == "GIF" && b != r0 && b.In(r0) {
+		canvas := image.NewNRGBA(r0)
+		draw.Draw(canvas, b, img, b.Min, draw.Src)
+		img = canvas
 	}
 	// The header was read again above, so this holds unless a decoder
 	// disagrees with itself.
@@ -480,7 +653,8 @@ func unpremultiply(v, a uint8) uint8 {
 // LoadImages reads the training and test images of dir: an IDX data set,
 // the "train" and "t10k" splits of LoadIDX, if dir holds IDX files, and
 // otherwise a folder of images as LoadImageFolder reads it with the
-// options o, which must be zero for an IDX data set.
+// options o. An IDX data set takes only o.Seed and o.Check, which is
+// called once its files are read.
 func LoadImages(dir string, o FolderOptions) (train, test *Images, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -493,7 +667,7 @@ func LoadImages(dir string, o FolderOptions) (train, test *Images, err error) {
 		}
 		return f.Train, f.Test, nil
 	}
-	if o != (FolderOptions{Seed: o.Seed}) {
+	if o.Rows != 0 || o.Cols != 0 || o.Split != 0 {
 		return nil, nil, &ParseError{File: dir, Err: errors.New("an IDX data set, which is read as it is: resizing and splitting are for folders of images")}
 	}
 	if train, err = LoadIDX(dir, "train"); err != nil {
@@ -501,6 +675,11 @@ func LoadImages(dir string, o FolderOptions) (train, test *Images, err error) {
 	}
 	if test, err = LoadIDXClasses(dir, "t10k", train.Classes); err != nil {
 		return nil, nil, err
+	}
+	if o.Check != nil {
+		if err := o.Check(train.NumChannels(), train.Rows, train.Cols, train.Classes, train.N+test.N); err != nil {
+			return nil, nil, err
+		}
 	}
 	return train, test, nil
 }

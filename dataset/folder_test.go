@@ -2,10 +2,13 @@ package dataset_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"image"
+	"image/color"
+	"image/gif"
 	"image/png"
 	"io/fs"
 	"os"
@@ -29,6 +32,11 @@ import (
 //	    label 200, channel label+1 5x + 20y and channel label+2 10
 //	sizes: classes a (a flat grey 6x4 image of 60 and a 12x8 grey image
 //	    of 20x) and b (6x4 and 3x2 images of the colour 200, 100, 50)
+//	formats: classes a and b, four 6x4 images of colourAt each, as GIF,
+//	    BMP, TIFF (compressed by deflate) and TIFF named .TIFF
+//	webp: a lossless WebP image and the PNG image of the same pixels,
+//	    and a lossy WebP image, copied from golang.org/x/image's
+//	    testdata (gopher-doc.1bpp, blue-purple-pink.lossy)
 var imagesDir = filepath.Join("testdata", "images")
 
 // greyAt and colourAt are the fixtures' pixel values.
@@ -67,6 +75,8 @@ func TestLoadImageFolder(t *testing.T) {
 			channels: 3, rows: 4, col: 6, train: 9, test: 6, split: 0.4, want: colourAt, tol: 16},
 		{name: "grey resized", dir: "grey", opt: dataset.FolderOptions{Rows: 4, Cols: 6}, names: []string{"circle", "square"}, channels: 1,
 			rows: 4, col: 6, train: 7, test: 2, want: func(l, _, x, y int) int { return greyAt(l, x, y) }, tol: 3},
+		{name: "formats", dir: "formats", names: []string{"a", "b"}, channels: 3, rows: 4, col: 6,
+			train: 6, test: 2, split: dataset.DefaultSplit, want: colourAt},
 		{name: "sizes resized", dir: "sizes", opt: dataset.FolderOptions{Rows: 2, Cols: 3}, names: []string{"a", "b"}, channels: 3,
 			rows: 2, col: 3, train: 2, test: 2, split: dataset.DefaultSplit},
 	} {
@@ -84,6 +94,9 @@ func TestLoadImageFolder(t *testing.T) {
 				n    int
 			}{{"train", f.Train, test.train}, {"test", f.Test, test.test}} {
 				im := s.im
+				if !slices.Equal(im.Names, test.names) {
+					t.Errorf("%s: names %q, want %q", s.name, im.Names, test.names)
+				}
 				if im.N != s.n || im.Channels != test.channels || im.Rows != test.rows || im.Cols != test.col ||
 					im.Classes != len(test.names) || len(im.Labels) != im.N || len(im.Pixels) != im.N*im.ImageLen() {
 					t.Fatalf("%s: %d images of %dx%dx%d, %d classes, %d labels, %d bytes; want %d of %dx%dx%d, %d classes",
@@ -204,6 +217,9 @@ func TestImagesChannels(t *testing.T) {
 	if s.Channels != 3 || !slices.Equal(s.Image(nil, 0), x) {
 		t.Errorf("subset of %d channels, image %v; want 3 and %v", s.Channels, s.Image(nil, 0), x)
 	}
+	if !slices.Equal(s.Names, im.Names) {
+		t.Errorf("subset of classes %q, want %q", s.Names, im.Names)
+	}
 }
 
 func TestLoadImages(t *testing.T) {
@@ -224,6 +240,15 @@ func TestLoadImages(t *testing.T) {
 	}
 	if _, _, err := dataset.LoadImages(idxDir, dataset.FolderOptions{Rows: 2, Cols: 2}); err == nil || !strings.Contains(err.Error(), "IDX") {
 		t.Errorf("resizing IDX images: error %v", err)
+	}
+	refused := errors.New("refused")
+	var got []int
+	_, _, err = dataset.LoadImages(idxDir, dataset.FolderOptions{Check: func(channels, rows, cols, classes, images int) error {
+		got = []int{channels, rows, cols, classes, images}
+		return refused
+	}})
+	if want := []int{1, train.Rows, train.Cols, train.Classes, train.N + test.N}; err != refused || !slices.Equal(got, want) {
+		t.Errorf("IDX: error %v, check of %v; want %v and a check of %v", err, got, refused, want)
 	}
 	dir := filepath.Join(imagesDir, "grey")
 	train, test, err = dataset.LoadImages(dir, dataset.FolderOptions{})
@@ -263,11 +288,13 @@ func TestImageFolderErrors(t *testing.T) {
 	for _, test := range []struct {
 		name  string
 		files map[string][]byte // relative path: content; nil content makes an empty folder
-		link  string            // a dangling symbolic link
+		link  string            // a symbolic link, dangling
+		to    string            // unless it points to this folder
 		opt   dataset.FolderOptions
 		want  error
 		at    string // the file or folder the error names, if any
 		noAt  bool
+		msg   string // a part of the error's message, if any
 	}{
 		{name: "undecodable", files: map[string][]byte{"a/1.png": good, "b/1.png": good, "b/2.jpg": []byte("not a JPEG")},
 			want: dataset.ErrImage, at: "b/2.jpg"},
@@ -293,6 +320,18 @@ func TestImageFolderErrors(t *testing.T) {
 			want: dataset.ErrTooLarge, noAt: true},
 		{name: "empty class", files: map[string][]byte{"a/1.png": good, "b": nil},
 			want: dataset.ErrEmptyClass, at: "b"},
+		{name: "empty file", files: map[string][]byte{"a/1.png": good, "b/1.png": good, "b/2.png": {}},
+			want: dataset.ErrImage, at: "b/2.png", msg: "an empty file"},
+		{name: "folder named as an image", files: map[string][]byte{"a/1.png": good, "b/1.png": good}, link: "b/2.png", to: "a",
+			at: "b/2.png", msg: "is a directory"},
+		{name: "class folders one level down", files: map[string][]byte{"set/train/a/1.png": good, "set/test/a/1.png": good},
+			want: dataset.ErrEmptyClass, at: "set", msg: "only folders (test, train): are the class folders one level down?"},
+		{name: "one class", files: map[string][]byte{"a/1.png": good, "a/2.png": good, ".b/1.png": good},
+			want: dataset.ErrOneClass, at: "", msg: "a is the only class folder"},
+		{name: "one class in train and test", files: map[string][]byte{"train/a/1.png": good, "test/a/1.png": good},
+			want: dataset.ErrOneClass, at: ""},
+		{name: "no image to test", files: map[string][]byte{"a/1.png": good, "b/1.png": good},
+			want: dataset.ErrNoImages, at: "", msg: "no class folder holds two images or more"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -311,16 +350,20 @@ func TestImageFolderErrors(t *testing.T) {
 				}
 			}
 			if test.link != "" {
-				if err := os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, filepath.FromSlash(test.link))); err != nil {
+				to := cmp.Or(test.to, "gone")
+				if err := os.Symlink(filepath.Join(dir, to), filepath.Join(dir, filepath.FromSlash(test.link))); err != nil {
 					t.Fatal(err)
 				}
 			}
 			f, err := dataset.LoadImageFolder(dir, test.opt)
-			if !errors.Is(err, test.want) {
+			if err == nil || test.want != nil && !errors.Is(err, test.want) {
 				t.Fatalf("error %v, want %v (result %+v)", err, test.want, f)
 			}
 			if at := filepath.Join(dir, filepath.FromSlash(test.at)); !test.noAt && !strings.Contains(err.Error(), at+":") {
 				t.Errorf("error %q does not name %s", err, at)
+			}
+			if !strings.Contains(err.Error(), test.msg) {
+				t.Errorf("error %q does not say %q", err, test.msg)
 			}
 		})
 	}
@@ -340,5 +383,90 @@ func TestImageFolderMixedSizes(t *testing.T) {
 	_, err = dataset.LoadImageFolder(filepath.Join(imagesDir, "grey"), dataset.FolderOptions{Split: 0.3})
 	if err == nil || !strings.Contains(err.Error(), "own train and test folders") {
 		t.Errorf("a split of a folder with train and test folders: error %v", err)
+	}
+}
+
+// TestWebP checks that a WebP image reads as the PNG image of the same
+// pixels does.
+func TestWebP(t *testing.T) {
+	dir := t.TempDir()
+	for _, split := range []string{"train", "test"} {
+		for class, name := range map[string]string{"a": "gopher.webp", "b": "gopher.png"} {
+			data, err := os.ReadFile(filepath.Join(imagesDir, "webp", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeNested(t, filepath.Join(dir, split, class, name), data)
+		}
+	}
+	f, err := dataset.LoadImageFolder(dir, dataset.FolderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := f.Train
+	if im.N != 2 || im.Labels[0] == im.Labels[1] {
+		t.Fatalf("%d training images of labels %v, want one of each class", im.N, im.Labels)
+	}
+	if a, b := im.Image(nil, 0), im.Image(nil, 1); !slices.Equal(a, b) {
+		t.Error("the WebP image and its PNG image differ")
+	}
+}
+
+// TestGIFFrame checks that a GIF whose first frame covers part of its
+// picture is read at the size of the picture, the frame in its place.
+func TestGIFFrame(t *testing.T) {
+	frame := image.NewPaletted(image.Rect(2, 1, 5, 3), color.Palette{color.Gray{0}, color.Gray{90}})
+	for i := range frame.Pix {
+		frame.Pix[i] = 1
+	}
+	var b bytes.Buffer
+	err := gif.EncodeAll(&b, &gif.GIF{Image: []*image.Paletted{frame}, Delay: []int{0},
+		Config: image.Config{ColorModel: frame.Palette, Width: 6, Height: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, path := range []string{"a/1.gif", "a/2.gif", "b/1.gif", "b/2.gif"} {
+		writeNested(t, filepath.Join(dir, path), b.Bytes())
+	}
+	f, err := dataset.LoadImageFolder(dir, dataset.FolderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPixels(t, f.Train, 0, func(_, _, x, y int) int {
+		if image.Pt(x, y).In(frame.Rect) {
+			return 90
+		}
+		return 0
+	}, 0)
+}
+
+// writeNested writes a file, making the folders of its path.
+func writeNested(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Dir(path), filepath.Base(path), data)
+}
+
+// TestFolderCheck checks that FolderOptions.Check sees the shape, the
+// classes and the number of the images before any pixel is decoded: its
+// error comes before that of a damaged file.
+func TestFolderCheck(t *testing.T) {
+	good := pngBytes(t, 4, 3)
+	dir := t.TempDir()
+	for _, path := range []string{"a/1.png", "a/2.png", "b/1.png"} {
+		writeNested(t, filepath.Join(dir, path), good)
+	}
+	writeNested(t, filepath.Join(dir, "b", "2.png"), good[:len(good)-20])
+	refused := errors.New("refused")
+	var got []int
+	_, err := dataset.LoadImageFolder(dir, dataset.FolderOptions{Rows: 5, Cols: 6, Check: func(channels, rows, cols, classes, images int) error {
+		got = []int{channels, rows, cols, classes, images}
+		return refused
+	}})
+	if want := []int{1, 5, 6, 2, 4}; err != refused || !slices.Equal(got, want) {
+		t.Errorf("error %v, check of %v; want %v and a check of %v", err, got, refused, want)
 	}
 }

@@ -61,6 +61,10 @@ type Images struct {
 	Pixels  []uint8
 	Labels  []int // N labels
 	Classes int   // labels are 0..Classes-1; LoadIDX sets 1 + the largest label (10 for MNIST)
+	// Names are the names of the classes, label i being Names[i], when
+	// the data set has them, as an image folder has its class folders;
+	// nil otherwise.
+	Names []string
 }
 
 // NumChannels returns the number of channels of each image: Channels, or
@@ -135,6 +139,7 @@ func (im *Images) Subset(idx []int) *Images {
 		Pixels:   make([]uint8, len(idx)*size),
 		Labels:   make([]int, len(idx)),
 		Classes:  im.Classes,
+		Names:    slices.Clone(im.Names),
 	}
 	for k, i := range idx {
 		if i < 0 || i >= im.N {

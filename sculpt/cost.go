@@ -105,16 +105,9 @@ func (c Config) cost(s size, train, val, test *dataset.Images) budget.Cost {
 // train, val and test with the given classes, or an error if the run
 // would not fit the machine, saying what it would take.
 func (c Config) sizeRun(train, val, test *dataset.Images, classes int) (size, error) {
-	ch, rows, cols := train.NumChannels(), train.Rows, train.Cols
-	what := fmt.Sprintf("sculpt: the generous architecture of %d hidden nodes of %d channels on %dx%dx%d images",
-		c.Nodes, c.Channels, ch, rows, cols)
-	if c.Nodes > maxNodes {
-		return size{}, fmt.Errorf("%s has over 10^11 edges, more than any machine holds; use at most %d nodes (10 is the default)", what, maxNodes)
-	}
-	s := generousSize(ch, rows, cols, classes, c.Nodes, c.Channels)
-	if s.params > hypergraph.MaxParams {
-		return s, fmt.Errorf("%s has %.3g edges with %.3g weights, more than the %d a machine may have; use fewer nodes or channels",
-			what, s.edges, s.params, hypergraph.MaxParams)
+	s, what, err := c.sizeArch(train.NumChannels(), train.Rows, train.Cols, classes)
+	if err != nil {
+		return s, err
 	}
 	if err := c.cost(s, train, val, test).Fits(machineMemory(), runtime.NumCPU()); err != nil {
 		fix := "fewer nodes, channels or epochs"
@@ -125,4 +118,41 @@ func (c Config) sizeRun(train, val, test *dataset.Images, classes int) (size, er
 			what, s.edges, s.params, s.flops, c.Epochs, train.N, err, fix)
 	}
 	return s, nil
+}
+
+// sizeArch returns the size of the generous architecture on images of
+// the given shape, with its description for errors, or an error if it
+// has more weights than a machine may have.
+func (c Config) sizeArch(channels, rows, cols, classes int) (s size, what string, err error) {
+	what = fmt.Sprintf("sculpt: the generous architecture of %d hidden nodes of %d channels on %dx%dx%d images",
+		c.Nodes, c.Channels, channels, rows, cols)
+	if c.Nodes > maxNodes {
+		return size{}, what, fmt.Errorf("%s has over 10^11 edges, more than any machine holds; use at most %d nodes (10 is the default)", what, maxNodes)
+	}
+	s = generousSize(channels, rows, cols, classes, c.Nodes, c.Channels)
+	if s.params > hypergraph.MaxParams {
+		return s, what, fmt.Errorf("%s has %.3g edges with %.3g weights, more than the %d a machine may have; use fewer nodes or channels, or smaller images",
+			what, s.edges, s.params, hypergraph.MaxParams)
+	}
+	return s, what, nil
+}
+
+// CheckShape returns the error that Run would return for images of the
+// given shape (channels, rows and columns) and number of classes before
+// it trains, as far as their shape decides it: a configuration out of
+// range, fewer than two classes, or a generous architecture of more
+// weights than a machine may have. A caller may ask before it reads the
+// images' pixels (see dataset.FolderOptions.Check); the memory and the
+// time of a run, which the number of images decides too, are checked by
+// Run.
+func (c Config) CheckShape(channels, rows, cols, classes int) error {
+	c = c.withDefaults()
+	if err := c.check(); err != nil {
+		return err
+	}
+	if err := checkClasses(classes); err != nil {
+		return err
+	}
+	_, _, err := c.sizeArch(channels, rows, cols, classes)
+	return err
 }

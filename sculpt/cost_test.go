@@ -85,6 +85,29 @@ func synthImages(n, rows, cols, classes int) *dataset.Images {
 
 // TestCostBoundsMemory runs a small sculpt and checks that its heap never
 // grows beyond the memory its cost estimates, nor stays far below it.
+// TestCheckShape checks that CheckShape refuses what Run would refuse
+// of the images' shape alone.
+func TestCheckShape(t *testing.T) {
+	for _, tc := range []struct {
+		name                          string
+		c                             Config
+		channels, rows, cols, classes int
+		want                          string
+	}{
+		{"small", Config{}, 1, 8, 8, 3, ""},
+		{"one class", Config{}, 1, 8, 8, 1, "classes 1, want at least 2"},
+		{"bad configuration", Config{LR: -1}, 1, 8, 8, 3, "learning rate -1"},
+		{"large images", Config{}, 3, 4000, 4000, 10, "on 3x4000x4000 images has 36 edges with 1.12e+09 weights, more than the 16777216 a machine may have"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.c.CheckShape(tc.channels, tc.rows, tc.cols, tc.classes)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("error %v, want a mention of %q", err, tc.want)
+			}
+		})
+	}
+}
+
 func TestCostBoundsMemory(t *testing.T) {
 	train, test := synthImages(600, 16, 16, 10), synthImages(300, 16, 16, 10)
 	c := Config{Nodes: 10, Channels: 16, Epochs: 1, Workers: 2, Out: t.TempDir()}.withDefaults()

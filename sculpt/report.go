@@ -56,6 +56,9 @@ type Report struct {
 	PathChosen    int         `json:"path_chosen,omitempty"`
 	PathThreshold float64     `json:"path_threshold,omitempty"`
 	Settings      Settings    `json:"settings"`
+	// Classes are the names of the classes, logit i being Classes[i],
+	// when the training images have them (dataset.Images.Names).
+	Classes []string `json:"classes,omitempty"`
 	// Arch is the generous architecture the run started from; with
 	// History and PrunedEdges it is what a drawing of the run needs.
 	Arch *Arch `json:"architecture"`
@@ -68,6 +71,7 @@ func (r *run) report() (*Report, error) {
 	a, st := r.arch, r.st
 	rep := &Report{Epochs: len(st.History), History: st.History, Settings: r.settings(), Arch: a,
 		LambdaEffective: r.cfg.Lambda * r.lambdaScale(), Path: r.pathPoints, PathChosen: r.chosen, PathThreshold: r.threshold}
+	rep.Classes = r.train.Names
 	rep.Protocol = "fair"
 	if r.cfg.Paper {
 		rep.Protocol, rep.PaperEpochs = "paper", PaperEpochs

@@ -146,7 +146,9 @@ func smallConfig(dir string) Config {
 
 func smallData() (train, test *dataset.Images) {
 	rnd := rand.New(rand.NewPCG(4, 4))
-	return blobs(rnd, 160, 8, 3), blobs(rnd, 60, 8, 3)
+	train, test = blobs(rnd, 160, 8, 3), blobs(rnd, 60, 8, 3)
+	train.Names, test.Names = []string{"a", "b", "c"}, []string{"a", "b", "c"}
+	return train, test
 }
 
 func TestRunAndResume(t *testing.T) {
@@ -164,6 +166,9 @@ func TestRunAndResume(t *testing.T) {
 	}
 	if rep.AccuracyPruned != rep.AccuracyUnpruned {
 		t.Errorf("accuracy %v pruned, %v unpruned", rep.AccuracyPruned, rep.AccuracyUnpruned)
+	}
+	if !slices.Equal(rep.Classes, train.Names) {
+		t.Errorf("classes %q in the report, want %q", rep.Classes, train.Names)
 	}
 	if rep.Arch == nil || len(rep.Arch.Edges) != rep.EdgesInitial {
 		t.Errorf("the report's architecture %+v has not the %d edges the run started with", rep.Arch, rep.EdgesInitial)
@@ -579,18 +584,32 @@ func TestBadLabels(t *testing.T) {
 		edit func(train, test *dataset.Images)
 		want string
 	}{
-		{"no classes", func(train, test *dataset.Images) { train.Classes, test.Classes = 0, 0 }, "0 classes"},
+		{"no classes", func(train, test *dataset.Images) { train.Classes, test.Classes = 0, 0 }, "classes 0"},
+		{"one class", func(train, test *dataset.Images) {
+			for _, im := range []*dataset.Images{train, test} {
+				im.Classes = 1
+				clear(im.Labels)
+			}
+		}, "classes 1, want at least 2"},
 		{"train label too large", func(train, test *dataset.Images) { train.Labels[7] = 3 }, "training image 7 has label 3"},
 		{"test label negative", func(train, test *dataset.Images) { test.Labels[5] = -1 }, "test image 5 has label -1"},
 		{"missing labels", func(train, test *dataset.Images) { test.Labels = test.Labels[:10] }, "10 test labels"},
+		{"untrained classes", func(train, test *dataset.Images) {
+			train.Classes, test.Classes = 13, 13
+			for i := range train.Labels {
+				train.Labels[i] = 12 * (train.Labels[i] % 2)
+			}
+		}, "warning: 11 of the 13 classes have no training image, and the machine cannot learn them: labels 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 1 more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			train, test := smallData()
 			tc.edit(train, test)
 			c := smallConfig("")
+			var log bytes.Buffer
+			c.Progress = &log
 			_, err := Run(train, test, c)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v, want a mention of %q", err, tc.want)
+			if msg := fmt.Sprint(err, log.String()); !strings.Contains(msg, tc.want) {
+				t.Errorf("error %v, log %q; want a mention of %q", err, log.String(), tc.want)
 			}
 		})
 	}

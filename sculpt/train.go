@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -259,6 +260,7 @@ func Run(train, test *dataset.Images, c Config) (*Report, error) {
 		finetuneFrom: c.Epochs - c.Finetune}
 	r.logf("sculpt: %.0f edges, %.0f weights, %.3g FLOPs per image; %d epochs of %d images take %v\n",
 		s.edges, s.params, s.flops, c.Epochs, train.N, c.cost(s, train, val, test))
+	r.warnUntrained()
 	ckpt := ""
 	if c.Out != "" {
 		if err := os.MkdirAll(c.Out, 0o755); err != nil {
@@ -339,8 +341,8 @@ func (c Config) images(train, test *dataset.Images) (*dataset.Images, *dataset.I
 			train.NumChannels(), train.Rows, train.Cols, test.NumChannels(), test.Rows, test.Cols)
 	}
 	classes := max(train.Classes, test.Classes)
-	if classes < 1 {
-		return nil, nil, 0, fmt.Errorf("sculpt: %d classes, want at least 1", classes)
+	if err := checkClasses(classes); err != nil {
+		return nil, nil, 0, err
 	}
 	if c.MaxTrain > 0 && c.MaxTrain < train.N {
 		train = train.Subset(seq(c.MaxTrain))
@@ -362,6 +364,16 @@ func (c Config) images(train, test *dataset.Images) (*dataset.Images, *dataset.I
 		}
 	}
 	return train, test, classes, nil
+}
+
+// checkClasses refuses fewer than two classes: one would train a
+// classifier that is always right and report its accuracy of 1 as if it
+// had learned something.
+func checkClasses(classes int) error {
+	if classes < 2 {
+		return fmt.Errorf("sculpt: classes %d, want at least 2 for a classifier to tell apart", classes)
+	}
+	return nil
 }
 
 // validationStream keeps the validation draw apart from the other uses
@@ -404,6 +416,32 @@ func (r *run) settings() Settings {
 	return Settings{Nodes: c.Nodes, Channels: c.Channels, Batch: c.Batch, LR: c.LR, Lambda: c.Lambda, Tol: c.Tol,
 		FinetuneFrom: r.finetuneFrom, Penalty: c.penaltyName(), Optimizer: c.optimizerName(), Seed: c.Seed,
 		TrainImages: r.train.N, ValidationImages: r.val.N, TestImages: r.test.N, Workers: c.Workers}
+}
+
+// warnUntrained warns of classes without a training image, whose logits
+// are never trained: labels that skip numbers, or that count from 1, or
+// test labels of another numbering than the training labels, make them.
+func (r *run) warnUntrained() {
+	seen := make([]bool, r.arch.Classes)
+	for _, y := range r.train.Labels {
+		seen[y] = true
+	}
+	var missing []string
+	for y, ok := range seen {
+		if !ok {
+			missing = append(missing, strconv.Itoa(y))
+		}
+	}
+	if missing == nil {
+		return
+	}
+	const show = 10
+	list := strings.Join(missing[:min(len(missing), show)], ", ")
+	if len(missing) > show {
+		list += fmt.Sprintf(" and %d more", len(missing)-show)
+	}
+	r.logf("sculpt: warning: %d of the %d classes have no training image, and the machine cannot learn them: labels %s\n",
+		len(missing), len(seen), list)
 }
 
 // warnWorkers says how a run resumed from a checkpoint written with was

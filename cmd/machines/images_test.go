@@ -72,6 +72,14 @@ func btoi(b bool) int {
 func TestSculptImageFolders(t *testing.T) {
 	colour := t.TempDir() // one folder, mixed sizes
 	writeImages(t, colour, 20, 3, 8, 8, true, true)
+	// Images resized to 3000x3000 ask for too large an architecture,
+	// refused before the pixels are read: before the damaged file.
+	large := t.TempDir()
+	writeImages(t, large, 2, 2, 8, 8, false, false)
+	damaged := filepath.Join(large, "b", "01.png")
+	if b, err := os.ReadFile(damaged); err != nil || os.WriteFile(damaged, b[:len(b)-20], 0o644) != nil {
+		t.Fatal("cannot damage ", damaged)
+	}
 	grey := t.TempDir() // train and test folders, one size
 	writeImages(t, filepath.Join(grey, "train"), 16, 2, 6, 8, false, false)
 	writeImages(t, filepath.Join(grey, "test"), 4, 2, 6, 8, false, false)
@@ -111,6 +119,7 @@ func TestSculptImageFolders(t *testing.T) {
 	}{
 		{"mixed sizes", []string{"-data", colour}, 1, filepath.Join(colour, "a", "01.png") + ": image of another size: 8x8, but " + filepath.Join(colour, "a", "00.png") + " is 16x16; resize them to one size (-size)"},
 		{"split of train and test", []string{"-data", grey, "-split", "0.3"}, 1, "own train and test folders"},
+		{"too large", []string{"-data", large, "-size", "3000"}, 1, "on 1x3000x3000 images has 4 edges with 3.6e+07 weights, more than the 16777216 a machine may have; use fewer nodes or channels, or smaller images"},
 		{"size of IDX", []string{"-data", idxDir(t), "-size", "4"}, 1, "IDX"},
 		{"bad size", []string{"-data", colour, "-size", "8x"}, 2, `"8x" is not a size`},
 		{"zero size", []string{"-data", colour, "-size", "0"}, 2, "not a size"},

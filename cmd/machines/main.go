@@ -602,18 +602,21 @@
 //
 // -data DIR of sculpt, and of "experiment sculpt", is either an IDX data
 // set (MNIST's format: the train split for training, t10k for testing) or
-// a folder of PNG and JPEG images, one folder per class:
-// DIR/train/CLASS/*.png and DIR/test/CLASS/*.png with the same classes,
-// or DIR/CLASS/*.png (or .jpg, .jpeg), of which the fraction -split of each
+// a folder of PNG, JPEG, GIF (the first frame), BMP, TIFF and WebP images,
+// one folder per class: DIR/train/CLASS/*.png and DIR/test/CLASS/*.png
+// with the same classes, or DIR/CLASS/*.png (or .jpg, .jpeg, .gif, .bmp,
+// .tif, .tiff, .webp, in any case), of which the fraction -split of each
 // class (0.2; drawn by -seed) is held out for testing. The classes are the
 // folder names, sorted. The images are grey if every file is grey and RGB
 // otherwise, with the input of the architecture as many channels;
 // transparency is dropped. -size N or -size WxH resizes every image
 // (Catmull-Rom interpolation); without it the images must all be of one
 // size, and the error names the first that is not. Errors name the file
-// or folder at fault: a file that is not a readable PNG or JPEG, one of
-// more than 2^25 pixels, a class folder without images, a class in one
-// split only. -size and -split are for folders only, and "experiment
+// or folder at fault: a file that is not a readable image, one of more
+// than 2^25 pixels, a class folder without images, a class in one split
+// only, a folder of one class or of classes of one image each (none left
+// for testing). Classes without a training image, which IDX labels that
+// skip numbers make, are warned of on standard error. -size and -split are for folders only, and "experiment
 // sculpt" reads a folder with their defaults (one size, 0.2 held out).
 //
 // It trains with the library's one training loop, which reports the loss
@@ -636,10 +639,17 @@
 // sculpt.json ("epochs", "validation_accuracy" per epoch, "edges_initial",
 // "edges_live", "flops_initial", "flops_live", "seconds_per_epoch", and
 // "accuracy_pruned" against "accuracy_unpruned", the generous machine
-// with the same weights), the final machine sculpt-model.json (a saved
-// hypergraph machine), the architecture at the start and at the end as
-// Graphviz files sculpt-start.dot and sculpt-end.dot, and the pictures
-// sculpt-architecture.png and .svg. "machines experiment sculpt -quick"
+// with the same weights, and for a folder "classes", its class folders'
+// names), the final machine sculpt-model.json (a saved hypergraph
+// machine), the architecture at the start and at the end as Graphviz
+// files sculpt-start.dot and sculpt-end.dot, and the pictures
+// sculpt-architecture.png and .svg. The machine, which export and serve
+// take, reads images as sculpt read them: its input "x" is [N, C, H, W]
+// at the size it was trained on, each pixel's value divided by 255 (so
+// in [0, 1], not 0 to 255), the channels red, green and blue or one grey
+// level (the luma); its output "logits" has a column per class, in the
+// order of "classes" (the sorted folder names; for IDX files, the
+// labels). "machines experiment sculpt -quick"
 // runs four epochs on 10,000 of the training images with a larger
 // penalty, a few seconds that still prune (by default Fashion-MNIST at
 // /usr/share/datasets/fashion-mnist).

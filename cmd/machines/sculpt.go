@@ -35,7 +35,11 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opt := dataset.FolderOptions{Rows: f.size.rows, Cols: f.size.cols, Seed: *f.seed}
+	// The architecture the images' shape asks for is checked before
+	// their pixels are read, which for large images takes long.
+	opt := dataset.FolderOptions{Rows: f.size.rows, Cols: f.size.cols, Seed: *f.seed, Check: func(channels, rows, cols, classes, _ int) error {
+		return cfg.CheckShape(channels, rows, cols, classes)
+	}}
 	if set["split"] {
 		opt.Split = *f.split
 	}
