@@ -115,8 +115,10 @@ func withUnit(cell string, decimalComma bool) (v float64, unit string, ok bool) 
 // them at least (1.2k, 3.4M, $350K, $1.2B), counts in thousands,
 // millions and billions, as app stores, social networks and financial
 // tables write them. Its unit is magnitudeUnit, and a cell is its number
-// times its suffix's magnitude; a column of one suffix keeps it as its
-// unit (300K may be kelvins).
+// times its suffix's magnitude. A column of one suffix keeps it as its
+// unit (300K may be kelvins), unless it also holds plain numbers that
+// the suffix's magnitude brings nearer (see magnitudeNearer): 950 beside
+// 1.2k, $95,000 beside $85K.
 const magnitudeUnit = "k/M/B"
 
 // magnitudes are the suffixes of magnitudeUnit and what they multiply by.
@@ -166,20 +168,25 @@ func (u *columnUnit) read(f *Frame, col int, rows []int, cell string) (float64, 
 // commonUnit returns the most frequent unit of the cells of the given
 // rows of column col of f that are numbers in a unit, the first seen of
 // those tied, or magnitudeUnit if that unit is a magnitude's and another
-// magnitude is seen too.
+// magnitude is seen too, or plain numbers that it brings nearer (see
+// magnitudeNearer).
 func (f *Frame) commonUnit(col int, rows []int) columnUnit {
 	var units []string
 	counts := map[string]int{}
+	var plain []float64               // the plain numbers, in absolute value
+	inUnits := map[string][]float64{} // the numbers before each unit, alike
 	for _, r := range rows {
 		cell := f.cells[r][col]
-		if _, ok := readNumber(cell, f.decimalComma); ok {
+		if v, ok := readNumber(cell, f.decimalComma); ok {
+			plain = append(plain, math.Abs(v))
 			continue
 		}
-		if _, unit, ok := withUnit(cell, f.decimalComma); ok {
+		if v, unit, ok := withUnit(cell, f.decimalComma); ok {
 			if counts[unit] == 0 {
 				units = append(units, unit)
 			}
 			counts[unit]++
+			inUnits[unit] = append(inUnits[unit], math.Abs(v))
 		}
 	}
 	best, suffixes := "", 0
@@ -191,10 +198,30 @@ func (f *Frame) commonUnit(col int, rows []int) columnUnit {
 			suffixes++
 		}
 	}
-	if magnitudes[best] != 0 && suffixes > 1 {
+	if magnitudes[best] != 0 && (suffixes > 1 || magnitudeNearer(plain, inUnits[best], magnitudes[best])) {
 		return magnitudeUnit
 	}
 	return columnUnit(best)
+}
+
+// magnitudeNearer reports whether the numbers written with a suffix of
+// magnitude m lie nearer the plain numbers of their column, on the log
+// scale, multiplied by m than as they are: whether the plain numbers'
+// median is at least sqrt(m) times theirs. 950 and 1.2k, or $95,000 and
+// $85K, are counts in ones beside counts in thousands; 295 and 300K are
+// kelvins. Without plain numbers it is false.
+func magnitudeNearer(plain, suffixed []float64, m float64) bool {
+	if len(plain) == 0 || len(suffixed) == 0 {
+		return false
+	}
+	return median(plain) >= math.Sqrt(m)*median(suffixed)
+}
+
+// median returns the median of values, which it sorts.
+func median(values []float64) float64 {
+	slices.Sort(values)
+	n := len(values)
+	return (values[(n-1)/2] + values[n/2]) / 2
 }
 
 // hours reads a time of day or a duration (see clockTime) in hours.

@@ -455,6 +455,56 @@ func TestMagnitudes(t *testing.T) {
 	}
 }
 
+// TestOneMagnitudeBesidePlainNumbers reads a column of one suffix of
+// magnitude beside plain numbers: as thousands where that brings its
+// numbers nearer the plain ones (950 and 1.2k, $95,000 and $85K), and
+// as a unit where it does not (295 and 300K, kelvins). The first two
+// were read as 1.2 beside 950 and 85 beside 95,000, in silence.
+func TestOneMagnitudeBesidePlainNumbers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("installs,salary,temp\n")
+	for i := range 30 {
+		installs := fmt.Sprintf("%d", 100+30*i)
+		if i%2 == 1 {
+			installs = fmt.Sprintf("%.1fk", 1+0.1*float64(i))
+		}
+		salary := fmt.Sprintf("\"$%d,000\"", 50+i)
+		if i%3 == 0 {
+			salary = fmt.Sprintf("$%dK", 60+i)
+		}
+		temp := fmt.Sprintf("%d", 280+i)
+		if i%2 == 0 {
+			temp = fmt.Sprintf("%dK", 280+i)
+		}
+		fmt.Fprintf(&b, "%s,%s,%s\n", installs, salary, temp)
+	}
+	f := readFrameString(t, b.String())
+	e, _, err := FitEncoder(f, []string{"installs", "salary", "temp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.Rules()
+	if r[0].Unit != magnitudeUnit || r[1].Unit != magnitudeUnit || r[2].Unit != "K" {
+		t.Fatalf("units %q, %q, %q; want %s, %s and K", r[0].Unit, r[1].Unit, r[2].Unit, magnitudeUnit, magnitudeUnit)
+	}
+	x, _, err := e.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		row, col int
+		want     float64
+	}{{0, 0, 100}, {1, 0, 1100}, {0, 1, 60000}, {1, 1, 51000}, {0, 2, 280}, {1, 2, 281}} {
+		if got := x.At(c.row, c.col); got != c.want {
+			t.Errorf("row %d, column %q: %v, want %v", c.row, r[c.col].Name, got, c.want)
+		}
+	}
+	target, err := f.Target("installs", false)
+	if err != nil || target.Values[0] != 100 || target.Values[1] != 1100 {
+		t.Errorf("target %v, error %v; want 100, 1100, ...", target, err)
+	}
+}
+
 // TestCommonUnitSkipsNumbers checks that the column's unit is learned
 // from the cells that are not plain numbers: times on the 12-hour clock
 // end in letters but are hours, not a unit.
