@@ -71,8 +71,9 @@
 //     The Encoder keeps the unit of a numeric column and reads a cell in
 //     it as its number. A column of two suffixes of magnitude or more (k,
 //     K, M, B, bn: 950, 1.2k, 3.4M, $1.5B) counts in thousands, millions
-//     and billions: 1.2k is 1200; one such suffix alone is a unit (300K
-//     may be kelvins). Read as text, each quantity would be a
+//     and billions: 1.2k is 1200; so does one such suffix beside plain
+//     numbers that it brings nearer (950 and 1.2k, $95,000 and $85K),
+//     and otherwise it is a unit (300K beside 295 may be kelvins). Read as text, each quantity would be a
 //     level, and a value not seen in training none.
 //
 // An infinite number in a numeric column is an error, and so is a column

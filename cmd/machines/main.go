@@ -190,7 +190,8 @@
 // column's cells with one, is dropped, and the model keeps it, so that
 // predict reads a new value in it as its number; a value in another unit is
 // a stray (below), in fit as in predict. Suffixes of magnitude, two of them
-// or more in a column (950, 1.2k, 3.4M, $1.5B; k, K, M, B or bn), multiply:
+// or more in a column (950, 1.2k, 3.4M, $1.5B; k, K, M, B or bn), or one
+// beside plain numbers that it brings nearer (950 and 1.2k), multiply:
 // 1.2k reads as 1200. A column of numbers with a few
 // cells that are not (a typo such as 4.2.1, a dash): one among ten numbers
 // or more, and in general one in fifty, stays a column of numbers, and those
