@@ -134,7 +134,9 @@
 // applies the same rules to any frame with those columns, such as new data
 // to predict; a level unseen in training encodes as zeros, with a Warning,
 // and numbers beyond a numeric column's training values by more than their
-// spread (another unit or scale) are warned of too.
+// spread (another unit or scale) are warned of too, as are missing cells in
+// a column that had none in training: the model reads them as its fill,
+// never having met a gap there.
 // Encoder.WithCodes also encodes chosen numeric columns by their training
 // values, as codes of groups: one 0/1 column per value after the number,
 // zeros, with a Warning, for a value not seen in training. The Encoder is saved with a

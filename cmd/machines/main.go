@@ -404,7 +404,9 @@
 // seen in training encodes as all zeros, with one warning per column, and
 // numbers beyond a column's training values by more than their spread, as
 // numbers in another unit or scale are, are warned of: the model
-// extrapolates there) and
+// extrapolates there; so are cells with no value in a column that had one
+// in every training row, read as the training mean or most frequent level
+// in a model that never met a gap there) and
 // writes pred.csv, also atomically, or standard output for -out -: the id
 // column if the model has one (or -id names one), then for regression a
 // column named after the target, for classification the predicted class
