@@ -520,6 +520,11 @@ type Target struct {
 	Values  []float64 // regression: one per kept row
 	Classes []string  // classification: the sorted class names
 	Labels  []int     // classification: index into Classes, one per kept row
+	// Unit is the unit of measure of a regression's numbers, as an
+	// Encoder keeps an input's ("kg", or "k/M/B" for suffixes of
+	// magnitude), "" for none: TargetIn reads another part of the table
+	// in it.
+	Unit string
 }
 
 // Target reads the named column as the target of a regression task, or of
@@ -536,20 +541,13 @@ func (f *Frame) Target(column string, classify bool) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := new(Target)
-	for r, rec := range f.cells {
-		if isMissing(rec[col]) {
-			t.Dropped++
-			continue
-		}
-		t.Rows = append(t.Rows, r)
-	}
+	t := f.targetRows(col)
 	if len(t.Rows) == 0 {
 		return nil, &ParseError{File: f.name, Column: column,
 			Err: fmt.Errorf("%w, so no row is left to learn from", ErrEmptyColumn)}
 	}
 	if !classify {
-		if err := f.targetValues(t, col); err != nil {
+		if err := f.targetValues(t, col, nil); err != nil {
 			return nil, err
 		}
 		return t, nil
@@ -574,15 +572,56 @@ func (f *Frame) Target(column string, classify bool) (*Target, error) {
 	return t, nil
 }
 
+// TargetIn reads the named column as a regression's target, as Target
+// does, but in the given unit, the Unit of the Target of another part of
+// the same table (its first rows, or a sample), rather than in the unit
+// of most of f's cells with one: so the parts of a table read a chunk at
+// a time (see FrameReader) read alike, 1.2k as 1200 in a part without
+// 3.4M. A part whose every target is missing has no rows, and no error.
+func (f *Frame) TargetIn(column, unit string) (*Target, error) {
+	col, err := f.Column(column)
+	if err != nil {
+		return nil, err
+	}
+	t := f.targetRows(col)
+	if len(t.Rows) == 0 {
+		return t, nil
+	}
+	u := columnUnit(unit)
+	if err := f.targetValues(t, col, &u); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// targetRows returns the Target of column col of f without its values:
+// the rows with a target, and the count of those without.
+func (f *Frame) targetRows(col int) *Target {
+	t := new(Target)
+	for r, rec := range f.cells {
+		if isMissing(rec[col]) {
+			t.Dropped++
+			continue
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	return t
+}
+
 // targetValues reads the values of the rows of t in column col of f, a
-// regression's target, dropping the rows of its strays.
-func (f *Frame) targetValues(t *Target, col int) error {
+// regression's target, dropping the rows of its strays. The numbers are
+// in the given unit, or, if it is nil, in the unit of most of the cells
+// with one.
+func (f *Frame) targetValues(t *Target, col int, in *columnUnit) error {
 	var strays columnStrays
 	var unit columnUnit
+	if in != nil {
+		unit = *in
+	}
 	t.Values = make([]float64, 0, len(t.Rows))
 	for _, r := range t.Rows {
 		v, err := f.number(f.cells[r][col])
-		if errors.Is(err, ErrNumber) {
+		if errors.Is(err, ErrNumber) && (in == nil || unit != "") {
 			if u, ok := unit.read(f, col, t.Rows, f.cells[r][col]); ok {
 				v, err = u, nil
 			}
@@ -597,6 +636,7 @@ func (f *Frame) targetValues(t *Target, col int) error {
 		}
 		t.Values = append(t.Values, v)
 	}
+	t.Unit = string(unit)
 	switch {
 	case len(strays.rows) == 0:
 		return nil

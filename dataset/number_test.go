@@ -514,3 +514,39 @@ func TestCommonUnitSkipsNumbers(t *testing.T) {
 		t.Errorf("commonUnit = %q, want kg", got)
 	}
 }
+
+// TestTargetIn reads parts of a table's target in the unit of the
+// Target of another part: 2.5k in thousands where the first part's
+// numbers had magnitudes, though the part alone would make k a unit; a
+// part without targets has no rows; a part in another unit than the
+// first's has strays, dropped as Target drops them, or refused beyond
+// their limit.
+func TestTargetIn(t *testing.T) {
+	first := readFrameString(t, "y\n950\n1.2k\n800\n3k\n")
+	whole, err := first.Target("y", false)
+	if err != nil || whole.Unit != magnitudeUnit {
+		t.Fatalf("unit %q, error %v; want %s", whole.Unit, err, magnitudeUnit)
+	}
+	for _, tc := range []struct {
+		text, unit string
+		values     []float64
+		dropped    int
+		err        string
+	}{
+		{"y\n2.5k\n3k\n", whole.Unit, []float64{2500, 3000}, 0, ""},
+		{"y\n2.5k\n3k\n", "", nil, 0, `not a number: "2.5k"`},
+		{"y\nNA\n?\n", whole.Unit, nil, 2, ""},
+		{"y\n5 kg\n6 kg\n7 kg\n8 kg\n9 kg\n10 kg\n1 lb\n", "kg", []float64{5, 6, 7, 8, 9, 10}, 1, ""},
+	} {
+		got, err := readFrameString(t, tc.text).TargetIn("y", tc.unit)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q in %q: error %v, want %s", tc.text, tc.unit, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got.Values, tc.values) || got.Dropped != tc.dropped {
+			t.Errorf("%q in %q: target %+v, error %v; want %v, %d dropped", tc.text, tc.unit, got, err, tc.values, tc.dropped)
+		}
+	}
+}

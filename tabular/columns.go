@@ -342,33 +342,80 @@ func readTargets(f *dataset.Frame, names []string) (*dataset.Target, error) {
 	if len(names) == 1 {
 		return f.Target(names[0], false)
 	}
-	cols := make([]map[int]float64, len(names))
-	var rows []int
+	ts := make([]*dataset.Target, len(names))
 	for j, name := range names {
-		t, err := f.Target(name, false)
-		if err != nil {
+		var err error
+		if ts[j], err = f.Target(name, false); err != nil {
 			return nil, err
 		}
-		cols[j] = make(map[int]float64, len(t.Rows))
-		for i, r := range t.Rows {
-			cols[j][r] = t.Values[i]
-		}
-		if j == 0 {
-			rows = t.Rows
-			continue
-		}
-		rows = slices.DeleteFunc(rows, func(r int) bool { _, ok := cols[j][r]; return !ok })
 	}
-	if len(rows) == 0 {
+	t := mergeTargets(f.Len(), ts)
+	if len(t.Rows) == 0 {
 		return nil, fmt.Errorf("%s: no row has a value in every target column %q", f.Name(), names)
 	}
-	t := &dataset.Target{Rows: rows, Dropped: f.Len() - len(rows), Values: make([]float64, 0, len(rows)*len(names))}
+	return t, nil
+}
+
+// targetsIn reads the regression targets names of f, a part of a table,
+// as readTargets does, each in its unit of units (see
+// dataset.Frame.TargetIn; nil units: plain numbers); a part with no row
+// that has every target has no rows, and no error.
+func targetsIn(f *dataset.Frame, names, units []string) (*dataset.Target, error) {
+	ts := make([]*dataset.Target, len(names))
+	for j, name := range names {
+		unit := ""
+		if units != nil {
+			unit = units[j]
+		}
+		var err error
+		if ts[j], err = f.TargetIn(name, unit); err != nil {
+			return nil, err
+		}
+	}
+	if len(ts) == 1 {
+		return ts[0], nil
+	}
+	return mergeTargets(f.Len(), ts), nil
+}
+
+// targetUnits returns the units of the regression targets names of f
+// (see dataset.Target.Unit), "" for a target with no value in f.
+func targetUnits(f *dataset.Frame, names []string) []string {
+	units := make([]string, len(names))
+	for j, name := range names {
+		if t, err := f.Target(name, false); err == nil {
+			units[j] = t.Unit
+		}
+	}
+	return units
+}
+
+// mergeTargets returns the Target of several regression targets of a
+// frame of n rows, read one by one: the rows where every one has a
+// value, and their values, row by row.
+func mergeTargets(n int, ts []*dataset.Target) *dataset.Target {
+	cols := make([]map[int]float64, len(ts))
+	for j, tj := range ts {
+		cols[j] = make(map[int]float64, len(tj.Rows))
+		for i, r := range tj.Rows {
+			cols[j][r] = tj.Values[i]
+		}
+	}
+	rows := slices.DeleteFunc(slices.Clone(ts[0].Rows), func(r int) bool {
+		for _, c := range cols[1:] {
+			if _, ok := c[r]; !ok {
+				return true
+			}
+		}
+		return false
+	})
+	t := &dataset.Target{Rows: rows, Dropped: n - len(rows), Values: make([]float64, 0, len(rows)*len(ts))}
 	for _, r := range rows {
-		for j := range names {
+		for j := range ts {
 			t.Values = append(t.Values, cols[j][r])
 		}
 	}
-	return t, nil
+	return t
 }
 
 // targets returns the model's target columns: Targets, or Target alone.

@@ -128,6 +128,12 @@ func (run *fitRun) warn(warnings []dataset.Warning) {
 	run.rep.Warnings = append(run.rep.Warnings, warnings...)
 }
 
+// logDropped says that dropped of the rows of the table name had no
+// value in a target column names.
+func logDropped(o *Options, name string, dropped, rows int, names []string) {
+	o.log("%s: dropped %d of %d rows with no value in column %q", name, dropped, rows, joinNames(names))
+}
+
 // read decides the task, reads the targets and encodes the inputs,
 // checking each against the options.
 func (run *fitRun) read() error {
@@ -160,8 +166,8 @@ func (run *fitRun) read() error {
 		return err
 	}
 	run.rep.Rows, run.rep.Dropped = len(t.Rows), t.Dropped
-	if t.Dropped > 0 {
-		o.log("%s: dropped %d of %d rows with no value in column %q", f.Name(), t.Dropped, f.Len(), joinNames(run.names))
+	if t.Dropped > 0 && o.tableRows == 0 {
+		logDropped(o, f.Name(), t.Dropped, f.Len(), run.names)
 	}
 	if o.Anchors > len(t.Rows) {
 		return optionf("-anchors %d: %s has only %d usable rows", o.Anchors, f.Name(), len(t.Rows))

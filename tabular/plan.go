@@ -34,6 +34,7 @@ type Plan struct {
 	norms  []float64     // the squared norms of every anchor, the model's then more
 	cal    calibration   // the sample's calibration
 	report Report        // the sample's fit
+	units  []string      // the units of a regression's targets in the sample (see chunkLabels)
 }
 
 // NewPlan fits the shallow machine to sample, a seeded sample of the rows
@@ -56,6 +57,9 @@ func NewPlan(sample *dataset.Frame, targets []string, opts Options) (*Plan, erro
 // model that FitSource fits.
 func NewStreamPlan(sample *dataset.Frame, targets []string, opts Options, rows int) (*Plan, error) {
 	grow := rows > streamRows && opts.Anchors == 0
+	if rows > streamRows {
+		opts.tableRows = rows
+	}
 	if grow {
 		opts.Anchors = StreamAnchors(rows)
 	}
@@ -71,6 +75,9 @@ func NewStreamPlan(sample *dataset.Frame, targets []string, opts Options, rows i
 		return nil, err
 	}
 	p := &Plan{model: md, weight: opts.Weight, report: *run.rep}
+	if run.task == Regression {
+		p.units = targetUnits(sample, run.names)
+	}
 	if run.task == Regression && !opts.Raw {
 		y := mat.Matrix(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values))
 		if md.Fit.LogTarget {
@@ -306,6 +313,9 @@ type planJSON struct {
 	Shift  []float64       `json:"shift"`
 	// More are the anchors beyond the model's, row by row.
 	More [][]float64 `json:"more,omitempty"`
+	// Units are the units of a regression's targets in the sample;
+	// plans written without them read plain numbers.
+	Units []string `json:"units,omitempty"`
 }
 
 // MarshalJSON writes the plan, so that workers elsewhere can add up
@@ -315,7 +325,7 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	pj := planJSON{Model: md, Weight: p.weight, Out: p.out, Shift: p.shift}
+	pj := planJSON{Model: md, Weight: p.weight, Out: p.out, Shift: p.shift, Units: p.units}
 	if p.more != nil {
 		n, _ := p.more.Dims()
 		for i := range n {
@@ -335,7 +345,10 @@ func (p *Plan) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("tabular: plan: %w", err)
 	}
-	q := Plan{model: md, weight: pj.Weight, out: pj.Out, shift: pj.Shift}
+	q := Plan{model: md, weight: pj.Weight, out: pj.Out, shift: pj.Shift, units: pj.Units}
+	if pj.Units != nil && len(pj.Units) != len(md.TargetNames()) {
+		return fmt.Errorf("tabular: plan: %d units for %d targets", len(pj.Units), len(md.TargetNames()))
+	}
 	if len(pj.More) > 0 && md.Machine != nil && md.Machine.Anchors != nil {
 		_, d := md.Machine.Anchors.Dims()
 		q.more = mat.NewDense(len(pj.More), d, nil)

@@ -147,6 +147,9 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 	if err != nil {
 		return nil, nil, err
 	}
+	if acc.Dropped > 0 {
+		logDropped(&opts, fr.Name(), acc.Dropped, st.rows, targets)
+	}
 	md, rep, err := plan.Solve(acc)
 	if err != nil {
 		return nil, nil, err
