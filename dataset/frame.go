@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/csv"
 	"errors"
@@ -115,7 +116,10 @@ type FrameReader struct {
 // Windows-1252 or Latin-1 reads as it was written; the first line with
 // such a byte is reported once, as a Warning (see Frame.Warnings). A file
 // that starts with a UTF-16 byte order mark, as spreadsheets save
-// "Unicode text", is read as UTF-16.
+// "Unicode text", is read as UTF-16. Lines end in a line feed, with a
+// carriage return before it or not, or, in a file whose first lines (the
+// first 64 KiB) hold no line feed, in a lone carriage return, as "CSV
+// (Macintosh)" writes them.
 //
 // The first row names the columns: names are trimmed of spaces, of a
 // leading byte order mark and of single quotes around them ('vote' is
@@ -130,6 +134,11 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	var text io.Reader = br
+	if bytes.IndexByte(sample, '\r') >= 0 && bytes.IndexByte(sample, '\n') < 0 {
+		text = crLines{br}
+		sample = bytes.ReplaceAll(sample, []byte{'\r'}, []byte{'\n'})
+	}
 	format := frameFormat{name: name, comma: opts.Comma, strict: opts.Strict, log: log}
 	if format.comma == 0 {
 		format.comma = detectComma(sample, err == io.EOF)
@@ -139,7 +148,7 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 	}
 	format.decimalComma = format.comma != ',' && hasDecimalComma(sample, err == io.EOF, format.comma)
 
-	cr := csv.NewReader(br)
+	cr := csv.NewReader(text)
 	cr.Comma = format.comma
 	// Rows of the wrong length are reported below, with the header's count.
 	cr.FieldsPerRecord = -1
@@ -172,6 +181,22 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 		format.columns[j] = h
 	}
 	return &FrameReader{cr: cr, format: format}, nil
+}
+
+// crLines reads a text whose lines end in a lone carriage return, as
+// classic Mac OS and spreadsheets' "CSV (Macintosh)" write them, with
+// line feeds instead, which encoding/csv reads as line ends: it would
+// read the whole file as one line.
+type crLines struct{ r io.Reader }
+
+func (c crLines) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i, b := range p[:n] {
+		if b == '\r' {
+			p[i] = '\n'
+		}
+	}
+	return n, err
 }
 
 // unquoteName returns the trimmed column name h without the single quotes

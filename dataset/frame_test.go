@@ -415,6 +415,8 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte("m,t\n1,-\n2,.\n-,x\n4,4\n5,5\n.,6\n7,none\n8,8\n9,9\n10,-\n11,11\n-,12\n"))
 	// Suffixes of magnitude.
 	f.Add([]byte("n,u\n950,3K\n1.2k,4K\n3.4M,5K\n$1.5B,\n2bn,6K\n7 kg,7K\n"))
+	// Lines that end in a lone carriage return.
+	f.Add([]byte("x;y\r1,5;2\r\"a\rb\";3\r"))
 	// Spreadsheets' error values, and amounts in parentheses.
 	f.Add([]byte("e,a\n1,(1,234.50)\n#DIV/0!,($5)\n3,(5 $)\n#N/A,(0)\n5,((5))\n#value!,(-5)\n7,8\n8,9\n9,10\n10,11\n11,()\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
