@@ -49,6 +49,9 @@ type frameFormat struct {
 	// rowNames says the first column holds row names: its header cell
 	// was empty, as R's write.csv and pandas' to_csv write them.
 	rowNames bool
+	// trailing says the header ended in a separator, and so may every
+	// row, whose empty field after it is dropped.
+	trailing bool
 	// strict refuses stray cells (see FrameOptions.Strict).
 	strict bool
 	// log is what reading met that the user should hear of.
@@ -125,8 +128,12 @@ type FrameReader struct {
 // leading byte order mark and of single quotes around them ('vote' is
 // vote, as "vote" is; two quotes inside them stand for one), and must be
 // non-empty and unique, except that an empty first name marks a column of
-// row names, which is then named RowNamesColumn. Every later row must
-// have as many fields as the header.
+// row names, which is then named RowNamesColumn, and an empty last name
+// after a named one, as a separator at the end of every line leaves it,
+// names no column. Every later row must have as many fields as the
+// header, or one more, empty, after such a separator. An error for a
+// header of one name, or of one name and empty fields, asks whether its
+// line is a title above the header.
 func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, error) {
 	log := new(readLog)
 	br := bufio.NewReaderSize(newTextReader(utf16Text(r), log), sampleSize)
@@ -163,24 +170,62 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 		return nil, readError(name, err)
 	}
 	headerRow, _ := cr.FieldPos(0)
+	if err := format.readHeader(header); err != nil {
+		return nil, &ParseError{File: name, Row: headerRow, Column: err.column, Err: err.err}
+	}
+	return &FrameReader{cr: cr, format: format}, nil
+}
+
+// headerError is an error of a header, in its column if any.
+type headerError struct {
+	column string
+	err    error
+}
+
+// readHeader sets the columns of format from the fields of the header.
+// An empty last field, after a separator that ends every line as some
+// programs write them, names no column: format.trailing drops it from
+// every row.
+func (format *frameFormat) readHeader(header []string) *headerError {
 	// Spreadsheet programs often start UTF-8 files with a byte order mark.
 	header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	for j := range header {
+		header[j] = unquoteName(strings.TrimSpace(header[j]))
+	}
+	if n := len(header); n > 2 && header[n-1] == "" && header[n-2] != "" {
+		header, format.trailing = header[:n-1], true
+	}
 	format.columns = make([]string, len(header))
 	for j, h := range header {
-		h = unquoteName(strings.TrimSpace(h))
 		if h == "" && j == 0 && len(header) > 1 {
 			h, format.rowNames = RowNamesColumn, true
 		}
 		if h == "" {
-			return nil, &ParseError{File: name, Row: headerRow,
-				Err: fmt.Errorf("field %d of the header is empty", j+1)}
+			err := fmt.Errorf("field %d of the header is empty", j+1)
+			if len(header) > 2 && !slices.ContainsFunc(header[1:], func(h string) bool { return h != "" }) {
+				err = fmt.Errorf("%w, as are all but the first: is the first line a title above the header? The header must come first", err)
+			}
+			return &headerError{err: err}
 		}
 		if slices.Contains(format.columns[:j], h) {
-			return nil, &ParseError{File: name, Row: headerRow, Column: h, Err: ErrDuplicate}
+			return &headerError{column: h, err: ErrDuplicate}
 		}
 		format.columns[j] = h
 	}
-	return &FrameReader{cr: cr, format: format}, nil
+	return nil
+}
+
+// fieldCountError is the error of a row of n fields, which the header's
+// columns do not number.
+func (format *frameFormat) fieldCountError(n int) error {
+	err := fmt.Errorf("%w: %d, header has %d", ErrFieldCount, n, len(format.columns))
+	switch {
+	case format.trailing && n == len(format.columns)+1:
+		return fmt.Errorf("%w: a value after the last separator, in the field that the header leaves unnamed", err)
+	case len(format.columns) == 1 && n > 1:
+		return fmt.Errorf("%w: is the first line a title or a note above the header? The header must come first", err)
+	}
+	return err
 }
 
 // crLines reads a text whose lines end in a lone carriage return, as
@@ -231,9 +276,11 @@ func (fr *FrameReader) Read(max int) (*Frame, error) {
 			return nil, readError(f.name, err)
 		}
 		line, _ := fr.cr.FieldPos(0)
+		if f.trailing && len(rec) == len(f.columns)+1 && strings.TrimSpace(rec[len(rec)-1]) == "" {
+			rec = rec[:len(rec)-1]
+		}
 		if len(rec) != len(f.columns) {
-			return nil, &ParseError{File: f.name, Row: line,
-				Err: fmt.Errorf("%w: %d, header has %d", ErrFieldCount, len(rec), len(f.columns))}
+			return nil, &ParseError{File: f.name, Row: line, Err: f.fieldCountError(len(rec))}
 		}
 		for j := range rec {
 			rec[j] = strings.TrimSpace(rec[j])

@@ -173,7 +173,8 @@
 // fields are separated by commas, semicolons, tabs or vertical bars,
 // whichever splits the first lines evenly (-sep sets it: one character, or
 // tab), and their lines end as any system ends them (LF, CRLF, or a lone CR
-// as "CSV (Macintosh)" saves them). Numbers may have thousands separators (4,599.0, or spaces or
+// as "CSV (Macintosh)" saves them), with or without a separator at the end
+// of each. Numbers may have thousands separators (4,599.0, or spaces or
 // apostrophes between groups of three digits: 10 851.5, 1'554.50), a
 // minus sign (U+2212) or parentheses for a minus, as accounts write it
 // ((1,234.50) reads as -1234.5), a percent sign, which makes a fraction
