@@ -143,9 +143,29 @@ func idColumn(f *dataset.Frame, id string, targets []string, o *Options) string 
 	if id != "" || rows == "" || slices.Contains(targets, rows) {
 		return id
 	}
+	col, _ := f.Column(rows)
+	if later, earlier := repeatedCell(f, col); later >= 0 {
+		o.log("warning: %s: the first column has no name, as a column of row names has none, but its values repeat (line %d holds line %d's %q), as row names do not: it is read as the id column %q, not an input; if it holds data, name it in the header",
+			f.Name(), f.Line(later), f.Line(earlier), f.Cell(later, col), rows)
+		return rows
+	}
 	o.log("%s: the first column has no name: it holds row names, as R's write.csv and pandas' to_csv write them, and is the id column %q",
 		f.Name(), rows)
 	return rows
+}
+
+// repeatedCell returns the first row of f whose cell in column col an
+// earlier row holds, and that earlier row; -1 and -1 if every row's
+// differs.
+func repeatedCell(f *dataset.Frame, col int) (later, earlier int) {
+	seen := make(map[string]int, f.Len())
+	for r := range f.Len() {
+		if first, ok := seen[f.Cell(r, col)]; ok {
+			return r, first
+		}
+		seen[f.Cell(r, col)] = r
+	}
+	return -1, -1
 }
 
 // inferTask returns the task that the target column calls for, and why:

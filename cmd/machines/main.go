@@ -215,7 +215,8 @@
 // in the header may be in single quotes ('vote' is vote). A first column
 // without a name holds row names, as R's write.csv and pandas' to_csv
 // write them: it is named "row.names" and is the id column unless -id
-// names another. -data - reads standard input. fit uses every column
+// names another, and fit warns when its values repeat, as row names do not
+// (a column of data whose name was lost). -data - reads standard input. fit uses every column
 // but the target, the -ignore columns, the row names and the -id column
 // as an input, except columns that identify the rows rather than describe
 // them (see dataset.Identifiers): text with a different value in at least
