@@ -46,7 +46,8 @@
 //     spaces and apostrophes between groups of three digits (10 851.5,
 //     1'554.50);
 //   - a minus sign (U+2212) or a hyphen, or parentheses around the
-//     number, as accounts write a negative amount: (1,234.50) is -1234.5;
+//     number, as accounts write a negative amount: (1,234.50) is -1234.5,
+//     or a minus after it, as SAP exports one: 1.234,50- is -1234.5;
 //   - a percent sign, which makes a fraction: 17.5% is 0.175, so that a
 //     column may mix 50% and 0.5. A column that mixes percentages with
 //     plain numbers above 1, such as 50% and 50, is warned of. An Encoder

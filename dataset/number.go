@@ -49,7 +49,8 @@ const groupSpace = "[ \u00a0\u202f\u2009'\u2019]"
 // trailing percent sign, which makes a fraction (17.5% is 0.175, so that
 // a column mixing 50% and 0.5 holds one quantity), a minus sign (U+2212)
 // for the hyphen, parentheses for a minus, as accounts write it
-// ((1,234.50) is -1234.5), and a currency sign before or after the number
+// ((1,234.50) is -1234.5), a minus after the number, as SAP exports it
+// (1.234,50- is -1234.5 with decimal commas), and a currency sign before or after the number
 // ($1,234.50, -$5, 12,50 € are 1234.5, -5 and 12.5). In a file with decimal commas, 3,14, 1.234,5 and 1 234,5 are
 // 3.14, 1234.5 and 1234.5, and 1.234 is 1234. A time of day or a
 // duration, hours and minutes and optionally seconds, is read in hours:
@@ -64,6 +65,10 @@ func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
 // encoders saved before percentages were fractions read them.
 func readScaled(cell string, decimalComma, percentPoints bool) (v float64, ok bool) {
 	if inner, ok := parenthesized(cell); ok {
+		v, ok := readScaled(inner, decimalComma, percentPoints)
+		return -v, ok
+	}
+	if inner, ok := minusAfter(cell); ok {
 		v, ok := readScaled(inner, decimalComma, percentPoints)
 		return -v, ok
 	}
@@ -263,6 +268,15 @@ func parenthesized(cell string) (inner string, ok bool) {
 	inner = cell[1 : len(cell)-1]
 	first, _ := utf8.DecodeRuneInString(inner)
 	return inner, !strings.ContainsRune("+-\u2212(", first) && !strings.Contains(inner, ":")
+}
+
+// minusAfter returns the number of a cell written with its minus after
+// it, as SAP and other ledgers export negative amounts (1.234,50-): a
+// number without a sign, a minus, a range or a time of its own.
+func minusAfter(cell string) (inner string, ok bool) {
+	inner, ok = strings.CutSuffix(cell, "-")
+	inner = strings.TrimSpace(inner)
+	return inner, ok && inner != "" && !strings.ContainsAny(inner, "-+\u2212():")
 }
 
 // currency returns the currency sign that a cell carries before or after
