@@ -180,6 +180,24 @@ func TestStreamTargetUnit(t *testing.T) {
 	}
 }
 
+// A streamed classification knows every class of the table, also one
+// whose rows the uniform sample missed: its first row joins the sample.
+// The add pass refused it, after the plan's work, as a class the model
+// did not know.
+func TestStreamRareClass(t *testing.T) {
+	defer func(n int) { streamRows = n }(streamRows)
+	streamRows = 200
+	lines := strings.Split(friedmanCSV(600, 5, true), "\n")
+	lines[590] = lines[590][:strings.LastIndex(lines[590], ",")] + ",rare"
+	md, _, err := FitSource(textSource(strings.Join(lines, "\n")), []string{"y"}, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(md.Classes, []string{"high", "low", "rare"}) || md.Fit.Rows != 600 {
+		t.Errorf("classes %q on %d rows, want high, low and rare on 600", md.Classes, md.Fit.Rows)
+	}
+}
+
 // A chunk's target is read in the unit of the plan's sample: 2.5k is
 // 2500 in a chunk without plain numbers, whose own cells would make k a
 // unit.

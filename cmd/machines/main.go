@@ -346,7 +346,8 @@
 // A -data file of more than tabular.StreamRows (20,000) rows is read
 // twice, in chunks, so that memory does not grow with the rows: the
 // shallow machine's settings are chosen on a seeded sample of 20,000
-// rows, with the square root of the rows as anchors (100 to 400), and it
+// rows (with, for a classification, the first row of each class that the
+// sample lacks), with the square root of the rows as anchors (100 to 400), and it
 // is fitted to every row from their sums, its cost chosen on one row in
 // ten held out (see docs/large.md); where more anchors lower the
 // sample's own held-out error, the sums hold up to 1,600 (as many as the
