@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -230,7 +231,7 @@ func (run *fitRun) checkTarget(f *dataset.Frame, t *dataset.Target, column strin
 		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("%d classes have a single row: %s%s%s", len(single), strings.Join(shown, ", "), more, advice)}})
 	}
 	if alike := alikeClasses(t.Classes); alike != "" {
-		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("classes %s differ only in case or in how they write a number: they are different classes to the model; write them alike if they are one", alike)}})
+		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("classes %s differ only in case or in how they write a number, or a yes or a no: they are different classes to the model; write them alike if they are one", alike)}})
 	}
 	return nil
 }
@@ -330,9 +331,15 @@ func median(sorted []float64) float64 {
 	return (sorted[(n-1)/2] + sorted[n/2]) / 2
 }
 
+// yesOrNo folds the ways of writing yes and no, in lower case, that a
+// yes-or-no column mixes when its rows come from several sources.
+var yesOrNo = map[string]string{"y": "yes", "true": "yes", "t": "yes", "1": "yes", "n": "no", "false": "no", "f": "no", "0": "no"}
+
 // alikeClasses returns the first few of the sets of classes that differ
-// only in case, such as "No" and "no", or in how they write a number, such
-// as "1" and "1.0", quoted and joined, or "" if there are none.
+// only in case, such as "No" and "no", in how they write a number, such
+// as "1" and "1.0", or in how they write a yes or a no, such as "Y",
+// "TRUE", "1" and "yes" (see yesOrNo), quoted and joined, or "" if there
+// are none.
 func alikeClasses(classes []string) string {
 	byFold := make(map[string][]string)
 	var folds []string // in the order of the classes
@@ -341,6 +348,7 @@ func alikeClasses(classes []string) string {
 		if v, err := strconv.ParseFloat(c, 64); err == nil {
 			fold = strconv.FormatFloat(v, 'g', -1, 64)
 		}
+		fold = cmp.Or(yesOrNo[fold], fold)
 		if byFold[fold] == nil {
 			folds = append(folds, fold)
 		}

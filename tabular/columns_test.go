@@ -52,6 +52,11 @@ func TestAlikeClasses(t *testing.T) {
 		{[]string{"NO", "No", "no"}, `"NO" and "No" and "no"`},
 		{[]string{"0", "1", "1.0", "2"}, `"1" and "1.0"`},
 		{[]string{"1", "1.5", "2"}, ""},
+		// A yes or a no written several ways, as rows from several
+		// sources mix them.
+		{[]string{"0", "1", "FALSE", "N", "TRUE", "Y", "no", "yes"}, `"0" and "FALSE" and "N" and "no"; "1" and "TRUE" and "Y" and "yes"`},
+		{[]string{"0", "1"}, ""},
+		{[]string{"N", "S", "E", "W"}, ""},
 	} {
 		if got := alikeClasses(test.classes); got != test.want {
 			t.Errorf("alikeClasses(%q) = %q, want %q", test.classes, got, test.want)

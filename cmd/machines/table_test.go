@@ -139,7 +139,7 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 		{name: "class of a single row", args: slices.Concat([]string{"-data", "testdata/fit_single_class.csv", "-target", "y"}, fixed),
 			stderr: []string{`warning: column "y": class "c" (line 22) has a single row; the model can hardly learn such a class`}},
 		{name: "classes that differ in case", args: slices.Concat([]string{"-data", "testdata/fit_cased_classes.csv", "-target", "y"}, fixed),
-			stderr: []string{`warning: column "y": classes "No" and "no"; "Yes" and "yes" differ only in case or in how they write a number: they are different classes to the model`}},
+			stderr: []string{`warning: column "y": classes "No" and "no"; "Yes" and "yes" differ only in case or in how they write a number, or a yes or a no: they are different classes to the model`}},
 		// Fewer rows than the default folds: leave-one-out.
 		{name: "four rows", args: []string{"-data", "testdata/fit_four_rows.csv", "-target", "y"},
 			stdout: []string{"chosen by leave-one-out cross-validation over 15 settings on 4 rows"}},
