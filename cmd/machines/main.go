@@ -233,7 +233,10 @@
 // values are replaced by the training mean (numbers) or the most frequent
 // value, with an indicator column for every column that had gaps; a column
 // empty in every row with a target is left out, with a warning. Rows whose
-// target is missing are dropped, and fit says how many. Without -task the
+// target is missing are dropped, and fit says how many; a last row of
+// totals (a cell "Total", "Sum" or alike, and the sum of the rows above in
+// a column of numbers) is left out of a regression, with a warning, and
+// warned of in a classification. Without -task the
 // target decides: a column of numbers means regression, except numbers that
 // take two values only, such as the 0 and 1 of a yes-or-no outcome, which
 // mean classification, as does anything else; fit says which it chose and
