@@ -44,7 +44,8 @@ func (f *Frame) Totals() (label, column string, ok bool) {
 
 // sums reports whether the cell of column col in row last is the sum of
 // the numbers of the rows above it, every cell with a value among them a
-// number, and the sum not 0.
+// number, two of them at least not 0 (a sparse column's one number is no
+// sum), and the sum not 0.
 func (f *Frame) sums(col, last int) bool {
 	total, err := f.number(f.cells[last][col])
 	if err != nil {
@@ -60,7 +61,9 @@ func (f *Frame) sums(col, last int) bool {
 			return false
 		}
 		sum += v
-		n++
+		if v != 0 {
+			n++
+		}
 	}
 	return n >= 2 && sum != 0 && math.Abs(total-sum) <= totalsMargin*math.Abs(sum)
 }

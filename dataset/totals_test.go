@@ -18,6 +18,7 @@ func TestTotals(t *testing.T) {
 		{"a text column", "name,x\na,1\nb,z\nc,3\nTotal,4\n", "", ""},
 		{"too few rows", "name,x\na,1\nTotal,1\n", "", ""},
 		{"sum 0", "name,x\na,1\nb,-1\nTotal,0\n", "", ""},
+		{"one number", "name,x\na,0\nb,5\nc,0\nTotal,5\n", "", ""},
 		{"total not last", "name,x\na,1\nTotal,3\nb,2\n", "", ""},
 	} {
 		label, column, ok := readFrameString(t, tc.data).Totals()
