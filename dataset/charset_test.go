@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -129,5 +130,31 @@ func TestReadFrameUTF16(t *testing.T) {
 	got, err := io.ReadAll(utf16Text(bytes.NewReader(b)))
 	if want := "a\nx\ufffd\n"; err != nil || string(got) != want {
 		t.Errorf("read %q (%v), want %q", got, err, want)
+	}
+}
+
+// TestReadFrameCRLines reads a table whose lines end in a lone carriage
+// return, as "CSV (Macintosh)" saves it, whole and a byte at a time: it
+// was read as one line, and refused for a duplicate column name taken
+// from its first row.
+func TestReadFrameCRLines(t *testing.T) {
+	data, err := os.ReadFile("testdata/mac.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, oneByte := range []bool{false, true} {
+		var src io.Reader = bytes.NewReader(data)
+		if oneByte {
+			src = iotest.OneByteReader(src)
+		}
+		f, err := ReadFrame(src, "mac.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := f.Number(1, 0)
+		if !slices.Equal(f.Columns(), []string{"x", "y", "name"}) || f.Len() != 3 || v != 3.25 || err != nil ||
+			f.Cell(1, 2) != "b\nc" || f.Line(2) != 5 {
+			t.Errorf("one byte at a time %v: columns %q, %d rows, x %v (%v), name %q, last line %d", oneByte, f.Columns(), f.Len(), v, err, f.Cell(1, 2), f.Line(2))
+		}
 	}
 }

@@ -46,7 +46,8 @@
 //     spaces and apostrophes between groups of three digits (10 851.5,
 //     1'554.50);
 //   - a minus sign (U+2212) or a hyphen, or parentheses around the
-//     number, as accounts write a negative amount: (1,234.50) is -1234.5;
+//     number, as accounts write a negative amount: (1,234.50) is -1234.5,
+//     or a minus after it, as SAP exports one: 1.234,50- is -1234.5;
 //   - a percent sign, which makes a fraction: 17.5% is 0.175, so that a
 //     column may mix 50% and 0.5. A column that mixes percentages with
 //     plain numbers above 1, such as 50% and 50, is warned of. An Encoder
@@ -71,8 +72,9 @@
 //     The Encoder keeps the unit of a numeric column and reads a cell in
 //     it as its number. A column of two suffixes of magnitude or more (k,
 //     K, M, B, bn: 950, 1.2k, 3.4M, $1.5B) counts in thousands, millions
-//     and billions: 1.2k is 1200; one such suffix alone is a unit (300K
-//     may be kelvins). Read as text, each quantity would be a
+//     and billions: 1.2k is 1200; so does one such suffix beside plain
+//     numbers that it brings nearer (950 and 1.2k, $95,000 and $85K),
+//     and otherwise it is a unit (300K beside 295 may be kelvins). Read as text, each quantity would be a
 //     level, and a value not seen in training none.
 //
 // An infinite number in a numeric column is an error, and so is a column
@@ -133,7 +135,9 @@
 // applies the same rules to any frame with those columns, such as new data
 // to predict; a level unseen in training encodes as zeros, with a Warning,
 // and numbers beyond a numeric column's training values by more than their
-// spread (another unit or scale) are warned of too.
+// spread (another unit or scale) are warned of too, as are missing cells in
+// a column that had none in training: the model reads them as its fill,
+// never having met a gap there.
 // Encoder.WithCodes also encodes chosen numeric columns by their training
 // values, as codes of groups: one 0/1 column per value after the number,
 // zeros, with a Warning, for a value not seen in training. The Encoder is saved with a

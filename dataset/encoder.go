@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/floats"
@@ -680,7 +681,9 @@ func (e *Encoder) Width() int {
 // The warnings report, for each categorical column, the rows with levels
 // not seen in training, for each numeric column the rows whose values lie
 // beyond its training range by more than the range's width (another unit
-// or scale, where the model extrapolates), and then those of f.Warnings.
+// or scale, where the model extrapolates), for each column without gaps
+// in training the rows with no value (read as its fill, which the model
+// never met as a gap), and then those of f.Warnings.
 func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error) {
 	log := e.newEncodeLog()
 	x, err := e.encode(f, rows, log)
@@ -729,16 +732,36 @@ type unseenLevels struct {
 }
 
 // encodeLog is what encoding a table met, column by column, that its
-// user should hear of: the rows with levels not seen in training, and
-// those with numbers far outside the training ones.
+// user should hear of: the rows with levels not seen in training, those
+// with numbers far outside the training ones, and those with no value
+// in a column that had one in every training row.
 type encodeLog struct {
 	unseen []unseenLevels
 	far    []farValues
+	gaps   []gapRows
 }
 
 // newEncodeLog returns an empty log for e's columns.
 func (e *Encoder) newEncodeLog() *encodeLog {
-	return &encodeLog{unseen: make([]unseenLevels, len(e.columns)), far: make([]farValues, len(e.columns))}
+	n := len(e.columns)
+	return &encodeLog{unseen: make([]unseenLevels, n), far: make([]farValues, n), gaps: make([]gapRows, n)}
+}
+
+// gapRows counts the rows of a column with no value where the training
+// rows had one in every row, and keeps the first one's line: the model
+// has no indicator of its gaps (see Encoder) and reads each as the
+// column's training fill, in silence if not for a warning. A whole
+// column left empty, as an export that lost it leaves it, reads so.
+type gapRows struct {
+	rows, line int
+}
+
+// add counts a row, on the given line, with no value.
+func (g *gapRows) add(line int) {
+	if g.rows == 0 {
+		g.line = line
+	}
+	g.rows++
 }
 
 // encode encodes the given rows of f (nil: all rows), noting in log the
@@ -773,6 +796,9 @@ func (e *Encoder) encode(f *Frame, rows []int, log *encodeLog) (*mat.Dense, erro
 			}
 			if c.farOutside(out[0]) {
 				log.far[ci].add(out[0], f.lines[r])
+			}
+			if !c.Indicator && isMissing(cell) {
+				log.gaps[ci].add(f.lines[r])
 			}
 		}
 		at += c.width()
@@ -818,8 +844,9 @@ func (u *unseenLevels) add(cell string) {
 	u.rows++
 }
 
-// warnings returns a warning for each column with unseen levels, and
-// one for each column with values far outside its training range.
+// warnings returns a warning for each column with unseen levels, one for
+// each column with values far outside its training range, and one for
+// each column with gaps that it had none of in training.
 func (e *Encoder) warnings(log *encodeLog) []Warning {
 	var warnings []Warning
 	for i, u := range log.unseen {
@@ -832,7 +859,39 @@ func (e *Encoder) warnings(log *encodeLog) []Warning {
 			warnings = append(warnings, e.columns[i].farWarning(fv, "line"))
 		}
 	}
+	for i, g := range log.gaps {
+		if g.rows > 0 {
+			warnings = append(warnings, e.columns[i].gapWarning(g, "line"))
+		}
+	}
 	return warnings
+}
+
+// gapWarning returns the warning of column c with the gaps g, whose
+// place is a "line" of a file or a "row" of a batch.
+func (c *encodedColumn) gapWarning(g gapRows, place string) Warning {
+	what := fmt.Sprintf("%s %d has no value", place, g.line)
+	if g.rows > 1 {
+		what = fmt.Sprintf("%d rows have no value (the first on %s %d)", g.rows, place, g.line)
+	}
+	return Warning{Column: c.Name, Rows: g.rows, Message: fmt.Sprintf(
+		"%s, where every training row had one: read as %s; the model never met this column empty",
+		what, c.fillText())}
+}
+
+// fillText says what a missing cell of c is read as.
+func (c *encodedColumn) fillText() string {
+	switch {
+	case c.Kind == categorical && c.Mode != nil:
+		return fmt.Sprintf("the most frequent training level, %q", *c.Mode)
+	case c.Fill == nil:
+		return "no level at all"
+	case c.Kind == boolean:
+		return fmt.Sprintf("the training share of true, %.4g", *c.Fill)
+	case c.Kind == date:
+		return "the training mean date, " + time.Unix(int64(*c.Fill*secondsPerDay), 0).UTC().Format("2006-01-02")
+	}
+	return fmt.Sprintf("the training mean, %.4g", *c.Fill)
 }
 
 // farWarning returns the warning of numeric column c with the far values
@@ -894,15 +953,22 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 	var unseen unseenLevels
 	var strays cellStrays
 	var far farValues
+	var gaps gapRows
 	for i := range n {
 		out := dst.RawRowView(i)[at : at+c.width()]
 		clear(out)
 		if numbers != nil {
+			if math.IsNaN(numbers[i]) && !c.Indicator {
+				gaps.add(i + 1)
+			}
 			if !c.encodeNumber(out, numbers[i]) {
 				unseen.add(strconv.FormatFloat(numbers[i], 'g', -1, 64))
 			}
 		} else {
 			cell := strings.TrimSpace(texts[i])
+			if isMissing(cell) && !c.Indicator {
+				gaps.add(i + 1)
+			}
 			seen, err := c.encodeText(out, cell, false)
 			if err != nil && isStray(c.Kind, err) {
 				strays.add(i+1, cell)
@@ -924,6 +990,9 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 		return strays.warning(c.Name, c.Kind), nil
 	case far.rows > 0:
 		w := c.farWarning(far, "row")
+		return &w, nil
+	case gaps.rows > 0:
+		w := c.gapWarning(gaps, "row")
 		return &w, nil
 	case unseen.rows == 0:
 		return nil, nil

@@ -181,6 +181,7 @@ func TestEncoderUnseen(t *testing.T) {
 	want := []Warning{
 		{Column: "a", Value: "z", Rows: 2, Message: `2 rows hold levels not seen in training, such as "z"; they are encoded as no level at all`},
 		{Column: "b", Value: "r", Rows: 2, Message: `2 rows hold levels not seen in training, such as "r"; they are encoded as no level at all`},
+		{Column: "a", Rows: 1, Message: `line 5 has no value, where every training row had one: read as the most frequent training level, "x"; the model never met this column empty`},
 	}
 	if !slices.Equal(warnings, want) {
 		t.Errorf("warnings\n%v\nwant\n%v", warnings, want)
@@ -675,8 +676,8 @@ func TestTransformEach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(warnings) != 2 || warnings[0].Rows != 3 || warnings[1].Rows != 2 {
-		t.Fatalf("Transform warned %v, want 3 rows of g and 2 of age", warnings)
+	if len(warnings) != 3 || warnings[0].Rows != 3 || warnings[1].Rows != 2 || warnings[2].Rows != 1 {
+		t.Fatalf("Transform warned %v, want 3 rows of g and 2 of age, and age's gap", warnings)
 	}
 	fr, err := NewFrameReader(strings.NewReader(data), "test.csv", FrameOptions{})
 	if err != nil {
@@ -932,7 +933,7 @@ func TestFarOutside(t *testing.T) {
 	if r := e.columns[0].Range; !slices.Equal(r, []float64{0, 10}) {
 		t.Fatalf("range %v, want [0 10]", r)
 	}
-	_, warnings, err := e.Transform(readFrameString(t, "x,c\n25,500\n20,5\n-10,5\n-11,5\nNA,5\n"), nil)
+	_, warnings, err := e.Transform(readFrameString(t, "x,c\n25,500\n20,5\n-10,5\n-11,5\n"), nil)
 	want := []Warning{{Column: "x", Value: "25", Rows: 2, Message: "2 rows hold values such as 25 (line 2), beyond the training values, 0 to 10, " +
 		"by more than their spread: the model extrapolates there; are they in another unit or scale?"}}
 	if err != nil || !slices.Equal(warnings, want) {
@@ -959,5 +960,61 @@ func TestFarOutside(t *testing.T) {
 		if err := c.check(nil); err == nil || !strings.HasPrefix(err.Error(), "range: ") {
 			t.Errorf("%s: error %v, want one of the range", bad, err)
 		}
+	}
+}
+
+// TestGaps checks the warning of cells with no value in a column that had
+// one in every training row, in Transform and EncodeColumn: the model
+// reads them as the training fill, which it never met as a gap. A
+// column with gaps in training (its indicator tells them) and a stray
+// (warned of as one) are not gaps so.
+func TestGaps(t *testing.T) {
+	train := readFrameString(t, "n,b,d,c,o,g\n"+
+		"1,yes,2024-01-01,x,25-34,1\n2,no,2024-01-03,y,35-44,\n3,yes,2024-01-05,x,45-54,3\n")
+	e, _, err := FitEncoder(train, []string{"n", "b", "d", "c", "o", "g"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, warnings, err := e.Transform(readFrameString(t, "n,b,d,c,o,g\n"+
+		"NA,,,,,\n,?,,n/a,,\nabc,yes,2024-01-02,y,25-34,\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tail = ", where every training row had one: read as %s; the model never met this column empty"
+	want := []string{
+		`column "n": 2 rows have no value (the first on line 2)` + fmt.Sprintf(tail, "the training mean, 2"),
+		`column "b": 2 rows have no value (the first on line 2)` + fmt.Sprintf(tail, "the training share of true, 0.6667"),
+		`column "d": 2 rows have no value (the first on line 2)` + fmt.Sprintf(tail, "the training mean date, 2024-01-03"),
+		`column "c": 2 rows have no value (the first on line 2)` + fmt.Sprintf(tail, `the most frequent training level, "x"`),
+		`column "o": 2 rows have no value (the first on line 2)` + fmt.Sprintf(tail, "the training mean, 35"),
+	}
+	var got []string
+	for _, w := range warnings {
+		if !strings.Contains(w.Message, "stray") {
+			got = append(got, w.String())
+		}
+	}
+	if !slices.Equal(got, want) || len(warnings) != len(want)+1 {
+		t.Errorf("warnings\n%q\nwant\n%q and the stray abc", warnings, want)
+	}
+	x := mat.NewDense(3, e.Width(), nil)
+	for _, tc := range []struct {
+		name    string
+		numbers []float64
+		texts   []string
+		want    string
+	}{
+		{"numbers", []float64{1, math.NaN(), math.NaN()}, nil, `column "n": 2 rows have no value (the first on row 2)` + fmt.Sprintf(tail, "the training mean, 2")},
+		{"texts", nil, []string{"1", "2", " NA "}, `column "n": row 3 has no value` + fmt.Sprintf(tail, "the training mean, 2")},
+		{"none", []float64{1, 2, 3}, nil, ""},
+	} {
+		w, err := e.EncodeColumn(x, 0, tc.numbers, tc.texts)
+		if err != nil || (w == nil) != (tc.want == "") || (w != nil && w.String() != tc.want) {
+			t.Errorf("%s: warning %v, error %v; want %q", tc.name, w, err, tc.want)
+		}
+	}
+	w, err := e.EncodeColumn(x, 5, nil, []string{"", "", ""})
+	if err != nil || w != nil {
+		t.Errorf("gaps of a column with gaps in training: warning %v, error %v; want none", w, err)
 	}
 }

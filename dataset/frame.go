@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/csv"
 	"errors"
@@ -48,6 +49,9 @@ type frameFormat struct {
 	// rowNames says the first column holds row names: its header cell
 	// was empty, as R's write.csv and pandas' to_csv write them.
 	rowNames bool
+	// trailing says the header ended in a separator, and so may every
+	// row, whose empty field after it is dropped.
+	trailing bool
 	// strict refuses stray cells (see FrameOptions.Strict).
 	strict bool
 	// log is what reading met that the user should hear of.
@@ -115,20 +119,32 @@ type FrameReader struct {
 // Windows-1252 or Latin-1 reads as it was written; the first line with
 // such a byte is reported once, as a Warning (see Frame.Warnings). A file
 // that starts with a UTF-16 byte order mark, as spreadsheets save
-// "Unicode text", is read as UTF-16.
+// "Unicode text", is read as UTF-16. Lines end in a line feed, with a
+// carriage return before it or not, or, in a file whose first lines (the
+// first 64 KiB) hold no line feed, in a lone carriage return, as "CSV
+// (Macintosh)" writes them.
 //
 // The first row names the columns: names are trimmed of spaces, of a
 // leading byte order mark and of single quotes around them ('vote' is
 // vote, as "vote" is; two quotes inside them stand for one), and must be
 // non-empty and unique, except that an empty first name marks a column of
-// row names, which is then named RowNamesColumn. Every later row must
-// have as many fields as the header.
+// row names, which is then named RowNamesColumn, and an empty last name
+// after a named one, as a separator at the end of every line leaves it,
+// names no column. Every later row must have as many fields as the
+// header, or one more, empty, after such a separator. An error for a
+// header of one name, or of one name and empty fields, asks whether its
+// line is a title above the header.
 func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, error) {
 	log := new(readLog)
 	br := bufio.NewReaderSize(newTextReader(utf16Text(r), log), sampleSize)
 	sample, err := br.Peek(sampleSize)
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var text io.Reader = br
+	if bytes.IndexByte(sample, '\r') >= 0 && bytes.IndexByte(sample, '\n') < 0 {
+		text = crLines{br}
+		sample = bytes.ReplaceAll(sample, []byte{'\r'}, []byte{'\n'})
 	}
 	format := frameFormat{name: name, comma: opts.Comma, strict: opts.Strict, log: log}
 	if format.comma == 0 {
@@ -139,7 +155,7 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 	}
 	format.decimalComma = format.comma != ',' && hasDecimalComma(sample, err == io.EOF, format.comma)
 
-	cr := csv.NewReader(br)
+	cr := csv.NewReader(text)
 	cr.Comma = format.comma
 	// Rows of the wrong length are reported below, with the header's count.
 	cr.FieldsPerRecord = -1
@@ -154,24 +170,78 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 		return nil, readError(name, err)
 	}
 	headerRow, _ := cr.FieldPos(0)
+	if err := format.readHeader(header); err != nil {
+		return nil, &ParseError{File: name, Row: headerRow, Column: err.column, Err: err.err}
+	}
+	return &FrameReader{cr: cr, format: format}, nil
+}
+
+// headerError is an error of a header, in its column if any.
+type headerError struct {
+	column string
+	err    error
+}
+
+// readHeader sets the columns of format from the fields of the header.
+// An empty last field, after a separator that ends every line as some
+// programs write them, names no column: format.trailing drops it from
+// every row.
+func (format *frameFormat) readHeader(header []string) *headerError {
 	// Spreadsheet programs often start UTF-8 files with a byte order mark.
 	header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	for j := range header {
+		header[j] = unquoteName(strings.TrimSpace(header[j]))
+	}
+	if n := len(header); n > 2 && header[n-1] == "" && header[n-2] != "" {
+		header, format.trailing = header[:n-1], true
+	}
 	format.columns = make([]string, len(header))
 	for j, h := range header {
-		h = unquoteName(strings.TrimSpace(h))
 		if h == "" && j == 0 && len(header) > 1 {
 			h, format.rowNames = RowNamesColumn, true
 		}
 		if h == "" {
-			return nil, &ParseError{File: name, Row: headerRow,
-				Err: fmt.Errorf("field %d of the header is empty", j+1)}
+			err := fmt.Errorf("field %d of the header is empty", j+1)
+			if len(header) > 2 && !slices.ContainsFunc(header[1:], func(h string) bool { return h != "" }) {
+				err = fmt.Errorf("%w, as are all but the first: is the first line a title above the header? The header must come first", err)
+			}
+			return &headerError{err: err}
 		}
 		if slices.Contains(format.columns[:j], h) {
-			return nil, &ParseError{File: name, Row: headerRow, Column: h, Err: ErrDuplicate}
+			return &headerError{column: h, err: ErrDuplicate}
 		}
 		format.columns[j] = h
 	}
-	return &FrameReader{cr: cr, format: format}, nil
+	return nil
+}
+
+// fieldCountError is the error of a row of n fields, which the header's
+// columns do not number.
+func (format *frameFormat) fieldCountError(n int) error {
+	err := fmt.Errorf("%w: %d, header has %d", ErrFieldCount, n, len(format.columns))
+	switch {
+	case format.trailing && n == len(format.columns)+1:
+		return fmt.Errorf("%w: a value after the last separator, in the field that the header leaves unnamed", err)
+	case len(format.columns) == 1 && n > 1:
+		return fmt.Errorf("%w: is the first line a title or a note above the header? The header must come first", err)
+	}
+	return err
+}
+
+// crLines reads a text whose lines end in a lone carriage return, as
+// classic Mac OS and spreadsheets' "CSV (Macintosh)" write them, with
+// line feeds instead, which encoding/csv reads as line ends: it would
+// read the whole file as one line.
+type crLines struct{ r io.Reader }
+
+func (c crLines) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i, b := range p[:n] {
+		if b == '\r' {
+			p[i] = '\n'
+		}
+	}
+	return n, err
 }
 
 // unquoteName returns the trimmed column name h without the single quotes
@@ -206,9 +276,11 @@ func (fr *FrameReader) Read(max int) (*Frame, error) {
 			return nil, readError(f.name, err)
 		}
 		line, _ := fr.cr.FieldPos(0)
+		if f.trailing && len(rec) == len(f.columns)+1 && strings.TrimSpace(rec[len(rec)-1]) == "" {
+			rec = rec[:len(rec)-1]
+		}
 		if len(rec) != len(f.columns) {
-			return nil, &ParseError{File: f.name, Row: line,
-				Err: fmt.Errorf("%w: %d, header has %d", ErrFieldCount, len(rec), len(f.columns))}
+			return nil, &ParseError{File: f.name, Row: line, Err: f.fieldCountError(len(rec))}
 		}
 		for j := range rec {
 			rec[j] = strings.TrimSpace(rec[j])
@@ -520,6 +592,11 @@ type Target struct {
 	Values  []float64 // regression: one per kept row
 	Classes []string  // classification: the sorted class names
 	Labels  []int     // classification: index into Classes, one per kept row
+	// Unit is the unit of measure of a regression's numbers, as an
+	// Encoder keeps an input's ("kg", or "k/M/B" for suffixes of
+	// magnitude), "" for none: TargetIn reads another part of the table
+	// in it.
+	Unit string
 }
 
 // Target reads the named column as the target of a regression task, or of
@@ -536,20 +613,13 @@ func (f *Frame) Target(column string, classify bool) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := new(Target)
-	for r, rec := range f.cells {
-		if isMissing(rec[col]) {
-			t.Dropped++
-			continue
-		}
-		t.Rows = append(t.Rows, r)
-	}
+	t := f.targetRows(col)
 	if len(t.Rows) == 0 {
 		return nil, &ParseError{File: f.name, Column: column,
 			Err: fmt.Errorf("%w, so no row is left to learn from", ErrEmptyColumn)}
 	}
 	if !classify {
-		if err := f.targetValues(t, col); err != nil {
+		if err := f.targetValues(t, col, nil); err != nil {
 			return nil, err
 		}
 		return t, nil
@@ -574,15 +644,56 @@ func (f *Frame) Target(column string, classify bool) (*Target, error) {
 	return t, nil
 }
 
+// TargetIn reads the named column as a regression's target, as Target
+// does, but in the given unit, the Unit of the Target of another part of
+// the same table (its first rows, or a sample), rather than in the unit
+// of most of f's cells with one: so the parts of a table read a chunk at
+// a time (see FrameReader) read alike, 1.2k as 1200 in a part without
+// 3.4M. A part whose every target is missing has no rows, and no error.
+func (f *Frame) TargetIn(column, unit string) (*Target, error) {
+	col, err := f.Column(column)
+	if err != nil {
+		return nil, err
+	}
+	t := f.targetRows(col)
+	if len(t.Rows) == 0 {
+		return t, nil
+	}
+	u := columnUnit(unit)
+	if err := f.targetValues(t, col, &u); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// targetRows returns the Target of column col of f without its values:
+// the rows with a target, and the count of those without.
+func (f *Frame) targetRows(col int) *Target {
+	t := new(Target)
+	for r, rec := range f.cells {
+		if isMissing(rec[col]) {
+			t.Dropped++
+			continue
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	return t
+}
+
 // targetValues reads the values of the rows of t in column col of f, a
-// regression's target, dropping the rows of its strays.
-func (f *Frame) targetValues(t *Target, col int) error {
+// regression's target, dropping the rows of its strays. The numbers are
+// in the given unit, or, if it is nil, in the unit of most of the cells
+// with one.
+func (f *Frame) targetValues(t *Target, col int, in *columnUnit) error {
 	var strays columnStrays
 	var unit columnUnit
+	if in != nil {
+		unit = *in
+	}
 	t.Values = make([]float64, 0, len(t.Rows))
 	for _, r := range t.Rows {
 		v, err := f.number(f.cells[r][col])
-		if errors.Is(err, ErrNumber) {
+		if errors.Is(err, ErrNumber) && (in == nil || unit != "") {
 			if u, ok := unit.read(f, col, t.Rows, f.cells[r][col]); ok {
 				v, err = u, nil
 			}
@@ -597,6 +708,7 @@ func (f *Frame) targetValues(t *Target, col int) error {
 		}
 		t.Values = append(t.Values, v)
 	}
+	t.Unit = string(unit)
 	switch {
 	case len(strays.rows) == 0:
 		return nil

@@ -91,6 +91,15 @@ func TestReadFrameErrors(t *testing.T) {
 		{"short row", "a,b\n1,2\n3\n", ErrFieldCount, "test.csv: row 3: wrong number of fields: 1, header has 2"},
 		{"long row", "a,b\n1,2\n\n3,4,5\n", ErrFieldCount, "test.csv: row 4: wrong number of fields: 3, header has 2"},
 		{"bare quote", "a,b\n1,x\"y\n", nil, `test.csv: row 2: bare " in non-quoted-field`},
+		// A title or a note above the header, with and without the
+		// separators of the table's other columns.
+		{"title", "Sales in 2026,,,\na,b,c,d\n1,2,3,4\n", nil,
+			"test.csv: row 1: field 2 of the header is empty, as are all but the first: is the first line a title above the header? The header must come first"},
+		{"note", "# exported 2026-11-30\na,b\n1,2\n", ErrFieldCount,
+			"test.csv: row 2: wrong number of fields: 2, header has 1: is the first line a title or a note above the header? The header must come first"},
+		// Every line ends in a separator, but one with a value there.
+		{"trailing value", "a,b,c,\n1,2,3,\n4,5,6,7\n", ErrFieldCount,
+			"test.csv: row 3: wrong number of fields: 4, header has 3: a value after the last separator, in the field that the header leaves unnamed"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			_, err := ReadFrame(strings.NewReader(test.data), "test.csv")
@@ -415,6 +424,11 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte("m,t\n1,-\n2,.\n-,x\n4,4\n5,5\n.,6\n7,none\n8,8\n9,9\n10,-\n11,11\n-,12\n"))
 	// Suffixes of magnitude.
 	f.Add([]byte("n,u\n950,3K\n1.2k,4K\n3.4M,5K\n$1.5B,\n2bn,6K\n7 kg,7K\n"))
+	// Lines that end in a separator, and a title above the header.
+	f.Add([]byte("a,b,c,\n1,2,3,\n4,5,6\n7,8,9,10\n"))
+	f.Add([]byte("Report,,\na,b,c\n1,2,3\n"))
+	// Lines that end in a lone carriage return.
+	f.Add([]byte("x;y\r1,5;2\r\"a\rb\";3\r"))
 	// Spreadsheets' error values, and amounts in parentheses.
 	f.Add([]byte("e,a\n1,(1,234.50)\n#DIV/0!,($5)\n3,(5 $)\n#N/A,(0)\n5,((5))\n#value!,(-5)\n7,8\n8,9\n9,10\n10,11\n11,()\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -456,4 +470,25 @@ func FuzzReadFrame(f *testing.F) {
 			t.Fatalf("%d columns, %d names", c, len(e.Names()))
 		}
 	})
+}
+
+// TestReadFrameTrailingSeparator reads a table whose lines end in a
+// separator, as some programs export them: the empty field after it
+// names no column, and rows with it or without it read alike. Its header
+// was refused for an empty name.
+func TestReadFrameTrailingSeparator(t *testing.T) {
+	for _, tc := range []struct {
+		data    string
+		columns []string
+		last    string // the last row's last cell
+	}{
+		{"a;b;c;\n1,5;2;x;\n3;4;y;\n", []string{"a", "b", "c"}, "y"},
+		{"a,b,c,\n1,2,x,\n3,4,y\n", []string{"a", "b", "c"}, "y"},
+		{",a,b,\n1,2,3,\n2,4,5,\n", []string{RowNamesColumn, "a", "b"}, "5"},
+	} {
+		f := readFrameString(t, tc.data)
+		if !slices.Equal(f.Columns(), tc.columns) || f.Len() != 2 || f.Cell(1, 2) != tc.last {
+			t.Errorf("%q: columns %q, %d rows, last cell %q", tc.data, f.Columns(), f.Len(), f.Cell(1, 2))
+		}
+	}
 }

@@ -49,7 +49,8 @@ const groupSpace = "[ \u00a0\u202f\u2009'\u2019]"
 // trailing percent sign, which makes a fraction (17.5% is 0.175, so that
 // a column mixing 50% and 0.5 holds one quantity), a minus sign (U+2212)
 // for the hyphen, parentheses for a minus, as accounts write it
-// ((1,234.50) is -1234.5), and a currency sign before or after the number
+// ((1,234.50) is -1234.5), a minus after the number, as SAP exports it
+// (1.234,50- is -1234.5 with decimal commas), and a currency sign before or after the number
 // ($1,234.50, -$5, 12,50 € are 1234.5, -5 and 12.5). In a file with decimal commas, 3,14, 1.234,5 and 1 234,5 are
 // 3.14, 1234.5 and 1234.5, and 1.234 is 1234. A time of day or a
 // duration, hours and minutes and optionally seconds, is read in hours:
@@ -64,6 +65,10 @@ func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
 // encoders saved before percentages were fractions read them.
 func readScaled(cell string, decimalComma, percentPoints bool) (v float64, ok bool) {
 	if inner, ok := parenthesized(cell); ok {
+		v, ok := readScaled(inner, decimalComma, percentPoints)
+		return -v, ok
+	}
+	if inner, ok := minusAfter(cell); ok {
 		v, ok := readScaled(inner, decimalComma, percentPoints)
 		return -v, ok
 	}
@@ -115,8 +120,10 @@ func withUnit(cell string, decimalComma bool) (v float64, unit string, ok bool) 
 // them at least (1.2k, 3.4M, $350K, $1.2B), counts in thousands,
 // millions and billions, as app stores, social networks and financial
 // tables write them. Its unit is magnitudeUnit, and a cell is its number
-// times its suffix's magnitude; a column of one suffix keeps it as its
-// unit (300K may be kelvins).
+// times its suffix's magnitude. A column of one suffix keeps it as its
+// unit (300K may be kelvins), unless it also holds plain numbers that
+// the suffix's magnitude brings nearer (see magnitudeNearer): 950 beside
+// 1.2k, $95,000 beside $85K.
 const magnitudeUnit = "k/M/B"
 
 // magnitudes are the suffixes of magnitudeUnit and what they multiply by.
@@ -166,20 +173,25 @@ func (u *columnUnit) read(f *Frame, col int, rows []int, cell string) (float64, 
 // commonUnit returns the most frequent unit of the cells of the given
 // rows of column col of f that are numbers in a unit, the first seen of
 // those tied, or magnitudeUnit if that unit is a magnitude's and another
-// magnitude is seen too.
+// magnitude is seen too, or plain numbers that it brings nearer (see
+// magnitudeNearer).
 func (f *Frame) commonUnit(col int, rows []int) columnUnit {
 	var units []string
 	counts := map[string]int{}
+	var plain []float64               // the plain numbers, in absolute value
+	inUnits := map[string][]float64{} // the numbers before each unit, alike
 	for _, r := range rows {
 		cell := f.cells[r][col]
-		if _, ok := readNumber(cell, f.decimalComma); ok {
+		if v, ok := readNumber(cell, f.decimalComma); ok {
+			plain = append(plain, math.Abs(v))
 			continue
 		}
-		if _, unit, ok := withUnit(cell, f.decimalComma); ok {
+		if v, unit, ok := withUnit(cell, f.decimalComma); ok {
 			if counts[unit] == 0 {
 				units = append(units, unit)
 			}
 			counts[unit]++
+			inUnits[unit] = append(inUnits[unit], math.Abs(v))
 		}
 	}
 	best, suffixes := "", 0
@@ -191,10 +203,30 @@ func (f *Frame) commonUnit(col int, rows []int) columnUnit {
 			suffixes++
 		}
 	}
-	if magnitudes[best] != 0 && suffixes > 1 {
+	if magnitudes[best] != 0 && (suffixes > 1 || magnitudeNearer(plain, inUnits[best], magnitudes[best])) {
 		return magnitudeUnit
 	}
 	return columnUnit(best)
+}
+
+// magnitudeNearer reports whether the numbers written with a suffix of
+// magnitude m lie nearer the plain numbers of their column, on the log
+// scale, multiplied by m than as they are: whether the plain numbers'
+// median is at least sqrt(m) times theirs. 950 and 1.2k, or $95,000 and
+// $85K, are counts in ones beside counts in thousands; 295 and 300K are
+// kelvins. Without plain numbers it is false.
+func magnitudeNearer(plain, suffixed []float64, m float64) bool {
+	if len(plain) == 0 || len(suffixed) == 0 {
+		return false
+	}
+	return median(plain) >= math.Sqrt(m)*median(suffixed)
+}
+
+// median returns the median of values, which it sorts.
+func median(values []float64) float64 {
+	slices.Sort(values)
+	n := len(values)
+	return (values[(n-1)/2] + values[n/2]) / 2
 }
 
 // hours reads a time of day or a duration (see clockTime) in hours.
@@ -236,6 +268,15 @@ func parenthesized(cell string) (inner string, ok bool) {
 	inner = cell[1 : len(cell)-1]
 	first, _ := utf8.DecodeRuneInString(inner)
 	return inner, !strings.ContainsRune("+-\u2212(", first) && !strings.Contains(inner, ":")
+}
+
+// minusAfter returns the number of a cell written with its minus after
+// it, as SAP and other ledgers export negative amounts (1.234,50-): a
+// number without a sign, a minus, a range or a time of its own.
+func minusAfter(cell string) (inner string, ok bool) {
+	inner, ok = strings.CutSuffix(cell, "-")
+	inner = strings.TrimSpace(inner)
+	return inner, ok && inner != "" && !strings.ContainsAny(inner, "-+\u2212():")
 }
 
 // currency returns the currency sign that a cell carries before or after

@@ -86,6 +86,19 @@ func TestReadNumber(t *testing.T) {
 		{"5)", false, 0, false},
 		{"(13:45)", false, 0, false},
 		{"(a)", false, 0, false},
+		// A minus after the number, as SAP and other ledgers export it.
+		{"1.234,50-", true, -1234.5, true},
+		{"120,17 -", true, -120.17, true},
+		{"5-", false, -5, true},
+		{"$5-", false, -5, true},
+		{"12.5%-", false, -0.125, true},
+		{"-5-", false, 0, false},
+		{"(5)-", false, 0, false},
+		{"10-20-", false, 0, false},
+		{"13:45-", false, 0, false},
+		{"5 kg-", false, 0, false},
+		{"-", false, 0, false},
+		{"--", false, 0, false},
 		{"3,14", true, 3.14, true},
 		{"-0,5", true, -0.5, true},
 		{"1.234,5", true, 1234.5, true},
@@ -455,6 +468,56 @@ func TestMagnitudes(t *testing.T) {
 	}
 }
 
+// TestOneMagnitudeBesidePlainNumbers reads a column of one suffix of
+// magnitude beside plain numbers: as thousands where that brings its
+// numbers nearer the plain ones (950 and 1.2k, $95,000 and $85K), and
+// as a unit where it does not (295 and 300K, kelvins). The first two
+// were read as 1.2 beside 950 and 85 beside 95,000, in silence.
+func TestOneMagnitudeBesidePlainNumbers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("installs,salary,temp\n")
+	for i := range 30 {
+		installs := fmt.Sprintf("%d", 100+30*i)
+		if i%2 == 1 {
+			installs = fmt.Sprintf("%.1fk", 1+0.1*float64(i))
+		}
+		salary := fmt.Sprintf("\"$%d,000\"", 50+i)
+		if i%3 == 0 {
+			salary = fmt.Sprintf("$%dK", 60+i)
+		}
+		temp := fmt.Sprintf("%d", 280+i)
+		if i%2 == 0 {
+			temp = fmt.Sprintf("%dK", 280+i)
+		}
+		fmt.Fprintf(&b, "%s,%s,%s\n", installs, salary, temp)
+	}
+	f := readFrameString(t, b.String())
+	e, _, err := FitEncoder(f, []string{"installs", "salary", "temp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.Rules()
+	if r[0].Unit != magnitudeUnit || r[1].Unit != magnitudeUnit || r[2].Unit != "K" {
+		t.Fatalf("units %q, %q, %q; want %s, %s and K", r[0].Unit, r[1].Unit, r[2].Unit, magnitudeUnit, magnitudeUnit)
+	}
+	x, _, err := e.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		row, col int
+		want     float64
+	}{{0, 0, 100}, {1, 0, 1100}, {0, 1, 60000}, {1, 1, 51000}, {0, 2, 280}, {1, 2, 281}} {
+		if got := x.At(c.row, c.col); got != c.want {
+			t.Errorf("row %d, column %q: %v, want %v", c.row, r[c.col].Name, got, c.want)
+		}
+	}
+	target, err := f.Target("installs", false)
+	if err != nil || target.Values[0] != 100 || target.Values[1] != 1100 {
+		t.Errorf("target %v, error %v; want 100, 1100, ...", target, err)
+	}
+}
+
 // TestCommonUnitSkipsNumbers checks that the column's unit is learned
 // from the cells that are not plain numbers: times on the 12-hour clock
 // end in letters but are hours, not a unit.
@@ -462,5 +525,41 @@ func TestCommonUnitSkipsNumbers(t *testing.T) {
 	f := readFrameString(t, "x\n10:00 PM\n11:00 PM\n9:30 AM\n5 kg\n")
 	if got := f.commonUnit(0, []int{0, 1, 2, 3}); got != "kg" {
 		t.Errorf("commonUnit = %q, want kg", got)
+	}
+}
+
+// TestTargetIn reads parts of a table's target in the unit of the
+// Target of another part: 2.5k in thousands where the first part's
+// numbers had magnitudes, though the part alone would make k a unit; a
+// part without targets has no rows; a part in another unit than the
+// first's has strays, dropped as Target drops them, or refused beyond
+// their limit.
+func TestTargetIn(t *testing.T) {
+	first := readFrameString(t, "y\n950\n1.2k\n800\n3k\n")
+	whole, err := first.Target("y", false)
+	if err != nil || whole.Unit != magnitudeUnit {
+		t.Fatalf("unit %q, error %v; want %s", whole.Unit, err, magnitudeUnit)
+	}
+	for _, tc := range []struct {
+		text, unit string
+		values     []float64
+		dropped    int
+		err        string
+	}{
+		{"y\n2.5k\n3k\n", whole.Unit, []float64{2500, 3000}, 0, ""},
+		{"y\n2.5k\n3k\n", "", nil, 0, `not a number: "2.5k"`},
+		{"y\nNA\n?\n", whole.Unit, nil, 2, ""},
+		{"y\n5 kg\n6 kg\n7 kg\n8 kg\n9 kg\n10 kg\n1 lb\n", "kg", []float64{5, 6, 7, 8, 9, 10}, 1, ""},
+	} {
+		got, err := readFrameString(t, tc.text).TargetIn("y", tc.unit)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q in %q: error %v, want %s", tc.text, tc.unit, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got.Values, tc.values) || got.Dropped != tc.dropped {
+			t.Errorf("%q in %q: target %+v, error %v; want %v, %d dropped", tc.text, tc.unit, got, err, tc.values, tc.dropped)
+		}
 	}
 }

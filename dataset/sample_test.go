@@ -71,3 +71,69 @@ func TestSample(t *testing.T) {
 		t.Error("an empty sample has a frame")
 	}
 }
+
+// A sample that covers a column holds a row of each of its values: the
+// uniform sample, and the first row of each value it lacks, in the
+// table's order; a column of more than MaxCovered values is not covered.
+func TestSampleCover(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x,c,many\n")
+	for i := range 1200 {
+		c := []string{"a", "b"}[i%2]
+		switch i {
+		case 700, 900:
+			c = "rare"
+		case 800:
+			c = "once"
+		case 1000:
+			c = "NA"
+		}
+		fmt.Fprintf(&b, "%d,%s,%d\n", i, c, i)
+	}
+	for _, tc := range []struct {
+		cover string
+		extra []string // the lines of the rows added to the uniform sample
+	}{
+		{"", nil},
+		{"c", []string{"702", "802"}},
+		{"many", nil},
+		{"nothing", nil},
+	} {
+		fr, err := NewFrameReader(strings.NewReader(b.String()), "t.csv", FrameOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, uniform := NewSample(10, 1), NewSample(10, 1)
+		if tc.cover != "" {
+			s.Cover(tc.cover)
+		}
+		for {
+			f, err := fr.Read(100)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Add(f)
+			uniform.Add(f)
+		}
+		f, u := s.Frame(), uniform.Frame()
+		in := map[int]bool{}
+		for r := range u.Len() {
+			in[u.Line(r)] = true
+		}
+		var extra []string
+		for r := range f.Len() {
+			if r > 0 && f.Line(r) <= f.Line(r-1) {
+				t.Errorf("cover %q: row %d on line %d, after line %d", tc.cover, r, f.Line(r), f.Line(r-1))
+			}
+			if !in[f.Line(r)] {
+				extra = append(extra, fmt.Sprint(f.Line(r)))
+			}
+		}
+		if strings.Join(extra, " ") != strings.Join(tc.extra, " ") || f.Len() != u.Len()+len(tc.extra) {
+			t.Errorf("cover %q: %d rows, added the lines %q; want %d and %q", tc.cover, f.Len(), extra, u.Len()+len(tc.extra), tc.extra)
+		}
+	}
+}

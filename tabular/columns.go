@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -143,9 +144,29 @@ func idColumn(f *dataset.Frame, id string, targets []string, o *Options) string 
 	if id != "" || rows == "" || slices.Contains(targets, rows) {
 		return id
 	}
+	col, _ := f.Column(rows)
+	if later, earlier := repeatedCell(f, col); later >= 0 {
+		o.log("warning: %s: the first column has no name, as a column of row names has none, but its values repeat (line %d holds line %d's %q), as row names do not: it is read as the id column %q, not an input; if it holds data, name it in the header",
+			f.Name(), f.Line(later), f.Line(earlier), f.Cell(later, col), rows)
+		return rows
+	}
 	o.log("%s: the first column has no name: it holds row names, as R's write.csv and pandas' to_csv write them, and is the id column %q",
 		f.Name(), rows)
 	return rows
+}
+
+// repeatedCell returns the first row of f whose cell in column col an
+// earlier row holds, and that earlier row; -1 and -1 if every row's
+// differs.
+func repeatedCell(f *dataset.Frame, col int) (later, earlier int) {
+	seen := make(map[string]int, f.Len())
+	for r := range f.Len() {
+		if first, ok := seen[f.Cell(r, col)]; ok {
+			return r, first
+		}
+		seen[f.Cell(r, col)] = r
+	}
+	return -1, -1
 }
 
 // inferTask returns the task that the target column calls for, and why:
@@ -210,7 +231,7 @@ func (run *fitRun) checkTarget(f *dataset.Frame, t *dataset.Target, column strin
 		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("%d classes have a single row: %s%s%s", len(single), strings.Join(shown, ", "), more, advice)}})
 	}
 	if alike := alikeClasses(t.Classes); alike != "" {
-		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("classes %s differ only in case or in how they write a number: they are different classes to the model; write them alike if they are one", alike)}})
+		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("classes %s differ only in case or in how they write a number, or a yes or a no: they are different classes to the model; write them alike if they are one", alike)}})
 	}
 	return nil
 }
@@ -221,9 +242,15 @@ func median(sorted []float64) float64 {
 	return (sorted[(n-1)/2] + sorted[n/2]) / 2
 }
 
+// yesOrNo folds the ways of writing yes and no, in lower case, that a
+// yes-or-no column mixes when its rows come from several sources.
+var yesOrNo = map[string]string{"y": "yes", "true": "yes", "t": "yes", "1": "yes", "n": "no", "false": "no", "f": "no", "0": "no"}
+
 // alikeClasses returns the first few of the sets of classes that differ
-// only in case, such as "No" and "no", or in how they write a number, such
-// as "1" and "1.0", quoted and joined, or "" if there are none.
+// only in case, such as "No" and "no", in how they write a number, such
+// as "1" and "1.0", or in how they write a yes or a no, such as "Y",
+// "TRUE", "1" and "yes" (see yesOrNo), quoted and joined, or "" if there
+// are none.
 func alikeClasses(classes []string) string {
 	byFold := make(map[string][]string)
 	var folds []string // in the order of the classes
@@ -232,6 +259,7 @@ func alikeClasses(classes []string) string {
 		if v, err := strconv.ParseFloat(c, 64); err == nil {
 			fold = strconv.FormatFloat(v, 'g', -1, 64)
 		}
+		fold = cmp.Or(yesOrNo[fold], fold)
 		if byFold[fold] == nil {
 			folds = append(folds, fold)
 		}
@@ -253,33 +281,80 @@ func readTargets(f *dataset.Frame, names []string) (*dataset.Target, error) {
 	if len(names) == 1 {
 		return f.Target(names[0], false)
 	}
-	cols := make([]map[int]float64, len(names))
-	var rows []int
+	ts := make([]*dataset.Target, len(names))
 	for j, name := range names {
-		t, err := f.Target(name, false)
-		if err != nil {
+		var err error
+		if ts[j], err = f.Target(name, false); err != nil {
 			return nil, err
 		}
-		cols[j] = make(map[int]float64, len(t.Rows))
-		for i, r := range t.Rows {
-			cols[j][r] = t.Values[i]
-		}
-		if j == 0 {
-			rows = t.Rows
-			continue
-		}
-		rows = slices.DeleteFunc(rows, func(r int) bool { _, ok := cols[j][r]; return !ok })
 	}
-	if len(rows) == 0 {
+	t := mergeTargets(f.Len(), ts)
+	if len(t.Rows) == 0 {
 		return nil, fmt.Errorf("%s: no row has a value in every target column %q", f.Name(), names)
 	}
-	t := &dataset.Target{Rows: rows, Dropped: f.Len() - len(rows), Values: make([]float64, 0, len(rows)*len(names))}
+	return t, nil
+}
+
+// targetsIn reads the regression targets names of f, a part of a table,
+// as readTargets does, each in its unit of units (see
+// dataset.Frame.TargetIn; nil units: plain numbers); a part with no row
+// that has every target has no rows, and no error.
+func targetsIn(f *dataset.Frame, names, units []string) (*dataset.Target, error) {
+	ts := make([]*dataset.Target, len(names))
+	for j, name := range names {
+		unit := ""
+		if units != nil {
+			unit = units[j]
+		}
+		var err error
+		if ts[j], err = f.TargetIn(name, unit); err != nil {
+			return nil, err
+		}
+	}
+	if len(ts) == 1 {
+		return ts[0], nil
+	}
+	return mergeTargets(f.Len(), ts), nil
+}
+
+// targetUnits returns the units of the regression targets names of f
+// (see dataset.Target.Unit), "" for a target with no value in f.
+func targetUnits(f *dataset.Frame, names []string) []string {
+	units := make([]string, len(names))
+	for j, name := range names {
+		if t, err := f.Target(name, false); err == nil {
+			units[j] = t.Unit
+		}
+	}
+	return units
+}
+
+// mergeTargets returns the Target of several regression targets of a
+// frame of n rows, read one by one: the rows where every one has a
+// value, and their values, row by row.
+func mergeTargets(n int, ts []*dataset.Target) *dataset.Target {
+	cols := make([]map[int]float64, len(ts))
+	for j, tj := range ts {
+		cols[j] = make(map[int]float64, len(tj.Rows))
+		for i, r := range tj.Rows {
+			cols[j][r] = tj.Values[i]
+		}
+	}
+	rows := slices.DeleteFunc(slices.Clone(ts[0].Rows), func(r int) bool {
+		for _, c := range cols[1:] {
+			if _, ok := c[r]; !ok {
+				return true
+			}
+		}
+		return false
+	})
+	t := &dataset.Target{Rows: rows, Dropped: n - len(rows), Values: make([]float64, 0, len(rows)*len(ts))}
 	for _, r := range rows {
-		for j := range names {
+		for j := range ts {
 			t.Values = append(t.Values, cols[j][r])
 		}
 	}
-	return t, nil
+	return t
 }
 
 // targets returns the model's target columns: Targets, or Target alone.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/dataset"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestReadTimes reads -time columns of numbers and of dates as the inputs'
@@ -52,6 +53,11 @@ func TestAlikeClasses(t *testing.T) {
 		{[]string{"NO", "No", "no"}, `"NO" and "No" and "no"`},
 		{[]string{"0", "1", "1.0", "2"}, `"1" and "1.0"`},
 		{[]string{"1", "1.5", "2"}, ""},
+		// A yes or a no written several ways, as rows from several
+		// sources mix them.
+		{[]string{"0", "1", "FALSE", "N", "TRUE", "Y", "no", "yes"}, `"0" and "FALSE" and "N" and "no"; "1" and "TRUE" and "Y" and "yes"`},
+		{[]string{"0", "1"}, ""},
+		{[]string{"N", "S", "E", "W"}, ""},
 	} {
 		if got := alikeClasses(test.classes); got != test.want {
 			t.Errorf("alikeClasses(%q) = %q, want %q", test.classes, got, test.want)
@@ -166,5 +172,46 @@ func TestFarWarnings(t *testing.T) {
 		if test.want == "" && len(got) > 0 || test.want != "" && (len(got) != 1 || !strings.Contains(got[0].Message, test.want)) {
 			t.Errorf("%s: %v, want %q", test.name, got, test.want)
 		}
+	}
+}
+
+// A regression leaves out a last row of totals, with a warning, and fits
+// the rows above as it fits them alone; a classification warns of it.
+func TestFitDropsTotals(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("name,x,y,c\n")
+	sx, sy := 0.0, 0.0
+	for i := range 30 {
+		x, y := float64(i)/10, math.Sin(float64(i)/10)
+		sx, sy = sx+x, sy+y
+		fmt.Fprintf(&b, "r%d,%.1f,%.6f,%s\n", i, x, y, []string{"a", "b"}[i%2])
+	}
+	rows := b.String()
+	withTotals := rows + fmt.Sprintf("Total,%.1f,%.6f,a\n", sx, sy)
+	opts := Options{Seed: 1, Family: Shallow, Ignore: []string{"c"}}
+	fit := func(text, target string, opts Options) (*Model, *Report) {
+		f, err := dataset.ReadFrame(strings.NewReader(text), "t.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, rep, err := Fit(f, []string{target}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return md, rep
+	}
+	want, _ := fit(rows, "y", opts)
+	got, rep := fit(withTotals, "y", opts)
+	const warning = `line 32 holds the totals of the rows above it ("Total"; its x is their sum)`
+	if got.Fit.Rows != 30 || len(rep.Warnings) == 0 || !strings.HasPrefix(rep.Warnings[0].Message, warning+": it is left out") {
+		t.Errorf("fit of %d rows, warnings %v; want 30 and the totals'", got.Fit.Rows, rep.Warnings)
+	}
+	if !mat.Equal(got.Machine.Anchors, want.Machine.Anchors) {
+		t.Error("the fit with the totals left out differs from the fit of the rows alone")
+	}
+	opts.Ignore = []string{"y"}
+	got, rep = fit(withTotals, "c", opts)
+	if got.Fit.Rows != 31 || len(rep.Warnings) == 0 || !strings.HasPrefix(rep.Warnings[0].Message, warning+": it is fitted as a row of its class") {
+		t.Errorf("classifier of %d rows, warnings %v; want 31 and the totals'", got.Fit.Rows, rep.Warnings)
 	}
 }

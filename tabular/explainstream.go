@@ -1,5 +1,7 @@
 package tabular
 
+import "github.com/parametric-machines/machines/dataset"
+
 // ImportanceSource measures the permutation importance of md's input
 // columns on the table of src as Importance does. A table of at most
 // StreamRows rows is read whole. A larger one is read once, a chunk at a
@@ -22,8 +24,8 @@ func (md *Model) ImportanceSource(src Source, opts ImportanceOptions) (*Explanat
 	if first.Len() <= streamRows {
 		return md.Importance(first, opts)
 	}
-	s, err := drawSample(fr, first, opts.Seed, nil)
-	if err != nil {
+	s := dataset.NewSample(streamRows, opts.Seed)
+	if err := drawSample(s, fr, first, nil); err != nil {
 		return nil, err
 	}
 	ex, err := md.Importance(s.Frame(), opts)

@@ -128,6 +128,12 @@ func (run *fitRun) warn(warnings []dataset.Warning) {
 	run.rep.Warnings = append(run.rep.Warnings, warnings...)
 }
 
+// logDropped says that dropped of the rows of the table name had no
+// value in a target column names.
+func logDropped(o *Options, name string, dropped, rows int, names []string) {
+	o.log("%s: dropped %d of %d rows with no value in column %q", name, dropped, rows, joinNames(names))
+}
+
 // read decides the task, reads the targets and encodes the inputs,
 // checking each against the options.
 func (run *fitRun) read() error {
@@ -156,12 +162,13 @@ func (run *fitRun) read() error {
 		return err
 	}
 	t := run.t
+	run.dropTotals(f, t)
 	if err := run.checkTarget(f, t, joinNames(run.names)); err != nil {
 		return err
 	}
 	run.rep.Rows, run.rep.Dropped = len(t.Rows), t.Dropped
-	if t.Dropped > 0 {
-		o.log("%s: dropped %d of %d rows with no value in column %q", f.Name(), t.Dropped, f.Len(), joinNames(run.names))
+	if t.Dropped > 0 && o.tableRows == 0 {
+		logDropped(o, f.Name(), t.Dropped, f.Len(), run.names)
 	}
 	if o.Anchors > len(t.Rows) {
 		return optionf("-anchors %d: %s has only %d usable rows", o.Anchors, f.Name(), len(t.Rows))
@@ -187,6 +194,28 @@ func (run *fitRun) read() error {
 		run.outputs = len(t.Classes)
 	}
 	return run.checkOutputs()
+}
+
+// dropTotals leaves out of a regression's rows the last row of f when it
+// holds the totals of the rows above it (see dataset.Frame.Totals), as a
+// spreadsheet's table may end, with a warning; it warns of a
+// classification's. A streamed fit's sample ends where the table does not.
+func (run *fitRun) dropTotals(f *dataset.Frame, t *dataset.Target) {
+	last := f.Len() - 1
+	if run.opts.tableRows > 0 || len(t.Rows) < 2 || t.Rows[len(t.Rows)-1] != last {
+		return
+	}
+	label, column, ok := f.Totals()
+	if !ok {
+		return
+	}
+	what := fmt.Sprintf("line %d holds the totals of the rows above it (%q; its %s is their sum)", f.Line(last), label, column)
+	if run.task == Classification {
+		run.warn([]dataset.Warning{{Rows: 1, Message: what + ": it is fitted as a row of its class; leave it out of the file"}})
+		return
+	}
+	t.Rows, t.Values = t.Rows[:len(t.Rows)-1], t.Values[:len(t.Values)-len(run.names)]
+	run.warn([]dataset.Warning{{Rows: 1, Message: what + ": it is left out"}})
 }
 
 // filledColumns returns the features that hold a value in some of the

@@ -50,6 +50,11 @@ type Options struct {
 	// each without its newline, as they come; Progress the kernel's.
 	Log      func(line string)
 	Progress io.Writer
+
+	// tableRows are the rows of the table of which a streamed fit's plan
+	// fits a sample (see NewStreamPlan), 0 for a fit of the table itself:
+	// the sample's count of rows without a target is not the table's.
+	tableRows int
 }
 
 // MaxStarts bounds Options.Starts: a few starts find a deep machine's

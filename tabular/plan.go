@@ -35,6 +35,7 @@ type Plan struct {
 	cal    calibration   // the sample's calibration
 	report Report        // the sample's fit
 	far    []*farBound   // each regression target's, nil where the sample gives none
+	units  []string      // the units of a regression's targets in the sample (see chunkLabels)
 }
 
 // NewPlan fits the shallow machine to sample, a seeded sample of the rows
@@ -57,6 +58,9 @@ func NewPlan(sample *dataset.Frame, targets []string, opts Options) (*Plan, erro
 // model that FitSource fits.
 func NewStreamPlan(sample *dataset.Frame, targets []string, opts Options, rows int) (*Plan, error) {
 	grow := rows > streamRows && opts.Anchors == 0
+	if rows > streamRows {
+		opts.tableRows = rows
+	}
 	if grow {
 		opts.Anchors = StreamAnchors(rows)
 	}
@@ -74,6 +78,7 @@ func NewStreamPlan(sample *dataset.Frame, targets []string, opts Options, rows i
 	p := &Plan{model: md, weight: opts.Weight, report: *run.rep}
 	if run.task == Regression {
 		p.far = sampleBounds(run.t.Values, run.outputs)
+		p.units = targetUnits(sample, run.names)
 	}
 	if run.task == Regression && !opts.Raw {
 		y := mat.Matrix(mat.NewDense(len(run.t.Rows), run.outputs, run.t.Values))
@@ -310,6 +315,9 @@ type planJSON struct {
 	Shift  []float64       `json:"shift"`
 	// More are the anchors beyond the model's, row by row.
 	More [][]float64 `json:"more,omitempty"`
+	// Units are the units of a regression's targets in the sample;
+	// plans written without them read plain numbers.
+	Units []string `json:"units,omitempty"`
 }
 
 // MarshalJSON writes the plan, so that workers elsewhere can add up
@@ -319,7 +327,7 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	pj := planJSON{Model: md, Weight: p.weight, Out: p.out, Shift: p.shift}
+	pj := planJSON{Model: md, Weight: p.weight, Out: p.out, Shift: p.shift, Units: p.units}
 	if p.more != nil {
 		n, _ := p.more.Dims()
 		for i := range n {
@@ -339,7 +347,10 @@ func (p *Plan) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("tabular: plan: %w", err)
 	}
-	q := Plan{model: md, weight: pj.Weight, out: pj.Out, shift: pj.Shift}
+	q := Plan{model: md, weight: pj.Weight, out: pj.Out, shift: pj.Shift, units: pj.Units}
+	if pj.Units != nil && len(pj.Units) != len(md.TargetNames()) {
+		return fmt.Errorf("tabular: plan: %d units for %d targets", len(pj.Units), len(md.TargetNames()))
+	}
 	if len(pj.More) > 0 && md.Machine != nil && md.Machine.Anchors != nil {
 		_, d := md.Machine.Anchors.Dims()
 		q.more = mat.NewDense(len(pj.More), d, nil)

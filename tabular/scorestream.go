@@ -8,9 +8,10 @@ import (
 // ScoreSource scores md on the table of src as Score does. A table of
 // more than StreamRows rows is read a chunk at a time, and of each row
 // only its targets and predictions are kept, a few numbers instead of
-// its cells; its targets must then be numbers (a regression's) or
-// classes of md, without the stray cells that Score reads as missing,
-// and the encoder's warnings count every row, with a target or not.
+// its cells; a regression's targets are read in the unit of the first
+// rows' (see dataset.Frame.TargetIn), a chunk at a time, the stray
+// cells that Score drops dropped by the chunk's count, and the
+// encoder's warnings count every row, with a target or not.
 func (md *Model) ScoreSource(src Source, level float64) (*Evaluation, error) {
 	if level != 0 {
 		if err := md.CheckLevel(level); err != nil {
@@ -33,6 +34,9 @@ func (md *Model) ScoreSource(src Source, level float64) (*Evaluation, error) {
 		return md.Score(whole, level)
 	}
 	var sc streamedScores
+	if md.Task != Classification {
+		sc.units = targetUnits(first, md.TargetNames())
+	}
 	next := func() (*dataset.Frame, error) {
 		if first != nil {
 			f := first
@@ -64,11 +68,12 @@ type streamedScores struct {
 	labels       []int
 	dropped      int
 	cov          coverage
+	units        []string // the units of a regression's targets in the first rows
 }
 
 // add adds the rows with a target of the chunk f, whose inputs are x.
 func (sc *streamedScores) add(md *Model, f *dataset.Frame, x *mat.Dense, level float64) error {
-	c, values, labels, err := md.chunkLabels(f)
+	c, values, labels, err := md.chunkLabels(f, sc.units)
 	if err != nil {
 		return err
 	}

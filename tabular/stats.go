@@ -263,7 +263,7 @@ func (c *chunkRows) subset(list []int) *chunkRows {
 
 // chunkTargets reads the targets and the weights of the rows of f.
 func (p *Plan) chunkTargets(f *dataset.Frame) (*chunkRows, error) {
-	c, values, labels, err := p.model.chunkLabels(f)
+	c, values, labels, err := p.model.chunkLabels(f, p.units)
 	if err != nil {
 		return nil, err
 	}
@@ -279,46 +279,39 @@ func (p *Plan) chunkTargets(f *dataset.Frame) (*chunkRows, error) {
 }
 
 // chunkLabels returns the rows of f that have every target of md, with
-// their values (a regression's, row by row) or labels, which index md's
-// classes. A target that is not a number, or a class that md does not
-// know, is an error that names its row and column.
-func (md *Model) chunkLabels(f *dataset.Frame) (c *chunkRows, values []float64, labels []int, err error) {
+// their values (a regression's, row by row, read in the targets' units;
+// see targetsIn) or labels, which index md's classes. A target that is
+// not a number, beyond the strays that dataset.Frame.Target drops, or a
+// class that md does not know, is an error that names its row and
+// column.
+func (md *Model) chunkLabels(f *dataset.Frame, units []string) (c *chunkRows, values []float64, labels []int, err error) {
 	names := md.TargetNames()
-	cols := make([]int, len(names))
-	for j, name := range names {
-		if cols[j], err = f.Column(name); err != nil {
+	if md.Task != Classification {
+		t, err := targetsIn(f, names, units)
+		if err != nil {
 			return nil, nil, nil, err
 		}
+		return &chunkRows{rows: t.Rows, dropped: t.Dropped}, t.Values, nil, nil
 	}
-	missing := dataset.MissingTexts()
+	col, err := f.Column(names[0])
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	c = new(chunkRows)
-rows:
 	for r := range f.Len() {
-		for _, col := range cols {
-			if slices.Contains(missing, strings.ToLower(f.Cell(r, col))) {
-				c.dropped++
-				continue rows
-			}
-		}
-		c.rows = append(c.rows, r)
-		if md.Task == Classification {
-			l := md.classOf(f.Cell(r, cols[0]))
-			if l < 0 {
-				return nil, nil, nil, fmt.Errorf("%s: row %d, column %q: class %q is not one of the model's %d classes",
-					f.Name(), f.Line(r), names[0], f.Cell(r, cols[0]), len(md.Classes))
-			}
-			labels = append(labels, l)
+		if slices.Contains(dataset.MissingTexts(), strings.ToLower(f.Cell(r, col))) {
+			c.dropped++
 			continue
 		}
-		for _, col := range cols {
-			v, err := f.Number(r, col)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			values = append(values, v)
+		l := md.classOf(f.Cell(r, col))
+		if l < 0 {
+			return nil, nil, nil, fmt.Errorf("%s: row %d, column %q: class %q is not one of the model's %d classes",
+				f.Name(), f.Line(r), names[0], f.Cell(r, col), len(md.Classes))
 		}
+		c.rows = append(c.rows, r)
+		labels = append(labels, l)
 	}
-	return c, values, labels, nil
+	return c, nil, labels, nil
 }
 
 // fitScale sets the targets of c, rows of f, on the scale the machine

@@ -90,7 +90,8 @@ func FitFile(path string, targets []string, opts Options) (*Model, *Report, erro
 // FitSource fits a model to the table of src as Fit does. A table of at
 // most StreamRows rows is read whole and fitted by Fit. A larger one is
 // read twice, a chunk at a time: the first pass draws a seeded sample
-// of StreamRows rows, on which NewPlan chooses the shallow machine's
+// of StreamRows rows (and, for a classification, the first row of each
+// class that it lacks: see dataset.Sample.Cover), on which NewPlan chooses the shallow machine's
 // settings at StreamAnchors anchors, and more anchors where they pay on
 // the sample (see streamCounts); the second adds up every row's Stats,
 // from which Solve fits the machine, choosing among the counts of
@@ -122,7 +123,7 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 		return fitWhole(whole, targets, opts, begin)
 	}
 	st := &stream{opts: opts, begin: begin, last: begin, cpu: cpu}
-	sample, err := st.sample(fr, first)
+	sample, err := st.sample(fr, first, classes(first, targets, opts.Task))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -146,6 +147,9 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 	acc, err := st.add(src, plan)
 	if err != nil {
 		return nil, nil, err
+	}
+	if acc.Dropped > 0 {
+		logDropped(&opts, fr.Name(), acc.Dropped, st.rows, targets)
 	}
 	md, rep, err := plan.Solve(acc)
 	if err != nil {
@@ -261,10 +265,30 @@ func progressLine(pass string, rows, of int, elapsed time.Duration) string {
 	return fmt.Sprintf("tabular: %s: %d rows%s (%.0f rows/s)", pass, rows, left, rate)
 }
 
+// classes returns the target of a classification, as its task or the
+// first rows of the table tell it, "" for a regression.
+func classes(first *dataset.Frame, targets []string, task string) string {
+	if len(targets) > 1 || task == Regression {
+		return ""
+	}
+	if task == "" {
+		if task, _ = inferTask(first, targets[0]); task != Classification {
+			return ""
+		}
+	}
+	return targets[0]
+}
+
 // sample reads the table of fr after its first rows, counts its rows and
-// returns a seeded sample of StreamRows of them.
-func (st *stream) sample(fr *dataset.TableReader, first *dataset.Frame) (*dataset.Frame, error) {
-	s, err := drawSample(fr, first, st.opts.Seed, func(seen int) {
+// returns a seeded sample of StreamRows of them, and, if classes names a
+// column, a row of each of its values that the sample lacks, so that the
+// plan knows every class of the table.
+func (st *stream) sample(fr *dataset.TableReader, first *dataset.Frame, classes string) (*dataset.Frame, error) {
+	s := dataset.NewSample(streamRows, st.opts.Seed)
+	if classes != "" {
+		s.Cover(classes)
+	}
+	err := drawSample(s, fr, first, func(seen int) {
 		st.progress("reading a sample", seen, 0, st.begin)
 	})
 	if err != nil {
@@ -276,19 +300,17 @@ func (st *stream) sample(fr *dataset.TableReader, first *dataset.Frame) (*datase
 }
 
 // drawSample reads the table of fr to its end after its first rows, a
-// chunk at a time, and returns a sample of StreamRows of all its rows
-// drawn with seed; each, if not nil, is told the rows read after every
-// chunk.
-func drawSample(fr *dataset.TableReader, first *dataset.Frame, seed uint64, each func(seen int)) (*dataset.Sample, error) {
-	s := dataset.NewSample(streamRows, seed)
+// chunk at a time, into the sample s; each, if not nil, is told the rows
+// read after every chunk.
+func drawSample(s *dataset.Sample, fr *dataset.TableReader, first *dataset.Frame, each func(seen int)) error {
 	s.Add(first)
 	for {
 		f, err := fr.Read(streamChunk)
 		if err == io.EOF {
-			return s, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.Add(f)
 		if each != nil {

@@ -104,7 +104,7 @@ func TestFitSourceErrors(t *testing.T) {
 	defer func(n int) { streamRows = n }(streamRows)
 	streamRows = 200
 	text := friedmanCSV(400, 5, false)
-	bad := strings.Replace(text, "\n", "\n0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.1,k1,abc\n", 1)
+	bad := strings.Replace(text, "\n", "\n0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.1,k1,inf\n", 1)
 	for _, tc := range []struct {
 		name string
 		src  Source
@@ -125,6 +125,107 @@ func TestFitSourceErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A streamed fit and score read a regression's target as Fit and Score
+// do: in its unit of measure, dropping a stray cell. The add pass read
+// each cell as a plain number and refused 8.3 kg on the first row, after
+// the sample's fit had read it. The fit counts the rows it drops among
+// the table's, not the sample's.
+func TestStreamTargetUnit(t *testing.T) {
+	defer func(n int) { streamRows = n }(streamRows)
+	streamRows = 200
+	lines := strings.Split(strings.TrimSuffix(friedmanCSV(600, 3, false), "\n"), "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] += " kg"
+		if i%10 == 0 {
+			lines[i] = lines[i][:strings.LastIndex(lines[i], ",")] + ",NA"
+		}
+	}
+	comma := strings.LastIndex(lines[591], ",")
+	lines[591] = lines[591][:comma] + ",oops"
+	text := strings.Join(lines, "\n") + "\n"
+	var dropped []string
+	log := func(line string) {
+		if strings.Contains(line, "dropped") {
+			dropped = append(dropped, line)
+		}
+	}
+	md, _, err := FitSource(textSource(text), []string{"y"}, Options{Seed: 1, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md.Fit.Rows != 539 || md.Fit.Dropped != 61 {
+		t.Errorf("fit of %d rows, %d dropped; want 539, and 60 NA and the stray", md.Fit.Rows, md.Fit.Dropped)
+	}
+	// The table's count, not the sample's.
+	if want := []string{`table.csv: dropped 61 of 600 rows with no value in column "y"`}; !slices.Equal(dropped, want) {
+		t.Errorf("said %q, want %q", dropped, want)
+	}
+	got, err := md.ScoreSource(textSource(text), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(text), "table.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() || got.Rows != 539 || got.Dropped != 61 || !(*got.R2 > 0.5) {
+		t.Errorf("streamed scores %s on %d rows (%d dropped), want %s on 539 (61)", got, got.Rows, got.Dropped, want)
+	}
+}
+
+// A streamed classification knows every class of the table, also one
+// whose rows the uniform sample missed: its first row joins the sample.
+// The add pass refused it, after the plan's work, as a class the model
+// did not know.
+func TestStreamRareClass(t *testing.T) {
+	defer func(n int) { streamRows = n }(streamRows)
+	streamRows = 200
+	lines := strings.Split(friedmanCSV(600, 5, true), "\n")
+	lines[590] = lines[590][:strings.LastIndex(lines[590], ",")] + ",rare"
+	md, _, err := FitSource(textSource(strings.Join(lines, "\n")), []string{"y"}, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(md.Classes, []string{"high", "low", "rare"}) || md.Fit.Rows != 600 {
+		t.Errorf("classes %q on %d rows, want high, low and rare on 600", md.Classes, md.Fit.Rows)
+	}
+}
+
+// A chunk's target is read in the unit of the plan's sample: 2.5k is
+// 2500 in a chunk without plain numbers, whose own cells would make k a
+// unit.
+func TestStatsTargetUnit(t *testing.T) {
+	lines := strings.Split(strings.TrimSuffix(friedmanCSV(100, 4, false), "\n"), "\n")
+	for i := 1; i < len(lines); i++ {
+		comma := strings.LastIndex(lines[i], ",")
+		y := fmt.Sprintf(",%d", 100+8*i)
+		if i%2 == 0 {
+			y = fmt.Sprintf(",%d.5k", i%7+1)
+		}
+		lines[i] = lines[i][:comma] + y
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(strings.Join(lines, "\n")), "sample.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(f, []string{"y"}, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := chunks(t, lines[0]+"\n0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.1,k1,2.5k\n0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.1,k1,3k\n", 10)[0]
+	s := p.NewStats()
+	if err := s.Add(chunk); err != nil {
+		t.Fatal(err)
+	}
+	if s.Low[0] != 2500 || s.High[0] != 3000 {
+		t.Errorf("targets from %v to %v, want 2500 to 3000", s.Low[0], s.High[0])
 	}
 }
 

@@ -174,10 +174,13 @@
 // phases (fit prints both losses); and categories, any other text. Their
 // fields are separated by commas, semicolons, tabs or vertical bars,
 // whichever splits the first lines evenly (-sep sets it: one character, or
-// tab). Numbers may have thousands separators (4,599.0, or spaces or
+// tab), and their lines end as any system ends them (LF, CRLF, or a lone CR
+// as "CSV (Macintosh)" saves them), with or without a separator at the end
+// of each. Numbers may have thousands separators (4,599.0, or spaces or
 // apostrophes between groups of three digits: 10 851.5, 1'554.50), a
 // minus sign (U+2212) or parentheses for a minus, as accounts write it
-// ((1,234.50) reads as -1234.5), a percent sign, which makes a fraction
+// ((1,234.50) reads as -1234.5), or a minus after the number, as SAP
+// exports it (1.234,50- reads as -1234.5), a percent sign, which makes a fraction
 // (17.5% reads as 0.175, so that a column may mix 50% and 0.5; a model
 // fitted before this rule reads it as 17.5, as it did), and a currency sign
 // ($, €, £ or ¥, before or after), which is dropped ($1,234.50 reads as
@@ -192,7 +195,8 @@
 // column's cells with one, is dropped, and the model keeps it, so that
 // predict reads a new value in it as its number; a value in another unit is
 // a stray (below), in fit as in predict. Suffixes of magnitude, two of them
-// or more in a column (950, 1.2k, 3.4M, $1.5B; k, K, M, B or bn), multiply:
+// or more in a column (950, 1.2k, 3.4M, $1.5B; k, K, M, B or bn), or one
+// beside plain numbers that it brings nearer (950 and 1.2k), multiply:
 // 1.2k reads as 1200. A column of numbers with a few
 // cells that are not (a typo such as 4.2.1, a dash): one among ten numbers
 // or more, and in general one in fifty, stays a column of numbers, and those
@@ -205,8 +209,9 @@
 // cells, beside ten distinct numbers or more. With more such cells the
 // column is text, and fit warns when most of its cells are numbers; the same
 // holds for a column of dates. A classification target whose classes differ
-// only in case ("No" and "no") or in how they write a number ("1" and "1.0")
-// is warned of. predict, score, explain and
+// only in case ("No" and "no"), in how they write a number ("1" and "1.0")
+// or in how they write a yes or a no ("Y", "TRUE", "1" and "yes") is warned
+// of. predict, score, explain and
 // serve read a cell that is not a number in a column of numbers (or not a
 // date in a column of dates) as missing, with the same warning. -strict
 // refuses such cells instead, naming file, line and column. A file that
@@ -214,7 +219,8 @@
 // in the header may be in single quotes ('vote' is vote). A first column
 // without a name holds row names, as R's write.csv and pandas' to_csv
 // write them: it is named "row.names" and is the id column unless -id
-// names another. -data - reads standard input. fit uses every column
+// names another, and fit warns when its values repeat, as row names do not
+// (a column of data whose name was lost). -data - reads standard input. fit uses every column
 // but the target, the -ignore columns, the row names and the -id column
 // as an input, except columns that identify the rows rather than describe
 // them (see dataset.Identifiers): text with a different value in at least
@@ -229,7 +235,10 @@
 // values are replaced by the training mean (numbers) or the most frequent
 // value, with an indicator column for every column that had gaps; a column
 // empty in every row with a target is left out, with a warning. Rows whose
-// target is missing are dropped, and fit says how many. Without -task the
+// target is missing are dropped, and fit says how many; a last row of
+// totals (a cell "Total", "Sum" or alike, and the sum of the rows above in
+// a column of numbers) is left out of a regression, with a warning, and
+// warned of in a classification. Without -task the
 // target decides: a column of numbers means regression, except numbers that
 // take two values only, such as the 0 and 1 of a yes-or-no outcome, which
 // mean classification, as does anything else; fit says which it chose and
@@ -344,7 +353,8 @@
 // A -data file of more than tabular.StreamRows (20,000) rows is read
 // twice, in chunks, so that memory does not grow with the rows: the
 // shallow machine's settings are chosen on a seeded sample of 20,000
-// rows, with the square root of the rows as anchors (100 to 400), and it
+// rows (with, for a classification, the first row of each class that the
+// sample lacks), with the square root of the rows as anchors (100 to 400), and it
 // is fitted to every row from their sums, its cost chosen on one row in
 // ten held out (see docs/large.md); where more anchors lower the
 // sample's own held-out error, the sums hold up to 1,600 (as many as the
@@ -406,7 +416,9 @@
 // seen in training encodes as all zeros, with one warning per column, and
 // numbers beyond a column's training values by more than their spread, as
 // numbers in another unit or scale are, are warned of: the model
-// extrapolates there) and
+// extrapolates there; so are cells with no value in a column that had one
+// in every training row, read as the training mean or most frequent level
+// in a model that never met a gap there) and
 // writes pred.csv, also atomically, or standard output for -out -: the id
 // column if the model has one (or -id names one), then for regression a
 // column named after the target, for classification the predicted class

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -29,27 +30,33 @@ import (
 // TestServeMatchesPredict fits a messy regression table and a
 // classification table, and checks that the server's answers for the
 // rows of new tables, sent all at once and one by one, are predict's to
-// the last digit, with the same warning for an unseen level or code.
+// the last digit, with the same warning for an unseen level or code, and
+// for a date missing where training had none (on a file's line in
+// predict's, a batch's row in serve's).
 func TestServeMatchesPredict(t *testing.T) {
 	const unseen = `column "group": 1 row holds a level not seen in training, "D"; it is encoded as no level at all`
+	const gap = "%s has no value, where every training row had one: read as the training mean date, %s; the model never met this column empty"
 	fixed := []string{"-cost", "0.1", "-bandwidth", "1"}
 	for _, tc := range []struct {
 		name, train, target, new string
 		fitArgs, predictArgs     []string
 		warning                  string
+		predictWarning           string // if not the warning
 	}{
-		{"regression", "testdata/fit_messy_train.csv", "y", "testdata/fit_messy_new.csv", append([]string{"-id", "name", "-ignore", "note"}, fixed...), nil, unseen},
+		{"regression", "testdata/fit_messy_train.csv", "y", "testdata/fit_messy_new.csv", append([]string{"-id", "name", "-ignore", "note"}, fixed...), nil, unseen, ""},
 		// Settings chosen by cross-validation keep the held-out residuals
 		// of the intervals.
-		{"interval", "testdata/fit_messy_train.csv", "y", "testdata/fit_messy_new.csv", []string{"-id", "name", "-ignore", "note"}, []string{"-interval", "0.8"}, unseen},
-		{"classification", "testdata/fit_cls_train.csv", "color", "testdata/fit_cls_new.csv", fixed, nil, ""},
-		{"prediction sets", "testdata/fit_cls_train.csv", "color", "testdata/fit_cls_new.csv", nil, []string{"-interval", "0.8"}, ""},
+		{"interval", "testdata/fit_messy_train.csv", "y", "testdata/fit_messy_new.csv", []string{"-id", "name", "-ignore", "note"}, []string{"-interval", "0.8"}, unseen, ""},
+		{"classification", "testdata/fit_cls_train.csv", "color", "testdata/fit_cls_new.csv", fixed, nil, "", ""},
+		{"prediction sets", "testdata/fit_cls_train.csv", "color", "testdata/fit_cls_new.csv", nil, []string{"-interval", "0.8"}, "", ""},
 		// Dates, with the phases of their cycles and with the month first.
-		{"dates", "testdata/fit_seasons.csv", "season", "testdata/fit_seasons_new.csv", append([]string{"-ignore", "other"}, fixed...), nil, ""},
-		{"dates month first", "testdata/fit_us_dates.csv", "units", "testdata/fit_us_dates_new.csv", fixed, nil, ""},
+		{"dates", "testdata/fit_seasons.csv", "season", "testdata/fit_seasons_new.csv", append([]string{"-ignore", "other"}, fixed...), nil,
+			`column "day": ` + fmt.Sprintf(gap, "row 3", "2022-08-07"), fmt.Sprintf(gap, "line 4", "2022-08-07")},
+		{"dates month first", "testdata/fit_us_dates.csv", "units", "testdata/fit_us_dates_new.csv", fixed, nil,
+			`column "sold": ` + fmt.Sprintf(gap, "row 3", "2023-06-29"), fmt.Sprintf(gap, "line 4", "2023-06-29")},
 		// A numeric column also encoded by its codes, one of them unseen.
 		{"codes", "testdata/fit_codes_train.csv", "sales", "testdata/fit_codes_new.csv", fixed, nil,
-			`column "shop": 1 row holds a level not seen in training, "99"; it is encoded as their values with no code`},
+			`column "shop": 1 row holds a level not seen in training, "99"; it is encoded as their values with no code`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -66,8 +73,8 @@ func TestServeMatchesPredict(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.warning != "" && !strings.Contains(stderr, tc.warning) {
-				t.Fatalf("predict's stderr %q lacks the warning %q", stderr, tc.warning)
+			if w := cmp.Or(tc.predictWarning, tc.warning); !strings.Contains(stderr, w) {
+				t.Fatalf("predict's stderr %q lacks the warning %q", stderr, w)
 			}
 			s, err := serve.New(serve.Config{Dir: dir, Kinds: kernelKinds(0.8), Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {

@@ -54,6 +54,11 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 					t.Errorf("model id %q, features %q; want row.names and [x]", m.ID, m.Features)
 				}
 			}},
+		// A first column without a name whose values repeat is data, not
+		// row names, more likely: it was read as row names in silence.
+		{name: "unnamed data", args: slices.Concat([]string{"-data", "testdata/fit_unnamed_data.csv", "-target", "y"}, fixed),
+			stdout: []string{"fit: 24 rows, 1 columns encoded as 1 inputs"},
+			stderr: []string{`warning: testdata/fit_unnamed_data.csv: the first column has no name, as a column of row names has none, but its values repeat (line 10 holds line 2's "0.0"), as row names do not: it is read as the id column "row.names", not an input; if it holds data, name it in the header`}},
 		// Row names are no input, also beside another id column.
 		{name: "R's write.csv with -id", args: []string{"-data", "testdata/fit_rownames.csv", "-target", "y", "-id", "x"}, code: 1,
 			stderr: []string{"no input columns left"}},
@@ -134,7 +139,7 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 		{name: "class of a single row", args: slices.Concat([]string{"-data", "testdata/fit_single_class.csv", "-target", "y"}, fixed),
 			stderr: []string{`warning: column "y": class "c" (line 22) has a single row; the model can hardly learn such a class`}},
 		{name: "classes that differ in case", args: slices.Concat([]string{"-data", "testdata/fit_cased_classes.csv", "-target", "y"}, fixed),
-			stderr: []string{`warning: column "y": classes "No" and "no"; "Yes" and "yes" differ only in case or in how they write a number: they are different classes to the model`}},
+			stderr: []string{`warning: column "y": classes "No" and "no"; "Yes" and "yes" differ only in case or in how they write a number, or a yes or a no: they are different classes to the model`}},
 		// Fewer rows than the default folds: leave-one-out.
 		{name: "four rows", args: []string{"-data", "testdata/fit_four_rows.csv", "-target", "y"},
 			stdout: []string{"chosen by leave-one-out cross-validation over 15 settings on 4 rows"}},
