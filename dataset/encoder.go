@@ -345,7 +345,7 @@ func keepFrequent(c *encodedColumn, counts map[string]int) (other int) {
 func Identifiers(f *Frame, features []string, rows []int) ([]Warning, error) {
 	rows = f.allRows(rows)
 	var ids []Warning
-	const why = "it identifies the rows (a different text in nearly every row, or whole numbers counting the rows) and cannot help to predict others"
+	const why = "it identifies the rows (a different text in nearly every row, or whole numbers counting the rows)"
 	for _, name := range features {
 		col, err := f.Column(name)
 		if err != nil {

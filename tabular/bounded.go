@@ -42,7 +42,7 @@ func (run *fitRun) leaveOutIdentifiers() ([]string, error) {
 			continue
 		}
 		w := ids[i]
-		w.Message += ": it is left out of the inputs; -keep " + name + " keeps it"
+		w.Message += ": it cannot help to predict other rows, and is left out of the inputs; -keep " + name + " keeps it"
 		run.warn([]dataset.Warning{w})
 	}
 	if inputs == nil {

@@ -173,3 +173,28 @@ func TestWarnOptimism(t *testing.T) {
 		}
 	}
 }
+
+// TestFitWarnsOfIdentifierTarget checks that Fit warns of a target that
+// identifies the rows, whole numbers counting them or a text a row, and
+// of no other.
+func TestFitWarnsOfIdentifierTarget(t *testing.T) {
+	f := tableOf(t, "n,name,x,y", 60, func(i int) string {
+		return fmt.Sprintf("%d,p%d,%g,%g", i+1, i, float64(i%7), math.Sin(float64(i%7)))
+	})
+	const warning = "as the target, a model of it learns nothing that holds for other rows"
+	for _, tc := range []struct {
+		target string
+		warned bool
+	}{{"n", true}, {"name", true}, {"y", false}} {
+		var log []string
+		opts := Options{Ignore: []string{"n", "name"}, Costs: []float64{0.01}, Bandwidths: []float64{1}, Log: func(line string) { log = append(log, line) }}
+		opts.Ignore = slices.DeleteFunc(opts.Ignore, func(c string) bool { return c == tc.target })
+		if _, _, err := Fit(f, []string{tc.target}, opts); err != nil {
+			t.Fatal(err)
+		}
+		all := strings.Join(log, "\n")
+		if strings.Contains(all, fmt.Sprintf("column %q: it identifies the rows", tc.target)) != tc.warned || strings.Contains(all, warning) != tc.warned {
+			t.Errorf("target %s: log %q, want the warning: %v", tc.target, all, tc.warned)
+		}
+	}
+}

@@ -191,6 +191,7 @@ func inferTask(f *dataset.Frame, target string) (task, why string) {
 // and warns of classes with a single row, which a model can hardly learn
 // and a cross-validation cannot both learn and test.
 func (run *fitRun) checkTarget(f *dataset.Frame, t *dataset.Target, column string) error {
+	run.warnIdentifierTargets(f, t)
 	if t.Values != nil {
 		if len(t.Values) == 1 {
 			return &dataset.ParseError{File: f.Name(), Column: column,
@@ -234,6 +235,21 @@ func (run *fitRun) checkTarget(f *dataset.Frame, t *dataset.Target, column strin
 		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("classes %s differ only in case or in how they write a number, or a yes or a no: they are different classes to the model; write them alike if they are one", alike)}})
 	}
 	return nil
+}
+
+// warnIdentifierTargets warns of a target that identifies the rows, as
+// dataset.Identifiers finds such inputs: whole numbers that count the
+// rows, or a different text in nearly every row. A model learns nothing
+// from it that holds for other rows.
+func (run *fitRun) warnIdentifierTargets(f *dataset.Frame, t *dataset.Target) {
+	ids, err := dataset.Identifiers(f, run.names, t.Rows)
+	if err != nil {
+		return // the target's reading has said what is wrong
+	}
+	for _, w := range ids {
+		w.Message += ": as the target, a model of it learns nothing that holds for other rows; is -target the column to predict?"
+		run.warn([]dataset.Warning{w})
+	}
 }
 
 // median returns the median of sorted values.
