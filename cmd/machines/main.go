@@ -647,7 +647,10 @@
 // GOMAXPROCS): a run resumed with another number goes on and says so,
 // for it then sums its gradients in another order and ends a little
 // differently from an uninterrupted run. A run whose every edge is pruned
-// stops there and says so. At the end it writes, in the -out directory,
+// stops there, writes its files and exits with status 1, naming the epoch
+// of best validation accuracy: its machine predicts one class whatever the
+// image (-path chooses the penalty on the validation images). At the end
+// it writes, in the -out directory,
 // sculpt.json ("epochs", "validation_accuracy" per epoch, "edges_initial",
 // "edges_live", "flops_initial", "flops_live", "seconds_per_epoch", and
 // "accuracy_pruned" against "accuracy_unpruned", the generous machine

@@ -61,7 +61,26 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	}
 	printSculpt(stdout, rep)
 	fmt.Fprintf(stdout, "wrote %s and %d more files\n", filepath.Join(*f.out, sculpt.ReportFile), len(rep.Files)+len(figs))
-	return nil
+	return allPruned(rep)
+}
+
+// allPruned returns an error for a run whose every edge is pruned: its
+// machine predicts one class whatever the image, a failed run that
+// must not exit as a success. It names the epoch of best validation
+// accuracy, which a smaller penalty keeps.
+func allPruned(rep *sculpt.Report) error {
+	if rep.EdgesLive > 0 || len(rep.History) == 0 {
+		return nil
+	}
+	best := 0
+	for i, e := range rep.History {
+		if e.ValidationAccuracy > rep.History[best].ValidationAccuracy {
+			best = i
+		}
+	}
+	return fmt.Errorf("every edge was pruned by epoch %d, so that the machine predicts one class (validation accuracy %.4f at epoch %d, with %d edges live): "+
+		"the penalty is too strong for these images; -path chooses it on the validation images, and a smaller -lambda prunes less",
+		len(rep.History), rep.History[best].ValidationAccuracy, best+1, rep.History[best].EdgesLive)
 }
 
 // sculptFlags are the flags of sculpt.

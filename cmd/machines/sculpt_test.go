@@ -90,6 +90,21 @@ func TestSculptCommand(t *testing.T) {
 	}
 }
 
+// A run whose penalty prunes every edge writes its report and exits 1,
+// naming the epoch of best validation accuracy.
+func TestSculptAllPruned(t *testing.T) {
+	data, out := idxDir(t), t.TempDir()
+	args := []string{"sculpt", "-data", data, "-out", out, "-nodes", "3", "-channels", "2", "-epochs", "3", "-finetune", "1", "-batch", "8", "-lambda", "1000"}
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "every edge was pruned by epoch 1, so that the machine predicts one class (validation accuracy") {
+		t.Errorf("exit status %d; stderr:\n%s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "sculpt.json")); err != nil {
+		t.Errorf("no report: %v", err)
+	}
+}
+
 func TestSculptBadData(t *testing.T) {
 	corrupt := func(split, kind string, edit func([]byte) []byte) string {
 		dir := idxDir(t)
