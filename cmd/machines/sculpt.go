@@ -79,8 +79,9 @@ func allPruned(rep *sculpt.Report) error {
 		}
 	}
 	return fmt.Errorf("every edge was pruned by epoch %d, so that the machine predicts one class (validation accuracy %.4f at epoch %d, with %d edges live): "+
-		"the penalty is too strong for these images; -path chooses it on the validation images, and a smaller -lambda prunes less",
-		len(rep.History), rep.History[best].ValidationAccuracy, best+1, rep.History[best].EdgesLive)
+		"-lambda %g at -lr %g prunes too much of these images (an edge the data do not need dies after about its norm over lr times lambda steps); "+
+		"-path chooses the penalty on the validation images, and a smaller -lambda prunes less",
+		len(rep.History), rep.History[best].ValidationAccuracy, best+1, rep.History[best].EdgesLive, rep.Settings.Lambda, rep.Settings.LR)
 }
 
 // sculptFlags are the flags of sculpt.
