@@ -685,12 +685,12 @@ func (e *Encoder) Width() int {
 // in training the rows with no value (read as its fill, which the model
 // never met as a gap), and then those of f.Warnings.
 func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error) {
-	log := e.newEncodeLog()
+	log := e.NewLog()
 	x, err := e.encode(f, rows, log)
 	if err != nil {
 		return nil, nil, err
 	}
-	return x, append(e.warnings(log), f.Warnings()...), nil
+	return x, append(e.Warnings(log), f.Warnings()...), nil
 }
 
 // TransformEach encodes a table that comes in parts, such as the Frames
@@ -699,12 +699,12 @@ func (e *Encoder) Transform(f *Frame, rows []int) (*mat.Dense, []Warning, error)
 // and then each with the part and its encoded rows. Its warnings are
 // those of Transform on the whole table.
 func (e *Encoder) TransformEach(next func() (*Frame, error), each func(f *Frame, x *mat.Dense) error) ([]Warning, error) {
-	log := e.newEncodeLog()
+	log := e.NewLog()
 	var last *Frame
 	for {
 		f, err := next()
 		if err == io.EOF {
-			warnings := e.warnings(log)
+			warnings := e.Warnings(log)
 			if last != nil {
 				warnings = append(warnings, last.Warnings()...)
 			}
@@ -729,22 +729,60 @@ func (e *Encoder) TransformEach(next func() (*Frame, error), each func(f *Frame,
 type unseenLevels struct {
 	rows  int
 	first string
+	line  int // the first's
 }
 
-// encodeLog is what encoding a table met, column by column, that its
+// EncodeLog is what encoding a table met, column by column, that its
 // user should hear of: the rows with levels not seen in training, those
 // with numbers far outside the training ones, and those with no value
-// in a column that had one in every training row.
-type encodeLog struct {
+// in a column that had one in every training row. A table encoded in
+// parts keeps one log across them (TransformLog); parts encoded apart,
+// in parallel, merge theirs (Merge); Encoder.Warnings words it.
+type EncodeLog struct {
 	unseen []unseenLevels
 	far    []farValues
 	gaps   []gapRows
 }
 
-// newEncodeLog returns an empty log for e's columns.
-func (e *Encoder) newEncodeLog() *encodeLog {
+// NewLog returns an empty log of e's columns.
+func (e *Encoder) NewLog() *EncodeLog {
 	n := len(e.columns)
-	return &encodeLog{unseen: make([]unseenLevels, n), far: make([]farValues, n), gaps: make([]gapRows, n)}
+	return &EncodeLog{unseen: make([]unseenLevels, n), far: make([]farValues, n), gaps: make([]gapRows, n)}
+}
+
+// TransformLog encodes the given rows of f (nil: all rows) as Transform
+// does, noting in log what its warnings report but f's own (such as its
+// stray cells, which f's reader keeps for all its Frames).
+func (e *Encoder) TransformLog(f *Frame, rows []int, log *EncodeLog) (*mat.Dense, error) {
+	return e.encode(f, rows, log)
+}
+
+// Merge adds to l the log other of other rows of the same encoder: their
+// counts, and the first line of each column's rows and its value.
+func (l *EncodeLog) Merge(other *EncodeLog) {
+	if len(other.unseen) != len(l.unseen) {
+		panic(fmt.Sprintf("dataset: merging the log of %d columns into one of %d", len(other.unseen), len(l.unseen)))
+	}
+	for i := range l.unseen {
+		if u := other.unseen[i]; u.rows > 0 {
+			if mine := &l.unseen[i]; mine.rows == 0 || u.line < mine.line {
+				mine.first, mine.line = u.first, u.line
+			}
+			l.unseen[i].rows += u.rows
+		}
+		if fv := other.far[i]; fv.rows > 0 {
+			if mine := &l.far[i]; mine.rows == 0 || fv.line < mine.line {
+				mine.first, mine.line = fv.first, fv.line
+			}
+			l.far[i].rows += fv.rows
+		}
+		if g := other.gaps[i]; g.rows > 0 {
+			if mine := &l.gaps[i]; mine.rows == 0 || g.line < mine.line {
+				mine.line = g.line
+			}
+			l.gaps[i].rows += g.rows
+		}
+	}
 }
 
 // gapRows counts the rows of a column with no value where the training
@@ -767,7 +805,7 @@ func (g *gapRows) add(line int) {
 // encode encodes the given rows of f (nil: all rows), noting in log the
 // rows with unseen levels and the rows far outside the training values of
 // each column.
-func (e *Encoder) encode(f *Frame, rows []int, log *encodeLog) (*mat.Dense, error) {
+func (e *Encoder) encode(f *Frame, rows []int, log *EncodeLog) (*mat.Dense, error) {
 	rows = f.allRows(rows)
 	if len(rows) == 0 {
 		// gonum has no empty matrices.
@@ -792,7 +830,7 @@ func (e *Encoder) encode(f *Frame, rows []int, log *encodeLog) (*mat.Dense, erro
 				return nil, f.cellError(r, col, err)
 			}
 			if !seen && !c.Other {
-				log.unseen[ci].add(cell)
+				log.unseen[ci].add(cell, f.lines[r])
 			}
 			if c.farOutside(out[0]) {
 				log.far[ci].add(out[0], f.lines[r])
@@ -835,19 +873,20 @@ func (fv *farValues) add(v float64, line int) {
 	fv.rows++
 }
 
-// add counts a row with the unseen level cell.
-func (u *unseenLevels) add(cell string) {
+// add counts a row, on the given line, with the unseen level cell.
+func (u *unseenLevels) add(cell string, line int) {
 	if u.rows == 0 {
 		// A cell shares its memory with its whole line.
-		u.first = strings.Clone(cell)
+		u.first, u.line = strings.Clone(cell), line
 	}
 	u.rows++
 }
 
-// warnings returns a warning for each column with unseen levels, one for
-// each column with values far outside its training range, and one for
-// each column with gaps that it had none of in training.
-func (e *Encoder) warnings(log *encodeLog) []Warning {
+// Warnings returns the warnings of log, as Transform words them: one for
+// each column with unseen levels, one for each column with values far
+// outside its training range, and one for each column with gaps that it
+// had none of in training.
+func (e *Encoder) Warnings(log *EncodeLog) []Warning {
 	var warnings []Warning
 	for i, u := range log.unseen {
 		if u.rows > 0 {
@@ -962,7 +1001,7 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 				gaps.add(i + 1)
 			}
 			if !c.encodeNumber(out, numbers[i]) {
-				unseen.add(strconv.FormatFloat(numbers[i], 'g', -1, 64))
+				unseen.add(strconv.FormatFloat(numbers[i], 'g', -1, 64), i+1)
 			}
 		} else {
 			cell := strings.TrimSpace(texts[i])
@@ -978,7 +1017,7 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 				return nil, &ParseError{Row: i + 1, Column: c.Name, Err: err}
 			}
 			if !seen && !c.Other {
-				unseen.add(cell)
+				unseen.add(cell, i+1)
 			}
 		}
 		if c.farOutside(out[0]) {

@@ -1018,3 +1018,34 @@ func TestGaps(t *testing.T) {
 		t.Errorf("gaps of a column with gaps in training: warning %v, error %v; want none", w, err)
 	}
 }
+
+// TestEncodeLogMerge checks that the logs of a table's parts, encoded
+// apart and merged in any order, give the warnings of the whole table:
+// the counts, and the first line and value of each.
+func TestEncodeLogMerge(t *testing.T) {
+	train := readFrameString(t, "g,x,z\na,1,5\nb,2,6\na,3,7\nb,4,8\n")
+	e, _, err := FitEncoder(train, []string{"g", "x", "z"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := readFrameString(t, "g,x,z\na,1,5\nc,2,6\nb,90,\nd,3,7\nd,95,\na,2,\n")
+	_, want, err := e.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 3 {
+		t.Fatalf("the whole table's warnings %q, want 3", want)
+	}
+	parts := [][]int{{3, 4, 5}, {0, 1, 2}} // the later rows first
+	merged := e.NewLog()
+	for _, rows := range parts {
+		log := e.NewLog()
+		if _, err := e.TransformLog(f, rows, log); err != nil {
+			t.Fatal(err)
+		}
+		merged.Merge(log)
+	}
+	if got := e.Warnings(merged); !slices.Equal(got, want) {
+		t.Errorf("merged warnings\n%q\nwant\n%q", got, want)
+	}
+}

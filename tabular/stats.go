@@ -46,7 +46,8 @@ type Stats struct {
 	HeldOut *Stats
 
 	plan *Plan
-	buf  []float64 // the features of the last chunk added
+	buf  []float64          // the features of the last chunk added
+	log  *dataset.EncodeLog // what encoding the rows met (see encodeWarnings); nil until a row is added
 }
 
 // heldOutEvery is one in how many rows Stats hold out.
@@ -96,7 +97,10 @@ func (s *Stats) Add(chunk *dataset.Frame) error {
 			kept = append(kept, i)
 		}
 	}
-	x, _, err := p.model.Encoder.Transform(chunk, pick(c.rows, slices.Concat(kept, held)))
+	if s.log == nil {
+		s.log = p.model.Encoder.NewLog()
+	}
+	x, err := p.model.Encoder.TransformLog(chunk, pick(c.rows, slices.Concat(kept, held)), s.log)
 	if err != nil {
 		return err
 	}
@@ -191,6 +195,12 @@ func (s *Stats) Merge(other *Stats) error {
 	s.Rows += other.Rows
 	s.Dropped += other.Dropped
 	s.Weight += other.Weight
+	if other.log != nil && s.plan != nil {
+		if s.log == nil {
+			s.log = s.plan.model.Encoder.NewLog()
+		}
+		s.log.Merge(other.log)
+	}
 	for _, pair := range [][2][]float64{{s.Z, other.Z}, {s.ZZ, other.ZZ}, {s.ZY, other.ZY}, {s.Y, other.Y}, {s.YY, other.YY}} {
 		for i, v := range pair[1] {
 			pair[0][i] += v
@@ -218,10 +228,24 @@ func (s *Stats) reset() {
 	for _, sums := range [][]float64{s.Z, s.ZZ, s.ZY, s.Y, s.YY} {
 		clear(sums)
 	}
-	s.Rows, s.Dropped, s.Weight, s.Low, s.High = 0, 0, 0, nil, nil
+	s.Rows, s.Dropped, s.Weight, s.Low, s.High, s.log = 0, 0, 0, nil, nil, nil
 	if s.HeldOut != nil {
 		s.HeldOut.reset()
 	}
+}
+
+// encodeWarnings returns the warnings of encoding the rows added, as the
+// sample's encoder words them, each said to be of rows beyond the sample
+// (the encoder was made on the sample, where none of them arose).
+func (s *Stats) encodeWarnings() []dataset.Warning {
+	if s.log == nil || s.plan == nil {
+		return nil
+	}
+	warnings := s.plan.model.Encoder.Warnings(s.log)
+	for i := range warnings {
+		warnings[i].Message = "in the rows beyond the sample, which the encoding was made on: " + warnings[i].Message
+	}
+	return warnings
 }
 
 // zero returns stats of the shape of s, of no row.

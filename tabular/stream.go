@@ -144,7 +144,7 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 		opts.log("more anchors pay on the sample's held-out rows: adding up every row at %d anchors, whose count the table's held-out rows choose", n)
 	}
 	st.phase("plan")
-	acc, err := st.add(src, plan)
+	acc, warnings, err := st.add(src, plan)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -155,6 +155,7 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 	if err != nil {
 		return nil, nil, err
 	}
+	rep.Warnings = append(warnings, rep.Warnings...)
 	for _, w := range rep.Warnings {
 		opts.log("warning: %s", w)
 	}
@@ -321,11 +322,12 @@ func drawSample(s *dataset.Sample, fr *dataset.TableReader, first *dataset.Frame
 
 // add reads the table of src again and returns the Stats of its rows,
 // the chunks added up in parallel and summed in the table's order, so
-// that the sums do not depend on the number of workers.
-func (st *stream) add(src Source, plan *Plan) (*Stats, error) {
+// that the sums do not depend on the number of workers, and the
+// warnings of reading and encoding them (see Stats.encodeWarnings).
+func (st *stream) add(src Source, plan *Plan) (*Stats, []dataset.Warning, error) {
 	fr, err := src()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer fr.Close()
 	start := time.Now()
@@ -333,6 +335,7 @@ func (st *stream) add(src Source, plan *Plan) (*Stats, error) {
 	workers := runtime.GOMAXPROCS(0)
 	batch := make([]*dataset.Frame, 0, workers)
 	parts := make([]*Stats, workers)
+	var last *dataset.Frame // whose Warnings are the reader's, of every row read
 	for done := false; !done; {
 		batch = batch[:0]
 		for len(batch) < workers {
@@ -342,9 +345,9 @@ func (st *stream) add(src Source, plan *Plan) (*Stats, error) {
 				break
 			}
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			batch = append(batch, f)
+			batch, last = append(batch, f), f
 		}
 		err := parallel.Run(len(batch), workers, func(i int) error {
 			if parts[i] == nil {
@@ -354,18 +357,22 @@ func (st *stream) add(src Source, plan *Plan) (*Stats, error) {
 			return parts[i].Add(batch[i])
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, part := range parts[:len(batch)] {
 			if err := acc.Merge(part); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		st.progress("adding up the rows", acc.Rows+acc.Dropped, st.rows, start)
 	}
 	if acc.Rows+acc.Dropped != st.rows {
-		return nil, fmt.Errorf("%s: %d rows on the second reading, %d on the first: the table changed while it was read", fr.Name(), acc.Rows+acc.Dropped, st.rows)
+		return nil, nil, fmt.Errorf("%s: %d rows on the second reading, %d on the first: the table changed while it was read", fr.Name(), acc.Rows+acc.Dropped, st.rows)
 	}
 	st.phase("add")
-	return acc, nil
+	warnings := acc.encodeWarnings()
+	if last != nil {
+		warnings = append(warnings, last.Warnings()...)
+	}
+	return acc, warnings, nil
 }

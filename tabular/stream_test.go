@@ -408,7 +408,7 @@ func TestStreamAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &stream{rows: n}
-	got, err := st.add(textSource(text), p)
+	got, _, err := st.add(textSource(text), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,5 +444,35 @@ func TestStreamFarTarget(t *testing.T) {
 	}
 	if !slices.ContainsFunc(log, func(l string) bool { return strings.Contains(l, want) }) {
 		t.Errorf("log %q, want the warning", log)
+	}
+}
+
+// A streamed fit warns of what the rows beyond its sample hold that the
+// sample's encoding never met: a level, a stray cell, a gap (all on a
+// line that the sample lacks, since it holds a level the sample lacks).
+func TestStreamWarnsBeyondSample(t *testing.T) {
+	defer func(n int) { streamRows = n }(streamRows)
+	streamRows = 300
+	lines := strings.Split(friedmanCSV(1500, 5, false), "\n")
+	set := func(line, field int, cell string) {
+		row := strings.Split(lines[line-1], ",")
+		row[field] = cell
+		lines[line-1] = strings.Join(row, ",")
+	}
+	set(1001, 10, "k9")  // kind
+	set(1001, 0, "oops") // x0
+	set(1001, 1, "")     // x1
+	_, rep, err := FitSource(textSource(strings.Join(lines, "\n")), []string{"y"}, Options{Seed: 2, Family: Shallow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`column "kind": in the rows beyond the sample, which the encoding was made on: `,
+		`table.csv: 1 stray cell, not of its column's kind, is read as missing: line 1001, column "x0"`,
+		`column "x1": in the rows beyond the sample, which the encoding was made on: line 1001 has no value`,
+	} {
+		if !slices.ContainsFunc(rep.Warnings, func(w dataset.Warning) bool { return strings.HasPrefix(w.String(), want) }) {
+			t.Errorf("warnings %q, want one beginning %q", rep.Warnings, want)
+		}
 	}
 }
