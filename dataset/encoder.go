@@ -757,11 +757,19 @@ func (e *Encoder) TransformLog(f *Frame, rows []int, log *EncodeLog) (*mat.Dense
 	return e.encode(f, rows, log)
 }
 
+// Columns returns the number of columns that l logs.
+func (l *EncodeLog) Columns() int { return len(l.unseen) }
+
 // Merge adds to l the log other of other rows of the same encoder: their
-// counts, and the first line of each column's rows and its value.
-func (l *EncodeLog) Merge(other *EncodeLog) {
+// counts, and the first line of each column's rows and its value. A zero
+// EncodeLog takes other's columns.
+func (l *EncodeLog) Merge(other *EncodeLog) error {
+	if l.unseen == nil && l.far == nil && l.gaps == nil {
+		n := len(other.unseen)
+		l.unseen, l.far, l.gaps = make([]unseenLevels, n), make([]farValues, n), make([]gapRows, n)
+	}
 	if len(other.unseen) != len(l.unseen) {
-		panic(fmt.Sprintf("dataset: merging the log of %d columns into one of %d", len(other.unseen), len(l.unseen)))
+		return fmt.Errorf("dataset: merging the log of %d columns into one of %d", len(other.unseen), len(l.unseen))
 	}
 	for i := range l.unseen {
 		if u := other.unseen[i]; u.rows > 0 {
@@ -783,6 +791,48 @@ func (l *EncodeLog) Merge(other *EncodeLog) {
 			l.gaps[i].rows += g.rows
 		}
 	}
+	return nil
+}
+
+// logColumn is a column of an EncodeLog as JSON carries it, between the
+// machines that add up a table's parts.
+type logColumn struct {
+	Unseen      int     `json:"unseen,omitempty"`
+	UnseenFirst string  `json:"unseen_first,omitempty"`
+	UnseenLine  int     `json:"unseen_line,omitempty"`
+	Far         int     `json:"far,omitempty"`
+	FarFirst    float64 `json:"far_first,omitempty"`
+	FarLine     int     `json:"far_line,omitempty"`
+	Gaps        int     `json:"gaps,omitempty"`
+	GapsLine    int     `json:"gaps_line,omitempty"`
+}
+
+// MarshalJSON writes the log as a list of its columns.
+func (l *EncodeLog) MarshalJSON() ([]byte, error) {
+	cols := make([]logColumn, len(l.unseen))
+	for i := range cols {
+		u, fv, g := l.unseen[i], l.far[i], l.gaps[i]
+		cols[i] = logColumn{u.rows, u.first, u.line, fv.rows, fv.first, fv.line, g.rows, g.line}
+	}
+	return json.Marshal(cols)
+}
+
+// UnmarshalJSON reads a log that MarshalJSON wrote, refusing counts and
+// lines below 0.
+func (l *EncodeLog) UnmarshalJSON(b []byte) error {
+	var cols []logColumn
+	if err := json.Unmarshal(b, &cols); err != nil {
+		return err
+	}
+	n := len(cols)
+	l.unseen, l.far, l.gaps = make([]unseenLevels, n), make([]farValues, n), make([]gapRows, n)
+	for i, c := range cols {
+		if min(c.Unseen, c.UnseenLine, c.Far, c.FarLine, c.Gaps, c.GapsLine) < 0 {
+			return fmt.Errorf("dataset: an encoding log's column %d has a count or a line below 0", i)
+		}
+		l.unseen[i], l.far[i], l.gaps[i] = unseenLevels{c.Unseen, c.UnseenFirst, c.UnseenLine}, farValues{c.Far, c.FarFirst, c.FarLine}, gapRows{c.Gaps, c.GapsLine}
+	}
+	return nil
 }
 
 // gapRows counts the rows of a column with no value where the training

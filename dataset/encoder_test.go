@@ -1037,15 +1037,33 @@ func TestEncodeLogMerge(t *testing.T) {
 		t.Fatalf("the whole table's warnings %q, want 3", want)
 	}
 	parts := [][]int{{3, 4, 5}, {0, 1, 2}} // the later rows first
-	merged := e.NewLog()
+	merged := new(EncodeLog)
 	for _, rows := range parts {
 		log := e.NewLog()
 		if _, err := e.TransformLog(f, rows, log); err != nil {
 			t.Fatal(err)
 		}
-		merged.Merge(log)
+		// Each part's log travels as JSON, as between machines.
+		b, err := json.Marshal(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var read EncodeLog
+		if err := json.Unmarshal(b, &read); err != nil {
+			t.Fatal(err)
+		}
+		if err := merged.Merge(&read); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if got := e.Warnings(merged); !slices.Equal(got, want) {
 		t.Errorf("merged warnings\n%q\nwant\n%q", got, want)
+	}
+	if err := merged.Merge(new(Encoder).NewLog()); err == nil {
+		t.Error("merged the log of no column into one of 3")
+	}
+	var bad EncodeLog
+	if err := json.Unmarshal([]byte(`[{"unseen":-1}]`), &bad); err == nil {
+		t.Error("read a count below 0")
 	}
 }

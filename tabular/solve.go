@@ -28,9 +28,10 @@ import (
 // gives the fit of every cost; the fit of all the rows at the cost
 // chosen is a Cholesky factorisation (solutionAt). With the sample's
 // cost and anchors it is the fit that Fit makes of the same rows with
-// the plan's anchors and settings, up to rounding. The Report warns of a
-// regression target whose range reaches far beyond its sample's values,
-// as a typo the sample missed does (see farBound).
+// the plan's anchors and settings, up to rounding. The Report warns of
+// what encoding the rows met that the sample's encoding never did
+// (Stats.Log), and of a regression target whose range reaches far beyond
+// its sample's values, as a typo the sample missed does (see farBound).
 func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	if err := p.check(acc); err != nil {
 		return nil, nil, err
@@ -77,7 +78,7 @@ func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	md.Fit, md.Machine = &fr, fitted
 	rep := p.report
 	rep.Rows, rep.Dropped, rep.HeldOutCost, rep.Result.Cost, rep.Result.Anchors = acc.Rows, acc.Dropped, hc, cost, count
-	rep.Warnings = farWarnings(p.far, acc.Low, acc.High, md.TargetNames())
+	rep.Warnings = append(p.encodeWarnings(acc), farWarnings(p.far, acc.Low, acc.High, md.TargetNames())...)
 	if hc != nil {
 		// The held-out rows chose the cost, not the sample's leave-one-out.
 		rep.Result.CostRows = 0
@@ -94,6 +95,8 @@ func (p *Plan) check(s *Stats) error {
 		return fmt.Errorf("tabular: stats of %d features and %d outputs for a plan of %d and %d", len(s.Z), len(s.Y), width, k)
 	case s.Low != nil && (len(s.Low) != k || len(s.High) != k):
 		return fmt.Errorf("tabular: stats of the ranges of %d targets for a plan of %d", len(s.Low), k)
+	case s.Log != nil && s.Log.Columns() != len(p.model.Encoder.Features()):
+		return fmt.Errorf("tabular: stats of the encoding of %d columns for a plan of %d", s.Log.Columns(), len(p.model.Encoder.Features()))
 	case s.Rows < 0 || s.Dropped < 0 || s.Weight < 0:
 		return fmt.Errorf("tabular: stats of %d rows, %d dropped, of weight %v", s.Rows, s.Dropped, s.Weight)
 	}

@@ -45,9 +45,13 @@ type Stats struct {
 	// row.
 	HeldOut *Stats
 
+	// Log is what encoding the rows met that the sample's encoding never
+	// did (levels it lacks, numbers far beyond its range, gaps), which
+	// Solve warns of; nil until a row is added.
+	Log *dataset.EncodeLog
+
 	plan *Plan
-	buf  []float64          // the features of the last chunk added
-	log  *dataset.EncodeLog // what encoding the rows met (see encodeWarnings); nil until a row is added
+	buf  []float64 // the features of the last chunk added
 }
 
 // heldOutEvery is one in how many rows Stats hold out.
@@ -97,10 +101,10 @@ func (s *Stats) Add(chunk *dataset.Frame) error {
 			kept = append(kept, i)
 		}
 	}
-	if s.log == nil {
-		s.log = p.model.Encoder.NewLog()
+	if s.Log == nil {
+		s.Log = p.model.Encoder.NewLog()
 	}
-	x, err := p.model.Encoder.TransformLog(chunk, pick(c.rows, slices.Concat(kept, held)), s.log)
+	x, err := p.model.Encoder.TransformLog(chunk, pick(c.rows, slices.Concat(kept, held)), s.Log)
 	if err != nil {
 		return err
 	}
@@ -195,11 +199,13 @@ func (s *Stats) Merge(other *Stats) error {
 	s.Rows += other.Rows
 	s.Dropped += other.Dropped
 	s.Weight += other.Weight
-	if other.log != nil && s.plan != nil {
-		if s.log == nil {
-			s.log = s.plan.model.Encoder.NewLog()
+	if other.Log != nil {
+		if s.Log == nil {
+			s.Log = new(dataset.EncodeLog)
 		}
-		s.log.Merge(other.log)
+		if err := s.Log.Merge(other.Log); err != nil {
+			return err
+		}
 	}
 	for _, pair := range [][2][]float64{{s.Z, other.Z}, {s.ZZ, other.ZZ}, {s.ZY, other.ZY}, {s.Y, other.Y}, {s.YY, other.YY}} {
 		for i, v := range pair[1] {
@@ -228,20 +234,20 @@ func (s *Stats) reset() {
 	for _, sums := range [][]float64{s.Z, s.ZZ, s.ZY, s.Y, s.YY} {
 		clear(sums)
 	}
-	s.Rows, s.Dropped, s.Weight, s.Low, s.High, s.log = 0, 0, 0, nil, nil, nil
+	s.Rows, s.Dropped, s.Weight, s.Low, s.High, s.Log = 0, 0, 0, nil, nil, nil
 	if s.HeldOut != nil {
 		s.HeldOut.reset()
 	}
 }
 
-// encodeWarnings returns the warnings of encoding the rows added, as the
-// sample's encoder words them, each said to be of rows beyond the sample
-// (the encoder was made on the sample, where none of them arose).
-func (s *Stats) encodeWarnings() []dataset.Warning {
-	if s.log == nil || s.plan == nil {
+// encodeWarnings returns the warnings of acc's Log, as the plan's encoder
+// words them, each said to be of rows beyond the sample (the encoder was
+// made on the sample, where none of them arose).
+func (p *Plan) encodeWarnings(acc *Stats) []dataset.Warning {
+	if acc.Log == nil {
 		return nil
 	}
-	warnings := s.plan.model.Encoder.Warnings(s.log)
+	warnings := p.model.Encoder.Warnings(acc.Log)
 	for i := range warnings {
 		warnings[i].Message = "in the rows beyond the sample, which the encoding was made on: " + warnings[i].Message
 	}

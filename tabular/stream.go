@@ -155,7 +155,7 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 	if err != nil {
 		return nil, nil, err
 	}
-	rep.Warnings = append(warnings, rep.Warnings...)
+	rep.Warnings = append(rep.Warnings, warnings...)
 	for _, w := range rep.Warnings {
 		opts.log("warning: %s", w)
 	}
@@ -323,7 +323,8 @@ func drawSample(s *dataset.Sample, fr *dataset.TableReader, first *dataset.Frame
 // add reads the table of src again and returns the Stats of its rows,
 // the chunks added up in parallel and summed in the table's order, so
 // that the sums do not depend on the number of workers, and the
-// warnings of reading and encoding them (see Stats.encodeWarnings).
+// warnings of reading them (stray cells; Solve warns of what encoding
+// them met).
 func (st *stream) add(src Source, plan *Plan) (*Stats, []dataset.Warning, error) {
 	fr, err := src()
 	if err != nil {
@@ -370,9 +371,9 @@ func (st *stream) add(src Source, plan *Plan) (*Stats, []dataset.Warning, error)
 		return nil, nil, fmt.Errorf("%s: %d rows on the second reading, %d on the first: the table changed while it was read", fr.Name(), acc.Rows+acc.Dropped, st.rows)
 	}
 	st.phase("add")
-	warnings := acc.encodeWarnings()
+	var warnings []dataset.Warning
 	if last != nil {
-		warnings = append(warnings, last.Warnings()...)
+		warnings = last.Warnings()
 	}
 	return acc, warnings, nil
 }

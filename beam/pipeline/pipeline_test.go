@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -152,6 +153,39 @@ func jsonDiff(path string, a, b any) string {
 		}
 	}
 	return ""
+}
+
+// What the workers' rows hold that the sample's encoding never met
+// travels with their sums to the solve, which warns of it.
+func TestAddWarnsBeyondSample(t *testing.T) {
+	dir := t.TempDir()
+	glob := writeFriedman(t, dir, dataset.CSV, 2, 150, 1)
+	job := Job{Data: glob, Target: "y", Model: filepath.Join(dir, "m.json")}
+	shards, err := Shards(context.Background(), job.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, lines, _, err := job.plan(context.Background(), shards, tabular.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.csv")
+	text := "x1,x2,x3,x4,x5,x6,x7,x8,x9,x10,y\n" + strings.Repeat("0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,1\n", 2) + ",0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,2\n"
+	if err := os.WriteFile(other, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	acc, err := job.add(context.Background(), []shard{{Path: other, Columns: lines[0].Columns}}, plan, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rep, err := plan.Solve(acc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `column "x1": in the rows beyond the sample, which the encoding was made on: line 4 has no value`
+	if !slices.ContainsFunc(rep.Warnings, func(w dataset.Warning) bool { return strings.HasPrefix(w.String(), want) }) {
+		t.Errorf("warnings %q, want one beginning %q", rep.Warnings, want)
+	}
 }
 
 // Shards whose rows differ from the sample's reading are an error, not a
