@@ -944,7 +944,9 @@ func (e *Encoder) Warnings(log *EncodeLog) []Warning {
 		}
 	}
 	for i, fv := range log.far {
-		if fv.rows > 0 {
+		// Only a column with a range has far values; a log read from
+		// JSON may claim them of another.
+		if fv.rows > 0 && len(e.columns[i].Range) == 2 {
 			warnings = append(warnings, e.columns[i].farWarning(fv, "line"))
 		}
 	}

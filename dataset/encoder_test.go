@@ -1066,4 +1066,13 @@ func TestEncodeLogMerge(t *testing.T) {
 	if err := json.Unmarshal([]byte(`[{"unseen":-1}]`), &bad); err == nil {
 		t.Error("read a count below 0")
 	}
+	// A log read from elsewhere may claim far values of a column of
+	// levels, which has no range: they are not worded.
+	var claims EncodeLog
+	if err := json.Unmarshal([]byte(`[{"far":2,"far_line":3},{},{}]`), &claims); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Warnings(&claims); len(got) != 0 {
+		t.Errorf("warnings %q of far values of column g", got)
+	}
 }
