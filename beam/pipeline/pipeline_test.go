@@ -155,9 +155,11 @@ func jsonDiff(path string, a, b any) string {
 	return ""
 }
 
-// What the workers' rows hold that the sample's encoding never met
-// travels with their sums to the solve, which warns of it.
-func TestAddWarnsBeyondSample(t *testing.T) {
+// plannedJob writes two shards of 150 rows in a temporary directory and
+// returns it, the job of their glob, its plan, the shards with their
+// columns and the rows.
+func plannedJob(t *testing.T) (string, Job, *tabular.Plan, []shard, int) {
+	t.Helper()
 	dir := t.TempDir()
 	glob := writeFriedman(t, dir, dataset.CSV, 2, 150, 1)
 	job := Job{Data: glob, Target: "y", Model: filepath.Join(dir, "m.json")}
@@ -165,10 +167,17 @@ func TestAddWarnsBeyondSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, lines, _, err := job.plan(context.Background(), shards, tabular.Options{})
+	plan, lines, rows, err := job.plan(context.Background(), shards, tabular.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, job, plan, lines, rows
+}
+
+// What the workers' rows hold that the sample's encoding never met
+// travels with their sums to the solve, which warns of it.
+func TestAddWarnsBeyondSample(t *testing.T) {
+	dir, job, plan, lines, _ := plannedJob(t)
 	other := filepath.Join(dir, "other.csv")
 	text := "x1,x2,x3,x4,x5,x6,x7,x8,x9,x10,y\n" + strings.Repeat("0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,1\n", 2) + ",0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,2\n"
 	if err := os.WriteFile(other, []byte(text), 0o644); err != nil {
@@ -191,17 +200,7 @@ func TestAddWarnsBeyondSample(t *testing.T) {
 // Shards whose rows differ from the sample's reading are an error, not a
 // model of other rows.
 func TestAddCountsRows(t *testing.T) {
-	dir := t.TempDir()
-	glob := writeFriedman(t, dir, dataset.CSV, 2, 150, 1)
-	job := Job{Data: glob, Target: "y", Model: filepath.Join(dir, "m.json")}
-	shards, err := Shards(context.Background(), job.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, lines, rows, err := job.plan(context.Background(), shards, tabular.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, job, plan, lines, rows := plannedJob(t)
 	if _, err := job.add(context.Background(), lines, plan, rows); err != nil {
 		t.Fatal(err)
 	}
