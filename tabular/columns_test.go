@@ -173,6 +173,16 @@ func TestFarWarnings(t *testing.T) {
 			t.Errorf("%s: %v, want %q", test.name, got, test.want)
 		}
 	}
+	// Two targets, row by row: the second's sample holds a far value, so
+	// it has no bound; the first's is far below 1e6.
+	both := make([]float64, 0, 2*len(tens))
+	for i, v := range tens {
+		both = append(both, v, []float64{v, 1e6}[min(1, i/199)])
+	}
+	got := farWarnings(sampleBounds(both, 2), []float64{0, 0}, []float64{1e6, 1e7}, []string{"y", "z"})
+	if len(got) != 1 || got[0].Column != "y" {
+		t.Errorf("two targets: %v, want one of y", got)
+	}
 }
 
 // A regression leaves out a last row of totals, with a warning, and fits

@@ -27,11 +27,7 @@ const (
 // 1.4826 times the median absolute deviation; a scale where it is 0 (more
 // than half the values alike) finds no value far.
 func (run *fitRun) warnFarTargets(f *dataset.Frame, t *dataset.Target, j int, name string) {
-	k := len(run.names)
-	values := make([]float64, 0, len(t.Rows))
-	for i := j; i < len(t.Values); i += k {
-		values = append(values, t.Values[i])
-	}
+	values := targetColumn(t.Values, j, len(run.names))
 	far := farTargets(values)
 	if len(far.rows) == 0 || len(far.rows) > max(farRows, int(farShare*float64(len(values)))) {
 		return
@@ -161,15 +157,21 @@ func (b farBound) spreads(v float64) float64 {
 func sampleBounds(values []float64, k int) []*farBound {
 	bounds := make([]*farBound, k)
 	for j := range k {
-		col := make([]float64, 0, len(values)/k)
-		for i := j; i < len(values); i += k {
-			col = append(col, values[i])
-		}
-		if b, ok := farBoundOf(col); ok {
+		if b, ok := farBoundOf(targetColumn(values, j, k)); ok {
 			bounds[j] = &b
 		}
 	}
 	return bounds
+}
+
+// targetColumn returns target j's values of the values of k targets,
+// row by row.
+func targetColumn(values []float64, j, k int) []float64 {
+	col := make([]float64, 0, len(values)/k)
+	for i := j; i < len(values); i += k {
+		col = append(col, values[i])
+	}
+	return col
 }
 
 // farWarnings returns a warning for each target of a streamed

@@ -229,6 +229,15 @@ func TestStatsMerge(t *testing.T) {
 	if err := merged.Merge(&Stats{Z: []float64{1}}); err == nil {
 		t.Error("stats of another width merged")
 	}
+	// A log of the encoding of other columns is refused by the solve.
+	var other dataset.EncodeLog
+	if err := json.Unmarshal([]byte(`[{"unseen":1}]`), &other); err != nil {
+		t.Fatal(err)
+	}
+	merged.Log = &other
+	if _, _, err := q.Solve(merged); err == nil || !strings.Contains(err.Error(), "encoding of 1 columns") {
+		t.Errorf("solve of stats of another encoding: error %v", err)
+	}
 }
 
 // A chunk's bad cells are errors that name the row and the column.
