@@ -646,10 +646,15 @@
 // resume. The checkpoint records the number of workers (one per core,
 // GOMAXPROCS): a run resumed with another number goes on and says so,
 // for it then sums its gradients in another order and ends a little
-// differently from an uninterrupted run. A run whose every edge is pruned
-// stops there, writes its files and exits with status 1, naming the epoch
-// of best validation accuracy: its machine predicts one class whatever the
-// image (-path chooses the penalty on the validation images). At the end
+// differently from an uninterrupted run. A run whose penalty prunes every
+// edge goes back to the sparsest of its earlier epochs within -tolerance
+// of the best validation accuracy, and fine-tunes it without the penalty
+// for the -finetune epochs (sculpt.json's "fell_back" names the epoch): a
+// machine with no edge predicts one class whatever the image. One that
+// has no earlier epoch to go back to (every edge pruned in the first
+// epoch, or since a -resume) writes its files and exits with status 1,
+// naming the epoch of best validation accuracy (-path chooses the
+// penalty on the validation images). At the end
 // it writes, in the -out directory,
 // sculpt.json ("epochs", "validation_accuracy" per epoch, "edges_initial",
 // "edges_live", "flops_initial", "flops_live", "seconds_per_epoch", and
