@@ -785,7 +785,9 @@
 // whose computation would take more than -max-memory less six times
 // -max-body (estimated from the model's shapes before any work; the
 // error says the most samples of that shape a request may hold), 429 beyond
-// -max-inflight requests in flight (a body on its way holds no place);
+// -max-inflight requests in flight (a body on its way holds no place),
+// 499 for a client that closed the connection, or only its sending
+// side, before the answer (net/http takes either for a client gone);
 // 503 when the memory budget -max-memory is full (a request counts six
 // times its body and the memory of its computation), when a model did
 // not answer within -timeout or its file has not loaded, and 500 when a

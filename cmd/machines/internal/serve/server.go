@@ -580,11 +580,19 @@ func (s *Server) prepared(v *version, b *body, in []Tensor) (*Rows, string, erro
 	return nil, "bad_request", err
 }
 
+// statusClientClosed is the status of a request whose client closed
+// the connection before the answer, as nginx names it.
+const statusClientClosed = 499
+
 // gaveUp answers a request to model v whose time ran out, or whose
-// client has gone.
+// client has closed the connection. net/http takes a client that closes
+// only its sending side, as some do once the body is sent, for gone:
+// such a client reads the answer, which must say what happened, not be
+// the empty 200 that net/http sends for a handler that wrote nothing.
 func (s *Server) gaveUp(w http.ResponseWriter, r *http.Request, v *version) outcome {
 	if r.Context().Err() != nil {
-		return outcome{status: 499, model: v.metrics, reason: "canceled"} // no one to answer
+		return s.failModel(w, v, &requestError{statusClientClosed,
+			"the client closed the connection, or its sending side, before the answer; the request was dropped"}, "canceled")
 	}
 	return s.failModel(w, v, &requestError{http.StatusServiceUnavailable,
 		fmt.Sprintf("the model did not answer within %v", s.cfg.Timeout)}, "timeout")

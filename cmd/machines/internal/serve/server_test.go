@@ -770,3 +770,29 @@ func BenchmarkInfer(b *testing.B) {
 		b.Fatal(w.Code, w.Body)
 	}
 }
+
+// TestHalfClose sends a request and closes the connection's sending
+// side, as some clients do once the body is sent, which net/http takes
+// for a client gone: the client still reads an answer that says so,
+// not an empty 200.
+func TestHalfClose(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1, DelayMS: 200}})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	c, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := testRequest([]float64{1})
+	fmt.Fprintf(c, "POST /v2/models/a/infer HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	c.(*net.TCPConn).CloseWrite()
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != statusClientClosed || !strings.Contains(string(got), `"error":"the client closed the connection`) {
+		t.Errorf("%d %q, want %d with a JSON error", resp.StatusCode, got, statusClientClosed)
+	}
+}
