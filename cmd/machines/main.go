@@ -767,7 +767,8 @@
 // often as it must: a server's live heap is small, and each collection
 // stops every goroutine.
 //
-// The directory is read every -poll: a file added is served, a file
+// The directory is read every -poll, and at once on SIGHUP: a file
+// added is served, a file
 // replaced (write a hidden file, one whose name starts with '.', in the
 // directory and rename it onto the old one, as fit and sculpt do) is
 // served in place of the old version,

@@ -36,7 +36,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return serveUntil(ctx, o, stdout)
+	// SIGHUP, which would end the process, reads the models' directory.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	return serveUntil(ctx, o, stdout, hup)
 }
 
 // parseServe parses and checks the flags of serve.
@@ -165,7 +169,8 @@ func readToken(path string) (string, error) {
 
 // serveUntil serves until ctx is done, then stops taking connections,
 // finishes the requests in flight within the grace period and returns.
-func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer) error {
+// Each value from rescan has the models' directory read at once.
+func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer, rescan <-chan os.Signal) error {
 	logger := o.cfg.Logger
 	srv, err := startServer(ctx, o.cfg)
 	if err != nil {
@@ -189,11 +194,17 @@ func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "serve: listening on %s\n", ln.Addr())
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(serve.Listener(ln)) }()
-	select {
-	case err := <-served:
-		srv.Close()
-		return err
-	case <-ctx.Done():
+	for stopping := false; !stopping; {
+		select {
+		case err := <-served:
+			srv.Close()
+			return err
+		case sig := <-rescan:
+			logger.Info("reading the directory of models now", "signal", sig.String())
+			srv.Rescan()
+		case <-ctx.Done():
+			stopping = true
+		}
 	}
 	logger.Info("shutting down: no new connections; finishing the requests in flight", "in_flight", srv.InFlight(), "grace", o.grace)
 	sctx, cancel := context.WithTimeout(context.Background(), o.grace)

@@ -325,7 +325,7 @@ func TestServeShutdown(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	out, lines := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- serveUntil(ctx, o, lines) }()
+	go func() { done <- serveUntil(ctx, o, lines, nil) }()
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
@@ -454,7 +454,7 @@ func TestServeStopAtStart(t *testing.T) {
 	}}}
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveUntil(ctx, o, io.Discard) }()
+	go func() { done <- serveUntil(ctx, o, io.Discard, nil) }()
 	<-entered
 	stop()
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "stopped while loading the models") {

@@ -37,7 +37,8 @@
 // Another kind of model is one more Model and Kind. A model's version is
 // the first 12 hexadecimal digits of the SHA-256 of its file.
 //
-// The directory is read every Config.Poll: a file added is loaded, a file
+// The directory is read every Config.Poll, and at once when Rescan asks
+// (machines serve does on SIGHUP): a file added is loaded, a file
 // replaced (by renaming a new file onto it, as the module's writers do)
 // is loaded and served in place of the old version, and a file removed
 // stops being served. Requests in flight finish on the version they

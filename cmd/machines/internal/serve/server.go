@@ -142,6 +142,7 @@ type Server struct {
 	memory   int64
 
 	stop    chan struct{}
+	rescan  chan struct{} // asks the poll for a scan now
 	polling sync.WaitGroup
 	closing sync.Once
 }
@@ -170,7 +171,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("serve: %s is not a directory", cfg.Dir)
 	}
 	m := newMetrics()
-	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, stop: make(chan struct{}),
+	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, stop: make(chan struct{}), rescan: make(chan struct{}, 1),
 		exposer: promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})}
 	s.models = &registry{dir: cfg.Dir, kinds: cfg.Kinds, log: cfg.Logger, metrics: m, entries: map[string]*entry{},
 		batch: batching{size: cfg.BatchSize, delay: cfg.BatchDelay, workers: cfg.Workers, queue: cfg.MaxInFlight, pool: &s.rows}}
@@ -187,7 +188,18 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// poll scans the directory every cfg.Poll until Close.
+// Rescan asks for the directory to be read now rather than at the next
+// Config.Poll, as machines serve does on SIGHUP. It does not wait for
+// the scan.
+func (s *Server) Rescan() {
+	select {
+	case s.rescan <- struct{}{}:
+	default: // a scan is already asked for
+	}
+}
+
+// poll scans the directory every cfg.Poll, and when Rescan asks, until
+// Close.
 func (s *Server) poll() {
 	defer s.polling.Done()
 	t := time.NewTicker(s.cfg.Poll)
@@ -198,6 +210,7 @@ func (s *Server) poll() {
 		case <-s.stop:
 			return
 		case <-t.C:
+		case <-s.rescan:
 		}
 		err := s.models.scan()
 		switch {

@@ -611,6 +611,16 @@ func TestPoll(t *testing.T) {
 	waitFor(t, func() bool { status, _ := do(t, s, "GET", "/v2/models/a/ready", ""); return status == 200 })
 }
 
+// TestRescan checks that Rescan has the directory read at once, with
+// an hour to the next poll.
+func TestRescan(t *testing.T) {
+	s, dir := newTestServer(t, Config{}, nil)
+	writeModel(t, dir, "a", testFile{Value: 1, Width: 1})
+	s.Rescan()
+	s.Rescan() // a second ask while one waits is not blocked
+	waitFor(t, func() bool { status, _ := do(t, s, "GET", "/v2/models/a/ready", ""); return status == 200 })
+}
+
 // TestNoModels checks that a server started on a directory without model
 // files says so, and one with a model does not.
 func TestNoModels(t *testing.T) {
