@@ -785,7 +785,8 @@
 // sent within -timeout, 413 for one larger than -max-body or a request
 // whose computation would take more than -max-memory less six times
 // -max-body (estimated from the model's shapes before any work; the
-// error says the most samples of that shape a request may hold), 429 beyond
+// error says the most samples of that shape a request may hold), 415 for
+// a compressed body (Content-Encoding: serve reads JSON as it is), 429 beyond
 // -max-inflight requests in flight (a body on its way holds no place),
 // 499 for a client that closed the connection, or only its sending
 // side, before the answer (net/http takes either for a client gone);

@@ -17,8 +17,9 @@
 //   - 4xx for a request at fault: 400 malformed, 401 without the token,
 //     404 no such model or version, 405 wrong method, 408 body too slow,
 //     413 body too large or a computation the memory budget cannot hold,
-//     429 too many requests in flight, 499 a client that closed the
-//     connection, or only its sending side, before the answer;
+//     415 a compressed body (Content-Encoding), 429 too many requests
+//     in flight, 499 a client that closed the connection, or only its
+//     sending side, before the answer;
 //   - 5xx for the server's own: 500 a model that failed, 503 a model not
 //     loaded, a full memory budget or a model that did not answer in
 //     time.

@@ -660,6 +660,9 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*body, str
 		return nil, "too_large", &requestError{http.StatusRequestEntityTooLarge,
 			fmt.Sprintf("a body of %d bytes, more than the %d this server takes", r.ContentLength, s.cfg.MaxBody)}
 	}
+	if err := checkCoding(w, r); err != nil {
+		return nil, "bad_request", err
+	}
 	sc, _ := s.scratch.Get().(*scratch)
 	if sc == nil {
 		sc = new(scratch)
@@ -679,6 +682,24 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*body, str
 	}
 	b.inFlight = true
 	return b, "", nil
+}
+
+// checkCoding refuses a body in a content coding (gzip, deflate...),
+// which would otherwise be read as JSON and refused as malformed, with
+// 415 and the Accept-Encoding that says what the server reads (RFC
+// 7694).
+func checkCoding(w http.ResponseWriter, r *http.Request) error {
+	for _, v := range r.Header.Values("Content-Encoding") {
+		for coding := range strings.SplitSeq(v, ",") {
+			if coding = strings.TrimSpace(coding); coding != "" && !strings.EqualFold(coding, "identity") {
+				w.Header().Set("Accept-Encoding", "identity")
+				w.Header().Set("Connection", "close") // rather than drain the body
+				return &requestError{http.StatusUnsupportedMediaType,
+					fmt.Sprintf("Content-Encoding %q: this server reads bodies uncompressed; send the JSON as it is", coding)}
+			}
+		}
+	}
+	return nil
 }
 
 // done gives back what the request of b held.

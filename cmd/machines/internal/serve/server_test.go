@@ -208,6 +208,7 @@ func hostileRequests(maxBody int) []hostileRequest {
 			// A reader of unknown length makes the client send chunks.
 			return http.Post(url+infer, "application/json", io.MultiReader(strings.NewReader(strings.Repeat(" ", maxBody)), strings.NewReader(good)))
 		}},
+		raw("compressed body", 415, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\n\r\n\x1f\x8b", false),
 		raw("body short of Content-Length", 400, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inputs\":", true),
 		raw("bad escape in the path", 400, "GET /v2/models/%zz HTTP/1.1\r\nHost: x\r\n\r\n", false),
 		raw("malformed request line", 400, "GET\r\n\r\n", false),
@@ -271,6 +272,34 @@ func TestHostile(t *testing.T) {
 		t.Fatalf("after the hostile requests: %v %v", resp, err)
 	}
 	resp.Body.Close()
+}
+
+// TestContentCoding checks that a body in a content coding is refused
+// with 415 before it is read, and one without, or in identity, served.
+func TestContentCoding(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	for _, tc := range []struct {
+		codings []string
+		status  int
+	}{
+		{nil, 200},
+		{[]string{"identity"}, 200},
+		{[]string{"Identity"}, 200},
+		{[]string{"gzip"}, 415},
+		{[]string{"DEFLATE"}, 415},
+		{[]string{"identity, br"}, 415},
+		{[]string{"identity", "zstd"}, 415},
+	} {
+		r := httptest.NewRequest("POST", "/v2/models/a/infer", strings.NewReader(testRequest([]float64{1})))
+		for _, c := range tc.codings {
+			r.Header.Add("Content-Encoding", c)
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		if w.Code != tc.status || (tc.status == 415 && (w.Header().Get("Accept-Encoding") != "identity" || !strings.Contains(w.Body.String(), "reads bodies uncompressed"))) {
+			t.Errorf("Content-Encoding %q: %d %v %s, want %d", tc.codings, w.Code, w.Header(), w.Body, tc.status)
+		}
+	}
 }
 
 // TestAuth checks that a token guards every endpoint but the server's
