@@ -775,7 +775,8 @@
 // and a file removed stops being served; requests in flight finish on
 // the version they started with. A file that fails to load leaves the
 // previous version serving, and the log and the model's ready endpoint
-// say why.
+// say why; one that cannot be read (its permissions) is tried again at
+// each reading of the directory, so that a chmod or chown is enough.
 //
 // Errors are the protocol's {"error": "..."}: 400 for a malformed request
 // (bad JSON, JSON nested deeper than 32 levels, unknown or missing

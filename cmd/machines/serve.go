@@ -65,7 +65,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	fs.Var(&maxMemory, "max-memory", "the memory budget of the requests in flight, a `size`, each counted as 6 times its body and the memory its computation takes, at most the machine's memory; beyond it requests get 503, or 413 for one the budget could not hold")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", 10*time.Second, "the most time from a request's arrival to its answer")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "on SIGTERM or SIGINT, the most time to finish the requests in flight")
-	fs.DurationVar(&o.cfg.Poll, "poll", time.Second, "how often to read the directory for changed models")
+	fs.DurationVar(&o.cfg.Poll, "poll", time.Second, "how often to read the directory for changed models (and at once on SIGHUP)")
 	interval := fs.Float64("interval", 0.9, "the `level` of the prediction intervals, the outputs lower and upper, of the regression models of fit\nthat hold held-out residuals, and of a classifier's prediction sets, the output set, as predict -interval computes them")
 	fs.TextVar(&level, "log-level", slog.LevelInfo, "log `level`: DEBUG (a line per request), INFO (per model load), WARN or ERROR")
 	if err := parseCommand(fs, args, stderr, "models"); err != nil {

@@ -46,7 +46,9 @@
 // started with: a request holds its version from its arrival to its
 // answer, and the old version's batches run until its queue is empty. A
 // file that fails to load leaves the previous version serving; the log
-// and the model's ready endpoint say why.
+// and the model's ready endpoint say why. A file that cannot be read
+// (its permissions, too many open files) is tried again at each scan,
+// since a chmod leaves the file as it was for the scan's comparison.
 //
 // # Batches
 //

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -648,6 +650,38 @@ func TestRescan(t *testing.T) {
 	s.Rescan()
 	s.Rescan() // a second ask while one waits is not blocked
 	waitFor(t, func() bool { status, _ := do(t, s, "GET", "/v2/models/a/ready", ""); return status == 200 })
+}
+
+// TestUnreadableRetried checks that a file that could not be read (made
+// unreadable, or opened when the process had no file left) is read
+// again at the next scan, though its stat has not changed, and that its
+// failure is logged once, not at every scan.
+func TestUnreadableRetried(t *testing.T) {
+	var fails atomic.Int32
+	fails.Store(3)
+	flaky := Kind{Format: "flaky-test", Load: func(path string) (Model, error) {
+		if fails.Add(-1) >= 0 {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: syscall.EMFILE}
+		}
+		return testKind().Load(path)
+	}}
+	var log bytes.Buffer
+	s, dir := newTestServer(t, Config{Kinds: []Kind{flaky}, Logger: slog.New(slog.NewTextHandler(&log, nil))}, nil)
+	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte(`{"format":"flaky-test","value":1,"width":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if err := s.models.scan(); err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]int{true: 200, false: 400}[i == 3]
+		if status, body := do(t, s, "GET", "/v2/models/a/ready", ""); status != want {
+			t.Errorf("scan %d: ready %d %s, want %d", i+1, status, body, want)
+		}
+	}
+	if n := strings.Count(log.String(), "model failed to load"); n != 1 {
+		t.Errorf("the same failure logged %d times, want once:\n%s", n, log.String())
+	}
 }
 
 // TestNoModels checks that a server started on a directory without model
