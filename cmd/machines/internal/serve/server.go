@@ -290,7 +290,7 @@ func parseTarget(path string) (target, error) {
 		return target{}, badRequest("model name %q: model names hold letters, digits, '.', '_' and '-', and do not start with '.'", t.model)
 	}
 	rest = rest[2:]
-	if len(rest) >= 2 && rest[0] == "versions" {
+	if len(rest) >= 2 && rest[0] == "versions" && rest[1] != "" {
 		t.version, rest = rest[1], rest[2:]
 	}
 	switch {

@@ -59,6 +59,8 @@ func TestEndpoints(t *testing.T) {
 			`{"name":"echo","datatype":"BYTES","shape":[1],"data":["0"]}]}`},
 		{"POST", "/v2/models/a/versions/" + id + "/infer", infer, 200, `"data":[3]`},
 		{"POST", "/v2/models/a/versions/0/infer", infer, 404, `has no version \"0\"`},
+		{"POST", "/v2/models/a/versions//infer", infer, 404, `no endpoint /v2/models/a/versions//infer`},
+		{"GET", "/v2/models/a/versions/", "", 404, `no endpoint`},
 		{"GET", "/v2/models/a/infer", "", 405, `{"error":"method GET: /v2/models/a/infer takes POST"}`},
 		{"POST", "/v2/models/a", infer, 405, `takes GET`},
 		{"PUT", "/v2", "", 405, `takes GET`},
