@@ -190,6 +190,9 @@ func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer, rescan <
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(slogWriter{logger}, "", 0),
 	}
+	if files, ok := budget.OpenFiles(); ok {
+		serve.ShedIdle(hs, files*3/4, logger) // a quarter for the model files and the rest
+	}
 	// The line that scripts wait for, with the port chosen for ":0".
 	fmt.Fprintf(stdout, "serve: listening on %s\n", ln.Addr())
 	served := make(chan error, 1)

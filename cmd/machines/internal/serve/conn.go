@@ -2,7 +2,10 @@ package serve
 
 import (
 	"bytes"
+	"log/slog"
 	"net"
+	"net/http"
+	"sync"
 )
 
 // Listener returns ln with its connections wrapped so that the refusals
@@ -56,4 +59,40 @@ func (c jsonConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return nil
+}
+
+// ShedIdle has hs close its idle keep-alive connections once it holds
+// max connections, and keep none alive until it holds max/2: a client
+// may keep idle connections for hs.IdleTimeout, and enough of them
+// take every file the process may open, so that no one else, the
+// health checks included, could connect. It sets hs.ConnState, and
+// logs when shedding starts and ends.
+func ShedIdle(hs *http.Server, max int, log *slog.Logger) {
+	var (
+		mu       sync.Mutex
+		open     int
+		shedding bool
+	)
+	hs.ConnState = func(_ net.Conn, state http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch state {
+		case http.StateNew:
+			open++
+		case http.StateClosed, http.StateHijacked:
+			open--
+		default:
+			return
+		}
+		switch {
+		case !shedding && open >= max:
+			shedding = true
+			log.Warn("too many connections: closing the idle ones, keeping none alive until they are half as many", "connections", open, "max", max)
+			hs.SetKeepAlivesEnabled(false) // the closed connections call back from their goroutines
+		case shedding && open <= max/2:
+			shedding = false
+			hs.SetKeepAlivesEnabled(true)
+			log.Info("connections keep alive again", "connections", open)
+		}
+	}
 }

@@ -86,7 +86,9 @@
 // the response's parameters say which ("warnings", and "blank_rows",
 // counted from 0). The server's ready endpoint, which takes no token,
 // names the models not ready only to a request that has it. Listener
-// makes net/http's own refusals of malformed HTTP JSON as well.
+// makes net/http's own refusals of malformed HTTP JSON as well, and
+// ShedIdle keeps idle connections from taking every file the process
+// may open.
 //
 // # Operations
 //
