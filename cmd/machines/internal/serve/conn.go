@@ -12,8 +12,8 @@ import (
 // Listener returns ln with its connections wrapped so that the refusals
 // net/http writes itself, before a request reaches the server (a path
 // with a bad escape, a malformed request line, headers too large, an
-// Expect header other than 100-continue), are
-// the protocol's JSON errors like every other answer of the server.
+// Expect header other than 100-continue), are the protocol's JSON
+// errors like every other answer of the server.
 func Listener(ln net.Listener) net.Listener { return jsonListener{ln} }
 
 type jsonListener struct{ net.Listener }
