@@ -808,10 +808,11 @@
 // error a line per model load at level INFO and per request at DEBUG. On
 // SIGTERM or SIGINT it stops taking connections, finishes the requests
 // in flight within -grace, and exits with status 0 (1 if some did not
-// finish). Once it holds three quarters of the files the process may
-// open (ulimit -n) as connections, it closes the idle ones and keeps
-// none alive until they are half as many, so that idle clients cannot
-// keep others, health checks included, from connecting.
+// finish). Once it holds as many connections as three quarters of the
+// files the process may open (ulimit -n), or as -max-memory holds at 8
+// KiB each, it closes the idle ones and keeps none alive until they are
+// half as many, so that idle clients cannot keep others, health checks
+// included, from connecting, nor take memory without bound.
 //
 // # Version
 //

@@ -367,6 +367,29 @@ func TestServeShutdown(t *testing.T) {
 	}
 }
 
+// TestMaxConns checks the connections serve holds before it sheds the
+// idle ones: the fewer of three quarters of the files it may open and
+// those its memory budget holds at connMemory each.
+func TestMaxConns(t *testing.T) {
+	for _, tc := range []struct {
+		maxMemory int64
+		files     int
+		known     bool
+		want      int
+	}{
+		{512 << 20, 20000, true, 15000},
+		{512 << 20, 1 << 20, true, 65536},
+		{512 << 20, 0, false, 65536},
+		{64 << 20, 2048, true, 1536},
+		{1 << 10, 2048, true, 1},
+		{1 << 40, 0, false, 1 << 27},
+	} {
+		if got := maxConns(tc.maxMemory, tc.files, tc.known); got != tc.want {
+			t.Errorf("maxConns(%d, %d, %v) = %d, want %d", tc.maxMemory, tc.files, tc.known, got, tc.want)
+		}
+	}
+}
+
 // TestTuneGC checks that serve raises the garbage collector's target and
 // bounds the heap with a soft limit, unless the environment sets them,
 // and that the settings are restored after.
