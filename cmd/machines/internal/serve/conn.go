@@ -86,15 +86,15 @@ func ShedIdle(hs *http.Server, max int, log *slog.Logger) {
 		shedding bool
 	)
 	hs.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateActive || state == http.StateIdle {
+			return // each request's, and no change in the connections
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		switch state {
-		case http.StateNew:
+		if state == http.StateNew {
 			open++
-		case http.StateClosed, http.StateHijacked:
+		} else {
 			open--
-		default:
-			return
 		}
 		switch {
 		case !shedding && open >= max:
