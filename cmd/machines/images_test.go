@@ -83,13 +83,23 @@ func TestSculptImageFolders(t *testing.T) {
 	grey := t.TempDir() // train and test folders, one size
 	writeImages(t, filepath.Join(grey, "train"), 16, 2, 6, 8, false, false)
 	writeImages(t, filepath.Join(grey, "test"), 4, 2, 6, 8, false, false)
+	valid := t.TempDir() // train, valid and test folders, and a photograph not read
+	for split, n := range map[string]int{"train": 16, "valid": 6, "test": 4} {
+		writeImages(t, filepath.Join(valid, split), n, 2, 6, 8, false, false)
+	}
+	if err := os.WriteFile(filepath.Join(valid, "train", "a", "IMG_0001.HEIC"), []byte("\x00\x00\x00\x18ftypheic"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name  string
 		args  []string
-		input string // the input shape in the checkpoint
+		input string // the input shape in the checkpoint, or another part of it
+		warn  string // on standard error
 	}{
-		{"colour resized", []string{"-data", colour, "-size", "8", "-split", "0.25"}, `"input":[3,8,8]`},
-		{"grey train and test", []string{"-data", grey}, `"input":[1,8,6]`},
+		{"colour resized", []string{"-data", colour, "-size", "8", "-split", "0.25"}, `"input":[3,8,8]`, ""},
+		{"grey train and test", []string{"-data", grey}, `"input":[1,8,6]`, ""},
+		{"valid folder", []string{"-data", valid}, `"train_images":32,"validation_images":12`,
+			"machines sculpt: warning: 1 file in the class folders not read, of other formats (1 .heic), such as " + filepath.Join(valid, "train", "a", "IMG_0001.HEIC")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
@@ -98,8 +108,8 @@ func TestSculptImageFolders(t *testing.T) {
 			if code := run(args, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit status %d; stderr:\n%s", code, stderr.String())
 			}
-			if !strings.Contains(stdout.String(), "edges ") {
-				t.Errorf("stdout:\n%s", stdout.String())
+			if !strings.Contains(stdout.String(), "edges ") || !strings.Contains(stderr.String(), tc.warn) {
+				t.Errorf("stdout:\n%s\nstderr, without %q:\n%s", stdout.String(), tc.warn, stderr.String())
 			}
 			ck, err := os.ReadFile(filepath.Join(out, "checkpoint.json"))
 			if err != nil {
@@ -124,6 +134,7 @@ func TestSculptImageFolders(t *testing.T) {
 		{"bad size", []string{"-data", colour, "-size", "8x"}, 2, `"8x" is not a size`},
 		{"zero size", []string{"-data", colour, "-size", "0"}, 2, "not a size"},
 		{"split 1", []string{"-data", colour, "-split", "1"}, 2, "-split 1"},
+		{"validation and a valid folder", []string{"-data", valid, "-validation", "0.2"}, 2, "-validation 0.2, but " + valid + " has a folder of validation images"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -614,14 +614,26 @@
 //
 // -data DIR of sculpt, and of "experiment sculpt", is either an IDX data
 // set (MNIST's format: the train split for training, t10k for testing) or
-// a folder of PNG, JPEG, GIF (the first frame), BMP, TIFF and WebP images,
-// one folder per class: DIR/train/CLASS/*.png and DIR/test/CLASS/*.png
-// with the same classes, or DIR/CLASS/*.png (or .jpg, .jpeg, .gif, .bmp,
-// .tif, .tiff, .webp, in any case), of which the fraction -split of each
-// class (0.2; drawn by -seed) is held out for testing. The classes are the
-// folder names, sorted. The images are grey if every file is grey and RGB
-// otherwise, with the input of the architecture as many channels;
-// transparency is dropped. -size N or -size WxH resizes every image
+// a folder of PNG, JPEG, GIF (the first frame), BMP, TIFF, WebP and
+// Netpbm (PBM, PGM, PPM) images, one folder per class:
+// DIR/train/CLASS/*.png and DIR/test/CLASS/*.png with the same classes,
+// or DIR/CLASS/*.png (or .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp,
+// .pbm, .pgm, .ppm, .pnm, in any case), of which the fraction -split of
+// each class (0.2; drawn by -seed) is held out for testing. A folder of
+// validation images beside train and test, DIR/valid (or DIR/val or
+// DIR/validation) with the same classes, is the validation set that
+// sculpt measures after each epoch and -path chooses on, in place of the
+// -validation fraction it otherwise holds out of the training images (up
+// to 5,000 of its images; -validation is then refused). The classes are
+// the folder names, sorted. Other files and folders in a class folder are
+// skipped with a warning on standard error that counts them by extension
+// and names one (HEIC and AVIF photographs among them: convert them to
+// JPEG or PNG); hidden files (.DS_Store, macOS's ._NAME), Thumbs.db and
+// desktop.ini are ignored, and links are followed. A JPEG file's EXIF
+// orientation, which phones write rather than turning the pixels, turns
+// the image upright before it is resized. The images are grey if every
+// file is grey and RGB otherwise, with the input of the architecture as
+// many channels; transparency is dropped. -size N or -size WxH resizes every image
 // (Catmull-Rom interpolation); without it the images must all be of one
 // size, and the error names the first that is not. Errors name the file
 // or folder at fault: a file that is not a readable image, one of more
