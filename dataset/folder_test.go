@@ -584,3 +584,31 @@ func TestValidFolder(t *testing.T) {
 		})
 	}
 }
+
+// TestImageFiles lists the image files of a folder and its folders, as
+// predict reads them, warning of the others.
+func TestImageFiles(t *testing.T) {
+	good := pngBytes(t, 6, 4)
+	dir := writeTree(t, map[string][]byte{"b.png": good, "a/1.JPG": good, "a/2/3.ppm": good, ".git/x.png": good, "a/.DS_Store": {1}, "notes.txt": {1}})
+	files, warnings, err := dataset.ImageFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range []string{"a/1.JPG", "a/2/3.ppm", "b.png"} {
+		want = append(want, filepath.Join(dir, filepath.FromSlash(f)))
+	}
+	if !slices.Equal(files, want) || len(warnings) != 1 || !strings.HasPrefix(warnings[0], "1 file not read, of other formats (1 .txt), such as "+filepath.Join(dir, "notes.txt")) {
+		t.Errorf("files %q, warnings %q; want %q and one of notes.txt", files, warnings, want)
+	}
+	if files, _, err := dataset.ImageFiles(want[0]); err != nil || !slices.Equal(files, want[:1]) {
+		t.Errorf("a file: %q, %v", files, err)
+	}
+	if _, _, err := dataset.ImageFiles(filepath.Join(dir, ".git")); err != nil {
+		t.Errorf("a hidden folder named: %v", err)
+	}
+	empty := writeTree(t, map[string][]byte{"x.heic": {1}})
+	if _, _, err := dataset.ImageFiles(empty); !errors.Is(err, dataset.ErrNoImages) || !strings.Contains(err.Error(), "only 1 .heic") {
+		t.Errorf("no images: %v", err)
+	}
+}

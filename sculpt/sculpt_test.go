@@ -18,6 +18,7 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/testutil"
+	"github.com/parametric-machines/machines/model"
 )
 
 // blobs returns n images of size x size pixels in classes classes: a
@@ -169,6 +170,15 @@ func TestRunAndResume(t *testing.T) {
 	}
 	if !slices.Equal(rep.Classes, train.Names) {
 		t.Errorf("classes %q in the report, want %q", rep.Classes, train.Names)
+	}
+	m, err := model.Load[float32](filepath.Join(whole, ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMeta := model.Meta{Classes: map[string][]string{"logits": train.Names},
+		Pixels: map[string]model.Pixels{"x": {Scale: 1.0 / 255, Channels: []string{"grey"}}}}
+	if !reflect.DeepEqual(m.Meta, wantMeta) {
+		t.Errorf("the model file's meta %+v, want %+v", m.Meta, wantMeta)
 	}
 	if rep.Arch == nil || len(rep.Arch.Edges) != rep.EdgesInitial {
 		t.Errorf("the report's architecture %+v has not the %d edges the run started with", rep.Arch, rep.EdgesInitial)

@@ -441,6 +441,22 @@
 // their true class, so that the set holds a new row's class with
 // probability about 0.9 (model files of version 6 and later).
 //
+//	machines predict -model out/sculpt-model.json -data DIR|IMAGE -out pred.csv|-
+//
+// predict also classifies images with a sculpted machine (a model file
+// of package model whose one input is an image and whose one output is
+// its classes): -data is an image file or a folder, whose image files,
+// in it and its folders, it reads as sculpt reads a folder (formats,
+// EXIF orientation, hidden files, and a warning of the files it does not
+// read), turned to the machine's channels, resized to its size if they
+// are of another (with a warning that counts them) and scaled as its
+// file says. It writes a row per image: "file", its path within -data,
+// "class", the class of the largest logit by name (by number for an IDX
+// data set), and the probability of each class, p_CLASS (the softmax of
+// the logits). A model file of version 1, which does not say how it
+// reads pixels, is refused; -interval, -id, -sep and -strict are for
+// tables.
+//
 //	machines score -model model.json -data test.csv|- [-strict] [-json FILE] [-interval 0.9] [-figure BASE]
 //
 // score reads labelled data, with the model's feature columns and its
@@ -676,7 +692,11 @@
 // in [0, 1], not 0 to 255), the channels red, green and blue or one grey
 // level (the luma); its output "logits" has a column per class, in the
 // order of "classes" (the sorted folder names; for IDX files, the
-// labels). "machines experiment sculpt -quick"
+// labels). sculpt-model.json records both in its "meta" (a model file of
+// version 2): "pixels" (the scale, 1/255, and the channels) and, for a
+// folder, "classes", so that serve answers the class by name ("label")
+// and tells the scale in its metadata, and predict classifies image
+// files with it (see predict above). "machines experiment sculpt -quick"
 // runs four epochs on 10,000 of the training images with a larger
 // penalty, a few seconds that still prune (by default Fashion-MNIST at
 // /usr/share/datasets/fashion-mnist).
@@ -759,6 +779,11 @@
 // predict's warning in the response's "parameters": {"warnings": "..."}.
 // A composed model takes and returns tensors named after its input and
 // output spaces, [N, shape...], FP32 or FP64 as its file's element type;
+// an output whose classes its file names (sculpt-model.json of a folder
+// of images) adds "label" ([N], BYTES), the class of its largest column
+// by name, and the metadata gives the classes in the label's
+// "parameters" and, for an image input, "pixel_scale" (1/255: values in
+// [0, 1], not 0 to 255) and "channels" in the input's;
 // a finite machine takes "y0", [N, d0] or [N, d0, L...], and returns
 // "z", its stable state, computed in float32. A request's
 // "outputs" selects outputs; its "id" comes back with the response. A
