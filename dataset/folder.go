@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"image"
@@ -148,6 +149,9 @@ func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	channels, rows, cols, err := readHeaders(dir, [][]imageFile{train, valid, test}, o)
 	if err != nil {
 		return nil, err
+	}
+	if w := stretched(slices.Concat(train, valid, test), rows, cols); w != "" {
+		f.Warnings = append(f.Warnings, w)
 	}
 	if o.Check != nil {
 		if err := o.Check(channels, rows, cols, len(f.Names), len(train)+len(valid)+len(test)); err != nil {
@@ -320,6 +324,24 @@ func readHeaders(dir string, splits [][]imageFile, o FolderOptions) (channels, r
 			ErrTooLarge, n, channels, rows, cols, uint64(maxIDXBytes))}
 	}
 	return channels, rows, cols, nil
+}
+
+// maxStretch is the ratio of the widest image's aspect ratio to the
+// narrowest's beyond which resizing them to one size is warned of.
+const maxStretch = 1.25
+
+// stretched returns a warning if the files, resized to rows x cols, are
+// of aspect ratios so unlike that resizing stretches them unlike each
+// other (portraits and landscapes, say), and "" otherwise.
+func stretched(files []imageFile, rows, cols int) string {
+	aspect := func(f imageFile) float64 { return float64(f.cols) / float64(f.rows) }
+	lo := slices.MinFunc(files, func(a, b imageFile) int { return cmp.Compare(aspect(a), aspect(b)) })
+	hi := slices.MaxFunc(files, func(a, b imageFile) int { return cmp.Compare(aspect(a), aspect(b)) })
+	if aspect(hi) <= maxStretch*aspect(lo) {
+		return ""
+	}
+	return fmt.Sprintf("images of aspect ratios (width/height) from %.3g (%s, %dx%d) to %.3g (%s, %dx%d) are resized to %dx%d, which stretches them unlike each other: "+
+		"crop them to one aspect ratio if their shapes matter", aspect(lo), lo.path, lo.cols, lo.rows, aspect(hi), hi.path, hi.cols, hi.rows, cols, rows)
 }
 
 func isDir(path string) bool {

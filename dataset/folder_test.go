@@ -607,8 +607,32 @@ func TestImageFiles(t *testing.T) {
 	if _, _, err := dataset.ImageFiles(filepath.Join(dir, ".git")); err != nil {
 		t.Errorf("a hidden folder named: %v", err)
 	}
+	if err := os.Symlink(filepath.Join(dir, "a"), filepath.Join(dir, "c")); err != nil {
+		t.Fatal(err)
+	}
+	if files, warnings, err := dataset.ImageFiles(dir); err != nil || len(files) != 3 || len(warnings) != 2 ||
+		warnings[1] != "1 link to folders not followed, such as "+filepath.Join(dir, "c")+": name the folder itself" {
+		t.Errorf("a link to a folder: files %q, warnings %q, error %v", files, warnings, err)
+	}
 	empty := writeTree(t, map[string][]byte{"x.heic": {1}})
 	if _, _, err := dataset.ImageFiles(empty); !errors.Is(err, dataset.ErrNoImages) || !strings.Contains(err.Error(), "only 1 .heic") {
 		t.Errorf("no images: %v", err)
+	}
+}
+
+// TestStretched checks the warning of images of unlike aspect ratios
+// resized to one size, and its absence for images of one aspect ratio.
+func TestStretched(t *testing.T) {
+	wide, tall := pngBytes(t, 6, 4), pngBytes(t, 4, 6)
+	opt := dataset.FolderOptions{Rows: 4, Cols: 4}
+	dir := writeTree(t, map[string][]byte{"a/1.png": wide, "a/2.png": tall, "b/1.png": wide, "b/2.png": pngBytes(t, 12, 8)})
+	f, err := dataset.LoadImageFolder(dir, opt)
+	want := "images of aspect ratios (width/height) from 0.667 (" + filepath.Join(dir, "a", "2.png") + ", 4x6) to 1.5 ("
+	if err != nil || len(f.Warnings) != 1 || !strings.HasPrefix(f.Warnings[0], want) {
+		t.Errorf("warnings %q, error %v; want one that begins %q", f.Warnings, err, want)
+	}
+	dir = writeTree(t, map[string][]byte{"a/1.png": wide, "a/2.png": pngBytes(t, 12, 8), "b/1.png": wide, "b/2.png": pngBytes(t, 3, 2)})
+	if f, err := dataset.LoadImageFolder(dir, opt); err != nil || f.Warnings != nil {
+		t.Errorf("images of one aspect ratio: warnings %q, error %v", f.Warnings, err)
 	}
 }

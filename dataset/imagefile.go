@@ -12,7 +12,8 @@ import (
 // ImageFiles returns the image files at path: path itself if it is a
 // file, or the files of a format LoadImageFolder reads in the folder and
 // its folders, sorted, hidden ones left out as LoadImageFolder leaves
-// them. The warnings count the other files, as ImageFolder.Warnings do.
+// them. The warnings count the other files, as ImageFolder.Warnings do,
+// and the links to folders, which are not followed.
 func ImageFiles(path string) (files, warnings []string, err error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -29,6 +30,8 @@ func ImageFiles(path string) (files, warnings []string, err error) {
 		case p != path && hidden(d.Name()) && d.IsDir():
 			return filepath.SkipDir
 		case d.IsDir() || hidden(d.Name()):
+		case d.Type()&fs.ModeSymlink != 0 && isDir(p):
+			sk.folders = append(sk.folders, p)
 		case slices.Contains(imageExts, ext):
 			files = append(files, p)
 		default:
@@ -48,7 +51,10 @@ func ImageFiles(path string) (files, warnings []string, err error) {
 		return nil, nil, &ParseError{File: path, Err: err}
 	}
 	if n > 0 {
-		warnings = []string{count(n, "file") + " not read, of other formats (" + list + "), such as " + example + notRead(list)}
+		warnings = append(warnings, count(n, "file")+" not read, of other formats ("+list+"), such as "+example+notRead(list))
+	}
+	if len(sk.folders) > 0 {
+		warnings = append(warnings, count(len(sk.folders), "link")+" to folders not followed, such as "+sk.folders[0]+": name the folder itself")
 	}
 	return files, warnings, nil
 }

@@ -650,8 +650,10 @@
 // the image upright before it is resized. The images are grey if every
 // file is grey and RGB otherwise, with the input of the architecture as
 // many channels; transparency is dropped. -size N or -size WxH resizes every image
-// (Catmull-Rom interpolation); without it the images must all be of one
-// size, and the error names the first that is not. Errors name the file
+// (Catmull-Rom interpolation), with a warning if their aspect ratios
+// differ by more than a factor of 1.25 (portraits among landscapes),
+// which one size stretches unlike each other; without it the images must
+// all be of one size, and the error names the first that is not. Errors name the file
 // or folder at fault: a file that is not a readable image, one of more
 // than 2^25 pixels, a class folder without images, a class in one split
 // only, a folder of one class or of classes of one image each (none left
