@@ -51,10 +51,10 @@ func ImageFiles(path string) (files, warnings []string, err error) {
 		return nil, nil, &ParseError{File: path, Err: err}
 	}
 	if n > 0 {
-		warnings = append(warnings, count(n, "file")+" not read, of other formats ("+list+"), such as "+example+notRead(list))
+		warnings = append(warnings, plural(n, "file")+" not read, of other formats ("+list+"), such as "+example+notRead(list))
 	}
 	if len(sk.folders) > 0 {
-		warnings = append(warnings, count(len(sk.folders), "link")+" to folders not followed, such as "+sk.folders[0]+": name the folder itself")
+		warnings = append(warnings, plural(len(sk.folders), "link")+" to folders not followed, such as "+sk.folders[0]+": name the folder itself")
 	}
 	return files, warnings, nil
 }

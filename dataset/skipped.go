@@ -75,17 +75,17 @@ func (s *skipped) warnings() []string {
 	var w []string
 	if n, list, example := s.files(); n > 0 {
 		w = append(w, fmt.Sprintf("%s in the class folders not read, of other formats (%s), such as %s%s",
-			count(n, "file"), list, example, notRead(list)))
+			plural(n, "file"), list, example, notRead(list)))
 	}
 	if len(s.folders) > 0 {
 		w = append(w, fmt.Sprintf("%s in the class folders not read, such as %s: only the images directly in a class folder are read",
-			count(len(s.folders), "folder"), s.folders[0]))
+			plural(len(s.folders), "folder"), s.folders[0]))
 	}
 	return w
 }
 
-// count returns n and the noun, in the plural unless n is 1.
-func count(n int, noun string) string {
+// plural returns n and the noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

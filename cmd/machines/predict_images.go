@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,15 +19,39 @@ import (
 )
 
 // isComposedModel reports whether the file at path is a model file of
-// package model, as sculpt writes, rather than one of fit.
+// package model, as sculpt writes, rather than one of fit. It reads the
+// file's fields until its format and kind, which the module writes
+// first, so as not to parse a large model of fit twice.
 func isComposedModel(path string) bool {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
-	var head jsonfile.Header
-	return json.Unmarshal(data, &head) == nil &&
-		(head.Format == jsonfile.Envelope && head.Kind == model.FileKind || head.Format == model.LegacyFormat)
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReader(f))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	var format, kind string
+	for dec.More() && (format == "" || kind == "") && format != model.LegacyFormat {
+		key, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		var v any
+		switch key {
+		case "format":
+			v = &format
+		case "kind":
+			v = &kind
+		default:
+			v = new(json.RawMessage)
+		}
+		if dec.Decode(v) != nil {
+			return false
+		}
+	}
+	return format == jsonfile.Envelope && kind == model.FileKind || format == model.LegacyFormat
 }
 
 // imagePredictor writes the classes a composed model of images, such
