@@ -122,13 +122,15 @@ type imageFile struct {
 // The images are grey (one channel) if every file is grey, as a grey PNG
 // or JPEG or a file whose palette is grey is, and RGB (three channels)
 // otherwise; transparency is dropped. A JPEG file's EXIF orientation, as
-// phones write it, turns the image upright first. If o.Rows and o.Cols are set, every
-// image is resized to that size by Catmull-Rom interpolation, whose kernel
-// widens as it shrinks an image so that it averages away detail rather
-// than aliasing it, as a sampling of the four nearest pixels
-// (draw.ApproxBiLinear) would; otherwise the images must all be of one
-// size. Each split comes in an order shuffled by o.Seed, so that its
-// first images, as quick runs take, hold every class.
+// phones write it, turns the image upright first. If o.Rows and o.Cols
+// are set, every image is resized to that size by Catmull-Rom
+// interpolation, whose kernel widens as it shrinks an image so that it
+// averages away detail rather than aliasing it, as a sampling of the four
+// nearest pixels (draw.ApproxBiLinear) would, and Warnings says if their
+// aspect ratios differ by more than a factor of 1.25; otherwise the
+// images must all be of one size. Each split comes in an order shuffled
+// by o.Seed, so that its first images, as quick runs take, hold every
+// class.
 //
 // Problems with the data are returned as *ParseError values naming the
 // file or folder at fault: a file that cannot be decoded (ErrImage), one
