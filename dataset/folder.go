@@ -240,7 +240,11 @@ func listImageFolder(dir string, split float64) (f *ImageFolder, train, valid, t
 		if hasTest {
 			have, missing = testDir, trainDir
 		}
-		return nil, nil, nil, nil, &ParseError{File: missing, Err: fmt.Errorf("%w: there is %s but not this folder", fs.ErrNotExist, have)}
+		err := fmt.Errorf("%w: there is %s but not this folder", fs.ErrNotExist, have)
+		if validDir, _ := validFolder(dir); validDir != "" && hasTrain {
+			err = fmt.Errorf("%w, and %s: to test on its images, rename it test (the validation images are then held out of the training images)", err, validDir)
+		}
+		return nil, nil, nil, nil, &ParseError{File: missing, Err: err}
 	default:
 		f.Split = split
 		if f.Split == 0 {

@@ -560,6 +560,8 @@ func TestValidFolder(t *testing.T) {
 			msg: "valid/b: missing class: b is a class of the training images but has no validation folder"},
 		{name: "two", files: with(map[string][]byte{"valid/a/1.png": good, "valid/b/1.png": good, "val/a/1.png": good, "val/b/1.png": good}),
 			msg: "two folders of validation images"},
+		{name: "train and val without test", files: map[string][]byte{"train/a/1.png": good, "train/b/1.png": good, "val/a/1.png": good, "val/b/1.png": good},
+			err: fs.ErrNotExist, msg: "val: to test on its images, rename it test"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			dir := writeTree(t, test.files)
