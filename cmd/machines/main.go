@@ -534,7 +534,10 @@
 // examples/mixed; a saved hypergraph machine, such as the
 // sculpt-model.json of sculpt) and a saved finite machine, and knows
 // each file by its "kind". They compute in float32, or float64 with
-// -float64, with a dynamic batch. A model's inputs and outputs are its
+// -float64, with a dynamic batch. What a model file says of its inputs
+// and outputs (sculpt-model.json's classes and pixel scale) goes into
+// the ONNX model's metadata: "classes.logits" (the classes, one a
+// line), "pixel_scale.x" and "channels.x". A model's inputs and outputs are its
 // input and output spaces, named after them ([N, C, H, W] for images,
 // [N, D] for vectors; an output is the space's activated state), in one
 // graph whatever its layers' families; only its live layers, those on a
