@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"image"
@@ -35,7 +36,7 @@ import (
 var (
 	ErrNoImages   = errors.New("no images")
 	ErrEmptyClass = errors.New("empty class folder")
-	ErrImage      = errors.New("not a readable PNG, JPEG, GIF, BMP, TIFF or WebP image")
+	ErrImage      = errors.New("not a readable PNG, JPEG, GIF, BMP, TIFF, WebP or Netpbm image")
 	ErrImageSize  = errors.New("image of another size")
 	ErrTooLarge   = errors.New("image too large")
 )
@@ -73,23 +74,30 @@ type FolderOptions struct {
 	Check func(channels, rows, cols, classes, images int) error
 }
 
-// ImageFolder is a data set read from a folder of images.
+// ImageFolder is a data set read from a folder of images, or from IDX
+// files by LoadImages.
 type ImageFolder struct {
 	Train, Test *Images
-	// Names are the classes: label i is the class folder Names[i].
+	// Valid are the images of the validation folder beside the train
+	// and test folders (one of ValidFolders), or nil if there is none.
+	Valid *Images
+	// Names are the classes: label i is the class folder Names[i]; nil
+	// for IDX files.
 	Names []string
 	// Split is the fraction of each class held out for testing, or zero
 	// if the folder had its own train and test folders.
 	Split float64
+	// Warnings say what was not read: files of other formats and
+	// folders within the class folders. Hidden files (names that begin
+	// with a dot), Thumbs.db and desktop.ini are left out in silence.
+	Warnings []string
 }
 
-// imageFile is one image to read: its path and label, and from its
-// header its size.
+// imageFile is one image to read: its path and label, and its header.
 type imageFile struct {
-	path       string
-	label      int
-	rows, cols int
-	grey       bool
+	path  string
+	label int
+	imageHeader
 }
 
 // LoadImageFolder reads the images of a classification task from dir,
@@ -99,23 +107,30 @@ type imageFile struct {
 //	dir/train/CLASS/*.png, *.jpg, *.jpeg, ...
 //	dir/test/CLASS/*.png, *.jpg, *.jpeg, ...
 //
-// or the class folders alone, dir/CLASS/*.png and so on, of which a
-// fraction o.Split of each class, drawn by o.Seed, is held out for
-// testing. The images are PNG, JPEG, GIF (its first frame), BMP, TIFF
-// and WebP files (.png, .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp, in
-// any case), each told by its first bytes. The classes are the folder
-// names in sorted order; other files, and names that begin with a dot,
-// are ignored.
+// and perhaps a validation folder of the same classes beside them
+// (dir/valid, dir/val or dir/validation: ValidFolders), or the class
+// folders alone, dir/CLASS/*.png and so on, of which a fraction o.Split
+// of each class, drawn by o.Seed, is held out for testing. The images
+// are PNG, JPEG, GIF (its first frame), BMP, TIFF, WebP and Netpbm
+// files (.png, .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp, and .pbm,
+// .pgm, .ppm, .pnm, in any case), each told by its first bytes. The
+// classes are the folder names in sorted order; the other files and the
+// folders in a class folder are skipped, as Warnings says, and hidden
+// files (names that begin with a dot), Thumbs.db and desktop.ini are
+// ignored. Links are followed.
 //
 // The images are grey (one channel) if every file is grey, as a grey PNG
 // or JPEG or a file whose palette is grey is, and RGB (three channels)
-// otherwise; transparency is dropped. If o.Rows and o.Cols are set, every
-// image is resized to that size by Catmull-Rom interpolation, whose kernel
-// widens as it shrinks an image so that it averages away detail rather
-// than aliasing it, as a sampling of the four nearest pixels
-// (draw.ApproxBiLinear) would; otherwise the images must all be of one
-// size. Each split comes in an order shuffled by o.Seed, so that its
-// first images, as quick runs take, hold every class.
+// otherwise; transparency is dropped. A JPEG file's EXIF orientation, as
+// phones write it, turns the image upright first. If o.Rows and o.Cols
+// are set, every image is resized to that size by Catmull-Rom
+// interpolation, whose kernel widens as it shrinks an image so that it
+// averages away detail rather than aliasing it, as a sampling of the four
+// nearest pixels (draw.ApproxBiLinear) would, and Warnings says if their
+// aspect ratios differ by more than a factor of 1.25; otherwise the
+// images must all be of one size. Each split comes in an order shuffled
+// by o.Seed, so that its first images, as quick runs take, hold every
+// class.
 //
 // Problems with the data are returned as *ParseError values naming the
 // file or folder at fault: a file that cannot be decoded (ErrImage), one
@@ -129,16 +144,19 @@ func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	if err := checkFolderOptions(o); err != nil {
 		return nil, err
 	}
-	f, train, test, err := listImageFolder(dir, o.Split)
+	f, train, valid, test, err := listImageFolder(dir, o.Split)
 	if err != nil {
 		return nil, err
 	}
-	channels, rows, cols, err := readHeaders(dir, train, test, o)
+	channels, rows, cols, err := readHeaders(dir, [][]imageFile{train, valid, test}, o)
 	if err != nil {
 		return nil, err
+	}
+	if w := stretched(slices.Concat(train, valid, test), rows, cols); w != "" {
+		f.Warnings = append(f.Warnings, w)
 	}
 	if o.Check != nil {
-		if err := o.Check(channels, rows, cols, len(f.Names), len(train)+len(test)); err != nil {
+		if err := o.Check(channels, rows, cols, len(f.Names), len(train)+len(valid)+len(test)); err != nil {
 			return nil, err
 		}
 	}
@@ -151,17 +169,20 @@ func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 				ErrNoImages)}
 		}
 	}
-	rnd.Shuffle(len(train), func(i, j int) { train[i], train[j] = train[j], train[i] })
-	rnd.Shuffle(len(test), func(i, j int) { test[i], test[j] = test[j], test[i] })
-
 	var conv converter
-	if f.Train, err = conv.read(train, len(f.Names), channels, rows, cols); err != nil {
-		return nil, err
+	for _, s := range []struct {
+		files []imageFile
+		im    **Images
+	}{{train, &f.Train}, {valid, &f.Valid}, {test, &f.Test}} {
+		if s.im == &f.Valid && f.Valid == nil {
+			continue // no validation folder
+		}
+		rnd.Shuffle(len(s.files), func(i, j int) { s.files[i], s.files[j] = s.files[j], s.files[i] })
+		if *s.im, err = conv.read(s.files, len(f.Names), channels, rows, cols); err != nil {
+			return nil, err
+		}
+		(*s.im).Names = slices.Clone(f.Names)
 	}
-	if f.Test, err = conv.read(test, len(f.Names), channels, rows, cols); err != nil {
-		return nil, err
-	}
-	f.Train.Names, f.Test.Names = slices.Clone(f.Names), slices.Clone(f.Names)
 	return f, nil
 }
 
@@ -177,51 +198,96 @@ func checkFolderOptions(o FolderOptions) error {
 	return nil
 }
 
+// ValidFolders are the names a folder of validation images may have
+// beside the train and test folders.
+var ValidFolders = []string{"valid", "val", "validation"}
+
 // listImageFolder finds the classes and the image files of dir, from its
-// train and test folders or, split by the fraction split (zero meaning
-// DefaultSplit) later, from its class folders alone. The ImageFolder it
-// returns has its Names and Split set.
-func listImageFolder(dir string, split float64) (f *ImageFolder, train, test []imageFile, err error) {
+// train and test folders (and validation folder, if any) or, split by
+// the fraction split (zero meaning DefaultSplit) later, from its class
+// folders alone. The ImageFolder it returns has its Names, Split and
+// Warnings set, and Valid, with no images yet, if there is a validation
+// folder.
+func listImageFolder(dir string, split float64) (f *ImageFolder, train, valid, test []imageFile, err error) {
 	if _, err := os.Stat(dir); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	trainDir, testDir := filepath.Join(dir, "train"), filepath.Join(dir, "test")
 	hasTrain, hasTest := isDir(trainDir), isDir(testDir)
 	f = &ImageFolder{}
+	var sk skipped
 	switch {
 	case hasTrain && hasTest:
 		if split != 0 {
-			return nil, nil, nil, &ParseError{File: dir, Err: fmt.Errorf("a split of %g, but the folder has its own train and test folders", split)}
+			return nil, nil, nil, nil, &ParseError{File: dir, Err: fmt.Errorf("a split of %g, but the folder has its own train and test folders", split)}
 		}
-		var testNames []string
-		if f.Names, train, err = classFiles(trainDir); err != nil {
-			return nil, nil, nil, err
+		if f.Names, train, err = classFiles(trainDir, &sk); err != nil {
+			return nil, nil, nil, nil, err
 		}
-		if testNames, test, err = classFiles(testDir); err != nil {
-			return nil, nil, nil, err
+		if test, err = splitFiles(trainDir, testDir, "test", f.Names, &sk); err != nil {
+			return nil, nil, nil, nil, err
 		}
-		if err := sameClasses(trainDir, testDir, f.Names, testNames); err != nil {
-			return nil, nil, nil, err
+		validDir, err := validFolder(dir)
+		if err == nil && validDir != "" {
+			f.Valid = &Images{}
+			valid, err = splitFiles(trainDir, validDir, "validation", f.Names, &sk)
+		}
+		if err != nil {
+			return nil, nil, nil, nil, err
 		}
 	case hasTrain || hasTest:
 		have, missing := trainDir, testDir
 		if hasTest {
 			have, missing = testDir, trainDir
 		}
-		return nil, nil, nil, &ParseError{File: missing, Err: fmt.Errorf("%w: there is %s but not this folder", fs.ErrNotExist, have)}
+		err := fmt.Errorf("%w: there is %s but not this folder", fs.ErrNotExist, have)
+		if validDir, _ := validFolder(dir); validDir != "" && hasTrain {
+			err = fmt.Errorf("%w, and %s: to test on its images, rename it test (the validation images are then held out of the training images)", err, validDir)
+		}
+		return nil, nil, nil, nil, &ParseError{File: missing, Err: err}
 	default:
 		f.Split = split
 		if f.Split == 0 {
 			f.Split = DefaultSplit
 		}
-		if f.Names, train, err = classFiles(dir); err != nil {
-			return nil, nil, nil, err
+		if f.Names, train, err = classFiles(dir, &sk); err != nil {
+			return nil, nil, nil, nil, err
 		}
 	}
 	if len(f.Names) == 1 {
-		return nil, nil, nil, &ParseError{File: dir, Err: fmt.Errorf("%w: %s is the only class folder; a classifier needs two or more", ErrOneClass, f.Names[0])}
+		return nil, nil, nil, nil, &ParseError{File: dir, Err: fmt.Errorf("%w: %s is the only class folder; a classifier needs two or more", ErrOneClass, f.Names[0])}
 	}
-	return f, train, test, nil
+	f.Warnings = sk.warnings()
+	return f, train, valid, test, nil
+}
+
+// splitFiles returns the image files of the folder dir of a split
+// (what: test or validation), whose classes must be those of the
+// training images in trainDir.
+func splitFiles(trainDir, dir, what string, classes []string, sk *skipped) ([]imageFile, error) {
+	names, files, err := classFiles(dir, sk)
+	if err != nil {
+		return nil, err
+	}
+	return files, sameClasses(trainDir, dir, what, classes, names)
+}
+
+// validFolder returns the folder of validation images in dir, one of
+// ValidFolders, or "" if there is none.
+func validFolder(dir string) (string, error) {
+	var found []string
+	for _, name := range ValidFolders {
+		if path := filepath.Join(dir, name); isDir(path) {
+			found = append(found, path)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", nil
+	case 1:
+		return found[0], nil
+	}
+	return "", &ParseError{File: dir, Err: fmt.Errorf("two folders of validation images, %s and %s: keep one", found[0], found[1])}
 }
 
 // readHeaders reads the headers of the files, in place, in the order of
@@ -229,10 +295,12 @@ func listImageFolder(dir string, split float64) (f *ImageFolder, train, test []i
 // pixel is decoded and the pixels are allocated, and returns the shape of
 // the images of the folder dir: the options' size if they set one,
 // otherwise the size every file must share.
-func readHeaders(dir string, train, test []imageFile, o FolderOptions) (channels, rows, cols int, err error) {
+func readHeaders(dir string, splits [][]imageFile, o FolderOptions) (channels, rows, cols int, err error) {
 	grey := true
 	var first *imageFile
-	for _, files := range [][]imageFile{train, test} {
+	n := 0
+	for _, files := range splits {
+		n += len(files)
 		for i := range files {
 			file := &files[i]
 			if err := readHeader(file); err != nil {
@@ -257,7 +325,6 @@ func readHeaders(dir string, train, test []imageFile, o FolderOptions) (channels
 	if grey {
 		channels = 1
 	}
-	n := len(train) + len(test)
 	if total := n * channels * rows * cols; total/n != channels*rows*cols || total > maxIDXBytes {
 		return 0, 0, 0, &ParseError{File: dir, Err: fmt.Errorf("%w: %d images of %dx%dx%d would take more than %d bytes",
 			ErrTooLarge, n, channels, rows, cols, uint64(maxIDXBytes))}
@@ -265,17 +332,40 @@ func readHeaders(dir string, train, test []imageFile, o FolderOptions) (channels
 	return channels, rows, cols, nil
 }
 
+// maxStretch is the ratio of the widest image's aspect ratio to the
+// narrowest's beyond which resizing them to one size is warned of.
+const maxStretch = 1.25
+
+// stretched returns a warning if the files, resized to rows x cols, are
+// of aspect ratios so unlike that resizing stretches them unlike each
+// other (portraits and landscapes, say), and "" otherwise.
+func stretched(files []imageFile, rows, cols int) string {
+	aspect := func(f imageFile) float64 { return float64(f.cols) / float64(f.rows) }
+	lo := slices.MinFunc(files, func(a, b imageFile) int { return cmp.Compare(aspect(a), aspect(b)) })
+	hi := slices.MaxFunc(files, func(a, b imageFile) int { return cmp.Compare(aspect(a), aspect(b)) })
+	if aspect(hi) <= maxStretch*aspect(lo) {
+		return ""
+	}
+	return fmt.Sprintf("images of aspect ratios (width/height) from %.3g (%s, %dx%d) to %.3g (%s, %dx%d) are resized to %dx%d, which stretches them unlike each other: "+
+		"crop them to one aspect ratio if their shapes matter", aspect(lo), lo.path, lo.cols, lo.rows, aspect(hi), hi.path, hi.cols, hi.rows, cols, rows)
+}
+
 func isDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
 }
 
-// hidden reports whether a directory entry is to be ignored.
-func hidden(name string) bool { return strings.HasPrefix(name, ".") }
+// hidden reports whether a directory entry is to be ignored: a name
+// that begins with a dot (.DS_Store, the ._NAME files macOS leaves on
+// other file systems) and the thumbnails and settings Windows keeps.
+func hidden(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.EqualFold(name, "Thumbs.db") || strings.EqualFold(name, "desktop.ini")
+}
 
 // classFiles returns the class folders of dir, sorted, and their image
-// files, labelled by the index of their folder.
-func classFiles(dir string) ([]string, []imageFile, error) {
+// files, labelled by the index of their folder; the files and folders
+// in the class folders that are not read are added to sk.
+func classFiles(dir string, sk *skipped) ([]string, []imageFile, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, err
@@ -292,20 +382,23 @@ func classFiles(dir string) ([]string, []imageFile, error) {
 			return nil, nil, err
 		}
 		n := len(files)
-		var folders []string
+		var class skipped
 		for _, f := range inner {
-			ext := strings.ToLower(filepath.Ext(f.Name()))
-			switch {
+			path := filepath.Join(classDir, f.Name())
+			switch ext := strings.ToLower(filepath.Ext(f.Name())); {
 			case hidden(f.Name()):
-			case f.IsDir():
-				folders = append(folders, f.Name())
-			case slices.Contains(imageExts, ext):
-				files = append(files, imageFile{path: filepath.Join(classDir, f.Name()), label: len(names)})
+			case slices.Contains(imageExts, ext): // a folder so named is an error when it is read
+				files = append(files, imageFile{path: path, label: len(names)})
+			case f.IsDir() || f.Type()&fs.ModeSymlink != 0 && isDir(path): // a folder, or a link to one
+				class.folders = append(class.folders, path)
+			default:
+				class.addFile(path, ext)
 			}
 		}
 		if len(files) == n {
-			return nil, nil, &ParseError{File: classDir, Err: emptyClass(folders)}
+			return nil, nil, &ParseError{File: classDir, Err: class.empty()}
 		}
+		sk.merge(class)
 		names = append(names, e.Name())
 	}
 	if names == nil {
@@ -314,33 +407,18 @@ func classFiles(dir string) ([]string, []imageFile, error) {
 	return names, files, nil
 }
 
-// emptyClass is the error of a class folder without images that holds
-// the given folders: images one level further down (a data set in a
-// folder of its own, Train and Test folders) are said to be there.
-func emptyClass(folders []string) error {
-	err := fmt.Errorf("%w: no %s files", ErrEmptyClass, strings.Join(imageExts, ", "))
-	if len(folders) == 0 {
-		return err
-	}
-	const show = 3
-	list := strings.Join(folders[:min(len(folders), show)], ", ")
-	if len(folders) > show {
-		list += fmt.Sprintf(" and %d more", len(folders)-show)
-	}
-	return fmt.Errorf("%w, only folders (%s): are the class folders one level down?", err, list)
-}
-
-// sameClasses checks that the training and test images have the same
-// classes, naming the first class folder without a namesake.
-func sameClasses(trainDir, testDir string, train, test []string) error {
+// sameClasses checks that the training images and those of another
+// split (what: test or validation) in dir have the same classes, naming
+// the first class folder without a namesake.
+func sameClasses(trainDir, dir, what string, train, other []string) error {
 	for _, c := range train {
-		if !slices.Contains(test, c) {
-			return &ParseError{File: filepath.Join(testDir, c), Err: fmt.Errorf("%w: %s is a class of the training images but has no test folder", ErrMissingClass, c)}
+		if !slices.Contains(other, c) {
+			return &ParseError{File: filepath.Join(dir, c), Err: fmt.Errorf("%w: %s is a class of the training images but has no %s folder", ErrMissingClass, c, what)}
 		}
 	}
-	for _, c := range test {
+	for _, c := range other {
 		if !slices.Contains(train, c) {
-			return &ParseError{File: filepath.Join(trainDir, c), Err: fmt.Errorf("%w: %s is a class of the test images but has no training folder", ErrMissingClass, c)}
+			return &ParseError{File: filepath.Join(trainDir, c), Err: fmt.Errorf("%w: %s is a class of the %s images but has no training folder", ErrMissingClass, c, what)}
 		}
 	}
 	return nil
@@ -373,8 +451,7 @@ func readHeader(file *imageFile) error {
 		return err
 	}
 	defer fh.Close()
-	file.cols, file.rows, file.grey, _, err = imageHeader(fh)
-	if err != nil {
+	if file.imageHeader, err = readImageHeader(fh); err != nil {
 		return &ParseError{File: file.path, Err: err}
 	}
 	return nil
@@ -409,6 +486,7 @@ var imageFormats = []imageFormat{
 	{"WebP", []string{".webp"}, func(head []byte) bool {
 		return len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP"
 	}, webpConfig, webp.Decode, false},
+	{"Netpbm", []string{".pbm", ".pgm", ".ppm", ".pnm"}, isNetpbm, netpbmConfig, decodeNetpbm, false},
 }
 
 // webpConfig is webp.DecodeConfig, but for the size of the frame, which
@@ -501,65 +579,92 @@ func prefix(signatures ...string) func([]byte) bool {
 	}
 }
 
-// imageHeader reads the header of an image in one of imageFormats from
-// r and returns its size, whether it is grey and its format. The size
-// must be at most MaxImagePixels.
-func imageHeader(r imageSource) (width, height int, grey bool, format imageFormat, err error) {
+// imageHeader is what the header of an image file says.
+type imageHeader struct {
+	// rows and cols are the size of the image upright, turned by its
+	// orientation; the pixels as stored may be cols high and rows wide.
+	rows, cols int
+	grey       bool
+	format     imageFormat
+	// orientation is the EXIF orientation of a JPEG file, 1 to 8, and
+	// 1 for the other formats.
+	orientation int
+}
+
+// stored returns the width and height of the pixels as the file stores
+// them, before they are turned upright.
+func (h imageHeader) stored() (width, height int) {
+	if transposed(h.orientation) {
+		return h.rows, h.cols
+	}
+	return h.cols, h.rows
+}
+
+// readImageHeader reads the header of an image in one of imageFormats
+// from r. Its size must be at most MaxImagePixels.
+func readImageHeader(r imageSource) (imageHeader, error) {
 	br := bufio.NewReader(r)
 	head, err := br.Peek(headLen)
 	if err != nil && err != io.EOF {
-		return 0, 0, false, imageFormat{}, err // a directory, a file that cannot be read
+		return imageHeader{}, err // a directory, a file that cannot be read
 	}
 	i := slices.IndexFunc(imageFormats, func(f imageFormat) bool { return f.is(head) })
 	switch {
 	case len(head) == 0:
-		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: an empty file", ErrImage)
+		return imageHeader{}, fmt.Errorf("%w: an empty file", ErrImage)
 	case i < 0:
-		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: its first bytes are the signature of none of them", ErrImage)
+		return imageHeader{}, fmt.Errorf("%w: its first bytes are the signature of none of them", ErrImage)
 	}
-	format = imageFormats[i]
-	cfg, err := format.decodeConfig(format.input(r, br))
+	h := imageHeader{format: imageFormats[i], orientation: 1}
+	cfg, err := h.format.decodeConfig(h.format.input(r, br))
 	if err != nil {
-		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: %s: %v", ErrImage, format.name, err)
+		return imageHeader{}, fmt.Errorf("%w: %s: %v", ErrImage, h.format.name, err)
 	}
 	if cfg.Width < 1 || cfg.Height < 1 {
-		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: %dx%d pixels", ErrImage, cfg.Width, cfg.Height)
+		return imageHeader{}, fmt.Errorf("%w: %dx%d pixels", ErrImage, cfg.Width, cfg.Height)
 	}
 	if cfg.Width > MaxImagePixels/cfg.Height {
-		return 0, 0, false, imageFormat{}, fmt.Errorf("%w: %dx%d, more than %d pixels", ErrTooLarge, cfg.Width, cfg.Height, MaxImagePixels)
+		return imageHeader{}, fmt.Errorf("%w: %dx%d, more than %d pixels", ErrTooLarge, cfg.Width, cfg.Height, MaxImagePixels)
+	}
+	h.rows, h.cols = cfg.Height, cfg.Width
+	if h.format.name == "JPEG" {
+		if h.orientation = jpegOrientation(r); transposed(h.orientation) {
+			h.rows, h.cols = cfg.Width, cfg.Height
+		}
 	}
 	switch m := cfg.ColorModel.(type) {
 	case color.Palette:
-		grey = true
+		h.grey = true
 		for _, c := range m {
 			r, g, b, _ := c.RGBA()
-			grey = grey && r == g && g == b
+			h.grey = h.grey && r == g && g == b
 		}
 	default:
 		const greyAlpha = 4 // the PNG colour type of grey with alpha, decoded as NRGBA
-		grey = m == color.GrayModel || m == color.Gray16Model || format.name == "PNG" && len(head) == headLen && head[25] == greyAlpha
+		h.grey = m == color.GrayModel || m == color.Gray16Model || h.format.name == "PNG" && len(head) == headLen && head[25] == greyAlpha
 	}
-	return cfg.Width, cfg.Height, grey, format, nil
+	return h, nil
 }
 
 // decodeImage decodes the image in r, after checking its header as
-// imageHeader does, and returns it with whether it is grey.
-func decodeImage(r imageSource) (image.Image, bool, error) {
-	width, height, grey, format, err := imageHeader(r)
+// readImageHeader does, and returns it as stored with its header.
+func decodeImage(r imageSource) (image.Image, imageHeader, error) {
+	h, err := readImageHeader(r)
 	if err != nil {
-		return nil, false, err
+		return nil, h, err
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return nil, false, err
+		return nil, h, err
 	}
-	img, err := format.decode(format.input(r, bufio.NewReader(r)))
+	img, err := h.format.decode(h.format.input(r, bufio.NewReader(r)))
 	if err != nil {
-		return nil, false, fmt.Errorf("%w: %v", ErrImage, err)
+		return nil, h, fmt.Errorf("%w: %v", ErrImage, err)
 	}
+	width, height := h.stored()
 	// The first frame of a GIF may cover only part of its picture, the
 	// size of its header: it is drawn there, on transparent black.
 	r0 := image.Rect(0, 0, width, height)
-	if b := img.Bounds(); format.name == "GIF" && b != r0 && b.In(r0) {
+	if b := img.Bounds(); h.format.name == "GIF" && b != r0 && b.In(r0) {
 		canvas := image.NewNRGBA(r0)
 		draw.Draw(canvas, b, img, b.Min, draw.Src)
 		img = canvas
@@ -567,9 +672,9 @@ func decodeImage(r imageSource) (image.Image, bool, error) {
 	// The header was read again above, so this holds unless a decoder
 	// disagrees with itself.
 	if b := img.Bounds(); b.Dx() != width || b.Dy() != height {
-		return nil, false, fmt.Errorf("%w: header says %dx%d, pixels are %dx%d", ErrImage, width, height, b.Dx(), b.Dy())
+		return nil, h, fmt.Errorf("%w: header says %dx%d, pixels are %dx%d", ErrImage, width, height, b.Dx(), b.Dy())
 	}
-	return img, grey, nil
+	return img, h, nil
 }
 
 // converter turns decoded images into the bytes of Images, keeping its
@@ -598,22 +703,30 @@ func (c *converter) readFile(dst []uint8, file imageFile, channels, rows, cols i
 		return err
 	}
 	defer fh.Close()
-	img, grey, err := decodeImage(fh)
-	if err == nil && (grey != file.grey || img.Bounds().Dx() != file.cols || img.Bounds().Dy() != file.rows) {
+	img, h, err := decodeImage(fh)
+	if err == nil && (h.rows != file.rows || h.cols != file.cols || h.grey != file.grey || h.orientation != file.orientation) {
 		err = errors.New("the file changed while it was read")
 	}
 	if err != nil {
 		return &ParseError{File: file.path, Err: err}
 	}
-	c.convert(dst, img, channels, rows, cols)
+	c.convert(dst, img, h.orientation, channels, rows, cols)
 	return nil
 }
 
-// convert stores img, resized to rows x cols if it is of another size, in
-// dst as channels (1 or 3) planes of bytes. A grey image is stored by its
-// luma, which for a grey image is its grey level.
-func (c *converter) convert(dst []uint8, img image.Image, channels, rows, cols int) {
-	r := image.Rect(0, 0, cols, rows)
+// convert stores img, turned upright by its EXIF orientation and resized
+// to rows x cols if it is of another size, in dst as channels (1 or 3)
+// planes of bytes. A grey image is stored by its luma, which for a grey
+// image is its grey level.
+func (c *converter) convert(dst []uint8, img image.Image, orientation, channels, rows, cols int) {
+	// The image is resized as stored, then turned: the Catmull-Rom
+	// kernel is the same along either axis and either way, so that the
+	// two commute.
+	w, h := cols, rows
+	if transposed(orientation) {
+		w, h = rows, cols
+	}
+	r := image.Rect(0, 0, w, h)
 	if c.rgba == nil || c.rgba.Rect != r {
 		c.rgba = image.NewRGBA(r)
 	}
@@ -627,7 +740,8 @@ func (c *converter) convert(dst []uint8, img image.Image, channels, rows, cols i
 	plane := rows * cols
 	pix := c.rgba.Pix
 	for p := range plane {
-		q := pix[4*p : 4*p+4 : 4*p+4]
+		x, y := orientedAt(orientation, p%cols, p/cols, w, h)
+		q := pix[4*(y*w+x) : 4*(y*w+x)+4 : 4*(y*w+x)+4]
 		red, green, blue := unpremultiply(q[0], q[3]), unpremultiply(q[1], q[3]), unpremultiply(q[2], q[3])
 		if channels == 1 {
 			// The weights of color.GrayModel, which give back r when
@@ -650,36 +764,33 @@ func unpremultiply(v, a uint8) uint8 {
 	return uint8(min((uint32(v)*0xff+uint32(a)/2)/uint32(a), 0xff))
 }
 
-// LoadImages reads the training and test images of dir: an IDX data set,
-// the "train" and "t10k" splits of LoadIDX, if dir holds IDX files, and
-// otherwise a folder of images as LoadImageFolder reads it with the
-// options o. An IDX data set takes only o.Seed and o.Check, which is
-// called once its files are read.
-func LoadImages(dir string, o FolderOptions) (train, test *Images, err error) {
+// LoadImages reads the images of dir: an IDX data set, the "train" and
+// "t10k" splits of LoadIDX, if dir holds IDX files, and otherwise a
+// folder of images as LoadImageFolder reads it with the options o. An
+// IDX data set takes only o.Seed and o.Check, which is called once its
+// files are read.
+func LoadImages(dir string, o FolderOptions) (*ImageFolder, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return isIDXName(e.Name()) }) {
-		f, err := LoadImageFolder(dir, o)
-		if err != nil {
-			return nil, nil, err
-		}
-		return f.Train, f.Test, nil
+		return LoadImageFolder(dir, o)
 	}
 	if o.Rows != 0 || o.Cols != 0 || o.Split != 0 {
-		return nil, nil, &ParseError{File: dir, Err: errors.New("an IDX data set, which is read as it is: resizing and splitting are for folders of images")}
+		return nil, &ParseError{File: dir, Err: errors.New("an IDX data set, which is read as it is: resizing and splitting are for folders of images")}
 	}
-	if train, err = LoadIDX(dir, "train"); err != nil {
-		return nil, nil, err
+	f := &ImageFolder{}
+	if f.Train, err = LoadIDX(dir, "train"); err != nil {
+		return nil, err
 	}
-	if test, err = LoadIDXClasses(dir, "t10k", train.Classes); err != nil {
-		return nil, nil, err
+	if f.Test, err = LoadIDXClasses(dir, "t10k", f.Train.Classes); err != nil {
+		return nil, err
 	}
 	if o.Check != nil {
-		if err := o.Check(train.NumChannels(), train.Rows, train.Cols, train.Classes, train.N+test.N); err != nil {
-			return nil, nil, err
+		if err := o.Check(f.Train.NumChannels(), f.Train.Rows, f.Train.Cols, f.Train.Classes, f.Train.N+f.Test.N); err != nil {
+			return nil, err
 		}
 	}
-	return train, test, nil
+	return f, nil
 }

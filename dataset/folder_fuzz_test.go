@@ -34,28 +34,27 @@ func FuzzDecodeImage(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Headers of large images are valid inputs, but decoding them
 		// would make each run slow.
-		if w, h, _, _, err := imageHeader(bytes.NewReader(data)); err == nil && w*h > 1<<16 {
+		if h, err := readImageHeader(bytes.NewReader(data)); err == nil && h.rows*h.cols > 1<<16 {
 			return
 		}
-		img, grey, err := decodeImage(bytes.NewReader(data))
+		img, h, err := decodeImage(bytes.NewReader(data))
 		if err != nil {
 			if !errors.Is(err, ErrImage) && !errors.Is(err, ErrTooLarge) {
 				t.Fatalf("error %v is neither ErrImage nor ErrTooLarge", err)
 			}
 			return
 		}
-		b := img.Bounds()
 		var c converter
-		for _, size := range [][2]int{{b.Dy(), b.Dx()}, {2, 3}} {
+		for _, size := range [][2]int{{h.rows, h.cols}, {2, 3}} {
 			rows, cols := size[0], size[1]
 			rgb := make([]uint8, 3*rows*cols)
-			c.convert(rgb, img, 3, rows, cols)
+			c.convert(rgb, img, h.orientation, 3, rows, cols)
 			plane := rows * cols
-			if grey && size == [2]int{b.Dy(), b.Dx()} &&
+			if h.grey && size == [2]int{h.rows, h.cols} &&
 				(!slices.Equal(rgb[:plane], rgb[plane:2*plane]) || !slices.Equal(rgb[:plane], rgb[2*plane:])) {
 				t.Fatalf("an image judged grey has unequal channels %v", rgb)
 			}
-			c.convert(make([]uint8, plane), img, 1, rows, cols)
+			c.convert(make([]uint8, plane), img, h.orientation, 1, rows, cols)
 		}
 	})
 }

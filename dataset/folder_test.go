@@ -11,6 +11,7 @@ import (
 	"image/gif"
 	"image/png"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -25,18 +26,24 @@ import (
 //
 //	grey/train, grey/test: classes circle and square, 6x4 grey images of
 //	    5x + 20y + 120*label as grey PNG, a PNG with a grey palette, a
-//	    PNG of grey and alpha (alpha 100) and a grey JPEG, with a text
-//	    file and a hidden folder to ignore; 7 training and 2 test images
+//	    PNG of grey and alpha (alpha 100), a grey JPEG, a PGM of 16 bits
+//	    (P5) and a plain PGM of 1000 levels (P2), with a text file and a
+//	    hidden folder to ignore; 9 training and 2 test images
 //	colour: classes blue, green and red, five 6x4 images each (RGB PNG,
 //	    PNG with alpha 128 named .PNG, JPEG, paletted PNG) with channel
 //	    label 200, channel label+1 5x + 20y and channel label+2 10
 //	sizes: classes a (a flat grey 6x4 image of 60 and a 12x8 grey image
 //	    of 20x) and b (6x4 and 3x2 images of the colour 200, 100, 50)
-//	formats: classes a and b, four 6x4 images of colourAt each, as GIF,
-//	    BMP, TIFF (compressed by deflate) and TIFF named .TIFF
-//	webp: a lossless WebP image and the PNG image of the same pixels,
-//	    and a lossy WebP image, copied from golang.org/x/image's
-//	    testdata (gopher-doc.1bpp, blue-purple-pink.lossy)
+//	formats: classes a and b, six 6x4 images of colourAt each, as GIF,
+//	    BMP, TIFF (compressed by deflate), TIFF named .TIFF, PPM (P6) and
+//	    plain PPM (P3) named .PNM
+//	orient: a 24x16 grey JPEG image stored turned for each EXIF
+//	    orientation, 1.jpg to 8.jpg (see exif_test.go)
+
+// webp: a lossless WebP image and the PNG image of the same pixels,
+//
+//	and a lossy WebP image, copied from golang.org/x/image's
+//	testdata (gopher-doc.1bpp, blue-purple-pink.lossy)
 var imagesDir = filepath.Join("testdata", "images")
 
 // greyAt and colourAt are the fixtures' pixel values.
@@ -68,15 +75,15 @@ func TestLoadImageFolder(t *testing.T) {
 		tol  int
 	}{
 		{name: "grey train and test", dir: "grey", names: []string{"circle", "square"}, channels: 1, rows: 4, col: 6,
-			train: 7, test: 2, want: func(l, _, x, y int) int { return greyAt(l, x, y) }, tol: 3},
+			train: 9, test: 2, want: func(l, _, x, y int) int { return greyAt(l, x, y) }, tol: 3},
 		{name: "colour split", dir: "colour", names: []string{"blue", "green", "red"}, channels: 3, rows: 4, col: 6,
 			train: 12, test: 3, split: dataset.DefaultSplit, want: colourAt, tol: 16},
 		{name: "colour split 0.4", dir: "colour", opt: dataset.FolderOptions{Split: 0.4, Seed: 3}, names: []string{"blue", "green", "red"},
 			channels: 3, rows: 4, col: 6, train: 9, test: 6, split: 0.4, want: colourAt, tol: 16},
 		{name: "grey resized", dir: "grey", opt: dataset.FolderOptions{Rows: 4, Cols: 6}, names: []string{"circle", "square"}, channels: 1,
-			rows: 4, col: 6, train: 7, test: 2, want: func(l, _, x, y int) int { return greyAt(l, x, y) }, tol: 3},
+			rows: 4, col: 6, train: 9, test: 2, want: func(l, _, x, y int) int { return greyAt(l, x, y) }, tol: 3},
 		{name: "formats", dir: "formats", names: []string{"a", "b"}, channels: 3, rows: 4, col: 6,
-			train: 6, test: 2, split: dataset.DefaultSplit, want: colourAt},
+			train: 10, test: 2, split: dataset.DefaultSplit, want: colourAt},
 		{name: "sizes resized", dir: "sizes", opt: dataset.FolderOptions{Rows: 2, Cols: 3}, names: []string{"a", "b"}, channels: 3,
 			rows: 2, col: 3, train: 2, test: 2, split: dataset.DefaultSplit},
 	} {
@@ -223,10 +230,11 @@ func TestImagesChannels(t *testing.T) {
 }
 
 func TestLoadImages(t *testing.T) {
-	train, test, err := dataset.LoadImages(idxDir, dataset.FolderOptions{Seed: 5})
+	f, err := dataset.LoadImages(idxDir, dataset.FolderOptions{Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
+	train, test := f.Train, f.Test
 	wantTrain, err := dataset.LoadIDX(idxDir, "train")
 	if err != nil {
 		t.Fatal(err)
@@ -238,12 +246,12 @@ func TestLoadImages(t *testing.T) {
 	if !reflect.DeepEqual(train, wantTrain) || !reflect.DeepEqual(test, wantTest) {
 		t.Error("the IDX data set read by LoadImages differs from LoadIDX's")
 	}
-	if _, _, err := dataset.LoadImages(idxDir, dataset.FolderOptions{Rows: 2, Cols: 2}); err == nil || !strings.Contains(err.Error(), "IDX") {
+	if _, err := dataset.LoadImages(idxDir, dataset.FolderOptions{Rows: 2, Cols: 2}); err == nil || !strings.Contains(err.Error(), "IDX") {
 		t.Errorf("resizing IDX images: error %v", err)
 	}
 	refused := errors.New("refused")
 	var got []int
-	_, _, err = dataset.LoadImages(idxDir, dataset.FolderOptions{Check: func(channels, rows, cols, classes, images int) error {
+	_, err = dataset.LoadImages(idxDir, dataset.FolderOptions{Check: func(channels, rows, cols, classes, images int) error {
 		got = []int{channels, rows, cols, classes, images}
 		return refused
 	}})
@@ -251,15 +259,15 @@ func TestLoadImages(t *testing.T) {
 		t.Errorf("IDX: error %v, check of %v; want %v and a check of %v", err, got, refused, want)
 	}
 	dir := filepath.Join(imagesDir, "grey")
-	train, test, err = dataset.LoadImages(dir, dataset.FolderOptions{})
+	folder, err := dataset.LoadImages(dir, dataset.FolderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := dataset.LoadImageFolder(dir, dataset.FolderOptions{})
+	want, err := dataset.LoadImageFolder(dir, dataset.FolderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(train, f.Train) || !reflect.DeepEqual(test, f.Test) {
+	if !reflect.DeepEqual(folder, want) {
 		t.Error("the folder read by LoadImages differs from LoadImageFolder's")
 	}
 }
@@ -334,21 +342,7 @@ func TestImageFolderErrors(t *testing.T) {
 			want: dataset.ErrNoImages, at: "", msg: "no class folder holds two images or more"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			dir := t.TempDir()
-			for name, data := range test.files {
-				path := filepath.Join(dir, filepath.FromSlash(name))
-				if data == nil {
-					path = filepath.Join(path, "x")
-				}
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if data != nil {
-					if err := os.WriteFile(path, data, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
+			dir := writeTree(t, test.files)
 			if test.link != "" {
 				to := cmp.Or(test.to, "gone")
 				if err := os.Symlink(filepath.Join(dir, to), filepath.Join(dir, filepath.FromSlash(test.link))); err != nil {
@@ -468,5 +462,179 @@ func TestFolderCheck(t *testing.T) {
 	}})
 	if want := []int{1, 5, 6, 2, 4}; err != refused || !slices.Equal(got, want) {
 		t.Errorf("error %v, check of %v; want %v and a check of %v", err, got, refused, want)
+	}
+}
+
+// writeTree writes the files, by their paths relative to a new temporary
+// folder, and returns the folder; nil content makes an empty folder.
+func writeTree(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if data == nil {
+			path = filepath.Join(path, "x")
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if data != nil {
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
+
+// TestFolderSkipped checks the warnings of the files and folders of
+// class folders that are not read, and that hidden files, Thumbs.db and
+// desktop.ini go unmentioned.
+func TestFolderSkipped(t *testing.T) {
+	good := pngBytes(t, 6, 4)
+	for _, test := range []struct {
+		name  string
+		files map[string][]byte
+		want  []string // with DIR for the folder
+		err   string
+	}{
+		{name: "none", files: map[string][]byte{"a/1.png": good, "a/2.PNG": good, "b/1.png": good, "b/.DS_Store": {1}, "b/._1.png": {1},
+			"b/Thumbs.db": {1}, "a/desktop.ini": {1}, "a/.hidden/3.png": good}},
+		{name: "files and folders", files: map[string][]byte{"a/1.png": good, "a/x.heic": {1}, "a/y.HEIC": {1}, "a/notes.txt": {1},
+			"b/1.png": good, "b/2.png": good, "b/z.heic": {1}, "b/README": {1}, "b/2019/3.png": good},
+			want: []string{"5 files in the class folders not read, of other formats (3 .heic, 1 without an extension, 1 .txt), such as DIR/a/x.heic; " +
+				"formats such as HEIC, AVIF, JPEG XL and camera raw are not read: convert them to JPEG or PNG to use them",
+				"1 folder in the class folders not read, such as DIR/b/2019: only the images directly in a class folder are read"}},
+		{name: "one file", files: map[string][]byte{"a/1.png": good, "a/2.png": good, "b/1.png": good, "b/x.svg": {1}},
+			want: []string{"1 file in the class folders not read, of other formats (1 .svg), such as DIR/b/x.svg"}},
+		{name: "a class of HEIC files", files: map[string][]byte{"a/1.png": good, "b/1.heic": {1}, "b/2.heic": {1}},
+			err: "empty class folder: no .png, .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp, .pbm, .pgm, .ppm, .pnm files, only 2 .heic; formats such as HEIC"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			dir := writeTree(t, test.files)
+			f, err := dataset.LoadImageFolder(dir, dataset.FolderOptions{})
+			if test.err != "" {
+				if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "b")+": "+test.err) {
+					t.Fatalf("error %v, want one that says %q", err, test.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, w := range test.want {
+				want = append(want, strings.ReplaceAll(w, "DIR/", dir+string(filepath.Separator)))
+			}
+			if !slices.Equal(f.Warnings, want) {
+				t.Errorf("warnings %q\nwant %q", f.Warnings, want)
+			}
+		})
+	}
+}
+
+// TestValidFolder checks that a validation folder beside train and test
+// is read as the validation images, and the errors of one that does not
+// fit.
+func TestValidFolder(t *testing.T) {
+	good := pngBytes(t, 6, 4)
+	base := map[string][]byte{"train/a/1.png": good, "train/a/2.png": good, "train/b/1.png": good,
+		"test/a/1.png": good, "test/b/1.png": good}
+	with := func(extra map[string][]byte) map[string][]byte {
+		m := maps.Clone(base)
+		maps.Copy(m, extra)
+		return m
+	}
+	for _, test := range []struct {
+		name  string
+		files map[string][]byte
+		valid int // images, or -1 for none
+		err   error
+		msg   string
+	}{
+		{name: "none", files: base, valid: -1},
+		{name: "valid", files: with(map[string][]byte{"valid/a/1.png": good, "valid/b/1.png": good, "valid/b/2.png": good}), valid: 3},
+		{name: "val", files: with(map[string][]byte{"val/a/1.png": good, "val/b/1.png": good}), valid: 2},
+		{name: "validation", files: with(map[string][]byte{"validation/a/1.png": good, "validation/b/1.png": good}), valid: 2},
+		{name: "a class missing", files: with(map[string][]byte{"valid/a/1.png": good}), err: dataset.ErrMissingClass,
+			msg: "valid/b: missing class: b is a class of the training images but has no validation folder"},
+		{name: "two", files: with(map[string][]byte{"valid/a/1.png": good, "valid/b/1.png": good, "val/a/1.png": good, "val/b/1.png": good}),
+			msg: "two folders of validation images"},
+		{name: "train and val without test", files: map[string][]byte{"train/a/1.png": good, "train/b/1.png": good, "val/a/1.png": good, "val/b/1.png": good},
+			err: fs.ErrNotExist, msg: "val: to test on its images, rename it test"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			dir := writeTree(t, test.files)
+			f, err := dataset.LoadImageFolder(dir, dataset.FolderOptions{})
+			if test.msg != "" {
+				if err == nil || test.err != nil && !errors.Is(err, test.err) || !strings.Contains(err.Error(), test.msg) {
+					t.Fatalf("error %v, want %v saying %q", err, test.err, test.msg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case test.valid < 0 && f.Valid != nil:
+				t.Errorf("%d validation images, want none", f.Valid.N)
+			case test.valid >= 0 && (f.Valid == nil || f.Valid.N != test.valid || !slices.Equal(f.Valid.Names, []string{"a", "b"})):
+				t.Errorf("validation images %+v, want %d of classes a and b", f.Valid, test.valid)
+			case f.Train.N != 3 || f.Test.N != 2:
+				t.Errorf("%d training and %d test images, want 3 and 2", f.Train.N, f.Test.N)
+			}
+		})
+	}
+}
+
+// TestImageFiles lists the image files of a folder and its folders, as
+// predict reads them, warning of the others.
+func TestImageFiles(t *testing.T) {
+	good := pngBytes(t, 6, 4)
+	dir := writeTree(t, map[string][]byte{"b.png": good, "a/1.JPG": good, "a/2/3.ppm": good, ".git/x.png": good, "a/.DS_Store": {1}, "notes.txt": {1}})
+	files, warnings, err := dataset.ImageFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range []string{"a/1.JPG", "a/2/3.ppm", "b.png"} {
+		want = append(want, filepath.Join(dir, filepath.FromSlash(f)))
+	}
+	if !slices.Equal(files, want) || len(warnings) != 1 || !strings.HasPrefix(warnings[0], "1 file not read, of other formats (1 .txt), such as "+filepath.Join(dir, "notes.txt")) {
+		t.Errorf("files %q, warnings %q; want %q and one of notes.txt", files, warnings, want)
+	}
+	if files, _, err := dataset.ImageFiles(want[0]); err != nil || !slices.Equal(files, want[:1]) {
+		t.Errorf("a file: %q, %v", files, err)
+	}
+	if _, _, err := dataset.ImageFiles(filepath.Join(dir, ".git")); err != nil {
+		t.Errorf("a hidden folder named: %v", err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "a"), filepath.Join(dir, "c")); err != nil {
+		t.Fatal(err)
+	}
+	if files, warnings, err := dataset.ImageFiles(dir); err != nil || len(files) != 3 || len(warnings) != 2 ||
+		warnings[1] != "1 link to folders not followed, such as "+filepath.Join(dir, "c")+": name the folder itself" {
+		t.Errorf("a link to a folder: files %q, warnings %q, error %v", files, warnings, err)
+	}
+	empty := writeTree(t, map[string][]byte{"x.heic": {1}})
+	if _, _, err := dataset.ImageFiles(empty); !errors.Is(err, dataset.ErrNoImages) || !strings.Contains(err.Error(), "only 1 .heic") {
+		t.Errorf("no images: %v", err)
+	}
+}
+
+// TestStretched checks the warning of images of unlike aspect ratios
+// resized to one size, and its absence for images of one aspect ratio.
+func TestStretched(t *testing.T) {
+	wide, tall := pngBytes(t, 6, 4), pngBytes(t, 4, 6)
+	opt := dataset.FolderOptions{Rows: 4, Cols: 4}
+	dir := writeTree(t, map[string][]byte{"a/1.png": wide, "a/2.png": tall, "b/1.png": wide, "b/2.png": pngBytes(t, 12, 8)})
+	f, err := dataset.LoadImageFolder(dir, opt)
+	want := "images of aspect ratios (width/height) from 0.667 (" + filepath.Join(dir, "a", "2.png") + ", 4x6) to 1.5 ("
+	if err != nil || len(f.Warnings) != 1 || !strings.HasPrefix(f.Warnings[0], want) {
+		t.Errorf("warnings %q, error %v; want one that begins %q", f.Warnings, err, want)
+	}
+	dir = writeTree(t, map[string][]byte{"a/1.png": wide, "a/2.png": pngBytes(t, 12, 8), "b/1.png": wide, "b/2.png": pngBytes(t, 3, 2)})
+	if f, err := dataset.LoadImageFolder(dir, opt); err != nil || f.Warnings != nil {
+		t.Errorf("images of one aspect ratio: warnings %q, error %v", f.Warnings, err)
 	}
 }

@@ -39,7 +39,9 @@
 // # Files
 //
 // Save writes one file holding the architecture, as a hypergraph spec
-// whose edges carry each layer's kind and settings, and the parameters;
+// whose edges carry each layer's kind and settings, the parameters and
+// the model's Meta (the names of a classifier's classes, how images
+// become its inputs), which a server answers in;
 // Load reads it back into a model ready to predict, train or export
 // (package onnx). The saved hypergraph machines of earlier versions, such
 // as those package sculpt wrote, still load. A file is refused, with an

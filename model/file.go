@@ -17,12 +17,13 @@ import (
 )
 
 // Version is the version of the model files this package writes: JSON
-// objects {"format": "machines", "kind": "model", "version": 1,
-// "element": "float32" or "float64", "spec": ..., "params": [...]},
-// whose spec is a hypergraph spec whose edges may hold layers of every
-// family (see the package documentation) and whose params are those of
-// ad.Params.
-const Version = 1
+// objects {"format": "machines", "kind": "model", "version": 2,
+// "element": "float32" or "float64", "spec": ..., "params": [...],
+// "meta": {...}}, whose spec is a hypergraph spec whose edges may hold
+// layers of every family (see the package documentation), whose params
+// are those of ad.Params and whose meta, if any, is the model's Meta.
+// Version 1 had no meta; its files still load.
+const Version = 2
 
 // FileKind is the "kind" of a model file in the module's envelope
 // ("format": "machines").
@@ -42,6 +43,7 @@ type file struct {
 	Element string           `json:"element"`
 	Spec    *hypergraph.Spec `json:"spec"`
 	Params  json.RawMessage  `json:"params"`
+	Meta    *Meta            `json:"meta,omitempty"`
 }
 
 // Spec returns the model's architecture as a spec: its spaces as
@@ -87,13 +89,20 @@ func (m *Model[T]) Encode(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := m.checkMeta(); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
 	params, err := m.params.MarshalJSON()
 	if err != nil {
 		return err
 	}
+	f := file{Header: modelFormat.Header(), Element: element[T](), Spec: s, Params: params}
+	if len(m.Meta.Classes)+len(m.Meta.Pixels) > 0 {
+		f.Meta = &m.Meta
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
-	return enc.Encode(file{Header: modelFormat.Header(), Element: element[T](), Spec: s, Params: params})
+	return enc.Encode(f)
 }
 
 // Save writes the model to path as Encode does, atomically: a temporary
@@ -179,6 +188,15 @@ func decode[T ad.Float](data []byte) (*Model[T], error) {
 	}
 	if err := m.params.UnmarshalJSON(f.Params); err != nil {
 		return nil, err
+	}
+	if f.Meta != nil {
+		if f.Version < 2 {
+			return nil, errors.New("a \"meta\" in a file of version 1, which had none")
+		}
+		m.Meta = *f.Meta
+		if err := m.checkMeta(); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }

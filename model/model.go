@@ -31,6 +31,11 @@ type Model[T ad.Float] struct {
 	err             error
 
 	predict map[int]*pass[T] // the graphs of Predict, by batch size
+
+	// Meta says what the inputs and outputs mean, such as the names of
+	// a classifier's classes; Save writes it, if it fits the spaces,
+	// and Load reads it.
+	Meta Meta
 }
 
 // New returns an empty model whose layers draw their initial values from

@@ -1,11 +1,16 @@
 package model
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -330,7 +335,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"not JSON", "{", "invalid JSON"},
 		{"other kind", `{"format": "machines", "kind": "params", "version": 1}`, `kind "params", want "model"`},
-		{"newer", strings.Replace(string(data), `"version": 1`, `"version": 9`, 1), "newer than this program reads"},
+		{"newer", strings.Replace(string(data), fmt.Sprintf(`"version": %d`, Version), `"version": 9`, 1), "newer than this program reads"},
 		{"element", strings.Replace(string(data), `"element": "float64"`, `"element": "int8"`, 1), `element type "int8"`},
 		{"unknown kind", strings.Replace(string(data), `"kind": "kernel"`, `"kind": "svm"`, 1), `unknown kind "svm"`},
 		{"config field", strings.Replace(string(data), `"anchors": 4`, `"anchorz": 4`, 1), `unknown field "anchorz"`},
@@ -371,7 +376,7 @@ func TestLegacy(t *testing.T) {
 // The seed corpus, in testdata/fuzz/FuzzLoad, holds a legacy machine and
 // a small file whose spec calls for 2^28 parameters.
 func FuzzLoad(f *testing.F) {
-	for _, name := range []string{"testdata/legacy.machine.json"} {
+	for _, name := range []string{"testdata/legacy.machine.json", "testdata/sculpt-v1.json"} {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data)
 		}
@@ -398,4 +403,72 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal("the parameters changed in a round trip")
 		}
 	})
+}
+
+// TestMeta loads a model file of version 1, a machine that sculpt wrote
+// (testdata/sculpt-v1.json, 1x8x8 images, 10 classes), which has no
+// meta, saves it with one, and checks that it loads back and that a
+// meta that does not fit the model is refused, on saving and loading.
+func TestMeta(t *testing.T) {
+	m, err := Load[float32]("testdata/sculpt-v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Meta.Classes != nil || m.Meta.Pixels != nil {
+		t.Errorf("meta %+v in a file of version 1", m.Meta)
+	}
+	classes := []string{"T-shirt", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"}
+	good := Meta{Classes: map[string][]string{"logits": classes}, Pixels: map[string]Pixels{"x": {Scale: Byte255, Channels: PixelChannels(1)}}}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.json")
+	m.Meta = good
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load[float32](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Meta, good) || !slices.Equal(back.Params().Values(), m.Params().Values()) {
+		t.Errorf("meta %+v after a round trip, want %+v", back.Meta, good)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(md *Meta)
+		want string
+	}{
+		{"too few classes", func(md *Meta) { md.Classes["logits"] = classes[:9] }, `9 classes of output "logits", of shape [10]`},
+		{"classes of an input", func(md *Meta) { md.Classes = map[string][]string{"x": classes} }, `classes of "x", which is not an output space`},
+		{"a class twice", func(md *Meta) { md.Classes["logits"] = append(slices.Clone(classes[:9]), "Bag") }, `class 9 of output "logits" is "Bag"`},
+		{"an empty class", func(md *Meta) { md.Classes["logits"] = append(slices.Clone(classes[:9]), "") }, `class 9 of output "logits" is ""`},
+		{"colour pixels of a grey input", func(md *Meta) { md.Pixels["x"] = Pixels{Scale: Byte255, Channels: PixelChannels(3)} }, `pixels of input "x", of shape [1 8 8]`},
+		{"pixels of an output", func(md *Meta) { md.Pixels = map[string]Pixels{"logits": {Scale: 1, Channels: PixelChannels(1)}} }, `pixels of "logits", which is not an input space`},
+		{"a scale of 0", func(md *Meta) { md.Pixels["x"] = Pixels{Channels: PixelChannels(1)} }, `scaled by 0`},
+	} {
+		md := Meta{Classes: maps.Clone(good.Classes), Pixels: maps.Clone(good.Pixels)}
+		tc.edit(&md)
+		m.Meta = md
+		if err := m.Save(filepath.Join(dir, "bad.json")); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: saving: error %v, want one saying %s", tc.name, err, tc.want)
+		}
+		// The same in a file: Load refuses it.
+		var f map[string]any
+		if err := json.Unmarshal(data, &f); err != nil {
+			t.Fatal(err)
+		}
+		f["meta"] = md
+		bad, _ := json.Marshal(f)
+		if _, err := Decode[float32](bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: loading: error %v, want one saying %s", tc.name, err, tc.want)
+		}
+	}
+	// A meta in a file of version 1, which had none.
+	old := bytes.Replace(data, []byte(`"version": 2`), []byte(`"version": 1`), 1)
+	if _, err := Decode[float32](bytes.NewReader(old)); err == nil || !strings.Contains(err.Error(), "version 1, which had none") {
+		t.Errorf("a meta in a file of version 1: error %v", err)
+	}
 }

@@ -2,8 +2,10 @@ package onnx
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/parametric-machines/machines/ad"
@@ -70,8 +72,25 @@ func Model[T ad.Float](m *model.Model[T]) (*onnxpb.ModelProto, error) {
 		}
 		return strings.Join(out, "\n")
 	}
-	return b.model("a model of github.com/parametric-machines/machines, its live layers",
-		[2]string{"kind", "model"}, [2]string{"inputs", names(inputs)}, [2]string{"outputs", names(outputs)}), nil
+	meta := append([][2]string{{"kind", "model"}, {"inputs", names(inputs)}, {"outputs", names(outputs)}}, metaProps(m.Meta)...)
+	return b.model("a model of github.com/parametric-machines/machines, its live layers", meta...), nil
+}
+
+// metaProps returns the metadata of what the model's inputs and outputs
+// mean: "classes.SPACE", the classes of an output, one a line, and
+// "pixel_scale.SPACE" and "channels.SPACE" (one a line) of an image
+// input, as the model's file holds them.
+func metaProps(md model.Meta) [][2]string {
+	var props [][2]string
+	for _, space := range slices.Sorted(maps.Keys(md.Classes)) {
+		props = append(props, [2]string{"classes." + space, strings.Join(md.Classes[space], "\n")})
+	}
+	for _, space := range slices.Sorted(maps.Keys(md.Pixels)) {
+		p := md.Pixels[space]
+		props = append(props, [2]string{"pixel_scale." + space, strconv.FormatFloat(p.Scale, 'g', -1, 64)},
+			[2]string{"channels." + space, strings.Join(p.Channels, "\n")})
+	}
+	return props
 }
 
 // liveEdges reports which edges of m lie on a path to an output.

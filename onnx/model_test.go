@@ -280,3 +280,29 @@ func realJSON[T ad.Float](x *ad.Tensor[T]) tensorJSON {
 	}
 	return tensorJSON{Type: typ, Dims: slices.Clone(x.Shape), Data: data}
 }
+
+// TestModelMeta exports a sculpted machine (model's testdata, 1x8x8
+// images, 10 classes) whose file names its classes and its pixels'
+// scale, and checks that the ONNX model's metadata holds them.
+func TestModelMeta(t *testing.T) {
+	m, err := model.Load[float32](filepath.Join("..", "model", "testdata", "sculpt-v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	m.Meta = model.Meta{Classes: map[string][]string{"logits": classes},
+		Pixels: map[string]model.Pixels{"x": {Scale: model.Byte255, Channels: model.PixelChannels(1)}}}
+	mp, err := Model(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, kv := range mp.MetadataProps {
+		got[kv.GetKey()] = kv.GetValue()
+	}
+	for key, want := range map[string]string{"classes.logits": "a\nb\nc\nd\ne\nf\ng\nh\ni\nj", "pixel_scale.x": "0.00392156862745098", "channels.x": "grey"} {
+		if got[key] != want {
+			t.Errorf("metadata %q is %q, want %q", key, got[key], want)
+		}
+	}
+}

@@ -65,9 +65,10 @@
 // step only through Adam, which normalises them.
 //
 // Run holds out a validation split of the training images (by default
-// 10%, at most 5,000) and reports the accuracy on it after each epoch.
-// The test images are classified once, at the end, so that nothing is
-// chosen on them.
+// 10%, at most 5,000) and reports the accuracy on it after each epoch;
+// RunValid takes validation images of their own instead (the first
+// 5,000), such as those of a valid folder. The test images are
+// classified once, at the end, so that nothing is chosen on them.
 //
 // # The regularisation path
 //

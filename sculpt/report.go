@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parametric-machines/machines/internal/atomicfile"
+	"github.com/parametric-machines/machines/model"
 )
 
 // Report is the result of a run, written as sculpt.json.
@@ -115,6 +116,12 @@ const (
 // need; the command draws them.
 func writeResults(dir string, a *Arch, st *state, rep *Report) error {
 	m := machine(a, st.Pruned, st.Weights)
+	// The model file says what the machine reads and answers, as
+	// serve tells its clients: pixels divided by 255, and the classes.
+	m.Meta.Pixels = map[string]model.Pixels{"x": {Scale: model.Byte255, Channels: model.PixelChannels(a.Channels)}}
+	if len(rep.Classes) == a.Classes {
+		m.Meta.Classes = map[string][]string{"logits": rep.Classes}
+	}
 	var files []string
 	path := filepath.Join(dir, ModelFile)
 	if err := m.Save(path); err != nil {

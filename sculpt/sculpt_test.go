@@ -18,6 +18,7 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/testutil"
+	"github.com/parametric-machines/machines/model"
 )
 
 // blobs returns n images of size x size pixels in classes classes: a
@@ -169,6 +170,15 @@ func TestRunAndResume(t *testing.T) {
 	}
 	if !slices.Equal(rep.Classes, train.Names) {
 		t.Errorf("classes %q in the report, want %q", rep.Classes, train.Names)
+	}
+	m, err := model.Load[float32](filepath.Join(whole, ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMeta := model.Meta{Classes: map[string][]string{"logits": train.Names},
+		Pixels: map[string]model.Pixels{"x": {Scale: 1.0 / 255, Channels: []string{"grey"}}}}
+	if !reflect.DeepEqual(m.Meta, wantMeta) {
+		t.Errorf("the model file's meta %+v, want %+v", m.Meta, wantMeta)
 	}
 	if rep.Arch == nil || len(rep.Arch.Edges) != rep.EdgesInitial {
 		t.Errorf("the report's architecture %+v has not the %d edges the run started with", rep.Arch, rep.EdgesInitial)
@@ -685,6 +695,49 @@ func TestBadLabels(t *testing.T) {
 				t.Errorf("error %v, log %q; want a mention of %q", err, log.String(), tc.want)
 			}
 		})
+	}
+}
+
+// TestRunValid checks that validation images of their own are the ones
+// measured, the training images all kept for training, and the errors
+// of validation images that do not fit the run.
+func TestRunValid(t *testing.T) {
+	train, test := smallData()
+	valid := blobs(rand.New(rand.NewPCG(7, 7)), 40, 8, 3)
+	rep, err := RunValid(train, valid, test, smallConfig(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Settings; s.TrainImages != train.N || s.ValidationImages != valid.N {
+		t.Errorf("%d training and %d validation images, want %d and %d", s.TrainImages, s.ValidationImages, train.N, valid.N)
+	}
+	// The accuracies are those of the validation images: a set of one
+	// image measures 0 or 1.
+	one := valid.Subset([]int{0})
+	rep, err = RunValid(train, one, test, smallConfig(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, acc := range rep.ValidationAccuracy {
+		if acc != 0 && acc != 1 {
+			t.Errorf("validation accuracy %g of one image", acc)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(valid *dataset.Images, c *Config)
+		want string
+	}{
+		{"a fraction too", func(_ *dataset.Images, c *Config) { c.Validation = 0.2 }, "and a validation fraction of 0.2"},
+		{"another size", func(v *dataset.Images, _ *Config) { v.Rows, v.Cols = 4, 16 }, "validation images 1x4x16"},
+		{"a label too large", func(v *dataset.Images, _ *Config) { v.Labels[3] = 3 }, "validation image 3 has label 3"},
+		{"no images", func(v *dataset.Images, _ *Config) { v.N, v.Labels = 0, nil }, "0 validation images"},
+	} {
+		v, c := blobs(rand.New(rand.NewPCG(7, 7)), 40, 8, 3), smallConfig("")
+		tc.edit(v, &c)
+		if _, err := RunValid(train, v, test, c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
+		}
 	}
 }
 

@@ -240,15 +240,30 @@ type run struct {
 // architecture at the start and the end; Report.Files lists all but the
 // report.
 func Run(train, test *dataset.Images, c Config) (*Report, error) {
+	return RunValid(train, nil, test, c)
+}
+
+// RunValid is Run on validation images of their own, valid, rather than
+// a split held out of the training images (Config.Validation must be
+// zero); a nil valid holds one out, as Run does.
+func RunValid(train, valid, test *dataset.Images, c Config) (*Report, error) {
 	c = c.withDefaults()
 	if err := c.check(); err != nil {
 		return nil, err
+	}
+	if valid != nil && c.Validation != 0 {
+		return nil, fmt.Errorf("sculpt: validation images of their own, and a validation fraction of %g to hold out of the training images: give one", c.Validation)
 	}
 	train, test, classes, err := c.images(train, test)
 	if err != nil {
 		return nil, err
 	}
-	train, val := splitValidation(train, c.Validation, c.Seed)
+	var val *dataset.Images
+	if valid == nil {
+		train, val = splitValidation(train, c.Validation, c.Seed)
+	} else if val, err = validImages(valid, train, classes); err != nil {
+		return nil, err
+	}
 	if train.N < c.Batch {
 		return nil, fmt.Errorf("sculpt: %d training images after holding out %d for validation, fewer than a batch of %d", train.N, val.N, c.Batch)
 	}
@@ -375,6 +390,27 @@ func (c Config) images(train, test *dataset.Images) (*dataset.Images, *dataset.I
 		}
 	}
 	return train, test, classes, nil
+}
+
+// validImages checks the validation images against the training images
+// and takes the first MaxValidation of them.
+func validImages(valid, train *dataset.Images, classes int) (*dataset.Images, error) {
+	if valid.N == 0 || len(valid.Labels) != valid.N {
+		return nil, fmt.Errorf("sculpt: %d validation images and %d labels, want at least one image and a label each", valid.N, len(valid.Labels))
+	}
+	if valid.NumChannels() != train.NumChannels() || valid.Rows != train.Rows || valid.Cols != train.Cols {
+		return nil, fmt.Errorf("sculpt: training images are %dx%dx%d but validation images %dx%dx%d (channels x rows x columns)",
+			train.NumChannels(), train.Rows, train.Cols, valid.NumChannels(), valid.Rows, valid.Cols)
+	}
+	for i, y := range valid.Labels {
+		if y < 0 || y >= classes {
+			return nil, fmt.Errorf("sculpt: validation image %d has label %d, want one of the %d classes 0 to %d", i, y, classes, classes-1)
+		}
+	}
+	if valid.N > MaxValidation {
+		valid = valid.Subset(seq(MaxValidation))
+	}
+	return valid, nil
 }
 
 // checkClasses refuses fewer than two classes: one would train a

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
+	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,13 +86,23 @@ func TestSculptImageFolders(t *testing.T) {
 	grey := t.TempDir() // train and test folders, one size
 	writeImages(t, filepath.Join(grey, "train"), 16, 2, 6, 8, false, false)
 	writeImages(t, filepath.Join(grey, "test"), 4, 2, 6, 8, false, false)
+	valid := t.TempDir() // train, valid and test folders, and a photograph not read
+	for split, n := range map[string]int{"train": 16, "valid": 6, "test": 4} {
+		writeImages(t, filepath.Join(valid, split), n, 2, 6, 8, false, false)
+	}
+	if err := os.WriteFile(filepath.Join(valid, "train", "a", "IMG_0001.HEIC"), []byte("\x00\x00\x00\x18ftypheic"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name  string
 		args  []string
-		input string // the input shape in the checkpoint
+		input string // the input shape in the checkpoint, or another part of it
+		warn  string // on standard error
 	}{
-		{"colour resized", []string{"-data", colour, "-size", "8", "-split", "0.25"}, `"input":[3,8,8]`},
-		{"grey train and test", []string{"-data", grey}, `"input":[1,8,6]`},
+		{"colour resized", []string{"-data", colour, "-size", "8", "-split", "0.25"}, `"input":[3,8,8]`, ""},
+		{"grey train and test", []string{"-data", grey}, `"input":[1,8,6]`, ""},
+		{"valid folder", []string{"-data", valid}, `"train_images":32,"validation_images":12`,
+			"machines sculpt: warning: 1 file in the class folders not read, of other formats (1 .heic), such as " + filepath.Join(valid, "train", "a", "IMG_0001.HEIC")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
@@ -98,8 +111,8 @@ func TestSculptImageFolders(t *testing.T) {
 			if code := run(args, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit status %d; stderr:\n%s", code, stderr.String())
 			}
-			if !strings.Contains(stdout.String(), "edges ") {
-				t.Errorf("stdout:\n%s", stdout.String())
+			if !strings.Contains(stdout.String(), "edges ") || !strings.Contains(stderr.String(), tc.warn) {
+				t.Errorf("stdout:\n%s\nstderr, without %q:\n%s", stdout.String(), tc.warn, stderr.String())
 			}
 			ck, err := os.ReadFile(filepath.Join(out, "checkpoint.json"))
 			if err != nil {
@@ -124,6 +137,7 @@ func TestSculptImageFolders(t *testing.T) {
 		{"bad size", []string{"-data", colour, "-size", "8x"}, 2, `"8x" is not a size`},
 		{"zero size", []string{"-data", colour, "-size", "0"}, 2, "not a size"},
 		{"split 1", []string{"-data", colour, "-split", "1"}, 2, "-split 1"},
+		{"validation and a valid folder", []string{"-data", valid, "-validation", "0.2"}, 2, "-validation 0.2, but " + valid + " has a folder of validation images"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -132,5 +146,71 @@ func TestSculptImageFolders(t *testing.T) {
 				t.Errorf("exit status %d, stderr %q; want %d and a mention of %q", code, stderr.String(), tc.code, tc.want)
 			}
 		})
+	}
+}
+
+// TestPredictImages sculpts a machine on a folder of images and predicts
+// the classes of its test images with it: one row per image, named by
+// its path, whose classes are the test accuracy sculpt reported, to the
+// image. A model file of version 1, which does not say how it reads
+// pixels, and the flags of tables are refused.
+func TestPredictImages(t *testing.T) {
+	data, out := t.TempDir(), t.TempDir()
+	writeImages(t, filepath.Join(data, "train"), 16, 2, 6, 8, false, false)
+	writeImages(t, filepath.Join(data, "test"), 5, 2, 6, 8, false, false)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"sculpt", "-data", data, "-out", out, "-nodes", "2", "-channels", "2", "-epochs", "2", "-batch", "4"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("sculpt: exit status %d; stderr:\n%s", code, stderr.String())
+	}
+	var rep struct {
+		Accuracy float64 `json:"accuracy_pruned"`
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "sculpt.json")); err != nil || json.Unmarshal(b, &rep) != nil {
+		t.Fatal("no sculpt.json", err)
+	}
+	large := t.TempDir()
+	writeImages(t, large, 2, 2, 12, 16, false, false)
+	pred := filepath.Join(out, "pred.csv")
+	stderr.Reset()
+	if code := run([]string{"predict", "-model", filepath.Join(out, "sculpt-model.json"), "-data", filepath.Join(data, "test"), "-out", pred}, &stdout, &stderr); code != 0 {
+		t.Fatalf("predict: exit status %d; stderr:\n%s", code, stderr.String())
+	}
+	f, err := os.Open(pred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 11 || !slices.Equal(rows[0], []string{"file", "class", "p_a", "p_b"}) {
+		t.Fatalf("%d rows, header %q; want 10 images and file, class, p_a, p_b", len(rows)-1, rows[0])
+	}
+	right := 0
+	for _, r := range rows[1:] {
+		if class, _, _ := strings.Cut(r[0], "/"); class == r[1] {
+			right++
+		}
+	}
+	if acc := float64(right) / 10; acc != rep.Accuracy {
+		t.Errorf("predict's accuracy %g, sculpt's %g", acc, rep.Accuracy)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"version 1", []string{"-model", filepath.Join("..", "..", "model", "testdata", "sculpt-v1.json"), "-data", data}, 1, `does not say how its input "x" reads pixels`},
+		{"interval", []string{"-model", filepath.Join(out, "sculpt-model.json"), "-data", data, "-interval", "0.9"}, 2, "-interval is for the models of fit"},
+		{"no images", []string{"-model", filepath.Join(out, "sculpt-model.json"), "-data", t.TempDir()}, 1, "no images: no .png"},
+		{"resized", []string{"-model", filepath.Join(out, "sculpt-model.json"), "-data", large}, 0,
+			"warning: 4 of 4 images were not of the model's 6x8 pixels and were resized to it"},
+	} {
+		stderr.Reset()
+		if code := run(append([]string{"predict", "-out", "-"}, tc.args...), &stdout, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%s: exit status %d, stderr %q; want %d and %q", tc.name, code, stderr.String(), tc.code, tc.want)
+		}
 	}
 }

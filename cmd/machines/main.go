@@ -441,6 +441,22 @@
 // their true class, so that the set holds a new row's class with
 // probability about 0.9 (model files of version 6 and later).
 //
+//	machines predict -model out/sculpt-model.json -data DIR|IMAGE -out pred.csv|-
+//
+// predict also classifies images with a sculpted machine (a model file
+// of package model whose one input is an image and whose one output is
+// its classes): -data is an image file or a folder, whose image files,
+// in it and its folders, it reads as sculpt reads a folder (formats,
+// EXIF orientation, hidden files, and a warning of the files it does not
+// read), turned to the machine's channels, resized to its size if they
+// are of another (with a warning that counts them) and scaled as its
+// file says. It writes a row per image: "file", its path within -data,
+// "class", the class of the largest logit by name (by number for an IDX
+// data set), and the probability of each class, p_CLASS (the softmax of
+// the logits). A model file of version 1, which does not say how it
+// reads pixels, is refused; -interval, -id, -sep and -strict are for
+// tables.
+//
 //	machines score -model model.json -data test.csv|- [-strict] [-json FILE] [-interval 0.9] [-figure BASE]
 //
 // score reads labelled data, with the model's feature columns and its
@@ -518,7 +534,10 @@
 // examples/mixed; a saved hypergraph machine, such as the
 // sculpt-model.json of sculpt) and a saved finite machine, and knows
 // each file by its "kind". They compute in float32, or float64 with
-// -float64, with a dynamic batch. A model's inputs and outputs are its
+// -float64, with a dynamic batch. What a model file says of its inputs
+// and outputs (sculpt-model.json's classes and pixel scale) goes into
+// the ONNX model's metadata: "classes.logits" (the classes, one a
+// line), "pixel_scale.x" and "channels.x". A model's inputs and outputs are its
 // input and output spaces, named after them ([N, C, H, W] for images,
 // [N, D] for vectors; an output is the space's activated state), in one
 // graph whatever its layers' families; only its live layers, those on a
@@ -614,16 +633,30 @@
 //
 // -data DIR of sculpt, and of "experiment sculpt", is either an IDX data
 // set (MNIST's format: the train split for training, t10k for testing) or
-// a folder of PNG, JPEG, GIF (the first frame), BMP, TIFF and WebP images,
-// one folder per class: DIR/train/CLASS/*.png and DIR/test/CLASS/*.png
-// with the same classes, or DIR/CLASS/*.png (or .jpg, .jpeg, .gif, .bmp,
-// .tif, .tiff, .webp, in any case), of which the fraction -split of each
-// class (0.2; drawn by -seed) is held out for testing. The classes are the
-// folder names, sorted. The images are grey if every file is grey and RGB
-// otherwise, with the input of the architecture as many channels;
-// transparency is dropped. -size N or -size WxH resizes every image
-// (Catmull-Rom interpolation); without it the images must all be of one
-// size, and the error names the first that is not. Errors name the file
+// a folder of PNG, JPEG, GIF (the first frame), BMP, TIFF, WebP and
+// Netpbm (PBM, PGM, PPM) images, one folder per class:
+// DIR/train/CLASS/*.png and DIR/test/CLASS/*.png with the same classes,
+// or DIR/CLASS/*.png (or .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp,
+// .pbm, .pgm, .ppm, .pnm, in any case), of which the fraction -split of
+// each class (0.2; drawn by -seed) is held out for testing. A folder of
+// validation images beside train and test, DIR/valid (or DIR/val or
+// DIR/validation) with the same classes, is the validation set that
+// sculpt measures after each epoch and -path chooses on, in place of the
+// -validation fraction it otherwise holds out of the training images (up
+// to 5,000 of its images; -validation is then refused). The classes are
+// the folder names, sorted. Other files and folders in a class folder are
+// skipped with a warning on standard error that counts them by extension
+// and names one (HEIC and AVIF photographs among them: convert them to
+// JPEG or PNG); hidden files (.DS_Store, macOS's ._NAME), Thumbs.db and
+// desktop.ini are ignored, and links are followed. A JPEG file's EXIF
+// orientation, which phones write rather than turning the pixels, turns
+// the image upright before it is resized. The images are grey if every
+// file is grey and RGB otherwise, with the input of the architecture as
+// many channels; transparency is dropped. -size N or -size WxH resizes every image
+// (Catmull-Rom interpolation), with a warning if their aspect ratios
+// differ by more than a factor of 1.25 (portraits among landscapes),
+// which one size stretches unlike each other; without it the images must
+// all be of one size, and the error names the first that is not. Errors name the file
 // or folder at fault: a file that is not a readable image, one of more
 // than 2^25 pixels, a class folder without images, a class in one split
 // only, a folder of one class or of classes of one image each (none left
@@ -669,7 +702,11 @@
 // in [0, 1], not 0 to 255), the channels red, green and blue or one grey
 // level (the luma); its output "logits" has a column per class, in the
 // order of "classes" (the sorted folder names; for IDX files, the
-// labels). "machines experiment sculpt -quick"
+// labels). sculpt-model.json records both in its "meta" (a model file of
+// version 2): "pixels" (the scale, 1/255, and the channels) and, for a
+// folder, "classes", so that serve answers the class by name ("label")
+// and tells the scale in its metadata, and predict classifies image
+// files with it (see predict above). "machines experiment sculpt -quick"
 // runs four epochs on 10,000 of the training images with a larger
 // penalty, a few seconds that still prune (by default Fashion-MNIST at
 // /usr/share/datasets/fashion-mnist).
@@ -752,6 +789,11 @@
 // predict's warning in the response's "parameters": {"warnings": "..."}.
 // A composed model takes and returns tensors named after its input and
 // output spaces, [N, shape...], FP32 or FP64 as its file's element type;
+// an output whose classes its file names (sculpt-model.json of a folder
+// of images) adds "label" ([N], BYTES), the class of its largest column
+// by name, and the metadata gives the classes in the label's
+// "parameters" and, for an image input, "pixel_scale" (1/255: values in
+// [0, 1], not 0 to 255) and "channels" in the input's;
 // a finite machine takes "y0", [N, d0] or [N, d0, L...], and returns
 // "z", its stable state, computed in float32. A request's
 // "outputs" selects outputs; its "id" comes back with the response. A

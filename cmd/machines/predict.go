@@ -34,6 +34,15 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err := checkOverwrites(tf.inputs(), []pathFlag{{"out", *out}}); err != nil {
 		return err
 	}
+	if isComposedModel(*tf.model) {
+		set := setFlags(fs)
+		for _, name := range []string{"interval", "id", "sep", "strict"} {
+			if set[name] {
+				return usagef("-%s is for the models of fit; %s is a model of images, such as sculpt writes", name, *tf.model)
+			}
+		}
+		return predictImages(*tf.model, *tf.data, *out, stdout, stderr)
+	}
 	md, level, err := loadModel(fs, *tf.model, *interval)
 	if err != nil {
 		return err

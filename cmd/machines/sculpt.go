@@ -43,15 +43,21 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	if set["split"] {
 		opt.Split = *f.split
 	}
-	train, test, err := dataset.LoadImages(*f.data, opt)
+	data, err := dataset.LoadImages(*f.data, opt)
 	if errors.Is(err, dataset.ErrImageSize) {
 		return fmt.Errorf("%w (-size)", err)
 	}
 	if err != nil {
 		return err
 	}
+	if data.Valid != nil && set["validation"] {
+		return usagef("-validation %g, but %s has a folder of validation images: leave -validation out to use them, or move them", *f.validation, *f.data)
+	}
+	for _, w := range data.Warnings {
+		fmt.Fprintf(stderr, "machines sculpt: warning: %s\n", w)
+	}
 	cfg.Progress = stderr
-	rep, err := sculpt.Run(train, test, cfg)
+	rep, err := sculpt.RunValid(data.Train, data.Valid, data.Test, cfg)
 	if err != nil {
 		return err
 	}

@@ -36,16 +36,19 @@ func Sculpt(c Config) (*Report, error) {
 	if dir == "" {
 		dir = DefaultImageData
 	}
-	train, test, err := dataset.LoadImages(dir, dataset.FolderOptions{Seed: c.Seed})
+	data, err := dataset.LoadImages(dir, dataset.FolderOptions{Seed: c.Seed})
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range data.Warnings {
+		c.logf("warning: %s", w)
 	}
 	sc := sculpt.Config{Seed: c.Seed, Out: c.dir(), Progress: c.Progress}
 	if c.Quick {
 		sc.Epochs, sc.Finetune, sc.MaxTrain, sc.MaxTest = quickSculptEpochs, 1, quickSculptTrain, 2000
 		sc.Lambda = quickSculptLambda
 	}
-	rep, err := sculpt.Run(train, test, sc)
+	rep, err := sculpt.RunValid(data.Train, data.Valid, data.Test, sc)
 	if err != nil {
 		return nil, err
 	}

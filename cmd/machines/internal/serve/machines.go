@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/parametric-machines/machines/ad"
@@ -21,7 +22,11 @@ import (
 // in the element type of its file, float32 or float64 (FP32 or FP64
 // tensors). Its inputs and outputs are the model's, named after their
 // spaces, each of shape [-1, the space's shape...], as in the model's
-// ONNX export.
+// ONNX export. An output whose classes the file names (model.Meta) adds
+// "label", BYTES [-1], the class of its largest column (SPACE_label if
+// several do), its metadata's "parameters" holding the "classes"; an
+// image input's metadata holds how pixels become its values
+// ("pixel_scale", "channels").
 func ModelKinds() []Kind {
 	return []Kind{
 		{Format: jsonfile.Envelope, Kind: model.FileKind, Load: loadModel},
@@ -46,6 +51,9 @@ func FiniteKinds() []Kind {
 // composedModel serves a model of package model.
 type composedModel[T ad.Float] struct {
 	meta Metadata
+	// labels are the outputs that answer a class by name, after the
+	// model's own outputs.
+	labels []labelOutput
 	// models keeps a copy of the model per goroutine at work, decoded
 	// from the file's bytes: a model keeps the graphs of the batch sizes
 	// it meets, and so is not safe for concurrent use.
@@ -82,6 +90,7 @@ func newComposedModel[T ad.Float](path string, data []byte, datatype string) (Mo
 	}
 	cm := &composedModel[T]{meta: Metadata{Platform: "machines_model",
 		Inputs: specs(m.Inputs()), Outputs: specs(m.Outputs())}}
+	cm.describe(m.Meta)
 	cm.models.New = func() any {
 		m, err := model.Decode[T](bytes.NewReader(data))
 		if err != nil {
@@ -95,6 +104,36 @@ func newComposedModel[T ad.Float](path string, data []byte, datatype string) (Mo
 }
 
 func (cm *composedModel[T]) Metadata() Metadata { return cm.meta }
+
+// labelOutput is an output of the classes of a model's output by name.
+type labelOutput struct {
+	output  int // of the model's outputs
+	classes []string
+}
+
+// describe adds to the metadata what the model's meta says: the inputs'
+// pixels, and an output of the class names of each output of classes.
+func (cm *composedModel[T]) describe(md model.Meta) {
+	for i, in := range cm.meta.Inputs {
+		if p, ok := md.Pixels[in.Name]; ok {
+			cm.meta.Inputs[i].Parameters = map[string]any{"pixel_scale": p.Scale, "channels": p.Channels}
+		}
+	}
+	n := len(cm.meta.Outputs)
+	for k, out := range cm.meta.Outputs[:n] {
+		classes, ok := md.Classes[out.Name]
+		if !ok {
+			continue
+		}
+		name := "label"
+		if len(md.Classes) > 1 || slices.ContainsFunc(cm.meta.Outputs, func(s TensorSpec) bool { return s.Name == name }) {
+			name = out.Name + "_label"
+		}
+		cm.labels = append(cm.labels, labelOutput{output: k, classes: classes})
+		cm.meta.Outputs = append(cm.meta.Outputs, TensorSpec{Name: name, Datatype: BYTES, Shape: []int{-1},
+			Parameters: map[string]any{"classes": classes}})
+	}
+}
 
 // Prepare lays each sample's inputs end to end in its row.
 func (cm *composedModel[T]) Prepare(rows *Rows, in []Tensor) error {
@@ -168,8 +207,9 @@ func (cm *composedModel[T]) Infer(rows *Rows) ([]Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Tensor, len(y))
-	for k, spec := range cm.meta.Outputs {
+	out := make([]Tensor, len(cm.meta.Outputs))
+	for k := range y {
+		spec := cm.meta.Outputs[k]
 		w := y[k].Len() / size
 		numbers := make([]float64, n*w)
 		for i, v := range y[k].Data[:n*w] {
@@ -177,7 +217,29 @@ func (cm *composedModel[T]) Infer(rows *Rows) ([]Tensor, error) {
 		}
 		out[k] = Tensor{Name: spec.Name, Datatype: spec.Datatype, Shape: append([]int{n}, y[k].Shape[1:]...), Numbers: numbers}
 	}
+	for j, l := range cm.labels {
+		texts := make([]string, n)
+		w := len(l.classes)
+		for i := range texts {
+			row := out[l.output].Numbers[i*w : (i+1)*w]
+			texts[i] = l.classes[argmax(row)]
+		}
+		spec := cm.meta.Outputs[len(y)+j]
+		out[len(y)+j] = Tensor{Name: spec.Name, Datatype: BYTES, Shape: []int{n}, Texts: texts}
+	}
 	return out, nil
+}
+
+// argmax returns the index of the largest value, the first of equal
+// ones; NaN is never the largest.
+func argmax(v []float64) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] || math.IsNaN(v[best]) {
+			best = i
+		}
+	}
+	return best
 }
 
 // paddedBatch returns the number of samples a batch of n is computed as:

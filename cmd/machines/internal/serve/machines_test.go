@@ -282,6 +282,83 @@ func TestFiniteModel(t *testing.T) {
 	}
 }
 
+// TestComposedLabels serves a sculpted machine of model's testdata (1x8x8
+// images, 10 classes) as its file of version 1 has it, logits alone, and
+// with the meta of version 2: the metadata tells how pixels are read and
+// the classes, and "label" answers the class of the largest logit by
+// name.
+func TestComposedLabels(t *testing.T) {
+	s, dir := newTestServer(t, Config{}, nil)
+	old := filepath.Join("..", "..", "..", "..", "model", "testdata", "sculpt-v1.json")
+	copyFile(t, old, filepath.Join(dir, "old.json"))
+	m, err := model.Load[float32](old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := []string{"T-shirt", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"}
+	m.Meta = model.Meta{Classes: map[string][]string{"logits": classes},
+		Pixels: map[string]model.Pixels{"x": {Scale: model.Byte255, Channels: model.PixelChannels(1)}}}
+	if err := m.Save(filepath.Join(dir, "named.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.models.scan(); err != nil {
+		t.Fatal(err)
+	}
+	rnd := rand.New(rand.NewPCG(3, 3))
+	x := make([]float64, 3*64)
+	for i := range x {
+		x[i] = float64(float32(rnd.Float64()))
+	}
+	request := fmt.Sprintf(`{"inputs":[{"name":"x","datatype":"FP32","shape":[3,1,8,8],"data":%s}]}`, strings.ReplaceAll(fmt.Sprint(x), " ", ","))
+	for _, tc := range []struct {
+		name    string
+		meta    []string
+		outputs []string
+	}{
+		{"old", []string{`"inputs":[{"name":"x","datatype":"FP32","shape":[-1,1,8,8]}]`, `"outputs":[{"name":"logits","datatype":"FP32","shape":[-1,10]}]`},
+			[]string{"logits"}},
+		{"named", []string{`"inputs":[{"name":"x","datatype":"FP32","shape":[-1,1,8,8],"parameters":{"channels":["grey"],"pixel_scale":0.00392156862745098}}]`,
+			`"outputs":[{"name":"logits","datatype":"FP32","shape":[-1,10]},{"name":"label","datatype":"BYTES","shape":[-1],"parameters":{"classes":["T-shirt",`},
+			[]string{"logits", "label"}},
+	} {
+		_, meta := do(t, s, "GET", "/v2/models/"+tc.name, "")
+		for _, want := range tc.meta {
+			if !strings.Contains(meta, want) {
+				t.Errorf("%s: metadata %s, want %s", tc.name, meta, want)
+			}
+		}
+		status, body := do(t, s, "POST", "/v2/models/"+tc.name+"/infer", request)
+		r := decodeResponse(t, body)
+		if status != 200 || len(r.Outputs) != len(tc.outputs) {
+			t.Fatalf("%s: %d %.300s, want outputs %q", tc.name, status, body, tc.outputs)
+		}
+		for k, name := range tc.outputs {
+			if r.Outputs[k].Name != name {
+				t.Errorf("%s: output %d is %q, want %q", tc.name, k, r.Outputs[k].Name, name)
+			}
+		}
+		if tc.name != "named" {
+			continue
+		}
+		for i := range 3 {
+			logits := r.Outputs[0].Data[10*i : 10*i+10]
+			best := 0
+			for c := range logits {
+				if logits[c].(float64) > logits[best].(float64) {
+					best = c
+				}
+			}
+			if got := r.Outputs[1].Data[i]; got != classes[best] {
+				t.Errorf("sample %d: label %v, want %q, the class of the largest logit", i, got, classes[best])
+			}
+		}
+	} // The label alone.
+	status, body := do(t, s, "POST", "/v2/models/named/infer", strings.Replace(request, `}]}`, `}],"outputs":[{"name":"label"}]}`, 1))
+	if r := decodeResponse(t, body); status != 200 || len(r.Outputs) != 1 || r.Outputs[0].Name != "label" || len(r.Outputs[0].Data) != 3 {
+		t.Errorf("the label alone: %d %.300s", status, body)
+	}
+}
+
 // tensorRequest returns an inference request of one FP32 input.
 func tensorRequest(name string, x *ad.Tensor[float32]) string {
 	var b strings.Builder

@@ -76,6 +76,9 @@ type TensorSpec struct {
 	// Shape is the tensor's shape, of at least one dimension: the first
 	// is the number of samples, -1 as any other dimension of any size.
 	Shape []int `json:"shape"`
+	// Parameters, if any, say more of the tensor, such as the classes
+	// of a label.
+	Parameters map[string]any `json:"parameters,omitempty"`
 }
 
 // check reports what makes md unusable by the server.
