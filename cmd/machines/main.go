@@ -148,7 +148,8 @@
 // -data may also name a Parquet file or an Arrow IPC file (Feather
 // version 2), told from CSV by their first bytes, not their names, or a
 // glob pattern in quotes (-data 'part-*.parquet') whose files, of any of
-// these formats and with the same columns, are read as one table; -data -
+// these formats and with the same columns (by their names, in any order),
+// are read as one table; -data -
 // reads an Arrow stream as well as CSV. Their columns read as the CSV file
 // of the same table would (see dataset.OpenTable): numbers, booleans, text
 // and pandas' categories, dates and timestamps, with nulls as missing
