@@ -221,7 +221,8 @@
 // without a name holds row names, as R's write.csv and pandas' to_csv
 // write them: it is named "row.names" and is the id column unless -id
 // names another, and fit warns when its values repeat, as row names do not
-// (a column of data whose name was lost). -data - reads standard input. fit uses every column
+// (a column of data whose name was lost). -data - reads standard input,
+// and says so on stderr when that is a terminal. fit uses every column
 // but the target, the -ignore columns, the row names and the -id column
 // as an input, except columns that identify the rows rather than describe
 // them (see dataset.Identifiers): text with a different value in at least

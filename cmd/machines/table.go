@@ -61,6 +61,20 @@ func openTable(path, sep string, strict bool) (*dataset.TableReader, error) {
 	return dataset.OpenTable(path, opts)
 }
 
+// noteTerminal says on stderr that the command reads its table from
+// standard input when -data - leaves it a terminal, where the command
+// would otherwise wait in silence for lines the user may not know to
+// type.
+func noteTerminal(stderr io.Writer, cmd, path string) {
+	f, ok := stdin.(*os.File)
+	if path != "-" || !ok {
+		return
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		fmt.Fprintf(stderr, "machines %s: -data -: reading the table from standard input, a terminal: type or paste its lines, then end them with Ctrl-D (Ctrl-Z and Enter on Windows), or give -data FILE\n", cmd)
+	}
+}
+
 // dataInputs returns the files that -data path names, as inputs that
 // no output may overwrite: the files that match a glob pattern.
 func dataInputs(path string) []pathFlag {

@@ -506,3 +506,33 @@ func TestScoreStdinLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestStdinTerminal checks that -data - says it reads standard input
+// when that is a terminal (a character device such as /dev/null), and
+// says nothing when it is a file.
+func TestStdinTerminal(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(file, []byte("x,y\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const note = "machines fit: -data -: reading the table from standard input, a terminal"
+	for _, tc := range []struct {
+		path string
+		note bool
+	}{{os.DevNull, true}, {file, false}} {
+		in, err := os.Open(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved := stdin
+		stdin = in
+		var stdout, stderr strings.Builder
+		code := run([]string{"fit", "-data", "-", "-target", "y", "-model", filepath.Join(dir, "m.json")}, &stdout, &stderr)
+		stdin = saved
+		in.Close()
+		if code != 1 || strings.Contains(stderr.String(), note) != tc.note {
+			t.Errorf("standard input %s: exit %d, stderr %q; want 1 and the note %v", tc.path, code, stderr.String(), tc.note)
+		}
+	}
+}
