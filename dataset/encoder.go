@@ -59,7 +59,10 @@ const MaxLevels = 256
 //   - a numeric column is copied, with missing cells set to the training
 //     mean;
 //   - a boolean column is 1 for true and yes, 0 for false and no, with
-//     missing cells set to the training fraction of true;
+//     missing cells set to the training fraction of true; a cell that
+//     spells them otherwise (y, t, 1 or n, f, 0, see ParseTruth) is read
+//     as the value it spells, and warned of as a level not seen in
+//     training;
 //   - a categorical column becomes one 0/1 column per training level,
 //     sorted, with missing cells set to the most frequent training level
 //     (the first in sorted order on a tie); a level not seen in training
@@ -1006,6 +1009,8 @@ func (e *Encoder) warning(i int, u unseenLevels) Warning {
 		as = "the training mean"
 	case numeric:
 		as = "their values with no code"
+	case boolean:
+		as = "the yes or no as spelled (Y as yes, 0 as no; training wrote true, false, yes or no)"
 	}
 	msg := fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as %s", u.rows, u.first, as)
 	if u.rows == 1 {
@@ -1145,6 +1150,16 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 		}
 		if c.Mode != nil {
 			cell = *c.Mode
+		}
+	}
+	if c.Kind == boolean && !missing {
+		if _, ok := parseBool(cell); !ok {
+			// Another spelling of a yes or a no than training's reads as
+			// its value, warned of as a level not seen in training.
+			if b, ok := ParseTruth(cell); ok {
+				out[0] = zeroOne(b)
+				return false, nil
+			}
 		}
 	}
 	switch c.Kind {

@@ -451,13 +451,38 @@ func isMissing(cell string) bool {
 	return slices.Contains(missingTexts, strings.ToLower(cell))
 }
 
+// The other spellings, in lower case, of true and false that ParseTruth
+// reads: a column of them is not boolean (a column of 1 and 0 is
+// numeric, of Y and N categorical), but a boolean column that meets them
+// after training reads them as the value they spell, with a warning.
+var (
+	otherTrueTexts  = []string{"y", "t", "1"}
+	otherFalseTexts = []string{"n", "f", "0"}
+)
+
 // parseBool reads true, false, yes and no in any case.
 func parseBool(cell string) (value, ok bool) {
+	return readTruth(cell, trueTexts, falseTexts)
+}
+
+// ParseTruth reads a trimmed cell that spells a yes or a no, in any
+// case: true, yes, y, t and 1, or false, no, n, f and 0, as a yes-or-no
+// column gathered from several sources may mix them.
+func ParseTruth(cell string) (value, ok bool) {
+	if value, ok = parseBool(cell); ok {
+		return value, ok
+	}
+	return readTruth(cell, otherTrueTexts, otherFalseTexts)
+}
+
+// readTruth reads a cell that is one of yes or no, in lower case, in any
+// case.
+func readTruth(cell string, yes, no []string) (value, ok bool) {
 	lower := strings.ToLower(cell)
 	switch {
-	case slices.Contains(trueTexts, lower):
+	case slices.Contains(yes, lower):
 		return true, true
-	case slices.Contains(falseTexts, lower):
+	case slices.Contains(no, lower):
 		return false, true
 	}
 	return false, false

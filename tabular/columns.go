@@ -1,7 +1,6 @@
 package tabular
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -258,14 +257,10 @@ func median(sorted []float64) float64 {
 	return (sorted[(n-1)/2] + sorted[n/2]) / 2
 }
 
-// yesOrNo folds the ways of writing yes and no, in lower case, that a
-// yes-or-no column mixes when its rows come from several sources.
-var yesOrNo = map[string]string{"y": "yes", "true": "yes", "t": "yes", "1": "yes", "n": "no", "false": "no", "f": "no", "0": "no"}
-
 // alikeClasses returns the first few of the sets of classes that differ
 // only in case, such as "No" and "no", in how they write a number, such
 // as "1" and "1.0", or in how they write a yes or a no, such as "Y",
-// "TRUE", "1" and "yes" (see yesOrNo), quoted and joined, or "" if there
+// "TRUE", "1" and "yes" (see dataset.ParseTruth), quoted and joined, or "" if there
 // are none.
 func alikeClasses(classes []string) string {
 	byFold := make(map[string][]string)
@@ -275,7 +270,9 @@ func alikeClasses(classes []string) string {
 		if v, err := strconv.ParseFloat(c, 64); err == nil {
 			fold = strconv.FormatFloat(v, 'g', -1, 64)
 		}
-		fold = cmp.Or(yesOrNo[fold], fold)
+		if yes, ok := dataset.ParseTruth(fold); ok {
+			fold = map[bool]string{true: "yes", false: "no"}[yes]
+		}
 		if byFold[fold] == nil {
 			folds = append(folds, fold)
 		}

@@ -160,7 +160,9 @@
 // float64, the classes, sets and id as strings, empty cells as nulls.
 //
 // The CSV files have a header row and may look as real tables do: numbers,
-// quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
+// quoted or not; booleans (TRUE/FALSE, true/false, yes/no; predict reads
+// a boolean input's other spellings, Y, t, 1, N, f, 0, as the value they
+// spell, with a warning, and refuses other text); missing cells
 // (empty, NA, ? or NaN); dates in an ISO 8601 form (2024-01-31, 2024-01-31
 // 13:45, 2024-01-31T13:45:30Z, 2024-01), with the month's name
 // (31-Jan-2024, Jan 31, 2024, Jan 2024), or with the year last (31/01/2024
