@@ -169,7 +169,8 @@
 // or 01/31/2024, also with . or -, in the order that a day above 12 shows,
 // or else a day that never changes as in monthly figures; with neither, the
 // column stays text and fit warns, as it warns of a two-digit year, 10/25/16,
-// whose century it cannot tell), which are read as the days since 1970,
+// whose century it cannot tell; a column may mix them with ISO dates, each
+// read in its own form, with a warning), which are read as the days since 1970,
 // so that a date after the training ones is later, not an unknown level,
 // followed by the sine and cosine of their phase in the year, the week and
 // the day, each cycle that the training dates show (see dataset.Encoder),
