@@ -324,7 +324,8 @@ func TestMixedDates(t *testing.T) {
 				t.Errorf("days %v, want %v", got, tc.days)
 			}
 		})
-	} // A column of ISO dates alone reads no date with the year last,
+	}
+	// A column of ISO dates alone reads no date with the year last,
 	// whose order it cannot tell.
 	e, _, err := FitEncoder(readFrameString(t, "day\n2024-01-31\n2024-02-13\n"), []string{"day"}, nil)
 	if err != nil {
