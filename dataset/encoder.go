@@ -291,9 +291,10 @@ func categoricalColumn(c encodedColumn, counts map[string]int, present int, deci
 			Message: fmt.Sprintf("it holds amounts in %s, which are not one quantity; they are read as text: convert them to one currency to have them read as numbers",
 				strings.Join(signs, " and "))}
 	}
-	// Dates with a two-digit year begin with numbers, but are not bins.
+	// Dates with a two-digit year begin with numbers, but are not bins,
+	// nor are ids too long for a float64.
 	shortYears := shortYears(c.Levels)
-	if values, ok := orderedLevels(c.Levels); ok && !shortYears {
+	if values, ok := orderedLevels(c.Levels); ok && !shortYears && !slices.ContainsFunc(c.Levels, longInteger) {
 		c.Kind, c.Values, c.Mode = ordinal, values, nil
 		m := rowMean(values, c.Levels, counts)
 		c.Fill = &m

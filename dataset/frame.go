@@ -532,7 +532,9 @@ func (k *kind) UnmarshalText(text []byte) error {
 // missing cells: boolean if every other cell is a boolean, date if every
 // other cell is a date (see ParseDate), numeric if every other cell is a
 // number, and no two carry different currency signs, dates and numbers
-// but for a few strays (see strayLimit), and categorical otherwise. The
+// but for a few strays (see strayLimit), and categorical otherwise, as
+// is a column of numbers with a whole number beyond 2^53 (an id, see
+// longInteger), with a warning. The
 // strays become missing cells, or an error if f is read strictly. A
 // numeric column holding an infinite value and a column with no value in
 // any row are errors.
@@ -546,6 +548,7 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	var dateStrays []int    // rows whose cells are not dates
 	n := 0                  // cells with a value
 	var scales percentScales
+	long, longFirst := 0, "" // whole numbers beyond 2^53 (see longInteger)
 	for _, r := range rows {
 		cell := f.cells[r][col]
 		if isMissing(cell) {
@@ -575,6 +578,10 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 			default:
 				strays.addNumber(v)
 			}
+			if longInteger(cell) {
+				long++
+				longFirst = cmp.Or(longFirst, cell)
+			}
 			money = cmp.Or(money, sign)
 			scales.add(cell, v)
 		}
@@ -598,6 +605,9 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 		return date, f.someStrays(date, col, dateStrays, n)
 	case !strays.tolerated(n, strayLimit):
 		f.noteNumbersAsText(col, rows, &strays, &unit)
+		return categorical, nil
+	case long > 0:
+		f.noteLongIntegers(col, long, strings.Clone(longFirst))
 		return categorical, nil
 	case inf >= 0:
 		_, err := f.Number(inf, col)

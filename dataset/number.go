@@ -350,3 +350,17 @@ var groupSpaces = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "\u20
 func withoutGroups(s, sep string) string {
 	return groupSpaces.Replace(strings.ReplaceAll(s, sep, ""))
 }
+
+// longInteger reports whether a trimmed cell writes a whole number in
+// plain digits, after an optional sign, beyond 2^53 in magnitude, where
+// a float64 no longer holds every whole number: such a number is a
+// 64-bit id, a card or account number, whose last digits a float64
+// would lose, so that two of them could read as one.
+func longInteger(cell string) bool {
+	digits := strings.TrimLeft(cell, "+-")
+	if len(digits) < len("9007199254740993") || len(cell)-len(digits) > 1 || !isDigits(digits) {
+		return false
+	}
+	v, err := strconv.ParseUint(digits, 10, 64)
+	return err != nil || v > 1<<53
+}

@@ -563,3 +563,41 @@ func TestTargetIn(t *testing.T) {
 		}
 	}
 }
+
+// TestLongIntegers checks that a column of whole numbers beyond 2^53,
+// ids whose last digits a float64 loses, is read as text, each its own
+// level, with a warning, and that other large numbers stay numbers.
+func TestLongIntegers(t *testing.T) {
+	for _, tc := range []struct {
+		name, cells string // separated by |
+		kind        string
+		levels      int
+		warned      int // the rows the warning counts, 0 for none
+	}{
+		// 9007199254740993 and ...992 are one float64.
+		{"ids", "9007199254740993|9007199254740992|12|9007199254740993", "categorical", 3, 2},
+		{"negative and beyond uint64", "-9223372036854775809|123456789012345678901|1", "categorical", 3, 2},
+		{"2^53 itself", "9007199254740992|1|2", "numeric", 0, 0},
+		{"a fraction", "9007199254740993.5|1|2", "numeric", 0, 0},
+		{"an exponent", "9.1e15|1|2", "numeric", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := readFrameString(t, "id\n"+strings.ReplaceAll(tc.cells, "|", "\n")+"\n")
+			e, _, err := FitEncoder(f, []string{"id"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := e.Rules()[0]
+			warnings := f.Warnings()
+			if r.Kind != tc.kind || len(r.Levels) != tc.levels {
+				t.Errorf("rule %+v, want %s of %d levels", r, tc.kind, tc.levels)
+			}
+			switch {
+			case tc.warned == 0 && warnings != nil:
+				t.Errorf("warned %v", warnings)
+			case tc.warned > 0 && (len(warnings) != 1 || warnings[0].Rows != tc.warned || !strings.Contains(warnings[0].Message, "beyond 2^53")):
+				t.Errorf("warned %v, want one of %d rows", warnings, tc.warned)
+			}
+		})
+	}
+}

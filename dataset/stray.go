@@ -143,6 +143,20 @@ func (f *Frame) noteNumbersAsText(col int, rows []int, s *columnStrays, unit *co
 		numbers, numbers+others, others, strings.Join(texts, ", "))})
 }
 
+// noteLongIntegers notes in the frame's log, once for each column, that
+// column col is read as text because it holds whole numbers beyond 2^53
+// (see longInteger) in rows rows, the first of them first.
+func (f *Frame) noteLongIntegers(col, rows int, first string) {
+	name := f.columns[col]
+	if slices.Contains(f.log.textColumns, name) {
+		return
+	}
+	f.log.textColumns = append(f.log.textColumns, name)
+	f.log.notes = append(f.log.notes, Warning{Column: name, Rows: rows, Value: first, Message: fmt.Sprintf(
+		"%d rows hold whole numbers beyond 2^53 such as %s, whose last digits a number of the model would lose: "+
+			"ids, card or account numbers, not quantities, so the column is read as text", rows, first)})
+}
+
 // shownStrays is the number of stray cells that a warning lists.
 const shownStrays = 5
 

@@ -175,7 +175,9 @@
 // followed by the sine and cosine of their phase in the year, the week and
 // the day, each cycle that the training dates show (see dataset.Encoder),
 // unless the shallow machine's lowest held-out loss is lower without those
-// phases (fit prints both losses); and categories, any other text. Their
+// phases (fit prints both losses); and categories, any other text, and
+// whole numbers beyond 2^53 (64-bit ids, card numbers, whose last digits a
+// float64 loses), with a warning. Their
 // fields are separated by commas, semicolons, tabs or vertical bars,
 // whichever splits the first lines evenly (-sep sets it: one character, or
 // tab), and their lines end as any system ends them (LF, CRLF, or a lone CR
