@@ -138,6 +138,9 @@ func logDropped(o *Options, name string, dropped, rows int, names []string) {
 // checking each against the options.
 func (run *fitRun) read() error {
 	f, o := run.f, &run.opts
+	if err := o.checkNamed(f, run.names); err != nil {
+		return err
+	}
 	run.id = idColumn(f, o.ID, run.names, o)
 	ignore := append(slices.Clone(o.Ignore), o.columns()...)
 	var err error

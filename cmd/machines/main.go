@@ -838,9 +838,17 @@
 // when they name the file (or directory) of an input flag, by the same
 // path or another (a symbolic or hard link, "..").
 //
-// Errors in flags or arguments print one line saying what is wrong and a
-// hint to run the command with -h, and exit with status 2; other failures
-// exit with status 1.
+// Exit statuses: 0 for success; 2 for an error in the command line,
+// found before any work: a flag that is unknown, given twice, malformed,
+// out of range or at odds with another or with the table (-anchors
+// beyond its rows, -dims of another output than its classes), a flag
+// that names a column the table lacks, or a file or directory that does
+// not exist, and an output that cannot be written (a directory, in a
+// directory that does not exist, over an input); 1 for inputs that exist
+// but are refused (a table or model file that does not read, bad cells,
+// a target of one class) and for failures of the work. An error in the
+// flags' own syntax or values is followed by a hint to run the command
+// with -h.
 package main
 
 import (
@@ -848,6 +856,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -1029,6 +1038,10 @@ func exitStatus(c command, err error, stdout, stderr io.Writer) int {
 		return 2
 	default:
 		fmt.Fprintf(stderr, "machines %s: %s\n", c.name, trimPrefix(err, c.name))
+		if errors.Is(err, fs.ErrNotExist) {
+			// A flag names a file or directory that does not exist.
+			return 2
+		}
 		return 1
 	}
 }

@@ -157,5 +157,5 @@ func checkOutput(flag, path, suggest string) error {
 	case errors.Is(err, atomicfile.ErrNotRegular):
 		return usagef("-%s %s: is not a regular file, which the output would replace", flag, path)
 	}
-	return fmt.Errorf("-%s %s: cannot write there: %w", flag, path, errors.Unwrap(err))
+	return usagef("-%s %s: cannot write there: %v", flag, path, errors.Unwrap(err))
 }

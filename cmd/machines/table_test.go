@@ -68,7 +68,7 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 				`regression, since column "y" holds numbers only`}},
 		{name: "-sep", args: slices.Concat([]string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", ";"}, fixed),
 			stdout: []string{"fit: 24 rows, 2 columns encoded as 2 inputs"}},
-		{name: "-sep wrong", args: []string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", "tab"}, code: 1,
+		{name: "-sep wrong", args: []string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", "tab"}, code: 2,
 			stderr: []string{`column "y": no such column; the file has "x;share;y"`}},
 		{name: "-sep bad", args: []string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", `""`}, code: 2,
 			stderr: []string{`-sep "\"\"": want one character other than a quote or a line break`}},
@@ -215,9 +215,9 @@ func TestOutputChecked(t *testing.T) {
 	}{
 		{"fit -model DIR", []string{"fit", "-data", "no.csv", "-target", "y", "-model", dir}, 2,
 			"-model " + dir + ": is a directory; name a file in it, such as " + filepath.Join(dir, "model.json")},
-		{"fit -model in no directory", []string{"fit", "-data", "no.csv", "-target", "y", "-model", filepath.Join(dir, "no", "m.json")}, 1,
+		{"fit -model in no directory", []string{"fit", "-data", "no.csv", "-target", "y", "-model", filepath.Join(dir, "no", "m.json")}, 2,
 			"-model " + filepath.Join(dir, "no", "m.json") + ": cannot write there: no such file or directory"},
-		{"fit -model in a file", []string{"fit", "-data", "no.csv", "-target", "y", "-model", filepath.Join(file, "m.json")}, 1,
+		{"fit -model in a file", []string{"fit", "-data", "no.csv", "-target", "y", "-model", filepath.Join(file, "m.json")}, 2,
 			"cannot write there: not a directory"},
 		{"predict -out DIR", []string{"predict", "-model", "no.json", "-data", "no.csv", "-out", dir}, 2,
 			"-out " + dir + ": is a directory; name a file in it, such as " + filepath.Join(dir, "predictions.csv")},
@@ -229,7 +229,7 @@ func TestOutputChecked(t *testing.T) {
 			"-onnx " + dir + ": is a directory; name a file in it, such as " + filepath.Join(dir, "model.onnx")},
 		{"explain -json DIR", []string{"explain", "-model", "no.json", "-data", "no.csv", "-json", dir}, 2,
 			"-json " + dir + ": is a directory; name a file in it, such as " + filepath.Join(dir, "importance.json")},
-		{"explain -figure in no directory", []string{"explain", "-model", "no.json", "-data", "no.csv", "-figure", filepath.Join(dir, "no", "f")}, 1,
+		{"explain -figure in no directory", []string{"explain", "-model", "no.json", "-data", "no.csv", "-figure", filepath.Join(dir, "no", "f")}, 2,
 			"-figure " + filepath.Join(dir, "no", "f.png") + ": cannot write there"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
