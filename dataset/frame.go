@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // ErrEmptyColumn is wrapped by the ParseError for a column that has no
@@ -133,7 +134,8 @@ type FrameReader struct {
 // names no column. Every later row must have as many fields as the
 // header, or one more, empty, after such a separator. An error for a
 // header of one name, or of one name and empty fields, asks whether its
-// line is a title above the header.
+// line is a title above the header. A later line that repeats the
+// header, as tables joined end to end hold, is left out, with a warning.
 func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, error) {
 	log := new(readLog)
 	br := bufio.NewReaderSize(newTextReader(utf16Text(r), log), sampleSize)
@@ -215,11 +217,15 @@ func (format *frameFormat) readHeader(header []string) *headerError {
 	return nil
 }
 
-// fieldCountError is the error of a row of n fields, which the header's
-// columns do not number.
-func (format *frameFormat) fieldCountError(n int) error {
+// fieldCountError is the error of a row of the fields rec, which the
+// header's columns do not number. A row of one field of text, where the
+// header has several, is likely a note below the table.
+func (format *frameFormat) fieldCountError(rec []string) error {
+	n := len(rec)
 	err := fmt.Errorf("%w: %d, header has %d", ErrFieldCount, n, len(format.columns))
 	switch {
+	case n == 1 && len(format.columns) > 1 && strings.ContainsFunc(rec[0], unicode.IsLetter):
+		return fmt.Errorf("%w: is the line a note below the table, such as its source or a footnote? The file must end with the table's last row", err)
 	case format.trailing && n == len(format.columns)+1:
 		return fmt.Errorf("%w: a value after the last separator, in the field that the header leaves unnamed", err)
 	case len(format.columns) == 1 && n > 1:
@@ -242,6 +248,22 @@ func (c crLines) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// isHeader reports whether the trimmed fields of a row name the columns,
+// two or more, as the header does: a line of the header again, where
+// files were joined end to end (each may begin with a byte order mark).
+func (format *frameFormat) isHeader(rec []string) bool {
+	if len(rec) < 2 {
+		return false
+	}
+	rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
+	for j, cell := range rec {
+		if unquoteName(cell) != format.columns[j] && !(j == 0 && format.rowNames && cell == "") {
+			return false
+		}
+	}
+	return true
 }
 
 // unquoteName returns the trimmed column name h without the single quotes
@@ -280,10 +302,16 @@ func (fr *FrameReader) Read(max int) (*Frame, error) {
 			rec = rec[:len(rec)-1]
 		}
 		if len(rec) != len(f.columns) {
-			return nil, &ParseError{File: f.name, Row: line, Err: f.fieldCountError(len(rec))}
+			return nil, &ParseError{File: f.name, Row: line, Err: f.fieldCountError(rec)}
 		}
 		for j := range rec {
 			rec[j] = strings.TrimSpace(rec[j])
+		}
+		if f.isHeader(rec) {
+			if f.log.headers++; f.log.headers == 1 {
+				f.log.headerLine = line
+			}
+			continue
 		}
 		f.cells = append(f.cells, rec)
 		f.lines = append(f.lines, line)

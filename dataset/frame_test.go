@@ -89,6 +89,8 @@ func TestReadFrameErrors(t *testing.T) {
 		{"blank name", "a, \n1,2\n", nil, "test.csv: row 1: field 2 of the header is empty"},
 		{"duplicate", "a,b, a\n1,2,3\n", ErrDuplicate, `test.csv: row 1, column "a": duplicate column name`},
 		{"short row", "a,b\n1,2\n3\n", ErrFieldCount, "test.csv: row 3: wrong number of fields: 1, header has 2"},
+		{"footnote", "a,b\n1,2\n\nSource: a survey of 2023\n", ErrFieldCount,
+			"test.csv: row 4: wrong number of fields: 1, header has 2: is the line a note below the table, such as its source or a footnote? The file must end with the table's last row"},
 		{"long row", "a,b\n1,2\n\n3,4,5\n", ErrFieldCount, "test.csv: row 4: wrong number of fields: 3, header has 2"},
 		{"bare quote", "a,b\n1,x\"y\n", nil, `test.csv: row 2: bare " in non-quoted-field`},
 		// A title or a note above the header, with and without the
@@ -490,5 +492,36 @@ func TestReadFrameTrailingSeparator(t *testing.T) {
 		if !slices.Equal(f.Columns(), tc.columns) || f.Len() != 2 || f.Cell(1, 2) != tc.last {
 			t.Errorf("%q: columns %q, %d rows, last cell %q", tc.data, f.Columns(), f.Len(), f.Cell(1, 2))
 		}
+	}
+}
+
+// TestRepeatedHeader reads tables joined end to end, whose later headers
+// are left out with one warning, and keeps rows that only resemble one.
+func TestRepeatedHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		rows       int
+		warning    string
+	}{
+		{"once", "a,b\n1,2\na,b\n3,4\n", 2, "test.csv: line 3 repeats the header, as tables joined end to end do: left out"},
+		{"twice, quoted, with a mark", "a,'b c'\n1,2\n\ufeffa,\"'b c'\"\n3,4\n a , b c\n", 2,
+			"test.csv: 2 lines repeat the header, the first on line 3, as tables joined end to end do: left out"},
+		{"row names", ",x\n1,2\n,x\n3,4\n", 2, "test.csv: line 3 repeats the header"},
+		{"one field differs", "a,b\n1,2\na,c\n", 2, ""},
+		{"one column", "a\n1\na\n", 2, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := readFrameString(t, tc.data)
+			w := f.Warnings()
+			if f.Len() != tc.rows {
+				t.Errorf("%d rows, want %d", f.Len(), tc.rows)
+			}
+			switch {
+			case tc.warning == "" && w != nil:
+				t.Errorf("warned %v", w)
+			case tc.warning != "" && (len(w) != 1 || !strings.HasPrefix(w[0].Message, tc.warning)):
+				t.Errorf("warned %v, want %q", w, tc.warning)
+			}
+		})
 	}
 }

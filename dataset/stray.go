@@ -181,6 +181,9 @@ type readLog struct {
 	// textColumns are the columns warned of holding numbers read as
 	// text.
 	textColumns []string
+	// headers counts the lines that repeat the header, left out and not
+	// yet reported, the first on line headerLine.
+	headers, headerLine int
 }
 
 // strayCell is a cell read as missing because it is not a number in a
@@ -250,6 +253,15 @@ func (l *readLog) warnings(file string) []Warning {
 		l.encodingReported = true
 		warnings = append(warnings, Warning{Rows: 1, Message: fmt.Sprintf(
 			"%s: not UTF-8: bytes that are not, first on line %d, are read as Windows-1252 (Latin-1) characters; save the file as UTF-8 to be sure of its text", file, l.encodingLine)})
+	}
+	if l.headers > 0 {
+		what := fmt.Sprintf("line %d repeats the header", l.headerLine)
+		if l.headers > 1 {
+			what = fmt.Sprintf("%d lines repeat the header, the first on line %d", l.headers, l.headerLine)
+		}
+		warnings = append(warnings, Warning{Rows: l.headers, Message: fmt.Sprintf(
+			"%s: %s, as tables joined end to end do: left out", file, what)})
+		l.headers = 0
 	}
 	if l.strays > 0 {
 		warnings = append(warnings, l.strayWarning(file))

@@ -222,7 +222,10 @@
 // date in a column of dates) as missing, with the same warning. -strict
 // refuses such cells instead, naming file, line and column. A file that
 // is not UTF-8 is read as Windows-1252 (Latin-1), with a warning; names
-// in the header may be in single quotes ('vote' is vote). A first column
+// in the header may be in single quotes ('vote' is vote). A later line that
+// repeats the header, as tables joined end to end hold, is left out with a
+// warning; a line of one field of text below the table (a source, a
+// footnote) is refused, asking whether it is a note. A first column
 // without a name holds row names, as R's write.csv and pandas' to_csv
 // write them: it is named "row.names" and is the id column unless -id
 // names another, and fit warns when its values repeat, as row names do not
