@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // ErrEmptyColumn is wrapped by the ParseError for a column that has no
@@ -55,6 +56,9 @@ type frameFormat struct {
 	trailing bool
 	// strict refuses stray cells (see FrameOptions.Strict).
 	strict bool
+	// skipped counts the lines before the header that name the
+	// separator (see sepLine).
+	skipped int
 	// log is what reading met that the user should hear of.
 	log *readLog
 }
@@ -134,7 +138,9 @@ type FrameReader struct {
 // names no column. Every later row must have as many fields as the
 // header, or one more, empty, after such a separator. An error for a
 // header of one name, or of one name and empty fields, asks whether its
-// line is a title above the header. A later line that repeats the
+// line is a title above the header. A first line "sep=;" above the
+// header, which spreadsheets write and read, names the separator (unless
+// opts.Comma sets it) and is skipped. A later line that repeats the
 // header, as tables joined end to end hold, is left out, with a warning.
 func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, error) {
 	log := new(readLog)
@@ -149,6 +155,13 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 		sample = bytes.ReplaceAll(sample, []byte{'\r'}, []byte{'\n'})
 	}
 	format := frameFormat{name: name, comma: opts.Comma, strict: opts.Strict, log: log}
+	if sep, n := sepLine(sample); n > 0 {
+		br.Discard(n)
+		sample, format.skipped = sample[n:], 1
+		if format.comma == 0 {
+			format.comma = sep
+		}
+	}
 	if format.comma == 0 {
 		format.comma = detectComma(sample, err == io.EOF)
 	}
@@ -172,6 +185,7 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 		return nil, readError(name, err)
 	}
 	headerRow, _ := cr.FieldPos(0)
+	headerRow += format.skipped
 	if err := format.readHeader(header); err != nil {
 		return nil, &ParseError{File: name, Row: headerRow, Column: err.column, Err: err.err}
 	}
@@ -232,6 +246,23 @@ func (format *frameFormat) fieldCountError(rec []string) error {
 		return fmt.Errorf("%w: is the first line a title or a note above the header? The header must come first", err)
 	}
 	return err
+}
+
+// sepLine returns the separator that the first line of sample names, as
+// spreadsheets read and write "sep=;" above a table, and the length of
+// that line with its end; 0 if it is no such line.
+func sepLine(sample []byte) (rune, int) {
+	end := bytes.IndexByte(sample, '\n')
+	if end < 0 {
+		return 0, 0
+	}
+	line := bytes.TrimSuffix(bytes.TrimPrefix(sample[:end], []byte("\ufeff")), []byte{'\r'})
+	rest, ok := bytes.CutPrefix(line, []byte("sep="))
+	r, size := utf8.DecodeRune(rest)
+	if !ok || size != len(rest) || !validComma(r) {
+		return 0, 0
+	}
+	return r, end + 1
 }
 
 // crLines reads a text whose lines end in a lone carriage return, as
@@ -298,6 +329,7 @@ func (fr *FrameReader) Read(max int) (*Frame, error) {
 			return nil, readError(f.name, err)
 		}
 		line, _ := fr.cr.FieldPos(0)
+		line += f.skipped
 		if f.trailing && len(rec) == len(f.columns)+1 && strings.TrimSpace(rec[len(rec)-1]) == "" {
 			rec = rec[:len(rec)-1]
 		}

@@ -525,3 +525,49 @@ func TestRepeatedHeader(t *testing.T) {
 		})
 	}
 }
+
+// TestSepLine reads tables whose first line names their separator, as
+// spreadsheets write "sep=;", and numbers their lines as the file does.
+func TestSepLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		comma      rune // of the options
+		columns    []string
+		err        string // of reading the rows, if any
+	}{
+		{"semicolons", "sep=;\r\na;b\r\n1,5;2\r\n", 0, []string{"a", "b"}, ""},
+		{"tabs, after a mark", "\ufeffsep=\t\na\tb\n1,5\t2\n", 0, []string{"a", "b"}, ""},
+		{"a wrong row", "sep=|\na|b\n1|2\n3|4|5\n", 0, []string{"a", "b"}, "test.csv: row 4: wrong number of fields: 3, header has 2"},
+		{"the option first", "sep=;\na,b\n1,2\n", ',', []string{"a", "b"}, ""},
+		{"no separator", "sep=\na,b\n1,2\n", 0, []string{"sep="}, "test.csv: row 2: wrong number of fields: 2, header has 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := NewFrameReader(strings.NewReader(tc.data), "test.csv", FrameOptions{Comma: tc.comma})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(r.Columns(), tc.columns) {
+				t.Fatalf("columns %q, want %q", r.Columns(), tc.columns)
+			}
+			f, err := r.ReadAll()
+			switch {
+			case tc.err != "":
+				if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+					t.Errorf("error %v, want %q", err, tc.err)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case f.Line(0) != 3:
+				t.Errorf("the first row on line %d, want 3", f.Line(0))
+			case tc.comma == 0:
+				if v, err := f.Number(0, 0); v != 1.5 {
+					t.Errorf("read %v (%v), want 1.5 with a decimal comma", v, err)
+				}
+			}
+		})
+	}
+	_, err := NewFrameReader(strings.NewReader("sep=;\na;a\n1;2\n"), "test.csv", FrameOptions{})
+	if want := `test.csv: row 2, column "a": duplicate column name`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}

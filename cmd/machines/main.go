@@ -180,7 +180,8 @@
 // float64 loses), with a warning. Their
 // fields are separated by commas, semicolons, tabs or vertical bars,
 // whichever splits the first lines evenly (-sep sets it: one character, or
-// tab), and their lines end as any system ends them (LF, CRLF, or a lone CR
+// tab; so does a first line "sep=;" above the header, as spreadsheets write
+// it), and their lines end as any system ends them (LF, CRLF, or a lone CR
 // as "CSV (Macintosh)" saves them), with or without a separator at the end
 // of each. Numbers may have thousands separators (4,599.0, or spaces or
 // apostrophes between groups of three digits: 10 851.5, 1'554.50), a
