@@ -186,7 +186,8 @@
 // of each. Numbers may have thousands separators (4,599.0, or spaces or
 // apostrophes between groups of three digits: 10 851.5, 1'554.50), a
 // minus sign (U+2212) or parentheses for a minus, as accounts write it
-// ((1,234.50) reads as -1234.5), or a minus after the number, as SAP
+// ((1,234.50) reads as -1234.5), a spreadsheet's mark of a number kept
+// as text ('12.5 or ="12.5" reads as 12.5), or a minus after the number, as SAP
 // exports it (1.234,50- reads as -1234.5), a percent sign, which makes a fraction
 // (17.5% reads as 0.175, so that a column may mix 50% and 0.5; a model
 // fitted before this rule reads it as 17.5, as it did), and a currency sign
