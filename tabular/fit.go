@@ -187,6 +187,7 @@ func (run *fitRun) read() error {
 		return err
 	}
 	run.warn(warnings)
+	run.warnAlikeLevels(enc)
 	if run.x, warnings, err = enc.Transform(f, t.Rows); err != nil {
 		return err
 	}

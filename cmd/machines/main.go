@@ -218,8 +218,9 @@
 // column is text, and fit warns when most of its cells are numbers; the same
 // holds for a column of dates. A classification target whose classes differ
 // only in case ("No" and "no"), in how they write a number ("1" and "1.0")
-// or in how they write a yes or a no ("Y", "TRUE", "1" and "yes") is warned
-// of. predict, score, explain and
+// or in how they write a yes or a no ("Y", "TRUE", "1" and "yes", where
+// every class is a yes or a no) is warned of, and so is a text input
+// whose levels differ so ("Male", "male" and "MALE"). predict, score, explain and
 // serve read a cell that is not a number in a column of numbers (or not a
 // date in a column of dates) as missing, with the same warning. -strict
 // refuses such cells instead, naming file, line and column. A file that
