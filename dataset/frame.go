@@ -117,7 +117,9 @@ type FrameReader struct {
 // same number of fields, the most fields if several do, and a comma if
 // none does. A file separated by other than commas whose first lines
 // (the first 64 KiB) hold a number with a decimal comma, such as 3,14,
-// is read with decimal commas: see Frame.Number.
+// is read with decimal commas: see Frame.Number. So is a file separated
+// by commas whose first lines hold such a number, quoted, that cannot be
+// thousands ("3,14", not "1,234"), and no number with a decimal point.
 //
 // The file is UTF-8 text, except that a byte that is not part of UTF-8
 // is read as its Windows-1252 character, so that a file saved in
@@ -168,7 +170,7 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 	if !validComma(format.comma) {
 		return nil, fmt.Errorf("%s: %q cannot separate the fields of a CSV file", name, format.comma)
 	}
-	format.decimalComma = format.comma != ',' && hasDecimalComma(sample, err == io.EOF, format.comma)
+	format.decimalComma = hasDecimalComma(sample, err == io.EOF, format.comma)
 
 	cr := csv.NewReader(text)
 	cr.Comma = format.comma

@@ -173,6 +173,13 @@ func TestDetectSeparator(t *testing.T) {
 		{"neither fits", "a;b,c\n1\n", ',', false, nil, ErrFieldCount},
 		{"one column", "a\n1\n", ',', false, []string{"a"}, nil},
 		{"thousands, not decimals", "a;b\n\"1,234.5\";2\n", ';', false, []string{"a", "b"}, nil},
+		// Commas between fields and in quoted numbers, as spreadsheets of
+		// much of Europe export them, unless they may be thousands or a
+		// number has a decimal point.
+		{"comma, quoted decimal commas", "a,b\n\"1,5\",2\n\"1.234,25\",x\n", ',', true, []string{"a", "b"}, nil},
+		{"comma, quoted thousands", "a,b\n\"1,234\",2\n\"12,345,678\",x\n", ',', false, []string{"a", "b"}, nil},
+		{"comma, a decimal point too", "a,b\n\"1,5\",2.5\n", ',', false, []string{"a", "b"}, nil},
+		{"comma, a decimal point before", "a,b\n3.5,2\n\"1,5\",2\n", ',', false, []string{"a", "b"}, nil},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			f, err := ReadFrame(strings.NewReader(test.data), "test.csv")

@@ -197,7 +197,9 @@
 // amounts'); a file separated by other than commas whose first 64 KiB hold a
 // decimal comma (3,14) is read with decimal commas and points or spaces
 // between thousands (1.234,5, 1 554,5), as spreadsheets write them in much
-// of Europe. Times of day and durations (13:45, 7:05:30, 10:00 PM) read as
+// of Europe, and so is a file separated by commas whose first 64 KiB hold
+// such a number quoted ("3,14", not "1,234", which may be thousands) and no
+// number with a decimal point. Times of day and durations (13:45, 7:05:30, 10:00 PM) read as
 // hours (13.75, 7.09, 22). A unit of measure after the numbers (12 kg, 23.4
 // kmpl, 74bhp; 1 month and 3 months share one), the unit of most of a
 // column's cells with one, is dropped, and the model keeps it, so that

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/parametric-machines/machines/dataset"
@@ -119,19 +120,19 @@ type tableFormat interface {
 // separated by commas with decimal points.
 func describeFormat(stderr io.Writer, cmd string, f tableFormat) {
 	names := map[rune]string{';': "semicolons", '\t': "tabs", '|': "vertical bars"}
-	how := ""
+	var how []string
 	if f.Comma() != ',' {
 		sep, ok := names[f.Comma()]
 		if !ok {
 			sep = fmt.Sprintf("%q", f.Comma())
 		}
-		how = "fields separated by " + sep
+		how = append(how, "fields separated by "+sep)
 	}
 	if f.DecimalComma() {
-		how += ", numbers with decimal commas"
+		how = append(how, "numbers with decimal commas")
 	}
-	if how != "" {
-		fmt.Fprintf(stderr, "machines %s: %s: %s\n", cmd, f.Name(), how)
+	if how != nil {
+		fmt.Fprintf(stderr, "machines %s: %s: %s\n", cmd, f.Name(), strings.Join(how, ", "))
 	}
 }
 

@@ -66,6 +66,12 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 			stdout: []string{"fit: 24 rows, 2 columns encoded as 2 inputs"},
 			stderr: []string{"testdata/fit_semicolon.csv: fields separated by semicolons, numbers with decimal commas",
 				`regression, since column "y" holds numbers only`}},
+		// Google Sheets and LibreOffice of much of Europe separate by
+		// commas and quote the numbers.
+		{name: "commas and quoted decimal commas", args: slices.Concat([]string{"-data", "testdata/fit_quoted_decimal.csv", "-target", "y"}, fixed),
+			stdout: []string{"fit: 24 rows, 2 columns encoded as 2 inputs"},
+			stderr: []string{"machines fit: testdata/fit_quoted_decimal.csv: numbers with decimal commas\n",
+				`regression, since column "y" holds numbers only`}},
 		{name: "-sep", args: slices.Concat([]string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", ";"}, fixed),
 			stdout: []string{"fit: 24 rows, 2 columns encoded as 2 inputs"}},
 		{name: "-sep wrong", args: []string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", "tab"}, code: 2,
