@@ -235,13 +235,17 @@ func (format *frameFormat) readHeader(header []string) *headerError {
 
 // fieldCountError is the error of a row of the fields rec, which the
 // header's columns do not number. A row of one field of text, where the
-// header has several, is likely a note below the table.
+// header has several, is likely a note below the table; a row of too
+// many, split by commas, may hold a number with commas between its
+// thousands, unquoted (see unquotedThousands).
 func (format *frameFormat) fieldCountError(rec []string) error {
 	n := len(rec)
 	err := fmt.Errorf("%w: %d, header has %d", ErrFieldCount, n, len(format.columns))
 	switch {
 	case n == 1 && len(format.columns) > 1 && strings.ContainsFunc(rec[0], unicode.IsLetter):
 		return fmt.Errorf("%w: is the line a note below the table, such as its source or a footnote? The file must end with the table's last row", err)
+	case n > len(format.columns) && format.comma == ',' && unquotedThousands(rec) != "":
+		return fmt.Errorf("%w: does it hold a number with commas between its thousands, such as %s, unquoted? Quote such numbers (\"%[2]s\"), or write them without the commas", err, unquotedThousands(rec))
 	case format.trailing && n == len(format.columns)+1:
 		return fmt.Errorf("%w: a value after the last separator, in the field that the header leaves unnamed", err)
 	case len(format.columns) == 1 && n > 1:
@@ -265,6 +269,21 @@ func sepLine(sample []byte) (rune, int) {
 		return 0, 0
 	}
 	return r, end + 1
+}
+
+// unquotedThousands returns the first number that the fields rec, split
+// by commas, would make if joined by a comma, two to five of them, as a
+// number with commas between its thousands (1,234 or 12,345,678.5)
+// splits; "" if none.
+func unquotedThousands(rec []string) string {
+	for i := range rec {
+		for j := i + 2; j <= min(i+5, len(rec)); j++ {
+			if joined := strings.Join(rec[i:j], ","); thousandsCommas.MatchString(joined) {
+				return joined
+			}
+		}
+	}
+	return ""
 }
 
 // crLines reads a text whose lines end in a lone carriage return, as

@@ -89,6 +89,8 @@ func TestReadFrameErrors(t *testing.T) {
 		{"blank name", "a, \n1,2\n", nil, "test.csv: row 1: field 2 of the header is empty"},
 		{"duplicate", "a,b, a\n1,2,3\n", ErrDuplicate, `test.csv: row 1, column "a": duplicate column name`},
 		{"short row", "a,b\n1,2\n3\n", ErrFieldCount, "test.csv: row 3: wrong number of fields: 1, header has 2"},
+		{"thousands unquoted", "a,b,c\n1,2,3\nx,1,234,5\n", ErrFieldCount,
+			`test.csv: row 3: wrong number of fields: 4, header has 3: does it hold a number with commas between its thousands, such as 1,234, unquoted? Quote such numbers ("1,234"), or write them without the commas`},
 		{"footnote", "a,b\n1,2\n\nSource: a survey of 2023\n", ErrFieldCount,
 			"test.csv: row 4: wrong number of fields: 1, header has 2: is the line a note below the table, such as its source or a footnote? The file must end with the table's last row"},
 		{"long row", "a,b\n1,2\n\n3,4,5\n", ErrFieldCount, "test.csv: row 4: wrong number of fields: 3, header has 2"},
