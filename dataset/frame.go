@@ -147,6 +147,11 @@ type FrameReader struct {
 func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, error) {
 	log := new(readLog)
 	br := bufio.NewReaderSize(newTextReader(utf16Text(r), log), sampleSize)
+	// Spreadsheets often start UTF-8 files with a byte order mark, which
+	// would open the first field, so that a quote after it were bare.
+	if mark, _ := br.Peek(len(utf8BOM)); string(mark) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
 	sample, err := br.Peek(sampleSize)
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -194,6 +199,9 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 	return &FrameReader{cr: cr, format: format}, nil
 }
 
+// utf8BOM is the byte order mark in UTF-8.
+const utf8BOM = "\ufeff"
+
 // headerError is an error of a header, in its column if any.
 type headerError struct {
 	column string
@@ -205,8 +213,6 @@ type headerError struct {
 // programs write them, names no column: format.trailing drops it from
 // every row.
 func (format *frameFormat) readHeader(header []string) *headerError {
-	// Spreadsheet programs often start UTF-8 files with a byte order mark.
-	header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	for j := range header {
 		header[j] = unquoteName(strings.TrimSpace(header[j]))
 	}
@@ -262,7 +268,7 @@ func sepLine(sample []byte) (rune, int) {
 	if end < 0 {
 		return 0, 0
 	}
-	line := bytes.TrimSuffix(bytes.TrimPrefix(sample[:end], []byte("\ufeff")), []byte{'\r'})
+	line := bytes.TrimSuffix(sample[:end], []byte{'\r'})
 	rest, ok := bytes.CutPrefix(line, []byte("sep="))
 	r, size := utf8.DecodeRune(rest)
 	if !ok || size != len(rest) || !validComma(r) {
@@ -309,7 +315,7 @@ func (format *frameFormat) isHeader(rec []string) bool {
 	if len(rec) < 2 {
 		return false
 	}
-	rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
+	rec[0] = strings.TrimPrefix(rec[0], utf8BOM)
 	for j, cell := range rec {
 		if unquoteName(cell) != format.columns[j] && !(j == 0 && format.rowNames && cell == "") {
 			return false

@@ -75,6 +75,11 @@ func TestReadFrameText(t *testing.T) {
 	if want := []int{2, 4, 6}; !slices.Equal(lines, want) {
 		t.Errorf("lines %v, want %v", lines, want)
 	}
+	// A byte order mark before a quoted name, as pandas' to_csv with
+	// utf-8-sig and quoting writes it.
+	if got, want := readFrameString(t, "\ufeff\"a\",\"b\"\n1,2\n").Columns(), []string{"a", "b"}; !slices.Equal(got, want) {
+		t.Errorf("columns %q, want %q", got, want)
+	}
 }
 
 func TestReadFrameErrors(t *testing.T) {
