@@ -51,9 +51,11 @@ type frameFormat struct {
 	// rowNames says the first column holds row names: its header cell
 	// was empty, as R's write.csv and pandas' to_csv write them.
 	rowNames bool
-	// trailing says the header ended in a separator, and so may every
-	// row, whose empty field after it is dropped.
-	trailing bool
+	// trailing counts the empty fields that end the header, after a
+	// separator at the end of every line or columns a spreadsheet
+	// formatted but left empty; rows may end in as many, empty, which
+	// are dropped.
+	trailing int
 	// strict refuses stray cells (see FrameOptions.Strict).
 	strict bool
 	// skipped counts the lines before the header that name the
@@ -209,15 +211,20 @@ type headerError struct {
 }
 
 // readHeader sets the columns of format from the fields of the header.
-// An empty last field, after a separator that ends every line as some
-// programs write them, names no column: format.trailing drops it from
-// every row.
+// Empty last fields after two named ones, after a separator that ends
+// every line as some programs write them, or of columns that a
+// spreadsheet formatted but left empty, name no column: format.trailing
+// drops them from every row.
 func (format *frameFormat) readHeader(header []string) *headerError {
 	for j := range header {
 		header[j] = unquoteName(strings.TrimSpace(header[j]))
 	}
-	if n := len(header); n > 2 && header[n-1] == "" && header[n-2] != "" {
-		header, format.trailing = header[:n-1], true
+	named := len(header)
+	for named > 0 && header[named-1] == "" {
+		named--
+	}
+	if named >= 2 && named < len(header) {
+		header, format.trailing = header[:named], len(header)-named
 	}
 	format.columns = make([]string, len(header))
 	for j, h := range header {
@@ -252,8 +259,8 @@ func (format *frameFormat) fieldCountError(rec []string) error {
 		return fmt.Errorf("%w: is the line a note below the table, such as its source or a footnote? The file must end with the table's last row", err)
 	case n > len(format.columns) && format.comma == ',' && unquotedThousands(rec) != "":
 		return fmt.Errorf("%w: does it hold a number with commas between its thousands, such as %s, unquoted? Quote such numbers (\"%[2]s\"), or write them without the commas", err, unquotedThousands(rec))
-	case format.trailing && n == len(format.columns)+1:
-		return fmt.Errorf("%w: a value after the last separator, in the field that the header leaves unnamed", err)
+	case n > len(format.columns) && n <= len(format.columns)+format.trailing:
+		return fmt.Errorf("%w: a value after the header's last named column, in a field that it leaves unnamed", err)
 	case len(format.columns) == 1 && n > 1:
 		return fmt.Errorf("%w: is the first line a title or a note above the header? The header must come first", err)
 	}
@@ -357,8 +364,8 @@ func (fr *FrameReader) Read(max int) (*Frame, error) {
 		}
 		line, _ := fr.cr.FieldPos(0)
 		line += f.skipped
-		if f.trailing && len(rec) == len(f.columns)+1 && strings.TrimSpace(rec[len(rec)-1]) == "" {
-			rec = rec[:len(rec)-1]
+		if extra := rec[min(len(f.columns), len(rec)):]; len(extra) <= f.trailing && strings.TrimSpace(strings.Join(extra, "")) == "" {
+			rec = rec[:len(rec)-len(extra)]
 		}
 		if len(rec) != len(f.columns) {
 			return nil, &ParseError{File: f.name, Row: line, Err: f.fieldCountError(rec)}

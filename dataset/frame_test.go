@@ -107,8 +107,10 @@ func TestReadFrameErrors(t *testing.T) {
 		{"note", "# exported 2026-11-30\na,b\n1,2\n", ErrFieldCount,
 			"test.csv: row 2: wrong number of fields: 2, header has 1: is the first line a title or a note above the header? The header must come first"},
 		// Every line ends in a separator, but one with a value there.
+		{"value in an unnamed column", "a,b,c,,,\n1,2,3,,,\n4,5,6,,7,\n", ErrFieldCount,
+			"test.csv: row 3: wrong number of fields: 6, header has 3: a value after the header's last named column, in a field that it leaves unnamed"},
 		{"trailing value", "a,b,c,\n1,2,3,\n4,5,6,7\n", ErrFieldCount,
-			"test.csv: row 3: wrong number of fields: 4, header has 3: a value after the last separator, in the field that the header leaves unnamed"},
+			"test.csv: row 3: wrong number of fields: 4, header has 3: a value after the header's last named column, in a field that it leaves unnamed"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			_, err := ReadFrame(strings.NewReader(test.data), "test.csv")
@@ -494,6 +496,8 @@ func TestReadFrameTrailingSeparator(t *testing.T) {
 		{"a;b;c;\n1,5;2;x;\n3;4;y;\n", []string{"a", "b", "c"}, "y"},
 		{"a,b,c,\n1,2,x,\n3,4,y\n", []string{"a", "b", "c"}, "y"},
 		{",a,b,\n1,2,3,\n2,4,5,\n", []string{RowNamesColumn, "a", "b"}, "5"},
+		// Columns that a spreadsheet formatted but left empty.
+		{"a,b,c,,,\n1,2,x,,,\n3,4,y,,\n", []string{"a", "b", "c"}, "y"},
 	} {
 		f := readFrameString(t, tc.data)
 		if !slices.Equal(f.Columns(), tc.columns) || f.Len() != 2 || f.Cell(1, 2) != tc.last {

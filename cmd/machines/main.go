@@ -183,7 +183,8 @@
 // tab; so does a first line "sep=;" above the header, as spreadsheets write
 // it), and their lines end as any system ends them (LF, CRLF, or a lone CR
 // as "CSV (Macintosh)" saves them), with or without a separator at the end
-// of each. Numbers may have thousands separators (4,599.0, or spaces or
+// of each, or empty fields without a name (x,g,y,,,) after the last
+// column. Numbers may have thousands separators (4,599.0, or spaces or
 // apostrophes between groups of three digits: 10 851.5, 1'554.50), a
 // minus sign (U+2212) or parentheses for a minus, as accounts write it
 // ((1,234.50) reads as -1234.5), a spreadsheet's mark of a number kept
