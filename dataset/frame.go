@@ -137,10 +137,11 @@ type FrameReader struct {
 // leading byte order mark and of single quotes around them ('vote' is
 // vote, as "vote" is; two quotes inside them stand for one), and must be
 // non-empty and unique, except that an empty first name marks a column of
-// row names, which is then named RowNamesColumn, and an empty last name
-// after a named one, as a separator at the end of every line leaves it,
-// names no column. Every later row must have as many fields as the
-// header, or one more, empty, after such a separator. An error for a
+// row names, which is then named RowNamesColumn, and empty last names
+// after two named columns, as a separator at the end of every line or a
+// spreadsheet's formatted empty columns leave them, name no column. Every
+// later row must have as many fields as the header names, or as many more,
+// empty, as it leaves unnamed. An error for a
 // header of one name, or of one name and empty fields, asks whether its
 // line is a title above the header. A first line "sep=;" above the
 // header, which spreadsheets write and read, names the separator (unless

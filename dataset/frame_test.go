@@ -442,6 +442,11 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte("x;y\r1,5;2\r\"a\rb\";3\r"))
 	// Spreadsheets' error values, and amounts in parentheses.
 	f.Add([]byte("e,a\n1,(1,234.50)\n#DIV/0!,($5)\n3,(5 $)\n#N/A,(0)\n5,((5))\n#value!,(-5)\n7,8\n8,9\n9,10\n10,11\n11,()\n"))
+	// A separator's line, a mark before a quoted name, a repeated
+	// header, empty unnamed columns, quoted decimal commas, numbers
+	// marked as text, ids beyond 2^53 and dates in two forms.
+	f.Add([]byte("sep=;\r\n\ufeff\"a\";b;;\r\n1,5;'2;;\r\na;b;;\r\n=\"3\";4;;\r\n"))
+	f.Add([]byte("\ufeff\"d\",\"n\",\"i\"\n2024-01-31,\"1,5\",9007199254740993\n13/02/2024,\"2,25\",12\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fr, err := ReadFrame(strings.NewReader(string(data)), "fuzz.csv")
 		if err != nil {
