@@ -855,9 +855,8 @@
 // not exist, and an output that cannot be written (a directory, in a
 // directory that does not exist, over an input); 1 for inputs that exist
 // but are refused (a table or model file that does not read, bad cells,
-// a target of one class) and for failures of the work. An error in the
-// flags' own syntax or values is followed by a hint to run the command
-// with -h.
+// a target of one class) and for failures of the work. An error of status
+// 2 is followed by a hint to run the command with -h.
 package main
 
 import (
@@ -1041,16 +1040,14 @@ func exitStatus(c command, err error, stdout, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.As(err, &ue):
+	// A flag that names a file or directory that does not exist is an
+	// error in the command line too.
+	case errors.As(err, &ue) || errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(stderr, "machines %s: %s\n", c.name, trimPrefix(err, c.name))
 		fmt.Fprintf(stderr, "run 'machines %s -h' for usage\n", c.name)
 		return 2
 	default:
 		fmt.Fprintf(stderr, "machines %s: %s\n", c.name, trimPrefix(err, c.name))
-		if errors.Is(err, fs.ErrNotExist) {
-			// A flag names a file or directory that does not exist.
-			return 2
-		}
 		return 1
 	}
 }
