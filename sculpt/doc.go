@@ -148,8 +148,15 @@
 //     is not finite;
 //   - one whose every edge is pruned, and a missing one.
 //
-// A run whose every edge is pruned stops after that epoch: no later one
-// can change the machine.
+// A run whose every edge is pruned stops its penalty after that epoch: no
+// later one could change the machine, which predicts one class whatever
+// the image. It goes back to the sparsest of its earlier epochs within
+// Config.PathTolerance (or the standard error) of the best validation
+// accuracy, as a path chooses among its points, and fine-tunes that
+// machine without the penalty for Config.Finetune epochs
+// (Report.FellBack). Without an earlier epoch with a live edge (every
+// edge pruned in the first, or since the run was resumed) it ends with
+// no edge.
 //
 // # Sizing
 //

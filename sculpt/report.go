@@ -55,7 +55,12 @@ type Report struct {
 	Path          []PathPoint `json:"path,omitempty"`
 	PathChosen    int         `json:"path_chosen,omitempty"`
 	PathThreshold float64     `json:"path_threshold,omitempty"`
-	Settings      Settings    `json:"settings"`
+	// FellBack is the epoch, from 1, that a run whose penalty pruned
+	// every edge went back to and fine-tuned (zero if none): the
+	// sparsest within the path's tolerance of the best validation
+	// accuracy before.
+	FellBack int      `json:"fell_back,omitempty"`
+	Settings Settings `json:"settings"`
 	// Classes are the names of the classes, logit i being Classes[i],
 	// when the training images have them (dataset.Images.Names).
 	Classes []string `json:"classes,omitempty"`
@@ -70,7 +75,7 @@ type Report struct {
 func (r *run) report() (*Report, error) {
 	a, st := r.arch, r.st
 	rep := &Report{Epochs: len(st.History), History: st.History, Settings: r.settings(), Arch: a,
-		LambdaEffective: r.cfg.Lambda * r.lambdaScale(), Path: r.pathPoints, PathChosen: r.chosen, PathThreshold: r.threshold}
+		LambdaEffective: r.cfg.Lambda * r.lambdaScale(), Path: r.pathPoints, PathChosen: r.chosen, PathThreshold: r.threshold, FellBack: r.fellBack}
 	rep.Classes = r.train.Names
 	rep.Protocol = "fair"
 	if r.cfg.Paper {

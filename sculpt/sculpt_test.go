@@ -373,6 +373,79 @@ func TestAllPrunedStops(t *testing.T) {
 	}
 }
 
+// A run whose penalty prunes every edge after some epochs goes back to
+// the sparsest of them within the tolerance of the best validation
+// accuracy, and fine-tunes it without the penalty.
+func TestAllPrunedFallsBack(t *testing.T) {
+	for _, tc := range []struct {
+		name                     string
+		epochs, finetune, ending int
+	}{
+		{"before fine-tuning", 8, 2, 6},
+		{"in the last epoch, without fine-tuning", 4, 0, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			train, test := smallData()
+			c := smallConfig("")
+			c.Epochs, c.Finetune, c.NoFinetune, c.Lambda = tc.epochs, tc.finetune, tc.finetune == 0, 0.2
+			var log bytes.Buffer
+			c.Progress = &log
+			rep, err := Run(train, test, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := rep.History
+			if rep.FellBack != 3 || rep.Epochs != tc.ending || h[3].EdgesLive != 0 || rep.EdgesLive != h[2].EdgesLive || rep.EdgesLive == 0 {
+				t.Fatalf("went back to epoch %d, %d epochs, %d live edges; history %+v; want epoch 3's edges after %d epochs", rep.FellBack, rep.Epochs, rep.EdgesLive, h, tc.ending)
+			}
+			for _, e := range h[4:] {
+				if e.Penalty != 0 || rep.Settings.FinetuneFrom != 4 {
+					t.Errorf("penalty %v after going back, fine-tuning from %d; want none from 4", e.Penalty, rep.Settings.FinetuneFrom)
+				}
+			}
+			if rep.AccuracyPruned < 0.9 || !strings.Contains(log.String(), "going back to epoch 3") {
+				t.Errorf("test accuracy %v; log\n%s\nwant 0.9 or more, and a word on going back", rep.AccuracyPruned, log.String())
+			}
+		})
+	}
+}
+
+// The epochs a run may go back to: of equal FLOPs the most accurate,
+// none below the tolerance of the best so far.
+func TestKeepFallback(t *testing.T) {
+	type epoch struct {
+		acc   float64
+		flops int
+	}
+	for _, tc := range []struct {
+		name   string
+		epochs []epoch
+		want   []int // the epochs kept, from 1
+	}{
+		{"sparser and as good", []epoch{{0.90, 30}, {0.90, 20}, {0.90, 10}}, []int{1, 2, 3}},
+		{"equal FLOPs, the better kept", []epoch{{0.90, 30}, {0.89, 20}, {0.902, 20}, {0.90, 20}}, []int{1, 3}},
+		{"worse beyond the tolerance dropped", []epoch{{0.80, 30}, {0.90, 20}, {0.70, 10}, {0.897, 5}}, []int{2, 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &run{cfg: Config{PathTolerance: 0.005}, val: &dataset.Images{N: 1e6}, st: &state{Weights: map[string][]float32{"e": {1}}, Pruned: map[string]bool{}}}
+			for i, e := range tc.epochs {
+				r.st.Weights["e"][0] = float32(i + 1)
+				r.keepFallback(i+1, e.acc, 1, e.flops)
+			}
+			var got []int
+			for _, f := range r.fallbacks {
+				if f.snap.weights["e"][0] != float32(f.epoch) {
+					t.Errorf("epoch %d holds the weights of epoch %v", f.epoch, f.snap.weights["e"][0])
+				}
+				got = append(got, f.epoch)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("kept epochs %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestProxPrunes compares the proximal step with the plain subgradient
 // at the same penalty: the first drives edges to exactly zero, the
 // second leaves norms hovering above the tolerance.

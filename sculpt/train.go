@@ -85,7 +85,9 @@ type Config struct {
 	Path []float64
 	// PathTolerance is how far below the best point's validation
 	// accuracy the chosen point may be (0.005, half a point), or the
-	// standard error of that accuracy if it is larger; Budget, if
+	// standard error of that accuracy if it is larger, on a path or
+	// among the epochs a run whose penalty pruned every edge goes back
+	// to; Budget, if
 	// positive, ends the path at the first point with at most that many
 	// live edges, which is then chosen.
 	PathTolerance float64
@@ -217,6 +219,11 @@ type run struct {
 	pathPoints []PathPoint
 	chosen     int
 	threshold  float64
+	// fallbacks are the epochs a run without a path may go back to if
+	// its penalty prunes every edge, and fellBack the one it went back
+	// to, from 1 (0 if none): see fallBack.
+	fallbacks []fallback
+	fellBack  int
 	// ckpt is the checkpoint file, if any, and l the model train.Run
 	// trains.
 	ckpt string
@@ -287,7 +294,11 @@ func Run(train, test *dataset.Images, c Config) (*Report, error) {
 		if err := r.path(); err != nil {
 			return nil, err
 		}
-	} else if err := r.trainEpochs(c.Epochs - len(r.st.History)); err != nil {
+	} else if err := r.trainEpochs(c.Epochs - len(r.st.History)); errors.Is(err, errAllPruned) {
+		if err := r.fallBack(); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
 		return nil, err
 	}
 	rep, err := r.report()
@@ -663,14 +674,17 @@ func (l *learner) afterEpoch(rec train.Epoch) error {
 	if len(r.cfg.Path) > 0 {
 		return nil
 	}
+	if live > 0 && rec.Epoch <= r.finetuneFrom {
+		r.keepFallback(rec.Epoch, acc, live, flops)
+	}
 	if r.ckpt != "" {
 		if err := writeCheckpoint(r.ckpt, r.arch, r.settings(), st); err != nil {
 			return err
 		}
 	}
-	if live == 0 && rec.Epoch < r.cfg.Epochs {
+	if live == 0 && (rec.Epoch < r.cfg.Epochs || len(r.fallbacks) > 0) {
 		r.logf("sculpt: every edge is pruned after epoch %d: the penalty is too strong for these data, and no later epoch can change the machine; "+
-			"stopping here (a smaller lambda prunes less)\n", rec.Epoch)
+			"stopping its penalty here (a smaller lambda prunes less)\n", rec.Epoch)
 		return errAllPruned
 	}
 	return nil
@@ -680,7 +694,8 @@ func (l *learner) afterEpoch(rec train.Epoch) error {
 var errAllPruned = errors.New("every edge is pruned")
 
 // trainEpochs trains the next epochs epochs from the weights of the
-// run's state, with train.Run.
+// run's state, with train.Run; it stops early with errAllPruned (wrapped)
+// once every edge is pruned.
 func (r *run) trainEpochs(epochs int) error {
 	if epochs < 1 {
 		return nil
@@ -693,7 +708,7 @@ func (r *run) trainEpochs(epochs int) error {
 		Batch: r.cfg.Batch, DropLast: true, Optimizer: r.l.u, Seed: r.cfg.Seed, Progress: r.cfg.Progress,
 		BeforeEpoch: r.l.beforeEpoch, AfterEpoch: r.l.afterEpoch})
 	if errors.Is(err, errAllPruned) {
-		return nil
+		return err
 	}
 	if err != nil {
 		return fmt.Errorf("sculpt: %w", err)

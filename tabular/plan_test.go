@@ -497,3 +497,55 @@ func TestNormalSumsFloor(t *testing.T) {
 		}
 	}
 }
+
+// The warnings of reading parts of a table merge to the same first
+// warnings and count in any order, and Solve gives them.
+func TestStatsMergeRead(t *testing.T) {
+	text := friedmanCSV(300, 2, false)
+	p, err := NewPlan(chunks(t, text, 300)[0], []string{"y"}, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := make([]*Stats, 5)
+	for i := range parts {
+		parts[i] = p.NewStats()
+		for j := range 6 {
+			parts[i].Read = append(parts[i].Read, dataset.Warning{Rows: 1, Message: fmt.Sprintf("part-%d-%d.csv: 1 stray cell", (7*i+3*j)%10, j)})
+		}
+	}
+	merge := func(order []int) *Stats {
+		acc := p.NewStats()
+		for _, i := range order {
+			part := *parts[i]
+			part.Read = slices.Clone(part.Read)
+			if err := acc.Merge(&part); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return acc
+	}
+	a, b := merge([]int{0, 1, 2, 3, 4}), merge([]int{4, 2, 0, 3, 1})
+	if !slices.Equal(a.Read, b.Read) || a.ReadMore != b.ReadMore || len(a.Read) != maxRead || a.ReadMore != 30-maxRead {
+		t.Errorf("merged in two orders: %d warnings and %d more, %d and %d; want the same, %d and %d",
+			len(a.Read), a.ReadMore, len(b.Read), b.ReadMore, maxRead, 30-maxRead)
+	}
+	if a.Read[0].Message != "part-0-0.csv: 1 stray cell" {
+		t.Errorf("first warning %q, want the first in the order of their text", a.Read[0].Message)
+	}
+	if err := a.Add(chunks(t, text, 300)[0]); err != nil {
+		t.Fatal(err)
+	}
+	_, rep, err := p.Solve(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.Warnings, a.Read[maxRead-1]) || !slices.ContainsFunc(rep.Warnings, func(w dataset.Warning) bool {
+		return strings.HasPrefix(w.Message, fmt.Sprintf("and %d more warnings of reading", 30-maxRead))
+	}) {
+		t.Errorf("solve's warnings %q, want the reading's and a count of the rest", rep.Warnings)
+	}
+	a.ReadMore = -1
+	if _, _, err := p.Solve(a); err == nil {
+		t.Error("stats of a negative count of warnings solved")
+	}
+}

@@ -78,7 +78,7 @@ func (p *Plan) Solve(acc *Stats) (*Model, *Report, error) {
 	md.Fit, md.Machine = &fr, fitted
 	rep := p.report
 	rep.Rows, rep.Dropped, rep.HeldOutCost, rep.Result.Cost, rep.Result.Anchors = acc.Rows, acc.Dropped, hc, cost, count
-	rep.Warnings = append(p.encodeWarnings(acc), farWarnings(p.far, acc.Low, acc.High, md.TargetNames())...)
+	rep.Warnings = slices.Concat(readWarnings(acc), p.encodeWarnings(acc), farWarnings(p.far, acc.Low, acc.High, md.TargetNames()))
 	if hc != nil {
 		// The held-out rows chose the cost, not the sample's leave-one-out.
 		rep.Result.CostRows = 0
@@ -97,8 +97,8 @@ func (p *Plan) check(s *Stats) error {
 		return fmt.Errorf("tabular: stats of the ranges of %d targets for a plan of %d", len(s.Low), k)
 	case s.Log != nil && s.Log.Columns() != len(p.model.Encoder.Features()):
 		return fmt.Errorf("tabular: stats of the encoding of %d columns for a plan of %d", s.Log.Columns(), len(p.model.Encoder.Features()))
-	case s.Rows < 0 || s.Dropped < 0 || s.Weight < 0:
-		return fmt.Errorf("tabular: stats of %d rows, %d dropped, of weight %v", s.Rows, s.Dropped, s.Weight)
+	case s.Rows < 0 || s.Dropped < 0 || s.Weight < 0 || s.ReadMore < 0:
+		return fmt.Errorf("tabular: stats of %d rows, %d dropped, of weight %v, %d warnings left out", s.Rows, s.Dropped, s.Weight, s.ReadMore)
 	}
 	return nil
 }

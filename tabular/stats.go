@@ -49,6 +49,14 @@ type Stats struct {
 	// did (levels it lacks, numbers far beyond its range, gaps), which
 	// Solve warns of; nil until a row is added.
 	Log *dataset.EncodeLog
+	// Read holds the warnings of reading the rows (stray cells read as
+	// missing, text that is not UTF-8), each naming its file, where the
+	// rows are read apart from the fit, as machines-beam's workers read
+	// them; Solve warns of them. Merged stats keep the first maxRead in
+	// the order of their text and count the others in ReadMore, so that
+	// the order of merging does not matter.
+	Read     []dataset.Warning
+	ReadMore int
 
 	plan *Plan
 	buf  []float64 // the features of the last chunk added
@@ -199,6 +207,7 @@ func (s *Stats) Merge(other *Stats) error {
 	s.Rows += other.Rows
 	s.Dropped += other.Dropped
 	s.Weight += other.Weight
+	s.Read, s.ReadMore = mergeRead(s.Read, other.Read, s.ReadMore+other.ReadMore)
 	if other.Log != nil {
 		if s.Log == nil {
 			s.Log = new(dataset.EncodeLog)
@@ -235,6 +244,7 @@ func (s *Stats) reset() {
 		clear(sums)
 	}
 	s.Rows, s.Dropped, s.Weight, s.Low, s.High, s.Log = 0, 0, 0, nil, nil, nil
+	s.Read, s.ReadMore = nil, 0
 	if s.HeldOut != nil {
 		s.HeldOut.reset()
 	}
@@ -250,6 +260,36 @@ func (p *Plan) encodeWarnings(acc *Stats) []dataset.Warning {
 	warnings := p.model.Encoder.Warnings(acc.Log)
 	for i := range warnings {
 		warnings[i].Message = "in the rows beyond the sample, which the encoding was made on: " + warnings[i].Message
+	}
+	return warnings
+}
+
+// maxRead is the most warnings of reading that Stats keep.
+const maxRead = 20
+
+// mergeRead returns the first maxRead of the warnings a and b in the
+// order of their text, and more plus the number of the others.
+func mergeRead(a, b []dataset.Warning, more int) ([]dataset.Warning, int) {
+	if len(b) == 0 {
+		return a, more
+	}
+	all := slices.SortedFunc(slices.Values(slices.Concat(a, b)), func(v, w dataset.Warning) int {
+		return strings.Compare(v.String(), w.String())
+	})
+	if len(all) > maxRead {
+		more += len(all) - maxRead
+		all = all[:maxRead:maxRead]
+	}
+	return all, more
+}
+
+// readWarnings returns the warnings of reading the rows of acc, and one
+// that counts those it leaves out.
+func readWarnings(acc *Stats) []dataset.Warning {
+	warnings := slices.Clone(acc.Read)
+	if acc.ReadMore > 0 {
+		warnings = append(warnings, dataset.Warning{Rows: acc.ReadMore, Message: fmt.Sprintf(
+			"and %d more warnings of reading the table's files, each like those above", acc.ReadMore)})
 	}
 	return warnings
 }

@@ -144,7 +144,7 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 		opts.log("more anchors pay on the sample's held-out rows: adding up every row at %d anchors, whose count the table's held-out rows choose", n)
 	}
 	st.phase("plan")
-	acc, warnings, err := st.add(src, plan)
+	acc, err := st.add(src, plan)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -155,7 +155,6 @@ func FitSource(src Source, targets []string, opts Options) (*Model, *Report, err
 	if err != nil {
 		return nil, nil, err
 	}
-	rep.Warnings = append(rep.Warnings, warnings...)
 	for _, w := range rep.Warnings {
 		opts.log("warning: %s", w)
 	}
@@ -322,13 +321,13 @@ func drawSample(s *dataset.Sample, fr *dataset.TableReader, first *dataset.Frame
 
 // add reads the table of src again and returns the Stats of its rows,
 // the chunks added up in parallel and summed in the table's order, so
-// that the sums do not depend on the number of workers, and the
-// warnings of reading them (stray cells; Solve warns of what encoding
-// them met).
-func (st *stream) add(src Source, plan *Plan) (*Stats, []dataset.Warning, error) {
+// that the sums do not depend on the number of workers, with the
+// warnings of reading them (Stats.Read), which Solve gives with those of
+// encoding them.
+func (st *stream) add(src Source, plan *Plan) (*Stats, error) {
 	fr, err := src()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer fr.Close()
 	start := time.Now()
@@ -346,7 +345,7 @@ func (st *stream) add(src Source, plan *Plan) (*Stats, []dataset.Warning, error)
 				break
 			}
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			batch, last = append(batch, f), f
 		}
@@ -358,22 +357,21 @@ func (st *stream) add(src Source, plan *Plan) (*Stats, []dataset.Warning, error)
 			return parts[i].Add(batch[i])
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, part := range parts[:len(batch)] {
 			if err := acc.Merge(part); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		st.progress("adding up the rows", acc.Rows+acc.Dropped, st.rows, start)
 	}
 	if acc.Rows+acc.Dropped != st.rows {
-		return nil, nil, fmt.Errorf("%s: %d rows on the second reading, %d on the first: the table changed while it was read", fr.Name(), acc.Rows+acc.Dropped, st.rows)
+		return nil, fmt.Errorf("%s: %d rows on the second reading, %d on the first: the table changed while it was read", fr.Name(), acc.Rows+acc.Dropped, st.rows)
 	}
 	st.phase("add")
-	var warnings []dataset.Warning
 	if last != nil {
-		warnings = last.Warnings()
+		acc.Read = last.Warnings()
 	}
-	return acc, warnings, nil
+	return acc, nil
 }

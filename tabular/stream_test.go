@@ -408,7 +408,7 @@ func TestStreamAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &stream{rows: n}
-	got, _, err := st.add(textSource(text), p)
+	got, err := st.add(textSource(text), p)
 	if err != nil {
 		t.Fatal(err)
 	}

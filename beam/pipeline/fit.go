@@ -126,7 +126,7 @@ func (job *Job) plan(ctx context.Context, paths []string, opts tabular.Options) 
 	var columns []string
 	for i, path := range paths {
 		shards[i] = shard{Path: path, Columns: columns}
-		read, err := readShard(ctx, shards[i], add)
+		read, _, err := readShard(ctx, shards[i], add)
 		if err != nil {
 			return nil, nil, 0, err
 		}

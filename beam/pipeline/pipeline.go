@@ -63,12 +63,15 @@ func (fn *accumulateFn) Setup() error {
 	return err
 }
 
-// ProcessElement adds up the rows of the shard.
+// ProcessElement adds up the rows of the shard, with the warnings of
+// reading it.
 func (fn *accumulateFn) ProcessElement(ctx context.Context, sh shard) (*tabular.Stats, error) {
 	st := fn.plan.NewStats()
-	if _, err := readShard(ctx, sh, st.Add); err != nil {
+	_, warnings, err := readShard(ctx, sh, st.Add)
+	if err != nil {
 		return nil, err
 	}
+	st.Read = warnings
 	return st, nil
 }
 

@@ -179,11 +179,12 @@ func plannedJob(t *testing.T) (string, Job, *tabular.Plan, []shard, int) {
 func TestAddWarnsBeyondSample(t *testing.T) {
 	dir, job, plan, lines, _ := plannedJob(t)
 	other := filepath.Join(dir, "other.csv")
-	text := "x1,x2,x3,x4,x5,x6,x7,x8,x9,x10,y\n" + strings.Repeat("0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,1\n", 2) + ",0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,2\n"
+	text := "x1,x2,x3,x4,x5,x6,x7,x8,x9,x10,y\n" + strings.Repeat("0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,1\n", 20) +
+		",0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,2\n" + "0.5,oops,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,3\n"
 	if err := os.WriteFile(other, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	acc, err := job.add(context.Background(), []shard{{Path: other, Columns: lines[0].Columns}}, plan, 3)
+	acc, err := job.add(context.Background(), []shard{{Path: other, Columns: lines[0].Columns}}, plan, 22)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,9 +192,13 @@ func TestAddWarnsBeyondSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `column "x1": in the rows beyond the sample, which the encoding was made on: line 4 has no value`
-	if !slices.ContainsFunc(rep.Warnings, func(w dataset.Warning) bool { return strings.HasPrefix(w.String(), want) }) {
-		t.Errorf("warnings %q, want one beginning %q", rep.Warnings, want)
+	for _, want := range []string{
+		`column "x1": in the rows beyond the sample, which the encoding was made on: line 22 has no value`,
+		other + `: 1 stray cell, not of its column's kind, is read as missing: line 23, column "x2"`,
+	} {
+		if !slices.ContainsFunc(rep.Warnings, func(w dataset.Warning) bool { return strings.HasPrefix(w.String(), want) }) {
+			t.Errorf("warnings %q, want one beginning %q", rep.Warnings, want)
+		}
 	}
 }
 

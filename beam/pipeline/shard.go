@@ -30,40 +30,50 @@ type shard struct {
 // dataset.OpenTable numbers the rows of each file of a glob, so that
 // Stats hold out the rows that machines fit holds out of the same glob.
 // Its errors name the file.
-func readShard(ctx context.Context, sh shard, add func(*dataset.Frame) error) ([]string, error) {
+func readShard(ctx context.Context, sh shard, add func(*dataset.Frame) error) ([]string, []dataset.Warning, error) {
 	local, done, err := localCopy(ctx, sh.Path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer done()
-	columns, err := readLocal(local, sh.Columns, add)
-	if err != nil && local != sh.Path {
-		err = fmt.Errorf("%s (read from its copy %s): %w", sh.Path, local, err)
+	columns, warnings, err := readLocal(local, sh.Columns, add)
+	if local != sh.Path {
+		if err != nil {
+			err = fmt.Errorf("%s (read from its copy %s): %w", sh.Path, local, err)
+		}
+		for i := range warnings {
+			warnings[i].Message = strings.ReplaceAll(warnings[i].Message, local, sh.Path)
+		}
 	}
-	return columns, err
+	return columns, warnings, err
 }
 
 // readLocal reads the local file at path for readShard.
-func readLocal(path string, columns []string, add func(*dataset.Frame) error) ([]string, error) {
+func readLocal(path string, columns []string, add func(*dataset.Frame) error) ([]string, []dataset.Warning, error) {
 	tr, err := dataset.OpenTable(path, dataset.FrameOptions{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer tr.Close()
 	if columns != nil && !slices.Equal(tr.Columns(), columns) {
-		return nil, &dataset.ParseError{File: path, Err: fmt.Errorf("%w: it has the columns %q, where the first file of -data has %q",
+		return nil, nil, &dataset.ParseError{File: path, Err: fmt.Errorf("%w: it has the columns %q, where the first file of -data has %q",
 			dataset.ErrSchema, tr.Columns(), columns)}
 	}
+	var last *dataset.Frame // whose Warnings are the reader's, of every row read
 	for {
 		chunk, err := tr.Read(ChunkRows)
 		if errors.Is(err, io.EOF) {
-			return tr.Columns(), nil
+			var warnings []dataset.Warning
+			if last != nil {
+				warnings = last.Warnings()
+			}
+			return tr.Columns(), warnings, nil
 		}
 		if err == nil {
-			err = add(chunk)
+			last, err = chunk, add(chunk)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 }

@@ -87,7 +87,7 @@ func TestReadShard(t *testing.T) {
 			rows := 0
 			count := func(f *dataset.Frame) error { rows += f.Len(); return nil }
 			sh := shard{Path: filepath.Join(dir, tc.file), Columns: []string{"a", "b"}}
-			columns, err := readShard(context.Background(), sh, count)
+			columns, _, err := readShard(context.Background(), sh, count)
 			switch {
 			case tc.want == "" && (err != nil || rows != tc.rows || !slices.Equal(columns, sh.Columns)):
 				t.Errorf("read %d rows of %q, %v; want %d of a and b", rows, columns, err, tc.rows)
@@ -107,15 +107,22 @@ func TestReadShardCopies(t *testing.T) {
 	memfs.Write(bad, []byte("a,b\n1,x\n2\n"))
 	rows, copies := 0, ""
 	count := func(f *dataset.Frame) error { rows, copies = rows+f.Len(), f.Name(); return nil }
-	if _, err := readShard(ctx, shard{Path: good}, count); err != nil || rows != 2 {
+	if _, _, err := readShard(ctx, shard{Path: good}, count); err != nil || rows != 2 {
 		t.Fatalf("read %d rows, %v; want 2", rows, err)
 	}
 	if _, err := os.Stat(copies); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the copy %s left behind: %v", copies, err)
 	}
-	if _, err := readShard(ctx, shard{Path: bad}, count); err == nil || !strings.HasPrefix(err.Error(), bad+" (read from its copy") ||
+	if _, _, err := readShard(ctx, shard{Path: bad}, count); err == nil || !strings.HasPrefix(err.Error(), bad+" (read from its copy") ||
 		!strings.Contains(err.Error(), "bad.csv: row 3") {
 		t.Errorf("error %v, want one naming %s and its row 3", err, bad)
+	}
+	// Its warnings name it too, not its copy.
+	latin := "memfs://shards/latin.csv"
+	memfs.Write(latin, []byte("a,b\n1,caf\xe9\n"))
+	_, warnings, err := readShard(ctx, shard{Path: latin}, count)
+	if err != nil || len(warnings) != 1 || !strings.HasPrefix(warnings[0].Message, latin+": not UTF-8") {
+		t.Errorf("warnings %q, %v; want one of the text of %s", warnings, err, latin)
 	}
 }
 
@@ -195,9 +202,9 @@ func FuzzShards(f *testing.F) {
 	f.Add(columnar(f, "a,b\n1,x\n", dataset.Parquet), columnar(f, "a,b\n2,y\n", dataset.Arrow))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		paths := writeFiles(t, t.TempDir(), string(a), string(b))
-		columns, err := readShard(context.Background(), shard{Path: paths[0]}, func(*dataset.Frame) error { return nil })
+		columns, _, err := readShard(context.Background(), shard{Path: paths[0]}, func(*dataset.Frame) error { return nil })
 		if err == nil {
-			_, err = readShard(context.Background(), shard{Path: paths[1], Columns: columns}, func(*dataset.Frame) error { return nil })
+			_, _, err = readShard(context.Background(), shard{Path: paths[1], Columns: columns}, func(*dataset.Frame) error { return nil })
 		}
 		if err != nil && !strings.Contains(err.Error(), paths[0]) && !strings.Contains(err.Error(), paths[1]) {
 			t.Errorf("error %v names no shard", err)

@@ -662,10 +662,15 @@
 // resume. The checkpoint records the number of workers (one per core,
 // GOMAXPROCS): a run resumed with another number goes on and says so,
 // for it then sums its gradients in another order and ends a little
-// differently from an uninterrupted run. A run whose every edge is pruned
-// stops there, writes its files and exits with status 1, naming the epoch
-// of best validation accuracy: its machine predicts one class whatever the
-// image (-path chooses the penalty on the validation images). At the end
+// differently from an uninterrupted run. A run whose penalty prunes every
+// edge goes back to the sparsest of its earlier epochs within -tolerance
+// of the best validation accuracy, and fine-tunes it without the penalty
+// for the -finetune epochs (sculpt.json's "fell_back" names the epoch): a
+// machine with no edge predicts one class whatever the image. One that
+// has no earlier epoch to go back to (every edge pruned in the first
+// epoch, or since a -resume) writes its files and exits with status 1,
+// naming the epoch of best validation accuracy (-path chooses the
+// penalty on the validation images). At the end
 // it writes, in the -out directory,
 // sculpt.json ("epochs", "validation_accuracy" per epoch, "edges_initial",
 // "edges_live", "flops_initial", "flops_live", "seconds_per_epoch", and
@@ -783,14 +788,16 @@
 // often as it must: a server's live heap is small, and each collection
 // stops every goroutine.
 //
-// The directory is read every -poll: a file added is served, a file
+// The directory is read every -poll, and at once on SIGHUP: a file
+// added is served, a file
 // replaced (write a hidden file, one whose name starts with '.', in the
 // directory and rename it onto the old one, as fit and sculpt do) is
 // served in place of the old version,
 // and a file removed stops being served; requests in flight finish on
 // the version they started with. A file that fails to load leaves the
 // previous version serving, and the log and the model's ready endpoint
-// say why.
+// say why; one that cannot be read (its permissions) is tried again at
+// each reading of the directory, so that a chmod or chown is enough.
 //
 // Errors are the protocol's {"error": "..."}: 400 for a malformed request
 // (bad JSON, JSON nested deeper than 32 levels, unknown or missing
@@ -800,8 +807,11 @@
 // sent within -timeout, 413 for one larger than -max-body or a request
 // whose computation would take more than -max-memory less six times
 // -max-body (estimated from the model's shapes before any work; the
-// error says the most samples of that shape a request may hold), 429 beyond
-// -max-inflight requests in flight (a body on its way holds no place);
+// error says the most samples of that shape a request may hold), 415 for
+// a compressed body (Content-Encoding: serve reads JSON as it is), 429 beyond
+// -max-inflight requests in flight (a body on its way holds no place),
+// 499 for a client that closed the connection, or only its sending
+// side, before the answer (net/http takes either for a client gone);
 // 503 when the memory budget -max-memory is full (a request counts six
 // times its body and the memory of its computation), when a model did
 // not answer within -timeout or its file has not loaded, and 500 when a
@@ -819,7 +829,11 @@
 // error a line per model load at level INFO and per request at DEBUG. On
 // SIGTERM or SIGINT it stops taking connections, finishes the requests
 // in flight within -grace, and exits with status 0 (1 if some did not
-// finish).
+// finish). Once it holds as many connections as three quarters of the
+// files the process may open (ulimit -n), or as -max-memory holds at 8
+// KiB each, it closes the idle ones and keeps none alive until they are
+// half as many, so that idle clients cannot keep others, health checks
+// included, from connecting, nor take memory without bound.
 //
 // # Version
 //

@@ -115,7 +115,7 @@ func addSculptFlags(fs *flag.FlagSet) *sculptFlags {
 	f.seed = fs.Uint64("seed", 1, "`seed` of the initial weights and the minibatch order")
 	f.resume = fs.Bool("resume", false, "continue from the checkpoint in -out")
 	f.path = fs.Bool("path", false, "train along a regularisation path of increasing penalties (-lambda/2 to 4 -lambda by half octaves, then up to\nthree points between the kept one and the next sparser), keep the sparsest machine within -tolerance of the best point's\nvalidation accuracy, and test it once")
-	f.tolerance = fs.Float64("tolerance", sculpt.DefaultPathTolerance, "with -path: `accuracy` the kept machine may lose on the validation split, below the best point's\n(or the standard error of that accuracy, if larger)")
+	f.tolerance = fs.Float64("tolerance", sculpt.DefaultPathTolerance, "with -path, or when the penalty prunes every edge and the run goes back to an earlier epoch: `accuracy` the kept machine\nmay lose on the validation split, below the best point's (or the standard error of that accuracy, if larger)")
 	f.budget = fs.Int("budget", 0, "with -path: stop at the first point with at most this `number` of live edges and keep it")
 	f.protocol = fs.String("protocol", "fair", "`protocol`: fair, or paper: the authors' protocol, plain SGD (-lr 3e-3, -batch 128) for 100 epochs (-epochs may shorten it),\nwithout fine-tuning, the penalty -lambda 1 times the incoming edges beyond 3 of each node times each edge's RMS norm, -tol on the RMS norm")
 	return f
@@ -162,10 +162,10 @@ func (f *sculptFlags) config(set map[string]bool) (sculpt.Config, error) {
 		for _, v := range sculpt.DefaultPath() {
 			lambdas = append(lambdas, v/sculpt.DefaultLambda**f.lambda)
 		}
-	case *f.budget != 0 || set["tolerance"]:
-		return sculpt.Config{}, usagef("-budget and -tolerance apply to -path only")
-	case *f.budget < 0 || !(*f.tolerance >= 0):
-		return sculpt.Config{}, usagef("-budget %d and -tolerance %g, want at least 0", *f.budget, *f.tolerance)
+	case *f.budget != 0:
+		return sculpt.Config{}, usagef("-budget applies to -path only")
+	case !(*f.tolerance >= 0):
+		return sculpt.Config{}, usagef("-tolerance %g, want at least 0", *f.tolerance)
 	}
 	// -lambda 0 and -finetune 0 turn them off, where sculpt.Config's zero
 	// values mean the defaults; -lambda left at its default under the
@@ -224,6 +224,10 @@ func printSculpt(w io.Writer, rep *sculpt.Report) {
 	}
 	if rep.PathThreshold > 0 {
 		fmt.Fprintf(w, "path: kept the sparsest point of validation accuracy at least %.4f\n", rep.PathThreshold)
+	}
+	if rep.FellBack > 0 {
+		fmt.Fprintf(w, "every edge was pruned by epoch %d: went back to epoch %d, the sparsest within -tolerance of the best validation accuracy, and fine-tuned it (a smaller -lambda prunes less)\n",
+			rep.Settings.FinetuneFrom, rep.FellBack)
 	}
 	fmt.Fprintf(w, "test accuracy pruned %.4f, unpruned (same weights) %.4f\n", rep.AccuracyPruned, rep.AccuracyUnpruned)
 	if rep.Protocol == "paper" {

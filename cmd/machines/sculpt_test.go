@@ -163,6 +163,8 @@ func TestSculptUsageErrors(t *testing.T) {
 		{"finetune all epochs", []string{"sculpt", "-data", "x", "-epochs", "2", "-finetune", "2"}, "no epoch for the penalty"},
 		{"finetune -2", []string{"sculpt", "-data", "x", "-finetune", "-2"}, "-finetune -2"},
 		{"stray argument", []string{"sculpt", "-data", "x", "y"}, "unexpected"},
+		{"budget without a path", []string{"sculpt", "-data", "x", "-budget", "3"}, "-budget applies to -path only"},
+		{"negative tolerance", []string{"sculpt", "-data", "x", "-tolerance", "-0.1"}, "-tolerance -0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

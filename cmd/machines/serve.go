@@ -36,7 +36,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return serveUntil(ctx, o, stdout)
+	// SIGHUP, which would end the process, reads the models' directory.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	return serveUntil(ctx, o, stdout, hup)
 }
 
 // parseServe parses and checks the flags of serve.
@@ -61,7 +65,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	fs.Var(&maxMemory, "max-memory", "the memory budget of the requests in flight, a `size`, each counted as 6 times its body and the memory its computation takes, at most the machine's memory; beyond it requests get 503, or 413 for one the budget could not hold")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", 10*time.Second, "the most time from a request's arrival to its answer")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "on SIGTERM or SIGINT, the most time to finish the requests in flight")
-	fs.DurationVar(&o.cfg.Poll, "poll", time.Second, "how often to read the directory for changed models")
+	fs.DurationVar(&o.cfg.Poll, "poll", time.Second, "how often to read the directory for changed models (and at once on SIGHUP)")
 	interval := fs.Float64("interval", 0.9, "the `level` of the prediction intervals, the outputs lower and upper, of the regression models of fit\nthat hold held-out residuals, and of a classifier's prediction sets, the output set, as predict -interval computes them")
 	fs.TextVar(&level, "log-level", slog.LevelInfo, "log `level`: DEBUG (a line per request), INFO (per model load), WARN or ERROR")
 	if err := parseCommand(fs, args, stderr, "models"); err != nil {
@@ -165,7 +169,8 @@ func readToken(path string) (string, error) {
 
 // serveUntil serves until ctx is done, then stops taking connections,
 // finishes the requests in flight within the grace period and returns.
-func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer) error {
+// Each value from rescan has the models' directory read at once.
+func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer, rescan <-chan os.Signal) error {
 	logger := o.cfg.Logger
 	srv, err := startServer(ctx, o.cfg)
 	if err != nil {
@@ -185,15 +190,23 @@ func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          log.New(slogWriter{logger}, "", 0),
 	}
+	files, ok := budget.OpenFiles()
+	serve.ShedIdle(hs, maxConns(o.cfg.MaxMemory, files, ok), logger)
 	// The line that scripts wait for, with the port chosen for ":0".
 	fmt.Fprintf(stdout, "serve: listening on %s\n", ln.Addr())
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(serve.Listener(ln)) }()
-	select {
-	case err := <-served:
-		srv.Close()
-		return err
-	case <-ctx.Done():
+	for stopping := false; !stopping; {
+		select {
+		case err := <-served:
+			srv.Close()
+			return err
+		case sig := <-rescan:
+			logger.Info("reading the directory of models now", "signal", sig.String())
+			srv.Rescan()
+		case <-ctx.Done():
+			stopping = true
+		}
 	}
 	logger.Info("shutting down: no new connections; finishing the requests in flight", "in_flight", srv.InFlight(), "grace", o.grace)
 	sctx, cancel := context.WithTimeout(context.Background(), o.grace)
@@ -208,6 +221,23 @@ func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer) error {
 	srv.Close()
 	logger.Info("stopped: every request in flight answered")
 	return nil
+}
+
+// connMemory is about what an idle connection holds: its goroutine and
+// buffers (7.7 KB each measured over 5,000 idle keep-alive connections).
+const connMemory = 8 << 10
+
+// maxConns returns the most connections serve holds before it sheds
+// the idle ones: their memory at most the requests' budget, maxMemory,
+// and, if the system tells the most files the process may open, at most
+// three quarters of them, a quarter left for the model files and the
+// rest.
+func maxConns(maxMemory int64, files int, known bool) int {
+	n := int(min(maxMemory/connMemory, 1<<30))
+	if known {
+		n = min(n, files*3/4)
+	}
+	return max(n, 1)
 }
 
 // startServer loads the models and returns their server, or returns

@@ -31,18 +31,52 @@ import (
 // TestServeUnderLimit: 3 GiB.
 const addressLimit = 3 << 30
 
-// TestServeChild is serve in a process of its own under addressLimit,
-// run by TestServeUnderLimit, which names the models folder in
-// MACHINES_SERVE_CHILD.
+// TestServeChild is serve in a process of its own, run by startServe,
+// which names the models folder in MACHINES_SERVE_CHILD, more flags in
+// MACHINES_SERVE_FLAGS, and sets MACHINES_SERVE_LIMIT for a process
+// under addressLimit.
 func TestServeChild(t *testing.T) {
 	dir := os.Getenv("MACHINES_SERVE_CHILD")
 	if dir == "" {
-		t.Skip("run by TestServeUnderLimit")
+		t.Skip("run by startServe")
 	}
-	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: addressLimit, Max: addressLimit}); err != nil {
+	if os.Getenv("MACHINES_SERVE_LIMIT") != "" {
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: addressLimit, Max: addressLimit}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := append([]string{"serve", "-models", dir, "-addr", "127.0.0.1:0"}, strings.Fields(os.Getenv("MACHINES_SERVE_FLAGS"))...)
+	os.Exit(run(args, os.Stdout, os.Stderr))
+}
+
+// startServe starts serve on the models of dir in a child process,
+// with the environment env of TestServeChild, and returns its URL and
+// process; the test's end kills it, and logs its log if the test failed.
+func startServe(t *testing.T, dir string, env ...string) (string, *exec.Cmd) {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^TestServeChild$")
+	child.Env = append(append(os.Environ(), "MACHINES_SERVE_CHILD="+dir), env...)
+	var log bytes.Buffer
+	child.Stderr = &log
+	out, err := child.StdoutPipe()
+	if err != nil {
 		t.Fatal(err)
 	}
-	os.Exit(run([]string{"serve", "-models", dir, "-addr", "127.0.0.1:0"}, os.Stdout, os.Stderr))
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		child.Process.Kill()
+		child.Wait()
+		if t.Failed() {
+			t.Logf("serve's log:\n%s", log.String())
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "serve: listening on ") {
+		t.Fatalf("serve wrote %q, %v", line, err)
+	}
+	return "http://" + strings.TrimSpace(strings.TrimPrefix(line, "serve: listening on ")), child
 }
 
 // TestServeUnderLimit serves a model of each kind, with serve's
@@ -59,29 +93,7 @@ func TestServeUnderLimit(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeLimitModels(t, dir)
-	child := exec.Command(os.Args[0], "-test.run=^TestServeChild$")
-	child.Env = append(os.Environ(), "MACHINES_SERVE_CHILD="+dir)
-	var log bytes.Buffer
-	child.Stderr = &log
-	out, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		child.Process.Kill()
-		child.Wait()
-		if t.Failed() {
-			t.Logf("serve's log:\n%s", log.String())
-		}
-	}()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "serve: listening on ") {
-		t.Fatalf("serve wrote %q, %v", line, err)
-	}
-	url := "http://" + strings.TrimSpace(strings.TrimPrefix(line, "serve: listening on "))
+	url, child := startServe(t, dir, "MACHINES_SERVE_LIMIT=1")
 	largest := map[string]string{}
 	for _, name := range []string{"fit", "dense", "conv", "conv2", "recur", "composed"} {
 		body, n, how := largestRequest(t, url, name)

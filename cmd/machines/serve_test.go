@@ -325,7 +325,7 @@ func TestServeShutdown(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	out, lines := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- serveUntil(ctx, o, lines) }()
+	go func() { done <- serveUntil(ctx, o, lines, nil) }()
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
@@ -364,6 +364,29 @@ func TestServeShutdown(t *testing.T) {
 	// A serve that never returns is caught by go test's own timeout.
 	if err := <-done; err != nil {
 		t.Errorf("serve returned %v", err)
+	}
+}
+
+// TestMaxConns checks the connections serve holds before it sheds the
+// idle ones: the fewer of three quarters of the files it may open and
+// those its memory budget holds at connMemory each.
+func TestMaxConns(t *testing.T) {
+	for _, tc := range []struct {
+		maxMemory int64
+		files     int
+		known     bool
+		want      int
+	}{
+		{512 << 20, 20000, true, 15000},
+		{512 << 20, 1 << 20, true, 65536},
+		{512 << 20, 0, false, 65536},
+		{64 << 20, 2048, true, 1536},
+		{1 << 10, 2048, true, 1},
+		{1 << 40, 0, false, 1 << 27},
+	} {
+		if got := maxConns(tc.maxMemory, tc.files, tc.known); got != tc.want {
+			t.Errorf("maxConns(%d, %d, %v) = %d, want %d", tc.maxMemory, tc.files, tc.known, got, tc.want)
+		}
 	}
 }
 
@@ -454,7 +477,7 @@ func TestServeStopAtStart(t *testing.T) {
 	}}}
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveUntil(ctx, o, io.Discard) }()
+	go func() { done <- serveUntil(ctx, o, io.Discard, nil) }()
 	<-entered
 	stop()
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "stopped while loading the models") {

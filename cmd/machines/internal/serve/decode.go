@@ -70,7 +70,7 @@ func decodeInfer(data []byte, md *Metadata, depth int, arena *[]float64) (*infer
 	if err != nil {
 		return nil, err
 	}
-	if d.s.next() != 0 {
+	if d.s.next(); d.s.pos < len(d.s.data) { // next returns 0 for a NUL byte too
 		return nil, d.s.syntaxError("data after the request object")
 	}
 	for i, t := range d.req.inputs {

@@ -90,6 +90,8 @@ func TestDecodeInferErrors(t *testing.T) {
 		{"array", `[1,2]`, "want an object"},
 		{"truncated", `{"inputs":[` + inputA, "want ',' or ']'"},
 		{"trailing data", req(ok) + `x`, "data after the request object"},
+		{"NUL after the request", req(ok) + "\x00", "data after the request object"},
+		{"NUL then data", req(ok) + " \x00\x01binary", "data after the request object"},
 		{"unknown field", `{"inputz":[]}`, `unknown field "inputz" in the request`},
 		{"field twice", `{"id":"a","id":"b"}`, `field "id" given twice`},
 		{"id not a string", `{"id":7,` + req(ok)[1:], "want a string"},

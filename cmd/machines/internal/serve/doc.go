@@ -17,7 +17,9 @@
 //   - 4xx for a request at fault: 400 malformed, 401 without the token,
 //     404 no such model or version, 405 wrong method, 408 body too slow,
 //     413 body too large or a computation the memory budget cannot hold,
-//     429 too many requests in flight;
+//     415 a compressed body (Content-Encoding), 429 too many requests
+//     in flight, 499 a client that closed the connection, or only its
+//     sending side, before the answer;
 //   - 5xx for the server's own: 500 a model that failed, 503 a model not
 //     loaded, a full memory budget or a model that did not answer in
 //     time.
@@ -36,14 +38,17 @@
 // Another kind of model is one more Model and Kind. A model's version is
 // the first 12 hexadecimal digits of the SHA-256 of its file.
 //
-// The directory is read every Config.Poll: a file added is loaded, a file
+// The directory is read every Config.Poll, and at once when Rescan asks
+// (machines serve does on SIGHUP): a file added is loaded, a file
 // replaced (by renaming a new file onto it, as the module's writers do)
 // is loaded and served in place of the old version, and a file removed
 // stops being served. Requests in flight finish on the version they
 // started with: a request holds its version from its arrival to its
 // answer, and the old version's batches run until its queue is empty. A
 // file that fails to load leaves the previous version serving; the log
-// and the model's ready endpoint say why.
+// and the model's ready endpoint say why. A file that cannot be read
+// (its permissions, too many open files) is tried again at each scan,
+// since a chmod leaves the file as it was for the scan's comparison.
 //
 // # Batches
 //
@@ -81,7 +86,9 @@
 // the response's parameters say which ("warnings", and "blank_rows",
 // counted from 0). The server's ready endpoint, which takes no token,
 // names the models not ready only to a request that has it. Listener
-// makes net/http's own refusals of malformed HTTP JSON as well.
+// makes net/http's own refusals of malformed HTTP JSON as well, and
+// ShedIdle keeps idle connections from taking every file the process
+// may open.
 //
 // # Operations
 //

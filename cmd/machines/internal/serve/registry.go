@@ -145,7 +145,7 @@ func (r *registry) refresh(name, path string) {
 	r.mu.RLock()
 	e := r.entries[name]
 	r.mu.RUnlock()
-	if e != nil && sameFile(e.stat, before) {
+	if e != nil && sameFile(e.stat, before) && !unreadable(e.failed) {
 		return
 	}
 	v, err := r.load(name, path)
@@ -168,6 +168,9 @@ func (r *registry) install(name string, v *version, err error, stat os.FileInfo)
 	e.stat = stat
 	old := e.current
 	replaced := false
+	// An unreadable file is read again at each scan: its failure is
+	// reported when it is new.
+	repeated := err != nil && e.failed != nil && e.failed.Error() == err.Error()
 	switch {
 	case err != nil:
 		e.failed = err
@@ -183,6 +186,7 @@ func (r *registry) install(name string, v *version, err error, stat os.FileInfo)
 	r.mu.Unlock()
 
 	switch {
+	case repeated:
 	case err != nil:
 		r.metrics.loads.WithLabelValues(name, "failed").Inc()
 		msg := "model failed to load; no version is served"
@@ -202,6 +206,16 @@ func (r *registry) install(name string, v *version, err error, stat os.FileInfo)
 			r.log.Warn("model loaded with a warning, returned with each of its answers", "model", name, "warning", w)
 		}
 	}
+}
+
+// unreadable reports whether err is a failure to open or read a model
+// file (its permissions, too many open files, not a regular file)
+// rather than one of its content. Such a file is read again at each
+// scan, since chmod, chown or the process's open files may change
+// without changing the file's stat that sameFile compares.
+func unreadable(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe)
 }
 
 // sameFile reports whether two file infos describe the same file with

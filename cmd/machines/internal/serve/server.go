@@ -142,6 +142,7 @@ type Server struct {
 	memory   int64
 
 	stop    chan struct{}
+	rescan  chan struct{} // asks the poll for a scan now
 	polling sync.WaitGroup
 	closing sync.Once
 }
@@ -177,7 +178,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("serve: %s is not a directory", cfg.Dir)
 	}
 	m := newMetrics()
-	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, stop: make(chan struct{}),
+	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, stop: make(chan struct{}), rescan: make(chan struct{}, 1),
 		exposer: promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})}
 	s.models = &registry{dir: cfg.Dir, kinds: cfg.Kinds, log: cfg.Logger, metrics: m, entries: map[string]*entry{},
 		batch: batching{size: cfg.BatchSize, delay: cfg.BatchDelay, workers: cfg.Workers, queue: cfg.MaxInFlight, pool: &s.rows}}
@@ -194,7 +195,18 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// poll scans the directory every cfg.Poll until Close.
+// Rescan asks for the directory to be read now rather than at the next
+// Config.Poll, as machines serve does on SIGHUP. It does not wait for
+// the scan.
+func (s *Server) Rescan() {
+	select {
+	case s.rescan <- struct{}{}:
+	default: // a scan is already asked for
+	}
+}
+
+// poll scans the directory every cfg.Poll, and when Rescan asks, until
+// Close.
 func (s *Server) poll() {
 	defer s.polling.Done()
 	t := time.NewTicker(s.cfg.Poll)
@@ -205,6 +217,7 @@ func (s *Server) poll() {
 		case <-s.stop:
 			return
 		case <-t.C:
+		case <-s.rescan:
 		}
 		err := s.models.scan()
 		switch {
@@ -284,7 +297,7 @@ func parseTarget(path string) (target, error) {
 		return target{}, badRequest("model name %q: model names hold letters, digits, '.', '_' and '-', and do not start with '.'", t.model)
 	}
 	rest = rest[2:]
-	if len(rest) >= 2 && rest[0] == "versions" {
+	if len(rest) >= 2 && rest[0] == "versions" && rest[1] != "" {
 		t.version, rest = rest[1], rest[2:]
 	}
 	switch {
@@ -587,11 +600,19 @@ func (s *Server) prepared(v *version, b *body, in []Tensor) (*Rows, string, erro
 	return nil, "bad_request", err
 }
 
+// statusClientClosed is the status of a request whose client closed
+// the connection before the answer, as nginx names it.
+const statusClientClosed = 499
+
 // gaveUp answers a request to model v whose time ran out, or whose
-// client has gone.
+// client has closed the connection. net/http takes a client that closes
+// only its sending side, as some do once the body is sent, for gone:
+// such a client reads the answer, which must say what happened, not be
+// the empty 200 that net/http sends for a handler that wrote nothing.
 func (s *Server) gaveUp(w http.ResponseWriter, r *http.Request, v *version) outcome {
 	if r.Context().Err() != nil {
-		return outcome{status: 499, model: v.metrics, reason: "canceled"} // no one to answer
+		return s.failModel(w, v, &requestError{statusClientClosed,
+			"the client closed the connection, or its sending side, before the answer; the request was dropped"}, "canceled")
 	}
 	return s.failModel(w, v, &requestError{http.StatusServiceUnavailable,
 		fmt.Sprintf("the model did not answer within %v", s.cfg.Timeout)}, "timeout")
@@ -646,6 +667,9 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*body, str
 		return nil, "too_large", &requestError{http.StatusRequestEntityTooLarge,
 			fmt.Sprintf("a body of %d bytes, more than the %d this server takes", r.ContentLength, s.cfg.MaxBody)}
 	}
+	if err := checkCoding(w, r); err != nil {
+		return nil, "bad_request", err
+	}
 	sc, _ := s.scratch.Get().(*scratch)
 	if sc == nil {
 		sc = new(scratch)
@@ -665,6 +689,24 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*body, str
 	}
 	b.inFlight = true
 	return b, "", nil
+}
+
+// checkCoding refuses a body in a content coding (gzip, deflate...),
+// which would otherwise be read as JSON and refused as malformed, with
+// 415 and the Accept-Encoding that says what the server reads (RFC
+// 7694).
+func checkCoding(w http.ResponseWriter, r *http.Request) error {
+	for _, v := range r.Header.Values("Content-Encoding") {
+		for coding := range strings.SplitSeq(v, ",") {
+			if coding = strings.TrimSpace(coding); coding != "" && !strings.EqualFold(coding, "identity") {
+				w.Header().Set("Accept-Encoding", "identity")
+				w.Header().Set("Connection", "close") // rather than drain the body
+				return &requestError{http.StatusUnsupportedMediaType,
+					fmt.Sprintf("Content-Encoding %q: this server reads bodies uncompressed; send the JSON as it is", coding)}
+			}
+		}
+	}
+	return nil
 }
 
 // done gives back what the request of b held.

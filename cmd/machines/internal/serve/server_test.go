@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -57,6 +59,8 @@ func TestEndpoints(t *testing.T) {
 			`{"name":"echo","datatype":"BYTES","shape":[1],"data":["0"]}]}`},
 		{"POST", "/v2/models/a/versions/" + id + "/infer", infer, 200, `"data":[3]`},
 		{"POST", "/v2/models/a/versions/0/infer", infer, 404, `has no version \"0\"`},
+		{"POST", "/v2/models/a/versions//infer", infer, 404, `no endpoint /v2/models/a/versions//infer`},
+		{"GET", "/v2/models/a/versions/", "", 404, `no endpoint`},
 		{"GET", "/v2/models/a/infer", "", 405, `{"error":"method GET: /v2/models/a/infer takes POST"}`},
 		{"POST", "/v2/models/a", infer, 405, `takes GET`},
 		{"PUT", "/v2", "", 405, `takes GET`},
@@ -208,9 +212,11 @@ func hostileRequests(maxBody int) []hostileRequest {
 			// A reader of unknown length makes the client send chunks.
 			return http.Post(url+infer, "application/json", io.MultiReader(strings.NewReader(strings.Repeat(" ", maxBody)), strings.NewReader(good)))
 		}},
+		raw("compressed body", 415, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\n\r\n\x1f\x8b", false),
 		raw("body short of Content-Length", 400, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inputs\":", true),
 		raw("bad escape in the path", 400, "GET /v2/models/%zz HTTP/1.1\r\nHost: x\r\n\r\n", false),
 		raw("malformed request line", 400, "GET\r\n\r\n", false),
+		raw("unknown expectation", 417, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}", false),
 		raw("headers too large", 431, "GET /v2 HTTP/1.1\r\nHost: x\r\nX: "+strings.Repeat("a", 2<<20)+"\r\n\r\n", false),
 		raw("slow body", 408, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inp", false),
 	}
@@ -271,6 +277,34 @@ func TestHostile(t *testing.T) {
 		t.Fatalf("after the hostile requests: %v %v", resp, err)
 	}
 	resp.Body.Close()
+}
+
+// TestContentCoding checks that a body in a content coding is refused
+// with 415 before it is read, and one without, or in identity, served.
+func TestContentCoding(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	for _, tc := range []struct {
+		codings []string
+		status  int
+	}{
+		{nil, 200},
+		{[]string{"identity"}, 200},
+		{[]string{"Identity"}, 200},
+		{[]string{"gzip"}, 415},
+		{[]string{"DEFLATE"}, 415},
+		{[]string{"identity, br"}, 415},
+		{[]string{"identity", "zstd"}, 415},
+	} {
+		r := httptest.NewRequest("POST", "/v2/models/a/infer", strings.NewReader(testRequest([]float64{1})))
+		for _, c := range tc.codings {
+			r.Header.Add("Content-Encoding", c)
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		if w.Code != tc.status || (tc.status == 415 && (w.Header().Get("Accept-Encoding") != "identity" || !strings.Contains(w.Body.String(), "reads bodies uncompressed"))) {
+			t.Errorf("Content-Encoding %q: %d %v %s, want %d", tc.codings, w.Code, w.Header(), w.Body, tc.status)
+		}
+	}
 }
 
 // TestAuth checks that a token guards every endpoint but the server's
@@ -611,6 +645,48 @@ func TestPoll(t *testing.T) {
 	waitFor(t, func() bool { status, _ := do(t, s, "GET", "/v2/models/a/ready", ""); return status == 200 })
 }
 
+// TestRescan checks that Rescan has the directory read at once, with
+// an hour to the next poll.
+func TestRescan(t *testing.T) {
+	s, dir := newTestServer(t, Config{}, nil)
+	writeModel(t, dir, "a", testFile{Value: 1, Width: 1})
+	s.Rescan()
+	s.Rescan() // a second ask while one waits is not blocked
+	waitFor(t, func() bool { status, _ := do(t, s, "GET", "/v2/models/a/ready", ""); return status == 200 })
+}
+
+// TestUnreadableRetried checks that a file that could not be read (made
+// unreadable, or opened when the process had no file left) is read
+// again at the next scan, though its stat has not changed, and that its
+// failure is logged once, not at every scan.
+func TestUnreadableRetried(t *testing.T) {
+	var fails atomic.Int32
+	fails.Store(3)
+	flaky := Kind{Format: "flaky-test", Load: func(path string) (Model, error) {
+		if fails.Add(-1) >= 0 {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: syscall.EMFILE}
+		}
+		return testKind().Load(path)
+	}}
+	var log bytes.Buffer
+	s, dir := newTestServer(t, Config{Kinds: []Kind{flaky}, Logger: slog.New(slog.NewTextHandler(&log, nil))}, nil)
+	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte(`{"format":"flaky-test","value":1,"width":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if err := s.models.scan(); err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]int{true: 200, false: 400}[i == 3]
+		if status, body := do(t, s, "GET", "/v2/models/a/ready", ""); status != want {
+			t.Errorf("scan %d: ready %d %s, want %d", i+1, status, body, want)
+		}
+	}
+	if n := strings.Count(log.String(), "model failed to load"); n != 1 {
+		t.Errorf("the same failure logged %d times, want once:\n%s", n, log.String())
+	}
+}
+
 // TestNoModels checks that a server started on a directory without model
 // files says so, and one with a model does not.
 func TestNoModels(t *testing.T) {
@@ -768,5 +844,31 @@ func BenchmarkInfer(b *testing.B) {
 	}
 	if w.Code != 200 {
 		b.Fatal(w.Code, w.Body)
+	}
+}
+
+// TestHalfClose sends a request and closes the connection's sending
+// side, as some clients do once the body is sent, which net/http takes
+// for a client gone: the client still reads an answer that says so,
+// not an empty 200.
+func TestHalfClose(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1, DelayMS: 200}})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	c, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := testRequest([]float64{1})
+	fmt.Fprintf(c, "POST /v2/models/a/infer HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	c.(*net.TCPConn).CloseWrite()
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != statusClientClosed || !strings.Contains(string(got), `"error":"the client closed the connection`) {
+		t.Errorf("%d %q, want %d with a JSON error", resp.StatusCode, got, statusClientClosed)
 	}
 }
