@@ -449,6 +449,48 @@ func TestCSVGlob(t *testing.T) {
 	}
 }
 
+// TestGlobColumnOrder reads files of a pattern whose columns come in
+// other orders by their names, and refuses one of other columns, naming
+// the file and the columns it lacks or adds.
+func TestGlobColumnOrder(t *testing.T) {
+	const first = "a,b,c\n1,2,x\n"
+	for _, tc := range []struct {
+		name, second, third string
+		want                [][]string
+		err                 string // the error after the second file's name
+	}{
+		{"same order", "a,b,c\n3,4,y\n", "a,b,c\n5,6,z\n", [][]string{{"a", "b", "c"}, {"1", "2", "x"}, {"3", "4", "y"}, {"5", "6", "z"}}, ""},
+		{"other orders", "c,a,b\ny,3,4\n", "b,c,a\n6,z,5\n", [][]string{{"a", "b", "c"}, {"1", "2", "x"}, {"3", "4", "y"}, {"5", "6", "z"}}, ""},
+		{"one lacking", "c,a\ny,3\n", first, nil, `lacks "b" the columns of the first file`},
+		{"one more", "c,a,b,d\ny,3,4,5\n", first, nil, `has "d" besides the columns of the first file`},
+		{"one renamed", "a,B,c\n3,4,y\n", first, nil, `lacks "b" and has "B" besides the columns`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i, text := range []string{first, tc.second, tc.third} {
+				writeFile(t, filepath.Join(dir, fmt.Sprintf("part-%d.csv", i+1)), []byte(text))
+			}
+			f, err := LoadTable(filepath.Join(dir, "part-*.csv"))
+			if tc.err != "" {
+				if !errors.Is(err, ErrSchema) || !strings.HasPrefix(err.Error(), filepath.Join(dir, "part-2.csv")+": ") || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("error %v, want %v naming part-2.csv and saying %q", err, ErrSchema, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := frameText(f); !slices.EqualFunc(got, tc.want, slices.Equal) {
+				t.Errorf("read %q, want %q", got, tc.want)
+			}
+			// Cells are located by the table's column names.
+			if err := f.cellError(2, 1, ErrNumber); !strings.Contains(err.Error(), `column "b"`) {
+				t.Errorf("error %v, want one in column \"b\"", err)
+			}
+		})
+	}
+}
+
 // TestBoundedAllocator checks that a buffer larger than maxBuffer, which
 // only a damaged file claims, is an error rather than an allocation.
 func TestBoundedAllocator(t *testing.T) {

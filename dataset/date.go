@@ -277,3 +277,44 @@ func YearLastOrder(levels []string) (order string, ambiguous bool) {
 	}
 	return order, false
 }
+
+// parseDateIn reads a trimmed cell of a column of dates written with the
+// year last in the given order, or ISO 8601's (see ParseDate), which
+// such a column may mix with them: no ISO date reads as one with the
+// year last.
+func parseDateIn(cell, order string) (time.Time, bool) {
+	if order != "" {
+		if t, ok := ParseYearLast(cell, order); ok {
+			return t, true
+		}
+	}
+	return ParseDate(cell)
+}
+
+// mixedDates returns the levels of a column that mixes dates with the
+// year last and ISO 8601 dates (see ParseDate), if every level is one or
+// the other and each kind is there, and the order of the ones with the
+// year last (see YearLastOrder), or ambiguous if they do not tell it.
+func mixedDates(levels []string) (yearLast []string, order string, ambiguous bool) {
+	iso := 0
+	for _, level := range levels {
+		_, isYearLast := yearLastFields(level)
+		_, isISO := ParseDate(level)
+		switch {
+		case isYearLast:
+			yearLast = append(yearLast, level)
+		case isISO:
+			iso++
+		default:
+			return nil, "", false
+		}
+	}
+	if iso == 0 || yearLast == nil {
+		return nil, "", false
+	}
+	order, ambiguous = YearLastOrder(yearLast)
+	if order == "" && !ambiguous {
+		return nil, "", false
+	}
+	return yearLast, order, ambiguous
+}

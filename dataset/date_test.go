@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -274,5 +275,63 @@ func TestEncoderYearLast(t *testing.T) {
 	}
 	if e.Rules()[0].Kind != "categorical" || len(warnings) != 1 || !strings.Contains(warnings[0].Message, "the day cannot be told from the month") {
 		t.Errorf("rule %+v, warnings %v; want text and a warning", e.Rules()[0], warnings)
+	}
+}
+
+// TestMixedDates fits columns that mix ISO 8601 dates with dates whose
+// year comes last: each cell is read in its own form, with a warning,
+// where the year-last dates tell their order; otherwise the column stays
+// text, with the warning of dates whose day cannot be told.
+func TestMixedDates(t *testing.T) {
+	for _, tc := range []struct {
+		name, cells string // separated by |
+		kind, order string
+		days        []float64 // of the cells, encoded
+		warning     string    // the start of the warning
+		rows        int       // that it counts
+	}{
+		{"day first", "2024-01-31|13/02/2024|2024-02-01|01/02/2024|NA", "date", dayFirst, []float64{19753, 19766, 19754, 19754, 19756.75},
+			`it mixes dates written as 2024-01-31 (ISO 8601) with 2 rows of dates such as "01/02/2024", written as 31/01/2024`, 2},
+		{"month first", "2024-01-31|02/13/2024|02/13/2024|2024-01-30", "date", monthFirst, []float64{19753, 19766, 19766, 19752},
+			`it mixes dates written as 2024-01-31 (ISO 8601) with 2 rows of dates such as "02/13/2024", written as 01/31/2024`, 2},
+		{"no day above 12", "2024-01-31|01/02/2024|03/04/2024|2024-02-01", "categorical", "", nil,
+			`it holds dates such as "01/02/2024" in which no day is above 12`, 2},
+		{"text too", "2024-01-31|13/02/2024|soon|2024-02-01|2024-02-02", "categorical", "", nil, "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := "day\n" + strings.ReplaceAll(tc.cells, "|", "\n") + "\n"
+			e, warnings, err := FitEncoder(readFrameString(t, text), []string{"day"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := e.Rules()[0]; r.Kind != tc.kind || r.Order != tc.order {
+				t.Fatalf("rule %+v, want a %s column of order %q", r, tc.kind, tc.order)
+			}
+			switch {
+			case tc.warning == "" && warnings != nil:
+				t.Errorf("warned %v", warnings)
+			case tc.warning != "" && (len(warnings) != 1 || !strings.HasPrefix(warnings[0].Message, tc.warning) || warnings[0].Rows != tc.rows):
+				t.Errorf("warned %v, want %q of %d rows", warnings, tc.warning, tc.rows)
+			}
+			if tc.days == nil {
+				return
+			}
+			x, _, err := e.Transform(readFrameString(t, text), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := mat.Col(nil, 0, x); !slices.Equal(got, tc.days) {
+				t.Errorf("days %v, want %v", got, tc.days)
+			}
+		})
+	}
+	// A column of ISO dates alone reads no date with the year last,
+	// whose order it cannot tell.
+	e, _, err := FitEncoder(readFrameString(t, "day\n2024-01-31\n2024-02-13\n"), []string{"day"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.Transform(readStrict(t, "day\n13/02/2024\n"), nil); !errors.Is(err, ErrDate) {
+		t.Errorf("13/02/2024 in a column of ISO dates: error %v, want %v", err, ErrDate)
 	}
 }

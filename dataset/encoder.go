@@ -59,7 +59,10 @@ const MaxLevels = 256
 //   - a numeric column is copied, with missing cells set to the training
 //     mean;
 //   - a boolean column is 1 for true and yes, 0 for false and no, with
-//     missing cells set to the training fraction of true;
+//     missing cells set to the training fraction of true; a cell that
+//     spells them otherwise (y, t, 1 or n, f, 0, see ParseTruth) is read
+//     as the value it spells, and warned of as a level not seen in
+//     training;
 //   - a categorical column becomes one 0/1 column per training level,
 //     sorted, with missing cells set to the most frequent training level
 //     (the first in sorted order on a tie); a level not seen in training
@@ -83,7 +86,9 @@ const MaxLevels = 256
 //     not when every date is the first or the last of its month (see
 //     Cycle). Missing cells are set to the training mean date. Dates
 //     with the year last whose order the column does not tell stay
-//     categorical, with a warning;
+//     categorical, with a warning. A column may mix ISO dates with
+//     dates with the year last, each read in its own form, with a
+//     warning;
 //   - a column with missing cells among the training rows is followed by
 //     an indicator column, 1 where the cell was missing and 0 elsewhere.
 //
@@ -267,18 +272,29 @@ func categoricalColumn(c encodedColumn, counts map[string]int, present int, deci
 	case order != "":
 		return yearLastColumn(c, order, counts), false, nil
 	case ambiguous:
-		return c, false, &Warning{Column: c.Name, Value: c.Levels[0], Rows: present,
-			Message: fmt.Sprintf("it holds dates such as %q in which no day is above 12, so that the day cannot be told from the month; "+
-				"they are read as text: write them as 2024-01-31 (ISO 8601) to have them read as dates", c.Levels[0])}
+		return c, false, ambiguousDates(c.Name, c.Levels[0], present)
+	}
+	if yearLast, order, ambiguous := mixedDates(c.Levels); yearLast != nil {
+		rows := 0
+		for _, level := range yearLast {
+			rows += counts[level]
+		}
+		if ambiguous {
+			return c, false, ambiguousDates(c.Name, yearLast[0], rows)
+		}
+		return yearLastColumn(c, order, counts), false, &Warning{Column: c.Name, Value: yearLast[0], Rows: rows,
+			Message: fmt.Sprintf("it mixes dates written as 2024-01-31 (ISO 8601) with %d rows of dates such as %q, written as %s: each is read in its own form; write them alike",
+				rows, yearLast[0], dateExample(order))}
 	}
 	if signs := mixedCurrencies(c.Levels, decimalComma); signs != nil {
 		return c, false, &Warning{Column: c.Name, Value: c.Levels[0], Rows: present,
 			Message: fmt.Sprintf("it holds amounts in %s, which are not one quantity; they are read as text: convert them to one currency to have them read as numbers",
 				strings.Join(signs, " and "))}
 	}
-	// Dates with a two-digit year begin with numbers, but are not bins.
+	// Dates with a two-digit year begin with numbers, but are not bins,
+	// nor are ids too long for a float64.
 	shortYears := shortYears(c.Levels)
-	if values, ok := orderedLevels(c.Levels); ok && !shortYears {
+	if values, ok := orderedLevels(c.Levels); ok && !shortYears && !slices.ContainsFunc(c.Levels, longInteger) {
 		c.Kind, c.Values, c.Mode = ordinal, values, nil
 		m := rowMean(values, c.Levels, counts)
 		c.Fill = &m
@@ -416,6 +432,15 @@ func mixedCurrencies(levels []string, decimalComma bool) []string {
 	return signs
 }
 
+// ambiguousDates is the warning of a column that holds dates with the
+// year last, such as example, in the given rows, whose order its days,
+// none above 12, do not tell.
+func ambiguousDates(column, example string, rows int) *Warning {
+	return &Warning{Column: column, Value: example, Rows: rows,
+		Message: fmt.Sprintf("it holds dates such as %q in which no day is above 12, so that the day cannot be told from the month; "+
+			"they are read as text: write them as 2024-01-31 (ISO 8601) to have them read as dates", example)}
+}
+
 // yearLastColumn returns the date column, with its dates written in the
 // given order, of the categorical column c whose levels are such dates,
 // each in counts[level] rows.
@@ -423,7 +448,7 @@ func yearLastColumn(c encodedColumn, order string, counts map[string]int) encode
 	d := encodedColumn{Name: c.Name, Kind: date, Order: order, Indicator: c.Indicator}
 	days := make([]float64, len(c.Levels))
 	for i, level := range c.Levels {
-		t, _ := ParseYearLast(level, order)
+		t, _ := parseDateIn(level, order)
 		days[i] = Days(t)
 	}
 	m := rowMean(days, c.Levels, counts)
@@ -1006,6 +1031,8 @@ func (e *Encoder) warning(i int, u unseenLevels) Warning {
 		as = "the training mean"
 	case numeric:
 		as = "their values with no code"
+	case boolean:
+		as = "the yes or no as spelled (Y as yes, 0 as no; training wrote true, false, yes or no)"
 	}
 	msg := fmt.Sprintf("%d rows hold levels not seen in training, such as %q; they are encoded as %s", u.rows, u.first, as)
 	if u.rows == 1 {
@@ -1147,6 +1174,16 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 			cell = *c.Mode
 		}
 	}
+	if c.Kind == boolean && !missing {
+		if _, ok := parseBool(cell); !ok {
+			// Another spelling of a yes or a no than training's reads as
+			// its value, warned of as a level not seen in training.
+			if b, ok := ParseTruth(cell); ok {
+				out[0] = zeroOne(b)
+				return false, nil
+			}
+		}
+	}
 	switch c.Kind {
 	case numeric, boolean, date:
 		if missing {
@@ -1190,10 +1227,7 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 		}
 		return zeroOne(b), nil
 	case date:
-		t, ok := ParseDate(cell)
-		if c.Order != "" {
-			t, ok = ParseYearLast(cell, c.Order)
-		}
+		t, ok := parseDateIn(cell, c.Order)
 		if !ok {
 			return 0, fmt.Errorf("%w: %q; the column held dates such as %s in training", ErrDate, cell, dateExample(c.Order))
 		}

@@ -256,8 +256,8 @@ func TestTransformErrors(t *testing.T) {
 			`new.csv: row 3, column "n": not a number: "abc"; the column held numbers in training`},
 		{"infinity", "n,b,c\n1e999,true,u\n", ErrInf,
 			`new.csv: row 2, column "n": value is infinite: "1e999"; the column held numbers in training`},
-		{"text in boolean", "n,b,c\n1,true,u\n2,1,u\n", ErrBoolean,
-			`new.csv: row 3, column "b": not a boolean: "1"; the column held true/false or yes/no in training`},
+		{"text in boolean", "n,b,c\n1,true,u\n2,maybe,u\n", ErrBoolean,
+			`new.csv: row 3, column "b": not a boolean: "maybe"; the column held true/false or yes/no in training`},
 		{"missing column", "n,c\n1,u\n", ErrNoColumn,
 			`new.csv: column "b": no such column; the file has "n", "c"`},
 	} {
@@ -278,6 +278,56 @@ func TestTransformErrors(t *testing.T) {
 				t.Errorf("error\n%v\nwant\n%s", err, test.msg)
 			}
 		})
+	}
+}
+
+// TestTruthSpellings checks that a boolean column reads, after
+// training, another spelling of a yes or a no as the value it spells,
+// warned of as a level not seen in training, in Transform and in
+// EncodeColumn, and that a column of such spellings is not boolean at
+// fit.
+func TestTruthSpellings(t *testing.T) {
+	for _, tc := range []struct {
+		train, cells string // the training column, and the new cells separated by |
+		want         []float64
+		warning      string // the start of the warning, none if empty
+	}{
+		{"yes|no|yes", "Y|n|TRUE|no|1|f|0|t", []float64{1, 0, 1, 0, 1, 0, 0, 1},
+			`6 rows hold levels not seen in training, such as "Y"; they are encoded as the yes or no as spelled`},
+		{"true|false|false", "True|FALSE|1|0", []float64{1, 0, 1, 0}, `2 rows hold levels not seen in training, such as "1"`},
+		{"TRUE|FALSE|TRUE", "true|no|Yes", []float64{1, 0, 1}, ""},
+	} {
+		train := readFrameString(t, "b\n"+strings.ReplaceAll(tc.train, "|", "\n")+"\n")
+		e, _, err := FitEncoder(train, []string{"b"}, nil)
+		if err != nil || e.Rules()[0].Kind != "boolean" {
+			t.Fatalf("train %s: error %v, or not boolean", tc.train, err)
+		}
+		cells := strings.Split(tc.cells, "|")
+		x, warnings, err := e.Transform(readFrameString(t, "b\n"+strings.Join(cells, "\n")+"\n"), nil)
+		if err != nil {
+			t.Fatalf("cells %s: %v", tc.cells, err)
+		}
+		dst := mat.NewDense(len(cells), 1, nil)
+		w, err := e.EncodeColumn(dst, 0, nil, cells)
+		if err != nil {
+			t.Fatalf("EncodeColumn(%s): %v", tc.cells, err)
+		}
+		if got := mat.Col(nil, 0, x); !slices.Equal(got, tc.want) || !slices.Equal(mat.Col(nil, 0, dst), tc.want) {
+			t.Errorf("cells %s: read %v and %v, want %v", tc.cells, got, mat.Col(nil, 0, dst), tc.want)
+		}
+		switch {
+		case tc.warning == "" && (len(warnings) > 0 || w != nil):
+			t.Errorf("cells %s: warned %v and %v", tc.cells, warnings, w)
+		case tc.warning != "" && (len(warnings) != 1 || !strings.HasPrefix(warnings[0].Message, tc.warning) || w == nil || w.Value != warnings[0].Value):
+			t.Errorf("cells %s: warned %v and %v, want %q", tc.cells, warnings, w, tc.warning)
+		}
+	}
+	// At fit, a column of the other spellings is no boolean.
+	for _, col := range []string{"Y|N|Y", "1|0|1", "t|f|t"} {
+		f := readFrameString(t, "b\n"+strings.ReplaceAll(col, "|", "\n")+"\n")
+		if e, _, err := FitEncoder(f, []string{"b"}, nil); err != nil || e.Rules()[0].Kind == "boolean" {
+			t.Errorf("column %s: fitted as boolean (error %v)", col, err)
+		}
 	}
 }
 

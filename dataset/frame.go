@@ -12,6 +12,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ErrEmptyColumn is wrapped by the ParseError for a column that has no
@@ -49,11 +51,16 @@ type frameFormat struct {
 	// rowNames says the first column holds row names: its header cell
 	// was empty, as R's write.csv and pandas' to_csv write them.
 	rowNames bool
-	// trailing says the header ended in a separator, and so may every
-	// row, whose empty field after it is dropped.
-	trailing bool
+	// trailing counts the empty fields that end the header, after a
+	// separator at the end of every line or columns a spreadsheet
+	// formatted but left empty; rows may end in as many, empty, which
+	// are dropped.
+	trailing int
 	// strict refuses stray cells (see FrameOptions.Strict).
 	strict bool
+	// skipped counts the lines before the header that name the
+	// separator (see sepLine).
+	skipped int
 	// log is what reading met that the user should hear of.
 	log *readLog
 }
@@ -112,7 +119,9 @@ type FrameReader struct {
 // same number of fields, the most fields if several do, and a comma if
 // none does. A file separated by other than commas whose first lines
 // (the first 64 KiB) hold a number with a decimal comma, such as 3,14,
-// is read with decimal commas: see Frame.Number.
+// is read with decimal commas: see Frame.Number. So is a file separated
+// by commas whose first lines hold such a number, quoted, that cannot be
+// thousands ("3,14", not "1,234"), and no number with a decimal point.
 //
 // The file is UTF-8 text, except that a byte that is not part of UTF-8
 // is read as its Windows-1252 character, so that a file saved in
@@ -128,15 +137,24 @@ type FrameReader struct {
 // leading byte order mark and of single quotes around them ('vote' is
 // vote, as "vote" is; two quotes inside them stand for one), and must be
 // non-empty and unique, except that an empty first name marks a column of
-// row names, which is then named RowNamesColumn, and an empty last name
-// after a named one, as a separator at the end of every line leaves it,
-// names no column. Every later row must have as many fields as the
-// header, or one more, empty, after such a separator. An error for a
+// row names, which is then named RowNamesColumn, and empty last names
+// after two named columns, as a separator at the end of every line or a
+// spreadsheet's formatted empty columns leave them, name no column. Every
+// later row must have as many fields as the header names, or as many more,
+// empty, as it leaves unnamed. An error for a
 // header of one name, or of one name and empty fields, asks whether its
-// line is a title above the header.
+// line is a title above the header. A first line "sep=;" above the
+// header, which spreadsheets write and read, names the separator (unless
+// opts.Comma sets it) and is skipped. A later line that repeats the
+// header, as tables joined end to end hold, is left out, with a warning.
 func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, error) {
 	log := new(readLog)
 	br := bufio.NewReaderSize(newTextReader(utf16Text(r), log), sampleSize)
+	// Spreadsheets often start UTF-8 files with a byte order mark, which
+	// would open the first field, so that a quote after it were bare.
+	if mark, _ := br.Peek(len(utf8BOM)); string(mark) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
 	sample, err := br.Peek(sampleSize)
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -147,13 +165,20 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 		sample = bytes.ReplaceAll(sample, []byte{'\r'}, []byte{'\n'})
 	}
 	format := frameFormat{name: name, comma: opts.Comma, strict: opts.Strict, log: log}
+	if sep, n := sepLine(sample); n > 0 {
+		br.Discard(n)
+		sample, format.skipped = sample[n:], 1
+		if format.comma == 0 {
+			format.comma = sep
+		}
+	}
 	if format.comma == 0 {
 		format.comma = detectComma(sample, err == io.EOF)
 	}
 	if !validComma(format.comma) {
 		return nil, fmt.Errorf("%s: %q cannot separate the fields of a CSV file", name, format.comma)
 	}
-	format.decimalComma = format.comma != ',' && hasDecimalComma(sample, err == io.EOF, format.comma)
+	format.decimalComma = hasDecimalComma(sample, err == io.EOF, format.comma)
 
 	cr := csv.NewReader(text)
 	cr.Comma = format.comma
@@ -170,11 +195,15 @@ func NewFrameReader(r io.Reader, name string, opts FrameOptions) (*FrameReader, 
 		return nil, readError(name, err)
 	}
 	headerRow, _ := cr.FieldPos(0)
+	headerRow += format.skipped
 	if err := format.readHeader(header); err != nil {
 		return nil, &ParseError{File: name, Row: headerRow, Column: err.column, Err: err.err}
 	}
 	return &FrameReader{cr: cr, format: format}, nil
 }
+
+// utf8BOM is the byte order mark in UTF-8.
+const utf8BOM = "\ufeff"
 
 // headerError is an error of a header, in its column if any.
 type headerError struct {
@@ -183,17 +212,20 @@ type headerError struct {
 }
 
 // readHeader sets the columns of format from the fields of the header.
-// An empty last field, after a separator that ends every line as some
-// programs write them, names no column: format.trailing drops it from
-// every row.
+// Empty last fields after two named ones, after a separator that ends
+// every line as some programs write them, or of columns that a
+// spreadsheet formatted but left empty, name no column: format.trailing
+// drops them from every row.
 func (format *frameFormat) readHeader(header []string) *headerError {
-	// Spreadsheet programs often start UTF-8 files with a byte order mark.
-	header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	for j := range header {
 		header[j] = unquoteName(strings.TrimSpace(header[j]))
 	}
-	if n := len(header); n > 2 && header[n-1] == "" && header[n-2] != "" {
-		header, format.trailing = header[:n-1], true
+	named := len(header)
+	for named > 0 && header[named-1] == "" {
+		named--
+	}
+	if named >= 2 && named < len(header) {
+		header, format.trailing = header[:named], len(header)-named
 	}
 	format.columns = make([]string, len(header))
 	for j, h := range header {
@@ -215,17 +247,57 @@ func (format *frameFormat) readHeader(header []string) *headerError {
 	return nil
 }
 
-// fieldCountError is the error of a row of n fields, which the header's
-// columns do not number.
-func (format *frameFormat) fieldCountError(n int) error {
+// fieldCountError is the error of a row of the fields rec, which the
+// header's columns do not number. A row of one field of text, where the
+// header has several, is likely a note below the table; a row of too
+// many, split by commas, may hold a number with commas between its
+// thousands, unquoted (see unquotedThousands).
+func (format *frameFormat) fieldCountError(rec []string) error {
+	n := len(rec)
 	err := fmt.Errorf("%w: %d, header has %d", ErrFieldCount, n, len(format.columns))
 	switch {
-	case format.trailing && n == len(format.columns)+1:
-		return fmt.Errorf("%w: a value after the last separator, in the field that the header leaves unnamed", err)
+	case n == 1 && len(format.columns) > 1 && strings.ContainsFunc(rec[0], unicode.IsLetter):
+		return fmt.Errorf("%w: is the line a note below the table, such as its source or a footnote? The file must end with the table's last row", err)
+	case n > len(format.columns) && format.comma == ',' && unquotedThousands(rec) != "":
+		return fmt.Errorf("%w: does it hold a number with commas between its thousands, such as %s, unquoted? Quote such numbers (\"%[2]s\"), or write them without the commas", err, unquotedThousands(rec))
+	case n > len(format.columns) && n <= len(format.columns)+format.trailing:
+		return fmt.Errorf("%w: a value after the header's last named column, in a field that it leaves unnamed", err)
 	case len(format.columns) == 1 && n > 1:
 		return fmt.Errorf("%w: is the first line a title or a note above the header? The header must come first", err)
 	}
 	return err
+}
+
+// sepLine returns the separator that the first line of sample names, as
+// spreadsheets read and write "sep=;" above a table, and the length of
+// that line with its end; 0 if it is no such line.
+func sepLine(sample []byte) (rune, int) {
+	end := bytes.IndexByte(sample, '\n')
+	if end < 0 {
+		return 0, 0
+	}
+	line := bytes.TrimSuffix(sample[:end], []byte{'\r'})
+	rest, ok := bytes.CutPrefix(line, []byte("sep="))
+	r, size := utf8.DecodeRune(rest)
+	if !ok || size != len(rest) || !validComma(r) {
+		return 0, 0
+	}
+	return r, end + 1
+}
+
+// unquotedThousands returns the first number that the fields rec, split
+// by commas, would make if joined by a comma, two to five of them, as a
+// number with commas between its thousands (1,234 or 12,345,678.5)
+// splits; "" if none.
+func unquotedThousands(rec []string) string {
+	for i := range rec {
+		for j := i + 2; j <= min(i+5, len(rec)); j++ {
+			if joined := strings.Join(rec[i:j], ","); thousandsCommas.MatchString(joined) {
+				return joined
+			}
+		}
+	}
+	return ""
 }
 
 // crLines reads a text whose lines end in a lone carriage return, as
@@ -242,6 +314,22 @@ func (c crLines) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// isHeader reports whether the trimmed fields of a row name the columns,
+// two or more, as the header does: a line of the header again, where
+// files were joined end to end (each may begin with a byte order mark).
+func (format *frameFormat) isHeader(rec []string) bool {
+	if len(rec) < 2 {
+		return false
+	}
+	rec[0] = strings.TrimPrefix(rec[0], utf8BOM)
+	for j, cell := range rec {
+		if unquoteName(cell) != format.columns[j] && !(j == 0 && format.rowNames && cell == "") {
+			return false
+		}
+	}
+	return true
 }
 
 // unquoteName returns the trimmed column name h without the single quotes
@@ -276,14 +364,21 @@ func (fr *FrameReader) Read(max int) (*Frame, error) {
 			return nil, readError(f.name, err)
 		}
 		line, _ := fr.cr.FieldPos(0)
-		if f.trailing && len(rec) == len(f.columns)+1 && strings.TrimSpace(rec[len(rec)-1]) == "" {
-			rec = rec[:len(rec)-1]
+		line += f.skipped
+		if extra := rec[min(len(f.columns), len(rec)):]; len(extra) <= f.trailing && strings.TrimSpace(strings.Join(extra, "")) == "" {
+			rec = rec[:len(rec)-len(extra)]
 		}
 		if len(rec) != len(f.columns) {
-			return nil, &ParseError{File: f.name, Row: line, Err: f.fieldCountError(len(rec))}
+			return nil, &ParseError{File: f.name, Row: line, Err: f.fieldCountError(rec)}
 		}
 		for j := range rec {
 			rec[j] = strings.TrimSpace(rec[j])
+		}
+		if f.isHeader(rec) {
+			if f.log.headers++; f.log.headers == 1 {
+				f.log.headerLine = line
+			}
+			continue
 		}
 		f.cells = append(f.cells, rec)
 		f.lines = append(f.lines, line)
@@ -451,13 +546,38 @@ func isMissing(cell string) bool {
 	return slices.Contains(missingTexts, strings.ToLower(cell))
 }
 
+// The other spellings, in lower case, of true and false that ParseTruth
+// reads: a column of them is not boolean (a column of 1 and 0 is
+// numeric, of Y and N categorical), but a boolean column that meets them
+// after training reads them as the value they spell, with a warning.
+var (
+	otherTrueTexts  = []string{"y", "t", "1"}
+	otherFalseTexts = []string{"n", "f", "0"}
+)
+
 // parseBool reads true, false, yes and no in any case.
 func parseBool(cell string) (value, ok bool) {
+	return readTruth(cell, trueTexts, falseTexts)
+}
+
+// ParseTruth reads a trimmed cell that spells a yes or a no, in any
+// case: true, yes, y, t and 1, or false, no, n, f and 0, as a yes-or-no
+// column gathered from several sources may mix them.
+func ParseTruth(cell string) (value, ok bool) {
+	if value, ok = parseBool(cell); ok {
+		return value, ok
+	}
+	return readTruth(cell, otherTrueTexts, otherFalseTexts)
+}
+
+// readTruth reads a cell that is one of yes or no, in lower case, in any
+// case.
+func readTruth(cell string, yes, no []string) (value, ok bool) {
 	lower := strings.ToLower(cell)
 	switch {
-	case slices.Contains(trueTexts, lower):
+	case slices.Contains(yes, lower):
 		return true, true
-	case slices.Contains(falseTexts, lower):
+	case slices.Contains(no, lower):
 		return false, true
 	}
 	return false, false
@@ -507,7 +627,9 @@ func (k *kind) UnmarshalText(text []byte) error {
 // missing cells: boolean if every other cell is a boolean, date if every
 // other cell is a date (see ParseDate), numeric if every other cell is a
 // number, and no two carry different currency signs, dates and numbers
-// but for a few strays (see strayLimit), and categorical otherwise. The
+// but for a few strays (see strayLimit), and categorical otherwise, as
+// is a column of numbers with a whole number beyond 2^53 (an id, see
+// longInteger), with a warning. The
 // strays become missing cells, or an error if f is read strictly. A
 // numeric column holding an infinite value and a column with no value in
 // any row are errors.
@@ -521,6 +643,7 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 	var dateStrays []int    // rows whose cells are not dates
 	n := 0                  // cells with a value
 	var scales percentScales
+	long, longFirst := 0, "" // whole numbers beyond 2^53 (see longInteger)
 	for _, r := range rows {
 		cell := f.cells[r][col]
 		if isMissing(cell) {
@@ -550,6 +673,10 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 			default:
 				strays.addNumber(v)
 			}
+			if longInteger(cell) {
+				long++
+				longFirst = cmp.Or(longFirst, cell)
+			}
 			money = cmp.Or(money, sign)
 			scales.add(cell, v)
 		}
@@ -573,6 +700,9 @@ func (f *Frame) inferKind(col int, rows []int) (kind, error) {
 		return date, f.someStrays(date, col, dateStrays, n)
 	case !strays.tolerated(n, strayLimit):
 		f.noteNumbersAsText(col, rows, &strays, &unit)
+		return categorical, nil
+	case long > 0:
+		f.noteLongIntegers(col, long, strings.Clone(longFirst))
 		return categorical, nil
 	case inf >= 0:
 		_, err := f.Number(inf, col)

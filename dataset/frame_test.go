@@ -75,6 +75,11 @@ func TestReadFrameText(t *testing.T) {
 	if want := []int{2, 4, 6}; !slices.Equal(lines, want) {
 		t.Errorf("lines %v, want %v", lines, want)
 	}
+	// A byte order mark before a quoted name, as pandas' to_csv with
+	// utf-8-sig and quoting writes it.
+	if got, want := readFrameString(t, "\ufeff\"a\",\"b\"\n1,2\n").Columns(), []string{"a", "b"}; !slices.Equal(got, want) {
+		t.Errorf("columns %q, want %q", got, want)
+	}
 }
 
 func TestReadFrameErrors(t *testing.T) {
@@ -89,6 +94,10 @@ func TestReadFrameErrors(t *testing.T) {
 		{"blank name", "a, \n1,2\n", nil, "test.csv: row 1: field 2 of the header is empty"},
 		{"duplicate", "a,b, a\n1,2,3\n", ErrDuplicate, `test.csv: row 1, column "a": duplicate column name`},
 		{"short row", "a,b\n1,2\n3\n", ErrFieldCount, "test.csv: row 3: wrong number of fields: 1, header has 2"},
+		{"thousands unquoted", "a,b,c\n1,2,3\nx,1,234,5\n", ErrFieldCount,
+			`test.csv: row 3: wrong number of fields: 4, header has 3: does it hold a number with commas between its thousands, such as 1,234, unquoted? Quote such numbers ("1,234"), or write them without the commas`},
+		{"footnote", "a,b\n1,2\n\nSource: a survey of 2023\n", ErrFieldCount,
+			"test.csv: row 4: wrong number of fields: 1, header has 2: is the line a note below the table, such as its source or a footnote? The file must end with the table's last row"},
 		{"long row", "a,b\n1,2\n\n3,4,5\n", ErrFieldCount, "test.csv: row 4: wrong number of fields: 3, header has 2"},
 		{"bare quote", "a,b\n1,x\"y\n", nil, `test.csv: row 2: bare " in non-quoted-field`},
 		// A title or a note above the header, with and without the
@@ -98,8 +107,10 @@ func TestReadFrameErrors(t *testing.T) {
 		{"note", "# exported 2026-11-30\na,b\n1,2\n", ErrFieldCount,
 			"test.csv: row 2: wrong number of fields: 2, header has 1: is the first line a title or a note above the header? The header must come first"},
 		// Every line ends in a separator, but one with a value there.
+		{"value in an unnamed column", "a,b,c,,,\n1,2,3,,,\n4,5,6,,7,\n", ErrFieldCount,
+			"test.csv: row 3: wrong number of fields: 6, header has 3: a value after the header's last named column, in a field that it leaves unnamed"},
 		{"trailing value", "a,b,c,\n1,2,3,\n4,5,6,7\n", ErrFieldCount,
-			"test.csv: row 3: wrong number of fields: 4, header has 3: a value after the last separator, in the field that the header leaves unnamed"},
+			"test.csv: row 3: wrong number of fields: 4, header has 3: a value after the header's last named column, in a field that it leaves unnamed"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			_, err := ReadFrame(strings.NewReader(test.data), "test.csv")
@@ -431,6 +442,11 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte("x;y\r1,5;2\r\"a\rb\";3\r"))
 	// Spreadsheets' error values, and amounts in parentheses.
 	f.Add([]byte("e,a\n1,(1,234.50)\n#DIV/0!,($5)\n3,(5 $)\n#N/A,(0)\n5,((5))\n#value!,(-5)\n7,8\n8,9\n9,10\n10,11\n11,()\n"))
+	// A separator's line, a mark before a quoted name, a repeated
+	// header, empty unnamed columns, quoted decimal commas, numbers
+	// marked as text, ids beyond 2^53 and dates in two forms.
+	f.Add([]byte("sep=;\r\n\ufeff\"a\";b;;\r\n1,5;'2;;\r\na;b;;\r\n=\"3\";4;;\r\n"))
+	f.Add([]byte("\ufeff\"d\",\"n\",\"i\"\n2024-01-31,\"1,5\",9007199254740993\n13/02/2024,\"2,25\",12\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fr, err := ReadFrame(strings.NewReader(string(data)), "fuzz.csv")
 		if err != nil {
@@ -485,10 +501,89 @@ func TestReadFrameTrailingSeparator(t *testing.T) {
 		{"a;b;c;\n1,5;2;x;\n3;4;y;\n", []string{"a", "b", "c"}, "y"},
 		{"a,b,c,\n1,2,x,\n3,4,y\n", []string{"a", "b", "c"}, "y"},
 		{",a,b,\n1,2,3,\n2,4,5,\n", []string{RowNamesColumn, "a", "b"}, "5"},
+		// Columns that a spreadsheet formatted but left empty.
+		{"a,b,c,,,\n1,2,x,,,\n3,4,y,,\n", []string{"a", "b", "c"}, "y"},
 	} {
 		f := readFrameString(t, tc.data)
 		if !slices.Equal(f.Columns(), tc.columns) || f.Len() != 2 || f.Cell(1, 2) != tc.last {
 			t.Errorf("%q: columns %q, %d rows, last cell %q", tc.data, f.Columns(), f.Len(), f.Cell(1, 2))
 		}
+	}
+}
+
+// TestRepeatedHeader reads tables joined end to end, whose later headers
+// are left out with one warning, and keeps rows that only resemble one.
+func TestRepeatedHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		rows       int
+		warning    string
+	}{
+		{"once", "a,b\n1,2\na,b\n3,4\n", 2, "test.csv: line 3 repeats the header, as tables joined end to end do: left out"},
+		{"twice, quoted, with a mark", "a,'b c'\n1,2\n\ufeffa,\"'b c'\"\n3,4\n a , b c\n", 2,
+			"test.csv: 2 lines repeat the header, the first on line 3, as tables joined end to end do: left out"},
+		{"row names", ",x\n1,2\n,x\n3,4\n", 2, "test.csv: line 3 repeats the header"},
+		{"one field differs", "a,b\n1,2\na,c\n", 2, ""},
+		{"one column", "a\n1\na\n", 2, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := readFrameString(t, tc.data)
+			w := f.Warnings()
+			if f.Len() != tc.rows {
+				t.Errorf("%d rows, want %d", f.Len(), tc.rows)
+			}
+			switch {
+			case tc.warning == "" && w != nil:
+				t.Errorf("warned %v", w)
+			case tc.warning != "" && (len(w) != 1 || !strings.HasPrefix(w[0].Message, tc.warning)):
+				t.Errorf("warned %v, want %q", w, tc.warning)
+			}
+		})
+	}
+}
+
+// TestSepLine reads tables whose first line names their separator, as
+// spreadsheets write "sep=;", and numbers their lines as the file does.
+func TestSepLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		comma      rune // of the options
+		columns    []string
+		err        string // of reading the rows, if any
+	}{
+		{"semicolons", "sep=;\r\na;b\r\n1,5;2\r\n", 0, []string{"a", "b"}, ""},
+		{"tabs, after a mark", "\ufeffsep=\t\na\tb\n1,5\t2\n", 0, []string{"a", "b"}, ""},
+		{"a wrong row", "sep=|\na|b\n1|2\n3|4|5\n", 0, []string{"a", "b"}, "test.csv: row 4: wrong number of fields: 3, header has 2"},
+		{"the option first", "sep=;\na,b\n1,2\n", ',', []string{"a", "b"}, ""},
+		{"no separator", "sep=\na,b\n1,2\n", 0, []string{"sep="}, "test.csv: row 2: wrong number of fields: 2, header has 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := NewFrameReader(strings.NewReader(tc.data), "test.csv", FrameOptions{Comma: tc.comma})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(r.Columns(), tc.columns) {
+				t.Fatalf("columns %q, want %q", r.Columns(), tc.columns)
+			}
+			f, err := r.ReadAll()
+			switch {
+			case tc.err != "":
+				if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+					t.Errorf("error %v, want %q", err, tc.err)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case f.Line(0) != 3:
+				t.Errorf("the first row on line %d, want 3", f.Line(0))
+			case tc.comma == 0:
+				if v, err := f.Number(0, 0); v != 1.5 {
+					t.Errorf("read %v (%v), want 1.5 with a decimal comma", v, err)
+				}
+			}
+		})
+	}
+	_, err := NewFrameReader(strings.NewReader("sep=;\na;a\n1;2\n"), "test.csv", FrameOptions{})
+	if want := `test.csv: row 2, column "a": duplicate column name`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
 	}
 }

@@ -50,8 +50,10 @@ const groupSpace = "[ \u00a0\u202f\u2009'\u2019]"
 // a column mixing 50% and 0.5 holds one quantity), a minus sign (U+2212)
 // for the hyphen, parentheses for a minus, as accounts write it
 // ((1,234.50) is -1234.5), a minus after the number, as SAP exports it
-// (1.234,50- is -1234.5 with decimal commas), and a currency sign before or after the number
-// ($1,234.50, -$5, 12,50 € are 1234.5, -5 and 12.5). In a file with decimal commas, 3,14, 1.234,5 and 1 234,5 are
+// (1.234,50- is -1234.5 with decimal commas), a currency sign before or after the number
+// ($1,234.50, -$5, 12,50 € are 1234.5, -5 and 12.5), and the marks by
+// which spreadsheets keep a number as text, an apostrophe before it or a
+// formula's quotes around it ('12.5 and ="12.5" are 12.5). In a file with decimal commas, 3,14, 1.234,5 and 1 234,5 are
 // 3.14, 1234.5 and 1234.5, and 1.234 is 1234. A time of day or a
 // duration, hours and minutes and optionally seconds, is read in hours:
 // 13:45 is 13.75, 1:02:03 is 1.034, 10:00 PM is 22. ok is false for a
@@ -64,6 +66,9 @@ func readNumber(cell string, decimalComma bool) (v float64, ok bool) {
 // number before its sign (17.5% is 17.5) if percentPoints is set, as
 // encoders saved before percentages were fractions read them.
 func readScaled(cell string, decimalComma, percentPoints bool) (v float64, ok bool) {
+	if inner, ok := spreadsheetText(cell); ok {
+		return readScaled(inner, decimalComma, percentPoints)
+	}
 	if inner, ok := parenthesized(cell); ok {
 		v, ok := readScaled(inner, decimalComma, percentPoints)
 		return -v, ok
@@ -258,6 +263,19 @@ func hours(cell string) (float64, bool) {
 // spreadsheets write amounts of money.
 var currencySigns = []string{"$", "€", "£", "¥"}
 
+// spreadsheetText returns the text of a cell that a spreadsheet marks as
+// text, so that it keeps its digits as written: after an apostrophe
+// ('00123) or as a formula's string (="00123").
+func spreadsheetText(cell string) (inner string, ok bool) {
+	if inner, ok = strings.CutPrefix(cell, "'"); ok && inner != "" && inner[0] != '\'' {
+		return inner, true
+	}
+	if inner, ok = strings.CutPrefix(cell, `="`); ok && len(inner) > 1 && strings.HasSuffix(inner, `"`) {
+		return inner[:len(inner)-1], true
+	}
+	return "", false
+}
+
 // parenthesized returns the cell within its parentheses if it is a
 // negative amount as accounts write it, (1,234.50) or ($5): the
 // parentheses around a number with no sign of its own (not a time).
@@ -349,4 +367,18 @@ var groupSpaces = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "\u20
 // spaces between its groups of digits.
 func withoutGroups(s, sep string) string {
 	return groupSpaces.Replace(strings.ReplaceAll(s, sep, ""))
+}
+
+// longInteger reports whether a trimmed cell writes a whole number in
+// plain digits, after an optional sign, beyond 2^53 in magnitude, where
+// a float64 no longer holds every whole number: such a number is a
+// 64-bit id, a card or account number, whose last digits a float64
+// would lose, so that two of them could read as one.
+func longInteger(cell string) bool {
+	digits := strings.TrimLeft(cell, "+-")
+	if len(digits) < len("9007199254740993") || len(cell)-len(digits) > 1 || !isDigits(digits) {
+		return false
+	}
+	v, err := strconv.ParseUint(digits, 10, 64)
+	return err != nil || v > 1<<53
 }

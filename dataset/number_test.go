@@ -128,7 +128,17 @@ func TestReadNumber(t *testing.T) {
 		{"1'554.50", false, 1554.5, true},
 		{"1\u2019234\u2019567", false, 1234567, true},
 		{"1'5544.5", false, 0, false},
-		{"'554.5", false, 0, false},
+		// Spreadsheets' marks of a number kept as text.
+		{"'554.5", false, 554.5, true},
+		{"'00123", false, 123, true},
+		{"'1'554.50", false, 1554.5, true},
+		{`="12.5"`, false, 12.5, true},
+		{`="-3,14"`, true, -3.14, true},
+		{"''5", false, 0, false},
+		{"'", false, 0, false},
+		{`="5`, false, 0, false},
+		{`="`, false, 0, false},
+		{`"5"`, false, 0, false},
 		{"\u22125", false, -5, true},
 		{"\u22121 554,5", true, -1554.5, true},
 		{"\u2212$5", false, -5, true},
@@ -163,6 +173,13 @@ func TestDetectSeparator(t *testing.T) {
 		{"neither fits", "a;b,c\n1\n", ',', false, nil, ErrFieldCount},
 		{"one column", "a\n1\n", ',', false, []string{"a"}, nil},
 		{"thousands, not decimals", "a;b\n\"1,234.5\";2\n", ';', false, []string{"a", "b"}, nil},
+		// Commas between fields and in quoted numbers, as spreadsheets of
+		// much of Europe export them, unless they may be thousands or a
+		// number has a decimal point.
+		{"comma, quoted decimal commas", "a,b\n\"1,5\",2\n\"1.234,25\",x\n", ',', true, []string{"a", "b"}, nil},
+		{"comma, quoted thousands", "a,b\n\"1,234\",2\n\"12,345,678\",x\n", ',', false, []string{"a", "b"}, nil},
+		{"comma, a decimal point too", "a,b\n\"1,5\",2.5\n", ',', false, []string{"a", "b"}, nil},
+		{"comma, a decimal point before", "a,b\n3.5,2\n\"1,5\",2\n", ',', false, []string{"a", "b"}, nil},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			f, err := ReadFrame(strings.NewReader(test.data), "test.csv")
@@ -561,5 +578,43 @@ func TestTargetIn(t *testing.T) {
 		if err != nil || !slices.Equal(got.Values, tc.values) || got.Dropped != tc.dropped {
 			t.Errorf("%q in %q: target %+v, error %v; want %v, %d dropped", tc.text, tc.unit, got, err, tc.values, tc.dropped)
 		}
+	}
+}
+
+// TestLongIntegers checks that a column of whole numbers beyond 2^53,
+// ids whose last digits a float64 loses, is read as text, each its own
+// level, with a warning, and that other large numbers stay numbers.
+func TestLongIntegers(t *testing.T) {
+	for _, tc := range []struct {
+		name, cells string // separated by |
+		kind        string
+		levels      int
+		warned      int // the rows the warning counts, 0 for none
+	}{
+		// 9007199254740993 and ...992 are one float64.
+		{"ids", "9007199254740993|9007199254740992|12|9007199254740993", "categorical", 3, 2},
+		{"negative and beyond uint64", "-9223372036854775809|123456789012345678901|1", "categorical", 3, 2},
+		{"2^53 itself", "9007199254740992|1|2", "numeric", 0, 0},
+		{"a fraction", "9007199254740993.5|1|2", "numeric", 0, 0},
+		{"an exponent", "9.1e15|1|2", "numeric", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := readFrameString(t, "id\n"+strings.ReplaceAll(tc.cells, "|", "\n")+"\n")
+			e, _, err := FitEncoder(f, []string{"id"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := e.Rules()[0]
+			warnings := f.Warnings()
+			if r.Kind != tc.kind || len(r.Levels) != tc.levels {
+				t.Errorf("rule %+v, want %s of %d levels", r, tc.kind, tc.levels)
+			}
+			switch {
+			case tc.warned == 0 && warnings != nil:
+				t.Errorf("warned %v", warnings)
+			case tc.warned > 0 && (len(warnings) != 1 || warnings[0].Rows != tc.warned || !strings.Contains(warnings[0].Message, "beyond 2^53")):
+				t.Errorf("warned %v, want one of %d rows", warnings, tc.warned)
+			}
+		})
 	}
 }

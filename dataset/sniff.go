@@ -47,16 +47,29 @@ func detectComma(sample []byte, complete bool) rune {
 }
 
 // hasDecimalComma reports whether a cell of the sample, split by comma,
-// is a number written with a decimal comma.
+// is a number written with a decimal comma. In a file separated by
+// commas, which must quote such a number ("3,14", as spreadsheets of
+// much of Europe export them), one that may be thousands (1,234) does not
+// count, and a number with a decimal point in any cell says that the
+// file writes decimal points.
 func hasDecimalComma(sample []byte, complete bool, comma rune) bool {
+	decimalCommas := false
 	for _, rec := range sampleRecords(sample, complete, comma, 0) {
 		for _, cell := range rec {
-			if decimalCommaNumber.MatchString(strings.TrimSpace(cell)) {
+			cell = strings.TrimSpace(cell)
+			if !decimalCommaNumber.MatchString(cell) {
+				if _, ok := readNumber(cell, false); ok && comma == ',' && strings.Contains(cell, ".") {
+					return false
+				}
+				continue
+			}
+			if comma != ',' {
 				return true
 			}
+			decimalCommas = decimalCommas || !thousandsCommas.MatchString(cell)
 		}
 	}
-	return false
+	return decimalCommas
 }
 
 // sampleRecords returns up to max records of sample (all if max is 0)

@@ -143,6 +143,20 @@ func (f *Frame) noteNumbersAsText(col int, rows []int, s *columnStrays, unit *co
 		numbers, numbers+others, others, strings.Join(texts, ", "))})
 }
 
+// noteLongIntegers notes in the frame's log, once for each column, that
+// column col is read as text because it holds whole numbers beyond 2^53
+// (see longInteger) in rows rows, the first of them first.
+func (f *Frame) noteLongIntegers(col, rows int, first string) {
+	name := f.columns[col]
+	if slices.Contains(f.log.textColumns, name) {
+		return
+	}
+	f.log.textColumns = append(f.log.textColumns, name)
+	f.log.notes = append(f.log.notes, Warning{Column: name, Rows: rows, Value: first, Message: fmt.Sprintf(
+		"%d rows hold whole numbers beyond 2^53 such as %s, whose last digits a number of the model would lose: "+
+			"ids, card or account numbers, not quantities, so the column is read as text", rows, first)})
+}
+
 // shownStrays is the number of stray cells that a warning lists.
 const shownStrays = 5
 
@@ -167,6 +181,9 @@ type readLog struct {
 	// textColumns are the columns warned of holding numbers read as
 	// text.
 	textColumns []string
+	// headers counts the lines that repeat the header, left out and not
+	// yet reported, the first on line headerLine.
+	headers, headerLine int
 }
 
 // strayCell is a cell read as missing because it is not a number in a
@@ -236,6 +253,15 @@ func (l *readLog) warnings(file string) []Warning {
 		l.encodingReported = true
 		warnings = append(warnings, Warning{Rows: 1, Message: fmt.Sprintf(
 			"%s: not UTF-8: bytes that are not, first on line %d, are read as Windows-1252 (Latin-1) characters; save the file as UTF-8 to be sure of its text", file, l.encodingLine)})
+	}
+	if l.headers > 0 {
+		what := fmt.Sprintf("line %d repeats the header", l.headerLine)
+		if l.headers > 1 {
+			what = fmt.Sprintf("%d lines repeat the header, the first on line %d", l.headers, l.headerLine)
+		}
+		warnings = append(warnings, Warning{Rows: l.headers, Message: fmt.Sprintf(
+			"%s: %s, as tables joined end to end do: left out", file, what)})
+		l.headers = 0
 	}
 	if l.strays > 0 {
 		warnings = append(warnings, l.strayWarning(file))

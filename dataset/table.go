@@ -115,6 +115,9 @@ type TableReader struct {
 	opts    FrameOptions
 	files   []string // the files after the one being read
 	src     source
+	// order is where each of the columns is in the file being read,
+	// nil when that is the first's order.
+	order []int
 }
 
 // source reads the rows of one file of a table.
@@ -131,8 +134,10 @@ type source interface {
 // Arrow file, told apart by its first bytes, not its name, or, if path
 // is a glob pattern such as part-*.parquet, the files that match it
 // (see TableFiles), read one after the other as one table. Every such
-// file must have the columns of the first, in the same order; the
-// files' headers or footers are checked before any row is read.
+// file must have the columns of the first, by name, in any order (its
+// cells are read into the first's order); the files' headers or footers
+// are checked before any row is read, and a file of other columns is an
+// error that names those it lacks or adds.
 // opts applies to the CSV files; a later CSV file is read with the
 // first one's separator.
 //
@@ -165,7 +170,7 @@ func OpenTable(path string, opts FrameOptions) (*TableReader, error) {
 			}
 			continue
 		}
-		err = t.checkColumns(file, src.columns())
+		_, err = t.columnOrder(file, src.columns())
 		src.Close()
 		if err != nil {
 			t.Close()
@@ -254,14 +259,53 @@ func newSource(f *os.File, path string, opts FrameOptions) (source, error) {
 	return newCSVSource(f, f, path, opts)
 }
 
-// checkColumns reports whether the file path of the table, whose columns
-// are columns, has the columns of the first file.
-func (t *TableReader) checkColumns(path string, columns []string) error {
+// columnOrder returns where each of the table's columns is among
+// columns, those of its file path, or nil if they are in the same order;
+// it is an error if the file lacks one of them or has another.
+func (t *TableReader) columnOrder(path string, columns []string) ([]int, error) {
 	if slices.Equal(columns, t.columns) {
-		return nil
+		return nil, nil
 	}
-	return &ParseError{File: path, Err: fmt.Errorf("%w: it has %s, where the first file of %s has %s",
-		ErrSchema, quoteList(columns), t.name, quoteList(t.columns))}
+	order := make([]int, len(t.columns))
+	var missing, extra []string
+	for j, name := range t.columns {
+		if order[j] = slices.Index(columns, name); order[j] < 0 {
+			missing = append(missing, name)
+		}
+	}
+	for _, name := range columns {
+		if !slices.Contains(t.columns, name) {
+			extra = append(extra, name)
+		}
+	}
+	if missing == nil && extra == nil {
+		return order, nil
+	}
+	var diff []string
+	if missing != nil {
+		diff = append(diff, "lacks "+quoteList(missing))
+	}
+	if extra != nil {
+		diff = append(diff, "has "+quoteList(extra)+" besides")
+	}
+	return nil, &ParseError{File: path, Err: fmt.Errorf("%w: it %s the columns of the first file of %s, %s",
+		ErrSchema, strings.Join(diff, " and "), t.name, quoteList(t.columns))}
+}
+
+// reorder puts the cells of f, read from a file whose columns are in
+// another order, in the table's order.
+func (t *TableReader) reorder(f *Frame) {
+	if t.order == nil {
+		return
+	}
+	for i, rec := range f.cells {
+		row := make([]string, len(t.order))
+		for j, at := range t.order {
+			row[j] = rec[at]
+		}
+		f.cells[i] = row
+	}
+	f.columns = t.columns
 }
 
 // Name returns the path or pattern of the table, as used in errors.
@@ -278,6 +322,9 @@ func (t *TableReader) Columns() []string { return t.columns }
 func (t *TableReader) Read(max int) (*Frame, error) {
 	for {
 		f, err := t.src.read(max)
+		if err == nil {
+			t.reorder(f)
+		}
 		if err != io.EOF || len(t.files) == 0 {
 			return f, err
 		}
@@ -288,7 +335,11 @@ func (t *TableReader) Read(max int) (*Frame, error) {
 		if err != nil {
 			return nil, err
 		}
+		file := t.files[0]
 		t.src, t.files = src, t.files[1:]
+		if t.order, err = t.columnOrder(file, src.columns()); err != nil {
+			return nil, err
+		}
 	}
 }
 

@@ -23,9 +23,6 @@ func (run *fitRun) leaveOutIdentifiers() ([]string, error) {
 	kept := make([]string, len(keep))
 	for i, name := range keep {
 		kept[i] = strings.TrimSpace(name)
-		if _, err := f.Column(kept[i]); err != nil {
-			return nil, optionf("-keep %s: %v", strings.Join(keep, ","), err)
-		}
 		if !slices.Contains(features, kept[i]) {
 			return nil, optionf("-keep %s: column %q is not an input: it is the target, the id, a column another flag names, or empty", strings.Join(keep, ","), kept[i])
 		}

@@ -198,3 +198,30 @@ func TestFitWarnsOfIdentifierTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedColumnsChecked checks that a column that an option names and
+// the table lacks is an OptionError naming the option's flag, found
+// before any work.
+func TestNamedColumnsChecked(t *testing.T) {
+	f := tableOf(t, "x,g,y", 20, func(i int) string { return fmt.Sprintf("%d,g%d,%d", i%7, i%3, i%5) })
+	for _, tc := range []struct {
+		targets []string
+		opts    Options
+		want    string
+	}{
+		{[]string{"z"}, Options{}, "-target z: "},
+		{[]string{"y", "z"}, Options{}, "-target y,z: "},
+		{[]string{"y"}, Options{ID: "z"}, "-id z: "},
+		{[]string{"y"}, Options{Ignore: []string{"x", " z"}}, "-ignore x, z: "},
+		{[]string{"y"}, Options{Keep: []string{"z"}}, "-keep z: "},
+		{[]string{"y"}, Options{Weight: "z"}, "-weight z: "},
+		{[]string{"y"}, Options{Group: "z"}, "-group z: "},
+		{[]string{"y"}, Options{Time: "z"}, "-time z: "},
+	} {
+		_, _, err := Fit(f, tc.targets, tc.opts)
+		var oe *OptionError
+		if !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), tc.want) || !strings.HasSuffix(err.Error(), `t.csv: column "z": no such column; the file has "x", "g", "y"`) {
+			t.Errorf("targets %q: error %v, want an OptionError %q... naming column z", tc.targets, err, tc.want)
+		}
+	}
+}

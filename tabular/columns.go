@@ -1,7 +1,6 @@
 package tabular
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -231,10 +230,28 @@ func (run *fitRun) checkTarget(f *dataset.Frame, t *dataset.Target, column strin
 		}
 		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("%d classes have a single row: %s%s%s", len(single), strings.Join(shown, ", "), more, advice)}})
 	}
-	if alike := alikeClasses(t.Classes); alike != "" {
-		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("classes %s differ only in case or in how they write a number, or a yes or a no: they are different classes to the model; write them alike if they are one", alike)}})
-	}
+	run.warnAlike(column, "classes", t.Classes)
 	return nil
+}
+
+// warnAlike warns of the labels (classes, or an input's levels) of a
+// column that differ only in case, in how they write a number or a yes
+// or a no (see alikeTexts), as rows gathered from several sources write
+// them: the model tells them apart.
+func (run *fitRun) warnAlike(column, labels string, texts []string) {
+	if alike := alikeTexts(texts); alike != "" {
+		run.warn([]dataset.Warning{{Column: column, Message: fmt.Sprintf("%s %s differ only in case or in how they write a number, or a yes or a no: they are different %s to the model; write them alike if they are one", labels, alike, labels)}})
+	}
+}
+
+// warnAlikeLevels warns of each categorical input of enc whose levels
+// differ only so ("Male", "male" and "MALE").
+func (run *fitRun) warnAlikeLevels(enc *dataset.Encoder) {
+	for _, r := range enc.Rules() {
+		if r.Kind == "categorical" {
+			run.warnAlike(r.Name, "levels", r.Levels)
+		}
+	}
 }
 
 // warnIdentifierTargets warns of a target that identifies the rows, as
@@ -258,24 +275,21 @@ func median(sorted []float64) float64 {
 	return (sorted[(n-1)/2] + sorted[n/2]) / 2
 }
 
-// yesOrNo folds the ways of writing yes and no, in lower case, that a
-// yes-or-no column mixes when its rows come from several sources.
-var yesOrNo = map[string]string{"y": "yes", "true": "yes", "t": "yes", "1": "yes", "n": "no", "false": "no", "f": "no", "0": "no"}
-
-// alikeClasses returns the first few of the sets of classes that differ
+// alikeTexts returns the first few of the sets of texts that differ
 // only in case, such as "No" and "no", in how they write a number, such
 // as "1" and "1.0", or in how they write a yes or a no, such as "Y",
-// "TRUE", "1" and "yes" (see yesOrNo), quoted and joined, or "" if there
-// are none.
-func alikeClasses(classes []string) string {
+// "TRUE", "1" and "yes" (see dataset.ParseTruth) where every text is a
+// yes or a no (the letters F, N, T and Y among others are not), quoted
+// and joined, or "" if there are none.
+func alikeTexts(classes []string) string {
+	truths := !slices.ContainsFunc(classes, func(c string) bool { _, ok := dataset.ParseTruth(numberFold(c)); return !ok })
 	byFold := make(map[string][]string)
 	var folds []string // in the order of the classes
 	for _, c := range classes {
-		fold := strings.ToLower(c)
-		if v, err := strconv.ParseFloat(c, 64); err == nil {
-			fold = strconv.FormatFloat(v, 'g', -1, 64)
+		fold := numberFold(c)
+		if yes, _ := dataset.ParseTruth(fold); truths {
+			fold = map[bool]string{true: "yes", false: "no"}[yes]
 		}
-		fold = cmp.Or(yesOrNo[fold], fold)
 		if byFold[fold] == nil {
 			folds = append(folds, fold)
 		}
@@ -288,6 +302,15 @@ func alikeClasses(classes []string) string {
 		}
 	}
 	return strings.Join(sets, "; ")
+}
+
+// numberFold returns a text in lower case, or the number it writes in
+// its shortest form ("1.0" is "1").
+func numberFold(text string) string {
+	if v, err := strconv.ParseFloat(text, 64); err == nil {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strings.ToLower(text)
 }
 
 // readTargets reads the regression targets names of f: the rows where

@@ -58,9 +58,12 @@ func TestAlikeClasses(t *testing.T) {
 		{[]string{"0", "1", "FALSE", "N", "TRUE", "Y", "no", "yes"}, `"0" and "FALSE" and "N" and "no"; "1" and "TRUE" and "Y" and "yes"`},
 		{[]string{"0", "1"}, ""},
 		{[]string{"N", "S", "E", "W"}, ""},
+		// Letters are not a yes and a no among other letters.
+		{[]string{"A", "B", "F", "N", "T", "Y"}, ""},
+		{[]string{"F", "N", "T", "Y"}, `"F" and "N"; "T" and "Y"`},
 	} {
-		if got := alikeClasses(test.classes); got != test.want {
-			t.Errorf("alikeClasses(%q) = %q, want %q", test.classes, got, test.want)
+		if got := alikeTexts(test.classes); got != test.want {
+			t.Errorf("alikeTexts(%q) = %q, want %q", test.classes, got, test.want)
 		}
 	}
 }
@@ -223,5 +226,23 @@ func TestFitDropsTotals(t *testing.T) {
 	got, rep = fit(withTotals, "c", opts)
 	if got.Fit.Rows != 31 || len(rep.Warnings) == 0 || !strings.HasPrefix(rep.Warnings[0].Message, warning+": it is fitted as a row of its class") {
 		t.Errorf("classifier of %d rows, warnings %v; want 31 and the totals'", got.Fit.Rows, rep.Warnings)
+	}
+}
+
+// TestAlikeLevels checks that Fit warns of an input whose levels differ
+// only in case, and of no other input.
+func TestAlikeLevels(t *testing.T) {
+	sex := []string{"Male", "male", "MALE", "Female", "female"}
+	f := tableOf(t, "sex,letter,y", 40, func(i int) string {
+		return fmt.Sprintf("%s,%c,%g", sex[i%5], "ABFNTY"[i%6], float64(i%7)+float64(i%5))
+	})
+	var log []string
+	_, rep, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}, Log: func(line string) { log = append(log, line) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `levels "Female" and "female"; "MALE" and "Male" and "male" differ only in case`
+	if len(rep.Warnings) != 1 || rep.Warnings[0].Column != "sex" || !strings.HasPrefix(rep.Warnings[0].Message, want) {
+		t.Errorf("warned %v, want one of column sex: %s", rep.Warnings, want)
 	}
 }

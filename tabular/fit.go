@@ -138,6 +138,9 @@ func logDropped(o *Options, name string, dropped, rows int, names []string) {
 // checking each against the options.
 func (run *fitRun) read() error {
 	f, o := run.f, &run.opts
+	if err := o.checkNamed(f, run.names); err != nil {
+		return err
+	}
 	run.id = idColumn(f, o.ID, run.names, o)
 	ignore := append(slices.Clone(o.Ignore), o.columns()...)
 	var err error
@@ -184,6 +187,7 @@ func (run *fitRun) read() error {
 		return err
 	}
 	run.warn(warnings)
+	run.warnAlikeLevels(enc)
 	if run.x, warnings, err = enc.Transform(f, t.Rows); err != nil {
 		return err
 	}

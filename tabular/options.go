@@ -5,8 +5,10 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/kernel"
 )
 
@@ -149,6 +151,27 @@ func (o *Options) columns() []string {
 		}
 	}
 	return c
+}
+
+// checkNamed reports an OptionError naming the flag of the first column
+// that the options or targets name and f lacks: an error in the command
+// line, as the flag's other errors are.
+func (o *Options) checkNamed(f *dataset.Frame, targets []string) error {
+	for _, named := range []struct {
+		flag  string
+		names []string
+	}{{"target", targets}, {"id", []string{o.ID}}, {"ignore", o.Ignore}, {"keep", o.Keep},
+		{"weight", []string{o.Weight}}, {"group", []string{o.Group}}, {"time", []string{o.Time}}} {
+		for _, name := range named.names {
+			if name = strings.TrimSpace(name); name == "" {
+				continue
+			}
+			if _, err := f.Column(name); err != nil {
+				return optionf("-%s %s: %v", named.flag, strings.Join(named.names, ","), err)
+			}
+		}
+	}
+	return nil
 }
 
 // log sends a line to o.Log, if any.

@@ -34,6 +34,7 @@ func runExplain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	noteTerminal(stderr, "explain", *tf.data)
 	ex, err := md.ImportanceSource(func() (*dataset.TableReader, error) {
 		fr, err := openTable(*tf.data, *tf.sep, *tf.strict)
 		if err == nil {

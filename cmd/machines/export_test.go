@@ -203,7 +203,7 @@ func TestExportErrors(t *testing.T) {
 		{"float64 kernel model", []string{"-model", "testdata/model_valid.json", "-onnx", out, "-float64"}, 2, "kernel machines are always exported in float64"},
 		{"checkpoint", []string{"-model", file("c.json", `{"format": "machines-sculpt-checkpoint", "version": 1}`), "-onnx", out}, 1,
 			"not a model"},
-		{"no file", []string{"-model", filepath.Join(dir, "absent.json"), "-onnx", out}, 1, "no such file"},
+		{"no file", []string{"-model", filepath.Join(dir, "absent.json"), "-onnx", out}, 2, "no such file"},
 		{"truncated", []string{"-model", "testdata/model_truncated.json", "-onnx", out}, 1, "model_truncated.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

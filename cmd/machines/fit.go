@@ -40,6 +40,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	noteTerminal(stderr, "fit", *fl.data)
 	limitHeap()
 	md, rep, err := fitTable(*fl.data, *fl.sep, *fl.strict, names, opts, stderr)
 	var oe *tabular.OptionError

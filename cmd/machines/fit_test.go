@@ -331,9 +331,9 @@ func TestFitErrors(t *testing.T) {
 			[]string{"testdata/fit_ragged.csv: row 3: wrong number of fields: 2, header has 3"}},
 		{"empty", join(reg, []string{"-data", "testdata/fit_empty.csv"}), 1,
 			[]string{"testdata/fit_empty.csv: empty file"}},
-		{"no file", join(reg, []string{"-data", "testdata/no_such.csv"}), 1,
+		{"no file", join(reg, []string{"-data", "testdata/no_such.csv"}), 2,
 			[]string{"testdata/no_such.csv", "no such file"}},
-		{"unknown target", join(train, []string{"-target", "z", "-task", "regression"}), 1,
+		{"unknown target", join(train, []string{"-target", "z", "-task", "regression"}), 2,
 			[]string{`testdata/fit_reg_train.csv: column "z": no such column; the file has "x1", "x2", "y"`}},
 		{"regression dims", join(train, reg, []string{"-dims", "3,3,2"}), 2,
 			[]string{"-dims 3,3,2: the last block is the output and must be 1 for regression", "machines fit -h"}},
@@ -367,9 +367,9 @@ func TestFitErrors(t *testing.T) {
 			[]string{"-starts 1001: want 1 to 1000"}},
 		{"one fold", join(train, reg, []string{"-folds", "1"}), 2,
 			[]string{"-folds 1: want at least 2"}},
-		{"unknown ignored column", join(train, reg, []string{"-ignore", "x1,q"}), 1,
+		{"unknown ignored column", join(train, reg, []string{"-ignore", "x1,q"}), 2,
 			[]string{`testdata/fit_reg_train.csv: column "q": no such column`}},
-		{"unknown id column", join(train, reg, []string{"-id", "q"}), 1,
+		{"unknown id column", join(train, reg, []string{"-id", "q"}), 2,
 			[]string{`testdata/fit_reg_train.csv: column "q": no such column`}},
 		{"nothing left", join(train, reg, []string{"-ignore", "x1", "-id", "x2"}), 1,
 			[]string{`testdata/fit_reg_train.csv: no input columns left`}},
@@ -461,21 +461,22 @@ func TestMissingFlags(t *testing.T) {
 func TestPredictErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, model, data string
+		code              int
 		want              string
 	}{
-		{"truncated", "model_truncated.json", "model_predict.csv",
+		{"truncated", "model_truncated.json", "model_predict.csv", 1,
 			"testdata/model_truncated.json: invalid JSON at byte 122: unexpected end of JSON input"},
-		{"no model", "no_such.json", "model_predict.csv", "open testdata/no_such.json: no such file"},
-		{"missing feature", "model_valid.json", "predict_missing_feature.csv",
+		{"no model", "no_such.json", "model_predict.csv", 2, "open testdata/no_such.json: no such file"},
+		{"missing feature", "model_valid.json", "predict_missing_feature.csv", 1,
 			`testdata/predict_missing_feature.csv: column "x": no such column; the file has "x1", "y"`},
-		{"empty data", "model_valid.json", "fit_empty.csv", "testdata/fit_empty.csv: empty file"},
+		{"empty data", "model_valid.json", "fit_empty.csv", 1, "testdata/fit_empty.csv: empty file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "pred.csv")
 			code, stdout, stderr := fitTestRun("predict", "-model", "testdata/"+tc.model,
 				"-data", "testdata/"+tc.data, "-out", out)
-			if code != 1 {
-				t.Errorf("exit status %d, want 1", code)
+			if code != tc.code {
+				t.Errorf("exit status %d, want %d", code, tc.code)
 			}
 			if want := "machines predict: " + tc.want; !strings.HasPrefix(stderr, want) {
 				t.Errorf("stderr is %q, want it to start with %q", stderr, want)

@@ -48,7 +48,7 @@ func TestLearnerFlagErrors(t *testing.T) {
 		{"weight is target", []string{"-target", "y", "-weight", "y"}, 2, `column "y" is the target`},
 		{"balance regression", []string{"-target", "y", "-balance"}, 2, "-balance weighs the classes of a classification"},
 		{"negative budget", []string{"-target", "y", "-budget", "-1s"}, 2, "-budget -1s"},
-		{"no such column", []string{"-target", "y", "-group", "team"}, 1, "team"},
+		{"no such column", []string{"-target", "y", "-group", "team"}, 2, `-group team: testdata/learner_train.csv: column "team": no such column`},
 		{"bad time", []string{"-target", "y", "-time", "g"}, 1, `time "g0": want a number or a date`},
 		{"negative weight", []string{"-target", "y", "-weight", "w", "-data", "testdata/learner_bad_weight.csv"}, 1,
 			`learner_bad_weight.csv: row 6, column "w": weight "-1": want a finite number >= 0`},

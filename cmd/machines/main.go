@@ -148,7 +148,8 @@
 // -data may also name a Parquet file or an Arrow IPC file (Feather
 // version 2), told from CSV by their first bytes, not their names, or a
 // glob pattern in quotes (-data 'part-*.parquet') whose files, of any of
-// these formats and with the same columns, are read as one table; -data -
+// these formats and with the same columns (by their names, in any order),
+// are read as one table; -data -
 // reads an Arrow stream as well as CSV. Their columns read as the CSV file
 // of the same table would (see dataset.OpenTable): numbers, booleans, text
 // and pandas' categories, dates and timestamps, with nulls as missing
@@ -159,27 +160,35 @@
 // float64, the classes, sets and id as strings, empty cells as nulls.
 //
 // The CSV files have a header row and may look as real tables do: numbers,
-// quoted or not; booleans (TRUE/FALSE, true/false, yes/no); missing cells
+// quoted or not; booleans (TRUE/FALSE, true/false, yes/no; predict reads
+// a boolean input's other spellings, Y, t, 1, N, f, 0, as the value they
+// spell, with a warning, and refuses other text); missing cells
 // (empty, NA, ? or NaN); dates in an ISO 8601 form (2024-01-31, 2024-01-31
 // 13:45, 2024-01-31T13:45:30Z, 2024-01), with the month's name
 // (31-Jan-2024, Jan 31, 2024, Jan 2024), or with the year last (31/01/2024
 // or 01/31/2024, also with . or -, in the order that a day above 12 shows,
 // or else a day that never changes as in monthly figures; with neither, the
 // column stays text and fit warns, as it warns of a two-digit year, 10/25/16,
-// whose century it cannot tell), which are read as the days since 1970,
+// whose century it cannot tell; a column may mix them with ISO dates, each
+// read in its own form, with a warning), which are read as the days since 1970,
 // so that a date after the training ones is later, not an unknown level,
 // followed by the sine and cosine of their phase in the year, the week and
 // the day, each cycle that the training dates show (see dataset.Encoder),
 // unless the shallow machine's lowest held-out loss is lower without those
-// phases (fit prints both losses); and categories, any other text. Their
+// phases (fit prints both losses); and categories, any other text, and
+// whole numbers beyond 2^53 (64-bit ids, card numbers, whose last digits a
+// float64 loses), with a warning. Their
 // fields are separated by commas, semicolons, tabs or vertical bars,
 // whichever splits the first lines evenly (-sep sets it: one character, or
-// tab), and their lines end as any system ends them (LF, CRLF, or a lone CR
+// tab; so does a first line "sep=;" above the header, as spreadsheets write
+// it), and their lines end as any system ends them (LF, CRLF, or a lone CR
 // as "CSV (Macintosh)" saves them), with or without a separator at the end
-// of each. Numbers may have thousands separators (4,599.0, or spaces or
+// of each, or empty fields without a name (x,g,y,,,) after the last
+// column. Numbers may have thousands separators (4,599.0, or spaces or
 // apostrophes between groups of three digits: 10 851.5, 1'554.50), a
 // minus sign (U+2212) or parentheses for a minus, as accounts write it
-// ((1,234.50) reads as -1234.5), or a minus after the number, as SAP
+// ((1,234.50) reads as -1234.5), a spreadsheet's mark of a number kept
+// as text ('12.5 or ="12.5" reads as 12.5), or a minus after the number, as SAP
 // exports it (1.234,50- reads as -1234.5), a percent sign, which makes a fraction
 // (17.5% reads as 0.175, so that a column may mix 50% and 0.5; a model
 // fitted before this rule reads it as 17.5, as it did), and a currency sign
@@ -189,7 +198,9 @@
 // amounts'); a file separated by other than commas whose first 64 KiB hold a
 // decimal comma (3,14) is read with decimal commas and points or spaces
 // between thousands (1.234,5, 1 554,5), as spreadsheets write them in much
-// of Europe. Times of day and durations (13:45, 7:05:30, 10:00 PM) read as
+// of Europe, and so is a file separated by commas whose first 64 KiB hold
+// such a number quoted ("3,14", not "1,234", which may be thousands) and no
+// number with a decimal point. Times of day and durations (13:45, 7:05:30, 10:00 PM) read as
 // hours (13.75, 7.09, 22). A unit of measure after the numbers (12 kg, 23.4
 // kmpl, 74bhp; 1 month and 3 months share one), the unit of most of a
 // column's cells with one, is dropped, and the model keeps it, so that
@@ -210,17 +221,22 @@
 // column is text, and fit warns when most of its cells are numbers; the same
 // holds for a column of dates. A classification target whose classes differ
 // only in case ("No" and "no"), in how they write a number ("1" and "1.0")
-// or in how they write a yes or a no ("Y", "TRUE", "1" and "yes") is warned
-// of. predict, score, explain and
+// or in how they write a yes or a no ("Y", "TRUE", "1" and "yes", where
+// every class is a yes or a no) is warned of, and so is a text input
+// whose levels differ so ("Male", "male" and "MALE"). predict, score, explain and
 // serve read a cell that is not a number in a column of numbers (or not a
 // date in a column of dates) as missing, with the same warning. -strict
 // refuses such cells instead, naming file, line and column. A file that
 // is not UTF-8 is read as Windows-1252 (Latin-1), with a warning; names
-// in the header may be in single quotes ('vote' is vote). A first column
+// in the header may be in single quotes ('vote' is vote). A later line that
+// repeats the header, as tables joined end to end hold, is left out with a
+// warning; a line of one field of text below the table (a source, a
+// footnote) is refused, asking whether it is a note. A first column
 // without a name holds row names, as R's write.csv and pandas' to_csv
 // write them: it is named "row.names" and is the id column unless -id
 // names another, and fit warns when its values repeat, as row names do not
-// (a column of data whose name was lost). -data - reads standard input. fit uses every column
+// (a column of data whose name was lost). -data - reads standard input,
+// and says so on stderr when that is a terminal. fit uses every column
 // but the target, the -ignore columns, the row names and the -id column
 // as an input, except columns that identify the rows rather than describe
 // them (see dataset.Identifiers): text with a different value in at least
@@ -887,9 +903,16 @@
 // when they name the file (or directory) of an input flag, by the same
 // path or another (a symbolic or hard link, "..").
 //
-// Errors in flags or arguments print one line saying what is wrong and a
-// hint to run the command with -h, and exit with status 2; other failures
-// exit with status 1.
+// Exit statuses: 0 for success; 2 for an error in the command line,
+// found before any work: a flag that is unknown, given twice, malformed,
+// out of range or at odds with another or with the table (-anchors
+// beyond its rows, -dims of another output than its classes), a flag
+// that names a column the table lacks, or a file or directory that does
+// not exist, and an output that cannot be written (a directory, in a
+// directory that does not exist, over an input); 1 for inputs that exist
+// but are refused (a table or model file that does not read, bad cells,
+// a target of one class) and for failures of the work. An error of status
+// 2 is followed by a hint to run the command with -h.
 package main
 
 import (
@@ -897,6 +920,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -1072,7 +1096,9 @@ func exitStatus(c command, err error, stdout, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.As(err, &ue):
+	// A flag that names a file or directory that does not exist is an
+	// error in the command line too.
+	case errors.As(err, &ue) || errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(stderr, "machines %s: %s\n", c.name, trimPrefix(err, c.name))
 		fmt.Fprintf(stderr, "run 'machines %s -h' for usage\n", c.name)
 		return 2

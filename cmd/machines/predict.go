@@ -47,6 +47,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	noteTerminal(stderr, "predict", *tf.data)
 	tr, err := openTable(*tf.data, *tf.sep, *tf.strict)
 	if err != nil {
 		return err

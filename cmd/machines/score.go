@@ -45,6 +45,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	noteTerminal(stderr, "score", *tf.data)
 	e, name, err := scoreTable(md, *tf.data, *tf.sep, *tf.strict, level, stderr)
 	if err != nil {
 		return err

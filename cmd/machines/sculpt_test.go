@@ -130,19 +130,20 @@ func TestSculptBadData(t *testing.T) {
 	writeIDX(t, extraClass, "t10k", 30, 8, 5) // labels 3 and 4 unknown to train
 	for _, tc := range []struct {
 		name, dir, want string
+		code            int
 	}{
-		{"wrong magic", corrupt("train", "images-idx3-ubyte", func(b []byte) []byte { b[3] = 9; return b }), "magic"},
-		{"truncated", corrupt("t10k", "images-idx3-ubyte", func(b []byte) []byte { return b[:len(b)-10] }), "truncated"},
-		{"label count", wrongCount, "label count"},
-		{"label out of range", extraClass, "label"},
-		{"empty directory", t.TempDir(), "no images"},
-		{"missing directory", filepath.Join(t.TempDir(), "none"), "no such file"},
+		{"wrong magic", corrupt("train", "images-idx3-ubyte", func(b []byte) []byte { b[3] = 9; return b }), "magic", 1},
+		{"truncated", corrupt("t10k", "images-idx3-ubyte", func(b []byte) []byte { return b[:len(b)-10] }), "truncated", 1},
+		{"label count", wrongCount, "label count", 1},
+		{"label out of range", extraClass, "label", 1},
+		{"empty directory", t.TempDir(), "no images", 1},
+		{"missing directory", filepath.Join(t.TempDir(), "none"), "no such file", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run([]string{"sculpt", "-data", tc.dir, "-out", t.TempDir(), "-nodes", "2", "-epochs", "1"}, &stdout, &stderr)
-			if code != 1 || !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("exit status %d, stderr %q; want 1 and a mention of %q", code, stderr.String(), tc.want)
+			if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("exit status %d, stderr %q; want %d and a mention of %q", code, stderr.String(), tc.code, tc.want)
 			}
 		})
 	}

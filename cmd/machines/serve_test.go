@@ -273,7 +273,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"-models", dir, "-addr", "8080"}, 2, "-addr 8080: address 8080: missing port in address"},
 		{[]string{"-models", dir, "-token-file", open}, 1, "lets others read the token: chmod 600"},
 		{[]string{"-models", dir, "-token-file", empty}, 1, "no token on its first line"},
-		{[]string{"-models", dir, "-token-file", filepath.Join(dir, "none")}, 1, "no such file"},
+		{[]string{"-models", dir, "-token-file", filepath.Join(dir, "none")}, 2, "no such file"},
 		{[]string{"-models", dir, "-batch-size", "0"}, 2, "-batch-size 0: want a positive value"},
 		{[]string{"-models", dir, "-timeout", "-1s"}, 2, "-timeout -1s: want a positive value"},
 		{[]string{"-models", dir, "-max-body", "4MB"}, 2, `invalid value "4MB" for flag -max-body`},
@@ -282,7 +282,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"-models", dir, "-log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
 		{[]string{"-models", dir, "-interval", "1"}, 2, "-interval 1: want a level between 0 and 1"},
 		{[]string{"-models", dir, "-interval", "0"}, 2, "-interval 0: want a level between 0 and 1"},
-		{[]string{"-models", filepath.Join(dir, "none")}, 1, "machines serve: " + filepath.Join(dir, "none") + ": no such directory\n"},
+		{[]string{"-models", filepath.Join(dir, "none")}, 2, "machines serve: " + filepath.Join(dir, "none") + ": no such directory\n"},
 		{[]string{"-models", token}, 1, "is not a directory"},
 	} {
 		code, _, stderr := fitTestRun(append([]string{"serve"}, tc.args...)...)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/parametric-machines/machines/dataset"
@@ -61,6 +62,20 @@ func openTable(path, sep string, strict bool) (*dataset.TableReader, error) {
 	return dataset.OpenTable(path, opts)
 }
 
+// noteTerminal says on stderr that the command reads its table from
+// standard input when -data - leaves it a terminal, where the command
+// would otherwise wait in silence for lines the user may not know to
+// type.
+func noteTerminal(stderr io.Writer, cmd, path string) {
+	f, ok := stdin.(*os.File)
+	if path != "-" || !ok {
+		return
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		fmt.Fprintf(stderr, "machines %s: -data -: reading the table from standard input, a terminal: type or paste its lines, then end them with Ctrl-D (Ctrl-Z and Enter on Windows), or give -data FILE\n", cmd)
+	}
+}
+
 // dataInputs returns the files that -data path names, as inputs that
 // no output may overwrite: the files that match a glob pattern.
 func dataInputs(path string) []pathFlag {
@@ -105,19 +120,19 @@ type tableFormat interface {
 // separated by commas with decimal points.
 func describeFormat(stderr io.Writer, cmd string, f tableFormat) {
 	names := map[rune]string{';': "semicolons", '\t': "tabs", '|': "vertical bars"}
-	how := ""
+	var how []string
 	if f.Comma() != ',' {
 		sep, ok := names[f.Comma()]
 		if !ok {
 			sep = fmt.Sprintf("%q", f.Comma())
 		}
-		how = "fields separated by " + sep
+		how = append(how, "fields separated by "+sep)
 	}
 	if f.DecimalComma() {
-		how += ", numbers with decimal commas"
+		how = append(how, "numbers with decimal commas")
 	}
-	if how != "" {
-		fmt.Fprintf(stderr, "machines %s: %s: %s\n", cmd, f.Name(), how)
+	if how != nil {
+		fmt.Fprintf(stderr, "machines %s: %s: %s\n", cmd, f.Name(), strings.Join(how, ", "))
 	}
 }
 
@@ -143,5 +158,5 @@ func checkOutput(flag, path, suggest string) error {
 	case errors.Is(err, atomicfile.ErrNotRegular):
 		return usagef("-%s %s: is not a regular file, which the output would replace", flag, path)
 	}
-	return fmt.Errorf("-%s %s: cannot write there: %w", flag, path, errors.Unwrap(err))
+	return usagef("-%s %s: cannot write there: %v", flag, path, errors.Unwrap(err))
 }

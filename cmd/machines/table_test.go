@@ -66,9 +66,15 @@ func TestFitAsUsersMeetIt(t *testing.T) {
 			stdout: []string{"fit: 24 rows, 2 columns encoded as 2 inputs"},
 			stderr: []string{"testdata/fit_semicolon.csv: fields separated by semicolons, numbers with decimal commas",
 				`regression, since column "y" holds numbers only`}},
+		// Google Sheets and LibreOffice of much of Europe separate by
+		// commas and quote the numbers.
+		{name: "commas and quoted decimal commas", args: slices.Concat([]string{"-data", "testdata/fit_quoted_decimal.csv", "-target", "y"}, fixed),
+			stdout: []string{"fit: 24 rows, 2 columns encoded as 2 inputs"},
+			stderr: []string{"machines fit: testdata/fit_quoted_decimal.csv: numbers with decimal commas\n",
+				`regression, since column "y" holds numbers only`}},
 		{name: "-sep", args: slices.Concat([]string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", ";"}, fixed),
 			stdout: []string{"fit: 24 rows, 2 columns encoded as 2 inputs"}},
-		{name: "-sep wrong", args: []string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", "tab"}, code: 1,
+		{name: "-sep wrong", args: []string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", "tab"}, code: 2,
 			stderr: []string{`column "y": no such column; the file has "x;share;y"`}},
 		{name: "-sep bad", args: []string{"-data", "testdata/fit_semicolon.csv", "-target", "y", "-sep", `""`}, code: 2,
 			stderr: []string{`-sep "\"\"": want one character other than a quote or a line break`}},
@@ -215,9 +221,9 @@ func TestOutputChecked(t *testing.T) {
 	}{
 		{"fit -model DIR", []string{"fit", "-data", "no.csv", "-target", "y", "-model", dir}, 2,
 			"-model " + dir + ": is a directory; name a file in it, such as " + filepath.Join(dir, "model.json")},
-		{"fit -model in no directory", []string{"fit", "-data", "no.csv", "-target", "y", "-model", filepath.Join(dir, "no", "m.json")}, 1,
+		{"fit -model in no directory", []string{"fit", "-data", "no.csv", "-target", "y", "-model", filepath.Join(dir, "no", "m.json")}, 2,
 			"-model " + filepath.Join(dir, "no", "m.json") + ": cannot write there: no such file or directory"},
-		{"fit -model in a file", []string{"fit", "-data", "no.csv", "-target", "y", "-model", filepath.Join(file, "m.json")}, 1,
+		{"fit -model in a file", []string{"fit", "-data", "no.csv", "-target", "y", "-model", filepath.Join(file, "m.json")}, 2,
 			"cannot write there: not a directory"},
 		{"predict -out DIR", []string{"predict", "-model", "no.json", "-data", "no.csv", "-out", dir}, 2,
 			"-out " + dir + ": is a directory; name a file in it, such as " + filepath.Join(dir, "predictions.csv")},
@@ -229,7 +235,7 @@ func TestOutputChecked(t *testing.T) {
 			"-onnx " + dir + ": is a directory; name a file in it, such as " + filepath.Join(dir, "model.onnx")},
 		{"explain -json DIR", []string{"explain", "-model", "no.json", "-data", "no.csv", "-json", dir}, 2,
 			"-json " + dir + ": is a directory; name a file in it, such as " + filepath.Join(dir, "importance.json")},
-		{"explain -figure in no directory", []string{"explain", "-model", "no.json", "-data", "no.csv", "-figure", filepath.Join(dir, "no", "f")}, 1,
+		{"explain -figure in no directory", []string{"explain", "-model", "no.json", "-data", "no.csv", "-figure", filepath.Join(dir, "no", "f")}, 2,
 			"-figure " + filepath.Join(dir, "no", "f.png") + ": cannot write there"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -503,6 +509,36 @@ func TestScoreStdinLarge(t *testing.T) {
 		})
 		if code != 0 || got != want {
 			t.Errorf("%s: score of standard input exited with %d, printed %q (%s); want %q", model, code, got, stderr, want)
+		}
+	}
+}
+
+// TestStdinTerminal checks that -data - says it reads standard input
+// when that is a terminal (a character device such as /dev/null), and
+// says nothing when it is a file.
+func TestStdinTerminal(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(file, []byte("x,y\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const note = "machines fit: -data -: reading the table from standard input, a terminal"
+	for _, tc := range []struct {
+		path string
+		note bool
+	}{{os.DevNull, true}, {file, false}} {
+		in, err := os.Open(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved := stdin
+		stdin = in
+		var stdout, stderr strings.Builder
+		code := run([]string{"fit", "-data", "-", "-target", "y", "-model", filepath.Join(dir, "m.json")}, &stdout, &stderr)
+		stdin = saved
+		in.Close()
+		if code != 1 || strings.Contains(stderr.String(), note) != tc.note {
+			t.Errorf("standard input %s: exit %d, stderr %q; want 1 and the note %v", tc.path, code, stderr.String(), tc.note)
 		}
 	}
 }

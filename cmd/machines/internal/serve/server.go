@@ -154,6 +154,13 @@ type scratch struct {
 	out   []byte
 }
 
+// noSuchDir is the error of a directory of models that does not exist,
+// in words of its own, wrapping fs.ErrNotExist.
+type noSuchDir string
+
+func (d noSuchDir) Error() string { return "serve: " + string(d) + ": no such directory" }
+func (noSuchDir) Unwrap() error   { return fs.ErrNotExist }
+
 // New returns a server of the models in cfg.Dir, having loaded them,
 // and starts reading the directory for changes every cfg.Poll. A file
 // that fails to load is reported in the log and by the model's ready
@@ -164,7 +171,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if fi, err := os.Stat(cfg.Dir); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("serve: %s: no such directory", cfg.Dir)
+		return nil, noSuchDir(cfg.Dir)
 	} else if err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	} else if !fi.IsDir() {
