@@ -283,6 +283,14 @@ func RunValid(train, valid, test *dataset.Images, c Config) (*Report, error) {
 	r.logf("sculpt: %.0f edges, %.0f weights, %.3g FLOPs per image; %d epochs of %d images take %v\n",
 		s.edges, s.params, s.flops, c.Epochs, train.N, c.cost(s, train, val, test))
 	r.warnUntrained()
+	return r.execute()
+}
+
+// execute trains the run from its start or its checkpoint, along its
+// path or its schedule, going back to an earlier epoch if its penalty
+// prunes every edge, and reports it, writing its files to Config.Out.
+func (r *run) execute() (*Report, error) {
+	c := r.cfg
 	ckpt := ""
 	if c.Out != "" {
 		if err := os.MkdirAll(c.Out, 0o755); err != nil {
