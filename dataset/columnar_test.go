@@ -461,9 +461,9 @@ func TestGlobColumnOrder(t *testing.T) {
 	}{
 		{"same order", "a,b,c\n3,4,y\n", "a,b,c\n5,6,z\n", [][]string{{"a", "b", "c"}, {"1", "2", "x"}, {"3", "4", "y"}, {"5", "6", "z"}}, ""},
 		{"other orders", "c,a,b\ny,3,4\n", "b,c,a\n6,z,5\n", [][]string{{"a", "b", "c"}, {"1", "2", "x"}, {"3", "4", "y"}, {"5", "6", "z"}}, ""},
-		{"one lacking", "c,a\ny,3\n", first, nil, `lacks "b" the columns of the first file`},
-		{"one more", "c,a,b,d\ny,3,4,5\n", first, nil, `has "d" besides the columns of the first file`},
-		{"one renamed", "a,B,c\n3,4,y\n", first, nil, `lacks "b" and has "B" besides the columns`},
+		{"one lacking", "c,a\ny,3\n", first, nil, `lacks "b": the columns of the first file`},
+		{"one more", "c,a,b,d\ny,3,4,5\n", first, nil, `has "d" besides: the columns of the first file`},
+		{"one renamed", "a,B,c\n3,4,y\n", first, nil, `lacks "b" and has "B" besides: the columns`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -488,6 +488,46 @@ func TestGlobColumnOrder(t *testing.T) {
 				t.Errorf("error %v, want one in column \"b\"", err)
 			}
 		})
+	}
+}
+
+// TestReorder reads a file in the column order of another file of its
+// table, and refuses another file's columns, saying whose they are.
+func TestReorder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shard.csv")
+	writeFile(t, path, []byte("c,a,b\ny,3,4\n"))
+	for _, tc := range []struct {
+		columns []string
+		want    [][]string
+		err     string
+	}{
+		{[]string{"a", "b", "c"}, [][]string{{"a", "b", "c"}, {"3", "4", "y"}}, ""},
+		{[]string{"c", "a", "b"}, [][]string{{"c", "a", "b"}, {"y", "3", "4"}}, ""},
+		{[]string{"a", "b"}, nil, `has "c" besides: the columns of the first file of -data are "a", "b"`},
+	} {
+		tr, err := OpenTable(path, FrameOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = tr.Reorder(tc.columns, "the first file of -data")
+		if tc.err != "" {
+			if !errors.Is(err, ErrSchema) || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want one naming %s and saying %q", tc.columns, err, path, tc.err)
+			}
+			if !slices.Equal(tr.Columns(), []string{"c", "a", "b"}) {
+				t.Errorf("columns %q after a refusal, want the file's own", tr.Columns())
+			}
+			tr.Close()
+			continue
+		}
+		f, err := tr.Read(10)
+		tr.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := frameText(f); !slices.EqualFunc(got, tc.want, slices.Equal) || !slices.Equal(tr.Columns(), tc.columns) {
+			t.Errorf("%q: read %q of columns %q, want %q", tc.columns, got, tr.Columns(), tc.want)
+		}
 	}
 }
 

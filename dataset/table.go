@@ -170,7 +170,7 @@ func OpenTable(path string, opts FrameOptions) (*TableReader, error) {
 			}
 			continue
 		}
-		_, err = t.columnOrder(file, src.columns())
+		_, err = t.columnOrder(file, src.columns(), t.first())
 		src.Close()
 		if err != nil {
 			t.Close()
@@ -261,8 +261,10 @@ func newSource(f *os.File, path string, opts FrameOptions) (source, error) {
 
 // columnOrder returns where each of the table's columns is among
 // columns, those of its file path, or nil if they are in the same order;
-// it is an error if the file lacks one of them or has another.
-func (t *TableReader) columnOrder(path string, columns []string) ([]int, error) {
+// it is an error if the file lacks one of them or has another, which
+// says whose the table's columns are: of, such as "the first file of
+// part-*.csv".
+func (t *TableReader) columnOrder(path string, columns []string, of string) ([]int, error) {
 	if slices.Equal(columns, t.columns) {
 		return nil, nil
 	}
@@ -288,8 +290,29 @@ func (t *TableReader) columnOrder(path string, columns []string) ([]int, error) 
 	if extra != nil {
 		diff = append(diff, "has "+quoteList(extra)+" besides")
 	}
-	return nil, &ParseError{File: path, Err: fmt.Errorf("%w: it %s the columns of the first file of %s, %s",
-		ErrSchema, strings.Join(diff, " and "), t.name, quoteList(t.columns))}
+	return nil, &ParseError{File: path, Err: fmt.Errorf("%w: it %s: the columns of %s are %s",
+		ErrSchema, strings.Join(diff, " and "), of, quoteList(t.columns))}
+}
+
+// first names the table's first file, whose columns are the table's.
+func (t *TableReader) first() string { return "the first file of " + t.name }
+
+// Reorder makes the reader give the cells of its rows in the order of
+// columns, which must be its own columns in any order: those of another
+// file of one table, as a worker reading one file of many needs. If
+// they are other columns it returns an error that names those the
+// table lacks and those it has besides, and says whose columns are
+// wanted: of, such as "the first file of -data".
+func (t *TableReader) Reorder(columns []string, of string) error {
+	own := t.columns
+	t.columns = columns
+	order, err := t.columnOrder(t.name, own, of)
+	if err != nil {
+		t.columns = own
+		return err
+	}
+	t.order = order
+	return nil
 }
 
 // reorder puts the cells of f, read from a file whose columns are in
@@ -337,7 +360,7 @@ func (t *TableReader) Read(max int) (*Frame, error) {
 		}
 		file := t.files[0]
 		t.src, t.files = src, t.files[1:]
-		if t.order, err = t.columnOrder(file, src.columns()); err != nil {
+		if t.order, err = t.columnOrder(file, src.columns(), t.first()); err != nil {
 			return nil, err
 		}
 	}

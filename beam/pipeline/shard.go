@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -17,7 +16,8 @@ import (
 
 // shard is an element of the pipeline: a file of the table, and the
 // columns that the table's first file has, which it must have too (nil
-// for the first file, read before the columns are known).
+// for the first file, read before the columns are known), by name in
+// any order.
 type shard struct {
 	Path    string
 	Columns []string
@@ -55,9 +55,10 @@ func readLocal(path string, columns []string, add func(*dataset.Frame) error) ([
 		return nil, nil, err
 	}
 	defer tr.Close()
-	if columns != nil && !slices.Equal(tr.Columns(), columns) {
-		return nil, nil, &dataset.ParseError{File: path, Err: fmt.Errorf("%w: it has the columns %q, where the first file of -data has %q",
-			dataset.ErrSchema, tr.Columns(), columns)}
+	if columns != nil {
+		if err := tr.Reorder(columns, "the first file of -data"); err != nil {
+			return nil, nil, err
+		}
 	}
 	var last *dataset.Frame // whose Warnings are the reader's, of every row read
 	for {

@@ -46,9 +46,9 @@ func columnar(t testing.TB, text string, format dataset.TableFormat) []byte {
 	return b.Bytes()
 }
 
-// A shard of any format is read by its first bytes, a chunk at a time;
-// a shard of other columns, or one that does not decode, is an error
-// naming it.
+// A shard of any format is read by its first bytes, a chunk at a time,
+// its columns by name in any order; a shard of other columns, or one
+// that does not decode, is an error naming it.
 func TestReadShard(t *testing.T) {
 	const text = "a,b\n1,x\n2,y\n"
 	dir := t.TempDir()
@@ -62,6 +62,7 @@ func TestReadShard(t *testing.T) {
 		"text.parquet":    []byte(text),
 		"bad-rows.csv":    []byte("a,b\n1,x\n2\n"),
 		"empty-parts.csv": []byte("a,b\n"),
+		"swapped.csv":     []byte("b,a\nx,1\ny,2\n"),
 	}
 	for name, b := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
@@ -78,6 +79,7 @@ func TestReadShard(t *testing.T) {
 		{"arrow.arrow", 2, ""},
 		{"parquet.bin", 2, ""},
 		{"empty-parts.csv", 0, ""},
+		{"swapped.csv", 2, ""},
 		{"other.parquet", 0, "other.parquet: " + dataset.ErrSchema.Error()},
 		{"cut.parquet", 0, "cut.parquet"},
 		{"text.parquet", 0, "text.parquet: " + dataset.ErrFormat.Error()},
@@ -85,7 +87,14 @@ func TestReadShard(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			rows := 0
-			count := func(f *dataset.Frame) error { rows += f.Len(); return nil }
+			count := func(f *dataset.Frame) error {
+				// The cells come in the order of sh.Columns, whatever the file's.
+				if f.Len() > 0 && (f.Cell(0, 0) != "1" || f.Cell(0, 1) != "x") {
+					t.Errorf("first row %q, %q; want 1 and x", f.Cell(0, 0), f.Cell(0, 1))
+				}
+				rows += f.Len()
+				return nil
+			}
 			sh := shard{Path: filepath.Join(dir, tc.file), Columns: []string{"a", "b"}}
 			columns, _, err := readShard(context.Background(), sh, count)
 			switch {

@@ -122,7 +122,7 @@ func TestColumnarErrors(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"fit", "-data", pattern, "-target", "y", "-model", filepath.Join(dir, "m.json")}, 1,
-			filepath.Join(dir, "part-2.parquet") + `: columns differ from the first file's: it lacks "y" and has "z" besides the columns of the first file of ` + pattern + `, "x", "y"`},
+			filepath.Join(dir, "part-2.parquet") + `: columns differ from the first file's: it lacks "y" and has "z" besides: the columns of the first file of ` + pattern + ` are "x", "y"`},
 		{[]string{"fit", "-data", pattern, "-target", "y", "-model", filepath.Join(dir, "part-2.parquet")}, 2,
 			"-model " + filepath.Join(dir, "part-2.parquet") + ": is the file of -data"},
 		{[]string{"fit", "-data", filepath.Join(dir, "none-*.parquet"), "-target", "y", "-model", filepath.Join(dir, "m.json")}, 2,
