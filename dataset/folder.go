@@ -152,8 +152,10 @@ func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w := stretched(slices.Concat(train, valid, test), rows, cols); w != "" {
-		f.Warnings = append(f.Warnings, w)
+	for _, w := range []string{stretched(slices.Concat(train, valid, test), rows, cols), fewInColour(slices.Concat(train, valid, test))} {
+		if w != "" {
+			f.Warnings = append(f.Warnings, w)
+		}
 	}
 	if o.Check != nil {
 		if err := o.Check(channels, rows, cols, len(f.Names), len(train)+len(valid)+len(test)); err != nil {
@@ -348,6 +350,19 @@ func stretched(files []imageFile, rows, cols int) string {
 	}
 	return fmt.Sprintf("images of aspect ratios (width/height) from %.3g (%s, %dx%d) to %.3g (%s, %dx%d) are resized to %dx%d, which stretches them unlike each other: "+
 		"crop them to one aspect ratio if their shapes matter", aspect(lo), lo.path, lo.cols, lo.rows, aspect(hi), hi.path, hi.cols, hi.rows, cols, rows)
+}
+
+// fewInColour returns a warning if a few of the files, at most a tenth,
+// are in colour and the others grey, and "" otherwise: the few make
+// every image read in three channels, three times the input of one,
+// which is wasted if they are grey scans saved in colour.
+func fewInColour(files []imageFile) string {
+	colour := slices.DeleteFunc(slices.Clone(files), func(f imageFile) bool { return f.grey })
+	if len(colour) == 0 || len(colour)*10 > len(files) {
+		return ""
+	}
+	return fmt.Sprintf("%d of the %d images are in colour, such as %s, and the others grey, so that every image is read in three channels (red, green, blue), three times the input of one: "+
+		"if their colour means nothing, save them as grey", len(colour), len(files), colour[0].path)
 }
 
 func isDir(path string) bool {

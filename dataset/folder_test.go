@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -619,6 +620,43 @@ func TestImageFiles(t *testing.T) {
 	empty := writeTree(t, map[string][]byte{"x.heic": {1}})
 	if _, _, err := dataset.ImageFiles(empty); !errors.Is(err, dataset.ErrNoImages) || !strings.Contains(err.Error(), "only 1 .heic") {
 		t.Errorf("no images: %v", err)
+	}
+}
+
+// TestFewInColour checks the warning of a few colour images among grey
+// ones, which make the set three channels, and its absence when none
+// or many are in colour.
+func TestFewInColour(t *testing.T) {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewRGBA(image.Rect(0, 0, 4, 3))); err != nil {
+		t.Fatal(err)
+	}
+	colour, grey := b.Bytes(), pngBytes(t, 4, 3)
+	tree := func(colours int) map[string][]byte {
+		files := map[string][]byte{}
+		for i := range 20 {
+			files[fmt.Sprintf("%c/%d.png", 'a'+i%2, i)] = grey
+			if i < colours {
+				files[fmt.Sprintf("%c/%d.png", 'a'+i%2, i)] = colour
+			}
+		}
+		return files
+	}
+	for _, tc := range []struct {
+		colours int
+		want    string
+	}{
+		{0, ""},
+		{2, "2 of the 20 images are in colour, such as "},
+		{3, ""},
+	} {
+		f, err := dataset.LoadImageFolder(writeTree(t, tree(tc.colours)), dataset.FolderOptions{})
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case tc.want == "" && f.Warnings != nil, tc.want != "" && (len(f.Warnings) != 1 || !strings.HasPrefix(f.Warnings[0], tc.want)):
+			t.Errorf("%d in colour: warnings %q, want %q", tc.colours, f.Warnings, tc.want)
+		}
 	}
 }
 
