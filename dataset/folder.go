@@ -152,7 +152,8 @@ func LoadImageFolder(dir string, o FolderOptions) (*ImageFolder, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range []string{stretched(slices.Concat(train, valid, test), rows, cols), fewInColour(slices.Concat(train, valid, test))} {
+	all := slices.Concat(train, valid, test)
+	for _, w := range []string{stretched(all, rows, cols), fewInColour(all)} {
 		if w != "" {
 			f.Warnings = append(f.Warnings, w)
 		}
@@ -357,12 +358,18 @@ func stretched(files []imageFile, rows, cols int) string {
 // every image read in three channels, three times the input of one,
 // which is wasted if they are grey scans saved in colour.
 func fewInColour(files []imageFile) string {
-	colour := slices.DeleteFunc(slices.Clone(files), func(f imageFile) bool { return f.grey })
-	if len(colour) == 0 || len(colour)*10 > len(files) {
+	colour, first := 0, ""
+	for _, f := range files {
+		if !f.grey {
+			first = cmp.Or(first, f.path)
+			colour++
+		}
+	}
+	if colour == 0 || colour*10 > len(files) {
 		return ""
 	}
 	return fmt.Sprintf("%d of the %d images are in colour, such as %s, and the others grey, so that every image is read in three channels (red, green, blue), three times the input of one: "+
-		"if their colour means nothing, save them as grey", len(colour), len(files), colour[0].path)
+		"if their colour means nothing, save them as grey", colour, len(files), first)
 }
 
 func isDir(path string) bool {

@@ -11,10 +11,15 @@ type fallback struct {
 
 // keepFallback records the machine of the epoch just ended, of the given
 // validation accuracy, live edges and FLOPs, as a fallback if it may be
-// chosen: a run prunes more as it goes, so that of the epochs of equal
-// FLOPs the most accurate is kept, and those below pathThreshold of the
-// best so far are dropped.
+// chosen: one with a live edge (an empty machine is what falling back
+// escapes, however accurate a majority class makes it); a run prunes
+// more as it goes, so that of the epochs of equal FLOPs the most
+// accurate is kept, and those below pathThreshold of the best so far
+// are dropped.
 func (r *run) keepFallback(epoch int, acc float64, live, flops int) {
+	if live == 0 {
+		return
+	}
 	p := PathPoint{ValidationAccuracy: acc, EdgesLive: live, FLOPsLive: flops}
 	if n := len(r.fallbacks); n > 0 && r.fallbacks[n-1].point.FLOPsLive == flops {
 		if acc <= r.fallbacks[n-1].point.ValidationAccuracy {

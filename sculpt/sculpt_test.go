@@ -426,21 +426,23 @@ func TestKeepFallback(t *testing.T) {
 	type epoch struct {
 		acc   float64
 		flops int
+		live  int
 	}
 	for _, tc := range []struct {
 		name   string
 		epochs []epoch
 		want   []int // the epochs kept, from 1
 	}{
-		{"sparser and as good", []epoch{{0.90, 30}, {0.90, 20}, {0.90, 10}}, []int{1, 2, 3}},
-		{"equal FLOPs, the better kept", []epoch{{0.90, 30}, {0.89, 20}, {0.902, 20}, {0.90, 20}}, []int{1, 3}},
-		{"worse beyond the tolerance dropped", []epoch{{0.80, 30}, {0.90, 20}, {0.70, 10}, {0.897, 5}}, []int{2, 4}},
+		{"sparser and as good", []epoch{{0.90, 30, 1}, {0.90, 20, 1}, {0.90, 10, 1}}, []int{1, 2, 3}},
+		{"equal FLOPs, the better kept", []epoch{{0.90, 30, 1}, {0.89, 20, 1}, {0.902, 20, 1}, {0.90, 20, 1}}, []int{1, 3}},
+		{"worse beyond the tolerance dropped", []epoch{{0.80, 30, 1}, {0.90, 20, 1}, {0.70, 10, 1}, {0.897, 5, 1}}, []int{2, 4}},
+		{"an empty machine never kept", []epoch{{0.90, 30, 1}, {0.95, 0, 0}}, []int{1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &run{cfg: Config{PathTolerance: 0.005}, val: &dataset.Images{N: 1e6}, st: &state{Weights: map[string][]float32{"e": {1}}, Pruned: map[string]bool{}}}
 			for i, e := range tc.epochs {
 				r.st.Weights["e"][0] = float32(i + 1)
-				r.keepFallback(i+1, e.acc, 1, e.flops)
+				r.keepFallback(i+1, e.acc, e.live, e.flops)
 			}
 			var got []int
 			for _, f := range r.fallbacks {

@@ -718,7 +718,7 @@ func (l *learner) afterEpoch(rec train.Epoch) error {
 	if len(r.cfg.Path) > 0 {
 		return nil
 	}
-	if live > 0 && rec.Epoch <= r.finetuneFrom {
+	if rec.Epoch <= r.finetuneFrom { // only a penalty epoch can prune every edge
 		r.keepFallback(rec.Epoch, acc, live, flops)
 	}
 	if r.ckpt != "" {
