@@ -113,7 +113,7 @@ type imageFile struct {
 // of each class, drawn by o.Seed, is held out for testing. The images
 // are PNG, JPEG, GIF (its first frame), BMP, TIFF, WebP and Netpbm
 // files (.png, .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp, and .pbm,
-// .pgm, .ppm, .pnm, in any case), each told by its first bytes. The
+// .pgm, .ppm, .pnm, .pam, in any case), each told by its first bytes. The
 // classes are the folder names in sorted order; the other files and the
 // folders in a class folder are skipped, as Warnings says, and hidden
 // files (names that begin with a dot), Thumbs.db and desktop.ini are
@@ -508,7 +508,7 @@ var imageFormats = []imageFormat{
 	{"WebP", []string{".webp"}, func(head []byte) bool {
 		return len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP"
 	}, webpConfig, webp.Decode, false},
-	{"Netpbm", []string{".pbm", ".pgm", ".ppm", ".pnm"}, isNetpbm, netpbmConfig, decodeNetpbm, false},
+	{"Netpbm", []string{".pbm", ".pgm", ".ppm", ".pnm", ".pam"}, isNetpbm, netpbmConfig, decodeNetpbm, false},
 }
 
 // webpConfig is webp.DecodeConfig, but for the size of the frame, which
@@ -663,7 +663,7 @@ func readImageHeader(r imageSource) (imageHeader, error) {
 		}
 	default:
 		const greyAlpha = 4 // the PNG colour type of grey with alpha, decoded as NRGBA
-		h.grey = m == color.GrayModel || m == color.Gray16Model || h.format.name == "PNG" && len(head) == headLen && head[25] == greyAlpha
+		h.grey = m == color.GrayModel || m == color.Gray16Model || m == greyAlphaModel || h.format.name == "PNG" && len(head) == headLen && head[25] == greyAlpha
 	}
 	return h, nil
 }

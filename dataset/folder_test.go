@@ -84,7 +84,7 @@ func TestLoadImageFolder(t *testing.T) {
 		{name: "grey resized", dir: "grey", opt: dataset.FolderOptions{Rows: 4, Cols: 6}, names: []string{"circle", "square"}, channels: 1,
 			rows: 4, col: 6, train: 9, test: 2, want: func(l, _, x, y int) int { return greyAt(l, x, y) }, tol: 3},
 		{name: "formats", dir: "formats", names: []string{"a", "b"}, channels: 3, rows: 4, col: 6,
-			train: 10, test: 2, split: dataset.DefaultSplit, want: colourAt},
+			train: 12, test: 2, split: dataset.DefaultSplit, want: colourAt},
 		{name: "sizes resized", dir: "sizes", opt: dataset.FolderOptions{Rows: 2, Cols: 3}, names: []string{"a", "b"}, channels: 3,
 			rows: 2, col: 3, train: 2, test: 2, split: dataset.DefaultSplit},
 	} {
@@ -509,7 +509,7 @@ func TestFolderSkipped(t *testing.T) {
 		{name: "one file", files: map[string][]byte{"a/1.png": good, "a/2.png": good, "b/1.png": good, "b/x.svg": {1}},
 			want: []string{"1 file in the class folders not read, of other formats (1 .svg), such as DIR/b/x.svg"}},
 		{name: "a class of HEIC files", files: map[string][]byte{"a/1.png": good, "b/1.heic": {1}, "b/2.heic": {1}},
-			err: "empty class folder: no .png, .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp, .pbm, .pgm, .ppm, .pnm files, only 2 .heic; formats such as HEIC"},
+			err: "empty class folder: no .png, .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp, .pbm, .pgm, .ppm, .pnm, .pam files, only 2 .heic; formats such as HEIC"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			dir := writeTree(t, test.files)

@@ -650,10 +650,11 @@
 // -data DIR of sculpt, and of "experiment sculpt", is either an IDX data
 // set (MNIST's format: the train split for training, t10k for testing) or
 // a folder of PNG, JPEG, GIF (the first frame), BMP, TIFF, WebP and
-// Netpbm (PBM, PGM, PPM) images, one folder per class:
+// Netpbm (PBM, PGM, PPM, and PAM of grey or RGB, with or without alpha)
+// images, one folder per class:
 // DIR/train/CLASS/*.png and DIR/test/CLASS/*.png with the same classes,
 // or DIR/CLASS/*.png (or .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp,
-// .pbm, .pgm, .ppm, .pnm, in any case), of which the fraction -split of
+// .pbm, .pgm, .ppm, .pnm, .pam, in any case), of which the fraction -split of
 // each class (0.2; drawn by -seed) is held out for testing. A folder of
 // validation images beside train and test, DIR/valid (or DIR/val or
 // DIR/validation) with the same classes, is the validation set that
