@@ -121,8 +121,8 @@ type imageFile struct {
 //
 // The images are grey (one channel) if every file is grey, as a grey PNG
 // or JPEG or a file whose palette is grey is, and RGB (three channels)
-// otherwise; transparency is dropped. A JPEG file's EXIF orientation, as
-// phones write it, turns the image upright first. If o.Rows and o.Cols
+// otherwise; transparency is dropped. The EXIF orientation of a JPEG, PNG,
+// WebP or TIFF file, as phones write it, turns the image upright first. If o.Rows and o.Cols
 // are set, every image is resized to that size by Catmull-Rom
 // interpolation, whose kernel widens as it shrinks an image so that it
 // averages away detail rather than aliasing it, as a sampling of the four
@@ -492,6 +492,9 @@ type imageFormat struct {
 	// furthest offset, allocated before it is read, which a header of a
 	// few bytes may put gigabytes away.
 	readsAt bool
+	// orientation, if not nil, reads the EXIF orientation of a file
+	// of the format, 1 to 8.
+	orientation func(io.ReaderAt) int
 }
 
 // imageFormats are the formats read, each told by its signature in the
@@ -500,15 +503,15 @@ type imageFormat struct {
 // are those of the standard library and golang.org/x/image, which the
 // module already requires for resizing.
 var imageFormats = []imageFormat{
-	{"PNG", []string{".png"}, prefix("\x89PNG\r\n\x1a\n"), png.DecodeConfig, png.Decode, false},
-	{"JPEG", []string{".jpg", ".jpeg"}, prefix("\xff\xd8"), jpeg.DecodeConfig, jpeg.Decode, false},
-	{"GIF", []string{".gif"}, prefix("GIF87a", "GIF89a"), gif.DecodeConfig, gif.Decode, false},
-	{"BMP", []string{".bmp"}, prefix("BM"), bmp.DecodeConfig, bmp.Decode, false},
-	{"TIFF", []string{".tif", ".tiff"}, prefix("II*\x00", "MM\x00*"), tiff.DecodeConfig, tiff.Decode, true},
+	{"PNG", []string{".png"}, prefix("\x89PNG\r\n\x1a\n"), png.DecodeConfig, png.Decode, false, pngOrientation},
+	{"JPEG", []string{".jpg", ".jpeg"}, prefix("\xff\xd8"), jpeg.DecodeConfig, jpeg.Decode, false, jpegOrientation},
+	{"GIF", []string{".gif"}, prefix("GIF87a", "GIF89a"), gif.DecodeConfig, gif.Decode, false, nil},
+	{"BMP", []string{".bmp"}, prefix("BM"), bmp.DecodeConfig, bmp.Decode, false, nil},
+	{"TIFF", []string{".tif", ".tiff"}, prefix("II*\x00", "MM\x00*"), tiff.DecodeConfig, tiff.Decode, true, exifOrientation},
 	{"WebP", []string{".webp"}, func(head []byte) bool {
 		return len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP"
-	}, webpConfig, webp.Decode, false},
-	{"Netpbm", []string{".pbm", ".pgm", ".ppm", ".pnm", ".pam"}, isNetpbm, netpbmConfig, decodeNetpbm, false},
+	}, webpConfig, webp.Decode, false, webpOrientation},
+	{"Netpbm", []string{".pbm", ".pgm", ".ppm", ".pnm", ".pam"}, isNetpbm, netpbmConfig, decodeNetpbm, false, nil},
 }
 
 // webpConfig is webp.DecodeConfig, but for the size of the frame, which
@@ -608,8 +611,8 @@ type imageHeader struct {
 	rows, cols int
 	grey       bool
 	format     imageFormat
-	// orientation is the EXIF orientation of a JPEG file, 1 to 8, and
-	// 1 for the other formats.
+	// orientation is the EXIF orientation of the file, 1 to 8; 1 for a
+	// file without one, and for the formats that hold none.
 	orientation int
 }
 
@@ -649,8 +652,8 @@ func readImageHeader(r imageSource) (imageHeader, error) {
 		return imageHeader{}, fmt.Errorf("%w: %dx%d, more than %d pixels", ErrTooLarge, cfg.Width, cfg.Height, MaxImagePixels)
 	}
 	h.rows, h.cols = cfg.Height, cfg.Width
-	if h.format.name == "JPEG" {
-		if h.orientation = jpegOrientation(r); transposed(h.orientation) {
+	if h.format.orientation != nil {
+		if h.orientation = h.format.orientation(r); transposed(h.orientation) {
 			h.rows, h.cols = cfg.Width, cfg.Height
 		}
 	}

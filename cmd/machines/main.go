@@ -665,9 +665,10 @@
 // skipped with a warning on standard error that counts them by extension
 // and names one (HEIC and AVIF photographs among them: convert them to
 // JPEG or PNG); hidden files (.DS_Store, macOS's ._NAME), Thumbs.db and
-// desktop.ini are ignored, and links are followed. A JPEG file's EXIF
-// orientation, which phones write rather than turning the pixels, turns
-// the image upright before it is resized. The images are grey if every
+// desktop.ini are ignored, and links are followed. The EXIF orientation
+// of a JPEG, PNG (its eXIf chunk before the pixels), WebP or TIFF file,
+// which phones write rather than turning the pixels, turns the image
+// upright before it is resized. The images are grey if every
 // file is grey and RGB otherwise, with the input of the architecture as
 // many channels; transparency is dropped. -size N or -size WxH resizes every image
 // (Catmull-Rom interpolation), with a warning if their aspect ratios
