@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/parametric-machines/machines/ad"
 	"golang.org/x/image/bmp"
@@ -87,9 +88,10 @@ type ImageFolder struct {
 	// Split is the fraction of each class held out for testing, or zero
 	// if the folder had its own train and test folders.
 	Split float64
-	// Warnings say what was not read: files of other formats and
-	// folders within the class folders. Hidden files (names that begin
-	// with a dot), Thumbs.db and desktop.ini are left out in silence.
+	// Warnings say what was not read, files of other formats and
+	// folders within the class folders, and what may not be what it
+	// seems. Hidden files (names that begin with a dot), Thumbs.db,
+	// desktop.ini and __MACOSX are left out in silence.
 	Warnings []string
 }
 
@@ -116,8 +118,12 @@ type imageFile struct {
 // .pgm, .ppm, .pnm, .pam, in any case), each told by its first bytes. The
 // classes are the folder names in sorted order; the other files and the
 // folders in a class folder are skipped, as Warnings says, and hidden
-// files (names that begin with a dot), Thumbs.db and desktop.ini are
-// ignored. Links are followed.
+// files (names that begin with a dot), Thumbs.db, desktop.ini and
+// __MACOSX folders are ignored. A class folder name that is not UTF-8
+// text is read as Windows-1252, with a warning. Links are followed; a
+// link to the folder, or to one that holds it, is refused. Without train
+// and test folders, a validation folder (one of ValidFolders) of class
+// folders is refused, and one of images is a class, with a warning.
 //
 // The images are grey (one channel) if every file is grey, as a grey PNG
 // or JPEG or a file whose palette is grey is, and RGB (three channels)
@@ -256,12 +262,48 @@ func listImageFolder(dir string, split float64) (f *ImageFolder, train, valid, t
 		if f.Names, train, err = classFiles(dir, &sk); err != nil {
 			return nil, nil, nil, nil, err
 		}
+		if i := slices.IndexFunc(f.Names, func(name string) bool { return slices.Contains(ValidFolders, name) }); i >= 0 {
+			f.Warnings = append(f.Warnings, fmt.Sprintf("%s is read as a class, %q, since %s has no train and test folders: "+
+				"if its images are validation images of the other classes, put them in class folders of their own, beside train and test folders of the same classes (train/CLASS, test/CLASS, %s/CLASS)",
+				filepath.Join(dir, f.Names[i]), f.Names[i], dir, f.Names[i]))
+		}
+	}
+	if err := textNames(dir, f); err != nil {
+		return nil, nil, nil, nil, err
 	}
 	if len(f.Names) == 1 {
 		return nil, nil, nil, nil, &ParseError{File: dir, Err: fmt.Errorf("%w: %s is the only class folder; a classifier needs two or more", ErrOneClass, f.Names[0])}
 	}
-	f.Warnings = sk.warnings()
+	f.Warnings = append(sk.warnings(), f.Warnings...)
 	return f, train, valid, test, nil
+}
+
+// textNames turns the names of f's classes that are not UTF-8 text, as
+// an archive made on Windows may leave folder names, into text, reading
+// their other bytes as Windows-1252, with a warning; the classes are
+// written as text (sculpt.json, the model file), where such a name
+// would become U+FFFD and two of them one class.
+func textNames(dir string, f *ImageFolder) error {
+	var renamed []string
+	was := slices.Clone(f.Names)
+	for i, name := range f.Names {
+		if !utf8.ValidString(name) {
+			f.Names[i] = utf8Text(name)
+			renamed = append(renamed, fmt.Sprintf("%+q as %q", name, f.Names[i]))
+		}
+	}
+	if renamed == nil {
+		return nil
+	}
+	for i, name := range f.Names {
+		if j := slices.Index(f.Names[i+1:], name); j >= 0 {
+			return &ParseError{File: dir, Err: fmt.Errorf("class folders %+q and %+q are both %q, one of them not UTF-8 text read as Windows-1252: rename one",
+				was[i], was[i+1+j], name)}
+		}
+	}
+	f.Warnings = append(f.Warnings, fmt.Sprintf("%s of %s not UTF-8 text, read as Windows-1252 (%s): rename them in UTF-8 if they read wrong",
+		plural(len(renamed), "class folder name"), dir, strings.Join(renamed, ", ")))
+	return nil
 }
 
 // splitFiles returns the image files of the folder dir of a split
@@ -379,9 +421,10 @@ func isDir(path string) bool {
 
 // hidden reports whether a directory entry is to be ignored: a name
 // that begins with a dot (.DS_Store, the ._NAME files macOS leaves on
-// other file systems) and the thumbnails and settings Windows keeps.
+// other file systems), the folder of such files macOS's archives hold
+// (__MACOSX), and the thumbnails and settings Windows keeps.
 func hidden(name string) bool {
-	return strings.HasPrefix(name, ".") || strings.EqualFold(name, "Thumbs.db") || strings.EqualFold(name, "desktop.ini")
+	return strings.HasPrefix(name, ".") || slices.ContainsFunc([]string{"Thumbs.db", "desktop.ini", "__MACOSX"}, func(s string) bool { return strings.EqualFold(name, s) })
 }
 
 // classFiles returns the class folders of dir, sorted, and their image
@@ -399,6 +442,9 @@ func classFiles(dir string, sk *skipped) ([]string, []imageFile, error) {
 			continue
 		}
 		classDir := filepath.Join(dir, e.Name())
+		if e.Type()&fs.ModeSymlink != 0 && holds(classDir, dir) {
+			return nil, nil, &ParseError{File: classDir, Err: fmt.Errorf("a link to %s or a folder that holds it, not a class folder: remove it", dir)}
+		}
 		inner, err := os.ReadDir(classDir)
 		if err != nil {
 			return nil, nil, err
@@ -418,7 +464,12 @@ func classFiles(dir string, sk *skipped) ([]string, []imageFile, error) {
 			}
 		}
 		if len(files) == n {
-			return nil, nil, &ParseError{File: classDir, Err: class.empty()}
+			err := class.empty()
+			if slices.Contains(ValidFolders, e.Name()) && len(class.folders) > 0 {
+				err = fmt.Errorf("%w, only folders: a folder of validation images, of class folders, is read only beside train and test folders of the same classes (train/CLASS, test/CLASS, %s/CLASS)",
+					ErrEmptyClass, e.Name())
+			}
+			return nil, nil, &ParseError{File: classDir, Err: err}
 		}
 		sk.merge(class)
 		names = append(names, e.Name())
@@ -427,6 +478,15 @@ func classFiles(dir string, sk *skipped) ([]string, []imageFile, error) {
 		return nil, nil, &ParseError{File: dir, Err: fmt.Errorf("%w: no class folders, want CLASS/*.png or train/CLASS/*.png and test/CLASS/*.png", ErrNoImages)}
 	}
 	return names, files, nil
+}
+
+// holds reports whether the folder a holds the folder b, or is b, links
+// followed.
+func holds(a, b string) bool {
+	a, err1 := filepath.EvalSymlinks(a)
+	b, err2 := filepath.EvalSymlinks(b)
+	rel, err := filepath.Rel(a, b)
+	return err1 == nil && err2 == nil && err == nil && (rel == "." || !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "..")
 }
 
 // sameClasses checks that the training images and those of another

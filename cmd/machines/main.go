@@ -664,8 +664,14 @@
 // the folder names, sorted. Other files and folders in a class folder are
 // skipped with a warning on standard error that counts them by extension
 // and names one (HEIC and AVIF photographs among them: convert them to
-// JPEG or PNG); hidden files (.DS_Store, macOS's ._NAME), Thumbs.db and
-// desktop.ini are ignored, and links are followed. The EXIF orientation
+// JPEG or PNG); hidden files (.DS_Store, macOS's ._NAME), Thumbs.db,
+// desktop.ini and the __MACOSX folders of macOS's archives are ignored,
+// and links are followed (a link to DIR or a folder above it is refused).
+// A class folder's name that is not UTF-8 text, as archives made on
+// Windows leave them, is read as Windows-1252, with a warning. In a
+// folder without train and test folders, a folder named valid, val or
+// validation is refused if it holds class folders, and is a class, with a
+// warning, if it holds images. The EXIF orientation
 // of a JPEG, PNG (its eXIf chunk before the pixels), WebP or TIFF file,
 // which phones write rather than turning the pixels, turns the image
 // upright before it is resized. The images are grey if every
