@@ -685,7 +685,13 @@
 // than 2^25 pixels, a class folder without images, a class in one split
 // only, a folder of one class or of classes of one image each (none left
 // for testing). Classes without a training image, which IDX labels that
-// skip numbers make, are warned of on standard error. -size and -split are for folders only, and "experiment
+// skip numbers make, are warned of on standard error, and so are
+// classes without a test image (a class folder of one image keeps it for
+// training), classes of more than ten times the training images of
+// another (with the test accuracy of a machine that answers the largest
+// class whatever the image), and images smaller than 8 pixels on a side
+// as the architecture reads them, which its nodes pool down further
+// (-size enlarges them). -size and -split are for folders only, and "experiment
 // sculpt" reads a folder with their defaults (one size, 0.2 held out).
 //
 // It trains with the library's one training loop, which reports the loss
