@@ -466,7 +466,11 @@
 // EXIF orientation, hidden files, and a warning of the files it does not
 // read), turned to the machine's channels, resized to its size if they
 // are of another (with a warning that counts them) and scaled as its
-// file says. It writes a row per image: "file", its path within -data,
+// file says. It warns of images in colour given to a machine of grey
+// images (read as grey), of a folder of grey images only given to a
+// machine of colour images, and of folders of -data named like the
+// machine's classes among others named like none (a class the machine
+// does not have, whose images it classifies among its own). It writes a row per image: "file", its path within -data,
 // "class", the class of the largest logit by name (by number for an IDX
 // data set), and the probability of each class, p_CLASS (the softmax of
 // the logits). A model file of version 1, which does not say how it
