@@ -127,7 +127,8 @@ type imageFile struct {
 //
 // The images are grey (one channel) if every file is grey, as a grey PNG
 // or JPEG or a file whose palette is grey is, and RGB (three channels)
-// otherwise; transparency is dropped. The EXIF orientation of a JPEG, PNG,
+// otherwise; transparency is dropped, each pixel keeping the colour it
+// stores, as removing the alpha channel does. The EXIF orientation of a JPEG, PNG,
 // WebP or TIFF file, as phones write it, turns the image upright first. If o.Rows and o.Cols
 // are set, every image is resized to that size by Catmull-Rom
 // interpolation, whose kernel widens as it shrinks an image so that it
@@ -745,6 +746,7 @@ func decodeImage(r imageSource) (image.Image, imageHeader, error) {
 	if err != nil {
 		return nil, h, fmt.Errorf("%w: %v", ErrImage, err)
 	}
+	img = opaque(img)
 	width, height := h.stored()
 	// The first frame of a GIF may cover only part of its picture, the
 	// size of its header: it is drawn there, on transparent black.
@@ -760,6 +762,36 @@ func decodeImage(r imageSource) (image.Image, imageHeader, error) {
 		return nil, h, fmt.Errorf("%w: header says %dx%d, pixels are %dx%d", ErrImage, width, height, b.Dx(), b.Dy())
 	}
 	return img, h, nil
+}
+
+// opaque returns img, which it may change, with its alpha dropped and
+// its colours kept, as removing an alpha channel does (and PIL's
+// convert("RGB")): a transparent pixel shows the colour it stores. Drawn
+// as it is, a pixel of any alpha but 0 showed its colour and one of
+// alpha 0 showed black, whatever it stored. An image that stores its
+// colours premultiplied by alpha (*image.RGBA) has lost those of its
+// transparent pixels, which stay black.
+func opaque(img image.Image) image.Image {
+	switch m := img.(type) {
+	case *image.NRGBA:
+		for i := 3; i < len(m.Pix); i += 4 {
+			m.Pix[i] = 0xff
+		}
+	case *image.NRGBA64:
+		for i := 6; i < len(m.Pix); i += 8 {
+			m.Pix[i], m.Pix[i+1] = 0xff, 0xff
+		}
+	case *image.NYCbCrA:
+		return &m.YCbCr
+	case *image.Paletted:
+		for i, c := range m.Palette {
+			if n, ok := c.(color.NRGBA); ok {
+				n.A = 0xff
+				m.Palette[i] = n
+			}
+		}
+	}
+	return img
 }
 
 // converter turns decoded images into the bytes of Images, keeping its

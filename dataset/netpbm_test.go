@@ -27,7 +27,7 @@ func TestNetpbm(t *testing.T) {
 		{name: "PAM grey", file: "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nTUPLTYPE GRAYSCALE\nENDHDR\n\x07\xff", grey: true, want: []uint8{7, 255}},
 		{name: "PAM grey of 16 bits, comments", file: "P7\n# made by hand\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 65535\nTUPLTYPE GRAYSCALE\nENDHDR\n\x12\x34\xff\xff", grey: true, want: []uint8{0x12, 255}},
 		{name: "PAM black and white, 1 white", file: "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 1\nTUPLTYPE BLACKANDWHITE\nENDHDR\n\x00\x01", grey: true, want: []uint8{0, 255}},
-		{name: "PAM grey and alpha, transparent black", file: "P7\r\nWIDTH 2\r\nHEIGHT 1\r\nDEPTH 2\r\nMAXVAL 255\r\nTUPLTYPE GRAYSCALE_ALPHA\r\nENDHDR\r\n\x40\xff\x80\x00", grey: true, want: []uint8{0x40, 0}},
+		{name: "PAM grey and alpha, its colours kept", file: "P7\r\nWIDTH 2\r\nHEIGHT 1\r\nDEPTH 2\r\nMAXVAL 255\r\nTUPLTYPE GRAYSCALE_ALPHA\r\nENDHDR\r\n\x40\xff\x80\x00", grey: true, want: []uint8{0x40, 0x80}},
 		{name: "PAM RGB", file: "P7\nWIDTH 1\nHEIGHT 2\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n\x01\x02\x03\x04\x05\x06", want: []uint8{1, 2, 3, 4, 5, 6}},
 		{name: "PAM RGB and alpha of 16 bits", file: "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 4\nMAXVAL 65535\nTUPLTYPE RGB_ALPHA\nENDHDR\n\x01\x00\x02\x00\x03\x00\xff\xff", want: []uint8{1, 2, 3}},
 		{name: "PAM without a tuple type, by its depth", file: "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nENDHDR\n\x01\x02\x03", want: []uint8{1, 2, 3}},

@@ -680,7 +680,9 @@
 // which phones write rather than turning the pixels, turns the image
 // upright before it is resized. The images are grey if every
 // file is grey and RGB otherwise, with the input of the architecture as
-// many channels; transparency is dropped. -size N or -size WxH resizes every image
+// many channels; transparency is dropped, each pixel keeping the colour
+// it stores (a transparent pixel stored white is white), as removing the
+// alpha channel does. -size N or -size WxH resizes every image
 // (Catmull-Rom interpolation), with a warning if their aspect ratios
 // differ by more than a factor of 1.25 (portraits among landscapes),
 // which one size stretches unlike each other; without it the images must
