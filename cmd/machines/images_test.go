@@ -212,6 +212,15 @@ func TestPredictImages(t *testing.T) {
 			t.Errorf("%s: exit status %d, stderr %q; want %d and %q", tc.name, code, stderr.String(), tc.code, tc.want)
 		}
 	}
+	// Folders named like none of the classes are not warned of.
+	batches := t.TempDir()
+	writeImages(t, filepath.Join(batches, "monday"), 2, 2, 6, 8, false, false)
+	writeImages(t, filepath.Join(batches, "tuesday"), 2, 2, 6, 8, false, false)
+	stderr.Reset()
+	if code := run([]string{"predict", "-model", filepath.Join(out, "sculpt-model.json"), "-data", batches, "-out", "-"}, &stdout, &stderr); code != 0 || stderr.Len() > 0 {
+		t.Errorf("folders of other names: exit status %d, stderr %q; want 0 and nothing", code, stderr.String())
+	}
+
 	// A model of colour images, given grey ones only.
 	cdata, cout := t.TempDir(), t.TempDir()
 	writeImages(t, filepath.Join(cdata, "train"), 16, 2, 6, 8, true, false)
