@@ -103,8 +103,9 @@ type imageFile struct {
 }
 
 // LoadImageFolder reads the images of a classification task from dir,
-// which holds either a train and a test folder, each with one folder of
-// images per class, the same classes in both:
+// which holds either a train and a test folder (so named in any case:
+// Train, TEST), each with one folder of images per class, the same
+// classes in both:
 //
 //	dir/train/CLASS/*.png, *.jpg, *.jpeg, ...
 //	dir/test/CLASS/*.png, *.jpg, *.jpeg, ...
@@ -209,7 +210,8 @@ func checkFolderOptions(o FolderOptions) error {
 }
 
 // ValidFolders are the names a folder of validation images may have
-// beside the train and test folders.
+// beside the train and test folders, in lower case; they are read in
+// any case, as the train and test folders are.
 var ValidFolders = []string{"valid", "val", "validation"}
 
 // listImageFolder finds the classes and the image files of dir, from its
@@ -222,7 +224,7 @@ func listImageFolder(dir string, split float64) (f *ImageFolder, train, valid, t
 	if _, err := os.Stat(dir); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	trainDir, testDir := filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	trainDir, testDir := splitDir(dir, "train"), splitDir(dir, "test")
 	hasTrain, hasTest := isDir(trainDir), isDir(testDir)
 	f = &ImageFolder{}
 	var sk skipped
@@ -263,7 +265,7 @@ func listImageFolder(dir string, split float64) (f *ImageFolder, train, valid, t
 		if f.Names, train, err = classFiles(dir, &sk); err != nil {
 			return nil, nil, nil, nil, err
 		}
-		if i := slices.IndexFunc(f.Names, func(name string) bool { return slices.Contains(ValidFolders, name) }); i >= 0 {
+		if i := slices.IndexFunc(f.Names, isValidFolder); i >= 0 {
 			f.Warnings = append(f.Warnings, fmt.Sprintf("%s is read as a class, %q, since %s has no train and test folders: "+
 				"if its images are validation images of the other classes, put them in class folders of their own, beside train and test folders of the same classes (train/CLASS, test/CLASS, %s/CLASS)",
 				filepath.Join(dir, f.Names[i]), f.Names[i], dir, f.Names[i]))
@@ -318,12 +320,36 @@ func splitFiles(trainDir, dir, what string, classes []string, sk *skipped) ([]im
 	return files, sameClasses(trainDir, dir, what, classes, names)
 }
 
+// splitDir returns the folder of a split in dir, dir/name, or if there
+// is none so named a folder named so in other letters (Train, TEST), as
+// a file system that ignores case would find it; dir/name if there is
+// none.
+func splitDir(dir, name string) string {
+	path := filepath.Join(dir, name)
+	if isDir(path) {
+		return path
+	}
+	entries, _ := os.ReadDir(dir) // an error is the caller's, who reads dir itself
+	for _, e := range entries {
+		if other := filepath.Join(dir, e.Name()); strings.EqualFold(e.Name(), name) && isDir(other) {
+			return other
+		}
+	}
+	return path
+}
+
+// isValidFolder reports whether a folder's name is one of ValidFolders,
+// in any case.
+func isValidFolder(name string) bool {
+	return slices.ContainsFunc(ValidFolders, func(v string) bool { return strings.EqualFold(v, name) })
+}
+
 // validFolder returns the folder of validation images in dir, one of
 // ValidFolders, or "" if there is none.
 func validFolder(dir string) (string, error) {
 	var found []string
 	for _, name := range ValidFolders {
-		if path := filepath.Join(dir, name); isDir(path) {
+		if path := splitDir(dir, name); isDir(path) {
 			found = append(found, path)
 		}
 	}
@@ -466,7 +492,7 @@ func classFiles(dir string, sk *skipped) ([]string, []imageFile, error) {
 		}
 		if len(files) == n {
 			err := class.empty()
-			if slices.Contains(ValidFolders, e.Name()) && len(class.folders) > 0 {
+			if isValidFolder(e.Name()) && len(class.folders) > 0 {
 				err = fmt.Errorf("%w, only folders: a folder of validation images, of class folders, is read only beside train and test folders of the same classes (train/CLASS, test/CLASS, %s/CLASS)",
 					ErrEmptyClass, e.Name())
 			}
@@ -698,6 +724,8 @@ func readImageHeader(r imageSource) (imageHeader, error) {
 	switch {
 	case len(head) == 0:
 		return imageHeader{}, fmt.Errorf("%w: an empty file", ErrImage)
+	case i < 0 && isoImage(head) != "":
+		return imageHeader{}, fmt.Errorf("%w: its first bytes are those of %s, a format not read: convert it to JPEG or PNG", ErrImage, isoImage(head))
 	case i < 0:
 		return imageHeader{}, fmt.Errorf("%w: its first bytes are the signature of none of them", ErrImage)
 	}
@@ -730,6 +758,26 @@ func readImageHeader(r imageSource) (imageHeader, error) {
 		h.grey = m == color.GrayModel || m == color.Gray16Model || m == greyAlphaModel || h.format.name == "PNG" && len(head) == headLen && head[25] == greyAlpha
 	}
 	return h, nil
+}
+
+// isoImage names the format of a file's head if it is an HEIC or AVIF
+// image, as phones write them (and save under other names, IMG_0001.jpg):
+// a box "ftyp" of the ISO base media format, of one of their brands.
+// Otherwise it returns "".
+func isoImage(head []byte) string {
+	if len(head) < 12 || string(head[4:8]) != "ftyp" {
+		return ""
+	}
+	brand := string(head[8:12])
+	switch brand {
+	case "heic", "heix", "heim", "heis", "hevc", "hevx":
+		return fmt.Sprintf("an HEIC image (ftyp %q)", brand)
+	case "mif1", "msf1": // the brands of either
+		return fmt.Sprintf("an HEIC or AVIF image (ftyp %q)", brand)
+	case "avif", "avis":
+		return fmt.Sprintf("an AVIF image (ftyp %q)", brand)
+	}
+	return ""
 }
 
 // decodeImage decodes the image in r, after checking its header as

@@ -656,7 +656,8 @@
 // a folder of PNG, JPEG, GIF (the first frame), BMP, TIFF, WebP and
 // Netpbm (PBM, PGM, PPM, and PAM of grey or RGB, with or without alpha)
 // images, one folder per class:
-// DIR/train/CLASS/*.png and DIR/test/CLASS/*.png with the same classes,
+// DIR/train/CLASS/*.png and DIR/test/CLASS/*.png with the same classes
+// (train and test, and valid below, in any case: Train, TEST),
 // or DIR/CLASS/*.png (or .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp,
 // .pbm, .pgm, .ppm, .pnm, .pam, in any case), of which the fraction -split of
 // each class (0.2; drawn by -seed) is held out for testing. A folder of
