@@ -54,8 +54,12 @@ func (r *run) warnSmall() {
 			low = n.Out
 		}
 	}
-	r.logf("sculpt: warning: images of %dx%d pixels are small for the architecture, whose nodes pool them down to %dx%d: "+
-		"such images may train at chance; resized larger (to 28x28, say), the same pixels give its convolutions room\n", a.Cols, a.Rows, low[1], low[0])
+	pooled := fmt.Sprintf("whose nodes pool them down to %dx%d", low[1], low[0])
+	if low == [2]int{a.Rows, a.Cols} {
+		pooled = "whose convolutions read 3x3 pixels"
+	}
+	r.logf("sculpt: warning: images of %dx%d pixels are small for the architecture, %s: "+
+		"such images may train at chance; resized larger (to 28x28, say), the same pixels give its convolutions room\n", a.Cols, a.Rows, pooled)
 }
 
 // maxImbalance is the ratio of the largest class's training images to

@@ -23,6 +23,10 @@ func TestWarnData(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(4, 4))
 			return blobs(rnd, 160, 4, 3), blobs(rnd, 60, 4, 3)
 		}, "images of 4x4 pixels are small for the architecture, whose nodes pool them down to 1x1"},
+		{"images of a prime side", func(_, _ *dataset.Images) (*dataset.Images, *dataset.Images) {
+			rnd := rand.New(rand.NewPCG(4, 4))
+			return blobs(rnd, 160, 5, 3), blobs(rnd, 60, 5, 3)
+		}, "images of 5x5 pixels are small for the architecture, whose convolutions read 3x3 pixels"},
 		{"unbalanced", func(train, test *dataset.Images) (*dataset.Images, *dataset.Images) {
 			kept := 0
 			for i, y := range train.Labels {
