@@ -129,10 +129,10 @@ type imageFile struct {
 // The images are grey (one channel) if every file is grey, as a grey PNG
 // or JPEG or a file whose palette is grey is, and RGB (three channels)
 // otherwise; transparency is dropped, each pixel keeping the colour it
-// stores, as removing the alpha channel does. The EXIF orientation of a JPEG, PNG,
-// WebP or TIFF file, as phones write it, turns the image upright first. If o.Rows and o.Cols
-// are set, every image is resized to that size by Catmull-Rom
-// interpolation, whose kernel widens as it shrinks an image so that it
+// stores, as removing the alpha channel does. The EXIF orientation of a
+// JPEG, PNG, WebP or TIFF file, as phones write it, turns the image
+// upright first. If o.Rows and o.Cols are set, every image is resized to
+// that size by Catmull-Rom interpolation, whose kernel widens as it shrinks an image so that it
 // averages away detail rather than aliasing it, as a sampling of the four
 // nearest pixels (draw.ApproxBiLinear) would, and Warnings says if their
 // aspect ratios differ by more than a factor of 1.25; otherwise the
@@ -451,8 +451,12 @@ func isDir(path string) bool {
 // other file systems), the folder of such files macOS's archives hold
 // (__MACOSX), and the thumbnails and settings Windows keeps.
 func hidden(name string) bool {
-	return strings.HasPrefix(name, ".") || slices.ContainsFunc([]string{"Thumbs.db", "desktop.ini", "__MACOSX"}, func(s string) bool { return strings.EqualFold(name, s) })
+	return strings.HasPrefix(name, ".") || slices.ContainsFunc(ignoredNames, func(s string) bool { return strings.EqualFold(name, s) })
 }
+
+// ignoredNames are the names, in any case, of the entries that hidden
+// ignores besides those that begin with a dot.
+var ignoredNames = []string{"Thumbs.db", "desktop.ini", "__MACOSX"}
 
 // classFiles returns the class folders of dir, sorted, and their image
 // files, labelled by the index of their folder; the files and folders
