@@ -107,20 +107,43 @@ func scaleLevels(in *scale.Scaler, x mat.Matrix, blocks []levelBlock) {
 // larger table keeps codes that lower the loss by a millionth, and a
 // rounded quantity (an IQ, an income) may do that by chance. Tables of fewer
 // than codeSmallMinTableRows training rows are not tried: the held-out
-// loss of so few rows moves by several percent with any richer encoding.
+// loss of so few rows moves by a tenth with any richer encoding, and
+// below codeMarginRows the margin grows (see codeMargin).
 // Nor are the columns of whole numbers of a table of more than
 // codeMaxColumns of them, nor its columns of fractions if more than
 // codeMaxColumns: many such columns are quantities (percentages, counts,
 // measurements to a decimal) rather than codes, each trial costing a
 // shallow pass. The two are counted apart, so that a table of many
 // measurements still tries its few whole numbers.
+//
+// A few values, codeFewMinLevels to codeMinLevels-1 of them, may label
+// groups too (a site 1-5, a batch 1-4, an experiment's blocks), or be a
+// count or a score: in a table of fewer than codeMinTableRows training
+// rows a column of whole numbers of so few values is tried by its codes
+// with codeFewMinRows rows or more to a value on average, the residuals'
+// screen and the margin telling labels from quantities. Two values are
+// one 0/1 column to the kernel already. Such columns are a third kind,
+// counted apart with codeMaxColumns at most: a table of many few-valued
+// whole numbers holds scores or counts, not labels.
 const (
 	codeMinLevels         = 10
 	codeMinRows           = 15
 	codeMinTableRows      = 1000
 	codeSmallMinRows      = 3
-	codeSmallMinTableRows = 100
+	codeSmallMinTableRows = 30
 	codeMaxColumns        = 3
+	codeFewMinLevels      = 3
+	codeFewMinRows        = 5
+)
+
+// columnKind is the kind of a column tried by its codes, each kind's
+// columns counted apart (see codeMaxColumns).
+type columnKind int
+
+const (
+	wholeKind    columnKind = iota // whole numbers of codeMinLevels values or more
+	fractionKind                   // values not all whole
+	fewKind                        // whole numbers of fewer than codeMinLevels values
 )
 
 // codeSmallMargin is the share of the held-out loss by which the codes
@@ -130,24 +153,29 @@ const (
 // number in repeated measures lowers it by far more.
 const codeSmallMargin = 0.15
 
+// codeMarginRows is the table's training rows below which the margin
+// grows beyond codeSmallMargin (see codeMargin): the least table the
+// margin was measured on.
+const codeMarginRows = 100
+
 // codeColumns returns the numeric columns of enc, encoded in x, that
 // qualify to be tried by their codes: at least codeMinLevels values,
 // codeMinRows rows to a value on average (codeSmallMinRows in a table of
 // fewer than codeMinTableRows rows), over the rows where the cell is not
 // missing, whole numbers unless the table has fewer than codeMinTableRows
-// rows; none if x has fewer than codeSmallMinTableRows rows, and none
-// of whole numbers, or none of fractions, where more than codeMaxColumns
-// of them qualify.
+// rows; or, in such a table, whole numbers of codeFewMinLevels values or
+// more with codeFewMinRows rows to a value (see codeKind); none if x has
+// fewer than codeSmallMinTableRows rows, and none of a kind where more
+// than codeMaxColumns of that kind qualify.
 func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 	n, _ := x.Dims()
 	if n < codeSmallMinTableRows {
 		return nil
 	}
-	minRows := codeRowsPerValue(n)
 	var (
-		names    []string
-		fraction = make(map[string]bool) // a column's values are not all whole
-		count    = make(map[bool]int)    // the columns of fractions, and of whole numbers
+		names []string
+		kinds = make(map[string]columnKind)
+		count = make(map[columnKind]int)
 	)
 	start := 0
 	widths := enc.Widths()
@@ -174,23 +202,41 @@ func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 				rows += c
 			}
 		}
-		if (whole || n < codeMinTableRows) && len(counts) >= codeMinLevels && rows >= minRows*len(counts) {
+		kind, ok := codeKind(len(counts), rows, n, whole)
+		if ok {
 			names = append(names, r.Name)
-			fraction[r.Name] = !whole
-			count[!whole]++
+			kinds[r.Name] = kind
+			count[kind]++
 		}
 	}
 	var kept []string
 	for _, name := range names {
-		if count[fraction[name]] <= codeMaxColumns {
+		if count[kinds[name]] <= codeMaxColumns {
 			kept = append(kept, name)
 		}
 	}
 	return kept
 }
 
+// codeKind returns the kind of a numeric column of levels distinct
+// values over rows non-missing cells in a table of n training rows, whole
+// numbers or not, and whether it qualifies to be tried by its codes.
+func codeKind(levels, rows, n int, whole bool) (columnKind, bool) {
+	small := n < codeMinTableRows
+	switch {
+	case levels >= codeMinLevels && whole:
+		return wholeKind, rows >= codeRowsPerValue(n)*levels
+	case levels >= codeMinLevels:
+		return fractionKind, small && rows >= codeSmallMinRows*levels
+	case levels >= codeFewMinLevels && whole:
+		return fewKind, small && rows >= codeFewMinRows*levels
+	}
+	return 0, false
+}
+
 // codeRowsPerValue is the least number of rows to a value on average of
-// a column tried by its codes in a table of n training rows.
+// a column of codeMinLevels values or more tried by its codes in a table
+// of n training rows.
 func codeRowsPerValue(n int) int {
 	if n < codeMinTableRows {
 		return codeSmallMinRows
@@ -206,7 +252,19 @@ func codesLower(a, b float64, rows int) bool {
 	if rows >= codeMinTableRows {
 		return lowerLoss(a, b)
 	}
-	return a < b-codeSmallMargin*math.Abs(b)
+	return a < b-codeMargin(rows)*math.Abs(b)
+}
+
+// codeMargin is the share of the held-out loss by which the codes must
+// lower it in a table of rows training rows, fewer than codeMinTableRows:
+// codeSmallMargin, and in a table of fewer than codeMarginRows rows more,
+// in proportion to the held-out loss's relative noise, which grows as
+// one over the square root of the rows.
+func codeMargin(rows int) float64 {
+	if rows >= codeMarginRows {
+		return codeSmallMargin
+	}
+	return codeSmallMargin * math.Sqrt(codeMarginRows/float64(rows))
 }
 
 // chooseCodes encodes the qualifying numeric columns of the inputs (see
