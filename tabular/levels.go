@@ -105,45 +105,22 @@ func scaleLevels(in *scale.Scaler, x mat.Matrix, blocks []levelBlock) {
 // (a grid's coordinate 2.51, 5.02, ... labels groups as a number does),
 // where the residuals' screen and the margin judge the column, while a
 // larger table keeps codes that lower the loss by a millionth, and a
-// rounded quantity (an IQ, an income) may do that by chance. Tables of fewer
-// than codeSmallMinTableRows training rows are not tried: the held-out
-// loss of so few rows moves by a tenth with any richer encoding, and
-// below codeMarginRows the margin grows (see codeMargin).
+// rounded quantity (an IQ, an income) may do that by chance. A table of
+// fewer than codeMinLevels times codeSmallMinRows (30) training rows has
+// no column to try; below codeMarginRows the held-out loss moves by a
+// tenth with any richer encoding, and the margin grows (see codeMargin).
 // Nor are the columns of whole numbers of a table of more than
 // codeMaxColumns of them, nor its columns of fractions if more than
 // codeMaxColumns: many such columns are quantities (percentages, counts,
 // measurements to a decimal) rather than codes, each trial costing a
 // shallow pass. The two are counted apart, so that a table of many
 // measurements still tries its few whole numbers.
-//
-// A few values, codeFewMinLevels to codeMinLevels-1 of them, may label
-// groups too (a site 1-5, a batch 1-4, an experiment's blocks), or be a
-// count or a score: in a table of fewer than codeMinTableRows training
-// rows a column of whole numbers of so few values is tried by its codes
-// with codeFewMinRows rows or more to a value on average, the residuals'
-// screen and the margin telling labels from quantities. Two values are
-// one 0/1 column to the kernel already. Such columns are a third kind,
-// counted apart with codeMaxColumns at most: a table of many few-valued
-// whole numbers holds scores or counts, not labels.
 const (
-	codeMinLevels         = 10
-	codeMinRows           = 15
-	codeMinTableRows      = 1000
-	codeSmallMinRows      = 3
-	codeSmallMinTableRows = 30
-	codeMaxColumns        = 3
-	codeFewMinLevels      = 3
-	codeFewMinRows        = 5
-)
-
-// columnKind is the kind of a column tried by its codes, each kind's
-// columns counted apart (see codeMaxColumns).
-type columnKind int
-
-const (
-	wholeKind    columnKind = iota // whole numbers of codeMinLevels values or more
-	fractionKind                   // values not all whole
-	fewKind                        // whole numbers of fewer than codeMinLevels values
+	codeMinLevels    = 10
+	codeMinRows      = 15
+	codeMinTableRows = 1000
+	codeSmallMinRows = 3
+	codeMaxColumns   = 3
 )
 
 // codeSmallMargin is the share of the held-out loss by which the codes
@@ -163,19 +140,15 @@ const codeMarginRows = 100
 // codeMinRows rows to a value on average (codeSmallMinRows in a table of
 // fewer than codeMinTableRows rows), over the rows where the cell is not
 // missing, whole numbers unless the table has fewer than codeMinTableRows
-// rows; or, in such a table, whole numbers of codeFewMinLevels values or
-// more with codeFewMinRows rows to a value (see codeKind); none if x has
-// fewer than codeSmallMinTableRows rows, and none of a kind where more
-// than codeMaxColumns of that kind qualify.
+// rows; none of whole numbers, or none of fractions, where more than codeMaxColumns
+// of them qualify.
 func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 	n, _ := x.Dims()
-	if n < codeSmallMinTableRows {
-		return nil
-	}
+	minRows := codeRowsPerValue(n)
 	var (
-		names []string
-		kinds = make(map[string]columnKind)
-		count = make(map[columnKind]int)
+		names    []string
+		fraction = make(map[string]bool) // a column's values are not all whole
+		count    = make(map[bool]int)    // the columns of fractions, and of whole numbers
 	)
 	start := 0
 	widths := enc.Widths()
@@ -202,41 +175,23 @@ func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 				rows += c
 			}
 		}
-		kind, ok := codeKind(len(counts), rows, n, whole)
-		if ok {
+		if (whole || n < codeMinTableRows) && len(counts) >= codeMinLevels && rows >= minRows*len(counts) {
 			names = append(names, r.Name)
-			kinds[r.Name] = kind
-			count[kind]++
+			fraction[r.Name] = !whole
+			count[!whole]++
 		}
 	}
 	var kept []string
 	for _, name := range names {
-		if count[kinds[name]] <= codeMaxColumns {
+		if count[fraction[name]] <= codeMaxColumns {
 			kept = append(kept, name)
 		}
 	}
 	return kept
 }
 
-// codeKind returns the kind of a numeric column of levels distinct
-// values over rows non-missing cells in a table of n training rows, whole
-// numbers or not, and whether it qualifies to be tried by its codes.
-func codeKind(levels, rows, n int, whole bool) (columnKind, bool) {
-	small := n < codeMinTableRows
-	switch {
-	case levels >= codeMinLevels && whole:
-		return wholeKind, rows >= codeRowsPerValue(n)*levels
-	case levels >= codeMinLevels:
-		return fractionKind, small && rows >= codeSmallMinRows*levels
-	case levels >= codeFewMinLevels && whole:
-		return fewKind, small && rows >= codeFewMinRows*levels
-	}
-	return 0, false
-}
-
 // codeRowsPerValue is the least number of rows to a value on average of
-// a column of codeMinLevels values or more tried by its codes in a table
-// of n training rows.
+// a column tried by its codes in a table of n training rows.
 func codeRowsPerValue(n int) int {
 	if n < codeMinTableRows {
 		return codeSmallMinRows
@@ -247,7 +202,7 @@ func codeRowsPerValue(n int) int {
 // codesLower reports whether the held-out loss a of an encoding with
 // codes is lower than the loss b without them by enough to keep the
 // codes, on a table of that many training rows: by lowerLoss, and by more
-// than codeSmallMargin of b in a table of fewer than codeMinTableRows.
+// than codeMargin of b in a table of fewer than codeMinTableRows.
 func codesLower(a, b float64, rows int) bool {
 	if rows >= codeMinTableRows {
 		return lowerLoss(a, b)
@@ -259,7 +214,7 @@ func codesLower(a, b float64, rows int) bool {
 // lower it in a table of rows training rows, fewer than codeMinTableRows:
 // codeSmallMargin, and in a table of fewer than codeMarginRows rows more,
 // in proportion to the held-out loss's relative noise, which grows as
-// one over the square root of the rows.
+// one over the square root of the rows (27% on 30 rows).
 func codeMargin(rows int) float64 {
 	if rows >= codeMarginRows {
 		return codeSmallMargin

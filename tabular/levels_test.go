@@ -154,8 +154,8 @@ func codeTable(t *testing.T, rows int, code func(i int) string, y func(g, x floa
 // TestCodeColumns checks which numeric columns are tried by their codes:
 // codeMinLevels values or more, with codeMinRows rows to a value on
 // average (codeSmallMinRows in a table of fewer than codeMinTableRows
-// rows), missing cells not counted, in a table of codeSmallMinTableRows
-// rows or more; whole numbers, or fractions in a table of fewer than
+// rows, so that a table of 30 rows may try one), missing cells not
+// counted; whole numbers, or fractions in a table of fewer than
 // codeMinTableRows rows; at most codeMaxColumns of whole numbers and as
 // many of fractions.
 func TestCodeColumns(t *testing.T) {
@@ -176,14 +176,8 @@ func TestCodeColumns(t *testing.T) {
 		{"too few rows", 1000, mod(1000/codeMinRows + 1), false},
 		{"a small table", codeMinTableRows - 1, mod((codeMinTableRows - 1) / codeSmallMinRows), true},
 		{"too few rows in a small table", 300, mod(300/codeSmallMinRows + 1), false},
-		{"too small a table", codeSmallMinTableRows - 1, mod(codeFewMinLevels), false},
-		{"few values in a small table", codeSmallMinTableRows, mod(codeFewMinLevels), true},
-		{"few values", codeMinTableRows - 1, mod(codeMinLevels - 1), true},
-		{"few values in a large table", codeMinTableRows, mod(codeMinLevels - 1), false},
-		{"two values", 500, mod(codeFewMinLevels - 1), false},
-		{"few fractions", 500, grid(codeMinLevels - 1), false},
-		{"too few rows to a few values", codeFewMinRows*(codeMinLevels-1) - 1, mod(codeMinLevels - 1), false},
-		{"enough rows to a few values", codeFewMinRows * (codeMinLevels - 1), mod(codeMinLevels - 1), true},
+		{"a table of 30 rows", codeMinLevels * codeSmallMinRows, mod(codeMinLevels), true},
+		{"a table of 29 rows", codeMinLevels*codeSmallMinRows - 1, mod(codeMinLevels), false},
 		{"missing cells left out", 1100, func(i int) string {
 			if i%11 == 0 {
 				return "NA" // filled with a mean that is no whole number
@@ -256,36 +250,6 @@ func TestCodeColumns(t *testing.T) {
 	if some := features[wholes-1 : wholes+codeMaxColumns]; !slices.Equal(codesOf(t, f, some...), some) {
 		t.Errorf("1 column of whole numbers, %d of fractions: codeColumns = %q, want all", codeMaxColumns, codesOf(t, f, some...))
 	}
-	// Whole numbers of few values are a kind of their own: more than
-	// codeMaxColumns of them (scores, counts) are all left out, and do
-	// not keep a table's whole numbers of many values from being tried,
-	// nor do those keep a few such columns from being tried.
-	few := codeMaxColumns + 1
-	b.Reset()
-	for j := range wholes + few {
-		fmt.Fprintf(&b, "c%d,", j)
-	}
-	b.WriteString("y\n")
-	for i := range codeMinTableRows - 1 {
-		for j := range wholes + few {
-			levels := 50
-			if j >= wholes {
-				levels = codeFewMinLevels + j - wholes
-			}
-			fmt.Fprintf(&b, "%d,", (i*(j+1))%levels)
-		}
-		fmt.Fprintf(&b, "%d\n", i%7)
-	}
-	if f, err = dataset.ReadFrame(strings.NewReader(b.String()), "few.csv"); err != nil {
-		t.Fatal(err)
-	}
-	features = f.Columns()[:wholes+few]
-	if got := codesOf(t, f, features...); !slices.Equal(got, features[:wholes]) {
-		t.Errorf("%d columns of whole numbers, %d of few values: codeColumns = %q, want %q", wholes, few, got, features[:wholes])
-	}
-	if some := features[wholes-1 : wholes+codeMaxColumns]; !slices.Equal(codesOf(t, f, some...), some) {
-		t.Errorf("1 column of whole numbers, %d of few values: codeColumns = %q, want all", codeMaxColumns, codesOf(t, f, some...))
-	}
 }
 
 // TestCodesLower checks the margin by which the codes must lower the
@@ -297,10 +261,10 @@ func TestCodesLower(t *testing.T) {
 	if got := codeMargin(codeMarginRows); got != codeSmallMargin {
 		t.Errorf("margin on %d rows %v, want %v", codeMarginRows, got, codeSmallMargin)
 	}
-	if got, want := codeMargin(codeMarginRows/4), 2*codeSmallMargin; math.Abs(got-want) > 1e-12 {
-		t.Errorf("margin on %d rows %v, want %v", codeMarginRows/4, got, want)
-	}
 	small := codeMarginRows / 4
+	if got, want := codeMargin(small), 2*codeSmallMargin; math.Abs(got-want) > 1e-12 {
+		t.Errorf("margin on %d rows %v, want %v", small, got, want)
+	}
 	b, between := 2.0, 2-1.5*codeSmallMargin*2
 	if !codesLower(between, b, codeMarginRows) || codesLower(between, b, small) {
 		t.Errorf("loss %v against %v: kept on %d rows %v, on %d rows %v; want kept on the larger table only",
@@ -337,8 +301,8 @@ func codesOf(t *testing.T, f *dataset.Frame, features ...string) []string {
 // TestFitChoosesCodes fits a column of codes whose groups each have
 // their own offset, which the fit encodes by its codes too, and a column
 // whose codes are a quantity the target follows smoothly, which it
-// leaves as it is, in a table of codeMinTableRows rows and in a smaller
-// one.
+// leaves as it is, in a table of codeMinTableRows rows, in a smaller one
+// and in one of fewer than codeMarginRows rows.
 func TestFitChoosesCodes(t *testing.T) {
 	offsets := rand.New(rand.NewPCG(5, 6)).Perm(20)
 	tests := []struct {
@@ -350,7 +314,7 @@ func TestFitChoosesCodes(t *testing.T) {
 		{"quantity", func(g, x float64) float64 { return g / 5 }, false},
 	}
 	for _, tc := range tests {
-		for _, rows := range []int{codeMinTableRows, 200} {
+		for _, rows := range []int{codeMinTableRows, 200, 60} {
 			t.Run(fmt.Sprintf("%s/%d rows", tc.name, rows), func(t *testing.T) { fitCodes(t, rows, tc.y, tc.codes) })
 		}
 	}
@@ -359,47 +323,6 @@ func TestFitChoosesCodes(t *testing.T) {
 	t.Run("faint groups/200 rows", func(t *testing.T) {
 		fitCodes(t, 200, func(g, x float64) float64 { return g/5 + 0.0046*float64(offsets[int(g)]) }, false)
 	})
-}
-
-// TestFitChoosesFewCodes fits a column of 5 codes whose groups each
-// have their own offset beside three inputs the target follows smoothly,
-// which the fit encodes by its codes too, and one whose 5 values are a
-// quantity the target follows, which it leaves as it is, in a table of
-// more than codeMarginRows rows and in one of fewer.
-func TestFitChoosesFewCodes(t *testing.T) {
-	offsets := []float64{0, 3, 1, 4, 2}
-	for _, rows := range []int{200, 60} {
-		for _, tc := range []struct {
-			name  string
-			g     func(g float64) float64
-			codes bool
-		}{
-			{"groups", func(g float64) float64 { return offsets[int(g)] / 2 }, true},
-			{"quantity", func(g float64) float64 { return g / 2 }, false},
-		} {
-			t.Run(fmt.Sprintf("%s/%d rows", tc.name, rows), func(t *testing.T) {
-				var b strings.Builder
-				b.WriteString("g,x1,x2,x3,y\n")
-				rnd := rand.New(rand.NewPCG(3, 4))
-				for i := range rows {
-					g, x1, x2, x3 := i%5, rnd.Float64(), rnd.Float64(), rnd.Float64()
-					y := tc.g(float64(g)) + math.Sin(3*x1) + x2*x2 + x3 + 0.1*rnd.NormFloat64()
-					fmt.Fprintf(&b, "%d,%.4f,%.4f,%.4f,%.4f\n", g, x1, x2, x3, y)
-				}
-				f, err := dataset.ReadFrame(strings.NewReader(b.String()), "few.csv")
-				if err != nil {
-					t.Fatal(err)
-				}
-				md, _, err := Fit(f, []string{"y"}, Options{Family: Shallow})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := md.Encoder.Rules()[0].Codes != nil; got != tc.codes {
-					t.Errorf("g encoded by its codes %v, want %v", got, tc.codes)
-				}
-			})
-		}
-	}
 }
 
 // fitCodes fits a table of rows rows of codeTable's column g of 20 codes
