@@ -139,7 +139,7 @@ func (s *Solver[T]) Forward(y0, z0 *ad.Tensor[T]) (y, z *ad.Tensor[T]) {
 	var sc []T
 	if s.m.Scale != nil {
 		if err := s.CheckScale(s.m.Scale.Shape); err != nil {
-			panic(err.Error())
+			panic(err)
 		}
 		sc = s.m.Scale.Data
 	}

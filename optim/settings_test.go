@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/testutil"
 	"gonum.org/v1/gonum/optimize"
 )
 
@@ -33,25 +34,11 @@ func TestSettingsDefaults(t *testing.T) {
 	}
 }
 
-// panicOf returns the error f panics with, or nil.
-func panicOf(f func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err, _ = r.(error)
-			if err == nil {
-				err = fmt.Errorf("panic with %v, not an error", r)
-			}
-		}
-	}()
-	f()
-	return nil
-}
-
 // checkPanic fails t unless f panics with an error of kind that
 // mentions want.
 func checkPanic(t *testing.T, what string, f func(), kind error, want string) {
 	t.Helper()
-	if err := panicOf(f); !errors.Is(err, kind) || !strings.Contains(fmt.Sprint(err), want) {
+	if err := testutil.PanicError(f); !errors.Is(err, kind) || !strings.Contains(fmt.Sprint(err), want) {
 		t.Errorf("%s: panic %v, want %v mentioning %q", what, err, kind, want)
 	}
 }

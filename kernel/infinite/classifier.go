@@ -145,7 +145,7 @@ func (c Config) architecture(m int) Architecture {
 // settings, as Fit returns an error for them.
 func (c Config) NumParams(rows, inputs int) int {
 	if err := c.check(inputs, rows, 2); err != nil {
-		panic(err)
+		panic(fmt.Errorf("%w: %w", ad.ErrValue, err))
 	}
 	a := newAugmenter(c, inputs)
 	n := a.a.Len() + a.b.Len()

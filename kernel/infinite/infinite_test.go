@@ -1,12 +1,16 @@
 package infinite
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/volterra"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
@@ -47,6 +51,11 @@ func TestSettingsErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("New(%+v) = %v, want an error about %q", tc.s, err, tc.want)
 			}
+			// A Machine made without New is a programmer's error.
+			mc := &Machine{Architecture: tc.s}
+			if err := testutil.PanicError(func() { _, _ = mc.Forward(nil) }); !errors.Is(err, ad.ErrValue) || !strings.Contains(fmt.Sprint(err), tc.want) {
+				t.Errorf("Forward of %+v: panic %v, want ad.ErrValue about %q", tc.s, err, tc.want)
+			}
 		})
 	}
 }
@@ -76,6 +85,23 @@ func TestTrainErrors(t *testing.T) {
 				t.Errorf("Fit = %v, want an error about %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestNumParamsPanics checks that NumParams, given settings Fit
+// refuses, panics with ad.ErrValue saying what Fit says.
+func TestNumParamsPanics(t *testing.T) {
+	for _, tc := range []struct {
+		c    Config
+		want string
+	}{
+		{Config{}, "maxfreq 0"},
+		{Config{MaxFreq: 2, Cost: -1}, "cost -1"},
+		{Config{MaxFreq: 2, Iterations: -1}, "-1 iterations"},
+	} {
+		if err := testutil.PanicError(func() { tc.c.NumParams(3, 2) }); !errors.Is(err, ad.ErrValue) || !strings.Contains(fmt.Sprint(err), tc.want) {
+			t.Errorf("NumParams of %+v: panic %v, want ad.ErrValue about %q", tc.c, err, tc.want)
+		}
 	}
 }
 

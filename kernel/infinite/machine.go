@@ -165,7 +165,7 @@ func (mc *Machine) NumParams() int { return mc.Anchors * mc.Basis() * mc.Dim }
 
 func (mc *Machine) checkCoef() {
 	if err := mc.Architecture.Check(); err != nil {
-		panic(err)
+		panic(fmt.Errorf("%w: %w", ad.ErrValue, err))
 	}
 	if len(mc.Coef) != mc.NumParams() {
 		panic(fmt.Errorf("%w: infinite: %d coefficients, want Anchors·Basis·Dim = %d", ad.ErrShape, len(mc.Coef), mc.NumParams()))
