@@ -10,6 +10,9 @@ import (
 	"github.com/parametric-machines/machines/ode"
 )
 
+// Settings controls Solve and SolveSeparable. The zero value selects the
+// defaults: machines.Settings' at each grid point, RK4 with one step per
+// grid interval, and gradients by backpropagation.
 type Settings struct {
 	// Settings bounds the fixed-point iteration of Solve (and of its
 	// gradient) at each grid point, u = r + (h/2)·φ(t, t, u): a stable
