@@ -139,6 +139,25 @@ func TestSaveLoad(t *testing.T) {
 	}
 }
 
+// TestSaveLoadDefaultODE checks that an ode layer of nil Field is saved
+// as the field it runs: an MLP of ode.DefaultHidden units.
+func TestSaveLoadDefaultODE(t *testing.T) {
+	m := New[float64](rand.New(rand.NewPCG(3, 3)))
+	m.Add("flow", ode.Layer[float64]{Steps: 2}, m.Input("x", 2))
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load[float64](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ode.MLP{Hidden: ode.DefaultHidden}.NumParams(2)
+	if got := back.Params().Value("flow.theta").Len(); got != want || m.Params().Value("flow.theta").Len() != want {
+		t.Errorf("theta of %d values loaded, %d saved, want %d", got, m.Params().Value("flow.theta").Len(), want)
+	}
+}
+
 // TestShortBatches checks the batch contract: a task given a minibatch
 // shorter than one it has seen computes the loss of exactly its own
 // samples, as a fresh model does, and train.Run's short last and
