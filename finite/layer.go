@@ -59,6 +59,9 @@ type Layer[T Float] struct {
 
 // machine returns the layer's machine, with a zero weight.
 func (l Layer[T]) machine() (*Machine[T], error) {
+	if l.Scale < NoScale || l.Scale > ScalePerEntry {
+		return nil, fmt.Errorf("finite: unknown scaling %v", l.Scale)
+	}
 	switch l.Kind {
 	case Dense:
 		if len(l.Pad) > 0 {
