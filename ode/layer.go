@@ -89,7 +89,9 @@ type Layer[T ad.Float] struct {
 	End float64
 	// Steps is the number of RK4 steps; 0 selects adaptive
 	// Dormand–Prince with Settings.
-	Steps    int
+	Steps int
+	// Settings are Dormand–Prince's, used when Steps is 0; the zero
+	// value is its defaults.
 	Settings Settings
 	// Grad is the gradient method: Backprop (the zero value) or Adjoint.
 	Grad GradMethod

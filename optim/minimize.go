@@ -44,6 +44,7 @@ const (
 // DefaultGradTol or the loss stops improving. A negative or NaN field is
 // a programmer error: Minimize panics with ad.ErrValue.
 type Settings struct {
+	// Method is the minimisation method; the zero value is LBFGS.
 	Method Method
 	// MaxIter bounds the number of major iterations; 0 means
 	// DefaultMaxIter.
