@@ -61,7 +61,7 @@ type Settings struct {
 // Settings (volterra's grid points) read their bounds through it.
 func (s Settings) Bounds() (tol float64, maxIter int) {
 	tol, maxIter = DefaultTol, DefaultMaxIter
-	if s.Tol < 0 || math.IsNaN(s.Tol) {
+	if !(s.Tol >= 0) || math.IsInf(s.Tol, 0) {
 		panic(fmt.Errorf("%w: machines: invalid tolerance %v", ad.ErrValue, s.Tol))
 	}
 	if s.MaxIter < 0 {

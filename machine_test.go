@@ -365,6 +365,7 @@ func TestPanics(t *testing.T) {
 		{"negative MaxIter", func() { Iterate(&mat.Dense{}, id, g, Settings{MaxIter: -1}) }, "negative MaxIter"},
 		{"negative Tol", func() { Iterate(&mat.Dense{}, id, g, Settings{Tol: -1e-3}) }, "invalid tolerance"},
 		{"NaN Tol", func() { StableState(&mat.Dense{}, SquareZero{id}, g, Settings{Tol: math.NaN()}) }, "invalid tolerance"},
+		{"infinite Tol", func() { Iterate(&mat.Dense{}, id, g, Settings{Tol: math.Inf(1)}) }, "invalid tolerance +Inf"},
 		{"Sum with bad settings", func() { (&Sum{}).StableState(&mat.Dense{}, g, Settings{MaxIter: -2}) }, "negative MaxIter"},
 		{"Block shape mismatch", func() { valid().Apply(mat.NewDense(3, 5, nil), g) }, "dst is 3×5 for an input of 3×4"},
 		{"Block span beyond space", func() {
