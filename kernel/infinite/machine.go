@@ -334,15 +334,11 @@ func (tr *Trajectory) backward(dpsi, dcoef, du []float64, normWeight float64) er
 	if err := tr.sol.Gradient(gq, gp, du); err != nil {
 		return fmt.Errorf("infinite: anchors: %w", err)
 	}
-	if dpsi != nil {
-		for i := range dpsi {
-			dpsi[i] = gq[i] + directPsi[i]
-		}
+	for i := range dpsi {
+		dpsi[i] = gq[i] + directPsi[i]
 	}
-	if dcoef != nil {
-		for i := range dcoef {
-			dcoef[i] = gp[i] + directCoef[i]
-		}
+	for i := range dcoef {
+		dcoef[i] = gp[i] + directCoef[i]
 	}
 	return nil
 }
