@@ -78,13 +78,32 @@ func TestTrainErrors(t *testing.T) {
 		{"label count", []int{0, 1}, 3, Config{MaxFreq: 2}, "2 labels for 3 rows"},
 		{"one class", []int{0, 0, 0}, 1, Config{MaxFreq: 2}, "1 classes"},
 		{"iterations", labels, 3, Config{MaxFreq: 2, Iterations: -1}, "iterations"},
+		{"NaN input", labels, 3, Config{MaxFreq: 2}, "input row 2, column 1 is NaN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			x := mat.DenseCopyOf(x)
+			if tc.name == "NaN input" {
+				x.Set(2, 1, math.NaN())
+			}
 			_, err := Fit(x, tc.labels, tc.classes, tc.c)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Fit = %v, want an error about %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestScoresNotFinite checks that Scores refuses a query input that is
+// not a number, naming it, rather than failing in the solve.
+func TestScoresNotFinite(t *testing.T) {
+	x := mat.NewDense(4, 2, []float64{0, 1, 1, 0, 1, 1, 0, 0})
+	cl, err := Fit(x, []int{0, 1, 0, 1}, 2, Config{MaxFreq: 2, Iterations: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := mat.NewDense(2, 2, []float64{0, 1, math.Inf(-1), 0})
+	if _, err := cl.Scores(nil, q); err == nil || !strings.Contains(err.Error(), "infinite: input row 1, column 0 is -Inf") {
+		t.Errorf("Scores of an infinite input: %v", err)
 	}
 }
 
