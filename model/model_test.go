@@ -18,6 +18,7 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/kernel/infinite"
 	"github.com/parametric-machines/machines/ode"
@@ -225,6 +226,9 @@ func TestEvaluate(t *testing.T) {
 	}
 	if score.Samples != 11 || score.Accuracy != float64(right)/11 || math.Abs(score.Loss-loss/11) > 1e-12 {
 		t.Errorf("score %+v, want accuracy %v and loss %v over 11 samples", score, float64(right)/11, loss/11)
+	}
+	if err := testutil.PanicError(func() { _, _ = m.Classifier(labels, x).Evaluate(-1) }); !errors.Is(err, ad.ErrValue) {
+		t.Errorf("Evaluate(-1): panic %v, want ad.ErrValue", err)
 	}
 	// The training loss adds the penalties of the two kernel machines,
 	// which have a cost.
