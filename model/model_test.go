@@ -304,6 +304,7 @@ func TestBuilderErrors(t *testing.T) {
 		{"unknown source", func(m *Model[float64]) { m.Add("a", lin, "nowhere") }, `layer a reads space "nowhere"`},
 		{"layer taken", func(m *Model[float64]) { x := m.Input("x", 2); m.Add("a", lin, x); m.Add("a", lin, x) }, `layer name "a" is empty or taken`},
 		{"nil layer", func(m *Model[float64]) { m.Add("a", nil, m.Input("x", 2)) }, "layer a is nil"},
+		{"no output", func(m *Model[float64]) { m.Add("a", hypergraph.Linear[float64]{}, m.Input("x", 2)) }, "layer a returns no output"},
 		{"init", func(m *Model[float64]) { m.Add("c", hypergraph.Conv[float64]{Out: []int{2}}, m.Input("x", 2)) }, "layer c: input 0 has shape [2], want an image"},
 		{"into shape", func(m *Model[float64]) { x := m.Input("x", 2); m.Into(x, "s", lin, x) }, "layer s gives shapes [[3]], but space x has shape [2]"},
 		{"output", func(m *Model[float64]) { m.Add("a", lin, m.Input("x", 2)); m.Output("b") }, `output "b" is not a space`},
