@@ -27,19 +27,19 @@ import (
 // defaults given with each.
 type Config struct {
 	// Nodes is the number of hidden nodes of the generous architecture
-	// (10) and Channels their width (4).
+	// (DefaultNodes) and Channels their width (DefaultChannels).
 	Nodes, Channels int
 	// Epochs is the number of passes over the training images; zero
 	// means as many as make about DefaultSteps minibatch steps (7 on
 	// Fashion-MNIST), so that the penalty means the same on any data set
 	// (see the package documentation).
 	Epochs int
-	// Batch is the minibatch size (32) and LR the Adam learning rate
-	// (1e-3).
+	// Batch is the minibatch size (train.DefaultBatch) and LR the Adam
+	// learning rate (optim.DefaultAdamLR).
 	Batch int
 	LR    float64
 	// Lambda weighs the group-lasso penalty (0.085); NoPenalty turns it
-	// off. Tol is the norm below which an edge is pruned (1e-6); it
+	// off. Tol is the norm below which an edge is pruned (DefaultTol); it
 	// cannot be zero, which means the default, so an edge is pruned only
 	// once its norm is below a positive tolerance.
 	Lambda, Tol float64
@@ -110,6 +110,14 @@ type Config struct {
 	Paper bool
 }
 
+// The generous architecture's size and the pruning threshold when the
+// fields of Config are zero.
+const (
+	DefaultNodes    = 10
+	DefaultChannels = 4
+	DefaultTol      = 1e-6
+)
+
 // DefaultValidation and MaxValidation size the validation split when
 // Config.Validation is zero.
 const (
@@ -138,15 +146,15 @@ func (c Config) withDefaults() Config {
 	if c.Paper {
 		c.paperDefaults()
 	}
-	def(&c.Nodes, 10)
-	def(&c.Channels, 4)
-	def(&c.Batch, 32)
+	def(&c.Nodes, DefaultNodes)
+	def(&c.Channels, DefaultChannels)
+	def(&c.Batch, train.DefaultBatch)
 	if c.Epochs > 0 {
 		c.defaultFinetune()
 	}
 	def(&c.Workers, min(runtime.GOMAXPROCS(0), c.Batch))
 	if c.LR == 0 {
-		c.LR = 1e-3
+		c.LR = optim.DefaultAdamLR
 	}
 	switch {
 	case c.NoPenalty:
@@ -158,7 +166,7 @@ func (c Config) withDefaults() Config {
 		c.PathTolerance = DefaultPathTolerance
 	}
 	if c.Tol == 0 {
-		c.Tol = 1e-6
+		c.Tol = DefaultTol
 	}
 	return c
 }

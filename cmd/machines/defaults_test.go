@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/optim"
+	"github.com/parametric-machines/machines/sculpt"
 	"github.com/parametric-machines/machines/train"
 )
 
@@ -19,6 +20,11 @@ func TestFlagDefaults(t *testing.T) {
 		fs         *flag.FlagSet
 		name, want string
 	}{
+		{sculptFlags, "nodes", strconv.Itoa(sculpt.DefaultNodes)},
+		{sculptFlags, "channels", strconv.Itoa(sculpt.DefaultChannels)},
+		{sculptFlags, "tol", strconv.FormatFloat(sculpt.DefaultTol, 'g', -1, 64)},
+		{sculptFlags, "lambda", strconv.FormatFloat(sculpt.DefaultLambda, 'g', -1, 64)},
+		{sculptFlags, "tolerance", strconv.FormatFloat(sculpt.DefaultPathTolerance, 'g', -1, 64)},
 		{sculptFlags, "batch", strconv.Itoa(train.DefaultBatch)},
 		{sculptFlags, "lr", strconv.FormatFloat(optim.DefaultAdamLR, 'g', -1, 64)},
 	} {
