@@ -854,10 +854,14 @@
 // -max-inflight requests in flight (a body on its way holds no place),
 // 499 for a client that closed the connection, or only its sending
 // side, before the answer (net/http takes either for a client gone);
-// 503 when the memory budget -max-memory is full (a request counts six
-// times its body and the memory of its computation), when a model did
-// not answer within -timeout or its file has not loaded, and 500 when a
-// model fails. Every answer is JSON, those of malformed HTTP included.
+// 503 when the memory budget -max-memory stays full (a request counts six
+// times its body and the memory of its computation, and waits its turn
+// for them in a queue, first come first served, at most half of
+// -timeout; the bodies not computing yet hold at most half the budget),
+// when a model did not answer within -timeout or its file has not
+// loaded, and 500 when a model fails. An answer is written at 32 KiB/s
+// at least, and within another -timeout: a client that reads slower is
+// cut, and the memory its request holds given back. Every answer is JSON, those of malformed HTTP included.
 // A row whose outputs are not finite numbers is answered as predict
 // leaves it (numbers null, texts empty) and the response's parameters
 // say which ("warnings", "blank_rows"). Model names are never used as

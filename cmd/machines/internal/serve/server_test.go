@@ -379,8 +379,8 @@ func TestReadyHidesNames(t *testing.T) {
 }
 
 // TestLimits checks the answers beyond the server's limits: requests in
-// flight (429), memory (503), the model's time (503) and the body's
-// (408).
+// flight (429), memory after a wait (503), the model's time (503) and
+// the body's (408).
 func TestLimits(t *testing.T) {
 	slow := map[string]testFile{"a": {Value: 1, Width: 1, DelayMS: 300}}
 	body := testRequest([]float64{1})
@@ -391,7 +391,10 @@ func TestLimits(t *testing.T) {
 		want   string
 	}{
 		{"in flight", Config{MaxInFlight: 1}, 429, "1 requests in flight, the most this server takes"},
-		{"memory", Config{MaxBody: int64(len(body)), MaxMemory: int64(len(body)) * memoryFactor * 3 / 2}, 503, "memory budget"},
+		// The second waits its turn for half its time, the first's
+		// computation longer.
+		{"memory", Config{MaxBody: int64(len(body)), MaxMemory: int64(len(body)) * memoryFactor * 3 / 2, Timeout: 400 * time.Millisecond},
+			503, "memory budget: this request waited 200ms in a queue of 1 for its turn"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := newTestServer(t, tc.cfg, slow)
@@ -870,5 +873,55 @@ func TestHalfClose(t *testing.T) {
 	got, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != statusClientClosed || !strings.Contains(string(got), `"error":"the client closed the connection`) {
 		t.Errorf("%d %q, want %d with a JSON error", resp.StatusCode, got, statusClientClosed)
+	}
+}
+
+// smallBuffers is a listener whose connections have small send
+// buffers, so that an answer of a few hundred kilobytes waits for its
+// client to read it.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		err = c.(*net.TCPConn).SetWriteBuffer(4 << 10)
+	}
+	return c, err
+}
+
+// TestSlowReader sends a request whose answer is large and does not
+// read it: the client is cut once it reads slower than the server's
+// least rate, and what the request held given back, although the
+// server has no write timeout.
+func TestSlowReader(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	ts := httptest.NewUnstartedServer(s)
+	ts.Listener = smallBuffers{ts.Listener}
+	ts.Start()
+	defer ts.Close()
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4<<10) })
+	}}
+	c, err := d.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	x := make([]float64, 50000)
+	for i := range x {
+		x[i] = 0.1234567890123 + float64(i)
+	}
+	body := testRequest(x)
+	fmt.Fprintf(c, "POST /v2/models/a/infer HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	waitFor(t, func() bool { s.admitMu.Lock(); defer s.admitMu.Unlock(); return s.memory > 0 })
+	waitFor(t, func() bool { s.admitMu.Lock(); defer s.admitMu.Unlock(); return s.memory == 0 && s.inFlight == 0 })
+	resp, err := http.Post(ts.URL+"/v2/models/a/infer", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.ContentLength != int64(len(got)) || len(got) < 1<<20 {
+		t.Errorf("a client that reads: %d, %d bytes of %d", resp.StatusCode, len(got), resp.ContentLength)
 	}
 }
