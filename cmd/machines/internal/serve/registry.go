@@ -140,6 +140,11 @@ func (r *registry) serving() int {
 func (r *registry) refresh(name, path string) {
 	before, err := os.Stat(path)
 	if err != nil {
+		if _, lerr := os.Lstat(path); lerr == nil {
+			// A link to nowhere, or round a loop: a file that cannot
+			// be read, reported as such rather than ignored.
+			r.install(name, nil, err, nil)
+		}
 		return // removed since the directory was read; the next scan drops it
 	}
 	r.mu.RLock()

@@ -327,6 +327,14 @@ type outcome struct {
 // ServeHTTP answers a request of the protocol, or /metrics.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	if r.TransferEncoding != nil {
+		// net/http reads a chunked body and drops a Content-Length sent
+		// with it, but keeps the connection: a proxy before the server
+		// that reads the Content-Length would take the rest of the body
+		// for another request, and smuggle it in. RFC 9112 (section 6.1)
+		// has the connection closed after the answer (golang/go#80942).
+		w.Header().Set("Connection", "close")
+	}
 	t, err := parseTarget(r.URL.EscapedPath())
 	var o outcome
 	switch {

@@ -925,3 +925,61 @@ func TestSlowReader(t *testing.T) {
 		t.Errorf("a client that reads: %d, %d bytes of %d", resp.StatusCode, len(got), resp.ContentLength)
 	}
 }
+
+// TestChunkedCloses sends requests with a chunked body, with and
+// without a Content-Length beside, and another request after each on
+// the connection: the first is answered and the connection closed, so
+// that a body framed two ways cannot smuggle the second past a proxy.
+func TestChunkedCloses(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	body := testRequest([]float64{1})
+	chunked := fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(body), body)
+	for _, extra := range []string{"", "Content-Length: 4\r\n", "Content-Length: 0\r\n"} {
+		c, err := net.Dial("tcp", ts.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /v2/models/a/infer HTTP/1.1\r\nHost: x\r\n%sTransfer-Encoding: chunked\r\n\r\n%sGET /v2/models/a HTTP/1.1\r\nHost: x\r\n\r\n", extra, chunked)
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		got, err := io.ReadAll(c)
+		if err != nil || !bytes.HasPrefix(got, []byte("HTTP/1.1 200 OK\r\n")) || bytes.Count(got, []byte("HTTP/1.1 ")) != 1 ||
+			!bytes.Contains(got, []byte("\r\nConnection: close\r\n")) {
+			t.Errorf("%q: %v, %q, want one answer, then the connection closed", extra, err, got)
+		}
+	}
+}
+
+// TestBrokenLinks checks that a model file that is a link round a loop,
+// or to nowhere, is a model not ready, which the log and its ready
+// endpoint explain, and is served once the link leads to a model.
+func TestBrokenLinks(t *testing.T) {
+	s, dir := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	for _, link := range []struct{ name, to, want string }{
+		{"loop", "loop.json", "too many levels of symbolic links"},
+		{"nowhere", "gone.json", "no such file or directory"},
+	} {
+		if err := os.Symlink(link.to, filepath.Join(dir, link.name+".json")); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.models.scan(); err != nil {
+			t.Fatal(err)
+		}
+		if status, got := do(t, s, "GET", "/v2/models/"+link.name+"/ready", ""); status != 400 || !strings.Contains(got, link.want) {
+			t.Errorf("%s: %d %s, want 400 and %q", link.name, status, got, link.want)
+		}
+	}
+	if status, got := do(t, s, "GET", "/v2/health/ready", ""); status != 400 || !strings.Contains(got, "models not ready: loop, nowhere") {
+		t.Errorf("server ready: %d %s", status, got)
+	}
+	os.Remove(filepath.Join(dir, "loop.json"))
+	if err := os.Symlink("a.json", filepath.Join(dir, "loop.json")); err != nil {
+		t.Fatal(err)
+	}
+	s.models.scan()
+	if status, got := do(t, s, "POST", "/v2/models/loop/infer", testRequest([]float64{1})); status != 200 {
+		t.Errorf("the link mended: %d %s", status, got)
+	}
+}
