@@ -865,7 +865,11 @@
 // A row whose outputs are not finite numbers is answered as predict
 // leaves it (numbers null, texts empty) and the response's parameters
 // say which ("warnings", "blank_rows"). Model names are never used as
-// paths; only regular files are models.
+// paths; only regular files are models, of at most a twentieth of the
+// machine's memory and 1 GiB (loading one takes about 4 times its
+// size), and a link to nowhere or round a loop is a model not ready. A
+// request with a chunked body has its connection closed after the
+// answer. serve serves on when its log can no longer be written.
 //
 // serve refuses an -addr beyond loopback unless -token-file is given,
 // whose first line is a bearer token that every request but

@@ -85,7 +85,11 @@
 // levels; a tensor's data are counted, and checked against its shape
 // (nested data level by level) and the model's, before anything is
 // stored. Model names are looked up among the files read, never used
-// as paths, and only regular files are read, without blocking.
+// as paths, and only regular files are read, without blocking, of at
+// most a twentieth of the machine's memory and 1 GiB; a link to nowhere
+// or round a loop is a model file that did not load. A request with a
+// chunked body has its connection closed after the answer, as RFC 9112
+// has it for a body framed two ways.
 //
 // A row whose outputs are not all finite numbers is answered with its
 // numbers null and its texts empty, as machines predict leaves it, and

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parametric-machines/machines/internal/budget"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -185,7 +186,7 @@ func New(cfg Config) (*Server, error) {
 	m := newMetrics()
 	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, stop: make(chan struct{}), rescan: make(chan struct{}, 1),
 		exposer: promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})}
-	s.models = &registry{dir: cfg.Dir, kinds: cfg.Kinds, log: cfg.Logger, metrics: m, entries: map[string]*entry{},
+	s.models = &registry{dir: cfg.Dir, maxFile: modelFileLimit(budget.Memory()), kinds: cfg.Kinds, log: cfg.Logger, metrics: m, entries: map[string]*entry{},
 		batch: batching{size: cfg.BatchSize, delay: cfg.BatchDelay, workers: cfg.Workers, queue: cfg.MaxInFlight, pool: &s.rows}}
 	if err := s.models.scan(); err != nil {
 		return nil, fmt.Errorf("serve: %w", err)

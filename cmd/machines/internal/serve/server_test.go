@@ -983,3 +983,28 @@ func TestBrokenLinks(t *testing.T) {
 		t.Errorf("the link mended: %d %s", status, got)
 	}
 }
+
+// TestModelFileLimit checks the largest model file the server reads on
+// machines of some memories, and that a file larger is a model not
+// ready, which says why.
+func TestModelFileLimit(t *testing.T) {
+	for _, tc := range []struct{ memory, want int64 }{
+		{64 << 30, 1 << 30},
+		{4 << 30, 4 << 30 / 20},
+		{512 << 20, 512 << 20 / 20},
+	} {
+		if got := modelFileLimit(tc.memory); got != tc.want {
+			t.Errorf("memory %d: %d, want %d", tc.memory, got, tc.want)
+		}
+	}
+	s, dir := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	s.models.maxFile = 100
+	writeModel(t, dir, "b", testFile{Value: 1, Width: 1, Fail: strings.Repeat("x", 100)})
+	s.models.scan()
+	if status, got := do(t, s, "GET", "/v2/models/b/ready", ""); status != 400 || !strings.Contains(got, "more than the 100 a model file may have on this machine") {
+		t.Errorf("a file too large: %d %s", status, got)
+	}
+	if status, got := do(t, s, "POST", "/v2/models/a/infer", testRequest([]float64{1})); status != 200 {
+		t.Errorf("a file small enough: %d %s", status, got)
+	}
+}
