@@ -27,7 +27,11 @@ import (
 // more). A computation first in the queue may still need more than the
 // bodies leave: it is stuck. Then the computations behind it that fit
 // are served first: they end and give their bodies back. If none
-// computes, it is refused at once rather than block the queue.
+// computes, it is refused at once rather than block the queue. A body
+// first in the queue that the bodies' half cannot take now is stuck
+// too, behind bodies that may arrive slowly: the requests behind it
+// that fit are served first, so that a few clients sending large
+// bodies slowly do not hold up everyone else.
 
 // waiter is a request's turn in the queue for the memory budget.
 type waiter struct {
@@ -113,7 +117,10 @@ func (s *Server) serveQueue() (stuck bool) {
 	for i := 0; i < len(s.waiting); {
 		w := s.waiting[i]
 		fits := s.memory+w.need <= s.cfg.MaxMemory && (w.computing || s.bodies+w.need <= s.bodyCap())
-		if fits && (i == 0 || w.computing) {
+		// Past the first, stuck: a computation, or a body when the
+		// first is a body too, which would wait for the bodies anyway.
+		passes := w.computing || !s.waiting[0].computing
+		if fits && (i == 0 || passes) {
 			s.memory += w.need
 			if w.computing {
 				s.bodies -= w.body // the request's body computes with it

@@ -10,7 +10,7 @@ import (
 // TestMemoryQueue checks the queue for the memory budget (admit.go): a
 // request waits its turn, behind the first waiter even when it would
 // fit; a computation passes a first waiter stuck behind bodies, and a
-// body does not; a stuck computation is refused at once when none
+// body passes only a body; a stuck computation is refused at once when none
 // computes; bodies hold at most half the budget; a wait ends in 503
 // with how long.
 func TestMemoryQueue(t *testing.T) {
@@ -52,6 +52,12 @@ func TestMemoryQueue(t *testing.T) {
 			{"-c0", 0, false, ""},
 			{"b1", 0, false, "the requests in flight fill this server's memory budget; retry later"},
 			{"b3", 0, false, "granted"},
+		}},
+		{"a body passes a body stuck behind the bodies' half", []step{
+			{"b1", 30, false, "granted"},
+			{"b2", 30, false, "waits"},
+			{"b3", 10, false, "granted"},
+			{"b4", 5, true, "granted"},
 		}},
 		{"a stuck computation is refused when none computes", []step{
 			{"b1", 40, false, "granted"},

@@ -76,7 +76,8 @@
 // MaxBody. A request waits its turn for its memory in a queue, first
 // come first served, at most half of Config.Timeout, then gets 503; the
 // bodies of the requests not computing yet hold at most half the
-// budget, so that some is left to compute them. Beyond MaxInFlight
+// budget, so that some is left to compute them (admit.go says when a
+// request may pass the first in the queue). Beyond MaxInFlight
 // requests get 429 at once, and a computation the budget could never
 // hold 413, with the most samples of its shape a request may hold. An
 // answer is written at 32 KiB/s at least, and within another
