@@ -29,7 +29,7 @@ func newMetrics() *metrics {
 		}, []string{"model", "code"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "machines_serve_errors_total",
-			Help: "Inference requests that failed, by model and reason: bad_request, too_large, timeout, overloaded, unavailable, unauthorized, canceled, internal.",
+			Help: "Inference requests that failed, by model and reason: bad_request, too_large, timeout, overloaded, unavailable, unauthorized, canceled, slow_reader, internal.",
 		}, []string{"model", "reason"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "machines_serve_request_duration_seconds",
