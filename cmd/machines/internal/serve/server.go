@@ -339,6 +339,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t, err := parseTarget(r.URL.EscapedPath())
 	var o outcome
 	switch {
+	case r.ProtoMajor != 1:
+		// The preface of HTTP/2 without TLS, which net/http passes on
+		// as a request for "*".
+		o = s.fail(w, &requestError{http.StatusHTTPVersionNotSupported, r.Proto + ": this server speaks HTTP/1.1 and 1.0"}, "bad_request")
 	case err != nil:
 		o = s.fail(w, err, "bad_request")
 	case t.endpoint != serverLive && t.endpoint != serverReady && !s.authorized(r):

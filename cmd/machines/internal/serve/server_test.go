@@ -216,6 +216,7 @@ func hostileRequests(maxBody int) []hostileRequest {
 		raw("body short of Content-Length", 400, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inputs\":", true),
 		raw("bad escape in the path", 400, "GET /v2/models/%zz HTTP/1.1\r\nHost: x\r\n\r\n", false),
 		raw("malformed request line", 400, "GET\r\n\r\n", false),
+		raw("HTTP/2 preface", 505, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", false),
 		raw("unknown expectation", 417, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}", false),
 		raw("headers too large", 431, "GET /v2 HTTP/1.1\r\nHost: x\r\nX: "+strings.Repeat("a", 2<<20)+"\r\n\r\n", false),
 		raw("slow body", 408, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inp", false),
