@@ -859,9 +859,10 @@
 // for them in a queue, first come first served, at most half of
 // -timeout; the bodies not computing yet hold at most half the budget),
 // when a model did not answer within -timeout or its file has not
-// loaded, and 500 when a model fails. An answer is written at 32 KiB/s
-// at least, and within another -timeout: a client that reads slower is
-// cut, and the memory its request holds given back. Every answer is JSON, those of malformed HTTP included.
+// loaded, 500 when a model fails, and 505 for HTTP/2 without TLS. An
+// answer is written at 32 KiB/s at least, and within another -timeout:
+// a client that reads slower is cut, and the memory its request holds
+// given back. Every answer is JSON, those of malformed HTTP included.
 // A row whose outputs are not finite numbers is answered as predict
 // leaves it (numbers null, texts empty) and the response's parameters
 // say which ("warnings", "blank_rows"). Model names are never used as

@@ -22,7 +22,7 @@
 //     sending side, before the answer;
 //   - 5xx for the server's own: 500 a model that failed, 503 a model not
 //     loaded, a full memory budget or a model that did not answer in
-//     time.
+//     time; 505 for the preface of HTTP/2 without TLS.
 //
 // A ready endpoint answers 200 for true and 400 for false, as the
 // protocol has it, with a JSON body that says why. A response's "parameters" hold "warnings" from the
