@@ -109,6 +109,8 @@ func (s *Server) grant() {
 	for s.serveQueue() && s.waiting[0].computing && s.memory == s.bodies {
 		s.answer(0, false) // stuck, and no computation will end to help it
 	}
+	s.metrics.memory.Set(float64(s.memory))
+	s.metrics.waiting.Set(float64(len(s.waiting)))
 }
 
 // serveQueue serves the waiters that fit, the first first, and the

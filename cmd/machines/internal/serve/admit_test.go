@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -127,4 +128,32 @@ func reserveLater(t *testing.T, s *Server, b *body, bytes int64, computing bool)
 		return len(ch) == 1 || len(s.waiting) > queued
 	})
 	return ch
+}
+
+// TestMemoryMetrics checks the gauges of the memory budget held and of
+// the requests waiting for it.
+func TestMemoryMetrics(t *testing.T) {
+	s, _ := newTestServer(t, Config{MaxMemory: 100, MaxBody: 1, Timeout: time.Hour}, nil)
+	a, b := &body{deadline: time.Now().Add(time.Hour), sc: new(scratch)}, &body{deadline: time.Now().Add(time.Hour), sc: new(scratch)}
+	check := func(when string, memory, waiting int) {
+		t.Helper()
+		_, got := do(t, s, "GET", "/metrics", "")
+		for _, want := range []string{fmt.Sprintf("\nmachines_serve_memory_bytes %d\n", memory), fmt.Sprintf("\nmachines_serve_memory_waiting_requests %d\n", waiting)} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s: no %q in the metrics", when, strings.TrimSpace(want))
+			}
+		}
+	}
+	if err := <-reserveLater(t, s, a, 60, true); err != nil {
+		t.Fatal(err)
+	}
+	second := reserveLater(t, s, b, 60, true)
+	check("one granted, one waiting", 60, 1)
+	s.done(a)
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	check("the first done", 60, 0)
+	s.done(b)
+	check("both done", 0, 0)
 }

@@ -106,7 +106,8 @@
 // /metrics gives, in Prometheus' text format, the inference requests by
 // model and status code, the failures by model and reason, the
 // latency and the batch sizes by model as histograms, the loads of model
-// files, the requests in flight and the models served, with the Go
+// files, the requests in flight, the memory budget held and the
+// requests waiting for it, and the models served, with the Go
 // runtime's and the process's metrics. The log (log/slog) has a line per
 // model loaded, replaced, removed or failed at level Info (Error for a
 // failure) and a line per request at level Debug.
