@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -74,7 +73,11 @@ type Config struct {
 	// Resume continues from the checkpoint in Out.
 	Resume bool
 	// Progress, if not nil, receives a progress bar during each epoch
-	// and a line after it.
+	// and a line after it, and before the first the warnings of data
+	// that make a poor machine or a misleading test accuracy: classes
+	// without a training image or a test image, classes of more than
+	// ten times the training images of another, images smaller than 8
+	// pixels on a side.
 	Progress io.Writer
 	// MaxTrain and MaxTest, if positive, use only the first images of
 	// each split, for a quick run.
@@ -282,7 +285,7 @@ func RunValid(train, valid, test *dataset.Images, c Config) (*Report, error) {
 		finetuneFrom: c.Epochs - c.Finetune}
 	r.logf("sculpt: %.0f edges, %.0f weights, %.3g FLOPs per image; %d epochs of %d images take %v\n",
 		s.edges, s.params, s.flops, c.Epochs, train.N, c.cost(s, train, val, test))
-	r.warnUntrained()
+	r.warnData()
 	return r.execute()
 }
 
@@ -471,32 +474,6 @@ func (r *run) settings() Settings {
 	return Settings{Nodes: c.Nodes, Channels: c.Channels, Batch: c.Batch, LR: c.LR, Lambda: c.Lambda, Tol: c.Tol,
 		FinetuneFrom: r.finetuneFrom, Penalty: c.penaltyName(), Optimizer: c.optimizerName(), Seed: c.Seed,
 		TrainImages: r.train.N, ValidationImages: r.val.N, TestImages: r.test.N, Workers: c.Workers}
-}
-
-// warnUntrained warns of classes without a training image, whose logits
-// are never trained: labels that skip numbers, or that count from 1, or
-// test labels of another numbering than the training labels, make them.
-func (r *run) warnUntrained() {
-	seen := make([]bool, r.arch.Classes)
-	for _, y := range r.train.Labels {
-		seen[y] = true
-	}
-	var missing []string
-	for y, ok := range seen {
-		if !ok {
-			missing = append(missing, strconv.Itoa(y))
-		}
-	}
-	if missing == nil {
-		return
-	}
-	const show = 10
-	list := strings.Join(missing[:min(len(missing), show)], ", ")
-	if len(missing) > show {
-		list += fmt.Sprintf(" and %d more", len(missing)-show)
-	}
-	r.logf("sculpt: warning: %d of the %d classes have no training image, and the machine cannot learn them: labels %s\n",
-		len(missing), len(seen), list)
 }
 
 // warnWorkers says how a run resumed from a checkpoint written with was
