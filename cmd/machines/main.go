@@ -877,14 +877,23 @@
 // -max-inflight requests in flight (a body on its way holds no place),
 // 499 for a client that closed the connection, or only its sending
 // side, before the answer (net/http takes either for a client gone);
-// 503 when the memory budget -max-memory is full (a request counts six
-// times its body and the memory of its computation), when a model did
-// not answer within -timeout or its file has not loaded, and 500 when a
-// model fails. Every answer is JSON, those of malformed HTTP included.
+// 503 when the memory budget -max-memory stays full (a request counts six
+// times its body and the memory of its computation, and waits its turn
+// for them in a queue, first come first served, at most half of
+// -timeout; the bodies not computing yet hold at most half the budget),
+// when a model did not answer within -timeout or its file has not
+// loaded, 500 when a model fails, and 505 for HTTP/2 without TLS. An
+// answer is written at 32 KiB/s at least, and within another -timeout:
+// a client that reads slower is cut, and the memory its request holds
+// given back. Every answer is JSON, those of malformed HTTP included.
 // A row whose outputs are not finite numbers is answered as predict
 // leaves it (numbers null, texts empty) and the response's parameters
 // say which ("warnings", "blank_rows"). Model names are never used as
-// paths; only regular files are models.
+// paths; only regular files are models, of at most a twentieth of the
+// machine's memory and 1 GiB (loading one takes about 4 times its
+// size), and a link to nowhere or round a loop is a model not ready. A
+// request with a chunked body has its connection closed after the
+// answer. serve serves on when its log can no longer be written.
 //
 // serve refuses an -addr beyond loopback unless -token-file is given,
 // whose first line is a bearer token that every request but

@@ -36,6 +36,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A log that cannot be written, its reader gone (a log collector
+	// that died, a script that read the first line), loses its lines
+	// rather than end the process by SIGPIPE, as Go has it for standard
+	// output and error.
+	signal.Ignore(syscall.SIGPIPE)
+	defer signal.Reset(syscall.SIGPIPE)
 	// SIGHUP, which would end the process, reads the models' directory.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)

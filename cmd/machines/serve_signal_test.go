@@ -3,9 +3,12 @@
 package main
 
 import (
+	"bufio"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -55,5 +58,46 @@ func TestServeSignals(t *testing.T) {
 	}
 	if err := child.Wait(); err != nil {
 		t.Errorf("serve after SIGTERM: %v, want exit status 0", err)
+	}
+}
+
+// TestServeLogGone runs serve, in a process of its own logging a line
+// per request, with its standard error a pipe whose reader has gone, as
+// when a log collector dies: it serves on without its log (SIGPIPE
+// ended it at its first line).
+func TestServeLogGone(t *testing.T) {
+	dir := t.TempDir()
+	copyFile(t, "../../model/testdata/legacy.machine.json", filepath.Join(dir, "m.json"))
+	child := exec.Command(os.Args[0], "-test.run=^TestServeChild$")
+	child.Env = append(os.Environ(), "MACHINES_SERVE_CHILD="+dir, "MACHINES_SERVE_FLAGS=-log-level DEBUG")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	child.Stderr = w
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "serve: listening on ") {
+		t.Fatalf("serve wrote %q, %v", line, err)
+	}
+	url := "http://" + strings.TrimSpace(strings.TrimPrefix(line, "serve: listening on "))
+	for range 3 {
+		resp, err := http.Get(url + "/v2/models/m")
+		if err != nil {
+			t.Fatalf("serve without its log: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("serve without its log: %d", resp.StatusCode)
+		}
 	}
 }

@@ -22,7 +22,7 @@
 //     sending side, before the answer;
 //   - 5xx for the server's own: 500 a model that failed, 503 a model not
 //     loaded, a full memory budget or a model that did not answer in
-//     time.
+//     time; 505 for the preface of HTTP/2 without TLS.
 //
 // A ready endpoint answers 200 for true and 400 for false, as the
 // protocol has it, with a JSON body that says why. A response's "parameters" hold "warnings" from the
@@ -73,13 +73,24 @@
 // arrives, without a Content-Length), and a request the memory of its
 // computation, which the model estimates from its shapes before the
 // request is prepared (see Sizer), at most the budget less six times
-// MaxBody. Beyond, requests are refused at once (429, 503, or 413 with
-// the most samples of its shape a request may hold), never queued
-// without bound. JSON nests at most Config.MaxDepth
+// MaxBody. A request waits its turn for its memory in a queue, first
+// come first served, at most half of Config.Timeout, then gets 503; the
+// bodies of the requests not computing yet hold at most half the
+// budget, so that some is left to compute them (admit.go says when a
+// request may pass the first in the queue). Beyond MaxInFlight
+// requests get 429 at once, and a computation the budget could never
+// hold 413, with the most samples of its shape a request may hold. An
+// answer is written at 32 KiB/s at least, and within another
+// Config.Timeout: a client that reads slower is cut, and the memory of
+// its request given back. JSON nests at most Config.MaxDepth
 // levels; a tensor's data are counted, and checked against its shape
 // (nested data level by level) and the model's, before anything is
 // stored. Model names are looked up among the files read, never used
-// as paths, and only regular files are read, without blocking.
+// as paths, and only regular files are read, without blocking, of at
+// most a twentieth of the machine's memory and 1 GiB; a link to nowhere
+// or round a loop is a model file that did not load. A request with a
+// chunked body has its connection closed after the answer, as RFC 9112
+// has it for a body framed two ways.
 //
 // A row whose outputs are not all finite numbers is answered with its
 // numbers null and its texts empty, as machines predict leaves it, and
@@ -95,7 +106,8 @@
 // /metrics gives, in Prometheus' text format, the inference requests by
 // model and status code, the failures by model and reason, the
 // latency and the batch sizes by model as histograms, the loads of model
-// files, the requests in flight and the models served, with the Go
+// files, the requests in flight, the memory budget held and the
+// requests waiting for it, and the models served, with the Go
 // runtime's and the process's metrics. The log (log/slog) has a line per
 // model loaded, replaced, removed or failed at level Info (Error for a
 // failure) and a line per request at level Debug.

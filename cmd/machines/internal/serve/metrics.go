@@ -17,6 +17,8 @@ type metrics struct {
 	batch    *prometheus.HistogramVec // by model
 	loads    *prometheus.CounterVec   // by model and result
 	inFlight prometheus.Gauge
+	memory   prometheus.Gauge // bytes of the memory budget held
+	waiting  prometheus.Gauge // requests in the queue for it
 	models   prometheus.Gauge
 }
 
@@ -29,7 +31,7 @@ func newMetrics() *metrics {
 		}, []string{"model", "code"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "machines_serve_errors_total",
-			Help: "Inference requests that failed, by model and reason: bad_request, too_large, timeout, overloaded, unavailable, unauthorized, canceled, internal.",
+			Help: "Inference requests that failed, by model and reason: bad_request, too_large, timeout, overloaded, unavailable, unauthorized, canceled, slow_reader, internal.",
 		}, []string{"model", "reason"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "machines_serve_request_duration_seconds",
@@ -49,12 +51,20 @@ func newMetrics() *metrics {
 			Name: "machines_serve_in_flight_requests",
 			Help: "Inference requests admitted and not yet answered.",
 		}),
+		memory: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "machines_serve_memory_bytes",
+			Help: "Bytes of the memory budget that the requests hold, by their bodies and computations.",
+		}),
+		waiting: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "machines_serve_memory_waiting_requests",
+			Help: "Requests waiting their turn for the memory budget.",
+		}),
 		models: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "machines_serve_models",
 			Help: "Models being served.",
 		}),
 	}
-	m.registry.MustRegister(m.requests, m.errors, m.latency, m.batch, m.loads, m.inFlight, m.models,
+	m.registry.MustRegister(m.requests, m.errors, m.latency, m.batch, m.loads, m.inFlight, m.memory, m.waiting, m.models,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -25,10 +25,23 @@ const modelExt = ".json"
 // maxModelFile bounds the size of a model file the server reads.
 const maxModelFile = 1 << 30
 
+// loadFactor is about the memory that loading a model file takes, in
+// multiples of its size, with a margin: 3.9 measured for a model of fit
+// padded to 1 GiB (4.2 GB resident at the peak, the file read for its
+// version, then again by its kind's loader).
+const loadFactor = 5
+
+// modelFileLimit returns the largest model file the server reads on a
+// machine of memory bytes: its load takes at most a quarter of them,
+// so that a file too large for the machine is refused, not the process
+// killed for want of memory while it serves.
+func modelFileLimit(memory int64) int64 { return min(maxModelFile, memory/4/loadFactor) }
+
 // registry keeps the models of the directory: for each file, the
 // version being served and the last failure to load it.
 type registry struct {
 	dir     string
+	maxFile int64 // the largest model file read (modelFileLimit)
 	kinds   []Kind
 	log     *slog.Logger
 	metrics *metrics
@@ -140,6 +153,11 @@ func (r *registry) serving() int {
 func (r *registry) refresh(name, path string) {
 	before, err := os.Stat(path)
 	if err != nil {
+		if _, lerr := os.Lstat(path); lerr == nil {
+			// A link to nowhere, or round a loop: a file that cannot
+			// be read, reported as such rather than ignored.
+			r.install(name, nil, err, nil)
+		}
 		return // removed since the directory was read; the next scan drops it
 	}
 	r.mu.RLock()
@@ -228,20 +246,9 @@ func sameFile(a, b os.FileInfo) bool {
 
 // load reads the model file at path into a version, not yet started.
 func (r *registry) load(name, path string) (*version, error) {
-	data, err := readModelFile(path)
+	sum, head, err := r.readHead(path)
 	if err != nil {
 		return nil, err
-	}
-	sum := sha256.Sum256(data)
-	var head struct {
-		Format string `json:"format"`
-		Kind   string `json:"kind"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			return nil, fmt.Errorf("%s: not JSON: byte %d: %v", path, syn.Offset, err)
-		}
 	}
 	k := slices.IndexFunc(r.kinds, func(k Kind) bool { return k.Format == head.Format && (k.Kind == "" || k.Kind == head.Kind) })
 	if k < 0 {
@@ -265,6 +272,30 @@ func (r *registry) load(name, path string) (*version, error) {
 	v := &version{name: name, id: hex.EncodeToString(sum[:6]), file: path, model: m, meta: meta,
 		loaded: time.Now(), queue: make(chan *job, r.batch.queue), metrics: r.metrics.model(name)}
 	return v, nil
+}
+
+// fileHead is what the registry reads of a model file: its format and
+// kind.
+type fileHead struct {
+	Format string `json:"format"`
+	Kind   string `json:"kind"`
+}
+
+// readHead reads the model file at path for the SHA-256 of its content
+// and its head. Its bytes are not kept: the kind's loader reads the
+// file again.
+func (r *registry) readHead(path string) (sum [sha256.Size]byte, head fileHead, err error) {
+	data, err := readModelFile(path, r.maxFile)
+	if err != nil {
+		return sum, head, err
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return sum, head, fmt.Errorf("%s: not JSON: byte %d: %v", path, syn.Offset, err)
+		}
+	}
+	return sha256.Sum256(data), head, nil
 }
 
 // loadKind loads the file at path with kind k, turning a panic of its
@@ -294,10 +325,10 @@ func (r *registry) formats() string {
 	return strings.Join(names, ", ")
 }
 
-// readModelFile reads a model file of at most maxModelFile bytes. Only
+// readModelFile reads a model file of at most limit bytes. Only
 // regular files are models: opening a FIFO or a device may block for
 // good, so the file is opened without blocking and then checked.
-func readModelFile(path string) ([]byte, error) {
+func readModelFile(path string, limit int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -310,10 +341,24 @@ func readModelFile(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("not a regular file; only regular files are models")}
 	}
-	if fi.Size() > maxModelFile {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d a model file may have", path, fi.Size(), maxModelFile)
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a model file may have on this machine (its load takes about %d times its size, at most a quarter of the memory, and a file at most %d)",
+			path, fi.Size(), limit, loadFactor, maxModelFile)
 	}
-	return io.ReadAll(io.LimitReader(f, maxModelFile+1))
+	// Read in one buffer of the file's size, not one grown by doubling.
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		switch {
+		case err == io.EOF:
+			return data, nil
+		case err != nil:
+			return nil, err
+		case len(data) == cap(data):
+			return nil, fmt.Errorf("%s: the file grew past %d bytes while it was read", path, fi.Size())
+		}
+	}
 }
 
 // failure returns why the file of the named model, as it is now, did

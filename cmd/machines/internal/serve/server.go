@@ -16,10 +16,12 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/parametric-machines/machines/internal/budget"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -56,12 +58,14 @@ type Config struct {
 	// MaxMemory bounds the memory of the requests in bytes (default 512
 	// MiB), each counted as memoryFactor times its body and the memory
 	// of its computation, which may take at most MaxMemory less
-	// memoryFactor times MaxBody; beyond, requests get 503 Service
-	// Unavailable, or 413 Request Entity Too Large.
+	// memoryFactor times MaxBody; beyond, requests wait their turn, at
+	// most half of Timeout, then get 503 Service Unavailable, or 413
+	// Request Entity Too Large for what the budget could never hold.
 	MaxMemory int64
 	// Timeout bounds the time from a request's arrival to its answer
 	// (default 10 s): a body not read by then gets 408 Request Timeout,
-	// a model not done by then 503 Service Unavailable.
+	// a model not done by then 503 Service Unavailable. The answer is
+	// then read within another Timeout, at 32 KiB/s at least.
 	Timeout time.Duration
 	// MaxDepth bounds the nesting of arrays and objects in a request
 	// (default 32).
@@ -139,7 +143,9 @@ type Server struct {
 
 	admitMu  sync.Mutex
 	inFlight int
-	memory   int64
+	memory   int64     // bytes of the memory budget held
+	bodies   int64     // of which by requests not computing yet
+	waiting  []*waiter // the queue for the memory budget (admit.go)
 
 	stop    chan struct{}
 	rescan  chan struct{} // asks the poll for a scan now
@@ -180,7 +186,7 @@ func New(cfg Config) (*Server, error) {
 	m := newMetrics()
 	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, stop: make(chan struct{}), rescan: make(chan struct{}, 1),
 		exposer: promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})}
-	s.models = &registry{dir: cfg.Dir, kinds: cfg.Kinds, log: cfg.Logger, metrics: m, entries: map[string]*entry{},
+	s.models = &registry{dir: cfg.Dir, maxFile: modelFileLimit(budget.Memory()), kinds: cfg.Kinds, log: cfg.Logger, metrics: m, entries: map[string]*entry{},
 		batch: batching{size: cfg.BatchSize, delay: cfg.BatchDelay, workers: cfg.Workers, queue: cfg.MaxInFlight, pool: &s.rows}}
 	if err := s.models.scan(); err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
@@ -322,9 +328,21 @@ type outcome struct {
 // ServeHTTP answers a request of the protocol, or /metrics.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	if r.TransferEncoding != nil {
+		// net/http reads a chunked body and drops a Content-Length sent
+		// with it, but keeps the connection: a proxy before the server
+		// that reads the Content-Length would take the rest of the body
+		// for another request, and smuggle it in. RFC 9112 (section 6.1)
+		// has the connection closed after the answer (golang/go#80942).
+		w.Header().Set("Connection", "close")
+	}
 	t, err := parseTarget(r.URL.EscapedPath())
 	var o outcome
 	switch {
+	case r.ProtoMajor != 1:
+		// The preface of HTTP/2 without TLS, which net/http passes on
+		// as a request for "*".
+		o = s.fail(w, &requestError{http.StatusHTTPVersionNotSupported, r.Proto + ": this server speaks HTTP/1.1 and 1.0"}, "bad_request")
 	case err != nil:
 		o = s.fail(w, err, "bad_request")
 	case t.endpoint != serverLive && t.endpoint != serverReady && !s.authorized(r):
@@ -526,7 +544,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	if err != nil {
 		return s.failModel(w, v, err, "bad_request")
 	}
-	rows, reason, err := s.prepared(v, body, req.inputs)
+	rows, reason, err := s.prepared(ctx, v, body, req.inputs)
 	switch {
 	case reason == "internal":
 		return s.modelFault(w, v, err)
@@ -560,9 +578,52 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	out := appendResponse(body.sc.out[:0], &response{model: v.name, version: v.id, req: req, warnings: warnings,
 		outputs: j.outputs, lo: j.lo, hi: j.hi, blank: blank})
 	body.sc.out = out
-	w.Header()["Content-Type"] = jsonType
-	w.Write(out)
+	if err := writeAnswer(w, out, body.deadline.Add(s.cfg.Timeout)); err != nil {
+		reason := "canceled"
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			reason = "slow_reader"
+		}
+		return outcome{status: statusClientClosed, model: v.metrics, reason: reason, rows: n}
+	}
 	return outcome{status: http.StatusOK, model: v.metrics, rows: n}
+}
+
+// An answer is written in chunks of writeChunk bytes, each within
+// writeChunkTime: a client that reads it slower than 32 KiB/s is cut,
+// and the memory its request holds given back, rather than keep it for
+// as long as the server's write timeout.
+const (
+	writeChunk     = 64 << 10
+	writeChunkTime = 2 * time.Second
+)
+
+// writeAnswer writes the JSON answer p at the rate above, and all of
+// it by end.
+func writeAnswer(w http.ResponseWriter, p []byte, end time.Time) error {
+	w.Header()["Content-Type"] = jsonType
+	w.Header().Set("Content-Length", strconv.Itoa(len(p)))
+	// A ResponseWriter that cannot set deadlines (a test recorder) has
+	// no slow readers.
+	rc := http.NewResponseController(w)
+	for len(p) > 0 {
+		deadline := time.Now().Add(writeChunkTime)
+		if deadline.After(end) {
+			deadline = end
+		}
+		rc.SetWriteDeadline(deadline)
+		n, err := w.Write(p[:min(len(p), writeChunk)])
+		if err != nil {
+			return err
+		}
+		p = p[n:]
+	}
+	if err := rc.Flush(); err != nil {
+		return err
+	}
+	// The connection's next request has the server's write timeout
+	// again, or none.
+	rc.SetWriteDeadline(time.Time{})
+	return nil
 }
 
 // prepared takes the memory that computing the request of inputs in
@@ -571,14 +632,14 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 // but for the largest body's share, whatever its own body: the samples
 // of a shape that a request may hold do not depend on how they are
 // written.
-func (s *Server) prepared(v *version, b *body, in []Tensor) (*Rows, string, error) {
+func (s *Server) prepared(ctx context.Context, v *version, b *body, in []Tensor) (*Rows, string, error) {
 	rows := s.rows.get()
 	need, done, err := requestMemory(v.model, &v.meta, in, rows)
 	if err == nil {
 		if room := s.cfg.MaxMemory - s.cfg.MaxBody*memoryFactor; need > room {
 			err = tooLarge(need, room, mostSamples(v.model, &v.meta, in, room))
-		} else if err = s.reserve(need); err == nil {
-			b.reserved += need
+		} else {
+			err = s.reserve(ctx, b, need, true)
 		}
 	}
 	if err == nil && !done {
@@ -588,16 +649,24 @@ func (s *Server) prepared(v *version, b *body, in []Tensor) (*Rows, string, erro
 		return rows, "", nil
 	}
 	s.rows.put(rows)
+	return nil, reasonOf(err), err
+}
+
+// reasonOf returns the reason, for the metrics, of a request refused
+// with err: the server's own error is "internal".
+func reasonOf(err error) string {
 	var re *requestError
 	switch {
 	case !errors.As(err, &re):
-		return nil, "internal", err
+		return "internal"
 	case re.status == http.StatusServiceUnavailable:
-		return nil, "overloaded", err
+		return "overloaded"
 	case re.status == http.StatusRequestEntityTooLarge:
-		return nil, "too_large", err
+		return "too_large"
+	case re.status == statusClientClosed:
+		return "canceled"
 	}
-	return nil, "bad_request", err
+	return "bad_request"
 }
 
 // statusClientClosed is the status of a request whose client closed
@@ -649,11 +718,12 @@ func prepare(m Model, rows *Rows, in []Tensor) (err error) {
 // body is a request's body, read within the request's time, and what
 // the request holds of the server's limits.
 type body struct {
-	data     []byte
-	deadline time.Time
-	sc       *scratch
-	reserved int64 // bytes of the memory budget
-	inFlight bool  // a place among the requests in flight
+	data      []byte
+	deadline  time.Time
+	sc        *scratch
+	reserved  int64 // bytes of the memory budget
+	computing int64 // of which for the computation, once granted
+	inFlight  bool  // a place among the requests in flight
 }
 
 // readRequest reads the body of r within the server's limits, then takes
@@ -678,11 +748,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*body, str
 	sc.arena = sc.arena[:0]
 	var err error
 	if b.data, err = s.readBody(w, r, b); err != nil {
-		reason := "bad_request"
-		if re := (*requestError)(nil); errors.As(err, &re) && re.status == http.StatusServiceUnavailable {
-			reason = "overloaded"
-		}
-		return b, reason, err
+		return b, reasonOf(err), err
 	}
 	if err := s.enter(); err != nil {
 		return b, "overloaded", err
@@ -709,54 +775,6 @@ func checkCoding(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// done gives back what the request of b held.
-func (s *Server) done(b *body) {
-	s.admitMu.Lock()
-	if b.inFlight {
-		s.inFlight--
-		s.metrics.inFlight.Set(float64(s.inFlight))
-	}
-	s.memory -= b.reserved
-	s.admitMu.Unlock()
-	sc := b.sc
-	if cap(sc.body) <= maxPooled && cap(sc.arena) <= maxPooled && cap(sc.out) <= maxPooled {
-		s.scratch.Put(sc)
-	}
-}
-
-// enter takes a place among the requests in flight, or returns the
-// error of a request refused.
-func (s *Server) enter() error {
-	s.admitMu.Lock()
-	defer s.admitMu.Unlock()
-	if s.inFlight >= s.cfg.MaxInFlight {
-		return &requestError{http.StatusTooManyRequests, fmt.Sprintf("%d requests in flight, the most this server takes; retry later", s.inFlight)}
-	}
-	s.inFlight++
-	s.metrics.inFlight.Set(float64(s.inFlight))
-	return nil
-}
-
-// reserve takes bytes of the memory budget, or returns the error of a
-// request refused.
-func (s *Server) reserve(bytes int64) error {
-	s.admitMu.Lock()
-	defer s.admitMu.Unlock()
-	if s.memory+bytes > s.cfg.MaxMemory {
-		return &requestError{http.StatusServiceUnavailable, "the requests in flight fill this server's memory budget; retry later"}
-	}
-	s.memory += bytes
-	return nil
-}
-
-// InFlight returns the number of inference requests admitted and not
-// yet answered.
-func (s *Server) InFlight() int {
-	s.admitMu.Lock()
-	defer s.admitMu.Unlock()
-	return s.inFlight
-}
-
 // readBody reads the body of r into b's scratch, by its deadline and up
 // to MaxBody bytes, holding memoryFactor times the bytes it may hold of
 // the memory budget: a body of known length from the start, another as
@@ -766,10 +784,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, b *body) ([]by
 	grow := func(size int64) error {
 		if need := size * memoryFactor; need > b.reserved {
 			need = min(max(need, 2*b.reserved), s.cfg.MaxBody*memoryFactor)
-			if err := s.reserve(need - b.reserved); err != nil {
-				return err
-			}
-			b.reserved = need
+			return s.reserve(r.Context(), b, need-b.reserved, false)
 		}
 		return nil
 	}

@@ -216,6 +216,7 @@ func hostileRequests(maxBody int) []hostileRequest {
 		raw("body short of Content-Length", 400, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inputs\":", true),
 		raw("bad escape in the path", 400, "GET /v2/models/%zz HTTP/1.1\r\nHost: x\r\n\r\n", false),
 		raw("malformed request line", 400, "GET\r\n\r\n", false),
+		raw("HTTP/2 preface", 505, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", false),
 		raw("unknown expectation", 417, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}", false),
 		raw("headers too large", 431, "GET /v2 HTTP/1.1\r\nHost: x\r\nX: "+strings.Repeat("a", 2<<20)+"\r\n\r\n", false),
 		raw("slow body", 408, "POST "+infer+" HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"inp", false),
@@ -379,8 +380,8 @@ func TestReadyHidesNames(t *testing.T) {
 }
 
 // TestLimits checks the answers beyond the server's limits: requests in
-// flight (429), memory (503), the model's time (503) and the body's
-// (408).
+// flight (429), memory after a wait (503), the model's time (503) and
+// the body's (408).
 func TestLimits(t *testing.T) {
 	slow := map[string]testFile{"a": {Value: 1, Width: 1, DelayMS: 300}}
 	body := testRequest([]float64{1})
@@ -391,7 +392,10 @@ func TestLimits(t *testing.T) {
 		want   string
 	}{
 		{"in flight", Config{MaxInFlight: 1}, 429, "1 requests in flight, the most this server takes"},
-		{"memory", Config{MaxBody: int64(len(body)), MaxMemory: int64(len(body)) * memoryFactor * 3 / 2}, 503, "memory budget"},
+		// The second waits its turn for half its time, the first's
+		// computation longer.
+		{"memory", Config{MaxBody: int64(len(body)), MaxMemory: int64(len(body)) * memoryFactor * 3 / 2, Timeout: 400 * time.Millisecond},
+			503, "memory budget: this request waited 200ms in a queue of 1 for its turn"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := newTestServer(t, tc.cfg, slow)
@@ -870,5 +874,138 @@ func TestHalfClose(t *testing.T) {
 	got, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != statusClientClosed || !strings.Contains(string(got), `"error":"the client closed the connection`) {
 		t.Errorf("%d %q, want %d with a JSON error", resp.StatusCode, got, statusClientClosed)
+	}
+}
+
+// smallBuffers is a listener whose connections have small send
+// buffers, so that an answer of a few hundred kilobytes waits for its
+// client to read it.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		err = c.(*net.TCPConn).SetWriteBuffer(4 << 10)
+	}
+	return c, err
+}
+
+// TestSlowReader sends a request whose answer is large and does not
+// read it: the client is cut once it reads slower than the server's
+// least rate, and what the request held given back, although the
+// server has no write timeout.
+func TestSlowReader(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	ts := httptest.NewUnstartedServer(s)
+	ts.Listener = smallBuffers{ts.Listener}
+	ts.Start()
+	defer ts.Close()
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4<<10) })
+	}}
+	c, err := d.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	x := make([]float64, 50000)
+	for i := range x {
+		x[i] = 0.1234567890123 + float64(i)
+	}
+	body := testRequest(x)
+	fmt.Fprintf(c, "POST /v2/models/a/infer HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	waitFor(t, func() bool { s.admitMu.Lock(); defer s.admitMu.Unlock(); return s.memory > 0 })
+	waitFor(t, func() bool { s.admitMu.Lock(); defer s.admitMu.Unlock(); return s.memory == 0 && s.inFlight == 0 })
+	resp, err := http.Post(ts.URL+"/v2/models/a/infer", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.ContentLength != int64(len(got)) || len(got) < 1<<20 {
+		t.Errorf("a client that reads: %d, %d bytes of %d", resp.StatusCode, len(got), resp.ContentLength)
+	}
+}
+
+// TestChunkedCloses sends requests with a chunked body, with and
+// without a Content-Length beside, and another request after each on
+// the connection: the first is answered and the connection closed, so
+// that a body framed two ways cannot smuggle the second past a proxy.
+func TestChunkedCloses(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	body := testRequest([]float64{1})
+	chunked := fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(body), body)
+	for _, extra := range []string{"", "Content-Length: 4\r\n", "Content-Length: 0\r\n"} {
+		c, err := net.Dial("tcp", ts.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /v2/models/a/infer HTTP/1.1\r\nHost: x\r\n%sTransfer-Encoding: chunked\r\n\r\n%sGET /v2/models/a HTTP/1.1\r\nHost: x\r\n\r\n", extra, chunked)
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		got, err := io.ReadAll(c)
+		if err != nil || !bytes.HasPrefix(got, []byte("HTTP/1.1 200 OK\r\n")) || bytes.Count(got, []byte("HTTP/1.1 ")) != 1 ||
+			!bytes.Contains(got, []byte("\r\nConnection: close\r\n")) {
+			t.Errorf("%q: %v, %q, want one answer, then the connection closed", extra, err, got)
+		}
+	}
+}
+
+// TestBrokenLinks checks that a model file that is a link round a loop,
+// or to nowhere, is a model not ready, which the log and its ready
+// endpoint explain, and is served once the link leads to a model.
+func TestBrokenLinks(t *testing.T) {
+	s, dir := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	for _, link := range []struct{ name, to, want string }{
+		{"loop", "loop.json", "too many levels of symbolic links"},
+		{"nowhere", "gone.json", "no such file or directory"},
+	} {
+		if err := os.Symlink(link.to, filepath.Join(dir, link.name+".json")); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.models.scan(); err != nil {
+			t.Fatal(err)
+		}
+		if status, got := do(t, s, "GET", "/v2/models/"+link.name+"/ready", ""); status != 400 || !strings.Contains(got, link.want) {
+			t.Errorf("%s: %d %s, want 400 and %q", link.name, status, got, link.want)
+		}
+	}
+	if status, got := do(t, s, "GET", "/v2/health/ready", ""); status != 400 || !strings.Contains(got, "models not ready: loop, nowhere") {
+		t.Errorf("server ready: %d %s", status, got)
+	}
+	os.Remove(filepath.Join(dir, "loop.json"))
+	if err := os.Symlink("a.json", filepath.Join(dir, "loop.json")); err != nil {
+		t.Fatal(err)
+	}
+	s.models.scan()
+	if status, got := do(t, s, "POST", "/v2/models/loop/infer", testRequest([]float64{1})); status != 200 {
+		t.Errorf("the link mended: %d %s", status, got)
+	}
+}
+
+// TestModelFileLimit checks the largest model file the server reads on
+// machines of some memories, and that a file larger is a model not
+// ready, which says why.
+func TestModelFileLimit(t *testing.T) {
+	for _, tc := range []struct{ memory, want int64 }{
+		{64 << 30, 1 << 30},
+		{4 << 30, 4 << 30 / 20},
+		{512 << 20, 512 << 20 / 20},
+	} {
+		if got := modelFileLimit(tc.memory); got != tc.want {
+			t.Errorf("memory %d: %d, want %d", tc.memory, got, tc.want)
+		}
+	}
+	s, dir := newTestServer(t, Config{}, map[string]testFile{"a": {Value: 1, Width: 1}})
+	s.models.maxFile = 100
+	writeModel(t, dir, "b", testFile{Value: 1, Width: 1, Fail: strings.Repeat("x", 100)})
+	s.models.scan()
+	if status, got := do(t, s, "GET", "/v2/models/b/ready", ""); status != 400 || !strings.Contains(got, "more than the 100 a model file may have on this machine") {
+		t.Errorf("a file too large: %d %s", status, got)
+	}
+	if status, got := do(t, s, "POST", "/v2/models/a/infer", testRequest([]float64{1})); status != 200 {
+		t.Errorf("a file small enough: %d %s", status, got)
 	}
 }
