@@ -537,8 +537,11 @@ var (
 func MissingTexts() []string { return slices.Clone(missingTexts) }
 
 // BoolTexts returns the texts, in lower case, that a boolean column reads
-// as true and as false, in any case.
-func BoolTexts() (yes, no []string) { return slices.Clone(trueTexts), slices.Clone(falseTexts) }
+// as true and as false, in any case, after training: training's true,
+// yes, false and no, then the other spellings that ParseTruth reads.
+func BoolTexts() (yes, no []string) {
+	return slices.Concat(trueTexts, otherTrueTexts), slices.Concat(falseTexts, otherFalseTexts)
+}
 
 // isMissing reports whether a trimmed cell stands for a missing value: it
 // is empty or one of the words NA, N/A, ?, NaN and null in any case.

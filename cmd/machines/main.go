@@ -245,7 +245,10 @@
 // -keep COL[,COL] keeps them. Categories are one-hot encoded, each of
 // their levels a column, at most dataset.MaxLevels of them, the most
 // frequent (the others are encoded as none, as an unseen level is, with a
-// warning), except bins of a quantity (three or more levels that
+// warning; predict, score, explain and serve read a level in another
+// case, MALE or male for Male, as the one training level it matches, with
+// a warning, but as unseen where it matches several, Blue and blue),
+// except bins of a quantity (three or more levels that
 // each begin with a different number, such as age groups "25-34" ...
 // "75+"), which become that number so that their order counts; missing
 // values are replaced by the training mean (numbers) or the most frequent
@@ -532,7 +535,10 @@
 // in float64: its inputs are the feature columns, one per column, named
 // after it, of shape [N, 1] for a batch of N rows: a numeric column as a
 // double with NaN for a missing cell; a boolean, categorical or ordinal
-// column as a string, the cell's text as the CSV file has it. Its outputs are
+// column as a string, the cell's text as the CSV file has it (trimmed),
+// read as predict reads it (a boolean's other spellings, a level in
+// another case), but for a level whose letters beyond ASCII differ in
+// case (ÉTÉ for Été), no level to the model. Its outputs are
 // "prediction" ([N, 1]) for regression, and for classification "scores"
 // ([N, K], the machine's outputs), "probabilities" (their softmax, the
 // p_CLASS columns of predict) and "label" (the predicted class, [N]
