@@ -225,6 +225,22 @@ func TestYearLast(t *testing.T) {
 			t.Errorf("%s: order %q, ambiguous %v; want %q, %v", test.name, order, ambiguous, test.order, test.ambiguous)
 		}
 	}
+	// DateOrder reads also a mix with ISO dates, as FitEncoder does.
+	for _, test := range []struct {
+		levels []string
+		order  string
+	}{
+		{[]string{"31/01/2024", "01/02/2024"}, dayFirst},
+		{[]string{"2024-01-31", "1/2/2024", "13/02/2024"}, dayFirst},
+		{[]string{"2024-01-31", "02/13/2024"}, monthFirst},
+		{[]string{"2024-01-31", "01/02/2024"}, ""},
+		{[]string{"2024-01-31", "2024-02-01"}, ""},
+		{[]string{"2024-01-31", "13/02/2024", "soon"}, ""},
+	} {
+		if got := DateOrder(test.levels); got != test.order {
+			t.Errorf("DateOrder(%q) = %q, want %q", test.levels, got, test.order)
+		}
+	}
 	for _, test := range []struct {
 		cell, order string
 		days        float64

@@ -73,7 +73,8 @@ func parseWeight(s string) (float64, error) {
 // readTimes reads the times of the named column in the given rows of f:
 // finite numbers, or dates as the inputs' columns read them, as days since
 // 1970: ISO 8601 dates (dataset.ParseDate), or dates with the year last in
-// the order that the column's days above 12 show (dataset.YearLastOrder).
+// the order that the column's days above 12 show, or both mixed
+// (dataset.DateOrder).
 func readTimes(f *dataset.Frame, name string, rows []int) ([]float64, error) {
 	col, err := f.Column(name)
 	if err != nil {
@@ -83,7 +84,7 @@ func readTimes(f *dataset.Frame, name string, rows []int) ([]float64, error) {
 	for i, r := range rows {
 		texts[i] = strings.TrimSpace(f.Cell(r, col))
 	}
-	order, _ := dataset.YearLastOrder(texts)
+	order := dataset.DateOrder(texts)
 	return readColumn(f, name, rows, func(s string) (float64, error) { return parseTime(s, order) })
 }
 
