@@ -231,7 +231,11 @@
 // in the header may be in single quotes ('vote' is vote). A later line that
 // repeats the header, as tables joined end to end hold, is left out with a
 // warning; a line of one field of text below the table (a source, a
-// footnote) is refused, asking whether it is a note. A first column
+// footnote) is refused, asking whether it is a note, and the lines that
+// end the file below the table padded with empty fields, as spreadsheets
+// export them ("Source: national survey, 2023,,", the only value in the
+// first field, with a letter and a space or a colon, no digit first; or
+// ",,"), are left out with a warning. A first column
 // without a name holds row names, as R's write.csv and pandas' to_csv
 // write them: it is named "row.names" and is the id column unless -id
 // names another, and fit warns when its values repeat, as row names do not
