@@ -496,7 +496,9 @@
 // prediction that is not a finite number makes score fail, naming the
 // rows. A label is one of the model's classes, or that of the same number
 // (1 for a class written 1.0, as pandas writes whole numbers in a column
-// with gaps); any other label makes score fail, naming its row. The JSON's
+// with gaps), or the one class it is in another case (HIGH for High, with
+// a warning, as predict reads an input's levels); any other label makes
+// score fail, naming its row. The JSON's
 // "calibration" bins the rows by their predictions: a regression's in up
 // to 10 groups of equal size by its prediction of the first target, a
 // classifier's in 10 bins of the probability of the class it predicts;
