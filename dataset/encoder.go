@@ -898,6 +898,9 @@ func (g *gapRows) add(line int) {
 // rows with unseen levels and the rows far outside the training values of
 // each column.
 func (e *Encoder) encode(f *Frame, rows []int, log *EncodeLog) (*mat.Dense, error) {
+	if err := e.lacking(f); err != nil {
+		return nil, err
+	}
 	rows = f.allRows(rows)
 	if len(rows) == 0 {
 		// gonum has no empty matrices.
@@ -937,6 +940,26 @@ func (e *Encoder) encode(f *Frame, rows []int, log *EncodeLog) (*mat.Dense, erro
 		at += c.width()
 	}
 	return x, nil
+}
+
+// lacking returns the error of f's lacking input columns of e, naming
+// the first as Frame.Column does and the others after it, so that one
+// run tells every column a table needs; nil if f has them all.
+func (e *Encoder) lacking(f *Frame) error {
+	var lack []string
+	for _, c := range e.columns {
+		if !slices.Contains(f.columns, c.Name) {
+			lack = append(lack, c.Name)
+		}
+	}
+	if lack == nil {
+		return nil
+	}
+	err := noColumnError(f.name, lack[0], f.columns)
+	if len(lack) > 1 {
+		err.Err = fmt.Errorf("%w; it lacks the inputs %s too", err.Err, quoteList(lack[1:]))
+	}
+	return err
 }
 
 // farOutside reports whether v, a value of numeric column c, lies beyond

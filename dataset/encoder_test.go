@@ -260,6 +260,8 @@ func TestTransformErrors(t *testing.T) {
 			`new.csv: row 3, column "b": not a boolean: "maybe"; the column held true/false or yes/no in training`},
 		{"missing column", "n,c\n1,u\n", ErrNoColumn,
 			`new.csv: column "b": no such column; the file has "n", "c"`},
+		{"missing columns", "B\n1\n", ErrNoColumn,
+			`new.csv: column "n": no such column; the file has "B"; it lacks the inputs "b", "c" too`},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			r, err := NewFrameReader(strings.NewReader(test.data), "new.csv", FrameOptions{Strict: true})
