@@ -174,9 +174,15 @@ func repeatedCell(f *dataset.Frame, col int) (later, earlier int) {
 // such as 0 and 1, the outcome of a yes-or-no question; regression for
 // other numbers. An infinite number is no text, nor are the few stray
 // cells that -strict refuses: the column is a regression's, whose reading
-// then reports the cell.
+// then reports the cell. A column without values has no why, and is
+// a classification's, whose reading then fails (or finds the classes in
+// later rows, of a table read in parts).
 func inferTask(f *dataset.Frame, target string) (task, why string) {
-	if _, err := f.Target(target, false); err != nil && !errors.Is(err, dataset.ErrInf) && !errors.Is(err, dataset.ErrStray) {
+	_, err := f.Target(target, false)
+	switch {
+	case errors.Is(err, dataset.ErrEmptyColumn):
+		return Classification, ""
+	case err != nil && !errors.Is(err, dataset.ErrInf) && !errors.Is(err, dataset.ErrStray):
 		return Classification, "holds text"
 	}
 	t, err := f.Target(target, true)

@@ -47,6 +47,26 @@ func TestReadTimes(t *testing.T) {
 	}
 }
 
+// TestInferTask infers the task of target columns, and says why but of a
+// column without values, whose reading fails.
+func TestInferTask(t *testing.T) {
+	f, err := dataset.ReadFrame(strings.NewReader("num,two,text,empty,inf\n1.5,0,a,NA,1\n2,1,b,,Inf\n3,1,a,NA,2\n"), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ column, task, why string }{
+		{"num", Regression, "holds numbers only"},
+		{"two", Classification, "holds two values only, 0 and 1; -task regression fits them as numbers"},
+		{"text", Classification, "holds text"},
+		{"empty", Classification, ""},
+		{"inf", Regression, "holds numbers only"},
+	} {
+		if task, why := inferTask(f, tc.column); task != tc.task || why != tc.why {
+			t.Errorf("%s: %s, %q; want %s, %q", tc.column, task, why, tc.task, tc.why)
+		}
+	}
+}
+
 func TestAlikeClasses(t *testing.T) {
 	for _, test := range []struct {
 		classes []string
