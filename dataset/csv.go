@@ -20,6 +20,7 @@ var (
 	ErrNumber     = errors.New("not a number")
 	ErrInf        = errors.New("value is infinite")
 	ErrDate       = errors.New("not a date")
+	ErrDateOrder  = errors.New("a date in another order")
 	ErrCurrency   = errors.New("an amount in another currency")
 	ErrOneClass   = errors.New("target has a single class")
 )

@@ -272,8 +272,15 @@ func TestEncoderYearLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkMatrix(t, x, [][]float64{{19783, 0}, {19759.5, 1}})
-	_, _, err = e.Transform(readStrict(t, "day\n31/01/2024\n"), nil)
-	if want := `test.csv: row 2, column "day": not a date: "31/01/2024"; the column held dates such as 01/31/2024 in training`; err == nil || err.Error() != want {
+	_, _, err = e.Transform(readStrict(t, "day\n2024-01-31\nsoon\n"), nil)
+	if want := `test.csv: row 3, column "day": not a date: "soon"; the column held dates such as 01/31/2024 in training`; err == nil || err.Error() != want {
+		t.Errorf("error\n%v\nwant\n%s", err, want)
+	}
+	// A date in the other order is refused even where strays are not:
+	// its table's dates whose day is 12 or less read wrongly.
+	_, _, err = e.Transform(readFrameString(t, "day\n02/03/2024\n31/01/2024\nsoon\n"), nil)
+	if want := `test.csv: row 3, column "day": a date in another order: "31/01/2024" is a date written as 31/01/2024, but the column held dates written as 01/31/2024 in training: ` +
+		`the table's dates whose day is 12 or less would read with their day and month swapped; write them as training did`; !errors.Is(err, ErrDateOrder) || err.Error() != want {
 		t.Errorf("error\n%v\nwant\n%s", err, want)
 	}
 	data, err := json.Marshal(e)

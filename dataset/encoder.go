@@ -1328,7 +1328,7 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 	case date:
 		t, ok := parseDateIn(cell, c.Order)
 		if !ok {
-			return 0, fmt.Errorf("%w: %q; the column held dates such as %s in training", ErrDate, cell, dateExample(c.Order))
+			return 0, c.dateError(cell)
 		}
 		return Days(t), nil
 	}
@@ -1348,6 +1348,22 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 		}
 	}
 	return v, nil
+}
+
+// dateError returns the error of a trimmed cell, not missing, that date
+// column c does not read: ErrDateOrder for a date written with the year
+// last in the other order than the column's, whose table writes its
+// dates so and reads those whose day is 12 or less wrongly, without an
+// error (02/03/2024, meant 3 February, as 2 March to a column of
+// 31/01/2024); ErrDate for any other, a stray.
+func (c *encodedColumn) dateError(cell string) error {
+	other := map[string]string{dayFirst: monthFirst, monthFirst: dayFirst}[c.Order]
+	if _, ok := ParseYearLast(cell, other); ok && other != "" {
+		return fmt.Errorf("%w: %q is a date written as %s, but the column held dates written as %s in training: "+
+			"the table's dates whose day is 12 or less would read with their day and month swapped; write them as training did",
+			ErrDateOrder, cell, dateExample(other), dateExample(c.Order))
+	}
+	return fmt.Errorf("%w: %q; the column held dates such as %s in training", ErrDate, cell, dateExample(c.Order))
 }
 
 // encoderJSON is the JSON form of an Encoder.

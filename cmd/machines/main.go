@@ -170,7 +170,10 @@
 // or else a day that never changes as in monthly figures; with neither, the
 // column stays text and fit warns, as it warns of a two-digit year, 10/25/16,
 // whose century it cannot tell; a column may mix them with ISO dates, each
-// read in its own form, with a warning), which are read as the days since 1970,
+// read in its own form, with a warning; predict, score, explain and serve
+// refuse a date written in the other order than training's, 02/13/2024 in
+// a column of 31/01/2024, whose table would read its dates of a day of 12
+// or less with the day and month swapped), which are read as the days since 1970,
 // so that a date after the training ones is later, not an unknown level,
 // followed by the sine and cosine of their phase in the year, the week and
 // the day, each cycle that the training dates show (see dataset.Encoder),
