@@ -18,7 +18,8 @@
 // them padded with empty fields, are left out with a warning: notes,
 // whose only value is in the first field, holds a letter and a space or
 // a colon and begins with no digit ("Source: national survey, 2023,,"),
-// and lines of empty fields (",,"). Such lines followed by a row are rows.
+// and lines of empty fields (",,"). Such lines followed by a row, or with
+// no row above them, are rows.
 //
 // A file is read as UTF-8, except that a byte that is not part of UTF-8
 // is read as its Windows-1252 character: a file saved by a spreadsheet in

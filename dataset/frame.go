@@ -112,6 +112,7 @@ type FrameReader struct {
 	// belowTable); ready the rows to give before reading more, held rows
 	// that a row of the table followed.
 	held, ready []heldRow
+	rows        int // given so far
 }
 
 // heldRow is a row of a file and its line.
@@ -372,6 +373,13 @@ func (fr *FrameReader) Read(max int) (*Frame, error) {
 		// Each record is a fresh slice whose fields share one string, so
 		// the frame holds about as many bytes as the file.
 		rec, err := fr.cr.Read()
+		if err == io.EOF && fr.rows+len(f.cells) == 0 {
+			// No table above them: the held rows are the table's.
+			fr.ready, fr.held = fr.held, nil
+			if len(fr.ready) > 0 {
+				continue
+			}
+		}
 		if err == io.EOF {
 			f.log.belowTable(fr.held)
 			fr.held = nil
@@ -412,6 +420,7 @@ func (fr *FrameReader) Read(max int) (*Frame, error) {
 	if len(f.cells) == 0 {
 		return nil, io.EOF
 	}
+	fr.rows += len(f.cells)
 	return f, nil
 }
 

@@ -563,6 +563,7 @@ func TestBelowTable(t *testing.T) {
 		{"a number", "g,x,y\nfoo,1,2\nbar,3,4\n5 kg,,\n", []int{2, 3, 4}, ""},
 		{"a value besides", "x,g,y\n1,a,2\n3,b,4\nSource: me,,5\n", []int{2, 3, 4}, ""},
 		{"one column", "x\n1\n2\nSource: me\n", []int{2, 3, 4}, ""},
+		{"no table above", "x,g,y\n,,\nSource: me,,\n", []int{2, 3}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, part := range []int{0, 2} {
