@@ -449,10 +449,13 @@ func (b *builder) readLevels(name string, levels []string, other bool) string {
 	if other || len(keys) == 0 {
 		return code
 	}
-	// StringNormalizer takes a flat list of strings.
-	flat := b.op("Reshape", []string{name, b.int64s([]int64{1}, []int64{-1})})
+	// StringNormalizer takes a flat list of one string or more: the
+	// batch takes one more, dropped after, so that a batch of none runs.
+	padded := b.op("Concat", []string{name, b.strings([]int64{1, 1}, []string{""})}, intAttr("axis", 0))
+	flat := b.op("Reshape", []string{padded, b.int64s([]int64{1}, []int64{-1})})
 	lower := b.op("StringNormalizer", []string{flat}, stringAttr("case_change_action", "LOWER"), stringAttr("locale", "C"))
 	lower = b.op("Reshape", []string{lower, b.int64s([]int64{2}, []int64{-1, 1})})
+	lower = b.op("Slice", []string{lower, b.int64s([]int64{1}, []int64{0}), b.int64s([]int64{1}, []int64{-1}), b.int64s([]int64{1}, []int64{0})})
 	alike := b.domainOp(mlDomain, "LabelEncoder", []string{lower},
 		stringsAttr("keys_strings", keys), intsAttr("values_int64s", values), intAttr("default_int64", codeUnknown))
 	unknown := b.op("Equal", []string{code, b.int64s([]int64{1}, []int64{codeUnknown})})

@@ -467,6 +467,20 @@ func TestKernelSpellings(t *testing.T) {
 		t.Fatalf("the library's warnings %v (error %v), want 5: of flag's spellings, of colour's and size's unseen levels and levels in another case", warnings, err)
 	}
 	runAgreement(t, []agreementCase{kernelCase(t, "odd", fm, odd, tolDouble)})
+	// A batch of no rows runs too, though StringNormalizer takes one
+	// string at least.
+	model, err := kernelGraph(fm.km)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "model.onnx")
+	if err := Write(path, model); err != nil {
+		t.Fatal(err)
+	}
+	none := map[string]tensorJSON{"x1": doubleColumn(nil), "x2": doubleColumn(nil), "flag": stringColumn(nil), "colour": stringColumn(nil), "size": stringColumn(nil)}
+	if got := runModel(t, path, none)[OutputPrediction]; len(got.Data) != 0 || !slices.Equal(got.Dims, []int{0, 1}) {
+		t.Errorf("prediction of no rows %+v, want dims [0 1]", got)
+	}
 }
 
 // TestReadLevels checks which levels the graph reads in another case:
