@@ -61,7 +61,7 @@ type Settings struct {
 // Settings (volterra's grid points) read their bounds through it.
 func (s Settings) Bounds() (tol float64, maxIter int) {
 	tol, maxIter = DefaultTol, DefaultMaxIter
-	if s.Tol < 0 || math.IsNaN(s.Tol) {
+	if !(s.Tol >= 0) || math.IsInf(s.Tol, 0) {
 		panic(fmt.Errorf("%w: machines: invalid tolerance %v", ad.ErrValue, s.Tol))
 	}
 	if s.MaxIter < 0 {
@@ -221,7 +221,7 @@ func shape(dst, src *mat.Dense) (r, c int) {
 		panic(fmt.Errorf("%w: machines: dst must not be the input matrix", ad.ErrShape))
 	}
 	if src.IsEmpty() {
-		panic(mat.ErrZeroLength)
+		panic(fmt.Errorf("%w: machines: empty input matrix", ad.ErrShape))
 	}
 	r, c = src.Dims()
 	if dst.IsEmpty() {
@@ -229,7 +229,7 @@ func shape(dst, src *mat.Dense) (r, c int) {
 		return r, c
 	}
 	if dr, dc := dst.Dims(); dr != r || dc != c {
-		panic(mat.ErrShape)
+		panic(fmt.Errorf("%w: machines: dst is %d×%d for an input of %d×%d", ad.ErrShape, dr, dc, r, c))
 	}
 	return r, c
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/internal/testutil"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
@@ -358,14 +359,15 @@ func TestPanics(t *testing.T) {
 		f    func()
 		want string
 	}{
-		{"shape mismatch", func() { Iterate(mat.NewDense(2, 4, nil), id, g, Settings{}) }, mat.ErrShape.Error()},
-		{"empty input", func() { Iterate(mat.NewDense(2, 4, nil), id, &mat.Dense{}, Settings{}) }, mat.ErrZeroLength.Error()},
+		{"shape mismatch", func() { Iterate(mat.NewDense(2, 4, nil), id, g, Settings{}) }, "dst is 2×4 for an input of 3×4"},
+		{"empty input", func() { Iterate(mat.NewDense(2, 4, nil), id, &mat.Dense{}, Settings{}) }, "empty input matrix"},
 		{"dst is g", func() { StableState(g, id, g, Settings{}) }, "dst must not be the input"},
 		{"negative MaxIter", func() { Iterate(&mat.Dense{}, id, g, Settings{MaxIter: -1}) }, "negative MaxIter"},
 		{"negative Tol", func() { Iterate(&mat.Dense{}, id, g, Settings{Tol: -1e-3}) }, "invalid tolerance"},
 		{"NaN Tol", func() { StableState(&mat.Dense{}, SquareZero{id}, g, Settings{Tol: math.NaN()}) }, "invalid tolerance"},
+		{"infinite Tol", func() { Iterate(&mat.Dense{}, id, g, Settings{Tol: math.Inf(1)}) }, "invalid tolerance +Inf"},
 		{"Sum with bad settings", func() { (&Sum{}).StableState(&mat.Dense{}, g, Settings{MaxIter: -2}) }, "negative MaxIter"},
-		{"Block shape mismatch", func() { valid().Apply(mat.NewDense(3, 5, nil), g) }, mat.ErrShape.Error()},
+		{"Block shape mismatch", func() { valid().Apply(mat.NewDense(3, 5, nil), g) }, "dst is 3×5 for an input of 3×4"},
 		{"Block span beyond space", func() {
 			b := valid()
 			b.Out = []Span{{3, 5}}
@@ -395,6 +397,11 @@ func TestPanics(t *testing.T) {
 		{"edge out of range", func() { NewGraph(3).AddEdge(0, 3) }, "vertex 3 out of range [0, 3)"},
 		{"HasEdge out of range", func() { NewGraph(3).HasEdge(-1, 0) }, "vertex -1 out of range"},
 	} {
-		t.Run(test.name, func(t *testing.T) { testutil.CheckPanic(t, test.f, test.want) })
+		t.Run(test.name, func(t *testing.T) {
+			testutil.CheckPanic(t, test.f, test.want)
+			if err := testutil.PanicError(test.f); !errors.Is(err, ad.ErrShape) && !errors.Is(err, ad.ErrValue) {
+				t.Errorf("panic %v, want an error of ad's kinds ErrShape or ErrValue", err)
+			}
+		})
 	}
 }

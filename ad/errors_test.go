@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/testutil"
 )
 
 // TestPanicKinds checks that the engine's panics carry errors of the
@@ -26,21 +27,9 @@ func TestPanicKinds(t *testing.T) {
 		{"unknown activation", func() { ad.Activation("swish").Func() }, ad.ErrName},
 		{"parameter without a name", func() { new(ad.Params[float64]).Add("", ad.NewTensor[float64](1)) }, ad.ErrName},
 	} {
-		err := recoverError(c.f)
+		err := testutil.PanicError(c.f)
 		if !errors.Is(err, c.kind) {
 			t.Errorf("%s: panic %v, want an error wrapping %q", c.name, err, c.kind)
 		}
 	}
-}
-
-func recoverError(f func()) (err error) {
-	defer func() {
-		r := recover()
-		err, _ = r.(error)
-		if r != nil && err == nil {
-			err = errors.New("a panic of a value that is not an error")
-		}
-	}()
-	f()
-	return nil
 }

@@ -2,6 +2,7 @@ package crossval
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -123,11 +124,15 @@ func Grouped(groups []int, k int, seed uint64) []Fold {
 // k+1 blocks of about equal size, never between rows of equal time, and
 // fold i is trained on blocks 0..i and tested on block i+1, so that a
 // model is judged only on rows later than all it was trained on. It
-// panics unless k >= 2, and returns an error when ties in time leave
-// fewer than k+1 blocks.
+// panics unless k >= 2, and returns an error for a time that is NaN,
+// which has no place in time, and when ties in time leave fewer than k+1
+// blocks.
 func Forward(times []float64, k int) ([]Fold, error) {
 	if k < 2 {
 		panic(fmt.Errorf("%w: crossval: %d forward folds", ad.ErrValue, k))
+	}
+	if r := slices.IndexFunc(times, math.IsNaN); r >= 0 {
+		return nil, fmt.Errorf("crossval: the time of row %d is NaN", r)
 	}
 	n := len(times)
 	order := make([]int, n)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parametric-machines/machines/internal/testutil"
@@ -175,5 +176,11 @@ func TestForward(t *testing.T) {
 	}
 	if _, err := Forward([]float64{1, 1, 1, 2, 2, 2}, 3); err == nil {
 		t.Error("two distinct times cut into four blocks")
+	}
+	// A NaN compares false with every time: sorted among them, it let a
+	// fold test on times before those it trained on.
+	times[2] = math.NaN()
+	if _, err := Forward(times, 3); err == nil || !strings.Contains(err.Error(), "row 2 is NaN") {
+		t.Errorf("a NaN time: error %v, want one naming row 2", err)
 	}
 }

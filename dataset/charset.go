@@ -87,12 +87,9 @@ func (t *textReader) fill() {
 	}
 	out := make([]byte, 0, len(data)+len(data)/2)
 	for len(data) > 0 {
-		r, size := utf8.DecodeRune(data)
-		if r == utf8.RuneError && size == 1 {
-			if t.log.encodingLine == 0 {
-				t.log.encodingLine = t.lines + 1
-			}
-			r = windows1252Rune(data[0])
+		r, size, decoded := textRune(data)
+		if decoded && t.log.encodingLine == 0 {
+			t.log.encodingLine = t.lines + 1
 		} else if r == '\n' && t.log.encodingLine == 0 {
 			t.lines++
 		}
@@ -100,6 +97,29 @@ func (t *textReader) fill() {
 		data = data[size:]
 	}
 	t.out = out
+}
+
+// textRune returns the first character of data and its length in bytes:
+// its UTF-8 character or, if it begins with a byte that is none, that
+// byte's Windows-1252 character, decoded true.
+func textRune(data []byte) (r rune, size int, decoded bool) {
+	r, size = utf8.DecodeRune(data)
+	if r == utf8.RuneError && size == 1 {
+		return windows1252Rune(data[0]), 1, true
+	}
+	return r, size, false
+}
+
+// utf8Text returns s as UTF-8 text, as textReader reads a file: its UTF-8
+// characters, and its other bytes read as Windows-1252.
+func utf8Text(s string) string {
+	var out []byte
+	for data := []byte(s); len(data) > 0; {
+		r, size, _ := textRune(data)
+		out = utf8.AppendRune(out, r)
+		data = data[size:]
+	}
+	return string(out)
 }
 
 // wholeRunes returns the length of data without the start of a character

@@ -212,9 +212,10 @@
 // LoadImageFolder reads images as they are usually kept, one folder per
 // class, in a train and a test folder (and perhaps a valid folder) or in
 // one folder of which a seeded fraction of each class is held out: PNG,
-// JPEG, GIF, BMP, TIFF, WebP and Netpbm (PBM, PGM, PPM) files, grey or in
-// colour (Images.Channels 1 or 3, the pixels of each image channel after
-// channel), JPEG files turned upright by their EXIF orientation, of one
+// JPEG, GIF, BMP, TIFF, WebP and Netpbm (PBM, PGM, PPM, PAM) files, grey
+// or in colour (Images.Channels 1 or 3, the pixels of each image channel
+// after channel), JPEG, PNG, WebP and TIFF files turned upright by their
+// EXIF orientation, of one
 // size or resized to one with golang.org/x/image/draw. Each file's header
 // is checked before its pixels are decoded, and problems are returned as
 // *ParseError values naming the file or folder; the files of other

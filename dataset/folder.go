@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/parametric-machines/machines/ad"
 	"golang.org/x/image/bmp"
@@ -87,9 +88,10 @@ type ImageFolder struct {
 	// Split is the fraction of each class held out for testing, or zero
 	// if the folder had its own train and test folders.
 	Split float64
-	// Warnings say what was not read: files of other formats and
-	// folders within the class folders. Hidden files (names that begin
-	// with a dot), Thumbs.db and desktop.ini are left out in silence.
+	// Warnings say what was not read, files of other formats and
+	// folders within the class folders, and what may not be what it
+	// seems. Hidden files (names that begin with a dot), Thumbs.db,
+	// desktop.ini and __MACOSX are left out in silence.
 	Warnings []string
 }
 
@@ -101,8 +103,9 @@ type imageFile struct {
 }
 
 // LoadImageFolder reads the images of a classification task from dir,
-// which holds either a train and a test folder, each with one folder of
-// images per class, the same classes in both:
+// which holds either a train and a test folder (so named in any case:
+// Train, TEST), each with one folder of images per class, the same
+// classes in both:
 //
 //	dir/train/CLASS/*.png, *.jpg, *.jpeg, ...
 //	dir/test/CLASS/*.png, *.jpg, *.jpeg, ...
@@ -113,18 +116,23 @@ type imageFile struct {
 // of each class, drawn by o.Seed, is held out for testing. The images
 // are PNG, JPEG, GIF (its first frame), BMP, TIFF, WebP and Netpbm
 // files (.png, .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp, and .pbm,
-// .pgm, .ppm, .pnm, in any case), each told by its first bytes. The
+// .pgm, .ppm, .pnm, .pam, in any case), each told by its first bytes. The
 // classes are the folder names in sorted order; the other files and the
 // folders in a class folder are skipped, as Warnings says, and hidden
-// files (names that begin with a dot), Thumbs.db and desktop.ini are
-// ignored. Links are followed.
+// files (names that begin with a dot), Thumbs.db, desktop.ini and
+// __MACOSX folders are ignored. A class folder name that is not UTF-8
+// text is read as Windows-1252, with a warning. Links are followed; a
+// link to the folder, or to one that holds it, is refused. Without train
+// and test folders, a validation folder (one of ValidFolders) of class
+// folders is refused, and one of images is a class, with a warning.
 //
 // The images are grey (one channel) if every file is grey, as a grey PNG
 // or JPEG or a file whose palette is grey is, and RGB (three channels)
-// otherwise; transparency is dropped. A JPEG file's EXIF orientation, as
-// phones write it, turns the image upright first. If o.Rows and o.Cols
-// are set, every image is resized to that size by Catmull-Rom
-// interpolation, whose kernel widens as it shrinks an image so that it
+// otherwise; transparency is dropped, each pixel keeping the colour it
+// stores, as removing the alpha channel does. The EXIF orientation of a
+// JPEG, PNG, WebP or TIFF file, as phones write it, turns the image
+// upright first. If o.Rows and o.Cols are set, every image is resized to
+// that size by Catmull-Rom interpolation, whose kernel widens as it shrinks an image so that it
 // averages away detail rather than aliasing it, as a sampling of the four
 // nearest pixels (draw.ApproxBiLinear) would, and Warnings says if their
 // aspect ratios differ by more than a factor of 1.25; otherwise the
@@ -202,7 +210,8 @@ func checkFolderOptions(o FolderOptions) error {
 }
 
 // ValidFolders are the names a folder of validation images may have
-// beside the train and test folders.
+// beside the train and test folders, in lower case; they are read in
+// any case, as the train and test folders are.
 var ValidFolders = []string{"valid", "val", "validation"}
 
 // listImageFolder finds the classes and the image files of dir, from its
@@ -215,7 +224,7 @@ func listImageFolder(dir string, split float64) (f *ImageFolder, train, valid, t
 	if _, err := os.Stat(dir); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	trainDir, testDir := filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	trainDir, testDir := splitDir(dir, "train"), splitDir(dir, "test")
 	hasTrain, hasTest := isDir(trainDir), isDir(testDir)
 	f = &ImageFolder{}
 	var sk skipped
@@ -256,12 +265,48 @@ func listImageFolder(dir string, split float64) (f *ImageFolder, train, valid, t
 		if f.Names, train, err = classFiles(dir, &sk); err != nil {
 			return nil, nil, nil, nil, err
 		}
+		if i := slices.IndexFunc(f.Names, isValidFolder); i >= 0 {
+			f.Warnings = append(f.Warnings, fmt.Sprintf("%s is read as a class, %q, since %s has no train and test folders: "+
+				"if its images are validation images of the other classes, put them in class folders of their own, beside train and test folders of the same classes (train/CLASS, test/CLASS, %s/CLASS)",
+				filepath.Join(dir, f.Names[i]), f.Names[i], dir, f.Names[i]))
+		}
+	}
+	if err := textNames(dir, f); err != nil {
+		return nil, nil, nil, nil, err
 	}
 	if len(f.Names) == 1 {
 		return nil, nil, nil, nil, &ParseError{File: dir, Err: fmt.Errorf("%w: %s is the only class folder; a classifier needs two or more", ErrOneClass, f.Names[0])}
 	}
-	f.Warnings = sk.warnings()
+	f.Warnings = append(sk.warnings(), f.Warnings...)
 	return f, train, valid, test, nil
+}
+
+// textNames turns the names of f's classes that are not UTF-8 text, as
+// an archive made on Windows may leave folder names, into text, reading
+// their other bytes as Windows-1252, with a warning; the classes are
+// written as text (sculpt.json, the model file), where such a name
+// would become U+FFFD and two of them one class.
+func textNames(dir string, f *ImageFolder) error {
+	var renamed []string
+	was := slices.Clone(f.Names)
+	for i, name := range f.Names {
+		if !utf8.ValidString(name) {
+			f.Names[i] = utf8Text(name)
+			renamed = append(renamed, fmt.Sprintf("%+q as %q", name, f.Names[i]))
+		}
+	}
+	if renamed == nil {
+		return nil
+	}
+	for i, name := range f.Names {
+		if j := slices.Index(f.Names[i+1:], name); j >= 0 {
+			return &ParseError{File: dir, Err: fmt.Errorf("class folders %+q and %+q are both %q, one of them not UTF-8 text read as Windows-1252: rename one",
+				was[i], was[i+1+j], name)}
+		}
+	}
+	f.Warnings = append(f.Warnings, fmt.Sprintf("%s of %s not UTF-8 text, read as Windows-1252 (%s): rename them in UTF-8 if they read wrong",
+		plural(len(renamed), "class folder name"), dir, strings.Join(renamed, ", ")))
+	return nil
 }
 
 // splitFiles returns the image files of the folder dir of a split
@@ -275,12 +320,36 @@ func splitFiles(trainDir, dir, what string, classes []string, sk *skipped) ([]im
 	return files, sameClasses(trainDir, dir, what, classes, names)
 }
 
+// splitDir returns the folder of a split in dir, dir/name, or if there
+// is none so named a folder named so in other letters (Train, TEST), as
+// a file system that ignores case would find it; dir/name if there is
+// none.
+func splitDir(dir, name string) string {
+	path := filepath.Join(dir, name)
+	if isDir(path) {
+		return path
+	}
+	entries, _ := os.ReadDir(dir) // an error is the caller's, who reads dir itself
+	for _, e := range entries {
+		if other := filepath.Join(dir, e.Name()); strings.EqualFold(e.Name(), name) && isDir(other) {
+			return other
+		}
+	}
+	return path
+}
+
+// isValidFolder reports whether a folder's name is one of ValidFolders,
+// in any case.
+func isValidFolder(name string) bool {
+	return slices.ContainsFunc(ValidFolders, func(v string) bool { return strings.EqualFold(v, name) })
+}
+
 // validFolder returns the folder of validation images in dir, one of
 // ValidFolders, or "" if there is none.
 func validFolder(dir string) (string, error) {
 	var found []string
 	for _, name := range ValidFolders {
-		if path := filepath.Join(dir, name); isDir(path) {
+		if path := splitDir(dir, name); isDir(path) {
 			found = append(found, path)
 		}
 	}
@@ -379,10 +448,15 @@ func isDir(path string) bool {
 
 // hidden reports whether a directory entry is to be ignored: a name
 // that begins with a dot (.DS_Store, the ._NAME files macOS leaves on
-// other file systems) and the thumbnails and settings Windows keeps.
+// other file systems), the folder of such files macOS's archives hold
+// (__MACOSX), and the thumbnails and settings Windows keeps.
 func hidden(name string) bool {
-	return strings.HasPrefix(name, ".") || strings.EqualFold(name, "Thumbs.db") || strings.EqualFold(name, "desktop.ini")
+	return strings.HasPrefix(name, ".") || slices.ContainsFunc(ignoredNames, func(s string) bool { return strings.EqualFold(name, s) })
 }
+
+// ignoredNames are the names, in any case, of the entries that hidden
+// ignores besides those that begin with a dot.
+var ignoredNames = []string{"Thumbs.db", "desktop.ini", "__MACOSX"}
 
 // classFiles returns the class folders of dir, sorted, and their image
 // files, labelled by the index of their folder; the files and folders
@@ -399,6 +473,9 @@ func classFiles(dir string, sk *skipped) ([]string, []imageFile, error) {
 			continue
 		}
 		classDir := filepath.Join(dir, e.Name())
+		if e.Type()&fs.ModeSymlink != 0 && holds(classDir, dir) {
+			return nil, nil, &ParseError{File: classDir, Err: fmt.Errorf("a link to %s or a folder that holds it, not a class folder: remove it", dir)}
+		}
 		inner, err := os.ReadDir(classDir)
 		if err != nil {
 			return nil, nil, err
@@ -418,7 +495,12 @@ func classFiles(dir string, sk *skipped) ([]string, []imageFile, error) {
 			}
 		}
 		if len(files) == n {
-			return nil, nil, &ParseError{File: classDir, Err: class.empty()}
+			err := class.empty()
+			if isValidFolder(e.Name()) && len(class.folders) > 0 {
+				err = fmt.Errorf("%w, only folders: a folder of validation images, of class folders, is read only beside train and test folders of the same classes (train/CLASS, test/CLASS, %s/CLASS)",
+					ErrEmptyClass, e.Name())
+			}
+			return nil, nil, &ParseError{File: classDir, Err: err}
 		}
 		sk.merge(class)
 		names = append(names, e.Name())
@@ -427,6 +509,15 @@ func classFiles(dir string, sk *skipped) ([]string, []imageFile, error) {
 		return nil, nil, &ParseError{File: dir, Err: fmt.Errorf("%w: no class folders, want CLASS/*.png or train/CLASS/*.png and test/CLASS/*.png", ErrNoImages)}
 	}
 	return names, files, nil
+}
+
+// holds reports whether the folder a holds the folder b, or is b, links
+// followed.
+func holds(a, b string) bool {
+	a, err1 := filepath.EvalSymlinks(a)
+	b, err2 := filepath.EvalSymlinks(b)
+	rel, err := filepath.Rel(a, b)
+	return err1 == nil && err2 == nil && err == nil && (rel == "." || !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "..")
 }
 
 // sameClasses checks that the training images and those of another
@@ -492,6 +583,9 @@ type imageFormat struct {
 	// furthest offset, allocated before it is read, which a header of a
 	// few bytes may put gigabytes away.
 	readsAt bool
+	// orientation, if not nil, reads the EXIF orientation of a file
+	// of the format, 1 to 8.
+	orientation func(io.ReaderAt) int
 }
 
 // imageFormats are the formats read, each told by its signature in the
@@ -500,15 +594,15 @@ type imageFormat struct {
 // are those of the standard library and golang.org/x/image, which the
 // module already requires for resizing.
 var imageFormats = []imageFormat{
-	{"PNG", []string{".png"}, prefix("\x89PNG\r\n\x1a\n"), png.DecodeConfig, png.Decode, false},
-	{"JPEG", []string{".jpg", ".jpeg"}, prefix("\xff\xd8"), jpeg.DecodeConfig, jpeg.Decode, false},
-	{"GIF", []string{".gif"}, prefix("GIF87a", "GIF89a"), gif.DecodeConfig, gif.Decode, false},
-	{"BMP", []string{".bmp"}, prefix("BM"), bmp.DecodeConfig, bmp.Decode, false},
-	{"TIFF", []string{".tif", ".tiff"}, prefix("II*\x00", "MM\x00*"), tiff.DecodeConfig, tiff.Decode, true},
+	{"PNG", []string{".png"}, prefix("\x89PNG\r\n\x1a\n"), png.DecodeConfig, png.Decode, false, pngOrientation},
+	{"JPEG", []string{".jpg", ".jpeg"}, prefix("\xff\xd8"), jpeg.DecodeConfig, jpeg.Decode, false, jpegOrientation},
+	{"GIF", []string{".gif"}, prefix("GIF87a", "GIF89a"), gif.DecodeConfig, gif.Decode, false, nil},
+	{"BMP", []string{".bmp"}, prefix("BM"), bmp.DecodeConfig, bmp.Decode, false, nil},
+	{"TIFF", []string{".tif", ".tiff"}, prefix("II*\x00", "MM\x00*"), tiff.DecodeConfig, tiff.Decode, true, exifOrientation},
 	{"WebP", []string{".webp"}, func(head []byte) bool {
 		return len(head) >= 12 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP"
-	}, webpConfig, webp.Decode, false},
-	{"Netpbm", []string{".pbm", ".pgm", ".ppm", ".pnm"}, isNetpbm, netpbmConfig, decodeNetpbm, false},
+	}, webpConfig, webp.Decode, false, webpOrientation},
+	{"Netpbm", []string{".pbm", ".pgm", ".ppm", ".pnm", ".pam"}, isNetpbm, netpbmConfig, decodeNetpbm, false, nil},
 }
 
 // webpConfig is webp.DecodeConfig, but for the size of the frame, which
@@ -608,8 +702,8 @@ type imageHeader struct {
 	rows, cols int
 	grey       bool
 	format     imageFormat
-	// orientation is the EXIF orientation of a JPEG file, 1 to 8, and
-	// 1 for the other formats.
+	// orientation is the EXIF orientation of the file, 1 to 8; 1 for a
+	// file without one, and for the formats that hold none.
 	orientation int
 }
 
@@ -634,6 +728,8 @@ func readImageHeader(r imageSource) (imageHeader, error) {
 	switch {
 	case len(head) == 0:
 		return imageHeader{}, fmt.Errorf("%w: an empty file", ErrImage)
+	case i < 0 && isoImage(head) != "":
+		return imageHeader{}, fmt.Errorf("%w: its first bytes are those of %s, a format not read: convert it to JPEG or PNG", ErrImage, isoImage(head))
 	case i < 0:
 		return imageHeader{}, fmt.Errorf("%w: its first bytes are the signature of none of them", ErrImage)
 	}
@@ -649,8 +745,8 @@ func readImageHeader(r imageSource) (imageHeader, error) {
 		return imageHeader{}, fmt.Errorf("%w: %dx%d, more than %d pixels", ErrTooLarge, cfg.Width, cfg.Height, MaxImagePixels)
 	}
 	h.rows, h.cols = cfg.Height, cfg.Width
-	if h.format.name == "JPEG" {
-		if h.orientation = jpegOrientation(r); transposed(h.orientation) {
+	if h.format.orientation != nil {
+		if h.orientation = h.format.orientation(r); transposed(h.orientation) {
 			h.rows, h.cols = cfg.Width, cfg.Height
 		}
 	}
@@ -663,9 +759,29 @@ func readImageHeader(r imageSource) (imageHeader, error) {
 		}
 	default:
 		const greyAlpha = 4 // the PNG colour type of grey with alpha, decoded as NRGBA
-		h.grey = m == color.GrayModel || m == color.Gray16Model || h.format.name == "PNG" && len(head) == headLen && head[25] == greyAlpha
+		h.grey = m == color.GrayModel || m == color.Gray16Model || m == greyAlphaModel || h.format.name == "PNG" && len(head) == headLen && head[25] == greyAlpha
 	}
 	return h, nil
+}
+
+// isoImage names the format of a file's head if it is an HEIC or AVIF
+// image, as phones write them (and save under other names, IMG_0001.jpg):
+// a box "ftyp" of the ISO base media format, of one of their brands.
+// Otherwise it returns "".
+func isoImage(head []byte) string {
+	if len(head) < 12 || string(head[4:8]) != "ftyp" {
+		return ""
+	}
+	brand := string(head[8:12])
+	switch brand {
+	case "heic", "heix", "heim", "heis", "hevc", "hevx":
+		return fmt.Sprintf("an HEIC image (ftyp %q)", brand)
+	case "mif1", "msf1": // the brands of either
+		return fmt.Sprintf("an HEIC or AVIF image (ftyp %q)", brand)
+	case "avif", "avis":
+		return fmt.Sprintf("an AVIF image (ftyp %q)", brand)
+	}
+	return ""
 }
 
 // decodeImage decodes the image in r, after checking its header as
@@ -682,6 +798,7 @@ func decodeImage(r imageSource) (image.Image, imageHeader, error) {
 	if err != nil {
 		return nil, h, fmt.Errorf("%w: %v", ErrImage, err)
 	}
+	img = opaque(img)
 	width, height := h.stored()
 	// The first frame of a GIF may cover only part of its picture, the
 	// size of its header: it is drawn there, on transparent black.
@@ -697,6 +814,36 @@ func decodeImage(r imageSource) (image.Image, imageHeader, error) {
 		return nil, h, fmt.Errorf("%w: header says %dx%d, pixels are %dx%d", ErrImage, width, height, b.Dx(), b.Dy())
 	}
 	return img, h, nil
+}
+
+// opaque returns img, which it may change, with its alpha dropped and
+// its colours kept, as removing an alpha channel does (and PIL's
+// convert("RGB")): a transparent pixel shows the colour it stores. Drawn
+// as it is, a pixel of any alpha but 0 showed its colour and one of
+// alpha 0 showed black, whatever it stored. An image that stores its
+// colours premultiplied by alpha (*image.RGBA) has lost those of its
+// transparent pixels, which stay black.
+func opaque(img image.Image) image.Image {
+	switch m := img.(type) {
+	case *image.NRGBA:
+		for i := 3; i < len(m.Pix); i += 4 {
+			m.Pix[i] = 0xff
+		}
+	case *image.NRGBA64:
+		for i := 6; i < len(m.Pix); i += 8 {
+			m.Pix[i], m.Pix[i+1] = 0xff, 0xff
+		}
+	case *image.NYCbCrA:
+		return &m.YCbCr
+	case *image.Paletted:
+		for i, c := range m.Palette {
+			if n, ok := c.(color.NRGBA); ok {
+				n.A = 0xff
+				m.Palette[i] = n
+			}
+		}
+	}
+	return img
 }
 
 // converter turns decoded images into the bytes of Images, keeping its

@@ -84,7 +84,7 @@ func TestLoadImageFolder(t *testing.T) {
 		{name: "grey resized", dir: "grey", opt: dataset.FolderOptions{Rows: 4, Cols: 6}, names: []string{"circle", "square"}, channels: 1,
 			rows: 4, col: 6, train: 9, test: 2, want: func(l, _, x, y int) int { return greyAt(l, x, y) }, tol: 3},
 		{name: "formats", dir: "formats", names: []string{"a", "b"}, channels: 3, rows: 4, col: 6,
-			train: 10, test: 2, split: dataset.DefaultSplit, want: colourAt},
+			train: 12, test: 2, split: dataset.DefaultSplit, want: colourAt},
 		{name: "sizes resized", dir: "sizes", opt: dataset.FolderOptions{Rows: 2, Cols: 3}, names: []string{"a", "b"}, channels: 3,
 			rows: 2, col: 3, train: 2, test: 2, split: dataset.DefaultSplit},
 	} {
@@ -309,6 +309,10 @@ func TestImageFolderErrors(t *testing.T) {
 			want: dataset.ErrImage, at: "b/2.jpg"},
 		{name: "truncated", files: map[string][]byte{"a/1.png": good, "a/2.png": good[:len(good)-20], "b/1.png": good},
 			want: dataset.ErrImage, at: "a/2.png"},
+		{name: "HEIC named .jpg", files: map[string][]byte{"a/1.png": good, "b/1.png": good, "b/IMG_0001.jpg": []byte("\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic")},
+			want: dataset.ErrImage, at: "b/IMG_0001.jpg", msg: `its first bytes are those of an HEIC image (ftyp "heic"), a format not read: convert it to JPEG or PNG`},
+		{name: "AVIF named .png", files: map[string][]byte{"a/1.png": good, "b/1.png": good, "b/2.png": []byte("\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1")},
+			want: dataset.ErrImage, at: "b/2.png", msg: `an AVIF image (ftyp "avif")`},
 		{name: "unreadable", files: map[string][]byte{"a/1.png": good, "b/1.png": good}, link: "b/0.png",
 			want: fs.ErrNotExist, at: "b/0.png"},
 		{name: "class without images", files: map[string][]byte{"a/1.png": good, "b/readme.txt": []byte("x")},
@@ -500,7 +504,7 @@ func TestFolderSkipped(t *testing.T) {
 		err   string
 	}{
 		{name: "none", files: map[string][]byte{"a/1.png": good, "a/2.PNG": good, "b/1.png": good, "b/.DS_Store": {1}, "b/._1.png": {1},
-			"b/Thumbs.db": {1}, "a/desktop.ini": {1}, "a/.hidden/3.png": good}},
+			"b/Thumbs.db": {1}, "a/desktop.ini": {1}, "a/.hidden/3.png": good, "__MACOSX/a/._1.png": {1}, "a/__MACOSX/._1.png": {1}}},
 		{name: "files and folders", files: map[string][]byte{"a/1.png": good, "a/x.heic": {1}, "a/y.HEIC": {1}, "a/notes.txt": {1},
 			"b/1.png": good, "b/2.png": good, "b/z.heic": {1}, "b/README": {1}, "b/2019/3.png": good},
 			want: []string{"5 files in the class folders not read, of other formats (3 .heic, 1 without an extension, 1 .txt), such as DIR/a/x.heic; " +
@@ -509,7 +513,7 @@ func TestFolderSkipped(t *testing.T) {
 		{name: "one file", files: map[string][]byte{"a/1.png": good, "a/2.png": good, "b/1.png": good, "b/x.svg": {1}},
 			want: []string{"1 file in the class folders not read, of other formats (1 .svg), such as DIR/b/x.svg"}},
 		{name: "a class of HEIC files", files: map[string][]byte{"a/1.png": good, "b/1.heic": {1}, "b/2.heic": {1}},
-			err: "empty class folder: no .png, .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp, .pbm, .pgm, .ppm, .pnm files, only 2 .heic; formats such as HEIC"},
+			err: "empty class folder: no .png, .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp, .pbm, .pgm, .ppm, .pnm, .pam files, only 2 .heic; formats such as HEIC"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			dir := writeTree(t, test.files)
@@ -557,6 +561,8 @@ func TestValidFolder(t *testing.T) {
 		{name: "valid", files: with(map[string][]byte{"valid/a/1.png": good, "valid/b/1.png": good, "valid/b/2.png": good}), valid: 3},
 		{name: "val", files: with(map[string][]byte{"val/a/1.png": good, "val/b/1.png": good}), valid: 2},
 		{name: "validation", files: with(map[string][]byte{"validation/a/1.png": good, "validation/b/1.png": good}), valid: 2},
+		{name: "Train, Test and Val", files: map[string][]byte{"Train/a/1.png": good, "Train/a/2.png": good, "Train/b/1.png": good,
+			"TEST/a/1.png": good, "TEST/b/1.png": good, "Val/a/1.png": good, "Val/b/1.png": good}, valid: 2},
 		{name: "a class missing", files: with(map[string][]byte{"valid/a/1.png": good}), err: dataset.ErrMissingClass,
 			msg: "valid/b: missing class: b is a class of the training images but has no validation folder"},
 		{name: "two", files: with(map[string][]byte{"valid/a/1.png": good, "valid/b/1.png": good, "val/a/1.png": good, "val/b/1.png": good}),
@@ -583,6 +589,62 @@ func TestValidFolder(t *testing.T) {
 				t.Errorf("validation images %+v, want %d of classes a and b", f.Valid, test.valid)
 			case f.Train.N != 3 || f.Test.N != 2:
 				t.Errorf("%d training and %d test images, want 3 and 2", f.Train.N, f.Test.N)
+			}
+		})
+	}
+}
+
+// TestFolderLayout checks the rules of class folders that are not what
+// they seem: a validation folder without train and test folders, a link
+// to the folder itself, and names that are not UTF-8 text.
+func TestFolderLayout(t *testing.T) {
+	good := pngBytes(t, 6, 4)
+	classes := map[string][]byte{"a/1.png": good, "a/2.png": good, "b/1.png": good, "b/2.png": good}
+	with := func(extra map[string][]byte) map[string][]byte {
+		m := maps.Clone(classes)
+		maps.Copy(m, extra)
+		return m
+	}
+	for _, test := range []struct {
+		name  string
+		files map[string][]byte
+		link  string // a link to the folder itself, if not ""
+		names []string
+		want  string // the warning, with DIR for the folder
+		err   string
+	}{
+		{name: "val of class folders", files: with(map[string][]byte{"val/a/1.png": good, "val/b/1.png": good}),
+			err: "val: empty class folder, only folders: a folder of validation images, of class folders, is read only beside train and test folders"},
+		{name: "another folder of class folders", files: with(map[string][]byte{"c/a/1.png": good}),
+			err: "c: empty class folder: no .png, .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp, .pbm, .pgm, .ppm, .pnm, .pam files, only folders (a): are the class folders one level down?"},
+		{name: "valid of images", files: with(map[string][]byte{"valid/1.png": good, "valid/2.png": good}), names: []string{"a", "b", "valid"},
+			want: `DIR/valid is read as a class, "valid", since DIR has no train and test folders: if its images are validation images of the other classes`},
+		{name: "a link to the folder", files: classes, link: "loop", err: "loop: a link to DIR or a folder that holds it, not a class folder: remove it"},
+		{name: "Windows-1252", files: with(map[string][]byte{"caf\xe9/1.png": good, "caf\xe9/2.png": good}), names: []string{"a", "b", "café"},
+			want: `1 class folder name of DIR not UTF-8 text, read as Windows-1252 ("caf\xe9" as "café")`},
+		{name: "Windows-1252 and UTF-8 alike", files: with(map[string][]byte{"caf\xe9/1.png": good, "café/1.png": good}),
+			err: `class folders "caf\u00e9" and "caf\xe9" are both "café", one of them not UTF-8 text read as Windows-1252: rename one`},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			dir := writeTree(t, test.files)
+			if test.link != "" {
+				if err := os.Symlink(dir, filepath.Join(dir, test.link)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := dataset.LoadImageFolder(dir, dataset.FolderOptions{})
+			if test.err != "" {
+				if msg := strings.ReplaceAll(test.err, "DIR", dir); err == nil || !strings.Contains(err.Error(), msg) {
+					t.Fatalf("error %v, want one that says %q", err, msg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.ReplaceAll(test.want, "DIR", dir)
+			if !slices.Equal(f.Names, test.names) || len(f.Warnings) != 1 || !strings.HasPrefix(f.Warnings[0], want) {
+				t.Errorf("classes %q, warnings %q; want %q and one warning %q", f.Names, f.Warnings, test.names, want)
 			}
 		})
 	}

@@ -59,22 +59,32 @@ func ImageFiles(path string) (files, warnings []string, err error) {
 	return files, warnings, nil
 }
 
+// ImageInfo is what the header of an image file says of it.
+type ImageInfo struct {
+	// Width and Height are its size upright, turned by its EXIF
+	// orientation.
+	Width, Height int
+	// Grey is whether it is grey, as LoadImageFolder judges it: a
+	// folder of grey files is read in one channel.
+	Grey bool
+}
+
 // ReadImage reads the image file at path as LoadImageFolder reads one:
 // turned upright by its EXIF orientation, resized to rows x cols if it
 // is of another size, in channels (1 or 3) planes of bytes. It returns
-// the image's size upright before it was resized.
-func ReadImage(path string, channels, rows, cols int) (pix []uint8, width, height int, err error) {
+// what its header says, its size before it was resized among it.
+func ReadImage(path string, channels, rows, cols int) (pix []uint8, info ImageInfo, err error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, info, err
 	}
 	defer fh.Close()
 	img, h, err := decodeImage(fh)
 	if err != nil {
-		return nil, 0, 0, &ParseError{File: path, Err: err}
+		return nil, info, &ParseError{File: path, Err: err}
 	}
 	pix = make([]uint8, channels*rows*cols)
 	var c converter
 	c.convert(pix, img, h.orientation, channels, rows, cols)
-	return pix, h.cols, h.rows, nil
+	return pix, ImageInfo{Width: h.cols, Height: h.rows, Grey: h.grey}, nil
 }

@@ -11,12 +11,13 @@ import (
 
 // The Netpbm formats (netpbm.sourceforge.net/doc): PBM, PGM and PPM, in
 // their plain (P1, P2, P3: numbers in ASCII) and raw (P4, P5, P6: bytes)
-// forms. Neither the standard library nor golang.org/x/image reads them.
+// forms, and PAM (P7: a header of named fields, then bytes). Neither the
+// standard library nor golang.org/x/image reads them.
 
 // isNetpbm reports whether a file's head is a Netpbm signature, P1 to
-// P6 and a white space.
+// P7 and a white space.
 func isNetpbm(head []byte) bool {
-	return len(head) >= 3 && head[0] == 'P' && head[1] >= '1' && head[1] <= '6' && isSpace(head[2])
+	return len(head) >= 3 && head[0] == 'P' && head[1] >= '1' && head[1] <= '7' && isSpace(head[2])
 }
 
 func isSpace(c byte) bool {
@@ -25,23 +26,33 @@ func isSpace(c byte) bool {
 
 // netpbmHeader is the header of a Netpbm file.
 type netpbmHeader struct {
-	kind          byte // '1' to '6'
+	kind          byte // '1' to '7'
 	width, height int
 	maxval        int // 1 for a bitmap
+	// depth is the number of samples of a pixel: 1 (grey), 3 (RGB), and
+	// for PAM 2 and 4, the same with alpha.
+	depth int
 }
 
 func (h netpbmHeader) plain() bool  { return h.kind <= '3' }
 func (h netpbmHeader) bitmap() bool { return h.kind == '1' || h.kind == '4' }
-func (h netpbmHeader) colour() bool { return h.kind == '3' || h.kind == '6' }
+func (h netpbmHeader) colour() bool { return h.depth >= 3 }
+func (h netpbmHeader) alpha() bool  { return h.depth%2 == 0 }
 
 // readNetpbmHeader reads a Netpbm header from r, which is left at the
 // first byte of the pixels.
 func readNetpbmHeader(r *bufio.Reader) (netpbmHeader, error) {
 	var magic [2]byte
-	if _, err := io.ReadFull(r, magic[:]); err != nil || magic[0] != 'P' || magic[1] < '1' || magic[1] > '6' {
-		return netpbmHeader{}, errors.New("netpbm: not a PBM, PGM or PPM file")
+	if _, err := io.ReadFull(r, magic[:]); err != nil || magic[0] != 'P' || magic[1] < '1' || magic[1] > '7' {
+		return netpbmHeader{}, errors.New("netpbm: not a PBM, PGM, PPM or PAM file")
 	}
-	h := netpbmHeader{kind: magic[1], maxval: 1}
+	if magic[1] == '7' {
+		return readPAMHeader(r)
+	}
+	h := netpbmHeader{kind: magic[1], maxval: 1, depth: 1}
+	if h.kind == '3' || h.kind == '6' {
+		h.depth = 3
+	}
 	fields := []*int{&h.width, &h.height}
 	if !h.bitmap() {
 		fields = append(fields, &h.maxval)
@@ -53,11 +64,8 @@ func readNetpbmHeader(r *bufio.Reader) (netpbmHeader, error) {
 		}
 		*p = v
 	}
-	switch {
-	case h.width < 1 || h.height < 1:
-		return netpbmHeader{}, fmt.Errorf("netpbm: %dx%d pixels", h.width, h.height)
-	case h.maxval < 1 || h.maxval > 0xffff:
-		return netpbmHeader{}, fmt.Errorf("netpbm: maximum value %d, want 1 to 65535", h.maxval)
+	if err := h.check(); err != nil {
+		return netpbmHeader{}, err
 	}
 	// A raw file's pixels follow one white space; readNetpbmNumber
 	// stopped at it.
@@ -67,6 +75,17 @@ func readNetpbmHeader(r *bufio.Reader) (netpbmHeader, error) {
 		}
 	}
 	return h, nil
+}
+
+// check refuses a header's size and maximum value out of range.
+func (h netpbmHeader) check() error {
+	switch {
+	case h.width < 1 || h.height < 1:
+		return fmt.Errorf("netpbm: %dx%d pixels", h.width, h.height)
+	case h.maxval < 1 || h.maxval > 0xffff:
+		return fmt.Errorf("netpbm: maximum value %d, want 1 to 65535", h.maxval)
+	}
+	return nil
 }
 
 // maxNetpbmNumber bounds a number of a Netpbm file, which no size or
@@ -121,16 +140,21 @@ func netpbmConfig(r io.Reader) (image.Config, error) {
 
 func (h netpbmHeader) config() image.Config {
 	m := color.GrayModel
-	if h.colour() {
+	switch {
+	case h.colour() && h.alpha():
+		m = color.NRGBAModel
+	case h.colour():
 		m = color.RGBAModel
+	case h.alpha():
+		m = greyAlphaModel
 	}
 	return image.Config{ColorModel: m, Width: h.width, Height: h.height}
 }
 
-// decodeNetpbm decodes a Netpbm file into an *image.Gray or, for PPM,
-// an *image.RGBA, its samples scaled from 0 to its maximum value to 0 to
-// 255. An image of more than MaxImagePixels is refused before its pixels
-// are allocated.
+// decodeNetpbm decodes a Netpbm file into an *image.Gray or, for PPM and
+// PAM's RGB, an *image.RGBA, or for PAM with alpha an *image.NRGBA, its
+// samples scaled from 0 to its maximum value to 0 to 255. An image of
+// more than MaxImagePixels is refused before its pixels are allocated.
 func decodeNetpbm(r io.Reader) (image.Image, error) {
 	br := bufio.NewReader(r)
 	h, err := readNetpbmHeader(br)
@@ -140,14 +164,25 @@ func decodeNetpbm(r io.Reader) (image.Image, error) {
 	if h.width > MaxImagePixels/h.height {
 		return nil, fmt.Errorf("%w: %dx%d, more than %d pixels", ErrTooLarge, h.width, h.height, MaxImagePixels)
 	}
-	if h.colour() {
-		img := image.NewRGBA(image.Rect(0, 0, h.width, h.height))
+	r0 := image.Rect(0, 0, h.width, h.height)
+	switch {
+	case h.alpha():
+		img := image.NewNRGBA(r0)
+		err := h.read(br, img.Pix, h.depth, 4)
+		if !h.colour() { // grey and alpha in the first two bytes of each pixel
+			for p := 0; p < len(img.Pix); p += 4 {
+				img.Pix[p+1], img.Pix[p+2], img.Pix[p+3] = img.Pix[p], img.Pix[p], img.Pix[p+1]
+			}
+		}
+		return img, err
+	case h.colour():
+		img := image.NewRGBA(r0)
 		for i := range img.Pix {
 			img.Pix[i] = 0xff // opaque; the samples fill R, G and B
 		}
 		return img, h.read(br, img.Pix, 3, 4)
 	}
-	img := image.NewGray(image.Rect(0, 0, h.width, h.height))
+	img := image.NewGray(r0)
 	return img, h.read(br, img.Pix, 1, 1)
 }
 

@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 )
@@ -132,15 +131,6 @@ func (s *Sample) Frame() *Frame {
 		f.cells[i], f.lines[i] = row.cells, row.line
 	}
 	return f
-}
-
-// Concat returns the rows of a then those of b, two parts of one table
-// such as the Frames of a FrameReader.
-func Concat(a, b *Frame) (*Frame, error) {
-	if !slices.Equal(a.columns, b.columns) || a.name != b.name {
-		return nil, fmt.Errorf("dataset: %s and %s are not parts of one table", a.name, b.name)
-	}
-	return &Frame{frameFormat: a.frameFormat, cells: slices.Concat(a.cells, b.cells), lines: slices.Concat(a.lines, b.lines)}, nil
 }
 
 // Comma returns the field separator of the table; see Frame.Comma.

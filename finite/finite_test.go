@@ -405,7 +405,12 @@ func TestBadShapes(t *testing.T) {
 	}
 
 	mustPanic := func(name, want string, f func()) {
-		t.Run(name, func(t *testing.T) { testutil.CheckPanic(t, f, want) })
+		t.Run(name, func(t *testing.T) {
+			testutil.CheckPanic(t, f, want)
+			if err := testutil.PanicError(f); !errors.Is(err, ErrShape) {
+				t.Errorf("panic %v, want an error wrapping ErrShape", err)
+			}
+		})
 	}
 	var g ad.Graph[float64]
 	p := bind(&g, dense)

@@ -45,20 +45,29 @@ func (s Scaling) String() string {
 // Machine.NumParams), drawn Glorot-uniform as NewDense draws W; and with
 // Scale, "scale", initially 1.
 type Layer[T Float] struct {
+	// Kind is Dense, Conv or Recur; the zero value is none of them, an
+	// error.
 	Kind Kind
 	// Dims is the filtration: the sizes of the blocks of channels.
-	Dims       []int
+	Dims []int
+	// Activation is sigma; the zero value is the identity.
 	Activation ad.Activation
 	// Pad is the padding of a convolutional machine, one entry per signal
 	// dimension, or the delay span of a recurrent one (one entry).
 	Pad []int
-	// TimeBlock is a recurrent machine's number of time steps per block.
+	// TimeBlock is a recurrent machine's number of time steps per block,
+	// at least 1; it has no default.
 	TimeBlock int
-	Scale     Scaling
+	// Scale says whether the layer learns a scaling of its activation;
+	// the zero value, NoScale, learns none.
+	Scale Scaling
 }
 
 // machine returns the layer's machine, with a zero weight.
 func (l Layer[T]) machine() (*Machine[T], error) {
+	if l.Scale < NoScale || l.Scale > ScalePerEntry {
+		return nil, fmt.Errorf("finite: unknown scaling %v", l.Scale)
+	}
 	switch l.Kind {
 	case Dense:
 		if len(l.Pad) > 0 {

@@ -2,6 +2,7 @@ package finite
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/parametric-machines/machines/ad"
@@ -74,5 +75,30 @@ func TestLayerWeights(t *testing.T) {
 				t.Errorf("gradient error %+v", e)
 			}
 		})
+	}
+}
+
+// TestLayerInitErrors checks that Init refuses a layer no machine
+// answers to, saying what is wrong, before it registers a parameter.
+func TestLayerInitErrors(t *testing.T) {
+	for _, c := range []struct {
+		l    Layer[float64]
+		in   []int
+		want string
+	}{
+		{Layer[float64]{Kind: Dense, Dims: []int{1, 1}, Scale: 9}, []int{2}, "unknown scaling Scaling(9)"},
+		{Layer[float64]{Kind: Dense, Dims: []int{1, 1}, Scale: -1}, []int{2}, "unknown scaling Scaling(-1)"},
+		{Layer[float64]{Kind: 9, Dims: []int{1, 1}}, []int{2}, "unknown machine kind Kind(9)"},
+		{Layer[float64]{Kind: Dense, Dims: []int{2, -1}}, []int{2}, "block 1 has size -1"},
+		{Layer[float64]{Kind: Dense, Dims: []int{1, 1}, Pad: []int{1}}, []int{2}, "dense machine with padding [1]"},
+		{Layer[float64]{Kind: Recur, Dims: []int{1, 1}}, []int{1, 4}, "want one delay span"},
+		{Layer[float64]{Kind: Recur, Dims: []int{1, 1}, Pad: []int{1}, TimeBlock: -1}, []int{1, 4}, "timeblock -1"},
+	} {
+		var ps ad.Params[float64]
+		var g ad.Graph[float64]
+		_, err := c.l.Init(ad.NewScope(&g, &ps, "l", nil), [][]int{c.in})
+		if err == nil || !strings.Contains(err.Error(), c.want) || ps.Len() != 0 {
+			t.Errorf("%+v: error %v and %d parameters, want an error about %q and none", c.l, err, ps.Len(), c.want)
+		}
 	}
 }

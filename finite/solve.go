@@ -139,7 +139,7 @@ func (s *Solver[T]) Forward(y0, z0 *ad.Tensor[T]) (y, z *ad.Tensor[T]) {
 	var sc []T
 	if s.m.Scale != nil {
 		if err := s.CheckScale(s.m.Scale.Shape); err != nil {
-			panic(err.Error())
+			panic(err)
 		}
 		sc = s.m.Scale.Data
 	}
@@ -296,6 +296,15 @@ func (s *Solver[T]) backward(dy, dz *ad.Tensor[T], gw, gs []T) {
 			s.unfold(s.vc, s.v, st, -1)
 		}
 	}
+	s.paramGrads(gw, gs)
+}
+
+// paramGrads adds to gw and gs (either may be nil) the gradients of the
+// weight and the scaling from the adjoints that backward left in s.u
+// and s.v.
+func (s *Solver[T]) paramGrads(gw, gs []T) {
+	p := &s.p
+	n, dk := s.n, p.d*p.k
 	if gw != nil {
 		for _, st := range p.grad {
 			for _, sg := range st.segs {
@@ -304,7 +313,7 @@ func (s *Solver[T]) backward(dy, dz *ad.Tensor[T], gw, gs []T) {
 		}
 	}
 	if gs != nil {
-		for r := range d {
+		for r := range p.d {
 			gr, step := s.scaleRow(gs, r)
 			for t := range p.positions {
 				var acc T

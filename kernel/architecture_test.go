@@ -22,6 +22,8 @@ func TestArchitectureCheck(t *testing.T) {
 		{Architecture{Dims: []int{2}}, "need at least two blocks"},
 		{Architecture{Dims: []int{2, 0, 1}}, "block 1 has size 0"},
 		{Architecture{Dims: []int{2, 1}, Bandwidth: -1}, "bandwidth -1"},
+		{Architecture{Dims: []int{2, 1}, Bandwidth: math.NaN()}, "bandwidth NaN"},
+		{Architecture{Dims: []int{2, 1}, Bandwidth: math.Inf(1)}, "bandwidth +Inf"},
 		{Architecture{Dims: []int{2, 1}, Kernel: Combine(7)}, "unknown kernel"},
 	} {
 		err := tc.arch.Check()
@@ -39,8 +41,8 @@ func TestArchitectureSizes(t *testing.T) {
 	if got := arch.Size(); got != 6 {
 		t.Errorf("size %d, want 6", got)
 	}
-	if got := arch.Sigma(); got != 1 {
-		t.Errorf("sigma of bandwidth 0 is %v, want 1", got)
+	if got := arch.Sigma(); got != DefaultBandwidth {
+		t.Errorf("sigma of bandwidth 0 is %v, want DefaultBandwidth %v", got, DefaultBandwidth)
 	}
 	if got := (Architecture{Dims: arch.Dims, Bandwidth: 0.3}).Sigma(); got != 0.3 {
 		t.Errorf("sigma of bandwidth 0.3 is %v, want 0.3", got)

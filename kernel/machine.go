@@ -1,7 +1,9 @@
 package kernel
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 
 	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/mat"
@@ -40,6 +42,10 @@ func ParseCombine(s string) (Combine, error) {
 	return 0, fmt.Errorf("kernel: unknown kernel %q (want additive or multiplicative)", s)
 }
 
+// DefaultBandwidth is the Gaussian's sigma where Architecture.Bandwidth
+// is zero.
+const DefaultBandwidth = 1
+
 // Architecture is the shape of a kernel machine: what the training
 // settings and a fitted machine share.
 type Architecture struct {
@@ -49,7 +55,7 @@ type Architecture struct {
 	Dims []int
 	// Kernel combines the per-block Gaussians; the zero value is Additive.
 	Kernel Combine
-	// Bandwidth is the Gaussian's sigma; 0 means 1.
+	// Bandwidth is the Gaussian's sigma; 0 means DefaultBandwidth.
 	Bandwidth float64
 }
 
@@ -64,8 +70,8 @@ func (a Architecture) Check() error {
 			return fmt.Errorf("kernel: dims %v: block %d has size %d, want at least 1", a.Dims, i, d)
 		}
 	}
-	if a.Bandwidth < 0 {
-		return fmt.Errorf("kernel: bandwidth %v, want > 0", a.Bandwidth)
+	if !(a.Bandwidth >= 0) || math.IsInf(a.Bandwidth, 0) {
+		return fmt.Errorf("kernel: bandwidth %v, want a finite value > 0 (or 0 for the default)", a.Bandwidth)
 	}
 	if a.Kernel != Additive && a.Kernel != Multiplicative {
 		return fmt.Errorf("kernel: unknown kernel %v", a.Kernel)
@@ -73,14 +79,9 @@ func (a Architecture) Check() error {
 	return nil
 }
 
-// Sigma returns the bandwidth of the Gaussians: Bandwidth, or 1 when it
-// is 0.
-func (a Architecture) Sigma() float64 {
-	if a.Bandwidth == 0 {
-		return 1
-	}
-	return a.Bandwidth
-}
+// Sigma returns the bandwidth of the Gaussians: Bandwidth, or
+// DefaultBandwidth when it is 0.
+func (a Architecture) Sigma() float64 { return cmp.Or(a.Bandwidth, DefaultBandwidth) }
 
 // Size returns the dimension of the machine space, sum(Dims).
 func (a Architecture) Size() int {

@@ -91,7 +91,7 @@ func (p *Predictor) alloc(dst *mat.Dense, n int) *mat.Dense {
 		return mat.NewDense(n, p.m.Outputs(), nil)
 	}
 	if r, c := dst.Dims(); r != n || c != p.m.Outputs() {
-		panic(mat.ErrShape)
+		panic(fmt.Errorf("%w: kernel: dst is %d×%d for %d rows of %d outputs", ad.ErrShape, r, c, n, p.m.Outputs()))
 	}
 	return dst
 }

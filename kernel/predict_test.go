@@ -1,9 +1,14 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/testutil"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -70,18 +75,16 @@ func TestPredictorShape(t *testing.T) {
 		name string
 		dst  *mat.Dense
 		x    *mat.Dense
+		want string
 	}{
-		{"inputs", nil, mat.NewDense(2, 4, nil)},
-		{"dst rows", mat.NewDense(3, 1, nil), mat.NewDense(2, 3, nil)},
-		{"dst columns", mat.NewDense(2, 2, nil), mat.NewDense(2, 3, nil)},
+		{"inputs", nil, mat.NewDense(2, 4, nil), "4 input columns for a machine of 3 inputs"},
+		{"dst rows", mat.NewDense(3, 1, nil), mat.NewDense(2, 3, nil), "dst is 3×1 for 2 rows of 1 outputs"},
+		{"dst columns", mat.NewDense(2, 2, nil), mat.NewDense(2, 3, nil), "dst is 2×2 for 2 rows of 1 outputs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Error("no panic")
-				}
-			}()
-			p.Predict(tc.dst, tc.x)
+			if err := testutil.PanicError(func() { p.Predict(tc.dst, tc.x) }); !errors.Is(err, ad.ErrShape) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("panic %v, want ad.ErrShape saying %q", err, tc.want)
+			}
 		})
 	}
 }

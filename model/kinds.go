@@ -104,7 +104,7 @@ func describe[T ad.Float](l ad.Layer[T]) (kind string, config any, err error) {
 }
 
 func describeODE[T ad.Float](l ode.Layer[T]) (string, any, error) {
-	f := ode.MLP{Hidden: 16}
+	f := ode.MLP{Hidden: ode.DefaultHidden}
 	if l.Field != nil {
 		var ok bool
 		if f, ok = l.Field.(ode.MLP); !ok {

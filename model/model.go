@@ -122,6 +122,10 @@ func (m *Model[T]) Add(name string, l ad.Layer[T], src ...string) string {
 	if !ok {
 		return name
 	}
+	if len(out) == 0 {
+		m.fail("layer %s returns no output, so no space for Add to name", name)
+		return name
+	}
 	var tgt []int
 	for i, shape := range out {
 		v := name

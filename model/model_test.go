@@ -18,6 +18,7 @@ import (
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/finite"
 	"github.com/parametric-machines/machines/hypergraph"
+	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/kernel"
 	"github.com/parametric-machines/machines/kernel/infinite"
 	"github.com/parametric-machines/machines/ode"
@@ -139,6 +140,25 @@ func TestSaveLoad(t *testing.T) {
 	}
 }
 
+// TestSaveLoadDefaultODE checks that an ode layer of nil Field is saved
+// as the field it runs: an MLP of ode.DefaultHidden units.
+func TestSaveLoadDefaultODE(t *testing.T) {
+	m := New[float64](rand.New(rand.NewPCG(3, 3)))
+	m.Add("flow", ode.Layer[float64]{Steps: 2}, m.Input("x", 2))
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load[float64](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ode.MLP{Hidden: ode.DefaultHidden}.NumParams(2)
+	if got := back.Params().Value("flow.theta").Len(); got != want || m.Params().Value("flow.theta").Len() != want {
+		t.Errorf("theta of %d values loaded, %d saved, want %d", got, m.Params().Value("flow.theta").Len(), want)
+	}
+}
+
 // TestShortBatches checks the batch contract: a task given a minibatch
 // shorter than one it has seen computes the loss of exactly its own
 // samples, as a fresh model does, and train.Run's short last and
@@ -206,6 +226,9 @@ func TestEvaluate(t *testing.T) {
 	}
 	if score.Samples != 11 || score.Accuracy != float64(right)/11 || math.Abs(score.Loss-loss/11) > 1e-12 {
 		t.Errorf("score %+v, want accuracy %v and loss %v over 11 samples", score, float64(right)/11, loss/11)
+	}
+	if err := testutil.PanicError(func() { _, _ = m.Classifier(labels, x).Evaluate(-1) }); !errors.Is(err, ad.ErrValue) {
+		t.Errorf("Evaluate(-1): panic %v, want ad.ErrValue", err)
 	}
 	// The training loss adds the penalties of the two kernel machines,
 	// which have a cost.
@@ -281,6 +304,7 @@ func TestBuilderErrors(t *testing.T) {
 		{"unknown source", func(m *Model[float64]) { m.Add("a", lin, "nowhere") }, `layer a reads space "nowhere"`},
 		{"layer taken", func(m *Model[float64]) { x := m.Input("x", 2); m.Add("a", lin, x); m.Add("a", lin, x) }, `layer name "a" is empty or taken`},
 		{"nil layer", func(m *Model[float64]) { m.Add("a", nil, m.Input("x", 2)) }, "layer a is nil"},
+		{"no output", func(m *Model[float64]) { m.Add("a", hypergraph.Linear[float64]{}, m.Input("x", 2)) }, "layer a returns no output"},
 		{"init", func(m *Model[float64]) { m.Add("c", hypergraph.Conv[float64]{Out: []int{2}}, m.Input("x", 2)) }, "layer c: input 0 has shape [2], want an image"},
 		{"into shape", func(m *Model[float64]) { x := m.Input("x", 2); m.Into(x, "s", lin, x) }, "layer s gives shapes [[3]], but space x has shape [2]"},
 		{"output", func(m *Model[float64]) { m.Add("a", lin, m.Input("x", 2)); m.Output("b") }, `output "b" is not a space`},

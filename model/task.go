@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -174,10 +175,12 @@ type Score struct {
 
 // Evaluate returns the loss and accuracy of the model on every sample of
 // the task, computed in batches of batch samples (0 means PredictBatch).
+// A negative batch panics with ad.ErrValue.
 func (t *Task[T]) Evaluate(batch int) (Score, error) {
-	if batch <= 0 {
-		batch = PredictBatch
+	if batch < 0 {
+		panic(fmt.Errorf("%w: model: Evaluate in batches of %d samples", ad.ErrValue, batch))
 	}
+	batch = cmp.Or(batch, PredictBatch)
 	if t.err != nil {
 		return Score{}, t.err
 	}

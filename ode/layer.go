@@ -29,6 +29,7 @@ type Field interface {
 // (n×Hidden) and b₂ (n). The weights start Glorot-uniform and the rest at
 // zero.
 type MLP struct {
+	// Hidden is the number of hidden units, at least 1.
 	Hidden int
 	// Activation is σ; the zero value means tanh.
 	Activation ad.Activation
@@ -67,6 +68,10 @@ func (f MLP) Build(g *ad.Graph[float64], n int, t, y, theta *ad.Node[float64]) *
 	return g.AddRow(g.MatMul(ad.Activate(g, f.sigma(), z), w2, false, true), g.Reshape(b2, 1, n))
 }
 
+// DefaultHidden is the number of hidden units of the MLP field of a
+// Layer whose Field is nil.
+const DefaultHidden = 16
+
 // Layer is a neural ODE as a layer of a model: it implements ad.Layer, in
 // float32 and float64 (the solves are float64 whatever the model's
 // type). It maps the state of every sample, a row of its input, to y(T),
@@ -78,13 +83,15 @@ func (f MLP) Build(g *ad.Graph[float64], n int, t, y, theta *ad.Node[float64]) *
 // vanishes, a non-finite state) makes the output NaN and is reported
 // through the graph's Fail, with the layer's name and the time.
 type Layer[T ad.Float] struct {
-	// Field is the right-hand side; nil means MLP{Hidden: 16}.
+	// Field is the right-hand side; nil means MLP{Hidden: DefaultHidden}.
 	Field Field
 	// End is the end time T, greater than 0; 0 means 1.
 	End float64
 	// Steps is the number of RK4 steps; 0 selects adaptive
 	// Dormand–Prince with Settings.
-	Steps    int
+	Steps int
+	// Settings are Dormand–Prince's, used when Steps is 0; the zero
+	// value is its defaults.
 	Settings Settings
 	// Grad is the gradient method: Backprop (the zero value) or Adjoint.
 	Grad GradMethod
@@ -92,13 +99,13 @@ type Layer[T ad.Float] struct {
 
 func (l Layer[T]) field() Field {
 	if l.Field == nil {
-		return MLP{Hidden: 16}
+		return MLP{Hidden: DefaultHidden}
 	}
 	return l.Field
 }
 
 // WithDefaults returns the layer with the values that its zero fields
-// stand for: MLP{Hidden: 16} for a nil Field, tanh for an MLP's zero
+// stand for: MLP{Hidden: DefaultHidden} for a nil Field, tanh for an MLP's zero
 // Activation, 1 for a zero End.
 func (l Layer[T]) WithDefaults() Layer[T] {
 	l.Field, l.End = l.field(), l.end()
@@ -123,6 +130,9 @@ func (l Layer[T]) Init(s *ad.Scope[T], in [][]int) ([][]int, error) {
 		return nil, fmt.Errorf("ode: layer given inputs of shapes %v, want one vector", in)
 	case !(l.end() > 0) || math.IsInf(l.End, 0) || l.Steps < 0:
 		return nil, fmt.Errorf("ode: layer with end time %v and %d steps, want a finite T > 0 and steps >= 0", l.End, l.Steps)
+	}
+	if f, ok := l.field().(MLP); ok && f.Hidden < 1 {
+		return nil, fmt.Errorf("ode: layer whose MLP field has %d hidden units, want at least 1", f.Hidden)
 	}
 	n := in[0][0]
 	theta := make([]float64, l.field().NumParams(n))

@@ -3,9 +3,11 @@ package ode
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/train"
 	"gonum.org/v1/gonum/floats/scalar"
@@ -143,6 +145,33 @@ func TestLayerTrains(t *testing.T) {
 	}
 }
 
+// TestLayerInitErrors checks that Init refuses a layer no solve could
+// run, saying what is wrong, before it registers a parameter.
+func TestLayerInitErrors(t *testing.T) {
+	for _, tc := range []struct {
+		l    Layer[float64]
+		in   [][]int
+		want string
+	}{
+		{Layer[float64]{}, [][]int{{2}, {2}}, "inputs of shapes [[2] [2]]"},
+		{Layer[float64]{End: -1}, [][]int{{2}}, "end time -1"},
+		{Layer[float64]{End: math.Inf(1)}, [][]int{{2}}, "end time +Inf"},
+		{Layer[float64]{Steps: -1}, [][]int{{2}}, "-1 steps"},
+		{Layer[float64]{Field: MLP{}}, [][]int{{2}}, "0 hidden units"},
+		{Layer[float64]{Field: MLP{Hidden: -1}}, [][]int{{2}}, "-1 hidden units"},
+	} {
+		var ps ad.Params[float64]
+		var g ad.Graph[float64]
+		var err error
+		if perr := testutil.PanicError(func() { _, err = tc.l.Init(ad.NewScope(&g, &ps, "flow", nil), tc.in) }); perr != nil {
+			t.Errorf("%+v: panic %v, want an error", tc.l, perr)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || ps.Len() != 0 {
+			t.Errorf("%+v: error %v and %d parameters, want an error about %q and none", tc.l, err, ps.Len(), tc.want)
+		}
+	}
+}
+
 func TestLayerWithDefaults(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -150,7 +179,7 @@ func TestLayerWithDefaults(t *testing.T) {
 		field Field
 		end   float64
 	}{
-		{"zero", Layer[float32]{}, MLP{Hidden: 16, Activation: ad.Tanh}, 1},
+		{"zero", Layer[float32]{}, MLP{Hidden: DefaultHidden, Activation: ad.Tanh}, 1},
 		{"mlp", Layer[float32]{Field: MLP{Hidden: 3}, End: 2}, MLP{Hidden: 3, Activation: ad.Tanh}, 2},
 		{"set", Layer[float32]{Field: MLP{Hidden: 3, Activation: ad.ReLU}, End: 0.5}, MLP{Hidden: 3, Activation: ad.ReLU}, 0.5},
 	} {

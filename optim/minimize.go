@@ -1,6 +1,7 @@
 package optim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -31,15 +32,25 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
+// Defaults used for the zero fields of Settings.
+const (
+	DefaultMaxIter = 1000
+	DefaultGradTol = 1e-8
+	DefaultMemory  = 15
+)
+
 // Settings configures Minimize. The zero value runs L-BFGS for at most
-// 1000 iterations until the gradient norm falls below 1e-8 or the loss
-// stops improving.
+// DefaultMaxIter iterations until the gradient norm falls below
+// DefaultGradTol or the loss stops improving. A negative or NaN field is
+// a programmer error: Minimize panics with ad.ErrValue.
 type Settings struct {
+	// Method is the minimisation method; the zero value is LBFGS.
 	Method Method
-	// MaxIter bounds the number of major iterations; 0 means 1000.
+	// MaxIter bounds the number of major iterations; 0 means
+	// DefaultMaxIter.
 	MaxIter int
 	// GradTol stops when the gradient's infinity norm falls below it;
-	// 0 means 1e-8.
+	// 0 means DefaultGradTol.
 	GradTol float64
 	// LossTol stops when the loss has improved by less than LossTol
 	// times its size over the last 10 iterations, a looser rule for fits
@@ -47,7 +58,7 @@ type Settings struct {
 	// loss must stall (improve by less than 1e-10) for 100 iterations.
 	LossTol float64
 	// Memory is the number of past steps whose curvature L-BFGS keeps;
-	// 0 means 15. More steps cost a little more per iteration and may
+	// 0 means DefaultMemory. More steps cost a little more per iteration and may
 	// need fewer iterations where the curvature varies much between
 	// directions.
 	Memory int
@@ -85,42 +96,13 @@ func (e *DivergedError) Error() string {
 
 // Minimize minimises f from x0, which it does not modify.
 func Minimize(f Func, x0 []float64, s Settings) (Result, error) {
+	settings, method := s.gonum()
 	c := &cache{f: f, grad: make([]float64, len(x0))}
 	if loss := c.eval(x0); math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return Result{X: slices.Clone(x0), Loss: loss}, &DivergedError{Loss: loss}
 	}
-	maxIter := s.MaxIter
-	if maxIter == 0 {
-		maxIter = 1000
-	}
-	gradTol := s.GradTol
-	if gradTol == 0 {
-		gradTol = 1e-8
-	}
 	rec := &recorder{iteration: s.Iteration}
-	settings := &optimize.Settings{
-		GradientThreshold: gradTol,
-		MajorIterations:   maxIter,
-		Recorder:          rec,
-	}
-	switch {
-	case s.Exact:
-		settings.Converger = optimize.NeverTerminate{}
-	case s.LossTol > 0:
-		settings.Converger = &optimize.FunctionConverge{Relative: s.LossTol, Iterations: 10}
-	}
-	var method optimize.Method
-	switch s.Method {
-	case LBFGS:
-		if s.Memory < 0 {
-			panic(fmt.Errorf("%w: optim: memory %d, want at least 0", ad.ErrValue, s.Memory))
-		}
-		method = &optimize.LBFGS{Store: s.Memory}
-	case CG:
-		method = &optimize.CG{}
-	default:
-		panic(fmt.Errorf("%w: optim: unknown method %v", ad.ErrName, s.Method))
-	}
+	settings.Recorder = rec
 	p := optimize.Problem{
 		Func: func(x []float64) float64 {
 			loss := c.eval(x)
@@ -156,6 +138,38 @@ func Minimize(f Func, x0 []float64, s Settings) (Result, error) {
 	// A line search that can make no more progress has found the minimum
 	// as well as floating point allows; that is a result, not a failure.
 	return res, nil
+}
+
+// gonum returns gonum's settings and method for s, the defaults standing
+// for zero fields. It panics on settings no fit could honour.
+func (s Settings) gonum() (*optimize.Settings, optimize.Method) {
+	switch {
+	case s.MaxIter < 0:
+		panic(fmt.Errorf("%w: optim: MaxIter %d, want at least 0", ad.ErrValue, s.MaxIter))
+	case !(s.GradTol >= 0) || math.IsInf(s.GradTol, 0):
+		panic(fmt.Errorf("%w: optim: GradTol %v, want a finite value >= 0", ad.ErrValue, s.GradTol))
+	case !(s.LossTol >= 0) || math.IsInf(s.LossTol, 0):
+		panic(fmt.Errorf("%w: optim: LossTol %v, want a finite value >= 0", ad.ErrValue, s.LossTol))
+	case s.Memory < 0:
+		panic(fmt.Errorf("%w: optim: Memory %d, want at least 0", ad.ErrValue, s.Memory))
+	}
+	settings := &optimize.Settings{
+		GradientThreshold: cmp.Or(s.GradTol, DefaultGradTol),
+		MajorIterations:   cmp.Or(s.MaxIter, DefaultMaxIter),
+	}
+	switch {
+	case s.Exact:
+		settings.Converger = optimize.NeverTerminate{}
+	case s.LossTol > 0:
+		settings.Converger = &optimize.FunctionConverge{Relative: s.LossTol, Iterations: 10}
+	}
+	switch s.Method {
+	case LBFGS:
+		return settings, &optimize.LBFGS{Store: cmp.Or(s.Memory, DefaultMemory)}
+	case CG:
+		return settings, &optimize.CG{}
+	}
+	panic(fmt.Errorf("%w: optim: unknown method %v", ad.ErrName, s.Method))
 }
 
 // cache evaluates the loss and gradient together, as the engine computes

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
@@ -110,17 +109,6 @@ func TestMinimizeMemory(t *testing.T) {
 	if !(iters[3] > iters[0] && iters[0] > iters[40]) {
 		t.Errorf("iterations by memory %v, want fewer with more steps kept (3, the default 15, 40)", iters)
 	}
-}
-
-// TestMinimizeNegativeMemory checks that a negative Memory is a
-// programmer's error: Minimize panics with ad.ErrValue.
-func TestMinimizeNegativeMemory(t *testing.T) {
-	defer func() {
-		if err, _ := recover().(error); !errors.Is(err, ad.ErrValue) {
-			t.Errorf("panic %v, want ad.ErrValue", err)
-		}
-	}()
-	_, _ = Minimize(rosenbrock, []float64{-1.2, 1}, Settings{Memory: -1})
 }
 
 func TestMinimizeDiverged(t *testing.T) {

@@ -1,7 +1,9 @@
 package optim
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -22,11 +24,22 @@ type Stepper interface {
 	Step(x, grad []float64)
 }
 
+// Defaults used for the zero fields of Adam and SGD: Kingma and Ba's for
+// Adam.
+const (
+	DefaultAdamLR = 1e-3
+	DefaultBeta1  = 0.9
+	DefaultBeta2  = 0.999
+	DefaultEps    = 1e-8
+	DefaultSGDLR  = 1e-2
+)
+
 // Adam is the adaptive-moment method of Kingma and Ba, with decoupled
-// weight decay (AdamW) when WeightDecay is set. Zero fields mean the usual
-// defaults: LR 1e-3, Beta1 0.9, Beta2 0.999, Eps 1e-8. Its moments are
-// kept in float64 whatever the parameters' type. One Adam serves one
-// parameter vector.
+// weight decay (AdamW) when WeightDecay is set. Zero fields mean the
+// defaults: LR DefaultAdamLR, Beta1 DefaultBeta1, Beta2 DefaultBeta2,
+// Eps DefaultEps. A step with a negative or non-finite field, or a beta
+// of 1 or more, panics with ad.ErrValue. Its moments are kept in float64
+// whatever the parameters' type. One Adam serves one parameter vector.
 type Adam struct {
 	LR, Beta1, Beta2, Eps, WeightDecay float64
 
@@ -52,7 +65,10 @@ func adamStep[T Float](a *Adam, x, grad []T) {
 	} else if len(a.m) != len(x) {
 		panic(fmt.Errorf("%w: optim: Adam has moments for %d parameters, given %d", ad.ErrShape, len(a.m), len(x)))
 	}
-	lr, b1, b2, eps := orDefault(a.LR, 1e-3), orDefault(a.Beta1, 0.9), orDefault(a.Beta2, 0.999), orDefault(a.Eps, 1e-8)
+	if err := a.check(); err != nil {
+		panic(fmt.Errorf("%w: optim: Adam: %v", ad.ErrValue, err))
+	}
+	lr, b1, b2, eps := cmp.Or(a.LR, DefaultAdamLR), cmp.Or(a.Beta1, DefaultBeta1), cmp.Or(a.Beta2, DefaultBeta2), cmp.Or(a.Eps, DefaultEps)
 	a.t++
 	c1 := 1 - math.Pow(b1, float64(a.t))
 	c2 := 1 - math.Pow(b2, float64(a.t))
@@ -66,7 +82,8 @@ func adamStep[T Float](a *Adam, x, grad []T) {
 }
 
 // SGD is stochastic gradient descent with optional momentum and weight
-// decay. A zero LR means 1e-2.
+// decay. A zero LR means DefaultSGDLR. A step with a negative or
+// non-finite field, or a momentum of 1 or more, panics with ad.ErrValue.
 type SGD struct {
 	LR, Momentum, WeightDecay float64
 
@@ -86,7 +103,10 @@ func (s *SGD) Step32(x, grad []float32) { sgdStep(s, x, grad) }
 
 func sgdStep[T Float](s *SGD, x, grad []T) {
 	checkLen(len(x), len(grad))
-	lr := orDefault(s.LR, 1e-2)
+	if err := s.check(); err != nil {
+		panic(fmt.Errorf("%w: optim: SGD: %v", ad.ErrValue, err))
+	}
+	lr := cmp.Or(s.LR, DefaultSGDLR)
 	if s.Momentum == 0 {
 		for i, g := range grad {
 			x[i] = T(float64(x[i]) - lr*(float64(g)+s.WeightDecay*float64(x[i])))
@@ -104,11 +124,33 @@ func sgdStep[T Float](s *SGD, x, grad []T) {
 	}
 }
 
-func orDefault(v, def float64) float64 {
-	if v == 0 {
-		return def
+// field is a named setting of a stepper, for inRange.
+type field struct {
+	name  string
+	value float64
+}
+
+// inRange reports the first field not in [0, below): a finite value
+// >= 0 for below = +Inf, a decay rate that forgets for below = 1.
+func inRange(below float64, fields ...field) error {
+	for _, f := range fields {
+		if !(f.value >= 0 && f.value < below) {
+			return fmt.Errorf("%s %v, want a value in [0, %v)", f.name, f.value, below)
+		}
 	}
-	return v
+	return nil
+}
+
+// check reports a setting no step could honour.
+func (a *Adam) check() error {
+	return errors.Join(inRange(math.Inf(1), field{"LR", a.LR}, field{"Eps", a.Eps}, field{"WeightDecay", a.WeightDecay}),
+		inRange(1, field{"Beta1", a.Beta1}, field{"Beta2", a.Beta2}))
+}
+
+// check reports a setting no step could honour.
+func (s *SGD) check() error {
+	return errors.Join(inRange(math.Inf(1), field{"LR", s.LR}, field{"WeightDecay", s.WeightDecay}),
+		inRange(1, field{"Momentum", s.Momentum}))
 }
 
 func checkLen(x, grad int) {
@@ -148,7 +190,11 @@ func (a *Adam) UnmarshalJSON(data []byte) error {
 	if i := slices.IndexFunc(w.V, func(v float64) bool { return v < 0 }); i >= 0 {
 		return fmt.Errorf("optim: Adam state: second moment %d is %v, want at least 0 (a mean of squares)", i, w.V[i])
 	}
-	*a = Adam{LR: w.LR, Beta1: w.Beta1, Beta2: w.Beta2, Eps: w.Eps, WeightDecay: w.WeightDecay, t: w.T, m: w.M, v: w.V}
+	restored := Adam{LR: w.LR, Beta1: w.Beta1, Beta2: w.Beta2, Eps: w.Eps, WeightDecay: w.WeightDecay, t: w.T, m: w.M, v: w.V}
+	if err := restored.check(); err != nil {
+		return fmt.Errorf("optim: Adam state: %v", err)
+	}
+	*a = restored
 	return nil
 }
 
@@ -171,6 +217,10 @@ func (s *SGD) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("optim: SGD state: %w", err)
 	}
-	*s = SGD{LR: w.LR, Momentum: w.Momentum, WeightDecay: w.WeightDecay, vel: w.Velocity}
+	restored := SGD{LR: w.LR, Momentum: w.Momentum, WeightDecay: w.WeightDecay, vel: w.Velocity}
+	if err := restored.check(); err != nil {
+		return fmt.Errorf("optim: SGD state: %v", err)
+	}
+	*s = restored
 	return nil
 }

@@ -39,8 +39,8 @@ func FitQuantileMap(a mat.Matrix) *QuantileMap {
 	col := make([]float64, r)
 	for j := range c {
 		mat.Col(col, j, a)
-		if slices.ContainsFunc(col, math.IsNaN) {
-			panic(fmt.Errorf("%w: scale: column %d holds NaN", ad.ErrValue, j))
+		if i := slices.IndexFunc(col, math.IsNaN); i >= 0 {
+			panic(fmt.Errorf("%w: scale: column %d, row %d is NaN", ad.ErrValue, j, i))
 		}
 		slices.Sort(col)
 		distinct := slices.Compact(slices.Clone(col))

@@ -3,6 +3,7 @@ package scale
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/parametric-machines/machines/ad"
 	"gonum.org/v1/gonum/mat"
@@ -19,13 +20,17 @@ type Scaler struct {
 // FitScaler returns the Scaler that standardises each column of a to mean
 // 0 and standard deviation 1. A constant column keeps scale 1. Columns of
 // finite values as large as a float64 holds (near 1e308), whose sums and
-// squares overflow, are standardised too.
+// squares overflow, are standardised too. It panics if a value is NaN or
+// infinite, which would make its column's mean NaN.
 func FitScaler(a mat.Matrix) *Scaler {
 	r, c := a.Dims()
 	s := &Scaler{Mean: make([]float64, c), Scale: make([]float64, c)}
 	col := make([]float64, r)
 	for j := range c {
 		mat.Col(col, j, a)
+		if i := slices.IndexFunc(col, func(v float64) bool { return !finite(v) }); i >= 0 {
+			panic(fmt.Errorf("%w: scale: column %d, row %d is %v, want a finite value", ad.ErrValue, j, i, col[i]))
+		}
 		mu, sd := stat.MeanStdDev(col, nil)
 		if !finite(mu) || !finite(sd) {
 			mu, sd = hugeMeanStdDev(col)

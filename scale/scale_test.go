@@ -1,9 +1,13 @@
 package scale
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/testutil"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -63,5 +67,26 @@ func TestScalerHuge(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFitPanics checks that the fits refuse the values they cannot map,
+// naming the column and the row: a NaN or an infinity made FitScaler's
+// mean NaN, and with it every value of the column.
+func TestFitPanics(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		fit  func(mat.Matrix)
+		v    float64
+		want string
+	}{
+		{"scaler NaN", func(a mat.Matrix) { FitScaler(a) }, math.NaN(), "column 1, row 2 is NaN"},
+		{"scaler Inf", func(a mat.Matrix) { FitScaler(a) }, math.Inf(-1), "column 1, row 2 is -Inf"},
+		{"quantile NaN", func(a mat.Matrix) { FitQuantileMap(a) }, math.NaN(), "column 1, row 2 is NaN"},
+	} {
+		a := mat.NewDense(4, 2, []float64{1, 2, 3, 4, 5, c.v, 7, 8})
+		if err := testutil.PanicError(func() { c.fit(a) }); !errors.Is(err, ad.ErrValue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: panic %v, want ad.ErrValue saying %q", c.name, err, c.want)
+		}
 	}
 }

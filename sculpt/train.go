@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -28,19 +27,19 @@ import (
 // defaults given with each.
 type Config struct {
 	// Nodes is the number of hidden nodes of the generous architecture
-	// (10) and Channels their width (4).
+	// (DefaultNodes) and Channels their width (DefaultChannels).
 	Nodes, Channels int
 	// Epochs is the number of passes over the training images; zero
 	// means as many as make about DefaultSteps minibatch steps (7 on
 	// Fashion-MNIST), so that the penalty means the same on any data set
 	// (see the package documentation).
 	Epochs int
-	// Batch is the minibatch size (32) and LR the Adam learning rate
-	// (1e-3).
+	// Batch is the minibatch size (train.DefaultBatch) and LR the Adam
+	// learning rate (optim.DefaultAdamLR).
 	Batch int
 	LR    float64
 	// Lambda weighs the group-lasso penalty (0.085); NoPenalty turns it
-	// off. Tol is the norm below which an edge is pruned (1e-6); it
+	// off. Tol is the norm below which an edge is pruned (DefaultTol); it
 	// cannot be zero, which means the default, so an edge is pruned only
 	// once its norm is below a positive tolerance.
 	Lambda, Tol float64
@@ -74,7 +73,11 @@ type Config struct {
 	// Resume continues from the checkpoint in Out.
 	Resume bool
 	// Progress, if not nil, receives a progress bar during each epoch
-	// and a line after it.
+	// and a line after it, and before the first the warnings of data
+	// that make a poor machine or a misleading test accuracy: classes
+	// without a training image or a test image, classes of more than
+	// ten times the training images of another, images smaller than 8
+	// pixels on a side.
 	Progress io.Writer
 	// MaxTrain and MaxTest, if positive, use only the first images of
 	// each split, for a quick run.
@@ -107,6 +110,14 @@ type Config struct {
 	Paper bool
 }
 
+// The generous architecture's size and the pruning threshold when the
+// fields of Config are zero.
+const (
+	DefaultNodes    = 10
+	DefaultChannels = 4
+	DefaultTol      = 1e-6
+)
+
 // DefaultValidation and MaxValidation size the validation split when
 // Config.Validation is zero.
 const (
@@ -135,15 +146,15 @@ func (c Config) withDefaults() Config {
 	if c.Paper {
 		c.paperDefaults()
 	}
-	def(&c.Nodes, 10)
-	def(&c.Channels, 4)
-	def(&c.Batch, 32)
+	def(&c.Nodes, DefaultNodes)
+	def(&c.Channels, DefaultChannels)
+	def(&c.Batch, train.DefaultBatch)
 	if c.Epochs > 0 {
 		c.defaultFinetune()
 	}
 	def(&c.Workers, min(runtime.GOMAXPROCS(0), c.Batch))
 	if c.LR == 0 {
-		c.LR = 1e-3
+		c.LR = optim.DefaultAdamLR
 	}
 	switch {
 	case c.NoPenalty:
@@ -155,7 +166,7 @@ func (c Config) withDefaults() Config {
 		c.PathTolerance = DefaultPathTolerance
 	}
 	if c.Tol == 0 {
-		c.Tol = 1e-6
+		c.Tol = DefaultTol
 	}
 	return c
 }
@@ -282,7 +293,7 @@ func RunValid(train, valid, test *dataset.Images, c Config) (*Report, error) {
 		finetuneFrom: c.Epochs - c.Finetune}
 	r.logf("sculpt: %.0f edges, %.0f weights, %.3g FLOPs per image; %d epochs of %d images take %v\n",
 		s.edges, s.params, s.flops, c.Epochs, train.N, c.cost(s, train, val, test))
-	r.warnUntrained()
+	r.warnData()
 	return r.execute()
 }
 
@@ -471,32 +482,6 @@ func (r *run) settings() Settings {
 	return Settings{Nodes: c.Nodes, Channels: c.Channels, Batch: c.Batch, LR: c.LR, Lambda: c.Lambda, Tol: c.Tol,
 		FinetuneFrom: r.finetuneFrom, Penalty: c.penaltyName(), Optimizer: c.optimizerName(), Seed: c.Seed,
 		TrainImages: r.train.N, ValidationImages: r.val.N, TestImages: r.test.N, Workers: c.Workers}
-}
-
-// warnUntrained warns of classes without a training image, whose logits
-// are never trained: labels that skip numbers, or that count from 1, or
-// test labels of another numbering than the training labels, make them.
-func (r *run) warnUntrained() {
-	seen := make([]bool, r.arch.Classes)
-	for _, y := range r.train.Labels {
-		seen[y] = true
-	}
-	var missing []string
-	for y, ok := range seen {
-		if !ok {
-			missing = append(missing, strconv.Itoa(y))
-		}
-	}
-	if missing == nil {
-		return
-	}
-	const show = 10
-	list := strings.Join(missing[:min(len(missing), show)], ", ")
-	if len(missing) > show {
-		list += fmt.Sprintf(" and %d more", len(missing)-show)
-	}
-	r.logf("sculpt: warning: %d of the %d classes have no training image, and the machine cannot learn them: labels %s\n",
-		len(missing), len(seen), list)
 }
 
 // warnWorkers says how a run resumed from a checkpoint written with was

@@ -206,19 +206,21 @@
 //     each group its own offset, penalised by the cost. A column
 //     qualifies when its training values are at least 10, with at least
 //     15 rows to a value on average and whole numbers in a table of at
-//     least 1,000 training rows, or 3 in a table of 100 to 999, whole or
-//     not there (a grid's coordinate 2.51, 5.02, ... labels groups as a
-//     number does, and the screen and the margin below judge it), and the
-//     table has at most 3 such columns of whole numbers, and at most 3 of
-//     fractions, counted apart (more are quantities: percentages, counts,
-//     measurements to a decimal; the many measurements of a table do not
-//     keep its few whole numbers from being tried). Each is tried alone,
+//     least 1,000 training rows, or 3 in a smaller one (so 30 rows at
+//     least), whole or not there (a grid's coordinate 2.51, 5.02, ...
+//     labels groups as a number does, and the screen and the margin below
+//     judge it), and the table has at most 3 such columns of whole
+//     numbers, and at most 3 of fractions, counted apart (more are
+//     quantities: percentages, counts, measurements to a decimal; the
+//     many measurements of a table do not keep its few whole numbers from
+//     being tried). Each is tried alone,
 //     and those that lower the shallow machine's lowest held-out loss are
 //     kept, together (Report.CodeLosses): by more than a millionth of it
-//     on 1,000 rows or more, by more than 15% of it on fewer, where an age
-//     or a count read by its codes may lower that loss by a tenth by
+//     on 1,000 rows or more, by more than 15% of it on 100 to 999, where an
+//     age or a count read by its codes may lower that loss by a tenth by
 //     chance (a subject's number in repeated measures lowers it by far
-//     more).
+//     more), and on fewer than 100 rows by 15% times the square root of
+//     100 over the rows (27% on 30), as the held-out loss's noise grows.
 //     On fewer than 1,000 rows a column is tried only where the held-out
 //     residuals cluster by its values: the one-way F statistic of the
 //     residuals grouped by the column's values, pooled over the outputs,

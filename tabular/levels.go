@@ -105,9 +105,10 @@ func scaleLevels(in *scale.Scaler, x mat.Matrix, blocks []levelBlock) {
 // (a grid's coordinate 2.51, 5.02, ... labels groups as a number does),
 // where the residuals' screen and the margin judge the column, while a
 // larger table keeps codes that lower the loss by a millionth, and a
-// rounded quantity (an IQ, an income) may do that by chance. Tables of fewer
-// than codeSmallMinTableRows training rows are not tried: the held-out
-// loss of so few rows moves by several percent with any richer encoding.
+// rounded quantity (an IQ, an income) may do that by chance. A table of
+// fewer than codeMinLevels times codeSmallMinRows (30) training rows has
+// no column to try; below codeMarginRows the held-out loss moves by a
+// tenth with any richer encoding, and the margin grows (see codeMargin).
 // Nor are the columns of whole numbers of a table of more than
 // codeMaxColumns of them, nor its columns of fractions if more than
 // codeMaxColumns: many such columns are quantities (percentages, counts,
@@ -115,12 +116,11 @@ func scaleLevels(in *scale.Scaler, x mat.Matrix, blocks []levelBlock) {
 // shallow pass. The two are counted apart, so that a table of many
 // measurements still tries its few whole numbers.
 const (
-	codeMinLevels         = 10
-	codeMinRows           = 15
-	codeMinTableRows      = 1000
-	codeSmallMinRows      = 3
-	codeSmallMinTableRows = 100
-	codeMaxColumns        = 3
+	codeMinLevels    = 10
+	codeMinRows      = 15
+	codeMinTableRows = 1000
+	codeSmallMinRows = 3
+	codeMaxColumns   = 3
 )
 
 // codeSmallMargin is the share of the held-out loss by which the codes
@@ -130,19 +130,20 @@ const (
 // number in repeated measures lowers it by far more.
 const codeSmallMargin = 0.15
 
+// codeMarginRows is the table's training rows below which the margin
+// grows beyond codeSmallMargin (see codeMargin): the least table the
+// margin was measured on.
+const codeMarginRows = 100
+
 // codeColumns returns the numeric columns of enc, encoded in x, that
 // qualify to be tried by their codes: at least codeMinLevels values,
 // codeMinRows rows to a value on average (codeSmallMinRows in a table of
 // fewer than codeMinTableRows rows), over the rows where the cell is not
 // missing, whole numbers unless the table has fewer than codeMinTableRows
-// rows; none if x has fewer than codeSmallMinTableRows rows, and none
-// of whole numbers, or none of fractions, where more than codeMaxColumns
+// rows; none of whole numbers, or none of fractions, where more than codeMaxColumns
 // of them qualify.
 func codeColumns(enc *dataset.Encoder, x mat.Matrix) []string {
 	n, _ := x.Dims()
-	if n < codeSmallMinTableRows {
-		return nil
-	}
 	minRows := codeRowsPerValue(n)
 	var (
 		names    []string
@@ -201,12 +202,24 @@ func codeRowsPerValue(n int) int {
 // codesLower reports whether the held-out loss a of an encoding with
 // codes is lower than the loss b without them by enough to keep the
 // codes, on a table of that many training rows: by lowerLoss, and by more
-// than codeSmallMargin of b in a table of fewer than codeMinTableRows.
+// than codeMargin of b in a table of fewer than codeMinTableRows.
 func codesLower(a, b float64, rows int) bool {
 	if rows >= codeMinTableRows {
 		return lowerLoss(a, b)
 	}
-	return a < b-codeSmallMargin*math.Abs(b)
+	return a < b-codeMargin(rows)*math.Abs(b)
+}
+
+// codeMargin is the share of the held-out loss by which the codes must
+// lower it in a table of rows training rows, fewer than codeMinTableRows:
+// codeSmallMargin, and in a table of fewer than codeMarginRows rows more,
+// in proportion to the held-out loss's relative noise, which grows as
+// one over the square root of the rows (27% on 30 rows).
+func codeMargin(rows int) float64 {
+	if rows >= codeMarginRows {
+		return codeSmallMargin
+	}
+	return codeSmallMargin * math.Sqrt(codeMarginRows/float64(rows))
 }
 
 // chooseCodes encodes the qualifying numeric columns of the inputs (see

@@ -154,8 +154,8 @@ func codeTable(t *testing.T, rows int, code func(i int) string, y func(g, x floa
 // TestCodeColumns checks which numeric columns are tried by their codes:
 // codeMinLevels values or more, with codeMinRows rows to a value on
 // average (codeSmallMinRows in a table of fewer than codeMinTableRows
-// rows), missing cells not counted, in a table of codeSmallMinTableRows
-// rows or more; whole numbers, or fractions in a table of fewer than
+// rows, so that a table of 30 rows may try one), missing cells not
+// counted; whole numbers, or fractions in a table of fewer than
 // codeMinTableRows rows; at most codeMaxColumns of whole numbers and as
 // many of fractions.
 func TestCodeColumns(t *testing.T) {
@@ -176,7 +176,8 @@ func TestCodeColumns(t *testing.T) {
 		{"too few rows", 1000, mod(1000/codeMinRows + 1), false},
 		{"a small table", codeMinTableRows - 1, mod((codeMinTableRows - 1) / codeSmallMinRows), true},
 		{"too few rows in a small table", 300, mod(300/codeSmallMinRows + 1), false},
-		{"too small a table", codeSmallMinTableRows - 1, mod(codeMinLevels), false},
+		{"a table of 30 rows", codeMinLevels * codeSmallMinRows, mod(codeMinLevels), true},
+		{"a table of 29 rows", codeMinLevels*codeSmallMinRows - 1, mod(codeMinLevels), false},
 		{"missing cells left out", 1100, func(i int) string {
 			if i%11 == 0 {
 				return "NA" // filled with a mean that is no whole number
@@ -253,8 +254,22 @@ func TestCodeColumns(t *testing.T) {
 
 // TestCodesLower checks the margin by which the codes must lower the
 // held-out loss to be kept: a millionth of it in a table of
-// codeMinTableRows rows or more, codeSmallMargin of it in a smaller one.
+// codeMinTableRows rows or more, codeSmallMargin of it in a smaller one,
+// and more in a table of fewer than codeMarginRows rows, as one over the
+// square root of the rows.
 func TestCodesLower(t *testing.T) {
+	if got := codeMargin(codeMarginRows); got != codeSmallMargin {
+		t.Errorf("margin on %d rows %v, want %v", codeMarginRows, got, codeSmallMargin)
+	}
+	small := codeMarginRows / 4
+	if got, want := codeMargin(small), 2*codeSmallMargin; math.Abs(got-want) > 1e-12 {
+		t.Errorf("margin on %d rows %v, want %v", small, got, want)
+	}
+	b, between := 2.0, 2-1.5*codeSmallMargin*2
+	if !codesLower(between, b, codeMarginRows) || codesLower(between, b, small) {
+		t.Errorf("loss %v against %v: kept on %d rows %v, on %d rows %v; want kept on the larger table only",
+			between, b, codeMarginRows, codesLower(between, b, codeMarginRows), small, codesLower(between, b, small))
+	}
 	for _, b := range []float64{2, -2} {
 		slightly, clearly := b-codeSmallMargin/2*math.Abs(b), b-2*codeSmallMargin*math.Abs(b)
 		if !codesLower(slightly, b, codeMinTableRows) {
@@ -286,8 +301,8 @@ func codesOf(t *testing.T, f *dataset.Frame, features ...string) []string {
 // TestFitChoosesCodes fits a column of codes whose groups each have
 // their own offset, which the fit encodes by its codes too, and a column
 // whose codes are a quantity the target follows smoothly, which it
-// leaves as it is, in a table of codeMinTableRows rows and in a smaller
-// one.
+// leaves as it is, in a table of codeMinTableRows rows, in a smaller one
+// and in one of fewer than codeMarginRows rows.
 func TestFitChoosesCodes(t *testing.T) {
 	offsets := rand.New(rand.NewPCG(5, 6)).Perm(20)
 	tests := []struct {
@@ -299,7 +314,7 @@ func TestFitChoosesCodes(t *testing.T) {
 		{"quantity", func(g, x float64) float64 { return g / 5 }, false},
 	}
 	for _, tc := range tests {
-		for _, rows := range []int{codeMinTableRows, 200} {
+		for _, rows := range []int{codeMinTableRows, 200, 60} {
 			t.Run(fmt.Sprintf("%s/%d rows", tc.name, rows), func(t *testing.T) { fitCodes(t, rows, tc.y, tc.codes) })
 		}
 	}

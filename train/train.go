@@ -254,53 +254,14 @@ func (r *runner[T]) epoch(e int) error {
 		}
 	}
 	start := time.Now()
-	order := slices.Clone(r.train)
-	rand.New(rand.NewPCG(r.c.Seed, shuffleStream+uint64(e))).Shuffle(len(order), func(i, j int) {
-		order[i], order[j] = order[j], order[i]
-	})
-	batches := (len(order) + r.c.Batch - 1) / r.c.Batch
-	if r.c.DropLast {
-		batches = len(order) / r.c.Batch
-		order = order[:batches*r.c.Batch]
+	loss, examples, err := r.trainEpoch(e, start)
+	if err != nil {
+		return err
 	}
-	var sum float64
-	last := start
-	for b := range batches {
-		batch := order[b*r.c.Batch : min((b+1)*r.c.Batch, len(order))]
-		loss, err := r.m.Loss(batch, true)
-		if err != nil {
-			return fmt.Errorf("train: epoch %d, minibatch %d: %w", e, b+1, err)
-		}
-		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return r.notFinite(e, b, loss)
-		}
-		r.step(r.p.Values(), r.p.Grads())
-		sum += loss * float64(len(batch))
-		if r.c.Progress != nil && time.Since(last) >= time.Second {
-			last = time.Now()
-			done := min((b+1)*r.c.Batch, len(order))
-			fmt.Fprintf(r.c.Progress, "train: epoch %d/%d, minibatch %d/%d, loss %.4g, %.0f examples/s\n",
-				e, r.c.Epochs, b+1, batches, sum/float64(done), float64(done)/time.Since(start).Seconds())
-		}
-	}
-	rec := Epoch{Epoch: e, TrainLoss: sum / float64(len(order)), Examples: len(order)}
-	note := ""
-	if len(r.val) > 0 {
-		v, err := r.validate()
-		if err != nil {
-			return fmt.Errorf("train: epoch %d, validation: %w", e, err)
-		}
-		rec.ValidationLoss = &v
-		if v < r.bestLoss {
-			r.bestLoss, r.bad, r.res.Best = v, 0, e
-			r.best = append(r.best[:0], r.p.Values()...)
-			note = " (best)"
-		} else if r.bad++; !r.c.NoEarlyStop && r.bad >= r.c.Patience && e < r.c.Epochs {
-			r.res.EarlyStop = true
-			note = fmt.Sprintf("; no better than epoch %d for %d epochs: stopping", r.res.Best, r.bad)
-		}
-	} else {
-		r.res.Best = e
+	rec := Epoch{Epoch: e, TrainLoss: loss, Examples: examples}
+	note, err := r.validateEpoch(&rec)
+	if err != nil {
+		return err
 	}
 	rec.Seconds = time.Since(start).Seconds()
 	r.res.Epochs = append(r.res.Epochs, rec)
@@ -320,6 +281,68 @@ func (r *runner[T]) epoch(e int) error {
 		return r.c.AfterEpoch(rec)
 	}
 	return nil
+}
+
+// trainEpoch steps the parameters on every minibatch of epoch e, in the
+// epoch's shuffle, and returns the mean training loss and the number of
+// examples trained on.
+func (r *runner[T]) trainEpoch(e int, start time.Time) (float64, int, error) {
+	order := slices.Clone(r.train)
+	rand.New(rand.NewPCG(r.c.Seed, shuffleStream+uint64(e))).Shuffle(len(order), func(i, j int) {
+		order[i], order[j] = order[j], order[i]
+	})
+	batches := (len(order) + r.c.Batch - 1) / r.c.Batch
+	if r.c.DropLast {
+		batches = len(order) / r.c.Batch
+		order = order[:batches*r.c.Batch]
+	}
+	var sum float64
+	last := start
+	for b := range batches {
+		batch := order[b*r.c.Batch : min((b+1)*r.c.Batch, len(order))]
+		loss, err := r.m.Loss(batch, true)
+		if err != nil {
+			return 0, 0, fmt.Errorf("train: epoch %d, minibatch %d: %w", e, b+1, err)
+		}
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
+			return 0, 0, r.notFinite(e, b, loss)
+		}
+		r.step(r.p.Values(), r.p.Grads())
+		sum += loss * float64(len(batch))
+		if r.c.Progress != nil && time.Since(last) >= time.Second {
+			last = time.Now()
+			done := min((b+1)*r.c.Batch, len(order))
+			fmt.Fprintf(r.c.Progress, "train: epoch %d/%d, minibatch %d/%d, loss %.4g, %.0f examples/s\n",
+				e, r.c.Epochs, b+1, batches, sum/float64(done), float64(done)/time.Since(start).Seconds())
+		}
+	}
+	return sum / float64(len(order)), len(order), nil
+}
+
+// validateEpoch puts the validation loss of the epoch of rec into it,
+// keeps the parameters of the best epoch and decides on stopping early;
+// it returns the note of the epoch's progress line.
+func (r *runner[T]) validateEpoch(rec *Epoch) (string, error) {
+	e := rec.Epoch
+	if len(r.val) == 0 {
+		r.res.Best = e
+		return "", nil
+	}
+	v, err := r.validate()
+	if err != nil {
+		return "", fmt.Errorf("train: epoch %d, validation: %w", e, err)
+	}
+	rec.ValidationLoss = &v
+	if v < r.bestLoss {
+		r.bestLoss, r.bad, r.res.Best = v, 0, e
+		r.best = append(r.best[:0], r.p.Values()...)
+		return " (best)", nil
+	}
+	if r.bad++; !r.c.NoEarlyStop && r.bad >= r.c.Patience && e < r.c.Epochs {
+		r.res.EarlyStop = true
+		return fmt.Sprintf("; no better than epoch %d for %d epochs: stopping", r.res.Best, r.bad), nil
+	}
+	return "", nil
 }
 
 // notFinite returns the error for a loss that is not finite at minibatch

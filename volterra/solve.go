@@ -10,6 +10,9 @@ import (
 	"github.com/parametric-machines/machines/ode"
 )
 
+// Settings controls Solve and SolveSeparable. The zero value selects the
+// defaults: machines.Settings' at each grid point, RK4 with one step per
+// grid interval, and gradients by backpropagation.
 type Settings struct {
 	// Settings bounds the fixed-point iteration of Solve (and of its
 	// gradient) at each grid point, u = r + (h/2)·φ(t, t, u): a stable
@@ -243,22 +246,7 @@ func Solve(eq *Equation, steps int, s Settings) (*Solution, error) {
 	next := make([]float64, n)
 	for i := 1; i < len(ts); i++ {
 		ti := ts[i]
-		// r = ψ(tᵢ) + h·(½φ(tᵢ, t₀, u₀) + Σ_{0<k<i} φ(tᵢ, tₖ, uₖ)).
-		k.Eval(phi, ti, ts[0], sol.U[:n])
-		for j := range r {
-			r[j] = 0.5 * phi[j]
-		}
-		for l := 1; l < i; l++ {
-			k.Eval(phi, ti, ts[l], sol.U[l*n:(l+1)*n])
-			for j, v := range phi {
-				r[j] += v
-			}
-		}
-		sol.Evals += i
-		eq.Psi.Eval(phi, ti)
-		for j := range r {
-			r[j] = phi[j] + h*r[j]
-		}
+		sol.known(r, phi, i, h)
 		if !numeric.AllFinite(r) {
 			return nil, &NonFiniteError{T: ti}
 		}
@@ -285,6 +273,28 @@ func Solve(eq *Equation, steps int, s Settings) (*Solution, error) {
 		}
 	}
 	return sol, nil
+}
+
+// known sets r to the part of uᵢ that the earlier grid points give,
+// ψ(tᵢ) + h·(½φ(tᵢ, t₀, u₀) + Σ_{0<k<i} φ(tᵢ, tₖ, uₖ)), using phi as
+// scratch.
+func (sol *Solution) known(r, phi []float64, i int, h float64) {
+	n, ts, ti := sol.n, sol.T, sol.T[i]
+	sol.kernel.Eval(phi, ti, ts[0], sol.U[:n])
+	for j := range r {
+		r[j] = 0.5 * phi[j]
+	}
+	for l := 1; l < i; l++ {
+		sol.kernel.Eval(phi, ti, ts[l], sol.U[l*n:(l+1)*n])
+		for j, v := range phi {
+			r[j] += v
+		}
+	}
+	sol.Evals += i
+	sol.eq.Psi.Eval(phi, ti)
+	for j := range r {
+		r[j] = phi[j] + h*r[j]
+	}
 }
 
 // fixedPoint iterates x ← g(x) in place until the update is within

@@ -65,13 +65,6 @@ func writeImages(t *testing.T, dir string, n, classes, w, h int, colour, mixed b
 	}
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func TestSculptImageFolders(t *testing.T) {
 	colour := t.TempDir() // one folder, mixed sizes
 	writeImages(t, colour, 20, 3, 8, 8, true, true)
@@ -168,11 +161,13 @@ func TestPredictImages(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(out, "sculpt.json")); err != nil || json.Unmarshal(b, &rep) != nil {
 		t.Fatal("no sculpt.json", err)
 	}
-	large := t.TempDir()
+	large, colour, classes := t.TempDir(), t.TempDir(), t.TempDir()
 	writeImages(t, large, 2, 2, 12, 16, false, false)
+	writeImages(t, colour, 2, 2, 6, 8, true, false)
+	writeImages(t, classes, 2, 3, 6, 8, false, false)
 	pred := filepath.Join(out, "pred.csv")
 	stderr.Reset()
-	if code := run([]string{"predict", "-model", filepath.Join(out, "sculpt-model.json"), "-data", filepath.Join(data, "test"), "-out", pred}, &stdout, &stderr); code != 0 {
+	if code := run([]string{"predict", "-model", filepath.Join(out, "sculpt-model.json"), "-data", filepath.Join(data, "test"), "-out", pred}, &stdout, &stderr); code != 0 || stderr.Len() > 0 {
 		t.Fatalf("predict: exit status %d; stderr:\n%s", code, stderr.String())
 	}
 	f, err := os.Open(pred)
@@ -207,10 +202,35 @@ func TestPredictImages(t *testing.T) {
 		{"no images", []string{"-model", filepath.Join(out, "sculpt-model.json"), "-data", t.TempDir()}, 1, "no images: no .png"},
 		{"resized", []string{"-model", filepath.Join(out, "sculpt-model.json"), "-data", large}, 0,
 			"warning: 4 of 4 images were not of the model's 6x8 pixels and were resized to it"},
+		{"colour", []string{"-model", filepath.Join(out, "sculpt-model.json"), "-data", colour}, 0,
+			"warning: 4 of 4 images are in colour and the model was trained on grey images: they were read as grey"},
+		{"other classes", []string{"-model", filepath.Join(out, "sculpt-model.json"), "-data", classes}, 0,
+			"warning: the folders of " + classes + " are named like the model's classes, but 1 like none (c): their images are classified among the model's classes (a, b)"},
 	} {
 		stderr.Reset()
 		if code := run(append([]string{"predict", "-out", "-"}, tc.args...), &stdout, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%s: exit status %d, stderr %q; want %d and %q", tc.name, code, stderr.String(), tc.code, tc.want)
 		}
+	}
+	// Folders named like none of the classes are not warned of.
+	batches := t.TempDir()
+	writeImages(t, filepath.Join(batches, "monday"), 2, 2, 6, 8, false, false)
+	writeImages(t, filepath.Join(batches, "tuesday"), 2, 2, 6, 8, false, false)
+	stderr.Reset()
+	if code := run([]string{"predict", "-model", filepath.Join(out, "sculpt-model.json"), "-data", batches, "-out", "-"}, &stdout, &stderr); code != 0 || stderr.Len() > 0 {
+		t.Errorf("folders of other names: exit status %d, stderr %q; want 0 and nothing", code, stderr.String())
+	}
+
+	// A model of colour images, given grey ones only.
+	cdata, cout := t.TempDir(), t.TempDir()
+	writeImages(t, filepath.Join(cdata, "train"), 16, 2, 6, 8, true, false)
+	writeImages(t, filepath.Join(cdata, "test"), 5, 2, 6, 8, true, false)
+	if code := run([]string{"sculpt", "-data", cdata, "-out", cout, "-nodes", "2", "-channels", "2", "-epochs", "2", "-batch", "4"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("sculpt: exit status %d; stderr:\n%s", code, stderr.String())
+	}
+	stderr.Reset()
+	const grey = "warning: the 10 images are grey and the model was trained on images in colour: each was read as three equal channels"
+	if code := run([]string{"predict", "-model", filepath.Join(cout, "sculpt-model.json"), "-data", filepath.Join(data, "test"), "-out", "-"}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), grey) {
+		t.Errorf("grey images, colour model: exit status %d, stderr %q; want 0 and %q", code, stderr.String(), grey)
 	}
 }

@@ -336,7 +336,9 @@
 // machine's (the fit record's "linear_weight"); a
 // numeric column of whole numbers that may be a code of groups (at least
 // 10 values, 15 rows to a value on average: a school's number, a day's;
-// tables of 1,000 rows or more with at most 3 such columns) is also tried
+// at most 3 such columns; on tables of 30 to 999 rows 3 rows to a value,
+// fractions too, where the residuals cluster by it and the codes lower the
+// loss by 15% or more) is also tried
 // by its values as categories, one 0/1 column each after the value, kept
 // where the shallow machine's held-out loss is lower so (not with -inputs
 // linear or quantile); and a regression's predictions, and the ends of its intervals, stay within
@@ -476,7 +478,11 @@
 // EXIF orientation, hidden files, and a warning of the files it does not
 // read), turned to the machine's channels, resized to its size if they
 // are of another (with a warning that counts them) and scaled as its
-// file says. It writes a row per image: "file", its path within -data,
+// file says. It warns of images in colour given to a machine of grey
+// images (read as grey), of a folder of grey images only given to a
+// machine of colour images, and of folders of -data named like the
+// machine's classes among others named like none (a class the machine
+// does not have, whose images it classifies among its own). It writes a row per image: "file", its path within -data,
 // "class", the class of the largest logit by name (by number for an IDX
 // data set), and the probability of each class, p_CLASS (the softmax of
 // the logits). A model file of version 1, which does not say how it
@@ -665,10 +671,12 @@
 // -data DIR of sculpt, and of "experiment sculpt", is either an IDX data
 // set (MNIST's format: the train split for training, t10k for testing) or
 // a folder of PNG, JPEG, GIF (the first frame), BMP, TIFF, WebP and
-// Netpbm (PBM, PGM, PPM) images, one folder per class:
-// DIR/train/CLASS/*.png and DIR/test/CLASS/*.png with the same classes,
+// Netpbm (PBM, PGM, PPM, and PAM of grey or RGB, with or without alpha)
+// images, one folder per class:
+// DIR/train/CLASS/*.png and DIR/test/CLASS/*.png with the same classes
+// (train and test, and valid below, in any case: Train, TEST),
 // or DIR/CLASS/*.png (or .jpg, .jpeg, .gif, .bmp, .tif, .tiff, .webp,
-// .pbm, .pgm, .ppm, .pnm, in any case), of which the fraction -split of
+// .pbm, .pgm, .ppm, .pnm, .pam, in any case), of which the fraction -split of
 // each class (0.2; drawn by -seed) is held out for testing. A folder of
 // validation images beside train and test, DIR/valid (or DIR/val or
 // DIR/validation) with the same classes, is the validation set that
@@ -678,12 +686,21 @@
 // the folder names, sorted. Other files and folders in a class folder are
 // skipped with a warning on standard error that counts them by extension
 // and names one (HEIC and AVIF photographs among them: convert them to
-// JPEG or PNG); hidden files (.DS_Store, macOS's ._NAME), Thumbs.db and
-// desktop.ini are ignored, and links are followed. A JPEG file's EXIF
-// orientation, which phones write rather than turning the pixels, turns
-// the image upright before it is resized. The images are grey if every
+// JPEG or PNG); hidden files (.DS_Store, macOS's ._NAME), Thumbs.db,
+// desktop.ini and the __MACOSX folders of macOS's archives are ignored,
+// and links are followed (a link to DIR or a folder above it is refused).
+// A class folder's name that is not UTF-8 text, as archives made on
+// Windows leave them, is read as Windows-1252, with a warning. In a
+// folder without train and test folders, a folder named valid, val or
+// validation is refused if it holds class folders, and is a class, with a
+// warning, if it holds images. The EXIF orientation
+// of a JPEG, PNG (its eXIf chunk before the pixels), WebP or TIFF file,
+// which phones write rather than turning the pixels, turns the image
+// upright before it is resized. The images are grey if every
 // file is grey and RGB otherwise, with the input of the architecture as
-// many channels; transparency is dropped. -size N or -size WxH resizes every image
+// many channels; transparency is dropped, each pixel keeping the colour
+// it stores (a transparent pixel stored white is white), as removing the
+// alpha channel does. -size N or -size WxH resizes every image
 // (Catmull-Rom interpolation), with a warning if their aspect ratios
 // differ by more than a factor of 1.25 (portraits among landscapes),
 // which one size stretches unlike each other; without it the images must
@@ -692,7 +709,13 @@
 // than 2^25 pixels, a class folder without images, a class in one split
 // only, a folder of one class or of classes of one image each (none left
 // for testing). Classes without a training image, which IDX labels that
-// skip numbers make, are warned of on standard error. -size and -split are for folders only, and "experiment
+// skip numbers make, are warned of on standard error, and so are
+// classes without a test image (a class folder of one image keeps it for
+// training), classes of more than ten times the training images of
+// another (with the test accuracy of a machine that answers the largest
+// class whatever the image), and images smaller than 8 pixels on a side
+// as the architecture reads them, which its nodes pool down further
+// (-size enlarges them). -size and -split are for folders only, and "experiment
 // sculpt" reads a folder with their defaults (one size, 0.2 held out).
 //
 // It trains with the library's one training loop, which reports the loss

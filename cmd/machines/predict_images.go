@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/parametric-machines/machines/ad"
 	"github.com/parametric-machines/machines/dataset"
@@ -102,14 +103,13 @@ func (p *imagePredictor) write(dir string, files []string, w io.Writer, format d
 	if err != nil {
 		return err
 	}
-	resized := 0
+	var unlike unlikeImages
 	for start := 0; start < len(files); start += model.PredictBatch {
 		batch := files[start:min(start+model.PredictBatch, len(files))]
-		x, n, err := p.read(batch)
+		x, err := p.read(batch, &unlike)
 		if err != nil {
 			return err
 		}
-		resized += n
 		y, err := p.m.Predict(x)
 		if err != nil {
 			return err
@@ -122,33 +122,55 @@ func (p *imagePredictor) write(dir string, files []string, w io.Writer, format d
 			return err
 		}
 	}
-	if resized > 0 {
-		fmt.Fprintf(p.stderr, "machines predict: warning: %d of %d images were not of the model's %dx%d pixels and were resized to it\n",
-			resized, len(files), p.shape[2], p.shape[1])
+	if err := tw.Close(); err != nil {
+		return err
 	}
-	return tw.Close()
+	p.warnUnlike(unlike, len(files))
+	return nil
+}
+
+// unlikeImages counts the images unlike those the model was trained on.
+type unlikeImages struct {
+	resized, colour, grey int // of another size; in colour, grey
 }
 
 // read reads the image files into the model's input, and counts those
-// resized.
-func (p *imagePredictor) read(files []string) (*ad.Tensor[float32], int, error) {
+// unlike the model's images.
+func (p *imagePredictor) read(files []string, unlike *unlikeImages) (*ad.Tensor[float32], error) {
 	channels, rows, cols := p.shape[0], p.shape[1], p.shape[2]
 	x := ad.NewTensor[float32](len(files), channels, rows, cols)
 	size := channels * rows * cols
-	resized := 0
 	for i, path := range files {
-		pix, w, h, err := dataset.ReadImage(path, channels, rows, cols)
+		pix, info, err := dataset.ReadImage(path, channels, rows, cols)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		if w != cols || h != rows {
-			resized++
-		}
+		unlike.resized += btoi(info.Width != cols || info.Height != rows)
+		unlike.colour += btoi(!info.Grey)
+		unlike.grey += btoi(info.Grey)
 		for j, v := range pix {
 			x.Data[i*size+j] = float32(float64(v) * p.pixels.Scale)
 		}
 	}
-	return x, resized, nil
+	return x, nil
+}
+
+// warnUnlike warns of the n images unlike those the model was trained
+// on: of another size, resized; in colour for a model of grey images,
+// read as grey; and all grey for a model of colour images, which a few
+// grey ones among its training images may not have taught it.
+func (p *imagePredictor) warnUnlike(unlike unlikeImages, n int) {
+	if unlike.resized > 0 {
+		fmt.Fprintf(p.stderr, "machines predict: warning: %d of %d images were not of the model's %dx%d pixels and were resized to it\n",
+			unlike.resized, n, p.shape[2], p.shape[1])
+	}
+	switch {
+	case p.shape[0] == 1 && unlike.colour > 0:
+		fmt.Fprintf(p.stderr, "machines predict: warning: %d of %d images are in colour and the model was trained on grey images: they were read as grey (their luma)\n",
+			unlike.colour, n)
+	case p.shape[0] == 3 && unlike.grey == n:
+		fmt.Fprintf(p.stderr, "machines predict: warning: the %d images are grey and the model was trained on images in colour: each was read as three equal channels\n", n)
+	}
 }
 
 // record returns the row of an image of the given logits: its file,
@@ -166,6 +188,29 @@ func (p *imagePredictor) record(file string, logits []float32) []string {
 		rec = append(rec, strconv.FormatFloat(q/sum, 'g', 6, 64))
 	}
 	return rec
+}
+
+// otherClasses returns a warning if the images in dir are in folders
+// named like the model's classes, as a test folder of class folders is,
+// and some are in folders named like none, classes the model does not
+// have; otherwise "".
+func (p *imagePredictor) otherClasses(dir string, files []string) string {
+	var folders []string
+	for _, path := range files {
+		if folder, _, ok := strings.Cut(relative(dir, path), "/"); ok && !slices.Contains(folders, folder) {
+			folders = append(folders, folder)
+		}
+	}
+	other := slices.DeleteFunc(slices.Clone(folders), func(f string) bool { return slices.Contains(p.classes, f) })
+	if len(other) == 0 || len(other) == len(folders) {
+		return ""
+	}
+	classes := strings.Join(p.classes[:min(len(p.classes), 10)], ", ")
+	if len(p.classes) > 10 {
+		classes += ", ..."
+	}
+	return fmt.Sprintf("the folders of %s are named like the model's classes, but %d like none (%s): their images are classified among the model's classes (%s)",
+		dir, len(other), strings.Join(other, ", "), classes)
 }
 
 // relative returns path relative to dir, or path if it is not in it.
@@ -187,6 +232,9 @@ func predictImages(modelPath, data, out string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if w := p.otherClasses(data, files); w != "" {
+		warnings = append(warnings, w)
+	}
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "machines predict: warning: %s\n", w)
 	}
@@ -202,4 +250,12 @@ func predictImages(modelPath, data, out string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "predict: %d images; wrote %s\n", len(files), out)
 	}
 	return nil
+}
+
+// btoi returns 1 for true and 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

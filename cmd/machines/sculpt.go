@@ -12,7 +12,9 @@ import (
 
 	"github.com/parametric-machines/machines/cmd/machines/internal/figure"
 	"github.com/parametric-machines/machines/dataset"
+	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/sculpt"
+	"github.com/parametric-machines/machines/train"
 )
 
 func runSculpt(args []string, stdout, stderr io.Writer) error {
@@ -107,15 +109,15 @@ func addSculptFlags(fs *flag.FlagSet) *sculptFlags {
 	f.data = fs.String("data", "", "`directory` of the IDX data set (train and t10k splits) or of image folders (CLASS/*.png or train/CLASS and test/CLASS)")
 	fs.Var(&f.size, "size", "resize the images of a folder to a `size` of N x N or W x H pixels (N or WxH); without it they must be of one size")
 	f.split = fs.Float64("split", dataset.DefaultSplit, "`fraction` of each class held out for testing, for a folder without train and test folders")
-	f.nodes = fs.Int("nodes", 10, "`number` of hidden nodes of the generous architecture")
-	f.channels = fs.Int("channels", 4, "`number` of channels of each node")
+	f.nodes = fs.Int("nodes", sculpt.DefaultNodes, "`number` of hidden nodes of the generous architecture")
+	f.channels = fs.Int("channels", sculpt.DefaultChannels, "`number` of channels of each node")
 	f.epochs = fs.Int("epochs", 0, fmt.Sprintf("`number` of epochs in all; 0 means about %d minibatch steps (7 epochs of Fashion-MNIST)", sculpt.DefaultSteps))
 	f.finetune = fs.Int("finetune", 0, "`number` of final epochs that train without the penalty, 0 for none (default 3/7 of the epochs)")
 	f.validation = fs.Float64("validation", 0, fmt.Sprintf("`fraction` of the training images held out to measure each epoch; 0 means %g, at most %d images", sculpt.DefaultValidation, sculpt.MaxValidation))
 	f.lambda = fs.Float64("lambda", sculpt.DefaultLambda, "`weight` of the group-lasso penalty (0 turns it off)")
-	f.tol = fs.Float64("tol", 1e-6, "prune an edge when its weight norm falls below this `norm` (> 0)")
-	f.lr = fs.Float64("lr", 1e-3, "Adam learning `rate`")
-	f.batch = fs.Int("batch", 32, "minibatch `size`")
+	f.tol = fs.Float64("tol", sculpt.DefaultTol, "prune an edge when its weight norm falls below this `norm` (> 0)")
+	f.lr = fs.Float64("lr", optim.DefaultAdamLR, "Adam learning `rate`")
+	f.batch = fs.Int("batch", train.DefaultBatch, "minibatch `size`")
 	f.plain = fs.Bool("plain", false, "subgradient of the penalty instead of the proximal step")
 	f.out = fs.String("out", "out", "`directory` for the checkpoint, the report and the pictures")
 	f.seed = fs.Uint64("seed", 1, "`seed` of the initial weights and the minibatch order")

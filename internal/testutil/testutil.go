@@ -22,6 +22,21 @@ func Panics(f func()) (msg string, panicked bool) {
 	return "", false
 }
 
+// PanicError runs f and returns the error it panics with: nil if it
+// returns, an error saying so if it panics with a value that is not an
+// error (the library's panics carry errors of ad's kinds).
+func PanicError(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if err, _ = r.(error); err == nil {
+				err = fmt.Errorf("a panic with %v, not an error", r)
+			}
+		}
+	}()
+	f()
+	return nil
+}
+
 // CheckPanic fails t unless f panics with a message containing want.
 func CheckPanic(t testing.TB, f func(), want string) {
 	t.Helper()

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/numeric"
 	"github.com/parametric-machines/machines/internal/parallel"
 	"github.com/parametric-machines/machines/optim"
 	"github.com/parametric-machines/machines/train"
@@ -145,7 +146,7 @@ func (c Config) architecture(m int) Architecture {
 // settings, as Fit returns an error for them.
 func (c Config) NumParams(rows, inputs int) int {
 	if err := c.check(inputs, rows, 2); err != nil {
-		panic(err)
+		panic(fmt.Errorf("%w: %w", ad.ErrValue, err))
 	}
 	a := newAugmenter(c, inputs)
 	n := a.a.Len() + a.b.Len()
@@ -314,6 +315,9 @@ func newClassifier(x *mat.Dense, labels []int, classes int, c Config) (*Classifi
 	}
 	if len(labels) != rows {
 		return nil, nil, fmt.Errorf("infinite: %d labels for %d rows", len(labels), rows)
+	}
+	if err := numeric.CheckFinite("infinite: input", x); err != nil {
+		return nil, nil, err
 	}
 	for i, l := range labels {
 		if l < 0 || l >= classes {
@@ -561,6 +565,9 @@ func (cl *Classifier) Scores(dst *mat.Dense, x mat.Matrix) (*mat.Dense, error) {
 		dst = mat.NewDense(rows, cl.Classes, nil)
 	} else if r, c := dst.Dims(); r != rows || c != cl.Classes {
 		panic(fmt.Errorf("%w: infinite: scores into a %dx%d matrix, want %dx%d", ad.ErrShape, r, c, rows, cl.Classes))
+	}
+	if err := numeric.CheckFinite("infinite: input", x); err != nil {
+		return nil, err
 	}
 	n := cl.Machine.Dim
 	chunks := (rows + chunk - 1) / chunk

@@ -1,12 +1,16 @@
 package infinite
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/ad"
+	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/volterra"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
@@ -47,6 +51,11 @@ func TestSettingsErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("New(%+v) = %v, want an error about %q", tc.s, err, tc.want)
 			}
+			// A Machine made without New is a programmer's error.
+			mc := &Machine{Architecture: tc.s}
+			if err := testutil.PanicError(func() { _, _ = mc.Forward(nil) }); !errors.Is(err, ad.ErrValue) || !strings.Contains(fmt.Sprint(err), tc.want) {
+				t.Errorf("Forward of %+v: panic %v, want ad.ErrValue about %q", tc.s, err, tc.want)
+			}
 		})
 	}
 }
@@ -69,13 +78,49 @@ func TestTrainErrors(t *testing.T) {
 		{"label count", []int{0, 1}, 3, Config{MaxFreq: 2}, "2 labels for 3 rows"},
 		{"one class", []int{0, 0, 0}, 1, Config{MaxFreq: 2}, "1 classes"},
 		{"iterations", labels, 3, Config{MaxFreq: 2, Iterations: -1}, "iterations"},
+		{"NaN input", labels, 3, Config{MaxFreq: 2}, "input row 2, column 1 is NaN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			x := mat.DenseCopyOf(x)
+			if tc.name == "NaN input" {
+				x.Set(2, 1, math.NaN())
+			}
 			_, err := Fit(x, tc.labels, tc.classes, tc.c)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Fit = %v, want an error about %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestScoresNotFinite checks that Scores refuses a query input that is
+// not a number, naming it, rather than failing in the solve.
+func TestScoresNotFinite(t *testing.T) {
+	x := mat.NewDense(4, 2, []float64{0, 1, 1, 0, 1, 1, 0, 0})
+	cl, err := Fit(x, []int{0, 1, 0, 1}, 2, Config{MaxFreq: 2, Iterations: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := mat.NewDense(2, 2, []float64{0, 1, math.Inf(-1), 0})
+	if _, err := cl.Scores(nil, q); err == nil || !strings.Contains(err.Error(), "infinite: input row 1, column 0 is -Inf") {
+		t.Errorf("Scores of an infinite input: %v", err)
+	}
+}
+
+// TestNumParamsPanics checks that NumParams, given settings Fit
+// refuses, panics with ad.ErrValue saying what Fit says.
+func TestNumParamsPanics(t *testing.T) {
+	for _, tc := range []struct {
+		c    Config
+		want string
+	}{
+		{Config{}, "maxfreq 0"},
+		{Config{MaxFreq: 2, Cost: -1}, "cost -1"},
+		{Config{MaxFreq: 2, Iterations: -1}, "-1 iterations"},
+	} {
+		if err := testutil.PanicError(func() { tc.c.NumParams(3, 2) }); !errors.Is(err, ad.ErrValue) || !strings.Contains(fmt.Sprint(err), tc.want) {
+			t.Errorf("NumParams of %+v: panic %v, want ad.ErrValue about %q", tc.c, err, tc.want)
+		}
 	}
 }
 

@@ -165,7 +165,7 @@ func (mc *Machine) NumParams() int { return mc.Anchors * mc.Basis() * mc.Dim }
 
 func (mc *Machine) checkCoef() {
 	if err := mc.Architecture.Check(); err != nil {
-		panic(err)
+		panic(fmt.Errorf("%w: %w", ad.ErrValue, err))
 	}
 	if len(mc.Coef) != mc.NumParams() {
 		panic(fmt.Errorf("%w: infinite: %d coefficients, want Anchors·Basis·Dim = %d", ad.ErrShape, len(mc.Coef), mc.NumParams()))
@@ -334,15 +334,11 @@ func (tr *Trajectory) backward(dpsi, dcoef, du []float64, normWeight float64) er
 	if err := tr.sol.Gradient(gq, gp, du); err != nil {
 		return fmt.Errorf("infinite: anchors: %w", err)
 	}
-	if dpsi != nil {
-		for i := range dpsi {
-			dpsi[i] = gq[i] + directPsi[i]
-		}
+	for i := range dpsi {
+		dpsi[i] = gq[i] + directPsi[i]
 	}
-	if dcoef != nil {
-		for i := range dcoef {
-			dcoef[i] = gp[i] + directCoef[i]
-		}
+	for i := range dcoef {
+		dcoef[i] = gp[i] + directCoef[i]
 	}
 	return nil
 }

@@ -1,7 +1,8 @@
 """Which numeric columns of the panels' tables qualify as codes of groups, under several rules,
 on the training rows of split 0 (docs/learner-panel.md, "Numeric columns that are codes of groups" and
 "Numbers that label groups on tables under 1,000 rows", "Numbers that label groups though they are not whole
-numbers"). The fit's rule is G on tables of 1,000 training rows or more and J on tables of 100 to 999.
+numbers", "Numbers of a few values that label groups"). The fit's rule is G on tables of 1,000 training rows or
+more and K on smaller ones (J until session 34, on tables of 100 to 999).
 
     python3 scripts/panel/codes.py ../shared/panel/data/panel.json ../shared/panel/dev/panel.json
 """
@@ -20,11 +21,13 @@ RULES = {  # name: (least values, least mean rows per value, least table rows, w
     'H int,k>=10,r>=3,100<=n<1000,<=3 columns (session 28)': (10, 3, 100, True, 999),
     'I int,k>=10,r>=5,100<=n<1000,<=3 columns': (10, 5, 100, True, 999),
     'J any,k>=10,r>=3,100<=n<1000,<=3 whole and <=3 fractions (session 30)': (10, 3, 100, False, 999),
+    'K any,k>=10,r>=3,n<1000,<=3 whole and <=3 fractions (session 34)': (10, 3, 0, False, 999),
 }
 AT_MOST_3 = ['G int,k>=10,r>=15,n>=1000,<=3 columns (kept)',
              'H int,k>=10,r>=3,100<=n<1000,<=3 columns (session 28)',
              'I int,k>=10,r>=5,100<=n<1000,<=3 columns']
-APART = ['J any,k>=10,r>=3,100<=n<1000,<=3 whole and <=3 fractions (session 30)']  # capped by kind
+APART = ['J any,k>=10,r>=3,100<=n<1000,<=3 whole and <=3 fractions (session 30)',
+         'K any,k>=10,r>=3,n<1000,<=3 whole and <=3 fractions (session 34)']  # capped by kind
 
 
 def main(files):
