@@ -20,6 +20,7 @@ var (
 	ErrNumber     = errors.New("not a number")
 	ErrInf        = errors.New("value is infinite")
 	ErrDate       = errors.New("not a date")
+	ErrDateOrder  = errors.New("a date in another order")
 	ErrCurrency   = errors.New("an amount in another currency")
 	ErrOneClass   = errors.New("target has a single class")
 )
@@ -28,7 +29,7 @@ var (
 // the given columns. It names a column that differs from col in case
 // only, and says when a header of numbers only is data: the file has no
 // header row.
-func noColumnError(name, col string, cols []string) error {
+func noColumnError(name, col string, cols []string) *ParseError {
 	hint := ""
 	if i := slices.IndexFunc(cols, func(c string) bool { return strings.EqualFold(c, col) }); i >= 0 {
 		hint = fmt.Sprintf(", of which %q differs in case only: names are matched exactly", cols[i])

@@ -291,6 +291,19 @@ func parseDateIn(cell, order string) (time.Time, bool) {
 	return ParseDate(cell)
 }
 
+// DateOrder returns the order of the dates with the year last in a column
+// of dates, "dmy" or "mdy", as FitEncoder reads its levels: all written
+// with the year last (see YearLastOrder), or mixed with ISO 8601 dates.
+// It is empty where the levels are not such dates or do not tell the
+// order.
+func DateOrder(levels []string) string {
+	if order, _ := YearLastOrder(levels); order != "" {
+		return order
+	}
+	_, order, _ := mixedDates(levels)
+	return order
+}
+
 // mixedDates returns the levels of a column that mixes dates with the
 // year last and ISO 8601 dates (see ParseDate), if every level is one or
 // the other and each kind is there, and the order of the ones with the

@@ -225,6 +225,22 @@ func TestYearLast(t *testing.T) {
 			t.Errorf("%s: order %q, ambiguous %v; want %q, %v", test.name, order, ambiguous, test.order, test.ambiguous)
 		}
 	}
+	// DateOrder reads also a mix with ISO dates, as FitEncoder does.
+	for _, test := range []struct {
+		levels []string
+		order  string
+	}{
+		{[]string{"31/01/2024", "01/02/2024"}, dayFirst},
+		{[]string{"2024-01-31", "1/2/2024", "13/02/2024"}, dayFirst},
+		{[]string{"2024-01-31", "02/13/2024"}, monthFirst},
+		{[]string{"2024-01-31", "01/02/2024"}, ""},
+		{[]string{"2024-01-31", "2024-02-01"}, ""},
+		{[]string{"2024-01-31", "13/02/2024", "soon"}, ""},
+	} {
+		if got := DateOrder(test.levels); got != test.order {
+			t.Errorf("DateOrder(%q) = %q, want %q", test.levels, got, test.order)
+		}
+	}
 	for _, test := range []struct {
 		cell, order string
 		days        float64
@@ -256,8 +272,15 @@ func TestEncoderYearLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkMatrix(t, x, [][]float64{{19783, 0}, {19759.5, 1}})
-	_, _, err = e.Transform(readStrict(t, "day\n31/01/2024\n"), nil)
-	if want := `test.csv: row 2, column "day": not a date: "31/01/2024"; the column held dates such as 01/31/2024 in training`; err == nil || err.Error() != want {
+	_, _, err = e.Transform(readStrict(t, "day\n2024-01-31\nsoon\n"), nil)
+	if want := `test.csv: row 3, column "day": not a date: "soon"; the column held dates such as 01/31/2024 in training`; err == nil || err.Error() != want {
+		t.Errorf("error\n%v\nwant\n%s", err, want)
+	}
+	// A date in the other order is refused even where strays are not:
+	// its table's dates whose day is 12 or less read wrongly.
+	_, _, err = e.Transform(readFrameString(t, "day\n02/03/2024\n31/01/2024\nsoon\n"), nil)
+	if want := `test.csv: row 3, column "day": a date in another order: "31/01/2024" is a date written as 31/01/2024, but the column held dates written as 01/31/2024 in training: ` +
+		`the table's dates whose day is 12 or less would read with their day and month swapped; write them as training did`; !errors.Is(err, ErrDateOrder) || err.Error() != want {
 		t.Errorf("error\n%v\nwant\n%s", err, want)
 	}
 	data, err := json.Marshal(e)

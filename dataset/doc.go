@@ -14,6 +14,12 @@
 // pandas' to_csv write them, and is named RowNamesColumn. A FrameReader
 // reads a table a few rows at a time, with a separator of the caller's
 // choice if it likes, for programs whose input may not fit in memory.
+// The lines that end a file below its table, as a spreadsheet exports
+// them padded with empty fields, are left out with a warning: notes,
+// whose only value is in the first field, holds a letter and a space or
+// a colon and begins with no digit ("Source: national survey, 2023,,"),
+// and lines of empty fields (",,"). Such lines followed by a row, or with
+// no row above them, are rows.
 //
 // A file is read as UTF-8, except that a byte that is not part of UTF-8
 // is read as its Windows-1252 character: a file saved by a spreadsheet in

@@ -66,7 +66,9 @@ const MaxLevels = 256
 //   - a categorical column becomes one 0/1 column per training level,
 //     sorted, with missing cells set to the most frequent training level
 //     (the first in sorted order on a tie); a level not seen in training
-//     encodes as all zeros; of a column of more than MaxLevels levels,
+//     encodes as all zeros, but for one that is exactly one training
+//     level in another case ("MALE" for "Male"), read as that level and
+//     warned of; of a column of more than MaxLevels levels,
 //     only the MaxLevels most frequent have columns (the first in sorted
 //     order on a tie), and the others, "other", encode as all zeros too;
 //   - an ordinal column, a categorical one of at least three levels that
@@ -74,7 +76,8 @@ const MaxLevels = 256
 //     doses "0-39g/day", "120+", "6-11yrs", counts "10,000+"), becomes one column holding
 //     the number its level begins with, so that the order survives; a
 //     missing cell, or a level not seen in training, is set to the
-//     training mean;
+//     training mean; a level in another case is read as a categorical
+//     one is;
 //   - a date column, of ISO 8601 dates (see ParseDate) or of dates with
 //     the year last whose order the column tells (31/01/2024 and
 //     01/31/2024, with /, . or -; see YearLastOrder), becomes one column
@@ -765,14 +768,19 @@ type unseenLevels struct {
 // in parallel, merge theirs (Merge); Encoder.Warnings words it.
 type EncodeLog struct {
 	unseen []unseenLevels
-	far    []farValues
-	gaps   []gapRows
+	// alike are the rows of levels read as the one training level
+	// they are in another case (see encodedColumn.level).
+	alike []unseenLevels
+	far   []farValues
+	gaps  []gapRows
 }
 
 // NewLog returns an empty log of e's columns.
-func (e *Encoder) NewLog() *EncodeLog {
-	n := len(e.columns)
-	return &EncodeLog{unseen: make([]unseenLevels, n), far: make([]farValues, n), gaps: make([]gapRows, n)}
+func (e *Encoder) NewLog() *EncodeLog { return newLog(len(e.columns)) }
+
+// newLog returns an empty log of n columns.
+func newLog(n int) *EncodeLog {
+	return &EncodeLog{unseen: make([]unseenLevels, n), alike: make([]unseenLevels, n), far: make([]farValues, n), gaps: make([]gapRows, n)}
 }
 
 // TransformLog encodes the given rows of f (nil: all rows) as Transform
@@ -790,19 +798,14 @@ func (l *EncodeLog) Columns() int { return len(l.unseen) }
 // EncodeLog takes other's columns.
 func (l *EncodeLog) Merge(other *EncodeLog) error {
 	if l.unseen == nil && l.far == nil && l.gaps == nil {
-		n := len(other.unseen)
-		l.unseen, l.far, l.gaps = make([]unseenLevels, n), make([]farValues, n), make([]gapRows, n)
+		*l = *newLog(len(other.unseen))
 	}
 	if len(other.unseen) != len(l.unseen) {
 		return fmt.Errorf("dataset: merging the log of %d columns into one of %d", len(other.unseen), len(l.unseen))
 	}
 	for i := range l.unseen {
-		if u := other.unseen[i]; u.rows > 0 {
-			if mine := &l.unseen[i]; mine.rows == 0 || u.line < mine.line {
-				mine.first, mine.line = u.first, u.line
-			}
-			l.unseen[i].rows += u.rows
-		}
+		l.unseen[i].merge(other.unseen[i])
+		l.alike[i].merge(other.alike[i])
 		if fv := other.far[i]; fv.rows > 0 {
 			if mine := &l.far[i]; mine.rows == 0 || fv.line < mine.line {
 				mine.first, mine.line = fv.first, fv.line
@@ -819,12 +822,26 @@ func (l *EncodeLog) Merge(other *EncodeLog) error {
 	return nil
 }
 
+// merge adds the rows of o, of other lines, to u.
+func (u *unseenLevels) merge(o unseenLevels) {
+	if o.rows == 0 {
+		return
+	}
+	if u.rows == 0 || o.line < u.line {
+		u.first, u.line = o.first, o.line
+	}
+	u.rows += o.rows
+}
+
 // logColumn is a column of an EncodeLog as JSON carries it, between the
 // machines that add up a table's parts.
 type logColumn struct {
 	Unseen      int     `json:"unseen,omitempty"`
 	UnseenFirst string  `json:"unseen_first,omitempty"`
 	UnseenLine  int     `json:"unseen_line,omitempty"`
+	Alike       int     `json:"alike,omitempty"`
+	AlikeFirst  string  `json:"alike_first,omitempty"`
+	AlikeLine   int     `json:"alike_line,omitempty"`
 	Far         int     `json:"far,omitempty"`
 	FarFirst    float64 `json:"far_first,omitempty"`
 	FarLine     int     `json:"far_line,omitempty"`
@@ -836,8 +853,8 @@ type logColumn struct {
 func (l *EncodeLog) MarshalJSON() ([]byte, error) {
 	cols := make([]logColumn, len(l.unseen))
 	for i := range cols {
-		u, fv, g := l.unseen[i], l.far[i], l.gaps[i]
-		cols[i] = logColumn{u.rows, u.first, u.line, fv.rows, fv.first, fv.line, g.rows, g.line}
+		u, a, fv, g := l.unseen[i], l.alike[i], l.far[i], l.gaps[i]
+		cols[i] = logColumn{u.rows, u.first, u.line, a.rows, a.first, a.line, fv.rows, fv.first, fv.line, g.rows, g.line}
 	}
 	return json.Marshal(cols)
 }
@@ -849,13 +866,13 @@ func (l *EncodeLog) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &cols); err != nil {
 		return err
 	}
-	n := len(cols)
-	l.unseen, l.far, l.gaps = make([]unseenLevels, n), make([]farValues, n), make([]gapRows, n)
+	*l = *newLog(len(cols))
 	for i, c := range cols {
-		if min(c.Unseen, c.UnseenLine, c.Far, c.FarLine, c.Gaps, c.GapsLine) < 0 {
+		if min(c.Unseen, c.UnseenLine, c.Alike, c.AlikeLine, c.Far, c.FarLine, c.Gaps, c.GapsLine) < 0 {
 			return fmt.Errorf("dataset: an encoding log's column %d has a count or a line below 0", i)
 		}
-		l.unseen[i], l.far[i], l.gaps[i] = unseenLevels{c.Unseen, c.UnseenFirst, c.UnseenLine}, farValues{c.Far, c.FarFirst, c.FarLine}, gapRows{c.Gaps, c.GapsLine}
+		l.unseen[i], l.alike[i] = unseenLevels{c.Unseen, c.UnseenFirst, c.UnseenLine}, unseenLevels{c.Alike, c.AlikeFirst, c.AlikeLine}
+		l.far[i], l.gaps[i] = farValues{c.Far, c.FarFirst, c.FarLine}, gapRows{c.Gaps, c.GapsLine}
 	}
 	return nil
 }
@@ -881,6 +898,9 @@ func (g *gapRows) add(line int) {
 // rows with unseen levels and the rows far outside the training values of
 // each column.
 func (e *Encoder) encode(f *Frame, rows []int, log *EncodeLog) (*mat.Dense, error) {
+	if err := e.lacking(f); err != nil {
+		return nil, err
+	}
 	rows = f.allRows(rows)
 	if len(rows) == 0 {
 		// gonum has no empty matrices.
@@ -897,14 +917,17 @@ func (e *Encoder) encode(f *Frame, rows []int, log *EncodeLog) (*mat.Dense, erro
 		for i, r := range rows {
 			cell := f.cells[r][col]
 			out := x.RawRowView(i)[at : at+c.width()]
-			seen, err := c.encodeText(out, cell, f.decimalComma)
+			m, err := c.encodeText(out, cell, f.decimalComma)
 			if err != nil && f.strayValue(c.Kind, r, col, err) {
-				seen, err = c.encodeText(out, "", f.decimalComma)
+				m, err = c.encodeText(out, "", f.decimalComma)
 			}
 			if err != nil {
 				return nil, f.cellError(r, col, err)
 			}
-			if !seen && !c.Other {
+			switch {
+			case m == alike:
+				log.alike[ci].add(cell, f.lines[r])
+			case m == unseen && !c.Other:
 				log.unseen[ci].add(cell, f.lines[r])
 			}
 			if c.farOutside(out[0]) {
@@ -917,6 +940,26 @@ func (e *Encoder) encode(f *Frame, rows []int, log *EncodeLog) (*mat.Dense, erro
 		at += c.width()
 	}
 	return x, nil
+}
+
+// lacking returns the error of f's lacking input columns of e, naming
+// the first as Frame.Column does and the others after it, so that one
+// run tells every column a table needs; nil if f has them all.
+func (e *Encoder) lacking(f *Frame) error {
+	var lack []string
+	for _, c := range e.columns {
+		if !slices.Contains(f.columns, c.Name) {
+			lack = append(lack, c.Name)
+		}
+	}
+	if lack == nil {
+		return nil
+	}
+	err := noColumnError(f.name, lack[0], f.columns)
+	if len(lack) > 1 {
+		err.Err = fmt.Errorf("%w; it lacks the inputs %s too", err.Err, quoteList(lack[1:]))
+	}
+	return err
 }
 
 // farOutside reports whether v, a value of numeric column c, lies beyond
@@ -966,6 +1009,9 @@ func (e *Encoder) Warnings(log *EncodeLog) []Warning {
 	for i, u := range log.unseen {
 		if u.rows > 0 {
 			warnings = append(warnings, e.warning(i, u))
+		}
+		if a := log.alike[i]; a.rows > 0 && e.columns[i].Levels != nil {
+			warnings = append(warnings, e.columns[i].alikeWarning(a))
 		}
 	}
 	for i, fv := range log.far {
@@ -1041,6 +1087,17 @@ func (e *Encoder) warning(i int, u unseenLevels) Warning {
 	return Warning{Column: e.columns[i].Name, Value: u.first, Rows: u.rows, Message: msg}
 }
 
+// alikeWarning returns the warning of column c with the levels a read as
+// the training levels they are in another case.
+func (c *encodedColumn) alikeWarning(a unseenLevels) Warning {
+	level, _ := c.level(a.first)
+	msg := fmt.Sprintf("%d rows hold levels seen in training only in another case, such as %q for %q; they are read as those levels", a.rows, a.first, c.Levels[level])
+	if a.rows == 1 {
+		msg = fmt.Sprintf("1 row holds a level seen in training only in another case, %q for %q; it is read as that level", a.first, c.Levels[level])
+	}
+	return Warning{Column: c.Name, Value: a.first, Rows: a.rows, Message: msg}
+}
+
 // EncodeColumn encodes the cells of input column j (in the order of
 // Features) of n rows into dst, an n x Width() matrix, setting every
 // encoded column that input column makes, so that dst may hold old
@@ -1068,7 +1125,7 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 		panic(fmt.Errorf("%w: dataset: numbers for the %s column %q", ad.ErrShape, c.Kind, c.Name))
 	}
 	at := e.offset(j)
-	var unseen unseenLevels
+	var unseenRows, alikeRows unseenLevels
 	var strays cellStrays
 	var far farValues
 	var gaps gapRows
@@ -1080,23 +1137,26 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 				gaps.add(i + 1)
 			}
 			if !c.encodeNumber(out, numbers[i]) {
-				unseen.add(strconv.FormatFloat(numbers[i], 'g', -1, 64), i+1)
+				unseenRows.add(strconv.FormatFloat(numbers[i], 'g', -1, 64), i+1)
 			}
 		} else {
 			cell := strings.TrimSpace(texts[i])
 			if isMissing(cell) && !c.Indicator {
 				gaps.add(i + 1)
 			}
-			seen, err := c.encodeText(out, cell, false)
+			m, err := c.encodeText(out, cell, false)
 			if err != nil && isStray(c.Kind, err) {
 				strays.add(i+1, cell)
-				seen, err = c.encodeText(out, "", false)
+				m, err = c.encodeText(out, "", false)
 			}
 			if err != nil {
 				return nil, &ParseError{Row: i + 1, Column: c.Name, Err: err}
 			}
-			if !seen && !c.Other {
-				unseen.add(cell, i+1)
+			switch {
+			case m == alike:
+				alikeRows.add(cell, i+1)
+			case m == unseen && !c.Other:
+				unseenRows.add(cell, i+1)
 			}
 		}
 		if c.farOutside(out[0]) {
@@ -1112,11 +1172,14 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 	case gaps.rows > 0:
 		w := c.gapWarning(gaps, "row")
 		return &w, nil
-	case unseen.rows == 0:
-		return nil, nil
+	case unseenRows.rows > 0:
+		w := e.warning(j, unseenRows)
+		return &w, nil
+	case alikeRows.rows > 0:
+		w := c.alikeWarning(alikeRows)
+		return &w, nil
 	}
-	w := e.warning(j, unseen)
-	return &w, nil
+	return nil, nil
 }
 
 // offset returns the first encoded column of input column j.
@@ -1162,9 +1225,9 @@ func (c *encodedColumn) encodeMissing(out []float64) {
 
 // encodeText writes the encoding of the trimmed cell to out, the
 // column's encoded columns, which hold zeros; numbers have a decimal comma
-// if decimalComma is set. It reports false for a level not seen in
-// training, and an error for a cell that does not fit the column's kind.
-func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool) (bool, error) {
+// if decimalComma is set. It reports how the cell matched the training
+// values, and an error for a cell that does not fit the column's kind.
+func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool) (match, error) {
 	missing := isMissing(cell)
 	if missing {
 		if c.Indicator {
@@ -1180,7 +1243,7 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 			// its value, warned of as a level not seen in training.
 			if b, ok := ParseTruth(cell); ok {
 				out[0] = zeroOne(b)
-				return false, nil
+				return unseen, nil
 			}
 		}
 	}
@@ -1189,30 +1252,66 @@ func (c *encodedColumn) encodeText(out []float64, cell string, decimalComma bool
 		if missing {
 			out[0] = *c.Fill
 			putPhases(out[1:], c.Cycles, *c.Fill)
-			return true, nil
+			return seen, nil
 		}
 		v, err := c.value(cell, decimalComma)
 		if err != nil {
-			return true, err
+			return seen, err
 		}
 		out[0] = v
 		putPhases(out[1:], c.Cycles, v)
-		return c.putCode(out[1:], v), nil
-	case ordinal:
-		level, ok := slices.BinarySearch(c.Levels, cell)
-		if ok {
-			out[0] = c.Values[level]
-			return true, nil
+		if !c.putCode(out[1:], v) {
+			return unseen, nil
 		}
-		out[0] = *c.Fill
-		return missing, nil
-	default:
-		level, ok := slices.BinarySearch(c.Levels, cell)
-		if ok {
-			out[level] = 1
-		}
-		return ok, nil
+		return seen, nil
 	}
+	level, m := c.level(cell)
+	switch {
+	case m == unseen && c.Kind == ordinal:
+		out[0] = *c.Fill
+		if missing {
+			return seen, nil
+		}
+	case c.Kind == ordinal:
+		out[0] = c.Values[level]
+	case m != unseen:
+		out[level] = 1
+	}
+	return m, nil
+}
+
+// match is how a cell matched the training values of its column.
+type match int
+
+const (
+	seen   match = iota
+	unseen       // a level or a code not seen in training
+	alike        // a training level in another case
+)
+
+// level returns the index of the training level of categorical or
+// ordinal column c that cell is, or else of the one that cell is in
+// another case ("MALE" or "male" for "Male", of which a file gathered
+// from several sources may hold both): unseen where no level, or
+// several, are cell in another case, and where c lost its rare levels
+// (Other), one of which cell may have been.
+func (c *encodedColumn) level(cell string) (int, match) {
+	if i, ok := slices.BinarySearch(c.Levels, cell); ok {
+		return i, seen
+	}
+	found := -1
+	for i, l := range c.Levels {
+		if !c.Other && strings.EqualFold(l, cell) {
+			if found >= 0 {
+				return 0, unseen
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		return 0, unseen
+	}
+	return found, alike
 }
 
 // value returns the number that the trimmed cell, not missing, of a
@@ -1229,7 +1328,7 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 	case date:
 		t, ok := parseDateIn(cell, c.Order)
 		if !ok {
-			return 0, fmt.Errorf("%w: %q; the column held dates such as %s in training", ErrDate, cell, dateExample(c.Order))
+			return 0, c.dateError(cell)
 		}
 		return Days(t), nil
 	}
@@ -1249,6 +1348,22 @@ func (c *encodedColumn) value(cell string, decimalComma bool) (float64, error) {
 		}
 	}
 	return v, nil
+}
+
+// dateError returns the error of a trimmed cell, not missing, that date
+// column c does not read: ErrDateOrder for a date written with the year
+// last in the other order than the column's, whose table writes its
+// dates so and reads those whose day is 12 or less wrongly, without an
+// error (02/03/2024, meant 3 February, as 2 March to a column of
+// 31/01/2024); ErrDate for any other, a stray.
+func (c *encodedColumn) dateError(cell string) error {
+	other := map[string]string{dayFirst: monthFirst, monthFirst: dayFirst}[c.Order]
+	if _, ok := ParseYearLast(cell, other); ok && other != "" {
+		return fmt.Errorf("%w: %q is a date written as %s, but the column held dates written as %s in training: "+
+			"the table's dates whose day is 12 or less would read with their day and month swapped; write them as training did",
+			ErrDateOrder, cell, dateExample(other), dateExample(c.Order))
+	}
+	return fmt.Errorf("%w: %q; the column held dates such as %s in training", ErrDate, cell, dateExample(c.Order))
 }
 
 // encoderJSON is the JSON form of an Encoder.

@@ -260,6 +260,8 @@ func TestTransformErrors(t *testing.T) {
 			`new.csv: row 3, column "b": not a boolean: "maybe"; the column held true/false or yes/no in training`},
 		{"missing column", "n,c\n1,u\n", ErrNoColumn,
 			`new.csv: column "b": no such column; the file has "n", "c"`},
+		{"missing columns", "B\n1\n", ErrNoColumn,
+			`new.csv: column "n": no such column; the file has "B"; it lacks the inputs "b", "c" too`},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			r, err := NewFrameReader(strings.NewReader(test.data), "new.csv", FrameOptions{Strict: true})
@@ -327,6 +329,58 @@ func TestTruthSpellings(t *testing.T) {
 		f := readFrameString(t, "b\n"+strings.ReplaceAll(col, "|", "\n")+"\n")
 		if e, _, err := FitEncoder(f, []string{"b"}, nil); err != nil || e.Rules()[0].Kind == "boolean" {
 			t.Errorf("column %s: fitted as boolean (error %v)", col, err)
+		}
+	}
+}
+
+// TestCaseLevels checks that a level written in another case than the
+// one training level it matches is read as that level, with a warning,
+// and that a text matching several in other cases, or none, stays
+// unseen: through Transform and EncodeColumn alike.
+func TestCaseLevels(t *testing.T) {
+	for _, tc := range []struct {
+		train, cells string // the training column, and the new cells separated by |
+		want         [][]float64
+		warnings     []string // Transform's; EncodeColumn's is the first
+	}{
+		{"Male|Female|Male", "MALE|male|female|Female|Other", [][]float64{{0, 1}, {0, 1}, {1, 0}, {1, 0}, {0, 0}}, []string{
+			`1 row holds a level not seen in training, "Other"; it is encoded as no level at all`,
+			`3 rows hold levels seen in training only in another case, such as "MALE" for "Male"; they are read as those levels`}},
+		// Blue and blue are two levels: BLUE is neither.
+		{"Blue|blue|red|red", "BLUE|Red|blue", [][]float64{{0, 0, 0}, {0, 0, 1}, {0, 1, 0}}, []string{
+			`1 row holds a level not seen in training, "BLUE"; it is encoded as no level at all`,
+			`1 row holds a level seen in training only in another case, "Red" for "red"; it is read as that level`}},
+		// Only levels in another case: their warning is EncodeColumn's.
+		{"Male|Female", "FEMALE|Male", [][]float64{{1, 0}, {0, 1}}, []string{
+			`1 row holds a level seen in training only in another case, "FEMALE" for "Female"; it is read as that level`}},
+		// An ordinal column: the level's number, the mean where unseen.
+		{"10-19yrs|20-29yrs|30+yrs|30+yrs", "20-29YRS|40+YRS", [][]float64{{20}, {22.5}}, []string{
+			`1 row holds a level not seen in training, "40+YRS"; it is encoded as the training mean`,
+			`1 row holds a level seen in training only in another case, "20-29YRS" for "20-29yrs"; it is read as that level`}},
+	} {
+		train := readFrameString(t, "c\n"+strings.ReplaceAll(tc.train, "|", "\n")+"\n")
+		e, _, err := FitEncoder(train, []string{"c"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells := strings.Split(tc.cells, "|")
+		x, warnings, err := e.Transform(readFrameString(t, "c\n"+strings.Join(cells, "\n")+"\n"), nil)
+		if err != nil {
+			t.Fatalf("cells %s: %v", tc.cells, err)
+		}
+		checkMatrix(t, x, tc.want)
+		dst := mat.NewDense(len(cells), len(tc.want[0]), nil)
+		w, err := e.EncodeColumn(dst, 0, nil, cells)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkMatrix(t, dst, tc.want)
+		var messages []string
+		for _, w := range warnings {
+			messages = append(messages, w.Message)
+		}
+		if !slices.Equal(messages, tc.warnings) || w == nil || w.Message != tc.warnings[0] {
+			t.Errorf("train %s, cells %s: warnings\n%q and %v, want\n%q", tc.train, tc.cells, messages, w, tc.warnings)
 		}
 	}
 }
@@ -844,6 +898,12 @@ func TestEncoderManyLevels(t *testing.T) {
 			}
 		}
 	}
+	// L000 may have been a rare level in another case, lost in "other":
+	// it is no level, unwarned as the other levels are.
+	x, warnings, err = e.Transform(readFrameString(t, "c\nL000\n"), nil)
+	if err != nil || len(warnings) != 0 || x.At(0, 0) != 0 {
+		t.Errorf("L000: encoded %v, warnings %v, error %v; want no level, no warning", x.RawRowView(0)[:3], warnings, err)
+	}
 	data, err := json.Marshal(e)
 	if err != nil {
 		t.Fatal(err)
@@ -1078,15 +1138,16 @@ func TestEncodeLogMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := readFrameString(t, "g,x,z\na,1,5\nc,2,6\nb,90,\nd,3,7\nd,95,\na,2,\n")
+	// Levels in another case in both parts (B and A), unseen ones (d, c).
+	f := readFrameString(t, "g,x,z\na,1,5\nB,2,6\nb,90,\nd,3,7\nd,95,\nA,2,\nc,3,6\n")
 	_, want, err := e.Transform(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(want) != 3 {
-		t.Fatalf("the whole table's warnings %q, want 3", want)
+	if len(want) != 4 || want[1].Value != "B" || want[1].Rows != 2 {
+		t.Fatalf("the whole table's warnings %q, want 4, the second of B in 2 rows", want)
 	}
-	parts := [][]int{{3, 4, 5}, {0, 1, 2}} // the later rows first
+	parts := [][]int{{3, 4, 5, 6}, {0, 1, 2}} // the later rows first
 	merged := new(EncodeLog)
 	for _, rows := range parts {
 		log := e.NewLog()
@@ -1113,8 +1174,10 @@ func TestEncodeLogMerge(t *testing.T) {
 		t.Error("merged the log of no column into one of 3")
 	}
 	var bad EncodeLog
-	if err := json.Unmarshal([]byte(`[{"unseen":-1}]`), &bad); err == nil {
-		t.Error("read a count below 0")
+	for _, b := range []string{`[{"unseen":-1}]`, `[{"alike":-1}]`, `[{"alike_line":-1}]`} {
+		if err := json.Unmarshal([]byte(b), &bad); err == nil {
+			t.Errorf("read a count below 0 in %s", b)
+		}
 	}
 	// A log read from elsewhere may claim far values of a column of
 	// levels, which has no range: they are not worded.

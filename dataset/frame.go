@@ -108,6 +108,17 @@ func ReadFrame(r io.Reader, name string) (*Frame, error) {
 type FrameReader struct {
 	cr     *csv.Reader
 	format frameFormat
+	// held are the rows, read last, that may lie below the table (see
+	// belowTable); ready the rows to give before reading more, held rows
+	// that a row of the table followed.
+	held, ready []heldRow
+	rows        int // given so far
+}
+
+// heldRow is a row of a file and its line.
+type heldRow struct {
+	rec  []string
+	line int
 }
 
 // NewFrameReader reads the header of a table in CSV format from r and
@@ -354,10 +365,24 @@ func (fr *FrameReader) Name() string { return fr.format.name }
 func (fr *FrameReader) Read(max int) (*Frame, error) {
 	f := &Frame{frameFormat: fr.format}
 	for max <= 0 || len(f.cells) < max {
+		if len(fr.ready) > 0 {
+			f.cells, f.lines = append(f.cells, fr.ready[0].rec), append(f.lines, fr.ready[0].line)
+			fr.ready = fr.ready[1:]
+			continue
+		}
 		// Each record is a fresh slice whose fields share one string, so
 		// the frame holds about as many bytes as the file.
 		rec, err := fr.cr.Read()
+		if err == io.EOF && fr.rows+len(f.cells) == 0 {
+			// No table above them: the held rows are the table's.
+			fr.ready, fr.held = fr.held, nil
+			if len(fr.ready) > 0 {
+				continue
+			}
+		}
 		if err == io.EOF {
+			f.log.belowTable(fr.held)
+			fr.held = nil
 			break
 		}
 		if err != nil {
@@ -380,13 +405,38 @@ func (fr *FrameReader) Read(max int) (*Frame, error) {
 			}
 			continue
 		}
+		if belowTable(rec) {
+			fr.held = append(fr.held, heldRow{rec, line})
+			continue
+		}
+		if len(fr.held) > 0 {
+			// Rows of the table follow the held ones, which are rows too.
+			fr.ready, fr.held = append(fr.held, heldRow{rec, line}), nil
+			continue
+		}
 		f.cells = append(f.cells, rec)
 		f.lines = append(f.lines, line)
 	}
 	if len(f.cells) == 0 {
 		return nil, io.EOF
 	}
+	fr.rows += len(f.cells)
 	return f, nil
+}
+
+// belowTable reports whether the trimmed fields rec of a row, of two or
+// more, may lie below the table rather than in it, as the lines that
+// a spreadsheet exports with its table pad with empty fields: a note,
+// whose only value is in its first field, holds a letter and a space or
+// a colon and begins with no digit ("Source: national survey, 2023",
+// "* p < 0.05", not "5 kg"), or a row of empty fields. Such rows are rows
+// of the table unless they end it.
+func belowTable(rec []string) bool {
+	if len(rec) < 2 || slices.ContainsFunc(rec[1:], func(cell string) bool { return cell != "" }) {
+		return false
+	}
+	note := rec[0]
+	return note == "" || strings.ContainsFunc(note, unicode.IsLetter) && strings.ContainsAny(note, " :") && !unicode.IsDigit([]rune(note)[0])
 }
 
 // ReadAll returns the remaining rows of the table, of which there must
@@ -537,8 +587,11 @@ var (
 func MissingTexts() []string { return slices.Clone(missingTexts) }
 
 // BoolTexts returns the texts, in lower case, that a boolean column reads
-// as true and as false, in any case.
-func BoolTexts() (yes, no []string) { return slices.Clone(trueTexts), slices.Clone(falseTexts) }
+// as true and as false, in any case, after training: training's true,
+// yes, false and no, then the other spellings that ParseTruth reads.
+func BoolTexts() (yes, no []string) {
+	return slices.Concat(trueTexts, otherTrueTexts), slices.Concat(falseTexts, otherFalseTexts)
+}
 
 // isMissing reports whether a trimmed cell stands for a missing value: it
 // is empty or one of the words NA, N/A, ?, NaN and null in any case.

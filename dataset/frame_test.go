@@ -542,6 +542,71 @@ func TestRepeatedHeader(t *testing.T) {
 	}
 }
 
+// TestBelowTable reads tables that end with the lines a spreadsheet
+// exports below them, notes and empty fields, left out with one warning,
+// and keeps such lines where a row of the table follows them, or where
+// they are no note, read at once and in parts of two rows.
+func TestBelowTable(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		lines      []int // of the rows read
+		warning    string
+	}{
+		{"a note", "x,g,y\n1,a,2\n3,b,4\n\"Source: national survey, 2023\",,\n", []int{2, 3},
+			`test.csv: line 4, below the table's last row, holds a note ("Source: national survey, 2023") and no other value, as a spreadsheet's footnotes do: left out`},
+		{"empty fields and notes", "x,g,y\n1,a,2\n3,b,4\n,,\nNote: y in kg,,\n* p < 0.05,,\n", []int{2, 3},
+			`test.csv: the 3 lines from line 4, below the table's last row, hold a note ("Note: y in kg") and no other value, as a spreadsheet's footnotes do: left out`},
+		{"empty fields only", "x,g,y\n1,a,2\n3,b,4\n,,\n,,\n", []int{2, 3},
+			"test.csv: the 2 lines from line 4, below the table's last row, hold empty fields only, as a spreadsheet exports the rows below a table: left out"},
+		{"rows follow", "x,g,y\n1,a,2\n,,\nNote: in kg,,\n3,b,4\n", []int{2, 3, 4, 5}, ""},
+		{"a word", "x,g,y\n1,a,2\n3,b,4\nChad,,\n", []int{2, 3, 4}, ""},
+		{"a number", "g,x,y\nfoo,1,2\nbar,3,4\n5 kg,,\n", []int{2, 3, 4}, ""},
+		{"a value besides", "x,g,y\n1,a,2\n3,b,4\nSource: me,,5\n", []int{2, 3, 4}, ""},
+		{"one column", "x\n1\n2\nSource: me\n", []int{2, 3, 4}, ""},
+		{"no table above", "x,g,y\n,,\nSource: me,,\n", []int{2, 3}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, part := range []int{0, 2} {
+				fr, err := NewFrameReader(strings.NewReader(tc.data), "test.csv", FrameOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var lines []int
+				var w []Warning
+				var last *Frame
+				for {
+					f, err := fr.Read(part)
+					if err == io.EOF {
+						// The rows below the table are known at its end.
+						w = append(w, last.Warnings()...)
+						break
+					}
+					last = f
+					if err != nil {
+						t.Fatal(err)
+					}
+					for r := range f.Len() {
+						lines = append(lines, f.Line(r))
+					}
+					if f.Len() > part && part > 0 {
+						t.Errorf("read %d rows, at most %d asked", f.Len(), part)
+					}
+					w = append(w, f.Warnings()...)
+				}
+				if !slices.Equal(lines, tc.lines) {
+					t.Errorf("parts of %d: rows on lines %v, want %v", part, lines, tc.lines)
+				}
+				switch {
+				case tc.warning == "" && w != nil:
+					t.Errorf("parts of %d: warned %v", part, w)
+				case tc.warning != "" && (len(w) != 1 || w[0].Message != tc.warning):
+					t.Errorf("parts of %d: warned %v, want %q", part, w, tc.warning)
+				}
+			}
+		})
+	}
+}
+
 // TestSepLine reads tables whose first line names their separator, as
 // spreadsheets write "sep=;", and numbers their lines as the file does.
 func TestSepLine(t *testing.T) {

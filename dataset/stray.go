@@ -184,6 +184,28 @@ type readLog struct {
 	// headers counts the lines that repeat the header, left out and not
 	// yet reported, the first on line headerLine.
 	headers, headerLine int
+	// below are the rows that end the file below its table (see
+	// belowTable), left out and not yet reported.
+	below []heldRow
+}
+
+// belowTable notes the rows that end the file below its table: notes
+// or empty fields (see belowTable), which no row of the table follows.
+func (l *readLog) belowTable(rows []heldRow) { l.below = append(l.below, rows...) }
+
+// belowWarning returns the warning of the rows below the table.
+func (l *readLog) belowWarning(file string) Warning {
+	lines := fmt.Sprintf("line %d, below the table's last row, holds", l.below[0].line)
+	if n := len(l.below); n > 1 {
+		lines = fmt.Sprintf("the %d lines from line %d, below the table's last row, hold", n, l.below[0].line)
+	}
+	i := slices.IndexFunc(l.below, func(r heldRow) bool { return r.rec[0] != "" })
+	if i < 0 {
+		return Warning{Rows: len(l.below), Message: fmt.Sprintf("%s: %s empty fields only, as a spreadsheet exports the rows below a table: left out", file, lines)}
+	}
+	note := l.below[i].rec[0]
+	return Warning{Rows: len(l.below), Value: note, Message: fmt.Sprintf(
+		"%s: %s a note (%q) and no other value, as a spreadsheet's footnotes do: left out", file, lines, note)}
 }
 
 // strayCell is a cell read as missing because it is not a number in a
@@ -262,6 +284,10 @@ func (l *readLog) warnings(file string) []Warning {
 		warnings = append(warnings, Warning{Rows: l.headers, Message: fmt.Sprintf(
 			"%s: %s, as tables joined end to end do: left out", file, what)})
 		l.headers = 0
+	}
+	if l.below != nil {
+		warnings = append(warnings, l.belowWarning(file))
+		l.below = nil
 	}
 	if l.strays > 0 {
 		warnings = append(warnings, l.strayWarning(file))

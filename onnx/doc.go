@@ -21,8 +21,9 @@
 //     sine and cosine of their phase in the column's cycles with Mod,
 //     Mul, Sin and Cos;
 //   - a boolean, categorical or ordinal column is a string, the cell's
-//     text as the CSV file has it (trimmed): true, false, yes or no in any
-//     case for a boolean, a level for a category, and for a missing cell
+//     text as the CSV file has it (trimmed): true, false, yes or no, or
+//     their other spellings y, n, t, f, 1 and 0, in any case for a
+//     boolean (as predict reads them, see dataset.ParseTruth), a level for a category, and for a missing cell
 //     the empty string or NA, N/A, ?, NaN or null in any case.
 //
 // Categories enter as strings so that a user passes the table as it is,
@@ -31,9 +32,14 @@
 // has long supported, and one-hot encodes the codes with Equal on
 // integers: ONNX's Equal compares strings only from opset 19, which the
 // ONNX of Debian 12 (1.12, opset 17) cannot check. A level not seen in
-// training encodes as no level at all, as dataset.Encoder does; a boolean
-// cell that is neither true nor false makes the row's outputs NaN, where
-// the library would report an error.
+// training encodes as no level at all, as dataset.Encoder does, except
+// one that is a single level in another case of its ASCII letters (MALE
+// for Male), read as that level after StringNormalizer lowers its case
+// in the C locale, which every runtime has: the library reads other
+// letters in another case so too (ÉTÉ for Été), the graph as no level,
+// and the graph does not trim spaces, which the readers of tables do.
+// A boolean cell that spells neither a yes nor a no makes the row's
+// outputs NaN, where the library would report an error.
 //
 // Missing cells are imputed and flagged as the model's dataset.Encoder
 // says. Then come the machine's quantile map, if it has one, the input

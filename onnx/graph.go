@@ -173,6 +173,10 @@ func tensorAttr(name string, t *onnxpb.TensorProto) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_TENSOR.Enum(), T: t}
 }
 
+func stringAttr(name, v string) *onnxpb.AttributeProto {
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_STRING.Enum(), S: []byte(v)}
+}
+
 func stringsAttr(name string, v []string) *onnxpb.AttributeProto {
 	data := make([][]byte, len(v))
 	for i, s := range v {

@@ -356,22 +356,14 @@ func (b *builder) encode(r dataset.ColumnRule) ([]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("the mode %q is not a level", r.Mode)
 		}
-		values := make([]int64, len(r.Levels))
-		for i := range values {
-			values[i] = int64(i)
-		}
-		code := b.readStrings(r.Name, r.Levels, values)
+		code := b.readLevels(r.Name, r.Levels, r.Other)
 		missing = b.op("Equal", []string{code, b.int64s([]int64{1}, []int64{codeMissing})})
 		code = b.op("Where", []string{missing, b.int64s([]int64{1}, []int64{int64(mode)}), code})
-		hot := b.op("Equal", []string{code, b.int64s([]int64{1, int64(len(values))}, values)})
+		hot := b.op("Equal", []string{code, b.int64s([]int64{1, int64(len(r.Levels))}, indices(len(r.Levels)))})
 		cols = append(cols, b.op("Cast", []string{hot}, intAttr("to", int64(onnxpb.TensorProto_DOUBLE))))
 	case "ordinal":
 		b.g.Input = append(b.g.Input, valueInfo(r.Name, "ordinal: a string, one of the levels "+quoteList(r.Levels)+", another text or a missing cell's text (both the training mean)", onnxpb.TensorProto_STRING, 1))
-		indices := make([]int64, len(r.Levels))
-		for i := range indices {
-			indices[i] = int64(i)
-		}
-		code := b.readStrings(r.Name, r.Levels, indices)
+		code := b.readLevels(r.Name, r.Levels, r.Other)
 		missing = b.op("Equal", []string{code, b.int64s([]int64{1}, []int64{codeMissing})})
 		// Missing and unknown texts have negative codes: gather any level,
 		// then put the training mean in their place.
@@ -436,6 +428,58 @@ func (b *builder) readStrings(name string, keys []string, values []int64) string
 	}
 	return b.domainOp(mlDomain, "LabelEncoder", []string{name},
 		stringsAttr("keys_strings", keys), intsAttr("values_int64s", values), intAttr("default_int64", codeUnknown))
+}
+
+// readLevels maps the string input name to the index of the level of
+// levels it is, as readStrings does, and a text that is no level to the
+// one level it is in another case of its ASCII letters, as
+// dataset.Encoder reads it, unless the column lost its rare levels
+// (other). StringNormalizer lowers the case with the C locale, which
+// every runtime has, so that other letters keep their case: the library
+// reads "ÉTÉ" as the level "Été", the graph as no level.
+func (b *builder) readLevels(name string, levels []string, other bool) string {
+	code := b.readStrings(name, levels, indices(len(levels)))
+	var keys []string
+	var values []int64
+	for i, l := range levels {
+		if !slices.ContainsFunc(levels, func(m string) bool { return m != l && strings.EqualFold(m, l) }) {
+			keys, values = append(keys, asciiLower(l)), append(values, int64(i))
+		}
+	}
+	if other || len(keys) == 0 {
+		return code
+	}
+	// StringNormalizer takes a flat list of one string or more: the
+	// batch takes one more, dropped after, so that a batch of none runs.
+	padded := b.op("Concat", []string{name, b.strings([]int64{1, 1}, []string{""})}, intAttr("axis", 0))
+	flat := b.op("Reshape", []string{padded, b.int64s([]int64{1}, []int64{-1})})
+	lower := b.op("StringNormalizer", []string{flat}, stringAttr("case_change_action", "LOWER"), stringAttr("locale", "C"))
+	lower = b.op("Reshape", []string{lower, b.int64s([]int64{2}, []int64{-1, 1})})
+	lower = b.op("Slice", []string{lower, b.int64s([]int64{1}, []int64{0}), b.int64s([]int64{1}, []int64{-1}), b.int64s([]int64{1}, []int64{0})})
+	alike := b.domainOp(mlDomain, "LabelEncoder", []string{lower},
+		stringsAttr("keys_strings", keys), intsAttr("values_int64s", values), intAttr("default_int64", codeUnknown))
+	unknown := b.op("Equal", []string{code, b.int64s([]int64{1}, []int64{codeUnknown})})
+	return b.op("Where", []string{unknown, alike, code})
+}
+
+// indices returns 0, 1, ..., n-1.
+func indices(n int) []int64 {
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = int64(i)
+	}
+	return v
+}
+
+// asciiLower returns s with its ASCII letters in lower case, as
+// StringNormalizer lowers them in the C locale.
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
 }
 
 // caseVariants returns every spelling of the lower-case ASCII text s in

@@ -449,7 +449,77 @@ func TestKernelUnreadable(t *testing.T) {
 	}
 }
 
-// TestKernelDates checks a date column's rule in the exported graph, which
+// TestKernelSpellings checks the graph beside the library on the texts
+// that predict reads though training wrote them otherwise: a boolean's
+// other spellings (Y, t, 1, n, f, 0 in any case) and a level in another
+// case, read as the one level it matches (RED as red), but not where it
+// matches two (BLUE, for blue and Blue) or none (XL).
+func TestKernelSpellings(t *testing.T) {
+	needRuntime(t)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	fm := fitTable(t, randomTable(t, 60, false, rnd), "y", []string{"c"}, false, kernel.Additive)
+	odd, err := dataset.ReadFrame(strings.NewReader("x1,x2,flag,colour,size\n"+
+		"0.5,3,Y,RED,s\n0.5,3,n,Green,M\n0.1,7,T,BLUE,l\n-1,2,f,blue,XL\n1,1,1,gReEn,NA\n0,5,0,Red,S\n"), "odd.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, warnings, err := fm.km.Encoder.Transform(odd, nil); err != nil || len(warnings) != 5 {
+		t.Fatalf("the library's warnings %v (error %v), want 5: of flag's spellings, of colour's and size's unseen levels and levels in another case", warnings, err)
+	}
+	runAgreement(t, []agreementCase{kernelCase(t, "odd", fm, odd, tolDouble)})
+	// A batch of no rows runs too, though StringNormalizer takes one
+	// string at least.
+	model, err := kernelGraph(fm.km)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "model.onnx")
+	if err := Write(path, model); err != nil {
+		t.Fatal(err)
+	}
+	none := map[string]tensorJSON{"x1": doubleColumn(nil), "x2": doubleColumn(nil), "flag": stringColumn(nil), "colour": stringColumn(nil), "size": stringColumn(nil)}
+	if got := runModel(t, path, none)[OutputPrediction]; len(got.Data) != 0 || !slices.Equal(got.Dims, []int{0, 1}) {
+		t.Errorf("prediction of no rows %+v, want dims [0 1]", got)
+	}
+}
+
+// TestReadLevels checks which levels the graph reads in another case:
+// those that no other level is in another case, and none of a column
+// that lost its rare levels, one of which a text may have been.
+func TestReadLevels(t *testing.T) {
+	for _, tc := range []struct {
+		levels []string
+		other  bool
+		want   []string // the keys read lowered, nil for no StringNormalizer
+	}{
+		{[]string{"Blue", "Été", "blue", "red"}, false, []string{"Été", "red"}},
+		{[]string{"Blue", "red"}, true, nil},
+		{[]string{"B", "b"}, false, nil},
+	} {
+		b := newBuilder("levels")
+		b.readLevels("c", tc.levels, tc.other)
+		var normalised bool
+		var keys []string
+		for _, n := range b.g.Node {
+			normalised = normalised || n.GetOpType() == "StringNormalizer"
+			if n.GetOpType() == "LabelEncoder" && slices.Contains(n.GetInput(), "c") {
+				continue
+			}
+			for _, a := range n.GetAttribute() {
+				if a.GetName() == "keys_strings" {
+					for _, k := range a.GetStrings() {
+						keys = append(keys, string(k))
+					}
+				}
+			}
+		}
+		if normalised != (tc.want != nil) || !slices.Equal(keys, tc.want) {
+			t.Errorf("levels %q, other %v: StringNormalizer %v, keys %q; want keys %q", tc.levels, tc.other, normalised, keys, tc.want)
+		}
+	}
+}
+
+// TestKernelDates checks// TestKernelDates checks// TestKernelDates checks a date column's rule in the exported graph, which
 // takes the days since 1970, beside the library's, which reads the dates:
 // times of day, missing cells and dates after the training ones.
 func TestKernelDates(t *testing.T) {
@@ -501,7 +571,7 @@ func TestKernelOrdinal(t *testing.T) {
 		t.Fatalf("first rule %+v, want the ordinal agegp", k)
 	}
 	odd, err := dataset.ReadFrame(strings.NewReader("agegp,alcgp,tobgp,ncontrols\n"+
-		"85+,0-39g/day,0-9g/day,10\nNA,40-79,10-19,5\n45-54,120+,,20\n"), "odd.csv")
+		"85+,0-39g/day,0-9g/day,10\nNA,40-79,10-19,5\n45-54,120+,,20\n25-34,0-39G/DAY,0-9G/Day,3\n"), "odd.csv")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,8 @@ func parseWeight(s string) (float64, error) {
 // readTimes reads the times of the named column in the given rows of f:
 // finite numbers, or dates as the inputs' columns read them, as days since
 // 1970: ISO 8601 dates (dataset.ParseDate), or dates with the year last in
-// the order that the column's days above 12 show (dataset.YearLastOrder).
+// the order that the column's days above 12 show, or both mixed
+// (dataset.DateOrder).
 func readTimes(f *dataset.Frame, name string, rows []int) ([]float64, error) {
 	col, err := f.Column(name)
 	if err != nil {
@@ -83,7 +84,7 @@ func readTimes(f *dataset.Frame, name string, rows []int) ([]float64, error) {
 	for i, r := range rows {
 		texts[i] = strings.TrimSpace(f.Cell(r, col))
 	}
-	order, _ := dataset.YearLastOrder(texts)
+	order := dataset.DateOrder(texts)
 	return readColumn(f, name, rows, func(s string) (float64, error) { return parseTime(s, order) })
 }
 
@@ -173,9 +174,15 @@ func repeatedCell(f *dataset.Frame, col int) (later, earlier int) {
 // such as 0 and 1, the outcome of a yes-or-no question; regression for
 // other numbers. An infinite number is no text, nor are the few stray
 // cells that -strict refuses: the column is a regression's, whose reading
-// then reports the cell.
+// then reports the cell. A column without values has no why, and is
+// a classification's, whose reading then fails (or finds the classes in
+// later rows, of a table read in parts).
 func inferTask(f *dataset.Frame, target string) (task, why string) {
-	if _, err := f.Target(target, false); err != nil && !errors.Is(err, dataset.ErrInf) && !errors.Is(err, dataset.ErrStray) {
+	_, err := f.Target(target, false)
+	switch {
+	case errors.Is(err, dataset.ErrEmptyColumn):
+		return Classification, ""
+	case err != nil && !errors.Is(err, dataset.ErrInf) && !errors.Is(err, dataset.ErrStray):
 		return Classification, "holds text"
 	}
 	t, err := f.Target(target, true)

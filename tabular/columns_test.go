@@ -12,9 +12,13 @@ import (
 )
 
 // TestReadTimes reads -time columns of numbers and of dates as the inputs'
-// columns read them, and names the row of a cell it cannot read.
+// columns read them, ISO 8601 and year-last dates mixed as well, and
+// names the row of a cell it cannot read.
 func TestReadTimes(t *testing.T) {
-	f, err := dataset.ReadFrame(strings.NewReader("num,iso,us,eu,amb\n3,2024-01-31,01/31/2024,31.01.2024,01/02/2024\n1.5,2024-02-01 12:00,2/1/2024 12:00,1.2.2024 12:00,03/04/2024\n"), "t.csv")
+	f, err := dataset.ReadFrame(strings.NewReader("num,iso,us,eu,amb,mix\n"+
+		"3,2024-01-31,01/31/2024,31.01.2024,01/02/2024,2024-01-31\n"+
+		"1.5,2024-02-01 12:00,2/1/2024 12:00,1.2.2024 12:00,03/04/2024,1/2/2024 12:00\n"+
+		"0,2024-02-13,02/13/2024,13.02.2024,05/06/2024,13/02/2024\n"), "t.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,13 +27,14 @@ func TestReadTimes(t *testing.T) {
 		want   []float64
 		err    string
 	}{
-		{"num", []float64{3, 1.5}, ""},
-		{"iso", []float64{19753, 19754.5}, ""},
-		{"us", []float64{19753, 19754.5}, ""},
-		{"eu", []float64{19753, 19754.5}, ""},
+		{"num", []float64{3, 1.5, 0}, ""},
+		{"iso", []float64{19753, 19754.5, 19766}, ""},
+		{"us", []float64{19753, 19754.5, 19766}, ""},
+		{"eu", []float64{19753, 19754.5, 19766}, ""},
+		{"mix", []float64{19753, 19754.5, 19766}, ""},
 		{"amb", nil, `t.csv: row 2, column "amb": time "01/02/2024": want a number or a date such as 2024-01-31`},
 	} {
-		got, err := readTimes(f, tc.column, []int{0, 1})
+		got, err := readTimes(f, tc.column, []int{0, 1, 2})
 		if tc.err != "" {
 			if err == nil || err.Error() != tc.err {
 				t.Errorf("%s: error %v, want %s", tc.column, err, tc.err)
@@ -38,6 +43,26 @@ func TestReadTimes(t *testing.T) {
 		}
 		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, %v; want %v", tc.column, got, err, tc.want)
+		}
+	}
+}
+
+// TestInferTask infers the task of target columns, and says why but of a
+// column without values, whose reading fails.
+func TestInferTask(t *testing.T) {
+	f, err := dataset.ReadFrame(strings.NewReader("num,two,text,empty,inf\n1.5,0,a,NA,1\n2,1,b,,Inf\n3,1,a,NA,2\n"), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ column, task, why string }{
+		{"num", Regression, "holds numbers only"},
+		{"two", Classification, "holds two values only, 0 and 1; -task regression fits them as numbers"},
+		{"text", Classification, "holds text"},
+		{"empty", Classification, ""},
+		{"inf", Regression, "holds numbers only"},
+	} {
+		if task, why := inferTask(f, tc.column); task != tc.task || why != tc.why {
+			t.Errorf("%s: %s, %q; want %s, %q", tc.column, task, why, tc.task, tc.why)
 		}
 	}
 }

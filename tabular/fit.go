@@ -153,8 +153,9 @@ func (run *fitRun) read() error {
 	}
 	if run.task == "" {
 		var why string
-		run.task, why = inferTask(f, run.names[0])
-		o.log("-task not given: %s, since column %q %s", run.task, run.names[0], why)
+		if run.task, why = inferTask(f, run.names[0]); why != "" {
+			o.log("-task not given: %s, since column %q %s", run.task, run.names[0], why)
+		}
 	}
 	if run.task == Classification {
 		run.t, err = f.Target(run.names[0], true)

@@ -54,11 +54,12 @@ func (md *Model) labelled(f *dataset.Frame) (*dataset.Target, *mat.Dense, []data
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	var alike inCase
 	if md.Task == Classification {
 		// The file's classes are numbered among themselves: renumber them
 		// as the model's.
 		for i, l := range t.Labels {
-			k := md.classOf(t.Classes[l])
+			k := md.scoredClass(t.Classes[l], &alike)
 			if k < 0 {
 				r := t.Rows[i]
 				return nil, nil, nil, &dataset.ParseError{File: f.Name(), Row: f.Line(r), Column: md.Target,
@@ -72,7 +73,7 @@ func (md *Model) labelled(f *dataset.Frame) (*dataset.Target, *mat.Dense, []data
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return t, x, warnings, nil
+	return t, x, append(warnings, alike.warnings(md.Target)...), nil
 }
 
 // predictFinite returns the machine's outputs for the inputs x of the
@@ -341,6 +342,53 @@ func FormatLines(lines []int, total int) string {
 		text += fmt.Sprintf(" and %d more", more)
 	}
 	return text
+}
+
+// scoredClass returns the index among the model's classes of a label
+// that a table scored holds: classOf's, or else the one class it is in
+// another case (HIGH for High), as predict reads an input's levels,
+// noted in alike (nil: classOf's only); -1 if none, or several, are.
+func (md *Model) scoredClass(label string, alike *inCase) int {
+	if k := md.classOf(label); k >= 0 || alike == nil {
+		return k
+	}
+	k := -1
+	for i, c := range md.Classes {
+		if strings.EqualFold(c, label) {
+			if k >= 0 {
+				return -1
+			}
+			k = i
+		}
+	}
+	if k >= 0 {
+		alike.add(label, md.Classes[k])
+	}
+	return k
+}
+
+// inCase counts the rows of a table scored whose labels are classes in
+// another case, and keeps the first label and its class.
+type inCase struct {
+	rows         int
+	label, class string
+}
+
+func (a *inCase) add(label, class string) {
+	if a.rows == 0 {
+		a.label, a.class = label, class
+	}
+	a.rows++
+}
+
+// warnings returns the warning of the rows of a, if any, in the column
+// of the target.
+func (a *inCase) warnings(target string) []dataset.Warning {
+	if a.rows == 0 {
+		return nil
+	}
+	return []dataset.Warning{{Column: target, Value: a.label, Rows: a.rows, Message: fmt.Sprintf(
+		"%d rows hold classes seen in training only in another case, such as %q for %q; they are scored as those classes", a.rows, a.label, a.class)}}
 }
 
 // classOf returns the index among the model's classes of a label: the

@@ -54,7 +54,7 @@ func (md *Model) ScoreSource(src Source, level float64) (*Evaluation, error) {
 	k := md.Machine.Outputs()
 	t := &dataset.Target{Rows: make([]int, len(sc.pred)/k), Values: sc.values, Labels: sc.labels}
 	e := evaluate(md, mat.NewDense(len(t.Rows), k, sc.pred), t)
-	e.Dropped, e.Warnings = sc.dropped, warnings
+	e.Dropped, e.Warnings = sc.dropped, append(warnings, sc.alike.warnings(md.Target)...)
 	if level != 0 {
 		sc.cov.set(&e, level)
 	}
@@ -69,11 +69,12 @@ type streamedScores struct {
 	dropped      int
 	cov          coverage
 	units        []string // the units of a regression's targets in the first rows
+	alike        inCase   // the rows of classes in another case
 }
 
 // add adds the rows with a target of the chunk f, whose inputs are x.
 func (sc *streamedScores) add(md *Model, f *dataset.Frame, x *mat.Dense, level float64) error {
-	c, values, labels, err := md.chunkLabels(f, sc.units)
+	c, values, labels, err := md.chunkLabels(f, sc.units, &sc.alike)
 	if err != nil {
 		return err
 	}

@@ -333,7 +333,7 @@ func (c *chunkRows) subset(list []int) *chunkRows {
 
 // chunkTargets reads the targets and the weights of the rows of f.
 func (p *Plan) chunkTargets(f *dataset.Frame) (*chunkRows, error) {
-	c, values, labels, err := p.model.chunkLabels(f, p.units)
+	c, values, labels, err := p.model.chunkLabels(f, p.units, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -353,8 +353,9 @@ func (p *Plan) chunkTargets(f *dataset.Frame) (*chunkRows, error) {
 // see targetsIn) or labels, which index md's classes. A target that is
 // not a number, beyond the strays that dataset.Frame.Target drops, or a
 // class that md does not know, is an error that names its row and
-// column.
-func (md *Model) chunkLabels(f *dataset.Frame, units []string) (c *chunkRows, values []float64, labels []int, err error) {
+// column. A class in another case is one with alike, of a table scored,
+// as scoredClass reads it, and none without, of a fit's chunks.
+func (md *Model) chunkLabels(f *dataset.Frame, units []string, alike *inCase) (c *chunkRows, values []float64, labels []int, err error) {
 	names := md.TargetNames()
 	if md.Task != Classification {
 		t, err := targetsIn(f, names, units)
@@ -373,7 +374,7 @@ func (md *Model) chunkLabels(f *dataset.Frame, units []string) (c *chunkRows, va
 			c.dropped++
 			continue
 		}
-		l := md.classOf(f.Cell(r, col))
+		l := md.scoredClass(f.Cell(r, col), alike)
 		if l < 0 {
 			return nil, nil, nil, fmt.Errorf("%s: row %d, column %q: class %q is not one of the model's %d classes",
 				f.Name(), f.Line(r), names[0], f.Cell(r, col), len(md.Classes))

@@ -599,6 +599,69 @@ func TestFitMessyTable(t *testing.T) {
 	}
 }
 
+// TestScoreClassesInCase scores a classifier of classes High and Low on
+// labels written in other cases, in memory and streamed: each is the one
+// class it matches, with a warning; a label that matches two classes in
+// another case, or none, is refused.
+func TestScoreClassesInCase(t *testing.T) {
+	var train, test strings.Builder
+	train.WriteString("x,y\n")
+	test.WriteString("x,y\n")
+	for i := range 40 {
+		x := float64(i) / 4
+		fmt.Fprintf(&train, "%g,%s\n", x, []string{"Low", "High"}[i%10/5])
+		fmt.Fprintf(&test, "%g,%s\n", x, []string{"low", "Low", "HIGH", "High"}[i%10/5*2+i%2])
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(train.String()), "train.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const warning = `column "y": 20 rows hold classes seen in training only in another case, such as "low" for "Low"; they are scored as those classes`
+	check := func(how string, got *Evaluation, err error) {
+		t.Helper()
+		if err != nil || *got.Accuracy != *want.Accuracy || len(got.Warnings) != 1 || got.Warnings[0].String() != warning {
+			t.Errorf("%s: %v, error %v; want accuracy %v and the warning %s", how, got, err, *want.Accuracy, warning)
+		}
+	}
+	g, err := dataset.ReadFrame(strings.NewReader(test.String()), "test.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := md.Score(g, 0)
+	check("Score", got, err)
+	defer func(n int) { streamRows = n }(streamRows)
+	streamRows = 10
+	got, err = md.ScoreSource(textSource(test.String()), 0)
+	check("ScoreSource", got, err)
+	for _, tc := range []struct {
+		classes []string
+		label   string
+		want    int
+		inCase  int // the rows noted in another case
+	}{
+		{[]string{"High", "Low"}, "HIGH", 0, 1},
+		{[]string{"Blue", "blue"}, "BLUE", -1, 0},
+		{[]string{"Blue", "blue"}, "blue", 1, 0},
+		{[]string{"a", "b"}, "c", -1, 0},
+	} {
+		var alike inCase
+		if got := (&Model{Classes: tc.classes}).scoredClass(tc.label, &alike); got != tc.want || alike.rows != tc.inCase {
+			t.Errorf("scoredClass(%q) among %q = %d, %d rows in another case; want %d", tc.label, tc.classes, got, alike.rows, tc.want)
+		}
+		if got := (&Model{Classes: tc.classes}).scoredClass(tc.label, nil); tc.label == "HIGH" && got >= 0 {
+			t.Errorf("scoredClass(%q) without alike = %d, want -1, as a fit's chunks read it", tc.label, got)
+		}
+	}
+}
+
 // TestScoreNumericClasses scores a classifier of classes written 0.0 and
 // 1.0 on labels written 0 and 1, in memory and streamed: each label is
 // the class of its number.

@@ -170,7 +170,10 @@
 // or else a day that never changes as in monthly figures; with neither, the
 // column stays text and fit warns, as it warns of a two-digit year, 10/25/16,
 // whose century it cannot tell; a column may mix them with ISO dates, each
-// read in its own form, with a warning), which are read as the days since 1970,
+// read in its own form, with a warning; predict, score, explain and serve
+// refuse a date written in the other order than training's, 02/13/2024 in
+// a column of 31/01/2024, whose table would read its dates of a day of 12
+// or less with the day and month swapped), which are read as the days since 1970,
 // so that a date after the training ones is later, not an unknown level,
 // followed by the sine and cosine of their phase in the year, the week and
 // the day, each cycle that the training dates show (see dataset.Encoder),
@@ -231,7 +234,11 @@
 // in the header may be in single quotes ('vote' is vote). A later line that
 // repeats the header, as tables joined end to end hold, is left out with a
 // warning; a line of one field of text below the table (a source, a
-// footnote) is refused, asking whether it is a note. A first column
+// footnote) is refused, asking whether it is a note, and the lines that
+// end the file below the table padded with empty fields, as spreadsheets
+// export them ("Source: national survey, 2023,,", the only value in the
+// first field, with a letter and a space or a colon, no digit first; or
+// ",,"), are left out with a warning. A first column
 // without a name holds row names, as R's write.csv and pandas' to_csv
 // write them: it is named "row.names" and is the id column unless -id
 // names another, and fit warns when its values repeat, as row names do not
@@ -245,7 +252,10 @@
 // -keep COL[,COL] keeps them. Categories are one-hot encoded, each of
 // their levels a column, at most dataset.MaxLevels of them, the most
 // frequent (the others are encoded as none, as an unseen level is, with a
-// warning), except bins of a quantity (three or more levels that
+// warning; predict, score, explain and serve read a level in another
+// case, MALE or male for Male, as the one training level it matches, with
+// a warning, but as unseen where it matches several, Blue and blue),
+// except bins of a quantity (three or more levels that
 // each begin with a different number, such as age groups "25-34" ...
 // "75+"), which become that number so that their order counts; missing
 // values are replaced by the training mean (numbers) or the most frequent
@@ -495,7 +505,9 @@
 // prediction that is not a finite number makes score fail, naming the
 // rows. A label is one of the model's classes, or that of the same number
 // (1 for a class written 1.0, as pandas writes whole numbers in a column
-// with gaps); any other label makes score fail, naming its row. The JSON's
+// with gaps), or the one class it is in another case (HIGH for High, with
+// a warning, as predict reads an input's levels); any other label makes
+// score fail, naming its row. The JSON's
 // "calibration" bins the rows by their predictions: a regression's in up
 // to 10 groups of equal size by its prediction of the first target, a
 // classifier's in 10 bins of the probability of the class it predicts;
@@ -538,7 +550,10 @@
 // in float64: its inputs are the feature columns, one per column, named
 // after it, of shape [N, 1] for a batch of N rows: a numeric column as a
 // double with NaN for a missing cell; a boolean, categorical or ordinal
-// column as a string, the cell's text as the CSV file has it. Its outputs are
+// column as a string, the cell's text as the CSV file has it (trimmed),
+// read as predict reads it (a boolean's other spellings, a level in
+// another case), but for a level whose letters beyond ASCII differ in
+// case (ÉTÉ for Été), no level to the model. Its outputs are
 // "prediction" ([N, 1]) for regression, and for classification "scores"
 // ([N, K], the machine's outputs), "probabilities" (their softmax, the
 // p_CLASS columns of predict) and "label" (the predicted class, [N]
