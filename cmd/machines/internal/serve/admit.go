@@ -17,7 +17,7 @@ import (
 // arrives, and spend the server's time reading bodies that the budget
 // then refuses: a flood of large requests starved every other client.
 // In the queue, a request is served in its turn, and a retry goes to
-// the back of it. A request waits at most half the server's Timeout,
+// the back of it. A request waits at most the server's QueueWait,
 // and never beyond its own time, then gets 503.
 //
 // A request whose body is read holds the body's memory while it waits
@@ -63,7 +63,7 @@ func (s *Server) reserve(ctx context.Context, b *body, bytes int64, computing bo
 	queued := len(s.waiting)
 	s.admitMu.Unlock()
 	if w.ready != nil {
-		wait := min(s.cfg.Timeout/2, time.Until(b.deadline))
+		wait := min(s.cfg.QueueWait, time.Until(b.deadline))
 		timer := time.NewTimer(wait)
 		defer timer.Stop()
 		var err error
