@@ -80,7 +80,7 @@ func TestMemoryQueue(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := newTestServer(t, Config{MaxMemory: 100, MaxBody: 1, Timeout: 200 * time.Millisecond}, nil)
 			if tc.name != "a wait ends" {
-				s.cfg.Timeout = time.Hour
+				s.cfg.Timeout, s.cfg.QueueWait = time.Hour, time.Hour
 			}
 			bodies := map[string]*body{}
 			answers := map[string]chan error{}
