@@ -492,7 +492,7 @@ func TestServeStopAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.cfg.Logger = slog.New(slog.DiscardHandler)
-	o.cfg.Kinds = []serve.Kind{{Format: "blocking-test", Load: func(string) (serve.Model, error) {
+	o.cfg.Kinds = []serve.Kind{{Format: "blocking-test", Load: func(string, []byte) (serve.Model, error) {
 		close(entered)
 		<-release
 		return nil, errors.New("released")

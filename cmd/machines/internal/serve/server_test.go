@@ -668,11 +668,11 @@ func TestRescan(t *testing.T) {
 func TestUnreadableRetried(t *testing.T) {
 	var fails atomic.Int32
 	fails.Store(3)
-	flaky := Kind{Format: "flaky-test", Load: func(path string) (Model, error) {
+	flaky := Kind{Format: "flaky-test", Load: func(path string, data []byte) (Model, error) {
 		if fails.Add(-1) >= 0 {
 			return nil, &fs.PathError{Op: "open", Path: path, Err: syscall.EMFILE}
 		}
-		return testKind().Load(path)
+		return testKind().Load(path, data)
 	}}
 	var log bytes.Buffer
 	s, dir := newTestServer(t, Config{Kinds: []Kind{flaky}, Logger: slog.New(slog.NewTextHandler(&log, nil))}, nil)
