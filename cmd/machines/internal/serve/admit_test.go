@@ -114,6 +114,71 @@ func TestMemoryQueue(t *testing.T) {
 	}
 }
 
+// TestFairClients checks that the queue serves clients in rounds: the
+// requests of a client with three waiting take turns with another's one,
+// a client that comes later joins the round being served, and the
+// requests of one client are served in their order. The tags of the
+// clients gone are forgotten.
+func TestFairClients(t *testing.T) {
+	s, _ := newTestServer(t, Config{MaxMemory: 100, MaxBody: 1, Timeout: time.Hour, QueueWait: time.Hour}, nil)
+	bodies := map[string]*body{}
+	answers := map[string]chan error{}
+	reserve := func(name string) { // 60 of 100: one at a time
+		bodies[name] = &body{deadline: time.Now().Add(time.Hour), sc: new(scratch), client: name[:1]}
+		answers[name] = reserveLater(t, s, bodies[name], 60, true)
+	}
+	for _, name := range []string{"x", "a1", "a2", "a3", "b1"} {
+		reserve(name)
+	}
+	last := ""
+	for _, want := range []string{"x", "a1", "b1", "a2", "c1", "a3"} {
+		if last != "" {
+			s.done(bodies[last])
+		}
+		got := ""
+		for ; got == ""; time.Sleep(time.Millisecond) {
+			for name, ch := range answers {
+				select {
+				case err := <-ch:
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					got = name
+				default:
+				}
+			}
+		}
+		if got != want {
+			t.Fatalf("served %s, want %s", got, want)
+		}
+		delete(answers, got)
+		last = got
+		if got == "a1" {
+			reserve("c1") // a2's round, after it
+		}
+	}
+	s.done(bodies[last])
+	for i := range 100 { // clients served at once, one after another
+		b := &body{deadline: time.Now().Add(time.Hour), sc: new(scratch), client: fmt.Sprint(i)}
+		if err := s.reserve(context.Background(), b, 1, true); err != nil {
+			t.Fatal(err)
+		}
+		s.done(b)
+	}
+	if len(s.tags) > 17 {
+		t.Errorf("%d clients' tags kept, with none waiting", len(s.tags))
+	}
+}
+
+// TestClient checks that a client is its address without the port.
+func TestClient(t *testing.T) {
+	for addr, want := range map[string]string{"192.0.2.1:1234": "192.0.2.1", "192.0.2.1:5678": "192.0.2.1", "[::1]:80": "::1", "@": "@"} {
+		if got := client(addr); got != want {
+			t.Errorf("%q: %q, want %q", addr, got, want)
+		}
+	}
+}
+
 // reserveLater asks s for bytes of the memory budget for b, and returns
 // the channel of the answer once the request is answered or queued.
 func reserveLater(t *testing.T, s *Server, b *body, bytes int64, computing bool) chan error {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -161,9 +162,11 @@ type Server struct {
 
 	admitMu  sync.Mutex
 	inFlight int
-	memory   int64     // bytes of the memory budget held
-	bodies   int64     // of which by requests not computing yet
-	waiting  []*waiter // the queue for the memory budget (admit.go)
+	memory   int64            // bytes of the memory budget held
+	bodies   int64            // of which by requests not computing yet
+	waiting  []*waiter        // the queue for the memory budget (admit.go)
+	tags     map[string]int64 // each client's last tag in the queue
+	served   int64            // the latest tag answered
 
 	stop    chan struct{}
 	rescan  chan struct{} // asks the poll for a scan now
@@ -202,7 +205,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("serve: %s is not a directory", cfg.Dir)
 	}
 	m := newMetrics()
-	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, stop: make(chan struct{}), rescan: make(chan struct{}, 1),
+	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, stop: make(chan struct{}), rescan: make(chan struct{}, 1), tags: map[string]int64{},
 		exposer: promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})}
 	s.models = &registry{dir: cfg.Dir, maxFile: modelFileLimit(budget.Memory()), kinds: cfg.Kinds, log: cfg.Logger, metrics: m, entries: map[string]*entry{},
 		batch: batching{size: cfg.BatchSize, delay: cfg.BatchDelay, workers: cfg.Workers, queue: cfg.MaxInFlight, pool: &s.rows}}
@@ -746,9 +749,10 @@ type body struct {
 	data      []byte
 	deadline  time.Time
 	sc        *scratch
-	reserved  int64 // bytes of the memory budget
-	computing int64 // of which for the computation, once granted
-	inFlight  bool  // a place among the requests in flight
+	reserved  int64  // bytes of the memory budget
+	computing int64  // of which for the computation, once granted
+	inFlight  bool   // a place among the requests in flight
+	client    string // the remote address, without its port
 }
 
 // readRequest reads the body of r within the server's limits, then takes
@@ -769,7 +773,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*body, str
 	if sc == nil {
 		sc = new(scratch)
 	}
-	b := &body{deadline: time.Now().Add(s.cfg.Timeout), sc: sc}
+	b := &body{deadline: time.Now().Add(s.cfg.Timeout), sc: sc, client: client(r.RemoteAddr)}
 	sc.arena = sc.arena[:0]
 	var err error
 	if b.data, err = s.readBody(w, r, b); err != nil {
@@ -780,6 +784,15 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*body, str
 	}
 	b.inFlight = true
 	return b, "", nil
+}
+
+// client returns the client of a request from remote address addr: its
+// host, whichever port its connection has.
+func client(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
 }
 
 // checkCoding refuses a body in a content coding (gzip, deflate...),
