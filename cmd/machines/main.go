@@ -895,7 +895,9 @@
 // side, before the answer (net/http takes either for a client gone);
 // 503 when the memory budget -max-memory stays full (a request counts six
 // times its body and the memory of its computation, and waits its turn
-// for them in a queue, first come first served, at most -queue-wait,
+// for them in a queue where clients, by remote address, take turns, one
+// request a round, so that a client's many connections do not crowd out
+// another's one (clients behind one proxy share its turns), at most -queue-wait,
 // half of -timeout unless given and at most -timeout; the bodies not
 // computing yet hold at most half the budget),
 // when a model did not answer within -timeout or its file has not

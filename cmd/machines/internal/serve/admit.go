@@ -183,7 +183,11 @@ func (s *Server) stuck(w *waiter) bool {
 func (s *Server) answer(i int, granted bool) {
 	w := s.waiting[i]
 	w.granted, w.done = granted, true
-	s.served = max(s.served, w.tag)
+	if i == 0 {
+		// Only the first: a computation that passes a stuck first
+		// waiter may be a client's latest, far ahead of the round.
+		s.served = max(s.served, w.tag)
+	}
 	if w.ready != nil {
 		close(w.ready)
 	}

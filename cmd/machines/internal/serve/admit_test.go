@@ -170,6 +170,27 @@ func TestFairClients(t *testing.T) {
 	}
 }
 
+// TestFairPassing checks that a waiter served out of its turn, passing
+// a stuck first waiter, does not move the round on: a client that comes
+// next still goes before the later requests of the one with many.
+func TestFairPassing(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, nil)
+	s.admitMu.Lock()
+	defer s.admitMu.Unlock()
+	for _, name := range []string{"a1", "a2", "a3"} {
+		s.enqueue(&waiter{client: name[:1], need: int64(name[1])})
+	}
+	s.answer(2, true) // a3 passes
+	s.enqueue(&waiter{client: "c", need: 'c'})
+	var order string
+	for _, w := range s.waiting {
+		order += string(rune(w.need))
+	}
+	if order != "1c2" {
+		t.Errorf("the queue %q, want a1, c, a2", order)
+	}
+}
+
 // TestClient checks that a client is its address without the port.
 func TestClient(t *testing.T) {
 	for addr, want := range map[string]string{"192.0.2.1:1234": "192.0.2.1", "192.0.2.1:5678": "192.0.2.1", "[::1]:80": "::1", "@": "@"} {

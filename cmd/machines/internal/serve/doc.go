@@ -73,9 +73,10 @@
 // arrives, without a Content-Length), and a request the memory of its
 // computation, which the model estimates from its shapes before the
 // request is prepared (see Sizer), at most the budget less six times
-// MaxBody. A request waits its turn for its memory in a queue, first
-// come first served, at most Config.QueueWait (half of Config.Timeout
-// unless set), then gets 503; the
+// MaxBody. A request waits its turn for its memory in a queue, where
+// the clients (by remote address) take turns, one request a round, and
+// a client's requests come in their order, at most Config.QueueWait
+// (half of Config.Timeout unless set), then gets 503; the
 // bodies of the requests not computing yet hold at most half the
 // budget, so that some is left to compute them (admit.go says when a
 // request may pass the first in the queue). Beyond MaxInFlight

@@ -166,7 +166,7 @@ type Server struct {
 	bodies   int64            // of which by requests not computing yet
 	waiting  []*waiter        // the queue for the memory budget (admit.go)
 	tags     map[string]int64 // each client's last tag in the queue
-	served   int64            // the latest tag answered
+	served   int64            // the latest tag answered first in the queue
 
 	stop    chan struct{}
 	rescan  chan struct{} // asks the poll for a scan now
