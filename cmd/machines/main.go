@@ -895,18 +895,18 @@
 // side, before the answer (net/http takes either for a client gone);
 // 503 when the memory budget -max-memory stays full (a request counts six
 // times its body and the memory of its computation, and waits its turn
-// for them in a queue where clients, by remote address, take turns, one
-// request a round, so that a client's many connections do not crowd out
-// another's one (clients behind one proxy share its turns), at most -queue-wait,
-// half of -timeout unless given and at most -timeout; the bodies not
-// computing yet hold at most half the budget),
+// for them in a queue, at most -queue-wait, half of -timeout unless
+// given and at most -timeout; the clients, by remote address, take
+// turns, one request a round, so that a client's many connections do not
+// crowd out another's one, and clients behind one proxy share its turns;
+// the bodies not computing yet hold at most half the budget),
 // when a model did not answer within -timeout or its file has not
 // loaded, 500 when a model fails, and 505 for HTTP/2 without TLS. An
 // answer is written at -min-write-rate at least (a size per second, at
 // most 1GiB), and within another -timeout: a client that reads slower is
-// cut, and the memory its request holds given back: behind a slow
-// network lower it, and raise -queue-wait for clients that would rather
-// wait than retry. Every answer is JSON, those of malformed HTTP included.
+// cut, and the memory its request holds given back (lower it for
+// clients behind a slow network; raise -queue-wait for clients that
+// would rather wait than retry). Every answer is JSON, those of malformed HTTP included.
 // A row whose outputs are not finite numbers is answered as predict
 // leaves it (numbers null, texts empty) and the response's parameters
 // say which ("warnings", "blank_rows"). Model names are never used as
