@@ -757,8 +757,11 @@
 // sculpt.json ("epochs", "validation_accuracy" per epoch, "edges_initial",
 // "edges_live", "flops_initial", "flops_live", "seconds_per_epoch", and
 // "accuracy_pruned" against "accuracy_unpruned", the generous machine
-// with the same weights, and for a folder "classes", its class folders'
-// names), the final machine sculpt-model.json (a saved hypergraph
+// with the same weights, for a folder "classes", its class folders'
+// names, and "warnings", those about the data that standard error
+// received: files not read, images stretched or few in colour, small
+// images, unbalanced classes, classes without a training or a test
+// image), the final machine sculpt-model.json (a saved hypergraph
 // machine), the architecture at the start and at the end as Graphviz
 // files sculpt-start.dot and sculpt-end.dot, and the pictures
 // sculpt-architecture.png and .svg. The machine, which export and serve
