@@ -1093,7 +1093,7 @@ func mostlyStrays(strays, rows int) bool {
 // of its rows, is as good as missing.
 func (c *encodedColumn) missingText(strays, rows int, first string) string {
 	return fmt.Sprintf("as good as missing: %d of its %d rows hold text that is no %s, such as %s, each read as %s, so that the model's answers for them ignore the column; "+
-		"write its cells as training did (such as %s), or read strictly to refuse them", strays, rows, kindValue(c.Kind), first, c.fillText(), c.cellExample())
+		"write its cells as training did (such as %s)", strays, rows, kindValue(c.Kind), first, c.fillText(), c.cellExample())
 }
 
 // cellExample returns a cell of c's kind as training wrote them, for

@@ -326,6 +326,7 @@ func (l *readLog) strayWarning(file string) Warning {
 type cellStrays struct {
 	rows     int
 	first    []string
+	head     string // the first, quoted, and its row
 	yearLast unseenLevels
 }
 
@@ -333,6 +334,9 @@ type cellStrays struct {
 func (s *cellStrays) add(c *encodedColumn, row int, cell string) {
 	if len(s.first) < shownStrays {
 		s.first = append(s.first, fmt.Sprintf("row %d: %q", row, cell))
+	}
+	if s.rows == 0 {
+		s.head = fmt.Sprintf("%q (row %d)", cell, row)
 	}
 	s.rows++
 	if _, ok := yearLastFields(cell); ok && c.Kind == date && c.Order == "" {
@@ -344,7 +348,6 @@ func (s *cellStrays) add(c *encodedColumn, row int, cell string) {
 // column as good as missing if they are most of its rows, and the dates
 // written with the year last among them.
 func (s *cellStrays) warning(c *encodedColumn, n int) *Warning {
-	first := s.first[0]
 	if s.rows > len(s.first) {
 		s.first = append(s.first, fmt.Sprintf("and %d more", s.rows-len(s.first)))
 	}
@@ -353,7 +356,7 @@ func (s *cellStrays) warning(c *encodedColumn, n int) *Warning {
 		msg += "; " + yearLastText(y.rows, y.first, fmt.Sprintf("row %d", y.line))
 	}
 	if mostlyStrays(s.rows, n) {
-		msg = c.missingText(s.rows, n, first) + "; " + msg
+		msg = c.missingText(s.rows, n, s.head) + "; " + msg
 	}
 	return &Warning{Column: c.Name, Rows: s.rows, Message: msg}
 }

@@ -463,7 +463,7 @@ func TestMostlyStrays(t *testing.T) {
 		t.Fatal(err)
 	}
 	const (
-		ageMissing = `column "age": as good as missing: 3 of its 4 rows hold text that is no number, such as "30 years" (line 2), each read as the training mean, 40, so that the model's answers for them ignore the column; write its cells as training did (such as 30, not "30 years"), or read strictly to refuse them`
+		ageMissing = `column "age": as good as missing: 3 of its 4 rows hold text that is no number, such as "30 years" (line 2), each read as the training mean, 40, so that the model's answers for them ignore the column; write its cells as training did (such as 30, not "30 years")`
 		dayMissing = `column "day": as good as missing: 3 of its 4 rows hold text that is no date, such as %q (line 2), each read as the training mean date, 2024-01-05,`
 		yearLast   = `, where the column held ISO 8601 dates (2024-01-31) in training: read as missing, since one such as 03/04/2024 may be 3 April or 4 March; write them as 2024-01-31`
 	)
@@ -511,6 +511,9 @@ func TestMostlyStrays(t *testing.T) {
 				text := ""
 				if w != nil {
 					text = w.String()
+				}
+				if strings.Contains(text, "as good as missing") && !strings.Contains(text, fmt.Sprintf("such as %q (row 1)", cells[0])) {
+					t.Errorf("warning %q names not the first stray, %q (row 1)", text, cells[0])
 				}
 				name := []string{"age", "day"}[j]
 				for _, part := range []string{"as good as missing", "written with the year last"} {
