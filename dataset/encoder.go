@@ -23,10 +23,10 @@ import (
 // Warning reports something suspicious in the data that does not stop a
 // fit or a prediction.
 type Warning struct {
-	Column  string // the column concerned
-	Value   string // an example of the value concerned, if any
-	Rows    int    // how many rows are concerned
-	Message string // what is suspicious, and what to do about it
+	Column  string `json:"column,omitempty"` // the column concerned
+	Value   string `json:"value,omitempty"`  // an example of the value concerned, if any
+	Rows    int    `json:"rows,omitempty"`   // how many rows are concerned
+	Message string `json:"message"`          // what is suspicious, and what to do about it
 }
 
 // String returns the warning on one line.

@@ -526,6 +526,9 @@
 // outcome ("observed": the target, or the fraction of rows whose predicted
 // class is right), which a calibrated model keeps near each other;
 // -figure BASE draws them against the diagonal in BASE.png and BASE.svg.
+// Its "warnings" are those about the data that standard error received
+// (each with its "column", an example "value", the "rows" concerned and
+// the "message"), as explain's JSON has them too.
 //
 //	machines explain -model model.json -data test.csv|- [-strict] [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]
 //
