@@ -75,7 +75,7 @@ func newColumnarSource(rr array.RecordReader, closer io.Closer, name string, opt
 		}
 	}()
 	s := &columnarSource{rr: rr, closer: closer,
-		format: frameFormat{name: name, comma: ',', strict: opts.Strict, log: new(readLog)}}
+		format: frameFormat{name: name, comma: ',', strict: opts.Strict, columnar: true, log: &readLog{place: "row"}}}
 	for j, field := range rr.Schema().Fields() {
 		column := strings.TrimSpace(field.Name)
 		switch {

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -330,4 +331,26 @@ func mixedDates(levels []string) (yearLast []string, order string, ambiguous boo
 		return nil, "", false
 	}
 	return yearLast, order, ambiguous
+}
+
+// mixedDatesWarning returns the warning of the named column that mixes
+// ISO 8601 dates with rows of dates written with the year last in the
+// given order, such as first.
+func mixedDatesWarning(column, first string, rows int, order string) *Warning {
+	return &Warning{Column: column, Value: first, Rows: rows,
+		Message: fmt.Sprintf("it mixes dates written as 2024-01-31 (ISO 8601) with %d rows of dates such as %q, written as %s: each is read in its own form; write them alike",
+			rows, first, dateExample(order))}
+}
+
+// MixedDates returns the warning that FitEncoder gives of an input column
+// whose trimmed cells mix ISO 8601 dates with dates written with the year
+// last in an order they tell (see DateOrder), for the named column of
+// the given cells, one for each row, read otherwise (such as fit's -time
+// column); nil for cells that do not mix them so.
+func MixedDates(column string, cells []string) *Warning {
+	yearLast, order, _ := mixedDates(cells)
+	if order == "" {
+		return nil
+	}
+	return mixedDatesWarning(column, yearLast[0], len(yearLast), order)
 }

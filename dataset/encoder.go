@@ -23,10 +23,10 @@ import (
 // Warning reports something suspicious in the data that does not stop a
 // fit or a prediction.
 type Warning struct {
-	Column  string // the column concerned
-	Value   string // an example of the value concerned, if any
-	Rows    int    // how many rows are concerned
-	Message string // what is suspicious, and what to do about it
+	Column  string `json:"column,omitempty"` // the column concerned
+	Value   string `json:"value,omitempty"`  // an example of the value concerned, if any
+	Rows    int    `json:"rows,omitempty"`   // how many rows are concerned
+	Message string `json:"message"`          // what is suspicious, and what to do about it
 }
 
 // String returns the warning on one line.
@@ -285,9 +285,7 @@ func categoricalColumn(c encodedColumn, counts map[string]int, present int, deci
 		if ambiguous {
 			return c, false, ambiguousDates(c.Name, yearLast[0], rows)
 		}
-		return yearLastColumn(c, order, counts), false, &Warning{Column: c.Name, Value: yearLast[0], Rows: rows,
-			Message: fmt.Sprintf("it mixes dates written as 2024-01-31 (ISO 8601) with %d rows of dates such as %q, written as %s: each is read in its own form; write them alike",
-				rows, yearLast[0], dateExample(order))}
+		return yearLastColumn(c, order, counts), false, mixedDatesWarning(c.Name, yearLast[0], rows, order)
 	}
 	if signs := mixedCurrencies(c.Levels, decimalComma); signs != nil {
 		return c, false, &Warning{Column: c.Name, Value: c.Levels[0], Rows: present,
@@ -773,6 +771,15 @@ type EncodeLog struct {
 	alike []unseenLevels
 	far   []farValues
 	gaps  []gapRows
+	// strays are the rows of each numeric or date column whose cells
+	// are strays, read as missing; dates those of them that write a date
+	// with the year last where training wrote ISO 8601 dates; rows
+	// counts each column's rows.
+	strays, dates []unseenLevels
+	rows          []int
+	// place is what a row's number counts: "line" of a CSV file, "row"
+	// of a Parquet or Arrow file.
+	place string
 }
 
 // NewLog returns an empty log of e's columns.
@@ -780,7 +787,8 @@ func (e *Encoder) NewLog() *EncodeLog { return newLog(len(e.columns)) }
 
 // newLog returns an empty log of n columns.
 func newLog(n int) *EncodeLog {
-	return &EncodeLog{unseen: make([]unseenLevels, n), alike: make([]unseenLevels, n), far: make([]farValues, n), gaps: make([]gapRows, n)}
+	return &EncodeLog{unseen: make([]unseenLevels, n), alike: make([]unseenLevels, n), far: make([]farValues, n), gaps: make([]gapRows, n),
+		strays: make([]unseenLevels, n), dates: make([]unseenLevels, n), rows: make([]int, n)}
 }
 
 // TransformLog encodes the given rows of f (nil: all rows) as Transform
@@ -806,6 +814,9 @@ func (l *EncodeLog) Merge(other *EncodeLog) error {
 	for i := range l.unseen {
 		l.unseen[i].merge(other.unseen[i])
 		l.alike[i].merge(other.alike[i])
+		l.strays[i].merge(other.strays[i])
+		l.dates[i].merge(other.dates[i])
+		l.rows[i] += other.rows[i]
 		if fv := other.far[i]; fv.rows > 0 {
 			if mine := &l.far[i]; mine.rows == 0 || fv.line < mine.line {
 				mine.first, mine.line = fv.first, fv.line
@@ -818,6 +829,9 @@ func (l *EncodeLog) Merge(other *EncodeLog) error {
 			}
 			l.gaps[i].rows += g.rows
 		}
+	}
+	if other.place != "" {
+		l.place = other.place
 	}
 	return nil
 }
@@ -847,6 +861,13 @@ type logColumn struct {
 	FarLine     int     `json:"far_line,omitempty"`
 	Gaps        int     `json:"gaps,omitempty"`
 	GapsLine    int     `json:"gaps_line,omitempty"`
+	Strays      int     `json:"strays,omitempty"`
+	StraysFirst string  `json:"strays_first,omitempty"`
+	StraysLine  int     `json:"strays_line,omitempty"`
+	Dates       int     `json:"dates,omitempty"`
+	DatesFirst  string  `json:"dates_first,omitempty"`
+	DatesLine   int     `json:"dates_line,omitempty"`
+	Rows        int     `json:"rows,omitempty"`
 }
 
 // MarshalJSON writes the log as a list of its columns.
@@ -854,7 +875,9 @@ func (l *EncodeLog) MarshalJSON() ([]byte, error) {
 	cols := make([]logColumn, len(l.unseen))
 	for i := range cols {
 		u, a, fv, g := l.unseen[i], l.alike[i], l.far[i], l.gaps[i]
-		cols[i] = logColumn{u.rows, u.first, u.line, a.rows, a.first, a.line, fv.rows, fv.first, fv.line, g.rows, g.line}
+		s, d := l.strays[i], l.dates[i]
+		cols[i] = logColumn{u.rows, u.first, u.line, a.rows, a.first, a.line, fv.rows, fv.first, fv.line, g.rows, g.line,
+			s.rows, s.first, s.line, d.rows, d.first, d.line, l.rows[i]}
 	}
 	return json.Marshal(cols)
 }
@@ -868,11 +891,12 @@ func (l *EncodeLog) UnmarshalJSON(b []byte) error {
 	}
 	*l = *newLog(len(cols))
 	for i, c := range cols {
-		if min(c.Unseen, c.UnseenLine, c.Alike, c.AlikeLine, c.Far, c.FarLine, c.Gaps, c.GapsLine) < 0 {
+		if min(c.Unseen, c.UnseenLine, c.Alike, c.AlikeLine, c.Far, c.FarLine, c.Gaps, c.GapsLine, c.Strays, c.StraysLine, c.Dates, c.DatesLine, c.Rows) < 0 {
 			return fmt.Errorf("dataset: an encoding log's column %d has a count or a line below 0", i)
 		}
 		l.unseen[i], l.alike[i] = unseenLevels{c.Unseen, c.UnseenFirst, c.UnseenLine}, unseenLevels{c.Alike, c.AlikeFirst, c.AlikeLine}
 		l.far[i], l.gaps[i] = farValues{c.Far, c.FarFirst, c.FarLine}, gapRows{c.Gaps, c.GapsLine}
+		l.strays[i], l.dates[i], l.rows[i] = unseenLevels{c.Strays, c.StraysFirst, c.StraysLine}, unseenLevels{c.Dates, c.DatesFirst, c.DatesLine}, c.Rows
 	}
 	return nil
 }
@@ -919,6 +943,7 @@ func (e *Encoder) encode(f *Frame, rows []int, log *EncodeLog) (*mat.Dense, erro
 			out := x.RawRowView(i)[at : at+c.width()]
 			m, err := c.encodeText(out, cell, f.decimalComma)
 			if err != nil && f.strayValue(c.Kind, r, col, err) {
+				log.stray(ci, c, cell, f.lines[r])
 				m, err = c.encodeText(out, "", f.decimalComma)
 			}
 			if err != nil {
@@ -937,9 +962,20 @@ func (e *Encoder) encode(f *Frame, rows []int, log *EncodeLog) (*mat.Dense, erro
 				log.gaps[ci].add(f.lines[r])
 			}
 		}
+		log.rows[ci] += len(rows)
 		at += c.width()
 	}
+	log.place = f.Place()
 	return x, nil
+}
+
+// stray notes the stray cell of input column i, c, on the given line,
+// among the dates written with the year last if c held ISO 8601 dates.
+func (l *EncodeLog) stray(i int, c *encodedColumn, cell string, line int) {
+	l.strays[i].add(cell, line)
+	if _, ok := yearLastFields(cell); ok && c.Kind == date && c.Order == "" {
+		l.dates[i].add(cell, line)
+	}
 }
 
 // lacking returns the error of f's lacking input columns of e, naming
@@ -1014,19 +1050,71 @@ func (e *Encoder) Warnings(log *EncodeLog) []Warning {
 			warnings = append(warnings, e.columns[i].alikeWarning(a))
 		}
 	}
+	place := cmp.Or(log.place, "line")
+	for i, s := range log.strays {
+		c := &e.columns[i]
+		if d := log.dates[i]; d.rows > 0 {
+			warnings = append(warnings, Warning{Column: c.Name, Value: d.first, Rows: d.rows,
+				Message: yearLastText(d.rows, d.first, fmt.Sprintf("%s %d", place, d.line))})
+		}
+		if mostlyStrays(s.rows, log.rows[i]) {
+			warnings = append(warnings, Warning{Column: c.Name, Value: s.first, Rows: s.rows,
+				Message: c.missingText(s.rows, log.rows[i], fmt.Sprintf("%q (%s %d)", s.first, place, s.line))})
+		}
+	}
 	for i, fv := range log.far {
 		// Only a column with a range has far values; a log read from
 		// JSON may claim them of another.
 		if fv.rows > 0 && len(e.columns[i].Range) == 2 {
-			warnings = append(warnings, e.columns[i].farWarning(fv, "line"))
+			warnings = append(warnings, e.columns[i].farWarning(fv, place))
 		}
 	}
 	for i, g := range log.gaps {
 		if g.rows > 0 {
-			warnings = append(warnings, e.columns[i].gapWarning(g, "line"))
+			warnings = append(warnings, e.columns[i].gapWarning(g, place))
 		}
 	}
 	return warnings
+}
+
+// A column whose strays are more than half its rows, and at least
+// minMostlyStrays, is as good as missing: each of those rows reads as its
+// fill, and the model's answers for them ignore the column. Its warning
+// says so apart from the table's strays, which it lists among others.
+const minMostlyStrays = 3
+
+// mostlyStrays reports whether strays among rows make a column as good
+// as missing.
+func mostlyStrays(strays, rows int) bool {
+	return strays >= minMostlyStrays && 2*strays > rows
+}
+
+// missingText says that column c, whose strays, such as first, are most
+// of its rows, is as good as missing.
+func (c *encodedColumn) missingText(strays, rows int, first string) string {
+	return fmt.Sprintf("as good as missing: %d of its %d rows hold text that is no %s, such as %s, each read as %s, so that the model's answers for them ignore the column; "+
+		"write its cells as training did (such as %s)", strays, rows, kindValue(c.Kind), first, c.fillText(), c.cellExample())
+}
+
+// cellExample returns a cell of c's kind as training wrote them, for
+// messages.
+func (c *encodedColumn) cellExample() string {
+	if c.Kind == date {
+		return dateExample(c.Order)
+	}
+	return "30, not \"30 years\""
+}
+
+// yearLastText returns the message of n dates written with the year
+// last, the first of them first, at where, in a column that held ISO
+// 8601 dates in training.
+func yearLastText(n int, first, where string) string {
+	what := fmt.Sprintf("%d rows hold dates written with the year last, such as %q (%s)", n, first, where)
+	if n == 1 {
+		what = fmt.Sprintf("1 row holds a date written with the year last, %q (%s)", first, where)
+	}
+	return what + ", where the column held ISO 8601 dates (2024-01-31) in training: read as missing, " +
+		"since one such as 03/04/2024 may be 3 April or 4 March; write them as 2024-01-31"
 }
 
 // gapWarning returns the warning of column c with the gaps g, whose
@@ -1146,7 +1234,7 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 			}
 			m, err := c.encodeText(out, cell, false)
 			if err != nil && isStray(c.Kind, err) {
-				strays.add(i+1, cell)
+				strays.add(c, i+1, cell)
 				m, err = c.encodeText(out, "", false)
 			}
 			if err != nil {
@@ -1165,7 +1253,7 @@ func (e *Encoder) EncodeColumn(dst *mat.Dense, j int, numbers []float64, texts [
 	}
 	switch {
 	case strays.rows > 0:
-		return strays.warning(c.Name, c.Kind), nil
+		return strays.warning(c, n), nil
 	case far.rows > 0:
 		w := c.farWarning(far, "row")
 		return &w, nil

@@ -1133,20 +1133,25 @@ func TestGaps(t *testing.T) {
 // apart and merged in any order, give the warnings of the whole table:
 // the counts, and the first line and value of each.
 func TestEncodeLogMerge(t *testing.T) {
-	train := readFrameString(t, "g,x,z\na,1,5\nb,2,6\na,3,7\nb,4,8\n")
-	e, _, err := FitEncoder(train, []string{"g", "x", "z"}, nil)
+	train := readFrameString(t, "g,x,z,d\na,1,5,2024-01-01\nb,2,6,2024-01-02\na,3,7,2024-01-03\nb,4,8,2024-01-04\n")
+	e, _, err := FitEncoder(train, []string{"g", "x", "z", "d"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Levels in another case in both parts (B and A), unseen ones (d, c).
-	f := readFrameString(t, "g,x,z\na,1,5\nB,2,6\nb,90,\nd,3,7\nd,95,\nA,2,\nc,3,6\n")
-	_, want, err := e.Transform(f, nil)
+	// Levels in another case in both parts (B and A), unseen ones (d, c);
+	// dates written with the year last, strays in most rows, in both.
+	// Transform reads the strays as missing in f, which the parts read
+	// afresh; its last warning is the reader's, of them.
+	const table = "g,x,z,d\na,1,5,2024-01-01\nB,2,6,02/01/2024\nb,90,,03/01/2024\nd,3,7,2024-01-02\nd,95,,04/01/2024\nA,2,,05/01/2024\nc,3,6,2024-01-03\n"
+	_, want, err := e.Transform(readFrameString(t, table), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(want) != 4 || want[1].Value != "B" || want[1].Rows != 2 {
-		t.Fatalf("the whole table's warnings %q, want 4, the second of B in 2 rows", want)
+	if len(want) != 7 || want[1].Value != "B" || want[1].Rows != 2 || want[2].Rows != 4 || want[3].Rows != 4 {
+		t.Fatalf("the whole table's warnings %q, want 7, the second of B in 2 rows, the third and fourth of 4 dates", want)
 	}
+	want = want[:6]
+	f := readFrameString(t, table)
 	parts := [][]int{{3, 4, 5, 6}, {0, 1, 2}} // the later rows first
 	merged := new(EncodeLog)
 	for _, rows := range parts {
@@ -1174,7 +1179,7 @@ func TestEncodeLogMerge(t *testing.T) {
 		t.Error("merged the log of no column into one of 3")
 	}
 	var bad EncodeLog
-	for _, b := range []string{`[{"unseen":-1}]`, `[{"alike":-1}]`, `[{"alike_line":-1}]`} {
+	for _, b := range []string{`[{"unseen":-1}]`, `[{"alike":-1}]`, `[{"alike_line":-1}]`, `[{"strays":-1}]`, `[{"dates_line":-1}]`, `[{"rows":-1}]`} {
 		if err := json.Unmarshal([]byte(b), &bad); err == nil {
 			t.Errorf("read a count below 0 in %s", b)
 		}
@@ -1182,7 +1187,7 @@ func TestEncodeLogMerge(t *testing.T) {
 	// A log read from elsewhere may claim far values of a column of
 	// levels, which has no range: they are not worded.
 	var claims EncodeLog
-	if err := json.Unmarshal([]byte(`[{"far":2,"far_line":3},{},{}]`), &claims); err != nil {
+	if err := json.Unmarshal([]byte(`[{"far":2,"far_line":3},{},{},{}]`), &claims); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.Warnings(&claims); len(got) != 0 {

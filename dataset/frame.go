@@ -58,6 +58,9 @@ type frameFormat struct {
 	trailing int
 	// strict refuses stray cells (see FrameOptions.Strict).
 	strict bool
+	// columnar says the file is a Parquet or an Arrow file, whose rows
+	// are numbered as rows, not as lines.
+	columnar bool
 	// skipped counts the lines before the header that name the
 	// separator (see sepLine).
 	skipped int
@@ -490,6 +493,15 @@ func (f *Frame) Empty(col int, rows []int) bool {
 // Line returns the 1-based line of the file on which data row row
 // starts: of a Parquet or Arrow file, its 1-based row.
 func (f *Frame) Line(row int) int { return f.lines[row] }
+
+// Place returns what Line counts, as messages name it: "line" of a CSV
+// file, "row" of a Parquet or Arrow file.
+func (f *Frame) Place() string {
+	if f.columnar {
+		return "row"
+	}
+	return "line"
+}
 
 // File returns the file of data row row: Name, unless the table was
 // read from several files (see TableReader.ReadAll).

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -166,6 +167,9 @@ const shownStrays = 5
 // columns of numbers read as text. The
 // Frames that one FrameReader reads share it.
 type readLog struct {
+	// place is what a row's number counts: "line" of a CSV file (the
+	// zero value), "row" of a Parquet or Arrow file.
+	place string
 	// encodingLine is the first line with a byte that is not UTF-8, read
 	// as Windows-1252; 0 if none.
 	encodingLine     int
@@ -303,7 +307,7 @@ func (l *readLog) strayWarning(file string) Warning {
 	n := l.strays
 	var shown []string
 	for _, c := range l.first {
-		shown = append(shown, fmt.Sprintf("line %d, column %q: %q is not a %s", c.line, c.column, c.text, c.what))
+		shown = append(shown, fmt.Sprintf("%s %d, column %q: %q is not a %s", cmp.Or(l.place, "line"), c.line, c.column, c.text, c.what))
 	}
 	if n > len(shown) {
 		shown = append(shown, fmt.Sprintf("and %d more", n-len(shown)))
@@ -317,28 +321,44 @@ func (l *readLog) strayWarning(file string) Warning {
 }
 
 // cellStrays counts the stray cells of a column of numbers or dates, read
-// as missing, and keeps the first few with their rows, counted from 1.
+// as missing, and keeps the first few with their rows, counted from 1,
+// and the dates written with the year last among them.
 type cellStrays struct {
-	rows  int
-	first []string
+	rows     int
+	first    []string
+	head     string // the first, quoted, and its row
+	yearLast unseenLevels
 }
 
-// add counts the stray cell of the given row.
-func (s *cellStrays) add(row int, cell string) {
+// add counts the stray cell of the given row of column c.
+func (s *cellStrays) add(c *encodedColumn, row int, cell string) {
 	if len(s.first) < shownStrays {
 		s.first = append(s.first, fmt.Sprintf("row %d: %q", row, cell))
 	}
+	if s.rows == 0 {
+		s.head = fmt.Sprintf("%q (row %d)", cell, row)
+	}
 	s.rows++
+	if _, ok := yearLastFields(cell); ok && c.Kind == date && c.Order == "" {
+		s.yearLast.add(cell, row)
+	}
 }
 
-// warning returns the warning of the strays of the named column of kind
-// k.
-func (s *cellStrays) warning(column string, k kind) *Warning {
+// warning returns the warning of the strays of column c, of n rows: the
+// column as good as missing if they are most of its rows, and the dates
+// written with the year last among them.
+func (s *cellStrays) warning(c *encodedColumn, n int) *Warning {
 	if s.rows > len(s.first) {
 		s.first = append(s.first, fmt.Sprintf("and %d more", s.rows-len(s.first)))
 	}
-	return &Warning{Column: column, Rows: s.rows,
-		Message: fmt.Sprintf("%d cells are not %ss and are read as missing: %s", s.rows, kindValue(k), strings.Join(s.first, "; "))}
+	msg := fmt.Sprintf("%d cells are not %ss and are read as missing: %s", s.rows, kindValue(c.Kind), strings.Join(s.first, "; "))
+	if y := s.yearLast; y.rows > 0 {
+		msg += "; " + yearLastText(y.rows, y.first, fmt.Sprintf("row %d", y.line))
+	}
+	if mostlyStrays(s.rows, n) {
+		msg = c.missingText(s.rows, n, s.head) + "; " + msg
+	}
+	return &Warning{Column: c.Name, Rows: s.rows, Message: msg}
 }
 
 // percentScales notes whether a column of numbers mixes percentages with

@@ -1,8 +1,10 @@
 package dataset
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -448,5 +450,123 @@ func TestNumbersAsTextWarning(t *testing.T) {
 	_, warnings, _ := e.Transform(f, nil)
 	if want := `it holds numbers in 30 of its 39 cells with a value, and other texts in 9, such as "30 lb"`; len(warnings) != 1 || !strings.HasPrefix(warnings[0].Message, want) {
 		t.Errorf("a column in two units: warnings %v, want one beginning %s", warnings, want)
+	}
+}
+
+// TestMostlyStrays checks the warnings of a column whose strays are most
+// of its rows, and of dates written with the year last in a column of
+// ISO 8601 dates, of a table and of a column encoded at a time.
+func TestMostlyStrays(t *testing.T) {
+	train := readFrameString(t, "age,day\n30,2024-01-01\n40,2024-01-05\n50,2024-01-09\n")
+	e, _, err := FitEncoder(train, []string{"age", "day"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		ageMissing = `column "age": as good as missing: 3 of its 4 rows hold text that is no number, such as "30 years" (line 2), each read as the training mean, 40, so that the model's answers for them ignore the column; write its cells as training did (such as 30, not "30 years")`
+		dayMissing = `column "day": as good as missing: 3 of its 4 rows hold text that is no date, such as %q (line 2), each read as the training mean date, 2024-01-05,`
+		yearLast   = `, where the column held ISO 8601 dates (2024-01-31) in training: read as missing, since one such as 03/04/2024 may be 3 April or 4 March; write them as 2024-01-31`
+	)
+	for _, tc := range []struct {
+		name     string
+		age, day []string
+		want     []string // prefixes of the encoder's warnings
+	}{
+		{"most strays", []string{"30 years", "40 years", "50 years", "60"}, nil, []string{ageMissing}},
+		{"half strays", []string{"30 years", "40 years", "50 years", "35", "40", "45"}, nil, nil},
+		{"too few rows", []string{"30 years", "40 years", "50"}, nil, nil},
+		{"a date with the year last", nil, []string{"31/01/2024", "2024-01-02", "2024-01-03", "2024-01-04"},
+			[]string{`column "day": 1 row holds a date written with the year last, "31/01/2024" (line 2)` + yearLast}},
+		{"most dates with the year last", nil, []string{"31/01/2024", "01/02/2024", "2024-01-03", "03/02/2024"},
+			[]string{`column "day": 3 rows hold dates written with the year last, such as "31/01/2024" (line 2)` + yearLast, fmt.Sprintf(dayMissing, "31/01/2024")}},
+		{"text in a date column", nil, []string{"soon", "later", "never", "2024-01-02"}, []string{fmt.Sprintf(dayMissing, "soon")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := max(len(tc.age), len(tc.day))
+			age, day := cellsOr(tc.age, n, "35"), cellsOr(tc.day, n, "2024-01-02")
+			table := "age,day\n"
+			for i := range n {
+				table += age[i] + "," + day[i] + "\n"
+			}
+			_, warnings, err := e.Transform(readFrameString(t, table), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range warnings {
+				if w.Column != "" { // not the reader's list of strays
+					got = append(got, w.String())
+				}
+			}
+			if len(got) != len(tc.want) || !slices.EqualFunc(got, tc.want, strings.HasPrefix) {
+				t.Errorf("warnings\n%q\nwant\n%q", got, tc.want)
+			}
+			// A column at a time, as serve encodes its requests.
+			x := mat.NewDense(n, e.Width(), nil)
+			for j, cells := range [][]string{age, day} {
+				w, err := e.EncodeColumn(x, j, nil, cells)
+				if err != nil {
+					t.Fatal(err)
+				}
+				text := ""
+				if w != nil {
+					text = w.String()
+				}
+				if strings.Contains(text, "as good as missing") && !strings.Contains(text, fmt.Sprintf("such as %q (row 1)", cells[0])) {
+					t.Errorf("warning %q names not the first stray, %q (row 1)", text, cells[0])
+				}
+				name := []string{"age", "day"}[j]
+				for _, part := range []string{"as good as missing", "written with the year last"} {
+					want := slices.ContainsFunc(tc.want, func(s string) bool { return strings.HasPrefix(s, `column "`+name+`": `) && strings.Contains(s, part) })
+					if strings.Contains(text, part) != want {
+						t.Errorf("column %s: warning %q; want %q in it: %v", name, text, part, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// cellsOr returns cells, or n cells of the given text if cells is nil.
+func cellsOr(cells []string, n int, text string) []string {
+	if cells != nil {
+		return cells
+	}
+	return slices.Repeat([]string{text}, n)
+}
+
+// TestStraysColumnar checks that the warnings of a Parquet file's strays,
+// and of a table of Parquet files, number its rows as rows, not as
+// lines.
+func TestStraysColumnar(t *testing.T) {
+	e, _, err := FitEncoder(readFrameString(t, "age\n30\n40\n50\n"), []string{"age"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	if err := WriteFrame(&buf, Parquet, readFrameString(t, "age\n30\n40 years\n50 years\n60 years\n")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"new-1.parquet", "new-2.parquet"} {
+		writeFile(t, filepath.Join(dir, name), buf.Bytes())
+	}
+	for _, path := range []string{filepath.Join(dir, "new-1.parquet"), filepath.Join(dir, "new-*.parquet")} {
+		f, err := LoadTable(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, warnings, err := e.Transform(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range warnings {
+			got = append(got, w.String())
+		}
+		want := []string{`(row 2), each read as`, `: row 2, column "age": "40 years" is not a number; row 3,`}
+		if len(got) != len(want) || !slices.EqualFunc(got, want, strings.Contains) || strings.Contains(strings.Join(got, " "), "line") || f.Place() != "row" {
+			t.Errorf("warnings of %s, whose rows are %ss,\n%q\nwant them naming rows:\n%q", path, f.Place(), got, want)
+		}
 	}
 }

@@ -482,7 +482,7 @@ type framePart struct {
 func joinFrames(name string, parts []*Frame) (*Frame, error) {
 	first := parts[0]
 	f := &Frame{frameFormat: first.frameFormat}
-	f.name, f.log = name, new(readLog)
+	f.name, f.log = name, &readLog{place: first.log.place}
 	for _, p := range parts {
 		if p.decimalComma != first.decimalComma {
 			return nil, &ParseError{File: p.name, Err: fmt.Errorf("%w: its numbers are written with decimal %s, unlike those of %s",

@@ -128,7 +128,8 @@
 // interrupted, and an interruption loses at most the epoch in progress.
 // At the end Run writes the report sculpt.json, the final machine and
 // DOT files of the architecture before and after. The report holds what
-// the command needs to draw Figure 2a-c.
+// the command needs to draw Figure 2a-c, and the warnings about the data
+// (Report.Warnings).
 //
 // The minibatch is split over Config.Workers goroutines (by default one
 // per core, GOMAXPROCS, at most one per image), each with its own copy of

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,6 +71,10 @@ type Report struct {
 	Arch *Arch `json:"architecture"`
 	// Files are the files Run wrote besides sculpt.json.
 	Files []string `json:"files,omitempty"`
+	// Warnings are the warnings about the data, Config.Warnings and then
+	// the run's own (classes without a training or a test image,
+	// unbalanced classes, small images), as Progress received them.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // report summarises the run.
@@ -78,6 +83,7 @@ func (r *run) report() (*Report, error) {
 	rep := &Report{Epochs: len(st.History), History: st.History, Settings: r.settings(), Arch: a,
 		LambdaEffective: r.cfg.Lambda * r.lambdaScale(), Path: r.pathPoints, PathChosen: r.chosen, PathThreshold: r.threshold, FellBack: r.fellBack}
 	rep.Classes = r.train.Names
+	rep.Warnings = slices.Concat(r.cfg.Warnings, r.warnings)
 	rep.Protocol = "fair"
 	if r.cfg.Paper {
 		rep.Protocol, rep.PaperEpochs = "paper", PaperEpochs

@@ -19,6 +19,8 @@ import (
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/model"
+	"github.com/parametric-machines/machines/optim"
+	"github.com/parametric-machines/machines/train"
 )
 
 // blobs returns n images of size x size pixels in classes classes: a
@@ -572,6 +574,18 @@ func TestFewEpochsPrune(t *testing.T) {
 				t.Errorf("penalty %g in the last epoch, which fine-tunes", last.Penalty)
 			}
 		})
+	}
+}
+
+// TestConfigDefaults checks that a zero Config takes the named defaults,
+// which the command's flags read (see cmd/machines' TestFlagDefaults).
+func TestConfigDefaults(t *testing.T) {
+	c := Config{}.withDefaults()
+	want := Config{Nodes: DefaultNodes, Channels: DefaultChannels, Batch: train.DefaultBatch, LR: optim.DefaultAdamLR,
+		Lambda: DefaultLambda, Tol: DefaultTol, PathTolerance: DefaultPathTolerance}
+	if c.Nodes != want.Nodes || c.Channels != want.Channels || c.Batch != want.Batch || c.LR != want.LR ||
+		c.Lambda != want.Lambda || c.Tol != want.Tol || c.PathTolerance != want.PathTolerance {
+		t.Errorf("Config{} takes %+v, want the defaults %+v", c, want)
 	}
 }
 

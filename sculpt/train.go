@@ -79,6 +79,10 @@ type Config struct {
 	// ten times the training images of another, images smaller than 8
 	// pixels on a side.
 	Progress io.Writer
+	// Warnings are the caller's warnings about the data, such as
+	// dataset.ImageFolder.Warnings, which the report carries before the
+	// run's own.
+	Warnings []string
 	// MaxTrain and MaxTest, if positive, use only the first images of
 	// each split, for a quick run.
 	MaxTrain, MaxTest int
@@ -221,6 +225,8 @@ type run struct {
 	arch             *Arch
 	train, val, test *dataset.Images
 	st               *state
+	// warnings are the run's warnings about the data (see warnData).
+	warnings []string
 	// finetuneFrom is the index of the first epoch without the penalty.
 	finetuneFrom int
 	// pathLambda, on a regularisation path, is the penalty of the
@@ -474,6 +480,14 @@ func (r *run) logf(format string, args ...any) {
 	if r.cfg.Progress != nil {
 		fmt.Fprintf(r.cfg.Progress, format, args...)
 	}
+}
+
+// warnf logs a warning about the data, a line, and keeps it for the
+// report.
+func (r *run) warnf(format string, args ...any) {
+	w := fmt.Sprintf(format, args...)
+	r.warnings = append(r.warnings, w)
+	r.logf("sculpt: warning: %s\n", w)
 }
 
 // settings are the parts of the configuration a checkpoint must agree on.

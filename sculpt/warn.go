@@ -32,7 +32,7 @@ func (r *run) warnUntrained() {
 	if missing == nil {
 		return
 	}
-	r.logf("sculpt: warning: %d of the %d classes have no training image, and the machine cannot learn them: labels %s\n",
+	r.warnf("%d of the %d classes have no training image, and the machine cannot learn them: labels %s",
 		len(missing), len(seen), shortList(missing))
 }
 
@@ -58,8 +58,8 @@ func (r *run) warnSmall() {
 	if low == [2]int{a.Rows, a.Cols} {
 		pooled = "whose convolutions read 3x3 pixels"
 	}
-	r.logf("sculpt: warning: images of %dx%d pixels are small for the architecture, %s: "+
-		"such images may train at chance; resized larger (to 28x28, say), the same pixels give its convolutions room\n", a.Cols, a.Rows, pooled)
+	r.warnf("images of %dx%d pixels are small for the architecture, %s: "+
+		"such images may train at chance; resized larger (to 28x28, say), the same pixels give its convolutions room", a.Cols, a.Rows, pooled)
 }
 
 // maxImbalance is the ratio of the largest class's training images to
@@ -93,8 +93,8 @@ func (r *run) warnUnbalanced() {
 		}
 	}
 	if train[big] > maxImbalance*train[small] {
-		r.logf("sculpt: warning: the classes are unbalanced, %d training images of class %s and %d of class %s: "+
-			"a machine that answers %s whatever the image scores a test accuracy of %.4f; weigh the test accuracy against it\n",
+		r.warnf("the classes are unbalanced, %d training images of class %s and %d of class %s: "+
+			"a machine that answers %s whatever the image scores a test accuracy of %.4f; weigh the test accuracy against it",
 			train[big], name(big), train[small], name(small), name(big), float64(test[big])/float64(r.test.N))
 	}
 	var untested []string
@@ -104,7 +104,7 @@ func (r *run) warnUnbalanced() {
 		}
 	}
 	if untested != nil {
-		r.logf("sculpt: warning: no test image of %d of the %d classes (%s): the test accuracy says nothing of them\n",
+		r.warnf("no test image of %d of the %d classes (%s): the test accuracy says nothing of them",
 			len(untested), len(train), shortList(untested))
 	}
 }

@@ -2,7 +2,10 @@ package sculpt
 
 import (
 	"bytes"
+	"encoding/json"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -49,16 +52,33 @@ func TestWarnData(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			train, test := tc.edit(smallData())
-			c := smallConfig("")
+			dir := t.TempDir()
+			c := smallConfig(dir)
 			c.Epochs, c.Finetune = 1, 0
 			var log bytes.Buffer
 			c.Progress = &log
+			c.Warnings = []string{"the loader's"}
 			if _, err := Run(train, test, c); err != nil {
 				t.Fatal(err)
 			}
 			got := log.String()
 			if tc.want == "" && strings.Contains(got, "warning") || !strings.Contains(got, tc.want) || strings.Count(got, "warning") > 1 {
 				t.Errorf("log %q; want one warning %q", got, tc.want)
+			}
+			// sculpt.json holds the caller's warnings, then the run's
+			// as logged.
+			b, err := os.ReadFile(filepath.Join(dir, ReportFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rep struct{ Warnings []string }
+			if err := json.Unmarshal(b, &rep); err != nil {
+				t.Fatal(err)
+			}
+			n := len(rep.Warnings)
+			if n != 1+strings.Count(got, "warning") || rep.Warnings[0] != "the loader's" ||
+				n == 2 && (!strings.Contains(rep.Warnings[1], tc.want) || !strings.Contains(got, "sculpt: warning: "+rep.Warnings[1]+"\n")) {
+				t.Errorf("%s: warnings %q; want the loader's, then the one logged in %q", ReportFile, rep.Warnings, got)
 			}
 		})
 	}

@@ -38,7 +38,7 @@ func (run *fitRun) readLearnerColumns(s *Settings) error {
 		s.Groups = groupIDs(labels)
 	}
 	if o.Time != "" {
-		if s.Times, err = readTimes(f, o.Time, t.Rows); err != nil {
+		if s.Times, err = run.readTimes(o.Time); err != nil {
 			return err
 		}
 	}
@@ -70,12 +70,13 @@ func parseWeight(s string) (float64, error) {
 	return v, nil
 }
 
-// readTimes reads the times of the named column in the given rows of f:
+// readTimes reads the times of the named column in the rows of the fit:
 // finite numbers, or dates as the inputs' columns read them, as days since
 // 1970: ISO 8601 dates (dataset.ParseDate), or dates with the year last in
 // the order that the column's days above 12 show, or both mixed
-// (dataset.DateOrder).
-func readTimes(f *dataset.Frame, name string, rows []int) ([]float64, error) {
+// (dataset.DateOrder), with the warning an input column gives of those.
+func (run *fitRun) readTimes(name string) ([]float64, error) {
+	f, rows := run.f, run.t.Rows
 	col, err := f.Column(name)
 	if err != nil {
 		return nil, err
@@ -85,7 +86,11 @@ func readTimes(f *dataset.Frame, name string, rows []int) ([]float64, error) {
 		texts[i] = strings.TrimSpace(f.Cell(r, col))
 	}
 	order := dataset.DateOrder(texts)
-	return readColumn(f, name, rows, func(s string) (float64, error) { return parseTime(s, order) })
+	times, err := readColumn(f, name, rows, func(s string) (float64, error) { return parseTime(s, order) })
+	if w := dataset.MixedDates(name, texts); err == nil && w != nil {
+		run.warn([]dataset.Warning{*w})
+	}
+	return times, err
 }
 
 // parseTime reads a time: a finite number, or a date in ISO 8601 or with
@@ -222,7 +227,7 @@ func (run *fitRun) checkTarget(f *dataset.Frame, t *dataset.Target, column strin
 	var single []string
 	for c, n := range counts {
 		if n == 1 {
-			single = append(single, fmt.Sprintf("%q (line %d)", t.Classes[c], line[c]))
+			single = append(single, fmt.Sprintf("%q (%s %d)", t.Classes[c], f.Place(), line[c]))
 		}
 	}
 	const advice = "; the model can hardly learn such a class, and a cross-validation cannot both learn it and test it: gather more rows of it, or merge it with another class"

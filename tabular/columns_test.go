@@ -1,8 +1,11 @@
 package tabular
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,18 +26,23 @@ func TestReadTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		column string
-		want   []float64
-		err    string
+		column  string
+		want    []float64
+		warning string // as an input column's
+		err     string
 	}{
-		{"num", []float64{3, 1.5, 0}, ""},
-		{"iso", []float64{19753, 19754.5, 19766}, ""},
-		{"us", []float64{19753, 19754.5, 19766}, ""},
-		{"eu", []float64{19753, 19754.5, 19766}, ""},
-		{"mix", []float64{19753, 19754.5, 19766}, ""},
-		{"amb", nil, `t.csv: row 2, column "amb": time "01/02/2024": want a number or a date such as 2024-01-31`},
+		{"num", []float64{3, 1.5, 0}, "", ""},
+		{"iso", []float64{19753, 19754.5, 19766}, "", ""},
+		{"us", []float64{19753, 19754.5, 19766}, "", ""},
+		{"eu", []float64{19753, 19754.5, 19766}, "", ""},
+		{"mix", []float64{19753, 19754.5, 19766},
+			`column "mix": it mixes dates written as 2024-01-31 (ISO 8601) with 2 rows of dates such as "1/2/2024 12:00", written as 31/01/2024: each is read in its own form; write them alike`, ""},
+		{"amb", nil, "", `t.csv: row 2, column "amb": time "01/02/2024": want a number or a date such as 2024-01-31`},
 	} {
-		got, err := readTimes(f, tc.column, []int{0, 1, 2})
+		var logged []string
+		run := &fitRun{f: f, t: &dataset.Target{Rows: []int{0, 1, 2}}, rep: new(Report),
+			opts: Options{Log: func(line string) { logged = append(logged, line) }}}
+		got, err := run.readTimes(tc.column)
 		if tc.err != "" {
 			if err == nil || err.Error() != tc.err {
 				t.Errorf("%s: error %v, want %s", tc.column, err, tc.err)
@@ -44,6 +52,18 @@ func TestReadTimes(t *testing.T) {
 		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, %v; want %v", tc.column, got, err, tc.want)
 		}
+		var warned []string
+		for _, w := range run.rep.Warnings {
+			warned = append(warned, w.String())
+		}
+		if want := slices.DeleteFunc([]string{tc.warning}, func(s string) bool { return s == "" }); !slices.Equal(warned, want) || len(logged) != len(want) {
+			t.Errorf("%s: warnings %q, logged %q; want %q", tc.column, warned, logged, want)
+		}
+	}
+	// An input column mixing them so gives the same warning.
+	_, warnings, err := dataset.FitEncoder(f, []string{"mix"}, nil)
+	if err != nil || len(warnings) != 1 || !strings.HasPrefix(warnings[0].String(), `column "mix": it mixes dates written as 2024-01-31 (ISO 8601) with 2 rows`) {
+		t.Errorf("input column: warnings %q, error %v; want the -time column's", warnings, err)
 	}
 }
 
@@ -91,6 +111,24 @@ func TestAlikeClasses(t *testing.T) {
 			t.Errorf("alikeTexts(%q) = %q, want %q", test.classes, got, test.want)
 		}
 	}
+}
+
+// columnarFrame returns f read back from a Parquet file.
+func columnarFrame(t *testing.T, f *dataset.Frame) *dataset.Frame {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := dataset.WriteFrame(&buf, dataset.Parquet, f); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "table.parquet")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := dataset.LoadTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 // TestFarTargets checks the warning of regression targets far from the
@@ -153,18 +191,24 @@ func TestFarTargets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, rep, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.1}, Bandwidths: []float64{1}, InputScale: LinearInputs, TargetScale: LinearScale})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, w := range rep.Warnings {
-				if strings.Contains(w.Message, "robust standard deviations") {
-					got = append(got, w.Message)
+			// A Parquet file numbers the line 9 of a CSV file as its row 8.
+			for _, in := range []struct {
+				f    *dataset.Frame
+				want string
+			}{{f, test.want}, {columnarFrame(t, f), strings.Replace(test.want, "line 9", "row 8", 1)}} {
+				_, rep, err := Fit(in.f, []string{"y"}, Options{Costs: []float64{0.1}, Bandwidths: []float64{1}, InputScale: LinearInputs, TargetScale: LinearScale})
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if test.want == "" && len(got) != 0 || test.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], test.want)) {
-				t.Errorf("warnings %q, want one beginning %q", got, test.want)
+				var got []string
+				for _, w := range rep.Warnings {
+					if strings.Contains(w.Message, "robust standard deviations") {
+						got = append(got, w.Message)
+					}
+				}
+				if in.want == "" && len(got) != 0 || in.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], in.want)) {
+					t.Errorf("%s: warnings %q, want one beginning %q", in.f.Name(), got, in.want)
+				}
 			}
 		})
 	}
@@ -247,6 +291,15 @@ func TestFitDropsTotals(t *testing.T) {
 	if !mat.Equal(got.Machine.Anchors, want.Machine.Anchors) {
 		t.Error("the fit with the totals left out differs from the fit of the rows alone")
 	}
+	// A Parquet file numbers the line 32 of a CSV file as its row 31.
+	f, err := dataset.ReadFrame(strings.NewReader(withTotals), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rep, err = Fit(columnarFrame(t, f), []string{"y"}, opts)
+	if err != nil || len(rep.Warnings) == 0 || !strings.HasPrefix(rep.Warnings[0].Message, `row 31 holds the totals`) {
+		t.Errorf("fit of a Parquet file: error %v, warnings %v; want the totals' of row 31", err, rep.Warnings)
+	}
 	opts.Ignore = []string{"y"}
 	got, rep = fit(withTotals, "c", opts)
 	if got.Fit.Rows != 31 || len(rep.Warnings) == 0 || !strings.HasPrefix(rep.Warnings[0].Message, warning+": it is fitted as a row of its class") {
@@ -269,5 +322,32 @@ func TestAlikeLevels(t *testing.T) {
 	want := `levels "Female" and "female"; "MALE" and "Male" and "male" differ only in case`
 	if len(rep.Warnings) != 1 || rep.Warnings[0].Column != "sex" || !strings.HasPrefix(rep.Warnings[0].Message, want) {
 		t.Errorf("warned %v, want one of column sex: %s", rep.Warnings, want)
+	}
+}
+
+// TestSingleClassRow checks that the warning of a class of a single row
+// names its line of a CSV file, and its row of a Parquet file.
+func TestSingleClassRow(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x,c\n")
+	for i := range 20 {
+		fmt.Fprintf(&b, "%d,%s\n", i%5, []string{"a", "b"}[i%2])
+	}
+	b.WriteString("2,z\n")
+	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []struct {
+		f    *dataset.Frame
+		want string
+	}{{f, `class "z" (line 22) has a single row`}, {columnarFrame(t, f), `class "z" (row 21) has a single row`}} {
+		_, rep, err := Fit(in.f, []string{"c"}, Options{Seed: 1, Family: Shallow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(rep.Warnings, func(w dataset.Warning) bool { return strings.HasPrefix(w.Message, in.want) }) {
+			t.Errorf("%s: warnings %v, want one beginning %q", in.f.Name(), rep.Warnings, in.want)
+		}
 	}
 }

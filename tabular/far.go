@@ -33,7 +33,7 @@ func (run *fitRun) warnFarTargets(f *dataset.Frame, t *dataset.Target, j int, na
 		return
 	}
 	first := far.rows[0]
-	what := fmt.Sprintf("line %d holds %s", f.Line(t.Rows[first]), dataset.FormatFloat(values[first]))
+	what := fmt.Sprintf("%s %d holds %s", f.Place(), f.Line(t.Rows[first]), dataset.FormatFloat(values[first]))
 	if len(far.rows) > 1 {
 		what = fmt.Sprintf("%d rows hold values far from the others: %s", len(far.rows), what)
 	}

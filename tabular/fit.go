@@ -214,7 +214,7 @@ func (run *fitRun) dropTotals(f *dataset.Frame, t *dataset.Target) {
 	if !ok {
 		return
 	}
-	what := fmt.Sprintf("line %d holds the totals of the rows above it (%q; its %s is their sum)", f.Line(last), label, column)
+	what := fmt.Sprintf("%s %d holds the totals of the rows above it (%q; its %s is their sum)", f.Place(), f.Line(last), label, column)
 	if run.task == Classification {
 		run.warn([]dataset.Warning{{Rows: 1, Message: what + ": it is fitted as a row of its class; leave it out of the file"}})
 		return

@@ -63,8 +63,9 @@ type Explanation struct {
 	Baseline float64 `json:"baseline"`
 	// Columns holds the input columns, the most important first.
 	Columns []ColumnImportance `json:"columns"`
-	// Warnings are the encoder's about the rows.
-	Warnings []dataset.Warning `json:"-"`
+	// Warnings are the encoder's about the rows, which explain's JSON
+	// keeps as standard error does.
+	Warnings []dataset.Warning `json:"warnings,omitempty"`
 	// Dropped counts the rows left out for a missing target.
 	Dropped int `json:"-"`
 }

@@ -114,9 +114,10 @@ type Evaluation struct {
 	// Notes say why a score is missing.
 	Notes []string `json:"notes,omitempty"`
 	// Dropped counts the rows left out for a missing target, Warnings
-	// are the encoder's about the rows.
+	// are the encoder's about the rows, which score's JSON keeps as
+	// standard error does.
 	Dropped  int               `json:"-"`
-	Warnings []dataset.Warning `json:"-"`
+	Warnings []dataset.Warning `json:"warnings,omitempty"`
 }
 
 func (e Evaluation) String() string {

@@ -599,6 +599,25 @@ func TestFitMessyTable(t *testing.T) {
 	}
 }
 
+// fitScored fits a classifier of y on the table text and returns it
+// with its score on that table.
+func fitScored(t *testing.T, text string) (*Model, *Evaluation) {
+	t.Helper()
+	f, err := dataset.ReadFrame(strings.NewReader(text), "train.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := md.Score(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md, want
+}
+
 // TestScoreClassesInCase scores a classifier of classes High and Low on
 // labels written in other cases, in memory and streamed: each is the one
 // class it matches, with a warning; a label that matches two classes in
@@ -612,18 +631,7 @@ func TestScoreClassesInCase(t *testing.T) {
 		fmt.Fprintf(&train, "%g,%s\n", x, []string{"Low", "High"}[i%10/5])
 		fmt.Fprintf(&test, "%g,%s\n", x, []string{"low", "Low", "HIGH", "High"}[i%10/5*2+i%2])
 	}
-	f, err := dataset.ReadFrame(strings.NewReader(train.String()), "train.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, _, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := md.Score(f, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	md, want := fitScored(t, train.String())
 	const warning = `column "y": 20 rows hold classes seen in training only in another case, such as "low" for "Low"; they are scored as those classes`
 	check := func(how string, got *Evaluation, err error) {
 		t.Helper()
@@ -674,18 +682,7 @@ func TestScoreNumericClasses(t *testing.T) {
 		fmt.Fprintf(&train, "%g,%d.0\n", x, i%10/5)
 		fmt.Fprintf(&test, "%g,%d\n", x, i%10/5)
 	}
-	f, err := dataset.ReadFrame(strings.NewReader(train.String()), "train.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, _, err := Fit(f, []string{"y"}, Options{Costs: []float64{0.01}, Bandwidths: []float64{1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := md.Score(f, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	md, want := fitScored(t, train.String())
 	g, err := dataset.ReadFrame(strings.NewReader(test.String()), "test.csv")
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/internal/testutil"
 	"github.com/parametric-machines/machines/tabular"
 )
@@ -488,5 +490,45 @@ func TestPredictErrors(t *testing.T) {
 				t.Errorf("failed predict left an output file: %v", err)
 			}
 		})
+	}
+}
+
+// TestLabelledJSONWarnings checks that score's and explain's JSON keep
+// the warnings about the data that standard error prints: a column of
+// numbers given as text on most rows is as good as missing.
+func TestLabelledJSONWarnings(t *testing.T) {
+	dir := t.TempDir()
+	var train, test strings.Builder
+	train.WriteString("age,size,y\n")
+	test.WriteString("age,size,y\n")
+	for i := range 40 {
+		fmt.Fprintf(&train, "%d,%d,%d\n", 20+i, i%7, 2*i+i%7)
+		fmt.Fprintf(&test, "%d years,%d,%d\n", 20+i, i%7, 2*i+i%7)
+	}
+	trainPath, testPath := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
+	for path, text := range map[string]string{trainPath: train.String(), testPath: test.String()} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := filepath.Join(dir, "model.json")
+	if code, _, stderr := fitTestRun("fit", "-data", trainPath, "-target", "y", "-model", model); code != 0 {
+		t.Fatalf("fit exited with %d: %s", code, stderr)
+	}
+	for _, cmd := range []string{"score", "explain"} {
+		out := filepath.Join(dir, cmd+".json")
+		code, _, stderr := fitTestRun(cmd, "-model", model, "-data", testPath, "-json", out)
+		if code != 0 {
+			t.Fatalf("%s exited with %d: %s", cmd, code, stderr)
+		}
+		var got struct{ Warnings []dataset.Warning }
+		fitTestReadJSON(t, out, &got)
+		found := false
+		for _, w := range got.Warnings {
+			found = found || w.Column == "age" && strings.Contains(w.Message, "as good as missing") && strings.Contains(stderr, w.Message)
+		}
+		if !found {
+			t.Errorf("%s -json wrote the warnings %+v; want age's, as standard error has it:\n%s", cmd, got.Warnings, stderr)
+		}
 	}
 }

@@ -114,6 +114,27 @@ func TestSculptImageFolders(t *testing.T) {
 			if !strings.Contains(strings.Join(strings.Fields(string(ck)), ""), tc.input) {
 				t.Errorf("checkpoint without %s:\n%.300s", tc.input, ck)
 			}
+			// sculpt.json holds the warnings of standard error, the
+			// loader's and the run's.
+			var warned []string
+			for line := range strings.Lines(stderr.String()) {
+				if _, w, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "sculpt: warning: "); ok {
+					warned = append(warned, w)
+				}
+			}
+			b, err := os.ReadFile(filepath.Join(out, "sculpt.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rep struct{ Warnings []string }
+			if err := json.Unmarshal(b, &rep); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(rep.Warnings, warned) || tc.warn != "" && !slices.ContainsFunc(warned, func(w string) bool {
+				return strings.Contains(w, strings.TrimPrefix(tc.warn, "machines sculpt: warning: "))
+			}) {
+				t.Errorf("sculpt.json warnings %q, want those of standard error, %q, %q among them", rep.Warnings, warned, tc.warn)
+			}
 		})
 	}
 

@@ -228,8 +228,17 @@
 // every class is a yes or a no) is warned of, and so is a text input
 // whose levels differ so ("Male", "male" and "MALE"). predict, score, explain and
 // serve read a cell that is not a number in a column of numbers (or not a
-// date in a column of dates) as missing, with the same warning. -strict
-// refuses such cells instead, naming file, line and column. A file that
+// date in a column of dates) as missing, with the same warning; when such
+// cells are more than half a column's rows, and at least 3 ("30 years" for
+// 30 in every row), a warning of its own says the column is as good as
+// missing (which column, how many rows, the first cell): each of those rows
+// reads as the training mean, and its prediction ignores the column. A date
+// written with the year last in a column of ISO 8601 dates in training
+// (31/01/2024 where training wrote 2024-01-31) is such a cell, with a
+// warning of its own that says so, since its order of day and month is not
+// the model's to guess (03/04/2024). -strict
+// refuses such cells instead, naming file, line and column. The warnings
+// name a Parquet or Arrow file's row where a CSV file's name its line. A file that
 // is not UTF-8 is read as Windows-1252 (Latin-1), with a warning; names
 // in the header may be in single quotes ('vote' is vote). A later line that
 // repeats the header, as tables joined end to end hold, is left out with a
@@ -356,7 +365,9 @@
 // classification equally (multiplying -weight); both choose the shallow
 // machine, the only one whose loss weighs its rows. -group COLUMN makes
 // folds that never split a group between training and held-out rows, and
-// -time COLUMN (numbers or dates) folds that move forward in time, each
+// -time COLUMN (numbers or dates, read as an input column reads them,
+// with its warning of ISO 8601 dates mixed with dates written with the
+// year last) folds that move forward in time, each
 // trained on earlier rows than it holds out; these columns are not
 // inputs. -target a,b fits several regression targets at once, one
 // output of the machine each, on the rows where all of them have a
@@ -515,6 +526,9 @@
 // outcome ("observed": the target, or the fraction of rows whose predicted
 // class is right), which a calibrated model keeps near each other;
 // -figure BASE draws them against the diagonal in BASE.png and BASE.svg.
+// Its "warnings" are those about the data that standard error received
+// (each with its "column", an example "value", the "rows" concerned and
+// the "message"), as explain's JSON has them too.
 //
 //	machines explain -model model.json -data test.csv|- [-strict] [-repeats 10] [-seed 1] [-json FILE] [-figure BASE]
 //
@@ -746,8 +760,11 @@
 // sculpt.json ("epochs", "validation_accuracy" per epoch, "edges_initial",
 // "edges_live", "flops_initial", "flops_live", "seconds_per_epoch", and
 // "accuracy_pruned" against "accuracy_unpruned", the generous machine
-// with the same weights, and for a folder "classes", its class folders'
-// names), the final machine sculpt-model.json (a saved hypergraph
+// with the same weights, for a folder "classes", its class folders'
+// names, and "warnings", those about the data that standard error
+// received: files not read, images stretched or few in colour, small
+// images, unbalanced classes, classes without a training or a test
+// image), the final machine sculpt-model.json (a saved hypergraph
 // machine), the architecture at the start and at the end as Graphviz
 // files sculpt-start.dot and sculpt-end.dot, and the pictures
 // sculpt-architecture.png and .svg. The machine, which export and serve

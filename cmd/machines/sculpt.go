@@ -58,7 +58,7 @@ func runSculpt(args []string, stdout, stderr io.Writer) error {
 	for _, w := range data.Warnings {
 		fmt.Fprintf(stderr, "machines sculpt: warning: %s\n", w)
 	}
-	cfg.Progress = stderr
+	cfg.Progress, cfg.Warnings = stderr, data.Warnings
 	rep, err := sculpt.RunValid(data.Train, data.Valid, data.Test, cfg)
 	if err != nil {
 		return err
