@@ -825,7 +825,8 @@
 //
 //	machines serve -models DIR [-addr 127.0.0.1:8080] [-token-file FILE] [-insecure] \
 //	    [-batch-size 256] [-batch-delay 200us] [-workers N] [-max-body 4MiB] [-max-inflight 256] \
-//	    [-max-memory 512MiB] [-timeout 10s] [-grace 30s] [-poll 1s] [-interval 0.9] [-log-level INFO]
+//	    [-max-memory 512MiB] [-timeout 10s] [-queue-wait T] [-min-write-rate 32KiB] \
+//	    [-grace 30s] [-poll 1s] [-interval 0.9] [-log-level INFO]
 //
 // serves every file NAME.json of DIR (hidden files aside; NAME of
 // letters, digits, '.', '_' and '-') as the model NAME over the Open
@@ -911,13 +912,18 @@
 // side, before the answer (net/http takes either for a client gone);
 // 503 when the memory budget -max-memory stays full (a request counts six
 // times its body and the memory of its computation, and waits its turn
-// for them in a queue, first come first served, at most half of
-// -timeout; the bodies not computing yet hold at most half the budget),
+// for them in a queue, at most -queue-wait, half of -timeout unless
+// given and at most -timeout; the clients, by remote address, take
+// turns, one request a round, so that a client's many connections do not
+// crowd out another's one, and clients behind one proxy share its turns;
+// the bodies not computing yet hold at most half the budget),
 // when a model did not answer within -timeout or its file has not
 // loaded, 500 when a model fails, and 505 for HTTP/2 without TLS. An
-// answer is written at 32 KiB/s at least, and within another -timeout:
-// a client that reads slower is cut, and the memory its request holds
-// given back. Every answer is JSON, those of malformed HTTP included.
+// answer is written at -min-write-rate at least (a size per second, at
+// most 1GiB), and within another -timeout: a client that reads slower is
+// cut, and the memory its request holds given back (lower it for
+// clients behind a slow network; raise -queue-wait for clients that
+// would rather wait than retry). Every answer is JSON, those of malformed HTTP included.
 // A row whose outputs are not finite numbers is answered as predict
 // leaves it (numbers null, texts empty) and the response's parameters
 // say which ("warnings", "blank_rows"). Model names are never used as

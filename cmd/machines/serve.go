@@ -57,6 +57,7 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 		o         serveOptions
 		maxBody   = byteSize(4 << 20)
 		maxMemory = byteSize(512 << 20)
+		writeRate = byteSize(32 << 10)
 		level     = slog.LevelInfo
 	)
 	dir := fs.String("models", "", "serve every model file NAME.json of this `directory` as the model NAME (required)")
@@ -70,6 +71,8 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	fs.IntVar(&o.cfg.MaxInFlight, "max-inflight", 256, "the most inference `requests` in flight; more get 429")
 	fs.Var(&maxMemory, "max-memory", "the memory budget of the requests in flight, a `size`, each counted as 6 times its body and the memory its computation takes, at most the machine's memory; beyond it requests get 503, or 413 for one the budget could not hold")
 	fs.DurationVar(&o.cfg.Timeout, "timeout", 10*time.Second, "the most time from a request's arrival to its answer")
+	fs.DurationVar(&o.cfg.QueueWait, "queue-wait", 0, "the most time a request waits its turn for the memory budget, then gets 503, at most -timeout (default: half of -timeout)")
+	fs.Var(&writeRate, "min-write-rate", "the slowest a client may read an answer, a `size` per second: a slower reader is cut, and the memory of its request given back")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "on SIGTERM or SIGINT, the most time to finish the requests in flight")
 	fs.DurationVar(&o.cfg.Poll, "poll", time.Second, "how often to read the directory for changed models (and at once on SIGHUP)")
 	interval := fs.Float64("interval", 0.9, "the `level` of the prediction intervals, the outputs lower and upper, of the regression models of fit\nthat hold held-out residuals, and of a classifier's prediction sets, the output set, as predict -interval computes them")
@@ -77,16 +80,19 @@ func parseServe(args []string, stderr io.Writer) (*serveOptions, error) {
 	if err := parseCommand(fs, args, stderr, "models"); err != nil {
 		return nil, err
 	}
+	set := setFlags(fs)
 	for _, f := range []struct {
 		name  string
 		value int64
 	}{{"batch-size", int64(o.cfg.BatchSize)}, {"workers", int64(o.cfg.Workers)}, {"max-inflight", int64(o.cfg.MaxInFlight)},
 		{"max-body", int64(maxBody)}, {"max-memory", int64(maxMemory)}, {"batch-delay", int64(o.cfg.BatchDelay)},
-		{"timeout", int64(o.cfg.Timeout)}, {"grace", int64(o.grace)}, {"poll", int64(o.cfg.Poll)}} {
-		if f.value < 0 || (f.value == 0 && f.name != "workers") {
+		{"timeout", int64(o.cfg.Timeout)}, {"grace", int64(o.grace)}, {"poll", int64(o.cfg.Poll)},
+		{"queue-wait", int64(o.cfg.QueueWait)}, {"min-write-rate", int64(writeRate)}} {
+		if f.value < 0 || (f.value == 0 && (set[f.name] || f.name != "workers" && f.name != "queue-wait")) {
 			return nil, usagef("-%s %s: want a positive value", f.name, fs.Lookup(f.name).Value)
 		}
 	}
+	o.cfg.MinWriteRate = int64(writeRate)
 	if err := checkServeBounds(o.cfg, int64(maxMemory)); err != nil {
 		return nil, err
 	}
@@ -130,6 +136,10 @@ func checkServeBounds(cfg serve.Config, maxMemory int64) error {
 		return usagef("-batch-size %d: want at most %d rows", cfg.BatchSize, maxServeBatch)
 	case cfg.Workers > maxServeWorkers:
 		return usagef("-workers %d: want at most %d", cfg.Workers, maxServeWorkers)
+	case cfg.QueueWait > cfg.Timeout:
+		return usagef("-queue-wait %v: want at most -timeout %v, which bounds every request's wait", cfg.QueueWait, cfg.Timeout)
+	case cfg.MinWriteRate > serve.MaxWriteRate:
+		return usagef("-min-write-rate %s: want at most 1GiB a second, or every answer is cut", (*byteSize)(&cfg.MinWriteRate))
 	case maxMemory > budget.Memory():
 		return usagef("-max-memory %s: more than this machine's memory, %s", budget.Bytes(float64(maxMemory)), budget.Bytes(float64(budget.Memory())))
 	}

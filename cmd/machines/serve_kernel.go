@@ -17,7 +17,7 @@ import (
 // envelope and before it, whose models give prediction intervals or sets
 // of the given level.
 func kernelKinds(interval float64) []serve.Kind {
-	load := func(path string) (serve.Model, error) { return loadKernelModel(path, interval) }
+	load := func(path string, data []byte) (serve.Model, error) { return loadKernelModel(path, data, interval) }
 	return []serve.Kind{{Format: jsonfile.Envelope, Kind: tabular.Kind, Load: load}, {Format: tabular.LegacyFormat, Load: load}}
 }
 
@@ -34,7 +34,7 @@ type kernelModel struct {
 	predictors sync.Pool
 }
 
-// loadKernelModel reads a model file of fit. Its inputs are those of
+// loadKernelModel decodes data, the model file of fit at path. Its inputs are those of
 // the model's ONNX export: one per feature column, of shape [-1, 1],
 // FP64 for a numeric column (null for a missing cell) and BYTES for the
 // others, the cell's text. Its outputs are "prediction" for regression,
@@ -43,10 +43,10 @@ type kernelModel struct {
 // and "scores", "probabilities" and "label" for classification, with
 // "set", the prediction set of the level, when it holds enough held-out
 // scores for it.
-func loadKernelModel(path string, interval float64) (serve.Model, error) {
-	md, err := tabular.Load(path)
+func loadKernelModel(path string, data []byte, interval float64) (serve.Model, error) {
+	md, err := tabular.Decode(data)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err) // as tabular.Load says it
 	}
 	km := &kernelModel{md: md}
 	meta := serve.Metadata{Platform: "machines_kernel"}

@@ -280,6 +280,12 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"-models", dir, "-max-body", "100MiB"}, 2, "-max-memory 512MiB: want more than 6 times -max-body 100MiB"},
 		{[]string{"-models", dir, "-max-body", "1MiB", "-max-memory", "6MiB"}, 2, "-max-memory 6MiB: want more than 6 times -max-body 1MiB"},
 		{[]string{"-models", dir, "-log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
+		{[]string{"-models", dir, "-queue-wait", "0"}, 2, "-queue-wait 0s: want a positive value"},
+		{[]string{"-models", dir, "-queue-wait", "-1s"}, 2, "-queue-wait -1s: want a positive value"},
+		{[]string{"-models", dir, "-queue-wait", "6s", "-timeout", "5s"}, 2, "-queue-wait 6s: want at most -timeout 5s"},
+		{[]string{"-models", dir, "-min-write-rate", "0"}, 2, "-min-write-rate 0: want a positive value"},
+		{[]string{"-models", dir, "-min-write-rate", "2GiB"}, 2, "-min-write-rate 2GiB: want at most 1GiB a second"},
+		{[]string{"-models", dir, "-min-write-rate", "32KB"}, 2, `invalid value "32KB" for flag -min-write-rate`},
 		{[]string{"-models", dir, "-interval", "1"}, 2, "-interval 1: want a level between 0 and 1"},
 		{[]string{"-models", dir, "-interval", "0"}, 2, "-interval 0: want a level between 0 and 1"},
 		{[]string{"-models", filepath.Join(dir, "none")}, 2, "machines serve: " + filepath.Join(dir, "none") + ": no such directory\n"},
@@ -303,6 +309,22 @@ func TestServeFlags(t *testing.T) {
 		}
 		if joined := strings.Join(args, " "); strings.Contains(joined, "token") && o.cfg.Token != "s3cret" {
 			t.Errorf("serve %q: token %q", args, o.cfg.Token)
+		}
+	}
+	// The queue's wait and the least write rate reach the server; left
+	// out, they are the server's defaults.
+	for _, tc := range []struct {
+		args []string
+		wait time.Duration
+		rate int64
+	}{
+		{[]string{"-queue-wait", "3s", "-min-write-rate", "1KiB"}, 3 * time.Second, 1 << 10},
+		{[]string{"-queue-wait", "10s"}, 10 * time.Second, 32 << 10},
+		{nil, 0, 32 << 10},
+	} {
+		o, err := parseServe(append([]string{"-models", dir}, tc.args...), io.Discard)
+		if err != nil || o.cfg.QueueWait != tc.wait || o.cfg.MinWriteRate != tc.rate {
+			t.Errorf("serve %q: %v, wait %v and rate %d, want %v and %d", tc.args, err, o.cfg.QueueWait, o.cfg.MinWriteRate, tc.wait, tc.rate)
 		}
 	}
 }
@@ -470,7 +492,7 @@ func TestServeStopAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.cfg.Logger = slog.New(slog.DiscardHandler)
-	o.cfg.Kinds = []serve.Kind{{Format: "blocking-test", Load: func(string) (serve.Model, error) {
+	o.cfg.Kinds = []serve.Kind{{Format: "blocking-test", Load: func(string, []byte) (serve.Model, error) {
 		close(entered)
 		<-release
 		return nil, errors.New("released")

@@ -517,6 +517,8 @@ func walkServe(t *testing.T) {
 		{flag: "max-memory", values: []string{"5GiB", "512GiB", "0"}},
 		{flag: "timeout", values: []string{"100s", "10000s", "0s"}},
 		{flag: "grace", values: []string{"300s", "30000s", "-1s"}},
+		{flag: "queue-wait", values: []string{"50s", "5000s", "0s"}},
+		{flag: "min-write-rate", values: []string{"320KiB", "3200GiB", "0"}},
 		{flag: "poll", values: []string{"10s", "1000s", "0s"}},
 		{flag: "interval", values: []string{"9", "900", "0.999", "-0.9"}},
 		{flag: "log-level", values: []string{"DEBUG", "LOUD"}},
@@ -530,7 +532,8 @@ func walkServe(t *testing.T) {
 			t.Errorf("serve -%s has no case in the walker", flag)
 		}
 	}
-	refused := map[string]bool{"batch-size=256000": true, "workers=2000": true, "max-memory=512GiB": true}
+	refused := map[string]bool{"batch-size=256000": true, "workers=2000": true, "max-memory=512GiB": true,
+		"queue-wait=5000s": true, "min-write-rate=3200GiB": true}
 	for _, c := range cases {
 		for _, v := range c.values {
 			args := []string{"-models", dir, "-" + c.flag + "=" + v}

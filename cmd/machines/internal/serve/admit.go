@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"time"
@@ -17,7 +18,13 @@ import (
 // arrives, and spend the server's time reading bodies that the budget
 // then refuses: a flood of large requests starved every other client.
 // In the queue, a request is served in its turn, and a retry goes to
-// the back of it. A request waits at most half the server's Timeout,
+// the back of it. The turns are a client's (by remote address), taken
+// in rounds: a client's requests are served one a round, between the
+// other clients' (start-time fair queueing: each waiter's tag is one
+// past the later of its client's last tag and the last tag served), so
+// that a client with 64 connections does not get 64 turns to another's
+// one. Clients behind one proxy share an address, and so their turns.
+// A request waits at most the server's QueueWait,
 // and never beyond its own time, then gets 503.
 //
 // A request whose body is read holds the body's memory while it waits
@@ -36,6 +43,8 @@ import (
 // waiter is a request's turn in the queue for the memory budget.
 type waiter struct {
 	need      int64
+	client    string        // the remote address of the request
+	tag       int64         // its turn: the queue is in the order of the tags
 	computing bool          // memory for a computation, not a body
 	body      int64         // for a computation, the bytes its body holds
 	done      bool          // granted or refused
@@ -53,9 +62,9 @@ var errMemoryFull = &requestError{http.StatusServiceUnavailable, "the requests i
 // wait or when it could not be served, 499 for a client gone while
 // waiting.
 func (s *Server) reserve(ctx context.Context, b *body, bytes int64, computing bool) error {
-	w := &waiter{need: bytes, computing: computing, body: b.reserved}
+	w := &waiter{need: bytes, client: b.client, computing: computing, body: b.reserved}
 	s.admitMu.Lock()
-	s.waiting = append(s.waiting, w)
+	s.enqueue(w)
 	s.grant()
 	if !w.done {
 		w.ready = make(chan struct{})
@@ -63,7 +72,7 @@ func (s *Server) reserve(ctx context.Context, b *body, bytes int64, computing bo
 	queued := len(s.waiting)
 	s.admitMu.Unlock()
 	if w.ready != nil {
-		wait := min(s.cfg.Timeout/2, time.Until(b.deadline))
+		wait := min(s.cfg.QueueWait, time.Until(b.deadline))
 		timer := time.NewTimer(wait)
 		defer timer.Stop()
 		var err error
@@ -88,6 +97,22 @@ func (s *Server) reserve(ctx context.Context, b *body, bytes int64, computing bo
 		b.computing = bytes
 	}
 	return nil
+}
+
+// enqueue gives w its tag and puts it in the queue behind the waiters
+// of its tag or an earlier one. The caller holds admitMu.
+func (s *Server) enqueue(w *waiter) {
+	w.tag = max(s.served, s.tags[w.client]) + 1
+	s.tags[w.client] = w.tag
+	i := len(s.waiting)
+	for i > 0 && s.waiting[i-1].tag > w.tag {
+		i--
+	}
+	s.waiting = slices.Insert(s.waiting, i, w)
+	if len(s.tags) > 2*len(s.waiting)+16 {
+		// A tag served is no later than the next one given.
+		maps.DeleteFunc(s.tags, func(_ string, tag int64) bool { return tag <= s.served })
+	}
 }
 
 // leaveQueue takes w out of the queue, unless it is done; it reports
@@ -158,6 +183,11 @@ func (s *Server) stuck(w *waiter) bool {
 func (s *Server) answer(i int, granted bool) {
 	w := s.waiting[i]
 	w.granted, w.done = granted, true
+	if i == 0 {
+		// Only the first: a computation that passes a stuck first
+		// waiter may be a client's latest, far ahead of the round.
+		s.served = max(s.served, w.tag)
+	}
 	if w.ready != nil {
 		close(w.ready)
 	}

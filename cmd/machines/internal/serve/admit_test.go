@@ -80,7 +80,7 @@ func TestMemoryQueue(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := newTestServer(t, Config{MaxMemory: 100, MaxBody: 1, Timeout: 200 * time.Millisecond}, nil)
 			if tc.name != "a wait ends" {
-				s.cfg.Timeout = time.Hour
+				s.cfg.Timeout, s.cfg.QueueWait = time.Hour, time.Hour
 			}
 			bodies := map[string]*body{}
 			answers := map[string]chan error{}
@@ -111,6 +111,92 @@ func TestMemoryQueue(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFairClients checks that the queue serves clients in rounds: the
+// requests of a client with three waiting take turns with another's one,
+// a client that comes later joins the round being served, and the
+// requests of one client are served in their order. The tags of the
+// clients gone are forgotten.
+func TestFairClients(t *testing.T) {
+	s, _ := newTestServer(t, Config{MaxMemory: 100, MaxBody: 1, Timeout: time.Hour, QueueWait: time.Hour}, nil)
+	bodies := map[string]*body{}
+	answers := map[string]chan error{}
+	reserve := func(name string) { // 60 of 100: one at a time
+		bodies[name] = &body{deadline: time.Now().Add(time.Hour), sc: new(scratch), client: name[:1]}
+		answers[name] = reserveLater(t, s, bodies[name], 60, true)
+	}
+	for _, name := range []string{"x", "a1", "a2", "a3", "b1"} {
+		reserve(name)
+	}
+	last := ""
+	for _, want := range []string{"x", "a1", "b1", "a2", "c1", "a3"} {
+		if last != "" {
+			s.done(bodies[last])
+		}
+		got := ""
+		for ; got == ""; time.Sleep(time.Millisecond) {
+			for name, ch := range answers {
+				select {
+				case err := <-ch:
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					got = name
+				default:
+				}
+			}
+		}
+		if got != want {
+			t.Fatalf("served %s, want %s", got, want)
+		}
+		delete(answers, got)
+		last = got
+		if got == "a1" {
+			reserve("c1") // a2's round, after it
+		}
+	}
+	s.done(bodies[last])
+	for i := range 100 { // clients served at once, one after another
+		b := &body{deadline: time.Now().Add(time.Hour), sc: new(scratch), client: fmt.Sprint(i)}
+		if err := s.reserve(context.Background(), b, 1, true); err != nil {
+			t.Fatal(err)
+		}
+		s.done(b)
+	}
+	if len(s.tags) > 17 {
+		t.Errorf("%d clients' tags kept, with none waiting", len(s.tags))
+	}
+}
+
+// TestFairPassing checks that a waiter served out of its turn, passing
+// a stuck first waiter, does not move the round on: a client that comes
+// next still goes before the later requests of the one with many.
+func TestFairPassing(t *testing.T) {
+	s, _ := newTestServer(t, Config{}, nil)
+	s.admitMu.Lock()
+	defer s.admitMu.Unlock()
+	for _, name := range []string{"a1", "a2", "a3"} {
+		s.enqueue(&waiter{client: name[:1], need: int64(name[1])})
+	}
+	s.answer(2, true) // a3 passes
+	s.enqueue(&waiter{client: "c", need: 'c'})
+	var order string
+	for _, w := range s.waiting {
+		order += string(rune(w.need))
+	}
+	if order != "1c2" {
+		t.Errorf("the queue %q, want a1, c, a2", order)
+	}
+}
+
+// TestClient checks that a client is its address without the port.
+func TestClient(t *testing.T) {
+	for addr, want := range map[string]string{"192.0.2.1:1234": "192.0.2.1", "192.0.2.1:5678": "192.0.2.1", "[::1]:80": "::1", "@": "@"} {
+		if got := client(addr); got != want {
+			t.Errorf("%q: %q, want %q", addr, got, want)
+		}
 	}
 }
 

@@ -73,16 +73,18 @@
 // arrives, without a Content-Length), and a request the memory of its
 // computation, which the model estimates from its shapes before the
 // request is prepared (see Sizer), at most the budget less six times
-// MaxBody. A request waits its turn for its memory in a queue, first
-// come first served, at most half of Config.Timeout, then gets 503; the
+// MaxBody. A request waits its turn for its memory in a queue, where
+// the clients (by remote address) take turns, one request a round, and
+// a client's requests come in their order, at most Config.QueueWait
+// (half of Config.Timeout unless set), then gets 503; the
 // bodies of the requests not computing yet hold at most half the
 // budget, so that some is left to compute them (admit.go says when a
 // request may pass the first in the queue). Beyond MaxInFlight
 // requests get 429 at once, and a computation the budget could never
 // hold 413, with the most samples of its shape a request may hold. An
-// answer is written at 32 KiB/s at least, and within another
-// Config.Timeout: a client that reads slower is cut, and the memory of
-// its request given back. JSON nests at most Config.MaxDepth
+// answer is written at Config.MinWriteRate at least (32 KiB/s unless
+// set), and within another Config.Timeout: a client that reads slower
+// is cut, and the memory of its request given back. JSON nests at most Config.MaxDepth
 // levels; a tensor's data are counted, and checked against its shape
 // (nested data level by level) and the model's, before anything is
 // stored. Model names are looked up among the files read, never used

@@ -46,11 +46,7 @@ type testModel struct {
 }
 
 func testKind() Kind {
-	return Kind{Format: testFormat, Load: func(path string) (Model, error) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
+	return Kind{Format: testFormat, Load: func(path string, data []byte) (Model, error) {
 		var f testFile
 		if err := json.Unmarshal(data, &f); err != nil {
 			return nil, err

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sync"
 
@@ -60,11 +59,7 @@ type composedModel[T ad.Float] struct {
 	models sync.Pool
 }
 
-func loadModel(path string) (Model, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
+func loadModel(path string, data []byte) (Model, error) {
 	var head struct {
 		Element string `json:"element"`
 	}
@@ -262,10 +257,10 @@ type finiteModel struct {
 	meta Metadata
 }
 
-func loadFinite(path string) (Model, error) {
-	m, err := finite.Load[float32](path)
+func loadFinite(path string, data []byte) (Model, error) {
+	m, err := finite.Decode[float32](bytes.NewReader(data))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (in %s)", err, path) // as finite.Load says it
 	}
 	signal := len(m.Pad()) // 0 dense, 1 or 2 for signals
 	shape := func(channels int) []int {

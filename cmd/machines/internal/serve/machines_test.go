@@ -383,3 +383,25 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestLoadReadsOnce checks that the loaders decode the bytes the server
+// has read, whose hash is the model's version, and do not read the file
+// again: a file gone since they were read loads.
+func TestLoadReadsOnce(t *testing.T) {
+	dir := t.TempDir()
+	dense, err := finite.NewDense[float32]([]int{2, 3, 1}, ad.Tanh, rand.New(rand.NewPCG(1, 1)))
+	if err != nil || dense.Save(filepath.Join(dir, "finite.json")) != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, filepath.Join("..", "..", "..", "..", "model", "testdata", "legacy.machine.json"), filepath.Join(dir, "model.json"))
+	for name, kind := range map[string]Kind{"finite": FiniteKinds()[0], "model": ModelKinds()[1]} {
+		path := filepath.Join(dir, name+".json")
+		data, err := os.ReadFile(path)
+		if err != nil || os.Remove(path) != nil {
+			t.Fatal(err)
+		}
+		if m, err := kind.Load(path, data); err != nil || len(m.Metadata().Inputs) == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

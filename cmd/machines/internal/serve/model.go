@@ -51,9 +51,11 @@ type Kind struct {
 	// module's envelope "machines" does ("model"); "" is for files of
 	// any kind or none.
 	Kind string
-	// Load reads the model file at path. Its errors say what is wrong
-	// with the file.
-	Load func(path string) (Model, error)
+	// Load decodes data, the content of the model file at path, which
+	// the server has read once for the model's version and its kind:
+	// Load does not read the file again. Its errors say what is wrong
+	// with the file, and name it.
+	Load func(path string, data []byte) (Model, error)
 }
 
 // Metadata describes a model's inputs and outputs, as the protocol's

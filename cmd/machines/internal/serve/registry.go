@@ -246,7 +246,7 @@ func sameFile(a, b os.FileInfo) bool {
 
 // load reads the model file at path into a version, not yet started.
 func (r *registry) load(name, path string) (*version, error) {
-	sum, head, err := r.readHead(path)
+	data, head, err := r.read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +258,7 @@ func (r *registry) load(name, path string) (*version, error) {
 		}
 		return nil, fmt.Errorf("%s: %s is not a model this server loads (%s)", path, what, r.formats())
 	}
-	m, err := loadKind(r.kinds[k], path)
+	m, err := loadKind(r.kinds[k], path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -269,6 +269,7 @@ func (r *registry) load(name, path string) (*version, error) {
 	if err := checkSizer(m, &meta); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	sum := sha256.Sum256(data)
 	v := &version{name: name, id: hex.EncodeToString(sum[:6]), file: path, model: m, meta: meta,
 		loaded: time.Now(), queue: make(chan *job, r.batch.queue), metrics: r.metrics.model(name)}
 	return v, nil
@@ -281,32 +282,35 @@ type fileHead struct {
 	Kind   string `json:"kind"`
 }
 
-// readHead reads the model file at path for the SHA-256 of its content
-// and its head. Its bytes are not kept: the kind's loader reads the
-// file again.
-func (r *registry) readHead(path string) (sum [sha256.Size]byte, head fileHead, err error) {
-	data, err := readModelFile(path, r.maxFile)
+// read reads the model file at path, once: its content and its head.
+// The version is the content's hash and the kind's loader decodes the
+// same bytes, so that a file written over in place between two reads
+// cannot be served under another content's version, and a large file
+// is not read twice.
+func (r *registry) read(path string) (data []byte, head fileHead, err error) {
+	data, err = readModelFile(path, r.maxFile)
 	if err != nil {
-		return sum, head, err
+		return nil, head, err
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			return sum, head, fmt.Errorf("%s: not JSON: byte %d: %v", path, syn.Offset, err)
+			return nil, head, fmt.Errorf("%s: not JSON: byte %d: %v", path, syn.Offset, err)
 		}
 	}
-	return sha256.Sum256(data), head, nil
+	return data, head, nil
 }
 
-// loadKind loads the file at path with kind k, turning a panic of its
-// loader into an error, so that a bad file cannot stop the server.
-func loadKind(k Kind, path string) (m Model, err error) {
+// loadKind loads data, the file at path, with kind k, turning a panic
+// of its loader into an error, so that a bad file cannot stop the
+// server.
+func loadKind(k Kind, path string, data []byte) (m Model, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%s: the loader of %q panicked: %v", path, k.Format, p)
 		}
 	}()
-	return k.Load(path)
+	return k.Load(path, data)
 }
 
 // formats lists the formats of the registry's kinds, for messages.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -59,14 +60,22 @@ type Config struct {
 	// MiB), each counted as memoryFactor times its body and the memory
 	// of its computation, which may take at most MaxMemory less
 	// memoryFactor times MaxBody; beyond, requests wait their turn, at
-	// most half of Timeout, then get 503 Service Unavailable, or 413
-	// Request Entity Too Large for what the budget could never hold.
+	// most QueueWait, then get 503 Service Unavailable, or 413 Request
+	// Entity Too Large for what the budget could never hold.
 	MaxMemory int64
 	// Timeout bounds the time from a request's arrival to its answer
 	// (default 10 s): a body not read by then gets 408 Request Timeout,
 	// a model not done by then 503 Service Unavailable. The answer is
-	// then read within another Timeout, at 32 KiB/s at least.
+	// then read within another Timeout, at MinWriteRate at least.
 	Timeout time.Duration
+	// QueueWait is the most time a request waits its turn for the
+	// memory budget (default half of Timeout, at most Timeout), and
+	// never beyond its own Timeout.
+	QueueWait time.Duration
+	// MinWriteRate is the slowest, in bytes per second, that a client
+	// may read an answer before it is cut and the memory of its request
+	// given back (default 32 KiB/s, at most MaxWriteRate).
+	MinWriteRate int64
 	// MaxDepth bounds the nesting of arrays and objects in a request
 	// (default 32).
 	MaxDepth int
@@ -105,6 +114,12 @@ func (c Config) withDefaults() Config {
 	if c.Timeout == 0 {
 		c.Timeout = 10 * time.Second
 	}
+	if c.QueueWait == 0 {
+		c.QueueWait = c.Timeout / 2
+	}
+	if c.MinWriteRate == 0 {
+		c.MinWriteRate = 32 << 10
+	}
 	if c.Poll == 0 {
 		c.Poll = time.Second
 	}
@@ -122,8 +137,12 @@ func (c Config) check() error {
 	case len(c.Kinds) == 0:
 		return errors.New("serve: no kinds of model")
 	case c.BatchSize < 0, c.Workers < 0, c.MaxInFlight < 0, c.MaxDepth < 0, c.MaxBody < 0, c.MaxMemory < 0,
-		c.BatchDelay < 0, c.Timeout < 0, c.Poll < 0:
+		c.BatchDelay < 0, c.Timeout < 0, c.Poll < 0, c.QueueWait < 0, c.MinWriteRate < 0:
 		return fmt.Errorf("serve: negative setting in %+v", c)
+	case c.QueueWait > c.Timeout:
+		return fmt.Errorf("serve: QueueWait %v is more than Timeout %v, which bounds every request's wait", c.QueueWait, c.Timeout)
+	case c.MinWriteRate > MaxWriteRate:
+		return fmt.Errorf("serve: MinWriteRate %d bytes/s is more than %d, which would cut every answer", c.MinWriteRate, MaxWriteRate)
 	case c.MaxBody*memoryFactor >= c.MaxMemory:
 		return fmt.Errorf("serve: a body of MaxBody %d bytes counts %d bytes, MaxMemory %d leaves nothing for the computation", c.MaxBody, c.MaxBody*memoryFactor, c.MaxMemory)
 	}
@@ -143,9 +162,11 @@ type Server struct {
 
 	admitMu  sync.Mutex
 	inFlight int
-	memory   int64     // bytes of the memory budget held
-	bodies   int64     // of which by requests not computing yet
-	waiting  []*waiter // the queue for the memory budget (admit.go)
+	memory   int64            // bytes of the memory budget held
+	bodies   int64            // of which by requests not computing yet
+	waiting  []*waiter        // the queue for the memory budget (admit.go)
+	tags     map[string]int64 // each client's last tag in the queue
+	served   int64            // the latest tag answered first in the queue
 
 	stop    chan struct{}
 	rescan  chan struct{} // asks the poll for a scan now
@@ -184,7 +205,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("serve: %s is not a directory", cfg.Dir)
 	}
 	m := newMetrics()
-	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, stop: make(chan struct{}), rescan: make(chan struct{}, 1),
+	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, stop: make(chan struct{}), rescan: make(chan struct{}, 1), tags: map[string]int64{},
 		exposer: promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})}
 	s.models = &registry{dir: cfg.Dir, maxFile: modelFileLimit(budget.Memory()), kinds: cfg.Kinds, log: cfg.Logger, metrics: m, entries: map[string]*entry{},
 		batch: batching{size: cfg.BatchSize, delay: cfg.BatchDelay, workers: cfg.Workers, queue: cfg.MaxInFlight, pool: &s.rows}}
@@ -578,7 +599,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	out := appendResponse(body.sc.out[:0], &response{model: v.name, version: v.id, req: req, warnings: warnings,
 		outputs: j.outputs, lo: j.lo, hi: j.hi, blank: blank})
 	body.sc.out = out
-	if err := writeAnswer(w, out, body.deadline.Add(s.cfg.Timeout)); err != nil {
+	if err := writeAnswer(w, out, chunkTime(s.cfg.MinWriteRate), body.deadline.Add(s.cfg.Timeout)); err != nil {
 		reason := "canceled"
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			reason = "slow_reader"
@@ -588,25 +609,32 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 	return outcome{status: http.StatusOK, model: v.metrics, rows: n}
 }
 
-// An answer is written in chunks of writeChunk bytes, each within
-// writeChunkTime: a client that reads it slower than 32 KiB/s is cut,
-// and the memory its request holds given back, rather than keep it for
-// as long as the server's write timeout.
-const (
-	writeChunk     = 64 << 10
-	writeChunkTime = 2 * time.Second
-)
+// An answer is written in chunks of writeChunk bytes, each within the
+// time that Config.MinWriteRate gives it: a client that reads slower is
+// cut, and the memory its request holds given back, rather than keep it
+// for as long as the server's write timeout.
+const writeChunk = 64 << 10
 
-// writeAnswer writes the JSON answer p at the rate above, and all of
-// it by end.
-func writeAnswer(w http.ResponseWriter, p []byte, end time.Time) error {
+// MaxWriteRate bounds Config.MinWriteRate: at 1 GiB/s a chunk has 61 µs,
+// less than a shared machine's scheduler gives a goroutine, and a
+// faster rate would cut readers that keep up.
+const MaxWriteRate = 1 << 30
+
+// chunkTime is the time to write a chunk at rate bytes per second.
+func chunkTime(rate int64) time.Duration {
+	return time.Duration(writeChunk) * time.Second / time.Duration(rate)
+}
+
+// writeAnswer writes the JSON answer p, each chunk within perChunk, and
+// all of it by end.
+func writeAnswer(w http.ResponseWriter, p []byte, perChunk time.Duration, end time.Time) error {
 	w.Header()["Content-Type"] = jsonType
 	w.Header().Set("Content-Length", strconv.Itoa(len(p)))
 	// A ResponseWriter that cannot set deadlines (a test recorder) has
 	// no slow readers.
 	rc := http.NewResponseController(w)
 	for len(p) > 0 {
-		deadline := time.Now().Add(writeChunkTime)
+		deadline := time.Now().Add(perChunk)
 		if deadline.After(end) {
 			deadline = end
 		}
@@ -721,9 +749,10 @@ type body struct {
 	data      []byte
 	deadline  time.Time
 	sc        *scratch
-	reserved  int64 // bytes of the memory budget
-	computing int64 // of which for the computation, once granted
-	inFlight  bool  // a place among the requests in flight
+	reserved  int64  // bytes of the memory budget
+	computing int64  // of which for the computation, once granted
+	inFlight  bool   // a place among the requests in flight
+	client    string // the remote address, without its port
 }
 
 // readRequest reads the body of r within the server's limits, then takes
@@ -744,7 +773,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*body, str
 	if sc == nil {
 		sc = new(scratch)
 	}
-	b := &body{deadline: time.Now().Add(s.cfg.Timeout), sc: sc}
+	b := &body{deadline: time.Now().Add(s.cfg.Timeout), sc: sc, client: client(r.RemoteAddr)}
 	sc.arena = sc.arena[:0]
 	var err error
 	if b.data, err = s.readBody(w, r, b); err != nil {
@@ -755,6 +784,15 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (*body, str
 	}
 	b.inFlight = true
 	return b, "", nil
+}
+
+// client returns the client of a request from remote address addr: its
+// host, whichever port its connection has.
+func client(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
 }
 
 // checkCoding refuses a body in a content coding (gzip, deflate...),

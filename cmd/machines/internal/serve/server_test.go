@@ -396,6 +396,8 @@ func TestLimits(t *testing.T) {
 		// computation longer.
 		{"memory", Config{MaxBody: int64(len(body)), MaxMemory: int64(len(body)) * memoryFactor * 3 / 2, Timeout: 400 * time.Millisecond},
 			503, "memory budget: this request waited 200ms in a queue of 1 for its turn"},
+		{"queue wait", Config{MaxBody: int64(len(body)), MaxMemory: int64(len(body)) * memoryFactor * 3 / 2, Timeout: 400 * time.Millisecond,
+			QueueWait: 100 * time.Millisecond}, 503, "memory budget: this request waited 100ms in a queue of 1 for its turn"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := newTestServer(t, tc.cfg, slow)
@@ -666,11 +668,11 @@ func TestRescan(t *testing.T) {
 func TestUnreadableRetried(t *testing.T) {
 	var fails atomic.Int32
 	fails.Store(3)
-	flaky := Kind{Format: "flaky-test", Load: func(path string) (Model, error) {
+	flaky := Kind{Format: "flaky-test", Load: func(path string, data []byte) (Model, error) {
 		if fails.Add(-1) >= 0 {
 			return nil, &fs.PathError{Op: "open", Path: path, Err: syscall.EMFILE}
 		}
-		return testKind().Load(path)
+		return testKind().Load(path, data)
 	}}
 	var log bytes.Buffer
 	s, dir := newTestServer(t, Config{Kinds: []Kind{flaky}, Logger: slog.New(slog.NewTextHandler(&log, nil))}, nil)
@@ -1009,5 +1011,72 @@ func TestModelFileLimit(t *testing.T) {
 	}
 	if status, got := do(t, s, "POST", "/v2/models/a/infer", testRequest([]float64{1})); status != 200 {
 		t.Errorf("a file small enough: %d %s", status, got)
+	}
+}
+
+// deadlineRecorder records the write deadlines a handler sets.
+type deadlineRecorder struct {
+	*httptest.ResponseRecorder
+	deadlines []time.Time
+}
+
+func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error {
+	if !t.IsZero() {
+		d.deadlines = append(d.deadlines, t)
+	}
+	return nil
+}
+
+// TestMinWriteRate checks the time each chunk of an answer has to be
+// written: a chunk at Config.MinWriteRate, and no later than a Timeout
+// after the request's own.
+func TestMinWriteRate(t *testing.T) {
+	x := make([]float64, 20000) // an answer of several chunks
+	body := testRequest(x)
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want time.Duration // after the chunk's start
+	}{
+		{"default", Config{Timeout: time.Hour}, 2 * time.Second},
+		{"1KiB/s", Config{Timeout: time.Hour, MinWriteRate: 1 << 10}, 64 * time.Second},
+		{"1KiB/s within the timeout", Config{Timeout: 10 * time.Second, MinWriteRate: 1 << 10}, 20 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := newTestServer(t, tc.cfg, map[string]testFile{"a": {Value: 1, Width: 1}})
+			w := &deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}
+			start := time.Now()
+			s.ServeHTTP(w, httptest.NewRequest("POST", "/v2/models/a/infer", strings.NewReader(body)))
+			end := time.Now()
+			if w.Code != 200 || len(w.deadlines) < 2 {
+				t.Fatalf("%d, %d deadlines: %.200s", w.Code, len(w.deadlines), w.Body)
+			}
+			for i, d := range w.deadlines {
+				if d.Before(start.Add(tc.want)) || d.After(end.Add(tc.want)) {
+					t.Errorf("chunk %d: deadline %v after the request's start, want %v", i, d.Sub(start), tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestConfigCheck checks the refusals of settings that make no sense.
+func TestConfigCheck(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{QueueWait: -time.Second}, "negative setting"},
+		{Config{MinWriteRate: -1}, "negative setting"},
+		{Config{Timeout: time.Second, QueueWait: 2 * time.Second}, "QueueWait 2s is more than Timeout 1s"},
+		{Config{MinWriteRate: MaxWriteRate + 1}, "MinWriteRate 1073741825 bytes/s is more than 1073741824"},
+		{Config{MaxBody: 1 << 20, MaxMemory: 6 << 20}, "leaves nothing for the computation"},
+		{Config{Timeout: time.Second, QueueWait: time.Second, MinWriteRate: MaxWriteRate}, ""},
+	} {
+		tc.cfg.Dir, tc.cfg.Kinds = t.TempDir(), []Kind{testKind()}
+		err := tc.cfg.withDefaults().check()
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
+		}
 	}
 }
