@@ -252,6 +252,29 @@ func checkPredictRow(t *testing.T, r serveResponse, i int, header, record []stri
 	}
 }
 
+// refusedServe runs the command serve with args, which it should refuse,
+// and returns its exit status and standard error; a serve that starts
+// serving instead fails the test after a minute rather than run on.
+func refusedServe(t *testing.T, args []string) (int, string) {
+	t.Helper()
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, stderr := fitTestRun(append([]string{"serve"}, args...)...)
+		done <- result{code, stderr}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.stderr
+	case <-time.After(time.Minute):
+		t.Fatalf("serve %q was not refused: it serves", args)
+		return 0, ""
+	}
+}
+
 // TestServeFlags checks the refusals of serve's command line.
 func TestServeFlags(t *testing.T) {
 	dir := t.TempDir()
@@ -291,7 +314,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"-models", filepath.Join(dir, "none")}, 2, "machines serve: " + filepath.Join(dir, "none") + ": no such directory\n"},
 		{[]string{"-models", token}, 1, "is not a directory"},
 	} {
-		code, _, stderr := fitTestRun(append([]string{"serve"}, tc.args...)...)
+		code, stderr := refusedServe(t, tc.args)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("serve %q: exit %d, %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
 		}
