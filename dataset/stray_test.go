@@ -400,14 +400,7 @@ func TestNumbersAsTextWarning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, warnings, err := e.Transform(f, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, w := range warnings {
-				got = append(got, w.String())
-			}
+			got := transformWarnings(t, e, f)
 			switch {
 			case test.want == "" && len(got) != 0:
 				t.Errorf("warnings %q, want none", got)
@@ -556,17 +549,25 @@ func TestStraysColumnar(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, warnings, err := e.Transform(f, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, w := range warnings {
-			got = append(got, w.String())
-		}
+		got := transformWarnings(t, e, f)
 		want := []string{`(row 2), each read as`, `: row 2, column "age": "40 years" is not a number; row 3,`}
 		if len(got) != len(want) || !slices.EqualFunc(got, want, strings.Contains) || strings.Contains(strings.Join(got, " "), "line") || f.Place() != "row" {
 			t.Errorf("warnings of %s, whose rows are %ss,\n%q\nwant them naming rows:\n%q", path, f.Place(), got, want)
 		}
 	}
+}
+
+// transformWarnings encodes f by e and returns the warnings, each on one
+// line.
+func transformWarnings(t *testing.T, e *Encoder, f *Frame) []string {
+	t.Helper()
+	_, warnings, err := e.Transform(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range warnings {
+		got = append(got, w.String())
+	}
+	return got
 }
