@@ -905,7 +905,7 @@ func TestSlowReader(t *testing.T) {
 	ts.Start()
 	defer ts.Close()
 	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
-		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4<<10) })
+		return c.Control(smallReceiveBuffer)
 	}}
 	c, err := d.Dial("tcp", ts.Listener.Addr().String())
 	if err != nil {
