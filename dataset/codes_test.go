@@ -151,25 +151,3 @@ func TestWithCodesFrequent(t *testing.T) {
 		t.Errorf("codes %v, want 0 to %d and 300", codes, MaxLevels-2)
 	}
 }
-
-// TestWithLeastCodes checks that a value of fewer than least rows gets no
-// code, and that a least below 1 counts as 1.
-func TestWithLeastCodes(t *testing.T) {
-	f := readFrameString(t, "n\n1\n1\n2\n3\n3\n3\n")
-	e, _, err := FitEncoder(f, []string{"n"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		least int
-		want  []float64
-	}{{0, []float64{1, 2, 3}}, {1, []float64{1, 2, 3}}, {2, []float64{1, 3}}, {3, []float64{3}}} {
-		coded, err := e.WithLeastCodes(f, nil, []string{"n"}, tc.least)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if codes := coded.Rules()[0].Codes; !slices.Equal(codes, tc.want) {
-			t.Errorf("least %d: codes %v, want %v", tc.least, codes, tc.want)
-		}
-	}
-}

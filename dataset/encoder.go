@@ -550,14 +550,6 @@ func (e *Encoder) WithoutCycles() *Encoder {
 // and Transform and EncodeColumn warn of such values.
 // It is an error if a name is not one of e's numeric columns.
 func (e *Encoder) WithCodes(f *Frame, rows []int, names []string) (*Encoder, error) {
-	return e.WithLeastCodes(f, rows, names, 1)
-}
-
-// WithLeastCodes is WithCodes where a value of fewer than least of the
-// given rows is no code: one row cannot pin a group's offset down, and
-// its rows, as a value not seen in training, have no code. A least
-// below 1 counts as 1.
-func (e *Encoder) WithLeastCodes(f *Frame, rows []int, names []string, least int) (*Encoder, error) {
 	coded := &Encoder{columns: slices.Clone(e.columns)}
 	rows = f.allRows(rows)
 	for _, name := range names {
@@ -580,7 +572,6 @@ func (e *Encoder) WithLeastCodes(f *Frame, rows []int, names []string, least int
 				counts[v]++ // a stray is no code
 			}
 		}
-		maps.DeleteFunc(counts, func(_ float64, n int) bool { return n < least })
 		c.Codes = frequentCodes(counts)
 	}
 	return coded, nil

@@ -199,24 +199,6 @@ func codeRowsPerValue(n int) int {
 	return codeMinRows
 }
 
-// codeValueMinRows is the least number of training rows of a value that
-// gets a code of its own in a table of fewer than codeMinTableRows rows,
-// where a column qualifies with codeSmallMinRows rows to a value on
-// average only: a value of one row would get a code whose coefficient
-// only the cost restrains, carrying that row's outlying effect to every
-// row of the value. Its rows have no code, and the kernel reads their
-// number.
-const codeValueMinRows = 2
-
-// codeLeastRows is the least number of training rows of a value that gets
-// a code of its own in a table of n training rows.
-func codeLeastRows(n int) int {
-	if n < codeMinTableRows {
-		return codeValueMinRows
-	}
-	return 1
-}
-
 // codesLower reports whether the held-out loss a of an encoding with
 // codes is lower than the loss b without them by enough to keep the
 // codes, on a table of that many training rows: by lowerLoss, and by more
@@ -420,7 +402,7 @@ type codeTrial struct {
 // tryCodes returns the trial of the named numeric columns by their codes,
 // judged against the pass on the inputs without codes.
 func (run *fitRun) tryCodes(names []string, pass *encodingPass, s Settings) (codeTrial, error) {
-	enc, err := run.enc.WithLeastCodes(run.f, run.t.Rows, names, codeLeastRows(len(run.t.Rows)))
+	enc, err := run.enc.WithCodes(run.f, run.t.Rows, names)
 	if err != nil {
 		return codeTrial{}, err
 	}

@@ -933,37 +933,3 @@ func TestShapeLevels(t *testing.T) {
 		t.Errorf("the shape's blocks of levels %v, want %v", got, want)
 	}
 }
-
-// TestFitCodesLeastRows fits a table of fewer than codeMinTableRows rows
-// whose column g of 20 groups, each with its own offset, has a 21st value
-// of one training row: the fit encodes g by its codes, but the value of
-// one row gets no code (codeValueMinRows). A table of codeMinTableRows
-// rows or more gives every value a code.
-func TestFitCodesLeastRows(t *testing.T) {
-	if got := codeLeastRows(codeMinTableRows - 1); got != codeValueMinRows {
-		t.Errorf("least rows of a value %d under %d rows, want %d", got, codeMinTableRows, codeValueMinRows)
-	}
-	if got := codeLeastRows(codeMinTableRows); got != 1 {
-		t.Errorf("least rows of a value %d on %d rows, want 1", got, codeMinTableRows)
-	}
-	const rows = 200
-	offsets := rand.New(rand.NewPCG(5, 6)).Perm(21)
-	f := codeTable(t, rows+1, func(i int) string {
-		if i == rows {
-			return "20"
-		}
-		return strconv.Itoa(i % 20)
-	}, func(g, x float64) float64 { return float64(offsets[int(g)]) / 5 })
-	md, _, err := Fit(f, []string{"y"}, Options{Family: Shallow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	codes := md.Encoder.Rules()[0].Codes
-	want := make([]float64, 20)
-	for i := range want {
-		want[i] = float64(i)
-	}
-	if !slices.Equal(codes, want) {
-		t.Errorf("codes %v, want 0 to 19: none for the value of one row", codes)
-	}
-}
