@@ -25,10 +25,11 @@ const modelExt = ".json"
 // maxModelFile bounds the size of a model file the server reads.
 const maxModelFile = 1 << 30
 
-// loadFactor is about the memory that loading a model file takes, in
-// multiples of its size, with a margin: 3.9 measured for a model of fit
-// padded to 1 GiB (4.2 GB resident at the peak, the file read for its
-// version, then again by its kind's loader).
+// loadFactor bounds the memory that loading a model file takes, in
+// multiples of its size, with a margin: 3.9 was measured for a model of
+// fit padded to 1 GiB (4.2 GB resident at the peak) when the file was
+// read twice, for its version and by its kind's loader; it is read once
+// now, and the bound is kept for the loaders' own copies.
 const loadFactor = 5
 
 // modelFileLimit returns the largest model file the server reads on a
