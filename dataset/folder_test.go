@@ -470,6 +470,14 @@ func TestFolderCheck(t *testing.T) {
 	}
 }
 
+// withFiles returns the files of base and extra, extra's where both name
+// a path.
+func withFiles(base, extra map[string][]byte) map[string][]byte {
+	m := maps.Clone(base)
+	maps.Copy(m, extra)
+	return m
+}
+
 // writeTree writes the files, by their paths relative to a new temporary
 // folder, and returns the folder; nil content makes an empty folder.
 func writeTree(t *testing.T, files map[string][]byte) string {
@@ -545,11 +553,7 @@ func TestValidFolder(t *testing.T) {
 	good := pngBytes(t, 6, 4)
 	base := map[string][]byte{"train/a/1.png": good, "train/a/2.png": good, "train/b/1.png": good,
 		"test/a/1.png": good, "test/b/1.png": good}
-	with := func(extra map[string][]byte) map[string][]byte {
-		m := maps.Clone(base)
-		maps.Copy(m, extra)
-		return m
-	}
+	with := func(extra map[string][]byte) map[string][]byte { return withFiles(base, extra) }
 	for _, test := range []struct {
 		name  string
 		files map[string][]byte
@@ -600,11 +604,7 @@ func TestValidFolder(t *testing.T) {
 func TestFolderLayout(t *testing.T) {
 	good := pngBytes(t, 6, 4)
 	classes := map[string][]byte{"a/1.png": good, "a/2.png": good, "b/1.png": good, "b/2.png": good}
-	with := func(extra map[string][]byte) map[string][]byte {
-		m := maps.Clone(classes)
-		maps.Copy(m, extra)
-		return m
-	}
+	with := func(extra map[string][]byte) map[string][]byte { return withFiles(classes, extra) }
 	for _, test := range []struct {
 		name  string
 		files map[string][]byte

@@ -85,14 +85,7 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "m.json")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Load[float64](path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back, path := saveLoad(t, m)
 	if !slices.Equal(back.Params().Names(), m.Params().Names()) {
 		t.Errorf("parameters %v, want %v", back.Params().Names(), m.Params().Names())
 	}
@@ -140,19 +133,27 @@ func TestSaveLoad(t *testing.T) {
 	}
 }
 
+// saveLoad saves m to a new file and loads it back, returning the loaded
+// model and the file.
+func saveLoad[T ad.Float](t *testing.T, m *Model[T]) (*Model[T], string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load[T](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back, path
+}
+
 // TestSaveLoadDefaultODE checks that an ode layer of nil Field is saved
 // as the field it runs: an MLP of ode.DefaultHidden units.
 func TestSaveLoadDefaultODE(t *testing.T) {
 	m := New[float64](rand.New(rand.NewPCG(3, 3)))
 	m.Add("flow", ode.Layer[float64]{Steps: 2}, m.Input("x", 2))
-	path := filepath.Join(t.TempDir(), "m.json")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Load[float64](path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back, _ := saveLoad(t, m)
 	want := ode.MLP{Hidden: ode.DefaultHidden}.NumParams(2)
 	if got := back.Params().Value("flow.theta").Len(); got != want || m.Params().Value("flow.theta").Len() != want {
 		t.Errorf("theta of %d values loaded, %d saved, want %d", got, m.Params().Value("flow.theta").Len(), want)

@@ -421,10 +421,7 @@ func TestKernelUnreadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "model.onnx")
-	if err := Write(path, model); err != nil {
-		t.Fatal(err)
-	}
+	path := writeModel(t, model)
 	in := map[string]tensorJSON{
 		"x1":     doubleColumn([]float64{0.5, 0.5}),
 		"x2":     doubleColumn([]float64{3, 3}),
@@ -473,10 +470,7 @@ func TestKernelSpellings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "model.onnx")
-	if err := Write(path, model); err != nil {
-		t.Fatal(err)
-	}
+	path := writeModel(t, model)
 	none := map[string]tensorJSON{"x1": doubleColumn(nil), "x2": doubleColumn(nil), "flag": stringColumn(nil), "colour": stringColumn(nil), "size": stringColumn(nil)}
 	if got := runModel(t, path, none)[OutputPrediction]; len(got.Data) != 0 || !slices.Equal(got.Dims, []int{0, 1}) {
 		t.Errorf("prediction of no rows %+v, want dims [0 1]", got)
