@@ -870,7 +870,8 @@ type logColumn struct {
 	Rows        int     `json:"rows,omitempty"`
 }
 
-// MarshalJSON writes the log as a list of its columns.
+// MarshalJSON writes the log as what its rows' numbers count and a list
+// of its columns.
 func (l *EncodeLog) MarshalJSON() ([]byte, error) {
 	cols := make([]logColumn, len(l.unseen))
 	for i := range cols {
@@ -879,18 +880,29 @@ func (l *EncodeLog) MarshalJSON() ([]byte, error) {
 		cols[i] = logColumn{u.rows, u.first, u.line, a.rows, a.first, a.line, fv.rows, fv.first, fv.line, g.rows, g.line,
 			s.rows, s.first, s.line, d.rows, d.first, d.line, l.rows[i]}
 	}
-	return json.Marshal(cols)
+	return json.Marshal(logJSON{Place: l.place, Columns: cols})
+}
+
+// logJSON is an EncodeLog as JSON carries it: what its rows' numbers
+// count ("line" or "row"), and its columns.
+type logJSON struct {
+	Place   string      `json:"place,omitempty"`
+	Columns []logColumn `json:"columns"`
 }
 
 // UnmarshalJSON reads a log that MarshalJSON wrote, refusing counts and
 // lines below 0.
 func (l *EncodeLog) UnmarshalJSON(b []byte) error {
-	var cols []logColumn
-	if err := json.Unmarshal(b, &cols); err != nil {
+	var v logJSON
+	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	*l = *newLog(len(cols))
-	for i, c := range cols {
+	if v.Place != "" && v.Place != "line" && v.Place != "row" {
+		return fmt.Errorf("dataset: an encoding log's rows are %q, neither lines nor rows", v.Place)
+	}
+	*l = *newLog(len(v.Columns))
+	l.place = v.Place
+	for i, c := range v.Columns {
 		if min(c.Unseen, c.UnseenLine, c.Alike, c.AlikeLine, c.Far, c.FarLine, c.Gaps, c.GapsLine, c.Strays, c.StraysLine, c.Dates, c.DatesLine, c.Rows) < 0 {
 			return fmt.Errorf("dataset: an encoding log's column %d has a count or a line below 0", i)
 		}

@@ -1180,14 +1180,17 @@ func TestEncodeLogMerge(t *testing.T) {
 	}
 	var bad EncodeLog
 	for _, b := range []string{`[{"unseen":-1}]`, `[{"alike":-1}]`, `[{"alike_line":-1}]`, `[{"strays":-1}]`, `[{"dates_line":-1}]`, `[{"rows":-1}]`} {
-		if err := json.Unmarshal([]byte(b), &bad); err == nil {
+		if err := json.Unmarshal([]byte(`{"columns":`+b+`}`), &bad); err == nil {
 			t.Errorf("read a count below 0 in %s", b)
 		}
+	}
+	if err := json.Unmarshal([]byte(`{"place":"page","columns":[{}]}`), &bad); err == nil {
+		t.Error("read a log whose rows are pages")
 	}
 	// A log read from elsewhere may claim far values of a column of
 	// levels, which has no range: they are not worded.
 	var claims EncodeLog
-	if err := json.Unmarshal([]byte(`[{"far":2,"far_line":3},{},{},{}]`), &claims); err != nil {
+	if err := json.Unmarshal([]byte(`{"columns":[{"far":2,"far_line":3},{},{},{}]}`), &claims); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.Warnings(&claims); len(got) != 0 {

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -553,6 +554,19 @@ func TestStraysColumnar(t *testing.T) {
 		want := []string{`(row 2), each read as`, `: row 2, column "age": "40 years" is not a number; row 3,`}
 		if len(got) != len(want) || !slices.EqualFunc(got, want, strings.Contains) || strings.Contains(strings.Join(got, " "), "line") || f.Place() != "row" {
 			t.Errorf("warnings of %s, whose rows are %ss,\n%q\nwant them naming rows:\n%q", path, f.Place(), got, want)
+		}
+		// The encoding's log read back from JSON, as machines-beam's
+		// workers send it, still counts rows.
+		log := e.NewLog()
+		if _, err := e.TransformLog(f, nil, log); err != nil {
+			t.Fatal(err)
+		}
+		var read EncodeLog
+		if b, err := json.Marshal(log); err != nil || json.Unmarshal(b, &read) != nil {
+			t.Fatalf("the log of %s as JSON: %s, %v", path, b, err)
+		}
+		if got := e.Warnings(&read); len(got) != 1 || !strings.Contains(got[0].Message, "row 2") {
+			t.Errorf("warnings of %s's log read from JSON %q, want one naming row 2", path, got)
 		}
 	}
 }

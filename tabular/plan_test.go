@@ -231,7 +231,7 @@ func TestStatsMerge(t *testing.T) {
 	}
 	// A log of the encoding of other columns is refused by the solve.
 	var other dataset.EncodeLog
-	if err := json.Unmarshal([]byte(`[{"unseen":1}]`), &other); err != nil {
+	if err := json.Unmarshal([]byte(`{"columns":[{"unseen":1}]}`), &other); err != nil {
 		t.Fatal(err)
 	}
 	merged.Log = &other
