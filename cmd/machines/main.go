@@ -936,8 +936,12 @@
 // serve refuses an -addr beyond loopback unless -token-file is given,
 // whose first line is a bearer token that every request but
 // /v2/health/live and /v2/health/ready must then carry (Authorization:
-// Bearer TOKEN; the file must not be readable by others), or -insecure. It prints
-// "serve: listening on ADDRESS" on standard output, and logs on standard
+// Bearer TOKEN; the file must not be readable by others), or -insecure. It
+// takes connections at once: while the models load, /v2/health/live
+// answers 200 and every other endpoint 503 with Retry-After, so that a
+// liveness probe does not restart a server loading large models. Once
+// they are loaded it prints "serve: listening on ADDRESS" on standard
+// output. It logs on standard
 // error a line per model load at level INFO and per request at DEBUG. On
 // SIGTERM or SIGINT it stops taking connections, finishes the requests
 // in flight within -grace, and exits with status 0 (1 if some did not

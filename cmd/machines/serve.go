@@ -188,18 +188,18 @@ func readToken(path string) (string, error) {
 // Each value from rescan has the models' directory read at once.
 func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer, rescan <-chan os.Signal) error {
 	logger := o.cfg.Logger
-	srv, err := startServer(ctx, o.cfg)
-	if err != nil {
+	if err := o.cfg.Check(); err != nil {
 		return err
 	}
-	defer tuneGC(o.cfg.MaxMemory)()
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		srv.Close()
 		return err
 	}
+	// Connections are taken while the models load: the live endpoint
+	// answers, the others 503 (serve.Starting).
+	starting := new(serve.Starting)
 	hs := &http.Server{
-		Handler:           srv,
+		Handler:           starting,
 		ReadHeaderTimeout: o.cfg.Timeout,
 		WriteTimeout:      2 * o.cfg.Timeout,
 		IdleTimeout:       2 * time.Minute,
@@ -208,10 +208,18 @@ func serveUntil(ctx context.Context, o *serveOptions, stdout io.Writer, rescan <
 	}
 	files, ok := budget.OpenFiles()
 	serve.ShedIdle(hs, maxConns(o.cfg.MaxMemory, files, ok), logger)
-	// The line that scripts wait for, with the port chosen for ":0".
-	fmt.Fprintf(stdout, "serve: listening on %s\n", ln.Addr())
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(serve.Listener(ln)) }()
+	srv, err := startServer(ctx, o.cfg)
+	if err != nil {
+		hs.Close()
+		return err
+	}
+	defer tuneGC(o.cfg.MaxMemory)()
+	starting.Start(srv)
+	// The line that scripts wait for, with the port chosen for ":0":
+	// the models are loaded.
+	fmt.Fprintf(stdout, "serve: listening on %s\n", ln.Addr())
 	for stopping := false; !stopping; {
 		select {
 		case err := <-served:

@@ -530,6 +530,70 @@ func TestServeStopAtStart(t *testing.T) {
 	}
 }
 
+// TestServeLiveWhileLoading checks that serve takes connections while a
+// model file loads: the live endpoint answers 200, the ready endpoint and
+// the others 503 with Retry-After; once the models are loaded, the line
+// "serve: listening on" is printed and the server answers.
+func TestServeLiveWhileLoading(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.json"), []byte(`{"format":"blocking-test"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := free.Addr().String()
+	free.Close()
+	entered, release := make(chan struct{}), make(chan struct{})
+	o, err := parseServe([]string{"-models", dir, "-addr", addr}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.cfg.Logger = slog.New(slog.DiscardHandler)
+	o.cfg.Kinds = []serve.Kind{{Format: "blocking-test", Load: func(string, []byte) (serve.Model, error) {
+		close(entered)
+		<-release
+		return nil, errors.New("released")
+	}}}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	out, lines := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- serveUntil(ctx, o, lines, nil) }()
+	<-entered
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatalf("GET %s while the model loads: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Retry-After") + " " + string(b)
+	}
+	if code, body := get("/v2/health/live"); code != http.StatusOK || !strings.Contains(body, `"live":true`) {
+		t.Errorf("live while loading: %d %s", code, body)
+	}
+	for _, path := range []string{"/v2/health/ready", "/v2/models/m/ready", "/v2"} {
+		if code, body := get(path); code != http.StatusServiceUnavailable || !strings.HasPrefix(body, "1 ") || !strings.Contains(body, "loading its models") {
+			t.Errorf("%s while loading: %d %s, want 503 with Retry-After", path, code, body)
+		}
+	}
+	close(release)
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.Contains(line, "listening on "+addr) {
+		t.Fatalf("after loading: line %q, %v", line, err)
+	}
+	go io.Copy(io.Discard, out)
+	if code, body := get("/v2"); code != http.StatusOK || !strings.Contains(body, `"name":"machines"`) {
+		t.Errorf("the server's metadata once loaded: %d %s", code, body)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("serve returned %v", err)
+	}
+}
+
 // TestServingManifests checks the container recipe and the KServe
 // manifests of docs/serving against serve's flags: the command and
 // arguments parse as serve's, with the models folder KServe fills, and

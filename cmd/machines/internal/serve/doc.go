@@ -24,6 +24,10 @@
 //     loaded, a full memory budget or a model that did not answer in
 //     time; 505 for the preface of HTTP/2 without TLS.
 //
+// New loads the models before it returns; a listener may take
+// connections meanwhile through Starting, which answers the live
+// endpoint and 503 to the others until the server is given to it.
+//
 // A ready endpoint answers 200 for true and 400 for false, as the
 // protocol has it, with a JSON body that says why. A response's "parameters" hold "warnings" from the
 // model about the request's data, one per line.

@@ -188,21 +188,32 @@ type noSuchDir string
 func (d noSuchDir) Error() string { return "serve: " + string(d) + ": no such directory" }
 func (noSuchDir) Unwrap() error   { return fs.ErrNotExist }
 
+// Check returns the error of a configuration that New refuses before it
+// loads any model: settings out of range, and a directory of models
+// that is not one.
+func (c Config) Check() error {
+	c = c.withDefaults()
+	if err := c.check(); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(c.Dir); errors.Is(err, fs.ErrNotExist) {
+		return noSuchDir(c.Dir)
+	} else if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("serve: %s is not a directory", c.Dir)
+	}
+	return nil
+}
+
 // New returns a server of the models in cfg.Dir, having loaded them,
 // and starts reading the directory for changes every cfg.Poll. A file
 // that fails to load is reported in the log and by the model's ready
 // endpoint.
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.check(); err != nil {
+	if err := cfg.Check(); err != nil {
 		return nil, err
-	}
-	if fi, err := os.Stat(cfg.Dir); errors.Is(err, fs.ErrNotExist) {
-		return nil, noSuchDir(cfg.Dir)
-	} else if err != nil {
-		return nil, fmt.Errorf("serve: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("serve: %s is not a directory", cfg.Dir)
 	}
 	m := newMetrics()
 	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, stop: make(chan struct{}), rescan: make(chan struct{}, 1), tags: map[string]int64{},
@@ -363,12 +374,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.ProtoMajor != 1:
 		// The preface of HTTP/2 without TLS, which net/http passes on
 		// as a request for "*".
-		o = s.fail(w, &requestError{http.StatusHTTPVersionNotSupported, r.Proto + ": this server speaks HTTP/1.1 and 1.0"}, "bad_request")
+		o = fail(w, &requestError{http.StatusHTTPVersionNotSupported, r.Proto + ": this server speaks HTTP/1.1 and 1.0"}, "bad_request")
 	case err != nil:
-		o = s.fail(w, err, "bad_request")
+		o = fail(w, err, "bad_request")
 	case t.endpoint != serverLive && t.endpoint != serverReady && !s.authorized(r):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="machines"`)
-		o = s.fail(w, &requestError{http.StatusUnauthorized, "this server wants an Authorization: Bearer token"}, "unauthorized")
+		o = fail(w, &requestError{http.StatusUnauthorized, "this server wants an Authorization: Bearer token"}, "unauthorized")
 	default:
 		o = s.route(w, r, t)
 	}
@@ -409,20 +420,20 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, t target) outcome
 	}
 	switch {
 	case t.endpoint == noEndpoint:
-		return s.fail(w, &requestError{http.StatusNotFound, fmt.Sprintf("no endpoint %s: the server's are /v2, /v2/health/live, /v2/health/ready, "+
+		return fail(w, &requestError{http.StatusNotFound, fmt.Sprintf("no endpoint %s: the server's are /v2, /v2/health/live, /v2/health/ready, "+
 			"/v2/models/NAME[/versions/VERSION][/ready|/infer] and /metrics", r.URL.Path)}, "not_found")
 	case r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead):
 		w.Header().Set("Allow", method)
-		return s.fail(w, &requestError{http.StatusMethodNotAllowed, fmt.Sprintf("method %s: %s takes %s", r.Method, r.URL.Path, method)}, "bad_request")
+		return fail(w, &requestError{http.StatusMethodNotAllowed, fmt.Sprintf("method %s: %s takes %s", r.Method, r.URL.Path, method)}, "bad_request")
 	}
 	switch t.endpoint {
 	case metricsEndpoint:
 		s.exposer.ServeHTTP(w, r)
 		return outcome{status: http.StatusOK}
 	case serverMetadata:
-		return s.reply(w, http.StatusOK, map[string]any{"name": "machines", "version": s.cfg.Version, "extensions": []string{}})
+		return reply(w, http.StatusOK, map[string]any{"name": "machines", "version": s.cfg.Version, "extensions": []string{}})
 	case serverLive:
-		return s.reply(w, http.StatusOK, map[string]bool{"live": true})
+		return reply(w, http.StatusOK, map[string]bool{"live": true})
 	case serverReady:
 		return s.serverReady(w, s.authorized(r))
 	case modelInfer:
@@ -433,10 +444,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, t target) outcome
 		return s.modelReady(w, t, v, status, err)
 	}
 	if err != nil {
-		return s.fail(w, &requestError{status, err.Error()}, "")
+		return fail(w, &requestError{status, err.Error()}, "")
 	}
 	defer v.release()
-	return s.reply(w, http.StatusOK, map[string]any{"name": t.model, "versions": []string{v.id},
+	return reply(w, http.StatusOK, map[string]any{"name": t.model, "versions": []string{v.id},
 		"platform": v.meta.Platform, "inputs": v.meta.Inputs, "outputs": v.meta.Outputs})
 }
 
@@ -461,19 +472,19 @@ func (s *Server) version(t target) (*version, int, error) {
 // did not load is reported even while the previous version serves.
 func (s *Server) modelReady(w http.ResponseWriter, t target, v *version, status int, err error) outcome {
 	if status == http.StatusNotFound {
-		return s.fail(w, &requestError{status, err.Error()}, "")
+		return fail(w, &requestError{status, err.Error()}, "")
 	}
 	body := map[string]any{"name": t.model, "ready": v != nil}
 	if v == nil {
 		body["error"] = err.Error()
-		return s.reply(w, http.StatusBadRequest, body)
+		return reply(w, http.StatusBadRequest, body)
 	}
 	defer v.release()
 	body["version"] = v.id
 	if failed := s.models.failure(t.model); failed != nil {
 		body["error"] = fmt.Sprintf("the file changed and did not load; the version loaded before is served: %v", failed)
 	}
-	return s.reply(w, http.StatusOK, body)
+	return reply(w, http.StatusOK, body)
 }
 
 // serverReady answers the server ready endpoint: ready when every model
@@ -489,14 +500,14 @@ func (s *Server) serverReady(w http.ResponseWriter, authorized bool) outcome {
 	}
 	s.models.mu.RUnlock()
 	if len(waiting) == 0 {
-		return s.reply(w, http.StatusOK, map[string]bool{"ready": true})
+		return reply(w, http.StatusOK, map[string]bool{"ready": true})
 	}
 	msg := fmt.Sprintf("%d models not ready; with the token, this endpoint names them", len(waiting))
 	if authorized {
 		sort.Strings(waiting)
 		msg = "models not ready: " + strings.Join(waiting, ", ")
 	}
-	return s.reply(w, http.StatusBadRequest, map[string]any{"ready": false, "error": msg})
+	return reply(w, http.StatusBadRequest, map[string]any{"ready": false, "error": msg})
 }
 
 // jsonType is the Content-Type of every answer, shared so that setting
@@ -504,7 +515,7 @@ func (s *Server) serverReady(w http.ResponseWriter, authorized bool) outcome {
 var jsonType = []string{"application/json"}
 
 // reply writes v as a JSON response with the given status.
-func (s *Server) reply(w http.ResponseWriter, status int, v any) outcome {
+func reply(w http.ResponseWriter, status int, v any) outcome {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // the server's replies always marshal
@@ -517,7 +528,7 @@ func (s *Server) reply(w http.ResponseWriter, status int, v any) outcome {
 
 // fail writes err as the protocol's JSON error: a *requestError with its
 // status, other errors, the server's own, with 500.
-func (s *Server) fail(w http.ResponseWriter, err error, reason string) outcome {
+func fail(w http.ResponseWriter, err error, reason string) outcome {
 	status := http.StatusInternalServerError
 	var re *requestError
 	if errors.As(err, &re) {
@@ -526,7 +537,7 @@ func (s *Server) fail(w http.ResponseWriter, err error, reason string) outcome {
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
-	o := s.reply(w, status, map[string]string{"error": err.Error()})
+	o := reply(w, status, map[string]string{"error": err.Error()})
 	o.reason = reason
 	return o
 }
@@ -542,7 +553,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request, t target) outcome
 		if status == http.StatusServiceUnavailable {
 			reason = "unavailable"
 		}
-		return s.fail(w, &requestError{status, err.Error()}, reason)
+		return fail(w, &requestError{status, err.Error()}, reason)
 	}
 	held := true
 	defer func() {
@@ -724,7 +735,7 @@ func (s *Server) modelFault(w http.ResponseWriter, v *version, err error) outcom
 
 // failModel is fail for a request that reached model v.
 func (s *Server) failModel(w http.ResponseWriter, v *version, err error, reason string) outcome {
-	o := s.fail(w, err, reason)
+	o := fail(w, err, reason)
 	o.model = v.metrics
 	return o
 }
