@@ -594,6 +594,26 @@ func TestServeLiveWhileLoading(t *testing.T) {
 	}
 }
 
+// TestServeChecksBeforeListening checks that a directory of models that
+// is not one is refused before the port is bound: on a port already
+// taken, the error names the directory, not the port.
+func TestServeChecksBeforeListening(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	missing := filepath.Join(t.TempDir(), "none")
+	o, err := parseServe([]string{"-models", missing, "-addr", taken.Addr().String()}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.cfg.Logger = slog.New(slog.DiscardHandler)
+	if err := serveUntil(context.Background(), o, io.Discard, nil); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("serve of a missing directory on a taken port: %v, want an error naming %s", err, missing)
+	}
+}
+
 // TestServingManifests checks the container recipe and the KServe
 // manifests of docs/serving against serve's flags: the command and
 // arguments parse as serve's, with the models folder KServe fills, and
