@@ -409,6 +409,27 @@ func TestKernelTables(t *testing.T) {
 	runAgreement(t, cases)
 }
 
+// TestKernelOneInput checks the graph of a table of one input, whose
+// standardisation divides by a single scale: ONNX Runtime folds such a
+// division into the MatMul after it as a float32 factor (MatMulScaleFusion),
+// which moved predictions by 1e-7 relative, where they agree to the last
+// few bits when that product is a Mul.
+func TestKernelOneInput(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("body,brain\n")
+	rnd := rand.New(rand.NewPCG(5, 6))
+	for range 50 {
+		body := math.Exp(rnd.Float64()*14 - 5) // 0.007 to 8,000
+		fmt.Fprintf(&b, "%.4g,%.4g\n", body, math.Pow(body, 0.75)*(1+rnd.Float64()/5))
+	}
+	f, err := dataset.ReadFrame(strings.NewReader(b.String()), "mammals.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := fitTable(t, f, "brain", nil, false, kernel.Additive)
+	runAgreement(t, []agreementCase{kernelCase(t, "one input", fm, nil, 1e-12)})
+}
+
 // TestKernelUnreadable checks what the exported graph does with cells the
 // library would refuse or not know: a boolean that is neither true nor
 // false makes the row's outputs NaN, and only that row's; an unseen

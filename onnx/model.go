@@ -338,7 +338,15 @@ func (b *builder) matMulT(elem onnxpb.TensorProto_DataType, x string, w []float6
 			wt[c*rows+r] = w[r*cols+c]
 		}
 	}
-	return b.op("MatMul", []string{x, b.reals(elem, []int64{int64(cols), int64(rows)}, wt)})
+	w1 := b.reals(elem, []int64{int64(cols), int64(rows)}, wt)
+	if cols == 1 {
+		// A broadcast Mul, one product per entry: ONNX Runtime folds a
+		// division by a single scale before a MatMul (the
+		// standardisation of one input) into the MatMul as a float32
+		// factor (MatMulScaleFusion), 6e-8 relative in float64.
+		return b.op("Mul", []string{x, w1})
+	}
+	return b.op("MatMul", []string{x, w1})
 }
 
 // each applies the pointwise kind to each source.
