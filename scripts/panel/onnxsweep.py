@@ -8,9 +8,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__))))
 from tables import panel, tables
 import onnx
 
-binary, out, panels = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3:]
-runjs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "onnx", "runtime")
-os.makedirs(out, exist_ok=True)
+RUNJS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "onnx", "runtime")
 MISSING = {"", "NA", "N/A", "NaN", "nan", "null", "NULL", "?", "-", "."}
 
 
@@ -76,51 +74,58 @@ def rel(a, b):
     return abs(a - b) / max(1.0, abs(a), abs(b))
 
 
-report = []
-for name, target, task, header, rows, ti in tables(panels):
-    if len(rows) > 1000:
-        continue
-    train, test = panel.split(rows, ti, task, 0)
-    d = os.path.join(out, name)
-    os.makedirs(d, exist_ok=True)
-    for fn, rs in (("train.csv", train), ("test.csv", test)):
-        with open(os.path.join(d, fn), "w", newline="") as f:
-            csv.writer(f).writerows([header] + rs)
-    p = lambda f: os.path.join(d, f)
-    res = {"table": name, "task": task}
-    code, err = run(binary, "fit", "-data", p("train.csv"), "-target", target, "-task", task, "-model", p("m.json"))
-    if code == 0:
-        code, err = run(binary, "export", "-model", p("m.json"), "-onnx", p("m.onnx"))
-    if code == 0:
-        code, err = run(binary, "predict", "-model", p("m.json"), "-data", p("test.csv"), "-out", p("pred.csv"))
-    if code != 0:
-        res["error"] = err.strip().splitlines()[-1]
-        report.append(res); print(name, res["error"]); continue
-    feeds, strays = inputs_for(p("m.onnx"), header, test)
-    if feeds is None:
-        res["skipped"] = strays
-        report.append(res); print(name, "skipped:", strays); continue
-    if strays:
-        res["strays_as_null"] = len(strays)
-    r = subprocess.run(["node", "run.js", os.path.abspath(p("m.onnx"))], cwd=runjs, input=json.dumps(feeds), capture_output=True, text=True)
-    if r.returncode != 0:
-        res["error"] = "ONNX Runtime: " + r.stderr.strip()[-300:]
-        report.append(res); print(name, res["error"]); continue
-    outs = json.loads(r.stdout)
-    pred = list(csv.reader(open(p("pred.csv"))))
-    ph, pr = pred[0], pred[1:]
-    if task == "regression":
-        got = outs["prediction"]["data"]
-        want = [float(x[0]) for x in pr]
-        res["max_rel"] = max(rel(a, b) for a, b in zip(got, want))
-    else:
-        labels = outs["label"]["data"]
-        res["labels_differ"] = sum(a != b[0] for a, b in zip(labels, pr))
-        probs = outs["probabilities"]["data"]
-        k = len(ph) - 1
-        res["max_rel"] = max(rel(probs[i * k + j], float(pr[i][1 + j])) for i in range(len(pr)) for j in range(k))
-    report.append(res)
-    print(name, {k: v for k, v in res.items() if k not in ("table",)}, flush=True)
-json.dump(report, open(os.path.join(out, "report.json"), "w"), indent=1)
-bad = [r for r in report if "error" in r or r.get("max_rel", 0) > 1e-6 or r.get("labels_differ", 0)]
-print(f"{len(report)} tables, {sum('skipped' in r for r in report)} skipped, {len(bad)} with errors or disagreements")
+def main():
+    binary, out, panels = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3:]
+    os.makedirs(out, exist_ok=True)
+    report = []
+    for name, target, task, header, rows, ti in tables(panels):
+        if len(rows) > 1000:
+            continue
+        train, test = panel.split(rows, ti, task, 0)
+        d = os.path.join(out, name)
+        os.makedirs(d, exist_ok=True)
+        for fn, rs in (("train.csv", train), ("test.csv", test)):
+            with open(os.path.join(d, fn), "w", newline="") as f:
+                csv.writer(f).writerows([header] + rs)
+        p = lambda f: os.path.join(d, f)
+        res = {"table": name, "task": task}
+        code, err = run(binary, "fit", "-data", p("train.csv"), "-target", target, "-task", task, "-model", p("m.json"))
+        if code == 0:
+            code, err = run(binary, "export", "-model", p("m.json"), "-onnx", p("m.onnx"))
+        if code == 0:
+            code, err = run(binary, "predict", "-model", p("m.json"), "-data", p("test.csv"), "-out", p("pred.csv"))
+        if code != 0:
+            res["error"] = err.strip().splitlines()[-1]
+            report.append(res); print(name, res["error"]); continue
+        feeds, strays = inputs_for(p("m.onnx"), header, test)
+        if feeds is None:
+            res["skipped"] = strays
+            report.append(res); print(name, "skipped:", strays); continue
+        if strays:
+            res["strays_as_null"] = len(strays)
+        r = subprocess.run(["node", "run.js", os.path.abspath(p("m.onnx"))], cwd=RUNJS, input=json.dumps(feeds), capture_output=True, text=True)
+        if r.returncode != 0:
+            res["error"] = "ONNX Runtime: " + r.stderr.strip()[-300:]
+            report.append(res); print(name, res["error"]); continue
+        outs = json.loads(r.stdout)
+        pred = list(csv.reader(open(p("pred.csv"))))
+        ph, pr = pred[0], pred[1:]
+        if task == "regression":
+            got = outs["prediction"]["data"]
+            want = [float(x[0]) for x in pr]
+            res["max_rel"] = max(rel(a, b) for a, b in zip(got, want))
+        else:
+            labels = outs["label"]["data"]
+            res["labels_differ"] = sum(a != b[0] for a, b in zip(labels, pr))
+            probs = outs["probabilities"]["data"]
+            k = len(ph) - 1
+            res["max_rel"] = max(rel(probs[i * k + j], float(pr[i][1 + j])) for i in range(len(pr)) for j in range(k))
+        report.append(res)
+        print(name, {k: v for k, v in res.items() if k not in ("table",)}, flush=True)
+    json.dump(report, open(os.path.join(out, "report.json"), "w"), indent=1)
+    bad = [r for r in report if "error" in r or r.get("max_rel", 0) > 1e-6 or r.get("labels_differ", 0)]
+    print(f"{len(report)} tables, {sum('skipped' in r for r in report)} skipped, {len(bad)} with errors or disagreements")
+
+
+if __name__ == "__main__":
+    main()
