@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Fit each panel table (split 0's training rows), export it to ONNX, and compare ONNX Runtime's
-answers on the test rows with machines predict's.
+answers on the test rows with machines predict's: a classifier's labels and probabilities, a
+regression's predictions and their 90% intervals.
 
 usage: onnxsweep.py BIN OUTDIR PANEL.json...   (tables of at most 1,000 rows)"""
 import csv, datetime, json, math, os, subprocess, sys
@@ -90,10 +91,12 @@ def main():
         p = lambda f: os.path.join(d, f)
         res = {"table": name, "task": task}
         code, err = run(binary, "fit", "-data", p("train.csv"), "-target", target, "-task", task, "-model", p("m.json"))
+        # A regression's graph and predictions with their 90% intervals.
+        interval = ["-interval", "0.9"] if task == "regression" else []
         if code == 0:
-            code, err = run(binary, "export", "-model", p("m.json"), "-onnx", p("m.onnx"))
+            code, err = run(binary, "export", "-model", p("m.json"), "-onnx", p("m.onnx"), *interval)
         if code == 0:
-            code, err = run(binary, "predict", "-model", p("m.json"), "-data", p("test.csv"), "-out", p("pred.csv"))
+            code, err = run(binary, "predict", "-model", p("m.json"), "-data", p("test.csv"), "-out", p("pred.csv"), *interval)
         if code != 0:
             res["error"] = err.strip().splitlines()[-1]
             report.append(res); print(name, res["error"]); continue
@@ -111,9 +114,8 @@ def main():
         pred = list(csv.reader(open(p("pred.csv"))))
         ph, pr = pred[0], pred[1:]
         if task == "regression":
-            got = outs["prediction"]["data"]
-            want = [float(x[0]) for x in pr]
-            res["max_rel"] = max(rel(a, b) for a, b in zip(got, want))
+            res["max_rel"] = max(rel(a, float(x[j])) for j, out in enumerate(("prediction", "lower", "upper"))
+                                 for a, x in zip(outs[out]["data"], pr))
         else:
             labels = outs["label"]["data"]
             res["labels_differ"] = sum(a != b[0] for a, b in zip(labels, pr))

@@ -61,8 +61,9 @@ try:
                 k = len(ph) - 1
                 res["labels_differ"] = sum(a != b[0] for a, b in zip(got["label"], pr))
                 res["values_differ"] = sum(float(got["probabilities"][i * k + j]) != float(pr[i][1 + j]) for i in range(len(pr)) for j in range(k))
-            else:
-                res["values_differ"] = sum(float(a) != float(b[0]) for a, b in zip(got["prediction"], pr))
+            else:  # the predictions and their intervals, 90% in both
+                res["values_differ"] = sum(float(a) != float(b[j]) for j, out in enumerate(("prediction", "lower", "upper"))
+                                           for a, b in zip(got[out], pr))
         report.append(res)
         print(n, res, flush=True)
 finally:
