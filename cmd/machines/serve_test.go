@@ -501,25 +501,34 @@ func TestServeLegacyModel(t *testing.T) {
 	}
 }
 
-// TestServeStopAtStart checks that a signal while the models load stops
-// serve at once, though a model file never finishes loading.
-func TestServeStopAtStart(t *testing.T) {
+// blockingServe returns the options of serve on addr of a folder whose
+// one model file loads only once release is closed, and entered, closed
+// when its loading has begun.
+func blockingServe(t *testing.T, addr string) (o *serveOptions, entered, release chan struct{}) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "m.json"), []byte(`{"format":"blocking-test"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	entered, release := make(chan struct{}), make(chan struct{})
-	defer close(release)
-	o, err := parseServe([]string{"-models", dir}, io.Discard)
+	o, err := parseServe([]string{"-models", dir, "-addr", addr}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
+	entered, release = make(chan struct{}), make(chan struct{})
 	o.cfg.Logger = slog.New(slog.DiscardHandler)
 	o.cfg.Kinds = []serve.Kind{{Format: "blocking-test", Load: func(string, []byte) (serve.Model, error) {
 		close(entered)
 		<-release
 		return nil, errors.New("released")
 	}}}
+	return o, entered, release
+}
+
+// TestServeStopAtStart checks that a signal while the models load stops
+// serve at once, though a model file never finishes loading.
+func TestServeStopAtStart(t *testing.T) {
+	o, entered, release := blockingServe(t, "127.0.0.1:0")
+	defer close(release)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serveUntil(ctx, o, io.Discard, nil) }()
@@ -535,27 +544,13 @@ func TestServeStopAtStart(t *testing.T) {
 // the others 503 with Retry-After; once the models are loaded, the line
 // "serve: listening on" is printed and the server answers.
 func TestServeLiveWhileLoading(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "m.json"), []byte(`{"format":"blocking-test"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	free, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := free.Addr().String()
 	free.Close()
-	entered, release := make(chan struct{}), make(chan struct{})
-	o, err := parseServe([]string{"-models", dir, "-addr", addr}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.cfg.Logger = slog.New(slog.DiscardHandler)
-	o.cfg.Kinds = []serve.Kind{{Format: "blocking-test", Load: func(string, []byte) (serve.Model, error) {
-		close(entered)
-		<-release
-		return nil, errors.New("released")
-	}}}
+	o, entered, release := blockingServe(t, addr)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	out, lines := io.Pipe()
