@@ -570,6 +570,11 @@ func TestServeLiveWhileLoading(t *testing.T) {
 	if code, body := get("/v2/health/live"); code != http.StatusOK || !strings.Contains(body, `"live":true`) {
 		t.Errorf("live while loading: %d %s", code, body)
 	}
+	if resp, err := http.Post("http://"+addr+"/v2/health/live", "application/json", nil); err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("POST to the live endpoint while loading: %v %v, want 503 (it takes GET)", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	for _, path := range []string{"/v2/health/ready", "/v2/models/m/ready", "/v2"} {
 		if code, body := get(path); code != http.StatusServiceUnavailable || !strings.HasPrefix(body, "1 ") || !strings.Contains(body, "loading its models") {
 			t.Errorf("%s while loading: %d %s, want 503 with Retry-After", path, code, body)
