@@ -77,6 +77,8 @@ func opCases[T Float]() []opCase[T] {
 			k := g.Gaussian(g.SelectCols(p[0], a), p[0], 1)
 			return g.AddGaussian(k, g.SelectCols(p[1], a), p[1], 1.2)
 		}},
+		{"Laplacian", [][]int{{3, 4}, {3, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Laplacian(p[0], p[1], 0.8) }},
+		{"LaplacianSymmetric", [][]int{{2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.Laplacian(p[0], p[0], 1.3) }},
 		{"MulGaussian", [][]int{{4, 6}, {2, 4}, {2, 6}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[2], 0.9) }},
 		{"MulGaussianSymmetric", [][]int{{5, 5}, {2, 5}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MulGaussian(p[0], p[1], p[1], 1.1) }},
 		{"MSE", [][]int{{3, 4}, {3, 4}}, func(g *Graph[T], p []*Node[T]) *Node[T] { return g.MSE(p[0], p[1]) }},
@@ -273,6 +275,7 @@ func TestForwardValues(t *testing.T) {
 	b := g.Input(Matrix(2, 2, []float64{0, 1, 1, 0}))
 	prod := g.MatMul(a, b, false, false)
 	k := g.Gaussian(a, a, 1)
+	l := g.Laplacian(a, b, 2)
 	for _, tc := range []struct {
 		name      string
 		got, want float64
@@ -283,6 +286,8 @@ func TestForwardValues(t *testing.T) {
 		// columns (1,3) and (2,4) are sqrt(2) apart
 		{"Gaussian off-diagonal", k.Value.At(0, 1), math.Exp(-1)},
 		{"Gaussian symmetric", k.Value.At(1, 0), math.Exp(-1)},
+		// columns (1,3) and (1,0) are 3 apart in the sum of absolute differences
+		{"Laplacian", l.Value.At(0, 1), math.Exp(-1.5)},
 	} {
 		if !scalar.EqualWithinAbsOrRel(tc.got, tc.want, 1e-14, 1e-14) {
 			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)

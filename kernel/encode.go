@@ -24,6 +24,8 @@ type machineJSON[N any] struct {
 	// InputBlock is written only when true, so that the files of other
 	// machines read as before.
 	InputBlock bool `json:"input_block,omitempty"`
+	// Laplacian is written only when true, as InputBlock.
+	Laplacian bool `json:"laplacian,omitempty"`
 }
 
 // MarshalJSON encodes m as a JSON object:
@@ -36,7 +38,8 @@ type machineJSON[N any] struct {
 //	       with "input_block"),
 //	  "c": C, sum(dims)-d0 rows of one entry per anchor,
 //	  "anchors": one row per anchor of one entry per input,
-//	  "input_block": true when the first block is the input itself (optional)
+//	  "input_block": true when the first block is the input itself (optional),
+//	  "laplacian": true when the kernel is the Laplacian (optional)
 //	}
 //
 // Numbers are written in the shortest form that reads back to the same
@@ -56,6 +59,7 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 		C:          rowsOf(m.C),
 		Anchors:    rowsOf(m.Anchors),
 		InputBlock: m.InputBlock,
+		Laplacian:  m.Laplacian,
 	}
 	return json.Marshal(w)
 }
@@ -105,7 +109,7 @@ func decodeMachine(data []byte) (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bandwidth %w", err)
 	}
-	m := &Machine{Architecture: Architecture{Dims: w.Dims, Kernel: k, Bandwidth: bw}, InputBlock: w.InputBlock}
+	m := &Machine{Architecture: Architecture{Dims: w.Dims, Kernel: k, Bandwidth: bw, Laplacian: w.Laplacian}, InputBlock: w.InputBlock}
 	if m.A, err = matrixFrom("a", w.A); err != nil {
 		return nil, err
 	}
@@ -140,6 +144,9 @@ func (m *Machine) validate() error {
 	}
 	if m.Kernel != Additive && m.Kernel != Multiplicative {
 		return fmt.Errorf("unknown kernel %v", m.Kernel)
+	}
+	if m.Laplacian && len(m.Dims) > 2 {
+		return fmt.Errorf("dims %v: a Laplacian kernel needs a machine of one level (two blocks)", m.Dims)
 	}
 	if math.IsNaN(m.Bandwidth) || math.IsInf(m.Bandwidth, 0) || m.Bandwidth < 0 {
 		return fmt.Errorf("bandwidth is %v, want a finite number > 0 (or 0 for 1)", m.Bandwidth)

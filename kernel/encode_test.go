@@ -55,6 +55,7 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 		{"too large", edit(`[[1],[2]]`, `[[1],[1e999]]`), "a[1][0] is 1e999, too large for a float64"},
 		{"null entry", edit(`[[0.5]]`, `[[null]]`), "c[0][0] is null, want a number"},
 		{"string entry", edit(`"anchors":[[0]]`, `"anchors":[["NaN"]]`), `anchors[0][0] is "NaN", want a number`},
+		{"laplacian of two levels", edit(`"dims":[1,1]`, `"laplacian":true,"dims":[1,1,1]`), "dims [1 1 1]: a Laplacian kernel needs a machine of one level"},
 		{"input block a rows", edit(`"dims"`, `"input_block":true,"dims"`), "a is 2x1, want 1x1: sum(dims) - dims[0] = 1 rows after the input block"},
 		{"input block dims", edit(`"dims":[1,1]`, `"input_block":true,"dims":[2,1]`), "dims [2 1]: the first block is the input itself (input_block), so it has the 1 inputs"},
 	} {
@@ -71,6 +72,31 @@ func TestMachineUnmarshalErrors(t *testing.T) {
 				t.Errorf("failed decoding changed the machine to %+v", m)
 			}
 		})
+	}
+}
+
+// TestLaplacianMachine checks a Laplacian machine's prediction, and that
+// its file keeps the kernel: read as a Gaussian it would predict
+// exp(-9/8) rather than exp(-3/2) at 3.
+func TestLaplacianMachine(t *testing.T) {
+	const file = `{"dims":[1,1],"kernel":"additive","bandwidth":2,"a":[[1],[0]],"c":[[1]],"anchors":[[0]],"laplacian":true}`
+	var m kernel.Machine
+	if err := json.Unmarshal([]byte(file), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, trip := range []string{"decoded", "encoded and decoded again"} {
+		got := m.Predict(nil, mat.NewDense(1, 1, []float64{3})).At(0, 0)
+		if want := math.Exp(-1.5); math.Abs(got-want) > 1e-15 {
+			t.Errorf("%s: prediction %v at 3, want %v", trip, got, want)
+		}
+		b, err := json.Marshal(&m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m = kernel.Machine{}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

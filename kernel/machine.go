@@ -57,6 +57,9 @@ type Architecture struct {
 	Kernel Combine
 	// Bandwidth is the Gaussian's sigma; 0 means DefaultBandwidth.
 	Bandwidth float64
+	// Laplacian replaces the Gaussian of a machine of one level (two
+	// blocks) by the Laplacian exp(-|h - h'|_1 / sigma).
+	Laplacian bool
 }
 
 // Check returns an error saying what is wrong with a: fewer than two
@@ -75,6 +78,9 @@ func (a Architecture) Check() error {
 	}
 	if a.Kernel != Additive && a.Kernel != Multiplicative {
 		return fmt.Errorf("kernel: unknown kernel %v", a.Kernel)
+	}
+	if a.Laplacian && len(a.Dims) > 2 {
+		return fmt.Errorf("kernel: dims %v: a Laplacian kernel needs a machine of one level (two blocks)", a.Dims)
 	}
 	return nil
 }
@@ -150,6 +156,8 @@ func buildFrom[T ad.Float](arch Architecture, g *ad.Graph[T], a, c, x *ad.Node[T
 			anchorState = g.SelectCols(state, anchors)
 		}
 		switch {
+		case arch.Laplacian:
+			k = g.Laplacian(anchorState, state, sigma)
 		case k == nil:
 			k = g.Gaussian(anchorState, state, sigma)
 		case arch.Kernel == Additive:

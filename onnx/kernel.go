@@ -528,7 +528,7 @@ func (b *builder) machine(elem onnxpb.TensorProto_DataType, m *kernel.Machine, x
 	for i, d := range m.Dims[1:] {
 		prev := anchors[i]
 		_, pd := prev.Dims()
-		g := b.gaussians(elem, state, prev.RawMatrix().Data, na, pd, gamma)
+		g := b.kernelValues(elem, state, prev.RawMatrix().Data, na, pd, gamma, m.Laplacian)
 		switch {
 		case k == "":
 			k = g
@@ -546,15 +546,20 @@ func (b *builder) machine(elem onnxpb.TensorProto_DataType, m *kernel.Machine, x
 	return state
 }
 
-// gaussians returns exp(-gamma |x_p - a_q|^2) for the rows x_p of the
-// batch x, [N, d], and the points a_q, the rows of anchors, [na, d] in
-// row-major order: [N, na].
-func (b *builder) gaussians(elem onnxpb.TensorProto_DataType, x string, anchors []float64, na, d int, gamma float64) string {
+// kernelValues returns exp(-gamma |x_p - a_q|^2), or for the Laplacian
+// exp(-gamma |x_p - a_q|_1), for the rows x_p of the batch x, [N, d], and
+// the points a_q, the rows of anchors, [na, d] in row-major order:
+// [N, na].
+func (b *builder) kernelValues(elem onnxpb.TensorProto_DataType, x string, anchors []float64, na, d int, gamma float64, laplacian bool) string {
 	diff := b.op("Sub", []string{
 		b.op("Unsqueeze", []string{x, b.int64s([]int64{1}, []int64{1})}),
 		b.reals(elem, []int64{1, int64(na), int64(d)}, anchors),
 	})
-	dist := b.op("ReduceSum", []string{b.op("Mul", []string{diff, diff}), b.int64s([]int64{1}, []int64{2})}, intAttr("keepdims", 0))
+	size := b.op("Mul", []string{diff, diff})
+	if laplacian {
+		size = b.op("Abs", []string{diff})
+	}
+	dist := b.op("ReduceSum", []string{size, b.int64s([]int64{1}, []int64{2})}, intAttr("keepdims", 0))
 	return b.op("Exp", []string{b.op("Mul", []string{dist, b.reals(elem, []int64{1}, []float64{-gamma})})})
 }
 
@@ -569,11 +574,12 @@ func secondBlock(m *kernel.Machine) int {
 	return m.Dims[0]
 }
 
-// gammaOf returns the factor 1/(2 sigma^2) of m's Gaussians.
+// gammaOf returns the factor of the distances in the exponent of m's
+// kernel: 1/(2 sigma^2) for its Gaussians, 1/sigma for its Laplacian.
 func gammaOf(m *kernel.Machine) float64 {
-	s := m.Bandwidth
-	if s == 0 {
-		s = 1
+	s := m.Sigma()
+	if m.Laplacian {
+		return 1 / s
 	}
 	return 1 / (2 * s * s)
 }
@@ -596,6 +602,9 @@ func anchorStates(m *kernel.Machine) []*mat.Dense {
 	k := mat.NewDense(na, na, nil)
 	crow := 0
 	for i, d := range m.Dims[1:] {
+		if i == len(m.Dims)-2 {
+			break // the output block's state is not needed, nor its kernel
+		}
 		s := states[i]
 		for p := range na {
 			for q := range na {
@@ -614,9 +623,6 @@ func anchorStates(m *kernel.Machine) []*mat.Dense {
 					k.Set(p, q, k.At(p, q)*g)
 				}
 			}
-		}
-		if i == len(m.Dims)-2 {
-			break // the output block's state is not needed
 		}
 		var next mat.Dense
 		next.Mul(k, m.C.Slice(crow, crow+d, 0, na).T())

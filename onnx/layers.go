@@ -60,7 +60,7 @@ func infiniteLayer[T ad.Float](b *builder, l infinite.Layer[T], ps *ad.Params[T]
 	}
 	ts[s.Steps] = 1
 	z := b.rk4(b.zeros(double, in, []int{s.Anchors}), ts, func(t float64, z string) string {
-		return b.gaussians(double, u(t, z), tr.At(nil, t), s.Anchors, s.Dim, s.Gamma)
+		return b.kernelValues(double, u(t, z), tr.At(nil, t), s.Anchors, s.Dim, s.Gamma, false)
 	})
 	return []string{b.cast(u(1, z), double, elem)}, nil
 }

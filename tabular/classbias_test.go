@@ -115,7 +115,7 @@ func TestShallowMachineClassBias(t *testing.T) {
 		}
 	}
 	anchors := pickRows(x, rnd.Perm(30)[:10])
-	b, err := newShallowBasis(newShallowInputs(x, anchors, 1), 1, 1)
+	b, err := newShallowBasis(newShallowInputs(x, anchors, 1, false), 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestEvidence(t *testing.T) {
 		{"features, weights", mat.DenseCopyOf(x.Slice(0, 10, 0, 3)), w},
 		{"span", x, nil},
 	} {
-		b, err := newShallowBasis(newShallowInputs(x, tc.anchors, 1), medianDistance(tc.anchors), 1)
+		b, err := newShallowBasis(newShallowInputs(x, tc.anchors, 1, false), medianDistance(tc.anchors), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestRankedByEvidence(t *testing.T) {
 		sigmas[i] *= medianDistance(x)
 	}
 	set := shallowSettings{sigmas: sigmas, bases: make([]*shallowBasis, len(sigmas))}
-	scored, err := scoreShallow(newShallowInputs(x, x, 1), []problemData{{x: x, y: y}}, set, numeric.Indices(len(sigmas)), nil, false, 1, 1, nil)
+	scored, err := scoreShallow(newShallowInputs(x, x, 1, false), []problemData{{x: x, y: y}}, set, numeric.Indices(len(sigmas)), nil, false, 1, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestEvidenceOfScales(t *testing.T) {
 		}
 		px := p.linear.x.(*mat.Dense)
 		set := shallowSettings{sigmas: []float64{medianDistance(px)}, bases: make([]*shallowBasis, 1)}
-		scored, err := scoreShallow(newShallowInputs(px, px, 1), []problemData{p.linear, p.logarithmic}, set, []int{0}, nil, false, 1, 1, nil)
+		scored, err := scoreShallow(newShallowInputs(px, px, 1, false), []problemData{p.linear, p.logarithmic}, set, []int{0}, nil, false, 1, 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

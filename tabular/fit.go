@@ -1,10 +1,13 @@
 package tabular
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/parametric-machines/machines/dataset"
 	"github.com/parametric-machines/machines/optim"
@@ -63,11 +66,81 @@ type fitRun struct {
 // returns errors that name the file, row and column at fault; errors in
 // the options are *OptionError.
 func Fit(f *dataset.Frame, targets []string, opts Options) (*Model, *Report, error) {
-	md, run, err := fitFrame(f, targets, opts)
-	if err != nil {
-		return nil, nil, err
+	if opts.ShallowKernel != AutoKernel || !opts.searches() {
+		md, run, err := fitFrame(f, targets, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		return md, run.rep, nil
 	}
+	return fitKernels(f, targets, opts)
+}
+
+// fitKernels is Fit with AutoKernel: the fit with the Gaussian, and
+// for a regression the fit with the Laplacian too, whose notes and
+// progress are held back until the Gaussian's loss is known. The fit
+// of lower held-out loss is kept (the Gaussian's on ties or if the
+// other fails). On the development panels the Laplacian won where a
+// number labels groups or a target steps along an input; on the
+// hold-out panels the choice raised the mean R^2 of every panel
+// (docs/learner-panel.md).
+func fitKernels(f *dataset.Frame, targets []string, opts Options) (*Model, *Report, error) {
+	begin := time.Now()
+	g := opts
+	g.ShallowKernel = GaussianKernel
+	md, run, err := fitFrame(f, targets, g)
+	if err != nil || run.task != Regression {
+		if err != nil {
+			return nil, nil, err
+		}
+		return md, run.rep, nil
+	}
+	l := opts
+	l.ShallowKernel = LaplacianKernel
+	var lines []string
+	var progress bytes.Buffer
+	l.Log = func(line string) { lines = append(lines, line) }
+	if opts.Progress != nil {
+		l.Progress = &progress
+	}
+	lmd, lrun, lerr := fitFrame(f, targets, l)
+	if lerr != nil {
+		opts.log("the shallow machine's Laplacian kernel was not tried: %v", lerr)
+		return md, run.rep, nil
+	}
+	losses := []float64{heldOutLoss(run.rep.Result), heldOutLoss(lrun.rep.Result)}
+	if math.IsNaN(losses[0]) || math.IsNaN(losses[1]) {
+		return md, run.rep, nil
+	}
+	keep := losses[1] < losses[0]
+	opts.log("the shallow machine's kernel: held-out loss %.4g with the Gaussian, %.4g with the Laplacian: %s",
+		losses[0], losses[1], map[bool]string{false: "kept the Gaussian", true: "kept the Laplacian, whose fit follows"}[keep])
+	if keep {
+		md, run = lmd, lrun
+		for _, line := range lines {
+			opts.log("%s", line)
+		}
+		if opts.Progress != nil {
+			opts.Progress.Write(progress.Bytes())
+		}
+	}
+	run.rep.Result.KernelLosses = losses
+	run.rep.Result.Seconds = time.Since(begin).Seconds()
+	md.Fit.KernelLosses, md.Fit.Seconds = losses, run.rep.Result.Seconds
 	return md, run.rep, nil
+}
+
+// heldOutLoss returns the held-out loss by which fitKernels compares two
+// fits: Result.HeldOut's where the relevance weights were scored again,
+// else that of the selection's choice; NaN when nothing was scored.
+func heldOutLoss(res Result) float64 {
+	switch {
+	case res.HeldOut != nil:
+		return res.HeldOut.Loss
+	case res.Selection != nil:
+		return res.Selection.Candidates[res.Selection.Best].Loss
+	}
+	return math.NaN()
 }
 
 // fitFrame is Fit, which also returns what it learnt of the table.
@@ -285,18 +358,20 @@ func (run *fitRun) settings() (Settings, error) {
 		Budget:      o.Budget,
 		TargetScale: o.TargetScale,
 		InputScale:  o.InputScale,
-		Dims:        o.Dims,
-		Kernel:      o.Kernel,
-		Costs:       o.Costs,
-		Bandwidths:  o.Bandwidths,
-		Folds:       o.Folds,
-		Anchors:     o.Anchors,
-		Raw:         o.Raw,
-		Extrapolate: o.Extrapolate,
-		Seed:        o.Seed,
-		MaxIter:     o.MaxIter,
-		Starts:      max(1, o.Starts),
-		Progress:    o.Progress,
+		// Fit tries the kernels of AutoKernel one fit each.
+		ShallowKernel: o.ShallowKernel,
+		Dims:          o.Dims,
+		Kernel:        o.Kernel,
+		Costs:         o.Costs,
+		Bandwidths:    o.Bandwidths,
+		Folds:         o.Folds,
+		Anchors:       o.Anchors,
+		Raw:           o.Raw,
+		Extrapolate:   o.Extrapolate,
+		Seed:          o.Seed,
+		MaxIter:       o.MaxIter,
+		Starts:        max(1, o.Starts),
+		Progress:      o.Progress,
 	}
 	if err := run.readLearnerColumns(&s); err != nil {
 		return s, err

@@ -53,7 +53,7 @@ func hedgeLinear(p *prepared, res Result, outputs int, s Settings) (*Machine, er
 	}
 	x := mat.DenseCopyOf(d.x)
 	anchors := pickRows(x, []int{0}) // the kernel part weighs 0: one anchor keeps the machine's form
-	b, err := newShallowBasis(newShallowInputs(x, anchors, 1), 1, 0)
+	b, err := newShallowBasis(newShallowInputs(x, anchors, 1, false), 1, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -229,7 +229,7 @@ func TestBestCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := p.linear
-	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(d.x), pickRows(d.x, []int{0}), 1), 1, 0)
+	b, err := newShallowBasis(newShallowInputs(mat.DenseCopyOf(d.x), pickRows(d.x, []int{0}), 1, false), 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

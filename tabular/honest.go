@@ -204,7 +204,7 @@ func (rw *reweighing) fold(f *shallowFit, mapped bool, fitted []float64, fold cr
 		return foldPrediction{}, err
 	}
 	sp := f.space
-	in := newShallowInputs(variants[0].x.(*mat.Dense), anchors, sp.lin)
+	in := sp.inputs(variants[0].x.(*mat.Dense), anchors)
 	sigmas := shallowBandwidths()
 	floats.Scale(in.anchorsDistance(), sigmas)
 	members := f.members
@@ -276,7 +276,7 @@ func (rw *reweighing) inputs(f *shallowFit, mapped bool, fitted []float64, fold 
 	anchors := pickRows(rw.plain.linear.x, sp.anchorRows)
 	scaleColumns(anchors, w)
 	if mapped {
-		im, err := rw.foldMetric(z, anchors, f.outputs, fold, sp.lin)
+		im, err := rw.foldMetric(z, anchors, f.outputs, fold, sp)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -323,12 +323,12 @@ func (rw *reweighing) foldWeights(outputs int, fold crossval.Fold, fitted []floa
 // metric of the weighed pass's best setting fitted on the training rows of
 // fold, as mapInputs measures it; nil if the pass has no setting or the
 // metric is flat.
-func (rw *reweighing) foldMetric(z, anchors *mat.Dense, outputs int, fold crossval.Fold, lin float64) (*inputMap, error) {
+func (rw *reweighing) foldMetric(z, anchors *mat.Dense, outputs int, fold crossval.Fold, sp *shallowSpace) (*inputMap, error) {
 	b, cost := rw.weighed.pass.bestSetting()
 	if b < 0 {
 		return nil, nil
 	}
-	in := newShallowInputs(z, anchors, lin)
+	in := sp.inputs(z, anchors)
 	basis, err := newShallowBasis(in, shallowBandwidths()[b]*in.anchorsDistance(), 1)
 	if err != nil {
 		return nil, err

@@ -240,30 +240,33 @@ func TestRelevanceFolded(t *testing.T) {
 }
 
 // TestMeanSquaredSlopes checks the closed-form slopes of a shallow
-// machine of two outputs against central differences of its predictions.
+// machine of two outputs against central differences of its predictions,
+// for the Gaussian and the Laplacian kernel.
 func TestMeanSquaredSlopes(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(6, 2))
-	const n, d, na, k = 15, 3, 4, 2
-	m := &kernel.Machine{Architecture: kernel.Architecture{Dims: []int{d, k}, Bandwidth: 0.8}, InputBlock: true,
-		A: randomData(rnd, k, d), C: randomData(rnd, k, na), Anchors: randomData(rnd, na, d)}
-	x := randomData(rnd, n, d)
-	got := meanSquaredSlopes(m, x)
-	const h = 1e-5
-	for j := range d {
-		var want float64
-		for i := range n {
-			row := mat.DenseCopyOf(x.Slice(i, i+1, 0, d))
-			row.Set(0, j, x.At(i, j)+h)
-			up := m.Predict(nil, row)
-			row.Set(0, j, x.At(i, j)-h)
-			down := m.Predict(nil, row)
-			for o := range k {
-				g := (up.At(0, o) - down.At(0, o)) / (2 * h)
-				want += g * g / n
+	for _, laplacian := range []bool{false, true} {
+		rnd := rand.New(rand.NewPCG(6, 2))
+		const n, d, na, k = 15, 3, 4, 2
+		m := &kernel.Machine{Architecture: kernel.Architecture{Dims: []int{d, k}, Bandwidth: 0.8, Laplacian: laplacian}, InputBlock: true,
+			A: randomData(rnd, k, d), C: randomData(rnd, k, na), Anchors: randomData(rnd, na, d)}
+		x := randomData(rnd, n, d)
+		got := meanSquaredSlopes(m, x)
+		const h = 1e-5
+		for j := range d {
+			var want float64
+			for i := range n {
+				row := mat.DenseCopyOf(x.Slice(i, i+1, 0, d))
+				row.Set(0, j, x.At(i, j)+h)
+				up := m.Predict(nil, row)
+				row.Set(0, j, x.At(i, j)-h)
+				down := m.Predict(nil, row)
+				for o := range k {
+					g := (up.At(0, o) - down.At(0, o)) / (2 * h)
+					want += g * g / n
+				}
 			}
-		}
-		if math.Abs(got[j]-want) > 1e-6*(1+want) {
-			t.Errorf("input %d: mean squared slope %v, central differences %v", j, got[j], want)
+			if math.Abs(got[j]-want) > 1e-6*(1+want) {
+				t.Errorf("laplacian %v, input %d: mean squared slope %v, central differences %v", laplacian, j, got[j], want)
+			}
 		}
 	}
 }

@@ -50,6 +50,7 @@ type kernelJSON struct {
 	A         json.RawMessage `json:"a,omitempty"`
 	C         json.RawMessage `json:"c,omitempty"`
 	Anchors   json.RawMessage `json:"anchors,omitempty"`
+	Laplacian json.RawMessage `json:"laplacian,omitempty"`
 }
 
 type quantileJSON[N any] struct {

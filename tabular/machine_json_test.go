@@ -27,6 +27,7 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 		{"anchors", tabular.Settings{Dims: []int{3, 2, 1}, Costs: []float64{0}, Bandwidths: []float64{1}, Anchors: 5}, false},
 		{"shallow", tabular.Settings{Family: tabular.Shallow}, false},
 		{"quantile inputs", tabular.Settings{Family: tabular.Shallow, InputScale: tabular.QuantileInputs}, false},
+		{"laplacian", tabular.Settings{Family: tabular.Shallow, InputScale: tabular.LinearInputs, ShallowKernel: tabular.LaplacianKernel}, false},
 		{"averaged encodings and linear machine", tabular.Settings{Family: tabular.Shallow, InputScale: tabular.LinearInputs}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,6 +70,9 @@ func TestMachineJSONRoundTrip(t *testing.T) {
 				m.Mean.A.Zero()
 				m.Mean.C.Zero()
 				m.MeanWeight = 0.25
+			}
+			if m.Laplacian != (s.ShallowKernel == tabular.LaplacianKernel) {
+				t.Errorf("Laplacian %v for kernel %v", m.Laplacian, s.ShallowKernel)
 			}
 			if m.InputBlock != (s.Family == tabular.Shallow) {
 				t.Errorf("input block %v for family %v", m.InputBlock, s.Family)

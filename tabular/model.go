@@ -204,17 +204,21 @@ type FitRecord struct {
 	// CodeLosses are the shallow machine's lowest held-out losses
 	// without numeric columns by their codes and with the best of those
 	// tried, which chose whether the encoder keeps them.
-	CodeLosses []float64  `json:"code_losses,omitempty"`
-	Anchors    int        `json:"anchors"`
-	Starts     int        `json:"starts,omitempty"` // initial points of the final fit
-	Start      int        `json:"start,omitempty"`  // the one kept, from 0
-	Iterations int        `json:"iterations"`
-	CoarseRows int        `json:"coarse_rows,omitempty"` // rows of the coarse fit that started the final one
-	Converged  bool       `json:"converged"`
-	Status     string     `json:"status"`
-	Seconds    float64    `json:"seconds"`
-	Phases     []Phase    `json:"phases,omitempty"` // the steps of FitSource and their times
-	Selection  *Selection `json:"selection,omitempty"`
+	// KernelLosses are Result's: the held-out losses of the fits with
+	// the Gaussian and the Laplacian kernel, where Fit chose between
+	// them.
+	KernelLosses []float64  `json:"kernel_losses,omitempty"`
+	CodeLosses   []float64  `json:"code_losses,omitempty"`
+	Anchors      int        `json:"anchors"`
+	Starts       int        `json:"starts,omitempty"` // initial points of the final fit
+	Start        int        `json:"start,omitempty"`  // the one kept, from 0
+	Iterations   int        `json:"iterations"`
+	CoarseRows   int        `json:"coarse_rows,omitempty"` // rows of the coarse fit that started the final one
+	Converged    bool       `json:"converged"`
+	Status       string     `json:"status"`
+	Seconds      float64    `json:"seconds"`
+	Phases       []Phase    `json:"phases,omitempty"` // the steps of FitSource and their times
+	Selection    *Selection `json:"selection,omitempty"`
 	// Calibration is the logit scale or the shrinkage that the chosen
 	// setting's held-out predictions gave the machine.
 	Calibration *Calibration `json:"calibration,omitempty"`

@@ -34,7 +34,7 @@ type Options struct {
 	Weight, Group, Time string
 	Balance             bool
 	// Family, Dims, Kernel, Costs, Bandwidths, Folds, Anchors,
-	// TargetScale, InputScale, Raw, Extrapolate, Seed, MaxIter, Starts
+	// TargetScale, InputScale, ShallowKernel, Raw, Extrapolate, Seed, MaxIter, Starts
 	// and Budget are Settings' (Raw is -standardize=false, MaxIter
 	// -iters); one cost and one bandwidth fix them.
 	Family            Family
@@ -44,6 +44,7 @@ type Options struct {
 	Folds, Anchors    int
 	TargetScale       TargetScale
 	InputScale        InputScale
+	ShallowKernel     ShallowKernel
 	Raw, Extrapolate  bool
 	Seed              uint64
 	MaxIter, Starts   int
@@ -175,6 +176,16 @@ func (o *Options) checkNamed(f *dataset.Frame, targets []string) error {
 }
 
 // log sends a line to o.Log, if any.
+// searches reports whether a fit of these options searches the shallow
+// machine's cost and bandwidth, which Fit then tries with either kernel
+// (AutoKernel): its family may be the shallow machine, neither is fixed,
+// no dims are given, and no budget bounds the time, which the second fit
+// would double.
+func (o *Options) searches() bool {
+	fixed := len(o.Costs) == 1 && len(o.Bandwidths) == 1
+	return (o.Family == AutoFamily || o.Family == Shallow) && !fixed && o.Dims == nil && o.Budget == 0 && o.Task != Classification
+}
+
 func (o *Options) log(format string, args ...any) {
 	if o.Log != nil {
 		o.Log(fmt.Sprintf(format, args...))

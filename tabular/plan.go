@@ -69,6 +69,8 @@ func NewStreamPlan(sample *dataset.Frame, targets []string, opts Options, rows i
 		return nil, optionf("-family deep, -dims, -cost and -bandwidth describe the deep machine: a plan fits the shallow one")
 	case opts.Balance:
 		return nil, optionf("-balance: a plan cannot weigh the classes, whose counts only the whole table knows; give a -weight column")
+	case opts.ShallowKernel == LaplacianKernel:
+		return nil, optionf("-shallow-kernel laplacian: a plan's sums are those of the Gaussian kernel; a streamed fit's kernel is the Gaussian")
 	}
 	opts.Family = Shallow
 	md, run, err := fitFrame(sample, targets, opts)

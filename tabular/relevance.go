@@ -152,16 +152,42 @@ type slopes struct {
 func newSlopes(m *kernel.Machine, x *mat.Dense) *slopes {
 	n, _ := x.Dims()
 	na, _ := m.Anchors.Dims()
-	sigma := m.Sigma()
-	g := &slopes{m: m, x: x, k: mat.NewDense(n, na, nil), kc: mat.NewDense(n, na, nil), gamma: 1 / (2 * sigma * sigma)}
+	g := &slopes{m: m, x: x, k: mat.NewDense(n, na, nil), kc: mat.NewDense(n, na, nil), gamma: kernelGamma(m.Sigma(), m.Laplacian)}
 	for i := range n {
 		row, xi := g.k.RawRowView(i), x.RawRowView(i)
 		for q := range row {
-			row[q] = sqDistance(xi, m.Anchors.RawRowView(q))
+			row[q] = kernelDistance(xi, m.Anchors.RawRowView(q), m.Laplacian)
 		}
 		numeric.NegExp(row, g.gamma)
 	}
 	return g
+}
+
+// laplacianOutput is output for the Laplacian kernel
+// exp(-gamma |x - a_q|_1), whose derivative along x_j is
+// A_oj - gamma sum_q C_oq K_q sign(x_j - a_qj), with kc holding C_oq K_q.
+func (g *slopes) laplacianOutput(o int) *mat.Dense {
+	n, d := g.x.Dims()
+	if g.v.IsEmpty() {
+		g.v.ReuseAs(n, d)
+	}
+	a := g.m.A.RawRowView(o)
+	for i := range n {
+		row, xi, kc := g.v.RawRowView(i), g.x.RawRowView(i), g.kc.RawRowView(i)
+		copy(row, a)
+		for q, w := range kc {
+			aq := g.m.Anchors.RawRowView(q)
+			for j, xj := range xi {
+				switch {
+				case xj > aq[j]:
+					row[j] -= g.gamma * w
+				case xj < aq[j]:
+					row[j] += g.gamma * w
+				}
+			}
+		}
+	}
+	return &g.v
 }
 
 // output returns the partial derivatives of output o along each input at
@@ -169,6 +195,9 @@ func newSlopes(m *kernel.Machine, x *mat.Dense) *slopes {
 func (g *slopes) output(o int) *mat.Dense {
 	c := g.m.C.RawRowView(o)
 	g.kc.Apply(func(_, q int, kv float64) float64 { return kv * c[q] }, g.k)
+	if g.m.Laplacian {
+		return g.laplacianOutput(o)
+	}
 	mul(&g.v, g.kc, g.m.Anchors)
 	a := g.m.A.RawRowView(o)
 	n, _ := g.x.Dims()

@@ -37,6 +37,9 @@ type shallowInputs struct {
 	between    *mat.Dense    // m x m: between the anchors
 	xx         *mat.SymDense // x x^T if the inputs and the anchors outnumber the rows, else nil
 	lin        float64       // the linear factor: x is the inputs times lin
+	// laplacian says the kernel is the Laplacian: toAnchors and between
+	// then hold the distances' sums of absolute differences.
+	laplacian bool
 }
 
 // linearFactor returns the factor of the shallow machine's linear
@@ -58,14 +61,14 @@ func linearFactor(n, d int) float64 {
 
 // newShallowInputs returns the shared part of the bases for the rows x
 // and the anchors, the linear features being x times lin (see
-// linearFactor).
-func newShallowInputs(x, anchors *mat.Dense, lin float64) *shallowInputs {
+// linearFactor), for the Laplacian kernel or the Gaussian.
+func newShallowInputs(x, anchors *mat.Dense, lin float64, laplacian bool) *shallowInputs {
 	n, d := x.Dims()
 	m, _ := anchors.Dims()
-	in := &shallowInputs{x: x, anchors: anchors, toAnchors: mat.NewDense(n, m, nil), between: mat.NewDense(m, m, nil), lin: lin}
+	in := &shallowInputs{x: x, anchors: anchors, toAnchors: mat.NewDense(n, m, nil), between: mat.NewDense(m, m, nil), lin: lin, laplacian: laplacian}
 	for i := range m {
 		for j := i; j < m; j++ {
-			v := sqDistance(anchors.RawRowView(i), anchors.RawRowView(j))
+			v := kernelDistance(anchors.RawRowView(i), anchors.RawRowView(j), in.laplacian)
 			in.between.Set(i, j, v)
 			in.between.Set(j, i, v)
 		}
@@ -73,7 +76,7 @@ func newShallowInputs(x, anchors *mat.Dense, lin float64) *shallowInputs {
 	for i := range n {
 		row, xi := in.toAnchors.RawRowView(i), x.RawRowView(i)
 		for j := range m {
-			row[j] = sqDistance(xi, anchors.RawRowView(j))
+			row[j] = kernelDistance(xi, anchors.RawRowView(j), in.laplacian)
 		}
 	}
 	if lin != 1 {
@@ -91,11 +94,12 @@ func newShallowInputs(x, anchors *mat.Dense, lin float64) *shallowInputs {
 // features outnumber the rows, and the map from the coefficients of Psi
 // to those of the anchors.
 type shallowBasis struct {
-	sigma  float64
-	inputs int
-	lin    float64    // the linear factor of the inputs in z (see linearFactor)
-	z      *mat.Dense // n x p: the inputs, then the anchor features; or their coordinates
-	toC    *mat.Dense // m x r: the anchor coefficients c = toC * beta_psi
+	sigma     float64
+	laplacian bool
+	inputs    int
+	lin       float64    // the linear factor of the inputs in z (see linearFactor)
+	z         *mat.Dense // n x p: the inputs, then the anchor features; or their coordinates
+	toC       *mat.Dense // m x r: the anchor coefficients c = toC * beta_psi
 	// span, if not nil, is the span of the features [X, Psi] whose
 	// coordinates z holds, and x and psi are those features.
 	span   *rowSpan
@@ -169,7 +173,7 @@ const eigenFloor = 1e-10
 // a time, within a few ulp of math.Exp.
 func newShallowBasis(in *shallowInputs, sigma, weight float64) (*shallowBasis, error) {
 	n, _ := in.x.Dims()
-	gamma := 1 / (2 * sigma * sigma)
+	gamma := kernelGamma(sigma, in.laplacian)
 	toC, err := anchorBasis(in.between, gamma)
 	if err != nil {
 		return nil, err
@@ -189,7 +193,7 @@ func newShallowBasis(in *shallowInputs, sigma, weight float64) (*shallowBasis, e
 func basisOf(in *shallowInputs, sigma float64, toC, psi *mat.Dense) (*shallowBasis, error) {
 	n, d := in.x.Dims()
 	_, r := psi.Dims()
-	b := &shallowBasis{sigma: sigma, inputs: d, lin: in.lin, toC: toC}
+	b := &shallowBasis{sigma: sigma, inputs: d, lin: in.lin, toC: toC, laplacian: in.laplacian}
 	if in.xx != nil && wide(n, d+r) {
 		// The coordinates are those of the rows about their mean, which
 		// the intercept makes free: the leave-one-out solver of the
@@ -885,5 +889,5 @@ func (b *shallowBasis) machineOf(beta *mat.Dense, intercept []float64, anchors *
 	m, _ := anchors.Dims()
 	c := mat.NewDense(k, m, nil)
 	mul(c, beta.Slice(d, p, 0, k).T(), b.toC.T())
-	return &kernel.Machine{Architecture: kernel.Architecture{Dims: []int{d, k}, Bandwidth: b.sigma}, A: a, C: c, Anchors: mat.DenseCopyOf(anchors), InputBlock: true}, intercept
+	return &kernel.Machine{Architecture: kernel.Architecture{Dims: []int{d, k}, Bandwidth: b.sigma, Laplacian: b.laplacian}, A: a, C: c, Anchors: mat.DenseCopyOf(anchors), InputBlock: true}, intercept
 }

@@ -71,7 +71,7 @@ func TestSolutionAt(t *testing.T) {
 		{"span, rows", x, rows, nil},
 		{"span, weights", x, nil, w},
 	} {
-		b, err := newShallowBasis(newShallowInputs(x, tc.anchors, 1), medianDistance(tc.anchors), 1)
+		b, err := newShallowBasis(newShallowInputs(x, tc.anchors, 1, false), medianDistance(tc.anchors), 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,6 +45,12 @@ func (in *shallowInputs) anchorsDistance() float64 {
 			}
 		}
 	}
+	if in.laplacian {
+		if len(ds) == 0 {
+			return 1
+		}
+		return nthSmallest(ds, len(ds)/2)
+	}
 	return medianOf(ds)
 }
 
@@ -290,11 +296,13 @@ type shallowSpace struct {
 	sigmas     []float64
 	// lin is the linear factor of all the rows' shape (see linearFactor).
 	lin float64
+	// laplacian says the kernel is the Laplacian (see ShallowKernel).
+	laplacian bool
 }
 
 func newShallowSpace(variants []problemData, val *validation, s Settings) *shallowSpace {
 	x := mat.DenseCopyOf(variants[0].x)
-	sp := &shallowSpace{sub: val.restrict(variants), sigmas: shallowBandwidths(), lin: linearFactor(x.Dims())}
+	sp := &shallowSpace{sub: val.restrict(variants), sigmas: shallowBandwidths(), lin: linearFactor(x.Dims()), laplacian: s.ShallowKernel == LaplacianKernel}
 	sp.anchorRows = anchorRows(Shallow, x, s, s.Seed)
 	sp.anchors = pickRows(x, sp.anchorRows)
 	sp.in = sp.inputs(mat.DenseCopyOf(sp.sub[0].x), sp.anchors)
@@ -305,7 +313,7 @@ func newShallowSpace(variants []problemData, val *validation, s Settings) *shall
 // inputs returns the shallow inputs of the rows x, some or all of the
 // space's, and the anchors, at the space's linear factor.
 func (sp *shallowSpace) inputs(x, anchors *mat.Dense) *shallowInputs {
-	return newShallowInputs(x, anchors, sp.lin)
+	return newShallowInputs(x, anchors, sp.lin, sp.laplacian)
 }
 
 // shallowPass is the shallow machine's space and the bases of its
@@ -1169,7 +1177,7 @@ func (f shallowFit) fitAll(p *prepared, fin *shallowFinal) {
 // and the anchors, their linear factor that of all the rows' shape, as
 // the selection's space took it (see linearFactor).
 func (f *shallowFit) inputs(x, anchors *mat.Dense) *shallowInputs {
-	return newShallowInputs(x, anchors, linearFactor(f.data.x.Dims()))
+	return newShallowInputs(x, anchors, linearFactor(f.data.x.Dims()), f.space.laplacian)
 }
 
 // basis returns the basis of the candidate c on all the rows and its

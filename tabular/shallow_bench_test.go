@@ -73,7 +73,7 @@ func benchBasis(b *testing.B, n int) (*shallowBasis, *ridge, *mat.Dense) {
 	for i := range n {
 		y.Set(i, 0, math.Sin(2*x.At(i, 0))+0.1*rnd.NormFloat64())
 	}
-	basis, err := newShallowBasis(newShallowInputs(x, pickRows(x, rnd.Perm(n)[:min(n, ShallowAnchors)]), 1), 2, 1)
+	basis, err := newShallowBasis(newShallowInputs(x, pickRows(x, rnd.Perm(n)[:min(n, ShallowAnchors)]), 1, false), 2, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func BenchmarkShallowInputs(b *testing.B) {
 		anchors := pickRows(x, rnd.Perm(n)[:min(n, ShallowAnchors)])
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
 			for range b.N {
-				newShallowInputs(x, anchors, 1)
+				newShallowInputs(x, anchors, 1, false)
 			}
 		})
 	}

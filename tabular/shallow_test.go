@@ -59,7 +59,7 @@ func TestShallowLeaveOneOut(t *testing.T) {
 				weights[i] = 0.2 + 2*rnd.Float64()
 			}
 			anchors := pickRows(x, rnd.Perm(tc.n)[:tc.anchors])
-			in := newShallowInputs(x, anchors, tc.lin)
+			in := newShallowInputs(x, anchors, tc.lin, false)
 			if !tc.span {
 				in.xx = nil // the features themselves
 			}
@@ -377,7 +377,7 @@ func TestWeights(t *testing.T) {
 			kept = append(kept, i)
 		}
 	}
-	b, err := newShallowBasis(newShallowInputs(x, pickRows(x, []int{1, 4, 7, 10}), 1), 1, 1)
+	b, err := newShallowBasis(newShallowInputs(x, pickRows(x, []int{1, 4, 7, 10}), 1, false), 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -709,7 +709,7 @@ func TestFoldPredictions(t *testing.T) {
 				y.Set(i, 1, x.At(i, 0)*x.At(i, 1)+0.1*rnd.NormFloat64())
 				weights[i] = 0.2 + 2*rnd.Float64()
 			}
-			in := newShallowInputs(x, pickRows(x, rnd.Perm(tc.n)[:tc.anchors]), 1)
+			in := newShallowInputs(x, pickRows(x, rnd.Perm(tc.n)[:tc.anchors]), 1, false)
 			if !tc.span {
 				in.xx = nil
 			}
@@ -831,7 +831,7 @@ func TestNthSmallest(t *testing.T) {
 			anchors.Set(i, 1, float64(i%2)) // a few pairs at distance 0 on the first column
 			anchors.Set(i, 2, rnd.NormFloat64())
 		}
-		in := newShallowInputs(mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6}), anchors, 1)
+		in := newShallowInputs(mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6}), anchors, 1, false)
 		if got, want := in.anchorsDistance(), medianDistance(anchors); got != want {
 			t.Errorf("%d anchors: got %v, want %v", m, got, want)
 		}

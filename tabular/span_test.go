@@ -24,7 +24,7 @@ func TestShallowSpan(t *testing.T) {
 	y := mat.NewDense(n, 1, nil)
 	y.Apply(func(i, _ int, _ float64) float64 { return x.At(i, 0) + 0.1*rnd.NormFloat64() }, y)
 	anchors := pickRows(x, []int{0, 2, 3, 5, 8, 9, 13})
-	dual := newShallowInputs(x, anchors, 1)
+	dual := newShallowInputs(x, anchors, 1, false)
 	primal := *dual
 	primal.xx = nil
 	newX := randomData(rnd, 5, d)

@@ -148,6 +148,9 @@ type Settings struct {
 	// InputScale says on which scale the inputs enter the machine; the
 	// zero value AutoInputs lets the selection choose.
 	InputScale InputScale
+	// ShallowKernel is the shallow machine's kernel; the zero value
+	// AutoKernel is the Gaussian here, and lets Fit choose.
+	ShallowKernel ShallowKernel
 	// Raw fits on the inputs and targets as given. By default every input
 	// column, and every regression target, is scaled to mean 0 and
 	// standard deviation 1 first, and the machine undoes it when it
@@ -507,6 +510,10 @@ type Result struct {
 	// metric and with each fold's own.
 	Metric       bool
 	MetricLosses []float64
+	// KernelLosses are, where Fit chose the shallow machine's kernel
+	// (AutoKernel), the held-out losses of its fits with the Gaussian and
+	// with the Laplacian; the lower was kept.
+	KernelLosses []float64
 	// Selection is the cross-validation that chose the machine; nil when
 	// the cost and the bandwidth were fixed.
 	Selection *Selection

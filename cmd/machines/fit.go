@@ -16,15 +16,15 @@ import (
 
 // fitFlags are the fit command's flags, as parsed.
 type fitFlags struct {
-	fs                                                   *flag.FlagSet
-	set                                                  map[string]bool
-	data, sep, target, task, ignore, id, keep            *string
-	dims, kernelName, targetScale, inputScale, modelPath *string
-	bandwidth, cost                                      *float64
-	folds, anchors, iters, starts                        *int
-	standardize, extrapolate, strict                     *bool
-	seed                                                 *uint64
-	learner                                              *learnerFlags
+	fs                                                                  *flag.FlagSet
+	set                                                                 map[string]bool
+	data, sep, target, task, ignore, id, keep                           *string
+	dims, kernelName, targetScale, inputScale, shallowKernel, modelPath *string
+	bandwidth, cost                                                     *float64
+	folds, anchors, iters, starts                                       *int
+	standardize, extrapolate, strict                                    *bool
+	seed                                                                *uint64
+	learner                                                             *learnerFlags
 }
 
 // runFit is the fit command: it parses and checks its flags, reads the
@@ -84,30 +84,31 @@ func fitTable(path, sep string, strict bool, names []string, opts tabular.Option
 func newFitFlags() *fitFlags {
 	fs := newFlagSet("fit", "usage: machines fit -data FILE -target COLUMN [flags] -model FILE")
 	fl := &fitFlags{
-		fs:          fs,
-		data:        fs.String("data", "", "training data: a CSV `file` with a header row, a Parquet or Arrow file, a quoted glob pattern of such files\nread as one table, or - for standard input (required)"),
-		sep:         sepFlag(fs),
-		strict:      strictFlag(fs),
-		target:      fs.String("target", "", "the `column` to predict (required)"),
-		task:        fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers of more than two values, classification otherwise)"),
-		ignore:      fs.String("ignore", "", "comma-separated `columns` to leave out of the inputs"),
-		id:          fs.String("id", "", "a `column` that identifies rows: not an input; predict copies it to its output"),
-		keep:        fs.String("keep", "", "comma-separated `columns` to keep as inputs although they look like identifiers\n(text with a different value in nearly every row, or whole numbers counting the rows), which are left out otherwise"),
-		dims:        fs.String("dims", "", "comma-separated `list` of the block sizes of the machine space, the output block last;\nthe output block must be 1 for regression and the number of classes for classification\n(default 3,3,3,<outputs>)"),
-		kernelName:  fs.String("kernel", kernel.Additive.String(), "`name` of the way the blocks' Gaussians combine: additive or multiplicative"),
-		bandwidth:   fs.Float64("bandwidth", 0, "bandwidth `sigma` of the Gaussian kernel, > 0 (default: chosen by cross-validation)"),
-		cost:        fs.Float64("cost", 0, "weight `C` of the regulariser |A|^2 + RKHS norm, >= 0 (default: chosen by cross-validation)"),
-		folds:       fs.Int("folds", 0, "number `k` of cross-validation folds for choosing -cost and -bandwidth (default 5, or fewer on tables of fewer rows, groups or times)"),
-		anchors:     fs.Int("anchors", 0, "number `M` of anchor points, k-means++ centres of the training rows\n(default: every row for small tables, a fixed number for large ones)"),
-		targetScale: fs.String("target-scale", tabular.AutoScale.String(), "`scale` on which a regression's target is fitted: linear, log (log(1+y), for nonnegative targets),\nor auto: cross-validation also tries log when the target is nonnegative and skewed"),
-		inputScale:  fs.String("inputs", tabular.AutoInputs.String(), "`scale` of the inputs: linear (as they are), quantile (each numeric input mapped through its training quantiles),\nor auto: quantile when the shallow machine's held-out loss is lower there (with -cost and -bandwidth given: linear)"),
-		standardize: fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1"),
-		extrapolate: fs.Bool("extrapolate", false, "regression: let predictions leave the training targets' range widened by a tenth of it on each side,\nwhere they are bounded by default (always unbounded with -standardize=false)"),
-		seed:        fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters"),
-		iters:       fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)"),
-		starts:      fs.Int("starts", 1, "fit the final machine from this `number` of initial points, at most 1000, and keep the one of lowest loss"),
-		modelPath:   fs.String("model", "", "write the fitted model to this JSON `file` (required)"),
-		learner:     addLearnerFlags(fs),
+		fs:            fs,
+		data:          fs.String("data", "", "training data: a CSV `file` with a header row, a Parquet or Arrow file, a quoted glob pattern of such files\nread as one table, or - for standard input (required)"),
+		sep:           sepFlag(fs),
+		strict:        strictFlag(fs),
+		target:        fs.String("target", "", "the `column` to predict (required)"),
+		task:          fs.String("task", "", "the `task`: regression or classification\n(default: regression when the target holds numbers of more than two values, classification otherwise)"),
+		ignore:        fs.String("ignore", "", "comma-separated `columns` to leave out of the inputs"),
+		id:            fs.String("id", "", "a `column` that identifies rows: not an input; predict copies it to its output"),
+		keep:          fs.String("keep", "", "comma-separated `columns` to keep as inputs although they look like identifiers\n(text with a different value in nearly every row, or whole numbers counting the rows), which are left out otherwise"),
+		dims:          fs.String("dims", "", "comma-separated `list` of the block sizes of the machine space, the output block last;\nthe output block must be 1 for regression and the number of classes for classification\n(default 3,3,3,<outputs>)"),
+		kernelName:    fs.String("kernel", kernel.Additive.String(), "`name` of the way the blocks' Gaussians combine: additive or multiplicative"),
+		bandwidth:     fs.Float64("bandwidth", 0, "bandwidth `sigma` of the Gaussian kernel, > 0 (default: chosen by cross-validation)"),
+		cost:          fs.Float64("cost", 0, "weight `C` of the regulariser |A|^2 + RKHS norm, >= 0 (default: chosen by cross-validation)"),
+		folds:         fs.Int("folds", 0, "number `k` of cross-validation folds for choosing -cost and -bandwidth (default 5, or fewer on tables of fewer rows, groups or times)"),
+		anchors:       fs.Int("anchors", 0, "number `M` of anchor points, k-means++ centres of the training rows\n(default: every row for small tables, a fixed number for large ones)"),
+		targetScale:   fs.String("target-scale", tabular.AutoScale.String(), "`scale` on which a regression's target is fitted: linear, log (log(1+y), for nonnegative targets),\nor auto: cross-validation also tries log when the target is nonnegative and skewed"),
+		shallowKernel: fs.String("shallow-kernel", tabular.AutoKernel.String(), "`kernel` of the shallow machine: gaussian, laplacian (exp(-|x-a|_1/bandwidth)), or auto: a regression is fitted\nwith both and the fit of lower held-out loss is kept (with -cost and -bandwidth given, or -budget: gaussian)"),
+		inputScale:    fs.String("inputs", tabular.AutoInputs.String(), "`scale` of the inputs: linear (as they are), quantile (each numeric input mapped through its training quantiles),\nor auto: quantile when the shallow machine's held-out loss is lower there (with -cost and -bandwidth given: linear)"),
+		standardize:   fs.Bool("standardize", true, "fit on inputs (and regression targets) scaled to mean 0 and standard deviation 1"),
+		extrapolate:   fs.Bool("extrapolate", false, "regression: let predictions leave the training targets' range widened by a tenth of it on each side,\nwhere they are bounded by default (always unbounded with -standardize=false)"),
+		seed:          fs.Uint64("seed", 0, "`seed` of the folds, the anchors and the initial parameters"),
+		iters:         fs.Int("iters", 0, "maximum `number` of L-BFGS iterations of the final fit (default: the library's limit)"),
+		starts:        fs.Int("starts", 1, "fit the final machine from this `number` of initial points, at most 1000, and keep the one of lowest loss"),
+		modelPath:     fs.String("model", "", "write the fitted model to this JSON `file` (required)"),
+		learner:       addLearnerFlags(fs),
 	}
 	return fl
 }
@@ -132,6 +133,9 @@ func (fl *fitFlags) options(stderr io.Writer) ([]string, tabular.Options, error)
 	var err error
 	if opts.Kernel, err = kernel.ParseCombine(*fl.kernelName); err != nil {
 		return nil, opts, usagef("-kernel %q: want %s or %s", *fl.kernelName, kernel.Additive, kernel.Multiplicative)
+	}
+	if opts.ShallowKernel, err = tabular.ParseShallowKernel(*fl.shallowKernel); err != nil {
+		return nil, opts, usagef("-shallow-kernel %q: want auto, gaussian or laplacian", *fl.shallowKernel)
 	}
 	if opts.TargetScale, err = tabular.ParseTargetScale(*fl.targetScale); err != nil {
 		return nil, opts, usagef("-target-scale %q: want auto, linear or log", *fl.targetScale)

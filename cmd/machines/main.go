@@ -140,7 +140,7 @@
 //
 //	machines fit -data train.csv|- -target COLUMN [-task regression|classification] [-sep ;] [-strict] \
 //	    [-ignore a,b] [-keep a,b] [-id COLUMN] [-family auto|shallow|deep] [-dims 3,3,3,1] [-kernel additive|multiplicative] \
-//	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-inputs auto] [-standardize=true] \
+//	    [-cost C] [-bandwidth SIGMA] [-folds 5] [-anchors M] [-target-scale auto] [-inputs auto] [-shallow-kernel auto] [-standardize=true] \
 //	    [-extrapolate] [-weight COLUMN] [-balance] [-group COLUMN | -time COLUMN] [-budget 30s] \
 //	    [-seed 0] [-iters N] [-starts 1] -model model.json
 //	machines predict -model model.json -data new.csv|- [-sep ;] [-strict] -out pred.csv|- [-interval 0.9]
@@ -352,7 +352,14 @@
 // where the shallow machine's held-out loss is lower so (not with -inputs
 // linear or quantile); and a regression's predictions, and the ends of its intervals, stay within
 // the training targets' range widened by a tenth of it on each side
-// (-extrapolate lifts the bounds).
+// (-extrapolate lifts the bounds). A regression whose settings are
+// searched (no -budget) is fitted twice, all of the above, with the
+// shallow machine's Gaussian and with its Laplacian kernel,
+// exp(-|x - a|_1 / sigma), which sets rows apart along any one input (a
+// group's code, a step) as a tree's split does; the fit of lower held-out
+// loss is kept (the fit record's "kernel_losses"; -shallow-kernel
+// gaussian or laplacian fixes the kernel, a streamed fit's is the
+// Gaussian). The second fit doubles a regression's time.
 // fit says what it chose, and the model file records it for predict,
 // serve, explain and export. The package documentation of tabular (go doc
 // github.com/parametric-machines/machines/tabular) states these rules,
