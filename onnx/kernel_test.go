@@ -430,6 +430,20 @@ func TestKernelOneInput(t *testing.T) {
 	runAgreement(t, []agreementCase{kernelCase(t, "one input", fm, nil, 1e-12)})
 }
 
+// TestKernelLaplacian checks the export of a shallow machine of the
+// Laplacian kernel, exp(-|x - a|_1 / sigma), on numbers, booleans and
+// categories: a graph of the Gaussian's squared distances would be far
+// from the library's predictions.
+func TestKernelLaplacian(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(8, 3))
+	fm := fitTableWith(t, randomTable(t, 60, false, rnd), "y", nil, nil, false,
+		tabular.Settings{Family: tabular.Shallow, ShallowKernel: tabular.LaplacianKernel, Seed: 1})
+	if !fm.km.Machine.Laplacian {
+		t.Fatal("the machine's kernel is not the Laplacian")
+	}
+	runAgreement(t, []agreementCase{kernelCase(t, "laplacian", fm, nil, 1e-12)})
+}
+
 // TestKernelUnreadable checks what the exported graph does with cells the
 // library would refuse or not know: a boolean that is neither true nor
 // false makes the row's outputs NaN, and only that row's; an unseen

@@ -22,6 +22,6 @@ func Example() {
 	fmt.Printf("%.0f\n", mat.Formatted(pred.Values))
 	// Output:
 	// ⎡118⎤
-	// ⎢311⎥
-	// ⎣210⎦
+	// ⎢309⎥
+	// ⎣208⎦
 }

@@ -1,6 +1,7 @@
 package tabular
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -87,6 +88,29 @@ func TestFitKernels(t *testing.T) {
 			}
 			if !strings.Contains(strings.Join(log, "\n"), said) {
 				t.Errorf("the log does not say %q:\n%s", said, strings.Join(log, "\n"))
+			}
+		})
+	}
+}
+
+// TestStreamPlanRefuses checks that a plan refuses, before any fit, the
+// options whose machine its sums cannot solve.
+func TestStreamPlanRefuses(t *testing.T) {
+	f := kernelTable(t, true, Regression)
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"deep", Options{Family: Deep}, "-family deep"},
+		{"balance", Options{Balance: true}, "-balance"},
+		{"laplacian", Options{ShallowKernel: LaplacianKernel}, "-shallow-kernel laplacian"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewStreamPlan(f, []string{"y"}, tc.opts, 12000)
+			var oe *OptionError
+			if !errors.As(err, &oe) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want an OptionError naming %s", err, tc.want)
 			}
 		})
 	}

@@ -129,7 +129,7 @@ func TestLinearFactor(t *testing.T) {
 			t.Fatal(err)
 		}
 		sp := newShallowSpace([]problemData{d}, val, Settings{})
-		f := &shallowFit{data: d}
+		f := &shallowFit{data: d, space: sp}
 		if in := f.inputs(mat.DenseCopyOf(sp.sub[0].x), sp.anchors); len(val.rows) != SelectionRows || sp.lin != tc.want || sp.in.lin != tc.want || in.lin != tc.want {
 			t.Errorf("%d rows of 100 inputs, validated on %d: linear factor %v, of the selection's inputs %v, of the final fit's %v; want %v", tc.n, len(val.rows), sp.lin, sp.in.lin, in.lin, tc.want)
 		}

@@ -403,6 +403,7 @@ func walkFit(t *testing.T) {
 		{flag: "anchors", values: walkBig(100)},
 		{flag: "target-scale", values: walkNames},
 		{flag: "inputs", values: walkNames},
+		{flag: "shallow-kernel", values: walkNames},
 		{flag: "standardize", values: walkBool},
 		{flag: "extrapolate", values: walkBool},
 		{flag: "seed", values: []string{"10", "18446744073709551615"}},

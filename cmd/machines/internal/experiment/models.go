@@ -199,7 +199,7 @@ func kernelMachine(c Config, dims []int, costs []float64, rows int) tabular.Sett
 	return tabular.Settings{
 		Family: tabular.Deep, Dims: dims, Kernel: kernel.Additive,
 		Costs: costs, Bandwidths: []float64{1}, Anchors: rows,
-		TargetScale: tabular.LinearScale, InputScale: tabular.LinearInputs, Extrapolate: true,
+		TargetScale: tabular.LinearScale, InputScale: tabular.LinearInputs, ShallowKernel: tabular.GaussianKernel, Extrapolate: true,
 		Seed: c.Seed, Method: optim.LBFGS, MaxIter: c.maxIter(), GradTol: kernelGradTol, LossTol: kernelLossTol,
 	}
 }
