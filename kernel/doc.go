@@ -14,6 +14,11 @@
 // dependency graph and its stable state is computed level by level in
 // n steps: the forward pass. The last block is the output.
 //
+// A machine of one level may take the Laplacian
+// exp(-|h - h'|_1 / sigma) instead (Architecture.Laplacian): a product of
+// one-dimensional kernels, which sets points apart along any one
+// coordinate.
+//
 // By the representer theorem (Theorem 6 of the paper) an optimal machine
 // needs anchors only at the training points; for larger data a Nystrom
 // subset of m points keeps the cost at m columns per level. Training

@@ -32,9 +32,11 @@ import (
 // (Machine.Linear); version 11 the training mean averaged with it
 // (Machine.Mean); version 12 each numeric column's training range in the
 // encoder, against which predict judges new values, and the fit record's
-// held-out scores measured again where the relevance weights are kept.
+// held-out scores measured again where the relevance weights are kept;
+// version 13 the shallow machine's Laplacian kernel ("laplacian" in the
+// machines) and the fit record's kernel losses.
 const (
-	Version      = 12
+	Version      = 13
 	Kind         = "kernel-machine"
 	LegacyFormat = "machines-model"
 )
