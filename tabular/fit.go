@@ -95,6 +95,7 @@ func fitKernels(f *dataset.Frame, targets []string, opts Options) (*Model, *Repo
 		}
 		return md, run.rep, nil
 	}
+	opts.log("fitting the regression again, with the shallow machine's Laplacian kernel")
 	l := opts
 	l.ShallowKernel = LaplacianKernel
 	var lines []string

@@ -107,6 +107,7 @@ func TestPlanSolveEqualsFit(t *testing.T) {
 			}
 			want := tc.opts
 			want.Family = Shallow
+			want.ShallowKernel = GaussianKernel // a plan's kernel
 			md, _, err := Fit(f, []string{"y"}, want)
 			if err != nil {
 				t.Fatal(err)
@@ -131,7 +132,7 @@ func TestPlanSolveEqualsFit(t *testing.T) {
 				t.Fatal(err)
 			}
 			if d := maxRelDiff(a.Values, b.Values); !(d < 1e-9) {
-				t.Errorf("predictions differ by %g of their size", d)
+				t.Fatalf("predictions differ by %g of their size", d)
 			}
 			// The coefficients of 400 anchors on 600 rows, grown past
 			// the selection's 100, are less well conditioned than the
